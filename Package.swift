@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// A C library from a Debian `-dev` package, reached through `Sources/<name>/module.modulemap` and `shim.h`.
+func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+let package = Package(
+    name: "llmster",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "llmster", targets: ["llmster"]),
+        .executable(name: "lmstudio-sim", targets: ["lmstudio-sim"]),
+    ],
+    targets: [
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
+        systemLibrary("CCmarkGFM", pkgConfig: "libcmark-gfm", apt: ["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"]),
+        systemLibrary("CReadline", pkgConfig: "readline", apt: ["libreadline-dev"]),
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
+        systemLibrary("CSodium", pkgConfig: "libsodium", apt: ["libsodium-dev"]),
+
+        .target(name: "HTTP", dependencies: ["CCurl"]),
+        .target(name: "LMStudio", dependencies: ["HTTP"]),
+        .target(name: "Library", dependencies: ["CSQLite", "CSodium"]),
+        .target(name: "Chat", dependencies: ["LMStudio", "Library"]),
+        .target(name: "TerminalMarkdown", dependencies: ["CCmarkGFM"]),
+        .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "TerminalMarkdown", "CReadline"]),
+        .target(name: "Simulator"),
+
+        .executableTarget(name: "llmster", dependencies: ["Console", "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "Simulator"]),
+        .executableTarget(name: "lmstudio-sim", dependencies: ["Simulator"]),
+        .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "Chat", "Library", "TerminalMarkdown"]),
+
+        .target(name: "TestSupport", dependencies: ["Simulator", "HTTP", "LMStudio"], path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
+        .testTarget(name: "LMStudioTests", dependencies: ["LMStudio", "HTTP", "TestSupport"]),
+        .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
+        .testTarget(name: "ChatTests", dependencies: ["Chat", "LMStudio", "Library", "TestSupport"]),
+        .testTarget(name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "Simulator"], exclude: ["Snapshots"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

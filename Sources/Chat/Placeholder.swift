@@ -1,0 +1,2 @@
+/// Placeholder until the Chat module lands.
+enum ChatPlaceholder {}

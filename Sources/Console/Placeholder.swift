@@ -1,0 +1,2 @@
+/// Placeholder until the Console module lands.
+enum ConsolePlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder until the HTTP module lands.
+enum HTTPPlaceholder {}

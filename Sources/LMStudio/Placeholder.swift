@@ -1,0 +1,2 @@
+/// Placeholder until the LMStudio module lands.
+enum LMStudioPlaceholder {}

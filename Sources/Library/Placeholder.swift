@@ -1,0 +1,2 @@
+/// Placeholder until the Library module lands.
+enum LibraryPlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder until the Simulator module lands.
+enum SimulatorPlaceholder {}

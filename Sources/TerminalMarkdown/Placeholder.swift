@@ -1,0 +1,2 @@
+/// Placeholder until the TerminalMarkdown module lands.
+enum TerminalMarkdownPlaceholder {}

@@ -1,0 +1,1 @@
+// `make bench`: each section is a function in its own file of this target.

@@ -1,0 +1,1 @@
+print("lmstudio-sim")

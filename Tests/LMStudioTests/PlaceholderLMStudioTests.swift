@@ -1,0 +1,3 @@
+import Testing
+
+@Test func placeholderLMStudio() { #expect(Bool(true)) }
