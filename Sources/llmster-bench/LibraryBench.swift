@@ -1,0 +1,2 @@
+/// Benchmark section `library` (placeholder until its module lands).
+func libraryBench() async throws {}

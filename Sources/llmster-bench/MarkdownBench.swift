@@ -1,0 +1,2 @@
+/// Benchmark section `markdown` (placeholder until its module lands).
+func markdownBench() async throws {}

@@ -1,0 +1,2 @@
+/// Benchmark section `sse` (placeholder until its module lands).
+func sseBench() async throws {}

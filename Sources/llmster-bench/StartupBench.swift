@@ -1,0 +1,2 @@
+/// Benchmark section `startup` (placeholder until its module lands).
+func startupBench() async throws {}
