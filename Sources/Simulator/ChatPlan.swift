@@ -1,0 +1,132 @@
+/// The events of one chat reply, in wire order, plus the final result object.
+struct ChatPlan {
+    /// One thing the stream does.
+    enum Step {
+        /// An SSE event: name and its JSON data (which carries the same `type`).
+        case event(String, String)
+        /// Send nothing for this many seconds.
+        case pause(Double)
+    }
+
+    /// Everything decided about a turn before its events are written.
+    struct Turn {
+        var instanceID: String
+        var jitLoad: Bool
+        var reasoning: Bool
+        var input: String
+        var answer: String
+        var inputTokens: Int
+        var responseID: String?
+        /// An `error` event (type, message, code) that replaces the output.
+        var error: (type: String, message: String, code: String?)?
+        var faults: Faults
+        var tokenDelay: Double
+        var loadStep: Double
+    }
+
+    private(set) var steps: [Step] = []
+    private(set) var result: [String: Any] = [:]
+    private var output: [[String: Any]] = []
+    private var streamedCharacters = 0
+    private var reasoningCharacters = 0
+
+    init(_ turn: Turn) {
+        let instance = turn.instanceID
+        event("chat.start", ["model_instance_id": instance])
+        if turn.jitLoad {
+            let count = turn.faults.slowLoad ? 20 : 4
+            event("model_load.start", ["model_instance_id": instance])
+            for step in 1...count {
+                if turn.faults.slowLoad { steps.append(.pause(turn.loadStep)) }
+                event("model_load.progress", ["model_instance_id": instance, "progress": Double(step) / Double(count)])
+            }
+            event("model_load.end", ["model_instance_id": instance, "load_time_seconds": 1.25])
+        }
+        event("prompt_processing.start", [:])
+        for progress in [0.25, 0.5, 1.0] {
+            event("prompt_processing.progress", ["progress": progress])
+        }
+        event("prompt_processing.end", [:])
+        if let error = turn.error {
+            var inner: [String: Any] = ["type": error.type, "message": error.message]
+            if let code = error.code { inner["code"] = code }
+            event("error", ["error": inner])
+        } else {
+            if turn.reasoning {
+                let text = ScriptedReply.reasoning(for: turn.input, faults: turn.faults)
+                event("reasoning.start", [:])
+                deltas("reasoning.delta", text, delay: turn.tokenDelay)
+                event("reasoning.end", [:])
+                output.append(["type": "reasoning", "content": text])
+                reasoningCharacters = text.count
+            }
+            if turn.faults.tools {
+                toolSuccess()
+                message(ScriptedReply.toolPreamble, turn: turn, stall: false)
+                toolFailure()
+            }
+            message(turn.answer, turn: turn, stall: true)
+        }
+        var stats: [String: Any] = [
+            "input_tokens": turn.inputTokens,
+            "total_output_tokens": (streamedCharacters + 3) / 4,
+            "reasoning_output_tokens": (reasoningCharacters + 3) / 4,
+            "tokens_per_second": 42.5,
+            "time_to_first_token_seconds": 0.125,
+        ]
+        if turn.jitLoad { stats["model_load_time_seconds"] = 1.25 }
+        result = ["model_instance_id": instance, "output": output, "stats": stats]
+        if let id = turn.responseID { result["response_id"] = id }
+        event("chat.end", ["result": result])
+    }
+
+    private mutating func event(_ name: String, _ payload: [String: Any]) {
+        var json = payload
+        json["type"] = name
+        steps.append(.event(name, JSON.encode(json)))
+    }
+
+    /// Cuts `text` into deltas of a few characters (more for very long texts, at most ~4000 deltas).
+    private mutating func deltas(_ name: String, _ text: String, delay: Double, stallAfter: Int? = nil, stall: Double? = nil) {
+        let characters = Array(text)
+        let size = max(4, characters.count / 4000)
+        var index = 0
+        var sent = 0
+        while index < characters.count {
+            let piece = String(characters[index..<min(index + size, characters.count)])
+            event(name, ["content": piece])
+            index += size
+            sent += 1
+            if delay > 0 { steps.append(.pause(delay)) }
+            if let stallAfter, let stall, sent == stallAfter || (index >= characters.count && sent < stallAfter) {
+                steps.append(.pause(stall))
+            }
+        }
+        streamedCharacters += characters.count
+    }
+
+    private mutating func message(_ text: String, turn: Turn, stall: Bool) {
+        event("message.start", [:])
+        deltas("message.delta", text, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall)
+        event("message.end", [:])
+        output.append(["type": "message", "content": text])
+    }
+
+    private mutating func toolSuccess() {
+        let provider: [String: Any] = ["type": "plugin", "plugin_id": "mcp/docs"]
+        let arguments: [String: Any] = ["query": "sse"]
+        event("tool_call.start", ["tool": "search_docs", "provider_info": provider])
+        event("tool_call.arguments", ["tool": "search_docs", "arguments": arguments, "provider_info": provider])
+        event("tool_call.success", ["tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput, "provider_info": provider])
+        output.append(["type": "tool_call", "tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput, "provider_info": provider])
+    }
+
+    private mutating func toolFailure() {
+        let provider: [String: Any] = ["type": "plugin", "plugin_id": "mcp/docs"]
+        let metadata: [String: Any] = ["type": "invalid_name", "tool_name": "open_browser", "arguments": ["url": "https://lmstudio.ai"]]
+        let reason = "Cannot find tool open_browser"
+        event("tool_call.start", ["tool": "open_browser", "provider_info": provider])
+        event("tool_call.failure", ["reason": reason, "metadata": metadata])
+        output.append(["type": "invalid_tool_call", "reason": reason, "metadata": metadata])
+    }
+}

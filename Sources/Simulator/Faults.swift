@@ -1,0 +1,96 @@
+import Foundation
+
+/// The fault and scenario directives that shape one reply.
+///
+/// Syntax: tokens separated by commas and/or whitespace, each `name` or `name=value`;
+/// later tokens override earlier ones. See `Simulator.directiveHelp`.
+struct Faults: Sendable, Equatable {
+    /// How streamed bytes are cut into socket writes.
+    enum Split: Sendable, Equatable {
+        case none, every, random
+    }
+
+    var dropAfter: Int?
+    var errorType: String?
+    var split = Split.none
+    var seed: UInt64 = 0x5EED
+    var stall: Double?
+    var reasoning = false
+    var tools = false
+    var large: Int?
+    var escape = false
+    var slowLoad = false
+    var status: Int?
+    var doneMarker = false
+
+    /// Applies the directives in `text` on top of these.
+    mutating func apply(_ text: String) throws(SimulatorError) {
+        let tokens = text.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+        for token in tokens {
+            let parts = token.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = parts[0].lowercased()
+            let value = parts.count > 1 ? parts[1] : nil
+            try apply(name: name, value: value, token: token)
+        }
+    }
+
+    private mutating func apply(name: String, value: String?, token: String) throws(SimulatorError) {
+        func int(_ range: ClosedRange<Int>) throws(SimulatorError) -> Int {
+            guard let value, let number = Int(value), range.contains(number) else { throw .invalidDirective(token) }
+            return number
+        }
+        func flag() throws(SimulatorError) -> Bool {
+            guard value == nil else { throw .invalidDirective(token) }
+            return true
+        }
+        switch name {
+        case "drop-after": dropAfter = try int(0...1_000_000)
+        case "error":
+            let type = value ?? "internal_error"
+            guard Self.errorTypes.contains(type) else { throw .invalidDirective(token) }
+            errorType = type
+        case "mcp-error": errorType = try flag() ? "mcp_connection_error" : nil
+        case "plugin-error": errorType = try flag() ? "plugin_connection_error" : nil
+        case "split":
+            switch value {
+            case "every": split = .every
+            case "random": split = .random
+            case "none": split = .none
+            default: throw .invalidDirective(token)
+            }
+        case "seed": seed = UInt64(try int(0...Int.max))
+        case "stall":
+            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
+            stall = seconds
+        case "reasoning": reasoning = try flag()
+        case "tools": tools = try flag()
+        case "large": large = try int(1...50_000_000)
+        case "escape": escape = try flag()
+        case "slow-load": slowLoad = try flag()
+        case "status": status = try int(100...599)
+        case "done-marker": doneMarker = try flag()
+        default: throw .invalidDirective(token)
+        }
+    }
+
+    /// The `error` types the streaming API documents.
+    static let errorTypes: Set<String> = [
+        "invalid_request", "unknown", "mcp_connection_error", "plugin_connection_error",
+        "not_implemented", "model_not_found", "job_not_found", "internal_error",
+    ]
+
+    /// Removes every `[[sim:…]]` directive (and the whitespace right after it) from `text`, applying each.
+    mutating func extract(from text: String) throws(SimulatorError) -> String {
+        var remaining = Substring(text)
+        var kept = ""
+        while let open = remaining.range(of: "[[sim:") {
+            guard let close = remaining[open.upperBound...].range(of: "]]") else { break }
+            kept += remaining[..<open.lowerBound]
+            try apply(String(remaining[open.upperBound..<close.lowerBound]))
+            remaining = remaining[close.upperBound...]
+            remaining = remaining.drop(while: { $0.isWhitespace })
+        }
+        kept += remaining
+        return kept
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the Simulator module lands.
-enum SimulatorPlaceholder {}

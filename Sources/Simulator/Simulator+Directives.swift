@@ -1,0 +1,32 @@
+extension Simulator {
+    /// Human-readable reference of the fault and scenario directives, for `--help` and docs.
+    public static let directiveHelp = """
+    Directives shape a chat reply. Give them per run (--faults / SimulatorOptions.defaultFaults),
+    per request in the X-Sim-Faults header, or inside the input text as [[sim:...]]
+    (removed, with the whitespace after it, before the text is answered). Tokens are separated
+    by commas and/or spaces; later ones win (run < header < text).
+
+      drop-after=N   close the connection after N events (no chat.end); non-streaming: no reply
+      error[=TYPE]   an `error` event (default internal_error), then chat.end; non-streaming: HTTP
+                     404 (model_not_found, job_not_found), 400 (invalid_request) or 500
+      mcp-error      error=mcp_connection_error
+      plugin-error   error=plugin_connection_error
+      split=every    one byte per socket write (TCP_NODELAY); split=random: seeded random sizes
+      seed=N         seed for split=random
+      stall=S        send nothing for S seconds after the third delta of the answer
+      reasoning      force reasoning deltas
+      tools          reasoning, search_docs success, message, open_browser failure, message
+      large=N        answer with about N bytes of mixed Markdown
+      escape         answer and reasoning contain ESC[2J, OSC 52, OSC 0, BEL and 8-bit CSI
+      slow-load      a JIT load sends 20 progress events spaced by max(token delay, 0.05 s);
+                     in X-Sim-Faults on /api/v1/models/load, the load takes 20 such steps
+      status=N       answer with HTTP status N and an error object (any endpoint via header)
+      done-marker    send `data: [DONE]` after chat.end
+
+    Scripted answers: input containing `echo:` is answered with exactly the text after it
+    (one space after the colon dropped); else the word `recall` gives
+    `Earlier you said: "<first input of the chain>"` or `Nothing earlier in this conversation.`;
+    else large=N text; else "You said: *<input>*" with a paragraph, a list and a code block
+    (prefixed by how many images it saw).
+    """
+}

@@ -1,0 +1,27 @@
+/// How a `Simulator` behaves for its whole run.
+public struct SimulatorOptions: Sendable {
+    /// When set, every request except `/__sim/*` needs `Authorization: Bearer <token>`.
+    public var requireToken: String?
+    /// Acts as an LM Studio older than 0.4: every `/api/v1/*` path answers the "Unexpected endpoint" body.
+    public var legacy: Bool
+    /// Seconds between streamed reasoning and message deltas.
+    public var tokenDelay: Double
+    /// Directives (same syntax as `[[sim:…]]`) applied to every chat before per-request ones.
+    public var defaultFaults: String?
+    /// Model keys loaded when the simulator starts (and after a reset), with their context length.
+    public var loadedAtStart: [String: Int]
+
+    public init(
+        requireToken: String? = nil,
+        legacy: Bool = false,
+        tokenDelay: Double = 0,
+        defaultFaults: String? = nil,
+        loadedAtStart: [String: Int] = ["acme/tiny-1b": 4096]
+    ) {
+        self.requireToken = requireToken
+        self.legacy = legacy
+        self.tokenDelay = tokenDelay
+        self.defaultFaults = defaultFaults
+        self.loadedAtStart = loadedAtStart
+    }
+}
