@@ -3,6 +3,7 @@
 /// `loaded_instances` is filled in when `/api/v1/models` is served; the odd extra fields
 /// (`license`, `sim_release`, `compatibility`) are there because clients must ignore unknown keys.
 enum Catalogue {
+    /// The six models of the catalogue, in listing order.
     static let fixtures: [String] = [
         #"""
         {

@@ -10,17 +10,27 @@ struct ChatPlan {
 
     /// Everything decided about a turn before its events are written.
     struct Turn {
+        /// The instance that answers (`key` or `key:N`).
         var instanceID: String
+        /// True when this request loads the instance, adding `model_load.*` events.
         var jitLoad: Bool
+        /// True when reasoning events come before the answer.
         var reasoning: Bool
+        /// The user text with directives removed.
         var input: String
+        /// The final message text.
         var answer: String
+        /// Estimated tokens of the whole chain plus this input.
         var inputTokens: Int
+        /// The `response_id` of a stored turn.
         var responseID: String?
         /// An `error` event (type, message, code) that replaces the output.
         var error: (type: String, message: String, code: String?)?
+        /// The directives in force for this reply.
         var faults: Faults
+        /// Seconds between deltas.
         var tokenDelay: Double
+        /// Seconds between load progress events under `slow-load`.
         var loadStep: Double
     }
 
@@ -30,6 +40,7 @@ struct ChatPlan {
     private var streamedCharacters = 0
     private var reasoningCharacters = 0
 
+    /// Lays out every event of `turn` and the `result` that `chat.end` carries.
     init(_ turn: Turn) {
         let instance = turn.instanceID
         event("chat.start", ["model_instance_id": instance])

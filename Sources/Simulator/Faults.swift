@@ -7,20 +7,33 @@ import Foundation
 struct Faults: Sendable, Equatable {
     /// How streamed bytes are cut into socket writes.
     enum Split: Sendable, Equatable {
+        /// One write per event, one byte per write, or seeded random sizes.
         case none, every, random
     }
 
+    /// Close the connection after this many events.
     var dropAfter: Int?
+    /// Send an `error` event of this type instead of output.
     var errorType: String?
+    /// How the body is cut into socket writes.
     var split = Split.none
+    /// Seed of `split=random`.
     var seed: UInt64 = 0x5EED
+    /// Seconds of silence after the third answer delta.
     var stall: Double?
+    /// Reason even when the model would not.
     var reasoning = false
+    /// Run the tool-call scenario.
     var tools = false
+    /// Answer with about this many bytes of Markdown.
     var large: Int?
+    /// Put terminal control sequences in answer and reasoning.
     var escape = false
+    /// Space JIT load progress out over about a second.
     var slowLoad = false
+    /// Answer with this HTTP status and an error body.
     var status: Int?
+    /// Send `data: [DONE]` after `chat.end`.
     var doneMarker = false
 
     /// Applies the directives in `text` on top of these.

@@ -7,11 +7,13 @@ import Darwin
 
 /// A parsed HTTP/1.1 request.
 struct HTTPRequest {
+    /// The request method, e.g. `POST`.
     var method: String
     /// The target without its query string.
     var path: String
     /// Header values by lowercased name.
     var headers: [String: String]
+    /// The `Content-Length` body.
     var body: [UInt8]
 
     /// The body as text (lossy UTF-8).
@@ -19,11 +21,15 @@ struct HTTPRequest {
 
     /// Why a request could not be read; `status` is what to answer, nil when the peer went away.
     struct Failure: Error {
+        /// The status to answer with; nil when the peer went away.
         var status: Int?
+        /// What went wrong, for the error body.
         var message: String
     }
 
+    /// Larger request heads are refused with 431.
     static let maxHeaderBytes = 64 * 1024
+    /// Larger bodies are refused with 413 (images arrive base64-encoded, so this is generous).
     static let maxBodyBytes = 64 * 1024 * 1024
 
     /// Reads one request from a connected socket, answering `Expect: 100-continue` on the way.

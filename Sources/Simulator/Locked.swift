@@ -5,6 +5,7 @@ final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
+    /// Guards `value`.
     init(_ value: Value) {
         self.value = value
     }

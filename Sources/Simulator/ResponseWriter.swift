@@ -6,7 +6,9 @@ import Darwin
 
 /// Writes one HTTP response to a socket, cutting the bytes into writes as a `split` fault asks.
 struct ResponseWriter {
+    /// The connected socket.
     let fd: Int32
+    /// How body bytes are cut into writes.
     let split: Faults.Split
     private var random: SplitMix64
     private var chunked = false
@@ -14,6 +16,7 @@ struct ResponseWriter {
     /// False once a write failed (the peer went away); later writes are skipped.
     private(set) var alive = true
 
+    /// Prepares to write to `fd`, turning on TCP_NODELAY when `faults` splits writes.
     init(fd: Int32, faults: Faults) {
         self.fd = fd
         self.split = faults.split
@@ -113,6 +116,7 @@ struct ResponseWriter {
         return true
     }
 
+    /// The reason phrase of a status line.
     static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
@@ -136,10 +140,12 @@ struct ResponseWriter {
 struct SplitMix64 {
     private var state: UInt64
 
+    /// Starts the sequence at `seed`.
     init(seed: UInt64) {
         state = seed
     }
 
+    /// The next pseudo-random number.
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

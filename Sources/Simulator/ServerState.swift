@@ -2,14 +2,22 @@
 struct ServerState {
     /// A downloaded model, kept as its literal JSON fixture plus the fields the simulator acts on.
     struct Model {
+        /// The literal JSON served in `/api/v1/models` (without `loaded_instances`).
         var fixture: String
+        /// The catalogue key.
         var key: String
+        /// `llm` or `embedding`.
         var type: String
+        /// The most context an instance may be loaded with.
         var maxContextLength: Int
+        /// True when the model accepts images.
         var vision: Bool
+        /// `capabilities.reasoning.allowed_options`; nil when the model does not reason.
         var reasoningOptions: [String]?
+        /// `capabilities.reasoning.default`.
         var reasoningDefault: String?
 
+        /// Reads the fields the simulator acts on out of a fixture.
         init(fixture: String) {
             let json = JSON.object(fixture) ?? [:]
             self.fixture = fixture
@@ -26,13 +34,18 @@ struct ServerState {
 
     /// A loaded instance of a model.
     struct Instance {
+        /// The instance id: the key, or `key:N` for later instances.
         var id: String
+        /// The model key.
         var key: String
+        /// The context the instance was loaded with.
         var contextLength: Int
         /// Optional load settings as they were requested, rendered into `config`.
         var extra: [String: Int] = [:]
+        /// Boolean load settings as they were requested.
         var flags: [String: Bool] = [:]
 
+        /// The `config` object of `loaded_instances`.
         var config: [String: Any] {
             var config: [String: Any] = ["context_length": contextLength, "eval_batch_size": extra["eval_batch_size"] ?? 512]
             config["flash_attention"] = flags["flash_attention"] ?? true
@@ -52,21 +65,34 @@ struct ServerState {
 
     /// A download job, advanced one step per status poll.
     struct Download {
+        /// The `job_id`.
         var id: String
+        /// The key the model gets once downloaded.
         var model: String
+        /// The `total_size_bytes`.
         var totalBytes: Int
+        /// Status polls so far; each advances the job by a quarter.
         var polls = 0
+        /// The `status`: `downloading`, `completed` or `failed`.
         var status = "downloading"
+        /// The `completed_at` time once completed.
         var completedAt: String?
     }
 
+    /// Downloaded models in listing order.
     var models: [Model]
+    /// Loaded instances in load order.
     var instances: [Instance] = []
+    /// Stored conversations by `response_id`.
     var chains: [String: Chain] = [:]
+    /// Download jobs by `job_id`.
     var downloads: [String: Download] = [:]
+    /// Every request received, oldest first.
     var requests: [RecordedRequest] = []
+    /// Numbers the next download job.
     var nextJob = 1
 
+    /// The catalogue with `loadedAtStart` loaded.
     init(loadedAtStart: [String: Int]) {
         models = Catalogue.fixtures.map(Model.init(fixture:))
         for (key, context) in loadedAtStart.sorted(by: { $0.key < $1.key }) where model(key) != nil {
@@ -74,6 +100,7 @@ struct ServerState {
         }
     }
 
+    /// The downloaded model with this key.
     func model(_ key: String) -> Model? {
         models.first { $0.key == key }
     }

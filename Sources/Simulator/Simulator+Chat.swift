@@ -7,6 +7,7 @@ extension Simulator {
         "min_p", "repeat_penalty", "max_output_tokens", "reasoning", "context_length", "store", "previous_response_id",
     ]
 
+    /// Answers `POST /api/v1/chat`, streamed or not, with the directives in force.
     func chat(_ request: HTTPRequest, writer: inout ResponseWriter) {
         var faults = defaultFaults
         let prepared: Result<(ChatPlan, stream: Bool), ReplyError>
@@ -66,6 +67,11 @@ extension Simulator {
         case let .success(body): json = body
         case let .failure(error): return .failure(error)
         }
+        for (key, value) in json.sorted(by: { $0.key < $1.key }) {
+            if let expected = Self.expectedType(of: key, value) {
+                return .failure(ReplyError(.error(400, type: "invalid_request", message: "Expected \(expected) for '\(key)'", code: "invalid_type", param: key)))
+            }
+        }
         let parsedInput: (text: String, images: Int)
         switch Self.parseInput(json["input"]) {
         case let .success(value): parsedInput = value
@@ -91,12 +97,15 @@ extension Simulator {
         let loadStep = slowLoadStep
         return state.withLock { state -> Result<(ChatPlan, stream: Bool), ReplyError> in
             let target: (model: ServerState.Model, instance: ServerState.Instance?)
-            if let instance = state.instances.first(where: { $0.id == modelName }), let model = state.model(instance.key) {
-                target = (model, instance)
-            } else if let model = state.model(modelName) {
+            if let model = state.model(modelName) {
                 let loaded = state.instances.filter { $0.key == model.key }
-                let match = requestedContext.map { context in loaded.first { $0.contextLength == context } } ?? loaded.first
-                target = (model, match)
+                if let requestedContext {
+                    target = (model, loaded.first { $0.contextLength == requestedContext })
+                } else {
+                    target = (model, loaded.first)
+                }
+            } else if let instance = state.instances.first(where: { $0.id == modelName }), let model = state.model(instance.key) {
+                target = (model, instance)
             } else {
                 return .failure(ReplyError(.error(404, type: "model_not_found", message: "Model '\(modelName)' not found", code: "model_not_found", param: "model")))
             }
@@ -164,6 +173,18 @@ extension Simulator {
                 loadStep: loadStep
             )
             return .success((ChatPlan(turn), stream))
+        }
+    }
+
+    /// The JSON type `key` needs when `value` does not have it; nil when it fits (or `input`, checked apart).
+    private static func expectedType(of key: String, _ value: Any) -> String? {
+        switch key {
+        case "model", "system_prompt", "reasoning", "previous_response_id": value is String ? nil : "string"
+        case "stream", "store": value is Bool ? nil : "boolean"
+        case "context_length", "top_k", "max_output_tokens": value is Int && !(value is String) ? nil : "integer"
+        case "temperature", "top_p", "min_p", "repeat_penalty": value is Double ? nil : "number"
+        case "integrations": value is [Any] ? nil : "array"
+        default: nil
         }
     }
 

@@ -7,13 +7,17 @@ import Darwin
 
 /// A complete non-streamed answer.
 struct Reply {
+    /// The HTTP status.
     var status: Int
+    /// The JSON body.
     var body: String
 
+    /// HTTP 200 with `json`.
     static func ok(_ json: [String: Any]) -> Reply {
         Reply(status: 200, body: JSON.encode(json))
     }
 
+    /// An error object body with `status`.
     static func error(_ status: Int, type: String, message: String, code: String? = nil, param: String? = nil) -> Reply {
         Reply(status: status, body: JSON.error(type: type, message: message, code: code, param: param))
     }
@@ -25,6 +29,7 @@ struct Reply {
 }
 
 extension Simulator {
+    /// Records, authorises and answers one request.
     func route(_ request: HTTPRequest, fd: Int32) {
         var writer = ResponseWriter(fd: fd, faults: Faults())
         if request.path.hasPrefix("/__sim/") {
@@ -253,8 +258,10 @@ extension Simulator {
 
 /// A `Reply` carried as an error, so validation steps can return early.
 struct ReplyError: Error {
+    /// What to answer.
     var reply: Reply
 
+    /// Wraps `reply`.
     init(_ reply: Reply) {
         self.reply = reply
     }

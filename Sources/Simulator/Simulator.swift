@@ -11,6 +11,7 @@ import Darwin
 public final class Simulator: Sendable {
     /// The options this simulator was created with.
     public let options: SimulatorOptions
+    /// Models, instances, conversations, downloads and recorded requests.
     let state: Locked<ServerState>
     private let runtime = Locked(Runtime())
 
@@ -21,6 +22,7 @@ public final class Simulator: Sendable {
         var defaultFaults = Faults()
     }
 
+    /// Creates a stopped simulator; call `start` to serve.
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
         state = Locked(ServerState(loadedAtStart: options.loadedAtStart))
@@ -85,6 +87,7 @@ public final class Simulator: Sendable {
         state.withLock { $0 = ServerState(loadedAtStart: options.loadedAtStart) }
     }
 
+    /// The parsed `options.defaultFaults`, set by `start`.
     var defaultFaults: Faults {
         runtime.withLock { $0.defaultFaults }
     }

@@ -7,6 +7,7 @@ public enum SimulatorError: Error, Equatable, CustomStringConvertible {
     /// `start` was called on a simulator that is already running.
     case alreadyStarted
 
+    /// A one-line explanation.
     public var description: String {
         switch self {
         case let .socket(call, code): "simulator: \(call) failed: \(String(cString: strerror(code)))"

@@ -11,6 +11,7 @@ public struct SimulatorOptions: Sendable {
     /// Model keys loaded when the simulator starts (and after a reset), with their context length.
     public var loadedAtStart: [String: Int]
 
+    /// Options with the defaults of a plain LM Studio 0.4 with `acme/tiny-1b` loaded.
     public init(
         requireToken: String? = nil,
         legacy: Bool = false,

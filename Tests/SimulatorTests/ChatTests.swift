@@ -92,6 +92,15 @@ import Testing
         }
     }
 
+    @Test func aJITContextLengthNoInstanceHasLoadsAnotherInstance() throws {
+        try withSimulator { sim in
+            let response = try chat(sim, ["model": "acme/tiny-1b", "input": "hi", "stream": true, "context_length": 8192])
+            #expect(response.events.first?.json["model_instance_id"] as? String == "acme/tiny-1b:2")
+            #expect(response.eventNames.contains("model_load.end"))
+            #expect(loadedIDs(sim, "acme/tiny-1b") == ["acme/tiny-1b", "acme/tiny-1b:2"])
+        }
+    }
+
     @Test func recallProvesServerSideContextAcrossAChain() throws {
         try withSimulator { sim in
             let fresh = try chat(sim, ["model": "acme/tiny-1b", "input": "please recall"])
@@ -167,6 +176,8 @@ import Testing
                 status: 400, message: "not found", param: "previous_response_id"),
         Refusal(label: "JIT context over maximum", body: #"{"model":"acme/vision-7b","input":"hi","context_length":100000}"#,
                 status: 400, message: "context_length", param: "context_length"),
+        Refusal(label: "stream of the wrong type", body: #"{"model":"acme/tiny-1b","input":"hi","stream":"yes"}"#,
+                status: 400, message: "boolean", param: "stream"),
         Refusal(label: "unknown directive", body: #"{"model":"acme/tiny-1b","input":"[[sim:explode]] hi"}"#,
                 status: 400, message: "explode"),
     ]

@@ -161,6 +161,16 @@ import Testing
         }
     }
 
+    @Test func headerDirectivesApplyAndBadOnesAreRefused() throws {
+        try withSimulator { sim in
+            let dropped = try stream(sim, "hi", headers: ["X-Sim-Faults": "drop-after=3, reasoning"])
+            #expect(dropped.eventNames.count == 3)
+            let refused = try stream(sim, "hi", headers: ["X-Sim-Faults": "stall=forever"])
+            #expect(refused.status == 400)
+            #expect(refused.errorMessage?.contains("stall=forever") == true)
+        }
+    }
+
     @Test func invalidDefaultFaultsRefuseToStart() {
         let sim = Simulator(options: SimulatorOptions(defaultFaults: "split=sideways"))
         #expect(throws: SimulatorError.invalidDirective("split=sideways")) { try sim.start() }

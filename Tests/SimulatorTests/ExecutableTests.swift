@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// The built `lmstudio-sim` next to the test bundle.
+private let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("lmstudio-sim")
+
+@Suite struct ExecutableTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path)))
+    func printsItsURLFirstAndStopsOnEndOfInput() throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--token-delay", "0", "--exit-on-eof", "--faults", "reasoning"]
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        var line: [UInt8] = []
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            guard let first = byte.first, first != 10 else { break }
+            line.append(first)
+        }
+        let url = String(decoding: line, as: UTF8.self)
+        #expect(url.hasPrefix("http://127.0.0.1:"))
+        let port = UInt16(url.split(separator: ":").last ?? "") ?? 0
+        #expect(port > 0)
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path)))
+    func refusesBadDirectivesWithUsage() throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--faults", "split=sideways"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("split=sideways"))
+    }
+}
