@@ -59,14 +59,6 @@ while let argument = arguments.popFirst() {
 }
 
 let simulator = Simulator(options: options)
-do {
-    try simulator.start(port: port)
-} catch {
-    FileHandle.standardError.write(Data("\(error)\n".utf8))
-    exit(1)
-}
-FileHandle.standardOutput.write(Data("\(simulator.baseURL)\n".utf8))
-
 var signalSources: [DispatchSourceSignal] = []
 for signalNumber in [SIGINT, SIGTERM] {
     signal(signalNumber, SIG_IGN)
@@ -78,6 +70,14 @@ for signalNumber in [SIGINT, SIGTERM] {
     source.resume()
     signalSources.append(source)
 }
+do {
+    try simulator.start(port: port)
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+}
+FileHandle.standardOutput.write(Data("\(simulator.baseURL)\n".utf8))
+
 if exitOnEOF {
     Thread.detachNewThread {
         while FileHandle.standardInput.availableData.isEmpty == false {}

@@ -31,6 +31,20 @@ private let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deleting
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path)))
+    func exitsCleanlyOnSIGTERM() throws {
+        let process = Process()
+        process.executableURL = executable
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        #expect(output.fileHandleForReading.readData(ofLength: 7) == Data("http://".utf8))
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path)))
     func refusesBadDirectivesWithUsage() throws {
         let process = Process()
         process.executableURL = executable

@@ -136,6 +136,20 @@ import Testing
         }
     }
 
+    @Test func stopEndsAStalledStreamWithoutChatEnd() throws {
+        let sim = Simulator()
+        try sim.start()
+        defer { sim.stop() }
+        let body = #"{"model":"acme/tiny-1b","input":"[[sim:stall=600]] a reply long enough to stall in","stream":true}"#
+        let connection = try LoopbackConnection(sim, "POST", "/api/v1/chat", body: body)
+        #expect(connection.read(until: "message.delta"))
+        sim.stop()
+        let response = try connection.response()
+        #expect(!response.complete)
+        #expect(response.eventNames.contains("message.delta"))
+        #expect(!response.eventNames.contains("chat.end"))
+    }
+
     @Test func slowLoadSendsManyProgressEvents() throws {
         try withSimulator { sim in
             let response = try stream(sim, "[[sim:slow-load]] hi", model: "acme/vision-7b")

@@ -64,45 +64,74 @@ struct SSEEvent {
     }
 }
 
+/// A raw loopback connection that sent one request and reads the answer as it arrives.
+final class LoopbackConnection {
+    private let fd: Int32
+    /// Every byte received so far.
+    private(set) var received: [UInt8] = []
+
+    /// Connects to `simulator` and sends the request.
+    init(_ simulator: Simulator, _ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) throws {
+        let port = UInt16(simulator.baseURL.split(separator: ":").last!)!
+        #if canImport(Glibc)
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw LoopbackError.connect }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        let bodyBytes = Array((body ?? "").utf8)
+        if body != nil { head += "Content-Type: application/json\r\nContent-Length: \(bodyBytes.count)\r\n" }
+        head += "\r\n"
+        let out = Array(head.utf8) + bodyBytes
+        var offset = 0
+        while offset < out.count {
+            let sent = out[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            guard sent > 0 else { throw LoopbackError.send }
+            offset += sent
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Reads until the received text contains `marker`; false when the server closed first.
+    func read(until marker: String) -> Bool {
+        while !String(decoding: received, as: UTF8.self).contains(marker) {
+            guard receiveSome() else { return false }
+        }
+        return true
+    }
+
+    /// Reads until the server closes the connection and parses the whole response.
+    func response() throws -> LoopbackResponse {
+        while receiveSome() {}
+        return try parseResponse(received)
+    }
+
+    private func receiveSome() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = recv(fd, &buffer, buffer.count, 0)
+        guard count > 0 else { return false }
+        received += buffer[0..<count]
+        return true
+    }
+}
+
 /// Sends one HTTP/1.1 request over a fresh loopback socket and reads the whole response.
 func request(
     _ simulator: Simulator, _ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]
 ) throws -> LoopbackResponse {
-    let port = UInt16(simulator.baseURL.split(separator: ":").last!)!
-    #if canImport(Glibc)
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-    let fd = socket(AF_INET, SOCK_STREAM, 0)
-    #endif
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw LoopbackError.connect }
-    var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
-    for (name, value) in headers { head += "\(name): \(value)\r\n" }
-    let bodyBytes = Array((body ?? "").utf8)
-    if body != nil { head += "Content-Type: application/json\r\nContent-Length: \(bodyBytes.count)\r\n" }
-    head += "\r\n"
-    let out = Array(head.utf8) + bodyBytes
-    var offset = 0
-    while offset < out.count {
-        let sent = out[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        guard sent > 0 else { throw LoopbackError.send }
-        offset += sent
-    }
-    var raw: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = recv(fd, &buffer, buffer.count, 0)
-        if count <= 0 { break }
-        raw += buffer[0..<count]
-    }
-    return try parseResponse(raw)
+    try LoopbackConnection(simulator, method, path, body: body, headers: headers).response()
 }
 
 /// Sends a JSON body built from a dictionary.
