@@ -32,7 +32,7 @@ extension Simulator {
             send(plan, faults: faults, writer: &writer)
         } else {
             if faults.dropAfter != nil { return }
-            if let stall = faults.stall { Thread.sleep(forTimeInterval: stall) }
+            if let stall = faults.stall, !stopSignal.pause(stall) { return }
             writer.respond(status: 200, body: JSON.encode(plan.result))
         }
     }
@@ -52,7 +52,7 @@ extension Simulator {
                 if events % 25 == 1 { writer.stream(": keep-alive\n\n") }
             case let .pause(seconds):
                 writer.flush()
-                Thread.sleep(forTimeInterval: seconds)
+                guard stopSignal.pause(seconds) else { return }
             }
             guard writer.alive else { return }
         }

@@ -64,7 +64,7 @@ extension Simulator {
         case ("GET", "/api/v1/models"):
             reply = listModels()
         case ("POST", "/api/v1/models/load"):
-            if headerFaults.slowLoad { Thread.sleep(forTimeInterval: slowLoadStep * 20) }
+            if headerFaults.slowLoad, !stopSignal.pause(slowLoadStep * 20) { return }
             reply = load(request)
         case ("POST", "/api/v1/models/unload"):
             reply = unload(request)

@@ -14,6 +14,8 @@ public final class Simulator: Sendable {
     /// Models, instances, conversations, downloads and recorded requests.
     let state: Locked<ServerState>
     private let runtime = Locked(Runtime())
+    /// Ends stalls and delays early when the simulator stops.
+    let stopSignal = StopSignal()
 
     private struct Runtime {
         var listener: Int32?
@@ -49,6 +51,7 @@ public final class Simulator: Sendable {
             runtime.listener = fd
             runtime.port = bound
             runtime.defaultFaults = faults
+            stopSignal.rearm()
             return true
         }
         guard started else {
@@ -66,6 +69,7 @@ public final class Simulator: Sendable {
 
     /// Closes the listener and every live connection; safe to call more than once.
     public func stop() {
+        stopSignal.stop()
         runtime.withLock { runtime in
             if let listener = runtime.listener {
                 shutdown(listener, Int32(SHUT_RDWR))
