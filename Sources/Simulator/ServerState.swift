@@ -40,6 +40,8 @@ struct ServerState {
         var key: String
         /// The context the instance was loaded with.
         var contextLength: Int
+        /// True when a chat loaded it just in time (auto-evict may unload it).
+        var jit = false
         /// Optional load settings as they were requested, rendered into `config`.
         var extra: [String: Int] = [:]
         /// Boolean load settings as they were requested.
@@ -106,14 +108,14 @@ struct ServerState {
     }
 
     /// Adds an instance named `key`, `key:2`, `key:3`… (the first free one).
-    mutating func load(key: String, contextLength: Int) -> Instance {
+    mutating func load(key: String, contextLength: Int, jit: Bool = false) -> Instance {
         var id = key
         var suffix = 2
         while instances.contains(where: { $0.id == id }) {
             id = "\(key):\(suffix)"
             suffix += 1
         }
-        let instance = Instance(id: id, key: key, contextLength: contextLength)
+        let instance = Instance(id: id, key: key, contextLength: contextLength, jit: jit)
         instances.append(instance)
         return instance
     }

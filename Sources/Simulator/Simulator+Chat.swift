@@ -95,6 +95,7 @@ extension Simulator {
         let requestedReasoning = json["reasoning"] as? String
         let tokenDelay = options.tokenDelay
         let loadStep = slowLoadStep
+        let autoEvict = options.autoEvict
         return state.withLock { state -> Result<(ChatPlan, stream: Bool), ReplyError> in
             let target: (model: ServerState.Model, instance: ServerState.Instance?)
             if let model = state.model(modelName) {
@@ -134,7 +135,13 @@ extension Simulator {
             if target.instance == nil, context < 1 || context > model.maxContextLength {
                 return .failure(ReplyError(.error(400, type: "invalid_request", message: "context_length \(context) is outside 1…\(model.maxContextLength) for '\(model.key)'", code: "invalid_value", param: "context_length")))
             }
-            let instance = target.instance ?? state.load(key: model.key, contextLength: context)
+            let instance: ServerState.Instance
+            if let loaded = target.instance {
+                instance = loaded
+            } else {
+                if autoEvict { state.instances.removeAll { $0.jit } }
+                instance = state.load(key: model.key, contextLength: context, jit: true)
+            }
             let promptCharacters = chain.characters + (systemPrompt?.count ?? 0) + input.count
             let inputTokens = max(1, (promptCharacters + 3) / 4)
             var error: (type: String, message: String, code: String?)?

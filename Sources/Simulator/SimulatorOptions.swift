@@ -10,6 +10,10 @@ public struct SimulatorOptions: Sendable {
     public var defaultFaults: String?
     /// Model keys loaded when the simulator starts (and after a reset), with their context length.
     public var loadedAtStart: [String: Int]
+    /// LM Studio's "auto-evict": a JIT load first unloads the instances earlier JIT loads made.
+    ///
+    /// Instances from `/api/v1/models/load` and `loadedAtStart` are never evicted.
+    public var autoEvict: Bool
 
     /// Options with the defaults of a plain LM Studio 0.4 with `acme/tiny-1b` loaded.
     public init(
@@ -17,12 +21,14 @@ public struct SimulatorOptions: Sendable {
         legacy: Bool = false,
         tokenDelay: Double = 0,
         defaultFaults: String? = nil,
-        loadedAtStart: [String: Int] = ["acme/tiny-1b": 4096]
+        loadedAtStart: [String: Int] = ["acme/tiny-1b": 4096],
+        autoEvict: Bool = true
     ) {
         self.requireToken = requireToken
         self.legacy = legacy
         self.tokenDelay = tokenDelay
         self.defaultFaults = defaultFaults
         self.loadedAtStart = loadedAtStart
+        self.autoEvict = autoEvict
     }
 }

@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 let usage = """
-usage: lmstudio-sim [--port N] [--token T] [--legacy] [--faults DIRECTIVES] [--token-delay S] [--exit-on-eof]
+usage: lmstudio-sim [--port N] [--token T] [--legacy] [--faults DIRECTIVES] [--token-delay S] [--no-auto-evict] [--exit-on-eof]
 
 Runs the LM Studio simulator on 127.0.0.1 and prints its base URL as the first line.
 
@@ -18,6 +18,7 @@ Runs the LM Studio simulator on 127.0.0.1 and prints its base URL as the first l
   --legacy          behave like LM Studio before 0.4 (every /api/v1 path is "unexpected")
   --faults D        directives applied to every chat (syntax below)
   --token-delay S   seconds between streamed deltas (default 0.02)
+  --no-auto-evict   keep every JIT-loaded model (default: a JIT load evicts earlier JIT loads)
   --exit-on-eof     stop when standard input reaches end of file
   --help            show this help
 
@@ -53,6 +54,7 @@ while let argument = arguments.popFirst() {
     case "--token-delay":
         guard let parsed = Double(value()), parsed >= 0 else { fail("--token-delay needs seconds ≥ 0") }
         options.tokenDelay = parsed
+    case "--no-auto-evict": options.autoEvict = false
     case "--exit-on-eof": exitOnEOF = true
     default: fail("unknown argument \(argument)")
     }

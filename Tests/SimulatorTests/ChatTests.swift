@@ -101,6 +101,23 @@ import Testing
         }
     }
 
+    @Test func aJITLoadEvictsTheEarlierJITLoadedModelOnly() throws {
+        try withSimulator { sim in
+            _ = try post(sim, "/api/v1/models/load", ["model": "acme/toolsmith-12b"])
+            _ = try chat(sim, ["model": "acme/thinker-8b", "input": "one"])
+            _ = try chat(sim, ["model": "acme/vision-7b", "input": "two"])
+            #expect(loadedIDs(sim, "acme/thinker-8b").isEmpty)
+            #expect(loadedIDs(sim, "acme/vision-7b") == ["acme/vision-7b"])
+            #expect(loadedIDs(sim, "acme/toolsmith-12b") == ["acme/toolsmith-12b"])
+            #expect(loadedIDs(sim, "acme/tiny-1b") == ["acme/tiny-1b"])
+        }
+        try withSimulator(SimulatorOptions(autoEvict: false)) { sim in
+            _ = try chat(sim, ["model": "acme/thinker-8b", "input": "one"])
+            _ = try chat(sim, ["model": "acme/vision-7b", "input": "two"])
+            #expect(loadedIDs(sim, "acme/thinker-8b") == ["acme/thinker-8b"])
+        }
+    }
+
     @Test func recallProvesServerSideContextAcrossAChain() throws {
         try withSimulator { sim in
             let fresh = try chat(sim, ["model": "acme/tiny-1b", "input": "please recall"])
