@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a simulator could not start or a directive string was refused.
 public enum SimulatorError: Error, Equatable, CustomStringConvertible {
     /// A POSIX call failed while setting up the listener.
@@ -16,9 +22,3 @@ public enum SimulatorError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
