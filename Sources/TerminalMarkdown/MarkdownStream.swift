@@ -53,6 +53,8 @@ struct MarkdownStream {
     }
 
     /// Commits what `text` finishes and returns the lines to print once and the provisional tail.
+    ///
+    /// `text` must extend the previous snapshot; a text shorter than what was committed shows nothing new.
     mutating func update(_ text: String) -> (committed: [String], tail: [String]) {
         let committed = commitCompleteLines(text)
         return (committed, tail(text))
@@ -95,7 +97,7 @@ struct MarkdownStream {
 
     private mutating func commitCompleteLines(_ text: String) -> [String] {
         var output: [String] = []
-        while true {
+        while committedOffset <= text.utf8.count {
             let utf8 = text.utf8
             let start = utf8.index(utf8.startIndex, offsetBy: committedOffset)
             guard let lastNewline = utf8[start...].lastIndex(of: 0x0A) else { break }
@@ -279,6 +281,7 @@ struct MarkdownStream {
 
     private func remainder(_ text: String) -> String {
         let utf8 = text.utf8
+        guard committedOffset < utf8.count else { return "" }
         return String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: committedOffset)...]))
     }
 

@@ -31,6 +31,9 @@ public final class StreamRenderer<Sink: TerminalSink> {
         set { area.height = max(newValue, 2) }
     }
 
+    /// Rows the live tail occupies now (the cursor is on the last of them); committed rows are above.
+    public var liveRows: Int { area.rows }
+
     /// Shows the snapshot `text`: prints newly finished blocks and redraws the tail.
     public func update(_ text: String) {
         let (committed, tail) = stream.update(text)
