@@ -2,8 +2,8 @@
 /// (committed) and lines to show provisionally (the tail), without touching the terminal.
 ///
 /// Per snapshot it parses only the uncommitted text up to its last complete line, commits every top-level block
-/// but the last (stopping at a block whose start line is unknown, which cmark-gfm 0.29 reports for a paragraph
-/// split off by a table), and then re-parses the uncommitted remainder, partial line included, for the tail.
+/// but the last (stopping at a block whose source lines are unknown: cmark-gfm 0.29 reports line 0 for a
+/// paragraph split off by a table, which is then taken to end just before the table), and then re-parses the uncommitted remainder, partial line included, for the tail.
 /// The last block is kept small: an open code fence commits its lines one by one, a list commits its finished
 /// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, and
 /// more than `fallbackLimit` bytes without a commit switch to plain line streaming until the next blank line.
@@ -153,13 +153,13 @@ struct MarkdownStream {
         guard !blocks.isEmpty else { return false }
         var consumedLines = 0
         var index = 0
-        while index < blocks.count - 1 && blocks[index].startLine != 0 {
+        while index < blocks.count - 1, let endLine = knownEndLine(of: index, in: blocks) {
             emit([blocks[index]], into: &output)
-            consumedLines = blocks[index].endLine
+            consumedLines = endLine
             index += 1
         }
         var changed = index > 0
-        if index == blocks.count - 1, blocks[index].startLine != 0 {
+        if index == blocks.count - 1, blocks[index].startLine != 0 || headerLine(of: blocks[index]) != nil {
             let last = blocks[index]
             switch last.block {
             case .list(let list) where list.items.count >= 2:
@@ -183,13 +183,14 @@ struct MarkdownStream {
                     changed = true
                 }
             case .table(let table) where table.rows.count >= BlockRenderer.tableWidthRows && table.rowLines.allSatisfy({ $0 > 0 }):
+                guard let header = headerLine(of: last) else { break }
                 let widths = renderer.columnWidths(table)
                 separate(&output)
                 output += renderer.tableOpening(table, widths: widths)
                 output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: widths) }
                 hasOutput = true
                 continuation = nil
-                let prefix = line(last.startLine, of: complete) + "\n" + line(last.startLine + 1, of: complete) + "\n"
+                let prefix = line(header, of: complete) + "\n" + line(header + 1, of: complete) + "\n"
                 state = .table(TableProgress(prefix: UntrustedText.sanitize(prefix), prefixLines: 2, widths: widths))
                 consumedLines = table.rowLines[table.rowLines.count - 1]
                 changed = true
@@ -203,6 +204,23 @@ struct MarkdownStream {
             return true
         }
         return changed
+    }
+
+    /// The last source line of `blocks[index]`, or nil when cmark-gfm did not say. A paragraph that a table split
+    /// off reports line 0; it ends on the line before the table's header.
+    private func knownEndLine(of index: Int, in blocks: [SourceBlock]) -> Int? {
+        if blocks[index].startLine != 0 { return blocks[index].endLine }
+        guard index + 1 < blocks.count, let header = headerLine(of: blocks[index + 1]), header > 1 else { return nil }
+        return header - 1
+    }
+
+    /// The source line of a table's header row. When a table splits off a paragraph, cmark-gfm 0.29 gives the
+    /// table (and its header row) the paragraph's start line, but body rows and the table's end are right: the
+    /// header is two lines above the first body row, or the line above the end when there is no body.
+    private func headerLine(of source: SourceBlock) -> Int? {
+        guard case .table(let table) = source.block else { return nil }
+        let line = table.rowLines.first.map { $0 - 2 } ?? source.endLine - 1
+        return line > 0 ? line : nil
     }
 
     private mutating func stepTable(_ complete: Substring, _ progress: TableProgress, into output: inout [String]) -> Bool {

@@ -127,6 +127,59 @@ enum Corpus {
 
             Inline <span>html</span> stays text.
             """),
+        ("edge-cases", """
+            Intro text
+            | a | b |
+            |---|---|
+            | 1 | 2 |
+            lazy row
+            after table without blank
+
+            | n | v |
+            |---|---|
+            | 1 | one |
+            | 2 | two |
+            | 3 | three |
+            | 4 | four |
+            | 5 | five |
+            | 6 | six |
+            | 7 | seven |
+            | 8 | eight |
+            | 9 | nine |
+            | 10 | ten |
+            | 11 | eleven |
+            Paragraph glued to the table
+            | x | y |
+            |---|---|
+            | p | q |
+
+            5. five
+            5. six
+            5. seven
+
+               second paragraph of seven
+            5. eight
+            - bullet after ordered
+
+            ~~~~ text
+            code with ``` inside
+            ~~~~~
+
+              ```js
+              indented fence
+                more indented
+              ```
+
+            > quote line
+            lazy continuation
+            > > nested
+
+            <!-- comment -->
+
+            ```
+            unclosed at the end
+
+            """),
         ("mixed", """
             # Report
 

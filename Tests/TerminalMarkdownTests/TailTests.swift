@@ -100,6 +100,12 @@ struct AppendOnlyTests {
         #expect(renderer.sink.output == MarkdownRenderer(capabilities: capabilities, mode: .always).render(text))
     }
 
+    @Test func paragraphSplitOffByATableIsCommittedBeforeTheEnd() {
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(isDumb: true, width: 40), mode: .always)
+        renderer.update("Intro line\n| a | b |\n|---|---|\n| 1 | 2 |\n\nNext paragraph\n\nmo")
+        #expect(renderer.sink.output == "Intro line\n\n┌───┬───┐\n│ a │ b │\n├───┼───┤\n│ 1 │ 2 │\n└───┴───┘\n")
+    }
+
     @Test func rawModeStreamsSanitisedTextLineByLine() {
         let text = "# not a heading\n**kept** as is\u{1B}[2J\npartial"
         let capabilities = TerminalCapabilities(width: 80)
