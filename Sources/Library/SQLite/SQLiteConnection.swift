@@ -23,9 +23,26 @@ final class SQLiteConnection {
         self.path = path
         sqlite3_extended_result_codes(connection, 1)
         _ = llmster_sqlite_busy_timeout(connection, busyTimeoutMilliseconds)
-        try execute("PRAGMA journal_mode=WAL")
+        try enableWriteAheadLog()
         try execute("PRAGMA synchronous=NORMAL")
         try execute("PRAGMA foreign_keys=ON")
+    }
+
+    /// Switches the file to WAL, retrying when another connection converts the same new file at the same moment
+    /// (the loser sees a transient I/O error about the rollback journal the winner deleted).
+    private func enableWriteAheadLog() throws {
+        var attempt = 1
+        while true {
+            do {
+                _ = try first("PRAGMA journal_mode=WAL") { $0.string(0) }
+                return
+            } catch {
+                let mode = try first("PRAGMA journal_mode") { $0.string(0) }
+                if mode == "wal" { return }
+                if attempt == 5 { throw error }
+                attempt += 1
+            }
+        }
     }
 
     deinit {
