@@ -48,6 +48,24 @@ import Library
         }
     }
 
+    @Test func theLatestReplyStatisticsAreReadFromTheStoredJSON() throws {
+        let library = TemporaryLibrary()
+        let store = try library.open()
+        let conversation = try store.createConversation(title: "stats")
+        #expect(try store.lastReplyStatistics(conversationId: conversation.id) == nil)
+        try store.appendMessage(
+            conversationId: conversation.id, role: .assistant, text: "one",
+            statsJSON: #"{"input_tokens":10,"total_output_tokens":5,"tokens_per_second":20}"#)
+        let second = try store.appendMessage(
+            conversationId: conversation.id, role: .assistant, text: "two",
+            statsJSON: #"{"input_tokens":30,"total_output_tokens":12,"reasoning_output_tokens":4,"#
+                + #""tokens_per_second":41.5,"time_to_first_token_seconds":0.25,"unknown":{"x":1}}"#)
+        try store.appendMessage(conversationId: conversation.id, role: .user, text: "no stats")
+        #expect(try store.lastReplyStatistics(conversationId: conversation.id) == ReplyStatistics(
+            messageId: second.id, inputTokens: 30, totalOutputTokens: 12, reasoningOutputTokens: 4,
+            tokensPerSecond: 41.5, timeToFirstTokenSeconds: 0.25))
+    }
+
     @Test func statsJSONMustBeValid() throws {
         let library = TemporaryLibrary()
         let store = try library.open()

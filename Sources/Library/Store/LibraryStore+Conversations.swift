@@ -87,8 +87,8 @@ extension LibraryStore {
         var prefixed: [Conversation] = []
         if !prefix.isEmpty, prefix.allSatisfy(\.isHexDigit) {
             prefixed = try connection.query(
-                "SELECT \(Self.conversationColumns) FROM conversations WHERE id GLOB ? || '*' ORDER BY id LIMIT 11",
-                [.text(prefix)], row: Self.conversation)
+                "SELECT \(Self.conversationColumns) FROM conversations WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
+                [.text(prefix), .text(prefix + "g")], row: Self.conversation)
             if titled.isEmpty, prefixed.count == 1 { return prefixed[0] }
         }
         let candidates = (titled + prefixed).map { ConversationCandidate(id: $0.id, title: $0.title) }

@@ -93,6 +93,23 @@ extension LibraryStore {
             "SELECT \(Self.messageColumns) FROM messages WHERE id = ?", [.text(id)], row: Self.message)
     }
 
+    /// The stats of the conversation's latest reply that has any (e.g. to show the context used on resuming).
+    public func lastReplyStatistics(conversationId: String) throws -> ReplyStatistics? {
+        try connection.first(
+            """
+            SELECT id, json_extract(stats, '$.input_tokens'), json_extract(stats, '$.total_output_tokens'),
+                json_extract(stats, '$.reasoning_output_tokens'), json_extract(stats, '$.tokens_per_second'),
+                json_extract(stats, '$.time_to_first_token_seconds')
+            FROM messages WHERE conversation_id = ? AND stats IS NOT NULL ORDER BY position DESC LIMIT 1
+            """, [.text(conversationId)]
+        ) { row in
+            ReplyStatistics(
+                messageId: row.string(0), inputTokens: row.optionalInt(1), totalOutputTokens: row.optionalInt(2),
+                reasoningOutputTokens: row.optionalInt(3), tokensPerSecond: row.isNull(4) ? nil : row.double(4),
+                timeToFirstTokenSeconds: row.isNull(5) ? nil : row.double(5))
+        }
+    }
+
     /// Replaces every tool call of a message with `calls` (their `messageId` is ignored).
     public func replaceToolCalls(messageId: String, _ calls: [ToolCallRecord]) throws {
         try connection.transaction {

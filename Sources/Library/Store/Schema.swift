@@ -30,6 +30,7 @@ enum Schema {
         );
         CREATE INDEX conversations_listing ON conversations (pinned DESC, pin_order, updated_at DESC);
         CREATE INDEX conversations_folder_listing ON conversations (folder_id, pinned DESC, pin_order, updated_at DESC);
+        CREATE INDEX conversations_recent ON conversations (updated_at DESC);
         CREATE INDEX conversations_title ON conversations (title COLLATE NOCASE);
 
         CREATE TABLE messages (
