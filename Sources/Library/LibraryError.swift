@@ -1,0 +1,59 @@
+/// A failure of the local library, with enough context to read well when printed.
+public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// SQLite refused a statement; `sql` is nil when the failure came from opening or configuring the file.
+    case sqlite(code: Int32, message: String, sql: String?, path: String)
+    /// The library's directory or file could not be created.
+    case cannotCreate(path: String, reason: String)
+    /// The file was written by a newer llmster whose schema this build does not know.
+    case newerSchema(found: Int, supported: Int, path: String)
+    /// No record of `kind` ("conversation", "folder", "message") matches `reference`.
+    case notFound(kind: String, reference: String)
+    /// `reference` matches several conversations; `candidates` lists them (id, title), at most ten.
+    case ambiguousConversation(reference: String, candidates: [ConversationCandidate])
+    /// A folder name is empty, or contains "/" (which separates folder paths).
+    case invalidFolderName(String)
+    /// A sibling folder already has this name (compared case-insensitively).
+    case folderExists(name: String, parentId: Int64?)
+    /// Moving a folder would put it inside itself.
+    case folderCycle(folderId: Int64, parentId: Int64)
+
+    public var description: String {
+        switch self {
+        case let .sqlite(code, message, sql, path):
+            let statement = sql.map { " while running: \($0.trimmingWhitespace)" } ?? ""
+            return "library \(path): SQLite error \(code): \(message)\(statement)"
+        case let .cannotCreate(path, reason):
+            return "cannot create library at \(path): \(reason)"
+        case let .newerSchema(found, supported, path):
+            return "library \(path) has schema version \(found), newer than this llmster supports (\(supported)); upgrade llmster"
+        case let .notFound(kind, reference):
+            return "no \(kind) matches \"\(reference)\""
+        case let .ambiguousConversation(reference, candidates):
+            let list = candidates.map { "  \($0.id)  \($0.title)" }.joined(separator: "\n")
+            return "\"\(reference)\" matches several conversations; use a longer id prefix:\n\(list)"
+        case let .invalidFolderName(name):
+            return "invalid folder name \"\(name)\": it must be non-empty and must not contain \"/\""
+        case let .folderExists(name, _):
+            return "a folder named \"\(name)\" already exists there"
+        case let .folderCycle(folderId, parentId):
+            return "cannot move folder \(folderId) into \(parentId): that folder is inside it"
+        }
+    }
+}
+
+/// A conversation offered to the user when a reference is ambiguous.
+public struct ConversationCandidate: Equatable, Sendable {
+    public var id: String
+    public var title: String
+
+    public init(id: String, title: String) {
+        self.id = id
+        self.title = title
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+}

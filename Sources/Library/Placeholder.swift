@@ -1,2 +1,0 @@
-/// Placeholder until the Library module lands.
-enum LibraryPlaceholder {}

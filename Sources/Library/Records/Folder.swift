@@ -1,0 +1,16 @@
+/// A folder of conversations; folders nest, and siblings are ordered by `position`.
+public struct Folder: Equatable, Hashable, Sendable, Codable {
+    public var id: Int64
+    /// Unique among its siblings, compared case-insensitively; never contains "/".
+    public var name: String
+    /// Nil for a top-level folder.
+    public var parentId: Int64?
+    public var position: Int
+
+    public init(id: Int64, name: String, parentId: Int64?, position: Int) {
+        self.id = id
+        self.name = name
+        self.parentId = parentId
+        self.position = position
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// One turn of a conversation.
+public struct Message: Equatable, Hashable, Sendable, Codable {
+    public var id: String
+    public var conversationId: String
+    public var role: MessageRole
+    public var text: String
+    public var reasoning: String
+    public var status: MessageStatus
+    /// What went wrong, when `status` is `.error` (or why a reply stopped early).
+    public var error: String?
+    /// The server's stats object as JSON text, as the engine received it.
+    public var statsJSON: String?
+    public var modelInstanceId: String?
+    /// The server's response id for this reply.
+    public var responseId: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// 0-based order within the conversation.
+    public var position: Int
+
+    public init(
+        id: String, conversationId: String, role: MessageRole, text: String, reasoning: String = "",
+        status: MessageStatus, error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil,
+        responseId: String? = nil, createdAt: Date, updatedAt: Date, position: Int
+    ) {
+        self.id = id
+        self.conversationId = conversationId
+        self.role = role
+        self.text = text
+        self.reasoning = reasoning
+        self.status = status
+        self.error = error
+        self.statsJSON = statsJSON
+        self.modelInstanceId = modelInstanceId
+        self.responseId = responseId
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.position = position
+    }
+}
+
+/// Who wrote a message.
+public enum MessageRole: String, Sendable, Codable, CaseIterable {
+    case user, assistant, system
+}
+
+/// Where a message stands.
+public enum MessageStatus: String, Sendable, Codable, CaseIterable {
+    case complete
+    /// A reply being received; a crashed run leaves it so until `recoverInterruptedReplies()`.
+    case streaming
+    /// A reply that stopped early (cancelled or interrupted); its text is kept.
+    case incomplete
+    case error
+}

@@ -1,0 +1,16 @@
+/// A search result: a conversation whose title matched, or one of its messages.
+public struct SearchHit: Equatable, Hashable, Sendable, Codable {
+    public var conversationId: String
+    /// Nil when the conversation's title matched.
+    public var messageId: String?
+    public var title: String
+    /// The matching passage with matched terms between the highlight markers passed to `search`.
+    public var snippet: String
+
+    public init(conversationId: String, messageId: String?, title: String, snippet: String) {
+        self.conversationId = conversationId
+        self.messageId = messageId
+        self.title = title
+        self.snippet = snippet
+    }
+}

@@ -1,0 +1,88 @@
+internal import CSQLite
+
+/// A prepared statement owned by its `SQLiteConnection`; finalized in `deinit`.
+final class SQLiteStatement {
+    let sql: String
+    private let handle: OpaquePointer
+    private unowned let connection: SQLiteConnection
+
+    init(connection: SQLiteConnection, sql: String) throws {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw connection.error(code, sql: sql)
+        }
+        self.sql = sql
+        self.handle = statement
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds `values` to parameters 1…n after resetting any previous run.
+    func bind(_ values: [SQLValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case let .integer(number): code = sqlite3_bind_int64(handle, index, number)
+            case let .real(number): code = sqlite3_bind_double(handle, index, number)
+            case let .text(string): code = sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient())
+            case let .blob(bytes):
+                if bytes.isEmpty {
+                    code = sqlite3_bind_zeroblob(handle, index, 0)
+                } else {
+                    code = bytes.withUnsafeBytes {
+                        sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), llmster_sqlite_transient())
+                    }
+                }
+            case .null: code = sqlite3_bind_null(handle, index)
+            }
+            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+        }
+    }
+
+    /// Advances to the next row; false when the statement is done.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let failure = connection.error(code, sql: sql)
+            sqlite3_reset(handle)
+            throw failure
+        }
+    }
+
+    /// Releases the statement's read snapshot and bound text so a cached statement holds nothing between uses.
+    func finish() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    func bool(_ column: Int32) -> Bool { sqlite3_column_int64(handle, column) != 0 }
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func string(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func bytes(_ column: Int32) -> [UInt8] {
+        guard let blob = sqlite3_column_blob(handle, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return Array(UnsafeRawBufferPointer(start: blob, count: count))
+    }
+
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
+    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+}

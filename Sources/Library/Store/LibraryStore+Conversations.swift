@@ -1,0 +1,234 @@
+import Foundation
+
+extension LibraryStore {
+    static let conversationColumns = """
+        id, title, folder_id, pinned, pin_order, created_at, updated_at, model_key, system_prompt, settings,
+        server_url, last_response_id, draft
+        """
+
+    static func conversation(_ row: SQLiteStatement) throws -> Conversation {
+        Conversation(
+            id: row.string(0), title: row.string(1), folderId: row.optionalInt64(2), pinned: row.bool(3),
+            pinOrder: row.optionalInt(4), createdAt: Date(milliseconds: row.int64(5)),
+            updatedAt: Date(milliseconds: row.int64(6)), modelKey: row.optionalString(7),
+            systemPrompt: row.optionalString(8), settings: try decodeSettings(row.string(9)),
+            serverURL: row.optionalString(10), lastResponseId: row.optionalString(11), draft: row.string(12))
+    }
+
+    private static func decodeSettings(_ json: String) throws -> ConversationSettings {
+        try JSONDecoder().decode(ConversationSettings.self, from: Data(json.utf8))
+    }
+
+    private static func encodeSettings(_ settings: ConversationSettings) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(settings), as: UTF8.self)
+    }
+
+    /// Creates an empty conversation; `createdAt` is for imports and defaults to now.
+    @discardableResult
+    public func createConversation(
+        title: String, folderId: Int64? = nil, modelKey: String? = nil, systemPrompt: String? = nil,
+        settings: ConversationSettings = ConversationSettings(), createdAt: Date = Date()
+    ) throws -> Conversation {
+        let date = createdAt.stored
+        let conversation = Conversation(
+            id: Self.newID(), title: title, folderId: folderId, createdAt: date, updatedAt: date,
+            modelKey: modelKey, systemPrompt: systemPrompt, settings: settings)
+        try insertConversation(conversation)
+        return conversation
+    }
+
+    /// Inserts a complete record as it is (id, dates, pin, draft included), as an import does.
+    public func insertConversation(_ conversation: Conversation) throws {
+        try connection.transaction {
+            if let folderId = conversation.folderId { _ = try requireFolder(folderId) }
+            try connection.run(
+                """
+                INSERT INTO conversations (id, title, folder_id, pinned, pin_order, created_at, updated_at, model_key,
+                    system_prompt, settings, server_url, last_response_id, draft)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(conversation.id), .text(conversation.title), .integer(conversation.folderId),
+                    .bool(conversation.pinned), .integer(conversation.pinned ? conversation.pinOrder : nil),
+                    .integer(conversation.createdAt.milliseconds), .integer(conversation.updatedAt.milliseconds),
+                    .text(conversation.modelKey), .text(conversation.systemPrompt),
+                    .text(try Self.encodeSettings(conversation.settings)), .text(conversation.serverURL),
+                    .text(conversation.lastResponseId), .text(conversation.draft),
+                ])
+        }
+    }
+
+    /// The conversation with exactly this id, or nil.
+    public func conversation(id: String) throws -> Conversation? {
+        try connection.first(
+            "SELECT \(Self.conversationColumns) FROM conversations WHERE id = ?", [.text(id)], row: Self.conversation)
+    }
+
+    /// Finds the conversation a user means: an exact id, an exact title (case-insensitive), or a unique id prefix.
+    ///
+    /// Throws `LibraryError.notFound` or `.ambiguousConversation` (listing candidates) otherwise.
+    public func resolveConversation(_ reference: String) throws -> Conversation {
+        let reference = reference.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let exact = try conversation(id: reference.lowercased()) { return exact }
+        var titled = try connection.query(
+            "SELECT \(Self.conversationColumns) FROM conversations WHERE title = ? COLLATE NOCASE LIMIT 11",
+            [.text(reference)], row: Self.conversation)
+        if titled.isEmpty, reference.contains(where: { !$0.isASCII }) {
+            let wanted = reference.lowercased()
+            let ids = try connection.query(
+                "SELECT id, title FROM conversations", row: { ($0.string(0), $0.string(1)) }
+            ).filter { $0.1.lowercased() == wanted }.prefix(11)
+            titled = try ids.compactMap { try conversation(id: $0.0) }
+        }
+        if titled.count == 1 { return titled[0] }
+        let prefix = reference.lowercased()
+        var prefixed: [Conversation] = []
+        if !prefix.isEmpty, prefix.allSatisfy(\.isHexDigit) {
+            prefixed = try connection.query(
+                "SELECT \(Self.conversationColumns) FROM conversations WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
+                [.text(prefix), .text(prefix + "g")], row: Self.conversation)
+            if titled.isEmpty, prefixed.count == 1 { return prefixed[0] }
+        }
+        let candidates = (titled + prefixed).map { ConversationCandidate(id: $0.id, title: $0.title) }
+        guard !candidates.isEmpty else { throw LibraryError.notFound(kind: "conversation", reference: reference) }
+        throw LibraryError.ambiguousConversation(reference: reference, candidates: Array(candidates.prefix(10)))
+    }
+
+    /// Conversations, pinned first (by pin order), then the most recently updated.
+    ///
+    /// - Parameter folderId: nil lists every folder; `.some(nil)` only the top level; `.some(id)` one folder.
+    public func conversations(folderId: Int64?? = nil, pinnedOnly: Bool = false, limit: Int = .max) throws
+        -> [Conversation]
+    {
+        let order = "ORDER BY pinned DESC, pin_order, updated_at DESC LIMIT ?"
+        let pinned = pinnedOnly ? "pinned = 1" : "pinned IN (0, 1)"
+        let limit = SQLValue.integer(Int64(max(0, limit)))
+        switch folderId {
+        case .none:
+            return try connection.query(
+                "SELECT \(Self.conversationColumns) FROM conversations WHERE \(pinned) \(order)", [limit],
+                row: Self.conversation)
+        case .some(.none):
+            return try connection.query(
+                "SELECT \(Self.conversationColumns) FROM conversations WHERE folder_id IS NULL AND \(pinned) \(order)",
+                [limit], row: Self.conversation)
+        case let .some(.some(folder)):
+            return try connection.query(
+                "SELECT \(Self.conversationColumns) FROM conversations WHERE folder_id = ? AND \(pinned) \(order)",
+                [.integer(folder), limit], row: Self.conversation)
+        }
+    }
+
+    /// The conversation with the latest activity, ignoring pins.
+    public func mostRecentConversation() throws -> Conversation? {
+        try connection.first(
+            "SELECT \(Self.conversationColumns) FROM conversations ORDER BY updated_at DESC LIMIT 1",
+            row: Self.conversation)
+    }
+
+    /// Stores every field of `conversation` except `id` and `createdAt`, as given (including `updatedAt`).
+    public func updateConversation(_ conversation: Conversation) throws {
+        try connection.transaction {
+            if let folderId = conversation.folderId { _ = try requireFolder(folderId) }
+            let changed = try connection.run(
+                """
+                UPDATE conversations SET title = ?, folder_id = ?, pinned = ?, pin_order = ?, updated_at = ?,
+                    model_key = ?, system_prompt = ?, settings = ?, server_url = ?, last_response_id = ?, draft = ?
+                WHERE id = ?
+                """,
+                [
+                    .text(conversation.title), .integer(conversation.folderId), .bool(conversation.pinned),
+                    .integer(conversation.pinned ? conversation.pinOrder : nil),
+                    .integer(conversation.updatedAt.milliseconds), .text(conversation.modelKey),
+                    .text(conversation.systemPrompt), .text(try Self.encodeSettings(conversation.settings)),
+                    .text(conversation.serverURL), .text(conversation.lastResponseId), .text(conversation.draft),
+                    .text(conversation.id),
+                ])
+            try requireChanged(changed, conversation.id)
+        }
+    }
+
+    /// Changes a conversation's title.
+    public func rename(conversationId: String, to title: String) throws {
+        try requireChanged(
+            connection.run("UPDATE conversations SET title = ? WHERE id = ?", [.text(title), .text(conversationId)]),
+            conversationId)
+    }
+
+    /// Moves a conversation into a folder, or to the top level with nil.
+    public func move(conversationId: String, to folderId: Int64?) throws {
+        try connection.transaction {
+            if let folderId { _ = try requireFolder(folderId) }
+            try requireChanged(
+                connection.run(
+                    "UPDATE conversations SET folder_id = ? WHERE id = ?", [.integer(folderId), .text(conversationId)]),
+                conversationId)
+        }
+    }
+
+    /// Pins a conversation after the ones already pinned; pinning a pinned conversation keeps its place.
+    public func pin(conversationId: String) throws {
+        try connection.transaction {
+            let pinned = try connection.first(
+                "SELECT pinned FROM conversations WHERE id = ?", [.text(conversationId)]) { $0.bool(0) }
+            guard let pinned else { throw LibraryError.notFound(kind: "conversation", reference: conversationId) }
+            guard !pinned else { return }
+            try connection.run(
+                """
+                UPDATE conversations
+                SET pinned = 1, pin_order = (SELECT ifnull(max(pin_order) + 1, 0) FROM conversations WHERE pinned)
+                WHERE id = ?
+                """, [.text(conversationId)])
+        }
+    }
+
+    /// Unpins a conversation.
+    public func unpin(conversationId: String) throws {
+        try requireChanged(
+            connection.run(
+                "UPDATE conversations SET pinned = 0, pin_order = NULL WHERE id = ?", [.text(conversationId)]),
+            conversationId)
+    }
+
+    /// Sets the pin order to the order of `conversationIds`; all must be pinned.
+    public func reorderPins(_ conversationIds: [String]) throws {
+        try connection.transaction {
+            for (order, id) in conversationIds.enumerated() {
+                try requireChanged(
+                    connection.run(
+                        "UPDATE conversations SET pin_order = ? WHERE id = ? AND pinned",
+                        [.integer(Int64(order)), .text(id)]), id)
+            }
+        }
+    }
+
+    /// Deletes a conversation with its messages, tool calls and attachments.
+    public func delete(conversationId: String) throws {
+        try connection.transaction {
+            try requireChanged(
+                connection.run("DELETE FROM conversations WHERE id = ?", [.text(conversationId)]), conversationId)
+        }
+    }
+
+    /// Keeps unsent input; an empty `text` clears the draft.
+    public func setDraft(conversationId: String, text: String) throws {
+        try requireChanged(
+            connection.run("UPDATE conversations SET draft = ? WHERE id = ?", [.text(text), .text(conversationId)]),
+            conversationId)
+    }
+
+    /// Records the server and response id the next request continues from; nil clears them.
+    public func setContinuation(conversationId: String, serverURL: String?, responseId: String?) throws {
+        try requireChanged(
+            connection.run(
+                "UPDATE conversations SET server_url = ?, last_response_id = ? WHERE id = ?",
+                [.text(serverURL), .text(responseId), .text(conversationId)]),
+            conversationId)
+    }
+
+    func requireChanged(_ changed: Int, _ conversationId: String) throws {
+        if changed == 0 { throw LibraryError.notFound(kind: "conversation", reference: conversationId) }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+
+extension LibraryStore {
+    private static let messageColumns = """
+        id, conversation_id, role, text, reasoning, status, error, stats, model_instance_id, response_id,
+        created_at, updated_at, position
+        """
+
+    private static func message(_ row: SQLiteStatement) -> Message {
+        Message(
+            id: row.string(0), conversationId: row.string(1), role: MessageRole(rawValue: row.string(2)) ?? .user,
+            text: row.string(3), reasoning: row.string(4), status: MessageStatus(rawValue: row.string(5)) ?? .error,
+            error: row.optionalString(6), statsJSON: row.optionalString(7), modelInstanceId: row.optionalString(8),
+            responseId: row.optionalString(9), createdAt: Date(milliseconds: row.int64(10)),
+            updatedAt: Date(milliseconds: row.int64(11)), position: row.int(12))
+    }
+
+    /// Appends a message at the end of a conversation and touches the conversation's `updatedAt`.
+    ///
+    /// A `.streaming` message is marked as written by this process, so `recoverInterruptedReplies()` in
+    /// another process leaves it alone while this one runs. `createdAt` is for imports and defaults to now.
+    @discardableResult
+    public func appendMessage(
+        conversationId: String, role: MessageRole, text: String, reasoning: String = "",
+        status: MessageStatus = .complete, error: String? = nil, statsJSON: String? = nil,
+        modelInstanceId: String? = nil, responseId: String? = nil, createdAt: Date = Date()
+    ) throws -> Message {
+        let date = createdAt.stored
+        return try connection.transaction {
+            let position = try connection.first(
+                "SELECT ifnull(max(position) + 1, 0) FROM messages WHERE conversation_id = ?", [.text(conversationId)]
+            ) { $0.int(0) } ?? 0
+            try touch(conversationId, at: date)
+            let message = Message(
+                id: Self.newID(), conversationId: conversationId, role: role, text: text, reasoning: reasoning,
+                status: status, error: error, statsJSON: statsJSON, modelInstanceId: modelInstanceId,
+                responseId: responseId, createdAt: date, updatedAt: date, position: position)
+            try connection.run(
+                """
+                INSERT INTO messages (id, conversation_id, position, role, text, reasoning, status, error, stats,
+                    model_instance_id, response_id, created_at, updated_at, writer)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(message.id), .text(conversationId), .integer(Int64(position)), .text(role.rawValue),
+                    .text(text), .text(reasoning), .text(status.rawValue), .text(error), .text(statsJSON),
+                    .text(modelInstanceId), .text(responseId), .integer(date.milliseconds),
+                    .integer(date.milliseconds), .text(status == .streaming ? writer : nil),
+                ])
+            return message
+        }
+    }
+
+    /// Saves the latest state of a reply (cheap enough to run every second while it streams).
+    ///
+    /// `text`, `reasoning` and `status` replace the stored values; a nil `error`, `statsJSON`,
+    /// `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
+    public func updateReply(
+        messageId: String, text: String, reasoning: String, status: MessageStatus, error: String? = nil,
+        statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil
+    ) throws {
+        let now = Date().milliseconds
+        try connection.transaction {
+            let changed = try connection.run(
+                """
+                UPDATE messages SET text = ?, reasoning = ?, status = ?, error = ifnull(?, error),
+                    stats = ifnull(?, stats), model_instance_id = ifnull(?, model_instance_id),
+                    response_id = ifnull(?, response_id), updated_at = ?, writer = ?
+                WHERE id = ?
+                """,
+                [
+                    .text(text), .text(reasoning), .text(status.rawValue), .text(error), .text(statsJSON),
+                    .text(modelInstanceId), .text(responseId), .integer(now),
+                    .text(status == .streaming ? writer : nil), .text(messageId),
+                ])
+            guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
+            try connection.run(
+                "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
+                [.integer(now), .text(messageId)])
+        }
+    }
+
+    /// A conversation's messages in order.
+    public func messages(conversationId: String) throws -> [Message] {
+        try connection.query(
+            "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? ORDER BY position",
+            [.text(conversationId)], row: Self.message)
+    }
+
+    /// The message with this id, or nil.
+    public func message(id: String) throws -> Message? {
+        try connection.first(
+            "SELECT \(Self.messageColumns) FROM messages WHERE id = ?", [.text(id)], row: Self.message)
+    }
+
+    /// The stats of the conversation's latest reply that has any (e.g. to show the context used on resuming).
+    public func lastReplyStatistics(conversationId: String) throws -> ReplyStatistics? {
+        try connection.first(
+            """
+            SELECT id, json_extract(stats, '$.input_tokens'), json_extract(stats, '$.total_output_tokens'),
+                json_extract(stats, '$.reasoning_output_tokens'), json_extract(stats, '$.tokens_per_second'),
+                json_extract(stats, '$.time_to_first_token_seconds')
+            FROM messages WHERE conversation_id = ? AND stats IS NOT NULL ORDER BY position DESC LIMIT 1
+            """, [.text(conversationId)]
+        ) { row in
+            ReplyStatistics(
+                messageId: row.string(0), inputTokens: row.optionalInt(1), totalOutputTokens: row.optionalInt(2),
+                reasoningOutputTokens: row.optionalInt(3), tokensPerSecond: row.isNull(4) ? nil : row.double(4),
+                timeToFirstTokenSeconds: row.isNull(5) ? nil : row.double(5))
+        }
+    }
+
+    /// Replaces every tool call of a message with `calls` (their `messageId` is ignored).
+    public func replaceToolCalls(messageId: String, _ calls: [ToolCallRecord]) throws {
+        try connection.transaction {
+            try requireMessage(messageId)
+            try connection.run("DELETE FROM tool_calls WHERE message_id = ?", [.text(messageId)])
+            for call in calls {
+                try connection.run(
+                    """
+                    INSERT INTO tool_calls (message_id, position, name, arguments, output, provider, status,
+                        failure_reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(messageId), .integer(Int64(call.position)), .text(call.name), .text(call.argumentsJSON),
+                        .text(call.output), .text(call.providerJSON), .text(call.status.rawValue),
+                        .text(call.failureReason),
+                    ])
+            }
+        }
+    }
+
+    /// A message's tool calls in order.
+    public func toolCalls(messageId: String) throws -> [ToolCallRecord] {
+        try connection.query(
+            """
+            SELECT message_id, position, name, arguments, output, provider, status, failure_reason
+            FROM tool_calls WHERE message_id = ? ORDER BY position
+            """, [.text(messageId)]
+        ) { row in
+            ToolCallRecord(
+                messageId: row.string(0), position: row.int(1), name: row.string(2), argumentsJSON: row.string(3),
+                output: row.optionalString(4), providerJSON: row.optionalString(5),
+                status: ToolCallStatus(rawValue: row.string(6)) ?? .failed, failureReason: row.optionalString(7))
+        }
+    }
+
+    /// Stores a file with a message, computing its SHA-256.
+    @discardableResult
+    public func addAttachment(messageId: String, name: String, mimeType: String, bytes: [UInt8]) throws -> Attachment {
+        let attachment = Attachment(
+            id: Self.newID(), messageId: messageId, name: name, mimeType: mimeType, bytes: bytes,
+            sha256: Self.sha256(bytes))
+        try connection.transaction {
+            try requireMessage(messageId)
+            try connection.run(
+                "INSERT INTO attachments (id, message_id, name, mime_type, bytes, sha256) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .text(attachment.id), .text(messageId), .text(name), .text(mimeType), .blob(bytes),
+                    .text(attachment.sha256),
+                ])
+        }
+        return attachment
+    }
+
+    /// A message's attachments in the order they were added.
+    public func attachments(messageId: String) throws -> [Attachment] {
+        try connection.query(
+            "SELECT id, message_id, name, mime_type, bytes, sha256 FROM attachments WHERE message_id = ? ORDER BY seq",
+            [.text(messageId)]
+        ) { row in
+            Attachment(
+                id: row.string(0), messageId: row.string(1), name: row.string(2), mimeType: row.string(3),
+                bytes: row.bytes(4), sha256: row.string(5))
+        }
+    }
+
+    private func touch(_ conversationId: String, at date: Date) throws {
+        try requireChanged(
+            connection.run(
+                "UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
+                [.integer(date.milliseconds), .text(conversationId)]),
+            conversationId)
+    }
+
+    private func requireMessage(_ id: String) throws {
+        if try connection.first("SELECT 1 FROM messages WHERE id = ?", [.text(id)], row: { _ in true }) == nil {
+            throw LibraryError.notFound(kind: "message", reference: id)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+internal import CSodium
+
+/// The local library: folders, conversations, messages, tool calls, attachments and search, in one SQLite file.
+///
+/// Not `Sendable`: use one store per thread or actor. Several stores (in one process or several) may
+/// share a file; writes wait for each other up to the busy timeout instead of failing.
+public final class LibraryStore {
+    /// The file this store reads and writes.
+    public let path: String
+    let connection: SQLiteConnection
+    /// Identifies this process in `messages.writer` while it streams a reply; see `recoverInterruptedReplies()`.
+    let writer: String
+
+    /// Opens the library at `path`, creating it (directories 0700, file 0600) and migrating its schema as needed.
+    public convenience init(path: String) throws {
+        try self.init(path: path, writer: ProcessIdentity.current)
+    }
+
+    /// Opens the library acting as the process `writer` names (tests use it to stand in for another process).
+    init(path: String, writer: String) throws {
+        self.path = path
+        try Self.prepareFile(at: path)
+        connection = try SQLiteConnection(path: path)
+        self.writer = writer
+        try Schema.migrate(connection)
+    }
+
+    /// `$XDG_DATA_HOME/llmster/library.sqlite3`, falling back to `~/.local/share/llmster/library.sqlite3`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return data + "/llmster/library.sqlite3"
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/share/llmster/library.sqlite3"
+    }
+
+    /// Runs `body` as one write transaction: every store call inside it commits together or not at all.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.transaction(body)
+    }
+
+    /// Counts for a preview of the whole library.
+    public func statistics() throws -> LibraryStatistics {
+        let sql = """
+            SELECT (SELECT count(*) FROM folders), (SELECT count(*) FROM conversations),
+                   (SELECT count(*) FROM messages), (SELECT count(*) FROM attachments),
+                   (SELECT ifnull(sum(length(bytes)), 0) FROM attachments),
+                   (SELECT count(*) FROM conversations WHERE pinned),
+                   (SELECT count(*) FROM conversations WHERE draft <> ''),
+                   (SELECT min(created_at) FROM conversations), (SELECT max(updated_at) FROM conversations)
+            """
+        return try connection.first(sql) { row in
+            LibraryStatistics(
+                folders: row.int(0), conversations: row.int(1), messages: row.int(2), attachments: row.int(3),
+                attachmentBytes: row.int(4), pinned: row.int(5), drafts: row.int(6),
+                oldest: row.optionalInt64(7).map(Date.init(milliseconds:)),
+                newest: row.optionalInt64(8).map(Date.init(milliseconds:)))
+        }!
+    }
+
+    private static func prepareFile(at path: String) throws {
+        let files = FileManager.default
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            if !directory.isEmpty, !files.fileExists(atPath: directory) {
+                try files.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+        } catch {
+            throw LibraryError.cannotCreate(path: directory, reason: error.localizedDescription)
+        }
+        if !files.fileExists(atPath: path),
+            !files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            !files.fileExists(atPath: path)
+        {
+            throw LibraryError.cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// A new random id: 16 lowercase hex digits.
+    static func newID() -> String {
+        let value = UInt64.random(in: .min ... .max)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Lowercase hex SHA-256 of `bytes`, computed by libsodium.
+    static func sha256(_ bytes: [UInt8]) -> String {
+        precondition(sodiumReady, "libsodium failed to initialise")
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        _ = crypto_hash_sha256(&digest, bytes, UInt64(bytes.count))
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static let sodiumReady: Bool = sodium_init() >= 0
+}
+
+extension Date {
+    /// The library stores whole milliseconds; dates are rounded on the way in so records compare equal after a round trip.
+    init(milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+
+    /// This date rounded to what the library stores.
+    var stored: Date { Date(milliseconds: milliseconds) }
+}

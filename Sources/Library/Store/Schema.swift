@@ -1,0 +1,126 @@
+/// The library's schema as an ordered list of migrations; `PRAGMA user_version` counts the ones applied.
+enum Schema {
+    /// Each step runs in its own write transaction; append new steps, never edit shipped ones.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE folders (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL CHECK (length(trim(name)) > 0 AND instr(name, '/') = 0),
+            parent_id INTEGER REFERENCES folders(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX folders_sibling_name ON folders (ifnull(parent_id, 0), name COLLATE NOCASE);
+        CREATE INDEX folders_parent ON folders (parent_id, position);
+
+        CREATE TABLE conversations (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            folder_id INTEGER REFERENCES folders(id) ON DELETE SET NULL,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            pin_order INTEGER,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            model_key TEXT,
+            system_prompt TEXT,
+            settings TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(settings)),
+            server_url TEXT,
+            last_response_id TEXT,
+            draft TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX conversations_listing ON conversations (pinned DESC, pin_order, updated_at DESC);
+        CREATE INDEX conversations_folder_listing ON conversations (folder_id, pinned DESC, pin_order, updated_at DESC);
+        CREATE INDEX conversations_recent ON conversations (updated_at DESC);
+        CREATE INDEX conversations_title ON conversations (title COLLATE NOCASE);
+
+        CREATE TABLE messages (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system')),
+            text TEXT NOT NULL DEFAULT '',
+            reasoning TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL CHECK (status IN ('complete', 'streaming', 'incomplete', 'error')),
+            error TEXT,
+            stats TEXT CHECK (stats IS NULL OR json_valid(stats)),
+            model_instance_id TEXT,
+            response_id TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            writer TEXT,
+            UNIQUE (conversation_id, position)
+        );
+        CREATE INDEX messages_streaming ON messages (writer) WHERE status = 'streaming';
+
+        CREATE TABLE tool_calls (
+            message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            output TEXT,
+            provider TEXT,
+            status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed')),
+            failure_reason TEXT,
+            PRIMARY KEY (message_id, position)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE attachments (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            mime_type TEXT NOT NULL,
+            bytes BLOB NOT NULL,
+            sha256 TEXT NOT NULL
+        );
+        CREATE INDEX attachments_message ON attachments (message_id, seq);
+
+        CREATE VIRTUAL TABLE message_search USING fts5 (
+            text, content = 'messages', content_rowid = 'seq', tokenize = 'unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO message_search (rowid, text) VALUES (new.seq, new.text);
+        END;
+        CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN
+            INSERT INTO message_search (message_search, rowid, text) VALUES ('delete', old.seq, old.text);
+        END;
+        CREATE TRIGGER messages_search_update AFTER UPDATE OF text ON messages WHEN old.text IS NOT new.text BEGIN
+            INSERT INTO message_search (message_search, rowid, text) VALUES ('delete', old.seq, old.text);
+            INSERT INTO message_search (rowid, text) VALUES (new.seq, new.text);
+        END;
+
+        CREATE VIRTUAL TABLE title_search USING fts5 (
+            title, content = 'conversations', content_rowid = 'seq', tokenize = 'unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER conversations_search_insert AFTER INSERT ON conversations BEGIN
+            INSERT INTO title_search (rowid, title) VALUES (new.seq, new.title);
+        END;
+        CREATE TRIGGER conversations_search_delete AFTER DELETE ON conversations BEGIN
+            INSERT INTO title_search (title_search, rowid, title) VALUES ('delete', old.seq, old.title);
+        END;
+        CREATE TRIGGER conversations_search_update AFTER UPDATE OF title ON conversations WHEN old.title IS NOT new.title BEGIN
+            INSERT INTO title_search (title_search, rowid, title) VALUES ('delete', old.seq, old.title);
+            INSERT INTO title_search (rowid, title) VALUES (new.seq, new.title);
+        END;
+        """,
+    ]
+
+    /// Brings the file up to the latest schema; safe when several processes open a new file at once.
+    static func migrate(_ connection: SQLiteConnection) throws {
+        let supported = migrations.count
+        func version() throws -> Int {
+            let found = try connection.first("PRAGMA user_version") { $0.int(0) } ?? 0
+            if found > supported {
+                throw LibraryError.newerSchema(found: found, supported: supported, path: connection.path)
+            }
+            return found
+        }
+        guard try version() < supported else { return }
+        try connection.transaction {
+            let start = try version()
+            for step in migrations[start...] { try connection.execute(step) }
+            try connection.execute("PRAGMA user_version = \(supported)")
+        }
+    }
+}

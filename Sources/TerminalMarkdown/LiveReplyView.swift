@@ -1,0 +1,88 @@
+/// Shows one reply in the terminal from successive `ReplySnapshot`s: the whole live area and what it commits.
+///
+/// While waiting, the live area is the stage line (replaced in place). While reasoning streams, it is a dim tail
+/// of the reasoning's last `reasoningLines` rows. When the answer starts, the reasoning collapses into one
+/// committed summary line and the live area becomes the Markdown tail of the answer (see `StreamRenderer`).
+/// Each finished tool call is committed as one line, once. When the snapshot says the reply is finished, the
+/// answer is flushed, a dim stats line (with "incomplete" marked) is committed and the live area is empty, the
+/// cursor at the start of the line below. Lines above the live area are never touched; on a terminal without
+/// cursor movement nothing is live and only committed lines are appended.
+///
+/// Per display snapshot the caller builds a `ReplySnapshot` and calls `update(_:)`; the last snapshot has
+/// `isFinished` set. Call `update` again after a resize (set `width`/`height` first) to redraw the tail. Confined
+/// to one thread or actor.
+public final class LiveReplyView<Sink: TerminalSink> {
+    /// Where output goes.
+    public var sink: Sink
+    /// Rows of the reasoning tail.
+    public let reasoningLines: Int
+    private var presenter: ReplyPresenter
+    private var stream: MarkdownStream
+    private var area: LiveArea
+    private var printedToolCalls = 0
+    private var reasoningCollapsed = false
+    private var finished = false
+
+    /// Creates a view writing to `sink` for a terminal with `capabilities`.
+    public init(sink: Sink, capabilities: TerminalCapabilities, mode: MarkdownMode = .auto, reasoningLines: Int = 3) {
+        self.sink = sink
+        self.reasoningLines = reasoningLines
+        presenter = ReplyPresenter(capabilities: capabilities)
+        let reference = MarkdownRenderer(capabilities: capabilities, mode: mode)
+        stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: mode.rendersMarkdown(on: capabilities))
+        area = LiveArea(capabilities: capabilities)
+    }
+
+    /// Terminal columns; applies to everything drawn afterwards.
+    public var width: Int {
+        get { presenter.width }
+        set {
+            presenter.width = max(newValue, 2)
+            stream.renderer.width = max(newValue, 2)
+        }
+    }
+
+    /// Terminal rows; the live area shows at most `height − 1` of them.
+    public var height: Int {
+        get { area.height }
+        set { area.height = max(newValue, 2) }
+    }
+
+    /// Rows the live area occupies now.
+    public var liveRows: Int { area.rows }
+
+    /// Shows `snapshot`; after a finished snapshot further updates do nothing.
+    public func update(_ snapshot: ReplySnapshot) {
+        guard !finished else { return }
+        var committed: [String] = []
+        for call in snapshot.finishedToolCalls.dropFirst(printedToolCalls) {
+            committed.append(presenter.toolCallLine(call))
+        }
+        printedToolCalls = max(printedToolCalls, snapshot.finishedToolCalls.count)
+
+        let answering = !snapshot.answer.isEmpty || snapshot.isFinished
+        if answering && !reasoningCollapsed && snapshot.reasoningCharacterCount > 0 {
+            committed.append(presenter.reasoningSummary(seconds: snapshot.reasoningSeconds,
+                                                        characterCount: snapshot.reasoningCharacterCount))
+            reasoningCollapsed = true
+        }
+
+        var live: [String] = []
+        if snapshot.isFinished {
+            committed += stream.finish(snapshot.answer)
+            let stats = presenter.statsLine(snapshot.stats, outcome: snapshot.outcome)
+            if !stats.isEmpty { committed.append(stats) }
+            finished = true
+        } else if answering {
+            let (answerCommitted, tail) = stream.update(snapshot.answer)
+            committed += answerCommitted
+            live = tail
+        } else if !snapshot.reasoning.isEmpty {
+            live = presenter.reasoningTail(snapshot.reasoning, lineCount: reasoningLines)
+        } else if let stage = snapshot.stage {
+            live = [presenter.stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds)]
+        }
+        area.update(committed: committed, live: live, sink: &sink)
+        sink.flush()
+    }
+}

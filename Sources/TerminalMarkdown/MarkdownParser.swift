@@ -1,0 +1,143 @@
+internal import CCmarkGFM
+import Foundation
+
+/// Parses GFM text (tables, strikethrough, autolinks, task lists) into top-level `SourceBlock`s.
+///
+/// cmark-gfm 0.29 keeps the inline special-character table in a process-wide global that attaching and finishing
+/// a parser with the strikethrough extension modifies, so parses running on two threads at once lose `~~`:
+/// every parse holds `lock`.
+enum MarkdownParser {
+    private static let lock = NSLock()
+
+    /// Parses `text`, which must already be sanitised, and frees the C tree before returning.
+    static func parse(_ text: String) -> [SourceBlock] {
+        lock.lock()
+        defer { lock.unlock() }
+        cmark_gfm_core_extensions_ensure_registered()
+        guard let parser = cmark_parser_new(CMARK_OPT_SOURCEPOS) else { return [] }
+        defer { cmark_parser_free(parser) }
+        for name in ["table", "strikethrough", "autolink", "tasklist"] {
+            if let extensionHandle = cmark_find_syntax_extension(name) {
+                cmark_parser_attach_syntax_extension(parser, extensionHandle)
+            }
+        }
+        var text = text
+        text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                cmark_parser_feed(parser, chars.baseAddress, chars.count)
+            }
+        }
+        guard let document = cmark_parser_finish(parser) else { return [] }
+        defer { cmark_node_free(document) }
+        var blocks: [SourceBlock] = []
+        var child = cmark_node_first_child(document)
+        while let node = child {
+            if let block = convertBlock(node) {
+                blocks.append(SourceBlock(block: block, startLine: Int(cmark_node_get_start_line(node)),
+                                          endLine: Int(cmark_node_get_end_line(node))))
+            }
+            child = cmark_node_next(node)
+        }
+        return blocks
+    }
+
+    private static func children(_ node: OpaquePointer) -> [OpaquePointer] {
+        var result: [OpaquePointer] = []
+        var child = cmark_node_first_child(node)
+        while let current = child {
+            result.append(current)
+            child = cmark_node_next(current)
+        }
+        return result
+    }
+
+    private static func literal(_ node: OpaquePointer) -> String {
+        cmark_node_get_literal(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
+    }
+
+    private static func convertBlocks(_ node: OpaquePointer) -> [MarkdownBlock] {
+        children(node).compactMap(convertBlock)
+    }
+
+    private static func convertBlock(_ node: OpaquePointer) -> MarkdownBlock? {
+        let type = cmark_node_get_type(node)
+        switch type {
+        case CMARK_NODE_PARAGRAPH: return .paragraph(convertInlines(node))
+        case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)), convertInlines(node))
+        case CMARK_NODE_CODE_BLOCK:
+            let info = cmark_node_get_fence_info(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
+            return .codeBlock(info: info, literal: literal(node))
+        case CMARK_NODE_HTML_BLOCK: return .html(literal(node))
+        case CMARK_NODE_THEMATIC_BREAK: return .thematicBreak
+        case CMARK_NODE_BLOCK_QUOTE: return .blockQuote(convertBlocks(node))
+        case CMARK_NODE_LIST:
+            let ordered = cmark_node_get_list_type(node) == CMARK_ORDERED_LIST
+            let items = children(node).map { item in
+                let isTask = String(cString: cmark_node_get_type_string(item)) == "tasklist"
+                return MarkdownListItem(task: isTask ? cmark_gfm_extensions_get_tasklist_item_checked(item) : nil,
+                                        blocks: convertBlocks(item),
+                                        startLine: Int(cmark_node_get_start_line(item)),
+                                        endLine: Int(cmark_node_get_end_line(item)))
+            }
+            return .list(MarkdownList(start: ordered ? Int(cmark_node_get_list_start(node)) : nil, items: items))
+        case llmster_node_table():
+            return .table(convertTable(node))
+        default:
+            return nil
+        }
+    }
+
+    private static func convertTable(_ node: OpaquePointer) -> MarkdownTable {
+        let columns = Int(cmark_gfm_extensions_get_table_columns(node))
+        var alignments = [MarkdownTable.Alignment](repeating: .none, count: columns)
+        if let raw = cmark_gfm_extensions_get_table_alignments(node) {
+            for column in 0..<columns {
+                switch UInt8(raw[column]) {
+                case UInt8(ascii: "l"): alignments[column] = .left
+                case UInt8(ascii: "c"): alignments[column] = .center
+                case UInt8(ascii: "r"): alignments[column] = .right
+                default: break
+                }
+            }
+        }
+        var header: [[MarkdownInline]] = []
+        var rows: [[[MarkdownInline]]] = []
+        var rowLines: [Int] = []
+        for row in children(node) {
+            var cells = children(row).map(convertInlines)
+            while cells.count < columns { cells.append([]) }
+            if cmark_gfm_extensions_get_table_row_is_header(row) != 0 {
+                header = cells
+            } else {
+                rows.append(cells)
+                rowLines.append(Int(cmark_node_get_start_line(row)))
+            }
+        }
+        return MarkdownTable(alignments: alignments, header: header, rows: rows, rowLines: rowLines)
+    }
+
+    private static func convertInlines(_ node: OpaquePointer) -> [MarkdownInline] {
+        children(node).compactMap(convertInline)
+    }
+
+    private static func convertInline(_ node: OpaquePointer) -> MarkdownInline? {
+        let type = cmark_node_get_type(node)
+        switch type {
+        case CMARK_NODE_TEXT: return .text(literal(node))
+        case CMARK_NODE_CODE: return .code(literal(node))
+        case CMARK_NODE_EMPH: return .emphasis(convertInlines(node))
+        case CMARK_NODE_STRONG: return .strong(convertInlines(node))
+        case CMARK_NODE_LINK: return .link(url: url(node), convertInlines(node))
+        case CMARK_NODE_IMAGE: return .image(url: url(node), convertInlines(node))
+        case CMARK_NODE_HTML_INLINE: return .html(literal(node))
+        case CMARK_NODE_SOFTBREAK: return .softBreak
+        case CMARK_NODE_LINEBREAK: return .lineBreak
+        case llmster_node_strikethrough(): return .strikethrough(convertInlines(node))
+        default: return nil
+        }
+    }
+
+    private static func url(_ node: OpaquePointer) -> String {
+        cmark_node_get_url(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
+    }
+}

@@ -1,0 +1,36 @@
+/// Renders a whole Markdown text at once; the reference that streamed output must match.
+public struct MarkdownRenderer: Sendable {
+    /// The terminal rendered for.
+    public var capabilities: TerminalCapabilities
+    /// Markdown or raw text.
+    public var mode: MarkdownMode
+
+    /// Creates a renderer for `capabilities` in `mode`.
+    public init(capabilities: TerminalCapabilities, mode: MarkdownMode = .auto) {
+        self.capabilities = capabilities
+        self.mode = mode
+    }
+
+    /// The rendered lines of `text`, without line terminators; every line ends with styles reset.
+    public func lines(_ text: String) -> [String] {
+        let clean = UntrustedText.sanitize(text)
+        guard mode.rendersMarkdown(on: capabilities) else { return rawLines(clean) }
+        return blockRenderer.lines(for: MarkdownParser.parse(clean).map(\.block))
+    }
+
+    /// The rendered text of `text`, each line terminated by a newline.
+    public func render(_ text: String) -> String {
+        lines(text).map { $0 + "\n" }.joined()
+    }
+
+    var blockRenderer: BlockRenderer {
+        BlockRenderer(width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
+                      hyperlinks: capabilities.hyperlinks)
+    }
+
+    func rawLines(_ clean: String) -> [String] {
+        var lines = clean.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the TerminalMarkdown module lands.
-enum TerminalMarkdownPlaceholder {}

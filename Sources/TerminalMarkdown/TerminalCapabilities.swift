@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the terminal on the other end of a file descriptor can do, as far as the renderer cares.
+public struct TerminalCapabilities: Sendable, Equatable {
+    /// Whether the descriptor is a terminal at all (false for pipes and files).
+    public var isTTY: Bool
+    /// `TERM=dumb`, as in an Emacs shell buffer.
+    public var isDumb: Bool
+    /// `INSIDE_EMACS` is set (shell-mode, comint, vterm).
+    public var insideEmacs: Bool
+    /// `NO_COLOR` is set to a non-empty value: no colours, layout and text attributes kept.
+    public var noColor: Bool
+    /// The locale's character set is UTF-8 (box drawing and bullets; ASCII otherwise).
+    public var isUTF8: Bool
+    /// Columns, from TIOCGWINSZ (80 when unknown).
+    public var width: Int
+    /// Rows, from TIOCGWINSZ (24 when unknown).
+    public var height: Int
+    /// The terminal understands OSC 8 hyperlinks.
+    public var hyperlinks: Bool
+
+    /// Creates capabilities from explicit values; tests and callers with their own detection use this.
+    public init(isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, noColor: Bool = false,
+                isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false) {
+        self.isTTY = isTTY
+        self.isDumb = isDumb
+        self.insideEmacs = insideEmacs
+        self.noColor = noColor
+        self.isUTF8 = isUTF8
+        self.width = width
+        self.height = height
+        self.hyperlinks = hyperlinks
+    }
+
+    /// Whether the renderer may move the cursor and redraw (a real, non-dumb terminal outside Emacs).
+    public var allowsCursorMovement: Bool { isTTY && !isDumb && !insideEmacs }
+
+    /// Whether any SGR sequences may be written (colour or attributes).
+    public var allowsStyles: Bool { allowsCursorMovement }
+
+    /// Whether colour SGR sequences may be written.
+    public var allowsColor: Bool { allowsStyles && !noColor }
+
+    /// Detects the capabilities of `fd` under `environment`.
+    ///
+    /// Hyperlinks are assumed for iTerm2, WezTerm, VS Code, Ghostty, Hyper, Tabby, Rio and Windows Terminal
+    /// (`TERM_PROGRAM`, `WT_SESSION`), kitty, foot, Alacritty and Contour (`TERM`, `KITTY_WINDOW_ID`),
+    /// Konsole (`KONSOLE_VERSION`) and VTE ≥ 0.50 (`VTE_VERSION` ≥ 5000); never inside screen or tmux, whose
+    /// pass-through is unreliable. `FORCE_HYPERLINK=1`/`0` overrides the guess.
+    public static func detect(fd: Int32, environment: [String: String]) -> TerminalCapabilities {
+        let term = environment["TERM"] ?? ""
+        var size = winsize()
+        let hasSize = ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
+        return TerminalCapabilities(
+            isTTY: isatty(fd) == 1,
+            isDumb: term == "dumb",
+            insideEmacs: environment["INSIDE_EMACS"] != nil,
+            noColor: !(environment["NO_COLOR"] ?? "").isEmpty,
+            isUTF8: localeIsUTF8(environment),
+            width: hasSize ? Int(size.ws_col) : 80,
+            height: hasSize && size.ws_row > 0 ? Int(size.ws_row) : 24,
+            hyperlinks: supportsHyperlinks(environment))
+    }
+
+    static func localeIsUTF8(_ environment: [String: String]) -> Bool {
+        let locale = [environment["LC_ALL"], environment["LC_CTYPE"], environment["LANG"]]
+            .compactMap { $0 }.first { !$0.isEmpty } ?? ""
+        let lowered = locale.lowercased()
+        return lowered.contains("utf-8") || lowered.contains("utf8")
+    }
+
+    static func supportsHyperlinks(_ environment: [String: String]) -> Bool {
+        if let forced = environment["FORCE_HYPERLINK"] { return forced != "0" }
+        let term = environment["TERM"] ?? ""
+        if term.hasPrefix("screen") || term.hasPrefix("tmux") || environment["TMUX"] != nil { return false }
+        let programs: Set = ["iTerm.app", "WezTerm", "vscode", "ghostty", "Hyper", "Tabby", "rio"]
+        if let program = environment["TERM_PROGRAM"], programs.contains(program) { return true }
+        if environment["WT_SESSION"] != nil || environment["KONSOLE_VERSION"] != nil
+            || environment["KITTY_WINDOW_ID"] != nil { return true }
+        if ["xterm-kitty", "foot", "alacritty", "contour", "xterm-ghostty", "wezterm"].contains(where: term.hasPrefix) { return true }
+        if let vte = environment["VTE_VERSION"].flatMap(Int.init), vte >= 5000 { return true }
+        return false
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where rendered terminal output goes.
+public protocol TerminalSink {
+    /// Appends `text` (already safe: renderer sequences and sanitised content only).
+    mutating func write(_ text: String)
+    /// Pushes buffered output to its destination; called once per update.
+    mutating func flush()
+}
+
+extension TerminalSink {
+    /// Does nothing: unbuffered sinks have nothing to push.
+    public mutating func flush() {}
+}
+
+/// Collects everything written, for tests and for callers that want the text.
+public struct StringSink: TerminalSink, Sendable {
+    /// Everything written so far.
+    public var output = ""
+
+    /// Creates an empty sink.
+    public init() {}
+
+    public mutating func write(_ text: String) { output += text }
+}
+
+/// Discards output while still counting its bytes, for benchmarks.
+public struct NullSink: TerminalSink, Sendable {
+    /// UTF-8 bytes written so far.
+    public var byteCount = 0
+
+    /// Creates a sink that has seen nothing.
+    public init() {}
+
+    public mutating func write(_ text: String) { byteCount += text.utf8.count }
+}
+
+/// Buffers output and writes it to a file descriptor on `flush()`, retrying short writes and EINTR.
+public struct FileDescriptorSink: TerminalSink {
+    /// The descriptor written to; not closed by the sink.
+    public let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Creates a sink for `fd` (usually `STDOUT_FILENO`).
+    public init(fd: Int32) { self.fd = fd }
+
+    public mutating func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    public mutating func flush() {
+        var offset = 0
+        buffer.withUnsafeBytes { bytes in
+            while offset < bytes.count {
+                let written = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#else
+private let systemWrite = Darwin.write
+#endif

@@ -1,0 +1,42 @@
+/// Neutralises terminal control characters in text that came from a model, a tool or a server.
+///
+/// Every C0 control except newline and tab becomes its visible Control Picture (ESC shows as `␛`, so an
+/// escape sequence prints as inert text such as `␛[2J`); DEL becomes `␡`; C1 controls become `␛` followed by
+/// their 7-bit equivalent (U+009B shows as `␛[`); carriage returns are dropped (so `\r\n` reads as a newline
+/// and no line can be overprinted); bidirectional overrides and isolates become U+FFFD. The mapping works
+/// scalar by scalar, so sanitising a text in pieces gives the same result as sanitising it whole.
+public enum UntrustedText {
+    /// Returns `text` with every control character replaced by an inert visible form.
+    public static func sanitize(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsReplacement) else { return text }
+        var result = String.UnicodeScalarView()
+        result.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            if needsReplacement(scalar) { result.append(contentsOf: replacement(for: scalar).unicodeScalars) } else { result.append(scalar) }
+        }
+        return String(result)
+    }
+
+    /// Whether `text` would change under `sanitize`.
+    public static func isSafe(_ text: String) -> Bool {
+        !text.unicodeScalars.contains(where: needsReplacement)
+    }
+
+    static func needsReplacement(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A, 0x09: return false
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    private static func replacement(for scalar: Unicode.Scalar) -> String {
+        switch scalar.value {
+        case 0x0D: return ""
+        case 0x00...0x1F: return String(Unicode.Scalar(0x2400 + scalar.value)!)
+        case 0x7F: return "\u{2421}"
+        case 0x80...0x9F: return "\u{241B}" + String(Unicode.Scalar(scalar.value - 0x40)!)
+        default: return "\u{FFFD}"
+        }
+    }
+}

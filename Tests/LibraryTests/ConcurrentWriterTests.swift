@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import Library
+
+/// Errors collected from worker threads.
+private final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [String] = []
+
+    func record(_ error: any Error) { lock.withLock { messages.append("\(error)") } }
+    var all: [String] { lock.withLock { messages } }
+}
+
+@Suite struct ConcurrentWriterTests {
+    /// Runs `body(worker)` on `count` threads at once and waits for all of them.
+    private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) -> [String] {
+        let failures = Failures()
+        let done = DispatchSemaphore(value: 0)
+        for worker in 0..<count {
+            Thread {
+                do { try body(worker) } catch { failures.record(error) }
+                done.signal()
+            }.start()
+        }
+        for _ in 0..<count { done.wait() }
+        return failures.all
+    }
+
+    @Test func twoConnectionsOpeningANewFileAtOnceBothMigrate() throws {
+        let library = TemporaryLibrary()
+        let path = library.path
+        let failures = onThreads(4) { _ in _ = try LibraryStore(path: path).statistics() }
+        #expect(failures.isEmpty)
+    }
+
+    @Test func twoConnectionsWritingAtOnceNeverSeeALockedDatabase() throws {
+        let library = TemporaryLibrary()
+        let conversationId = try library.open().createConversation(title: "shared").id
+        let path = library.path
+        let perWorker = 150
+        let failures = onThreads(2) { worker in
+            let store = try LibraryStore(path: path)
+            for index in 0..<perWorker {
+                try store.transaction {
+                    let reply = try store.appendMessage(
+                        conversationId: conversationId, role: .assistant, text: "", status: .streaming)
+                    try store.updateReply(messageId: reply.id, text: "worker \(worker) reply \(index)", reasoning: "",
+                                          status: .complete)
+                }
+                _ = try store.messages(conversationId: conversationId).count
+            }
+        }
+        #expect(failures.isEmpty)
+        let messages = try library.open().messages(conversationId: conversationId)
+        #expect(messages.map(\.position) == Array(0..<(2 * perWorker)))
+        #expect(Set(messages.map(\.text)).count == 2 * perWorker)
+        #expect(messages.allSatisfy { $0.status == .complete })
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func anotherProcessWritingAtTheSameTime() throws {
+        let library = TemporaryLibrary()
+        let store = try library.open()
+        let conversation = try store.createConversation(title: "busy")
+        let count = 300
+        var script = ".timeout 5000\n"
+        for index in 0..<count {
+            script += "BEGIN IMMEDIATE; INSERT INTO folders (name, position) VALUES ('cli \(index)', \(index)); COMMIT;\n"
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-bail", library.path]
+        let input = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(script.utf8))
+        try input.fileHandleForWriting.close()
+
+        for index in 0..<count {
+            try store.appendMessage(conversationId: conversation.id, role: .user, text: "message \(index)")
+        }
+        process.waitUntilExit()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "sqlite3 failed: \(stderr)")
+        #expect(stderr.isEmpty)
+        let statistics = try store.statistics()
+        #expect(statistics.folders == count)
+        #expect(statistics.messages == count)
+    }
+}

@@ -1,0 +1,118 @@
+import Testing
+import TestSupport
+@testable import TerminalMarkdown
+
+struct LiveReplyViewTests {
+    /// A reply as the engine would report it: loading, prompt processing, reasoning, a tool call, the answer.
+    static let script: [ReplySnapshot] = {
+        let reasoning = "First I consider the question.\nThen I look up the docs.\nThe docs say SSE is a stream.\n"
+            + "So the answer is simple."
+        let answer = "## Server-sent events\n\nSSE is a **one-way** stream over HTTP.\n\n- one event per `data:` line\n- ends on close\n"
+        var snapshots: [ReplySnapshot] = [
+            ReplySnapshot(stage: .waiting, elapsedSeconds: 0.2),
+            ReplySnapshot(stage: .loadingModel("acme/thinker", progress: 0.45), elapsedSeconds: 1.5),
+            ReplySnapshot(stage: .loadingModel("acme/thinker", progress: 1), elapsedSeconds: 3.1),
+            ReplySnapshot(stage: .processingPrompt(progress: 0.8), elapsedSeconds: 3.6),
+        ]
+        for end in stride(from: 20, through: reasoning.count, by: 20) {
+            snapshots.append(ReplySnapshot(elapsedSeconds: 4, reasoning: String(reasoning.prefix(end))))
+        }
+        let tool = ToolCallSummary(name: "search_docs", arguments: "{query: \"sse\"}", result: .succeeded(bytes: 1234))
+        let failed = ToolCallSummary(name: "open_browser", arguments: "{}", result: .failed("Cannot find tool open_browser"))
+        snapshots.append(ReplySnapshot(reasoning: reasoning, finishedToolCalls: [tool, failed]))
+        for end in stride(from: 7, through: answer.count, by: 7) {
+            snapshots.append(ReplySnapshot(reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4,
+                                           answer: String(answer.prefix(end)),
+                                           finishedToolCalls: [tool, failed]))
+        }
+        snapshots.append(ReplySnapshot(reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4, answer: answer,
+                                       finishedToolCalls: [tool, failed], isFinished: true,
+                                       stats: ReplyStats(tokens: 3402, tokensPerSecond: 38.25, timeToFirstToken: 0.94)))
+        return snapshots
+    }()
+
+    /// Plays `snapshots` into a screen model, checking the tail accounting, and returns the screen after each.
+    private func play(_ snapshots: [ReplySnapshot], capabilities: TerminalCapabilities) -> [[String]] {
+        let view = LiveReplyView(sink: StringSink(), capabilities: capabilities, mode: .always)
+        var screen = TerminalScreen(width: capabilities.width, height: capabilities.height, widthOf: DisplayWidth.of)
+        var written = 0
+        var frames: [[String]] = []
+        for snapshot in snapshots {
+            let liveTop = screen.cursorRow - max(view.liveRows - 1, 0)
+            let committed = screen.lines(above: liveTop)
+            screen.resetTopmostRow()
+            view.update(snapshot)
+            screen.apply(String(view.sink.output.utf8.dropFirst(written))!)
+            written = view.sink.output.utf8.count
+            #expect(screen.topmostRow >= liveTop)
+            #expect(screen.lines(above: liveTop) == committed)
+            frames.append(screen.lines)
+        }
+        return frames
+    }
+
+    @Test(arguments: [Variant.color, .dumb])
+    func replyFromLoadingToStats(variant: Variant) {
+        let frames = play(Self.script, capabilities: variant.capabilities(width: 60))
+        var film = ""
+        var previous: [String]?
+        for (index, frame) in frames.enumerated() where frame != previous {
+            film += "--- snapshot \(index)\n" + frame.map { $0 + "\n" }.joined()
+            previous = frame
+        }
+        assertGolden(film, named: "live-reply.\(variant.rawValue)-60", in: snapshotDirectory(for: #filePath))
+    }
+
+    @Test func stageLineIsReplacedInPlaceAndGoneWhenTheAnswerStarts() {
+        let frames = play(Self.script, capabilities: TerminalCapabilities(width: 60))
+        #expect(frames[0] == ["Waiting · 0.2 s"])
+        #expect(frames[1] == ["Loading acme/thinker ▕████░░░░░░▏ 45% · 1.5 s"])
+        #expect(frames[3] == ["Processing prompt 80% · 3.6 s"])
+        #expect(!frames.last!.contains { $0.hasPrefix("Loading") || $0.hasPrefix("Processing") || $0.hasPrefix("Waiting") })
+    }
+
+    @Test func reasoningTailShowsTheLastLinesThenCollapses() {
+        let frames = play(Self.script, capabilities: TerminalCapabilities(width: 60))
+        let reasoningFrame = frames.first { $0.contains("So the answer is simple.") }!
+        #expect(reasoningFrame.suffix(3) == ["Then I look up the docs.", "The docs say SSE is a stream.", "So the answer is simple."])
+        let final = frames.last!
+        #expect(final.first == "⚙ search_docs {query: \"sse\"} … ✓ 1.2 KB")
+        #expect(final[1] == "⚙ open_browser {} … ✗ Cannot find tool open_browser")
+        #expect(final[2] == "▸ Thought for 12.4 s · 3,402 chars")
+        #expect(final.last == "3,402 tokens · 38.3 tok/s · first token 0.9 s")
+        #expect(!final.contains("First I consider the question."))
+    }
+
+    @Test(arguments: [(ReplyOutcome.cancelled, "⚠ incomplete: cancelled"), (.failed("server\u{1B}[2J gone"), "⚠ incomplete: server␛[2J gone")])
+    func incompleteRepliesAreMarked(outcome: ReplyOutcome, mark: String) {
+        let frames = play([ReplySnapshot(answer: "Partial ans"), ReplySnapshot(answer: "Partial answer", isFinished: true,
+                                                                                 stats: ReplyStats(tokens: 3, tokensPerSecond: 2), outcome: outcome)],
+                          capabilities: TerminalCapabilities(width: 60))
+        #expect(frames.last == ["Partial answer", "3 tokens · 2.0 tok/s · " + mark])
+    }
+
+    @Test(arguments: [(0.0, "▕░░░░░░░░░░▏"), (0.45, "▕████░░░░░░▏"), (1.0, "▕██████████▏"), (1.7, "▕██████████▏")])
+    func progressBar(progress: Double, bar: String) {
+        #expect(ReplyPresenter(capabilities: TerminalCapabilities()).progressBar(progress) == bar)
+    }
+
+    @Test(arguments: [(0, "0 B"), (999, "999 B"), (1234, "1.2 KB"), (1_250_000, "1.3 MB")])
+    func byteSizes(count: Int, text: String) {
+        #expect(ReplyPresenter.bytes(count) == text)
+    }
+
+    @Test func longToolArgumentsAreShortenedToOneRow() {
+        let presenter = ReplyPresenter(capabilities: TerminalCapabilities(isDumb: true, width: 40))
+        let line = presenter.toolCallLine(ToolCallSummary(name: "search", arguments: String(repeating: "x", count: 100),
+                                                          result: .succeeded(bytes: 10)))
+        #expect(DisplayWidth.of(line) <= 39)
+        #expect(line.hasSuffix("… ✓ 10 B"))
+    }
+
+    @Test func reasoningTailLooksOnlyAtTheLatestWindow() {
+        let presenter = ReplyPresenter(capabilities: TerminalCapabilities(isDumb: true, width: 40))
+        let reasoning = "old line\n" + String(repeating: "y", count: ReplyPresenter.reasoningWindow)
+        #expect(presenter.reasoningTail(reasoning, lineCount: 3).count == 3)
+        #expect(!presenter.reasoningTail(reasoning, lineCount: 200).contains("old line"))
+    }
+}

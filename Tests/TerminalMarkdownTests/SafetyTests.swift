@@ -1,0 +1,115 @@
+import Testing
+import TestSupport
+@testable import TerminalMarkdown
+
+struct SafetyTests {
+    static let hostile: [(String, String)] = [
+        ("osc52", "copy \u{1B}]52;c;SGVsbG8=\u{07} this"),
+        ("clear", "before\u{1B}[2Jafter"),
+        ("title", "\u{1B}]0;pwned\u{1B}\\ title"),
+        ("c1csi", "eight-bit \u{9B}31m red"),
+        ("c1osc", "\u{9D}0;title\u{9C}"),
+        ("dcs", "\u{1B}P1$r\u{1B}\\ dcs"),
+        ("apc", "\u{1B}_kitty\u{1B}\\ apc"),
+        ("bidi", "file\u{202E}gpj.exe and \u{2066}isolate\u{2069}"),
+        ("bell", "ring\u{07}ring"),
+        ("overprint", "safe\rEVIL"),
+        ("inCode", "`\u{1B}[31m` and\n```\n\u{1B}]52;c;AAAA\u{07}\n```\n"),
+        ("inLink", "[x\u{1B}[2J](https://example.com/\u{1B}]0;t\u{07}) and [y](javascript:\u{1B}[2J)"),
+        ("inTable", "| a\u{1B}[5m | b |\n|---|---|\n| \u{9B}2J | \u{1B}]8;;http://evil\u{1B}\\ |\n"),
+        ("html", "<b>\u{1B}[1m</b>\n\n<div>\u{1B}]2;x\u{07}</div>\n"),
+    ]
+
+    /// Fails when `output` holds an escape sequence other than the renderer's own, or a live control character.
+    private func expectOnlyRendererSequences(_ output: String, _ name: String) {
+        let scalars = Array(output.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            let value = scalars[index].value
+            if value == 0x1B {
+                let rest = String(String.UnicodeScalarView(scalars[index...].prefix(2100)))
+                guard let length = rendererSequenceLength(rest) else {
+                    Issue.record("\(name): foreign escape sequence at \(rest.prefix(20).debugDescription)")
+                    return
+                }
+                index += length
+                continue
+            }
+            let isControl = (value < 0x20 && value != 0x0A && value != 0x0D && value != 0x09) || (0x7F...0x9F).contains(value)
+            let isBidi = (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            #expect(!isControl && !isBidi, "\(name): live control U+\(String(value, radix: 16))")
+            index += 1
+        }
+    }
+
+    /// The length in scalars of the renderer sequence at the start of `text`: SGR, autowrap, synchronized output,
+    /// cursor up, erase below, or an OSC 8 hyperlink to an http(s)/mailto URL of printable ASCII.
+    private func rendererSequenceLength(_ text: String) -> Int? {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count >= 2 else { return nil }
+        if scalars[1] == "[" {
+            var index = 2
+            while index < scalars.count, "0123456789;?".unicodeScalars.contains(scalars[index]) { index += 1 }
+            guard index < scalars.count else { return nil }
+            let parameters = String(String.UnicodeScalarView(scalars[2..<index]))
+            switch scalars[index] {
+            case "m" where !parameters.contains("?"): return index + 1
+            case "h", "l": return ["?7", "?2026"].contains(parameters) ? index + 1 : nil
+            case "A" where !parameters.contains("?"): return index + 1
+            case "J" where parameters.isEmpty: return index + 1
+            default: return nil
+            }
+        }
+        let prefix = "\u{1B}]8;;"
+        guard text.hasPrefix(prefix) else { return nil }
+        let body = scalars.dropFirst(prefix.unicodeScalars.count)
+        guard let end = body.firstIndex(of: "\u{1B}"), end + 1 < scalars.count, scalars[end + 1] == "\\" else { return nil }
+        let url = String(String.UnicodeScalarView(scalars[prefix.unicodeScalars.count..<end]))
+        guard url.isEmpty || LinkPolicy.isLinkable(url) else { return nil }
+        return end + 2
+    }
+
+    @Test(arguments: hostile)
+    func hostileTextRendersInert(name: String, text: String) {
+        for variant in Variant.allCases {
+            let capabilities = variant.capabilities(width: 40)
+            expectOnlyRendererSequences(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), name)
+            expectOnlyRendererSequences(MarkdownRenderer(capabilities: capabilities, mode: .never).render(text), name)
+            expectOnlyRendererSequences(streamedOutput(Snapshots.scalarByScalar(text), final: text, capabilities: capabilities), name)
+        }
+    }
+
+    @Test func escapeSequencesBecomeVisibleText() {
+        #expect(UntrustedText.sanitize("a\u{1B}[2Jb") == "a␛[2Jb")
+        #expect(UntrustedText.sanitize("\u{9B}31m") == "␛[31m")
+        #expect(UntrustedText.sanitize("x\u{07}\u{7F}\u{0}") == "x␇␡␀")
+        #expect(UntrustedText.sanitize("line\r\nnext\ttab") == "line\nnext\ttab")
+        #expect(UntrustedText.sanitize("\u{202E}abc") == "\u{FFFD}abc")
+        #expect(UntrustedText.sanitize("plain ✓") == "plain ✓")
+    }
+
+    @Test(arguments: [
+        ("https://example.com/a", true), ("http://x.y", true), ("mailto:a@b.c", true), ("HTTPS://EXAMPLE.COM", true),
+        ("javascript:alert(1)", false), ("file:///etc/passwd", false), ("https://exa mple.com", false),
+        ("https://example.com/\u{1B}", false), ("https://例え.jp", false), ("https://x/" + String(repeating: "a", count: 3000), false),
+    ])
+    func onlyWebAndMailURLsBecomeHyperlinks(url: String, linkable: Bool) {
+        #expect(LinkPolicy.isLinkable(url) == linkable)
+        guard !url.contains(" ") else { return }
+        let output = MarkdownRenderer(capabilities: TerminalCapabilities(hyperlinks: true), mode: .always).render("[go](\(url))")
+        #expect(output.contains("\u{1B}]8;;") == linkable)
+    }
+
+    @Test func linkShowsTheHostWhenItsTextDiffersFromTheURL() {
+        let capabilities = TerminalCapabilities(width: 80, hyperlinks: true)
+        let lines = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(
+            "[docs](https://user@docs.example.com:8080/path?q) and https://plain.example"), width: 80)
+        #expect(lines == ["docs (docs.example.com:8080) and https://plain.example"])
+    }
+
+    @Test func withoutHyperlinksTheURLFollowsTheText() {
+        let lines = screenLines(MarkdownRenderer(capabilities: TerminalCapabilities(width: 80), mode: .always)
+            .render("[docs](https://docs.example.com/path)"), width: 80)
+        #expect(lines == ["docs (https://docs.example.com/path)"])
+    }
+}

@@ -1,0 +1,180 @@
+import Testing
+import TestSupport
+@testable import TerminalMarkdown
+
+struct TailTests {
+    /// Feeds `snapshots` one by one into a screen model and checks that each update only moves within the live
+    /// area and leaves every committed row as it was; returns the largest live area seen.
+    @discardableResult
+    private func checkTailAccounting(_ snapshots: [String], width: Int, height: Int) -> Int {
+        let capabilities = TerminalCapabilities(width: width, height: height, hyperlinks: true)
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: capabilities, mode: .always)
+        var screen = TerminalScreen(width: width, height: height, widthOf: DisplayWidth.of)
+        var written = 0
+        var tallest = 0
+        for snapshot in snapshots {
+            let liveTop = screen.cursorRow - max(renderer.liveRows - 1, 0)
+            let committed = screen.lines(above: liveTop)
+            screen.resetTopmostRow()
+            renderer.update(snapshot)
+            let output = renderer.sink.output
+            screen.apply(String(output.utf8.dropFirst(written))!)
+            written = output.utf8.count
+            tallest = max(tallest, renderer.liveRows)
+            #expect(screen.topmostRow >= liveTop, "cursor went above the live area")
+            #expect(screen.lines(above: liveTop) == committed, "a committed row changed")
+            #expect(renderer.liveRows < height)
+            #expect(screen.unknownSequences.isEmpty)
+            if screen.topmostRow < liveTop || screen.lines(above: liveTop) != committed { break }
+        }
+        return tallest
+    }
+
+    @Test(arguments: Corpus.documents.map(\.name), [(80, 1000), (40, 8)])
+    func updatesNeverTouchCommittedRows(name: String, size: (width: Int, height: Int)) {
+        let text = Corpus.documents.first { $0.name == name }!.text
+        for seed in UInt64(0)..<5 {
+            checkTailAccounting(Snapshots.random(text, seed: seed), width: size.width, height: size.height)
+        }
+    }
+
+    private func lineByLine(_ text: String) -> [String] {
+        var snapshots: [String] = []
+        var current = ""
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            current += line + "\n"
+            snapshots.append(current)
+        }
+        return snapshots
+    }
+
+    @Test func openCodeFenceCommitsEachLine() {
+        let text = "```c\n" + (1...500).map { "int line\($0) = \($0);" }.joined(separator: "\n")
+        #expect(checkTailAccounting(lineByLine(text), width: 80, height: 1000) <= 1)
+    }
+
+    @Test func longListCommitsFinishedItems() {
+        let text = (1...300).map { "\($0). item number \($0) with some words" }.joined(separator: "\n")
+        #expect(checkTailAccounting(lineByLine(text), width: 80, height: 1000) <= 2)
+    }
+
+    @Test func longTableCommitsRowsOnceItsWidthsAreKnown() {
+        let text = "| n | square |\n|---|---|\n" + (1...300).map { "| \($0) | \($0 * $0) |" }.joined(separator: "\n")
+        let tallest = checkTailAccounting(lineByLine(text), width: 80, height: 1000)
+        #expect(tallest <= BlockRenderer.tableWidthRows + 5)
+    }
+
+    @Test func hugeParagraphFallsBackToPlainLines() {
+        let text = (1...6000).map { "word\($0) continues the same paragraph" }.joined(separator: "\n")
+        let snapshots = lineByLine(text).enumerated().filter { $0.offset % 50 == 0 }.map(\.element)
+        let tallest = checkTailAccounting(snapshots, width: 80, height: 100_000)
+        #expect(tallest < MarkdownStream.fallbackLimit / 64)
+    }
+
+    @Test func tableInProgressIsShownProvisionallyAndSettles() {
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(width: 80), mode: .always)
+        renderer.update("| a | b |\n|---|---|\n| 1 |")
+        #expect(renderer.liveRows == 5)
+        renderer.finish("| a | b |\n|---|---|\n| 1 | wide cell |\n")
+        #expect(screenLines(renderer.sink.output, width: 80) == [
+            "┌───┬───────────┐", "│ a │ b         │", "├───┼───────────┤", "│ 1 │ wide cell │", "└───┴───────────┘",
+        ])
+    }
+}
+
+struct AppendOnlyTests {
+    static let plainTerminals: [TerminalCapabilities] = [
+        TerminalCapabilities(isTTY: false, width: 60),
+        TerminalCapabilities(isDumb: true, width: 60),
+        TerminalCapabilities(insideEmacs: true, width: 60),
+    ]
+
+    @Test(arguments: plainTerminals, Corpus.documents.map(\.text))
+    func appendsFinishedBlocksWithoutCursorMovement(capabilities: TerminalCapabilities, text: String) {
+        let snapshots = Snapshots.random(text, seed: 7)
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: capabilities, mode: .always)
+        for snapshot in snapshots { renderer.update(snapshot) }
+        #expect(!renderer.sink.output.isEmpty, "nothing streamed before the end")
+        renderer.finish(text)
+        #expect(!renderer.sink.output.contains("\u{1B}"))
+        #expect(renderer.sink.output == MarkdownRenderer(capabilities: capabilities, mode: .always).render(text))
+    }
+
+    @Test func paragraphSplitOffByATableIsCommittedBeforeTheEnd() {
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(isDumb: true, width: 40), mode: .always)
+        renderer.update("Intro line\n| a | b |\n|---|---|\n| 1 | 2 |\n\nNext paragraph\n\nmo")
+        #expect(renderer.sink.output == "Intro line\n\n┌───┬───┐\n│ a │ b │\n├───┼───┤\n│ 1 │ 2 │\n└───┴───┘\n")
+    }
+
+    @Test func rawModeStreamsSanitisedTextLineByLine() {
+        let text = "# not a heading\n**kept** as is\u{1B}[2J\npartial"
+        let capabilities = TerminalCapabilities(width: 80)
+        let output = streamedOutput(Snapshots.scalarByScalar(text), final: text, capabilities: capabilities, mode: .never)
+        #expect(screenLines(output, width: 80) == ["# not a heading", "**kept** as is␛[2J", "partial"])
+    }
+
+    @Test func widthChangeAppliesToWhatFollows() {
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(isTTY: false, width: 80), mode: .always)
+        let paragraph = String(repeating: "word ", count: 20)
+        renderer.update(paragraph + "\n\nshort line\n")
+        renderer.width = 40
+        renderer.finish(paragraph + "\n\nshort line\n" + paragraph + "\n")
+        let lines = screenLines(renderer.sink.output, width: 80)
+        #expect(lines.count == 6)
+        #expect(lines[0].count > 40)
+        #expect(lines[2...].allSatisfy { $0.count < 40 })
+    }
+}
+
+struct CapabilityTests {
+    @Test func pipesAreNotTerminals() {
+        let capabilities = TerminalCapabilities.detect(fd: -1, environment: ["TERM": "xterm-256color", "LANG": "en_US.UTF-8"])
+        #expect(!capabilities.isTTY && !capabilities.allowsCursorMovement)
+        #expect(capabilities.width == 80 && capabilities.isUTF8)
+    }
+
+    @Test(arguments: [
+        (["TERM": "dumb"], "dumb"), (["INSIDE_EMACS": "29.1,comint"], "emacs"), (["NO_COLOR": "1"], "nocolor"),
+        (["NO_COLOR": ""], "color"),
+    ])
+    func environmentFlags(environment: [String: String], expected: String) {
+        let capabilities = TerminalCapabilities.detect(fd: -1, environment: environment)
+        #expect(capabilities.isDumb == (expected == "dumb"))
+        #expect(capabilities.insideEmacs == (expected == "emacs"))
+        #expect(capabilities.noColor == (expected == "nocolor"))
+    }
+
+    @Test(arguments: [
+        (["LANG": "C"], false), (["LANG": "de_DE.utf8"], true), (["LC_ALL": "C", "LANG": "en_US.UTF-8"], false),
+        (["LC_CTYPE": "en_US.UTF-8", "LANG": "C"], true), ([:], false),
+    ])
+    func utf8Locale(environment: [String: String], utf8: Bool) {
+        #expect(TerminalCapabilities.detect(fd: -1, environment: environment).isUTF8 == utf8)
+    }
+
+    @Test(arguments: [
+        (["TERM_PROGRAM": "iTerm.app"], true), (["TERM": "xterm-kitty"], true), (["VTE_VERSION": "7200"], true),
+        (["VTE_VERSION": "4200"], false), (["TERM_PROGRAM": "WezTerm", "TMUX": "/tmp/x"], false),
+        (["TERM": "xterm-256color"], false), (["TERM": "xterm", "FORCE_HYPERLINK": "1"], true),
+        (["WT_SESSION": "abc"], true),
+    ])
+    func hyperlinkHeuristic(environment: [String: String], supported: Bool) {
+        #expect(TerminalCapabilities.detect(fd: -1, environment: environment).hyperlinks == supported)
+    }
+
+    @Test func asciiTablesAndBulletsWhenTheLocaleIsNotUTF8() {
+        let capabilities = TerminalCapabilities(isDumb: true, isUTF8: false, width: 40)
+        let lines = MarkdownRenderer(capabilities: capabilities, mode: .always).lines("- [x] a\n\n| a |\n|---|\n| b |\n\n---")
+        #expect(lines == ["- [x] a", "", "+---+", "| a |", "+---+", "| b |", "+---+", "", "-------------------------------------"
+            + "--"])
+    }
+
+    @Test func noColorKeepsLayoutAndAttributesButDropsColours() {
+        let text = "# Title\n\n**bold** `code`"
+        let colored = MarkdownRenderer(capabilities: TerminalCapabilities(), mode: .always).render(text)
+        let plain = MarkdownRenderer(capabilities: TerminalCapabilities(noColor: true), mode: .always).render(text)
+        #expect(colored.contains("35m"))
+        #expect(!plain.contains("35m") && !plain.contains("36m") && plain.contains("\u{1B}[1m"))
+        #expect(screenLines(colored, width: 80) == screenLines(plain, width: 80))
+    }
+}
