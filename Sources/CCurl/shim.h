@@ -12,4 +12,7 @@ static inline CURLcode llmster_curl_setopt_write_function(CURL *h, size_t (*f)(c
 static inline CURLcode llmster_curl_setopt_header_function(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) { return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f); }
 static inline CURLcode llmster_curl_setopt_xferinfo_function(CURL *h, int (*f)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
 static inline CURLcode llmster_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode llmster_curl_getinfo_off_t(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
+/* CURL_GLOBAL_DEFAULT is a composite macro Swift cannot import. */
+static inline CURLcode llmster_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
 #endif

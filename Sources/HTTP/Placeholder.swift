@@ -1,2 +1,0 @@
-/// Placeholder until the HTTP module lands.
-enum HTTPPlaceholder {}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Turns `/api/v1/chat` stream events into ``ChatEvent``s.
+///
+/// Dispatches on the JSON `type` field, else on the `event:` name. Unknown
+/// types and payloads that are not JSON objects (such as `[DONE]`) give nil.
+public struct ChatEventDecoder: Sendable {
+    private let decoder = JSONDecoder()
+
+    /// Creates a decoder.
+    public init() {}
+
+    /// The chat event `event` carries, if any.
+    public func decode(_ event: SSEEvent) -> ChatEvent? {
+        guard event.data.utf8.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{"),
+              let payload = try? decoder.decode(Payload.self, from: Data(event.data.utf8))
+        else { return nil }
+        switch payload.type ?? event.name {
+        case "chat.start": return .chatStart(modelInstanceId: payload.modelInstanceId)
+        case "model_load.start": return .modelLoadStart(modelInstanceId: payload.modelInstanceId)
+        case "model_load.progress": return .modelLoadProgress(payload.progress ?? 0)
+        case "model_load.end": return .modelLoadEnd(loadTimeSeconds: payload.loadTimeSeconds)
+        case "prompt_processing.start": return .promptProcessingStart
+        case "prompt_processing.progress": return .promptProcessingProgress(payload.progress ?? 0)
+        case "prompt_processing.end": return .promptProcessingEnd
+        case "reasoning.start": return .reasoningStart
+        case "reasoning.delta": return .reasoningDelta(payload.content ?? "")
+        case "reasoning.end": return .reasoningEnd
+        case "tool_call.start":
+            return .toolCallStart(tool: payload.tool ?? "", provider: payload.providerInfo)
+        case "tool_call.arguments":
+            return .toolCallArguments(tool: payload.tool ?? "", arguments: payload.arguments ?? .object([:]), provider: payload.providerInfo)
+        case "tool_call.success":
+            return .toolCallSuccess(
+                tool: payload.tool ?? "", arguments: payload.arguments ?? .object([:]),
+                output: payload.output?.textValue ?? "", provider: payload.providerInfo)
+        case "tool_call.failure": return .toolCallFailure(reason: payload.reason ?? "", metadata: payload.metadata)
+        case "message.start": return .messageStart
+        case "message.delta": return .messageDelta(payload.content ?? "")
+        case "message.end": return .messageEnd
+        case "error": return .error(payload.error ?? APIErrorPayload(message: "the server reported an unspecified error"))
+        case "chat.end": return .chatEnd(payload.result ?? ChatResult())
+        default: return nil
+        }
+    }
+}
+
+/// Every field any chat event carries; a field of an unexpected shape reads as absent.
+private struct Payload: Decodable {
+    var type: String?
+    var modelInstanceId: String?
+    var progress: Double?
+    var loadTimeSeconds: Double?
+    var content: String?
+    var tool: String?
+    var arguments: JSONValue?
+    var output: JSONValue?
+    var providerInfo: ProviderInfo?
+    var reason: String?
+    var metadata: ToolCallFailureMetadata?
+    var error: APIErrorPayload?
+    var result: ChatResult?
+
+    enum CodingKeys: String, CodingKey {
+        case type, progress, content, tool, arguments, output, reason, metadata, error, result
+        case modelInstanceId = "model_instance_id"
+        case loadTimeSeconds = "load_time_seconds"
+        case providerInfo = "provider_info"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        type = try? c.decodeIfPresent(String.self, forKey: .type)
+        modelInstanceId = try? c.decodeIfPresent(String.self, forKey: .modelInstanceId)
+        progress = try? c.decodeIfPresent(Double.self, forKey: .progress)
+        loadTimeSeconds = try? c.decodeIfPresent(Double.self, forKey: .loadTimeSeconds)
+        content = try? c.decodeIfPresent(String.self, forKey: .content)
+        tool = try? c.decodeIfPresent(String.self, forKey: .tool)
+        arguments = try? c.decodeIfPresent(JSONValue.self, forKey: .arguments)
+        output = try? c.decodeIfPresent(JSONValue.self, forKey: .output)
+        providerInfo = try? c.decodeIfPresent(ProviderInfo.self, forKey: .providerInfo)
+        reason = try? c.decodeIfPresent(String.self, forKey: .reason)
+        metadata = try? c.decodeIfPresent(ToolCallFailureMetadata.self, forKey: .metadata)
+        error = try? c.decodeIfPresent(APIErrorPayload.self, forKey: .error)
+        result = try? c.decodeIfPresent(ChatResult.self, forKey: .result)
+    }
+}

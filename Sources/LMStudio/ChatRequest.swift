@@ -1,0 +1,149 @@
+/// The body of `POST /api/v1/chat`: one new user turn and its settings.
+///
+/// Only set fields are sent: the server rejects unknown ones and `nil` ones are omitted.
+public struct ChatRequest: Encodable, Sendable, Equatable {
+    /// A model key or a loaded instance id.
+    public var model: String
+    public var input: ChatInput
+    /// Send on the first turn only: servers have failed a follow-up carrying it beside `previousResponseId`.
+    public var systemPrompt: String?
+    public var integrations: [Integration]?
+    /// Set by ``LMStudioClient`` according to the call used.
+    public var stream: Bool?
+    public var temperature: Double?
+    public var topP: Double?
+    public var topK: Int?
+    public var minP: Double?
+    public var repeatPenalty: Double?
+    public var maxOutputTokens: Int?
+    /// One of the model's `capabilities.reasoning.allowedOptions`.
+    public var reasoning: String?
+    /// Context length for a just-in-time load.
+    public var contextLength: Int?
+    /// Whether the server keeps the turn (and answers with a `responseId`); its default is true.
+    public var store: Bool?
+    /// Continues the server-side conversation of that response.
+    public var previousResponseId: String?
+
+    /// Creates a chat request.
+    public init(
+        model: String, input: ChatInput, systemPrompt: String? = nil, integrations: [Integration]? = nil,
+        stream: Bool? = nil, temperature: Double? = nil, topP: Double? = nil, topK: Int? = nil, minP: Double? = nil,
+        repeatPenalty: Double? = nil, maxOutputTokens: Int? = nil, reasoning: String? = nil,
+        contextLength: Int? = nil, store: Bool? = nil, previousResponseId: String? = nil
+    ) {
+        self.model = model
+        self.input = input
+        self.systemPrompt = systemPrompt
+        self.integrations = integrations
+        self.stream = stream
+        self.temperature = temperature
+        self.topP = topP
+        self.topK = topK
+        self.minP = minP
+        self.repeatPenalty = repeatPenalty
+        self.maxOutputTokens = maxOutputTokens
+        self.reasoning = reasoning
+        self.contextLength = contextLength
+        self.store = store
+        self.previousResponseId = previousResponseId
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case model, input, integrations, stream, temperature, reasoning, store
+        case systemPrompt = "system_prompt"
+        case topP = "top_p"
+        case topK = "top_k"
+        case minP = "min_p"
+        case repeatPenalty = "repeat_penalty"
+        case maxOutputTokens = "max_output_tokens"
+        case contextLength = "context_length"
+        case previousResponseId = "previous_response_id"
+    }
+}
+
+/// What the user sends in one turn.
+public enum ChatInput: Encodable, Sendable, Equatable {
+    /// Plain text, sent as a JSON string.
+    case text(String)
+    /// Text and images. Without any image it is sent as one plain string (text
+    /// items joined by blank lines), since servers have rejected item arrays.
+    case items([InputItem])
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case let .text(text):
+            try container.encode(text)
+        case let .items(items):
+            let texts = items.compactMap { item -> String? in
+                if case let .text(text) = item { text } else { nil }
+            }
+            if texts.count == items.count {
+                try container.encode(texts.joined(separator: "\n\n"))
+            } else {
+                try container.encode(items)
+            }
+        }
+    }
+}
+
+/// One part of a turn that carries images.
+public enum InputItem: Encodable, Sendable, Equatable {
+    /// Sent as `{"type":"text","content":…}`.
+    case text(String)
+    /// A `data:image/…;base64,…` URL, sent as `{"type":"image","data_url":…}`.
+    case image(dataURL: String)
+
+    enum CodingKeys: String, CodingKey {
+        case type, content
+        case dataURL = "data_url"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case let .text(text):
+            try c.encode("text", forKey: .type)
+            try c.encode(text, forKey: .content)
+        case let .image(dataURL):
+            try c.encode("image", forKey: .type)
+            try c.encode(dataURL, forKey: .dataURL)
+        }
+    }
+}
+
+/// A tool source the model may use during the turn.
+public enum Integration: Encodable, Sendable, Equatable {
+    /// An installed plugin such as `mcp/playwright`; without a tool list it is sent as the bare id.
+    case plugin(id: String, allowedTools: [String]?)
+    /// An MCP server given for this request only.
+    case ephemeralMCP(serverLabel: String, serverURL: String, allowedTools: [String]?, headers: [String: String]?)
+
+    enum CodingKeys: String, CodingKey {
+        case type, id, headers
+        case allowedTools = "allowed_tools"
+        case serverLabel = "server_label"
+        case serverURL = "server_url"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case let .plugin(id, nil):
+            var container = encoder.singleValueContainer()
+            try container.encode(id)
+        case let .plugin(id, allowedTools):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode("plugin", forKey: .type)
+            try c.encode(id, forKey: .id)
+            try c.encodeIfPresent(allowedTools, forKey: .allowedTools)
+        case let .ephemeralMCP(serverLabel, serverURL, allowedTools, headers):
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode("ephemeral_mcp", forKey: .type)
+            try c.encode(serverLabel, forKey: .serverLabel)
+            try c.encode(serverURL, forKey: .serverURL)
+            try c.encodeIfPresent(allowedTools, forKey: .allowedTools)
+            try c.encodeIfPresent(headers, forKey: .headers)
+        }
+    }
+}

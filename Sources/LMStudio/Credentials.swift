@@ -1,0 +1,149 @@
+import Foundation
+
+/// The LM Studio API token and where it was found.
+///
+/// Looked up in `LM_API_TOKEN`, then in the credentials file
+/// (`$XDG_CONFIG_HOME/llmster/credentials`, by default
+/// `~/.config/llmster/credentials`). The file holds one `token = sk-lm-…`
+/// line (a line with just the token also works); blank lines and lines
+/// starting with `#` are ignored. It must not be accessible to group or
+/// others. The token never appears in any `description`.
+public struct Credentials: Sendable, Equatable, CustomStringConvertible {
+    /// Where a token came from.
+    public enum Source: Sendable, Equatable, CustomStringConvertible {
+        /// The `LM_API_TOKEN` environment variable.
+        case environment
+        /// A credentials file at this path.
+        case file(String)
+
+        public var description: String {
+            switch self {
+            case .environment: "LM_API_TOKEN"
+            case let .file(path): path
+            }
+        }
+    }
+
+    /// The bearer token; keep it out of logs and messages.
+    public let token: String
+    public let source: Source
+
+    /// Wraps a token, refusing one that is not of the LM Studio form.
+    public init(token: String, source: Source) throws(CredentialsError) {
+        guard Self.isWellFormed(token) else { throw .malformedToken(source: source.description) }
+        self.token = token
+        self.source = source
+    }
+
+    public var description: String { "API token (redacted) from \(source)" }
+
+    /// Finds the token; nil when neither the environment nor the file has one.
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CredentialsError) -> Credentials? {
+        if let token = environment["LM_API_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
+            return try Credentials(token: token, source: .environment)
+        }
+        let path = defaultPath(environment: environment)
+        guard let token = try readToken(at: path) else { return nil }
+        return try Credentials(token: token, source: .file(path))
+    }
+
+    /// Where the credentials file lives.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            return config + "/llmster/credentials"
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.config/llmster/credentials"
+    }
+
+    /// The token in the file at `path`; nil when there is no such file.
+    public static func readToken(at path: String) throws(CredentialsError) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        let mode = UInt16(info.st_mode & 0o777)
+        guard mode & 0o077 == 0 else { throw .insecurePermissions(path: path, mode: mode) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(path: path, reason: "cannot read the file")
+        }
+        for rawLine in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else { return line }
+            if line[..<equals].trimmingCharacters(in: .whitespaces) == "token" {
+                return line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        throw .noToken(path: path)
+    }
+
+    /// Writes `token` to `path` atomically (a 0600 temporary file renamed into place), creating the directory 0700.
+    public static func save(token: String, to path: String) throws(CredentialsError) {
+        guard isWellFormed(token) else { throw .malformedToken(source: "the token to save") }
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .unwritable(path: path, reason: "cannot create \(directory)")
+        }
+        let temporary = "\(directory)/.credentials-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+        let bytes = Array("# LM Studio API token for llmster\ntoken = \(token)\n".utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .unwritable(path: path, reason: reason)
+        }
+    }
+
+    /// Whether `token` looks like `sk-lm-` + 8 letters or digits + `:` + 20 letters or digits.
+    public static func isWellFormed(_ token: String) -> Bool {
+        let bytes = Array(token.utf8)
+        let prefix = Array("sk-lm-".utf8)
+        guard bytes.count == prefix.count + 8 + 1 + 20, bytes.starts(with: prefix),
+              bytes[prefix.count + 8] == UInt8(ascii: ":")
+        else { return false }
+        let isAlphanumeric = { (byte: UInt8) in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        return bytes[prefix.count..<(prefix.count + 8)].allSatisfy(isAlphanumeric)
+            && bytes[(prefix.count + 9)...].allSatisfy(isAlphanumeric)
+    }
+}
+
+/// Why the API token could not be read or saved; never contains the token.
+public enum CredentialsError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    /// The file is accessible to group or others; `mode` holds its permission bits.
+    case insecurePermissions(path: String, mode: UInt16)
+    case unreadable(path: String, reason: String)
+    /// The file has no token line.
+    case noToken(path: String)
+    /// The token from `source` is not of the LM Studio form.
+    case malformedToken(source: String)
+    case unwritable(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .insecurePermissions(path, mode):
+            "Refusing to read the API token from \(path): other users can access it (mode \(String(mode, radix: 8))). Run `chmod 600 \(path)`."
+        case let .unreadable(path, reason):
+            "Cannot read the API token from \(path): \(reason)."
+        case let .noToken(path):
+            "\(path) has no `token = …` line."
+        case let .malformedToken(source):
+            "The API token from \(source) is malformed: LM Studio tokens look like sk-lm-XXXXXXXX:XXXXXXXXXXXXXXXXXXXX."
+        case let .unwritable(path, reason):
+            "Cannot save the API token to \(path): \(reason)."
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

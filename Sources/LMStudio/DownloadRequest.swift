@@ -1,0 +1,12 @@
+/// The body of `POST /api/v1/models/download`.
+public struct DownloadRequest: Codable, Sendable, Equatable {
+    /// A catalog id or a Hugging Face URL.
+    public var model: String
+    public var quantization: String?
+
+    /// Creates a download request.
+    public init(model: String, quantization: String? = nil) {
+        self.model = model
+        self.quantization = quantization
+    }
+}

@@ -1,0 +1,101 @@
+/// Any JSON value, for fields whose shape the API leaves open (tool arguments, load configs).
+public enum JSONValue: Codable, Sendable, Equatable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case let .bool(value): try container.encode(value)
+        case let .number(value): try container.encode(value)
+        case let .string(value): try container.encode(value)
+        case let .array(value): try container.encode(value)
+        case let .object(value): try container.encode(value)
+        }
+    }
+
+    /// Compact JSON text with object keys sorted, e.g. `{"a":1,"b":[true,null]}`.
+    ///
+    /// Integral numbers print without a fraction; non-finite numbers print as `null`.
+    public var jsonString: String {
+        var text = ""
+        render(into: &text)
+        return text
+    }
+
+    private func render(into text: inout String) {
+        switch self {
+        case .null:
+            text += "null"
+        case let .bool(value):
+            text += value ? "true" : "false"
+        case let .number(value):
+            if !value.isFinite {
+                text += "null"
+            } else if value == value.rounded(), abs(value) < 1e15 {
+                text += String(Int64(value))
+            } else {
+                text += "\(value)"
+            }
+        case let .string(value):
+            Self.renderString(value, into: &text)
+        case let .array(values):
+            text += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { text += "," }
+                value.render(into: &text)
+            }
+            text += "]"
+        case let .object(members):
+            text += "{"
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { text += "," }
+                Self.renderString(key, into: &text)
+                text += ":"
+                members[key]!.render(into: &text)
+            }
+            text += "}"
+        }
+    }
+
+    private static func renderString(_ value: String, into text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case let control where control.value < 0x20:
+                let hex = String(control.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+}

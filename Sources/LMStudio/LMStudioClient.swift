@@ -1,0 +1,189 @@
+import Foundation
+import HTTP
+
+/// Talks to one LM Studio server over its v1 REST API.
+///
+/// Every call throws ``LMStudioError``. A token is sent as
+/// `Authorization: Bearer` only when one is set, and refused before any
+/// request when malformed.
+public struct LMStudioClient: Sendable, CustomStringConvertible {
+    /// The base URL without trailing slash, e.g. `http://localhost:1234`.
+    public let server: String
+    private let token: String?
+    private let transport: any Transport
+    private let timeouts: HTTPTimeouts
+
+    /// The idle limit for replies the server sends only when done (loads, non-streaming chats), in seconds.
+    public static let slowReplyIdleLimit: Double = 900
+    /// The largest JSON reply accepted.
+    public static let maxReplyBytes = 64 << 20
+
+    /// Creates a client; a trailing slash in `server` is ignored.
+    public init(server: String, token: String?, transport: any Transport, timeouts: HTTPTimeouts = HTTPTimeouts()) {
+        var server = server
+        while server.hasSuffix("/") { server.removeLast() }
+        self.server = server
+        self.token = token
+        self.transport = transport
+        self.timeouts = timeouts
+    }
+
+    public var description: String {
+        "LMStudioClient(server: \(server), token: \(token == nil ? "none" : "(redacted)"))"
+    }
+
+    /// Asks whether the server is LM Studio; a server that is something else answers `lmstudio == false`.
+    public func greeting() async throws -> Greeting {
+        let response = try await send("GET", "/lmstudio-greeting", allowingStatus: 404)
+        let body = try await collect(response, limit: 1 << 20)
+        guard response.status != 404, let greeting = try? JSONDecoder().decode(Greeting.self, from: Data(body)) else {
+            return Greeting(lmstudio: false)
+        }
+        return greeting
+    }
+
+    /// Every downloaded model, LLMs and embedding models, with their loaded instances.
+    public func models() async throws -> [Model] {
+        try await decode(ModelList.self, from: send("GET", "/api/v1/models")).models
+    }
+
+    /// Loads a model and returns once it is loaded, waiting up to ``slowReplyIdleLimit`` for the reply.
+    public func load(_ request: LoadRequest) async throws -> LoadResponse {
+        try await decode(LoadResponse.self, from: send("POST", "/api/v1/models/load", json: request, idle: Self.slowReplyIdleLimit))
+    }
+
+    /// Unloads one loaded instance, named by its `loaded_instances[].id`.
+    public func unload(instanceId: String) async throws {
+        _ = try await collect(send("POST", "/api/v1/models/unload", json: UnloadRequest(instanceId: instanceId)), limit: Self.maxReplyBytes)
+    }
+
+    /// Starts downloading a model.
+    public func download(_ request: DownloadRequest) async throws -> DownloadStatus {
+        try await decode(DownloadStatus.self, from: send("POST", "/api/v1/models/download", json: request))
+    }
+
+    /// Polls a download job.
+    public func downloadStatus(jobId: String) async throws -> DownloadStatus {
+        let escaped = jobId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? jobId
+        return try await decode(DownloadStatus.self, from: send("GET", "/api/v1/models/download/status/" + escaped))
+    }
+
+    /// Runs one chat turn without streaming, waiting up to ``slowReplyIdleLimit`` for the reply.
+    public func chat(_ request: ChatRequest) async throws -> ChatResult {
+        var request = request
+        request.stream = false
+        return try await decode(ChatResult.self, from: send("POST", "/api/v1/chat", json: request, idle: Self.slowReplyIdleLimit))
+    }
+
+    /// Runs one chat turn as a stream of events.
+    ///
+    /// Throws before streaming when the server refuses the request. The stream
+    /// ends without error when the connection closes: only a ``ChatEvent/chatEnd(_:)``
+    /// proves the reply complete. It throws ``LMStudioError/timedOut(server:phase:)``
+    /// when the server goes silent and ``LMStudioError/stream(_:)`` for an
+    /// oversize event. Ending the iteration cancels the transfer.
+    public func streamChat(_ request: ChatRequest) async throws -> AsyncThrowingStream<ChatEvent, any Error> {
+        var request = request
+        request.stream = true
+        let response = try await send("POST", "/api/v1/chat", json: request, accept: "text/event-stream")
+        if response.headers["content-type"]?.contains("json") == true {
+            let body = try await collect(response, limit: Self.maxReplyBytes)
+            throw LMStudioError.error(status: response.status, body: body, tokenSent: token != nil)
+                ?? .invalidResponse("expected an event stream, got a JSON body")
+        }
+        let server = self.server
+        return AsyncThrowingStream { continuation in
+            let pump = Task {
+                var parser = SSEParser()
+                let decoder = ChatEventDecoder()
+                do {
+                    for try await chunk in response.body {
+                        for event in try parser.feed(chunk) {
+                            if let chatEvent = decoder.decode(event) { continuation.yield(chatEvent) }
+                        }
+                    }
+                    _ = parser.finish()
+                    continuation.finish()
+                } catch HTTPError.transfer, HTTPError.cancelled {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: LMStudioError.from(error, server: server))
+                }
+            }
+            continuation.onTermination = { _ in pump.cancel() }
+        }
+    }
+
+    private func send(
+        _ method: String, _ path: String, json body: (some Encodable)? = Optional<Int>.none,
+        idle: Double? = nil, accept: String = "application/json", allowingStatus allowed: Int? = nil
+    ) async throws -> HTTPResponse {
+        if let token, !Credentials.isWellFormed(token) { throw LMStudioError.malformedToken }
+        var headers = ["Accept": accept, "User-Agent": "llmster"]
+        if let token { headers["Authorization"] = "Bearer \(token)" }
+        var encoded: [UInt8]?
+        if let body {
+            headers["Content-Type"] = "application/json"
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            do {
+                encoded = Array(try encoder.encode(body))
+            } catch {
+                throw LMStudioError.invalidResponse("cannot encode the request: \(error)")
+            }
+        }
+        var limits = timeouts
+        if let idle { limits.idle = max(limits.idle, idle) }
+        let request = HTTPRequest(method: method, url: server + path, headers: headers, body: encoded, timeouts: limits)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw LMStudioError.from(error, server: server)
+        }
+        if !(200..<300).contains(response.status), response.status != allowed {
+            let body = try await collect(response, limit: 64 << 10, truncating: true)
+            throw LMStudioError.error(status: response.status, body: body, tokenSent: token != nil)
+                ?? .server(status: response.status, message: "unexpected status")
+        }
+        return response
+    }
+
+    private func collect(_ response: HTTPResponse, limit: Int, truncating: Bool = false) async throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        do {
+            for try await chunk in response.body {
+                bytes += chunk
+                if bytes.count > limit {
+                    if truncating { return Array(bytes.prefix(limit)) }
+                    throw LMStudioError.invalidResponse("the reply is larger than \(limit) bytes")
+                }
+            }
+        } catch {
+            throw LMStudioError.from(error, server: server)
+        }
+        return bytes
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse) async throws -> T {
+        let body = try await collect(response, limit: Self.maxReplyBytes)
+        if let error = LMStudioError.error(status: response.status, body: body, tokenSent: token != nil) { throw error }
+        do {
+            return try JSONDecoder().decode(type, from: Data(body))
+        } catch let error as DecodingError {
+            throw LMStudioError.invalidResponse("\(T.self): \(Self.summary(of: error))")
+        }
+    }
+
+    private static func summary(of error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch error {
+        case let .keyNotFound(key, context): return "missing field \(path(context)).\(key.stringValue)"
+        case let .typeMismatch(_, context), let .valueNotFound(_, context): return "unexpected value at \(path(context))"
+        case let .dataCorrupted(context): return context.codingPath.isEmpty ? "not valid JSON" : "invalid value at \(path(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+}

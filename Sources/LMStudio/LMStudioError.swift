@@ -1,0 +1,126 @@
+import Foundation
+import HTTP
+
+/// What went wrong talking to LM Studio, worded for the person at the keyboard.
+public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equatable, Sendable {
+    /// No connection; `reason` reads like "connection refused".
+    case unreachable(server: String, reason: String)
+    case timedOut(server: String, phase: TimeoutPhase)
+    /// The TLS handshake or certificate check failed.
+    case tls(server: String, reason: String)
+    /// The connection broke or carried something other than HTTP.
+    case connectionLost(server: String, reason: String)
+    /// The server requires a token and none was sent.
+    case tokenMissing
+    /// The server refused the token that was sent.
+    case tokenRejected
+    /// The configured token is not of the form `sk-lm-XXXXXXXX:XXXXXXXXXXXXXXXXXXXX`; nothing was sent.
+    case malformedToken
+    /// The server predates the v1 REST API (LM Studio 0.4).
+    case serverTooOld
+    /// The server does not know the model; carries its message.
+    case modelNotFound(String)
+    /// HTTP 400: the server refused a field or value.
+    case invalidRequest(message: String, param: String?, code: String?)
+    /// Any other failure status, with the server's message.
+    case server(status: Int, message: String)
+    /// The reply could not be understood.
+    case invalidResponse(String)
+    /// The event stream broke, e.g. an event over the size limit.
+    case stream(String)
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case let .unreachable(server, reason):
+            "LM Studio is not reachable at \(server) (\(reason)). Is the server running? Try `lms server start`."
+        case let .timedOut(server, .connect):
+            "Connecting to LM Studio at \(server) timed out. Is the address right and the machine awake?"
+        case let .timedOut(server, .idle):
+            "LM Studio at \(server) stopped responding (no data within the time limit)."
+        case let .tls(server, reason):
+            "The secure connection to \(server) failed: \(reason)."
+        case let .connectionLost(server, reason):
+            "The connection to LM Studio at \(server) failed: \(reason)."
+        case .tokenMissing:
+            "LM Studio requires an API token. Set LM_API_TOKEN, or save it as a `token = …` line in \(Credentials.defaultPath()) (chmod 600)."
+        case .tokenRejected:
+            "LM Studio rejected the API token. Check LM_API_TOKEN or \(Credentials.defaultPath()) against the token in LM Studio's server settings."
+        case .malformedToken:
+            "The API token is malformed: LM Studio tokens look like sk-lm-XXXXXXXX:XXXXXXXXXXXXXXXXXXXX. Nothing was sent."
+        case .serverTooOld:
+            "LM Studio 0.4 or newer is required: this server does not offer the /api/v1 REST API. Please update LM Studio."
+        case let .modelNotFound(message):
+            "Model not found: \(message). `llmster models` lists the downloaded models."
+        case let .invalidRequest(message, param, _):
+            if let param { "LM Studio refused the request (\(param)): \(message)" } else { "LM Studio refused the request: \(message)" }
+        case let .server(status, message):
+            "LM Studio answered with HTTP \(status): \(message)"
+        case let .invalidResponse(detail):
+            "LM Studio sent a reply llmster cannot read: \(detail)"
+        case let .stream(detail):
+            "The reply stream broke: \(detail)"
+        case .cancelled:
+            "The request was cancelled."
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    /// The error an HTTP reply stands for, or nil when it is a success.
+    ///
+    /// Reads `{"error":{…}}`, `{"error":"…"}` or raw text; server text is
+    /// stripped of control characters and shortened. A 200 whose body is
+    /// `{"error":"Unexpected endpoint or method. (…)"}` is a pre-0.4 server.
+    public static func error(status: Int, body: [UInt8], tokenSent: Bool) -> LMStudioError? {
+        let payload = errorPayload(in: body)
+        if let payload, payload.message.hasPrefix("Unexpected endpoint or method") { return .serverTooOld }
+        if (200..<300).contains(status) {
+            return payload.map { .server(status: status, message: sanitized($0.message)) }
+        }
+        if status == 401 || status == 403 { return tokenSent ? .tokenRejected : .tokenMissing }
+        let message = sanitized(payload?.message ?? String(decoding: body, as: UTF8.self))
+        let fallback = message.isEmpty ? "(no message)" : message
+        if payload?.type == "model_not_found" || payload?.code == "model_not_found" { return .modelNotFound(fallback) }
+        if status == 400 {
+            return .invalidRequest(message: fallback, param: payload?.param.map { sanitized($0) }, code: payload?.code.map { sanitized($0) })
+        }
+        return .server(status: status, message: fallback)
+    }
+
+    /// Maps a transport failure for `server`.
+    static func from(_ error: any Error, server: String) -> LMStudioError {
+        switch error {
+        case let error as LMStudioError: error
+        case is CancellationError: .cancelled
+        case let error as HTTPError:
+            switch error {
+            case let .unreachable(_, reason): .unreachable(server: server, reason: reason)
+            case let .timedOut(_, phase): .timedOut(server: server, phase: phase)
+            case let .tls(_, reason): .tls(server: server, reason: reason)
+            case .invalidURL: .invalidResponse("\(server) is not a valid http or https server address")
+            case let .transfer(_, reason): .connectionLost(server: server, reason: reason)
+            case let .bodyTooLarge(limit): .invalidResponse("the reply is larger than \(limit) bytes")
+            case .cancelled: .cancelled
+            }
+        case let error as SSEError: .stream(error.description)
+        default: .invalidResponse("\(error)")
+        }
+    }
+
+    private static func errorPayload(in body: [UInt8]) -> APIErrorPayload? {
+        struct Envelope: Decodable { var error: APIErrorPayload }
+        return try? JSONDecoder().decode(Envelope.self, from: Data(body)).error
+    }
+
+    /// Server text made safe to print: control characters become spaces, long text is cut.
+    static func sanitized(_ text: String, limit: Int = 500) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            scalars.append(isControl ? " " : scalar)
+        }
+        let clean = String(scalars).trimmingCharacters(in: .whitespaces)
+        return clean.count > limit ? String(clean.prefix(limit)) + "…" : clean
+    }
+}

@@ -1,0 +1,28 @@
+/// The reply of `POST /api/v1/models/load`, sent once the load has finished.
+public struct LoadResponse: Codable, Sendable, Equatable {
+    /// The model type, e.g. `llm`.
+    public var type: String?
+    /// The id of the new instance, to unload it later.
+    public var instanceId: String
+    public var loadTimeSeconds: Double?
+    /// `loaded` on success.
+    public var status: String?
+    /// The applied configuration, when `echo_load_config` was set.
+    public var loadConfig: JSONValue?
+
+    /// Creates a load reply.
+    public init(type: String? = nil, instanceId: String, loadTimeSeconds: Double? = nil, status: String? = nil, loadConfig: JSONValue? = nil) {
+        self.type = type
+        self.instanceId = instanceId
+        self.loadTimeSeconds = loadTimeSeconds
+        self.status = status
+        self.loadConfig = loadConfig
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, status
+        case instanceId = "instance_id"
+        case loadTimeSeconds = "load_time_seconds"
+        case loadConfig = "load_config"
+    }
+}

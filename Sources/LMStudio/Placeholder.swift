@@ -1,2 +1,0 @@
-/// Placeholder until the LMStudio module lands.
-enum LMStudioPlaceholder {}

@@ -1,0 +1,158 @@
+/// An incremental Server-Sent Events parser: bytes in any chunking → complete events.
+///
+/// Work is linear in the input. Line ends may be `\n`, `\r\n` or `\r`, also
+/// when a `\r\n` pair is split across chunks. `id:`, `retry:`, unknown fields
+/// and `:` comments are ignored. Payloads are decoded as UTF-8 only once the
+/// event is complete, invalid sequences becoming U+FFFD.
+public struct SSEParser: Sendable {
+    /// The most bytes one event may buffer before ``SSEError/eventTooLarge(limit:)``.
+    public let maxEventBytes: Int
+    private var partialLine: [UInt8] = []
+    private var data: [UInt8] = []
+    private var hasData = false
+    private var name: [UInt8]?
+    private var chunkEndedWithCarriageReturn = false
+    private var failure: SSEError?
+
+    /// Creates a parser with an empty buffer.
+    public init(maxEventBytes: Int = 16 << 20) {
+        self.maxEventBytes = maxEventBytes
+    }
+
+    /// Consumes the next chunk and returns the events it completes.
+    ///
+    /// After an error the parser stays failed: every later call throws it again
+    /// (until ``finish()``), and events completed earlier in the same chunk are dropped.
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [SSEEvent] {
+        if let failure { throw failure }
+        var events: [SSEEvent] = []
+        do {
+            let consumed = try bytes.withContiguousStorageIfAvailable { try consume($0, into: &events) }
+            if consumed == nil {
+                try Array(bytes).withUnsafeBufferPointer { try consume($0, into: &events) }
+            }
+        } catch let error as SSEError {
+            failure = error
+            throw error
+        }
+        return events
+    }
+
+    /// Ends the stream: an event still missing its blank line is discarded, as
+    /// the SSE standard requires, and the parser is reset for a new stream.
+    ///
+    /// Returns the events this dispatches, which by that rule is none.
+    public mutating func finish() -> [SSEEvent] {
+        self = SSEParser(maxEventBytes: maxEventBytes)
+        return []
+    }
+
+    private mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [SSEEvent]) throws(SSEError) {
+        let count = buffer.count
+        var index = 0
+        if chunkEndedWithCarriageReturn, count > 0 {
+            chunkEndedWithCarriageReturn = false
+            if buffer[0] == .lineFeed { index = 1 }
+        }
+        var lineStart = index
+        while index < count {
+            let byte = buffer[index]
+            guard byte == .lineFeed || byte == .carriageReturn else {
+                index += 1
+                continue
+            }
+            let tail = UnsafeBufferPointer(rebasing: buffer[lineStart..<index])
+            if partialLine.isEmpty {
+                try process(line: tail, into: &events)
+            } else {
+                partialLine.append(contentsOf: tail)
+                let line = partialLine
+                partialLine.removeAll(keepingCapacity: true)
+                try line.withUnsafeBufferPointer { line throws(SSEError) in try process(line: line, into: &events) }
+            }
+            index += 1
+            if byte == .carriageReturn {
+                if index == count {
+                    chunkEndedWithCarriageReturn = true
+                } else if buffer[index] == .lineFeed {
+                    index += 1
+                }
+            }
+            lineStart = index
+        }
+        if lineStart < count {
+            partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[lineStart..<count]))
+            try checkSize()
+        }
+    }
+
+    private mutating func process(line: UnsafeBufferPointer<UInt8>, into events: inout [SSEEvent]) throws(SSEError) {
+        guard let first = line.first else {
+            dispatch(into: &events)
+            return
+        }
+        if first == .colon { return }
+        let colon = line.firstIndex(of: .colon) ?? line.count
+        let field = UnsafeBufferPointer(rebasing: line[..<colon])
+        var valueStart = min(colon + 1, line.count)
+        if valueStart < line.count, line[valueStart] == .space { valueStart += 1 }
+        let value = UnsafeBufferPointer(rebasing: line[valueStart...])
+        if field.elementsEqual("data".utf8) {
+            if hasData { data.append(.lineFeed) }
+            data.append(contentsOf: value)
+            hasData = true
+            try checkSize()
+        } else if field.elementsEqual("event".utf8) {
+            name = Array(value)
+        }
+    }
+
+    private mutating func dispatch(into events: inout [SSEEvent]) {
+        if hasData {
+            let eventName = name.flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }
+            events.append(SSEEvent(name: eventName, data: String(decoding: data, as: UTF8.self)))
+        }
+        data.removeAll(keepingCapacity: true)
+        hasData = false
+        name = nil
+    }
+
+    private func checkSize() throws(SSEError) {
+        if data.count + partialLine.count > maxEventBytes {
+            throw SSEError.eventTooLarge(limit: maxEventBytes)
+        }
+    }
+}
+
+/// One dispatched Server-Sent Event.
+public struct SSEEvent: Sendable, Equatable {
+    /// The `event:` field; nil when absent or empty.
+    public var name: String?
+    /// The `data:` lines joined with `\n`.
+    public var data: String
+
+    /// Creates an event.
+    public init(name: String? = nil, data: String) {
+        self.name = name
+        self.data = data
+    }
+}
+
+/// Why an event stream could not be parsed.
+public enum SSEError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// One event buffered more than `limit` bytes.
+    case eventTooLarge(limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .eventTooLarge(limit): "a server event is larger than the \(limit)-byte limit"
+        }
+    }
+}
+
+private extension UInt8 {
+    static let lineFeed = UInt8(ascii: "\n")
+    static let carriageReturn = UInt8(ascii: "\r")
+    static let colon = UInt8(ascii: ":")
+    static let space = UInt8(ascii: " ")
+}

@@ -1,3 +1,0 @@
-import Testing
-
-@Test func placeholderHTTP() { #expect(Bool(true)) }

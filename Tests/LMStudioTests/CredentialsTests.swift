@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import LMStudio
+
+let goodToken = "sk-lm-Abc12345:abcdefghij0123456789"
+
+/// A fresh directory to act as `XDG_CONFIG_HOME`.
+func temporaryConfigHome() throws -> String {
+    let path = NSTemporaryDirectory() + "llmster-credentials-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: path + "/llmster", withIntermediateDirectories: true)
+    return path
+}
+
+/// Writes a credentials file with the given permissions.
+func writeCredentials(_ text: String, in home: String, mode: Int) throws -> String {
+    let path = home + "/llmster/credentials"
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    return path
+}
+
+struct CredentialsTests {
+    @Test func groupReadableFileIsRefusedNamingThePath() throws {
+        let home = try temporaryConfigHome()
+        let path = try writeCredentials("token = \(goodToken)\n", in: home, mode: 0o644)
+        #expect(throws: CredentialsError.insecurePermissions(path: path, mode: 0o644)) {
+            try Credentials.load(environment: ["XDG_CONFIG_HOME": home])
+        }
+        let message = CredentialsError.insecurePermissions(path: path, mode: 0o644).description
+        #expect(message.contains(path) && message.contains("chmod 600"))
+    }
+
+    @Test(arguments: ["token = \(goodToken)\n", "# mine\n\n\(goodToken)\n", "token=\(goodToken)"])
+    func privateFileIsRead(text: String) throws {
+        let home = try temporaryConfigHome()
+        let path = try writeCredentials(text, in: home, mode: 0o600)
+        let credentials = try Credentials.load(environment: ["XDG_CONFIG_HOME": home])
+        #expect(credentials?.token == goodToken && credentials?.source == .file(path))
+    }
+
+    @Test func environmentWinsOverTheFile() throws {
+        let home = try temporaryConfigHome()
+        _ = try writeCredentials("token = sk-lm-Zzz12345:zzzzzzzzzz0123456789\n", in: home, mode: 0o600)
+        let credentials = try Credentials.load(environment: ["XDG_CONFIG_HOME": home, "LM_API_TOKEN": goodToken])
+        #expect(credentials?.token == goodToken && credentials?.source == .environment)
+    }
+
+    @Test func noTokenAnywhereIsNil() throws {
+        #expect(try Credentials.load(environment: ["XDG_CONFIG_HOME": try temporaryConfigHome()]) == nil)
+    }
+
+    @Test(arguments: ["sk-lm-short:abcdefghij0123456789", "sk-lm-Abc12345:abcdefghij012345678!", "Bearer abc", "sk-lm-Abc12345abcdefghij0123456789x"])
+    func malformedTokenIsRefused(token: String) {
+        #expect(!Credentials.isWellFormed(token))
+        #expect(throws: CredentialsError.malformedToken(source: "LM_API_TOKEN")) {
+            try Credentials.load(environment: ["LM_API_TOKEN": token])
+        }
+    }
+
+    @Test func savedFileIsPrivateAndReadsBack() throws {
+        let home = try temporaryConfigHome()
+        let path = home + "/fresh/llmster/credentials"
+        try Credentials.save(token: goodToken, to: path)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try Credentials.readToken(at: path) == goodToken)
+        try Credentials.save(token: "sk-lm-Zzz12345:zzzzzzzzzz0123456789", to: path)
+        #expect(try Credentials.readToken(at: path) == "sk-lm-Zzz12345:zzzzzzzzzz0123456789")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home + "/fresh/llmster") == ["credentials"])
+    }
+
+    @Test func tokenNeverAppearsInDescriptions() throws {
+        let credentials = try Credentials(token: goodToken, source: .environment)
+        #expect(!credentials.description.contains(goodToken) && !"\(credentials)".contains("abcdefghij"))
+        let client = LMStudioClient(server: "http://localhost:1234", token: goodToken, transport: FakeTransport { _ in .init(status: 200, chunks: []) })
+        #expect(!"\(client)".contains("abcdefghij"))
+        #expect(!CredentialsError.malformedToken(source: "LM_API_TOKEN").description.contains(goodToken))
+    }
+}
