@@ -93,7 +93,9 @@ extension LibraryStore {
                 [.text(prefix), .text(prefix + "g")], row: Self.conversation)
             if titled.isEmpty, prefixed.count == 1 { return prefixed[0] }
         }
-        let candidates = (titled + prefixed).map { ConversationCandidate(id: $0.id, title: $0.title) }
+        var seen: Set<String> = []
+        let candidates = (titled + prefixed).filter { seen.insert($0.id).inserted }
+            .map { ConversationCandidate(id: $0.id, title: $0.title) }
         guard !candidates.isEmpty else { throw LibraryError.notFound(kind: "conversation", reference: reference) }
         throw LibraryError.ambiguousConversation(reference: reference, candidates: Array(candidates.prefix(10)))
     }
