@@ -17,6 +17,7 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Moving a folder would put it inside itself.
     case folderCycle(folderId: Int64, parentId: Int64)
 
+    /// A message fit to show the user.
     public var description: String {
         switch self {
         case let .sqlite(code, message, sql, path):
@@ -43,9 +44,12 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// A conversation offered to the user when a reference is ambiguous.
 public struct ConversationCandidate: Equatable, Sendable {
+    /// The conversation's id.
     public var id: String
+    /// The conversation's title.
     public var title: String
 
+    /// Creates a candidate.
     public init(id: String, title: String) {
         self.id = id
         self.title = title
@@ -53,6 +57,7 @@ public struct ConversationCandidate: Equatable, Sendable {
 }
 
 extension String {
+    /// The string with every run of whitespace (newlines included) collapsed to one space, for one-line SQL in messages.
     var trimmingWhitespace: String {
         split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }

@@ -155,4 +155,18 @@ import Library
             try store.delete(conversationId: doomed.id)
         }
     }
+
+    @Test func anImportedConversationKeepsItsIdDatesPinAndDraft() throws {
+        let library = TemporaryLibrary()
+        let store = try library.open()
+        let imported = Conversation(
+            id: "0123456789abcdef0123", title: "Imported", pinned: true, pinOrder: 7,
+            createdAt: Date(timeIntervalSince1970: 1_000), updatedAt: Date(timeIntervalSince1970: 2_000),
+            modelKey: "m", settings: ConversationSettings(temperature: 1), serverURL: "http://host:1234",
+            lastResponseId: "resp_x", draft: "unsent")
+        try store.insertConversation(imported)
+        #expect(try store.conversation(id: imported.id) == imported)
+        #expect(try store.resolveConversation("01234") == imported)
+        #expect(throws: LibraryError.self) { try store.insertConversation(imported) }
+    }
 }

@@ -2,12 +2,17 @@ import Foundation
 
 /// Counts describing a library, for previews before a restore or import.
 public struct LibraryStatistics: Equatable, Sendable, Codable {
+    /// Number of folders.
     public var folders: Int
+    /// Number of conversations.
     public var conversations: Int
+    /// Number of messages.
     public var messages: Int
+    /// Number of attachments.
     public var attachments: Int
     /// The total size of attachment contents, in bytes.
     public var attachmentBytes: Int
+    /// Number of pinned conversations.
     public var pinned: Int
     /// Conversations with a non-empty draft.
     public var drafts: Int
@@ -16,6 +21,7 @@ public struct LibraryStatistics: Equatable, Sendable, Codable {
     /// The latest conversation activity.
     public var newest: Date?
 
+    /// Creates a value from its fields.
     public init(
         folders: Int, conversations: Int, messages: Int, attachments: Int, attachmentBytes: Int,
         pinned: Int, drafts: Int, oldest: Date?, newest: Date?

@@ -2,24 +2,34 @@ import Foundation
 
 /// One turn of a conversation.
 public struct Message: Equatable, Hashable, Sendable, Codable {
+    /// Random lowercase hex.
     public var id: String
+    /// The conversation the message belongs to.
     public var conversationId: String
+    /// Who wrote it.
     public var role: MessageRole
+    /// The visible text (the answer, for a reply).
     public var text: String
+    /// The model's reasoning before the answer; empty when there was none.
     public var reasoning: String
+    /// Whether the message is complete, still streaming, cut short or failed.
     public var status: MessageStatus
     /// What went wrong, when `status` is `.error` (or why a reply stopped early).
     public var error: String?
     /// The server's stats object as JSON text, as the engine received it.
     public var statsJSON: String?
+    /// The loaded model instance that wrote the reply.
     public var modelInstanceId: String?
     /// The server's response id for this reply.
     public var responseId: String?
+    /// When the message was appended.
     public var createdAt: Date
+    /// When the message last changed.
     public var updatedAt: Date
     /// 0-based order within the conversation.
     public var position: Int
 
+    /// Creates a value from its fields.
     public init(
         id: String, conversationId: String, role: MessageRole, text: String, reasoning: String = "",
         status: MessageStatus, error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil,

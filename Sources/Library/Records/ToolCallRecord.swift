@@ -1,16 +1,23 @@
 /// A tool call the model made while writing a reply.
 public struct ToolCallRecord: Equatable, Hashable, Sendable, Codable {
+    /// The reply that made the call.
     public var messageId: String
     /// 0-based order within the reply.
     public var position: Int
+    /// The tool's name.
     public var name: String
+    /// The arguments as JSON text.
     public var argumentsJSON: String
+    /// What the tool returned; nil until it has.
     public var output: String?
     /// The provider (plugin / MCP server) description as JSON text.
     public var providerJSON: String?
+    /// Whether the call is running, succeeded or failed.
     public var status: ToolCallStatus
+    /// Why the call failed.
     public var failureReason: String?
 
+    /// Creates a value from its fields.
     public init(
         messageId: String, position: Int, name: String, argumentsJSON: String, output: String? = nil,
         providerJSON: String? = nil, status: ToolCallStatus, failureReason: String? = nil

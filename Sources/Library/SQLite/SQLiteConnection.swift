@@ -5,11 +5,14 @@ internal import CSQLite
 /// Opened in WAL mode with `foreign_keys=ON`, `synchronous=NORMAL` and a busy timeout, so several
 /// processes can share one file: writers queue for the lock instead of failing with "database is locked".
 final class SQLiteConnection {
+    /// The `sqlite3*`.
     let handle: OpaquePointer
+    /// The database file, for error messages.
     let path: String
     private var cache: [String: SQLiteStatement] = [:]
     private var transactionDepth = 0
 
+    /// Opens (creating if needed) and configures the file at `path`.
     init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -50,6 +53,7 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// The connection's latest error as a `LibraryError` naming `sql` and the file.
     func error(_ code: Int32, sql: String?) -> LibraryError {
         .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
     }
@@ -97,7 +101,7 @@ final class SQLiteConnection {
     }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so the lock is taken up front and waits
-    /// for other writers); nested calls join the outer transaction.
+    /// for other writers); nested calls join the outer transaction, so one failure rolls back all of it.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         if transactionDepth > 0 {
             transactionDepth += 1

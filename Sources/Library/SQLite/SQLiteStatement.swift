@@ -2,10 +2,12 @@ internal import CSQLite
 
 /// A prepared statement owned by its `SQLiteConnection`; finalized in `deinit`.
 final class SQLiteStatement {
+    /// The statement's text, for error messages.
     let sql: String
     private let handle: OpaquePointer
     private unowned let connection: SQLiteConnection
 
+    /// Prepares `sql` on `connection`, marked persistent since it is cached.
     init(connection: SQLiteConnection, sql: String) throws {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
@@ -64,25 +66,37 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    // Column readers: `column` is 0-based; NULL reads as 0, "" or [] unless the reader is optional.
+
+    /// The column as a 64-bit integer.
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    /// The column as an `Int`.
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+    /// The column as a `Double`.
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    /// Whether the column is a non-zero integer.
     func bool(_ column: Int32) -> Bool { sqlite3_column_int64(handle, column) != 0 }
+    /// Whether the column is NULL.
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// The column as UTF-8 text (invalid sequences repaired).
     func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The column as a blob.
     func bytes(_ column: Int32) -> [UInt8] {
         guard let blob = sqlite3_column_blob(handle, column) else { return [] }
         let count = Int(sqlite3_column_bytes(handle, column))
         return Array(UnsafeRawBufferPointer(start: blob, count: count))
     }
 
+    /// The column as a 64-bit integer, or nil when NULL.
     func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    /// The column as an `Int`, or nil when NULL.
     func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
+    /// The column as text, or nil when NULL.
     func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
 }

@@ -1,11 +1,13 @@
 import Foundation
 
 extension LibraryStore {
+    /// The columns `conversation(_:)` reads, in its order.
     static let conversationColumns = """
         id, title, folder_id, pinned, pin_order, created_at, updated_at, model_key, system_prompt, settings,
         server_url, last_response_id, draft
         """
 
+    /// The conversation in the current row of a statement selecting `conversationColumns`.
     static func conversation(_ row: SQLiteStatement) throws -> Conversation {
         Conversation(
             id: row.string(0), title: row.string(1), folderId: row.optionalInt64(2), pinned: row.bool(3),
@@ -91,7 +93,9 @@ extension LibraryStore {
                 [.text(prefix), .text(prefix + "g")], row: Self.conversation)
             if titled.isEmpty, prefixed.count == 1 { return prefixed[0] }
         }
-        let candidates = (titled + prefixed).map { ConversationCandidate(id: $0.id, title: $0.title) }
+        var seen: Set<String> = []
+        let candidates = (titled + prefixed).filter { seen.insert($0.id).inserted }
+            .map { ConversationCandidate(id: $0.id, title: $0.title) }
         guard !candidates.isEmpty else { throw LibraryError.notFound(kind: "conversation", reference: reference) }
         throw LibraryError.ambiguousConversation(reference: reference, candidates: Array(candidates.prefix(10)))
     }
@@ -228,6 +232,7 @@ extension LibraryStore {
             conversationId)
     }
 
+    /// Throws `notFound` for the conversation when a statement changed no row.
     func requireChanged(_ changed: Int, _ conversationId: String) throws {
         if changed == 0 { throw LibraryError.notFound(kind: "conversation", reference: conversationId) }
     }

@@ -135,6 +135,7 @@ extension LibraryStore {
         return names.reversed().joined(separator: "/")
     }
 
+    /// The folder with this id, or a `notFound` error.
     func requireFolder(_ id: Int64) throws -> Folder {
         guard let folder = try folder(id: id) else { throw LibraryError.notFound(kind: "folder", reference: "\(id)") }
         return folder

@@ -8,6 +8,7 @@ internal import CSodium
 public final class LibraryStore {
     /// The file this store reads and writes.
     public let path: String
+    /// The store's only connection; every call runs on it.
     let connection: SQLiteConnection
     /// Identifies this process in `messages.writer` while it streams a reply; see `recoverInterruptedReplies()`.
     let writer: String
@@ -96,12 +97,16 @@ public final class LibraryStore {
     private static let sodiumReady: Bool = sodium_init() >= 0
 }
 
+@available(*, unavailable, message: "a LibraryStore owns a SQLite connection; open one per thread or actor")
+extension LibraryStore: Sendable {}
+
 extension Date {
     /// The library stores whole milliseconds; dates are rounded on the way in so records compare equal after a round trip.
     init(milliseconds: Int64) {
         self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
+    /// Milliseconds since 1970, as stored.
     var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 
     /// This date rounded to what the library stores.
