@@ -110,17 +110,16 @@ struct MarkdownStream {
     /// Commits what it can from `complete` (whole lines); returns whether anything changed.
     private mutating func step(_ complete: Substring, into output: inout [String]) -> Bool {
         guard rendersMarkdown else {
-            output += complete.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                .map { UntrustedText.sanitize(String($0)) }
+            output += completeLines(complete).map { UntrustedText.sanitize(String($0)) }
             committedOffset += complete.utf8.count
             return false
         }
         switch state {
         case .plainLines:
             var consumed = 0
-            for line in complete.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            for line in completeLines(complete) {
                 consumed += line.utf8.count + 1
-                if line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                if UntrustedText.sanitize(String(line)).allSatisfy({ $0 == " " || $0 == "\t" }) {
                     state = .blocks
                     break
                 }
@@ -130,7 +129,7 @@ struct MarkdownStream {
             return true
         case .fence(let fence):
             var consumed = 0
-            for line in complete.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            for line in completeLines(complete) {
                 consumed += line.utf8.count + 1
                 if isClosingFence(line, fence) {
                     output.append(renderer.codeFenceClosing)
@@ -170,7 +169,9 @@ struct MarkdownStream {
                 }
                 continuation = ListContinuation(nextNumber: start.map { $0 + list.items.count - 1 })
                 hasOutput = true
-                consumedLines = list.items[list.items.count - 2].endLine
+                let lastFinished = list.items[list.items.count - 2]
+                let nextStart = list.items[list.items.count - 1].startLine
+                consumedLines = nextStart > lastFinished.startLine ? min(lastFinished.endLine, nextStart - 1) : lastFinished.endLine
                 changed = true
             case .codeBlock(let info, _):
                 if let fence = openingFence(line(last.startLine, of: complete)) {
@@ -206,12 +207,17 @@ struct MarkdownStream {
         return changed
     }
 
-    /// The last source line of `blocks[index]`, or nil when cmark-gfm did not say. A paragraph that a table split
-    /// off reports line 0; it ends on the line before the table's header.
+    /// The last source line of `blocks[index]` (which has a successor), or nil when cmark-gfm did not say.
+    ///
+    /// cmark-gfm 0.29 reports a setext heading closed by a following line as ending on that line, and a paragraph
+    /// that a table split off as starting and ending on line 0, so a block is taken to end before the line where
+    /// the next one starts whenever that is earlier.
     private func knownEndLine(of index: Int, in blocks: [SourceBlock]) -> Int? {
-        if blocks[index].startLine != 0 { return blocks[index].endLine }
-        guard index + 1 < blocks.count, let header = headerLine(of: blocks[index + 1]), header > 1 else { return nil }
-        return header - 1
+        let next = blocks[index + 1]
+        let nextStart = headerLine(of: next) ?? (next.startLine > 0 ? next.startLine : nil)
+        if blocks[index].startLine != 0 { return min(blocks[index].endLine, (nextStart ?? Int.max) - 1) }
+        guard let nextStart, nextStart > 1 else { return nil }
+        return nextStart - 1
     }
 
     /// The source line of a table's header row. When a table splits off a paragraph, cmark-gfm 0.29 gives the
@@ -310,6 +316,12 @@ struct MarkdownStream {
 
     // MARK: Lines and fences
 
+    /// The lines of `text`, which ends with a newline, split at newline bytes (a Character split would keep
+    /// `\r\n` together), without their newlines.
+    private func completeLines(_ text: Substring) -> [Substring] {
+        text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().map { Substring($0) }
+    }
+
     /// The text of 1-based line `number` of `text`, without its newline.
     private func line(_ number: Int, of text: Substring) -> String {
         var current = 1
@@ -349,7 +361,7 @@ struct MarkdownStream {
     }
 
     private func isClosingFence(_ line: Substring, _ fence: Fence) -> Bool {
-        let bytes = Array(line.utf8)
+        let bytes = Array(UntrustedText.sanitize(String(line)).utf8)
         var index = 0
         while index < bytes.count && bytes[index] == 0x20 { index += 1 }
         guard index <= 3 else { return false }
@@ -364,12 +376,12 @@ struct MarkdownStream {
 
     /// A code line with the fence's indentation removed, sanitised.
     private func codeText(_ line: Substring, _ fence: Fence) -> String {
-        var text = line
+        var text = Substring(UntrustedText.sanitize(String(line)))
         var removed = 0
         while removed < fence.indent, text.first == " " {
             text = text.dropFirst()
             removed += 1
         }
-        return UntrustedText.sanitize(String(text))
+        return String(text)
     }
 }
