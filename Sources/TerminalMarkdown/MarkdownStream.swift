@@ -107,7 +107,8 @@ struct MarkdownStream {
         return output
     }
 
-    /// Commits what it can from `complete` (whole lines); returns whether anything changed.
+    /// Commits what it can from `complete` (whole lines); returns whether to try again (something was consumed
+    /// or the state changed), so the loop in `commitCompleteLines` always ends.
     private mutating func step(_ complete: Substring, into output: inout [String]) -> Bool {
         guard rendersMarkdown else {
             output += completeLines(complete).map { UntrustedText.sanitize(String($0)) }
@@ -199,12 +200,13 @@ struct MarkdownStream {
                 break
             }
         }
-        committedOffset += byteOffset(afterLine: consumedLines, in: complete)
+        let consumed = byteOffset(afterLine: consumedLines, in: complete)
+        committedOffset += consumed
         if !changed && complete.utf8.count > Self.fallbackLimit {
             state = .plainLines
             return true
         }
-        return changed
+        return changed && consumed > 0
     }
 
     /// The last source line of `blocks[index]` (which has a successor), or nil when cmark-gfm did not say.
@@ -239,14 +241,13 @@ struct MarkdownStream {
         blocks.removeFirst()
         let ended = !blocks.isEmpty
         output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
-        if let lastRow = table.rowLines.last {
-            committedOffset += byteOffset(afterLine: lastRow - progress.prefixLines, in: complete)
-        }
+        let consumed = table.rowLines.last.map { byteOffset(afterLine: $0 - progress.prefixLines, in: complete) } ?? 0
+        committedOffset += consumed
         if ended {
             output.append(renderer.tableClosing(widths: progress.widths))
             state = .blocks
         }
-        return ended || !table.rows.isEmpty
+        return ended || consumed > 0
     }
 
     /// Appends top-level blocks to `output` with the blank lines between them.
