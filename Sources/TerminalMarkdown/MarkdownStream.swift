@@ -12,6 +12,7 @@ struct MarkdownStream {
     /// Uncommitted bytes after which a block that cannot be committed is streamed as plain lines.
     static let fallbackLimit = 64 * 1024
 
+    /// Renders committed and tail blocks; its width may change between snapshots.
     var renderer: BlockRenderer
     /// False for raw mode: complete lines are committed as they are.
     let rendersMarkdown: Bool
@@ -47,6 +48,7 @@ struct MarkdownStream {
         case plainLines
     }
 
+    /// Creates a stream that has committed nothing.
     init(renderer: BlockRenderer, rendersMarkdown: Bool) {
         self.renderer = renderer
         self.rendersMarkdown = rendersMarkdown
