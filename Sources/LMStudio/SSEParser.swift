@@ -27,7 +27,7 @@ public struct SSEParser: Sendable {
         if let failure { throw failure }
         var events: [SSEEvent] = []
         do {
-            let consumed = try bytes.withContiguousStorageIfAvailable { try consume($0, into: &events) }
+            let consumed: Void? = try bytes.withContiguousStorageIfAvailable { try consume($0, into: &events) }
             if consumed == nil {
                 try Array(bytes).withUnsafeBufferPointer { try consume($0, into: &events) }
             }
