@@ -78,6 +78,11 @@ public enum ChatInput: Encodable, Sendable, Equatable {
     /// items joined by blank lines), since servers have rejected item arrays.
     case items([InputItem])
 
+    /// The text alone when there are no images, else the text followed by the images.
+    public init(text: String, imageDataURLs: [String]) {
+        self = imageDataURLs.isEmpty ? .text(text) : .items([.text(text)] + imageDataURLs.map { .image(dataURL: $0) })
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
