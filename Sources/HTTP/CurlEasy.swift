@@ -105,12 +105,11 @@ final class CurlEasy {
             if method != "POST" {
                 codes.append(llmster_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
             }
-            if let body {
-                codes.append(llmster_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-                codes.append(body.withUnsafeBytes {
-                    llmster_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(errorBuffer)))
-                })
-            }
+            let body = body ?? []
+            codes.append(llmster_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+            codes.append(body.isEmpty
+                ? llmster_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+                : body.withUnsafeBytes { llmster_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) })
         }
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
             throw error(for: failed)
