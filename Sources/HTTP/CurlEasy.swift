@@ -27,8 +27,34 @@ final class CurlEasy {
     }
 
     /// Runs the transfer to its end; returns the failure, if any.
+    ///
+    /// A single-handle multi loop rather than `curl_easy_perform`, so that
+    /// ``CurlTransfer/cancel()`` can wake the wait at once via `curl_multi_wakeup`.
     func perform() -> HTTPError? {
-        let code = curl_easy_perform(handle)
+        guard let multi = curl_multi_init() else {
+            return .transfer(url: transfer.request.url, reason: "libcurl could not create a handle")
+        }
+        _ = curl_multi_add_handle(multi, handle)
+        transfer.attach(multi)
+        defer {
+            transfer.detach()
+            _ = curl_multi_remove_handle(multi, handle)
+            _ = curl_multi_cleanup(multi)
+        }
+        var running: Int32 = 1
+        while running > 0 {
+            let status = curl_multi_perform(multi, &running)
+            guard status == CURLM_OK else {
+                return .transfer(url: transfer.request.url, reason: String(cString: curl_multi_strerror(status)))
+            }
+            if transfer.isCancelled { return .cancelled }
+            if running > 0 { _ = curl_multi_poll(multi, nil, 0, 1000, nil) }
+        }
+        var code = CURLE_OK
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            if message.pointee.msg == CURLMSG_DONE { code = message.pointee.data.result }
+        }
         var responseCode = 0
         _ = llmster_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
         transfer.noteStatus(responseCode)
@@ -79,12 +105,11 @@ final class CurlEasy {
             if method != "POST" {
                 codes.append(llmster_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
             }
-            if let body {
-                codes.append(llmster_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-                codes.append(body.withUnsafeBytes {
-                    llmster_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(errorBuffer)))
-                })
-            }
+            let body = body ?? []
+            codes.append(llmster_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+            codes.append(body.isEmpty
+                ? llmster_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+                : body.withUnsafeBytes { llmster_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) })
         }
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
             throw error(for: failed)

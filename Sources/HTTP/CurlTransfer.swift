@@ -9,6 +9,7 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     private let lock = NSLock()
     private var cancelled = false
+    private var multi: UnsafeMutableRawPointer?
     private var head: CheckedContinuation<HTTPResponse, any Error>?
     private var pendingBody: AsyncThrowingStream<[UInt8], any Error>?
     private let body: AsyncThrowingStream<[UInt8], any Error>.Continuation
@@ -27,9 +28,22 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether the transfer should stop at the next callback.
     var isCancelled: Bool { lock.withLock { cancelled } }
 
-    /// Asks the curl thread to abort the transfer.
+    /// Asks the curl thread to abort the transfer, waking it if it waits for the network.
     func cancel() {
-        lock.withLock { cancelled = true }
+        lock.withLock {
+            cancelled = true
+            if let multi { _ = curl_multi_wakeup(multi) }
+        }
+    }
+
+    /// Lets ``cancel()`` wake the curl thread's wait on `multi` until ``detach()``.
+    func attach(_ multi: UnsafeMutableRawPointer) {
+        lock.withLock { self.multi = multi }
+    }
+
+    /// Forgets the multi handle before it is freed.
+    func detach() {
+        lock.withLock { multi = nil }
     }
 
     /// Starts the curl thread; `head` resumes with the response or the error that prevented it.

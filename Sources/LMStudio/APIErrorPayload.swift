@@ -2,6 +2,7 @@
 public struct APIErrorPayload: Codable, Sendable, Equatable {
     /// E.g. `invalid_request`, `model_not_found`, `internal_error`.
     public var type: String?
+    /// The human-readable explanation.
     public var message: String
     /// E.g. `invalid_api_key`, `invalid_value`.
     public var code: String?

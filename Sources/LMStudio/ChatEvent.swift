@@ -1,25 +1,38 @@
 /// One event of a streamed chat turn.
 public enum ChatEvent: Sendable, Equatable {
+    /// The stream opened; names the answering instance.
     case chatStart(modelInstanceId: String?)
     /// The model is being loaded for this request.
     case modelLoadStart(modelInstanceId: String?)
     /// Load progress from 0 to 1.
     case modelLoadProgress(Double)
+    /// The model finished loading.
     case modelLoadEnd(loadTimeSeconds: Double?)
+    /// The server began evaluating the prompt.
     case promptProcessingStart
     /// Prompt evaluation progress from 0 to 1.
     case promptProcessingProgress(Double)
+    /// Prompt evaluation finished.
     case promptProcessingEnd
+    /// Reasoning text begins.
     case reasoningStart
+    /// The next piece of reasoning text.
     case reasoningDelta(String)
+    /// Reasoning text ends.
     case reasoningEnd
     /// A tool call begins; calls carry no id and are matched in order.
     case toolCallStart(tool: String, provider: ProviderInfo?)
+    /// The arguments of the current tool call are known.
     case toolCallArguments(tool: String, arguments: JSONValue, provider: ProviderInfo?)
+    /// The current tool call returned `output`.
     case toolCallSuccess(tool: String, arguments: JSONValue, output: String, provider: ProviderInfo?)
+    /// The current tool call could not run.
     case toolCallFailure(reason: String, metadata: ToolCallFailureMetadata?)
+    /// Answer text begins.
     case messageStart
+    /// The next piece of answer text.
     case messageDelta(String)
+    /// Answer text ends.
     case messageEnd
     /// The server reports a problem; the stream still ends with `chatEnd`.
     case error(APIErrorPayload)

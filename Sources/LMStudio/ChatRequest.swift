@@ -4,17 +4,25 @@
 public struct ChatRequest: Encodable, Sendable, Equatable {
     /// A model key or a loaded instance id.
     public var model: String
+    /// The new user turn.
     public var input: ChatInput
     /// Send on the first turn only: servers have failed a follow-up carrying it beside `previousResponseId`.
     public var systemPrompt: String?
+    /// Tool sources for this turn.
     public var integrations: [Integration]?
     /// Set by ``LMStudioClient`` according to the call used.
     public var stream: Bool?
+    /// Sampling temperature.
     public var temperature: Double?
+    /// Nucleus sampling cut-off.
     public var topP: Double?
+    /// Top-k sampling cut-off.
     public var topK: Int?
+    /// Minimum relative token probability.
     public var minP: Double?
+    /// Penalty for repeated tokens.
     public var repeatPenalty: Double?
+    /// Cap on generated tokens, reasoning included.
     public var maxOutputTokens: Int?
     /// One of the model's `capabilities.reasoning.allowedOptions`.
     public var reasoning: String?
@@ -69,6 +77,11 @@ public enum ChatInput: Encodable, Sendable, Equatable {
     /// Text and images. Without any image it is sent as one plain string (text
     /// items joined by blank lines), since servers have rejected item arrays.
     case items([InputItem])
+
+    /// The text alone when there are no images, else the text followed by the images.
+    public init(text: String, imageDataURLs: [String]) {
+        self = imageDataURLs.isEmpty ? .text(text) : .items([.text(text)] + imageDataURLs.map { .image(dataURL: $0) })
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()

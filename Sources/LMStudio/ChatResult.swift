@@ -4,6 +4,7 @@ public struct ChatResult: Codable, Sendable, Equatable {
     public var modelInstanceId: String?
     /// Reasoning, tool calls and messages in the order they happened.
     public var output: [OutputItem]
+    /// Token counts and speed.
     public var stats: ChatStats?
     /// Present when the turn was stored; continues the conversation as `previousResponseId`.
     public var responseId: String?
@@ -38,6 +39,7 @@ public enum OutputItem: Codable, Sendable, Equatable {
     case message(String)
     /// Reasoning text.
     case reasoning(String)
+    /// A tool the model called.
     case toolCall(ToolCall)
     /// A tool call the server could not run (unknown tool, bad arguments).
     case invalidToolCall(InvalidToolCall)
@@ -87,6 +89,7 @@ public struct ToolCall: Codable, Sendable, Equatable {
     public var arguments: JSONValue
     /// The tool's answer; a non-string answer is kept as compact JSON text.
     public var output: String?
+    /// Where the tool comes from.
     public var providerInfo: ProviderInfo?
 
     /// Creates a tool call.
@@ -116,6 +119,7 @@ public struct ToolCall: Codable, Sendable, Equatable {
 public struct InvalidToolCall: Codable, Sendable, Equatable {
     /// Why it failed, as the server words it.
     public var reason: String
+    /// What is known about the failed call.
     public var metadata: ToolCallFailureMetadata?
 
     /// Creates a failed tool call.
@@ -138,8 +142,11 @@ public struct InvalidToolCall: Codable, Sendable, Equatable {
 public struct ToolCallFailureMetadata: Codable, Sendable, Equatable {
     /// `invalid_name` or `invalid_arguments`.
     public var type: String?
+    /// The tool the model asked for.
     public var toolName: String?
+    /// The arguments the model gave, when they parsed.
     public var arguments: JSONValue?
+    /// Where the tool comes from.
     public var providerInfo: ProviderInfo?
 
     /// Creates failure details.
@@ -190,11 +197,15 @@ public struct ProviderInfo: Codable, Sendable, Equatable {
 
 /// Token counts and speed of a turn.
 public struct ChatStats: Codable, Sendable, Equatable {
+    /// Tokens in the prompt the model saw.
     public var inputTokens: Int?
     /// Reasoning tokens included.
     public var totalOutputTokens: Int?
+    /// Of the output, the reasoning tokens.
     public var reasoningOutputTokens: Int?
+    /// Generation speed.
     public var tokensPerSecond: Double?
+    /// Delay before the first generated token.
     public var timeToFirstTokenSeconds: Double?
     /// Present when the turn had to load the model.
     public var modelLoadTimeSeconds: Double?

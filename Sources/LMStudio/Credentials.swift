@@ -26,6 +26,7 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
 
     /// The bearer token; keep it out of logs and messages.
     public let token: String
+    /// Where the token was found.
     public let source: Source
 
     /// Wraps a token, refusing one that is not of the LM Studio form.
@@ -123,11 +124,13 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
 public enum CredentialsError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// The file is accessible to group or others; `mode` holds its permission bits.
     case insecurePermissions(path: String, mode: UInt16)
+    /// The file exists but cannot be read.
     case unreadable(path: String, reason: String)
     /// The file has no token line.
     case noToken(path: String)
     /// The token from `source` is not of the LM Studio form.
     case malformedToken(source: String)
+    /// The file or its directory cannot be written.
     case unwritable(path: String, reason: String)
 
     public var description: String {

@@ -4,8 +4,11 @@ public struct DownloadStatus: Codable, Sendable, Equatable {
     public var jobId: String?
     /// `downloading`, `paused`, `completed`, `failed` or `already_downloaded`.
     public var status: String
+    /// Bytes the job downloads in all.
     public var totalSizeBytes: Int64?
+    /// Bytes downloaded so far.
     public var downloadedBytes: Int64?
+    /// Current download speed.
     public var bytesPerSecond: Double?
     /// ISO 8601 text, as sent.
     public var estimatedCompletion: String?

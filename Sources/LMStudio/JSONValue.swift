@@ -1,10 +1,16 @@
 /// Any JSON value, for fields whose shape the API leaves open (tool arguments, load configs).
 public enum JSONValue: Codable, Sendable, Equatable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// Any JSON number.
     case number(Double)
+    /// A JSON string.
     case string(String)
+    /// A JSON array.
     case array([JSONValue])
+    /// A JSON object.
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {

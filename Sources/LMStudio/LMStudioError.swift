@@ -5,6 +5,7 @@ import HTTP
 public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equatable, Sendable {
     /// No connection; `reason` reads like "connection refused".
     case unreachable(server: String, reason: String)
+    /// The server did not connect or went silent.
     case timedOut(server: String, phase: TimeoutPhase)
     /// The TLS handshake or certificate check failed.
     case tls(server: String, reason: String)

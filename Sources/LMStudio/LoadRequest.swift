@@ -2,10 +2,15 @@
 public struct LoadRequest: Codable, Sendable, Equatable {
     /// The model key to load.
     public var model: String
+    /// Context length in tokens.
     public var contextLength: Int?
+    /// Tokens evaluated per batch.
     public var evalBatchSize: Int?
+    /// Whether flash attention is on.
     public var flashAttention: Bool?
+    /// Active experts, for mixture-of-experts models.
     public var numExperts: Int?
+    /// Whether the KV cache lives in GPU memory.
     public var offloadKVCacheToGPU: Bool?
     /// Asks the server to answer with the configuration it applied.
     public var echoLoadConfig: Bool?

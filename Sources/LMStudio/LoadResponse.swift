@@ -4,6 +4,7 @@ public struct LoadResponse: Codable, Sendable, Equatable {
     public var type: String?
     /// The id of the new instance, to unload it later.
     public var instanceId: String
+    /// How long the load took.
     public var loadTimeSeconds: Double?
     /// `loaded` on success.
     public var status: String?

@@ -2,11 +2,15 @@
 public struct Model: Codable, Sendable, Equatable {
     /// Whether the model chats or embeds.
     public var type: ModelType
+    /// Who published the model, e.g. `qwen`.
     public var publisher: String
     /// The identifier used as `model` in load and chat requests.
     public var key: String
+    /// The name to show.
     public var displayName: String
+    /// E.g. `qwen3`; absent for embedding models.
     public var architecture: String?
+    /// How the weights are quantized.
     public var quantization: Quantization?
     /// On-disk size.
     public var sizeBytes: Int64
@@ -23,6 +27,7 @@ public struct Model: Codable, Sendable, Equatable {
     public var description: String?
     /// Only for multi-variant models.
     public var variants: [String]?
+    /// The variant in use, among `variants`.
     public var selectedVariant: String?
 
     /// Creates a model description.
@@ -108,8 +113,11 @@ public struct Model: Codable, Sendable, Equatable {
 
 /// What a model does; unknown kinds keep their wire name.
 public enum ModelType: Codable, Sendable, Equatable, Hashable {
+    /// A chat model.
     case llm
+    /// An embedding model; it cannot chat.
     case embedding
+    /// A kind this client does not know, by its wire name.
     case other(String)
 
     /// The wire name, e.g. `llm`.
@@ -144,6 +152,7 @@ public enum ModelType: Codable, Sendable, Equatable, Hashable {
 public struct Quantization: Codable, Sendable, Equatable {
     /// E.g. `Q4_K_M`.
     public var name: String?
+    /// Average bits per weight.
     public var bitsPerWeight: Double?
 
     /// Creates a quantization description.
@@ -254,10 +263,15 @@ public struct LoadedInstance: Codable, Sendable, Equatable {
 public struct InstanceConfig: Codable, Sendable, Equatable {
     /// The context this instance was loaded with; often less than the model's maximum.
     public var contextLength: Int?
+    /// Tokens evaluated per batch.
     public var evalBatchSize: Int?
+    /// Requests the instance serves at once.
     public var parallel: Int?
+    /// Whether flash attention is on.
     public var flashAttention: Bool?
+    /// Active experts, for mixture-of-experts models.
     public var numExperts: Int?
+    /// Whether the KV cache lives in GPU memory.
     public var offloadKVCacheToGPU: Bool?
 
     /// Creates a configuration.

@@ -2,7 +2,7 @@
 ///
 /// Work is linear in the input. Line ends may be `\n`, `\r\n` or `\r`, also
 /// when a `\r\n` pair is split across chunks. `id:`, `retry:`, unknown fields
-/// and `:` comments are ignored. Payloads are decoded as UTF-8 only once the
+/// and `:` comments are ignored, as is a byte order mark opening the stream. Payloads are decoded as UTF-8 only once the
 /// event is complete, invalid sequences becoming U+FFFD.
 public struct SSEParser: Sendable {
     /// The most bytes one event may buffer before ``SSEError/eventTooLarge(limit:)``.
@@ -12,6 +12,8 @@ public struct SSEParser: Sendable {
     private var hasData = false
     private var name: [UInt8]?
     private var chunkEndedWithCarriageReturn = false
+    /// How many bytes of a UTF-8 byte order mark opened the stream; `nil` once the stream is past its start.
+    private var byteOrderMarkPrefix: Int? = 0
     private var failure: SSEError?
 
     /// Creates a parser with an empty buffer.
@@ -27,7 +29,7 @@ public struct SSEParser: Sendable {
         if let failure { throw failure }
         var events: [SSEEvent] = []
         do {
-            let consumed = try bytes.withContiguousStorageIfAvailable { try consume($0, into: &events) }
+            let consumed: Void? = try bytes.withContiguousStorageIfAvailable { try consume($0, into: &events) }
             if consumed == nil {
                 try Array(bytes).withUnsafeBufferPointer { try consume($0, into: &events) }
             }
@@ -50,6 +52,15 @@ public struct SSEParser: Sendable {
     private mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [SSEEvent]) throws(SSEError) {
         let count = buffer.count
         var index = 0
+        while let matched = byteOrderMarkPrefix, index < count {
+            if buffer[index] == Self.byteOrderMark[matched] {
+                index += 1
+                byteOrderMarkPrefix = matched + 1 == Self.byteOrderMark.count ? nil : matched + 1
+            } else {
+                partialLine.append(contentsOf: Self.byteOrderMark[..<matched])
+                byteOrderMarkPrefix = nil
+            }
+        }
         if chunkEndedWithCarriageReturn, count > 0 {
             chunkEndedWithCarriageReturn = false
             if buffer[0] == .lineFeed { index = 1 }
@@ -85,6 +96,8 @@ public struct SSEParser: Sendable {
             try checkSize()
         }
     }
+
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     private mutating func process(line: UnsafeBufferPointer<UInt8>, into events: inout [SSEEvent]) throws(SSEError) {
         guard let first = line.first else {

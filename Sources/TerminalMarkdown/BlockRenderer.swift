@@ -5,15 +5,19 @@
 /// block is exactly the code. Every block is rendered independently of the blocks around it, which is what lets
 /// `MarkdownStream` print a finished block once and never touch it again.
 struct BlockRenderer {
+    /// Terminal columns; prose uses one less.
     var width: Int
     var level: StyleLevel
+    /// Box drawing, bullets and check boxes from Unicode; ASCII otherwise.
     var unicode: Bool
+    /// Links to linkable URLs become OSC 8 hyperlinks (never at `StyleLevel.plain`).
     var hyperlinks: Bool
     var theme = MarkdownTheme.standard
 
     /// Body rows of a table that decide its column widths; later rows wrap inside those widths.
     static let tableWidthRows = 10
 
+    /// Creates a renderer; `hyperlinks` is ignored when `level` is plain.
     init(width: Int, level: StyleLevel, unicode: Bool, hyperlinks: Bool) {
         self.width = width
         self.level = level

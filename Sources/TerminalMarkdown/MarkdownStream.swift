@@ -12,6 +12,7 @@ struct MarkdownStream {
     /// Uncommitted bytes after which a block that cannot be committed is streamed as plain lines.
     static let fallbackLimit = 64 * 1024
 
+    /// Renders committed and tail blocks; its width may change between snapshots.
     var renderer: BlockRenderer
     /// False for raw mode: complete lines are committed as they are.
     let rendersMarkdown: Bool
@@ -47,6 +48,7 @@ struct MarkdownStream {
         case plainLines
     }
 
+    /// Creates a stream that has committed nothing.
     init(renderer: BlockRenderer, rendersMarkdown: Bool) {
         self.renderer = renderer
         self.rendersMarkdown = rendersMarkdown
@@ -107,20 +109,20 @@ struct MarkdownStream {
         return output
     }
 
-    /// Commits what it can from `complete` (whole lines); returns whether anything changed.
+    /// Commits what it can from `complete` (whole lines); returns whether to try again (something was consumed
+    /// or the state changed), so the loop in `commitCompleteLines` always ends.
     private mutating func step(_ complete: Substring, into output: inout [String]) -> Bool {
         guard rendersMarkdown else {
-            output += complete.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                .map { UntrustedText.sanitize(String($0)) }
+            output += completeLines(complete).map { UntrustedText.sanitize(String($0)) }
             committedOffset += complete.utf8.count
             return false
         }
         switch state {
         case .plainLines:
             var consumed = 0
-            for line in complete.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            for line in completeLines(complete) {
                 consumed += line.utf8.count + 1
-                if line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                if UntrustedText.sanitize(String(line)).allSatisfy({ $0 == " " || $0 == "\t" }) {
                     state = .blocks
                     break
                 }
@@ -130,7 +132,7 @@ struct MarkdownStream {
             return true
         case .fence(let fence):
             var consumed = 0
-            for line in complete.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            for line in completeLines(complete) {
                 consumed += line.utf8.count + 1
                 if isClosingFence(line, fence) {
                     output.append(renderer.codeFenceClosing)
@@ -170,7 +172,9 @@ struct MarkdownStream {
                 }
                 continuation = ListContinuation(nextNumber: start.map { $0 + list.items.count - 1 })
                 hasOutput = true
-                consumedLines = list.items[list.items.count - 2].endLine
+                let lastFinished = list.items[list.items.count - 2]
+                let nextStart = list.items[list.items.count - 1].startLine
+                consumedLines = nextStart > lastFinished.startLine ? min(lastFinished.endLine, nextStart - 1) : lastFinished.endLine
                 changed = true
             case .codeBlock(let info, _):
                 if let fence = openingFence(line(last.startLine, of: complete)) {
@@ -198,20 +202,26 @@ struct MarkdownStream {
                 break
             }
         }
-        committedOffset += byteOffset(afterLine: consumedLines, in: complete)
+        let consumed = byteOffset(afterLine: consumedLines, in: complete)
+        committedOffset += consumed
         if !changed && complete.utf8.count > Self.fallbackLimit {
             state = .plainLines
             return true
         }
-        return changed
+        return changed && consumed > 0
     }
 
-    /// The last source line of `blocks[index]`, or nil when cmark-gfm did not say. A paragraph that a table split
-    /// off reports line 0; it ends on the line before the table's header.
+    /// The last source line of `blocks[index]` (which has a successor), or nil when cmark-gfm did not say.
+    ///
+    /// cmark-gfm 0.29 reports a setext heading closed by a following line as ending on that line, and a paragraph
+    /// that a table split off as starting and ending on line 0, so a block is taken to end before the line where
+    /// the next one starts whenever that is earlier.
     private func knownEndLine(of index: Int, in blocks: [SourceBlock]) -> Int? {
-        if blocks[index].startLine != 0 { return blocks[index].endLine }
-        guard index + 1 < blocks.count, let header = headerLine(of: blocks[index + 1]), header > 1 else { return nil }
-        return header - 1
+        let next = blocks[index + 1]
+        let nextStart = headerLine(of: next) ?? (next.startLine > 0 ? next.startLine : nil)
+        if blocks[index].startLine != 0 { return min(blocks[index].endLine, (nextStart ?? Int.max) - 1) }
+        guard let nextStart, nextStart > 1 else { return nil }
+        return nextStart - 1
     }
 
     /// The source line of a table's header row. When a table splits off a paragraph, cmark-gfm 0.29 gives the
@@ -233,14 +243,13 @@ struct MarkdownStream {
         blocks.removeFirst()
         let ended = !blocks.isEmpty
         output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
-        if let lastRow = table.rowLines.last {
-            committedOffset += byteOffset(afterLine: lastRow - progress.prefixLines, in: complete)
-        }
+        let consumed = table.rowLines.last.map { byteOffset(afterLine: $0 - progress.prefixLines, in: complete) } ?? 0
+        committedOffset += consumed
         if ended {
             output.append(renderer.tableClosing(widths: progress.widths))
             state = .blocks
         }
-        return ended || !table.rows.isEmpty
+        return ended || consumed > 0
     }
 
     /// Appends top-level blocks to `output` with the blank lines between them.
@@ -310,6 +319,12 @@ struct MarkdownStream {
 
     // MARK: Lines and fences
 
+    /// The lines of `text`, which ends with a newline, split at newline bytes (a Character split would keep
+    /// `\r\n` together), without their newlines.
+    private func completeLines(_ text: Substring) -> [Substring] {
+        text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().map { Substring($0) }
+    }
+
     /// The text of 1-based line `number` of `text`, without its newline.
     private func line(_ number: Int, of text: Substring) -> String {
         var current = 1
@@ -349,7 +364,7 @@ struct MarkdownStream {
     }
 
     private func isClosingFence(_ line: Substring, _ fence: Fence) -> Bool {
-        let bytes = Array(line.utf8)
+        let bytes = Array(UntrustedText.sanitize(String(line)).utf8)
         var index = 0
         while index < bytes.count && bytes[index] == 0x20 { index += 1 }
         guard index <= 3 else { return false }
@@ -364,12 +379,12 @@ struct MarkdownStream {
 
     /// A code line with the fence's indentation removed, sanitised.
     private func codeText(_ line: Substring, _ fence: Fence) -> String {
-        var text = line
+        var text = Substring(UntrustedText.sanitize(String(line)))
         var removed = 0
         while removed < fence.indent, text.first == " " {
             text = text.dropFirst()
             removed += 1
         }
-        return UntrustedText.sanitize(String(text))
+        return String(text)
     }
 }

@@ -17,6 +17,7 @@ struct WrappedLine {
 /// Greedy word wrapping of styled runs by display width.
 struct LineWrapper {
     let level: StyleLevel
+    /// Whether runs with a link are wrapped in OSC 8 sequences.
     let hyperlinks: Bool
 
     private enum Token {

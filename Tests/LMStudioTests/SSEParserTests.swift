@@ -108,6 +108,14 @@ struct SSEParserTests {
         }
     }
 
+    @Test func byteOrderMarkOpeningTheStreamIsIgnoredAtAnySplit() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("data: a\n\n".utf8)
+        for offset in 0...bytes.count {
+            #expect(try parse(split(bytes, at: [offset])) == [SSEEvent(data: "a")], "split at \(offset)")
+        }
+        #expect(try parse([([0xEF, 0xBB] + Array("\ndata: b\n\n".utf8))[...]]) == [SSEEvent(data: "b")], "a partial mark is a line of its own")
+    }
+
     @Test func carriageReturnEndingAChunkThenLineFeedIsOneLineEnd() throws {
         var parser = SSEParser()
         #expect(try parser.feed(Array("data: a\r".utf8)).isEmpty)

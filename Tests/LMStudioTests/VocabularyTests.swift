@@ -127,6 +127,11 @@ struct VocabularyTests {
         #expect(try json(of: itemsWithoutImage.input) == .string("a\n\nb"))
     }
 
+    @Test func inputCarriesImagesOnlyWhenThereAreSome() {
+        #expect(ChatInput(text: "hi", imageDataURLs: []) == .text("hi"))
+        #expect(ChatInput(text: "see", imageDataURLs: ["data:image/png;base64,AA"]) == .items([.text("see"), .image(dataURL: "data:image/png;base64,AA")]))
+    }
+
     @Test func everyChatRequestFieldUsesItsDocumentedName() throws {
         let request = ChatRequest(
             model: "m", input: .items([.text("look"), .image(dataURL: "data:image/png;base64,AAAA")]), systemPrompt: "be brief",

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TestSupport
 @testable import TerminalMarkdown
@@ -176,5 +177,32 @@ struct CapabilityTests {
         #expect(colored.contains("35m"))
         #expect(!plain.contains("35m") && !plain.contains("36m") && plain.contains("\u{1B}[1m"))
         #expect(screenLines(colored, width: 80) == screenLines(plain, width: 80))
+    }
+}
+
+struct RedrawProtocolTests {
+    @Test func redrawBytesMatchGolden() {
+        let text = "# Title\n\nA paragraph that streams in.\n\n```sh\necho hi\n```\n"
+        let snapshots = ["# Ti", "# Title\n\nA para", "# Title\n\nA paragraph that streams in.\n\n```s",
+                         "# Title\n\nA paragraph that streams in.\n\n```sh\necho hi\n"]
+        let output = streamedOutput(snapshots, final: text, capabilities: TerminalCapabilities(width: 40))
+        let readable = output.replacingOccurrences(of: "\r", with: "␍")
+            .replacingOccurrences(of: "\u{1B}[?2026l", with: "\u{1B}[?2026l\n--- update\n")
+        assertGolden(readable,
+                     named: "redraw-protocol", in: snapshotDirectory(for: #filePath))
+    }
+
+    @Test func fileDescriptorSinkWritesOnFlush() throws {
+        var descriptors: [Int32] = [0, 0]
+        #expect(pipe(&descriptors) == 0)
+        defer { close(descriptors[0]) }
+        var sink = FileDescriptorSink(fd: descriptors[1])
+        sink.write("héllo ")
+        sink.write("world")
+        sink.flush()
+        close(descriptors[1])
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(descriptors[0], &buffer, buffer.count)
+        #expect(String(decoding: buffer[..<max(count, 0)], as: UTF8.self) == "héllo world")
     }
 }
