@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "ChatTests", dependencies: ["Chat", "LMStudio", "Library", "TestSupport"]),
         .testTarget(name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "Simulator"], exclude: ["Snapshots"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "Simulator", "Library"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

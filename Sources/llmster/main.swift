@@ -1,1 +1,20 @@
-print("llmster")
+import Console
+import Foundation
+import Simulator
+import Synchronization
+
+/// Keeps the `--demo` simulator alive for the life of the process.
+let demoServer = Mutex<Simulator?>(nil)
+
+let status = await App.run(
+    arguments: Array(CommandLine.arguments.dropFirst()),
+    environment: ProcessInfo.processInfo.environment,
+    startDemo: {
+        var options = SimulatorOptions()
+        options.tokenDelay = 0.02
+        let simulator = Simulator(options: options)
+        let port = try simulator.start(port: 0)
+        demoServer.withLock { $0 = simulator }
+        return "http://127.0.0.1:\(port)"
+    })
+exit(status)

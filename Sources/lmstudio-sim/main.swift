@@ -61,16 +61,10 @@ while let argument = arguments.popFirst() {
 }
 
 let simulator = Simulator(options: options)
-var signalSources: [DispatchSourceSignal] = []
+// A plain handler, installed before the URL is printed: a dispatch source registers asynchronously,
+// so a SIGTERM sent right after the URL appears could be lost.
 for signalNumber in [SIGINT, SIGTERM] {
-    signal(signalNumber, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-    source.setEventHandler {
-        simulator.stop()
-        exit(0)
-    }
-    source.resume()
-    signalSources.append(source)
+    signal(signalNumber) { _ in _exit(0) }
 }
 do {
     try simulator.start(port: port)

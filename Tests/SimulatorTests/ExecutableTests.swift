@@ -1,14 +1,16 @@
 import Foundation
 import Testing
 
+import TestSupport
+
 /// The built `lmstudio-sim` next to the test bundle.
-private let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("lmstudio-sim")
+private func executable() throws -> URL { URL(fileURLWithPath: try BuiltProduct.path("lmstudio-sim")) }
 
 @Suite struct ExecutableTests {
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path)))
+    @Test
     func printsItsURLFirstAndStopsOnEndOfInput() throws {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = try executable()
         process.arguments = ["--token-delay", "0", "--exit-on-eof", "--faults", "reasoning"]
         let output = Pipe()
         let input = Pipe()
@@ -30,10 +32,10 @@ private let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deleting
         #expect(process.terminationStatus == 0)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path)))
+    @Test
     func exitsCleanlyOnSIGTERM() throws {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = try executable()
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -44,10 +46,10 @@ private let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deleting
         #expect(process.terminationStatus == 0)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path)))
+    @Test
     func refusesBadDirectivesWithUsage() throws {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = try executable()
         process.arguments = ["--faults", "split=sideways"]
         let errors = Pipe()
         process.standardError = errors

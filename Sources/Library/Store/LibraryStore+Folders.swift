@@ -123,6 +123,19 @@ extension LibraryStore {
         return current
     }
 
+    /// The folder at a "/"-separated path, creating the missing folders along it in one transaction.
+    public func ensureFolder(path: String) throws -> Folder {
+        let names = path.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !names.isEmpty else { throw LibraryError.invalidFolderName(path) }
+        return try transaction {
+            var current: Folder?
+            for name in names {
+                current = try folderNamed(name, parentId: current?.id, except: nil) ?? createFolder(name: name, parentId: current?.id)
+            }
+            return current!
+        }
+    }
+
     /// The "/"-separated path of a folder, e.g. "Work/Research".
     public func folderPath(id: Int64) throws -> String {
         var names: [String] = []

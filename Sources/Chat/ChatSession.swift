@@ -1,0 +1,245 @@
+import Foundation
+import Library
+import LMStudio
+
+/// The engine every face of llmster shares: sends a turn, streams the reply, keeps the library current.
+///
+/// Owns the library connection, so every read and write of the library in a process goes through
+/// this actor (`withLibrary`). The user turn is saved before anything is sent; the reply is saved as
+/// it streams (at least every `saveInterval`) and finally as complete, incomplete or error.
+public actor ChatSession {
+    public let configuration: Configuration
+    public nonisolated let client: LMStudioClient
+    private let library: LibraryStore
+    private let clock: any DisplayClock
+    private let saveInterval: Duration
+    private var cachedModels: [Model]?
+
+    /// Creates a session on `library`, which it owns from now on.
+    public init(client: LMStudioClient, library: sending LibraryStore, configuration: Configuration,
+                clock: any DisplayClock = SystemDisplayClock(), saveInterval: Duration = .seconds(1)) {
+        self.client = client
+        self.library = library
+        self.configuration = configuration
+        self.clock = clock
+        self.saveInterval = saveInterval
+    }
+
+    /// Runs `body` with the library, on this actor.
+    public func withLibrary<T: Sendable>(_ body: (LibraryStore) throws -> T) throws -> T {
+        try body(library)
+    }
+
+    /// The server's models, cached until `refresh` is asked for.
+    public func models(refresh: Bool = false) async throws -> [Model] {
+        if !refresh, let cachedModels { return cachedModels }
+        let models = try await client.models()
+        cachedModels = models
+        return models
+    }
+
+    /// Forgets the cached model list (after a load or unload).
+    public func invalidateModels() { cachedModels = nil }
+
+    /// Sends `turn` on the conversation and streams the reply to `display`; returns the saved reply.
+    ///
+    /// With `freshContext`, the conversation's continuation is dropped first (used after
+    /// `ChatError.continuationLost`, which leaves the user turn saved and unanswered).
+    public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false,
+                     display: @escaping @Sendable (DisplaySnapshot) async -> Void) async throws -> SavedReply {
+        let (conversation, model) = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
+        try storage {
+            let message = try library.appendMessage(conversationId: conversationId, role: .user, text: turn.text, status: .complete)
+            for image in turn.images {
+                _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
+            }
+            if conversation.title.isEmpty {
+                try library.rename(conversationId: conversationId, to: Self.title(from: turn.text))
+            }
+        }
+        return try await stream(turn, conversation: conversation, model: model, display: display)
+    }
+
+    /// Sends the conversation's last user turn again (after an error, an incomplete reply or a lost context).
+    public func retry(in conversationId: String, freshContext: Bool = false,
+                      display: @escaping @Sendable (DisplaySnapshot) async -> Void) async throws -> SavedReply {
+        let messages = try storage { try library.messages(conversationId: conversationId) }
+        guard let last = messages.last(where: { $0.role == .user }) else { throw ChatError.nothingToRetry }
+        let images = try storage {
+            try library.attachments(messageId: last.id).map { ImageInput(name: $0.name, mimeType: $0.mimeType, bytes: $0.bytes) }
+        }
+        let (conversation, model) = try await prepare(conversationId, images: !images.isEmpty, freshContext: freshContext)
+        return try await stream(Turn(text: last.text, images: images), conversation: conversation, model: model, display: display)
+    }
+
+    /// Checks the conversation's model and settings against the server before anything is saved or sent.
+    private func prepare(_ conversationId: String, images: Bool, freshContext: Bool) async throws -> (Conversation, Model) {
+        guard var conversation = try storage({ try library.conversation(id: conversationId) }) else {
+            throw ChatError.storage("conversation \(conversationId) does not exist")
+        }
+        if freshContext {
+            try storage { try library.setContinuation(conversationId: conversationId, serverURL: nil, responseId: nil) }
+            conversation.serverURL = nil
+            conversation.lastResponseId = nil
+        }
+        let models = try await serverCall { try await self.models() }
+        let key = conversation.modelKey ?? configuration.defaultModel
+            ?? models.first { $0.type == .llm && $0.isLoaded }?.key
+        guard let key else { throw ChatError.noModel }
+        guard let model = models.first(where: { $0.key == key || $0.loadedInstances.contains { $0.id == key } }) else {
+            throw ChatError.modelNotDownloaded(key)
+        }
+        guard model.type == .llm else { throw ChatError.notAChatModel(key) }
+        if images, model.capabilities?.vision != true { throw ChatError.visionUnsupported(key) }
+        if let reasoning = conversation.settings.reasoning {
+            let allowed = model.capabilities?.reasoning?.allowedOptions ?? []
+            guard allowed.contains(reasoning) else {
+                throw ChatError.reasoningNotAllowed(value: reasoning, model: key, allowed: allowed)
+            }
+        }
+        if conversation.modelKey == nil {
+            conversation.modelKey = key
+            try storage { try library.updateConversation(conversation) }
+        }
+        return (conversation, model)
+    }
+
+    private func stream(_ turn: Turn, conversation: Conversation, model: Model,
+                        display: @escaping @Sendable (DisplaySnapshot) async -> Void) async throws -> SavedReply {
+        let request = RequestBuilder.request(for: turn, conversation: conversation, model: model.key, server: configuration.server)
+        let events: AsyncThrowingStream<ChatEvent, any Error>
+        do {
+            events = try await client.streamChat(request)
+        } catch let error as LMStudioError {
+            if request.previousResponseId != nil, error.isUnknownResponseId { throw ChatError.continuationLost(conversationId: conversation.id) }
+            throw ChatError.server(error)
+        } catch is CancellationError {
+            throw ChatError.server(.cancelled)
+        }
+        let reply = try storage {
+            try library.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
+        }
+        let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
+        let presenter = Task {
+            for await snapshot in coalescer.snapshots { await display(snapshot) }
+        }
+        // Partial text is saved every `saveInterval` even while the server is silent, so a killed
+        // process loses at most that much.
+        let saver = Task { [clock, saveInterval] in
+            var next = clock.now() + saveInterval
+            while (try? await clock.sleep(until: next)) != nil {
+                await self.savePartial(await coalescer.state, messageId: reply.id)
+                next = clock.now() + saveInterval
+            }
+        }
+        var ending = DisplaySnapshot.Ending.interrupted("The stream ended before the reply was complete.")
+        do {
+            for try await event in events {
+                await coalescer.apply(event)
+                if case .chatEnd = event { ending = .completed }
+            }
+        } catch is CancellationError {
+            ending = .cancelled
+        } catch let error as LMStudioError {
+            ending = error == .cancelled ? .cancelled : .interrupted(error.description)
+        } catch {
+            ending = .interrupted(String(describing: error))
+        }
+        saver.cancel()
+        await saver.value
+        if Task.isCancelled, ending != .completed { ending = .cancelled }
+        let state = await coalescer.finish(ending)
+        await presenter.value
+        let (status, message) = Self.status(of: state, ending: ending)
+        try storage {
+            try save(state, messageId: reply.id, status: status, error: message)
+            if let responseId = state.responseId {
+                try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+            }
+        }
+        return SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message)
+    }
+
+    /// A reply is complete only with `chat.end` and no `error` event.
+    private static func status(of state: ReplyState, ending: DisplaySnapshot.Ending) -> (MessageStatus, String?) {
+        if let error = state.errors.first {
+            return (.error, LMStudioError.describe(streamError: error))
+        }
+        switch ending {
+        case .completed: return (.complete, nil)
+        case .cancelled: return (.incomplete, "Cancelled; the text received so far is kept.")
+        case .interrupted(let reason): return (.incomplete, reason)
+        case .streaming: return (.incomplete, nil)
+        }
+    }
+
+    /// Saves streamed text so far; a failure is retried at the next interval, and the final save reports its own.
+    private func savePartial(_ state: ReplyState, messageId: String) {
+        try? save(state, messageId: messageId, status: .streaming, error: nil)
+    }
+
+    private func save(_ state: ReplyState, messageId: String, status: MessageStatus, error: String?) throws {
+        try library.updateReply(
+                messageId: messageId, text: state.answer, reasoning: state.reasoning, status: status, error: error,
+            statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+        try library.replaceToolCalls(messageId: messageId, state.toolCalls.enumerated().map { position, call in
+            ToolCallRecord(messageId: messageId, position: position, name: call.name,
+                           argumentsJSON: call.arguments?.jsonString ?? "{}", output: call.output,
+                           providerJSON: call.provider.flatMap(Self.json), status: call.status.record,
+                           failureReason: call.status.failureReason)
+        })
+    }
+
+    /// Runs library work, reporting any failure as `ChatError.storage`.
+    private func storage<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ChatError {
+            throw error
+        } catch {
+            throw ChatError.storage(String(describing: error))
+        }
+    }
+
+    private func serverCall<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as LMStudioError { throw ChatError.server(error) }
+    }
+
+    private static func json(_ value: some Encodable) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A conversation title from its first message: the first line, at most 60 characters.
+    public static func title(from text: String) -> String {
+        let firstLine = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return "Untitled" }
+        return trimmed.count > 60 ? String(trimmed.prefix(59)) + "…" : trimmed
+    }
+}
+
+/// A reply as saved: its message id, status and full state.
+public struct SavedReply: Sendable {
+    public let messageId: String
+    public let conversationId: String
+    public let status: MessageStatus
+    public let state: ReplyState
+    /// Why the reply is not complete, when it is not.
+    public let errorMessage: String?
+}
+
+extension ToolCallState.Status {
+    var record: ToolCallStatus {
+        switch self {
+        case .running: .running
+        case .succeeded: .succeeded
+        case .failed: .failed
+        }
+    }
+
+    var failureReason: String? {
+        if case .failed(let reason) = self { reason } else { nil }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+/// App-wide settings read from `$XDG_CONFIG_HOME/llmster/config`: one `key = value` per line, `#` comments.
+///
+/// Never holds credentials (those live in the credentials file) and never travels in exports or backups.
+public struct Configuration: Sendable, Equatable {
+    /// The LM Studio server's base URL.
+    public var server = "http://localhost:1234"
+    /// The model a new conversation uses when none is chosen.
+    public var defaultModel: String?
+    /// A model that writes short conversation titles; the load policy never unloads it.
+    public var summarizerModel: String?
+    /// Keep previous chat models loaded when choosing another model.
+    public var keepPreviousModels = false
+    /// How often the display is refreshed while a reply streams, in milliseconds.
+    public var displayIntervalMilliseconds = 250
+    /// Context length used when llmster loads a model (nil: the server's default).
+    public var contextLength: Int?
+    /// `auto`, `always` or `never`.
+    public var markdown = "auto"
+    /// Lines of the live reasoning tail.
+    public var reasoningTailLines = 3
+    /// Notify when a reply that took longer than this many seconds finishes (nil: never).
+    public var notifyAfterSeconds: Double?
+    /// Seconds to wait for a connection.
+    public var connectTimeout = 5.0
+    /// Seconds a stream may stay silent before it is treated as stalled.
+    public var idleTimeout = 300.0
+
+    /// Creates the defaults.
+    public init() {}
+
+    /// Every key the file and `config/get|set` accept, with a one-line meaning.
+    public static let keys: [(key: String, meaning: String)] = [
+        ("server", "LM Studio base URL"),
+        ("default_model", "model for new conversations"),
+        ("summarizer_model", "model that writes conversation titles (never unloaded by the load policy)"),
+        ("keep_previous_models", "true: keep previous chat models loaded when switching"),
+        ("display_interval_ms", "display refresh interval while streaming"),
+        ("context_length", "context length used when llmster loads a model"),
+        ("markdown", "auto | always | never"),
+        ("reasoning_tail_lines", "lines of the live reasoning tail"),
+        ("notify_after_seconds", "notify when a longer reply finishes unfocused (empty: off)"),
+        ("connect_timeout", "seconds to wait for a connection"),
+        ("idle_timeout", "seconds a stream may stay silent"),
+    ]
+
+    /// The value of `key` as the file spells it, or nil when unset; throws for an unknown key.
+    public func value(forKey key: String) throws -> String? {
+        switch key {
+        case "server": server
+        case "default_model": defaultModel
+        case "summarizer_model": summarizerModel
+        case "keep_previous_models": String(keepPreviousModels)
+        case "display_interval_ms": String(displayIntervalMilliseconds)
+        case "context_length": contextLength.map(String.init)
+        case "markdown": markdown
+        case "reasoning_tail_lines": String(reasoningTailLines)
+        case "notify_after_seconds": notifyAfterSeconds.map { String($0) }
+        case "connect_timeout": String(connectTimeout)
+        case "idle_timeout": String(idleTimeout)
+        default: throw ConfigurationError.unknownKey(key, line: nil)
+        }
+    }
+
+    /// Sets `key` from its textual form; an empty value clears an optional setting.
+    public mutating func setValue(_ raw: String, forKey key: String) throws {
+        let value = raw.trimmingCharacters(in: .whitespaces)
+        func number<T: LosslessStringConvertible>(_: T.Type) throws -> T {
+            guard let parsed = T(value) else { throw ConfigurationError.invalidValue(key: key, value: value, expected: "a number") }
+            return parsed
+        }
+        func optional<T>(_ parse: () throws -> T) rethrows -> T? { value.isEmpty ? nil : try parse() }
+        switch key {
+        case "server":
+            guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "an http:// or https:// URL")
+            }
+            server = value
+        case "default_model": defaultModel = value.isEmpty ? nil : value
+        case "summarizer_model": summarizerModel = value.isEmpty ? nil : value
+        case "keep_previous_models":
+            guard let flag = Bool(value.lowercased()) else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "true or false")
+            }
+            keepPreviousModels = flag
+        case "display_interval_ms": displayIntervalMilliseconds = max(0, try number(Int.self))
+        case "context_length": contextLength = try optional { try number(Int.self) }
+        case "markdown":
+            guard ["auto", "always", "never"].contains(value) else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "auto, always or never")
+            }
+            markdown = value
+        case "reasoning_tail_lines": reasoningTailLines = max(0, try number(Int.self))
+        case "notify_after_seconds": notifyAfterSeconds = try optional { try number(Double.self) }
+        case "connect_timeout": connectTimeout = try number(Double.self)
+        case "idle_timeout": idleTimeout = try number(Double.self)
+        default: throw ConfigurationError.unknownKey(key, line: nil)
+        }
+    }
+
+    /// Parses the file's text.
+    public init(parsing text: String) throws {
+        self.init()
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigurationError.malformedLine(index + 1, String(line))
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            do { try setValue(value, forKey: key) } catch ConfigurationError.unknownKey(let key, _) {
+                throw ConfigurationError.unknownKey(key, line: index + 1)
+            }
+        }
+    }
+
+    /// The file's text for these settings (unset optional keys are left out).
+    public var fileText: String {
+        var lines = ["# llmster configuration — see `man llmster`, section CONFIGURATION."]
+        for (key, _) in Self.keys {
+            if let value = try? value(forKey: key) { lines.append("\(key) = \(value)") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Reads the file at `path`; a missing file gives the defaults.
+    public static func load(path: String) throws -> Configuration {
+        guard let data = FileManager.default.contents(atPath: path) else { return Configuration() }
+        do { return try Configuration(parsing: String(decoding: data, as: UTF8.self)) } catch let error as ConfigurationError {
+            throw ConfigurationError.inFile(path, error)
+        }
+    }
+
+    /// Writes the file at `path` atomically (temporary file, then rename).
+    public func save(path: String) throws {
+        try AtomicFile.write(Array(fileText.utf8), to: path, permissions: 0o600)
+    }
+
+    /// `$XDG_CONFIG_HOME/llmster` (default `~/.config/llmster`).
+    public static func directory(environment: [String: String]) -> String {
+        XDGDirectory.config.path(environment: environment) + "/llmster"
+    }
+
+    /// `$XDG_CONFIG_HOME/llmster/config`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        directory(environment: environment) + "/config"
+    }
+}
+
+/// A configuration file or value llmster cannot use.
+public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+    case unknownKey(String, line: Int?)
+    case invalidValue(key: String, value: String, expected: String)
+    case malformedLine(Int, String)
+    indirect case inFile(String, ConfigurationError)
+
+    public var description: String {
+        switch self {
+        case .unknownKey(let key, let line):
+            let known = Configuration.keys.map(\.key).joined(separator: ", ")
+            return "unknown setting '\(key)'\(line.map { " on line \($0)" } ?? ""); known settings: \(known)"
+        case .invalidValue(let key, let value, let expected):
+            return "'\(value)' is not a valid \(key): expected \(expected)"
+        case .malformedLine(let line, let text):
+            return "line \(line) is not `key = value`: \(text)"
+        case .inFile(let path, let error):
+            return "\(path): \(error)"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Estimates how full a conversation's context is, from the loaded instance's context length, the
+/// latest reply's token statistics and the typed input.
+public struct ContextMeter: Sendable, Equatable {
+    /// Tokens the server reported for the conversation so far (input plus output of the latest reply).
+    public var usedTokens: Int
+    /// The running instance's context length (may be smaller than the model's maximum).
+    public var contextLength: Int?
+
+    /// Creates a meter.
+    public init(usedTokens: Int, contextLength: Int?) {
+        self.usedTokens = usedTokens
+        self.contextLength = contextLength
+    }
+
+    /// A rough token count for text not yet sent: about four characters a token.
+    public static func estimateTokens(_ text: String) -> Int { (text.utf8.count + 3) / 4 }
+
+    /// Tokens used once `draft` is sent.
+    public func projected(draft: String) -> Int { usedTokens + Self.estimateTokens(draft) }
+
+    /// Whether sending `draft` would exceed the context.
+    public func wouldOverflow(draft: String) -> Bool {
+        guard let contextLength else { return false }
+        return projected(draft: draft) > contextLength
+    }
+
+    /// The prompt's figure, e.g. `ctx 3.1k/8k 39%`; `ctx ?` when the context length is unknown.
+    public func label(draft: String = "") -> String {
+        let used = projected(draft: draft)
+        guard let contextLength, contextLength > 0 else { return "ctx \(Self.compact(used))/?" }
+        let percent = Int((Double(used) / Double(contextLength) * 100).rounded())
+        return "ctx \(Self.compact(used))/\(Self.compact(contextLength)) \(percent)%"
+    }
+
+    /// 950 → `950`, 3100 → `3.1k`, 8192 → `8k`, 131072 → `128k`.
+    public static func compact(_ tokens: Int) -> String {
+        if tokens < 1000 { return String(tokens) }
+        if tokens % 1024 == 0 { return "\(tokens / 1024)k" }
+        let thousands = Double(tokens) / 1000
+        return thousands >= 100 ? "\(Int(thousands.rounded()))k" : String(format: "%.1fk", thousands).replacingOccurrences(of: ".0k", with: "k")
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the Chat module lands.
-enum ChatPlaceholder {}

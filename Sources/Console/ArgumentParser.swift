@@ -1,0 +1,148 @@
+/// Parses the words of a command line or a slash command against a declared set of options.
+///
+/// One parser serves `llmster SUBCOMMAND …` and the REPL's `/command …`, so both accept the same
+/// spellings and report the same usage errors.
+public struct ArgumentParser: Sendable {
+    /// One accepted option.
+    public struct Option: Sendable {
+        /// Long names without dashes (the first is canonical), e.g. `["continue"]`.
+        public let names: [String]
+        /// A one-letter short name, e.g. `c`.
+        public let short: Character?
+        /// The value's placeholder (`MODEL`); nil for a flag.
+        public let value: String?
+        /// Whether the value may be left out; an optional value is only taken attached (`--continue=CHAT`).
+        public let valueIsOptional: Bool
+        /// The values the option accepts, when they form a closed set.
+        public let choices: [String]?
+        /// The help line.
+        public let help: String
+
+        /// Declares an option.
+        public init(_ names: [String], short: Character? = nil, value: String? = nil, optionalValue: Bool = false,
+                    choices: [String]? = nil, help: String) {
+            self.names = names
+            self.short = short
+            self.value = value
+            self.valueIsOptional = optionalValue
+            self.choices = choices
+            self.help = help
+        }
+
+        /// The option as `--help` shows it.
+        public var synopsis: String {
+            var text = (short.map { "-\($0), " } ?? "") + "--" + names[0]
+            if let value { text += valueIsOptional ? "[=\(value)]" : " \(value)" }
+            return text
+        }
+    }
+
+    /// The result: option values by canonical name (repeatable options keep every value) and positionals.
+    public struct Parsed: Sendable {
+        public var values: [String: [String]] = [:]
+        public var positionals: [String] = []
+
+        /// Whether the option was given.
+        public func has(_ name: String) -> Bool { values[name] != nil }
+        /// The option's last value.
+        public func value(_ name: String) -> String? { values[name]?.last.flatMap { $0.isEmpty ? nil : $0 } }
+        /// Every value given for a repeatable option.
+        public func all(_ name: String) -> [String] { values[name]?.filter { !$0.isEmpty } ?? [] }
+    }
+
+    public let options: [Option]
+
+    /// Creates a parser for these options.
+    public init(_ options: [Option]) { self.options = options }
+
+    /// Parses `words`; `--` ends options; options and positionals may be mixed.
+    public func parse(_ words: [String]) throws(UsageError) -> Parsed {
+        var parsed = Parsed()
+        var index = 0
+        var onlyPositionals = false
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            if onlyPositionals || word == "-" || !word.hasPrefix("-") {
+                parsed.positionals.append(word)
+                continue
+            }
+            if word == "--" { onlyPositionals = true; continue }
+            var name: String
+            var attached: String?
+            let option: Option
+            if word.hasPrefix("--") {
+                name = String(word.dropFirst(2))
+                if let equals = name.firstIndex(of: "=") {
+                    attached = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                guard let match = options.first(where: { $0.names.contains(name) }) else {
+                    throw UsageError("unknown option --\(name)" + suggestion(for: name))
+                }
+                option = match
+            } else {
+                let letters = Array(word.dropFirst())
+                guard let first = letters.first, let match = options.first(where: { $0.short == first }) else {
+                    throw UsageError("unknown option \(word)")
+                }
+                option = match
+                if letters.count > 1 {
+                    if option.value != nil {
+                        attached = String(letters.dropFirst())
+                    } else {
+                        // Bundled flags such as `-ab`.
+                        for letter in letters.dropFirst() {
+                            guard let flag = options.first(where: { $0.short == letter && $0.value == nil }) else {
+                                throw UsageError("unknown option -\(letter)")
+                            }
+                            parsed.values[flag.names[0], default: []].append("")
+                        }
+                    }
+                }
+            }
+            let key = option.names[0]
+            guard option.value != nil else {
+                if attached != nil { throw UsageError("--\(key) takes no value") }
+                parsed.values[key, default: []].append("")
+                continue
+            }
+            var value = attached
+            // As with getopt, an optional value must be attached (`--continue=CHAT`, `-cCHAT`): the next
+            // word is the command's own text.
+            if value == nil, index < words.count, !option.valueIsOptional {
+                value = words[index]
+                index += 1
+            }
+            if value == nil && !option.valueIsOptional {
+                throw UsageError("--\(key) needs a value (\(option.value!))")
+            }
+            if let value, let choices = option.choices, !choices.contains(value) {
+                throw UsageError("--\(key) must be one of \(choices.joined(separator: ", ")), not '\(value)'")
+            }
+            parsed.values[key, default: []].append(value ?? "")
+        }
+        return parsed
+    }
+
+    /// The options' help lines, aligned.
+    public var optionHelp: String {
+        let width = options.map(\.synopsis.count).max() ?? 0
+        return options.map { "  " + $0.synopsis.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.help }
+            .joined(separator: "\n")
+    }
+
+    private func suggestion(for name: String) -> String {
+        let all = options.flatMap(\.names)
+        guard let best = EditDistance.nearest(to: name, in: all, maximum: 3) else { return "" }
+        return " (did you mean --\(best)?)"
+    }
+}
+
+/// A command line or slash command that does not fit its command's usage.
+public struct UsageError: Error, CustomStringConvertible, Equatable {
+    public let message: String
+    /// Creates the error.
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,52 @@
+import TerminalMarkdown
+import Chat
+import Foundation
+import HTTP
+import Library
+import HTTP
+import LMStudio
+
+/// What every command needs: settings, where the server and library are, and the output streams.
+public struct CommandContext: Sendable {
+    public var environment: [String: String]
+    public var configuration: Configuration
+    /// The library file (`--library`, or the XDG default).
+    public var libraryPath: String
+    /// `--markdown`, else the configuration's `markdown`.
+    public var markdownMode: String
+    /// Whether `--demo` is running the built-in simulator.
+    public var isDemo: Bool
+    public var output = StandardStream.output
+    public var errors = StandardStream.error
+
+    /// The server URL in effect.
+    public var server: String { configuration.server }
+
+    /// The API token from `LM_API_TOKEN` or the credentials file; throws when the file is unsafe or the token malformed.
+    public func token() throws -> String? {
+        try Credentials.load(environment: environment)?.token
+    }
+
+    /// A client for the configured server.
+    public func client() throws -> LMStudioClient {
+        LMStudioClient(server: server, token: try token(), transport: CurlTransport(),
+                       timeouts: HTTPTimeouts(connect: configuration.connectTimeout, idle: configuration.idleTimeout))
+    }
+
+    /// Opens the library and recovers replies a crashed run left mid-stream.
+    public func openLibrary() throws -> LibraryStore {
+        let store = try LibraryStore(path: libraryPath)
+        _ = try store.recoverInterruptedReplies()
+        return store
+    }
+
+    /// A chat session on a freshly opened library.
+    public func session() throws -> ChatSession {
+        ChatSession(client: try client(), library: try openLibrary(), configuration: configuration)
+    }
+
+    /// Prints `message` to standard error as `llmster: message`, neutralising control characters.
+    public func warn(_ message: String) {
+        errors.line("llmster: " + UntrustedText.sanitize(message))
+    }
+}

@@ -1,0 +1,131 @@
+import Chat
+import Foundation
+import HTTP
+import LMStudio
+import TerminalMarkdown
+
+/// `llmster doctor`: checks the server, the API, authentication and the terminal, each line saying what to do.
+enum DoctorCommand {
+    /// One finding.
+    struct Check {
+        let ok: Bool
+        let name: String
+        let detail: String
+    }
+
+    static let command = Command(
+        "doctor", synopsis: "[--quiet]",
+        summary: "Check the server URL, reachability, LM Studio version, authentication, models and terminal.",
+        details: """
+        Exits 0 when everything works, 3 when LM Studio cannot be reached (or is older than 0.4),
+        4 when the token is missing or rejected, 1 for anything else.
+        """,
+        options: [.init(["quiet"], short: "q", help: "print only problems")]
+    ) { arguments, context in
+        let (checks, status) = await run(context)
+        for check in checks where !(arguments.has("quiet") && check.ok) {
+            let mark = check.ok ? "ok  " : "FAIL"
+            context.output.line("\(mark)  \(check.name.padding(toLength: 10, withPad: " ", startingAt: 0))  \(UntrustedText.sanitize(check.detail))")
+        }
+        return status
+    }
+
+    static func run(_ context: CommandContext) async -> ([Check], Int32) {
+        var checks = [Check(ok: true, name: "server", detail: context.server + (context.isDemo ? " (built-in simulator)" : ""))]
+        let token: String?
+        do { token = try context.token() } catch {
+            checks.append(Check(ok: false, name: "token", detail: String(describing: error)))
+            return (checks, ExitCode.authentication)
+        }
+        func client(_ token: String?) -> LMStudioClient {
+            LMStudioClient(server: context.server, token: token, transport: CurlTransport(),
+                           timeouts: .init(connect: context.configuration.connectTimeout, idle: 30))
+        }
+        let started = ContinuousClock.now
+        do {
+            let greeting = try await client(token).greeting()
+            checks.append(Check(ok: true, name: "reachable", detail: "answered in \(milliseconds(since: started)) ms"))
+            checks.append(Check(ok: greeting.lmstudio, name: "lm studio",
+                                detail: greeting.lmstudio ? "the server says it is LM Studio"
+                                    : "something answers here, but it does not say it is LM Studio: check the port"))
+        } catch LMStudioError.tokenMissing, LMStudioError.tokenRejected {
+            checks.append(Check(ok: true, name: "reachable", detail: "answered in \(milliseconds(since: started)) ms"))
+        } catch let error as LMStudioError {
+            switch error {
+            case .unreachable, .timedOut, .tls:
+                checks.append(Check(ok: false, name: "reachable", detail: error.description))
+                return (checks, ExitCode.unreachable)
+            default:
+                checks.append(Check(ok: false, name: "lm studio", detail: "no LM Studio greeting (\(error.description))"))
+            }
+        } catch {
+            checks.append(Check(ok: false, name: "reachable", detail: String(describing: error)))
+            return (checks, ExitCode.unreachable)
+        }
+
+        // Asking without a token tells whether the server requires one.
+        var authRequired = false
+        do {
+            _ = try await client(nil).models()
+        } catch LMStudioError.tokenMissing, LMStudioError.tokenRejected {
+            authRequired = true
+        } catch LMStudioError.serverTooOld {
+            checks.append(Check(ok: false, name: "api", detail: LMStudioError.serverTooOld.description))
+            return (checks, ExitCode.unreachable)
+        } catch {
+            checks.append(Check(ok: false, name: "api", detail: String(describing: error)))
+            return (checks, ExitCode.failure)
+        }
+        checks.append(Check(ok: true, name: "api", detail: "REST API v1 (LM Studio 0.4 or newer)"))
+
+        do {
+            let models = try await client(token).models()
+            let detail = authRequired ? "required; the token is accepted"
+                : token == nil ? "not required" : "not required (the configured token is accepted)"
+            checks.append(Check(ok: true, name: "auth", detail: detail))
+            let llms = models.filter { $0.type == .llm }.count
+            let loaded = models.flatMap(\.loadedInstances).count
+            let detailText = "\(count(llms, "LLM")) and \(count(models.count - llms, "other model")) downloaded, "
+                + "\(count(loaded, "instance")) loaded"
+            checks.append(Check(ok: llms > 0, name: "models",
+                                detail: llms > 0 ? detailText : detailText + ": download one in LM Studio or with `llmster download MODEL`"))
+            var status = llms > 0 ? ExitCode.success : ExitCode.failure
+            let terminal = TerminalCapabilities.detect(fd: 1, environment: context.environment)
+            checks.append(Check(ok: true, name: "terminal", detail: terminalSummary(terminal, environment: context.environment)))
+            if checks.contains(where: { !$0.ok }), status == ExitCode.success { status = ExitCode.failure }
+            return (checks, status)
+        } catch let error as LMStudioError {
+            switch error {
+            case .tokenMissing, .tokenRejected, .malformedToken:
+                checks.append(Check(ok: false, name: "auth", detail: error.description))
+                return (checks, ExitCode.authentication)
+            default:
+                checks.append(Check(ok: false, name: "models", detail: error.description))
+                return (checks, ExitCode.failure)
+            }
+        } catch {
+            checks.append(Check(ok: false, name: "models", detail: String(describing: error)))
+            return (checks, ExitCode.failure)
+        }
+    }
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        Int((ContinuousClock.now - start).seconds * 1000)
+    }
+
+    /// `1 LLM`, `5 LLMs`.
+    private static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+
+    /// What llmster will do on this terminal, e.g. `xterm-256color, 120 columns, UTF-8, colour, hyperlinks`.
+    static func terminalSummary(_ terminal: TerminalCapabilities, environment: [String: String]) -> String {
+        guard terminal.isTTY else { return "standard output is not a terminal: plain text, no colour" }
+        var parts = [environment["TERM"] ?? "unknown TERM", "\(terminal.width) columns"]
+        parts.append(terminal.isUTF8 ? "UTF-8" : "not UTF-8 (ASCII tables)")
+        if !terminal.allowsCursorMovement { parts.append("append-only (dumb or inside Emacs)") }
+        parts.append(terminal.allowsColor ? "colour" : "no colour")
+        if terminal.hyperlinks { parts.append("hyperlinks") }
+        return parts.joined(separator: ", ")
+    }
+}

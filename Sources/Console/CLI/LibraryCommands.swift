@@ -1,0 +1,179 @@
+import TerminalMarkdown
+import Chat
+import Foundation
+import Library
+import LMStudio
+
+/// `llmster chats`, `show` and `search`: reading the library from the command line.
+enum LibraryCommands {
+    static let chats = Command(
+        "chats", synopsis: "[--folder F] [--pinned] [--json]",
+        summary: "List conversations, pinned first, then the most recently updated.",
+        options: [
+            .init(["folder"], value: "F", help: "only conversations in folder F (e.g. Work/Research)"),
+            .init(["pinned"], help: "only pinned conversations"),
+            .init(["limit"], value: "N", help: "at most N conversations (default 50)"),
+            .init(["json"], help: "print JSON for scripts"),
+        ]
+    ) { arguments, context in
+        let limit = try arguments.value("limit").map { text in
+            guard let value = Int(text), value > 0 else { throw UsageError("--limit must be a positive number") }
+            return value
+        } ?? 50
+        let library = try context.openLibrary()
+        var folderId: Int64?? = .none
+        if let path = arguments.value("folder") {
+            guard let folder = try library.folder(path: path) else {
+                context.warn("there is no folder '\(path)'; `llmster chats` lists conversations in every folder")
+                return ExitCode.notFound
+            }
+            folderId = .some(folder.id)
+        }
+        let conversations = try library.conversations(folderId: folderId, pinnedOnly: arguments.has("pinned"), limit: limit)
+        let folders = Dictionary(uniqueKeysWithValues: try library.folders().map { ($0.id, $0) })
+        func folderPath(_ id: Int64?) -> String {
+            var parts: [String] = []
+            var next = id
+            while let current = next, let folder = folders[current] {
+                parts.insert(folder.name, at: 0)
+                next = folder.parentId
+            }
+            return parts.joined(separator: "/")
+        }
+        if arguments.has("json") {
+            let objects: [JSONValue] = conversations.map { conversation in
+                .object([
+                    "id": .string(conversation.id), "title": .string(conversation.title),
+                    "folder": conversation.folderId == nil ? .null : .string(folderPath(conversation.folderId)),
+                    "pinned": .bool(conversation.pinned), "model": conversation.modelKey.map(JSONValue.string) ?? .null,
+                    "created_at": .string(ISO8601DateFormatter().string(from: conversation.createdAt)),
+                    "updated_at": .string(ISO8601DateFormatter().string(from: conversation.updatedAt)),
+                    "has_draft": .bool(!conversation.draft.isEmpty),
+                ])
+            }
+            context.output.line(JSONValue.array(objects).jsonString)
+            return ExitCode.success
+        }
+        guard !conversations.isEmpty else {
+            context.errors.line("No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
+            return ExitCode.success
+        }
+        var table = TextTable(header: ["ID", "TITLE", "FOLDER", "MODEL", "UPDATED"])
+        for conversation in conversations {
+            table.append([
+                String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.title,
+                folderPath(conversation.folderId), conversation.modelKey ?? "-", Self.dateLabel(conversation.updatedAt),
+            ])
+        }
+        context.output.send(table.text)
+        return ExitCode.success
+    }
+
+    static let show = Command(
+        "show", synopsis: "CHAT [--reasoning] [--tools]",
+        summary: "Print a conversation's transcript (CHAT: an id, an id prefix or a title).",
+        options: [
+            .init(["reasoning"], help: "include each reply's full reasoning"),
+            .init(["tools"], help: "include each tool call's arguments and output"),
+        ]
+    ) { arguments, context in
+        guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
+        let library = try context.openLibrary()
+        let conversation = try library.resolveConversation(arguments.positionals[0])
+        let transcript = try Transcript.markdown(of: conversation, library: library,
+                                                 reasoning: arguments.has("reasoning"), tools: arguments.has("tools"))
+        ReplyDisplay.printDocument(transcript, context: context)
+        return ExitCode.success
+    }
+
+    static let search = Command(
+        "search", synopsis: "TEXT… [--json]", summary: "Full-text search over titles and messages.",
+        options: [
+            .init(["limit"], value: "N", help: "at most N hits (default 20)"),
+            .init(["json"], help: "print JSON for scripts"),
+        ]
+    ) { arguments, context in
+        let text = arguments.positionals.joined(separator: " ")
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("give the text to search for") }
+        let limit = Int(arguments.value("limit") ?? "20") ?? 20
+        let hits = try context.openLibrary().search(text, limit: limit)
+        if arguments.has("json") {
+            let objects: [JSONValue] = hits.map { hit in
+                .object(["conversation_id": .string(hit.conversationId), "message_id": hit.messageId.map(JSONValue.string) ?? .null,
+                         "title": .string(hit.title), "snippet": .string(hit.snippet)])
+            }
+            context.output.line(JSONValue.array(objects).jsonString)
+            return ExitCode.success
+        }
+        guard !hits.isEmpty else {
+            context.errors.line("Nothing matches '\(UntrustedText.sanitize(text))'.")
+            return ExitCode.success
+        }
+        var table = TextTable(header: ["ID", "TITLE", "MATCH"])
+        for hit in hits {
+            table.append([String(hit.conversationId.prefix(8)), hit.title,
+                          hit.snippet.replacingOccurrences(of: "\n", with: " ")])
+        }
+        context.output.send(table.text)
+        return ExitCode.success
+    }
+
+    /// `2026-11-29 22:04` in local time.
+    static func dateLabel(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}
+
+/// A conversation as one Markdown document, for `show` and the pager.
+enum Transcript {
+    static func markdown(of conversation: Conversation, library: LibraryStore, reasoning: Bool, tools: Bool) throws -> String {
+        var parts = ["# \(conversation.title)"]
+        var meta: [String] = []
+        if let model = conversation.modelKey { meta.append("model `\(model)`") }
+        meta.append("id `\(conversation.id)`")
+        parts.append(meta.joined(separator: " · "))
+        if let system = conversation.systemPrompt, !system.isEmpty { parts.append("> **System:** " + system) }
+        for message in try library.messages(conversationId: conversation.id) {
+            switch message.role {
+            case .user:
+                parts.append("## You")
+                parts.append(message.text)
+                let attachments = try library.attachments(messageId: message.id)
+                if !attachments.isEmpty {
+                    parts.append(attachments.map { "📎 \($0.name) (\($0.mimeType), \(Units.bytes(Int64($0.bytes.count))))" }.joined(separator: "\n"))
+                }
+            case .assistant:
+                parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant"))
+                if reasoning, !message.reasoning.isEmpty {
+                    parts.append("**Reasoning**\n\n" + message.reasoning.split(separator: "\n", omittingEmptySubsequences: false)
+                        .map { "> " + $0 }.joined(separator: "\n"))
+                }
+                let calls = try library.toolCalls(messageId: message.id)
+                for call in calls {
+                    var line = "⚙ `\(call.name)` \(call.argumentsJSON)"
+                    switch call.status {
+                    case .succeeded: line += " ✓ " + Units.bytes(Int64(call.output?.utf8.count ?? 0))
+                    case .failed: line += " ✗ " + (call.failureReason ?? "failed")
+                    case .running: line += " … (did not finish)"
+                    }
+                    parts.append(line)
+                    if tools, let output = call.output {
+                        parts.append("```\n" + output + "\n```")
+                    }
+                }
+                parts.append(message.text.isEmpty ? "*(no answer text)*" : message.text)
+                switch message.status {
+                case .incomplete: parts.append("**⚠ incomplete**" + (message.error.map { " — " + $0 } ?? ""))
+                case .error: parts.append("**⚠ error**" + (message.error.map { " — " + $0 } ?? ""))
+                case .streaming: parts.append("**… still streaming in another llmster**")
+                case .complete: break
+                }
+            case .system:
+                parts.append("> **System:** " + message.text)
+            }
+        }
+        return parts.joined(separator: "\n\n") + "\n"
+    }
+}

@@ -1,0 +1,167 @@
+import TerminalMarkdown
+import Chat
+import Foundation
+import LMStudio
+
+/// `llmster models`, `ps`, `load` and `unload`.
+enum ModelCommands {
+    static let filterOptions: [ArgumentParser.Option] = [
+        .init(["vision"], help: "only models that read images"),
+        .init(["tools"], help: "only models trained for tool use"),
+        .init(["reasoning"], help: "only models with reasoning options"),
+        .init(["loaded"], help: "only loaded models"),
+        .init(["embedding"], help: "include embedding models (hidden by default: they cannot chat)"),
+        .init(["sort"], value: "KEY", choices: ["name", "size", "format"], help: "sort by name (default), size or format"),
+    ]
+
+    static let models = Command(
+        "models", synopsis: "[--vision] [--tools] [--reasoning] [--loaded] [--embedding] [--sort name|size|format] [--json]",
+        summary: "List the server's downloaded models with their loaded state, size, format and capabilities.",
+        details: """
+        LOADED lists each running instance with the context it was loaded with (which may be smaller than
+        MAX CTX, the model's maximum). `--json` prints a stable array of objects for scripts: key,
+        display_name, type, publisher, format, params, quantization, size_bytes, max_context_length,
+        loaded_instances [{id, context_length}], capabilities {vision, tools, reasoning: [options] or null}.
+        """,
+        options: filterOptions + [.init(["json"], help: "print JSON for scripts")]
+    ) { arguments, context in
+        let all = try await context.client().models()
+        let shown = ModelListing.filter(all, arguments)
+        if arguments.has("json") {
+            context.output.send(ModelListing.json(shown))
+        } else if shown.isEmpty {
+            context.errors.line(all.isEmpty ? "No models are downloaded on this server. `llmster download MODEL` fetches one."
+                                            : "No model matches those filters.")
+        } else {
+            context.output.send(ModelListing.table(shown))
+        }
+        return ExitCode.success
+    }
+
+    static let ps = Command(
+        "ps", synopsis: "[--json]", summary: "List the loaded model instances with their context lengths.",
+        options: [.init(["json"], help: "print JSON for scripts")]
+    ) { arguments, context in
+        let models = try await context.client().models()
+        let instances = models.flatMap { model in model.loadedInstances.map { (model, $0) } }
+        if arguments.has("json") {
+            let objects: [JSONValue] = instances.map { model, instance in
+                .object(["id": .string(instance.id), "model": .string(model.key), "type": .string(model.type.rawValue),
+                         "context_length": instance.config.contextLength.map { .number(Double($0)) } ?? .null,
+                         "size_bytes": .number(Double(model.sizeBytes))])
+            }
+            context.output.line(JSONValue.array(objects).jsonString)
+            return ExitCode.success
+        }
+        guard !instances.isEmpty else {
+            context.errors.line("No model is loaded. `llmster load MODEL` loads one; a chat loads its model just in time.")
+            return ExitCode.success
+        }
+        var table = TextTable(header: ["INSTANCE", "MODEL", "CONTEXT", "SIZE"])
+        for (model, instance) in instances {
+            table.append([instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-",
+                          Units.bytes(model.sizeBytes)])
+        }
+        context.output.send(table.text)
+        return ExitCode.success
+    }
+
+    static let load = Command(
+        "load", synopsis: "MODEL [--context-length N]",
+        summary: "Load a model on the server (a second load of a loaded model adds an instance such as MODEL:2).",
+        options: [.init(["context-length"], value: "N", help: "context length to load with (default: the config's context_length, else the server's)")]
+    ) { arguments, context in
+        guard arguments.positionals.count == 1, let key = arguments.positionals.first else {
+            throw UsageError("name one model to load")
+        }
+        var contextLength = context.configuration.contextLength
+        if let text = arguments.value("context-length") {
+            guard let value = Int(text), value > 0 else { throw UsageError("--context-length must be a positive number, not '\(text)'") }
+            contextLength = value
+        }
+        let client = try context.client()
+        let models = try await client.models()
+        guard let model = models.first(where: { $0.key == key }) else {
+            context.warn("\(key) is not downloaded on this server; `llmster models` lists what is.")
+            return ExitCode.notFound
+        }
+        if model.type != .llm && model.type != .embedding {
+            context.warn("\(key) is not a model LM Studio can load.")
+            return ExitCode.failure
+        }
+        let request = LoadRequest(model: key, contextLength: contextLength)
+        let reply = try await LoadProgress(model: key, stream: context.errors).around {
+            try await client.load(request)
+        }
+        let seconds = reply.loadTimeSeconds.map { String(format: " in %.1f s", $0) } ?? ""
+        context.output.line("Loaded \(UntrustedText.sanitize(key)) as \(UntrustedText.sanitize(reply.instanceId))\(seconds).")
+        return ExitCode.success
+    }
+
+    static let unload = Command(
+        "unload", synopsis: "INSTANCE… | --all", summary: "Unload loaded model instances (by instance id, as `llmster ps` shows).",
+        options: [.init(["all"], help: "unload every loaded instance")]
+    ) { arguments, context in
+        let client = try context.client()
+        var targets = arguments.positionals
+        if arguments.has("all") {
+            guard targets.isEmpty else { throw UsageError("give instance ids or --all, not both") }
+            targets = try await client.models().flatMap { $0.loadedInstances.map(\.id) }
+            if targets.isEmpty { context.errors.line("No model is loaded."); return ExitCode.success }
+        }
+        guard !targets.isEmpty else { throw UsageError("name the instances to unload, or --all") }
+        let loaded = Set(try await client.models().flatMap { $0.loadedInstances.map(\.id) })
+        var status = ExitCode.success
+        for instance in targets {
+            guard loaded.contains(instance) else {
+                context.warn("\(instance) is not a loaded instance; `llmster ps` lists them.")
+                status = ExitCode.notFound
+                continue
+            }
+            try await client.unload(instanceId: instance)
+            context.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
+        }
+        return status
+    }
+}
+
+/// Shows elapsed time on standard error while a model loads (the load endpoint reports no progress).
+struct LoadProgress: Sendable {
+    let model: String
+    let stream: StandardStream
+
+    /// Runs `body`, ticking an in-place status line when standard error is a terminal.
+    func around<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        guard stream.isTerminal, ProcessInfo.processInfo.environment["TERM"] != "dumb" else { return try await body() }
+        let started = ContinuousClock.now
+        let ticker = Task { [model, stream] in
+            while !Task.isCancelled {
+                let elapsed = ContinuousClock.now - started
+                stream.send("\r\u{1B}[2KLoading \(UntrustedText.sanitize(model)) … \(elapsed.seconds.formatted1) s")
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        let result = await Result(catching: { try await body() })
+        ticker.cancel()
+        await ticker.value
+        stream.send("\r\u{1B}[2K")
+        return try result.get()
+    }
+}
+
+extension Result where Failure == any Error {
+    /// Captures the outcome of an async throwing body.
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+extension Double {
+    /// One decimal place, e.g. `12.4`.
+    var formatted1: String { String(format: "%.1f", self) }
+}

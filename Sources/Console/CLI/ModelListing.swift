@@ -1,0 +1,92 @@
+import LMStudio
+
+/// The model picker's data as a table or JSON: filters, sorts, and the columns users compare models by.
+public enum ModelListing {
+    /// The models that pass `--vision`, `--tools`, `--reasoning`, `--loaded` and `--embedding`, sorted by `--sort`.
+    public static func filter(_ models: [Model], _ arguments: ArgumentParser.Parsed) -> [Model] {
+        let shown = models.filter { model in
+            if model.type == .embedding, !arguments.has("embedding") { return false }
+            if arguments.has("vision"), model.capabilities?.vision != true { return false }
+            if arguments.has("tools"), model.capabilities?.trainedForToolUse != true { return false }
+            if arguments.has("reasoning"), !model.supportsReasoning { return false }
+            if arguments.has("loaded"), !model.isLoaded { return false }
+            return true
+        }
+        return sort(shown, by: arguments.value("sort") ?? "name")
+    }
+
+    /// Sorts by `name`, `size` (smallest first) or `format` (then name).
+    public static func sort(_ models: [Model], by key: String) -> [Model] {
+        switch key {
+        case "size": models.sorted { ($0.sizeBytes, $0.key) < ($1.sizeBytes, $1.key) }
+        case "format": models.sorted { ($0.format ?? "~", $0.key) < ($1.format ?? "~", $1.key) }
+        default: models.sorted { $0.key < $1.key }
+        }
+    }
+
+    /// The capabilities column: `vision`, `tools`, `reasoning(off/low/…)`.
+    public static func capabilities(_ model: Model) -> String {
+        var badges: [String] = []
+        if model.type == .embedding { badges.append("embedding") }
+        if model.capabilities?.vision == true { badges.append("vision") }
+        if model.capabilities?.trainedForToolUse == true { badges.append("tools") }
+        if let reasoning = model.capabilities?.reasoning {
+            badges.append("reasoning(" + reasoning.allowedOptions.joined(separator: "/") + ")")
+        }
+        return badges.joined(separator: " ")
+    }
+
+    /// The loaded column: each instance id with its context, or `-`.
+    public static func loadedState(_ model: Model) -> String {
+        guard model.isLoaded else { return "-" }
+        return model.loadedInstances.map { instance in
+            instance.id + (instance.config.contextLength.map { " (ctx \(contextLabel($0)))" } ?? "")
+        }.joined(separator: ", ")
+    }
+
+    /// 4096 → `4k`, 131072 → `128k`, 5000 → `5,000`.
+    public static func contextLabel(_ tokens: Int) -> String {
+        tokens % 1024 == 0 ? "\(tokens / 1024)k" : Units.grouped(tokens)
+    }
+
+    /// The `llmster models` table.
+    public static func table(_ models: [Model]) -> String {
+        var table = TextTable(header: ["MODEL", "LOADED", "SIZE", "FORMAT", "PARAMS", "QUANT", "MAX CTX", "CAPABILITIES"])
+        for model in models {
+            table.append([
+                model.key, loadedState(model), Units.bytes(model.sizeBytes), model.format ?? "-",
+                model.paramsString ?? "-", model.quantization?.name ?? "-",
+                model.maxContextLength.map(contextLabel) ?? "-", capabilities(model),
+            ])
+        }
+        return table.text
+    }
+
+    /// The stable `--json` form: one object per model.
+    public static func json(_ models: [Model]) -> String {
+        func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+        func optional(_ number: Int?) -> JSONValue { number.map { .number(Double($0)) } ?? .null }
+        let objects: [JSONValue] = models.map { model in
+            .object([
+                "key": .string(model.key),
+                "display_name": .string(model.displayName),
+                "type": .string(model.type.rawValue),
+                "publisher": .string(model.publisher),
+                "format": optional(model.format),
+                "params": optional(model.paramsString),
+                "quantization": optional(model.quantization?.name),
+                "size_bytes": .number(Double(model.sizeBytes)),
+                "max_context_length": optional(model.maxContextLength),
+                "loaded_instances": .array(model.loadedInstances.map { instance in
+                    .object(["id": .string(instance.id), "context_length": optional(instance.config.contextLength)])
+                }),
+                "capabilities": .object([
+                    "vision": .bool(model.capabilities?.vision ?? false),
+                    "tools": .bool(model.capabilities?.trainedForToolUse ?? false),
+                    "reasoning": model.capabilities?.reasoning.map { .array($0.allowedOptions.map(JSONValue.string)) } ?? .null,
+                ]),
+            ])
+        }
+        return JSONValue.array(objects).jsonString + "\n"
+    }
+}

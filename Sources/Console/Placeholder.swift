@@ -1,2 +1,0 @@
-/// Placeholder until the Console module lands.
-enum ConsolePlaceholder {}

@@ -1,0 +1,36 @@
+import Foundation
+import Simulator
+import TestSupport
+
+/// Runs the built `llmster` in a sandbox against a simulator.
+struct CLI {
+    let sandbox: Sandbox
+    let server: String
+    var extraEnvironment: [String: String] = [:]
+
+    init(server: String, environment: [String: String] = [:]) throws {
+        sandbox = try Sandbox()
+        self.server = server
+        extraEnvironment = environment
+    }
+
+    var environment: [String: String] { sandbox.environment(server: server, extra: extraEnvironment) }
+
+    /// Runs `llmster ARGUMENTS` to completion.
+    func run(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
+        try ProcessRunner.run(try BuiltProduct.path("llmster"), arguments, environment: environment, input: input)
+    }
+
+    /// Starts `llmster ARGUMENTS` without waiting.
+    func start(_ arguments: [String]) throws -> RunningProcess {
+        try ProcessRunner.start(try BuiltProduct.path("llmster"), arguments, environment: environment)
+    }
+}
+
+/// A port nothing listens on: bound, then closed.
+func unusedPort() -> UInt16 {
+    let simulator = Simulator()
+    let port = (try? simulator.start(port: 0)) ?? 9
+    simulator.stop()
+    return port
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What a finished process left: its exit status and everything it wrote.
+public struct ProcessResult: Sendable, CustomStringConvertible {
+    public let status: Int32
+    /// True when a signal ended the process (then `status` is the signal number).
+    public let killedBySignal: Bool
+    public let output: String
+    public let errors: String
+
+    public var description: String { "status \(status)\(killedBySignal ? " (signal)" : "")\n--- stdout\n\(output)\n--- stderr\n\(errors)" }
+}
+
+/// Runs executables with captured output, for end-to-end tests.
+public enum ProcessRunner {
+    /// Runs `executable` to completion with `input` on standard input (empty when nil).
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String],
+                           input: String? = nil) throws -> ProcessResult {
+        let process = try start(executable, arguments, environment: environment, input: input)
+        return process.wait()
+    }
+
+    /// Starts `executable`; standard output and error go to temporary files read when it ends.
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String],
+                             input: String? = nil) throws -> RunningProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("llmster-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let outputURL = directory.appendingPathComponent("stdout"), errorURL = directory.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = try FileHandle(forWritingTo: errorURL)
+        let stdin = Pipe()
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try? stdin.fileHandleForWriting.close()
+        return RunningProcess(process: process, outputURL: outputURL, errorURL: errorURL)
+    }
+}
+
+/// A started process whose output is being captured.
+public final class RunningProcess: @unchecked Sendable {
+    public let process: Process
+    let outputURL: URL
+    let errorURL: URL
+
+    init(process: Process, outputURL: URL, errorURL: URL) {
+        self.process = process
+        self.outputURL = outputURL
+        self.errorURL = errorURL
+    }
+
+    /// What the process has written to standard output so far.
+    public var outputSoFar: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+
+    /// Sends `signal` to the process.
+    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the process to end and returns what it wrote.
+    public func wait() -> ProcessResult {
+        process.waitUntilExit()
+        let output = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+        let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(at: outputURL.deletingLastPathComponent())
+        return ProcessResult(status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
+                             output: output, errors: errors)
+    }
+}
