@@ -25,7 +25,9 @@ let package = Package(
         .target(name: "Library", dependencies: ["CSQLite", "CSodium"]),
         .target(name: "Chat", dependencies: ["LMStudio", "Library"]),
         .target(name: "TerminalMarkdown", dependencies: ["CCmarkGFM"]),
-        .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "TerminalMarkdown", "CReadline"]),
+        .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio"]),
+        .target(name: "Voice", dependencies: ["Chat"]),
+        .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "CReadline"]),
         .target(name: "Simulator"),
 
         .executableTarget(name: "llmster", dependencies: ["Console", "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "Simulator"]),
@@ -39,6 +41,9 @@ let package = Package(
         .testTarget(name: "ChatTests", dependencies: ["Chat", "LMStudio", "Library", "TestSupport"]),
         .testTarget(name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "TestSupport"]),
+        .testTarget(name: "EditorRPCTests", dependencies: ["EditorRPC", "Chat", "Library", "LMStudio", "TestSupport"]),
+        .testTarget(name: "VoiceTests", dependencies: ["Voice", "Chat", "TestSupport"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Chat", "Library", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Simulator", "Library"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]

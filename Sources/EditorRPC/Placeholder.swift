@@ -1,0 +1,2 @@
+/// Placeholder until the EditorRPC module lands.
+enum EditorRPCPlaceholder {}

@@ -1,0 +1,2 @@
+/// Placeholder until the Voice module lands.
+enum VoicePlaceholder {}
