@@ -36,9 +36,9 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["Simulator", "HTTP", "LMStudio"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
-        .testTarget(name: "LMStudioTests", dependencies: ["LMStudio", "HTTP", "TestSupport"]),
+        .testTarget(name: "LMStudioTests", dependencies: ["LMStudio", "HTTP", "Simulator", "TestSupport"]),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
-        .testTarget(name: "ChatTests", dependencies: ["Chat", "LMStudio", "Library", "TestSupport"]),
+        .testTarget(name: "ChatTests", dependencies: ["Chat", "LMStudio", "Library", "HTTP", "Simulator", "TestSupport"]),
         .testTarget(name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "TestSupport"]),
         .testTarget(name: "EditorRPCTests", dependencies: ["EditorRPC", "Chat", "Library", "LMStudio", "TestSupport"]),

@@ -207,7 +207,7 @@ public actor ChatSession {
 
     private static func json(_ value: some Encodable) -> String? {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
     }
 

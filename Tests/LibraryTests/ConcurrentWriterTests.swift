@@ -57,7 +57,7 @@ private final class Failures: @unchecked Sendable {
         #expect(messages.allSatisfy { $0.status == .complete })
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    @Test
     func anotherProcessWritingAtTheSameTime() throws {
         let library = TemporaryLibrary()
         let store = try library.open()

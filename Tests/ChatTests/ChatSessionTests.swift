@@ -1,0 +1,139 @@
+import Chat
+import Foundation
+import HTTP
+import Library
+import LMStudio
+import Simulator
+import Synchronization
+import Testing
+import TestSupport
+
+/// `ChatSession` against the simulator over loopback, with a real library file.
+@Suite struct ChatSessionTests {
+    struct Harness {
+        let fixture: SimulatorFixture
+        let sandbox: Sandbox
+        let session: ChatSession
+        let conversationId: String
+
+        init(configure: (inout Configuration) -> Void = { _ in }, systemPrompt: String? = nil, model: String = "acme/tiny-1b") throws {
+            fixture = try SimulatorFixture()
+            sandbox = try Sandbox()
+            var configuration = Configuration()
+            configuration.server = fixture.url
+            configuration.displayIntervalMilliseconds = 20
+            configure(&configuration)
+            let library = try LibraryStore(path: sandbox.libraryPath)
+            conversationId = try library.createConversation(title: "", folderId: nil, modelKey: model, systemPrompt: systemPrompt,
+                                                            settings: ConversationSettings()).id
+            session = ChatSession(client: LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()),
+                                  library: library, configuration: configuration, saveInterval: .milliseconds(100))
+        }
+
+        /// A second connection to the library file, as another process would have.
+        func observer() throws -> LibraryStore { try LibraryStore(path: sandbox.libraryPath) }
+    }
+
+    @Test func completeReplyIsSavedWithItsContinuation() async throws {
+        let harness = try Harness(systemPrompt: "Be brief.")
+        let reply = try await harness.session.send(Turn(text: "echo:Hello **there**"), in: harness.conversationId) { _ in }
+        #expect(reply.status == .complete)
+        let library = try harness.observer()
+        let messages = try library.messages(conversationId: harness.conversationId)
+        #expect(messages.map(\.role) == [.user, .assistant])
+        #expect(messages[0].text == "echo:Hello **there**")
+        #expect(messages[1].text == "Hello **there**")
+        #expect(messages[1].status == .complete)
+        #expect(messages[1].responseId?.hasPrefix("resp_") == true)
+        let conversation = try #require(try library.conversation(id: harness.conversationId))
+        #expect(conversation.lastResponseId == messages[1].responseId)
+        #expect(conversation.serverURL == harness.fixture.url)
+        #expect(conversation.title == "echo:Hello **there**")
+        #expect(try library.lastReplyStatistics(conversationId: harness.conversationId)?.totalOutputTokens != nil)
+        #expect(harness.fixture.requests(to: "/api/v1/chat").first?.field("system_prompt") == "Be brief.")
+    }
+
+    @Test func continuationIsSentOnlyToTheServerThatIssuedIt() async throws {
+        let harness = try Harness(systemPrompt: "Be brief.")
+        _ = try await harness.session.send(Turn(text: "first"), in: harness.conversationId) { _ in }
+        _ = try await harness.session.send(Turn(text: "second"), in: harness.conversationId) { _ in }
+        let requests = harness.fixture.requests(to: "/api/v1/chat")
+        #expect(requests[1].field("previous_response_id")?.hasPrefix("resp_") == true)
+        #expect(requests[1].field("system_prompt") == nil)
+
+        try await harness.session.withLibrary { library in
+            try library.setContinuation(conversationId: harness.conversationId, serverURL: "http://elsewhere:1234", responseId: "resp_other")
+        }
+        _ = try await harness.session.send(Turn(text: "third"), in: harness.conversationId) { _ in }
+        let third = try #require(harness.fixture.requests(to: "/api/v1/chat").last)
+        #expect(third.field("previous_response_id") == nil, "another server's continuation is not sent here")
+        #expect(third.field("system_prompt") == "Be brief.", "a fresh context gets the system prompt again")
+    }
+
+    @Test func partialTextIsSavedWhileTheServerIsSilent() async throws {
+        let harness = try Harness()
+        let send = Task {
+            try await harness.session.send(Turn(text: "[[sim:stall=30]] echo:alpha beta gamma delta"), in: harness.conversationId) { _ in }
+        }
+        let observer = try harness.observer()
+        let deadline = Date().addingTimeInterval(20)
+        var saved: Message?
+        while Date() < deadline {
+            saved = try observer.messages(conversationId: harness.conversationId).first { $0.role == .assistant && !$0.text.isEmpty }
+            if saved != nil { break }
+            usleep(20_000)
+        }
+        #expect(saved?.status == .streaming)
+        #expect(saved?.text.hasPrefix("alpha") == true)
+        send.cancel()
+        let reply = try await send.value
+        #expect(reply.status == .incomplete)
+        let final = try observer.message(id: reply.messageId)
+        #expect(final?.status == .incomplete)
+        #expect(final?.text.hasPrefix("alpha") == true, "cancelling keeps the text received so far")
+    }
+
+    @Test func droppedStreamIsIncompleteWithEverythingReceived() async throws {
+        let harness = try Harness()
+        let snapshots = Mutex<[DisplaySnapshot]>([])
+        let reply = try await harness.session.send(Turn(text: "[[sim:drop-after=10]] echo:one two three four five six seven"),
+                                                   in: harness.conversationId) { snapshot in
+            snapshots.withLock { $0.append(snapshot) }
+        }
+        #expect(reply.status == .incomplete)
+        #expect(!reply.state.answer.isEmpty)
+        let last = try #require(snapshots.withLock { $0.last })
+        #expect(last.isFinal)
+        #expect(last.answer == reply.state.answer, "the final snapshot flushes everything")
+        let saved = try harness.observer().message(id: reply.messageId)
+        #expect(saved?.text == reply.state.answer)
+    }
+
+    @Test func lostContinuationKeepsTheTurnAndAFreshContextResendsIt() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "remember pears"), in: harness.conversationId) { _ in }
+        harness.fixture.simulator.reset()
+        await #expect(throws: ChatError.continuationLost(conversationId: harness.conversationId)) {
+            try await harness.session.send(Turn(text: "recall please"), in: harness.conversationId) { _ in }
+        }
+        let messages = try harness.observer().messages(conversationId: harness.conversationId)
+        #expect(messages.last?.text == "recall please", "the unanswered turn is kept")
+        let retried = try await harness.session.retry(in: harness.conversationId, freshContext: true) { _ in }
+        #expect(retried.status == .complete)
+        #expect(retried.state.answer == "Nothing earlier in this conversation.")
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).count == 4)
+    }
+
+    @Test func toolCallsArePersistedWithArgumentsOutputAndStatus() async throws {
+        let harness = try Harness(model: "acme/toolsmith-12b")
+        let reply = try await harness.session.send(Turn(text: "[[sim:tools]] look it up"), in: harness.conversationId) { _ in }
+        let calls = try harness.observer().toolCalls(messageId: reply.messageId)
+        #expect(calls.map(\.name) == ["search_docs", "open_browser"])
+        #expect(calls[0].status == .succeeded)
+        #expect(calls[0].argumentsJSON == #"{"query":"sse"}"#)
+        #expect((calls[0].output?.count ?? 0) > 1000)
+        #expect(calls[0].providerJSON?.contains("mcp/docs") == true)
+        #expect(calls[1].status == .failed)
+        #expect(calls[1].failureReason == "Cannot find tool open_browser")
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import HTTP
+import LMStudio
+import Simulator
+import Testing
+import TestSupport
+
+/// `LMStudioClient` against the simulator over loopback: every endpoint and the user-facing error messages.
+@Suite struct ClientLoopbackTests {
+    func client(_ fixture: SimulatorFixture, token: String? = nil) -> LMStudioClient {
+        LMStudioClient(server: fixture.url, token: token, transport: CurlTransport())
+    }
+
+    @Test func everyEndpoint() async throws {
+        let fixture = try SimulatorFixture()
+        let client = client(fixture)
+        #expect(try await client.greeting().lmstudio)
+
+        let models = try await client.models()
+        #expect(models.map(\.key).contains("acme/thinker-8b"))
+        #expect(models.first { $0.key == "acme/embed-small" }?.type == .embedding)
+        #expect(models.first { $0.key == "acme/tiny-1b" }?.loadedInstances.first?.config.contextLength == 4096)
+
+        let loaded = try await client.load(LoadRequest(model: "acme/thinker-8b", contextLength: 8192))
+        #expect(loaded.instanceId == "acme/thinker-8b")
+        let second = try await client.load(LoadRequest(model: "acme/thinker-8b"))
+        #expect(second.instanceId == "acme/thinker-8b:2")
+        try await client.unload(instanceId: "acme/thinker-8b:2")
+        #expect(try await client.models().first { $0.key == "acme/thinker-8b" }?.loadedInstances.map(\.id) == ["acme/thinker-8b"])
+
+        let already = try await client.download(DownloadRequest(model: "acme/tiny-1b"))
+        #expect(already.status == "already_downloaded")
+        let job = try await client.download(DownloadRequest(model: "acme/new-3b"))
+        let jobId = try #require(job.jobId)
+        var status = job
+        for _ in 0..<8 where status.status != "completed" { status = try await client.downloadStatus(jobId: jobId) }
+        #expect(status.status == "completed")
+
+        let result = try await client.chat(ChatRequest(model: "acme/tiny-1b", input: .text("echo:plain")))
+        #expect(result.output == [.message("plain")])
+        #expect(result.responseId?.hasPrefix("resp_") == true)
+
+        var events: [ChatEvent] = []
+        for try await event in try await client.streamChat(ChatRequest(model: "acme/thinker-8b", input: .text("echo:streamed"),
+                                                                      previousResponseId: nil)) {
+            events.append(event)
+        }
+        #expect(events.first == .chatStart(modelInstanceId: "acme/thinker-8b"))
+        #expect(events.contains(.reasoningStart))
+        guard case .chatEnd(let end) = events.last else { Issue.record("no chat.end"); return }
+        #expect(end.output.last == .message("streamed"))
+    }
+
+    @Test func tokenMissingAndRejected() async throws {
+        let token = "sk-lm-abcd1234:abcdefghij0123456789"
+        let fixture = try SimulatorFixture(SimulatorOptions(requireToken: token))
+        await #expect(throws: LMStudioError.tokenMissing) { try await client(fixture).models() }
+        await #expect(throws: LMStudioError.tokenRejected) {
+            try await client(fixture, token: "sk-lm-zzzz9999:zzzzzzzzzz9999999999").models()
+        }
+        #expect(try await client(fixture, token: token).models().isEmpty == false)
+        #expect(LMStudioError.tokenMissing.description.contains("LM_API_TOKEN"))
+    }
+
+    @Test func badRequestsCarryTheServersMessage() async throws {
+        let fixture = try SimulatorFixture()
+        do {
+            _ = try await client(fixture).chat(ChatRequest(model: "acme/thinker-8b", input: .text("hi"), reasoning: "xhigh"))
+            Issue.record("an invalid reasoning value was accepted")
+        } catch let error as LMStudioError {
+            guard case .invalidRequest(_, let param, let code) = error else { Issue.record("got \(error)"); return }
+            #expect(param == "reasoning")
+            #expect(code == "invalid_value")
+            #expect(error.description.contains("reasoning"))
+        }
+        await #expect(throws: LMStudioError.self) {
+            try await client(fixture).chat(ChatRequest(model: "acme/tiny-1b", input: .text("hi"), previousResponseId: "resp_unknown"))
+        }
+    }
+
+    @Test func unknownModelIsNotFound() async throws {
+        let fixture = try SimulatorFixture()
+        do {
+            _ = try await client(fixture).streamChat(ChatRequest(model: "acme/nothing", input: .text("hi")))
+            Issue.record("an unknown model was accepted")
+        } catch let error as LMStudioError {
+            guard case .modelNotFound = error else { Issue.record("got \(error)"); return }
+            #expect(error.description.contains("llmster models"))
+        }
+    }
+
+    @Test func unreachablePortAndOldServer() async throws {
+        let stopped = try SimulatorFixture()
+        let url = stopped.url
+        stopped.simulator.stop()
+        do {
+            _ = try await LMStudioClient(server: url, token: nil, transport: CurlTransport()).models()
+            Issue.record("a stopped server answered")
+        } catch let error as LMStudioError {
+            #expect(error.description == "LM Studio is not reachable at \(url) (connection refused). Is the server running? Try `lms server start`.")
+        }
+        let legacy = try SimulatorFixture(SimulatorOptions(legacy: true))
+        await #expect(throws: LMStudioError.serverTooOld) { try await client(legacy).models() }
+        #expect(LMStudioError.serverTooOld.description.contains("0.4 or newer"))
+    }
+}
