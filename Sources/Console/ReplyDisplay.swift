@@ -1,4 +1,5 @@
 import Chat
+import Dispatch
 import Foundation
 import LMStudio
 import TerminalMarkdown
@@ -14,6 +15,10 @@ public actor ReplyDisplay {
     private let statusView: LiveReplyView<FileDescriptorSink>?
     private let plainOutput: StandardStream?
     private let modelName: String
+    /// Whether stages and the reasoning tail are shown (standard error is a terminal).
+    private let showsStatus: Bool
+    private let environment: [String: String]
+    private var resizeSource: (any DispatchSourceSignal)?
     private var printedAnswer = ""
     private let started = ContinuousClock.now
     private var reasoningStarted: ContinuousClock.Instant?
@@ -21,8 +26,11 @@ public actor ReplyDisplay {
 
     /// Creates a display: `rendered` decides whether standard output gets the live view.
     init(rendered: Bool, statusOnStandardError: Bool, capabilities: TerminalCapabilities,
-         errorCapabilities: TerminalCapabilities, mode: MarkdownMode, reasoningLines: Int, modelName: String) {
+         errorCapabilities: TerminalCapabilities, mode: MarkdownMode, reasoningLines: Int, modelName: String,
+         environment: [String: String]) {
         self.modelName = modelName
+        self.showsStatus = statusOnStandardError
+        self.environment = environment
         if rendered {
             let view = LiveReplyView(sink: FileDescriptorSink(fd: 1), capabilities: capabilities, mode: mode, reasoningLines: reasoningLines)
             answerView = view
@@ -45,7 +53,32 @@ public actor ReplyDisplay {
         let rendered = output.isTTY && mode != .never || mode == .always
         return ReplyDisplay(rendered: rendered, statusOnStandardError: errors.allowsCursorMovement, capabilities: output,
                             errorCapabilities: errors, mode: mode, reasoningLines: context.configuration.reasoningTailLines,
-                            modelName: modelName)
+                            modelName: modelName, environment: context.environment)
+    }
+
+    /// Follows terminal resizes (SIGWINCH): what is drawn afterwards uses the new size.
+    public func followResizes() {
+        guard answerView != nil, resizeSource == nil else { return }
+        signal(SIGWINCH, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
+        source.setEventHandler { [weak self] in Task { await self?.resize() } }
+        source.resume()
+        resizeSource = source
+    }
+
+    /// Stops following resizes and restores the default SIGWINCH action (readline installs its own at the prompt).
+    public func stopFollowingResizes() {
+        guard let resizeSource else { return }
+        resizeSource.cancel()
+        self.resizeSource = nil
+        signal(SIGWINCH, SIG_DFL)
+    }
+
+    private func resize() {
+        guard let answerView else { return }
+        let capabilities = TerminalCapabilities.detect(fd: 1, environment: environment)
+        answerView.width = capabilities.width
+        answerView.height = capabilities.height
     }
 
     /// Shows one snapshot.
@@ -53,8 +86,14 @@ public actor ReplyDisplay {
         let now = ContinuousClock.now
         if snapshot.reasoningCharacterCount > 0, reasoningStarted == nil { reasoningStarted = now }
         if !snapshot.answer.isEmpty || snapshot.isFinal, reasoningStarted != nil, reasoningEnded == nil { reasoningEnded = now }
-        let reply = replySnapshot(snapshot, now: now)
+        var reply = replySnapshot(snapshot, now: now)
         if let answerView {
+            // Stages and reasoning belong to standard error: shown only when it is a terminal too.
+            if !showsStatus {
+                reply.stage = nil
+                reply.reasoning = ""
+                reply.reasoningCharacterCount = 0
+            }
             answerView.update(reply)
             return
         }

@@ -61,6 +61,8 @@ enum AskCommand {
         let conversationId = try await conversation(for: arguments, session: session)
 
         let display = ReplyDisplay.forCommandLine(context: context)
+        await display.followResizes()
+        defer { Task { await display.stopFollowingResizes() } }
         let latch = SignalLatch()
         let work = Task {
             if resend {
