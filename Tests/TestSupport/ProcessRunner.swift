@@ -30,8 +30,8 @@ public enum ProcessRunner {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("llmster-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let outputURL = directory.appendingPathComponent("stdout"), errorURL = directory.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
         let stdin = Pipe()
@@ -57,6 +57,9 @@ public final class RunningProcess: @unchecked Sendable {
 
     /// What the process has written to standard output so far.
     public var outputSoFar: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+
+    /// What the process has written to standard error so far.
+    public var errorsSoFar: String { (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "" }
 
     /// Sends `signal` to the process.
     public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }

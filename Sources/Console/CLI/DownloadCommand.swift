@@ -1,0 +1,141 @@
+import Synchronization
+import Chat
+import Foundation
+import LMStudio
+import TerminalMarkdown
+
+/// `llmster download`: starts a server-side download and watches it until it ends.
+enum DownloadCommand {
+    static let command = Command(
+        "download", synopsis: "MODEL [--quantization Q] | --status JOB",
+        summary: "Download a model on the server (catalog id or Hugging Face URL) and show its progress.",
+        details: """
+        Progress (bytes, speed, time left) comes from the server's job status. Ctrl-C stops watching,
+        not the download: `llmster download --status JOB` watches again. A model that is already on the
+        server is reported as such. Exit status 0 when the model is there, 1 when the job failed,
+        130 after Ctrl-C.
+        """,
+        options: [
+            .init(["quantization"], value: "Q", help: "the quantization to download, e.g. Q4_K_M"),
+            .init(["status"], value: "JOB", help: "watch an existing download job"),
+            .init(["interval"], value: "SECONDS", help: "seconds between status polls (default 1)"),
+        ]
+    ) { arguments, context in
+        let interval = try arguments.value("interval").map { text in
+            guard let value = Double(text), value > 0, value <= 60 else { throw UsageError("--interval takes seconds between 0 and 60") }
+            return value
+        } ?? 1
+        let client = try context.client()
+        var status: DownloadStatus
+        var name: String
+        if let job = arguments.value("status") {
+            guard arguments.positionals.isEmpty else { throw UsageError("give a MODEL or --status JOB, not both") }
+            status = try await client.downloadStatus(jobId: job)
+            name = job
+        } else {
+            guard arguments.positionals.count == 1 else { throw UsageError("name one model to download") }
+            name = arguments.positionals[0]
+            status = try await client.download(DownloadRequest(model: name, quantization: arguments.value("quantization")))
+        }
+        if status.status == "already_downloaded" {
+            context.output.line("\(UntrustedText.sanitize(name)) is already downloaded on the server.")
+            return ExitCode.success
+        }
+        guard let jobId = status.jobId else {
+            context.warn("the server started no download job (status \(status.status))")
+            return ExitCode.failure
+        }
+        context.errors.line("Download job \(UntrustedText.sanitize(jobId)) — Ctrl-C stops watching; the download goes on.")
+        let progress = DownloadProgressLine(name: name, stream: context.errors)
+        let latch = SignalLatch()
+        let watcher = Task {
+            var current = status
+            while current.status == "downloading" || current.status == "paused" {
+                progress.show(current)
+                try await Task.sleep(for: .seconds(interval))
+                current = try await client.downloadStatus(jobId: jobId)
+            }
+            return current
+        }
+        let trap = SignalTrap([SIGINT, SIGTERM]) { signal in
+            latch.record(signal)
+            watcher.cancel()
+        }
+        defer { trap.remove() }
+        let final: DownloadStatus
+        do {
+            final = try await watcher.value
+        } catch {
+            progress.clear()
+            if let signal = latch.signal {
+                context.errors.line("Stopped watching; the server keeps downloading. Watch again: llmster download --status \(jobId)")
+                return SignalTrap.exitStatus(for: signal)
+            }
+            throw error
+        }
+        progress.clear()
+        switch final.status {
+        case "completed":
+            context.output.line("Downloaded \(UntrustedText.sanitize(name))" + (final.totalSizeBytes.map { " (\(Units.bytes($0)))" } ?? "")
+                                + ". `llmster models` lists it.")
+            return ExitCode.success
+        default:
+            context.warn("the download \(final.status == "failed" ? "failed" : "ended with status '\(final.status)'") on the server; see LM Studio's downloads for details")
+            return ExitCode.failure
+        }
+    }
+}
+
+/// The download's progress on standard error: replaced in place on a terminal, one line per 10 % otherwise.
+final class DownloadProgressLine: Sendable {
+    let name: String
+    let stream: StandardStream
+    private let inPlace: Bool
+    private let lastDecile = Mutex(-1)
+
+    init(name: String, stream: StandardStream) {
+        self.name = name
+        self.stream = stream
+        inPlace = stream.isTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    func show(_ status: DownloadStatus) {
+        let line = Self.describe(status, name: name)
+        if inPlace {
+            stream.send("\r\u{1B}[2K" + line)
+            return
+        }
+        let decile = Int(Self.fraction(status) * 10)
+        let isNew = lastDecile.withLock { last in
+            defer { last = max(last, decile) }
+            return decile > last
+        }
+        if isNew { stream.line(line) }
+    }
+
+    func clear() { if inPlace { stream.send("\r\u{1B}[2K") } }
+
+    static func fraction(_ status: DownloadStatus) -> Double {
+        guard let total = status.totalSizeBytes, total > 0 else { return 0 }
+        return min(1, Double(status.downloadedBytes ?? 0) / Double(total))
+    }
+
+    /// `Downloading acme/x ▕████░░░░░░▏ 45% 1.2 GB of 2.7 GB · 35 MB/s · 0:45 left`.
+    static func describe(_ status: DownloadStatus, name: String) -> String {
+        let fraction = fraction(status)
+        let filled = Int((fraction * 10).rounded(.down))
+        var line = "\(status.status == "paused" ? "Paused" : "Downloading") \(UntrustedText.sanitize(name)) ▕"
+            + String(repeating: "█", count: filled) + String(repeating: "░", count: 10 - filled) + "▏ \(Int(fraction * 100))%"
+        if let total = status.totalSizeBytes {
+            line += " \(Units.bytes(status.downloadedBytes ?? 0)) of \(Units.bytes(total))"
+        }
+        if let speed = status.bytesPerSecond, speed > 0 {
+            line += " · \(Units.bytes(Int64(speed)))/s"
+            if let total = status.totalSizeBytes {
+                let seconds = Int(Double(total - (status.downloadedBytes ?? 0)) / speed)
+                line += " · \(seconds / 60):" + String(format: "%02d", seconds % 60) + " left"
+            }
+        }
+        return line
+    }
+}

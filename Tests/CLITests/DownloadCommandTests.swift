@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct DownloadCommandTests {
+    @Test func watchedToCompletionThenListed() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let result = try cli.run(["download", "acme/new-3b", "--interval", "0.01"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains("Downloaded acme/new-3b"))
+        #expect(result.errors.contains("Downloading acme/new-3b"), "progress lines when standard error is not a terminal")
+        #expect(result.errors.contains("%"))
+        #expect(try cli.run(["models"]).output.contains("acme/new-3b"), "the picker offers the new model")
+    }
+
+    @Test func alreadyDownloadedIsSaidSo() throws {
+        let fixture = try SimulatorFixture()
+        let result = try CLI(server: fixture.url).run(["download", "acme/tiny-1b"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("already downloaded"))
+    }
+
+    @Test func failedDownloadExitsOne() throws {
+        let fixture = try SimulatorFixture()
+        let result = try CLI(server: fixture.url).run(["download", "acme/fail-2b", "--interval", "0.01"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errors.contains("failed"))
+    }
+
+    @Test func ctrlCStopsWatchingNotTheJobAndStatusResumes() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let watching = try cli.start(["download", "acme/slow-9b", "--interval", "30"])
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !watching.errorsSoFar.contains("Download job") { usleep(20_000) }
+        watching.signal(SIGINT)
+        let stopped = watching.wait()
+        #expect(stopped.status == 130, "\(stopped)")
+        #expect(stopped.errors.contains("llmster download --status job_"))
+        let job = try #require(stopped.errors.firstMatch(of: /--status (job_\w+)/)?.1)
+        let resumed = try cli.run(["download", "--status", String(job), "--interval", "0.01"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.output.contains("Downloaded"))
+    }
+}
