@@ -9,6 +9,9 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     case reasoningNotAllowed(value: String, model: String, allowed: [String])
     case continuationLost(conversationId: String)
     case nothingToRetry
+    case unknownIntegration(String)
+    case integrationRefused(String)
+    case credentials(String)
     case server(LMStudioError)
     case storage(String)
 
@@ -29,6 +32,12 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
             return "The server no longer has this conversation's context (it was restarted, or this conversation comes from another machine). The local transcript is kept; continue with a fresh server context to go on (the model will not remember earlier turns)."
         case .nothingToRetry:
             return "There is no earlier message in this conversation to send again."
+        case .unknownIntegration(let name):
+            return "The integration '\(name)' is not configured. Add `integration.\(name) = …` to the config, or turn it off for this conversation (/integrations off \(name))."
+        case .integrationRefused(let message):
+            return "\(message) LM Studio must allow the integration: in LM Studio's Developer → Server Settings, turn on \"Allow per-request MCPs\" for MCP server URLs, or \"Allow calling servers from mcp.json\" for plugins such as mcp/…."
+        case .credentials(let message):
+            return message
         case .server(let error):
             return error.description
         case .storage(let message):

@@ -47,17 +47,17 @@ public actor ChatSession {
     /// `ChatError.continuationLost`, which leaves the user turn saved and unanswered).
     public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false,
                      display: @escaping @Sendable (DisplaySnapshot) async -> Void) async throws -> SavedReply {
-        let (conversation, model) = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
+        let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
         try storage {
             let message = try library.appendMessage(conversationId: conversationId, role: .user, text: turn.text, status: .complete)
             for image in turn.images {
                 _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
             }
-            if conversation.title.isEmpty {
+            if prepared.conversation.title.isEmpty {
                 try library.rename(conversationId: conversationId, to: Self.title(from: turn.text))
             }
         }
-        return try await stream(turn, conversation: conversation, model: model, display: display)
+        return try await stream(turn, prepared, display: display)
     }
 
     /// Sends the conversation's last user turn again (after an error, an incomplete reply or a lost context).
@@ -68,12 +68,12 @@ public actor ChatSession {
         let images = try storage {
             try library.attachments(messageId: last.id).map { ImageInput(name: $0.name, mimeType: $0.mimeType, bytes: $0.bytes) }
         }
-        let (conversation, model) = try await prepare(conversationId, images: !images.isEmpty, freshContext: freshContext)
-        return try await stream(Turn(text: last.text, images: images), conversation: conversation, model: model, display: display)
+        let prepared = try await prepare(conversationId, images: !images.isEmpty, freshContext: freshContext)
+        return try await stream(Turn(text: last.text, images: images), prepared, display: display)
     }
 
     /// Checks the conversation's model and settings against the server before anything is saved or sent.
-    private func prepare(_ conversationId: String, images: Bool, freshContext: Bool) async throws -> (Conversation, Model) {
+    private func prepare(_ conversationId: String, images: Bool, freshContext: Bool) async throws -> Prepared {
         guard var conversation = try storage({ try library.conversation(id: conversationId) }) else {
             throw ChatError.storage("conversation \(conversationId) does not exist")
         }
@@ -101,17 +101,39 @@ public actor ChatSession {
             conversation.modelKey = key
             try storage { try library.updateConversation(conversation) }
         }
-        return (conversation, model)
+        return Prepared(conversation: conversation, model: model,
+                        integrations: try requestIntegrations(conversation.settings.integrations ?? []))
     }
 
-    private func stream(_ turn: Turn, conversation: Conversation, model: Model,
+    /// A conversation, its model and its integrations, checked and ready to send.
+    private struct Prepared {
+        let conversation: Conversation
+        let model: Model
+        let integrations: [Integration]
+    }
+
+    /// The request entries for the integrations a conversation enabled, with their secret headers.
+    private func requestIntegrations(_ names: [String]) throws -> [Integration] {
+        guard !names.isEmpty else { return [] }
+        let headers: [String: [String: String]]
+        do { headers = try Credentials.integrationHeaders() } catch { throw ChatError.credentials(error.description) }
+        return try names.map { name in
+            guard let setting = configuration.integrations[name] else { throw ChatError.unknownIntegration(name) }
+            return setting.requestIntegration(headers: headers[name])
+        }
+    }
+
+    private func stream(_ turn: Turn, _ prepared: Prepared,
                         display: @escaping @Sendable (DisplaySnapshot) async -> Void) async throws -> SavedReply {
-        let request = RequestBuilder.request(for: turn, conversation: conversation, model: model.key, server: configuration.server)
+        let conversation = prepared.conversation
+        let request = RequestBuilder.request(for: turn, conversation: conversation, model: prepared.model.key,
+                                             server: configuration.server, integrations: prepared.integrations)
         let events: AsyncThrowingStream<ChatEvent, any Error>
         do {
             events = try await client.streamChat(request)
         } catch let error as LMStudioError {
             if request.previousResponseId != nil, error.isUnknownResponseId { throw ChatError.continuationLost(conversationId: conversation.id) }
+            if !prepared.integrations.isEmpty, error.concernsIntegrations { throw ChatError.integrationRefused(error.description) }
             throw ChatError.server(error)
         } catch is CancellationError {
             throw ChatError.server(.cancelled)

@@ -26,6 +26,8 @@ public struct Configuration: Sendable, Equatable {
     public var connectTimeout = 5.0
     /// Seconds a stream may stay silent before it is treated as stalled.
     public var idleTimeout = 300.0
+    /// Server integrations a conversation may enable, by name (`integration.NAME = …` lines).
+    public var integrations: [String: IntegrationSetting] = [:]
 
     /// Creates the defaults.
     public init() {}
@@ -45,22 +47,42 @@ public struct Configuration: Sendable, Equatable {
         ("idle_timeout", "seconds a stream may stay silent"),
     ]
 
+    /// Documentation of the integration keys, which are named by the user.
+    public static let integrationKeys = [
+        ("integration.NAME", "an LM Studio plugin id (mcp/playwright) or an MCP server URL (https://…)"),
+        ("integration.NAME.allowed_tools", "comma-separated tools the model may call (default: all)"),
+    ]
+
     /// The value of `key` as the file spells it, or nil when unset; throws for an unknown key.
     public func value(forKey key: String) throws -> String? {
         switch key {
-        case "server": server
-        case "default_model": defaultModel
-        case "summarizer_model": summarizerModel
-        case "keep_previous_models": String(keepPreviousModels)
-        case "display_interval_ms": String(displayIntervalMilliseconds)
-        case "context_length": contextLength.map(String.init)
-        case "markdown": markdown
-        case "reasoning_tail_lines": String(reasoningTailLines)
-        case "notify_after_seconds": notifyAfterSeconds.map { String($0) }
-        case "connect_timeout": String(connectTimeout)
-        case "idle_timeout": String(idleTimeout)
-        default: throw ConfigurationError.unknownKey(key, line: nil)
+        case "server": return server
+        case "default_model": return defaultModel
+        case "summarizer_model": return summarizerModel
+        case "keep_previous_models": return String(keepPreviousModels)
+        case "display_interval_ms": return String(displayIntervalMilliseconds)
+        case "context_length": return contextLength.map(String.init)
+        case "markdown": return markdown
+        case "reasoning_tail_lines": return String(reasoningTailLines)
+        case "notify_after_seconds": return notifyAfterSeconds.map { String($0) }
+        case "connect_timeout": return String(connectTimeout)
+        case "idle_timeout": return String(idleTimeout)
+        default:
+            guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
+            guard let integration = integrations[name] else { return nil }
+            return field == nil ? integration.target : integration.allowedTools?.joined(separator: ", ")
         }
+    }
+
+    /// `integration.NAME` → (NAME, nil); `integration.NAME.allowed_tools` → (NAME, "allowed_tools").
+    private static func integrationKey(_ key: String) -> (name: String, field: String?)? {
+        guard key.hasPrefix("integration.") else { return nil }
+        let rest = key.dropFirst("integration.".count)
+        if rest.hasSuffix(".allowed_tools") {
+            let name = String(rest.dropLast(".allowed_tools".count))
+            return name.isEmpty || name.contains(".") ? nil : (name, "allowed_tools")
+        }
+        return rest.isEmpty || rest.contains(".") ? nil : (String(rest), nil)
     }
 
     /// Sets `key` from its textual form; an empty value clears an optional setting.
@@ -95,7 +117,19 @@ public struct Configuration: Sendable, Equatable {
         case "notify_after_seconds": notifyAfterSeconds = try optional { try number(Double.self) }
         case "connect_timeout": connectTimeout = try number(Double.self)
         case "idle_timeout": idleTimeout = try number(Double.self)
-        default: throw ConfigurationError.unknownKey(key, line: nil)
+        default:
+            guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
+            if field == nil {
+                guard !value.isEmpty else { integrations[name] = nil; return }
+                integrations[name] = IntegrationSetting(name: name, target: value, allowedTools: integrations[name]?.allowedTools)
+            } else {
+                guard var integration = integrations[name] else {
+                    throw ConfigurationError.invalidValue(key: key, value: value, expected: "a line `integration.\(name) = …` before it")
+                }
+                let tools = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                integration.allowedTools = tools.isEmpty ? nil : tools
+                integrations[name] = integration
+            }
         }
     }
 
@@ -122,6 +156,10 @@ public struct Configuration: Sendable, Equatable {
         var lines = ["# llmster configuration — see `man llmster`, section CONFIGURATION."]
         for (key, _) in Self.keys {
             if let value = try? value(forKey: key) { lines.append("\(key) = \(value)") }
+        }
+        for integration in integrations.values.sorted(by: { $0.name < $1.name }) {
+            lines.append("integration.\(integration.name) = \(integration.target)")
+            if let tools = integration.allowedTools { lines.append("integration.\(integration.name).allowed_tools = \(tools.joined(separator: ", "))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -160,7 +198,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownKey(let key, let line):
-            let known = Configuration.keys.map(\.key).joined(separator: ", ")
+            let known = (Configuration.keys.map(\.key) + ["integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
             return "unknown setting '\(key)'\(line.map { " on line \($0)" } ?? ""); known settings: \(known)"
         case .invalidValue(let key, let value, let expected):
             return "'\(value)' is not a valid \(key): expected \(expected)"

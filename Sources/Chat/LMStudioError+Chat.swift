@@ -13,6 +13,23 @@ extension LMStudioError {
         }
     }
 
+    /// Whether the server refused a request because of its integrations (MCP servers or plugins).
+    public var concernsIntegrations: Bool {
+        switch self {
+        case .invalidRequest(let message, let param, _):
+            return param == "integrations" || Self.mentionsIntegration(message)
+        case .server(_, let message):
+            return Self.mentionsIntegration(message)
+        default:
+            return false
+        }
+    }
+
+    private static func mentionsIntegration(_ message: String) -> Bool {
+        let lowered = message.lowercased()
+        return lowered.contains("mcp") || lowered.contains("plugin") || lowered.contains("integration")
+    }
+
     private static func mentionsResponseId(_ message: String) -> Bool {
         let lowered = message.lowercased()
         return lowered.contains("previous_response_id") || (lowered.contains("resp_") && lowered.contains("not found"))
@@ -24,9 +41,9 @@ extension LMStudioError {
         let message = error.message.isEmpty ? "no details" : error.message
         switch error.type {
         case "mcp_connection_error":
-            return "An MCP server could not be reached: \(message). Check it is running and that LM Studio allows MCP servers (Developer → Server settings)."
+            return "An MCP server could not be reached: \(message). Check that it is running, and that LM Studio allows it: Developer → Server Settings → \"Allow per-request MCPs\" (for MCP server URLs) or \"Allow calling servers from mcp.json\" (for mcp/… plugins)."
         case "plugin_connection_error":
-            return "An LM Studio plugin could not be reached: \(message). Check the plugin is installed and enabled in LM Studio."
+            return "An LM Studio plugin could not be reached: \(message). Check that the plugin is installed and enabled in LM Studio, and that Developer → Server Settings → \"Allow calling servers from mcp.json\" is on for mcp/… plugins."
         case "model_not_found":
             return "Model not found: \(message). `llmster models` lists the downloaded models."
         default:

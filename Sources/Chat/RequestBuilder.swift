@@ -9,7 +9,8 @@ public enum RequestBuilder {
     /// A plain string `input` without images; `previous_response_id` only when the conversation's
     /// continuation belongs to `server`; `system_prompt` only on a conversation's first turn there
     /// (servers refuse it beside `previous_response_id`).
-    public static func request(for turn: Turn, conversation: Conversation, model: String, server: String) -> ChatRequest {
+    public static func request(for turn: Turn, conversation: Conversation, model: String, server: String,
+                               integrations: [Integration] = []) -> ChatRequest {
         let continuation = continuationId(of: conversation, server: server)
         let settings = conversation.settings
         let input: ChatInput = turn.images.isEmpty
@@ -17,7 +18,7 @@ public enum RequestBuilder {
             : .items([.text(turn.text)] + turn.images.map { .image(dataURL: dataURL($0)) })
         let systemPrompt = continuation == nil ? conversation.systemPrompt.flatMap { $0.isEmpty ? nil : $0 } : nil
         return ChatRequest(
-            model: model, input: input, systemPrompt: systemPrompt, stream: true,
+            model: model, input: input, systemPrompt: systemPrompt, integrations: integrations.isEmpty ? nil : integrations, stream: true,
             temperature: settings.temperature, topP: settings.topP, topK: settings.topK, minP: settings.minP,
             repeatPenalty: settings.repeatPenalty, maxOutputTokens: settings.maxOutputTokens,
             reasoning: settings.reasoning, contextLength: settings.contextLength, previousResponseId: continuation)

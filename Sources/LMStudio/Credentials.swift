@@ -57,11 +57,35 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
         return home + "/.config/llmster/credentials"
     }
 
-    /// The token in the file at `path`; nil when there is no such file.
+    /// The token in the file at `path`: its `token = …` line, or a line holding only a token; nil when there is none.
     public static func readToken(at path: String) throws(CredentialsError) -> String? {
+        for line in try readLines(at: path) {
+            guard let (key, value) = entry(line) else { return line }
+            if key == "token" { return value }
+        }
+        return nil
+    }
+
+    /// Secret HTTP headers for integrations, from `integration.NAME.header.HEADER = VALUE` lines, by integration name.
+    ///
+    /// They live here (mode 0600) rather than in the configuration, the library, exports or backups.
+    public static func integrationHeaders(environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(CredentialsError) -> [String: [String: String]] {
+        var headers: [String: [String: String]] = [:]
+        for line in try readLines(at: defaultPath(environment: environment)) {
+            guard let (key, value) = entry(line), key.hasPrefix("integration.") else { continue }
+            let parts = key.dropFirst("integration.".count).components(separatedBy: ".header.")
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { continue }
+            headers[parts[0], default: [:]][parts[1]] = value
+        }
+        return headers
+    }
+
+    /// The file's meaningful lines (comments and blanks dropped); none when it does not exist; refused when others can read it.
+    private static func readLines(at path: String) throws(CredentialsError) -> [String] {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            if errno == ENOENT { return nil }
+            if errno == ENOENT { return [] }
             throw .unreadable(path: path, reason: String(cString: strerror(errno)))
         }
         let mode = UInt16(info.st_mode & 0o777)
@@ -69,15 +93,14 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .unreadable(path: path, reason: "cannot read the file")
         }
-        for rawLine in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let equals = line.firstIndex(of: "=") else { return line }
-            if line[..<equals].trimmingCharacters(in: .whitespaces) == "token" {
-                return line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            }
-        }
-        throw .noToken(path: path)
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    private static func entry(_ line: String) -> (key: String, value: String)? {
+        guard let equals = line.firstIndex(of: "=") else { return nil }
+        return (line[..<equals].trimmingCharacters(in: .whitespaces), line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces))
     }
 
     /// Writes `token` to `path` atomically (a 0600 temporary file renamed into place), creating the directory 0700.
@@ -126,8 +149,6 @@ public enum CredentialsError: Error, Equatable, Sendable, CustomStringConvertibl
     case insecurePermissions(path: String, mode: UInt16)
     /// The file exists but cannot be read.
     case unreadable(path: String, reason: String)
-    /// The file has no token line.
-    case noToken(path: String)
     /// The token from `source` is not of the LM Studio form.
     case malformedToken(source: String)
     /// The file or its directory cannot be written.
@@ -139,8 +160,6 @@ public enum CredentialsError: Error, Equatable, Sendable, CustomStringConvertibl
             "Refusing to read the API token from \(path): other users can access it (mode \(String(mode, radix: 8))). Run `chmod 600 \(path)`."
         case let .unreadable(path, reason):
             "Cannot read the API token from \(path): \(reason)."
-        case let .noToken(path):
-            "\(path) has no `token = …` line."
         case let .malformedToken(source):
             "The API token from \(source) is malformed: LM Studio tokens look like sk-lm-XXXXXXXX:XXXXXXXXXXXXXXXXXXXX."
         case let .unwritable(path, reason):

@@ -6,7 +6,7 @@ import LMStudio
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.
 enum AskCommand {
     static let command = Command(
-        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c|--continue[=CHAT]] [--folder F] [--system TEXT] [--image FILE]… [--reasoning VALUE] [--no-save]",
+        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c|--continue[=CHAT]] [--folder F] [--system TEXT] [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--no-save]",
         summary: "Send one message and stream the answer to standard output.",
         details: """
         The prompt is the arguments, or standard input when there are none. On a terminal the answer is
@@ -25,6 +25,7 @@ enum AskCommand {
             .init(["system"], value: "TEXT", help: "system prompt for a new conversation"),
             .init(["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"),
             .init(["reasoning"], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
+            .init(["integration"], value: "NAME", help: "let the model use this configured integration (repeatable; `none` turns them off)"),
             .init(["fresh-context"], help: "drop the server-side context and start a fresh one (the transcript is kept)"),
             .init(["no-save"], help: "do not keep this exchange in the library"),
         ]
@@ -57,8 +58,21 @@ enum AskCommand {
         defer {
             if arguments.has("no-save") { try? FileManager.default.removeItem(atPath: (context.libraryPath as NSString).deletingLastPathComponent) }
         }
+        let integrations = try chosenIntegrations(arguments, configuration: context.configuration)
         let session = try context.session()
         let conversationId = try await conversation(for: arguments, session: session)
+        if let integrations {
+            let added = try await session.withLibrary { library in
+                guard var conversation = try library.conversation(id: conversationId) else { return [String]() }
+                let before = Set(conversation.settings.integrations ?? [])
+                conversation.settings.integrations = integrations.isEmpty ? nil : integrations
+                try library.updateConversation(conversation)
+                return integrations.filter { !before.contains($0) }
+            }
+            if !added.isEmpty {
+                context.errors.line("Note: enabled integrations (\(added.joined(separator: ", "))) may contact external services on the server's behalf.")
+            }
+        }
 
         let display = ReplyDisplay.forCommandLine(context: context)
         await display.followResizes()
@@ -92,6 +106,20 @@ enum AskCommand {
             if let message = outcome.errorMessage { context.warn(message) }
             return ExitCode.incompleteReply
         }
+    }
+
+    /// The integrations `--integration` names (nil when not given, empty for `none`), each checked against the configuration.
+    private static func chosenIntegrations(_ arguments: ArgumentParser.Parsed, configuration: Configuration) throws -> [String]? {
+        let names = arguments.all("integration")
+        guard !names.isEmpty else { return nil }
+        if names == ["none"] { return [] }
+        for name in names where configuration.integrations[name] == nil {
+            let known = configuration.integrations.keys.sorted()
+            throw UsageError("no integration named '\(name)' is configured" + (known.isEmpty
+                ? "; add `integration.\(name) = mcp/… or https://…` to the config"
+                : "; configured: \(known.joined(separator: ", "))"))
+        }
+        return names
     }
 
     /// The conversation to send on: continued, or new with the given model, folder, system prompt and reasoning.
