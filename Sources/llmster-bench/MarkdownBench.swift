@@ -1,4 +1,6 @@
+import Chat
 import Foundation
+import Synchronization
 import TerminalMarkdown
 
 /// Benchmark section `markdown`: streaming cost of `StreamRenderer` against re-rendering the whole reply.
@@ -19,6 +21,14 @@ func markdownBench() async throws {
     report("stream 256 KiB mixed", small)
     print(String(format: "  ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", full.seconds / small.seconds))
     report("stream 200 KB code fence", code)
+
+    let pipeline = await pipelineCost(mixed, capabilities: capabilities)
+    let pipelineQuarter = await pipelineCost(quarter, capabilities: capabilities)
+    let pipelineFence = await pipelineCost(fence, capabilities: capabilities)
+    report("pipeline 1 MiB (4-byte deltas → DisplayCoalescer → StreamRenderer)", pipeline)
+    report("pipeline 256 KiB", pipelineQuarter)
+    print(String(format: "  pipeline ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", pipeline.seconds / pipelineQuarter.seconds))
+    report("pipeline 200 KB code fence", pipelineFence)
 
     var naive: [(bytes: Int, cost: Cost)] = []
     for kib in [32, 64, 128] {
@@ -85,6 +95,51 @@ private func streamCost(_ text: String, capabilities: TerminalCapabilities) -> C
     }
     renderer.finish(reply)
     return Cost(seconds: cpuSeconds() - start, snapshots: pieces.count)
+}
+
+/// A clock the benchmark moves by hand: one display interval per 128 bytes of 4-byte deltas. Its timers never
+/// fire, so snapshots are published exactly when a delta arrives after the interval has passed.
+private final class BenchClock: DisplayClock {
+    private let current = Mutex(Duration.zero)
+    func now() -> Duration { current.withLock { $0 } }
+    func advance(by step: Duration) { current.withLock { $0 += step } }
+    func sleep(until deadline: Duration) async throws { try await Task.sleep(for: .seconds(3600)) }
+}
+
+/// The whole display path: 4-byte `message.delta` events into a `DisplayCoalescer` (250 ms interval, the
+/// clock stepping so that one interval passes per 128 bytes) and its snapshots rendered by a `StreamRenderer`.
+private func pipelineCost(_ text: String, capabilities: TerminalCapabilities) async -> Cost {
+    var deltas: [String] = []
+    var current = ""
+    for scalar in text.unicodeScalars {
+        current.unicodeScalars.append(scalar)
+        if current.utf8.count >= 4 {
+            deltas.append(current)
+            current = ""
+        }
+    }
+    if !current.isEmpty { deltas.append(current) }
+    let clock = BenchClock()
+    let coalescer = DisplayCoalescer(interval: .milliseconds(250), clock: clock)
+    let start = cpuSeconds()
+    let consumer = Task {
+        let renderer = StreamRenderer(sink: NullSink(), capabilities: capabilities, mode: .always)
+        var rendered = 0
+        for await snapshot in coalescer.snapshots {
+            if snapshot.isFinal { renderer.finish(snapshot.answer) } else { renderer.update(snapshot.answer) }
+            rendered += 1
+        }
+        return rendered
+    }
+    await coalescer.apply(.messageStart)
+    let step = Duration.milliseconds(250) / 32
+    for delta in deltas {
+        clock.advance(by: step)
+        await coalescer.apply(.messageDelta(delta))
+    }
+    await coalescer.finish(.completed)
+    let rendered = await consumer.value
+    return Cost(seconds: cpuSeconds() - start, snapshots: rendered)
 }
 
 private func naiveCost(_ text: String, capabilities: TerminalCapabilities) -> Cost {
