@@ -25,6 +25,7 @@ public enum App {
         DoctorCommand.command,
         AskCommand.command,
         LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search,
+        TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,
     ]
 
     /// The text of `llmster --help`.
