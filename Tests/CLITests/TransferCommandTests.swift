@@ -124,4 +124,29 @@ import TestSupport
             .filter { $0.hasPrefix("library.sqlite3.before-restore-") }
         #expect(copies.count == 1)
     }
+
+    @Test func aPasswordTypedOnTheTerminalProtectsTheBackup() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["ask", "typed secret test"]).status == 0)
+        let llmster = try BuiltProduct.path("llmster")
+        let archive = cli.sandbox.root + "/typed.backup"
+        func onTerminal(_ command: String, typing input: String, in target: CLI) throws -> ProcessResult {
+            try ProcessRunner.run(
+                "/usr/bin/timeout", ["120", "/usr/bin/script", "-qec", "'\(llmster)' \(command)", "/dev/null"],
+                environment: target.environment, input: input)
+        }
+        let backup = try onTerminal("backup --password -o '\(archive)'", typing: "hunter2\nhunter2\n", in: cli)
+        #expect(backup.status == 0, "\(backup)")
+        #expect(backup.output.contains("Backup password:") && backup.output.contains("Again:"))
+        #expect(backup.errors.isEmpty && backup.output.contains("(encrypted)"), "\(backup)")
+
+        let target = try CLI(server: fixture.url)
+        let mismatch = try onTerminal("backup --password -o '\(archive).2'", typing: "one\ntwo\n", in: cli)
+        #expect(mismatch.status == 1 && mismatch.output.contains("the passwords differ"), "\(mismatch)")
+        let restored = try onTerminal("restore '\(archive)'", typing: "hunter2\ny\n", in: target)
+        #expect(restored.status == 0, "\(restored)")
+        #expect(restored.output.contains("Replace the library"))
+        #expect(try LibraryStore(path: target.sandbox.libraryPath).conversations().map(\.title) == ["typed secret test"])
+    }
 }

@@ -63,16 +63,9 @@ enum TransferCommands {
         ]
     ) { arguments, context in
         guard arguments.positionals.isEmpty else { throw UsageError("backup takes no arguments") }
-        var password = try Transfer.password(
-            file: arguments.value("password-file"), environment: context.environment,
-            askTwice: arguments.has("password"))
-        defer { if password != nil { password!.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } } }
-        let path = arguments.value("output") ?? Transfer.stamped("llmster-", ".llmster-backup")
-        try LibraryBackup.write(libraryPath: context.libraryPath, to: path, password: password)
-        let statistics = try LibraryStore(path: context.libraryPath).statistics()
-        context.errors.line(
-            "Backed up \(statistics.conversations) conversations (\(password == nil ? "not encrypted" : "encrypted")) to "
-                + UntrustedText.sanitize(path))
+        try Transfer.backup(
+            to: arguments.value("output"), passwordFile: arguments.value("password-file"),
+            askPassword: arguments.has("password"), context: context)
         return ExitCode.success
     }
 
@@ -155,6 +148,26 @@ public enum Transfer {
         }
         return try context.openLibrary().importConversation(
             from: path, options: ConversationImportOptions(keepContinuation: keep, folder: folder, asNew: asNew))
+    }
+
+    /// Backs the library up to `path` (nil for `llmster-<time>.llmster-backup` here); returns the file written.
+    ///
+    /// Encrypted when a password comes from `passwordFile`, `LLMSTER_BACKUP_PASSWORD`, or (with `askPassword`) the terminal.
+    @discardableResult
+    public static func backup(to path: String?, passwordFile: String?, askPassword: Bool, context: CommandContext) throws
+        -> String
+    {
+        let password = try Self.password(file: passwordFile, environment: context.environment, askTwice: askPassword)
+        guard FileManager.default.fileExists(atPath: context.libraryPath) else {
+            throw ArchiveError.io(path: context.libraryPath, reason: "there is no library to back up")
+        }
+        let target = path ?? stamped("llmster-", ".llmster-backup")
+        try LibraryBackup.write(libraryPath: context.libraryPath, to: target, password: password)
+        let statistics = try LibraryStore(path: context.libraryPath).statistics()
+        context.errors.line(
+            "Backed up \(statistics.conversations) conversations (\(password == nil ? "not encrypted" : "encrypted")) to "
+                + UntrustedText.sanitize(target))
+        return target
     }
 
     /// Checks a backup, shows what it holds, asks (unless `confirmed`), and replaces the library.
@@ -246,7 +259,7 @@ public enum Transfer {
     }
 
     private static func byteCount(_ bytes: Int) -> String {
-        ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file)
+        bytes < 1_000_000 ? "\(bytes) bytes" : String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 }
 
@@ -267,9 +280,9 @@ enum Terminal {
         tcgetattr(0, &saved)
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(0, TCSAFLUSH, &quiet)
+        tcsetattr(0, TCSANOW, &quiet)
         defer {
-            tcsetattr(0, TCSAFLUSH, &saved)
+            tcsetattr(0, TCSANOW, &saved)
             StandardStream.error.line()
         }
         var bytes: [UInt8] = []

@@ -10,6 +10,9 @@ public enum LibraryBackup {
         libraryPath: String, to path: String, password: [UInt8]?, limits: KeyDerivationLimits = .moderate
     ) throws {
         let store = try LibraryStore(path: libraryPath)
+        // A read transaction: the backup is one consistent snapshot while other processes keep writing.
+        try store.connection.execute("BEGIN")
+        defer { try? store.connection.execute("COMMIT") }
         try writeAtomically(to: path) { sink in
             let writer = try ArchiveWriter(kind: .backup, sink: sink, password: password, limits: limits)
             try writer.record(.manifest, json: BackupManifest(format: BackupManifest.formatName, createdAt: Date().milliseconds))
