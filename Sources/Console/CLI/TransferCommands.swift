@@ -98,8 +98,8 @@ public enum Transfer {
         case ask
     }
 
-    /// A step that needs the user's answer, and there is no terminal to ask on.
-    public struct NeedsConfirmation: Error, CustomStringConvertible {
+    /// Why a transfer stopped without changing anything: it needs an answer, a flag, or another output.
+    public struct Refusal: Error, CustomStringConvertible {
         public let description: String
     }
 
@@ -109,6 +109,9 @@ public enum Transfer {
         let library = try context.openLibrary()
         let conversation = try library.resolveConversation(reference)
         if path == "-" {
+            guard !context.output.isTerminal else {
+                throw Refusal(description: "a .llmster file is binary: redirect standard output, or use -o FILE")
+            }
             try library.exportConversation(id: conversation.id, descriptor: context.output.fd)
             return nil
         }
@@ -135,7 +138,7 @@ public enum Transfer {
                 Keep or drop? [k/d] 
                 """
             guard let answer = Terminal.ask(question) else {
-                throw NeedsConfirmation(description: """
+                throw Refusal(description: """
                     the file's server (\(fileServer)) differs from the configured one (\(context.server)) and there is no \
                     terminal to ask: pass --yes to keep the continuation or --drop-continuation to drop it
                     """)
@@ -143,7 +146,7 @@ public enum Transfer {
             switch answer.lowercased() {
             case "k", "keep": keep = true
             case "d", "drop": keep = false
-            default: throw NeedsConfirmation(description: "import cancelled (answer k or d)")
+            default: throw Refusal(description: "import cancelled (answer k or d)")
             }
         }
         return try context.openLibrary().importConversation(
@@ -196,7 +199,7 @@ public enum Transfer {
         if !confirmed {
             guard let answer = Terminal.ask("Replace the library at \(context.libraryPath) with this backup? [y/N] ") else {
                 prepared.discard()
-                throw NeedsConfirmation(description: "restoring replaces the library: pass --yes to confirm without a terminal")
+                throw Refusal(description: "restoring replaces the library: pass --yes to confirm without a terminal")
             }
             guard ["y", "yes"].contains(answer.lowercased()) else {
                 prepared.discard()
@@ -223,11 +226,11 @@ public enum Transfer {
         if let value = environment["LLMSTER_BACKUP_PASSWORD"], !value.isEmpty { return Array(value.utf8) }
         guard askTwice else { return nil }
         guard let first = Terminal.readSecret("Backup password: ") else {
-            throw NeedsConfirmation(description: "--password needs a terminal; use --password-file F or LLMSTER_BACKUP_PASSWORD")
+            throw Refusal(description: "--password needs a terminal; use --password-file F or LLMSTER_BACKUP_PASSWORD")
         }
-        guard !first.isEmpty else { throw NeedsConfirmation(description: "the password is empty; backup cancelled") }
+        guard !first.isEmpty else { throw Refusal(description: "the password is empty; backup cancelled") }
         guard Terminal.readSecret("Again: ") == first else {
-            throw NeedsConfirmation(description: "the passwords differ; backup cancelled")
+            throw Refusal(description: "the passwords differ; backup cancelled")
         }
         return first
     }
