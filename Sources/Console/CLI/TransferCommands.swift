@@ -93,13 +93,17 @@ enum TransferCommands {
 public enum Transfer {
     /// What to do with an imported conversation's server continuation when its server is not the configured one.
     public enum ContinuationPolicy: Sendable {
-        case keep, drop
+        /// Keep the server URL and response id.
+        case keep
+        /// Forget them; the next message starts a fresh server context.
+        case drop
         /// Ask on the terminal; refuse when there is none.
         case ask
     }
 
     /// Why a transfer stopped without changing anything: it needs an answer, a flag, or another output.
     public struct Refusal: Error, CustomStringConvertible {
+        /// What happened and which flag or answer would let it proceed.
         public let description: String
     }
 

@@ -38,7 +38,9 @@ public struct KeyDerivationLimits: Equatable, Sendable {
 enum ArchiveKind {
     case conversation, backup
 
+    /// The first 8 bytes of the file.
     var magic: [UInt8] { Array((self == .conversation ? "LLMSTRCV" : "LLMSTRBK").utf8) }
+    /// What the file is, for errors.
     var label: String { self == .conversation ? "a .llmster conversation file" : "an llmster backup" }
 }
 
@@ -58,6 +60,7 @@ enum RecordType: UInt8 {
 
 /// The format's constants.
 enum ArchiveFormat {
+    /// The format version this build writes and reads.
     static let version: UInt8 = 1
     /// Plaintext bytes per frame.
     static let chunkSize = 64 * 1024
@@ -67,6 +70,7 @@ enum ArchiveFormat {
     static let maximumAttachment = 256 * 1024 * 1024
     /// Set in a frame's length word on the last frame.
     static let finalFlag: UInt32 = 0x8000_0000
+    /// Whether `sodium_init` succeeded (once per process).
     static let sodiumReady: Bool = sodium_init() >= 0
 }
 
@@ -284,6 +288,7 @@ final class ArchiveReader {
 
 /// JSON coding shared by both archive kinds: sorted keys, decoding errors rewritten for people.
 enum ArchiveJSON {
+    /// An encoder with sorted keys, so equal records encode to equal bytes.
     static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

@@ -72,7 +72,9 @@ final class ByteSource {
 
 /// An open file for reading or writing, closed in `deinit`.
 final class OpenFile {
+    /// The open descriptor.
     let descriptor: Int32
+    /// The file, for errors.
     let path: String
 
     /// Opens `path` for reading.

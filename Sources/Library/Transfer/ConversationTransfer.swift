@@ -4,11 +4,15 @@ import Foundation
 public struct ConversationFileSummary: Equatable, Sendable {
     /// Identifies the export; importing it again is refused unless a copy is asked for.
     public var exportId: String
+    /// When the file was written.
     public var exportedAt: Date
+    /// The conversation's title.
     public var title: String
     /// The folder path the conversation was in; nil at the top level.
     public var folder: String?
+    /// How many messages the conversation has.
     public var messages: Int
+    /// How many attachments its messages carry.
     public var attachments: Int
     /// The server holding the conversation's context; nil when it has none.
     public var serverURL: String?
