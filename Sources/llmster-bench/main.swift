@@ -1,5 +1,5 @@
 // `make bench`: each section lives in its own file of this target and prints its own figures.
-// Usage: llmster-bench [section…]   (sections: sse, markdown, library, startup; default: all)
+// Usage: llmster-bench [section…]   (sections: sse, markdown, library, startup, backup; default: all)
 
 let requested = Set(CommandLine.arguments.dropFirst())
 let sections: [(name: String, run: () async throws -> Void)] = [
@@ -7,6 +7,7 @@ let sections: [(name: String, run: () async throws -> Void)] = [
     ("markdown", markdownBench),
     ("library", libraryBench),
     ("startup", startupBench),
+    ("backup", backupBench),
 ]
 for section in sections where requested.isEmpty || requested.contains(section.name) {
     print("== \(section.name)")

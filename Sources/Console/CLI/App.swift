@@ -26,6 +26,7 @@ public enum App {
         AskCommand.command,
         LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search,
         DownloadCommand.command,
+        TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,
     ]
 
     /// The text of `llmster --help`.

@@ -104,6 +104,14 @@ enum Schema {
             INSERT INTO title_search (rowid, title) VALUES (new.seq, new.title);
         END;
         """,
+        // 2: which `.llmster` exports were imported, so importing one again is noticed.
+        """
+        CREATE TABLE imported_exports (
+            export_id TEXT PRIMARY KEY,
+            conversation_id TEXT NOT NULL,
+            imported_at INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// Brings the file up to the latest schema; safe when several processes open a new file at once.

@@ -1,0 +1,300 @@
+import Chat
+import Foundation
+import Library
+import TerminalMarkdown
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `llmster export`, `import`, `backup` and `restore`: moving conversations and whole libraries.
+enum TransferCommands {
+    static let export = Command(
+        "export", synopsis: "CHAT [-o FILE]",
+        summary: "Write a conversation to a .llmster file (CHAT: an id, an id prefix or a title).",
+        details: "Without -o the file is <title>.llmster in the current directory; -o - writes to standard output.",
+        options: [.init(["output"], short: "o", value: "FILE", help: "the file to write (- for standard output)")]
+    ) { arguments, context in
+        guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
+        let written = try Transfer.exportConversation(arguments.positionals[0], to: arguments.value("output"), context: context)
+        if let written { context.errors.line("Exported to \(UntrustedText.sanitize(written))") }
+        return ExitCode.success
+    }
+
+    static let `import` = Command(
+        "import", synopsis: "FILE [--yes | --drop-continuation] [--folder F] [--as-new]",
+        summary: "Add the conversation in a .llmster file to the library.",
+        details: """
+            When the file's server differs from the configured one, llmster asks whether to keep the
+            continuation (it works only if that server still holds the context) or drop it (the next
+            message starts a fresh server context). --yes keeps it, --drop-continuation drops it.
+            """,
+        options: [
+            .init(["yes"], short: "y", help: "keep the continuation without asking"),
+            .init(["drop-continuation"], help: "drop the server continuation; the next message starts a fresh context"),
+            .init(["folder"], value: "F", help: "put the conversation in folder F (created when missing)"),
+            .init(["as-new"], help: "import a copy even if this export was imported before"),
+        ]
+    ) { arguments, context in
+        guard arguments.positionals.count == 1 else { throw UsageError("name one .llmster file") }
+        if arguments.has("yes") && arguments.has("drop-continuation") {
+            throw UsageError("--yes and --drop-continuation contradict each other")
+        }
+        let policy: Transfer.ContinuationPolicy =
+            arguments.has("drop-continuation") ? .drop : arguments.has("yes") ? .keep : .ask
+        let conversation = try Transfer.importConversation(
+            from: arguments.positionals[0], continuation: policy, folder: arguments.value("folder"),
+            asNew: arguments.has("as-new"), context: context)
+        context.output.line("Imported \"\(UntrustedText.sanitize(conversation.title))\" as \(conversation.id)")
+        return ExitCode.success
+    }
+
+    static let backup = Command(
+        "backup", synopsis: "[-o FILE] [--password | --password-file F]",
+        summary: "Write the whole library (folders, pins, drafts, conversations, attachments) to one file.",
+        details: """
+            Credentials, the configured server and app-wide settings are not included. With a password
+            (--password asks twice on the terminal; --password-file F or $LLMSTER_BACKUP_PASSWORD for
+            scripts) the file is encrypted with a key derived by Argon2id.
+            """,
+        options: [
+            .init(["output"], short: "o", value: "FILE", help: "the file to write (default llmster-<time>.llmster-backup)"),
+            .init(["password"], help: "encrypt, asking for the password on the terminal"),
+            .init(["password-file"], value: "F", help: "encrypt with the password in file F"),
+        ]
+    ) { arguments, context in
+        guard arguments.positionals.isEmpty else { throw UsageError("backup takes no arguments") }
+        try Transfer.backup(
+            to: arguments.value("output"), passwordFile: arguments.value("password-file"),
+            askPassword: arguments.has("password"), context: context)
+        return ExitCode.success
+    }
+
+    static let restore = Command(
+        "restore", synopsis: "FILE [--yes] [--password-file F]",
+        summary: "Replace the library with a backup, after checking it and showing what it holds.",
+        details: """
+            The backup is read and checked completely first; a wrong password or a damaged file changes
+            nothing. The current library is kept beside the new one as library.sqlite3.before-restore-<time>.
+            """,
+        options: [
+            .init(["yes"], short: "y", help: "replace without asking"),
+            .init(["password-file"], value: "F", help: "the backup's password is in file F"),
+        ]
+    ) { arguments, context in
+        guard arguments.positionals.count == 1 else { throw UsageError("name one backup file") }
+        try Transfer.restore(
+            from: arguments.positionals[0], confirmed: arguments.has("yes"),
+            passwordFile: arguments.value("password-file"), context: context)
+        return ExitCode.success
+    }
+}
+
+/// Export, import, backup and restore as functions, for the command line and the REPL's slash commands.
+public enum Transfer {
+    /// What to do with an imported conversation's server continuation when its server is not the configured one.
+    public enum ContinuationPolicy: Sendable {
+        /// Keep the server URL and response id.
+        case keep
+        /// Forget them; the next message starts a fresh server context.
+        case drop
+        /// Ask on the terminal; refuse when there is none.
+        case ask
+    }
+
+    /// Why a transfer stopped without changing anything: it needs an answer, a flag, or another output.
+    public struct Refusal: Error, CustomStringConvertible {
+        /// What happened and which flag or answer would let it proceed.
+        public let description: String
+    }
+
+    /// Writes a conversation to `path`, `nil` for `<title>.llmster` here, or "-" for standard output; returns the file written.
+    @discardableResult
+    public static func exportConversation(_ reference: String, to path: String?, context: CommandContext) throws -> String? {
+        let library = try context.openLibrary()
+        let conversation = try library.resolveConversation(reference)
+        if path == "-" {
+            guard !context.output.isTerminal else {
+                throw Refusal(description: "a .llmster file is binary: redirect standard output, or use -o FILE")
+            }
+            try library.exportConversation(id: conversation.id, descriptor: context.output.fd)
+            return nil
+        }
+        let target = path ?? freeName(slug(conversation.title), ".llmster")
+        try library.exportConversation(id: conversation.id, to: target)
+        return target
+    }
+
+    /// Checks a `.llmster` file, settles its continuation by `policy`, and imports it in one transaction.
+    public static func importConversation(
+        from path: String, continuation policy: ContinuationPolicy, folder: String?, asNew: Bool,
+        context: CommandContext
+    ) throws -> Conversation {
+        let summary = try LibraryStore.inspectConversationFile(at: path)
+        var keep = policy != .drop
+        if policy == .ask, let fileServer = summary.serverURL, summary.responseId != nil,
+            !ServerURL.same(fileServer, context.server)
+        {
+            let question = """
+                "\(UntrustedText.sanitize(summary.title))" continues a context held by \(UntrustedText.sanitize(fileServer)),
+                but llmster is configured for \(context.server).
+                  k  keep the continuation (it works only if that server still holds the context)
+                  d  drop it; the next message starts a fresh server context
+                Keep or drop? [k/d] 
+                """
+            guard let answer = Terminal.ask(question) else {
+                throw Refusal(description: """
+                    the file's server (\(fileServer)) differs from the configured one (\(context.server)) and there is no \
+                    terminal to ask: pass --yes to keep the continuation or --drop-continuation to drop it
+                    """)
+            }
+            switch answer.lowercased() {
+            case "k", "keep": keep = true
+            case "d", "drop": keep = false
+            default: throw Refusal(description: "import cancelled (answer k or d)")
+            }
+        }
+        return try context.openLibrary().importConversation(
+            from: path, options: ConversationImportOptions(keepContinuation: keep, folder: folder, asNew: asNew))
+    }
+
+    /// Backs the library up to `path` (nil for `llmster-<time>.llmster-backup` here); returns the file written.
+    ///
+    /// Encrypted when a password comes from `passwordFile`, `LLMSTER_BACKUP_PASSWORD`, or (with `askPassword`) the terminal.
+    @discardableResult
+    public static func backup(to path: String?, passwordFile: String?, askPassword: Bool, context: CommandContext) throws
+        -> String
+    {
+        let password = try Self.password(file: passwordFile, environment: context.environment, askTwice: askPassword)
+        guard FileManager.default.fileExists(atPath: context.libraryPath) else {
+            throw ArchiveError.io(path: context.libraryPath, reason: "there is no library to back up")
+        }
+        let target = path ?? stamped("llmster-", ".llmster-backup")
+        try LibraryBackup.write(libraryPath: context.libraryPath, to: target, password: password)
+        let statistics = try LibraryStore(path: context.libraryPath).statistics()
+        context.errors.line(
+            "Backed up \(statistics.conversations) conversations (\(password == nil ? "not encrypted" : "encrypted")) to "
+                + UntrustedText.sanitize(target))
+        return target
+    }
+
+    /// Checks a backup, shows what it holds, asks (unless `confirmed`), and replaces the library.
+    public static func restore(from path: String, confirmed: Bool, passwordFile: String?, context: CommandContext) throws {
+        var password: [UInt8]?
+        if try LibraryBackup.isEncrypted(path) {
+            password = try Self.password(file: passwordFile, environment: context.environment, askTwice: false)
+            if password == nil { password = Terminal.readSecret("Password for \(path): ") }
+            guard password != nil else { throw ArchiveError.passwordRequired }
+        }
+        let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: context.libraryPath)
+        let statistics = prepared.statistics
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.dateFormat = "yyyy-MM-dd"
+        let range = statistics.oldest.map { day.string(from: $0) + " to " + day.string(from: statistics.newest ?? $0) } ?? "-"
+        var table = TextTable(header: ["BACKUP", UntrustedText.sanitize(path)])
+        for (label, value) in [
+            ("size", byteCount(prepared.archiveSize) + (password == nil ? ", not encrypted" : ", encrypted")),
+            ("folders", "\(statistics.folders)"), ("conversations", "\(statistics.conversations)"),
+            ("messages", "\(statistics.messages)"),
+            ("attachments", "\(statistics.attachments) (\(byteCount(statistics.attachmentBytes)))"),
+            ("pinned", "\(statistics.pinned)"), ("drafts", "\(statistics.drafts)"), ("dates", range),
+        ] { table.append([label, value]) }
+        context.errors.send(table.text)
+        if !confirmed {
+            guard let answer = Terminal.ask("Replace the library at \(context.libraryPath) with this backup? [y/N] ") else {
+                prepared.discard()
+                throw Refusal(description: "restoring replaces the library: pass --yes to confirm without a terminal")
+            }
+            guard ["y", "yes"].contains(answer.lowercased()) else {
+                prepared.discard()
+                context.errors.line("Restore cancelled; the library is unchanged.")
+                return
+            }
+        }
+        let kept = try prepared.commit()
+        context.errors.line(
+            "Restored the library" + (kept.map { "; the previous one is kept as \($0)" } ?? ""))
+    }
+
+    /// The password from `file`, else `LLMSTER_BACKUP_PASSWORD`, else (when `askTwice`) typed twice on the terminal; nil for none.
+    static func password(file: String?, environment: [String: String], askTwice: Bool) throws -> [UInt8]? {
+        if let file {
+            guard var text = FileManager.default.contents(atPath: file).map({ [UInt8]($0) }) else {
+                throw ArchiveError.io(path: file, reason: "cannot read the password file")
+            }
+            if text.last == UInt8(ascii: "\n") { text.removeLast() }
+            if text.last == UInt8(ascii: "\r") { text.removeLast() }
+            guard !text.isEmpty else { throw ArchiveError.io(path: file, reason: "the password file is empty") }
+            return text
+        }
+        if let value = environment["LLMSTER_BACKUP_PASSWORD"], !value.isEmpty { return Array(value.utf8) }
+        guard askTwice else { return nil }
+        guard let first = Terminal.readSecret("Backup password: ") else {
+            throw Refusal(description: "--password needs a terminal; use --password-file F or LLMSTER_BACKUP_PASSWORD")
+        }
+        guard !first.isEmpty else { throw Refusal(description: "the password is empty; backup cancelled") }
+        guard Terminal.readSecret("Again: ") == first else {
+            throw Refusal(description: "the passwords differ; backup cancelled")
+        }
+        return first
+    }
+
+    /// A name for a new file in the current directory: `<prefix><UTC time><suffix>`.
+    static func stamped(_ prefix: String, _ suffix: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return freeName(prefix + formatter.string(from: Date()), suffix)
+    }
+
+    /// A file-name-safe form of a title: lowercase letters and digits joined by dashes.
+    static func slug(_ title: String) -> String {
+        let words = title.lowercased().split { !($0.isLetter || $0.isNumber) }.joined(separator: "-")
+        let short = String(words.prefix(60))
+        return short.isEmpty ? "conversation" : short
+    }
+
+    private static func freeName(_ stem: String, _ suffix: String) -> String {
+        var name = stem + suffix
+        var counter = 2
+        while FileManager.default.fileExists(atPath: name) {
+            name = "\(stem)-\(counter)\(suffix)"
+            counter += 1
+        }
+        return name
+    }
+
+    private static func byteCount(_ bytes: Int) -> String {
+        bytes < 1_000_000 ? "\(bytes) bytes" : String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+}
+
+/// Questions on the controlling terminal: standard input and standard error must both be terminals.
+enum Terminal {
+    /// The answer to `question` (trimmed), or nil when there is no terminal or input ended.
+    static func ask(_ question: String) -> String? {
+        guard isatty(0) == 1, isatty(2) == 1 else { return nil }
+        StandardStream.error.send(question)
+        return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// A line typed with echo off, or nil when there is no terminal.
+    static func readSecret(_ prompt: String) -> [UInt8]? {
+        guard isatty(0) == 1, isatty(2) == 1 else { return nil }
+        StandardStream.error.send(prompt)
+        var saved = termios()
+        tcgetattr(0, &saved)
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(0, TCSANOW, &quiet)
+        defer {
+            tcsetattr(0, TCSANOW, &saved)
+            StandardStream.error.line()
+        }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+        return bytes
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Where an archive's bytes go: a file descriptor, written through a buffer.
+final class ByteSink {
+    private let descriptor: Int32
+    private let name: String
+    private var buffer: [UInt8] = []
+
+    /// Writes to `descriptor` (not closed here); `name` appears in errors.
+    init(descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    /// Appends bytes, writing whenever 64 KiB have gathered.
+    func write(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    /// Writes everything buffered.
+    func flush() throws {
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw ArchiveError.io(path: name, reason: String(cString: strerror(errno)))
+            }
+            offset += written
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Where an archive's bytes come from: a file descriptor.
+final class ByteSource {
+    private let descriptor: Int32
+    private let name: String
+
+    /// Reads from `descriptor` (not closed here); `name` appears in errors.
+    init(descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+    }
+
+    /// Up to `count` bytes; fewer only at the end of the file.
+    func read(upTo count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes[filled...].withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw ArchiveError.io(path: name, reason: String(cString: strerror(errno)))
+            }
+            if got == 0 { break }
+            filled += got
+        }
+        bytes.removeSubrange(filled...)
+        return bytes
+    }
+
+    /// Exactly `count` bytes, or `ArchiveError.truncated`.
+    func read(exactly count: Int) throws -> [UInt8] {
+        let bytes = try read(upTo: count)
+        guard bytes.count == count else { throw ArchiveError.truncated }
+        return bytes
+    }
+}
+
+/// An open file for reading or writing, closed in `deinit`.
+final class OpenFile {
+    /// The open descriptor.
+    let descriptor: Int32
+    /// The file, for errors.
+    let path: String
+
+    /// Opens `path` for reading.
+    init(reading path: String) throws {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ArchiveError.io(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    /// Creates `path` (mode 0600), failing if it exists.
+    init(creating path: String) throws {
+        self.path = path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw ArchiveError.io(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    /// Forces the contents to disk.
+    func sync() throws {
+        guard fsync(descriptor) == 0 else { throw ArchiveError.io(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    deinit { close(descriptor) }
+}
+
+/// Writes a file through a temporary sibling renamed over `path` when `body` succeeds, so readers never see half a file.
+func writeAtomically(to path: String, _ body: (ByteSink) throws -> Void) throws {
+    let temporary = path + ".partial-\(UInt32.random(in: .min ... .max))"
+    do {
+        let file = try OpenFile(creating: temporary)
+        let sink = ByteSink(descriptor: file.descriptor, name: path)
+        try body(sink)
+        try sink.flush()
+        try file.sync()
+        guard rename(temporary, path) == 0 else {
+            throw ArchiveError.io(path: path, reason: String(cString: strerror(errno)))
+        }
+    } catch {
+        unlink(temporary)
+        throw error
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// One conversation as archived: the JSON of a conversation record (see llmster-format(5)).
+struct ConversationDocument: Codable {
+    /// The conversation's id in the library it came from (backups restore it; imports assign a new one).
+    var id: String
+    /// The title shown in lists.
+    var title: String
+    /// The folder path such as "Work/Research"; nil at the top level.
+    var folder: String?
+    /// Whether the conversation is pinned.
+    var pinned: Bool
+    /// Order among pinned conversations (kept by restores; imports pin after the existing ones).
+    var pinOrder: Int?
+    /// Milliseconds since 1970.
+    var createdAt: Int64
+    /// The last activity, in milliseconds since 1970.
+    var updatedAt: Int64
+    /// Unsent input; empty for none.
+    var draft: String
+    /// The model, system prompt and settings.
+    var configuration: Configuration
+    /// Where the server-side context is.
+    var continuation: Continuation
+    /// Every message, in order.
+    var messages: [MessageDocument]
+
+    /// The model and the way it is asked.
+    struct Configuration: Codable {
+        /// The model; nil for the configured default.
+        var modelKey: String?
+        /// Instructions sent with every request.
+        var systemPrompt: String?
+        /// Sampling and model options.
+        var settings: ConversationSettings
+    }
+
+    /// What the next request continues from on the server.
+    struct Continuation: Codable {
+        /// The server holding the context.
+        var serverURL: String?
+        /// The `previous_response_id` for the next request.
+        var responseId: String?
+        /// The model instance that wrote the last reply.
+        var modelInstanceId: String?
+    }
+}
+
+/// One message as archived.
+struct MessageDocument: Codable {
+    /// The message's id in the library it came from.
+    var id: String
+    /// Who wrote it.
+    var role: MessageRole
+    /// The visible text.
+    var text: String
+    /// The model's reasoning; empty for none.
+    var reasoning: String
+    /// Complete, streaming, incomplete or error.
+    var status: MessageStatus
+    /// What went wrong, for an error or incomplete reply.
+    var error: String?
+    /// The server's stats object as JSON text.
+    var stats: String?
+    /// The model instance that wrote the reply.
+    var modelInstanceId: String?
+    /// The server's response id for the reply.
+    var responseId: String?
+    /// Milliseconds since 1970.
+    var createdAt: Int64
+    /// Milliseconds since 1970.
+    var updatedAt: Int64
+    /// The tool calls the reply made, in order.
+    var toolCalls: [ToolCallDocument]
+    /// The files attached, in order; their bytes follow the conversation record.
+    var attachments: [AttachmentDocument]
+}
+
+/// One tool call as archived.
+struct ToolCallDocument: Codable {
+    /// The tool's name.
+    var name: String
+    /// The arguments as JSON text.
+    var arguments: String
+    /// What the tool returned.
+    var output: String?
+    /// The provider description as JSON text.
+    var provider: String?
+    /// Running, succeeded or failed.
+    var status: ToolCallStatus
+    /// Why the call failed.
+    var failureReason: String?
+}
+
+/// An attachment's description; its bytes follow the conversation record as an attachment record.
+struct AttachmentDocument: Codable {
+    /// The attachment's id in the library it came from.
+    var id: String
+    /// The file name.
+    var name: String
+    /// The media type, e.g. "image/png".
+    var mimeType: String
+    /// The length of the bytes.
+    var size: Int
+    /// Lowercase hex SHA-256 of the bytes.
+    var sha256: String
+}
+
+/// The manifest record of a `.llmster` file.
+struct ExportManifest: Codable {
+    /// Always `formatName`.
+    var format: String
+    /// Random; recorded by imports so a second import of the same export is noticed.
+    var exportId: String
+    /// Milliseconds since 1970.
+    var exportedAt: Int64
+
+    /// The manifest's `format` value.
+    static let formatName = "llmster-conversation"
+}
+
+/// The manifest record of a backup.
+struct BackupManifest: Codable {
+    /// Always `formatName`.
+    var format: String
+    /// Milliseconds since 1970.
+    var createdAt: Int64
+
+    /// The manifest's `format` value.
+    static let formatName = "llmster-backup"
+}
+
+/// A folder as archived in a backup.
+struct FolderDocument: Codable {
+    /// The folder's row id, kept by a restore.
+    var id: Int64
+    /// The folder's name.
+    var name: String
+    /// Nil for a top-level folder.
+    var parentId: Int64?
+    /// 0-based order among its siblings.
+    var position: Int
+}
+
+extension ConversationDocument {
+    /// Checks what JSON decoding cannot: ids, the stats and tool-call JSON, attachment sizes and hashes as declared.
+    func validate() throws {
+        var ids = Set<String>()
+        for (index, message) in messages.enumerated() {
+            guard ids.insert(message.id).inserted else {
+                throw ArchiveError.invalid("message \(index) repeats the id \(message.id)")
+            }
+            if let stats = message.stats, !Self.isJSON(stats) {
+                throw ArchiveError.invalid("message \(index): stats is not JSON")
+            }
+            for call in message.toolCalls where !Self.isJSON(call.arguments) || !(call.provider.map(Self.isJSON) ?? true) {
+                throw ArchiveError.invalid("message \(index): tool call \(call.name) has arguments or provider that are not JSON")
+            }
+            for attachment in message.attachments {
+                guard attachment.size >= 0, attachment.size <= ArchiveFormat.maximumAttachment else {
+                    throw ArchiveError.tooLarge(
+                        part: "attachment \(attachment.name)", size: attachment.size, limit: ArchiveFormat.maximumAttachment)
+                }
+                guard attachment.sha256.count == 64, attachment.sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+                    throw ArchiveError.invalid("attachment \(attachment.name): sha256 is not 64 lowercase hex digits")
+                }
+            }
+        }
+    }
+
+    private static func isJSON(_ text: String) -> Bool {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
+    }
+}
