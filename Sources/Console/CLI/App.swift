@@ -25,6 +25,7 @@ public enum App {
         DoctorCommand.command,
         AskCommand.command,
         LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search,
+        RpcCommand.command,
     ]
 
     /// The text of `llmster --help`.
