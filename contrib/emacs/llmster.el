@@ -63,7 +63,8 @@
 ;;;; JSON
 
 (defun llmster--json-parse (string)
-  "Parse STRING as JSON: objects as alists with symbol keys, arrays as lists, null as nil."
+  "Parse STRING as JSON.
+Objects become alists with symbol keys, arrays lists, null nil."
   (if (fboundp 'json-parse-string)
       (json-parse-string string :object-type 'alist :array-type 'list :null-object nil :false-object :false)
     (let ((json-object-type 'alist) (json-array-type 'list) (json-key-type 'symbol)
@@ -110,7 +111,8 @@
         (funcall callback nil '((message . "llmster stopped") (data (kind . "server_unreachable"))))))))
 
 (defun llmster--filter (process output)
-  "Split OUTPUT of PROCESS into lines (keeping a partial last line) and dispatch each message."
+  "Split OUTPUT of PROCESS into lines and dispatch each message.
+A partial last line is kept until the rest arrives."
   (let* ((text (concat (process-get process 'llmster-partial) output))
          (start 0) newline)
     (while (setq newline (string-search "\n" text start))
@@ -143,8 +145,8 @@
   (process-send-string llmster--process (concat (llmster--json-encode message) "\n")))
 
 (defun llmster--request (method params callback &optional on-event)
-  "Send METHOD with PARAMS; call CALLBACK with (RESULT ERROR); ON-EVENT gets `chat/event' params.
-Return the request id."
+  "Send METHOD with PARAMS; call CALLBACK with (RESULT ERROR).
+ON-EVENT gets the `chat/event' params of the request.  Return its id."
   (unless (string= method "initialize") (llmster--ensure-process))
   (let ((id (cl-incf llmster--next-id)))
     (puthash id callback llmster--callbacks)
@@ -153,7 +155,8 @@ Return the request id."
     id))
 
 (defun llmster--request-sync (method &optional params)
-  "Send METHOD with PARAMS and return its result; signal a `user-error' with the server's message."
+  "Send METHOD with PARAMS and return its result.
+Signal a `user-error' with the server's message when it fails."
   (let* ((done nil) result failure
          (deadline (+ (float-time) llmster-request-timeout)))
     (llmster--request method params (lambda (r e) (setq done t result r failure e)))
@@ -194,7 +197,8 @@ Type below the last \"### You\" line and send with \\[llmster-send]."
   (add-hook 'kill-buffer-hook #'llmster--cancel-on-kill nil t))
 
 (defun llmster--cancel-on-kill ()
-  "Cancel this buffer's reply when the buffer is killed; llmster saves what arrived."
+  "Cancel this buffer's reply when the buffer is killed.
+llmster saves what arrived."
   (when llmster--stream (llmster--cancel-request (plist-get llmster--stream :id))))
 
 (defun llmster--insert-heading (text)
@@ -290,7 +294,8 @@ Type below the last \"### You\" line and send with \\[llmster-send]."
                                   :reasoning-shown nil)))))
 
 (defun llmster--insert-at (marker text)
-  "Insert TEXT at MARKER, without undo records; windows following the end follow it."
+  "Insert TEXT at MARKER, without undo records.
+Windows whose point was at MARKER follow it; others stay put."
   (let ((followers (cl-remove-if-not (lambda (window) (= (window-point window) marker))
                                      (get-buffer-window-list (current-buffer) nil t)))
         (buffer-undo-list t)
@@ -365,7 +370,8 @@ Type below the last \"### You\" line and send with \\[llmster-send]."
 
 ;;;###autoload
 (defun llmster-send-region (start end &optional buffer)
-  "Send the text from START to END in chat BUFFER (asked for; a new chat when none)."
+  "Send the text from START to END in chat BUFFER.
+Interactively BUFFER is asked for; without one a new chat opens."
   (interactive
    (let ((chats (cl-loop for b in (buffer-list)
                          when (eq (buffer-local-value 'major-mode b) 'llmster-chat-mode) collect (buffer-name b))))
@@ -389,7 +395,8 @@ Type below the last \"### You\" line and send with \\[llmster-send]."
         (t (format "%d B" bytes))))
 
 (defun llmster--model-annotation (model)
-  "The annotation of MODEL (an alist) in the picker: loaded state, size, capabilities."
+  "The annotation of MODEL (an alist) in the picker.
+Shows whether it is loaded, its size and its capabilities."
   (let* ((capabilities (alist-get 'capabilities model))
          (features (delq nil (list (when (eq (alist-get 'vision capabilities) t) "vision")
                                    (when (eq (alist-get 'trained_for_tool_use capabilities) t) "tools")
