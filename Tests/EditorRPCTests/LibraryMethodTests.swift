@@ -65,6 +65,11 @@ import TestSupport
             #expect(answer?.errorCode == -32015, "\(method)")
         }
         #expect(await rpc.call("folders/create", ["name": "a/b"])?.errorKind == "invalid_params")
+        #expect(await rpc.call("folders/create", ["name": "Twice"])?["result"] != nil)
+        #expect(await rpc.call("folders/create", ["name": "twice"])?.errorKind == "invalid_params", "sibling names are unique")
+        #expect(await rpc.call("conversations/search", [:])?.errorKind == "invalid_params")
+        #expect(await rpc.call("conversations/get", ["id": "nope"])?.errorKind == "not_found")
+        #expect(await rpc.call("drafts/set", ["conversationId": 5])?.errorKind == "invalid_params")
         #expect(await rpc.call("conversations/list", ["limit": "ten"])?.errorKind == "invalid_params")
         await rpc.closeInput()
     }
