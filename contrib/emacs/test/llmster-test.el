@@ -176,4 +176,20 @@
                    (cl-letf (((symbol-function 'fboundp) (lambda (f) (not (eq f 'json-parse-string)))))
                      (llmster--json-parse text))))))
 
+;; `--framing=lsp' exists so that Emacs' own jsonrpc.el can drive llmster.
+(ert-deftest llmster-test-lsp-framing-works-with-jsonrpc-el ()
+  (require 'jsonrpc)
+  (llmster-test--with-llmster
+    (let ((connection (make-instance
+                       'jsonrpc-process-connection :name "llmster-lsp"
+                       :process (make-process :name "llmster-lsp" :connection-type 'pipe :noquery t
+                                              :coding 'utf-8-emacs-unix
+                                              :command (list llmster-program "rpc" "--framing=lsp")))))
+      (unwind-protect
+          (progn
+            (should (equal (plist-get (jsonrpc-request connection :initialize '(:protocolVersion 1)) :protocolVersion) 1))
+            (let ((models (plist-get (jsonrpc-request connection :models/list nil) :models)))
+              (should (cl-some (lambda (m) (equal (plist-get m :key) "acme/tiny-1b")) models))))
+        (jsonrpc-shutdown connection t)))))
+
 ;;; llmster-test.el ends here
