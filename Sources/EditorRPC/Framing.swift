@@ -151,6 +151,7 @@ public struct FrameParser: Sendable {
 }
 
 extension Substring {
+    /// The text without leading and trailing blanks (and a trailing carriage return).
     var trimmingSpaces: String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }

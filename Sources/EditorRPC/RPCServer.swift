@@ -17,6 +17,8 @@ public actor RPCServer {
     public typealias SessionFactory = @Sendable (Configuration) throws -> ChatSession
 
     let framing: Framing
+    /// llmster's version, reported by `initialize`.
+    let version: String
     /// Settings as read at start, before the client's choices.
     private var configuration: Configuration
     /// Where `config/set` saves.
@@ -30,10 +32,11 @@ public actor RPCServer {
     private var shuttingDown = false
 
     /// Creates a server writing framed messages through `output` (which must be safe to call from any thread).
-    public init(framing: Framing, configuration: Configuration, configurationPath: String,
+    public init(framing: Framing, version: String, configuration: Configuration, configurationPath: String,
                 methods: MethodRegistry = .standard, makeSession: @escaping SessionFactory,
                 output: @escaping @Sendable ([UInt8]) -> Void, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.framing = framing
+        self.version = version
         self.configuration = configuration
         self.configurationPath = configurationPath
         self.methods = methods
@@ -125,9 +128,9 @@ public actor RPCServer {
     private func initialize(id: JSONValue, params: Params) {
         do {
             guard session == nil else { throw RPCError.invalidRequest("initialize was already called") }
-            let version = try params.integer("protocolVersion")
-            guard version == Self.protocolVersion else {
-                throw RPCError.invalidParams("protocolVersion \(version) is not supported; this llmster speaks \(Self.protocolVersion)")
+            let requested = try params.integer("protocolVersion")
+            guard requested == Self.protocolVersion else {
+                throw RPCError.invalidParams("protocolVersion \(requested) is not supported; this llmster speaks \(Self.protocolVersion)")
             }
             let interval = try params.optionalInteger("coalesceMilliseconds") ?? Self.defaultCoalesceMilliseconds
             guard (0...10_000).contains(interval) else { throw RPCError.invalidParams("coalesceMilliseconds must be 0…10000") }
@@ -135,7 +138,7 @@ public actor RPCServer {
             session = try makeSession(configuration)
             send(response: id, result: .object([
                 "protocolVersion": .integer(Self.protocolVersion),
-                "serverInfo": .object(["name": .string("llmster"), "version": .string(Self.version)]),
+                "serverInfo": .object(["name": .string("llmster"), "version": .string(version)]),
                 "server": .string(configuration.server),
                 "capabilities": .object([
                     "coalesceMilliseconds": .integer(interval),
@@ -172,7 +175,7 @@ public actor RPCServer {
             } catch {
                 self.send(response: id, error: RPCError.from(error))
             }
-            await self.finished(key)
+            self.finished(key)
         }
     }
 
@@ -202,9 +205,6 @@ public actor RPCServer {
         default: false
         }
     }
-
-    /// The version reported in `initialize`.
-    static let version = "0.1.0"
 }
 
 /// What a method handler gets besides its parameters.

@@ -14,6 +14,7 @@ import TestSupport
         #expect(wrongVersion?.errorKind == "invalid_params")
         let result = try #require(await rpc.initialize(["coalesceMilliseconds": 20])?["result"])
         #expect(result["protocolVersion"] == 1)
+        #expect(result["serverInfo"]?["version"] == "test")
         #expect(result["server"]?.string == fixture.url)
         #expect(result["capabilities"]?["coalesceMilliseconds"] == 20)
         #expect(result["capabilities"]?["methods"]?.array.contains("chat/send") == true)

@@ -30,7 +30,7 @@ actor RPCHarness {
         let (outputStream, outputContinuation) = AsyncStream.makeStream(of: [UInt8].self)
         output = outputStream.makeAsyncIterator()
         server = RPCServer(
-            framing: framing, configuration: configuration, configurationPath: sandbox.root + "/config/llmster/config",
+            framing: framing, version: "test", configuration: configuration, configurationPath: sandbox.root + "/config/llmster/config",
             makeSession: { configuration in
                 let client = LMStudioClient(server: configuration.server, token: nil, transport: CurlTransport())
                 return ChatSession(client: client, library: try LibraryStore(path: libraryPath), configuration: configuration)

@@ -348,9 +348,10 @@ Windows whose point was at MARKER follow it; others stay put."
                                                         (if (eq (alist-get 'cancelled result) t) ", cancelled" "")))))
           (when result (setq llmster--conversation-id (alist-get 'conversationId result)))
           ;; The whole exchange, from the sent text to the end of the reply, is one undo step.
-          (undo-boundary)
-          (push (cons (plist-get llmster--stream :start) (marker-position answer-end)) buffer-undo-list)
-          (undo-boundary)
+          (unless (eq buffer-undo-list t)
+            (undo-boundary)
+            (push (cons (plist-get llmster--stream :start) (marker-position answer-end)) buffer-undo-list)
+            (undo-boundary))
           (setq llmster--stream nil)
           (run-hooks 'llmster-reply-finished-hook))))))
 

@@ -32,7 +32,7 @@ enum RpcCommand {
         defer { trap.remove() }
         let errors = context.errors
         let server = RPCServer(
-            framing: framing, configuration: context.configuration,
+            framing: framing, version: App.version, configuration: context.configuration,
             configurationPath: Configuration.defaultPath(environment: context.environment),
             makeSession: { configuration in
                 var context = context
