@@ -48,4 +48,41 @@ import TestSupport
         #expect(messages.contains { $0?["params"]?["type"] == "message.delta" })
         #expect(stderr.contains("Parse error"), "logs go to standard error")
     }
+
+    @Test func sigtermMidStreamSavesThePartialReplyAnswersAndExitsZero() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
+        process.arguments = ["rpc"]
+        process.environment = sandbox.environment(server: fixture.url)
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("""
+            {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}
+            {"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"[[sim:stall=30]] echo:one two three four five"}}
+
+            """.utf8))
+        var received = ""
+        while !received.contains(#""type":"message.delta""#) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            received += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(received.contains(#""type":"message.delta""#))
+        kill(process.processIdentifier, SIGTERM)
+        received += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationStatus == 0)
+        #expect(process.terminationReason == .exit)
+        let reply = try #require(received.split(separator: "\n").compactMap {
+            try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))
+        }.first { $0["id"] == 2 })
+        #expect(reply["result"]?["status"] == "incomplete", "\(received)")
+        #expect(reply["result"]?["message"]?["text"]?.string?.hasPrefix("one") == true)
+    }
 }
