@@ -21,7 +21,7 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build release deps test-deps test bench install clean
+.PHONY: run build release deps test-deps test editor-tests bench install clean
 
 deps:
 	$(call ensure_packages,$(BUILD_PACKAGES))
@@ -50,6 +50,14 @@ run: release
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory editor-tests
+
+# The Emacs (ERT) and Neovim (headless Lua) suites, against the built llmster rpc and lmstudio-sim.
+editor-tests: test-deps
+	@bin=$$($(SWIFT) build --show-bin-path); \
+	LLMSTER_BIN_DIR=$$bin emacs --batch -Q -l contrib/emacs/llmster.el -l contrib/emacs/test/llmster-test.el \
+	  -f ert-run-tests-batch-and-exit && \
+	LLMSTER_BIN_DIR=$$bin nvim --headless -u NONE -i NONE --cmd 'set rtp^=contrib/nvim' -c 'luafile contrib/nvim/test/llmster_spec.lua'
 
 bench: deps
 	$(SWIFT) build -c release

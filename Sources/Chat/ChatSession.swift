@@ -45,8 +45,10 @@ public actor ChatSession {
     ///
     /// With `freshContext`, the conversation's continuation is dropped first (used after
     /// `ChatError.continuationLost`, which leaves the user turn saved and unanswered).
+    /// `replyCreated` gets the reply's message id once it is saved, before the first snapshot.
     public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false,
-                     display: @escaping @Sendable (DisplaySnapshot) async -> Void) async throws -> SavedReply {
+                     display: @escaping @Sendable (DisplaySnapshot) async -> Void,
+                     replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
         try storage {
             let message = try library.appendMessage(conversationId: conversationId, role: .user, text: turn.text, status: .complete)
@@ -57,19 +59,20 @@ public actor ChatSession {
                 try library.rename(conversationId: conversationId, to: Self.title(from: turn.text))
             }
         }
-        return try await stream(turn, prepared, display: display)
+        return try await stream(turn, prepared, display: display, replyCreated: replyCreated)
     }
 
     /// Sends the conversation's last user turn again (after an error, an incomplete reply or a lost context).
     public func retry(in conversationId: String, freshContext: Bool = false,
-                      display: @escaping @Sendable (DisplaySnapshot) async -> Void) async throws -> SavedReply {
+                      display: @escaping @Sendable (DisplaySnapshot) async -> Void,
+                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let messages = try storage { try library.messages(conversationId: conversationId) }
         guard let last = messages.last(where: { $0.role == .user }) else { throw ChatError.nothingToRetry }
         let images = try storage {
             try library.attachments(messageId: last.id).map { ImageInput(name: $0.name, mimeType: $0.mimeType, bytes: $0.bytes) }
         }
         let prepared = try await prepare(conversationId, images: !images.isEmpty, freshContext: freshContext)
-        return try await stream(Turn(text: last.text, images: images), prepared, display: display)
+        return try await stream(Turn(text: last.text, images: images), prepared, display: display, replyCreated: replyCreated)
     }
 
     /// Checks the conversation's model and settings against the server before anything is saved or sent.
@@ -124,7 +127,8 @@ public actor ChatSession {
     }
 
     private func stream(_ turn: Turn, _ prepared: Prepared,
-                        display: @escaping @Sendable (DisplaySnapshot) async -> Void) async throws -> SavedReply {
+                        display: @escaping @Sendable (DisplaySnapshot) async -> Void,
+                        replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let conversation = prepared.conversation
         let request = RequestBuilder.request(for: turn, conversation: conversation, model: prepared.model.key,
                                              server: configuration.server, integrations: prepared.integrations)
@@ -141,6 +145,7 @@ public actor ChatSession {
         let reply = try storage {
             try library.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
         }
+        await replyCreated?(reply.id)
         let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
         let presenter = Task {
             for await snapshot in coalescer.snapshots { await display(snapshot) }

@@ -81,7 +81,8 @@ import TestSupport
         while Date() < deadline {
             saved = try observer.messages(conversationId: harness.conversationId).first { $0.role == .assistant && !$0.text.isEmpty }
             if saved != nil { break }
-            usleep(20_000)
+            // Waiting must not block a thread of the concurrency pool: the session needs it to stream.
+            try await Task.sleep(for: .milliseconds(20))
         }
         #expect(saved?.status == .streaming)
         #expect(saved?.text.hasPrefix("alpha") == true)

@@ -27,6 +27,7 @@ public enum App {
         LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search,
         DownloadCommand.command,
         TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,
+        RpcCommand.command,
     ]
 
     /// The text of `llmster --help`.

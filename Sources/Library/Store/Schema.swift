@@ -125,10 +125,19 @@ enum Schema {
             return found
         }
         guard try version() < supported else { return }
-        try connection.transaction {
-            let start = try version()
-            for step in migrations[start...] { try connection.execute(step) }
-            try connection.execute("PRAGMA user_version = \(supported)")
+        // Two connections converting a brand-new file can race in SQLite's WAL locking and get
+        // SQLITE_PROTOCOL, which the busy handler does not cover: the transaction is simply tried again.
+        for attempt in 1... {
+            do {
+                try connection.transaction {
+                    let start = try version()
+                    for step in migrations[start...] { try connection.execute(step) }
+                    try connection.execute("PRAGMA user_version = \(supported)")
+                }
+                return
+            } catch LibraryError.sqlite(let code, _, _, _) where code == 15 && attempt < 5 {
+                continue
+            }
         }
     }
 }

@@ -1,0 +1,85 @@
+import Chat
+import EditorRPC
+import Foundation
+import Synchronization
+
+/// `llmster rpc`: the editor protocol (JSON-RPC 2.0) on standard input and output.
+enum RpcCommand {
+    static let command = Command(
+        "rpc", synopsis: "[--framing=jsonl|lsp]",
+        summary: "Serve the editor protocol (JSON-RPC 2.0) on standard input and output.",
+        details: """
+        One compact JSON object per line in each direction (or Content-Length framing with --framing=lsp,
+        for Emacs' jsonrpc.el). Nothing but protocol messages reaches standard output; logs go to standard
+        error. The end of standard input (or SIGTERM) cancels running work, saves partial replies and
+        exits 0. `man 7 llmster-rpc` documents every method, notification and error.
+        """,
+        options: [.init(["framing"], value: "FRAMING", choices: ["jsonl", "lsp"], help: "message framing: jsonl (default) or lsp")]
+    ) { arguments, context in
+        let framing = Framing(rawValue: arguments.value("framing") ?? "jsonl") ?? .jsonLines
+        // The protocol gets its own copy of standard output; fd 1 then points at standard error, so a
+        // stray print can never corrupt the stream.
+        let protocolFD = dup(1)
+        guard protocolFD >= 0, dup2(2, 1) >= 0 else {
+            context.warn("cannot set up standard output for the protocol: \(String(cString: strerror(errno)))")
+            return ExitCode.failure
+        }
+        signal(SIGPIPE, SIG_IGN)
+        let writer = ProtocolWriter(fd: protocolFD)
+        let (input, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        startReading(fd: 0, into: continuation)
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP]) { _ in continuation.finish() }
+        defer { trap.remove() }
+        let errors = context.errors
+        let server = RPCServer(
+            framing: framing, version: App.version, configuration: context.configuration,
+            configurationPath: Configuration.defaultPath(environment: context.environment),
+            makeSession: { configuration in
+                var context = context
+                context.configuration = configuration
+                return try context.session()
+            },
+            output: { writer.write($0) }, log: { errors.line($0) })
+        await server.run(input: input)
+        return ExitCode.success
+    }
+
+    /// Reads `fd` on its own thread (a blocking read must not hold a concurrency pool thread) until end of file.
+    private static func startReading(fd: Int32, into continuation: AsyncStream<[UInt8]>.Continuation) {
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                continuation.yield(Array(buffer[..<count]))
+            }
+            continuation.finish()
+        }
+        thread.start()
+    }
+}
+
+/// Writes whole protocol messages to one file descriptor, one writer at a time.
+private final class ProtocolWriter: Sendable {
+    private let fd: Mutex<Int32>
+
+    init(fd: Int32) { self.fd = Mutex(fd) }
+
+    /// Writes `bytes` completely; a closed pipe (the editor went away) is ignored.
+    func write(_ bytes: [UInt8]) {
+        fd.withLock { fd in
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    offset += written
+                }
+            }
+        }
+    }
+}

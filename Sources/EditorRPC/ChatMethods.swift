@@ -1,0 +1,101 @@
+import Chat
+import Foundation
+import Library
+import LMStudio
+import Synchronization
+
+/// `chat/send`: sends a turn through `ChatSession`, streams `chat/event` notifications, answers with the saved reply.
+enum ChatMethods {
+    static func register(in registry: inout MethodRegistry) {
+        registry.register("chat/send") { context, params in
+            try await send(context, params)
+        }
+    }
+
+    private static func send(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
+        let retry = try params.bool("retry")
+        let text = try params.optionalString("text")
+        if !retry, text?.isEmpty ?? true { throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true)") }
+        let freshContext = try params.bool("freshContext")
+        let model = try params.optionalString("model")
+        let reasoning = try params.optionalString("reasoning")
+        let reference = try params.optionalString("conversationId")
+        let folderId = try params.optionalInteger("folderId").map(Int64.init)
+        let system = try params.optionalString("systemPrompt")
+        let conversationId = try await context.session.withLibrary { library in
+            guard let reference else {
+                return try LibraryMethods.create(in: library, title: "", folderId: folderId, model: model, systemPrompt: system,
+                                                 reasoning: reasoning).id
+            }
+            var conversation = try LibraryMethods.existing(reference, in: library)
+            if model != nil || reasoning != nil {
+                if let model { conversation.modelKey = model }
+                if let reasoning { conversation.settings.reasoning = reasoning }
+                try library.updateConversation(conversation)
+            }
+            return conversation.id
+        }
+
+        let stream = EventStream(context: context, conversationId: conversationId)
+        let display: @Sendable (DisplaySnapshot) async -> Void = { stream.publish($0) }
+        let replyCreated: @Sendable (String) async -> Void = { stream.start(messageId: $0) }
+        let reply: SavedReply
+        if retry {
+            reply = try await context.session.retry(in: conversationId, freshContext: freshContext, display: display, replyCreated: replyCreated)
+        } else {
+            reply = try await context.session.send(Turn(text: text ?? ""), in: conversationId, freshContext: freshContext,
+                                                   display: display, replyCreated: replyCreated)
+        }
+        let saved = try await context.session.withLibrary { library -> JSONValue in
+            guard let message = try library.message(id: reply.messageId) else { return .null }
+            return try LibraryMethods.messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
+        }
+        var errorKind: JSONValue = .null
+        if let first = reply.state.errors.first {
+            errorKind = .string(RPCError.isContextOverflow(first.message) ? "context_overflow" : "server_error")
+        }
+        return .object([
+            "conversationId": .string(conversationId),
+            "message": saved,
+            "status": .string(reply.status.rawValue),
+            "cancelled": .bool(Task.isCancelled && reply.status == .incomplete),
+            "errorKind": errorKind,
+        ])
+    }
+}
+
+/// The `chat/event` notifications of one request, numbered by `seq`.
+private final class EventStream: Sendable {
+    private struct State {
+        var messageId: String?
+        var tracker = ChatEventTracker()
+        var seq = 0
+    }
+
+    private let context: RequestContext
+    private let conversationId: String
+    private let state = Mutex(State())
+
+    init(context: RequestContext, conversationId: String) {
+        self.context = context
+        self.conversationId = conversationId
+    }
+
+    func start(messageId: String) { state.withLock { $0.messageId = messageId } }
+
+    func publish(_ snapshot: DisplaySnapshot) {
+        let notifications = state.withLock { state -> [JSONValue] in
+            state.tracker.events(for: snapshot).map { event in
+                var fields = event.fields
+                fields["requestId"] = context.id
+                fields["conversationId"] = .string(conversationId)
+                fields["messageId"] = state.messageId.map(JSONValue.string) ?? .null
+                fields["seq"] = .integer(state.seq)
+                fields["type"] = .string(event.type)
+                state.seq += 1
+                return .object(fields)
+            }
+        }
+        for notification in notifications { context.notify("chat/event", notification) }
+    }
+}

@@ -1,0 +1,197 @@
+import Chat
+import Foundation
+import Library
+import LMStudio
+
+/// `conversations/*`, `folders/*` and `drafts/*`: the library, always through `ChatSession.withLibrary`.
+enum LibraryMethods {
+    static func register(in registry: inout MethodRegistry) {
+        registerConversations(in: &registry)
+        registerFolders(in: &registry)
+        registry.register("drafts/get") { context, params in
+            let id = try params.string("conversationId")
+            return try await context.session.withLibrary { library in
+                .object(["conversationId": .string(id), "text": .string(try existing(id, in: library).draft)])
+            }
+        }
+        registry.register("drafts/set") { context, params in
+            let id = try params.string("conversationId")
+            let text = try params.optionalString("text") ?? ""
+            return try await context.session.withLibrary { library in
+                _ = try existing(id, in: library)
+                try library.setDraft(conversationId: id, text: text)
+                return .object(["conversationId": .string(id), "text": .string(text)])
+            }
+        }
+    }
+
+    private static func registerConversations(in registry: inout MethodRegistry) {
+        registry.register("conversations/list") { context, params in
+            let folder: Int64?? = params.has("folderId") ? .some(try params.optionalInteger("folderId").map(Int64.init)) : .none
+            let pinnedOnly = try params.bool("pinnedOnly")
+            let limit = try params.optionalInteger("limit") ?? .max
+            return try await context.session.withLibrary { library in
+                let paths = try folderPaths(library)
+                let list = try library.conversations(folderId: folder, pinnedOnly: pinnedOnly, limit: limit)
+                return .object(["conversations": .array(try list.map { try json($0, paths: paths) })])
+            }
+        }
+        registry.register("conversations/get") { context, params in
+            let reference = try params.string("id")
+            return try await context.session.withLibrary { library in
+                let conversation = try library.resolveConversation(reference)
+                let messages = try library.messages(conversationId: conversation.id).map { message in
+                    try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
+                }
+                return .object(["conversation": try json(conversation, paths: try folderPaths(library)), "messages": .array(messages)])
+            }
+        }
+        registry.register("conversations/create") { context, params in
+            let title = try params.optionalString("title") ?? ""
+            let folderId = try params.optionalInteger("folderId").map(Int64.init)
+            let model = try params.optionalString("model")
+            let system = try params.optionalString("systemPrompt")
+            let reasoning = try params.optionalString("reasoning")
+            return try await context.session.withLibrary { library in
+                let conversation = try create(in: library, title: title, folderId: folderId, model: model, systemPrompt: system,
+                                              reasoning: reasoning)
+                return try json(conversation, paths: try folderPaths(library))
+            }
+        }
+        registry.register("conversations/rename") { context, params in
+            let id = try params.string("id")
+            let title = try params.string("title")
+            return try await update(id, context) { try $0.rename(conversationId: id, to: title) }
+        }
+        registry.register("conversations/move") { context, params in
+            let id = try params.string("id")
+            guard params.has("folderId") else { throw RPCError.invalidParams("missing parameter \"folderId\" (null for the top level)") }
+            let folderId = try params.optionalInteger("folderId").map(Int64.init)
+            return try await update(id, context) { library in
+                if let folderId, try library.folder(id: folderId) == nil { throw RPCError.notFound("no folder has id \(folderId)") }
+                try library.move(conversationId: id, to: folderId)
+            }
+        }
+        registry.register("conversations/pin") { context, params in
+            let id = try params.string("id")
+            return try await update(id, context) { try $0.pin(conversationId: id) }
+        }
+        registry.register("conversations/unpin") { context, params in
+            let id = try params.string("id")
+            return try await update(id, context) { try $0.unpin(conversationId: id) }
+        }
+        registry.register("conversations/delete") { context, params in
+            let id = try params.string("id")
+            return try await context.session.withLibrary { library in
+                _ = try existing(id, in: library)
+                try library.delete(conversationId: id)
+                return .object(["id": .string(id)])
+            }
+        }
+        registry.register("conversations/search") { context, params in
+            let query = try params.string("query")
+            let limit = try params.optionalInteger("limit") ?? 50
+            return try await context.session.withLibrary { library in
+                .object(["hits": try .encoding(try library.search(query, limit: limit))])
+            }
+        }
+    }
+
+    private static func registerFolders(in registry: inout MethodRegistry) {
+        registry.register("folders/list") { context, _ in
+            try await context.session.withLibrary { library in
+                let paths = try folderPaths(library)
+                return .object(["folders": .array(try library.folders().map { try folderJSON($0, paths: paths) })])
+            }
+        }
+        registry.register("folders/create") { context, params in
+            let name = try params.string("name")
+            let parentId = try params.optionalInteger("parentId").map(Int64.init)
+            return try await context.session.withLibrary { library in
+                if let parentId, try library.folder(id: parentId) == nil { throw RPCError.notFound("no folder has id \(parentId)") }
+                let folder = try library.createFolder(name: name, parentId: parentId)
+                return try folderJSON(folder, paths: try folderPaths(library))
+            }
+        }
+        registry.register("folders/rename") { context, params in
+            let id = Int64(try params.integer("id"))
+            let name = try params.string("name")
+            return try await context.session.withLibrary { library in
+                guard try library.folder(id: id) != nil else { throw RPCError.notFound("no folder has id \(id)") }
+                try library.renameFolder(id: id, to: name)
+                let folder = try library.folder(id: id)
+                return try folder.map { try folderJSON($0, paths: try folderPaths(library)) } ?? .null
+            }
+        }
+        registry.register("folders/delete") { context, params in
+            let id = Int64(try params.integer("id"))
+            return try await context.session.withLibrary { library in
+                guard try library.folder(id: id) != nil else { throw RPCError.notFound("no folder has id \(id)") }
+                try library.deleteFolder(id: id)
+                return .object(["id": .integer(Int(id))])
+            }
+        }
+    }
+
+    /// Creates a conversation with the given settings.
+    static func create(in library: LibraryStore, title: String, folderId: Int64?, model: String?, systemPrompt: String?,
+                       reasoning: String?) throws -> Conversation {
+        if let folderId, try library.folder(id: folderId) == nil { throw RPCError.notFound("no folder has id \(folderId)") }
+        var settings = ConversationSettings()
+        settings.reasoning = reasoning
+        return try library.createConversation(title: title, folderId: folderId, modelKey: model, systemPrompt: systemPrompt,
+                                              settings: settings)
+    }
+
+    /// The conversation with exactly this id, else `not_found`.
+    static func existing(_ id: String, in library: LibraryStore) throws -> Conversation {
+        guard let conversation = try library.conversation(id: id) else { throw RPCError.notFound("no conversation has id \(id)") }
+        return conversation
+    }
+
+    /// Changes a conversation and answers with its new state.
+    private static func update(_ id: String, _ context: RequestContext,
+                               _ change: @Sendable @escaping (LibraryStore) throws -> Void) async throws -> JSONValue {
+        try await context.session.withLibrary { library in
+            _ = try existing(id, in: library)
+            try change(library)
+            return try json(try existing(id, in: library), paths: try folderPaths(library))
+        }
+    }
+
+    private static func folderPaths(_ library: LibraryStore) throws -> [Int64: String] {
+        var paths: [Int64: String] = [:]
+        for folder in try library.folders() { paths[folder.id] = try library.folderPath(id: folder.id) }
+        return paths
+    }
+
+    /// A conversation record plus `folderPath`.
+    static func json(_ conversation: Conversation, paths: [Int64: String]) throws -> JSONValue {
+        guard case .object(var members) = try JSONValue.encoding(conversation) else { return .null }
+        members["folderPath"] = conversation.folderId.flatMap { paths[$0] }.map(JSONValue.string) ?? .null
+        return .object(members)
+    }
+
+    private static func folderJSON(_ folder: Folder, paths: [Int64: String]) throws -> JSONValue {
+        guard case .object(var members) = try JSONValue.encoding(folder) else { return .null }
+        members["path"] = paths[folder.id].map(JSONValue.string) ?? .string(folder.name)
+        return .object(members)
+    }
+
+    /// A message record with `stats` as an object (instead of `statsJSON` text) and its tool calls.
+    static func messageJSON(_ message: Message, toolCalls: [ToolCallRecord]) throws -> JSONValue {
+        guard case .object(var members) = try JSONValue.encoding(message) else { return .null }
+        members["statsJSON"] = nil
+        members["stats"] = message.statsJSON.flatMap { try? JSONValue.parsing(Array($0.utf8)) } ?? .null
+        members["toolCalls"] = .array(toolCalls.map { call in
+            .object([
+                "name": .string(call.name),
+                "arguments": (try? JSONValue.parsing(Array(call.argumentsJSON.utf8))) ?? .string(call.argumentsJSON),
+                "output": call.output.map(JSONValue.string) ?? .null,
+                "status": .string(call.status.rawValue),
+                "failureReason": call.failureReason.map(JSONValue.string) ?? .null,
+            ])
+        })
+        return .object(members)
+    }
+}

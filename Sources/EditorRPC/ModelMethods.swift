@@ -1,0 +1,38 @@
+import Chat
+import LMStudio
+
+/// `models/list`, `models/load`, `models/unload`.
+enum ModelMethods {
+    static func register(in registry: inout MethodRegistry) {
+        registry.register("models/list") { context, params in
+            let models = try await context.session.models(refresh: try params.bool("refresh", default: true))
+            return .object(["models": .array(try models.map(json))])
+        }
+        registry.register("models/load") { context, params in
+            let key = try params.string("model")
+            let models = try await context.session.models(refresh: true)
+            guard models.contains(where: { $0.key == key }) else {
+                throw RPCError(code: RPCError.modelNotFoundCode, message: "\(key) is not downloaded on this server; models/list lists what is.",
+                               kind: "model_not_found")
+            }
+            let reply = try await context.session.client.load(LoadRequest(model: key, contextLength: try params.optionalInteger("contextLength")))
+            await context.session.invalidateModels()
+            return try .encoding(reply)
+        }
+        registry.register("models/unload") { context, params in
+            let instance = try params.string("instanceId")
+            let loaded = try await context.session.models(refresh: true).flatMap { $0.loadedInstances.map(\.id) }
+            guard loaded.contains(instance) else { throw RPCError.notFound("\(instance) is not a loaded instance; models/list shows them.") }
+            try await context.session.client.unload(instanceId: instance)
+            await context.session.invalidateModels()
+            return .object(["instanceId": .string(instance)])
+        }
+    }
+
+    /// A model as the server describes it (its field names), plus `loaded`.
+    static func json(_ model: Model) throws -> JSONValue {
+        guard case .object(var members) = try JSONValue.encoding(model) else { return .null }
+        members["loaded"] = .bool(model.isLoaded)
+        return .object(members)
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the EditorRPC module lands.
-enum EditorRPCPlaceholder {}

@@ -1,0 +1,219 @@
+import Chat
+import Foundation
+import LMStudio
+
+/// The editor protocol's server: reads framed JSON-RPC 2.0 requests, runs them on a `ChatSession`, writes answers.
+///
+/// Every request runs in its own task, so a streaming `chat/send` never holds up the rest;
+/// `$/cancelRequest` cancels one, and the end of the input cancels them all, waits for their partial
+/// replies to be saved and answered, and returns.
+public actor RPCServer {
+    /// The protocol version `initialize` must ask for.
+    public static let protocolVersion = 1
+    /// The coalescing interval when the client does not choose one.
+    public static let defaultCoalesceMilliseconds = 50
+
+    /// Makes the session once `initialize` has fixed the configuration (coalescing interval included).
+    public typealias SessionFactory = @Sendable (Configuration) throws -> ChatSession
+
+    let framing: Framing
+    /// llmster's version, reported by `initialize`.
+    let version: String
+    /// Settings as read at start, before the client's choices.
+    private var configuration: Configuration
+    /// Where `config/set` saves.
+    let configurationPath: String
+    private let makeSession: SessionFactory
+    private let methods: MethodRegistry
+    private let output: @Sendable ([UInt8]) -> Void
+    private let log: @Sendable (String) -> Void
+    private var session: ChatSession?
+    private var running: [String: Task<Void, Never>] = [:]
+    private var shuttingDown = false
+
+    /// Creates a server writing framed messages through `output` (which must be safe to call from any thread).
+    public init(framing: Framing, version: String, configuration: Configuration, configurationPath: String,
+                methods: MethodRegistry = .standard, makeSession: @escaping SessionFactory,
+                output: @escaping @Sendable ([UInt8]) -> Void, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.framing = framing
+        self.version = version
+        self.configuration = configuration
+        self.configurationPath = configurationPath
+        self.methods = methods
+        self.makeSession = makeSession
+        self.output = output
+        self.log = log
+    }
+
+    /// Serves `input` until it ends or `shutdown` arrives; running requests are cancelled and answered first.
+    public func run(input: AsyncStream<[UInt8]>) async {
+        var parser = FrameParser(framing: framing)
+        reading: for await chunk in input {
+            for frame in parser.feed(chunk) {
+                if let shutdownId = receive(frame) {
+                    await stopRunning()
+                    send(response: shutdownId, result: .null)
+                    break reading
+                }
+            }
+        }
+        await stopRunning()
+    }
+
+    private func stopRunning() async {
+        let tasks = Array(running.values)
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    /// Handles one frame; returns the request id when it is `shutdown`.
+    private func receive(_ frame: Frame) -> JSONValue? {
+        let bytes: [UInt8]
+        switch frame {
+        case .oversized(let limit):
+            send(response: .null, error: RPCError(code: RPCError.invalidRequestCode,
+                                                   message: "A message longer than \(limit) bytes was skipped; send smaller messages.",
+                                                   kind: "too_large"))
+            return nil
+        case .badHeader(let detail):
+            send(response: .null, error: .parse(detail))
+            return nil
+        case .message(let message):
+            bytes = message
+        }
+        let value: JSONValue
+        do { value = try JSONValue.parsing(bytes) } catch {
+            send(response: .null, error: .parse("the message is not valid JSON"))
+            return nil
+        }
+        guard case .object(let members) = value else {
+            send(response: .null, error: .invalidRequest("a message must be a JSON object (batches are not supported)"))
+            return nil
+        }
+        let id = members["id"]
+        if let id, !Self.isValidId(id) {
+            send(response: .null, error: .invalidRequest("id must be a string or a number"))
+            return nil
+        }
+        guard members["jsonrpc"] == .string("2.0"), case .string(let method)? = members["method"] else {
+            if let id { send(response: id, error: .invalidRequest("expected \"jsonrpc\": \"2.0\" and a string \"method\"")) }
+            return nil
+        }
+        guard let id else {
+            notification(method, members["params"])
+            return nil
+        }
+        let params: Params
+        do { params = try Params(members["params"]) } catch {
+            send(response: id, error: error)
+            return nil
+        }
+        switch method {
+        case "initialize":
+            initialize(id: id, params: params)
+        case "shutdown":
+            return id
+        default:
+            dispatch(method, id: id, params: params)
+        }
+        return nil
+    }
+
+    private func notification(_ method: String, _ params: JSONValue?) {
+        guard method == "$/cancelRequest" else { return }
+        guard let id = params?["id"], Self.isValidId(id) else { return }
+        running[id.jsonString]?.cancel()
+    }
+
+    private func initialize(id: JSONValue, params: Params) {
+        do {
+            guard session == nil else { throw RPCError.invalidRequest("initialize was already called") }
+            let requested = try params.integer("protocolVersion")
+            guard requested == Self.protocolVersion else {
+                throw RPCError.invalidParams("protocolVersion \(requested) is not supported; this llmster speaks \(Self.protocolVersion)")
+            }
+            let interval = try params.optionalInteger("coalesceMilliseconds") ?? Self.defaultCoalesceMilliseconds
+            guard (0...10_000).contains(interval) else { throw RPCError.invalidParams("coalesceMilliseconds must be 0…10000") }
+            configuration.displayIntervalMilliseconds = interval
+            session = try makeSession(configuration)
+            send(response: id, result: .object([
+                "protocolVersion": .integer(Self.protocolVersion),
+                "serverInfo": .object(["name": .string("llmster"), "version": .string(version)]),
+                "server": .string(configuration.server),
+                "capabilities": .object([
+                    "coalesceMilliseconds": .integer(interval),
+                    "framing": .string(framing.rawValue),
+                    "methods": .array(methods.names.map(JSONValue.string)),
+                    "events": .array(ChatEventTracker.eventTypes.map(JSONValue.string)),
+                ]),
+            ]))
+        } catch {
+            send(response: id, error: RPCError.from(error))
+        }
+    }
+
+    private func dispatch(_ method: String, id: JSONValue, params: Params) {
+        guard let session else {
+            send(response: id, error: RPCError(code: RPCError.notInitializedCode, message: "Send initialize first.", kind: "not_initialized"))
+            return
+        }
+        guard let handler = methods.handler(method) else {
+            send(response: id, error: RPCError(code: RPCError.methodNotFoundCode, message: "Unknown method \(method); see llmster-rpc(7).",
+                                               kind: "method_not_found"))
+            return
+        }
+        let key = id.jsonString
+        guard running[key] == nil else {
+            send(response: id, error: .invalidRequest("request id \(key) is already in use"))
+            return
+        }
+        let context = RequestContext(id: id, session: session, server: self)
+        running[key] = Task {
+            do {
+                let result = try await handler(context, params)
+                self.send(response: id, result: result)
+            } catch {
+                self.send(response: id, error: RPCError.from(error))
+            }
+            self.finished(key)
+        }
+    }
+
+    private func finished(_ key: String) { running.removeValue(forKey: key) }
+
+    nonisolated func send(response id: JSONValue, result: JSONValue) {
+        write(.object(["jsonrpc": .string("2.0"), "id": id, "result": result]))
+    }
+
+    nonisolated func send(response id: JSONValue, error: RPCError) {
+        if error.code == RPCError.parseErrorCode || error.code == RPCError.internalErrorCode { log("llmster rpc: \(error.message)") }
+        write(.object(["jsonrpc": .string("2.0"), "id": id, "error": error.json]))
+    }
+
+    /// Sends a notification.
+    nonisolated func notify(_ method: String, _ params: JSONValue) {
+        write(.object(["jsonrpc": .string("2.0"), "method": .string(method), "params": params]))
+    }
+
+    private nonisolated func write(_ message: JSONValue) {
+        output(framing.frame(message.jsonString))
+    }
+
+    private static func isValidId(_ id: JSONValue) -> Bool {
+        switch id {
+        case .string, .number: true
+        default: false
+        }
+    }
+}
+
+/// What a method handler gets besides its parameters.
+public struct RequestContext: Sendable {
+    /// The request's id.
+    public let id: JSONValue
+    public let session: ChatSession
+    let server: RPCServer
+
+    /// Sends a notification to the client.
+    public func notify(_ method: String, _ params: JSONValue) { server.notify(method, params) }
+}

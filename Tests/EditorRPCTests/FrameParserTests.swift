@@ -1,0 +1,53 @@
+import EditorRPC
+import Testing
+
+@Suite struct FrameParserTests {
+    static let lines = "{\"a\":1}\n\n  \n{\"b\":\"é ✓ 🙂\"}\r\n{\"c\":[1,2]}\n"
+    static let expected: [Frame] = [.message(Array("{\"a\":1}".utf8)), .message(Array("{\"b\":\"é ✓ 🙂\"}".utf8)),
+                                    .message(Array("{\"c\":[1,2]}".utf8))]
+
+    @Test func jsonLinesGiveTheSameMessagesWhereverTheStreamIsSplit() {
+        let bytes = Array(Self.lines.utf8)
+        for split in 0...bytes.count {
+            var parser = FrameParser(framing: .jsonLines)
+            let frames = parser.feed(bytes[..<split]) + parser.feed(bytes[split...])
+            #expect(frames == Self.expected, "split at \(split)")
+        }
+        var parser = FrameParser(framing: .jsonLines)
+        #expect(bytes.flatMap { parser.feed([$0]) } == Self.expected, "one byte at a time")
+    }
+
+    @Test func lspFramingGivesTheSameMessagesWhereverTheStreamIsSplit() {
+        let bodies = ["{\"a\":1}", "{\"b\":\"é ✓ 🙂\"}", "{\"c\":[1,2]}"]
+        let bytes = bodies.flatMap { Framing.lsp.frame($0) }
+            + Array("Content-Type: application/vscode-jsonrpc\r\ncontent-length: 2\r\n\r\n{}".utf8)
+        let expected = bodies.map { Frame.message(Array($0.utf8)) } + [.message(Array("{}".utf8))]
+        for split in 0...bytes.count {
+            var parser = FrameParser(framing: .lsp)
+            #expect(parser.feed(bytes[..<split]) + parser.feed(bytes[split...]) == expected, "split at \(split)")
+        }
+        var parser = FrameParser(framing: .lsp)
+        #expect(bytes.flatMap { parser.feed([$0]) } == expected, "one byte at a time")
+    }
+
+    @Test func anOversizedLineIsReportedOnceAndTheNextLineStillParses() {
+        let bytes = Array((String(repeating: "x", count: 100) + "\n{\"ok\":true}\n").utf8)
+        for split in [0, 5, 50, 99, 100, 101, 105] {
+            var parser = FrameParser(framing: .jsonLines, limit: 16)
+            let frames = parser.feed(bytes[..<split]) + parser.feed(bytes[split...])
+            #expect(frames == [.oversized(limit: 16), .message(Array("{\"ok\":true}".utf8))], "split at \(split)")
+        }
+    }
+
+    @Test func anOversizedLSPBodyIsSkipped() {
+        let bytes = Framing.lsp.frame(String(repeating: "y", count: 40)) + Framing.lsp.frame("{}")
+        var parser = FrameParser(framing: .lsp, limit: 16)
+        #expect(bytes.flatMap { parser.feed([$0]) } == [.oversized(limit: 16), .message(Array("{}".utf8))])
+    }
+
+    @Test func lspHeaderWithoutLengthIsReportedAndParsingResumes() {
+        var parser = FrameParser(framing: .lsp)
+        let frames = parser.feed(Array("X-Junk: 1\r\n\r\n".utf8) + Framing.lsp.frame("{}"))
+        #expect(frames == [.badHeader("no valid Content-Length header"), .message(Array("{}".utf8))])
+    }
+}

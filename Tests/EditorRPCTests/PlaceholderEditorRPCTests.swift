@@ -1,3 +1,0 @@
-import Testing
-
-@Test func placeholderEditorRPC() { #expect(Bool(true)) }

@@ -1,0 +1,88 @@
+import Foundation
+import LMStudio
+import Testing
+import TestSupport
+
+/// The built `llmster rpc`, driven over real pipes.
+@Suite struct RpcBinaryTests {
+    @Test func theBinarySpeaksOnlyProtocolOnStandardOutputAndExitsZeroAtEndOfInput() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
+        process.arguments = ["rpc"]
+        process.environment = sandbox.environment(server: fixture.url)
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let requests = [
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#,
+            "this is not json",
+            #"{"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"echo:over real pipes"}}"#,
+        ]
+        input.fileHandleForWriting.write(Data((requests.joined(separator: "\n") + "\n").utf8))
+        // Blocking reads of a child process's output: the child, not this pool, produces it.
+        var received = Data()
+        var lines: [String] = []
+        while !lines.contains(where: { $0.contains(#""id":2"#) }) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            received.append(chunk)
+            lines = String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        received.append(output.fileHandleForReading.readDataToEndOfFile())
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        let messages = String(decoding: received, as: UTF8.self).split(separator: "\n").map {
+            try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))
+        }
+        #expect(messages.allSatisfy { $0 != nil }, "every stdout line is a JSON message")
+        #expect(messages.contains { $0?.errorCode == -32700 })
+        let reply = try #require(messages.compactMap { $0 }.first { $0["id"] == 2 })
+        #expect(reply["result"]?["status"] == "complete")
+        #expect(reply["result"]?["message"]?["text"] == "over real pipes")
+        #expect(messages.contains { $0?["params"]?["type"] == "message.delta" })
+        #expect(stderr.contains("Parse error"), "logs go to standard error")
+    }
+
+    @Test func sigtermMidStreamSavesThePartialReplyAnswersAndExitsZero() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
+        process.arguments = ["rpc"]
+        process.environment = sandbox.environment(server: fixture.url)
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("""
+            {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}
+            {"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"[[sim:stall=30]] echo:one two three four five"}}
+
+            """.utf8))
+        var received = ""
+        while !received.contains(#""type":"message.delta""#) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            received += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(received.contains(#""type":"message.delta""#))
+        kill(process.processIdentifier, SIGTERM)
+        received += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationStatus == 0)
+        #expect(process.terminationReason == .exit)
+        let reply = try #require(received.split(separator: "\n").compactMap {
+            try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))
+        }.first { $0["id"] == 2 })
+        #expect(reply["result"]?["status"] == "incomplete", "\(received)")
+        #expect(reply["result"]?["message"]?["text"]?.string?.hasPrefix("one") == true)
+    }
+}
