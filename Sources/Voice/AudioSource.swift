@@ -52,9 +52,10 @@ final class CaptureSource: AudioSource {
         while pending.count < 2 {
             let chunk = recorder.readOutput(maximum: max(2, maximum * 2))
             if chunk.isEmpty {
-                if interruption.isInterrupted { return [] }
                 let message = recorder.finish()
+                interruption.forget(recorder)
                 self.recorder = nil
+                if interruption.isInterrupted || recorder.endedBySignal { return [] }
                 throw .capture(command: command.joined(separator: " "), message: message)
             }
             pending += chunk

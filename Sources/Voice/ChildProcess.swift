@@ -55,9 +55,11 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Asks the program to stop (SIGTERM).
+    /// Stops the program at once.
+    ///
+    /// SIGKILL, because the program inherits llmster's ignored SIGINT and SIGTERM while a signal trap is installed.
     func terminate() {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     /// Waits for the program to end; returns the last line it wrote to standard error, or an exit status note.
@@ -73,6 +75,9 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Whether the program ended successfully (after `finish`).
     var succeeded: Bool { process.terminationReason == .exit && process.terminationStatus == 0 }
+
+    /// Whether a signal ended the program (after `finish`): Ctrl-C on the terminal reaches it as well as llmster.
+    var endedBySignal: Bool { process.terminationReason == .uncaughtSignal }
 
     /// The first of `programs` found on `PATH`.
     static func firstAvailable(_ programs: [String], path: String?) -> String? {

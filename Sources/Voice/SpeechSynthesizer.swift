@@ -23,6 +23,6 @@ struct SpeechSynthesizer: Sendable {
         defer { interruption.forget(process) }
         process.send(text)
         let message = process.finish()
-        return process.succeeded || interruption.isInterrupted ? nil : message
+        return process.succeeded || process.endedBySignal || interruption.isInterrupted ? nil : message
     }
 }

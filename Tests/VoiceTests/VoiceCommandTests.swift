@@ -12,6 +12,11 @@ struct VoiceCLI {
         self.server = server
     }
 
+    func start(_ arguments: [String], environment: [String: String]) throws -> RunningProcess {
+        try ProcessRunner.start(try BuiltProduct.path("llmster"), arguments,
+                                environment: sandbox.environment(server: server, extra: environment))
+    }
+
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
         try ProcessRunner.run(try BuiltProduct.path("llmster"), arguments,
                               environment: sandbox.environment(server: server, extra: environment))
@@ -63,6 +68,39 @@ struct VoiceCLI {
         #expect(spoken.contains("A code block in Swift."))
         #expect(!spoken.contains("**") && !spoken.contains("```") && !spoken.contains("print("))
         #expect(result.output.contains("```swift"), "the displayed reply keeps its code")
+    }
+
+    @Test func liveCaptureSendsATurnAndStopsOnInterrupt() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try VoiceCLI(server: fixture.url)
+        let question = try cli.spokenQuestion("what is the weather")
+        let raw = cli.sandbox.root + "/question.raw"
+        try cli.tool(["sox", question, "-t", "raw", raw])
+        // A stand-in for arecord: the question the first time it runs, then a microphone nobody speaks into.
+        let bin = cli.sandbox.root + "/bin"
+        try cli.sandbox.write("""
+            #!/bin/sh
+            if [ -e "\(bin)/spoken" ]; then exec cat; fi
+            touch "\(bin)/spoken"
+            exec cat "\(raw)"
+            """, to: "bin/arecord", permissions: 0o755)
+        let path = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let running = try cli.start(["voice"], environment: ["PATH": path])
+        let deadline = ContinuousClock.now + .seconds(60)
+        while fixture.requests(to: "/api/v1/chat").isEmpty, running.process.isRunning, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        running.signal(SIGINT)
+        let stopDeadline = ContinuousClock.now + .seconds(30)
+        while running.process.isRunning, ContinuousClock.now < stopDeadline { Thread.sleep(forTimeInterval: 0.05) }
+        let stopped = !running.process.isRunning
+        if !stopped { running.signal(SIGKILL) }
+        let result = running.wait()
+        #expect(stopped, "Ctrl-C stops listening within 30 s")
+        #expect(result.status == 130, "\(result)")
+        #expect(result.errors.contains("the default microphone (arecord)"))
+        let input = try #require(fixture.requests(to: "/api/v1/chat").first?.field("input"), "\(result)")
+        #expect(input.hasPrefix("what is"), "got \"\(input)\"")
     }
 
     @Test func voiceIsRefusedWhenTheRecognitionModelIsMissing() throws {
