@@ -36,6 +36,7 @@ final class WAVFileSource: AudioSource {
 ///
 /// The recorder runs only while listening: `pause` ends it, so nothing is recorded while an answer is spoken.
 final class CaptureSource: AudioSource {
+    /// The recorder and its arguments.
     let command: [String]
     private let interruption: Interruption
     private var recorder: ChildProcess?

@@ -17,7 +17,8 @@ enum Chime {
 
     /// `share/llmster/sounds/chime.wav` beside the installed executable, or `share/sounds/chime.wav` in a source tree.
     static func soundFile() -> String? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
             for candidate in ["share/llmster/sounds/chime.wav", "share/sounds/chime.wav"] {
                 let path = directory.appendingPathComponent(candidate).path

@@ -5,7 +5,9 @@ import Foundation
 /// Debian's `pocketsphinx-en-us` installs them under `/usr/share/pocketsphinx/model/en-us`;
 /// `LLMSTER_POCKETSPHINX_MODEL` names another directory with the same layout.
 public struct PocketSphinxModel: Sendable, Equatable {
+    /// The directory holding the language's files.
     public let directory: String
+    /// The language, as the model's file names spell it (`en-us`).
     public let language: String
 
     /// The model for `language` in `LLMSTER_POCKETSPHINX_MODEL`, else Debian's location.

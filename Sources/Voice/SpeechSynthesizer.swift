@@ -1,6 +1,7 @@
 /// Reads text aloud with a locally installed voice: `LLMSTER_SPEAK_COMMAND` (a shell command reading the text
 /// on standard input), else espeak-ng.
 struct SpeechSynthesizer: Sendable {
+    /// The program and its arguments; the text goes to its standard input.
     let command: [String]
 
     /// The configured command, else espeak-ng when it is installed; nil when neither is available.

@@ -13,7 +13,7 @@ public final class VoiceConversation: Sendable {
     private let synthesizer: SpeechSynthesizer?
     private let capturesLive: Bool
     /// The engine and audio source, for the `ready` event.
-    private let description: (engine: String, audio: String)
+    private let setting: (engine: String, audio: String)
 
     /// Checks that voice can run, then loads the recogniser (about a second) on its own thread.
     public static func prepare(options: VoiceOptions) async throws -> VoiceConversation {
@@ -43,10 +43,10 @@ public final class VoiceConversation: Sendable {
         let source: any AudioSource
         if let path = options.audioInput {
             source = try WAVFileSource(path: path)
-            description = ("pocketsphinx (\(options.language))", path)
+            setting = ("pocketsphinx (\(options.language))", path)
         } else {
             source = CaptureSource(command: capture!, interruption: interruption)
-            description = ("pocketsphinx (\(options.language))", "the default microphone (\(capture![0]))")
+            setting = ("pocketsphinx (\(options.language))", "the default microphone (\(capture![0]))")
         }
         let recognizer = try PocketSphinxRecognizer(model: model)
         self.interruption = interruption
@@ -60,7 +60,7 @@ public final class VoiceConversation: Sendable {
     public func run(session: ChatSession, conversationId: String,
                     display: @escaping @Sendable () -> @Sendable (DisplaySnapshot) async -> Void,
                     events: @escaping @Sendable (VoiceEvent) -> Void) async throws -> [SavedReply] {
-        events(.ready(engine: description.engine, audio: description.audio))
+        events(.ready(engine: setting.engine, audio: setting.audio))
         var replies: [SavedReply] = []
         while !Task.isCancelled {
             events(.listening(silenceSeconds: options.silenceSeconds))
