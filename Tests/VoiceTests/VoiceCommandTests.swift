@@ -103,6 +103,17 @@ struct VoiceCLI {
         #expect(input.hasPrefix("what is"), "got \"\(input)\"")
     }
 
+    @Test func aRecordingWithoutSpeechSendsNothingAndSaysSo() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try VoiceCLI(server: fixture.url)
+        let silent = cli.sandbox.root + "/silent.wav"
+        try cli.tool(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", silent, "trim", "0", "3"])
+        let result = try cli.run(["voice", "--audio-input", silent])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errors.contains("no words were recognised"))
+        #expect(fixture.requests(to: "/api/v1/chat").isEmpty)
+    }
+
     @Test func voiceIsRefusedWhenTheRecognitionModelIsMissing() throws {
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)

@@ -59,6 +59,10 @@ enum VoiceCommand {
             return ExitCode.failure
         }
         if let signal = latch.signal { return SignalTrap.exitStatus(for: signal) }
+        if replies.isEmpty, let path = options.audioInput {
+            context.warn("no words were recognised in \(path); nothing was sent")
+            return ExitCode.failure
+        }
         if let failed = replies.last(where: { $0.status != .complete }) {
             if let message = failed.errorMessage { context.warn(message) }
             return ExitCode.incompleteReply
