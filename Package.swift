@@ -19,6 +19,7 @@ let package = Package(
         systemLibrary("CReadline", pkgConfig: "readline", apt: ["libreadline-dev"]),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: ["libsodium-dev"]),
+        systemLibrary("CPocketSphinx", pkgConfig: "pocketsphinx", apt: ["libpocketsphinx-dev"]),
 
         .target(name: "HTTP", dependencies: ["CCurl"]),
         .target(name: "LMStudio", dependencies: ["HTTP"]),
@@ -26,7 +27,7 @@ let package = Package(
         .target(name: "Chat", dependencies: ["LMStudio", "Library"]),
         .target(name: "TerminalMarkdown", dependencies: ["CCmarkGFM"]),
         .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio"]),
-        .target(name: "Voice", dependencies: ["Chat"]),
+        .target(name: "Voice", dependencies: ["Chat", "CPocketSphinx"]),
         .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "CReadline"]),
         .target(name: "Simulator"),
 

@@ -23,7 +23,7 @@ public enum App {
     public static let commands: [Command] = [
         ModelCommands.models, ModelCommands.ps, ModelCommands.load, ModelCommands.unload,
         DoctorCommand.command,
-        AskCommand.command,
+        AskCommand.command, VoiceCommand.command,
         LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search,
         DownloadCommand.command,
         TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,

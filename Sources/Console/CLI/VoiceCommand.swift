@@ -1,0 +1,111 @@
+import Chat
+import Foundation
+import Library
+import Voice
+
+/// `llmster voice`: a spoken conversation, recognised on this machine.
+enum VoiceCommand {
+    static let command = Command(
+        "voice", synopsis: "[-m MODEL] [-c|--continue[=CHAT]] [--audio-input FILE.wav] [--speak] [--silence SECONDS]",
+        summary: "Talk to a model: each spoken turn is recognised locally and sent after a pause.",
+        details: """
+        Recognition runs on this machine (pocketsphinx); no audio leaves it. A chime marks that listening
+        began; a turn is sent after SECONDS of silence (default 1.6), and shorter pauses do not cut it.
+        The recognised words are shown and saved like typed input. With --speak, a local voice (espeak-ng,
+        or the command in $LLMSTER_SPEAK_COMMAND, which reads the text on standard input) reads each answer,
+        without ids, hashes, emoji, media links or code, and listening resumes when it has finished.
+        With --audio-input the turns come from a 16 kHz mono 16-bit WAV file and the command ends with it;
+        otherwise it listens until Ctrl-C. When the engine, its model or an audio source is missing, voice
+        stays off and llmster says what to install.
+        """,
+        options: [
+            .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
+            .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "continue the most recent conversation, or CHAT (an id, id prefix or title)"),
+            .init(["audio-input"], value: "FILE.wav", help: "read speech from a 16 kHz mono WAV file instead of the microphone"),
+            .init(["speak"], help: "read answers aloud with a local voice"),
+            .init(["silence"], value: "SECONDS", help: "seconds of silence that end a spoken turn (default 1.6)"),
+        ]
+    ) { arguments, context in
+        try await run(arguments, context)
+    }
+
+    static func run(_ arguments: ArgumentParser.Parsed, _ context: CommandContext) async throws -> Int32 {
+        var options = VoiceOptions(audioInput: arguments.value("audio-input"), speak: arguments.has("speak"),
+                                   environment: context.environment)
+        if let silence = arguments.value("silence") {
+            guard let seconds = Double(silence), seconds > 0, seconds <= 60 else {
+                throw UsageError("--silence takes a number of seconds between 0 and 60, not '\(silence)'")
+            }
+            options.silenceSeconds = seconds
+        }
+        let voice: VoiceConversation
+        do { voice = try await VoiceConversation.prepare(options: options) } catch let error as VoiceError {
+            context.warn(error.description)
+            return ExitCode.failure
+        }
+        let session = try context.session()
+        let conversationId = try await conversation(for: arguments, session: session)
+
+        let latch = SignalLatch()
+        let work = Task { try await converse(voice, session: session, conversationId: conversationId, context: context) }
+        let trap = SignalTrap { signal in
+            latch.record(signal)
+            work.cancel()
+        }
+        defer { trap.remove() }
+        let replies: [SavedReply]
+        do { replies = try await work.value } catch let error as VoiceError {
+            context.warn(error.description)
+            return ExitCode.failure
+        }
+        if let signal = latch.signal { return SignalTrap.exitStatus(for: signal) }
+        if replies.isEmpty, let path = options.audioInput {
+            context.warn("no words were recognised in \(path); nothing was sent")
+            return ExitCode.failure
+        }
+        if let failed = replies.last(where: { $0.status != .complete }) {
+            if let message = failed.errorMessage { context.warn(message) }
+            return ExitCode.incompleteReply
+        }
+        return ExitCode.success
+    }
+
+    /// Runs a prepared voice conversation with llmster's terminal display; the REPL's `/voice` calls this too.
+    ///
+    /// Recognised turns are printed on standard output as `> words`, like typed input; listening and
+    /// speaking notes go to standard error.
+    static func converse(_ voice: VoiceConversation, session: ChatSession, conversationId: String,
+                         context: CommandContext) async throws -> [SavedReply] {
+        try await voice.run(session: session, conversationId: conversationId, display: {
+            let display = ReplyDisplay.forCommandLine(context: context)
+            return { await display.show($0) }
+        }, events: { event in
+            switch event {
+            case .ready(let engine, let audio): context.errors.line("llmster: voice on: \(engine), listening to \(audio).")
+            case .listening(let seconds): context.errors.line("llmster: listening… (a pause of \(seconds.formatted()) s sends)")
+            case .heard(let text): context.output.line("> " + text)
+            case .notUnderstood: context.errors.line("llmster: no words recognised; still listening.")
+            case .speaking: context.errors.line("llmster: speaking…")
+            case .speechFailed(let reason): context.warn("reading the answer aloud failed: \(reason)")
+            }
+        })
+    }
+
+    /// The conversation to talk on: continued, or new with the given model.
+    private static func conversation(for arguments: ArgumentParser.Parsed, session: ChatSession) async throws -> String {
+        let model = arguments.value("model")
+        let reference = arguments.has("continue") ? arguments.value("continue") : nil
+        let continues = arguments.has("continue")
+        return try await session.withLibrary { library in
+            guard continues else { return try library.createConversation(title: "", folderId: nil, modelKey: model).id }
+            guard var conversation = try reference.map({ try library.resolveConversation($0) }) ?? library.mostRecentConversation() else {
+                throw UsageError("there is no conversation to continue yet")
+            }
+            if let model {
+                conversation.modelKey = model
+                try library.updateConversation(conversation)
+            }
+            return conversation.id
+        }
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the Voice module lands.
-enum VoicePlaceholder {}

@@ -1,3 +1,0 @@
-import Testing
-
-@Test func placeholderVoice() { #expect(Bool(true)) }
