@@ -10,7 +10,8 @@ import LMStudio
 public actor ChatSession {
     public let configuration: Configuration
     public nonisolated let client: LMStudioClient
-    private let library: LibraryStore
+    /// The library connection; nil only when reopening it after a restore failed.
+    private var openLibrary: LibraryStore?
     private let clock: any DisplayClock
     private let saveInterval: Duration
     private var cachedModels: [Model]?
@@ -19,7 +20,7 @@ public actor ChatSession {
     public init(client: LMStudioClient, library: sending LibraryStore, configuration: Configuration,
                 clock: any DisplayClock = SystemDisplayClock(), saveInterval: Duration = .seconds(1)) {
         self.client = client
-        self.library = library
+        openLibrary = library
         self.configuration = configuration
         self.clock = clock
         self.saveInterval = saveInterval
@@ -28,6 +29,29 @@ public actor ChatSession {
     /// Runs `body` with the library, on this actor.
     public func withLibrary<T: Sendable>(_ body: (LibraryStore) throws -> T) throws -> T {
         try body(library)
+    }
+
+    /// Closes the library, runs `body` with its path (it may replace the file, as a restore does), then opens that path afresh.
+    ///
+    /// The old connection is closed first: it would still point at a renamed previous file, and closing it
+    /// later would remove the new file's `-wal` and `-shm` by name.
+    public func reopenLibrary<T: Sendable>(around body: (String) throws -> T) throws -> T {
+        let path = try library.path
+        openLibrary = nil
+        let result: T
+        do { result = try body(path) } catch {
+            openLibrary = try? LibraryStore(path: path)
+            throw error
+        }
+        openLibrary = try LibraryStore(path: path)
+        return result
+    }
+
+    private var library: LibraryStore {
+        get throws {
+            guard let openLibrary else { throw ChatError.storage("the library at its usual path could not be reopened; restart llmster") }
+            return openLibrary
+        }
     }
 
     /// The server's models, cached until `refresh` is asked for.

@@ -22,18 +22,23 @@ enum ChatMethods {
         let reference = try params.optionalString("conversationId")
         let folderId = try params.optionalInteger("folderId").map(Int64.init)
         let system = try params.optionalString("systemPrompt")
-        let conversationId = try await context.session.withLibrary { library in
-            guard let reference else {
-                return try LibraryMethods.create(in: library, title: "", folderId: folderId, model: model, systemPrompt: system,
-                                                 reasoning: reasoning).id
+        let integrations = try params.optionalStrings("integrations")
+        if let integrations { try IntegrationMethods.validate(integrations, await context.session.configuration) }
+        let (conversationId, enabled) = try await context.session.withLibrary { library in
+            let id: String
+            if let reference {
+                var conversation = try LibraryMethods.existing(reference, in: library)
+                if model != nil || reasoning != nil {
+                    if let model { conversation.modelKey = model }
+                    if let reasoning { conversation.settings.reasoning = reasoning }
+                    try library.updateConversation(conversation)
+                }
+                id = conversation.id
+            } else {
+                id = try LibraryMethods.create(in: library, title: "", folderId: folderId, model: model, systemPrompt: system,
+                                               reasoning: reasoning).id
             }
-            var conversation = try LibraryMethods.existing(reference, in: library)
-            if model != nil || reasoning != nil {
-                if let model { conversation.modelKey = model }
-                if let reasoning { conversation.settings.reasoning = reasoning }
-                try library.updateConversation(conversation)
-            }
-            return conversation.id
+            return (id, try integrations.map { try IntegrationMethods.choose($0, for: id, in: library) } ?? [])
         }
 
         let stream = EventStream(context: context, conversationId: conversationId)
@@ -54,13 +59,13 @@ enum ChatMethods {
         if let first = reply.state.errors.first {
             errorKind = .string(RPCError.isContextOverflow(first.message) ? "context_overflow" : "server_error")
         }
-        return .object([
+        return IntegrationMethods.withNotice(.object([
             "conversationId": .string(conversationId),
             "message": saved,
             "status": .string(reply.status.rawValue),
             "cancelled": .bool(Task.isCancelled && reply.status == .incomplete),
             "errorKind": errorKind,
-        ])
+        ]), added: enabled)
     }
 }
 

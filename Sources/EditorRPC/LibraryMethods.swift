@@ -52,10 +52,14 @@ enum LibraryMethods {
             let model = try params.optionalString("model")
             let system = try params.optionalString("systemPrompt")
             let reasoning = try params.optionalString("reasoning")
+            let integrations = try params.optionalStrings("integrations") ?? []
+            try IntegrationMethods.validate(integrations, await context.session.configuration)
             return try await context.session.withLibrary { library in
-                let conversation = try create(in: library, title: title, folderId: folderId, model: model, systemPrompt: system,
+                var conversation = try create(in: library, title: title, folderId: folderId, model: model, systemPrompt: system,
                                               reasoning: reasoning)
-                return try json(conversation, paths: try folderPaths(library))
+                let added = try IntegrationMethods.choose(integrations, for: conversation.id, in: library)
+                conversation = try existing(conversation.id, in: library)
+                return IntegrationMethods.withNotice(try json(conversation, paths: try folderPaths(library)), added: added)
             }
         }
         registry.register("conversations/rename") { context, params in
@@ -159,16 +163,18 @@ enum LibraryMethods {
         }
     }
 
-    private static func folderPaths(_ library: LibraryStore) throws -> [Int64: String] {
+    /// Every folder's path, by id.
+    static func folderPaths(_ library: LibraryStore) throws -> [Int64: String] {
         var paths: [Int64: String] = [:]
         for folder in try library.folders() { paths[folder.id] = try library.folderPath(id: folder.id) }
         return paths
     }
 
-    /// A conversation record plus `folderPath`.
+    /// A conversation record plus `folderPath` and its `integrations` by name.
     static func json(_ conversation: Conversation, paths: [Int64: String]) throws -> JSONValue {
         guard case .object(var members) = try JSONValue.encoding(conversation) else { return .null }
         members["folderPath"] = conversation.folderId.flatMap { paths[$0] }.map(JSONValue.string) ?? .null
+        members["integrations"] = .array((conversation.settings.integrations ?? []).map(JSONValue.string))
         return .object(members)
     }
 

@@ -28,6 +28,8 @@ public struct MethodRegistry: Sendable {
         LibraryMethods.register(in: &registry)
         ChatMethods.register(in: &registry)
         ConfigMethods.register(in: &registry)
+        TransferMethods.register(in: &registry)
+        IntegrationMethods.register(in: &registry)
         return registry
     }
 }

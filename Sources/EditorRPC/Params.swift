@@ -29,6 +29,21 @@ public struct Params: Sendable {
         }
     }
 
+    /// An array of strings, or nil when absent or null.
+    public func optionalStrings(_ name: String) throws(RPCError) -> [String]? {
+        switch members[name] {
+        case .none, .null?: return nil
+        case .array(let values)?:
+            var strings: [String] = []
+            for value in values {
+                guard case .string(let string) = value else { throw RPCError.invalidParams("parameter \"\(name)\" must be an array of strings") }
+                strings.append(string)
+            }
+            return strings
+        default: throw RPCError.invalidParams("parameter \"\(name)\" must be an array of strings")
+        }
+    }
+
     /// An integer, or nil when absent or null.
     public func optionalInteger(_ name: String) throws(RPCError) -> Int? {
         switch members[name] {

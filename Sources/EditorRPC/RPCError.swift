@@ -10,13 +10,16 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     public var kind: String?
     /// Whether the same request may succeed when sent again unchanged (after the user acts on `message`).
     public var retryable: Bool
+    /// Further members of `data` beside `kind` and `retryable`, e.g. what a confirmation is about.
+    public var details: [String: JSONValue]
 
     /// Creates an error.
-    public init(code: Int, message: String, kind: String? = nil, retryable: Bool = false) {
+    public init(code: Int, message: String, kind: String? = nil, retryable: Bool = false, details: [String: JSONValue] = [:]) {
         self.code = code
         self.message = message
         self.kind = kind
         self.retryable = retryable
+        self.details = details
     }
 
     public var description: String { message }
@@ -24,7 +27,9 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The `error` member of a response.
     var json: JSONValue {
         var object: [String: JSONValue] = ["code": .number(Double(code)), "message": .string(message)]
-        if let kind { object["data"] = .object(["kind": .string(kind), "retryable": .bool(retryable)]) }
+        if let kind {
+            object["data"] = .object(details.merging(["kind": .string(kind), "retryable": .bool(retryable)]) { $1 })
+        }
         return .object(object)
     }
 
@@ -43,6 +48,9 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let notFoundCode = -32015
     public static let storageCode = -32016
     public static let serverErrorCode = -32017
+    public static let invalidArchiveCode = -32018
+    public static let confirmationRequiredCode = -32019
+    public static let alreadyImportedCode = -32020
 
     /// Invalid JSON: the session goes on.
     static func parse(_ detail: String) -> RPCError {
@@ -81,6 +89,8 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             }
         case let error as ConfigurationError:
             return invalidParams(error.description)
+        case let error as ArchiveError:
+            return from(archive: error)
         default:
             return RPCError(code: internalErrorCode, message: String(describing: error), kind: "internal")
         }
@@ -101,6 +111,21 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return RPCError(code: continuationLostCode, message: error.description, kind: "continuation_lost", retryable: true)
         case .storage:
             return RPCError(code: storageCode, message: error.description, kind: "storage")
+        }
+    }
+
+    private static func from(archive error: ArchiveError) -> RPCError {
+        switch error {
+        case .passwordRequired:
+            return RPCError(code: invalidArchiveCode, message: "The backup is encrypted: pass its password.", kind: "invalid_archive")
+        case .alreadyImported(let conversationId, let title):
+            return RPCError(code: alreadyImportedCode,
+                            message: "This export was already imported as \"\(title)\" (\(conversationId)); pass asNew: true to import a copy.",
+                            kind: "already_imported", details: ["conversationId": .string(conversationId)])
+        case .io, .keyDerivationFailed:
+            return RPCError(code: storageCode, message: error.description, kind: "storage")
+        case .notAnArchive, .unsupportedVersion, .wrongPasswordOrDamaged, .truncated, .damaged, .tooLarge, .invalid:
+            return RPCError(code: invalidArchiveCode, message: error.description, kind: "invalid_archive")
         }
     }
 

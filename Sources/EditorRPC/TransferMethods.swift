@@ -1,0 +1,93 @@
+import Chat
+import Foundation
+import Library
+import LMStudio
+
+/// `transfer/export|import` (`.llmster` files) and `library/backup|restore`, through `ChatSession`'s library.
+enum TransferMethods {
+    static func register(in registry: inout MethodRegistry) {
+        registry.register("transfer/export") { context, params in
+            let id = try params.string("conversationId")
+            let path = try params.string("path")
+            return try await context.session.withLibrary { library in
+                _ = try LibraryMethods.existing(id, in: library)
+                try library.exportConversation(id: id, to: path)
+                return .object(["path": .string(path)])
+            }
+        }
+        registry.register("transfer/import") { context, params in
+            try await importConversation(context, params)
+        }
+        registry.register("library/backup") { context, params in
+            let path = try params.string("path")
+            let password = try password(params)
+            return try await context.session.withLibrary { library in
+                try LibraryBackup.write(libraryPath: library.path, to: path, password: password)
+                return .object(["path": .string(path), "encrypted": .bool(password != nil),
+                                "statistics": try .encoding(try library.statistics())])
+            }
+        }
+        registry.register("library/restore") { context, params in
+            let path = try params.string("path")
+            let password = try password(params)
+            guard try params.bool("confirm") else {
+                return try await context.session.withLibrary { library in
+                    let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: library.path)
+                    prepared.discard()
+                    return try preview(prepared, encrypted: LibraryBackup.isEncrypted(path), restored: false, keptAs: nil)
+                }
+            }
+            return try await context.session.reopenLibrary { libraryPath in
+                let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath)
+                let kept = try prepared.commit()
+                return try preview(prepared, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
+            }
+        }
+    }
+
+    private static func importConversation(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
+        let path = try params.string("path")
+        let policy = try params.optionalString("continuation") ?? "ask"
+        guard ["keep", "drop", "ask"].contains(policy) else {
+            throw RPCError.invalidParams("continuation must be \"keep\", \"drop\" or \"ask\"")
+        }
+        let folder = try params.optionalString("folder")
+        let asNew = try params.bool("asNew")
+        let summary = try LibraryStore.inspectConversationFile(at: path)
+        let configured = await context.session.configuration.server
+        if policy == "ask", let fileServer = summary.serverURL, summary.responseId != nil, !ServerURL.same(fileServer, configured) {
+            throw RPCError(
+                code: RPCError.confirmationRequiredCode,
+                message: "\"\(summary.title)\" continues a context held by \(fileServer), but llmster is configured for \(configured): "
+                    + "import again with continuation \"keep\" (works only if that server still holds the context) or \"drop\" "
+                    + "(the next message starts a fresh server context).",
+                kind: "confirmation_required",
+                details: ["fileServer": .string(fileServer), "configuredServer": .string(configured), "title": .string(summary.title)])
+        }
+        let options = ConversationImportOptions(keepContinuation: policy != "drop", folder: folder, asNew: asNew)
+        return try await context.session.withLibrary { library in
+            let conversation = try library.importConversation(from: path, options: options)
+            return .object([
+                "conversation": try LibraryMethods.json(conversation, paths: try LibraryMethods.folderPaths(library)),
+                "continuationKept": .bool(conversation.serverURL != nil),
+            ])
+        }
+    }
+
+    /// The `password` parameter as bytes; nil when absent. An empty password is refused.
+    private static func password(_ params: Params) throws(RPCError) -> [UInt8]? {
+        guard let text = try params.optionalString("password") else { return nil }
+        guard !text.isEmpty else { throw RPCError.invalidParams("the password is empty; omit it for an unencrypted backup") }
+        return Array(text.utf8)
+    }
+
+    /// What a backup holds, as `library/restore` answers it.
+    private static func preview(_ prepared: PreparedRestore, encrypted: Bool, restored: Bool, keptAs: String?) throws -> JSONValue {
+        guard case .object(var members) = try JSONValue.encoding(prepared.statistics) else { return .null }
+        members["size"] = .integer(prepared.archiveSize)
+        members["encrypted"] = .bool(encrypted)
+        members["restored"] = .bool(restored)
+        members["previousLibrary"] = keptAs.map(JSONValue.string) ?? .null
+        return .object(members)
+    }
+}
