@@ -18,14 +18,15 @@ actor RPCHarness {
     private let running: Task<Void, Never>
     private var nextId = 100
 
-    /// Starts a server talking to `serverURL` in a fresh sandbox.
-    init(serverURL: String, framing: Framing = .jsonLines) throws {
+    /// Starts a server talking to `serverURL` in a fresh sandbox, with further `settings` (config keys and values).
+    init(serverURL: String, framing: Framing = .jsonLines, settings: [(String, String)] = []) throws {
         let sandbox = try Sandbox()
         self.sandbox = sandbox
         self.framing = framing
         parser = FrameParser(framing: framing)
         var configuration = Configuration()
         try configuration.setValue(serverURL, forKey: "server")
+        for (key, value) in settings { try configuration.setValue(value, forKey: key) }
         let libraryPath = sandbox.libraryPath
         let (outputStream, outputContinuation) = AsyncStream.makeStream(of: [UInt8].self)
         output = outputStream.makeAsyncIterator()
@@ -114,8 +115,9 @@ actor RPCHarness {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral {
     public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 
