@@ -51,6 +51,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let invalidArchiveCode = -32018
     public static let confirmationRequiredCode = -32019
     public static let alreadyImportedCode = -32020
+    public static let busyCode = -32021
 
     /// Invalid JSON: the session goes on.
     static func parse(_ detail: String) -> RPCError {

@@ -181,6 +181,11 @@ public actor RPCServer {
 
     private func finished(_ key: String) { running.removeValue(forKey: key) }
 
+    /// How many requests other than `id` are running.
+    func runningCount(besides id: JSONValue) -> Int {
+        running.keys.filter { $0 != id.jsonString }.count
+    }
+
     nonisolated func send(response id: JSONValue, result: JSONValue) {
         write(.object(["jsonrpc": .string("2.0"), "id": id, "result": result]))
     }

@@ -37,6 +37,13 @@ enum TransferMethods {
                     return try preview(prepared, encrypted: LibraryBackup.isEncrypted(path), restored: false, keptAs: nil)
                 }
             }
+            // A reply still streaming would be saved into the library being replaced.
+            let others = await context.server.runningCount(besides: context.id)
+            guard others == 0 else {
+                throw RPCError(code: RPCError.busyCode,
+                               message: "\(others) other request(s) are running: let replies finish or cancel them, then restore.",
+                               kind: "busy", retryable: true)
+            }
             return try await context.session.reopenLibrary { libraryPath in
                 let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath)
                 let kept = try prepared.commit()

@@ -2,6 +2,7 @@ import EditorRPC
 import Foundation
 import Library
 import LMStudio
+import Simulator
 import Testing
 import TestSupport
 
@@ -150,6 +151,31 @@ import TestSupport
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: rpc.sandbox.root + "/data/llmster")
         #expect(!leftovers.contains { $0.contains("restoring") || $0.contains("before-restore") }, "\(leftovers)")
         #expect(await rpc.call("chat/send", ["conversationId": id, "text": "echo:still here"])?["result"]?["status"] == "complete")
+        await rpc.closeInput()
+    }
+}
+
+@Suite struct RestoreWhileStreamingTests {
+    @Test func aConfirmedRestoreWaitsForStreamingRepliesToEnd() async throws {
+        let fixture = try SimulatorFixture(SimulatorOptions(tokenDelay: 0.001))
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize(["coalesceMilliseconds": 0])
+        let path = rpc.sandbox.root + "/plain.llmster-backup"
+        #expect(await rpc.call("library/backup", ["path": .string(path)])?["result"]?["encrypted"] == false)
+        let send = await rpc.request("chat/send", ["text": "[[sim:stall=30]] echo:one two three four five six"])
+        var sawText = false
+        while !sawText, let message = await rpc.next() {
+            sawText = message["params"]?["type"] == "message.delta"
+        }
+        #expect(sawText)
+        let refused = await rpc.call("library/restore", ["path": .string(path), "confirm": true])
+        #expect(refused?.errorKind == "busy")
+        #expect(refused?["error"]?["data"]?["retryable"] == true)
+        #expect(await rpc.call("library/restore", ["path": .string(path)])?["result"]?["conversations"] == 0, "a preview may run meanwhile")
+        await rpc.notify("$/cancelRequest", ["id": send])
+        #expect(await rpc.response(to: send).response?["result"]?["status"] == "incomplete")
+        #expect(await rpc.call("library/restore", ["path": .string(path), "confirm": true])?["result"]?["restored"] == true)
+        #expect(await rpc.call("conversations/list")?["result"]?["conversations"]?.array.isEmpty == true)
         await rpc.closeInput()
     }
 }
