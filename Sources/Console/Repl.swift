@@ -25,6 +25,9 @@ final class SignalRouter: Sendable {
         var reply: Task<SavedReply, any Error>?
         var resize: (@Sendable () -> Void)?
         var signal: Int32?
+        var atPrompt = false
+        /// A signal that came between the prompt and the reply's start; it applies to that reply.
+        var pending: Int32?
     }
     private let state = Mutex(State())
     let editor: LineEditor?
@@ -33,14 +36,16 @@ final class SignalRouter: Sendable {
 
     /// Handles one signal.
     func receive(_ signal: Int32) {
-        let (reply, resize) = state.withLock { state in
+        let (reply, resize, atPrompt) = state.withLock { state in
             if state.reply != nil, signal != SIGWINCH, signal != SIGINT, state.signal == nil { state.signal = signal }
-            return (state.reply, state.resize)
+            if state.reply == nil, !state.atPrompt, signal != SIGWINCH, state.pending == nil { state.pending = signal }
+            return (state.reply, state.resize, state.atPrompt)
         }
         if let reply {
             if signal == SIGWINCH { resize?() } else { reply.cancel() }
             return
         }
+        guard atPrompt || signal == SIGWINCH else { return }
         guard let editor else {
             if signal != SIGWINCH { exit(SignalTrap.exitStatus(for: signal)) }
             return
@@ -53,13 +58,24 @@ final class SignalRouter: Sendable {
         }
     }
 
+    /// Marks whether the prompt is waiting for input (signals wake it) or a command is running (signals wait for the reply).
+    func setAtPrompt(_ atPrompt: Bool) {
+        state.withLock {
+            $0.atPrompt = atPrompt
+            $0.pending = nil
+        }
+    }
+
     /// Sends signals to `reply` until it ends; returns SIGTERM or SIGHUP when one arrived meanwhile.
     func streaming(_ reply: Task<SavedReply, any Error>, resize: @escaping @Sendable () -> Void) async throws -> (SavedReply, Int32?) {
-        state.withLock {
-            $0.reply = reply
-            $0.resize = resize
-            $0.signal = nil
+        let pending = state.withLock { state in
+            state.reply = reply
+            state.resize = resize
+            state.signal = state.pending == SIGINT ? nil : state.pending
+            defer { state.pending = nil }
+            return state.pending
         }
+        if pending != nil { reply.cancel() }
         defer { state.withLock { $0.reply = nil; $0.resize = nil } }
         let saved = try await reply.value
         return (saved, state.withLock { $0.signal })

@@ -23,6 +23,8 @@ final class ReplSession: @unchecked Sendable {
     var assembler = InputAssembler()
     /// What the next prompt starts with.
     var draft = ""
+    /// Unsent input kept for the current conversation (after Ctrl-C, or restored when returning to it).
+    var keptDraft = ""
     var quitRequested = false
     var output: StandardStream { context.output }
 
@@ -51,22 +53,22 @@ final class ReplSession: @unchecked Sendable {
             draft = ""
             switch input {
             case .endOfInput:
-                await saveDraft(assembler.pending)
+                await saveDraft(joinDraft(keptDraft))
                 return ExitCode.success
             case .terminated(let text, let signal):
                 await saveDraft(joinDraft(text))
                 return SignalTrap.exitStatus(for: signal)
             case .interrupted(let text):
-                let kept = joinDraft(text)
+                keptDraft = joinDraft(text)
                 assembler.reset()
-                await saveDraft(kept)
+                await saveDraft(keptDraft)
             case .line(let line):
                 editor?.remember(line)
                 guard let message = assembler.add(line) else { continue }
                 if let status = await handle(message) { return status }
             }
         }
-        await saveDraft(assembler.pending)
+        await saveDraft(joinDraft(keptDraft))
         return ExitCode.success
     }
 
@@ -105,6 +107,8 @@ final class ReplSession: @unchecked Sendable {
     // MARK: Reading
 
     func readLine(prompt: String, draft: String) async -> LineInput {
+        router.setAtPrompt(true)
+        defer { router.setAtPrompt(false) }
         if let editor { return await editor.read(prompt: prompt, draft: draft) }
         return await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: Swift.readLine().map(LineInput.line) ?? .endOfInput) }.start()
@@ -204,6 +208,10 @@ final class ReplSession: @unchecked Sendable {
         }
         let turn = Turn(text: text, images: attachments)
         attachments = []
+        if !keptDraft.isEmpty {
+            keptDraft = ""
+            await saveDraft("")
+        }
         return await stream(conversationId: id, modelName: key ?? "") { chat, display in
             try await chat.send(turn, in: id) { await display.show($0) }
         }
@@ -258,13 +266,13 @@ final class ReplSession: @unchecked Sendable {
         try? await chat.withLibrary { try $0.setDraft(conversationId: id, text: text) }
     }
 
-    /// Switches to conversation `id`, saving the draft of the one left and restoring the new one's.
-    func switchTo(_ id: String?, leavingDraft: String = "") async {
-        await saveDraft(leavingDraft)
+    /// Switches to conversation `id`, saving the draft of the one left and putting the new one's in the line.
+    func switchTo(_ id: String?) async {
+        await saveDraft(keptDraft)
         conversationId = id
         attachments = []
         pendingModel = nil
-        guard let conversation = await currentConversation() else { draft = ""; return }
-        draft = conversation.draft
+        keptDraft = await currentConversation()?.draft ?? ""
+        draft = keptDraft
     }
 }
