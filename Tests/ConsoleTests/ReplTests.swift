@@ -129,3 +129,71 @@ import TestSupport
         #expect(result.output == "first answer\nsecond answer\n")
     }
 }
+
+@Suite struct ReplInputTests {
+    @Test func modelKeyMatchesAreListedWithBadges() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("/model acme/t\t\t")
+        let listed = try terminal.waitFor("acme/toolsmith-12b  not loaded · tools", after: start)
+        #expect(listed.contains("acme/thinker-8b  not loaded · reasoning"), "\(listed)")
+        #expect(listed.contains("acme/tiny-1b  loaded"), "\(listed)")
+    }
+
+    @Test func tripleQuotesAndCtrlJMakeOneMultiLineMessage() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        terminal.send("\"\"\"\r")
+        try terminal.waitFor("… ")
+        terminal.send("echo:first line\r")
+        terminal.send("second line\r")
+        try terminal.enter("\"\"\"")
+        terminal.send("echo:top\u{0A}bottom")
+        try terminal.waitFor("bottom")
+        try terminal.enter("")
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs == ["echo:first line\nsecond line", "echo:top\nbottom"])
+    }
+
+    @Test func ctrlXCtrlEEditsTheMessageInTheEditor() throws {
+        let repl = try ReplHarness()
+        let script = repl.sandbox.root + "/editor.sh"
+        try "printf 'echo:edited in the editor' > \"$1\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        var harness = repl
+        // Run through sh rather than exec'd: a script just written can be "text file busy" while
+        // another test's spawn briefly holds the write descriptor.
+        harness.extra = ["EDITOR": "/bin/sh " + script]
+        let terminal = try harness.start()
+        terminal.send("draft to edit\u{18}\u{5}")
+        try terminal.waitFor("edited in the editor")
+        try terminal.enter("")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:edited in the editor")
+    }
+
+    @Test func sigtermAtThePromptKeepsTheDraftAndExits143() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:a reply")
+        terminal.send("unfinished words")
+        try terminal.waitFor("unfinished words")
+        kill(terminal.pid, SIGTERM)
+        #expect(try terminal.waitForExit() == 143)
+        let again = try repl.start()
+        let start = again.mark
+        again.send("/open echo:a reply\r")
+        try again.waitFor("unfinished words", after: start + 20)
+    }
+
+    @Test func setSavesValidatedSettingsOnTheConversation() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:hello")
+        let set = try terminal.enter("/set temperature 0.3")
+        #expect(set.contains("temperature = 0.3"))
+        let rejected = try terminal.enter("/set reasoning high")
+        #expect(rejected.contains("has no reasoning options"), "\(rejected)")
+        try terminal.enter("echo:again")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("temperature") == "0.3")
+    }
+}

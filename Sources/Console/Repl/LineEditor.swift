@@ -26,18 +26,23 @@ final class LineEditor: Sendable {
     let history: HistoryFile
 
     /// Sets readline up: name `llmster` for ~/.inputrc, Emacs bindings, newline keys, $EDITOR, bracketed paste.
-    init(history: HistoryFile, completer: @escaping @Sendable (CompletionRequest) -> [String]) {
+    init(history: HistoryFile, completer: @escaping @Sendable (CompletionRequest) -> [String],
+         describer: @escaping @Sendable ([String]) -> [String]) {
         var fds: [Int32] = [0, 0]
         if pipe(&fds) != 0 { fds = [-1, -1] }
         wakeRead = fds[0]
         wakeWrite = fds[1]
         self.history = history
-        ReadlineBridge.state.withLock { $0.completer = completer }
+        ReadlineBridge.state.withLock {
+            $0.completer = completer
+            $0.describer = describer
+        }
         llmster_rl_set_name("llmster")
         llmster_rl_set_catch_signals(0)
         rl_initialize()
         rl_variable_bind("enable-bracketed-paste", "on")
         llmster_rl_set_completion(ReadlineBridge.complete)
+        llmster_rl_set_display_matches_hook(ReadlineBridge.displayMatches)
         rl_bind_key(10, ReadlineBridge.insertNewline)
         rl_bind_keyseq("\\e\\r", ReadlineBridge.insertNewline)
         rl_bind_keyseq("\\C-x\\C-e", ReadlineBridge.editInEditor)
@@ -116,6 +121,18 @@ enum ReadlineBridge {
         /// Set by the line handler: the accepted line, or nil for end of input.
         var accepted: String??
         var completer: (@Sendable (CompletionRequest) -> [String])?
+        /// Turns matches into the lines the match list shows (model keys get their badges).
+        var describer: (@Sendable ([String]) -> [String])?
+    }
+
+    /// Lists the matches one a line, described (`acme/thinker-8b  loaded · reasoning · 4.9 GB`), then redraws the prompt.
+    static let displayMatches: @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, Int32, Int32) -> Void = { matches, count, _ in
+        guard let matches, count > 0 else { return }
+        let words = (1...Int(count)).compactMap { matches[$0].map { String(cString: $0) } }
+        let lines = state.withLock { $0.describer }?(words) ?? words
+        FileHandle.standardOutput.write(Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
+        rl_on_new_line()
+        rl_forced_update_display()
     }
 
     static let state = Mutex(State())

@@ -34,7 +34,8 @@ final class ReplSession: @unchecked Sendable {
         let interactive = isatty(0) == 1 && isatty(1) == 1
         let completions = completions
         editor = interactive
-            ? LineEditor(history: HistoryFile(path: HistoryFile.defaultPath(environment: context.environment))) { completions.complete($0) }
+            ? LineEditor(history: HistoryFile(path: HistoryFile.defaultPath(environment: context.environment)),
+                         completer: { completions.complete($0) }, describer: { completions.badges(for: $0) })
             : nil
         router = SignalRouter(editor: editor)
     }
@@ -150,6 +151,12 @@ final class ReplSession: @unchecked Sendable {
             parts.append("new chat")
         }
         completions.update(models: models)
+        if editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
+            (try library.folders().map { try library.folderPath(id: $0.id) },
+             try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty && !$0.contains(" ") })
+        }) {
+            completions.update(folders: folders, titles: titles)
+        }
         let info = parts.joined(separator: " · ")
         let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
         guard editor != nil else { return "" }
