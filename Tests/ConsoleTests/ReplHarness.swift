@@ -23,10 +23,6 @@ struct ReplHarness {
         return terminal
     }
 
-    /// Runs `llmster ARGUMENTS` to completion, without a terminal.
-    func run(_ arguments: [String]) throws -> ProcessResult {
-        try ProcessRunner.run(try BuiltProduct.path("llmster"), arguments, environment: environment)
-    }
 }
 
 extension Pseudoterminal {
@@ -36,5 +32,18 @@ extension Pseudoterminal {
         let start = mark
         send(line + "\r")
         return try waitFor("› ", after: start + line.count)
+    }
+}
+
+extension ReplHarness {
+    /// Runs `llmster ARGUMENTS` to completion within `seconds`, killing it after that so a test cannot hang.
+    func runBounded(_ arguments: [String], input: String? = nil, seconds: Double = 60) throws -> ProcessResult {
+        let process = try ProcessRunner.start(try BuiltProduct.path("llmster"), arguments, environment: environment, input: input)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.process.isRunning, Date() < deadline {
+            usleep(20_000)
+        }
+        if process.process.isRunning { process.signal(SIGKILL) }
+        return process.wait()
     }
 }

@@ -30,8 +30,8 @@ import TestSupport
         #expect(listed.contains("/model"), "both candidates are listed: \(listed)")
         start = terminal.mark
         terminal.send("s\r")
-        let table = try terminal.waitFor("› ", after: start)
-        #expect(table.contains("MODEL") && table.contains("acme/thinker-8b"), "/models ran: \(table)")
+        let table = try terminal.waitFor("acme/vision-7b", after: start)
+        #expect(table.contains("MODEL") && table.contains("CAPABILITIES"), "/models ran: \(table)")
     }
 
     @Test func tabCompletesModelKeys() throws {
@@ -56,9 +56,9 @@ import TestSupport
         #expect(!reply.contains("epsilon"))
         terminal.send("\u{4}")
         #expect(try terminal.waitForExit() == 0)
-        let chats = try repl.run(["chats", "--json"])
+        let chats = try repl.runBounded(["chats", "--json"])
         let list = try JSONSerialization.jsonObject(with: Data(chats.output.utf8)) as? [[String: Any]]
-        let show = try repl.run(["show", try #require(list?.first?["id"] as? String)])
+        let show = try repl.runBounded(["show", try #require(list?.first?["id"] as? String)])
         #expect(show.output.contains("incomplete"), "\(show)")
         #expect(show.output.contains("alpha"))
     }
@@ -123,8 +123,7 @@ import TestSupport
 
     @Test func pipedInputSendsEachLineAndExitsAtTheEnd() throws {
         let repl = try ReplHarness()
-        let result = try ProcessRunner.run(try BuiltProduct.path("llmster"), [], environment: repl.environment,
-                                           input: "echo:first answer\necho:second answer\n")
+        let result = try repl.runBounded([], input: "echo:first answer\necho:second answer\n")
         #expect(result.status == 0, "\(result)")
         #expect(result.output == "first answer\nsecond answer\n")
     }
