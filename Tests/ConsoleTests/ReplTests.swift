@@ -196,3 +196,21 @@ import TestSupport
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("temperature") == "0.3")
     }
 }
+
+@Suite struct ReplRecoveryTests {
+    @Test func lostServerContextOffersAFreshOne() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first")
+        repl.fixture.simulator.reset()
+        let start = terminal.mark
+        terminal.send("echo:second after a restart\r")
+        let question = try terminal.waitFor("Continue with a fresh server context? [y/N]", after: start)
+        #expect(!question.contains("\nsecond after a restart"), "nothing was answered yet")
+        let answered = try terminal.enter("y")
+        #expect(answered.contains("second after a restart"), "\(answered)")
+        let chats = repl.fixture.requests(to: "/api/v1/chat")
+        #expect(chats.last?.field("previous_response_id") == nil)
+        #expect(chats.last?.field("input") == "echo:second after a restart")
+    }
+}

@@ -201,9 +201,9 @@ enum ReplCommands {
         SlashCommand("retry", "", "Send the last message again.") { _, repl in
             guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
             let key = await repl.currentModelKey() ?? ""
-            if let status = await repl.stream(conversationId: id, modelName: key, { chat, display in
+            repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
                 try await chat.retry(in: id) { await display.show($0) }
-            }) { exit(status) }
+            }
         },
         SlashCommand("copy", "[code N]", "Copy the last reply, or its Nth code block, to the clipboard (OSC 52).") { arguments, repl in
             try await Clipboard.copy(arguments.positionals, repl: repl)
@@ -223,7 +223,7 @@ enum ReplCommands {
             repl.output.line(lines.joined(separator: "\n"))
         },
         SlashCommand("quit", "", "Leave the REPL (the draft is kept).") { _, repl in
-            repl.quitRequested = true
+            repl.exitStatus = ExitCode.success
         },
     ]
 }

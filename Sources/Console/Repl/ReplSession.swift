@@ -25,7 +25,8 @@ final class ReplSession: @unchecked Sendable {
     var draft = ""
     /// Unsent input kept for the current conversation (after Ctrl-C, or restored when returning to it).
     var keptDraft = ""
-    var quitRequested = false
+    /// Set when the REPL must end (`/quit`, or a signal during a command's reply).
+    var exitStatus: Int32?
     var output: StandardStream { context.output }
 
     init(context: CommandContext, chat: ChatSession) {
@@ -48,7 +49,7 @@ final class ReplSession: @unchecked Sendable {
         if editor != nil {
             output.line("llmster \(App.version) — type a message, or /help. Ctrl-D quits.")
         }
-        while !quitRequested {
+        while exitStatus == nil {
             let prompt = await promptText()
             let input = await readLine(prompt: prompt, draft: draft)
             draft = ""
@@ -70,7 +71,7 @@ final class ReplSession: @unchecked Sendable {
             }
         }
         await saveDraft(joinDraft(keptDraft))
-        return ExitCode.success
+        return exitStatus ?? ExitCode.success
     }
 
     private func joinDraft(_ text: String) -> String {
