@@ -30,8 +30,10 @@ final class SignalRouter: Sendable {
         var pending: Int32?
     }
     private let state = Mutex(State())
+    /// The prompt to wake; nil when input is piped (a signal then ends the process).
     let editor: LineEditor?
 
+    /// Creates a router that wakes `editor` at the prompt.
     init(editor: LineEditor?) { self.editor = editor }
 
     /// Handles one signal.

@@ -7,6 +7,7 @@ import Synchronization
 /// Newlines and backslashes inside an entry are escaped (`\n`, `\\`) so multi-line messages stay one entry.
 /// The file is rewritten atomically after each entry and keeps the latest `limit` entries.
 final class HistoryFile: Sendable {
+    /// The history file.
     let path: String
     private let limit: Int
     private let stored: Mutex<[String]>
@@ -38,10 +39,12 @@ final class HistoryFile: Sendable {
         try? AtomicFile.write(Array(text.utf8), to: path, permissions: 0o600)
     }
 
+    /// One entry as one line of the file.
     static func encode(_ entry: String) -> String {
         entry.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
     }
 
+    /// An entry from one line of the file.
     static func decode(_ line: String) -> String {
         var result = ""
         var escaped = false

@@ -23,6 +23,7 @@ enum LineInput: Sendable, Equatable {
 final class LineEditor: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
+    /// The history kept across runs.
     let history: HistoryFile
 
     /// Sets readline up: name `llmster` for ~/.inputrc, Emacs bindings, newline keys, $EDITOR, bracketed paste.
@@ -117,6 +118,7 @@ final class LineEditor: Sendable {
 
 /// Where the C callbacks find the Swift side.
 enum ReadlineBridge {
+    /// What the callbacks share with the editor.
     struct State {
         /// Set by the line handler: the accepted line, or nil for end of input.
         var accepted: String??
@@ -135,8 +137,10 @@ enum ReadlineBridge {
         rl_forced_update_display()
     }
 
+    /// The shared state.
     static let state = Mutex(State())
 
+    /// Readline's line handler: records the line (nil at end of input) and removes the handler.
     static let lineAccepted: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = { line in
         let text = line.map { String(cString: $0) }
         free(line)
@@ -145,11 +149,13 @@ enum ReadlineBridge {
         state.withLock { $0.accepted = .some(text) }
     }
 
+    /// Alt-Enter and Ctrl-J: a newline in the message instead of sending it.
     static let insertNewline: @convention(c) (Int32, Int32) -> Int32 = { _, _ in
         rl_insert_text("\n")
         return 0
     }
 
+    /// Ctrl-X Ctrl-E: the line goes to a private temporary file, `$VISUAL`/`$EDITOR` edits it, the result comes back.
     static let editInEditor: @convention(c) (Int32, Int32) -> Int32 = { _, _ in
         let text = String(cString: llmster_rl_line_buffer())
         let path = NSTemporaryDirectory() + "llmster-edit-\(getpid()).md"
@@ -173,6 +179,7 @@ enum ReadlineBridge {
         return 0
     }
 
+    /// Readline's completion: commands and arguments from the completer, `/attach` paths from readline's own.
     static let complete: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, end in
         let word = text.map { String(cString: $0) } ?? ""
         let line = String(cString: llmster_rl_line_buffer())

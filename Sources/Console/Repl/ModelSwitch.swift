@@ -51,6 +51,7 @@ enum ModelSwitch {
 
 /// `/set KEY VALUE`: validated sampling options saved in the conversation's settings.
 enum SettingsCommand {
+    /// Sets `key` to `value` (`default` clears it) after checking the value's range or the model's options.
     static func set(_ key: String, to value: String, repl: ReplSession) async throws {
         let id = try await repl.ensureConversation()
         let clear = ["default", "none", "-"].contains(value)
@@ -101,6 +102,7 @@ enum SettingsCommand {
 
 /// `/show`: the transcript in `$PAGER` (default `less -R`), printed when there is no pager.
 enum Pager {
+    /// Shows the transcript (with reasoning or tool details), or message number N of `words`.
     static func show(_ words: [String], repl: ReplSession) async throws {
         guard let conversation = await repl.currentConversation() else { repl.output.line("Nothing to show yet."); return }
         let reasoning = words.contains("reasoning")
@@ -132,6 +134,7 @@ enum Pager {
 
 /// `/copy`: the last reply or one of its code blocks to the terminal's clipboard with OSC 52.
 enum Clipboard {
+    /// Copies the last reply, or with `code N` its Nth code block.
     static func copy(_ words: [String], repl: ReplSession) async throws {
         guard let id = repl.conversationId,
               let reply = try await repl.chat.withLibrary({ try $0.messages(conversationId: id).last { $0.role == .assistant } }) else {

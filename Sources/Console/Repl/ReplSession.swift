@@ -9,10 +9,15 @@ import TerminalMarkdown
 ///
 /// Used only from the REPL's own task; the readline thread sees it through `CompletionData`.
 final class ReplSession: @unchecked Sendable {
+    /// Settings and streams.
     let context: CommandContext
+    /// The engine and library.
     let chat: ChatSession
+    /// Readline, when standard input and output are a terminal.
     let editor: LineEditor?
+    /// Where signals go.
     let router: SignalRouter
+    /// What Tab offers.
     let completions = CompletionData()
     /// The conversation in use; nil until the first message (or `/open`).
     var conversationId: String?
@@ -20,6 +25,7 @@ final class ReplSession: @unchecked Sendable {
     var pendingModel: String?
     /// Images `/attach` added for the next message.
     var attachments: [ImageInput] = []
+    /// Lines of a message still being typed.
     var assembler = InputAssembler()
     /// What the next prompt starts with.
     var draft = ""
@@ -27,8 +33,10 @@ final class ReplSession: @unchecked Sendable {
     var keptDraft = ""
     /// Set when the REPL must end (`/quit`, or a signal during a command's reply).
     var exitStatus: Int32?
+    /// Standard output.
     var output: StandardStream { context.output }
 
+    /// Creates the REPL: readline when both standard input and output are terminals, plain lines otherwise.
     init(context: CommandContext, chat: ChatSession) {
         self.context = context
         self.chat = chat
@@ -89,6 +97,7 @@ final class ReplSession: @unchecked Sendable {
         return await send(trimmed.hasPrefix("//") ? String(trimmed.dropFirst()) : message)
     }
 
+    /// Parses and runs a slash command; unknown names and bad arguments print a usage line.
     func runCommand(_ line: String) async {
         switch SlashLine.parse(line, commands: ReplCommands.all) {
         case .unknown(let name, let suggestion):
@@ -108,6 +117,7 @@ final class ReplSession: @unchecked Sendable {
 
     // MARK: Reading
 
+    /// Reads a line: with readline on a terminal, else plainly from standard input.
     func readLine(prompt: String, draft: String) async -> LineInput {
         router.setAtPrompt(true)
         defer { router.setAtPrompt(false) }
@@ -175,11 +185,13 @@ final class ReplSession: @unchecked Sendable {
         return ContextMeter(usedTokens: used, contextLength: length)
     }
 
+    /// The current conversation, fresh from the library.
     func currentConversation() async -> Conversation? {
         guard let id = conversationId else { return nil }
         return try? await chat.withLibrary { try $0.conversation(id: id) }
     }
 
+    /// `Work/Research` for a folder id.
     func folderPath(_ id: Int64?) async -> String? {
         guard let id else { return nil }
         return try? await chat.withLibrary { try $0.folderPath(id: id) }
