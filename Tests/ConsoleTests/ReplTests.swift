@@ -214,3 +214,27 @@ import TestSupport
         #expect(chats.last?.field("input") == "echo:second after a restart")
     }
 }
+
+@Suite struct ReplAfterReplyTests {
+    @Test func summarizerTitlesTheConversationWithoutStoringOnTheServer() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write("summarizer_model = acme/tiny-1b\n", to: "config/llmster/config")
+        let terminal = try repl.start()
+        try terminal.enter("echo:the first message")
+        let titling = repl.fixture.requests(to: "/api/v1/chat").filter { $0.field("store") == "false" }
+        #expect(titling.count == 1)
+        #expect(titling.first?.field("model") == "acme/tiny-1b")
+        #expect(titling.first?.field("stream") != "true")
+        let chats = try repl.runBounded(["chats", "--json"])
+        #expect(chats.output.contains("\"title\""))
+        #expect(!chats.output.contains("\"title\":\"echo:the first message\""), "the summarizer's title replaced the first message: \(chats.output)")
+    }
+
+    @Test func longRepliesEndWithATerminalNotification() throws {
+        let repl = try ReplHarness(environment: ["PATH": "/nonexistent"])
+        try repl.sandbox.write("notify_after_seconds = 0\n", to: "config/llmster/config")
+        let terminal = try repl.start()
+        try terminal.enter("echo:done now")
+        #expect(terminal.rawOutput.contains("\u{1B}]777;notify;acme/tiny-1b finished;done now\u{7}"), "\(terminal.rawOutput.debugDescription)")
+    }
+}
