@@ -43,19 +43,25 @@ final class SignalRouter: Sendable {
             if state.reply == nil, !state.atPrompt, signal != SIGWINCH, state.pending == nil { state.pending = signal }
             return (state.reply, state.resize, state.atPrompt)
         }
+        if signal == SIGTSTP, reply != nil || !atPrompt {
+            // Outside the prompt the terminal is in its normal mode: just stop.
+            raise(SIGSTOP)
+            return
+        }
         if let reply {
             if signal == SIGWINCH { resize?() } else { reply.cancel() }
             return
         }
         guard atPrompt || signal == SIGWINCH else { return }
         guard let editor else {
-            if signal != SIGWINCH { exit(SignalTrap.exitStatus(for: signal)) }
+            if signal == SIGTSTP { raise(SIGSTOP) } else if signal != SIGWINCH { exit(SignalTrap.exitStatus(for: signal)) }
             return
         }
         switch signal {
         case SIGINT: editor.wake(UInt8(ascii: "i"))
         case SIGTERM: editor.wake(UInt8(ascii: "t"))
         case SIGHUP: editor.wake(UInt8(ascii: "h"))
+        case SIGTSTP: editor.wake(UInt8(ascii: "z"))
         default: editor.wake(UInt8(ascii: "w"))
         }
     }

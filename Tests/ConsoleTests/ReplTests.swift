@@ -238,3 +238,20 @@ import TestSupport
         #expect(terminal.rawOutput.contains("\u{1B}]777;notify;acme/tiny-1b finished;done now\u{7}"), "\(terminal.rawOutput.debugDescription)")
     }
 }
+
+@Suite struct ReplJobControlTests {
+    @Test func ctrlZLeavesACookedTerminalAndFgResumesThePrompt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        #expect(!terminal.isCooked, "readline has the terminal in raw mode at the prompt")
+        terminal.send("\u{1A}")
+        let deadline = Date().addingTimeInterval(30)
+        while !terminal.isStopped, Date() < deadline { usleep(20_000) }
+        #expect(terminal.isStopped)
+        #expect(terminal.isCooked, "while stopped the shell gets a sane terminal")
+        kill(terminal.pid, SIGCONT)
+        let start = terminal.mark
+        terminal.send("/ps\r")
+        try terminal.waitFor("acme/tiny-1b", after: start)
+    }
+}

@@ -130,6 +130,20 @@ public final class Pseudoterminal: @unchecked Sendable {
         }
     }
 
+    /// Whether the terminal echoes and edits lines itself (the cooked mode a shell expects).
+    public var isCooked: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return false }
+        return settings.c_lflag & tcflag_t(ECHO) != 0 && settings.c_lflag & tcflag_t(ICANON) != 0
+    }
+
+    /// Whether the program is stopped (Ctrl-Z), from /proc.
+    public var isStopped: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
+    }
+
     /// Changes the terminal size; the program gets SIGWINCH.
     public func resize(width: Int, height: Int) {
         var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)

@@ -51,7 +51,7 @@ final class LineEditor: Sendable {
         for entry in history.entries { add_history(entry) }
     }
 
-    /// Wakes the prompt: `i` for Ctrl-C, `t`/`h` for SIGTERM/SIGHUP, `w` for a window size change.
+    /// Wakes the prompt: `i` for Ctrl-C, `t`/`h` for SIGTERM/SIGHUP, `w` for a window size change, `z` for Ctrl-Z.
     func wake(_ reason: UInt8) {
         var byte = reason
         _ = write(wakeWrite, &byte, 1)
@@ -94,6 +94,14 @@ final class LineEditor: Sendable {
                 switch byte {
                 case UInt8(ascii: "w"):
                     rl_resize_terminal()
+                case UInt8(ascii: "z"):
+                    // Ctrl-Z: give the shell a sane terminal while stopped, take raw mode back after `fg`.
+                    // raise() stops this very thread at once; kill(getpid()) could let it run on and re-prep first.
+                    rl_deprep_terminal()
+                    raise(SIGSTOP)
+                    rl_prep_terminal(1)
+                    rl_on_new_line()
+                    rl_forced_update_display()
                 case UInt8(ascii: "i"), UInt8(ascii: "t"), UInt8(ascii: "h"):
                     let text = String(cString: llmster_rl_line_buffer())
                     rl_replace_line("", 0)

@@ -52,7 +52,7 @@ final class ReplSession: @unchecked Sendable {
     /// The loop: read, run a command or send a message, until `/quit`, Ctrl-D or a signal.
     func run() async -> Int32 {
         let router = router
-        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { router.receive($0) }
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP]) { router.receive($0) }
         defer { trap.remove() }
         if editor != nil {
             output.line("llmster \(App.version) — type a message, or /help. Ctrl-D quits.")
