@@ -255,3 +255,31 @@ import TestSupport
         try terminal.waitFor("acme/tiny-1b", after: start)
     }
 }
+
+@Suite struct ReplLibraryCommandTests {
+    @Test func showUsesThePagerAndCopySendsOSC52() throws {
+        let repl = try ReplHarness(environment: ["PAGER": "cat"])
+        let terminal = try repl.start()
+        try terminal.enter("echo:Run this:\n\n```sh\nls -la\n```")
+        let shown = try terminal.enter("/show")
+        #expect(shown.contains("You"), "\(shown)")
+        #expect(shown.contains("ls -la"))
+        try terminal.enter("/copy code 1")
+        let encoded = Data("ls -la".utf8).base64EncodedString()
+        #expect(terminal.rawOutput.contains("\u{1B}]52;c;\(encoded)\u{7}"))
+        let usage = try terminal.enter("/copy code 7")
+        #expect(usage.contains("the last reply has 1 code blocks"), "\(usage)")
+    }
+
+    @Test func foldersMoveAndPinOrganiseTheChat() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:organise me")
+        try terminal.enter("/mv Work/Research")
+        try terminal.enter("/pin")
+        let listed = try terminal.enter("/chats Work/Research")
+        #expect(listed.contains("📌") && listed.contains("echo:organise me"), "\(listed)")
+        let prompt = try terminal.enter("/rename Tidy title")
+        #expect(prompt.contains("Work/Research/Tidy title"), "the prompt shows folder and title: \(prompt)")
+    }
+}
