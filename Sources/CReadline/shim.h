@@ -10,16 +10,10 @@
 
 static inline void llmster_rl_set_name(const char *name) { rl_readline_name = name; }
 static inline void llmster_rl_set_completion(rl_completion_func_t *function) { rl_attempted_completion_function = function; }
-static inline void llmster_rl_set_startup_hook(rl_hook_func_t *hook) { rl_startup_hook = hook; }
 static inline void llmster_rl_set_catch_signals(int on) { rl_catch_signals = on; rl_catch_sigwinch = on; }
-static inline void llmster_rl_set_completion_append(int character) { rl_completion_append_character = character; }
 static inline void llmster_rl_set_no_default_completion(int on) { rl_attempted_completion_over = on; }
-static inline void llmster_rl_set_basic_word_break(const char *characters) { rl_basic_word_break_characters = characters; }
-static inline void llmster_rl_set_instream(FILE *in) { rl_instream = in; }
-static inline void llmster_rl_set_outstream(FILE *out) { rl_outstream = out; }
 static inline void llmster_rl_set_display_matches_hook(rl_compdisp_func_t *hook) { rl_completion_display_matches_hook = hook; }
 static inline const char *llmster_rl_line_buffer(void) { return rl_line_buffer ? rl_line_buffer : ""; }
-static inline int llmster_rl_point(void) { return rl_point; }
 static inline void llmster_rl_set_point(int point) { rl_point = point; }
 
 /* Duplicates `text` with malloc, as readline expects of completion matches. */

@@ -143,10 +143,13 @@ import TestSupport
     @Test func tripleQuotesAndCtrlJMakeOneMultiLineMessage() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()
-        terminal.send("\"\"\"\r")
-        try terminal.waitFor("… ")
-        terminal.send("echo:first line\r")
-        terminal.send("second line\r")
+        // One line at a time: each waits for the continuation prompt, as typed-ahead lines are not
+        // supported yet (readline may swallow the rest of the typeahead after the first line).
+        for line in ["\"\"\"", "echo:first line", "second line"] {
+            let start = terminal.mark
+            terminal.send(line + "\r")
+            try terminal.waitFor("… ", after: start + line.count)
+        }
         try terminal.enter("\"\"\"")
         terminal.send("echo:top\u{0A}bottom")
         try terminal.waitFor("bottom")
