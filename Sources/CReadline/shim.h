@@ -1,6 +1,24 @@
 #ifndef LLMSTER_CREADLINE_SHIM_H
 #define LLMSTER_CREADLINE_SHIM_H
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <readline/readline.h>
 #include <readline/history.h>
+
+/* Swift 6 cannot touch readline's mutable globals; these accessors do it for the REPL. */
+
+static inline void llmster_rl_set_name(const char *name) { rl_readline_name = name; }
+static inline void llmster_rl_set_completion(rl_completion_func_t *function) { rl_attempted_completion_function = function; }
+static inline void llmster_rl_set_catch_signals(int on) { rl_catch_signals = on; rl_catch_sigwinch = on; }
+static inline void llmster_rl_set_no_default_completion(int on) { rl_attempted_completion_over = on; }
+static inline void llmster_rl_set_display_matches_hook(rl_compdisp_func_t *hook) { rl_completion_display_matches_hook = hook; }
+static inline const char *llmster_rl_line_buffer(void) { return rl_line_buffer ? rl_line_buffer : ""; }
+static inline void llmster_rl_set_point(int point) { rl_point = point; }
+
+/* Duplicates `text` with malloc, as readline expects of completion matches. */
+static inline char *llmster_strdup(const char *text) { return strdup(text); }
+/* Allocates a NULL-terminated match array for `count` strings. */
+static inline char **llmster_match_array(int count) { return (char **)calloc((size_t)count + 1, sizeof(char *)); }
+static inline char **llmster_filename_matches(const char *text) { return rl_completion_matches(text, rl_filename_completion_function); }
 #endif

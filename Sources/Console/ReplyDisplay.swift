@@ -109,6 +109,12 @@ public actor ReplyDisplay {
         }
     }
 
+    /// Applies a new terminal size to what is drawn from now on (after SIGWINCH).
+    public func resize(width: Int, height: Int) {
+        answerView?.width = width
+        answerView?.height = height
+    }
+
     /// Appends what the answer gained since the last snapshot.
     private func appendPlainAnswer(_ answer: String, final: Bool) {
         guard let plainOutput else { return }

@@ -1,0 +1,73 @@
+import Foundation
+import LMStudio
+import Synchronization
+
+/// What tab completion offers, refreshed by the REPL before each prompt and read on the readline thread.
+final class CompletionData: Sendable {
+    struct Snapshot: Sendable {
+        var models: [Model] = []
+        var folders: [String] = []
+        var titles: [String] = []
+    }
+
+    private let snapshot = Mutex(Snapshot())
+
+    /// Replaces the model list.
+    func update(models: [Model]) { snapshot.withLock { $0.models = models } }
+
+    /// Replaces the folder paths and conversation titles.
+    func update(folders: [String], titles: [String]) {
+        snapshot.withLock {
+            $0.folders = folders
+            $0.titles = titles
+        }
+    }
+
+    /// The candidates for the word in `request`.
+    func complete(_ request: CompletionRequest) -> [String] {
+        let data = snapshot.withLock { $0 }
+        let words = request.previousWords
+        guard let first = words.first else {
+            guard request.word.hasPrefix("/") else { return [] }
+            return ReplCommands.all.map { "/" + $0.name }.filter { $0.hasPrefix(request.word) }
+        }
+        guard first.hasPrefix("/"), let command = ReplCommands.all.first(where: { "/" + $0.name == first }) else { return [] }
+        let candidates: [String]
+        if request.word.hasPrefix("-") {
+            candidates = command.parser.options.map { "--" + $0.names[0] }
+        } else {
+            switch command.argument {
+            case .none, .path: candidates = []
+            case .commandName: candidates = ReplCommands.all.map(\.name)
+            case .modelKey: candidates = data.models.filter { $0.type == .llm }.map(\.key)
+            case .instance: candidates = data.models.flatMap { $0.loadedInstances.map(\.id) }
+            case .folder: candidates = words.count == 1 && first == "/folder" ? ["new", "rename", "rm", "list"] : data.folders
+            case .conversation: candidates = data.titles
+            case .choices(let choices): candidates = choices
+            case .setting:
+                if words.count == 1 {
+                    candidates = ReplCommands.settingKeys
+                } else if words[1] == "reasoning" {
+                    candidates = data.models.compactMap { $0.capabilities?.reasoning?.allowedOptions }.first ?? []
+                } else {
+                    candidates = []
+                }
+            }
+        }
+        return candidates.filter { $0.hasPrefix(request.word) }
+    }
+
+    /// `acme/thinker-8b  loaded · reasoning · 4.9 GB` for each model key among `matches`.
+    func badges(for matches: [String]) -> [String] {
+        let models = snapshot.withLock { $0.models }
+        return matches.map { match in
+            guard let model = models.first(where: { $0.key == match }) else { return match }
+            var badges = [model.isLoaded ? "loaded" : "not loaded"]
+            if model.capabilities?.vision == true { badges.append("vision") }
+            if model.capabilities?.trainedForToolUse == true { badges.append("tools") }
+            if model.supportsReasoning { badges.append("reasoning") }
+            badges.append(Units.bytes(model.sizeBytes))
+            return match + "  " + badges.joined(separator: " · ")
+        }
+    }
+}

@@ -1,0 +1,257 @@
+internal import CReadline
+import Foundation
+import Synchronization
+
+/// What came back from the prompt.
+enum LineInput: Sendable, Equatable {
+    /// Enter was pressed on this text.
+    case line(String)
+    /// Ctrl-C: the line is cleared; `draft` is what it held.
+    case interrupted(draft: String)
+    /// Ctrl-D on an empty line, or the end of piped input.
+    case endOfInput
+    /// SIGTERM or SIGHUP arrived at the prompt; `draft` is what the line held.
+    case terminated(draft: String, signal: Int32)
+}
+
+/// GNU readline in its callback mode, on a thread of its own, so signals and window changes reach it
+/// through a wake-up pipe instead of interrupting it.
+///
+/// Readline is global state: one editor per process, and every readline call happens on the thread
+/// `read(prompt:draft:)` starts. Completion and key bindings are C callbacks that reach the Swift side
+/// through `ReadlineBridge`.
+final class LineEditor: Sendable {
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    /// The history kept across runs.
+    let history: HistoryFile
+
+    /// Sets readline up: name `llmster` for ~/.inputrc, Emacs bindings, newline keys, $EDITOR, bracketed paste.
+    init(history: HistoryFile, completer: @escaping @Sendable (CompletionRequest) -> [String],
+         describer: @escaping @Sendable ([String]) -> [String]) {
+        var fds: [Int32] = [0, 0]
+        if pipe(&fds) != 0 { fds = [-1, -1] }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        self.history = history
+        ReadlineBridge.state.withLock {
+            $0.completer = completer
+            $0.describer = describer
+        }
+        llmster_rl_set_name("llmster")
+        llmster_rl_set_catch_signals(0)
+        rl_initialize()
+        rl_variable_bind("enable-bracketed-paste", "on")
+        llmster_rl_set_completion(ReadlineBridge.complete)
+        llmster_rl_set_display_matches_hook(ReadlineBridge.displayMatches)
+        rl_bind_key(10, ReadlineBridge.insertNewline)
+        rl_bind_keyseq("\\e\\r", ReadlineBridge.insertNewline)
+        rl_bind_keyseq("\\C-x\\C-e", ReadlineBridge.editInEditor)
+        using_history()
+        for entry in history.entries { add_history(entry) }
+    }
+
+    /// Wakes the prompt: `i` for Ctrl-C, `t`/`h` for SIGTERM/SIGHUP, `w` for a window size change, `z` for Ctrl-Z.
+    func wake(_ reason: UInt8) {
+        var byte = reason
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    /// Reads one line on the readline thread, with `draft` already typed in.
+    func read(prompt: String, draft: String) async -> LineInput {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: self.readBlocking(prompt: prompt, draft: draft)) }
+            thread.name = "llmster-readline"
+            thread.start()
+        }
+    }
+
+    /// Records `line` in the history unless it starts with a space.
+    func remember(_ line: String) {
+        guard !line.hasPrefix(" "), !line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
+        add_history(line)
+        history.append(line)
+    }
+
+    private func readBlocking(prompt: String, draft: String) -> LineInput {
+        ReadlineBridge.state.withLock { $0.accepted = nil }
+        rl_callback_handler_install(prompt, ReadlineBridge.lineAccepted)
+        if !draft.isEmpty {
+            rl_insert_text(draft)
+            rl_redisplay()
+        }
+        while true {
+            var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            if poll(&descriptors, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                rl_callback_handler_remove()
+                return .endOfInput
+            }
+            if descriptors[1].revents & Int16(POLLIN) != 0 {
+                var byte: UInt8 = 0
+                _ = Foundation.read(wakeRead, &byte, 1)
+                switch byte {
+                case UInt8(ascii: "w"):
+                    rl_resize_terminal()
+                case UInt8(ascii: "z"):
+                    // Ctrl-Z: give the shell a sane terminal while stopped, take raw mode back after `fg`.
+                    // raise() stops this very thread at once; kill(getpid()) could let it run on and re-prep first.
+                    rl_deprep_terminal()
+                    raise(SIGSTOP)
+                    rl_prep_terminal(1)
+                    rl_on_new_line()
+                    rl_forced_update_display()
+                case UInt8(ascii: "i"), UInt8(ascii: "t"), UInt8(ascii: "h"):
+                    let text = String(cString: llmster_rl_line_buffer())
+                    rl_replace_line("", 0)
+                    rl_redisplay()
+                    rl_callback_handler_remove()
+                    FileHandle.standardOutput.write(Data((byte == UInt8(ascii: "i") ? "^C\n" : "\n").utf8))
+                    if byte == UInt8(ascii: "i") { return .interrupted(draft: text) }
+                    return .terminated(draft: text, signal: byte == UInt8(ascii: "t") ? SIGTERM : SIGHUP)
+                default:
+                    break
+                }
+            }
+            if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                rl_callback_read_char()
+                if let accepted = ReadlineBridge.state.withLock({ $0.accepted }) {
+                    return accepted.map(LineInput.line) ?? .endOfInput
+                }
+            }
+        }
+    }
+}
+
+/// Where the C callbacks find the Swift side.
+enum ReadlineBridge {
+    /// What the callbacks share with the editor.
+    struct State {
+        /// Set by the line handler: the accepted line, or nil for end of input.
+        var accepted: String??
+        var completer: (@Sendable (CompletionRequest) -> [String])?
+        /// Turns matches into the lines the match list shows (model keys get their badges).
+        var describer: (@Sendable ([String]) -> [String])?
+    }
+
+    /// Lists the matches one a line, described (`acme/thinker-8b  loaded · reasoning · 4.9 GB`), then redraws the prompt.
+    static let displayMatches: @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, Int32, Int32) -> Void = { matches, count, _ in
+        guard let matches, count > 0 else { return }
+        let words = (1...Int(count)).compactMap { matches[$0].map { String(cString: $0) } }
+        let lines = state.withLock { $0.describer }?(words) ?? words
+        FileHandle.standardOutput.write(Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
+        rl_on_new_line()
+        rl_forced_update_display()
+    }
+
+    /// The shared state.
+    static let state = Mutex(State())
+
+    /// Readline's line handler: records the line (nil at end of input) and removes the handler.
+    static let lineAccepted: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = { line in
+        let text = line.map { String(cString: $0) }
+        free(line)
+        rl_callback_handler_remove()
+        if text == nil { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        state.withLock { $0.accepted = .some(text) }
+    }
+
+    /// Alt-Enter and Ctrl-J: a newline in the message instead of sending it.
+    static let insertNewline: @convention(c) (Int32, Int32) -> Int32 = { _, _ in
+        rl_insert_text("\n")
+        return 0
+    }
+
+    /// Ctrl-X Ctrl-E: the line goes to a private temporary file, `$VISUAL`/`$EDITOR` edits it, the result comes back.
+    static let editInEditor: @convention(c) (Int32, Int32) -> Int32 = { _, _ in
+        let text = String(cString: llmster_rl_line_buffer())
+        let path = NSTemporaryDirectory() + "llmster-edit-\(getpid()).md"
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            rl_ding()
+            return 0
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        rl_deprep_terminal()
+        FileHandle.standardOutput.write(Data("\n".utf8))
+        let editor = ProcessInfo.processInfo.environment["VISUAL"] ?? ProcessInfo.processInfo.environment["EDITOR"] ?? "vi"
+        let status = ExternalProgram.runShell("\(editor) \"$1\"", arguments: [path])
+        rl_prep_terminal(1)
+        if status == 0, let edited = try? String(contentsOfFile: path, encoding: .utf8) {
+            let trimmed = edited.hasSuffix("\n") ? String(edited.dropLast()) : edited
+            rl_replace_line(trimmed, 0)
+            llmster_rl_set_point(Int32(trimmed.utf8.count))
+        }
+        rl_on_new_line()
+        rl_forced_update_display()
+        return 0
+    }
+
+    /// Readline's completion: commands and arguments from the completer, `/attach` paths from readline's own.
+    static let complete: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, end in
+        let word = text.map { String(cString: $0) } ?? ""
+        let line = String(cString: llmster_rl_line_buffer())
+        let prefix = String(decoding: Array(line.utf8.prefix(Int(start))), as: UTF8.self)
+        guard let completer = state.withLock({ $0.completer }) else { return nil }
+        let request = CompletionRequest(before: prefix, word: word)
+        if request.wantsPaths {
+            return llmster_filename_matches(word)
+        }
+        llmster_rl_set_no_default_completion(1)
+        let matches = completer(request)
+        guard !matches.isEmpty else { return nil }
+        let array = llmster_match_array(Int32(matches.count + 1))!
+        array[0] = llmster_strdup(matches.count == 1 ? matches[0] : CompletionRequest.commonPrefix(of: matches))
+        if matches.count > 1 {
+            for (index, match) in matches.enumerated() { array[index + 1] = llmster_strdup(match) }
+        }
+        return array
+    }
+}
+
+/// The word being completed and the line before it.
+struct CompletionRequest: Sendable, Equatable {
+    /// The line up to the start of the word.
+    var before: String
+    /// The partial word.
+    var word: String
+
+    /// The words before the one being completed.
+    var previousWords: [String] { before.split(separator: " ").map(String.init) }
+
+    /// Whether the word is an `/attach` path, completed by readline's own filename completion.
+    var wantsPaths: Bool { previousWords.first == "/attach" }
+
+    /// The longest prefix every match shares.
+    static func commonPrefix(of matches: [String]) -> String {
+        guard var prefix = matches.first else { return "" }
+        for match in matches.dropFirst() {
+            while !match.hasPrefix(prefix) { prefix.removeLast() }
+        }
+        return prefix
+    }
+}
+
+/// Runs a program in the foreground on the terminal.
+enum ExternalProgram {
+    /// Runs `/bin/sh -c SCRIPT sh ARGUMENTS…` and waits; returns its exit status (-1 when it could not start).
+    static func runShell(_ script: String, arguments: [String]) -> Int32 {
+        let argv = ["/bin/sh", "-c", script, "sh"] + arguments
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        // The REPL ignores SIGINT, SIGTERM and SIGHUP while it traps them; the program gets the defaults back.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/sh", nil, &attributes, &cArguments, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+    }
+}

@@ -1,0 +1,239 @@
+import Chat
+import Foundation
+import Library
+import LMStudio
+import TerminalMarkdown
+
+/// The REPL's slash commands.
+enum ReplCommands {
+    /// The `/set` keys.
+    static let settingKeys = ["temperature", "top_p", "top_k", "min_p", "repeat_penalty", "max_output_tokens", "reasoning", "context_length"]
+
+    /// Every command, in the order `/help` lists them.
+    static let all: [SlashCommand] = [
+        SlashCommand("help", "[COMMAND]", "List the commands, or describe one.", argument: .commandName) { arguments, repl in
+            if let name = arguments.positionals.first {
+                let name = name.hasPrefix("/") ? String(name.dropFirst()) : name
+                guard let command = all.first(where: { $0.name == name }) else { throw UsageError("there is no command /\(name)") }
+                repl.output.line(command.usageLine + "\n" + command.summary)
+                if !command.parser.options.isEmpty { repl.output.send(command.parser.optionHelp) }
+                return
+            }
+            let width = all.map { $0.name.count + $0.synopsis.count + 2 }.max() ?? 0
+            for command in all {
+                let head = "/\(command.name) \(command.synopsis)"
+                repl.output.line("  " + head.padding(toLength: width + 1, withPad: " ", startingAt: 0) + command.summary)
+            }
+            repl.output.line("""
+
+            Enter sends. A trailing \\ or a \"\"\" … \"\"\" block continues a message; Alt-Enter or Ctrl-J inserts a newline;
+            Ctrl-X Ctrl-E edits the message in $EDITOR. Ctrl-C cancels a reply or clears the line (kept as the draft);
+            Ctrl-D quits. A line starting with a space is not kept in the history; // sends a line starting with /.
+            """)
+        },
+        SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--sort name|size|format]",
+                     "List the server's models: loaded state, size, format, capabilities.",
+                     options: ModelCommands.filterOptions) { arguments, repl in
+            let models = ModelListing.filter(try await repl.chat.models(refresh: true), arguments)
+            if models.isEmpty { repl.output.line("No model matches."); return }
+            repl.output.send(ModelListing.table(models))
+        },
+        SlashCommand("model", "KEY", "Use model KEY for this conversation (loading it, and unloading the previous one).",
+                     argument: .modelKey) { arguments, repl in
+            guard arguments.positionals.count == 1 else { throw UsageError("name one model; /models lists them") }
+            try await ModelSwitch.choose(arguments.positionals[0], repl: repl)
+        },
+        SlashCommand("load", "[KEY]", "Load a model (default: this conversation's).", argument: .modelKey) { arguments, repl in
+            guard arguments.positionals.count <= 1 else { throw UsageError("name at most one model") }
+            let key: String
+            if let given = arguments.positionals.first {
+                key = given
+            } else if let current = await repl.currentModelKey() {
+                key = current
+            } else {
+                throw UsageError("this conversation has no model yet; name one")
+            }
+            try await ModelSwitch.load(key, repl: repl)
+        },
+        SlashCommand("unload", "[INSTANCE…]", "Unload model instances (default: this conversation's model).",
+                     argument: .instance) { arguments, repl in
+            let models = try await repl.chat.models(refresh: true)
+            var targets = arguments.positionals
+            if targets.isEmpty, let key = await repl.currentModelKey() {
+                targets = models.first { $0.key == key }?.loadedInstances.map(\.id) ?? []
+            }
+            guard !targets.isEmpty else { throw UsageError("nothing to unload; /ps lists the loaded instances") }
+            let loaded = Set(models.flatMap { $0.loadedInstances.map(\.id) })
+            for instance in targets {
+                guard loaded.contains(instance) else { repl.context.warn("\(instance) is not loaded; /ps lists what is"); continue }
+                try await repl.chat.client.unload(instanceId: instance)
+                repl.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
+            }
+            await repl.chat.invalidateModels()
+        },
+        SlashCommand("ps", "", "List the loaded model instances.") { _, repl in
+            let models = try await repl.chat.models(refresh: true)
+            var table = TextTable(header: ["INSTANCE", "MODEL", "CONTEXT", "SIZE"])
+            for model in models { for instance in model.loadedInstances {
+                table.append([instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-", Units.bytes(model.sizeBytes)])
+            } }
+            repl.output.send(models.contains(where: \.isLoaded) ? table.text : "No model is loaded.\n")
+        },
+        SlashCommand("new", "[TITLE]", "Start a new conversation (the current one's draft is kept).", takesText: true) { arguments, repl in
+            let model = await repl.currentModelKey()
+            let title = arguments.positionals.first ?? ""
+            let id = try await repl.chat.withLibrary {
+                try $0.createConversation(title: title, folderId: nil, modelKey: model, systemPrompt: nil, settings: ConversationSettings()).id
+            }
+            await repl.switchTo(id)
+        },
+        SlashCommand("chats", "[FOLDER]", "List conversations, pinned first.", argument: .folder) { arguments, repl in
+            let folder = arguments.positionals.first
+            let lines: [String] = try await repl.chat.withLibrary { library in
+                var folderId: Int64?? = .none
+                if let folder {
+                    guard let found = try library.folder(path: folder) else { throw UsageError("there is no folder '\(folder)'") }
+                    folderId = .some(found.id)
+                }
+                return try library.conversations(folderId: folderId, limit: 50).map { conversation in
+                    (conversation.pinned ? "📌 " : "   ") + conversation.id.prefix(8) + "  " + (conversation.title.isEmpty ? "untitled" : conversation.title)
+                }
+            }
+            repl.output.line(lines.isEmpty ? "No conversations." : UntrustedText.sanitize(lines.joined(separator: "\n")))
+        },
+        SlashCommand("open", "CHAT", "Switch to a conversation (an id, id prefix or title).", takesText: true, argument: .conversation) { arguments, repl in
+            guard let reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }
+            let conversation = try await repl.chat.withLibrary { try $0.resolveConversation(reference) }
+            await repl.switchTo(conversation.id)
+            repl.output.line("Opened \(UntrustedText.sanitize(conversation.title.isEmpty ? conversation.id : conversation.title)).")
+        },
+        SlashCommand("rename", "TITLE", "Rename this conversation.", takesText: true) { arguments, repl in
+            guard let title = arguments.positionals.first else { throw UsageError("give the new title") }
+            let id = try await repl.ensureConversation()
+            try await repl.chat.withLibrary { try $0.rename(conversationId: id, to: title) }
+        },
+        SlashCommand("folder", "new|rename|rm|list [PATH] [NAME]", "Create, rename, remove or list folders.", argument: .folder) { arguments, repl in
+            let words = arguments.positionals
+            switch (words.first, words.count) {
+            case ("list", 1), (nil, 0):
+                let paths = try await repl.chat.withLibrary { library in try library.folders().map { try library.folderPath(id: $0.id) } }
+                repl.output.line(paths.isEmpty ? "No folders." : UntrustedText.sanitize(paths.sorted().joined(separator: "\n")))
+            case ("new", 2):
+                _ = try await repl.chat.withLibrary { try $0.ensureFolder(path: words[1]) }
+            case ("rename", 3):
+                try await repl.chat.withLibrary { library in
+                    guard let folder = try library.folder(path: words[1]) else { throw UsageError("there is no folder '\(words[1])'") }
+                    try library.renameFolder(id: folder.id, to: words[2])
+                }
+            case ("rm", 2):
+                try await repl.chat.withLibrary { library in
+                    guard let folder = try library.folder(path: words[1]) else { throw UsageError("there is no folder '\(words[1])'") }
+                    try library.deleteFolder(id: folder.id)
+                }
+            default:
+                throw UsageError("say new PATH, rename PATH NAME, rm PATH or list")
+            }
+        },
+        SlashCommand("mv", "[CHAT] FOLDER", "Move a conversation (default: this one) into a folder (/ for the top level).",
+                     argument: .folder) { arguments, repl in
+            let words = arguments.positionals
+            guard (1...2).contains(words.count) else { throw UsageError("name the folder, and optionally the conversation first") }
+            let current = words.count == 1 ? try await repl.ensureConversation() : nil
+            try await repl.chat.withLibrary { library in
+                let id = try current ?? library.resolveConversation(words[0]).id
+                let folder = words.last!
+                let folderId = folder == "/" ? nil : try library.ensureFolder(path: folder).id
+                try library.move(conversationId: id, to: folderId)
+            }
+        },
+        SlashCommand("pin", "", "Pin this conversation to the top of /chats.") { _, repl in
+            let id = try await repl.ensureConversation()
+            try await repl.chat.withLibrary { try $0.pin(conversationId: id) }
+        },
+        SlashCommand("unpin", "", "Unpin this conversation.") { _, repl in
+            guard let id = repl.conversationId else { return }
+            try await repl.chat.withLibrary { try $0.unpin(conversationId: id) }
+        },
+        SlashCommand("delete", "", "Delete this conversation (asks first).") { _, repl in
+            guard let id = repl.conversationId else { repl.output.line("Nothing to delete yet."); return }
+            guard await repl.confirm("Delete this conversation and all its messages?") else { return }
+            try await repl.chat.withLibrary { try $0.delete(conversationId: id) }
+            repl.conversationId = nil
+            repl.output.line("Deleted.")
+        },
+        SlashCommand("search", "TEXT", "Search every conversation.", takesText: true) { arguments, repl in
+            guard let text = arguments.positionals.first else { throw UsageError("give the words to search for") }
+            let hits = try await repl.chat.withLibrary { try $0.search(text, limit: 20) }
+            if hits.isEmpty { repl.output.line("No matches."); return }
+            for hit in hits {
+                repl.output.line(UntrustedText.sanitize("\(hit.conversationId.prefix(8))  \(hit.title): \(hit.snippet.replacingOccurrences(of: "\n", with: " "))"))
+            }
+        },
+        SlashCommand("show", "[N|reasoning|tools]", "Show this conversation (or its Nth message) in the pager.",
+                     argument: .choices(["reasoning", "tools"])) { arguments, repl in
+            try await Pager.show(arguments.positionals, repl: repl)
+        },
+        SlashCommand("system", "TEXT", "Set this conversation's system prompt.", takesText: true) { arguments, repl in
+            let id = try await repl.ensureConversation()
+            let text = arguments.positionals.first
+            try await repl.chat.withLibrary { library in
+                guard var conversation = try library.conversation(id: id) else { return }
+                conversation.systemPrompt = text
+                try library.updateConversation(conversation)
+            }
+            repl.output.line(text == nil ? "System prompt cleared." : "System prompt set.")
+        },
+        SlashCommand("set", "KEY VALUE", "Set a sampling option for this conversation (" + settingKeys.joined(separator: ", ") + ").",
+                     argument: .setting) { arguments, repl in
+            guard arguments.positionals.count == 2 else { throw UsageError("give a key and a value, e.g. /set temperature 0.7") }
+            try await SettingsCommand.set(arguments.positionals[0], to: arguments.positionals[1], repl: repl)
+        },
+        SlashCommand("attach", "FILE", "Attach an image to the next message (vision models only).", takesText: true, argument: .path) { arguments, repl in
+            guard let path = arguments.positionals.first else { throw UsageError("name an image file") }
+            let expanded = (path as NSString).expandingTildeInPath
+            if let key = await repl.currentModelKey(), let model = try await repl.chat.models().first(where: { $0.key == key }),
+               model.capabilities?.vision != true {
+                throw UsageError("\(key) does not read images; choose a vision model with /model (/models --vision lists them)")
+            }
+            do { repl.attachments.append(try ImageInput.load(path: expanded)) } catch { throw UsageError(String(describing: error)) }
+            repl.output.line("Attached \(UntrustedText.sanitize(path)); it goes with your next message.")
+        },
+        SlashCommand("retry", "", "Send the last message again.") { _, repl in
+            guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
+            let key = await repl.currentModelKey() ?? ""
+            repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
+                try await chat.retry(in: id) { await display.show($0) }
+            }
+        },
+        SlashCommand("copy", "[code N]", "Copy the last reply, or its Nth code block, to the clipboard (OSC 52).") { arguments, repl in
+            try await Clipboard.copy(arguments.positionals, repl: repl)
+        },
+        SlashCommand("stats", "", "Show the last reply's token statistics and the context estimate.") { _, repl in
+            guard let conversation = await repl.currentConversation() else { repl.output.line("No reply yet."); return }
+            let statistics = try await repl.chat.withLibrary { try $0.lastReplyStatistics(conversationId: conversation.id) }
+            let model = try await repl.chat.models().first { $0.key == conversation.modelKey }
+            let meter = await repl.contextMeter(conversation: conversation, model: model)
+            var lines = [meter.label()]
+            if let statistics {
+                lines.append("input \(statistics.inputTokens ?? 0) tokens, output \(statistics.totalOutputTokens ?? 0) tokens"
+                             + (statistics.reasoningOutputTokens.map { " (\($0) reasoning)" } ?? ""))
+                if let rate = statistics.tokensPerSecond { lines.append(String(format: "%.1f tokens/s", rate)) }
+                if let first = statistics.timeToFirstTokenSeconds { lines.append(String(format: "first token after %.2f s", first)) }
+            }
+            repl.output.line(lines.joined(separator: "\n"))
+        },
+        SlashCommand("quit", "", "Leave the REPL (the draft is kept).") { _, repl in
+            repl.exitStatus = ExitCode.success
+        },
+    ]
+}
+
+extension ReplSession {
+    /// The model this conversation uses (or will use).
+    func currentModelKey() async -> String? {
+        if let key = await currentConversation()?.modelKey { return key }
+        if let pendingModel { return pendingModel }
+        if let key = context.configuration.defaultModel { return key }
+        return try? await chat.models().first { $0.type == .llm && $0.isLoaded }?.key
+    }
+}

@@ -1,0 +1,298 @@
+import Chat
+import Foundation
+import Library
+import LMStudio
+import Synchronization
+import TerminalMarkdown
+
+/// One REPL run: the current conversation, the prompt, sending, and the slash commands' shared state.
+///
+/// Used only from the REPL's own task; the readline thread sees it through `CompletionData`.
+final class ReplSession: @unchecked Sendable {
+    /// Settings and streams.
+    let context: CommandContext
+    /// The engine and library.
+    let chat: ChatSession
+    /// Readline, when standard input and output are a terminal.
+    let editor: LineEditor?
+    /// Where signals go.
+    let router: SignalRouter
+    /// What Tab offers.
+    let completions = CompletionData()
+    /// The conversation in use; nil until the first message (or `/open`).
+    var conversationId: String?
+    /// A model chosen with `/model` before the conversation exists.
+    var pendingModel: String?
+    /// Images `/attach` added for the next message.
+    var attachments: [ImageInput] = []
+    /// Lines of a message still being typed.
+    var assembler = InputAssembler()
+    /// What the next prompt starts with.
+    var draft = ""
+    /// Unsent input kept for the current conversation (after Ctrl-C, or restored when returning to it).
+    var keptDraft = ""
+    /// Set when the REPL must end (`/quit`, or a signal during a command's reply).
+    var exitStatus: Int32?
+    /// Standard output.
+    var output: StandardStream { context.output }
+
+    /// Creates the REPL: readline when both standard input and output are terminals, plain lines otherwise.
+    init(context: CommandContext, chat: ChatSession) {
+        self.context = context
+        self.chat = chat
+        let interactive = isatty(0) == 1 && isatty(1) == 1
+        let completions = completions
+        editor = interactive
+            ? LineEditor(history: HistoryFile(path: HistoryFile.defaultPath(environment: context.environment)),
+                         completer: { completions.complete($0) }, describer: { completions.badges(for: $0) })
+            : nil
+        router = SignalRouter(editor: editor)
+    }
+
+    /// The loop: read, run a command or send a message, until `/quit`, Ctrl-D or a signal.
+    func run() async -> Int32 {
+        let router = router
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP]) { router.receive($0) }
+        defer { trap.remove() }
+        if editor != nil {
+            output.line("llmster \(App.version) — type a message, or /help. Ctrl-D quits.")
+        }
+        while exitStatus == nil {
+            let prompt = await promptText()
+            let input = await readLine(prompt: prompt, draft: draft)
+            draft = ""
+            switch input {
+            case .endOfInput:
+                await saveDraft(joinDraft(keptDraft))
+                return ExitCode.success
+            case .terminated(let text, let signal):
+                await saveDraft(joinDraft(text))
+                return SignalTrap.exitStatus(for: signal)
+            case .interrupted(let text):
+                keptDraft = joinDraft(text)
+                assembler.reset()
+                await saveDraft(keptDraft)
+            case .line(let line):
+                editor?.remember(line)
+                guard let message = assembler.add(line) else { continue }
+                if let status = await handle(message) { return status }
+            }
+        }
+        await saveDraft(joinDraft(keptDraft))
+        return exitStatus ?? ExitCode.success
+    }
+
+    private func joinDraft(_ text: String) -> String {
+        [assembler.pending, text].filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+
+    /// Runs a command or sends a message; returns an exit status when the REPL must end.
+    private func handle(_ message: String) async -> Int32? {
+        let trimmed = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        if trimmed.hasPrefix("/"), !trimmed.hasPrefix("//") {
+            await runCommand(trimmed)
+            return nil
+        }
+        return await send(trimmed.hasPrefix("//") ? String(trimmed.dropFirst()) : message)
+    }
+
+    /// Parses and runs a slash command; unknown names and bad arguments print a usage line.
+    func runCommand(_ line: String) async {
+        switch SlashLine.parse(line, commands: ReplCommands.all) {
+        case .unknown(let name, let suggestion):
+            context.errors.line("unknown command /\(UntrustedText.sanitize(name))" + (suggestion.map { " (did you mean /\($0)?)" } ?? "") + "; /help lists them")
+        case .badArguments(let command, let message):
+            context.errors.line("/\(command.name): \(message)\n\(command.usageLine)")
+        case .command(let command, let arguments):
+            do {
+                try await command.run(arguments, self)
+            } catch let error as UsageError {
+                context.errors.line("/\(command.name): \(error)\n\(command.usageLine)")
+            } catch {
+                context.warn(String(describing: error))
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads a line: with readline on a terminal, else plainly from standard input.
+    func readLine(prompt: String, draft: String) async -> LineInput {
+        router.setAtPrompt(true)
+        defer { router.setAtPrompt(false) }
+        if let editor { return await editor.read(prompt: prompt, draft: draft) }
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: Swift.readLine().map(LineInput.line) ?? .endOfInput) }.start()
+        }
+    }
+
+    /// Asks a yes/no question; only `y` or `yes` is yes.
+    func confirm(_ question: String) async -> Bool {
+        if case .line(let answer) = await readLine(prompt: question + " [y/N] ", draft: "") {
+            return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+        }
+        return false
+    }
+
+    // MARK: The prompt
+
+    /// The conversation's model and state, the context estimate, folder and title; then `›`.
+    func promptText() async -> String {
+        if assembler.isContinuing { return "… " }
+        let conversation = await currentConversation()
+        let models = (try? await chat.models(refresh: true)) ?? []
+        let key = conversation?.modelKey ?? pendingModel ?? context.configuration.defaultModel
+            ?? models.first { $0.type == .llm && $0.isLoaded }?.key
+        var parts: [String] = []
+        let model = key.flatMap { key in models.first { $0.key == key } }
+        if let key {
+            let state = model.map { $0.isLoaded ? "loaded" : "not loaded" } ?? (models.isEmpty ? "server unreachable" : "not downloaded")
+            parts.append("\(UntrustedText.sanitize(key)) (\(state))")
+        } else {
+            parts.append("no model")
+        }
+        let meter = await contextMeter(conversation: conversation, model: model)
+        parts.append(meter.label())
+        if let conversation {
+            let folder = await folderPath(conversation.folderId)
+            let title = conversation.title.isEmpty ? "untitled" : conversation.title
+            parts.append(UntrustedText.sanitize((folder.map { $0 + "/" } ?? "") + title))
+        } else {
+            parts.append("new chat")
+        }
+        completions.update(models: models)
+        if editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
+            (try library.folders().map { try library.folderPath(id: $0.id) },
+             try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty && !$0.contains(" ") })
+        }) {
+            completions.update(folders: folders, titles: titles)
+        }
+        let info = parts.joined(separator: " · ")
+        let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
+        guard editor != nil else { return "" }
+        if capabilities.noColor || !capabilities.allowsCursorMovement { return "[\(info)]\n› " }
+        return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
+    }
+
+    /// The context estimate: the loaded instance's context length and the latest reply's tokens.
+    func contextMeter(conversation: Conversation?, model: Model?) async -> ContextMeter {
+        let length = model?.loadedInstances.first?.config.contextLength ?? conversation?.settings.contextLength
+            ?? context.configuration.contextLength ?? model?.maxContextLength
+        guard let id = conversation?.id else { return ContextMeter(usedTokens: 0, contextLength: length) }
+        let statistics = (try? await chat.withLibrary { try $0.lastReplyStatistics(conversationId: id) }) ?? nil
+        let used = (statistics?.inputTokens ?? 0) + (statistics?.totalOutputTokens ?? 0)
+        return ContextMeter(usedTokens: used, contextLength: length)
+    }
+
+    /// The current conversation, fresh from the library.
+    func currentConversation() async -> Conversation? {
+        guard let id = conversationId else { return nil }
+        return try? await chat.withLibrary { try $0.conversation(id: id) }
+    }
+
+    /// `Work/Research` for a folder id.
+    func folderPath(_ id: Int64?) async -> String? {
+        guard let id else { return nil }
+        return try? await chat.withLibrary { try $0.folderPath(id: id) }
+    }
+
+    // MARK: Sending
+
+    /// The conversation to send on, created (with the `/model` choice) when there is none yet.
+    func ensureConversation() async throws -> String {
+        if let conversationId { return conversationId }
+        let model = pendingModel
+        let id = try await chat.withLibrary { try $0.createConversation(title: "", folderId: nil, modelKey: model, systemPrompt: nil, settings: ConversationSettings()).id }
+        conversationId = id
+        return id
+    }
+
+    /// Sends `text` with the attached images and streams the reply; returns an exit status after SIGTERM/SIGHUP.
+    func send(_ text: String) async -> Int32? {
+        let conversation = await currentConversation()
+        let models = (try? await chat.models()) ?? []
+        let key = conversation?.modelKey ?? pendingModel ?? context.configuration.defaultModel
+        let meter = await contextMeter(conversation: conversation, model: key.flatMap { key in models.first { $0.key == key } })
+        if meter.wouldOverflow(draft: text) {
+            context.errors.line("This message would overflow the context (\(meter.label(draft: text))).")
+            guard await confirm("Send it anyway?") else {
+                draft = text
+                return nil
+            }
+        }
+        let id: String
+        do { id = try await ensureConversation() } catch {
+            context.warn(String(describing: error))
+            return nil
+        }
+        let turn = Turn(text: text, images: attachments)
+        attachments = []
+        if !keptDraft.isEmpty {
+            keptDraft = ""
+            await saveDraft("")
+        }
+        return await stream(conversationId: id, modelName: key ?? "") { chat, display in
+            try await chat.send(turn, in: id) { await display.show($0) }
+        }
+    }
+
+    /// Streams a reply made by `body`; handles Ctrl-C, SIGTERM/SIGHUP, window changes and a lost server context.
+    func stream(conversationId id: String, modelName: String,
+                _ body: @escaping @Sendable (ChatSession, ReplyDisplay) async throws -> SavedReply) async -> Int32? {
+        let display = ReplyDisplay.forCommandLine(context: context, modelName: modelName)
+        let chat = chat
+        let environment = context.environment
+        let started = ContinuousClock.now
+        let work = Task { try await body(chat, display) }
+        do {
+            let (saved, signal) = try await router.streaming(work) {
+                let capabilities = TerminalCapabilities.detect(fd: 1, environment: environment)
+                Task { await display.resize(width: capabilities.width, height: capabilities.height) }
+            }
+            if let signal {
+                await saveDraft("")
+                return SignalTrap.exitStatus(for: signal)
+            }
+            if saved.status != .complete, let message = saved.errorMessage { context.warn(message) }
+            await afterReply(saved, elapsed: ContinuousClock.now - started)
+        } catch ChatError.continuationLost {
+            context.warn(ChatError.continuationLost(conversationId: id).description)
+            if await confirm("Continue with a fresh server context?") {
+                return await stream(conversationId: id, modelName: modelName) { chat, display in
+                    try await chat.retry(in: id, freshContext: true) { await display.show($0) }
+                }
+            }
+        } catch {
+            context.warn(String(describing: error))
+        }
+        return nil
+    }
+
+    /// Titles a new conversation with the summarizer and notifies about a long reply.
+    private func afterReply(_ saved: SavedReply, elapsed: Duration) async {
+        if saved.status == .complete, let summarizer = context.configuration.summarizerModel {
+            await Summarizer(client: chat.client, model: summarizer).titleIfFirstReply(conversationId: saved.conversationId, chat: chat)
+        }
+        if let threshold = context.configuration.notifyAfterSeconds, elapsed.seconds >= threshold {
+            ReplyNotification.post(model: saved.state.modelInstanceId ?? "llmster", text: saved.state.answer,
+                                   environment: context.environment)
+        }
+    }
+
+    /// Keeps unsent input on the current conversation (only when there is one).
+    func saveDraft(_ text: String) async {
+        guard let id = conversationId else { return }
+        try? await chat.withLibrary { try $0.setDraft(conversationId: id, text: text) }
+    }
+
+    /// Switches to conversation `id`, saving the draft of the one left and putting the new one's in the line.
+    func switchTo(_ id: String?) async {
+        await saveDraft(keptDraft)
+        conversationId = id
+        attachments = []
+        pendingModel = nil
+        keptDraft = await currentConversation()?.draft ?? ""
+        draft = keptDraft
+    }
+}

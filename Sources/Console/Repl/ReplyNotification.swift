@@ -1,0 +1,18 @@
+import Foundation
+import TerminalMarkdown
+
+/// Tells the user a long reply finished: `notify-send` when present, else OSC 777 and OSC 9 to the terminal.
+enum ReplyNotification {
+    /// Posts "MODEL finished" with the start of `text`, control characters removed.
+    static func post(model: String, text: String, environment: [String: String]) {
+        let title = UntrustedText.sanitize(model).replacingOccurrences(of: ";", with: ",") + " finished"
+        let preview = String(UntrustedText.sanitize(text.replacingOccurrences(of: "\n", with: " ")).prefix(120))
+            .replacingOccurrences(of: ";", with: ",")
+        let paths = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        if paths.contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/notify-send") }) {
+            _ = ExternalProgram.runShell("notify-send \"$1\" \"$2\" >/dev/null 2>&1", arguments: [title, preview])
+            return
+        }
+        StandardStream.output.send("\u{1B}]777;notify;\(title);\(preview)\u{7}\u{1B}]9;\(title): \(preview)\u{7}")
+    }
+}

@@ -1,0 +1,102 @@
+/// What a slash command's arguments are, for tab completion.
+enum SlashArgument: Sendable, Equatable {
+    case none
+    case commandName
+    case modelKey
+    case instance
+    case folder
+    case conversation
+    case setting
+    case path
+    case choices([String])
+}
+
+/// One REPL command such as `/model KEY`: its usage, options and what it does.
+struct SlashCommand: Sendable {
+    /// The name after the slash.
+    let name: String
+    /// The arguments as `/help` shows them, e.g. `[CHAT] FOLDER`.
+    let synopsis: String
+    /// One line for `/help`.
+    let summary: String
+    /// The options it accepts (none for most).
+    let parser: ArgumentParser
+    /// The whole rest of the line is one argument (`/system TEXT`, `/rename TITLE`), so dashes are text.
+    let takesText: Bool
+    /// What Tab completes after the name.
+    let argument: SlashArgument
+    /// Does the work; a `UsageError` prints the usage line.
+    let run: @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void
+
+    /// Declares a command.
+    init(_ name: String, _ synopsis: String = "", _ summary: String, options: [ArgumentParser.Option] = [],
+         takesText: Bool = false, argument: SlashArgument = .none,
+         run: @escaping @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void) {
+        self.name = name
+        self.synopsis = synopsis
+        self.summary = summary
+        self.parser = ArgumentParser(options)
+        self.takesText = takesText
+        self.argument = argument
+        self.run = run
+    }
+
+    /// `usage: /name synopsis`.
+    var usageLine: String { "usage: /\(name)\(synopsis.isEmpty ? "" : " " + synopsis)" }
+}
+
+/// A typed line that starts with `/`, understood against the command registry.
+enum SlashLine: Sendable {
+    case command(SlashCommand, ArgumentParser.Parsed)
+    /// An unknown name, with the nearest known one.
+    case unknown(name: String, suggestion: String?)
+    /// A known command with arguments it does not accept.
+    case badArguments(SlashCommand, message: String)
+
+    /// Parses `line` (which starts with `/`) against `commands`.
+    static func parse(_ line: String, commands: [SlashCommand]) -> SlashLine {
+        let body = line.dropFirst().drop { $0 == " " }
+        let name = String(body.prefix { $0 != " " })
+        let rest = body.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+        guard let command = commands.first(where: { $0.name == name }) else {
+            return .unknown(name: name, suggestion: EditDistance.nearest(to: name, in: commands.map(\.name), maximum: 3)
+                            ?? commands.map(\.name).first { !name.isEmpty && $0.hasPrefix(name) })
+        }
+        if command.takesText {
+            var parsed = ArgumentParser.Parsed()
+            if !rest.isEmpty { parsed.positionals = [rest] }
+            return .command(command, parsed)
+        }
+        do {
+            return .command(command, try command.parser.parse(try words(rest)))
+        } catch {
+            return .badArguments(command, message: error.description)
+        }
+    }
+
+    /// Splits arguments at spaces; single or double quotes keep spaces inside one word.
+    static func words(_ text: String) throws(UsageError) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var inWord = false
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "\"" || character == "'" {
+                quote = character
+                inWord = true
+            } else if character == " " || character == "\t" {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if quote != nil { throw UsageError("a quote is not closed") }
+        if inWord { words.append(current) }
+        return words
+    }
+}

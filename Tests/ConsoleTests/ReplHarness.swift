@@ -1,0 +1,49 @@
+import Foundation
+import Simulator
+import TestSupport
+
+/// `llmster` (the REPL) on a real pseudo-terminal, in a sandbox, against an in-process simulator.
+struct ReplHarness {
+    let fixture: SimulatorFixture
+    let sandbox: Sandbox
+    var extra: [String: String] = [:]
+
+    init(_ options: SimulatorOptions = SimulatorOptions(), environment: [String: String] = [:]) throws {
+        fixture = try SimulatorFixture(options)
+        sandbox = try Sandbox()
+        extra = environment
+    }
+
+    var environment: [String: String] { sandbox.environment(server: fixture.url, extra: extra) }
+
+    /// Starts the REPL and waits for its first prompt.
+    func start(_ arguments: [String] = []) throws -> Pseudoterminal {
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: environment)
+        try terminal.waitFor("› ")
+        return terminal
+    }
+
+}
+
+extension Pseudoterminal {
+    /// Types `line` and Enter, then waits for the next prompt; returns what appeared in between.
+    @discardableResult
+    func enter(_ line: String) throws -> String {
+        let start = mark
+        send(line + "\r")
+        return try waitFor("› ", after: start + line.count)
+    }
+}
+
+extension ReplHarness {
+    /// Runs `llmster ARGUMENTS` to completion within `seconds`, killing it after that so a test cannot hang.
+    func runBounded(_ arguments: [String], input: String? = nil, seconds: Double = 60) throws -> ProcessResult {
+        let process = try ProcessRunner.start(try BuiltProduct.path("llmster"), arguments, environment: environment, input: input)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.process.isRunning, Date() < deadline {
+            usleep(20_000)
+        }
+        if process.process.isRunning { process.signal(SIGKILL) }
+        return process.wait()
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+import Simulator
+import Testing
+import TestSupport
+
+@Suite struct ReplTests {
+    @Test func messageGetsItsRenderedReplyAndTheContextFigureChanges() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        #expect(terminal.text.contains("acme/tiny-1b (loaded)"), "the prompt names the model and its state")
+        #expect(terminal.text.contains("ctx 0/4k 0%"))
+        let shown = try terminal.enter("echo:Hello from **the** simulator.")
+        let lines = shown.components(separatedBy: "\n")
+        #expect(lines.contains { $0.hasSuffix("Hello from the simulator.") }, "the Markdown is rendered: \(shown)")
+        let prompt = try #require(lines.last { $0.contains("ctx ") })
+        #expect(!prompt.contains("ctx 0/4k"), "the context figure grew after the reply: \(prompt)")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+    }
+
+    @Test func tabCompletesCommandNames() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        var start = terminal.mark
+        terminal.send("/mo\t")
+        try terminal.waitFor("/model", after: start)
+        start = terminal.mark
+        terminal.send("\t\t")
+        let listed = try terminal.waitFor("/models", after: start)
+        #expect(listed.contains("/model"), "both candidates are listed: \(listed)")
+        start = terminal.mark
+        terminal.send("s\r")
+        let table = try terminal.waitFor("acme/vision-7b", after: start)
+        #expect(table.contains("MODEL") && table.contains("CAPABILITIES"), "/models ran: \(table)")
+    }
+
+    @Test func tabCompletesModelKeys() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("/model acme/thi\t")
+        try terminal.waitFor("acme/thinker-8b", after: start)
+    }
+
+    @Test func ctrlCDuringAReplyKeepsThePartialReplyAndReturnsToThePrompt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        terminal.send("[[sim:stall=30]] echo:alpha beta gamma delta epsilon\r")
+        try terminal.waitFor("epsilon")
+        let start = terminal.mark
+        try terminal.waitFor("alpha", after: start)
+        terminal.send("\u{3}")
+        let after = try terminal.waitFor("› ", after: start)
+        let reply = try #require(after.components(separatedBy: "[acme/tiny-1b").first)
+        #expect(reply.contains("incomplete"), "\(after)")
+        #expect(!reply.contains("epsilon"))
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+        let chats = try repl.runBounded(["chats", "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(chats.output.utf8)) as? [[String: Any]]
+        let show = try repl.runBounded(["show", try #require(list?.first?["id"] as? String)])
+        #expect(show.output.contains("incomplete"), "\(show)")
+        #expect(show.output.contains("alpha"))
+    }
+
+    @Test func draftComesBackAfterOpeningAnotherChatAndReturning() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first chat")
+        terminal.send("half-written thought")
+        try terminal.waitFor("half-written thought")
+        terminal.send("\u{3}")
+        try terminal.waitFor("^C")
+        try terminal.enter("/new")
+        try terminal.enter("echo:second chat")
+        let start = terminal.mark
+        terminal.send("/open echo:first chat\r")
+        let reopened = try terminal.waitFor("half-written thought", after: start + 20)
+        #expect(reopened.contains("Opened"))
+    }
+
+    @Test func historySurvivesARestart() throws {
+        let repl = try ReplHarness()
+        let first = try repl.start()
+        try first.enter("/ps")
+        try first.enter(" /chats")
+        first.send("\u{4}")
+        _ = try first.waitForExit()
+        let second = try repl.start()
+        let start = second.mark
+        second.send("\u{10}")
+        try second.waitFor("/ps", after: start)
+        #expect(!second.text.dropFirst(start).contains("/chats"), "a line starting with a space is not recorded")
+    }
+
+    @Test func choosingAModelAppliesTheLoadPolicy() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:on the tiny model")
+        let shown = try terminal.enter("/model acme/thinker-8b")
+        #expect(shown.contains("Unloaded acme/tiny-1b"), "\(shown)")
+        let unloads = repl.fixture.requests(to: "/api/v1/models/unload")
+        #expect(unloads.count == 1)
+        #expect(unloads.first?.field("instance_id") == "acme/tiny-1b")
+        #expect(repl.fixture.requests(to: "/api/v1/models/load").first?.field("model") == "acme/thinker-8b")
+        #expect(shown.contains("acme/thinker-8b (loaded)"), "the prompt shows the new model: \(shown)")
+    }
+
+    @Test func badCommandsAndBadArgumentsGetUsageNotACrash() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let unknown = try terminal.enter("/modle acme/tiny-1b")
+        #expect(unknown.contains("unknown command /modle (did you mean /model"), "\(unknown)")
+        let bad = try terminal.enter("/set temperature hot")
+        #expect(bad.contains("usage: /set KEY VALUE"), "\(bad)")
+        let worse = try terminal.enter("/models --colour")
+        #expect(worse.contains("usage: /models"), "\(worse)")
+        let quote = try terminal.enter("/mv \"unclosed")
+        #expect(quote.contains("usage: /mv"), "\(quote)")
+        terminal.send("/quit\r")
+        #expect(try terminal.waitForExit() == 0)
+    }
+
+    @Test func pipedInputSendsEachLineAndExitsAtTheEnd() throws {
+        let repl = try ReplHarness()
+        let result = try repl.runBounded([], input: "echo:first answer\necho:second answer\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output == "first answer\nsecond answer\n")
+    }
+}
+
+@Suite struct ReplInputTests {
+    @Test func modelKeyMatchesAreListedWithBadges() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("/model acme/t\t\t")
+        let listed = try terminal.waitFor("acme/toolsmith-12b  not loaded · tools", after: start)
+        #expect(listed.contains("acme/thinker-8b  not loaded · reasoning"), "\(listed)")
+        #expect(listed.contains("acme/tiny-1b  loaded"), "\(listed)")
+    }
+
+    @Test func tripleQuotesAndCtrlJMakeOneMultiLineMessage() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        // One line at a time: each waits for the continuation prompt, as typed-ahead lines are not
+        // supported yet (readline may swallow the rest of the typeahead after the first line).
+        for line in ["\"\"\"", "echo:first line", "second line"] {
+            let start = terminal.mark
+            terminal.send(line + "\r")
+            try terminal.waitFor("… ", after: start + line.count)
+        }
+        try terminal.enter("\"\"\"")
+        terminal.send("echo:top\u{0A}bottom")
+        try terminal.waitFor("bottom")
+        try terminal.enter("")
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs == ["echo:first line\nsecond line", "echo:top\nbottom"])
+    }
+
+    @Test func ctrlXCtrlEEditsTheMessageInTheEditor() throws {
+        let repl = try ReplHarness()
+        let script = repl.sandbox.root + "/editor.sh"
+        try "printf 'echo:edited in the editor' > \"$1\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        var harness = repl
+        // Run through sh rather than exec'd: a script just written can be "text file busy" while
+        // another test's spawn briefly holds the write descriptor.
+        harness.extra = ["EDITOR": "/bin/sh " + script]
+        let terminal = try harness.start()
+        terminal.send("draft to edit\u{18}\u{5}")
+        try terminal.waitFor("edited in the editor")
+        try terminal.enter("")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:edited in the editor")
+    }
+
+    @Test func sigtermAtThePromptKeepsTheDraftAndExits143() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:a reply")
+        terminal.send("unfinished words")
+        try terminal.waitFor("unfinished words")
+        kill(terminal.pid, SIGTERM)
+        #expect(try terminal.waitForExit() == 143)
+        let again = try repl.start()
+        let start = again.mark
+        again.send("/open echo:a reply\r")
+        try again.waitFor("unfinished words", after: start + 20)
+    }
+
+    @Test func setSavesValidatedSettingsOnTheConversation() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:hello")
+        let set = try terminal.enter("/set temperature 0.3")
+        #expect(set.contains("temperature = 0.3"))
+        let rejected = try terminal.enter("/set reasoning high")
+        #expect(rejected.contains("has no reasoning options"), "\(rejected)")
+        try terminal.enter("echo:again")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("temperature") == "0.3")
+    }
+}
+
+@Suite struct ReplRecoveryTests {
+    @Test func lostServerContextOffersAFreshOne() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first")
+        repl.fixture.simulator.reset()
+        let start = terminal.mark
+        terminal.send("echo:second after a restart\r")
+        let question = try terminal.waitFor("Continue with a fresh server context? [y/N]", after: start)
+        #expect(!question.contains("\nsecond after a restart"), "nothing was answered yet")
+        let answered = try terminal.enter("y")
+        #expect(answered.contains("second after a restart"), "\(answered)")
+        let chats = repl.fixture.requests(to: "/api/v1/chat")
+        #expect(chats.last?.field("previous_response_id") == nil)
+        #expect(chats.last?.field("input") == "echo:second after a restart")
+    }
+}
+
+@Suite struct ReplAfterReplyTests {
+    @Test func summarizerTitlesTheConversationWithoutStoringOnTheServer() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write("summarizer_model = acme/tiny-1b\n", to: "config/llmster/config")
+        let terminal = try repl.start()
+        try terminal.enter("echo:the first message")
+        let titling = repl.fixture.requests(to: "/api/v1/chat").filter { $0.field("store") == "false" }
+        #expect(titling.count == 1)
+        #expect(titling.first?.field("model") == "acme/tiny-1b")
+        #expect(titling.first?.field("stream") != "true")
+        let chats = try repl.runBounded(["chats", "--json"])
+        #expect(chats.output.contains("\"title\""))
+        #expect(!chats.output.contains("\"title\":\"echo:the first message\""), "the summarizer's title replaced the first message: \(chats.output)")
+    }
+
+    @Test func longRepliesEndWithATerminalNotification() throws {
+        let repl = try ReplHarness(environment: ["PATH": "/nonexistent"])
+        try repl.sandbox.write("notify_after_seconds = 0\n", to: "config/llmster/config")
+        let terminal = try repl.start()
+        try terminal.enter("echo:done now")
+        #expect(terminal.rawOutput.contains("\u{1B}]777;notify;acme/tiny-1b finished;done now\u{7}"), "\(terminal.rawOutput.debugDescription)")
+    }
+}
+
+@Suite struct ReplJobControlTests {
+    @Test func ctrlZLeavesACookedTerminalAndFgResumesThePrompt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        #expect(!terminal.isCooked, "readline has the terminal in raw mode at the prompt")
+        terminal.send("\u{1A}")
+        let deadline = Date().addingTimeInterval(30)
+        while !terminal.isStopped, Date() < deadline { usleep(20_000) }
+        #expect(terminal.isStopped)
+        #expect(terminal.isCooked, "while stopped the shell gets a sane terminal")
+        kill(terminal.pid, SIGCONT)
+        let start = terminal.mark
+        terminal.send("/ps\r")
+        try terminal.waitFor("acme/tiny-1b", after: start)
+    }
+}
+
+@Suite struct ReplLibraryCommandTests {
+    @Test func showUsesThePagerAndCopySendsOSC52() throws {
+        let repl = try ReplHarness(environment: ["PAGER": "cat"])
+        let terminal = try repl.start()
+        try terminal.enter("echo:Run this:\n\n```sh\nls -la\n```")
+        let shown = try terminal.enter("/show")
+        #expect(shown.contains("You"), "\(shown)")
+        #expect(shown.contains("ls -la"))
+        try terminal.enter("/copy code 1")
+        let encoded = Data("ls -la".utf8).base64EncodedString()
+        #expect(terminal.rawOutput.contains("\u{1B}]52;c;\(encoded)\u{7}"))
+        let usage = try terminal.enter("/copy code 7")
+        #expect(usage.contains("the last reply has 1 code blocks"), "\(usage)")
+    }
+
+    @Test func foldersMoveAndPinOrganiseTheChat() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:organise me")
+        try terminal.enter("/mv Work/Research")
+        try terminal.enter("/pin")
+        let listed = try terminal.enter("/chats Work/Research")
+        #expect(listed.contains("📌") && listed.contains("echo:organise me"), "\(listed)")
+        let prompt = try terminal.enter("/rename Tidy title")
+        #expect(prompt.contains("Work/Research/Tidy title"), "the prompt shows folder and title: \(prompt)")
+    }
+}

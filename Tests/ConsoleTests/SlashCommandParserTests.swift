@@ -1,0 +1,110 @@
+@testable import Console
+import Foundation
+import Testing
+
+@Suite struct SlashCommandParserTests {
+    @Test func knownCommandWithOptionsAndPositionals() throws {
+        guard case .command(let command, let arguments) = SlashLine.parse("/models --vision --sort size", commands: ReplCommands.all) else {
+            Issue.record("not parsed as a command"); return
+        }
+        #expect(command.name == "models")
+        #expect(arguments.has("vision"))
+        #expect(arguments.value("sort") == "size")
+    }
+
+    @Test func quotesKeepSpacesInOneArgument() throws {
+        guard case .command(_, let arguments) = SlashLine.parse("/mv 'my chat' \"Work/Deep Research\"", commands: ReplCommands.all) else {
+            Issue.record("not parsed as a command"); return
+        }
+        #expect(arguments.positionals == ["my chat", "Work/Deep Research"])
+    }
+
+    @Test func textCommandsTakeTheRestOfTheLineVerbatim() throws {
+        guard case .command(let command, let arguments) = SlashLine.parse("/system  be terse --no fluff", commands: ReplCommands.all) else {
+            Issue.record("not parsed as a command"); return
+        }
+        #expect(command.name == "system")
+        #expect(arguments.positionals == ["be terse --no fluff"])
+    }
+
+    @Test func unknownCommandSuggestsTheNearest() {
+        guard case .unknown(let name, let suggestion) = SlashLine.parse("/hepl", commands: ReplCommands.all) else {
+            Issue.record("an unknown command was accepted"); return
+        }
+        #expect(name == "hepl")
+        #expect(suggestion == "help")
+    }
+
+    @Test func badOptionsAndOpenQuotesAreUsageErrors() {
+        guard case .badArguments(let command, _) = SlashLine.parse("/models --colour", commands: ReplCommands.all) else {
+            Issue.record("a bad option was accepted"); return
+        }
+        #expect(command.usageLine.hasPrefix("usage: /models"))
+    }
+
+    @Test func wordsRejectAnOpenQuote() {
+        #expect(throws: UsageError.self) { try SlashLine.words("\"open") }
+        #expect((try? SlashLine.words("a  'b c' d")) == ["a", "b c", "d"])
+    }
+
+    @Test func commandNamesComplete() {
+        let matches = CompletionData().complete(CompletionRequest(before: "", word: "/mo"))
+        #expect(matches == ["/models", "/model"])
+        #expect(CompletionRequest.commonPrefix(of: matches) == "/model")
+    }
+
+    @Test func setKeysAndOptionsComplete() {
+        let data = CompletionData()
+        #expect(data.complete(CompletionRequest(before: "/set ", word: "te")) == ["temperature"])
+        #expect(data.complete(CompletionRequest(before: "/models ", word: "--vi")) == ["--vision"])
+        #expect(CompletionRequest(before: "/attach ", word: "~/pi").wantsPaths)
+    }
+}
+
+@Suite struct InputAssemblerTests {
+    @Test func aPlainLineIsAMessage() {
+        var assembler = InputAssembler()
+        #expect(assembler.add("hello") == "hello")
+        #expect(!assembler.isContinuing)
+    }
+
+    @Test func trailingBackslashContinues() {
+        var assembler = InputAssembler()
+        #expect(assembler.add("first \\") == nil)
+        #expect(assembler.isContinuing)
+        #expect(assembler.add("second") == "first \nsecond")
+    }
+
+    @Test func tripleQuoteBlocksKeepEveryLine() {
+        var assembler = InputAssembler()
+        #expect(assembler.add("\"\"\"") == nil)
+        #expect(assembler.add("line one \\") == nil)
+        #expect(assembler.add("") == nil)
+        #expect(assembler.pending == "line one \\\n")
+        #expect(assembler.add("\"\"\"") == "line one \\\n")
+    }
+}
+
+@Suite struct HistoryFileTests {
+    @Test func multiLineEntriesSurviveTheFile() throws {
+        let path = FileManagerPath.temporary("history")
+        let history = HistoryFile(path: path)
+        history.append("two\nlines with a \\ backslash")
+        history.append("/ps")
+        #expect(HistoryFile(path: path).entries == ["two\nlines with a \\ backslash", "/ps"])
+    }
+
+    @Test func keepsOnlyTheLatestEntries() {
+        let path = FileManagerPath.temporary("history")
+        let history = HistoryFile(path: path, limit: 2)
+        for entry in ["a", "b", "c"] { history.append(entry) }
+        #expect(HistoryFile(path: path).entries == ["b", "c"])
+    }
+}
+
+@Suite struct ClipboardTests {
+    @Test func codeBlocksAreFoundInOrder() {
+        let markdown = "Intro\n\n```swift\nlet a = 1\n```\n\ntext\n\n~~~\nplain\n~~~\n"
+        #expect(Clipboard.codeBlocks(in: markdown) == ["let a = 1", "plain"])
+    }
+}

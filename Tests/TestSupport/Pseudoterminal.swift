@@ -1,0 +1,202 @@
+import Foundation
+import Synchronization
+
+/// A program running on a real pseudo-terminal: keys go in, everything it draws comes out.
+///
+/// The child is started with `posix_spawn` in a new session with the pty's slave as its controlling
+/// terminal and standard streams, so Ctrl-C typed here is a real SIGINT from the line discipline.
+/// A reader thread collects the output; waits are bounded by a deadline.
+public final class Pseudoterminal: @unchecked Sendable {
+    public let pid: pid_t
+    private let master: Int32
+    private let condition = NSCondition()
+    private var bytes: [UInt8] = []
+    private var closed = false
+    private var exitStatus: Int32?
+
+    /// Starts `executable` on a `width`×`height` terminal.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String],
+                width: Int = 100, height: Int = 40) throws {
+        // /dev/ptmx with the Linux ioctls (Swift's Glibc module lacks posix_openpt and ptsname):
+        // TIOCSPTLCK (0x40045431) unlocks the slave, TIOCGPTN (0x80045430) gives its number.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard master >= 0 else { throw PseudoterminalError("could not open /dev/ptmx: errno \(errno)") }
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+            close(master)
+            throw PseudoterminalError("could not set up the pty: errno \(errno)")
+        }
+        let name = "/dev/pts/\(number)"
+        self.master = master
+        var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, name, O_RDWR, 0)
+        posix_spawn_file_actions_adddup2(&actions, 0, 1)
+        posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        // Descriptors other tests have open at this moment (pipe ends above all) must not leak into
+        // a long-lived child, or their readers would never see end of file. (glibc ignores a close
+        // action on a descriptor that was closed meanwhile.)
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        // POSIX_SPAWN_SETSID (0x80): a new session, so opening the slave makes it the controlling terminal.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | 0x80))
+        let argv = [executable] + arguments
+        let envp = environment.map { "\($0.key)=\($0.value)" }
+        var cArguments = argv.map { strdup($0) } + [nil]
+        var cEnvironment = envp.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments + cEnvironment { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, &cEnvironment)
+        guard status == 0 else { close(master); throw PseudoterminalError("could not start \(executable): error \(status)") }
+        self.pid = pid
+        let reader = Thread { [self] in readLoop() }
+        reader.name = "pty-reader"
+        reader.start()
+    }
+
+    deinit {
+        if exitStatus == nil { kill(pid, SIGKILL) }
+        var status: Int32 = 0
+        if exitStatus == nil { waitpid(pid, &status, 0) }
+        close(master)
+    }
+
+    private func readLoop() {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(master, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            condition.lock()
+            if count <= 0 { closed = true } else { bytes += chunk[0..<count] }
+            condition.broadcast()
+            condition.unlock()
+            if count <= 0 { return }
+        }
+    }
+
+    /// Types `text` (use `\r` for Enter, `\u{3}` for Ctrl-C, `\t` for Tab).
+    public func send(_ text: String) {
+        var data = Array(text.utf8)
+        var offset = 0
+        while offset < data.count {
+            let written = data[offset...].withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
+            if written <= 0 { if errno == EINTR { continue }; return }
+            offset += written
+        }
+        data.removeAll()
+    }
+
+    /// Everything the program wrote, raw.
+    public var rawOutput: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Everything the program wrote, with escape sequences, readline's prompt markers and carriage returns removed.
+    public var text: String { Self.strip(rawOutput) }
+
+    /// A position in `text`, for waiting on what comes after it.
+    public var mark: Int { text.count }
+
+    /// Waits until the stripped output after `mark` contains `expected`; returns that output.
+    @discardableResult
+    public func waitFor(_ expected: String, after mark: Int = 0, seconds: Double = 30) throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            let text = String(Self.strip(String(decoding: bytes, as: UTF8.self)).dropFirst(mark))
+            if text.contains(expected) { return text }
+            if closed || !condition.wait(until: deadline) {
+                throw PseudoterminalError("did not see \(expected.debugDescription) within \(seconds) s\(closed ? " (the program closed the terminal)" : ""); output after the mark:\n\(text)")
+            }
+        }
+    }
+
+    /// Whether the terminal echoes and edits lines itself (the cooked mode a shell expects).
+    public var isCooked: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return false }
+        return settings.c_lflag & tcflag_t(ECHO) != 0 && settings.c_lflag & tcflag_t(ICANON) != 0
+    }
+
+    /// Whether the program is stopped (Ctrl-Z), from /proc.
+    public var isStopped: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
+    }
+
+    /// Changes the terminal size; the program gets SIGWINCH.
+    public func resize(width: Int, height: Int) {
+        var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+    }
+
+    /// Waits for the program to exit (blocking this thread on the child); returns its exit status, or 128+signal.
+    public func waitForExit(seconds: Double = 30) throws -> Int32 {
+        if let exitStatus { return exitStatus }
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { break }
+            if result < 0, errno != EINTR { throw PseudoterminalError("waitpid failed: errno \(errno)") }
+            if Date() > deadline {
+                throw PseudoterminalError("the program did not exit within \(seconds) s; output:\n\(text)")
+            }
+            condition.lock()
+            _ = condition.wait(until: Date().addingTimeInterval(0.05))
+            condition.unlock()
+        }
+        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        exitStatus = code
+        return code
+    }
+
+    /// Removes CSI and OSC sequences, other two-byte escapes, \001/\002 and carriage returns.
+    public static func strip(_ raw: String) -> String {
+        var result = ""
+        var iterator = raw.unicodeScalars.makeIterator()
+        while let scalar = iterator.next() {
+            switch scalar {
+            case "\u{1B}":
+                guard let next = iterator.next() else { break }
+                if next == "[" {
+                    while let c = iterator.next(), !(0x40...0x7E).contains(c.value) {}
+                } else if next == "]" {
+                    var previous: Unicode.Scalar = " "
+                    while let c = iterator.next(), c != "\u{7}", !(previous == "\u{1B}" && c == "\\") { previous = c }
+                }
+            case "\u{1}", "\u{2}", "\r", "\u{7}", "\u{8}":
+                continue
+            default:
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}
+
+/// A pseudo-terminal could not be set up, or the expected output did not come.
+public struct PseudoterminalError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
