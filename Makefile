@@ -47,17 +47,19 @@ run: release
 	  exec $$bin --server "$(SERVER)"; \
 	fi
 
+# Tests run one at a time: on a 2-core machine Swift concurrency's pool has two threads, and tests that
+# wait on child processes would otherwise compete for them. A run that hangs is stopped after 20 minutes.
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@timeout -k 10 1200 $(SWIFT) test --skip-build --no-parallel; status=$$?; 	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then echo "llmster: the test run did not finish in 20 minutes and was stopped" >&2; fi; 	exit $$status
 	$(MAKE) --no-print-directory editor-tests
 
 # The Emacs (ERT) and Neovim (headless Lua) suites, against the built llmster rpc and lmstudio-sim.
 editor-tests: test-deps
 	@bin=$$($(SWIFT) build --show-bin-path); \
-	LLMSTER_BIN_DIR=$$bin emacs --batch -Q -l contrib/emacs/llmster.el -l contrib/emacs/test/llmster-test.el \
+	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q -l contrib/emacs/llmster.el -l contrib/emacs/test/llmster-test.el \
 	  -f ert-run-tests-batch-and-exit && \
-	LLMSTER_BIN_DIR=$$bin nvim --headless -u NONE -i NONE --cmd 'set rtp^=contrib/nvim' -c 'luafile contrib/nvim/test/llmster_spec.lua'
+	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 nvim --headless -u NONE -i NONE --cmd 'set rtp^=contrib/nvim' -c 'luafile contrib/nvim/test/llmster_spec.lua'
 
 bench: deps
 	$(SWIFT) build -c release
