@@ -10,7 +10,10 @@ enum ReplCommands {
     static let settingKeys = ["temperature", "top_p", "top_k", "min_p", "repeat_penalty", "max_output_tokens", "reasoning", "context_length"]
 
     /// Every command, in the order `/help` lists them.
-    static let all: [SlashCommand] = [
+    static let all: [SlashCommand] = conversationCommands + movingCommands + serverCommands
+
+    /// Models, conversations, settings and the session.
+    static let conversationCommands: [SlashCommand] = [
         SlashCommand("help", "[COMMAND]", "List the commands, or describe one.", argument: .commandName) { arguments, repl in
             if let name = arguments.positionals.first {
                 let name = name.hasPrefix("/") ? String(name.dropFirst()) : name

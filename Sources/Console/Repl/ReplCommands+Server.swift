@@ -1,0 +1,124 @@
+import Chat
+import Foundation
+import Library
+import LMStudio
+import TerminalMarkdown
+import Voice
+
+extension ReplCommands {
+    /// `/export`, `/import`, `/backup`, `/restore`: the command-line transfer, without its terminal questions
+    /// (the REPL asks through its own line editor).
+    static let movingCommands: [SlashCommand] = [
+        SlashCommand("export", "[FILE]", "Write this conversation to a .llmster file (default: <title>.llmster here).",
+                     takesText: true, argument: .path) { arguments, repl in
+            guard let id = repl.conversationId else { throw UsageError("there is no conversation to export yet") }
+            let file = try Transfer.exportConversation(id, to: arguments.positionals.first, context: repl.context)
+            repl.output.line("Exported to \(UntrustedText.sanitize(file ?? "standard output")).")
+        },
+        SlashCommand("import", "FILE [--yes|--drop-continuation]", "Add a conversation from a .llmster file and open it.",
+                     options: [
+                        .init(["yes"], help: "keep the continuation when the file's server differs"),
+                        .init(["drop-continuation"], help: "drop it: the next message starts a fresh server context"),
+                     ], argument: .path) { arguments, repl in
+            guard let path = arguments.positionals.first else { throw UsageError("name the .llmster file") }
+            var policy: Transfer.ContinuationPolicy = arguments.has("drop-continuation") ? .drop : .keep
+            if !arguments.has("yes"), !arguments.has("drop-continuation") {
+                let summary = try LibraryStore.inspectConversationFile(at: path)
+                if let server = summary.serverURL, summary.responseId != nil, !ServerURL.same(server, repl.context.server) {
+                    repl.output.line("This conversation continues a context held by \(UntrustedText.sanitize(server)), not \(repl.context.server).")
+                    policy = await repl.confirm("Keep the continuation (it works only if that server still has the context)?") ? .keep : .drop
+                }
+            }
+            let conversation = try Transfer.importConversation(from: path, continuation: policy, folder: nil, asNew: false,
+                                                               context: repl.context)
+            await repl.switchTo(conversation.id)
+            repl.output.line("Imported and opened \(UntrustedText.sanitize(conversation.title)).")
+        },
+        SlashCommand("backup", "[FILE]", "Back the whole library up (encrypted with $LLMSTER_BACKUP_PASSWORD when set).",
+                     takesText: true, argument: .path) { arguments, repl in
+            try Transfer.backup(to: arguments.positionals.first, passwordFile: nil, askPassword: false, context: repl.context)
+        },
+        SlashCommand("restore", "FILE", "Replace the library with a backup (validated first; the current one is kept as a copy).",
+                     takesText: true, argument: .path) { arguments, repl in
+            guard let path = arguments.positionals.first else { throw UsageError("name the backup file") }
+            if try LibraryBackup.isEncrypted(path), repl.context.environment["LLMSTER_BACKUP_PASSWORD"] == nil {
+                throw UsageError("this backup is encrypted: set LLMSTER_BACKUP_PASSWORD, or use `llmster restore` from the shell")
+            }
+            guard await repl.confirm("Replace the whole library with \(UntrustedText.sanitize(path))?") else { return }
+            let context = repl.context
+            try await repl.chat.reopenLibrary { _ in
+                try Transfer.restore(from: path, confirmed: true, passwordFile: nil, context: context)
+            }
+            await repl.switchTo(nil)
+        },
+    ]
+
+    /// `/download`, `/integrations`, `/voice`.
+    static let serverCommands: [SlashCommand] = [
+        SlashCommand("download", "MODEL", "Start a server-side download (watch it with `llmster download --status JOB`).",
+                     takesText: true) { arguments, repl in
+            guard let model = arguments.positionals.first else { throw UsageError("name the model to download") }
+            let status = try await repl.chat.client.download(DownloadRequest(model: model))
+            if status.status == "already_downloaded" {
+                repl.output.line("\(UntrustedText.sanitize(model)) is already downloaded.")
+            } else if let job = status.jobId {
+                repl.output.line(DownloadProgressLine.describe(status, name: model))
+                repl.output.line("Download job \(UntrustedText.sanitize(job)) runs on the server; watch it: llmster download --status \(UntrustedText.sanitize(job))")
+                await repl.chat.invalidateModels()
+            }
+        },
+        SlashCommand("integrations", "[on|off NAME]", "List the configured integrations, or turn one on or off for this conversation.",
+                     argument: .choices(["on", "off"])) { arguments, repl in
+            let configured = repl.context.configuration.integrations
+            let words = arguments.positionals
+            guard words.count == 2, ["on", "off"].contains(words[0]) else {
+                guard words.isEmpty else { throw UsageError("use /integrations, /integrations on NAME or /integrations off NAME") }
+                let enabled = Set(await repl.currentConversation()?.settings.integrations ?? [])
+                guard !configured.isEmpty else {
+                    repl.output.line("No integrations are configured: add `integration.NAME = mcp/… or https://…` to the config.")
+                    return
+                }
+                for setting in configured.values.sorted(by: { $0.name < $1.name }) {
+                    let kind = setting.isEphemeralMCP ? "MCP server" : "plugin"
+                    repl.output.line("\(enabled.contains(setting.name) ? "on " : "off") \(setting.name)  \(kind) \(UntrustedText.sanitize(setting.target))")
+                }
+                return
+            }
+            let name = words[1]
+            guard configured[name] != nil else {
+                throw UsageError("no integration named '\(name)'; configured: " + configured.keys.sorted().joined(separator: ", "))
+            }
+            let id = try await repl.ensureConversation()
+            let added = try await repl.chat.withLibrary { library -> Bool in
+                guard var conversation = try library.conversation(id: id) else { return false }
+                var names = conversation.settings.integrations ?? []
+                let wasOn = names.contains(name)
+                names.removeAll { $0 == name }
+                if words[0] == "on" { names.append(name) }
+                conversation.settings.integrations = names.isEmpty ? nil : names
+                try library.updateConversation(conversation)
+                return words[0] == "on" && !wasOn
+            }
+            if added { repl.output.line("Note: enabled integrations may contact external services on the server's behalf.") }
+        },
+        SlashCommand("voice", "[--speak]", "Talk instead of typing: on-device recognition; a pause of 1.6 s sends (Ctrl-C stops).",
+                     options: [.init(["speak"], help: "read the answers aloud")]) { arguments, repl in
+            let voice: VoiceConversation
+            do {
+                voice = try await VoiceConversation.prepare(options: VoiceOptions(audioInput: nil, speak: arguments.has("speak"),
+                                                                                 environment: repl.context.environment))
+            } catch let error as VoiceError {
+                repl.context.warn(error.description)
+                return
+            }
+            let id = try await repl.ensureConversation()
+            let context = repl.context
+            let chat = repl.chat
+            _ = await repl.stream(conversationId: id, modelName: await repl.currentModelKey() ?? "") { _, _ in
+                let replies = try await VoiceCommand.converse(voice, session: chat, conversationId: id, context: context)
+                guard let last = replies.last else { throw VoiceError.recognizer("voice stopped before a turn was heard") }
+                return last
+            }
+        },
+    ]
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `/integrations`, `/export`, `/import` and `/download` through the REPL, driven with piped input.
+@Suite struct ReplServerCommandsTests {
+    func run(_ lines: [String], sandbox: Sandbox, fixture: SimulatorFixture) throws -> ProcessResult {
+        try ProcessRunner.run(try BuiltProduct.path("llmster"), [], environment: sandbox.environment(server: fixture.url),
+                              input: lines.joined(separator: "\n") + "\n")
+    }
+
+    @Test func integrationsAreListedAndTurnedOnForTheConversation() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        try sandbox.write("integration.docs = https://docs.example.com/mcp\n", to: "config/llmster/config", permissions: 0o644)
+        let result = try run(["/integrations", "/integrations on docs", "echo:hi", "/integrations", "/integrations on nope"],
+                             sandbox: sandbox, fixture: fixture)
+        #expect(result.output.contains("off docs  MCP server https://docs.example.com/mcp"), "\(result)")
+        #expect(result.output.contains("may contact external services"))
+        #expect(result.output.contains("on  docs"))
+        #expect(result.errors.contains("no integration named 'nope'") || result.output.contains("no integration named 'nope'"))
+        #expect(fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == true)
+    }
+
+    @Test func exportThenImportOpensTheCopy() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        let file = sandbox.root + "/moved.llmster"
+        let first = try run(["echo:exported text", "/export \(file)"], sandbox: sandbox, fixture: fixture)
+        #expect(first.output.contains("Exported to \(file)"), "\(first)")
+        let other = try Sandbox()
+        let second = try run(["/import \(file)", "/show"], sandbox: other, fixture: fixture)
+        #expect(second.output.contains("Imported and opened"), "\(second)")
+        #expect(second.output.contains("exported text"))
+    }
+
+    @Test func downloadStartsAServerJob() throws {
+        let fixture = try SimulatorFixture()
+        let result = try run(["/download acme/new-3b", "/download acme/tiny-1b"], sandbox: try Sandbox(), fixture: fixture)
+        #expect(result.output.contains("llmster download --status job_"), "\(result)")
+        #expect(result.output.contains("acme/tiny-1b is already downloaded"))
+    }
+}
