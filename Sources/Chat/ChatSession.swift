@@ -179,7 +179,7 @@ public actor ChatSession {
         let saver = Task { [clock, saveInterval] in
             var next = clock.now() + saveInterval
             while (try? await clock.sleep(until: next)) != nil {
-                await self.savePartial(await coalescer.state, messageId: reply.id)
+                self.savePartial(await coalescer.state, messageId: reply.id)
                 next = clock.now() + saveInterval
             }
         }

@@ -32,6 +32,6 @@ public final class Sandbox: @unchecked Sendable {
     public func write(_ text: String, to relativePath: String, permissions: Int = 0o600) throws {
         let path = root + "/" + relativePath
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: permissions])
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: permissions])
     }
 }
