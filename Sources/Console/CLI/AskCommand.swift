@@ -122,8 +122,9 @@ enum AskCommand {
         return names
     }
 
-    /// The conversation to send on: continued, or new with the given model, folder, system prompt and reasoning.
-    private static func conversation(for arguments: ArgumentParser.Parsed, session: ChatSession) async throws -> String {
+    /// The conversation to send on: continued, or new with the given model, folder, system prompt and reasoning
+    /// (options a command does not declare are simply absent); `llmster voice` shares it.
+    static func conversation(for arguments: ArgumentParser.Parsed, session: ChatSession) async throws -> String {
         let model = arguments.value("model")
         let reasoning = arguments.value("reasoning")
         if arguments.has("continue") {

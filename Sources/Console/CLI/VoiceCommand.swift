@@ -44,7 +44,7 @@ enum VoiceCommand {
             return ExitCode.failure
         }
         let session = try context.session()
-        let conversationId = try await conversation(for: arguments, session: session)
+        let conversationId = try await AskCommand.conversation(for: arguments, session: session)
 
         let latch = SignalLatch()
         let work = Task { try await converse(voice, session: session, conversationId: conversationId, context: context) }
@@ -89,23 +89,5 @@ enum VoiceCommand {
             case .speechFailed(let reason): context.warn("reading the answer aloud failed: \(reason)")
             }
         })
-    }
-
-    /// The conversation to talk on: continued, or new with the given model.
-    private static func conversation(for arguments: ArgumentParser.Parsed, session: ChatSession) async throws -> String {
-        let model = arguments.value("model")
-        let reference = arguments.has("continue") ? arguments.value("continue") : nil
-        let continues = arguments.has("continue")
-        return try await session.withLibrary { library in
-            guard continues else { return try library.createConversation(title: "", folderId: nil, modelKey: model).id }
-            guard var conversation = try reference.map({ try library.resolveConversation($0) }) ?? library.mostRecentConversation() else {
-                throw UsageError("there is no conversation to continue yet")
-            }
-            if let model {
-                conversation.modelKey = model
-                try library.updateConversation(conversation)
-            }
-            return conversation.id
-        }
     }
 }
