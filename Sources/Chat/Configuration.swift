@@ -26,6 +26,12 @@ public struct Configuration: Sendable, Equatable {
     public var connectTimeout = 5.0
     /// Seconds a stream may stay silent before it is treated as stalled.
     public var idleTimeout = 300.0
+    /// The language voice conversations are recognised in (a pocketsphinx model name such as `en-us`).
+    public var voiceLanguage = "en-us"
+    /// Seconds of silence that end a spoken turn.
+    public var voiceSilenceSeconds = 1.6
+    /// A shell command that reads text from standard input aloud (default: espeak-ng).
+    public var speakCommand: String?
     /// Server integrations a conversation may enable, by name (`integration.NAME = …` lines).
     public var integrations: [String: IntegrationSetting] = [:]
 
@@ -45,6 +51,9 @@ public struct Configuration: Sendable, Equatable {
         ("notify_after_seconds", "notify when a longer reply finishes unfocused (empty: off)"),
         ("connect_timeout", "seconds to wait for a connection"),
         ("idle_timeout", "seconds a stream may stay silent"),
+        ("voice_language", "language of voice recognition (a pocketsphinx model, e.g. en-us)"),
+        ("voice_silence_seconds", "seconds of silence that send a spoken turn"),
+        ("speak_command", "shell command reading answers aloud from standard input (default espeak-ng)"),
     ]
 
     /// Documentation of the integration keys, which are named by the user.
@@ -67,6 +76,9 @@ public struct Configuration: Sendable, Equatable {
         case "notify_after_seconds": return notifyAfterSeconds.map { String($0) }
         case "connect_timeout": return String(connectTimeout)
         case "idle_timeout": return String(idleTimeout)
+        case "voice_language": return voiceLanguage
+        case "voice_silence_seconds": return String(voiceSilenceSeconds)
+        case "speak_command": return speakCommand
         default:
             guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
             guard let integration = integrations[name] else { return nil }
@@ -117,6 +129,18 @@ public struct Configuration: Sendable, Equatable {
         case "notify_after_seconds": notifyAfterSeconds = try optional { try number(Double.self) }
         case "connect_timeout": connectTimeout = try number(Double.self)
         case "idle_timeout": idleTimeout = try number(Double.self)
+        case "voice_language":
+            guard !value.isEmpty, !value.contains("/") else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a language such as en-us")
+            }
+            voiceLanguage = value
+        case "voice_silence_seconds":
+            let seconds = try number(Double.self)
+            guard seconds > 0, seconds <= 60 else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "seconds between 0 and 60")
+            }
+            voiceSilenceSeconds = seconds
+        case "speak_command": speakCommand = value.isEmpty ? nil : value
         default:
             guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
             if field == nil {

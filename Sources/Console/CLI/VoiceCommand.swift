@@ -30,8 +30,7 @@ enum VoiceCommand {
     }
 
     static func run(_ arguments: ArgumentParser.Parsed, _ context: CommandContext) async throws -> Int32 {
-        var options = VoiceOptions(audioInput: arguments.value("audio-input"), speak: arguments.has("speak"),
-                                   environment: context.environment)
+        var options = VoiceOptions.configured(context, audioInput: arguments.value("audio-input"), speak: arguments.has("speak"))
         if let silence = arguments.value("silence") {
             guard let seconds = Double(silence), seconds > 0, seconds <= 60 else {
                 throw UsageError("--silence takes a number of seconds between 0 and 60, not '\(silence)'")

@@ -105,8 +105,7 @@ extension ReplCommands {
                      options: [.init(["speak"], help: "read the answers aloud")]) { arguments, repl in
             let voice: VoiceConversation
             do {
-                voice = try await VoiceConversation.prepare(options: VoiceOptions(audioInput: nil, speak: arguments.has("speak"),
-                                                                                 environment: repl.context.environment))
+                voice = try await VoiceConversation.prepare(options: .configured(repl.context, audioInput: nil, speak: arguments.has("speak")))
             } catch let error as VoiceError {
                 repl.context.warn(error.description)
                 return
