@@ -34,6 +34,13 @@ import TestSupport
         #expect(second.output.contains("exported text"))
     }
 
+    @Test func setSpeakTurnsSpokenAnswersOnForVoice() throws {
+        let fixture = try SimulatorFixture()
+        let result = try run(["/set speak on", "/set speak loudly"], sandbox: try Sandbox(), fixture: fixture)
+        #expect(result.output.contains("Voice answers are on"), "\(result)")
+        #expect((result.output + result.errors).contains("speak takes on or off"))
+    }
+
     @Test func downloadStartsAServerJob() throws {
         let fixture = try SimulatorFixture()
         let result = try run(["/download acme/new-3b", "/download acme/tiny-1b"], sandbox: try Sandbox(), fixture: fixture)

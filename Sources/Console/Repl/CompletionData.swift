@@ -49,6 +49,8 @@ final class CompletionData: Sendable {
                     candidates = ReplCommands.settingKeys
                 } else if words[1] == "reasoning" {
                     candidates = data.models.compactMap { $0.capabilities?.reasoning?.allowedOptions }.first ?? []
+                } else if words[1] == "speak" {
+                    candidates = ["on", "off"]
                 } else {
                     candidates = []
                 }

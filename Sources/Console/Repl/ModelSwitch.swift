@@ -53,6 +53,12 @@ enum ModelSwitch {
 enum SettingsCommand {
     /// Sets `key` to `value` (`default` clears it) after checking the value's range or the model's options.
     static func set(_ key: String, to value: String, repl: ReplSession) async throws {
+        if key == "speak" {
+            guard ["on", "off"].contains(value) else { throw UsageError("speak takes on or off") }
+            repl.speaksAnswers = value == "on"
+            repl.output.line("Voice answers are \(value) for /voice in this session.")
+            return
+        }
         let id = try await repl.ensureConversation()
         let clear = ["default", "none", "-"].contains(value)
         func number(_ range: ClosedRange<Double>) throws -> Double? {

@@ -101,11 +101,11 @@ extension ReplCommands {
             }
             if added { repl.output.line("Note: enabled integrations may contact external services on the server's behalf.") }
         },
-        SlashCommand("voice", "[--speak]", "Talk instead of typing: on-device recognition; a pause of 1.6 s sends (Ctrl-C stops).",
+        SlashCommand("voice", "[--speak]", "Talk instead of typing: on-device recognition; a pause sends the turn (Ctrl-C stops); --speak or /set speak on reads answers aloud.",
                      options: [.init(["speak"], help: "read the answers aloud")]) { arguments, repl in
             let voice: VoiceConversation
             do {
-                voice = try await VoiceConversation.prepare(options: .configured(repl.context, audioInput: nil, speak: arguments.has("speak")))
+                voice = try await VoiceConversation.prepare(options: .configured(repl.context, audioInput: nil, speak: arguments.has("speak") || repl.speaksAnswers))
             } catch let error as VoiceError {
                 repl.context.warn(error.description)
                 return

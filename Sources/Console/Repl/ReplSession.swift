@@ -23,6 +23,8 @@ final class ReplSession: @unchecked Sendable {
     var conversationId: String?
     /// A model chosen with `/model` before the conversation exists.
     var pendingModel: String?
+    /// Whether `/voice` reads answers aloud (`/set speak on`).
+    var speaksAnswers = false
     /// Images `/attach` added for the next message.
     var attachments: [ImageInput] = []
     /// Lines of a message still being typed.
