@@ -86,3 +86,25 @@ import TestSupport
         #expect(reply["result"]?["message"]?["text"]?.string?.hasPrefix("one") == true)
     }
 }
+
+/// `llmster --config PATH rpc` reads and writes that file, not the default one.
+@Suite struct RpcConfigurationPathTests {
+    @Test func configMethodsUseTheConfigGivenOnTheCommandLine() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        let path = sandbox.root + "/elsewhere.conf"
+        try sandbox.write("default_model = acme/vision-7b\n", to: "elsewhere.conf", permissions: 0o600)
+        let requests = [
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"config/get","params":{"key":"default_model"}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"config/set","params":{"key":"reasoning_tail_lines","value":"5"}}"#,
+        ]
+        let result = try ProcessRunner.run(try BuiltProduct.path("llmster"), ["--config", path, "rpc"],
+                                           environment: sandbox.environment(server: fixture.url),
+                                           input: requests.joined(separator: "\n") + "\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains(#""value":"acme/vision-7b""#), "\(result)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("reasoning_tail_lines = 5"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/config/llmster/config"), "the default file is left alone")
+    }
+}

@@ -156,7 +156,8 @@ public enum App {
                 libraryPath = NSTemporaryDirectory() + "llmster-demo-\(getpid())/library.sqlite3"
             }
         }
-        return CommandContext(environment: environment, configuration: configuration, libraryPath: libraryPath,
+        return CommandContext(environment: environment, configuration: configuration, configurationPath: configPath,
+                              libraryPath: libraryPath,
                               markdownMode: global.value("markdown") ?? configuration.markdown, isDemo: isDemo)
     }
 }

@@ -10,6 +10,8 @@ import LMStudio
 public struct CommandContext: Sendable {
     public var environment: [String: String]
     public var configuration: Configuration
+    /// The configuration file (`--config`, or the XDG default).
+    public var configurationPath: String
     /// The library file (`--library`, or the XDG default).
     public var libraryPath: String
     /// `--markdown`, else the configuration's `markdown`.

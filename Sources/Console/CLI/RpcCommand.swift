@@ -33,7 +33,7 @@ enum RpcCommand {
         let errors = context.errors
         let server = RPCServer(
             framing: framing, version: App.version, configuration: context.configuration,
-            configurationPath: Configuration.defaultPath(environment: context.environment),
+            configurationPath: context.configurationPath,
             makeSession: { configuration in
                 var context = context
                 context.configuration = configuration
