@@ -48,15 +48,10 @@ enum IntegrationMethods {
         }
     }
 
-    /// Saves `names` as the conversation's integrations (none when empty); returns the names it did not use before.
+    /// Saves `names` as the conversation's integrations; returns the names it did not use before.
     static func choose(_ names: [String], for id: String, in library: LibraryStore) throws -> [String] {
-        var conversation = try LibraryMethods.existing(id, in: library)
-        let before = Set(conversation.settings.integrations ?? [])
-        var unique: [String] = []
-        for name in names where !unique.contains(name) { unique.append(name) }
-        conversation.settings.integrations = unique.isEmpty ? nil : unique
-        try library.updateConversation(conversation)
-        return unique.filter { !before.contains($0) }
+        _ = try LibraryMethods.existing(id, in: library)
+        return try library.setIntegrations(conversationId: id, names: names)
     }
 
     /// `answer` (an object) with `notice` when integrations were newly enabled.

@@ -62,13 +62,7 @@ enum AskCommand {
         let session = try context.session()
         let conversationId = try await conversation(for: arguments, session: session)
         if let integrations {
-            let added = try await session.withLibrary { library in
-                guard var conversation = try library.conversation(id: conversationId) else { return [String]() }
-                let before = Set(conversation.settings.integrations ?? [])
-                conversation.settings.integrations = integrations.isEmpty ? nil : integrations
-                try library.updateConversation(conversation)
-                return integrations.filter { !before.contains($0) }
-            }
+            let added = try await session.withLibrary { try $0.setIntegrations(conversationId: conversationId, names: integrations) }
             if !added.isEmpty {
                 context.errors.line("Note: enabled integrations (\(added.joined(separator: ", "))) may contact external services on the server's behalf.")
             }

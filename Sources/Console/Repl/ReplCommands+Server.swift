@@ -89,15 +89,11 @@ extension ReplCommands {
                 throw UsageError("no integration named '\(name)'; configured: " + configured.keys.sorted().joined(separator: ", "))
             }
             let id = try await repl.ensureConversation()
-            let added = try await repl.chat.withLibrary { library -> Bool in
-                guard var conversation = try library.conversation(id: id) else { return false }
-                var names = conversation.settings.integrations ?? []
-                let wasOn = names.contains(name)
+            let added = try await repl.chat.withLibrary { library in
+                var names = try library.conversation(id: id)?.settings.integrations ?? []
                 names.removeAll { $0 == name }
                 if words[0] == "on" { names.append(name) }
-                conversation.settings.integrations = names.isEmpty ? nil : names
-                try library.updateConversation(conversation)
-                return words[0] == "on" && !wasOn
+                return !(try library.setIntegrations(conversationId: id, names: names)).isEmpty
             }
             if added { repl.output.line("Note: enabled integrations may contact external services on the server's behalf.") }
         },

@@ -223,6 +223,23 @@ extension LibraryStore {
             conversationId)
     }
 
+    /// Sets the integrations a conversation may use (by name, duplicates dropped, none when empty); returns the
+    /// names it did not use before, so a face can say once that integrations may contact external services.
+    @discardableResult
+    public func setIntegrations(conversationId: String, names: [String]) throws -> [String] {
+        try transaction {
+            guard var conversation = try conversation(id: conversationId) else {
+                throw LibraryError.notFound(kind: "conversation", reference: conversationId)
+            }
+            let before = Set(conversation.settings.integrations ?? [])
+            var unique: [String] = []
+            for name in names where !unique.contains(name) { unique.append(name) }
+            conversation.settings.integrations = unique.isEmpty ? nil : unique
+            try updateConversation(conversation)
+            return unique.filter { !before.contains($0) }
+        }
+    }
+
     /// Records the server and response id the next request continues from; nil clears them.
     public func setContinuation(conversationId: String, serverURL: String?, responseId: String?) throws {
         try requireChanged(
