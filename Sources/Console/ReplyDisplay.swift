@@ -1,5 +1,4 @@
 import Chat
-import Dispatch
 import Foundation
 import LMStudio
 import TerminalMarkdown
@@ -17,8 +16,6 @@ public actor ReplyDisplay {
     private let modelName: String
     /// Whether stages and the reasoning tail are shown (standard error is a terminal).
     private let showsStatus: Bool
-    private let environment: [String: String]
-    private var resizeSource: (any DispatchSourceSignal)?
     private var printedAnswer = ""
     private let started = ContinuousClock.now
     private var reasoningStarted: ContinuousClock.Instant?
@@ -26,11 +23,9 @@ public actor ReplyDisplay {
 
     /// Creates a display: `rendered` decides whether standard output gets the live view.
     init(rendered: Bool, statusOnStandardError: Bool, capabilities: TerminalCapabilities,
-         errorCapabilities: TerminalCapabilities, mode: MarkdownMode, reasoningLines: Int, modelName: String,
-         environment: [String: String]) {
+         errorCapabilities: TerminalCapabilities, mode: MarkdownMode, reasoningLines: Int, modelName: String) {
         self.modelName = modelName
         self.showsStatus = statusOnStandardError
-        self.environment = environment
         if rendered {
             let view = LiveReplyView(sink: FileDescriptorSink(fd: 1), capabilities: capabilities, mode: mode, reasoningLines: reasoningLines)
             answerView = view
@@ -53,32 +48,7 @@ public actor ReplyDisplay {
         let rendered = output.isTTY && mode != .never || mode == .always
         return ReplyDisplay(rendered: rendered, statusOnStandardError: errors.allowsCursorMovement, capabilities: output,
                             errorCapabilities: errors, mode: mode, reasoningLines: context.configuration.reasoningTailLines,
-                            modelName: modelName, environment: context.environment)
-    }
-
-    /// Follows terminal resizes (SIGWINCH): what is drawn afterwards uses the new size.
-    public func followResizes() {
-        guard answerView != nil, resizeSource == nil else { return }
-        signal(SIGWINCH, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
-        source.setEventHandler { [weak self] in Task { await self?.resize() } }
-        source.resume()
-        resizeSource = source
-    }
-
-    /// Stops following resizes and restores the default SIGWINCH action (readline installs its own at the prompt).
-    public func stopFollowingResizes() {
-        guard let resizeSource else { return }
-        resizeSource.cancel()
-        self.resizeSource = nil
-        signal(SIGWINCH, SIG_DFL)
-    }
-
-    private func resize() {
-        guard let answerView else { return }
-        let capabilities = TerminalCapabilities.detect(fd: 1, environment: environment)
-        answerView.width = capabilities.width
-        answerView.height = capabilities.height
+                            modelName: modelName)
     }
 
     /// Shows one snapshot.

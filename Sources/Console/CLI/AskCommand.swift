@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import Library
 import LMStudio
+import TerminalMarkdown
 
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.
 enum AskCommand {
@@ -69,8 +70,7 @@ enum AskCommand {
         }
 
         let display = ReplyDisplay.forCommandLine(context: context)
-        await display.followResizes()
-        defer { Task { await display.stopFollowingResizes() } }
+        let environment = context.environment
         let latch = SignalLatch()
         let work = Task {
             if resend {
@@ -79,7 +79,12 @@ enum AskCommand {
             return try await session.send(Turn(text: prompt, images: images), in: conversationId,
                                           freshContext: arguments.has("fresh-context")) { await display.show($0) }
         }
-        let trap = SignalTrap { signal in
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { signal in
+            guard signal != SIGWINCH else {
+                let size = TerminalCapabilities.detect(fd: 1, environment: environment)
+                Task { await display.resize(width: size.width, height: size.height) }
+                return
+            }
             latch.record(signal)
             work.cancel()
         }
