@@ -61,13 +61,13 @@ private func cpuSeconds() -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-/// Cuts `text` into chunks of about 128 bytes at Unicode scalar boundaries.
-private func chunks(_ text: String) -> [String] {
+/// Cuts `text` into chunks of about `bytes` bytes at Unicode scalar boundaries.
+private func chunks(_ text: String, bytes: Int = 128) -> [String] {
     var result: [String] = []
     var current = ""
     for scalar in text.unicodeScalars {
         current.unicodeScalars.append(scalar)
-        if current.utf8.count >= 128 {
+        if current.utf8.count >= bytes {
             result.append(current)
             current = ""
         }
@@ -109,16 +109,7 @@ private final class BenchClock: DisplayClock {
 /// The whole display path: 4-byte `message.delta` events into a `DisplayCoalescer` (250 ms interval, the
 /// clock stepping so that one interval passes per 128 bytes) and its snapshots rendered by a `StreamRenderer`.
 private func pipelineCost(_ text: String, capabilities: TerminalCapabilities) async -> Cost {
-    var deltas: [String] = []
-    var current = ""
-    for scalar in text.unicodeScalars {
-        current.unicodeScalars.append(scalar)
-        if current.utf8.count >= 4 {
-            deltas.append(current)
-            current = ""
-        }
-    }
-    if !current.isEmpty { deltas.append(current) }
+    let deltas = chunks(text, bytes: 4)
     let clock = BenchClock()
     let coalescer = DisplayCoalescer(interval: .milliseconds(250), clock: clock)
     let start = cpuSeconds()

@@ -86,11 +86,7 @@ import TestSupport
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize(["coalesceMilliseconds": 0])
         let id = await rpc.request("chat/send", ["text": "[[sim:stall=30]] echo:one two three four five six"])
-        var sawText = false
-        while !sawText, let message = await rpc.next() {
-            sawText = message["params"]?["type"] == "message.delta"
-        }
-        #expect(sawText)
+        #expect(await rpc.waitForAnswerText())
         await rpc.notify("$/cancelRequest", ["id": id])
         let result = try #require(await rpc.response(to: id).response?["result"])
         #expect(result["status"] == "incomplete")
@@ -109,11 +105,7 @@ import TestSupport
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize(["coalesceMilliseconds": 0])
         let id = await rpc.request("chat/send", ["text": "[[sim:stall=30]] echo:one two three four five six"])
-        var sawText = false
-        while !sawText, let message = await rpc.next() {
-            sawText = message["params"]?["type"] == "message.delta"
-        }
-        #expect(sawText)
+        #expect(await rpc.waitForAnswerText())
         await rpc.closeInput()
         let result = try #require(await rpc.response(to: id).response?["result"])
         #expect(result["status"] == "incomplete")

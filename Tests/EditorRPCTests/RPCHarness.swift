@@ -77,6 +77,14 @@ actor RPCHarness {
         await running.value
     }
 
+    /// Reads messages until the first `message.delta` event; false when the server stopped before one.
+    func waitForAnswerText() async -> Bool {
+        while let message = await next() {
+            if message["params"]?["type"] == "message.delta" { return true }
+        }
+        return false
+    }
+
     /// The next message the server wrote, or nil when it stopped.
     func next() async -> JSONValue? {
         while pending.isEmpty {

@@ -163,11 +163,7 @@ import TestSupport
         let path = rpc.sandbox.root + "/plain.llmster-backup"
         #expect(await rpc.call("library/backup", ["path": .string(path)])?["result"]?["encrypted"] == false)
         let send = await rpc.request("chat/send", ["text": "[[sim:stall=30]] echo:one two three four five six"])
-        var sawText = false
-        while !sawText, let message = await rpc.next() {
-            sawText = message["params"]?["type"] == "message.delta"
-        }
-        #expect(sawText)
+        #expect(await rpc.waitForAnswerText())
         let refused = await rpc.call("library/restore", ["path": .string(path), "confirm": true])
         #expect(refused?.errorKind == "busy")
         #expect(refused?["error"]?["data"]?["retryable"] == true)
