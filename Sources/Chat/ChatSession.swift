@@ -71,7 +71,7 @@ public actor ChatSession {
     /// `ChatError.continuationLost`, which leaves the user turn saved and unanswered).
     /// `replyCreated` gets the reply's message id once it is saved, before the first snapshot.
     public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false,
-                     display: @escaping @Sendable (DisplaySnapshot) async -> Void,
+                     display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
         try storage {
@@ -88,7 +88,7 @@ public actor ChatSession {
 
     /// Sends the conversation's last user turn again (after an error, an incomplete reply or a lost context).
     public func retry(in conversationId: String, freshContext: Bool = false,
-                      display: @escaping @Sendable (DisplaySnapshot) async -> Void,
+                      display: @escaping ReplyObserver,
                       replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let messages = try storage { try library.messages(conversationId: conversationId) }
         guard let last = messages.last(where: { $0.role == .user }) else { throw ChatError.nothingToRetry }
@@ -151,7 +151,7 @@ public actor ChatSession {
     }
 
     private func stream(_ turn: Turn, _ prepared: Prepared,
-                        display: @escaping @Sendable (DisplaySnapshot) async -> Void,
+                        display: @escaping ReplyObserver,
                         replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let conversation = prepared.conversation
         let request = RequestBuilder.request(for: turn, conversation: conversation, model: prepared.model.key,
@@ -270,6 +270,9 @@ public actor ChatSession {
         return trimmed.count > 60 ? String(trimmed.prefix(59)) + "…" : trimmed
     }
 }
+
+/// Receives a reply's progress as it streams; every face (REPL, `ask`, `rpc`, `voice`) passes one.
+public typealias ReplyObserver = @Sendable (DisplaySnapshot) async -> Void
 
 /// A reply as saved: its message id, status and full state.
 public struct SavedReply: Sendable {

@@ -42,7 +42,7 @@ enum ChatMethods {
         }
 
         let stream = EventStream(context: context, conversationId: conversationId)
-        let display: @Sendable (DisplaySnapshot) async -> Void = { stream.publish($0) }
+        let display: ReplyObserver = { stream.publish($0) }
         let replyCreated: @Sendable (String) async -> Void = { stream.start(messageId: $0) }
         let reply: SavedReply
         if retry {

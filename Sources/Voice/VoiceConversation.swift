@@ -58,7 +58,7 @@ public final class VoiceConversation: Sendable {
     ///
     /// `display` makes the snapshot handler for one reply; `events` hears what voice is doing.
     public func run(session: ChatSession, conversationId: String,
-                    display: @escaping @Sendable () -> @Sendable (DisplaySnapshot) async -> Void,
+                    display: @escaping @Sendable () -> ReplyObserver,
                     events: @escaping @Sendable (VoiceEvent) -> Void) async throws -> [SavedReply] {
         events(.ready(engine: setting.engine, audio: setting.audio))
         var replies: [SavedReply] = []
