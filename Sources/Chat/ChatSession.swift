@@ -172,7 +172,9 @@ public actor ChatSession {
         await replyCreated?(reply.id)
         let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
         let presenter = Task {
-            for await snapshot in coalescer.snapshots { await display(snapshot) }
+            while let batch = await coalescer.next() {
+                for update in batch { await display(update) }
+            }
         }
         // Partial text is saved every `saveInterval` even while the server is silent, so a killed
         // process loses at most that much.
@@ -183,7 +185,7 @@ public actor ChatSession {
                 next = clock.now() + saveInterval
             }
         }
-        var ending = DisplaySnapshot.Ending.interrupted("The stream ended before the reply was complete.")
+        var ending = ReplyEnding.interrupted("The stream ended before the reply was complete.")
         do {
             for try await event in events {
                 await coalescer.apply(event)
@@ -199,9 +201,10 @@ public actor ChatSession {
         saver.cancel()
         await saver.value
         if Task.isCancelled, ending != .completed { ending = .cancelled }
-        let state = await coalescer.finish(ending)
-        await presenter.value
+        let state = await coalescer.close()
         let (status, message) = Self.status(of: state, ending: ending)
+        await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
+        await presenter.value
         try storage {
             try save(state, messageId: reply.id, status: status, error: message)
             if let responseId = state.responseId {
@@ -212,7 +215,7 @@ public actor ChatSession {
     }
 
     /// A reply is complete only with `chat.end` and no `error` event.
-    private static func status(of state: ReplyState, ending: DisplaySnapshot.Ending) -> (MessageStatus, String?) {
+    private static func status(of state: ReplyState, ending: ReplyEnding) -> (MessageStatus, String?) {
         if let error = state.errors.first {
             return (.error, LMStudioError.describe(streamError: error))
         }
@@ -220,7 +223,6 @@ public actor ChatSession {
         case .completed: return (.complete, nil)
         case .cancelled: return (.incomplete, "Cancelled; the text received so far is kept.")
         case .interrupted(let reason): return (.incomplete, reason)
-        case .streaming: return (.incomplete, nil)
         }
     }
 
@@ -271,8 +273,8 @@ public actor ChatSession {
     }
 }
 
-/// Receives a reply's progress as it streams; every face (REPL, `ask`, `rpc`, `voice`) passes one.
-public typealias ReplyObserver = @Sendable (DisplaySnapshot) async -> Void
+/// Receives a reply's updates in order as it streams, the end last; every face (REPL, `ask`, `rpc`, `voice`) passes one.
+public typealias ReplyObserver = @Sendable (ReplyUpdate) async -> Void
 
 /// A reply as saved: its message id, status and full state.
 public struct SavedReply: Sendable {

@@ -1,29 +1,26 @@
 import LMStudio
 
-/// Accumulates a reply's events and publishes display snapshots at most once per interval.
+/// Accumulates a reply's events and hands out its updates in batches, at most one batch per interval.
 ///
-/// The first snapshot goes out at once; later ones wait for the interval, and only the newest pending
-/// snapshot is kept (the stream buffers one), so a slow consumer never works through stale versions.
-/// Completion, interruption and cancellation flush at once and finish the stream.
+/// The consumer pulls with `next()`. The first batch goes out at once; later ones wait for the interval.
+/// While the consumer is busy or the interval runs, new updates are merged into the pending batch
+/// (adjacent appends concatenated, adjacent stage changes and changes of one tool call latest-wins), so a
+/// slow consumer never works through stale versions and never loses text. The end flushes at once.
 public actor DisplayCoalescer {
-    /// How much of the reasoning a snapshot carries.
-    public static let reasoningPreviewLength = 4096
-
-    /// The published snapshots; ends after the final one.
-    public nonisolated let snapshots: AsyncStream<DisplaySnapshot>
-    private let continuation: AsyncStream<DisplaySnapshot>.Continuation
     private let interval: Duration
     private let clock: any DisplayClock
     private var accumulator = ReplyAccumulator()
+    /// Merged updates not yet handed out, the trailing append kept apart so it grows in place.
+    private var pending: [ReplyUpdate] = []
+    private var openAppend: (reasoning: Bool, text: String)?
     private var lastPublished: Duration?
-    private var sequence = 0
-    private var pendingFlush: Task<Void, Never>?
-    private var hasUnpublishedChanges = false
+    private var waiter: CheckedContinuation<[ReplyUpdate]?, Never>?
+    private var timer: Task<Void, Never>?
+    private var closed = false
     private var finished = false
 
     /// Creates a coalescer publishing at most once per `interval`.
     public init(interval: Duration = .milliseconds(250), clock: any DisplayClock = SystemDisplayClock()) {
-        (snapshots, continuation) = AsyncStream.makeStream(of: DisplaySnapshot.self, bufferingPolicy: .bufferingNewest(1))
         self.interval = interval
         self.clock = clock
     }
@@ -31,53 +28,122 @@ public actor DisplayCoalescer {
     /// The full reply state, reasoning included.
     public var state: ReplyState { accumulator.state }
 
-    /// Applies an event and publishes now if the interval has passed, else schedules one publication.
+    /// Applies an event at the clock's current instant and queues what it changed.
     public func apply(_ event: ChatEvent) {
-        guard !finished else { return }
-        accumulator.apply(event)
-        hasUnpublishedChanges = true
-        let now = clock.now()
-        guard let last = lastPublished else { return publish(.streaming, at: now) }
-        let due = last + interval
-        if now >= due {
-            publish(.streaming, at: now)
-        } else if pendingFlush == nil {
-            pendingFlush = Task { [clock] in
-                do { try await clock.sleep(until: due) } catch { return }
-                self.flushPending()
-            }
-        }
+        guard !closed else { return }
+        for update in accumulator.apply(event, at: clock.now()) { merge(update) }
+        wake()
     }
 
-    /// Publishes the final snapshot at once and ends the stream; returns the full reply state.
-    @discardableResult
-    public func finish(_ ending: DisplaySnapshot.Ending) -> ReplyState {
-        if !finished {
-            pendingFlush?.cancel()
-            pendingFlush = nil
-            publish(ending, at: clock.now())
-            finished = true
-            continuation.finish()
+    /// Stops taking events and closes a reasoning span still open; returns the final reply state.
+    public func close() -> ReplyState {
+        if !closed {
+            closed = true
+            for update in accumulator.close(at: clock.now()) { merge(update) }
         }
         return accumulator.state
     }
 
-    private func flushPending() {
-        pendingFlush = nil
-        guard !finished, hasUnpublishedChanges else { return }
-        publish(.streaming, at: clock.now())
+    /// Queues the end (after closing, if not done yet) and hands everything out at once; `next()` then returns nil.
+    public func finish(_ end: ReplyEnd) {
+        guard !finished else { return }
+        _ = close()
+        merge(.ended(end))
+        finished = true
+        timer?.cancel()
+        timer = nil
+        wake()
     }
 
-    private func publish(_ ending: DisplaySnapshot.Ending, at now: Duration) {
-        let state = accumulator.state
-        continuation.yield(DisplaySnapshot(
-            sequence: sequence, ending: ending, stage: state.stage, answer: state.answer,
-            reasoningPreview: String(state.reasoning.suffix(Self.reasoningPreviewLength)),
-            reasoningCharacterCount: state.reasoningCharacterCount, toolCalls: state.toolCalls, errors: state.errors,
-            stats: state.stats, modelInstanceId: state.modelInstanceId,
-            loadingModelInstanceId: state.loadingModelInstanceId, isComplete: state.isComplete))
-        sequence += 1
+    /// The next batch of updates, waiting as long as the interval asks; nil after the end was handed out.
+    public func next() async -> [ReplyUpdate]? {
+        switch take() {
+        case .batch(let batch): return batch
+        case .end: return nil
+        case .wait:
+            return await withCheckedContinuation { continuation in
+                waiter = continuation
+                armTimer()
+            }
+        }
+    }
+
+    private enum Take {
+        case batch([ReplyUpdate])
+        case end
+        case wait
+    }
+
+    private var hasPending: Bool { !pending.isEmpty || openAppend != nil }
+
+    private func take() -> Take {
+        guard hasPending else { return finished ? .end : .wait }
+        let now = clock.now()
+        if !finished, let last = lastPublished, now < last + interval { return .wait }
+        sealAppend()
+        let batch = pending
+        pending = []
         lastPublished = now
-        hasUnpublishedChanges = false
+        return .batch(batch)
+    }
+
+    /// Hands a due batch (or the end) to a waiting consumer, else makes sure the timer will.
+    private func wake() {
+        guard let waiter else { return }
+        switch take() {
+        case .batch(let batch):
+            self.waiter = nil
+            waiter.resume(returning: batch)
+        case .end:
+            self.waiter = nil
+            waiter.resume(returning: nil)
+        case .wait:
+            armTimer()
+        }
+    }
+
+    private func armTimer() {
+        guard timer == nil, !finished, hasPending, let last = lastPublished else { return }
+        let due = last + interval
+        timer = Task { [clock] in
+            do { try await clock.sleep(until: due) } catch { return }
+            self.timerFired()
+        }
+    }
+
+    private func timerFired() {
+        timer = nil
+        wake()
+    }
+
+    private func merge(_ update: ReplyUpdate) {
+        switch update {
+        case .answerAppended(let text), .reasoningAppended(let text):
+            let reasoning = if case .reasoningAppended = update { true } else { false }
+            if openAppend?.reasoning == reasoning {
+                openAppend?.text += text
+            } else {
+                sealAppend()
+                openAppend = (reasoning, text)
+            }
+            return
+        default:
+            sealAppend()
+        }
+        switch (pending.last, update) {
+        case (.stageChanged?, .stageChanged):
+            pending[pending.count - 1] = update
+        case (.toolCallChanged(let previous, _)?, .toolCallChanged(let index, _)) where previous == index:
+            pending[pending.count - 1] = update
+        default:
+            pending.append(update)
+        }
+    }
+
+    /// Moves the growing append into `pending`.
+    private func sealAppend() {
+        guard let append = openAppend else { return }
+        openAppend = nil
+        pending.append(append.reasoning ? .reasoningAppended(append.text) : .answerAppended(append.text))
     }
 }

@@ -1,46 +1,52 @@
 import LMStudio
 
-/// Reduces a chat stream's events to a `ReplyState`.
+/// Reduces a chat stream's events to a `ReplyState` and says exactly what each event changed.
 ///
 /// Reasoning, answer text and tool activity are kept apart; a reply is complete only when `chat.end`
 /// arrived, and then its `result` replaces what the deltas built (unless the result carries no output,
-/// which must not erase text that streamed).
+/// which must not erase text that streamed). Nothing that arrives after `chat.end` is applied.
 public struct ReplyAccumulator: Sendable {
     public private(set) var state = ReplyState()
+    private var updates: [ReplyUpdate] = []
+    private var reasoningOpen = false
 
     /// Creates an accumulator for a new reply.
     public init() {}
 
-    /// Applies one event.
-    public mutating func apply(_ event: ChatEvent) {
+    /// Applies one event that arrived at `time` (an instant of the engine's clock); returns what changed.
+    @discardableResult
+    public mutating func apply(_ event: ChatEvent, at time: Duration = .zero) -> [ReplyUpdate] {
+        guard !state.isComplete else { return [] }
+        updates = []
         switch event {
         case .chatStart(let instance):
             state.modelInstanceId = instance ?? state.modelInstanceId
         case .modelLoadStart(let instance):
             state.loadingModelInstanceId = instance
-            state.stage = .loadingModel(progress: 0)
+            setStage(.loadingModel(instanceId: instance, progress: 0))
         case .modelLoadProgress(let progress):
-            state.stage = .loadingModel(progress: clamp(progress))
+            setStage(.loadingModel(instanceId: state.loadingModelInstanceId, progress: clamp(progress)))
         case .modelLoadEnd(let seconds):
             state.modelLoadSeconds = seconds
-            state.stage = .waiting
+            setStage(.waiting)
         case .promptProcessingStart:
-            state.stage = .processingPrompt(progress: 0)
+            setStage(.processingPrompt(progress: 0))
         case .promptProcessingProgress(let progress):
-            state.stage = .processingPrompt(progress: clamp(progress))
+            setStage(.processingPrompt(progress: clamp(progress)))
         case .promptProcessingEnd:
-            state.stage = .waiting
+            setStage(.waiting)
         case .reasoningStart:
-            beginReasoningPart()
+            beginReasoningPart(at: time)
         case .reasoningDelta(let text):
-            if !lastPartIsReasoning { beginReasoningPart() }
-            state.reasoning += text
-            state.reasoningCharacterCount += text.count
+            if !lastPartIsReasoning { beginReasoningPart(at: time) }
+            appendReasoning(text)
         case .reasoningEnd:
-            state.stage = .waiting
+            closeReasoning(at: time)
+            setStage(.waiting)
         case .toolCallStart(let tool, let provider):
+            closeReasoning(at: time)
             appendCall(ToolCallState(name: tool, provider: provider))
-            state.stage = .toolCall(name: tool)
+            setStage(.toolCall(name: tool))
         case .toolCallArguments(let tool, let arguments, let provider):
             updateRunningCall(named: tool, orAppend: ToolCallState(name: tool, arguments: arguments, provider: provider)) {
                 $0.arguments = arguments
@@ -54,7 +60,7 @@ public struct ReplyAccumulator: Sendable {
                 $0.provider = provider ?? $0.provider
                 $0.status = .succeeded
             }
-            state.stage = .waiting
+            setStage(.waiting)
         case .toolCallFailure(let reason, let metadata):
             let name = metadata?.toolName ?? state.toolCalls.first { $0.status == .running }?.name ?? "tool"
             updateRunningCall(named: name, orAppend: ToolCallState(name: name, arguments: metadata?.arguments,
@@ -64,19 +70,31 @@ public struct ReplyAccumulator: Sendable {
                 $0.provider = metadata?.providerInfo ?? $0.provider
                 $0.status = .failed(reason: reason)
             }
-            state.stage = .waiting
+            setStage(.waiting)
         case .messageStart:
+            closeReasoning(at: time)
             beginMessagePart()
         case .messageDelta(let text):
+            closeReasoning(at: time)
             if !lastPartIsMessage { beginMessagePart() }
-            state.answer += text
+            appendAnswer(text)
         case .messageEnd:
             break
         case .error(let payload):
             state.errors.append(payload)
+            updates.append(.error(payload))
         case .chatEnd(let result):
+            closeReasoning(at: time)
             adopt(result)
         }
+        return updates
+    }
+
+    /// Closes a reasoning span still open when the stream stops at `time`; returns what changed.
+    public mutating func close(at time: Duration) -> [ReplyUpdate] {
+        updates = []
+        closeReasoning(at: time)
+        return updates
     }
 
     private var lastPartIsReasoning: Bool {
@@ -87,24 +105,50 @@ public struct ReplyAccumulator: Sendable {
         if case .message? = state.parts.last { true } else { false }
     }
 
-    private mutating func beginReasoningPart() {
-        if !state.reasoning.isEmpty {
-            state.reasoning += ReplyState.partSeparator
-            state.reasoningCharacterCount += ReplyState.partSeparator.count
-        }
+    private mutating func setStage(_ stage: ReplyState.Stage) {
+        guard stage != state.stage else { return }
+        state.stage = stage
+        updates.append(.stageChanged(stage))
+    }
+
+    private mutating func appendReasoning(_ text: String) {
+        guard !text.isEmpty else { return }
+        state.reasoning += text
+        state.reasoningCharacterCount += text.count
+        updates.append(.reasoningAppended(text))
+    }
+
+    private mutating func appendAnswer(_ text: String) {
+        guard !text.isEmpty else { return }
+        state.answer += text
+        updates.append(.answerAppended(text))
+    }
+
+    private mutating func beginReasoningPart(at time: Duration) {
+        if !state.reasoning.isEmpty { appendReasoning(ReplyState.partSeparator) }
         state.parts.append(.reasoning(start: state.reasoning.utf8.count))
-        state.stage = .reasoning
+        if state.reasoningStartedAt == nil { state.reasoningStartedAt = time }
+        reasoningOpen = true
+        setStage(.reasoning)
+    }
+
+    private mutating func closeReasoning(at time: Duration) {
+        guard reasoningOpen else { return }
+        reasoningOpen = false
+        state.reasoningEndedAt = time
+        updates.append(.reasoningEnded(seconds: state.reasoningSeconds ?? 0))
     }
 
     private mutating func beginMessagePart() {
-        if !state.answer.isEmpty { state.answer += ReplyState.partSeparator }
+        if !state.answer.isEmpty { appendAnswer(ReplyState.partSeparator) }
         state.parts.append(.message(start: state.answer.utf8.count))
-        state.stage = .answering
+        setStage(.answering)
     }
 
     private mutating func appendCall(_ call: ToolCallState) {
         state.parts.append(.toolCall(index: state.toolCalls.count))
         state.toolCalls.append(call)
+        updates.append(.toolCallChanged(index: state.toolCalls.count - 1, call))
     }
 
     /// Tool call events carry no id: they are matched to the first running call of that name, in order.
@@ -112,15 +156,16 @@ public struct ReplyAccumulator: Sendable {
                                             _ update: (inout ToolCallState) -> Void) {
         if let index = state.toolCalls.firstIndex(where: { $0.status == .running && $0.name == name }) {
             update(&state.toolCalls[index])
+            updates.append(.toolCallChanged(index: index, state.toolCalls[index]))
         } else {
             appendCall(fallback)
         }
     }
 
-    /// Applies the authoritative `chat.end` result.
+    /// Applies the authoritative `chat.end` result: text it only extends is appended, text it contradicts is replaced.
     private mutating func adopt(_ result: ChatResult) {
         state.isComplete = true
-        state.stage = .ended
+        setStage(.ended)
         state.modelInstanceId = result.modelInstanceId ?? state.modelInstanceId
         state.stats = result.stats ?? state.stats
         state.responseId = result.responseId
@@ -132,7 +177,7 @@ public struct ReplyAccumulator: Sendable {
                 rebuilt.beginMessagePart()
                 rebuilt.state.answer += text
             case .reasoning(let text):
-                rebuilt.beginReasoningPart()
+                rebuilt.beginReasoningPart(at: .zero)
                 rebuilt.state.reasoning += text
                 rebuilt.state.reasoningCharacterCount += text.count
             case .toolCall(let call):
@@ -147,11 +192,35 @@ public struct ReplyAccumulator: Sendable {
                 break
             }
         }
-        state.reasoning = rebuilt.state.reasoning
-        state.reasoningCharacterCount = rebuilt.state.reasoningCharacterCount
-        state.answer = rebuilt.state.answer
-        state.toolCalls = rebuilt.state.toolCalls
-        state.parts = rebuilt.state.parts
+        let final = rebuilt.state
+        if let rest = Self.extension(of: state.reasoning, to: final.reasoning) {
+            if !rest.isEmpty { updates.append(.reasoningAppended(rest)) }
+        } else {
+            state.isRewritten = true
+            updates.append(.reasoningReplaced(final.reasoning))
+        }
+        for (index, call) in final.toolCalls.enumerated() where index >= state.toolCalls.count || state.toolCalls[index] != call {
+            updates.append(.toolCallChanged(index: index, call))
+        }
+        if let rest = Self.extension(of: state.answer, to: final.answer) {
+            if !rest.isEmpty { updates.append(.answerAppended(rest)) }
+        } else {
+            state.isRewritten = true
+            updates.append(.answerReplaced(final.answer))
+        }
+        state.reasoning = final.reasoning
+        state.reasoningCharacterCount = final.reasoningCharacterCount
+        state.answer = final.answer
+        state.toolCalls = final.toolCalls
+        state.parts = final.parts
+    }
+
+    /// The text `final` adds to `streamed` when it starts with it; nil when it does not.
+    private static func `extension`(of streamed: String, to final: String) -> String? {
+        let streamedBytes = streamed.utf8
+        let finalBytes = final.utf8
+        guard finalBytes.count >= streamedBytes.count, finalBytes.starts(with: streamedBytes) else { return nil }
+        return String(decoding: finalBytes.dropFirst(streamedBytes.count), as: UTF8.self)
     }
 
     private func clamp(_ value: Double) -> Double { min(1, max(0, value)) }

@@ -8,7 +8,8 @@ public struct ReplyState: Sendable, Equatable {
     /// What the server is doing for this reply right now.
     public enum Stage: Sendable, Equatable {
         case waiting
-        case loadingModel(progress: Double)
+        /// `instanceId` names the instance being loaded just in time, when the server said.
+        case loadingModel(instanceId: String?, progress: Double)
         case processingPrompt(progress: Double)
         case reasoning
         case toolCall(name: String)
@@ -53,9 +54,22 @@ public struct ReplyState: Sendable, Equatable {
     public var errors: [APIErrorPayload] = []
     /// True only once `chat.end` arrived: the one proof that the reply is whole.
     public var isComplete = false
+    /// True when `chat.end`'s output differed from the streamed text and replaced it.
+    public internal(set) var isRewritten = false
+    /// When the first reasoning began, by the engine's clock (a `DisplayClock` instant).
+    public internal(set) var reasoningStartedAt: Duration?
+    /// When the last reasoning span closed (its `reasoning.end`, the next part, or the end of the reply).
+    public internal(set) var reasoningEndedAt: Duration?
 
     /// Creates an empty reply.
     public init() {}
+
+    /// How long the model reasoned, from the first reasoning to the end of the last; nil before it stopped.
+    public var reasoningSeconds: Double? {
+        guard let start = reasoningStartedAt, let end = reasoningEndedAt else { return nil }
+        let elapsed = end - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
 
     /// The reply's parts in server order, sliced from the joined texts.
     public var items: [Item] {

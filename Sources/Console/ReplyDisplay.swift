@@ -6,26 +6,33 @@ import TerminalMarkdown
 /// Shows a streaming reply: rendered in the terminal's live area, or as plain appended text.
 ///
 /// On a terminal the whole reply (stage line, reasoning tail, tool calls, Markdown answer, stats line)
-/// goes through one `LiveReplyView`. When standard output is not a terminal, the answer's new text is
-/// appended raw (control characters neutralised) and, when standard error is a terminal, the stages,
-/// reasoning tail and stats line are shown there.
+/// goes through one `LiveReplyView`, fed a `ReplySnapshot` this display keeps current from the reply's
+/// updates. When standard output is not a terminal, the answer's appended text is written raw (control
+/// characters neutralised) and, when standard error is a terminal, the stages, reasoning tail and stats
+/// line are shown there. If the server's final answer differs from the streamed text, plain output gets
+/// a notice on standard error and the final answer in full on a new line.
 public actor ReplyDisplay {
+    /// Reasoning kept for the live tail beyond `ReplyPresenter.reasoningWindow` before it is trimmed.
+    private static let reasoningSlack = 64 * 1024
+
     private let answerView: LiveReplyView<FileDescriptorSink>?
     private let statusView: LiveReplyView<FileDescriptorSink>?
     private let plainOutput: StandardStream?
     private let modelName: String
     /// Whether stages and the reasoning tail are shown (standard error is a terminal).
     private let showsStatus: Bool
-    private var printedAnswer = ""
+    private var reply = ReplySnapshot()
+    private var toolCalls: [ToolCallState] = []
+    private var answerStarted = false
+    private var plainEndsLine = true
     private let started = ContinuousClock.now
-    private var reasoningStarted: ContinuousClock.Instant?
-    private var reasoningEnded: ContinuousClock.Instant?
 
     /// Creates a display: `rendered` decides whether standard output gets the live view.
     init(rendered: Bool, statusOnStandardError: Bool, capabilities: TerminalCapabilities,
          errorCapabilities: TerminalCapabilities, mode: MarkdownMode, reasoningLines: Int, modelName: String) {
         self.modelName = modelName
         self.showsStatus = statusOnStandardError
+        reply.stage = .waiting
         if rendered {
             let view = LiveReplyView(sink: FileDescriptorSink(fd: 1), capabilities: capabilities, mode: mode, reasoningLines: reasoningLines)
             answerView = view
@@ -51,32 +58,45 @@ public actor ReplyDisplay {
                             modelName: modelName)
     }
 
-    /// Shows one snapshot.
-    public func show(_ snapshot: DisplaySnapshot) {
-        let now = ContinuousClock.now
-        if snapshot.reasoningCharacterCount > 0, reasoningStarted == nil { reasoningStarted = now }
-        if !snapshot.answer.isEmpty || snapshot.isFinal, reasoningStarted != nil, reasoningEnded == nil { reasoningEnded = now }
-        var reply = replySnapshot(snapshot, now: now)
-        if let answerView {
-            // Stages and reasoning belong to standard error: shown only when it is a terminal too.
-            if !showsStatus {
-                reply.stage = nil
-                reply.reasoning = ""
-                reply.reasoningCharacterCount = 0
+    /// Shows one update of the reply.
+    public func show(_ update: ReplyUpdate) {
+        var replaced: String?
+        switch update {
+        case .stageChanged(let stage):
+            reply.stage = switch stage {
+            case .loadingModel(let instance, let progress): .loadingModel(instance ?? modelName, progress: progress)
+            case .processingPrompt(let progress): .processingPrompt(progress: progress)
+            case .waiting where !answerStarted: .waiting
+            default: nil
             }
-            answerView.update(reply)
-            return
-        }
-        appendPlainAnswer(snapshot.answer, final: snapshot.isFinal)
-        if let statusView {
-            var status = reply
-            status.answer = ""
-            if !snapshot.answer.isEmpty {
-                status.stage = nil
-                status.reasoning = ""
+        case .reasoningAppended(let text):
+            appendReasoning(text)
+        case .reasoningReplaced(let text):
+            reply.reasoning = String(text.suffix(ReplyPresenter.reasoningWindow))
+            reply.reasoningCharacterCount = text.count
+        case .reasoningEnded(let seconds):
+            reply.reasoningSeconds = seconds
+        case .answerAppended(let text):
+            answerStarted = true
+            reply.stage = nil
+            if answerView != nil { reply.answer += text } else { appendPlain(text) }
+        case .answerReplaced(let text):
+            answerStarted = true
+            if answerView != nil {
+                replaced = reply.answer
+                reply.answer = text
+            } else {
+                replacePlain(with: text)
             }
-            statusView.update(status)
+        case .toolCallChanged(let index, let call):
+            if index < toolCalls.count { toolCalls[index] = call } else { toolCalls.append(call) }
+            reply.finishedToolCalls = toolCalls.compactMap(Self.summary)
+        case .error:
+            break
+        case .ended(let end):
+            finish(end)
         }
+        render(replacing: replaced)
     }
 
     /// Applies a new terminal size to what is drawn from now on (after SIGWINCH).
@@ -85,48 +105,79 @@ public actor ReplyDisplay {
         answerView?.height = height
     }
 
-    /// Appends what the answer gained since the last snapshot.
-    private func appendPlainAnswer(_ answer: String, final: Bool) {
-        guard let plainOutput else { return }
-        if answer.hasPrefix(printedAnswer) {
-            let added = answer.utf8.dropFirst(printedAnswer.utf8.count)
-            if !added.isEmpty { plainOutput.send(UntrustedText.sanitize(String(decoding: added, as: UTF8.self))) }
-            printedAnswer = answer
+    private func appendReasoning(_ text: String) {
+        reply.reasoning += text
+        reply.reasoningCharacterCount += text.count
+        if reply.reasoning.utf8.count > Self.reasoningSlack {
+            reply.reasoning = String(reply.reasoning.suffix(ReplyPresenter.reasoningWindow))
         }
-        if final, !printedAnswer.isEmpty, !printedAnswer.hasSuffix("\n") { plainOutput.send("\n") }
     }
 
-    private func replySnapshot(_ snapshot: DisplaySnapshot, now: ContinuousClock.Instant) -> ReplySnapshot {
-        let stage: ReplyStage? = switch snapshot.stage {
-        case .loadingModel(let progress): .loadingModel(snapshot.loadingModelInstanceId ?? modelName, progress: progress)
-        case .processingPrompt(let progress): .processingPrompt(progress: progress)
-        case .waiting where snapshot.answer.isEmpty: .waiting
-        default: nil
-        }
-        let reasoningSeconds = reasoningStarted.map { ((reasoningEnded ?? now) - $0).seconds } ?? 0
-        let toolCalls = snapshot.toolCalls.compactMap { call -> ToolCallSummary? in
-            switch call.status {
-            case .running: nil
-            case .succeeded: ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
-                                             result: .succeeded(bytes: call.output?.utf8.count ?? 0))
-            case .failed(let reason): ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
-                                                      result: .failed(reason))
-            }
-        }
-        let outcome: TerminalMarkdown.ReplyOutcome = switch snapshot.ending {
-        case .cancelled: .cancelled
-        case .interrupted(let reason): .failed(reason)
-        case .completed, .streaming:
-            snapshot.errors.first.map { .failed(LMStudioError.describe(streamError: $0)) } ?? .complete
-        }
-        let stats = snapshot.stats.map {
+    private func finish(_ end: ReplyEnd) {
+        let state = end.state
+        reply.isFinished = true
+        reply.reasoningCharacterCount = state.reasoningCharacterCount
+        reply.reasoningSeconds = state.reasoningSeconds ?? reply.reasoningSeconds
+        reply.stats = state.stats.map {
             ReplyStats(tokens: $0.totalOutputTokens ?? 0, tokensPerSecond: $0.tokensPerSecond ?? 0,
                        timeToFirstToken: $0.timeToFirstTokenSeconds)
         }
-        return ReplySnapshot(stage: stage, elapsedSeconds: (now - started).seconds, reasoning: snapshot.reasoningPreview,
-                             reasoningCharacterCount: snapshot.reasoningCharacterCount, reasoningSeconds: reasoningSeconds,
-                             answer: snapshot.answer, finishedToolCalls: toolCalls, isFinished: snapshot.isFinal,
-                             stats: stats, outcome: outcome)
+        reply.outcome = switch end.ending {
+        case .cancelled: .cancelled
+        case .interrupted(let reason): .failed(reason)
+        case .completed: state.errors.first.map { .failed(LMStudioError.describe(streamError: $0)) } ?? .complete
+        }
+        if let plainOutput, !plainEndsLine {
+            plainOutput.send("\n")
+            plainEndsLine = true
+        }
+    }
+
+    private func render(replacing previous: String?) {
+        reply.elapsedSeconds = (ContinuousClock.now - started).seconds
+        if let answerView {
+            var shown = reply
+            // Stages and reasoning belong to standard error: shown only when it is a terminal too.
+            if !showsStatus {
+                shown.stage = nil
+                shown.reasoning = ""
+                shown.reasoningCharacterCount = 0
+            }
+            if let previous { answerView.update(shown, replacingAnswer: previous) } else { answerView.update(shown) }
+        } else if let statusView {
+            var status = reply
+            if answerStarted {
+                status.stage = nil
+                status.reasoning = ""
+            }
+            statusView.update(status)
+        }
+    }
+
+    /// Writes appended answer text to standard output.
+    private func appendPlain(_ text: String) {
+        guard let plainOutput, !text.isEmpty else { return }
+        plainOutput.send(UntrustedText.sanitize(text))
+        plainEndsLine = text.hasSuffix("\n")
+    }
+
+    /// Says on standard error that the answer was rewritten and writes the final answer in full on a new line.
+    private func replacePlain(with text: String) {
+        guard let plainOutput else { return }
+        if !plainEndsLine { plainOutput.send("\n") }
+        plainEndsLine = true
+        StandardStream.error.send("llmster: the server's final answer differs from the streamed text; the final answer follows in full.\n")
+        appendPlain(text)
+    }
+
+    private static func summary(_ call: ToolCallState) -> ToolCallSummary? {
+        switch call.status {
+        case .running: nil
+        case .succeeded: ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
+                                         result: .succeeded(bytes: call.output?.utf8.count ?? 0))
+        case .failed(let reason): ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
+                                                  result: .failed(reason))
+        }
     }
 
     /// Prints a whole Markdown document: rendered on a terminal, raw (sanitised) otherwise.

@@ -1,84 +1,88 @@
 import Chat
 import LMStudio
 
-/// Turns a reply's successive display snapshots into `chat/event` payloads: stage progress, text deltas, tool calls, errors.
+/// Turns a reply's updates into `chat/event` payloads: stage progress, exact text deltas and replacements, tool calls, errors.
 ///
-/// Pure and incremental: each snapshot yields only what changed since the previous one.
+/// Pure and incremental; it remembers only which tool calls the client has seen, so a call whose start and
+/// end were merged into one update still reaches the client as `tool_call.start` then its outcome.
 public struct ChatEventTracker: Sendable {
     /// Every `type` a `chat/event` can carry.
     public static let eventTypes = [
-        "model_load.progress", "prompt_processing.progress", "reasoning.delta",
-        "tool_call.start", "tool_call.success", "tool_call.failure", "message.delta", "error",
+        "model_load.progress", "prompt_processing.progress", "reasoning.delta", "reasoning.replace",
+        "tool_call.start", "tool_call.arguments", "tool_call.success", "tool_call.failure",
+        "message.delta", "message.replace", "error",
     ]
 
-    private var answerBytes = 0
-    private var reasoningCharacters = 0
-    private var stage: ReplyState.Stage?
     private var toolCalls: [ToolCallState] = []
-    private var errors = 0
 
     /// A tracker for a new reply.
     public init() {}
 
-    /// The events (type and fields) that take a client from the previous snapshot to `snapshot`.
-    public mutating func events(for snapshot: DisplaySnapshot) -> [(type: String, fields: [String: JSONValue])] {
+    /// The events (type and fields) that `update` makes; empty for updates an editor does not hear about.
+    public mutating func events(for update: ReplyUpdate) -> [(type: String, fields: [String: JSONValue])] {
+        switch update {
+        case .stageChanged(.loadingModel(let instance, let progress)):
+            return [("model_load.progress", ["progress": .number(progress), "modelInstanceId": instance.map(JSONValue.string) ?? .null])]
+        case .stageChanged(.processingPrompt(let progress)):
+            return [("prompt_processing.progress", ["progress": .number(progress)])]
+        case .stageChanged, .reasoningEnded, .ended:
+            return []
+        case .reasoningAppended(let text):
+            return [("reasoning.delta", ["text": .string(text)])]
+        case .answerAppended(let text):
+            return [("message.delta", ["text": .string(text)])]
+        case .reasoningReplaced(let text):
+            return [("reasoning.replace", ["text": .string(text)])]
+        case .answerReplaced(let text):
+            return [("message.replace", ["text": .string(text)])]
+        case .toolCallChanged(let index, let call):
+            return toolCallEvents(index: index, call)
+        case .error(let error):
+            return [("error", ["message": .string(error.message), "errorType": error.type.map(JSONValue.string) ?? .null,
+                               "kind": .string(RPCError.isContextOverflow(error.message) ? "context_overflow" : "server_error")])]
+        }
+    }
+
+    private mutating func toolCallEvents(index: Int, _ call: ToolCallState) -> [(type: String, fields: [String: JSONValue])] {
         var events: [(type: String, fields: [String: JSONValue])] = []
-        if snapshot.stage != stage {
-            switch snapshot.stage {
-            case .loadingModel(let progress):
-                events.append(("model_load.progress", ["progress": .number(progress),
-                                                       "modelInstanceId": snapshot.loadingModelInstanceId.map(JSONValue.string) ?? .null]))
-            case .processingPrompt(let progress):
-                events.append(("prompt_processing.progress", ["progress": .number(progress)]))
-            default:
-                break
-            }
-            stage = snapshot.stage
+        let previous = index < toolCalls.count ? toolCalls[index] : nil
+        if previous == nil {
+            // Calls arrive in index order; the padding only keeps a gap from trapping.
+            while toolCalls.count <= index { toolCalls.append(call) }
+            events.append(("tool_call.start", Self.fields(call, index: index)))
+        } else if call.status == .running, previous?.arguments != call.arguments {
+            events.append(("tool_call.arguments", Self.fields(call, index: index)))
         }
-        if snapshot.reasoningCharacterCount > reasoningCharacters {
-            let added = snapshot.reasoningCharacterCount - reasoningCharacters
-            let preview = snapshot.reasoningPreview
-            // The preview keeps only the tail; when more arrived than it holds, the gap is reported.
-            let text = added <= preview.count ? String(preview.suffix(added)) : preview
-            events.append(("reasoning.delta", ["text": .string(text), "skipped": .integer(max(0, added - preview.count))]))
-            reasoningCharacters = snapshot.reasoningCharacterCount
-        }
-        for (index, call) in snapshot.toolCalls.enumerated() {
-            let previous = index < toolCalls.count ? toolCalls[index] : nil
-            if previous == nil {
-                events.append(("tool_call.start", Self.fields(call, index: index)))
-            }
-            if previous?.status != call.status {
-                switch call.status {
-                case .running: break
-                case .succeeded: events.append(("tool_call.success", Self.fields(call, index: index)))
-                case .failed: events.append(("tool_call.failure", Self.fields(call, index: index)))
-                }
+        if previous?.status != call.status {
+            switch call.status {
+            case .running: break
+            case .succeeded: events.append(("tool_call.success", Self.fields(call, index: index)))
+            case .failed: events.append(("tool_call.failure", Self.fields(call, index: index)))
             }
         }
-        toolCalls = snapshot.toolCalls
-        let utf8 = snapshot.answer.utf8
-        if utf8.count > answerBytes {
-            let delta = String(decoding: utf8.dropFirst(answerBytes), as: UTF8.self)
-            events.append(("message.delta", ["text": .string(delta)]))
-            answerBytes = utf8.count
-        }
-        for error in snapshot.errors.dropFirst(errors) {
-            events.append(("error", ["message": .string(error.message), "errorType": error.type.map(JSONValue.string) ?? .null,
-                                     "kind": .string(RPCError.isContextOverflow(error.message) ? "context_overflow" : "server_error")]))
-        }
-        errors = snapshot.errors.count
+        toolCalls[index] = call
         return events
     }
 
     private static func fields(_ call: ToolCallState, index: Int) -> [String: JSONValue] {
         var fields: [String: JSONValue] = ["index": .integer(index), "name": .string(call.name),
-                                           "arguments": call.arguments ?? .null]
+                                           "arguments": call.arguments ?? .null, "status": .string(call.status.name)]
         switch call.status {
         case .running: break
         case .succeeded: fields["output"] = call.output.map(JSONValue.string) ?? .null
         case .failed(let reason): fields["reason"] = .string(reason)
         }
         return fields
+    }
+}
+
+extension ToolCallState.Status {
+    /// `running`, `succeeded` or `failed`, as events and saved messages spell it.
+    var name: String {
+        switch self {
+        case .running: "running"
+        case .succeeded: "succeeded"
+        case .failed: "failed"
+        }
     }
 }

@@ -88,9 +88,9 @@ private final class EventStream: Sendable {
 
     func start(messageId: String) { state.withLock { $0.messageId = messageId } }
 
-    func publish(_ snapshot: DisplaySnapshot) {
+    func publish(_ update: ReplyUpdate) {
         let notifications = state.withLock { state -> [JSONValue] in
-            state.tracker.events(for: snapshot).map { event in
+            state.tracker.events(for: update).map { event in
                 var fields = event.fields
                 fields["requestId"] = context.id
                 fields["conversationId"] = .string(conversationId)

@@ -120,7 +120,7 @@ struct ChatPlan {
         event("message.start", [:])
         deltas("message.delta", text, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall)
         event("message.end", [:])
-        output.append(["type": "message", "content": text])
+        output.append(["type": "message", "content": stall ? ScriptedReply.final(text, faults: turn.faults) : text])
     }
 
     private mutating func toolSuccess() {

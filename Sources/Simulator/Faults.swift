@@ -35,6 +35,10 @@ struct Faults: Sendable, Equatable {
     var status: Int?
     /// Send `data: [DONE]` after `chat.end`.
     var doneMarker = false
+    /// `chat.end` carries a final answer that differs from the streamed deltas.
+    var rewrite = false
+    /// Reason with about this many bytes of text.
+    var largeReasoning: Int?
 
     /// Applies the directives in `text` on top of these.
     mutating func apply(_ text: String) throws(SimulatorError) {
@@ -82,6 +86,8 @@ struct Faults: Sendable, Equatable {
         case "slow-load": slowLoad = try flag()
         case "status": status = try int(100...599)
         case "done-marker": doneMarker = try flag()
+        case "rewrite": rewrite = try flag()
+        case "large-reasoning": largeReasoning = try int(1...50_000_000)
         default: throw .invalidDirective(token)
         }
     }

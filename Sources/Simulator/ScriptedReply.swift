@@ -30,6 +30,7 @@ enum ScriptedReply {
         var text = "The user wrote \"\(input.prefix(80))\". I should quote it, then give a short paragraph, a list and a code block. Keep it brief and friendly."
         if faults.tools { text += " The docs might help: I will search them for SSE first." }
         if faults.escape { text += " " + escapeSample }
+        if let size = faults.largeReasoning { text += largeReasoning(bytes: size - text.utf8.count) }
         return text
     }
 

@@ -22,6 +22,9 @@ extension Simulator {
                      in X-Sim-Faults on /api/v1/models/load, the load takes 20 such steps
       status=N       answer with HTTP status N and an error object (any endpoint via header)
       done-marker    send `data: [DONE]` after chat.end
+      rewrite        chat.end's result carries an answer that differs from the streamed deltas
+                     (prefixed "Revised: "), as a server that post-processes its output would
+      large-reasoning=N  reason with about N bytes of text (multi-byte characters included)
 
     Scripted answers: input containing `echo:` is answered with exactly the text after it
     (one space after the colon dropped); else the word `recall` gives

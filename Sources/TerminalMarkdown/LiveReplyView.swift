@@ -8,9 +8,9 @@
 /// cursor at the start of the line below. Lines above the live area are never touched; on a terminal without
 /// cursor movement nothing is live and only committed lines are appended.
 ///
-/// Per display snapshot the caller builds a `ReplySnapshot` and calls `update(_:)`; the last snapshot has
-/// `isFinished` set. Call `update` again after a resize (set `width`/`height` first) to redraw the tail. Confined
-/// to one thread or actor.
+/// The caller keeps one `ReplySnapshot` current from the reply's updates and calls `update(_:)` after each; the last
+/// snapshot has `isFinished` set. When the server rewrote the answer, `update(_:replacingAnswer:)` redraws it. Call
+/// `update` again after a resize (set `width`/`height` first) to redraw the tail. Confined to one thread or actor.
 public final class LiveReplyView<Sink: TerminalSink> {
     /// Where output goes.
     public var sink: Sink
@@ -19,6 +19,8 @@ public final class LiveReplyView<Sink: TerminalSink> {
     private var presenter: ReplyPresenter
     private var stream: MarkdownStream
     private var area: LiveArea
+    private let rendersMarkdown: Bool
+    private var pendingNote: String?
     private var printedToolCalls = 0
     private var reasoningCollapsed = false
     private var finished = false
@@ -29,7 +31,8 @@ public final class LiveReplyView<Sink: TerminalSink> {
         self.reasoningLines = reasoningLines
         presenter = ReplyPresenter(capabilities: capabilities)
         let reference = MarkdownRenderer(capabilities: capabilities, mode: mode)
-        stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: mode.rendersMarkdown(on: capabilities))
+        rendersMarkdown = mode.rendersMarkdown(on: capabilities)
+        stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: rendersMarkdown)
         area = LiveArea(capabilities: capabilities)
     }
 
@@ -51,10 +54,28 @@ public final class LiveReplyView<Sink: TerminalSink> {
     /// Rows the live area occupies now.
     public var liveRows: Int { area.rows }
 
+    /// Shows `snapshot`, whose answer replaces `previous` (the server's final answer differs from what streamed).
+    ///
+    /// When the lines already committed still read the same, only the live tail is redrawn; otherwise a dim note is
+    /// committed and the final answer is shown in full below it.
+    public func update(_ snapshot: ReplySnapshot, replacingAnswer previous: String) {
+        guard !finished else { return }
+        let committedBytes = stream.committedOffset
+        if !previous.utf8.prefix(committedBytes).elementsEqual(snapshot.answer.utf8.prefix(committedBytes)) {
+            pendingNote = presenter.replacementNote()
+            stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
+        }
+        update(snapshot)
+    }
+
     /// Shows `snapshot`; after a finished snapshot further updates do nothing.
     public func update(_ snapshot: ReplySnapshot) {
         guard !finished else { return }
         var committed: [String] = []
+        if let note = pendingNote {
+            committed.append(note)
+            pendingNote = nil
+        }
         for call in snapshot.finishedToolCalls.dropFirst(printedToolCalls) {
             committed.append(presenter.toolCallLine(call))
         }

@@ -63,6 +63,11 @@ public struct ReplyPresenter: Sendable {
                   + Self.grouped(characterCount) + " chars", at: level)
     }
 
+    /// "↻ The server's final answer differs from the streamed text:", dim; committed above a rewritten answer.
+    public func replacementNote() -> String {
+        dim.apply(fit((unicode ? "↻" : "*") + " The server's final answer differs from the streamed text:"), at: level)
+    }
+
     /// `⚙ search_docs {query: "sse"} … ✓ 1.2 KB` or `⚙ open_browser {} … ✗ Cannot find tool open_browser`.
     ///
     /// The arguments are shortened so the line fits; a long failure message may still wrap (the line is

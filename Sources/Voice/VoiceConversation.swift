@@ -56,7 +56,7 @@ public final class VoiceConversation: Sendable {
 
     /// Converses on `conversationId` until the audio ends or the task is cancelled; returns the saved replies.
     ///
-    /// `display` makes the snapshot handler for one reply; `events` hears what voice is doing.
+    /// `display` makes the update handler for one reply; `events` hears what voice is doing.
     public func run(session: ChatSession, conversationId: String,
                     display: @escaping @Sendable () -> ReplyObserver,
                     events: @escaping @Sendable (VoiceEvent) -> Void) async throws -> [SavedReply] {

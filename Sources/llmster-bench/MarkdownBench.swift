@@ -98,7 +98,7 @@ private func streamCost(_ text: String, capabilities: TerminalCapabilities) -> C
 }
 
 /// A clock the benchmark moves by hand: one display interval per 128 bytes of 4-byte deltas. Its timers never
-/// fire, so snapshots are published exactly when a delta arrives after the interval has passed.
+/// fire, so batches are handed out exactly when a delta arrives after the interval has passed.
 private final class BenchClock: DisplayClock {
     private let current = Mutex(Duration.zero)
     func now() -> Duration { current.withLock { $0 } }
@@ -107,7 +107,8 @@ private final class BenchClock: DisplayClock {
 }
 
 /// The whole display path: 4-byte `message.delta` events into a `DisplayCoalescer` (250 ms interval, the
-/// clock stepping so that one interval passes per 128 bytes) and its snapshots rendered by a `StreamRenderer`.
+/// clock stepping so that one interval passes per 128 bytes), its merged batches appended to the answer and
+/// rendered by a `StreamRenderer`.
 private func pipelineCost(_ text: String, capabilities: TerminalCapabilities) async -> Cost {
     let deltas = chunks(text, bytes: 4)
     let clock = BenchClock()
@@ -115,9 +116,13 @@ private func pipelineCost(_ text: String, capabilities: TerminalCapabilities) as
     let start = cpuSeconds()
     let consumer = Task {
         let renderer = StreamRenderer(sink: NullSink(), capabilities: capabilities, mode: .always)
+        var answer = ""
         var rendered = 0
-        for await snapshot in coalescer.snapshots {
-            if snapshot.isFinal { renderer.finish(snapshot.answer) } else { renderer.update(snapshot.answer) }
+        while let batch = await coalescer.next() {
+            for update in batch {
+                if case .answerAppended(let more) = update { answer += more }
+            }
+            if case .ended? = batch.last { renderer.finish(answer) } else { renderer.update(answer) }
             rendered += 1
         }
         return rendered
@@ -128,7 +133,8 @@ private func pipelineCost(_ text: String, capabilities: TerminalCapabilities) as
         clock.advance(by: step)
         await coalescer.apply(.messageDelta(delta))
     }
-    await coalescer.finish(.completed)
+    let state = await coalescer.close()
+    await coalescer.finish(ReplyEnd(ending: .completed, status: .complete, errorMessage: nil, state: state))
     let rendered = await consumer.value
     return Cost(seconds: cpuSeconds() - start, snapshots: rendered)
 }

@@ -96,16 +96,20 @@ import TestSupport
 
     @Test func droppedStreamIsIncompleteWithEverythingReceived() async throws {
         let harness = try Harness()
-        let snapshots = Mutex<[DisplaySnapshot]>([])
+        let updates = Mutex<[ReplyUpdate]>([])
         let reply = try await harness.session.send(Turn(text: "[[sim:drop-after=10]] echo:one two three four five six seven"),
-                                                   in: harness.conversationId) { snapshot in
-            snapshots.withLock { $0.append(snapshot) }
+                                                   in: harness.conversationId) { update in
+            updates.withLock { $0.append(update) }
         }
         #expect(reply.status == .incomplete)
         #expect(!reply.state.answer.isEmpty)
-        let last = try #require(snapshots.withLock { $0.last })
-        #expect(last.isFinal)
-        #expect(last.answer == reply.state.answer, "the final snapshot flushes everything")
+        let seen = updates.withLock { $0 }
+        guard case .ended(let end)? = seen.last else {
+            Issue.record("the last update is not the end: \(String(describing: seen.last))")
+            return
+        }
+        #expect(end.status == .incomplete)
+        #expect(ReplyAccumulatorTests.replay(seen).answer == reply.state.answer, "the updates carry everything received")
         let saved = try harness.observer().message(id: reply.messageId)
         #expect(saved?.text == reply.state.answer)
     }

@@ -3,71 +3,121 @@ import LMStudio
 import Testing
 
 @Suite struct DisplayCoalescerTests {
-    @Test func firstSnapshotAtOnceThenAtMostOncePerInterval() async {
+    private func end(_ coalescer: DisplayCoalescer, _ ending: ReplyEnding = .completed) async {
+        let state = await coalescer.close()
+        await coalescer.finish(ReplyEnd(ending: ending, status: .complete, errorMessage: nil, state: state))
+    }
+
+    @Test func firstBatchAtOnceThenAtMostOncePerIntervalWithAppendsMerged() async {
         let clock = ManualClock()
         let coalescer = DisplayCoalescer(interval: .milliseconds(250), clock: clock)
-        var snapshots = coalescer.snapshots.makeAsyncIterator()
 
         await coalescer.apply(.messageStart)
-        let first = await snapshots.next()
-        #expect(first?.sequence == 0)
+        let first = await coalescer.next()
+        #expect(first == [.stageChanged(.answering)])
 
-        // Deltas inside the interval are combined: nothing is published until the timer fires.
+        // Deltas inside the interval are merged: nothing is handed out until the timer fires.
         var sleepers = clock.sleeperArrived.makeAsyncIterator()
+        async let second = coalescer.next()
         await coalescer.apply(.messageDelta("a"))
         await sleepers.next()
         await coalescer.apply(.messageDelta("b"))
         await coalescer.apply(.messageDelta("c"))
         clock.advance(by: .milliseconds(250))
-        let second = await snapshots.next()
-        #expect(second?.sequence == 1)
-        #expect(second?.answer == "abc")
-        #expect(second?.ending == .streaming)
+        #expect(await second == [.answerAppended("abc")])
     }
 
-    @Test func slowConsumerSeesOnlyTheLatestSnapshot() async {
+    @Test func slowConsumerGetsEverythingMergedNothingDropped() async {
         let clock = ManualClock()
         let coalescer = DisplayCoalescer(interval: .milliseconds(250), clock: clock)
-        // Nobody reads while many intervals pass: only the newest snapshot stays buffered.
+        // Nobody reads while many intervals pass: the pending batch keeps growing, merged.
+        await coalescer.apply(.promptProcessingProgress(0.5))
+        await coalescer.apply(.promptProcessingProgress(1))
+        await coalescer.apply(.reasoningStart)
+        for index in 0..<10 {
+            await coalescer.apply(.reasoningDelta("r\(index) "))
+            clock.advance(by: .milliseconds(300))
+        }
         for index in 0..<10 {
             await coalescer.apply(.messageDelta("\(index)"))
             clock.advance(by: .milliseconds(300))
         }
-        await coalescer.finish(.completed)
-        var seen: [DisplaySnapshot] = []
-        for await snapshot in coalescer.snapshots { seen.append(snapshot) }
-        #expect(seen.count == 1)
-        #expect(seen.first?.answer == "0123456789")
-        #expect(seen.first?.isFinal == true)
+        await end(coalescer)
+        var batches: [[ReplyUpdate]] = []
+        while let batch = await coalescer.next() { batches.append(batch) }
+        #expect(batches.count == 1)
+        let updates = batches.flatMap { $0 }
+        #expect(updates.first == .stageChanged(.reasoning), "adjacent stage changes merge, latest wins")
+        #expect(updates.contains(.reasoningAppended("r0 r1 r2 r3 r4 r5 r6 r7 r8 r9 ")))
+        #expect(updates.contains(.answerAppended("0123456789")))
+        guard case .ended(let end)? = updates.last else {
+            Issue.record("the end is not last: \(updates)")
+            return
+        }
+        #expect(end.state.answer == "0123456789")
     }
 
-    @Test(arguments: [DisplaySnapshot.Ending.completed, .cancelled, .interrupted("cut")])
-    func endingsFlushImmediately(ending: DisplaySnapshot.Ending) async {
+    /// Whatever the chunking and however the consumer keeps up, the appended texts add up to the final state.
+    @Test(arguments: [1, 2, 3, 7, 64])
+    func appendsAddUpToTheFinalStateForAnyChunking(chunk: Int) async {
+        let clock = ManualClock()
+        let coalescer = DisplayCoalescer(interval: .milliseconds(250), clock: clock)
+        let reasoning = String(repeating: "Thinking about Grüße, 日本 and 👩‍💻. ", count: 40)
+        let answer = String(repeating: "Answer **text** with é and 🙂\n", count: 40)
+        let consumer = Task {
+            var updates: [ReplyUpdate] = []
+            while let batch = await coalescer.next() { updates += batch }
+            return updates
+        }
+        var events: [ChatEvent] = [.reasoningStart]
+        events += pieces(reasoning, chunk).map(ChatEvent.reasoningDelta)
+        events += [.reasoningEnd, .messageStart]
+        events += pieces(answer, chunk).map(ChatEvent.messageDelta)
+        for (position, event) in events.enumerated() {
+            await coalescer.apply(event)
+            if position % 5 == 0 { clock.advance(by: .milliseconds(100)) }
+        }
+        await end(coalescer)
+        let updates = await consumer.value
+        let replayed = ReplyAccumulatorTests.replay(updates)
+        let state = await coalescer.state
+        #expect(replayed.answer == answer)
+        #expect(replayed.reasoning == reasoning)
+        #expect(state.answer == answer)
+    }
+
+    private func pieces(_ text: String, _ size: Int) -> [String] {
+        let characters = Array(text)
+        return stride(from: 0, to: characters.count, by: size).map { String(characters[$0..<min($0 + size, characters.count)]) }
+    }
+
+    @Test(arguments: [ReplyEnding.completed, .cancelled, .interrupted("cut")])
+    func endingsFlushImmediately(ending: ReplyEnding) async {
         let clock = ManualClock()
         let coalescer = DisplayCoalescer(interval: .seconds(10), clock: clock)
-        var snapshots = coalescer.snapshots.makeAsyncIterator()
         await coalescer.apply(.messageDelta("Hello"))
-        _ = await snapshots.next()
+        _ = await coalescer.next()
         await coalescer.apply(.messageDelta(", world"))
-        // The interval has not passed, yet the ending publishes the rest at once and closes the stream.
-        await coalescer.finish(ending)
-        let last = await snapshots.next()
-        #expect(last?.answer == "Hello, world")
-        #expect(last?.ending == ending)
-        #expect(await snapshots.next() == nil)
+        // The interval has not passed, yet the end hands out the rest at once and closes the sequence.
+        await end(coalescer, ending)
+        let last = await coalescer.next()
+        #expect(last?.first == .answerAppended(", world"))
+        guard case .ended(let end)? = last?.last else {
+            Issue.record("no end in \(String(describing: last))")
+            return
+        }
+        #expect(end.ending == ending)
+        #expect(end.state.answer == "Hello, world")
+        #expect(await coalescer.next() == nil)
     }
 
-    @Test func reasoningPreviewIsTheLast4096CharactersButStateKeepsAll() async {
-        let coalescer = DisplayCoalescer(interval: .zero, clock: ManualClock())
-        let long = String(repeating: "0123456789", count: 1000) + "日本👩‍💻"
-        await coalescer.apply(.reasoningStart)
-        await coalescer.apply(.reasoningDelta(long))
-        let state = await coalescer.finish(.completed)
-        var last: DisplaySnapshot?
-        for await snapshot in coalescer.snapshots { last = snapshot }
-        #expect(last?.reasoningPreview.count == 4096)
-        #expect(last?.reasoningPreview.hasSuffix("日本👩‍💻") == true)
-        #expect(last?.reasoningCharacterCount == long.count)
-        #expect(state.reasoning == long)
+    @Test func reasoningStillOpenAtTheEndIsTimedByTheEngineClock() async {
+        let clock = ManualClock()
+        let coalescer = DisplayCoalescer(interval: .zero, clock: clock)
+        clock.advance(by: .seconds(1))
+        await coalescer.apply(.reasoningDelta("thinking"))
+        clock.advance(by: .seconds(3))
+        let state = await coalescer.close()
+        #expect(state.reasoningSeconds == 3)
     }
 }

@@ -69,7 +69,7 @@ import Testing
             accumulator.apply(event)
             stages.append(accumulator.state.stage)
         }
-        #expect(stages.contains(.loadingModel(progress: 0.5)))
+        #expect(stages.contains(.loadingModel(instanceId: "acme/thinker-8b", progress: 0.5)))
         #expect(stages.contains(.processingPrompt(progress: 0.8)))
         #expect(stages.contains(.reasoning))
         #expect(stages.contains(.toolCall(name: "search_docs")))
@@ -116,5 +116,91 @@ import Testing
     @Test func reasoningCharacterCountCountsCharacters() {
         let state = accumulate([.reasoningStart, .reasoningDelta("日本"), .reasoningDelta("👩‍💻!")])
         #expect(state.reasoningCharacterCount == 4)
+    }
+
+    /// The answer and reasoning rebuilt from the updates alone, as a face that keeps no other state would.
+    static func replay(_ updates: [ReplyUpdate]) -> (answer: String, reasoning: String) {
+        var answer = ""
+        var reasoning = ""
+        for update in updates {
+            switch update {
+            case .answerAppended(let text): answer += text
+            case .answerReplaced(let text): answer = text
+            case .reasoningAppended(let text): reasoning += text
+            case .reasoningReplaced(let text): reasoning = text
+            default: break
+            }
+        }
+        return (answer, reasoning)
+    }
+
+    @Test func updatesAddUpToTheStateAndSayWhatChanged() {
+        var accumulator = ReplyAccumulator()
+        var updates: [ReplyUpdate] = []
+        for event in Self.interleaved + [.chatEnd(Self.result)] { updates += accumulator.apply(event) }
+        let replayed = Self.replay(updates)
+        #expect(replayed.answer == accumulator.state.answer)
+        #expect(replayed.reasoning == accumulator.state.reasoning)
+        #expect(!updates.contains { if case .answerReplaced = $0 { true } else { false } }, "an agreeing chat.end replaces nothing")
+        #expect(!accumulator.state.isRewritten)
+        let calls = updates.compactMap { if case .toolCallChanged(let index, let call) = $0 { "\(index) \(call.status)" } else { nil } }
+        #expect(calls.first == "0 running")
+        #expect(calls.contains("0 succeeded"))
+        #expect(calls.last == "1 failed(reason: \"Cannot find tool open_browser\")")
+        #expect(updates.contains(.stageChanged(.processingPrompt(progress: 0.8))))
+    }
+
+    @Test func chatEndThatRewritesTheAnswerReplacesItAndSaysSo() {
+        var accumulator = ReplyAccumulator()
+        var updates: [ReplyUpdate] = []
+        for event: ChatEvent in [.messageStart, .messageDelta("Streamed "), .messageDelta("draft")] { updates += accumulator.apply(event) }
+        let end = accumulator.apply(.chatEnd(ChatResult(modelInstanceId: nil, output: [.message("Final text.")], stats: nil, responseId: nil)))
+        #expect(end.contains(.answerReplaced("Final text.")))
+        #expect(accumulator.state.answer == "Final text.")
+        #expect(accumulator.state.isRewritten)
+        #expect(Self.replay(updates + end).answer == "Final text.")
+    }
+
+    @Test func chatEndThatOnlyExtendsTheStreamAppendsTheRest() {
+        var accumulator = ReplyAccumulator()
+        for event: ChatEvent in [.messageStart, .messageDelta("Grü")] { accumulator.apply(event) }
+        let end = accumulator.apply(.chatEnd(ChatResult(modelInstanceId: nil, output: [.message("Grüße 🙂")], stats: nil, responseId: nil)))
+        #expect(end.contains(.answerAppended("ße 🙂")))
+        #expect(!accumulator.state.isRewritten)
+    }
+
+    @Test func nothingAfterChatEndIsApplied() {
+        var accumulator = ReplyAccumulator()
+        for event: ChatEvent in [.messageStart, .messageDelta("Done."), .chatEnd(ChatResult(modelInstanceId: nil, output: [.message("Done.")], stats: nil, responseId: nil))] {
+            accumulator.apply(event)
+        }
+        #expect(accumulator.apply(.messageDelta(" Late text.")).isEmpty)
+        #expect(accumulator.apply(.reasoningDelta("late")).isEmpty)
+        #expect(accumulator.state.answer == "Done.")
+    }
+
+    @Test func reasoningTimesComeFromTheEventsNotTheDisplay() {
+        var accumulator = ReplyAccumulator()
+        accumulator.apply(.promptProcessingEnd, at: .seconds(1))
+        accumulator.apply(.reasoningStart, at: .seconds(2))
+        accumulator.apply(.reasoningDelta("hmm"), at: .milliseconds(2500))
+        let closing = accumulator.apply(.reasoningEnd, at: .milliseconds(14_400))
+        accumulator.apply(.messageDelta("Answer"), at: .seconds(20))
+        #expect(accumulator.state.reasoningStartedAt == .seconds(2))
+        #expect(accumulator.state.reasoningEndedAt == .milliseconds(14_400))
+        guard case .reasoningEnded(let seconds)? = closing.first else {
+            Issue.record("reasoning.end did not close the span: \(closing)")
+            return
+        }
+        #expect(abs(seconds - 12.4) < 1e-9, "Thought for 12.4 s, exactly the span between the events")
+        #expect(abs((accumulator.state.reasoningSeconds ?? 0) - 12.4) < 1e-9)
+    }
+
+    @Test func reasoningStillOpenWhenTheAnswerStartsEndsThere() {
+        var accumulator = ReplyAccumulator()
+        accumulator.apply(.reasoningDelta("hmm"), at: .seconds(1))
+        let updates = accumulator.apply(.messageDelta("Answer"), at: .seconds(4))
+        #expect(updates.first == .reasoningEnded(seconds: 3), "the answer's first delta closes the reasoning")
+        #expect(accumulator.close(at: .seconds(9)).isEmpty, "a closed span is not reopened by the end")
     }
 }

@@ -1,57 +1,67 @@
-@testable import Chat
+import Chat
 import EditorRPC
 import LMStudio
 import Testing
 
 @Suite struct ChatEventTrackerTests {
-    private func snapshot(_ sequence: Int, stage: ReplyState.Stage = .answering, answer: String = "", reasoning: String = "",
-                          reasoningCount: Int? = nil, toolCalls: [ToolCallState] = [], errors: [APIErrorPayload] = []) -> DisplaySnapshot {
-        DisplaySnapshot(sequence: sequence, ending: .streaming, stage: stage, answer: answer, reasoningPreview: reasoning,
-                        reasoningCharacterCount: reasoningCount ?? reasoning.count, toolCalls: toolCalls, errors: errors,
-                        stats: nil, modelInstanceId: nil, loadingModelInstanceId: nil, isComplete: false)
+    private func text(_ event: (type: String, fields: [String: JSONValue])) -> String? {
+        if case .string(let text)? = event.fields["text"] { text } else { nil }
     }
 
-    @Test func textDeltasAddUpToTheAnswerEvenAcrossMultibyteCharacters() {
+    @Test func textEventsCarryExactlyTheAppendedText() {
         var tracker = ChatEventTracker()
-        var deltas: [String] = []
-        for answer in ["", "Grü", "Grüße ", "Grüße 🙂", "Grüße 🙂!"] {
-            for event in tracker.events(for: snapshot(0, answer: answer)) where event.type == "message.delta" {
-                deltas.append(event.fields["text"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "")
-            }
-        }
-        #expect(deltas == ["Grü", "ße ", "🙂", "!"])
+        let long = String(repeating: "0123456789", count: 1000) + "日本👩‍💻"
+        let reasoning = tracker.events(for: .reasoningAppended(long))
+        #expect(reasoning.map(\.type) == ["reasoning.delta"])
+        #expect(text(reasoning[0]) == long, "no preview cut, no skipped count")
+        #expect(reasoning[0].fields["skipped"] == nil)
+        let answer = tracker.events(for: .answerAppended("Grüße 🙂"))
+        #expect(answer.map(\.type) == ["message.delta"])
+        #expect(text(answer[0]) == "Grüße 🙂")
     }
 
-    @Test func stageProgressIsReportedOncePerChange() {
+    @Test func rewrittenTextIsSentWhole() {
         var tracker = ChatEventTracker()
-        let types = [ReplyState.Stage.loadingModel(progress: 0.5), .loadingModel(progress: 0.5), .processingPrompt(progress: 1), .answering]
-            .flatMap { stage in tracker.events(for: snapshot(0, stage: stage)).map(\.type) }
-        #expect(types == ["model_load.progress", "prompt_processing.progress"])
+        let events = tracker.events(for: .answerReplaced("Revised: the whole answer.")) + tracker.events(for: .reasoningReplaced("Why."))
+        #expect(events.map(\.type) == ["message.replace", "reasoning.replace"])
+        #expect(events.map(text) == ["Revised: the whole answer.", "Why."])
     }
 
-    @Test func reasoningBeyondThePreviewReportsWhatWasSkipped() {
+    @Test func stageProgressCarriesTheInstanceAndOtherStagesAreSilent() {
         var tracker = ChatEventTracker()
-        _ = tracker.events(for: snapshot(0, reasoning: "abc"))
-        let events = tracker.events(for: snapshot(1, reasoning: "xyz", reasoningCount: 10))
-        #expect(events.count == 1)
-        #expect(events.first?.fields["text"] == .string("xyz"))
-        #expect(events.first?.fields["skipped"] == .number(4))
-        let next = tracker.events(for: snapshot(2, reasoning: "xyz!", reasoningCount: 11))
-        #expect(next.first?.fields["text"] == .string("!"))
+        let events = [ReplyState.Stage.loadingModel(instanceId: "acme/tiny-1b:2", progress: 0.5), .processingPrompt(progress: 1),
+                      .reasoning, .answering, .ended]
+            .flatMap { tracker.events(for: .stageChanged($0)) }
+        #expect(events.map(\.type) == ["model_load.progress", "prompt_processing.progress"])
+        #expect(events[0].fields["modelInstanceId"] == .string("acme/tiny-1b:2"))
     }
 
-    @Test func toolCallsStartThenSucceedOrFail() {
+    @Test func toolCallsStartThenChangeThenSucceedOrFail() {
         var tracker = ChatEventTracker()
-        let running = ToolCallState(name: "search_docs")
-        var done = running
-        done.status = .succeeded
-        done.output = "found"
-        let failed = ToolCallState(name: "open_browser", status: .failed(reason: "no browser"))
-        let first = tracker.events(for: snapshot(0, toolCalls: [running])).map(\.type)
-        let second = tracker.events(for: snapshot(1, toolCalls: [done, failed])).map(\.type)
-        let third = tracker.events(for: snapshot(2, toolCalls: [done, failed], errors: [APIErrorPayload(message: "boom")])).map(\.type)
-        #expect(first == ["tool_call.start"])
-        #expect(second == ["tool_call.success", "tool_call.start", "tool_call.failure"])
-        #expect(third == ["error"])
+        var call = ToolCallState(name: "search_docs")
+        let start = tracker.events(for: .toolCallChanged(index: 0, call))
+        call.arguments = .object(["query": .string("sse")])
+        let arguments = tracker.events(for: .toolCallChanged(index: 0, call))
+        call.status = .succeeded
+        call.output = "found"
+        let success = tracker.events(for: .toolCallChanged(index: 0, call))
+        // A call whose start and failure were merged into one update still starts first.
+        let failed = tracker.events(for: .toolCallChanged(index: 1, ToolCallState(name: "open_browser", status: .failed(reason: "no browser"))))
+        #expect(start.map(\.type) == ["tool_call.start"])
+        #expect(arguments.map(\.type) == ["tool_call.arguments"])
+        #expect(arguments[0].fields["arguments"] == .object(["query": .string("sse")]))
+        #expect(success.map(\.type) == ["tool_call.success"])
+        #expect(success[0].fields["output"] == .string("found"))
+        #expect(success[0].fields["status"] == .string("succeeded"))
+        #expect(failed.map(\.type) == ["tool_call.start", "tool_call.failure"])
+        #expect(failed[1].fields["reason"] == .string("no browser"))
+        #expect(failed[1].fields["index"] == .number(1))
+    }
+
+    @Test func errorsAreClassified() {
+        var tracker = ChatEventTracker()
+        let events = tracker.events(for: .error(APIErrorPayload(message: "boom")))
+        #expect(events.map(\.type) == ["error"])
+        #expect(events[0].fields["kind"] == .string("server_error"))
     }
 }

@@ -1,0 +1,56 @@
+import Library
+import LMStudio
+
+/// One change to a streaming reply, as the engine publishes it to every face (REPL, `ask`, `rpc`, `voice`).
+///
+/// Appended texts are exact: the `answerAppended` texts of a reply, with any `answerReplaced` restarting
+/// the sum, add up to its saved answer (likewise for reasoning). Coalescing merges adjacent appends and
+/// stage changes; it never drops text.
+public enum ReplyUpdate: Sendable, Equatable {
+    /// What the server is doing now (latest wins when merged).
+    case stageChanged(ReplyState.Stage)
+    /// Reasoning text to append.
+    case reasoningAppended(String)
+    /// A reasoning span closed; `seconds` runs from the reply's first reasoning to now, by the engine's clock.
+    case reasoningEnded(seconds: Double)
+    /// Answer text to append.
+    case answerAppended(String)
+    /// A tool call was created or changed; `index` counts the reply's calls from 0.
+    case toolCallChanged(index: Int, ToolCallState)
+    /// `chat.end` rewrote the streamed answer: this is the whole final answer.
+    case answerReplaced(String)
+    /// `chat.end` rewrote the streamed reasoning: this is the whole final reasoning.
+    case reasoningReplaced(String)
+    /// The server reported an `error` event.
+    case error(APIErrorPayload)
+    /// The reply ended; always the last update.
+    case ended(ReplyEnd)
+}
+
+/// How a reply's stream stopped.
+public enum ReplyEnding: Sendable, Equatable {
+    /// `chat.end` arrived.
+    case completed
+    /// The stream ended without `chat.end` (network, server, timeout).
+    case interrupted(String)
+    /// The user or a signal cancelled the reply.
+    case cancelled
+}
+
+/// The end of a reply: how it stopped, the status it is saved with, and its final state.
+public struct ReplyEnd: Sendable, Equatable {
+    public var ending: ReplyEnding
+    public var status: MessageStatus
+    /// Why the reply is not complete, when it is not.
+    public var errorMessage: String?
+    /// Everything about the reply, stats and errors included.
+    public var state: ReplyState
+
+    /// Creates an end record.
+    public init(ending: ReplyEnding, status: MessageStatus, errorMessage: String?, state: ReplyState) {
+        self.ending = ending
+        self.status = status
+        self.errorMessage = errorMessage
+        self.state = state
+    }
+}
