@@ -20,7 +20,7 @@ public final class LiveReplyView<Sink: TerminalSink> {
     private var stream: MarkdownStream
     private var area: LiveArea
     private let rendersMarkdown: Bool
-    private var pendingNote: String?
+    private var pendingNote: [String] = []
     private var printedToolCalls = 0
     private var reasoningCollapsed = false
     private var finished = false
@@ -62,7 +62,7 @@ public final class LiveReplyView<Sink: TerminalSink> {
         guard !finished else { return }
         let committedBytes = stream.committedOffset
         if !previous.utf8.prefix(committedBytes).elementsEqual(snapshot.answer.utf8.prefix(committedBytes)) {
-            pendingNote = presenter.replacementNote()
+            pendingNote = ["", presenter.replacementNote()]
             stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
         }
         update(snapshot)
@@ -71,11 +71,8 @@ public final class LiveReplyView<Sink: TerminalSink> {
     /// Shows `snapshot`; after a finished snapshot further updates do nothing.
     public func update(_ snapshot: ReplySnapshot) {
         guard !finished else { return }
-        var committed: [String] = []
-        if let note = pendingNote {
-            committed.append(note)
-            pendingNote = nil
-        }
+        var committed = pendingNote
+        pendingNote = []
         for call in snapshot.finishedToolCalls.dropFirst(printedToolCalls) {
             committed.append(presenter.toolCallLine(call))
         }

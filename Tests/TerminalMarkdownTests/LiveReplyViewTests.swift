@@ -91,6 +91,29 @@ struct LiveReplyViewTests {
         #expect(frames.last == ["Partial answer", "3 tokens · 2.0 tok/s · " + mark])
     }
 
+    /// Streams `streamed`, then shows `final` as a replacement and finishes; returns the last screen.
+    private func replace(_ streamed: String, with final: String) -> [String] {
+        let capabilities = TerminalCapabilities(width: 60)
+        let view = LiveReplyView(sink: StringSink(), capabilities: capabilities, mode: .always)
+        var screen = TerminalScreen(width: capabilities.width, height: capabilities.height, widthOf: DisplayWidth.of)
+        view.update(ReplySnapshot(answer: streamed))
+        view.update(ReplySnapshot(answer: final), replacingAnswer: streamed)
+        view.update(ReplySnapshot(answer: final, isFinished: true))
+        screen.apply(view.sink.output)
+        return screen.lines
+    }
+
+    @Test func aReplacementThatKeepsTheCommittedLinesRedrawsOnlyTheTail() {
+        let lines = replace("First paragraph.\n\nSecond\ndra", with: "First paragraph.\n\nSecond, final.")
+        #expect(lines == ["First paragraph.", "", "Second, final."])
+    }
+
+    @Test func aReplacementThatChangesCommittedLinesIsNotedAndShownInFull() {
+        let lines = replace("First paragraph.\n\nSecond\ndra", with: "Revised first.\n\nSecond, final.")
+        #expect(lines == ["First paragraph.", "", "↻ The server's final answer differs from the streamed text:",
+                          "Revised first.", "", "Second, final."])
+    }
+
     @Test(arguments: [(0.0, "▕░░░░░░░░░░▏"), (0.45, "▕████░░░░░░▏"), (1.0, "▕██████████▏"), (1.7, "▕██████████▏")])
     func progressBar(progress: Double, bar: String) {
         #expect(ReplyPresenter(capabilities: TerminalCapabilities()).progressBar(progress) == bar)
