@@ -270,7 +270,7 @@ llmster saves what arrived."
 
 (defun llmster--start-reply (text)
   "Send TEXT on this buffer's conversation, streaming into the buffer."
-  (let ((buffer (current-buffer)) reasoning-end answer-end start)
+  (let ((buffer (current-buffer)) reasoning-end answer-start answer-end start)
     (let ((buffer-undo-list t))
       (goto-char (point-max))
       (delete-region llmster--input-start (point-max))
@@ -282,6 +282,7 @@ llmster saves what arrived."
         (llmster--new-input-area)
         ;; Created after the input area, so only streamed text moves them.
         (setq reasoning-end (copy-marker reply t)
+              answer-start (copy-marker (1+ reply))
               answer-end (copy-marker (1+ reply) t))))
     (let* ((params `((text . ,text)
                      ,@(when llmster--conversation-id `((conversationId . ,llmster--conversation-id)))
@@ -290,7 +291,8 @@ llmster saves what arrived."
                 "chat/send" params
                 (lambda (result error) (llmster--finish-reply buffer result error))
                 (lambda (event) (llmster--apply-event buffer event)))))
-      (setq llmster--stream (list :id id :start start :reasoning-end reasoning-end :answer-end answer-end
+      (setq llmster--stream (list :id id :start start :reasoning-end reasoning-end
+                                  :answer-start answer-start :answer-end answer-end
                                   :reasoning-shown nil)))))
 
 (defun llmster--insert-at (marker text)
@@ -316,6 +318,11 @@ Windows whose point was at MARKER follow it; others stay put."
               (text (alist-get 'text event)))
           (pcase type
             ("message.delta"
+             (llmster--insert-at (plist-get llmster--stream :answer-end) text))
+            ("message.replace"
+             ;; The server's final answer differs from the deltas: it replaces the reply's text.
+             (let ((inhibit-read-only t) (buffer-undo-list t))
+               (delete-region (plist-get llmster--stream :answer-start) (plist-get llmster--stream :answer-end)))
              (llmster--insert-at (plist-get llmster--stream :answer-end) text))
             ("reasoning.delta"
              (unless (plist-get llmster--stream :reasoning-shown)

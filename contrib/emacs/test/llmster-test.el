@@ -89,6 +89,15 @@
           (undo))
         (should-not (string-match-p "### Assistant" (buffer-string)))))))
 
+(ert-deftest llmster-test-a-rewritten-answer-replaces-the-streamed-text ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (llmster-test--send buffer "[[sim:rewrite]] echo:first draft")
+        (llmster-test--wait (lambda () (not (llmster-streaming-p buffer))))
+        (should (string-match-p "### Assistant\n+Revised: first draft\n" (buffer-string)))
+        (should-not (string-match-p "first draftRevised" (buffer-string)))))))
+
 (ert-deftest llmster-test-cancel-keeps-the-partial-reply ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))

@@ -184,6 +184,12 @@ local function on_event(buffer, event)
   chat.conversation = chat.conversation or event.conversationId
   if event.type == 'message.delta' then
     insert_at_mark(buffer, chat.stream.mark, event.text)
+  elseif event.type == 'message.replace' then
+    -- The server's final answer differs from the deltas: it replaces the reply's text.
+    local start_row, start_col = unpack(vim.api.nvim_buf_get_extmark_by_id(buffer, namespace, chat.stream.start, {}))
+    local end_row, end_col = unpack(vim.api.nvim_buf_get_extmark_by_id(buffer, namespace, chat.stream.mark, {}))
+    vim.api.nvim_buf_set_text(buffer, start_row, start_col, end_row, end_col, {})
+    insert_at_mark(buffer, chat.stream.mark, event.text)
   elseif event.type == 'tool_call.start' then
     insert_at_mark(buffer, chat.stream.mark, '\n[tool ' .. event.name .. ' …]\n')
   elseif event.type == 'error' then
@@ -201,6 +207,7 @@ local function on_reply(buffer, result, failure)
   end
   if result then chat.conversation = result.conversationId end
   vim.api.nvim_buf_del_extmark(buffer, namespace, chat.stream.mark)
+  vim.api.nvim_buf_del_extmark(buffer, namespace, chat.stream.start)
   chat.stream = nil
 end
 
@@ -229,9 +236,10 @@ function M.send_chat(buffer)
   append(buffer, { '', '### Assistant', '' })
   local row = vim.api.nvim_buf_line_count(buffer) - 1
   local mark = vim.api.nvim_buf_set_extmark(buffer, namespace, row, 0, { right_gravity = true })
+  local start = vim.api.nvim_buf_set_extmark(buffer, namespace, row, 0, { right_gravity = false })
   new_input_area(buffer)
   local params = { text = text, conversationId = chat.conversation, model = chat.model }
-  chat.stream = { mark = mark }
+  chat.stream = { mark = mark, start = start }
   chat.stream.id = M.request('chat/send', params,
     function(result, failure) on_reply(buffer, result, failure) end,
     function(event) on_event(buffer, event) end)
