@@ -1,6 +1,7 @@
-/// The time source of a `DisplayCoalescer`: monotonic instants as durations since an arbitrary origin.
+/// The engine's time source: monotonic instants as durations since an arbitrary origin.
 ///
-/// Tests substitute a clock they advance by hand, so coalescing is tested without sleeping.
+/// It paces `DisplayCoalescer` and partial saves and times reasoning (`ReplyState.reasoningStartedAt`). Tests
+/// substitute a clock they advance by hand, so coalescing is tested without sleeping.
 public protocol DisplayClock: Sendable {
     /// The current instant.
     func now() -> Duration
