@@ -114,6 +114,21 @@ import TestSupport
         #expect(saved?.text == reply.state.answer)
     }
 
+    @Test func aChatEndThatRewritesTheAnswerIsSavedAndPublishedAsAReplacement() async throws {
+        let harness = try Harness()
+        let updates = Mutex<[ReplyUpdate]>([])
+        let reply = try await harness.session.send(Turn(text: "[[sim:rewrite]] echo:first draft"), in: harness.conversationId) { update in
+            updates.withLock { $0.append(update) }
+        }
+        #expect(reply.status == .complete)
+        #expect(reply.state.answer == "Revised: first draft")
+        #expect(reply.state.isRewritten)
+        let seen = updates.withLock { $0 }
+        #expect(seen.contains(.answerReplaced("Revised: first draft")))
+        #expect(ReplyAccumulatorTests.replay(seen).answer == "Revised: first draft")
+        #expect(try harness.observer().message(id: reply.messageId)?.text == "Revised: first draft")
+    }
+
     @Test func lostContinuationKeepsTheTurnAndAFreshContextResendsIt() async throws {
         let harness = try Harness()
         _ = try await harness.session.send(Turn(text: "remember pears"), in: harness.conversationId) { _ in }
