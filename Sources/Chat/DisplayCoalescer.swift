@@ -2,7 +2,7 @@ import LMStudio
 
 /// Accumulates a reply's events and hands out its updates in batches, at most one batch per interval.
 ///
-/// The consumer pulls with `next()`. The first batch goes out at once; later ones wait for the interval.
+/// One consumer pulls with `next()`. The first batch goes out at once; later ones wait for the interval.
 /// While the consumer is busy or the interval runs, new updates are merged into the pending batch
 /// (adjacent appends concatenated, adjacent stage changes and changes of one tool call latest-wins), so a
 /// slow consumer never works through stale versions and never loses text. The end flushes at once.

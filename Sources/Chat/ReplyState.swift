@@ -2,8 +2,9 @@ import LMStudio
 
 /// Everything known about one assistant reply while it streams and after it ends.
 ///
-/// Text grows by appending to `reasoning` and `answer` only; `items` is derived on demand, so a delta
-/// costs work proportional to its own length.
+/// Text grows by appending to `reasoning` and `answer` (only a `chat.end` that contradicts the streamed
+/// text replaces them, setting `isRewritten`); `items` is derived on demand, so a delta costs work
+/// proportional to its own length.
 public struct ReplyState: Sendable, Equatable {
     /// What the server is doing for this reply right now.
     public enum Stage: Sendable, Equatable {
