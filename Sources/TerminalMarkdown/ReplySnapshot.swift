@@ -1,4 +1,4 @@
-/// Everything `LiveReplyView` shows about a reply at one moment; the caller builds one per display snapshot.
+/// Everything `LiveReplyView` shows about a reply at one moment; the caller keeps one current from the reply's updates.
 public struct ReplySnapshot: Sendable, Equatable {
     /// What the reply is waiting for before text arrives; nil once there is nothing to wait for.
     public var stage: ReplyStage?
