@@ -1,5 +1,5 @@
 // `make bench`: each section lives in its own file of this target and prints its own figures.
-// Usage: llmster-bench [section…]   (sections: sse, markdown, library, startup, backup; default: all)
+// Usage: llmster-bench [section…]   (sections: sse, markdown, library, startup, backup, stream; default: all)
 
 let requested = Set(CommandLine.arguments.dropFirst())
 let sections: [(name: String, run: () async throws -> Void)] = [
@@ -8,6 +8,7 @@ let sections: [(name: String, run: () async throws -> Void)] = [
     ("library", libraryBench),
     ("startup", startupBench),
     ("backup", backupBench),
+    ("stream", streamBench),
 ]
 for section in sections where requested.isEmpty || requested.contains(section.name) {
     print("== \(section.name)")
