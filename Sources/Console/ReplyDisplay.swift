@@ -17,6 +17,11 @@ public actor ReplyDisplay {
     /// Whether stages and the reasoning tail are shown (standard error is a terminal).
     private let showsStatus: Bool
     private var printedAnswer = ""
+    /// UTF-8 length of the answer prefix the live view has drawn.
+    private var drawnAnswerBytes = 0
+    /// The most new answer text one terminal update renders, so a reply arriving faster than the
+    /// terminal draws it never makes one update (or Ctrl-C) wait seconds; later updates catch up.
+    static let renderStepBytes = 64 << 10
     private let started = ContinuousClock.now
     private var reasoningStarted: ContinuousClock.Instant?
     private var reasoningEnded: ContinuousClock.Instant?
@@ -64,6 +69,8 @@ public actor ReplyDisplay {
                 reply.reasoning = ""
                 reply.reasoningCharacterCount = 0
             }
+            reply.answer = Self.drawablePrefix(of: reply.answer, drawn: drawnAnswerBytes, ending: snapshot.ending)
+            drawnAnswerBytes = reply.answer.utf8.count
             answerView.update(reply)
             return
         }
@@ -83,6 +90,27 @@ public actor ReplyDisplay {
     public func resize(width: Int, height: Int) {
         answerView?.width = width
         answerView?.height = height
+    }
+
+    /// The part of `answer` to draw now: up to ``renderStepBytes`` more than was drawn (cut after a line end
+    /// or at a character boundary), all of it once complete or failed, and nothing new once cancelled (the text is saved).
+    static func drawablePrefix(of answer: String, drawn: Int, ending: DisplaySnapshot.Ending) -> String {
+        let utf8 = answer.utf8
+        let limit: Int
+        switch ending {
+        case .cancelled: limit = drawn
+        case .streaming: limit = drawn + renderStepBytes
+        case .completed, .interrupted: return answer
+        }
+        guard utf8.count > limit else { return answer }
+        let windowStart: String.Index = utf8.index(utf8.startIndex, offsetBy: min(drawn, limit))
+        var cut: String.Index = utf8.index(utf8.startIndex, offsetBy: limit)
+        if let lineEnd: String.Index = utf8[windowStart..<cut].lastIndex(of: UInt8(ascii: "\n")) {
+            cut = utf8.index(after: lineEnd)
+        }
+        // Back off continuation bytes (10xxxxxx) so the cut falls on a character boundary.
+        while cut > utf8.startIndex, utf8[cut] & 0xC0 == 0x80 { cut = utf8.index(before: cut) }
+        return String(answer[..<cut])
     }
 
     /// Appends what the answer gained since the last snapshot.
