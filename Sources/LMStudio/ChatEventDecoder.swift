@@ -4,6 +4,8 @@ import Foundation
 ///
 /// Dispatches on the JSON `type` field, else on the `event:` name. Unknown
 /// types and payloads that are not JSON objects (such as `[DONE]`) give nil.
+/// Answer and reasoning deltas, most of a stream, are read by ``TextDeltaScanner``
+/// when they have their usual two-member shape; everything else goes through `JSONDecoder`.
 public struct ChatEventDecoder: Sendable {
     private let decoder = JSONDecoder()
 
@@ -12,8 +14,9 @@ public struct ChatEventDecoder: Sendable {
 
     /// The chat event `event` carries, if any.
     public func decode(_ event: SSEEvent) -> ChatEvent? {
+        if let delta = TextDeltaScanner.event(in: event.data) { return delta }
         guard event.data.utf8.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{"),
-              let payload = try? decoder.decode(Payload.self, from: Data(event.data.utf8))
+              let payload = payload(of: event.data)
         else { return nil }
         switch payload.type ?? event.name {
         case "chat.start": return .chatStart(modelInstanceId: payload.modelInstanceId)
@@ -42,6 +45,18 @@ public struct ChatEventDecoder: Sendable {
         case "chat.end": return .chatEnd(payload.result ?? ChatResult())
         default: return nil
         }
+    }
+}
+
+private extension ChatEventDecoder {
+    /// The payload of `text`, decoded in place when the string is contiguous (a `chat.end` can be as large as the reply).
+    func payload(of text: String) -> Payload? {
+        let decoded: Payload?? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let base = bytes.baseAddress else { return nil }
+            // No copy: `text` outlives the decode, and the decoder copies whatever it keeps.
+            return try? decoder.decode(Payload.self, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+        }
+        return decoded ?? (try? decoder.decode(Payload.self, from: Data(text.utf8)))
     }
 }
 
