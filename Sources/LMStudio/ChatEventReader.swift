@@ -25,6 +25,7 @@ final class ChatEventReader: @unchecked Sendable {
         while true {
             while nextPending < pending.count {
                 let event = pending[nextPending]
+                pending[nextPending] = SSEEvent(data: "")  // so a large event is freed once its chat event is built
                 nextPending += 1
                 if let chatEvent = decoder.decode(event) { return chatEvent }
             }

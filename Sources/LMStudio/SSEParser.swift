@@ -77,9 +77,9 @@ public struct SSEParser: Sendable {
                 try process(line: tail, into: &events)
             } else {
                 partialLine.append(contentsOf: tail)
-                let line = partialLine
-                partialLine.removeAll(keepingCapacity: true)
-                try line.withUnsafeBufferPointer { line throws(SSEError) in try process(line: line, into: &events) }
+                var line: [UInt8] = []
+                swap(&line, &partialLine)
+                try process(ownedLine: &line, into: &events)
             }
             index += 1
             if byte == .carriageReturn {
@@ -98,6 +98,22 @@ public struct SSEParser: Sendable {
     }
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    /// The most buffer capacity kept between events; a rare huge event (a `chat.end` with the whole reply) releases its buffer.
+    private static let retainedCapacity = 64 << 10
+
+    /// Processes a line assembled across chunks; the first `data:` line of an event becomes the data buffer without a copy.
+    private mutating func process(ownedLine line: inout [UInt8], into events: inout [SSEEvent]) throws(SSEError) {
+        let prefix = Array("data:".utf8)
+        guard !hasData, line.starts(with: prefix) else {
+            try line.withUnsafeBufferPointer { line throws(SSEError) in try process(line: line, into: &events) }
+            return
+        }
+        let valueStart = line.count > prefix.count && line[prefix.count] == .space ? prefix.count + 1 : prefix.count
+        line.removeSubrange(..<valueStart)
+        swap(&data, &line)
+        hasData = true
+        try checkSize()
+    }
 
     private mutating func process(line: UnsafeBufferPointer<UInt8>, into events: inout [SSEEvent]) throws(SSEError) {
         guard let first = line.first else {
@@ -125,7 +141,7 @@ public struct SSEParser: Sendable {
             let eventName = name.flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }
             events.append(SSEEvent(name: eventName, data: String(decoding: data, as: UTF8.self)))
         }
-        data.removeAll(keepingCapacity: true)
+        if data.capacity > Self.retainedCapacity { data = [] } else { data.removeAll(keepingCapacity: true) }
         hasData = false
         name = nil
     }
