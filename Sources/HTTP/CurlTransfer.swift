@@ -26,7 +26,7 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     /// The most body bytes held for the consumer; at least `CURL_MAX_WRITE_SIZE`, the largest chunk libcurl writes.
     let bufferLimit: Int
-    private let observer: (@Sendable (Int) -> Void)?
+    private let observer: (@Sendable (BodyBufferEvent) -> Void)?
     private let lock = NSLock()
     private var cancelled = false
     private var multi: UnsafeMutableRawPointer?
@@ -42,8 +42,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var status = 0
     private var headerFields: [String: String] = [:]
 
-    /// Prepares a transfer; `observer` hears the buffered byte count after every chunk the buffer takes (for tests).
-    init(request: HTTPRequest, bufferLimit: Int, observer: (@Sendable (Int) -> Void)? = nil) {
+    /// Prepares a transfer; `observer` hears what the body buffer does (for tests).
+    init(request: HTTPRequest, bufferLimit: Int, observer: (@Sendable (BodyBufferEvent) -> Void)? = nil) {
         self.request = request
         self.bufferLimit = max(bufferLimit, Int(CURL_MAX_WRITE_SIZE))
         self.observer = observer
@@ -106,6 +106,7 @@ final class CurlTransfer: @unchecked Sendable {
             return waiter
         }
         if let result { waiting?.resume(throwing: result) } else { waiting?.resume(returning: nil) }
+        observer?(.ended)
     }
 
     /// Handles one header line (with its line end); returns false to abort.
@@ -156,14 +157,16 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if bufferedBytes > 0, bufferedBytes + chunk.count > bufferLimit {
             paused = true
+            let buffered = bufferedBytes
             lock.unlock()
+            observer?(.paused(buffered))
             return .pause
         }
         chunks.append(Array(chunk))
         bufferedBytes += chunk.count
         let buffered = bufferedBytes
         lock.unlock()
-        observer?(buffered)
+        observer?(.buffered(buffered))
         return .taken
     }
 
@@ -242,6 +245,16 @@ final class CurlTransfer: @unchecked Sendable {
         guard let head = takeHead() else { return }
         head.resume(returning: HTTPResponse(status: status, headers: headerFields, body: BodyReader(self).stream))
     }
+}
+
+/// What the body buffer of a transfer did, reported on the curl thread to a test's observer.
+enum BodyBufferEvent: Sendable, Equatable {
+    /// A chunk was buffered; this many bytes now wait for the consumer.
+    case buffered(Int)
+    /// The next chunk did not fit beside this many buffered bytes: the transfer paused.
+    case paused(Int)
+    /// The transfer is over (finished, failed or cancelled) and its connection closed.
+    case ended
 }
 
 /// The consumer's end of a transfer: pulling from it pulls from the bounded buffer, and dropping it cancels the transfer.

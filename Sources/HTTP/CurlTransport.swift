@@ -14,7 +14,7 @@ public struct CurlTransport: Transport {
     /// The default of `bodyBufferLimit`.
     public static let defaultBodyBufferLimit = 256 << 10
     private let bodyBufferLimit: Int
-    private let bufferObserver: (@Sendable (Int) -> Void)?
+    private let bufferObserver: (@Sendable (BodyBufferEvent) -> Void)?
 
     /// Creates a transport, initialising libcurl once per process.
     ///
@@ -23,8 +23,8 @@ public struct CurlTransport: Transport {
         self.init(bodyBufferLimit: bodyBufferLimit, bufferObserver: nil)
     }
 
-    /// Creates a transport whose `bufferObserver` hears the buffered byte count each time a body chunk is buffered.
-    init(bodyBufferLimit: Int, bufferObserver: (@Sendable (Int) -> Void)?) {
+    /// Creates a transport whose `bufferObserver` hears what each transfer's body buffer does.
+    init(bodyBufferLimit: Int, bufferObserver: (@Sendable (BodyBufferEvent) -> Void)?) {
         Self.globalInit
         self.bodyBufferLimit = bodyBufferLimit
         self.bufferObserver = bufferObserver

@@ -1,5 +1,7 @@
 import Foundation
+import HTTP
 import Library
+import LMStudio
 
 /// Benchmark section `stream`: the built `llmster ask` against the built `lmstudio-sim` serving as fast as the socket allows.
 ///
@@ -33,6 +35,14 @@ func streamBench() async throws {
     }
     let growth = peaks[8 << 20]! - peaks[256 << 10]!
     print(String(format: "peak RSS difference 8 MiB - 256 KiB: %.1f MB (goal < 20 MB)", growth))
+    var pipelinePeaks: [Double] = []
+    for bytes in [256 << 10, 8 << 20] {
+        let run = try BenchChild.run(CommandLine.arguments[0], [consumeChatArgument, simulator.url, "[[sim:large=\(bytes)]] memory"],
+                                     environment: home.environment)
+        pipelinePeaks.append(Double(run.usage.ru_maxrss) / 1024)
+    }
+    print(String(format: "of which the HTTP + SSE + decoding pipeline alone (streamChat, events dropped): %.1f MB vs %.1f MB, difference %.1f MB",
+                 pipelinePeaks[0], pipelinePeaks[1], pipelinePeaks[1] - pipelinePeaks[0]))
 
     // (b) CPU against curl + a minimal JSON parse of each event.
     let prompt = "[[sim:large=\(1 << 20),delta=7]] cpu"
@@ -57,6 +67,19 @@ func streamBench() async throws {
     let saved = try home.latestReply()
     print(String(format: "Ctrl-C during a 40 MB reply: exit after %.3f s (goal ≤ 0.5 s), status %d; saved: %@",
                  latency, status, saved))
+}
+
+/// The argument that makes `llmster-bench` stream one chat (server URL and prompt follow) and drop its events.
+let consumeChatArgument = "--consume-chat"
+
+/// Streams one chat from `server` with `prompt` through `LMStudioClient.streamChat`, dropping the events, for the pipeline's own peak RSS.
+func consumeChat(server: String, prompt: String) async throws {
+    let client = LMStudioClient(server: server, token: nil, transport: CurlTransport())
+    var answerBytes = 0
+    for try await event in try await client.streamChat(ChatRequest(model: "acme/tiny-1b", input: .text(prompt))) {
+        if case let .messageDelta(text) = event { answerBytes += text.utf8.count }
+    }
+    print(answerBytes)
 }
 
 /// The built simulator, started on a free port with no delay between deltas.

@@ -36,7 +36,7 @@ import TestSupport
         let cli = try CLI(server: fixture.url)
         let result = try cli.run(["ask", "[[sim:drop-after=12]] echo:one two three four five six seven eight nine ten"])
         #expect(result.status == 6, "\(result)")
-        #expect(result.errors.contains("before the reply was complete"))
+        #expect(result.errors.contains("connection lost (the connection closed before the whole response arrived)"), "\(result)")
         #expect(!result.output.isEmpty, "the text received so far is shown")
         let show = try cli.run(["show", try latestConversation(cli)])
         #expect(show.output.contains("incomplete"))
