@@ -70,7 +70,7 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let log = BufferLog()
         let transport = CurlTransport(bodyBufferLimit: 64 << 10, bufferObserver: { log.record($0) })
-        let response = try await transport.send(chatRequest(fixture.url, "[[sim:large=40000000]] endless"))
+        let response = try await transport.send(chatRequest(fixture.url, "[[sim:large=8000000]] endless"))
         let (started, startedContinuation) = AsyncStream<Void>.makeStream()
         let consumer = Task {
             var received = 0
