@@ -82,7 +82,7 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
     /// proves the reply complete. It throws ``LMStudioError/replyConnectionLost(detail:)``
     /// when the connection breaks mid-reply, ``LMStudioError/timedOut(server:phase:)``
     /// when the server goes silent, ``LMStudioError/stream(_:)`` for an oversize
-    /// event and ``LMStudioError/cancelled`` when the consuming task is cancelled.
+    /// event and ``LMStudioError/cancelled`` (or it simply ends) when the consuming task is cancelled.
     /// Each `next()` parses only as much of the body as it needs; nothing is
     /// queued ahead beyond the transport's bounded read-ahead. Iterate it from
     /// one task; ending the iteration cancels the transfer.
