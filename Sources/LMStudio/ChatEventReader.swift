@@ -10,7 +10,7 @@ final class ChatEventReader: @unchecked Sendable {
     private let server: String
     private var parser = SSEParser()
     private let decoder = ChatEventDecoder()
-    private var pending: [SSEEvent] = []
+    private var pending: [RawSSEEvent] = []
     private var nextPending = 0
     private var ended = false
 
@@ -25,7 +25,7 @@ final class ChatEventReader: @unchecked Sendable {
         while true {
             while nextPending < pending.count {
                 let event = pending[nextPending]
-                pending[nextPending] = SSEEvent(data: "")  // so a large event is freed once its chat event is built
+                pending[nextPending].data = []  // so a large event is freed once its chat event is built
                 nextPending += 1
                 if let chatEvent = decoder.decode(event) { return chatEvent }
             }
@@ -38,7 +38,7 @@ final class ChatEventReader: @unchecked Sendable {
                     _ = parser.finish()
                     return nil
                 }
-                pending = try parser.feed(chunk)
+                pending = try parser.feedRaw(chunk)
             } catch {
                 ended = true
                 throw Self.midReplyError(error, server: server)

@@ -9,10 +9,13 @@
 enum TextDeltaScanner {
     /// The delta event `data` encodes, or nil when it is anything unusual.
     static func event(in data: String) -> ChatEvent? {
-        data.utf8.withContiguousStorageIfAvailable { bytes in
-            var scanner = Cursor(bytes: bytes)
-            return scanner.delta()
-        } ?? nil
+        data.utf8.withContiguousStorageIfAvailable { event(in: $0) } ?? nil
+    }
+
+    /// The delta event the UTF-8 `bytes` encode, or nil when they are anything unusual.
+    static func event(in bytes: UnsafeBufferPointer<UInt8>) -> ChatEvent? {
+        var scanner = Cursor(bytes: bytes)
+        return scanner.delta()
     }
 
     private struct Cursor {
