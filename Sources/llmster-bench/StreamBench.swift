@@ -60,7 +60,7 @@ func streamBench() async throws {
 
     // (c) Ctrl-C on a terminal during a 40 MB reply.
     let terminal = try BenchTerminal(llmster, ["ask", "[[sim:large=40000000]] interrupt me"], environment: home.environment)
-    terminal.waitForOutput(bytes: 64 << 10)
+    terminal.waitForOutput(bytes: 16 << 10)
     let start = ContinuousClock.now
     terminal.type([3])
     let status = terminal.waitForExit()
