@@ -13,6 +13,7 @@ static inline CURLcode llmster_curl_setopt_header_function(CURL *h, size_t (*f)(
 static inline CURLcode llmster_curl_setopt_xferinfo_function(CURL *h, int (*f)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
 static inline CURLcode llmster_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode llmster_curl_getinfo_off_t(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
-/* CURL_GLOBAL_DEFAULT is a composite macro Swift cannot import. */
+/* CURLPAUSE_CONT and CURL_GLOBAL_DEFAULT are composite macros Swift cannot import. */
+static inline CURLcode llmster_curl_unpause(CURL *h) { return curl_easy_pause(h, CURLPAUSE_CONT); }
 static inline CURLcode llmster_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
 #endif

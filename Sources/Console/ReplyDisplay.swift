@@ -25,6 +25,13 @@ public actor ReplyDisplay {
     private var toolCalls: [ToolCallState] = []
     private var answerStarted = false
     private var plainEndsLine = true
+    /// UTF-8 length of the answer prefix the live view has drawn.
+    private var drawnAnswerBytes = 0
+    /// How the reply ended, once it has.
+    private var ending: ReplyEnding?
+    /// The most new answer text one terminal update renders, so a reply arriving faster than the
+    /// terminal draws it never makes one update (or Ctrl-C) wait seconds; later updates catch up.
+    static let renderStepBytes = 64 << 10
     private let started = ContinuousClock.now
 
     /// Creates a display: `rendered` decides whether standard output gets the live view.
@@ -83,7 +90,7 @@ public actor ReplyDisplay {
         case .answerReplaced(let text):
             answerStarted = true
             if answerView != nil {
-                replaced = reply.answer
+                replaced = String(decoding: reply.answer.utf8.prefix(drawnAnswerBytes), as: UTF8.self)
                 reply.answer = text
             } else {
                 replacePlain(with: text)
@@ -113,7 +120,30 @@ public actor ReplyDisplay {
         }
     }
 
+    /// The part of `answer` to draw now: while streaming (`ending` nil) up to ``renderStepBytes`` more than was
+    /// drawn (cut after a line end or at a character boundary), all of it once complete or failed, and nothing
+    /// new once cancelled (the text is saved).
+    static func drawablePrefix(of answer: String, drawn: Int, ending: ReplyEnding?) -> String {
+        let utf8 = answer.utf8
+        let limit: Int
+        switch ending {
+        case .cancelled: limit = drawn
+        case nil: limit = drawn + renderStepBytes
+        case .completed, .interrupted: return answer
+        }
+        guard utf8.count > limit else { return answer }
+        let windowStart: String.Index = utf8.index(utf8.startIndex, offsetBy: min(drawn, limit))
+        var cut: String.Index = utf8.index(utf8.startIndex, offsetBy: limit)
+        if let lineEnd: String.Index = utf8[windowStart..<cut].lastIndex(of: UInt8(ascii: "\n")) {
+            cut = utf8.index(after: lineEnd)
+        }
+        // Back off continuation bytes (10xxxxxx) so the cut falls on a character boundary.
+        while cut > utf8.startIndex, utf8[cut] & 0xC0 == 0x80 { cut = utf8.index(before: cut) }
+        return String(answer[..<cut])
+    }
+
     private func finish(_ end: ReplyEnd) {
+        ending = end.ending
         let state = end.state
         reply.isFinished = true
         reply.reasoningCharacterCount = state.reasoningCharacterCount
@@ -143,7 +173,13 @@ public actor ReplyDisplay {
                 shown.reasoning = ""
                 shown.reasoningCharacterCount = 0
             }
-            if let previous { answerView.update(shown, replacingAnswer: previous) } else { answerView.update(shown) }
+            if let previous {
+                answerView.update(shown, replacingAnswer: previous)
+            } else {
+                shown.answer = Self.drawablePrefix(of: reply.answer, drawn: drawnAnswerBytes, ending: ending)
+                answerView.update(shown)
+            }
+            drawnAnswerBytes = shown.answer.utf8.count
         } else if let statusView {
             var status = reply
             if answerStarted {

@@ -132,7 +132,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 
     private static func from(server error: LMStudioError) -> RPCError {
         switch error {
-        case .unreachable, .timedOut, .tls, .connectionLost, .serverTooOld:
+        case .unreachable, .timedOut, .tls, .connectionLost, .replyConnectionLost, .serverTooOld:
             return RPCError(code: serverUnreachableCode, message: error.description, kind: "server_unreachable", retryable: true)
         case .tokenMissing, .tokenRejected, .malformedToken:
             return RPCError(code: authCode, message: error.description, kind: "auth")

@@ -2,6 +2,10 @@ internal import CCurl
 import Foundation
 
 /// A configured libcurl easy handle for one request, used and freed on the thread that made it.
+///
+/// Not `Sendable`: the handle, its multi handle and every callback live on
+/// the curl thread of ``CurlTransfer``; other threads reach the transfer only
+/// through ``CurlTransfer``'s locked state and `curl_multi_wakeup`.
 final class CurlEasy {
     private let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -29,7 +33,8 @@ final class CurlEasy {
     /// Runs the transfer to its end; returns the failure, if any.
     ///
     /// A single-handle multi loop rather than `curl_easy_perform`, so that
-    /// ``CurlTransfer/cancel()`` can wake the wait at once via `curl_multi_wakeup`.
+    /// ``CurlTransfer/cancel()`` and a consumer that drained the paused body
+    /// can wake the wait at once via `curl_multi_wakeup`.
     func perform() -> HTTPError? {
         guard let multi = curl_multi_init() else {
             return .transfer(url: transfer.request.url, reason: "libcurl could not create a handle")
@@ -48,6 +53,12 @@ final class CurlEasy {
                 return .transfer(url: transfer.request.url, reason: String(cString: curl_multi_strerror(status)))
             }
             if transfer.isCancelled { return .cancelled }
+            if transfer.takeResumeRequest() {
+                // The consumer drained the buffer: unpausing here, on the thread that owns the
+                // handle, may call the write callback again before it returns.
+                _ = llmster_curl_unpause(handle)
+                continue
+            }
             if running > 0 { _ = curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
         var code = CURLE_OK
@@ -62,6 +73,7 @@ final class CurlEasy {
     }
 
     private func configure(_ request: HTTPRequest) throws(HTTPError) {
+        // Unretained: `self.transfer` keeps the transfer alive as long as the handle, hence through every callback.
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         var codes: [CURLcode] = [
             llmster_curl_setopt_string(handle, CURLOPT_URL, request.url),
@@ -88,7 +100,11 @@ final class CurlEasy {
             llmster_curl_setopt_write_function(handle) { data, size, count, context in
                 guard let context else { return 0 }
                 let chunk = UnsafeRawBufferPointer(start: data, count: size * count)
-                return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receiveBody(chunk) ? size * count : 0
+                switch Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receiveBody(chunk) {
+                case .taken: return size * count
+                case .pause: return Int(CURL_WRITEFUNC_PAUSE)
+                case .abort: return 0
+                }
             },
         ]
         // An empty `Expect:` stops curl from waiting for `100 Continue` before larger bodies.

@@ -5,8 +5,9 @@ public struct HTTPResponse: Sendable {
     /// Header fields by lowercased name; repeated fields are joined with ", ".
     public var headers: [String: String]
     /// The body in chunks as they arrive; it ends when the transfer does and
-    /// throws ``HTTPError`` when the transfer fails. Dropping or cancelling the
-    /// iteration aborts the transfer.
+    /// throws ``HTTPError`` when the transfer fails. ``CurlTransport`` reads
+    /// ahead only a bounded amount, so memory does not grow with a body that is
+    /// consumed as it streams. Dropping or cancelling the iteration aborts the transfer.
     public var body: AsyncThrowingStream<[UInt8], any Error>
 
     /// Creates a response; header names are lowercased.

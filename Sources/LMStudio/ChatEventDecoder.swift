@@ -4,6 +4,8 @@ import Foundation
 ///
 /// Dispatches on the JSON `type` field, else on the `event:` name. Unknown
 /// types and payloads that are not JSON objects (such as `[DONE]`) give nil.
+/// Answer and reasoning deltas, most of a stream, are read by ``TextDeltaScanner``
+/// when they have their usual two-member shape; everything else goes through `JSONDecoder`.
 public struct ChatEventDecoder: Sendable {
     private let decoder = JSONDecoder()
 
@@ -12,10 +14,21 @@ public struct ChatEventDecoder: Sendable {
 
     /// The chat event `event` carries, if any.
     public func decode(_ event: SSEEvent) -> ChatEvent? {
-        guard event.data.utf8.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{"),
-              let payload = try? decoder.decode(Payload.self, from: Data(event.data.utf8))
+        let decoded: ChatEvent?? = event.data.utf8.withContiguousStorageIfAvailable { decode(name: event.name, data: $0) }
+        return decoded ?? Array(event.data.utf8).withUnsafeBufferPointer { decode(name: event.name, data: $0) }
+    }
+
+    /// The chat event a raw event carries, decoded from its bytes without building a `String` of the payload.
+    func decode(_ event: RawSSEEvent) -> ChatEvent? {
+        event.data.withUnsafeBufferPointer { decode(name: event.name.map { String(decoding: $0, as: UTF8.self) }, data: $0) }
+    }
+
+    private func decode(name: String?, data: UnsafeBufferPointer<UInt8>) -> ChatEvent? {
+        if let delta = TextDeltaScanner.event(in: data) { return delta }
+        guard data.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{"),
+              let payload = payload(of: data)
         else { return nil }
-        switch payload.type ?? event.name {
+        switch payload.type ?? name {
         case "chat.start": return .chatStart(modelInstanceId: payload.modelInstanceId)
         case "model_load.start": return .modelLoadStart(modelInstanceId: payload.modelInstanceId)
         case "model_load.progress": return .modelLoadProgress(payload.progress ?? 0)
@@ -42,6 +55,19 @@ public struct ChatEventDecoder: Sendable {
         case "chat.end": return .chatEnd(payload.result ?? ChatResult())
         default: return nil
         }
+    }
+}
+
+private extension ChatEventDecoder {
+    /// The payload in `bytes`, decoded in place (a `chat.end` can be as large as the reply); bytes that are
+    /// not valid UTF-8 are decoded again with U+FFFD for the invalid sequences.
+    func payload(of bytes: UnsafeBufferPointer<UInt8>) -> Payload? {
+        guard let base = bytes.baseAddress else { return nil }
+        // No copy: the bytes outlive the decode, and the decoder copies whatever it keeps.
+        let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
+        if let payload = try? decoder.decode(Payload.self, from: data) { return payload }
+        guard String(validating: bytes, as: UTF8.self) == nil else { return nil }
+        return try? decoder.decode(Payload.self, from: Data(String(decoding: bytes, as: UTF8.self).utf8))
     }
 }
 

@@ -75,13 +75,17 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
         return try await decode(ChatResult.self, from: send("POST", "/api/v1/chat", json: request, idle: Self.slowReplyIdleLimit))
     }
 
-    /// Runs one chat turn as a stream of events.
+    /// Runs one chat turn as a stream of events, read from the network only as fast as they are consumed.
     ///
     /// Throws before streaming when the server refuses the request. The stream
-    /// ends without error when the connection closes: only a ``ChatEvent/chatEnd(_:)``
-    /// proves the reply complete. It throws ``LMStudioError/timedOut(server:phase:)``
-    /// when the server goes silent and ``LMStudioError/stream(_:)`` for an
-    /// oversize event. Ending the iteration cancels the transfer.
+    /// ends without error when the server ends the body: only a ``ChatEvent/chatEnd(_:)``
+    /// proves the reply complete. It throws ``LMStudioError/replyConnectionLost(detail:)``
+    /// when the connection breaks mid-reply, ``LMStudioError/timedOut(server:phase:)``
+    /// when the server goes silent, ``LMStudioError/stream(_:)`` for an oversize
+    /// event and ``LMStudioError/cancelled`` (or it simply ends) when the consuming task is cancelled.
+    /// Each `next()` parses only as much of the body as it needs; nothing is
+    /// queued ahead beyond the transport's bounded read-ahead. Iterate it from
+    /// one task; ending the iteration cancels the transfer.
     public func streamChat(_ request: ChatRequest) async throws -> AsyncThrowingStream<ChatEvent, any Error> {
         var request = request
         request.stream = true
@@ -91,27 +95,8 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
             throw LMStudioError.error(status: response.status, body: body, tokenSent: token != nil)
                 ?? .invalidResponse("expected an event stream, got a JSON body")
         }
-        let server = self.server
-        return AsyncThrowingStream { continuation in
-            let pump = Task {
-                var parser = SSEParser()
-                let decoder = ChatEventDecoder()
-                do {
-                    for try await chunk in response.body {
-                        for event in try parser.feed(chunk) {
-                            if let chatEvent = decoder.decode(event) { continuation.yield(chatEvent) }
-                        }
-                    }
-                    _ = parser.finish()
-                    continuation.finish()
-                } catch HTTPError.transfer, HTTPError.cancelled {
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: LMStudioError.from(error, server: server))
-                }
-            }
-            continuation.onTermination = { _ in pump.cancel() }
-        }
+        let reader = ChatEventReader(body: response.body, server: server)
+        return AsyncThrowingStream { try await reader.next() }
     }
 
     private func send(

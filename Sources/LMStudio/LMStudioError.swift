@@ -27,6 +27,8 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
     case server(status: Int, message: String)
     /// The reply could not be understood.
     case invalidResponse(String)
+    /// The connection broke while the reply streamed; what arrived before it stands.
+    case replyConnectionLost(detail: String)
     /// The event stream broke, e.g. an event over the size limit.
     case stream(String)
     case cancelled
@@ -59,6 +61,8 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
             "LM Studio answered with HTTP \(status): \(message)"
         case let .invalidResponse(detail):
             "LM Studio sent a reply llmster cannot read: \(detail)"
+        case let .replyConnectionLost(detail):
+            "connection lost (\(detail))"
         case let .stream(detail):
             "The reply stream broke: \(detail)"
         case .cancelled:

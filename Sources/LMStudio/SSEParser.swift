@@ -26,8 +26,13 @@ public struct SSEParser: Sendable {
     /// After an error the parser stays failed: every later call throws it again
     /// (until ``finish()``), and events completed earlier in the same chunk are dropped.
     public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [SSEEvent] {
+        try feedRaw(bytes).map(\.event)
+    }
+
+    /// Like ``feed(_:)``, with each event's name and data still as bytes, so a large payload is never copied into a `String`.
+    mutating func feedRaw(_ bytes: some Collection<UInt8>) throws -> [RawSSEEvent] {
         if let failure { throw failure }
-        var events: [SSEEvent] = []
+        var events: [RawSSEEvent] = []
         do {
             let consumed: Void? = try bytes.withContiguousStorageIfAvailable { try consume($0, into: &events) }
             if consumed == nil {
@@ -49,7 +54,7 @@ public struct SSEParser: Sendable {
         return []
     }
 
-    private mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [SSEEvent]) throws(SSEError) {
+    private mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [RawSSEEvent]) throws(SSEError) {
         let count = buffer.count
         var index = 0
         while let matched = byteOrderMarkPrefix, index < count {
@@ -77,9 +82,9 @@ public struct SSEParser: Sendable {
                 try process(line: tail, into: &events)
             } else {
                 partialLine.append(contentsOf: tail)
-                let line = partialLine
-                partialLine.removeAll(keepingCapacity: true)
-                try line.withUnsafeBufferPointer { line throws(SSEError) in try process(line: line, into: &events) }
+                var line: [UInt8] = []
+                swap(&line, &partialLine)
+                try process(ownedLine: &line, into: &events)
             }
             index += 1
             if byte == .carriageReturn {
@@ -99,7 +104,21 @@ public struct SSEParser: Sendable {
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
-    private mutating func process(line: UnsafeBufferPointer<UInt8>, into events: inout [SSEEvent]) throws(SSEError) {
+    /// Processes a line assembled across chunks; the first `data:` line of an event becomes the data buffer without a copy.
+    private mutating func process(ownedLine line: inout [UInt8], into events: inout [RawSSEEvent]) throws(SSEError) {
+        let prefix = Array("data:".utf8)
+        guard !hasData, line.starts(with: prefix) else {
+            try line.withUnsafeBufferPointer { line throws(SSEError) in try process(line: line, into: &events) }
+            return
+        }
+        let valueStart = line.count > prefix.count && line[prefix.count] == .space ? prefix.count + 1 : prefix.count
+        line.removeSubrange(..<valueStart)
+        swap(&data, &line)
+        hasData = true
+        try checkSize()
+    }
+
+    private mutating func process(line: UnsafeBufferPointer<UInt8>, into events: inout [RawSSEEvent]) throws(SSEError) {
         guard let first = line.first else {
             dispatch(into: &events)
             return
@@ -120,12 +139,14 @@ public struct SSEParser: Sendable {
         }
     }
 
-    private mutating func dispatch(into events: inout [SSEEvent]) {
+    private mutating func dispatch(into events: inout [RawSSEEvent]) {
         if hasData {
-            let eventName = name.flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }
-            events.append(SSEEvent(name: eventName, data: String(decoding: data, as: UTF8.self)))
+            var taken: [UInt8] = []
+            swap(&taken, &data)
+            events.append(RawSSEEvent(name: name.flatMap { $0.isEmpty ? nil : $0 }, data: taken))
+        } else {
+            data.removeAll(keepingCapacity: true)
         }
-        data.removeAll(keepingCapacity: true)
         hasData = false
         name = nil
     }
@@ -134,6 +155,17 @@ public struct SSEParser: Sendable {
         if data.count + partialLine.count > maxEventBytes {
             throw SSEError.eventTooLarge(limit: maxEventBytes)
         }
+    }
+}
+
+/// One dispatched event before UTF-8 decoding: the `event:` name (nil when absent or empty) and the joined `data:` lines.
+struct RawSSEEvent: Sendable {
+    var name: [UInt8]?
+    var data: [UInt8]
+
+    /// The event with name and data decoded as UTF-8, invalid sequences becoming U+FFFD.
+    var event: SSEEvent {
+        SSEEvent(name: name.map { String(decoding: $0, as: UTF8.self) }, data: String(decoding: data, as: UTF8.self))
     }
 }
 

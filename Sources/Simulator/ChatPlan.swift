@@ -66,7 +66,7 @@ struct ChatPlan {
             if turn.reasoning {
                 let text = ScriptedReply.reasoning(for: turn.input, faults: turn.faults)
                 event("reasoning.start", [:])
-                deltas("reasoning.delta", text, delay: turn.tokenDelay)
+                deltas("reasoning.delta", text, size: turn.faults.delta, delay: turn.tokenDelay)
                 event("reasoning.end", [:])
                 output.append(["type": "reasoning", "content": text])
                 reasoningCharacters = text.count
@@ -97,10 +97,10 @@ struct ChatPlan {
         steps.append(.event(name, JSON.encode(json)))
     }
 
-    /// Cuts `text` into deltas of a few characters (more for very long texts, at most ~4000 deltas).
-    private mutating func deltas(_ name: String, _ text: String, delay: Double, stallAfter: Int? = nil, stall: Double? = nil) {
+    /// Cuts `text` into deltas of `size` characters, by default a few (more for very long texts, at most ~4000 deltas).
+    private mutating func deltas(_ name: String, _ text: String, size: Int?, delay: Double, stallAfter: Int? = nil, stall: Double? = nil) {
         let characters = Array(text)
-        let size = max(4, characters.count / 4000)
+        let size = size ?? max(4, characters.count / 4000)
         var index = 0
         var sent = 0
         while index < characters.count {
@@ -118,7 +118,7 @@ struct ChatPlan {
 
     private mutating func message(_ text: String, turn: Turn, stall: Bool) {
         event("message.start", [:])
-        deltas("message.delta", text, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall)
+        deltas("message.delta", text, size: turn.faults.delta, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall)
         event("message.end", [:])
         output.append(["type": "message", "content": stall ? ScriptedReply.final(text, faults: turn.faults) : text])
     }

@@ -27,6 +27,8 @@ struct Faults: Sendable, Equatable {
     var tools = false
     /// Answer with about this many bytes of Markdown.
     var large: Int?
+    /// Characters per answer and reasoning delta; nil: a few, more for very long texts.
+    var delta: Int?
     /// Put terminal control sequences in answer and reasoning.
     var escape = false
     /// Space JIT load progress out over about a second.
@@ -82,6 +84,7 @@ struct Faults: Sendable, Equatable {
         case "reasoning": reasoning = try flag()
         case "tools": tools = try flag()
         case "large": large = try int(1...50_000_000)
+        case "delta": delta = try int(1...1_000_000)
         case "escape": escape = try flag()
         case "slow-load": slowLoad = try flag()
         case "status": status = try int(100...599)

@@ -17,6 +17,7 @@ extension Simulator {
       reasoning      force reasoning deltas
       tools          reasoning, search_docs success, message, open_browser failure, message
       large=N        answer with about N bytes of mixed Markdown
+      delta=N        answer and reasoning deltas of N characters each
       escape         answer and reasoning contain ESC[2J, OSC 52, OSC 0, BEL and 8-bit CSI
       slow-load      a JIT load sends 20 progress events spaced by max(token delay, 0.05 s);
                      in X-Sim-Faults on /api/v1/models/load, the load takes 20 such steps

@@ -36,7 +36,7 @@ import TestSupport
         let cli = try CLI(server: fixture.url)
         let result = try cli.run(["ask", "[[sim:drop-after=12]] echo:one two three four five six seven eight nine ten"])
         #expect(result.status == 6, "\(result)")
-        #expect(result.errors.contains("before the reply was complete"))
+        #expect(result.errors.contains("connection lost (the connection closed before the whole response arrived)"), "\(result)")
         #expect(!result.output.isEmpty, "the text received so far is shown")
         let show = try cli.run(["show", try latestConversation(cli)])
         #expect(show.output.contains("incomplete"))
@@ -119,9 +119,9 @@ import TestSupport
         let cli = try CLI(server: fixture.url)
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
         let imagePath = cli.sandbox.root + "/picture.png"
-        FileManager.default.createFile(atPath: imagePath, contents: Data(png))
+        _ = FileManager.default.createFile(atPath: imagePath, contents: Data(png))
         let textPath = cli.sandbox.root + "/notes.png"
-        FileManager.default.createFile(atPath: textPath, contents: Data("not an image".utf8))
+        _ = FileManager.default.createFile(atPath: textPath, contents: Data("not an image".utf8))
 
         let refused = try cli.run(["ask", "-m", "acme/tiny-1b", "--image", imagePath, "what is this?"])
         #expect(refused.status == 1)

@@ -51,6 +51,22 @@ import TestSupport
         #expect(end.output.last == .message("streamed"))
     }
 
+    @Test func droppedConnectionMidReplyIsConnectionLostWithDetail() async throws {
+        let fixture = try SimulatorFixture()
+        var deltas = 0
+        do {
+            for try await event in try await client(fixture).streamChat(ChatRequest(model: "acme/tiny-1b", input: .text("[[sim:drop-after=9]] echo:one two three four five six"))) {
+                if case .messageDelta = event { deltas += 1 }
+            }
+            Issue.record("a dropped connection ended the stream quietly")
+        } catch let error as LMStudioError {
+            guard case .replyConnectionLost(let detail) = error else { Issue.record("got \(error)"); return }
+            #expect(!detail.isEmpty)
+            #expect(error.description.hasPrefix("connection lost ("))
+        }
+        #expect(deltas > 0, "the deltas before the drop arrive first")
+    }
+
     @Test func tokenMissingAndRejected() async throws {
         let token = "sk-lm-abcd1234:abcdefghij0123456789"
         let fixture = try SimulatorFixture(SimulatorOptions(requireToken: token))

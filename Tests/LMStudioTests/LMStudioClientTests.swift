@@ -122,12 +122,25 @@ struct LMStudioClientTests {
         #expect(transport.request?.headers["Accept"] == "text/event-stream")
     }
 
-    @Test func streamEndingWithoutChatEndFinishesQuietly() async throws {
+    @Test func connectionLostMidReplyThrowsItsDetailAfterTheEventsBeforeIt() async throws {
         let transport = FakeTransport { _ in
             HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"], body: AsyncThrowingStream { continuation in
                 continuation.yield(Array("data: {\"type\":\"message.delta\",\"content\":\"par\"}\n\ndata: {\"type\":\"message.delta\"".utf8))
                 continuation.finish(throwing: HTTPError.transfer(url: "http://localhost:1234/api/v1/chat", reason: "the connection was lost"))
             })
+        }
+        var events: [ChatEvent] = []
+        let client = LMStudioClient(server: "http://localhost:1234", token: nil, transport: transport)
+        await #expect(throws: LMStudioError.replyConnectionLost(detail: "the connection was lost")) {
+            for try await event in try await client.streamChat(ChatRequest(model: "m", input: .text("hi"))) { events.append(event) }
+        }
+        #expect(events == [.messageDelta("par")])
+        #expect(LMStudioError.replyConnectionLost(detail: "reset by peer").description == "connection lost (reset by peer)")
+    }
+
+    @Test func streamEndingWithoutChatEndFinishesQuietly() async throws {
+        let transport = FakeTransport { _ in
+            HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"], chunks: [Array("data: {\"type\":\"message.delta\",\"content\":\"par\"}\n\n".utf8)])
         }
         var events: [ChatEvent] = []
         let client = LMStudioClient(server: "http://localhost:1234", token: nil, transport: transport)

@@ -1,0 +1,284 @@
+import Foundation
+import HTTP
+import Library
+import LMStudio
+
+/// Benchmark section `stream`: the built `llmster ask` against the built `lmstudio-sim` serving as fast as the socket allows.
+///
+/// (a) peak RSS piped on a 256 KiB and an 8 MiB reply, and their difference (goal < 20 MB);
+/// (b) CPU of `ask` on a 1 MiB reply in 7-character deltas against `curl -N` receiving the same
+///     stream piped into Python's `json.loads` of every `data:` line (goal ≤ 1.5×);
+/// (c) Ctrl-C on a pseudo-terminal during a 40 MB reply: time from the keystroke to exit
+///     (goal ≤ 0.5 s), and whether the partial reply was saved as incomplete.
+///
+/// `LLMSTER_BENCH_LLMSTER` names another `llmster` to measure (e.g. an older build) against the same simulator.
+func streamBench() async throws {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+    let llmster = ProcessInfo.processInfo.environment["LLMSTER_BENCH_LLMSTER"] ?? directory + "/llmster"
+    let simulatorPath = directory + "/lmstudio-sim"
+    for path in [llmster, simulatorPath] where !FileManager.default.isExecutableFile(atPath: path) {
+        print("\(path) is not built")
+        return
+    }
+    let simulator = try BenchSimulator(simulatorPath)
+    defer { simulator.stop() }
+    let home = try BenchHome(server: simulator.url)
+    defer { home.remove() }
+
+    // (a) Peak RSS, piped.
+    var peaks: [Int: Double] = [:]
+    for bytes in [256 << 10, 8 << 20] {
+        let run = try BenchChild.run(llmster, ["ask", "[[sim:large=\(bytes)]] memory"], environment: home.environment)
+        peaks[bytes] = Double(run.usage.ru_maxrss) / 1024
+        print(String(format: "ask piped, %5d KiB reply: peak RSS %6.1f MB, %d bytes out, exit %d",
+                     bytes >> 10, peaks[bytes]!, run.outputBytes, run.status))
+    }
+    let growth = peaks[8 << 20]! - peaks[256 << 10]!
+    print(String(format: "peak RSS difference 8 MiB - 256 KiB: %.1f MB (goal < 20 MB)", growth))
+    var pipelinePeaks: [Double] = []
+    for bytes in [256 << 10, 8 << 20] {
+        let run = try BenchChild.run(CommandLine.arguments[0], [consumeChatArgument, simulator.url, "[[sim:large=\(bytes)]] memory"],
+                                     environment: home.environment)
+        pipelinePeaks.append(Double(run.usage.ru_maxrss) / 1024)
+    }
+    print(String(format: "of which the HTTP + SSE + decoding pipeline alone (streamChat, events dropped): %.1f MB vs %.1f MB, difference %.1f MB",
+                 pipelinePeaks[0], pipelinePeaks[1], pipelinePeaks[1] - pipelinePeaks[0]))
+
+    // (b) CPU against curl + a minimal JSON parse of each event.
+    let prompt = "[[sim:large=\(1 << 20),delta=7]] cpu"
+    // Medians of three runs each: the figures are CPU times, but a loaded machine still moves them.
+    let ask = try median(of: 3) { try BenchChild.run(llmster, ["ask", "--no-save", prompt], environment: home.environment) }
+    let body = try JSONSerialization.data(withJSONObject: ["model": "acme/tiny-1b", "input": prompt, "stream": true, "store": false])
+    let bodyPath = home.root + "/chat.json"
+    try body.write(to: URL(fileURLWithPath: bodyPath))
+    let pipeline = "curl -sN -H 'Content-Type: application/json' --data-binary @\(bodyPath) \(simulator.url)/api/v1/chat"
+        + " | python3 -c 'import sys, json\nfor line in sys.stdin:\n    if line.startswith(\"data: \"): json.loads(line[6:])'"
+    let baseline = try median(of: 3) { try BenchChild.run("/bin/sh", ["-c", pipeline], environment: home.environment) }
+    print(String(format: "ask, 1 MiB in 7-char deltas: %.3f s CPU (%d bytes out); curl -N | python3 json.loads: %.3f s CPU",
+                 ask.cpuSeconds, ask.outputBytes, baseline.cpuSeconds))
+    print(String(format: "CPU ratio ask / (curl + parse): %.2f (goal ≤ 1.5)", ask.cpuSeconds / baseline.cpuSeconds))
+
+    // (c) Ctrl-C on a terminal during a 40 MB reply.
+    let terminal = try BenchTerminal(llmster, ["ask", "[[sim:large=40000000]] interrupt me"], environment: home.environment)
+    terminal.waitForOutput(bytes: 16 << 10)
+    let start = ContinuousClock.now
+    terminal.type([3])
+    let status = terminal.waitForExit()
+    let latency = (ContinuousClock.now - start) / .seconds(1)
+    let saved = try home.latestReply()
+    print(String(format: "Ctrl-C during a 40 MB reply: exit after %.3f s (goal ≤ 0.5 s), status %d; saved: %@",
+                 latency, status, saved))
+}
+
+/// The run with the median CPU time of `count` runs.
+private func median(of count: Int, _ run: () throws -> BenchChild) rethrows -> BenchChild {
+    var runs: [BenchChild] = []
+    for _ in 0..<count { runs.append(try run()) }
+    return runs.sorted { $0.cpuSeconds < $1.cpuSeconds }[count / 2]
+}
+
+/// The argument that makes `llmster-bench` stream one chat (server URL and prompt follow) and drop its events.
+let consumeChatArgument = "--consume-chat"
+
+/// Streams one chat from `server` with `prompt` through `LMStudioClient.streamChat`, dropping the events, for the pipeline's own peak RSS.
+func consumeChat(server: String, prompt: String) async throws {
+    let client = LMStudioClient(server: server, token: nil, transport: CurlTransport())
+    var answerBytes = 0
+    for try await event in try await client.streamChat(ChatRequest(model: "acme/tiny-1b", input: .text(prompt))) {
+        if case let .messageDelta(text) = event { answerBytes += text.utf8.count }
+    }
+    print(answerBytes)
+}
+
+/// The built simulator, started on a free port with no delay between deltas.
+private final class BenchSimulator {
+    let url: String
+    private let process = Process()
+
+    init(_ path: String) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--token-delay", "0"]
+        process.standardOutput = output
+        try process.run()
+        var line: [UInt8] = []
+        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
+            line.append(byte)
+        }
+        url = String(decoding: line, as: UTF8.self)
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// A throw-away home with the XDG directories, so benchmarks never touch the user's library.
+private struct BenchHome {
+    let root: String
+    let environment: [String: String]
+
+    init(server: String) throws {
+        root = NSTemporaryDirectory() + "llmster-bench-stream-\(getpid())"
+        for sub in ["config", "data", "state", "home"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + sub, withIntermediateDirectories: true)
+        }
+        environment = [
+            "HOME": root + "/home", "XDG_CONFIG_HOME": root + "/config", "XDG_DATA_HOME": root + "/data",
+            "XDG_STATE_HOME": root + "/state", "LLMSTER_SERVER": server, "LANG": "C.UTF-8", "TERM": "xterm-256color",
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ]
+    }
+
+    /// The status and length of the newest reply in the library.
+    func latestReply() throws -> String {
+        let library = try LibraryStore(path: root + "/data/llmster/library.sqlite3")
+        guard let conversation = try library.mostRecentConversation(),
+              let reply = try library.messages(conversationId: conversation.id).last(where: { $0.role == .assistant })
+        else { return "nothing" }
+        return "\(reply.status.rawValue), \(reply.text.utf8.count) bytes"
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}
+
+/// A finished child process: exit status, resource usage and how much it wrote to standard output.
+private struct BenchChild {
+    let status: Int32
+    let usage: rusage
+    let outputBytes: Int
+
+    /// User plus system CPU time, including the child's own waited-for children.
+    var cpuSeconds: Double {
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// Runs `path` with standard output on a pipe that is drained and counted, and waits for it.
+    static func run(_ path: String, _ arguments: [String], environment: [String: String]) throws -> BenchChild {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw BenchError("pipe failed: errno \(errno)") }
+        let pid = try spawn(path, arguments, environment: environment, standardStreams: [open("/dev/null", O_RDONLY), fds[1], open("/dev/null", O_WRONLY)])
+        close(fds[1])
+        var count = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let read = read(fds[0], &buffer, buffer.count)
+            if read < 0, errno == EINTR { continue }
+            if read <= 0 { break }
+            count += read
+        }
+        close(fds[0])
+        let (status, usage) = wait(pid)
+        return BenchChild(status: status, usage: usage, outputBytes: count)
+    }
+}
+
+/// A child on a fresh pseudo-terminal (its controlling terminal), whose output is read and dropped.
+private final class BenchTerminal: @unchecked Sendable {
+    private let master: Int32
+    private let pid: pid_t
+    private let condition = NSCondition()
+    private var received = 0
+
+    init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
+        // /dev/ptmx with the Linux ioctls TIOCSPTLCK (unlock) and TIOCGPTN (slave number).
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+            throw BenchError("could not open a pseudo-terminal: errno \(errno)")
+        }
+        var size = winsize(ws_row: 40, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        pid = try spawn(path, arguments, environment: environment, standardStreams: [], terminal: "/dev/pts/\(number)")
+        let reader = Thread { [self] in drain() }
+        reader.start()
+    }
+
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = read(master, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            condition.lock()
+            if count > 0 { received += count }
+            condition.broadcast()
+            condition.unlock()
+            if count <= 0 { return }
+        }
+    }
+
+    /// Waits until the child has written `bytes` (or 30 s passed).
+    func waitForOutput(bytes: Int) {
+        let deadline = Date().addingTimeInterval(30)
+        condition.lock()
+        while received < bytes, condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
+    /// Types raw bytes, e.g. `[3]` for Ctrl-C.
+    func type(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// Waits for the child and returns its exit status (128 + signal when killed).
+    func waitForExit() -> Int32 {
+        let (status, _) = wait(pid)
+        close(master)
+        return status
+    }
+}
+
+private struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Starts `path` with fds 0, 1, 2 from `standardStreams` (closed here afterwards), or in a new session
+/// whose controlling terminal and standard streams are `terminal`.
+private func spawn(_ path: String, _ arguments: [String], environment: [String: String],
+                   standardStreams: [Int32], terminal: String? = nil) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for (target, fd) in standardStreams.enumerated() {
+        posix_spawn_file_actions_adddup2(&actions, fd, Int32(target))
+    }
+    if let terminal {
+        // Opened in the child after setsid, so it becomes the controlling terminal.
+        posix_spawn_file_actions_addopen(&actions, 0, terminal, O_RDWR, 0)
+        posix_spawn_file_actions_adddup2(&actions, 0, 1)
+        posix_spawn_file_actions_adddup2(&actions, 0, 2)
+    }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigfillset(&defaults)
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    // POSIX_SPAWN_SETSID (0x80): the pseudo-terminal becomes the controlling terminal, so Ctrl-C is a real SIGINT.
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (terminal == nil ? 0 : 0x80)))
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    for fd in Set(standardStreams) { close(fd) }
+    guard status == 0 else { throw BenchError("could not start \(path): error \(status)") }
+    return pid
+}
+
+/// Waits for `pid`; the exit status (128 + signal when killed) and its resource usage, children included.
+private func wait(_ pid: pid_t) -> (Int32, rusage) {
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+    let signal = status & 0x7F
+    return (signal == 0 ? (status >> 8) & 0xFF : 128 + signal, usage)
+}
