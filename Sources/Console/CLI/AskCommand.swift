@@ -23,7 +23,7 @@ enum AskCommand {
             .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
             .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "continue the most recent conversation, or CHAT (an id, id prefix or title)"),
             .init(["folder"], value: "F", help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
-            .init(["system"], value: "TEXT", help: "system prompt for a new conversation"),
+            .init(["system"], value: "TEXT", help: "system prompt (with -c: replaces it and starts a fresh server context)"),
             .init(["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"),
             .init(["reasoning"], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
             .init(["integration"], value: "NAME", help: "let the model use this configured integration (repeatable; `none` turns them off)"),

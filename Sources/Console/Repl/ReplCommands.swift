@@ -7,7 +7,7 @@ import TerminalMarkdown
 /// The REPL's slash commands.
 enum ReplCommands {
     /// The `/set` keys.
-    static let settingKeys = ["temperature", "top_p", "top_k", "min_p", "repeat_penalty", "max_output_tokens", "reasoning", "context_length", "speak"]
+    static let settingKeys = ConversationSetting.allCases.map(\.rawValue) + ["speak"]
 
     /// Every command, in the order `/help` lists them.
     static let all: [SlashCommand] = conversationCommands + movingCommands + serverCommands
