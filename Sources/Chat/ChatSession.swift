@@ -27,7 +27,7 @@ public actor ChatSession {
     }
 
     /// Runs `body` with the library, on this actor.
-    public func withLibrary<T: Sendable>(_ body: (LibraryStore) throws -> T) throws -> T {
+    public func withLibrary<T: Sendable>(_ body: @Sendable (LibraryStore) throws -> T) throws -> T {
         try body(library)
     }
 
@@ -35,7 +35,7 @@ public actor ChatSession {
     ///
     /// The old connection is closed first: it would still point at a renamed previous file, and closing it
     /// later would remove the new file's `-wal` and `-shm` by name.
-    public func reopenLibrary<T: Sendable>(around body: (String) throws -> T) throws -> T {
+    public func reopenLibrary<T: Sendable>(around body: @Sendable (String) throws -> T) throws -> T {
         let path = try library.path
         openLibrary = nil
         let result: T

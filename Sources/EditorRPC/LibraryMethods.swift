@@ -161,10 +161,11 @@ enum LibraryMethods {
             let text = try params.optionalString("systemPrompt")
             effect = try await session.setSystemPrompt(text?.isEmpty == true ? nil : text, conversationId: id)
         }
+        let needsFreshContext = effect == .needsFreshContext
         return try await session.withLibrary { library in
             var answer = try json(try existing(id, in: library), paths: try folderPaths(library))
             if case .object(var members) = answer {
-                members["needsFreshContext"] = .bool(effect == .needsFreshContext)
+                members["needsFreshContext"] = .bool(needsFreshContext)
                 answer = .object(members)
             }
             return answer

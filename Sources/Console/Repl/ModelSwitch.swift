@@ -5,7 +5,7 @@ import LMStudio
 import TerminalMarkdown
 
 /// `/model` and `/load`: adapters over `ChatSession.selectModel` and `loadModel`, printing each step.
-enum ModelSwitch {
+@ReplActor enum ModelSwitch {
     /// Makes `reference` the conversation's model under the load policy, printing unloads and the load.
     static func choose(_ reference: String, repl: ReplSession) async throws {
         let output = repl.output
@@ -45,14 +45,14 @@ enum ModelSwitch {
     }
 
     /// `Loaded KEY as INSTANCE in 1.2 s.`
-    private static func loadedLine(_ reply: LoadResponse) -> String {
+    private nonisolated static func loadedLine(_ reply: LoadResponse) -> String {
         let seconds = reply.loadTimeSeconds.map { String(format: " in %.1f s", $0) } ?? ""
         return "Loaded \(UntrustedText.sanitize(reply.instanceId))\(seconds)."
     }
 }
 
 /// `/set`: an adapter over `ChatSession.setSettings` (whose checks every face shares), plus the REPL's own `speak`.
-enum SettingsCommand {
+@ReplActor enum SettingsCommand {
     /// Sets `key` to `value` (`default` clears it); a refused value is a usage error with the shared message.
     static func set(_ key: String, to value: String, repl: ReplSession) async throws {
         if key == "speak" {
@@ -91,7 +91,7 @@ enum SettingsCommand {
 ///
 /// LM Studio reads `system_prompt` only on a server context's first request, so a change after the
 /// first turn offers a fresh context; without one the prompt is saved but not yet in effect, and the REPL says so.
-enum SystemPromptCommand {
+@ReplActor enum SystemPromptCommand {
     /// Bare: show the prompt; `clear`: clear it; else set it to `text`.
     static func run(_ text: String?, repl: ReplSession) async throws {
         guard let text else {
@@ -115,7 +115,7 @@ enum SystemPromptCommand {
 }
 
 /// `/show`: the transcript in `$PAGER` (default `less -R`), printed when there is no pager.
-enum Pager {
+@ReplActor enum Pager {
     /// Shows the transcript (with reasoning or tool details), or message number N of `words`.
     static func show(_ words: [String], repl: ReplSession) async throws {
         guard let conversation = await repl.currentConversation() else { repl.output.line("Nothing to show yet."); return }
@@ -147,7 +147,7 @@ enum Pager {
 }
 
 /// `/copy`: the last reply or one of its code blocks to the terminal's clipboard with OSC 52.
-enum Clipboard {
+@ReplActor enum Clipboard {
     /// Copies the last reply, or with `code N` its Nth code block.
     static func copy(_ words: [String], repl: ReplSession) async throws {
         guard let id = repl.conversationId,
@@ -170,7 +170,7 @@ enum Clipboard {
     }
 
     /// The contents of the fenced code blocks in `markdown`, in order.
-    static func codeBlocks(in markdown: String) -> [String] {
+    nonisolated static func codeBlocks(in markdown: String) -> [String] {
         var blocks: [String] = []
         var current: [String]?
         var fence = ""

@@ -7,8 +7,8 @@ import TerminalMarkdown
 
 /// One REPL run: the current conversation, the prompt, sending, and the slash commands' shared state.
 ///
-/// Used only from the REPL's own task; the readline thread sees it through `CompletionData`.
-final class ReplSession: @unchecked Sendable {
+/// Isolated to `ReplActor`; the readline thread sees only `CompletionData`.
+@ReplActor final class ReplSession {
     /// Settings and streams.
     let context: CommandContext
     /// The engine and library.
