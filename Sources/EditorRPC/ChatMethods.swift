@@ -19,7 +19,8 @@ enum ChatMethods {
         let freshContext = try params.bool("freshContext")
         let reference = try params.optionalString("conversationId")
         let overrides = ConversationOverrides(
-            model: try params.optionalString("model"), systemPrompt: try params.optionalString("systemPrompt"),
+            model: try params.optionalString("model"),
+            systemPrompt: reference == nil ? try params.optionalString("systemPrompt") : nil,
             reasoning: try params.optionalString("reasoning"),
             folder: try params.optionalInteger("folderId").map { .id(Int64($0)) },
             integrations: try params.optionalStrings("integrations"))

@@ -90,13 +90,11 @@ extension ReplCommands {
                 throw UsageError("no integration named '\(name)'; configured: " + configured.keys.sorted().joined(separator: ", "))
             }
             let id = try await repl.ensureConversation()
-            let added = try await repl.chat.withLibrary { library in
-                var names = try library.conversation(id: id)?.settings.integrations ?? []
-                names.removeAll { $0 == name }
-                if words[0] == "on" { names.append(name) }
-                return !(try library.setIntegrations(conversationId: id, names: names)).isEmpty
-            }
-            if added { repl.output.line("Note: enabled integrations may contact external services on the server's behalf.") }
+            var names = await repl.currentConversation()?.settings.integrations ?? []
+            names.removeAll { $0 == name }
+            if words[0] == "on" { names.append(name) }
+            let opened = try await repl.chat.openConversation(.named(id), overrides: ConversationOverrides(integrations: names))
+            if !opened.enabledIntegrations.isEmpty { repl.output.line("Note: enabled integrations may contact external services on the server's behalf.") }
         },
         SlashCommand("voice", "[--speak]", "Talk instead of typing: on-device recognition; a pause sends the turn (Ctrl-C stops); --speak or /set speak on reads answers aloud.",
                      options: [.init(["speak"], help: "read the answers aloud")]) { arguments, repl in
