@@ -64,6 +64,9 @@ enum TransferCommands {
         ]
     ) { arguments, context in
         guard arguments.positionals.isEmpty else { throw UsageError("backup takes no arguments") }
+        guard FileManager.default.fileExists(atPath: context.libraryPath) else {
+            throw ArchiveError.io(path: context.libraryPath, reason: "there is no library to back up")
+        }
         try await Transfer.backup(
             to: arguments.value("output"), passwordFile: arguments.value("password-file"),
             askPassword: arguments.has("password"), session: try context.librarySession(), context: context)
@@ -165,9 +168,6 @@ public enum Transfer {
     public static func backup(to path: String?, passwordFile: String?, askPassword: Bool, session: ChatSession,
                               context: CommandContext) async throws -> String {
         let password = try Self.password(file: passwordFile, environment: context.environment, askTwice: askPassword)
-        guard FileManager.default.fileExists(atPath: context.libraryPath) else {
-            throw ArchiveError.io(path: context.libraryPath, reason: "there is no library to back up")
-        }
         let target = path ?? stamped("llmster-", ".llmster-backup")
         let statistics = try await session.backupLibrary(to: target, password: password)
         context.errors.line(
