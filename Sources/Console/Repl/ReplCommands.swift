@@ -57,7 +57,7 @@ enum ReplCommands {
         SlashCommand("unload", "[INSTANCE…]", "Unload model instances (default: this conversation's model).",
                      argument: .instance) { arguments, repl in
             let models = try await repl.chat.models(refresh: true)
-            repl.serverModels.withLock { $0 = models }
+            repl.serverModels = models
             var targets = arguments.positionals
             if targets.isEmpty {
                 targets = (await repl.effectiveModel())?.model?.loadedInstances.map(\.id) ?? []

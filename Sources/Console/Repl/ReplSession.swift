@@ -2,7 +2,6 @@ import Chat
 import Foundation
 import Library
 import LMStudio
-import Synchronization
 import TerminalMarkdown
 
 /// One REPL run: the current conversation, the prompt, sending, and the slash commands' shared state.
@@ -24,9 +23,9 @@ import TerminalMarkdown
     /// A model chosen with `/model` before the conversation exists.
     var pendingModel: String?
     /// The server's models as last fetched; nil when the server could not be reached. The prompt reads only this.
-    let serverModels = Mutex<[Model]?>(nil)
+    var serverModels: [Model]?
     /// Whether a background refresh is running.
-    private let refreshing = Mutex(false)
+    private var refreshing = false
     /// Whether the next message starts a fresh server context (accepted after `/system` changed the prompt).
     var startsFreshContext = false
     /// Whether `/voice` reads answers aloud (`/set speak on`).
@@ -182,7 +181,7 @@ import TerminalMarkdown
     /// The conversation's model by the one rule (`EffectiveModel`), against the cached model list.
     func effectiveModel(conversation: Conversation?) -> EffectiveModel? {
         EffectiveModel.resolve(conversation: conversation, pending: pendingModel,
-                               defaultModel: context.configuration.defaultModel, models: serverModels.withLock { $0 })
+                               defaultModel: context.configuration.defaultModel, models: serverModels)
     }
 
     /// The effective model of the current conversation (see `effectiveModel(conversation:)`).
@@ -192,25 +191,19 @@ import TerminalMarkdown
 
     /// Asks the server for its models now (after a command that changed them) and updates the cache and Tab completion.
     func refreshModels() async {
-        let models = try? await chat.models(refresh: true)
-        serverModels.withLock { $0 = models }
-        if let models { completions.update(models: models) }
+        serverModels = try? await chat.models(refresh: true)
+        if let serverModels { completions.update(models: serverModels) }
     }
 
     /// Refreshes the model list and the completion lists in the background, after a reply or a command;
     /// a refresh still running is not started twice.
     func refreshInBackground() {
-        guard refreshing.withLock({ running in
-            defer { running = true }
-            return !running
-        }) else { return }
-        let chat = chat
-        let completions = completions
-        let interactive = editor != nil
-        Task { [self] in
-            defer { refreshing.withLock { $0 = false } }
+        guard !refreshing else { return }
+        refreshing = true
+        Task {
+            defer { refreshing = false }
             await refreshModels()
-            if interactive, let (folders, titles) = try? await chat.withLibrary({ library in
+            if editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
                 (try library.folders().map { try library.folderPath(id: $0.id) },
                  try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty && !$0.contains(" ") })
             }) {
@@ -221,8 +214,7 @@ import TerminalMarkdown
 
     /// The context estimate for `conversation` with `model` (`ChatSession.contextMeter`).
     func contextMeter(conversation: Conversation?, model: EffectiveModel?) async -> ContextMeter {
-        (try? await chat.contextMeter(conversation: conversation, model: model))
-            ?? ContextMeter(usedTokens: 0, contextLength: conversation?.settings.contextLength ?? context.configuration.contextLength)
+        (try? await chat.contextMeter(conversation: conversation, model: model)) ?? ContextMeter(usedTokens: 0, contextLength: nil)
     }
 
     /// The current conversation, fresh from the library.
