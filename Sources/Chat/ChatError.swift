@@ -1,3 +1,4 @@
+import Library
 import LMStudio
 
 /// Why a message could not be sent or its reply not saved, in words a user can act on.
@@ -9,11 +10,17 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     case reasoningNotAllowed(value: String, model: String, allowed: [String])
     case continuationLost(conversationId: String)
     case nothingToRetry
-    case unknownIntegration(String)
+    /// `configured` lists the integrations the configuration does define.
+    case unknownIntegration(String, configured: [String])
     case integrationRefused(String)
-    case credentials(String)
+    case credentials(CredentialsError)
     case server(LMStudioError)
-    case storage(String)
+    /// The library refused a read or write; `LibraryError.notFound` and `.ambiguousConversation` mean the reference matched no single conversation.
+    case storage(LibraryError)
+    /// The library was closed for a restore that failed, and could not be opened again.
+    case libraryClosed
+    /// A conversation setting was refused; nothing was changed.
+    case invalidSetting(SettingError)
 
     public var description: String {
         switch self {
@@ -32,16 +39,24 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
             return "The server no longer has this conversation's context (it was restarted, or this conversation comes from another machine). The local transcript is kept; continue with a fresh server context to go on (the model will not remember earlier turns)."
         case .nothingToRetry:
             return "There is no earlier message in this conversation to send again."
-        case .unknownIntegration(let name):
-            return "The integration '\(name)' is not configured. Add `integration.\(name) = …` to the config, or turn it off for this conversation (/integrations off \(name))."
+        case .unknownIntegration(let name, let configured):
+            let known = configured.isEmpty ? "" : " (configured: \(configured.joined(separator: ", ")))"
+            return "The integration '\(name)' is not configured\(known). Add `integration.\(name) = …` to the config, or turn it off for this conversation (/integrations off \(name))."
         case .integrationRefused(let message):
             return "\(message) LM Studio must allow the integration: in LM Studio's Developer → Server Settings, turn on \"Allow per-request MCPs\" for MCP server URLs, or \"Allow calling servers from mcp.json\" for plugins such as mcp/…."
-        case .credentials(let message):
-            return message
+        case .credentials(let error):
+            return error.description
         case .server(let error):
             return error.description
-        case .storage(let message):
-            return "The library could not be updated: \(message)"
+        case .storage(.notFound(let kind, let reference)):
+            return LibraryError.notFound(kind: kind, reference: reference).description
+        case .storage(let error):
+            if case .ambiguousConversation = error { return error.description }
+            return "The library could not be updated: \(error.description)"
+        case .libraryClosed:
+            return "the library at its usual path could not be reopened; restart llmster"
+        case .invalidSetting(let error):
+            return error.description
         }
     }
 }

@@ -27,7 +27,7 @@ public actor ChatSession {
     }
 
     /// Runs `body` with the library, on this actor.
-    public func withLibrary<T: Sendable>(_ body: (LibraryStore) throws -> T) throws -> T {
+    public func withLibrary<T: Sendable>(_ body: @Sendable (LibraryStore) throws -> T) throws -> T {
         try body(library)
     }
 
@@ -35,7 +35,7 @@ public actor ChatSession {
     ///
     /// The old connection is closed first: it would still point at a renamed previous file, and closing it
     /// later would remove the new file's `-wal` and `-shm` by name.
-    public func reopenLibrary<T: Sendable>(around body: (String) throws -> T) throws -> T {
+    public func reopenLibrary<T: Sendable>(around body: @Sendable (String) throws -> T) throws -> T {
         let path = try library.path
         openLibrary = nil
         let result: T
@@ -47,9 +47,9 @@ public actor ChatSession {
         return result
     }
 
-    private var library: LibraryStore {
+    var library: LibraryStore {
         get throws {
-            guard let openLibrary else { throw ChatError.storage("the library at its usual path could not be reopened; restart llmster") }
+            guard let openLibrary else { throw ChatError.libraryClosed }
             return openLibrary
         }
     }
@@ -99,23 +99,21 @@ public actor ChatSession {
         return try await stream(Turn(text: last.text, images: images), prepared, display: display, replyCreated: replyCreated)
     }
 
-    /// Checks the conversation's model and settings against the server before anything is saved or sent.
+    /// Checks the conversation's model (the `EffectiveModel` rule) and settings against the server before anything is saved or sent.
     private func prepare(_ conversationId: String, images: Bool, freshContext: Bool) async throws -> Prepared {
-        guard var conversation = try storage({ try library.conversation(id: conversationId) }) else {
-            throw ChatError.storage("conversation \(conversationId) does not exist")
-        }
+        var conversation = try existingConversation(conversationId)
         if freshContext {
             try storage { try library.setContinuation(conversationId: conversationId, serverURL: nil, responseId: nil) }
             conversation.serverURL = nil
             conversation.lastResponseId = nil
         }
         let models = try await serverCall { try await self.models() }
-        let key = conversation.modelKey ?? configuration.defaultModel
-            ?? models.first { $0.type == .llm && $0.isLoaded }?.key
-        guard let key else { throw ChatError.noModel }
-        guard let model = models.first(where: { $0.key == key || $0.loadedInstances.contains { $0.id == key } }) else {
-            throw ChatError.modelNotDownloaded(key)
+        guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil,
+                                                     defaultModel: configuration.defaultModel, models: models) else {
+            throw ChatError.noModel
         }
+        guard let model = effective.model else { throw ChatError.modelNotDownloaded(effective.reference) }
+        let key = effective.reference
         guard model.type == .llm else { throw ChatError.notAChatModel(key) }
         if images, model.capabilities?.vision != true { throw ChatError.visionUnsupported(key) }
         if let reasoning = conversation.settings.reasoning {
@@ -143,9 +141,11 @@ public actor ChatSession {
     private func requestIntegrations(_ names: [String]) throws -> [Integration] {
         guard !names.isEmpty else { return [] }
         let headers: [String: [String: String]]
-        do { headers = try Credentials.integrationHeaders() } catch { throw ChatError.credentials(error.description) }
+        do { headers = try Credentials.integrationHeaders() } catch { throw ChatError.credentials(error) }
         return try names.map { name in
-            guard let setting = configuration.integrations[name] else { throw ChatError.unknownIntegration(name) }
+            guard let setting = configuration.integrations[name] else {
+                throw ChatError.unknownIntegration(name, configured: configuration.integrations.keys.sorted())
+            }
             return setting.requestIntegration(headers: headers[name])
         }
     }
@@ -243,18 +243,17 @@ public actor ChatSession {
         })
     }
 
-    /// Runs library work, reporting any failure as `ChatError.storage`.
-    private func storage<T>(_ body: () throws -> T) throws -> T {
+    /// Runs library work, reporting a library failure as `ChatError.storage` with the `LibraryError` inside.
+    func storage<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as ChatError {
-            throw error
-        } catch {
-            throw ChatError.storage(String(describing: error))
+        } catch let error as LibraryError {
+            throw ChatError.storage(error)
         }
     }
 
-    private func serverCall<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    /// Runs server work, reporting a server failure as `ChatError.server`.
+    func serverCall<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch let error as LMStudioError { throw ChatError.server(error) }
     }
 

@@ -38,12 +38,13 @@ public struct LoadPolicy: Sendable, Equatable {
         self.summarizerModel = summarizerModel
     }
 
-    /// The plan for choosing `chosen` when `previous` was the conversation's model.
-    public func plan(loaded: [Instance], previous: String?, chosen: String) -> Plan {
+    /// The plan for choosing model `chosen` (or its loaded `instance`) when `previous` was the conversation's model.
+    public func plan(loaded: [Instance], previous: String?, chosen: String, instance: String? = nil) -> Plan {
         var unload: [String] = []
         let chosenInstances = loaded.filter { $0.modelKey == chosen }
-        // Keep the plain-key instance when there is one (`key` rather than `key:2`).
-        let kept = chosenInstances.first { $0.id == chosen } ?? chosenInstances.first
+        // Keep the named instance, else the plain-key one when there is one (`key` rather than `key:2`).
+        let kept = chosenInstances.first { $0.id == (instance ?? chosen) } ?? chosenInstances.first { $0.id == chosen }
+            ?? chosenInstances.first
         if chosen != summarizerModel {
             unload += chosenInstances.filter { $0 != kept }.map(\.id)
         }

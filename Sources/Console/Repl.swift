@@ -14,7 +14,7 @@ enum Repl {
             context.warn(String(describing: error))
             return App.exitCode(for: error)
         }
-        let repl = ReplSession(context: context, chat: session)
+        let repl = await ReplSession(context: context, chat: session)
         return await repl.run()
     }
 }

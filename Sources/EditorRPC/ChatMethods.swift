@@ -17,29 +17,16 @@ enum ChatMethods {
         let text = try params.optionalString("text")
         if !retry, text?.isEmpty ?? true { throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true)") }
         let freshContext = try params.bool("freshContext")
-        let model = try params.optionalString("model")
-        let reasoning = try params.optionalString("reasoning")
         let reference = try params.optionalString("conversationId")
-        let folderId = try params.optionalInteger("folderId").map(Int64.init)
-        let system = try params.optionalString("systemPrompt")
-        let integrations = try params.optionalStrings("integrations")
-        if let integrations { try IntegrationMethods.validate(integrations, await context.session.configuration) }
-        let (conversationId, enabled) = try await context.session.withLibrary { library in
-            let id: String
-            if let reference {
-                var conversation = try LibraryMethods.existing(reference, in: library)
-                if model != nil || reasoning != nil {
-                    if let model { conversation.modelKey = model }
-                    if let reasoning { conversation.settings.reasoning = reasoning }
-                    try library.updateConversation(conversation)
-                }
-                id = conversation.id
-            } else {
-                id = try LibraryMethods.create(in: library, title: "", folderId: folderId, model: model, systemPrompt: system,
-                                               reasoning: reasoning).id
-            }
-            return (id, try integrations.map { try IntegrationMethods.choose($0, for: id, in: library) } ?? [])
-        }
+        let overrides = ConversationOverrides(
+            model: try params.optionalString("model"),
+            systemPrompt: reference == nil ? try params.optionalString("systemPrompt") : nil,
+            reasoning: try params.optionalString("reasoning"),
+            folder: try params.optionalInteger("folderId").map { .id(Int64($0)) },
+            integrations: try params.optionalStrings("integrations"))
+        let opened = try await context.session.openConversation(reference.map(ConversationReference.named) ?? .new, overrides: overrides)
+        let conversationId = opened.conversation.id
+        let enabled = opened.enabledIntegrations
 
         let stream = EventStream(context: context, conversationId: conversationId)
         let display: ReplyObserver = { stream.publish($0) }

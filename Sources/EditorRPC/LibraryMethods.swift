@@ -47,20 +47,18 @@ enum LibraryMethods {
             }
         }
         registry.register("conversations/create") { context, params in
-            let title = try params.optionalString("title") ?? ""
-            let folderId = try params.optionalInteger("folderId").map(Int64.init)
-            let model = try params.optionalString("model")
-            let system = try params.optionalString("systemPrompt")
-            let reasoning = try params.optionalString("reasoning")
-            let integrations = try params.optionalStrings("integrations") ?? []
-            try IntegrationMethods.validate(integrations, await context.session.configuration)
+            let overrides = ConversationOverrides(
+                title: try params.optionalString("title") ?? "", model: try params.optionalString("model"),
+                systemPrompt: try params.optionalString("systemPrompt"), reasoning: try params.optionalString("reasoning"),
+                folder: try params.optionalInteger("folderId").map { .id(Int64($0)) },
+                integrations: try params.optionalStrings("integrations") ?? [])
+            let opened = try await context.session.openConversation(.new, overrides: overrides)
             return try await context.session.withLibrary { library in
-                var conversation = try create(in: library, title: title, folderId: folderId, model: model, systemPrompt: system,
-                                              reasoning: reasoning)
-                let added = try IntegrationMethods.choose(integrations, for: conversation.id, in: library)
-                conversation = try existing(conversation.id, in: library)
-                return IntegrationMethods.withNotice(try json(conversation, paths: try folderPaths(library)), added: added)
+                IntegrationMethods.withNotice(try json(opened.conversation, paths: try folderPaths(library)), added: opened.enabledIntegrations)
             }
+        }
+        registry.register("conversations/setSettings") { context, params in
+            try await setSettings(context, params)
         }
         registry.register("conversations/rename") { context, params in
             let id = try params.string("id")
@@ -137,14 +135,41 @@ enum LibraryMethods {
         }
     }
 
-    /// Creates a conversation with the given settings.
-    static func create(in library: LibraryStore, title: String, folderId: Int64?, model: String?, systemPrompt: String?,
-                       reasoning: String?) throws -> Conversation {
-        if let folderId, try library.folder(id: folderId) == nil { throw RPCError.notFound("no folder has id \(folderId)") }
-        var settings = ConversationSettings()
-        settings.reasoning = reasoning
-        return try library.createConversation(title: title, folderId: folderId, modelKey: model, systemPrompt: systemPrompt,
-                                              settings: settings)
+    /// `conversations/setSettings`: sampling settings through `ChatSession.setSettings` (the `/set` checks), and the system prompt.
+    private static func setSettings(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
+        let id = try params.string("conversationId")
+        var changes: [(ConversationSetting, ConversationSetting.Value)] = []
+        switch params.members["settings"] {
+        case .object(let members)?:
+            for (name, value) in members.sorted(by: { $0.key < $1.key }) {
+                let setting: ConversationSetting
+                do { setting = try ConversationSetting.named(name) } catch { throw ChatError.invalidSetting(error) }
+                switch value {
+                case .null: changes.append((setting, .clear))
+                case .number(let number): changes.append((setting, .number(number)))
+                case .string(let text): changes.append((setting, ConversationSetting.Value(typed: text)))
+                default: throw RPCError.invalidParams("setting \"\(name)\" must be a number, a string or null")
+                }
+            }
+        case .none, .null?: break
+        default: throw RPCError.invalidParams("parameter \"settings\" must be an object")
+        }
+        let session = context.session
+        _ = try await session.setSettings(changes, conversationId: id)
+        var effect: SystemPromptEffect?
+        if params.has("systemPrompt") {
+            let text = try params.optionalString("systemPrompt")
+            effect = try await session.setSystemPrompt(text?.isEmpty == true ? nil : text, conversationId: id)
+        }
+        let needsFreshContext = effect == .needsFreshContext
+        return try await session.withLibrary { library in
+            var answer = try json(try existing(id, in: library), paths: try folderPaths(library))
+            if case .object(var members) = answer {
+                members["needsFreshContext"] = .bool(needsFreshContext)
+                answer = .object(members)
+            }
+            return answer
+        }
     }
 
     /// The conversation with exactly this id, else `not_found`.

@@ -19,6 +19,21 @@ enum ModelMethods {
             await context.session.invalidateModels()
             return try .encoding(reply)
         }
+        registry.register("models/select") { context, params in
+            let id = try params.string("conversationId")
+            let model = try params.string("model")
+            let selection = try await context.session.selectModel(model, conversationId: id) { step in
+                context.notify("models/progress", progress(step, requestId: context.id, conversationId: id))
+            }
+            return .object([
+                "conversationId": .string(id),
+                "model": .string(selection.model),
+                "unloaded": .array(selection.unloaded.map(JSONValue.string)),
+                "loaded": selection.load.map { .string($0.instanceId) } ?? .null,
+                "loadTimeSeconds": selection.load?.loadTimeSeconds.map(JSONValue.number) ?? .null,
+                "instanceId": selection.instanceId.map(JSONValue.string) ?? .null,
+            ])
+        }
         registry.register("models/unload") { context, params in
             let instance = try params.string("instanceId")
             let loaded = try await context.session.models(refresh: true).flatMap { $0.loadedInstances.map(\.id) }
@@ -27,6 +42,24 @@ enum ModelMethods {
             await context.session.invalidateModels()
             return .object(["instanceId": .string(instance)])
         }
+    }
+
+    /// A `models/progress` notification for one step of `models/select`.
+    private static func progress(_ step: ModelSelectionStep, requestId: JSONValue, conversationId: String) -> JSONValue {
+        var fields: [String: JSONValue] = ["requestId": requestId, "conversationId": .string(conversationId)]
+        switch step {
+        case .unloaded(let instance):
+            fields["type"] = .string("unloaded")
+            fields["instanceId"] = .string(instance)
+        case .loading(let model):
+            fields["type"] = .string("loading")
+            fields["model"] = .string(model)
+        case .loaded(let response):
+            fields["type"] = .string("loaded")
+            fields["instanceId"] = .string(response.instanceId)
+            fields["loadTimeSeconds"] = response.loadTimeSeconds.map(JSONValue.number) ?? .null
+        }
+        return .object(fields)
     }
 
     /// A model as the server describes it (its field names), plus `loaded`.

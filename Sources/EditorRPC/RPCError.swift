@@ -102,7 +102,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
         case .server(let inner): return from(server: inner)
         case .modelNotDownloaded, .noModel:
             return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found")
-        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration:
+        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration, .invalidSetting:
             return invalidParams(error.description)
         case .integrationRefused:
             return RPCError(code: serverErrorCode, message: error.description, kind: "server_error")
@@ -110,7 +110,9 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return RPCError(code: authCode, message: error.description, kind: "auth")
         case .continuationLost:
             return RPCError(code: continuationLostCode, message: error.description, kind: "continuation_lost", retryable: true)
-        case .storage:
+        case .storage(let inner):
+            return from(inner)
+        case .libraryClosed:
             return RPCError(code: storageCode, message: error.description, kind: "storage")
         }
     }

@@ -9,11 +9,9 @@ enum TransferMethods {
         registry.register("transfer/export") { context, params in
             let id = try params.string("conversationId")
             let path = try params.string("path")
-            return try await context.session.withLibrary { library in
-                _ = try LibraryMethods.existing(id, in: library)
-                try library.exportConversation(id: id, to: path)
-                return .object(["path": .string(path)])
-            }
+            _ = try await context.session.withLibrary { library in try LibraryMethods.existing(id, in: library) }
+            try await context.session.exportConversation(id) { _ in .file(path) }
+            return .object(["path": .string(path)])
         }
         registry.register("transfer/import") { context, params in
             try await importConversation(context, params)
@@ -21,11 +19,8 @@ enum TransferMethods {
         registry.register("library/backup") { context, params in
             let path = try params.string("path")
             let password = try password(params)
-            return try await context.session.withLibrary { library in
-                try LibraryBackup.write(libraryPath: library.path, to: path, password: password)
-                return .object(["path": .string(path), "encrypted": .bool(password != nil),
-                                "statistics": try .encoding(try library.statistics())])
-            }
+            let statistics = try await context.session.backupLibrary(to: path, password: password)
+            return .object(["path": .string(path), "encrypted": .bool(password != nil), "statistics": try .encoding(statistics)])
         }
         registry.register("library/restore") { context, params in
             let path = try params.string("path")
@@ -72,9 +67,9 @@ enum TransferMethods {
                 details: ["fileServer": .string(fileServer), "configuredServer": .string(configured), "title": .string(summary.title)])
         }
         let options = ConversationImportOptions(keepContinuation: policy != "drop", folder: folder, asNew: asNew)
+        let conversation = try await context.session.importConversation(from: path, options: options)
         return try await context.session.withLibrary { library in
-            let conversation = try library.importConversation(from: path, options: options)
-            return .object([
+            .object([
                 "conversation": try LibraryMethods.json(conversation, paths: try LibraryMethods.folderPaths(library)),
                 "continuationKept": .bool(conversation.serverURL != nil),
             ])

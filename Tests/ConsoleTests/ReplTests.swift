@@ -112,7 +112,7 @@ import TestSupport
         let unknown = try terminal.enter("/modle acme/tiny-1b")
         #expect(unknown.contains("unknown command /modle (did you mean /model"), "\(unknown)")
         let bad = try terminal.enter("/set temperature hot")
-        #expect(bad.contains("usage: /set KEY VALUE"), "\(bad)")
+        #expect(bad.contains("usage: /set [KEY VALUE]"), "\(bad)")
         let worse = try terminal.enter("/models --colour")
         #expect(worse.contains("usage: /models"), "\(worse)")
         let quote = try terminal.enter("/mv \"unclosed")

@@ -59,6 +59,14 @@ import Testing
         #expect(data.complete(CompletionRequest(before: "/models ", word: "--vi")) == ["--vision"])
         #expect(CompletionRequest(before: "/attach ", word: "~/pi").wantsPaths)
     }
+
+    @Test func reasoningValuesAreTheCurrentModelsOwn() {
+        let data = CompletionData()
+        data.update(reasoningOptions: ["off", "low", "high"])
+        #expect(data.complete(CompletionRequest(before: "/set reasoning ", word: "")) == ["off", "low", "high"])
+        data.update(reasoningOptions: [])
+        #expect(data.complete(CompletionRequest(before: "/set reasoning ", word: "")).isEmpty)
+    }
 }
 
 @Suite struct InputAssemblerTests {

@@ -117,6 +117,8 @@ public enum App {
         case let error as ChatError:
             switch error {
             case .server(let inner): return exitCode(for: inner)
+            case .storage(let inner): return exitCode(for: inner)
+            case .credentials(let inner): return exitCode(for: inner)
             case .modelNotDownloaded: return ExitCode.notFound
             default: return ExitCode.failure
             }

@@ -23,7 +23,7 @@ enum AskCommand {
             .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
             .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "continue the most recent conversation, or CHAT (an id, id prefix or title)"),
             .init(["folder"], value: "F", help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
-            .init(["system"], value: "TEXT", help: "system prompt for a new conversation"),
+            .init(["system"], value: "TEXT", help: "system prompt (with -c: replaces it and starts a fresh server context)"),
             .init(["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"),
             .init(["reasoning"], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
             .init(["integration"], value: "NAME", help: "let the model use this configured integration (repeatable; `none` turns them off)"),
@@ -59,14 +59,15 @@ enum AskCommand {
         defer {
             if arguments.has("no-save") { try? FileManager.default.removeItem(atPath: (context.libraryPath as NSString).deletingLastPathComponent) }
         }
-        let integrations = try chosenIntegrations(arguments, configuration: context.configuration)
         let session = try context.session()
-        let conversationId = try await conversation(for: arguments, session: session)
-        if let integrations {
-            let added = try await session.withLibrary { try $0.setIntegrations(conversationId: conversationId, names: integrations) }
-            if !added.isEmpty {
-                context.errors.line("Note: enabled integrations (\(added.joined(separator: ", "))) may contact external services on the server's behalf.")
-            }
+        let opened = try await open(for: arguments, session: session)
+        let conversationId = opened.conversation.id
+        if !opened.enabledIntegrations.isEmpty {
+            context.errors.line("Note: enabled integrations (\(opened.enabledIntegrations.joined(separator: ", "))) may contact external services on the server's behalf.")
+        }
+        let freshContext = arguments.has("fresh-context") || opened.systemPrompt == .needsFreshContext
+        if opened.systemPrompt == .needsFreshContext, !arguments.has("fresh-context") {
+            context.errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
         }
 
         let display = ReplyDisplay.forCommandLine(context: context)
@@ -77,7 +78,7 @@ enum AskCommand {
                 return try await session.retry(in: conversationId, freshContext: true) { await display.show($0) }
             }
             return try await session.send(Turn(text: prompt, images: images), in: conversationId,
-                                          freshContext: arguments.has("fresh-context")) { await display.show($0) }
+                                          freshContext: freshContext) { await display.show($0) }
         }
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { signal in
             guard signal != SIGWINCH else {
@@ -107,44 +108,22 @@ enum AskCommand {
         }
     }
 
-    /// The integrations `--integration` names (nil when not given, empty for `none`), each checked against the configuration.
-    private static func chosenIntegrations(_ arguments: ArgumentParser.Parsed, configuration: Configuration) throws -> [String]? {
+    /// Opens the conversation to send on through `ChatSession.openConversation`: continued (`--continue[=CHAT]`),
+    /// or new, with the model, folder, system prompt, reasoning and integrations given (options a command does
+    /// not declare are simply absent); `llmster voice` shares it.
+    static func open(for arguments: ArgumentParser.Parsed, session: ChatSession) async throws -> OpenedConversation {
         let names = arguments.all("integration")
-        guard !names.isEmpty else { return nil }
-        if names == ["none"] { return [] }
-        for name in names where configuration.integrations[name] == nil {
-            let known = configuration.integrations.keys.sorted()
-            throw UsageError("no integration named '\(name)' is configured" + (known.isEmpty
-                ? "; add `integration.\(name) = mcp/… or https://…` to the config"
-                : "; configured: \(known.joined(separator: ", "))"))
-        }
-        return names
-    }
-
-    /// The conversation to send on: continued, or new with the given model, folder, system prompt and reasoning
-    /// (options a command does not declare are simply absent); `llmster voice` shares it.
-    static func conversation(for arguments: ArgumentParser.Parsed, session: ChatSession) async throws -> String {
-        let model = arguments.value("model")
-        let reasoning = arguments.value("reasoning")
-        if arguments.has("continue") {
-            let reference = arguments.value("continue")
-            return try await session.withLibrary { library in
-                guard var conversation = try reference.map({ try library.resolveConversation($0) }) ?? library.mostRecentConversation() else {
-                    throw UsageError("there is no conversation to continue yet")
-                }
-                if let model { conversation.modelKey = model }
-                if let reasoning { conversation.settings.reasoning = reasoning }
-                if let system = arguments.value("system") { conversation.systemPrompt = system }
-                try library.updateConversation(conversation)
-                return conversation.id
-            }
-        }
-        return try await session.withLibrary { library in
-            let folderId = try arguments.value("folder").map { try library.ensureFolder(path: $0).id }
-            var settings = ConversationSettings()
-            settings.reasoning = reasoning
-            return try library.createConversation(title: "", folderId: folderId, modelKey: model,
-                                                  systemPrompt: arguments.value("system"), settings: settings).id
+        let overrides = ConversationOverrides(
+            model: arguments.value("model"), systemPrompt: arguments.value("system"), reasoning: arguments.value("reasoning"),
+            folder: arguments.value("folder").map(ConversationOverrides.Folder.path),
+            integrations: names.isEmpty ? nil : names == ["none"] ? [] : names)
+        let reference: ConversationReference = arguments.has("continue")
+            ? arguments.value("continue").map(ConversationReference.named) ?? .mostRecent : .new
+        do {
+            return try await session.openConversation(reference, overrides: overrides)
+        } catch let error as ChatError {
+            if case .unknownIntegration = error { throw UsageError(error.description) }
+            throw error
         }
     }
 }

@@ -3,7 +3,6 @@ import Chat
 import Foundation
 import HTTP
 import Library
-import HTTP
 import LMStudio
 
 /// What every command needs: settings, where the server and library are, and the output streams.
@@ -31,7 +30,11 @@ public struct CommandContext: Sendable {
 
     /// A client for the configured server.
     public func client() throws -> LMStudioClient {
-        LMStudioClient(server: server, token: try token(), transport: CurlTransport(),
+        client(token: try token())
+    }
+
+    private func client(token: String?) -> LMStudioClient {
+        LMStudioClient(server: server, token: token, transport: CurlTransport(),
                        timeouts: HTTPTimeouts(connect: configuration.connectTimeout, idle: configuration.idleTimeout))
     }
 
@@ -45,6 +48,11 @@ public struct CommandContext: Sendable {
     /// A chat session on a freshly opened library.
     public func session() throws -> ChatSession {
         ChatSession(client: try client(), library: try openLibrary(), configuration: configuration)
+    }
+
+    /// A session for work on the library alone (export, import, backup): a bad token does not stop it.
+    public func librarySession() throws -> ChatSession {
+        ChatSession(client: client(token: (try? token()) ?? nil), library: try openLibrary(), configuration: configuration)
     }
 
     /// Prints `message` to standard error as `llmster: message`, neutralising control characters.

@@ -15,7 +15,8 @@ enum TransferCommands {
         options: [.init(["output"], short: "o", value: "FILE", help: "the file to write (- for standard output)")]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
-        let written = try Transfer.exportConversation(arguments.positionals[0], to: arguments.value("output"), context: context)
+        let written = try await Transfer.exportConversation(arguments.positionals[0], to: arguments.value("output"),
+                                                            session: try context.librarySession(), context: context)
         if let written { context.errors.line("Exported to \(UntrustedText.sanitize(written))") }
         return ExitCode.success
     }
@@ -41,9 +42,9 @@ enum TransferCommands {
         }
         let policy: Transfer.ContinuationPolicy =
             arguments.has("drop-continuation") ? .drop : arguments.has("yes") ? .keep : .ask
-        let conversation = try Transfer.importConversation(
+        let conversation = try await Transfer.importConversation(
             from: arguments.positionals[0], continuation: policy, folder: arguments.value("folder"),
-            asNew: arguments.has("as-new"), context: context)
+            asNew: arguments.has("as-new"), session: try context.librarySession(), context: context)
         context.output.line("Imported \"\(UntrustedText.sanitize(conversation.title))\" as \(conversation.id)")
         return ExitCode.success
     }
@@ -63,9 +64,12 @@ enum TransferCommands {
         ]
     ) { arguments, context in
         guard arguments.positionals.isEmpty else { throw UsageError("backup takes no arguments") }
-        try Transfer.backup(
+        guard FileManager.default.fileExists(atPath: context.libraryPath) else {
+            throw ArchiveError.io(path: context.libraryPath, reason: "there is no library to back up")
+        }
+        try await Transfer.backup(
             to: arguments.value("output"), passwordFile: arguments.value("password-file"),
-            askPassword: arguments.has("password"), context: context)
+            askPassword: arguments.has("password"), session: try context.librarySession(), context: context)
         return ExitCode.success
     }
 
@@ -108,27 +112,27 @@ public enum Transfer {
     }
 
     /// Writes a conversation to `path`, `nil` for `<title>.llmster` here, or "-" for standard output; returns the file written.
+    ///
+    /// Goes through `session`'s library connection (`ChatSession.exportConversation`).
     @discardableResult
-    public static func exportConversation(_ reference: String, to path: String?, context: CommandContext) throws -> String? {
-        let library = try context.openLibrary()
-        let conversation = try library.resolveConversation(reference)
-        if path == "-" {
-            guard !context.output.isTerminal else {
-                throw Refusal(description: "a .llmster file is binary: redirect standard output, or use -o FILE")
-            }
-            try library.exportConversation(id: conversation.id, descriptor: context.output.fd)
-            return nil
+    public static func exportConversation(_ reference: String, to path: String?, session: ChatSession,
+                                          context: CommandContext) async throws -> String? {
+        if path == "-", context.output.isTerminal {
+            throw Refusal(description: "a .llmster file is binary: redirect standard output, or use -o FILE")
         }
-        let target = path ?? freeName(slug(conversation.title), ".llmster")
-        try library.exportConversation(id: conversation.id, to: target)
-        return target
+        let output = context.output.fd
+        let exported = try await session.exportConversation(reference) { conversation in
+            path == "-" ? .descriptor(output) : .file(path ?? freeName(slug(conversation.title), ".llmster"))
+        }
+        if case .file(let written) = exported.target { return written }
+        return nil
     }
 
     /// Checks a `.llmster` file, settles its continuation by `policy`, and imports it in one transaction.
     public static func importConversation(
         from path: String, continuation policy: ContinuationPolicy, folder: String?, asNew: Bool,
-        context: CommandContext
-    ) throws -> Conversation {
+        session: ChatSession, context: CommandContext
+    ) async throws -> Conversation {
         let summary = try LibraryStore.inspectConversationFile(at: path)
         var keep = policy != .drop
         if policy == .ask, let fileServer = summary.serverURL, summary.responseId != nil,
@@ -153,7 +157,7 @@ public enum Transfer {
             default: throw Refusal(description: "import cancelled (answer k or d)")
             }
         }
-        return try context.openLibrary().importConversation(
+        return try await session.importConversation(
             from: path, options: ConversationImportOptions(keepContinuation: keep, folder: folder, asNew: asNew))
     }
 
@@ -161,16 +165,11 @@ public enum Transfer {
     ///
     /// Encrypted when a password comes from `passwordFile`, `LLMSTER_BACKUP_PASSWORD`, or (with `askPassword`) the terminal.
     @discardableResult
-    public static func backup(to path: String?, passwordFile: String?, askPassword: Bool, context: CommandContext) throws
-        -> String
-    {
+    public static func backup(to path: String?, passwordFile: String?, askPassword: Bool, session: ChatSession,
+                              context: CommandContext) async throws -> String {
         let password = try Self.password(file: passwordFile, environment: context.environment, askTwice: askPassword)
-        guard FileManager.default.fileExists(atPath: context.libraryPath) else {
-            throw ArchiveError.io(path: context.libraryPath, reason: "there is no library to back up")
-        }
         let target = path ?? stamped("llmster-", ".llmster-backup")
-        try LibraryBackup.write(libraryPath: context.libraryPath, to: target, password: password)
-        let statistics = try LibraryStore(path: context.libraryPath).statistics()
+        let statistics = try await session.backupLibrary(to: target, password: password)
         context.errors.line(
             "Backed up \(statistics.conversations) conversations (\(password == nil ? "not encrypted" : "encrypted")) to "
                 + UntrustedText.sanitize(target))

@@ -2,18 +2,22 @@ import Foundation
 import LMStudio
 import Synchronization
 
-/// What tab completion offers, refreshed by the REPL before each prompt and read on the readline thread.
+/// What tab completion offers, refreshed by the REPL (from its cached state) and read on the readline thread.
 final class CompletionData: Sendable {
     struct Snapshot: Sendable {
         var models: [Model] = []
         var folders: [String] = []
         var titles: [String] = []
+        var reasoningOptions: [String] = []
     }
 
     private let snapshot = Mutex(Snapshot())
 
     /// Replaces the model list.
     func update(models: [Model]) { snapshot.withLock { $0.models = models } }
+
+    /// Replaces the reasoning values the current conversation's effective model offers.
+    func update(reasoningOptions: [String]) { snapshot.withLock { $0.reasoningOptions = reasoningOptions } }
 
     /// Replaces the folder paths and conversation titles.
     func update(folders: [String], titles: [String]) {
@@ -48,7 +52,7 @@ final class CompletionData: Sendable {
                 if words.count == 1 {
                     candidates = ReplCommands.settingKeys
                 } else if words[1] == "reasoning" {
-                    candidates = data.models.compactMap { $0.capabilities?.reasoning?.allowedOptions }.first ?? []
+                    candidates = data.reasoningOptions
                 } else if words[1] == "speak" {
                     candidates = ["on", "off"]
                 } else {

@@ -4,54 +4,56 @@ import Library
 import LMStudio
 import TerminalMarkdown
 
-/// `/model` and `/load`: choosing a conversation's model under the load policy, and loading with progress.
-enum ModelSwitch {
-    /// Makes `key` the conversation's model: unloads what `LoadPolicy` plans, then loads `key` if it is not loaded.
-    static func choose(_ key: String, repl: ReplSession) async throws {
-        let models = try await repl.chat.models(refresh: true)
-        guard let model = models.first(where: { $0.key == key }) else {
-            throw UsageError("\(key) is not downloaded on this server; /models lists what is")
-        }
-        guard model.type == .llm else { throw UsageError("\(key) is not a chat model") }
-        let previous = await repl.currentModelKey()
-        let configuration = repl.context.configuration
-        let policy = LoadPolicy(keepPreviousModels: configuration.keepPreviousModels, summarizerModel: configuration.summarizerModel)
-        let loaded = models.flatMap { model in model.loadedInstances.map { LoadPolicy.Instance(id: $0.id, modelKey: model.key) } }
-        let plan = policy.plan(loaded: loaded, previous: previous, chosen: key)
-        for instance in plan.unload {
-            try await repl.chat.client.unload(instanceId: instance)
-            repl.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
-        }
-        if let id = repl.conversationId {
-            try await repl.chat.withLibrary { library in
-                guard var conversation = try library.conversation(id: id) else { return }
-                conversation.modelKey = key
-                try library.updateConversation(conversation)
+/// `/model` and `/load`: adapters over `ChatSession.selectModel` and `loadModel`, printing each step.
+@ReplActor enum ModelSwitch {
+    /// Makes `reference` the conversation's model under the load policy, printing unloads and the load.
+    static func choose(_ reference: String, repl: ReplSession) async throws {
+        let output = repl.output
+        let errors = repl.context.errors
+        let selection: ModelSelection
+        do {
+            selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel) { step in
+                switch step {
+                case .unloaded(let instance):
+                    output.line("Unloaded \(UntrustedText.sanitize(instance)).")
+                case .loading(let key):
+                    if errors.isTerminal { errors.send("Loading \(UntrustedText.sanitize(key)) …") }
+                case .loaded(let reply):
+                    if errors.isTerminal { errors.send("\r\u{1B}[2K") }
+                    output.line(loadedLine(reply))
+                }
             }
-        } else {
-            repl.pendingModel = key
+        } catch ChatError.modelNotDownloaded(let key) {
+            throw UsageError("\(key) is not downloaded on this server; /models lists what is")
+        } catch ChatError.notAChatModel(let key) {
+            throw UsageError("\(key) is not a chat model")
         }
-        await repl.chat.invalidateModels()
-        if plan.load { try await load(key, repl: repl) }
-        repl.output.line("This conversation now uses \(UntrustedText.sanitize(key)).")
+        if repl.conversationId == nil { repl.pendingModel = selection.model }
+        await repl.refreshModels()
+        repl.output.line("This conversation now uses \(UntrustedText.sanitize(selection.model)).")
     }
 
     /// Loads `key` with the conversation's (else the configured) context length, showing elapsed time.
     static func load(_ key: String, repl: ReplSession) async throws {
-        let contextLength = await repl.currentConversation()?.settings.contextLength ?? repl.context.configuration.contextLength
-        let client = repl.chat.client
+        let chat = repl.chat
+        let id = repl.conversationId
         let reply = try await LoadProgress(model: key, stream: repl.context.errors).around {
-            try await client.load(LoadRequest(model: key, contextLength: contextLength))
+            try await chat.loadModel(key, conversationId: id)
         }
-        await repl.chat.invalidateModels()
+        await repl.refreshModels()
+        repl.output.line(loadedLine(reply))
+    }
+
+    /// `Loaded KEY as INSTANCE in 1.2 s.`
+    private nonisolated static func loadedLine(_ reply: LoadResponse) -> String {
         let seconds = reply.loadTimeSeconds.map { String(format: " in %.1f s", $0) } ?? ""
-        repl.output.line("Loaded \(UntrustedText.sanitize(key)) as \(UntrustedText.sanitize(reply.instanceId))\(seconds).")
+        return "Loaded \(UntrustedText.sanitize(reply.instanceId))\(seconds)."
     }
 }
 
-/// `/set KEY VALUE`: validated sampling options saved in the conversation's settings.
-enum SettingsCommand {
-    /// Sets `key` to `value` (`default` clears it) after checking the value's range or the model's options.
+/// `/set`: an adapter over `ChatSession.setSettings` (whose checks every face shares), plus the REPL's own `speak`.
+@ReplActor enum SettingsCommand {
+    /// Sets `key` to `value` (`default` clears it); a refused value is a usage error with the shared message.
     static func set(_ key: String, to value: String, repl: ReplSession) async throws {
         if key == "speak" {
             guard ["on", "off"].contains(value) else { throw UsageError("speak takes on or off") }
@@ -59,55 +61,61 @@ enum SettingsCommand {
             repl.output.line("Voice answers are \(value) for /voice in this session.")
             return
         }
+        let setting: ConversationSetting
+        do { setting = try ConversationSetting.named(key) } catch {
+            throw UsageError(SettingError.unknownKey(key, known: ReplCommands.settingKeys).description)
+        }
         let id = try await repl.ensureConversation()
-        let clear = ["default", "none", "-"].contains(value)
-        func number(_ range: ClosedRange<Double>) throws -> Double? {
-            if clear { return nil }
-            guard let number = Double(value), range.contains(number) else {
-                throw UsageError("\(key) takes a number from \(range.lowerBound) to \(range.upperBound), or 'default'")
-            }
-            return number
+        let typed = ConversationSetting.Value(typed: value)
+        do {
+            _ = try await repl.chat.setSettings([(setting, typed)], conversationId: id)
+        } catch ChatError.invalidSetting(let error) {
+            throw UsageError(error.description)
         }
-        func count() throws -> Int? {
-            if clear { return nil }
-            guard let number = Int(value), number > 0 else { throw UsageError("\(key) takes a positive whole number, or 'default'") }
-            return number
+        repl.output.line(typed == .clear ? "\(key) is back to the model's default." : "\(key) = \(UntrustedText.sanitize(value))")
+    }
+
+    /// Lists every setting of this conversation, `default` where the model's own value applies.
+    static func list(repl: ReplSession) async throws {
+        let settings = await repl.currentConversation()?.settings ?? ConversationSettings()
+        var table = TextTable(header: ["SETTING", "VALUE"])
+        for setting in ConversationSetting.allCases {
+            table.append([setting.rawValue, setting.value(in: settings).map(UntrustedText.sanitize) ?? "default"])
         }
-        var reasoning: String?
-        if key == "reasoning", !clear {
-            let models = try await repl.chat.models()
-            let modelKey = await repl.currentModelKey()
-            let allowed = models.first { $0.key == modelKey }?.capabilities?.reasoning?.allowedOptions ?? []
-            guard allowed.contains(value) else {
-                throw UsageError(allowed.isEmpty ? "\(modelKey ?? "this model") has no reasoning options"
-                                                 : "reasoning takes one of " + allowed.joined(separator: ", "))
-            }
-            reasoning = value
+        table.append(["speak", repl.speaksAnswers ? "on" : "off"])
+        repl.output.send(table.text)
+    }
+}
+
+/// `/system`: shows, sets or clears the system prompt through `ChatSession.setSystemPrompt`.
+///
+/// LM Studio reads `system_prompt` only on a server context's first request, so a change after the
+/// first turn offers a fresh context; without one the prompt is saved but not yet in effect, and the REPL says so.
+@ReplActor enum SystemPromptCommand {
+    /// Bare: show the prompt; `clear`: clear it; else set it to `text`.
+    static func run(_ text: String?, repl: ReplSession) async throws {
+        guard let text else {
+            let prompt = await repl.currentConversation()?.systemPrompt
+            repl.output.line(prompt.map { UntrustedText.sanitize($0) } ?? "This conversation has no system prompt.")
+            return
         }
-        var settings = try await repl.chat.withLibrary { try $0.conversation(id: id)?.settings } ?? ConversationSettings()
-        switch key {
-        case "temperature": settings.temperature = try number(0...2)
-        case "top_p": settings.topP = try number(0...1)
-        case "min_p": settings.minP = try number(0...1)
-        case "repeat_penalty": settings.repeatPenalty = try number(0...10)
-        case "top_k": settings.topK = try count()
-        case "max_output_tokens": settings.maxOutputTokens = try count()
-        case "context_length": settings.contextLength = try count()
-        case "reasoning": settings.reasoning = reasoning
-        default: throw UsageError("unknown setting '\(key)'; one of " + ReplCommands.settingKeys.joined(separator: ", "))
+        let value = text == "clear" ? nil : text
+        let id = try await repl.ensureConversation()
+        let effect = try await repl.chat.setSystemPrompt(value, conversationId: id)
+        let what = value == nil ? "System prompt cleared" : "System prompt set"
+        guard effect == .needsFreshContext else { repl.output.line(what + "."); return }
+        repl.output.line("The server keeps this conversation's context with the old system prompt; a change takes effect only with a fresh server context (the model will not remember earlier turns).")
+        if await repl.confirm("Start a fresh server context with the next message?") {
+            repl.startsFreshContext = true
+            repl.output.line(what + "; the next message starts a fresh server context.")
+        } else {
+            repl.output.line("Saved, not yet in effect: the prompt applies when this conversation next starts a fresh server context.")
         }
-        let updated = settings
-        try await repl.chat.withLibrary { library in
-            guard var conversation = try library.conversation(id: id) else { return }
-            conversation.settings = updated
-            try library.updateConversation(conversation)
-        }
-        repl.output.line(clear ? "\(key) is back to the model's default." : "\(key) = \(UntrustedText.sanitize(value))")
     }
 }
 
 /// `/show`: the transcript in `$PAGER` (default `less -R`), printed when there is no pager.
-enum Pager {
+@ReplActor enum Pager {
     /// Shows the transcript (with reasoning or tool details), or message number N of `words`.
     static func show(_ words: [String], repl: ReplSession) async throws {
         guard let conversation = await repl.currentConversation() else { repl.output.line("Nothing to show yet."); return }
@@ -139,7 +147,7 @@ enum Pager {
 }
 
 /// `/copy`: the last reply or one of its code blocks to the terminal's clipboard with OSC 52.
-enum Clipboard {
+@ReplActor enum Clipboard {
     /// Copies the last reply, or with `code N` its Nth code block.
     static func copy(_ words: [String], repl: ReplSession) async throws {
         guard let id = repl.conversationId,
@@ -162,7 +170,7 @@ enum Clipboard {
     }
 
     /// The contents of the fenced code blocks in `markdown`, in order.
-    static func codeBlocks(in markdown: String) -> [String] {
+    nonisolated static func codeBlocks(in markdown: String) -> [String] {
         var blocks: [String] = []
         var current: [String]?
         var fence = ""

@@ -12,7 +12,7 @@ extension ReplCommands {
         SlashCommand("export", "[FILE]", "Write this conversation to a .llmster file (default: <title>.llmster here).",
                      takesText: true, argument: .path) { arguments, repl in
             guard let id = repl.conversationId else { throw UsageError("there is no conversation to export yet") }
-            let file = try Transfer.exportConversation(id, to: arguments.positionals.first, context: repl.context)
+            let file = try await Transfer.exportConversation(id, to: arguments.positionals.first, session: repl.chat, context: repl.context)
             repl.output.line("Exported to \(UntrustedText.sanitize(file ?? "standard output")).")
         },
         SlashCommand("import", "FILE [--yes|--drop-continuation]", "Add a conversation from a .llmster file and open it.",
@@ -29,14 +29,15 @@ extension ReplCommands {
                     policy = await repl.confirm("Keep the continuation (it works only if that server still has the context)?") ? .keep : .drop
                 }
             }
-            let conversation = try Transfer.importConversation(from: path, continuation: policy, folder: nil, asNew: false,
-                                                               context: repl.context)
+            let conversation = try await Transfer.importConversation(from: path, continuation: policy, folder: nil, asNew: false,
+                                                                     session: repl.chat, context: repl.context)
             await repl.switchTo(conversation.id)
             repl.output.line("Imported and opened \(UntrustedText.sanitize(conversation.title)).")
         },
         SlashCommand("backup", "[FILE]", "Back the whole library up (encrypted with $LLMSTER_BACKUP_PASSWORD when set).",
                      takesText: true, argument: .path) { arguments, repl in
-            try Transfer.backup(to: arguments.positionals.first, passwordFile: nil, askPassword: false, context: repl.context)
+            try await Transfer.backup(to: arguments.positionals.first, passwordFile: nil, askPassword: false, session: repl.chat,
+                                      context: repl.context)
         },
         SlashCommand("restore", "FILE", "Replace the library with a backup (validated first; the current one is kept as a copy).",
                      takesText: true, argument: .path) { arguments, repl in
@@ -64,7 +65,7 @@ extension ReplCommands {
             } else if let job = status.jobId {
                 repl.output.line(DownloadProgressLine.describe(status, name: model))
                 repl.output.line("Download job \(UntrustedText.sanitize(job)) runs on the server; watch it: llmster download --status \(UntrustedText.sanitize(job))")
-                await repl.chat.invalidateModels()
+                await repl.refreshModels()
             }
         },
         SlashCommand("integrations", "[on|off NAME]", "List the configured integrations, or turn one on or off for this conversation.",
@@ -89,13 +90,11 @@ extension ReplCommands {
                 throw UsageError("no integration named '\(name)'; configured: " + configured.keys.sorted().joined(separator: ", "))
             }
             let id = try await repl.ensureConversation()
-            let added = try await repl.chat.withLibrary { library in
-                var names = try library.conversation(id: id)?.settings.integrations ?? []
-                names.removeAll { $0 == name }
-                if words[0] == "on" { names.append(name) }
-                return !(try library.setIntegrations(conversationId: id, names: names)).isEmpty
-            }
-            if added { repl.output.line("Note: enabled integrations may contact external services on the server's behalf.") }
+            var names = await repl.currentConversation()?.settings.integrations ?? []
+            names.removeAll { $0 == name }
+            if words[0] == "on" { names.append(name) }
+            let opened = try await repl.chat.openConversation(.named(id), overrides: ConversationOverrides(integrations: names))
+            if !opened.enabledIntegrations.isEmpty { repl.output.line("Note: enabled integrations may contact external services on the server's behalf.") }
         },
         SlashCommand("voice", "[--speak]", "Talk instead of typing: on-device recognition; a pause sends the turn (Ctrl-C stops); --speak or /set speak on reads answers aloud.",
                      options: [.init(["speak"], help: "read the answers aloud")]) { arguments, repl in
@@ -109,7 +108,7 @@ extension ReplCommands {
             let id = try await repl.ensureConversation()
             let context = repl.context
             let chat = repl.chat
-            _ = await repl.stream(conversationId: id, modelName: await repl.currentModelKey() ?? "") { _, _ in
+            _ = await repl.stream(conversationId: id, modelName: (await repl.effectiveModel())?.reference ?? "") { _, _ in
                 let replies = try await VoiceCommand.converse(voice, session: chat, conversationId: id, context: context)
                 guard let last = replies.last else { throw VoiceError.recognizer("voice stopped before a turn was heard") }
                 return last

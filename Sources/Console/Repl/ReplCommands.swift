@@ -7,7 +7,7 @@ import TerminalMarkdown
 /// The REPL's slash commands.
 enum ReplCommands {
     /// The `/set` keys.
-    static let settingKeys = ["temperature", "top_p", "top_k", "min_p", "repeat_penalty", "max_output_tokens", "reasoning", "context_length", "speak"]
+    static let settingKeys = ConversationSetting.allCases.map(\.rawValue) + ["speak"]
 
     /// Every command, in the order `/help` lists them.
     static let all: [SlashCommand] = conversationCommands + movingCommands + serverCommands
@@ -48,12 +48,8 @@ enum ReplCommands {
         },
         SlashCommand("load", "[KEY]", "Load a model (default: this conversation's).", argument: .modelKey) { arguments, repl in
             guard arguments.positionals.count <= 1 else { throw UsageError("name at most one model") }
-            let key: String
-            if let given = arguments.positionals.first {
-                key = given
-            } else if let current = await repl.currentModelKey() {
-                key = current
-            } else {
+            let current = await repl.effectiveModel()?.key
+            guard let key = arguments.positionals.first ?? current else {
                 throw UsageError("this conversation has no model yet; name one")
             }
             try await ModelSwitch.load(key, repl: repl)
@@ -61,9 +57,10 @@ enum ReplCommands {
         SlashCommand("unload", "[INSTANCE…]", "Unload model instances (default: this conversation's model).",
                      argument: .instance) { arguments, repl in
             let models = try await repl.chat.models(refresh: true)
+            repl.serverModels = models
             var targets = arguments.positionals
-            if targets.isEmpty, let key = await repl.currentModelKey() {
-                targets = models.first { $0.key == key }?.loadedInstances.map(\.id) ?? []
+            if targets.isEmpty {
+                targets = (await repl.effectiveModel())?.model?.loadedInstances.map(\.id) ?? []
             }
             guard !targets.isEmpty else { throw UsageError("nothing to unload; /ps lists the loaded instances") }
             let loaded = Set(models.flatMap { $0.loadedInstances.map(\.id) })
@@ -72,7 +69,7 @@ enum ReplCommands {
                 try await repl.chat.client.unload(instanceId: instance)
                 repl.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
             }
-            await repl.chat.invalidateModels()
+            await repl.refreshModels()
         },
         SlashCommand("ps", "", "List the loaded model instances.") { _, repl in
             let models = try await repl.chat.models(refresh: true)
@@ -83,12 +80,8 @@ enum ReplCommands {
             repl.output.send(models.contains(where: \.isLoaded) ? table.text : "No model is loaded.\n")
         },
         SlashCommand("new", "[TITLE]", "Start a new conversation (the current one's draft is kept).", takesText: true) { arguments, repl in
-            let model = await repl.currentModelKey()
-            let title = arguments.positionals.first ?? ""
-            let id = try await repl.chat.withLibrary {
-                try $0.createConversation(title: title, folderId: nil, modelKey: model, systemPrompt: nil, settings: ConversationSettings()).id
-            }
-            await repl.switchTo(id)
+            let overrides = ConversationOverrides(title: arguments.positionals.first ?? "", model: (await repl.effectiveModel())?.reference)
+            await repl.switchTo(try await repl.chat.openConversation(.new, overrides: overrides).conversation.id)
         },
         SlashCommand("chats", "[FOLDER]", "List conversations, pinned first.", argument: .folder) { arguments, repl in
             let folder = arguments.positionals.first
@@ -106,7 +99,7 @@ enum ReplCommands {
         },
         SlashCommand("open", "CHAT", "Switch to a conversation (an id, id prefix or title).", takesText: true, argument: .conversation) { arguments, repl in
             guard let reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }
-            let conversation = try await repl.chat.withLibrary { try $0.resolveConversation(reference) }
+            let conversation = try await repl.chat.openConversation(.named(reference)).conversation
             await repl.switchTo(conversation.id)
             repl.output.line("Opened \(UntrustedText.sanitize(conversation.title.isEmpty ? conversation.id : conversation.title)).")
         },
@@ -176,34 +169,29 @@ enum ReplCommands {
                      argument: .choices(["reasoning", "tools"])) { arguments, repl in
             try await Pager.show(arguments.positionals, repl: repl)
         },
-        SlashCommand("system", "TEXT", "Set this conversation's system prompt.", takesText: true) { arguments, repl in
-            let id = try await repl.ensureConversation()
-            let text = arguments.positionals.first
-            try await repl.chat.withLibrary { library in
-                guard var conversation = try library.conversation(id: id) else { return }
-                conversation.systemPrompt = text
-                try library.updateConversation(conversation)
-            }
-            repl.output.line(text == nil ? "System prompt cleared." : "System prompt set.")
+        SlashCommand("system", "[TEXT|clear]", "Show this conversation's system prompt, set it, or clear it.", takesText: true) { arguments, repl in
+            try await SystemPromptCommand.run(arguments.positionals.first, repl: repl)
         },
-        SlashCommand("set", "KEY VALUE", "Set a sampling option for this conversation (" + settingKeys.joined(separator: ", ") + ").",
+        SlashCommand("set", "[KEY VALUE]", "List this conversation's settings, or set one (" + settingKeys.joined(separator: ", ") + "; 'default' clears).",
                      argument: .setting) { arguments, repl in
-            guard arguments.positionals.count == 2 else { throw UsageError("give a key and a value, e.g. /set temperature 0.7") }
-            try await SettingsCommand.set(arguments.positionals[0], to: arguments.positionals[1], repl: repl)
+            switch arguments.positionals.count {
+            case 0: try await SettingsCommand.list(repl: repl)
+            case 2: try await SettingsCommand.set(arguments.positionals[0], to: arguments.positionals[1], repl: repl)
+            default: throw UsageError("give a key and a value, e.g. /set temperature 0.7, or nothing to list the settings")
+            }
         },
         SlashCommand("attach", "FILE", "Attach an image to the next message (vision models only).", takesText: true, argument: .path) { arguments, repl in
             guard let path = arguments.positionals.first else { throw UsageError("name an image file") }
             let expanded = (path as NSString).expandingTildeInPath
-            if let key = await repl.currentModelKey(), let model = try await repl.chat.models().first(where: { $0.key == key }),
-               model.capabilities?.vision != true {
-                throw UsageError("\(key) does not read images; choose a vision model with /model (/models --vision lists them)")
+            if let effective = await repl.effectiveModel(), let model = effective.model, model.capabilities?.vision != true {
+                throw UsageError("\(effective.reference) does not read images; choose a vision model with /model (/models --vision lists them)")
             }
             do { repl.attachments.append(try ImageInput.load(path: expanded)) } catch { throw UsageError(String(describing: error)) }
             repl.output.line("Attached \(UntrustedText.sanitize(path)); it goes with your next message.")
         },
         SlashCommand("retry", "", "Send the last message again.") { _, repl in
             guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
-            let key = await repl.currentModelKey() ?? ""
+            let key = (await repl.effectiveModel())?.reference ?? ""
             repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
                 try await chat.retry(in: id) { await display.show($0) }
             }
@@ -214,8 +202,7 @@ enum ReplCommands {
         SlashCommand("stats", "", "Show the last reply's token statistics and the context estimate.") { _, repl in
             guard let conversation = await repl.currentConversation() else { repl.output.line("No reply yet."); return }
             let statistics = try await repl.chat.withLibrary { try $0.lastReplyStatistics(conversationId: conversation.id) }
-            let model = try await repl.chat.models().first { $0.key == conversation.modelKey }
-            let meter = await repl.contextMeter(conversation: conversation, model: model)
+            let meter = await repl.contextMeter(conversation: conversation, model: repl.effectiveModel(conversation: conversation))
             var lines = [meter.label()]
             if let statistics {
                 lines.append("input \(statistics.inputTokens ?? 0) tokens, output \(statistics.totalOutputTokens ?? 0) tokens"
@@ -229,14 +216,4 @@ enum ReplCommands {
             repl.exitStatus = ExitCode.success
         },
     ]
-}
-
-extension ReplSession {
-    /// The model this conversation uses (or will use).
-    func currentModelKey() async -> String? {
-        if let key = await currentConversation()?.modelKey { return key }
-        if let pendingModel { return pendingModel }
-        if let key = context.configuration.defaultModel { return key }
-        return try? await chat.models().first { $0.type == .llm && $0.isLoaded }?.key
-    }
 }

@@ -2,13 +2,12 @@ import Chat
 import Foundation
 import Library
 import LMStudio
-import Synchronization
 import TerminalMarkdown
 
 /// One REPL run: the current conversation, the prompt, sending, and the slash commands' shared state.
 ///
-/// Used only from the REPL's own task; the readline thread sees it through `CompletionData`.
-final class ReplSession: @unchecked Sendable {
+/// Isolated to `ReplActor`; the readline thread sees only `CompletionData`.
+@ReplActor final class ReplSession {
     /// Settings and streams.
     let context: CommandContext
     /// The engine and library.
@@ -23,6 +22,12 @@ final class ReplSession: @unchecked Sendable {
     var conversationId: String?
     /// A model chosen with `/model` before the conversation exists.
     var pendingModel: String?
+    /// The server's models as last fetched; nil when the server could not be reached. The prompt reads only this.
+    var serverModels: [Model]?
+    /// Whether a background refresh is running.
+    private var refreshing = false
+    /// Whether the next message starts a fresh server context (accepted after `/system` changed the prompt).
+    var startsFreshContext = false
     /// Whether `/voice` reads answers aloud (`/set speak on`).
     var speaksAnswers = false
     /// Images `/attach` added for the next message.
@@ -59,6 +64,8 @@ final class ReplSession: @unchecked Sendable {
         if editor != nil {
             output.line("llmster \(App.version) — type a message, or /help. Ctrl-D quits.")
         }
+        await refreshModels()
+        refreshInBackground()
         while exitStatus == nil {
             let prompt = await promptText()
             let input = await readLine(prompt: prompt, draft: draft)
@@ -78,6 +85,7 @@ final class ReplSession: @unchecked Sendable {
                 editor?.remember(line)
                 guard let message = assembler.add(line) else { continue }
                 if let status = await handle(message) { return status }
+                refreshInBackground()
             }
         }
         await saveDraft(joinDraft(keptDraft))
@@ -140,21 +148,22 @@ final class ReplSession: @unchecked Sendable {
     // MARK: The prompt
 
     /// The conversation's model and state, the context estimate, folder and title; then `›`.
+    ///
+    /// Rendered from the cached model list (`serverModels`) and the library's record of this one
+    /// conversation: no server request, so a server that drops connections cannot stall the prompt.
     func promptText() async -> String {
         if assembler.isContinuing { return "… " }
+        guard editor != nil else { return "" }
         let conversation = await currentConversation()
-        let models = (try? await chat.models(refresh: true)) ?? []
-        let key = conversation?.modelKey ?? pendingModel ?? context.configuration.defaultModel
-            ?? models.first { $0.type == .llm && $0.isLoaded }?.key
+        let effective = effectiveModel(conversation: conversation)
+        completions.update(reasoningOptions: effective?.model?.capabilities?.reasoning?.allowedOptions ?? [])
         var parts: [String] = []
-        let model = key.flatMap { key in models.first { $0.key == key } }
-        if let key {
-            let state = model.map { $0.isLoaded ? "loaded" : "not loaded" } ?? (models.isEmpty ? "server unreachable" : "not downloaded")
-            parts.append("\(UntrustedText.sanitize(key)) (\(state))")
+        if let effective {
+            parts.append("\(UntrustedText.sanitize(effective.reference)) (\(effective.state.rawValue))")
         } else {
             parts.append("no model")
         }
-        let meter = await contextMeter(conversation: conversation, model: model)
+        let meter = await contextMeter(conversation: conversation, model: effective)
         parts.append(meter.label())
         if let conversation {
             let folder = await folderPath(conversation.folderId)
@@ -163,28 +172,49 @@ final class ReplSession: @unchecked Sendable {
         } else {
             parts.append("new chat")
         }
-        completions.update(models: models)
-        if editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
-            (try library.folders().map { try library.folderPath(id: $0.id) },
-             try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty && !$0.contains(" ") })
-        }) {
-            completions.update(folders: folders, titles: titles)
-        }
         let info = parts.joined(separator: " · ")
         let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
-        guard editor != nil else { return "" }
         if capabilities.noColor || !capabilities.allowsCursorMovement { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
     }
 
-    /// The context estimate: the loaded instance's context length and the latest reply's tokens.
-    func contextMeter(conversation: Conversation?, model: Model?) async -> ContextMeter {
-        let length = model?.loadedInstances.first?.config.contextLength ?? conversation?.settings.contextLength
-            ?? context.configuration.contextLength ?? model?.maxContextLength
-        guard let id = conversation?.id else { return ContextMeter(usedTokens: 0, contextLength: length) }
-        let statistics = (try? await chat.withLibrary { try $0.lastReplyStatistics(conversationId: id) }) ?? nil
-        let used = (statistics?.inputTokens ?? 0) + (statistics?.totalOutputTokens ?? 0)
-        return ContextMeter(usedTokens: used, contextLength: length)
+    /// The conversation's model by the one rule (`EffectiveModel`), against the cached model list.
+    func effectiveModel(conversation: Conversation?) -> EffectiveModel? {
+        EffectiveModel.resolve(conversation: conversation, pending: pendingModel,
+                               defaultModel: context.configuration.defaultModel, models: serverModels)
+    }
+
+    /// The effective model of the current conversation (see `effectiveModel(conversation:)`).
+    func effectiveModel() async -> EffectiveModel? {
+        effectiveModel(conversation: await currentConversation())
+    }
+
+    /// Asks the server for its models now (after a command that changed them) and updates the cache and Tab completion.
+    func refreshModels() async {
+        serverModels = try? await chat.models(refresh: true)
+        if let serverModels { completions.update(models: serverModels) }
+    }
+
+    /// Refreshes the model list and the completion lists in the background, after a reply or a command;
+    /// a refresh still running is not started twice.
+    func refreshInBackground() {
+        guard !refreshing else { return }
+        refreshing = true
+        Task {
+            defer { refreshing = false }
+            await refreshModels()
+            if editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
+                (try library.folders().map { try library.folderPath(id: $0.id) },
+                 try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty && !$0.contains(" ") })
+            }) {
+                completions.update(folders: folders, titles: titles)
+            }
+        }
+    }
+
+    /// The context estimate for `conversation` with `model` (`ChatSession.contextMeter`).
+    func contextMeter(conversation: Conversation?, model: EffectiveModel?) async -> ContextMeter {
+        (try? await chat.contextMeter(conversation: conversation, model: model)) ?? ContextMeter(usedTokens: 0, contextLength: nil)
     }
 
     /// The current conversation, fresh from the library.
@@ -201,11 +231,10 @@ final class ReplSession: @unchecked Sendable {
 
     // MARK: Sending
 
-    /// The conversation to send on, created (with the `/model` choice) when there is none yet.
+    /// The conversation to send on, created (with the `/model` choice) through `ChatSession.openConversation` when there is none yet.
     func ensureConversation() async throws -> String {
         if let conversationId { return conversationId }
-        let model = pendingModel
-        let id = try await chat.withLibrary { try $0.createConversation(title: "", folderId: nil, modelKey: model, systemPrompt: nil, settings: ConversationSettings()).id }
+        let id = try await chat.openConversation(.new, overrides: ConversationOverrides(model: pendingModel)).conversation.id
         conversationId = id
         return id
     }
@@ -213,9 +242,8 @@ final class ReplSession: @unchecked Sendable {
     /// Sends `text` with the attached images and streams the reply; returns an exit status after SIGTERM/SIGHUP.
     func send(_ text: String) async -> Int32? {
         let conversation = await currentConversation()
-        let models = (try? await chat.models()) ?? []
-        let key = conversation?.modelKey ?? pendingModel ?? context.configuration.defaultModel
-        let meter = await contextMeter(conversation: conversation, model: key.flatMap { key in models.first { $0.key == key } })
+        let effective = effectiveModel(conversation: conversation)
+        let meter = await contextMeter(conversation: conversation, model: effective)
         if meter.wouldOverflow(draft: text) {
             context.errors.line("This message would overflow the context (\(meter.label(draft: text))).")
             guard await confirm("Send it anyway?") else {
@@ -234,8 +262,10 @@ final class ReplSession: @unchecked Sendable {
             keptDraft = ""
             await saveDraft("")
         }
-        return await stream(conversationId: id, modelName: key ?? "") { chat, display in
-            try await chat.send(turn, in: id) { await display.show($0) }
+        let freshContext = startsFreshContext
+        startsFreshContext = false
+        return await stream(conversationId: id, modelName: effective?.reference ?? "") { chat, display in
+            try await chat.send(turn, in: id, freshContext: freshContext) { await display.show($0) }
         }
     }
 
@@ -294,6 +324,7 @@ final class ReplSession: @unchecked Sendable {
         conversationId = id
         attachments = []
         pendingModel = nil
+        startsFreshContext = false
         keptDraft = await currentConversation()?.draft ?? ""
         draft = keptDraft
     }

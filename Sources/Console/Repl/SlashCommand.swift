@@ -26,12 +26,12 @@ struct SlashCommand: Sendable {
     /// What Tab completes after the name.
     let argument: SlashArgument
     /// Does the work; a `UsageError` prints the usage line.
-    let run: @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void
+    let run: @ReplActor @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void
 
     /// Declares a command.
     init(_ name: String, _ synopsis: String = "", _ summary: String, options: [ArgumentParser.Option] = [],
          takesText: Bool = false, argument: SlashArgument = .none,
-         run: @escaping @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void) {
+         run: @escaping @ReplActor @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void) {
         self.name = name
         self.synopsis = synopsis
         self.summary = summary

@@ -1,0 +1,96 @@
+import Library
+import LMStudio
+
+/// What choosing a conversation's model did on the server.
+public struct ModelSelection: Sendable, Equatable {
+    /// The model as the conversation now names it (a key, or an instance id).
+    public let model: String
+    /// Instances unloaded under the load policy, in order.
+    public let unloaded: [String]
+    /// The load that was needed; nil when an instance was already loaded.
+    public let load: LoadResponse?
+    /// The instance that serves the conversation.
+    public let instanceId: String?
+}
+
+/// A step of `ChatSession.selectModel`, reported as it happens.
+public enum ModelSelectionStep: Sendable, Equatable {
+    /// This instance was unloaded.
+    case unloaded(String)
+    /// Loading this model key started (it can take a while).
+    case loading(String)
+    /// The model finished loading.
+    case loaded(LoadResponse)
+}
+
+extension ChatSession {
+    /// The conversation's effective model (see `EffectiveModel`); `pending` is a choice made before the conversation exists.
+    ///
+    /// A server that cannot be asked gives the state `serverUnreachable` rather than an error.
+    public func effectiveModel(conversationId: String?, pending: String? = nil, refresh: Bool = false) async throws -> EffectiveModel? {
+        let conversation = try conversationId.flatMap { id in try storage { try library.conversation(id: id) } }
+        let models = try? await models(refresh: refresh)
+        return EffectiveModel.resolve(conversation: conversation, pending: pending, defaultModel: configuration.defaultModel, models: models)
+    }
+
+    /// How full the conversation's context is with `model`: its context length and the latest reply's tokens.
+    public func contextMeter(conversation: Conversation?, model: EffectiveModel?) throws -> ContextMeter {
+        let length = model?.contextLength(settings: conversation?.settings, configured: configuration.contextLength)
+            ?? conversation?.settings.contextLength ?? configuration.contextLength
+        guard let id = conversation?.id else { return ContextMeter(usedTokens: 0, contextLength: length) }
+        let statistics = try storage { try library.lastReplyStatistics(conversationId: id) }
+        return ContextMeter(usedTokens: (statistics?.inputTokens ?? 0) + (statistics?.totalOutputTokens ?? 0), contextLength: length)
+    }
+
+    /// Makes `reference` (a key or a loaded instance id) the conversation's model under the `LoadPolicy`:
+    /// unloads what the policy plans, saves the choice, then loads the model when no instance serves it.
+    ///
+    /// Without a conversation, `pending` stands for the previous choice and nothing is saved.
+    public func selectModel(_ reference: String, conversationId: String?, pending: String? = nil,
+                            progress: @Sendable (ModelSelectionStep) async -> Void = { _ in }) async throws -> ModelSelection {
+        let models = try await serverCall { try await self.models(refresh: true) }
+        guard let model = models.first(where: { $0.key == reference || $0.loadedInstances.contains { $0.id == reference } }) else {
+            throw ChatError.modelNotDownloaded(reference)
+        }
+        guard model.type == .llm else { throw ChatError.notAChatModel(reference) }
+        let conversation = try conversationId.map { id in try existingConversation(id) }
+        let previous = EffectiveModel.resolve(conversation: conversation, pending: pending,
+                                              defaultModel: configuration.defaultModel, models: models)
+        let policy = LoadPolicy(keepPreviousModels: configuration.keepPreviousModels, summarizerModel: configuration.summarizerModel)
+        let loaded = models.flatMap { model in model.loadedInstances.map { LoadPolicy.Instance(id: $0.id, modelKey: model.key) } }
+        let plan = policy.plan(loaded: loaded, previous: previous?.model?.key, chosen: model.key,
+                               instance: reference == model.key ? nil : reference)
+        invalidateModels()
+        for instance in plan.unload {
+            try await serverCall { try await client.unload(instanceId: instance) }
+            await progress(.unloaded(instance))
+        }
+        if var conversation {
+            conversation.modelKey = reference
+            try storage { try library.updateConversation(conversation) }
+        }
+        var load: LoadResponse?
+        if plan.load {
+            await progress(.loading(model.key))
+            let response = try await loadModel(model.key, conversationId: conversationId)
+            await progress(.loaded(response))
+            load = response
+        }
+        return ModelSelection(model: reference, unloaded: plan.unload, load: load, instanceId: load?.instanceId ?? plan.keep)
+    }
+
+    /// Loads `key` with the conversation's context length (else the configured one).
+    public func loadModel(_ key: String, conversationId: String?) async throws -> LoadResponse {
+        let contextLength = try conversationId.map { try existingConversation($0) }?.settings.contextLength ?? configuration.contextLength
+        defer { invalidateModels() }
+        return try await serverCall { try await client.load(LoadRequest(model: key, contextLength: contextLength)) }
+    }
+
+    /// The conversation with exactly this id, else `LibraryError.notFound` (as `ChatError.storage`).
+    func existingConversation(_ id: String) throws -> Conversation {
+        guard let conversation = try storage({ try library.conversation(id: id) }) else {
+            throw ChatError.storage(.notFound(kind: "conversation", reference: id))
+        }
+        return conversation
+    }
+}

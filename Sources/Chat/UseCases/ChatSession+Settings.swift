@@ -1,0 +1,48 @@
+import Library
+import LMStudio
+
+/// When a changed system prompt reaches the model.
+public enum SystemPromptEffect: Sendable, Equatable {
+    /// The conversation has no server context yet: the next request carries the prompt.
+    case nextRequest
+    /// LM Studio takes `system_prompt` only on a context's first request: the prompt is saved, and
+    /// reaches the model when the conversation continues with a fresh server context (`freshContext`).
+    case needsFreshContext
+}
+
+extension ChatSession {
+    /// Checks every change against its range (and reasoning against the effective model's options), then saves them together.
+    ///
+    /// Nothing is saved when one change is refused (`ChatError.invalidSetting`). Returns the settings now in effect.
+    public func setSettings(_ changes: [(ConversationSetting, ConversationSetting.Value)],
+                            conversationId: String) async throws -> ConversationSettings {
+        var conversation = try existingConversation(conversationId)
+        var reasoningOptions: [String] = []
+        var modelName: String?
+        if changes.contains(where: { $0.0 == .reasoning && $0.1 != .clear }) {
+            let models = try await serverCall { try await self.models() }
+            let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel, models: models)
+            modelName = effective?.key
+            reasoningOptions = effective?.model?.capabilities?.reasoning?.allowedOptions ?? []
+        }
+        do {
+            for (setting, value) in changes {
+                try setting.apply(value, to: &conversation.settings, model: modelName, reasoningOptions: reasoningOptions)
+            }
+        } catch {
+            throw ChatError.invalidSetting(error)
+        }
+        let updated = conversation
+        try storage { try library.updateConversation(updated) }
+        return updated.settings
+    }
+
+    /// Saves the conversation's system prompt (nil clears it) and says when the model sees it.
+    public func setSystemPrompt(_ text: String?, conversationId: String) throws -> SystemPromptEffect {
+        var conversation = try existingConversation(conversationId)
+        conversation.systemPrompt = text
+        let updated = conversation
+        try storage { try library.updateConversation(updated) }
+        return conversation.lastResponseId == nil ? .nextRequest : .needsFreshContext
+    }
+}

@@ -1,0 +1,40 @@
+import Library
+
+/// Where `ChatSession.exportConversation` writes a conversation.
+public enum ExportTarget: Sendable, Equatable {
+    /// A `.llmster` file at this path.
+    case file(String)
+    /// An open file descriptor (standard output).
+    case descriptor(Int32)
+}
+
+extension ChatSession {
+    /// Writes the conversation `reference` names (an id, id prefix or title) to the target `target` picks for it;
+    /// returns the conversation and that target.
+    @discardableResult
+    public func exportConversation(_ reference: String, target: @Sendable (Conversation) throws -> ExportTarget) throws
+        -> (conversation: Conversation, target: ExportTarget) {
+        try storage {
+            let conversation = try library.resolveConversation(reference)
+            let chosen = try target(conversation)
+            switch chosen {
+            case .file(let path): try library.exportConversation(id: conversation.id, to: path)
+            case .descriptor(let descriptor): try library.exportConversation(id: conversation.id, descriptor: descriptor)
+            }
+            return (conversation, chosen)
+        }
+    }
+
+    /// Adds the conversation in a `.llmster` file, in one transaction.
+    public func importConversation(from path: String, options: ConversationImportOptions) throws -> Conversation {
+        try storage { try library.importConversation(from: path, options: options) }
+    }
+
+    /// Backs the whole library up to `path` (encrypted with `password` when given); returns what the backup holds.
+    public func backupLibrary(to path: String, password: [UInt8]?) throws -> LibraryStatistics {
+        try storage {
+            try LibraryBackup.write(libraryPath: library.path, to: path, password: password)
+            return try library.statistics()
+        }
+    }
+}
