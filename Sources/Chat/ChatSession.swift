@@ -126,7 +126,7 @@ public actor ChatSession {
             conversation.modelKey = key
             try storage { try library.updateConversation(conversation) }
         }
-        return Prepared(conversation: conversation, model: model,
+        return Prepared(conversation: conversation, model: model, modelReference: key,
                         integrations: try requestIntegrations(conversation.settings.integrations ?? []))
     }
 
@@ -134,6 +134,8 @@ public actor ChatSession {
     private struct Prepared {
         let conversation: Conversation
         let model: Model
+        /// What the request names: the conversation's instance id (`key:2`) when it chose one, else the model key.
+        let modelReference: String
         let integrations: [Integration]
     }
 
@@ -154,7 +156,7 @@ public actor ChatSession {
                         display: @escaping ReplyObserver,
                         replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let conversation = prepared.conversation
-        let request = RequestBuilder.request(for: turn, conversation: conversation, model: prepared.model.key,
+        let request = RequestBuilder.request(for: turn, conversation: conversation, model: prepared.modelReference,
                                              server: configuration.server, integrations: prepared.integrations)
         let events: AsyncThrowingStream<ChatEvent, any Error>
         do {

@@ -26,6 +26,8 @@ import TestSupport
         #expect(effective.key == "acme/tiny-1b")
         let reply = try await harness.session.send(Turn(text: "echo:on the second"), in: harness.conversationId) { _ in }
         #expect(reply.status == .complete, "a conversation on an instance id can send")
+        #expect(harness.fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/tiny-1b:2",
+                "the request names the instance the conversation chose")
     }
 
     @Test func theRuleFallsBackToThePendingChoiceTheDefaultAndTheLoadedModel() async throws {
