@@ -234,9 +234,16 @@ final class ReplSession: @unchecked Sendable {
             keptDraft = ""
             await saveDraft("")
         }
-        return await stream(conversationId: id, modelName: key ?? "") { chat, display in
+        let status = await stream(conversationId: id, modelName: key ?? "") { chat, display in
             try await chat.send(turn, in: id) { await display.show($0) }
         }
+        if await currentConversation() == nil {
+            // A failed first send removed its conversation: the text goes back into the line.
+            conversationId = nil
+            draft = text
+            attachments = turn.images
+        }
+        return status
     }
 
     /// Streams a reply made by `body`; handles Ctrl-C, SIGTERM/SIGHUP, window changes and a lost server context.
