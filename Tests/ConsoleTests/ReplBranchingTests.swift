@@ -44,6 +44,11 @@ import TestSupport
         let chats = repl.fixture.requests(to: "/api/v1/chat")
         #expect(chats.last?.field("input") == "echo:deux")
         #expect(chats.last?.field("previous_response_id") == chats[1].field("previous_response_id"))
+        let versions = try terminal.enter("/alt message")
+        #expect(versions.contains("  1. echo:two"), "\(versions)")
+        #expect(versions.contains("* 2. echo:deux"), "\(versions)")
+        try terminal.enter("/alt message 1")
+        #expect(try terminal.enter("/alt").contains("has no alternatives"), "the original turn's answer is back")
     }
 
     @Test func aFailedFirstMessageGoesBackIntoTheLineAndLeavesNoChat() throws {

@@ -27,11 +27,19 @@ extension ReplCommands {
                 try await chat.edit(in: id, text: text) { await display.show($0) }
             }
         },
-        SlashCommand("alt", "[N]", "List the alternatives of the last reply, or make alternative N the current one.") { arguments, repl in
+        SlashCommand("alt", "[message] [N]", "List the alternatives of the last reply (or versions of your last message), or make N current.",
+                     argument: .choices(["message"])) { arguments, repl in
             guard let id = repl.conversationId else { throw UsageError("there is no reply yet") }
-            let alternatives = try await repl.chat.alternatives(in: id)
-            guard let number = arguments.positionals.first else {
-                repl.output.send(listing(alternatives))
+            var words = arguments.positionals
+            let ofMessage = words.first == "message"
+            if ofMessage { words.removeFirst() }
+            let messageId = ofMessage
+                ? try await repl.chat.withLibrary { try $0.messages(conversationId: id) }.last { $0.role == .user }?.id
+                : nil
+            if ofMessage, messageId == nil { throw UsageError("there is no message yet") }
+            let alternatives = try await repl.chat.alternatives(in: id, messageId: messageId)
+            guard let number = words.first else {
+                repl.output.send(listing(alternatives, of: ofMessage ? "Your last message" : "The last reply"))
                 return
             }
             guard let index = Int(number), alternatives.indices.contains(index - 1) else {
@@ -47,8 +55,8 @@ extension ReplCommands {
     ]
 
     /// One line per alternative: its number, `*` for the current one, and the start of its text.
-    static func listing(_ alternatives: [Message]) -> String {
-        guard alternatives.count > 1 else { return "The last reply has no alternatives; /retry asks for one.\n" }
+    static func listing(_ alternatives: [Message], of subject: String) -> String {
+        guard alternatives.count > 1 else { return "\(subject) has no alternatives; /retry and /edit make them.\n" }
         return alternatives.enumerated().map { index, message in
             let firstLine = message.text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
             let preview = firstLine.count > 70 ? String(firstLine.prefix(69)) + "…" : firstLine
