@@ -86,6 +86,50 @@ import Testing
         #expect(try copy.alternatives(messageId: messages[3].id).map(\.text) == ["a2", "a2 again"])
     }
 
+    @Test func aFileWrittenBeforeBranchesImportsAsOneBranchInOrder() throws {
+        let library = TemporaryLibrary()
+        let exchange = try Exchange(library)
+        let conversation = try #require(try exchange.store.conversation(id: exchange.conversationId))
+        var document = try exchange.store.document(for: conversation)
+        for index in document.messages.indices {
+            document.messages[index].parentId = nil
+            document.messages[index].parentResponseId = nil
+            document.messages[index].serverURL = nil
+        }
+        let file = library.directory + "/old.llmster"
+        try writeAtomically(to: file) { sink in
+            let writer = try ArchiveWriter(kind: .conversation, sink: sink, password: nil, limits: .interactive)
+            try writer.record(.manifest, json: ExportManifest(format: ExportManifest.formatName, exportId: "old", exportedAt: 1))
+            try writer.record(.conversation, json: document)
+            try writer.finish()
+        }
+        let json = try String(decoding: JSONEncoder().encode(document), as: UTF8.self)
+        #expect(!json.contains("parentId"), "the file has no field of the new version")
+
+        let other = TemporaryLibrary()
+        let store = try other.open()
+        let imported = try store.importConversation(from: file)
+        let messages = try store.messages(conversationId: imported.id)
+        #expect(messages.map(\.text) == ["q1", "a1", "q2", "a2"])
+        #expect(messages.dropFirst().map(\.parentId) == messages.dropLast().map(\.id))
+    }
+
+    @Test func aBackupRestoresAlternativesAndParentContinuations() throws {
+        let library = TemporaryLibrary()
+        let exchange = try Exchange(library)
+        try exchange.store.rewindBranch(conversationId: exchange.conversationId, to: exchange.messages[2].id)
+        let again = try exchange.store.appendMessage(conversationId: exchange.conversationId, role: .assistant, text: "a2 again")
+        let archive = library.directory + "/library.backup"
+        try LibraryBackup.write(libraryPath: library.path, to: archive, password: nil, limits: .interactive)
+
+        let target = TemporaryLibrary()
+        try LibraryBackup.prepareRestore(archive: archive, password: nil, libraryPath: target.path).commit()
+        let restored = try target.open()
+        let messages = try restored.messages(conversationId: exchange.conversationId)
+        #expect(messages == (try exchange.store.messages(conversationId: exchange.conversationId)))
+        #expect(try restored.alternatives(messageId: again.id).map(\.id) == [exchange.messages[3].id, again.id])
+    }
+
     @Test func aLibraryOfTheSchemaBeforeBranchesUpgradesInPlace() throws {
         let library = TemporaryLibrary()
         try FileManager.default.createDirectory(atPath: library.directory + "/data", withIntermediateDirectories: true)
