@@ -70,33 +70,37 @@ public actor ChatSession {
     /// With `freshContext`, the conversation's continuation is dropped first (used after
     /// `ChatError.continuationLost`, which leaves the user turn saved and unanswered).
     /// `replyCreated` gets the reply's message id once it is saved, before the first snapshot.
+    /// When the first send on an untitled conversation fails before the server accepted it (no server,
+    /// no model, an HTTP error), the conversation is removed with the turn: a failed start leaves nothing behind.
     public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
-        let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
-        try storage {
-            let message = try library.appendMessage(conversationId: conversationId, role: .user, text: turn.text, status: .complete)
-            for image in turn.images {
-                _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
+        let unsent = try storage { try isUnsent(conversationId) }
+        do {
+            let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
+            try storage {
+                let message = try library.appendMessage(conversationId: conversationId, role: .user, text: turn.text, status: .complete)
+                for image in turn.images {
+                    _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
+                }
+                if prepared.conversation.title.isEmpty {
+                    try library.rename(conversationId: conversationId, to: Self.title(from: turn.text))
+                }
             }
-            if prepared.conversation.title.isEmpty {
-                try library.rename(conversationId: conversationId, to: Self.title(from: turn.text))
-            }
+            return try await stream(turn, prepared, display: display, replyCreated: replyCreated)
+        } catch {
+            if unsent { try? storage { try discardUnanswered(conversationId) } }
+            throw error
         }
-        return try await stream(turn, prepared, display: display, replyCreated: replyCreated)
     }
 
-    /// Sends the conversation's last user turn again (after an error, an incomplete reply or a lost context).
-    public func retry(in conversationId: String, freshContext: Bool = false,
-                      display: @escaping ReplyObserver,
-                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
-        let messages = try storage { try library.messages(conversationId: conversationId) }
-        guard let last = messages.last(where: { $0.role == .user }) else { throw ChatError.nothingToRetry }
-        let images = try storage {
-            try library.attachments(messageId: last.id).map { ImageInput(name: $0.name, mimeType: $0.mimeType, bytes: $0.bytes) }
-        }
-        let prepared = try await prepare(conversationId, images: !images.isEmpty, freshContext: freshContext)
-        return try await stream(Turn(text: last.text, images: images), prepared, display: display, replyCreated: replyCreated)
+    /// Streams a new reply to `turn`, already saved as the last turn of the current branch, from the
+    /// conversation's continuation as the library holds it.
+    func answer(_ turn: Turn, in conversationId: String, freshContext: Bool,
+                display: @escaping ReplyObserver,
+                replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
+        let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
+        return try await stream(turn, prepared, display: display, replyCreated: replyCreated)
     }
 
     /// Checks the conversation's model (the `EffectiveModel` rule) and settings against the server before anything is saved or sent.

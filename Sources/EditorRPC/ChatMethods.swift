@@ -33,7 +33,10 @@ enum ChatMethods {
         let replyCreated: @Sendable (String) async -> Void = { stream.start(messageId: $0) }
         let reply: SavedReply
         if retry {
-            reply = try await context.session.retry(in: conversationId, freshContext: freshContext, display: display, replyCreated: replyCreated)
+            reply = try await context.session.regenerate(in: conversationId, freshContext: freshContext, display: display, replyCreated: replyCreated)
+        } else if try params.bool("edit") {
+            reply = try await context.session.edit(in: conversationId, text: text ?? "", freshContext: freshContext,
+                                                   display: display, replyCreated: replyCreated)
         } else {
             reply = try await context.session.send(Turn(text: text ?? ""), in: conversationId, freshContext: freshContext,
                                                    display: display, replyCreated: replyCreated)

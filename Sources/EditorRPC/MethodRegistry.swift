@@ -30,6 +30,7 @@ public struct MethodRegistry: Sendable {
         ConfigMethods.register(in: &registry)
         TransferMethods.register(in: &registry)
         IntegrationMethods.register(in: &registry)
+        AlternativeMethods.register(in: &registry)
         return registry
     }
 }

@@ -138,7 +138,7 @@ import TestSupport
         }
         let messages = try harness.observer().messages(conversationId: harness.conversationId)
         #expect(messages.last?.text == "recall please", "the unanswered turn is kept")
-        let retried = try await harness.session.retry(in: harness.conversationId, freshContext: true) { _ in }
+        let retried = try await harness.session.regenerate(in: harness.conversationId, freshContext: true) { _ in }
         #expect(retried.status == .complete)
         #expect(retried.state.answer == "Nothing earlier in this conversation.")
         #expect(try harness.observer().messages(conversationId: harness.conversationId).count == 4)

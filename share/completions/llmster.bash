@@ -51,7 +51,7 @@ _llmster() {
         doctor) options="" ;;
         ask) options="--model -m --continue -c --folder --system --image --reasoning --fresh-context --no-save" ;;
         chats) options="--folder --pinned --limit --json" ;;
-        show) options="--reasoning --tools" ;;
+        show) options="--reasoning --tools --alternatives" ;;
         search) options="--limit --json" ;;
     esac
     if [[ $cur == -* ]]; then

@@ -45,6 +45,6 @@ complete -c llmster -n "__fish_seen_subcommand_from ask" -l fresh-context -l no-
 complete -c llmster -n "__fish_seen_subcommand_from chats" -l folder -x
 complete -c llmster -n "__fish_seen_subcommand_from chats" -l limit -x
 complete -c llmster -n "__fish_seen_subcommand_from chats" -l pinned -l json
-complete -c llmster -n "__fish_seen_subcommand_from show" -l reasoning -l tools
+complete -c llmster -n "__fish_seen_subcommand_from show" -l reasoning -l tools -l alternatives
 complete -c llmster -n "__fish_seen_subcommand_from search" -l limit -x
 complete -c llmster -n "__fish_seen_subcommand_from search" -l json

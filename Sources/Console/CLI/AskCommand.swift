@@ -75,7 +75,7 @@ enum AskCommand {
         let latch = SignalLatch()
         let work = Task {
             if resend {
-                return try await session.retry(in: conversationId, freshContext: true) { await display.show($0) }
+                return try await session.regenerate(in: conversationId, freshContext: true) { await display.show($0) }
             }
             return try await session.send(Turn(text: prompt, images: images), in: conversationId,
                                           freshContext: freshContext) { await display.show($0) }

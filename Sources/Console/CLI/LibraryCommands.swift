@@ -70,18 +70,20 @@ enum LibraryCommands {
     }
 
     static let show = Command(
-        "show", synopsis: "CHAT [--reasoning] [--tools]",
+        "show", synopsis: "CHAT [--reasoning] [--tools] [--alternatives]",
         summary: "Print a conversation's transcript (CHAT: an id, an id prefix or a title).",
         options: [
             .init(["reasoning"], help: "include each reply's full reasoning"),
             .init(["tools"], help: "include each tool call's arguments and output"),
+            .init(["alternatives"], help: "include replaced answers and earlier versions of edited messages"),
         ]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
         let library = try context.openLibrary()
         let conversation = try library.resolveConversation(arguments.positionals[0])
         let transcript = try Transcript.markdown(of: conversation, library: library,
-                                                 reasoning: arguments.has("reasoning"), tools: arguments.has("tools"))
+                                                 reasoning: arguments.has("reasoning"), tools: arguments.has("tools"),
+                                                 alternatives: arguments.has("alternatives"))
         ReplyDisplay.printDocument(transcript, context: context)
         return ExitCode.success
     }
@@ -127,8 +129,12 @@ enum LibraryCommands {
 }
 
 /// A conversation as one Markdown document, for `show` and the pager.
+///
+/// The current branch, with "(2 of 3)" on a message that has alternatives; `alternatives` adds the other ones
+/// after it.
 enum Transcript {
-    static func markdown(of conversation: Conversation, library: LibraryStore, reasoning: Bool, tools: Bool) throws -> String {
+    static func markdown(of conversation: Conversation, library: LibraryStore, reasoning: Bool, tools: Bool,
+                         alternatives: Bool = false) throws -> String {
         var parts = ["# \(conversation.title)"]
         var meta: [String] = []
         if let model = conversation.modelKey { meta.append("model `\(model)`") }
@@ -136,16 +142,19 @@ enum Transcript {
         parts.append(meta.joined(separator: " · "))
         if let system = conversation.systemPrompt, !system.isEmpty { parts.append("> **System:** " + system) }
         for message in try library.messages(conversationId: conversation.id) {
+            let siblings = try library.alternatives(messageId: message.id)
+            let number = (siblings.firstIndex { $0.id == message.id } ?? 0) + 1
+            let count = siblings.count > 1 ? " (\(number) of \(siblings.count))" : ""
             switch message.role {
             case .user:
-                parts.append("## You")
+                parts.append("## You" + count)
                 parts.append(message.text)
                 let attachments = try library.attachments(messageId: message.id)
                 if !attachments.isEmpty {
                     parts.append(attachments.map { "📎 \($0.name) (\($0.mimeType), \(Units.bytes(Int64($0.bytes.count))))" }.joined(separator: "\n"))
                 }
             case .assistant:
-                parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant"))
+                parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
                 if reasoning, !message.reasoning.isEmpty {
                     parts.append("**Reasoning**\n\n" + message.reasoning.split(separator: "\n", omittingEmptySubsequences: false)
                         .map { "> " + $0 }.joined(separator: "\n"))
@@ -172,6 +181,12 @@ enum Transcript {
                 }
             case .system:
                 parts.append("> **System:** " + message.text)
+            }
+            if alternatives {
+                for (index, other) in siblings.enumerated() where other.id != message.id {
+                    parts.append("### Alternative \(index + 1) of \(siblings.count)")
+                    parts.append(other.text.isEmpty ? "*(no text)*" : other.text)
+                }
             }
         }
         return parts.joined(separator: "\n\n") + "\n"

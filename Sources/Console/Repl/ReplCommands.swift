@@ -10,7 +10,7 @@ enum ReplCommands {
     static let settingKeys = ConversationSetting.allCases.map(\.rawValue) + ["speak"]
 
     /// Every command, in the order `/help` lists them.
-    static let all: [SlashCommand] = conversationCommands + movingCommands + serverCommands
+    static let all: [SlashCommand] = conversationCommands + branchingCommands + movingCommands + serverCommands
 
     /// Models, conversations, settings and the session.
     static let conversationCommands: [SlashCommand] = [
@@ -188,13 +188,6 @@ enum ReplCommands {
             }
             do { repl.attachments.append(try ImageInput.load(path: expanded)) } catch { throw UsageError(String(describing: error)) }
             repl.output.line("Attached \(UntrustedText.sanitize(path)); it goes with your next message.")
-        },
-        SlashCommand("retry", "", "Send the last message again.") { _, repl in
-            guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
-            let key = (await repl.effectiveModel())?.reference ?? ""
-            repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
-                try await chat.retry(in: id) { await display.show($0) }
-            }
         },
         SlashCommand("copy", "[code N]", "Copy the last reply, or its Nth code block, to the clipboard (OSC 52).") { arguments, repl in
             try await Clipboard.copy(arguments.positionals, repl: repl)

@@ -264,9 +264,16 @@ import TerminalMarkdown
         }
         let freshContext = startsFreshContext
         startsFreshContext = false
-        return await stream(conversationId: id, modelName: effective?.reference ?? "") { chat, display in
+        let status = await stream(conversationId: id, modelName: effective?.reference ?? "") { chat, display in
             try await chat.send(turn, in: id, freshContext: freshContext) { await display.show($0) }
         }
+        if await currentConversation() == nil {
+            // A failed first send removed its conversation: the text goes back into the line.
+            conversationId = nil
+            draft = text
+            attachments = turn.images
+        }
+        return status
     }
 
     /// Streams a reply made by `body`; handles Ctrl-C, SIGTERM/SIGHUP, window changes and a lost server context.
@@ -292,7 +299,7 @@ import TerminalMarkdown
             context.warn(ChatError.continuationLost(conversationId: id).description)
             if await confirm("Continue with a fresh server context?") {
                 return await stream(conversationId: id, modelName: modelName) { chat, display in
-                    try await chat.retry(in: id, freshContext: true) { await display.show($0) }
+                    try await chat.regenerate(in: id, freshContext: true) { await display.show($0) }
                 }
             }
         } catch {

@@ -26,14 +26,23 @@ public struct Message: Equatable, Hashable, Sendable, Codable {
     public var createdAt: Date
     /// When the message last changed.
     public var updatedAt: Date
-    /// 0-based order within the conversation.
+    /// 0-based order within the conversation, over every branch.
     public var position: Int
+    /// The message before this one on its branch; nil for a conversation's first turn.
+    public var parentId: String?
+    /// Whether the message is on the conversation's current branch (false for a replaced alternative).
+    public var onBranch: Bool
+    /// For a reply: the `previous_response_id` of the context it was asked in; nil for a fresh context.
+    public var parentResponseId: String?
+    /// For a reply: the server that wrote it, which holds `responseId` and `parentResponseId`.
+    public var serverURL: String?
 
     /// Creates a value from its fields.
     public init(
         id: String, conversationId: String, role: MessageRole, text: String, reasoning: String = "",
         status: MessageStatus, error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil,
-        responseId: String? = nil, createdAt: Date, updatedAt: Date, position: Int
+        responseId: String? = nil, createdAt: Date, updatedAt: Date, position: Int, parentId: String? = nil,
+        onBranch: Bool = true, parentResponseId: String? = nil, serverURL: String? = nil
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -48,6 +57,10 @@ public struct Message: Equatable, Hashable, Sendable, Codable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.position = position
+        self.parentId = parentId
+        self.onBranch = onBranch
+        self.parentResponseId = parentResponseId
+        self.serverURL = serverURL
     }
 }
 

@@ -1,23 +1,25 @@
 import Foundation
 
 extension LibraryStore {
-    private static let messageColumns = """
+    static let messageColumns = """
         id, conversation_id, role, text, reasoning, status, error, stats, model_instance_id, response_id,
-        created_at, updated_at, position
+        created_at, updated_at, position, parent_id, on_branch, parent_response_id, server_url
         """
 
-    private static func message(_ row: SQLiteStatement) -> Message {
+    static func message(_ row: SQLiteStatement) -> Message {
         Message(
             id: row.string(0), conversationId: row.string(1), role: MessageRole(rawValue: row.string(2)) ?? .user,
             text: row.string(3), reasoning: row.string(4), status: MessageStatus(rawValue: row.string(5)) ?? .error,
             error: row.optionalString(6), statsJSON: row.optionalString(7), modelInstanceId: row.optionalString(8),
             responseId: row.optionalString(9), createdAt: Date(milliseconds: row.int64(10)),
-            updatedAt: Date(milliseconds: row.int64(11)), position: row.int(12))
+            updatedAt: Date(milliseconds: row.int64(11)), position: row.int(12), parentId: row.optionalString(13),
+            onBranch: row.int(14) != 0, parentResponseId: row.optionalString(15), serverURL: row.optionalString(16))
     }
 
-    /// Appends a message at the end of a conversation and touches the conversation's `updatedAt`.
+    /// Appends a message at the end of a conversation's current branch and touches the conversation's `updatedAt`.
     ///
-    /// A `.streaming` message is marked as written by this process, so `recoverInterruptedReplies()` in
+    /// A reply records the conversation's continuation at this moment as the context it was asked in
+    /// (`parentResponseId`, `serverURL`), so regenerating it later can ask in the same context. A `.streaming` message is marked as written by this process, so `recoverInterruptedReplies()` in
     /// another process leaves it alone while this one runs. `createdAt` is for imports and defaults to now.
     @discardableResult
     public func appendMessage(
@@ -31,21 +33,32 @@ extension LibraryStore {
                 "SELECT ifnull(max(position) + 1, 0) FROM messages WHERE conversation_id = ?", [.text(conversationId)]
             ) { $0.int(0) } ?? 0
             try touch(conversationId, at: date)
+            let parentId = try connection.first(
+                "SELECT id FROM messages WHERE conversation_id = ? AND on_branch ORDER BY position DESC LIMIT 1",
+                [.text(conversationId)]) { $0.string(0) }
+            let context = try role == .assistant
+                ? connection.first(
+                    "SELECT last_response_id, server_url FROM conversations WHERE id = ?", [.text(conversationId)]
+                ) { (responseId: $0.optionalString(0), serverURL: $0.optionalString(1)) }
+                : nil
             let message = Message(
                 id: Self.newID(), conversationId: conversationId, role: role, text: text, reasoning: reasoning,
                 status: status, error: error, statsJSON: statsJSON, modelInstanceId: modelInstanceId,
-                responseId: responseId, createdAt: date, updatedAt: date, position: position)
+                responseId: responseId, createdAt: date, updatedAt: date, position: position, parentId: parentId,
+                parentResponseId: context?.responseId, serverURL: context?.serverURL)
             try connection.run(
                 """
                 INSERT INTO messages (id, conversation_id, position, role, text, reasoning, status, error, stats,
-                    model_instance_id, response_id, created_at, updated_at, writer)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    model_instance_id, response_id, created_at, updated_at, writer, parent_id, on_branch,
+                    parent_response_id, server_url)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
                 """,
                 [
                     .text(message.id), .text(conversationId), .integer(Int64(position)), .text(role.rawValue),
                     .text(text), .text(reasoning), .text(status.rawValue), .text(error), .text(statsJSON),
                     .text(modelInstanceId), .text(responseId), .integer(date.milliseconds),
-                    .integer(date.milliseconds), .text(status == .streaming ? writer : nil),
+                    .integer(date.milliseconds), .text(status == .streaming ? writer : nil), .text(parentId),
+                    .text(message.parentResponseId), .text(message.serverURL),
                 ])
             return message
         }
@@ -80,10 +93,10 @@ extension LibraryStore {
         }
     }
 
-    /// A conversation's messages in order.
+    /// A conversation's current branch in order (replaced alternatives left out; see `alternatives(messageId:)`).
     public func messages(conversationId: String) throws -> [Message] {
         try connection.query(
-            "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? ORDER BY position",
+            "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? AND on_branch ORDER BY position",
             [.text(conversationId)], row: Self.message)
     }
 
@@ -100,7 +113,7 @@ extension LibraryStore {
             SELECT id, json_extract(stats, '$.input_tokens'), json_extract(stats, '$.total_output_tokens'),
                 json_extract(stats, '$.reasoning_output_tokens'), json_extract(stats, '$.tokens_per_second'),
                 json_extract(stats, '$.time_to_first_token_seconds')
-            FROM messages WHERE conversation_id = ? AND stats IS NOT NULL ORDER BY position DESC LIMIT 1
+            FROM messages WHERE conversation_id = ? AND on_branch AND stats IS NOT NULL ORDER BY position DESC LIMIT 1
             """, [.text(conversationId)]
         ) { row in
             ReplyStatistics(

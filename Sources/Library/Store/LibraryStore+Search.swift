@@ -2,7 +2,7 @@ import Foundation
 
 extension LibraryStore {
     /// Full-text search over conversation titles and message text: title matches first (best first), then
-    /// messages (newest first, which stays fast however many messages match).
+    /// messages of current branches (newest first, which stays fast however many messages match).
     ///
     /// Every word of `text` must match (diacritics and case ignored). The text is taken literally: FTS5
     /// operators and quotes in it are searched for as words, never interpreted, so user input cannot fail.
@@ -26,7 +26,7 @@ extension LibraryStore {
             SELECT m.conversation_id, m.id, c.title, snippet(message_search, 0, ?, ?, '…', 16)
             FROM message_search CROSS JOIN messages m ON m.seq = message_search.rowid
                 CROSS JOIN conversations c ON c.id = m.conversation_id
-            WHERE message_search MATCH ? ORDER BY message_search.rowid DESC LIMIT ?
+            WHERE message_search MATCH ? AND m.on_branch ORDER BY message_search.rowid DESC LIMIT ?
             """, [open, close, .text(query), .integer(Int64(limit - titles.count))]
         ) { SearchHit(conversationId: $0.string(0), messageId: $0.string(1), title: $0.string(2), snippet: $0.string(3)) }
         return titles + messages

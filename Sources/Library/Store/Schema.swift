@@ -112,6 +112,29 @@ enum Schema {
             imported_at INTEGER NOT NULL
         );
         """,
+        // 3: branches. `parent_id` is the message before this one on its branch; replaced answers and edited
+        // turns stay as alternatives (siblings) with `on_branch` = 0. An assistant message keeps the
+        // continuation it was sent with (`parent_response_id` on `server_url`), so it can be regenerated.
+        """
+        ALTER TABLE messages ADD COLUMN parent_id TEXT;
+        ALTER TABLE messages ADD COLUMN on_branch INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE messages ADD COLUMN parent_response_id TEXT;
+        ALTER TABLE messages ADD COLUMN server_url TEXT;
+        UPDATE messages SET parent_id = (
+            SELECT p.id FROM messages p
+            WHERE p.conversation_id = messages.conversation_id AND p.position < messages.position
+            ORDER BY p.position DESC LIMIT 1);
+        UPDATE messages SET
+            parent_response_id = (
+                SELECT p.response_id FROM messages p
+                WHERE p.conversation_id = messages.conversation_id AND p.position < messages.position
+                    AND p.role = 'assistant' AND p.response_id IS NOT NULL
+                ORDER BY p.position DESC LIMIT 1),
+            server_url = (SELECT c.server_url FROM conversations c WHERE c.id = messages.conversation_id)
+        WHERE role = 'assistant';
+        CREATE INDEX messages_branch ON messages (conversation_id, on_branch, position);
+        CREATE INDEX messages_parent ON messages (parent_id);
+        """,
     ]
 
     /// Brings the file up to the latest schema; safe when several processes open a new file at once.

@@ -22,7 +22,7 @@ struct ConversationDocument: Codable {
     var configuration: Configuration
     /// Where the server-side context is.
     var continuation: Continuation
-    /// Every message, in order.
+    /// Every message, in order, replaced alternatives included.
     var messages: [MessageDocument]
 
     /// The model and the way it is asked.
@@ -74,6 +74,15 @@ struct MessageDocument: Codable {
     var toolCalls: [ToolCallDocument]
     /// The files attached, in order; their bytes follow the conversation record.
     var attachments: [AttachmentDocument]
+    /// The id of the message before this one on its branch; nil for a first turn. Files written before
+    /// branches existed have none anywhere, and their messages follow each other in order.
+    var parentId: String?
+    /// True for an alternative off the current branch (a replaced answer or an edited turn); nil means false.
+    var alternative: Bool?
+    /// For a reply, the `previous_response_id` it was asked with.
+    var parentResponseId: String?
+    /// For a reply, the server that wrote it.
+    var serverURL: String?
 }
 
 /// One tool call as archived.
@@ -149,6 +158,9 @@ extension ConversationDocument {
         for (index, message) in messages.enumerated() {
             guard ids.insert(message.id).inserted else {
                 throw ArchiveError.invalid("message \(index) repeats the id \(message.id)")
+            }
+            if let parent = message.parentId, parent == message.id || !ids.contains(parent) {
+                throw ArchiveError.invalid("message \(index): parentId \(parent) is not an earlier message")
             }
             if let stats = message.stats, !Self.isJSON(stats) {
                 throw ArchiveError.invalid("message \(index): stats is not JSON")

@@ -4,7 +4,10 @@ extension LibraryStore {
     /// The archived form of a conversation; attachment bytes are read separately, one at a time.
     func document(for conversation: Conversation) throws -> ConversationDocument {
         var messages: [MessageDocument] = []
-        for message in try self.messages(conversationId: conversation.id) {
+        let every = try connection.query(
+            "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? ORDER BY position",
+            [.text(conversation.id)], row: Self.message)
+        for message in every {
             let calls = try toolCalls(messageId: message.id).map {
                 ToolCallDocument(
                     name: $0.name, arguments: $0.argumentsJSON, output: $0.output, provider: $0.providerJSON,
@@ -23,9 +26,11 @@ extension LibraryStore {
                     status: message.status, error: message.error, stats: message.statsJSON,
                     modelInstanceId: message.modelInstanceId, responseId: message.responseId,
                     createdAt: message.createdAt.milliseconds, updatedAt: message.updatedAt.milliseconds,
-                    toolCalls: calls, attachments: attachments))
+                    toolCalls: calls, attachments: attachments, parentId: message.parentId,
+                    alternative: message.onBranch ? nil : true, parentResponseId: message.parentResponseId,
+                    serverURL: message.serverURL))
         }
-        let lastInstance = messages.last { $0.role == .assistant && $0.modelInstanceId != nil }?.modelInstanceId
+        let lastInstance = messages.last { $0.alternative != true && $0.role == .assistant && $0.modelInstanceId != nil }?.modelInstanceId
         return ConversationDocument(
             id: conversation.id, title: conversation.title, folder: try conversation.folderId.map(folderPath(id:)),
             pinned: conversation.pinned, pinOrder: conversation.pinOrder,
@@ -59,13 +64,21 @@ extension LibraryStore {
                 serverURL: keepContinuation ? document.continuation.serverURL : nil,
                 lastResponseId: keepContinuation ? document.continuation.responseId : nil, draft: document.draft))
         var owners: [String] = []
+        // A file from before branches has no parent ids: its messages follow each other.
+        let linear = !document.messages.contains { $0.parentId != nil || $0.alternative == true }
+        var newIdsByOld: [String: String] = [:]
+        var previous: String?
         for (position, message) in document.messages.enumerated() {
             let messageId = newIds ? Self.newID() : message.id
+            newIdsByOld[message.id] = messageId
+            let parentId = linear ? previous : message.parentId.flatMap { newIdsByOld[$0] }
+            previous = messageId
             try connection.run(
                 """
                 INSERT INTO messages (id, conversation_id, position, role, text, reasoning, status, error, stats,
-                    model_instance_id, response_id, created_at, updated_at, writer)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                    model_instance_id, response_id, created_at, updated_at, writer, parent_id, on_branch,
+                    parent_response_id, server_url)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
                 """,
                 [
                     .text(messageId), .text(conversationId), .integer(Int64(position)), .text(message.role.rawValue),
@@ -73,6 +86,8 @@ extension LibraryStore {
                     .text(message.status == .streaming ? MessageStatus.incomplete.rawValue : message.status.rawValue),
                     .text(message.error), .text(message.stats), .text(message.modelInstanceId),
                     .text(message.responseId), .integer(message.createdAt), .integer(message.updatedAt),
+                    .text(parentId), .integer(message.alternative == true ? 0 : 1), .text(message.parentResponseId),
+                    .text(message.serverURL),
                 ])
             for (index, call) in message.toolCalls.enumerated() {
                 try connection.run(

@@ -1,0 +1,110 @@
+import Library
+
+/// Regenerate and edit: a new reply or an edited last turn becomes the current branch, and what it replaces
+/// stays as an alternative. Each is asked in the context the replaced answer was asked in (its parent
+/// continuation), so the model never sees the question twice.
+extension ChatSession {
+    /// Sends the conversation's last user turn again as a new alternative of its reply, which becomes current.
+    ///
+    /// Asks with the replaced reply's parent continuation (or, for an unanswered turn, the conversation's);
+    /// `freshContext` asks without any (after `ChatError.continuationLost`). When nothing reached the server,
+    /// the replaced reply stays current.
+    public func regenerate(in conversationId: String, freshContext: Bool = false,
+                           display: @escaping ReplyObserver,
+                           replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
+        let last = try lastTurn(in: conversationId)
+        if let reply = last.reply {
+            try storage {
+                try withLibrary { library in
+                    try library.rewindBranch(conversationId: conversationId, to: last.turn.id)
+                    try library.setContinuation(conversationId: conversationId, serverURL: reply.serverURL, responseId: reply.parentResponseId)
+                }
+            }
+        }
+        do {
+            return try await answer(Turn(text: last.turn.text, images: last.images), in: conversationId,
+                                    freshContext: freshContext, display: display, replyCreated: replyCreated)
+        } catch {
+            if let reply = last.reply {
+                try? storage {
+                    try withLibrary { library in
+                        if try library.messages(conversationId: conversationId).last?.role == .user {
+                            try library.chooseAlternative(messageId: reply.id)
+                        }
+                    }
+                }
+            }
+            throw error
+        }
+    }
+
+    /// Replaces the conversation's last user turn with `text` (keeping its images) and sends it in the
+    /// context the original was sent in; the original turn and its replies stay as an alternative.
+    ///
+    /// When the send fails, the edited turn stays current and unanswered, ready for `regenerate`.
+    public func edit(in conversationId: String, text: String, freshContext: Bool = false,
+                     display: @escaping ReplyObserver,
+                     replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
+        let last = try lastTurn(in: conversationId)
+        try storage {
+            try withLibrary { library in
+                try library.rewindBranch(conversationId: conversationId, to: last.turn.parentId)
+                if let reply = last.reply {
+                    try library.setContinuation(conversationId: conversationId, serverURL: reply.serverURL, responseId: reply.parentResponseId)
+                }
+            }
+        }
+        return try await send(Turn(text: text, images: last.images), in: conversationId, freshContext: freshContext,
+                              display: display, replyCreated: replyCreated)
+    }
+
+    /// The alternatives of `messageId`, or of the conversation's last message when nil, oldest first.
+    ///
+    /// Throws `LibraryError.notFound` when the message is not in the conversation.
+    public func alternatives(in conversationId: String, messageId: String? = nil) throws -> [Message] {
+        try withLibrary { library in
+            guard let id = try messageId ?? library.messages(conversationId: conversationId).last?.id else { return [] }
+            let alternatives = try library.alternatives(messageId: id)
+            guard alternatives.first?.conversationId == conversationId else {
+                throw LibraryError.notFound(kind: "message", reference: "\(id) in conversation \(conversationId)")
+            }
+            return alternatives
+        }
+    }
+
+    /// Makes the alternative `messageId` current (with the newest alternatives after it); the conversation
+    /// then continues from that branch. Returns the new current branch; throws `LibraryError.notFound`.
+    @discardableResult
+    public func chooseAlternative(_ messageId: String) throws -> [Message] {
+        try withLibrary { try $0.chooseAlternative(messageId: messageId) }
+    }
+
+    /// The last user turn on the current branch, its images and its reply (if any).
+    private func lastTurn(in conversationId: String) throws -> (turn: Message, images: [ImageInput], reply: Message?) {
+        try storage {
+            try withLibrary { library in
+                let branch = try library.messages(conversationId: conversationId)
+                guard let index = branch.lastIndex(where: { $0.role == .user }) else { throw ChatError.nothingToRetry }
+                let images = try library.attachments(messageId: branch[index].id)
+                    .map { ImageInput(name: $0.name, mimeType: $0.mimeType, bytes: $0.bytes) }
+                return (branch[index], images, branch[(index + 1)...].first { $0.role == .assistant })
+            }
+        }
+    }
+
+    /// Whether the conversation was never sent on: untitled and without messages.
+    func isUnsent(_ conversationId: String) throws -> Bool {
+        try withLibrary { library in
+            guard let conversation = try library.conversation(id: conversationId) else { return false }
+            return try conversation.title.isEmpty && library.messages(conversationId: conversationId).isEmpty
+        }
+    }
+
+    /// Removes a conversation whose first send failed before any reply was saved.
+    func discardUnanswered(_ conversationId: String) throws {
+        try withLibrary { library in
+            guard try !library.messages(conversationId: conversationId).contains(where: { $0.role == .assistant }) else { return }
+            try library.delete(conversationId: conversationId)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Chat
+import Foundation
+import Library
+import TerminalMarkdown
+
+extension ReplCommands {
+    /// `/retry`, `/edit`, `/alt`: regenerate the last reply, edit the last message, choose among alternatives.
+    static let branchingCommands: [SlashCommand] = [
+        SlashCommand("retry", "", "Ask for a new answer to your last message; the old one stays as an alternative (/alt).") { _, repl in
+            guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
+            let key = (await repl.effectiveModel())?.reference ?? ""
+            repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
+                try await chat.regenerate(in: id) { await display.show($0) }
+            }
+        },
+        SlashCommand("edit", "[TEXT]", "Edit your last message and send it again (without TEXT: put it in the line to edit).",
+                     takesText: true) { arguments, repl in
+            guard let id = repl.conversationId,
+                  let last = try await repl.chat.withLibrary({ try $0.messages(conversationId: id) }).last(where: { $0.role == .user })
+            else { throw UsageError("there is no message to edit yet") }
+            guard let text = arguments.positionals.first, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                repl.draft = "/edit " + last.text
+                return
+            }
+            let key = (await repl.effectiveModel())?.reference ?? ""
+            repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
+                try await chat.edit(in: id, text: text) { await display.show($0) }
+            }
+        },
+        SlashCommand("alt", "[message] [N]", "List the alternatives of the last reply (or versions of your last message), or make N current.",
+                     argument: .choices(["message"])) { arguments, repl in
+            guard let id = repl.conversationId else { throw UsageError("there is no reply yet") }
+            var words = arguments.positionals
+            let ofMessage = words.first == "message"
+            if ofMessage { words.removeFirst() }
+            let messageId = ofMessage
+                ? try await repl.chat.withLibrary { try $0.messages(conversationId: id) }.last { $0.role == .user }?.id
+                : nil
+            if ofMessage, messageId == nil { throw UsageError("there is no message yet") }
+            let alternatives = try await repl.chat.alternatives(in: id, messageId: messageId)
+            guard let number = words.first else {
+                repl.output.send(listing(alternatives, of: ofMessage ? "Your last message" : "The last reply"))
+                return
+            }
+            guard let index = Int(number), alternatives.indices.contains(index - 1) else {
+                throw UsageError("say a number from 1 to \(alternatives.count)")
+            }
+            let branch = try await repl.chat.chooseAlternative(alternatives[index - 1].id)
+            guard let chosen = branch.last else { return }
+            let capabilities = TerminalCapabilities.detect(fd: 1, environment: repl.context.environment)
+            let mode = MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto
+            repl.output.line("Alternative \(index) of \(alternatives.count):")
+            repl.output.send(MarkdownRenderer(capabilities: capabilities, mode: mode).render(chosen.text))
+        },
+    ]
+
+    /// One line per alternative: its number, `*` for the current one, and the start of its text.
+    static func listing(_ alternatives: [Message], of subject: String) -> String {
+        guard alternatives.count > 1 else { return "\(subject) has no alternatives; /retry and /edit make them.\n" }
+        return alternatives.enumerated().map { index, message in
+            let firstLine = message.text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            let preview = firstLine.count > 70 ? String(firstLine.prefix(69)) + "…" : firstLine
+            let status = message.status == .complete ? "" : " [\(message.status.rawValue)]"
+            return "\(message.onBranch ? "*" : " ") \(index + 1). \(UntrustedText.sanitize(preview))\(status)\n"
+        }.joined()
+    }
+}

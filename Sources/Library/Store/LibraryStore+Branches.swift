@@ -1,0 +1,71 @@
+import Foundation
+
+extension LibraryStore {
+    /// The alternatives of a message — itself and every other message of its role that follows the same
+    /// message — oldest first; exactly one of them is on the current branch.
+    public func alternatives(messageId: String) throws -> [Message] {
+        guard let message = try message(id: messageId) else { throw LibraryError.notFound(kind: "message", reference: messageId) }
+        return try connection.query(
+            """
+            SELECT \(Self.messageColumns) FROM messages
+            WHERE conversation_id = ? AND role = ? AND parent_id IS ? ORDER BY position
+            """, [.text(message.conversationId), .text(message.role.rawValue), .text(message.parentId)], row: Self.message)
+    }
+
+    /// Makes `messageId` the end of its conversation's current branch: the messages after it leave the branch
+    /// and stay as alternatives, and the next appended message follows it; nil rewinds to before the first message.
+    public func rewindBranch(conversationId: String, to messageId: String?) throws {
+        try connection.transaction {
+            let position: Int
+            if let messageId {
+                guard let message = try message(id: messageId), message.conversationId == conversationId, message.onBranch else {
+                    throw LibraryError.notFound(kind: "message on the current branch", reference: messageId)
+                }
+                position = message.position
+            } else {
+                position = -1
+            }
+            try connection.run(
+                "UPDATE messages SET on_branch = 0 WHERE conversation_id = ? AND on_branch AND position > ?",
+                [.text(conversationId), .integer(Int64(position))])
+        }
+    }
+
+    /// Makes `messageId` part of the current branch, and after it the newest alternative at every later turn;
+    /// the conversation then continues from the branch's last reply.
+    ///
+    /// Returns the conversation's new current branch.
+    @discardableResult
+    public func chooseAlternative(messageId: String) throws -> [Message] {
+        try connection.transaction {
+            guard let chosen = try message(id: messageId) else { throw LibraryError.notFound(kind: "message", reference: messageId) }
+            let conversationId = chosen.conversationId
+            try connection.run("UPDATE messages SET on_branch = 0 WHERE conversation_id = ?", [.text(conversationId)])
+            var branch: [String] = []
+            var ancestor = chosen.parentId
+            while let id = ancestor, !branch.contains(id) {
+                branch.append(id)
+                ancestor = try connection.first("SELECT parent_id FROM messages WHERE id = ?", [.text(id)]) { $0.optionalString(0) } ?? nil
+            }
+            var descendant: String? = chosen.id
+            while let id = descendant, !branch.contains(id) {
+                branch.append(id)
+                descendant = try connection.first(
+                    "SELECT id FROM messages WHERE conversation_id = ? AND parent_id = ? ORDER BY position DESC LIMIT 1",
+                    [.text(conversationId), .text(id)]) { $0.string(0) }
+            }
+            for id in branch {
+                try connection.run("UPDATE messages SET on_branch = 1 WHERE id = ?", [.text(id)])
+            }
+            let current = try messages(conversationId: conversationId)
+            if let reply = current.last(where: { $0.role == .assistant }) {
+                let server = try reply.serverURL ?? conversation(id: conversationId)?.serverURL
+                try setContinuation(conversationId: conversationId, serverURL: server,
+                                    responseId: reply.responseId ?? reply.parentResponseId)
+            } else {
+                try setContinuation(conversationId: conversationId, serverURL: nil, responseId: nil)
+            }
+            return current
+        }
+    }
+}

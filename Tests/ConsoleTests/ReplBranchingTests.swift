@@ -1,0 +1,64 @@
+import Foundation
+import Library
+import Simulator
+import Testing
+import TestSupport
+
+/// `/retry`, `/edit`, `/alt` and a failed first message, in the REPL on a pseudo-terminal.
+@Suite struct ReplBranchingTests {
+    @Test func retryAsksInTheReplacedAnswersContextAndAltSwitchesBack() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:one")
+        try terminal.enter("echo:two")
+        try terminal.enter("/retry")
+        let chats = repl.fixture.requests(to: "/api/v1/chat")
+        #expect(chats.count == 3)
+        #expect(chats[2].field("input") == "echo:two")
+        #expect(chats[2].field("previous_response_id") == chats[1].field("previous_response_id"),
+                "regenerate continues from the answer before, not from the replaced one")
+
+        let listed = try terminal.enter("/alt")
+        #expect(listed.contains("  1. two"), "\(listed)")
+        #expect(listed.contains("* 2. two"), "\(listed)")
+        let chosen = try terminal.enter("/alt 1")
+        #expect(chosen.contains("Alternative 1 of 2"), "\(chosen)")
+        #expect(try terminal.enter("/alt").contains("* 1. two"))
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        #expect(try library.messages(conversationId: conversation.id).map(\.text) == ["echo:one", "one", "echo:two", "two"])
+        #expect(try library.messages(conversationId: conversation.id).last?.responseId == conversation.lastResponseId)
+    }
+
+    @Test func editResendsTheLastMessageChanged() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:one")
+        try terminal.enter("echo:two")
+        let start = terminal.mark
+        terminal.send("/edit\r")
+        try terminal.waitFor("/edit echo:two", after: start + 6)
+        terminal.send(String(repeating: "\u{7F}", count: 3))
+        let shown = try terminal.enter("deux")
+        #expect(shown.contains("deux"), "\(shown)")
+        let chats = repl.fixture.requests(to: "/api/v1/chat")
+        #expect(chats.last?.field("input") == "echo:deux")
+        #expect(chats.last?.field("previous_response_id") == chats[1].field("previous_response_id"))
+        let versions = try terminal.enter("/alt message")
+        #expect(versions.contains("  1. echo:two"), "\(versions)")
+        #expect(versions.contains("* 2. echo:deux"), "\(versions)")
+        try terminal.enter("/alt message 1")
+        #expect(try terminal.enter("/alt").contains("has no alternatives"), "the original turn's answer is back")
+    }
+
+    @Test func aFailedFirstMessageGoesBackIntoTheLineAndLeavesNoChat() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("[[sim:status=500]] keep me\r")
+        try terminal.waitFor("Simulated failure", after: start)
+        try terminal.waitFor("› [[sim:status=500]] keep me", after: start)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        #expect(try library.conversations().isEmpty)
+    }
+}
