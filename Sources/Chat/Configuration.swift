@@ -131,6 +131,9 @@ public struct Configuration: Sendable, Equatable {
             guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "an http:// or https:// URL")
             }
+            guard ServerURL.hasValidPort(value) else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a port from 1 to 65535 after the host")
+            }
             server = value
         case "default_model": defaultModel = value.isEmpty ? nil : value
         case "summarizer_model": summarizerModel = value.isEmpty ? nil : value
@@ -215,8 +218,12 @@ public struct Configuration: Sendable, Equatable {
         return entries
     }
 
-    /// Reads the file at `path`; a missing file gives the defaults.
-    public static func load(path: String) throws -> Configuration {
+    /// Reads the file at `path`; a missing file gives the defaults unless `mustExist` (a path the user named).
+    public static func load(path: String, mustExist: Bool = false) throws -> Configuration {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        guard !(exists && isDirectory.boolValue) else { throw ConfigurationError.notAFile(path, reason: "is a directory") }
+        guard exists || !mustExist else { throw ConfigurationError.notAFile(path, reason: "does not exist") }
         guard let data = FileManager.default.contents(atPath: path) else { return Configuration() }
         do { return try Configuration(parsing: String(decoding: data, as: UTF8.self)) } catch let error as ConfigurationError {
             throw ConfigurationError.inFile(path, error)
@@ -255,6 +262,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case malformedLine(Int, String)
     /// A key's value holds a newline, carriage return, NUL or another control character.
     case controlCharacter(key: String)
+    /// The configuration path cannot be read as a file; `reason` says why (`does not exist`, `is a directory`).
+    case notAFile(String, reason: String)
     indirect case inFile(String, ConfigurationError)
 
     public var description: String {
@@ -263,11 +272,13 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
             let known = (Configuration.keys.map(\.key) + ["integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
             return "unknown setting '\(Self.visible(key))'\(line.map { " on line \($0)" } ?? ""); known settings: \(known)"
         case .invalidValue(let key, let value, let expected):
-            return "'\(value)' is not a valid \(key): expected \(expected)"
+            return "'\(Self.visible(ServerURL.redactingPasswords(in: value)))' is not a valid \(key): expected \(expected)"
         case .malformedLine(let line, let text):
             return "line \(line) is not `key = value`: \(text)"
         case .controlCharacter(let key):
             return "the value of \(Self.visible(key)) contains a control character (such as a newline); a setting is one line of text"
+        case .notAFile(let path, let reason):
+            return "the configuration file \(path) \(reason)"
         case .inFile(let path, let error):
             return "\(path): \(error)"
         }

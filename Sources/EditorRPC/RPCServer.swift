@@ -165,7 +165,7 @@ public actor RPCServer {
             send(response: id, result: .object([
                 "protocolVersion": .integer(Self.protocolVersion),
                 "serverInfo": .object(["name": .string("llmster"), "version": .string(version)]),
-                "server": .string(configuration.server),
+                "server": .string(ServerURL.redactingPasswords(in: configuration.server)),
                 "capabilities": .object([
                     "coalesceMilliseconds": .integer(interval),
                     "framing": .string(framing.rawValue),
@@ -216,7 +216,10 @@ public actor RPCServer {
         writeResponse(id, "result", result)
     }
 
+    /// Sends an error response; a password in a server address in its message is hidden.
     nonisolated func send(response id: RequestId, error: RPCError) {
+        var error = error
+        error.message = ServerURL.redactingPasswords(in: error.message)
         if error.code == RPCError.parseErrorCode || error.code == RPCError.internalErrorCode { log("llmster rpc: \(error.message)") }
         writeResponse(id, "error", error.json)
     }

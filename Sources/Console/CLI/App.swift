@@ -71,7 +71,7 @@ public enum App {
         do {
             context = try makeContext(global: global, environment: environment, startDemo: startDemo)
         } catch {
-            errors.line("llmster: \(UntrustedText.sanitize(String(describing: error)))")
+            errors.line("llmster: \(UntrustedText.sanitize(ServerURL.redactingPasswords(in: String(describing: error))))")
             return ExitCode.failure
         }
         if context.isDemo {
@@ -145,7 +145,7 @@ public enum App {
     private static func makeContext(global: ArgumentParser.Parsed, environment: [String: String],
                                     startDemo: () throws -> String) throws -> CommandContext {
         let configPath = global.value("config") ?? Configuration.defaultPath(environment: environment)
-        var configuration = try Configuration.load(path: configPath)
+        var configuration = try Configuration.load(path: configPath, mustExist: global.value("config") != nil)
         if let server = environment["LLMSTER_SERVER"], !server.isEmpty { try configuration.setValue(server, forKey: "server") }
         if let server = global.value("server") { try configuration.setValue(server, forKey: "server") }
         var libraryPath = global.value("library") ?? LibraryStore.defaultPath(environment: environment)
