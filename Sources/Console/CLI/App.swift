@@ -12,7 +12,7 @@ public enum App {
     static let globalOptions = ArgumentParser([
         .init(["server"], value: "URL", help: "LM Studio server (default $LLMSTER_SERVER, the config, or http://localhost:1234)"),
         .init(["library"], value: "PATH", help: "library file (default $XDG_DATA_HOME/llmster/library.sqlite3)"),
-        .init(["config"], value: "PATH", help: "configuration file (default $XDG_CONFIG_HOME/llmster/config)"),
+        .init(["config"], value: "PATH", help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
         .init(["markdown"], value: "WHEN", choices: ["auto", "always", "never"], help: "render Markdown: auto (on a terminal), always, never"),
         .init(["demo"], help: "run against the built-in LM Studio simulator, with a temporary library"),
         .init(["version"], short: "V", help: "print the version"),
