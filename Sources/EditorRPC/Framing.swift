@@ -229,21 +229,24 @@ public struct FrameParser: Sendable {
     private static func contentLength(in header: [UInt8]) -> (length: Int?, skipped: Int)? {
         var index = header.count - contentLengthName.count
         while index >= 0 {
-            if header[index] | 0x20 == contentLengthName[0],
-               zip(header[index...], contentLengthName).allSatisfy({ $0 | 0x20 == $1 }) {
-                break
+            if zip(header[index...], contentLengthName).allSatisfy({ $0 | 0x20 == $1 }), let digits = headerValue(in: header, after: index) {
+                let lineStart = header[..<index].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+                return (Int(digits), index - lineStart)
             }
             index -= 1
         }
-        guard index >= 0 else { return nil }
+        return nil
+    }
+
+    /// The digits of `: digits` ending the line after the header name at `index`, or nil.
+    private static func headerValue(in header: [UInt8], after index: Int) -> Substring? {
         var rest = header[(index + contentLengthName.count)...]
         if let lineEnd = rest.firstIndex(where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) { rest = rest[..<lineEnd] }
         let text = String(decoding: rest, as: UTF8.self).drop { $0 == " " || $0 == "\t" }
         guard text.first == ":" else { return nil }
-        let digits = text.dropFirst().trimmingSpaces
+        let digits = Substring(text.dropFirst().trimmingSpaces)
         guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
-        let lineStart = header[..<index].lastIndex(where: { $0 == UInt8(ascii: "\n") }).map { $0 + 1 } ?? 0
-        return (Int(digits), index - lineStart)
+        return digits
     }
 
     /// Where the blank line ending a header block starts, and where the body starts.

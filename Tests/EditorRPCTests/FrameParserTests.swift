@@ -93,6 +93,11 @@ import Testing
         }
     }
 
+    @Test func theHeaderNameInAnotherHeadersValueDoesNotHideTheRealOne() {
+        var parser = FrameParser(framing: .lsp)
+        #expect(parser.feed(Array("Content-Length: 2\r\nX-Note: see content-length\r\n\r\n{}".utf8)) == [.message(Array("{}".utf8))])
+    }
+
     @Test func anLSPMessageCutShortByTheEndOfInputIsReported() {
         var parser = FrameParser(framing: .lsp)
         #expect(parser.feed(Array("Content-Length: 10\r\n\r\n{}".utf8)).isEmpty)
