@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "CReadline"]),
         .target(name: "Simulator"),
 
-        .executableTarget(name: "llmster", dependencies: ["Console", "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "Simulator"]),
+        .executableTarget(name: "llmster", dependencies: ["Console", "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "Simulator", "CSodium"]),
         .executableTarget(name: "lmstudio-sim", dependencies: ["Simulator"]),
         .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "Chat", "Library", "TerminalMarkdown"]),
 

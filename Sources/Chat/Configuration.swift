@@ -92,14 +92,35 @@ public struct Configuration: Sendable, Equatable {
         let rest = key.dropFirst("integration.".count)
         if rest.hasSuffix(".allowed_tools") {
             let name = String(rest.dropLast(".allowed_tools".count))
-            return name.isEmpty || name.contains(".") ? nil : (name, "allowed_tools")
+            return isIntegrationName(name) ? (name, "allowed_tools") : nil
         }
-        return rest.isEmpty || rest.contains(".") ? nil : (String(rest), nil)
+        return isIntegrationName(rest) ? (String(rest), nil) : nil
+    }
+
+    /// Whether `name` may follow `integration.`: ASCII letters, digits, `-` and `_`.
+    private static func isIntegrationName(_ name: some StringProtocol) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+    }
+
+    /// Whether `text` holds a character that could end or rewrite a line of the file: C0 and C1 controls,
+    /// DEL, and the Unicode line and paragraph separators.
+    static func containsControl(_ text: String) -> Bool {
+        text.unicodeScalars.contains { scalar in
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
+            default: false
+            }
+        }
     }
 
     /// Sets `key` from its textual form; an empty value clears an optional setting.
+    ///
+    /// A key or value holding a control character (see `containsControl`) is refused, so no value can add
+    /// lines to the file.
     public mutating func setValue(_ raw: String, forKey key: String) throws {
+        guard !Self.containsControl(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
         let value = raw.trimmingCharacters(in: .whitespaces)
+        guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }
         func number<T: LosslessStringConvertible>(_: T.Type) throws -> T {
             guard let parsed = T(value) else { throw ConfigurationError.invalidValue(key: key, value: value, expected: "a number") }
             return parsed
@@ -109,6 +130,9 @@ public struct Configuration: Sendable, Equatable {
         case "server":
             guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "an http:// or https:// URL")
+            }
+            guard ServerURL.hasValidPort(value) else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a port from 1 to 65535 after the host")
             }
             server = value
         case "default_model": defaultModel = value.isEmpty ? nil : value
@@ -177,19 +201,29 @@ public struct Configuration: Sendable, Equatable {
 
     /// The file's text for these settings (unset optional keys are left out).
     public var fileText: String {
-        var lines = ["# llmster configuration — see `man llmster`, section CONFIGURATION."]
-        for (key, _) in Self.keys {
-            if let value = try? value(forKey: key) { lines.append("\(key) = \(value)") }
-        }
-        for integration in integrations.values.sorted(by: { $0.name < $1.name }) {
-            lines.append("integration.\(integration.name) = \(integration.target)")
-            if let tools = integration.allowedTools { lines.append("integration.\(integration.name).allowed_tools = \(tools.joined(separator: ", "))") }
-        }
-        return lines.joined(separator: "\n") + "\n"
+        (["# llmster configuration — see `man llmster`, section CONFIGURATION."] + entries.map { "\($0.key) = \($0.value)" })
+            .joined(separator: "\n") + "\n"
     }
 
-    /// Reads the file at `path`; a missing file gives the defaults.
-    public static func load(path: String) throws -> Configuration {
+    /// The `key = value` lines of the file, in order.
+    private var entries: [(key: String, value: String)] {
+        var entries: [(key: String, value: String)] = []
+        for (key, _) in Self.keys {
+            if let value = try? value(forKey: key) { entries.append((key, value)) }
+        }
+        for integration in integrations.values.sorted(by: { $0.name < $1.name }) {
+            entries.append(("integration.\(integration.name)", integration.target))
+            if let tools = integration.allowedTools { entries.append(("integration.\(integration.name).allowed_tools", tools.joined(separator: ", "))) }
+        }
+        return entries
+    }
+
+    /// Reads the file at `path`; a missing file gives the defaults unless `mustExist` (a path the user named).
+    public static func load(path: String, mustExist: Bool = false) throws -> Configuration {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        guard !(exists && isDirectory.boolValue) else { throw ConfigurationError.notAFile(path, reason: "is a directory") }
+        guard exists || !mustExist else { throw ConfigurationError.notAFile(path, reason: "does not exist") }
         guard let data = FileManager.default.contents(atPath: path) else { return Configuration() }
         do { return try Configuration(parsing: String(decoding: data, as: UTF8.self)) } catch let error as ConfigurationError {
             throw ConfigurationError.inFile(path, error)
@@ -197,7 +231,16 @@ public struct Configuration: Sendable, Equatable {
     }
 
     /// Writes the file at `path` atomically (temporary file, then rename).
+    ///
+    /// Refuses, before writing anything, a key outside the known set or a value with a control character,
+    /// whichever way it was set.
     public func save(path: String) throws {
+        for (key, value) in entries {
+            guard !Self.containsControl(key), Self.keys.contains(where: { $0.key == key }) || Self.integrationKey(key) != nil else {
+                throw ConfigurationError.unknownKey(key, line: nil)
+            }
+            guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }
+        }
         try AtomicFile.write(Array(fileText.utf8), to: path, permissions: 0o600)
     }
 
@@ -217,19 +260,33 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case unknownKey(String, line: Int?)
     case invalidValue(key: String, value: String, expected: String)
     case malformedLine(Int, String)
+    /// A key's value holds a newline, carriage return, NUL or another control character.
+    case controlCharacter(key: String)
+    /// The configuration path cannot be read as a file; `reason` says why (`does not exist`, `is a directory`).
+    case notAFile(String, reason: String)
     indirect case inFile(String, ConfigurationError)
 
     public var description: String {
         switch self {
         case .unknownKey(let key, let line):
             let known = (Configuration.keys.map(\.key) + ["integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
-            return "unknown setting '\(key)'\(line.map { " on line \($0)" } ?? ""); known settings: \(known)"
+            return "unknown setting '\(Self.visible(key))'\(line.map { " on line \($0)" } ?? ""); known settings: \(known)"
         case .invalidValue(let key, let value, let expected):
-            return "'\(value)' is not a valid \(key): expected \(expected)"
+            return "'\(Self.visible(ServerURL.redactingPasswords(in: value)))' is not a valid \(key): expected \(expected)"
         case .malformedLine(let line, let text):
             return "line \(line) is not `key = value`: \(text)"
+        case .controlCharacter(let key):
+            return "the value of \(Self.visible(key)) contains a control character (such as a newline); a setting is one line of text"
+        case .notAFile(let path, let reason):
+            return "the configuration file \(path) \(reason)"
         case .inFile(let path, let error):
             return "\(path): \(error)"
         }
+    }
+
+    /// `text` with control characters written as `\u{…}`, so a message can never carry them to a terminal.
+    private static func visible(_ text: String) -> String {
+        guard Configuration.containsControl(text) else { return text }
+        return text.unicodeScalars.map { Configuration.containsControl(String($0)) ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension ImageInput {
     /// The largest image llmster sends, in bytes.
     public static let maximumSize = 20 << 20
@@ -16,6 +18,8 @@ extension ImageInput {
 
     /// Reads and checks an image file: it must exist, be at most `maximumSize` and be PNG, JPEG, WebP or GIF.
     public static func load(path: String) throws(ImageInputError) -> ImageInput {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { throw .directory(path) }
         guard let handle = FileHandleReader(path: path) else { throw .unreadable(path) }
         guard let bytes = handle.read(limit: maximumSize) else { throw .tooLarge(path, limit: maximumSize) }
         guard let mime = mimeType(sniffing: bytes) else { throw .unsupported(path) }
@@ -27,12 +31,14 @@ extension ImageInput {
 /// An image that cannot be attached.
 public enum ImageInputError: Error, Equatable, CustomStringConvertible {
     case unreadable(String)
+    case directory(String)
     case tooLarge(String, limit: Int)
     case unsupported(String)
 
     public var description: String {
         switch self {
         case .unreadable(let path): "cannot read the image \(path)"
+        case .directory(let path): "\(path) is a directory, not an image file"
         case .tooLarge(let path, let limit): "\(path) is larger than \(limit >> 20) MB; attach a smaller image"
         case .unsupported(let path): "\(path) is not a PNG, JPEG, WebP or GIF image"
         }

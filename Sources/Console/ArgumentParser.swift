@@ -46,6 +46,12 @@ public struct ArgumentParser: Sendable {
         public func has(_ name: String) -> Bool { values[name] != nil }
         /// The option's last value.
         public func value(_ name: String) -> String? { values[name]?.last.flatMap { $0.isEmpty ? nil : $0 } }
+        /// The option's value as a positive whole number, nil when the option is absent.
+        public func positiveInteger(_ name: String) throws(UsageError) -> Int? {
+            guard let text = value(name) else { return nil }
+            guard let number = Int(text), number > 0 else { throw UsageError("--\(name) must be a positive number, not '\(text)'") }
+            return number
+        }
         /// Every value given for a repeatable option.
         public func all(_ name: String) -> [String] { values[name]?.filter { !$0.isEmpty } ?? [] }
     }

@@ -32,7 +32,8 @@ public struct FrameParser: Sendable {
     public let framing: Framing
     public let limit: Int
     private var buffer: [UInt8] = []
-    /// Bytes of the current line already scanned for a newline.
+    /// Bytes of the current line already scanned for a newline (JSON lines), or of the current body already
+    /// searched for a header (LSP).
     private var scanned = 0
     /// Set while the rest of an oversized line is being thrown away.
     private var discarding = false
@@ -84,21 +85,72 @@ public struct FrameParser: Sendable {
         }
     }
 
+    /// Ends the stream: returns an unterminated last line as a message, or reports an LSP message cut short.
+    public mutating func finish() -> [Frame] {
+        defer {
+            buffer.removeAll()
+            scanned = 0
+            discarding = false
+            bodyLength = nil
+        }
+        switch framing {
+        case .jsonLines:
+            var line = buffer[...]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            guard !discarding, line.contains(where: { !Self.isSpace($0) }) else { return [] }
+            return [.message(Array(line))]
+        case .lsp:
+            var frames: [Frame] = []
+            if let length = bodyLength {
+                if discarding {
+                    buffer.removeAll()
+                } else {
+                    guard buffer.count >= length else {
+                        return [.badHeader("the input ended \(length - buffer.count) bytes before the end of a message")]
+                    }
+                    frames.append(.message(Array(buffer[..<length])))
+                    buffer.removeFirst(length)
+                }
+            }
+            if buffer.contains(where: { !Self.isSpace($0) }) { frames.append(.badHeader("the input ended inside a header block")) }
+            return frames
+        }
+    }
+
+    /// LSP framing. A body is scanned for the next header as it arrives: `Content-Length: N` and a line end
+    /// cannot occur in JSON text (not even inside a string, which holds no raw line ends), so one found there
+    /// means the announced length was wrong, and parsing resumes at that header instead of losing the message.
     private mutating func parseLSP(into frames: inout [Frame]) {
         while true {
             if let length = bodyLength {
+                let end = min(buffer.count, length)
+                switch Self.findHeader(in: buffer, from: scanned, before: end) {
+                case .found(let start):
+                    if !discarding {
+                        frames.append(.badHeader("a message was shorter than its Content-Length of \(length) bytes"))
+                    }
+                    buffer.removeFirst(start)
+                    bodyLength = nil
+                    discarding = false
+                    scanned = 0
+                    continue
+                case .undecided(let position):
+                    scanned = position
+                }
                 if discarding {
-                    let dropped = min(length, buffer.count)
-                    buffer.removeFirst(dropped)
-                    bodyLength = length - dropped
-                    if bodyLength == 0 { bodyLength = nil; discarding = false }
-                    if buffer.isEmpty { return }
+                    buffer.removeFirst(scanned)
+                    bodyLength = length - scanned
+                    scanned = 0
+                    guard bodyLength == 0 else { return }
+                    bodyLength = nil
+                    discarding = false
                     continue
                 }
-                guard buffer.count >= length else { return }
+                guard scanned == length else { return }
                 frames.append(.message(Array(buffer[..<length])))
                 buffer.removeFirst(length)
                 bodyLength = nil
+                scanned = 0
                 continue
             }
             guard let end = Self.headerEnd(in: buffer) else {
@@ -108,26 +160,93 @@ public struct FrameParser: Sendable {
                 }
                 return
             }
-            let header = String(decoding: buffer[..<end.start], as: UTF8.self)
+            let header = Array(buffer[..<end.start])
             buffer.removeFirst(end.next)
-            var length: Int?
-            for line in header.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" }) {
-                let parts = line.split(separator: ":", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingSpaces.lowercased() == "content-length" {
-                    length = Int(parts[1].trimmingSpaces)
-                }
-            }
-            guard let length, length >= 0 else {
+            guard let found = Self.contentLength(in: header) else {
                 frames.append(.badHeader("no valid Content-Length header"))
                 continue
             }
-            bodyLength = length
-            if length > limit {
-                discarding = true
+            if found.skipped > 0 { frames.append(.badHeader("\(found.skipped) bytes before a header were skipped")) }
+            guard let length = found.length, length <= limit else {
                 frames.append(.oversized(limit: limit))
+                bodyLength = found.length ?? Int.max
+                discarding = true
+                continue
             }
-            if length == 0 { bodyLength = nil; discarding = false; frames.append(.message([])) }
+            bodyLength = length
+            if length == 0 { bodyLength = nil; frames.append(.message([])) }
         }
+    }
+
+    /// Where a header search in a body stopped.
+    private enum HeaderSearch {
+        /// A header starts at this index.
+        case found(Int)
+        /// No header starts before this index; one may start there once more bytes arrive.
+        case undecided(Int)
+    }
+
+    /// Looks for `Content-Length: digits` and a line end starting in `bytes[from..<end]`.
+    private static func findHeader(in bytes: [UInt8], from: Int, before end: Int) -> HeaderSearch {
+        var index = from
+        while index < end {
+            if bytes[index] | 0x20 == UInt8(ascii: "c") {
+                switch headerLine(in: bytes, at: index) {
+                case .some(true): return .found(index)
+                case .none: return .undecided(index)
+                case .some(false): break
+                }
+            }
+            index += 1
+        }
+        return .undecided(end)
+    }
+
+    /// Whether a complete `Content-Length: digits` line starts at `start`; nil when the bytes end first.
+    private static func headerLine(in bytes: [UInt8], at start: Int) -> Bool? {
+        var index = start
+        for letter in contentLengthName {
+            guard index < bytes.count else { return nil }
+            guard bytes[index] | 0x20 == letter else { return false }
+            index += 1
+        }
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        guard index < bytes.count else { return nil }
+        guard bytes[index] == UInt8(ascii: ":") else { return false }
+        index += 1
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        let digitsStart = index
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        guard index < bytes.count else { return nil }
+        return index > digitsStart && (bytes[index] == UInt8(ascii: "\r") || bytes[index] == UInt8(ascii: "\n"))
+    }
+
+    /// `content-length` in lower case (header names are matched without regard to case).
+    private static let contentLengthName = Array("content-length".utf8)
+
+    /// The value of the last `Content-Length` header in a header block (nil length: more digits than an `Int`
+    /// holds), and how many bytes of something else came before its line; nil when there is no valid one.
+    private static func contentLength(in header: [UInt8]) -> (length: Int?, skipped: Int)? {
+        var index = header.count - contentLengthName.count
+        while index >= 0 {
+            if zip(header[index...], contentLengthName).allSatisfy({ $0 | 0x20 == $1 }), let digits = headerValue(in: header, after: index) {
+                let lineStart = header[..<index].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+                return (Int(digits), index - lineStart)
+            }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The digits of `: digits` ending the line after the header name at `index`, or nil.
+    private static func headerValue(in header: [UInt8], after index: Int) -> Substring? {
+        var rest = header[(index + contentLengthName.count)...]
+        if let lineEnd = rest.firstIndex(where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) { rest = rest[..<lineEnd] }
+        let text = String(decoding: rest, as: UTF8.self).drop { $0 == " " || $0 == "\t" }
+        guard text.first == ":" else { return nil }
+        let digits = Substring(text.dropFirst().trimmingSpaces)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return digits
     }
 
     /// Where the blank line ending a header block starts, and where the body starts.

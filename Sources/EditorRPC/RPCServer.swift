@@ -12,6 +12,8 @@ public actor RPCServer {
     public static let protocolVersion = 1
     /// The coalescing interval when the client does not choose one.
     public static let defaultCoalesceMilliseconds = 50
+    /// The deepest nesting of arrays and objects a message may have.
+    public static let maximumNesting = 128
 
     /// Makes the session once `initialize` has fixed the configuration (coalescing interval included).
     public typealias SessionFactory = @Sendable (Configuration) throws -> ChatSession
@@ -46,18 +48,33 @@ public actor RPCServer {
     }
 
     /// Serves `input` until it ends or `shutdown` arrives; running requests are cancelled and answered first.
+    ///
+    /// A last message the end of input leaves unterminated is still served.
     public func run(input: AsyncStream<[UInt8]>) async {
         var parser = FrameParser(framing: framing)
+        var shutDown = false
         reading: for await chunk in input {
             for frame in parser.feed(chunk) {
-                if let shutdownId = receive(frame) {
-                    await stopRunning()
-                    send(response: shutdownId, result: .null)
-                    break reading
-                }
+                guard await handle(frame) else { continue }
+                shutDown = true
+                break reading
+            }
+        }
+        if !shutDown {
+            for frame in parser.finish() {
+                guard await handle(frame) else { continue }
+                break
             }
         }
         await stopRunning()
+    }
+
+    /// Handles one frame; when it is `shutdown`, stops the running requests, answers it and returns true.
+    private func handle(_ frame: Frame) async -> Bool {
+        guard let shutdownId = receive(frame) else { return false }
+        await stopRunning()
+        send(response: shutdownId, result: .null)
+        return true
     }
 
     private func stopRunning() async {
@@ -67,7 +84,7 @@ public actor RPCServer {
     }
 
     /// Handles one frame; returns the request id when it is `shutdown`.
-    private func receive(_ frame: Frame) -> JSONValue? {
+    private func receive(_ frame: Frame) -> RequestId? {
         let bytes: [UInt8]
         switch frame {
         case .oversized(let limit):
@@ -81,6 +98,15 @@ public actor RPCServer {
         case .message(let message):
             bytes = message
         }
+        let idText = JSONText.scalarMember("id", in: bytes)
+        guard JSONText.depth(of: bytes) <= Self.maximumNesting else {
+            let value = idText.flatMap { try? JSONValue.parsing(Array($0.utf8)) }
+            send(response: value.map { RequestId($0, text: idText) } ?? .null,
+                 error: RPCError(code: RPCError.invalidRequestCode,
+                                 message: "Invalid request: the message nests arrays and objects deeper than \(Self.maximumNesting) levels.",
+                                 kind: "too_deep"))
+            return nil
+        }
         let value: JSONValue
         do { value = try JSONValue.parsing(bytes) } catch {
             send(response: .null, error: .parse("the message is not valid JSON"))
@@ -90,8 +116,8 @@ public actor RPCServer {
             send(response: .null, error: .invalidRequest("a message must be a JSON object (batches are not supported)"))
             return nil
         }
-        let id = members["id"]
-        if let id, !Self.isValidId(id) {
+        let id = members["id"].map { RequestId($0, text: idText) }
+        if let id, !Self.isValidId(id.value) {
             send(response: .null, error: .invalidRequest("id must be a string or a number"))
             return nil
         }
@@ -125,7 +151,7 @@ public actor RPCServer {
         running[id.jsonString]?.cancel()
     }
 
-    private func initialize(id: JSONValue, params: Params) {
+    private func initialize(id: RequestId, params: Params) {
         do {
             guard session == nil else { throw RPCError.invalidRequest("initialize was already called") }
             let requested = try params.integer("protocolVersion")
@@ -139,7 +165,7 @@ public actor RPCServer {
             send(response: id, result: .object([
                 "protocolVersion": .integer(Self.protocolVersion),
                 "serverInfo": .object(["name": .string("llmster"), "version": .string(version)]),
-                "server": .string(configuration.server),
+                "server": .string(ServerURL.redactingPasswords(in: configuration.server)),
                 "capabilities": .object([
                     "coalesceMilliseconds": .integer(interval),
                     "framing": .string(framing.rawValue),
@@ -152,7 +178,7 @@ public actor RPCServer {
         }
     }
 
-    private func dispatch(_ method: String, id: JSONValue, params: Params) {
+    private func dispatch(_ method: String, id: RequestId, params: Params) {
         guard let session else {
             send(response: id, error: RPCError(code: RPCError.notInitializedCode, message: "Send initialize first.", kind: "not_initialized"))
             return
@@ -162,12 +188,12 @@ public actor RPCServer {
                                                kind: "method_not_found"))
             return
         }
-        let key = id.jsonString
+        let key = id.value.jsonString
         guard running[key] == nil else {
-            send(response: id, error: .invalidRequest("request id \(key) is already in use"))
+            send(response: id, error: .invalidRequest("request id \(id.text) is already in use"))
             return
         }
-        let context = RequestContext(id: id, session: session, server: self)
+        let context = RequestContext(id: id.value, session: session, server: self)
         running[key] = Task {
             do {
                 let result = try await handler(context, params)
@@ -186,13 +212,21 @@ public actor RPCServer {
         running.keys.filter { $0 != id.jsonString }.count
     }
 
-    nonisolated func send(response id: JSONValue, result: JSONValue) {
-        write(.object(["jsonrpc": .string("2.0"), "id": id, "result": result]))
+    nonisolated func send(response id: RequestId, result: JSONValue) {
+        writeResponse(id, "result", result)
     }
 
-    nonisolated func send(response id: JSONValue, error: RPCError) {
+    /// Sends an error response; a password in a server address in its message is hidden.
+    nonisolated func send(response id: RequestId, error: RPCError) {
+        var error = error
+        error.message = ServerURL.redactingPasswords(in: error.message)
         if error.code == RPCError.parseErrorCode || error.code == RPCError.internalErrorCode { log("llmster rpc: \(error.message)") }
-        write(.object(["jsonrpc": .string("2.0"), "id": id, "error": error.json]))
+        writeResponse(id, "error", error.json)
+    }
+
+    /// Writes a response with members in `jsonString`'s sorted order and the id as the client wrote it.
+    private nonisolated func writeResponse(_ id: RequestId, _ name: String, _ value: JSONValue) {
+        output(framing.frame("{\"\(name)\":\(value.jsonString),\"id\":\(id.text),\"jsonrpc\":\"2.0\"}"))
     }
 
     /// Sends a notification.
@@ -221,4 +255,28 @@ public struct RequestContext: Sendable {
 
     /// Sends a notification to the client.
     public func notify(_ method: String, _ params: JSONValue) { server.notify(method, params) }
+}
+
+/// A request's id as its response echoes it.
+struct RequestId: Sendable {
+    /// The id as decoded.
+    let value: JSONValue
+    /// The id's JSON text in the response: a number exactly as the client wrote it (so ids above 2^53, `-0`
+    /// or `1.50` come back unchanged), anything else as llmster writes it.
+    let text: String
+
+    /// The id of a response to a message whose id could not be read.
+    static let null = RequestId(.null, text: nil)
+
+    /// Echoes `value`, using the client's own `text` when it is a number.
+    init(_ value: JSONValue, text: String?) {
+        self.value = value
+        if case .number = value, let text, !text.isEmpty, text.utf8.allSatisfy({ Self.numberBytes.contains($0) }) {
+            self.text = text
+        } else {
+            self.text = value.jsonString
+        }
+    }
+
+    private static let numberBytes = Set("0123456789+-.eE".utf8)
 }

@@ -44,7 +44,8 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
 
     /// Compact JSON text with object keys sorted, e.g. `{"a":1,"b":[true,null]}`.
     ///
-    /// Integral numbers print without a fraction; non-finite numbers print as `null`.
+    /// Integral numbers print without a fraction; non-finite numbers print as `null`. Every JSON text llmster
+    /// prints is made here, so the escaping of controls (see `mustEscape`) holds for all of them.
     public var jsonString: String {
         var text = ""
         render(into: &text)
@@ -95,7 +96,7 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
             case "\n": text += "\\n"
             case "\r": text += "\\r"
             case "\t": text += "\\t"
-            case let control where control.value < 0x20:
+            case let control where Self.mustEscape(control):
                 let hex = String(control.value, radix: 16)
                 text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default:
@@ -103,5 +104,14 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
             }
         }
         text += "\""
+    }
+
+    /// Whether `scalar` is written as `\uXXXX`: C0 and C1 controls, DEL, and the bidirectional controls
+    /// (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069) that could reorder what a terminal shows.
+    static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 }

@@ -50,4 +50,58 @@ import Testing
         let frames = parser.feed(Array("X-Junk: 1\r\n\r\n".utf8) + Framing.lsp.frame("{}"))
         #expect(frames == [.badHeader("no valid Content-Length header"), .message(Array("{}".utf8))])
     }
+
+    /// Every frame `bytes` gives when split at `split`, the end of input included.
+    static func frames(_ bytes: [UInt8], framing: Framing, split: Int, limit: Int = FrameParser.defaultLimit) -> [Frame] {
+        var parser = FrameParser(framing: framing, limit: limit)
+        return parser.feed(bytes[..<split]) + parser.feed(bytes[split...]) + parser.finish()
+    }
+
+    @Test func anUnterminatedLastLineIsAMessageAtTheEndOfInput() {
+        let bytes = Array("{\"a\":1}\n{\"b\":2}".utf8)
+        for split in 0...bytes.count {
+            #expect(Self.frames(bytes, framing: .jsonLines, split: split) == [.message(Array("{\"a\":1}".utf8)), .message(Array("{\"b\":2}".utf8))],
+                    "split at \(split)")
+        }
+        var blank = FrameParser(framing: .jsonLines)
+        #expect(blank.feed(Array("{}\n  \r".utf8)) + blank.finish() == [.message(Array("{}".utf8))])
+    }
+
+    @Test(arguments: [3, 8, 40, 1_000, 9_223_372_036_854_775_807])
+    func aWrongContentLengthIsReportedAndTheNextMessageStillArrives(announced: Int) {
+        let bytes = Array("Content-Length: \(announced)\r\n\r\n{\"a\":1}".utf8) + Framing.lsp.frame("{\"next\":true}")
+        for split in 0...bytes.count {
+            let frames = Self.frames(bytes, framing: .lsp, split: split, limit: 100)
+            #expect(frames.last == .message(Array("{\"next\":true}".utf8)), "split at \(split): \(frames)")
+            #expect(frames.count >= 2, "the bad message is reported")
+        }
+    }
+
+    @Test func aContentLengthTooLargeForAnIntIsOversizedAndParsingResumes() {
+        let bytes = Array("Content-Length: 99999999999999999999999\r\n\r\n{}".utf8) + Framing.lsp.frame("{}")
+        for split in 0...bytes.count {
+            #expect(Self.frames(bytes, framing: .lsp, split: split) == [.oversized(limit: FrameParser.defaultLimit), .message(Array("{}".utf8))],
+                    "split at \(split)")
+        }
+    }
+
+    @Test func headerTextInsideAJSONStringIsPartOfTheMessage() {
+        let body = "{\"text\":\"send Content-Length: 12 then a blank line\"}"
+        let bytes = Framing.lsp.frame(body) + Framing.lsp.frame("{}")
+        for split in 0...bytes.count {
+            #expect(Self.frames(bytes, framing: .lsp, split: split) == [.message(Array(body.utf8)), .message(Array("{}".utf8))], "split at \(split)")
+        }
+    }
+
+    @Test func theHeaderNameInAnotherHeadersValueDoesNotHideTheRealOne() {
+        var parser = FrameParser(framing: .lsp)
+        #expect(parser.feed(Array("Content-Length: 2\r\nX-Note: see content-length\r\n\r\n{}".utf8)) == [.message(Array("{}".utf8))])
+    }
+
+    @Test func anLSPMessageCutShortByTheEndOfInputIsReported() {
+        var parser = FrameParser(framing: .lsp)
+        #expect(parser.feed(Array("Content-Length: 10\r\n\r\n{}".utf8)).isEmpty)
+        guard case .badHeader(let detail)? = parser.finish().first else { Issue.record("nothing reported"); return }
+        #expect(detail.contains("ended"))
+    }
 }

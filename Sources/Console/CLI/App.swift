@@ -12,7 +12,7 @@ public enum App {
     static let globalOptions = ArgumentParser([
         .init(["server"], value: "URL", help: "LM Studio server (default $LLMSTER_SERVER, the config, or http://localhost:1234)"),
         .init(["library"], value: "PATH", help: "library file (default $XDG_DATA_HOME/llmster/library.sqlite3)"),
-        .init(["config"], value: "PATH", help: "configuration file (default $XDG_CONFIG_HOME/llmster/config)"),
+        .init(["config"], value: "PATH", help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
         .init(["markdown"], value: "WHEN", choices: ["auto", "always", "never"], help: "render Markdown: auto (on a terminal), always, never"),
         .init(["demo"], help: "run against the built-in LM Studio simulator, with a temporary library"),
         .init(["version"], short: "V", help: "print the version"),
@@ -71,7 +71,7 @@ public enum App {
         do {
             context = try makeContext(global: global, environment: environment, startDemo: startDemo)
         } catch {
-            errors.line("llmster: \(UntrustedText.sanitize(String(describing: error)))")
+            errors.line("llmster: \(UntrustedText.sanitize(ServerURL.redactingPasswords(in: String(describing: error))))")
             return ExitCode.failure
         }
         if context.isDemo {
@@ -147,7 +147,7 @@ public enum App {
     private static func makeContext(global: ArgumentParser.Parsed, environment: [String: String],
                                     startDemo: () throws -> String) throws -> CommandContext {
         let configPath = global.value("config") ?? Configuration.defaultPath(environment: environment)
-        var configuration = try Configuration.load(path: configPath)
+        var configuration = try Configuration.load(path: configPath, mustExist: global.value("config") != nil)
         if let server = environment["LLMSTER_SERVER"], !server.isEmpty { try configuration.setValue(server, forKey: "server") }
         if let server = global.value("server") { try configuration.setValue(server, forKey: "server") }
         var libraryPath = global.value("library") ?? LibraryStore.defaultPath(environment: environment)

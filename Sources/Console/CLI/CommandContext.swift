@@ -57,6 +57,6 @@ public struct CommandContext: Sendable {
 
     /// Prints `message` to standard error as `llmster: message`, neutralising control characters.
     public func warn(_ message: String) {
-        errors.line("llmster: " + UntrustedText.sanitize(message))
+        errors.line("llmster: " + UntrustedText.sanitize(ServerURL.redactingPasswords(in: message)))
     }
 }

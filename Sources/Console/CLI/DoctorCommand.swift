@@ -25,7 +25,7 @@ enum DoctorCommand {
         let (checks, status) = await run(context)
         for check in checks where !(arguments.has("quiet") && check.ok) {
             let mark = check.ok ? "ok  " : "FAIL"
-            context.output.line("\(mark)  \(check.name.padding(toLength: 10, withPad: " ", startingAt: 0))  \(UntrustedText.sanitize(check.detail))")
+            context.output.line("\(mark)  \(check.name.padding(toLength: 10, withPad: " ", startingAt: 0))  \(UntrustedText.sanitize(ServerURL.redactingPasswords(in: check.detail)))")
         }
         return status
     }

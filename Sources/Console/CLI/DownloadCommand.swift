@@ -33,7 +33,9 @@ enum DownloadCommand {
             status = try await client.downloadStatus(jobId: job)
             name = job
         } else {
-            guard arguments.positionals.count == 1 else { throw UsageError("name one model to download") }
+            guard arguments.positionals.count == 1, !arguments.positionals[0].trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw UsageError("name one model to download")
+            }
             name = arguments.positionals[0]
             status = try await client.download(DownloadRequest(model: name, quantization: arguments.value("quantization")))
         }

@@ -16,10 +16,7 @@ enum LibraryCommands {
             .init(["json"], help: "print JSON for scripts"),
         ]
     ) { arguments, context in
-        let limit = try arguments.value("limit").map { text in
-            guard let value = Int(text), value > 0 else { throw UsageError("--limit must be a positive number") }
-            return value
-        } ?? 50
+        let limit = try arguments.positiveInteger("limit") ?? 50
         let library = try context.openLibrary()
         var folderId: Int64?? = .none
         if let path = arguments.value("folder") {
@@ -97,7 +94,7 @@ enum LibraryCommands {
     ) { arguments, context in
         let text = arguments.positionals.joined(separator: " ")
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("give the text to search for") }
-        let limit = Int(arguments.value("limit") ?? "20") ?? 20
+        let limit = try arguments.positiveInteger("limit") ?? 20
         let hits = try context.openLibrary().search(text, limit: limit)
         if arguments.has("json") {
             let objects: [JSONValue] = hits.map { hit in

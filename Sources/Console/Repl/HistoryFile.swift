@@ -35,7 +35,6 @@ final class HistoryFile: Sendable {
             if entries.count > limit { entries.removeFirst(entries.count - limit) }
             return entries.map(Self.encode).joined(separator: "\n") + "\n"
         }
-        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try? AtomicFile.write(Array(text.utf8), to: path, permissions: 0o600)
     }
 
