@@ -143,7 +143,7 @@ public actor ChatSession {
     private func requestIntegrations(_ names: [String]) throws -> [Integration] {
         guard !names.isEmpty else { return [] }
         let headers: [String: [String: String]]
-        do { headers = try Credentials.integrationHeaders() } catch { throw ChatError.credentials(error.description) }
+        do { headers = try configuration.credentialsFile.map(Credentials.integrationHeaders(file:)) ?? [:] } catch { throw ChatError.credentials(error.description) }
         return try names.map { name in
             guard let setting = configuration.integrations[name] else { throw ChatError.unknownIntegration(name) }
             return setting.requestIntegration(headers: headers[name])

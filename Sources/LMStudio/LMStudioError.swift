@@ -44,9 +44,9 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
         case let .connectionLost(server, reason):
             "The connection to LM Studio at \(server) failed: \(reason)."
         case .tokenMissing:
-            "LM Studio requires an API token. Set LM_API_TOKEN, or save it as a `token = …` line in \(Credentials.defaultPath()) (chmod 600)."
+            "LM Studio requires an API token. Set LM_API_TOKEN, or save it as a `token = …` line in the credentials file, `$XDG_CONFIG_HOME/llmster/credentials` (default ~/.config/llmster/credentials; chmod 600)."
         case .tokenRejected:
-            "LM Studio rejected the API token. Check LM_API_TOKEN or \(Credentials.defaultPath()) against the token in LM Studio's server settings."
+            "LM Studio rejected the API token. Check LM_API_TOKEN or the credentials file (default ~/.config/llmster/credentials) against the token in LM Studio's server settings."
         case .malformedToken:
             "The API token is malformed: LM Studio tokens look like sk-lm-XXXXXXXX:XXXXXXXXXXXXXXXXXXXX. Nothing was sent."
         case .serverTooOld:

@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import Library
 import LMStudio
+import SystemSupport
 import TerminalMarkdown
 
 /// `/model` and `/load`: choosing a conversation's model under the load policy, and loading with progress.
@@ -40,7 +41,7 @@ enum ModelSwitch {
     static func load(_ key: String, repl: ReplSession) async throws {
         let contextLength = await repl.currentConversation()?.settings.contextLength ?? repl.context.configuration.contextLength
         let client = repl.chat.client
-        let reply = try await LoadProgress(model: key, stream: repl.context.errors).around {
+        let reply = try await LoadProgress(model: key, stream: repl.context.errors, environment: repl.context.environment).around {
             try await client.load(LoadRequest(model: key, contextLength: contextLength))
         }
         await repl.chat.invalidateModels()
