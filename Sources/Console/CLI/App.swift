@@ -100,7 +100,7 @@ public enum App {
             errors.line("llmster \(name): \(error)\n\(command.usageLine)")
             return ExitCode.usage
         } catch {
-            context.warn(String(describing: error))
+            context.warn((error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error))
             return exitCode(for: error)
         }
     }
