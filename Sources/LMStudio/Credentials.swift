@@ -99,7 +99,7 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
         do {
             try AtomicFile.write(Array("# LM Studio API token for llmster\ntoken = \(token)\n".utf8), to: path, permissions: 0o600)
         } catch let error as AtomicFileError {
-            throw .unwritable(path: path, reason: "\(error.operation) failed: \(error.reason)")
+            throw .unwritable(path: path, reason: error.reason)
         } catch {
             throw .unwritable(path: path, reason: "\(error)")
         }
