@@ -42,18 +42,15 @@ final class ByteSource {
 
     /// Up to `count` bytes; fewer only at the end of the file.
     func read(upTo count: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = bytes[filled...].withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw ArchiveError.io(path: name, reason: String(cString: strerror(errno)))
+        var bytes: [UInt8] = []
+        while bytes.count < count {
+            let chunk: [UInt8]
+            do { chunk = try Descriptor.readSome(descriptor, maximum: count - bytes.count) } catch {
+                throw ArchiveError.io(path: name, reason: error.reason)
             }
-            if got == 0 { break }
-            filled += got
+            if chunk.isEmpty { break }
+            if bytes.isEmpty { bytes = chunk } else { bytes += chunk }
         }
-        bytes.removeSubrange(filled...)
         return bytes
     }
 
