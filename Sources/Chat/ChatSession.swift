@@ -147,7 +147,7 @@ public actor ChatSession {
     private func requestIntegrations(_ names: [String]) throws -> [Integration] {
         guard !names.isEmpty else { return [] }
         let headers: [String: [String: String]]
-        do { headers = try Credentials.integrationHeaders() } catch { throw ChatError.credentials(error) }
+        do { headers = try configuration.credentialsFile.map(Credentials.integrationHeaders(file:)) ?? [:] } catch { throw ChatError.credentials(error) }
         return try names.map { name in
             guard let setting = configuration.integrations[name] else {
                 throw ChatError.unknownIntegration(name, configured: configuration.integrations.keys.sorted())

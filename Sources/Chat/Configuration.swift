@@ -1,6 +1,7 @@
 import Foundation
+import SystemSupport
 
-/// App-wide settings read from `$XDG_CONFIG_HOME/llmster/config`: one `key = value` per line, `#` comments.
+/// App-wide settings read from `Paths.configFile` (`$XDG_CONFIG_HOME/llmster/config`): one `key = value` per line, `#` comments.
 ///
 /// Never holds credentials (those live in the credentials file) and never travels in exports or backups.
 public struct Configuration: Sendable, Equatable {
@@ -34,6 +35,10 @@ public struct Configuration: Sendable, Equatable {
     public var speakCommand: String?
     /// Server integrations a conversation may enable, by name (`integration.NAME = …` lines).
     public var integrations: [String: IntegrationSetting] = [:]
+    /// The credentials file holding the integrations' secret headers (`Paths.credentialsFile`); nil: no secret headers.
+    ///
+    /// Not a key of the file: whoever loads the configuration sets it from the `Paths` in effect.
+    public var credentialsFile: String?
 
     /// Creates the defaults.
     public init() {}
@@ -242,16 +247,6 @@ public struct Configuration: Sendable, Equatable {
             guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }
         }
         try AtomicFile.write(Array(fileText.utf8), to: path, permissions: 0o600)
-    }
-
-    /// `$XDG_CONFIG_HOME/llmster` (default `~/.config/llmster`).
-    public static func directory(environment: [String: String]) -> String {
-        XDGDirectory.config.path(environment: environment) + "/llmster"
-    }
-
-    /// `$XDG_CONFIG_HOME/llmster/config`.
-    public static func defaultPath(environment: [String: String]) -> String {
-        directory(environment: environment) + "/config"
     }
 }
 

@@ -1,9 +1,10 @@
 import Foundation
+import SystemSupport
 
 /// The LM Studio API token and where it was found.
 ///
 /// Looked up in `LM_API_TOKEN`, then in the credentials file
-/// (`$XDG_CONFIG_HOME/llmster/credentials`, by default
+/// (`Paths.credentialsFile`: `$XDG_CONFIG_HOME/llmster/credentials`, by default
 /// `~/.config/llmster/credentials`). The file holds one `token = sk-lm-…`
 /// line (a line with just the token also works); blank lines and lines
 /// starting with `#` are ignored. It must not be accessible to group or
@@ -38,23 +39,13 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "API token (redacted) from \(source)" }
 
-    /// Finds the token; nil when neither the environment nor the file has one.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CredentialsError) -> Credentials? {
+    /// Finds the token in `LM_API_TOKEN` of `environment`, else in `file`; nil when neither has one.
+    public static func load(environment: [String: String], file: String) throws(CredentialsError) -> Credentials? {
         if let token = environment["LM_API_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
             return try Credentials(token: token, source: .environment)
         }
-        let path = defaultPath(environment: environment)
-        guard let token = try readToken(at: path) else { return nil }
-        return try Credentials(token: token, source: .file(path))
-    }
-
-    /// Where the credentials file lives.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            return config + "/llmster/credentials"
-        }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return home + "/.config/llmster/credentials"
+        guard let token = try readToken(at: file) else { return nil }
+        return try Credentials(token: token, source: .file(file))
     }
 
     /// The token in the file at `path`: its `token = …` line, or a line holding only a token; nil when there is none.
@@ -66,13 +57,12 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
-    /// Secret HTTP headers for integrations, from `integration.NAME.header.HEADER = VALUE` lines, by integration name.
+    /// Secret HTTP headers for integrations, from the `integration.NAME.header.HEADER = VALUE` lines of `file`, by integration name.
     ///
     /// They live here (mode 0600) rather than in the configuration, the library, exports or backups.
-    public static func integrationHeaders(environment: [String: String] = ProcessInfo.processInfo.environment)
-        throws(CredentialsError) -> [String: [String: String]] {
+    public static func integrationHeaders(file: String) throws(CredentialsError) -> [String: [String: String]] {
         var headers: [String: [String: String]] = [:]
-        for line in try readLines(at: defaultPath(environment: environment)) {
+        for line in try readLines(at: file) {
             guard let (key, value) = entry(line), key.hasPrefix("integration.") else { continue }
             let parts = key.dropFirst("integration.".count).components(separatedBy: ".header.")
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { continue }
@@ -103,27 +93,15 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
         return (line[..<equals].trimmingCharacters(in: .whitespaces), line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces))
     }
 
-    /// Writes `token` to `path` atomically (a 0600 temporary file renamed into place), creating the directory 0700.
+    /// Writes `token` to `path` atomically (`AtomicFile`, mode 0600), creating the directory 0700.
     public static func save(token: String, to path: String) throws(CredentialsError) {
         guard isWellFormed(token) else { throw .malformedToken(source: "the token to save") }
-        let directory = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try AtomicFile.write(Array("# LM Studio API token for llmster\ntoken = \(token)\n".utf8), to: path, permissions: 0o600)
+        } catch let error as AtomicFileError {
+            throw .unwritable(path: path, reason: error.reason)
         } catch {
-            throw .unwritable(path: path, reason: "cannot create \(directory)")
-        }
-        let temporary = "\(directory)/.credentials-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
-        let bytes = Array("# LM Studio API token for llmster\ntoken = \(token)\n".utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .unwritable(path: path, reason: reason)
+            throw .unwritable(path: path, reason: "\(error)")
         }
     }
 

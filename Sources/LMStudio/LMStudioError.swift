@@ -33,8 +33,13 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
     case stream(String)
     case cancelled
 
-    public var description: String {
-        switch self {
+    public var description: String { description(credentialsFile: nil) }
+
+    /// The message, naming `credentialsFile` (the one in effect, e.g. `Paths.credentialsFile`) as the place for a token;
+    /// nil names the default place.
+    public func description(credentialsFile: String?) -> String {
+        let credentials = credentialsFile ?? "the credentials file ($XDG_CONFIG_HOME/llmster/credentials, default ~/.config/llmster/credentials)"
+        return switch self {
         case let .unreachable(server, reason):
             "LM Studio is not reachable at \(server) (\(reason)). Is the server running? Try `lms server start`."
         case let .timedOut(server, .connect):
@@ -46,9 +51,9 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
         case let .connectionLost(server, reason):
             "The connection to LM Studio at \(server) failed: \(reason)."
         case .tokenMissing:
-            "LM Studio requires an API token. Set LM_API_TOKEN, or save it as a `token = …` line in \(Credentials.defaultPath()) (chmod 600)."
+            "LM Studio requires an API token. Set LM_API_TOKEN, or save it as a `token = …` line in \(credentials) (chmod 600)."
         case .tokenRejected:
-            "LM Studio rejected the API token. Check LM_API_TOKEN or \(Credentials.defaultPath()) against the token in LM Studio's server settings."
+            "LM Studio rejected the API token. Check LM_API_TOKEN or \(credentials) against the token in LM Studio's server settings."
         case .malformedToken:
             "The API token is malformed: LM Studio tokens look like sk-lm-XXXXXXXX:XXXXXXXXXXXXXXXXXXXX. Nothing was sent."
         case .serverTooOld:

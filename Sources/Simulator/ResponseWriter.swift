@@ -1,3 +1,4 @@
+import SystemSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -101,19 +102,7 @@ struct ResponseWriter {
 
     /// Sends every byte (without SIGPIPE); false when the peer is gone.
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            #if canImport(Glibc)
-            let flags = Int32(MSG_NOSIGNAL)
-            #else
-            let flags: Int32 = 0
-            #endif
-            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, flags) }
-            if sent < 0, errno == EINTR { continue }
-            guard sent > 0 else { return false }
-            offset += sent
-        }
-        return true
+        (try? Descriptor.writeAll(fd, bytes, suppressingSIGPIPE: true)) != nil
     }
 
     /// The reason phrase of a status line.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,8 +13,8 @@ public final class Simulator: Sendable {
     /// The options this simulator was created with.
     public let options: SimulatorOptions
     /// Models, instances, conversations, downloads and recorded requests.
-    let state: Locked<ServerState>
-    private let runtime = Locked(Runtime())
+    let state: Mutex<ServerState>
+    private let runtime = Mutex(Runtime())
     /// Ends stalls and delays early when the simulator stops.
     let stopSignal = StopSignal()
 
@@ -27,7 +28,7 @@ public final class Simulator: Sendable {
     /// Creates a stopped simulator; call `start` to serve.
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
-        state = Locked(ServerState(loadedAtStart: options.loadedAtStart))
+        state = Mutex(ServerState(loadedAtStart: options.loadedAtStart))
     }
 
     deinit {

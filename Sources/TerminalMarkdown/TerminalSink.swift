@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemSupport
 
 /// Where rendered terminal output goes.
 public protocol TerminalSink {
@@ -54,23 +50,7 @@ public struct FileDescriptorSink: TerminalSink {
     }
 
     public mutating func flush() {
-        var offset = 0
-        buffer.withUnsafeBytes { bytes in
-            while offset < bytes.count {
-                let written = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        try? Descriptor.writeAll(fd, buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }
-
-#if canImport(Glibc)
-private let systemWrite = Glibc.write
-#else
-private let systemWrite = Darwin.write
-#endif

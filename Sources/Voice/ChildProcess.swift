@@ -1,89 +1,108 @@
 import Foundation
+import Synchronization
+import SystemSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A helper program (recorder, player, speech synthesiser) run with pipes; its standard error is kept for messages.
 ///
-/// Unchecked: `terminate` (a `kill`) may come from any thread; everything else from the thread that owns the work.
-final class ChildProcess: @unchecked Sendable {
-    private let process: Process
-    private let output: FileHandle?
-    private let input: FileHandle
-    private let errors: FileHandle
+/// `terminate` may come from any thread; everything else from the thread that owns the work.
+final class ChildProcess: Sendable {
+    private let process: SpawnedProcess
+    /// The read end of the program's standard output, when captured.
+    private let output: Int32?
+    /// The write end of the program's standard input; -1 once closed.
+    private let input: Mutex<Int32>
+    /// The read end of the program's standard error.
+    private let errors: Int32
 
     /// Starts `command` (a program looked up on `PATH`, then its arguments).
-    init(_ command: [String], captureOutput: Bool, environment: [String: String]? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        if let environment { process.environment = environment }
-        let inputPipe = Pipe(), errorPipe = Pipe()
-        let outputPipe = captureOutput ? Pipe() : nil
-        process.standardInput = inputPipe
-        process.standardOutput = outputPipe ?? FileHandle.nullDevice
-        process.standardError = errorPipe
-        try process.run()
-        self.process = process
-        output = outputPipe?.fileHandleForReading
-        input = inputPipe.fileHandleForWriting
-        errors = errorPipe.fileHandleForReading
+    init(_ command: [String], captureOutput: Bool) throws {
+        guard let program = command.first else { throw SpawnError(program: "", code: EINVAL) }
+        let inputPipe = try Descriptor.pipe(), errorPipe = try Descriptor.pipe()
+        let outputPipe = captureOutput ? try Descriptor.pipe() : nil
+        let discard = captureOutput ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer {
+            for fd in [inputPipe.read, errorPipe.write, outputPipe?.write ?? -1, discard] where fd >= 0 { close(fd) }
+        }
+        do {
+            process = try SpawnedProcess(program: program, arguments: Array(command.dropFirst()),
+                                         standardInput: inputPipe.read, standardOutput: outputPipe?.write ?? discard,
+                                         standardError: errorPipe.write)
+        } catch {
+            for fd in [inputPipe.write, errorPipe.read, outputPipe?.read ?? -1] where fd >= 0 { close(fd) }
+            throw error
+        }
+        output = outputPipe?.read
+        input = Mutex(inputPipe.write)
+        errors = errorPipe.read
     }
 
-    /// Writes `text` to the program's standard input and closes it.
+    deinit {
+        closeInput()
+        close(errors)
+        if let output { close(output) }
+    }
+
+    /// Writes `text` to the program's standard input and closes it; a program that stopped reading is not an error.
     func send(_ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
         signal(SIGPIPE, SIG_IGN)
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(input.fileDescriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { break }
-            offset += written
+        input.withLock { fd in
+            if fd >= 0 { try? Descriptor.writeAll(fd, Array(text.utf8)) }
         }
-        try? input.close()
+        closeInput()
     }
 
     /// Blocks until the program writes; empty at its end.
     func readOutput(maximum: Int) -> [UInt8] {
         guard let output else { return [] }
-        var buffer = [UInt8](repeating: 0, count: maximum)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(output.fileDescriptor, $0.baseAddress, maximum) }
-            if count < 0 && errno == EINTR { continue }
-            return count <= 0 ? [] : Array(buffer[..<count])
-        }
+        return (try? Descriptor.readSome(output, maximum: maximum)) ?? []
     }
 
     /// Stops the program at once.
     ///
-    /// SIGKILL, because the program inherits llmster's ignored SIGINT and SIGTERM while a signal trap is installed.
+    /// SIGKILL, so a program that catches or ignores SIGTERM stops as well.
     func terminate() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
     }
 
     /// Waits for the program to end; returns the last line it wrote to standard error, or an exit status note.
     @discardableResult
     func finish() -> String {
-        try? input.close()
-        let message = String(decoding: errors.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let lastLine = message.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+        closeInput()
+        var message: [UInt8] = []
+        while let chunk = try? Descriptor.readSome(errors, maximum: 4096), !chunk.isEmpty { message += chunk }
+        let ended = process.wait()
+        let lastLine = String(decoding: message, as: UTF8.self).split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
         if !lastLine.isEmpty { return lastLine }
-        return process.terminationStatus == 0 ? "" : "exit status \(process.terminationStatus)"
+        return switch ended {
+        case .exited(0): ""
+        case .exited(let status): "exit status \(status)"
+        case .signalled(let number): "ended by signal \(number)"
+        }
     }
 
     /// Whether the program ended successfully (after `finish`).
-    var succeeded: Bool { process.terminationReason == .exit && process.terminationStatus == 0 }
+    var succeeded: Bool { process.termination?.succeeded ?? false }
 
     /// Whether a signal ended the program (after `finish`): Ctrl-C on the terminal reaches it as well as llmster.
-    var endedBySignal: Bool { process.terminationReason == .uncaughtSignal }
+    var endedBySignal: Bool {
+        if case .signalled = process.termination { true } else { false }
+    }
 
     /// The first of `programs` found on `PATH`.
     static func firstAvailable(_ programs: [String], path: String?) -> String? {
         let directories = (path ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         return programs.first { program in
             directories.contains { FileManager.default.isExecutableFile(atPath: $0 + "/" + program) }
+        }
+    }
+
+    private func closeInput() {
+        input.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
         }
     }
 }

@@ -24,7 +24,7 @@ struct CredentialsTests {
         let home = try temporaryConfigHome()
         let path = try writeCredentials("token = \(goodToken)\n", in: home, mode: 0o644)
         #expect(throws: CredentialsError.insecurePermissions(path: path, mode: 0o644)) {
-            try Credentials.load(environment: ["XDG_CONFIG_HOME": home])
+            try Credentials.load(environment: [:], file: home + "/llmster/credentials")
         }
         let message = CredentialsError.insecurePermissions(path: path, mode: 0o644).description
         #expect(message.contains(path) && message.contains("chmod 600"))
@@ -34,26 +34,26 @@ struct CredentialsTests {
     func privateFileIsRead(text: String) throws {
         let home = try temporaryConfigHome()
         let path = try writeCredentials(text, in: home, mode: 0o600)
-        let credentials = try Credentials.load(environment: ["XDG_CONFIG_HOME": home])
+        let credentials = try Credentials.load(environment: [:], file: home + "/llmster/credentials")
         #expect(credentials?.token == goodToken && credentials?.source == .file(path))
     }
 
     @Test func environmentWinsOverTheFile() throws {
         let home = try temporaryConfigHome()
         _ = try writeCredentials("token = sk-lm-Zzz12345:zzzzzzzzzz0123456789\n", in: home, mode: 0o600)
-        let credentials = try Credentials.load(environment: ["XDG_CONFIG_HOME": home, "LM_API_TOKEN": goodToken])
+        let credentials = try Credentials.load(environment: ["LM_API_TOKEN": goodToken], file: home + "/llmster/credentials")
         #expect(credentials?.token == goodToken && credentials?.source == .environment)
     }
 
     @Test func noTokenAnywhereIsNil() throws {
-        #expect(try Credentials.load(environment: ["XDG_CONFIG_HOME": try temporaryConfigHome()]) == nil)
+        #expect(try Credentials.load(environment: [:], file: try temporaryConfigHome() + "/llmster/credentials") == nil)
     }
 
     @Test(arguments: ["sk-lm-short:abcdefghij0123456789", "sk-lm-Abc12345:abcdefghij012345678!", "Bearer abc", "sk-lm-Abc12345abcdefghij0123456789x"])
     func malformedTokenIsRefused(token: String) {
         #expect(!Credentials.isWellFormed(token))
         #expect(throws: CredentialsError.malformedToken(source: "LM_API_TOKEN")) {
-            try Credentials.load(environment: ["LM_API_TOKEN": token])
+            try Credentials.load(environment: ["LM_API_TOKEN": token], file: "/nonexistent/credentials")
         }
     }
 

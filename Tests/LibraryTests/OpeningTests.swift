@@ -64,13 +64,4 @@ import Testing
             #expect(error.description.contains("not a database"))
         }
     }
-
-    @Test(arguments: [
-        (["XDG_DATA_HOME": "/data", "HOME": "/home/u"], "/data/llmster/library.sqlite3"),
-        (["HOME": "/home/u"], "/home/u/.local/share/llmster/library.sqlite3"),
-        (["XDG_DATA_HOME": "relative", "HOME": "/home/u"], "/home/u/.local/share/llmster/library.sqlite3"),
-    ])
-    func defaultPathFollowsXDG(environment: [String: String], expected: String) {
-        #expect(LibraryStore.defaultPath(environment: environment) == expected)
-    }
 }

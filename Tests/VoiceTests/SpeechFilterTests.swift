@@ -1,4 +1,4 @@
-import Chat
+import Voice
 import Testing
 
 @Suite struct SpeechFilterTests {

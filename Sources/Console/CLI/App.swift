@@ -3,6 +3,7 @@ import Chat
 import Foundation
 import Library
 import LMStudio
+import SystemSupport
 
 /// The `llmster` command line: global options, subcommand dispatch, errors to exit statuses.
 public enum App {
@@ -99,7 +100,7 @@ public enum App {
             errors.line("llmster \(name): \(error)\n\(command.usageLine)")
             return ExitCode.usage
         } catch {
-            context.warn(String(describing: error))
+            context.warn((error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error))
             return exitCode(for: error)
         }
     }
@@ -146,11 +147,13 @@ public enum App {
 
     private static func makeContext(global: ArgumentParser.Parsed, environment: [String: String],
                                     startDemo: () throws -> String) throws -> CommandContext {
-        let configPath = global.value("config") ?? Configuration.defaultPath(environment: environment)
+        let paths = Paths(environment: environment)
+        let configPath = global.value("config") ?? paths.configFile
         var configuration = try Configuration.load(path: configPath, mustExist: global.value("config") != nil)
+        configuration.credentialsFile = paths.credentialsFile
         if let server = environment["LLMSTER_SERVER"], !server.isEmpty { try configuration.setValue(server, forKey: "server") }
         if let server = global.value("server") { try configuration.setValue(server, forKey: "server") }
-        var libraryPath = global.value("library") ?? LibraryStore.defaultPath(environment: environment)
+        var libraryPath = global.value("library") ?? paths.libraryFile
         let isDemo = global.has("demo")
         if isDemo {
             try configuration.setValue(try startDemo(), forKey: "server")
@@ -158,7 +161,7 @@ public enum App {
                 libraryPath = NSTemporaryDirectory() + "llmster-demo-\(getpid())/library.sqlite3"
             }
         }
-        return CommandContext(environment: environment, configuration: configuration, configurationPath: configPath,
+        return CommandContext(environment: environment, paths: paths, configuration: configuration, configurationPath: configPath,
                               libraryPath: libraryPath,
                               markdownMode: global.value("markdown") ?? configuration.markdown, isDemo: isDemo)
     }

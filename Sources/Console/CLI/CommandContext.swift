@@ -4,10 +4,13 @@ import Foundation
 import HTTP
 import Library
 import LMStudio
+import SystemSupport
 
 /// What every command needs: settings, where the server and library are, and the output streams.
 public struct CommandContext: Sendable {
     public var environment: [String: String]
+    /// Where llmster's files are, from `environment`.
+    public var paths: Paths
     public var configuration: Configuration
     /// The configuration file (`--config`, or the XDG default).
     public var configurationPath: String
@@ -25,7 +28,7 @@ public struct CommandContext: Sendable {
 
     /// The API token from `LM_API_TOKEN` or the credentials file; throws when the file is unsafe or the token malformed.
     public func token() throws -> String? {
-        try Credentials.load(environment: environment)?.token
+        try Credentials.load(environment: environment, file: paths.credentialsFile)?.token
     }
 
     /// A client for the configured server.

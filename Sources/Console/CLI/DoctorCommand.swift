@@ -97,7 +97,7 @@ enum DoctorCommand {
         } catch let error as LMStudioError {
             switch error {
             case .tokenMissing, .tokenRejected, .malformedToken:
-                checks.append(Check(ok: false, name: "auth", detail: error.description))
+                checks.append(Check(ok: false, name: "auth", detail: error.description(credentialsFile: context.paths.credentialsFile)))
                 return (checks, ExitCode.authentication)
             default:
                 checks.append(Check(ok: false, name: "models", detail: error.description))

@@ -48,7 +48,7 @@ enum DownloadCommand {
             return ExitCode.failure
         }
         context.errors.line("Download job \(UntrustedText.sanitize(jobId)) — Ctrl-C stops watching; the download goes on.")
-        let progress = DownloadProgressLine(name: name, stream: context.errors)
+        let progress = DownloadProgressLine(name: name, stream: context.errors, environment: context.environment)
         let latch = SignalLatch()
         let watcher = Task {
             var current = status
@@ -95,10 +95,11 @@ final class DownloadProgressLine: Sendable {
     private let inPlace: Bool
     private let lastDecile = Mutex(-1)
 
-    init(name: String, stream: StandardStream) {
+    /// Shows progress for `name` on `stream`, rewriting one line unless it is no terminal or `TERM` in `environment` is dumb.
+    init(name: String, stream: StandardStream, environment: [String: String]) {
         self.name = name
         self.stream = stream
-        inPlace = stream.isTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        inPlace = stream.isTerminal && environment["TERM"] != "dumb"
     }
 
     func show(_ status: DownloadStatus) {

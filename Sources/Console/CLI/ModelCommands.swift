@@ -90,7 +90,7 @@ enum ModelCommands {
             return ExitCode.failure
         }
         let request = LoadRequest(model: key, contextLength: contextLength)
-        let reply = try await LoadProgress(model: key, stream: context.errors).around {
+        let reply = try await LoadProgress(model: key, stream: context.errors, environment: context.environment).around {
             try await client.load(request)
         }
         let seconds = reply.loadTimeSeconds.map { String(format: " in %.1f s", $0) } ?? ""
@@ -129,10 +129,12 @@ enum ModelCommands {
 struct LoadProgress: Sendable {
     let model: String
     let stream: StandardStream
+    /// The environment whose `TERM` says whether the terminal can redraw a line.
+    let environment: [String: String]
 
     /// Runs `body`, ticking an in-place status line when standard error is a terminal.
     func around<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        guard stream.isTerminal, ProcessInfo.processInfo.environment["TERM"] != "dumb" else { return try await body() }
+        guard stream.isTerminal, environment["TERM"] != "dumb" else { return try await body() }
         let started = ContinuousClock.now
         let ticker = Task { [model, stream] in
             while !Task.isCancelled {

@@ -2,6 +2,7 @@ import Chat
 import EditorRPC
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// `llmster rpc`: the editor protocol (JSON-RPC 2.0) on standard input and output.
 enum RpcCommand {
@@ -68,18 +69,6 @@ private final class ProtocolWriter: Sendable {
 
     /// Writes `bytes` completely; a closed pipe (the editor went away) is ignored.
     func write(_ bytes: [UInt8]) {
-        fd.withLock { fd in
-            bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return
-                    }
-                    offset += written
-                }
-            }
-        }
+        fd.withLock { fd in try? Descriptor.writeAll(fd, bytes) }
     }
 }

@@ -1,11 +1,11 @@
-import Chat
 import Foundation
 import Synchronization
+import SystemSupport
 
-/// The REPL's input history, one entry a line in `$XDG_STATE_HOME/llmster/history`, kept across runs.
+/// The REPL's input history, one entry a line in `Paths.historyFile` (`$XDG_STATE_HOME/llmster/history`), kept across runs.
 ///
 /// Newlines and backslashes inside an entry are escaped (`\n`, `\\`) so multi-line messages stay one entry.
-/// The file is rewritten atomically after each entry and keeps the latest `limit` entries.
+/// The file is rewritten atomically (mode 0600, its directory created 0700) after each entry and keeps the latest `limit` entries.
 final class HistoryFile: Sendable {
     /// The history file.
     let path: String
@@ -18,11 +18,6 @@ final class HistoryFile: Sendable {
         self.limit = limit
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         stored = Mutex(text.split(separator: "\n").map { Self.decode(String($0)) })
-    }
-
-    /// The history for `environment`: `$XDG_STATE_HOME/llmster/history`.
-    static func defaultPath(environment: [String: String]) -> String {
-        XDGDirectory.state.path(environment: environment) + "/llmster/history"
     }
 
     /// The entries, oldest first.

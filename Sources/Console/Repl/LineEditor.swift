@@ -1,6 +1,7 @@
 internal import CReadline
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// What came back from the prompt.
 enum LineInput: Sendable, Equatable {
@@ -26,8 +27,9 @@ final class LineEditor: Sendable {
     /// The history kept across runs.
     let history: HistoryFile
 
-    /// Sets readline up: name `llmster` for ~/.inputrc, Emacs bindings, newline keys, $EDITOR, bracketed paste.
-    init(history: HistoryFile, completer: @escaping @Sendable (CompletionRequest) -> [String],
+    /// Sets readline up: name `llmster` for ~/.inputrc, Emacs bindings, newline keys, bracketed paste, and Ctrl-X Ctrl-E
+    /// editing in `$VISUAL` or `$EDITOR` of `environment` (default vi).
+    init(history: HistoryFile, environment: [String: String], completer: @escaping @Sendable (CompletionRequest) -> [String],
          describer: @escaping @Sendable ([String]) -> [String]) {
         var fds: [Int32] = [0, 0]
         if pipe(&fds) != 0 { fds = [-1, -1] }
@@ -37,6 +39,7 @@ final class LineEditor: Sendable {
         ReadlineBridge.state.withLock {
             $0.completer = completer
             $0.describer = describer
+            $0.editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
         }
         llmster_rl_set_name("llmster")
         llmster_rl_set_catch_signals(0)
@@ -133,6 +136,8 @@ enum ReadlineBridge {
         var completer: (@Sendable (CompletionRequest) -> [String])?
         /// Turns matches into the lines the match list shows (model keys get their badges).
         var describer: (@Sendable ([String]) -> [String])?
+        /// The shell command Ctrl-X Ctrl-E edits the line with.
+        var editor = "vi"
     }
 
     /// Lists the matches one a line, described (`acme/thinker-8b  loaded · reasoning · 4.9 GB`), then redraws the prompt.
@@ -174,7 +179,7 @@ enum ReadlineBridge {
         defer { try? FileManager.default.removeItem(atPath: path) }
         rl_deprep_terminal()
         FileHandle.standardOutput.write(Data("\n".utf8))
-        let editor = ProcessInfo.processInfo.environment["VISUAL"] ?? ProcessInfo.processInfo.environment["EDITOR"] ?? "vi"
+        let editor = state.withLock { $0.editor }
         let status = ExternalProgram.runShell("\(editor) \"$1\"", arguments: [path])
         rl_prep_terminal(1)
         if status == 0, let edited = try? String(contentsOfFile: path, encoding: .utf8) {
@@ -234,24 +239,12 @@ struct CompletionRequest: Sendable, Equatable {
 
 /// Runs a program in the foreground on the terminal.
 enum ExternalProgram {
-    /// Runs `/bin/sh -c SCRIPT sh ARGUMENTS…` and waits; returns its exit status (-1 when it could not start).
+    /// Runs `/bin/sh -c SCRIPT sh ARGUMENTS…` and waits; returns its exit status (-1 when it could not start or a signal ended it).
+    ///
+    /// The REPL ignores SIGINT, SIGTERM and SIGHUP while it traps them; the program gets the defaults back.
     static func runShell(_ script: String, arguments: [String]) -> Int32 {
-        let argv = ["/bin/sh", "-c", script, "sh"] + arguments
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { for pointer in cArguments { free(pointer) } }
-        // The REPL ignores SIGINT, SIGTERM and SIGHUP while it traps them; the program gets the defaults back.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, "/bin/sh", nil, &attributes, &cArguments, environ) == 0 else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+        guard let process = try? SpawnedProcess(program: "/bin/sh", arguments: ["-c", script, "sh"] + arguments) else { return -1 }
+        guard case .exited(let status) = process.wait() else { return -1 }
+        return status
     }
 }

@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import Library
 import LMStudio
+import SystemSupport
 import TerminalMarkdown
 
 /// `/model` and `/load`: adapters over `ChatSession.selectModel` and `loadModel`, printing each step.
@@ -37,7 +38,7 @@ import TerminalMarkdown
     static func load(_ key: String, repl: ReplSession) async throws {
         let chat = repl.chat
         let id = repl.conversationId
-        let reply = try await LoadProgress(model: key, stream: repl.context.errors).around {
+        let reply = try await LoadProgress(model: key, stream: repl.context.errors, environment: repl.context.environment).around {
             try await chat.loadModel(key, conversationId: id)
         }
         await repl.refreshModels()

@@ -50,7 +50,7 @@ import TerminalMarkdown
         let interactive = isatty(0) == 1 && isatty(1) == 1
         let completions = completions
         editor = interactive
-            ? LineEditor(history: HistoryFile(path: HistoryFile.defaultPath(environment: context.environment)),
+            ? LineEditor(history: HistoryFile(path: context.paths.historyFile), environment: context.environment,
                          completer: { completions.complete($0) }, describer: { completions.badges(for: $0) })
             : nil
         router = SignalRouter(editor: editor)

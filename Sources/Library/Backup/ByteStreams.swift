@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Where an archive's bytes go: a file descriptor, written through a buffer.
 final class ByteSink {
@@ -21,14 +22,8 @@ final class ByteSink {
 
     /// Writes everything buffered.
     func flush() throws {
-        var offset = 0
-        while offset < buffer.count {
-            let written = buffer[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw ArchiveError.io(path: name, reason: String(cString: strerror(errno)))
-            }
-            offset += written
+        do { try Descriptor.writeAll(descriptor, buffer) } catch {
+            throw ArchiveError.io(path: name, reason: error.reason)
         }
         buffer.removeAll(keepingCapacity: true)
     }
@@ -47,18 +42,15 @@ final class ByteSource {
 
     /// Up to `count` bytes; fewer only at the end of the file.
     func read(upTo count: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = bytes[filled...].withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw ArchiveError.io(path: name, reason: String(cString: strerror(errno)))
+        var bytes: [UInt8] = []
+        while bytes.count < count {
+            let chunk: [UInt8]
+            do { chunk = try Descriptor.readSome(descriptor, maximum: count - bytes.count) } catch {
+                throw ArchiveError.io(path: name, reason: error.reason)
             }
-            if got == 0 { break }
-            filled += got
+            if chunk.isEmpty { break }
+            if bytes.isEmpty { bytes = chunk } else { bytes += chunk }
         }
-        bytes.removeSubrange(filled...)
         return bytes
     }
 
@@ -70,7 +62,7 @@ final class ByteSource {
     }
 }
 
-/// An open file for reading or writing, closed in `deinit`.
+/// A file open for reading, closed in `deinit`.
 final class OpenFile {
     /// The open descriptor.
     let descriptor: Int32
@@ -84,35 +76,18 @@ final class OpenFile {
         guard descriptor >= 0 else { throw ArchiveError.io(path: path, reason: String(cString: strerror(errno))) }
     }
 
-    /// Creates `path` (mode 0600), failing if it exists.
-    init(creating path: String) throws {
-        self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw ArchiveError.io(path: path, reason: String(cString: strerror(errno))) }
-    }
-
-    /// Forces the contents to disk.
-    func sync() throws {
-        guard fsync(descriptor) == 0 else { throw ArchiveError.io(path: path, reason: String(cString: strerror(errno))) }
-    }
-
     deinit { close(descriptor) }
 }
 
-/// Writes a file through a temporary sibling renamed over `path` when `body` succeeds, so readers never see half a file.
+/// Writes a file atomically (`AtomicFile`, mode 0600) through a `ByteSink`, so readers never see half a file.
 func writeAtomically(to path: String, _ body: (ByteSink) throws -> Void) throws {
-    let temporary = path + ".partial-\(UInt32.random(in: .min ... .max))"
     do {
-        let file = try OpenFile(creating: temporary)
-        let sink = ByteSink(descriptor: file.descriptor, name: path)
-        try body(sink)
-        try sink.flush()
-        try file.sync()
-        guard rename(temporary, path) == 0 else {
-            throw ArchiveError.io(path: path, reason: String(cString: strerror(errno)))
+        try AtomicFile.write(to: path, permissions: 0o600) { descriptor in
+            let sink = ByteSink(descriptor: descriptor, name: path)
+            try body(sink)
+            try sink.flush()
         }
-    } catch {
-        unlink(temporary)
-        throw error
+    } catch let error as AtomicFileError {
+        throw ArchiveError.io(path: error.path, reason: error.reason)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 internal import CSodium
 
 /// The local library: folders, conversations, messages, tool calls, attachments and search, in one SQLite file.
@@ -25,15 +26,6 @@ public final class LibraryStore {
         connection = try SQLiteConnection(path: path)
         self.writer = writer
         try Schema.migrate(connection)
-    }
-
-    /// `$XDG_DATA_HOME/llmster/library.sqlite3`, falling back to `~/.local/share/llmster/library.sqlite3`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            return data + "/llmster/library.sqlite3"
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return home + "/.local/share/llmster/library.sqlite3"
     }
 
     /// Runs `body` as one write transaction: every store call inside it commits together or not at all.
@@ -64,12 +56,9 @@ public final class LibraryStore {
         let files = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
         do {
-            if !directory.isEmpty, !files.fileExists(atPath: directory) {
-                try files.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
+            if !directory.isEmpty { try Directory.create(directory) }
         } catch {
-            throw LibraryError.cannotCreate(path: directory, reason: error.localizedDescription)
+            throw LibraryError.cannotCreate(path: directory, reason: error.reason)
         }
         if !files.fileExists(atPath: path),
             !files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
