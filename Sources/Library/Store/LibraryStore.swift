@@ -53,17 +53,19 @@ public final class LibraryStore {
     }
 
     private static func prepareFile(at path: String) throws {
-        let files = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
         do {
             if !directory.isEmpty { try Directory.create(directory) }
         } catch {
             throw LibraryError.cannotCreate(path: directory, reason: error.reason)
         }
-        if !files.fileExists(atPath: path),
-            !files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-            !files.fileExists(atPath: path)
-        {
+        // Created in place with O_EXCL, never by writing a temporary file and renaming it (as
+        // FileManager.createFile does): a rename could replace a file that another process has just
+        // opened, leaving two connections on different files that share one `-wal` and `-shm`.
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+        } else if errno != EEXIST {
             throw LibraryError.cannotCreate(path: path, reason: String(cString: strerror(errno)))
         }
     }
