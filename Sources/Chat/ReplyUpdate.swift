@@ -37,6 +37,22 @@ public enum ReplyEnding: Sendable, Equatable {
     case cancelled
 }
 
+/// What an `error` event of a reply reports, in the words every face uses for it (rpc's `errorKind`).
+public enum ReplyErrorKind: String, Sendable, Equatable {
+    /// The conversation no longer fits the model's context.
+    case contextOverflow = "context_overflow"
+    /// Any other failure the server reported.
+    case serverError = "server_error"
+
+    /// Classifies a server's message; context overflow has no code of its own, so its wording decides.
+    public init(message: String) {
+        let lower = message.lowercased()
+        let overflow = lower.contains("context") && (lower.contains("overflow") || lower.contains("exceed")
+            || lower.contains("too long") || lower.contains("length"))
+        self = overflow ? .contextOverflow : .serverError
+    }
+}
+
 /// The end of a reply: how it stopped, the status it is saved with, and its final state.
 public struct ReplyEnd: Sendable, Equatable {
     public var ending: ReplyEnding
@@ -53,4 +69,7 @@ public struct ReplyEnd: Sendable, Equatable {
         self.errorMessage = errorMessage
         self.state = state
     }
+
+    /// The kind of the reply's first `error` event, if the server sent one.
+    public var errorKind: ReplyErrorKind? { state.errors.first.map { ReplyErrorKind(message: $0.message) } }
 }

@@ -39,7 +39,7 @@ public struct ChatEventTracker: Sendable {
             return toolCallEvents(index: index, call)
         case .error(let error):
             return [("error", ["message": .string(error.message), "errorType": error.type.map(JSONValue.string) ?? .null,
-                               "kind": .string(RPCError.isContextOverflow(error.message) ? "context_overflow" : "server_error")])]
+                               "kind": .string(ReplyErrorKind(message: error.message).rawValue)])]
         }
     }
 

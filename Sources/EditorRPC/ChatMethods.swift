@@ -45,10 +45,7 @@ enum ChatMethods {
             guard let message = try library.message(id: reply.messageId) else { return .null }
             return try LibraryMethods.messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
         }
-        var errorKind: JSONValue = .null
-        if let first = reply.state.errors.first {
-            errorKind = .string(RPCError.isContextOverflow(first.message) ? "context_overflow" : "server_error")
-        }
+        let errorKind = reply.state.errors.first.map { JSONValue.string(ReplyErrorKind(message: $0.message).rawValue) } ?? .null
         return IntegrationMethods.withNotice(.object([
             "conversationId": .string(conversationId),
             "message": saved,

@@ -140,7 +140,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return RPCError(code: authCode, message: error.description, kind: "auth")
         case .modelNotFound:
             return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found")
-        case .invalidRequest(let message, _, _) where isContextOverflow(message):
+        case .invalidRequest(let message, _, _) where ReplyErrorKind(message: message) == .contextOverflow:
             return RPCError(code: contextOverflowCode, message: error.description, kind: "context_overflow")
         case .invalidRequest:
             return invalidParams(error.description)
@@ -149,12 +149,5 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
         case .server, .invalidResponse, .stream:
             return RPCError(code: serverErrorCode, message: error.description, kind: "server_error", retryable: true)
         }
-    }
-
-    /// Whether a server message says the conversation no longer fits the model's context.
-    static func isContextOverflow(_ message: String) -> Bool {
-        let lower = message.lowercased()
-        return lower.contains("context") && (lower.contains("overflow") || lower.contains("exceed") || lower.contains("too long")
-            || lower.contains("length"))
     }
 }
