@@ -21,7 +21,8 @@ let package = Package(
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: ["libsodium-dev"]),
         systemLibrary("CPocketSphinx", pkgConfig: "pocketsphinx", apt: ["libpocketsphinx-dev"]),
 
-        .target(name: "SystemSupport"),
+        .systemLibrary(name: "CSystem"),
+        .target(name: "SystemSupport", dependencies: ["CSystem"]),
         .target(name: "HTTP", dependencies: ["CCurl"]),
         .target(name: "LMStudio", dependencies: ["HTTP", "SystemSupport"]),
         .target(name: "Library", dependencies: ["SystemSupport", "CSQLite", "CSodium"]),
@@ -32,7 +33,7 @@ let package = Package(
         .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "SystemSupport", "CReadline"]),
         .target(name: "Simulator", dependencies: ["SystemSupport"]),
 
-        .executableTarget(name: "llmster", dependencies: ["Console", "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "Simulator", "CSodium"]),
+        .executableTarget(name: "llmster", dependencies: ["Console", "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "Simulator", "SystemSupport", "CSodium"]),
         .executableTarget(name: "lmstudio-sim", dependencies: ["Simulator"]),
         .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "Chat", "Library", "TerminalMarkdown"]),
 

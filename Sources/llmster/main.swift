@@ -3,12 +3,15 @@ import CSodium
 import Foundation
 import Simulator
 import Synchronization
+import SystemSupport
 
 /// Keeps the `--demo` simulator alive for the life of the process.
 let demoServer = Mutex<Simulator?>(nil)
 
 // Before anything reads LM_API_TOKEN: a crash must not leave it in a core file.
 _ = llmster_forbid_core_dumps()
+
+ProcessMemory.returnLargeBuffersToSystem()
 
 let status = await App.run(
     arguments: Array(CommandLine.arguments.dropFirst()),

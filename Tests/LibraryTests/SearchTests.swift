@@ -1,5 +1,6 @@
+import Foundation
 import Testing
-import Library
+@testable import Library
 
 @Suite struct SearchTests {
     private func populated() throws -> (TemporaryLibrary, LibraryStore, Conversation, Message) {
@@ -44,6 +45,35 @@ import Library
         #expect(try store.search(query, limit: 10).filter { $0.messageId != nil }.count == expectedHits)
     }
 
+    @Test func aReplyIsSearchableOnceItStopsStreamingWithOnlyItsFinalText() throws {
+        let library = TemporaryLibrary()
+        let store = try library.open()
+        let conversation = try store.createConversation(title: "Streaming")
+        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
+        try store.updateReply(messageId: reply.id, text: "draft walrus", reasoning: "", status: .streaming)
+        #expect(try store.search("walrus", limit: 10).isEmpty, "a streaming reply is not indexed at every partial save")
+        try store.updateReply(messageId: reply.id, text: "final narwhal", reasoning: "", status: .incomplete)
+        #expect(try store.search("narwhal", limit: 10).map(\.messageId) == [reply.id])
+        #expect(try store.search("walrus", limit: 10).isEmpty, "no stale words from a partial save")
+        try store.updateReply(messageId: reply.id, text: "final narwhal and orca", reasoning: "", status: .complete)
+        #expect(try store.search("orca", limit: 10).map(\.messageId) == [reply.id])
+        try store.delete(conversationId: conversation.id)
+        #expect(try store.search("narwhal", limit: 10).isEmpty)
+    }
+
+    @Test func aHugeReplyIsSearchableByItsFirstMebibyte() throws {
+        let library = TemporaryLibrary()
+        let store = try library.open()
+        let conversation = try store.createConversation(title: "Huge")
+        let filler = String(repeating: "lorem ipsum ", count: 100_000)
+        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant,
+                                            text: "aardvark " + filler + " zebra", status: .complete)
+        #expect(try store.search("aardvark", limit: 10).map(\.messageId) == [reply.id])
+        #expect(try store.search("zebra", limit: 10).isEmpty, "words past the first 1,048,576 characters are not indexed")
+        try store.delete(conversationId: conversation.id)
+        #expect(try store.search("aardvark", limit: 10).isEmpty)
+    }
+
     @Test func renamingReindexesTheTitle() throws {
         let (_, store, conversation, _) = try populated()
         try store.rename(conversationId: conversation.id, to: "Bakery budget")
@@ -61,5 +91,39 @@ import Library
         #expect(try store.search("echo", limit: 5).count == 5)
         #expect(try store.search("echo", limit: 50).count == 21)
         #expect(try store.search("echo", limit: 0).isEmpty)
+    }
+}
+
+/// Upgrading a library whose search index followed the earlier rule (every save, whole text).
+@Suite struct SearchIndexUpgradeTests {
+    @Test func aStreamingReplyAndAHugeReplyIndexedTheOldWayUpgradeToTheNewRule() throws {
+        let library = TemporaryLibrary()
+        try FileManager.default.createDirectory(atPath: library.directory + "/data", withIntermediateDirectories: true)
+        let huge = "aardvark " + String(repeating: "lorem ipsum ", count: 100_000) + " zebra"
+        do {
+            let connection = try SQLiteConnection(path: library.path)
+            for step in Schema.migrations[..<3] { try connection.execute(step) }
+            try connection.execute("PRAGMA user_version = 3")
+            try connection.execute("""
+                INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Old', 1, 1);
+                INSERT INTO messages (id, conversation_id, position, role, text, status, created_at, updated_at)
+                    VALUES ('m0', 'c1', 0, 'user', 'walrus question', 'complete', 1, 1),
+                           ('m1', 'c1', 1, 'assistant', 'half narwhal', 'streaming', 1, 1);
+                """)
+            _ = try connection.run("""
+                INSERT INTO messages (id, conversation_id, position, role, text, status, created_at, updated_at)
+                    VALUES ('m2', 'c1', 2, 'assistant', ?, 'complete', 1, 1)
+                """, [.text(huge)])
+        }
+        let store = try library.open()
+        #expect(try store.search("narwhal", limit: 10).isEmpty, "a streaming reply leaves the index")
+        #expect(try store.search("zebra", limit: 10).isEmpty, "a huge reply keeps only its first mebibyte")
+        #expect(try store.search("aardvark", limit: 10).map(\.messageId) == ["m2"])
+        try store.updateReply(messageId: "m1", text: "whole narwhal", reasoning: "", status: .incomplete)
+        #expect(try store.search("narwhal", limit: 10).map(\.messageId) == ["m1"])
+        try store.delete(conversationId: "c1")
+        #expect(try store.search("walrus", limit: 10).isEmpty)
+        #expect(try store.search("aardvark", limit: 10).isEmpty)
+        try store.connection.execute("INSERT INTO message_search (message_search) VALUES ('integrity-check')")
     }
 }

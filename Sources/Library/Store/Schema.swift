@@ -135,6 +135,33 @@ enum Schema {
         CREATE INDEX messages_branch ON messages (conversation_id, on_branch, position);
         CREATE INDEX messages_parent ON messages (parent_id);
         """,
+        // 4: a reply is indexed for search once it stops streaming, not at every partial save (re-indexing the
+        // whole text each second made a long reply's saves quadratic), and only its first 1,048,576 characters
+        // are indexed, so saving a huge reply (or the partial after Ctrl-C) never waits long on the tokenizer.
+        // Existing entries that break the new rule are taken out with the exact text they were indexed with.
+        """
+        INSERT INTO message_search (message_search, rowid, text)
+            SELECT 'delete', seq, text FROM messages WHERE status = 'streaming' OR length(text) > 1048576;
+        INSERT INTO message_search (rowid, text)
+            SELECT seq, substr(text, 1, 1048576) FROM messages WHERE status <> 'streaming' AND length(text) > 1048576;
+        DROP TRIGGER messages_search_insert;
+        DROP TRIGGER messages_search_delete;
+        DROP TRIGGER messages_search_update;
+        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages WHEN new.status <> 'streaming' BEGIN
+            INSERT INTO message_search (rowid, text) VALUES (new.seq, substr(new.text, 1, 1048576));
+        END;
+        CREATE TRIGGER messages_search_delete AFTER DELETE ON messages WHEN old.status <> 'streaming' BEGIN
+            INSERT INTO message_search (message_search, rowid, text) VALUES ('delete', old.seq, substr(old.text, 1, 1048576));
+        END;
+        CREATE TRIGGER messages_search_update AFTER UPDATE OF text, status ON messages BEGIN
+            INSERT INTO message_search (message_search, rowid, text)
+                SELECT 'delete', old.seq, substr(old.text, 1, 1048576)
+                WHERE old.status <> 'streaming' AND (old.text IS NOT new.text OR new.status = 'streaming');
+            INSERT INTO message_search (rowid, text)
+                SELECT new.seq, substr(new.text, 1, 1048576)
+                WHERE new.status <> 'streaming' AND (old.text IS NOT new.text OR old.status = 'streaming');
+        END;
+        """,
     ]
 
     /// Brings the file up to the latest schema; safe when several processes open a new file at once.
