@@ -1,17 +1,6 @@
 import EditorRPC
 import Testing
-
-/// A small deterministic generator (SplitMix64), so a failing case can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TestSupport
 
 /// Seeded fuzzing of both framings: damaged input is reported, never loses the valid message after it, never traps.
 @Suite struct FramingFuzzTests {
@@ -39,7 +28,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func damagedLSPHeadersNeverCostTheMessagesAfterThem() {
-        var random = SeededGenerator(state: Self.seed)
+        var random = SeededGenerator(seed: Self.seed)
         for iteration in 0..<Self.iterations {
             let bodies = (0..<3).map { Self.body($0, &random) }
             var damaged = Framing.lsp.frame(bodies[0])
@@ -58,7 +47,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func garbageLinesNeverCostTheLinesAfterThem() {
-        var random = SeededGenerator(state: Self.seed ^ 0xFF)
+        var random = SeededGenerator(seed: Self.seed ^ 0xFF)
         for iteration in 0..<Self.iterations {
             let garbage = (0..<Int.random(in: 0...300, using: &random)).map { _ in
                 var byte = UInt8.random(in: 0...255, using: &random)
