@@ -5,7 +5,8 @@ import Foundation
 /// Dispatches on the JSON `type` field, else on the `event:` name. Unknown
 /// types and payloads that are not JSON objects (such as `[DONE]`) give nil.
 /// Answer and reasoning deltas, most of a stream, are read by ``TextDeltaScanner``
-/// when they have their usual two-member shape; everything else goes through `JSONDecoder`.
+/// when they have their usual two-member shape; everything else goes through `JSONDecoder`, a large
+/// `chat.end` with its long texts read by ``LiftedStrings`` first.
 public struct ChatEventDecoder: Sendable {
     private let decoder = JSONDecoder()
 

@@ -23,7 +23,7 @@ struct LiftedStrings {
             let byte = bytes[index]
             if byte == 0x01 { return nil }
             guard byte == UInt8(ascii: "\"") else {
-                index += byte == UInt8(ascii: "\\") ? 2 : 1
+                index += 1
                 continue
             }
             let start = index
@@ -44,7 +44,7 @@ struct LiftedStrings {
             copiedUpTo = index
         }
         guard !strings.isEmpty else { return nil }
-        skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[min(copiedUpTo, bytes.count)...]))
+        skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copiedUpTo...]))
         self.skeleton = skeleton
         self.strings = strings
     }
