@@ -35,7 +35,7 @@ let package = Package(
 
         .executableTarget(name: "llmster", dependencies: ["Console", "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "Simulator", "SystemSupport", "CSodium"]),
         .executableTarget(name: "lmstudio-sim", dependencies: ["Simulator"]),
-        .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "Chat", "Library", "TerminalMarkdown"]),
+        .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "Chat", "Library", "TerminalMarkdown", "SystemSupport"]),
 
         .target(name: "TestSupport", dependencies: ["Simulator", "HTTP", "LMStudio"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),

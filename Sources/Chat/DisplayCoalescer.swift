@@ -10,9 +10,10 @@ public actor DisplayCoalescer {
     private let interval: Duration
     private let clock: any DisplayClock
     private var accumulator = ReplyAccumulator()
-    /// Merged updates not yet handed out, the trailing append kept apart so it grows in place.
+    /// Merged updates not yet handed out.
     private var pending: [ReplyUpdate] = []
-    private var openAppend: (reasoning: Bool, text: String)?
+    /// The trailing append, kept apart so it grows without a copy of its own.
+    private var openAppend: OpenAppend?
     private var lastPublished: Duration?
     private var waiter: CheckedContinuation<[ReplyUpdate]?, Never>?
     private var timer: Task<Void, Never>?
@@ -31,7 +32,10 @@ public actor DisplayCoalescer {
     /// Applies an event at the clock's current instant and queues what it changed.
     public func apply(_ event: ChatEvent) {
         guard !closed else { return }
-        for update in accumulator.apply(event, at: clock.now()) { merge(update) }
+        // The final event may rewrite the text the open append points into.
+        if case .chatEnd = event { openAppend?.detach(from: accumulator.state) }
+        var ends = textEnds
+        for update in accumulator.apply(event, at: clock.now()) { merge(update, ends: &ends) }
         wake()
     }
 
@@ -39,7 +43,8 @@ public actor DisplayCoalescer {
     public func close() -> ReplyState {
         if !closed {
             closed = true
-            for update in accumulator.close(at: clock.now()) { merge(update) }
+            var ends = textEnds
+            for update in accumulator.close(at: clock.now()) { merge(update, ends: &ends) }
         }
         return accumulator.state
     }
@@ -48,7 +53,8 @@ public actor DisplayCoalescer {
     public func finish(_ end: ReplyEnd) {
         guard !finished else { return }
         _ = close()
-        merge(.ended(end))
+        var ends = textEnds
+        merge(.ended(end), ends: &ends)
         finished = true
         timer?.cancel()
         timer = nil
@@ -116,17 +122,32 @@ public actor DisplayCoalescer {
         wake()
     }
 
-    private func merge(_ update: ReplyUpdate) {
+    /// The UTF-8 lengths of the answer and the reasoning so far, where the next appends start.
+    private var textEnds: (answer: Int, reasoning: Int) {
+        (accumulator.state.answer.utf8.count, accumulator.state.reasoning.utf8.count)
+    }
+
+    /// Merges `update`, whose appended text (if any) starts at `ends` in the accumulator's state; advances `ends` past it.
+    private func merge(_ update: ReplyUpdate, ends: inout (answer: Int, reasoning: Int)) {
         switch update {
         case .answerAppended(let text), .reasoningAppended(let text):
             let reasoning = if case .reasoningAppended = update { true } else { false }
-            if openAppend?.reasoning == reasoning {
-                openAppend?.text += text
+            let start = reasoning ? ends.reasoning : ends.answer
+            let end = start + text.utf8.count
+            if reasoning { ends.reasoning = end } else { ends.answer = end }
+            if let open = openAppend, open.reasoning == reasoning, open.range.upperBound == start {
+                openAppend?.range = open.range.lowerBound..<end
             } else {
                 sealAppend()
-                openAppend = (reasoning, text)
+                openAppend = OpenAppend(reasoning: reasoning, range: start..<end)
             }
             return
+        case .answerReplaced(let text):
+            ends.answer = text.utf8.count
+            sealAppend()
+        case .reasoningReplaced(let text):
+            ends.reasoning = text.utf8.count
+            sealAppend()
         default:
             sealAppend()
         }
@@ -144,6 +165,34 @@ public actor DisplayCoalescer {
     private func sealAppend() {
         guard let append = openAppend else { return }
         openAppend = nil
-        pending.append(append.reasoning ? .reasoningAppended(append.text) : .answerAppended(append.text))
+        let text = append.text(in: accumulator.state)
+        pending.append(append.reasoning ? .reasoningAppended(text) : .answerAppended(text))
+    }
+}
+
+/// Appended text not yet handed out: text copied out earlier, then a UTF-8 range of the reply's answer or
+/// reasoning, so a reply arriving faster than the interval is not held twice.
+private struct OpenAppend {
+    let reasoning: Bool
+    var copied = ""
+    var range: Range<Int>
+
+    init(reasoning: Bool, range: Range<Int>) {
+        self.reasoning = reasoning
+        self.range = range
+    }
+
+    /// The whole appended text, its range read from `state`.
+    func text(in state: ReplyState) -> String {
+        guard !range.isEmpty else { return copied }
+        let utf8 = (reasoning ? state.reasoning : state.answer).utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        return copied + String(decoding: utf8[start..<utf8.index(start, offsetBy: range.count)], as: UTF8.self)
+    }
+
+    /// Copies the range's text out of `state` before that text may be rewritten; later appends continue after it.
+    mutating func detach(from state: ReplyState) {
+        copied = text(in: state)
+        range = range.upperBound..<range.upperBound
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 /// Dispatches on the JSON `type` field, else on the `event:` name. Unknown
 /// types and payloads that are not JSON objects (such as `[DONE]`) give nil.
 /// Answer and reasoning deltas, most of a stream, are read by ``TextDeltaScanner``
-/// when they have their usual two-member shape; everything else goes through `JSONDecoder`.
+/// when they have their usual two-member shape; everything else goes through `JSONDecoder`, a large
+/// `chat.end` with its long texts read by ``LiftedStrings`` first.
 public struct ChatEventDecoder: Sendable {
     private let decoder = JSONDecoder()
 
@@ -63,6 +64,10 @@ private extension ChatEventDecoder {
     /// not valid UTF-8 are decoded again with U+FFFD for the invalid sequences.
     func payload(of bytes: UnsafeBufferPointer<UInt8>) -> Payload? {
         guard let base = bytes.baseAddress else { return nil }
+        if var lifted = LiftedStrings(payload: bytes), var payload = try? decoder.decode(Payload.self, from: Data(lifted.skeleton)) {
+            payload.restore(from: &lifted)
+            if lifted.isRestored { return payload }
+        }
         // No copy: the bytes outlive the decode, and the decoder copies whatever it keeps.
         let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
         if let payload = try? decoder.decode(Payload.self, from: data) { return payload }
@@ -109,5 +114,20 @@ private struct Payload: Decodable {
         metadata = try? c.decodeIfPresent(ToolCallFailureMetadata.self, forKey: .metadata)
         error = try? c.decodeIfPresent(APIErrorPayload.self, forKey: .error)
         result = try? c.decodeIfPresent(ChatResult.self, forKey: .result)
+    }
+
+    /// Puts back the long texts ``LiftedStrings`` took out where a reply's text lives; others stay placeholders.
+    mutating func restore(from lifted: inout LiftedStrings) {
+        content = content.map { lifted.restore($0) }
+        guard var result else { return }
+        self.result = nil
+        for index in result.output.indices {
+            switch result.output[index] {
+            case let .message(text): result.output[index] = .message(lifted.restore(text))
+            case let .reasoning(text): result.output[index] = .reasoning(lifted.restore(text))
+            default: break
+            }
+        }
+        self.result = result
     }
 }

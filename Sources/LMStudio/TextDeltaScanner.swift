@@ -18,7 +18,8 @@ enum TextDeltaScanner {
         return scanner.delta()
     }
 
-    private struct Cursor {
+    /// A read position in JSON bytes; ``LiftedStrings`` uses its string decoding too.
+    struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
@@ -82,6 +83,8 @@ enum TextDeltaScanner {
         }
 
         /// A string with any JSON escapes; nil when malformed or holding a lone surrogate.
+        ///
+        /// Bytes that are not UTF-8 become U+FFFD, as `ChatEventDecoder`'s repair pass makes them.
         mutating func string() -> String? {
             guard take(.quote) else { return nil }
             let start = index
@@ -98,38 +101,47 @@ enum TextDeltaScanner {
             return nil
         }
 
-        /// The rest of a string from the first backslash on, after `prefix`.
+        /// The rest of a string from the first backslash on, after `prefix`, written straight into the string's storage.
         private mutating func escapedString(prefix: UnsafeBufferPointer<UInt8>) -> String? {
-            var output = Array(prefix)
-            output.reserveCapacity(prefix.count + bytes.count - index)
-            while index < bytes.count {
-                let byte = bytes[index]
-                index += 1
-                switch byte {
-                case .quote:
-                    return String(decoding: output, as: UTF8.self)
-                case .backslash:
-                    guard index < bytes.count else { return nil }
-                    let escape = bytes[index]
-                    index += 1
-                    switch escape {
-                    case .quote, .backslash, .slash: output.append(escape)
-                    case UInt8(ascii: "b"): output.append(0x08)
-                    case UInt8(ascii: "f"): output.append(0x0C)
-                    case UInt8(ascii: "n"): output.append(.lineFeed)
-                    case UInt8(ascii: "r"): output.append(.carriageReturn)
-                    case UInt8(ascii: "t"): output.append(.tab)
-                    case UInt8(ascii: "u"):
-                        guard let scalar = unicodeEscape() else { return nil }
-                        UTF8.encode(scalar) { output.append($0) }
-                    default: return nil
-                    }
-                default:
-                    if byte < 0x20 { return nil }
-                    output.append(byte)
+            // Unescaping never lengthens, so the rest of the input bounds the string; pages past its end stay untouched.
+            var complete = false
+            let text = String(unsafeUninitializedCapacity: prefix.count + bytes.count - index) { output in
+                var count = output.initialize(fromContentsOf: prefix)
+                func append(_ byte: UInt8) {
+                    output[count] = byte
+                    count += 1
                 }
+                while index < bytes.count {
+                    let byte = bytes[index]
+                    index += 1
+                    switch byte {
+                    case .quote:
+                        complete = true
+                        return count
+                    case .backslash:
+                        guard index < bytes.count else { return 0 }
+                        let escape = bytes[index]
+                        index += 1
+                        switch escape {
+                        case .quote, .backslash, .slash: append(escape)
+                        case UInt8(ascii: "b"): append(0x08)
+                        case UInt8(ascii: "f"): append(0x0C)
+                        case UInt8(ascii: "n"): append(.lineFeed)
+                        case UInt8(ascii: "r"): append(.carriageReturn)
+                        case UInt8(ascii: "t"): append(.tab)
+                        case UInt8(ascii: "u"):
+                            guard let scalar = unicodeEscape() else { return 0 }
+                            UTF8.encode(scalar) { append($0) }
+                        default: return 0
+                        }
+                    default:
+                        if byte < 0x20 { return 0 }
+                        append(byte)
+                    }
+                }
+                return 0
             }
-            return nil
+            return complete ? text : nil
         }
 
         /// The scalar of a `\uXXXX` escape (just past its `u`), joining a surrogate pair; nil for a lone surrogate.

@@ -2,7 +2,11 @@
 // Usage: llmster-bench [section…]   (sections: sse, markdown, library, startup, backup, stream; default: all)
 // `llmster-bench --consume-chat URL PROMPT` is the stream section's helper process.
 
+import SystemSupport
+
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == consumeChatArgument {
+    // As `llmster` does at start-up, so the pipeline figure is comparable with `ask`'s.
+    ProcessMemory.returnLargeBuffersToSystem()
     try await consumeChat(server: CommandLine.arguments[2], prompt: CommandLine.arguments[3])
 } else {
     let requested = Set(CommandLine.arguments.dropFirst())

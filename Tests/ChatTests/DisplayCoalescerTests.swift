@@ -120,4 +120,30 @@ import Testing
         let state = await coalescer.close()
         #expect(state.reasoningSeconds == 3)
     }
+
+    /// Text still pending when `chat.end` arrives is handed out as streamed, before the final answer's extension or rewrite.
+    @Test(arguments: [
+        ("héllo wörld 👩‍💻!", [ReplyUpdate.answerAppended("héllo wörld 👩‍💻"), .answerAppended("!")]),
+        ("rewritten", [.answerAppended("héllo wörld 👩‍💻"), .answerReplaced("rewritten")]),
+    ])
+    func pendingTextSurvivesTheFinalEvent(final: String, expected: [ReplyUpdate]) async {
+        let clock = ManualClock()
+        let coalescer = DisplayCoalescer(interval: .milliseconds(250), clock: clock)
+        await coalescer.apply(.messageStart)
+        #expect(await coalescer.next() == [.stageChanged(.answering)])
+        await coalescer.apply(.messageDelta("héllo "))
+        await coalescer.apply(.messageDelta("wörld 👩‍💻"))
+        await coalescer.apply(.chatEnd(ChatResult(output: [.message(final)])))
+        await end(coalescer)
+        var texts: [ReplyUpdate] = []
+        while let batch = await coalescer.next() {
+            texts += batch.filter {
+                switch $0 {
+                case .answerAppended, .answerReplaced: true
+                default: false
+                }
+            }
+        }
+        #expect(texts == expected)
+    }
 }
