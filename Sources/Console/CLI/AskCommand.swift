@@ -90,15 +90,17 @@ enum AskCommand {
             work.cancel()
         }
         defer { trap.remove() }
+        let result = await work.result
+        // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request.
+        if let signal = latch.signal { return SignalTrap.exitStatus(for: signal) }
         let outcome: SavedReply
         do {
-            outcome = try await work.value
+            outcome = try result.get()
         } catch ChatError.continuationLost {
             context.warn(ChatError.continuationLost(conversationId: conversationId).description)
             context.errors.line("To resend your message with a fresh server context: llmster ask --continue=\(conversationId.prefix(8)) --fresh-context")
             return ExitCode.failure
         }
-        if let signal = latch.signal { return SignalTrap.exitStatus(for: signal) }
         switch outcome.status {
         case .complete:
             return ExitCode.success

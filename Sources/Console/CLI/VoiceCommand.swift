@@ -52,12 +52,14 @@ enum VoiceCommand {
             work.cancel()
         }
         defer { trap.remove() }
+        let outcome = await work.result
+        // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request.
+        if let signal = latch.signal { return SignalTrap.exitStatus(for: signal) }
         let replies: [SavedReply]
-        do { replies = try await work.value } catch let error as VoiceError {
+        do { replies = try outcome.get() } catch let error as VoiceError {
             context.warn(error.description)
             return ExitCode.failure
         }
-        if let signal = latch.signal { return SignalTrap.exitStatus(for: signal) }
         if replies.isEmpty, let path = options.audioInput {
             context.warn("no words were recognised in \(path); nothing was sent")
             return ExitCode.failure
