@@ -79,6 +79,11 @@ extension ChatSession {
         try withLibrary { try $0.chooseAlternative(messageId: messageId) }
     }
 
+    /// The last user message on the conversation's current branch; nil when there is none yet.
+    public func lastUserMessage(in conversationId: String) throws -> Message? {
+        try storage { try library.messages(conversationId: conversationId).last { $0.role == .user } }
+    }
+
     /// The last user turn on the current branch, its images and its reply (if any).
     private func lastTurn(in conversationId: String) throws -> (turn: Message, images: [ImageInput], reply: Message?) {
         try storage {
@@ -89,14 +94,6 @@ extension ChatSession {
                     .map { ImageInput(name: $0.name, mimeType: $0.mimeType, bytes: $0.bytes) }
                 return (branch[index], images, branch[(index + 1)...].first { $0.role == .assistant })
             }
-        }
-    }
-
-    /// Whether the conversation was never sent on: untitled and without messages.
-    func isUnsent(_ conversationId: String) throws -> Bool {
-        try withLibrary { library in
-            guard let conversation = try library.conversation(id: conversationId) else { return false }
-            return try conversation.title.isEmpty && library.messages(conversationId: conversationId).isEmpty
         }
     }
 

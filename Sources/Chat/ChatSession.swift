@@ -70,12 +70,13 @@ public actor ChatSession {
     /// With `freshContext`, the conversation's continuation is dropped first (used after
     /// `ChatError.continuationLost`, which leaves the user turn saved and unanswered).
     /// `replyCreated` gets the reply's message id once it is saved, before the first snapshot.
-    /// When the first send on an untitled conversation fails before the server accepted it (no server,
-    /// no model, an HTTP error), the conversation is removed with the turn: a failed start leaves nothing behind.
+    /// With `discardingNewConversation` (the face created the conversation for this turn), a send that fails
+    /// before any reply was saved (no server, no model, an HTTP error) removes the conversation with the turn:
+    /// a failed start leaves nothing behind. A conversation the user made on purpose is never removed.
     public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false,
+                     discardingNewConversation: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
-        let unsent = try storage { try isUnsent(conversationId) }
         do {
             let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
             try storage {
@@ -89,7 +90,7 @@ public actor ChatSession {
             }
             return try await stream(turn, prepared, display: display, replyCreated: replyCreated)
         } catch {
-            if unsent { try? storage { try discardUnanswered(conversationId) } }
+            if discardingNewConversation { try? storage { try discardUnanswered(conversationId) } }
             throw error
         }
     }

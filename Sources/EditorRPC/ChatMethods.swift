@@ -16,16 +16,18 @@ enum ChatMethods {
         let retry = try params.bool("retry")
         let text = try params.optionalString("text")
         if !retry, text?.isEmpty ?? true { throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true)") }
-        let freshContext = try params.bool("freshContext")
+        let askedFreshContext = try params.bool("freshContext")
         let reference = try params.optionalString("conversationId")
         let overrides = ConversationOverrides(
             model: try params.optionalString("model"),
-            systemPrompt: reference == nil ? try params.optionalString("systemPrompt") : nil,
+            systemPrompt: try params.optionalString("systemPrompt"),
             reasoning: try params.optionalString("reasoning"),
             folder: try params.optionalInteger("folderId").map { .id(Int64($0)) },
             integrations: try params.optionalStrings("integrations"))
         let opened = try await context.session.openConversation(reference.map(ConversationReference.named) ?? .new, overrides: overrides)
         let conversationId = opened.conversation.id
+        // A new system prompt on a conversation with a server context reaches the model only with a fresh one, as in `ask`.
+        let freshContext = askedFreshContext || opened.systemPrompt == .needsFreshContext
         let enabled = opened.enabledIntegrations
 
         let stream = EventStream(context: context, conversationId: conversationId)
@@ -39,7 +41,7 @@ enum ChatMethods {
                                                    display: display, replyCreated: replyCreated)
         } else {
             reply = try await context.session.send(Turn(text: text ?? ""), in: conversationId, freshContext: freshContext,
-                                                   display: display, replyCreated: replyCreated)
+                                                   discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in
             guard let message = try library.message(id: reply.messageId) else { return .null }
@@ -52,6 +54,7 @@ enum ChatMethods {
             "status": .string(reply.status.rawValue),
             "cancelled": .bool(Task.isCancelled && reply.status == .incomplete),
             "errorKind": errorKind,
+            "freshContext": .bool(freshContext),
         ]), added: enabled)
     }
 }

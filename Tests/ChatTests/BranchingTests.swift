@@ -99,11 +99,20 @@ import TestSupport
     func aFirstSendThatFailsBeforeTheServerAcceptedItLeavesNoConversation(failure: String) async throws {
         let harness = try Harness(model: failure == "no model" ? "acme/not-there" : "acme/tiny-1b")
         await #expect(throws: ChatError.self) {
-            try await harness.session.send(Turn(text: "[[sim:status=500]] hello"), in: harness.conversationId) { _ in }
+            try await harness.session.send(Turn(text: "[[sim:status=500]] hello"), in: harness.conversationId,
+                                           discardingNewConversation: true) { _ in }
         }
         let library = try harness.observer()
         #expect(try library.conversation(id: harness.conversationId) == nil)
         #expect(try library.conversations().isEmpty)
+    }
+
+    @Test func aConversationMadeOnPurposeOutlivesAFailedFirstSend() async throws {
+        let harness = try Harness()
+        await #expect(throws: ChatError.self) {
+            try await harness.session.send(Turn(text: "[[sim:status=500]] hello"), in: harness.conversationId) { _ in }
+        }
+        #expect(try harness.observer().conversation(id: harness.conversationId) != nil)
     }
 
     @Test func aLaterSendThatFailsKeepsTheConversationAndTheTurn() async throws {

@@ -123,6 +123,23 @@ import TestSupport
         let last = try #require(harness.fixture.requests(to: "/api/v1/chat").last)
         #expect(last.field("system_prompt") == "Be verbose.")
         #expect(last.field("previous_response_id") == nil)
+        #expect(try await harness.session.setSystemPrompt("Be verbose.", conversationId: id) == .unchanged,
+                "the same prompt again keeps the server context")
+        let again = try await harness.session.openConversation(.named(id), overrides: ConversationOverrides(systemPrompt: "Be verbose."))
+        #expect(again.systemPrompt == nil, "ask -c --system with the same text does not drop the context")
+    }
+
+    @Test func aReasoningOverrideIsCheckedLikeASettingAndARefusalSavesNothing() async throws {
+        let harness = try Harness()
+        await #expect(throws: ChatError.self) {
+            try await harness.session.openConversation(.named(harness.conversationId),
+                                                       overrides: ConversationOverrides(reasoning: "extreme"))
+        }
+        #expect(try harness.observer().conversation(id: harness.conversationId)?.settings.reasoning == nil)
+        await #expect(throws: ChatError.self) {
+            try await harness.session.openConversation(.new, overrides: ConversationOverrides(model: "acme/tiny-1b", reasoning: "extreme"))
+        }
+        #expect(try harness.observer().conversations().count == 1, "a conversation made for the refused call is gone")
     }
 
     @Test func transfersGoThroughTheSessionsLibrary() async throws {

@@ -57,8 +57,20 @@ import TestSupport
         let start = terminal.mark
         terminal.send("[[sim:status=500]] keep me\r")
         try terminal.waitFor("Simulated failure", after: start)
-        try terminal.waitFor("› [[sim:status=500]] keep me", after: start)
+        // Looked for after the failure, so the echo of the typed line cannot satisfy it.
+        try terminal.waitFor("› [[sim:status=500]] keep me", after: terminal.mark)
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         #expect(try library.conversations().isEmpty)
+    }
+
+    @Test func aChatMadeWithNewOutlivesAFailedFirstMessage() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("/new Kept on purpose")
+        let start = terminal.mark
+        terminal.send("[[sim:status=500]] fails\r")
+        try terminal.waitFor("Simulated failure", after: start)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        #expect(try library.conversations().map(\.title) == ["Kept on purpose"])
     }
 }

@@ -82,4 +82,14 @@ import TestSupport
         #expect(await rpc.call("conversations/list")?["result"]?["conversations"]?.array.isEmpty == true)
         await rpc.closeInput()
     }
+
+    @Test func aConversationCreatedOnPurposeOutlivesAFailedFirstSend() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let id = try #require(await rpc.call("conversations/create", [:])?["result"]?["id"]?.string)
+        #expect(await rpc.call("chat/send", ["conversationId": .string(id), "text": "[[sim:status=500]] hi"])?["error"] != nil)
+        #expect(await rpc.call("conversations/list")?["result"]?["conversations"]?.array.count == 1)
+        await rpc.closeInput()
+    }
 }

@@ -66,6 +66,14 @@ import TestSupport
         #expect(changed?["systemPrompt"] == "Be verbose.")
         _ = await rpc.call("chat/send", ["conversationId": id, "text": "echo:second", "freshContext": true])
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("system_prompt") == "Be verbose.")
+        let resent = try #require(await rpc.call("chat/send", ["conversationId": id, "text": "echo:third", "systemPrompt": "Be terse."])?["result"])
+        #expect(resent["freshContext"] == true, "a changed prompt on chat/send starts the fresh context it needs")
+        let third = try #require(fixture.requests(to: "/api/v1/chat").last)
+        #expect(third.field("system_prompt") == "Be terse.")
+        #expect(third.field("previous_response_id") == nil)
+        let same = try #require(await rpc.call("chat/send", ["conversationId": id, "text": "echo:fourth", "systemPrompt": "Be terse."])?["result"])
+        #expect(same["freshContext"] == false, "the same prompt again keeps the context")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") != nil)
         await rpc.closeInput()
     }
 }

@@ -45,7 +45,9 @@ public struct ConversationOverrides: Sendable, Equatable {
 
 /// A conversation a face opened, with what opening it changed.
 public struct OpenedConversation: Sendable, Equatable {
-    public let conversation: Conversation
+    public var conversation: Conversation
+    /// Whether this call created the conversation; a face passes it to `send(discardingNewConversation:)`.
+    public let isNew: Bool
     /// Integrations newly enabled by the overrides (worth a notice: they may contact external services).
     public let enabledIntegrations: [String]
     /// How a system prompt from the overrides reaches the model; nil when none was given.
@@ -58,11 +60,11 @@ extension ChatSession {
     /// An unknown or ambiguous reference throws `ChatError.storage` with `LibraryError.notFound` or
     /// `.ambiguousConversation` (listing the candidates); unconfigured integrations throw `ChatError.unknownIntegration`.
     public func openConversation(_ reference: ConversationReference,
-                                 overrides: ConversationOverrides = ConversationOverrides()) throws -> OpenedConversation {
+                                 overrides: ConversationOverrides = ConversationOverrides()) async throws -> OpenedConversation {
         for name in overrides.integrations ?? [] where configuration.integrations[name] == nil {
             throw ChatError.unknownIntegration(name, configured: configuration.integrations.keys.sorted())
         }
-        return try storage {
+        var opened = try storage {
             var conversation: Conversation
             var systemPrompt: SystemPromptEffect?
             switch reference {
@@ -75,10 +77,8 @@ extension ChatSession {
                     folderId = id
                 case nil: folderId = nil
                 }
-                var settings = ConversationSettings()
-                settings.reasoning = overrides.reasoning
                 conversation = try library.createConversation(title: overrides.title ?? "", folderId: folderId, modelKey: overrides.model,
-                                                              systemPrompt: overrides.systemPrompt, settings: settings)
+                                                              systemPrompt: overrides.systemPrompt, settings: ConversationSettings())
                 if overrides.systemPrompt != nil { systemPrompt = .nextRequest }
             case .mostRecent, .named:
                 if case .named(let name) = reference {
@@ -92,8 +92,7 @@ extension ChatSession {
                 let before = conversation
                 if let title = overrides.title { conversation.title = title }
                 if let model = overrides.model { conversation.modelKey = model }
-                if let reasoning = overrides.reasoning { conversation.settings.reasoning = reasoning }
-                if let system = overrides.systemPrompt {
+                if let system = overrides.systemPrompt, system != conversation.systemPrompt {
                     conversation.systemPrompt = system
                     systemPrompt = conversation.lastResponseId == nil ? .nextRequest : .needsFreshContext
                 }
@@ -104,7 +103,19 @@ extension ChatSession {
                 enabled = try library.setIntegrations(conversationId: conversation.id, names: names)
                 conversation = try library.conversation(id: conversation.id) ?? conversation
             }
-            return OpenedConversation(conversation: conversation, enabledIntegrations: enabled, systemPrompt: systemPrompt)
+            return OpenedConversation(conversation: conversation, isNew: reference == .new, enabledIntegrations: enabled,
+                                      systemPrompt: systemPrompt)
         }
+        // Reasoning goes through the one settings check: a value the model does not allow is refused now,
+        // not saved to fail every later send. A conversation created for this call does not outlive the refusal.
+        if let reasoning = overrides.reasoning {
+            do {
+                opened.conversation.settings = try await setSettings([(.reasoning, .text(reasoning))], conversationId: opened.conversation.id)
+            } catch {
+                if case .new = reference { try? storage { try library.delete(conversationId: opened.conversation.id) } }
+                throw error
+            }
+        }
+        return opened
     }
 }

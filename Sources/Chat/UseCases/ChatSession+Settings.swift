@@ -3,6 +3,8 @@ import LMStudio
 
 /// When a changed system prompt reaches the model.
 public enum SystemPromptEffect: Sendable, Equatable {
+    /// The prompt was already this text: nothing changes, the server context is kept.
+    case unchanged
     /// The conversation has no server context yet: the next request carries the prompt.
     case nextRequest
     /// LM Studio takes `system_prompt` only on a context's first request: the prompt is saved, and
@@ -40,6 +42,7 @@ extension ChatSession {
     /// Saves the conversation's system prompt (nil clears it) and says when the model sees it.
     public func setSystemPrompt(_ text: String?, conversationId: String) throws -> SystemPromptEffect {
         var conversation = try existingConversation(conversationId)
+        guard conversation.systemPrompt != text else { return .unchanged }
         conversation.systemPrompt = text
         let updated = conversation
         try storage { try library.updateConversation(updated) }

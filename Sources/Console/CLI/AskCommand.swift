@@ -77,8 +77,8 @@ enum AskCommand {
             if resend {
                 return try await session.regenerate(in: conversationId, freshContext: true) { await display.show($0) }
             }
-            return try await session.send(Turn(text: prompt, images: images), in: conversationId,
-                                          freshContext: freshContext) { await display.show($0) }
+            return try await session.send(Turn(text: prompt, images: images), in: conversationId, freshContext: freshContext,
+                                          discardingNewConversation: opened.isNew) { await display.show($0) }
         }
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { signal in
             guard signal != SIGWINCH else {

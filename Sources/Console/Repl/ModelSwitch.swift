@@ -103,6 +103,7 @@ import TerminalMarkdown
         let value = text == "clear" ? nil : text
         let id = try await repl.ensureConversation()
         let effect = try await repl.chat.setSystemPrompt(value, conversationId: id)
+        if effect == .unchanged { repl.output.line("The system prompt is already that."); return }
         let what = value == nil ? "System prompt cleared" : "System prompt set"
         guard effect == .needsFreshContext else { repl.output.line(what + "."); return }
         repl.output.line("The server keeps this conversation's context with the old system prompt; a change takes effect only with a fresh server context (the model will not remember earlier turns).")

@@ -9,22 +9,24 @@ extension ReplCommands {
         SlashCommand("retry", "", "Ask for a new answer to your last message; the old one stays as an alternative (/alt).") { _, repl in
             guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
             let key = (await repl.effectiveModel())?.reference ?? ""
+            let fresh = repl.takeFreshContext()
             repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
-                try await chat.regenerate(in: id) { await display.show($0) }
+                try await chat.regenerate(in: id, freshContext: fresh) { await display.show($0) }
             }
         },
         SlashCommand("edit", "[TEXT]", "Edit your last message and send it again (without TEXT: put it in the line to edit).",
                      takesText: true) { arguments, repl in
-            guard let id = repl.conversationId,
-                  let last = try await repl.chat.withLibrary({ try $0.messages(conversationId: id) }).last(where: { $0.role == .user })
-            else { throw UsageError("there is no message to edit yet") }
+            guard let id = repl.conversationId, let last = try await repl.chat.lastUserMessage(in: id) else {
+                throw UsageError("there is no message to edit yet")
+            }
             guard let text = arguments.positionals.first, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 repl.draft = "/edit " + last.text
                 return
             }
             let key = (await repl.effectiveModel())?.reference ?? ""
+            let fresh = repl.takeFreshContext()
             repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
-                try await chat.edit(in: id, text: text) { await display.show($0) }
+                try await chat.edit(in: id, text: text, freshContext: fresh) { await display.show($0) }
             }
         },
         SlashCommand("alt", "[message] [N]", "List the alternatives of the last reply (or versions of your last message), or make N current.",
@@ -33,9 +35,7 @@ extension ReplCommands {
             var words = arguments.positionals
             let ofMessage = words.first == "message"
             if ofMessage { words.removeFirst() }
-            let messageId = ofMessage
-                ? try await repl.chat.withLibrary { try $0.messages(conversationId: id) }.last { $0.role == .user }?.id
-                : nil
+            let messageId = ofMessage ? try await repl.chat.lastUserMessage(in: id)?.id : nil
             if ofMessage, messageId == nil { throw UsageError("there is no message yet") }
             let alternatives = try await repl.chat.alternatives(in: id, messageId: messageId)
             guard let number = words.first else {

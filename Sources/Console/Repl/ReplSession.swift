@@ -28,6 +28,12 @@ import TerminalMarkdown
     private var refreshing = false
     /// Whether the next message starts a fresh server context (accepted after `/system` changed the prompt).
     var startsFreshContext = false
+    /// Whether the next request starts a fresh server context, clearing the choice: one request takes it.
+    func takeFreshContext() -> Bool {
+        defer { startsFreshContext = false }
+        return startsFreshContext
+    }
+
     /// Whether `/voice` reads answers aloud (`/set speak on`).
     var speaksAnswers = false
     /// Images `/attach` added for the next message.
@@ -65,7 +71,7 @@ import TerminalMarkdown
             output.line("llmster \(App.version) — type a message, or /help. Ctrl-D quits.")
         }
         await refreshModels()
-        refreshInBackground()
+        refreshInBackground(includingModels: false)
         while exitStatus == nil {
             let prompt = await promptText()
             let input = await readLine(prompt: prompt, draft: draft)
@@ -195,14 +201,14 @@ import TerminalMarkdown
         if let serverModels { completions.update(models: serverModels) }
     }
 
-    /// Refreshes the model list and the completion lists in the background, after a reply or a command;
-    /// a refresh still running is not started twice.
-    func refreshInBackground() {
+    /// Refreshes the model list (unless it was just fetched) and the completion lists in the background,
+    /// after a reply or a command; a refresh still running is not started twice.
+    func refreshInBackground(includingModels: Bool = true) {
         guard !refreshing else { return }
         refreshing = true
         Task {
             defer { refreshing = false }
-            await refreshModels()
+            if includingModels { await refreshModels() }
             if editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
                 (try library.folders().map { try library.folderPath(id: $0.id) },
                  try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty && !$0.contains(" ") })
@@ -262,12 +268,13 @@ import TerminalMarkdown
             keptDraft = ""
             await saveDraft("")
         }
-        let freshContext = startsFreshContext
-        startsFreshContext = false
+        let freshContext = takeFreshContext()
+        // A conversation made for this message does not outlive a failed first send; one made with /new does.
+        let isNew = conversation == nil
         let status = await stream(conversationId: id, modelName: effective?.reference ?? "") { chat, display in
-            try await chat.send(turn, in: id, freshContext: freshContext) { await display.show($0) }
+            try await chat.send(turn, in: id, freshContext: freshContext, discardingNewConversation: isNew) { await display.show($0) }
         }
-        if await currentConversation() == nil {
+        if isNew, await currentConversation() == nil {
             // A failed first send removed its conversation: the text goes back into the line.
             conversationId = nil
             draft = text
