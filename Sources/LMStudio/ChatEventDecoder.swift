@@ -24,12 +24,13 @@ public struct ChatEventDecoder: Sendable {
         event.data.withUnsafeBufferPointer { decode(name: event.name.map { String(decoding: $0, as: UTF8.self) }, data: $0) }
     }
 
-    private func decode(name: String?, data: UnsafeBufferPointer<UInt8>) -> ChatEvent? {
+    /// `name` is made only when a payload lacks `type`: a delta (most events) never builds it.
+    private func decode(name: @autoclosure () -> String?, data: UnsafeBufferPointer<UInt8>) -> ChatEvent? {
         if let delta = TextDeltaScanner.event(in: data) { return delta }
         guard data.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{"),
               let payload = payload(of: data)
         else { return nil }
-        switch payload.type ?? name {
+        switch payload.type ?? name() {
         case "chat.start": return .chatStart(modelInstanceId: payload.modelInstanceId)
         case "model_load.start": return .modelLoadStart(modelInstanceId: payload.modelInstanceId)
         case "model_load.progress": return .modelLoadProgress(payload.progress ?? 0)

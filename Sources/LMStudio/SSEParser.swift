@@ -103,10 +103,11 @@ public struct SSEParser: Sendable {
     }
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    private static let dataPrefix: [UInt8] = Array("data:".utf8)
 
     /// Processes a line assembled across chunks; the first `data:` line of an event becomes the data buffer without a copy.
     private mutating func process(ownedLine line: inout [UInt8], into events: inout [RawSSEEvent]) throws(SSEError) {
-        let prefix = Array("data:".utf8)
+        let prefix = Self.dataPrefix
         guard !hasData, line.starts(with: prefix) else {
             try line.withUnsafeBufferPointer { line throws(SSEError) in try process(line: line, into: &events) }
             return

@@ -83,7 +83,8 @@ import TestSupport
         var startSignals = started.makeAsyncIterator()
         _ = await startSignals.next()
         consumer.cancel()
-        await #expect(throws: HTTPError.cancelled) { _ = try await consumer.value }
+        // A cancelled pull either throws `cancelled` or simply ends the sequence; any other error is a failure.
+        do { _ = try await consumer.value } catch { #expect(error as? HTTPError == .cancelled, "\(error)") }
         var sawEnd = false
         for await event in log.events where event == .ended { sawEnd = true }
         #expect(sawEnd, "the curl thread ended the transfer and closed its connection")
