@@ -204,17 +204,22 @@ local function insert(buffer, reply, text)
   vim.api.nvim_buf_set_text(buffer, row, col, row, col, lines_of(text))
 end
 
--- Ends the reply's open segment: later text starts after a blank line.
-local function close_segment(buffer, reply)
+-- Fixes the end of the reply's last segment where the reply ends now; reasoning learns how long it took.
+local function end_segment(buffer, reply)
   local segment = reply.segments[#reply.segments]
-  if not segment then return end
-  if segment.open then
-    segment.open = false
-    local row, col = position(buffer, reply.finish)
-    segment.stop = mark_at(buffer, row, col, false)
-    if segment.fold then segment.fold.stop = segment.stop end
-    if segment.kind == 'reasoning' then segment.seconds = (vim.loop.hrtime() - segment.started) / 1e9 end
-  end
+  if not (segment and segment.open) then return end
+  segment.open = false
+  local row, col = position(buffer, reply.finish)
+  segment.stop = mark_at(buffer, row, col, false)
+  if segment.fold then segment.fold.stop = segment.stop end
+  if segment.kind == 'reasoning' then segment.seconds = (vim.loop.hrtime() - segment.started) / 1e9 end
+  reply.chat.fold_version = reply.chat.fold_version + 1
+end
+
+-- Ends the reply's last segment: later text starts after a blank line.
+local function close_segment(buffer, reply)
+  if #reply.segments == 0 then return end
+  end_segment(buffer, reply)
   local _, col = position(buffer, reply.finish)
   insert(buffer, reply, col > 0 and '\n\n' or '\n')
   reply.chat.fold_version = reply.chat.fold_version + 1
@@ -376,15 +381,7 @@ local function finish_reply(buffer, chat)
   local reply = chat.reply
   chat.reply = nil
   set_indicator(buffer, reply, nil)
-  local segment = reply.segments[#reply.segments]
-  if segment and segment.open then
-    local row, col = position(buffer, reply.finish)
-    segment.stop = mark_at(buffer, row, col, false)
-    if segment.fold then segment.fold.stop = segment.stop end
-    if segment.kind == 'reasoning' then segment.seconds = (vim.loop.hrtime() - segment.started) / 1e9 end
-    segment.open = false
-    chat.fold_version = chat.fold_version + 1
-  end
+  end_segment(buffer, reply)
   local row = position(buffer, reply.finish)
   local last = vim.api.nvim_buf_line_count(buffer)
   for _, window in ipairs(vim.fn.win_findbuf(buffer)) do
@@ -466,7 +463,7 @@ local function on_reply(buffer, result, failure)
     finish_reply(buffer, chat)
     if kind == 'continuation_lost' then offer_fresh_context(buffer) end
   end
-  if result and result.needsFreshContext == nil then chat.fresh_next = nil end
+  if result then chat.fresh_next = nil end
   learn_title(buffer, chat)
   vim.api.nvim_exec_autocmds('User', { pattern = 'LlmsterReply', modeline = false })
 end
@@ -586,6 +583,12 @@ end
 function M.open(conversation_id)
   client.start()
   local answer = conversation_id and client.request_sync('conversations/get', { id = conversation_id })
+  for buffer, chat in pairs(answer and chats or {}) do
+    if chat.conversation == answer.conversation.id then
+      show(buffer)
+      return buffer
+    end
+  end
   local buffer = new_chat_buffer()
   local chat = chats[buffer]
   if answer then
@@ -907,6 +910,11 @@ function M.pick_model()
     if chat.conversation then
       client.request('models/select', { conversationId = chat.conversation, model = choice.key }, function(_, failure)
         if failure then client.notify(failure.message) end
+      end, function(step)
+        if step.type == 'loading' then client.notify('loading ' .. tostring(step.model) .. '…', vim.log.levels.INFO) end
+        if step.type == 'loaded' then
+          client.notify(string.format('%s loaded in %.1f s', tostring(step.instanceId), tonumber(step.loadTimeSeconds) or 0), vim.log.levels.INFO)
+        end
       end)
     end
   end)
