@@ -5,6 +5,8 @@ local client = require('llmster.client')
 local M = {}
 
 local isnil = client.isnil
+-- vim.loop is vim.uv from Neovim 0.10 on.
+local uv = vim.uv or vim.loop
 
 -- The options of setup(); :help llmster-setup describes each.
 M.config = {
@@ -94,6 +96,12 @@ local function add_fold(chat, fold)
   return fold
 end
 
+-- Notes the fold's first line, by which fold_ranges recognises a fold that undo and redo displaced.
+local function remember_first_line(buffer, fold)
+  local first = position(buffer, fold.start)
+  fold.first_line = first and vim.api.nvim_buf_get_lines(buffer, first, first + 1, false)[1]
+end
+
 local function fold_ranges(buffer, chat)
   local key = vim.api.nvim_buf_get_changedtick(buffer) .. ':' .. chat.fold_version
   if chat.fold_cache and chat.fold_cache.key == key then return chat.fold_cache.ranges end
@@ -101,10 +109,11 @@ local function fold_ranges(buffer, chat)
   for _, fold in ipairs(chat.folds) do
     local first = position(buffer, fold.start)
     local last, col = position(buffer, fold.stop)
-    if first and last then
-      if col == 0 and last > first then last = last - 1 end
-      if last >= first then table.insert(ranges, { first + 1, last + 1, fold }) end
-    end
+    if col == 0 and last and last > first then last = last - 1 end
+    -- Undo and redo do not bring marks back where they were: a fold whose first line changed is dropped.
+    local intact = first and last and last >= first
+      and (not fold.first_line or vim.api.nvim_buf_get_lines(buffer, first, first + 1, false)[1] == fold.first_line)
+    if intact then table.insert(ranges, { first + 1, last + 1, fold }) end
   end
   chat.fold_cache = { key = key, ranges = ranges }
   return ranges
@@ -131,7 +140,8 @@ function M.foldtext()
       if range[1] == vim.v.foldstart then
         local summary = range[3].summary
         if type(summary) == 'function' then summary = summary() end
-        return string.format('%s (%d lines)', summary, vim.v.foldend - vim.v.foldstart + 1)
+        local count = vim.v.foldend - vim.v.foldstart + 1
+        return string.format('%s (%d %s)', summary, count, count == 1 and 'line' or 'lines')
       end
     end
   end
@@ -211,8 +221,11 @@ local function end_segment(buffer, reply)
   segment.open = false
   local row, col = position(buffer, reply.finish)
   segment.stop = mark_at(buffer, row, col, false)
-  if segment.fold then segment.fold.stop = segment.stop end
-  if segment.kind == 'reasoning' then segment.seconds = (vim.loop.hrtime() - segment.started) / 1e9 end
+  if segment.fold then
+    segment.fold.stop = segment.stop
+    remember_first_line(buffer, segment.fold)
+  end
+  if segment.kind == 'reasoning' then segment.seconds = (uv.hrtime() - segment.started) / 1e9 end
   reply.chat.fold_version = reply.chat.fold_version + 1
 end
 
@@ -220,15 +233,20 @@ end
 local function close_segment(buffer, reply)
   if #reply.segments == 0 then return end
   end_segment(buffer, reply)
-  local _, col = position(buffer, reply.finish)
-  insert(buffer, reply, col > 0 and '\n\n' or '\n')
+  local row, col = position(buffer, reply.finish)
+  local above = row > 0 and vim.api.nvim_buf_get_lines(buffer, row - 1, row, false)[1]
+  if col > 0 then
+    insert(buffer, reply, '\n\n')
+  elseif above ~= '' then
+    insert(buffer, reply, '\n')
+  end
   reply.chat.fold_version = reply.chat.fold_version + 1
 end
 
 local function open_segment(buffer, reply, kind)
   if #reply.segments > 0 then close_segment(buffer, reply) end
   local row, col = position(buffer, reply.finish)
-  local segment = { kind = kind, open = true, start = mark_at(buffer, row, col, false), started = vim.loop.hrtime() }
+  local segment = { kind = kind, open = true, start = mark_at(buffer, row, col, false), started = uv.hrtime() }
   table.insert(reply.segments, segment)
   return segment
 end
@@ -265,7 +283,10 @@ local function replace_segment(buffer, reply, segment, lines)
     vim.api.nvim_buf_del_extmark(buffer, namespace, segment.stop)
     local last_col = (#lines == 1 and col or 0) + #lines[#lines]
     segment.stop = mark_at(buffer, row + #lines - 1, last_col, false)
-    if segment.fold then segment.fold.stop = segment.stop end
+    if segment.fold then
+      segment.fold.stop = segment.stop
+      remember_first_line(buffer, segment.fold)
+    end
     reply.chat.fold_version = reply.chat.fold_version + 1
   end
 end
@@ -318,6 +339,7 @@ local function on_tool_call(buffer, reply, event)
   if not isnil(call.output) and call.output ~= '' and not segment.fold then
     local row = position(buffer, segment.start)
     segment.fold = add_fold(reply.chat, { start = mark_at(buffer, row + 1, 0, false), stop = segment.stop, summary = tool_summary(call) })
+    remember_first_line(buffer, segment.fold)
     refresh_folds(buffer)
   end
 end
@@ -434,6 +456,9 @@ local function on_reply(buffer, result, failure)
   local reply = chat and chat.reply
   if not (reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   if result then
+    if not M.model_cache then
+      client.request('models/list', { refresh = false }, function(models) M.model_cache = models and models.models end)
+    end
     chat.conversation = result.conversationId
     chat.stats = not isnil(result.message) and not isnil(result.message.stats) and result.message.stats or chat.stats
   end
@@ -575,7 +600,8 @@ local function render_messages(buffer, chat, messages)
   add({ '### You' })
   vim.api.nvim_buf_set_lines(buffer, 0, -1, false, lines)
   for _, fold in ipairs(folds) do
-    add_fold(chat, { start = mark_at(buffer, fold[1], 0, false), stop = mark_at(buffer, fold[2] + 1, 0, false), summary = fold[3] })
+    add_fold(chat, { start = mark_at(buffer, fold[1], 0, false), stop = mark_at(buffer, fold[2] + 1, 0, false), summary = fold[3],
+      first_line = lines[fold[1] + 1] })
   end
 end
 
