@@ -446,6 +446,8 @@ local ok, err = pcall(function()
     vim.cmd('2,3LlmsterRewrite double it')
     wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the rewrite')
     assert(text(source) == 'header\nlocal x = 2\nreturn x * 2\nfooter', text(source))
+    local kept = llmster.request_sync('conversations/get', { id = inline.pending(source).conversation }).conversation
+    assert(kept.folderPath == 'Rewrites', 'rewrites stay out of the top level: ' .. tostring(kept.folderPath))
     local marks = vim.api.nvim_buf_get_extmarks(source, vim.api.nvim_create_namespace('llmster_rewrite'), 0, -1, { details = true })
     local old
     for _, mark in ipairs(marks) do if mark[4].virt_lines then old = mark[4].virt_lines end end
@@ -500,6 +502,21 @@ local ok, err = pcall(function()
     vim.cmd('LlmsterSystem Answer in French.')
     assert(saved(buffer).conversation.systemPrompt == 'Answer in French.')
     assert(llmster.chat(buffer).fresh_next, 'the next send starts a fresh context')
+  end)
+
+  test('reasoning effort goes with the first send, then through setSettings', function()
+    vim.cmd('Llmster')
+    local buffer = vim.api.nvim_get_current_buf()
+    llmster.chat(buffer).model = 'acme/thinker-8b'
+    vim.cmd('LlmsterReasoning low')
+    type_input(buffer, 'echo:think a little')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    assert(saved(buffer).conversation.settings.reasoning == 'low', vim.inspect(saved(buffer).conversation.settings))
+    vim.cmd('LlmsterReasoning high')
+    assert(saved(buffer).conversation.settings.reasoning == 'high', vim.inspect(saved(buffer).conversation.settings))
+    local seen = notifications(function() vim.cmd('LlmsterReasoning loud') end)
+    assert(#seen == 1 and seen[1].message:find('off, low, medium, high', 1, true), vim.inspect(seen))
   end)
 
   test('the command palette lists the actions', function()

@@ -15,6 +15,8 @@ M.config = {
   timeout = 60,
   fold_reasoning = true,
   prompt_fresh_context = true,
+  -- The folder of the conversations :LlmsterRewrite makes (nil: the top level).
+  rewrite_folder = 'Rewrites',
   keymaps = {
     send = { n = '<CR>', i = '<C-s>' },
     cancel = '<C-c>',

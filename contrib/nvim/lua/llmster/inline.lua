@@ -90,7 +90,9 @@ function M.rewrite(first, last, instruction)
     pending[buffer] = state
     vim.api.nvim_buf_set_extmark(buffer, namespace, first - 1, 0,
       { virt_text = { { '  llmster is rewriting…', 'Comment' } }, virt_text_pos = 'eol' })
-    state.request = client.request('chat/send', { text = prompt }, function(result, failure)
+    local folder = llmster().config.rewrite_folder
+    local params = { text = prompt, folderId = folder and require('llmster.library').folder_id(folder) or nil }
+    state.request = client.request('chat/send', params, function(result, failure)
       if pending[buffer] ~= state or not vim.api.nvim_buf_is_valid(buffer) then return end
       vim.api.nvim_buf_clear_namespace(buffer, namespace, 0, -1)
       if failure or result.status ~= 'complete' then
