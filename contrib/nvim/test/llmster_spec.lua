@@ -2,7 +2,8 @@
 -- Run from the repository root:
 --   LLMSTER_BIN_DIR=$(swift build --show-bin-path) nvim --headless -u NONE -i NONE \
 --     --cmd 'set rtp^=contrib/nvim' -c 'luafile contrib/nvim/test/llmster_spec.lua'
--- Exits 0 when every test passes, 1 otherwise.
+-- Exits 0 when every test passes, 1 otherwise. LLMSTER_TEST=words runs only the tests whose name holds them.
+-- The undo check needs an interactive Neovim: Tests/EditorRPCTests/NeovimUndoTests.swift.
 
 local failures, passed = 0, 0
 
@@ -20,7 +21,8 @@ local ok, err = pcall(function()
 
   -- A sandboxed XDG home, and the simulator.
   local home = vim.fn.tempname()
-  for _, sub in ipairs({ 'data', 'config', 'state' }) do vim.fn.mkdir(home .. '/' .. sub, 'p') end
+  for _, sub in ipairs({ 'data', 'config', 'state', 'cache' }) do vim.fn.mkdir(home .. '/' .. sub, 'p') end
+  vim.env.XDG_CACHE_HOME = home .. '/cache'
   vim.env.XDG_DATA_HOME = home .. '/data'
   vim.env.XDG_CONFIG_HOME = home .. '/config'
   vim.env.XDG_STATE_HOME = home .. '/state'
@@ -271,6 +273,7 @@ local ok, err = pcall(function()
   test('a child that fails is reported with its log file', function()
     llmster.stop()
     local log = require('llmster.client').log_path()
+    assert(vim.startswith(log, home), 'the log is in the sandbox: ' .. log)
     vim.fn.delete(log)
     llmster.setup({ cmd = { 'sh', '-c', 'echo llmster-was-here >&2; exit 3', 'sh' } })
     local seen = notifications(function() llmster.guard(llmster.start) end)

@@ -446,8 +446,9 @@ end
 local function offer_fresh_context(buffer)
   if not M.config.prompt_fresh_context then return end
   vim.schedule(function()
+    vim.cmd('redraw')
     vim.ui.select({ 'Resend with a fresh server context', 'Not now' },
-      { prompt = 'The server no longer has this conversation\'s context' }, function(choice, index)
+      { prompt = 'LM Studio no longer has this conversation\'s context (it restarted?)' }, function(_, index)
         if index == 1 and chats[buffer] then client.guard(M.fresh, buffer) end
       end)
   end)
@@ -477,7 +478,8 @@ local function on_reply(buffer, result, failure)
         chat.fresh_next = true
         note = note .. ' :LlmsterFresh resends it with a fresh server context'
       end
-      client.notify(failure.message)
+      -- The fresh-context prompt says it already; a second message would only ask for Enter first.
+      if kind ~= 'continuation_lost' or not M.config.prompt_fresh_context then client.notify(failure.message) end
     elseif result.status ~= 'complete' then
       note = '[' .. result.status .. (result.cancelled == true and ', cancelled' or '') .. ']'
     end
@@ -522,7 +524,11 @@ local function chat_keymaps(buffer)
   local send = keys.send
   if type(send) == 'table' then
     map(buffer, { 'n' }, send.n, M.send_chat, 'llmster: send')
-    map(buffer, { 'i' }, send.i, M.send_chat, 'llmster: send')
+    -- Sending from insert mode leaves it, so the cursor can follow the reply rather than type into it.
+    map(buffer, { 'i' }, send.i, function(target)
+      vim.cmd('stopinsert')
+      M.send_chat(target)
+    end, 'llmster: send')
   else
     map(buffer, { 'n' }, send, M.send_chat, 'llmster: send')
   end
