@@ -362,6 +362,8 @@ local ok, err = pcall(function()
     wait(function() return not llmster.streaming(buffer) end, 'the failed reply')
     local reply = saved(buffer).messages[4]
     assert(reply.status == 'error' and reply.error and reply.error ~= '', vim.inspect(reply))
+    local _, notes = text(buffer):gsub('%[error', '')
+    assert(notes == 1, 'the error is shown once: ' .. text(buffer))
     local conversation = llmster.chat(buffer).conversation
     vim.cmd('bwipeout ' .. buffer)
     local reopened = text(llmster.open(conversation))

@@ -111,7 +111,7 @@ local function fold_ranges(buffer, chat)
   for _, fold in ipairs(chat.folds) do
     local first = position(buffer, fold.start)
     local last, col = position(buffer, fold.stop)
-    if col == 0 and last and last > first then last = last - 1 end
+    if first and last and col == 0 and last > first then last = last - 1 end
     -- Undo and redo do not bring marks back where they were: a fold whose first line changed is dropped.
     local intact = first and last and last >= first
       and (not fold.first_line or vim.api.nvim_buf_get_lines(buffer, first, first + 1, false)[1] == fold.first_line)
@@ -150,9 +150,10 @@ function M.foldtext()
   return vim.fn.foldtext()
 end
 
--- The fold summaries of a chat, first line first, as { row (1-based), text } (what a closed fold shows).
+-- The folds of a chat as { first row, last row (1-based), summary } (the summary is what a closed fold shows).
 function M.folds(buffer)
-  local chat = chats[buffer or vim.api.nvim_get_current_buf()]
+  buffer = buffer or vim.api.nvim_get_current_buf()
+  local chat = chats[buffer]
   local result = {}
   for _, range in ipairs(chat and fold_ranges(buffer, chat) or {}) do
     local summary = range[3].summary
@@ -161,10 +162,14 @@ function M.folds(buffer)
   return result
 end
 
+local foldexpr = "v:lua.require'llmster'.foldexpr(v:lnum)"
+
+-- Sets up a window showing a chat; one that already showed it keeps its folds as the user left them.
 local function setup_window(window)
   vim.api.nvim_win_call(window, function()
+    if vim.wo.foldexpr == foldexpr and vim.wo.foldmethod == 'expr' then return end
     vim.opt_local.foldmethod = 'expr'
-    vim.opt_local.foldexpr = "v:lua.require'llmster'.foldexpr(v:lnum)"
+    vim.opt_local.foldexpr = foldexpr
     vim.opt_local.foldtext = "v:lua.require'llmster'.foldtext()"
     vim.opt_local.foldminlines = 0
     vim.opt_local.foldenable = M.config.fold_reasoning
@@ -393,6 +398,7 @@ local function on_event(buffer, event, method)
     set_indicator(buffer, reply, 'running ' .. tostring(event.name) .. '…')
     write(buffer, reply, function() on_tool_call(buffer, reply, event) end)
   elseif kind == 'error' then
+    reply.errored = true
     write(buffer, reply, function()
       open_segment(buffer, reply, 'note')
       insert(buffer, reply, '[error: ' .. single_line(event.message) .. ']')
@@ -480,7 +486,7 @@ local function on_reply(buffer, result, failure)
       end
       -- The fresh-context prompt says it already; a second message would only ask for Enter first.
       if kind ~= 'continuation_lost' or not M.config.prompt_fresh_context then client.notify(failure.message) end
-    elseif result.status ~= 'complete' then
+    elseif result.status ~= 'complete' and not (result.status == 'error' and reply.errored) then
       note = '[' .. result.status .. (result.cancelled == true and ', cancelled' or '') .. ']'
     end
     if note then
