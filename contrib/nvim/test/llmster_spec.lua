@@ -208,6 +208,8 @@ local ok, err = pcall(function()
     local shown = table.concat(vim.api.nvim_buf_get_lines(reopened, again[1][1] - 1, again[1][2], false), '\n')
     assert(shown == reasoning, 'a reopened chat shows the saved reasoning: ' .. shown)
     assert(vim.fn.foldclosed(again[1][1]) == again[1][1], 'folded when reopened')
+    vim.cmd('silent undo')
+    assert(text(reopened):find(reasoning, 1, true), 'undo does not take the transcript away')
   end)
 
   test('a large reasoning arrives whole and folded', function()

@@ -337,9 +337,7 @@ local function on_tool_call(buffer, reply, event)
     segment = open_segment(buffer, reply, 'tool')
     reply.tools[event.index] = segment
     insert(buffer, reply, table.concat(tool_lines(call), '\n'))
-    segment.open = false
-    local row, col = position(buffer, reply.finish)
-    segment.stop = mark_at(buffer, row, col, false)
+    end_segment(buffer, reply)
   else
     replace_segment(buffer, reply, segment, tool_lines(call))
   end
@@ -375,14 +373,10 @@ local function percent(value)
   return string.format('%d%%', math.floor((tonumber(value) or 0) * 100 + 0.5))
 end
 
-local function on_event(buffer, event, method)
+local function on_event(buffer, event)
   local chat = chats[buffer]
   local reply = chat and chat.reply
   if not (reply and vim.api.nvim_buf_is_valid(buffer)) then return end
-  if method == 'models/progress' then
-    set_indicator(buffer, reply, event.type == 'loading' and ('loading ' .. tostring(event.model) .. '…') or nil)
-    return
-  end
   if not isnil(event.conversationId) then chat.conversation = chat.conversation or event.conversationId end
   local kind = event.type
   if kind == 'model_load.progress' then
@@ -471,7 +465,7 @@ local function on_reply(buffer, result, failure)
     chat.conversation = result.conversationId
     chat.stats = not isnil(result.message) and not isnil(result.message.stats) and result.message.stats or chat.stats
   end
-  local kind = failure and failure.data and failure.data.kind
+  local kind = failure and not isnil(failure.data) and failure.data.kind
   if failure and reply.created and kind ~= 'continuation_lost' then
     finish_reply(buffer, chat)
     put_prompt_back(buffer, reply)
@@ -516,7 +510,7 @@ local function save_draft(buffer)
 end
 
 local function map(buffer, modes, lhs, action, desc)
-  if not lhs or lhs == false then return end
+  if not lhs then return end
   for _, mode in ipairs(modes) do
     vim.api.nvim_buf_set_keymap(buffer, mode, lhs, '', {
       noremap = true, silent = true, desc = desc,
@@ -631,6 +625,8 @@ function M.open(conversation_id)
   end
   local buffer = new_chat_buffer()
   local chat = chats[buffer]
+  -- The transcript is where undo starts, not a change to undo.
+  vim.bo[buffer].undolevels = -1
   if answer then
     local conversation = answer.conversation
     chat.conversation, chat.title = conversation.id, conversation.title or ''
@@ -641,6 +637,8 @@ function M.open(conversation_id)
   else
     vim.api.nvim_buf_set_lines(buffer, 0, -1, false, { '### You', '' })
   end
+  -- -123456 is "use the global value" for this global-local option.
+  vim.bo[buffer].undolevels = -123456
   rename_buffer(buffer, chat.title or '')
   show(buffer)
   vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
@@ -742,7 +740,7 @@ function M.send_chat(buffer, options)
   set_indicator(buffer, reply, 'waiting…')
   reply.id = client.request('chat/send', params,
     function(result, failure) on_reply(buffer, result, failure) end,
-    function(event, method) on_event(buffer, event, method) end)
+    function(event) on_event(buffer, event) end)
   return reply.id
 end
 
