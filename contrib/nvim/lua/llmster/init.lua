@@ -738,10 +738,16 @@ function M.send_chat(buffer, options)
   for _, window in ipairs(followers) do vim.api.nvim_win_set_cursor(window, { header + 2, 0 }) end
   chat.reply = reply
   set_indicator(buffer, reply, 'waiting…')
-  reply.id = client.request('chat/send', params,
+  local sent, id = pcall(client.request, 'chat/send', params,
     function(result, failure) on_reply(buffer, result, failure) end,
     function(event) on_event(buffer, event) end)
-  return reply.id
+  if not sent then
+    finish_reply(buffer, chat)
+    put_prompt_back(buffer, reply)
+    error(id, 0)
+  end
+  reply.id = id
+  return id
 end
 
 -- Asks again for an answer to the last message; the old answer stays in the library as an alternative.
