@@ -1,10 +1,52 @@
--- Commands of llmster.nvim (Neovim 0.7+).
-local function llmster() return require('llmster') end
+-- Commands of llmster.nvim (Neovim 0.7+); :help llmster-commands.
+if vim.g.loaded_llmster then return end
+vim.g.loaded_llmster = true
 
-vim.api.nvim_create_user_command('Llmster', function() llmster().open() end, { desc = 'Open an llmster chat' })
-vim.api.nvim_create_user_command('LlmsterSend', function(opts)
-  llmster().send(opts.line1, opts.line2, opts.range > 0)
-end, { range = true, desc = 'Send the chat input, or the range (default: the buffer) to a chat' })
-vim.api.nvim_create_user_command('LlmsterCancel', function() llmster().cancel() end, { desc = 'Cancel the streaming reply' })
-vim.api.nvim_create_user_command('LlmsterModels', function() llmster().pick_model() end, { desc = 'Choose the chat model' })
-vim.api.nvim_create_user_command('LlmsterChats', function() llmster().list_chats() end, { desc = 'List llmster conversations' })
+local function llmster() return require('llmster') end
+local function library() return require('llmster.library') end
+local function inline() return require('llmster.inline') end
+local function guard(body, ...) return require('llmster.client').guard(body, ...) end
+
+local function command(name, body, options)
+  options = options or {}
+  vim.api.nvim_create_user_command(name, function(opts) guard(body, opts) end, options)
+end
+
+local function argument(opts)
+  return opts.args ~= '' and opts.args or nil
+end
+
+command('Llmster', function(opts) llmster().open(argument(opts)) end,
+  { nargs = '?', desc = 'Open a new llmster chat, or the saved conversation given by id or title' })
+command('LlmsterSend', function(opts) llmster().send(opts.line1, opts.line2, opts.range > 0) end,
+  { range = true, desc = 'Send the chat input, or the range (default: the buffer) to a chat' })
+command('LlmsterAsk', function(opts) inline().ask(opts.line1, opts.line2, opts.range > 0, argument(opts)) end,
+  { range = true, nargs = '*', desc = 'Send the range as a fenced block with an instruction' })
+command('LlmsterRewrite', function(opts) inline().rewrite(opts.line1, opts.line2, argument(opts)) end,
+  { range = true, nargs = '*', desc = 'Rewrite the range in place; accept or reject the diff' })
+command('LlmsterAccept', function() inline().accept() end, { desc = 'Keep the rewritten lines' })
+command('LlmsterReject', function() inline().reject() end, { desc = 'Restore the lines before the rewrite' })
+command('LlmsterAdd', function(opts)
+  local target = argument(opts)
+  llmster().add_context(target or vim.api.nvim_get_current_buf())
+end, { nargs = '?', complete = 'file', desc = 'Attach the current buffer, or a file, to the next message of a chat' })
+command('LlmsterCancel', function() llmster().cancel() end, { desc = 'Cancel the streaming reply' })
+command('LlmsterRegenerate', function() llmster().regenerate() end, { desc = 'Ask again for the last answer' })
+command('LlmsterEditLast', function() llmster().edit_last() end, { desc = 'Edit and resend the last message' })
+command('LlmsterFresh', function() llmster().fresh() end, { desc = 'Resend the last message with a fresh server context' })
+command('LlmsterModels', function() llmster().pick_model() end, { desc = 'Choose the chat model' })
+command('LlmsterSystem', function(opts) llmster().set_system_prompt(opts.args) end,
+  { nargs = '*', desc = 'Set the chat system prompt (none: clear it)' })
+command('LlmsterReasoning', function(opts) llmster().set_reasoning(opts.args) end,
+  { nargs = 1, complete = function() return { 'off', 'low', 'medium', 'high', 'on', 'default' } end,
+    desc = 'Set the chat reasoning effort' })
+command('LlmsterToggleFolds', function() llmster().toggle_folds() end, { desc = 'Show or hide reasoning and tool output' })
+command('LlmsterChats', function() library().list() end, { desc = 'List llmster conversations' })
+command('LlmsterSearch', function(opts) library().search(argument(opts), opts.bang) end,
+  { nargs = '*', bang = true, desc = 'Search the library (! lists the hits in a buffer)' })
+command('LlmsterRename', function(opts) library().rename(argument(opts)) end, { nargs = '*', desc = 'Rename the conversation' })
+command('LlmsterMove', function(opts) library().move(argument(opts)) end,
+  { nargs = '?', desc = 'Move the conversation to a folder (Work/Research; / is the top level)' })
+command('LlmsterPin', function() library().toggle_pin() end, { desc = 'Pin or unpin the conversation' })
+command('LlmsterDelete', function(opts) library().delete(opts.bang) end, { bang = true, desc = 'Delete the conversation' })
+command('LlmsterActions', function() llmster().actions() end, { desc = 'Pick an llmster action' })

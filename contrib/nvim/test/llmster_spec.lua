@@ -2,7 +2,8 @@
 -- Run from the repository root:
 --   LLMSTER_BIN_DIR=$(swift build --show-bin-path) nvim --headless -u NONE -i NONE \
 --     --cmd 'set rtp^=contrib/nvim' -c 'luafile contrib/nvim/test/llmster_spec.lua'
--- Exits 0 when every test passes, 1 otherwise.
+-- Exits 0 when every test passes, 1 otherwise. LLMSTER_TEST=words runs only the tests whose name holds them.
+-- The undo check needs an interactive Neovim: Tests/EditorRPCTests/NeovimUndoTests.swift.
 
 local failures, passed = 0, 0
 
@@ -20,7 +21,8 @@ local ok, err = pcall(function()
 
   -- A sandboxed XDG home, and the simulator.
   local home = vim.fn.tempname()
-  for _, sub in ipairs({ 'data', 'config', 'state' }) do vim.fn.mkdir(home .. '/' .. sub, 'p') end
+  for _, sub in ipairs({ 'data', 'config', 'state', 'cache' }) do vim.fn.mkdir(home .. '/' .. sub, 'p') end
+  vim.env.XDG_CACHE_HOME = home .. '/cache'
   vim.env.XDG_DATA_HOME = home .. '/data'
   vim.env.XDG_CONFIG_HOME = home .. '/config'
   vim.env.XDG_STATE_HOME = home .. '/state'
@@ -44,6 +46,8 @@ local ok, err = pcall(function()
   local function text(buffer) return table.concat(vim.api.nvim_buf_get_lines(buffer, 0, -1, false), '\n') end
   local function type_input(buffer, line) vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { line }) end
 
+  -- A picker nobody answers: a headless inputlist() would wait for keys.
+  vim.ui.select = function(_, _, choose) choose(nil, nil) end
   local tests, order = {}, {}
   local function test(name, body) tests[name] = body table.insert(order, name) end
 
@@ -143,8 +147,421 @@ local ok, err = pcall(function()
     assert(text(opened):find('Hello from *Neovim*', 1, true), text(opened))
   end)
 
+
+  local function notifications(body)
+    local seen, original = {}, vim.notify
+    vim.notify = function(message, level) table.insert(seen, { message = message, level = level }) end
+    local ok, failure = pcall(body)
+    vim.notify = original
+    assert(ok, failure)
+    return seen
+  end
+  local function select_with(chooser, body)
+    local original = vim.ui.select
+    vim.ui.select = function(items, options, choose) choose(chooser(items, options)) end
+    local ok, failure = pcall(body)
+    vim.ui.select = original
+    assert(ok, failure)
+  end
+  local function new_chat(input)
+    vim.cmd('Llmster')
+    local buffer = vim.api.nvim_get_current_buf()
+    if input then
+      type_input(buffer, input)
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(buffer) end, 'the reply to ' .. input)
+    end
+    return buffer
+  end
+  local function saved(buffer)
+    return llmster.request_sync('conversations/get', { id = llmster.chat(buffer).conversation })
+  end
+  local function reset_simulator()
+    vim.fn.system({ 'curl', '-s', '-X', 'POST', url .. '/__sim/reset' })
+    assert(vim.v.shell_error == 0, 'the simulator reset')
+  end
+
+  test('reasoning is folded with a one-line summary, toggleable, whole', function()
+    local buffer = new_chat('[[sim:reasoning]] echo:the answer')
+    local reasoning = saved(buffer).messages[2].reasoning
+    assert(reasoning and #reasoning > 20, 'the simulator reasoned')
+    local folds = llmster.folds(buffer)
+    assert(#folds == 1, 'one fold: ' .. vim.inspect(folds))
+    local first, last, summary = unpack(folds[1])
+    assert(summary:match('^▸ Thought for %d+%.%d s$'), summary)
+    local folded = table.concat(vim.api.nvim_buf_get_lines(buffer, first - 1, last, false), '\n')
+    assert(folded == reasoning, 'the whole reasoning, exactly: ' .. folded)
+    assert(vim.fn.foldclosed(first) == first, 'folded by default')
+    assert(vim.fn.foldtextresult(first):find('▸ Thought for', 1, true), vim.fn.foldtextresult(first))
+    assert(vim.fn.foldclosed(last + 2) == -1, 'the answer is not folded')
+    assert(vim.api.nvim_buf_get_lines(buffer, last + 1, last + 2, false)[1] == 'the answer', text(buffer))
+    vim.cmd('LlmsterToggleFolds')
+    assert(vim.fn.foldclosed(first) == -1, 'the toggle shows the reasoning')
+    vim.cmd('LlmsterToggleFolds')
+    assert(vim.fn.foldclosed(first) == first, 'the toggle hides it again')
+
+    local conversation = llmster.chat(buffer).conversation
+    vim.cmd('bwipeout ' .. buffer)
+    local reopened = llmster.open(conversation)
+    local again = llmster.folds(reopened)
+    assert(#again == 1 and again[1][3]:match('^▸ Thought'), vim.inspect(again))
+    local shown = table.concat(vim.api.nvim_buf_get_lines(reopened, again[1][1] - 1, again[1][2], false), '\n')
+    assert(shown == reasoning, 'a reopened chat shows the saved reasoning: ' .. shown)
+    assert(vim.fn.foldclosed(again[1][1]) == again[1][1], 'folded when reopened')
+    vim.cmd('silent undo')
+    assert(text(reopened):find(reasoning, 1, true), 'undo does not take the transcript away')
+  end)
+
+  test('a large reasoning arrives whole and folded', function()
+    local buffer = new_chat('[[sim:reasoning large-reasoning=60000]] echo:done')
+    local reasoning = saved(buffer).messages[2].reasoning
+    local folds = llmster.folds(buffer)
+    local shown = table.concat(vim.api.nvim_buf_get_lines(buffer, folds[1][1] - 1, folds[1][2], false), '\n')
+    assert(#reasoning > 50000 and shown == reasoning, 'whole: ' .. #shown .. ' of ' .. #reasoning)
+  end)
+
+  test('the cursor at the end follows the reply', function()
+    vim.cmd('Llmster')
+    local buffer = vim.api.nvim_get_current_buf()
+    type_input(buffer, '[[sim:stall=30]] echo:one two three four five six')
+    vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
+    vim.cmd('LlmsterSend')
+    wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
+    local row = vim.api.nvim_win_get_cursor(0)[1]
+    assert(vim.api.nvim_buf_get_lines(buffer, row - 1, row, false)[1]:find('^one'), 'the cursor is on the reply')
+    llmster.cancel(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the cancelled reply')
+    assert(vim.api.nvim_win_get_cursor(0)[1] == vim.api.nvim_buf_line_count(buffer), 'then in the input area')
+  end)
+
+  test('wiping a chat buffer mid-stream cancels the reply', function()
+    vim.cmd('Llmster')
+    local buffer = vim.api.nvim_get_current_buf()
+    type_input(buffer, '[[sim:stall=30]] echo:one two three four five six')
+    vim.cmd('LlmsterSend')
+    wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
+    local conversation = llmster.chat(buffer).conversation
+    vim.cmd('bwipeout! ' .. buffer)
+    local status
+    wait(function()
+      local messages = llmster.request_sync('conversations/get', { id = conversation }).messages
+      status = messages[#messages].status
+      return status ~= 'streaming'
+    end, 'the reply to end')
+    assert(status == 'incomplete', 'cancelled, not run to the end: ' .. status)
+  end)
+
+  test('chat buffers are named after the conversation title', function()
+    local buffer = new_chat('echo:naming test')
+    wait(function() return vim.api.nvim_buf_get_name(buffer):find('llmster: ', 1, true) ~= nil
+      and not vim.api.nvim_buf_get_name(buffer):find('new chat', 1, true) end, 'the title')
+    local title = saved(buffer).conversation.title
+    assert(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buffer), ':t') == 'llmster: ' .. title, vim.api.nvim_buf_get_name(buffer))
+  end)
+
+  test('errors are one-line notifications, not stack traces', function()
+    local scratch = vim.api.nvim_create_buf(true, true)
+    vim.api.nvim_set_current_buf(scratch)
+    local seen = notifications(function()
+      llmster.guard(llmster.send_chat, scratch)
+      vim.cmd('LlmsterCancel')
+    end)
+    assert(#seen == 2, vim.inspect(seen))
+    assert(seen[1].message == 'llmster: not a chat buffer: :Llmster opens one, :LlmsterSend from another buffer sends it to a chat', seen[1].message)
+    assert(seen[1].level == vim.log.levels.ERROR)
+    assert(not seen[1].message:find('stack traceback', 1, true) and not seen[1].message:find('%.lua:%d'), seen[1].message)
+  end)
+
+  test('a child that fails is reported with its log file', function()
+    local chat = new_chat()
+    type_input(chat, 'echo:kept')
+    llmster.stop()
+    local log = require('llmster.client').log_path()
+    assert(vim.startswith(log, home), 'the log is in the sandbox: ' .. log)
+    vim.fn.delete(log)
+    llmster.setup({ cmd = { 'sh', '-c', 'echo llmster-was-here >&2; exit 3', 'sh' } })
+    local checked, failure = pcall(function()
+      local seen = notifications(function() vim.cmd('LlmsterSend') end)
+      local all = table.concat(vim.tbl_map(function(n) return n.message end, seen), '\n')
+      assert(all:find(log, 1, true), 'the log file is named: ' .. all)
+      assert(not llmster.streaming(chat) and text(chat) == '### You\n\necho:kept', 'the prompt stays: ' .. text(chat))
+      assert(table.concat(vim.fn.readfile(log), '\n'):find('llmster-was-here', 1, true), 'stderr went to the log')
+    end)
+    llmster.setup({ cmd = { bin .. '/llmster' } })
+    assert(checked, failure)
+    llmster.start()
+    assert(llmster.running())
+  end)
+
+  test('lost server context: a prompt offers a fresh context and resends', function()
+    local buffer = new_chat('echo:one')
+    reset_simulator()
+    local offered
+    select_with(function(items, options) offered = options.prompt return items[1], 1 end, function()
+      type_input(buffer, 'echo:two')
+      vim.cmd('LlmsterSend')
+      wait(function() return offered ~= nil end, 'the fresh-context prompt')
+      wait(function() return llmster.streaming(buffer) end, 'the resend')
+      wait(function() return not llmster.streaming(buffer) end, 'the resent reply')
+    end)
+    local body = text(buffer)
+    assert(body:match('### Assistant\ntwo\n\n### You\n$'), body)
+    assert(not body:find('[error', 1, true), 'the failed reply is replaced: ' .. body)
+    local messages = saved(buffer).messages
+    assert(messages[#messages].text == 'two' and messages[#messages].status == 'complete')
+  end)
+
+  test(':LlmsterFresh recovers when the prompt is declined', function()
+    local buffer = new_chat('echo:first')
+    reset_simulator()
+    select_with(function() return nil, nil end, function()
+      type_input(buffer, 'echo:second')
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(buffer) end, 'the failure')
+    end)
+    assert(text(buffer):find(':LlmsterFresh', 1, true), text(buffer))
+    vim.cmd('LlmsterFresh')
+    wait(function() return not llmster.streaming(buffer) end, 'the resent reply')
+    assert(text(buffer):match('### Assistant\nsecond\n\n### You\n$'), text(buffer))
+  end)
+
+  test('progress while the model loads, and a statusline', function()
+    vim.cmd('Llmster')
+    local buffer = vim.api.nvim_get_current_buf()
+    llmster.chat(buffer).model = 'acme/thinker-8b'
+    type_input(buffer, '[[sim:slow-load]] echo:loaded')
+    vim.cmd('LlmsterSend')
+    local shown = {}
+    wait(function()
+      local now = llmster.indicator(buffer)
+      if now then shown[now:gsub('%d+%%', 'N%%')] = true end
+      return not llmster.streaming(buffer)
+    end, 'the reply')
+    assert(shown['loading model N%'], vim.inspect(shown))
+    assert(llmster.indicator(buffer) == nil, 'the indicator goes when the reply ends')
+    llmster.models()
+    local line = llmster.statusline()
+    assert(line:match('^llmster: acme/thinker%-8b · %d+/[%d.]+k? tokens$'), line)
+  end)
+
+  test('tool calls show name, arguments, status and folded output', function()
+    local buffer = new_chat('[[sim:tools]] echo:tools')
+    local body = text(buffer)
+    assert(body:find('⚙ search_docs({"query":"sse"}) · done', 1, true), body)
+    assert(body:find('⚙ open_browser({"url":"https://lmstudio.ai"}) · failed: Cannot find tool open_browser', 1, true), body)
+    local output
+    for _, fold in ipairs(llmster.folds(buffer)) do
+      if fold[3] == '▸ output of search_docs' then output = fold end
+    end
+    assert(output, vim.inspect(llmster.folds(buffer)))
+    assert(vim.api.nvim_buf_get_lines(buffer, output[1] - 1, output[1], false)[1]:find('^Found 3 results'), 'the fold holds the output')
+    assert(vim.fn.foldclosed(output[1]) == output[1], 'folded')
+    local conversation = llmster.chat(buffer).conversation
+    vim.cmd('bwipeout ' .. buffer)
+    local reopened = text(llmster.open(conversation))
+    assert(reopened:find('⚙ search_docs({"query":"sse"}) · done\nFound 3 results', 1, true), reopened)
+    assert(reopened:find('Cannot find tool open_browser', 1, true), reopened)
+  end)
+
+  test('a reopened transcript shows why a reply failed', function()
+    local buffer = new_chat('echo:fine')
+    type_input(buffer, '[[sim:error=internal_error]] echo:broken')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the failed reply')
+    local reply = saved(buffer).messages[4]
+    assert(reply.status == 'error' and reply.error and reply.error ~= '', vim.inspect(reply))
+    local _, notes = text(buffer):gsub('%[error', '')
+    assert(notes == 1, 'the error is shown once: ' .. text(buffer))
+    local conversation = llmster.chat(buffer).conversation
+    vim.cmd('bwipeout ' .. buffer)
+    local reopened = text(llmster.open(conversation))
+    assert(reopened:find('[error: ' .. reply.error, 1, true), reopened)
+  end)
+
+  test(':checkhealth llmster reports the executable and the server', function()
+    vim.cmd('checkhealth llmster')
+    local report = text(vim.api.nvim_get_current_buf())
+    assert(report:find('executable: ' .. bin .. '/llmster', 1, true), report)
+    assert(report:find('LM Studio answers at ' .. url, 1, true), report)
+    vim.cmd('bwipeout!')
+  end)
+
+  test('a failed first send puts the prompt back and leaves no conversation', function()
+    vim.cmd('Llmster')
+    local buffer = vim.api.nvim_get_current_buf()
+    type_input(buffer, '[[sim:status=500]] my precious prompt')
+    local seen = notifications(function()
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(buffer) end, 'the failure')
+    end)
+    assert(text(buffer) == '### You\n\n[[sim:status=500]] my precious prompt', text(buffer))
+    assert(#seen == 1 and seen[1].message:find('input area', 1, true), vim.inspect(seen))
+    assert(llmster.chat(buffer).conversation == nil)
+  end)
+
+  test('search picks a conversation, or lists hits in a buffer', function()
+    local buffer = new_chat('echo:zeppelin inventory')
+    local conversation = llmster.chat(buffer).conversation
+    select_with(function(items, options)
+      assert(options.format_item(items[1]):find('zeppelin', 1, true), options.format_item(items[1]))
+      return items[1], 1
+    end, function() vim.cmd('LlmsterSearch zeppelin') end)
+    assert(llmster.chat().conversation == conversation, 'the hit opened')
+    vim.cmd('LlmsterSearch! zeppelin')
+    local results = vim.api.nvim_get_current_buf()
+    assert(text(results):find('zeppelin', 1, true), text(results))
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+    assert(llmster.chat() and llmster.chat().conversation == conversation, 'enter opens the hit')
+  end)
+
+  test('rename, move to a nested folder, pin, draft and delete', function()
+    local buffer = new_chat('echo:library chores')
+    vim.cmd('LlmsterRename Chores')
+    assert(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buffer), ':t') == 'llmster: Chores', vim.api.nvim_buf_get_name(buffer))
+    vim.cmd('LlmsterMove Work/Research')
+    vim.cmd('LlmsterPin')
+    local conversation = saved(buffer).conversation
+    assert(conversation.title == 'Chores' and conversation.folderPath == 'Work/Research' and conversation.pinned == true,
+      vim.inspect(conversation))
+    type_input(buffer, 'half-typed thought')
+    vim.cmd('enew')
+    assert(llmster.request_sync('drafts/get', { conversationId = conversation.id }).text == 'half-typed thought')
+    vim.cmd('bwipeout ' .. buffer)
+    local reopened = llmster.open(conversation.id)
+    assert(text(reopened):match('### You\nhalf%-typed thought$'), text(reopened))
+    local list = llmster.list_chats()
+    assert(vim.api.nvim_buf_get_lines(list, 0, 1, false)[1] == '* [Work/Research] Chores', text(list))
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.cmd('LlmsterDelete!')
+    assert(not pcall(llmster.request_sync, 'conversations/get', { id = conversation.id }), 'deleted')
+    assert(not text(list):find('Chores', 1, true), 'the list is refreshed')
+  end)
+
+  test('ask sends the selection as a fenced block with file name and filetype', function()
+    new_chat()
+    local path = home .. '/demo.lua'
+    vim.fn.writefile({ 'local x = 1', 'return x' }, path)
+    vim.cmd('edit ' .. path)
+    vim.cmd('1,2LlmsterAsk echo:explain')
+    local chat = vim.api.nvim_get_current_buf()
+    wait(function() return not llmster.streaming(chat) end, 'the reply')
+    local sent = saved(chat).messages[1].text
+    assert(sent:find('echo:explain\n\n', 1, true), sent)
+    assert(sent:find('demo.lua (lines 1-2):\n```lua\nlocal x = 1\nreturn x\n```', 1, true), sent)
+  end)
+
+  test('rewrite in place shows a diff to accept or reject', function()
+    local inline = require('llmster.inline')
+    llmster.setup({ rewrite_prompt = function() return 'echo:```lua\nlocal x = 2\nreturn x * 2\n```' end })
+    local source = vim.api.nvim_create_buf(true, false)
+    vim.api.nvim_buf_set_lines(source, 0, -1, false, { 'header', 'local x = 1', 'return x', 'footer' })
+    vim.api.nvim_set_current_buf(source)
+    vim.cmd('2,3LlmsterRewrite double it')
+    wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the rewrite')
+    assert(text(source) == 'header\nlocal x = 2\nreturn x * 2\nfooter', text(source))
+    local kept = llmster.request_sync('conversations/get', { id = inline.pending(source).conversation }).conversation
+    assert(kept.folderPath == 'Rewrites', 'rewrites stay out of the top level: ' .. tostring(kept.folderPath))
+    local marks = vim.api.nvim_buf_get_extmarks(source, vim.api.nvim_create_namespace('llmster_rewrite'), 0, -1, { details = true })
+    local old
+    for _, mark in ipairs(marks) do if mark[4].virt_lines then old = mark[4].virt_lines end end
+    assert(old and old[1][1][1] == 'local x = 1' and old[2][1][1] == 'return x', 'the old lines are shown')
+    vim.cmd('LlmsterReject')
+    assert(text(source) == 'header\nlocal x = 1\nreturn x\nfooter', text(source))
+    vim.cmd('2,3LlmsterRewrite double it')
+    wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the second rewrite')
+    vim.api.nvim_feedkeys('ga', 'x', false)
+    assert(not inline.pending(source), 'accepted')
+    assert(text(source) == 'header\nlocal x = 2\nreturn x * 2\nfooter', text(source))
+    assert(#vim.api.nvim_buf_get_extmarks(source, vim.api.nvim_create_namespace('llmster_rewrite'), 0, -1, {}) == 0)
+    llmster.config.rewrite_prompt = nil
+  end)
+
+  test('context: files and buffers go with the next message', function()
+    local path = home .. '/notes.txt'
+    vim.fn.writefile({ 'attached words' }, path)
+    local chat = new_chat()
+    vim.cmd('LlmsterAdd ' .. path)
+    assert(vim.deep_equal(llmster.context(chat), { vim.fn.fnamemodify(path, ':~:.') }), vim.inspect(llmster.context(chat)))
+    type_input(chat, 'echo:with context')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(chat) end, 'the reply')
+    local sent = saved(chat).messages[1].text
+    assert(sent:find('notes.txt:\n```text\nattached words\n```', 1, true), sent)
+    assert(#llmster.context(chat) == 0, 'sent once')
+    type_input(chat, '/file ' .. path)
+    type_input(chat, 'echo:again')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(chat) end, 'the second reply')
+    local messages = saved(chat).messages
+    assert(messages[3].text:find('attached words', 1, true), messages[3].text)
+  end)
+
+  test('regenerate, edit-last and settings work from the chat buffer', function()
+    local buffer = new_chat('echo:original')
+    vim.cmd('LlmsterRegenerate')
+    wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
+    assert(text(buffer):match('^### You\n\necho:original\n\n### Assistant\noriginal\n\n### You\n$'), text(buffer))
+    local conversation = llmster.chat(buffer).conversation
+    local alternatives = llmster.request_sync('conversations/alternatives', { conversationId = conversation })
+    assert(#alternatives.alternatives == 2, 'the old answer is an alternative')
+    vim.cmd('LlmsterEditLast')
+    assert(text(buffer):match('### You\necho:original$'), text(buffer))
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:edited' })
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the edited reply')
+    assert(text(buffer):match('^### You\necho:edited\n\n### Assistant\nedited\n\n### You\n$'), text(buffer))
+    local messages = saved(buffer).messages
+    assert(#messages == 2 and messages[1].text == 'echo:edited', vim.inspect(messages))
+    vim.cmd('LlmsterSystem Answer in French.')
+    assert(saved(buffer).conversation.systemPrompt == 'Answer in French.')
+    assert(llmster.chat(buffer).fresh_next, 'the next send starts a fresh context')
+  end)
+
+  test('reasoning effort goes with the first send, then through setSettings', function()
+    vim.cmd('Llmster')
+    local buffer = vim.api.nvim_get_current_buf()
+    llmster.chat(buffer).model = 'acme/thinker-8b'
+    vim.cmd('LlmsterReasoning low')
+    type_input(buffer, 'echo:think a little')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    assert(saved(buffer).conversation.settings.reasoning == 'low', vim.inspect(saved(buffer).conversation.settings))
+    vim.cmd('LlmsterReasoning high')
+    assert(saved(buffer).conversation.settings.reasoning == 'high', vim.inspect(saved(buffer).conversation.settings))
+    local seen = notifications(function() vim.cmd('LlmsterReasoning loud') end)
+    assert(#seen == 1 and seen[1].message:find('off, low, medium, high', 1, true), vim.inspect(seen))
+  end)
+
+  test('the command palette lists the actions', function()
+    new_chat()
+    local names
+    select_with(function(items, options)
+      names = vim.tbl_map(options.format_item, items)
+      for _, item in ipairs(items) do if item[1] == 'Library' then return item, 1 end end
+    end, function() vim.cmd('LlmsterActions') end)
+    assert(vim.tbl_contains(names, 'Regenerate the last answer') and vim.tbl_contains(names, 'Search the library'), vim.inspect(names))
+    assert(vim.b.llmster_library, 'the library opened')
+  end)
+
+  test('default chat keymaps exist and can be turned off', function()
+    local buffer = new_chat()
+    local function mapped(mode, lhs)
+      for _, map in ipairs(vim.api.nvim_buf_get_keymap(buffer, mode)) do
+        if map.lhs == lhs then return true end
+      end
+      return false
+    end
+    assert(mapped('n', '<CR>') and mapped('i', '<C-S>') and mapped('n', '<C-C>'), 'send and cancel keys')
+    llmster.setup({ keymaps = { send = false } })
+    buffer = new_chat()
+    assert(not mapped('n', '<CR>'), 'send key off')
+    llmster.setup({ keymaps = { send = { n = '<CR>', i = '<C-s>' } } })
+  end)
+
   -- In order: the chat list expects the conversations the send tests made.
+  local only = os.getenv('LLMSTER_TEST')
   for _, name in ipairs(order) do
+    if only and not name:find(only, 1, true) then goto continue end
     local passed_ok, failure = pcall(tests[name])
     if passed_ok then
       passed = passed + 1
@@ -153,6 +570,7 @@ local ok, err = pcall(function()
       failures = failures + 1
       report('FAIL ' .. name .. ': ' .. tostring(failure))
     end
+    ::continue::
   end
   llmster.stop()
   vim.fn.jobstop(simulator)

@@ -1,0 +1,198 @@
+-- The llmster library in Neovim: list, search, rename, move, pin and delete conversations.
+local client = require('llmster.client')
+local isnil = client.isnil
+
+local M = {}
+
+local function llmster() return require('llmster') end
+
+local function title_of(conversation)
+  local title = conversation.title
+  return (not isnil(title) and title ~= '') and title or 'Untitled'
+end
+
+-- One line of the library list: pin, folder and title.
+function M.format(conversation)
+  local folder = isnil(conversation.folderPath) and '' or ('[' .. conversation.folderPath .. '] ')
+  return string.format('%s %s%s', conversation.pinned == true and '*' or ' ', folder, title_of(conversation))
+end
+
+-- The conversation an action applies to: the library line under the cursor, or the current chat's.
+local function current()
+  local buffer = vim.api.nvim_get_current_buf()
+  local ids = vim.b[buffer].llmster_ids
+  if ids then
+    local id = ids[vim.api.nvim_win_get_cursor(0)[1]]
+    if id then return id end
+    error('no conversation on this line', 0)
+  end
+  local chat = llmster().chat(buffer)
+  if chat and chat.conversation then return chat.conversation end
+  error('no conversation here: use it in a chat buffer that has a reply, or in :LlmsterChats', 0)
+end
+
+local function refresh_views(conversation)
+  for _, buffer in ipairs(vim.api.nvim_list_bufs()) do
+    local chat = llmster().chat(buffer)
+    if chat and conversation and chat.conversation == conversation.id then
+      chat.title = conversation.title or ''
+      llmster().rename_buffer(buffer, chat.title)
+    end
+    if vim.api.nvim_buf_is_loaded(buffer) and vim.b[buffer].llmster_library then M.fill(buffer) end
+  end
+end
+
+local function list_buffer(name)
+  local buffer = vim.api.nvim_create_buf(true, true)
+  pcall(vim.api.nvim_buf_set_name, buffer, name)
+  return buffer
+end
+
+local function set_list(buffer, lines, ids)
+  vim.bo[buffer].modifiable = true
+  vim.api.nvim_buf_set_lines(buffer, 0, -1, false, lines)
+  vim.bo[buffer].modifiable = false
+  vim.b[buffer].llmster_ids = ids
+end
+
+local function list_keymaps(buffer, keys)
+  for lhs, action in pairs(keys) do
+    vim.api.nvim_buf_set_keymap(buffer, 'n', lhs, '', { noremap = true, silent = true, callback = function() client.guard(action) end })
+  end
+end
+
+-- Fills a library buffer with the conversations, pinned first.
+function M.fill(buffer)
+  local conversations = client.request_sync('conversations/list', {}).conversations
+  local lines, ids = {}, {}
+  for _, conversation in ipairs(conversations) do
+    table.insert(lines, M.format(conversation))
+    table.insert(ids, conversation.id)
+  end
+  set_list(buffer, lines, ids)
+end
+
+-- :LlmsterChats: the library; <CR> opens, r renames, m moves, p pins, d deletes, / searches, R refreshes.
+function M.list()
+  local buffer = list_buffer('llmster: library')
+  vim.b[buffer].llmster_library = true
+  M.fill(buffer)
+  list_keymaps(buffer, {
+    ['<CR>'] = function() llmster().open(current()) end,
+    r = function() M.rename() end,
+    m = function() M.move() end,
+    p = function() M.toggle_pin() end,
+    d = function() M.delete() end,
+    ['/'] = function() M.search() end,
+    R = function() M.fill(buffer) end,
+  })
+  vim.api.nvim_set_current_buf(buffer)
+  return buffer
+end
+
+-- Renames the conversation (asks with vim.ui.input when `title` is nil).
+function M.rename(title)
+  local id = current()
+  local function apply(text)
+    if not text or vim.trim(text) == '' then return end
+    refresh_views(client.request_sync('conversations/rename', { id = id, title = vim.trim(text) }))
+  end
+  if title then return apply(title) end
+  vim.ui.input({ prompt = 'Title: ' }, function(text) client.guard(apply, text) end)
+end
+
+-- The id of the folder at `path` ("Work/Research"), created with its parents when missing; nil for "" or "/".
+function M.folder_id(path)
+  local parts = vim.tbl_filter(function(part) return part ~= '' end, vim.split(path, '/', { plain = true }))
+  if #parts == 0 then return nil end
+  local folders = client.request_sync('folders/list', {}).folders
+  local parent, walked = nil, ''
+  for _, name in ipairs(parts) do
+    walked = walked == '' and name or (walked .. '/' .. name)
+    local found
+    for _, folder in ipairs(folders) do
+      if folder.path == walked then found = folder end
+    end
+    found = found or client.request_sync('folders/create', { name = name, parentId = parent })
+    parent = found.id
+  end
+  return parent
+end
+
+-- Moves the conversation to the folder `path` (nested with "/"; "" or "/" is the top level).
+function M.move(path)
+  local id = current()
+  local function apply(text)
+    if not text then return end
+    local folder = M.folder_id(vim.trim(text))
+    refresh_views(client.request_sync('conversations/move', { id = id, folderId = folder or vim.NIL }))
+  end
+  if path then return apply(path) end
+  local folders = client.request_sync('folders/list', {}).folders
+  local paths = vim.tbl_map(function(folder) return folder.path end, folders)
+  table.sort(paths)
+  table.insert(paths, 1, '/')
+  table.insert(paths, 'New folder…')
+  vim.ui.select(paths, { prompt = 'Move to folder' }, function(choice)
+    if choice == 'New folder…' then
+      vim.ui.input({ prompt = 'Folder (Work/Research): ' }, function(text) client.guard(apply, text) end)
+    elseif choice then
+      client.guard(apply, choice)
+    end
+  end)
+end
+
+-- Pins the conversation, or unpins it when it is pinned.
+function M.toggle_pin()
+  local id = current()
+  local conversation = client.request_sync('conversations/get', { id = id }).conversation
+  refresh_views(client.request_sync(conversation.pinned == true and 'conversations/unpin' or 'conversations/pin', { id = id }))
+end
+
+-- Deletes the conversation after a confirmation (`force` skips it).
+function M.delete(force)
+  local id = current()
+  if not force and vim.fn.confirm('Delete this conversation?', '&Yes\n&No', 2) ~= 1 then return end
+  client.request_sync('conversations/delete', { id = id })
+  for _, buffer in ipairs(vim.api.nvim_list_bufs()) do
+    local chat = llmster().chat(buffer)
+    if chat and chat.conversation == id then chat.conversation, chat.title = nil, nil end
+  end
+  refresh_views(nil)
+end
+
+local function hit_line(hit)
+  local snippet = not isnil(hit.snippet) and hit.snippet:gsub('%s+', ' ') or ''
+  return string.format('%s — %s', title_of(hit), snippet)
+end
+
+-- :LlmsterSearch: full-text search; picks a hit with vim.ui.select, or with `in_buffer` lists them in a buffer.
+function M.search(query, in_buffer)
+  local function run(text)
+    if not text or vim.trim(text) == '' then return end
+    local hits = client.request_sync('conversations/search', { query = text }).hits
+    if #hits == 0 then return client.notify('nothing matches ' .. text, vim.log.levels.INFO) end
+    if in_buffer then return M.results(text, hits) end
+    vim.ui.select(hits, { prompt = 'Conversations', format_item = hit_line }, function(hit)
+      if hit then client.guard(llmster().open, hit.conversationId) end
+    end)
+  end
+  if query then return run(query) end
+  vim.ui.input({ prompt = 'Search: ' }, function(text) client.guard(run, text) end)
+end
+
+-- A buffer listing search hits; <CR> opens the conversation of the line.
+function M.results(query, hits)
+  local buffer = list_buffer('llmster: search ' .. query)
+  local lines, ids = {}, {}
+  for _, hit in ipairs(hits) do
+    table.insert(lines, hit_line(hit))
+    table.insert(ids, hit.conversationId)
+  end
+  set_list(buffer, lines, ids)
+  list_keymaps(buffer, { ['<CR>'] = function() llmster().open(current()) end })
+  vim.api.nvim_set_current_buf(buffer)
+  return buffer
+end
+
+return M
