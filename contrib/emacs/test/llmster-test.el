@@ -6,11 +6,13 @@
 ;;   LLMSTER_BIN_DIR=$(swift build --show-bin-path) emacs --batch -Q -l contrib/emacs/llmster.el \
 ;;     -l contrib/emacs/test/llmster-test.el -f ert-run-tests-batch-and-exit
 ;; Starts `lmstudio-sim --token-delay 0' and points llmster at a temporary XDG home.
+;; `make editor-tests' runs the suite twice: without and with markdown-mode loaded first.
 
 ;;; Code:
 
 (require 'ert)
 (require 'llmster)
+(require 'url)
 
 (defvar llmster-test--bin-dir
   (let ((dir (getenv "LLMSTER_BIN_DIR")))
@@ -60,34 +62,25 @@
       (accept-process-output nil 0.02))
     (should (funcall predicate))))
 
+(defun llmster-test--wait-reply (buffer)
+  "Wait until the reply streaming into BUFFER has ended."
+  (llmster-test--wait (lambda () (not (llmster-streaming-p buffer)))))
+
+(defun llmster-test--call (method &rest params)
+  "The result of METHOD with PARAMS (an alist given as key value pairs)."
+  (llmster--request-sync method (cl-loop for (key value) on params by #'cddr collect (cons key value))))
+
+(defun llmster-test--reset-server ()
+  "Make the simulator forget every server-side context, as a restarted LM Studio does."
+  (let ((url-request-method "POST"))
+    (kill-buffer (url-retrieve-synchronously (concat (llmster-test--start-simulator) "/__sim/reset") t))))
+
 (defun llmster-test--send (buffer text)
   "Type TEXT in chat BUFFER and send it."
   (with-current-buffer buffer
     (goto-char (point-max))
     (insert text)
     (llmster-send)))
-
-(ert-deftest llmster-test-send-streams-the-reply-as-one-undo-step ()
-  (llmster-test--with-llmster
-    (let ((buffer (llmster)))
-      (with-current-buffer buffer
-        (buffer-enable-undo)
-        (llmster-test--send buffer "[[sim:reasoning]] echo:Hello from *Emacs*")
-        (goto-char (point-min))
-        (should (llmster-streaming-p))
-        (llmster-test--wait (lambda () (not (llmster-streaming-p buffer))))
-        (should (string-match-p "### Assistant\n\\(.\\|\n\\)*Hello from \\*Emacs\\*" (buffer-string)))
-        (should (= (point) (point-min)))
-        (should llmster--conversation-id)
-        ;; Reasoning is there, dim and folded.
-        (let ((position (text-property-any (point-min) (point-max) 'llmster-reasoning t)))
-          (should position)
-          (should (eq (get-text-property position 'invisible) 'llmster-reasoning))
-          (should (invisible-p position)))
-        ;; One undo removes the whole reply.
-        (let ((last-command nil))
-          (undo))
-        (should-not (string-match-p "### Assistant" (buffer-string)))))))
 
 (ert-deftest llmster-test-a-rewritten-answer-replaces-the-streamed-text ()
   (llmster-test--with-llmster
@@ -171,14 +164,6 @@
         (goto-char (point-min))
         (should-not (search-forward "Renamed chat" nil t))))))
 
-(ert-deftest llmster-test-send-region ()
-  (llmster-test--with-llmster
-    (with-temp-buffer
-      (insert "echo:from a region")
-      (let ((chat (llmster-send-region (point-min) (point-max))))
-        (llmster-test--wait (lambda () (not (llmster-streaming-p chat))))
-        (should (string-match-p "### Assistant\n\n?from a region" (with-current-buffer chat (buffer-string))))))))
-
 (ert-deftest llmster-test-json-fallback-parses-like-the-native-parser ()
   (let ((text "{\"a\":[1,{\"b\":null}],\"c\":\"é\",\"d\":false}"))
     (should (equal (llmster--json-parse text)
@@ -200,5 +185,146 @@
             (let ((models (plist-get (jsonrpc-request connection :models/list nil) :models)))
               (should (cl-some (lambda (m) (equal (plist-get m :key) "acme/tiny-1b")) models))))
         (jsonrpc-shutdown connection t)))))
+
+;;;; Reasoning, undo, progress, tools, fresh context, failed first send
+
+(ert-deftest llmster-test-chat-buffers-use-markdown-mode-when-installed ()
+  (llmster-test--with-llmster
+    (with-current-buffer (llmster)
+      (should (eq (and (derived-mode-p 'markdown-mode) t) (featurep 'markdown-mode))))))
+
+(ert-deftest llmster-test-reasoning-is-folded-and-survives-font-lock ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) saved)
+      (with-current-buffer buffer
+        (llmster-test--send buffer "[[sim:reasoning]] echo:The answer")
+        (llmster-test--wait-reply buffer)
+        (setq saved (alist-get 'reasoning (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))))
+      (should (> (length saved) 20))
+      (dolist (chat (list buffer (llmster (buffer-local-value 'llmster--conversation-id buffer))))
+        (with-current-buffer chat
+          (font-lock-ensure)
+          (let ((fold (car (llmster--folds 'reasoning))))
+            (should fold)
+            ;; Folded to one summary line, the whole reasoning behind it, the answer outside it.
+            (should (string-match-p "\\`▸ Thought for [0-9]+\\.[0-9] s\n\\'" (get-char-property (overlay-start fold) 'display)))
+            (should (equal (string-trim (buffer-substring-no-properties (overlay-start fold) (overlay-end fold))) saved))
+            (should (string-prefix-p "The answer" (buffer-substring-no-properties (overlay-end fold) (point-max))))
+            (should (eq (get-char-property (1+ (overlay-start fold)) 'face) 'llmster-reasoning-face))
+            ;; C-c C-r away from the fold shows all reasoning; on the fold, it folds that one again.
+            (goto-char (point-max))
+            (llmster-toggle-reasoning)
+            (font-lock-ensure)
+            (should-not (get-char-property (overlay-start fold) 'display))
+            (should (string-match-p "▾ Thought for" (overlay-get fold 'before-string)))
+            (goto-char (1+ (overlay-start fold)))
+            (llmster-toggle-reasoning)
+            (font-lock-ensure)
+            (should (get-char-property (overlay-start fold) 'display))))))))
+
+(ert-deftest llmster-test-undo-works-after-typing-while-a-reply-streams ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send buffer "[[sim:stall=1]] echo:one two three four five six seven eight")
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t))))
+        (should (llmster-streaming-p))
+        ;; The user types the next prompt while the reply streams above it.
+        (goto-char (point-max))
+        (undo-boundary)
+        (insert "next question")
+        (undo-boundary)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### Assistant\none two three four five six seven eight\n\n### You\nnext question\\'" (buffer-string)))
+        (let ((last-command nil)) (undo))
+        (should (string-match-p "### Assistant\none two three four five six seven eight\n\n### You\n\\'" (buffer-string)))
+        (let ((last-command 'undo)) (undo))
+        (should-not (string-match-p "### Assistant" (buffer-string)))))))
+
+(ert-deftest llmster-test-model-load-progress-and-usage-are-shown ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (seen nil))
+      (let ((record (lambda (_reply text) (push text seen))))
+        (advice-add 'llmster--set-indicator :after record)
+        (unwind-protect
+            (with-current-buffer buffer
+              (setq llmster--model "acme/thinker-8b")
+              (llmster-test--send buffer "[[sim:slow-load]] echo:loaded at last")
+              (should (string-match-p "waiting for the server" (overlay-get (llmster--reply-indicator llmster--stream) 'after-string)))
+              (llmster-test--wait-reply buffer))
+          (advice-remove 'llmster--set-indicator record)))
+      (should (cl-some (lambda (text) (string-match-p "\\`loading the model [0-9]+%\\'" text)) seen))
+      (should (member "answering" seen))
+      (with-current-buffer buffer
+        ;; The indicator goes when the reply ends.
+        (should-not (cl-some (lambda (o) (overlay-get o 'after-string)) (overlays-in (point-min) (point-max))))
+        (should (eq mode-line-process 'llmster--usage))
+        (llmster-test--wait (lambda () (string-match-p "acme/thinker-8b [0-9.k]+/[0-9.k]+ tokens" (or llmster--usage ""))))))))
+
+(ert-deftest llmster-test-tool-calls-show-arguments-status-and-folded-output ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "[[sim:tools]] hi")
+      (llmster-test--wait-reply buffer)
+      (dolist (chat (list buffer (llmster (buffer-local-value 'llmster--conversation-id buffer))))
+        (with-current-buffer chat
+          (let ((text (buffer-string)))
+            (should (string-match-p "⚙ search_docs({\"query\":\"sse\"}) ✓ done\n" text))
+            (should (string-match-p "⚙ open_browser({\"url\":\"https://lmstudio.ai\"}) ✗ failed: Cannot find tool open_browser\n" text)))
+          (let ((output (car (llmster--folds 'output))))
+            (should output)
+            (should (string-match-p "\\`▸ output: [0-9]+ lines\n\\'" (get-char-property (overlay-start output) 'display)))
+            (should (string-prefix-p "Found 3 results" (buffer-substring-no-properties (overlay-start output) (overlay-end output))))
+            (goto-char (overlay-start output))
+            (llmster-toggle-reasoning)
+            (should-not (get-char-property (overlay-start output) 'display))))))))
+
+(ert-deftest llmster-test-lost-server-context-offers-a-fresh-one ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (asked nil))
+      (llmster-test--send buffer "echo:first")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--reset-server)
+      (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) t)))
+        (llmster-test--send buffer "echo:second")
+        (llmster-test--wait (lambda () (with-current-buffer buffer
+                                         (and (not (llmster-streaming-p)) (string-match-p "### Assistant\nsecond\n" (buffer-string)))))))
+      (should (string-match-p "fresh" asked))
+      (with-current-buffer buffer
+        (should-not (string-match-p "\\[error" (buffer-string)))
+        (let ((last (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (should (equal (alist-get 'text last) "second"))
+          (should (equal (alist-get 'status last) "complete")))))))
+
+(ert-deftest llmster-test-fresh-context-command-answers-again ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:only once")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--reset-server)
+      (with-current-buffer buffer
+        (llmster-fresh-context)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "\\`### You\necho:only once\n\n### Assistant\nonly once\n\n### You\n\\'" (buffer-string)))))))
+
+(ert-deftest llmster-test-a-failed-first-send-puts-the-prompt-back ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (llmster-test--send buffer "[[sim:status=500]] my long prompt")
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\n[[sim:status=500]] my long prompt"))
+        (should-not llmster--conversation-id)
+        (should-not (alist-get 'conversations (llmster-test--call "conversations/list")))
+        ;; The prompt can be fixed and sent again.
+        (goto-char (point-min))
+        (search-forward "[[sim:status=500]] ")
+        (replace-match "")
+        (goto-char (point-max))
+        (insert " echo:works")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### Assistant\nworks" (buffer-string)))))))
 
 ;;; llmster-test.el ends here
