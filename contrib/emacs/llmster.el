@@ -1208,7 +1208,8 @@ Missing folders are created; an empty path is the top level."
   "Search the library for QUERY and open the conversation chosen."
   (interactive (list (read-string "Search the library: ")))
   (llmster--ensure-process)
-  (let* ((hits (or (llmster--search query) (user-error "Nothing in the library matches %s" query)))
+  (let* ((hits (cl-remove-duplicates (or (llmster--search query) (user-error "Nothing in the library matches %s" query))
+                                     :key (lambda (hit) (alist-get 'conversationId hit)) :test #'equal :from-end t))
          (table (mapcar (lambda (hit) (cons (llmster--hit-label hit) hit)) hits))
          (choice (completing-read "Open: " table nil t)))
     (llmster (alist-get 'conversationId (cdr (assoc choice table))))))

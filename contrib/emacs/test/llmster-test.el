@@ -327,4 +327,56 @@
         (llmster-test--wait-reply buffer)
         (should (string-match-p "### Assistant\nworks" (buffer-string)))))))
 
+;;;; Library: titles, search, nested folders
+
+(ert-deftest llmster-test-chat-buffers-are-named-after-their-conversation ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:Naming things")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--wait (lambda () (string-prefix-p "*llmster: echo:Naming things" (buffer-name buffer))))
+      (should (string-prefix-p "*llmster: echo:Naming things"
+                               (buffer-name (llmster (buffer-local-value 'llmster--conversation-id buffer))))))))
+
+(ert-deftest llmster-test-search-picks-and-lists-matches ()
+  (llmster-test--with-llmster
+    (let ((first (llmster)) (second (llmster)))
+      (llmster-test--send first "echo:zebra crossing ahead")
+      (llmster-test--send second "echo:nothing to see")
+      (llmster-test--wait-reply first)
+      (llmster-test--wait-reply second)
+      (let (offered)
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (_prompt table &rest _) (setq offered (all-completions "" table)) (car offered))))
+          (with-current-buffer (llmster-search "zebra")
+            (should (string-match-p "### Assistant\nzebra crossing ahead" (buffer-string)))))
+        (should (= (length offered) 1))
+        (should (string-match-p "zebra" (car offered))))
+      (with-current-buffer (llmster-search-list "zebra")
+        (goto-char (point-min))
+        (should (search-forward "zebra" nil t))
+        (should-not (search-forward "nothing to see" nil t))
+        (goto-char (point-min))
+        (search-forward "zebra")
+        (with-current-buffer (llmster-chats-open)
+          (should (string-match-p "zebra crossing ahead" (buffer-string))))))))
+
+(ert-deftest llmster-test-move-to-nested-folders ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:filed away")
+      (llmster-test--wait-reply buffer))
+    (with-current-buffer (llmster-list-conversations)
+      (goto-char (point-min))
+      (search-forward "filed away")
+      (llmster-chats-move "Work/Research")
+      (goto-char (point-min))
+      (search-forward "filed away")
+      (should (equal (aref (tabulated-list-get-entry) 1) "Work/Research"))
+      ;; An existing path is reused, not created twice.
+      (llmster-chats-move "Work")
+      (llmster-chats-move "Work/Research")
+      (should (equal (mapcar (lambda (f) (alist-get 'path f)) (alist-get 'folders (llmster-test--call "folders/list")))
+                     '("Work" "Work/Research"))))))
+
 ;;; llmster-test.el ends here
