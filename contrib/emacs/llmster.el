@@ -993,8 +993,8 @@ Interactively BUFFER is asked for; without one a new chat opens."
 
 (defun llmster--answer-code (answer)
   "The contents of the first fenced block of ANSWER, or ANSWER itself."
-  (if (string-match "^\\(`\\{3,\\}\\)[^\n]*\n\\(\\(?:.\\|\n\\)*?\\)^\\1[ \t]*$" answer)
-      (match-string 2 answer)
+  (if (string-match "^\\(`\\{3,\\}\\)[^\n]*\n\\(\\(?:.\\|\n\\)*?\\)\n\\1[ \t]*$" answer)
+      (concat (match-string 2 answer) "\n")
     answer))
 
 ;;;###autoload
@@ -1024,6 +1024,9 @@ reject (\\[llmster-rewrite-reject]).  The exchange is not kept in the library."
           (new (generate-new-buffer " *llmster-new*"))
           (diff (get-buffer-create "*llmster rewrite*")))
       (with-current-buffer old (insert-buffer-substring source start end))
+      ;; A region without a line end is replaced by an answer without one.
+      (unless (with-current-buffer old (eq (char-before (point-max)) ?\n))
+        (setq new-text (string-remove-suffix "\n" new-text)))
       (with-current-buffer new (insert new-text))
       (unwind-protect
           (diff-no-select old new nil t diff)

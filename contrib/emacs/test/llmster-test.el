@@ -379,4 +379,122 @@
       (should (equal (mapcar (lambda (f) (alist-get 'path f)) (alist-get 'folders (llmster-test--call "folders/list")))
                      '("Work" "Work/Research"))))))
 
+;;;; gptel-style: regions, rewrite, context, settings, regenerate, edit, menu
+
+(ert-deftest llmster-test-send-region-with-an-instruction ()
+  (llmster-test--with-llmster
+    (with-temp-buffer
+      (emacs-lisp-mode)
+      (insert "(message \"hi\")\n")
+      (let ((name (buffer-name))
+            (chat (llmster-send-region (point-min) (point-max) "echo:looks fine")))
+        (llmster-test--wait-reply chat)
+        (with-current-buffer chat
+          (should (string-match-p (concat "### You\nFile: " (regexp-quote name) "\n```emacs-lisp\n(message \"hi\")\n```\n\necho:looks fine")
+                                  (buffer-string)))
+          (should (string-match-p "### Assistant\nlooks fine" (buffer-string))))))))
+
+(defun llmster-test--rewrite (instruction)
+  "Rewrite a buffer holding \"old text\" with INSTRUCTION; return (SOURCE . DIFF)."
+  (let ((source (generate-new-buffer "notes.txt")))
+    (with-current-buffer source
+      (insert "keep\nold text\nkeep too\n")
+      (llmster-rewrite 6 15 instruction))
+    (llmster-test--wait (lambda () (let ((diff (get-buffer "*llmster rewrite*")))
+                                     (and diff (buffer-local-value 'llmster--rewrite diff)))))
+    (cons source (get-buffer "*llmster rewrite*"))))
+
+(ert-deftest llmster-test-rewrite-shows-a-diff-to-accept-or-reject ()
+  (llmster-test--with-llmster
+    (llmster--ensure-process)
+    (pcase-let ((`(,source . ,diff) (llmster-test--rewrite "echo:```\nnew text\n```")))
+      (with-current-buffer diff
+        (should (string-match-p "^-old text$" (buffer-string)))
+        (should (string-match-p "^\\+new text$" (buffer-string)))
+        (llmster-rewrite-accept))
+      (should-not (buffer-live-p diff))
+      (should (equal (with-current-buffer source (buffer-string)) "keep\nnew text\nkeep too\n")))
+    (pcase-let ((`(,source . ,diff) (llmster-test--rewrite "echo:```\nother text\n```")))
+      (with-current-buffer diff (llmster-rewrite-reject))
+      (should (equal (with-current-buffer source (buffer-string)) "keep\nold text\nkeep too\n")))
+    ;; The rewrites are not kept in the library.
+    (llmster-test--wait (lambda () (null (alist-get 'conversations (llmster-test--call "conversations/list")))))))
+
+(ert-deftest llmster-test-context-goes-with-the-next-message ()
+  (llmster-test--with-llmster
+    (let ((notes (generate-new-buffer "notes.txt"))
+          (chat (llmster)))
+      (with-current-buffer notes (insert "The secret word is plover.\n"))
+      (llmster-add-context notes chat)
+      (with-current-buffer chat
+        (should (string-match-p "notes.txt" header-line-format))
+        (llmster-test--send chat "echo:noted")
+        (llmster-test--wait-reply chat)
+        (should-not header-line-format)
+        (let ((sent (alist-get 'text (car (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (should (string-match-p "File: notes.txt\n```[a-z-]*\nThe secret word is plover.\n```" sent))
+          (should (string-suffix-p "echo:noted" sent)))
+        ;; Only the next message.
+        (llmster-test--send chat "echo:again")
+        (llmster-test--wait-reply chat)
+        (should (equal (alist-get 'text (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)) 2)))
+                       "echo:again"))))))
+
+(ert-deftest llmster-test-system-prompt-and-reasoning-effort ()
+  (llmster-test--with-llmster
+    (with-current-buffer (llmster)
+      (setq llmster--model "acme/thinker-8b")
+      (llmster-set-system-prompt "Answer in French.")
+      (llmster-test--send (current-buffer) "echo:oui")
+      (llmster-test--wait-reply (current-buffer))
+      (let ((conversation (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id))))
+        (should (equal (alist-get 'systemPrompt conversation) "Answer in French.")))
+      (llmster-set-reasoning "low")
+      (should (equal (alist-get 'reasoning (alist-get 'settings (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id)))) "low"))
+      (should-error (llmster-set-reasoning "extreme"))
+      ;; A new prompt after the first reply needs a fresh server context: the next send asks for one.
+      (llmster-set-system-prompt "Answer in German.")
+      (should llmster--fresh-next)
+      (llmster-test--send (current-buffer) "echo:ja")
+      (llmster-test--wait-reply (current-buffer))
+      (should-not llmster--fresh-next)
+      (should (string-match-p "\nja\n\n### You\n\\'" (buffer-string))))))
+
+(ert-deftest llmster-test-regenerate-and-edit-the-last-message ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (llmster-regenerate)
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:one\n\n### Assistant\none\n\n### You\n"))
+        (should (= 2 (length (alist-get 'alternatives (llmster-test--call "conversations/alternatives" 'conversationId llmster--conversation-id)))))
+        (llmster-edit-last)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:one"))
+        (delete-region llmster--input-start (point-max))
+        (goto-char (point-max))
+        (insert "echo:deux")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:deux\n\n### Assistant\ndeux\n\n### You\n"))
+        (let* ((messages (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+               (turn (alist-get 'id (car messages))))
+          (should (= 2 (length messages)))
+          (should (equal (mapcar (lambda (m) (alist-get 'text m))
+                                 (alist-get 'alternatives (llmster-test--call "conversations/alternatives"
+                                                                              'conversationId llmster--conversation-id 'messageId turn)))
+                         '("echo:one" "echo:deux"))))))))
+
+(ert-deftest llmster-test-menu-offers-only-real-commands ()
+  (let ((commands nil))
+    (cl-labels ((walk (layout)
+                  (cond ((and (vectorp layout)) (mapc #'walk layout))
+                        ((and (consp layout) (plist-get (cdr-safe (cdr-safe layout)) :command))
+                         (push (plist-get (cddr layout) :command) commands))
+                        ((consp layout) (mapc #'walk layout)))))
+      (walk (get 'llmster-menu 'transient--layout)))
+    (should (> (length commands) 10))
+    (dolist (command commands) (should (commandp command)))))
+
 ;;; llmster-test.el ends here
