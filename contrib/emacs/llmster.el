@@ -219,8 +219,8 @@ Signal a `user-error' with the server's message when it fails."
     (llmster--request method params (lambda (r e) (setq done t result r failure e)))
     (while (and (not done) (llmster--live-p) (< (float-time) deadline))
       (accept-process-output llmster--process 0.05))
-    (cond (failure (user-error "llmster: %s" (alist-get 'message failure)))
-          ((not done) (user-error "llmster: no answer to %s" method))
+    (cond (failure (user-error "The llmster request failed: %s" (alist-get 'message failure)))
+          ((not done) (user-error "No answer from llmster to %s" method))
           (t result))))
 
 (defun llmster--cancel-request (id)
@@ -305,7 +305,7 @@ Signal a `user-error' with the server's message when it fails."
 (defvar-local llmster--last-reply nil "The last reply shown in this buffer (an `llmster--reply').")
 (defvar-local llmster--context nil "Buffers and files sent with the next message: (NAME . SOURCE).")
 (defvar-local llmster--pending-settings nil
-  "Chat/send params for the conversation's first message (system prompt, reasoning).")
+  "Settings for the conversation's first message (system prompt, reasoning).")
 (defvar-local llmster--fresh-next nil "Whether the next message starts a fresh server context.")
 (defvar-local llmster--edit-next nil "Whether the next send replaces the last message.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
@@ -460,7 +460,7 @@ TEXT-START is where the message it answers starts."
       (_ record))))
 
 (defun llmster--shift-undo (reply pos delta)
-  "Move by DELTA the positions at or after POS in the undo records made since REPLY began."
+  "Move positions at or after POS by DELTA in the undo records newer than REPLY."
   (when (listp buffer-undo-list)
     (let ((cell buffer-undo-list) (mark (llmster--reply-undo-mark reply)))
       (while (and cell (not (eq cell mark)))
@@ -468,7 +468,7 @@ TEXT-START is where the message it answers starts."
         (setq cell (cdr cell))))))
 
 (defun llmster--record-exchange (reply)
-  "Record REPLY's exchange as one undo step, older than the user's edits made meanwhile."
+  "Record REPLY's exchange as one undo step, older than the user's edits since."
   (when (listp buffer-undo-list)
     (let ((entry (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply))))
           (mark (llmster--reply-undo-mark reply)))
@@ -511,7 +511,7 @@ Windows whose point was at POS follow it; others stay put."
       (llmster--start-reply text `((text . ,(concat (llmster--context-text) text)))))))
 
 (defun llmster--start-reply (text params)
-  "Move the typed TEXT above a new reply and send PARAMS (plus this chat's settings)."
+  "Move the typed TEXT above a new reply and send PARAMS with this chat's settings."
   (let ((text-start (copy-marker llmster--input-start)))
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (goto-char (point-max))
@@ -520,7 +520,8 @@ Windows whose point was at POS follow it; others stay put."
     (llmster--open-reply params text-start text)))
 
 (defun llmster--open-reply (params text-start text &optional reply-start)
-  "Stream a reply to PARAMS into a new \"### Assistant\" section, or at REPLY-START.
+  "Stream the reply to PARAMS into a new \"### Assistant\" section.
+With REPLY-START, stream it there instead.
 TEXT-START and TEXT are the message it answers, as shown and as typed."
   (let* ((buffer (current-buffer))
          (new (null llmster--conversation-id))
@@ -713,7 +714,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
         (run-hooks 'llmster-reply-finished-hook)))))
 
 (defun llmster--complete-reasoning (reply message)
-  "Show the saved reasoning of MESSAGE in REPLY when the stream did not show it whole."
+  "Show the saved reasoning of MESSAGE in REPLY, unless the stream showed it all."
   (let ((saved (alist-get 'reasoning message))
         (shown (cl-remove-if-not (lambda (o) (eq (overlay-get o 'llmster-kind) 'reasoning))
                                  (overlays-in (llmster--reply-body reply) (llmster--reply-end reply)))))
@@ -759,7 +760,8 @@ llmster removed the conversation it had made for it."
   (and (buffer-local-value 'llmster--stream (or buffer (current-buffer))) t))
 
 (defun llmster-cancel ()
-  "Cancel the reply being streamed; llmster keeps what arrived, marked incomplete."
+  "Cancel the reply being streamed.
+llmster keeps what arrived, marked incomplete."
   (interactive)
   (if llmster--stream
       (llmster--cancel-request (llmster--reply-id llmster--stream))
@@ -772,7 +774,7 @@ llmster removed the conversation it had made for it."
   (if (>= n 1000) (format "%.1fk" (/ n 1000.0)) (format "%d" n)))
 
 (defun llmster--show-usage (instance stats)
-  "Show model INSTANCE and the context its last reply's STATS used, in the mode line."
+  "Show model INSTANCE and the context used after a reply's STATS in the mode line."
   (when instance
     (let* ((used (+ (or (alist-get 'input_tokens stats) 0) (or (alist-get 'total_output_tokens stats) 0)))
            (buffer (current-buffer))
@@ -795,7 +797,8 @@ llmster removed the conversation it had made for it."
 ;;;; Regenerate, edit, fresh context
 
 (defun llmster--reuse-last-reply (params)
-  "Stream a new answer to PARAMS in place of the last reply (its removal can be undone)."
+  "Stream a new answer to PARAMS in place of the last reply.
+Removing the last reply can be undone."
   (llmster--require-chat)
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
   (unless (and llmster--conversation-id llmster--last-reply) (user-error "No reply to answer again yet"))
@@ -806,7 +809,7 @@ llmster removed the conversation it had made for it."
     (llmster--open-reply params (llmster--reply-text-start last) (llmster--reply-text last) start)))
 
 (defun llmster-regenerate ()
-  "Ask again: a new answer to the last message replaces the last reply.
+  "Ask again: replace the last reply with a new answer to the last message.
 The old answer stays in the library as an alternative."
   (interactive)
   (llmster--reuse-last-reply '((retry . t))))
@@ -826,7 +829,7 @@ no longer remembers the earlier turns, the library still has them."
         (llmster-fresh-context)))))
 
 (defun llmster-edit-last ()
-  "Put the last message in the input area; the next send replaces it.
+  "Put the last message in the input area, for the next send to replace it.
 The original and its answer stay in the library as an alternative."
   (interactive)
   (llmster--require-chat)
@@ -922,7 +925,8 @@ The original and its answer stay in the library as an alternative."
   (force-mode-line-update))
 
 (defun llmster--choose-chat (prompt)
-  "The chat buffer to use: this one, or one asked for with PROMPT (nil for a new chat)."
+  "The chat buffer to use: this one, or one asked for with PROMPT.
+Nil means a new chat."
   (if (llmster--chat-buffer-p)
       (current-buffer)
     (let ((chats (cl-loop for b in (buffer-list) when (llmster--chat-buffer-p b) collect (buffer-name b))))
@@ -999,7 +1003,7 @@ Interactively BUFFER is asked for; without one a new chat opens."
 
 ;;;###autoload
 (defun llmster-rewrite (start end instruction)
-  "Rewrite the region START to END as INSTRUCTION says, with the model's answer.
+  "Replace the region START to END by the model's rewrite following INSTRUCTION.
 The answer is shown as a diff to accept (\\[llmster-rewrite-accept]) or
 reject (\\[llmster-rewrite-reject]).  The exchange is not kept in the library."
   (interactive (list (region-beginning) (region-end) (read-string "Rewrite instruction: ")))
@@ -1018,7 +1022,8 @@ reject (\\[llmster-rewrite-reject]).  The exchange is not kept in the library."
                                                  (llmster--answer-code (alist-get 'text (alist-get 'message result)))))))))
 
 (defun llmster--show-rewrite (source start end new-text)
-  "Show the rewrite of START to END in SOURCE to NEW-TEXT as a diff to accept or reject."
+  "Show the rewrite of START to END in SOURCE as NEW-TEXT.
+It is shown as a diff to accept or reject."
   (when (buffer-live-p source)
     (let ((old (generate-new-buffer " *llmster-old*"))
           (new (generate-new-buffer " *llmster-new*"))

@@ -13,6 +13,8 @@
 (require 'ert)
 (require 'llmster)
 (require 'url)
+(require 'jsonrpc)
+(require 'checkdoc)
 
 (defvar llmster-test--bin-dir
   (let ((dir (getenv "LLMSTER_BIN_DIR")))
@@ -71,7 +73,7 @@
   (llmster--request-sync method (cl-loop for (key value) on params by #'cddr collect (cons key value))))
 
 (defun llmster-test--reset-server ()
-  "Make the simulator forget every server-side context, as a restarted LM Studio does."
+  "Make the simulator forget every server context, as a restarted LM Studio does."
   (let ((url-request-method "POST"))
     (kill-buffer (url-retrieve-synchronously (concat (llmster-test--start-simulator) "/__sim/reset") t))))
 
@@ -496,5 +498,23 @@
       (walk (get 'llmster-menu 'transient--layout)))
     (should (> (length commands) 10))
     (dolist (command commands) (should (commandp command)))))
+
+;;;; Packaging
+
+(ert-deftest llmster-test-package-is-checkdoc-clean ()
+  (let ((problems nil))
+    (cl-letf (((symbol-function 'display-warning) (lambda (_type message &rest _) (push message problems))))
+      (checkdoc-file (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun))))
+    (should-not problems)))
+
+(ert-deftest llmster-test-default-keys-leave-gptel-and-the-user-alone ()
+  ;; C-c RET (C-c C-m in a terminal) is gptel's send key; C-c LETTER is the user's.
+  (should-not (lookup-key llmster-chat-mode-map (kbd "C-c RET")))
+  (map-keymap (lambda (key _binding)
+                (when (eq key ?\C-c)
+                  (map-keymap (lambda (second _)
+                                (should-not (and (characterp second) (<= ?a (downcase second) ?z))))
+                              (lookup-key llmster-chat-mode-map (kbd "C-c")))))
+              llmster-chat-mode-map))
 
 ;;; llmster-test.el ends here
