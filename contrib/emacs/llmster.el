@@ -357,9 +357,13 @@ Type below the last \"### You\" line and send with \\[llmster-send].
   (unless (llmster--chat-buffer-p) (user-error "Not an llmster chat buffer (M-x llmster opens one)")))
 
 (defun llmster--cancel-on-kill ()
-  "Cancel this buffer's reply when the buffer is killed.
-llmster saves what arrived."
-  (when llmster--stream (llmster--cancel-request (llmster--reply-id llmster--stream))))
+  "Cancel the reply and keep the unsent text as a draft, as the buffer is killed.
+llmster saves what arrived of the reply."
+  (when llmster--stream (llmster--cancel-request (llmster--reply-id llmster--stream)))
+  (when (and llmster--conversation-id (llmster--live-p))
+    (llmster--request "drafts/set" `((conversationId . ,llmster--conversation-id)
+                                     (text . ,(string-trim (buffer-substring-no-properties llmster--input-start (point-max)))))
+                      #'ignore)))
 
 (defun llmster--insert-heading (text)
   "Insert a heading line TEXT at point."
@@ -407,6 +411,7 @@ llmster saves what arrived."
         (setq llmster--last-reply (llmster--insert-saved-reply message text-start))
         (insert "\n\n")))
     (llmster--new-input-area)
+    (insert (or (alist-get 'draft conversation) ""))
     (let ((last (car (last (alist-get 'messages answer)))))
       (when last (llmster--show-usage (alist-get 'modelInstanceId last) (alist-get 'stats last))))))
 
@@ -969,9 +974,7 @@ Interactively a buffer is asked for; with a prefix argument, a file."
 The region goes as a fenced block with its file name and language.
 Interactively BUFFER is asked for; without one a new chat opens."
   (interactive
-   (list (region-beginning) (region-end) (read-string "Instruction: ")
-         (let ((chats (cl-loop for b in (buffer-list) when (llmster--chat-buffer-p b) collect (buffer-name b))))
-           (when chats (get-buffer (completing-read "Chat buffer: " chats nil t nil nil (car chats)))))))
+   (list (region-beginning) (region-end) (read-string "Instruction: ") (llmster--choose-chat "Chat buffer: ")))
   (let ((text (llmster--region-text start end instruction))
         (target (or buffer (save-window-excursion (llmster)))))
     (with-current-buffer target
@@ -1101,8 +1104,35 @@ Shows whether it is loaded, its size and its capabilities."
                       (complete-with-action action table string predicate)))
                   nil t)))
     (setq llmster--model choice)
-    (message "llmster: next messages use %s" choice)
+    (if llmster--conversation-id
+        (llmster--select-model choice)
+      (message "llmster: next messages use %s" choice))
     choice))
+
+(defun llmster--select-model (key)
+  "Make KEY this chat's model now, loading it under llmster's load policy.
+The previous chat model is unloaded, as the REPL's /model does; the mode line
+shows each step."
+  (let ((buffer (current-buffer)))
+    (cl-flet ((show (text) (when (buffer-live-p buffer)
+                             (with-current-buffer buffer
+                               (setq llmster--usage (format " [%s]" text))
+                               (force-mode-line-update)))))
+      (show (format "%s: selecting…" key))
+      (llmster--request "models/select" `((conversationId . ,llmster--conversation-id) (model . ,key))
+                        (lambda (result error)
+                          (if error
+                              (progn (show (format "%s: %s" key (alist-get 'message error)))
+                                     (message "llmster: %s" (alist-get 'message error)))
+                            (let ((seconds (alist-get 'loadTimeSeconds result)))
+                              (show (alist-get 'instanceId result))
+                              (message "llmster: %s is ready%s" key
+                                       (if seconds (format " (loaded in %.1f s)" seconds) "")))))
+                        (lambda (progress)
+                          (show (pcase (alist-get 'type progress)
+                                  ("unloaded" (format "%s: unloaded %s" key (alist-get 'instanceId progress)))
+                                  ("loading" (format "%s: loading…" key))
+                                  (_ (format "%s: loaded" key)))))))))
 
 ;;;; Conversation list
 

@@ -329,6 +329,34 @@
         (llmster-test--wait-reply buffer)
         (should (string-match-p "### Assistant\nworks" (buffer-string)))))))
 
+(ert-deftest llmster-test-unsent-text-is-kept-as-a-draft ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) id)
+      (llmster-test--send buffer "echo:hello")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (setq id llmster--conversation-id)
+        (goto-char (point-max))
+        (insert "half a thought"))
+      (kill-buffer buffer)
+      (llmster-test--wait (lambda () (equal (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id)) "half a thought")))
+      (with-current-buffer (llmster id)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "half a thought"))))))
+
+(ert-deftest llmster-test-choosing-a-model-selects-it-for-the-conversation ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:on tiny")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (cl-letf (((symbol-function 'completing-read) (lambda (&rest _) "acme/thinker-8b")))
+          (llmster-select-model))
+        (llmster-test--wait (lambda () (equal llmster--usage " [acme/thinker-8b]")))
+        (let ((models (llmster-models)))
+          (should (eq (alist-get 'loaded (cl-find "acme/thinker-8b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t)))
+        (should (equal (alist-get 'modelKey (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+                       "acme/thinker-8b"))))))
+
 ;;;; Library: titles, search, nested folders
 
 (ert-deftest llmster-test-chat-buffers-are-named-after-their-conversation ()
