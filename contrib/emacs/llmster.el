@@ -410,6 +410,10 @@ llmster saves what arrived of the reply."
                  (insert (alist-get 'text message) "\n\n"))
         (setq llmster--last-reply (llmster--insert-saved-reply message text-start))
         (insert "\n\n")))
+    (when (equal (alist-get 'role (car (last (alist-get 'messages answer)))) "user")
+      ;; An unanswered last message (the send failed): regenerating answers it here.
+      (setq llmster--last-reply (llmster--insert-saved-reply '((status . "unanswered")) text-start))
+      (insert "\n\n"))
     (llmster--new-input-area)
     (insert (or (alist-get 'draft conversation) ""))
     (let ((last (car (last (alist-get 'messages answer)))))

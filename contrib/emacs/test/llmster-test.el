@@ -52,7 +52,10 @@
                                        process-environment))
           (llmster-program (expand-file-name "llmster" llmster-test--bin-dir)))
      (unwind-protect
-         (progn ,@body)
+         (progn
+           ;; Every test starts with the server as it starts: no contexts, only acme/tiny-1b loaded.
+           (llmster-test--reset-server)
+           ,@body)
        (when (llmster--live-p) (delete-process llmster--process))
        (setq llmster--process nil)
        (delete-directory home t))))
@@ -298,6 +301,21 @@
         (let ((last (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
           (should (equal (alist-get 'text last) "second"))
           (should (equal (alist-get 'status last) "complete")))))))
+
+(ert-deftest llmster-test-a-reopened-chat-answers-its-unanswered-message-in-place ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (asked nil))
+      (llmster-test--send buffer "echo:first")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--reset-server)
+      (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) (setq asked t) nil)))
+        (llmster-test--send buffer "echo:second")
+        (llmster-test--wait (lambda () asked)))
+      (with-current-buffer (llmster (buffer-local-value 'llmster--conversation-id buffer))
+        (should (string-match-p "### You\necho:second\n\n### Assistant\n\n\\[unanswered\\]\n\n### You\n\\'" (buffer-string)))
+        (llmster-fresh-context)
+        (llmster-test--wait-reply (current-buffer))
+        (should (string-match-p "### You\necho:second\n\n### Assistant\nsecond\n\n### You\n\\'" (buffer-string)))))))
 
 (ert-deftest llmster-test-fresh-context-command-answers-again ()
   (llmster-test--with-llmster
