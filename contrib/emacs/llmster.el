@@ -274,8 +274,12 @@ Signal a `user-error' with the server's message when it fails."
         (lambda (a b) (< (overlay-start a) (overlay-start b)))))
 
 (defun llmster--fold-at (position)
-  "The fold covering POSITION, or nil."
-  (cl-find-if (lambda (o) (overlay-get o 'llmster-fold)) (overlays-at position)))
+  "The fold covering POSITION, or the output fold of the tool call there, or nil."
+  (let ((overlays (overlays-at position)))
+    (or (cl-find-if (lambda (o) (overlay-get o 'llmster-fold)) overlays)
+        (let ((block (cl-find-if (lambda (o) (overlay-get o 'llmster-tool)) overlays)))
+          (and block (cl-find-if (lambda (o) (eq (overlay-get o 'llmster-fold) 'output))
+                                 (overlays-in (overlay-start block) (overlay-end block))))))))
 
 (defun llmster-toggle-reasoning ()
   "Fold or show the reasoning or tool output at point; elsewhere, all reasoning."
@@ -635,6 +639,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
       (overlay-put block 'llmster-tool call)
       (let ((line (make-overlay pos (+ pos header))))
         (overlay-put line 'face 'llmster-tool-face)
+        (overlay-put line 'keymap llmster-fold-map)
         (overlay-put line 'llmster-tool-part t))
       (when (< header (length text))
         (llmster--make-fold (+ pos header) (+ pos (length text)) 'output

@@ -283,7 +283,12 @@
             (should (string-prefix-p "Found 3 results" (buffer-substring-no-properties (overlay-start output) (overlay-end output))))
             (goto-char (overlay-start output))
             (llmster-toggle-reasoning)
-            (should-not (get-char-property (overlay-start output) 'display))))))))
+            (should-not (get-char-property (overlay-start output) 'display))
+            ;; On the call's line too.
+            (goto-char (point-min))
+            (search-forward "⚙ search_docs")
+            (llmster-toggle-reasoning)
+            (should (get-char-property (overlay-start output) 'display))))))))
 
 (ert-deftest llmster-test-lost-server-context-offers-a-fresh-one ()
   (llmster-test--with-llmster
