@@ -857,6 +857,7 @@ The original and its answer stay in the library as an alternative."
     (goto-char llmster--input-start)
     (insert text)
     (setq llmster--edit-next t)
+    (llmster--show-context)
     (message "llmster: edit the message, then %s sends it in place of the last one"
              (substitute-command-keys "\\[llmster-send]"))))
 
@@ -865,6 +866,7 @@ The original and its answer stay in the library as an alternative."
   (let* ((last llmster--last-reply)
          (text-start (marker-position (llmster--reply-text-start last))))
     (setq llmster--edit-next nil)
+    (llmster--show-context)
     (dolist (o (overlays-in text-start (point-max))) (delete-overlay o))
     (let ((inhibit-read-only t))
       (delete-region text-start (point-max))
@@ -932,10 +934,15 @@ The original and its answer stay in the library as an alternative."
              llmster--context ""))
 
 (defun llmster--show-context ()
-  "Show the attached buffers and files in the header line (none: no header line)."
+  "Show in the header line what the next send does besides sending.
+That is: the attached buffers and files go with it, or it replaces the
+last message.  Without either, there is no header line."
   (setq header-line-format
-        (when llmster--context
-          (format " Context for the next message: %s" (mapconcat #'car llmster--context ", "))))
+        (let ((parts (delq nil (list (when llmster--edit-next
+                                       (substitute-command-keys "Editing the last message (\\[llmster-send] replaces it)"))
+                                     (when llmster--context
+                                       (format "Context: %s" (mapconcat #'car llmster--context ", ")))))))
+          (when parts (concat " " (string-join parts "; ")))))
   (force-mode-line-update))
 
 (defun llmster--choose-chat (prompt)
