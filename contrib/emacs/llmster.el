@@ -461,7 +461,7 @@ TEXT-START is where the message it answers starts."
 
 (defun llmster--shift-record (record pos delta)
   "RECORD of `buffer-undo-list' with its positions at or after POS moved by DELTA."
-  (let ((shift (lambda (p) (if (>= p pos) (max pos (+ p delta)) p))))
+  (let ((shift (lambda (p) (if (>= p pos) (+ p delta) p))))
     (pcase record
       ((pred integerp) (funcall shift record))
       (`(,(and beg (pred integerp)) . ,(and end (pred integerp)))

@@ -247,6 +247,22 @@
         (let ((last-command 'undo)) (undo))
         (should-not (string-match-p "### Assistant" (buffer-string)))))))
 
+(ert-deftest llmster-test-undo-works-after-typing-while-a-reply-is-rewritten ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send buffer "[[sim:rewrite stall=1]] echo:one two three four five six seven eight nine ten")
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t))))
+        (goto-char (point-max))
+        (undo-boundary)
+        (insert "next question")
+        (undo-boundary)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### Assistant\nRevised: one two three four five six seven eight nine ten\n\n### You\nnext question\\'" (buffer-string)))
+        (let ((last-command nil)) (undo))
+        (should (string-match-p "### Assistant\nRevised: one two three four five six seven eight nine ten\n\n### You\n\\'" (buffer-string)))))))
+
 (ert-deftest llmster-test-model-load-progress-and-usage-are-shown ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)) (seen nil))
