@@ -243,7 +243,7 @@ Signal a `user-error' with the server's message when it fails."
 
 (defun llmster--make-fold (start end kind summary)
   "Fold START to END, text of KIND (`reasoning' or `output'), behind SUMMARY."
-  (let ((fold (make-overlay start end nil nil nil)))
+  (let ((fold (make-overlay start end nil t nil)))
     (overlay-put fold 'llmster-fold kind)
     (overlay-put fold 'llmster-summary summary)
     (overlay-put fold 'llmster-folded (or (eq kind 'output) llmster-fold-reasoning))
@@ -593,9 +593,11 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
         (end (llmster--reply-end reply)))
     (unless (and segment (eq (overlay-get segment 'llmster-kind) kind))
       (llmster--close-segment reply)
+      ;; Segments grow only by `move-overlay': text inserted at their start (a tool call
+      ;; shown again before them) stays outside.
       (setq segment (if (eq kind 'reasoning)
                         (llmster--make-fold end end 'reasoning "Thinking…")
-                      (make-overlay end end)))
+                      (make-overlay end end nil t nil)))
       (overlay-put segment 'llmster-kind kind)
       (when (eq kind 'reasoning) (setf (llmster--reply-reasoning-started reply) (float-time)))
       (setf (llmster--reply-segment reply) segment))
@@ -621,8 +623,8 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
     (concat (format "⚙ %s(%s) %s\n" (alist-get 'name call)
                     (if arguments (llmster--json-encode arguments) "")
                     (pcase status
-                      ((or "success" "succeeded" "complete" "completed") "✓ done")
-                      ((or "failed" "failure" "error") (format "✗ failed: %s" (or (alist-get 'reason call) "")))
+                      ("succeeded" "✓ done")
+                      ("failed" (format "✗ failed: %s" (or (alist-get 'reason call) "")))
                       (_ "… running")))
             (when (and output (not (string-empty-p output)))
               (concat output (if (string-suffix-p "\n" output) "" "\n"))))))
