@@ -386,16 +386,22 @@ llmster saves what arrived of the reply."
 
 ;;;###autoload
 (defun llmster (&optional conversation-id)
-  "Open a chat buffer: a new conversation, or CONVERSATION-ID from the library."
+  "Open a chat buffer: a new conversation, or CONVERSATION-ID from the library.
+A conversation already open in a buffer is shown there."
   (interactive)
   (llmster--ensure-process)
-  (let ((buffer (generate-new-buffer "*llmster*")))
-    (with-current-buffer buffer
-      (llmster-chat-mode)
-      (setq llmster--input-start (copy-marker (point-min)))
-      (if conversation-id
-          (llmster--fill-transcript conversation-id)
-        (llmster--new-input-area)))
+  (let ((buffer (or (and conversation-id
+                         (cl-find-if (lambda (b) (and (llmster--chat-buffer-p b)
+                                                      (equal (buffer-local-value 'llmster--conversation-id b) conversation-id)))
+                                     (buffer-list)))
+                    (let ((new (generate-new-buffer "*llmster*")))
+                      (with-current-buffer new
+                        (llmster-chat-mode)
+                        (setq llmster--input-start (copy-marker (point-min)))
+                        (if conversation-id
+                            (llmster--fill-transcript conversation-id)
+                          (llmster--new-input-area)))
+                      new))))
     (pop-to-buffer-same-window buffer)
     buffer))
 

@@ -80,6 +80,12 @@
   (let ((url-request-method "POST"))
     (kill-buffer (url-retrieve-synchronously (concat (llmster-test--start-simulator) "/__sim/reset") t))))
 
+(defun llmster-test--reopen (buffer)
+  "Kill chat BUFFER and open its conversation again, from the library."
+  (let ((id (buffer-local-value 'llmster--conversation-id buffer)))
+    (kill-buffer buffer)
+    (llmster id)))
+
 (defun llmster-test--send (buffer text)
   "Type TEXT in chat BUFFER and send it."
   (with-current-buffer buffer
@@ -206,8 +212,8 @@
         (llmster-test--wait-reply buffer)
         (setq saved (alist-get 'reasoning (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))))
       (should (> (length saved) 20))
-      (dolist (chat (list buffer (llmster (buffer-local-value 'llmster--conversation-id buffer))))
-        (with-current-buffer chat
+      (dolist (chat '(streamed reopened))
+        (with-current-buffer (if (eq chat 'streamed) buffer (llmster-test--reopen buffer))
           (font-lock-ensure)
           (let ((fold (car (llmster--folds 'reasoning))))
             (should fold)
@@ -288,8 +294,8 @@
     (let ((buffer (llmster)))
       (llmster-test--send buffer "[[sim:tools]] hi")
       (llmster-test--wait-reply buffer)
-      (dolist (chat (list buffer (llmster (buffer-local-value 'llmster--conversation-id buffer))))
-        (with-current-buffer chat
+      (dolist (chat '(streamed reopened))
+        (with-current-buffer (if (eq chat 'streamed) buffer (llmster-test--reopen buffer))
           (let ((text (buffer-string)))
             (should (string-match-p "⚙ search_docs({\"query\":\"sse\"}) ✓ done\n" text))
             (should (string-match-p "⚙ open_browser({\"url\":\"https://lmstudio.ai\"}) ✗ failed: Cannot find tool open_browser\n" text)))
@@ -332,7 +338,7 @@
       (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) (setq asked t) nil)))
         (llmster-test--send buffer "echo:second")
         (llmster-test--wait (lambda () asked)))
-      (with-current-buffer (llmster (buffer-local-value 'llmster--conversation-id buffer))
+      (with-current-buffer (llmster-test--reopen buffer)
         (should (string-match-p "### You\necho:second\n\n### Assistant\n\n\\[unanswered\\]\n\n### You\n\\'" (buffer-string)))
         (llmster-fresh-context)
         (llmster-test--wait-reply (current-buffer))
@@ -405,7 +411,14 @@
       (llmster-test--wait-reply buffer)
       (llmster-test--wait (lambda () (string-prefix-p "*llmster: echo:Naming things" (buffer-name buffer))))
       (should (string-prefix-p "*llmster: echo:Naming things"
-                               (buffer-name (llmster (buffer-local-value 'llmster--conversation-id buffer))))))))
+                               (buffer-name (llmster-test--reopen buffer)))))))
+
+(ert-deftest llmster-test-an-open-conversation-is-shown-in-its-buffer ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:just once")
+      (llmster-test--wait-reply buffer)
+      (should (eq (llmster (buffer-local-value 'llmster--conversation-id buffer)) buffer)))))
 
 (ert-deftest llmster-test-search-picks-and-lists-matches ()
   (llmster-test--with-llmster
