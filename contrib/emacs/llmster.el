@@ -120,6 +120,11 @@ Objects become alists with symbol keys, arrays lists, null nil."
 
 ;;;; Process and requests
 
+;; A hand-written client rather than jsonrpc.el (which `llmster rpc --framing=lsp' also
+;; serves): measured on a 476 KB reply, jsonrpc.el streamed it no faster (1.4-2.1 s
+;; against 1.0-2.1 s here) and fetched the conversation no faster (0.36-0.62 s for the
+;; request alone, against 0.18-0.6 s here with the buffer filled).
+
 (defun llmster--live-p ()
   "Whether llmster is running."
   (and llmster--process (process-live-p llmster--process)))
