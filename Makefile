@@ -9,7 +9,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 
 BUILD_PACKAGES = pkg-config libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                  libreadline-dev libsqlite3-dev libsodium-dev libpocketsphinx-dev
-TEST_PACKAGES  = emacs-nox neovim sqlite3 pocketsphinx-en-us espeak-ng sox alsa-utils
+TEST_PACKAGES  = emacs-nox elpa-markdown-mode neovim sqlite3 pocketsphinx-en-us espeak-ng sox alsa-utils
 
 # Installs the Debian packages named in $(1) that dpkg does not already have.
 define ensure_packages
@@ -55,10 +55,12 @@ test: test-deps
 	$(MAKE) --no-print-directory editor-tests
 
 # The Emacs (ERT) and Neovim (headless Lua) suites, against the built llmster rpc and lmstudio-sim.
+# The ERT suite runs twice: chat buffers in text-mode, then in markdown-mode (whose font-lock must not undo folds).
 editor-tests: test-deps
-	@bin=$$($(SWIFT) build --show-bin-path); \
-	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q -l contrib/emacs/llmster.el -l contrib/emacs/test/llmster-test.el \
-	  -f ert-run-tests-batch-and-exit && \
+	@bin=$$($(SWIFT) build --show-bin-path); markdown=$$(echo /usr/share/emacs/site-lisp/elpa/markdown-mode-*); \
+	for with in "" "-L $$markdown -l markdown-mode"; do \
+	  LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q $$with -l contrib/emacs/llmster.el -l contrib/emacs/test/llmster-test.el \
+	    -f ert-run-tests-batch-and-exit || exit 1; done && \
 	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 nvim --headless -u NONE -i NONE --cmd 'set rtp^=contrib/nvim' -c 'luafile contrib/nvim/test/llmster_spec.lua'
 
 bench: deps

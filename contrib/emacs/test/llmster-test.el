@@ -6,11 +6,15 @@
 ;;   LLMSTER_BIN_DIR=$(swift build --show-bin-path) emacs --batch -Q -l contrib/emacs/llmster.el \
 ;;     -l contrib/emacs/test/llmster-test.el -f ert-run-tests-batch-and-exit
 ;; Starts `lmstudio-sim --token-delay 0' and points llmster at a temporary XDG home.
+;; `make editor-tests' runs the suite twice: without and with markdown-mode loaded first.
 
 ;;; Code:
 
 (require 'ert)
 (require 'llmster)
+(require 'url)
+(require 'jsonrpc)
+(require 'checkdoc)
 
 (defvar llmster-test--bin-dir
   (let ((dir (getenv "LLMSTER_BIN_DIR")))
@@ -48,7 +52,10 @@
                                        process-environment))
           (llmster-program (expand-file-name "llmster" llmster-test--bin-dir)))
      (unwind-protect
-         (progn ,@body)
+         (progn
+           ;; Every test starts with the server as it starts: no contexts, only acme/tiny-1b loaded.
+           (llmster-test--reset-server)
+           ,@body)
        (when (llmster--live-p) (delete-process llmster--process))
        (setq llmster--process nil)
        (delete-directory home t))))
@@ -60,34 +67,31 @@
       (accept-process-output nil 0.02))
     (should (funcall predicate))))
 
+(defun llmster-test--wait-reply (buffer)
+  "Wait until the reply streaming into BUFFER has ended."
+  (llmster-test--wait (lambda () (not (llmster-streaming-p buffer)))))
+
+(defun llmster-test--call (method &rest params)
+  "The result of METHOD with PARAMS (an alist given as key value pairs)."
+  (llmster--request-sync method (cl-loop for (key value) on params by #'cddr collect (cons key value))))
+
+(defun llmster-test--reset-server ()
+  "Make the simulator forget every server context, as a restarted LM Studio does."
+  (let ((url-request-method "POST"))
+    (kill-buffer (url-retrieve-synchronously (concat (llmster-test--start-simulator) "/__sim/reset") t))))
+
+(defun llmster-test--reopen (buffer)
+  "Kill chat BUFFER and open its conversation again, from the library."
+  (let ((id (buffer-local-value 'llmster--conversation-id buffer)))
+    (kill-buffer buffer)
+    (llmster id)))
+
 (defun llmster-test--send (buffer text)
   "Type TEXT in chat BUFFER and send it."
   (with-current-buffer buffer
     (goto-char (point-max))
     (insert text)
     (llmster-send)))
-
-(ert-deftest llmster-test-send-streams-the-reply-as-one-undo-step ()
-  (llmster-test--with-llmster
-    (let ((buffer (llmster)))
-      (with-current-buffer buffer
-        (buffer-enable-undo)
-        (llmster-test--send buffer "[[sim:reasoning]] echo:Hello from *Emacs*")
-        (goto-char (point-min))
-        (should (llmster-streaming-p))
-        (llmster-test--wait (lambda () (not (llmster-streaming-p buffer))))
-        (should (string-match-p "### Assistant\n\\(.\\|\n\\)*Hello from \\*Emacs\\*" (buffer-string)))
-        (should (= (point) (point-min)))
-        (should llmster--conversation-id)
-        ;; Reasoning is there, dim and folded.
-        (let ((position (text-property-any (point-min) (point-max) 'llmster-reasoning t)))
-          (should position)
-          (should (eq (get-text-property position 'invisible) 'llmster-reasoning))
-          (should (invisible-p position)))
-        ;; One undo removes the whole reply.
-        (let ((last-command nil))
-          (undo))
-        (should-not (string-match-p "### Assistant" (buffer-string)))))))
 
 (ert-deftest llmster-test-a-rewritten-answer-replaces-the-streamed-text ()
   (llmster-test--with-llmster
@@ -171,14 +175,6 @@
         (goto-char (point-min))
         (should-not (search-forward "Renamed chat" nil t))))))
 
-(ert-deftest llmster-test-send-region ()
-  (llmster-test--with-llmster
-    (with-temp-buffer
-      (insert "echo:from a region")
-      (let ((chat (llmster-send-region (point-min) (point-max))))
-        (llmster-test--wait (lambda () (not (llmster-streaming-p chat))))
-        (should (string-match-p "### Assistant\n\n?from a region" (with-current-buffer chat (buffer-string))))))))
-
 (ert-deftest llmster-test-json-fallback-parses-like-the-native-parser ()
   (let ((text "{\"a\":[1,{\"b\":null}],\"c\":\"é\",\"d\":false}"))
     (should (equal (llmster--json-parse text)
@@ -200,5 +196,415 @@
             (let ((models (plist-get (jsonrpc-request connection :models/list nil) :models)))
               (should (cl-some (lambda (m) (equal (plist-get m :key) "acme/tiny-1b")) models))))
         (jsonrpc-shutdown connection t)))))
+
+;;;; Reasoning, undo, progress, tools, fresh context, failed first send
+
+(ert-deftest llmster-test-chat-buffers-use-markdown-mode-when-installed ()
+  (llmster-test--with-llmster
+    (with-current-buffer (llmster)
+      (should (eq (and (derived-mode-p 'markdown-mode) t) (featurep 'markdown-mode))))))
+
+(ert-deftest llmster-test-reasoning-is-folded-and-survives-font-lock ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) saved)
+      (with-current-buffer buffer
+        (llmster-test--send buffer "[[sim:reasoning]] echo:The answer")
+        (llmster-test--wait-reply buffer)
+        (setq saved (alist-get 'reasoning (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))))
+      (should (> (length saved) 20))
+      (dolist (chat '(streamed reopened))
+        (with-current-buffer (if (eq chat 'streamed) buffer (llmster-test--reopen buffer))
+          (font-lock-ensure)
+          (let ((fold (car (llmster--folds 'reasoning))))
+            (should fold)
+            ;; Folded to one summary line, the whole reasoning behind it, the answer outside it.
+            (should (string-match-p "\\`▸ Thought for [0-9]+\\.[0-9] s\n\\'" (get-char-property (overlay-start fold) 'display)))
+            (should (equal (string-trim (buffer-substring-no-properties (overlay-start fold) (overlay-end fold))) saved))
+            (should (string-prefix-p "The answer" (buffer-substring-no-properties (overlay-end fold) (point-max))))
+            (should (eq (get-char-property (1+ (overlay-start fold)) 'face) 'llmster-reasoning-face))
+            ;; C-c C-r away from the fold shows all reasoning; on the fold, it folds that one again.
+            (goto-char (point-max))
+            (llmster-toggle-reasoning)
+            (font-lock-ensure)
+            (should-not (get-char-property (overlay-start fold) 'display))
+            (should (string-match-p "▾ Thought for" (overlay-get fold 'before-string)))
+            (goto-char (1+ (overlay-start fold)))
+            (llmster-toggle-reasoning)
+            (font-lock-ensure)
+            (should (get-char-property (overlay-start fold) 'display))))))))
+
+(ert-deftest llmster-test-undo-works-after-typing-while-a-reply-streams ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send buffer "[[sim:stall=1]] echo:one two three four five six seven eight")
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t))))
+        (should (llmster-streaming-p))
+        ;; The user types the next prompt while the reply streams above it.
+        (goto-char (point-max))
+        (undo-boundary)
+        (insert "next question")
+        (undo-boundary)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### Assistant\none two three four five six seven eight\n\n### You\nnext question\\'" (buffer-string)))
+        (let ((last-command nil)) (undo))
+        (should (string-match-p "### Assistant\none two three four five six seven eight\n\n### You\n\\'" (buffer-string)))
+        (let ((last-command 'undo)) (undo))
+        (should-not (string-match-p "### Assistant" (buffer-string)))))))
+
+(ert-deftest llmster-test-undo-works-after-typing-while-a-reply-is-rewritten ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send buffer "[[sim:rewrite stall=1]] echo:one two three four five six seven eight nine ten")
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t))))
+        (goto-char (point-max))
+        (undo-boundary)
+        (insert "next question")
+        (undo-boundary)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### Assistant\nRevised: one two three four five six seven eight nine ten\n\n### You\nnext question\\'" (buffer-string)))
+        (let ((last-command nil)) (undo))
+        (should (string-match-p "### Assistant\nRevised: one two three four five six seven eight nine ten\n\n### You\n\\'" (buffer-string)))))))
+
+(ert-deftest llmster-test-model-load-progress-and-usage-are-shown ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (seen nil))
+      (let ((record (lambda (_reply text) (push text seen))))
+        (advice-add 'llmster--set-indicator :after record)
+        (unwind-protect
+            (with-current-buffer buffer
+              (setq llmster--model "acme/thinker-8b")
+              (llmster-test--send buffer "[[sim:slow-load]] echo:loaded at last")
+              (should (string-match-p "waiting for the server" (overlay-get (llmster--reply-indicator llmster--stream) 'after-string)))
+              (llmster-test--wait-reply buffer))
+          (advice-remove 'llmster--set-indicator record)))
+      (should (cl-some (lambda (text) (string-match-p "\\`loading the model [0-9]+%\\'" text)) seen))
+      (should (member "answering" seen))
+      (with-current-buffer buffer
+        ;; The indicator goes when the reply ends.
+        (should-not (cl-some (lambda (o) (overlay-get o 'after-string)) (overlays-in (point-min) (point-max))))
+        (should (eq mode-line-process 'llmster--usage))
+        (llmster-test--wait (lambda () (string-match-p "acme/thinker-8b [0-9.k]+/[0-9.k]+ tokens" (or llmster--usage ""))))))))
+
+(ert-deftest llmster-test-tool-calls-show-arguments-status-and-folded-output ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "[[sim:tools]] hi")
+      (llmster-test--wait-reply buffer)
+      (dolist (chat '(streamed reopened))
+        (with-current-buffer (if (eq chat 'streamed) buffer (llmster-test--reopen buffer))
+          (let ((text (buffer-string)))
+            (should (string-match-p "⚙ search_docs({\"query\":\"sse\"}) ✓ done\n" text))
+            (should (string-match-p "⚙ open_browser({\"url\":\"https://lmstudio.ai\"}) ✗ failed: Cannot find tool open_browser\n" text)))
+          (let ((output (car (llmster--folds 'output))))
+            (should output)
+            (should (string-match-p "\\`▸ output: [0-9]+ lines\n\\'" (get-char-property (overlay-start output) 'display)))
+            (should (string-prefix-p "Found 3 results" (buffer-substring-no-properties (overlay-start output) (overlay-end output))))
+            (goto-char (overlay-start output))
+            (llmster-toggle-reasoning)
+            (should-not (get-char-property (overlay-start output) 'display))
+            ;; On the call's line too.
+            (goto-char (point-min))
+            (search-forward "⚙ search_docs")
+            (llmster-toggle-reasoning)
+            (should (get-char-property (overlay-start output) 'display))))))))
+
+(ert-deftest llmster-test-lost-server-context-offers-a-fresh-one ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (asked nil))
+      (llmster-test--send buffer "echo:first")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--reset-server)
+      (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) t)))
+        (llmster-test--send buffer "echo:second")
+        (llmster-test--wait (lambda () (with-current-buffer buffer
+                                         (and (not (llmster-streaming-p)) (string-match-p "### Assistant\nsecond\n" (buffer-string)))))))
+      (should (string-match-p "fresh" asked))
+      (with-current-buffer buffer
+        (should-not (string-match-p "\\[error" (buffer-string)))
+        (let ((last (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (should (equal (alist-get 'text last) "second"))
+          (should (equal (alist-get 'status last) "complete")))))))
+
+(ert-deftest llmster-test-a-reopened-chat-answers-its-unanswered-message-in-place ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (asked nil))
+      (llmster-test--send buffer "echo:first")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--reset-server)
+      (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) (setq asked t) nil)))
+        (llmster-test--send buffer "echo:second")
+        (llmster-test--wait (lambda () asked)))
+      (with-current-buffer (llmster-test--reopen buffer)
+        (should (string-match-p "### You\necho:second\n\n### Assistant\n\n\\[unanswered\\]\n\n### You\n\\'" (buffer-string)))
+        (llmster-fresh-context)
+        (llmster-test--wait-reply (current-buffer))
+        (should (string-match-p "### You\necho:second\n\n### Assistant\nsecond\n\n### You\n\\'" (buffer-string)))))))
+
+(ert-deftest llmster-test-fresh-context-command-answers-again ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:only once")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--reset-server)
+      (with-current-buffer buffer
+        (llmster-fresh-context)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "\\`### You\necho:only once\n\n### Assistant\nonly once\n\n### You\n\\'" (buffer-string)))))))
+
+(ert-deftest llmster-test-a-failed-first-send-puts-the-prompt-back ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (llmster-test--send buffer "[[sim:status=500]] my long prompt")
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\n[[sim:status=500]] my long prompt"))
+        (should-not llmster--conversation-id)
+        (should-not (alist-get 'conversations (llmster-test--call "conversations/list")))
+        ;; The prompt can be fixed and sent again.
+        (goto-char (point-min))
+        (search-forward "[[sim:status=500]] ")
+        (replace-match "")
+        (goto-char (point-max))
+        (insert " echo:works")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### Assistant\nworks" (buffer-string)))))))
+
+(ert-deftest llmster-test-unsent-text-is-kept-as-a-draft ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) id)
+      (llmster-test--send buffer "echo:hello")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (setq id llmster--conversation-id)
+        (goto-char (point-max))
+        (insert "half a thought"))
+      (kill-buffer buffer)
+      (llmster-test--wait (lambda () (equal (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id)) "half a thought")))
+      (with-current-buffer (llmster id)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "half a thought"))))))
+
+(ert-deftest llmster-test-choosing-a-model-selects-it-for-the-conversation ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:on tiny")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (cl-letf (((symbol-function 'completing-read) (lambda (&rest _) "acme/thinker-8b")))
+          (llmster-select-model))
+        (llmster-test--wait (lambda () (equal llmster--usage " [acme/thinker-8b]")))
+        (let ((models (llmster-models)))
+          (should (eq (alist-get 'loaded (cl-find "acme/thinker-8b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t)))
+        (should (equal (alist-get 'modelKey (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+                       "acme/thinker-8b"))))))
+
+;;;; Library: titles, search, nested folders
+
+(ert-deftest llmster-test-chat-buffers-are-named-after-their-conversation ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:Naming things")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--wait (lambda () (string-prefix-p "*llmster: echo:Naming things" (buffer-name buffer))))
+      (should (string-prefix-p "*llmster: echo:Naming things"
+                               (buffer-name (llmster-test--reopen buffer)))))))
+
+(ert-deftest llmster-test-an-open-conversation-is-shown-in-its-buffer ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:just once")
+      (llmster-test--wait-reply buffer)
+      (should (eq (llmster (buffer-local-value 'llmster--conversation-id buffer)) buffer)))))
+
+(ert-deftest llmster-test-search-picks-and-lists-matches ()
+  (llmster-test--with-llmster
+    (let ((first (llmster)) (second (llmster)))
+      (llmster-test--send first "echo:zebra crossing ahead")
+      (llmster-test--send second "echo:nothing to see")
+      (llmster-test--wait-reply first)
+      (llmster-test--wait-reply second)
+      (let (offered)
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (_prompt table &rest _) (setq offered (all-completions "" table)) (car offered))))
+          (with-current-buffer (llmster-search "zebra")
+            (should (string-match-p "### Assistant\nzebra crossing ahead" (buffer-string)))))
+        (should (= (length offered) 1))
+        (should (string-match-p "zebra" (car offered))))
+      (with-current-buffer (llmster-search-list "zebra")
+        (goto-char (point-min))
+        (should (search-forward "zebra" nil t))
+        (should-not (search-forward "nothing to see" nil t))
+        (goto-char (point-min))
+        (search-forward "zebra")
+        (with-current-buffer (llmster-chats-open)
+          (should (string-match-p "zebra crossing ahead" (buffer-string))))))))
+
+(ert-deftest llmster-test-move-to-nested-folders ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:filed away")
+      (llmster-test--wait-reply buffer))
+    (with-current-buffer (llmster-list-conversations)
+      (goto-char (point-min))
+      (search-forward "filed away")
+      (llmster-chats-move "Work/Research")
+      (goto-char (point-min))
+      (search-forward "filed away")
+      (should (equal (aref (tabulated-list-get-entry) 1) "Work/Research"))
+      ;; An existing path is reused, not created twice.
+      (llmster-chats-move "Work")
+      (llmster-chats-move "Work/Research")
+      (should (equal (mapcar (lambda (f) (alist-get 'path f)) (alist-get 'folders (llmster-test--call "folders/list")))
+                     '("Work" "Work/Research"))))))
+
+;;;; gptel-style: regions, rewrite, context, settings, regenerate, edit, menu
+
+(ert-deftest llmster-test-send-region-with-an-instruction ()
+  (llmster-test--with-llmster
+    (with-temp-buffer
+      (emacs-lisp-mode)
+      (insert "(message \"hi\")\n")
+      (let ((name (buffer-name))
+            (chat (llmster-send-region (point-min) (point-max) "echo:looks fine")))
+        (llmster-test--wait-reply chat)
+        (with-current-buffer chat
+          (should (string-match-p (concat "### You\nFile: " (regexp-quote name) "\n```emacs-lisp\n(message \"hi\")\n```\n\necho:looks fine")
+                                  (buffer-string)))
+          (should (string-match-p "### Assistant\nlooks fine" (buffer-string))))))))
+
+(defun llmster-test--rewrite (instruction)
+  "Rewrite a buffer holding \"old text\" with INSTRUCTION; return (SOURCE . DIFF)."
+  (let ((source (generate-new-buffer "notes.txt")))
+    (with-current-buffer source
+      (insert "keep\nold text\nkeep too\n")
+      (llmster-rewrite 6 15 instruction))
+    (llmster-test--wait (lambda () (let ((diff (get-buffer "*llmster rewrite*")))
+                                     (and diff (buffer-local-value 'llmster--rewrite diff)))))
+    (cons source (get-buffer "*llmster rewrite*"))))
+
+(ert-deftest llmster-test-rewrite-shows-a-diff-to-accept-or-reject ()
+  (llmster-test--with-llmster
+    (llmster--ensure-process)
+    (pcase-let ((`(,source . ,diff) (llmster-test--rewrite "echo:```\nnew text\n```")))
+      (with-current-buffer diff
+        (should (string-match-p "^-old text$" (buffer-string)))
+        (should (string-match-p "^\\+new text$" (buffer-string)))
+        (llmster-rewrite-accept))
+      (should-not (buffer-live-p diff))
+      (should (equal (with-current-buffer source (buffer-string)) "keep\nnew text\nkeep too\n")))
+    (pcase-let ((`(,source . ,diff) (llmster-test--rewrite "echo:```\nother text\n```")))
+      (with-current-buffer diff (llmster-rewrite-reject))
+      (should (equal (with-current-buffer source (buffer-string)) "keep\nold text\nkeep too\n")))
+    ;; The rewrites are not kept in the library.
+    (llmster-test--wait (lambda () (null (alist-get 'conversations (llmster-test--call "conversations/list")))))))
+
+(ert-deftest llmster-test-context-goes-with-the-next-message ()
+  (llmster-test--with-llmster
+    (let ((notes (generate-new-buffer "notes.txt"))
+          (chat (llmster)))
+      (with-current-buffer notes (insert "The secret word is plover.\n"))
+      (llmster-add-context notes chat)
+      (with-current-buffer chat
+        (should (string-match-p "notes.txt" header-line-format))
+        (llmster-test--send chat "echo:noted")
+        (llmster-test--wait-reply chat)
+        (should-not header-line-format)
+        (let ((sent (alist-get 'text (car (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (should (string-match-p "File: notes.txt\n```[a-z-]*\nThe secret word is plover.\n```" sent))
+          (should (string-suffix-p "echo:noted" sent)))
+        ;; Only the next message.
+        (llmster-test--send chat "echo:again")
+        (llmster-test--wait-reply chat)
+        (should (equal (alist-get 'text (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)) 2)))
+                       "echo:again"))))))
+
+(ert-deftest llmster-test-system-prompt-and-reasoning-effort ()
+  (llmster-test--with-llmster
+    (with-current-buffer (llmster)
+      (setq llmster--model "acme/thinker-8b")
+      (llmster-set-system-prompt "Answer in French.")
+      (llmster-test--send (current-buffer) "echo:oui")
+      (llmster-test--wait-reply (current-buffer))
+      (let ((conversation (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id))))
+        (should (equal (alist-get 'systemPrompt conversation) "Answer in French.")))
+      (llmster-set-reasoning "low")
+      (should (equal (alist-get 'reasoning (alist-get 'settings (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id)))) "low"))
+      (should-error (llmster-set-reasoning "extreme"))
+      ;; A new prompt after the first reply needs a fresh server context: the next send asks for one.
+      (llmster-set-system-prompt "Answer in German.")
+      (should llmster--fresh-next)
+      (llmster-test--send (current-buffer) "echo:ja")
+      (llmster-test--wait-reply (current-buffer))
+      (should-not llmster--fresh-next)
+      (should (string-match-p "\nja\n\n### You\n\\'" (buffer-string))))))
+
+(ert-deftest llmster-test-regenerate-and-edit-the-last-message ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (llmster-regenerate)
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:one\n\n### Assistant\none\n\n### You\n"))
+        (should (= 2 (length (alist-get 'alternatives (llmster-test--call "conversations/alternatives" 'conversationId llmster--conversation-id)))))
+        (llmster-edit-last)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:one"))
+        (should (string-match-p "Editing the last message" header-line-format))
+        (delete-region llmster--input-start (point-max))
+        (goto-char (point-max))
+        (insert "echo:deux")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:deux\n\n### Assistant\ndeux\n\n### You\n"))
+        (should-not header-line-format)
+        (let* ((messages (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+               (turn (alist-get 'id (car messages))))
+          (should (= 2 (length messages)))
+          (should (equal (mapcar (lambda (m) (alist-get 'text m))
+                                 (alist-get 'alternatives (llmster-test--call "conversations/alternatives"
+                                                                              'conversationId llmster--conversation-id 'messageId turn)))
+                         '("echo:one" "echo:deux"))))))))
+
+(ert-deftest llmster-test-menu-offers-only-real-commands ()
+  (let ((commands nil))
+    (cl-labels ((walk (layout)
+                  (cond ((and (vectorp layout)) (mapc #'walk layout))
+                        ((and (consp layout) (plist-get (cdr-safe (cdr-safe layout)) :command))
+                         (push (plist-get (cddr layout) :command) commands))
+                        ((consp layout) (mapc #'walk layout)))))
+      (walk (get 'llmster-menu 'transient--layout)))
+    (should (> (length commands) 10))
+    (dolist (command commands) (should (commandp command)))))
+
+;;;; Packaging
+
+(ert-deftest llmster-test-package-is-checkdoc-clean ()
+  (let ((problems nil))
+    (cl-letf (((symbol-function 'display-warning) (lambda (_type message &rest _) (push message problems))))
+      (checkdoc-file (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun))))
+    (should-not problems)))
+
+(ert-deftest llmster-test-package-byte-compiles-without-warnings ()
+  (let* ((source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun)))
+         (target (make-temp-file "llmster-" nil ".elc"))
+         (byte-compile-dest-file-function (lambda (_) target))
+         (byte-compile-error-on-warn t))
+    (unwind-protect (should (byte-compile-file source))
+      (delete-file target))))
+
+(ert-deftest llmster-test-default-keys-leave-gptel-and-the-user-alone ()
+  ;; C-c RET (C-c C-m in a terminal) is gptel's send key; C-c LETTER is the user's.
+  (should-not (lookup-key llmster-chat-mode-map (kbd "C-c RET")))
+  (map-keymap (lambda (key _binding)
+                (when (eq key ?\C-c)
+                  (map-keymap (lambda (second _)
+                                (should-not (and (characterp second) (<= ?a (downcase second) ?z))))
+                              (lookup-key llmster-chat-mode-map (kbd "C-c")))))
+              llmster-chat-mode-map))
 
 ;;; llmster-test.el ends here
