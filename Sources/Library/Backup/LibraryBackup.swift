@@ -76,6 +76,7 @@ public enum LibraryBackup {
             guard manifest.format == BackupManifest.formatName else {
                 throw ArchiveError.invalid("the manifest's format is \"\(manifest.format)\", not \"\(BackupManifest.formatName)\"")
             }
+            try ArchiveNumbers.date(manifest.createdAt, field: "the manifest's createdAt")
             guard let (foldersType, foldersBytes) = try reader.next(limit: limit), foldersType == .folders else {
                 throw ArchiveError.invalid("the second record must be the folder tree")
             }
@@ -84,6 +85,8 @@ public enum LibraryBackup {
                 guard folder.parentId.map(folderIds.contains) ?? true else {
                     throw ArchiveError.invalid("folder \(folder.name) refers to a missing parent \(folder.parentId!)")
                 }
+                guard folder.id > 0 else { throw ArchiveError.invalid("folder \(folder.name) has the id \(folder.id), not a positive number") }
+                try ArchiveNumbers.order(folder.position, field: "folder \(folder.id)'s position")
                 guard !folder.name.trimmingCharacters(in: .whitespaces).isEmpty, !folder.name.contains("/"),
                     folderIds.insert(folder.id).inserted
                 else { throw ArchiveError.invalid("folder \(folder.id) has an invalid or repeated name or id") }

@@ -92,14 +92,31 @@ public final class LibraryStore {
 extension LibraryStore: Sendable {}
 
 extension Date {
+    /// The milliseconds since 1970 the library stores: the years 1 to 9999. Files with dates outside are refused.
+    static let storableMilliseconds: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
+
     /// The library stores whole milliseconds; dates are rounded on the way in so records compare equal after a round trip.
+    ///
+    /// A value outside `storableMilliseconds` (a row an older llmster imported from a crafted file) is clamped
+    /// into it, so such a library can still be read, exported and backed up.
     init(milliseconds: Int64) {
-        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+        self.init(timeIntervalSince1970: Double(Self.storableMilliseconds.clamp(milliseconds)) / 1000)
     }
 
-    /// Milliseconds since 1970, as stored.
-    var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    /// Milliseconds since 1970, as stored: clamped to `storableMilliseconds`, never trapping (a NaN date reads as the lowest).
+    var milliseconds: Int64 {
+        let value = (timeIntervalSince1970 * 1000).rounded()
+        let range = Self.storableMilliseconds
+        guard value > Double(range.lowerBound) else { return range.lowerBound }
+        guard value < Double(range.upperBound) else { return range.upperBound }
+        return Int64(value)
+    }
 
     /// This date rounded to what the library stores.
     var stored: Date { Date(milliseconds: milliseconds) }
+}
+
+extension ClosedRange where Bound == Int64 {
+    /// `value`, or the nearer bound when it lies outside.
+    func clamp(_ value: Int64) -> Int64 { Swift.min(Swift.max(value, lowerBound), upperBound) }
 }
