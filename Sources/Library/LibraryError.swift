@@ -16,6 +16,8 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
     case folderExists(name: String, parentId: Int64?)
     /// Moving a folder would put it inside itself.
     case folderCycle(folderId: Int64, parentId: Int64)
+    /// Other processes have the library open (`holders`: "pid (command)" each), so it cannot be replaced now.
+    case inUse(path: String, holders: [String])
 
     /// A message fit to show the user.
     public var description: String {
@@ -38,6 +40,9 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
             return "a folder named \"\(name)\" already exists there"
         case let .folderCycle(folderId, parentId):
             return "cannot move folder \(folderId) into \(parentId): that folder is inside it"
+        case let .inUse(path, holders):
+            let who = holders.isEmpty ? "another process" : "process " + holders.joined(separator: ", ")
+            return "library \(path) is in use by \(who); let it finish (or quit it), then try again"
         }
     }
 }

@@ -178,6 +178,7 @@ public enum Transfer {
 
     /// Checks a backup, shows what it holds, asks (unless `confirmed`), and replaces the library.
     public static func restore(from path: String, confirmed: Bool, passwordFile: String?, context: CommandContext) throws {
+        try LibraryBackup.checkNotInUse(libraryPath: context.libraryPath)
         var password: [UInt8]?
         if try LibraryBackup.isEncrypted(path) {
             password = try Self.password(file: passwordFile, environment: context.environment, askTwice: false)

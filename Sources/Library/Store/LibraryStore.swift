@@ -19,10 +19,17 @@ public final class LibraryStore {
         try self.init(path: path, writer: ProcessIdentity.current)
     }
 
+    /// The shared hold on `library.sqlite3.lock` that keeps a restore in another process from replacing the file.
+    private let lock: LibraryLock?
+
     /// Opens the library acting as the process `writer` names (tests use it to stand in for another process).
-    init(path: String, writer: String) throws {
+    ///
+    /// `locking` false is for a library no other process knows of yet (a restore building its new file).
+    init(path: String, writer: String, locking: Bool = true) throws {
         self.path = path
         try Self.prepareFile(at: path)
+        // Taken before SQLite opens the file: after waiting out a restore, this store opens the restored library.
+        lock = locking ? LibraryLock.shared(path + ".lock") : nil
         connection = try SQLiteConnection(path: path)
         self.writer = writer
         try Schema.migrate(connection)
