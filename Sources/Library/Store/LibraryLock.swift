@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// The advisory lock beside a library (`library.sqlite3.lock`): every process with the library open holds it shared;
 /// a restore needs it exclusively, so it cannot swap the file under another process's streaming reply.
@@ -97,7 +98,7 @@ final class LibraryLock {
 
     /// "pid (command)" for each other process holding a lock on the file with this inode, from `/proc/locks`.
     private static func holders(inode: UInt64) -> [String] {
-        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
+        let table = String(decoding: procFile("/proc/locks"), as: UTF8.self)
         var pids: [Int32] = []
         for line in table.split(separator: "\n") {
             let fields = line.split(separator: " ")
@@ -108,7 +109,7 @@ final class LibraryLock {
             pids.append(pid)
         }
         return pids.map { pid in
-            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            let bytes = procFile("/proc/\(pid)/cmdline")
             let words = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             let command = words.enumerated().map { $0.offset == 0 ? ($0.element as NSString).lastPathComponent : $0.element }
                 .joined(separator: " ")
@@ -116,6 +117,18 @@ final class LibraryLock {
             return shown.isEmpty ? "\(pid)" : "\(pid) (\(shown))"
         }
     }
+}
+
+/// The whole of a `/proc` file (whose size reads as 0, so it is read to the end), or nothing when it cannot be read.
+private func procFile(_ path: String) -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return [] }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    while bytes.count < 4 << 20, let chunk = try? Descriptor.readSome(descriptor, maximum: 1 << 16), !chunk.isEmpty {
+        bytes += chunk
+    }
+    return bytes
 }
 
 @available(*, unavailable, message: "a LibraryLock belongs to the store that took it")
