@@ -28,12 +28,24 @@ public final class LibraryStore {
     init(path: String, writer: String, locking: Bool = true) throws {
         self.path = path
         try Self.prepareFile(at: path)
+        isReadOnly = !Self.isWritable(path)
         // Taken before SQLite opens the file: after waiting out a restore, this store opens the restored library.
         lock = locking ? LibraryLock.shared(path + ".lock") : nil
-        connection = try SQLiteConnection(path: path)
+        connection = try SQLiteConnection(path: path, readOnly: isReadOnly)
         self.writer = writer
-        try Schema.migrate(connection)
+        // Identified before anything is written, so another program's database is never switched to WAL.
+        try Schema.identify(connection)
+        if isReadOnly {
+            try Schema.requireCurrent(connection)
+        } else {
+            try connection.prepareForWriting()
+            try Schema.migrate(connection)
+        }
     }
+
+    /// Whether the library was opened read-only (its file has no write permission, or its directory or file
+    /// system cannot be written): it can be listed, shown and exported; every change throws `LibraryError.readOnly`.
+    public let isReadOnly: Bool
 
     /// Runs `body` as one write transaction: every store call inside it commits together or not at all.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -59,6 +71,15 @@ public final class LibraryStore {
         }!
     }
 
+    /// Whether this process may write the library file and create its `-wal` and `-shm` beside it; a file
+    /// without any write permission bit counts as read-only even for root, who could write it anyway.
+    private static func isWritable(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & 0o222 != 0, access(path, W_OK) == 0 else { return false }
+        let directory = (path as NSString).deletingLastPathComponent
+        return access(directory.isEmpty ? "." : directory, W_OK) == 0
+    }
+
     private static func prepareFile(at path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -74,6 +95,12 @@ public final class LibraryStore {
             close(fd)
         } else if errno != EEXIST {
             throw LibraryError.cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+        // A device such as /dev/null, a directory or a FIFO is never opened: SQLite would create a
+        // world-writable `-journal` beside it.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw LibraryError.notALibrary(path: path, reason: "it is not a regular file")
         }
     }
 
