@@ -139,11 +139,7 @@ extension Date {
 
     /// Milliseconds since 1970, as stored: clamped to `storableMilliseconds`, never trapping (a NaN date reads as the lowest).
     var milliseconds: Int64 {
-        let value = (timeIntervalSince1970 * 1000).rounded()
-        let range = Self.storableMilliseconds
-        guard value > Double(range.lowerBound) else { return range.lowerBound }
-        guard value < Double(range.upperBound) else { return range.upperBound }
-        return Int64(value)
+        Self.storableMilliseconds.clamp(Int64(Int(saturating: (timeIntervalSince1970 * 1000).rounded())))
     }
 
     /// This date rounded to what the library stores.
