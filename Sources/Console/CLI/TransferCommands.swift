@@ -79,6 +79,8 @@ enum TransferCommands {
         details: """
             The backup is read and checked completely first; a wrong password or a damaged file changes
             nothing. The current library is kept beside the new one as library.sqlite3.before-restore-<time>.
+            Refused (exit 1, naming the process) while another llmster process has the library open, so a
+            reply streaming there is never lost.
             """,
         options: [
             .init(["yes"], short: "y", help: "replace without asking"),
