@@ -36,7 +36,8 @@ import Testing
         #expect(path == library.path)
         #expect(error.description.contains("not an llmster library") && !error.description.contains("CREATE"), "\(error)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: library.path)) == before, "not switched to WAL, not migrated")
-        #expect(!FileManager.default.fileExists(atPath: library.path + "-wal"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.directory + "/data") == ["library.sqlite3"],
+                "no -wal, -shm or lock file beside it")
     }
 
     @Test func aLibraryOpensMarkedAsLlmsters() throws {

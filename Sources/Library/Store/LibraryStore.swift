@@ -30,11 +30,16 @@ public final class LibraryStore {
         try Self.prepareFile(at: path)
         isReadOnly = !Self.isWritable(path)
         // Taken before SQLite opens the file: after waiting out a restore, this store opens the restored library.
+        let lockExisted = FileManager.default.fileExists(atPath: path + ".lock")
         lock = locking ? LibraryLock.shared(path + ".lock") : nil
         connection = try SQLiteConnection(path: path, readOnly: isReadOnly)
         self.writer = writer
-        // Identified before anything is written, so another program's database is never switched to WAL.
-        try Schema.identify(connection)
+        // Identified before anything is written, so another program's database is never switched to WAL
+        // (and gets no lock file beside it).
+        do { try Schema.identify(connection) } catch {
+            if locking, !lockExisted { unlink(path + ".lock") }
+            throw error
+        }
         if isReadOnly {
             try Schema.requireCurrent(connection)
         } else {
