@@ -7,7 +7,7 @@ import Testing
 /// and strings. Whatever the damage, reading never traps, a refusal is a readable error, and a refused file changes
 /// nothing (a restore leaves no `*.restoring-*` files).
 @Suite struct ArchiveFuzzTests {
-    private static let iterations = 200
+    private static let iterations = 150
 
     /// Values a hostile file might put where llmster expects a number or a string.
     private static var craftedValues: [Any] { [
