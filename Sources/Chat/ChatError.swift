@@ -9,6 +9,9 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     case visionUnsupported(String)
     case reasoningNotAllowed(value: String, model: String, allowed: [String])
     case continuationLost(conversationId: String)
+    /// The conversation's server context is held by `server` (nil: unknown), not the `configured` server, so
+    /// nothing was sent; see `ChatSession.serverContext(of:)`.
+    case continuationElsewhere(conversationId: String, server: String?, configured: String)
     case nothingToRetry
     /// `configured` lists the integrations the configuration does define.
     case unknownIntegration(String, configured: [String])
@@ -37,6 +40,9 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
             return "reasoning '\(value)' is not offered by \(model); choose one of: \(allowed.joined(separator: ", "))."
         case .continuationLost:
             return "The server no longer has this conversation's context (it was restarted, or this conversation comes from another machine). The local transcript is kept; continue with a fresh server context to go on (the model will not remember earlier turns)."
+        case .continuationElsewhere(_, let server, let configured):
+            let holder = server.map { "is held by \(ServerURL.redactingPasswords(in: $0))" } ?? "is on a server llmster did not record"
+            return "This conversation's server context \(holder), but llmster is configured for \(ServerURL.redactingPasswords(in: configured)): this server would answer without the earlier turns, so nothing was sent. The local transcript is kept; continue with a fresh server context here (the model will not remember earlier turns), or switch to that server to continue there."
         case .nothingToRetry:
             return "There is no earlier message in this conversation to send again."
         case .unknownIntegration(let name, let configured):

@@ -161,6 +161,7 @@ public actor ChatSession {
                         display: @escaping ReplyObserver,
                         replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let conversation = prepared.conversation
+        try requireServerContextHere(conversation)
         let request = RequestBuilder.request(for: turn, conversation: conversation, model: prepared.modelReference,
                                              server: configuration.server, integrations: prepared.integrations)
         let events: AsyncThrowingStream<ChatEvent, any Error>

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Estimates how full a conversation's context is, from the loaded instance's context length, the
 /// latest reply's token statistics and the typed input.
@@ -18,7 +19,7 @@ public struct ContextMeter: Sendable, Equatable {
     public static func estimateTokens(_ text: String) -> Int { (text.utf8.count + 3) / 4 }
 
     /// Tokens used once `draft` is sent.
-    public func projected(draft: String) -> Int { usedTokens + Self.estimateTokens(draft) }
+    public func projected(draft: String) -> Int { usedTokens.saturatingAdd(Self.estimateTokens(draft)) }
 
     /// Whether sending `draft` would exceed the context.
     public func wouldOverflow(draft: String) -> Bool {
@@ -30,7 +31,7 @@ public struct ContextMeter: Sendable, Equatable {
     public func label(draft: String = "") -> String {
         let used = projected(draft: draft)
         guard let contextLength, contextLength > 0 else { return "ctx \(Self.compact(used))/?" }
-        let percent = Int((Double(used) / Double(contextLength) * 100).rounded())
+        let percent = Int(saturating: (Double(used) / Double(contextLength) * 100).rounded())
         return "ctx \(Self.compact(used))/\(Self.compact(contextLength)) \(percent)%"
     }
 
@@ -39,6 +40,6 @@ public struct ContextMeter: Sendable, Equatable {
         if tokens < 1000 { return String(tokens) }
         if tokens % 1024 == 0 { return "\(tokens / 1024)k" }
         let thousands = Double(tokens) / 1000
-        return thousands >= 100 ? "\(Int(thousands.rounded()))k" : String(format: "%.1fk", thousands).replacingOccurrences(of: ".0k", with: "k")
+        return thousands >= 100 ? "\(Int(saturating: thousands.rounded()))k" : String(format: "%.1fk", thousands).replacingOccurrences(of: ".0k", with: "k")
     }
 }

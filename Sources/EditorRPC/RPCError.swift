@@ -110,6 +110,9 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return RPCError(code: authCode, message: error.description, kind: "auth")
         case .continuationLost:
             return RPCError(code: continuationLostCode, message: error.description, kind: "continuation_lost", retryable: true)
+        case .continuationElsewhere(_, let server, _):
+            return RPCError(code: continuationLostCode, message: error.description, kind: "continuation_lost", retryable: true,
+                            details: ["server": server.map { .string(ServerURL.redactingPasswords(in: $0)) } ?? .null])
         case .storage(let inner):
             return from(inner)
         case .libraryClosed:

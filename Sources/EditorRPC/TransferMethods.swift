@@ -39,10 +39,17 @@ enum TransferMethods {
                                message: "\(others) other request(s) are running: let replies finish or cancel them, then restore.",
                                kind: "busy", retryable: true)
             }
-            return try await context.session.reopenLibrary { libraryPath in
-                let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath)
-                let kept = try prepared.commit()
-                return try preview(prepared, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
+            do {
+                return try await context.session.reopenLibrary { libraryPath in
+                    try LibraryBackup.checkNotInUse(libraryPath: libraryPath)
+                    let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath)
+                    let kept = try prepared.commit()
+                    return try preview(prepared, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
+                }
+            } catch let error as LibraryError {
+                // Another llmster process has the library open (see llmster(1), restore).
+                guard case .inUse = error else { throw error }
+                throw RPCError(code: RPCError.busyCode, message: error.description, kind: "busy", retryable: true)
             }
         }
     }

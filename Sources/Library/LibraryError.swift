@@ -16,10 +16,19 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
     case folderExists(name: String, parentId: Int64?)
     /// Moving a folder would put it inside itself.
     case folderCycle(folderId: Int64, parentId: Int64)
+    /// The file is not an llmster library (another program's database, not a database, not a regular file);
+    /// nothing in it was changed.
+    case notALibrary(path: String, reason: String)
+    /// The library was opened read-only (see `LibraryStore.isReadOnly`), so it cannot be changed or upgraded.
+    case readOnly(path: String)
+    /// Other processes have the library open (`holders`: "pid (command)" each), so it cannot be replaced now.
+    case inUse(path: String, holders: [String])
 
     /// A message fit to show the user.
     public var description: String {
         switch self {
+        case let .sqlite(code, _, _, path) where code & 0xFF == 8:
+            return LibraryError.readOnly(path: path).description
         case let .sqlite(code, message, sql, path):
             let statement = sql.map { " while running: \($0.trimmingWhitespace)" } ?? ""
             return "library \(path): SQLite error \(code): \(message)\(statement)"
@@ -38,6 +47,13 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
             return "a folder named \"\(name)\" already exists there"
         case let .folderCycle(folderId, parentId):
             return "cannot move folder \(folderId) into \(parentId): that folder is inside it"
+        case let .notALibrary(path, reason):
+            return "\(path) is not an llmster library (\(reason)); nothing in it was changed. Give another --library"
+        case let .readOnly(path):
+            return "library \(path) is read-only: it can be listed, shown and exported, but nothing can be saved or changed (make it and its directory writable)"
+        case let .inUse(path, holders):
+            let who = holders.isEmpty ? "another process" : "process " + holders.joined(separator: ", ")
+            return "library \(path) is in use by \(who); let it finish (or quit it), then try again"
         }
     }
 }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The one-line pieces shown around an answer: stage line, reasoning tail and summary, tool calls, stats.
 ///
 /// Pure functions of their inputs; every text that came from the server or the model is sanitised here.
@@ -122,13 +124,13 @@ public struct ReplyPresenter: Sendable {
 
     /// One decimal place, rounded half up.
     static func decimal(_ value: Double) -> String {
-        let tenths = Int((max(value, 0) * 10).rounded())
+        let tenths = Int(saturating: (max(value, 0) * 10).rounded())
         return "\(grouped(tenths / 10)).\(tenths % 10)"
     }
 
     /// Thousands separated by commas: 3402 → "3,402".
     static func grouped(_ value: Int) -> String {
-        let digits = String(abs(value))
+        let digits = String(value.magnitude)
         var result = ""
         for (index, digit) in digits.enumerated() {
             if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }

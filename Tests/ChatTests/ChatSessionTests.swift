@@ -64,7 +64,11 @@ import TestSupport
         try await harness.session.withLibrary { library in
             try library.setContinuation(conversationId: harness.conversationId, serverURL: "http://elsewhere:1234", responseId: "resp_other")
         }
-        _ = try await harness.session.send(Turn(text: "third"), in: harness.conversationId) { _ in }
+        // Another server's continuation is never sent here, nor silently dropped: the user chooses a fresh context.
+        await #expect(throws: ChatError.self) {
+            try await harness.session.send(Turn(text: "third"), in: harness.conversationId) { _ in }
+        }
+        _ = try await harness.session.regenerate(in: harness.conversationId, freshContext: true) { _ in }
         let third = try #require(harness.fixture.requests(to: "/api/v1/chat").last)
         #expect(third.field("previous_response_id") == nil, "another server's continuation is not sent here")
         #expect(third.field("system_prompt") == "Be brief.", "a fresh context gets the system prompt again")

@@ -1,5 +1,6 @@
 import Library
 import LMStudio
+import SystemSupport
 
 /// What choosing a conversation's model did on the server.
 public struct ModelSelection: Sendable, Equatable {
@@ -39,7 +40,7 @@ extension ChatSession {
             ?? conversation?.settings.contextLength ?? configuration.contextLength
         guard let id = conversation?.id else { return ContextMeter(usedTokens: 0, contextLength: length) }
         let statistics = try storage { try library.lastReplyStatistics(conversationId: id) }
-        return ContextMeter(usedTokens: (statistics?.inputTokens ?? 0) + (statistics?.totalOutputTokens ?? 0), contextLength: length)
+        return ContextMeter(usedTokens: (statistics?.inputTokens ?? 0).saturatingAdd(statistics?.totalOutputTokens ?? 0), contextLength: length)
     }
 
     /// Makes `reference` (a key or a loaded instance id) the conversation's model under the `LoadPolicy`:

@@ -96,8 +96,8 @@ enum AskCommand {
         let outcome: SavedReply
         do {
             outcome = try result.get()
-        } catch ChatError.continuationLost {
-            context.warn(ChatError.continuationLost(conversationId: conversationId).description)
+        } catch let error as ChatError where error.offersFreshContext {
+            context.warn(error.description)
             context.errors.line("To resend your message with a fresh server context: llmster ask --continue=\(conversationId.prefix(8)) --fresh-context")
             return ExitCode.failure
         }

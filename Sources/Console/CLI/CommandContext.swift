@@ -41,9 +41,12 @@ public struct CommandContext: Sendable {
                        timeouts: HTTPTimeouts(connect: configuration.connectTimeout, idle: configuration.idleTimeout))
     }
 
-    /// Opens the library and recovers replies a crashed run left mid-stream.
+    /// Opens the library and recovers replies a crashed run left mid-stream; says so when it is read-only.
     public func openLibrary() throws -> LibraryStore {
         let store = try LibraryStore(path: libraryPath)
+        if store.isReadOnly {
+            warn("library \(libraryPath) is read-only: showing it, but nothing can be saved")
+        }
         _ = try store.recoverInterruptedReplies()
         return store
     }

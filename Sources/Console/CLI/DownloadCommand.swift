@@ -2,6 +2,7 @@ import Synchronization
 import Chat
 import Foundation
 import LMStudio
+import SystemSupport
 import TerminalMarkdown
 
 /// `llmster download`: starts a server-side download and watches it until it ends.
@@ -120,7 +121,7 @@ final class DownloadProgressLine: Sendable {
 
     static func fraction(_ status: DownloadStatus) -> Double {
         guard let total = status.totalSizeBytes, total > 0 else { return 0 }
-        return min(1, Double(status.downloadedBytes ?? 0) / Double(total))
+        return min(1, max(0, Double(status.downloadedBytes ?? 0) / Double(total)))
     }
 
     /// `Downloading acme/x ▕████░░░░░░▏ 45% 1.2 GB of 2.7 GB · 35 MB/s · 0:45 left`.
@@ -133,9 +134,9 @@ final class DownloadProgressLine: Sendable {
             line += " \(Units.bytes(status.downloadedBytes ?? 0)) of \(Units.bytes(total))"
         }
         if let speed = status.bytesPerSecond, speed > 0 {
-            line += " · \(Units.bytes(Int64(speed)))/s"
+            line += " · \(Units.bytes(Int64(Int(saturating: speed))))/s"
             if let total = status.totalSizeBytes {
-                let seconds = Int(Double(total - (status.downloadedBytes ?? 0)) / speed)
+                let seconds = max(0, Int(saturating: (Double(total) - Double(status.downloadedBytes ?? 0)) / speed))
                 line += " · \(seconds / 60):" + String(format: "%02d", seconds % 60) + " left"
             }
         }

@@ -79,6 +79,8 @@ enum TransferCommands {
         details: """
             The backup is read and checked completely first; a wrong password or a damaged file changes
             nothing. The current library is kept beside the new one as library.sqlite3.before-restore-<time>.
+            Refused (exit 1, naming the process) while another llmster process has the library open, so a
+            reply streaming there is never lost.
             """,
         options: [
             .init(["yes"], short: "y", help: "replace without asking"),
@@ -178,6 +180,7 @@ public enum Transfer {
 
     /// Checks a backup, shows what it holds, asks (unless `confirmed`), and replaces the library.
     public static func restore(from path: String, confirmed: Bool, passwordFile: String?, context: CommandContext) throws {
+        try LibraryBackup.checkNotInUse(libraryPath: context.libraryPath)
         var password: [UInt8]?
         if try LibraryBackup.isEncrypted(path) {
             password = try Self.password(file: passwordFile, environment: context.environment, askTwice: false)

@@ -302,8 +302,8 @@ import TerminalMarkdown
             }
             if saved.status != .complete, let message = saved.errorMessage { context.warn(message) }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
-        } catch ChatError.continuationLost {
-            context.warn(ChatError.continuationLost(conversationId: id).description)
+        } catch let error as ChatError where error.offersFreshContext {
+            context.warn(error.description)
             if await confirm("Continue with a fresh server context?") {
                 return await stream(conversationId: id, modelName: modelName) { chat, display in
                     try await chat.regenerate(in: id, freshContext: true) { await display.show($0) }

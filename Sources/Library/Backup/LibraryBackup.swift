@@ -45,6 +45,13 @@ public enum LibraryBackup {
         return start[9] == 1
     }
 
+    /// Throws `LibraryError.inUse`, naming the processes, while another process has the library at `libraryPath`
+    /// open: a restore would replace the file under it. `PreparedRestore.commit` checks again; this is for
+    /// refusing before the long checks and the question.
+    public static func checkNotInUse(libraryPath: String) throws {
+        try LibraryLock.exclusively(library: libraryPath) {}
+    }
+
     /// Reads and checks the whole backup, building the library it holds beside `libraryPath` without touching it.
     ///
     /// Any failure (wrong password, truncation, tampering, invalid contents) removes what was built and throws.
@@ -61,7 +68,7 @@ public enum LibraryBackup {
     }
 
     private static func build(aside: String, from path: String, password: [UInt8]?) throws -> LibraryStatistics {
-        let store = try LibraryStore(path: aside)
+        let store = try LibraryStore(path: aside, writer: ProcessIdentity.current, locking: false)
         let file = try OpenFile(reading: path)
         let reader = try ArchiveReader(
             kind: .backup, source: ByteSource(descriptor: file.descriptor, name: path), name: path, password: { password })
@@ -76,6 +83,7 @@ public enum LibraryBackup {
             guard manifest.format == BackupManifest.formatName else {
                 throw ArchiveError.invalid("the manifest's format is \"\(manifest.format)\", not \"\(BackupManifest.formatName)\"")
             }
+            try ArchiveNumbers.date(manifest.createdAt, field: "the manifest's createdAt")
             guard let (foldersType, foldersBytes) = try reader.next(limit: limit), foldersType == .folders else {
                 throw ArchiveError.invalid("the second record must be the folder tree")
             }
@@ -84,6 +92,8 @@ public enum LibraryBackup {
                 guard folder.parentId.map(folderIds.contains) ?? true else {
                     throw ArchiveError.invalid("folder \(folder.name) refers to a missing parent \(folder.parentId!)")
                 }
+                guard folder.id > 0 else { throw ArchiveError.invalid("folder \(folder.name) has the id \(folder.id), not a positive number") }
+                try ArchiveNumbers.order(folder.position, field: "folder \(folder.id)'s position")
                 guard !folder.name.trimmingCharacters(in: .whitespaces).isEmpty, !folder.name.contains("/"),
                     folderIds.insert(folder.id).inserted
                 else { throw ArchiveError.invalid("folder \(folder.id) has an invalid or repeated name or id") }
@@ -135,25 +145,29 @@ public struct PreparedRestore: Sendable {
     /// Returns the path of that copy, or nil when there was no previous library.
     @discardableResult
     public func commit(now: Date = Date()) throws -> String? {
-        var kept: String?
-        if FileManager.default.fileExists(atPath: libraryPath) {
-            let current = try LibraryStore(path: libraryPath)
-            try current.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-            let copy = libraryPath + ".before-restore-" + formatter.string(from: now)
-            guard link(libraryPath, copy) == 0 else {
-                throw ArchiveError.io(path: copy, reason: String(cString: strerror(errno)))
+        // Holding the lock exclusively: no other process has the library open while the file is swapped, and
+        // one that opens it meanwhile waits, then opens the restored library.
+        try LibraryLock.exclusively(library: libraryPath) {
+            var kept: String?
+            if FileManager.default.fileExists(atPath: libraryPath) {
+                // Closed again before the rename, so closing it cannot remove the new file's `-wal` by name.
+                try LibraryStore(path: libraryPath).connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                let formatter = DateFormatter()
+                formatter.locale = Locale(identifier: "en_US_POSIX")
+                formatter.timeZone = TimeZone(identifier: "UTC")
+                formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+                let copy = libraryPath + ".before-restore-" + formatter.string(from: now)
+                guard link(libraryPath, copy) == 0 else {
+                    throw ArchiveError.io(path: copy, reason: String(cString: strerror(errno)))
+                }
+                kept = copy
             }
-            kept = copy
+            guard rename(asidePath, libraryPath) == 0 else {
+                throw ArchiveError.io(path: libraryPath, reason: String(cString: strerror(errno)))
+            }
+            for suffix in ["-wal", "-shm"] { unlink(libraryPath + suffix) }
+            return kept
         }
-        guard rename(asidePath, libraryPath) == 0 else {
-            throw ArchiveError.io(path: libraryPath, reason: String(cString: strerror(errno)))
-        }
-        for suffix in ["-wal", "-shm"] { unlink(libraryPath + suffix) }
-        return kept
     }
 
     /// Deletes the library built aside (the user declined).

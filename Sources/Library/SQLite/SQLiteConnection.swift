@@ -12,23 +12,56 @@ final class SQLiteConnection {
     private var cache: [String: SQLiteStatement] = [:]
     private var transactionDepth = 0
 
-    /// Opens (creating if needed) and configures the file at `path`.
-    init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+    /// Opens (creating if needed) the file at `path`; `readOnly` opens it without ever writing to it.
+    ///
+    /// Nothing is written yet: `prepareForWriting()` switches to WAL once the caller has checked the file
+    /// is a library. A read-only file that SQLite cannot open for reading in place (WAL without a writable
+    /// directory for its `-shm`) is opened as immutable.
+    init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+        self.path = path
+        if readOnly {
+            let attempt = try Self.open(Self.uri(path, query: "mode=ro"), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path)
+            if sqlite3_exec(attempt, "PRAGMA schema_version", nil, nil, nil) == SQLITE_OK {
+                handle = attempt
+            } else {
+                sqlite3_close_v2(attempt)
+                handle = try Self.open(Self.uri(path, query: "immutable=1"), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path)
+            }
+        } else {
+            handle = try Self.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path: path)
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        _ = llmster_sqlite_busy_timeout(handle, busyTimeoutMilliseconds)
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    private static func open(_ name: String, flags: Int32, path: String) throws -> OpaquePointer {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        let code = sqlite3_open_v2(name, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(connection)
             throw LibraryError.sqlite(code: code, message: message, sql: nil, path: path)
         }
-        self.handle = connection
-        self.path = path
-        sqlite3_extended_result_codes(connection, 1)
-        _ = llmster_sqlite_busy_timeout(connection, busyTimeoutMilliseconds)
+        return connection
+    }
+
+    /// A `file:` URI for `path` with `query`, escaping what a URI would read otherwise.
+    private static func uri(_ path: String, query: String) -> String {
+        var escaped = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%", "?", "#": escaped += String(format: "%%%02X", character.value)
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return "file:" + escaped + "?" + query
+    }
+
+    /// Switches to WAL with `synchronous=NORMAL`, so several processes can share the file.
+    func prepareForWriting() throws {
         try enableWriteAheadLog()
         try execute("PRAGMA synchronous=NORMAL")
-        try execute("PRAGMA foreign_keys=ON")
     }
 
     /// Switches the file to WAL, retrying when another connection converts the same new file at the same moment

@@ -5,10 +5,12 @@ extension LibraryStore {
     /// Each streaming row names its writer as "pid:start-time" (the start time from `/proc`, so a reused
     /// pid does not count as alive). Rows written by a live process — another REPL or editor on the same
     /// library, or this one — are left alone however long they have been quiet, since a model may think
-    /// for minutes between updates. The library is assumed to be used from one machine.
+    /// for minutes between updates. The library is assumed to be used from one machine. A read-only library
+    /// is left as it is.
     @discardableResult
     public func recoverInterruptedReplies() throws -> Int {
-        try connection.transaction {
+        guard !isReadOnly else { return 0 }
+        return try connection.transaction {
             let writers = try connection.query(
                 "SELECT DISTINCT writer FROM messages WHERE status = 'streaming'") { $0.optionalString(0) }
             var recovered = 0

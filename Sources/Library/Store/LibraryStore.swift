@@ -19,14 +19,38 @@ public final class LibraryStore {
         try self.init(path: path, writer: ProcessIdentity.current)
     }
 
+    /// The shared hold on `library.sqlite3.lock` that keeps a restore in another process from replacing the file.
+    private let lock: LibraryLock?
+
     /// Opens the library acting as the process `writer` names (tests use it to stand in for another process).
-    init(path: String, writer: String) throws {
+    ///
+    /// `locking` false is for a library no other process knows of yet (a restore building its new file).
+    init(path: String, writer: String, locking: Bool = true) throws {
         self.path = path
         try Self.prepareFile(at: path)
-        connection = try SQLiteConnection(path: path)
+        isReadOnly = !Self.isWritable(path)
+        // Taken before SQLite opens the file: after waiting out a restore, this store opens the restored library.
+        let lockExisted = FileManager.default.fileExists(atPath: path + ".lock")
+        lock = locking ? LibraryLock.shared(path + ".lock") : nil
+        connection = try SQLiteConnection(path: path, readOnly: isReadOnly)
         self.writer = writer
-        try Schema.migrate(connection)
+        // Identified before anything is written, so another program's database is never switched to WAL
+        // (and gets no lock file beside it).
+        do { try Schema.identify(connection) } catch {
+            if locking, !lockExisted { unlink(path + ".lock") }
+            throw error
+        }
+        if isReadOnly {
+            try Schema.requireCurrent(connection)
+        } else {
+            try connection.prepareForWriting()
+            try Schema.migrate(connection)
+        }
     }
+
+    /// Whether the library was opened read-only (its file has no write permission, or its directory or file
+    /// system cannot be written): it can be listed, shown and exported; every change throws `LibraryError.readOnly`.
+    public let isReadOnly: Bool
 
     /// Runs `body` as one write transaction: every store call inside it commits together or not at all.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -52,6 +76,15 @@ public final class LibraryStore {
         }!
     }
 
+    /// Whether this process may write the library file and create its `-wal` and `-shm` beside it; a file
+    /// without any write permission bit counts as read-only even for root, who could write it anyway.
+    private static func isWritable(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & 0o222 != 0, access(path, W_OK) == 0 else { return false }
+        let directory = (path as NSString).deletingLastPathComponent
+        return access(directory.isEmpty ? "." : directory, W_OK) == 0
+    }
+
     private static func prepareFile(at path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -67,6 +100,12 @@ public final class LibraryStore {
             close(fd)
         } else if errno != EEXIST {
             throw LibraryError.cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+        // A device such as /dev/null, a directory or a FIFO is never opened: SQLite would create a
+        // world-writable `-journal` beside it.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw LibraryError.notALibrary(path: path, reason: "it is not a regular file")
         }
     }
 
@@ -92,14 +131,27 @@ public final class LibraryStore {
 extension LibraryStore: Sendable {}
 
 extension Date {
+    /// The milliseconds since 1970 the library stores: the years 1 to 9999. Files with dates outside are refused.
+    static let storableMilliseconds: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
+
     /// The library stores whole milliseconds; dates are rounded on the way in so records compare equal after a round trip.
+    ///
+    /// A value outside `storableMilliseconds` (a row an older llmster imported from a crafted file) is clamped
+    /// into it, so such a library can still be read, exported and backed up.
     init(milliseconds: Int64) {
-        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+        self.init(timeIntervalSince1970: Double(Self.storableMilliseconds.clamp(milliseconds)) / 1000)
     }
 
-    /// Milliseconds since 1970, as stored.
-    var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    /// Milliseconds since 1970, as stored: clamped to `storableMilliseconds`, never trapping (a NaN date reads as the lowest).
+    var milliseconds: Int64 {
+        Self.storableMilliseconds.clamp(Int64(Int(saturating: (timeIntervalSince1970 * 1000).rounded())))
+    }
 
     /// This date rounded to what the library stores.
     var stored: Date { Date(milliseconds: milliseconds) }
+}
+
+extension ClosedRange where Bound == Int64 {
+    /// `value`, or the nearer bound when it lies outside.
+    func clamp(_ value: Int64) -> Int64 { Swift.min(Swift.max(value, lowerBound), upperBound) }
 }

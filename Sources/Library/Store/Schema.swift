@@ -164,7 +164,46 @@ enum Schema {
         """,
     ]
 
-    /// Brings the file up to the latest schema; safe when several processes open a new file at once.
+    /// llmster's SQLite application id ("llms"), written into every library's header.
+    static let applicationId: Int64 = 0x6C6C_6D73
+
+    /// Throws `LibraryError.notALibrary` unless the file is an llmster library or an empty new file; reads only.
+    ///
+    /// A library carries `applicationId`; one written before it did has no application id, a `user_version`
+    /// and llmster's tables. Any other database (or a file that is no database) is left untouched.
+    static func identify(_ connection: SQLiteConnection) throws {
+        let application: Int64
+        let version: Int
+        let tables: Set<String>
+        do {
+            application = try connection.first("PRAGMA application_id") { $0.int64(0) } ?? 0
+            version = try connection.first("PRAGMA user_version") { $0.int(0) } ?? 0
+            tables = Set(try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.string(0) })
+        } catch LibraryError.sqlite(let code, let message, _, _) where code & 0xFF == 26 {
+            throw LibraryError.notALibrary(path: connection.path, reason: message)
+        }
+        if application == applicationId { return }
+        guard application == 0 else {
+            throw LibraryError.notALibrary(
+                path: connection.path, reason: "its SQLite application id is 0x\(String(application, radix: 16)), another program's")
+        }
+        if version == 0, tables.isEmpty { return }
+        guard version > 0, tables.isSuperset(of: ["folders", "conversations", "messages"]) else {
+            throw LibraryError.notALibrary(path: connection.path, reason: "it is another program's SQLite database")
+        }
+    }
+
+    /// Throws unless the file already has this build's schema (a read-only library cannot be upgraded).
+    static func requireCurrent(_ connection: SQLiteConnection) throws {
+        let found = try connection.first("PRAGMA user_version") { $0.int(0) } ?? 0
+        if found > migrations.count {
+            throw LibraryError.newerSchema(found: found, supported: migrations.count, path: connection.path)
+        }
+        if found < migrations.count { throw LibraryError.readOnly(path: connection.path) }
+    }
+
+    /// Brings the file up to the latest schema and marks it with `applicationId`; safe when several processes
+    /// open a new file at once.
     static func migrate(_ connection: SQLiteConnection) throws {
         let supported = migrations.count
         func version() throws -> Int {
@@ -174,7 +213,8 @@ enum Schema {
             }
             return found
         }
-        guard try version() < supported else { return }
+        let marked = try connection.first("PRAGMA application_id") { $0.int64(0) } == applicationId
+        guard try version() < supported || !marked else { return }
         // Two connections converting a brand-new file can race in SQLite's WAL locking and get
         // SQLITE_PROTOCOL, which the busy handler does not cover: the transaction is simply tried again.
         for attempt in 1... {
@@ -183,6 +223,7 @@ enum Schema {
                     let start = try version()
                     for step in migrations[start...] { try connection.execute(step) }
                     try connection.execute("PRAGMA user_version = \(supported)")
+                    try connection.execute("PRAGMA application_id = \(applicationId)")
                 }
                 return
             } catch LibraryError.sqlite(let code, _, _, _) where code == 15 && attempt < 5 {

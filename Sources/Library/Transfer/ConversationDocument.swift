@@ -153,17 +153,24 @@ struct FolderDocument: Codable {
 
 extension ConversationDocument {
     /// Checks what JSON decoding cannot: ids, the stats and tool-call JSON, attachment sizes and hashes as declared.
+    ///
+    /// Every number is range-checked here, before anything is written: dates must be ones the library
+    /// stores, orders and token counts must be small non-negative integers, rates finite and non-negative.
     func validate() throws {
+        try ArchiveNumbers.date(createdAt, field: "createdAt")
+        try ArchiveNumbers.date(updatedAt, field: "updatedAt")
+        if let pinOrder { try ArchiveNumbers.order(pinOrder, field: "pinOrder") }
+        try settings(configuration.settings)
         var ids = Set<String>()
         for (index, message) in messages.enumerated() {
             guard ids.insert(message.id).inserted else {
                 throw ArchiveError.invalid("message \(index) repeats the id \(message.id)")
             }
+            try ArchiveNumbers.date(message.createdAt, field: "messages[\(index)].createdAt")
+            try ArchiveNumbers.date(message.updatedAt, field: "messages[\(index)].updatedAt")
+            if let stats = message.stats { try ArchiveNumbers.statistics(stats, field: "messages[\(index)].stats") }
             if let parent = message.parentId, parent == message.id || !ids.contains(parent) {
                 throw ArchiveError.invalid("message \(index): parentId \(parent) is not an earlier message")
-            }
-            if let stats = message.stats, !Self.isJSON(stats) {
-                throw ArchiveError.invalid("message \(index): stats is not JSON")
             }
             for call in message.toolCalls where !Self.isJSON(call.arguments) || !(call.provider.map(Self.isJSON) ?? true) {
                 throw ArchiveError.invalid("message \(index): tool call \(call.name) has arguments or provider that are not JSON")
@@ -180,7 +187,75 @@ extension ConversationDocument {
         }
     }
 
+    private func settings(_ settings: ConversationSettings) throws {
+        let counts = [("topK", settings.topK), ("maxOutputTokens", settings.maxOutputTokens),
+                      ("contextLength", settings.contextLength)]
+        for case let (name, value?) in counts {
+            try ArchiveNumbers.count(value, field: "configuration.settings.\(name)")
+        }
+        let rates = [("temperature", settings.temperature), ("topP", settings.topP), ("minP", settings.minP),
+                     ("repeatPenalty", settings.repeatPenalty)]
+        for case let (name, value?) in rates {
+            try ArchiveNumbers.rate(value, field: "configuration.settings.\(name)")
+        }
+    }
+
     private static func isJSON(_ text: String) -> Bool {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
+    }
+}
+
+/// Range checks for the numbers an archive carries; each failure is `ArchiveError.invalid` naming the field.
+enum ArchiveNumbers {
+    /// The largest order (pin order, folder position) or count (tokens, context length) a file may hold.
+    static let largestCount = Int(Int32.max)
+    /// The largest rate (tokens per second, seconds, sampling settings) a file may hold.
+    static let largestRate = 1e12
+
+    /// Milliseconds since 1970 that the library stores (the years 1 to 9999).
+    static func date(_ milliseconds: Int64, field: String) throws {
+        guard Date.storableMilliseconds.contains(milliseconds) else {
+            throw ArchiveError.invalid(
+                "\(field) is \(milliseconds), not a date llmster stores (milliseconds since 1970, years 1 to 9999)")
+        }
+    }
+
+    /// A 0-based order among siblings.
+    static func order(_ value: Int, field: String) throws {
+        guard (0...largestCount).contains(value) else {
+            throw ArchiveError.invalid("\(field) is \(value), outside 0 to \(largestCount)")
+        }
+    }
+
+    /// A count of tokens or the like.
+    static func count(_ value: Int, field: String) throws {
+        try order(value, field: field)
+    }
+
+    /// A finite, non-negative rate or duration.
+    static func rate(_ value: Double, field: String) throws {
+        guard value.isFinite, (0...largestRate).contains(value) else {
+            throw ArchiveError.invalid("\(field) is \(value), outside 0 to \(largestRate)")
+        }
+    }
+
+    /// The numbers llmster reads from a reply's stats JSON (token counts, speed, time to first token).
+    static func statistics(_ json: String, field: String) throws {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed]) else {
+            throw ArchiveError.invalid("\(field) is not JSON")
+        }
+        guard let members = object as? [String: Any] else { return }
+        for key in ["input_tokens", "total_output_tokens", "reasoning_output_tokens"] {
+            guard let value = members[key], !(value is NSNull) else { continue }
+            guard let number = value as? NSNumber, let whole = Int(exactly: number.doubleValue) else {
+                throw ArchiveError.invalid("\(field).\(key) is \(value), not a whole number from 0 to \(largestCount)")
+            }
+            try count(whole, field: "\(field).\(key)")
+        }
+        for key in ["tokens_per_second", "time_to_first_token_seconds"] {
+            guard let value = members[key], !(value is NSNull) else { continue }
+            guard let number = value as? NSNumber else { throw ArchiveError.invalid("\(field).\(key) is not a number") }
+            try rate(number.doubleValue, field: "\(field).\(key)")
+        }
     }
 }

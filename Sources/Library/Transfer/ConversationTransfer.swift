@@ -137,6 +137,7 @@ extension LibraryStore {
         guard manifest.format == ExportManifest.formatName else {
             throw ArchiveError.invalid("the manifest's format is \"\(manifest.format)\", not \"\(ExportManifest.formatName)\"")
         }
+        try ArchiveNumbers.date(manifest.exportedAt, field: "the manifest's exportedAt")
         guard let (secondType, second) = try reader.next(limit: limit), secondType == .conversation else {
             throw ArchiveError.invalid("the second record must be the conversation")
         }

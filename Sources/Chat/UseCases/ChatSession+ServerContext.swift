@@ -1,0 +1,44 @@
+import Library
+
+/// Where a conversation's earlier turns are, seen from the configured server.
+public enum ServerContext: Equatable, Sendable {
+    /// Nothing to continue: a new conversation, or its context was dropped (the next request starts a fresh one).
+    case none
+    /// The configured server holds the context: the next request continues it.
+    case here
+    /// Another server holds the context (`server`; nil when the conversation does not say which): the configured
+    /// server would answer without the earlier turns.
+    case elsewhere(server: String?)
+}
+
+extension ChatSession {
+    /// Where the earlier turns of `conversation` are, seen from the configured server.
+    ///
+    /// The rule every face shares: a conversation whose last reply (or whose imported continuation) came from
+    /// another server is not continued silently. `send`, `regenerate` and `edit` throw
+    /// `ChatError.continuationElsewhere` instead, with the user turn saved, so the face can say so and offer a
+    /// fresh server context (`freshContext: true`) the way it does after `ChatError.continuationLost`.
+    public nonisolated func serverContext(of conversation: Conversation) -> ServerContext {
+        guard conversation.lastResponseId != nil else { return .none }
+        guard let owner = conversation.serverURL else { return .elsewhere(server: nil) }
+        return ServerURL.same(owner, configuration.server) ? .here : .elsewhere(server: owner)
+    }
+
+    /// Throws `ChatError.continuationElsewhere` when another server holds the conversation's context.
+    func requireServerContextHere(_ conversation: Conversation) throws {
+        if case .elsewhere(let server) = serverContext(of: conversation) {
+            throw ChatError.continuationElsewhere(conversationId: conversation.id, server: server, configured: configuration.server)
+        }
+    }
+}
+
+extension ChatError {
+    /// Whether the conversation can go on with a fresh server context (its earlier turns then no longer reach
+    /// the model): after `continuationLost` and `continuationElsewhere`, with the user turn saved and unanswered.
+    public var offersFreshContext: Bool {
+        switch self {
+        case .continuationLost, .continuationElsewhere: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import Chat
+import Testing
+
+/// Token counts a hostile or broken server reported (and the library kept) never trap the context meter.
+@Suite struct HostileContextFigureTests {
+    @Test func theLargestCountsStillGiveALabel() {
+        let meter = ContextMeter(usedTokens: .max, contextLength: 1)
+        #expect(meter.projected(draft: "one more message") == .max)
+        #expect(meter.wouldOverflow(draft: "x"))
+        #expect(meter.label(draft: "x").hasPrefix("ctx "))
+        #expect(ContextMeter(usedTokens: 0, contextLength: .max).label().hasPrefix("ctx 0/"))
+    }
+}

@@ -1,0 +1,36 @@
+import Chat
+import Foundation
+import Library
+import LMStudio
+import Testing
+import TestSupport
+
+/// A conversation whose context another server holds is never continued silently without its earlier turns.
+@Suite struct ServerContextTests {
+    @Test func aContextHeldByAnotherServerIsNamedAndAFreshContextGoesOn() async throws {
+        let harness = try ChatSessionTests.Harness()
+        _ = try await harness.session.send(Turn(text: "remember pears"), in: harness.conversationId) { _ in }
+        let elsewhere = "http://user:secret@127.0.0.1:9"
+        let lastResponse = try #require(try harness.observer().conversation(id: harness.conversationId)?.lastResponseId)
+        try harness.observer().setContinuation(conversationId: harness.conversationId, serverURL: elsewhere, responseId: lastResponse)
+        let conversation = try #require(try harness.observer().conversation(id: harness.conversationId))
+        #expect(harness.session.serverContext(of: conversation) == .elsewhere(server: elsewhere))
+        let sent = harness.fixture.requests(to: "/api/v1/chat").count
+
+        let error = await #expect(throws: ChatError.self) {
+            try await harness.session.send(Turn(text: "recall please"), in: harness.conversationId) { _ in }
+        }
+        #expect(error == .continuationElsewhere(conversationId: harness.conversationId, server: elsewhere, configured: harness.fixture.url))
+        #expect(error?.offersFreshContext == true)
+        let text = String(describing: error)
+        #expect(text.contains("127.0.0.1:9") && text.contains(harness.fixture.url) && !text.contains("secret"), "\(text)")
+        #expect(harness.fixture.requests(to: "/api/v1/chat").count == sent, "nothing was sent")
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).last?.text == "recall please")
+
+        let fresh = try await harness.session.regenerate(in: harness.conversationId, freshContext: true) { _ in }
+        #expect(fresh.status == .complete)
+        #expect(harness.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
+        let now = try #require(try harness.observer().conversation(id: harness.conversationId))
+        #expect(harness.session.serverContext(of: now) == .here)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Library
+import Testing
+import TestSupport
+
+/// `library/restore` answers `busy`, naming the process, while another llmster process has the library open.
+@Suite struct RestoreLockMethodTests {
+    @Test func aConfirmedRestoreIsBusyWhileAnotherProcessStreams() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let path = rpc.sandbox.root + "/plain.llmster-backup"
+        #expect(await rpc.call("library/backup", ["path": .string(path)])?["result"]?["encrypted"] == false)
+        let asking = try ProcessRunner.start(
+            try BuiltProduct.path("llmster"), ["ask", "[[sim:stall=30]] echo:alpha beta gamma delta"],
+            environment: rpc.sandbox.environment(server: fixture.url))
+        try Self.waitForPartialReply(in: rpc.sandbox.libraryPath, containing: "alpha")
+
+        let refused = await rpc.call("library/restore", ["path": .string(path), "confirm": true])
+        #expect(refused?.errorKind == "busy", "\(String(describing: refused))")
+        #expect(refused?["error"]?["message"]?.string?.contains("process \(asking.process.processIdentifier)") == true)
+        asking.signal(SIGTERM)
+        #expect(asking.wait().status == 143)
+        #expect(await rpc.call("library/restore", ["path": .string(path), "confirm": true])?["result"]?["restored"] == true)
+        await rpc.closeInput()
+    }
+
+    /// Waits (up to 30 s) until the library holds a reply containing `text`: the other process is streaming.
+    private static func waitForPartialReply(in library: String, containing text: String) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let store = try LibraryStore(path: library)
+            if let conversation = try store.mostRecentConversation(),
+               try store.messages(conversationId: conversation.id).contains(where: { $0.role == .assistant && $0.text.contains(text) }) {
+                return
+            }
+            usleep(50_000)
+        }
+        Issue.record("no partial reply containing \(text) was saved")
+    }
+}
