@@ -35,7 +35,7 @@ public enum App {
         LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search,
         DownloadCommand.command,
         TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,
-        RpcCommand.command,
+        RpcCommand.command, CompletionCommands.completions, CompletionCommands.complete,
     ]
 
     /// The usage line of `llmster` itself.
@@ -43,8 +43,9 @@ public enum App {
 
     /// The text of `llmster --help`.
     public static var help: String {
-        let width = commands.map(\.name.count).max() ?? 0
-        let list = commands.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+        let shown = commands.filter { !$0.isHidden }
+        let width = shown.map(\.name.count).max() ?? 0
+        let list = shown.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
         return """
         \(usageLine)
 
@@ -78,7 +79,7 @@ public enum App {
         if let commandIndex {
             let name = arguments[commandIndex]
             guard let named = commands.first(where: { $0.name == name }) else {
-                let suggestion = EditDistance.nearest(to: name, in: commands.map(\.name), maximum: 2)
+                let suggestion = EditDistance.nearest(to: name, in: commands.filter { !$0.isHidden }.map(\.name), maximum: 2)
                 errors.line("llmster: unknown command '\(UntrustedText.sanitize(name))'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "; see llmster --help")
                 return ExitCode.usage
             }
