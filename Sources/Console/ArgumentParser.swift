@@ -144,10 +144,16 @@ public struct ArgumentParser: Sendable {
     }
 
     /// The options' help lines, aligned.
-    public var optionHelp: String {
-        let width = options.map(\.synopsis.count).max() ?? 0
-        return options.map { "  " + $0.synopsis.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.help }
-            .joined(separator: "\n")
+    public var optionHelp: String { optionHelp(width: nil) }
+
+    /// The options' help lines, aligned; with a `width`, each help text wraps under its column at word boundaries.
+    public func optionHelp(width: Int?) -> String {
+        let column = (options.map(\.synopsis.count).max() ?? 0) + 4
+        return options.map { option in
+            let term = "  " + option.synopsis
+            guard let width else { return term.padding(toLength: column, withPad: " ", startingAt: 0) + option.help }
+            return TextLayout.hanging(term, option.help, column: column, width: width)
+        }.joined(separator: "\n")
     }
 
     private func suggestion(for name: String) -> String {

@@ -63,7 +63,7 @@ import TestSupport
         let script = try #require(ShellCompletion.script(for: shell))
         let help = try ProcessRunner.run(try BuiltProduct.path("llmster"), ["--help"], environment: [:]).output
         let commands = help.components(separatedBy: "\ncommands:\n")[1].components(separatedBy: "\n\n")[0]
-            .split(separator: "\n").map { String($0.split(separator: " ")[0]) }
+            .split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { String($0.split(separator: " ")[0]) }
         #expect(commands.count >= 17)
         for command in commands {
             #expect(script.contains(command), "\(shell) offers \(command)")

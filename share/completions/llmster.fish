@@ -89,7 +89,7 @@ complete -c llmster -n '__llmster_command_is voice' -l audio-input -r -F -d 'rea
 complete -c llmster -n '__llmster_command_is voice' -l speak -d 'read answers aloud with a local voice'
 complete -c llmster -n '__llmster_command_is voice' -l silence -x -d 'seconds of silence that end a spoken turn (default 1.6)'
 complete -c llmster -n '__llmster_command_is voice' -s h -l help -d 'show this help'
-complete -c llmster -n '__llmster_command_is chats' -l folder -x -a '(llmster __complete folders 2>/dev/null)' -d 'only conversations in folder F (e.g. Work/Research)'
+complete -c llmster -n '__llmster_command_is chats' -l folder -x -a '(llmster __complete folders 2>/dev/null)' -d 'only conversations in folder F and its sub-folders (e.g. Work)'
 complete -c llmster -n '__llmster_command_is chats' -l pinned -d 'only pinned conversations'
 complete -c llmster -n '__llmster_command_is chats' -l limit -x -d 'at most N conversations (default 50)'
 complete -c llmster -n '__llmster_command_is chats' -l json -d 'print JSON for scripts'

@@ -41,29 +41,30 @@ public enum App {
     /// The usage line of `llmster` itself.
     static let usageLine = "usage: llmster [options] [command] [arguments]"
 
-    /// The text of `llmster --help`.
-    public static var help: String {
+    /// The text of `llmster --help` at 80 columns.
+    public static var help: String { help(width: 80) }
+
+    /// The text of `llmster --help` laid out to `width` columns: descriptions wrap under their column.
+    public static func help(width: Int) -> String {
         let shown = commands.filter { !$0.isHidden }
-        let width = shown.map(\.name.count).max() ?? 0
-        let list = shown.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+        let column = (shown.map(\.name.count).max() ?? 0) + 4
+        let list = shown.map { TextLayout.hanging("  " + $0.name, $0.summary, column: column, width: width) }
+        func paragraph(_ text: String) -> String { TextLayout.paragraphs(text, width: width) }
         return """
         \(usageLine)
 
-        A terminal client for LM Studio. Without a command, opens the chat REPL:
-        `llmster -m MODEL` on a model, `llmster -c` on the most recent conversation, `llmster --chat CHAT` on one.
+        \(paragraph("A terminal client for LM Studio. Without a command, opens the chat REPL: `llmster -m MODEL` on a model, `llmster -c` on the most recent conversation, `llmster --chat CHAT` on one."))
 
         commands:
         \(list.joined(separator: "\n"))
 
         REPL options:
-        \(ArgumentParser(replOptions).optionHelp)
+        \(ArgumentParser(replOptions).optionHelp(width: width))
 
-        global options (accepted before or after the command, up to `--`):
-        \(globalOptions.optionHelp)
+        global options (before or after the command):
+        \(globalOptions.optionHelp(width: width))
 
-        `llmster COMMAND --help` describes a command; `man llmster` describes everything.
-        Exit status: 0 ok, 1 failure, 2 usage, 3 server unreachable or too old, 4 token missing or
-        rejected, 5 not found, 6 reply incomplete, 130 interrupted, 143 terminated.
+        \(paragraph("`llmster COMMAND --help` describes a command; `man llmster` describes everything. Exit status: 0 ok, 1 failure, 2 usage, 3 server unreachable or too old, 4 token missing or rejected, 5 not found, 6 reply incomplete, 130 interrupted, 143 terminated."))
 
         """
     }
@@ -95,7 +96,11 @@ public enum App {
             return ExitCode.usage
         }
         if parsed.has("version") { StandardStream.output.line("llmster \(version)"); return ExitCode.success }
-        if parsed.has("help") { StandardStream.output.send(command?.help ?? help); return ExitCode.success }
+        if parsed.has("help") {
+            let width = TextLayout.outputWidth(environment: environment)
+            StandardStream.output.send(command.map { $0.help(width: width ?? 80) } ?? help(width: width ?? 80))
+            return ExitCode.success
+        }
         if command == nil, let stray = parsed.positionals.first {
             errors.line("llmster: unexpected '\(UntrustedText.sanitize(stray))'\n\(usageLine); see llmster --help")
             return ExitCode.usage

@@ -1,3 +1,4 @@
+import Foundation
 /// One `llmster` subcommand: its usage, options and what it does.
 public struct Command: Sendable {
     public let name: String
@@ -24,11 +25,30 @@ public struct Command: Sendable {
         self.run = run
     }
 
-    /// The text of `llmster NAME --help`.
-    public var help: String {
-        var text = "usage: llmster \(name)\(synopsis.isEmpty ? "" : " " + synopsis)\n\n\(summary)\n\noptions:\n\(parser.optionHelp)\n"
-            + "Global options (llmster --help) are accepted here too.\n"
-        if !details.isEmpty { text += "\n" + details + "\n" }
+    /// The text of `llmster NAME --help` at its natural width.
+    public var help: String { help(width: nil) }
+
+    /// The text of `llmster NAME --help`, wrapped to `width` columns when given.
+    public func help(width: Int?) -> String {
+        let usage = "usage: llmster \(name)" + (synopsis.isEmpty ? "" : " " + synopsis)
+        let note = "Global options (llmster --help) are accepted here too."
+        guard let width else {
+            var text = "\(usage)\n\n\(summary)\n\noptions:\n\(parser.optionHelp)\n\(note)\n"
+            if !details.isEmpty { text += "\n" + details + "\n" }
+            return text
+        }
+        let term = "usage: llmster \(name)"
+        // A bracketed group (`[--image FILE]…`) breaks only around it: its spaces are no-break spaces while wrapping.
+        var depth = 0
+        let grouped = String(synopsis.map { character -> Character in
+            if character == "[" { depth += 1 } else if character == "]" { depth -= 1 }
+            return character == " " && depth > 0 ? "\u{A0}" : character
+        })
+        var text = TextLayout.hanging(term, grouped, column: term.count + 1, width: width, gap: 1, maximumColumn: width / 2)
+            .replacingOccurrences(of: "\u{A0}", with: " ") + "\n\n"
+        text += TextLayout.paragraphs(summary, width: width) + "\n\noptions:\n" + parser.optionHelp(width: width) + "\n"
+        text += TextLayout.paragraphs(note, width: width) + "\n"
+        if !details.isEmpty { text += "\n" + TextLayout.paragraphs(details, width: width) + "\n" }
         return text
     }
 

@@ -49,15 +49,22 @@ enum LibraryCommands {
             context.errors.line(scope.map { "No conversations in \($0)." } ?? "No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
             return ExitCode.success
         }
-        if let scope { context.output.line(UntrustedText.sanitize("In \(scope):")) }
-        var table = TextTable(header: ["ID", "TITLE", "FOLDER", "MODEL", "UPDATED"])
+        let width = TextLayout.outputWidth(environment: context.environment)
+        if let scope {
+            let heading = UntrustedText.sanitize("In \(scope):")
+            context.output.line(width.map { TextLayout.paragraphs(heading, width: $0) } ?? heading)
+        }
+        var table = TextTable(columns: [
+            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 1), .init("FOLDER", minimumWidth: 8, priority: 3),
+            .init("MODEL", minimumWidth: 10, priority: 4), .init("UPDATED", priority: 2),
+        ])
         for conversation in conversations {
             table.append([
                 String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.title,
                 folderPath(conversation), conversation.modelKey ?? "-", Self.dateLabel(conversation.updatedAt),
             ])
         }
-        context.output.send(table.text)
+        context.output.send(table.text(width: width))
         return ExitCode.success
     }
 
@@ -103,12 +110,14 @@ enum LibraryCommands {
             context.errors.line("Nothing matches '\(UntrustedText.sanitize(text))'.")
             return ExitCode.success
         }
-        var table = TextTable(header: ["ID", "TITLE", "MATCH"])
+        var table = TextTable(columns: [
+            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 2), .init("MATCH", minimumWidth: 20, priority: 1),
+        ])
         for hit in hits {
             table.append([String(hit.conversationId.prefix(8)), hit.title,
                           hit.snippet.replacingOccurrences(of: "\n", with: " ")])
         }
-        context.output.send(table.text)
+        context.output.send(table.text(width: TextLayout.outputWidth(environment: context.environment)))
         return ExitCode.success
     }
 
