@@ -41,9 +41,6 @@ public enum App {
     /// The usage line of `llmster` itself.
     static let usageLine = "usage: llmster [options] [command] [arguments]"
 
-    /// The text of `llmster --help` at 80 columns.
-    public static var help: String { help(width: 80) }
-
     /// The text of `llmster --help` laid out to `width` columns: descriptions wrap under their column.
     public static func help(width: Int) -> String {
         let shown = commands.filter { !$0.isHidden }

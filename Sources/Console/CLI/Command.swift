@@ -25,18 +25,8 @@ public struct Command: Sendable {
         self.run = run
     }
 
-    /// The text of `llmster NAME --help` at its natural width.
-    public var help: String { help(width: nil) }
-
-    /// The text of `llmster NAME --help`, wrapped to `width` columns when given.
-    public func help(width: Int?) -> String {
-        let usage = "usage: llmster \(name)" + (synopsis.isEmpty ? "" : " " + synopsis)
-        let note = "Global options (llmster --help) are accepted here too."
-        guard let width else {
-            var text = "\(usage)\n\n\(summary)\n\noptions:\n\(parser.optionHelp)\n\(note)\n"
-            if !details.isEmpty { text += "\n" + details + "\n" }
-            return text
-        }
+    /// The text of `llmster NAME --help`, wrapped to `width` columns.
+    public func help(width: Int) -> String {
         let term = "usage: llmster \(name)"
         // A bracketed group (`[--image FILE]…`) breaks only around it: its spaces are no-break spaces while wrapping.
         var depth = 0
@@ -47,7 +37,7 @@ public struct Command: Sendable {
         var text = TextLayout.hanging(term, grouped, column: term.count + 1, width: width, gap: 1, maximumColumn: width / 2)
             .replacingOccurrences(of: "\u{A0}", with: " ") + "\n\n"
         text += TextLayout.paragraphs(summary, width: width) + "\n\noptions:\n" + parser.optionHelp(width: width) + "\n"
-        text += TextLayout.paragraphs(note, width: width) + "\n"
+        text += TextLayout.paragraphs("Global options (llmster --help) are accepted here too.", width: width) + "\n"
         if !details.isEmpty { text += "\n" + TextLayout.paragraphs(details, width: width) + "\n" }
         return text
     }

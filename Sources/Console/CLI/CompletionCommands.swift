@@ -7,8 +7,11 @@ enum CompletionCommands {
         summary: "Print the shell completion script for bash, zsh or fish.",
         details: """
         bash: llmster completions bash > ~/.local/share/bash-completion/completions/llmster
-        zsh:  llmster completions zsh > ~/.zfunc/_llmster   (a directory on $fpath)
+
+        zsh: llmster completions zsh > ~/.zfunc/_llmster (a directory on $fpath)
+
         fish: llmster completions fish > ~/.config/fish/completions/llmster.fish
+
         The scripts complete commands and options, conversation titles, folders, model keys and instances
         (asked of llmster at completion time) and file names. share/completions holds the same scripts.
         """
