@@ -129,20 +129,19 @@ public enum App {
     /// Opens the REPL where `-m MODEL`, `-c` or `--chat CHAT` say: the conversation is resolved (and given the
     /// model) as `ask` does, and a model alone must be one the server has downloaded, when it can be asked.
     private static func startRepl(_ arguments: ArgumentParser.Parsed, context: CommandContext) async throws -> Int32 {
-        guard try AskCommand.reference(arguments) != .new || arguments.value("model") != nil else {
-            return await Repl.run(context: context)
-        }
-        let session = try context.session()
-        if try AskCommand.reference(arguments) != .new {
-            let opened = try await AskCommand.open(for: arguments, session: session)
-            return await Repl.run(context: context, conversationId: opened.conversation.id)
-        }
+        let reference = try AskCommand.reference(arguments)
         let model = arguments.value("model")
+        guard reference != .new || model != nil else { return await Repl.run(context: context) }
+        let session = try context.session()
+        if reference != .new {
+            let opened = try await AskCommand.open(for: arguments, session: session)
+            return await Repl.run(context: context, chat: session, conversationId: opened.conversation.id)
+        }
         if let model, let models = try? await session.models(),
            !models.contains(where: { $0.key == model || $0.loadedInstances.contains { $0.id == model } }) {
             throw ChatError.modelNotDownloaded(model)
         }
-        return await Repl.run(context: context, model: model)
+        return await Repl.run(context: context, chat: session, model: model)
     }
 
     /// What `error` means for the user; a model that is not downloaded gets the closest downloaded key as a suggestion.
