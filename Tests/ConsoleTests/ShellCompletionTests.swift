@@ -105,9 +105,25 @@ import TestSupport
         #expect(try fishCompletions("llmster ask --image ph", setup) == ["photo.png"])
     }
 
-    @Test func zshLoadsTheScript() throws {
+    @Test func zshCompletesOnATerminal() throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "make test-deps installs zsh")
-        let result = try ProcessRunner.run("/usr/bin/zsh", ["-f", "-c", "autoload -U compinit && compinit -u -D && source '\(Self.directory)/_llmster' 2>&1; whence -w _llmster _llmster_complete"], environment: ["HOME": NSTemporaryDirectory()])
-        #expect(result.output.contains("_llmster: function") && result.output.contains("_llmster_complete: function"), "\(result)")
+        let setup = try Setup()
+        var environment = setup.environment
+        environment["PS1"] = "%% "
+        environment["TERM"] = "dumb"
+        let zsh = try Pseudoterminal("/usr/bin/zsh", ["-f", "-i"], environment: environment)
+        zsh.send("cd '\(setup.sandbox.root)'; fpath=('\(Self.directory)' $fpath); autoload -U compinit; compinit -u -D; print ready\r")
+        _ = try zsh.waitFor("\nready")
+        for (typed, expected) in [("llmster mo", "llmster models "), ("llmster models --vi", "--vision "),
+                                  ("llmster ask --mark", "--markdown "), ("llmster completions z", "completions zsh "),
+                                  ("llmster load acme/th", "acme/thinker-8b "), ("llmster show echo:Exp", "echo:Explain\\ SSE "),
+                                  ("llmster chats --folder Work/C", "Work/Clients "), ("llmster import sse", "sse.llmster ")] {
+            let mark = zsh.mark
+            zsh.send(typed + "\t")
+            _ = try zsh.waitFor(expected, after: mark)
+            zsh.send("\u{15}")
+        }
+        zsh.send("exit\r")
+        _ = try zsh.waitForExit()
     }
 }
