@@ -79,5 +79,8 @@ import TestSupport
         #expect(model.status == 5, "\(model)")
         #expect(model.errors.contains("did you mean acme/thinker-8b?"), "\(model)")
         #expect(!model.errors.contains("llmster download"), "a near downloaded model, not a download: \(model)")
+        let load = try cli.run(["load", "acme/tiny-b1"])
+        #expect(load.status == 5, "\(load)")
+        #expect(load.errors.contains("did you mean acme/tiny-1b?"), "\(load)")
     }
 }

@@ -149,7 +149,7 @@ public enum App {
         if case ChatError.modelNotDownloaded(let key) = error,
            let models = try? await context.client().models(),
            let near = EditDistance.nearest(to: key, in: models.map(\.key), maximum: max(2, key.count / 4)) {
-            return "\(key) is not downloaded on this server; did you mean \(near)? (`llmster models` lists the downloaded models)"
+            return "\(key) is not downloaded on this server; did you mean \(near)? (`llmster models` lists what is)"
         }
         return (error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error)
     }

@@ -85,7 +85,9 @@ enum ModelCommands {
         let client = try context.client()
         let models = try await client.models()
         guard let model = models.first(where: { $0.key == key }) else {
-            context.warn("\(key) is not downloaded on this server; `llmster models` lists what is.")
+            let near = EditDistance.nearest(to: key, in: models.map(\.key), maximum: max(2, key.count / 4))
+            context.warn("\(key) is not downloaded on this server" + (near.map { "; did you mean \($0)?" } ?? "")
+                         + " (`llmster models` lists what is)")
             return ExitCode.notFound
         }
         if model.type != .llm && model.type != .embedding {
