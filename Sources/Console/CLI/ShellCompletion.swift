@@ -112,16 +112,36 @@ public enum ShellCompletion {
             done < <(llmster __complete "$1" 2>/dev/null)
         }
 
+        # Bash splits words at ":" (COMP_WORDBREAKS): glue them back so `acme/tiny-1b:2` is one word, complete it
+        # whole, then leave out what bash already has before its last ":".
         _llmster() {
-            local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+            local words=() cword=0 i
+            for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+                if ((i > 0)) && [[ ${COMP_WORDS[i]} == : || ${words[-1]} == *: ]]; then
+                    words[-1]+=${COMP_WORDS[i]}
+                else
+                    words+=("${COMP_WORDS[i]}")
+                fi
+                ((i == COMP_CWORD)) && cword=$((${#words[@]} - 1))
+            done
+            local cur=${words[cword]} prev=${words[cword-1]}
+            _llmster_reply
+            if [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]]; then
+                local colon=${cur%"${cur##*:}"}
+                COMPREPLY=("${COMPREPLY[@]#"$colon"}")
+            fi
+        }
+
+        # Fills COMPREPLY for words[cword] (the caller's words, cword, cur and prev).
+        _llmster_reply() {
             local command="" options="" operand=":" i
             COMPREPLY=()
-            for ((i = 1; i < COMP_CWORD; i++)); do
-                case ${COMP_WORDS[i]} in
+            for ((i = 1; i < cword; i++)); do
+                case ${words[i]} in
                     --) break ;;
                     \(valuedTopSpellings.joined(separator: "|"))) ((i++)) ;;
                     -*) ;;
-                    *) command=${COMP_WORDS[i]}; break ;;
+                    *) command=${words[i]}; break ;;
                 esac
             done
             case $command in
