@@ -83,6 +83,15 @@ import TestSupport
         let chatsHeader = try #require(chats.first { $0.hasPrefix("ID") })
         #expect(chatsHeader.contains("TITLE") && chatsHeader.contains("UPDATED"), "\(chatsHeader)")
 
+        let doctor = try Pseudoterminal(try BuiltProduct.path("llmster"), ["--server", "http://127.0.0.1:\(unusedPort())", "doctor"],
+                                        environment: cli.environment, width: width, height: 50)
+        _ = try doctor.waitFor("start`.")
+        #expect(try doctor.waitForExit() == 3)
+        let advice = doctor.text.components(separatedBy: "\n")
+        expectFits(advice, width: width, "llmster doctor")
+        let failing = try #require(advice.firstIndex { $0.hasPrefix("FAIL  reachable   ") })
+        #expect(advice[failing + 1].hasPrefix(String(repeating: " ", count: 18)), "a hanging indent: \(advice)")
+
         let piped = try cli.run(["models"])
         #expect(piped.output.contains("reasoning(off/low/medium/high)"), "piped output keeps whole cells for scripts")
     }
