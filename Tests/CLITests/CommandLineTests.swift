@@ -54,6 +54,9 @@ import TestSupport
         #expect(unknown.errors.contains("no conversation matches \"echo:Explain SEE\""))
         #expect(unknown.errors.contains("echo:Explain SSE"), "the close title is a candidate: \(unknown)")
         #expect(fixture.requests(to: "/api/v1/chat").count == 1, "nothing is sent")
+        let show = try cli.run(["show", "echo:Explain SEE"])
+        #expect(show.status == 5, "\(show)")
+        #expect(show.errors.contains("close ones:") && show.errors.contains("echo:Explain SSE"), "\(show)")
     }
 
     @Test func globalOptionsAreAcceptedAfterTheCommand() throws {

@@ -163,6 +163,16 @@ struct UnknownConversation: Error, CustomStringConvertible {
     let reference: String
     let candidates: [Conversation]
 
+    /// The conversation `reference` names in `library`; throws `UnknownConversation` (with the closest titles)
+    /// when none matches, and the library's error (listing the candidates) when several do.
+    static func resolve(_ reference: String, in library: LibraryStore) throws -> Conversation {
+        do {
+            return try library.resolveConversation(reference)
+        } catch LibraryError.notFound(kind: "conversation", _) {
+            throw UnknownConversation(reference: reference, candidates: closest(to: reference, in: try library.conversations(limit: 500)))
+        }
+    }
+
     /// At most five conversations whose titles contain `reference` or are within a few edits of it.
     static func closest(to reference: String, in conversations: [Conversation]) -> [Conversation] {
         let wanted = reference.lowercased()

@@ -79,7 +79,7 @@ enum LibraryCommands {
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
         let library = try context.openLibrary()
-        let conversation = try library.resolveConversation(arguments.positionals[0])
+        let conversation = try UnknownConversation.resolve(arguments.positionals[0], in: library)
         let transcript = try Transcript.markdown(of: conversation, library: library,
                                                  reasoning: arguments.has("reasoning"), tools: arguments.has("tools"),
                                                  alternatives: arguments.has("alternatives"))
