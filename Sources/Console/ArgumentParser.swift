@@ -94,6 +94,10 @@ public struct ArgumentParser: Sendable {
                 }
                 option = match
                 if letters.count > 1 {
+                    // A short option whose value is optional takes none: `-c=ID` is not the name `=ID`.
+                    if option.valueIsOptional {
+                        throw UsageError("-\(first) takes no value; write --\(option.names[0])=\(option.value ?? "VALUE") to give one")
+                    }
                     if option.value != nil {
                         attached = String(letters.dropFirst())
                     } else {
@@ -114,8 +118,8 @@ public struct ArgumentParser: Sendable {
                 continue
             }
             var value = attached
-            // As with getopt, an optional value must be attached (`--continue=CHAT`, `-cCHAT`): the next
-            // word is the command's own text.
+            // As with getopt, an optional value must be attached (`--continue=CHAT`): the next word is the
+            // command's own text.
             if value == nil, index < words.count, !option.valueIsOptional {
                 value = words[index]
                 index += 1
@@ -131,11 +135,25 @@ public struct ArgumentParser: Sendable {
         return parsed
     }
 
+    /// This parser with `others` added, except those whose long or short name it already declares.
+    public func including(_ others: [Option]) -> ArgumentParser {
+        let names = Set(options.flatMap(\.names)), shorts = Set(options.compactMap(\.short))
+        return ArgumentParser(options + others.filter { other in
+            !other.names.contains(where: names.contains) && !(other.short.map(shorts.contains) ?? false)
+        })
+    }
+
     /// The options' help lines, aligned.
-    public var optionHelp: String {
-        let width = options.map(\.synopsis.count).max() ?? 0
-        return options.map { "  " + $0.synopsis.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.help }
-            .joined(separator: "\n")
+    public var optionHelp: String { optionHelp(width: nil) }
+
+    /// The options' help lines, aligned; with a `width`, each help text wraps under its column at word boundaries.
+    public func optionHelp(width: Int?) -> String {
+        let column = (options.map(\.synopsis.count).max() ?? 0) + 4
+        return options.map { option in
+            let term = "  " + option.synopsis
+            guard let width else { return term.padding(toLength: column, withPad: " ", startingAt: 0) + option.help }
+            return TextLayout.hanging(term, option.help, column: column, width: width)
+        }.joined(separator: "\n")
     }
 
     private func suggestion(for name: String) -> String {

@@ -54,7 +54,43 @@ public struct OpenedConversation: Sendable, Equatable {
     public let systemPrompt: SystemPromptEffect?
 }
 
+/// Conversations as `llmster chats` and `/chats` list them, with each one's folder path.
+public struct ConversationListing: Sendable, Equatable {
+    public var conversations: [Conversation]
+    /// Every folder's "/"-separated path, by id.
+    public var folderPaths: [Int64: String]
+    /// The folder asked for, then the sub-folders the listing includes (e.g. `Work`, `Work/Clients`); empty for every folder.
+    public var includedFolders: [String]
+
+    /// The folder path of `conversation`, empty at the top level.
+    public func folderPath(of conversation: Conversation) -> String {
+        conversation.folderId.flatMap { folderPaths[$0] } ?? ""
+    }
+}
+
 extension ChatSession {
+    /// Conversations, pinned first, then the most recently updated; with `folder` (a path such as `Work`, matched
+    /// case-insensitively) only those in it and its sub-folders.
+    ///
+    /// An unknown folder throws `ChatError.storage(.notFound(kind: "folder", …))`.
+    public func listConversations(folder: String? = nil, pinnedOnly: Bool = false, limit: Int = 50) throws -> ConversationListing {
+        try storage {
+            let folders = try library.folders()
+            var paths: [Int64: String] = [:]
+            for folder in folders {
+                paths[folder.id] = folder.parentId.flatMap { paths[$0].map { $0 + "/" } }.map { $0 + folder.name } ?? folder.name
+            }
+            guard let folder else {
+                return ConversationListing(conversations: try library.conversations(pinnedOnly: pinnedOnly, limit: limit),
+                                           folderPaths: paths, includedFolders: [])
+            }
+            guard let found = try library.folder(path: folder) else { throw LibraryError.notFound(kind: "folder", reference: folder) }
+            return ConversationListing(
+                conversations: try library.conversations(inFolderTree: found.id, pinnedOnly: pinnedOnly, limit: limit),
+                folderPaths: paths, includedFolders: try library.folderTree(found.id).compactMap { paths[$0.id] })
+        }
+    }
+
     /// Resolves `reference` (or creates a conversation) and applies `overrides`, in one step for every face.
     ///
     /// An unknown or ambiguous reference throws `ChatError.storage` with `LibraryError.notFound` or

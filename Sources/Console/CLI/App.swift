@@ -20,6 +20,13 @@ public enum App {
         .init(["help"], short: "h", help: "show this help"),
     ])
 
+    /// The options of `llmster` without a command: where the REPL starts.
+    static let replOptions: [ArgumentParser.Option] = [
+        .init(["model"], short: "m", value: "MODEL", help: "start the REPL on MODEL (a key or instance id)"),
+        .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "resume the most recent conversation"),
+        .init(["chat"], value: "CHAT", help: "resume CHAT: an id, id prefix or title"),
+    ]
+
     /// Every subcommand, in the order `--help` lists them.
     public static let commands: [Command] = [
         ModelCommands.models, ModelCommands.ps, ModelCommands.load, ModelCommands.unload,
@@ -28,49 +35,77 @@ public enum App {
         LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search,
         DownloadCommand.command,
         TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,
-        RpcCommand.command,
+        RpcCommand.command, CompletionCommands.completions, CompletionCommands.complete,
     ]
 
-    /// The text of `llmster --help`.
-    public static var help: String {
-        let width = commands.map(\.name.count).max() ?? 0
-        let list = commands.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
-        return """
-        usage: llmster [global options] [command] [arguments]
+    /// The usage line of `llmster` itself.
+    static let usageLine = "usage: llmster [options] [command] [arguments]"
 
-        A terminal client for LM Studio. Without a command, opens the chat REPL.
+    /// The text of `llmster --help` laid out to `width` columns: descriptions wrap under their column.
+    public static func help(width: Int) -> String {
+        let shown = commands.filter { !$0.isHidden }
+        let column = (shown.map(\.name.count).max() ?? 0) + 4
+        let list = shown.map { TextLayout.hanging("  " + $0.name, $0.summary, column: column, width: width) }
+        func paragraph(_ text: String) -> String { TextLayout.paragraphs(text, width: width) }
+        return """
+        \(usageLine)
+
+        \(paragraph("A terminal client for LM Studio. Without a command, opens the chat REPL: `llmster -m MODEL` on a model, `llmster -c` on the most recent conversation, `llmster --chat CHAT` on one."))
 
         commands:
         \(list.joined(separator: "\n"))
 
-        global options:
-        \(globalOptions.optionHelp)
+        REPL options:
+        \(ArgumentParser(replOptions).optionHelp(width: width))
 
-        `llmster COMMAND --help` describes a command; `man llmster` describes everything.
-        Exit status: 0 ok, 1 failure, 2 usage, 3 server unreachable or too old, 4 token missing or
-        rejected, 5 not found, 6 reply incomplete, 130 interrupted, 143 terminated.
+        global options (before or after the command):
+        \(globalOptions.optionHelp(width: width))
+
+        \(paragraph("`llmster COMMAND --help` describes a command; `man llmster` describes everything. Exit status: 0 ok, 1 failure, 2 usage, 3 server unreachable or too old, 4 token missing or rejected, 5 not found, 6 reply incomplete, 130 interrupted, 143 terminated."))
 
         """
     }
 
     /// Runs llmster with `arguments` (without the program name); `startDemo` starts the simulator and returns its URL.
+    ///
+    /// The first word that is not an option names the command; global options may come before or after it.
     public static func run(arguments: [String], environment: [String: String],
                            startDemo: @Sendable () throws -> String) async -> Int32 {
         let errors = StandardStream.error
-        // Global options come before the command word.
         let commandIndex = firstCommandWord(in: arguments)
-        let globalWords = Array(arguments[..<(commandIndex ?? arguments.endIndex)])
-        let global: ArgumentParser.Parsed
-        do { global = try globalOptions.parse(globalWords) } catch {
-            errors.line("llmster: \(error)\nusage: llmster [global options] [command] [arguments]; see llmster --help")
+        var command: Command?
+        if let commandIndex {
+            let name = arguments[commandIndex]
+            guard let named = commands.first(where: { $0.name == name }) else {
+                let suggestion = EditDistance.nearest(to: name, in: commands.filter { !$0.isHidden }.map(\.name), maximum: 2)
+                errors.line("llmster: unknown command '\(UntrustedText.sanitize(name))'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "; see llmster --help")
+                return ExitCode.usage
+            }
+            command = named
+        }
+        var words = arguments
+        if let commandIndex { words.remove(at: commandIndex) }
+        let parsed: ArgumentParser.Parsed
+        do {
+            parsed = try (command?.parser ?? ArgumentParser(replOptions)).including(globalOptions.options).parse(words)
+        } catch {
+            errors.line("llmster\(command.map { " " + $0.name } ?? ""): \(error)\n\(command?.usageLine ?? usageLine)" + (command == nil ? "; see llmster --help" : ""))
             return ExitCode.usage
         }
-        if global.has("version") { StandardStream.output.line("llmster \(version)"); return ExitCode.success }
-        if global.has("help") && commandIndex == nil { StandardStream.output.send(help); return ExitCode.success }
+        if parsed.has("version") { StandardStream.output.line("llmster \(version)"); return ExitCode.success }
+        if parsed.has("help") {
+            let width = TextLayout.outputWidth(environment: environment)
+            StandardStream.output.send(command.map { $0.help(width: width ?? 80) } ?? help(width: width ?? 80))
+            return ExitCode.success
+        }
+        if command == nil, let stray = parsed.positionals.first {
+            errors.line("llmster: unexpected '\(UntrustedText.sanitize(stray))'\n\(usageLine); see llmster --help")
+            return ExitCode.usage
+        }
 
         var context: CommandContext
         do {
-            context = try makeContext(global: global, environment: environment, startDemo: startDemo)
+            context = try makeContext(global: parsed, environment: environment, startDemo: startDemo)
         } catch {
             errors.line("llmster: \(UntrustedText.sanitize(ServerURL.redactingPasswords(in: String(describing: error))))")
             return ExitCode.failure
@@ -78,31 +113,45 @@ public enum App {
         if context.isDemo {
             errors.line("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.")
         }
-
-        guard let commandIndex else {
-            return await Repl.run(context: context)
-        }
-        let name = arguments[commandIndex]
-        guard let command = commands.first(where: { $0.name == name }) else {
-            let suggestion = EditDistance.nearest(to: name, in: commands.map(\.name), maximum: 3)
-            errors.line("llmster: unknown command '\(UntrustedText.sanitize(name))'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "; see llmster --help")
-            return ExitCode.usage
-        }
-        let parsed: ArgumentParser.Parsed
-        do { parsed = try command.parser.parse(Array(arguments[(commandIndex + 1)...])) } catch {
-            errors.line("llmster \(name): \(error)\n\(command.usageLine)")
-            return ExitCode.usage
-        }
-        if parsed.has("help") { StandardStream.output.send(command.help); return ExitCode.success }
+        let name = command?.name ?? ""
         do {
+            guard let command else { return try await startRepl(parsed, context: context) }
             return try await command.run(parsed, context)
         } catch let error as UsageError {
-            errors.line("llmster \(name): \(error)\n\(command.usageLine)")
+            errors.line("llmster\(name.isEmpty ? "" : " " + name): \(error)\n\(command?.usageLine ?? usageLine)")
             return ExitCode.usage
         } catch {
-            context.warn((error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error))
+            context.warn(await explanation(of: error, context: context))
             return exitCode(for: error)
         }
+    }
+
+    /// Opens the REPL where `-m MODEL`, `-c` or `--chat CHAT` say: the conversation is resolved (and given the
+    /// model) as `ask` does, and a model alone must be one the server has downloaded, when it can be asked.
+    private static func startRepl(_ arguments: ArgumentParser.Parsed, context: CommandContext) async throws -> Int32 {
+        let reference = try AskCommand.reference(arguments)
+        let model = arguments.value("model")
+        guard reference != .new || model != nil else { return await Repl.run(context: context) }
+        let session = try context.session()
+        if reference != .new {
+            let opened = try await AskCommand.open(for: arguments, session: session)
+            return await Repl.run(context: context, chat: session, conversationId: opened.conversation.id)
+        }
+        if let model, let models = try? await session.models(),
+           !models.contains(where: { $0.key == model || $0.loadedInstances.contains { $0.id == model } }) {
+            throw ChatError.modelNotDownloaded(model)
+        }
+        return await Repl.run(context: context, chat: session, model: model)
+    }
+
+    /// What `error` means for the user; a model that is not downloaded gets the closest downloaded key as a suggestion.
+    static func explanation(of error: any Error, context: CommandContext) async -> String {
+        if case ChatError.modelNotDownloaded(let key) = error,
+           let models = try? await context.client().models(),
+           let near = EditDistance.nearest(to: key, in: models.map(\.key), maximum: max(2, key.count / 4)) {
+            return "\(key) is not downloaded on this server; did you mean \(near)? (`llmster models` lists what is)"
+        }
+        return (error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error)
     }
 
     /// The exit status that tells a script what kind of failure `error` is.
@@ -124,6 +173,7 @@ public enum App {
             default: return ExitCode.failure
             }
         case is CredentialsError: return ExitCode.authentication
+        case is UnknownConversation: return ExitCode.notFound
         case let error as LibraryError:
             if case .notFound = error { return ExitCode.notFound }
             if case .ambiguousConversation = error { return ExitCode.notFound }
@@ -132,12 +182,14 @@ public enum App {
         }
     }
 
-    /// The index of the command word: the first word that is neither a global option nor its value.
+    /// The index of the command word: the first word that is neither an option of `llmster` itself nor its value.
     private static func firstCommandWord(in arguments: [String]) -> Int? {
-        let takesValue = Set(globalOptions.options.filter { $0.value != nil }.map { "--" + $0.names[0] })
+        let valued = (globalOptions.options + replOptions).filter { $0.value != nil && !$0.valueIsOptional }
+        let takesValue = Set(valued.flatMap { option in option.names.map { "--" + $0 } + (option.short.map { ["-\($0)"] } ?? []) })
         var index = 0
         while index < arguments.count {
             let word = arguments[index]
+            if word == "--" { return nil }
             if takesValue.contains(word) { index += 2; continue }
             if !word.hasPrefix("-") { return index }
             index += 1

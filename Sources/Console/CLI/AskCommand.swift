@@ -7,21 +7,23 @@ import TerminalMarkdown
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.
 enum AskCommand {
     static let command = Command(
-        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c|--continue[=CHAT]] [--folder F] [--system TEXT] [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--no-save]",
+        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--no-save]",
         summary: "Send one message and stream the answer to standard output.",
         details: """
-        The prompt is the arguments, or standard input when there are none. On a terminal the answer is
+        The prompt is the arguments. Piped standard input is added after them and a blank line, so
+        `git diff | llmster ask "Review this diff:"` sends the instruction, then the diff; with no arguments
+        standard input is the whole prompt. On a terminal the answer is
         rendered Markdown; piped, it is the raw Markdown text. Stages (model loading, prompt processing),
         the reasoning tail and tool calls go to standard error, only when it is a terminal.
         Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved);
         130 after Ctrl-C and 143 after SIGTERM, with the partial reply saved.
         When the server no longer knows the conversation's context, llmster says so and keeps the
-        transcript: `llmster ask --continue=CHAT --fresh-context` resends the unanswered message with a fresh
+        transcript: `llmster ask --chat CHAT --fresh-context` resends the unanswered message with a fresh
         server context (add a PROMPT to send a new message instead).
         """,
         options: [
             .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
-            .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "continue the most recent conversation, or CHAT (an id, id prefix or title)"),
+            continueOption, chatOption,
             .init(["folder"], value: "F", help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
             .init(["system"], value: "TEXT", help: "system prompt (with -c: replaces it and starts a fresh server context)"),
             .init(["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"),
@@ -34,18 +36,39 @@ enum AskCommand {
         try await run(arguments, context)
     }
 
+    /// `-c`/`--continue[=CHAT]`: the most recent conversation, or (attached, kept for scripts) CHAT.
+    static let continueOption = ArgumentParser.Option(
+        ["continue"], short: "c", value: "CHAT", optionalValue: true,
+        help: "continue the most recent conversation (--continue=CHAT: the one --chat names)")
+    /// `--chat CHAT`: a conversation by id, id prefix or title.
+    static let chatOption = ArgumentParser.Option(
+        ["chat"], value: "CHAT", help: "continue CHAT: an id, id prefix or title (exit 5 when none or several match)")
+
+    /// The conversation `-c`, `--continue=CHAT` and `--chat CHAT` name; `.new` when none is given.
+    static func reference(_ arguments: ArgumentParser.Parsed) throws(UsageError) -> ConversationReference {
+        let named = [arguments.value("chat"), arguments.value("continue")].compactMap(\.self)
+        if Set(named).count > 1 { throw UsageError("--chat and --continue name different conversations; give one") }
+        if let name = named.first { return .named(name) }
+        if arguments.has("chat") { throw UsageError("--chat needs a conversation (an id, id prefix or title)") }
+        return arguments.has("continue") ? .mostRecent : .new
+    }
+
     static func run(_ arguments: ArgumentParser.Parsed, _ context: CommandContext) async throws -> Int32 {
-        if arguments.has("no-save"), arguments.has("continue") {
+        let reference = try reference(arguments)
+        if arguments.has("no-save"), reference != .new {
             throw UsageError("--no-save starts a throwaway conversation; it cannot continue one")
         }
         var prompt = arguments.positionals.joined(separator: " ")
-        let resend = prompt.isEmpty && arguments.has("fresh-context") && arguments.has("continue")
-        if prompt.isEmpty, !resend {
-            guard !StandardStream(fd: 0).isTerminal else { throw UsageError("give a prompt, or pipe one on standard input") }
-            prompt = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            guard !prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw UsageError("the prompt on standard input is empty")
+        let resend = prompt.isEmpty && arguments.has("fresh-context") && reference != .new
+        if !resend, !StandardStream(fd: 0).isTerminal {
+            let piped = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            if !piped.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                prompt = prompt.isEmpty ? piped : prompt + "\n\n" + piped
             }
+        }
+        if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, !resend {
+            throw UsageError(StandardStream(fd: 0).isTerminal ? "give a prompt, or pipe one on standard input"
+                                                               : "the prompt on standard input is empty")
         }
         var images: [ImageInput] = []
         for path in arguments.all("image") {
@@ -98,7 +121,7 @@ enum AskCommand {
             outcome = try result.get()
         } catch let error as ChatError where error.offersFreshContext {
             context.warn(error.description)
-            context.errors.line("To resend your message with a fresh server context: llmster ask --continue=\(conversationId.prefix(8)) --fresh-context")
+            context.errors.line("To resend your message with a fresh server context: llmster ask --chat \(conversationId.prefix(8)) --fresh-context")
             return ExitCode.failure
         }
         switch outcome.status {
@@ -110,22 +133,61 @@ enum AskCommand {
         }
     }
 
-    /// Opens the conversation to send on through `ChatSession.openConversation`: continued (`--continue[=CHAT]`),
+    /// Opens the conversation to send on through `ChatSession.openConversation`: continued (`-c`, `--chat CHAT`),
     /// or new, with the model, folder, system prompt, reasoning and integrations given (options a command does
-    /// not declare are simply absent); `llmster voice` shares it.
+    /// not declare are simply absent); `llmster voice` and the REPL's start share it.
+    ///
+    /// A CHAT that matches nothing throws `UnknownConversation` with the closest titles.
     static func open(for arguments: ArgumentParser.Parsed, session: ChatSession) async throws -> OpenedConversation {
         let names = arguments.all("integration")
         let overrides = ConversationOverrides(
             model: arguments.value("model"), systemPrompt: arguments.value("system"), reasoning: arguments.value("reasoning"),
             folder: arguments.value("folder").map(ConversationOverrides.Folder.path),
             integrations: names.isEmpty ? nil : names == ["none"] ? [] : names)
-        let reference: ConversationReference = arguments.has("continue")
-            ? arguments.value("continue").map(ConversationReference.named) ?? .mostRecent : .new
+        let reference = try reference(arguments)
         do {
             return try await session.openConversation(reference, overrides: overrides)
         } catch let error as ChatError {
             if case .unknownIntegration = error { throw UsageError(error.description) }
+            if case .storage(.notFound(kind: "conversation", _)) = error, case .named(let name) = reference {
+                let titles = (try? await session.withLibrary { try $0.conversations(limit: 500) }) ?? []
+                throw UnknownConversation(reference: name, candidates: UnknownConversation.closest(to: name, in: titles))
+            }
             throw error
         }
+    }
+}
+
+/// A `--chat` reference that matches no conversation, with the closest titles as candidates.
+struct UnknownConversation: Error, CustomStringConvertible {
+    let reference: String
+    let candidates: [Conversation]
+
+    /// The conversation `reference` names in `library`; throws `UnknownConversation` (with the closest titles)
+    /// when none matches, and the library's error (listing the candidates) when several do.
+    static func resolve(_ reference: String, in library: LibraryStore) throws -> Conversation {
+        do {
+            return try library.resolveConversation(reference)
+        } catch LibraryError.notFound(kind: "conversation", _) {
+            throw UnknownConversation(reference: reference, candidates: closest(to: reference, in: try library.conversations(limit: 500)))
+        }
+    }
+
+    /// At most five conversations whose titles contain `reference` or are within a few edits of it.
+    static func closest(to reference: String, in conversations: [Conversation]) -> [Conversation] {
+        let wanted = reference.lowercased()
+        let scored = conversations.compactMap { conversation -> (Conversation, Int)? in
+            let title = conversation.title.lowercased()
+            if !wanted.isEmpty, title.contains(wanted) { return (conversation, 0) }
+            let distance = EditDistance.between(wanted, title)
+            return distance <= max(2, wanted.count / 3) ? (conversation, distance) : nil
+        }
+        return scored.sorted { $0.1 < $1.1 }.prefix(5).map(\.0)
+    }
+
+    var description: String {
+        let head = "no conversation matches \"\(reference)\" (an id, id prefix or title)"
+        guard !candidates.isEmpty else { return head + "; `llmster chats` lists them" }
+        return head + "; close ones:\n" + candidates.map { "  \($0.id.prefix(8))  \($0.title)" }.joined(separator: "\n")
     }
 }

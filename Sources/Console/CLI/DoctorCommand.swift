@@ -23,9 +23,12 @@ enum DoctorCommand {
         options: [.init(["quiet"], short: "q", help: "print only problems")]
     ) { arguments, context in
         let (checks, status) = await run(context)
+        let width = TextLayout.outputWidth(environment: context.environment)
         for check in checks where !(arguments.has("quiet") && check.ok) {
-            let mark = check.ok ? "ok  " : "FAIL"
-            context.output.line("\(mark)  \(check.name.padding(toLength: 10, withPad: " ", startingAt: 0))  \(UntrustedText.sanitize(ServerURL.redactingPasswords(in: check.detail)))")
+            let term = (check.ok ? "ok  " : "FAIL") + "  " + check.name
+            let detail = UntrustedText.sanitize(ServerURL.redactingPasswords(in: check.detail))
+            context.output.line(width.map { TextLayout.hanging(term, detail, column: 18, width: $0, maximumColumn: 18) }
+                ?? term.padding(toLength: 18, withPad: " ", startingAt: 0) + detail)
         }
         return status
     }

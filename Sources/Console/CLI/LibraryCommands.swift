@@ -10,38 +10,28 @@ enum LibraryCommands {
         "chats", synopsis: "[--folder F] [--pinned] [--json]",
         summary: "List conversations, pinned first, then the most recently updated.",
         options: [
-            .init(["folder"], value: "F", help: "only conversations in folder F (e.g. Work/Research)"),
+            .init(["folder"], value: "F", help: "only conversations in folder F and its sub-folders (e.g. Work)"),
             .init(["pinned"], help: "only pinned conversations"),
             .init(["limit"], value: "N", help: "at most N conversations (default 50)"),
             .init(["json"], help: "print JSON for scripts"),
         ]
     ) { arguments, context in
         let limit = try arguments.positiveInteger("limit") ?? 50
-        let library = try context.openLibrary()
-        var folderId: Int64?? = .none
-        if let path = arguments.value("folder") {
-            guard let folder = try library.folder(path: path) else {
-                context.warn("there is no folder '\(path)'; `llmster chats` lists conversations in every folder")
-                return ExitCode.notFound
-            }
-            folderId = .some(folder.id)
+        let listing: ConversationListing
+        do {
+            listing = try await context.librarySession().listConversations(folder: arguments.value("folder"),
+                                                                            pinnedOnly: arguments.has("pinned"), limit: limit)
+        } catch ChatError.storage(.notFound(kind: "folder", let path)) {
+            context.warn("there is no folder '\(path)'; `llmster chats` lists conversations in every folder")
+            return ExitCode.notFound
         }
-        let conversations = try library.conversations(folderId: folderId, pinnedOnly: arguments.has("pinned"), limit: limit)
-        let folders = Dictionary(uniqueKeysWithValues: try library.folders().map { ($0.id, $0) })
-        func folderPath(_ id: Int64?) -> String {
-            var parts: [String] = []
-            var next = id
-            while let current = next, let folder = folders[current] {
-                parts.insert(folder.name, at: 0)
-                next = folder.parentId
-            }
-            return parts.joined(separator: "/")
-        }
+        let conversations = listing.conversations
+        func folderPath(_ conversation: Conversation) -> String { listing.folderPath(of: conversation) }
         if arguments.has("json") {
             let objects: [JSONValue] = conversations.map { conversation in
                 .object([
                     "id": .string(conversation.id), "title": .string(conversation.title),
-                    "folder": conversation.folderId == nil ? .null : .string(folderPath(conversation.folderId)),
+                    "folder": conversation.folderId == nil ? .null : .string(folderPath(conversation)),
                     "pinned": .bool(conversation.pinned), "model": conversation.modelKey.map(JSONValue.string) ?? .null,
                     "created_at": .string(ISO8601DateFormatter().string(from: conversation.createdAt)),
                     "updated_at": .string(ISO8601DateFormatter().string(from: conversation.updatedAt)),
@@ -51,18 +41,30 @@ enum LibraryCommands {
             context.output.line(JSONValue.array(objects).jsonString)
             return ExitCode.success
         }
+        let scope: String? = listing.includedFolders.first.map { folder in
+            let below = listing.includedFolders.dropFirst()
+            return below.isEmpty ? folder : "\(folder) and its sub-folders (\(below.joined(separator: ", ")))"
+        }
         guard !conversations.isEmpty else {
-            context.errors.line("No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
+            context.errors.line(scope.map { "No conversations in \($0)." } ?? "No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
             return ExitCode.success
         }
-        var table = TextTable(header: ["ID", "TITLE", "FOLDER", "MODEL", "UPDATED"])
+        let width = TextLayout.outputWidth(environment: context.environment)
+        if let scope {
+            let heading = UntrustedText.sanitize("In \(scope):")
+            context.output.line(width.map { TextLayout.paragraphs(heading, width: $0) } ?? heading)
+        }
+        var table = TextTable(columns: [
+            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 1), .init("FOLDER", minimumWidth: 8, priority: 3),
+            .init("MODEL", minimumWidth: 10, priority: 4), .init("UPDATED", priority: 2),
+        ])
         for conversation in conversations {
             table.append([
                 String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.title,
-                folderPath(conversation.folderId), conversation.modelKey ?? "-", Self.dateLabel(conversation.updatedAt),
+                folderPath(conversation), conversation.modelKey ?? "-", Self.dateLabel(conversation.updatedAt),
             ])
         }
-        context.output.send(table.text)
+        context.output.send(table.text(width: width))
         return ExitCode.success
     }
 
@@ -77,7 +79,7 @@ enum LibraryCommands {
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
         let library = try context.openLibrary()
-        let conversation = try library.resolveConversation(arguments.positionals[0])
+        let conversation = try UnknownConversation.resolve(arguments.positionals[0], in: library)
         let transcript = try Transcript.markdown(of: conversation, library: library,
                                                  reasoning: arguments.has("reasoning"), tools: arguments.has("tools"),
                                                  alternatives: arguments.has("alternatives"))
@@ -108,12 +110,14 @@ enum LibraryCommands {
             context.errors.line("Nothing matches '\(UntrustedText.sanitize(text))'.")
             return ExitCode.success
         }
-        var table = TextTable(header: ["ID", "TITLE", "MATCH"])
+        var table = TextTable(columns: [
+            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 2), .init("MATCH", minimumWidth: 20, priority: 1),
+        ])
         for hit in hits {
             table.append([String(hit.conversationId.prefix(8)), hit.title,
                           hit.snippet.replacingOccurrences(of: "\n", with: " ")])
         }
-        context.output.send(table.text)
+        context.output.send(table.text(width: TextLayout.outputWidth(environment: context.environment)))
         return ExitCode.success
     }
 

@@ -33,7 +33,7 @@ enum ModelCommands {
             context.errors.line(all.isEmpty ? "No models are downloaded on this server. `llmster download MODEL` fetches one."
                                             : "No model matches those filters.")
         } else {
-            context.output.send(ModelListing.table(shown))
+            context.output.send(ModelListing.table(shown, width: TextLayout.outputWidth(environment: context.environment)))
         }
         return ExitCode.success
     }
@@ -57,12 +57,15 @@ enum ModelCommands {
             context.errors.line("No model is loaded. `llmster load MODEL` loads one; a chat loads its model just in time.")
             return ExitCode.success
         }
-        var table = TextTable(header: ["INSTANCE", "MODEL", "CONTEXT", "SIZE"])
+        var table = TextTable(columns: [
+            .init("INSTANCE", minimumWidth: 16, priority: 0), .init("MODEL", minimumWidth: 12, priority: 2),
+            .init("CONTEXT", priority: 1), .init("SIZE", priority: 3),
+        ])
         for (model, instance) in instances {
             table.append([instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-",
                           Units.bytes(model.sizeBytes)])
         }
-        context.output.send(table.text)
+        context.output.send(table.text(width: TextLayout.outputWidth(environment: context.environment)))
         return ExitCode.success
     }
 
@@ -82,7 +85,9 @@ enum ModelCommands {
         let client = try context.client()
         let models = try await client.models()
         guard let model = models.first(where: { $0.key == key }) else {
-            context.warn("\(key) is not downloaded on this server; `llmster models` lists what is.")
+            let near = EditDistance.nearest(to: key, in: models.map(\.key), maximum: max(2, key.count / 4))
+            context.warn("\(key) is not downloaded on this server" + (near.map { "; did you mean \($0)?" } ?? "")
+                         + " (`llmster models` lists what is)")
             return ExitCode.notFound
         }
         if model.type != .llm && model.type != .embedding {

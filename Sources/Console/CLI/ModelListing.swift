@@ -49,9 +49,14 @@ public enum ModelListing {
         tokens % 1024 == 0 ? "\(tokens / 1024)k" : Units.grouped(tokens)
     }
 
-    /// The `llmster models` table.
-    public static func table(_ models: [Model]) -> String {
-        var table = TextTable(header: ["MODEL", "LOADED", "SIZE", "FORMAT", "PARAMS", "QUANT", "MAX CTX", "CAPABILITIES"])
+    /// The `llmster models` table, laid out to `width` columns when given: capabilities and loaded instances
+    /// are cut first, then FORMAT, QUANT, PARAMS, MAX CTX and CAPABILITIES are dropped in that order.
+    public static func table(_ models: [Model], width: Int? = nil) -> String {
+        var table = TextTable(columns: [
+            .init("MODEL", minimumWidth: 16, priority: 0), .init("LOADED", minimumWidth: 8, priority: 1),
+            .init("SIZE", priority: 2), .init("FORMAT", priority: 7), .init("PARAMS", priority: 5), .init("QUANT", priority: 6),
+            .init("MAX CTX", priority: 4), .init("CAPABILITIES", minimumWidth: 12, priority: 3),
+        ])
         for model in models {
             table.append([
                 model.key, loadedState(model), Units.bytes(model.sizeBytes), model.format ?? "-",
@@ -59,7 +64,7 @@ public enum ModelListing {
                 model.maxContextLength.map(contextLabel) ?? "-", capabilities(model),
             ])
         }
-        return table.text
+        return table.text(width: width)
     }
 
     /// The stable `--json` form: one object per model.

@@ -3,37 +3,187 @@ import TerminalMarkdown
 
 /// A plain column-aligned table for command output: a header row, then rows, columns separated by two spaces.
 ///
-/// Cells are sanitised (server text is untrusted) and aligned by display width.
+/// Cells are sanitised (server text is untrusted) and aligned by display width. Given a width, columns that
+/// may shrink are cut with `…` down to their minimum, and the least important columns are dropped while even
+/// that does not fit; no line is wider than the width.
 public struct TextTable {
-    public var header: [String]
-    public var rows: [[String]] = []
+    /// A column's title and how it gives way on a narrow terminal.
+    public struct Column: Sendable {
+        public var title: String
+        /// The narrowest the column may be cut to; nil for a column that is never cut (ids, sizes, dates).
+        public var minimumWidth: Int?
+        /// Lower is more important: on a narrow terminal the highest is dropped first.
+        public var priority: Int
 
-    /// Creates a table with these column titles.
-    public init(header: [String]) { self.header = header }
+        /// Declares a column.
+        public init(_ title: String, minimumWidth: Int? = nil, priority: Int) {
+            self.title = title
+            self.minimumWidth = minimumWidth
+            self.priority = priority
+        }
+    }
+
+    public var columns: [Column]
+    public var rows: [[String]] = []
+    /// The column titles.
+    public var header: [String] { columns.map(\.title) }
+
+    /// Creates a table with these column titles; none is cut, and later columns are dropped first.
+    public init(header: [String]) {
+        columns = header.enumerated().map { Column($0.element, priority: $0.offset) }
+    }
+
+    /// Creates a table with these columns.
+    public init(columns: [Column]) { self.columns = columns }
 
     /// Appends a row.
     public mutating func append(_ row: [String]) { rows.append(row.map(UntrustedText.sanitize)) }
 
-    /// The table's text, one line per row, trailing spaces trimmed.
-    public var text: String {
+    /// The table's text at its natural width, one line per row, trailing spaces trimmed.
+    public var text: String { text(width: nil) }
+
+    /// The table's text laid out to `width` columns (nil: as wide as its cells).
+    public func text(width: Int?) -> String {
         let all = [header] + rows
-        var widths = [Int](repeating: 0, count: header.count)
+        var natural = [Int](repeating: 0, count: columns.count)
         for row in all {
-            for (column, cell) in row.enumerated() where column < widths.count {
-                widths[column] = max(widths[column], DisplayWidth.of(cell))
+            for (column, cell) in row.enumerated() where column < natural.count {
+                natural[column] = max(natural[column], DisplayWidth.of(cell))
+            }
+        }
+        var widths = natural
+        var shown = Array(columns.indices)
+        if let width {
+            func minimum(_ column: Int) -> Int { min(natural[column], columns[column].minimumWidth ?? natural[column]) }
+            func total(_ columns: [Int], _ width: (Int) -> Int) -> Int { columns.map(width).reduce(0, +) + 2 * max(columns.count - 1, 0) }
+            while shown.count > 1, total(shown, minimum) > width,
+                  let dropped = shown.max(by: { columns[$0].priority < columns[$1].priority }) {
+                shown.removeAll { $0 == dropped }
+            }
+            if total(shown, { natural[$0] }) > width {
+                for column in shown { widths[column] = minimum(column) }
+                var spare = width - total(shown, { widths[$0] })
+                for column in shown.sorted(by: { columns[$0].priority < columns[$1].priority }) where spare > 0 {
+                    let grown = min(natural[column] - widths[column], spare)
+                    widths[column] += grown
+                    spare -= grown
+                }
             }
         }
         return all.map { row in
             var line = ""
-            for (column, cell) in row.enumerated() {
+            for (position, column) in shown.enumerated() where column < row.count {
+                let cell = TextLayout.truncate(row[column], to: widths[column])
                 line += cell
-                if column < row.count - 1 {
-                    line += String(repeating: " ", count: widths[column] - DisplayWidth.of(cell) + 2)
+                if position < shown.count - 1 {
+                    line += String(repeating: " ", count: max(widths[column] - DisplayWidth.of(cell), 0) + 2)
                 }
             }
+            if let width { line = TextLayout.truncate(line, to: width) }
             while line.hasSuffix(" ") { line.removeLast() }
             return line
         }.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Plain-text layout to a terminal's width: word wrapping with a hanging indent, and cutting with `…`.
+public enum TextLayout {
+    /// The width command output is laid out to: the terminal's when standard output is one, else `$COLUMNS`
+    /// when set; nil when neither (piped output keeps whole lines for scripts).
+    public static func outputWidth(environment: [String: String]) -> Int? {
+        let terminal = TerminalCapabilities.detect(fd: 1, environment: environment)
+        if terminal.isTTY { return terminal.width }
+        return environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// `text` cut to `columns` display columns, ending in `…` when something was cut.
+    public static func truncate(_ text: String, to columns: Int) -> String {
+        guard DisplayWidth.of(text) > columns else { return text }
+        guard columns > 0 else { return "" }
+        var result = ""
+        var used = 0
+        for character in text {
+            let width = DisplayWidth.of(character)
+            if used + width > columns - 1 { break }
+            result.append(character)
+            used += width
+        }
+        return result + "…"
+    }
+
+    /// `text` as lines of at most `width` columns, broken at spaces (a word longer than a line is split).
+    public static func wrap(_ text: String, width: Int) -> [String] {
+        let width = max(width, 1)
+        var lines: [String] = []
+        var line = ""
+        var lineWidth = 0
+        for piece in text.split(separator: " ", omittingEmptySubsequences: true) {
+            var word = String(piece)
+            while !word.isEmpty {
+                let wordWidth = DisplayWidth.of(word)
+                if (lineWidth > 0 ? lineWidth + 1 : 0) + wordWidth <= width {
+                    if lineWidth > 0 {
+                        line += " "
+                        lineWidth += 1
+                    }
+                    line += word
+                    lineWidth += wordWidth
+                    break
+                }
+                if lineWidth > 0 {
+                    lines.append(line)
+                    line = ""
+                    lineWidth = 0
+                    continue
+                }
+                var head = ""
+                var headWidth = 0
+                for character in word {
+                    let characterWidth = DisplayWidth.of(character)
+                    if headWidth + characterWidth > width, !head.isEmpty { break }
+                    head.append(character)
+                    headWidth += characterWidth
+                }
+                lines.append(head)
+                word = String(word.dropFirst(head.count))
+            }
+        }
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    /// `term` then `description` from `column` on, the description wrapped with a hanging indent to `width`
+    /// (`  -m, --model MODEL  model key …`); a term too wide for the column (which is at most `maximumColumn`,
+    /// by default a third of the width) puts the description below it.
+    public static func hanging(_ term: String, _ description: String, column: Int, width: Int, gap: Int = 2,
+                               maximumColumn: Int? = nil) -> String {
+        let column = min(column, maximumColumn ?? max(width / 3, 12))
+        let indent = String(repeating: " ", count: column)
+        let lines = wrap(description, width: max(width - column, 20))
+        let termWidth = DisplayWidth.of(term)
+        var result: [String]
+        if termWidth + gap <= column {
+            result = [term + String(repeating: " ", count: column - termWidth) + lines[0]] + lines.dropFirst().map { indent + $0 }
+        } else {
+            let leading = String(term.prefix { $0 == " " })
+            result = (termWidth <= width ? [term] : wrap(term, width: width - leading.count).map { leading + $0 })
+                + lines.map { indent + $0 }
+        }
+        return result.map { line in
+            var line = line
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }.joined(separator: "\n")
+    }
+
+    /// Paragraphs (separated by blank lines; the lines of one are joined) wrapped to `width`, each line indented
+    /// by `indent` spaces.
+    public static func paragraphs(_ text: String, width: Int, indent: Int = 0) -> String {
+        let pad = String(repeating: " ", count: indent)
+        return text.components(separatedBy: "\n\n").map { paragraph in
+            let joined = paragraph.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            return wrap(joined, width: width - indent).map { pad + $0 }.joined(separator: "\n")
+        }.joined(separator: "\n\n")
     }
 }
 

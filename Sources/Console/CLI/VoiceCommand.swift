@@ -6,7 +6,7 @@ import Voice
 /// `llmster voice`: a spoken conversation, recognised on this machine.
 enum VoiceCommand {
     static let command = Command(
-        "voice", synopsis: "[-m MODEL] [-c|--continue[=CHAT]] [--audio-input FILE.wav] [--speak] [--silence SECONDS]",
+        "voice", synopsis: "[-m MODEL] [-c | --chat CHAT] [--audio-input FILE.wav] [--speak] [--silence SECONDS]",
         summary: "Talk to a model: each spoken turn is recognised locally and sent after a pause.",
         details: """
         Recognition runs on this machine (pocketsphinx); no audio leaves it. A chime marks that listening
@@ -20,7 +20,7 @@ enum VoiceCommand {
         """,
         options: [
             .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
-            .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "continue the most recent conversation, or CHAT (an id, id prefix or title)"),
+            AskCommand.continueOption, AskCommand.chatOption,
             .init(["audio-input"], value: "FILE.wav", help: "read speech from a 16 kHz mono WAV file instead of the microphone"),
             .init(["speak"], help: "read answers aloud with a local voice"),
             .init(["silence"], value: "SECONDS", help: "seconds of silence that end a spoken turn (default 1.6)"),

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `llmster chats --folder F`: the folder and its sub-folders, said so in the listing.
+@Suite struct ChatsCommandTests {
+    @Test func aFolderIncludesItsSubFolders() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        for (folder, prompt) in [("Work/Clients", "echo:Client call"), ("Work", "echo:Weekly plan"), ("Workshop", "echo:Sawdust"),
+                                 ("Home", "echo:Groceries")] {
+            #expect(try cli.run(["ask", "--folder", folder, prompt]).status == 0)
+        }
+        let listing = try cli.run(["chats", "--folder", "work"])
+        #expect(listing.status == 0, "\(listing)")
+        #expect(listing.output.hasPrefix("In Work and its sub-folders (Work/Clients):\n"), "\(listing.output)")
+        #expect(listing.output.contains("echo:Client call") && listing.output.contains("Work/Clients"))
+        #expect(listing.output.contains("echo:Weekly plan"))
+        #expect(!listing.output.contains("Sawdust") && !listing.output.contains("Groceries"), "\(listing.output)")
+
+        let json = try cli.run(["chats", "--folder", "Work", "--json"])
+        #expect(json.output.contains("\"folder\":\"Work/Clients\"") || json.output.contains("\"folder\": \"Work/Clients\""), "\(json.output)")
+        #expect(!json.output.contains("In Work"))
+
+        let leaf = try cli.run(["chats", "--folder", "Work/Clients"])
+        #expect(leaf.output.hasPrefix("In Work/Clients:\n"), "\(leaf.output)")
+        #expect(!leaf.output.contains("Weekly plan"))
+
+        let unknown = try cli.run(["chats", "--folder", "Nowhere"])
+        #expect(unknown.status == 5, "\(unknown)")
+    }
+}

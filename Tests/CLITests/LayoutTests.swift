@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Help and tables laid out to the terminal: hanging indents at word boundaries, columns that give way, and no
+/// line wider than the terminal, at 60, 80 and 100 columns.
+@Suite struct LayoutTests {
+    /// Runs `llmster ARGUMENTS` on a `width`-column pseudo-terminal until `last` appears; returns its lines.
+    func onTerminal(_ cli: CLI, _ arguments: [String], width: Int, last: String) throws -> [String] {
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: cli.environment,
+                                          width: width, height: 50)
+        _ = try terminal.waitFor(last)
+        #expect(try terminal.waitForExit() == 0)
+        return terminal.text.components(separatedBy: "\n")
+    }
+
+    func expectFits(_ lines: [String], width: Int, _ what: String) {
+        for line in lines {
+            #expect(line.count <= width, "\(what) at \(width) columns: '\(line)'")
+        }
+    }
+
+    @Test(arguments: [60, 80, 100])
+    func helpWrapsUnderItsColumnAtWordBoundaries(width: Int) throws {
+        let cli = try CLI(server: "http://127.0.0.1:9")
+        let lines = try onTerminal(cli, ["--help"], width: width, last: "143 terminated.")
+        expectFits(lines, width: width, "llmster --help")
+        let text = lines.joined(separator: "\n")
+        let models = try #require(lines.firstIndex { $0.hasPrefix("  models ") })
+        let column = lines[models].distance(from: lines[models].startIndex, to: try #require(lines[models].range(of: "List"))
+            .lowerBound)
+        // Every continuation of the command list starts at the description column.
+        var index = models + 1
+        while index < lines.count, !lines[index].isEmpty, !lines[index].hasPrefix("  ") || lines[index].hasPrefix(String(repeating: " ", count: column)) {
+            if lines[index].hasPrefix(String(repeating: " ", count: column)) {
+                #expect(lines[index].dropFirst(column).first != " ", "continuation aligned: '\(lines[index])'")
+            }
+            index += 1
+        }
+        // Words are whole: each summary word appears unbroken.
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        for word in ["capabilities.", "reachability,", "authentication,", "conversations,", "terminated."] {
+            #expect(words.contains(Substring(word)), "'\(word)' is not split at \(width) columns")
+        }
+    }
+
+    @Test(arguments: [60, 80, 100])
+    func everyCommandsHelpFitsTheWidth(width: Int) throws {
+        let cli = try CLI(server: "http://127.0.0.1:9", environment: ["COLUMNS": String(width)])
+        let help = try cli.run(["--help"]).output
+        let commands = help.components(separatedBy: "\ncommands:\n")[1].components(separatedBy: "\n\n")[0]
+            .split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { String($0.split(separator: " ")[0]) }
+        #expect(commands.contains("ask") && commands.contains("completions"))
+        for command in commands {
+            let result = try cli.run([command, "--help"])
+            #expect(result.status == 0)
+            expectFits(result.output.components(separatedBy: "\n"), width: width, "llmster \(command) --help")
+            #expect(result.output.contains("\n  -h, --help"), "the options keep their indent: \(command)")
+        }
+        #expect(try cli.run(["ask", "--help"]).output.contains("[--image FILE]…"), "a bracketed group stays whole")
+    }
+
+    @Test(arguments: [60, 80, 100])
+    func tablesGiveWayLeastImportantColumnFirst(width: Int) throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["load", "acme/thinker-8b"]).status == 0)
+        #expect(try cli.run(["ask", "--folder", "Work/Clients/Very Long Client Name", "echo:A rather long conversation title that needs cutting somewhere"]).status == 0)
+
+        let models = try onTerminal(cli, ["models"], width: width, last: "acme/vision-7b")
+        expectFits(models, width: width, "llmster models")
+        let header = try #require(models.first { $0.hasPrefix("MODEL") })
+        #expect(header.contains("LOADED") && header.contains("SIZE"), "the important columns stay: \(header)")
+        #expect(models.contains { $0.hasPrefix("acme/toolsmith-12b ") }, "model keys are never cut")
+        #expect(header.contains("FORMAT") == (width >= 100), "FORMAT is dropped first: \(header)")
+        #expect(header.contains("PARAMS") == (width >= 80), "\(header)")
+
+        let ps = try onTerminal(cli, ["ps"], width: width, last: " GB")
+        expectFits(ps, width: width, "llmster ps")
+
+        let chats = try onTerminal(cli, ["chats"], width: width, last: "UPDATED")
+        expectFits(chats, width: width, "llmster chats")
+        let chatsHeader = try #require(chats.first { $0.hasPrefix("ID") })
+        #expect(chatsHeader.contains("TITLE") && chatsHeader.contains("UPDATED"), "\(chatsHeader)")
+
+        let doctor = try Pseudoterminal(try BuiltProduct.path("llmster"), ["--server", "http://127.0.0.1:\(unusedPort())", "doctor"],
+                                        environment: cli.environment, width: width, height: 50)
+        _ = try doctor.waitFor("start`.")
+        #expect(try doctor.waitForExit() == 3)
+        let advice = doctor.text.components(separatedBy: "\n")
+        expectFits(advice, width: width, "llmster doctor")
+        let failing = try #require(advice.firstIndex { $0.hasPrefix("FAIL  reachable   ") })
+        #expect(advice[failing + 1].hasPrefix(String(repeating: " ", count: 18)), "a hanging indent: \(advice)")
+
+        let piped = try cli.run(["models"])
+        #expect(piped.output.contains("reasoning(off/low/medium/high)"), "piped output keeps whole cells for scripts")
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `llmster -m MODEL`, `llmster -c` and `llmster --chat CHAT` open the REPL there, as `ollama run MODEL`,
+/// `lms chat MODEL` and `llm chat -c` do.
+@Suite struct ReplStartTests {
+    /// Starts the REPL on a pseudo-terminal and waits for its first prompt.
+    func startRepl(_ cli: CLI, _ arguments: [String]) throws -> Pseudoterminal {
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: cli.environment)
+        _ = try terminal.waitFor("› ")
+        return terminal
+    }
+
+    @Test func startsOnAModel() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try startRepl(cli, ["-m", "acme/vision-7b"])
+        #expect(terminal.text.contains("acme/vision-7b"), "the prompt shows the model: \(terminal.text)")
+        let mark = terminal.mark
+        terminal.send("echo:hello there\r")
+        _ = try terminal.waitFor("› ", after: mark + 20)
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/vision-7b")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+    }
+
+    @Test func resumesTheMostRecentOrANamedConversation() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["ask", "echo:Older chat"]).status == 0)
+        #expect(try cli.run(["ask", "echo:Newer chat"]).status == 0)
+
+        let recent = try startRepl(cli, ["-c"])
+        #expect(recent.text.contains("echo:Newer chat"), "the prompt shows the resumed title: \(recent.text)")
+        var mark = recent.mark
+        recent.send("echo:more\r")
+        _ = try recent.waitFor("› ", after: mark + 12)
+        recent.send("\u{4}")
+        #expect(try recent.waitForExit() == 0)
+        #expect(try cli.run(["show", "echo:Newer chat"]).output.contains("echo:more"))
+
+        let named = try startRepl(cli, ["--chat", "echo:Older chat", "--markdown", "never"])
+        #expect(named.text.contains("echo:Older chat"), "\(named.text)")
+        mark = named.mark
+        named.send("echo:again\r")
+        _ = try named.waitFor("› ", after: mark + 12)
+        named.send("\u{4}")
+        #expect(try named.waitForExit() == 0)
+        #expect(try cli.run(["show", "echo:Older chat"]).output.contains("echo:again"))
+    }
+
+    @Test func anUnknownChatOrModelDoesNotOpenTheRepl() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let chat = try cli.run(["--chat", "no such chat"])
+        #expect(chat.status == 5, "\(chat)")
+        #expect(chat.errors.contains("no conversation matches"))
+        let model = try cli.run(["-m", "acme/vison-7b"])
+        #expect(model.status == 5, "\(model)")
+        #expect(model.errors.contains("did you mean acme/vision-7b?"), "\(model)")
+        let none = try cli.run(["-c"])
+        #expect(none.status == 5, "no conversation yet: \(none)")
+    }
+}
