@@ -2,6 +2,7 @@ internal import CReadline
 import Foundation
 import Synchronization
 import SystemSupport
+import TerminalMarkdown
 
 /// What came back from the prompt.
 enum LineInput: Sendable, Equatable {
@@ -50,6 +51,7 @@ final class LineEditor: Sendable {
         rl_bind_key(10, ReadlineBridge.insertNewline)
         rl_bind_keyseq("\\e\\r", ReadlineBridge.insertNewline)
         rl_bind_keyseq("\\C-x\\C-e", ReadlineBridge.editInEditor)
+        rl_bind_keyseq("\\e[200~", ReadlineBridge.paste)
         using_history()
         for entry in history.entries { add_history(entry) }
     }
@@ -77,7 +79,10 @@ final class LineEditor: Sendable {
     }
 
     private func readBlocking(prompt: String, draft: String) -> LineInput {
-        ReadlineBridge.state.withLock { $0.accepted = nil }
+        ReadlineBridge.state.withLock {
+            $0.accepted = nil
+            $0.pastes = []
+        }
         rl_callback_handler_install(prompt, ReadlineBridge.lineAccepted)
         if !draft.isEmpty {
             rl_insert_text(draft)
@@ -106,11 +111,13 @@ final class LineEditor: Sendable {
                     rl_on_new_line()
                     rl_forced_update_display()
                 case UInt8(ascii: "i"), UInt8(ascii: "t"), UInt8(ascii: "h"):
-                    let text = String(cString: llmster_rl_line_buffer())
-                    rl_replace_line("", 0)
+                    // Like bash: the typed line stays on the screen, `^C` after it, and a new prompt below.
+                    let text = ReadlineBridge.expandingPastes(String(cString: llmster_rl_line_buffer()))
+                    llmster_rl_set_point(llmster_rl_end())
                     rl_redisplay()
-                    rl_callback_handler_remove()
                     FileHandle.standardOutput.write(Data((byte == UInt8(ascii: "i") ? "^C\n" : "\n").utf8))
+                    rl_replace_line("", 0)
+                    rl_callback_handler_remove()
                     if byte == UInt8(ascii: "i") { return .interrupted(draft: text) }
                     return .terminated(draft: text, signal: byte == UInt8(ascii: "t") ? SIGTERM : SIGHUP)
                 default:
@@ -138,6 +145,45 @@ enum ReadlineBridge {
         var describer: (@Sendable ([String]) -> [String])?
         /// The shell command Ctrl-X Ctrl-E edits the line with.
         var editor = "vi"
+        /// Pastes too tall for the screen, shown in the line as their placeholder (`[pasted 63 lines]`) and put back on Enter.
+        var pastes: [(placeholder: String, text: String)] = []
+    }
+
+    /// Bracketed paste: readline reads the pasted text; text taller than the screen leaves only a placeholder in the
+    /// line, since readline cannot redraw a line taller than the screen without losing its middle from the scrollback.
+    static let paste: @convention(c) (Int32, Int32) -> Int32 = { count, key in
+        let start = llmster_rl_point()
+        let status = rl_bracketed_paste_begin(count, key)
+        let end = llmster_rl_point()
+        let buffer = Array(String(cString: llmster_rl_line_buffer()).utf8)
+        guard start < end, end <= buffer.count else { return status }
+        let text = String(decoding: buffer[Int(start)..<Int(end)], as: UTF8.self)
+        var rows: Int32 = 0
+        var columns: Int32 = 0
+        rl_get_screen_size(&rows, &columns)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let screenRows = lines.reduce(0) { $0 + max(1, (DisplayWidth.of(String($1)) + Int(columns) - 1) / max(Int(columns), 1)) }
+        // The prompt's two lines and the line after the paste stay visible with it.
+        guard rows > 0, screenRows > Int(rows) - 3 else { return status }
+        let placeholder = "[pasted \(lines.count) lines]"
+        state.withLock { $0.pastes.append((placeholder, text)) }
+        rl_delete_text(start, end)
+        llmster_rl_set_point(start)
+        rl_insert_text(placeholder)
+        return status
+    }
+
+    /// `line` with each paste placeholder, in order, replaced by the text it stands for.
+    static func expandingPastes(_ line: String) -> String {
+        var result = line
+        var searchStart = result.startIndex
+        for paste in state.withLock({ $0.pastes }) {
+            guard let range = result.range(of: paste.placeholder, range: searchStart..<result.endIndex) else { continue }
+            let end = result.utf8.distance(from: result.startIndex, to: range.lowerBound) + paste.text.utf8.count
+            result.replaceSubrange(range, with: paste.text)
+            searchStart = result.utf8.index(result.startIndex, offsetBy: end)
+        }
+        return result
     }
 
     /// Lists the matches one a line, described (`acme/thinker-8b  loaded · reasoning · 4.9 GB`), then redraws the prompt.
@@ -155,7 +201,7 @@ enum ReadlineBridge {
 
     /// Readline's line handler: records the line (nil at end of input) and removes the handler.
     static let lineAccepted: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = { line in
-        let text = line.map { String(cString: $0) }
+        let text = line.map { expandingPastes(String(cString: $0)) }
         free(line)
         rl_callback_handler_remove()
         if text == nil { FileHandle.standardOutput.write(Data("\n".utf8)) }
