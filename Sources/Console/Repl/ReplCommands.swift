@@ -15,24 +15,25 @@ enum ReplCommands {
     /// Models, conversations, settings and the session.
     static let conversationCommands: [SlashCommand] = [
         SlashCommand("help", "[COMMAND]", "List the commands, or describe one.", argument: .commandName) { arguments, repl in
+            let width = repl.terminalWidth
             if let name = arguments.positionals.first {
                 let name = name.hasPrefix("/") ? String(name.dropFirst()) : name
                 guard let command = all.first(where: { $0.name == name }) else { throw UsageError("there is no command /\(name)") }
-                repl.output.line(command.usageLine + "\n" + command.summary)
+                let usage = WordWrap.lines(command.usageLine, width: width, indent: 4)
+                repl.output.line((usage + WordWrap.lines(command.summary, width: width)).joined(separator: "\n"))
                 if !command.parser.options.isEmpty { repl.output.send(command.parser.optionHelp) }
                 return
             }
-            let width = all.map { $0.name.count + $0.synopsis.count + 2 }.max() ?? 0
-            for command in all {
-                let head = "/\(command.name) \(command.synopsis)"
-                repl.output.line("  " + head.padding(toLength: width + 1, withPad: " ", startingAt: 0) + command.summary)
+            let lines = all.flatMap { command in
+                WordWrap.entry(head: "/\(command.name) \(command.synopsis)", text: command.summary, column: 30, width: width)
             }
-            repl.output.line("""
-
-            Enter sends. A trailing \\ or a \"\"\" … \"\"\" block continues a message; Alt-Enter or Ctrl-J inserts a newline;
-            Ctrl-X Ctrl-E edits the message in $EDITOR. Ctrl-C cancels a reply or clears the line (kept as the draft);
-            Ctrl-D quits. A line starting with a space is not kept in the history; // sends a line starting with /.
-            """)
+            let keys = """
+            Enter sends. A trailing \\ or a \"\"\" … \"\"\" block continues a message; Alt-Enter or Ctrl-J inserts a newline; \
+            Ctrl-X Ctrl-E edits the message in $EDITOR; a paste taller than the screen shows as [pasted N lines] and is sent whole. \
+            Ctrl-C cancels a reply or leaves the line (kept as the draft); Ctrl-D quits. A line starting with a space is not kept \
+            in the history; // sends a line starting with /. `llmster show CHAT > file` writes a conversation as Markdown too.
+            """
+            repl.output.line((lines + [""] + WordWrap.lines(keys, width: width)).joined(separator: "\n"))
         },
         SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--sort name|size|format]",
                      "List the server's models: loaded state, size, format, capabilities.",
@@ -95,7 +96,9 @@ enum ReplCommands {
                     (conversation.pinned ? "📌 " : "   ") + conversation.id.prefix(8) + "  " + (conversation.title.isEmpty ? "untitled" : conversation.title)
                 }
             }
-            repl.output.line(lines.isEmpty ? "No conversations." : UntrustedText.sanitize(lines.joined(separator: "\n")))
+            let width = repl.terminalWidth
+            let wrapped = lines.flatMap { WordWrap.lines(UntrustedText.sanitize($0), width: width, indent: 13) }
+            repl.output.line(lines.isEmpty ? "No conversations." : wrapped.joined(separator: "\n"))
         },
         SlashCommand("open", "CHAT", "Switch to a conversation (an id, id prefix or title).", takesText: true, argument: .conversation) { arguments, repl in
             guard let reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }

@@ -48,6 +48,11 @@ import TerminalMarkdown
     var exitStatus: Int32?
     /// Standard output.
     var output: StandardStream { context.output }
+    /// The width command output is laid out to: the terminal's, or 80 columns when output is not a terminal.
+    var terminalWidth: Int {
+        let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
+        return capabilities.isTTY ? max(capabilities.width, 20) : 80
+    }
 
     /// Creates the REPL: readline when both standard input and output are terminals, plain lines otherwise.
     init(context: CommandContext, chat: ChatSession) {
@@ -68,7 +73,8 @@ import TerminalMarkdown
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP]) { router.receive($0) }
         defer { trap.remove() }
         if editor != nil {
-            output.line("llmster \(App.version) — type a message, or /help. Ctrl-D quits.")
+            output.line(WordWrap.lines("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
+                .joined(separator: "\n"))
         }
         await refreshModels()
         refreshInBackground(includingModels: false)
@@ -178,7 +184,7 @@ import TerminalMarkdown
         } else {
             parts.append("new chat")
         }
-        let info = parts.joined(separator: " · ")
+        let info = WordWrap.truncated(parts.joined(separator: " · "), width: terminalWidth - 3)
         let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
         if capabilities.noColor || !capabilities.allowsCursorMovement { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
