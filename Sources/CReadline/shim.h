@@ -17,7 +17,8 @@ static inline const char *llmster_rl_line_buffer(void) { return rl_line_buffer ?
 static inline void llmster_rl_set_point(int point) { rl_point = point; }
 static inline int llmster_rl_point(void) { return rl_point; }
 static inline int llmster_rl_end(void) { return rl_end; }
-static inline void llmster_rl_set_quote_characters(const char *quotes) { rl_completer_quote_characters = quotes; }
+/* Double and single quotes group a completion word with spaces (a title). */
+static inline void llmster_rl_set_completion_quotes(void) { rl_completer_quote_characters = "\"'"; }
 static inline int llmster_rl_completion_quote_character(void) { return rl_completion_quote_character; }
 
 /* Duplicates `text` with malloc, as readline expects of completion matches. */

@@ -46,7 +46,7 @@ final class CompletionData: Sendable {
             case .modelKey: candidates = data.models.filter { $0.type == .llm }.map(\.key)
             case .instance: candidates = data.models.flatMap { $0.loadedInstances.map(\.id) }
             case .folder: candidates = words.count == 1 && first == "/folder" ? ["new", "rename", "rm", "list"] : data.folders
-            case .conversation: candidates = data.titles
+            case .conversation: return Self.titles(data.titles, for: request)
             case .choices(let choices): candidates = choices
             case .setting:
                 if words.count == 1 {
@@ -61,6 +61,18 @@ final class CompletionData: Sendable {
             }
         }
         return candidates.filter { $0.hasPrefix(request.word) }
+    }
+
+    /// Titles for `/open`: inside quotes as they are (readline closes the quote); unquoted, a title with spaces
+    /// is offered in double quotes, or, after words already typed, from the word being completed on.
+    static func titles(_ titles: [String], for request: CompletionRequest) -> [String] {
+        if request.quote != nil { return titles.filter { $0.hasPrefix(request.word) } }
+        let typed = (request.previousWords.dropFirst() + [request.word]).joined(separator: " ")
+        let matching = titles.filter { $0.hasPrefix(typed) }
+        guard request.previousWords.count == 1 else {
+            return matching.map { String($0.dropFirst(typed.count - request.word.count)) }
+        }
+        return matching.map { $0.contains(" ") ? "\"" + $0.replacingOccurrences(of: "\"", with: "'") + "\"" : $0 }
     }
 
     /// `acme/thinker-8b  loaded · reasoning · 4.9 GB` for each model key among `matches`.

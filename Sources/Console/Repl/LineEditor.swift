@@ -44,7 +44,10 @@ final class LineEditor: Sendable {
         }
         llmster_rl_set_name("llmster")
         llmster_rl_set_catch_signals(0)
+        // Before ~/.inputrc is read, so it can turn this off: the first Tab on an ambiguous word lists the matches.
+        rl_variable_bind("show-all-if-ambiguous", "on")
         rl_initialize()
+        llmster_rl_set_completion_quotes()
         rl_variable_bind("enable-bracketed-paste", "on")
         llmster_rl_set_completion(ReadlineBridge.complete)
         llmster_rl_set_display_matches_hook(ReadlineBridge.displayMatches)
@@ -244,7 +247,8 @@ enum ReadlineBridge {
         let line = String(cString: llmster_rl_line_buffer())
         let prefix = String(decoding: Array(line.utf8.prefix(Int(start))), as: UTF8.self)
         guard let completer = state.withLock({ $0.completer }) else { return nil }
-        let request = CompletionRequest(before: prefix, word: word)
+        let quote = llmster_rl_completion_quote_character()
+        let request = CompletionRequest(before: prefix, word: word, quote: quote == 0 ? nil : Character(UnicodeScalar(UInt8(quote))))
         if request.wantsPaths {
             return llmster_filename_matches(word)
         }
@@ -252,7 +256,9 @@ enum ReadlineBridge {
         let matches = completer(request)
         guard !matches.isEmpty else { return nil }
         let array = llmster_match_array(Int32(matches.count + 1))!
-        array[0] = llmster_strdup(matches.count == 1 ? matches[0] : CompletionRequest.commonPrefix(of: matches))
+        // A common prefix shorter than the word (a quoted title among plain ones) would delete what was typed.
+        let common = CompletionRequest.commonPrefix(of: matches)
+        array[0] = llmster_strdup(matches.count == 1 ? matches[0] : common.count >= word.count ? common : word)
         if matches.count > 1 {
             for (index, match) in matches.enumerated() { array[index + 1] = llmster_strdup(match) }
         }
@@ -266,6 +272,8 @@ struct CompletionRequest: Sendable, Equatable {
     var before: String
     /// The partial word.
     var word: String
+    /// The quote the word is inside (`"` or `'`), when it started with one.
+    var quote: Character? = nil
 
     /// The words before the one being completed.
     var previousWords: [String] { before.split(separator: " ").map(String.init) }

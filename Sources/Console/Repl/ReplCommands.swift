@@ -101,7 +101,11 @@ enum ReplCommands {
             repl.output.line(lines.isEmpty ? "No conversations." : wrapped.joined(separator: "\n"))
         },
         SlashCommand("open", "CHAT", "Switch to a conversation (an id, id prefix or title).", takesText: true, argument: .conversation) { arguments, repl in
-            guard let reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }
+            guard var reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }
+            // Tab offers titles with spaces in quotes; the quotes are not part of the title.
+            if reference.count > 1, let quote = reference.first, "\"'".contains(quote), reference.last == quote {
+                reference = String(reference.dropFirst().dropLast())
+            }
             let conversation = try await repl.chat.openConversation(.named(reference)).conversation
             await repl.switchTo(conversation.id)
             repl.output.line("Opened \(UntrustedText.sanitize(conversation.title.isEmpty ? conversation.id : conversation.title)).")

@@ -26,6 +26,8 @@ import TerminalMarkdown
     var serverModels: [Model]?
     /// Whether a background refresh is running.
     private var refreshing = false
+    /// Whether something changed while a refresh was running, so another must follow it.
+    private var refreshAgain = false
     /// Whether the next message starts a fresh server context (accepted after `/system` changed the prompt).
     var startsFreshContext = false
     /// Whether the next request starts a fresh server context, clearing the choice: one request takes it.
@@ -77,7 +79,7 @@ import TerminalMarkdown
                 .joined(separator: "\n"))
         }
         await refreshModels()
-        refreshInBackground(includingModels: false)
+        await refreshLibraryCompletions()
         while exitStatus == nil {
             let prompt = await promptText()
             let input = await readLine(prompt: prompt, draft: draft)
@@ -97,6 +99,7 @@ import TerminalMarkdown
                 editor?.remember(line)
                 guard let message = assembler.add(line) else { continue }
                 if let status = await handle(message) { return status }
+                await refreshLibraryCompletions()
                 refreshInBackground()
             }
         }
@@ -207,21 +210,29 @@ import TerminalMarkdown
         if let serverModels { completions.update(models: serverModels) }
     }
 
-    /// Refreshes the model list (unless it was just fetched) and the completion lists in the background,
-    /// after a reply or a command; a refresh still running is not started twice.
-    func refreshInBackground(includingModels: Bool = true) {
-        guard !refreshing else { return }
+    /// Refreshes the model list in the background after a reply or a command; a change while a refresh runs
+    /// queues one more.
+    func refreshInBackground() {
+        guard !refreshing else { refreshAgain = true; return }
         refreshing = true
         Task {
-            defer { refreshing = false }
-            if includingModels { await refreshModels() }
-            if editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
-                (try library.folders().map { try library.folderPath(id: $0.id) },
-                 try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty && !$0.contains(" ") })
-            }) {
-                completions.update(folders: folders, titles: titles)
+            await refreshModels()
+            refreshing = false
+            if refreshAgain {
+                refreshAgain = false
+                refreshInBackground()
             }
         }
+    }
+
+    /// Offers the library's current folders and conversation titles to Tab (after every command or message, since
+    /// any of them may have changed).
+    func refreshLibraryCompletions() async {
+        guard editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
+            (try library.folders().map { try library.folderPath(id: $0.id) },
+             try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty })
+        }) else { return }
+        completions.update(folders: folders, titles: titles)
     }
 
     /// The context estimate for `conversation` with `model` (`ChatSession.contextMeter`).
