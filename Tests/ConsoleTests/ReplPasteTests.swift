@@ -34,6 +34,18 @@ import TestSupport
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:first pasted line\nsecond pasted line")
     }
 
+    @Test func aLineTypedDuringAReplyIsSentAfterIt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        terminal.send("[[sim:stall=2]] echo:alpha beta gamma delta epsilon\r")
+        try terminal.waitFor("epsilon")
+        let start = terminal.mark
+        try terminal.waitFor("alpha", after: start)
+        terminal.send("echo:**typed** ahead\r")
+        try terminal.waitFor("typed ahead", after: start)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:**typed** ahead")
+    }
+
     @Test func ctrlCAtThePromptLeavesTheTypedLineOnTheScreen() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()

@@ -86,11 +86,14 @@ final class LineEditor: Sendable {
             $0.accepted = nil
             $0.pastes = []
         }
+        let typedAhead = Self.takeTypeAhead()
         rl_callback_handler_install(prompt, ReadlineBridge.lineAccepted)
         if !draft.isEmpty {
             rl_insert_text(draft)
             rl_redisplay()
         }
+        for byte in typedAhead { _ = rl_stuff_char(Int32(byte)) }
+        if let input = readPushedInput() { return input }
         while true {
             var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
@@ -129,11 +132,35 @@ final class LineEditor: Sendable {
             }
             if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                 rl_callback_read_char()
-                if let accepted = ReadlineBridge.state.withLock({ $0.accepted }) {
-                    return accepted.map(LineInput.line) ?? .endOfInput
-                }
+                if let input = readPushedInput() { return input }
             }
         }
+    }
+
+    /// Feeds readline what it holds in its own buffer (poll cannot see it); the line once one is accepted.
+    private func readPushedInput() -> LineInput? {
+        while true {
+            if let accepted = ReadlineBridge.state.withLock({ $0.accepted }) {
+                return accepted.map(LineInput.line) ?? .endOfInput
+            }
+            guard llmster_rl_has_pushed_input() != 0 else { return nil }
+            rl_callback_read_char()
+        }
+    }
+
+    /// Whole lines typed while the terminal was in its normal mode (during a reply or a command), up to 400 bytes,
+    /// with each line end back to the carriage return Enter sent: the terminal turned it into Ctrl-J, which would
+    /// insert a newline instead of sending the line.
+    private static func takeTypeAhead() -> [UInt8] {
+        var bytes: [UInt8] = []
+        var available: Int32 = 0
+        while bytes.count < 400, ioctl(0, UInt(FIONREAD), &available) == 0, available > 0 {
+            var chunk = [UInt8](repeating: 0, count: min(Int(available), 400 - bytes.count))
+            let count = Foundation.read(0, &chunk, chunk.count)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return bytes.map { $0 == 10 ? 13 : $0 }
     }
 }
 
@@ -278,8 +305,11 @@ struct CompletionRequest: Sendable, Equatable {
     /// The words before the one being completed.
     var previousWords: [String] { before.split(separator: " ").map(String.init) }
 
-    /// Whether the word is an `/attach` path, completed by readline's own filename completion.
-    var wantsPaths: Bool { previousWords.first == "/attach" }
+    /// Whether the word is a file name (`/attach`, `/save`, `/import` …), completed by readline's own filename completion.
+    var wantsPaths: Bool {
+        guard let first = previousWords.first else { return false }
+        return ReplCommands.all.first { "/" + $0.name == first }?.argument == .path
+    }
 
     /// The longest prefix every match shares.
     static func commonPrefix(of matches: [String]) -> String {
@@ -300,5 +330,31 @@ enum ExternalProgram {
         guard let process = try? SpawnedProcess(program: "/bin/sh", arguments: ["-c", script, "sh"] + arguments) else { return -1 }
         guard case .exited(let status) = process.wait() else { return -1 }
         return status
+    }
+
+    /// Whether `program` is an executable file in a directory of `environment`'s `PATH`.
+    static func isAvailable(_ program: String, environment: [String: String]) -> Bool {
+        (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(program)")
+        }
+    }
+
+    /// Runs `program ARGUMENTS…` with `text` on its standard input (output discarded) and waits; whether it succeeded.
+    static func feed(_ text: String, to program: String, arguments: [String]) -> Bool {
+        var ends: [Int32] = [0, 0]
+        // A socket pair rather than a pipe: a program that exits without reading cannot kill the REPL with SIGPIPE.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return false }
+        let null = open("/dev/null", O_WRONLY)
+        defer { if null >= 0 { close(null) } }
+        guard let process = try? SpawnedProcess(program: program, arguments: arguments, standardInput: ends[1],
+                                                standardOutput: null, standardError: null) else {
+            close(ends[0])
+            close(ends[1])
+            return false
+        }
+        close(ends[1])
+        let written = (try? Descriptor.writeAll(ends[0], Array(text.utf8), suppressingSIGPIPE: true)) != nil
+        close(ends[0])
+        return process.wait().succeeded && written
     }
 }

@@ -42,10 +42,14 @@ enum ReplCommands {
             if models.isEmpty { repl.output.line("No model matches."); return }
             repl.output.send(ModelListing.table(models))
         },
-        SlashCommand("model", "KEY", "Use model KEY for this conversation (loading it, and unloading the previous one).",
+        SlashCommand("model", "[KEY]", "Use model KEY for this conversation (loading it, and unloading the previous one); without KEY, pick from a numbered list.",
                      argument: .modelKey) { arguments, repl in
-            guard arguments.positionals.count == 1 else { throw UsageError("name one model; /models lists them") }
-            try await ModelSwitch.choose(arguments.positionals[0], repl: repl)
+            guard arguments.positionals.count <= 1 else { throw UsageError("name one model; /models lists them") }
+            guard let key = arguments.positionals.first else {
+                if let picked = try await ModelSwitch.pick(repl: repl) { try await ModelSwitch.choose(picked, repl: repl) }
+                return
+            }
+            try await ModelSwitch.choose(key, repl: repl)
         },
         SlashCommand("load", "[KEY]", "Load a model (default: this conversation's).", argument: .modelKey) { arguments, repl in
             guard arguments.positionals.count <= 1 else { throw UsageError("name at most one model") }
@@ -83,6 +87,13 @@ enum ReplCommands {
         SlashCommand("new", "[TITLE]", "Start a new conversation (the current one's draft is kept).", takesText: true) { arguments, repl in
             let overrides = ConversationOverrides(title: arguments.positionals.first ?? "", model: (await repl.effectiveModel())?.reference)
             await repl.switchTo(try await repl.chat.openConversation(.new, overrides: overrides).conversation.id)
+        },
+        SlashCommand("clear", "", "Start a new conversation with this one's model, system prompt, settings and folder.") { _, repl in
+            guard let current = await repl.currentConversation() else { repl.output.line("Nothing to clear yet."); return }
+            let model = await repl.effectiveModel()?.reference
+            let id = try await repl.chat.startAfresh(from: current, model: model)
+            await repl.switchTo(id)
+            repl.output.line("New conversation, same model and settings.")
         },
         SlashCommand("chats", "[FOLDER]", "List conversations, pinned first.", argument: .folder) { arguments, repl in
             let folder = arguments.positionals.first
@@ -196,8 +207,15 @@ enum ReplCommands {
             do { repl.attachments.append(try ImageInput.load(path: expanded)) } catch { throw UsageError(String(describing: error)) }
             repl.output.line("Attached \(UntrustedText.sanitize(path)); it goes with your next message.")
         },
-        SlashCommand("copy", "[code N]", "Copy the last reply, or its Nth code block, to the clipboard (OSC 52).") { arguments, repl in
+        SlashCommand("copy", "[code N]", "Copy the last reply, or its Nth code block, to the clipboard (wl-copy, xclip or tmux when present, and OSC 52).") { arguments, repl in
             try await Clipboard.copy(arguments.positionals, repl: repl)
+        },
+        SlashCommand("save", "[--last] [--reasoning] FILE", "Write this conversation (or only its last reply) to FILE as Markdown; `llmster show CHAT > FILE` does it from the shell.",
+                     options: [
+                        .init(["last"], help: "only the last reply"),
+                        .init(["reasoning"], help: "include the reasoning"),
+                     ], argument: .path) { arguments, repl in
+            try await SaveCommand.save(arguments, repl: repl)
         },
         SlashCommand("stats", "", "Show the last reply's token statistics and the context estimate.") { _, repl in
             guard let conversation = await repl.currentConversation() else { repl.output.line("No reply yet."); return }

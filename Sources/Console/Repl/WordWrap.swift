@@ -8,35 +8,36 @@ enum WordWrap {
     /// on its line, the others with `indent` spaces.
     static func lines(_ text: String, width: Int, indent: Int = 0, firstUsed: Int = 0) -> [String] {
         let indent = min(indent, max(width - 10, 0))
+        let leading = text.prefix { $0 == " " }
         var lines: [String] = []
-        var line = ""
-        var used = firstUsed
-        var lineStart = firstUsed
-        for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+        var line = String(leading)
+        var used = firstUsed + leading.count
+        var lineHasWords = false
+        // Runs of spaces inside a line are kept (empty words); a line break replaces one space.
+        for word in text.dropFirst(leading.count).split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
             var word = word
             var wordWidth = DisplayWidth.of(word)
-            if used > lineStart, used + 1 + wordWidth > width {
+            if lineHasWords, used + 1 + wordWidth > width, wordWidth > 0 {
                 lines.append(line)
                 line = String(repeating: " ", count: indent)
                 used = indent
-                lineStart = indent
+                lineHasWords = false
             }
-            if used > lineStart {
+            if lineHasWords {
                 line += " "
                 used += 1
             }
             while used + wordWidth > width, width - used > 0 {
                 let (head, rest) = split(word, columns: width - used)
-                guard !head.isEmpty else { break }
                 lines.append(line + head)
                 line = String(repeating: " ", count: indent)
                 used = indent
-                lineStart = indent
                 word = rest
                 wordWidth = DisplayWidth.of(word)
             }
             line += word
             used += wordWidth
+            lineHasWords = true
         }
         lines.append(line)
         return lines
