@@ -9,6 +9,7 @@ final class CompletionData: Sendable {
         var folders: [String] = []
         var titles: [String] = []
         var reasoningOptions: [String] = []
+        var presets: [String] = []
     }
 
     private let snapshot = Mutex(Snapshot())
@@ -18,6 +19,9 @@ final class CompletionData: Sendable {
 
     /// Replaces the reasoning values the current conversation's effective model offers.
     func update(reasoningOptions: [String]) { snapshot.withLock { $0.reasoningOptions = reasoningOptions } }
+
+    /// Replaces the configured preset names.
+    func update(presets: [String]) { snapshot.withLock { $0.presets = presets } }
 
     /// Replaces the folder paths and conversation titles.
     func update(folders: [String], titles: [String]) {
@@ -48,6 +52,7 @@ final class CompletionData: Sendable {
             case .folder: candidates = words.count == 1 && first == "/folder" ? ["new", "rename", "rm", "list"] : data.folders
             case .conversation: return Self.titles(data.titles, for: request)
             case .choices(let choices): candidates = choices
+            case .preset: candidates = data.presets
             case .setting:
                 if words.count == 1 {
                     candidates = ReplCommands.settingKeys

@@ -138,7 +138,29 @@ import TerminalMarkdown
         let id = try await repl.ensureConversation()
         let effect = try await repl.chat.setSystemPrompt(value, conversationId: id)
         if effect == .unchanged { repl.output.line("The system prompt is already that."); return }
-        let what = value == nil ? "System prompt cleared" : "System prompt set"
+        await report(effect, what: value == nil ? "System prompt cleared" : "System prompt set", repl: repl)
+    }
+
+    /// `/preset NAME` (and `--preset`): the preset's model under the load policy, then its prompt and settings
+    /// through `ChatSession.applyPreset`; before the first message they wait for the conversation to exist.
+    static func applyPreset(_ name: String, repl: ReplSession) async throws {
+        let preset: Preset
+        do { preset = try repl.chat.preset(named: name) } catch let error as ChatError { throw UsageError(error.description) }
+        if let model = preset.model { try await ModelSwitch.choose(model, repl: repl) }
+        guard let id = repl.conversationId else {
+            repl.pendingPreset = name
+            repl.output.line("Preset \(name) applies to this conversation from its first message.")
+            return
+        }
+        let applied: PresetApplication
+        do { applied = try await repl.chat.applyPreset(name, conversationId: id, includingModel: false) } catch ChatError.invalidSetting(let error) {
+            throw UsageError("preset \(name): \(error)")
+        }
+        await report(applied.systemPrompt ?? .unchanged, what: "Preset \(name) applied", repl: repl)
+    }
+
+    /// Says how a changed prompt takes effect; after the first turn, offers a fresh server context.
+    private static func report(_ effect: SystemPromptEffect, what: String, repl: ReplSession) async {
         guard effect == .needsFreshContext else { repl.output.line(what + "."); return }
         repl.output.line("The server keeps this conversation's context with the old system prompt; a change takes effect only with a fresh server context (the model will not remember earlier turns).")
         if await repl.confirm("Start a fresh server context with the next message?") {

@@ -190,6 +190,21 @@ enum ReplCommands {
         SlashCommand("system", "[TEXT|clear]", "Show this conversation's system prompt, set it, or clear it.", takesText: true) { arguments, repl in
             try await SystemPromptCommand.run(arguments.positionals.first, repl: repl)
         },
+        SlashCommand("presets", "", "List the configured presets (preset.NAME.system = … in the config).") { _, repl in
+            let presets = repl.chat.presets
+            guard !presets.isEmpty else {
+                repl.output.line("No presets are configured: add `preset.NAME.system = …` (and optionally preset.NAME.model, preset.NAME.temperature …) to the config.")
+                return
+            }
+            let column = min((presets.map(\.name.count).max() ?? 0) + 4, 24)
+            let lines = presets.flatMap { WordWrap.entry(head: $0.name, text: UntrustedText.sanitize($0.summary), column: column, width: repl.terminalWidth) }
+            repl.output.line(lines.joined(separator: "\n"))
+        },
+        SlashCommand("preset", "NAME", "Give this conversation preset NAME's system prompt, model and settings (/presets lists them).",
+                     argument: .preset) { arguments, repl in
+            guard arguments.positionals.count == 1 else { throw UsageError("name one preset; /presets lists them") }
+            try await SystemPromptCommand.applyPreset(arguments.positionals[0], repl: repl)
+        },
         SlashCommand("set", "[KEY VALUE]", "List this conversation's settings, or set one (" + settingKeys.joined(separator: ", ") + "; 'default' clears).",
                      argument: .setting) { arguments, repl in
             switch arguments.positionals.count {

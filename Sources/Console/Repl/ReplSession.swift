@@ -22,6 +22,8 @@ import TerminalMarkdown
     var conversationId: String?
     /// A model chosen with `/model` before the conversation exists.
     var pendingModel: String?
+    /// A preset chosen (`--preset`, `/preset`) before the conversation exists; applied when it is created.
+    var pendingPreset: String?
     /// The server's models as last fetched; nil when the server could not be reached. The prompt reads only this.
     var serverModels: [Model]?
     /// Whether a background refresh is running.
@@ -80,6 +82,8 @@ import TerminalMarkdown
         }
         await refreshModels()
         await refreshLibraryCompletions()
+        completions.update(presets: chat.presets.map(\.name))
+        if let preset = context.preset { await runCommand("/preset " + preset) }
         while exitStatus == nil {
             let prompt = await promptText()
             let input = await readLine(prompt: prompt, draft: draft)
@@ -259,6 +263,10 @@ import TerminalMarkdown
         if let conversationId { return conversationId }
         let id = try await chat.openConversation(.new, overrides: ConversationOverrides(model: pendingModel)).conversation.id
         conversationId = id
+        if let preset = pendingPreset {
+            pendingPreset = nil
+            _ = try await chat.applyPreset(preset, conversationId: id, includingModel: false)
+        }
         return id
     }
 
@@ -275,6 +283,7 @@ import TerminalMarkdown
             }
         }
         let id: String
+        let preset = pendingPreset
         do { id = try await ensureConversation() } catch {
             context.warn(String(describing: error))
             return nil
@@ -294,6 +303,7 @@ import TerminalMarkdown
         if isNew, await currentConversation() == nil {
             // A failed first send removed its conversation: the text goes back into the line.
             conversationId = nil
+            pendingPreset = preset
             draft = text
             attachments = turn.images
         }
@@ -355,6 +365,7 @@ import TerminalMarkdown
         conversationId = id
         attachments = []
         pendingModel = nil
+        pendingPreset = nil
         startsFreshContext = false
         keptDraft = await currentConversation()?.draft ?? ""
         draft = keptDraft

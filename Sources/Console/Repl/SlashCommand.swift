@@ -6,6 +6,7 @@ enum SlashArgument: Sendable, Equatable {
     case instance
     case folder
     case conversation
+    case preset
     case setting
     case path
     case choices([String])
