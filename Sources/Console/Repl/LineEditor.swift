@@ -25,6 +25,8 @@ enum LineInput: Sendable, Equatable {
 final class LineEditor: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
+    /// Keys typed while a reply streamed, for the next prompt.
+    private let typedDuringReply = Mutex<[UInt8]>([])
     /// The history kept across runs.
     let history: HistoryFile
 
@@ -55,6 +57,8 @@ final class LineEditor: Sendable {
         rl_bind_keyseq("\\e\\r", ReadlineBridge.insertNewline)
         rl_bind_keyseq("\\C-x\\C-e", ReadlineBridge.editInEditor)
         rl_bind_keyseq("\\e[200~", ReadlineBridge.paste)
+        rl_bind_keyseq("\\e[I", ReadlineBridge.focusIn)
+        rl_bind_keyseq("\\e[O", ReadlineBridge.focusOut)
         using_history()
         for entry in history.entries { add_history(entry) }
     }
@@ -86,7 +90,10 @@ final class LineEditor: Sendable {
             $0.accepted = nil
             $0.pastes = []
         }
-        let typedAhead = Self.takeTypeAhead()
+        let typedAhead = typedDuringReply.withLock { typed in
+            defer { typed = [] }
+            return typed
+        } + Self.takeTypeAhead()
         rl_callback_handler_install(prompt, ReadlineBridge.lineAccepted)
         if !draft.isEmpty {
             rl_insert_text(draft)
@@ -112,7 +119,7 @@ final class LineEditor: Sendable {
                     // Ctrl-Z: give the shell a sane terminal while stopped, take raw mode back after `fg`.
                     // raise() stops this very thread at once; kill(getpid()) could let it run on and re-prep first.
                     rl_deprep_terminal()
-                    raise(SIGSTOP)
+                    TerminalFocus.shared.suspended { _ = raise(SIGSTOP) }
                     rl_prep_terminal(1)
                     rl_on_new_line()
                     rl_forced_update_display()
@@ -135,6 +142,37 @@ final class LineEditor: Sendable {
                 if let input = readPushedInput() { return input }
             }
         }
+    }
+
+    /// Turns echo off while a reply streams, so focus reports and keys typed meanwhile do not garble it; returns the
+    /// terminal settings `endReply` restores.
+    func beginReply() -> termios? {
+        var settings = termios()
+        guard tcgetattr(0, &settings) == 0 else { return nil }
+        var quiet = settings
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(0, TCSANOW, &quiet)
+        return settings
+    }
+
+    /// Takes what was typed during the reply (whole lines or not) for the next prompt, records the focus reports
+    /// among it, and restores `settings`.
+    func endReply(_ settings: termios?) {
+        guard var settings else { return }
+        var reading = settings
+        reading.c_lflag &= ~tcflag_t(ECHO | ICANON)
+        withUnsafeMutableBytes(of: &reading.c_cc) { $0[Int(VMIN)] = 0; $0[Int(VTIME)] = 0 }
+        tcsetattr(0, TCSANOW, &reading)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        while bytes.count < 4096 {
+            let count = Foundation.read(0, &chunk, chunk.count)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        tcsetattr(0, TCSANOW, &settings)
+        let typed = TerminalFocus.shared.removingReports(from: bytes).map { $0 == 10 ? 13 : $0 }
+        typedDuringReply.withLock { $0 += typed }
     }
 
     /// Feeds readline what it holds in its own buffer (poll cannot see it); the line once one is accepted.
@@ -177,6 +215,18 @@ enum ReadlineBridge {
         var editor = "vi"
         /// Pastes too tall for the screen, shown in the line as their placeholder (`[pasted 63 lines]`) and put back on Enter.
         var pastes: [(placeholder: String, text: String)] = []
+    }
+
+    /// The terminal's focus report `CSI I`: the window has the focus.
+    static let focusIn: @convention(c) (Int32, Int32) -> Int32 = { _, _ in
+        TerminalFocus.shared.record(focused: true)
+        return 0
+    }
+
+    /// The terminal's focus report `CSI O`: the user switched away.
+    static let focusOut: @convention(c) (Int32, Int32) -> Int32 = { _, _ in
+        TerminalFocus.shared.record(focused: false)
+        return 0
     }
 
     /// Bracketed paste: readline reads the pasted text; text taller than the screen leaves only a placeholder in the
@@ -327,9 +377,11 @@ enum ExternalProgram {
     ///
     /// The REPL ignores SIGINT, SIGTERM and SIGHUP while it traps them; the program gets the defaults back.
     static func runShell(_ script: String, arguments: [String]) -> Int32 {
-        guard let process = try? SpawnedProcess(program: "/bin/sh", arguments: ["-c", script, "sh"] + arguments) else { return -1 }
-        guard case .exited(let status) = process.wait() else { return -1 }
-        return status
+        TerminalFocus.shared.suspended {
+            guard let process = try? SpawnedProcess(program: "/bin/sh", arguments: ["-c", script, "sh"] + arguments) else { return -1 }
+            guard case .exited(let status) = process.wait() else { return -1 }
+            return status
+        }
     }
 
     /// Whether `program` is an executable file in a directory of `environment`'s `PATH`.

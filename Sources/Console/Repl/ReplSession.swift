@@ -76,6 +76,9 @@ import TerminalMarkdown
         let router = router
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP]) { router.receive($0) }
         defer { trap.remove() }
+        let reportsFocus = editor != nil && TerminalCapabilities.detect(fd: 1, environment: context.environment).allowsCursorMovement
+        if reportsFocus { TerminalFocus.shared.setReporting(true) }
+        defer { if reportsFocus { TerminalFocus.shared.setReporting(false) } }
         if editor != nil {
             output.line(WordWrap.lines("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
                 .joined(separator: "\n"))
@@ -318,11 +321,19 @@ import TerminalMarkdown
         let environment = context.environment
         let started = ContinuousClock.now
         let work = Task { try await body(chat, display) }
+        let terminal = editor?.beginReply()
+        let outcome: Result<(SavedReply, Int32?), any Error>
         do {
-            let (saved, signal) = try await router.streaming(work) {
+            outcome = .success(try await router.streaming(work) {
                 let capabilities = TerminalCapabilities.detect(fd: 1, environment: environment)
                 Task { await display.resize(width: capabilities.width, height: capabilities.height) }
-            }
+            })
+        } catch {
+            outcome = .failure(error)
+        }
+        editor?.endReply(terminal)
+        do {
+            let (saved, signal) = try outcome.get()
             if let signal {
                 await saveDraft("")
                 return SignalTrap.exitStatus(for: signal)
@@ -347,7 +358,8 @@ import TerminalMarkdown
         if saved.status == .complete, let summarizer = context.configuration.summarizerModel {
             await Summarizer(client: chat.client, model: summarizer).titleIfFirstReply(conversationId: saved.conversationId, chat: chat)
         }
-        if let threshold = context.configuration.notifyAfterSeconds, elapsed.seconds >= threshold {
+        // A terminal that reports its focus and has it: the user is watching, no notification.
+        if let threshold = context.configuration.notifyAfterSeconds, elapsed.seconds >= threshold, TerminalFocus.shared.isFocused != true {
             ReplyNotification.post(model: saved.state.modelInstanceId ?? "llmster", text: saved.state.answer,
                                    environment: context.environment)
         }
