@@ -23,6 +23,25 @@ import TestSupport
         #expect(screen.lines.contains { $0.hasSuffix("› echo:[pasted 63 lines]") }, "the summary stays in the scrollback: \(screen.lines)")
     }
 
+    @Test func aTallDraftComesBackSummarisedAndIsSentWhole() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(height: 20)
+        try terminal.enter("echo:first")
+        let lines = (1...40).map { "draft line \($0)" }
+        terminal.send("echo:\u{1B}[200~" + lines.joined(separator: "\n") + "\u{1B}[201~")
+        try terminal.waitFor("[pasted 40 lines]")
+        terminal.send("\u{3}")
+        try terminal.waitFor("^C")
+        try terminal.enter("/new")
+        let start = terminal.mark
+        terminal.send("/open echo:first\r")
+        try terminal.waitFor("› [draft of 40 lines]", after: start)
+        #expect(!terminal.text.dropFirst(start).contains("draft line 20"), "the tall draft is not drawn line by line")
+        terminal.send("\r")
+        try terminal.waitFor("draft line 40", after: start)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:" + lines.joined(separator: "\n"))
+    }
+
     @Test func aShortPasteIsShownAsTyped() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start(height: 20)

@@ -96,7 +96,7 @@ final class LineEditor: Sendable {
         } + Self.takeTypeAhead()
         rl_callback_handler_install(prompt, ReadlineBridge.lineAccepted)
         if !draft.isEmpty {
-            rl_insert_text(draft)
+            rl_insert_text(ReadlineBridge.shown(draft, as: "draft of"))
             rl_redisplay()
         }
         for byte in typedAhead { _ = rl_stuff_char(Int32(byte)) }
@@ -238,19 +238,26 @@ enum ReadlineBridge {
         let buffer = Array(String(cString: llmster_rl_line_buffer()).utf8)
         guard start < end, end <= buffer.count else { return status }
         let text = String(decoding: buffer[Int(start)..<Int(end)], as: UTF8.self)
+        let placeholder = shown(text)
+        guard placeholder != text else { return status }
+        rl_delete_text(start, end)
+        llmster_rl_set_point(start)
+        rl_insert_text(placeholder)
+        return status
+    }
+
+    /// What the line shows for `text`: the text, or, when it is taller than the screen (the prompt's two lines and
+    /// one more kept visible), a placeholder `[pasted 63 lines]` (`kind` names it) registered to stand for it.
+    static func shown(_ text: String, as kind: String = "pasted") -> String {
         var rows: Int32 = 0
         var columns: Int32 = 0
         rl_get_screen_size(&rows, &columns)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let screenRows = lines.reduce(0) { $0 + max(1, (DisplayWidth.of(String($1)) + Int(columns) - 1) / max(Int(columns), 1)) }
-        // The prompt's two lines and the line after the paste stay visible with it.
-        guard rows > 0, screenRows > Int(rows) - 3 else { return status }
-        let placeholder = "[pasted \(lines.count) lines]"
+        guard rows > 0, screenRows > Int(rows) - 3 else { return text }
+        let placeholder = "[\(kind) \(lines.count) lines]"
         state.withLock { $0.pastes.append((placeholder, text)) }
-        rl_delete_text(start, end)
-        llmster_rl_set_point(start)
-        rl_insert_text(placeholder)
-        return status
+        return placeholder
     }
 
     /// `line` with each paste placeholder, in order, replaced by the text it stands for.
