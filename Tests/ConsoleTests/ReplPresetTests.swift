@@ -61,5 +61,10 @@ import TestSupport
         #expect(request.field("system_prompt") == "Be kind.")
         #expect(request.field("model") == "acme/tiny-1b")
         #expect(request.field("temperature") == "0.2")
+        let unknown = try repl.runBounded(["--preset", "nosuch", "ask", "echo:hi"])
+        #expect(unknown.status == 2 && unknown.errors.contains("There is no preset 'nosuch'"), "\(unknown)")
+        let chats = try repl.runBounded(["chats", "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(chats.output.utf8)) as? [[String: Any]]
+        #expect(list?.count == 2, "no conversation is left behind by the unknown preset")
     }
 }

@@ -23,6 +23,7 @@ import TestSupport
         _ = await rpc.call("chat/send", ["conversationId": id, "text": "echo:hi", "model": "acme/tiny-1b"])
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("temperature") == "0.2")
         #expect(await rpc.call("conversations/create", ["preset": "nosuch"])?.errorKind == "invalid_params")
+        #expect(await rpc.call("conversations/list")?["result"]?["conversations"]?.array.count == 1, "nothing is made for an unknown preset")
         await rpc.closeInput()
     }
 }

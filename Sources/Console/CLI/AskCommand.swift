@@ -60,6 +60,8 @@ enum AskCommand {
             if arguments.has("no-save") { try? FileManager.default.removeItem(atPath: (context.libraryPath as NSString).deletingLastPathComponent) }
         }
         let session = try context.session()
+        // An unknown preset is a usage error, found before a conversation is made for the message.
+        if let name = context.preset { do { _ = try session.preset(named: name) } catch { throw UsageError(String(describing: error)) } }
         let opened = try await open(for: arguments, session: session)
         let conversationId = opened.conversation.id
         if !opened.enabledIntegrations.isEmpty {
