@@ -15,6 +15,15 @@ static inline void llmster_rl_set_no_default_completion(int on) { rl_attempted_c
 static inline void llmster_rl_set_display_matches_hook(rl_compdisp_func_t *hook) { rl_completion_display_matches_hook = hook; }
 static inline const char *llmster_rl_line_buffer(void) { return rl_line_buffer ? rl_line_buffer : ""; }
 static inline void llmster_rl_set_point(int point) { rl_point = point; }
+static inline int llmster_rl_point(void) { return rl_point; }
+static inline int llmster_rl_end(void) { return rl_end; }
+/* Whether readline holds input it read ahead (rlprivate.h): typed-ahead text is inserted in one go and the key that
+   ended it (Enter) is pushed back into readline's own buffer, where poll() on the terminal cannot see it. */
+extern int _rl_pushed_input_available(void);
+static inline int llmster_rl_has_pushed_input(void) { return _rl_pushed_input_available(); }
+/* Double and single quotes group a completion word with spaces (a title). */
+static inline void llmster_rl_set_completion_quotes(void) { rl_completer_quote_characters = "\"'"; }
+static inline int llmster_rl_completion_quote_character(void) { return rl_completion_quote_character; }
 
 /* Duplicates `text` with malloc, as readline expects of completion matches. */
 static inline char *llmster_strdup(const char *text) { return strdup(text); }

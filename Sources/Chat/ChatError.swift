@@ -15,6 +15,8 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     case nothingToRetry
     /// `configured` lists the integrations the configuration does define.
     case unknownIntegration(String, configured: [String])
+    /// No `preset.NAME.…` line names this preset.
+    case unknownPreset(String, configured: [String])
     case integrationRefused(String)
     case credentials(CredentialsError)
     case server(LMStudioError)
@@ -48,6 +50,9 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
         case .unknownIntegration(let name, let configured):
             let known = configured.isEmpty ? "" : " (configured: \(configured.joined(separator: ", ")))"
             return "The integration '\(name)' is not configured\(known). Add `integration.\(name) = …` to the config, or turn it off for this conversation (/integrations off \(name))."
+        case .unknownPreset(let name, let configured):
+            let known = configured.isEmpty ? "none is configured" : "configured: " + configured.joined(separator: ", ")
+            return "There is no preset '\(name)' (\(known)). Add `preset.\(name).system = …` to the config."
         case .integrationRefused(let message):
             return "\(message) LM Studio must allow the integration: in LM Studio's Developer → Server Settings, turn on \"Allow per-request MCPs\" for MCP server URLs, or \"Allow calling servers from mcp.json\" for plugins such as mcp/…."
         case .credentials(let error):

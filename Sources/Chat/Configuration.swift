@@ -35,6 +35,8 @@ public struct Configuration: Sendable, Equatable {
     public var speakCommand: String?
     /// Server integrations a conversation may enable, by name (`integration.NAME = …` lines).
     public var integrations: [String: IntegrationSetting] = [:]
+    /// Named system prompts with optional model and settings (`preset.NAME.system = …` lines).
+    public var presets: [String: Preset] = [:]
     /// The credentials file holding the integrations' secret headers (`Paths.credentialsFile`); nil: no secret headers.
     ///
     /// Not a key of the file: whoever loads the configuration sets it from the `Paths` in effect.
@@ -67,6 +69,22 @@ public struct Configuration: Sendable, Equatable {
         ("integration.NAME.allowed_tools", "comma-separated tools the model may call (default: all)"),
     ]
 
+    /// Documentation of the preset keys, which are named by the user.
+    public static let presetKeys = [
+        ("preset.NAME.system", "the system prompt of preset NAME (`--preset NAME`, `/preset NAME`)"),
+        ("preset.NAME.model", "the model preset NAME uses (optional)"),
+        ("preset.NAME.KEY", "a conversation setting of preset NAME: " + ConversationSetting.allCases.map(\.rawValue).joined(separator: ", ")),
+    ]
+
+    /// `preset.NAME.FIELD` → (NAME, FIELD) when FIELD is `system`, `model` or a conversation setting.
+    private static func presetKey(_ key: String) -> (name: String, field: String)? {
+        guard key.hasPrefix("preset."), let dot = key.lastIndex(of: "."), dot > key.index(key.startIndex, offsetBy: 6) else { return nil }
+        let name = key[key.index(key.startIndex, offsetBy: 7)..<dot]
+        let field = String(key[key.index(after: dot)...])
+        guard isIntegrationName(name), ["system", "model"].contains(field) || ConversationSetting(rawValue: field) != nil else { return nil }
+        return (String(name), field)
+    }
+
     /// The value of `key` as the file spells it, or nil when unset; throws for an unknown key.
     public func value(forKey key: String) throws -> String? {
         switch key {
@@ -85,6 +103,10 @@ public struct Configuration: Sendable, Equatable {
         case "voice_silence_seconds": return String(voiceSilenceSeconds)
         case "speak_command": return speakCommand
         default:
+            if let (name, field) = Self.presetKey(key) {
+                guard let preset = presets[name] else { return nil }
+                return field == "system" ? preset.systemPrompt : field == "model" ? preset.model : preset.settings[field]
+            }
             guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
             guard let integration = integrations[name] else { return nil }
             return field == nil ? integration.target : integration.allowedTools?.joined(separator: ", ")
@@ -171,6 +193,17 @@ public struct Configuration: Sendable, Equatable {
             voiceSilenceSeconds = seconds
         case "speak_command": speakCommand = value.isEmpty ? nil : value
         default:
+            if let (name, field) = Self.presetKey(key) {
+                var preset = presets[name] ?? Preset(name: name)
+                let given = value.isEmpty ? nil : value
+                switch field {
+                case "system": preset.systemPrompt = given?.replacingOccurrences(of: "\\n", with: "\n")
+                case "model": preset.model = given
+                default: preset.settings[field] = given
+                }
+                presets[name] = preset.systemPrompt == nil && preset.model == nil && preset.settings.isEmpty ? nil : preset
+                return
+            }
             guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
             if field == nil {
                 guard !value.isEmpty else { integrations[name] = nil; return }
@@ -220,6 +253,11 @@ public struct Configuration: Sendable, Equatable {
             entries.append(("integration.\(integration.name)", integration.target))
             if let tools = integration.allowedTools { entries.append(("integration.\(integration.name).allowed_tools", tools.joined(separator: ", "))) }
         }
+        for preset in presets.values.sorted(by: { $0.name < $1.name }) {
+            if let system = preset.systemPrompt { entries.append(("preset.\(preset.name).system", system.replacingOccurrences(of: "\n", with: "\\n"))) }
+            if let model = preset.model { entries.append(("preset.\(preset.name).model", model)) }
+            for key in preset.settings.keys.sorted() { entries.append(("preset.\(preset.name).\(key)", preset.settings[key]!)) }
+        }
         return entries
     }
 
@@ -241,7 +279,8 @@ public struct Configuration: Sendable, Equatable {
     /// whichever way it was set.
     public func save(path: String) throws {
         for (key, value) in entries {
-            guard !Self.containsControl(key), Self.keys.contains(where: { $0.key == key }) || Self.integrationKey(key) != nil else {
+            guard !Self.containsControl(key),
+                  Self.keys.contains(where: { $0.key == key }) || Self.integrationKey(key) != nil || Self.presetKey(key) != nil else {
                 throw ConfigurationError.unknownKey(key, line: nil)
             }
             guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }

@@ -49,7 +49,7 @@ final class SignalRouter: Sendable {
         }
         if signal == SIGTSTP, reply != nil || !atPrompt {
             // Outside the prompt the terminal is in its normal mode: just stop.
-            raise(SIGSTOP)
+            TerminalFocus.shared.suspended { _ = raise(SIGSTOP) }
             return
         }
         if let reply {

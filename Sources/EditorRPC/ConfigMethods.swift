@@ -4,6 +4,7 @@ import LMStudio
 /// `config/get` and `config/set`: the settings file, as `key = value` pairs.
 enum ConfigMethods {
     static func register(in registry: inout MethodRegistry) {
+        PresetMethods.register(in: &registry)
         registry.register("config/get") { context, params in
             let configuration = try Configuration.load(path: context.server.configurationPath)
             if let key = try params.optionalString("key") {

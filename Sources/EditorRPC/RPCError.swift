@@ -102,7 +102,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
         case .server(let inner): return from(server: inner)
         case .modelNotDownloaded, .noModel:
             return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found")
-        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration, .invalidSetting:
+        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration, .unknownPreset, .invalidSetting:
             return invalidParams(error.description)
         case .integrationRefused:
             return RPCError(code: serverErrorCode, message: error.description, kind: "server_error")

@@ -103,7 +103,8 @@ public struct ReplyPresenter: Sendable {
             parts.append(Self.decimal(stats.tokensPerSecond) + " tok/s")
             if let first = stats.timeToFirstToken { parts.append("first token " + Self.seconds(first)) }
         }
-        var line = dim.apply(parts.joined(separator: " · "), at: level)
+        let figures = fit(parts.joined(separator: " · "))
+        var line = dim.apply(figures, at: level)
         let mark: String?
         switch outcome {
         case .complete: mark = nil
@@ -111,8 +112,10 @@ public struct ReplyPresenter: Sendable {
         case .failed(let message): mark = "incomplete: " + UntrustedText.sanitize(message).replacing("\n", with: " ")
         }
         if let mark {
-            let warning = (unicode ? "⚠ " : "! ") + mark
-            line += (parts.isEmpty ? "" : dim.apply(" · ", at: level)) + TextStyle(bold: true, color: 33).apply(warning, at: level)
+            let separator = parts.isEmpty ? "" : " · "
+            let room = max(width - 1 - DisplayWidth.of(figures) - DisplayWidth.of(separator), 1)
+            let warning = truncate((unicode ? "⚠ " : "! ") + mark, to: room, ellipsis: unicode ? "…" : "...")
+            line += (parts.isEmpty ? "" : dim.apply(separator, at: level)) + TextStyle(bold: true, color: 33).apply(warning, at: level)
         }
         return line
     }

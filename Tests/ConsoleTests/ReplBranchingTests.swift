@@ -56,9 +56,10 @@ import TestSupport
         let terminal = try repl.start()
         let start = terminal.mark
         terminal.send("[[sim:status=500]] keep me\r")
-        try terminal.waitFor("Simulated failure", after: start)
+        let failure = try terminal.waitFor("Simulated failure", after: start)
+        let failureEnd = start + failure.distance(from: failure.startIndex, to: try #require(failure.range(of: "Simulated failure")).upperBound)
         // Looked for after the failure, so the echo of the typed line cannot satisfy it.
-        try terminal.waitFor("› [[sim:status=500]] keep me", after: terminal.mark)
+        try terminal.waitFor("› [[sim:status=500]] keep me", after: failureEnd)
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         #expect(try library.conversations().isEmpty)
     }

@@ -16,9 +16,10 @@ struct ReplHarness {
 
     var environment: [String: String] { sandbox.environment(server: fixture.url, extra: extra) }
 
-    /// Starts the REPL and waits for its first prompt.
-    func start(_ arguments: [String] = []) throws -> Pseudoterminal {
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: environment)
+    /// Starts the REPL on a `width`×`height` terminal and waits for its first prompt.
+    func start(_ arguments: [String] = [], width: Int = 100, height: Int = 40) throws -> Pseudoterminal {
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: environment,
+                                          width: width, height: height)
         try terminal.waitFor("› ")
         return terminal
     }

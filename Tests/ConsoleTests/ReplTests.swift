@@ -110,7 +110,7 @@ import TestSupport
         let repl = try ReplHarness()
         let terminal = try repl.start()
         let unknown = try terminal.enter("/modle acme/tiny-1b")
-        #expect(unknown.contains("unknown command /modle (did you mean /model"), "\(unknown)")
+        #expect(unknown.contains("unknown command /modle (did you mean /model?)"), "\(unknown)")
         let bad = try terminal.enter("/set temperature hot")
         #expect(bad.contains("usage: /set [KEY VALUE]"), "\(bad)")
         let worse = try terminal.enter("/models --colour")

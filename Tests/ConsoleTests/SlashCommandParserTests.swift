@@ -27,12 +27,13 @@ import Testing
         #expect(arguments.positionals == ["be terse --no fluff"])
     }
 
-    @Test func unknownCommandSuggestsTheNearest() {
-        guard case .unknown(let name, let suggestion) = SlashLine.parse("/hepl", commands: ReplCommands.all) else {
+    @Test(arguments: [("hepl", "help"), ("modle", "model"), ("modles", "models"), ("sav", "save")])
+    func unknownCommandSuggestsTheNearest(typed: String, expected: String) {
+        guard case .unknown(let name, let suggestion) = SlashLine.parse("/" + typed, commands: ReplCommands.all) else {
             Issue.record("an unknown command was accepted"); return
         }
-        #expect(name == "hepl")
-        #expect(suggestion == "help")
+        #expect(name == typed)
+        #expect(suggestion == expected)
     }
 
     @Test func badOptionsAndOpenQuotesAreUsageErrors() {

@@ -2,7 +2,7 @@
 ///
 /// It applies printable text (wide clusters take two cells, zero-width ones join the previous cell, tabs go to
 /// the next multiple of 8), CR, LF (as CR LF, like a tty with `onlcr`), CSI cursor up/down (`A`/`B`, clamped to
-/// the top of the screen), erase below (`J`), erase line (`K`) and autowrap on/off (`?7h`/`?7l`); SGR, synchronized
+/// the top of the screen), forward/back (`C`/`D`), erase below (`J`), erase line (`K`) and autowrap on/off (`?7h`/`?7l`); SGR, synchronized
 /// output and OSC sequences (hyperlinks) are consumed without affecting the grid. Scrollback is unlimited: rows
 /// that scroll off the top stay in `lines`.
 public struct TerminalScreen {
@@ -114,6 +114,12 @@ public struct TerminalScreen {
             moveTo(row: max(cursorRow - count, max(bottomRow - height + 1, 0)))
         case (_, "B"):
             moveTo(row: cursorRow + count)
+        case (_, "C"):
+            cursorColumn = min(cursorColumn + count, width - 1)
+            pendingWrap = false
+        case (_, "D"):
+            cursorColumn = max(cursorColumn - count, 0)
+            pendingWrap = false
         case ("", "J"), ("0", "J"):
             ensureRow(cursorRow)
             rows[cursorRow] = Array(rows[cursorRow].prefix(cursorColumn))

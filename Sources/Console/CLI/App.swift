@@ -16,6 +16,7 @@ public enum App {
         .init(["config"], value: "PATH", help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
         .init(["markdown"], value: "WHEN", choices: ["auto", "always", "never"], help: "render Markdown: auto (on a terminal), always, never"),
         .init(["demo"], help: "run against the built-in LM Studio simulator, with a temporary library"),
+        .init(["preset"], value: "NAME", help: "use preset NAME (preset.NAME.… in the config): its system prompt, model and settings"),
         .init(["version"], short: "V", help: "print the version"),
         .init(["help"], short: "h", help: "show this help"),
     ])
@@ -111,7 +112,8 @@ public enum App {
             return ExitCode.failure
         }
         if context.isDemo {
-            errors.line("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.")
+            errors.line(WordWrap.lines("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.",
+                                       width: TerminalCapabilities.detect(fd: 2, environment: environment).width).joined(separator: "\n"))
         }
         let name = command?.name ?? ""
         do {
@@ -215,6 +217,7 @@ public enum App {
         }
         return CommandContext(environment: environment, paths: paths, configuration: configuration, configurationPath: configPath,
                               libraryPath: libraryPath,
-                              markdownMode: global.value("markdown") ?? configuration.markdown, isDemo: isDemo)
+                              markdownMode: global.value("markdown") ?? configuration.markdown, isDemo: isDemo,
+                              preset: global.value("preset"))
     }
 }

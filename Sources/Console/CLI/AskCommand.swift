@@ -83,13 +83,22 @@ enum AskCommand {
             if arguments.has("no-save") { try? FileManager.default.removeItem(atPath: (context.libraryPath as NSString).deletingLastPathComponent) }
         }
         let session = try context.session()
+        // An unknown preset is a usage error, found before a conversation is made for the message.
+        if let name = context.preset { do { _ = try session.preset(named: name) } catch { throw UsageError(String(describing: error)) } }
         let opened = try await open(for: arguments, session: session)
         let conversationId = opened.conversation.id
         if !opened.enabledIntegrations.isEmpty {
             context.errors.line("Note: enabled integrations (\(opened.enabledIntegrations.joined(separator: ", "))) may contact external services on the server's behalf.")
         }
-        let freshContext = arguments.has("fresh-context") || opened.systemPrompt == .needsFreshContext
-        if opened.systemPrompt == .needsFreshContext, !arguments.has("fresh-context") {
+        var promptEffect = opened.systemPrompt
+        if let name = context.preset {
+            // The preset's values, except what -m and --system name explicitly.
+            var effect = try await session.applyPreset(name, conversationId: conversationId, includingModel: arguments.value("model") == nil).systemPrompt
+            if let system = arguments.value("system") { effect = try await session.setSystemPrompt(system, conversationId: conversationId) }
+            if effect == .needsFreshContext { promptEffect = effect }
+        }
+        let freshContext = arguments.has("fresh-context") || promptEffect == .needsFreshContext
+        if promptEffect == .needsFreshContext, !arguments.has("fresh-context") {
             context.errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
         }
 

@@ -20,6 +20,8 @@ public struct CommandContext: Sendable {
     public var markdownMode: String
     /// Whether `--demo` is running the built-in simulator.
     public var isDemo: Bool
+    /// `--preset`: the preset a new or continued conversation takes.
+    public var preset: String?
     public var output = StandardStream.output
     public var errors = StandardStream.error
 

@@ -9,6 +9,7 @@ final class CompletionData: Sendable {
         var folders: [String] = []
         var titles: [String] = []
         var reasoningOptions: [String] = []
+        var presets: [String] = []
     }
 
     private let snapshot = Mutex(Snapshot())
@@ -18,6 +19,9 @@ final class CompletionData: Sendable {
 
     /// Replaces the reasoning values the current conversation's effective model offers.
     func update(reasoningOptions: [String]) { snapshot.withLock { $0.reasoningOptions = reasoningOptions } }
+
+    /// Replaces the configured preset names.
+    func update(presets: [String]) { snapshot.withLock { $0.presets = presets } }
 
     /// Replaces the folder paths and conversation titles.
     func update(folders: [String], titles: [String]) {
@@ -46,8 +50,9 @@ final class CompletionData: Sendable {
             case .modelKey: candidates = data.models.filter { $0.type == .llm }.map(\.key)
             case .instance: candidates = data.models.flatMap { $0.loadedInstances.map(\.id) }
             case .folder: candidates = words.count == 1 && first == "/folder" ? ["new", "rename", "rm", "list"] : data.folders
-            case .conversation: candidates = data.titles
+            case .conversation: return Self.titles(data.titles, for: request)
             case .choices(let choices): candidates = choices
+            case .preset: candidates = data.presets
             case .setting:
                 if words.count == 1 {
                     candidates = ReplCommands.settingKeys
@@ -61,6 +66,18 @@ final class CompletionData: Sendable {
             }
         }
         return candidates.filter { $0.hasPrefix(request.word) }
+    }
+
+    /// Titles for `/open`: inside quotes as they are (readline closes the quote); unquoted, a title with spaces
+    /// is offered in double quotes, or, after words already typed, from the word being completed on.
+    static func titles(_ titles: [String], for request: CompletionRequest) -> [String] {
+        if request.quote != nil { return titles.filter { $0.hasPrefix(request.word) } }
+        let typed = (request.previousWords.dropFirst() + [request.word]).joined(separator: " ")
+        let matching = titles.filter { $0.hasPrefix(typed) }
+        guard request.previousWords.count == 1 else {
+            return matching.map { String($0.dropFirst(typed.count - request.word.count)) }
+        }
+        return matching.map { $0.contains(" ") ? "\"" + $0.replacingOccurrences(of: "\"", with: "'") + "\"" : $0 }
     }
 
     /// `acme/thinker-8b  loaded · reasoning · 4.9 GB` for each model key among `matches`.

@@ -45,6 +45,40 @@ import TerminalMarkdown
         repl.output.line(loadedLine(reply))
     }
 
+    /// `/model` without a key: the chat models numbered, the current one marked; a number picks one, other text
+    /// narrows the list (one match picks it), Enter alone cancels. Returns the chosen key.
+    static func pick(repl: ReplSession) async throws -> String? {
+        let all = try await repl.chat.models(refresh: true).filter { $0.type == .llm }
+        guard !all.isEmpty else { repl.output.line("The server has no chat models; /download fetches one."); return nil }
+        let current = await repl.effectiveModel()?.key
+        var shown = all
+        while true {
+            let described = repl.completions.badges(for: shown.map(\.key))
+            let width = repl.terminalWidth
+            for (index, line) in described.enumerated() {
+                let mark = shown[index].key == current ? " (current)" : ""
+                let number = String(index + 1)
+                let text = String(repeating: " ", count: max(3 - number.count, 0)) + number + "  " + UntrustedText.sanitize(line) + mark
+                repl.output.line(WordWrap.lines(text, width: width, indent: 5).joined(separator: "\n"))
+            }
+            guard case .line(let answer) = await repl.readLine(prompt: "Model number, or text to narrow the list (Enter cancels): ", draft: "") else {
+                return nil
+            }
+            let typed = answer.trimmingCharacters(in: .whitespaces)
+            if typed.isEmpty { return nil }
+            if let number = Int(typed) {
+                if (1...shown.count).contains(number) { return shown[number - 1].key }
+                repl.output.line("There is no model \(number); pick 1 to \(shown.count).")
+                continue
+            }
+            let narrowed = shown.filter { model in
+                [model.key, model.displayName].contains { $0.localizedCaseInsensitiveContains(typed) }
+            }
+            if narrowed.count == 1 { return narrowed[0].key }
+            if narrowed.isEmpty { repl.output.line("No model matches '\(UntrustedText.sanitize(typed))'.") } else { shown = narrowed }
+        }
+    }
+
     /// `Loaded KEY as INSTANCE in 1.2 s.`
     private nonisolated static func loadedLine(_ reply: LoadResponse) -> String {
         let seconds = reply.loadTimeSeconds.map { String(format: " in %.1f s", $0) } ?? ""
@@ -104,7 +138,29 @@ import TerminalMarkdown
         let id = try await repl.ensureConversation()
         let effect = try await repl.chat.setSystemPrompt(value, conversationId: id)
         if effect == .unchanged { repl.output.line("The system prompt is already that."); return }
-        let what = value == nil ? "System prompt cleared" : "System prompt set"
+        await report(effect, what: value == nil ? "System prompt cleared" : "System prompt set", repl: repl)
+    }
+
+    /// `/preset NAME` (and `--preset`): the preset's model under the load policy, then its prompt and settings
+    /// through `ChatSession.applyPreset`; before the first message they wait for the conversation to exist.
+    static func applyPreset(_ name: String, repl: ReplSession) async throws {
+        let preset: Preset
+        do { preset = try repl.chat.preset(named: name) } catch let error as ChatError { throw UsageError(error.description) }
+        if let model = preset.model { try await ModelSwitch.choose(model, repl: repl) }
+        guard let id = repl.conversationId else {
+            repl.pendingPreset = name
+            repl.output.line("Preset \(name) applies to this conversation from its first message.")
+            return
+        }
+        let applied: PresetApplication
+        do { applied = try await repl.chat.applyPreset(name, conversationId: id, includingModel: false) } catch ChatError.invalidSetting(let error) {
+            throw UsageError("preset \(name): \(error)")
+        }
+        await report(applied.systemPrompt ?? .unchanged, what: "Preset \(name) applied", repl: repl)
+    }
+
+    /// Says how a changed prompt takes effect; after the first turn, offers a fresh server context.
+    private static func report(_ effect: SystemPromptEffect, what: String, repl: ReplSession) async {
         guard effect == .needsFreshContext else { repl.output.line(what + "."); return }
         repl.output.line("The server keeps this conversation's context with the old system prompt; a change takes effect only with a fresh server context (the model will not remember earlier turns).")
         if await repl.confirm("Start a fresh server context with the next message?") {
@@ -166,10 +222,27 @@ import TerminalMarkdown
             guard number <= blocks.count else { throw UsageError("the last reply has \(blocks.count) code blocks") }
             text = blocks[number - 1]
         }
+        // OSC 52 goes out always, but no terminal confirms it (many ignore it): a clipboard program makes the copy certain.
         let encoded = Data(text.utf8).base64EncodedString()
         repl.output.send("\u{1B}]52;c;\(encoded)\u{7}")
-        repl.output.line("Copied \(text.utf8.count) bytes to the clipboard.")
+        let environment = repl.context.environment
+        let program = clipboardPrograms.first { name, variable, _ in
+            environment[variable].map { !$0.isEmpty } == true && ExternalProgram.isAvailable(name, environment: environment)
+        }
+        if let (name, _, arguments) = program, ExternalProgram.feed(text, to: name, arguments: arguments) {
+            repl.output.line("Copied \(text.utf8.count) bytes to the clipboard with \(name).")
+        } else {
+            repl.output.line("Sent \(text.utf8.count) bytes to the terminal's clipboard with OSC 52 (if the terminal allows it; "
+                             + "with wl-copy, xclip or tmux present the copy is certain).")
+        }
     }
+
+    /// The clipboard programs tried in order: the program, the variable saying its display is there, its arguments.
+    nonisolated static let clipboardPrograms: [(String, String, [String])] = [
+        ("wl-copy", "WAYLAND_DISPLAY", []),
+        ("xclip", "DISPLAY", ["-selection", "clipboard"]),
+        ("tmux", "TMUX", ["load-buffer", "-"]),
+    ]
 
     /// The contents of the fenced code blocks in `markdown`, in order.
     nonisolated static func codeBlocks(in markdown: String) -> [String] {

@@ -15,24 +15,25 @@ enum ReplCommands {
     /// Models, conversations, settings and the session.
     static let conversationCommands: [SlashCommand] = [
         SlashCommand("help", "[COMMAND]", "List the commands, or describe one.", argument: .commandName) { arguments, repl in
+            let width = repl.terminalWidth
             if let name = arguments.positionals.first {
                 let name = name.hasPrefix("/") ? String(name.dropFirst()) : name
                 guard let command = all.first(where: { $0.name == name }) else { throw UsageError("there is no command /\(name)") }
-                repl.output.line(command.usageLine + "\n" + command.summary)
+                let usage = WordWrap.lines(command.usageLine, width: width, indent: 4)
+                repl.output.line((usage + WordWrap.lines(command.summary, width: width)).joined(separator: "\n"))
                 if !command.parser.options.isEmpty { repl.output.send(command.parser.optionHelp) }
                 return
             }
-            let width = all.map { $0.name.count + $0.synopsis.count + 2 }.max() ?? 0
-            for command in all {
-                let head = "/\(command.name) \(command.synopsis)"
-                repl.output.line("  " + head.padding(toLength: width + 1, withPad: " ", startingAt: 0) + command.summary)
+            let lines = all.flatMap { command in
+                WordWrap.entry(head: "/\(command.name) \(command.synopsis)", text: command.summary, column: 30, width: width)
             }
-            repl.output.line("""
-
-            Enter sends. A trailing \\ or a \"\"\" … \"\"\" block continues a message; Alt-Enter or Ctrl-J inserts a newline;
-            Ctrl-X Ctrl-E edits the message in $EDITOR. Ctrl-C cancels a reply or clears the line (kept as the draft);
-            Ctrl-D quits. A line starting with a space is not kept in the history; // sends a line starting with /.
-            """)
+            let keys = """
+            Enter sends. A trailing \\ or a \"\"\" … \"\"\" block continues a message; Alt-Enter or Ctrl-J inserts a newline; \
+            Ctrl-X Ctrl-E edits the message in $EDITOR; a paste taller than the screen shows as [pasted N lines] and is sent whole. \
+            Ctrl-C cancels a reply or leaves the line (kept as the draft); Ctrl-D quits. A line starting with a space is not kept \
+            in the history; // sends a line starting with /. `llmster show CHAT > file` writes a conversation as Markdown too.
+            """
+            repl.output.line((lines + [""] + WordWrap.lines(keys, width: width)).joined(separator: "\n"))
         },
         SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--sort name|size|format]",
                      "List the server's models: loaded state, size, format, capabilities.",
@@ -41,10 +42,14 @@ enum ReplCommands {
             if models.isEmpty { repl.output.line("No model matches."); return }
             repl.output.send(ModelListing.table(models))
         },
-        SlashCommand("model", "KEY", "Use model KEY for this conversation (loading it, and unloading the previous one).",
+        SlashCommand("model", "[KEY]", "Use model KEY for this conversation (loading it, and unloading the previous one); without KEY, pick from a numbered list.",
                      argument: .modelKey) { arguments, repl in
-            guard arguments.positionals.count == 1 else { throw UsageError("name one model; /models lists them") }
-            try await ModelSwitch.choose(arguments.positionals[0], repl: repl)
+            guard arguments.positionals.count <= 1 else { throw UsageError("name one model; /models lists them") }
+            guard let key = arguments.positionals.first else {
+                if let picked = try await ModelSwitch.pick(repl: repl) { try await ModelSwitch.choose(picked, repl: repl) }
+                return
+            }
+            try await ModelSwitch.choose(key, repl: repl)
         },
         SlashCommand("load", "[KEY]", "Load a model (default: this conversation's).", argument: .modelKey) { arguments, repl in
             guard arguments.positionals.count <= 1 else { throw UsageError("name at most one model") }
@@ -83,6 +88,13 @@ enum ReplCommands {
             let overrides = ConversationOverrides(title: arguments.positionals.first ?? "", model: (await repl.effectiveModel())?.reference)
             await repl.switchTo(try await repl.chat.openConversation(.new, overrides: overrides).conversation.id)
         },
+        SlashCommand("clear", "", "Start a new conversation with this one's model, system prompt, settings and folder.") { _, repl in
+            guard let current = await repl.currentConversation() else { repl.output.line("Nothing to clear yet."); return }
+            let model = await repl.effectiveModel()?.reference
+            let id = try await repl.chat.startAfresh(from: current, model: model)
+            await repl.switchTo(id)
+            repl.output.line("New conversation, same model and settings.")
+        },
         SlashCommand("chats", "[FOLDER]", "List conversations, pinned first.", argument: .folder) { arguments, repl in
             let folder = arguments.positionals.first
             let lines: [String] = try await repl.chat.withLibrary { library in
@@ -95,10 +107,16 @@ enum ReplCommands {
                     (conversation.pinned ? "📌 " : "   ") + conversation.id.prefix(8) + "  " + (conversation.title.isEmpty ? "untitled" : conversation.title)
                 }
             }
-            repl.output.line(lines.isEmpty ? "No conversations." : UntrustedText.sanitize(lines.joined(separator: "\n")))
+            let width = repl.terminalWidth
+            let wrapped = lines.flatMap { WordWrap.lines(UntrustedText.sanitize($0), width: width, indent: 13) }
+            repl.output.line(lines.isEmpty ? "No conversations." : wrapped.joined(separator: "\n"))
         },
         SlashCommand("open", "CHAT", "Switch to a conversation (an id, id prefix or title).", takesText: true, argument: .conversation) { arguments, repl in
-            guard let reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }
+            guard var reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }
+            // Tab offers titles with spaces in quotes; the quotes are not part of the title.
+            if reference.count > 1, let quote = reference.first, "\"'".contains(quote), reference.last == quote {
+                reference = String(reference.dropFirst().dropLast())
+            }
             let conversation = try await repl.chat.openConversation(.named(reference)).conversation
             await repl.switchTo(conversation.id)
             repl.output.line("Opened \(UntrustedText.sanitize(conversation.title.isEmpty ? conversation.id : conversation.title)).")
@@ -172,6 +190,21 @@ enum ReplCommands {
         SlashCommand("system", "[TEXT|clear]", "Show this conversation's system prompt, set it, or clear it.", takesText: true) { arguments, repl in
             try await SystemPromptCommand.run(arguments.positionals.first, repl: repl)
         },
+        SlashCommand("presets", "", "List the configured presets (preset.NAME.system = … in the config).") { _, repl in
+            let presets = repl.chat.presets
+            guard !presets.isEmpty else {
+                repl.output.line("No presets are configured: add `preset.NAME.system = …` (and optionally preset.NAME.model, preset.NAME.temperature …) to the config.")
+                return
+            }
+            let column = min((presets.map(\.name.count).max() ?? 0) + 4, 24)
+            let lines = presets.flatMap { WordWrap.entry(head: $0.name, text: UntrustedText.sanitize($0.summary), column: column, width: repl.terminalWidth) }
+            repl.output.line(lines.joined(separator: "\n"))
+        },
+        SlashCommand("preset", "NAME", "Give this conversation preset NAME's system prompt, model and settings (/presets lists them).",
+                     argument: .preset) { arguments, repl in
+            guard arguments.positionals.count == 1 else { throw UsageError("name one preset; /presets lists them") }
+            try await SystemPromptCommand.applyPreset(arguments.positionals[0], repl: repl)
+        },
         SlashCommand("set", "[KEY VALUE]", "List this conversation's settings, or set one (" + settingKeys.joined(separator: ", ") + "; 'default' clears).",
                      argument: .setting) { arguments, repl in
             switch arguments.positionals.count {
@@ -189,8 +222,15 @@ enum ReplCommands {
             do { repl.attachments.append(try ImageInput.load(path: expanded)) } catch { throw UsageError(String(describing: error)) }
             repl.output.line("Attached \(UntrustedText.sanitize(path)); it goes with your next message.")
         },
-        SlashCommand("copy", "[code N]", "Copy the last reply, or its Nth code block, to the clipboard (OSC 52).") { arguments, repl in
+        SlashCommand("copy", "[code N]", "Copy the last reply, or its Nth code block, to the clipboard (wl-copy, xclip or tmux when present, and OSC 52).") { arguments, repl in
             try await Clipboard.copy(arguments.positionals, repl: repl)
+        },
+        SlashCommand("save", "[--last] [--reasoning] FILE", "Write this conversation (or only its last reply) to FILE as Markdown; `llmster show CHAT > FILE` does it from the shell.",
+                     options: [
+                        .init(["last"], help: "only the last reply"),
+                        .init(["reasoning"], help: "include the reasoning"),
+                     ], argument: .path) { arguments, repl in
+            try await SaveCommand.save(arguments, repl: repl)
         },
         SlashCommand("stats", "", "Show the last reply's token statistics and the context estimate.") { _, repl in
             guard let conversation = await repl.currentConversation() else { repl.output.line("No reply yet."); return }

@@ -22,10 +22,14 @@ import TerminalMarkdown
     var conversationId: String?
     /// A model chosen with `/model` before the conversation exists.
     var pendingModel: String?
+    /// A preset chosen (`--preset`, `/preset`) before the conversation exists; applied when it is created.
+    var pendingPreset: String?
     /// The server's models as last fetched; nil when the server could not be reached. The prompt reads only this.
     var serverModels: [Model]?
     /// Whether a background refresh is running.
     private var refreshing = false
+    /// Whether something changed while a refresh was running, so another must follow it.
+    private var refreshAgain = false
     /// Whether the next message starts a fresh server context (accepted after `/system` changed the prompt).
     var startsFreshContext = false
     /// Whether the next request starts a fresh server context, clearing the choice: one request takes it.
@@ -48,6 +52,11 @@ import TerminalMarkdown
     var exitStatus: Int32?
     /// Standard output.
     var output: StandardStream { context.output }
+    /// The width command output is laid out to: the terminal's, or 80 columns when output is not a terminal.
+    var terminalWidth: Int {
+        let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
+        return capabilities.isTTY ? max(capabilities.width, 20) : 80
+    }
 
     /// Creates the REPL: readline when both standard input and output are terminals, plain lines otherwise.
     init(context: CommandContext, chat: ChatSession) {
@@ -67,11 +76,17 @@ import TerminalMarkdown
         let router = router
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP]) { router.receive($0) }
         defer { trap.remove() }
+        let reportsFocus = editor != nil && TerminalCapabilities.detect(fd: 1, environment: context.environment).allowsCursorMovement
+        if reportsFocus { TerminalFocus.shared.setReporting(true) }
+        defer { if reportsFocus { TerminalFocus.shared.setReporting(false) } }
         if editor != nil {
-            output.line("llmster \(App.version) — type a message, or /help. Ctrl-D quits.")
+            output.line(WordWrap.lines("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
+                .joined(separator: "\n"))
         }
         await refreshModels()
-        refreshInBackground(includingModels: false)
+        await refreshLibraryCompletions()
+        completions.update(presets: chat.presets.map(\.name))
+        if let preset = context.preset { await runCommand("/preset " + preset) }
         while exitStatus == nil {
             let prompt = await promptText()
             let input = await readLine(prompt: prompt, draft: draft)
@@ -91,6 +106,7 @@ import TerminalMarkdown
                 editor?.remember(line)
                 guard let message = assembler.add(line) else { continue }
                 if let status = await handle(message) { return status }
+                await refreshLibraryCompletions()
                 refreshInBackground()
             }
         }
@@ -178,7 +194,7 @@ import TerminalMarkdown
         } else {
             parts.append("new chat")
         }
-        let info = parts.joined(separator: " · ")
+        let info = WordWrap.truncated(parts.joined(separator: " · "), width: terminalWidth - 3)
         let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
         if capabilities.noColor || !capabilities.allowsCursorMovement { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
@@ -201,21 +217,29 @@ import TerminalMarkdown
         if let serverModels { completions.update(models: serverModels) }
     }
 
-    /// Refreshes the model list (unless it was just fetched) and the completion lists in the background,
-    /// after a reply or a command; a refresh still running is not started twice.
-    func refreshInBackground(includingModels: Bool = true) {
-        guard !refreshing else { return }
+    /// Refreshes the model list in the background after a reply or a command; a change while a refresh runs
+    /// queues one more.
+    func refreshInBackground() {
+        guard !refreshing else { refreshAgain = true; return }
         refreshing = true
         Task {
-            defer { refreshing = false }
-            if includingModels { await refreshModels() }
-            if editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
-                (try library.folders().map { try library.folderPath(id: $0.id) },
-                 try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty && !$0.contains(" ") })
-            }) {
-                completions.update(folders: folders, titles: titles)
+            await refreshModels()
+            refreshing = false
+            if refreshAgain {
+                refreshAgain = false
+                refreshInBackground()
             }
         }
+    }
+
+    /// Offers the library's current folders and conversation titles to Tab (after every command or message, since
+    /// any of them may have changed).
+    func refreshLibraryCompletions() async {
+        guard editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
+            (try library.folders().map { try library.folderPath(id: $0.id) },
+             try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty })
+        }) else { return }
+        completions.update(folders: folders, titles: titles)
     }
 
     /// The context estimate for `conversation` with `model` (`ChatSession.contextMeter`).
@@ -242,6 +266,10 @@ import TerminalMarkdown
         if let conversationId { return conversationId }
         let id = try await chat.openConversation(.new, overrides: ConversationOverrides(model: pendingModel)).conversation.id
         conversationId = id
+        if let preset = pendingPreset {
+            pendingPreset = nil
+            _ = try await chat.applyPreset(preset, conversationId: id, includingModel: false)
+        }
         return id
     }
 
@@ -258,6 +286,7 @@ import TerminalMarkdown
             }
         }
         let id: String
+        let preset = pendingPreset
         do { id = try await ensureConversation() } catch {
             context.warn(String(describing: error))
             return nil
@@ -277,6 +306,7 @@ import TerminalMarkdown
         if isNew, await currentConversation() == nil {
             // A failed first send removed its conversation: the text goes back into the line.
             conversationId = nil
+            pendingPreset = preset
             draft = text
             attachments = turn.images
         }
@@ -291,11 +321,19 @@ import TerminalMarkdown
         let environment = context.environment
         let started = ContinuousClock.now
         let work = Task { try await body(chat, display) }
+        let terminal = editor?.beginReply()
+        let outcome: Result<(SavedReply, Int32?), any Error>
         do {
-            let (saved, signal) = try await router.streaming(work) {
+            outcome = .success(try await router.streaming(work) {
                 let capabilities = TerminalCapabilities.detect(fd: 1, environment: environment)
                 Task { await display.resize(width: capabilities.width, height: capabilities.height) }
-            }
+            })
+        } catch {
+            outcome = .failure(error)
+        }
+        editor?.endReply(terminal)
+        do {
+            let (saved, signal) = try outcome.get()
             if let signal {
                 await saveDraft("")
                 return SignalTrap.exitStatus(for: signal)
@@ -320,7 +358,8 @@ import TerminalMarkdown
         if saved.status == .complete, let summarizer = context.configuration.summarizerModel {
             await Summarizer(client: chat.client, model: summarizer).titleIfFirstReply(conversationId: saved.conversationId, chat: chat)
         }
-        if let threshold = context.configuration.notifyAfterSeconds, elapsed.seconds >= threshold {
+        // A terminal that reports its focus and has it: the user is watching, no notification.
+        if let threshold = context.configuration.notifyAfterSeconds, elapsed.seconds >= threshold, TerminalFocus.shared.isFocused != true {
             ReplyNotification.post(model: saved.state.modelInstanceId ?? "llmster", text: saved.state.answer,
                                    environment: context.environment)
         }
@@ -338,6 +377,7 @@ import TerminalMarkdown
         conversationId = id
         attachments = []
         pendingModel = nil
+        pendingPreset = nil
         startsFreshContext = false
         keptDraft = await currentConversation()?.draft ?? ""
         draft = keptDraft

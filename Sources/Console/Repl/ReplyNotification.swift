@@ -8,8 +8,7 @@ enum ReplyNotification {
         let title = UntrustedText.sanitize(model).replacingOccurrences(of: ";", with: ",") + " finished"
         let preview = String(UntrustedText.sanitize(text.replacingOccurrences(of: "\n", with: " ")).prefix(120))
             .replacingOccurrences(of: ";", with: ",")
-        let paths = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        if paths.contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/notify-send") }) {
+        if ExternalProgram.isAvailable("notify-send", environment: environment) {
             _ = ExternalProgram.runShell("notify-send \"$1\" \"$2\" >/dev/null 2>&1", arguments: [title, preview])
             return
         }

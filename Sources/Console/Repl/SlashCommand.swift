@@ -6,6 +6,7 @@ enum SlashArgument: Sendable, Equatable {
     case instance
     case folder
     case conversation
+    case preset
     case setting
     case path
     case choices([String])
@@ -59,8 +60,9 @@ enum SlashLine: Sendable {
         let name = String(body.prefix { $0 != " " })
         let rest = body.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
         guard let command = commands.first(where: { $0.name == name }) else {
-            return .unknown(name: name, suggestion: EditDistance.nearest(to: name, in: commands.map(\.name), maximum: 3)
-                            ?? commands.map(\.name).first { !name.isEmpty && $0.hasPrefix(name) })
+            // Among names equally near, the one closest in length wins (`/modle` → `/model`, not `/models`).
+            let names = commands.map(\.name).sorted { abs($0.count - name.count) < abs($1.count - name.count) }
+            return .unknown(name: name, suggestion: EditDistance.nearest(to: name, in: names, maximum: 3))
         }
         if command.takesText {
             var parsed = ArgumentParser.Parsed()

@@ -1,0 +1,19 @@
+import Library
+
+extension ChatSession {
+    /// Starts a new conversation set up like `conversation` — its model (or `model`, the effective one), system
+    /// prompt, sampling settings, integrations and folder — with no messages; returns the new one's id.
+    ///
+    /// The settings go through `setSettings`, so the new conversation holds only values every face accepts.
+    public func startAfresh(from conversation: Conversation, model: String?) async throws -> String {
+        let integrations = conversation.settings.integrations ?? []
+        let opened = try await openConversation(.new, overrides: ConversationOverrides(
+            model: model ?? conversation.modelKey, systemPrompt: conversation.systemPrompt,
+            folder: conversation.folderId.map { .id($0) }, integrations: integrations.isEmpty ? nil : integrations))
+        let values = ConversationSetting.allCases.compactMap { setting in
+            setting.value(in: conversation.settings).map { (setting, ConversationSetting.Value.text($0)) }
+        }
+        if !values.isEmpty { _ = try await setSettings(values, conversationId: opened.conversation.id) }
+        return opened.conversation.id
+    }
+}

@@ -1,0 +1,34 @@
+import Chat
+import Foundation
+import Library
+import SystemSupport
+import TerminalMarkdown
+
+/// `/save`: this conversation (or its last reply) written to a Markdown file.
+@ReplActor enum SaveCommand {
+    /// Writes the transcript (with `--last`, only the last reply) to `path`, asking before replacing a file.
+    static func save(_ arguments: ArgumentParser.Parsed, repl: ReplSession) async throws {
+        guard arguments.positionals.count == 1 else { throw UsageError("name the file to write") }
+        guard let conversation = await repl.currentConversation() else { repl.output.line("Nothing to save yet."); return }
+        let path = (arguments.positionals[0] as NSString).expandingTildeInPath
+        let lastOnly = arguments.has("last")
+        let markdown: String = try await repl.chat.withLibrary { library in
+            if lastOnly {
+                guard let reply = try library.messages(conversationId: conversation.id).last(where: { $0.role == .assistant }) else {
+                    throw UsageError("there is no reply to save yet")
+                }
+                return reply.text.hasSuffix("\n") ? reply.text : reply.text + "\n"
+            }
+            return try Transcript.markdown(of: conversation, library: library, reasoning: arguments.has("reasoning"), tools: false)
+        }
+        if FileManager.default.fileExists(atPath: path),
+           !(await repl.confirm("\(UntrustedText.sanitize(arguments.positionals[0])) exists; replace it?")) {
+            return
+        }
+        do { try AtomicFile.write(Array(markdown.utf8), to: path, permissions: 0o600) } catch {
+            throw UsageError("could not write \(arguments.positionals[0]): \(error)")
+        }
+        let what = lastOnly ? "the last reply" : "this conversation"
+        repl.output.line("Saved \(what) to \(UntrustedText.sanitize(arguments.positionals[0])) (\(Units.bytes(Int64(markdown.utf8.count)))).")
+    }
+}

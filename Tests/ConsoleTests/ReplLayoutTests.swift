@@ -1,0 +1,63 @@
+import Foundation
+import Simulator
+import Testing
+import TerminalMarkdown
+import TestSupport
+
+/// Command output laid out to the terminal's width: wrapped at spaces with a hanging indent, never wider.
+@Suite struct ReplLayoutTests {
+    /// The lines of `text` wider than `width` columns.
+    private func tooWide(_ text: String, width: Int) -> [String] {
+        text.components(separatedBy: "\n").filter { DisplayWidth.of($0) > width }
+    }
+
+    /// `text` with every run of spaces and line breaks made one space.
+    private func flattened(_ text: String) -> String {
+        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    }
+
+    @Test(arguments: [60, 100])
+    func helpFitsTheTerminalAndBreaksOnlyBetweenWords(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: width)
+        let help = try terminal.enter("/help")
+        #expect(tooWide(help, width: width).isEmpty, "\(tooWide(help, width: width))")
+        let flat = flattened(help)
+        for summary in ["Use model KEY for this conversation (loading it, and unloading the previous one); without KEY, pick from a numbered list.",
+                        "List the server's models: loaded state, size, format, capabilities.",
+                        "Move a conversation (default: this one) into a folder (/ for the top level)."] {
+            #expect(flat.contains(summary), "'\(summary)' is whole, wrapped only at spaces")
+        }
+        let modelLine = try #require(help.components(separatedBy: "\n").first { $0.hasPrefix("  /model [KEY]") })
+        #expect(modelLine.contains("Use model KEY"), "a short command has its description beside it: \(modelLine)")
+    }
+
+    @Test(arguments: [60, 100])
+    func theGreetingTheChatListAndThePromptFitTheTerminal(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(["--demo"], width: width)
+        #expect(tooWide(terminal.text, width: width).isEmpty, "\(tooWide(terminal.text, width: width))")
+        #expect(flattened(terminal.text).contains("the library is temporary."))
+        let title = "A conversation whose title is far longer than any terminal line at sixty columns"
+        try terminal.enter("/new " + title)
+        let chats = try terminal.enter("/chats")
+        #expect(tooWide(chats, width: width).isEmpty, "\(tooWide(chats, width: width))")
+        #expect(flattened(chats).contains(title))
+    }
+
+    @Test(arguments: [60, 100])
+    func theStatsLineOfAFailedReplyIsCutToTheWidth(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: width)
+        let start = terminal.mark
+        terminal.send("[[sim:error]] echo:some words before the failure\r")
+        try terminal.waitFor("incomplete", after: start)
+        try terminal.waitFor("› ", after: start + 60)
+        var screen = TerminalScreen(width: width, height: 40, widthOf: DisplayWidth.of)
+        screen.apply(terminal.rawOutput)
+        let lines = screen.lines
+        let stats = try #require(lines.lastIndex { $0.contains("incomplete") })
+        #expect(lines[stats].hasSuffix("…") && lines[stats + 1].hasPrefix("llmster: The server reported"),
+                "the stats line takes one row, cut: \(lines[stats...])")
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Simulator
+import Testing
+import TestSupport
+
+/// What the prompt does with pasted and interrupted input.
+@Suite struct ReplPasteTests {
+    @Test(arguments: [60, 100])
+    func aPasteTallerThanTheScreenIsSummarisedAndSentWhole(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: width, height: 20)
+        let lines = (1...63).map { "line \($0) of the pasted text" }
+        let start = terminal.mark
+        terminal.send("echo:\u{1B}[200~" + lines.joined(separator: "\n") + "\u{1B}[201~")
+        let echo = try terminal.waitFor("[pasted 63 lines]", after: start)
+        #expect(!echo.contains("line 30 of"), "the tall paste is not drawn line by line: \(echo)")
+        terminal.send("\r")
+        try terminal.waitFor("line 63 of the pasted text", after: start)
+        let sent = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
+        #expect(sent == "echo:" + lines.joined(separator: "\n"), "the message holds every pasted line")
+        var screen = TerminalScreen(width: width, height: 20)
+        screen.apply(terminal.rawOutput)
+        #expect(screen.lines.contains { $0.hasSuffix("› echo:[pasted 63 lines]") }, "the summary stays in the scrollback: \(screen.lines)")
+    }
+
+    @Test func aTallDraftComesBackSummarisedAndIsSentWhole() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(height: 20)
+        try terminal.enter("echo:first")
+        let lines = (1...40).map { "draft line \($0)" }
+        terminal.send("echo:\u{1B}[200~" + lines.joined(separator: "\n") + "\u{1B}[201~")
+        try terminal.waitFor("[pasted 40 lines]")
+        terminal.send("\u{3}")
+        try terminal.waitFor("^C")
+        try terminal.enter("/new")
+        let start = terminal.mark
+        terminal.send("/open echo:first\r")
+        try terminal.waitFor("› [draft of 40 lines]", after: start)
+        #expect(!terminal.text.dropFirst(start).contains("draft line 20"), "the tall draft is not drawn line by line")
+        terminal.send("\r")
+        try terminal.waitFor("draft line 40", after: start)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:" + lines.joined(separator: "\n"))
+    }
+
+    @Test func aShortPasteIsShownAsTyped() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(height: 20)
+        let start = terminal.mark
+        terminal.send("\u{1B}[200~echo:first pasted line\nsecond pasted line\u{1B}[201~")
+        try terminal.waitFor("second pasted line", after: start)
+        terminal.send("\r")
+        try terminal.waitFor("› ", after: start + 40)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:first pasted line\nsecond pasted line")
+    }
+
+    @Test func aLineTypedDuringAReplyIsSentAfterIt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        terminal.send("[[sim:stall=2]] echo:alpha beta gamma delta epsilon\r")
+        try terminal.waitFor("epsilon")
+        let start = terminal.mark
+        try terminal.waitFor("alpha", after: start)
+        terminal.send("echo:**typed** ahead\r")
+        try terminal.waitFor("typed ahead", after: start)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:**typed** ahead")
+    }
+
+    @Test func ctrlCAtThePromptLeavesTheTypedLineOnTheScreen() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        terminal.send("a thought I abandon")
+        try terminal.waitFor("a thought I abandon")
+        terminal.send("\u{3}")
+        try terminal.waitFor("^C")
+        var screen = TerminalScreen(width: 100, height: 40)
+        screen.apply(terminal.rawOutput)
+        #expect(screen.lines.contains { $0.hasSuffix("› a thought I abandon^C") }, "\(screen.lines)")
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Simulator
+import Testing
+import TestSupport
+
+/// System-prompt presets from the config: `--preset`, `/preset`, `/presets`.
+@Suite struct ReplPresetTests {
+    private static let config = """
+    preset.reviewer.system = You review diffs tersely.
+    preset.reviewer.model = acme/thinker-8b
+    preset.reviewer.temperature = 0.2
+    preset.poet.system = Answer in verse.
+
+    """
+
+    @Test func startingWithAPresetGivesTheFirstMessageItsPromptModelAndSettings() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write(Self.config, to: "config/llmster/config")
+        let terminal = try repl.start(["--preset", "reviewer"])
+        try terminal.waitFor("(loaded)")
+        try terminal.enter("echo:first")
+        let request = try #require(repl.fixture.requests(to: "/api/v1/chat").last)
+        #expect(request.field("system_prompt") == "You review diffs tersely.")
+        #expect(request.field("model") == "acme/thinker-8b")
+        #expect(request.field("temperature") == "0.2")
+    }
+
+    @Test func presetSwitchesAConversationAndPresetsListsThem() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write(Self.config, to: "config/llmster/config")
+        let terminal = try repl.start()
+        let listed = try terminal.enter("/presets")
+        #expect(listed.contains("poet") && listed.contains("\"Answer in verse.\""), "\(listed)")
+        #expect(listed.contains("reviewer") && listed.contains("model acme/thinker-8b"), "\(listed)")
+        let unknown = try terminal.enter("/preset nosuch")
+        #expect(unknown.contains("There is no preset 'nosuch' (configured: poet, reviewer)"), "\(unknown)")
+        try terminal.enter("echo:before")
+        let start = terminal.mark
+        terminal.send("/preset poet\r")
+        try terminal.waitFor("Start a fresh server context with the next message? [y/N]", after: start)
+        try terminal.enter("y")
+        try terminal.enter("echo:after")
+        let request = try #require(repl.fixture.requests(to: "/api/v1/chat").last)
+        #expect(request.field("system_prompt") == "Answer in verse.")
+        #expect(request.field("previous_response_id") == nil, "a fresh context carries the new prompt")
+        let system = try terminal.enter("/system")
+        #expect(system.contains("Answer in verse."))
+    }
+
+    @Test func askTakesAPresetAndAnExplicitSystemPromptWins() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write(Self.config, to: "config/llmster/config")
+        let first = try repl.runBounded(["--preset", "reviewer", "ask", "echo:hi"])
+        #expect(first.status == 0, "\(first)")
+        var request = try #require(repl.fixture.requests(to: "/api/v1/chat").last)
+        #expect(request.field("system_prompt") == "You review diffs tersely.")
+        #expect(request.field("model") == "acme/thinker-8b")
+        let second = try repl.runBounded(["--preset", "reviewer", "ask", "--system", "Be kind.", "-m", "acme/tiny-1b", "echo:hi"])
+        #expect(second.status == 0, "\(second)")
+        request = try #require(repl.fixture.requests(to: "/api/v1/chat").last)
+        #expect(request.field("system_prompt") == "Be kind.")
+        #expect(request.field("model") == "acme/tiny-1b")
+        #expect(request.field("temperature") == "0.2")
+        let unknown = try repl.runBounded(["--preset", "nosuch", "ask", "echo:hi"])
+        #expect(unknown.status == 2 && unknown.errors.contains("There is no preset 'nosuch'"), "\(unknown)")
+        let chats = try repl.runBounded(["chats", "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(chats.output.utf8)) as? [[String: Any]]
+        #expect(list?.count == 2, "no conversation is left behind by the unknown preset")
+    }
+}

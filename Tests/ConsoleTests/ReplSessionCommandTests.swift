@@ -1,0 +1,90 @@
+import Foundation
+import Simulator
+import Testing
+import TestSupport
+
+/// `/save`, `/clear`, the `/model` picker and `/copy`'s clipboard programs.
+@Suite struct ReplSessionCommandTests {
+    @Test func saveWritesTheTranscriptOrTheLastReplyAsMarkdown() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:The **answer** is 42.")
+        let transcript = repl.sandbox.root + "/chat.md"
+        let saved = try terminal.enter("/save " + transcript)
+        #expect(saved.contains("Saved this conversation to"), "\(saved)")
+        let text = try String(contentsOfFile: transcript, encoding: .utf8)
+        #expect(text.contains("## You") && text.contains("echo:The **answer** is 42.") && text.contains("The **answer** is 42.\n"), "\(text)")
+        let reply = repl.sandbox.root + "/reply.md"
+        try terminal.enter("/save --last " + reply)
+        #expect(try String(contentsOfFile: reply, encoding: .utf8) == "The **answer** is 42.\n")
+        let start = terminal.mark
+        terminal.send("/save --last " + transcript + "\r")
+        try terminal.waitFor("exists; replace it? [y/N]", after: start)
+        try terminal.enter("y")
+        #expect(try String(contentsOfFile: transcript, encoding: .utf8) == "The **answer** is 42.\n")
+        let help = try terminal.enter("/help save")
+        #expect(help.contains("llmster show CHAT > FILE"), "\(help)")
+    }
+
+    @Test func clearStartsANewChatWithTheSameModelPromptAndSettings() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("/model acme/thinker-8b")
+        try terminal.enter("/set temperature 0.3")
+        try terminal.enter("/system Answer in one word.")
+        try terminal.enter("echo:first")
+        let cleared = try terminal.enter("/clear")
+        #expect(cleared.contains("acme/thinker-8b (loaded)") && cleared.contains("untitled"), "\(cleared)")
+        let settings = try terminal.enter("/set")
+        #expect(settings.contains("temperature") && settings.contains("0.3"), "\(settings)")
+        #expect(try terminal.enter("/system").contains("Answer in one word."))
+        try terminal.enter("echo:second")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil, "the new chat has no earlier context")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/thinker-8b")
+    }
+
+    @Test func modelWithoutAKeyOffersANumberedListToPickOrNarrow() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        var start = terminal.mark
+        terminal.send("/model\r")
+        let list = try terminal.waitFor("Enter cancels", after: start)
+        #expect(list.contains("1  acme/tiny-1b") && list.contains("(current)"), "\(list)")
+        #expect(!list.contains("acme/embed-small"), "only chat models: \(list)")
+        start = terminal.mark
+        terminal.send("multi\r")
+        let picked = try terminal.waitFor("This conversation now uses acme/multi-26b", after: start)
+        #expect(!picked.contains("acme/vision-7b"), "\(picked)")
+        try terminal.waitFor("(loaded) · ctx", after: start)
+        start = terminal.mark
+        terminal.send("/model\r")
+        try terminal.waitFor("Enter cancels", after: start)
+        start = terminal.mark
+        terminal.send("acme\r")
+        try terminal.waitFor("Enter cancels", after: start)
+        terminal.send("2\r")
+        try terminal.waitFor("This conversation now uses acme/thinker-8b", after: start)
+    }
+
+    @Test func copyUsesAClipboardProgramAndSaysWhich() throws {
+        let sandbox = try Sandbox()
+        let bin = sandbox.root + "/bin"
+        let clip = sandbox.root + "/clipboard"
+        try sandbox.write("#!/bin/sh\ncat > \"\(clip)\"\n", to: "bin/wl-copy", permissions: 0o755)
+        let path = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let repl = try ReplHarness(environment: ["PATH": path, "WAYLAND_DISPLAY": "wayland-test"])
+        let terminal = try repl.start()
+        try terminal.enter("echo:Run this:\n\n```sh\nls -la\n```")
+        let copied = try terminal.enter("/copy code 1")
+        #expect(copied.contains("Copied 6 bytes to the clipboard with wl-copy."), "\(copied)")
+        #expect(try String(contentsOfFile: clip, encoding: .utf8) == "ls -la")
+    }
+
+    @Test func withoutAClipboardProgramCopySaysItReliesOnTheTerminal() throws {
+        let repl = try ReplHarness(environment: ["WAYLAND_DISPLAY": "", "DISPLAY": "", "TMUX": ""])
+        let terminal = try repl.start()
+        try terminal.enter("echo:text to copy")
+        let copied = try terminal.enter("/copy")
+        #expect(copied.contains("with OSC 52 (if the terminal allows it"), "\(copied)")
+    }
+}

@@ -1,0 +1,29 @@
+import EditorRPC
+import Foundation
+import Simulator
+import Testing
+import TestSupport
+
+/// `presets/list`, and `conversations/create` with a `preset`.
+@Suite struct PresetMethodTests {
+    @Test func presetsAreListedAndGiveANewConversationTheirPromptAndSettings() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url, settings: [
+            ("preset.reviewer.system", "You review diffs tersely."), ("preset.reviewer.temperature", "0.2"),
+        ])
+        await rpc.initialize()
+        let presets = await rpc.call("presets/list")?["result"]?["presets"]?.array ?? []
+        #expect(presets.count == 1)
+        #expect(presets.first?["name"] == "reviewer")
+        #expect(presets.first?["systemPrompt"] == "You review diffs tersely.")
+        #expect(presets.first?["settings"]?["temperature"] == "0.2")
+        let created = try #require(await rpc.call("conversations/create", ["preset": "reviewer"])?["result"])
+        #expect(created["systemPrompt"] == "You review diffs tersely.", "\(created)")
+        let id = try #require(created["id"])
+        _ = await rpc.call("chat/send", ["conversationId": id, "text": "echo:hi", "model": "acme/tiny-1b"])
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("temperature") == "0.2")
+        #expect(await rpc.call("conversations/create", ["preset": "nosuch"])?.errorKind == "invalid_params")
+        #expect(await rpc.call("conversations/list")?["result"]?["conversations"]?.array.count == 1, "nothing is made for an unknown preset")
+        await rpc.closeInput()
+    }
+}
