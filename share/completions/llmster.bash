@@ -41,7 +41,7 @@ _llmster_reply() {
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
             --) break ;;
-            -m|--model|--chat|--server|--library|--config|--markdown) ((i++)) ;;
+            -m|--model|--chat|--server|--library|--config|--markdown|--preset) ((i++)) ;;
             -*) ;;
             *) command=${words[i]}; break ;;
         esac
@@ -55,9 +55,10 @@ _llmster_reply() {
                 --library) _llmster_complete files; return ;;
                 --config) _llmster_complete files; return ;;
                 --markdown) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+                --preset) :; return ;;
             esac
             if [[ $cur == -* ]]; then
-                COMPREPLY=($(compgen -W "-m --model -c --continue --chat --server --library --config --markdown --demo -V --version -h --help" -- "$cur"))
+                COMPREPLY=($(compgen -W "-m --model -c --continue --chat --server --library --config --markdown --demo --preset -V --version -h --help" -- "$cur"))
             else
                 COMPREPLY=($(compgen -W "models ps load unload doctor ask voice chats show search download export import backup restore rpc completions" -- "$cur"))
             fi
@@ -66,31 +67,31 @@ _llmster_reply() {
             case $prev in
                 --sort) COMPREPLY=($(compgen -W "name size format" -- "$cur")); return ;;
             esac
-            options="--vision --tools --reasoning --loaded --embedding --sort --json -h --help --server --library --config --markdown --demo -V --version"
+            options="--vision --tools --reasoning --loaded --embedding --sort --json -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         ps)
             case $prev in
 
             esac
-            options="--json -h --help --server --library --config --markdown --demo -V --version"
+            options="--json -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         load)
             case $prev in
                 --context-length) :; return ;;
             esac
-            options="--context-length -h --help --server --library --config --markdown --demo -V --version"
+            options="--context-length -h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete models" ;;
         unload)
             case $prev in
 
             esac
-            options="--all -h --help --server --library --config --markdown --demo -V --version"
+            options="--all -h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete instances" ;;
         doctor)
             case $prev in
 
             esac
-            options="-q --quiet -h --help --server --library --config --markdown --demo -V --version"
+            options="-q --quiet -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         ask)
             case $prev in
@@ -102,7 +103,7 @@ _llmster_reply() {
                 --reasoning) :; return ;;
                 --integration) :; return ;;
             esac
-            options="-m --model -c --continue --chat --folder --system --image --reasoning --integration --fresh-context --no-save -h --help --server --library --config --markdown --demo -V --version"
+            options="-m --model -c --continue --chat --folder --system --image --reasoning --integration --fresh-context --no-save -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         voice)
             case $prev in
@@ -111,26 +112,26 @@ _llmster_reply() {
                 --audio-input) _llmster_complete files; return ;;
                 --silence) :; return ;;
             esac
-            options="-m --model -c --continue --chat --audio-input --speak --silence -h --help --server --library --config --markdown --demo -V --version"
+            options="-m --model -c --continue --chat --audio-input --speak --silence -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         chats)
             case $prev in
                 --folder) _llmster_complete folders; return ;;
                 --limit) :; return ;;
             esac
-            options="--folder --pinned --limit --json -h --help --server --library --config --markdown --demo -V --version"
+            options="--folder --pinned --limit --json -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         show)
             case $prev in
 
             esac
-            options="--reasoning --tools --alternatives -h --help --server --library --config --markdown --demo -V --version"
+            options="--reasoning --tools --alternatives -h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete chats" ;;
         search)
             case $prev in
                 --limit) :; return ;;
             esac
-            options="--limit --json -h --help --server --library --config --markdown --demo -V --version"
+            options="--limit --json -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         download)
             case $prev in
@@ -138,44 +139,44 @@ _llmster_reply() {
                 --status) :; return ;;
                 --interval) :; return ;;
             esac
-            options="--quantization --status --interval -h --help --server --library --config --markdown --demo -V --version"
+            options="--quantization --status --interval -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         export)
             case $prev in
                 -o|--output) _llmster_complete files; return ;;
             esac
-            options="-o --output -h --help --server --library --config --markdown --demo -V --version"
+            options="-o --output -h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete chats" ;;
         import)
             case $prev in
                 --folder) _llmster_complete folders; return ;;
             esac
-            options="-y --yes --drop-continuation --folder --as-new -h --help --server --library --config --markdown --demo -V --version"
+            options="-y --yes --drop-continuation --folder --as-new -h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete files" ;;
         backup)
             case $prev in
                 -o|--output) _llmster_complete files; return ;;
                 --password-file) _llmster_complete files; return ;;
             esac
-            options="-o --output --password --password-file -h --help --server --library --config --markdown --demo -V --version"
+            options="-o --output --password --password-file -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         restore)
             case $prev in
                 --password-file) _llmster_complete files; return ;;
             esac
-            options="-y --yes --password-file -h --help --server --library --config --markdown --demo -V --version"
+            options="-y --yes --password-file -h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete files" ;;
         rpc)
             case $prev in
                 --framing) COMPREPLY=($(compgen -W "jsonl lsp" -- "$cur")); return ;;
             esac
-            options="--framing -h --help --server --library --config --markdown --demo -V --version"
+            options="--framing -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         completions)
             case $prev in
 
             esac
-            options="-h --help --server --library --config --markdown --demo -V --version"
+            options="-h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete shells" ;;
         *) return ;;
     esac
@@ -184,6 +185,7 @@ _llmster_reply() {
         --library) _llmster_complete files; return ;;
         --config) _llmster_complete files; return ;;
         --markdown) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+        --preset) :; return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options" -- "$cur"))

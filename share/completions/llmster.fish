@@ -14,7 +14,7 @@ function __llmster_command_is
         switch $word
             case --
                 break
-            case -m --model --chat --server --library --config --markdown
+            case -m --model --chat --server --library --config --markdown --preset
                 set skip 1
             case '-*'
             case '*'
@@ -51,6 +51,7 @@ complete -c llmster -n 'true' -l library -r -F -d 'library file (default $XDG_DA
 complete -c llmster -n 'true' -l config -r -F -d 'configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)'
 complete -c llmster -n 'true' -l markdown -x -a 'auto always never' -d 'render Markdown: auto (on a terminal), always, never'
 complete -c llmster -n 'true' -l demo -d 'run against the built-in LM Studio simulator, with a temporary library'
+complete -c llmster -n 'true' -l preset -x -d 'use preset NAME (preset.NAME.… in the config): its system prompt, model and settings'
 complete -c llmster -n 'true' -s V -l version -d 'print the version'
 complete -c llmster -n 'true' -s h -l help -d 'show this help'
 complete -c llmster -n '__llmster_command_is models' -l vision -d 'only models that read images'
