@@ -18,11 +18,12 @@ struct BlockRenderer {
     static let tableWidthRows = 10
 
     /// Creates a renderer; `hyperlinks` is ignored when `level` is plain.
-    init(width: Int, level: StyleLevel, unicode: Bool, hyperlinks: Bool) {
+    init(width: Int, level: StyleLevel, unicode: Bool, hyperlinks: Bool, theme: MarkdownTheme = .standard) {
         self.width = width
         self.level = level
         self.unicode = unicode
         self.hyperlinks = hyperlinks && level != .plain
+        self.theme = theme
     }
 
     private var wrapper: LineWrapper { LineWrapper(level: level, hyperlinks: hyperlinks) }
@@ -51,7 +52,7 @@ struct BlockRenderer {
             let marker = StyledRun(text: String(repeating: "#", count: level) + " ", style: theme.headingMarker)
             return wrapper.wrap([marker] + runs(inlines, style: theme.heading(level)), width: width).map(\.text)
         case .codeBlock(let info, let literal):
-            return [codeFenceOpening(info: info)] + codeLines(literal).map(codeLine) + [codeFenceClosing]
+            return codeBlockLines(info: info, literal: literal)
         case .html(let literal):
             return codeLines(literal).map { theme.html.apply($0, at: level) }
         case .thematicBreak:
@@ -114,16 +115,30 @@ struct BlockRenderer {
 
     // MARK: Code
 
+    /// A highlighter for a fence's language when colours are on, nil for plain code.
+    func codeHighlighter(info: String) -> CodeHighlighter? {
+        guard level == .color else { return nil }
+        return CodeHighlighter(language: info.split(separator: " ").first.map(String.init) ?? "")
+    }
+
     /// The dim opening fence that names the language.
-    func codeFenceOpening(info: String) -> String {
-        theme.codeFence.apply("```" + (info.split(separator: " ").first.map(String.init) ?? ""), at: level)
+    func codeFenceOpening(info: String) -> [String] {
+        [theme.codeFence.apply("```" + (info.split(separator: " ").first.map(String.init) ?? ""), at: level)]
     }
 
     /// The dim closing fence.
-    var codeFenceClosing: String { theme.codeFence.apply("```", at: level) }
+    var codeFenceClosing: [String] { [theme.codeFence.apply("```", at: level)] }
 
-    /// One line of code, verbatim.
-    func codeLine(_ line: String) -> String { theme.codeLine.apply(line, at: level) }
+    /// One line of code, coloured by `highlighter` (which moves past the line unless `advance` is false).
+    func codeLine(_ line: String, highlighter: CodeHighlighter?, advance: Bool = true) -> [String] {
+        guard let highlighter else { return [theme.codeLine.apply(line, at: level)] }
+        return [highlighter.spans(line, advance: advance).map { theme.code.style(for: $0.kind).apply(String($0.text), at: level) }.joined()]
+    }
+
+    private func codeBlockLines(info: String, literal: String) -> [String] {
+        let highlighter = codeHighlighter(info: info)
+        return codeFenceOpening(info: info) + codeLines(literal).flatMap { codeLine($0, highlighter: highlighter) } + codeFenceClosing
+    }
 
     private func codeLines(_ literal: String) -> [String] {
         var lines = literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -25,7 +25,7 @@ public struct MarkdownRenderer: Sendable {
 
     var blockRenderer: BlockRenderer {
         BlockRenderer(width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
-                      hyperlinks: capabilities.hyperlinks)
+                      hyperlinks: capabilities.hyperlinks, theme: .standard(for: capabilities.background))
     }
 
     func rawLines(_ clean: String) -> [String] {

@@ -22,6 +22,8 @@ struct MarkdownStream {
     private var hasOutput = false
     private var continuation: ListContinuation?
     private var state: State = .blocks
+    /// Colours the lines of the open fence, carrying the lexer state from one committed line to the next.
+    private var highlighter: CodeHighlighter?
 
     private struct ListContinuation {
         /// The number the next item of a committed ordered list gets; nil for bullet lists.
@@ -74,9 +76,9 @@ struct MarkdownStream {
                 emit(MarkdownParser.parse(UntrustedText.sanitize(rest)), into: &output)
             case .fence(let fence):
                 if !rest.isEmpty && !isClosingFence(Substring(rest), fence) {
-                    output.append(renderer.codeLine(codeText(Substring(rest), fence)))
+                    output += renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter)
                 }
-                output.append(renderer.codeFenceClosing)
+                output += renderer.codeFenceClosing
             case .table(let progress):
                 var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(rest))
                 if case .table(let table)? = blocks.first?.block {
@@ -135,11 +137,11 @@ struct MarkdownStream {
             for line in completeLines(complete) {
                 consumed += line.utf8.count + 1
                 if isClosingFence(line, fence) {
-                    output.append(renderer.codeFenceClosing)
+                    output += renderer.codeFenceClosing
                     state = .blocks
                     break
                 }
-                output.append(renderer.codeLine(codeText(line, fence)))
+                output += renderer.codeLine(codeText(line, fence), highlighter: highlighter)
             }
             committedOffset += consumed
             return true
@@ -179,7 +181,8 @@ struct MarkdownStream {
             case .codeBlock(let info, _):
                 if let fence = openingFence(line(last.startLine, of: complete)) {
                     separate(&output)
-                    output.append(renderer.codeFenceOpening(info: info))
+                    output += renderer.codeFenceOpening(info: info)
+                    highlighter = renderer.codeHighlighter(info: info)
                     hasOutput = true
                     continuation = nil
                     state = .fence(fence)
@@ -285,7 +288,7 @@ struct MarkdownStream {
         case .plainLines:
             return plainLines(rest)
         case .fence(let fence):
-            return isClosingFence(Substring(rest), fence) ? [] : [renderer.codeLine(codeText(Substring(rest), fence))]
+            return isClosingFence(Substring(rest), fence) ? [] : renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter, advance: false)
         case .table(let progress):
             var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(rest))
             var output: [String] = []

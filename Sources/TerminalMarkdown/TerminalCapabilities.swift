@@ -22,10 +22,13 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var height: Int
     /// The terminal understands OSC 8 hyperlinks.
     public var hyperlinks: Bool
+    /// Whether the background is dark or light, which picks the code colours.
+    public var background: TerminalBackground
 
     /// Creates capabilities from explicit values; tests and callers with their own detection use this.
     public init(isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, noColor: Bool = false,
-                isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false) {
+                isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false,
+                background: TerminalBackground = .dark) {
         self.isTTY = isTTY
         self.isDumb = isDumb
         self.insideEmacs = insideEmacs
@@ -34,6 +37,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
         self.width = width
         self.height = height
         self.hyperlinks = hyperlinks
+        self.background = background
     }
 
     /// Whether the renderer may move the cursor and redraw (a real, non-dumb terminal outside Emacs).
@@ -63,7 +67,8 @@ public struct TerminalCapabilities: Sendable, Equatable {
             isUTF8: localeIsUTF8(environment),
             width: hasSize ? Int(size.ws_col) : 80,
             height: hasSize && size.ws_row > 0 ? Int(size.ws_row) : 24,
-            hyperlinks: supportsHyperlinks(environment))
+            hyperlinks: supportsHyperlinks(environment),
+            background: TerminalBackground(colorFgBg: environment["COLORFGBG"]))
     }
 
     static func localeIsUTF8(_ environment: [String: String]) -> Bool {
@@ -84,5 +89,18 @@ public struct TerminalCapabilities: Sendable, Equatable {
         if ["xterm-kitty", "foot", "alacritty", "contour", "xterm-ghostty", "wezterm"].contains(where: term.hasPrefix) { return true }
         if let vte = environment["VTE_VERSION"].flatMap(Int.init), vte >= 5000 { return true }
         return false
+    }
+}
+
+/// The brightness of the terminal's background.
+public enum TerminalBackground: String, Sendable, CaseIterable {
+    case dark, light
+
+    /// The background `COLORFGBG` ("fg;bg" or "fg;default;bg", set by rxvt, Konsole and others) names; dark
+    /// when it is unset or unreadable, the common case.
+    public init(colorFgBg: String?) {
+        let background = colorFgBg?.split(separator: ";").last.flatMap { Int($0) }
+        // Of the 16 base colours, white (7) and the bright ones but bright black (8) are light backgrounds.
+        self = background.map { $0 == 7 || (9...15).contains($0) } == true ? .light : .dark
     }
 }

@@ -7,7 +7,8 @@ import TerminalMarkdown
 ///
 /// Feeds generated replies as one snapshot per 128 bytes (the growing text, as the engine delivers it) into a
 /// null sink and reports process CPU time: a 1 MiB mixed reply, the same at 256 KiB (linear ≈ 4× apart), a
-/// 200 KB reply that is one code fence, and the naive approach (render everything per snapshot) on smaller sizes.
+/// 200 KB reply that is one code fence, a python fence highlighted at 1 MiB and 256 KiB against the same without
+/// colour, and the naive approach (render everything per snapshot) on smaller sizes.
 func markdownBench() async throws {
     let capabilities = TerminalCapabilities(width: 100, height: 50, hyperlinks: true)
     let mixed = MarkdownCorpusGenerator.reply(bytes: 1 << 20)
@@ -21,6 +22,16 @@ func markdownBench() async throws {
     report("stream 256 KiB mixed", small)
     print(String(format: "  ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", full.seconds / small.seconds))
     report("stream 200 KB code fence", code)
+
+    let highlighted = streamCost(MarkdownCorpusGenerator.codeFence(bytes: 1 << 20), capabilities: capabilities)
+    let highlightedQuarter = streamCost(MarkdownCorpusGenerator.codeFence(bytes: 256 << 10), capabilities: capabilities)
+    var noColor = capabilities
+    noColor.noColor = true
+    let unhighlighted = streamCost(MarkdownCorpusGenerator.codeFence(bytes: 1 << 20), capabilities: noColor)
+    report("stream 1 MiB python fence, highlighted", highlighted)
+    report("stream 256 KiB python fence, highlighted", highlightedQuarter)
+    print(String(format: "  highlighted ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", highlighted.seconds / highlightedQuarter.seconds))
+    report("stream 1 MiB python fence, NO_COLOR (no highlighting)", unhighlighted)
 
     let pipeline = await pipelineCost(mixed, capabilities: capabilities)
     let pipelineQuarter = await pipelineCost(quarter, capabilities: capabilities)
