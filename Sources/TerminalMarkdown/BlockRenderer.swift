@@ -1,8 +1,7 @@
 /// Renders parsed Markdown blocks to terminal lines at a given width.
 ///
 /// Prose is hard-wrapped at `width − 1` columns so the renderer always knows how many rows a line takes; code
-/// lines are emitted verbatim (no wrapping, tabs kept) and left to the terminal's soft wrap, so a copied code
-/// block is exactly the code. Every block is rendered independently of the blocks around it, which is what lets
+/// lines keep their tabs and are cut at the same width with a visible continuation mark. Every block is rendered independently of the blocks around it, which is what lets
 /// `MarkdownStream` print a finished block once and never touch it again.
 struct BlockRenderer {
     /// Terminal columns; prose uses one less.
@@ -13,6 +12,8 @@ struct BlockRenderer {
     /// Links to linkable URLs become OSC 8 hyperlinks (never at `StyleLevel.plain`).
     var hyperlinks: Bool
     var theme = MarkdownTheme.standard
+    /// Code blocks keep their ``` fences on a terminal too (they always do without styles).
+    var showsFences = false
 
     /// Body rows of a table that decide its column widths; later rows wrap inside those widths.
     static let tableWidthRows = 10
@@ -52,7 +53,7 @@ struct BlockRenderer {
             let marker = StyledRun(text: String(repeating: "#", count: level) + " ", style: theme.headingMarker)
             return wrapper.wrap([marker] + runs(inlines, style: theme.heading(level)), width: width).map(\.text)
         case .codeBlock(let info, let literal):
-            return codeBlockLines(info: info, literal: literal)
+            return codeBlockLines(info: info, literal: literal, width: width)
         case .html(let literal):
             return codeLines(literal).map { theme.html.apply($0, at: level) }
         case .thematicBreak:
@@ -121,23 +122,62 @@ struct BlockRenderer {
         return CodeHighlighter(language: info.split(separator: " ").first.map(String.init) ?? "")
     }
 
-    /// The dim opening fence that names the language.
+    /// The first line of a code block: the dim fence naming the language, or with fences hidden just the dim
+    /// language (nothing for an unlabelled block). Output without styles keeps its fences, so it stays Markdown.
     func codeFenceOpening(info: String) -> [String] {
-        [theme.codeFence.apply("```" + (info.split(separator: " ").first.map(String.init) ?? ""), at: level)]
+        let language = info.split(separator: " ").first.map(String.init) ?? ""
+        if showsFences || level == .plain { return [theme.codeFence.apply("```" + language, at: level)] }
+        return language.isEmpty ? [] : [theme.codeLabel.apply(language, at: level)]
     }
 
-    /// The dim closing fence.
-    var codeFenceClosing: [String] { [theme.codeFence.apply("```", at: level)] }
+    /// The dim closing fence, or nothing with fences hidden.
+    var codeFenceClosing: [String] {
+        showsFences || level == .plain ? [theme.codeFence.apply("```", at: level)] : []
+    }
 
     /// One line of code, coloured by `highlighter` (which moves past the line unless `advance` is false).
     func codeLine(_ line: String, highlighter: CodeHighlighter?, advance: Bool = true) -> [String] {
-        guard let highlighter else { return [theme.codeLine.apply(line, at: level)] }
-        return [highlighter.spans(line, advance: advance).map { theme.code.style(for: $0.kind).apply(String($0.text), at: level) }.joined()]
+        codeLine(line, highlighter: highlighter, advance: advance, width: proseWidth)
     }
 
-    private func codeBlockLines(info: String, literal: String) -> [String] {
+    /// One line of code as rows of at most `width` columns: on a terminal, a line too wide is cut between
+    /// characters and each further row starts with a dim `↪ `, so the marker is the only thing added and a copied
+    /// line is easy to mend; without styles (a pipe, a file, Emacs) the line stays whole.
+    private func codeLine(_ line: String, highlighter: CodeHighlighter?, advance: Bool, width: Int) -> [String] {
+        let spans: [(text: Substring, style: TextStyle)] = highlighter.map {
+            $0.spans(line, advance: advance).map { ($0.text, theme.code.style(for: $0.kind)) }
+        } ?? [(Substring(line), theme.codeLine)]
+        guard level != .plain, DisplayWidth.of(line) > width else {
+            return [spans.map { $0.style.apply(String($0.text), at: level) }.joined()]
+        }
+        let marker = theme.codeFence.apply(unicode ? "↪ " : "> ", at: level)
+        let markerWidth = 2
+        var rows: [String] = []
+        var row = ""
+        var column = 0
+        for span in spans {
+            var piece = ""
+            for character in span.text {
+                let next = DisplayWidth.advance(from: column, over: character)
+                if next > width && column > (rows.isEmpty ? 0 : markerWidth) {
+                    rows.append(row + span.style.apply(piece, at: level))
+                    row = marker
+                    piece = ""
+                    column = DisplayWidth.advance(from: markerWidth, over: character)
+                } else {
+                    column = next
+                }
+                piece.append(character)
+            }
+            row += span.style.apply(piece, at: level)
+        }
+        return rows + [row]
+    }
+
+    private func codeBlockLines(info: String, literal: String, width: Int) -> [String] {
         let highlighter = codeHighlighter(info: info)
-        return codeFenceOpening(info: info) + codeLines(literal).flatMap { codeLine($0, highlighter: highlighter) } + codeFenceClosing
+        return codeFenceOpening(info: info)
+            + codeLines(literal).flatMap { codeLine($0, highlighter: highlighter, advance: true, width: width) } + codeFenceClosing
     }
 
     private func codeLines(_ literal: String) -> [String] {

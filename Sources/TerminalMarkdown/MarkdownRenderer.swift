@@ -24,8 +24,10 @@ public struct MarkdownRenderer: Sendable {
     }
 
     var blockRenderer: BlockRenderer {
-        BlockRenderer(width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
-                      hyperlinks: capabilities.hyperlinks, theme: .standard(for: capabilities.background))
+        var renderer = BlockRenderer(width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
+                                     hyperlinks: capabilities.hyperlinks, theme: .standard(for: capabilities.background))
+        renderer.showsFences = capabilities.showsCodeFences
+        return renderer
     }
 
     func rawLines(_ clean: String) -> [String] {

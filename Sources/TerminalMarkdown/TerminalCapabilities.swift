@@ -24,11 +24,13 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var hyperlinks: Bool
     /// Whether the background is dark or light, which picks the code colours.
     public var background: TerminalBackground
+    /// Code blocks show their ``` fences (the `code_fences` setting); otherwise only a dim language label.
+    public var showsCodeFences: Bool
 
     /// Creates capabilities from explicit values; tests and callers with their own detection use this.
     public init(isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, noColor: Bool = false,
                 isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false,
-                background: TerminalBackground = .dark) {
+                background: TerminalBackground = .dark, showsCodeFences: Bool = false) {
         self.isTTY = isTTY
         self.isDumb = isDumb
         self.insideEmacs = insideEmacs
@@ -38,6 +40,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
         self.height = height
         self.hyperlinks = hyperlinks
         self.background = background
+        self.showsCodeFences = showsCodeFences
     }
 
     /// Whether the renderer may move the cursor and redraw (a real, non-dumb terminal outside Emacs).

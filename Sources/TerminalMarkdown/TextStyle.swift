@@ -51,6 +51,7 @@ struct MarkdownTheme: Sendable {
     var headingMarker = TextStyle(dim: true)
     var inlineCode = TextStyle(color: 36)
     var codeFence = TextStyle(dim: true)
+    var codeLabel = TextStyle(dim: true, italic: true)
     var codeLine = TextStyle()
     var link = TextStyle(underline: true, color: 34)
     var linkDetail = TextStyle(dim: true)

@@ -16,6 +16,7 @@ struct CodeBlockTests {
 
         ```sh
         for f in *.txt; do echo "$f"; done
+        curl --silent --fail --header "Authorization: Bearer $TOKEN" https://example.com/api/v1/models/list
         ```
 
         ```klingon
@@ -66,6 +67,33 @@ struct CodeBlockTests {
     @Test func noColorAndDumbTerminalsGetNoColours() {
         #expect(!render(Self.document, noColor: true).contains("\u{1B}[9"))
         #expect(!render(Self.document, dumb: true).contains("\u{1B}"))
+    }
+
+    @Test(arguments: [40, 80])
+    func longCodeLinesWrapWithAContinuationMarkAndCopyBackWhole(width: Int) {
+        let line = "let total = values.map { $0 * factor }.filter { $0 > threshold }.reduce(0, +) // sum of the big ones"
+        let rows = render("```swift\n\(line)\n```\n", width: width).split(separator: "\n").map(String.init)
+        let visible = rows.map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression) }
+        #expect(visible.allSatisfy { DisplayWidth.of($0) < width })
+        #expect(visible.count > 2)
+        #expect(visible.dropFirst(2).allSatisfy { $0.hasPrefix("↪ ") })
+        #expect(visible[1] + visible.dropFirst(2).map { String($0.dropFirst(2)) }.joined() == line)
+    }
+
+    @Test func fencesAreHiddenOnATerminalAndTheLanguageIsADimLabel() {
+        let output = render("```python\nx = 1\n```\n\n```\nplain\n```\n")
+        #expect(!output.contains("```"))
+        #expect(output.hasPrefix("\u{1B}[2;3mpython\u{1B}[0m\n"))
+        #expect(render("```python\nx = 1\n```\n", dumb: true) == "```python\nx = 1\n```\n")
+        var renderer = MarkdownRenderer(capabilities: TerminalCapabilities(showsCodeFences: true), mode: .always)
+        #expect(renderer.render("```python\nx = 1\n```\n").contains("```python"))
+        renderer.capabilities.showsCodeFences = false
+        #expect(!renderer.render("```python\nx = 1\n```\n").contains("```"))
+    }
+
+    @Test func withoutATerminalCodeLinesStayWhole() {
+        let line = String(repeating: "abc ", count: 30)
+        #expect(render("```\n\(line)\n```\n", width: 40, dumb: true).contains(line))
     }
 
     @Test func theBackgroundComesFromColorFgBg() {
