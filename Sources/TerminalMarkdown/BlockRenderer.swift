@@ -15,8 +15,9 @@ struct BlockRenderer {
     /// Code blocks keep their ``` fences on a terminal too (they always do without styles).
     var showsFences = false
 
-    /// Body rows of a table that decide its column widths; later rows wrap inside those widths.
-    static let tableWidthRows = 10
+    /// Body rows after which a streamed table freezes its column widths and commits rows (later rows wrap inside
+    /// those widths); a whole render measures every row, so only longer tables can stream differently.
+    static let tableWidthRows = 200
 
     /// Creates a renderer; `hyperlinks` is ignored when `level` is plain.
     init(width: Int, level: StyleLevel, unicode: Bool, hyperlinks: Bool, theme: MarkdownTheme = .standard) {
@@ -68,9 +69,7 @@ struct BlockRenderer {
             }
             return output
         case .table(let table):
-            let widths = columnWidths(table, width: width)
-            return tableOpening(table, widths: widths) + table.rows.flatMap { tableRow($0, table: table, widths: widths) }
-                + [tableClosing(widths: widths)]
+            return tableLines(table, width: width)
         }
     }
 
@@ -188,47 +187,98 @@ struct BlockRenderer {
 
     // MARK: Tables
 
-    /// Column widths from the header and the first `tableWidthRows` body rows, shrunk to fit `width`.
+    /// Column widths from the header and every body row; words up to `unsplitWordWidth` columns and numbers are
+    /// never split, and when even that does not fit the result is empty: the table is laid out as records.
     func columnWidths(_ table: MarkdownTable) -> [Int] { columnWidths(table, width: proseWidth) }
 
     private func columnWidths(_ table: MarkdownTable, width: Int) -> [Int] {
         let columns = table.alignments.count
         var natural = [Int](repeating: 1, count: columns)
-        for row in [table.header] + table.rows.prefix(Self.tableWidthRows) {
+        var longestWord = [Int](repeating: 1, count: columns)
+        var minimum = [Int](repeating: 1, count: columns)
+        for row in [table.header] + table.rows {
             for (column, cell) in row.prefix(columns).enumerated() {
+                let text = runs(cell, style: .plain).filter { !$0.isBreak }.map(\.text).joined()
                 let cellWidth = wrapper.wrap(runs(cell, style: .plain), width: Int.max / 2).map(\.width).max() ?? 0
                 natural[column] = max(natural[column], cellWidth)
+                for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
+                    let wordWidth = DisplayWidth.of(String(word))
+                    let unsplittable = wordWidth <= Self.unsplitWordWidth || Self.isNumber(word)
+                    longestWord[column] = max(longestWord[column], wordWidth)
+                    minimum[column] = max(minimum[column], unsplittable ? wordWidth : Self.unsplitWordWidth)
+                }
             }
         }
-        var available = width - (3 * columns + 1)
+        let available = width - (3 * columns + 1)
         guard natural.reduce(0, +) > available else { return natural }
-        // Water-filling: narrow columns keep their width, the rest share what is left equally.
-        var widths = natural
-        var open = Array(0..<columns).sorted { natural[$0] < natural[$1] }
+        guard minimum.reduce(0, +) <= available else { return [] }
+        // Long words (names, paths) stay whole too when there is room for all of them.
+        if longestWord.reduce(0, +) <= available { minimum = longestWord }
+        // Every column gets its minimum; what is left goes to the columns that want more, the least needy first.
+        var widths = minimum
+        var spare = available - minimum.reduce(0, +)
+        var open = Array(0..<columns).sorted { natural[$0] - minimum[$0] < natural[$1] - minimum[$1] }
         while !open.isEmpty {
-            let share = max(available / open.count, 3)
             let column = open.removeFirst()
-            widths[column] = min(natural[column], share)
-            available -= widths[column]
+            let grant = min(natural[column] - minimum[column], spare / (open.count + 1))
+            widths[column] += grant
+            spare -= grant
         }
         return widths
     }
 
-    /// The top border, header row and header separator.
-    func tableOpening(_ table: MarkdownTable, widths: [Int]) -> [String] {
-        [border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+"))]
+    /// Words longer than this may be split across lines of a cell; shorter ones never are.
+    static let unsplitWordWidth = 16
+
+    /// Whether `word` reads as one number or quantity (digits with separators, a sign, a unit or a percent sign).
+    private static func isNumber(_ word: Substring) -> Bool {
+        word.contains(where: \.isNumber)
+            && word.allSatisfy { $0.isNumber || ".,:+-−%$€£¥_'/".contains($0) || $0.isLetter && word.count <= 8 }
+    }
+
+    /// The top border, header row and header separator; for records, the rule above the first record.
+    func tableOpening(_ table: MarkdownTable, widths: [Int]) -> [String] { tableOpening(table, widths: widths, width: proseWidth) }
+
+    /// The lines of one body row; for records, one `Column: value` entry per column and a rule below.
+    func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int]) -> [String] {
+        tableRow(row, table: table, widths: widths, width: proseWidth)
+    }
+
+    /// The bottom border; nothing for records (each ends with its rule).
+    func tableClosing(widths: [Int]) -> [String] {
+        widths.isEmpty ? [] : [border(widths, unicode ? ("└", "┴", "┘") : ("+", "+", "+"))]
+    }
+
+    private func tableLines(_ table: MarkdownTable, width: Int) -> [String] {
+        let widths = columnWidths(table, width: width)
+        return tableOpening(table, widths: widths, width: width)
+            + table.rows.flatMap { tableRow($0, table: table, widths: widths, width: width) } + tableClosing(widths: widths)
+    }
+
+    private func tableOpening(_ table: MarkdownTable, widths: [Int], width: Int) -> [String] {
+        guard !widths.isEmpty else { return [recordRule(width: width)] }
+        return [border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+"))]
             + rowLines(table.header, table: table, widths: widths, style: theme.tableHeader)
             + [border(widths, unicode ? ("├", "┼", "┤") : ("+", "+", "+"))]
     }
 
-    /// The lines of one body row.
-    func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int]) -> [String] {
-        rowLines(row, table: table, widths: widths, style: .plain)
+    private func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], width: Int) -> [String] {
+        guard !widths.isEmpty else { return recordLines(row, table: table, width: width) + [recordRule(width: width)] }
+        return rowLines(row, table: table, widths: widths, style: .plain)
     }
 
-    /// The bottom border.
-    func tableClosing(widths: [Int]) -> String {
-        border(widths, unicode ? ("└", "┴", "┘") : ("+", "+", "+"))
+    private func recordRule(width: Int) -> String {
+        theme.tableBorder.apply(String(repeating: unicode ? "─" : "-", count: min(width, 20)), at: level)
+    }
+
+    /// A row as `Header: value` entries; an entry that wraps continues two columns in.
+    private func recordLines(_ row: [[MarkdownInline]], table: MarkdownTable, width: Int) -> [String] {
+        table.header.indices.flatMap { column -> [String] in
+            let label = runs(table.header[column], style: theme.tableHeader) + [StyledRun(text: ":", style: theme.tableHeader)]
+            let value = column < row.count ? runs(row[column], style: .plain) : []
+            let lines = wrapper.wrap(label + [StyledRun(text: " ", style: .plain)] + value, width: max(width - 2, 1))
+            return lines.enumerated().map { $0.offset == 0 ? $0.element.text : "  " + $0.element.text }
+        }
     }
 
     private func border(_ widths: [Int], _ corners: (String, String, String)) -> String {

@@ -85,7 +85,7 @@ struct MarkdownStream {
                     output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
                     blocks.removeFirst()
                 }
-                output.append(renderer.tableClosing(widths: progress.widths))
+                output += renderer.tableClosing(widths: progress.widths)
                 state = .blocks
                 emit(blocks, into: &output)
             case .plainLines:
@@ -239,7 +239,7 @@ struct MarkdownStream {
     private mutating func stepTable(_ complete: Substring, _ progress: TableProgress, into output: inout [String]) -> Bool {
         var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(String(complete)))
         guard case .table(let table)? = blocks.first?.block else {
-            output.append(renderer.tableClosing(widths: progress.widths))
+            output += renderer.tableClosing(widths: progress.widths)
             state = .blocks
             return true
         }
@@ -249,7 +249,7 @@ struct MarkdownStream {
         let consumed = table.rowLines.last.map { byteOffset(afterLine: $0 - progress.prefixLines, in: complete) } ?? 0
         committedOffset += consumed
         if ended {
-            output.append(renderer.tableClosing(widths: progress.widths))
+            output += renderer.tableClosing(widths: progress.widths)
             state = .blocks
         }
         return ended || consumed > 0
@@ -296,7 +296,7 @@ struct MarkdownStream {
                 output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
                 blocks.removeFirst()
             }
-            output.append(renderer.tableClosing(widths: progress.widths))
+            output += renderer.tableClosing(widths: progress.widths)
             for block in blocks { output += [""] + renderer.lines(for: block.block) }
             return output
         case .blocks:
