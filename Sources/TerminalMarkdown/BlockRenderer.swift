@@ -14,6 +14,8 @@ struct BlockRenderer {
     var theme = MarkdownTheme.standard
     /// Code blocks keep their ``` fences on a terminal too (they always do without styles).
     var showsFences = false
+    /// How the terminal counts columns.
+    var widthModel = WidthModel.grapheme
 
     /// Body rows after which a streamed table freezes its column widths and commits rows (later rows wrap inside
     /// those widths); a whole render measures every row, so only longer tables can stream differently.
@@ -28,7 +30,7 @@ struct BlockRenderer {
         self.theme = theme
     }
 
-    private var wrapper: LineWrapper { LineWrapper(level: level, hyperlinks: hyperlinks) }
+    private var wrapper: LineWrapper { LineWrapper(level: level, hyperlinks: hyperlinks, widthModel: widthModel) }
     private var proseWidth: Int { max(width - 1, 1) }
 
     // MARK: Blocks
@@ -106,7 +108,7 @@ struct BlockRenderer {
             marker += " " + box
             markerText += " " + (done ? theme.taskDone : theme.taskOpen).apply(box, at: level)
         }
-        let indent = DisplayWidth.of(marker) + 1
+        let indent = DisplayWidth.of(marker, model: widthModel) + 1
         let body = childLines(item.blocks, width: width - indent, depth: depth + 1, inListItem: true)
         guard let first = body.first else { return [markerText] }
         let padding = String(repeating: " ", count: indent)
@@ -146,7 +148,7 @@ struct BlockRenderer {
         let spans: [(text: Substring, style: TextStyle)] = highlighter.map {
             $0.spans(line, advance: advance).map { ($0.text, theme.code.style(for: $0.kind)) }
         } ?? [(Substring(line), theme.codeLine)]
-        guard level != .plain, DisplayWidth.of(line) > width else {
+        guard level != .plain, DisplayWidth.of(line, model: widthModel) > width else {
             return [spans.map { $0.style.apply(String($0.text), at: level) }.joined()]
         }
         let marker = theme.codeFence.apply(unicode ? "↪ " : "> ", at: level)
@@ -157,12 +159,12 @@ struct BlockRenderer {
         for span in spans {
             var piece = ""
             for character in span.text {
-                let next = DisplayWidth.advance(from: column, over: character)
+                let next = DisplayWidth.advance(from: column, over: character, model: widthModel)
                 if next > width && column > (rows.isEmpty ? 0 : markerWidth) {
                     rows.append(row + span.style.apply(piece, at: level))
                     row = marker
                     piece = ""
-                    column = DisplayWidth.advance(from: markerWidth, over: character)
+                    column = DisplayWidth.advance(from: markerWidth, over: character, model: widthModel)
                 } else {
                     column = next
                 }
@@ -202,7 +204,7 @@ struct BlockRenderer {
                 let cellWidth = wrapper.wrap(runs(cell, style: .plain), width: Int.max / 2).map(\.width).max() ?? 0
                 natural[column] = max(natural[column], cellWidth)
                 for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
-                    let wordWidth = DisplayWidth.of(String(word))
+                    let wordWidth = DisplayWidth.of(String(word), model: widthModel)
                     let unsplittable = wordWidth <= Self.unsplitWordWidth || Self.isNumber(word)
                     longestWord[column] = max(longestWord[column], wordWidth)
                     minimum[column] = max(minimum[column], unsplittable ? wordWidth : Self.unsplitWordWidth)

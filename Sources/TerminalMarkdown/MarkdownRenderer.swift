@@ -27,6 +27,7 @@ public struct MarkdownRenderer: Sendable {
         var renderer = BlockRenderer(width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
                                      hyperlinks: capabilities.hyperlinks, theme: .standard(for: capabilities.background))
         renderer.showsFences = capabilities.showsCodeFences
+        renderer.widthModel = capabilities.widthModel
         return renderer
     }
 
