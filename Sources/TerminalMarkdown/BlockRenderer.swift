@@ -51,6 +51,14 @@ struct BlockRenderer {
     private func lines(for block: MarkdownBlock, width: Int, depth: Int = 0) -> [String] {
         switch block {
         case .paragraph(let inlines):
+            if let definitions = Footnotes.definitions(inlines) {
+                return definitions.flatMap { definition in
+                    let marker = footnoteMarker(definition.label)
+                    return itemLines(marker: theme.footnote.apply(marker, at: level),
+                                     markerWidth: DisplayWidth.of(marker, model: widthModel),
+                                     blocks: [.paragraph(definition.text)], depth: depth, width: width)
+                }
+            }
             return wrapper.wrap(runs(inlines, style: .plain), width: width).map(\.text)
         case .heading(let level, let inlines):
             let marker = StyledRun(text: String(repeating: "#", count: level) + " ", style: theme.headingMarker)
@@ -59,6 +67,7 @@ struct BlockRenderer {
             return codeBlockLines(info: info, literal: literal, width: width)
         case .html(let literal):
             return codeLines(literal).map { theme.html.apply($0, at: level) }
+
         case .thematicBreak:
             return [theme.rule.apply(String(repeating: unicode ? "─" : "-", count: min(width, 60)), at: level)]
         case .blockQuote(let children):
@@ -108,11 +117,25 @@ struct BlockRenderer {
             marker += " " + box
             markerText += " " + (done ? theme.taskDone : theme.taskOpen).apply(box, at: level)
         }
-        let indent = DisplayWidth.of(marker, model: widthModel) + 1
-        let body = childLines(item.blocks, width: width - indent, depth: depth + 1, inListItem: true)
-        guard let first = body.first else { return [markerText] }
+        return itemLines(marker: markerText, markerWidth: DisplayWidth.of(marker, model: widthModel), blocks: item.blocks,
+                         depth: depth, width: width)
+    }
+
+    /// Blocks after a marker, continuation lines indented to the text after it.
+    private func itemLines(marker: String, markerWidth: Int, blocks: [MarkdownBlock], depth: Int, width: Int) -> [String] {
+        let indent = markerWidth + 1
+        let body = childLines(blocks, width: width - indent, depth: depth + 1, inListItem: true)
+        guard let first = body.first else { return [marker] }
         let padding = String(repeating: " ", count: indent)
-        return [markerText + " " + first] + body.dropFirst().map { $0.isEmpty ? "" : padding + $0 }
+        return [marker + " " + first] + body.dropFirst().map { $0.isEmpty ? "" : padding + $0 }
+    }
+
+    /// A footnote's label as superscript digits (`¹²`), or in brackets when it is not a number or the terminal
+    /// is not UTF-8.
+    private func footnoteMarker(_ label: String) -> String {
+        let superscripts: [Character] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"]
+        guard unicode, !label.isEmpty, label.allSatisfy({ $0.isASCII && $0.isNumber }) else { return "[\(label)]" }
+        return String(label.compactMap { $0.wholeNumberValue.map { superscripts[$0] } })
     }
 
     // MARK: Code
@@ -318,7 +341,7 @@ struct BlockRenderer {
     /// Flattens inline content into styled runs, applying emphasis, code, links and images.
     func runs(_ inlines: [MarkdownInline], style: TextStyle, link: String? = nil) -> [StyledRun] {
         var output: [StyledRun] = []
-        for inline in inlines {
+        for inline in Footnotes.references(in: inlines) {
             switch inline {
             case .text(let text):
                 output.append(StyledRun(text: text, style: style, link: link))
@@ -345,6 +368,8 @@ struct BlockRenderer {
                 if !url.isEmpty { output.append(StyledRun(text: " " + url, style: merged(style, theme.linkDetail), link: link)) }
             case .html(let html):
                 output.append(StyledRun(text: html, style: merged(style, theme.html), link: link))
+            case .footnoteReference(let label):
+                output.append(StyledRun(text: footnoteMarker(label), style: merged(style, theme.footnote), link: link))
             case .softBreak:
                 output.append(StyledRun(text: " ", style: style, link: link))
             case .lineBreak:
@@ -381,6 +406,7 @@ struct BlockRenderer {
             case .text(let text), .code(let text), .html(let text): return text
             case .emphasis(let children), .strong(let children), .strikethrough(let children),
                  .link(_, let children), .image(_, let children): return plainText(children)
+            case .footnoteReference(let label): return footnoteMarker(label)
             case .softBreak, .lineBreak: return " "
             }
         }.joined()

@@ -63,6 +63,7 @@ struct MarkdownTheme: Sendable {
     var tableBorder = TextStyle(dim: true)
     var tableHeader = TextStyle(bold: true)
     var html = TextStyle(dim: true)
+    var footnote = TextStyle(color: 36)
     var code = CodeTheme.dark
 
     static let standard = MarkdownTheme()
