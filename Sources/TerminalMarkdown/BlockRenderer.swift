@@ -35,12 +35,15 @@ struct BlockRenderer {
 
     // MARK: Blocks
 
-    /// The lines of `blocks` separated by blank lines, as a whole document renders them.
+    /// The lines of `blocks` separated by blank lines, as a whole document renders them; a block that shows
+    /// nothing (an HTML comment) takes no blank line either.
     func lines(for blocks: [MarkdownBlock]) -> [String] {
         var output: [String] = []
-        for (index, block) in blocks.enumerated() {
-            if index > 0 { output.append("") }
-            output += lines(for: block, width: proseWidth)
+        for block in blocks {
+            let lines = lines(for: block, width: proseWidth)
+            if lines.isEmpty { continue }
+            if !output.isEmpty { output.append("") }
+            output += lines
         }
         return output
     }
@@ -66,7 +69,11 @@ struct BlockRenderer {
         case .codeBlock(let info, let literal):
             return codeBlockLines(info: info, literal: literal, width: width)
         case .html(let literal):
-            return codeLines(literal).map { theme.html.apply($0, at: level) }
+            return HTMLMarkup.blockLines(literal).flatMap { line -> [String] in
+                guard line.isSummary else { return [theme.html.apply(line.text, at: level)] }
+                let marker = StyledRun(text: unicode ? "▸ " : "> ", style: theme.listMarker)
+                return wrapper.wrap([marker, StyledRun(text: line.text, style: theme.tableHeader)], width: width).map(\.text)
+            }
 
         case .thematicBreak:
             return [theme.rule.apply(String(repeating: unicode ? "─" : "-", count: min(width, 60)), at: level)]
@@ -112,6 +119,11 @@ struct BlockRenderer {
         let bullets = unicode ? ["•", "◦", "▪"] : ["-", "*", "+"]
         var marker = number.map { "\($0)." } ?? bullets[depth % bullets.count]
         var markerText = theme.listMarker.apply(marker, at: level)
+        var item = item
+        if item.task == nil, let (done, blocks) = Self.taskBox(item.blocks) {
+            item.task = done
+            item.blocks = blocks
+        }
         if let done = item.task {
             let box = unicode ? (done ? "☑" : "☐") : (done ? "[x]" : "[ ]")
             marker += " " + box
@@ -119,6 +131,16 @@ struct BlockRenderer {
         }
         return itemLines(marker: markerText, markerWidth: DisplayWidth.of(marker, model: widthModel), blocks: item.blocks,
                          depth: depth, width: width)
+    }
+
+    /// The state and remaining blocks of an item whose text starts with `[ ]` or `[x]`, which cmark-gfm 0.29's
+    /// task list extension leaves as text inside block quotes.
+    private static func taskBox(_ blocks: [MarkdownBlock]) -> (done: Bool, blocks: [MarkdownBlock])? {
+        guard case .paragraph(var inlines)? = blocks.first, case .text(let text)? = inlines.first, text.count >= 4 else { return nil }
+        let box = text.prefix(4)
+        guard ["[ ] ", "[x] ", "[X] "].contains(box) else { return nil }
+        inlines[0] = .text(String(text.dropFirst(4)))
+        return (box != "[ ] ", [.paragraph(inlines)] + blocks.dropFirst())
     }
 
     /// Blocks after a marker, continuation lines indented to the text after it.
@@ -341,10 +363,15 @@ struct BlockRenderer {
     /// Flattens inline content into styled runs, applying emphasis, code, links and images.
     func runs(_ inlines: [MarkdownInline], style: TextStyle, link: String? = nil) -> [StyledRun] {
         var output: [StyledRun] = []
+        var keyDepth = 0
+        var script: Bool?
         for inline in Footnotes.references(in: inlines) {
             switch inline {
+            case .text(let text) where keyDepth > 0:
+                output.append(StyledRun(text: level == .plain ? "[\(text)]" : text, style: merged(style, theme.key), link: link))
             case .text(let text):
-                output.append(StyledRun(text: text, style: style, link: link))
+                let shown = script.flatMap { HTMLMarkup.script(text, superscript: $0) } ?? text
+                output.append(StyledRun(text: shown, style: style, link: link))
             case .code(let code):
                 output.append(StyledRun(text: level == .plain ? "`\(code)`" : code, style: merged(style, theme.inlineCode), link: link))
             case .emphasis(let children):
@@ -367,7 +394,16 @@ struct BlockRenderer {
                 output.append(StyledRun(text: "[image: \(alt)]", style: merged(style, theme.linkDetail), link: link))
                 if !url.isEmpty { output.append(StyledRun(text: " " + url, style: merged(style, theme.linkDetail), link: link)) }
             case .html(let html):
-                output.append(StyledRun(text: html, style: merged(style, theme.html), link: link))
+                switch HTMLMarkup.tag(html) {
+                case .comment: break
+                case .lineBreak: output.append(StyledRun(text: "", style: style, isBreak: true))
+                case .keyOpen: keyDepth += 1
+                case .keyClose: keyDepth = max(keyDepth - 1, 0)
+                case .subscriptOpen: script = false
+                case .superscriptOpen: script = true
+                case .subscriptClose, .superscriptClose: script = nil
+                case .other: output.append(StyledRun(text: html, style: merged(style, theme.html), link: link))
+                }
             case .footnoteReference(let label):
                 output.append(StyledRun(text: footnoteMarker(label), style: merged(style, theme.footnote), link: link))
             case .softBreak:

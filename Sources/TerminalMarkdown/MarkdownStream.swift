@@ -258,8 +258,10 @@ struct MarkdownStream {
     /// Appends top-level blocks to `output` with the blank lines between them.
     private mutating func emit(_ blocks: [SourceBlock], into output: inout [String]) {
         for source in blocks {
+            let lines = render(source.block)
+            if lines.isEmpty { continue }
             separate(&output)
-            output += render(source.block)
+            output += lines
             hasOutput = true
             continuation = nil
         }

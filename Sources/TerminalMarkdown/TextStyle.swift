@@ -64,6 +64,7 @@ struct MarkdownTheme: Sendable {
     var tableHeader = TextStyle(bold: true)
     var html = TextStyle(dim: true)
     var footnote = TextStyle(color: 36)
+    var key = TextStyle(bold: true, underline: true)
     var code = CodeTheme.dark
 
     static let standard = MarkdownTheme()
