@@ -62,8 +62,8 @@ public actor ReplyDisplay {
 
     /// The display for a command-line reply, chosen from the terminals and `--markdown`.
     public static func forCommandLine(context: CommandContext, modelName: String = "") -> ReplyDisplay {
-        let output = TerminalCapabilities.detect(fd: 1, environment: context.environment)
-        let errors = TerminalCapabilities.detect(fd: 2, environment: context.environment)
+        let output = context.terminal(fd: 1)
+        let errors = context.terminal(fd: 2)
         let mode = MarkdownMode(rawValue: context.markdownMode) ?? .auto
         let rendered = output.isTTY && mode != .never || mode == .always
         return ReplyDisplay(rendered: rendered, statusOnStandardError: errors.allowsCursorMovement, capabilities: output,
@@ -230,7 +230,7 @@ public actor ReplyDisplay {
 
     /// Prints a whole Markdown document: rendered on a terminal, raw (sanitised) otherwise.
     public static func printDocument(_ markdown: String, context: CommandContext) {
-        let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
+        let capabilities = context.terminal(fd: 1)
         let mode = MarkdownMode(rawValue: context.markdownMode) ?? .auto
         if mode.rendersMarkdown(on: capabilities) {
             context.output.send(MarkdownRenderer(capabilities: capabilities, mode: mode).render(markdown))
