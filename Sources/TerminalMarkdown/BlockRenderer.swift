@@ -19,7 +19,7 @@ struct BlockRenderer {
 
     /// Body rows after which a streamed table freezes its column widths and commits rows (later rows wrap inside
     /// those widths); a whole render measures every row, so only longer tables can stream differently.
-    static let tableWidthRows = 200
+    static let tableWidthRows = 64
 
     /// Creates a renderer; `hyperlinks` is ignored when `level` is plain.
     init(width: Int, level: StyleLevel, unicode: Bool, hyperlinks: Bool, theme: MarkdownTheme = .standard) {
