@@ -19,6 +19,14 @@ public struct Configuration: Sendable, Equatable {
     public var contextLength: Int?
     /// `auto`, `always` or `never`.
     public var markdown = "auto"
+    /// Code colours: `auto` (from `COLORFGBG`), `dark` or `light`.
+    public var theme = "auto"
+    /// OSC 8 hyperlinks: `auto` (known terminals), `always` or `never`.
+    public var hyperlinks = "auto"
+    /// Emoji widths: `auto` (from the terminal), `codepoint` or `grapheme`.
+    public var widthMode = "auto"
+    /// Code block fences on a terminal: `hide` (a dim language label) or `show`.
+    public var codeFences = "hide"
     /// Lines of the live reasoning tail.
     public var reasoningTailLines = 3
     /// Notify when a reply that took longer than this many seconds finishes (nil: never).
@@ -54,6 +62,10 @@ public struct Configuration: Sendable, Equatable {
         ("display_interval_ms", "display refresh interval while streaming"),
         ("context_length", "context length used when llmster loads a model"),
         ("markdown", "auto | always | never"),
+        ("theme", "code colours: auto (from COLORFGBG) | dark | light"),
+        ("hyperlinks", "OSC 8 links: auto (known terminals) | always | never"),
+        ("width_mode", "emoji widths: auto | codepoint (xterm, VTE) | grapheme (kitty, WezTerm)"),
+        ("code_fences", "hide (a dim language label) | show"),
         ("reasoning_tail_lines", "lines of the live reasoning tail"),
         ("notify_after_seconds", "notify when a longer reply finishes unfocused (empty: off)"),
         ("connect_timeout", "seconds to wait for a connection"),
@@ -95,6 +107,10 @@ public struct Configuration: Sendable, Equatable {
         case "display_interval_ms": return String(displayIntervalMilliseconds)
         case "context_length": return contextLength.map(String.init)
         case "markdown": return markdown
+        case "theme": return theme
+        case "hyperlinks": return hyperlinks
+        case "width_mode": return widthMode
+        case "code_fences": return codeFences
         case "reasoning_tail_lines": return String(reasoningTailLines)
         case "notify_after_seconds": return notifyAfterSeconds.map { String($0) }
         case "connect_timeout": return String(connectTimeout)
@@ -176,6 +192,10 @@ public struct Configuration: Sendable, Equatable {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "auto, always or never")
             }
             markdown = value
+        case "theme": theme = try Self.choice(value, of: ["auto", "dark", "light"], key: key)
+        case "hyperlinks": hyperlinks = try Self.choice(value, of: ["auto", "always", "never"], key: key)
+        case "width_mode": widthMode = try Self.choice(value, of: ["auto", "codepoint", "grapheme"], key: key)
+        case "code_fences": codeFences = try Self.choice(value, of: ["hide", "show"], key: key)
         case "reasoning_tail_lines": reasoningTailLines = max(0, try number(Int.self))
         case "notify_after_seconds": notifyAfterSeconds = try optional { try number(Double.self) }
         case "connect_timeout": connectTimeout = try number(Double.self)
@@ -217,6 +237,15 @@ public struct Configuration: Sendable, Equatable {
                 integrations[name] = integration
             }
         }
+    }
+
+    /// `value` when it is one of `choices`; throws naming them otherwise.
+    private static func choice(_ value: String, of choices: [String], key: String) throws -> String {
+        guard choices.contains(value) else {
+            let expected = choices.dropLast().joined(separator: ", ") + " or " + choices[choices.count - 1]
+            throw ConfigurationError.invalidValue(key: key, value: value, expected: expected)
+        }
+        return value
     }
 
     /// Parses the file's text.

@@ -21,6 +21,8 @@ public actor ReplyDisplay {
     private let modelName: String
     /// Whether stages and the reasoning tail are shown (standard error is a terminal).
     private let showsStatus: Bool
+    /// Rendered Markdown goes to a standard output that is not a terminal: it gets the answer only.
+    private let answerOnly: Bool
     private var reply = ReplySnapshot()
     private var toolCalls: [ToolCallState] = []
     private var answerStarted = false
@@ -40,10 +42,14 @@ public actor ReplyDisplay {
         self.modelName = modelName
         self.showsStatus = statusOnStandardError
         reply.stage = .waiting
+        answerOnly = rendered && !capabilities.isTTY
         if rendered {
             let view = LiveReplyView(sink: FileDescriptorSink(fd: 1), capabilities: capabilities, mode: mode, reasoningLines: reasoningLines)
             answerView = view
-            statusView = nil
+            // `--markdown always` into a pipe: the rendered answer alone on standard output, the rest on standard error.
+            statusView = answerOnly && statusOnStandardError
+                ? LiveReplyView(sink: FileDescriptorSink(fd: 2), capabilities: errorCapabilities, mode: .never, reasoningLines: reasoningLines)
+                : nil
             plainOutput = nil
         } else {
             answerView = nil
@@ -56,8 +62,8 @@ public actor ReplyDisplay {
 
     /// The display for a command-line reply, chosen from the terminals and `--markdown`.
     public static func forCommandLine(context: CommandContext, modelName: String = "") -> ReplyDisplay {
-        let output = TerminalCapabilities.detect(fd: 1, environment: context.environment)
-        let errors = TerminalCapabilities.detect(fd: 2, environment: context.environment)
+        let output = context.terminal(fd: 1)
+        let errors = context.terminal(fd: 2)
         let mode = MarkdownMode(rawValue: context.markdownMode) ?? .auto
         let rendered = output.isTTY && mode != .never || mode == .always
         return ReplyDisplay(rendered: rendered, statusOnStandardError: errors.allowsCursorMovement, capabilities: output,
@@ -168,10 +174,14 @@ public actor ReplyDisplay {
         if let answerView {
             var shown = reply
             // Stages and reasoning belong to standard error: shown only when it is a terminal too.
-            if !showsStatus {
+            if !showsStatus || answerOnly {
                 shown.stage = nil
                 shown.reasoning = ""
                 shown.reasoningCharacterCount = 0
+            }
+            if answerOnly {
+                shown.stats = nil
+                shown.outcome = .complete
             }
             if let previous {
                 answerView.update(shown, replacingAnswer: previous)
@@ -180,8 +190,10 @@ public actor ReplyDisplay {
                 answerView.update(shown)
             }
             drawnAnswerBytes = shown.answer.utf8.count
-        } else if let statusView {
+        }
+        if let statusView {
             var status = reply
+            status.answer = ""
             if answerStarted {
                 status.stage = nil
                 status.reasoning = ""
@@ -218,7 +230,7 @@ public actor ReplyDisplay {
 
     /// Prints a whole Markdown document: rendered on a terminal, raw (sanitised) otherwise.
     public static func printDocument(_ markdown: String, context: CommandContext) {
-        let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
+        let capabilities = context.terminal(fd: 1)
         let mode = MarkdownMode(rawValue: context.markdownMode) ?? .auto
         if mode.rendersMarkdown(on: capabilities) {
             context.output.send(MarkdownRenderer(capabilities: capabilities, mode: mode).render(markdown))

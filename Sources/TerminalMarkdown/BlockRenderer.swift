@@ -1,8 +1,7 @@
 /// Renders parsed Markdown blocks to terminal lines at a given width.
 ///
 /// Prose is hard-wrapped at `width − 1` columns so the renderer always knows how many rows a line takes; code
-/// lines are emitted verbatim (no wrapping, tabs kept) and left to the terminal's soft wrap, so a copied code
-/// block is exactly the code. Every block is rendered independently of the blocks around it, which is what lets
+/// lines keep their tabs and are cut at the same width with a visible continuation mark. Every block is rendered independently of the blocks around it, which is what lets
 /// `MarkdownStream` print a finished block once and never touch it again.
 struct BlockRenderer {
     /// Terminal columns; prose uses one less.
@@ -13,29 +12,38 @@ struct BlockRenderer {
     /// Links to linkable URLs become OSC 8 hyperlinks (never at `StyleLevel.plain`).
     var hyperlinks: Bool
     var theme = MarkdownTheme.standard
+    /// Code blocks keep their ``` fences on a terminal too (they always do without styles).
+    var showsFences = false
+    /// How the terminal counts columns.
+    var widthModel = WidthModel.grapheme
 
-    /// Body rows of a table that decide its column widths; later rows wrap inside those widths.
-    static let tableWidthRows = 10
+    /// Body rows after which a streamed table freezes its column widths and commits rows (later rows wrap inside
+    /// those widths); a whole render measures every row, so only longer tables can stream differently.
+    static let tableWidthRows = 64
 
     /// Creates a renderer; `hyperlinks` is ignored when `level` is plain.
-    init(width: Int, level: StyleLevel, unicode: Bool, hyperlinks: Bool) {
+    init(width: Int, level: StyleLevel, unicode: Bool, hyperlinks: Bool, theme: MarkdownTheme = .standard) {
         self.width = width
         self.level = level
         self.unicode = unicode
         self.hyperlinks = hyperlinks && level != .plain
+        self.theme = theme
     }
 
-    private var wrapper: LineWrapper { LineWrapper(level: level, hyperlinks: hyperlinks) }
+    private var wrapper: LineWrapper { LineWrapper(level: level, hyperlinks: hyperlinks, widthModel: widthModel) }
     private var proseWidth: Int { max(width - 1, 1) }
 
     // MARK: Blocks
 
-    /// The lines of `blocks` separated by blank lines, as a whole document renders them.
+    /// The lines of `blocks` separated by blank lines, as a whole document renders them; a block that shows
+    /// nothing (an HTML comment) takes no blank line either.
     func lines(for blocks: [MarkdownBlock]) -> [String] {
         var output: [String] = []
-        for (index, block) in blocks.enumerated() {
-            if index > 0 { output.append("") }
-            output += lines(for: block, width: proseWidth)
+        for block in blocks {
+            let lines = lines(for: block, width: proseWidth)
+            if lines.isEmpty { continue }
+            if !output.isEmpty { output.append("") }
+            output += lines
         }
         return output
     }
@@ -46,14 +54,27 @@ struct BlockRenderer {
     private func lines(for block: MarkdownBlock, width: Int, depth: Int = 0) -> [String] {
         switch block {
         case .paragraph(let inlines):
+            if let definitions = Footnotes.definitions(inlines) {
+                return definitions.flatMap { definition in
+                    let marker = footnoteMarker(definition.label)
+                    return itemLines(marker: theme.footnote.apply(marker, at: level),
+                                     markerWidth: DisplayWidth.of(marker, model: widthModel),
+                                     blocks: [.paragraph(definition.text)], depth: depth, width: width)
+                }
+            }
             return wrapper.wrap(runs(inlines, style: .plain), width: width).map(\.text)
         case .heading(let level, let inlines):
             let marker = StyledRun(text: String(repeating: "#", count: level) + " ", style: theme.headingMarker)
             return wrapper.wrap([marker] + runs(inlines, style: theme.heading(level)), width: width).map(\.text)
         case .codeBlock(let info, let literal):
-            return [codeFenceOpening(info: info)] + codeLines(literal).map(codeLine) + [codeFenceClosing]
+            return codeBlockLines(info: info, literal: literal, width: width)
         case .html(let literal):
-            return codeLines(literal).map { theme.html.apply($0, at: level) }
+            return HTMLMarkup.blockLines(literal).flatMap { line -> [String] in
+                guard line.isSummary else { return [theme.html.apply(line.text, at: level)] }
+                let marker = StyledRun(text: unicode ? "▸ " : "> ", style: theme.listMarker)
+                return wrapper.wrap([marker, StyledRun(text: line.text, style: theme.tableHeader)], width: width).map(\.text)
+            }
+
         case .thematicBreak:
             return [theme.rule.apply(String(repeating: unicode ? "─" : "-", count: min(width, 60)), at: level)]
         case .blockQuote(let children):
@@ -66,9 +87,7 @@ struct BlockRenderer {
             }
             return output
         case .table(let table):
-            let widths = columnWidths(table, width: width)
-            return tableOpening(table, widths: widths) + table.rows.flatMap { tableRow($0, table: table, widths: widths) }
-                + [tableClosing(widths: widths)]
+            return tableLines(table, width: width)
         }
     }
 
@@ -100,30 +119,112 @@ struct BlockRenderer {
         let bullets = unicode ? ["•", "◦", "▪"] : ["-", "*", "+"]
         var marker = number.map { "\($0)." } ?? bullets[depth % bullets.count]
         var markerText = theme.listMarker.apply(marker, at: level)
+        var item = item
+        if item.task == nil, let (done, blocks) = Self.taskBox(item.blocks) {
+            item.task = done
+            item.blocks = blocks
+        }
         if let done = item.task {
             let box = unicode ? (done ? "☑" : "☐") : (done ? "[x]" : "[ ]")
             marker += " " + box
             markerText += " " + (done ? theme.taskDone : theme.taskOpen).apply(box, at: level)
         }
-        let indent = DisplayWidth.of(marker) + 1
-        let body = childLines(item.blocks, width: width - indent, depth: depth + 1, inListItem: true)
-        guard let first = body.first else { return [markerText] }
+        return itemLines(marker: markerText, markerWidth: DisplayWidth.of(marker, model: widthModel), blocks: item.blocks,
+                         depth: depth, width: width)
+    }
+
+    /// The state and remaining blocks of an item whose text starts with `[ ]` or `[x]`, which cmark-gfm 0.29's
+    /// task list extension leaves as text inside block quotes.
+    private static func taskBox(_ blocks: [MarkdownBlock]) -> (done: Bool, blocks: [MarkdownBlock])? {
+        guard case .paragraph(var inlines)? = blocks.first, case .text(let text)? = inlines.first, text.count >= 4 else { return nil }
+        let box = text.prefix(4)
+        guard ["[ ] ", "[x] ", "[X] "].contains(box) else { return nil }
+        inlines[0] = .text(String(text.dropFirst(4)))
+        return (box != "[ ] ", [.paragraph(inlines)] + blocks.dropFirst())
+    }
+
+    /// Blocks after a marker, continuation lines indented to the text after it.
+    private func itemLines(marker: String, markerWidth: Int, blocks: [MarkdownBlock], depth: Int, width: Int) -> [String] {
+        let indent = markerWidth + 1
+        let body = childLines(blocks, width: width - indent, depth: depth + 1, inListItem: true)
+        guard let first = body.first else { return [marker] }
         let padding = String(repeating: " ", count: indent)
-        return [markerText + " " + first] + body.dropFirst().map { $0.isEmpty ? "" : padding + $0 }
+        return [marker + " " + first] + body.dropFirst().map { $0.isEmpty ? "" : padding + $0 }
+    }
+
+    /// A footnote's label as superscript digits (`¹²`), or in brackets when it is not a number or the terminal
+    /// is not UTF-8.
+    private func footnoteMarker(_ label: String) -> String {
+        let superscripts: [Character] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"]
+        guard unicode, !label.isEmpty, label.allSatisfy({ $0.isASCII && $0.isNumber }) else { return "[\(label)]" }
+        return String(label.compactMap { $0.wholeNumberValue.map { superscripts[$0] } })
     }
 
     // MARK: Code
 
-    /// The dim opening fence that names the language.
-    func codeFenceOpening(info: String) -> String {
-        theme.codeFence.apply("```" + (info.split(separator: " ").first.map(String.init) ?? ""), at: level)
+    /// A highlighter for a fence's language when colours are on, nil for plain code.
+    func codeHighlighter(info: String) -> CodeHighlighter? {
+        guard level == .color else { return nil }
+        return CodeHighlighter(language: info.split(separator: " ").first.map(String.init) ?? "")
     }
 
-    /// The dim closing fence.
-    var codeFenceClosing: String { theme.codeFence.apply("```", at: level) }
+    /// The first line of a code block: the dim fence naming the language, or with fences hidden just the dim
+    /// language (nothing for an unlabelled block). Output without styles keeps its fences, so it stays Markdown.
+    func codeFenceOpening(info: String) -> [String] {
+        let language = info.split(separator: " ").first.map(String.init) ?? ""
+        if showsFences || level == .plain { return [theme.codeFence.apply("```" + language, at: level)] }
+        return language.isEmpty ? [] : [theme.codeLabel.apply(language, at: level)]
+    }
 
-    /// One line of code, verbatim.
-    func codeLine(_ line: String) -> String { theme.codeLine.apply(line, at: level) }
+    /// The dim closing fence, or nothing with fences hidden.
+    var codeFenceClosing: [String] {
+        showsFences || level == .plain ? [theme.codeFence.apply("```", at: level)] : []
+    }
+
+    /// One line of code, coloured by `highlighter` (which moves past the line unless `advance` is false).
+    func codeLine(_ line: String, highlighter: CodeHighlighter?, advance: Bool = true) -> [String] {
+        codeLine(line, highlighter: highlighter, advance: advance, width: proseWidth)
+    }
+
+    /// One line of code as rows of at most `width` columns: on a terminal, a line too wide is cut between
+    /// characters and each further row starts with a dim `↪ `, so the marker is the only thing added and a copied
+    /// line is easy to mend; without styles (a pipe, a file, Emacs) the line stays whole.
+    private func codeLine(_ line: String, highlighter: CodeHighlighter?, advance: Bool, width: Int) -> [String] {
+        let spans: [(text: Substring, style: TextStyle)] = highlighter.map {
+            $0.spans(line, advance: advance).map { ($0.text, theme.code.style(for: $0.kind)) }
+        } ?? [(Substring(line), theme.codeLine)]
+        guard level != .plain, DisplayWidth.of(line, model: widthModel) > width else {
+            return [spans.map { $0.style.apply(String($0.text), at: level) }.joined()]
+        }
+        let marker = theme.codeFence.apply(unicode ? "↪ " : "> ", at: level)
+        let markerWidth = 2
+        var rows: [String] = []
+        var row = ""
+        var column = 0
+        for span in spans {
+            var piece = ""
+            for character in span.text {
+                let next = DisplayWidth.advance(from: column, over: character, model: widthModel)
+                if next > width && column > (rows.isEmpty ? 0 : markerWidth) {
+                    rows.append(row + span.style.apply(piece, at: level))
+                    row = marker
+                    piece = ""
+                    column = DisplayWidth.advance(from: markerWidth, over: character, model: widthModel)
+                } else {
+                    column = next
+                }
+                piece.append(character)
+            }
+            row += span.style.apply(piece, at: level)
+        }
+        return rows + [row]
+    }
+
+    private func codeBlockLines(info: String, literal: String, width: Int) -> [String] {
+        let highlighter = codeHighlighter(info: info)
+        return codeFenceOpening(info: info)
+            + codeLines(literal).flatMap { codeLine($0, highlighter: highlighter, advance: true, width: width) } + codeFenceClosing
+    }
 
     private func codeLines(_ literal: String) -> [String] {
         var lines = literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -133,47 +234,98 @@ struct BlockRenderer {
 
     // MARK: Tables
 
-    /// Column widths from the header and the first `tableWidthRows` body rows, shrunk to fit `width`.
+    /// Column widths from the header and every body row; words up to `unsplitWordWidth` columns and numbers are
+    /// never split, and when even that does not fit the result is empty: the table is laid out as records.
     func columnWidths(_ table: MarkdownTable) -> [Int] { columnWidths(table, width: proseWidth) }
 
     private func columnWidths(_ table: MarkdownTable, width: Int) -> [Int] {
         let columns = table.alignments.count
         var natural = [Int](repeating: 1, count: columns)
-        for row in [table.header] + table.rows.prefix(Self.tableWidthRows) {
+        var longestWord = [Int](repeating: 1, count: columns)
+        var minimum = [Int](repeating: 1, count: columns)
+        for row in [table.header] + table.rows {
             for (column, cell) in row.prefix(columns).enumerated() {
+                let text = runs(cell, style: .plain).filter { !$0.isBreak }.map(\.text).joined()
                 let cellWidth = wrapper.wrap(runs(cell, style: .plain), width: Int.max / 2).map(\.width).max() ?? 0
                 natural[column] = max(natural[column], cellWidth)
+                for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
+                    let wordWidth = DisplayWidth.of(String(word), model: widthModel)
+                    let unsplittable = wordWidth <= Self.unsplitWordWidth || Self.isNumber(word)
+                    longestWord[column] = max(longestWord[column], wordWidth)
+                    minimum[column] = max(minimum[column], unsplittable ? wordWidth : Self.unsplitWordWidth)
+                }
             }
         }
-        var available = width - (3 * columns + 1)
+        let available = width - (3 * columns + 1)
         guard natural.reduce(0, +) > available else { return natural }
-        // Water-filling: narrow columns keep their width, the rest share what is left equally.
-        var widths = natural
-        var open = Array(0..<columns).sorted { natural[$0] < natural[$1] }
+        guard minimum.reduce(0, +) <= available else { return [] }
+        // Long words (names, paths) stay whole too when there is room for all of them.
+        if longestWord.reduce(0, +) <= available { minimum = longestWord }
+        // Every column gets its minimum; what is left goes to the columns that want more, the least needy first.
+        var widths = minimum
+        var spare = available - minimum.reduce(0, +)
+        var open = Array(0..<columns).sorted { natural[$0] - minimum[$0] < natural[$1] - minimum[$1] }
         while !open.isEmpty {
-            let share = max(available / open.count, 3)
             let column = open.removeFirst()
-            widths[column] = min(natural[column], share)
-            available -= widths[column]
+            let grant = min(natural[column] - minimum[column], spare / (open.count + 1))
+            widths[column] += grant
+            spare -= grant
         }
         return widths
     }
 
-    /// The top border, header row and header separator.
-    func tableOpening(_ table: MarkdownTable, widths: [Int]) -> [String] {
-        [border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+"))]
+    /// Words longer than this may be split across lines of a cell; shorter ones never are.
+    static let unsplitWordWidth = 16
+
+    /// Whether `word` reads as one number or quantity (digits with separators, a sign, a unit or a percent sign).
+    private static func isNumber(_ word: Substring) -> Bool {
+        word.contains(where: \.isNumber)
+            && word.allSatisfy { $0.isNumber || ".,:+-−%$€£¥_'/".contains($0) || $0.isLetter && word.count <= 8 }
+    }
+
+    /// The top border, header row and header separator; for records, the rule above the first record.
+    func tableOpening(_ table: MarkdownTable, widths: [Int]) -> [String] { tableOpening(table, widths: widths, width: proseWidth) }
+
+    /// The lines of one body row; for records, one `Column: value` entry per column and a rule below.
+    func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int]) -> [String] {
+        tableRow(row, table: table, widths: widths, width: proseWidth)
+    }
+
+    /// The bottom border; nothing for records (each ends with its rule).
+    func tableClosing(widths: [Int]) -> [String] {
+        widths.isEmpty ? [] : [border(widths, unicode ? ("└", "┴", "┘") : ("+", "+", "+"))]
+    }
+
+    private func tableLines(_ table: MarkdownTable, width: Int) -> [String] {
+        let widths = columnWidths(table, width: width)
+        return tableOpening(table, widths: widths, width: width)
+            + table.rows.flatMap { tableRow($0, table: table, widths: widths, width: width) } + tableClosing(widths: widths)
+    }
+
+    private func tableOpening(_ table: MarkdownTable, widths: [Int], width: Int) -> [String] {
+        guard !widths.isEmpty else { return [recordRule(width: width)] }
+        return [border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+"))]
             + rowLines(table.header, table: table, widths: widths, style: theme.tableHeader)
             + [border(widths, unicode ? ("├", "┼", "┤") : ("+", "+", "+"))]
     }
 
-    /// The lines of one body row.
-    func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int]) -> [String] {
-        rowLines(row, table: table, widths: widths, style: .plain)
+    private func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], width: Int) -> [String] {
+        guard !widths.isEmpty else { return recordLines(row, table: table, width: width) + [recordRule(width: width)] }
+        return rowLines(row, table: table, widths: widths, style: .plain)
     }
 
-    /// The bottom border.
-    func tableClosing(widths: [Int]) -> String {
-        border(widths, unicode ? ("└", "┴", "┘") : ("+", "+", "+"))
+    private func recordRule(width: Int) -> String {
+        theme.tableBorder.apply(String(repeating: unicode ? "─" : "-", count: min(width, 20)), at: level)
+    }
+
+    /// A row as `Header: value` entries; an entry that wraps continues two columns in.
+    private func recordLines(_ row: [[MarkdownInline]], table: MarkdownTable, width: Int) -> [String] {
+        table.header.indices.flatMap { column -> [String] in
+            let label = runs(table.header[column], style: theme.tableHeader) + [StyledRun(text: ":", style: theme.tableHeader)]
+            let value = column < row.count ? runs(row[column], style: .plain) : []
+            let lines = wrapper.wrap(label + [StyledRun(text: " ", style: .plain)] + value, width: max(width - 2, 1))
+            return lines.enumerated().map { $0.offset == 0 ? $0.element.text : "  " + $0.element.text }
+        }
     }
 
     private func border(_ widths: [Int], _ corners: (String, String, String)) -> String {
@@ -211,10 +363,15 @@ struct BlockRenderer {
     /// Flattens inline content into styled runs, applying emphasis, code, links and images.
     func runs(_ inlines: [MarkdownInline], style: TextStyle, link: String? = nil) -> [StyledRun] {
         var output: [StyledRun] = []
-        for inline in inlines {
+        var keyDepth = 0
+        var script: Bool?
+        for inline in Footnotes.references(in: inlines) {
             switch inline {
+            case .text(let text) where keyDepth > 0:
+                output.append(StyledRun(text: level == .plain ? "[\(text)]" : text, style: merged(style, theme.key), link: link))
             case .text(let text):
-                output.append(StyledRun(text: text, style: style, link: link))
+                let shown = script.flatMap { HTMLMarkup.script(text, superscript: $0) } ?? text
+                output.append(StyledRun(text: shown, style: style, link: link))
             case .code(let code):
                 output.append(StyledRun(text: level == .plain ? "`\(code)`" : code, style: merged(style, theme.inlineCode), link: link))
             case .emphasis(let children):
@@ -237,7 +394,18 @@ struct BlockRenderer {
                 output.append(StyledRun(text: "[image: \(alt)]", style: merged(style, theme.linkDetail), link: link))
                 if !url.isEmpty { output.append(StyledRun(text: " " + url, style: merged(style, theme.linkDetail), link: link)) }
             case .html(let html):
-                output.append(StyledRun(text: html, style: merged(style, theme.html), link: link))
+                switch HTMLMarkup.tag(html) {
+                case .comment: break
+                case .lineBreak: output.append(StyledRun(text: "", style: style, isBreak: true))
+                case .keyOpen: keyDepth += 1
+                case .keyClose: keyDepth = max(keyDepth - 1, 0)
+                case .subscriptOpen: script = false
+                case .superscriptOpen: script = true
+                case .subscriptClose, .superscriptClose: script = nil
+                case .other: output.append(StyledRun(text: html, style: merged(style, theme.html), link: link))
+                }
+            case .footnoteReference(let label):
+                output.append(StyledRun(text: footnoteMarker(label), style: merged(style, theme.footnote), link: link))
             case .softBreak:
                 output.append(StyledRun(text: " ", style: style, link: link))
             case .lineBreak:
@@ -274,6 +442,7 @@ struct BlockRenderer {
             case .text(let text), .code(let text), .html(let text): return text
             case .emphasis(let children), .strong(let children), .strikethrough(let children),
                  .link(_, let children), .image(_, let children): return plainText(children)
+            case .footnoteReference(let label): return footnoteMarker(label)
             case .softBreak, .lineBreak: return " "
             }
         }.joined()

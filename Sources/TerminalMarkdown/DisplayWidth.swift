@@ -1,18 +1,48 @@
+/// How a terminal counts the columns of a multi-code-point character such as 👨‍👩‍👧 or 1️⃣.
+public enum WidthModel: String, Sendable, CaseIterable {
+    /// Each code point on its own, as `wcwidth` does: xterm, VTE, Konsole, Alacritty, tmux, screen.
+    case codepoint
+    /// One grapheme cluster at a time, emoji sequences two columns: kitty, WezTerm, Ghostty, iTerm2.
+    case grapheme
+
+    /// The model of the terminal `environment` describes: grapheme only for terminals known to cluster, and never
+    /// inside tmux or screen, which count code points themselves.
+    public static func detect(_ environment: [String: String]) -> WidthModel {
+        let term = environment["TERM"] ?? ""
+        if environment["TMUX"] != nil || environment["STY"] != nil || term.hasPrefix("screen") || term.hasPrefix("tmux") {
+            return .codepoint
+        }
+        if let program = environment["TERM_PROGRAM"], ["iTerm.app", "WezTerm", "ghostty"].contains(program) { return .grapheme }
+        if environment["KITTY_WINDOW_ID"] != nil || ["xterm-kitty", "xterm-ghostty", "wezterm"].contains(where: term.hasPrefix) {
+            return .grapheme
+        }
+        return .codepoint
+    }
+}
+
 /// Terminal column widths of grapheme clusters and strings.
 ///
-/// A cluster is 0 columns when it is a control or starts with a combining mark, format character, zero-width
-/// joiner or variation selector; 2 when it is East Asian Wide/Fullwidth, has emoji presentation, carries VS16,
-/// a ZWJ or a skin-tone modifier, or is a flag pair; otherwise 1. Tabs advance to the next multiple of 8.
+/// In the grapheme model a cluster is 0 columns when it is a control or starts with a combining mark, format
+/// character, zero-width joiner or variation selector; 2 when it is East Asian Wide/Fullwidth, has emoji
+/// presentation, carries VS16, a ZWJ or a skin-tone modifier, or is a flag pair; otherwise 1. In the code-point
+/// model a cluster is the sum of its code points, each 0, 1 or 2 by the same rules. Tabs advance to the next
+/// multiple of 8.
 public enum DisplayWidth {
     /// Distance between tab stops.
     public static let tabStop = 8
 
+    /// The columns one grapheme cluster occupies in the grapheme model; a tab counts as 1 here.
+    public static func of(_ character: Character) -> Int { of(character, model: .grapheme) }
+
     /// The columns one grapheme cluster occupies; a tab counts as 1 here (use `of(_:String)` for tab stops).
-    public static func of(_ character: Character) -> Int {
+    public static func of(_ character: Character, model: WidthModel) -> Int {
         if let ascii = character.asciiValue {
             return ascii < 0x20 || ascii == 0x7F ? (ascii == 0x09 ? 1 : 0) : 1
         }
         let scalars = character.unicodeScalars
+        if model == .codepoint {
+            return scalars.reduce(0) { $0 + (isZeroWidth($1) ? 0 : isWide($1) ? 2 : 1) }
+        }
         let first = scalars.first!
         if isZeroWidth(first) { return 0 }
         if scalars.count > 1 {
@@ -29,16 +59,19 @@ public enum DisplayWidth {
         return isWide(first) ? 2 : 1
     }
 
+    /// The columns a string occupies in the grapheme model when printed from column 0, tabs expanded.
+    public static func of(_ string: String) -> Int { of(string, model: .grapheme) }
+
     /// The columns a string occupies when printed from column 0, with tabs expanded to tab stops.
-    public static func of(_ string: String) -> Int {
-        advance(from: 0, over: string)
+    public static func of(_ string: String, model: WidthModel) -> Int {
+        advance(from: 0, over: string, model: model)
     }
 
     /// The column reached after printing `string` starting at `column`.
-    static func advance(from column: Int, over string: String) -> Int {
+    static func advance(from column: Int, over string: String, model: WidthModel = .grapheme) -> Int {
         var column = column
         if string.utf8.contains(where: { $0 >= 0x80 }) {
-            for character in string { column = advance(from: column, over: character) }
+            for character in string { column = advance(from: column, over: character, model: model) }
             return column
         }
         for byte in string.utf8 {
@@ -48,8 +81,8 @@ public enum DisplayWidth {
     }
 
     /// The column reached after printing one cluster at `column`.
-    static func advance(from column: Int, over character: Character) -> Int {
-        character == "\t" ? column + tabStop - column % tabStop : column + of(character)
+    static func advance(from column: Int, over character: Character, model: WidthModel = .grapheme) -> Int {
+        character == "\t" ? column + tabStop - column % tabStop : column + of(character, model: model)
     }
 
     private static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {

@@ -48,6 +48,8 @@ indirect enum MarkdownInline: Equatable {
     case html(String)
     case softBreak
     case lineBreak
+    /// A reference to the footnote with this label (`[^label]`), found by `Footnotes`, not by the parser.
+    case footnoteReference(String)
 }
 
 /// A top-level block with the source lines (1-based, inclusive) it came from; `startLine` 0 means unknown.

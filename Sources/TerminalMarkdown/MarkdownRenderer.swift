@@ -24,8 +24,11 @@ public struct MarkdownRenderer: Sendable {
     }
 
     var blockRenderer: BlockRenderer {
-        BlockRenderer(width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
-                      hyperlinks: capabilities.hyperlinks)
+        var renderer = BlockRenderer(width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
+                                     hyperlinks: capabilities.hyperlinks, theme: .standard(for: capabilities.background))
+        renderer.showsFences = capabilities.showsCodeFences
+        renderer.widthModel = capabilities.widthModel
+        return renderer
     }
 
     func rawLines(_ clean: String) -> [String] {

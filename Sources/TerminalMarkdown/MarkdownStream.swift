@@ -22,6 +22,8 @@ struct MarkdownStream {
     private var hasOutput = false
     private var continuation: ListContinuation?
     private var state: State = .blocks
+    /// Colours the lines of the open fence, carrying the lexer state from one committed line to the next.
+    private var highlighter: CodeHighlighter?
 
     private struct ListContinuation {
         /// The number the next item of a committed ordered list gets; nil for bullet lists.
@@ -74,16 +76,16 @@ struct MarkdownStream {
                 emit(MarkdownParser.parse(UntrustedText.sanitize(rest)), into: &output)
             case .fence(let fence):
                 if !rest.isEmpty && !isClosingFence(Substring(rest), fence) {
-                    output.append(renderer.codeLine(codeText(Substring(rest), fence)))
+                    output += renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter)
                 }
-                output.append(renderer.codeFenceClosing)
+                output += renderer.codeFenceClosing
             case .table(let progress):
                 var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(rest))
                 if case .table(let table)? = blocks.first?.block {
                     output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
                     blocks.removeFirst()
                 }
-                output.append(renderer.tableClosing(widths: progress.widths))
+                output += renderer.tableClosing(widths: progress.widths)
                 state = .blocks
                 emit(blocks, into: &output)
             case .plainLines:
@@ -135,11 +137,11 @@ struct MarkdownStream {
             for line in completeLines(complete) {
                 consumed += line.utf8.count + 1
                 if isClosingFence(line, fence) {
-                    output.append(renderer.codeFenceClosing)
+                    output += renderer.codeFenceClosing
                     state = .blocks
                     break
                 }
-                output.append(renderer.codeLine(codeText(line, fence)))
+                output += renderer.codeLine(codeText(line, fence), highlighter: highlighter)
             }
             committedOffset += consumed
             return true
@@ -179,7 +181,8 @@ struct MarkdownStream {
             case .codeBlock(let info, _):
                 if let fence = openingFence(line(last.startLine, of: complete)) {
                     separate(&output)
-                    output.append(renderer.codeFenceOpening(info: info))
+                    output += renderer.codeFenceOpening(info: info)
+                    highlighter = renderer.codeHighlighter(info: info)
                     hasOutput = true
                     continuation = nil
                     state = .fence(fence)
@@ -236,7 +239,7 @@ struct MarkdownStream {
     private mutating func stepTable(_ complete: Substring, _ progress: TableProgress, into output: inout [String]) -> Bool {
         var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(String(complete)))
         guard case .table(let table)? = blocks.first?.block else {
-            output.append(renderer.tableClosing(widths: progress.widths))
+            output += renderer.tableClosing(widths: progress.widths)
             state = .blocks
             return true
         }
@@ -246,7 +249,7 @@ struct MarkdownStream {
         let consumed = table.rowLines.last.map { byteOffset(afterLine: $0 - progress.prefixLines, in: complete) } ?? 0
         committedOffset += consumed
         if ended {
-            output.append(renderer.tableClosing(widths: progress.widths))
+            output += renderer.tableClosing(widths: progress.widths)
             state = .blocks
         }
         return ended || consumed > 0
@@ -255,8 +258,10 @@ struct MarkdownStream {
     /// Appends top-level blocks to `output` with the blank lines between them.
     private mutating func emit(_ blocks: [SourceBlock], into output: inout [String]) {
         for source in blocks {
+            let lines = render(source.block)
+            if lines.isEmpty { continue }
             separate(&output)
-            output += render(source.block)
+            output += lines
             hasOutput = true
             continuation = nil
         }
@@ -285,7 +290,7 @@ struct MarkdownStream {
         case .plainLines:
             return plainLines(rest)
         case .fence(let fence):
-            return isClosingFence(Substring(rest), fence) ? [] : [renderer.codeLine(codeText(Substring(rest), fence))]
+            return isClosingFence(Substring(rest), fence) ? [] : renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter, advance: false)
         case .table(let progress):
             var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(rest))
             var output: [String] = []
@@ -293,7 +298,7 @@ struct MarkdownStream {
                 output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
                 blocks.removeFirst()
             }
-            output.append(renderer.tableClosing(widths: progress.widths))
+            output += renderer.tableClosing(widths: progress.widths)
             for block in blocks { output += [""] + renderer.lines(for: block.block) }
             return output
         case .blocks:

@@ -19,6 +19,8 @@ struct LineWrapper {
     let level: StyleLevel
     /// Whether runs with a link are wrapped in OSC 8 sequences.
     let hyperlinks: Bool
+    /// How the terminal counts columns.
+    var widthModel = WidthModel.grapheme
 
     private enum Token {
         case word([StyledRun], width: Int)
@@ -77,7 +79,7 @@ struct LineWrapper {
                 for piece in pieces {
                     var chunk = ""
                     for character in piece.text {
-                        let characterWidth = DisplayWidth.of(character)
+                        let characterWidth = DisplayWidth.of(character, model: widthModel)
                         if column + characterWidth > width && column > 0 {
                             append(StyledRun(text: chunk, style: piece.style, link: piece.link))
                             chunk = ""
@@ -134,7 +136,7 @@ struct LineWrapper {
                     tokens.append(.space([piece], width: segment.utf8.count))
                 } else {
                     word.append(piece)
-                    wordWidth += DisplayWidth.of(segment)
+                    wordWidth += DisplayWidth.of(segment, model: widthModel)
                 }
                 segment = ""
             }

@@ -22,10 +22,18 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var height: Int
     /// The terminal understands OSC 8 hyperlinks.
     public var hyperlinks: Bool
+    /// Whether the background is dark or light, which picks the code colours.
+    public var background: TerminalBackground
+    /// Code blocks show their ``` fences (the `code_fences` setting); otherwise only a dim language label.
+    public var showsCodeFences: Bool
+    /// How the terminal counts the columns of emoji sequences.
+    public var widthModel: WidthModel
 
     /// Creates capabilities from explicit values; tests and callers with their own detection use this.
     public init(isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, noColor: Bool = false,
-                isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false) {
+                isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false,
+                background: TerminalBackground = .dark, showsCodeFences: Bool = false,
+                widthModel: WidthModel = .grapheme) {
         self.isTTY = isTTY
         self.isDumb = isDumb
         self.insideEmacs = insideEmacs
@@ -34,6 +42,9 @@ public struct TerminalCapabilities: Sendable, Equatable {
         self.width = width
         self.height = height
         self.hyperlinks = hyperlinks
+        self.background = background
+        self.showsCodeFences = showsCodeFences
+        self.widthModel = widthModel
     }
 
     /// Whether the renderer may move the cursor and redraw (a real, non-dumb terminal outside Emacs).
@@ -45,13 +56,14 @@ public struct TerminalCapabilities: Sendable, Equatable {
     /// Whether colour SGR sequences may be written.
     public var allowsColor: Bool { allowsStyles && !noColor }
 
-    /// Detects the capabilities of `fd` under `environment`.
+    /// Detects the capabilities of `fd` under `environment`, with `settings` overriding the guesses.
     ///
-    /// Hyperlinks are assumed for iTerm2, WezTerm, VS Code, Ghostty, Hyper, Tabby, Rio and Windows Terminal
-    /// (`TERM_PROGRAM`, `WT_SESSION`), kitty, foot, Alacritty and Contour (`TERM`, `KITTY_WINDOW_ID`),
-    /// Konsole (`KONSOLE_VERSION`) and VTE ≥ 0.50 (`VTE_VERSION` ≥ 5000); never inside screen or tmux, whose
-    /// pass-through is unreliable. `FORCE_HYPERLINK=1`/`0` overrides the guess.
-    public static func detect(fd: Int32, environment: [String: String]) -> TerminalCapabilities {
+    /// Hyperlinks are assumed only where OSC 8 is known to work: iTerm2, WezTerm and Ghostty (`TERM_PROGRAM`),
+    /// Windows Terminal (`WT_SESSION`), kitty (`TERM`, `KITTY_WINDOW_ID`), foot (`TERM`) and VTE ≥ 0.50
+    /// (`VTE_VERSION` ≥ 5000); inside tmux only from 3.4 on and when the terminal outside is one of those; never
+    /// inside screen. `FORCE_HYPERLINK=1`/`0` overrides the guess, the `hyperlinks` setting overrides both.
+    public static func detect(fd: Int32, environment: [String: String],
+                              settings: DisplaySettings = DisplaySettings()) -> TerminalCapabilities {
         let term = environment["TERM"] ?? ""
         var size = winsize()
         let hasSize = ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
@@ -63,7 +75,10 @@ public struct TerminalCapabilities: Sendable, Equatable {
             isUTF8: localeIsUTF8(environment),
             width: hasSize ? Int(size.ws_col) : 80,
             height: hasSize && size.ws_row > 0 ? Int(size.ws_row) : 24,
-            hyperlinks: supportsHyperlinks(environment))
+            hyperlinks: settings.hyperlinks.resolved(supportsHyperlinks(environment)),
+            background: settings.theme.resolved(TerminalBackground(colorFgBg: environment["COLORFGBG"])),
+            showsCodeFences: settings.showsCodeFences,
+            widthModel: settings.widthModel.resolved(WidthModel.detect(environment)))
     }
 
     static func localeIsUTF8(_ environment: [String: String]) -> Bool {
@@ -76,13 +91,42 @@ public struct TerminalCapabilities: Sendable, Equatable {
     static func supportsHyperlinks(_ environment: [String: String]) -> Bool {
         if let forced = environment["FORCE_HYPERLINK"] { return forced != "0" }
         let term = environment["TERM"] ?? ""
-        if term.hasPrefix("screen") || term.hasPrefix("tmux") || environment["TMUX"] != nil { return false }
-        let programs: Set = ["iTerm.app", "WezTerm", "vscode", "ghostty", "Hyper", "Tabby", "rio"]
-        if let program = environment["TERM_PROGRAM"], programs.contains(program) { return true }
-        if environment["WT_SESSION"] != nil || environment["KONSOLE_VERSION"] != nil
-            || environment["KITTY_WINDOW_ID"] != nil { return true }
-        if ["xterm-kitty", "foot", "alacritty", "contour", "xterm-ghostty", "wezterm"].contains(where: term.hasPrefix) { return true }
+        if term.hasPrefix("screen") || environment["STY"] != nil { return false }
+        if environment["TMUX"] != nil || term.hasPrefix("tmux") {
+            // tmux passes OSC 8 on from 3.4; the variables of the terminal it was started in are still set.
+            guard environment["TERM_PROGRAM"] == "tmux",
+                  let version = environment["TERM_PROGRAM_VERSION"].flatMap(versionNumber), version >= 304 else { return false }
+            return outerTerminalSupportsHyperlinks(environment, term: "")
+        }
+        return outerTerminalSupportsHyperlinks(environment, term: term)
+    }
+
+    private static func outerTerminalSupportsHyperlinks(_ environment: [String: String], term: String) -> Bool {
+        if let program = environment["TERM_PROGRAM"], ["iTerm.app", "WezTerm", "ghostty"].contains(program) { return true }
+        if environment["WT_SESSION"] != nil || environment["KITTY_WINDOW_ID"] != nil { return true }
+        if ["xterm-kitty", "foot", "xterm-ghostty", "wezterm"].contains(where: term.hasPrefix) { return true }
         if let vte = environment["VTE_VERSION"].flatMap(Int.init), vte >= 5000 { return true }
         return false
+    }
+
+    /// `major * 100 + minor` of a version such as `3.4`, `3.3a` or `next-3.5`.
+    static func versionNumber(_ text: String) -> Int? {
+        let digits = text.drop { !$0.isNumber }
+        let parts = digits.split(separator: ".", maxSplits: 2).map { $0.prefix { $0.isNumber } }
+        guard let major = parts.first.flatMap({ Int($0) }) else { return nil }
+        return major * 100 + (parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+    }
+}
+
+/// The brightness of the terminal's background.
+public enum TerminalBackground: String, Sendable, CaseIterable {
+    case dark, light
+
+    /// The background `COLORFGBG` ("fg;bg" or "fg;default;bg", set by rxvt, Konsole and others) names; dark
+    /// when it is unset or unreadable, the common case.
+    public init(colorFgBg: String?) {
+        let background = colorFgBg?.split(separator: ";").last.flatMap { Int($0) }
+        // Of the 16 base colours, white (7) and the bright ones but bright black (8) are light backgrounds.
+        self = background.map { $0 == 7 || (9...15).contains($0) } == true ? .light : .dark
     }
 }

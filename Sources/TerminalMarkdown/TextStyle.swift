@@ -51,6 +51,7 @@ struct MarkdownTheme: Sendable {
     var headingMarker = TextStyle(dim: true)
     var inlineCode = TextStyle(color: 36)
     var codeFence = TextStyle(dim: true)
+    var codeLabel = TextStyle(dim: true, italic: true)
     var codeLine = TextStyle()
     var link = TextStyle(underline: true, color: 34)
     var linkDetail = TextStyle(dim: true)
@@ -62,8 +63,58 @@ struct MarkdownTheme: Sendable {
     var tableBorder = TextStyle(dim: true)
     var tableHeader = TextStyle(bold: true)
     var html = TextStyle(dim: true)
+    var footnote = TextStyle(color: 36)
+    var key = TextStyle(bold: true, underline: true)
+    var code = CodeTheme.dark
 
     static let standard = MarkdownTheme()
 
+    /// The standard theme with code colours that read on `background`.
+    static func standard(for background: TerminalBackground) -> MarkdownTheme {
+        var theme = MarkdownTheme()
+        theme.code = background == .light ? .light : .dark
+        return theme
+    }
+
     func heading(_ level: Int) -> TextStyle { headings[min(max(level, 1), headings.count) - 1] }
+}
+
+/// Colours of highlighted code, one per kind of token.
+struct CodeTheme: Sendable {
+    var keyword: TextStyle
+    var type: TextStyle
+    var string: TextStyle
+    var comment: TextStyle
+    var number: TextStyle
+    var preprocessor: TextStyle
+    var function: TextStyle
+    var variable: TextStyle
+    var special: TextStyle
+
+    /// Bright colours for dark backgrounds (dark blue and dark grey are hard to read there).
+    static let dark = CodeTheme(
+        keyword: TextStyle(color: 95), type: TextStyle(color: 96), string: TextStyle(color: 92),
+        comment: TextStyle(dim: true, italic: true), number: TextStyle(color: 93), preprocessor: TextStyle(color: 94),
+        function: TextStyle(color: 94), variable: TextStyle(color: 96), special: TextStyle(color: 93))
+
+    /// Normal-intensity colours for light backgrounds (yellow and the bright colours wash out there).
+    static let light = CodeTheme(
+        keyword: TextStyle(color: 35), type: TextStyle(color: 36), string: TextStyle(color: 32),
+        comment: TextStyle(italic: true, color: 90), number: TextStyle(color: 34), preprocessor: TextStyle(color: 34),
+        function: TextStyle(color: 34), variable: TextStyle(color: 36), special: TextStyle(color: 31))
+
+    func style(for kind: CodeHighlighter.Kind) -> TextStyle {
+        switch kind {
+        case .plain: return .plain
+        case .keyword: return keyword
+        case .type: return type
+        case .string: return string
+        case .comment: return comment
+        case .number: return number
+        case .preprocessor: return preprocessor
+        case .function: return function
+        case .variable: return variable
+        case .special: return special
+        }
+    }
 }

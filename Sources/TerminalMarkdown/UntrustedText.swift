@@ -3,7 +3,9 @@
 /// Every C0 control except newline and tab becomes its visible Control Picture (ESC shows as `␛`, so an
 /// escape sequence prints as inert text such as `␛[2J`); DEL becomes `␡`; C1 controls become `␛` followed by
 /// their 7-bit equivalent (U+009B shows as `␛[`); carriage returns are dropped (so `\r\n` reads as a newline
-/// and no line can be overprinted); bidirectional overrides and isolates become U+FFFD. The mapping works
+/// and no line can be overprinted); bidirectional embeddings and overrides become U+FFFD (they can make a line
+/// read differently from what it is); bidirectional isolates are dropped (invisible, and an unbalanced one could
+/// still reorder what follows it). The mapping works
 /// scalar by scalar, so sanitising a text in pieces gives the same result as sanitising it whole.
 public enum UntrustedText {
     /// Returns `text` with every control character replaced by an inert visible form.
@@ -32,7 +34,7 @@ public enum UntrustedText {
 
     private static func replacement(for scalar: Unicode.Scalar) -> String {
         switch scalar.value {
-        case 0x0D: return ""
+        case 0x0D, 0x2066...0x2069: return ""
         case 0x00...0x1F: return String(Unicode.Scalar(0x2400 + scalar.value)!)
         case 0x7F: return "\u{2421}"
         case 0x80...0x9F: return "\u{241B}" + String(Unicode.Scalar(scalar.value - 0x40)!)

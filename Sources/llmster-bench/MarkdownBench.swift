@@ -7,7 +7,8 @@ import TerminalMarkdown
 ///
 /// Feeds generated replies as one snapshot per 128 bytes (the growing text, as the engine delivers it) into a
 /// null sink and reports process CPU time: a 1 MiB mixed reply, the same at 256 KiB (linear ≈ 4× apart), a
-/// 200 KB reply that is one code fence, and the naive approach (render everything per snapshot) on smaller sizes.
+/// 200 KB reply that is one code fence, a python fence highlighted at 1 MiB and 256 KiB against the same without
+/// colour, a 1 MiB and a 256 KiB table, and the naive approach (render everything per snapshot) on smaller sizes.
 func markdownBench() async throws {
     let capabilities = TerminalCapabilities(width: 100, height: 50, hyperlinks: true)
     let mixed = MarkdownCorpusGenerator.reply(bytes: 1 << 20)
@@ -21,6 +22,13 @@ func markdownBench() async throws {
     report("stream 256 KiB mixed", small)
     print(String(format: "  ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", full.seconds / small.seconds))
     report("stream 200 KB code fence", code)
+
+    reportScaling("python fence, highlighted", capabilities: capabilities, MarkdownCorpusGenerator.codeFence)
+    var noColor = capabilities
+    noColor.noColor = true
+    report("stream 1 MiB python fence, NO_COLOR (no highlighting)",
+           streamCost(MarkdownCorpusGenerator.codeFence(bytes: 1 << 20), capabilities: noColor))
+    reportScaling("table, wrapped cells", capabilities: capabilities, MarkdownCorpusGenerator.table)
 
     let pipeline = await pipelineCost(mixed, capabilities: capabilities)
     let pipelineQuarter = await pipelineCost(quarter, capabilities: capabilities)
@@ -48,6 +56,15 @@ func markdownBench() async throws {
 private struct Cost {
     var seconds: Double
     var snapshots: Int
+}
+
+/// Streams the documents `make` writes at 1 MiB and 256 KiB and prints both costs and their ratio.
+private func reportScaling(_ label: String, capabilities: TerminalCapabilities, _ make: (Int) -> String) {
+    let full = streamCost(make(1 << 20), capabilities: capabilities)
+    let quarter = streamCost(make(256 << 10), capabilities: capabilities)
+    report("stream 1 MiB \(label)", full)
+    report("stream 256 KiB \(label)", quarter)
+    print(String(format: "  ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", full.seconds / quarter.seconds))
 }
 
 private func report(_ label: String, _ cost: Cost) {
@@ -181,6 +198,18 @@ private enum MarkdownCorpusGenerator {
             text += "\n> A quote with **bold** text in section \(section).\n\n---\n\n"
         }
         return text
+    }
+
+    /// One five-column table of about `bytes` bytes whose cells wrap at 100 columns.
+    static func table(bytes: Int) -> String {
+        var text = "| Model | Parameters | Context | Notes on this model | Score |\n|---|--:|--:|---|--:|\n"
+        var row = 0
+        while text.utf8.count < bytes {
+            text += "| model-\(row)-instruct | \(row % 70).\(row % 10)B | \(4096 << (row % 6)) | "
+                + "a longer note about model \(row) that has to wrap inside its cell when the table is narrow | \(row % 100) |\n"
+            row += 1
+        }
+        return text + "\n"
     }
 
     /// One fenced code block of about `bytes` bytes.

@@ -85,6 +85,7 @@ struct SafetyTests {
         #expect(UntrustedText.sanitize("x\u{07}\u{7F}\u{0}") == "x␇␡␀")
         #expect(UntrustedText.sanitize("line\r\nnext\ttab") == "line\nnext\ttab")
         #expect(UntrustedText.sanitize("\u{202E}abc") == "\u{FFFD}abc")
+        #expect(UntrustedText.sanitize("name: \u{2067}שלום\u{2069} ok") == "name: שלום ok")
         #expect(UntrustedText.sanitize("plain ✓") == "plain ✓")
     }
 

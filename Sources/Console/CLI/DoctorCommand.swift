@@ -93,7 +93,7 @@ enum DoctorCommand {
             checks.append(Check(ok: llms > 0, name: "models",
                                 detail: llms > 0 ? detailText : detailText + ": download one in LM Studio or with `llmster download MODEL`"))
             var status = llms > 0 ? ExitCode.success : ExitCode.failure
-            let terminal = TerminalCapabilities.detect(fd: 1, environment: context.environment)
+            let terminal = context.terminal(fd: 1)
             checks.append(Check(ok: true, name: "terminal", detail: terminalSummary(terminal, environment: context.environment)))
             if checks.contains(where: { !$0.ok }), status == ExitCode.success { status = ExitCode.failure }
             return (checks, status)

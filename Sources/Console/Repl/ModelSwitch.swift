@@ -193,7 +193,7 @@ import TerminalMarkdown
             }
             return try Transcript.markdown(of: conversation, library: library, reasoning: reasoning, tools: tools)
         }
-        let capabilities = TerminalCapabilities.detect(fd: 1, environment: repl.context.environment)
+        let capabilities = repl.context.terminal(fd: 1)
         let rendered = MarkdownRenderer(capabilities: capabilities, mode: MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto).render(markdown)
         let pager = repl.context.environment["PAGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "less -R"
         guard capabilities.isTTY else { repl.output.send(rendered); return }

@@ -47,7 +47,7 @@ extension ReplCommands {
             }
             let branch = try await repl.chat.chooseAlternative(alternatives[index - 1].id)
             guard let chosen = branch.last else { return }
-            let capabilities = TerminalCapabilities.detect(fd: 1, environment: repl.context.environment)
+            let capabilities = repl.context.terminal(fd: 1)
             let mode = MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto
             repl.output.line("Alternative \(index) of \(alternatives.count):")
             repl.output.send(MarkdownRenderer(capabilities: capabilities, mode: mode).render(chosen.text))

@@ -195,7 +195,7 @@ import TerminalMarkdown
             parts.append("new chat")
         }
         let info = WordWrap.truncated(parts.joined(separator: " · "), width: terminalWidth - 3)
-        let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
+        let capabilities = context.terminal(fd: 1)
         if capabilities.noColor || !capabilities.allowsCursorMovement { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
     }

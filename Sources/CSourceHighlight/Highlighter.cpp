@@ -1,0 +1,146 @@
+// GNU source-highlight behind the C API of CSourceHighlight.h; see the header for ownership and threads.
+#include "CSourceHighlight.h"
+
+#include <srchilite/formattermanager.h>
+#include <srchilite/formatterparams.h>
+#include <srchilite/instances.h>
+#include <srchilite/langdefmanager.h>
+#include <srchilite/langmap.h>
+#include <srchilite/sourcehighlighter.h>
+
+#include <cctype>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Guards source-highlight's global language map and definition cache (Instances), shared by every handle.
+std::mutex &libraryLock() {
+    static std::mutex lock;
+    return lock;
+}
+
+// Receives the text of one element and appends it as a span of its kind.
+class SpanFormatter : public srchilite::Formatter {
+public:
+    SpanFormatter(std::vector<llmster_highlight_span> &spans, llmster_token_kind kind) : spans(spans), kind(kind) {}
+
+    void format(const std::string &text, const srchilite::FormatterParams *) override {
+        if (text.empty()) return;
+        size_t offset = spans.empty() ? 0 : spans.back().offset + spans.back().length;
+        if (!spans.empty() && spans.back().kind == kind) {
+            spans.back().length += text.size();
+        } else {
+            spans.push_back({offset, text.size(), kind});
+        }
+    }
+
+private:
+    std::vector<llmster_highlight_span> &spans;
+    llmster_token_kind kind;
+};
+
+struct ElementKind {
+    const char *element;
+    llmster_token_kind kind;
+};
+
+// source-highlight's element names (see its default.style) and the kind each is coloured as.
+const ElementKind elementKinds[] = {
+    {"keyword", LLMSTER_TOKEN_KEYWORD},     {"type", LLMSTER_TOKEN_TYPE},
+    {"usertype", LLMSTER_TOKEN_TYPE},       {"classname", LLMSTER_TOKEN_TYPE},
+    {"string", LLMSTER_TOKEN_STRING},       {"regexp", LLMSTER_TOKEN_STRING},
+    {"comment", LLMSTER_TOKEN_COMMENT},     {"todo", LLMSTER_TOKEN_COMMENT},
+    {"number", LLMSTER_TOKEN_NUMBER},       {"preproc", LLMSTER_TOKEN_PREPROCESSOR},
+    {"function", LLMSTER_TOKEN_FUNCTION},   {"variable", LLMSTER_TOKEN_VARIABLE},
+    {"specialchar", LLMSTER_TOKEN_SPECIAL}, {"label", LLMSTER_TOKEN_PREPROCESSOR},
+};
+
+// The file name of `language`'s definition, "" when there is none. Aliases cover info strings that lang.map lacks.
+std::string definitionFile(std::string language) {
+    for (auto &character : language) character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
+    if (language == "ts" || language == "typescript" || language == "jsx" || language == "tsx") language = "javascript";
+    if (language == "console" || language == "shell-session") return "";
+    if (language.empty() || language == "text" || language == "plain" || language == "plaintext") return "";
+    return srchilite::Instances::getLangMap()->getMappedFileName(language);
+}
+
+}  // namespace
+
+struct llmster_highlighter {
+    std::vector<llmster_highlight_span> spans;
+    std::unique_ptr<srchilite::FormatterManager> formatters;
+    std::unique_ptr<srchilite::SourceHighlighter> highlighter;
+    srchilite::FormatterParams params;
+};
+
+extern "C" llmster_highlighter *llmster_highlighter_create(const char *language) {
+    if (language == nullptr) return nullptr;
+    try {
+        std::lock_guard<std::mutex> guard(libraryLock());
+        std::string file = definitionFile(language);
+        if (file.empty()) return nullptr;
+        auto state = srchilite::Instances::getLangDefManager()->getHighlightState(file);
+        std::unique_ptr<llmster_highlighter> handle(new llmster_highlighter());
+        handle->formatters.reset(new srchilite::FormatterManager(
+            srchilite::FormatterPtr(new SpanFormatter(handle->spans, LLMSTER_TOKEN_PLAIN))));
+        for (const auto &entry : elementKinds) {
+            handle->formatters->addFormatter(entry.element,
+                                             srchilite::FormatterPtr(new SpanFormatter(handle->spans, entry.kind)));
+        }
+        handle->highlighter.reset(new srchilite::SourceHighlighter(state));
+        handle->highlighter->setFormatterManager(handle->formatters.get());
+        handle->highlighter->setFormatterParams(&handle->params);
+        return handle.release();
+    } catch (...) {
+        // A missing or malformed definition file (source-highlight throws for both) means no highlighting.
+        return nullptr;
+    }
+}
+
+extern "C" void llmster_highlighter_destroy(llmster_highlighter *highlighter) {
+    delete highlighter;
+}
+
+extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const char *line, size_t length, int advance,
+                                        const llmster_highlight_span **spans, size_t *count) {
+    if (highlighter == nullptr || spans == nullptr || count == nullptr || (line == nullptr && length > 0)) return -1;
+    *spans = nullptr;
+    *count = 0;
+    srchilite::SourceHighlighter &lexer = *highlighter->highlighter;
+    srchilite::HighlightStatePtr savedState = lexer.getCurrentState();
+    srchilite::HighlightStateStackPtr savedStack = lexer.getStateStack();
+    try {
+        std::lock_guard<std::mutex> guard(libraryLock());
+        std::string text(line == nullptr ? "" : line, length);
+        if (!advance) {
+            // The lexer mutates its stack in place; a copy keeps the committed state for the next line.
+            lexer.setStateStack(srchilite::HighlightStateStackPtr(new srchilite::HighlightStateStack(*savedStack)));
+        }
+        highlighter->spans.clear();
+        highlighter->params.start = 0;
+        lexer.highlightParagraph(text);
+        if (!advance) {
+            lexer.setCurrentState(savedState);
+            lexer.setStateStack(savedStack);
+        }
+        size_t covered = highlighter->spans.empty() ? 0 : highlighter->spans.back().offset + highlighter->spans.back().length;
+        if (covered != length) {
+            // Spans that do not tile the line cannot be mapped back onto it; the caller shows the line plain.
+            highlighter->spans.clear();
+            return -1;
+        }
+        *spans = highlighter->spans.data();
+        *count = highlighter->spans.size();
+        return 0;
+    } catch (...) {
+        // std::bad_alloc or a regex error (boost::regex throws on pathological backtracking): reset and report.
+        highlighter->spans.clear();
+        lexer.clearStateStack();
+        lexer.setCurrentState(lexer.getMainState());
+        return -1;
+    }
+}

@@ -1,0 +1,50 @@
+internal import CSourceHighlight
+
+/// Colours code one line at a time with GNU source-highlight, carrying the lexer state (an open comment or
+/// multi-line string) from each committed line to the next.
+///
+/// Owns one source-highlight handle for one code block; confined to one thread or actor like the stream that
+/// owns it (not `Sendable`). A line the library cannot highlight comes back as one plain run.
+final class CodeHighlighter {
+    /// What a stretch of code is, as far as the theme cares.
+    enum Kind: Int {
+        case plain, keyword, type, string, comment, number, preprocessor, function, variable, special
+    }
+
+    private let handle: OpaquePointer
+
+    /// A highlighter for the first word of a fence's info string, or nil when source-highlight does not know the
+    /// language (the block is then shown plain).
+    init?(language: String) {
+        guard !language.isEmpty, language.utf8.count <= 64, !language.utf8.contains(0),
+              let handle = llmster_highlighter_create(language) else { return nil }
+        self.handle = handle
+    }
+
+    deinit { llmster_highlighter_destroy(handle) }
+
+    /// The stretches of `line` (no newline) and their kinds; `advance` false previews a line that is still
+    /// growing without moving the lexer past it.
+    func spans(_ line: String, advance: Bool) -> [(text: Substring, kind: Kind)] {
+        var line = line
+        return line.withUTF8 { bytes -> [(text: Substring, kind: Kind)] in
+            var spans: UnsafePointer<llmster_highlight_span>?
+            var count = 0
+            // The C side reads exactly `bytes.count` bytes and keeps no pointer past the call.
+            let status = llmster_highlighter_line(handle, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                                                  bytes.count, advance ? 1 : 0, &spans, &count)
+            let whole = Substring(decoding: bytes, as: UTF8.self)
+            guard status == 0, let spans, count > 0 else { return [(whole, .plain)] }
+            // The span array belongs to the handle and stays valid until the next call; it is copied out here.
+            let buffer = UnsafeBufferPointer(start: spans, count: count)
+            // The lexer works on bytes; a boundary inside a UTF-8 sequence would corrupt the character.
+            guard buffer.allSatisfy({ $0.offset == 0 || $0.offset >= bytes.count || bytes[$0.offset] & 0xC0 != 0x80 }) else {
+                return [(whole, .plain)]
+            }
+            return buffer.map { span in
+                let text = Substring(decoding: UnsafeBufferPointer(rebasing: bytes[span.offset..<span.offset + span.length]), as: UTF8.self)
+                return (text, Kind(rawValue: Int(span.kind.rawValue)) ?? .plain)
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `--markdown always` into a pipe: rendered Markdown on standard output, nothing else.
+@Suite struct MarkdownPipeTests {
+    @Test func renderedAnswerIntoAPipeCarriesNoStatsLine() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let result = try cli.run(["--markdown", "always", "ask", "echo:# Title\n\nSome **bold** text."])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains("Title"))
+        #expect(!result.output.contains("**"), "the answer is rendered")
+        #expect(!result.output.contains("tok/s") && !result.output.contains("tokens"), "\(result.output)")
+    }
+}

@@ -1,0 +1,125 @@
+import Testing
+import TestSupport
+@testable import TerminalMarkdown
+
+/// Syntax colouring, themes and the layout of code blocks.
+struct CodeBlockTests {
+    static let document = """
+        Highlighted code:
+
+        ```python
+        def greet(name):
+            \"\"\"Say hello, across
+            two lines.\"\"\"
+            return f"Hello, {name}!" + str(42)  # trailing comment
+        ```
+
+        ```sh
+        for f in *.txt; do echo "$f"; done
+        curl --silent --fail --header "Authorization: Bearer $TOKEN" https://example.com/api/v1/models/list
+        ```
+
+        ```klingon
+        qaStaH nuq? 42
+        ```
+        """
+
+    private func render(_ text: String, width: Int = 80, noColor: Bool = false, dumb: Bool = false,
+                        background: TerminalBackground = .dark) -> String {
+        let capabilities = TerminalCapabilities(isDumb: dumb, noColor: noColor, width: width, background: background)
+        return MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
+    }
+
+    @Test(arguments: [40, 80, 120])
+    func highlightedCodeMatchesGolden(width: Int) {
+        assertGolden(render(Self.document, width: width), named: "code-highlight.dark-\(width)",
+                     in: snapshotDirectory(for: #filePath))
+        assertGolden(render(Self.document, width: width, background: .light), named: "code-highlight.light-\(width)",
+                     in: snapshotDirectory(for: #filePath))
+    }
+
+    @Test func keywordsStringsAndCommentsAreColoured() {
+        let lines = render("```python\nreturn \"s\"  # note\n```\n").split(separator: "\n")
+        let code = lines.first { $0.contains("return") }.map(String.init) ?? ""
+        #expect(code.contains("\u{1B}[95mreturn\u{1B}[0m"))
+        #expect(code.contains("\u{1B}[92m\"s\"\u{1B}[0m"))
+        #expect(code.contains("\u{1B}[2;3m# note\u{1B}[0m"))
+    }
+
+    @Test func aMultiLineStringKeepsItsColourOnTheNextLine() {
+        let lines = render("```python\nx = \"\"\"open\nstill inside\"\"\"\n```\n").split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("\u{1B}[92mstill inside") })
+    }
+
+    @Test func lightBackgroundsGetDarkerColours() {
+        let code = render("```python\nreturn 1\n```\n", background: .light)
+        #expect(code.contains("\u{1B}[35mreturn"))
+        #expect(!code.contains("\u{1B}[95m"))
+    }
+
+    @Test func unknownLanguagesAndUnlabelledFencesStayPlain() {
+        for fence in ["```klingon\nreturn \"s\"\n```\n", "```\nreturn \"s\"\n```\n"] {
+            let code = render(fence).split(separator: "\n").first { $0.contains("return") } ?? ""
+            #expect(code == "return \"s\"")
+        }
+    }
+
+    @Test func noColorAndDumbTerminalsGetNoColours() {
+        #expect(!render(Self.document, noColor: true).contains("\u{1B}[9"))
+        #expect(!render(Self.document, dumb: true).contains("\u{1B}"))
+    }
+
+    @Test(arguments: [40, 80])
+    func longCodeLinesWrapWithAContinuationMarkAndCopyBackWhole(width: Int) {
+        let line = "let total = values.map { $0 * factor }.filter { $0 > threshold }.reduce(0, +) // sum of the big ones"
+        let rows = render("```swift\n\(line)\n```\n", width: width).split(separator: "\n").map(String.init)
+        let visible = rows.map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression) }
+        #expect(visible.allSatisfy { DisplayWidth.of($0) < width })
+        #expect(visible.count > 2)
+        #expect(visible.dropFirst(2).allSatisfy { $0.hasPrefix("↪ ") })
+        #expect(visible[1] + visible.dropFirst(2).map { String($0.dropFirst(2)) }.joined() == line)
+    }
+
+    @Test func fencesAreHiddenOnATerminalAndTheLanguageIsADimLabel() {
+        let output = render("```python\nx = 1\n```\n\n```\nplain\n```\n")
+        #expect(!output.contains("```"))
+        #expect(output.hasPrefix("\u{1B}[2;3mpython\u{1B}[0m\n"))
+        #expect(render("```python\nx = 1\n```\n", dumb: true) == "```python\nx = 1\n```\n")
+        var renderer = MarkdownRenderer(capabilities: TerminalCapabilities(showsCodeFences: true), mode: .always)
+        #expect(renderer.render("```python\nx = 1\n```\n").contains("```python"))
+        renderer.capabilities.showsCodeFences = false
+        #expect(!renderer.render("```python\nx = 1\n```\n").contains("```"))
+    }
+
+    @Test func withoutATerminalCodeLinesStayWhole() {
+        let line = String(repeating: "abc ", count: 30)
+        #expect(render("```\n\(line)\n```\n", width: 40, dumb: true).contains(line))
+    }
+
+    @Test func theBackgroundComesFromColorFgBg() {
+        #expect(TerminalBackground(colorFgBg: "0;15") == .light)
+        #expect(TerminalBackground(colorFgBg: "0;default;7") == .light)
+        #expect(TerminalBackground(colorFgBg: "15;0") == .dark)
+        #expect(TerminalBackground(colorFgBg: "garbage") == .dark)
+        #expect(TerminalBackground(colorFgBg: nil) == .dark)
+    }
+
+    @Test func oddInputNeverBreaksTheHighlighter() {
+        let odd = "```c\n/* open comment\n\u{FFFD}\u{0}é\\\"'\"\n" + String(repeating: "((((\"", count: 2_000) + "\n```\n"
+        let output = render(odd)
+        #expect(output.contains("open comment"))
+        #expect(CodeHighlighter(language: String(repeating: "x", count: 10_000)) == nil)
+        #expect(CodeHighlighter(language: "../../etc/passwd") == nil)
+    }
+
+    @Test(arguments: [40, 80])
+    func streamedCodeEndsOnTheScreenOfTheWholeRender(width: Int) {
+        let capabilities = TerminalCapabilities(width: width, height: 1000)
+        let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(Self.document), width: width)
+        for seed in UInt64(0)..<20 {
+            let output = streamedOutput(Snapshots.random(Self.document, seed: seed, maxStep: 12), final: Self.document,
+                                        capabilities: capabilities)
+            #expect(screenLines(output, width: width) == expected, "seed \(seed)")
+        }
+    }
+}

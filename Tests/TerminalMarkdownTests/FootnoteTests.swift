@@ -1,0 +1,53 @@
+import Testing
+import TestSupport
+@testable import TerminalMarkdown
+
+/// GFM footnotes: superscript references, definitions at the end.
+struct FootnoteTests {
+    static let document = """
+        Swift is memory-safe[^1] and Go has a garbage collector[^2], while a named note[^gc] explains more.
+
+        Text before the definitions.
+
+        [^1]: See the Swift book, chapter on memory safety.
+
+        [^2]: The Go GC guide describes the pacer,
+        over two lines.
+
+        [^gc]: Garbage collection trades pause time for throughput.
+        [^3]: A definition on the next line.
+        """
+
+    private func render(_ text: String, width: Int, dumb: Bool = false, utf8: Bool = true) -> String {
+        let capabilities = TerminalCapabilities(isDumb: dumb, isUTF8: utf8, width: width)
+        return MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
+    }
+
+    @Test(arguments: [40, 80, 120])
+    func footnotesMatchGolden(width: Int) {
+        assertGolden(render(Self.document, width: width), named: "footnotes.color-\(width)", in: snapshotDirectory(for: #filePath))
+        assertGolden(render(Self.document, width: width, dumb: true, utf8: false), named: "footnotes.ascii-\(width)",
+                     in: snapshotDirectory(for: #filePath))
+    }
+
+    @Test func referencesBecomeMarkersAndDefinitionsComeLast() {
+        let lines = render(Self.document, width: 80, dumb: true).split(separator: "\n").map(String.init)
+        #expect(lines[0].hasPrefix("Swift is memory-safe¹ and Go has a garbage collector²"))
+        #expect(!lines.joined().contains("[^"))
+        #expect(lines.contains("¹ See the Swift book, chapter on memory safety."))
+        #expect(lines.contains("² The Go GC guide describes the pacer, over two lines."))
+        #expect(lines.contains { $0.hasPrefix("[gc] Garbage collection") })
+        #expect(lines.last == "³ A definition on the next line.")
+        #expect(render("Not a note: [^ spaced] and `[^1]`.", width: 80, dumb: true) == "Not a note: [^ spaced] and `[^1]`.\n")
+    }
+
+    @Test(arguments: [40, 80])
+    func streamedFootnotesEndOnTheScreenOfTheWholeRender(width: Int) {
+        let capabilities = TerminalCapabilities(width: width, height: 1000)
+        let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(Self.document), width: width)
+        for seed in UInt64(0)..<20 {
+            let output = streamedOutput(Snapshots.random(Self.document, seed: seed), final: Self.document, capabilities: capabilities)
+            #expect(screenLines(output, width: width) == expected, "seed \(seed)")
+        }
+    }
+}
