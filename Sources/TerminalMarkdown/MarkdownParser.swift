@@ -38,7 +38,61 @@ enum MarkdownParser {
             }
             child = cmark_node_next(node)
         }
+        correctHTMLBlockEnds(&blocks, in: text)
         return blocks
+    }
+
+    /// Replaces the end line cmark-gfm 0.29 reports for HTML blocks of types 1–5 (comments, `<script>`, `<pre>`,
+    /// `<style>`, `<?…?>`, `<!X…>`, CDATA), which is one line too early, by the line their end condition holds on.
+    private static func correctHTMLBlockEnds(_ blocks: inout [SourceBlock], in text: String) {
+        guard blocks.contains(where: { if case .html = $0.block { true } else { false } }) else { return }
+        let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
+        for index in blocks.indices {
+            guard case .html = blocks[index].block, blocks[index].startLine > 0,
+                  let end = htmlBlockEnd(startingOn: blocks[index].startLine, lines: lines) else { continue }
+            blocks[index].endLine = end
+        }
+    }
+
+    /// The 1-based line on which an HTML block of types 1–5 starting on line `start` (at most three spaces in)
+    /// ends; nil for other types or when no line ends it. Tag and marker tests follow cmark-gfm 0.29, which
+    /// does not know `<textarea>` and wants an uppercase letter after `<!`.
+    static func htmlBlockEnd(startingOn start: Int, lines: [Substring.UTF8View]) -> Int? {
+        guard start <= lines.count else { return nil }
+        let first = Array(lines[start - 1].drop { $0 == 0x20 }).map(asciiLowercase)
+        let original = Array(lines[start - 1].drop { $0 == 0x20 })
+        let marker: [UInt8]
+        if let tag = ["script", "pre", "style"].first(where: { opensTag($0, first) }) {
+            marker = Array("</\(tag)>".utf8)
+        } else if first.starts(with: Array("<!--".utf8)) {
+            marker = Array("-->".utf8)
+        } else if first.starts(with: Array("<?".utf8)) {
+            marker = Array("?>".utf8)
+        } else if original.starts(with: Array("<![CDATA[".utf8)) {
+            marker = Array("]]>".utf8)
+        } else if original.count > 2, original.starts(with: Array("<!".utf8)), (0x41...0x5A).contains(original[2]) {
+            marker = Array(">".utf8)
+        } else {
+            return nil
+        }
+        for number in start...lines.count where contains(lines[number - 1].map(asciiLowercase), marker) {
+            return number
+        }
+        return nil
+    }
+
+    private static func opensTag(_ tag: String, _ line: [UInt8]) -> Bool {
+        let prefix = Array("<\(tag)".utf8)
+        guard line.starts(with: prefix) else { return false }
+        guard line.count > prefix.count else { return true }
+        return [0x20, 0x09, 0x3E].contains(line[prefix.count])
+    }
+
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     private static func children(_ node: OpaquePointer) -> [OpaquePointer] {

@@ -3,9 +3,10 @@ import TestSupport
 @testable import TerminalMarkdown
 
 struct StreamingTests {
-    static let cases: [(String, Int)] = Corpus.documents.flatMap { document in [80, 40].map { (document.name, $0) } }
+    static let documents = Corpus.documents + StreamingCorpus.documents
+    static let cases: [(String, Int)] = documents.flatMap { document in [80, 40].map { (document.name, $0) } }
 
-    private func document(_ name: String) -> String { Corpus.documents.first { $0.name == name }!.text }
+    private func document(_ name: String) -> String { Self.documents.first { $0.name == name }!.text }
 
     @Test(arguments: cases)
     func randomChunkingsEndOnTheScreenOfTheWholeRender(name: String, width: Int) {
