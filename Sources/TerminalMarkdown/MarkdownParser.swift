@@ -10,7 +10,11 @@ enum MarkdownParser {
     private static let lock = NSLock()
 
     /// Parses `text`, which must already be sanitised, and frees the C tree before returning.
-    static func parse(_ text: String) -> [SourceBlock] {
+    ///
+    /// `references` (sanitised link reference definitions, whole lines) is parsed in front of `text` so its
+    /// definitions resolve there; blocks it produces are dropped. Line numbers count from `firstLine` for the
+    /// first line of `text`.
+    static func parse(_ text: String, references: String = "", firstLine: Int = 1) -> [SourceBlock] {
         lock.lock()
         defer { lock.unlock() }
         cmark_gfm_core_extensions_ensure_registered()
@@ -21,7 +25,9 @@ enum MarkdownParser {
                 cmark_parser_attach_syntax_extension(parser, extensionHandle)
             }
         }
-        var text = text
+        let prefix = references.isEmpty ? "" : references + (references.hasSuffix("\n") ? "\n" : "\n\n")
+        let prefixLines = prefix.utf8.count { $0 == 0x0A }
+        var text = prefix + text
         text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 cmark_parser_feed(parser, chars.baseAddress, chars.count)
@@ -39,7 +45,9 @@ enum MarkdownParser {
             child = cmark_node_next(node)
         }
         correctHTMLBlockEnds(&blocks, in: text)
-        return blocks
+        let shift = firstLine - 1 - prefixLines
+        guard shift != 0 else { return blocks }
+        return blocks.filter { $0.startLine == 0 || $0.startLine > prefixLines }.map { $0.shifted(by: shift) }
     }
 
     /// Replaces the end line cmark-gfm 0.29 reports for HTML blocks of types 1–5 (comments, `<script>`, `<pre>`,
@@ -193,5 +201,27 @@ enum MarkdownParser {
 
     private static func url(_ node: OpaquePointer) -> String {
         cmark_node_get_url(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
+    }
+}
+
+extension SourceBlock {
+    /// The block with every known (non-zero) source line moved by `lines`.
+    func shifted(by lines: Int) -> SourceBlock {
+        func move(_ line: Int) -> Int { line > 0 ? max(line + lines, 0) : 0 }
+        var block = self.block
+        switch block {
+        case .list(var list):
+            for index in list.items.indices {
+                list.items[index].startLine = move(list.items[index].startLine)
+                list.items[index].endLine = move(list.items[index].endLine)
+            }
+            block = .list(list)
+        case .table(var table):
+            table.rowLines = table.rowLines.map(move)
+            block = .table(table)
+        default:
+            break
+        }
+        return SourceBlock(block: block, startLine: move(startLine), endLine: move(endLine))
     }
 }

@@ -7,6 +7,7 @@
 /// The last block is kept small: an open code fence commits its lines one by one, a list commits its finished
 /// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, and
 /// more than `fallbackLimit` bytes without a commit switch to plain line streaming until the next blank line.
+/// Every parse goes through `LinkReferences`, which puts the committed definitions a text names in front of it.
 /// Each snapshot therefore costs work proportional to the new text plus the current block.
 struct MarkdownStream {
     /// Uncommitted bytes after which a block that cannot be committed is streamed as plain lines.
@@ -22,6 +23,8 @@ struct MarkdownStream {
     private var hasOutput = false
     private var continuation: ListContinuation?
     private var state: State = .blocks
+    /// Link reference definitions committed so far; every parse goes through it.
+    private var references = LinkReferences()
 
     private struct ListContinuation {
         /// The number the next item of a committed ordered list gets; nil for bullet lists.
@@ -71,14 +74,19 @@ struct MarkdownStream {
         } else {
             switch state {
             case .blocks:
-                emit(MarkdownParser.parse(UntrustedText.sanitize(rest)), into: &output)
+                let clean = UntrustedText.sanitize(rest)
+                let blocks = references.parse(clean)
+                references.record(Substring(clean), blocks: blocks, through: Int.max)
+                emit(blocks, into: &output)
             case .fence(let fence):
                 if !rest.isEmpty && !isClosingFence(Substring(rest), fence) {
                     output.append(renderer.codeLine(codeText(Substring(rest), fence)))
                 }
                 output.append(renderer.codeFenceClosing)
             case .table(let progress):
-                var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(rest))
+                let source = progress.prefix + UntrustedText.sanitize(rest)
+                var blocks = references.parse(source)
+                references.record(Substring(source), blocks: blocks, through: Int.max)
                 if case .table(let table)? = blocks.first?.block {
                     output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
                     blocks.removeFirst()
@@ -88,6 +96,10 @@ struct MarkdownStream {
                 emit(blocks, into: &output)
             case .plainLines:
                 output += plainLines(rest)
+            }
+            if let late = references.lateDefinitions() {
+                state = .blocks
+                emit([SourceBlock(block: late, startLine: 0, endLine: 0)], into: &output)
             }
         }
         committedOffset = text.utf8.count
@@ -151,7 +163,8 @@ struct MarkdownStream {
     }
 
     private mutating func stepBlocks(_ complete: Substring, into output: inout [String]) -> Bool {
-        let blocks = MarkdownParser.parse(UntrustedText.sanitize(String(complete)))
+        let clean = UntrustedText.sanitize(String(complete))
+        let blocks = references.parse(clean)
         guard !blocks.isEmpty else { return false }
         var consumedLines = 0
         var index = 0
@@ -202,6 +215,7 @@ struct MarkdownStream {
                 break
             }
         }
+        references.record(Substring(clean), blocks: blocks, through: consumedLines)
         let consumed = byteOffset(afterLine: consumedLines, in: complete)
         committedOffset += consumed
         if !changed && complete.utf8.count > Self.fallbackLimit {
@@ -234,12 +248,14 @@ struct MarkdownStream {
     }
 
     private mutating func stepTable(_ complete: Substring, _ progress: TableProgress, into output: inout [String]) -> Bool {
-        var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(String(complete)))
+        let source = progress.prefix + UntrustedText.sanitize(String(complete))
+        var blocks = references.parse(source)
         guard case .table(let table)? = blocks.first?.block else {
             output.append(renderer.tableClosing(widths: progress.widths))
             state = .blocks
             return true
         }
+        references.record(Substring(source), blocks: blocks, through: table.rowLines.last ?? 0)
         blocks.removeFirst()
         let ended = !blocks.isEmpty
         output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
@@ -287,7 +303,7 @@ struct MarkdownStream {
         case .fence(let fence):
             return isClosingFence(Substring(rest), fence) ? [] : [renderer.codeLine(codeText(Substring(rest), fence))]
         case .table(let progress):
-            var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(rest))
+            var blocks = references.parse(progress.prefix + UntrustedText.sanitize(rest))
             var output: [String] = []
             if case .table(let table)? = blocks.first?.block {
                 output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
@@ -298,7 +314,7 @@ struct MarkdownStream {
             return output
         case .blocks:
             var output: [String] = []
-            for (index, block) in MarkdownParser.parse(UntrustedText.sanitize(rest)).enumerated() {
+            for (index, block) in references.parse(UntrustedText.sanitize(rest)).enumerated() {
                 if index > 0 || (hasOutput && continuation == nil) { output.append("") }
                 output += index == 0 ? render(block.block) : renderer.lines(for: block.block)
             }

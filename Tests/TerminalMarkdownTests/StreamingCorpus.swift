@@ -38,5 +38,35 @@ enum StreamingCorpus {
             <!-- unclosed at the end
             still a comment
             """),
+        ("references-after-use", """
+            Rust is memory-safe [1]. Go has a GC [2].
+
+            Both compile to native code.
+
+            [1]: https://doc.rust-lang.org/book/
+            [2]: https://go.dev/doc/gc-guide
+            """),
+        ("references-before-use", """
+            [x]: https://x.example
+
+            A [a][x]
+
+            B [b][x]
+
+            - item [c][x]
+            - [Y] before its definition
+
+            > quoted [x]
+
+            | col |
+            |-----|
+            | [d][x] |
+
+            [y]: https://y.example "Title"
+            Text in the same paragraph as a definition, using [y] and [z].
+
+            [z]:
+            https://z.example
+            """),
     ]
 }

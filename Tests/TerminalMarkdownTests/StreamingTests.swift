@@ -30,3 +30,34 @@ struct StreamingTests {
         #expect(screenLines(output, width: width) == expected)
     }
 }
+
+struct StreamedReferenceTests {
+    private let capabilities = TerminalCapabilities(noColor: true, width: 60)
+
+    private func lineByLine(_ text: String) -> [String] {
+        var snapshots: [String] = []
+        var end = text.startIndex
+        while let newline = text[end...].firstIndex(of: "\n") {
+            end = text.index(after: newline)
+            snapshots.append(String(text[..<end]))
+        }
+        return snapshots
+    }
+
+    @Test func definitionsAfterTheirUseAreListedWithTheirURLsAtTheEnd() {
+        let text = "Rust is memory-safe [1]. Go has a GC [2].\n\nBoth compile to native code.\n\n"
+            + "[1]: https://doc.rust-lang.org/book/\n[2]: https://go.dev/doc/gc-guide\n"
+        let streamed = screenLines(streamedOutput(lineByLine(text), final: text, capabilities: capabilities), width: 60)
+        #expect(streamed == [
+            "Rust is memory-safe [1]. Go has a GC [2].", "", "Both compile to native code.", "",
+            "[1]: https://doc.rust-lang.org/book/", "[2]: https://go.dev/doc/gc-guide",
+        ])
+        #expect(streamed == screenLines(MarkdownRenderer(capabilities: capabilities).render(text), width: 60))
+    }
+
+    @Test func committedDefinitionsResolveLaterReferences() {
+        let text = "[x]: https://x.example\n\nA [a][x]\n\nB [b][x]\n\nC [x]\n"
+        let streamed = screenLines(streamedOutput(lineByLine(text), final: text, capabilities: capabilities), width: 60)
+        #expect(streamed == ["A a (https://x.example)", "", "B b (https://x.example)", "", "C x (https://x.example)"])
+    }
+}
