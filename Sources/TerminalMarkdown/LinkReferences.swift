@@ -8,7 +8,7 @@
 /// last block (`lateDefinitions`), so the URL still reaches the reader and both renders agree.
 ///
 /// Definitions are found by line: a non-blank line that no top-level block covers (cmark-gfm drops paragraphs made
-/// only of definitions) and the leading `[label]:` lines of a paragraph.
+/// only of definitions) and the leading `[label]:` lines of a paragraph or setext heading.
 struct LinkReferences {
     /// The source of each recorded run of definition lines, in order.
     private var runs: [String] = []
@@ -138,12 +138,12 @@ struct LinkReferences {
                     continue
                 }
                 switch blocks[index].block {
-                case .paragraph where line == blocks[index].startLine:
-                    var end = line
-                    while end <= lines.count && owner[end] == index && Self.definedLabel(lines[end - 1]) != nil { end += 1 }
-                    if end > line { addRun(lines[(line - 1)..<(end - 1)], firstLine: line) }
-                    fallthrough
                 case .paragraph, .heading, .list, .blockQuote, .table:
+                    if line == blocks[index].startLine, Self.mayStartWithDefinitions(blocks[index].block) {
+                        var end = line
+                        while end <= lines.count && owner[end] == index && Self.definedLabel(lines[end - 1]) != nil { end += 1 }
+                        if end > line { addRun(lines[(line - 1)..<(end - 1)], firstLine: line) }
+                    }
                     let labels = Self.bracketLabels(lines[line - 1])
                     if !labels.isEmpty { uses.append((line, labels)) }
                 default:
@@ -160,6 +160,15 @@ struct LinkReferences {
             guard !found.isEmpty else { return }
             definitions += found
             runs.append(runLines.joined(separator: "\n"))
+        }
+
+        /// Whether cmark-gfm counts the definitions that open a block's source as part of it (a paragraph, or a
+        /// setext heading whose text follows them).
+        private static func mayStartWithDefinitions(_ block: MarkdownBlock) -> Bool {
+            switch block {
+            case .paragraph, .heading: true
+            default: false
+            }
         }
 
         private static func isBlank(_ line: Substring) -> Bool { line.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
