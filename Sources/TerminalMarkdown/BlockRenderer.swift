@@ -13,6 +13,8 @@ struct BlockRenderer {
     /// Links to linkable URLs become OSC 8 hyperlinks (never at `StyleLevel.plain`).
     var hyperlinks: Bool
     var theme = MarkdownTheme.standard
+    /// List nesting the rendered blocks sit at (it picks the bullet); above 0 inside a streamed list item.
+    var depth = 0
 
     /// Body rows of a table that decide its column widths; later rows wrap inside those widths.
     static let tableWidthRows = 10
@@ -41,7 +43,7 @@ struct BlockRenderer {
     }
 
     /// The lines of one top-level block.
-    func lines(for block: MarkdownBlock) -> [String] { lines(for: block, width: proseWidth) }
+    func lines(for block: MarkdownBlock) -> [String] { lines(for: block, width: proseWidth, depth: depth) }
 
     private func lines(for block: MarkdownBlock, width: Int, depth: Int = 0) -> [String] {
         switch block {
@@ -93,7 +95,7 @@ struct BlockRenderer {
 
     /// The lines of one top-level list item; `number` is nil for bullet items.
     func listItemLines(_ item: MarkdownListItem, number: Int?) -> [String] {
-        listItemLines(item, number: number, depth: 0, width: proseWidth)
+        listItemLines(item, number: number, depth: depth, width: proseWidth)
     }
 
     private func listItemLines(_ item: MarkdownListItem, number: Int?, depth: Int, width: Int) -> [String] {

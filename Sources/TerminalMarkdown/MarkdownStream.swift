@@ -5,18 +5,26 @@
 /// but the last (stopping at a block whose source lines are unknown: cmark-gfm 0.29 reports line 0 for a
 /// paragraph split off by a table, which is then taken to end just before the table), and then re-parses the uncommitted remainder, partial line included, for the tail.
 /// The last block is kept small: an open code fence commits its lines one by one, a list commits its finished
-/// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, and
-/// more than `fallbackLimit` bytes without a commit switch to plain line streaming until the next blank line.
+/// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, a block
+/// quote or list item past `containerLimit` bytes streams its content through a nested stream (markers removed,
+/// output drawn with the quote bar or the item's indentation) that commits its children the same way, and more
+/// than `fallbackLimit` bytes without a commit switch to plain line streaming until the next blank line.
 /// Every parse goes through `LinkReferences`, which puts the committed definitions a text names in front of it.
 /// Each snapshot therefore costs work proportional to the new text plus the current block.
 struct MarkdownStream {
     /// Uncommitted bytes after which a block that cannot be committed is streamed as plain lines.
     static let fallbackLimit = 64 * 1024
+    /// Uncommitted bytes of a block quote or list item after which its children are streamed one by one.
+    static let containerLimit = 2 * 1024
 
     /// Renders committed and tail blocks; its width may change between snapshots.
     var renderer: BlockRenderer
     /// False for raw mode: complete lines are committed as they are.
     let rendersMarkdown: Bool
+    /// True for the stream of a list item's content: a list follows the block before it without a blank line.
+    private var insideListItem = false
+    /// True for the stream of a container's content: the late link definitions are listed by the outer stream.
+    private var isNested = false
 
     /// UTF-8 offset in the reply up to which everything has been committed.
     private(set) var committedOffset = 0
@@ -44,11 +52,36 @@ struct MarkdownStream {
         var widths: [Int]
     }
 
+    /// A block quote or list item whose content streams through a stream of its own, one narrower.
+    private struct Container {
+        enum Kind {
+            case quote
+            /// A list item whose content is indented `contentIndent` columns in the source.
+            /// `marker` is the bullet character, or the delimiter after an ordered item's number.
+            case item(contentIndent: Int, number: Int?, marker: UInt8)
+        }
+
+        var kind: Kind
+        var stream: MarkdownStream
+        /// The container's lines so far with their quote markers or item indentation removed.
+        var inner = ""
+        /// The rendered list marker still to put in front of the item's first row (nil for quotes or once shown).
+        var pendingMarker: String?
+        /// Spaces in front of an item's later rows.
+        var padding = ""
+        var bar = ""
+        /// A task item's `[ ]` or `[x]` still to remove from the content's first line.
+        var hasTaskBox = false
+        /// True until the item's first line (the one with the marker) has been read.
+        var atFirstLine = true
+    }
+
     private enum State {
         case blocks
         case fence(Fence)
         case table(TableProgress)
         case plainLines
+        indirect case container(Container)
     }
 
     /// Creates a stream that has committed nothing.
@@ -68,7 +101,16 @@ struct MarkdownStream {
     /// Commits everything in the final `text`; the stream is done afterwards.
     mutating func finish(_ text: String) -> [String] {
         var output = commitCompleteLines(text)
-        let rest = remainder(text)
+        var rest = remainder(text)
+        if case .container(var container) = state {
+            state = .blocks
+            let inner = rest.isEmpty ? nil : innerLine(Substring(rest), of: &container)
+            if let inner {
+                container.inner += inner
+                rest = ""
+            }
+            close(container, before: inner == nil && !rest.isEmpty ? Substring(rest) : nil, into: &output)
+        }
         if !rendersMarkdown {
             if !rest.isEmpty { output.append(UntrustedText.sanitize(rest)) }
         } else {
@@ -96,8 +138,10 @@ struct MarkdownStream {
                 emit(blocks, into: &output)
             case .plainLines:
                 output += plainLines(rest)
+            case .container:
+                break
             }
-            if let late = references.lateDefinitions() {
+            if !isNested, let late = references.lateDefinitions() {
                 state = .blocks
                 emit([SourceBlock(block: late, startLine: 0, endLine: 0)], into: &output)
             }
@@ -157,6 +201,8 @@ struct MarkdownStream {
             return true
         case .table(let progress):
             return stepTable(complete, progress, into: &output)
+        case .container:
+            return stepContainer(complete, into: &output)
         case .blocks:
             return stepBlocks(complete, into: &output)
         }
@@ -179,7 +225,7 @@ struct MarkdownStream {
             switch last.block {
             case .list(let list) where list.items.count >= 2:
                 let start = continuation?.nextNumber ?? list.start
-                separate(&output)
+                separate(&output, before: last.block)
                 for (itemIndex, item) in list.items.dropLast().enumerated() {
                     output += renderer.listItemLines(item, number: start.map { $0 + itemIndex })
                 }
@@ -191,7 +237,7 @@ struct MarkdownStream {
                 changed = true
             case .codeBlock(let info, _):
                 if let fence = openingFence(line(last.startLine, of: complete)) {
-                    separate(&output)
+                    separate(&output, before: last.block)
                     output.append(renderer.codeFenceOpening(info: info))
                     hasOutput = true
                     continuation = nil
@@ -202,7 +248,7 @@ struct MarkdownStream {
             case .table(let table) where table.rows.count >= BlockRenderer.tableWidthRows && table.rowLines.allSatisfy({ $0 > 0 }):
                 guard let header = headerLine(of: last) else { break }
                 let widths = renderer.columnWidths(table)
-                separate(&output)
+                separate(&output, before: last.block)
                 output += renderer.tableOpening(table, widths: widths)
                 output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: widths) }
                 hasOutput = true
@@ -210,6 +256,22 @@ struct MarkdownStream {
                 let prefix = line(header, of: complete) + "\n" + line(header + 1, of: complete) + "\n"
                 state = .table(TableProgress(prefix: UntrustedText.sanitize(prefix), prefixLines: 2, widths: widths))
                 consumedLines = table.rowLines[table.rowLines.count - 1]
+                changed = true
+            case .blockQuote where containerBytes(from: last.startLine, in: complete) > Self.containerLimit:
+                separate(&output, before: last.block)
+                state = .container(openQuote())
+                hasOutput = true
+                continuation = nil
+                consumedLines = last.startLine - 1
+                changed = true
+            case .list(let list) where list.items.count == 1
+                && containerBytes(from: last.startLine, in: complete) > Self.containerLimit:
+                guard let container = openItem(list, firstLine: line(last.startLine, of: complete)) else { break }
+                separate(&output, before: last.block)
+                state = .container(container)
+                hasOutput = true
+                continuation = nil
+                consumedLines = last.startLine - 1
                 changed = true
             default:
                 break
@@ -271,15 +333,23 @@ struct MarkdownStream {
     /// Appends top-level blocks to `output` with the blank lines between them.
     private mutating func emit(_ blocks: [SourceBlock], into output: inout [String]) {
         for source in blocks {
-            separate(&output)
+            separate(&output, before: source.block)
             output += render(source.block)
             hasOutput = true
             continuation = nil
         }
     }
 
-    private func separate(_ output: inout [String]) {
-        if hasOutput && continuation == nil { output.append("") }
+    /// Adds the blank line that goes before `block` when something was printed before it.
+    private func separate(_ output: inout [String], before block: MarkdownBlock) {
+        if hasOutput && blankLine(before: block, continuing: continuation != nil) { output.append("") }
+    }
+
+    /// Whether a blank line separates `block` from the block before it: not when it is a list that continues a
+    /// committed one or that follows a block inside a list item.
+    private func blankLine(before block: MarkdownBlock, continuing: Bool) -> Bool {
+        guard case .list = block else { return true }
+        return !continuing && !insideListItem
     }
 
     /// Renders a block, continuing a list whose first items were already committed.
@@ -291,10 +361,220 @@ struct MarkdownStream {
         return renderer.lines(for: block)
     }
 
+    // MARK: Containers
+
+    /// The bytes of `complete` from 1-based line `start` on.
+    private func containerBytes(from start: Int, in complete: Substring) -> Int {
+        complete.utf8.count - byteOffset(afterLine: start - 1, in: complete)
+    }
+
+    /// A stream for the content of a block quote, two columns narrower, that sees the definitions made so far.
+    private func openQuote() -> Container {
+        let probe = renderer.lines(for: .blockQuote([.paragraph([.text("x")])])).first ?? ""
+        let bar = probe.range(of: " x", options: .backwards).map { String(probe[..<$0.lowerBound]) } ?? probe
+        var inner = renderer
+        inner.width = max(renderer.width - 2, 2)
+        return Container(kind: .quote, stream: nested(inner, insideListItem: false), bar: bar)
+    }
+
+    /// A stream for the content of `list`'s one item, whose first source line is `firstLine`; nil when that line
+    /// does not start with a list marker.
+    private func openItem(_ list: MarkdownList, firstLine: String) -> Container? {
+        let expanded = String(decoding: expandingLeadingTabs(Substring(firstLine)), as: UTF8.self)
+        guard let item = list.items.first, let (indent, marker) = listMarker(expanded) else { return nil }
+        let number = continuation?.nextNumber ?? list.start
+        let paragraph = MarkdownBlock.paragraph([.text("x")])
+        let probe = renderer.listItemLines(MarkdownListItem(task: item.task, blocks: [paragraph, paragraph],
+                                                            startLine: 0, endLine: 0), number: number)
+        guard probe.count == 3, let first = probe[0].range(of: " x", options: .backwards),
+              let later = probe[2].range(of: "x", options: .backwards) else { return nil }
+        let padding = String(probe[2][..<later.lowerBound])
+        var inner = renderer
+        inner.width = max(renderer.width - DisplayWidth.of(padding), 2)
+        inner.depth += 1
+        return Container(kind: .item(contentIndent: indent, number: number, marker: marker),
+                         stream: nested(inner, insideListItem: true),
+                         pendingMarker: String(probe[0][..<first.lowerBound]), padding: padding,
+                         hasTaskBox: item.task != nil)
+    }
+
+    private func nested(_ renderer: BlockRenderer, insideListItem: Bool) -> MarkdownStream {
+        var stream = MarkdownStream(renderer: renderer, rendersMarkdown: true)
+        stream.insideListItem = insideListItem
+        stream.isNested = true
+        stream.references = references
+        return stream
+    }
+
+    /// The content indentation of a list item's first line and its marker character (bullet or delimiter).
+    private func listMarker(_ line: String) -> (Int, UInt8)? {
+        let bytes = Array(line.utf8)
+        var index = 0
+        while index < bytes.count && index < 3 && bytes[index] == 0x20 { index += 1 }
+        guard index < bytes.count else { return nil }
+        let marker: UInt8
+        if [0x2D, 0x2B, 0x2A].contains(bytes[index]) {
+            marker = bytes[index]
+            index += 1
+        } else {
+            let digitsStart = index
+            while index < bytes.count && (0x30...0x39).contains(bytes[index]) && index - digitsStart < 9 { index += 1 }
+            guard index > digitsStart, index < bytes.count, bytes[index] == 0x2E || bytes[index] == 0x29 else { return nil }
+            marker = bytes[index]
+            index += 1
+        }
+        var spaces = 0
+        while index + spaces < bytes.count && bytes[index + spaces] == 0x20 { spaces += 1 }
+        let atEnd = index + spaces == bytes.count
+        return (atEnd || spaces == 0 || spaces >= 5 ? index + 1 : index + spaces, marker)
+    }
+
+    /// Feeds the complete lines that continue the open container to its stream; closes it at the first that does not.
+    private mutating func stepContainer(_ complete: Substring, into output: inout [String]) -> Bool {
+        guard case .container(var container) = state else { return false }
+        state = .blocks  // so that `container` is the only owner of its buffers and grows in place
+        var consumed = 0
+        var ending: Substring?
+        for line in completeLines(complete) {
+            var inner = markedLine(line, of: &container)
+            if inner == nil {
+                output += decorate(container.stream.commitCompleteLines(container.inner), &container)
+                inner = lazyLine(line, container)
+            }
+            guard let inner else {
+                ending = line
+                break
+            }
+            container.inner += inner + "\n"
+            consumed += line.utf8.count + 1
+        }
+        output += decorate(container.stream.commitCompleteLines(container.inner), &container)
+        committedOffset += consumed
+        guard let ending else {
+            state = .container(container)
+            return false
+        }
+        close(container, before: ending, into: &output)
+        return true
+    }
+
+    /// Flushes the container's stream and returns to top-level blocks; `next` is the line after the container.
+    private mutating func close(_ container: Container, before next: Substring?, into output: inout [String]) {
+        var container = container
+        output += decorate(container.stream.finish(container.inner), &container)
+        if let marker = container.pendingMarker { output.append(marker) }
+        references = container.stream.references
+        state = .blocks
+        hasOutput = true
+        continuation = nil
+        if case .item(_, let number, let marker) = container.kind, let next, listMarker(String(next))?.1 == marker {
+            continuation = ListContinuation(nextNumber: number.map { $0 + 1 })
+        }
+    }
+
+    /// `line` without the container's quote marker or item indentation, or nil when it ends the container.
+    private func innerLine(_ line: Substring, of container: inout Container) -> String? {
+        markedLine(line, of: &container) ?? lazyLine(line, container)
+    }
+
+    /// `line` without the container's quote marker or item indentation; nil when it has neither.
+    private func markedLine(_ line: Substring, of container: inout Container) -> String? {
+        let bytes = expandingLeadingTabs(line)
+        var index = 0
+        while index < bytes.count && bytes[index] == 0x20 { index += 1 }
+        let blank = bytes[index...].allSatisfy { $0 == 0x09 || $0 == 0x0D }
+        switch container.kind {
+        case .quote:
+            if index <= 3 && index < bytes.count && bytes[index] == 0x3E {
+                index += 1
+                if index < bytes.count && bytes[index] == 0x20 { index += 1 }
+                return String(decoding: bytes[index...], as: UTF8.self)
+            }
+        case .item(let indent, _, _):
+            let first = container.atFirstLine
+            container.atFirstLine = false
+            if blank && !first { return "" }
+            if index >= indent || first {
+                var text = String(decoding: bytes[min(indent, bytes.count)...], as: UTF8.self)
+                if container.hasTaskBox {
+                    container.hasTaskBox = false
+                    if text.count >= 3, ["[ ]", "[x]", "[X]"].contains(String(text.prefix(3))) {
+                        text = String(text.dropFirst(3).drop { $0 == " " })
+                    }
+                }
+                return text
+            }
+        }
+        return nil
+    }
+
+    /// `line` without its indentation when it continues the paragraph the container's stream has open (a lazy
+    /// continuation line); nil otherwise.
+    private func lazyLine(_ line: Substring, _ container: Container) -> String? {
+        let trimmed = line.drop { $0 == " " }
+        guard !trimmed.allSatisfy({ $0 == "\t" || $0 == "\r" }), continuesLazily(line, container) else { return nil }
+        return String(trimmed)
+    }
+
+    /// Whether `line` continues the paragraph the container's stream has open: parsed after the stream's
+    /// uncommitted content put back into a quote or item, it stays inside.
+    private func continuesLazily(_ line: Substring, _ container: Container) -> Bool {
+        guard case .blocks = container.stream.state else { return false }
+        var lines = container.stream.remainder(container.inner).split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.last == "" { lines.removeLast() }
+        guard lines.contains(where: { !$0.allSatisfy { $0 == " " || $0 == "\t" } }) else { return false }
+        let rebuilt: [String]
+        switch container.kind {
+        case .quote:
+            rebuilt = lines.map { "> " + $0 }
+        case .item:
+            rebuilt = lines.enumerated().map { $0.offset == 0 ? "- " + $0.element : $0.element.isEmpty ? "" : "  " + $0.element }
+        }
+        let blocks = MarkdownParser.parse(UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + line + "\n"))
+        guard blocks.count == 1, blocks[0].endLine == lines.count + 1 else { return false }
+        if case .list(let list) = blocks[0].block { return list.items.count == 1 }
+        return true
+    }
+
+    /// The bytes of `line` with the tabs among its leading spaces, quote markers and list markers widened to
+    /// spaces at 4-column stops, as cmark-gfm counts columns.
+    private func expandingLeadingTabs(_ line: Substring) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var rest = line.utf8[...]
+        while let byte = rest.first, byte == 0x20 || byte == 0x09 || byte == 0x3E || (0x30...0x39).contains(byte)
+                || [0x2E, 0x29, 0x2D, 0x2A, 0x2B].contains(byte) {
+            if byte == 0x09 {
+                bytes += repeatElement(0x20, count: 4 - bytes.count % 4)
+            } else {
+                bytes.append(byte)
+            }
+            rest = rest.dropFirst()
+        }
+        return bytes + rest
+    }
+
+    /// The container's stream output with the quote bar or the item's marker and indentation in front.
+    private func decorate(_ lines: [String], _ container: inout Container) -> [String] {
+        lines.map { line in
+            switch container.kind {
+            case .quote:
+                return line.isEmpty ? container.bar : container.bar + " " + line
+            case .item:
+                if let marker = container.pendingMarker {
+                    container.pendingMarker = nil
+                    return marker + " " + line
+                }
+                return line.isEmpty ? "" : container.padding + line
+            }
+        }
+    }
+
     // MARK: Tail
 
-    private func tail(_ text: String) -> [String] {
-        let rest = remainder(text)
+    private func tail(_ text: String) -> [String] { tail(rest: remainder(text)) }
+
+    /// The tail for the uncommitted text `rest`.
+    private func tail(rest: String) -> [String] {
         guard !rest.isEmpty else { return [] }
         guard rendersMarkdown else { return [UntrustedText.sanitize(rest)] }
         switch state {
@@ -312,10 +592,21 @@ struct MarkdownStream {
             output.append(renderer.tableClosing(widths: progress.widths))
             for block in blocks { output += [""] + renderer.lines(for: block.block) }
             return output
+        case .container(var container):
+            let pending = container.stream.remainder(container.inner)
+            guard let inner = innerLine(Substring(rest), of: &container) else {
+                var output = decorate(container.stream.tail(rest: pending), &container)
+                for block in references.parse(UntrustedText.sanitize(rest)) { output += [""] + renderer.lines(for: block.block) }
+                return output
+            }
+            return decorate(container.stream.tail(rest: pending + inner), &container)
         case .blocks:
             var output: [String] = []
             for (index, block) in references.parse(UntrustedText.sanitize(rest)).enumerated() {
-                if index > 0 || (hasOutput && continuation == nil) { output.append("") }
+                if index > 0 ? blankLine(before: block.block, continuing: false)
+                    : hasOutput && blankLine(before: block.block, continuing: continuation != nil) {
+                    output.append("")
+                }
                 output += index == 0 ? render(block.block) : renderer.lines(for: block.block)
             }
             return output

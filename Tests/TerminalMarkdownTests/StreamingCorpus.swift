@@ -69,4 +69,37 @@ enum StreamingCorpus {
             https://z.example
             """),
     ]
+
+    /// Documents past `MarkdownStream.containerLimit` or `fallbackLimit` inside one block quote or list item.
+    static let longContainers: [(name: String, text: String)] = [
+        ("long-quote", (0..<2500).map { "> line \($0): a quoted paragraph with *some* words" }.joined(separator: "\n>\n")),
+        ("fence-in-list-item", "1. Step one\n2. Build it:\n\n   ```sh\n"
+            + (0..<2000).map { "   make target\($0)" }.joined(separator: "\n") + "\n   ```\n3. Done\n\nAfter the list."),
+        ("mixed-quote", (0..<60).map { number in """
+            > ## Part \(number)
+            > A paragraph with *emphasis* and a lazy
+            continuation line [\(number)].
+            >
+            > - item a
+            > - item b
+            >   > nested quote
+            >
+            > ```
+            > code \(number)
+            > ```
+            > | a | b |
+            > |---|---|
+            > | \(number) | x |
+            """ }.joined(separator: "\n>\n") + "\n\nOutside.\n\n[7]: https://seven.example\n"),
+        ("long-task-item", "- [ ] first task\n- [x] " + (0..<80).map { number in """
+            step \(number) with text that goes on for a while
+              - nested \(number)
+              - nested again
+
+              ```js
+              call(\(number))
+              ```
+
+            """.replacing("\n", with: "\n  ") }.joined() + "\n- [ ] last task\n\n1. ordered after\n"),
+    ]
 }

@@ -31,6 +31,30 @@ struct StreamingTests {
     }
 }
 
+struct StreamedContainerTests {
+    /// One width per document (alternating 80 and 40) and two random chunkings, a fine and a coarse one: enough
+    /// snapshots to commit inside each container many times while the run stays short.
+    @Test(arguments: StreamingCorpus.longContainers.map(\.name))
+    func longContainersStreamToTheScreenOfTheWholeRender(name: String) {
+        let index = StreamingCorpus.longContainers.firstIndex { $0.name == name }!
+        let text = StreamingCorpus.longContainers[index].text
+        let width = index % 2 == 0 ? 80 : 40
+        let capabilities = TerminalCapabilities(width: width, height: 1000, hyperlinks: true)
+        let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
+        for (seed, maxStep) in [(UInt64(0), 400), (1, 3000)] {
+            let snapshots = Snapshots.random(text, seed: seed, maxStep: maxStep)
+            let actual = screenLines(streamedOutput(snapshots, final: text, capabilities: capabilities), width: width)
+            #expect(actual == expected, "chunks of up to \(maxStep) scalars")
+            if actual != expected {
+                let first = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? min(actual.count, expected.count)
+                Issue.record("first difference at row \(first): \(actual.dropFirst(first).prefix(3)) vs \(expected.dropFirst(first).prefix(3))")
+                return
+            }
+        }
+    }
+}
+
 struct StreamedReferenceTests {
     private let capabilities = TerminalCapabilities(noColor: true, width: 60)
 

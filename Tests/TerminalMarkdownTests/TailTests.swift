@@ -65,6 +65,16 @@ struct TailTests {
         #expect(tallest <= BlockRenderer.tableWidthRows + 5)
     }
 
+    @Test func longQuoteCommitsItsParagraphs() {
+        let text = (0..<600).map { "> paragraph \($0) of a long quote" }.joined(separator: "\n>\n")
+        #expect(checkTailAccounting(lineByLine(text), width: 80, height: 100_000) < MarkdownStream.containerLimit / 16)
+    }
+
+    @Test func longCodeFenceInAListItemCommitsEachLine() {
+        let text = "- Build it:\n\n  ```sh\n" + (0..<1000).map { "  make target\($0)" }.joined(separator: "\n")
+        #expect(checkTailAccounting(lineByLine(text), width: 80, height: 100_000) < MarkdownStream.containerLimit / 8)
+    }
+
     @Test func hugeParagraphFallsBackToPlainLines() {
         let text = (1...6000).map { "word\($0) continues the same paragraph" }.joined(separator: "\n")
         let snapshots = lineByLine(text).enumerated().filter { $0.offset % 50 == 0 }.map(\.element)
