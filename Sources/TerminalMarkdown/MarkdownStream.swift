@@ -602,7 +602,13 @@ struct MarkdownStream {
             return decorate(container.stream.tail(rest: pending + inner), &container)
         case .blocks:
             var output: [String] = []
-            for (index, block) in references.parse(UntrustedText.sanitize(rest)).enumerated() {
+            let clean = UntrustedText.sanitize(rest)
+            var blocks = references.parse(clean)
+            if let last = blocks.last?.block, endsInProse(last) {
+                let shown = UnfinishedMarkup.hidingUnclosed(clean)
+                if shown.utf8.count != clean.utf8.count { blocks = references.parse(shown) }
+            }
+            for (index, block) in blocks.enumerated() {
                 if index > 0 ? blankLine(before: block.block, continuing: false)
                     : hasOutput && blankLine(before: block.block, continuing: continuation != nil) {
                     output.append("")
@@ -610,6 +616,16 @@ struct MarkdownStream {
                 output += index == 0 ? render(block.block) : renderer.lines(for: block.block)
             }
             return output
+        }
+    }
+
+    /// Whether the last thing in `block` is prose (not code, HTML or a rule), where unclosed markup is hidden.
+    private func endsInProse(_ block: MarkdownBlock) -> Bool {
+        switch block {
+        case .paragraph, .heading, .table: true
+        case .codeBlock, .html, .thematicBreak: false
+        case .blockQuote(let children): children.last.map(endsInProse) ?? false
+        case .list(let list): list.items.last?.blocks.last.map(endsInProse) ?? false
         }
     }
 

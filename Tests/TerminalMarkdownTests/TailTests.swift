@@ -216,3 +216,46 @@ struct RedrawProtocolTests {
         #expect(String(decoding: buffer[..<max(count, 0)], as: UTF8.self) == "héllo world")
     }
 }
+
+struct UnfinishedMarkupTests {
+    private func tail(_ text: String) -> [String] {
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(noColor: true, width: 80), mode: .always)
+        renderer.update(text)
+        return screenLines(renderer.sink.output, width: 80).filter { !$0.isEmpty }
+    }
+
+    @Test(arguments: [
+        ("You said: *E", "You said:"),
+        ("Read [link](https://lms", "Read"),
+        ("Read [the docs", "Read"),
+        ("Call `make", "Call"),
+        ("Very **bold and *both", "Very"),
+        ("Gone ~~soon", "Gone"),
+        ("See <https://lmstudio", "See"),
+        ("- item with *open", "• item with"),
+        ("> quoted _start", "│ quoted"),
+    ])
+    func unclosedInlineMarkupIsHiddenInTheLiveTail(text: String, shown: String) {
+        #expect(tail(text) == [shown])
+    }
+
+    @Test(arguments: [
+        ("Closed *emphasis* and `code`.", "Closed emphasis and code."),
+        ("2 * 3 = 6 and snake_case_name", "2 * 3 = 6 and snake_case_name"),
+        ("* a bullet", "• a bullet"),
+    ])
+    func closedOrLiteralMarkupStaysVisible(text: String, shown: String) {
+        #expect(tail(text) == [shown])
+    }
+
+    @Test func codeInTheTailIsNotCut() {
+        #expect(tail("```sh\necho `date") == ["```sh", "echo `date"])
+    }
+
+    @Test func theFinishedReplyShowsWhatWasHidden() {
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(noColor: true, width: 80), mode: .always)
+        renderer.update("You said: *E")
+        renderer.finish("You said: *E")
+        #expect(screenLines(renderer.sink.output, width: 80) == ["You said: *E"])
+    }
+}
