@@ -25,6 +25,7 @@ struct LinkReferences {
     /// unresolved when its definition comes later in `text`.
     func parse(_ text: String) -> [SourceBlock] {
         var blocks = MarkdownParser.parse(text, references: prefix(for: Substring(text)))
+        guard Self.mayDefine(text.utf8) else { return blocks }
         let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
         let scan = Scan(lines: lines, blocks: blocks)
         guard !scan.definitions.isEmpty else { return blocks }
@@ -50,7 +51,7 @@ struct LinkReferences {
     /// Records the definitions and the uses on lines `1...lastLine` of `text`, which `blocks` came from
     /// (`parse(text)`); call it for each stretch of text as it is committed, in order.
     mutating func record(_ text: Substring, blocks: [SourceBlock], through lastLine: Int) {
-        guard lastLine > 0 else { return }
+        guard lastLine > 0, text.utf8.contains(0x5B) else { return }
         let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
         let scan = Scan(lines: lines, blocks: blocks)
         var events: [(line: Int, definition: Scan.Definition?, uses: [String])] = []
@@ -87,6 +88,16 @@ struct LinkReferences {
             inlines += [.text("[\(written)]: "), .link(url: url, [.text(url)])]
         }
         return inlines.isEmpty ? nil : .paragraph(inlines)
+    }
+
+    /// Whether `text` has a `]:`, without which it defines no label.
+    private static func mayDefine(_ text: String.UTF8View) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text {
+            if byte == 0x3A && previous == 0x5D { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// The recorded definition runs for the labels in brackets in `text`, one per line.

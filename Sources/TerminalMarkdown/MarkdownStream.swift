@@ -63,7 +63,7 @@ struct MarkdownStream {
 
         var kind: Kind
         var stream: MarkdownStream
-        /// The container's lines so far with their quote markers or item indentation removed.
+        /// The container's lines its stream has not committed, quote markers or item indentation removed.
         var inner = ""
         /// The rendered list marker still to put in front of the item's first row (nil for quotes or once shown).
         var pendingMarker: String?
@@ -438,7 +438,7 @@ struct MarkdownStream {
         for line in completeLines(complete) {
             var inner = markedLine(line, of: &container)
             if inner == nil {
-                output += decorate(container.stream.commitCompleteLines(container.inner), &container)
+                output += commitContent(of: &container)
                 inner = lazyLine(line, container)
             }
             guard let inner else {
@@ -448,7 +448,7 @@ struct MarkdownStream {
             container.inner += inner + "\n"
             consumed += line.utf8.count + 1
         }
-        output += decorate(container.stream.commitCompleteLines(container.inner), &container)
+        output += commitContent(of: &container)
         committedOffset += consumed
         guard let ending else {
             state = .container(container)
@@ -456,6 +456,15 @@ struct MarkdownStream {
         }
         close(container, before: ending, into: &output)
         return true
+    }
+
+    /// Commits what the container's stream can and keeps only the content it has not committed, so the content
+    /// held stays as small as the block in progress.
+    private func commitContent(of container: inout Container) -> [String] {
+        let lines = container.stream.commitCompleteLines(container.inner)
+        container.inner = container.stream.remainder(container.inner)
+        container.stream.committedOffset = 0
+        return decorate(lines, &container)
     }
 
     /// Flushes the container's stream and returns to top-level blocks; `next` is the line after the container.
