@@ -69,6 +69,7 @@ struct MarkdownStream {
         var pendingMarker: String?
         /// Spaces in front of an item's later rows.
         var padding = ""
+        /// The styled quote bar in front of a quote's rows.
         var bar = ""
         /// A task item's `[ ]` or `[x]` still to remove from the content's first line.
         var hasTaskBox = false
