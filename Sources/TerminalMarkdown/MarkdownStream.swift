@@ -259,6 +259,7 @@ struct MarkdownStream {
                 consumedLines = table.rowLines[table.rowLines.count - 1]
                 changed = true
             case .blockQuote where containerBytes(from: last.startLine, in: complete) > Self.containerLimit:
+                references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
                 separate(&output, before: last.block)
                 state = .container(openQuote())
                 hasOutput = true
@@ -267,6 +268,7 @@ struct MarkdownStream {
                 changed = true
             case .list(let list) where list.items.count == 1
                 && containerBytes(from: last.startLine, in: complete) > Self.containerLimit:
+                references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
                 guard let container = openItem(list, firstLine: line(last.startLine, of: complete)) else { break }
                 separate(&output, before: last.block)
                 state = .container(container)
@@ -285,6 +287,7 @@ struct MarkdownStream {
             state = .plainLines
             return true
         }
+        if case .container = state { return true }
         return changed && consumed > 0
     }
 
@@ -379,10 +382,10 @@ struct MarkdownStream {
     }
 
     /// A stream for the content of `list`'s one item, whose first source line is `firstLine`; nil when that line
-    /// does not start with a list marker.
+    /// does not start with a list marker or has nothing after it.
     private func openItem(_ list: MarkdownList, firstLine: String) -> Container? {
         let expanded = String(decoding: expandingLeadingTabs(Substring(firstLine)), as: UTF8.self)
-        guard let item = list.items.first, let (indent, marker) = listMarker(expanded) else { return nil }
+        guard let item = list.items.first, let (indent, marker, empty) = listMarker(expanded), !empty else { return nil }
         let number = continuation?.nextNumber ?? list.start
         let paragraph = MarkdownBlock.paragraph([.text("x")])
         let probe = renderer.listItemLines(MarkdownListItem(task: item.task, blocks: [paragraph, paragraph],
@@ -407,8 +410,9 @@ struct MarkdownStream {
         return stream
     }
 
-    /// The content indentation of a list item's first line and its marker character (bullet or delimiter).
-    private func listMarker(_ line: String) -> (Int, UInt8)? {
+    /// The content indentation of a list item's first line, its marker character (bullet or delimiter) and
+    /// whether nothing follows the marker; nil when the line has no marker.
+    private func listMarker(_ line: String) -> (indent: Int, marker: UInt8, empty: Bool)? {
         let bytes = Array(line.utf8)
         var index = 0
         while index < bytes.count && index < 3 && bytes[index] == 0x20 { index += 1 }
@@ -426,8 +430,8 @@ struct MarkdownStream {
         }
         var spaces = 0
         while index + spaces < bytes.count && bytes[index + spaces] == 0x20 { spaces += 1 }
-        let atEnd = index + spaces == bytes.count
-        return (atEnd || spaces == 0 || spaces >= 5 ? index + 1 : index + spaces, marker)
+        guard index + spaces < bytes.count else { return (index + 1, marker, true) }
+        return (spaces == 0 || spaces >= 5 ? index + 1 : index + spaces, marker, false)
     }
 
     /// Feeds the complete lines that continue the open container to its stream; closes it at the first that does not.
@@ -477,7 +481,7 @@ struct MarkdownStream {
         state = .blocks
         hasOutput = true
         continuation = nil
-        if case .item(_, let number, let marker) = container.kind, let next, listMarker(String(next))?.1 == marker {
+        if case .item(_, let number, let marker) = container.kind, let next, listMarker(String(next))?.marker == marker {
             continuation = ListContinuation(nextNumber: number.map { $0 + 1 })
         }
     }
@@ -518,32 +522,53 @@ struct MarkdownStream {
         return nil
     }
 
-    /// `line` without its indentation when it continues the paragraph the container's stream has open (a lazy
-    /// continuation line); nil otherwise.
+    /// `line` when it continues the paragraph the container's stream has open (a lazy continuation line),
+    /// indented four spaces so that the stream cannot take it for the start of a block; nil otherwise.
     private func lazyLine(_ line: Substring, _ container: Container) -> String? {
-        let trimmed = line.drop { $0 == " " }
-        guard !trimmed.allSatisfy({ $0 == "\t" || $0 == "\r" }), continuesLazily(line, container) else { return nil }
-        return String(trimmed)
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        guard !trimmed.allSatisfy({ $0 == "\r" }), continuesLazily(line, container) else { return nil }
+        return "    " + trimmed
     }
 
-    /// Whether `line` continues the paragraph the container's stream has open: parsed after the stream's
-    /// uncommitted content put back into a quote or item, it stays inside.
+    /// Whether `line` continues the paragraph the container's stream has open: parsed after the content not
+    /// yet committed, put back into the quote or item (and any container open inside), it stays inside.
     private func continuesLazily(_ line: Substring, _ container: Container) -> Bool {
-        guard case .blocks = container.stream.state else { return false }
-        var lines = container.stream.remainder(container.inner).split(separator: "\n", omittingEmptySubsequences: false)
-        if lines.last == "" { lines.removeLast() }
-        guard lines.contains(where: { !$0.allSatisfy { $0 == " " || $0 == "\t" } }) else { return false }
-        let rebuilt: [String]
-        switch container.kind {
-        case .quote:
-            rebuilt = lines.map { "> " + $0 }
-        case .item:
-            rebuilt = lines.enumerated().map { $0.offset == 0 ? "- " + $0.element : $0.element.isEmpty ? "" : "  " + $0.element }
-        }
+        guard let content = container.stream.uncommittedLines(container.inner),
+              content.contains(where: { !$0.allSatisfy { $0 == " " || $0 == "\t" } }),
+              let rebuilt = rebuilt(content, in: container.kind) else { return false }
         let blocks = MarkdownParser.parse(UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + line + "\n"))
-        guard blocks.count == 1, blocks[0].endLine == lines.count + 1 else { return false }
+        guard blocks.count == 1, blocks[0].endLine == rebuilt.count + 1 else { return false }
         if case .list(let list) = blocks[0].block { return list.items.count == 1 }
         return true
+    }
+
+    /// The source lines of `text` this stream has not committed, an open container's markers put back; nil
+    /// while a code fence, table or plain-lines fallback is open.
+    private func uncommittedLines(_ text: String) -> [String]? {
+        switch state {
+        case .blocks:
+            var lines = remainder(text).utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
+            if lines.last == "" { lines.removeLast() }
+            return lines
+        case .container(let container):
+            return container.stream.uncommittedLines(container.inner).flatMap { rebuilt($0, in: container.kind) }
+        case .fence, .table, .plainLines:
+            return nil
+        }
+    }
+
+    /// Content lines with a quote marker, or a bullet and indentation reaching the item's content column, in front.
+    private func rebuilt(_ lines: [String], in kind: Container.Kind) -> [String]? {
+        switch kind {
+        case .quote:
+            return lines.map { "> " + $0 }
+        case .item(let indent, _, _):
+            let lead = max(indent - 5, 0)
+            guard lead <= 3 else { return nil }
+            let first = String(repeating: " ", count: lead) + "-" + String(repeating: " ", count: indent - 1 - lead)
+            let later = String(repeating: " ", count: indent)
+            return lines.enumerated().map { $0.offset == 0 ? first + $0.element : $0.element.isEmpty ? "" : later + $0.element }
+        }
     }
 
     /// The bytes of `line` with the tabs among its leading spaces, quote markers and list markers widened to
@@ -606,7 +631,15 @@ struct MarkdownStream {
             let pending = container.stream.remainder(container.inner)
             guard let inner = innerLine(Substring(rest), of: &container) else {
                 var output = decorate(container.stream.tail(rest: pending), &container)
-                for block in references.parse(UntrustedText.sanitize(rest)) { output += [""] + renderer.lines(for: block.block) }
+                for (index, block) in references.parse(UntrustedText.sanitize(rest)).enumerated() {
+                    if index == 0, case .item(_, let number, let marker) = container.kind, case .list(var list) = block.block,
+                       listMarker(rest)?.marker == marker {
+                        list.start = number.map { $0 + 1 }
+                        output += renderer.lines(for: .list(list))
+                    } else {
+                        output += [""] + renderer.lines(for: block.block)
+                    }
+                }
                 return output
             }
             return decorate(container.stream.tail(rest: pending + inner), &container)
