@@ -16,6 +16,9 @@ struct MarkdownStream {
     static let fallbackLimit = 64 * 1024
     /// Uncommitted bytes of a block quote or list item after which its children are streamed one by one.
     static let containerLimit = 2 * 1024
+    /// The container limit this stream and its nested streams use; tests lower it to put every block quote and
+    /// list item through a nested stream.
+    var containerThreshold = containerLimit
 
     /// Renders committed and tail blocks; its width may change between snapshots.
     var renderer: BlockRenderer
@@ -258,7 +261,7 @@ struct MarkdownStream {
                 state = .table(TableProgress(prefix: UntrustedText.sanitize(prefix), prefixLines: 2, widths: widths))
                 consumedLines = table.rowLines[table.rowLines.count - 1]
                 changed = true
-            case .blockQuote where containerBytes(from: last.startLine, in: complete) > Self.containerLimit:
+            case .blockQuote where containerBytes(from: last.startLine, in: complete) > containerThreshold:
                 references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
                 separate(&output, before: last.block)
                 state = .container(openQuote())
@@ -267,7 +270,7 @@ struct MarkdownStream {
                 consumedLines = last.startLine - 1
                 changed = true
             case .list(let list) where list.items.count == 1
-                && containerBytes(from: last.startLine, in: complete) > Self.containerLimit:
+                && containerBytes(from: last.startLine, in: complete) > containerThreshold:
                 references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
                 guard let container = openItem(list, firstLine: line(last.startLine, of: complete)) else { break }
                 separate(&output, before: last.block)
@@ -405,6 +408,7 @@ struct MarkdownStream {
     private func nested(_ renderer: BlockRenderer, insideListItem: Bool) -> MarkdownStream {
         var stream = MarkdownStream(renderer: renderer, rendersMarkdown: true)
         stream.insideListItem = insideListItem
+        stream.containerThreshold = containerThreshold
         stream.isNested = true
         stream.references = references
         return stream

@@ -85,3 +85,21 @@ struct StreamedReferenceTests {
         #expect(streamed == ["A a (https://x.example)", "", "B b (https://x.example)", "", "C x (https://x.example)"])
     }
 }
+
+struct NestedContainerStreamingTests {
+    /// Generated replies with every block quote and list item streamed through a nested stream (container limit
+    /// 0), compared by their committed lines with the whole render.
+    @Test(arguments: UInt64(0)..<100)
+    func generatedRepliesCommitTheWholeRenderThroughNestedStreams(seed: UInt64) {
+        let text = GeneratedReplyTests.reply(seed: seed)
+        let width = seed % 2 == 0 ? 80 : 40
+        let reference = MarkdownRenderer(capabilities: TerminalCapabilities(width: width, height: 1000, hyperlinks: true),
+                                         mode: .always)
+        var stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: true)
+        stream.containerThreshold = 0
+        var committed: [String] = []
+        for snapshot in Snapshots.random(text, seed: seed, maxStep: 24) { committed += stream.update(snapshot).committed }
+        committed += stream.finish(text)
+        #expect(committed == reference.lines(text), "width \(width)\n\(text)")
+    }
+}
