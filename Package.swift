@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "LMStudioTests", dependencies: ["LMStudio", "HTTP", "Simulator", "TestSupport"]),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
         .testTarget(name: "ChatTests", dependencies: ["Chat", "LMStudio", "Library", "HTTP", "Simulator", "TestSupport"]),
-        .testTarget(name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "TestSupport"], exclude: ["Snapshots", "Fixtures"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "TestSupport"]),
         .testTarget(name: "EditorRPCTests", dependencies: ["EditorRPC", "Chat", "Library", "LMStudio", "TestSupport"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Chat", "TestSupport"]),

@@ -16,6 +16,8 @@ struct BlockRenderer {
     var showsFences = false
     /// How the terminal counts columns.
     var widthModel = WidthModel.grapheme
+    /// List nesting the rendered blocks sit at (it picks the bullet); above 0 inside a streamed list item.
+    var depth = 0
 
     /// Body rows after which a streamed table freezes its column widths and commits rows (later rows wrap inside
     /// those widths); a whole render measures every row, so only longer tables can stream differently.
@@ -49,7 +51,7 @@ struct BlockRenderer {
     }
 
     /// The lines of one top-level block.
-    func lines(for block: MarkdownBlock) -> [String] { lines(for: block, width: proseWidth) }
+    func lines(for block: MarkdownBlock) -> [String] { lines(for: block, width: proseWidth, depth: depth) }
 
     private func lines(for block: MarkdownBlock, width: Int, depth: Int = 0) -> [String] {
         switch block {
@@ -112,7 +114,7 @@ struct BlockRenderer {
 
     /// The lines of one top-level list item; `number` is nil for bullet items.
     func listItemLines(_ item: MarkdownListItem, number: Int?) -> [String] {
-        listItemLines(item, number: number, depth: 0, width: proseWidth)
+        listItemLines(item, number: number, depth: depth, width: proseWidth)
     }
 
     private func listItemLines(_ item: MarkdownListItem, number: Int?, depth: Int, width: Int) -> [String] {

@@ -10,7 +10,11 @@ enum MarkdownParser {
     private static let lock = NSLock()
 
     /// Parses `text`, which must already be sanitised, and frees the C tree before returning.
-    static func parse(_ text: String) -> [SourceBlock] {
+    ///
+    /// `references` (sanitised link reference definitions, whole lines) is parsed in front of `text` so its
+    /// definitions resolve there; blocks it produces are dropped. Line numbers count from `firstLine` for the
+    /// first line of `text`.
+    static func parse(_ text: String, references: String = "", firstLine: Int = 1) -> [SourceBlock] {
         lock.lock()
         defer { lock.unlock() }
         cmark_gfm_core_extensions_ensure_registered()
@@ -21,7 +25,9 @@ enum MarkdownParser {
                 cmark_parser_attach_syntax_extension(parser, extensionHandle)
             }
         }
-        var text = text
+        let prefix = references.isEmpty ? "" : references + (references.hasSuffix("\n") ? "\n" : "\n\n")
+        let prefixLines = prefix.utf8.count { $0 == 0x0A }
+        var text = prefix + text
         text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 cmark_parser_feed(parser, chars.baseAddress, chars.count)
@@ -38,7 +44,63 @@ enum MarkdownParser {
             }
             child = cmark_node_next(node)
         }
-        return blocks
+        correctHTMLBlockEnds(&blocks, in: text)
+        let shift = firstLine - 1 - prefixLines
+        guard shift != 0 else { return blocks }
+        return blocks.filter { $0.startLine == 0 || $0.startLine > prefixLines }.map { $0.shifted(by: shift) }
+    }
+
+    /// Replaces the end line cmark-gfm 0.29 reports for HTML blocks of types 1–5 (comments, `<script>`, `<pre>`,
+    /// `<style>`, `<?…?>`, `<!X…>`, CDATA), which is one line too early, by the line their end condition holds on.
+    private static func correctHTMLBlockEnds(_ blocks: inout [SourceBlock], in text: String) {
+        guard blocks.contains(where: { if case .html = $0.block { true } else { false } }) else { return }
+        let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
+        for index in blocks.indices {
+            guard case .html = blocks[index].block, blocks[index].startLine > 0,
+                  let end = htmlBlockEnd(startingOn: blocks[index].startLine, lines: lines) else { continue }
+            blocks[index].endLine = end
+        }
+    }
+
+    /// The 1-based line on which an HTML block of types 1–5 starting on line `start` (at most three spaces in)
+    /// ends; nil for other types or when no line ends it. Tag and marker tests follow cmark-gfm 0.29, which
+    /// does not know `<textarea>` and wants an uppercase letter after `<!`.
+    static func htmlBlockEnd(startingOn start: Int, lines: [Substring.UTF8View]) -> Int? {
+        guard start <= lines.count else { return nil }
+        let first = Array(lines[start - 1].drop { $0 == 0x20 }).map(asciiLowercase)
+        let original = Array(lines[start - 1].drop { $0 == 0x20 })
+        let marker: [UInt8]
+        if let tag = ["script", "pre", "style"].first(where: { opensTag($0, first) }) {
+            marker = Array("</\(tag)>".utf8)
+        } else if first.starts(with: Array("<!--".utf8)) {
+            marker = Array("-->".utf8)
+        } else if first.starts(with: Array("<?".utf8)) {
+            marker = Array("?>".utf8)
+        } else if original.starts(with: Array("<![CDATA[".utf8)) {
+            marker = Array("]]>".utf8)
+        } else if original.count > 2, original.starts(with: Array("<!".utf8)), (0x41...0x5A).contains(original[2]) {
+            marker = Array(">".utf8)
+        } else {
+            return nil
+        }
+        for number in start...lines.count where contains(lines[number - 1].map(asciiLowercase), marker) {
+            return number
+        }
+        return nil
+    }
+
+    private static func opensTag(_ tag: String, _ line: [UInt8]) -> Bool {
+        let prefix = Array("<\(tag)".utf8)
+        guard line.starts(with: prefix) else { return false }
+        guard line.count > prefix.count else { return true }
+        return [0x20, 0x09, 0x3E].contains(line[prefix.count])
+    }
+
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     private static func children(_ node: OpaquePointer) -> [OpaquePointer] {
@@ -139,5 +201,27 @@ enum MarkdownParser {
 
     private static func url(_ node: OpaquePointer) -> String {
         cmark_node_get_url(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
+    }
+}
+
+extension SourceBlock {
+    /// The block with every known (non-zero) source line moved by `lines`.
+    func shifted(by lines: Int) -> SourceBlock {
+        func move(_ line: Int) -> Int { line > 0 ? max(line + lines, 0) : 0 }
+        var block = self.block
+        switch block {
+        case .list(var list):
+            for index in list.items.indices {
+                list.items[index].startLine = move(list.items[index].startLine)
+                list.items[index].endLine = move(list.items[index].endLine)
+            }
+            block = .list(list)
+        case .table(var table):
+            table.rowLines = table.rowLines.map(move)
+            block = .table(table)
+        default:
+            break
+        }
+        return SourceBlock(block: block, startLine: move(startLine), endLine: move(endLine))
     }
 }

@@ -15,7 +15,10 @@ public struct MarkdownRenderer: Sendable {
     public func lines(_ text: String) -> [String] {
         let clean = UntrustedText.sanitize(text)
         guard mode.rendersMarkdown(on: capabilities) else { return rawLines(clean) }
-        return blockRenderer.lines(for: MarkdownParser.parse(clean).map(\.block))
+        var references = LinkReferences()
+        let blocks = references.parse(clean)
+        references.record(Substring(clean), blocks: blocks, through: Int.max)
+        return blockRenderer.lines(for: blocks.map(\.block) + [references.lateDefinitions()].compactMap { $0 })
     }
 
     /// The rendered text of `text`, each line terminated by a newline.

@@ -5,17 +5,29 @@
 /// but the last (stopping at a block whose source lines are unknown: cmark-gfm 0.29 reports line 0 for a
 /// paragraph split off by a table, which is then taken to end just before the table), and then re-parses the uncommitted remainder, partial line included, for the tail.
 /// The last block is kept small: an open code fence commits its lines one by one, a list commits its finished
-/// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, and
-/// more than `fallbackLimit` bytes without a commit switch to plain line streaming until the next blank line.
+/// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, a block
+/// quote or list item past `containerLimit` bytes streams its content through a nested stream (markers removed,
+/// output drawn with the quote bar or the item's indentation) that commits its children the same way, and more
+/// than `fallbackLimit` bytes without a commit switch to plain line streaming until the next blank line.
+/// Every parse goes through `LinkReferences`, which puts the committed definitions a text names in front of it.
 /// Each snapshot therefore costs work proportional to the new text plus the current block.
 struct MarkdownStream {
     /// Uncommitted bytes after which a block that cannot be committed is streamed as plain lines.
     static let fallbackLimit = 64 * 1024
+    /// Uncommitted bytes of a block quote or list item after which its children are streamed one by one.
+    static let containerLimit = 2 * 1024
+    /// The container limit this stream and its nested streams use; tests lower it to put every block quote and
+    /// list item through a nested stream.
+    var containerThreshold = containerLimit
 
     /// Renders committed and tail blocks; its width may change between snapshots.
     var renderer: BlockRenderer
     /// False for raw mode: complete lines are committed as they are.
     let rendersMarkdown: Bool
+    /// True for the stream of a list item's content: a list follows the block before it without a blank line.
+    private var insideListItem = false
+    /// True for the stream of a container's content: the late link definitions are listed by the outer stream.
+    private var isNested = false
 
     /// UTF-8 offset in the reply up to which everything has been committed.
     private(set) var committedOffset = 0
@@ -24,6 +36,12 @@ struct MarkdownStream {
     private var state: State = .blocks
     /// Colours the lines of the open fence, carrying the lexer state from one committed line to the next.
     private var highlighter: CodeHighlighter?
+    /// A fence or container opened without printing a line yet (hidden fence markers, a container streamed child
+    /// by child): whether a blank line goes before its first printed line; nil when nothing waits. A block that
+    /// ends up printing nothing leaves no blank line, as in the whole render.
+    private var awaitedSeparator: Bool?
+    /// Link reference definitions committed so far; every parse goes through it.
+    private var references = LinkReferences()
 
     private struct ListContinuation {
         /// The number the next item of a committed ordered list gets; nil for bullet lists.
@@ -43,11 +61,37 @@ struct MarkdownStream {
         var widths: [Int]
     }
 
+    /// A block quote or list item whose content streams through a stream of its own, one narrower.
+    private struct Container {
+        enum Kind {
+            case quote
+            /// A list item whose content is indented `contentIndent` columns in the source.
+            /// `marker` is the bullet character, or the delimiter after an ordered item's number.
+            case item(contentIndent: Int, number: Int?, marker: UInt8)
+        }
+
+        var kind: Kind
+        var stream: MarkdownStream
+        /// The container's lines its stream has not committed, quote markers or item indentation removed.
+        var inner = ""
+        /// The rendered list marker still to put in front of the item's first row (nil for quotes or once shown).
+        var pendingMarker: String?
+        /// Spaces in front of an item's later rows.
+        var padding = ""
+        /// The styled quote bar in front of a quote's rows.
+        var bar = ""
+        /// A task item's `[ ]` or `[x]` still to remove from the content's first line.
+        var hasTaskBox = false
+        /// True until the item's first line (the one with the marker) has been read.
+        var atFirstLine = true
+    }
+
     private enum State {
         case blocks
         case fence(Fence)
         case table(TableProgress)
         case plainLines
+        indirect case container(Container)
     }
 
     /// Creates a stream that has committed nothing.
@@ -67,20 +111,35 @@ struct MarkdownStream {
     /// Commits everything in the final `text`; the stream is done afterwards.
     mutating func finish(_ text: String) -> [String] {
         var output = commitCompleteLines(text)
-        let rest = remainder(text)
+        var rest = remainder(text)
+        if case .container(var container) = state {
+            state = .blocks
+            let inner = rest.isEmpty ? nil : innerLine(Substring(rest), of: &container)
+            if let inner {
+                container.inner += inner
+                rest = ""
+            }
+            close(container, before: inner == nil && !rest.isEmpty ? Substring(rest) : nil, into: &output)
+        }
         if !rendersMarkdown {
             if !rest.isEmpty { output.append(UntrustedText.sanitize(rest)) }
         } else {
             switch state {
             case .blocks:
-                emit(MarkdownParser.parse(UntrustedText.sanitize(rest)), into: &output)
+                let clean = UntrustedText.sanitize(rest)
+                let blocks = references.parse(clean)
+                references.record(Substring(clean), blocks: blocks, through: Int.max)
+                emit(blocks, into: &output)
             case .fence(let fence):
                 if !rest.isEmpty && !isClosingFence(Substring(rest), fence) {
-                    output += renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter)
+                    appendOpened(renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter), to: &output)
                 }
-                output += renderer.codeFenceClosing
+                appendOpened(renderer.codeFenceClosing, to: &output)
+                awaitedSeparator = nil
             case .table(let progress):
-                var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(rest))
+                let source = progress.prefix + UntrustedText.sanitize(rest)
+                var blocks = references.parse(source)
+                references.record(Substring(source), blocks: blocks, through: Int.max)
                 if case .table(let table)? = blocks.first?.block {
                     output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
                     blocks.removeFirst()
@@ -90,6 +149,12 @@ struct MarkdownStream {
                 emit(blocks, into: &output)
             case .plainLines:
                 output += plainLines(rest)
+            case .container:
+                break
+            }
+            if !isNested, let late = references.lateDefinitions() {
+                state = .blocks
+                emit([SourceBlock(block: late, startLine: 0, endLine: 0)], into: &output)
             }
         }
         committedOffset = text.utf8.count
@@ -137,23 +202,27 @@ struct MarkdownStream {
             for line in completeLines(complete) {
                 consumed += line.utf8.count + 1
                 if isClosingFence(line, fence) {
-                    output += renderer.codeFenceClosing
+                    appendOpened(renderer.codeFenceClosing, to: &output)
+                    awaitedSeparator = nil
                     state = .blocks
                     break
                 }
-                output += renderer.codeLine(codeText(line, fence), highlighter: highlighter)
+                appendOpened(renderer.codeLine(codeText(line, fence), highlighter: highlighter), to: &output)
             }
             committedOffset += consumed
             return true
         case .table(let progress):
             return stepTable(complete, progress, into: &output)
+        case .container:
+            return stepContainer(complete, into: &output)
         case .blocks:
             return stepBlocks(complete, into: &output)
         }
     }
 
     private mutating func stepBlocks(_ complete: Substring, into output: inout [String]) -> Bool {
-        let blocks = MarkdownParser.parse(UntrustedText.sanitize(String(complete)))
+        let clean = UntrustedText.sanitize(String(complete))
+        let blocks = references.parse(clean)
         guard !blocks.isEmpty else { return false }
         var consumedLines = 0
         var index = 0
@@ -168,7 +237,7 @@ struct MarkdownStream {
             switch last.block {
             case .list(let list) where list.items.count >= 2:
                 let start = continuation?.nextNumber ?? list.start
-                separate(&output)
+                separate(&output, before: last.block)
                 for (itemIndex, item) in list.items.dropLast().enumerated() {
                     output += renderer.listItemLines(item, number: start.map { $0 + itemIndex })
                 }
@@ -180,10 +249,9 @@ struct MarkdownStream {
                 changed = true
             case .codeBlock(let info, _):
                 if let fence = openingFence(line(last.startLine, of: complete)) {
-                    separate(&output)
-                    output += renderer.codeFenceOpening(info: info)
+                    open(last.block)
+                    appendOpened(renderer.codeFenceOpening(info: info), to: &output)
                     highlighter = renderer.codeHighlighter(info: info)
-                    hasOutput = true
                     continuation = nil
                     state = .fence(fence)
                     consumedLines = last.startLine
@@ -192,7 +260,7 @@ struct MarkdownStream {
             case .table(let table) where table.rows.count >= BlockRenderer.tableWidthRows && table.rowLines.allSatisfy({ $0 > 0 }):
                 guard let header = headerLine(of: last) else { break }
                 let widths = renderer.columnWidths(table)
-                separate(&output)
+                separate(&output, before: last.block)
                 output += renderer.tableOpening(table, widths: widths)
                 output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: widths) }
                 hasOutput = true
@@ -201,16 +269,34 @@ struct MarkdownStream {
                 state = .table(TableProgress(prefix: UntrustedText.sanitize(prefix), prefixLines: 2, widths: widths))
                 consumedLines = table.rowLines[table.rowLines.count - 1]
                 changed = true
+            case .blockQuote where containerBytes(from: last.startLine, in: complete) > containerThreshold:
+                references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
+                open(last.block)
+                state = .container(openQuote())
+                continuation = nil
+                consumedLines = last.startLine - 1
+                changed = true
+            case .list(let list) where list.items.count == 1
+                && containerBytes(from: last.startLine, in: complete) > containerThreshold:
+                references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
+                guard let container = openItem(list, firstLine: line(last.startLine, of: complete)) else { break }
+                open(last.block)
+                state = .container(container)
+                continuation = nil
+                consumedLines = last.startLine - 1
+                changed = true
             default:
                 break
             }
         }
+        references.record(Substring(clean), blocks: blocks, through: consumedLines)
         let consumed = byteOffset(afterLine: consumedLines, in: complete)
         committedOffset += consumed
         if !changed && complete.utf8.count > Self.fallbackLimit {
             state = .plainLines
             return true
         }
+        if case .container = state { return true }
         return changed && consumed > 0
     }
 
@@ -237,12 +323,14 @@ struct MarkdownStream {
     }
 
     private mutating func stepTable(_ complete: Substring, _ progress: TableProgress, into output: inout [String]) -> Bool {
-        var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(String(complete)))
+        let source = progress.prefix + UntrustedText.sanitize(String(complete))
+        var blocks = references.parse(source)
         guard case .table(let table)? = blocks.first?.block else {
             output += renderer.tableClosing(widths: progress.widths)
             state = .blocks
             return true
         }
+        references.record(Substring(source), blocks: blocks, through: table.rowLines.last ?? 0)
         blocks.removeFirst()
         let ended = !blocks.isEmpty
         output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
@@ -260,15 +348,37 @@ struct MarkdownStream {
         for source in blocks {
             let lines = render(source.block)
             if lines.isEmpty { continue }
-            separate(&output)
+            separate(&output, before: source.block)
             output += lines
             hasOutput = true
             continuation = nil
         }
     }
 
-    private func separate(_ output: inout [String]) {
-        if hasOutput && continuation == nil { output.append("") }
+    /// Starts `block` (a fence or a streamed container) without printing: its blank line waits for its first line.
+    private mutating func open(_ block: MarkdownBlock) {
+        awaitedSeparator = hasOutput && blankLine(before: block, continuing: continuation != nil)
+    }
+
+    /// Appends lines of the block `open` started, after the blank line that waited for them.
+    private mutating func appendOpened(_ lines: [String], to output: inout [String]) {
+        guard !lines.isEmpty else { return }
+        if awaitedSeparator == true { output.append("") }
+        awaitedSeparator = nil
+        hasOutput = true
+        output += lines
+    }
+
+    /// Adds the blank line that goes before `block` when something was printed before it.
+    private func separate(_ output: inout [String], before block: MarkdownBlock) {
+        if hasOutput && blankLine(before: block, continuing: continuation != nil) { output.append("") }
+    }
+
+    /// Whether a blank line separates `block` from the block before it: not when it is a list that continues a
+    /// committed one or that follows a block inside a list item.
+    private func blankLine(before block: MarkdownBlock, continuing: Bool) -> Bool {
+        guard case .list = block else { return true }
+        return !continuing && !insideListItem
     }
 
     /// Renders a block, continuing a list whose first items were already committed.
@@ -280,10 +390,257 @@ struct MarkdownStream {
         return renderer.lines(for: block)
     }
 
+    // MARK: Containers
+
+    /// The bytes of `complete` from 1-based line `start` on.
+    private func containerBytes(from start: Int, in complete: Substring) -> Int {
+        complete.utf8.count - byteOffset(afterLine: start - 1, in: complete)
+    }
+
+    /// A stream for the content of a block quote, two columns narrower, that sees the definitions made so far.
+    private func openQuote() -> Container {
+        let probe = renderer.lines(for: .blockQuote([.paragraph([.text("x")])])).first ?? ""
+        let bar = probe.range(of: " x", options: .backwards).map { String(probe[..<$0.lowerBound]) } ?? probe
+        var inner = renderer
+        inner.width = max(renderer.width - 2, 2)
+        return Container(kind: .quote, stream: nested(inner, insideListItem: false), bar: bar)
+    }
+
+    /// A stream for the content of `list`'s one item, whose first source line is `firstLine`; nil when that line
+    /// does not start with a list marker or has nothing after it.
+    private func openItem(_ list: MarkdownList, firstLine: String) -> Container? {
+        let expanded = String(decoding: expandingLeadingTabs(Substring(firstLine)), as: UTF8.self)
+        guard let item = list.items.first, let (indent, marker, empty) = listMarker(expanded), !empty else { return nil }
+        let number = continuation?.nextNumber ?? list.start
+        let paragraph = MarkdownBlock.paragraph([.text("x")])
+        let probe = renderer.listItemLines(MarkdownListItem(task: item.task, blocks: [paragraph, paragraph],
+                                                            startLine: 0, endLine: 0), number: number)
+        guard probe.count == 3, let first = probe[0].range(of: " x", options: .backwards),
+              let later = probe[2].range(of: "x", options: .backwards) else { return nil }
+        let padding = String(probe[2][..<later.lowerBound])
+        var inner = renderer
+        inner.width = max(renderer.width - DisplayWidth.of(padding), 2)
+        inner.depth += 1
+        return Container(kind: .item(contentIndent: indent, number: number, marker: marker),
+                         stream: nested(inner, insideListItem: true),
+                         pendingMarker: String(probe[0][..<first.lowerBound]), padding: padding,
+                         hasTaskBox: item.task != nil)
+    }
+
+    private func nested(_ renderer: BlockRenderer, insideListItem: Bool) -> MarkdownStream {
+        var stream = MarkdownStream(renderer: renderer, rendersMarkdown: true)
+        stream.insideListItem = insideListItem
+        stream.containerThreshold = containerThreshold
+        stream.isNested = true
+        stream.references = references
+        return stream
+    }
+
+    /// The content indentation of a list item's first line, its marker character (bullet or delimiter) and
+    /// whether nothing follows the marker; nil when the line has no marker.
+    private func listMarker(_ line: String) -> (indent: Int, marker: UInt8, empty: Bool)? {
+        let bytes = Array(line.utf8)
+        var index = 0
+        while index < bytes.count && index < 3 && bytes[index] == 0x20 { index += 1 }
+        guard index < bytes.count else { return nil }
+        let marker: UInt8
+        if [0x2D, 0x2B, 0x2A].contains(bytes[index]) {
+            marker = bytes[index]
+            index += 1
+        } else {
+            let digitsStart = index
+            while index < bytes.count && (0x30...0x39).contains(bytes[index]) && index - digitsStart < 9 { index += 1 }
+            guard index > digitsStart, index < bytes.count, bytes[index] == 0x2E || bytes[index] == 0x29 else { return nil }
+            marker = bytes[index]
+            index += 1
+        }
+        var spaces = 0
+        while index + spaces < bytes.count && bytes[index + spaces] == 0x20 { spaces += 1 }
+        guard index + spaces < bytes.count else { return (index + 1, marker, true) }
+        return (spaces == 0 || spaces >= 5 ? index + 1 : index + spaces, marker, false)
+    }
+
+    /// Feeds the complete lines that continue the open container to its stream; closes it at the first that does not.
+    private mutating func stepContainer(_ complete: Substring, into output: inout [String]) -> Bool {
+        guard case .container(var container) = state else { return false }
+        state = .blocks  // so that `container` is the only owner of its buffers and grows in place
+        var consumed = 0
+        var ending: Substring?
+        for line in completeLines(complete) {
+            var inner = markedLine(line, of: &container)
+            if inner == nil {
+                appendOpened(commitContent(of: &container), to: &output)
+                inner = lazyLine(line, container)
+            }
+            guard let inner else {
+                ending = line
+                break
+            }
+            container.inner += inner + "\n"
+            consumed += line.utf8.count + 1
+        }
+        appendOpened(commitContent(of: &container), to: &output)
+        committedOffset += consumed
+        guard let ending else {
+            state = .container(container)
+            return false
+        }
+        close(container, before: ending, into: &output)
+        return true
+    }
+
+    /// Commits what the container's stream can and keeps only the content it has not committed, so the content
+    /// held stays as small as the block in progress.
+    private func commitContent(of container: inout Container) -> [String] {
+        let lines = container.stream.commitCompleteLines(container.inner)
+        container.inner = container.stream.remainder(container.inner)
+        container.stream.committedOffset = 0
+        return decorate(lines, &container)
+    }
+
+    /// Flushes the container's stream and returns to top-level blocks; `next` is the line after the container.
+    private mutating func close(_ container: Container, before next: Substring?, into output: inout [String]) {
+        var container = container
+        appendOpened(decorate(container.stream.finish(container.inner), &container), to: &output)
+        if let marker = container.pendingMarker { appendOpened([marker], to: &output) }
+        references = container.stream.references
+        state = .blocks
+        awaitedSeparator = nil
+        continuation = nil
+        if case .item(_, let number, let marker) = container.kind, let next, listMarker(String(next))?.marker == marker {
+            continuation = ListContinuation(nextNumber: number.map { $0 + 1 })
+        }
+    }
+
+    /// `line` without the container's quote marker or item indentation, or nil when it ends the container.
+    private func innerLine(_ line: Substring, of container: inout Container) -> String? {
+        markedLine(line, of: &container) ?? lazyLine(line, container)
+    }
+
+    /// `line` without the container's quote marker or item indentation; nil when it has neither.
+    private func markedLine(_ line: Substring, of container: inout Container) -> String? {
+        let bytes = expandingLeadingTabs(line)
+        var index = 0
+        while index < bytes.count && bytes[index] == 0x20 { index += 1 }
+        let blank = bytes[index...].allSatisfy { $0 == 0x09 || $0 == 0x0D }
+        switch container.kind {
+        case .quote:
+            if index <= 3 && index < bytes.count && bytes[index] == 0x3E {
+                index += 1
+                if index < bytes.count && bytes[index] == 0x20 { index += 1 }
+                return String(decoding: bytes[index...], as: UTF8.self)
+            }
+        case .item(let indent, _, _):
+            let first = container.atFirstLine
+            container.atFirstLine = false
+            if blank && !first { return "" }
+            if index >= indent || first {
+                var text = String(decoding: bytes[min(indent, bytes.count)...], as: UTF8.self)
+                if container.hasTaskBox {
+                    container.hasTaskBox = false
+                    if text.count >= 3, ["[ ]", "[x]", "[X]"].contains(String(text.prefix(3))) {
+                        text = String(text.dropFirst(3).drop { $0 == " " })
+                    }
+                }
+                return text
+            }
+        }
+        return nil
+    }
+
+    /// `line` when it continues the paragraph the container's stream has open (a lazy continuation line),
+    /// indented four spaces so that the stream cannot take it for the start of a block; nil otherwise.
+    private func lazyLine(_ line: Substring, _ container: Container) -> String? {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        guard !trimmed.allSatisfy({ $0 == "\r" }), continuesLazily(line, container) else { return nil }
+        return "    " + trimmed
+    }
+
+    /// Whether `line` continues the paragraph the container's stream has open: parsed after the content not
+    /// yet committed, put back into the quote or item (and any container open inside), it stays inside.
+    private func continuesLazily(_ line: Substring, _ container: Container) -> Bool {
+        guard let content = container.stream.uncommittedLines(container.inner),
+              content.contains(where: { !$0.allSatisfy { $0 == " " || $0 == "\t" } }),
+              let rebuilt = rebuilt(content, in: container.kind) else { return false }
+        let blocks = MarkdownParser.parse(UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + line + "\n"))
+        guard blocks.count == 1, blocks[0].endLine == rebuilt.count + 1 else { return false }
+        if case .list(let list) = blocks[0].block { return list.items.count == 1 }
+        return true
+    }
+
+    /// The source lines of `text` this stream has not committed, an open container's markers put back; nil
+    /// while a code fence, table or plain-lines fallback is open.
+    private func uncommittedLines(_ text: String) -> [String]? {
+        switch state {
+        case .blocks:
+            var lines = remainder(text).utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
+            if lines.last == "" { lines.removeLast() }
+            return lines
+        case .container(let container):
+            return container.stream.uncommittedLines(container.inner).flatMap { rebuilt($0, in: container.kind) }
+        case .fence, .table, .plainLines:
+            return nil
+        }
+    }
+
+    /// Content lines with a quote marker, or a bullet and indentation reaching the item's content column, in front.
+    private func rebuilt(_ lines: [String], in kind: Container.Kind) -> [String]? {
+        switch kind {
+        case .quote:
+            return lines.map { "> " + $0 }
+        case .item(let indent, _, _):
+            let lead = max(indent - 5, 0)
+            guard lead <= 3 else { return nil }
+            let first = String(repeating: " ", count: lead) + "-" + String(repeating: " ", count: indent - 1 - lead)
+            let later = String(repeating: " ", count: indent)
+            return lines.enumerated().map { $0.offset == 0 ? first + $0.element : $0.element.isEmpty ? "" : later + $0.element }
+        }
+    }
+
+    /// The bytes of `line` with the tabs among its leading spaces, quote markers and list markers widened to
+    /// spaces at 4-column stops, as cmark-gfm counts columns.
+    private func expandingLeadingTabs(_ line: Substring) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var rest = line.utf8[...]
+        while let byte = rest.first, byte == 0x20 || byte == 0x09 || byte == 0x3E || (0x30...0x39).contains(byte)
+                || [0x2E, 0x29, 0x2D, 0x2A, 0x2B].contains(byte) {
+            if byte == 0x09 {
+                bytes += repeatElement(0x20, count: 4 - bytes.count % 4)
+            } else {
+                bytes.append(byte)
+            }
+            rest = rest.dropFirst()
+        }
+        return bytes + rest
+    }
+
+    /// The container's stream output with the quote bar or the item's marker and indentation in front.
+    private func decorate(_ lines: [String], _ container: inout Container) -> [String] {
+        lines.map { line in
+            switch container.kind {
+            case .quote:
+                return line.isEmpty ? container.bar : container.bar + " " + line
+            case .item:
+                if let marker = container.pendingMarker {
+                    container.pendingMarker = nil
+                    return marker + " " + line
+                }
+                return line.isEmpty ? "" : container.padding + line
+            }
+        }
+    }
+
     // MARK: Tail
 
-    private func tail(_ text: String) -> [String] {
-        let rest = remainder(text)
+    private func tail(_ text: String) -> [String] { tail(rest: remainder(text)) }
+
+    /// The tail for the uncommitted text `rest`, after the blank line an opened block still waits for.
+    private func tail(rest: String) -> [String] {
+        let lines = tailLines(rest: rest)
+        return awaitedSeparator == true && !lines.isEmpty ? [""] + lines : lines
+    }
+
+    private func tailLines(rest: String) -> [String] {
         guard !rest.isEmpty else { return [] }
         guard rendersMarkdown else { return [UntrustedText.sanitize(rest)] }
         switch state {
@@ -292,7 +649,7 @@ struct MarkdownStream {
         case .fence(let fence):
             return isClosingFence(Substring(rest), fence) ? [] : renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter, advance: false)
         case .table(let progress):
-            var blocks = MarkdownParser.parse(progress.prefix + UntrustedText.sanitize(rest))
+            var blocks = references.parse(progress.prefix + UntrustedText.sanitize(rest))
             var output: [String] = []
             if case .table(let table)? = blocks.first?.block {
                 output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
@@ -301,13 +658,48 @@ struct MarkdownStream {
             output += renderer.tableClosing(widths: progress.widths)
             for block in blocks { output += [""] + renderer.lines(for: block.block) }
             return output
+        case .container(var container):
+            let pending = container.stream.remainder(container.inner)
+            guard let inner = innerLine(Substring(rest), of: &container) else {
+                var output = decorate(container.stream.tail(rest: pending), &container)
+                for (index, block) in references.parse(UntrustedText.sanitize(rest)).enumerated() {
+                    if index == 0, case .item(_, let number, let marker) = container.kind, case .list(var list) = block.block,
+                       listMarker(rest)?.marker == marker {
+                        list.start = number.map { $0 + 1 }
+                        output += renderer.lines(for: .list(list))
+                    } else {
+                        output += [""] + renderer.lines(for: block.block)
+                    }
+                }
+                return output
+            }
+            return decorate(container.stream.tail(rest: pending + inner), &container)
         case .blocks:
             var output: [String] = []
-            for (index, block) in MarkdownParser.parse(UntrustedText.sanitize(rest)).enumerated() {
-                if index > 0 || (hasOutput && continuation == nil) { output.append("") }
+            let clean = UntrustedText.sanitize(rest)
+            var blocks = references.parse(clean)
+            if let last = blocks.last?.block, endsInProse(last) {
+                let shown = UnfinishedMarkup.hidingUnclosed(clean)
+                if shown.utf8.count != clean.utf8.count { blocks = references.parse(shown) }
+            }
+            for (index, block) in blocks.enumerated() {
+                if index > 0 ? blankLine(before: block.block, continuing: false)
+                    : hasOutput && blankLine(before: block.block, continuing: continuation != nil) {
+                    output.append("")
+                }
                 output += index == 0 ? render(block.block) : renderer.lines(for: block.block)
             }
             return output
+        }
+    }
+
+    /// Whether the last thing in `block` is prose (not code, HTML or a rule), where unclosed markup is hidden.
+    private func endsInProse(_ block: MarkdownBlock) -> Bool {
+        switch block {
+        case .paragraph, .heading, .table: true
+        case .codeBlock, .html, .thematicBreak: false
+        case .blockQuote(let children): children.last.map(endsInProse) ?? false
+        case .list(let list): list.items.last?.blocks.last.map(endsInProse) ?? false
         }
     }
 

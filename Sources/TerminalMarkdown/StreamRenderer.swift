@@ -3,8 +3,8 @@
 ///
 /// Call `update(_:)` with the whole answer so far on every snapshot and `finish(_:)` once with the final text
 /// (complete, cancelled or failed); afterwards the screen shows what `MarkdownRenderer.render` shows for that
-/// text, the cursor at the start of the line below. The only accepted difference: a link reference definition
-/// arriving after the paragraph that uses it was committed. Confined to one thread or actor.
+/// text, the cursor at the start of the line below (a link reference defined after its use stays as written in
+/// both, its URL listed at the end: see `LinkReferences`). Confined to one thread or actor.
 public final class StreamRenderer<Sink: TerminalSink> {
     /// Where output goes; tests read a `StringSink` back from here.
     public var sink: Sink

@@ -22,6 +22,12 @@ func markdownBench() async throws {
     report("stream 256 KiB mixed", small)
     print(String(format: "  ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", full.seconds / small.seconds))
     report("stream 200 KB code fence", code)
+    let quote = MarkdownCorpusGenerator.longQuote(bytes: 1 << 20)
+    let longQuote = streamCost(quote, capabilities: capabilities)
+    let quarterQuote = streamCost(prefix(quote, bytes: 256 << 10), capabilities: capabilities)
+    report("stream 1 MiB block quote (one container)", longQuote)
+    report("stream 256 KiB block quote", quarterQuote)
+    print(String(format: "  quote ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", longQuote.seconds / quarterQuote.seconds))
 
     reportScaling("python fence, highlighted", capabilities: capabilities, MarkdownCorpusGenerator.codeFence)
     var noColor = capabilities
@@ -210,6 +216,18 @@ private enum MarkdownCorpusGenerator {
             row += 1
         }
         return text + "\n"
+    }
+
+    /// One block quote of about `bytes` bytes: paragraphs, a list and a code fence, repeated.
+    static func longQuote(bytes: Int) -> String {
+        var text = ""
+        var part = 0
+        while text.utf8.count < bytes {
+            part += 1
+            text += "> Part \(part) of a long quoted answer with *emphasis* and a [link](https://example.com/\(part)).\n>\n"
+                + "> - point one\n> - point two\n>\n> ```sh\n> make part\(part)\n> ```\n>\n"
+        }
+        return text
     }
 
     /// One fenced code block of about `bytes` bytes.

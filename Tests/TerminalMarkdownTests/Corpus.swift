@@ -119,9 +119,9 @@ enum Corpus {
             <mailto:someone@example.com> and [same](https://same.example) text, plus \
             [a script](javascript:alert(1)) and ![an image](https://example.com/cat.png "Cat").
 
-            [Reference link][ref] to somewhere.
-
             [ref]: https://example.org/reference
+
+            [Reference link][ref] to somewhere.
 
             <div class="raw">raw <b>HTML</b> block</div>
 

@@ -3,9 +3,10 @@ import TestSupport
 @testable import TerminalMarkdown
 
 struct StreamingTests {
-    static let cases: [(String, Int)] = Corpus.documents.flatMap { document in [80, 40].map { (document.name, $0) } }
+    static let documents = Corpus.documents + StreamingCorpus.documents
+    static let cases: [(String, Int)] = documents.flatMap { document in [80, 40].map { (document.name, $0) } }
 
-    private func document(_ name: String) -> String { Corpus.documents.first { $0.name == name }!.text }
+    private func document(_ name: String) -> String { Self.documents.first { $0.name == name }!.text }
 
     @Test(arguments: cases)
     func randomChunkingsEndOnTheScreenOfTheWholeRender(name: String, width: Int) {
@@ -27,5 +28,78 @@ struct StreamingTests {
         let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
         let output = streamedOutput(Snapshots.scalarByScalar(text), final: text, capabilities: capabilities)
         #expect(screenLines(output, width: width) == expected)
+    }
+}
+
+struct StreamedContainerTests {
+    /// One width per document (alternating 80 and 40) and two random chunkings, a fine and a coarse one: enough
+    /// snapshots to commit inside each container many times while the run stays short.
+    @Test(arguments: StreamingCorpus.longContainers.map(\.name))
+    func longContainersStreamToTheScreenOfTheWholeRender(name: String) {
+        let index = StreamingCorpus.longContainers.firstIndex { $0.name == name }!
+        let text = StreamingCorpus.longContainers[index].text
+        let width = index % 2 == 0 ? 80 : 40
+        let capabilities = TerminalCapabilities(width: width, height: 1000, hyperlinks: true)
+        let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
+        for (seed, maxStep) in [(UInt64(0), 400), (1, 3000)] {
+            let snapshots = Snapshots.random(text, seed: seed, maxStep: maxStep)
+            let actual = screenLines(streamedOutput(snapshots, final: text, capabilities: capabilities), width: width)
+            #expect(actual == expected, "chunks of up to \(maxStep) scalars")
+            if actual != expected {
+                let first = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? min(actual.count, expected.count)
+                Issue.record("first difference at row \(first): \(actual.dropFirst(first).prefix(3)) vs \(expected.dropFirst(first).prefix(3))")
+                return
+            }
+        }
+    }
+}
+
+struct StreamedReferenceTests {
+    private let capabilities = TerminalCapabilities(noColor: true, width: 60)
+
+    private func lineByLine(_ text: String) -> [String] {
+        var snapshots: [String] = []
+        var end = text.startIndex
+        while let newline = text[end...].firstIndex(of: "\n") {
+            end = text.index(after: newline)
+            snapshots.append(String(text[..<end]))
+        }
+        return snapshots
+    }
+
+    @Test func definitionsAfterTheirUseAreListedWithTheirURLsAtTheEnd() {
+        let text = "Rust is memory-safe [1]. Go has a GC [2].\n\nBoth compile to native code.\n\n"
+            + "[1]: https://doc.rust-lang.org/book/\n[2]: https://go.dev/doc/gc-guide\n"
+        let streamed = screenLines(streamedOutput(lineByLine(text), final: text, capabilities: capabilities), width: 60)
+        #expect(streamed == [
+            "Rust is memory-safe [1]. Go has a GC [2].", "", "Both compile to native code.", "",
+            "[1]: https://doc.rust-lang.org/book/", "[2]: https://go.dev/doc/gc-guide",
+        ])
+        #expect(streamed == screenLines(MarkdownRenderer(capabilities: capabilities).render(text), width: 60))
+    }
+
+    @Test func committedDefinitionsResolveLaterReferences() {
+        let text = "[x]: https://x.example\n\nA [a][x]\n\nB [b][x]\n\nC [x]\n"
+        let streamed = screenLines(streamedOutput(lineByLine(text), final: text, capabilities: capabilities), width: 60)
+        #expect(streamed == ["A a (https://x.example)", "", "B b (https://x.example)", "", "C x (https://x.example)"])
+    }
+}
+
+struct NestedContainerStreamingTests {
+    /// Generated replies with every block quote and list item streamed through a nested stream (container limit
+    /// 0), compared by their committed lines with the whole render.
+    @Test(arguments: UInt64(0)..<100)
+    func generatedRepliesCommitTheWholeRenderThroughNestedStreams(seed: UInt64) {
+        let text = GeneratedReplyTests.reply(seed: seed)
+        let width = seed % 2 == 0 ? 80 : 40
+        let reference = MarkdownRenderer(capabilities: TerminalCapabilities(width: width, height: 1000, hyperlinks: true),
+                                         mode: .always)
+        var stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: true)
+        stream.containerThreshold = 0
+        var committed: [String] = []
+        for snapshot in Snapshots.random(text, seed: seed, maxStep: 24) { committed += stream.update(snapshot).committed }
+        committed += stream.finish(text)
+        #expect(committed == reference.lines(text), "width \(width)\n\(text)")
     }
 }

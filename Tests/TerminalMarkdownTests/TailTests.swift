@@ -65,6 +65,16 @@ struct TailTests {
         #expect(tallest <= BlockRenderer.tableWidthRows + 5)
     }
 
+    @Test func longQuoteCommitsItsParagraphs() {
+        let text = (0..<600).map { "> paragraph \($0) of a long quote" }.joined(separator: "\n>\n")
+        #expect(checkTailAccounting(lineByLine(text), width: 80, height: 100_000) < MarkdownStream.containerLimit / 16)
+    }
+
+    @Test func longCodeFenceInAListItemCommitsEachLine() {
+        let text = "- Build it:\n\n  ```sh\n" + (0..<1000).map { "  make target\($0)" }.joined(separator: "\n")
+        #expect(checkTailAccounting(lineByLine(text), width: 80, height: 100_000) < MarkdownStream.containerLimit / 8)
+    }
+
     @Test func hugeParagraphFallsBackToPlainLines() {
         let text = (1...6000).map { "word\($0) continues the same paragraph" }.joined(separator: "\n")
         let snapshots = lineByLine(text).enumerated().filter { $0.offset % 50 == 0 }.map(\.element)
@@ -204,5 +214,49 @@ struct RedrawProtocolTests {
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = read(descriptors[0], &buffer, buffer.count)
         #expect(String(decoding: buffer[..<max(count, 0)], as: UTF8.self) == "héllo world")
+    }
+}
+
+struct UnfinishedMarkupTests {
+    private func tail(_ text: String) -> [String] {
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(noColor: true, width: 80), mode: .always)
+        renderer.update(text)
+        return screenLines(renderer.sink.output, width: 80).filter { !$0.isEmpty }
+    }
+
+    @Test(arguments: [
+        ("You said: *E", "You said:"),
+        ("Read [link](https://lms", "Read"),
+        ("Read [the docs", "Read"),
+        ("Call `make", "Call"),
+        ("Very **bold and *both", "Very"),
+        ("Gone ~~soon", "Gone"),
+        ("See <https://lmstudio", "See"),
+        ("- item with *open", "• item with"),
+        ("> quoted _start", "│ quoted"),
+    ])
+    func unclosedInlineMarkupIsHiddenInTheLiveTail(text: String, shown: String) {
+        #expect(tail(text) == [shown])
+    }
+
+    @Test(arguments: [
+        ("Closed *emphasis* and `code`.", "Closed emphasis and code."),
+        ("2 * 3 = 6 and snake_case_name", "2 * 3 = 6 and snake_case_name"),
+        ("* a bullet", "• a bullet"),
+    ])
+    func closedOrLiteralMarkupStaysVisible(text: String, shown: String) {
+        #expect(tail(text) == [shown])
+    }
+
+    @Test func codeInTheTailIsNotCut() {
+        // Fences are hidden on a terminal: the language shows as a label above the code.
+        #expect(tail("```sh\necho `date") == ["sh", "echo `date"])
+    }
+
+    @Test func theFinishedReplyShowsWhatWasHidden() {
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(noColor: true, width: 80), mode: .always)
+        renderer.update("You said: *E")
+        renderer.finish("You said: *E")
+        #expect(screenLines(renderer.sink.output, width: 80) == ["You said: *E"])
     }
 }
