@@ -1034,9 +1034,12 @@ The REPL's /preset does the same."
   (if (not llmster--conversation-id)
       (progn (setq llmster--pending-preset preset)
              (message "llmster: preset %s applies from the first message" preset))
-    (message "llmster: preset %s applied" preset)
-    (llmster--note-fresh-context
-     (llmster--request-sync "presets/apply" `((conversationId . ,llmster--conversation-id) (name . ,preset))))))
+    (let ((answer (llmster--request-sync "presets/apply" `((conversationId . ,llmster--conversation-id)
+                                                            (name . ,preset)))))
+      ;; The preset's model, when it has one, is now the conversation's: the next send keeps it.
+      (setq llmster--model (or (alist-get 'modelKey answer) llmster--model))
+      (message "llmster: preset %s applied" preset)
+      (llmster--note-fresh-context answer))))
 
 ;;;; Context, regions and rewriting
 

@@ -417,12 +417,14 @@
 (ert-deftest llmster-test-presets-start-a-new-chat-and-apply-to-the-current-one ()
   (llmster-test--with-llmster
     (llmster-test--write-config "preset.french.system = Answer in French." "preset.french.temperature = 0.3"
-                                "preset.terse.system = Be terse.")
+                                "preset.terse.system = Be terse." "preset.terse.model = acme/thinker-8b")
     (let ((buffer (cl-letf (((symbol-function 'completing-read)
                              (lambda (_prompt collection &rest _)
                                (should (equal (mapcar #'car collection) '("french" "terse")))
                                (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "french")
                                               "  temperature=0.3 · Answer in French."))
+                               (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "terse")
+                                              "  acme/thinker-8b · Be terse."))
                                "french")))
                     (call-interactively #'llmster-new-chat-with-preset))))
       (llmster-test--send buffer "echo:bonjour")
@@ -433,6 +435,9 @@
       (with-current-buffer buffer
         (llmster-apply-preset "terse")
         (should (equal (alist-get 'systemPrompt (llmster-test--conversation buffer)) "Be terse."))
+        ;; The preset's model is the chat's from the next message on.
+        (should (equal (alist-get 'modelKey (llmster-test--conversation buffer)) "acme/thinker-8b"))
+        (should (equal llmster--model "acme/thinker-8b"))
         ;; The prompt changed after the first reply: the next message starts a fresh server context.
         (should llmster--fresh-next)
         (should-error (llmster-apply-preset "nosuch"))))

@@ -571,7 +571,7 @@ local ok, err = pcall(function()
     local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
     vim.fn.mkdir(dir, 'p')
     vim.fn.writefile({ 'preset.french.system = Answer in French.', 'preset.french.temperature = 0.3',
-      'preset.terse.system = Be terse.' }, dir .. '/config')
+      'preset.terse.system = Be terse.', 'preset.terse.model = acme/thinker-8b' }, dir .. '/config')
     -- llmster reads its config as it starts.
     llmster.stop()
     local original, shown = vim.ui.select, nil
@@ -581,7 +581,7 @@ local ok, err = pcall(function()
     end
     vim.cmd('LlmsterNewWithPreset')
     vim.ui.select = original
-    assert(vim.deep_equal(shown, { 'french  temperature=0.3 · Answer in French.', 'terse  Be terse.' }), vim.inspect(shown))
+    assert(vim.deep_equal(shown, { 'french  temperature=0.3 · Answer in French.', 'terse  acme/thinker-8b · Be terse.' }), vim.inspect(shown))
     local buffer = vim.api.nvim_get_current_buf()
     send_and_wait(buffer, 'echo:bonjour')
     local conversation = conversation_of(buffer)
@@ -589,6 +589,7 @@ local ok, err = pcall(function()
     assert(conversation.settings.temperature == 0.3, vim.inspect(conversation.settings))
     vim.cmd('LlmsterPreset terse')
     assert(conversation_of(buffer).systemPrompt == 'Be terse.')
+    assert(llmster.chat(buffer).model == 'acme/thinker-8b', 'the preset\'s model is the chat\'s from the next message on')
     assert(llmster.chat(buffer).fresh_next, 'a new prompt after the first reply asks for a fresh server context')
     assert(not pcall(llmster.apply_preset, 'nosuch', buffer), 'an unknown preset is refused')
     llmster.setup({ default_preset = 'terse' })
