@@ -781,14 +781,15 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
 
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR on a first send.
-llmster removed the conversation it had made for it."
+llmster removed the conversation it had made for it; one made beforehand
+with a preset stays for the next try."
   (let ((inhibit-read-only t) (buffer-undo-list t)
         (text-start (marker-position (llmster--reply-text-start reply))))
     (delete-region text-start (point-max))
     (goto-char text-start)
     (insert (llmster--reply-text reply))
     (set-marker llmster--input-start text-start))
-  (setq llmster--conversation-id nil)
+  (unless llmster--pending-preset (setq llmster--conversation-id nil))
   (message "llmster: %s (your message is back in the input area)" (alist-get 'message error)))
 
 (defun llmster--name-after-title (buffer)

@@ -443,9 +443,14 @@
         (should-error (llmster-apply-preset "nosuch"))))
     (let* ((llmster-default-preset "terse")
            (buffer (llmster)))
+      ;; A first send that fails keeps the conversation made with the preset for the next try.
+      (llmster-test--send buffer "[[sim:status=500]] hi")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer (delete-region llmster--input-start (point-max)))
       (llmster-test--send buffer "echo:hi")
       (llmster-test--wait-reply buffer)
-      (should (equal (alist-get 'systemPrompt (llmster-test--conversation buffer)) "Be terse.")))))
+      (should (equal (alist-get 'systemPrompt (llmster-test--conversation buffer)) "Be terse."))
+      (should (= 2 (length (alist-get 'conversations (llmster-test--call "conversations/list"))))))))
 
 ;;;; Library: titles, search, nested folders
 

@@ -595,8 +595,13 @@ local ok, err = pcall(function()
     llmster.setup({ default_preset = 'terse' })
     local other = llmster.open()
     llmster.config.default_preset = nil
+    local before = #llmster.request_sync('conversations/list', {}).conversations
+    -- A first send that fails keeps the conversation made with the preset for the next try.
+    send_and_wait(other, '[[sim:status=500]] hi')
+    vim.api.nvim_buf_set_lines(other, 1, -1, false, {})
     send_and_wait(other, 'echo:hi')
     assert(conversation_of(other).systemPrompt == 'Be terse.')
+    assert(#llmster.request_sync('conversations/list', {}).conversations == before + 1, 'one conversation for the chat')
   end)
 
   test('choosing an alternative redraws the chat', function()
