@@ -1,11 +1,27 @@
 import Chat
 import LMStudio
 
-/// `presets/list`: the configured presets (`preset.NAME.…` in the config), which `conversations/create` takes by name.
+/// `presets/list`: the configured presets (`preset.NAME.…` in the config), which `conversations/create` takes by name;
+/// `presets/apply`: one preset given to an existing conversation.
 enum PresetMethods {
     static func register(in registry: inout MethodRegistry) {
         registry.register("presets/list") { context, _ in
             .object(["presets": .array(context.session.presets.map(json))])
+        }
+        registry.register("presets/apply") { context, params in
+            let reference = try params.string("conversationId")
+            let name = try params.string("name")
+            let session = context.session
+            let id = try await session.withLibrary { try $0.resolveConversation(reference).id }
+            let applied = try await session.applyPreset(name, conversationId: id)
+            return try await session.withLibrary { library in
+                var answer = try LibraryMethods.json(try LibraryMethods.existing(id, in: library), paths: try LibraryMethods.folderPaths(library))
+                if case .object(var members) = answer {
+                    members["needsFreshContext"] = .bool(applied.systemPrompt == .needsFreshContext)
+                    answer = .object(members)
+                }
+                return answer
+            }
         }
     }
 

@@ -26,4 +26,22 @@ import TestSupport
         #expect(await rpc.call("conversations/list")?["result"]?["conversations"]?.array.count == 1, "nothing is made for an unknown preset")
         await rpc.closeInput()
     }
+
+    @Test func aPresetAppliedToAnAnsweredConversationChangesItsPromptAndSettingsAndAsksForAFreshContext() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url, settings: [
+            ("preset.reviewer.system", "You review diffs tersely."), ("preset.reviewer.temperature", "0.2"),
+        ])
+        await rpc.initialize()
+        let id = try #require(await rpc.call("conversations/create")?["result"]?["id"])
+        _ = await rpc.call("chat/send", ["conversationId": id, "text": "echo:hi", "model": "acme/tiny-1b"])
+        let applied = try #require(await rpc.call("presets/apply", ["conversationId": id, "name": "reviewer"])?["result"])
+        #expect(applied["systemPrompt"] == "You review diffs tersely.", "\(applied)")
+        #expect(applied["needsFreshContext"] == true)
+        _ = await rpc.call("chat/send", ["conversationId": id, "text": "echo:again", "model": "acme/tiny-1b", "freshContext": true])
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("temperature") == "0.2")
+        #expect(await rpc.call("presets/apply", ["conversationId": id, "name": "nosuch"])?.errorKind == "invalid_params")
+        #expect(await rpc.call("presets/apply", ["conversationId": "zzzz-none", "name": "reviewer"])?.errorKind == "not_found")
+        await rpc.closeInput()
+    }
 }

@@ -20,7 +20,8 @@
 ;;   (use-package llmster
 ;;     :load-path "/path/to/llmster/contrib/emacs"
 ;;     :commands (llmster llmster-menu llmster-send-region llmster-rewrite
-;;                llmster-add-context llmster-search llmster-list-conversations))
+;;                llmster-add-context llmster-search llmster-list-conversations
+;;                llmster-new-chat-with-preset))
 ;;
 ;; or, with Emacs 30's `:vc':
 ;;
@@ -33,6 +34,7 @@
 ;;   C-c C-k   cancel the reply being streamed (what arrived is kept)
 ;;   C-c C-a   ask again: a new answer to the last message (the old one stays an alternative)
 ;;   C-c C-w   edit the last message and send it again
+;;   C-c C-v   choose among the answers (or, C-u, versions) of the last message
 ;;   C-c C-e   choose the model
 ;;   C-c C-r   fold or show the reasoning or tool output at point (elsewhere: all reasoning)
 ;;   C-c C-l   the library
@@ -42,6 +44,11 @@
 ;; instruction), `llmster-rewrite' (replace the region with the model's answer, shown as a
 ;; diff to accept or reject), `llmster-add-context' (a buffer or file sent with the next
 ;; message), `llmster-search' and `llmster-list-conversations' (the library).
+;;
+;; The REPL's presets (`preset.NAME.system = ...' in llmster's config: a system prompt,
+;; model and settings) start a chat (`llmster-new-chat-with-preset', or
+;; `llmster-default-preset' for every new one) or apply to the current one
+;; (`llmster-apply-preset').
 
 ;;; Code:
 
@@ -73,6 +80,11 @@
 (defcustom llmster-request-timeout 60
   "Seconds to wait for a synchronous answer from llmster."
   :type 'number)
+
+(defcustom llmster-default-preset nil
+  "The preset a new chat starts with (a name from llmster's config), or nil.
+Presets are the `preset.NAME.system' lines the llmster REPL's /preset uses."
+  :type '(choice (const :tag "None" nil) string))
 
 (defcustom llmster-fold-reasoning t
   "Whether reasoning is folded to a one-line summary in new replies."
@@ -315,6 +327,8 @@ Signal a `user-error' with the server's message when it fails."
 (defvar-local llmster--context nil "Buffers and files sent with the next message: (NAME . SOURCE).")
 (defvar-local llmster--pending-settings nil
   "Settings for the conversation's first message (system prompt, reasoning).")
+(defvar-local llmster--pending-preset nil
+  "The preset the conversation is created with at the first message, or nil.")
 (defvar-local llmster--fresh-next nil "Whether the next message starts a fresh server context.")
 (defvar-local llmster--edit-next nil "Whether the next send replaces the last message.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
@@ -340,6 +354,7 @@ Signal a `user-error' with the server's message when it fails."
     (define-key map (kbd "C-c C-k") #'llmster-cancel)
     (define-key map (kbd "C-c C-a") #'llmster-regenerate)
     (define-key map (kbd "C-c C-w") #'llmster-edit-last)
+    (define-key map (kbd "C-c C-v") #'llmster-choose-alternative)
     (define-key map (kbd "C-c C-e") #'llmster-select-model)
     (define-key map (kbd "C-c C-r") #'llmster-toggle-reasoning)
     (define-key map (kbd "C-c C-l") #'llmster-list-conversations)
@@ -402,7 +417,8 @@ A conversation already open in a buffer is shown there."
                     (let ((new (generate-new-buffer "*llmster*")))
                       (with-current-buffer new
                         (llmster-chat-mode)
-                        (setq llmster--input-start (copy-marker (point-min)))
+                        (setq llmster--input-start (copy-marker (point-min))
+                              llmster--pending-preset llmster-default-preset)
                         (if conversation-id
                             (llmster--fill-transcript conversation-id)
                           (llmster--new-input-area)))
@@ -551,6 +567,10 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
          (new (null llmster--conversation-id))
          (undo-mark (progn (undo-boundary) buffer-undo-list))
          start body end)
+    (when (and new llmster--pending-preset)
+      (setq llmster--conversation-id
+            (alist-get 'id (llmster--request-sync "conversations/create"
+                                                  `((preset . ,llmster--pending-preset) ,@llmster--pending-settings)))))
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (if reply-start
           (goto-char reply-start)
@@ -731,11 +751,12 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
               (setq llmster--conversation-id (alist-get 'conversationId result)
                     llmster--fresh-next nil
                     llmster--context nil
+                    llmster--pending-preset nil
                     llmster--pending-settings nil)
               (llmster--show-context)
               (llmster--show-usage (alist-get 'modelInstanceId (alist-get 'message result))
                                    (alist-get 'stats (alist-get 'message result)))
-              (when (llmster--reply-new reply) (llmster--name-after-title buffer)))
+              (llmster--name-after-title buffer))
             (when (equal (llmster--error-kind error) "continuation_lost")
               (run-at-time 0 nil #'llmster--offer-fresh-context buffer)))))
         (run-hooks 'llmster-reply-finished-hook)))))
@@ -760,14 +781,15 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
 
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR on a first send.
-llmster removed the conversation it had made for it."
+llmster removed the conversation it had made for it; one made beforehand
+with a preset stays for the next try."
   (let ((inhibit-read-only t) (buffer-undo-list t)
         (text-start (marker-position (llmster--reply-text-start reply))))
     (delete-region text-start (point-max))
     (goto-char text-start)
     (insert (llmster--reply-text reply))
     (set-marker llmster--input-start text-start))
-  (setq llmster--conversation-id nil)
+  (unless llmster--pending-preset (setq llmster--conversation-id nil))
   (message "llmster: %s (your message is back in the input area)" (alist-get 'message error)))
 
 (defun llmster--name-after-title (buffer)
@@ -888,16 +910,76 @@ The original and its answer stay in the library as an alternative."
     (insert text)
     (llmster--start-reply text `((text . ,text) (edit . t)))))
 
+;;;; Alternatives: the other answers to a message, and its other versions
+
+(defun llmster--alternative-label (message index current)
+  "The line of alternative MESSAGE, number INDEX (0-based).
+CURRENT is the index of the alternative shown."
+  (format "%d%s %s" (1+ index) (if (eql index current) "*" " ")
+          (truncate-string-to-width
+           (replace-regexp-in-string "[ \t\n]+" " " (string-trim (or (alist-get 'text message) "")))
+           72 nil nil "…")))
+
+(defun llmster--alternatives-of (messages versions)
+  "The conversations/alternatives answer to choose from, among MESSAGES.
+The last message's alternatives, else (or with VERSIONS) the versions
+of the last user message."
+  (let* ((last-user (cl-find "user" messages :key (lambda (m) (alist-get 'role m)) :test #'equal :from-end t))
+         (candidates (delq nil (if versions (list last-user) (list (car (last messages)) last-user)))))
+    (cl-loop for message in candidates
+             for answer = (llmster--request-sync "conversations/alternatives"
+                                                 `((conversationId . ,llmster--conversation-id)
+                                                   (messageId . ,(alist-get 'id message))))
+             when (cdr (alist-get 'alternatives answer)) return answer)))
+
+(defun llmster-choose-alternative (&optional versions)
+  "Show another answer to the last message, chosen among those regenerating made.
+When the last answer has none, or with prefix argument VERSIONS, choose among
+the versions of the last message that editing made.  The chat continues from
+the chosen one."
+  (interactive "P")
+  (llmster--require-chat)
+  (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
+  (unless llmster--conversation-id (user-error "No reply yet"))
+  (let* ((messages (alist-get 'messages (llmster--request-sync "conversations/get" `((id . ,llmster--conversation-id)))))
+         (answer (or (llmster--alternatives-of messages versions)
+                     (user-error "No alternatives yet: %s asks again, %s edits the last message"
+                                 (substitute-command-keys "\\[llmster-regenerate]")
+                                 (substitute-command-keys "\\[llmster-edit-last]"))))
+         (labels (cl-loop for message in (alist-get 'alternatives answer) for index from 0
+                          collect (cons (llmster--alternative-label message index (alist-get 'current answer)) message)))
+         (completion-extra-properties '(:display-sort-function identity))
+         (choice (cdr (assoc (completing-read "Alternative: " labels nil t) labels))))
+    (llmster--request-sync "conversations/chooseAlternative" `((messageId . ,(alist-get 'id choice))))
+    (llmster--redraw)))
+
+(defun llmster--redraw ()
+  "Show this chat's conversation again from the library, keeping the unsent input.
+The transcript changed under the buffer, so its undo history starts afresh."
+  (let ((input (buffer-substring llmster--input-start (point-max)))
+        (inhibit-read-only t))
+    (remove-overlays)
+    (llmster--fill-transcript llmster--conversation-id)
+    (delete-region llmster--input-start (point-max))
+    (goto-char (point-max))
+    (insert input)
+    (setq buffer-undo-list nil)))
+
 ;;;; Settings: system prompt, reasoning effort
+
+(defun llmster--note-fresh-context (answer)
+  "Make the next send start a fresh server context if ANSWER asks for one.
+A new system prompt needs one after the conversation's first reply."
+  (when (eq (alist-get 'needsFreshContext answer) t)
+    (setq llmster--fresh-next t)
+    (message "llmster: the next message starts a fresh server context (the model forgets earlier turns)")))
 
 (defun llmster--set-setting (param settings)
   "Save chat/send PARAM now, or SETTINGS of the conversation when it exists."
   (if llmster--conversation-id
-      (let ((answer (llmster--request-sync "conversations/setSettings"
-                                           `((conversationId . ,llmster--conversation-id) ,@settings))))
-        (when (eq (alist-get 'needsFreshContext answer) t)
-          (setq llmster--fresh-next t)
-          (message "llmster: the next message starts a fresh server context (the model forgets earlier turns)")))
+      (llmster--note-fresh-context
+       (llmster--request-sync "conversations/setSettings"
+                              `((conversationId . ,llmster--conversation-id) ,@settings)))
     (setf (alist-get (car param) llmster--pending-settings) (cdr param))))
 
 (defun llmster-set-system-prompt (prompt)
@@ -911,6 +993,54 @@ The original and its answer stay in the library as an alternative."
   (interactive (list (completing-read "Reasoning effort: " '("off" "low" "medium" "high" "on" "default") nil t)))
   (llmster--require-chat)
   (llmster--set-setting (cons 'reasoning effort) `((settings (reasoning . ,effort)))))
+
+;;;; Presets: the REPL's named system prompts, models and settings
+
+(defun llmster--preset-summary (preset)
+  "One line about PRESET: its model, settings and the start of its system prompt."
+  (let ((prompt (alist-get 'systemPrompt preset)))
+    (string-join
+     (delq nil (list (alist-get 'model preset)
+                     (when (alist-get 'settings preset)
+                       (mapconcat (lambda (setting) (format "%s=%s" (car setting) (cdr setting)))
+                                  (alist-get 'settings preset) " "))
+                     (when prompt
+                       (truncate-string-to-width (car (split-string prompt "\n")) 60 nil nil "…"))))
+     " · ")))
+
+(defun llmster--read-preset (prompt)
+  "Read a configured preset's name with PROMPT, each shown with its summary."
+  (llmster--ensure-process)
+  (let* ((presets (alist-get 'presets (llmster--request-sync "presets/list")))
+         (summaries (mapcar (lambda (preset) (cons (alist-get 'name preset) (llmster--preset-summary preset)))
+                            presets))
+         (completion-extra-properties
+          `(:annotation-function ,(lambda (name) (concat "  " (cdr (assoc name summaries)))))))
+    (unless presets
+      (user-error "No presets: add lines such as \"preset.NAME.system = …\" to llmster's config"))
+    (completing-read prompt summaries nil t)))
+
+;;;###autoload
+(defun llmster-new-chat-with-preset (preset)
+  "Open a new chat with PRESET's system prompt, model and settings."
+  (interactive (list (llmster--read-preset "New chat with preset: ")))
+  (let ((llmster-default-preset preset))
+    (llmster)))
+
+(defun llmster-apply-preset (preset)
+  "Give this chat PRESET's system prompt, model and settings.
+The REPL's /preset does the same."
+  (interactive (progn (llmster--require-chat) (list (llmster--read-preset "Apply preset: "))))
+  (llmster--require-chat)
+  (if (not llmster--conversation-id)
+      (progn (setq llmster--pending-preset preset)
+             (message "llmster: preset %s applies from the first message" preset))
+    (let ((answer (llmster--request-sync "presets/apply" `((conversationId . ,llmster--conversation-id)
+                                                            (name . ,preset)))))
+      ;; The preset's model, when it has one, is now the conversation's: the next send keeps it.
+      (setq llmster--model (or (alist-get 'modelKey answer) llmster--model))
+      (message "llmster: preset %s applied" preset)
+      (llmster--note-fresh-context answer))))
 
 ;;;; Context, regions and rewriting
 
@@ -1317,11 +1447,13 @@ Missing folders are created; an empty path is the top level."
     ("k" "Cancel the reply" llmster-cancel)
     ("a" "Ask again (regenerate)" llmster-regenerate)
     ("w" "Edit the last message" llmster-edit-last)
+    ("v" "Choose an alternative" llmster-choose-alternative)
     ("f" "Answer again in a fresh context" llmster-fresh-context)
     ("r" "Fold or show reasoning" llmster-toggle-reasoning)]
    ["Settings"
     ("m" "Model" llmster-select-model)
     ("p" "System prompt" llmster-set-system-prompt)
+    ("P" "Apply a preset" llmster-apply-preset)
     ("e" "Reasoning effort" llmster-set-reasoning)]
    ["Context and regions"
     ("b" "Add a buffer (C-u: a file)" llmster-add-context)
@@ -1330,6 +1462,7 @@ Missing folders are created; an empty path is the top level."
     ("R" "Rewrite the region" llmster-rewrite)]
    ["Library"
     ("n" "New chat" llmster)
+    ("N" "New chat with a preset" llmster-new-chat-with-preset)
     ("l" "Conversations" llmster-list-conversations)
     ("/" "Search" llmster-search)
     ("?" "Search, as a list" llmster-search-list)]])

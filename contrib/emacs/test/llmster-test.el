@@ -402,6 +402,56 @@
         (should (equal (alist-get 'modelKey (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
                        "acme/thinker-8b"))))))
 
+;;;; Presets
+
+(defun llmster-test--write-config (&rest lines)
+  "Write LINES as llmster's config file in the sandboxed XDG home."
+  (let ((dir (expand-file-name "llmster" (getenv "XDG_CONFIG_HOME"))))
+    (make-directory dir t)
+    (with-temp-file (expand-file-name "config" dir) (insert (string-join lines "\n") "\n"))))
+
+(defun llmster-test--conversation (buffer)
+  "The library's conversation shown in BUFFER."
+  (alist-get 'conversation (llmster-test--call "conversations/get" 'id (buffer-local-value 'llmster--conversation-id buffer))))
+
+(ert-deftest llmster-test-presets-start-a-new-chat-and-apply-to-the-current-one ()
+  (llmster-test--with-llmster
+    (llmster-test--write-config "preset.french.system = Answer in French." "preset.french.temperature = 0.3"
+                                "preset.terse.system = Be terse." "preset.terse.model = acme/thinker-8b")
+    (let ((buffer (cl-letf (((symbol-function 'completing-read)
+                             (lambda (_prompt collection &rest _)
+                               (should (equal (mapcar #'car collection) '("french" "terse")))
+                               (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "french")
+                                              "  temperature=0.3 · Answer in French."))
+                               (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "terse")
+                                              "  acme/thinker-8b · Be terse."))
+                               "french")))
+                    (call-interactively #'llmster-new-chat-with-preset))))
+      (llmster-test--send buffer "echo:bonjour")
+      (llmster-test--wait-reply buffer)
+      (let ((conversation (llmster-test--conversation buffer)))
+        (should (equal (alist-get 'systemPrompt conversation) "Answer in French."))
+        (should (equal (alist-get 'temperature (alist-get 'settings conversation)) 0.3)))
+      (with-current-buffer buffer
+        (llmster-apply-preset "terse")
+        (should (equal (alist-get 'systemPrompt (llmster-test--conversation buffer)) "Be terse."))
+        ;; The preset's model is the chat's from the next message on.
+        (should (equal (alist-get 'modelKey (llmster-test--conversation buffer)) "acme/thinker-8b"))
+        (should (equal llmster--model "acme/thinker-8b"))
+        ;; The prompt changed after the first reply: the next message starts a fresh server context.
+        (should llmster--fresh-next)
+        (should-error (llmster-apply-preset "nosuch"))))
+    (let* ((llmster-default-preset "terse")
+           (buffer (llmster)))
+      ;; A first send that fails keeps the conversation made with the preset for the next try.
+      (llmster-test--send buffer "[[sim:status=500]] hi")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer (delete-region llmster--input-start (point-max)))
+      (llmster-test--send buffer "echo:hi")
+      (llmster-test--wait-reply buffer)
+      (should (equal (alist-get 'systemPrompt (llmster-test--conversation buffer)) "Be terse."))
+      (should (= 2 (length (alist-get 'conversations (llmster-test--call "conversations/list"))))))))
+
 ;;;; Library: titles, search, nested folders
 
 (ert-deftest llmster-test-chat-buffers-are-named-after-their-conversation ()
@@ -569,6 +619,44 @@
                                  (alist-get 'alternatives (llmster-test--call "conversations/alternatives"
                                                                               'conversationId llmster--conversation-id 'messageId turn)))
                          '("echo:one" "echo:deux"))))))))
+
+(ert-deftest llmster-test-choosing-an-alternative-redraws-the-chat ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (should-error (llmster-choose-alternative))
+        (llmster-regenerate)
+        (llmster-test--wait-reply buffer)
+        (goto-char (point-max))
+        (insert "unsent")
+        ;; Regenerating made a second answer; the first (the simulator answers alike) is chosen back.
+        (let ((offered nil))
+          (cl-letf (((symbol-function 'completing-read)
+                     (lambda (_prompt collection &rest _)
+                       (setq offered (mapcar #'car collection))
+                       (car offered))))
+            (llmster-choose-alternative))
+          (should (equal offered '("1  one" "2* one"))))
+        (should (= 0 (alist-get 'current (llmster-test--call "conversations/alternatives" 'conversationId llmster--conversation-id))))
+        (should (equal (buffer-string) "### You\necho:one\n\n### Assistant\none\n\n### You\nunsent"))
+        ;; After an edit, the versions of the message are offered; choosing the first shows its answer.
+        (delete-region llmster--input-start (point-max))
+        (llmster-edit-last)
+        (delete-region llmster--input-start (point-max))
+        (insert "echo:deux")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (_prompt collection &rest _) (car (car collection)))))
+          (llmster-choose-alternative))
+        (should (equal (buffer-string) "### You\necho:one\n\n### Assistant\none\n\n### You\n"))
+        (llmster-test--send buffer "echo:trois")
+        (llmster-test--wait-reply buffer)
+        (should (equal (mapcar (lambda (m) (alist-get 'text m))
+                               (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+                       '("echo:one" "one" "echo:trois" "trois")))))))
 
 (ert-deftest llmster-test-menu-offers-only-real-commands ()
   (let ((commands nil))

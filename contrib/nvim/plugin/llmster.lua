@@ -34,12 +34,29 @@ command('LlmsterCancel', function() llmster().cancel() end, { desc = 'Cancel the
 command('LlmsterRegenerate', function() llmster().regenerate() end, { desc = 'Ask again for the last answer' })
 command('LlmsterEditLast', function() llmster().edit_last() end, { desc = 'Edit and resend the last message' })
 command('LlmsterFresh', function() llmster().fresh() end, { desc = 'Resend the last message with a fresh server context' })
+command('LlmsterAlternatives', function(opts) llmster().pick_alternative(nil, opts.bang) end,
+  { bang = true, desc = 'Choose another answer to the last message (!: another version of it)' })
 command('LlmsterModels', function() llmster().pick_model() end, { desc = 'Choose the chat model' })
 command('LlmsterSystem', function(opts) llmster().set_system_prompt(opts.args) end,
   { nargs = '*', desc = 'Set the chat system prompt (none: clear it)' })
 command('LlmsterReasoning', function(opts) llmster().set_reasoning(opts.args) end,
   { nargs = 1, complete = function() return { 'off', 'low', 'medium', 'high', 'on', 'default' } end,
     desc = 'Set the chat reasoning effort' })
+local function presets()
+  local ok, names = pcall(llmster().preset_names)
+  return ok and names or {}
+end
+command('LlmsterPreset', function(opts)
+  local name = argument(opts)
+  if name then return llmster().apply_preset(name) end
+  local buffer = vim.api.nvim_get_current_buf()
+  llmster().pick_preset('Apply preset', function(choice) llmster().apply_preset(choice, buffer) end)
+end, { nargs = '?', complete = presets, desc = 'Give the chat a preset (system prompt, model, settings)' })
+command('LlmsterNewWithPreset', function(opts)
+  local name = argument(opts)
+  if name then return llmster().open_with_preset(name) end
+  llmster().pick_preset('New chat with preset', llmster().open_with_preset)
+end, { nargs = '?', complete = presets, desc = 'Open a new chat that starts with a preset' })
 command('LlmsterToggleFolds', function() llmster().toggle_folds() end, { desc = 'Show or hide reasoning and tool output' })
 command('LlmsterChats', function() library().list() end, { desc = 'List llmster conversations' })
 command('LlmsterSearch', function(opts) library().search(argument(opts), opts.bang) end,

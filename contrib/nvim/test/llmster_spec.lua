@@ -558,6 +558,93 @@ local ok, err = pcall(function()
     llmster.setup({ keymaps = { send = { n = '<CR>', i = '<C-s>' } } })
   end)
 
+  local function conversation_of(buffer)
+    return llmster.request_sync('conversations/get', { id = llmster.chat(buffer).conversation }).conversation
+  end
+  local function send_and_wait(buffer, line)
+    type_input(buffer, line)
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+  end
+
+  test('presets start a new chat and apply to the current one', function()
+    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
+    vim.fn.mkdir(dir, 'p')
+    vim.fn.writefile({ 'preset.french.system = Answer in French.', 'preset.french.temperature = 0.3',
+      'preset.terse.system = Be terse.', 'preset.terse.model = acme/thinker-8b' }, dir .. '/config')
+    -- llmster reads its config as it starts.
+    llmster.stop()
+    local original, shown = vim.ui.select, nil
+    vim.ui.select = function(items, options, choose)
+      shown = vim.tbl_map(options.format_item, items)
+      choose(items[1])
+    end
+    vim.cmd('LlmsterNewWithPreset')
+    vim.ui.select = original
+    assert(vim.deep_equal(shown, { 'french  temperature=0.3 · Answer in French.', 'terse  acme/thinker-8b · Be terse.' }), vim.inspect(shown))
+    local buffer = vim.api.nvim_get_current_buf()
+    send_and_wait(buffer, 'echo:bonjour')
+    local conversation = conversation_of(buffer)
+    assert(conversation.systemPrompt == 'Answer in French.', vim.inspect(conversation))
+    assert(conversation.settings.temperature == 0.3, vim.inspect(conversation.settings))
+    vim.cmd('LlmsterPreset terse')
+    assert(conversation_of(buffer).systemPrompt == 'Be terse.')
+    assert(llmster.chat(buffer).model == 'acme/thinker-8b', 'the preset\'s model is the chat\'s from the next message on')
+    assert(llmster.chat(buffer).fresh_next, 'a new prompt after the first reply asks for a fresh server context')
+    assert(not pcall(llmster.apply_preset, 'nosuch', buffer), 'an unknown preset is refused')
+    llmster.setup({ default_preset = 'terse' })
+    local other = llmster.open()
+    llmster.config.default_preset = nil
+    local before = #llmster.request_sync('conversations/list', {}).conversations
+    -- A first send that fails keeps the conversation made with the preset for the next try.
+    send_and_wait(other, '[[sim:status=500]] hi')
+    vim.api.nvim_buf_set_lines(other, 1, -1, false, {})
+    send_and_wait(other, 'echo:hi')
+    assert(conversation_of(other).systemPrompt == 'Be terse.')
+    assert(#llmster.request_sync('conversations/list', {}).conversations == before + 1, 'one conversation for the chat')
+  end)
+
+  test('choosing an alternative redraws the chat', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:one')
+    assert(not pcall(llmster.pick_alternative, buffer), 'no alternatives before a regenerate or edit')
+    llmster.regenerate(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the new answer')
+    type_input(buffer, 'unsent')
+    local shown
+    select_with(function(items, options)
+      shown = {}
+      for index, item in ipairs(items) do shown[index] = options.format_item(item) end
+      return items[1], 1
+    end, function() vim.cmd('LlmsterAlternatives') end)
+    assert(vim.deep_equal(shown, { '1  one', '2* one' }), vim.inspect(shown))
+    local chat = llmster.chat(buffer)
+    assert(llmster.request_sync('conversations/alternatives', { conversationId = chat.conversation }).current == 0)
+    assert(text(buffer) == '### You\necho:one\n\n### Assistant\none\n\n### You\n\nunsent', vim.inspect(text(buffer)))
+    -- After an edit, the versions of the message are offered; choosing the first shows its answer.
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, {})
+    llmster.edit_last(buffer)
+    local last = vim.api.nvim_buf_line_count(buffer)
+    vim.api.nvim_buf_set_lines(buffer, last - 1, last, false, { 'echo:deux' })
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the edited reply')
+    select_with(function(items) return items[1], 1 end, function() llmster.pick_alternative(buffer) end)
+    assert(text(buffer):match('^### You\necho:one\n\n### Assistant\none\n\n### You\n'), vim.inspect(text(buffer)))
+    send_and_wait(buffer, 'echo:trois')
+    local texts = vim.tbl_map(function(m) return m.text end,
+      llmster.request_sync('conversations/get', { id = chat.conversation }).messages)
+    assert(vim.deep_equal(texts, { 'echo:one', 'one', 'echo:trois', 'trois' }), vim.inspect(texts))
+  end)
+
+  test('the buffer name follows a rename in the library after the next reply', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:first title')
+    wait(function() return vim.api.nvim_buf_get_name(buffer):find('first title', 1, true) ~= nil end, 'the first title')
+    llmster.request_sync('conversations/rename', { id = llmster.chat(buffer).conversation, title = 'Renamed elsewhere' })
+    send_and_wait(buffer, 'echo:again')
+    wait(function() return vim.api.nvim_buf_get_name(buffer):find('Renamed elsewhere', 1, true) ~= nil end, 'the new title')
+  end)
+
   -- In order: the chat list expects the conversations the send tests made.
   local only = os.getenv('LLMSTER_TEST')
   for _, name in ipairs(order) do

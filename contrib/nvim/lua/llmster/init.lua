@@ -17,11 +17,14 @@ M.config = {
   prompt_fresh_context = true,
   -- The folder of the conversations :LlmsterRewrite makes (nil: the top level).
   rewrite_folder = 'Rewrites',
+  -- The preset (`preset.NAME.…` in llmster's config) a new chat starts with (nil: none).
+  default_preset = nil,
   keymaps = {
     send = { n = '<CR>', i = '<C-s>' },
     cancel = '<C-c>',
     regenerate = '<LocalLeader>r',
     edit_last = '<LocalLeader>e',
+    alternatives = '<LocalLeader>v',
     fresh = '<LocalLeader>f',
     toggle_folds = '<LocalLeader>z',
     actions = '<LocalLeader>a',
@@ -426,13 +429,17 @@ local function rename_buffer(buffer, title)
   pcall(vim.api.nvim_buf_set_name, buffer, name)
 end
 
+-- Keeps the buffer name in step with the conversation's title, which llmster may change after any reply.
 local function learn_title(buffer, chat)
-  if chat.title or not chat.conversation then return end
+  if not chat.conversation then return end
   client.request('conversations/get', { id = chat.conversation }, function(result)
     if result and chats[buffer] == chat then
-      chat.title = result.conversation.title or ''
       chat.model = chat.model or (not isnil(result.conversation.modelKey) and result.conversation.modelKey or nil)
-      rename_buffer(buffer, chat.title)
+      local title = not isnil(result.conversation.title) and result.conversation.title or ''
+      if title ~= chat.title then
+        chat.title = title
+        rename_buffer(buffer, title)
+      end
     end
   end)
 end
@@ -535,6 +542,7 @@ local function chat_keymaps(buffer)
   map(buffer, { 'n' }, keys.cancel, M.cancel, 'llmster: cancel the reply')
   map(buffer, { 'n' }, keys.regenerate, M.regenerate, 'llmster: regenerate the last answer')
   map(buffer, { 'n' }, keys.edit_last, M.edit_last, 'llmster: edit the last message')
+  map(buffer, { 'n' }, keys.alternatives, M.pick_alternative, 'llmster: choose an alternative of the last message')
   map(buffer, { 'n' }, keys.fresh, M.fresh, 'llmster: resend with a fresh server context')
   map(buffer, { 'n' }, keys.toggle_folds, M.toggle_folds, 'llmster: show or hide reasoning and tool output')
   map(buffer, { 'n' }, keys.actions, function() M.actions() end, 'llmster: actions')
@@ -635,6 +643,7 @@ function M.open(conversation_id)
     chat.draft = not isnil(conversation.draft) and conversation.draft or ''
     vim.api.nvim_buf_set_lines(buffer, -1, -1, false, chat.draft ~= '' and lines_of(chat.draft) or { '' })
   else
+    chat.preset = M.config.default_preset
     vim.api.nvim_buf_set_lines(buffer, 0, -1, false, { '### You', '' })
   end
   -- -123456 is "use the global value" for this global-local option.
@@ -697,6 +706,12 @@ function M.send_chat(buffer, options)
   if options.retry and not chat.conversation then error('nothing to regenerate yet', 0) end
   local edit = options.edit or chat.edit_next
   local prompt_lines = vim.api.nvim_buf_get_lines(buffer, input_row, -1, false)
+  local created = chat.conversation == nil
+  if created and chat.preset then
+    chat.conversation = client.request_sync('conversations/create',
+      { preset = chat.preset, systemPrompt = chat.system_prompt, reasoning = chat.reasoning }).id
+    chat.preset = nil
+  end
   local params = {
     conversationId = chat.conversation, model = chat.model,
     freshContext = (options.fresh or chat.fresh_next) and true or nil,
@@ -729,7 +744,7 @@ function M.send_chat(buffer, options)
   end
   chat.edit_next = nil
   local reply = {
-    chat = chat, segments = {}, tools = {}, created = chat.conversation == nil,
+    chat = chat, segments = {}, tools = {}, created = created,
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,
@@ -894,17 +909,21 @@ end
 
 -- Settings ----------------------------------------------------------------------------------
 
-local function settings(buffer, params, on_unsaved)
-  local chat = chats[buffer]
-  if not chat then error('not a chat buffer', 0) end
-  if not chat.conversation then return on_unsaved(chat) end
-  params.conversationId = chat.conversation
-  local result = client.request_sync('conversations/setSettings', params)
+-- Makes the next send start a fresh server context when `result` says a new system prompt needs one.
+local function note_fresh_context(chat, result)
   if result.needsFreshContext == true then
     chat.fresh_next = true
     client.notify('the new system prompt takes effect with a fresh server context: the next message starts one', vim.log.levels.INFO)
   end
   return result
+end
+
+local function settings(buffer, params, on_unsaved)
+  local chat = chats[buffer]
+  if not chat then error('not a chat buffer', 0) end
+  if not chat.conversation then return on_unsaved(chat) end
+  params.conversationId = chat.conversation
+  return note_fresh_context(chat, client.request_sync('conversations/setSettings', params))
 end
 
 -- Sets the chat's system prompt (empty: none).
@@ -917,6 +936,130 @@ end
 function M.set_reasoning(effort, buffer)
   buffer = buffer or vim.api.nvim_get_current_buf()
   return settings(buffer, { settings = { reasoning = effort } }, function(chat) chat.reasoning = effort ~= 'default' and effort or nil end)
+end
+
+-- Alternatives: the other answers to a message, and its other versions ------------------------
+
+-- Shows the chat's conversation again from the library, keeping the unsent input; undo starts afresh.
+local function redraw(buffer, chat)
+  local answer = client.request_sync('conversations/get', { id = chat.conversation })
+  local _, row = input_text(buffer)
+  local input = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
+  vim.api.nvim_buf_clear_namespace(buffer, namespace, 0, -1)
+  chat.folds = {}
+  chat.fold_version = chat.fold_version + 1
+  vim.bo[buffer].undolevels = -1
+  render_messages(buffer, chat, answer.messages)
+  vim.api.nvim_buf_set_lines(buffer, -1, -1, false, #input > 0 and input or { '' })
+  vim.bo[buffer].undolevels = -123456
+  refresh_folds(buffer)
+end
+
+-- The conversations/alternatives answer to choose from: the last message's alternatives, else (or with
+-- `versions`) the versions of the last user message.
+local function alternatives_of(chat, messages, versions)
+  local last_user
+  for index = #messages, 1, -1 do
+    if messages[index].role == 'user' then last_user = messages[index] break end
+  end
+  local candidates = versions and { last_user } or { messages[#messages], last_user }
+  for _, message in pairs(candidates) do
+    local answer = client.request_sync('conversations/alternatives', { conversationId = chat.conversation, messageId = message.id })
+    if #answer.alternatives > 1 then return answer end
+  end
+  return nil
+end
+
+-- The picker line of alternative `index` (1-based); `current` is the shown one's 0-based index.
+function M.format_alternative(message, index, current)
+  local text = vim.trim(tostring(isnil(message.text) and '' or message.text)):gsub('%s+', ' ')
+  if vim.fn.strchars(text) > 72 then text = vim.fn.strcharpart(text, 0, 71) .. '…' end
+  return string.format('%d%s %s', index, index - 1 == current and '*' or ' ', text)
+end
+
+-- Shows another answer to the last message, chosen with vim.ui.select among those regenerating made; when
+-- the last answer has none (or with `versions`), among the versions of the last message that editing made.
+function M.pick_alternative(buffer, versions)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = require_chat(buffer)
+  if not chat.conversation then error('no reply yet', 0) end
+  local messages = client.request_sync('conversations/get', { id = chat.conversation }).messages
+  local answer = alternatives_of(chat, messages, versions)
+  if not answer then error('no alternatives yet: :LlmsterRegenerate asks again, :LlmsterEditLast edits the last message', 0) end
+  local index_of = {}
+  for index, message in ipairs(answer.alternatives) do index_of[message] = index end
+  vim.ui.select(answer.alternatives, {
+    prompt = 'Alternative',
+    format_item = function(message) return M.format_alternative(message, index_of[message], answer.current) end,
+  }, function(choice)
+    if not (choice and chats[buffer] == chat) then return end
+    client.guard(function()
+      require_chat(buffer)
+      client.request_sync('conversations/chooseAlternative', { messageId = choice.id })
+      redraw(buffer, chat)
+    end)
+  end)
+end
+
+-- Presets: the REPL's named system prompts, models and settings ------------------------------
+
+-- One line about a preset of presets/list: its model, settings and the start of its system prompt.
+function M.preset_summary(preset)
+  local parts = {}
+  if not isnil(preset.model) then table.insert(parts, preset.model) end
+  local settings_text = {}
+  for key, value in pairs(isnil(preset.settings) and {} or preset.settings) do
+    table.insert(settings_text, key .. '=' .. tostring(value))
+  end
+  table.sort(settings_text)
+  if #settings_text > 0 then table.insert(parts, table.concat(settings_text, ' ')) end
+  if not isnil(preset.systemPrompt) then
+    local first = lines_of(preset.systemPrompt)[1]
+    table.insert(parts, vim.fn.strchars(first) > 60 and (vim.fn.strcharpart(first, 0, 59) .. '…') or first)
+  end
+  return table.concat(parts, ' · ')
+end
+
+-- The names of the configured presets.
+function M.preset_names()
+  return vim.tbl_map(function(preset) return preset.name end, client.request_sync('presets/list', {}).presets)
+end
+
+local function known_preset(name)
+  if not vim.tbl_contains(M.preset_names(), name) then error('there is no preset ' .. name, 0) end
+  return name
+end
+
+-- Asks for a configured preset with vim.ui.select (each with its summary), then calls `choose(name)`.
+function M.pick_preset(prompt, choose)
+  local presets = client.request_sync('presets/list', {}).presets
+  if #presets == 0 then error('no presets: add lines such as "preset.NAME.system = …" to llmster\'s config', 0) end
+  vim.ui.select(presets, {
+    prompt = prompt, format_item = function(preset) return preset.name .. '  ' .. M.preset_summary(preset) end,
+  }, function(choice) if choice then client.guard(choose, choice.name) end end)
+end
+
+-- Gives the chat a preset's system prompt, model and settings (from its first message when it has none yet).
+function M.apply_preset(name, buffer)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = require_chat(buffer)
+  if not chat.conversation then
+    chat.preset = known_preset(name)
+    client.notify('preset ' .. name .. ' applies from the first message', vim.log.levels.INFO)
+    return
+  end
+  local result = client.request_sync('presets/apply', { conversationId = chat.conversation, name = name })
+  if not isnil(result.modelKey) then chat.model = result.modelKey end
+  client.notify('preset ' .. name .. ' applied', vim.log.levels.INFO)
+  return note_fresh_context(chat, result)
+end
+
+-- Opens a new chat that starts with preset `name`.
+function M.open_with_preset(name)
+  known_preset(name)
+  local buffer = M.open()
+  chats[buffer].preset = name
+  return buffer
 end
 
 -- Models -------------------------------------------------------------------------------------
@@ -1001,11 +1144,13 @@ end
 
 M.palette = {
   { 'New chat', function() M.open() end },
+  { 'New chat with a preset', function() M.pick_preset('New chat with preset', M.open_with_preset) end },
   { 'Send', function() M.send_chat() end },
   { 'Cancel the reply', function() M.cancel() end },
   { 'Regenerate the last answer', function() M.regenerate() end },
   { 'Edit the last message', function() M.edit_last() end },
   { 'Resend with a fresh server context', function() M.fresh() end },
+  { 'Choose an alternative answer (or version) of the last message', function() M.pick_alternative() end },
   { 'Choose the model', function() M.pick_model() end },
   { 'Show or hide reasoning', function() M.toggle_folds() end },
   { 'Library', function() require('llmster.library').list() end },
@@ -1017,6 +1162,11 @@ M.palette = {
   { 'Add the alternate buffer as context', function() M.add_context(vim.fn.bufnr('#'), vim.api.nvim_get_current_buf()) end },
   { 'Set the system prompt', function()
     vim.ui.input({ prompt = 'System prompt: ' }, function(text) if text then client.guard(M.set_system_prompt, text) end end)
+  end },
+  { 'Apply a preset', function()
+    local buffer = vim.api.nvim_get_current_buf()
+    require_chat(buffer)
+    M.pick_preset('Apply preset', function(name) M.apply_preset(name, buffer) end)
   end },
   { 'Set the reasoning effort', function()
     vim.ui.select({ 'off', 'low', 'medium', 'high', 'on', 'default' }, { prompt = 'Reasoning' }, function(choice)
