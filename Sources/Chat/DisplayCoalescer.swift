@@ -135,7 +135,7 @@ public actor DisplayCoalescer {
             let start = reasoning ? ends.reasoning : ends.answer
             let end = start + text.utf8.count
             if reasoning { ends.reasoning = end } else { ends.answer = end }
-            if let open = openAppend, open.reasoning == reasoning, open.range.upperBound == start {
+            if let open = openAppend, open.reasoning == reasoning, open.detached == nil, open.range.upperBound == start {
                 openAppend?.range = open.range.lowerBound..<end
             } else {
                 sealAppend()
@@ -170,29 +170,29 @@ public actor DisplayCoalescer {
     }
 }
 
-/// Appended text not yet handed out: text copied out earlier, then a UTF-8 range of the reply's answer or
-/// reasoning, so a reply arriving faster than the interval is not held twice.
+/// Appended text not yet handed out: a UTF-8 range of the reply's answer or reasoning (of the text as it was
+/// before `chat.end`, once detached), so a reply arriving faster than the interval is not held twice.
 private struct OpenAppend {
     let reasoning: Bool
-    var copied = ""
     var range: Range<Int>
+    /// The text the range points into, kept (not copied) when `chat.end` may replace the state's.
+    var detached: String?
 
     init(reasoning: Bool, range: Range<Int>) {
         self.reasoning = reasoning
         self.range = range
     }
 
-    /// The whole appended text, its range read from `state`.
+    /// The appended text, its range read from the detached text or else from `state`.
     func text(in state: ReplyState) -> String {
-        guard !range.isEmpty else { return copied }
-        let utf8 = (reasoning ? state.reasoning : state.answer).utf8
+        let utf8 = (detached ?? (reasoning ? state.reasoning : state.answer)).utf8
         let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
-        return copied + String(decoding: utf8[start..<utf8.index(start, offsetBy: range.count)], as: UTF8.self)
+        return String(decoding: utf8[start..<utf8.index(start, offsetBy: range.count)], as: UTF8.self)
     }
 
-    /// Copies the range's text out of `state` before that text may be rewritten; later appends continue after it.
+    /// Keeps the text the range points into before `chat.end` may replace it; a reference, not a copy, while
+    /// the state's text stays the same.
     mutating func detach(from state: ReplyState) {
-        copied = text(in: state)
-        range = range.upperBound..<range.upperBound
+        detached = reasoning ? state.reasoning : state.answer
     }
 }

@@ -15,18 +15,17 @@ public struct ChatEventDecoder: Sendable {
 
     /// The chat event `event` carries, if any.
     public func decode(_ event: SSEEvent) -> ChatEvent? {
-        let decoded: ChatEvent?? = event.data.utf8.withContiguousStorageIfAvailable { decode(name: event.name, data: $0) }
-        return decoded ?? Array(event.data.utf8).withUnsafeBufferPointer { decode(name: event.name, data: $0) }
+        decode(name: event.name, data: Array(event.data.utf8))
     }
 
     /// The chat event a raw event carries, decoded from its bytes without building a `String` of the payload.
     func decode(_ event: RawSSEEvent) -> ChatEvent? {
-        event.data.withUnsafeBufferPointer { decode(name: event.name.map { String(decoding: $0, as: UTF8.self) }, data: $0) }
+        decode(name: event.name.map { String(decoding: $0, as: UTF8.self) }, data: event.data)
     }
 
     /// `name` is made only when a payload lacks `type`: a delta (most events) never builds it.
-    private func decode(name: @autoclosure () -> String?, data: UnsafeBufferPointer<UInt8>) -> ChatEvent? {
-        if let delta = TextDeltaScanner.event(in: data) { return delta }
+    private func decode(name: @autoclosure () -> String?, data: [UInt8]) -> ChatEvent? {
+        if let delta = data.withUnsafeBufferPointer({ TextDeltaScanner.event(in: $0) }) { return delta }
         guard data.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{"),
               let payload = payload(of: data)
         else { return nil }
@@ -63,17 +62,19 @@ public struct ChatEventDecoder: Sendable {
 private extension ChatEventDecoder {
     /// The payload in `bytes`, decoded in place (a `chat.end` can be as large as the reply); bytes that are
     /// not valid UTF-8 are decoded again with U+FFFD for the invalid sequences.
-    func payload(of bytes: UnsafeBufferPointer<UInt8>) -> Payload? {
-        guard let base = bytes.baseAddress else { return nil }
+    func payload(of bytes: [UInt8]) -> Payload? {
         if var lifted = LiftedStrings(payload: bytes), var payload = try? decoder.decode(Payload.self, from: Data(lifted.skeleton)) {
             payload.restore(from: &lifted)
             if lifted.isRestored { return payload }
         }
-        // No copy: the bytes outlive the decode, and the decoder copies whatever it keeps.
-        let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
-        if let payload = try? decoder.decode(Payload.self, from: data) { return payload }
-        guard String(validating: bytes, as: UTF8.self) == nil else { return nil }
-        return try? decoder.decode(Payload.self, from: Data(String(decoding: bytes, as: UTF8.self).utf8))
+        return bytes.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return nil }
+            // No copy: the bytes outlive the decode, and the decoder copies whatever it keeps.
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
+            if let payload = try? decoder.decode(Payload.self, from: data) { return payload }
+            guard String(validating: bytes, as: UTF8.self) == nil else { return nil }
+            return try? decoder.decode(Payload.self, from: Data(String(decoding: bytes, as: UTF8.self).utf8))
+        }
     }
 }
 
@@ -119,7 +120,7 @@ private struct Payload: Decodable {
 
     /// Puts back the long texts ``LiftedStrings`` took out where a reply's text lives; others stay placeholders.
     mutating func restore(from lifted: inout LiftedStrings) {
-        content = content.map { lifted.restore($0) }
+        content = content.map { lifted.restore(OutputText($0)).string }
         guard var result else { return }
         self.result = nil
         for index in result.output.indices {

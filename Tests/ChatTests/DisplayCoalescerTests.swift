@@ -133,7 +133,7 @@ import Testing
         #expect(await coalescer.next() == [.stageChanged(.answering)])
         await coalescer.apply(.messageDelta("héllo "))
         await coalescer.apply(.messageDelta("wörld 👩‍💻"))
-        await coalescer.apply(.chatEnd(ChatResult(output: [.message(final)])))
+        await coalescer.apply(.chatEnd(ChatResult(output: [.message(OutputText(final))])))
         await end(coalescer)
         var texts: [ReplyUpdate] = []
         while let batch = await coalescer.next() {

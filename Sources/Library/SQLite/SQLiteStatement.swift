@@ -6,6 +6,11 @@ final class SQLiteStatement {
     let sql: String
     private let handle: OpaquePointer
     private unowned let connection: SQLiteConnection
+    /// Long texts bound without a copy, kept alive (and so at the same address) until `finish()`.
+    private var boundTexts: [String] = []
+
+    /// Texts of at least this many UTF-8 bytes are bound in place instead of copied.
+    static let inPlaceTextLength = 4 << 10
 
     /// Prepares `sql` on `connection`, marked persistent since it is cached.
     init(connection: SQLiteConnection, sql: String) throws {
@@ -23,15 +28,26 @@ final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Binds `values` to parameters 1…n after resetting any previous run.
+    ///
+    /// A long text (a reply can be as large as the reply itself) is bound in place, not copied: the statement keeps
+    /// the string, whose native storage does not move while it lives, until `finish()` or the next `bind`.
     func bind(_ values: [SQLValue]) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        boundTexts.removeAll()
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
             switch value {
             case let .integer(number): code = sqlite3_bind_int64(handle, index, number)
             case let .real(number): code = sqlite3_bind_double(handle, index, number)
+            case var .text(string) where string.utf8.count >= Self.inPlaceTextLength:
+                string.makeContiguousUTF8()
+                boundTexts.append(string)
+                code = string.utf8.withContiguousStorageIfAvailable {
+                    sqlite3_bind_text64(handle, index, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self),
+                                        sqlite3_uint64($0.count), nil, UInt8(SQLITE_UTF8))
+                } ?? sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient())
             case let .text(string): code = sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient())
             case let .blob(bytes):
                 if bytes.isEmpty {
@@ -64,6 +80,7 @@ final class SQLiteStatement {
     func finish() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        boundTexts.removeAll()
     }
 
     // Column readers: `column` is 0-based; NULL reads as 0, "" or [] unless the reader is optional.
