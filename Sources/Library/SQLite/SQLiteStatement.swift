@@ -1,4 +1,5 @@
 internal import CSQLite
+import Glibc
 
 /// A prepared statement owned by its `SQLiteConnection`; finalized in `deinit`.
 final class SQLiteStatement {
@@ -44,10 +45,15 @@ final class SQLiteStatement {
             case var .text(string) where string.utf8.count >= Self.inPlaceTextLength:
                 string.makeContiguousUTF8()
                 boundTexts.append(string)
-                code = string.utf8.withContiguousStorageIfAvailable {
-                    sqlite3_bind_text64(handle, index, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self),
-                                        sqlite3_uint64($0.count), nil, UInt8(SQLITE_UTF8))
-                } ?? sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient())
+                // Bound by its NUL terminator (native strings have one), so SQLite knows the text is terminated
+                // and never copies it to terminate it (as `substr` and the search index would); a text holding
+                // a NUL of its own is copied.
+                let inPlace: Int32?? = string.utf8.withContiguousStorageIfAvailable { utf8 -> Int32? in
+                    guard memchr(utf8.baseAddress!, 0, utf8.count) == nil else { return nil }
+                    return sqlite3_bind_text(handle, index, UnsafeRawPointer(utf8.baseAddress!).assumingMemoryBound(to: CChar.self), -1, nil)
+                }
+                code = inPlace.flatMap { $0 }
+                    ?? sqlite3_bind_text(handle, index, string, Int32(clamping: string.utf8.count), llmster_sqlite_transient())
             case let .text(string): code = sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient())
             case let .blob(bytes):
                 if bytes.isEmpty {

@@ -64,6 +64,9 @@ extension LibraryStore {
         }
     }
 
+    /// Replies of at least this many bytes are emptied before they are rewritten (see `updateReply`).
+    static let longReplyBytes = 1 << 20
+
     /// Saves the latest state of a reply (cheap enough to run every second while it streams).
     ///
     /// `text`, `reasoning` and `status` replace the stored values; a nil `error`, `statsJSON`,
@@ -74,6 +77,11 @@ extension LibraryStore {
     ) throws {
         let now = Date().milliseconds
         try connection.transaction {
+            if text.utf8.count + reasoning.utf8.count >= Self.longReplyBytes {
+                // SQLite reads a column's old value whenever a trigger names it (the search index does), so a long
+                // reply would be held three times: old value, new record and our text. Emptied first, twice.
+                try connection.run("UPDATE messages SET text = '', reasoning = '' WHERE id = ?", [.text(messageId)])
+            }
             let changed = try connection.run(
                 """
                 UPDATE messages SET text = ?, reasoning = ?, status = ?, error = ifnull(?, error),
