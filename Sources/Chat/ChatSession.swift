@@ -221,13 +221,17 @@ public actor ChatSession {
         return SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message)
     }
 
-    /// A reply is complete only with `chat.end` and no `error` event.
+    /// A reply is complete only with `chat.end`, no `error` event and no event that could not be read.
     private static func status(of state: ReplyState, ending: ReplyEnding) -> (MessageStatus, String?) {
         if let error = state.errors.first {
             return (.error, LMStudioError.describe(streamError: error))
         }
         switch ending {
-        case .completed: return (.complete, nil)
+        case .completed:
+            guard let unreadable = state.firstUnreadableEvent else { return (.complete, nil) }
+            let count = state.unreadableEventCount
+            return (.incomplete, "The server sent \(count) event\(count == 1 ? "" : "s") llmster could not read; the reply may be "
+                + "missing text (\(unreadable)).")
         case .cancelled: return (.incomplete, "Cancelled; the text received so far is kept.")
         case .interrupted(let reason): return (.incomplete, reason)
         }
@@ -240,8 +244,9 @@ public actor ChatSession {
 
     private func save(_ state: ReplyState, messageId: String, status: MessageStatus, error: String?) throws {
         try library.updateReply(
-                messageId: messageId, text: state.answer, reasoning: state.reasoning, status: status, error: error,
-            statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+            messageId: messageId, text: state.answer, reasoning: state.reasoning, status: status, error: error,
+            statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId, responseId: state.responseId,
+            rewritten: state.isRewritten)
         try library.replaceToolCalls(messageId: messageId, state.toolCalls.enumerated().map { position, call in
             ToolCallRecord(messageId: messageId, position: position, name: call.name,
                            argumentsJSON: call.arguments?.jsonString ?? "{}", output: call.output,

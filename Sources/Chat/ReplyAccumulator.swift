@@ -4,7 +4,8 @@ import LMStudio
 ///
 /// Reasoning, answer text and tool activity are kept apart; a reply is complete only when `chat.end`
 /// arrived, and then its `result` replaces what the deltas built (unless the result carries no output,
-/// which must not erase text that streamed). Nothing that arrives after `chat.end` is applied.
+/// which must not erase text that streamed). Nothing that arrives after `chat.end` is applied. Events that
+/// could not be read are counted: what they carried is lost, so such a reply is never saved as complete.
 public struct ReplyAccumulator: Sendable {
     public private(set) var state = ReplyState()
     private var updates: [ReplyUpdate] = []
@@ -86,6 +87,9 @@ public struct ReplyAccumulator: Sendable {
         case .chatEnd(let result):
             closeReasoning(at: time)
             adopt(result)
+        case .unreadable(let reason):
+            state.unreadableEventCount += 1
+            if state.firstUnreadableEvent == nil { state.firstUnreadableEvent = reason }
         }
         return updates
     }

@@ -162,6 +162,10 @@ enum Schema {
                 WHERE new.status <> 'streaming' AND (old.text IS NOT new.text OR old.status = 'streaming');
         END;
         """,
+        // 5 (wip/memory): a reply whose final text, as the server's `chat.end` gave it, differs from what streamed.
+        """
+        ALTER TABLE messages ADD COLUMN rewritten INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Brings the file up to the latest schema; safe when several processes open a new file at once.
