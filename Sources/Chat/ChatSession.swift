@@ -212,13 +212,43 @@ public actor ChatSession {
         let (status, message) = Self.status(of: state, ending: ending)
         await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
         await presenter.value
-        try storage {
-            try save(state, messageId: reply.id, status: status, error: message)
-            if let responseId = state.responseId {
-                try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+        do {
+            try storage {
+                try save(state, messageId: reply.id, status: status, error: message)
+                if let responseId = state.responseId {
+                    try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+                }
             }
+        } catch let error as ChatError {
+            guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id) else { throw error }
+            return SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
         }
         return SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message)
+    }
+
+    /// After the final save failed (a full disk, a file size limit), saves the longest part of the answer that still
+    /// fits, halving from the whole, marked incomplete; returns the message saying how much was kept, nil when not
+    /// even the reply's status could be written.
+    private func saveWhatFits(_ state: ReplyState, messageId: String) -> String? {
+        let total = state.answer.utf8.count
+        var length = total / 2
+        var partial = state
+        while true {
+            let utf8 = state.answer.utf8
+            var end = utf8.index(utf8.startIndex, offsetBy: length)
+            while end > utf8.startIndex, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+            partial.answer = String(decoding: utf8[..<end], as: UTF8.self)
+            let kept = partial.answer.utf8.count
+            let message = "The library could not store the whole reply (is the disk full?): kept the first "
+                + "\(Self.megabytes(kept)) of \(Self.megabytes(total)) of the answer."
+            if (try? save(partial, messageId: messageId, status: .incomplete, error: message)) != nil { return message }
+            if length == 0 { return nil }
+            length = length > 4096 ? length / 2 : 0
+        }
+    }
+
+    private static func megabytes(_ bytes: Int) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 
     /// A reply is complete only with `chat.end`, no `error` event and no event that could not be read.
