@@ -213,22 +213,56 @@ public actor ChatSession {
         let (status, message) = Self.status(of: state, ending: ending)
         await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
         await presenter.value
-        try storage {
-            try save(state, messageId: reply.id, status: status, error: message)
-            if let responseId = state.responseId {
-                try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+        do {
+            try storage {
+                try save(state, messageId: reply.id, status: status, error: message)
+                if let responseId = state.responseId {
+                    try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+                }
             }
+        } catch let error as ChatError {
+            guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id) else { throw error }
+            return SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
         }
         return SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message)
     }
 
-    /// A reply is complete only with `chat.end` and no `error` event.
+    /// After the final save failed (a full disk, a file size limit), saves the longest part of the answer that still
+    /// fits, halving from the whole, marked incomplete; returns the message saying how much was kept, nil when not
+    /// even the reply's status could be written.
+    private func saveWhatFits(_ state: ReplyState, messageId: String) -> String? {
+        let total = state.answer.utf8.count
+        var length = total / 2
+        var partial = state
+        while true {
+            let utf8 = state.answer.utf8
+            var end = utf8.index(utf8.startIndex, offsetBy: length)
+            while end > utf8.startIndex, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+            partial.answer = String(decoding: utf8[..<end], as: UTF8.self)
+            let kept = partial.answer.utf8.count
+            let message = "The library could not store the whole reply (is the disk full?): kept the first "
+                + "\(Self.megabytes(kept)) of \(Self.megabytes(total)) of the answer."
+            if (try? save(partial, messageId: messageId, status: .incomplete, error: message)) != nil { return message }
+            if length == 0 { return nil }
+            length = length > 4096 ? length / 2 : 0
+        }
+    }
+
+    private static func megabytes(_ bytes: Int) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+
+    /// A reply is complete only with `chat.end`, no `error` event and no event that could not be read.
     private static func status(of state: ReplyState, ending: ReplyEnding) -> (MessageStatus, String?) {
         if let error = state.errors.first {
             return (.error, LMStudioError.describe(streamError: error))
         }
         switch ending {
-        case .completed: return (.complete, nil)
+        case .completed:
+            guard let unreadable = state.firstUnreadableEvent else { return (.complete, nil) }
+            let count = state.unreadableEventCount
+            return (.incomplete, "The server sent \(count) event\(count == 1 ? "" : "s") llmster could not read; the reply may be "
+                + "missing text (\(unreadable)).")
         case .cancelled: return (.incomplete, "Cancelled; the text received so far is kept.")
         case .interrupted(let reason): return (.incomplete, reason)
         }
@@ -241,8 +275,9 @@ public actor ChatSession {
 
     private func save(_ state: ReplyState, messageId: String, status: MessageStatus, error: String?) throws {
         try library.updateReply(
-                messageId: messageId, text: state.answer, reasoning: state.reasoning, status: status, error: error,
-            statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+            messageId: messageId, text: state.answer, reasoning: state.reasoning, status: status, error: error,
+            statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId, responseId: state.responseId,
+            rewritten: state.isRewritten)
         try library.replaceToolCalls(messageId: messageId, state.toolCalls.enumerated().map { position, call in
             ToolCallRecord(messageId: messageId, position: position, name: call.name,
                            argumentsJSON: call.arguments?.jsonString ?? "{}", output: call.output,

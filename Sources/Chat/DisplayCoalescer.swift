@@ -2,7 +2,8 @@ import LMStudio
 
 /// Accumulates a reply's events and hands out its updates in batches, at most one batch per interval.
 ///
-/// One consumer pulls with `next()`. The first batch goes out at once; later ones wait for the interval.
+/// One consumer pulls with `next()`. The first batch goes out at once; later ones wait for the interval,
+/// except the rest of an append too long for one batch (``batchTextBytes``).
 /// While the consumer is busy or the interval runs, new updates are merged into the pending batch
 /// (adjacent appends concatenated, adjacent stage changes and changes of one tool call latest-wins), so a
 /// slow consumer never works through stale versions and never loses text. The end flushes at once.
@@ -19,6 +20,11 @@ public actor DisplayCoalescer {
     private var timer: Task<Void, Never>?
     private var closed = false
     private var finished = false
+    /// The last batch left appended text behind; the next one is due at once.
+    private var backlog = false
+    /// The most appended text one batch copies out while the reply streams: a reply arriving faster than the
+    /// consumer takes it is handed out in pieces, back to back, rather than copied whole beside itself.
+    public static let batchTextBytes = 1 << 20
 
     /// Creates a coalescer publishing at most once per `interval`.
     public init(interval: Duration = .milliseconds(250), clock: any DisplayClock = SystemDisplayClock()) {
@@ -85,8 +91,16 @@ public actor DisplayCoalescer {
     private func take() -> Take {
         guard hasPending else { return finished ? .end : .wait }
         let now = clock.now()
-        if !finished, let last = lastPublished, now < last + interval { return .wait }
-        sealAppend()
+        if !finished, !backlog, let last = lastPublished, now < last + interval { return .wait }
+        backlog = false
+        if !finished, var open = openAppend, open.range.count > Self.batchTextBytes {
+            let text = open.takePrefix(atMost: Self.batchTextBytes, in: accumulator.state)
+            pending.append(open.reasoning ? .reasoningAppended(text) : .answerAppended(text))
+            openAppend = open
+            backlog = true
+        } else {
+            sealAppend()
+        }
         let batch = pending
         pending = []
         lastPublished = now
@@ -135,7 +149,7 @@ public actor DisplayCoalescer {
             let start = reasoning ? ends.reasoning : ends.answer
             let end = start + text.utf8.count
             if reasoning { ends.reasoning = end } else { ends.answer = end }
-            if let open = openAppend, open.reasoning == reasoning, open.range.upperBound == start {
+            if let open = openAppend, open.reasoning == reasoning, open.detached == nil, open.range.upperBound == start {
                 openAppend?.range = open.range.lowerBound..<end
             } else {
                 sealAppend()
@@ -170,29 +184,43 @@ public actor DisplayCoalescer {
     }
 }
 
-/// Appended text not yet handed out: text copied out earlier, then a UTF-8 range of the reply's answer or
-/// reasoning, so a reply arriving faster than the interval is not held twice.
+/// Appended text not yet handed out: a UTF-8 range of the reply's answer or reasoning (of the text as it was
+/// before `chat.end`, once detached), so a reply arriving faster than the interval is not held twice.
 private struct OpenAppend {
     let reasoning: Bool
-    var copied = ""
     var range: Range<Int>
+    /// The text the range points into, kept (not copied) when `chat.end` may replace the state's.
+    var detached: String?
 
     init(reasoning: Bool, range: Range<Int>) {
         self.reasoning = reasoning
         self.range = range
     }
 
-    /// The whole appended text, its range read from `state`.
+    /// The appended text, its range read from the detached text or else from `state`.
     func text(in state: ReplyState) -> String {
-        guard !range.isEmpty else { return copied }
-        let utf8 = (reasoning ? state.reasoning : state.answer).utf8
+        let utf8 = (detached ?? (reasoning ? state.reasoning : state.answer)).utf8
         let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
-        return copied + String(decoding: utf8[start..<utf8.index(start, offsetBy: range.count)], as: UTF8.self)
+        return String(decoding: utf8[start..<utf8.index(start, offsetBy: range.count)], as: UTF8.self)
     }
 
-    /// Copies the range's text out of `state` before that text may be rewritten; later appends continue after it.
+    /// The first `count` bytes of the appended text or a little fewer (cut at a character boundary); the range
+    /// moves past them.
+    mutating func takePrefix(atMost count: Int, in state: ReplyState) -> String {
+        let utf8 = (detached ?? (reasoning ? state.reasoning : state.answer)).utf8
+        var end = min(range.lowerBound + count, range.upperBound)
+        while end > range.lowerBound, end < range.upperBound, utf8[utf8.index(utf8.startIndex, offsetBy: end)] & 0xC0 == 0x80 {
+            end -= 1
+        }
+        let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        let text = String(decoding: utf8[start..<utf8.index(utf8.startIndex, offsetBy: end)], as: UTF8.self)
+        range = end..<range.upperBound
+        return text
+    }
+
+    /// Keeps the text the range points into before `chat.end` may replace it; a reference, not a copy, while
+    /// the state's text stays the same.
     mutating func detach(from state: ReplyState) {
-        copied = text(in: state)
-        range = range.upperBound..<range.upperBound
+        detached = reasoning ? state.reasoning : state.answer
     }
 }

@@ -4,7 +4,8 @@ import LMStudio
 ///
 /// Reasoning, answer text and tool activity are kept apart; a reply is complete only when `chat.end`
 /// arrived, and then its `result` replaces what the deltas built (unless the result carries no output,
-/// which must not erase text that streamed). Nothing that arrives after `chat.end` is applied.
+/// which must not erase text that streamed). Nothing that arrives after `chat.end` is applied. Events that
+/// could not be read are counted: what they carried is lost, so such a reply is never saved as complete.
 public struct ReplyAccumulator: Sendable {
     public private(set) var state = ReplyState()
     private var updates: [ReplyUpdate] = []
@@ -86,6 +87,9 @@ public struct ReplyAccumulator: Sendable {
         case .chatEnd(let result):
             closeReasoning(at: time)
             adopt(result)
+        case .unreadable(let reason):
+            state.unreadableEventCount += 1
+            if state.firstUnreadableEvent == nil { state.firstUnreadableEvent = reason }
         }
         return updates
     }
@@ -163,6 +167,9 @@ public struct ReplyAccumulator: Sendable {
     }
 
     /// Applies the authoritative `chat.end` result: text it only extends is appended, text it contradicts is replaced.
+    ///
+    /// The result's texts are compared with the streamed ones in place; only what they add is decoded, so a
+    /// confirmed reply is not held twice.
     private mutating func adopt(_ result: ChatResult) {
         state.isComplete = true
         setStage(.ended)
@@ -170,57 +177,118 @@ public struct ReplyAccumulator: Sendable {
         state.stats = result.stats ?? state.stats
         state.responseId = result.responseId
         guard result.output.contains(where: { if case .unknown = $0 { false } else { true } }) else { return }
-        var rebuilt = ReplyAccumulator()
+        var messages: [OutputText] = []
+        var reasonings: [OutputText] = []
+        var calls: [ToolCallState] = []
         for item in result.output {
             switch item {
-            case .message(let text):
-                rebuilt.beginMessagePart()
-                rebuilt.state.answer += text
-            case .reasoning(let text):
-                rebuilt.beginReasoningPart(at: .zero)
-                rebuilt.state.reasoning += text
-                rebuilt.state.reasoningCharacterCount += text.count
+            case .message(let text): messages.append(text)
+            case .reasoning(let text): reasonings.append(text)
             case .toolCall(let call):
-                rebuilt.appendCall(ToolCallState(name: call.tool, arguments: call.arguments, output: call.output,
-                                                 provider: call.providerInfo, status: .succeeded))
+                calls.append(ToolCallState(name: call.tool, arguments: call.arguments, output: call.output,
+                                           provider: call.providerInfo, status: .succeeded))
             case .invalidToolCall(let invalid):
-                rebuilt.appendCall(ToolCallState(name: invalid.metadata?.toolName ?? "tool",
-                                                 arguments: invalid.metadata?.arguments,
-                                                 provider: invalid.metadata?.providerInfo,
-                                                 status: .failed(reason: invalid.reason)))
+                calls.append(ToolCallState(name: invalid.metadata?.toolName ?? "tool", arguments: invalid.metadata?.arguments,
+                                           provider: invalid.metadata?.providerInfo, status: .failed(reason: invalid.reason)))
             case .unknown:
                 break
             }
         }
-        let final = rebuilt.state
-        if let rest = Self.extension(of: state.reasoning, to: final.reasoning) {
-            if !rest.isEmpty { updates.append(.reasoningAppended(rest)) }
-        } else {
-            state.isRewritten = true
-            updates.append(.reasoningReplaced(final.reasoning))
-        }
-        for (index, call) in final.toolCalls.enumerated() where index >= state.toolCalls.count || state.toolCalls[index] != call {
+        let reasoningStarts = reconcile(reasonings, reasoning: true)
+        for (index, call) in calls.enumerated() where index >= state.toolCalls.count || state.toolCalls[index] != call {
             updates.append(.toolCallChanged(index: index, call))
         }
-        if let rest = Self.extension(of: state.answer, to: final.answer) {
-            if !rest.isEmpty { updates.append(.answerAppended(rest)) }
-        } else {
-            state.isRewritten = true
-            updates.append(.answerReplaced(final.answer))
+        state.toolCalls = calls
+        let messageStarts = reconcile(messages, reasoning: false)
+        var parts: [ReplyState.Part] = []
+        var counts = (messages: 0, reasonings: 0, calls: 0)
+        for item in result.output {
+            switch item {
+            case .message:
+                parts.append(.message(start: messageStarts[counts.messages]))
+                counts.messages += 1
+            case .reasoning:
+                parts.append(.reasoning(start: reasoningStarts[counts.reasonings]))
+                counts.reasonings += 1
+            case .toolCall, .invalidToolCall:
+                parts.append(.toolCall(index: counts.calls))
+                counts.calls += 1
+            case .unknown:
+                break
+            }
         }
-        state.reasoning = final.reasoning
-        state.reasoningCharacterCount = final.reasoningCharacterCount
-        state.answer = final.answer
-        state.toolCalls = final.toolCalls
-        state.parts = final.parts
+        state.parts = parts
     }
 
-    /// The text `final` adds to `streamed` when it starts with it; nil when it does not.
-    private static func `extension`(of streamed: String, to final: String) -> String? {
-        let streamedBytes = streamed.utf8
-        let finalBytes = final.utf8
-        guard finalBytes.count >= streamedBytes.count, finalBytes.starts(with: streamedBytes) else { return nil }
-        return String(decoding: finalBytes.dropFirst(streamedBytes.count), as: UTF8.self)
+    /// Makes the reasoning or the answer the final `texts` joined by part separators: appends what they add when
+    /// they start with the streamed text, else replaces it (a rewrite); returns where each text starts in the result.
+    private mutating func reconcile(_ texts: [OutputText], reasoning: Bool) -> [Int] {
+        // Taken out of the state while it changes, so appending to it does not copy it.
+        var streamed = ""
+        if reasoning { swap(&streamed, &state.reasoning) } else { swap(&streamed, &state.answer) }
+        defer { if reasoning { swap(&streamed, &state.reasoning) } else { swap(&streamed, &state.answer) } }
+        if let (starts, rest) = Self.extension(of: &streamed, to: texts) {
+            if !rest.isEmpty {
+                streamed += rest
+                if reasoning { state.reasoningCharacterCount += rest.count }
+                updates.append(reasoning ? .reasoningAppended(rest) : .answerAppended(rest))
+            }
+            return starts
+        }
+        var final = ""
+        var starts: [Int] = []
+        for (position, text) in texts.enumerated() {
+            if position > 0 { final += ReplyState.partSeparator }
+            starts.append(final.utf8.count)
+            final += text.string
+        }
+        streamed = final
+        state.isRewritten = true
+        if reasoning { state.reasoningCharacterCount = final.count }
+        updates.append(reasoning ? .reasoningReplaced(final) : .answerReplaced(final))
+        return starts
+    }
+
+    /// When `texts` joined by part separators start with `streamed`: where each text starts and what they add to it.
+    ///
+    /// Compares in place and decodes only the added text. Nil when they do not start with it, or when a text's
+    /// encoded form differs from its decoded one (invalid UTF-8), which the caller's full comparison settles.
+    private static func `extension`(of streamed: inout String, to texts: [OutputText]) -> (starts: [Int], rest: String)? {
+        streamed.withUTF8 { streamed -> (starts: [Int], rest: String)? in
+            var offset = 0
+            var starts: [Int] = []
+            var rest = ""
+            for (position, text) in texts.enumerated() {
+                if position > 0 {
+                    for byte in ReplyState.partSeparator.utf8 {
+                        if offset < streamed.count {
+                            guard streamed[offset] == byte else { return nil }
+                        } else {
+                            rest.append(Character(Unicode.Scalar(byte)))
+                        }
+                        offset += 1
+                    }
+                }
+                starts.append(offset)
+                if offset >= streamed.count {
+                    let added = text.string
+                    rest += added
+                    offset += added.utf8.count
+                    continue
+                }
+                let (count, whole) = text.commonPrefix(withUTF8: UnsafeBufferPointer(rebasing: streamed[offset...]))
+                if whole {
+                    offset += count
+                } else if offset + count == streamed.count {
+                    let added = text.dropFirst(utf8: count)
+                    rest += added
+                    offset += count + added.utf8.count
+                } else {
+                    return nil
+                }
+            }
+            return offset >= streamed.count ? (starts, rest) : nil
+        }
     }
 
     private func clamp(_ value: Double) -> Double { min(1, max(0, value)) }

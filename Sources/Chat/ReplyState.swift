@@ -57,6 +57,10 @@ public struct ReplyState: Sendable, Equatable {
     public var isComplete = false
     /// True when `chat.end`'s output differed from the streamed text and replaced it.
     public internal(set) var isRewritten = false
+    /// How many events of the reply could not be read (their content is lost).
+    public internal(set) var unreadableEventCount = 0
+    /// Why the first unreadable event could not be read.
+    public internal(set) var firstUnreadableEvent: String?
     /// When the first reasoning began, by the engine's clock (a `DisplayClock` instant).
     public internal(set) var reasoningStartedAt: Duration?
     /// When the last reasoning span closed (its `reasoning.end`, the next part, or the end of the reply).

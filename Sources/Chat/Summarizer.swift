@@ -24,7 +24,7 @@ public struct Summarizer: Sendable {
         """
         let result = try await client.chat(ChatRequest(model: model, input: .text(prompt), stream: false, store: false))
         let text = result.output.compactMap { item -> String? in
-            if case .message(let text) = item { return text }
+            if case .message(let text) = item { return text.string }
             return nil
         }.joined()
         let line = text.split(separator: "\n").first.map(String.init)?

@@ -149,7 +149,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return invalidParams(error.description)
         case .cancelled:
             return RPCError(code: requestCancelledCode, message: error.description, kind: "cancelled")
-        case .server, .invalidResponse, .stream:
+        case .server, .invalidResponse, .notLMStudio, .stream:
             return RPCError(code: serverErrorCode, message: error.description, kind: "server_error", retryable: true)
         }
     }

@@ -82,13 +82,11 @@ final class CurlEasy {
             llmster_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
             llmster_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer),
             llmster_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, request.timeouts.connect * 1000))),
-            llmster_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
-            llmster_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Int(max(1, request.timeouts.idle.rounded(.up)))),
             llmster_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0),
             llmster_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context),
             llmster_curl_setopt_xferinfo_function(handle) { context, _, _, _, _ in
                 guard let context else { return 1 }
-                return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+                return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().shouldStop() ? 1 : 0
             },
             llmster_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context),
             llmster_curl_setopt_header_function(handle) { data, size, count, context in
@@ -139,7 +137,7 @@ final class CurlEasy {
             : String(cString: errorBuffer)
         switch code {
         case CURLE_ABORTED_BY_CALLBACK:
-            return .cancelled
+            return transfer.idleExpired ? .timedOut(url: url, phase: .idle) : .cancelled
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return .invalidURL(url)
         case CURLE_COULDNT_RESOLVE_HOST:

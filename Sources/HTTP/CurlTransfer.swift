@@ -16,9 +16,12 @@ import Foundation
 /// socket (so TCP pushes back on the server) and hands the same chunk
 /// again once unpaused. When the consumer has drained the buffer to half,
 /// it asks the curl thread to unpause (``takeResumeRequest()``), since
-/// `curl_easy_pause` must not be called from another thread. A paused
-/// transfer is exempt from libcurl's low-speed check, so a slow consumer
-/// never reads as an idle server.
+/// `curl_easy_pause` must not be called from another thread.
+///
+/// Idle limit: the transfer stops as ``HTTPError/timedOut(url:phase:)`` when the server sent nothing for
+/// `request.timeouts.idle` seconds, checked in libcurl's progress callback (at least once a second).
+/// libcurl's own low-speed check averages over several seconds, so it fired far later than asked.
+/// Time spent paused does not count: a slow consumer never reads as an idle server.
 ///
 /// `@unchecked Sendable`: every field touched from more than one thread is
 /// guarded by `lock`; `status` and `headerFields` are touched only by the curl thread.
@@ -41,6 +44,9 @@ final class CurlTransfer: @unchecked Sendable {
     // Touched only by the curl thread.
     private var status = 0
     private var headerFields: [String: String] = [:]
+    private var lastActivity = ContinuousClock.now
+    /// Whether the transfer stopped because the server stayed silent past the idle limit. Curl thread only.
+    private(set) var idleExpired = false
 
     /// Prepares a transfer; `observer` hears what the body buffer does (for tests).
     init(request: HTTPRequest, bufferLimit: Int, observer: (@Sendable (BodyBufferEvent) -> Void)? = nil) {
@@ -51,6 +57,17 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Whether the transfer should stop at the next callback.
     var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Whether the progress callback should stop the transfer: cancelled, or silent past the idle limit. Curl thread only.
+    func shouldStop() -> Bool {
+        let (cancelled, paused) = lock.withLock { (self.cancelled, self.paused) }
+        if cancelled { return true }
+        let now = ContinuousClock.now
+        if paused { lastActivity = now }
+        guard now - lastActivity > .seconds(request.timeouts.idle) else { return false }
+        idleExpired = true
+        return true
+    }
 
     /// Asks the curl thread to abort the transfer, waking it if it waits for the network; a waiting consumer gets ``HTTPError/cancelled``.
     func cancel() {
@@ -111,6 +128,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Handles one header line (with its line end); returns false to abort.
     func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
+        lastActivity = .now
         if isCancelled { return false }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("HTTP/") {
@@ -143,6 +161,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Takes one body chunk into the buffer, or hands it straight to a waiting consumer. Curl thread only.
     func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Acceptance {
+        lastActivity = .now
         deliverHead()
         lock.lock()
         if cancelled {

@@ -38,4 +38,7 @@ public enum ChatEvent: Sendable, Equatable {
     case error(APIErrorPayload)
     /// The turn is complete; the only proof that it is.
     case chatEnd(ChatResult)
+    /// An event that claims to be JSON but could not be read (invalid escapes or bytes, nesting too deep);
+    /// what it carried is lost, so the reply cannot be whole. `reason` says what was wrong.
+    case unreadable(reason: String)
 }

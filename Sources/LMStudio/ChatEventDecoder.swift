@@ -15,21 +15,23 @@ public struct ChatEventDecoder: Sendable {
 
     /// The chat event `event` carries, if any.
     public func decode(_ event: SSEEvent) -> ChatEvent? {
-        let decoded: ChatEvent?? = event.data.utf8.withContiguousStorageIfAvailable { decode(name: event.name, data: $0) }
-        return decoded ?? Array(event.data.utf8).withUnsafeBufferPointer { decode(name: event.name, data: $0) }
+        decode(name: event.name, data: Array(event.data.utf8))
     }
 
     /// The chat event a raw event carries, decoded from its bytes without building a `String` of the payload.
     func decode(_ event: RawSSEEvent) -> ChatEvent? {
-        event.data.withUnsafeBufferPointer { decode(name: event.name.map { String(decoding: $0, as: UTF8.self) }, data: $0) }
+        decode(name: event.name.map { String(decoding: $0, as: UTF8.self) }, data: event.data)
     }
 
     /// `name` is made only when a payload lacks `type`: a delta (most events) never builds it.
-    private func decode(name: @autoclosure () -> String?, data: UnsafeBufferPointer<UInt8>) -> ChatEvent? {
-        if let delta = TextDeltaScanner.event(in: data) { return delta }
-        guard data.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{"),
-              let payload = payload(of: data)
-        else { return nil }
+    private func decode(name: @autoclosure () -> String?, data: [UInt8]) -> ChatEvent? {
+        if let delta = data.withUnsafeBufferPointer({ TextDeltaScanner.event(in: $0) }) { return delta }
+        guard data.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{") else { return nil }
+        let payload: Payload
+        switch self.payload(of: data) {
+        case .success(let decoded): payload = decoded
+        case .failure(let error): return .unreadable(reason: Self.reason(error, event: name()))
+        }
         switch payload.type ?? name() {
         case "chat.start": return .chatStart(modelInstanceId: payload.modelInstanceId)
         case "model_load.start": return .modelLoadStart(modelInstanceId: payload.modelInstanceId)
@@ -63,17 +65,31 @@ public struct ChatEventDecoder: Sendable {
 private extension ChatEventDecoder {
     /// The payload in `bytes`, decoded in place (a `chat.end` can be as large as the reply); bytes that are
     /// not valid UTF-8 are decoded again with U+FFFD for the invalid sequences.
-    func payload(of bytes: UnsafeBufferPointer<UInt8>) -> Payload? {
-        guard let base = bytes.baseAddress else { return nil }
+    func payload(of bytes: [UInt8]) -> Result<Payload, any Error> {
         if var lifted = LiftedStrings(payload: bytes), var payload = try? decoder.decode(Payload.self, from: Data(lifted.skeleton)) {
             payload.restore(from: &lifted)
-            if lifted.isRestored { return payload }
+            if lifted.isRestored { return .success(payload) }
         }
-        // No copy: the bytes outlive the decode, and the decoder copies whatever it keeps.
-        let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
-        if let payload = try? decoder.decode(Payload.self, from: data) { return payload }
-        guard String(validating: bytes, as: UTF8.self) == nil else { return nil }
-        return try? decoder.decode(Payload.self, from: Data(String(decoding: bytes, as: UTF8.self).utf8))
+        return bytes.withUnsafeBufferPointer { bytes in
+            // No copy: the bytes outlive the decode, and the decoder copies whatever it keeps.
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count, deallocator: .none)
+            let first = Result { try decoder.decode(Payload.self, from: data) }
+            guard case .failure = first, String(validating: bytes, as: UTF8.self) == nil else { return first }
+            return Result { try decoder.decode(Payload.self, from: Data(String(decoding: bytes, as: UTF8.self).utf8)) }
+        }
+    }
+
+    /// Why an event could not be read, in a few words for the reply's error message (no payload text).
+    static func reason(_ error: any Error, event name: String?) -> String {
+        var detail = "not valid JSON"
+        if case let DecodingError.dataCorrupted(context) = error {
+            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            detail = underlying ?? context.debugDescription
+        }
+        let words = String(String.UnicodeScalarView(detail.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }.prefix(160)))
+        guard let name else { return "an event could not be read (\(words))" }
+        let event = String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.properties.isAlphabetic || $0 == "." || $0 == "_" }.prefix(40)))
+        return "a \(event) event could not be read (\(words))"
     }
 }
 
@@ -100,26 +116,34 @@ private struct Payload: Decodable {
         case providerInfo = "provider_info"
     }
 
+    /// A field of an unexpected shape reads as absent; one whose bytes are not valid JSON (a lone surrogate, a raw
+    /// control character), which the decoder reads only when the field is asked for, makes the event unreadable.
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        type = try? c.decodeIfPresent(String.self, forKey: .type)
-        modelInstanceId = try? c.decodeIfPresent(String.self, forKey: .modelInstanceId)
-        progress = try? c.decodeIfPresent(Double.self, forKey: .progress)
-        loadTimeSeconds = try? c.decodeIfPresent(Double.self, forKey: .loadTimeSeconds)
-        content = try? c.decodeIfPresent(String.self, forKey: .content)
-        tool = try? c.decodeIfPresent(String.self, forKey: .tool)
-        arguments = try? c.decodeIfPresent(JSONValue.self, forKey: .arguments)
-        output = try? c.decodeIfPresent(JSONValue.self, forKey: .output)
-        providerInfo = try? c.decodeIfPresent(ProviderInfo.self, forKey: .providerInfo)
-        reason = try? c.decodeIfPresent(String.self, forKey: .reason)
-        metadata = try? c.decodeIfPresent(ToolCallFailureMetadata.self, forKey: .metadata)
-        error = try? c.decodeIfPresent(APIErrorPayload.self, forKey: .error)
-        result = try? c.decodeIfPresent(ChatResult.self, forKey: .result)
+        func field<T: Decodable>(_ key: CodingKeys) throws -> T? {
+            do { return try c.decodeIfPresent(T.self, forKey: key) } catch let error as DecodingError {
+                if case .dataCorrupted = error { throw error }
+                return nil
+            }
+        }
+        type = try field(.type)
+        modelInstanceId = try field(.modelInstanceId)
+        progress = try field(.progress)
+        loadTimeSeconds = try field(.loadTimeSeconds)
+        content = try field(.content)
+        tool = try field(.tool)
+        arguments = try field(.arguments)
+        output = try field(.output)
+        providerInfo = try field(.providerInfo)
+        reason = try field(.reason)
+        metadata = try field(.metadata)
+        error = try field(.error)
+        result = try field(.result)
     }
 
     /// Puts back the long texts ``LiftedStrings`` took out where a reply's text lives; others stay placeholders.
     mutating func restore(from lifted: inout LiftedStrings) {
-        content = content.map { lifted.restore($0) }
+        content = content.map { lifted.restore(OutputText($0)).string }
         guard var result else { return }
         self.result = nil
         for index in result.output.indices {

@@ -36,9 +36,9 @@ public struct ChatResult: Codable, Sendable, Equatable {
 /// One item of a turn's output.
 public enum OutputItem: Codable, Sendable, Equatable {
     /// Answer text.
-    case message(String)
+    case message(OutputText)
     /// Reasoning text.
-    case reasoning(String)
+    case reasoning(OutputText)
     /// A tool the model called.
     case toolCall(ToolCall)
     /// A tool call the server could not run (unknown tool, bad arguments).
@@ -52,8 +52,8 @@ public enum OutputItem: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let type = try c.decodeIfPresent(String.self, forKey: .type) ?? ""
         switch type {
-        case "message": self = .message(try c.decodeIfPresent(String.self, forKey: .content) ?? "")
-        case "reasoning": self = .reasoning(try c.decodeIfPresent(String.self, forKey: .content) ?? "")
+        case "message": self = .message(OutputText(try c.decodeIfPresent(String.self, forKey: .content) ?? ""))
+        case "reasoning": self = .reasoning(OutputText(try c.decodeIfPresent(String.self, forKey: .content) ?? ""))
         case "tool_call": self = .toolCall(try ToolCall(from: decoder))
         case "invalid_tool_call": self = .invalidToolCall(try InvalidToolCall(from: decoder))
         default: self = .unknown(type: type)
@@ -65,10 +65,10 @@ public enum OutputItem: Codable, Sendable, Equatable {
         switch self {
         case let .message(text):
             try c.encode("message", forKey: .type)
-            try c.encode(text, forKey: .content)
+            try c.encode(text.string, forKey: .content)
         case let .reasoning(text):
             try c.encode("reasoning", forKey: .type)
-            try c.encode(text, forKey: .content)
+            try c.encode(text.string, forKey: .content)
         case let .toolCall(call):
             try c.encode("tool_call", forKey: .type)
             try call.encode(to: encoder)

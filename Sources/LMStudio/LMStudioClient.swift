@@ -34,7 +34,8 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
 
     /// Asks whether the server is LM Studio; a server that is something else answers `lmstudio == false`.
     public func greeting() async throws -> Greeting {
-        let response = try await send("GET", "/lmstudio-greeting", allowingStatus: 404)
+        let response: HTTPResponse
+        do { response = try await send("GET", "/lmstudio-greeting", allowingStatus: 404) } catch LMStudioError.notLMStudio { return Greeting(lmstudio: false) }
         let body = try await collect(response, limit: 1 << 20)
         guard response.status != 404, let greeting = try? JSONDecoder().decode(Greeting.self, from: Data(body)) else {
             return Greeting(lmstudio: false)
@@ -130,6 +131,10 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
             let body = try await collect(response, limit: 64 << 10, truncating: true)
             throw LMStudioError.error(status: response.status, body: body, tokenSent: token != nil)
                 ?? .server(status: response.status, message: "unexpected status")
+        }
+        // A web server, proxy or captive portal at the address answers with a page, not LM Studio's API.
+        if (200..<300).contains(response.status), let type = response.headers["content-type"], type.lowercased().contains("html") {
+            throw LMStudioError.notLMStudio(server: server, contentType: type)
         }
         return response
     }

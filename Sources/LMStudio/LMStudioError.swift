@@ -27,6 +27,8 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
     case server(status: Int, message: String)
     /// The reply could not be understood.
     case invalidResponse(String)
+    /// The address answered with a web page (`contentType`), not LM Studio's API.
+    case notLMStudio(server: String, contentType: String)
     /// The connection broke while the reply streamed; what arrived before it stands.
     case replyConnectionLost(detail: String)
     /// The event stream broke, e.g. an event over the size limit.
@@ -45,7 +47,7 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
         case let .timedOut(server, .connect):
             "Connecting to LM Studio at \(server) timed out. Is the address right and the machine awake?"
         case let .timedOut(server, .idle):
-            "LM Studio at \(server) stopped responding (no data within the time limit)."
+            "LM Studio at \(server) stopped responding: nothing arrived within the idle timeout (the `idle_timeout` setting)."
         case let .tls(server, reason):
             "The secure connection to \(server) failed: \(reason)."
         case let .connectionLost(server, reason):
@@ -66,6 +68,8 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
             "LM Studio answered with HTTP \(status): \(message)"
         case let .invalidResponse(detail):
             "LM Studio sent a reply llmster cannot read: \(detail)"
+        case let .notLMStudio(server, contentType):
+            "\(server) answered with an HTML page (\(Self.sanitized(contentType, limit: 80))), not LM Studio's API. Is this the address of the LM Studio server?"
         case let .replyConnectionLost(detail):
             "connection lost (\(detail))"
         case let .stream(detail):

@@ -1,7 +1,7 @@
 /// A JSON payload with its long string values lifted out, so `JSONDecoder` parses only a small skeleton.
 ///
-/// A `chat.end` repeats the whole reply; decoding its text straight from the event's bytes
-/// spares `JSONDecoder`'s own buffers for it. Each lifted string becomes the placeholder
+/// A `chat.end` repeats the whole reply; its texts stay in the event's bytes as ``OutputText``s, decoded
+/// only if needed, which spares `JSONDecoder`'s own buffers for them. Each lifted string becomes the placeholder
 /// `"\u0001<n>"` in the skeleton. A payload in which such a placeholder could already occur (any
 /// `\u0001` escape or raw 0x01 byte), or whose long strings do not decode, is not lifted.
 struct LiftedStrings {
@@ -10,13 +10,23 @@ struct LiftedStrings {
 
     /// The payload with each lifted string replaced by its placeholder.
     let skeleton: [UInt8]
-    private var strings: [String?]
+    private let payload: [UInt8]
+    /// Where each lifted string literal lies in `payload`; nil once put back.
+    private var literals: [Range<Int>?]
 
-    /// Lifts the long strings out of the JSON `bytes`; nil when there are none or lifting would not be exact.
-    init?(payload bytes: UnsafeBufferPointer<UInt8>) {
-        guard bytes.count >= Self.minimumLength else { return nil }
+    /// Lifts the long strings out of the JSON `payload`; nil when there are none or lifting would not be exact.
+    init?(payload: [UInt8]) {
+        guard payload.count >= Self.minimumLength,
+              let (skeleton, literals) = payload.withUnsafeBufferPointer({ Self.lift($0) })
+        else { return nil }
+        self.payload = payload
+        self.skeleton = skeleton
+        self.literals = literals
+    }
+
+    private static func lift(_ bytes: UnsafeBufferPointer<UInt8>) -> ([UInt8], [Range<Int>?])? {
         var skeleton: [UInt8] = []
-        var strings: [String?] = []
+        var literals: [Range<Int>?] = []
         var copiedUpTo = 0
         var index = 0
         while index < bytes.count {
@@ -36,29 +46,29 @@ struct LiftedStrings {
             index += 1
             guard index - start >= Self.minimumLength else { continue }
             var cursor = TextDeltaScanner.Cursor(bytes: UnsafeBufferPointer(rebasing: bytes[..<index]), index: start)
-            guard let string = cursor.string(), cursor.index == index else { return nil }
+            guard cursor.decodeString({ _ in true }), cursor.index == index else { return nil }
             if skeleton.isEmpty { skeleton.reserveCapacity(min(bytes.count, 4 << 10)) }
             skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<start]))
-            skeleton.append(contentsOf: "\"\\u0001\(strings.count)\"".utf8)
-            strings.append(string)
+            skeleton.append(contentsOf: "\"\\u0001\(literals.count)\"".utf8)
+            literals.append(start..<index)
             copiedUpTo = index
         }
-        guard !strings.isEmpty else { return nil }
+        guard !literals.isEmpty else { return nil }
         skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copiedUpTo...]))
-        self.skeleton = skeleton
-        self.strings = strings
+        return (skeleton, literals)
     }
 
     /// Whether every lifted string was put back.
-    var isRestored: Bool { strings.allSatisfy { $0 == nil } }
+    var isRestored: Bool { literals.allSatisfy { $0 == nil } }
 
-    /// The lifted string `value` stands for (taken, so it is put back once), or `value` itself.
-    mutating func restore(_ value: String) -> String {
-        guard value.utf8.first == 0x01, let number = Int(value.dropFirst()),
-              strings.indices.contains(number), let string = strings[number]
+    /// The lifted text `value` stands for, still encoded (taken, so it is put back once), or `value` itself.
+    mutating func restore(_ value: OutputText) -> OutputText {
+        let placeholder = value.string
+        guard placeholder.utf8.first == 0x01, let number = Int(placeholder.dropFirst()),
+              literals.indices.contains(number), let literal = literals[number]
         else { return value }
-        strings[number] = nil
-        return string
+        literals[number] = nil
+        return OutputText(json: payload, literal: literal)
     }
 
     /// Whether a `\u0001` escape starts at `index`.

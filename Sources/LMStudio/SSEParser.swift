@@ -8,6 +8,10 @@ public struct SSEParser: Sendable {
     /// The most bytes one event may buffer before ``SSEError/eventTooLarge(limit:)``.
     public let maxEventBytes: Int
     private var partialLine: [UInt8] = []
+    /// Earlier pieces of a long line still missing its end, joined once when it ends: a growing array would copy
+    /// itself at each doubling and, at its last one, hold the line twice.
+    private var spilledLine: [[UInt8]] = []
+    private var spilledCount = 0
     private var data: [UInt8] = []
     private var hasData = false
     private var name: [UInt8]?
@@ -81,9 +85,8 @@ public struct SSEParser: Sendable {
             if partialLine.isEmpty {
                 try process(line: tail, into: &events)
             } else {
-                partialLine.append(contentsOf: tail)
-                var line: [UInt8] = []
-                swap(&line, &partialLine)
+                appendPartial(tail)
+                var line = takePartialLine()
                 try process(ownedLine: &line, into: &events)
             }
             index += 1
@@ -97,9 +100,42 @@ public struct SSEParser: Sendable {
             lineStart = index
         }
         if lineStart < count {
-            partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[lineStart..<count]))
+            appendPartial(UnsafeBufferPointer(rebasing: buffer[lineStart..<count]))
             try checkSize()
         }
+    }
+
+    /// Pieces of a long line grow to at most this many bytes each.
+    private static let spillPieceLength = 1 << 20
+
+    /// Appends to the line still missing its end; a long one is kept in pieces rather than regrown.
+    private mutating func appendPartial(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if partialLine.count + bytes.count > partialLine.capacity, partialLine.count >= 64 << 10 {
+            spilledCount += partialLine.count
+            spilledLine.append(partialLine)
+            partialLine = []
+            partialLine.reserveCapacity(max(bytes.count, min(spilledCount, Self.spillPieceLength)))
+        }
+        partialLine.append(contentsOf: bytes)
+    }
+
+    /// The whole line assembled so far, in one array of its exact size; each piece is freed once copied.
+    private mutating func takePartialLine() -> [UInt8] {
+        var line: [UInt8] = []
+        if !spilledLine.isEmpty {
+            line.reserveCapacity(spilledCount + partialLine.count)
+            for index in spilledLine.indices {
+                line.append(contentsOf: spilledLine[index])
+                spilledLine[index] = []
+            }
+            spilledLine = []
+            spilledCount = 0
+            line.append(contentsOf: partialLine)
+            partialLine = []
+        } else {
+            swap(&line, &partialLine)
+        }
+        return line
     }
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -153,7 +189,7 @@ public struct SSEParser: Sendable {
     }
 
     private func checkSize() throws(SSEError) {
-        if data.count + partialLine.count > maxEventBytes {
+        if data.count + spilledCount + partialLine.count > maxEventBytes {
             throw SSEError.eventTooLarge(limit: maxEventBytes)
         }
     }

@@ -86,6 +86,7 @@ enum TextDeltaScanner {
         ///
         /// Bytes that are not UTF-8 become U+FFFD, as `ChatEventDecoder`'s repair pass makes them.
         mutating func string() -> String? {
+            let quote = index
             guard take(.quote) else { return nil }
             let start = index
             while index < bytes.count {
@@ -94,54 +95,68 @@ enum TextDeltaScanner {
                     index += 1
                     return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
                 }
-                if byte == .backslash { return escapedString(prefix: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
-                if byte < 0x20 { return nil }
+                if byte == .backslash || byte < 0x20 { break }
                 index += 1
             }
-            return nil
-        }
-
-        /// The rest of a string from the first backslash on, after `prefix`, written straight into the string's storage.
-        private mutating func escapedString(prefix: UnsafeBufferPointer<UInt8>) -> String? {
+            index = quote
             // Unescaping never lengthens, so the rest of the input bounds the string; pages past its end stay untouched.
             var complete = false
-            let text = String(unsafeUninitializedCapacity: prefix.count + bytes.count - index) { output in
-                var count = output.initialize(fromContentsOf: prefix)
-                func append(_ byte: UInt8) {
-                    output[count] = byte
-                    count += 1
+            let text = String(unsafeUninitializedCapacity: bytes.count - start) { output in
+                var count = 0
+                complete = decodeString { run in
+                    count += UnsafeMutableBufferPointer(rebasing: output[count...]).initialize(fromContentsOf: run)
+                    return true
                 }
-                while index < bytes.count {
-                    let byte = bytes[index]
-                    index += 1
-                    switch byte {
-                    case .quote:
-                        complete = true
-                        return count
-                    case .backslash:
-                        guard index < bytes.count else { return 0 }
-                        let escape = bytes[index]
-                        index += 1
-                        switch escape {
-                        case .quote, .backslash, .slash: append(escape)
-                        case UInt8(ascii: "b"): append(0x08)
-                        case UInt8(ascii: "f"): append(0x0C)
-                        case UInt8(ascii: "n"): append(.lineFeed)
-                        case UInt8(ascii: "r"): append(.carriageReturn)
-                        case UInt8(ascii: "t"): append(.tab)
-                        case UInt8(ascii: "u"):
-                            guard let scalar = unicodeEscape() else { return 0 }
-                            UTF8.encode(scalar) { append($0) }
-                        default: return 0
-                        }
-                    default:
-                        if byte < 0x20 { return 0 }
-                        append(byte)
-                    }
-                }
-                return 0
+                return complete ? count : 0
             }
             return complete ? text : nil
+        }
+
+        /// Decodes the string whose opening quote comes next, handing its UTF-8 bytes to `emit` in runs, escapes
+        /// decoded; false when it is malformed or holds a lone surrogate, or when `emit` returns false (stop).
+        ///
+        /// Bytes that are not UTF-8 are handed on as they are.
+        mutating func decodeString(_ emit: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+            guard take(.quote) else { return false }
+            var runStart = index
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard byte == .quote || byte == .backslash else {
+                    if byte < 0x20 { return false }
+                    index += 1
+                    continue
+                }
+                if index > runStart, !emit(UnsafeBufferPointer(rebasing: bytes[runStart..<index])) { return false }
+                index += 1
+                if byte == .quote { return true }
+                guard index < bytes.count else { return false }
+                let escape = bytes[index]
+                index += 1
+                var decoded: UInt8
+                switch escape {
+                case .quote, .backslash, .slash: decoded = escape
+                case UInt8(ascii: "b"): decoded = 0x08
+                case UInt8(ascii: "f"): decoded = 0x0C
+                case UInt8(ascii: "n"): decoded = .lineFeed
+                case UInt8(ascii: "r"): decoded = .carriageReturn
+                case UInt8(ascii: "t"): decoded = .tab
+                case UInt8(ascii: "u"):
+                    guard let scalar = unicodeEscape() else { return false }
+                    var encoded: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+                    let emitted = withUnsafeMutableBytes(of: &encoded) { raw in
+                        var count = 0
+                        UTF8.encode(scalar) { raw[count] = $0; count += 1 }
+                        return emit(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
+                    }
+                    guard emitted else { return false }
+                    runStart = index
+                    continue
+                default: return false
+                }
+                guard withUnsafePointer(to: &decoded, { emit(UnsafeBufferPointer(start: $0, count: 1)) }) else { return false }
+                runStart = index
+            }
+            return false
         }
 
         /// The scalar of a `\uXXXX` escape (just past its `u`), joining a surrogate pair; nil for a lone surrogate.

@@ -89,6 +89,18 @@ struct ChatPlan {
         result = ["model_instance_id": instance, "output": output, "stats": stats]
         if let id = turn.responseID { result["response_id"] = id }
         event("chat.end", ["result": result])
+        if turn.faults.afterEnd { event("message.delta", ["content": " (sent after chat.end)"]) }
+    }
+
+    /// A `message.delta` no JSON parser accepts, of the `bad-event` kind.
+    private static func badDelta(_ kind: Faults.BadEvent) -> String {
+        switch kind {
+        case .surrogate: #"{"type":"message.delta","content":"lost \ud800 text"}"#
+        case .nul: "{\"type\":\"message.delta\",\"content\":\"lost \u{0} text\"}"
+        case .nesting:
+            #"{"type":"message.delta","content":"lost text","extra":"# + String(repeating: "[", count: 1000)
+                + String(repeating: "]", count: 1000) + "}"
+        }
     }
 
     private mutating func event(_ name: String, _ payload: [String: Any]) {
@@ -98,7 +110,8 @@ struct ChatPlan {
     }
 
     /// Cuts `text` into deltas of `size` characters, by default a few (more for very long texts, at most ~4000 deltas).
-    private mutating func deltas(_ name: String, _ text: String, size: Int?, delay: Double, stallAfter: Int? = nil, stall: Double? = nil) {
+    private mutating func deltas(_ name: String, _ text: String, size: Int?, delay: Double, stallAfter: Int? = nil, stall: Double? = nil,
+                                 badEvent: Faults.BadEvent? = nil) {
         let characters = Array(text)
         let size = size ?? max(4, characters.count / 4000)
         var index = 0
@@ -108,6 +121,7 @@ struct ChatPlan {
             event(name, ["content": piece])
             index += size
             sent += 1
+            if sent == 1, name == "message.delta", let bad = badEvent { steps.append(.event(name, Self.badDelta(bad))) }
             if delay > 0 { steps.append(.pause(delay)) }
             if let stallAfter, let stall, sent == stallAfter || (index >= characters.count && sent < stallAfter) {
                 steps.append(.pause(stall))
@@ -118,7 +132,8 @@ struct ChatPlan {
 
     private mutating func message(_ text: String, turn: Turn, stall: Bool) {
         event("message.start", [:])
-        deltas("message.delta", text, size: turn.faults.delta, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall)
+        deltas("message.delta", text, size: turn.faults.delta, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall,
+               badEvent: stall ? turn.faults.badEvent : nil)
         event("message.end", [:])
         output.append(["type": "message", "content": stall ? ScriptedReply.final(text, faults: turn.faults) : text])
     }

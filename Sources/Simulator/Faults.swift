@@ -41,6 +41,22 @@ struct Faults: Sendable, Equatable {
     var rewrite = false
     /// Reason with about this many bytes of text.
     var largeReasoning: Int?
+    /// Send one answer delta a client cannot decode, after the first delta (its text stays in `chat.end`).
+    var badEvent: BadEvent?
+    /// Send an answer delta after `chat.end`.
+    var afterEnd = false
+    /// Answer `POST /api/v1/chat` with HTTP 200 and an HTML page, as a web server or captive portal would.
+    var html = false
+
+    /// How the `bad-event` delta is malformed.
+    enum BadEvent: String {
+        /// A lone `\ud800` escape in the content.
+        case surrogate
+        /// A raw NUL byte inside the content string.
+        case nul
+        /// Arrays nested 1,000 deep beside the content.
+        case nesting
+    }
 
     /// Applies the directives in `text` on top of these.
     mutating func apply(_ text: String) throws(SimulatorError) {
@@ -91,6 +107,11 @@ struct Faults: Sendable, Equatable {
         case "done-marker": doneMarker = try flag()
         case "rewrite": rewrite = try flag()
         case "large-reasoning": largeReasoning = try int(1...50_000_000)
+        case "bad-event":
+            guard let value, let kind = BadEvent(rawValue: value) else { throw .invalidDirective(token) }
+            badEvent = kind
+        case "after-end": afterEnd = try flag()
+        case "html": html = try flag()
         default: throw .invalidDirective(token)
         }
     }

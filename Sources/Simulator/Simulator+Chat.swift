@@ -28,7 +28,10 @@ extension Simulator {
         case let .success(value):
             (plan, stream) = value
         }
-        if stream {
+        if faults.html {
+            writer.respond(status: 200, contentType: "text/html; charset=utf-8",
+                           body: "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><p>Please sign in.</p></body></html>\n")
+        } else if stream {
             send(plan, faults: faults, writer: &writer)
         } else {
             if faults.dropAfter != nil { return }

@@ -26,6 +26,10 @@ extension Simulator {
       rewrite        chat.end's result carries an answer that differs from the streamed deltas
                      (prefixed "Revised: "), as a server that post-processes its output would
       large-reasoning=N  reason with about N bytes of text (multi-byte characters included)
+      bad-event=K    after the answer's first delta, a delta no JSON parser accepts: K is surrogate
+                     (a lone \\ud800), nul (a raw NUL in the string) or nesting (1,000 nested arrays)
+      after-end      a message.delta after chat.end
+      html           answer the chat request with HTTP 200 and an HTML page
 
     Scripted answers: input containing `echo:` is answered with exactly the text after it
     (one space after the colon dropped); else the word `recall` gives

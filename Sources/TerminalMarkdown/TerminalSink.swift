@@ -44,7 +44,13 @@ public struct FileDescriptorSink: TerminalSink {
     /// Creates a sink for `fd` (usually `STDOUT_FILENO`).
     public init(fd: Int32) { self.fd = fd }
 
+    /// A text of 64 KiB or more is written straight from its own storage, not copied into the buffer.
     public mutating func write(_ text: String) {
+        if text.utf8.count >= 1 << 16 {
+            flush()
+            let written: Void?? = text.utf8.withContiguousStorageIfAvailable { try? Descriptor.writeAll(fd, UnsafeRawBufferPointer($0)) }
+            if written != nil { return }
+        }
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= 1 << 16 { flush() }
     }

@@ -27,6 +27,31 @@ import Testing
         #expect(await second == [.answerAppended("abc")])
     }
 
+    /// Text arriving faster than the consumer takes it is handed out in pieces of at most `batchTextBytes`, back to
+    /// back without waiting for the interval, cut between characters, adding up to the text exactly.
+    @Test func aLongAppendIsHandedOutInBoundedPiecesAtOnce() async {
+        let clock = ManualClock()
+        let coalescer = DisplayCoalescer(interval: .seconds(10), clock: clock)
+        await coalescer.apply(.messageStart)
+        _ = await coalescer.next()
+        let delta = String(repeating: "é日👩‍💻 abc\n", count: 5_000)
+        let count = 3 * DisplayCoalescer.batchTextBytes / delta.utf8.count
+        for _ in 0..<count { await coalescer.apply(.messageDelta(delta)) }
+        clock.advance(by: .seconds(10))
+        var pieces: [String] = []
+        for _ in 0..<3 {
+            guard let batch = await coalescer.next(), case .answerAppended(let piece)? = batch.last else { break }
+            pieces.append(piece)
+        }
+        #expect(pieces.count == 3, "three pieces within one interval")
+        #expect(pieces.allSatisfy { $0.utf8.count <= DisplayCoalescer.batchTextBytes })
+        await end(coalescer)
+        while let batch = await coalescer.next() {
+            for case .answerAppended(let piece) in batch { pieces.append(piece) }
+        }
+        #expect(pieces.joined() == String(repeating: delta, count: count))
+    }
+
     @Test func slowConsumerGetsEverythingMergedNothingDropped() async {
         let clock = ManualClock()
         let coalescer = DisplayCoalescer(interval: .milliseconds(250), clock: clock)
@@ -133,7 +158,7 @@ import Testing
         #expect(await coalescer.next() == [.stageChanged(.answering)])
         await coalescer.apply(.messageDelta("héllo "))
         await coalescer.apply(.messageDelta("wörld 👩‍💻"))
-        await coalescer.apply(.chatEnd(ChatResult(output: [.message(final)])))
+        await coalescer.apply(.chatEnd(ChatResult(output: [.message(OutputText(final))])))
         await end(coalescer)
         var texts: [ReplyUpdate] = []
         while let batch = await coalescer.next() {

@@ -204,3 +204,52 @@ import Testing
         #expect(accumulator.close(at: .seconds(9)).isEmpty, "a closed span is not reopened by the end")
     }
 }
+
+/// A large `chat.end` (its texts kept encoded by the decoder) is compared with the streamed text in place.
+@Suite struct LargeChatEndTests {
+    static let longText = String(repeating: "line \"quoted\" \\ tab\t é日 👩‍💻 \u{1F600}\n", count: 3000)
+
+    /// The `chat.end` event carrying `messages` as its message items, decoded as the client decodes it.
+    static func chatEnd(_ messages: [String]) throws -> ChatEvent {
+        let items = try messages.map { #"{"type":"message","content":"# + String(decoding: try JSONEncoder().encode($0), as: UTF8.self) + "}" }
+        let data = #"{"type":"chat.end","result":{"output":["# + items.joined(separator: ",") + #"],"response_id":"r"}}"#
+        return try #require(ChatEventDecoder().decode(SSEEvent(name: "chat.end", data: data)))
+    }
+
+    func streamed(_ text: String, deltaLength: Int = 997) -> (ReplyAccumulator, [ReplyUpdate]) {
+        var accumulator = ReplyAccumulator()
+        var updates = accumulator.apply(.messageStart)
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            updates += accumulator.apply(.messageDelta(String(rest.prefix(deltaLength))))
+            rest = rest.dropFirst(deltaLength)
+        }
+        return (accumulator, updates)
+    }
+
+    @Test func aChatEndRepeatingTheStreamConfirmsIt() throws {
+        var (accumulator, updates) = streamed(Self.longText)
+        updates += accumulator.apply(try Self.chatEnd([Self.longText]))
+        #expect(accumulator.state.answer == Self.longText && !accumulator.state.isRewritten)
+        #expect(!updates.contains { if case .answerReplaced = $0 { true } else { false } })
+        #expect(accumulator.state.items == [.message(Self.longText)])
+    }
+
+    @Test func aChatEndExtendingAStreamCutShortAppendsOnlyTheRest() throws {
+        let cut = Self.longText.prefix(Self.longText.count / 2)
+        var (accumulator, updates) = streamed(String(cut))
+        updates += accumulator.apply(try Self.chatEnd([Self.longText, "second part"]))
+        #expect(accumulator.state.answer == Self.longText + "\n\nsecond part" && !accumulator.state.isRewritten)
+        #expect(updates.last { if case .answerAppended = $0 { true } else { false } } == .answerAppended(String(Self.longText.dropFirst(cut.count)) + "\n\nsecond part"))
+        #expect(accumulator.state.items == [.message(Self.longText), .message("second part")])
+    }
+
+    @Test func aChatEndDifferingInTheMiddleRewritesTheAnswer() throws {
+        var (accumulator, _) = streamed(Self.longText)
+        var final = Self.longText
+        final.insert("X", at: final.index(final.startIndex, offsetBy: final.count / 2))
+        let updates = accumulator.apply(try Self.chatEnd([final]))
+        #expect(accumulator.state.answer == final && accumulator.state.isRewritten)
+        #expect(updates.contains(.answerReplaced(final)))
+    }
+}

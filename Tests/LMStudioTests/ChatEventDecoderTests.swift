@@ -48,6 +48,19 @@ struct ChatEventDecoderTests {
         #expect(decoder.decode(SSEEvent(name: "message.delta", data: #"{"content":"hi"}"#)) == .messageDelta("hi"))
     }
 
+    /// JSON the decoder cannot read (a lone surrogate, a raw NUL in a string, nesting too deep, a cut object) is
+    /// reported, naming the event, rather than dropped.
+    @Test(arguments: [#"{"type":"message.delta","content":"a\ud800b"}"#, "{\"type\":\"message.delta\",\"content\":\"a\u{0}b\"}",
+                      #"{"type":"message.delta","content":"x","extra":"# + String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000) + "}",
+                      #"{"type":"message.delta","content":"cut"#])
+    func unreadableEventsAreReportedNotDropped(data: String) {
+        guard case .unreadable(let reason)? = decoder.decode(SSEEvent(name: "message.delta", data: data)) else {
+            Issue.record("not reported: \(data.prefix(60))")
+            return
+        }
+        #expect(reason.hasPrefix("a message.delta event could not be read ("))
+    }
+
     @Test(arguments: ["[DONE]", "", "not json", #"{"type":"future.event","x":1}"#, #"{"type":42}"#])
     func unknownOrNonJSONPayloadsAreSkipped(data: String) {
         #expect(decoder.decode(SSEEvent(name: nil, data: data)) == nil)

@@ -11,6 +11,35 @@ import TestSupport
         LMStudioClient(server: fixture.url, token: token, transport: CurlTransport())
     }
 
+    /// A web page at the address (HTTP 200, text/html) is named as such, not reported as a broken stream.
+    @Test func anHTMLPageIsNotLMStudio() async throws {
+        let fixture = try SimulatorFixture()
+        do {
+            for try await _ in try await client(fixture).streamChat(ChatRequest(model: "acme/tiny-1b", input: .text("[[sim:html]] hi"))) {}
+            Issue.record("an HTML page was read as a chat stream")
+        } catch let error as LMStudioError {
+            #expect(error == .notLMStudio(server: fixture.url, contentType: "text/html; charset=utf-8"))
+            #expect(error.description.contains("answered with an HTML page") && error.description.contains("not LM Studio's API"))
+        }
+    }
+
+    /// A server that goes silent mid-reply stops the stream with an error that names the idle timeout.
+    @Test func aSilentServerStopsAtTheIdleTimeout() async throws {
+        let fixture = try SimulatorFixture()
+        let client = LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport(), timeouts: HTTPTimeouts(connect: 5, idle: 1))
+        var text = ""
+        do {
+            for try await event in try await client.streamChat(ChatRequest(model: "acme/tiny-1b", input: .text("[[sim:stall=60]] echo:alpha beta gamma delta"))) {
+                if case .messageDelta(let delta) = event { text += delta }
+            }
+            Issue.record("the stall did not stop the stream")
+        } catch let error as LMStudioError {
+            #expect(error == .timedOut(server: fixture.url, phase: .idle))
+            #expect(error.description.contains("idle timeout"))
+        }
+        #expect(text.hasPrefix("alph"), "the deltas before the stall arrived")
+    }
+
     @Test func everyEndpoint() async throws {
         let fixture = try SimulatorFixture()
         let client = client(fixture)

@@ -91,6 +91,19 @@ struct SSEParserTests {
         }
     }
 
+    /// A line of several MiB arriving in small chunks (kept in pieces, joined once) is dispatched exactly, data and name.
+    @Test(arguments: [1, 4093, 65_536, 1 << 20])
+    func aLongLineInManyChunksIsJoinedExactly(chunk: Int) throws {
+        let payload = (0..<(3 << 20)).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        let stream = Array("event: chat.end\ndata: ".utf8) + payload + Array("\r\n\r\ndata: next\n\n".utf8)
+        var parser = SSEParser()
+        var events: [SSEEvent] = []
+        for start in stride(from: 0, to: stream.count, by: chunk) {
+            events += try parser.feed(stream[start..<min(start + chunk, stream.count)])
+        }
+        #expect(events == [SSEEvent(name: "chat.end", data: String(decoding: payload, as: UTF8.self)), SSEEvent(data: "next")])
+    }
+
     @Test func oneByteChunksGiveTheSameEvents() throws {
         let whole = try parse([bytes[...]])
         #expect(try parse(bytes.indices.map { bytes[$0...$0] }) == whole)

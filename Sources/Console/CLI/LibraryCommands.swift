@@ -174,6 +174,7 @@ enum Transcript {
                     }
                 }
                 parts.append(message.text.isEmpty ? "*(no answer text)*" : message.text)
+                if message.isRewritten { parts.append("*(rewritten: the server's final text replaced what streamed)*") }
                 switch message.status {
                 case .incomplete: parts.append("**⚠ incomplete**" + (message.error.map { " — " + $0 } ?? ""))
                 case .error: parts.append("**⚠ error**" + (message.error.map { " — " + $0 } ?? ""))

@@ -36,13 +36,15 @@ public struct Message: Equatable, Hashable, Sendable, Codable {
     public var parentResponseId: String?
     /// For a reply: the server that wrote it, which holds `responseId` and `parentResponseId`.
     public var serverURL: String?
+    /// For a reply: the server's final text (its `chat.end`) differed from what streamed and replaced it.
+    public var isRewritten: Bool
 
     /// Creates a value from its fields.
     public init(
         id: String, conversationId: String, role: MessageRole, text: String, reasoning: String = "",
         status: MessageStatus, error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil,
         responseId: String? = nil, createdAt: Date, updatedAt: Date, position: Int, parentId: String? = nil,
-        onBranch: Bool = true, parentResponseId: String? = nil, serverURL: String? = nil
+        onBranch: Bool = true, parentResponseId: String? = nil, serverURL: String? = nil, isRewritten: Bool = false
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -61,6 +63,7 @@ public struct Message: Equatable, Hashable, Sendable, Codable {
         self.onBranch = onBranch
         self.parentResponseId = parentResponseId
         self.serverURL = serverURL
+        self.isRewritten = isRewritten
     }
 }
 

@@ -1,4 +1,5 @@
 internal import CSQLite
+import Glibc
 
 /// A prepared statement owned by its `SQLiteConnection`; finalized in `deinit`.
 final class SQLiteStatement {
@@ -6,6 +7,11 @@ final class SQLiteStatement {
     let sql: String
     private let handle: OpaquePointer
     private unowned let connection: SQLiteConnection
+    /// Long texts bound without a copy, kept alive (and so at the same address) until `finish()`.
+    private var boundTexts: [String] = []
+
+    /// Texts of at least this many UTF-8 bytes are bound in place instead of copied.
+    static let inPlaceTextLength = 4 << 10
 
     /// Prepares `sql` on `connection`, marked persistent since it is cached.
     init(connection: SQLiteConnection, sql: String) throws {
@@ -23,15 +29,31 @@ final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Binds `values` to parameters 1…n after resetting any previous run.
+    ///
+    /// A long text (a reply can be as large as the reply itself) is bound in place, not copied: the statement keeps
+    /// the string, whose native storage does not move while it lives, until `finish()` or the next `bind`.
     func bind(_ values: [SQLValue]) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        boundTexts.removeAll()
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
             switch value {
             case let .integer(number): code = sqlite3_bind_int64(handle, index, number)
             case let .real(number): code = sqlite3_bind_double(handle, index, number)
+            case var .text(string) where string.utf8.count >= Self.inPlaceTextLength:
+                string.makeContiguousUTF8()
+                boundTexts.append(string)
+                // Bound by its NUL terminator (native strings have one), so SQLite knows the text is terminated
+                // and never copies it to terminate it (as `substr` and the search index would); a text holding
+                // a NUL of its own is copied.
+                let inPlace: Int32?? = string.utf8.withContiguousStorageIfAvailable { utf8 -> Int32? in
+                    guard memchr(utf8.baseAddress!, 0, utf8.count) == nil else { return nil }
+                    return sqlite3_bind_text(handle, index, UnsafeRawPointer(utf8.baseAddress!).assumingMemoryBound(to: CChar.self), -1, nil)
+                }
+                code = inPlace.flatMap { $0 }
+                    ?? sqlite3_bind_text(handle, index, string, Int32(clamping: string.utf8.count), llmster_sqlite_transient())
             case let .text(string): code = sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient())
             case let .blob(bytes):
                 if bytes.isEmpty {
@@ -64,6 +86,7 @@ final class SQLiteStatement {
     func finish() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        boundTexts.removeAll()
     }
 
     // Column readers: `column` is 0-based; NULL reads as 0, "" or [] unless the reader is optional.

@@ -3,7 +3,7 @@ import Foundation
 extension LibraryStore {
     static let messageColumns = """
         id, conversation_id, role, text, reasoning, status, error, stats, model_instance_id, response_id,
-        created_at, updated_at, position, parent_id, on_branch, parent_response_id, server_url
+        created_at, updated_at, position, parent_id, on_branch, parent_response_id, server_url, rewritten
         """
 
     static func message(_ row: SQLiteStatement) -> Message {
@@ -13,7 +13,8 @@ extension LibraryStore {
             error: row.optionalString(6), statsJSON: row.optionalString(7), modelInstanceId: row.optionalString(8),
             responseId: row.optionalString(9), createdAt: Date(milliseconds: row.int64(10)),
             updatedAt: Date(milliseconds: row.int64(11)), position: row.int(12), parentId: row.optionalString(13),
-            onBranch: row.int(14) != 0, parentResponseId: row.optionalString(15), serverURL: row.optionalString(16))
+            onBranch: row.int(14) != 0, parentResponseId: row.optionalString(15), serverURL: row.optionalString(16),
+            isRewritten: row.bool(17))
     }
 
     /// Appends a message at the end of a conversation's current branch and touches the conversation's `updatedAt`.
@@ -64,27 +65,35 @@ extension LibraryStore {
         }
     }
 
+    /// Replies of at least this many bytes are emptied before they are rewritten (see `updateReply`).
+    static let longReplyBytes = 1 << 20
+
     /// Saves the latest state of a reply (cheap enough to run every second while it streams).
     ///
-    /// `text`, `reasoning` and `status` replace the stored values; a nil `error`, `statsJSON`,
+    /// `text`, `reasoning`, `status` and `rewritten` replace the stored values; a nil `error`, `statsJSON`,
     /// `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
     public func updateReply(
         messageId: String, text: String, reasoning: String, status: MessageStatus, error: String? = nil,
-        statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil
+        statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil, rewritten: Bool = false
     ) throws {
         let now = Date().milliseconds
         try connection.transaction {
+            if text.utf8.count + reasoning.utf8.count >= Self.longReplyBytes {
+                // SQLite reads a column's old value whenever a trigger names it (the search index does), so a long
+                // reply would be held three times: old value, new record and our text. Emptied first, twice.
+                try connection.run("UPDATE messages SET text = '', reasoning = '' WHERE id = ?", [.text(messageId)])
+            }
             let changed = try connection.run(
                 """
                 UPDATE messages SET text = ?, reasoning = ?, status = ?, error = ifnull(?, error),
                     stats = ifnull(?, stats), model_instance_id = ifnull(?, model_instance_id),
-                    response_id = ifnull(?, response_id), updated_at = ?, writer = ?
+                    response_id = ifnull(?, response_id), updated_at = ?, writer = ?, rewritten = ?
                 WHERE id = ?
                 """,
                 [
                     .text(text), .text(reasoning), .text(status.rawValue), .text(error), .text(statsJSON),
                     .text(modelInstanceId), .text(responseId), .integer(now),
-                    .text(status == .streaming ? writer : nil), .text(messageId),
+                    .text(status == .streaming ? writer : nil), .integer(rewritten ? 1 : 0), .text(messageId),
                 ])
             guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
             try connection.run(

@@ -162,6 +162,10 @@ enum Schema {
                 WHERE new.status <> 'streaming' AND (old.text IS NOT new.text OR old.status = 'streaming');
         END;
         """,
+        // 5 (wip/memory): a reply whose final text, as the server's `chat.end` gave it, differs from what streamed.
+        """
+        ALTER TABLE messages ADD COLUMN rewritten INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.

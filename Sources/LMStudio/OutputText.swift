@@ -1,0 +1,95 @@
+/// The text of a `chat.end` output item: a `String`, or a long text still as its JSON string in the event's bytes.
+///
+/// A `chat.end` repeats the whole reply. Kept encoded, its text is compared with the streamed text in place
+/// (``commonPrefix(with:)``) and decoded only when it adds to or rewrites what streamed, so a confirmed
+/// reply is never held twice. Both forms read the same: invalid UTF-8 becomes U+FFFD.
+public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, CustomStringConvertible {
+    private enum Storage: Sendable {
+        case decoded(String)
+        /// The event's bytes and the range of a JSON string literal in them (quotes included) known to decode.
+        case encoded([UInt8], Range<Int>)
+    }
+
+    private let storage: Storage
+
+    /// A text already decoded.
+    public init(_ string: String) {
+        storage = .decoded(string)
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    /// The JSON string literal at `range` of `bytes`, which the caller checked decodes.
+    init(json bytes: [UInt8], literal range: Range<Int>) {
+        storage = .encoded(bytes, range)
+    }
+
+    /// The text, decoded now if it is still encoded.
+    public var string: String {
+        switch storage {
+        case .decoded(let string): return string
+        case .encoded: return dropFirst(utf8: 0)
+        }
+    }
+
+    public var description: String { string }
+
+    /// How many leading UTF-8 bytes this text shares with `other`, and whether that is all of this text; compared in place.
+    ///
+    /// An encoded text is compared byte for byte before U+FFFD repair, so a text holding invalid UTF-8 may report less
+    /// than its decoded form shares; callers fall back to ``string`` when the comparison does not confirm.
+    public func commonPrefix(withUTF8 other: UnsafeBufferPointer<UInt8>) -> (count: Int, isWhole: Bool) {
+        switch storage {
+        case .decoded(let string):
+            var count = 0
+            for (mine, theirs) in zip(string.utf8, other) {
+                guard mine == theirs else { break }
+                count += 1
+            }
+            return (count, count == string.utf8.count)
+        case .encoded(let bytes, let range):
+            return bytes.withUnsafeBufferPointer { buffer in
+                var cursor = TextDeltaScanner.Cursor(bytes: UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]), index: range.lowerBound)
+                var count = 0
+                let whole = cursor.decodeString { run in
+                    let remaining = other.count - count
+                    let compared = min(run.count, remaining)
+                    var same = 0
+                    while same < compared, run[same] == other[count + same] { same += 1 }
+                    count += same
+                    return same == run.count
+                }
+                return (count, whole)
+            }
+        }
+    }
+
+    /// The text after its first `count` UTF-8 bytes (a boundary ``commonPrefix(with:)`` reported).
+    public func dropFirst(utf8 count: Int) -> String {
+        switch storage {
+        case .decoded(let string):
+            let utf8 = string.utf8
+            return String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: min(count, utf8.count))...], as: UTF8.self)
+        case .encoded(let bytes, let range):
+            return bytes.withUnsafeBufferPointer { buffer in
+                var cursor = TextDeltaScanner.Cursor(bytes: UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]), index: range.lowerBound)
+                return String(unsafeUninitializedCapacity: range.count) { output in
+                    var skipped = 0
+                    var written = 0
+                    let complete = cursor.decodeString { run in
+                        let skip = min(run.count, count - skipped)
+                        skipped += skip
+                        written += UnsafeMutableBufferPointer(rebasing: output[written...])
+                            .initialize(fromContentsOf: UnsafeBufferPointer(rebasing: run[skip...]))
+                        return true
+                    }
+                    return complete ? written : 0
+                }
+            }
+        }
+    }
+
+    public static func == (lhs: OutputText, rhs: OutputText) -> Bool { lhs.string == rhs.string }
+}
