@@ -60,4 +60,23 @@ import TestSupport
         #expect(lines[stats].hasSuffix("…") && lines[stats + 1].hasPrefix("llmster: The server reported"),
                 "the stats line takes one row, cut: \(lines[stats...])")
     }
+
+    @Test(arguments: [60, 100])
+    func modelsLoadedInstancesAndSettingsAreTablesAtTheTerminalWidth(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: width)
+        try terminal.enter("/load acme/thinker-8b")
+        let models = try terminal.enter("/models")
+        #expect(tooWide(models, width: width).isEmpty, "\(tooWide(models, width: width))")
+        #expect(models.contains("acme/toolsmith-12b "), "model keys are never cut")
+        let header = try #require(models.components(separatedBy: "\n").first { $0.hasPrefix("MODEL") })
+        #expect(header.contains("LOADED") && header.contains("SIZE"), "the important columns stay: \(header)")
+        #expect(header.contains("FORMAT") == (width >= 100), "FORMAT is dropped first on a narrow terminal: \(header)")
+        let loaded = try terminal.enter("/ps")
+        #expect(tooWide(loaded, width: width).isEmpty, "\(tooWide(loaded, width: width))")
+        #expect(loaded.contains("acme/thinker-8b"))
+        let settings = try terminal.enter("/set")
+        #expect(tooWide(settings, width: width).isEmpty, "\(tooWide(settings, width: width))")
+        #expect(settings.contains("temperature") && settings.contains("speak"))
+    }
 }

@@ -112,7 +112,7 @@ public enum App {
             return ExitCode.failure
         }
         if context.isDemo {
-            errors.line(WordWrap.lines("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.",
+            errors.line(TextLayout.wrap("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.",
                                        width: TerminalCapabilities.detect(fd: 2, environment: environment).width).joined(separator: "\n"))
         }
         let name = command?.name ?? ""

@@ -80,7 +80,7 @@ import TerminalMarkdown
         if reportsFocus { TerminalFocus.shared.setReporting(true) }
         defer { if reportsFocus { TerminalFocus.shared.setReporting(false) } }
         if editor != nil {
-            output.line(WordWrap.lines("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
+            output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
                 .joined(separator: "\n"))
         }
         await refreshModels()
@@ -194,7 +194,7 @@ import TerminalMarkdown
         } else {
             parts.append("new chat")
         }
-        let info = WordWrap.truncated(parts.joined(separator: " · "), width: terminalWidth - 3)
+        let info = TextLayout.truncate(parts.joined(separator: " · "), to: terminalWidth - 3)
         let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
         if capabilities.noColor || !capabilities.allowsCursorMovement { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
