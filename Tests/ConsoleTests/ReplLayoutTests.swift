@@ -42,7 +42,23 @@ import TestSupport
         try terminal.enter("/new " + title)
         let chats = try terminal.enter("/chats")
         #expect(tooWide(chats, width: width).isEmpty, "\(tooWide(chats, width: width))")
-        #expect(flattened(chats).contains(title))
+        #expect(chats.contains("TITLE") && chats.contains("A conversation"), "the chats table: \(chats)")
+    }
+
+    @Test(arguments: [60, 100])
+    func chatsInAFolderIncludeItsSubFoldersAndSaySo(width: Int) throws {
+        let repl = try ReplHarness()
+        #expect(try repl.runBounded(["ask", "--folder", "Work/Clients", "echo:Quarterly report for the client"]).status == 0)
+        #expect(try repl.runBounded(["ask", "echo:Not at work"]).status == 0)
+        let terminal = try repl.start(width: width)
+        let chats = try terminal.enter("/chats Work")
+        #expect(tooWide(chats, width: width).isEmpty, "\(tooWide(chats, width: width))")
+        #expect(flattened(chats).contains("In Work and its sub-folders (Work/Clients):"), "\(chats)")
+        #expect(chats.contains("Quarterly") && !chats.contains("Not at work"), "\(chats)")
+        let cli = try repl.runBounded(["chats", "--folder", "Work"])
+        #expect(cli.output.hasPrefix("In Work and its sub-folders (Work/Clients):"), "both faces say it the same way: \(cli)")
+        let unknown = try terminal.enter("/chats Nowhere")
+        #expect(unknown.contains("there is no folder 'Nowhere'"))
     }
 
     @Test(arguments: [60, 100])

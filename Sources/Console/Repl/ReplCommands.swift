@@ -99,21 +99,15 @@ enum ReplCommands {
             await repl.switchTo(id)
             repl.output.line("New conversation, same model and settings.")
         },
-        SlashCommand("chats", "[FOLDER]", "List conversations, pinned first.", argument: .folder) { arguments, repl in
+        SlashCommand("chats", "[FOLDER]", "List conversations, pinned first (in FOLDER and its sub-folders).", argument: .folder) { arguments, repl in
             let folder = arguments.positionals.first
-            let lines: [String] = try await repl.chat.withLibrary { library in
-                var folderId: Int64?? = .none
-                if let folder {
-                    guard let found = try library.folder(path: folder) else { throw UsageError("there is no folder '\(folder)'") }
-                    folderId = .some(found.id)
-                }
-                return try library.conversations(folderId: folderId, limit: 50).map { conversation in
-                    (conversation.pinned ? "📌 " : "   ") + conversation.id.prefix(8) + "  " + (conversation.title.isEmpty ? "untitled" : conversation.title)
-                }
+            let listing: ConversationListing
+            do {
+                listing = try await repl.chat.listConversations(folder: folder)
+            } catch ChatError.storage(.notFound(kind: "folder", let path)) {
+                throw UsageError("there is no folder '\(path)'; /folder lists them")
             }
-            let width = repl.terminalWidth
-            let wrapped = lines.flatMap { TextLayout.wrap(UntrustedText.sanitize($0), width: width, indent: 13) }
-            repl.output.line(lines.isEmpty ? "No conversations." : wrapped.joined(separator: "\n"))
+            repl.output.send(listing.conversations.isEmpty ? listing.emptyNotice + "\n" : listing.text(width: repl.terminalWidth))
         },
         SlashCommand("open", "CHAT", "Switch to a conversation (an id, id prefix or title).", takesText: true, argument: .conversation) { arguments, repl in
             guard var reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }
