@@ -109,4 +109,21 @@ import TestSupport
         let header = try #require(lines.first { $0.hasPrefix("BACKUP") })
         #expect(header.contains(cli.sandbox.root.prefix(8)), "the backup's path heads the preview: \(header)")
     }
+
+    @Test(arguments: [60, 100])
+    func warningsWrapBetweenWordsUnderTheMessage(width: Int) throws {
+        let cli = try CLI(server: "http://127.0.0.1:9")
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["chats", "--folder", "Nowhere"],
+                                          environment: cli.environment, width: width, height: 20)
+        #expect(try terminal.waitForExit() == 5)
+        let lines = terminal.text.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        expectFits(lines, width: width, "the warning")
+        #expect(lines.first?.hasPrefix("llmster: there is no folder 'Nowhere';") == true, "\(lines)")
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("         ") && !$0.hasPrefix("          ") },
+                "continuations hang under the message: \(lines)")
+        let words = lines.joined(separator: " ").split(separator: " ")
+        for word in ["`llmster", "chats`", "conversations", "every", "folder"] {
+            #expect(words.contains(Substring(word)), "'\(word)' is whole: \(lines)")
+        }
+    }
 }

@@ -95,4 +95,24 @@ import TestSupport
         #expect(tooWide(settings, width: width).isEmpty, "\(tooWide(settings, width: width))")
         #expect(settings.contains("temperature") && settings.contains("speak"))
     }
+
+    @Test(arguments: [60, 100])
+    func errorLinesWrapBetweenWordsWithAHangingIndent(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: width)
+        let unknownSetting = try terminal.enter("/set no_such_setting 1")
+        #expect(tooWide(unknownSetting, width: width).isEmpty, "\(tooWide(unknownSetting, width: width))")
+        let words = flattened(unknownSetting).split(separator: " ")
+        for key in ["temperature,", "top_p,", "repeat_penalty,", "max_output_tokens,", "context_length,"] {
+            #expect(words.contains(Substring(key)), "'\(key)' is whole at \(width) columns: \(unknownSetting)")
+        }
+        let lines = unknownSetting.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let first = try #require(lines.firstIndex { $0.hasPrefix("/set: ") })
+        if width == 60 {
+            #expect(lines[first + 1].hasPrefix("  ") && !lines[first + 1].hasPrefix("   "), "continuations hang by two: \(lines)")
+        }
+        let unknownCommand = try terminal.enter("/modle acme/a-model-name-that-makes-the-line-long")
+        #expect(tooWide(unknownCommand, width: width).isEmpty, "\(tooWide(unknownCommand, width: width))")
+        #expect(flattened(unknownCommand).contains("unknown command /modle (did you mean /model?); /help lists them"))
+    }
 }

@@ -133,18 +133,24 @@ import TerminalMarkdown
     func runCommand(_ line: String) async {
         switch SlashLine.parse(line, commands: ReplCommands.all) {
         case .unknown(let name, let suggestion):
-            context.errors.line("unknown command /\(UntrustedText.sanitize(name))" + (suggestion.map { " (did you mean /\($0)?)" } ?? "") + "; /help lists them")
+            context.errors.wrappedLine("unknown command /\(UntrustedText.sanitize(name))" + (suggestion.map { " (did you mean /\($0)?)" } ?? "") + "; /help lists them", indent: 2)
         case .badArguments(let command, let message):
-            context.errors.line("/\(command.name): \(message)\n\(command.usageLine)")
+            usage(command, message)
         case .command(let command, let arguments):
             do {
                 try await command.run(arguments, self)
             } catch let error as UsageError {
-                context.errors.line("/\(command.name): \(error)\n\(command.usageLine)")
+                usage(command, error.description)
             } catch {
                 context.warn(String(describing: error))
             }
         }
+    }
+
+    /// Prints `/COMMAND: message` and the command's usage line, wrapped to the terminal.
+    private func usage(_ command: SlashCommand, _ message: String) {
+        context.errors.wrappedLine("/\(command.name): \(message)", indent: 2)
+        context.errors.wrappedLine(command.usageLine, indent: 4)
     }
 
     // MARK: Reading
@@ -279,7 +285,7 @@ import TerminalMarkdown
         let effective = effectiveModel(conversation: conversation)
         let meter = await contextMeter(conversation: conversation, model: effective)
         if meter.wouldOverflow(draft: text) {
-            context.errors.line("This message would overflow the context (\(meter.label(draft: text))).")
+            context.errors.wrappedLine("This message would overflow the context (\(meter.label(draft: text))).", indent: 2)
             guard await confirm("Send it anyway?") else {
                 draft = text
                 return nil
