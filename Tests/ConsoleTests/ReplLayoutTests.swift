@@ -11,6 +11,11 @@ import TestSupport
         text.components(separatedBy: "\n").filter { DisplayWidth.of($0) > width }
     }
 
+    /// Expects no line of `text` to be wider than `width` columns.
+    private func expectFits(_ text: String, width: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(tooWide(text, width: width).isEmpty, "\(tooWide(text, width: width))", sourceLocation: sourceLocation)
+    }
+
     /// `text` with every run of spaces and line breaks made one space.
     private func flattened(_ text: String) -> String {
         text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
@@ -21,7 +26,7 @@ import TestSupport
         let repl = try ReplHarness()
         let terminal = try repl.start(width: width)
         let help = try terminal.enter("/help")
-        #expect(tooWide(help, width: width).isEmpty, "\(tooWide(help, width: width))")
+        expectFits(help, width: width)
         let flat = flattened(help)
         for summary in ["Use model KEY for this conversation (loading it, and unloading the previous one); without KEY, pick from a numbered list.",
                         "List the server's models: loaded state, size, format, capabilities.",
@@ -36,12 +41,12 @@ import TestSupport
     func theGreetingTheChatListAndThePromptFitTheTerminal(width: Int) throws {
         let repl = try ReplHarness()
         let terminal = try repl.start(["--demo"], width: width)
-        #expect(tooWide(terminal.text, width: width).isEmpty, "\(tooWide(terminal.text, width: width))")
+        expectFits(terminal.text, width: width)
         #expect(flattened(terminal.text).contains("the library is temporary."))
         let title = "A conversation whose title is far longer than any terminal line at sixty columns"
         try terminal.enter("/new " + title)
         let chats = try terminal.enter("/chats")
-        #expect(tooWide(chats, width: width).isEmpty, "\(tooWide(chats, width: width))")
+        expectFits(chats, width: width)
         #expect(chats.contains("TITLE") && chats.contains("A conversation"), "the chats table: \(chats)")
     }
 
@@ -52,7 +57,7 @@ import TestSupport
         #expect(try repl.runBounded(["ask", "echo:Not at work"]).status == 0)
         let terminal = try repl.start(width: width)
         let chats = try terminal.enter("/chats Work")
-        #expect(tooWide(chats, width: width).isEmpty, "\(tooWide(chats, width: width))")
+        expectFits(chats, width: width)
         #expect(flattened(chats).contains("In Work and its sub-folders (Work/Clients):"), "\(chats)")
         #expect(chats.contains("Quarterly") && !chats.contains("Not at work"), "\(chats)")
         let cli = try repl.runBounded(["chats", "--folder", "Work"])
@@ -83,16 +88,16 @@ import TestSupport
         let terminal = try repl.start(width: width)
         try terminal.enter("/load acme/thinker-8b")
         let models = try terminal.enter("/models")
-        #expect(tooWide(models, width: width).isEmpty, "\(tooWide(models, width: width))")
+        expectFits(models, width: width)
         #expect(models.contains("acme/toolsmith-12b "), "model keys are never cut")
         let header = try #require(models.components(separatedBy: "\n").first { $0.hasPrefix("MODEL") })
         #expect(header.contains("LOADED") && header.contains("SIZE"), "the important columns stay: \(header)")
         #expect(header.contains("FORMAT") == (width >= 100), "FORMAT is dropped first on a narrow terminal: \(header)")
         let loaded = try terminal.enter("/ps")
-        #expect(tooWide(loaded, width: width).isEmpty, "\(tooWide(loaded, width: width))")
+        expectFits(loaded, width: width)
         #expect(loaded.contains("acme/thinker-8b"))
         let settings = try terminal.enter("/set")
-        #expect(tooWide(settings, width: width).isEmpty, "\(tooWide(settings, width: width))")
+        expectFits(settings, width: width)
         #expect(settings.contains("temperature") && settings.contains("speak"))
     }
 
@@ -101,7 +106,7 @@ import TestSupport
         let repl = try ReplHarness()
         let terminal = try repl.start(width: width)
         let unknownSetting = try terminal.enter("/set no_such_setting 1")
-        #expect(tooWide(unknownSetting, width: width).isEmpty, "\(tooWide(unknownSetting, width: width))")
+        expectFits(unknownSetting, width: width)
         let words = flattened(unknownSetting).split(separator: " ")
         for key in ["temperature,", "top_p,", "repeat_penalty,", "max_output_tokens,", "context_length,"] {
             #expect(words.contains(Substring(key)), "'\(key)' is whole at \(width) columns: \(unknownSetting)")
@@ -112,7 +117,7 @@ import TestSupport
             #expect(lines[first + 1].hasPrefix("  ") && !lines[first + 1].hasPrefix("   "), "continuations hang by two: \(lines)")
         }
         let unknownCommand = try terminal.enter("/modle acme/a-model-name-that-makes-the-line-long")
-        #expect(tooWide(unknownCommand, width: width).isEmpty, "\(tooWide(unknownCommand, width: width))")
+        expectFits(unknownCommand, width: width)
         #expect(flattened(unknownCommand).contains("unknown command /modle (did you mean /model?); /help lists them"))
     }
 }

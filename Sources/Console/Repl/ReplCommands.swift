@@ -79,14 +79,7 @@ enum ReplCommands {
         },
         SlashCommand("ps", "", "List the loaded model instances.") { _, repl in
             let models = try await repl.chat.models(refresh: true)
-            var table = TextTable(columns: [
-                .init("INSTANCE", minimumWidth: 12, priority: 0), .init("MODEL", minimumWidth: 12, priority: 1),
-                .init("CONTEXT", priority: 2), .init("SIZE", priority: 3),
-            ])
-            for model in models { for instance in model.loadedInstances {
-                table.append([instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-", Units.bytes(model.sizeBytes)])
-            } }
-            repl.output.send(models.contains(where: \.isLoaded) ? table.text(width: repl.terminalWidth) : "No model is loaded.\n")
+            repl.output.send(models.contains(where: \.isLoaded) ? ModelListing.instances(models, width: repl.terminalWidth) : "No model is loaded.\n")
         },
         SlashCommand("new", "[TITLE]", "Start a new conversation (the current one's draft is kept).", takesText: true) { arguments, repl in
             let overrides = ConversationOverrides(title: arguments.positionals.first ?? "", model: (await repl.effectiveModel())?.reference)
