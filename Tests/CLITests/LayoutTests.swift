@@ -95,4 +95,35 @@ import TestSupport
         let piped = try cli.run(["models"])
         #expect(piped.output.contains("reasoning(off/low/medium/high)"), "piped output keeps whole cells for scripts")
     }
+
+    @Test(arguments: [60, 100])
+    func theRestorePreviewFitsTheTerminal(width: Int) throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["ask", "keep this"]).status == 0)
+        let archive = cli.sandbox.root + "/a-backup-file-whose-name-is-longer-than-a-narrow-terminal-line.llmster-backup"
+        #expect(try cli.run(["backup", "-o", archive]).status == 0)
+        let lines = try onTerminal(cli, ["restore", archive, "--yes"], width: width, last: "Restored the library")
+        expectFits(lines, width: width, "llmster restore")
+        #expect(lines.contains { $0.hasPrefix("conversations  1") }, "the preview is shown: \(lines)")
+        let header = try #require(lines.first { $0.hasPrefix("BACKUP") })
+        #expect(header.contains(cli.sandbox.root.prefix(8)), "the backup's path heads the preview: \(header)")
+    }
+
+    @Test(arguments: [60, 100])
+    func warningsWrapBetweenWordsUnderTheMessage(width: Int) throws {
+        let cli = try CLI(server: "http://127.0.0.1:9")
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["chats", "--folder", "Nowhere"],
+                                          environment: cli.environment, width: width, height: 20)
+        #expect(try terminal.waitForExit() == 5)
+        let lines = terminal.text.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        expectFits(lines, width: width, "the warning")
+        #expect(lines.first?.hasPrefix("llmster: there is no folder 'Nowhere';") == true, "\(lines)")
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("         ") && !$0.hasPrefix("          ") },
+                "continuations hang under the message: \(lines)")
+        let words = lines.joined(separator: " ").split(separator: " ")
+        for word in ["`llmster", "chats`", "conversations", "every", "folder"] {
+            #expect(words.contains(Substring(word)), "'\(word)' is whole: \(lines)")
+        }
+    }
 }

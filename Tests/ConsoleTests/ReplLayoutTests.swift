@@ -11,6 +11,11 @@ import TestSupport
         text.components(separatedBy: "\n").filter { DisplayWidth.of($0) > width }
     }
 
+    /// Expects no line of `text` to be wider than `width` columns.
+    private func expectFits(_ text: String, width: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(tooWide(text, width: width).isEmpty, "\(tooWide(text, width: width))", sourceLocation: sourceLocation)
+    }
+
     /// `text` with every run of spaces and line breaks made one space.
     private func flattened(_ text: String) -> String {
         text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
@@ -21,7 +26,7 @@ import TestSupport
         let repl = try ReplHarness()
         let terminal = try repl.start(width: width)
         let help = try terminal.enter("/help")
-        #expect(tooWide(help, width: width).isEmpty, "\(tooWide(help, width: width))")
+        expectFits(help, width: width)
         let flat = flattened(help)
         for summary in ["Use model KEY for this conversation (loading it, and unloading the previous one); without KEY, pick from a numbered list.",
                         "List the server's models: loaded state, size, format, capabilities.",
@@ -36,13 +41,29 @@ import TestSupport
     func theGreetingTheChatListAndThePromptFitTheTerminal(width: Int) throws {
         let repl = try ReplHarness()
         let terminal = try repl.start(["--demo"], width: width)
-        #expect(tooWide(terminal.text, width: width).isEmpty, "\(tooWide(terminal.text, width: width))")
+        expectFits(terminal.text, width: width)
         #expect(flattened(terminal.text).contains("the library is temporary."))
         let title = "A conversation whose title is far longer than any terminal line at sixty columns"
         try terminal.enter("/new " + title)
         let chats = try terminal.enter("/chats")
-        #expect(tooWide(chats, width: width).isEmpty, "\(tooWide(chats, width: width))")
-        #expect(flattened(chats).contains(title))
+        expectFits(chats, width: width)
+        #expect(chats.contains("TITLE") && chats.contains("A conversation"), "the chats table: \(chats)")
+    }
+
+    @Test(arguments: [60, 100])
+    func chatsInAFolderIncludeItsSubFoldersAndSaySo(width: Int) throws {
+        let repl = try ReplHarness()
+        #expect(try repl.runBounded(["ask", "--folder", "Work/Clients", "echo:Quarterly report for the client"]).status == 0)
+        #expect(try repl.runBounded(["ask", "echo:Not at work"]).status == 0)
+        let terminal = try repl.start(width: width)
+        let chats = try terminal.enter("/chats Work")
+        expectFits(chats, width: width)
+        #expect(flattened(chats).contains("In Work and its sub-folders (Work/Clients):"), "\(chats)")
+        #expect(chats.contains("Quarterly") && !chats.contains("Not at work"), "\(chats)")
+        let cli = try repl.runBounded(["chats", "--folder", "Work"])
+        #expect(cli.output.hasPrefix("In Work and its sub-folders (Work/Clients):"), "both faces say it the same way: \(cli)")
+        let unknown = try terminal.enter("/chats Nowhere")
+        #expect(unknown.contains("there is no folder 'Nowhere'"))
     }
 
     @Test(arguments: [60, 100])
@@ -59,5 +80,44 @@ import TestSupport
         let stats = try #require(lines.lastIndex { $0.contains("incomplete") })
         #expect(lines[stats].hasSuffix("…") && lines[stats + 1].hasPrefix("llmster: The server reported"),
                 "the stats line takes one row, cut: \(lines[stats...])")
+    }
+
+    @Test(arguments: [60, 100])
+    func modelsLoadedInstancesAndSettingsAreTablesAtTheTerminalWidth(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: width)
+        try terminal.enter("/load acme/thinker-8b")
+        let models = try terminal.enter("/models")
+        expectFits(models, width: width)
+        #expect(models.contains("acme/toolsmith-12b "), "model keys are never cut")
+        let header = try #require(models.components(separatedBy: "\n").first { $0.hasPrefix("MODEL") })
+        #expect(header.contains("LOADED") && header.contains("SIZE"), "the important columns stay: \(header)")
+        #expect(header.contains("FORMAT") == (width >= 100), "FORMAT is dropped first on a narrow terminal: \(header)")
+        let loaded = try terminal.enter("/ps")
+        expectFits(loaded, width: width)
+        #expect(loaded.contains("acme/thinker-8b"))
+        let settings = try terminal.enter("/set")
+        expectFits(settings, width: width)
+        #expect(settings.contains("temperature") && settings.contains("speak"))
+    }
+
+    @Test(arguments: [60, 100])
+    func errorLinesWrapBetweenWordsWithAHangingIndent(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: width)
+        let unknownSetting = try terminal.enter("/set no_such_setting 1")
+        expectFits(unknownSetting, width: width)
+        let words = flattened(unknownSetting).split(separator: " ")
+        for key in ["temperature,", "top_p,", "repeat_penalty,", "max_output_tokens,", "context_length,"] {
+            #expect(words.contains(Substring(key)), "'\(key)' is whole at \(width) columns: \(unknownSetting)")
+        }
+        let lines = unknownSetting.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let first = try #require(lines.firstIndex { $0.hasPrefix("/set: ") })
+        if width == 60 {
+            #expect(lines[first + 1].hasPrefix("  ") && !lines[first + 1].hasPrefix("   "), "continuations hang by two: \(lines)")
+        }
+        let unknownCommand = try terminal.enter("/modle acme/a-model-name-that-makes-the-line-long")
+        expectFits(unknownCommand, width: width)
+        #expect(flattened(unknownCommand).contains("unknown command /modle (did you mean /model?); /help lists them"))
     }
 }

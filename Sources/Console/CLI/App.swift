@@ -79,7 +79,7 @@ public enum App {
             let name = arguments[commandIndex]
             guard let named = commands.first(where: { $0.name == name }) else {
                 let suggestion = EditDistance.nearest(to: name, in: commands.filter { !$0.isHidden }.map(\.name), maximum: 2)
-                errors.line("llmster: unknown command '\(UntrustedText.sanitize(name))'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "; see llmster --help")
+                errors.wrappedLine("llmster: unknown command '\(UntrustedText.sanitize(name))'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "; see llmster --help", indent: 9)
                 return ExitCode.usage
             }
             command = named
@@ -90,7 +90,7 @@ public enum App {
         do {
             parsed = try (command?.parser ?? ArgumentParser(replOptions)).including(globalOptions.options).parse(words)
         } catch {
-            errors.line("llmster\(command.map { " " + $0.name } ?? ""): \(error)\n\(command?.usageLine ?? usageLine)" + (command == nil ? "; see llmster --help" : ""))
+            errors.wrappedLine("llmster\(command.map { " " + $0.name } ?? ""): \(error)\n\(command?.usageLine ?? usageLine)" + (command == nil ? "; see llmster --help" : ""), indent: 9)
             return ExitCode.usage
         }
         if parsed.has("version") { StandardStream.output.line("llmster \(version)"); return ExitCode.success }
@@ -100,7 +100,7 @@ public enum App {
             return ExitCode.success
         }
         if command == nil, let stray = parsed.positionals.first {
-            errors.line("llmster: unexpected '\(UntrustedText.sanitize(stray))'\n\(usageLine); see llmster --help")
+            errors.wrappedLine("llmster: unexpected '\(UntrustedText.sanitize(stray))'\n\(usageLine); see llmster --help", indent: 9)
             return ExitCode.usage
         }
 
@@ -108,19 +108,19 @@ public enum App {
         do {
             context = try makeContext(global: parsed, environment: environment, startDemo: startDemo)
         } catch {
-            errors.line("llmster: \(UntrustedText.sanitize(ServerURL.redactingPasswords(in: String(describing: error))))")
+            errors.wrappedLine("llmster: \(UntrustedText.sanitize(ServerURL.redactingPasswords(in: String(describing: error))))", indent: 9)
             return ExitCode.failure
         }
         if context.isDemo {
-            errors.line(WordWrap.lines("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.",
-                                       width: TerminalCapabilities.detect(fd: 2, environment: environment).width).joined(separator: "\n"))
+            errors.wrappedLine("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.",
+                               indent: 9)
         }
         let name = command?.name ?? ""
         do {
             guard let command else { return try await startRepl(parsed, context: context) }
             return try await command.run(parsed, context)
         } catch let error as UsageError {
-            errors.line("llmster\(name.isEmpty ? "" : " " + name): \(error)\n\(command?.usageLine ?? usageLine)")
+            errors.wrappedLine("llmster\(name.isEmpty ? "" : " " + name): \(error)\n\(command?.usageLine ?? usageLine)", indent: 9)
             return ExitCode.usage
         } catch {
             context.warn(await explanation(of: error, context: context))

@@ -63,8 +63,9 @@ public struct CommandContext: Sendable {
         ChatSession(client: client(token: (try? token()) ?? nil), library: try openLibrary(), configuration: configuration)
     }
 
-    /// Prints `message` to standard error as `llmster: message`, neutralising control characters.
+    /// Prints `message` to standard error as `llmster: message`, neutralising control characters; on a terminal it is
+    /// wrapped at word boundaries to the width, continuation lines indented under the message.
     public func warn(_ message: String) {
-        errors.line("llmster: " + UntrustedText.sanitize(ServerURL.redactingPasswords(in: message)))
+        errors.wrappedLine("llmster: " + UntrustedText.sanitize(ServerURL.redactingPasswords(in: message)), indent: 9)
     }
 }

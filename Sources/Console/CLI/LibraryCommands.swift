@@ -41,30 +41,11 @@ enum LibraryCommands {
             context.output.line(JSONValue.array(objects).jsonString)
             return ExitCode.success
         }
-        let scope: String? = listing.includedFolders.first.map { folder in
-            let below = listing.includedFolders.dropFirst()
-            return below.isEmpty ? folder : "\(folder) and its sub-folders (\(below.joined(separator: ", ")))"
-        }
         guard !conversations.isEmpty else {
-            context.errors.line(scope.map { "No conversations in \($0)." } ?? "No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
+            context.errors.line(listing.emptyNotice)
             return ExitCode.success
         }
-        let width = TextLayout.outputWidth(environment: context.environment)
-        if let scope {
-            let heading = UntrustedText.sanitize("In \(scope):")
-            context.output.line(width.map { TextLayout.paragraphs(heading, width: $0) } ?? heading)
-        }
-        var table = TextTable(columns: [
-            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 1), .init("FOLDER", minimumWidth: 8, priority: 3),
-            .init("MODEL", minimumWidth: 10, priority: 4), .init("UPDATED", priority: 2),
-        ])
-        for conversation in conversations {
-            table.append([
-                String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.title,
-                folderPath(conversation), conversation.modelKey ?? "-", Self.dateLabel(conversation.updatedAt),
-            ])
-        }
-        context.output.send(table.text(width: width))
+        context.output.send(listing.text(width: TextLayout.outputWidth(environment: context.environment)))
         return ExitCode.success
     }
 
@@ -192,5 +173,41 @@ enum Transcript {
             }
         }
         return parts.joined(separator: "\n\n") + "\n"
+    }
+}
+
+extension ConversationListing {
+    /// `Work` or `Work and its sub-folders (Work/Clients, …)` when a folder was asked for; nil for every folder.
+    var scope: String? {
+        includedFolders.first.map { folder in
+            let below = includedFolders.dropFirst()
+            return below.isEmpty ? folder : "\(folder) and its sub-folders (\(below.joined(separator: ", ")))"
+        }
+    }
+
+    /// What `chats` and `/chats` say when the listing is empty.
+    var emptyNotice: String {
+        UntrustedText.sanitize(scope.map { "No conversations in \($0)." } ?? "No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
+    }
+
+    /// The listing as `chats` and `/chats` show it: `In SCOPE:` when a folder was asked for, then a table laid out to
+    /// `width` (nil: whole lines); a narrow terminal cuts the title, then drops MODEL, then FOLDER.
+    func text(width: Int?) -> String {
+        var text = ""
+        if let scope {
+            let heading = UntrustedText.sanitize("In \(scope):")
+            text = (width.map { TextLayout.paragraphs(heading, width: $0) } ?? heading) + "\n"
+        }
+        var table = TextTable(columns: [
+            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 1), .init("FOLDER", minimumWidth: 8, priority: 3),
+            .init("MODEL", minimumWidth: 10, priority: 4), .init("UPDATED", priority: 2),
+        ])
+        for conversation in conversations {
+            table.append([
+                String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.title,
+                folderPath(of: conversation), conversation.modelKey ?? "-", LibraryCommands.dateLabel(conversation.updatedAt),
+            ])
+        }
+        return text + table.text(width: width)
     }
 }

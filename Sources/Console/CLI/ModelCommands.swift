@@ -57,15 +57,7 @@ enum ModelCommands {
             context.errors.line("No model is loaded. `llmster load MODEL` loads one; a chat loads its model just in time.")
             return ExitCode.success
         }
-        var table = TextTable(columns: [
-            .init("INSTANCE", minimumWidth: 16, priority: 0), .init("MODEL", minimumWidth: 12, priority: 2),
-            .init("CONTEXT", priority: 1), .init("SIZE", priority: 3),
-        ])
-        for (model, instance) in instances {
-            table.append([instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-",
-                          Units.bytes(model.sizeBytes)])
-        }
-        context.output.send(table.text(width: TextLayout.outputWidth(environment: context.environment)))
+        context.output.send(ModelListing.instances(models, width: TextLayout.outputWidth(environment: context.environment)))
         return ExitCode.success
     }
 

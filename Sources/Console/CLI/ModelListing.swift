@@ -67,6 +67,22 @@ public enum ModelListing {
         return table.text(width: width)
     }
 
+    /// The `llmster ps` and `/ps` table of loaded instances, laid out to `width` columns when given: the model key
+    /// is cut first, then SIZE, MODEL and CONTEXT are dropped in that order.
+    public static func instances(_ models: [Model], width: Int? = nil) -> String {
+        var table = TextTable(columns: [
+            .init("INSTANCE", minimumWidth: 16, priority: 0), .init("MODEL", minimumWidth: 12, priority: 2),
+            .init("CONTEXT", priority: 1), .init("SIZE", priority: 3),
+        ])
+        for model in models {
+            for instance in model.loadedInstances {
+                table.append([instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-",
+                              Units.bytes(model.sizeBytes)])
+            }
+        }
+        return table.text(width: width)
+    }
+
     /// The stable `--json` form: one object per model.
     public static func json(_ models: [Model]) -> String {
         func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }

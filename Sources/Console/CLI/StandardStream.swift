@@ -22,4 +22,14 @@ public struct StandardStream: Sendable, TextOutputStream {
 
     /// Writes `string` and a newline.
     public func line(_ string: String = "") { send(string + "\n") }
+
+    /// Writes `text` and a newline, each of its lines wrapped at word boundaries to the terminal's width with
+    /// continuation lines indented by `indent` spaces; unchanged when the stream is not a terminal (for scripts).
+    public func wrappedLine(_ text: String, indent: Int = 0) {
+        let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
+        guard terminal.isTTY else { return line(text) }
+        line(text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            TextLayout.wrap(String($0), width: terminal.width, indent: indent).joined(separator: "\n")
+        }.joined(separator: "\n"))
+    }
 }

@@ -88,10 +88,10 @@ public struct TextTable {
 
 /// Plain-text layout to a terminal's width: word wrapping with a hanging indent, and cutting with `…`.
 public enum TextLayout {
-    /// The width command output is laid out to: the terminal's when standard output is one, else `$COLUMNS`
-    /// when set; nil when neither (piped output keeps whole lines for scripts).
-    public static func outputWidth(environment: [String: String]) -> Int? {
-        let terminal = TerminalCapabilities.detect(fd: 1, environment: environment)
+    /// The width command output is laid out to: the terminal's when `fd` (standard output by default) is one,
+    /// else `$COLUMNS` when set; nil when neither (piped output keeps whole lines for scripts).
+    public static func outputWidth(environment: [String: String], fd: Int32 = 1) -> Int? {
+        let terminal = TerminalCapabilities.detect(fd: fd, environment: environment)
         if terminal.isTTY { return terminal.width }
         return environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
     }
@@ -111,45 +111,59 @@ public enum TextLayout {
         return result + "…"
     }
 
-    /// `text` as lines of at most `width` columns, broken at spaces (a word longer than a line is split).
-    public static func wrap(_ text: String, width: Int) -> [String] {
+    /// `text` as lines of at most `width` display columns, broken at spaces: the first line starts after `firstUsed`
+    /// columns already on its line, the others are indented by `indent` spaces (a hanging indent).
+    ///
+    /// Leading spaces and runs of spaces inside a line are kept; a line break replaces one space. A word longer
+    /// than a whole line is split.
+    public static func wrap(_ text: String, width: Int, indent: Int = 0, firstUsed: Int = 0) -> [String] {
         let width = max(width, 1)
+        let indent = min(indent, max(width - 10, 0))
+        let leading = text.prefix { $0 == " " }
         var lines: [String] = []
-        var line = ""
-        var lineWidth = 0
-        for piece in text.split(separator: " ", omittingEmptySubsequences: true) {
-            var word = String(piece)
-            while !word.isEmpty {
-                let wordWidth = DisplayWidth.of(word)
-                if (lineWidth > 0 ? lineWidth + 1 : 0) + wordWidth <= width {
-                    if lineWidth > 0 {
-                        line += " "
-                        lineWidth += 1
-                    }
-                    line += word
-                    lineWidth += wordWidth
-                    break
-                }
-                if lineWidth > 0 {
-                    lines.append(line)
-                    line = ""
-                    lineWidth = 0
-                    continue
-                }
-                var head = ""
-                var headWidth = 0
-                for character in word {
-                    let characterWidth = DisplayWidth.of(character)
-                    if headWidth + characterWidth > width, !head.isEmpty { break }
-                    head.append(character)
-                    headWidth += characterWidth
-                }
-                lines.append(head)
-                word = String(word.dropFirst(head.count))
+        var line = String(leading)
+        var used = firstUsed + leading.count
+        var lineHasWords = false
+        for word in text.dropFirst(leading.count).split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+            var word = word
+            var wordWidth = DisplayWidth.of(word)
+            if lineHasWords, used + 1 + wordWidth > width, wordWidth > 0 {
+                lines.append(line)
+                line = String(repeating: " ", count: indent)
+                used = indent
+                lineHasWords = false
             }
+            if lineHasWords {
+                line += " "
+                used += 1
+            }
+            while used + wordWidth > width, width - used > 0 {
+                let (head, rest) = split(word, columns: width - used)
+                lines.append(line + head)
+                line = String(repeating: " ", count: indent)
+                used = indent
+                word = rest
+                wordWidth = DisplayWidth.of(word)
+            }
+            line += word
+            used += wordWidth
+            lineHasWords = true
         }
-        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        lines.append(line)
         return lines
+    }
+
+    /// `word` cut after at most `columns` columns (at least one character), and the rest.
+    private static func split(_ word: String, columns: Int) -> (String, String) {
+        var head = ""
+        var used = 0
+        for character in word {
+            let characterWidth = DisplayWidth.of(character)
+            if used + characterWidth > columns, !head.isEmpty { break }
+            head.append(character)
+            used += characterWidth
+        }
+        return (head, String(word.dropFirst(head.count)))
     }
 
     /// `term` then `description` from `column` on, the description wrapped with a hanging indent to `width`
@@ -157,16 +171,16 @@ public enum TextLayout {
     /// by default a third of the width) puts the description below it.
     public static func hanging(_ term: String, _ description: String, column: Int, width: Int, gap: Int = 2,
                                maximumColumn: Int? = nil) -> String {
-        let column = min(column, maximumColumn ?? max(width / 3, 12))
+        let column = min(column, maximumColumn ?? max(width / 3, 12), max(width - 20, 0))
         let indent = String(repeating: " ", count: column)
-        let lines = wrap(description, width: max(width - column, 20))
+        let lines = wrap(description, width: width - column)
         let termWidth = DisplayWidth.of(term)
         var result: [String]
         if termWidth + gap <= column {
             result = [term + String(repeating: " ", count: column - termWidth) + lines[0]] + lines.dropFirst().map { indent + $0 }
         } else {
             let leading = String(term.prefix { $0 == " " })
-            result = (termWidth <= width ? [term] : wrap(term, width: width - leading.count).map { leading + $0 })
+            result = (termWidth <= width ? [term] : wrap(term, width: width, indent: leading.count))
                 + lines.map { indent + $0 }
         }
         return result.map { line in

@@ -193,7 +193,7 @@ public enum Transfer {
         day.locale = Locale(identifier: "en_US_POSIX")
         day.dateFormat = "yyyy-MM-dd"
         let range = statistics.oldest.map { day.string(from: $0) + " to " + day.string(from: statistics.newest ?? $0) } ?? "-"
-        var table = TextTable(header: ["BACKUP", UntrustedText.sanitize(path)])
+        var table = TextTable(columns: [.init("BACKUP", priority: 0), .init(UntrustedText.sanitize(path), minimumWidth: 12, priority: 1)])
         for (label, value) in [
             ("size", byteCount(prepared.archiveSize) + (password == nil ? ", not encrypted" : ", encrypted")),
             ("folders", "\(statistics.folders)"), ("conversations", "\(statistics.conversations)"),
@@ -201,7 +201,7 @@ public enum Transfer {
             ("attachments", "\(statistics.attachments) (\(byteCount(statistics.attachmentBytes)))"),
             ("pinned", "\(statistics.pinned)"), ("drafts", "\(statistics.drafts)"), ("dates", range),
         ] { table.append([label, value]) }
-        context.errors.send(table.text)
+        context.errors.send(table.text(width: TextLayout.outputWidth(environment: context.environment, fd: 2)))
         if !confirmed {
             guard let answer = Terminal.ask("Replace the library at \(context.libraryPath) with this backup? [y/N] ") else {
                 prepared.discard()
@@ -214,7 +214,7 @@ public enum Transfer {
             }
         }
         let kept = try prepared.commit()
-        context.errors.line(
+        context.errors.wrappedLine(
             "Restored the library" + (kept.map { "; the previous one is kept as \($0)" } ?? ""))
     }
 

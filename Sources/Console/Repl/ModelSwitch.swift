@@ -59,7 +59,7 @@ import TerminalMarkdown
                 let mark = shown[index].key == current ? " (current)" : ""
                 let number = String(index + 1)
                 let text = String(repeating: " ", count: max(3 - number.count, 0)) + number + "  " + UntrustedText.sanitize(line) + mark
-                repl.output.line(WordWrap.lines(text, width: width, indent: 5).joined(separator: "\n"))
+                repl.output.line(TextLayout.wrap(text, width: width, indent: 5).joined(separator: "\n"))
             }
             guard case .line(let answer) = await repl.readLine(prompt: "Model number, or text to narrow the list (Enter cancels): ", draft: "") else {
                 return nil
@@ -113,12 +113,12 @@ import TerminalMarkdown
     /// Lists every setting of this conversation, `default` where the model's own value applies.
     static func list(repl: ReplSession) async throws {
         let settings = await repl.currentConversation()?.settings ?? ConversationSettings()
-        var table = TextTable(header: ["SETTING", "VALUE"])
+        var table = TextTable(columns: [.init("SETTING", priority: 0), .init("VALUE", minimumWidth: 8, priority: 1)])
         for setting in ConversationSetting.allCases {
             table.append([setting.rawValue, setting.value(in: settings).map(UntrustedText.sanitize) ?? "default"])
         }
         table.append(["speak", repl.speaksAnswers ? "on" : "off"])
-        repl.output.send(table.text)
+        repl.output.send(table.text(width: repl.terminalWidth))
     }
 }
 

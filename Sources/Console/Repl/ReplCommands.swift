@@ -19,13 +19,14 @@ enum ReplCommands {
             if let name = arguments.positionals.first {
                 let name = name.hasPrefix("/") ? String(name.dropFirst()) : name
                 guard let command = all.first(where: { $0.name == name }) else { throw UsageError("there is no command /\(name)") }
-                let usage = WordWrap.lines(command.usageLine, width: width, indent: 4)
-                repl.output.line((usage + WordWrap.lines(command.summary, width: width)).joined(separator: "\n"))
-                if !command.parser.options.isEmpty { repl.output.send(command.parser.optionHelp) }
+                let usage = TextLayout.wrap(command.usageLine, width: width, indent: 4)
+                repl.output.line((usage + TextLayout.wrap(command.summary, width: width)).joined(separator: "\n"))
+                if !command.parser.options.isEmpty { repl.output.line(command.parser.optionHelp(width: width)) }
                 return
             }
-            let lines = all.flatMap { command in
-                WordWrap.entry(head: "/\(command.name) \(command.synopsis)", text: command.summary, column: 30, width: width)
+            let lines = all.map { command in
+                TextLayout.hanging("  /\(command.name) \(command.synopsis)", command.summary, column: 30, width: width,
+                                   maximumColumn: max(width - 30, 6))
             }
             let keys = """
             Enter sends. A trailing \\ or a \"\"\" … \"\"\" block continues a message; Alt-Enter or Ctrl-J inserts a newline; \
@@ -33,14 +34,14 @@ enum ReplCommands {
             Ctrl-C cancels a reply or leaves the line (kept as the draft); Ctrl-D quits. A line starting with a space is not kept \
             in the history; // sends a line starting with /. `llmster show CHAT > file` writes a conversation as Markdown too.
             """
-            repl.output.line((lines + [""] + WordWrap.lines(keys, width: width)).joined(separator: "\n"))
+            repl.output.line((lines + [""] + TextLayout.wrap(keys, width: width)).joined(separator: "\n"))
         },
         SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--sort name|size|format]",
                      "List the server's models: loaded state, size, format, capabilities.",
                      options: ModelCommands.filterOptions) { arguments, repl in
             let models = ModelListing.filter(try await repl.chat.models(refresh: true), arguments)
             if models.isEmpty { repl.output.line("No model matches."); return }
-            repl.output.send(ModelListing.table(models))
+            repl.output.send(ModelListing.table(models, width: repl.terminalWidth))
         },
         SlashCommand("model", "[KEY]", "Use model KEY for this conversation (loading it, and unloading the previous one); without KEY, pick from a numbered list.",
                      argument: .modelKey) { arguments, repl in
@@ -78,11 +79,7 @@ enum ReplCommands {
         },
         SlashCommand("ps", "", "List the loaded model instances.") { _, repl in
             let models = try await repl.chat.models(refresh: true)
-            var table = TextTable(header: ["INSTANCE", "MODEL", "CONTEXT", "SIZE"])
-            for model in models { for instance in model.loadedInstances {
-                table.append([instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-", Units.bytes(model.sizeBytes)])
-            } }
-            repl.output.send(models.contains(where: \.isLoaded) ? table.text : "No model is loaded.\n")
+            repl.output.send(models.contains(where: \.isLoaded) ? ModelListing.instances(models, width: repl.terminalWidth) : "No model is loaded.\n")
         },
         SlashCommand("new", "[TITLE]", "Start a new conversation (the current one's draft is kept).", takesText: true) { arguments, repl in
             let overrides = ConversationOverrides(title: arguments.positionals.first ?? "", model: (await repl.effectiveModel())?.reference)
@@ -95,21 +92,15 @@ enum ReplCommands {
             await repl.switchTo(id)
             repl.output.line("New conversation, same model and settings.")
         },
-        SlashCommand("chats", "[FOLDER]", "List conversations, pinned first.", argument: .folder) { arguments, repl in
+        SlashCommand("chats", "[FOLDER]", "List conversations, pinned first (in FOLDER and its sub-folders).", argument: .folder) { arguments, repl in
             let folder = arguments.positionals.first
-            let lines: [String] = try await repl.chat.withLibrary { library in
-                var folderId: Int64?? = .none
-                if let folder {
-                    guard let found = try library.folder(path: folder) else { throw UsageError("there is no folder '\(folder)'") }
-                    folderId = .some(found.id)
-                }
-                return try library.conversations(folderId: folderId, limit: 50).map { conversation in
-                    (conversation.pinned ? "📌 " : "   ") + conversation.id.prefix(8) + "  " + (conversation.title.isEmpty ? "untitled" : conversation.title)
-                }
+            let listing: ConversationListing
+            do {
+                listing = try await repl.chat.listConversations(folder: folder)
+            } catch ChatError.storage(.notFound(kind: "folder", let path)) {
+                throw UsageError("there is no folder '\(path)'; /folder lists them")
             }
-            let width = repl.terminalWidth
-            let wrapped = lines.flatMap { WordWrap.lines(UntrustedText.sanitize($0), width: width, indent: 13) }
-            repl.output.line(lines.isEmpty ? "No conversations." : wrapped.joined(separator: "\n"))
+            repl.output.send(listing.conversations.isEmpty ? listing.emptyNotice + "\n" : listing.text(width: repl.terminalWidth))
         },
         SlashCommand("open", "CHAT", "Switch to a conversation (an id, id prefix or title).", takesText: true, argument: .conversation) { arguments, repl in
             guard var reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }
@@ -197,7 +188,10 @@ enum ReplCommands {
                 return
             }
             let column = min((presets.map(\.name.count).max() ?? 0) + 4, 24)
-            let lines = presets.flatMap { WordWrap.entry(head: $0.name, text: UntrustedText.sanitize($0.summary), column: column, width: repl.terminalWidth) }
+            let width = repl.terminalWidth
+            let lines = presets.map {
+                TextLayout.hanging("  " + $0.name, UntrustedText.sanitize($0.summary), column: column, width: width, maximumColumn: max(width - 30, 6))
+            }
             repl.output.line(lines.joined(separator: "\n"))
         },
         SlashCommand("preset", "NAME", "Give this conversation preset NAME's system prompt, model and settings (/presets lists them).",

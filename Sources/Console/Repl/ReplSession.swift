@@ -80,7 +80,7 @@ import TerminalMarkdown
         if reportsFocus { TerminalFocus.shared.setReporting(true) }
         defer { if reportsFocus { TerminalFocus.shared.setReporting(false) } }
         if editor != nil {
-            output.line(WordWrap.lines("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
+            output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
                 .joined(separator: "\n"))
         }
         await refreshModels()
@@ -133,18 +133,24 @@ import TerminalMarkdown
     func runCommand(_ line: String) async {
         switch SlashLine.parse(line, commands: ReplCommands.all) {
         case .unknown(let name, let suggestion):
-            context.errors.line("unknown command /\(UntrustedText.sanitize(name))" + (suggestion.map { " (did you mean /\($0)?)" } ?? "") + "; /help lists them")
+            context.errors.wrappedLine("unknown command /\(UntrustedText.sanitize(name))" + (suggestion.map { " (did you mean /\($0)?)" } ?? "") + "; /help lists them", indent: 2)
         case .badArguments(let command, let message):
-            context.errors.line("/\(command.name): \(message)\n\(command.usageLine)")
+            usage(command, message)
         case .command(let command, let arguments):
             do {
                 try await command.run(arguments, self)
             } catch let error as UsageError {
-                context.errors.line("/\(command.name): \(error)\n\(command.usageLine)")
+                usage(command, error.description)
             } catch {
                 context.warn(String(describing: error))
             }
         }
+    }
+
+    /// Prints `/COMMAND: message` and the command's usage line, wrapped to the terminal.
+    private func usage(_ command: SlashCommand, _ message: String) {
+        context.errors.wrappedLine("/\(command.name): \(message)", indent: 2)
+        context.errors.wrappedLine(command.usageLine, indent: 4)
     }
 
     // MARK: Reading
@@ -194,7 +200,7 @@ import TerminalMarkdown
         } else {
             parts.append("new chat")
         }
-        let info = WordWrap.truncated(parts.joined(separator: " · "), width: terminalWidth - 3)
+        let info = TextLayout.truncate(parts.joined(separator: " · "), to: terminalWidth - 3)
         let capabilities = context.terminal(fd: 1)
         if capabilities.noColor || !capabilities.allowsCursorMovement { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
@@ -279,7 +285,7 @@ import TerminalMarkdown
         let effective = effectiveModel(conversation: conversation)
         let meter = await contextMeter(conversation: conversation, model: effective)
         if meter.wouldOverflow(draft: text) {
-            context.errors.line("This message would overflow the context (\(meter.label(draft: text))).")
+            context.errors.wrappedLine("This message would overflow the context (\(meter.label(draft: text))).", indent: 2)
             guard await confirm("Send it anyway?") else {
                 draft = text
                 return nil
