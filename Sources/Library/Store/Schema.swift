@@ -162,6 +162,12 @@ enum Schema {
                 WHERE new.status <> 'streaming' AND (old.text IS NOT new.text OR old.status = 'streaming');
         END;
         """,
+        // 5: where each tool call came in its reply, as UTF-8 offsets into the saved answer and reasoning, so a
+        // reply reads back as reasoning, text and tool calls in the server's order. Older calls keep NULL.
+        """
+        ALTER TABLE tool_calls ADD COLUMN answer_offset INTEGER;
+        ALTER TABLE tool_calls ADD COLUMN reasoning_offset INTEGER;
+        """,
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.
