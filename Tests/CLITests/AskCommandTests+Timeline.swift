@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+import TestSupport
+
+extension AskCommandTests {
+    /// Where `needle` first appears in `text`; fails the test when it does not.
+    private func offset(of needle: String, in text: String) throws -> Int {
+        let range = try #require(text.range(of: needle), "\(needle) is missing from:\n\(text)")
+        return text.distance(from: text.startIndex, to: range.lowerBound)
+    }
+
+    @Test func showPrintsReasoningToolCallsAndTextInTheServersOrder() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let result = try cli.run(["ask", "-m", "acme/toolsmith-12b", "[[sim:tools]] find docs"])
+        #expect(result.status == 0, "\(result)")
+        let show = try cli.run(["show", try latestConversation(cli), "--tools", "--reasoning"])
+        #expect(show.status == 0, "\(show)")
+        let order = try ["**Reasoning**", "search_docs", "Let me look that up in the docs first.", "open_browser",
+                         "You said:"].map { try offset(of: $0, in: show.output) }
+        #expect(order == order.sorted(), "reasoning → search_docs → text → failed open_browser → answer:\n\(show.output)")
+        #expect(!show.output.contains("no answer text"))
+
+        let plain = try cli.run(["show", try latestConversation(cli)])
+        #expect(!plain.output.contains("**Reasoning**"), "reasoning only with --reasoning")
+        #expect(try offset(of: "Let me look that up", in: plain.output) < offset(of: "open_browser", in: plain.output))
+    }
+}
