@@ -164,7 +164,8 @@ enum Transcript {
                         parts.append("**Reasoning**\n\n" + thought.split(separator: "\n", omittingEmptySubsequences: false)
                             .map { "> " + $0 }.joined(separator: "\n"))
                     case .text(let said):
-                        parts.append(said)
+                        let trimmed = String(said.reversed().drop(while: \.isNewline).reversed())
+                        if !trimmed.isEmpty { parts.append(trimmed) }
                     case .toolCall(let call):
                         var line = "⚙ `\(call.name)` \(call.argumentsJSON)"
                         switch call.status {
