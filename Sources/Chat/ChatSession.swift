@@ -278,11 +278,13 @@ public actor ChatSession {
             messageId: messageId, text: state.answer, reasoning: state.reasoning, status: status, error: error,
             statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId, responseId: state.responseId,
             rewritten: state.isRewritten)
+        let offsets = state.toolCallOffsets
         try library.replaceToolCalls(messageId: messageId, state.toolCalls.enumerated().map { position, call in
             ToolCallRecord(messageId: messageId, position: position, name: call.name,
                            argumentsJSON: call.arguments?.jsonString ?? "{}", output: call.output,
                            providerJSON: call.provider.flatMap(Self.json), status: call.status.record,
-                           failureReason: call.status.failureReason)
+                           failureReason: call.status.failureReason,
+                           answerOffset: offsets[position].answer, reasoningOffset: offsets[position].reasoning)
         })
     }
 

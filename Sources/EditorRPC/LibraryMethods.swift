@@ -231,6 +231,8 @@ enum LibraryMethods {
                 "output": call.output.map(JSONValue.string) ?? .null,
                 "status": .string(call.status.rawValue),
                 "failureReason": call.failureReason.map(JSONValue.string) ?? .null,
+                "answerOffset": call.answerOffset.map { .number(Double($0)) } ?? .null,
+                "reasoningOffset": call.reasoningOffset.map { .number(Double($0)) } ?? .null,
             ])
         })
         return .object(members)

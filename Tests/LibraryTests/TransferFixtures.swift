@@ -25,7 +25,8 @@ enum RichLibrary {
             modelInstanceId: "acme/thinker-8b:2", responseId: "resp_1", createdAt: start.addingTimeInterval(2))
         try store.replaceToolCalls(messageId: reply.id, [
             ToolCallRecord(messageId: reply.id, position: 0, name: "search", argumentsJSON: #"{"q":"sse"}"#,
-                           output: "3 results", providerJSON: #"{"type":"plugin","plugin_id":"web"}"#, status: .succeeded),
+                           output: "3 results", providerJSON: #"{"type":"plugin","plugin_id":"web"}"#, status: .succeeded,
+                           answerOffset: 7, reasoningOffset: 8),
             ToolCallRecord(messageId: reply.id, position: 1, name: "fetch", argumentsJSON: "{}", status: .failed,
                            failureReason: "timeout"),
         ])
@@ -73,7 +74,8 @@ enum RichLibrary {
                     + "\(message.statsJSON ?? "-") \(message.modelInstanceId ?? "-") \(message.responseId ?? "-") "
                     + "\(message.createdAt) \(message.updatedAt) \(message.position)")
             lines += try store.toolCalls(messageId: message.id).map {
-                "\($0.position) \($0.name) \($0.argumentsJSON) \($0.output ?? "-") \($0.providerJSON ?? "-") \($0.status) \($0.failureReason ?? "-")"
+                "\($0.position) \($0.name) \($0.argumentsJSON) \($0.output ?? "-") \($0.providerJSON ?? "-") \($0.status) \($0.failureReason ?? "-") "
+                    + "\($0.answerOffset.map(String.init) ?? "-") \($0.reasoningOffset.map(String.init) ?? "-")"
             }
             lines += try store.attachments(messageId: message.id).map { "\($0.name) \($0.mimeType) \($0.sha256) \($0.bytes)" }
         }

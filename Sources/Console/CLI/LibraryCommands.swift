@@ -137,24 +137,30 @@ enum Transcript {
                 }
             case .assistant:
                 parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
-                if reasoning, !message.reasoning.isEmpty {
-                    parts.append("**Reasoning**\n\n" + message.reasoning.split(separator: "\n", omittingEmptySubsequences: false)
-                        .map { "> " + $0 }.joined(separator: "\n"))
-                }
-                let calls = try library.toolCalls(messageId: message.id)
-                for call in calls {
-                    var line = "⚙ `\(call.name)` \(call.argumentsJSON)"
-                    switch call.status {
-                    case .succeeded: line += " ✓ " + Units.bytes(Int64(call.output?.utf8.count ?? 0))
-                    case .failed: line += " ✗ " + (call.failureReason ?? "failed")
-                    case .running: line += " … (did not finish)"
+                // Reasoning, text and tool calls in the order the server produced them.
+                for part in message.timeline(toolCalls: try library.toolCalls(messageId: message.id)) {
+                    switch part {
+                    case .reasoning(let thought):
+                        guard reasoning else { continue }
+                        parts.append("**Reasoning**\n\n" + thought.split(separator: "\n", omittingEmptySubsequences: false)
+                            .map { "> " + $0 }.joined(separator: "\n"))
+                    case .text(let said):
+                        let trimmed = String(said.reversed().drop(while: \.isNewline).reversed())
+                        if !trimmed.isEmpty { parts.append(trimmed) }
+                    case .toolCall(let call):
+                        var line = "⚙ `\(call.name)` \(call.argumentsJSON)"
+                        switch call.status {
+                        case .succeeded: line += " ✓ " + Units.bytes(Int64(call.output?.utf8.count ?? 0))
+                        case .failed: line += " ✗ " + (call.failureReason ?? "failed")
+                        case .running: line += " … (did not finish)"
+                        }
+                        parts.append(line)
+                        if tools, let output = call.output {
+                            parts.append("```\n" + output + "\n```")
+                        }
                     }
-                    parts.append(line)
-                    if tools, let output = call.output {
-                        parts.append("```\n" + output + "\n```")
-                    }
                 }
-                parts.append(message.text.isEmpty ? "*(no answer text)*" : message.text)
+                if message.text.isEmpty { parts.append("*(no answer text)*") }
                 if message.isRewritten { parts.append("*(rewritten: the server's final text replaced what streamed)*") }
                 switch message.status {
                 case .incomplete: parts.append("**⚠ incomplete**" + (message.error.map { " — " + $0 } ?? ""))

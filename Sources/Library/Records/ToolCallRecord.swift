@@ -16,11 +16,18 @@ public struct ToolCallRecord: Equatable, Hashable, Sendable, Codable {
     public var status: ToolCallStatus
     /// Why the call failed.
     public var failureReason: String?
+    /// How much of the reply's answer text (in UTF-8 bytes) had streamed when the call was made; nil for a call
+    /// saved before llmster kept the order, which reads as made before any answer text.
+    public var answerOffset: Int?
+    /// How much of the reply's reasoning (in UTF-8 bytes) had streamed when the call was made; nil for a call
+    /// saved before llmster kept the order, which reads as made after all the reasoning.
+    public var reasoningOffset: Int?
 
     /// Creates a value from its fields.
     public init(
         messageId: String, position: Int, name: String, argumentsJSON: String, output: String? = nil,
-        providerJSON: String? = nil, status: ToolCallStatus, failureReason: String? = nil
+        providerJSON: String? = nil, status: ToolCallStatus, failureReason: String? = nil,
+        answerOffset: Int? = nil, reasoningOffset: Int? = nil
     ) {
         self.messageId = messageId
         self.position = position
@@ -30,6 +37,8 @@ public struct ToolCallRecord: Equatable, Hashable, Sendable, Codable {
         self.providerJSON = providerJSON
         self.status = status
         self.failureReason = failureReason
+        self.answerOffset = answerOffset
+        self.reasoningOffset = reasoningOffset
     }
 }
 

@@ -141,13 +141,13 @@ extension LibraryStore {
                 try connection.run(
                     """
                     INSERT INTO tool_calls (message_id, position, name, arguments, output, provider, status,
-                        failure_reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        failure_reason, answer_offset, reasoning_offset)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(messageId), .integer(Int64(call.position)), .text(call.name), .text(call.argumentsJSON),
                         .text(call.output), .text(call.providerJSON), .text(call.status.rawValue),
-                        .text(call.failureReason),
+                        .text(call.failureReason), .integer(call.answerOffset), .integer(call.reasoningOffset),
                     ])
             }
         }
@@ -157,14 +157,16 @@ extension LibraryStore {
     public func toolCalls(messageId: String) throws -> [ToolCallRecord] {
         try connection.query(
             """
-            SELECT message_id, position, name, arguments, output, provider, status, failure_reason
+            SELECT message_id, position, name, arguments, output, provider, status, failure_reason, answer_offset,
+                reasoning_offset
             FROM tool_calls WHERE message_id = ? ORDER BY position
             """, [.text(messageId)]
         ) { row in
             ToolCallRecord(
                 messageId: row.string(0), position: row.int(1), name: row.string(2), argumentsJSON: row.string(3),
                 output: row.optionalString(4), providerJSON: row.optionalString(5),
-                status: ToolCallStatus(rawValue: row.string(6)) ?? .failed, failureReason: row.optionalString(7))
+                status: ToolCallStatus(rawValue: row.string(6)) ?? .failed, failureReason: row.optionalString(7),
+                answerOffset: row.optionalInt(8), reasoningOffset: row.optionalInt(9))
         }
     }
 

@@ -162,9 +162,15 @@ enum Schema {
                 WHERE new.status <> 'streaming' AND (old.text IS NOT new.text OR old.status = 'streaming');
         END;
         """,
-        // 5 (wip/memory): a reply whose final text, as the server's `chat.end` gave it, differs from what streamed.
+        // 5: a reply whose final text, as the server's `chat.end` gave it, differs from what streamed.
         """
         ALTER TABLE messages ADD COLUMN rewritten INTEGER NOT NULL DEFAULT 0;
+        """,
+        // 6: where each tool call came in its reply, as UTF-8 offsets into the saved answer and reasoning, so a
+        // reply reads back as reasoning, text and tool calls in the server's order. Older calls keep NULL.
+        """
+        ALTER TABLE tool_calls ADD COLUMN answer_offset INTEGER;
+        ALTER TABLE tool_calls ADD COLUMN reasoning_offset INTEGER;
         """,
     ]
 

@@ -99,6 +99,10 @@ struct ToolCallDocument: Codable {
     var status: ToolCallStatus
     /// Why the call failed.
     var failureReason: String?
+    /// UTF-8 bytes of the answer text before the call; absent in files written before llmster kept the order.
+    var answerOffset: Int?
+    /// UTF-8 bytes of the reasoning before the call; absent in files written before llmster kept the order.
+    var reasoningOffset: Int?
 }
 
 /// An attachment's description; its bytes follow the conversation record as an attachment record.

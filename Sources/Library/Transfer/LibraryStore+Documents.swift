@@ -11,7 +11,8 @@ extension LibraryStore {
             let calls = try toolCalls(messageId: message.id).map {
                 ToolCallDocument(
                     name: $0.name, arguments: $0.argumentsJSON, output: $0.output, provider: $0.providerJSON,
-                    status: $0.status, failureReason: $0.failureReason)
+                    status: $0.status, failureReason: $0.failureReason, answerOffset: $0.answerOffset,
+                    reasoningOffset: $0.reasoningOffset)
             }
             let attachments = try connection.query(
                 "SELECT id, name, mime_type, length(bytes), sha256 FROM attachments WHERE message_id = ? ORDER BY seq",
@@ -92,12 +93,14 @@ extension LibraryStore {
             for (index, call) in message.toolCalls.enumerated() {
                 try connection.run(
                     """
-                    INSERT INTO tool_calls (message_id, position, name, arguments, output, provider, status, failure_reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO tool_calls (message_id, position, name, arguments, output, provider, status, failure_reason,
+                        answer_offset, reasoning_offset)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(messageId), .integer(Int64(index)), .text(call.name), .text(call.arguments),
                         .text(call.output), .text(call.provider), .text(call.status.rawValue), .text(call.failureReason),
+                        .integer(call.answerOffset), .integer(call.reasoningOffset),
                     ])
             }
             owners += Array(repeating: messageId, count: message.attachments.count)
