@@ -25,6 +25,8 @@ public actor ReplyDisplay {
     private let answerOnly: Bool
     private var reply = ReplySnapshot()
     private var toolCalls: [ToolCallState] = []
+    /// For each tool call, the answer's UTF-8 length when it started.
+    private var toolCallAnswerOffsets: [Int] = []
     private var answerStarted = false
     private var plainEndsLine = true
     /// UTF-8 length of the answer prefix the live view has drawn.
@@ -102,8 +104,14 @@ public actor ReplyDisplay {
                 replacePlain(with: text)
             }
         case .toolCallChanged(let index, let call):
-            if index < toolCalls.count { toolCalls[index] = call } else { toolCalls.append(call) }
-            reply.finishedToolCalls = toolCalls.compactMap(Self.summary)
+            if index < toolCalls.count {
+                toolCalls[index] = call
+            } else {
+                toolCalls.append(call)
+                toolCallAnswerOffsets.append(reply.answer.utf8.count)
+            }
+            reply.finishedToolCalls = zip(toolCalls, toolCallAnswerOffsets).prefix { $0.0.status != .running }
+                .compactMap { Self.summary($0, answerOffset: $1) }
         case .error:
             break
         case .ended(let end):
@@ -194,6 +202,7 @@ public actor ReplyDisplay {
         if let statusView {
             var status = reply
             status.answer = ""
+            for index in status.finishedToolCalls.indices { status.finishedToolCalls[index].answerOffset = 0 }
             if answerStarted {
                 status.stage = nil
                 status.reasoning = ""
@@ -218,13 +227,13 @@ public actor ReplyDisplay {
         appendPlain(text)
     }
 
-    private static func summary(_ call: ToolCallState) -> ToolCallSummary? {
+    private static func summary(_ call: ToolCallState, answerOffset: Int) -> ToolCallSummary? {
         switch call.status {
         case .running: nil
         case .succeeded: ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
-                                         result: .succeeded(bytes: call.output?.utf8.count ?? 0))
+                                         result: .succeeded(bytes: call.output?.utf8.count ?? 0), answerOffset: answerOffset)
         case .failed(let reason): ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
-                                                  result: .failed(reason))
+                                                  result: .failed(reason), answerOffset: answerOffset)
         }
     }
 

@@ -3,7 +3,8 @@
 /// While waiting, the live area is the stage line (replaced in place). While reasoning streams, it is a dim tail
 /// of the reasoning's last `reasoningLines` rows. When the answer starts, the reasoning collapses into one
 /// committed summary line and the live area becomes the Markdown tail of the answer (see `StreamRenderer`).
-/// Each finished tool call is committed as one line, once. When the snapshot says the reply is finished, the
+/// Each finished tool call is committed as one line, once, in the server's order: the reasoning summary and the
+/// answer text that came before it are committed first (that text ends a part, so its last block is final). When the snapshot says the reply is finished, the
 /// answer is flushed, a dim stats line (with "incomplete" marked) is committed and the live area is empty, the
 /// cursor at the start of the line below. Lines above the live area are never touched; on a terminal without
 /// cursor movement nothing is live and only committed lines are appended.
@@ -74,9 +75,19 @@ public final class LiveReplyView<Sink: TerminalSink> {
         var committed = pendingNote
         pendingNote = []
         for call in snapshot.finishedToolCalls.dropFirst(printedToolCalls) {
+            // The text before the call is not drawn yet: its line waits for it.
+            guard call.answerOffset <= snapshot.answer.utf8.count || snapshot.isFinished else { break }
+            if !reasoningCollapsed && snapshot.reasoningCharacterCount > 0 {
+                committed.append(presenter.reasoningSummary(seconds: snapshot.reasoningSeconds,
+                                                            characterCount: snapshot.reasoningCharacterCount))
+                reasoningCollapsed = true
+            }
+            if call.answerOffset > stream.committedOffset {
+                committed += stream.finish(String(decoding: snapshot.answer.utf8.prefix(call.answerOffset), as: UTF8.self))
+            }
             committed.append(presenter.toolCallLine(call))
+            printedToolCalls += 1
         }
-        printedToolCalls = max(printedToolCalls, snapshot.finishedToolCalls.count)
 
         let answering = !snapshot.answer.isEmpty || snapshot.isFinished
         if answering && !reasoningCollapsed && snapshot.reasoningCharacterCount > 0 {

@@ -12,7 +12,8 @@ public struct ReplySnapshot: Sendable, Equatable {
     public var reasoningSeconds: Double
     /// The whole answer text so far.
     public var answer: String
-    /// Tool calls that have finished, in order; each is printed once.
+    /// Tool calls that have finished, in order (up to the first still running); each is printed once, after the
+    /// reasoning and answer text that came before it.
     public var finishedToolCalls: [ToolCallSummary]
     /// Whether the reply has ended (completed, cancelled or failed).
     public var isFinished: Bool
@@ -64,12 +65,15 @@ public struct ToolCallSummary: Sendable, Equatable {
     /// The arguments, compact (e.g. `{query: "sse"}`); shortened to fit the line.
     public var arguments: String
     public var result: Result
+    /// UTF-8 bytes of the answer that came before the call: its line follows that text, never precedes it.
+    public var answerOffset: Int
 
     /// Creates a summary.
-    public init(name: String, arguments: String, result: Result) {
+    public init(name: String, arguments: String, result: Result, answerOffset: Int = 0) {
         self.name = name
         self.arguments = arguments
         self.result = result
+        self.answerOffset = answerOffset
     }
 }
 

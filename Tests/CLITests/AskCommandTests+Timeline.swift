@@ -26,10 +26,8 @@ extension AskCommandTests {
         #expect(try offset(of: "Let me look that up", in: plain.output) < offset(of: "open_browser", in: plain.output))
     }
 
-    /// Known issue (issue 13, display part, left to the helpers changing Sources/TerminalMarkdown): the live view
-    /// commits each finished tool call line at once, the reasoning summary only when the answer starts, and answer
-    /// text only block by block, so the terminal shows search_docs above "Thought for" and open_browser above the
-    /// text that came before it. When the display keeps the order, drop `withKnownIssue`.
+    /// On a terminal the reasoning summary, each tool call line and the text around them appear in the server's
+    /// order, not tool calls first.
     @Test func theTerminalShowsReasoningToolCallsAndTextInTheServersOrder() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
@@ -41,8 +39,6 @@ extension AskCommandTests {
         let screen = emulated.lines.joined(separator: "\n")
         let order = try ["Thought for", "search_docs", "Let me look that up in the docs first.", "open_browser", "You said:"]
             .map { try offset(of: $0, in: screen) }
-        withKnownIssue("the live display groups tool call lines above text and reasoning that came before them") {
-            #expect(order == order.sorted(), "reasoning → search_docs → text → failed open_browser → answer:\n\(screen)")
-        }
+        #expect(order == order.sorted(), "reasoning → search_docs → text → failed open_browser → answer:\n\(screen)")
     }
 }

@@ -19,7 +19,8 @@ struct LiveReplyViewTests {
         }
         let tool = ToolCallSummary(name: "search_docs", arguments: "{query: \"sse\"}", result: .succeeded(bytes: 1234))
         let failed = ToolCallSummary(name: "open_browser", arguments: "{}", result: .failed("Cannot find tool open_browser"))
-        snapshots.append(ReplySnapshot(reasoning: reasoning, finishedToolCalls: [tool, failed]))
+        snapshots.append(ReplySnapshot(reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4,
+                                       finishedToolCalls: [tool, failed]))
         for end in stride(from: 7, through: answer.count, by: 7) {
             snapshots.append(ReplySnapshot(reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4,
                                            answer: String(answer.prefix(end)),
@@ -76,11 +77,27 @@ struct LiveReplyViewTests {
         let reasoningFrame = frames.first { $0.contains("So the answer is simple.") }!
         #expect(reasoningFrame.suffix(3) == ["Then I look up the docs.", "The docs say SSE is a stream.", "So the answer is simple."])
         let final = frames.last!
-        #expect(final.first == "⚙ search_docs {query: \"sse\"} … ✓ 1.2 KB")
-        #expect(final[1] == "⚙ open_browser {} … ✗ Cannot find tool open_browser")
-        #expect(final[2] == "▸ Thought for 12.4 s · 3,402 chars")
+        // The reasoning came before the tool calls, so its summary is committed above them.
+        #expect(final.first == "▸ Thought for 12.4 s · 3,402 chars")
+        #expect(final[1] == "⚙ search_docs {query: \"sse\"} … ✓ 1.2 KB")
+        #expect(final[2] == "⚙ open_browser {} … ✗ Cannot find tool open_browser")
         #expect(final.last == "3,402 tokens · 38.3 tok/s · first token 0.9 s")
         #expect(!final.contains("First I consider the question."))
+    }
+
+    @Test func aToolCallLineFollowsTheTextThatCameBeforeIt() {
+        let before = "Let me look that up in the docs first."
+        let call = ToolCallSummary(name: "open_browser", arguments: "{}", result: .failed("no such tool"),
+                                   answerOffset: before.utf8.count)
+        let answer = before + "\n\nSSE is one-way."
+        let frames = play([
+            // The call has ended but the text before it is not drawn yet: its line waits.
+            ReplySnapshot(answer: "Let me look", finishedToolCalls: [call]),
+            ReplySnapshot(answer: before, finishedToolCalls: [call]),
+            ReplySnapshot(answer: answer, finishedToolCalls: [call], isFinished: true),
+        ], capabilities: TerminalCapabilities(noColor: true, width: 60))
+        #expect(!frames[0].contains { $0.contains("open_browser") })
+        #expect(frames.last == [before, "⚙ open_browser {} … ✗ no such tool", "", "SSE is one-way."])
     }
 
     @Test(arguments: [(ReplyOutcome.cancelled, "⚠ incomplete: cancelled"), (.failed("server\u{1B}[2J gone"), "⚠ incomplete: server␛[2J gone")])
