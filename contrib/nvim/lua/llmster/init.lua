@@ -629,6 +629,8 @@ local function render_messages(buffer, chat, messages)
         local first = #lines
         if part.kind == 'tool' then
           local call_lines = tool_lines(part.call)
+          -- Output ending in a newline: the blank line after the part is enough.
+          if #call_lines > 1 and call_lines[#call_lines] == '' then table.remove(call_lines) end
           add(call_lines)
           if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(part.call.name) }) end
         elseif part.kind == 'reasoning' then
