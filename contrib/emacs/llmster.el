@@ -456,21 +456,55 @@ TEXT-START is where the message it answers starts."
   (let ((start (point-marker)) body)
     (llmster--insert-heading "### Assistant")
     (setq body (point-marker))
-    (let ((reasoning (alist-get 'reasoning message)))
-      (when (and reasoning (not (string-empty-p reasoning)))
-        (let ((from (point)))
-          (insert reasoning (if (string-suffix-p "\n" reasoning) "" "\n"))
-          (llmster--make-fold from (point) 'reasoning
-                              (llmster--thought-summary (llmster--reasoning-seconds (alist-get 'stats message)))))))
-    (dolist (call (alist-get 'toolCalls message))
-      (llmster--insert-tool (point) `((name . ,(alist-get 'name call)) (arguments . ,(alist-get 'arguments call))
-                                      (status . ,(alist-get 'status call)) (output . ,(alist-get 'output call))
-                                      (reason . ,(alist-get 'failureReason call)))))
-    (insert (or (alist-get 'text message) ""))
+    (let* ((parts (llmster--timeline message))
+           (thoughts (cl-count 'reasoning parts :key #'car))
+           (summary (llmster--thought-summary
+                     (and (= thoughts 1) (llmster--reasoning-seconds (alist-get 'stats message))))))
+      (pcase-dolist (`(,kind . ,part) parts)
+        (pcase kind
+          ('reasoning
+           (unless (memq (char-before) '(?\n nil)) (insert "\n"))
+           (let ((from (point)))
+             (insert part (if (string-suffix-p "\n" part) "" "\n"))
+             (llmster--make-fold from (point) 'reasoning summary)))
+          ('text (insert part))
+          ('tool
+           (llmster--insert-tool (point) `((name . ,(alist-get 'name part)) (arguments . ,(alist-get 'arguments part))
+                                           (status . ,(alist-get 'status part)) (output . ,(alist-get 'output part))
+                                           (reason . ,(alist-get 'failureReason part))))))))
     (let ((status (alist-get 'status message)) (error (alist-get 'error message)))
       (unless (equal status "complete")
         (insert (format "\n[%s%s]" status (if (and error (not (string-empty-p error))) (concat ": " error) "")))))
     (llmster--make-reply :text-start text-start :start start :body body :end (point-marker))))
+
+;; The rule of `Message.timeline' in Sources/Library/Records/ReplyTimeline.swift.
+(defun llmster--timeline (message)
+  "The parts of saved MESSAGE in the server's order: (KIND . PART) conses.
+KIND is `reasoning' or `text' (PART a string) or `tool' (PART a tool call).
+A call's answerOffset and reasoningOffset count UTF-8 bytes of the text and
+reasoning before it; between two calls the reasoning comes first.  A call
+without offsets comes after the reasoning before it and before any text."
+  (let* ((reasoning (encode-coding-string (or (alist-get 'reasoning message) "") 'utf-8 t))
+         (text (encode-coding-string (or (alist-get 'text message) "") 'utf-8 t))
+         (reasoning-at 0) (text-at 0) parts)
+    (cl-flet ((advance (reasoning-end text-end)
+                (setq reasoning-end (min (max reasoning-end reasoning-at) (length reasoning))
+                      text-end (min (max text-end text-at) (length text)))
+                (pcase-dolist (`(,kind ,bytes ,from ,to) `((reasoning ,reasoning ,reasoning-at ,reasoning-end)
+                                                          (text ,text ,text-at ,text-end)))
+                  (let ((piece (decode-coding-string (substring bytes from to) 'utf-8 t)))
+                    ;; Each part after the first was joined with a blank line, not part of it.
+                    (when (and (> from 0) (string-prefix-p "\n\n" piece)) (setq piece (substring piece 2)))
+                    (unless (string-empty-p piece) (push (cons kind piece) parts))))
+                (setq reasoning-at reasoning-end text-at text-end)))
+      (dolist (call (alist-get 'toolCalls message))
+        (let ((reasoning-offset (alist-get 'reasoningOffset call))
+              (answer-offset (alist-get 'answerOffset call)))
+          (advance (if (numberp reasoning-offset) reasoning-offset (length reasoning))
+                   (if (numberp answer-offset) answer-offset text-at))
+          (push (cons 'tool call) parts)))
+      (advance (length reasoning) (length text)))
+    (nreverse parts)))
 
 (defun llmster--reasoning-seconds (stats)
   "How long the model reasoned, estimated from the saved STATS, or nil."

@@ -312,6 +312,39 @@
             (llmster-toggle-reasoning)
             (should (get-char-property (overlay-start output) 'display))))))))
 
+;; Reasoning, then search_docs, then "Let me look that up…", then the failed open_browser, then the answer.
+(ert-deftest llmster-test-reasoning-tool-calls-and-text-keep-the-servers-order ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "[[sim:tools]] café crème")
+      (llmster-test--wait-reply buffer)
+      (dolist (chat '(streamed reopened))
+        (with-current-buffer (if (eq chat 'streamed) buffer (llmster-test--reopen buffer))
+          (let* ((reply (progn (goto-char (point-min)) (search-forward "### Assistant\n")))
+                 (fold (car (llmster--folds 'reasoning)))
+                 (order (mapcar (lambda (needle) (save-excursion (goto-char reply) (search-forward needle nil t)))
+                                '("⚙ search_docs" "Let me look that up in the docs first." "⚙ open_browser" "You said: *café crème*"))))
+            (should fold)
+            (should (string-match-p "café crème" (buffer-substring-no-properties (overlay-start fold) (overlay-end fold))))
+            (should (cl-every #'identity order))
+            (should (< (overlay-end fold) (car order)))
+            (should (equal order (sort (copy-sequence order) #'<)))))))))
+
+(ert-deftest llmster-test-saved-offsets-count-utf-8-bytes ()
+  ;; "é" and "→" are two and three bytes: the call comes after "Voilà → ", before "ça".
+  (let ((message '((role . "assistant") (status . "complete") (text . "Voilà → \n\nça marche")
+                   (reasoning . "Pensée d'abord.\n\nPuis « ceci ».")
+                   (toolCalls ((name . "first") (status . "succeeded") (answerOffset . 0) (reasoningOffset . 16))
+                              ((name . "second") (status . "succeeded") (answerOffset . 11) (reasoningOffset . nil))))))
+    (should (equal (llmster--timeline message)
+                   `((reasoning . "Pensée d'abord.") (tool . ,(nth 0 (alist-get 'toolCalls message)))
+                     (reasoning . "Puis « ceci ».") (text . "Voilà → ") (tool . ,(nth 1 (alist-get 'toolCalls message)))
+                     (text . "ça marche"))))
+    (with-temp-buffer
+      (llmster--insert-saved-reply message (point-marker))
+      (should (equal (buffer-substring-no-properties (point-min) (point-max))
+                     "### Assistant\nPensée d'abord.\n⚙ first() ✓ done\nPuis « ceci ».\nVoilà → \n⚙ second() ✓ done\nça marche")))))
+
 (ert-deftest llmster-test-lost-server-context-offers-a-fresh-one ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)) (asked nil))

@@ -363,6 +363,44 @@ local ok, err = pcall(function()
     assert(reopened:find('Cannot find tool open_browser', 1, true), reopened)
   end)
 
+  -- Reasoning, then search_docs, then "Let me look that up…", then the failed open_browser, then the answer.
+  test('reasoning, tool calls and text keep the server\'s order, streamed and reopened', function()
+    local buffer = new_chat('[[sim:tools]] café crème')
+    local conversation = llmster.chat(buffer).conversation
+    local function check(body, which)
+      local reply = body:find('### Assistant', 1, true)
+      local thought = body:find('café crème', reply, true)
+      local at = { thought }
+      for _, needle in ipairs({ '⚙ search_docs', 'Let me look that up in the docs first.', '⚙ open_browser', 'You said: *café crème*' }) do
+        table.insert(at, body:find(needle, reply, true) or false)
+      end
+      for index = 2, #at do
+        assert(at[index - 1] and at[index] and at[index - 1] < at[index], which .. ': part ' .. index .. ' out of order in\n' .. body)
+      end
+    end
+    check(text(buffer), 'streamed')
+    vim.cmd('bwipeout ' .. buffer)
+    local reopened = llmster.open(conversation)
+    check(text(reopened), 'reopened')
+    local folds = llmster.folds(reopened)
+    assert(folds[1] and folds[1][3]:find('^▸ Thought'), vim.inspect(folds))
+    local first = vim.api.nvim_buf_get_lines(reopened, folds[1][1] - 1, folds[1][1], false)[1]
+    assert(first:find('café crème', 1, true), 'the reasoning is folded: ' .. first)
+  end)
+
+  test('saved offsets count UTF-8 bytes', function()
+    -- "é" and "→" are two and three bytes: the second call comes after "Voilà → ", before "ça".
+    local first = { name = 'first', answerOffset = 0, reasoningOffset = 16 }
+    local second = { name = 'second', answerOffset = 11, reasoningOffset = vim.NIL }
+    local parts = llmster.timeline({ text = 'Voilà → \n\nça marche', reasoning = "Pensée d'abord.\n\nPuis « ceci ».",
+      toolCalls = { first, second } })
+    assert(vim.deep_equal(parts, {
+      { kind = 'reasoning', text = "Pensée d'abord." }, { kind = 'tool', call = first },
+      { kind = 'reasoning', text = 'Puis « ceci ».' }, { kind = 'text', text = 'Voilà → ' }, { kind = 'tool', call = second },
+      { kind = 'text', text = 'ça marche' },
+    }), vim.inspect(parts))
+  end)
+
   test('a reopened transcript shows why a reply failed', function()
     local buffer = new_chat('echo:fine')
     type_input(buffer, '[[sim:error=internal_error]] echo:broken')

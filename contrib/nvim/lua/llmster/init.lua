@@ -579,6 +579,38 @@ local function show(buffer)
   setup_window(vim.api.nvim_get_current_win())
 end
 
+-- The parts of a saved reply in the server's order: { kind = 'reasoning' | 'text', text = … } or
+-- { kind = 'tool', call = … }. The rule of Message.timeline (Sources/Library/Records/ReplyTimeline.swift):
+-- a call's answerOffset and reasoningOffset count the bytes of text and reasoning before it (Lua strings are
+-- bytes); between two calls the reasoning comes first; a call without offsets comes after the reasoning before
+-- it and before any text.
+function M.timeline(message)
+  local reasoning = not isnil(message.reasoning) and message.reasoning or ''
+  local text = not isnil(message.text) and message.text or ''
+  local parts, reasoning_at, text_at = {}, 0, 0
+  local function cut(kind, source, from, to)
+    local piece = source:sub(from + 1, to)
+    -- Each part after the first was joined with a blank line, not part of it.
+    if from > 0 and piece:sub(1, 2) == '\n\n' then piece = piece:sub(3) end
+    if piece ~= '' then table.insert(parts, { kind = kind, text = piece }) end
+  end
+  local function advance(reasoning_end, text_end)
+    reasoning_end = math.min(math.max(reasoning_end, reasoning_at), #reasoning)
+    text_end = math.min(math.max(text_end, text_at), #text)
+    cut('reasoning', reasoning, reasoning_at, reasoning_end)
+    cut('text', text, text_at, text_end)
+    reasoning_at, text_at = reasoning_end, text_end
+  end
+  for _, call in ipairs(isnil(message.toolCalls) and {} or message.toolCalls) do
+    local reasoning_offset, answer_offset = call.reasoningOffset, call.answerOffset
+    advance(type(reasoning_offset) == 'number' and reasoning_offset or #reasoning,
+      type(answer_offset) == 'number' and answer_offset or text_at)
+    table.insert(parts, { kind = 'tool', call = call })
+  end
+  advance(#reasoning, #text)
+  return parts
+end
+
 -- Renders saved messages as the lines of a transcript, with folds for reasoning and tool output.
 local function render_messages(buffer, chat, messages)
   local lines, folds = {}, {}
@@ -589,23 +621,27 @@ local function render_messages(buffer, chat, messages)
       add(lines_of(message.text or ''))
     else
       add({ '### Assistant' })
-      local reasoning = not isnil(message.reasoning) and message.reasoning or ''
-      if reasoning ~= '' then
+      local parts = M.timeline(message)
+      local thoughts = #vim.tbl_filter(function(part) return part.kind == 'reasoning' end, parts)
+      local tokens = thoughts == 1 and not isnil(message.stats) and message.stats.reasoning_output_tokens
+      local summary = '▸ Thought' .. ((tokens and not isnil(tokens)) and string.format(' (%d tokens)', tokens) or '')
+      for index, part in ipairs(parts) do
         local first = #lines
-        add(lines_of(reasoning))
-        local tokens = not isnil(message.stats) and message.stats.reasoning_output_tokens
-        local summary = '▸ Thought' .. ((tokens and not isnil(tokens)) and string.format(' (%d tokens)', tokens) or '')
-        table.insert(folds, { first, #lines - 1, summary })
-        add({ '' })
+        if part.kind == 'tool' then
+          local call_lines = tool_lines(part.call)
+          -- Output ending in a newline: the blank line after the part is enough.
+          if #call_lines > 1 and call_lines[#call_lines] == '' then table.remove(call_lines) end
+          add(call_lines)
+          if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(part.call.name) }) end
+        elseif part.kind == 'reasoning' then
+          add(lines_of((part.text:gsub('\n+$', ''))))
+          table.insert(folds, { first, #lines - 1, summary })
+        else
+          add(lines_of(index == #parts and part.text or (part.text:gsub('\n+$', ''))))
+        end
+        if index < #parts then add({ '' }) end
       end
-      for _, call in ipairs(isnil(message.toolCalls) and {} or message.toolCalls) do
-        local call_lines = tool_lines(call)
-        local first = #lines
-        add(call_lines)
-        if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(call.name) }) end
-        add({ '' })
-      end
-      add(lines_of(message.text or ''))
+      if #parts == 0 or parts[#parts].kind ~= 'text' then add({ '' }) end
       if message.status ~= 'complete' then
         local reason = not isnil(message.error) and message.error ~= '' and (': ' .. single_line(message.error)) or ''
         add({ '[' .. tostring(message.status) .. reason .. ']' })
