@@ -283,25 +283,48 @@ public actor ChatSession {
         var reasoning = 0
     }
 
-    /// Saves the text streamed since `saved` as one more piece and returns what is saved now; a failure is retried at
-    /// the next interval, and the final save reports its own. A rewritten answer is saved whole.
+    /// Saves the text streamed since `saved` as pieces of at most `pieceBytes` and returns what is saved now; a
+    /// failure is retried at the next interval, and the final save reports its own. A rewritten answer is saved whole.
     private func savePartial(_ state: ReplyState, messageId: String, after saved: SavedLength) -> SavedLength {
-        let now = SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
+        var progress = saved
         do {
-            if state.isRewritten || now.answer < saved.answer || now.reasoning < saved.reasoning {
+            if state.isRewritten || state.answer.utf8.count < saved.answer || state.reasoning.utf8.count < saved.reasoning {
                 try save(state, messageId: messageId, status: .streaming, error: nil)
-            } else {
-                try library.appendReplyPiece(
-                    messageId: messageId, text: Self.text(state.answer, after: saved.answer),
-                    reasoning: Self.text(state.reasoning, after: saved.reasoning),
-                    statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId,
-                    responseId: state.responseId)
-                try saveToolCalls(state, messageId: messageId)
+                return SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
             }
-            return now
-        } catch {
-            return saved
+            let answer = Self.pieces(of: state.answer, after: saved.answer)
+            let reasoning = Self.pieces(of: state.reasoning, after: saved.reasoning)
+            for index in 0..<max(1, answer.count, reasoning.count) {
+                let text = index < answer.count ? String(decoding: state.answer.utf8[answer[index]], as: UTF8.self) : ""
+                let thought = index < reasoning.count
+                    ? String(decoding: state.reasoning.utf8[reasoning[index]], as: UTF8.self) : ""
+                try library.appendReplyPiece(
+                    messageId: messageId, text: text, reasoning: thought, statsJSON: state.stats.flatMap(Self.json),
+                    modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+                progress.answer += text.utf8.count
+                progress.reasoning += thought.utf8.count
+            }
+            try saveToolCalls(state, messageId: messageId)
+        } catch {}
+        return progress
+    }
+
+    /// The most text one piece holds, so a partial save costs at most this much memory whatever the reply's rate.
+    private static let pieceBytes = 1 << 20
+
+    /// The UTF-8 ranges of `text` after its first `offset` bytes, at most `pieceBytes` each, split between characters.
+    private static func pieces(of text: String, after offset: Int) -> [Range<String.Index>] {
+        let utf8 = text.utf8
+        var start = utf8.index(utf8.startIndex, offsetBy: offset)
+        var ranges: [Range<String.Index>] = []
+        while start < utf8.endIndex {
+            var end = utf8.index(start, offsetBy: pieceBytes, limitedBy: utf8.endIndex) ?? utf8.endIndex
+            while end > start, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+            if end == start { end = utf8.endIndex }
+            ranges.append(start..<end)
+            start = end
         }
+        return ranges
     }
 
     /// The part of `text` after its first `offset` UTF-8 bytes (a saved length, so on a character boundary).
