@@ -238,6 +238,7 @@ public actor ChatSession {
         let start = utf8.index(utf8.startIndex, offsetBy: min(saved.answer, total))
         var length = total - min(saved.answer, total)
         var reasoning = Self.text(state.reasoning, after: saved.reasoning)
+        try? library.checkpoint()
         while true {
             var end = utf8.index(start, offsetBy: length)
             while end > start, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }

@@ -147,6 +147,12 @@ extension LibraryStore {
         }
     }
 
+    /// Copies the write-ahead log into the library file and empties it, so a write that failed for lack of space
+    /// (the log keeps what streamed since the last checkpoint) can be tried again.
+    public func checkpoint() throws {
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
     /// A conversation's current branch in order (replaced alternatives left out; see `alternatives(messageId:)`).
     public func messages(conversationId: String) throws -> [Message] {
         try connection.query(
