@@ -185,13 +185,15 @@ public actor ChatSession {
             }
         }
         // Partial text is saved every `saveInterval` even while the server is silent, so a killed
-        // process loses at most that much.
+        // process loses at most that much; each save appends only the text that arrived since the last.
         let saver = Task { [clock, saveInterval] in
+            var saved = SavedLength()
             var next = clock.now() + saveInterval
             while (try? await clock.sleep(until: next)) != nil {
-                self.savePartial(await coalescer.state, messageId: reply.id)
+                saved = self.savePartial(await coalescer.state, messageId: reply.id, after: saved)
                 next = clock.now() + saveInterval
             }
+            return saved
         }
         var ending = ReplyEnding.interrupted("The stream ended before the reply was complete.")
         do {
@@ -207,7 +209,7 @@ public actor ChatSession {
             ending = .interrupted(String(describing: error))
         }
         saver.cancel()
-        await saver.value
+        let saved = await saver.value
         if Task.isCancelled, ending != .completed { ending = .cancelled }
         let state = await coalescer.close()
         let (status, message) = Self.status(of: state, ending: ending)
@@ -221,30 +223,38 @@ public actor ChatSession {
                 }
             }
         } catch let error as ChatError {
-            guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id) else { throw error }
+            guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id, after: saved) else { throw error }
             return SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
         }
         return SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message)
     }
 
-    /// After the final save failed (a full disk, a file size limit), saves the longest part of the answer that still
-    /// fits, halving from the whole, marked incomplete; returns the message saying how much was kept, nil when not
-    /// even the reply's status could be written.
-    private func saveWhatFits(_ state: ReplyState, messageId: String) -> String? {
+    /// After the final save failed (a full disk, a file size limit), keeps the pieces saved while streaming and adds
+    /// the longest part of the rest of the answer that still fits, halving from the whole rest, marked incomplete;
+    /// returns the message saying how much was kept, nil when not even the reply's status could be written.
+    private func saveWhatFits(_ state: ReplyState, messageId: String, after saved: SavedLength) -> String? {
         let total = state.answer.utf8.count
-        var length = total / 2
-        var partial = state
+        let utf8 = state.answer.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: min(saved.answer, total))
+        var length = total - min(saved.answer, total)
+        var reasoning = Self.text(state.reasoning, after: saved.reasoning)
+        try? library.checkpoint()
         while true {
-            let utf8 = state.answer.utf8
-            var end = utf8.index(utf8.startIndex, offsetBy: length)
-            while end > utf8.startIndex, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
-            partial.answer = String(decoding: utf8[..<end], as: UTF8.self)
-            let kept = partial.answer.utf8.count
+            var end = utf8.index(start, offsetBy: length)
+            while end > start, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+            let kept = utf8.distance(from: utf8.startIndex, to: end)
             let message = "The library could not store the whole reply (is the disk full?): kept the first "
                 + "\(Self.megabytes(kept)) of \(Self.megabytes(total)) of the answer."
-            if (try? save(partial, messageId: messageId, status: .incomplete, error: message)) != nil { return message }
+            let saving = Result {
+                try library.appendReplyPiece(
+                    messageId: messageId, text: String(decoding: utf8[start..<end], as: UTF8.self), reasoning: reasoning,
+                    status: .incomplete, error: message, statsJSON: state.stats.flatMap(Self.json),
+                    modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+            }
+            if case .success = saving { return message }
             if length == 0 { return nil }
             length = length > 4096 ? length / 2 : 0
+            reasoning = ""
         }
     }
 
@@ -268,9 +278,59 @@ public actor ChatSession {
         }
     }
 
-    /// Saves streamed text so far; a failure is retried at the next interval, and the final save reports its own.
-    private func savePartial(_ state: ReplyState, messageId: String) {
-        try? save(state, messageId: messageId, status: .streaming, error: nil)
+    /// How much of a reply's answer and reasoning (UTF-8 bytes) the library holds while it streams.
+    struct SavedLength: Sendable {
+        var answer = 0
+        var reasoning = 0
+    }
+
+    /// Saves the text streamed since `saved` as pieces of at most `pieceBytes` and returns what is saved now; a
+    /// failure is retried at the next interval, and the final save reports its own. A rewritten answer is saved whole.
+    private func savePartial(_ state: ReplyState, messageId: String, after saved: SavedLength) -> SavedLength {
+        var progress = saved
+        do {
+            if state.isRewritten || state.answer.utf8.count < saved.answer || state.reasoning.utf8.count < saved.reasoning {
+                try save(state, messageId: messageId, status: .streaming, error: nil)
+                return SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
+            }
+            let answer = Self.pieces(of: state.answer, after: saved.answer)
+            let reasoning = Self.pieces(of: state.reasoning, after: saved.reasoning)
+            for index in 0..<max(1, answer.count, reasoning.count) {
+                let text = index < answer.count ? String(decoding: state.answer.utf8[answer[index]], as: UTF8.self) : ""
+                let thought = index < reasoning.count
+                    ? String(decoding: state.reasoning.utf8[reasoning[index]], as: UTF8.self) : ""
+                try library.appendReplyPiece(
+                    messageId: messageId, text: text, reasoning: thought, statsJSON: state.stats.flatMap(Self.json),
+                    modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+                progress.answer += text.utf8.count
+                progress.reasoning += thought.utf8.count
+            }
+            try saveToolCalls(state, messageId: messageId)
+        } catch {}
+        return progress
+    }
+
+    /// The most text one piece holds, so a partial save costs at most this much memory whatever the reply's rate.
+    private static let pieceBytes = 1 << 20
+
+    /// The UTF-8 ranges of `text` after its first `offset` bytes, at most `pieceBytes` each, split between characters.
+    private static func pieces(of text: String, after offset: Int) -> [Range<String.Index>] {
+        let utf8 = text.utf8
+        var start = utf8.index(utf8.startIndex, offsetBy: offset)
+        var ranges: [Range<String.Index>] = []
+        while start < utf8.endIndex {
+            var end = utf8.index(start, offsetBy: pieceBytes, limitedBy: utf8.endIndex) ?? utf8.endIndex
+            while end > start, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+            if end == start { end = utf8.endIndex }
+            ranges.append(start..<end)
+            start = end
+        }
+        return ranges
+    }
+
+    /// The part of `text` after its first `offset` UTF-8 bytes (a saved length, so on a character boundary).
+    private static func text(_ text: String, after offset: Int) -> String {
+        String(decoding: text.utf8.dropFirst(offset), as: UTF8.self)
     }
 
     private func save(_ state: ReplyState, messageId: String, status: MessageStatus, error: String?) throws {
@@ -278,6 +338,10 @@ public actor ChatSession {
             messageId: messageId, text: state.answer, reasoning: state.reasoning, status: status, error: error,
             statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId, responseId: state.responseId,
             rewritten: state.isRewritten)
+        try saveToolCalls(state, messageId: messageId)
+    }
+
+    private func saveToolCalls(_ state: ReplyState, messageId: String) throws {
         let offsets = state.toolCallOffsets
         try library.replaceToolCalls(messageId: messageId, state.toolCalls.enumerated().map { position, call in
             ToolCallRecord(messageId: messageId, position: position, name: call.name,

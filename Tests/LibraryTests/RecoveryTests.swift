@@ -38,6 +38,31 @@ import Testing
         #expect(try store.recoverInterruptedReplies() == 0)
     }
 
+    @Test func recoveryJoinsTheSavedPiecesOfAReply() throws {
+        let library = TemporaryLibrary()
+        let (other, identity) = try startOtherProcess()
+        defer { if other.isRunning { kill(other.processIdentifier, SIGKILL) } }
+        let reply: Message
+        do {
+            let otherStore = try LibraryStore(path: library.path, writer: identity)
+            let conversation = try otherStore.createConversation(title: "interrupted")
+            reply = try otherStore.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
+            try otherStore.appendReplyPiece(messageId: reply.id, text: "The partial", reasoning: "hm")
+            try otherStore.appendReplyPiece(messageId: reply.id, text: " answer", reasoning: "m")
+        }
+        let store = try library.open()
+        #expect(try store.message(id: reply.id)?.text == "The partial answer", "a reader sees the joined pieces")
+        kill(other.processIdentifier, SIGKILL)
+        other.waitUntilExit()
+        #expect(try store.recoverInterruptedReplies() == 1)
+        let recovered = try #require(try store.message(id: reply.id))
+        #expect(recovered.status == .incomplete)
+        #expect(recovered.text == "The partial answer")
+        #expect(recovered.reasoning == "hmm")
+        #expect(try store.connection.first("SELECT count(*) FROM reply_pieces") { $0.int(0) } == 0)
+        #expect(try store.search("partial").contains { $0.messageId == reply.id }, "the joined text is searchable")
+    }
+
     @Test func repliesThisProcessIsStreamingAreLeftAlone() throws {
         let library = TemporaryLibrary()
         let store = try library.open()

@@ -1,8 +1,17 @@
 import Foundation
 
 extension LibraryStore {
+    /// A message's text or reasoning followed by its reply pieces in order (the pieces of a reply still streaming,
+    /// or of one whose final save did not fit on the disk).
+    static func joined(_ column: String) -> String {
+        """
+        messages.\(column) || ifnull((SELECT group_concat(piece, '') FROM (SELECT \(column) AS piece FROM reply_pieces
+            WHERE message_id = messages.id ORDER BY seq)), '')
+        """
+    }
+
     static let messageColumns = """
-        id, conversation_id, role, text, reasoning, status, error, stats, model_instance_id, response_id,
+        id, conversation_id, role, \(joined("text")), \(joined("reasoning")), status, error, stats, model_instance_id, response_id,
         created_at, updated_at, position, parent_id, on_branch, parent_response_id, server_url, rewritten
         """
 
@@ -68,7 +77,7 @@ extension LibraryStore {
     /// Replies of at least this many bytes are emptied before they are rewritten (see `updateReply`).
     static let longReplyBytes = 1 << 20
 
-    /// Saves the latest state of a reply (cheap enough to run every second while it streams).
+    /// Saves the whole state of a reply, replacing its text and removing its pieces (see `appendReplyPiece`).
     ///
     /// `text`, `reasoning`, `status` and `rewritten` replace the stored values; a nil `error`, `statsJSON`,
     /// `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
@@ -96,10 +105,52 @@ extension LibraryStore {
                     .text(status == .streaming ? writer : nil), .integer(rewritten ? 1 : 0), .text(messageId),
                 ])
             guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
+            try connection.run("DELETE FROM reply_pieces WHERE message_id = ?", [.text(messageId)])
             try connection.run(
                 "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
                 [.integer(now), .text(messageId)])
         }
+    }
+
+    /// Saves what a streaming reply received since its last save as one more piece, without rewriting the text saved
+    /// before, so a save costs memory and disk in proportion to the new text only.
+    ///
+    /// Readers see the message's text followed by its pieces. `status` is `.streaming` while the reply streams, or the
+    /// final status when the final save (`updateReply`, which joins the pieces) did not fit; a nil `error`,
+    /// `statsJSON`, `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
+    public func appendReplyPiece(
+        messageId: String, text: String, reasoning: String, status: MessageStatus = .streaming, error: String? = nil,
+        statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil
+    ) throws {
+        let now = Date().milliseconds
+        try connection.transaction {
+            let changed = try connection.run(
+                """
+                UPDATE messages SET status = ?, error = ifnull(?, error), stats = ifnull(?, stats),
+                    model_instance_id = ifnull(?, model_instance_id), response_id = ifnull(?, response_id),
+                    updated_at = ?, writer = ?
+                WHERE id = ?
+                """,
+                [
+                    .text(status.rawValue), .text(error), .text(statsJSON), .text(modelInstanceId), .text(responseId),
+                    .integer(now), .text(status == .streaming ? writer : nil), .text(messageId),
+                ])
+            guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
+            if !text.isEmpty || !reasoning.isEmpty {
+                try connection.run(
+                    "INSERT INTO reply_pieces (message_id, text, reasoning) VALUES (?, ?, ?)",
+                    [.text(messageId), .text(text), .text(reasoning)])
+            }
+            try connection.run(
+                "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
+                [.integer(now), .text(messageId)])
+        }
+    }
+
+    /// Copies the write-ahead log into the library file and empties it, so a write that failed for lack of space
+    /// (the log keeps what streamed since the last checkpoint) can be tried again.
+    public func checkpoint() throws {
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     /// A conversation's current branch in order (replaced alternatives left out; see `alternatives(messageId:)`).

@@ -1,6 +1,6 @@
 extension LibraryStore {
-    /// Marks replies left `.streaming` by a process that no longer runs as `.incomplete`, keeping their text;
-    /// returns how many.
+    /// Marks replies left `.streaming` by a process that no longer runs as `.incomplete`, keeping their text
+    /// (joined with their saved pieces); returns how many.
     ///
     /// Each streaming row names its writer as "pid:start-time" (the start time from `/proc`, so a reused
     /// pid does not count as alive). Rows written by a live process — another REPL or editor on the same
@@ -15,9 +15,17 @@ extension LibraryStore {
                 "SELECT DISTINCT writer FROM messages WHERE status = 'streaming'") { $0.optionalString(0) }
             var recovered = 0
             for writer in writers where writer.map({ !ProcessIdentity.isAlive($0) }) ?? true {
-                recovered += try connection.run(
-                    "UPDATE messages SET status = 'incomplete', writer = NULL WHERE status = 'streaming' AND writer IS ?",
-                    [.text(writer)])
+                let replies = try connection.query(
+                    "SELECT id FROM messages WHERE status = 'streaming' AND writer IS ?", [.text(writer)]) { $0.string(0) }
+                for reply in replies {
+                    recovered += try connection.run(
+                        """
+                        UPDATE messages SET text = \(Self.joined("text")), reasoning = \(Self.joined("reasoning")),
+                            status = 'incomplete', writer = NULL
+                        WHERE id = ?
+                        """, [.text(reply)])
+                    try connection.run("DELETE FROM reply_pieces WHERE message_id = ?", [.text(reply)])
+                }
             }
             return recovered
         }

@@ -172,6 +172,17 @@ enum Schema {
         ALTER TABLE tool_calls ADD COLUMN answer_offset INTEGER;
         ALTER TABLE tool_calls ADD COLUMN reasoning_offset INTEGER;
         """,
+        // 7: a streaming reply's text saved in pieces, each the answer and reasoning that arrived since the last
+        // save, so a partial save costs the new text only; a message's text is its own followed by its pieces.
+        """
+        CREATE TABLE reply_pieces (
+            seq INTEGER PRIMARY KEY,
+            message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            text TEXT NOT NULL,
+            reasoning TEXT NOT NULL
+        );
+        CREATE INDEX reply_pieces_by_message ON reply_pieces(message_id, seq);
+        """,
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.

@@ -1,0 +1,40 @@
+import Chat
+import Foundation
+@testable import Library
+import Testing
+
+/// A streaming reply is saved in pieces: each partial save appends the new text, and the final save joins them.
+extension ChatSessionTests {
+    @Test func partialSavesAppendPiecesAndTheFinalSaveJoinsThem() async throws {
+        let harness = try Harness()
+        let send = Task {
+            try await harness.session.send(Turn(text: "[[sim:stall=30]] echo:alpha beta gamma delta"), in: harness.conversationId) { _ in }
+        }
+        let observer = try harness.observer()
+        let deadline = Date().addingTimeInterval(20)
+        var saved: Message?
+        while Date() < deadline {
+            saved = try observer.messages(conversationId: harness.conversationId).first { $0.role == .assistant && !$0.text.isEmpty }
+            if saved != nil { break }
+            // Waiting must not block a thread of the concurrency pool: the session needs it to stream.
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let streaming = try #require(saved)
+        #expect(streaming.status == .streaming)
+        let stored = try observer.connection.first("SELECT text FROM messages WHERE id = ?", [.text(streaming.id)]) { $0.string(0) }
+        #expect(stored == "", "the text saved so far is not rewritten into the message at each save")
+        let pieces = try observer.connection.query(
+            "SELECT text FROM reply_pieces WHERE message_id = ? ORDER BY seq", [.text(streaming.id)]) { $0.string(0) }
+        #expect(pieces.joined() == streaming.text, "readers see the joined pieces")
+        #expect(streaming.text.hasPrefix("alpha"))
+
+        send.cancel()
+        let reply = try await send.value
+        let final = try #require(try observer.message(id: reply.messageId))
+        #expect(final.status == .incomplete)
+        #expect(final.text.hasPrefix(streaming.text))
+        let left = try observer.connection.first("SELECT count(*) FROM reply_pieces WHERE message_id = ?", [.text(reply.messageId)]) { $0.int(0) }
+        #expect(left == 0, "the final save writes the whole text once and removes the pieces")
+        #expect(try observer.connection.first("SELECT text FROM messages WHERE id = ?", [.text(reply.messageId)]) { $0.string(0) } == final.text)
+    }
+}
