@@ -240,8 +240,7 @@ public actor ChatSession {
         var reasoning = Self.text(state.reasoning, after: saved.reasoning)
         try? library.checkpoint()
         while true {
-            var end = utf8.index(start, offsetBy: length)
-            while end > start, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+            let end = utf8.characterBoundary(atOrBefore: utf8.index(start, offsetBy: length), notBefore: start)
             let kept = utf8.distance(from: utf8.startIndex, to: end)
             let message = "The library could not store the whole reply (is the disk full?): kept the first "
                 + "\(Self.megabytes(kept)) of \(Self.megabytes(total)) of the answer."
@@ -293,6 +292,7 @@ public actor ChatSession {
                 try save(state, messageId: messageId, status: .streaming, error: nil)
                 return SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
             }
+            let statsJSON = state.stats.flatMap(Self.json)
             let answer = Self.pieces(of: state.answer, after: saved.answer)
             let reasoning = Self.pieces(of: state.reasoning, after: saved.reasoning)
             for index in 0..<max(1, answer.count, reasoning.count) {
@@ -300,7 +300,7 @@ public actor ChatSession {
                 let thought = index < reasoning.count
                     ? String(decoding: state.reasoning.utf8[reasoning[index]], as: UTF8.self) : ""
                 try library.appendReplyPiece(
-                    messageId: messageId, text: text, reasoning: thought, statsJSON: state.stats.flatMap(Self.json),
+                    messageId: messageId, text: text, reasoning: thought, statsJSON: statsJSON,
                     modelInstanceId: state.modelInstanceId, responseId: state.responseId)
                 progress.answer += text.utf8.count
                 progress.reasoning += thought.utf8.count
@@ -319,8 +319,8 @@ public actor ChatSession {
         var start = utf8.index(utf8.startIndex, offsetBy: offset)
         var ranges: [Range<String.Index>] = []
         while start < utf8.endIndex {
-            var end = utf8.index(start, offsetBy: pieceBytes, limitedBy: utf8.endIndex) ?? utf8.endIndex
-            while end > start, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+            var end = utf8.characterBoundary(atOrBefore: utf8.index(start, offsetBy: pieceBytes, limitedBy: utf8.endIndex)
+                                             ?? utf8.endIndex, notBefore: start)
             if end == start { end = utf8.endIndex }
             ranges.append(start..<end)
             start = end

@@ -187,11 +187,7 @@ public struct Configuration: Sendable, Equatable {
             keepPreviousModels = flag
         case "display_interval_ms": displayIntervalMilliseconds = max(0, try number(Int.self))
         case "context_length": contextLength = try optional { try number(Int.self) }
-        case "markdown":
-            guard ["auto", "always", "never"].contains(value) else {
-                throw ConfigurationError.invalidValue(key: key, value: value, expected: "auto, always or never")
-            }
-            markdown = value
+        case "markdown": markdown = try Self.choice(value, of: ["auto", "always", "never"], key: key)
         case "theme": theme = try Self.choice(value, of: ["auto", "dark", "light"], key: key)
         case "hyperlinks": hyperlinks = try Self.choice(value, of: ["auto", "always", "never"], key: key)
         case "width_mode": widthMode = try Self.choice(value, of: ["auto", "codepoint", "grapheme"], key: key)

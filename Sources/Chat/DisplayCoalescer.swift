@@ -208,12 +208,11 @@ private struct OpenAppend {
     /// moves past them.
     mutating func takePrefix(atMost count: Int, in state: ReplyState) -> String {
         let utf8 = (detached ?? (reasoning ? state.reasoning : state.answer)).utf8
-        var end = min(range.lowerBound + count, range.upperBound)
-        while end > range.lowerBound, end < range.upperBound, utf8[utf8.index(utf8.startIndex, offsetBy: end)] & 0xC0 == 0x80 {
-            end -= 1
-        }
         let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
-        let text = String(decoding: utf8[start..<utf8.index(utf8.startIndex, offsetBy: end)], as: UTF8.self)
+        let endIndex = utf8.characterBoundary(atOrBefore: utf8.index(utf8.startIndex, offsetBy: min(range.lowerBound + count, range.upperBound)),
+                                              notBefore: start)
+        let end = utf8.distance(from: utf8.startIndex, to: endIndex)
+        let text = String(decoding: utf8[start..<endIndex], as: UTF8.self)
         range = end..<range.upperBound
         return text
     }

@@ -1,4 +1,5 @@
 import LMStudio
+import Library
 
 /// Everything known about one assistant reply while it streams and after it ends.
 ///
@@ -32,8 +33,9 @@ public struct ReplyState: Sendable, Equatable {
         case toolCall(index: Int)
     }
 
-    /// The separator between two message parts (or two reasoning parts) in the joined text.
-    static let partSeparator = "\n\n"
+    /// The separator between two message parts (or two reasoning parts) in the joined text: the library's, which
+    /// reads the saved parts back apart.
+    static let partSeparator = Message.partSeparator
 
     public var stage: Stage = .waiting
     /// All reasoning text, in full.

@@ -86,7 +86,7 @@ private extension ChatEventDecoder {
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             detail = underlying ?? context.debugDescription
         }
-        let words = String(String.UnicodeScalarView(detail.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }.prefix(160)))
+        let words = LMStudioError.sanitized(detail, limit: 160)
         guard let name else { return "an event could not be read (\(words))" }
         let event = String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.properties.isAlphabetic || $0 == "." || $0 == "_" }.prefix(40)))
         return "a \(event) event could not be read (\(words))"

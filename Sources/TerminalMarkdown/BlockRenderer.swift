@@ -157,9 +157,9 @@ struct BlockRenderer {
     /// A footnote's label as superscript digits (`¹²`), or in brackets when it is not a number or the terminal
     /// is not UTF-8.
     private func footnoteMarker(_ label: String) -> String {
-        let superscripts: [Character] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"]
-        guard unicode, !label.isEmpty, label.allSatisfy({ $0.isASCII && $0.isNumber }) else { return "[\(label)]" }
-        return String(label.compactMap { $0.wholeNumberValue.map { superscripts[$0] } })
+        guard unicode, !label.isEmpty, label.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let marker = HTMLMarkup.script(label, superscript: true) else { return "[\(label)]" }
+        return marker
     }
 
     // MARK: Code
@@ -167,13 +167,18 @@ struct BlockRenderer {
     /// A highlighter for a fence's language when colours are on, nil for plain code.
     func codeHighlighter(info: String) -> CodeHighlighter? {
         guard level == .color else { return nil }
-        return CodeHighlighter(language: info.split(separator: " ").first.map(String.init) ?? "")
+        return CodeHighlighter(language: Self.language(info))
+    }
+
+    /// A fence's language: the first word of its info string.
+    private static func language(_ info: String) -> String {
+        info.split(separator: " ").first.map(String.init) ?? ""
     }
 
     /// The first line of a code block: the dim fence naming the language, or with fences hidden just the dim
     /// language (nothing for an unlabelled block). Output without styles keeps its fences, so it stays Markdown.
     func codeFenceOpening(info: String) -> [String] {
-        let language = info.split(separator: " ").first.map(String.init) ?? ""
+        let language = Self.language(info)
         if showsFences || level == .plain { return [theme.codeFence.apply("```" + language, at: level)] }
         return language.isEmpty ? [] : [theme.codeLabel.apply(language, at: level)]
     }
@@ -247,8 +252,9 @@ struct BlockRenderer {
         var minimum = [Int](repeating: 1, count: columns)
         for row in [table.header] + table.rows {
             for (column, cell) in row.prefix(columns).enumerated() {
-                let text = runs(cell, style: .plain).filter { !$0.isBreak }.map(\.text).joined()
-                let cellWidth = wrapper.wrap(runs(cell, style: .plain), width: Int.max / 2).map(\.width).max() ?? 0
+                let cellRuns = runs(cell, style: .plain)
+                let text = cellRuns.filter { !$0.isBreak }.map(\.text).joined()
+                let cellWidth = wrapper.wrap(cellRuns, width: Int.max / 2).map(\.width).max() ?? 0
                 natural[column] = max(natural[column], cellWidth)
                 for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
                     let wordWidth = DisplayWidth.of(String(word), model: widthModel)

@@ -11,15 +11,7 @@ extension ChatSessionTests {
             try await harness.session.send(Turn(text: "[[sim:stall=30]] echo:alpha beta gamma delta"), in: harness.conversationId) { _ in }
         }
         let observer = try harness.observer()
-        let deadline = Date().addingTimeInterval(20)
-        var saved: Message?
-        while Date() < deadline {
-            saved = try observer.messages(conversationId: harness.conversationId).first { $0.role == .assistant && !$0.text.isEmpty }
-            if saved != nil { break }
-            // Waiting must not block a thread of the concurrency pool: the session needs it to stream.
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let streaming = try #require(saved)
+        let streaming = try #require(try await harness.firstSavedText(seenBy: observer))
         #expect(streaming.status == .streaming)
         let stored = try observer.connection.first("SELECT text FROM messages WHERE id = ?", [.text(streaming.id)]) { $0.string(0) }
         #expect(stored == "", "the text saved so far is not rewritten into the message at each save")

@@ -32,6 +32,18 @@ import TestSupport
 
         /// A second connection to the library file, as another process would have.
         func observer() throws -> LibraryStore { try LibraryStore(path: sandbox.libraryPath) }
+
+        /// The reply once `observer` sees some of its text saved while it streams; nil after 20 s.
+        func firstSavedText(seenBy observer: LibraryStore) async throws -> Message? {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                let saved = try observer.messages(conversationId: conversationId).first { $0.role == .assistant && !$0.text.isEmpty }
+                if saved != nil { return saved }
+                // Polling must not block a thread of the concurrency pool: the session needs it to stream.
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return nil
+        }
     }
 
     @Test func completeReplyIsSavedWithItsContinuation() async throws {
@@ -80,14 +92,7 @@ import TestSupport
             try await harness.session.send(Turn(text: "[[sim:stall=30]] echo:alpha beta gamma delta"), in: harness.conversationId) { _ in }
         }
         let observer = try harness.observer()
-        let deadline = Date().addingTimeInterval(20)
-        var saved: Message?
-        while Date() < deadline {
-            saved = try observer.messages(conversationId: harness.conversationId).first { $0.role == .assistant && !$0.text.isEmpty }
-            if saved != nil { break }
-            // Waiting must not block a thread of the concurrency pool: the session needs it to stream.
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let saved = try await harness.firstSavedText(seenBy: observer)
         #expect(saved?.status == .streaming)
         #expect(saved?.text.hasPrefix("alpha") == true)
         send.cancel()

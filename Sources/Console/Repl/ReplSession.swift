@@ -200,8 +200,9 @@ import TerminalMarkdown
         } else {
             parts.append("new chat")
         }
-        let info = TextLayout.truncate(parts.joined(separator: " · "), to: terminalWidth - 3)
         let capabilities = context.terminal(fd: 1)
+        let width = capabilities.isTTY ? max(capabilities.width, 20) : 80
+        let info = TextLayout.truncate(parts.joined(separator: " · "), to: width - 3)
         if capabilities.noColor || !capabilities.allowsCursorMovement { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
     }

@@ -42,6 +42,7 @@ extension Message {
         return parts
     }
 
-    /// The blank line that joins two answer (or two reasoning) parts in the saved text.
-    private static let partSeparator = "\n\n"
+    /// The blank line that joins two answer (or two reasoning) parts in the saved text; the engine joins them
+    /// with it, and `timeline(toolCalls:)` cuts at it.
+    public static let partSeparator = "\n\n"
 }

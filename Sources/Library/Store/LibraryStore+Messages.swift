@@ -2,11 +2,12 @@ import Foundation
 
 extension LibraryStore {
     /// A message's text or reasoning followed by its reply pieces in order (the pieces of a reply still streaming,
-    /// or of one whose final save did not fit on the disk).
+    /// or of one whose final save did not fit on the disk). Without pieces the concatenation is NULL and the column
+    /// comes back as stored, not copied.
     static func joined(_ column: String) -> String {
         """
-        messages.\(column) || ifnull((SELECT group_concat(piece, '') FROM (SELECT \(column) AS piece FROM reply_pieces
-            WHERE message_id = messages.id ORDER BY seq)), '')
+        coalesce(messages.\(column) || (SELECT group_concat(piece, '') FROM (SELECT \(column) AS piece FROM reply_pieces
+            WHERE message_id = messages.id ORDER BY seq)), messages.\(column))
         """
     }
 
@@ -102,7 +103,7 @@ extension LibraryStore {
                 [
                     .text(text), .text(reasoning), .text(status.rawValue), .text(error), .text(statsJSON),
                     .text(modelInstanceId), .text(responseId), .integer(now),
-                    .text(status == .streaming ? writer : nil), .integer(rewritten ? 1 : 0), .text(messageId),
+                    .text(status == .streaming ? writer : nil), .bool(rewritten), .text(messageId),
                 ])
             guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
             try connection.run("DELETE FROM reply_pieces WHERE message_id = ?", [.text(messageId)])
