@@ -31,7 +31,7 @@ enum IntegrationMethods {
             return try await context.session.withLibrary { library in
                 let added = try choose(names, for: id, in: library)
                 let conversation = try LibraryMethods.existing(id, in: library)
-                return withNotice(try LibraryMethods.json(conversation, paths: try LibraryMethods.folderPaths(library)), added: added)
+                return withNotice(try LibraryMethods.json(conversation, paths: try library.folderPaths()), added: added)
             }
         }
     }

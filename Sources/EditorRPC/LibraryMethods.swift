@@ -31,7 +31,7 @@ enum LibraryMethods {
             let pinnedOnly = try params.bool("pinnedOnly")
             let limit = try params.optionalInteger("limit") ?? .max
             return try await context.session.withLibrary { library in
-                let paths = try folderPaths(library)
+                let paths = try library.folderPaths()
                 let list = try library.conversations(folderId: folder, pinnedOnly: pinnedOnly, limit: limit)
                 return .object(["conversations": .array(try list.map { try json($0, paths: paths) })])
             }
@@ -43,7 +43,7 @@ enum LibraryMethods {
                 let messages = try library.messages(conversationId: conversation.id).map { message in
                     try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
                 }
-                return .object(["conversation": try json(conversation, paths: try folderPaths(library)), "messages": .array(messages)])
+                return .object(["conversation": try json(conversation, paths: try library.folderPaths()), "messages": .array(messages)])
             }
         }
         registry.register("conversations/create") { context, params in
@@ -64,7 +64,7 @@ enum LibraryMethods {
             }
             let created = conversation
             return try await context.session.withLibrary { library in
-                IntegrationMethods.withNotice(try json(created, paths: try folderPaths(library)), added: opened.enabledIntegrations)
+                IntegrationMethods.withNotice(try json(created, paths: try library.folderPaths()), added: opened.enabledIntegrations)
             }
         }
         registry.register("conversations/setSettings") { context, params in
@@ -112,7 +112,7 @@ enum LibraryMethods {
     private static func registerFolders(in registry: inout MethodRegistry) {
         registry.register("folders/list") { context, _ in
             try await context.session.withLibrary { library in
-                let paths = try folderPaths(library)
+                let paths = try library.folderPaths()
                 return .object(["folders": .array(try library.folders().map { try folderJSON($0, paths: paths) })])
             }
         }
@@ -122,7 +122,7 @@ enum LibraryMethods {
             return try await context.session.withLibrary { library in
                 if let parentId, try library.folder(id: parentId) == nil { throw RPCError.notFound("no folder has id \(parentId)") }
                 let folder = try library.createFolder(name: name, parentId: parentId)
-                return try folderJSON(folder, paths: try folderPaths(library))
+                return try folderJSON(folder, paths: try library.folderPaths())
             }
         }
         registry.register("folders/rename") { context, params in
@@ -132,7 +132,7 @@ enum LibraryMethods {
                 guard try library.folder(id: id) != nil else { throw RPCError.notFound("no folder has id \(id)") }
                 try library.renameFolder(id: id, to: name)
                 let folder = try library.folder(id: id)
-                return try folder.map { try folderJSON($0, paths: try folderPaths(library)) } ?? .null
+                return try folder.map { try folderJSON($0, paths: try library.folderPaths()) } ?? .null
             }
         }
         registry.register("folders/delete") { context, params in
@@ -173,7 +173,7 @@ enum LibraryMethods {
         }
         let needsFreshContext = effect == .needsFreshContext
         return try await session.withLibrary { library in
-            var answer = try json(try existing(id, in: library), paths: try folderPaths(library))
+            var answer = try json(try existing(id, in: library), paths: try library.folderPaths())
             if case .object(var members) = answer {
                 members["needsFreshContext"] = .bool(needsFreshContext)
                 answer = .object(members)
@@ -194,15 +194,8 @@ enum LibraryMethods {
         try await context.session.withLibrary { library in
             _ = try existing(id, in: library)
             try change(library)
-            return try json(try existing(id, in: library), paths: try folderPaths(library))
+            return try json(try existing(id, in: library), paths: try library.folderPaths())
         }
-    }
-
-    /// Every folder's path, by id.
-    static func folderPaths(_ library: LibraryStore) throws -> [Int64: String] {
-        var paths: [Int64: String] = [:]
-        for folder in try library.folders() { paths[folder.id] = try library.folderPath(id: folder.id) }
-        return paths
     }
 
     /// A conversation record plus `folderPath` and its `integrations` by name.

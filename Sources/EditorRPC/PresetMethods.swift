@@ -15,7 +15,7 @@ enum PresetMethods {
             let id = try await session.withLibrary { try $0.resolveConversation(reference).id }
             let applied = try await session.applyPreset(name, conversationId: id)
             return try await session.withLibrary { library in
-                var answer = try LibraryMethods.json(try LibraryMethods.existing(id, in: library), paths: try LibraryMethods.folderPaths(library))
+                var answer = try LibraryMethods.json(try LibraryMethods.existing(id, in: library), paths: try library.folderPaths())
                 if case .object(var members) = answer {
                     members["needsFreshContext"] = .bool(applied.systemPrompt == .needsFreshContext)
                     answer = .object(members)

@@ -77,7 +77,7 @@ enum TransferMethods {
         let conversation = try await context.session.importConversation(from: path, options: options)
         return try await context.session.withLibrary { library in
             .object([
-                "conversation": try LibraryMethods.json(conversation, paths: try LibraryMethods.folderPaths(library)),
+                "conversation": try LibraryMethods.json(conversation, paths: try library.folderPaths()),
                 "continuationKept": .bool(conversation.serverURL != nil),
             ])
         }

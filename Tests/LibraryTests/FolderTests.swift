@@ -17,6 +17,19 @@ import Library
         #expect(try store.folderPath(id: admin.id) == "Work/Admin")
     }
 
+    @Test func everyFolderPathComesFromOneReadWhateverTheOrderOfCreation() throws {
+        let library = TemporaryLibrary()
+        let store = try library.open()
+        let clients = try store.createFolder(name: "Clients")
+        let work = try store.createFolder(name: "Work")
+        // A folder moved under one created after it: its parent is read after it.
+        try store.moveFolder(id: clients.id, to: work.id)
+        let archive = try store.createFolder(name: "Archive", parentId: clients.id)
+        let paths = try store.folderPaths()
+        #expect(paths == [work.id: "Work", clients.id: "Work/Clients", archive.id: "Work/Clients/Archive"])
+        #expect(paths.allSatisfy { id, path in (try? store.folderPath(id: id)) == path })
+    }
+
     @Test func siblingNamesAreUniqueButCousinsMayShareThem() throws {
         let library = TemporaryLibrary()
         let store = try library.open()

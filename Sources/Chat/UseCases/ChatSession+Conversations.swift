@@ -75,11 +75,7 @@ extension ChatSession {
     /// An unknown folder throws `ChatError.storage(.notFound(kind: "folder", …))`.
     public func listConversations(folder: String? = nil, pinnedOnly: Bool = false, limit: Int = 50) throws -> ConversationListing {
         try storage {
-            let folders = try library.folders()
-            var paths: [Int64: String] = [:]
-            for folder in folders {
-                paths[folder.id] = folder.parentId.flatMap { paths[$0].map { $0 + "/" } }.map { $0 + folder.name } ?? folder.name
-            }
+            let paths = try library.folderPaths()
             guard let folder else {
                 return ConversationListing(conversations: try library.conversations(pinnedOnly: pinnedOnly, limit: limit),
                                            folderPaths: paths, includedFolders: [])

@@ -36,7 +36,7 @@ enum CompletionCommands {
             names = try context.openLibrary().conversations(limit: 500).map(\.title)
         case .folders:
             let library = try context.openLibrary()
-            names = try library.folders().map { try library.folderPath(id: $0.id) }
+            names = try library.folderPaths().values.sorted()
         case .models:
             names = try await context.client().models().filter { $0.type == .llm }.map(\.key)
         case .instances:

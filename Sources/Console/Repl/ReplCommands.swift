@@ -121,7 +121,7 @@ enum ReplCommands {
             let words = arguments.positionals
             switch (words.first, words.count) {
             case ("list", 1), (nil, 0):
-                let paths = try await repl.chat.withLibrary { library in try library.folders().map { try library.folderPath(id: $0.id) } }
+                let paths = try await repl.chat.withLibrary { library in try library.folderPaths().values.sorted() }
                 repl.output.line(paths.isEmpty ? "No folders." : UntrustedText.sanitize(paths.sorted().joined(separator: "\n")))
             case ("new", 2):
                 _ = try await repl.chat.withLibrary { try $0.ensureFolder(path: words[1]) }

@@ -243,7 +243,7 @@ import TerminalMarkdown
     /// any of them may have changed).
     func refreshLibraryCompletions() async {
         guard editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
-            (try library.folders().map { try library.folderPath(id: $0.id) },
+            (try library.folderPaths().values.sorted(),
              try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty })
         }) else { return }
         completions.update(folders: folders, titles: titles)

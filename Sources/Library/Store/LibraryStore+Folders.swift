@@ -148,6 +148,22 @@ extension LibraryStore {
         return names.reversed().joined(separator: "/")
     }
 
+    /// Every folder's path (`Work/Clients`) by id, from one read of the folders (in any order; a parent cycle in a
+    /// damaged library ends the path where it repeats).
+    public func folderPaths() throws -> [Int64: String] {
+        let byId = Dictionary(try folders().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var paths: [Int64: String] = [:]
+        func path(of id: Int64, depth: Int) -> String? {
+            if let known = paths[id] { return known }
+            guard let folder = byId[id], depth <= byId.count else { return nil }
+            let result = folder.parentId.flatMap { path(of: $0, depth: depth + 1) }.map { $0 + "/" + folder.name } ?? folder.name
+            paths[id] = result
+            return result
+        }
+        for id in byId.keys { _ = path(of: id, depth: 0) }
+        return paths
+    }
+
     /// The folder with this id, or a `notFound` error.
     func requireFolder(_ id: Int64) throws -> Folder {
         guard let folder = try folder(id: id) else { throw LibraryError.notFound(kind: "folder", reference: "\(id)") }
