@@ -6,15 +6,15 @@ import LMStudio
 /// except the rest of an append too long for one batch (``batchTextBytes``).
 /// While the consumer is busy or the interval runs, new updates are merged into the pending batch
 /// (adjacent appends concatenated, adjacent stage changes and changes of one tool call latest-wins), so a
-/// slow consumer never works through stale versions and never loses text. The end flushes at once.
+/// slow consumer never works through stale versions and never loses text. The end flushes at once, its text
+/// still in batches of at most ``batchTextBytes``, handed out back to back.
 public actor DisplayCoalescer {
     private let interval: Duration
     private let clock: any DisplayClock
     private var accumulator = ReplyAccumulator()
-    /// Merged updates not yet handed out.
-    private var pending: [ReplyUpdate] = []
-    /// The trailing append, kept apart so it grows without a copy of its own.
-    private var openAppend: OpenAppend?
+    /// Merged updates not yet handed out; appended text stays a range of the reply's text until it is handed out,
+    /// so a reply arriving faster than the consumer takes it is never copied whole beside itself.
+    private var pending: [Pending] = []
     private var lastPublished: Duration?
     private var waiter: CheckedContinuation<[ReplyUpdate]?, Never>?
     private var timer: Task<Void, Never>?
@@ -22,8 +22,8 @@ public actor DisplayCoalescer {
     private var finished = false
     /// The last batch left appended text behind; the next one is due at once.
     private var backlog = false
-    /// The most appended text one batch copies out while the reply streams: a reply arriving faster than the
-    /// consumer takes it is handed out in pieces, back to back, rather than copied whole beside itself.
+    /// The most appended text one batch copies out: a reply arriving faster than the consumer takes it is handed
+    /// out in pieces, back to back, rather than copied whole beside itself.
     public static let batchTextBytes = 1 << 20
 
     /// Creates a coalescer publishing at most once per `interval`.
@@ -39,7 +39,14 @@ public actor DisplayCoalescer {
     public func apply(_ event: ChatEvent) {
         guard !closed else { return }
         // The final event may rewrite the text the open append points into.
-        if case .chatEnd = event { openAppend?.detach(from: accumulator.state) }
+        if case .chatEnd = event {
+            for index in pending.indices {
+                if case .append(var append) = pending[index] {
+                    append.detach(from: accumulator.state)
+                    pending[index] = .append(append)
+                }
+            }
+        }
         var ends = textEnds
         for update in accumulator.apply(event, at: clock.now()) { merge(update, ends: &ends) }
         wake()
@@ -86,23 +93,34 @@ public actor DisplayCoalescer {
         case wait
     }
 
-    private var hasPending: Bool { !pending.isEmpty || openAppend != nil }
+    private var hasPending: Bool { !pending.isEmpty }
 
     private func take() -> Take {
         guard hasPending else { return finished ? .end : .wait }
         let now = clock.now()
         if !finished, !backlog, let last = lastPublished, now < last + interval { return .wait }
         backlog = false
-        if !finished, var open = openAppend, open.range.count > Self.batchTextBytes {
-            let text = open.takePrefix(atMost: Self.batchTextBytes, in: accumulator.state)
-            pending.append(open.reasoning ? .reasoningAppended(text) : .answerAppended(text))
-            openAppend = open
-            backlog = true
-        } else {
-            sealAppend()
+        var batch: [ReplyUpdate] = []
+        var budget = Self.batchTextBytes
+        var taken = 0
+        // Whole entries while the text fits one batch; the append that does not fit gives what fits and stays first.
+        for entry in pending {
+            switch entry {
+            case .update(let update):
+                batch.append(update)
+            case .append(let append) where append.range.count <= budget:
+                budget -= append.range.count
+                batch.append(append.update(append.text(in: accumulator.state)))
+            case .append(var append):
+                let text = append.takePrefix(atMost: budget, in: accumulator.state)
+                if !text.isEmpty { batch.append(append.update(text)) }
+                pending[taken] = .append(append)
+                backlog = true
+            }
+            if backlog { break }
+            taken += 1
         }
-        let batch = pending
-        pending = []
+        pending.removeFirst(taken)
         lastPublished = now
         return .batch(batch)
     }
@@ -149,39 +167,35 @@ public actor DisplayCoalescer {
             let start = reasoning ? ends.reasoning : ends.answer
             let end = start + text.utf8.count
             if reasoning { ends.reasoning = end } else { ends.answer = end }
-            if let open = openAppend, open.reasoning == reasoning, open.detached == nil, open.range.upperBound == start {
-                openAppend?.range = open.range.lowerBound..<end
+            if case .append(let open)? = pending.last, open.reasoning == reasoning, open.detached == nil,
+               open.range.upperBound == start {
+                pending[pending.count - 1] = .append(OpenAppend(reasoning: reasoning, range: open.range.lowerBound..<end))
             } else {
-                sealAppend()
-                openAppend = OpenAppend(reasoning: reasoning, range: start..<end)
+                pending.append(.append(OpenAppend(reasoning: reasoning, range: start..<end)))
             }
             return
         case .answerReplaced(let text):
             ends.answer = text.utf8.count
-            sealAppend()
         case .reasoningReplaced(let text):
             ends.reasoning = text.utf8.count
-            sealAppend()
         default:
-            sealAppend()
+            break
         }
         switch (pending.last, update) {
-        case (.stageChanged?, .stageChanged):
-            pending[pending.count - 1] = update
-        case (.toolCallChanged(let previous, _)?, .toolCallChanged(let index, _)) where previous == index:
-            pending[pending.count - 1] = update
+        case (.update(.stageChanged)?, .stageChanged):
+            pending[pending.count - 1] = .update(update)
+        case (.update(.toolCallChanged(let previous, _))?, .toolCallChanged(let index, _)) where previous == index:
+            pending[pending.count - 1] = .update(update)
         default:
-            pending.append(update)
+            pending.append(.update(update))
         }
     }
+}
 
-    /// Moves the growing append into `pending`.
-    private func sealAppend() {
-        guard let append = openAppend else { return }
-        openAppend = nil
-        let text = append.text(in: accumulator.state)
-        pending.append(append.reasoning ? .reasoningAppended(text) : .answerAppended(text))
-    }
+/// One entry of a coalescer's pending batch: an update, or appended text still as a range of the reply's text.
+private enum Pending {
+    case update(ReplyUpdate)
+    case append(OpenAppend)
 }
 
 /// Appended text not yet handed out: a UTF-8 range of the reply's answer or reasoning (of the text as it was
@@ -195,6 +209,11 @@ private struct OpenAppend {
     init(reasoning: Bool, range: Range<Int>) {
         self.reasoning = reasoning
         self.range = range
+    }
+
+    /// The update handing out `text`, taken from this append.
+    func update(_ text: String) -> ReplyUpdate {
+        reasoning ? .reasoningAppended(text) : .answerAppended(text)
     }
 
     /// The appended text, its range read from the detached text or else from `state`.

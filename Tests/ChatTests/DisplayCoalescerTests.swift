@@ -52,6 +52,35 @@ import Testing
         #expect(pieces.joined() == String(repeating: delta, count: count))
     }
 
+    /// A reply that streamed whole before the consumer took any of it, then ended: its text still comes in pieces
+    /// of at most `batchTextBytes` (the end is not a reason to copy it whole), in order, with the end last.
+    @Test func aLongAppendFollowedByTheEndIsStillHandedOutInBoundedPieces() async {
+        let clock = ManualClock()
+        let coalescer = DisplayCoalescer(interval: .seconds(10), clock: clock)
+        await coalescer.apply(.messageStart)
+        _ = await coalescer.next()
+        let delta = String(repeating: "é日👩‍💻 abc\n", count: 5_000)
+        let count = 3 * DisplayCoalescer.batchTextBytes / delta.utf8.count
+        for _ in 0..<count { await coalescer.apply(.messageDelta(delta)) }
+        await coalescer.apply(.messageEnd)
+        await coalescer.apply(.chatEnd(ChatResult(output: [.message(OutputText(String(repeating: delta, count: count)))])))
+        await end(coalescer)
+        var pieces: [String] = []
+        var updates: [ReplyUpdate] = []
+        while let batch = await coalescer.next() {
+            for update in batch {
+                if case .answerAppended(let piece) = update { pieces.append(piece) } else { updates.append(update) }
+            }
+        }
+        #expect(pieces.count >= 3)
+        #expect(pieces.allSatisfy { $0.utf8.count <= DisplayCoalescer.batchTextBytes })
+        #expect(pieces.joined() == String(repeating: delta, count: count))
+        guard case .ended? = updates.last else {
+            Issue.record("the end comes last, after all the text: \(updates)")
+            return
+        }
+    }
+
     @Test func slowConsumerGetsEverythingMergedNothingDropped() async {
         let clock = ManualClock()
         let coalescer = DisplayCoalescer(interval: .milliseconds(250), clock: clock)
