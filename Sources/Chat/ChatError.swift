@@ -4,7 +4,8 @@ import LMStudio
 /// Why a message could not be sent or its reply not saved, in words a user can act on.
 public enum ChatError: Error, Equatable, CustomStringConvertible {
     case noModel
-    case modelNotDownloaded(String)
+    /// The server has no model with this key or instance id; `suggestion` is the downloaded key nearest it, if one is near.
+    case modelNotDownloaded(String, suggestion: String? = nil)
     case notAChatModel(String)
     case visionUnsupported(String)
     case reasoningNotAllowed(value: String, model: String, allowed: [String])
@@ -13,6 +14,8 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     /// nothing was sent; see `ChatSession.serverContext(of:)`.
     case continuationElsewhere(conversationId: String, server: String?, configured: String)
     case nothingToRetry
+    /// No conversation's id, id prefix or title is `reference`; `closest` lists the conversations whose titles come nearest.
+    case unknownConversation(reference: String, closest: [ConversationCandidate])
     /// `configured` lists the integrations the configuration does define.
     case unknownIntegration(String, configured: [String])
     /// No `preset.NAME.…` line names this preset.
@@ -31,7 +34,9 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noModel:
             return "No model chosen for this conversation. Pass -m MODEL, use /model, or set default_model in the config; `llmster models` lists them."
-        case .modelNotDownloaded(let key):
+        case .modelNotDownloaded(let key, let suggestion?):
+            return "\(key) is not downloaded on this server; did you mean \(suggestion)? (`llmster models` lists what is)"
+        case .modelNotDownloaded(let key, nil):
             return "\(key) is not downloaded on this server. `llmster models` lists the downloaded models; `llmster download \(key)` fetches it."
         case .notAChatModel(let key):
             return "\(key) is an embedding model and cannot chat. Choose an LLM (`llmster models`)."
@@ -47,6 +52,10 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
             return "This conversation's server context \(holder), but llmster is configured for \(ServerURL.redactingPasswords(in: configured)): this server would answer without the earlier turns, so nothing was sent. The local transcript is kept; continue with a fresh server context here (the model will not remember earlier turns), or switch to that server to continue there."
         case .nothingToRetry:
             return "There is no earlier message in this conversation to send again."
+        case .unknownConversation(let reference, let closest):
+            let head = "no conversation matches \"\(reference)\" (an id, id prefix or title)"
+            guard !closest.isEmpty else { return head + "; `llmster chats` or /chats lists them" }
+            return head + "; close ones:\n" + closest.map { "  \($0.id.prefix(8))  \($0.title)" }.joined(separator: "\n")
         case .unknownIntegration(let name, let configured):
             let known = configured.isEmpty ? "" : " (configured: \(configured.joined(separator: ", ")))"
             return "The integration '\(name)' is not configured\(known). Add `integration.\(name) = …` to the config, or turn it off for this conversation (/integrations off \(name))."

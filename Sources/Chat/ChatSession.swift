@@ -117,7 +117,7 @@ public actor ChatSession {
                                                      defaultModel: configuration.defaultModel, models: models) else {
             throw ChatError.noModel
         }
-        guard let model = effective.model else { throw ChatError.modelNotDownloaded(effective.reference) }
+        guard let model = effective.model else { throw models.notDownloaded(effective.reference) }
         let key = effective.reference
         guard model.type == .llm else { throw ChatError.notAChatModel(key) }
         if images, model.capabilities?.vision != true { throw ChatError.visionUnsupported(key) }

@@ -1,3 +1,5 @@
+import Chat
+
 /// Parses the words of a command line or a slash command against a declared set of options.
 ///
 /// One parser serves `llmster SUBCOMMAND …` and the REPL's `/command …`, so both accept the same

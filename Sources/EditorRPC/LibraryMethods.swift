@@ -51,18 +51,9 @@ enum LibraryMethods {
                 title: try params.optionalString("title") ?? "", model: try params.optionalString("model"),
                 systemPrompt: try params.optionalString("systemPrompt"), reasoning: try params.optionalString("reasoning"),
                 folder: try params.optionalInteger("folderId").map { .id(Int64($0)) },
-                integrations: try params.optionalStrings("integrations") ?? [])
-            let preset = try params.optionalString("preset")
-            if let preset { _ = try context.session.preset(named: preset) }
+                integrations: try params.optionalStrings("integrations") ?? [], preset: try params.optionalString("preset"))
             let opened = try await context.session.openConversation(.new, overrides: overrides)
-            var conversation = opened.conversation
-            if let preset {
-                let id = conversation.id
-                _ = try await context.session.applyPreset(preset, conversationId: id, includingModel: overrides.model == nil)
-                if let systemPrompt = overrides.systemPrompt { _ = try await context.session.setSystemPrompt(systemPrompt, conversationId: id) }
-                conversation = try await context.session.withLibrary { try $0.conversation(id: id) } ?? conversation
-            }
-            let created = conversation
+            let created = opened.conversation
             return try await context.session.withLibrary { library in
                 IntegrationMethods.withNotice(try json(created, paths: try library.folderPaths()), added: opened.enabledIntegrations)
             }

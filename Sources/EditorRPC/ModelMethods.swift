@@ -11,10 +11,7 @@ enum ModelMethods {
         registry.register("models/load") { context, params in
             let key = try params.string("model")
             let models = try await context.session.models(refresh: true)
-            guard models.contains(where: { $0.key == key }) else {
-                throw RPCError(code: RPCError.modelNotFoundCode, message: "\(key) is not downloaded on this server; models/list lists what is.",
-                               kind: "model_not_found")
-            }
+            guard models.contains(where: { $0.key == key }) else { throw models.notDownloaded(key) }
             let reply = try await context.session.client.load(LoadRequest(model: key, contextLength: try params.optionalInteger("contextLength")))
             await context.session.invalidateModels()
             return try .encoding(reply)

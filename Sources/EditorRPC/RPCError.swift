@@ -73,6 +73,13 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
         RPCError(code: notFoundCode, message: what, kind: "not_found")
     }
 
+    /// No single conversation matches a reference: `data.candidates` lists the near or matching ones (`id`, `title`).
+    static func notFound(_ what: String, candidates: [ConversationCandidate]) -> RPCError {
+        RPCError(code: notFoundCode, message: what, kind: "not_found", details: [
+            "candidates": .array(candidates.map { .object(["id": .string($0.id), "title": .string($0.title)]) }),
+        ])
+    }
+
     /// The error a failure of the engine, the server or the library stands for.
     static func from(_ error: any Error) -> RPCError {
         switch error {
@@ -84,7 +91,8 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return RPCError(code: authCode, message: String(describing: error), kind: "auth")
         case let error as LibraryError:
             switch error {
-            case .notFound, .ambiguousConversation: return notFound(error.description)
+            case .notFound: return notFound(error.description)
+            case .ambiguousConversation(_, let candidates): return notFound(error.description, candidates: candidates)
             case .invalidFolderName, .folderExists, .folderCycle: return invalidParams(error.description)
             default: return RPCError(code: storageCode, message: error.description, kind: "storage")
             }
@@ -100,8 +108,13 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     private static func from(chat error: ChatError) -> RPCError {
         switch error {
         case .server(let inner): return from(server: inner)
-        case .modelNotDownloaded, .noModel:
+        case .modelNotDownloaded(_, let suggestion):
+            return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found",
+                            details: ["suggestion": suggestion.map(JSONValue.string) ?? .null])
+        case .noModel:
             return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found")
+        case .unknownConversation(_, let closest):
+            return notFound(error.description, candidates: closest)
         case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration, .unknownPreset, .invalidSetting:
             return invalidParams(error.description)
         case .integrationRefused:

@@ -81,7 +81,7 @@ import TestSupport
         } catch ChatError.storage(.ambiguousConversation(_, let candidates)) {
             #expect(candidates.count == 2)
         }
-        await #expect(throws: ChatError.storage(.notFound(kind: "conversation", reference: "nothing-like-this"))) {
+        await #expect(throws: ChatError.unknownConversation(reference: "nothing-like-this", closest: [])) {
             try await harness.session.openConversation(.named("nothing-like-this"))
         }
         await #expect(throws: ChatError.unknownIntegration("nope", configured: [])) {

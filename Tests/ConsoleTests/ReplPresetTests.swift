@@ -47,6 +47,20 @@ import TestSupport
         #expect(system.contains("Answer in verse."))
     }
 
+    @Test func aPresetChosenBeforeTheFirstMessageAppliesWhenTheConversationIsCreatedUnderALaterModelChoice() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write(Self.config, to: "config/llmster/config")
+        let terminal = try repl.start()
+        let chosen = try terminal.enter("/preset reviewer")
+        #expect(chosen.contains("Preset reviewer applies to this conversation from its first message."), "\(chosen)")
+        try terminal.enter("/model acme/tiny-1b")
+        try terminal.enter("echo:first")
+        let request = try #require(repl.fixture.requests(to: "/api/v1/chat").last)
+        #expect(request.field("system_prompt") == "You review diffs tersely.")
+        #expect(request.field("temperature") == "0.2")
+        #expect(request.field("model") == "acme/tiny-1b", "a model chosen after the preset wins over the preset's")
+    }
+
     @Test func askTakesAPresetAndAnExplicitSystemPromptWins() throws {
         let repl = try ReplHarness()
         try repl.sandbox.write(Self.config, to: "config/llmster/config")

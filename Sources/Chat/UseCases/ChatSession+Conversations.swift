@@ -1,3 +1,4 @@
+import Foundation
 import Library
 import LMStudio
 
@@ -30,16 +31,20 @@ public struct ConversationOverrides: Sendable, Equatable {
     public var folder: Folder?
     /// The configured integrations to enable (replacing the conversation's choice; empty turns them off).
     public var integrations: [String]?
+    /// A configured preset whose model, system prompt and settings the conversation takes; `model`,
+    /// `systemPrompt` and `reasoning` given here win over the preset's.
+    public var preset: String?
 
     /// Creates overrides; every value is optional.
     public init(title: String? = nil, model: String? = nil, systemPrompt: String? = nil, reasoning: String? = nil,
-                folder: Folder? = nil, integrations: [String]? = nil) {
+                folder: Folder? = nil, integrations: [String]? = nil, preset: String? = nil) {
         self.title = title
         self.model = model
         self.systemPrompt = systemPrompt
         self.reasoning = reasoning
         self.folder = folder
         self.integrations = integrations
+        self.preset = preset
     }
 }
 
@@ -87,20 +92,59 @@ extension ChatSession {
         }
     }
 
+    /// The conversation `reference` names: an exact id, an exact title (case-insensitive) or a unique id prefix.
+    ///
+    /// None throws `ChatError.unknownConversation` with the closest titles; several throw `ChatError.storage`
+    /// with `LibraryError.ambiguousConversation` (listing the candidates).
+    public func resolveConversation(_ reference: String) throws -> Conversation {
+        do {
+            return try library.resolveConversation(reference)
+        } catch LibraryError.notFound(kind: "conversation", _) {
+            let recent = try storage { try library.conversations(limit: 500) }
+            throw ChatError.unknownConversation(reference: reference, closest: Self.closest(to: reference, in: recent))
+        } catch let error as LibraryError {
+            throw ChatError.storage(error)
+        }
+    }
+
+    /// At most five conversations whose titles contain `reference` or are within a few edits of it, nearest first.
+    private static func closest(to reference: String, in conversations: [Conversation]) -> [ConversationCandidate] {
+        let wanted = reference.lowercased()
+        let scored = conversations.compactMap { conversation -> (Conversation, Int)? in
+            let title = conversation.title.lowercased()
+            if !wanted.isEmpty, title.contains(wanted) { return (conversation, 0) }
+            let distance = EditDistance.between(wanted, title)
+            return distance <= max(2, wanted.count / 3) ? (conversation, distance) : nil
+        }
+        return scored.sorted { $0.1 < $1.1 }.prefix(5).map { ConversationCandidate(id: $0.0.id, title: $0.0.title) }
+    }
+
     /// Resolves `reference` (or creates a conversation) and applies `overrides`, in one step for every face.
     ///
-    /// An unknown or ambiguous reference throws `ChatError.storage` with `LibraryError.notFound` or
-    /// `.ambiguousConversation` (listing the candidates); unconfigured integrations throw `ChatError.unknownIntegration`.
+    /// Everything is checked before anything is saved: an unknown preset throws `ChatError.unknownPreset`, a
+    /// refused setting (the preset's, or the reasoning override) `ChatError.invalidSetting`, unconfigured
+    /// integrations `ChatError.unknownIntegration`, and a reference see `resolveConversation`.
     public func openConversation(_ reference: ConversationReference,
                                  overrides: ConversationOverrides = ConversationOverrides()) async throws -> OpenedConversation {
+        let preset = try overrides.preset.map { try self.preset(named: $0) }
         for name in overrides.integrations ?? [] where configuration.integrations[name] == nil {
             throw ChatError.unknownIntegration(name, configured: configuration.integrations.keys.sorted())
         }
-        var opened = try storage {
-            var conversation: Conversation
-            var systemPrompt: SystemPromptEffect?
-            switch reference {
-            case .new:
+        let model = overrides.model ?? preset?.model
+        let systemPrompt = overrides.systemPrompt ?? preset?.systemPrompt
+        var changes = try preset?.settingChanges() ?? []
+        if let reasoning = overrides.reasoning {
+            changes.removeAll { $0.0 == .reasoning }
+            changes.append((.reasoning, .text(reasoning)))
+        }
+        var conversation: Conversation
+        var effect: SystemPromptEffect?
+        switch reference {
+        case .new:
+            let now = Date()
+            let planned = Conversation(id: "", title: overrides.title ?? "", createdAt: now, updatedAt: now, modelKey: model)
+            let settings = try await checkedSettings(changes, for: planned)
+            conversation = try storage {
                 let folderId: Int64?
                 switch overrides.folder {
                 case .path(let path)?: folderId = try library.ensureFolder(path: path).id
@@ -109,45 +153,37 @@ extension ChatSession {
                     folderId = id
                 case nil: folderId = nil
                 }
-                conversation = try library.createConversation(title: overrides.title ?? "", folderId: folderId, modelKey: overrides.model,
-                                                              systemPrompt: overrides.systemPrompt, settings: ConversationSettings())
-                if overrides.systemPrompt != nil { systemPrompt = .nextRequest }
-            case .mostRecent, .named:
-                if case .named(let name) = reference {
-                    conversation = try library.resolveConversation(name)
-                } else {
-                    guard let recent = try library.mostRecentConversation() else {
-                        throw LibraryError.notFound(kind: "conversation", reference: "the most recent one (there is none yet)")
-                    }
-                    conversation = recent
+                return try library.createConversation(title: planned.title, folderId: folderId, modelKey: model,
+                                                      systemPrompt: systemPrompt, settings: settings)
+            }
+            if systemPrompt != nil { effect = .nextRequest }
+        case .mostRecent, .named:
+            if case .named(let name) = reference {
+                conversation = try resolveConversation(name)
+            } else {
+                guard let recent = try storage({ try library.mostRecentConversation() }) else {
+                    throw ChatError.storage(.notFound(kind: "conversation", reference: "the most recent one (there is none yet)"))
                 }
-                let before = conversation
-                if let title = overrides.title { conversation.title = title }
-                if let model = overrides.model { conversation.modelKey = model }
-                if let system = overrides.systemPrompt, system != conversation.systemPrompt {
-                    conversation.systemPrompt = system
-                    systemPrompt = conversation.lastResponseId == nil ? .nextRequest : .needsFreshContext
-                }
-                if conversation != before { try library.updateConversation(conversation) }
+                conversation = recent
             }
-            var enabled: [String] = []
-            if let names = overrides.integrations {
-                enabled = try library.setIntegrations(conversationId: conversation.id, names: names)
-                conversation = try library.conversation(id: conversation.id) ?? conversation
+            let before = conversation
+            if let title = overrides.title { conversation.title = title }
+            if let model { conversation.modelKey = model }
+            if let systemPrompt, systemPrompt != conversation.systemPrompt {
+                conversation.systemPrompt = systemPrompt
+                effect = conversation.lastResponseId == nil ? .nextRequest : .needsFreshContext
             }
-            return OpenedConversation(conversation: conversation, isNew: reference == .new, enabledIntegrations: enabled,
-                                      systemPrompt: systemPrompt)
+            conversation.settings = try await checkedSettings(changes, for: conversation)
+            let changed = conversation
+            if changed != before { try storage { try library.updateConversation(changed) } }
         }
-        // Reasoning goes through the one settings check: a value the model does not allow is refused now,
-        // not saved to fail every later send. A conversation created for this call does not outlive the refusal.
-        if let reasoning = overrides.reasoning {
-            do {
-                opened.conversation.settings = try await setSettings([(.reasoning, .text(reasoning))], conversationId: opened.conversation.id)
-            } catch {
-                if case .new = reference { try? storage { try library.delete(conversationId: opened.conversation.id) } }
-                throw error
-            }
+        var enabled: [String] = []
+        if let names = overrides.integrations {
+            let id = conversation.id
+            enabled = try storage { try library.setIntegrations(conversationId: id, names: names) }
+            conversation = try storage { try library.conversation(id: id) } ?? conversation
         }
-        return opened
+        return OpenedConversation(conversation: conversation, isNew: reference == .new, enabledIntegrations: enabled,
+                                  systemPrompt: effect)
     }
 }

@@ -46,13 +46,12 @@ extension ChatSession {
     /// Makes `reference` (a key or a loaded instance id) the conversation's model under the `LoadPolicy`:
     /// unloads what the policy plans, saves the choice, then loads the model when no instance serves it.
     ///
-    /// Without a conversation, `pending` stands for the previous choice and nothing is saved.
+    /// Without a conversation, `pending` stands for the previous choice and nothing is saved. A model the server
+    /// lacks throws `ChatError.modelNotDownloaded` with the nearest downloaded key.
     public func selectModel(_ reference: String, conversationId: String?, pending: String? = nil,
                             progress: @Sendable (ModelSelectionStep) async -> Void = { _ in }) async throws -> ModelSelection {
         let models = try await serverCall { try await self.models(refresh: true) }
-        guard let model = models.first(where: { $0.key == reference || $0.loadedInstances.contains { $0.id == reference } }) else {
-            throw ChatError.modelNotDownloaded(reference)
-        }
+        let model = try models.downloadedModel(reference)
         guard model.type == .llm else { throw ChatError.notAChatModel(reference) }
         let conversation = try conversationId.map { id in try existingConversation(id) }
         let previous = EffectiveModel.resolve(conversation: conversation, pending: pending,

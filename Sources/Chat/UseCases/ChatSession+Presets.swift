@@ -4,7 +4,7 @@ import Library
 public struct PresetApplication: Sendable, Equatable {
     /// The preset applied.
     public let preset: Preset
-    /// How its system prompt reaches the model; nil when it has none.
+    /// How its system prompt reaches the model; nil when it has none or the conversation already had it.
     public let systemPrompt: SystemPromptEffect?
     /// The conversation's settings now.
     public let settings: ConversationSettings
@@ -22,24 +22,25 @@ extension ChatSession {
         return preset
     }
 
-    /// Gives conversation `conversationId` the preset's system prompt, settings and (unless `includingModel` is
-    /// false, for a face that switches models itself under the load policy) its model.
+    /// Gives the conversation `reference` names (an id, id prefix or title) the preset's model, system prompt and settings.
     ///
-    /// Settings go through `setSettings` and the prompt through `setSystemPrompt`, so a preset is held to the same
-    /// checks as `/set` and `/system`: a refused setting (`ChatError.invalidSetting`) changes nothing.
-    public func applyPreset(_ name: String, conversationId: String, includingModel: Bool = true) async throws -> PresetApplication {
+    /// The same step as `openConversation` with `ConversationOverrides.preset`, so a preset is held to the checks of
+    /// `/set` and `/system`: a refused setting (`ChatError.invalidSetting`) changes nothing.
+    public func applyPreset(_ name: String, conversationId reference: String) async throws -> PresetApplication {
         let preset = try preset(named: name)
-        if includingModel, let model = preset.model {
-            _ = try await openConversation(.named(conversationId), overrides: ConversationOverrides(model: model))
-        }
+        let opened = try await openConversation(.named(reference), overrides: ConversationOverrides(preset: name))
+        return PresetApplication(preset: preset, systemPrompt: opened.systemPrompt, settings: opened.conversation.settings)
+    }
+}
+
+extension Preset {
+    /// The preset's settings as changes for `ChatSession.setSettings`, in key order; an unknown key throws
+    /// `ChatError.invalidSetting`.
+    func settingChanges() throws(ChatError) -> [(ConversationSetting, ConversationSetting.Value)] {
         var changes: [(ConversationSetting, ConversationSetting.Value)] = []
-        for key in preset.settings.keys.sorted() {
-            do { changes.append((try ConversationSetting.named(key), .init(typed: preset.settings[key]!))) } catch {
-                throw ChatError.invalidSetting(error)
-            }
+        for (key, value) in settings.sorted(by: { $0.key < $1.key }) {
+            do { changes.append((try ConversationSetting.named(key), .init(typed: value))) } catch { throw .invalidSetting(error) }
         }
-        let settings = try await setSettings(changes, conversationId: conversationId)
-        let effect = try preset.systemPrompt.map { try setSystemPrompt($0, conversationId: conversationId) }
-        return PresetApplication(preset: preset, systemPrompt: effect, settings: settings)
+        return changes
     }
 }

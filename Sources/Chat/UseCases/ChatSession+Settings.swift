@@ -19,6 +19,17 @@ extension ChatSession {
     public func setSettings(_ changes: [(ConversationSetting, ConversationSetting.Value)],
                             conversationId: String) async throws -> ConversationSettings {
         var conversation = try existingConversation(conversationId)
+        conversation.settings = try await checkedSettings(changes, for: conversation)
+        let updated = conversation
+        try storage { try library.updateConversation(updated) }
+        return updated.settings
+    }
+
+    /// The settings `conversation` would have after `changes`, each checked (reasoning against the options of the
+    /// model `conversation` names); nothing is saved. A refused change throws `ChatError.invalidSetting`.
+    func checkedSettings(_ changes: [(ConversationSetting, ConversationSetting.Value)],
+                         for conversation: Conversation) async throws -> ConversationSettings {
+        var settings = conversation.settings
         var reasoningOptions: [String] = []
         var modelName: String?
         if changes.contains(where: { $0.0 == .reasoning && $0.1 != .clear }) {
@@ -29,14 +40,12 @@ extension ChatSession {
         }
         do {
             for (setting, value) in changes {
-                try setting.apply(value, to: &conversation.settings, model: modelName, reasoningOptions: reasoningOptions)
+                try setting.apply(value, to: &settings, model: modelName, reasoningOptions: reasoningOptions)
             }
         } catch {
             throw ChatError.invalidSetting(error)
         }
-        let updated = conversation
-        try storage { try library.updateConversation(updated) }
-        return updated.settings
+        return settings
     }
 
     /// Saves the conversation's system prompt (nil clears it) and says when the model sees it.

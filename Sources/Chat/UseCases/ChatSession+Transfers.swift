@@ -10,12 +10,12 @@ public enum ExportTarget: Sendable, Equatable {
 
 extension ChatSession {
     /// Writes the conversation `reference` names (an id, id prefix or title) to the target `target` picks for it;
-    /// returns the conversation and that target.
+    /// returns the conversation and that target. A reference is resolved as `resolveConversation` does.
     @discardableResult
     public func exportConversation(_ reference: String, target: @Sendable (Conversation) throws -> ExportTarget) throws
         -> (conversation: Conversation, target: ExportTarget) {
-        try storage {
-            let conversation = try library.resolveConversation(reference)
+        let conversation = try resolveConversation(reference)
+        return try storage {
             let chosen = try target(conversation)
             switch chosen {
             case .file(let path): try library.exportConversation(id: conversation.id, to: path)

@@ -31,7 +31,7 @@ public struct EffectiveModel: Sendable, Equatable {
         let fallback = models?.first { $0.type == .llm && $0.isLoaded }?.key
         guard let reference = conversation?.modelKey ?? pending ?? defaultModel ?? fallback else { return nil }
         guard let models else { return EffectiveModel(reference: reference, model: nil, instance: nil, state: .serverUnreachable) }
-        guard let model = models.first(where: { $0.key == reference || $0.loadedInstances.contains { $0.id == reference } }) else {
+        guard let model = models.model(named: reference) else {
             return EffectiveModel(reference: reference, model: nil, instance: nil, state: .notDownloaded)
         }
         let instance = model.loadedInstances.first { $0.id == reference }

@@ -123,7 +123,7 @@ public enum App {
             errors.wrappedLine("llmster\(name.isEmpty ? "" : " " + name): \(error)\n\(command?.usageLine ?? usageLine)", indent: 9)
             return ExitCode.usage
         } catch {
-            context.warn(await explanation(of: error, context: context))
+            context.warn(explanation(of: error, context: context))
             return exitCode(for: error)
         }
     }
@@ -139,21 +139,13 @@ public enum App {
             let opened = try await AskCommand.open(for: arguments, session: session)
             return await Repl.run(context: context, chat: session, conversationId: opened.conversation.id)
         }
-        if let model, let models = try? await session.models(),
-           !models.contains(where: { $0.key == model || $0.loadedInstances.contains { $0.id == model } }) {
-            throw ChatError.modelNotDownloaded(model)
-        }
+        if let model, let models = try? await session.models() { _ = try models.downloadedModel(model) }
         return await Repl.run(context: context, chat: session, model: model)
     }
 
-    /// What `error` means for the user; a model that is not downloaded gets the closest downloaded key as a suggestion.
-    static func explanation(of error: any Error, context: CommandContext) async -> String {
-        if case ChatError.modelNotDownloaded(let key) = error,
-           let models = try? await context.client().models(),
-           let near = EditDistance.nearest(to: key, in: models.map(\.key), maximum: max(2, key.count / 4)) {
-            return "\(key) is not downloaded on this server; did you mean \(near)? (`llmster models` lists what is)"
-        }
-        return (error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error)
+    /// What `error` means for the user.
+    static func explanation(of error: any Error, context: CommandContext) -> String {
+        (error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error)
     }
 
     /// The exit status that tells a script what kind of failure `error` is.
@@ -171,11 +163,10 @@ public enum App {
             case .server(let inner): return exitCode(for: inner)
             case .storage(let inner): return exitCode(for: inner)
             case .credentials(let inner): return exitCode(for: inner)
-            case .modelNotDownloaded: return ExitCode.notFound
+            case .modelNotDownloaded, .unknownConversation: return ExitCode.notFound
             default: return ExitCode.failure
             }
         case is CredentialsError: return ExitCode.authentication
-        case is UnknownConversation: return ExitCode.notFound
         case let error as LibraryError:
             if case .notFound = error { return ExitCode.notFound }
             if case .ambiguousConversation = error { return ExitCode.notFound }

@@ -83,20 +83,12 @@ enum AskCommand {
             if arguments.has("no-save") { try? FileManager.default.removeItem(atPath: (context.libraryPath as NSString).deletingLastPathComponent) }
         }
         let session = try context.session()
-        // An unknown preset is a usage error, found before a conversation is made for the message.
-        if let name = context.preset { do { _ = try session.preset(named: name) } catch { throw UsageError(String(describing: error)) } }
-        let opened = try await open(for: arguments, session: session)
+        let opened = try await open(for: arguments, session: session, preset: context.preset)
         let conversationId = opened.conversation.id
         if !opened.enabledIntegrations.isEmpty {
             context.errors.line("Note: enabled integrations (\(opened.enabledIntegrations.joined(separator: ", "))) may contact external services on the server's behalf.")
         }
-        var promptEffect = opened.systemPrompt
-        if let name = context.preset {
-            // The preset's values, except what -m and --system name explicitly.
-            var effect = try await session.applyPreset(name, conversationId: conversationId, includingModel: arguments.value("model") == nil).systemPrompt
-            if let system = arguments.value("system") { effect = try await session.setSystemPrompt(system, conversationId: conversationId) }
-            if effect == .needsFreshContext { promptEffect = effect }
-        }
+        let promptEffect = opened.systemPrompt
         let freshContext = arguments.has("fresh-context") || promptEffect == .needsFreshContext
         if promptEffect == .needsFreshContext, !arguments.has("fresh-context") {
             context.errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
@@ -144,59 +136,23 @@ enum AskCommand {
 
     /// Opens the conversation to send on through `ChatSession.openConversation`: continued (`-c`, `--chat CHAT`),
     /// or new, with the model, folder, system prompt, reasoning and integrations given (options a command does
-    /// not declare are simply absent); `llmster voice` and the REPL's start share it.
+    /// not declare are simply absent) and `preset` under them; `llmster voice` and the REPL's start share it.
     ///
-    /// A CHAT that matches nothing throws `UnknownConversation` with the closest titles.
-    static func open(for arguments: ArgumentParser.Parsed, session: ChatSession) async throws -> OpenedConversation {
+    /// A CHAT that matches nothing throws `ChatError.unknownConversation` with the closest titles; an unknown
+    /// preset or integration is a usage error, found before anything is created.
+    static func open(for arguments: ArgumentParser.Parsed, session: ChatSession, preset: String? = nil) async throws -> OpenedConversation {
         let names = arguments.all("integration")
         let overrides = ConversationOverrides(
             model: arguments.value("model"), systemPrompt: arguments.value("system"), reasoning: arguments.value("reasoning"),
             folder: arguments.value("folder").map(ConversationOverrides.Folder.path),
-            integrations: names.isEmpty ? nil : names == ["none"] ? [] : names)
-        let reference = try reference(arguments)
+            integrations: names.isEmpty ? nil : names == ["none"] ? [] : names, preset: preset)
         do {
-            return try await session.openConversation(reference, overrides: overrides)
+            return try await session.openConversation(try reference(arguments), overrides: overrides)
         } catch let error as ChatError {
-            if case .unknownIntegration = error { throw UsageError(error.description) }
-            if case .storage(.notFound(kind: "conversation", _)) = error, case .named(let name) = reference {
-                let titles = (try? await session.withLibrary { try $0.conversations(limit: 500) }) ?? []
-                throw UnknownConversation(reference: name, candidates: UnknownConversation.closest(to: name, in: titles))
+            switch error {
+            case .unknownIntegration, .unknownPreset: throw UsageError(error.description)
+            default: throw error
             }
-            throw error
         }
-    }
-}
-
-/// A `--chat` reference that matches no conversation, with the closest titles as candidates.
-struct UnknownConversation: Error, CustomStringConvertible {
-    let reference: String
-    let candidates: [Conversation]
-
-    /// The conversation `reference` names in `library`; throws `UnknownConversation` (with the closest titles)
-    /// when none matches, and the library's error (listing the candidates) when several do.
-    static func resolve(_ reference: String, in library: LibraryStore) throws -> Conversation {
-        do {
-            return try library.resolveConversation(reference)
-        } catch LibraryError.notFound(kind: "conversation", _) {
-            throw UnknownConversation(reference: reference, candidates: closest(to: reference, in: try library.conversations(limit: 500)))
-        }
-    }
-
-    /// At most five conversations whose titles contain `reference` or are within a few edits of it.
-    static func closest(to reference: String, in conversations: [Conversation]) -> [Conversation] {
-        let wanted = reference.lowercased()
-        let scored = conversations.compactMap { conversation -> (Conversation, Int)? in
-            let title = conversation.title.lowercased()
-            if !wanted.isEmpty, title.contains(wanted) { return (conversation, 0) }
-            let distance = EditDistance.between(wanted, title)
-            return distance <= max(2, wanted.count / 3) ? (conversation, distance) : nil
-        }
-        return scored.sorted { $0.1 < $1.1 }.prefix(5).map(\.0)
-    }
-
-    var description: String {
-        let head = "no conversation matches \"\(reference)\" (an id, id prefix or title)"
-        guard !candidates.isEmpty else { return head + "; `llmster chats` lists them" }
-        return head + "; close ones:\n" + candidates.map { "  \($0.id.prefix(8))  \($0.title)" }.joined(separator: "\n")
     }
 }

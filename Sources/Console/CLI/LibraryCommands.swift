@@ -59,11 +59,12 @@ enum LibraryCommands {
         ]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
-        let library = try context.openLibrary()
-        let conversation = try UnknownConversation.resolve(arguments.positionals[0], in: library)
-        let transcript = try Transcript.markdown(of: conversation, library: library,
-                                                 reasoning: arguments.has("reasoning"), tools: arguments.has("tools"),
-                                                 alternatives: arguments.has("alternatives"))
+        let session = try context.librarySession()
+        let conversation = try await session.resolveConversation(arguments.positionals[0])
+        let (reasoning, tools, alternatives) = (arguments.has("reasoning"), arguments.has("tools"), arguments.has("alternatives"))
+        let transcript = try await session.withLibrary { library in
+            try Transcript.markdown(of: conversation, library: library, reasoning: reasoning, tools: tools, alternatives: alternatives)
+        }
         ReplyDisplay.printDocument(transcript, context: context)
         return ExitCode.success
     }

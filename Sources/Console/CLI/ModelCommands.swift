@@ -76,12 +76,7 @@ enum ModelCommands {
         }
         let client = try context.client()
         let models = try await client.models()
-        guard let model = models.first(where: { $0.key == key }) else {
-            let near = EditDistance.nearest(to: key, in: models.map(\.key), maximum: max(2, key.count / 4))
-            context.warn("\(key) is not downloaded on this server" + (near.map { "; did you mean \($0)?" } ?? "")
-                         + " (`llmster models` lists what is)")
-            return ExitCode.notFound
-        }
+        guard let model = models.first(where: { $0.key == key }) else { throw models.notDownloaded(key) }
         if model.type != .llm && model.type != .embedding {
             context.warn("\(key) is not a model LM Studio can load.")
             return ExitCode.failure

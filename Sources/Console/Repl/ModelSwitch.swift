@@ -24,8 +24,8 @@ import TerminalMarkdown
                     output.line(loadedLine(reply))
                 }
             }
-        } catch ChatError.modelNotDownloaded(let key) {
-            throw UsageError("\(key) is not downloaded on this server; /models lists what is")
+        } catch ChatError.modelNotDownloaded(let key, let suggestion) {
+            throw UsageError("\(key) is not downloaded on this server; " + (suggestion.map { "did you mean \($0)? " } ?? "") + "/models lists what is")
         } catch ChatError.notAChatModel(let key) {
             throw UsageError("\(key) is not a chat model")
         }
@@ -142,7 +142,8 @@ import TerminalMarkdown
     }
 
     /// `/preset NAME` (and `--preset`): the preset's model under the load policy, then its prompt and settings
-    /// through `ChatSession.applyPreset`; before the first message they wait for the conversation to exist.
+    /// through `ChatSession.applyPreset`; before the first message the preset goes with the conversation's creation
+    /// (`ConversationOverrides.preset`).
     static func applyPreset(_ name: String, repl: ReplSession) async throws {
         let preset: Preset
         do { preset = try repl.chat.preset(named: name) } catch let error as ChatError { throw UsageError(error.description) }
@@ -153,7 +154,7 @@ import TerminalMarkdown
             return
         }
         let applied: PresetApplication
-        do { applied = try await repl.chat.applyPreset(name, conversationId: id, includingModel: false) } catch ChatError.invalidSetting(let error) {
+        do { applied = try await repl.chat.applyPreset(name, conversationId: id) } catch ChatError.invalidSetting(let error) {
             throw UsageError("preset \(name): \(error)")
         }
         await report(applied.systemPrompt ?? .unchanged, what: "Preset \(name) applied", repl: repl)

@@ -143,9 +143,8 @@ enum ReplCommands {
                      argument: .folder) { arguments, repl in
             let words = arguments.positionals
             guard (1...2).contains(words.count) else { throw UsageError("name the folder, and optionally the conversation first") }
-            let current = words.count == 1 ? try await repl.ensureConversation() : nil
+            let id = words.count == 1 ? try await repl.ensureConversation() : try await repl.chat.resolveConversation(words[0]).id
             try await repl.chat.withLibrary { library in
-                let id = try current ?? library.resolveConversation(words[0]).id
                 let folder = words.last!
                 let folderId = folder == "/" ? nil : try library.ensureFolder(path: folder).id
                 try library.move(conversationId: id, to: folderId)

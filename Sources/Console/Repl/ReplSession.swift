@@ -268,15 +268,14 @@ import TerminalMarkdown
 
     // MARK: Sending
 
-    /// The conversation to send on, created (with the `/model` choice) through `ChatSession.openConversation` when there is none yet.
+    /// The conversation to send on, created (with the `/model` and `/preset` choices) through
+    /// `ChatSession.openConversation` when there is none yet.
     func ensureConversation() async throws -> String {
         if let conversationId { return conversationId }
-        let id = try await chat.openConversation(.new, overrides: ConversationOverrides(model: pendingModel)).conversation.id
+        let overrides = ConversationOverrides(model: pendingModel, preset: pendingPreset)
+        let id = try await chat.openConversation(.new, overrides: overrides).conversation.id
         conversationId = id
-        if let preset = pendingPreset {
-            pendingPreset = nil
-            _ = try await chat.applyPreset(preset, conversationId: id, includingModel: false)
-        }
+        pendingPreset = nil
         return id
     }
 

@@ -1,3 +1,5 @@
+import Chat
+
 /// What a slash command's arguments are, for tab completion.
 enum SlashArgument: Sendable, Equatable {
     case none

@@ -1,5 +1,5 @@
 /// Damerau–Levenshtein distance (optimal string alignment), for "did you mean" suggestions on unknown
-/// commands, options, slash commands and model keys.
+/// commands, options, slash commands, model keys and conversation titles.
 public enum EditDistance {
     /// The number of single-character edits (insertions, deletions, substitutions and swaps of two adjacent
     /// characters, each weighing 1) that turn `a` into `b`.

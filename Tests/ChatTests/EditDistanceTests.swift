@@ -1,4 +1,4 @@
-import Console
+import Chat
 import Testing
 
 @Suite struct EditDistanceTests {
