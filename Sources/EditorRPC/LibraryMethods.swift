@@ -212,7 +212,8 @@ enum LibraryMethods {
         return .object(members)
     }
 
-    /// A message record with `stats` as an object (instead of `statsJSON` text) and its tool calls.
+    /// A message record with `stats` as an object (instead of `statsJSON` text) and its tool calls; an assistant
+    /// message also has its `parts` in the server's order (`Message.timeline`) and its `reasoningSeconds`.
     static func messageJSON(_ message: Message, toolCalls: [ToolCallRecord]) throws -> JSONValue {
         guard case .object(var members) = try JSONValue.encoding(message) else { return .null }
         members["statsJSON"] = nil
@@ -228,6 +229,25 @@ enum LibraryMethods {
                 "reasoningOffset": call.reasoningOffset.map { .number(Double($0)) } ?? .null,
             ])
         })
+        if message.role == .assistant {
+            members["parts"] = .array(partsJSON(message.timeline(toolCalls: toolCalls)))
+            members["reasoningSeconds"] = message.reasoningSeconds.map(JSONValue.number) ?? .null
+        }
         return .object(members)
+    }
+
+    /// `{"kind": "reasoning"|"text", "text"}` or `{"kind": "tool", "index"}`, the index counting the message's
+    /// `toolCalls` from 0.
+    private static func partsJSON(_ timeline: [ReplyTimelinePart]) -> [JSONValue] {
+        var calls = 0
+        return timeline.map { part in
+            switch part {
+            case .reasoning(let thought): return .object(["kind": .string("reasoning"), "text": .string(thought)])
+            case .text(let said): return .object(["kind": .string("text"), "text": .string(said)])
+            case .toolCall:
+                defer { calls += 1 }
+                return .object(["kind": .string("tool"), "index": .integer(calls)])
+            }
+        }
     }
 }
