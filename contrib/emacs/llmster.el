@@ -346,8 +346,7 @@ Signal a `user-error' with the server's message when it fails."
   indicator     ; overlay showing progress and that the reply streams
   undo-mark     ; `buffer-undo-list' when the send began
   new           ; whether this send created the conversation
-  text          ; the text the user typed
-  reasoning-started) ; `float-time' of the first reasoning
+  text)         ; the text the user typed
 
 (defvar llmster-chat-mode-map
   (let ((map (make-sparse-keymap)))
@@ -617,11 +616,16 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
       (unless (eq (char-before (llmster--reply-end reply)) ?\n)
         (llmster--insert-at reply (llmster--reply-end reply) "\n")
         (move-overlay segment (overlay-start segment) (llmster--reply-end reply)))
-      (llmster--set-fold-summary
-       segment (llmster--thought-summary
-                (and (llmster--reply-reasoning-started reply)
-                     (- (float-time) (llmster--reply-reasoning-started reply))))))
+      ;; Without the engine's time (its reasoning.end), the REPL's word for it.
+      (when (equal (overlay-get segment 'llmster-summary) "Thinking…")
+        (llmster--set-fold-summary segment (llmster--thought-summary nil))))
     (setf (llmster--reply-segment reply) nil)))
+
+(defun llmster--reasoning-ended (reply seconds)
+  "Label REPLY's latest reasoning with the engine's SECONDS of reasoning so far."
+  (let ((fold (car (last (llmster--folds 'reasoning)))))
+    (when (and fold (<= (llmster--reply-body reply) (overlay-start fold)))
+      (llmster--set-fold-summary fold (llmster--thought-summary seconds)))))
 
 (defun llmster--append (reply kind text)
   "Append TEXT of KIND (`answer' or `reasoning') to REPLY."
@@ -635,7 +639,6 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
                         (llmster--make-fold end end 'reasoning "Thinking…")
                       (make-overlay end end nil t nil)))
       (overlay-put segment 'llmster-kind kind)
-      (when (eq kind 'reasoning) (setf (llmster--reply-reasoning-started reply) (float-time)))
       (setf (llmster--reply-segment reply) segment))
     (let ((from (overlay-start segment)))
       (llmster--insert-at reply end text)
@@ -722,6 +725,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
              (llmster--append reply 'reasoning text)
              (llmster--set-indicator reply "thinking"))
             ("reasoning.replace" (llmster--replace-segments reply 'reasoning text))
+            ("reasoning.end" (llmster--reasoning-ended reply (alist-get 'seconds event)))
             ((or "tool_call.start" "tool_call.arguments" "tool_call.success" "tool_call.failure")
              (llmster--show-tool reply event)
              (llmster--set-indicator reply (format "tool %s" (alist-get 'name event))))

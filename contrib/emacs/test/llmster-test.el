@@ -206,10 +206,15 @@
 
 (ert-deftest llmster-test-reasoning-is-folded-and-survives-font-lock ()
   (llmster-test--with-llmster
-    (let ((buffer (llmster)) saved seconds)
+    (let ((buffer (llmster)) saved seconds engine-seconds)
       (with-current-buffer buffer
-        (llmster-test--send buffer "[[sim:reasoning]] echo:The answer")
-        (llmster-test--wait-reply buffer)
+        (cl-letf* ((apply-event (symbol-function 'llmster--apply-event))
+                   ((symbol-function 'llmster--apply-event)
+                    (lambda (buffer reply event)
+                      (when (equal (alist-get 'type event) "reasoning.end") (setq engine-seconds (alist-get 'seconds event)))
+                      (funcall apply-event buffer reply event))))
+          (llmster-test--send buffer "[[sim:reasoning]] echo:The answer")
+          (llmster-test--wait-reply buffer))
         (let ((reply (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
           (setq saved (alist-get 'reasoning reply)
                 seconds (alist-get 'reasoningSeconds reply))))
@@ -222,9 +227,9 @@
             (should fold)
             ;; Folded to one summary line, the whole reasoning behind it, the answer outside it.
             (should (string-match-p "\\`▸ Thought for [0-9]+\\.[0-9] s\n\\'" (get-char-property (overlay-start fold) 'display)))
-            ;; Reopened, the time is the server's estimate, as `llmster show' gives it.
-            (when (eq chat 'reopened)
-              (should (equal (overlay-get fold 'llmster-summary) (llmster--thought-summary seconds))))
+            ;; Streamed, the time is the engine's; reopened, its estimate, as `llmster show' gives it.
+            (should (equal (overlay-get fold 'llmster-summary)
+                           (llmster--thought-summary (if (eq chat 'reopened) seconds engine-seconds))))
             (should (equal (string-trim (buffer-substring-no-properties (overlay-start fold) (overlay-end fold))) saved))
             (should (string-prefix-p "The answer" (buffer-substring-no-properties (overlay-end fold) (point-max))))
             (should (eq (get-char-property (1+ (overlay-start fold)) 'face) 'llmster-reasoning-face))

@@ -182,13 +182,25 @@ local ok, err = pcall(function()
   end
 
   test('reasoning is folded with a one-line summary, toggleable, whole', function()
-    local buffer = new_chat('[[sim:reasoning]] echo:the answer')
+    -- The engine's reasoning time, as chat/event reasoning.end carries it.
+    local client, engine_seconds = require('llmster.client'), nil
+    local request = client.request
+    client.request = function(method, params, on_result, on_event)
+      return request(method, params, on_result, on_event and function(event, ...)
+        if event.type == 'reasoning.end' then engine_seconds = event.seconds end
+        on_event(event, ...)
+      end)
+    end
+    local ok, buffer = pcall(new_chat, '[[sim:reasoning]] echo:the answer')
+    client.request = request
+    assert(ok, buffer)
     local reasoning = saved(buffer).messages[2].reasoning
     assert(reasoning and #reasoning > 20, 'the simulator reasoned')
     local folds = llmster.folds(buffer)
     assert(#folds == 1, 'one fold: ' .. vim.inspect(folds))
     local first, last, summary = unpack(folds[1])
-    assert(summary:match('^▸ Thought for %d+%.%d s$'), summary)
+    assert(type(engine_seconds) == 'number', 'the engine timed the reasoning')
+    assert(summary == string.format('▸ Thought for %.1f s', math.floor(engine_seconds * 10 + 0.5) / 10), summary)
     local folded = table.concat(vim.api.nvim_buf_get_lines(buffer, first - 1, last, false), '\n')
     assert(folded == reasoning, 'the whole reasoning, exactly: ' .. folded)
     assert(vim.fn.foldclosed(first) == first, 'folded by default')

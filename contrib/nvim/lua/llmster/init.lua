@@ -6,7 +6,6 @@ local M = {}
 
 local isnil = client.isnil
 -- vim.loop is vim.uv from Neovim 0.10 on.
-local uv = vim.uv or vim.loop
 
 -- The options of setup(); :help llmster-setup describes each.
 M.config = {
@@ -226,7 +225,7 @@ local function insert(buffer, reply, text)
   vim.api.nvim_buf_set_text(buffer, row, col, row, col, lines_of(text))
 end
 
--- Fixes the end of the reply's last segment where the reply ends now; reasoning learns how long it took.
+-- Fixes the end of the reply's last segment where the reply ends now.
 local function end_segment(buffer, reply)
   local segment = reply.segments[#reply.segments]
   if not (segment and segment.open) then return end
@@ -237,7 +236,6 @@ local function end_segment(buffer, reply)
     segment.fold.stop = segment.stop
     remember_first_line(buffer, segment.fold)
   end
-  if segment.kind == 'reasoning' then segment.seconds = (uv.hrtime() - segment.started) / 1e9 end
   reply.chat.fold_version = reply.chat.fold_version + 1
 end
 
@@ -258,7 +256,7 @@ end
 local function open_segment(buffer, reply, kind)
   if #reply.segments > 0 then close_segment(buffer, reply) end
   local row, col = position(buffer, reply.finish)
-  local segment = { kind = kind, open = true, start = mark_at(buffer, row, col, false), started = uv.hrtime() }
+  local segment = { kind = kind, open = true, start = mark_at(buffer, row, col, false) }
   table.insert(reply.segments, segment)
   return segment
 end
@@ -390,6 +388,14 @@ local function on_event(buffer, event)
   elseif kind == 'message.delta' or kind == 'reasoning.delta' then
     set_indicator(buffer, reply, kind == 'reasoning.delta' and 'thinking…' or 'streaming…')
     write(buffer, reply, function() append(buffer, reply, kind == 'message.delta' and 'message' or 'reasoning', event.text) end)
+  elseif kind == 'reasoning.end' then
+    -- The engine's time of the reasoning so far labels the latest reasoning.
+    for index = #reply.segments, 1, -1 do
+      if reply.segments[index].kind == 'reasoning' then
+        reply.segments[index].seconds = event.seconds
+        break
+      end
+    end
   elseif kind == 'message.replace' or kind == 'reasoning.replace' then
     write(buffer, reply, function() replace(buffer, reply, kind == 'message.replace' and 'message' or 'reasoning', event.text) end)
   elseif kind:match('^tool_call%.') then
