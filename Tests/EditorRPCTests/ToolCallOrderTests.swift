@@ -5,13 +5,19 @@ import Testing
 import TestSupport
 
 @Suite struct ToolCallOrderTests {
-    @Test func conversationsGetSaysWhereEachToolCallCameInTheReply() async throws {
+    /// The simulator and a harness that has answered a reply with reasoning, search_docs, text, open_browser and
+    /// text; the conversation's id and its messages as `conversations/get` gives them.
+    private func toolsReply() async throws -> (SimulatorFixture, RPCHarness, JSONValue, [JSONValue]) {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
         let sent = try #require(await rpc.call("chat/send", ["text": "[[sim:tools]] find docs", "model": "acme/toolsmith-12b"])?["result"])
         let id = try #require(sent["conversationId"])
-        let messages = await rpc.call("conversations/get", ["id": id])?["result"]?["messages"]?.array ?? []
+        return (fixture, rpc, id, await rpc.call("conversations/get", ["id": id])?["result"]?["messages"]?.array ?? [])
+    }
+
+    @Test func conversationsGetSaysWhereEachToolCallCameInTheReply() async throws {
+        let (_, _, _, messages) = try await toolsReply()
         let reply = try #require(messages.last)
         let text = try #require(reply["text"]?.string)
         let calls = reply["toolCalls"]?.array ?? []
@@ -25,12 +31,8 @@ import TestSupport
 
     /// An editor renders a saved reply from `parts`, the library's order, instead of re-cutting texts at offsets.
     @Test func conversationsGetGivesAReplysPartsInTheServersOrderAndItsReasoningTime() async throws {
-        let fixture = try SimulatorFixture()
-        let rpc = try RPCHarness(serverURL: fixture.url)
-        await rpc.initialize()
-        let sent = try #require(await rpc.call("chat/send", ["text": "[[sim:tools]] find docs", "model": "acme/toolsmith-12b"])?["result"])
-        let id = try #require(sent["conversationId"])
-        let messages = await rpc.call("conversations/get", ["id": id])?["result"]?["messages"]?.array ?? []
+        let (fixture, rpc, id, messages) = try await toolsReply()
+        defer { withExtendedLifetime(fixture) {} }
         let reply = try #require(messages.last)
         let parts = reply["parts"]?.array ?? []
         #expect(parts.map { $0["kind"] } == ["reasoning", "tool", "text", "tool", "text"], "\(parts)")
