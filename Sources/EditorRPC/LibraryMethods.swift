@@ -230,19 +230,22 @@ enum LibraryMethods {
             ])
         })
         if message.role == .assistant {
-            members["parts"] = .array(partsJSON(message.timeline(toolCalls: toolCalls)))
+            let timeline = message.timeline(toolCalls: toolCalls)
+            members["parts"] = .array(partsJSON(timeline, reasoningSeconds: message.reasoningPartSeconds(in: timeline)))
             members["reasoningSeconds"] = message.reasoningSeconds.map(JSONValue.number) ?? .null
         }
         return .object(members)
     }
 
-    /// `{"kind": "reasoning"|"text", "text"}` or `{"kind": "tool", "index"}`, the index counting the message's
-    /// `toolCalls` from 0.
-    private static func partsJSON(_ timeline: [ReplyTimelinePart]) -> [JSONValue] {
+    /// `{"kind": "reasoning", "text", "seconds"}`, `{"kind": "text", "text"}` or `{"kind": "tool", "index"}`, the
+    /// index counting the message's `toolCalls` from 0.
+    private static func partsJSON(_ timeline: [ReplyTimelinePart], reasoningSeconds: Double?) -> [JSONValue] {
         var calls = 0
         return timeline.map { part in
             switch part {
-            case .reasoning(let thought): return .object(["kind": .string("reasoning"), "text": .string(thought)])
+            case .reasoning(let thought):
+                return .object(["kind": .string("reasoning"), "text": .string(thought),
+                                "seconds": reasoningSeconds.map(JSONValue.number) ?? .null])
             case .text(let said): return .object(["kind": .string("text"), "text": .string(said)])
             case .toolCall:
                 defer { calls += 1 }

@@ -48,6 +48,7 @@ import TestSupport
             return
         }
         #expect(reply["reasoningSeconds"] == .number(tokens / rate), "the saved reasoning tokens at the reply's speed")
+        #expect(parts.first?["seconds"] == .number(tokens / rate), "the one reasoning part is labelled with it")
         let plain = try #require(await rpc.call("chat/send", ["conversationId": id, "text": "echo:hi"])?["result"]?["message"])
         #expect(plain["reasoningSeconds"] == .null, "no reasoning, no time")
         #expect(plain["parts"] == [.object(["kind": "text", "text": "hi"])], "\(plain)")

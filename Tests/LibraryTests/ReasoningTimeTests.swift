@@ -22,4 +22,11 @@ import Testing
     func theTimeIsUnknownWithoutReasoningOrEitherFigure(reasoning: String, stats: String?) {
         #expect(reply(reasoning: reasoning, stats: stats).reasoningSeconds == nil)
     }
+
+    @Test func theTimeLabelsTheReasoningOnlyWhenItIsOnePart() {
+        let message = reply(reasoning: "Hmm.\n\nAh.", stats: #"{"reasoning_output_tokens":85,"tokens_per_second":42.5}"#)
+        #expect(message.reasoningPartSeconds(in: [.reasoning("Hmm. Ah."), .text("Answer.")]) == 2)
+        #expect(message.reasoningPartSeconds(in: [.reasoning("Hmm."), .text("So."), .reasoning("Ah.")]) == nil,
+                "the time covers both parts, so it is neither's")
+    }
 }

@@ -457,20 +457,15 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
   (let ((start (point-marker)) body)
     (llmster--insert-heading "### Assistant")
     (setq body (point-marker))
-    (let* ((parts (alist-get 'parts message))
-           (calls (alist-get 'toolCalls message))
-           ;; The time covers all the reasoning: it labels the reasoning only when that is one part.
-           (summary (llmster--thought-summary
-                     (and (= 1 (cl-count "reasoning" parts :key (lambda (part) (alist-get 'kind part)) :test #'equal))
-                          (alist-get 'reasoningSeconds message)))))
-      (dolist (part parts)
+    (let ((calls (alist-get 'toolCalls message)))
+      (dolist (part (alist-get 'parts message))
         (let ((text (or (alist-get 'text part) "")) (index (alist-get 'index part)))
           (pcase (alist-get 'kind part)
             ("reasoning"
              (unless (memq (char-before) '(?\n nil)) (insert "\n"))
              (let ((from (point)))
                (insert text (if (string-suffix-p "\n" text) "" "\n"))
-               (llmster--make-fold from (point) 'reasoning summary)))
+               (llmster--make-fold from (point) 'reasoning (llmster--thought-summary (alist-get 'seconds part)))))
             ("text" (insert text))
             ("tool"
              (let ((call (and (natnump index) (nth index calls))))

@@ -139,9 +139,7 @@ enum Transcript {
                 parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
                 // Reasoning, text and tool calls in the order the server produced them.
                 let timeline = message.timeline(toolCalls: try library.toolCalls(messageId: message.id))
-                // The time covers all the reasoning, so it labels it only when it is one part.
-                let thoughts = timeline.filter { if case .reasoning = $0 { true } else { false } }.count
-                let label = ReplyPresenter.reasoningLabel(seconds: thoughts == 1 ? message.reasoningSeconds : nil)
+                let label = ReplyPresenter.reasoningLabel(seconds: message.reasoningPartSeconds(in: timeline))
                 for part in timeline {
                     switch part {
                     case .reasoning(let thought):

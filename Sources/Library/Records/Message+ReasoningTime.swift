@@ -15,4 +15,10 @@ extension Message {
         else { return nil }
         return tokens / rate
     }
+
+    /// The time that labels a reasoning part of `timeline` (this message's): `reasoningSeconds` when the reasoning
+    /// is that one part, nil when there are several (the time covers them all, so it belongs to none of them).
+    public func reasoningPartSeconds(in timeline: [ReplyTimelinePart]) -> Double? {
+        timeline.count { if case .reasoning = $0 { true } else { false } } == 1 ? reasoningSeconds : nil
+    }
 }

@@ -354,13 +354,13 @@
       (llmster--insert-saved-reply message (point-marker))
       (should (equal (buffer-substring-no-properties (point-min) (point-max))
                      "### Assistant\nPensée d'abord.\n⚙ first() ✓ done\nPuis « ceci ».\nVoilà → \n\n⚙ second() ✗ failed: no such tool\nça marche"))
-      ;; Two parts of reasoning: the time covers both, so neither is labelled with it.
+      ;; Two parts of reasoning: llmster labels neither with the time, which covers both.
       (should (equal (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds 'reasoning))
                      '("Reasoning" "Reasoning"))))
     (with-temp-buffer
       (llmster--insert-saved-reply `((role . "assistant") (status . "complete") (text . "Oui.") (reasoning . "Hmm.")
                                      (reasoningSeconds . 2.25)
-                                     (parts ((kind . "reasoning") (text . "Hmm.")) ((kind . "text") (text . "Oui.")))
+                                     (parts ((kind . "reasoning") (text . "Hmm.") (seconds . 2.25)) ((kind . "text") (text . "Oui.")))
                                      (stats (reasoning_output_tokens . 1) (tokens_per_second . 1)))
                                    (point-marker))
       (should (equal (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds 'reasoning))

@@ -433,7 +433,7 @@ local ok, err = pcall(function()
     assert(vim.deep_equal(labels, { '▸ Reasoning', '▸ Reasoning' }), 'two parts share one time: ' .. vim.inspect(labels))
     vim.cmd('bwipeout ' .. buffer)
     buffer = open({ { id = 'u', role = 'user', text = 'Question?' },
-      reply({ { kind = 'reasoning', text = 'Pensée.' }, { kind = 'text', text = 'Oui.' } }, 2.25) })
+      reply({ { kind = 'reasoning', text = 'Pensée.', seconds = 2.25 }, { kind = 'text', text = 'Oui.' } }, 2.25) })
     labels = vim.tbl_map(function(fold) return fold[3] end, llmster.folds(buffer))
     assert(vim.deep_equal(labels, { '▸ Thought for 2.3 s' }), 'the server\'s time, as the REPL says it: ' .. vim.inspect(labels))
     vim.cmd('bwipeout ' .. buffer)

@@ -602,9 +602,6 @@ local function render_messages(buffer, chat, messages)
         if part.kind == 'tool' then return type(part.index) == 'number' and calls[part.index + 1] ~= nil end
         return (part.kind == 'reasoning' or part.kind == 'text') and type(part.text) == 'string'
       end, isnil(message.parts) and {} or message.parts)
-      local thoughts = #vim.tbl_filter(function(part) return part.kind == 'reasoning' end, parts)
-      -- The time covers all the reasoning: it labels the reasoning only when that is one part.
-      local summary = '▸ ' .. reasoning_label(thoughts == 1 and message.reasoningSeconds or nil)
       for index, part in ipairs(parts) do
         local first = #lines
         if part.kind == 'tool' then
@@ -616,7 +613,7 @@ local function render_messages(buffer, chat, messages)
           if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(call.name) }) end
         elseif part.kind == 'reasoning' then
           add(lines_of((part.text:gsub('\n+$', ''))))
-          table.insert(folds, { first, #lines - 1, summary })
+          table.insert(folds, { first, #lines - 1, '▸ ' .. reasoning_label(part.seconds) })
         else
           add(lines_of(index == #parts and part.text or (part.text:gsub('\n+$', ''))))
         end
