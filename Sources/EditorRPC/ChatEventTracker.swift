@@ -1,14 +1,15 @@
 import Chat
 import LMStudio
 
-/// Turns a reply's updates into `chat/event` payloads: stage progress, exact text deltas and replacements, tool calls, errors.
+/// Turns a reply's updates into `chat/event` payloads: stage progress, exact text deltas and replacements, the
+/// engine's reasoning time, tool calls, errors.
 ///
 /// Pure and incremental; it remembers only which tool calls the client has seen, so a call whose start and
 /// end were merged into one update still reaches the client as `tool_call.start` then its outcome.
 public struct ChatEventTracker: Sendable {
     /// Every `type` a `chat/event` can carry.
     public static let eventTypes = [
-        "model_load.progress", "prompt_processing.progress", "reasoning.delta", "reasoning.replace",
+        "model_load.progress", "prompt_processing.progress", "reasoning.delta", "reasoning.replace", "reasoning.end",
         "tool_call.start", "tool_call.arguments", "tool_call.success", "tool_call.failure",
         "message.delta", "message.replace", "error",
     ]
@@ -25,8 +26,10 @@ public struct ChatEventTracker: Sendable {
             return [("model_load.progress", ["progress": .number(progress), "modelInstanceId": instance.map(JSONValue.string) ?? .null])]
         case .stageChanged(.processingPrompt(let progress)):
             return [("prompt_processing.progress", ["progress": .number(progress)])]
-        case .stageChanged, .reasoningEnded, .ended:
+        case .stageChanged, .ended:
             return []
+        case .reasoningEnded(let seconds):
+            return [("reasoning.end", ["seconds": .number(seconds)])]
         case .reasoningAppended(let text):
             return [("reasoning.delta", ["text": .string(text)])]
         case .answerAppended(let text):

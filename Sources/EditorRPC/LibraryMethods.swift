@@ -203,7 +203,8 @@ enum LibraryMethods {
         return .object(members)
     }
 
-    /// A message record with `stats` as an object (instead of `statsJSON` text) and its tool calls.
+    /// A message record with `stats` as an object (instead of `statsJSON` text) and its tool calls; an assistant
+    /// message also has its `parts` in the server's order (`Message.timeline`) and its `reasoningSeconds`.
     static func messageJSON(_ message: Message, toolCalls: [ToolCallRecord]) throws -> JSONValue {
         guard case .object(var members) = try JSONValue.encoding(message) else { return .null }
         members["statsJSON"] = nil
@@ -219,6 +220,28 @@ enum LibraryMethods {
                 "reasoningOffset": call.reasoningOffset.map { .number(Double($0)) } ?? .null,
             ])
         })
+        if message.role == .assistant {
+            let timeline = message.timeline(toolCalls: toolCalls)
+            members["parts"] = .array(partsJSON(timeline, reasoningSeconds: message.reasoningPartSeconds(in: timeline)))
+            members["reasoningSeconds"] = message.reasoningSeconds.map(JSONValue.number) ?? .null
+        }
         return .object(members)
+    }
+
+    /// `{"kind": "reasoning", "text", "seconds"}`, `{"kind": "text", "text"}` or `{"kind": "tool", "index"}`, the
+    /// index counting the message's `toolCalls` from 0.
+    private static func partsJSON(_ timeline: [ReplyTimelinePart], reasoningSeconds: Double?) -> [JSONValue] {
+        var calls = 0
+        return timeline.map { part in
+            switch part {
+            case .reasoning(let thought):
+                return .object(["kind": .string("reasoning"), "text": .string(thought),
+                                "seconds": reasoningSeconds.map(JSONValue.number) ?? .null])
+            case .text(let said): return .object(["kind": .string("text"), "text": .string(said)])
+            case .toolCall:
+                defer { calls += 1 }
+                return .object(["kind": .string("tool"), "index": .integer(calls)])
+            }
+        }
     }
 }

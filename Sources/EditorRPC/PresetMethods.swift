@@ -25,10 +25,12 @@ enum PresetMethods {
         }
     }
 
-    /// `{"name", "systemPrompt", "model", "settings": {KEY: VALUE}}`, null where unset.
+    /// `{"name", "summary", "systemPrompt", "model", "settings": {KEY: VALUE}}`, null where unset; `summary` is the
+    /// REPL's one line about it (`Preset.summary`).
     static func json(_ preset: Preset) -> JSONValue {
         .object([
             "name": .string(preset.name),
+            "summary": .string(preset.summary),
             "systemPrompt": preset.systemPrompt.map(JSONValue.string) ?? .null,
             "model": preset.model.map(JSONValue.string) ?? .null,
             "settings": .object(preset.settings.mapValues(JSONValue.string)),

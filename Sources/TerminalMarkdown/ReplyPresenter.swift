@@ -61,8 +61,13 @@ public struct ReplyPresenter: Sendable {
 
     /// "▸ Thought for 12.4 s · 3,402 chars", dim.
     public func reasoningSummary(seconds: Double, characterCount: Int) -> String {
-        dim.apply((unicode ? "▸" : ">") + " Thought for " + Self.seconds(seconds) + " · "
+        dim.apply((unicode ? "▸" : ">") + " " + Self.reasoningLabel(seconds: seconds) + " · "
                   + Self.grouped(characterCount) + " chars", at: level)
+    }
+
+    /// "Thought for 12.4 s", or "Reasoning" when the time is unknown: what every face calls a reply's reasoning.
+    public static func reasoningLabel(seconds: Double?) -> String {
+        seconds.map { "Thought for " + Self.seconds($0) } ?? "Reasoning"
     }
 
     /// "↻ The server's final answer differs from the streamed text:", dim; committed above a rewritten answer.

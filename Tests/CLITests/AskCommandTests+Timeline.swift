@@ -16,13 +16,13 @@ extension AskCommandTests {
         #expect(result.status == 0, "\(result)")
         let show = try cli.run(["show", try latestConversation(cli), "--tools", "--reasoning"])
         #expect(show.status == 0, "\(show)")
-        let order = try ["**Reasoning**", "search_docs", "Let me look that up in the docs first.", "open_browser",
+        let order = try ["**Thought for ", "search_docs", "Let me look that up in the docs first.", "open_browser",
                          "You said:"].map { try offset(of: $0, in: show.output) }
         #expect(order == order.sorted(), "reasoning → search_docs → text → failed open_browser → answer:\n\(show.output)")
         #expect(!show.output.contains("no answer text"))
 
         let plain = try cli.run(["show", try latestConversation(cli)])
-        #expect(!plain.output.contains("**Reasoning**"), "reasoning only with --reasoning")
+        #expect(!plain.output.contains("**Thought for "), "reasoning only with --reasoning")
         #expect(try offset(of: "Let me look that up", in: plain.output) < offset(of: "open_browser", in: plain.output))
     }
 

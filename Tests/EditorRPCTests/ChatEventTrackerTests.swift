@@ -27,6 +27,13 @@ import Testing
         #expect(events.map(text) == ["Revised: the whole answer.", "Why."])
     }
 
+    @Test func theEnginesReasoningTimeIsSentWhenReasoningEnds() {
+        var tracker = ChatEventTracker()
+        let events = tracker.events(for: .reasoningEnded(seconds: 12.4))
+        #expect(events.map(\.type) == ["reasoning.end"])
+        #expect(events.first?.fields["seconds"] == .number(12.4), "the label an editor shows: Thought for 12.4 s")
+    }
+
     @Test func stageProgressCarriesTheInstanceAndOtherStagesAreSilent() {
         var tracker = ChatEventTracker()
         let events = [ReplyState.Stage.loadingModel(instanceId: "acme/tiny-1b:2", progress: 0.5), .processingPrompt(progress: 1),

@@ -25,6 +25,16 @@ import TestSupport
         let deltas = texts(params, "reasoning.delta")
         #expect(deltas.joined() == saved)
         #expect(texts(params, "message.delta").joined() == message["text"]?.string)
+        // The engine's reasoning time comes once the reasoning is whole, before the answer.
+        let types = params.compactMap { $0["type"]?.string }
+        let end = try #require(types.firstIndex(of: "reasoning.end"), "\(types)")
+        #expect(types.lastIndex(of: "reasoning.delta").map { $0 < end } == true)
+        #expect(types.firstIndex(of: "message.delta").map { $0 > end } == true)
+        guard case .number(let seconds)? = params[end]["seconds"] else {
+            Issue.record("reasoning.end carries seconds: \(params[end])")
+            return
+        }
+        #expect(seconds >= 0)
         await rpc.closeInput()
     }
 

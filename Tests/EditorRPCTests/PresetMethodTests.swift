@@ -17,6 +17,7 @@ import TestSupport
         #expect(presets.first?["name"] == "reviewer")
         #expect(presets.first?["systemPrompt"] == "You review diffs tersely.")
         #expect(presets.first?["settings"]?["temperature"] == "0.2")
+        #expect(presets.first?["summary"] == "temperature 0.2 · \"You review diffs tersely.\"", "the REPL's /presets line")
         let created = try #require(await rpc.call("conversations/create", ["preset": "reviewer"])?["result"])
         #expect(created["systemPrompt"] == "You review diffs tersely.", "\(created)")
         let id = try #require(created["id"])

@@ -314,8 +314,9 @@ Signal a `user-error' with the server's message when it fails."
           (llmster--render-fold o))))))
 
 (defun llmster--thought-summary (seconds)
-  "The summary line of reasoning that took SECONDS (nil when unknown)."
-  (if seconds (format "Thought for %.1f s" seconds) "Reasoning"))
+  "The summary line of reasoning that took SECONDS (nil: unknown), as the REPL's."
+  ;; Tenths rounded half up, as the REPL rounds them.
+  (if (numberp seconds) (format "Thought for %.1f s" (/ (floor (+ (* seconds 10) 0.5)) 10.0)) "Reasoning"))
 
 ;;;; Chat buffers
 
@@ -345,8 +346,7 @@ Signal a `user-error' with the server's message when it fails."
   indicator     ; overlay showing progress and that the reply streams
   undo-mark     ; `buffer-undo-list' when the send began
   new           ; whether this send created the conversation
-  text          ; the text the user typed
-  reasoning-started) ; `float-time' of the first reasoning
+  text)         ; the text the user typed
 
 (defvar llmster-chat-mode-map
   (let ((map (make-sparse-keymap)))
@@ -452,66 +452,31 @@ A conversation already open in a buffer is shown there."
 
 (defun llmster--insert-saved-reply (message text-start)
   "Insert the saved assistant MESSAGE at point; return it as a reply.
-TEXT-START is where the message it answers starts."
+TEXT-START is where the message it answers starts.  The parts of
+MESSAGE are its reasoning, text and tool calls in the server's order."
   (let ((start (point-marker)) body)
     (llmster--insert-heading "### Assistant")
     (setq body (point-marker))
-    (let* ((parts (llmster--timeline message))
-           (thoughts (cl-count 'reasoning parts :key #'car))
-           (summary (llmster--thought-summary
-                     (and (= thoughts 1) (llmster--reasoning-seconds (alist-get 'stats message))))))
-      (pcase-dolist (`(,kind . ,part) parts)
-        (pcase kind
-          ('reasoning
-           (unless (memq (char-before) '(?\n nil)) (insert "\n"))
-           (let ((from (point)))
-             (insert part (if (string-suffix-p "\n" part) "" "\n"))
-             (llmster--make-fold from (point) 'reasoning summary)))
-          ('text (insert part))
-          ('tool
-           (llmster--insert-tool (point) `((name . ,(alist-get 'name part)) (arguments . ,(alist-get 'arguments part))
-                                           (status . ,(alist-get 'status part)) (output . ,(alist-get 'output part))
-                                           (reason . ,(alist-get 'failureReason part))))))))
+    (let ((calls (alist-get 'toolCalls message)))
+      (dolist (part (alist-get 'parts message))
+        (let ((text (or (alist-get 'text part) "")) (index (alist-get 'index part)))
+          (pcase (alist-get 'kind part)
+            ("reasoning"
+             (unless (memq (char-before) '(?\n nil)) (insert "\n"))
+             (let ((from (point)))
+               (insert text (if (string-suffix-p "\n" text) "" "\n"))
+               (llmster--make-fold from (point) 'reasoning (llmster--thought-summary (alist-get 'seconds part)))))
+            ("text" (insert text))
+            ("tool"
+             (let ((call (and (natnump index) (nth index calls))))
+               (when call
+                 (llmster--insert-tool (point) `((name . ,(alist-get 'name call)) (arguments . ,(alist-get 'arguments call))
+                                                 (status . ,(alist-get 'status call)) (output . ,(alist-get 'output call))
+                                                 (reason . ,(alist-get 'failureReason call)))))))))))
     (let ((status (alist-get 'status message)) (error (alist-get 'error message)))
       (unless (equal status "complete")
         (insert (format "\n[%s%s]" status (if (and error (not (string-empty-p error))) (concat ": " error) "")))))
     (llmster--make-reply :text-start text-start :start start :body body :end (point-marker))))
-
-;; The rule of `Message.timeline' in Sources/Library/Records/ReplyTimeline.swift.
-(defun llmster--timeline (message)
-  "The parts of saved MESSAGE in the server's order: (KIND . PART) conses.
-KIND is `reasoning' or `text' (PART a string) or `tool' (PART a tool call).
-A call's answerOffset and reasoningOffset count UTF-8 bytes of the text and
-reasoning before it; between two calls the reasoning comes first.  A call
-without offsets comes after the reasoning before it and before any text."
-  (let* ((reasoning (encode-coding-string (or (alist-get 'reasoning message) "") 'utf-8 t))
-         (text (encode-coding-string (or (alist-get 'text message) "") 'utf-8 t))
-         (reasoning-at 0) (text-at 0) parts)
-    (cl-flet ((advance (reasoning-end text-end)
-                (setq reasoning-end (min (max reasoning-end reasoning-at) (length reasoning))
-                      text-end (min (max text-end text-at) (length text)))
-                (pcase-dolist (`(,kind ,bytes ,from ,to) `((reasoning ,reasoning ,reasoning-at ,reasoning-end)
-                                                          (text ,text ,text-at ,text-end)))
-                  (let ((piece (decode-coding-string (substring bytes from to) 'utf-8 t)))
-                    ;; Each part after the first was joined with a blank line, not part of it.
-                    (when (and (> from 0) (string-prefix-p "\n\n" piece)) (setq piece (substring piece 2)))
-                    (unless (string-empty-p piece) (push (cons kind piece) parts))))
-                (setq reasoning-at reasoning-end text-at text-end)))
-      (dolist (call (alist-get 'toolCalls message))
-        (let ((reasoning-offset (alist-get 'reasoningOffset call))
-              (answer-offset (alist-get 'answerOffset call)))
-          (advance (if (numberp reasoning-offset) reasoning-offset (length reasoning))
-                   (if (numberp answer-offset) answer-offset text-at))
-          (push (cons 'tool call) parts)))
-      (advance (length reasoning) (length text)))
-    (nreverse parts)))
-
-(defun llmster--reasoning-seconds (stats)
-  "How long the model reasoned, estimated from the saved STATS, or nil."
-  (let ((tokens (alist-get 'reasoning_output_tokens stats))
-        (rate (alist-get 'tokens_per_second stats)))
-    (when (and (numberp tokens) (numberp rate) (> tokens 0) (> rate 0))
-      (/ tokens (float rate)))))
 
 ;;;; Inserting a reply without breaking the user's undo history
 
@@ -646,11 +611,16 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
       (unless (eq (char-before (llmster--reply-end reply)) ?\n)
         (llmster--insert-at reply (llmster--reply-end reply) "\n")
         (move-overlay segment (overlay-start segment) (llmster--reply-end reply)))
-      (llmster--set-fold-summary
-       segment (llmster--thought-summary
-                (and (llmster--reply-reasoning-started reply)
-                     (- (float-time) (llmster--reply-reasoning-started reply))))))
+      ;; Without the engine's time (its reasoning.end), the REPL's word for it.
+      (when (equal (overlay-get segment 'llmster-summary) "Thinking…")
+        (llmster--set-fold-summary segment (llmster--thought-summary nil))))
     (setf (llmster--reply-segment reply) nil)))
+
+(defun llmster--reasoning-ended (reply seconds)
+  "Label REPLY's latest reasoning with the engine's SECONDS of reasoning so far."
+  (let ((fold (car (last (llmster--folds 'reasoning)))))
+    (when (and fold (<= (llmster--reply-body reply) (overlay-start fold)))
+      (llmster--set-fold-summary fold (llmster--thought-summary seconds)))))
 
 (defun llmster--append (reply kind text)
   "Append TEXT of KIND (`answer' or `reasoning') to REPLY."
@@ -664,7 +634,6 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
                         (llmster--make-fold end end 'reasoning "Thinking…")
                       (make-overlay end end nil t nil)))
       (overlay-put segment 'llmster-kind kind)
-      (when (eq kind 'reasoning) (setf (llmster--reply-reasoning-started reply) (float-time)))
       (setf (llmster--reply-segment reply) segment))
     (let ((from (overlay-start segment)))
       (llmster--insert-at reply end text)
@@ -751,6 +720,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
              (llmster--append reply 'reasoning text)
              (llmster--set-indicator reply "thinking"))
             ("reasoning.replace" (llmster--replace-segments reply 'reasoning text))
+            ("reasoning.end" (llmster--reasoning-ended reply (alist-get 'seconds event)))
             ((or "tool_call.start" "tool_call.arguments" "tool_call.success" "tool_call.failure")
              (llmster--show-tool reply event)
              (llmster--set-indicator reply (format "tool %s" (alist-get 'name event))))
@@ -811,7 +781,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
         (let ((text (concat saved (if (string-suffix-p "\n" saved) "" "\n"))))
           (llmster--insert-at reply start text)
           (llmster--make-fold start (+ start (length text)) 'reasoning
-                              (llmster--thought-summary (llmster--reasoning-seconds (alist-get 'stats message)))))))))
+                              (llmster--thought-summary (alist-get 'reasoningSeconds message))))))))
 
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR on a first send.
@@ -1030,24 +1000,11 @@ A new system prompt needs one after the conversation's first reply."
 
 ;;;; Presets: the REPL's named system prompts, models and settings
 
-(defun llmster--preset-summary (preset)
-  "One line about PRESET: its model, settings and the start of its system prompt."
-  (let ((prompt (alist-get 'systemPrompt preset)))
-    (string-join
-     (delq nil (list (alist-get 'model preset)
-                     (when (alist-get 'settings preset)
-                       (mapconcat (lambda (setting) (format "%s=%s" (car setting) (cdr setting)))
-                                  (alist-get 'settings preset) " "))
-                     (when prompt
-                       (truncate-string-to-width (car (split-string prompt "\n")) 60 nil nil "…"))))
-     " · ")))
-
 (defun llmster--read-preset (prompt)
   "Read a configured preset's name with PROMPT, each shown with its summary."
   (llmster--ensure-process)
   (let* ((presets (alist-get 'presets (llmster--request-sync "presets/list")))
-         (summaries (mapcar (lambda (preset) (cons (alist-get 'name preset) (llmster--preset-summary preset)))
-                            presets))
+         (summaries (mapcar (lambda (preset) (cons (alist-get 'name preset) (alist-get 'summary preset))) presets))
          (completion-extra-properties
           `(:annotation-function ,(lambda (name) (concat "  " (cdr (assoc name summaries)))))))
     (unless presets

@@ -139,11 +139,13 @@ enum Transcript {
             case .assistant:
                 parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
                 // Reasoning, text and tool calls in the order the server produced them.
-                for part in message.timeline(toolCalls: try library.toolCalls(messageId: message.id)) {
+                let timeline = message.timeline(toolCalls: try library.toolCalls(messageId: message.id))
+                let label = ReplyPresenter.reasoningLabel(seconds: message.reasoningPartSeconds(in: timeline))
+                for part in timeline {
                     switch part {
                     case .reasoning(let thought):
                         guard reasoning else { continue }
-                        parts.append("**Reasoning**\n\n" + thought.split(separator: "\n", omittingEmptySubsequences: false)
+                        parts.append("**\(label)**\n\n" + thought.split(separator: "\n", omittingEmptySubsequences: false)
                             .map { "> " + $0 }.joined(separator: "\n"))
                     case .text(let said):
                         let trimmed = String(said.reversed().drop(while: \.isNewline).reversed())

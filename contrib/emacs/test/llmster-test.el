@@ -206,12 +206,20 @@
 
 (ert-deftest llmster-test-reasoning-is-folded-and-survives-font-lock ()
   (llmster-test--with-llmster
-    (let ((buffer (llmster)) saved)
+    (let ((buffer (llmster)) saved seconds engine-seconds)
       (with-current-buffer buffer
-        (llmster-test--send buffer "[[sim:reasoning]] echo:The answer")
-        (llmster-test--wait-reply buffer)
-        (setq saved (alist-get 'reasoning (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))))
+        (cl-letf* ((apply-event (symbol-function 'llmster--apply-event))
+                   ((symbol-function 'llmster--apply-event)
+                    (lambda (buffer reply event)
+                      (when (equal (alist-get 'type event) "reasoning.end") (setq engine-seconds (alist-get 'seconds event)))
+                      (funcall apply-event buffer reply event))))
+          (llmster-test--send buffer "[[sim:reasoning]] echo:The answer")
+          (llmster-test--wait-reply buffer))
+        (let ((reply (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (setq saved (alist-get 'reasoning reply)
+                seconds (alist-get 'reasoningSeconds reply))))
       (should (> (length saved) 20))
+      (should (numberp seconds))
       (dolist (chat '(streamed reopened))
         (with-current-buffer (if (eq chat 'streamed) buffer (llmster-test--reopen buffer))
           (font-lock-ensure)
@@ -219,6 +227,9 @@
             (should fold)
             ;; Folded to one summary line, the whole reasoning behind it, the answer outside it.
             (should (string-match-p "\\`▸ Thought for [0-9]+\\.[0-9] s\n\\'" (get-char-property (overlay-start fold) 'display)))
+            ;; Streamed, the time is the engine's; reopened, its estimate, as `llmster show' gives it.
+            (should (equal (overlay-get fold 'llmster-summary)
+                           (llmster--thought-summary (if (eq chat 'reopened) seconds engine-seconds))))
             (should (equal (string-trim (buffer-substring-no-properties (overlay-start fold) (overlay-end fold))) saved))
             (should (string-prefix-p "The answer" (buffer-substring-no-properties (overlay-end fold) (point-max))))
             (should (eq (get-char-property (1+ (overlay-start fold)) 'face) 'llmster-reasoning-face))
@@ -330,20 +341,30 @@
             (should (< (overlay-end fold) (car order)))
             (should (equal order (sort (copy-sequence order) #'<)))))))))
 
-(ert-deftest llmster-test-saved-offsets-count-utf-8-bytes ()
-  ;; "é" and "→" are two and three bytes: the call comes after "Voilà → ", before "ça".
-  (let ((message '((role . "assistant") (status . "complete") (text . "Voilà → \n\nça marche")
-                   (reasoning . "Pensée d'abord.\n\nPuis « ceci ».")
-                   (toolCalls ((name . "first") (status . "succeeded") (answerOffset . 0) (reasoningOffset . 16))
-                              ((name . "second") (status . "succeeded") (answerOffset . 11) (reasoningOffset . nil))))))
-    (should (equal (llmster--timeline message)
-                   `((reasoning . "Pensée d'abord.") (tool . ,(nth 0 (alist-get 'toolCalls message)))
-                     (reasoning . "Puis « ceci ».") (text . "Voilà → ") (tool . ,(nth 1 (alist-get 'toolCalls message)))
-                     (text . "ça marche"))))
+;; The parts come from llmster rpc: the buffer follows them, not offsets of its own reading.
+(ert-deftest llmster-test-a-saved-reply-is-drawn-from-its-parts ()
+  (let* ((calls '(((name . "first") (status . "succeeded") (answerOffset . 0) (reasoningOffset . 0))
+                  ((name . "second") (status . "failed") (failureReason . "no such tool") (answerOffset . 0))))
+         (message `((role . "assistant") (status . "complete") (text . "Voilà → \n\nça marche")
+                    (reasoning . "Pensée d'abord.\n\nPuis « ceci ».") (reasoningSeconds . 2.25) (toolCalls . ,calls)
+                    (parts ((kind . "reasoning") (text . "Pensée d'abord.")) ((kind . "tool") (index . 0))
+                           ((kind . "reasoning") (text . "Puis « ceci ».")) ((kind . "text") (text . "Voilà → \n\n"))
+                           ((kind . "tool") (index . 1)) ((kind . "text") (text . "ça marche"))))))
     (with-temp-buffer
       (llmster--insert-saved-reply message (point-marker))
       (should (equal (buffer-substring-no-properties (point-min) (point-max))
-                     "### Assistant\nPensée d'abord.\n⚙ first() ✓ done\nPuis « ceci ».\nVoilà → \n⚙ second() ✓ done\nça marche")))))
+                     "### Assistant\nPensée d'abord.\n⚙ first() ✓ done\nPuis « ceci ».\nVoilà → \n\n⚙ second() ✗ failed: no such tool\nça marche"))
+      ;; Two parts of reasoning: llmster labels neither with the time, which covers both.
+      (should (equal (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds 'reasoning))
+                     '("Reasoning" "Reasoning"))))
+    (with-temp-buffer
+      (llmster--insert-saved-reply `((role . "assistant") (status . "complete") (text . "Oui.") (reasoning . "Hmm.")
+                                     (reasoningSeconds . 2.25)
+                                     (parts ((kind . "reasoning") (text . "Hmm.") (seconds . 2.25)) ((kind . "text") (text . "Oui.")))
+                                     (stats (reasoning_output_tokens . 1) (tokens_per_second . 1)))
+                                   (point-marker))
+      (should (equal (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds 'reasoning))
+                     '("Thought for 2.3 s"))))))
 
 (ert-deftest llmster-test-lost-server-context-offers-a-fresh-one ()
   (llmster-test--with-llmster
@@ -454,10 +475,11 @@
     (let ((buffer (cl-letf (((symbol-function 'completing-read)
                              (lambda (_prompt collection &rest _)
                                (should (equal (mapcar #'car collection) '("french" "terse")))
+                               ;; The REPL's /presets line, from presets/list.
                                (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "french")
-                                              "  temperature=0.3 · Answer in French."))
+                                              "  temperature 0.3 · \"Answer in French.\""))
                                (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "terse")
-                                              "  acme/thinker-8b · Be terse."))
+                                              "  model acme/thinker-8b · \"Be terse.\""))
                                "french")))
                     (call-interactively #'llmster-new-chat-with-preset))))
       (llmster-test--send buffer "echo:bonjour")

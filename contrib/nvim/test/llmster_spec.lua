@@ -182,13 +182,25 @@ local ok, err = pcall(function()
   end
 
   test('reasoning is folded with a one-line summary, toggleable, whole', function()
-    local buffer = new_chat('[[sim:reasoning]] echo:the answer')
+    -- The engine's reasoning time, as chat/event reasoning.end carries it.
+    local client, engine_seconds = require('llmster.client'), nil
+    local request = client.request
+    client.request = function(method, params, on_result, on_event)
+      return request(method, params, on_result, on_event and function(event, ...)
+        if event.type == 'reasoning.end' then engine_seconds = event.seconds end
+        on_event(event, ...)
+      end)
+    end
+    local ok, buffer = pcall(new_chat, '[[sim:reasoning]] echo:the answer')
+    client.request = request
+    assert(ok, buffer)
     local reasoning = saved(buffer).messages[2].reasoning
     assert(reasoning and #reasoning > 20, 'the simulator reasoned')
     local folds = llmster.folds(buffer)
     assert(#folds == 1, 'one fold: ' .. vim.inspect(folds))
     local first, last, summary = unpack(folds[1])
-    assert(summary:match('^▸ Thought for %d+%.%d s$'), summary)
+    assert(type(engine_seconds) == 'number', 'the engine timed the reasoning')
+    assert(summary == string.format('▸ Thought for %.1f s', math.floor(engine_seconds * 10 + 0.5) / 10), summary)
     local folded = table.concat(vim.api.nvim_buf_get_lines(buffer, first - 1, last, false), '\n')
     assert(folded == reasoning, 'the whole reasoning, exactly: ' .. folded)
     assert(vim.fn.foldclosed(first) == first, 'folded by default')
@@ -204,7 +216,9 @@ local ok, err = pcall(function()
     vim.cmd('bwipeout ' .. buffer)
     local reopened = llmster.open(conversation)
     local again = llmster.folds(reopened)
-    assert(#again == 1 and again[1][3]:match('^▸ Thought'), vim.inspect(again))
+    local seconds = saved(reopened).messages[2].reasoningSeconds
+    assert(type(seconds) == 'number', 'llmster estimates the saved reasoning time')
+    assert(#again == 1 and again[1][3] == string.format('▸ Thought for %.1f s', math.floor(seconds * 10 + 0.5) / 10), vim.inspect(again))
     local shown = table.concat(vim.api.nvim_buf_get_lines(reopened, again[1][1] - 1, again[1][2], false), '\n')
     assert(shown == reasoning, 'a reopened chat shows the saved reasoning: ' .. shown)
     assert(vim.fn.foldclosed(again[1][1]) == again[1][1], 'folded when reopened')
@@ -388,17 +402,41 @@ local ok, err = pcall(function()
     assert(first:find('café crème', 1, true), 'the reasoning is folded: ' .. first)
   end)
 
-  test('saved offsets count UTF-8 bytes', function()
-    -- "é" and "→" are two and three bytes: the second call comes after "Voilà → ", before "ça".
-    local first = { name = 'first', answerOffset = 0, reasoningOffset = 16 }
-    local second = { name = 'second', answerOffset = 11, reasoningOffset = vim.NIL }
-    local parts = llmster.timeline({ text = 'Voilà → \n\nça marche', reasoning = "Pensée d'abord.\n\nPuis « ceci ».",
-      toolCalls = { first, second } })
-    assert(vim.deep_equal(parts, {
-      { kind = 'reasoning', text = "Pensée d'abord." }, { kind = 'tool', call = first },
-      { kind = 'reasoning', text = 'Puis « ceci ».' }, { kind = 'text', text = 'Voilà → ' }, { kind = 'tool', call = second },
-      { kind = 'text', text = 'ça marche' },
-    }), vim.inspect(parts))
+  test('a reopened reply is drawn from the parts llmster cut', function()
+    -- The offsets would put both calls first; the parts say where they came, and the buffer follows them.
+    local calls = { { name = 'first', status = 'succeeded', answerOffset = 0, reasoningOffset = 0 },
+      { name = 'second', status = 'failed', failureReason = 'no such tool', answerOffset = 0 } }
+    local function reply(parts, seconds)
+      return { id = 'r', role = 'assistant', status = 'complete', text = 'Voilà → \n\nça marche', reasoning = 'Pensée.\n\nPuis.',
+        toolCalls = calls, parts = parts, reasoningSeconds = seconds,
+        stats = { reasoning_output_tokens = 1, tokens_per_second = 1 } }
+    end
+    local client = require('llmster.client')
+    local request_sync = client.request_sync
+    local function open(messages)
+      client.request_sync = function(method, params)
+        if method ~= 'conversations/get' then return request_sync(method, params) end
+        return { conversation = { id = 'crafted-' .. tostring(#messages), title = 'Crafted' }, messages = messages }
+      end
+      local ok, buffer = pcall(llmster.open, 'crafted')
+      client.request_sync = request_sync
+      assert(ok, buffer)
+      return buffer
+    end
+    local buffer = open({ { id = 'u', role = 'user', text = 'Question?' }, reply({
+      { kind = 'reasoning', text = 'Pensée.' }, { kind = 'tool', index = 0 }, { kind = 'reasoning', text = 'Puis.' },
+      { kind = 'text', text = 'Voilà → \n\n' }, { kind = 'tool', index = 1 }, { kind = 'text', text = 'ça marche' },
+    }, 2.25) })
+    local body = text(buffer)
+    assert(body:find('### Assistant\nPensée.\n\n⚙ first() · done\n\nPuis.\n\nVoilà → \n\n⚙ second() · failed: no such tool\n\nça marche', 1, true), body)
+    local labels = vim.tbl_map(function(fold) return fold[3] end, llmster.folds(buffer))
+    assert(vim.deep_equal(labels, { '▸ Reasoning', '▸ Reasoning' }), 'two parts share one time: ' .. vim.inspect(labels))
+    vim.cmd('bwipeout ' .. buffer)
+    buffer = open({ { id = 'u', role = 'user', text = 'Question?' },
+      reply({ { kind = 'reasoning', text = 'Pensée.', seconds = 2.25 }, { kind = 'text', text = 'Oui.' } }, 2.25) })
+    labels = vim.tbl_map(function(fold) return fold[3] end, llmster.folds(buffer))
+    assert(vim.deep_equal(labels, { '▸ Thought for 2.3 s' }), 'the server\'s time, as the REPL says it: ' .. vim.inspect(labels))
+    vim.cmd('bwipeout ' .. buffer)
   end)
 
   test('a reopened transcript shows why a reply failed', function()
@@ -619,7 +657,9 @@ local ok, err = pcall(function()
     end
     vim.cmd('LlmsterNewWithPreset')
     vim.ui.select = original
-    assert(vim.deep_equal(shown, { 'french  temperature=0.3 · Answer in French.', 'terse  acme/thinker-8b · Be terse.' }), vim.inspect(shown))
+    -- The REPL's /presets lines, from presets/list.
+    assert(vim.deep_equal(shown, { 'french  temperature 0.3 · "Answer in French."', 'terse  model acme/thinker-8b · "Be terse."' }),
+      vim.inspect(shown))
     local buffer = vim.api.nvim_get_current_buf()
     send_and_wait(buffer, 'echo:bonjour')
     local conversation = conversation_of(buffer)

@@ -6,7 +6,6 @@ local M = {}
 
 local isnil = client.isnil
 -- vim.loop is vim.uv from Neovim 0.10 on.
-local uv = vim.uv or vim.loop
 
 -- The options of setup(); :help llmster-setup describes each.
 M.config = {
@@ -87,9 +86,11 @@ local function new_input_area(buffer)
   vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { '', '### You', '' })
 end
 
-local function format_duration(seconds)
-  if seconds < 60 then return string.format('%.1f s', seconds) end
-  return string.format('%d min %d s', math.floor(seconds / 60), math.floor(seconds % 60))
+-- What the REPL calls reasoning that took `seconds` (not a number: unknown): "Thought for 4.2 s", tenths
+-- rounded half up as the REPL rounds them, or "Reasoning".
+local function reasoning_label(seconds)
+  if type(seconds) ~= 'number' then return 'Reasoning' end
+  return string.format('Thought for %.1f s', math.floor(seconds * 10 + 0.5) / 10)
 end
 
 -- Folds --------------------------------------------------------------------------------------
@@ -224,7 +225,7 @@ local function insert(buffer, reply, text)
   vim.api.nvim_buf_set_text(buffer, row, col, row, col, lines_of(text))
 end
 
--- Fixes the end of the reply's last segment where the reply ends now; reasoning learns how long it took.
+-- Fixes the end of the reply's last segment where the reply ends now.
 local function end_segment(buffer, reply)
   local segment = reply.segments[#reply.segments]
   if not (segment and segment.open) then return end
@@ -235,7 +236,6 @@ local function end_segment(buffer, reply)
     segment.fold.stop = segment.stop
     remember_first_line(buffer, segment.fold)
   end
-  if segment.kind == 'reasoning' then segment.seconds = (uv.hrtime() - segment.started) / 1e9 end
   reply.chat.fold_version = reply.chat.fold_version + 1
 end
 
@@ -256,16 +256,15 @@ end
 local function open_segment(buffer, reply, kind)
   if #reply.segments > 0 then close_segment(buffer, reply) end
   local row, col = position(buffer, reply.finish)
-  local segment = { kind = kind, open = true, start = mark_at(buffer, row, col, false), started = uv.hrtime() }
+  local segment = { kind = kind, open = true, start = mark_at(buffer, row, col, false) }
   table.insert(reply.segments, segment)
   return segment
 end
 
 local function reasoning_summary(segment)
   return function()
-    if segment.seconds then return '▸ Thought for ' .. format_duration(segment.seconds) end
-    if segment.open then return '▸ Thinking…' end
-    return '▸ Thought'
+    if segment.open and not segment.seconds then return '▸ Thinking…' end
+    return '▸ ' .. reasoning_label(segment.seconds)
   end
 end
 
@@ -389,6 +388,14 @@ local function on_event(buffer, event)
   elseif kind == 'message.delta' or kind == 'reasoning.delta' then
     set_indicator(buffer, reply, kind == 'reasoning.delta' and 'thinking…' or 'streaming…')
     write(buffer, reply, function() append(buffer, reply, kind == 'message.delta' and 'message' or 'reasoning', event.text) end)
+  elseif kind == 'reasoning.end' then
+    -- The engine's time of the reasoning so far labels the latest reasoning.
+    for index = #reply.segments, 1, -1 do
+      if reply.segments[index].kind == 'reasoning' then
+        reply.segments[index].seconds = event.seconds
+        break
+      end
+    end
   elseif kind == 'message.replace' or kind == 'reasoning.replace' then
     write(buffer, reply, function() replace(buffer, reply, kind == 'message.replace' and 'message' or 'reasoning', event.text) end)
   elseif kind:match('^tool_call%.') then
@@ -579,38 +586,6 @@ local function show(buffer)
   setup_window(vim.api.nvim_get_current_win())
 end
 
--- The parts of a saved reply in the server's order: { kind = 'reasoning' | 'text', text = … } or
--- { kind = 'tool', call = … }. The rule of Message.timeline (Sources/Library/Records/ReplyTimeline.swift):
--- a call's answerOffset and reasoningOffset count the bytes of text and reasoning before it (Lua strings are
--- bytes); between two calls the reasoning comes first; a call without offsets comes after the reasoning before
--- it and before any text.
-function M.timeline(message)
-  local reasoning = not isnil(message.reasoning) and message.reasoning or ''
-  local text = not isnil(message.text) and message.text or ''
-  local parts, reasoning_at, text_at = {}, 0, 0
-  local function cut(kind, source, from, to)
-    local piece = source:sub(from + 1, to)
-    -- Each part after the first was joined with a blank line, not part of it.
-    if from > 0 and piece:sub(1, 2) == '\n\n' then piece = piece:sub(3) end
-    if piece ~= '' then table.insert(parts, { kind = kind, text = piece }) end
-  end
-  local function advance(reasoning_end, text_end)
-    reasoning_end = math.min(math.max(reasoning_end, reasoning_at), #reasoning)
-    text_end = math.min(math.max(text_end, text_at), #text)
-    cut('reasoning', reasoning, reasoning_at, reasoning_end)
-    cut('text', text, text_at, text_end)
-    reasoning_at, text_at = reasoning_end, text_end
-  end
-  for _, call in ipairs(isnil(message.toolCalls) and {} or message.toolCalls) do
-    local reasoning_offset, answer_offset = call.reasoningOffset, call.answerOffset
-    advance(type(reasoning_offset) == 'number' and reasoning_offset or #reasoning,
-      type(answer_offset) == 'number' and answer_offset or text_at)
-    table.insert(parts, { kind = 'tool', call = call })
-  end
-  advance(#reasoning, #text)
-  return parts
-end
-
 -- Renders saved messages as the lines of a transcript, with folds for reasoning and tool output.
 local function render_messages(buffer, chat, messages)
   local lines, folds = {}, {}
@@ -621,21 +596,24 @@ local function render_messages(buffer, chat, messages)
       add(lines_of(message.text or ''))
     else
       add({ '### Assistant' })
-      local parts = M.timeline(message)
-      local thoughts = #vim.tbl_filter(function(part) return part.kind == 'reasoning' end, parts)
-      local tokens = thoughts == 1 and not isnil(message.stats) and message.stats.reasoning_output_tokens
-      local summary = '▸ Thought' .. ((tokens and not isnil(tokens)) and string.format(' (%d tokens)', tokens) or '')
+      -- The reply's reasoning, text and tool calls in the server's order, as llmster cut them.
+      local calls = isnil(message.toolCalls) and {} or message.toolCalls
+      local parts = vim.tbl_filter(function(part)
+        if part.kind == 'tool' then return type(part.index) == 'number' and calls[part.index + 1] ~= nil end
+        return (part.kind == 'reasoning' or part.kind == 'text') and type(part.text) == 'string'
+      end, isnil(message.parts) and {} or message.parts)
       for index, part in ipairs(parts) do
         local first = #lines
         if part.kind == 'tool' then
-          local call_lines = tool_lines(part.call)
+          local call = calls[part.index + 1]
+          local call_lines = tool_lines(call)
           -- Output ending in a newline: the blank line after the part is enough.
           if #call_lines > 1 and call_lines[#call_lines] == '' then table.remove(call_lines) end
           add(call_lines)
-          if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(part.call.name) }) end
+          if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(call.name) }) end
         elseif part.kind == 'reasoning' then
           add(lines_of((part.text:gsub('\n+$', ''))))
-          table.insert(folds, { first, #lines - 1, summary })
+          table.insert(folds, { first, #lines - 1, '▸ ' .. reasoning_label(part.seconds) })
         else
           add(lines_of(index == #parts and part.text or (part.text:gsub('\n+$', ''))))
         end
@@ -1039,23 +1017,6 @@ end
 
 -- Presets: the REPL's named system prompts, models and settings ------------------------------
 
--- One line about a preset of presets/list: its model, settings and the start of its system prompt.
-function M.preset_summary(preset)
-  local parts = {}
-  if not isnil(preset.model) then table.insert(parts, preset.model) end
-  local settings_text = {}
-  for key, value in pairs(isnil(preset.settings) and {} or preset.settings) do
-    table.insert(settings_text, key .. '=' .. tostring(value))
-  end
-  table.sort(settings_text)
-  if #settings_text > 0 then table.insert(parts, table.concat(settings_text, ' ')) end
-  if not isnil(preset.systemPrompt) then
-    local first = lines_of(preset.systemPrompt)[1]
-    table.insert(parts, vim.fn.strchars(first) > 60 and (vim.fn.strcharpart(first, 0, 59) .. '…') or first)
-  end
-  return table.concat(parts, ' · ')
-end
-
 -- The names of the configured presets.
 function M.preset_names()
   return vim.tbl_map(function(preset) return preset.name end, client.request_sync('presets/list', {}).presets)
@@ -1071,7 +1032,7 @@ function M.pick_preset(prompt, choose)
   local presets = client.request_sync('presets/list', {}).presets
   if #presets == 0 then error('no presets: add lines such as "preset.NAME.system = …" to llmster\'s config', 0) end
   vim.ui.select(presets, {
-    prompt = prompt, format_item = function(preset) return preset.name .. '  ' .. M.preset_summary(preset) end,
+    prompt = prompt, format_item = function(preset) return preset.name .. '  ' .. (isnil(preset.summary) and '' or preset.summary) end,
   }, function(choice) if choice then client.guard(choose, choice.name) end end)
 end
 
