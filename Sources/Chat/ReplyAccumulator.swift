@@ -194,12 +194,20 @@ public struct ReplyAccumulator: Sendable {
                 break
             }
         }
-        let reasoningStarts = reconcile(reasonings, reasoning: true)
+        guard let reasoningPlan = reconciliation(of: reasonings, reasoning: true),
+              let messagePlan = reconciliation(of: messages, reasoning: false)
+        else {
+            // A text confirmed while it arrived must start where a streamed part does; the streamed text stays.
+            state.unreadableEventCount += 1
+            if state.firstUnreadableEvent == nil { state.firstUnreadableEvent = "the chat.end event's text could not be placed in what streamed" }
+            return
+        }
+        let reasoningStarts = apply(reasoningPlan, reasoning: true)
         for (index, call) in calls.enumerated() where index >= state.toolCalls.count || state.toolCalls[index] != call {
             updates.append(.toolCallChanged(index: index, call))
         }
         state.toolCalls = calls
-        let messageStarts = reconcile(messages, reasoning: false)
+        let messageStarts = apply(messagePlan, reasoning: false)
         var parts: [ReplyState.Part] = []
         var counts = (messages: 0, reasonings: 0, calls: 0)
         for item in result.output {
@@ -220,75 +228,101 @@ public struct ReplyAccumulator: Sendable {
         state.parts = parts
     }
 
-    /// Makes the reasoning or the answer the final `texts` joined by part separators: appends what they add when
-    /// they start with the streamed text, else replaces it (a rewrite); returns where each text starts in the result.
-    private mutating func reconcile(_ texts: [OutputText], reasoning: Bool) -> [Int] {
-        // Taken out of the state while it changes, so appending to it does not copy it.
-        var streamed = ""
-        if reasoning { swap(&streamed, &state.reasoning) } else { swap(&streamed, &state.answer) }
-        defer { if reasoning { swap(&streamed, &state.reasoning) } else { swap(&streamed, &state.answer) } }
-        if let (starts, rest) = Self.extension(of: &streamed, to: texts) {
-            if !rest.isEmpty {
-                streamed += rest
-                if reasoning { state.reasoningCharacterCount += rest.count }
-                updates.append(reasoning ? .reasoningAppended(rest) : .answerAppended(rest))
+    /// How the reasoning or the answer becomes the final `texts` joined by part separators.
+    private enum Reconciliation {
+        /// The texts start with the streamed text: `rest` is appended.
+        case extend(starts: [Int], rest: String)
+        /// The texts contradict it: `final` replaces it (a rewrite).
+        case replace(starts: [Int], final: String)
+    }
+
+    /// How the streamed reasoning or answer becomes `texts`; nil when a text confirmed against the streamed reply
+    /// (``OutputText/needsStreamedText``) starts at no streamed part.
+    private mutating func reconciliation(of texts: [OutputText], reasoning: Bool) -> Reconciliation? {
+        let partStarts = state.parts.compactMap { part -> Int? in
+            switch part {
+            case .reasoning(let start) where reasoning: start
+            case .message(let start) where !reasoning: start
+            default: nil
             }
+        }
+        return (reasoning ? state.reasoning : state.answer).utf8.withContiguousStorageIfAvailable { streamed in
+            if let (starts, rest) = Self.extension(of: streamed, to: texts) { return .extend(starts: starts, rest: rest) }
+            var final = ""
+            var starts: [Int] = []
+            for (position, text) in texts.enumerated() {
+                if position > 0 { final += ReplyState.partSeparator }
+                starts.append(final.utf8.count)
+                guard let whole = text.string ?? partStarts.lazy.compactMap({ text.resolved(in: streamed, at: $0) }).first else { return nil }
+                final += whole
+            }
+            return .replace(starts: starts, final: final)
+        } ?? nil
+    }
+
+    /// Makes the reasoning or the answer what `plan` says; returns where each final text starts.
+    private mutating func apply(_ plan: Reconciliation, reasoning: Bool) -> [Int] {
+        switch plan {
+        case let .extend(starts, rest):
+            guard !rest.isEmpty else { return starts }
+            if reasoning {
+                state.reasoning += rest
+                state.reasoningCharacterCount += rest.count
+            } else {
+                state.answer += rest
+            }
+            updates.append(reasoning ? .reasoningAppended(rest) : .answerAppended(rest))
+            return starts
+        case let .replace(starts, final):
+            if reasoning {
+                state.reasoning = final
+                state.reasoningCharacterCount = final.count
+            } else {
+                state.answer = final
+            }
+            state.isRewritten = true
+            updates.append(reasoning ? .reasoningReplaced(final) : .answerReplaced(final))
             return starts
         }
-        var final = ""
-        var starts: [Int] = []
-        for (position, text) in texts.enumerated() {
-            if position > 0 { final += ReplyState.partSeparator }
-            starts.append(final.utf8.count)
-            final += text.string
-        }
-        streamed = final
-        state.isRewritten = true
-        if reasoning { state.reasoningCharacterCount = final.count }
-        updates.append(reasoning ? .reasoningReplaced(final) : .answerReplaced(final))
-        return starts
     }
 
     /// When `texts` joined by part separators start with `streamed`: where each text starts and what they add to it.
     ///
     /// Compares in place and decodes only the added text. Nil when they do not start with it, or when a text's
     /// encoded form differs from its decoded one (invalid UTF-8), which the caller's full comparison settles.
-    private static func `extension`(of streamed: inout String, to texts: [OutputText]) -> (starts: [Int], rest: String)? {
-        streamed.withUTF8 { streamed -> (starts: [Int], rest: String)? in
-            var offset = 0
-            var starts: [Int] = []
-            var rest = ""
-            for (position, text) in texts.enumerated() {
-                if position > 0 {
-                    for byte in ReplyState.partSeparator.utf8 {
-                        if offset < streamed.count {
-                            guard streamed[offset] == byte else { return nil }
-                        } else {
-                            rest.append(Character(Unicode.Scalar(byte)))
-                        }
-                        offset += 1
+    private static func `extension`(of streamed: UnsafeBufferPointer<UInt8>, to texts: [OutputText]) -> (starts: [Int], rest: String)? {
+        var offset = 0
+        var starts: [Int] = []
+        var rest = ""
+        for (position, text) in texts.enumerated() {
+            if position > 0 {
+                for byte in ReplyState.partSeparator.utf8 {
+                    if offset < streamed.count {
+                        guard streamed[offset] == byte else { return nil }
+                    } else {
+                        rest.append(Character(Unicode.Scalar(byte)))
                     }
-                }
-                starts.append(offset)
-                if offset >= streamed.count {
-                    let added = text.string
-                    rest += added
-                    offset += added.utf8.count
-                    continue
-                }
-                let (count, whole) = text.commonPrefix(withUTF8: UnsafeBufferPointer(rebasing: streamed[offset...]))
-                if whole {
-                    offset += count
-                } else if offset + count == streamed.count {
-                    let added = text.dropFirst(utf8: count)
-                    rest += added
-                    offset += count + added.utf8.count
-                } else {
-                    return nil
+                    offset += 1
                 }
             }
-            return offset >= streamed.count ? (starts, rest) : nil
+            starts.append(offset)
+            if offset >= streamed.count {
+                guard let added = text.string else { return nil }
+                rest += added
+                offset += added.utf8.count
+                continue
+            }
+            let (count, whole) = text.commonPrefix(withUTF8: UnsafeBufferPointer(rebasing: streamed[offset...]))
+            if whole {
+                offset += count
+            } else if offset + count == streamed.count, let added = text.dropFirst(utf8: count) {
+                rest += added
+                offset += count + added.utf8.count
+            } else {
+                return nil
+            }
         }
+        return offset >= streamed.count ? (starts, rest) : nil
     }
 
     private func clamp(_ value: Double) -> Double { min(1, max(0, value)) }

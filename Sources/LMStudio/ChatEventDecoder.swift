@@ -20,15 +20,17 @@ public struct ChatEventDecoder: Sendable {
 
     /// The chat event a raw event carries, decoded from its bytes without building a `String` of the payload.
     func decode(_ event: RawSSEEvent) -> ChatEvent? {
-        decode(name: event.name.map { String(decoding: $0, as: UTF8.self) }, data: event.data)
+        let lifted = event.literals.isEmpty ? nil : LiftedStrings(skeleton: event.data, literals: event.literals, token: event.literalToken)
+        return decode(name: event.name.map { String(decoding: $0, as: UTF8.self) }, data: event.data, lifted: lifted)
     }
 
-    /// `name` is made only when a payload lacks `type`: a delta (most events) never builds it.
-    private func decode(name: @autoclosure () -> String?, data: [UInt8]) -> ChatEvent? {
-        if let delta = data.withUnsafeBufferPointer({ TextDeltaScanner.event(in: $0) }) { return delta }
+    /// `name` is made only when a payload lacks `type`: a delta (most events) never builds it. `lifted` holds the
+    /// long strings taken out of `data` while it arrived.
+    private func decode(name: @autoclosure () -> String?, data: [UInt8], lifted: LiftedStrings? = nil) -> ChatEvent? {
+        if lifted == nil, let delta = data.withUnsafeBufferPointer({ TextDeltaScanner.event(in: $0) }) { return delta }
         guard data.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{") else { return nil }
         let payload: Payload
-        switch self.payload(of: data) {
+        switch lifted.map({ self.payload(liftedAsItArrived: $0) }) ?? self.payload(of: data) {
         case .success(let decoded): payload = decoded
         case .failure(let error): return .unreadable(reason: Self.reason(error, event: name()))
         }
@@ -79,10 +81,31 @@ private extension ChatEventDecoder {
         }
     }
 
+    /// The payload of a line lifted as it arrived. A long string where no reply text lies (a tool's output or
+    /// arguments) is put back as it came and the payload read again; a text confirmed against the streamed reply
+    /// cannot be put back, so one standing anywhere else makes the payload unreadable.
+    func payload(liftedAsItArrived lifted: LiftedStrings) -> Result<Payload, any Error> {
+        guard !lifted.hasUndecodableLiteral else { return .failure(LiftedTextError.undecodable) }
+        var restoring = lifted
+        if var payload = try? decoder.decode(Payload.self, from: Data(restoring.skeleton)) {
+            payload.restore(from: &restoring)
+            if restoring.isRestored { return .success(payload) }
+        }
+        var whole = lifted.keptStringsPutBack()
+        if whole.isRestored { return self.payload(of: whole.skeleton) }
+        return Result { try decoder.decode(Payload.self, from: Data(whole.skeleton)) }.flatMap { payload in
+            var payload = payload
+            payload.restore(from: &whole)
+            return whole.isRestored ? .success(payload) : .failure(LiftedTextError.unplaced)
+        }
+    }
+
     /// Why an event could not be read, in a few words for the reply's error message (no payload text).
     static func reason(_ error: any Error, event name: String?) -> String {
         var detail = "not valid JSON"
-        if case let DecodingError.dataCorrupted(context) = error {
+        if let error = error as? LiftedTextError {
+            detail = error.description
+        } else if case let DecodingError.dataCorrupted(context) = error {
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             detail = underlying ?? context.debugDescription
         }
@@ -90,6 +113,21 @@ private extension ChatEventDecoder {
         guard let name else { return "an event could not be read (\(words))" }
         let event = String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.properties.isAlphabetic || $0 == "." || $0 == "_" }.prefix(40)))
         return "a \(event) event could not be read (\(words))"
+    }
+}
+
+/// Why a line lifted as it arrived cannot be read.
+private enum LiftedTextError: Error, CustomStringConvertible {
+    /// A long string does not decode (an invalid escape, a raw control character, a lone surrogate).
+    case undecodable
+    /// A long string the streamed reply confirmed stands where no reply text does.
+    case unplaced
+
+    var description: String {
+        switch self {
+        case .undecodable: "a long text is not a valid JSON string"
+        case .unplaced: "a long text repeats the streamed reply where no reply text belongs"
+        }
     }
 }
 
@@ -143,7 +181,7 @@ private struct Payload: Decodable {
 
     /// Puts back the long texts ``LiftedStrings`` took out where a reply's text lives; others stay placeholders.
     mutating func restore(from lifted: inout LiftedStrings) {
-        content = content.map { lifted.restore(OutputText($0)).string }
+        content = content.map { lifted.restore($0) }
         guard var result else { return }
         self.result = nil
         for index in result.output.indices {

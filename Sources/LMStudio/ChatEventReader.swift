@@ -2,6 +2,9 @@ import HTTP
 
 /// Pulls chat events out of an event-stream body on demand: SSE parsing and decoding happen inside `next()`.
 ///
+/// It keeps digests of the streamed texts, against which the parser confirms a long `chat.end` as it arrives; so
+/// that they include every delta before that line, a chunk is parsed in pieces of at most ``feedBytes``.
+///
 /// `@unchecked Sendable`: its state is touched only from `next()`, which
 /// ``LMStudioClient/streamChat(_:)`` calls from `AsyncThrowingStream(unfolding:)`,
 /// and that stream's single iterator never runs two `next()` calls at once.
@@ -10,6 +13,13 @@ final class ChatEventReader: @unchecked Sendable {
     private let server: String
     private var parser = SSEParser()
     private let decoder = ChatEventDecoder()
+    private var digests = StreamedTextDigests()
+    /// The body chunk being parsed, and how much of it was.
+    private var chunk: [UInt8] = []
+    private var parsed = 0
+    /// The most bytes parsed at once: under ``LiftedStrings/minimumLength``, so no line grows long enough to be
+    /// lifted in the same piece as the events before it, whose deltas the digests must hold first.
+    static let feedBytes = LiftedStrings.minimumLength / 4
     private var pending: [RawSSEEvent] = []
     private var nextPending = 0
     private var ended = false
@@ -27,18 +37,27 @@ final class ChatEventReader: @unchecked Sendable {
                 let event = pending[nextPending]
                 pending[nextPending].data = []  // so a large event is freed once its chat event is built
                 nextPending += 1
-                if let chatEvent = decoder.decode(event) { return chatEvent }
+                if let chatEvent = decoder.decode(event) {
+                    digests.observe(chatEvent)
+                    return chatEvent
+                }
             }
             pending.removeAll(keepingCapacity: true)
             nextPending = 0
             if ended { return nil }
             do {
-                guard let chunk = try await body.next() else {
-                    ended = true
-                    _ = parser.finish()
-                    return nil
+                if parsed == chunk.count {
+                    guard let next = try await body.next() else {
+                        ended = true
+                        _ = parser.finish()
+                        return nil
+                    }
+                    chunk = next
+                    parsed = 0
                 }
-                pending = try parser.feedRaw(chunk)
+                let end = min(chunk.count, parsed + Self.feedBytes)
+                pending = try parser.feedRaw(chunk[parsed..<end], confirmingAgainst: digests)
+                parsed = end
             } catch {
                 ended = true
                 throw Self.midReplyError(error, server: server)

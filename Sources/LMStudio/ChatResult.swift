@@ -60,15 +60,23 @@ public enum OutputItem: Codable, Sendable, Equatable {
         }
     }
 
+    /// The text to encode; a text confirmed against the streamed reply cannot be encoded without that reply.
+    private static func content(_ text: OutputText, at path: [any CodingKey]) throws -> String {
+        guard let string = text.string else {
+            throw EncodingError.invalidValue(text, .init(codingPath: path, debugDescription: "the text needs the streamed reply it was confirmed against"))
+        }
+        return string
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case let .message(text):
             try c.encode("message", forKey: .type)
-            try c.encode(text.string, forKey: .content)
+            try c.encode(Self.content(text, at: c.codingPath), forKey: .content)
         case let .reasoning(text):
             try c.encode("reasoning", forKey: .type)
-            try c.encode(text.string, forKey: .content)
+            try c.encode(Self.content(text, at: c.codingPath), forKey: .content)
         case let .toolCall(call):
             try c.encode("tool_call", forKey: .type)
             try call.encode(to: encoder)

@@ -3,11 +3,17 @@
 /// A `chat.end` repeats the whole reply. Kept encoded, its text is compared with the streamed text in place
 /// (``commonPrefix(with:)``) and decoded only when it adds to or rewrites what streamed, so a confirmed
 /// reply is never held twice. Both forms read the same: invalid UTF-8 becomes U+FFFD.
+///
+/// A text ``LiteralLifter`` confirmed while it arrived holds only a digest of its start, which the streamed reply
+/// also holds: such a text is read against that reply (``commonPrefix(withUTF8:)``, ``resolved(in:at:)``).
 public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, CustomStringConvertible {
     private enum Storage: Sendable {
         case decoded(String)
         /// The event's bytes and the range of a JSON string literal in them (quotes included) known to decode.
         case encoded([UInt8], Range<Int>)
+        /// Text whose first `prefixCount` UTF-8 bytes the streamed reply holds (their ``TextDigest`` is `digest`),
+        /// followed by `rest`.
+        case streamed(prefixCount: Int, digest: Int, rest: String)
     }
 
     private let storage: Storage
@@ -26,15 +32,42 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
         storage = .encoded(bytes, range)
     }
 
-    /// The text, decoded now if it is still encoded.
-    public var string: String {
+    /// A text that starts with `prefixCount` bytes of the streamed reply whose digest is `digest`, then `rest`.
+    init(streamedPrefix prefixCount: Int, digest: Int, rest: String) {
+        storage = .streamed(prefixCount: prefixCount, digest: digest, rest: rest)
+    }
+
+    /// The text, decoded now if it is still encoded; nil for a text confirmed against the streamed reply, which
+    /// only that reply can complete (``resolved(in:at:)``).
+    public var string: String? {
         switch storage {
         case .decoded(let string): return string
         case .encoded: return dropFirst(utf8: 0)
+        case .streamed: return nil
         }
     }
 
-    public var description: String { string }
+    /// Whether the text starts with part of the streamed reply that it does not hold (see ``resolved(in:at:)``).
+    public var needsStreamedText: Bool {
+        if case .streamed = storage { true } else { false }
+    }
+
+    /// The whole text, its confirmed start read from `source` at `offset`; nil when the bytes there are not the
+    /// ones the digest confirmed. A text that needs no streamed text is returned as it is.
+    public func resolved(in source: UnsafeBufferPointer<UInt8>, at offset: Int) -> String? {
+        guard case let .streamed(prefixCount, _, rest) = storage else { return string }
+        guard confirms(source, at: offset) else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: source[offset..<offset + prefixCount]), as: UTF8.self) + rest
+    }
+
+    /// Whether `source` holds, at `offset`, the confirmed start of this text (always true for other texts).
+    public func confirms(_ source: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        guard case let .streamed(prefixCount, digest, _) = storage else { return true }
+        guard offset >= 0, offset <= source.count, source.count - offset >= prefixCount else { return false }
+        return TextDigest.of(UnsafeBufferPointer(rebasing: source[offset..<offset + prefixCount])) == digest
+    }
+
+    public var description: String { string ?? "" }
 
     /// How many leading UTF-8 bytes this text shares with `other`, and whether that is all of this text; compared in place.
     ///
@@ -49,6 +82,10 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
                 count += 1
             }
             return (count, count == string.utf8.count)
+        case let .streamed(prefixCount, _, rest):
+            guard confirms(other, at: 0) else { return (0, false) }
+            let (count, whole) = OutputText(rest).commonPrefix(withUTF8: UnsafeBufferPointer(rebasing: other[prefixCount...]))
+            return (prefixCount + count, whole)
         case .encoded(let bytes, let range):
             return bytes.withUnsafeBufferPointer { buffer in
                 var cursor = TextDeltaScanner.Cursor(bytes: UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]), index: range.lowerBound)
@@ -66,9 +103,13 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
         }
     }
 
-    /// The text after its first `count` UTF-8 bytes (a boundary ``commonPrefix(with:)`` reported).
-    public func dropFirst(utf8 count: Int) -> String {
+    /// The text after its first `count` UTF-8 bytes (a boundary ``commonPrefix(withUTF8:)`` reported); nil when
+    /// that is inside a confirmed start this text does not hold.
+    public func dropFirst(utf8 count: Int) -> String? {
         switch storage {
+        case let .streamed(prefixCount, _, rest):
+            guard count >= prefixCount else { return nil }
+            return OutputText(rest).dropFirst(utf8: count - prefixCount)
         case .decoded(let string):
             let utf8 = string.utf8
             return String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: min(count, utf8.count))...], as: UTF8.self)
@@ -91,5 +132,10 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
         }
     }
 
-    public static func == (lhs: OutputText, rhs: OutputText) -> Bool { lhs.string == rhs.string }
+    public static func == (lhs: OutputText, rhs: OutputText) -> Bool {
+        if case let .streamed(leftCount, leftDigest, leftRest) = lhs.storage, case let .streamed(rightCount, rightDigest, rightRest) = rhs.storage {
+            return leftCount == rightCount && leftDigest == rightDigest && leftRest == rightRest
+        }
+        return !lhs.needsStreamedText && !rhs.needsStreamedText && lhs.string == rhs.string
+    }
 }

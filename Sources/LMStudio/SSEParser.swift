@@ -4,6 +4,10 @@
 /// when a `\r\n` pair is split across chunks. `id:`, `retry:`, unknown fields
 /// and `:` comments are ignored, as is a byte order mark opening the stream. Payloads are decoded as UTF-8 only once the
 /// event is complete, invalid sequences becoming U+FFFD.
+///
+/// Fed with the digests of a chat's streamed texts (``feedRaw(_:confirmingAgainst:)``), the `data:` line of a
+/// `chat.end` event that grows long has its long strings lifted out as it arrives (``LiteralLifter``), so a final
+/// event repeating a long reply is never held whole; the event size limit then counts what is held.
 public struct SSEParser: Sendable {
     /// The most bytes one event may buffer before ``SSEError/eventTooLarge(limit:)``.
     public let maxEventBytes: Int
@@ -19,6 +23,14 @@ public struct SSEParser: Sendable {
     /// How many bytes of a UTF-8 byte order mark opened the stream; `nil` once the stream is past its start.
     private var byteOrderMarkPrefix: Int? = 0
     private var failure: SSEError?
+    /// The digests a long `chat.end` line is confirmed against, for the chunk being consumed.
+    private var digests: StreamedTextDigests?
+    /// Lifts the long strings out of the `data:` line arriving, once it grew long.
+    private var lifter: LiteralLifter?
+    /// The strings lifted out of the event's `data:` lines so far, numbered as their placeholders are.
+    private var literals: [LiftedLiteral] = []
+    /// Marks this parser's placeholders, so no string a server sends can pass for one.
+    private let literalToken = String(UInt64.random(in: .min ... .max), radix: 36) + ":"
 
     /// Creates a parser with an empty buffer.
     public init(maxEventBytes: Int = 16 << 20) {
@@ -33,9 +45,15 @@ public struct SSEParser: Sendable {
         try feedRaw(bytes).map(\.event)
     }
 
-    /// Like ``feed(_:)``, with each event's name and data still as bytes, so a large payload is never copied into a `String`.
-    mutating func feedRaw(_ bytes: some Collection<UInt8>) throws -> [RawSSEEvent] {
+    /// Like ``feed(_:)``, with each event's name and data still as bytes, so a large payload is never copied into a
+    /// `String`; a long `chat.end` line is confirmed against `digests` as it arrives.
+    ///
+    /// `digests` must include every delta of the events this parser dispatched before: the caller decodes those
+    /// before feeding more, in pieces small enough that no line reaches ``LiftedStrings/minimumLength`` within one.
+    mutating func feedRaw(_ bytes: some Collection<UInt8>, confirmingAgainst digests: StreamedTextDigests? = nil) throws -> [RawSSEEvent] {
         if let failure { throw failure }
+        self.digests = digests
+        defer { self.digests = nil }
         var events: [RawSSEEvent] = []
         do {
             let consumed: Void? = try bytes.withContiguousStorageIfAvailable { try consume($0, into: &events) }
@@ -43,6 +61,8 @@ public struct SSEParser: Sendable {
                 try Array(bytes).withUnsafeBufferPointer { try consume($0, into: &events) }
             }
         } catch let error as SSEError {
+            // What the failed event held is freed now, not when the stream ends.
+            self = SSEParser(maxEventBytes: maxEventBytes)
             failure = error
             throw error
         }
@@ -82,7 +102,10 @@ public struct SSEParser: Sendable {
                 continue
             }
             let tail = UnsafeBufferPointer(rebasing: buffer[lineStart..<index])
-            if partialLine.isEmpty {
+            if lifter != nil {
+                appendPartial(tail)
+                try finishLiftedLine()
+            } else if partialLine.isEmpty {
                 try process(line: tail, into: &events)
             } else {
                 appendPartial(tail)
@@ -108,9 +131,22 @@ public struct SSEParser: Sendable {
     /// Pieces of a long line grow to at most this many bytes each.
     private static let spillPieceLength = 1 << 20
 
-    /// Appends to the line still missing its end; a long one is kept in pieces rather than regrown.
+    /// Appends to the line still missing its end; a long one is kept in pieces rather than regrown, or, when it
+    /// is a `chat.end` event's data, has its long strings lifted out.
     private mutating func appendPartial(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if lifter != nil {
+            lifter?.feed(bytes)
+            return
+        }
         if partialLine.count + bytes.count > partialLine.capacity, partialLine.count >= 64 << 10 {
+            if spilledLine.isEmpty, let digests, let value = chatEndDataStart() {
+                var lifter = LiteralLifter(digests: digests, token: literalToken, firstNumber: literals.count)
+                partialLine.withUnsafeBufferPointer { lifter.feed(UnsafeBufferPointer(rebasing: $0[value...])) }
+                lifter.feed(bytes)
+                partialLine = []
+                self.lifter = lifter
+                return
+            }
             spilledCount += partialLine.count
             spilledLine.append(partialLine)
             partialLine = []
@@ -136,6 +172,30 @@ public struct SSEParser: Sendable {
             swap(&line, &partialLine)
         }
         return line
+    }
+
+    /// Where the value of the partial line starts when it is the `data:` line of a `chat.end` event: named so by its
+    /// `event:` line, or, without one, by a payload opening with that `type`.
+    private func chatEndDataStart() -> Int? {
+        let prefix = Self.dataPrefix
+        guard partialLine.starts(with: prefix) else { return nil }
+        let value = partialLine.count > prefix.count && partialLine[prefix.count] == .space ? prefix.count + 1 : prefix.count
+        if let name { return name.elementsEqual("chat.end".utf8) ? value : nil }
+        return partialLine[value...].starts(with: Self.chatEndOpening) ? value : nil
+    }
+
+    private static let chatEndOpening: [UInt8] = Array(#"{"type":"chat.end""#.utf8)
+
+    /// Ends a lifted line: its skeleton joins the event's data as any `data:` line would.
+    private mutating func finishLiftedLine() throws(SSEError) {
+        guard var lifter else { return }
+        self.lifter = nil
+        let (skeleton, lifted) = lifter.finish()
+        literals.append(contentsOf: lifted)
+        if hasData { data.append(.lineFeed) }
+        data.append(contentsOf: skeleton)
+        hasData = true
+        try checkSize()
     }
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -180,7 +240,9 @@ public struct SSEParser: Sendable {
         if hasData {
             var taken: [UInt8] = []
             swap(&taken, &data)
-            events.append(RawSSEEvent(name: name.flatMap { $0.isEmpty ? nil : $0 }, data: taken))
+            var lifted: [LiftedLiteral] = []
+            swap(&lifted, &literals)
+            events.append(RawSSEEvent(name: name.flatMap { $0.isEmpty ? nil : $0 }, data: taken, literals: lifted, literalToken: literalToken))
         } else {
             data.removeAll(keepingCapacity: true)
         }
@@ -189,7 +251,8 @@ public struct SSEParser: Sendable {
     }
 
     private func checkSize() throws(SSEError) {
-        if data.count + spilledCount + partialLine.count > maxEventBytes {
+        let lifted = (lifter?.heldBytes ?? 0) + literals.reduce(0) { $0 + $1.heldBytes }
+        if data.count + spilledCount + partialLine.count + lifted > maxEventBytes {
             throw SSEError.eventTooLarge(limit: maxEventBytes)
         }
     }
@@ -198,7 +261,11 @@ public struct SSEParser: Sendable {
 /// One dispatched event before UTF-8 decoding: the `event:` name (nil when absent or empty) and the joined `data:` lines.
 struct RawSSEEvent: Sendable {
     var name: [UInt8]?
+    /// The data; with `literals`, their skeleton (see ``LiteralLifter``).
     var data: [UInt8]
+    /// The strings lifted out of the data as it arrived, if any; the placeholders carry `literalToken`.
+    var literals: [LiftedLiteral] = []
+    var literalToken = ""
 
     /// The event with name and data decoded as UTF-8, invalid sequences becoming U+FFFD.
     var event: SSEEvent {

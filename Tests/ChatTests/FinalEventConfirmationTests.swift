@@ -1,0 +1,148 @@
+import Chat
+import Foundation
+import Testing
+@testable import LMStudio
+
+/// A long `chat.end` is confirmed against the streamed text while it arrives, so it is never held whole beside the
+/// reply; whatever it says (the same text, more of it, a rewrite early or late, a long text elsewhere, garbage), the
+/// reply comes out exactly as reading the whole event would make it, however the stream is cut into chunks.
+@Suite struct FinalEventConfirmationTests {
+    /// Every kind of JSON escape, surrogate pairs and raw multi-byte characters.
+    static let unit = "line \"quoted\" \\ back/slash\ttab é日 👩‍💻 \u{1F600}\n"
+    /// About 290 KB: several checkpoints of the digests.
+    static let streamed = String(repeating: unit, count: 6000)
+
+    static func json(_ text: String) -> String {
+        String(decoding: try! JSONEncoder().encode(text), as: UTF8.self)
+    }
+
+    /// `text` as a JSON literal with some characters spelled as `\u` escapes (a surrogate pair among them), as
+    /// another server's encoder might write them.
+    static func escapedJSON(_ text: String) -> String {
+        json(text).replacingOccurrences(of: "é", with: #"\u00e9"#).replacingOccurrences(of: "\u{1F600}", with: #"\ud83d\ude00"#)
+    }
+
+    /// A stream that answers `answer` in deltas (reasoning `reasoning` first, if any), then ends with a `chat.end`
+    /// whose output is `outputJSON`; `named` gives every event an `event:` line.
+    static func stream(answer: String, reasoning: String = "", outputJSON: String, named: Bool = true) -> [UInt8] {
+        var text = ""
+        func event(_ name: String, _ payload: String) {
+            if named { text += "event: \(name)\n" }
+            text += "data: \(payload)\n\n"
+        }
+        func deltas(_ type: String, _ whole: String) {
+            var rest = Substring(whole)
+            while !rest.isEmpty {
+                event(type, #"{"type":"\#(type)","content":\#(json(String(rest.prefix(997))))}"#)
+                rest = rest.dropFirst(997)
+            }
+        }
+        event("chat.start", #"{"type":"chat.start","model_instance_id":"acme/tiny-1b"}"#)
+        if !reasoning.isEmpty {
+            event("reasoning.start", #"{"type":"reasoning.start"}"#)
+            deltas("reasoning.delta", reasoning)
+            event("reasoning.end", #"{"type":"reasoning.end"}"#)
+        }
+        event("message.start", #"{"type":"message.start"}"#)
+        deltas("message.delta", answer)
+        event("message.end", #"{"type":"message.end"}"#)
+        event("chat.end", #"{"type":"chat.end","result":{"model_instance_id":"acme/tiny-1b","output":\#(outputJSON),"response_id":"resp_9"}}"#)
+        return Array(text.utf8)
+    }
+
+    static func message(_ json: String) -> String { #"{"type":"message","content":\#(json)}"# }
+
+    /// `bytes` read by the chat event reader in chunks of `chunk` bytes, and the events applied to an accumulator.
+    static func reply(_ bytes: [UInt8], chunk: Int) async throws -> (state: ReplyState, end: ChatResult?) {
+        let body = AsyncThrowingStream<[UInt8], any Error> { continuation in
+            var start = 0
+            while start < bytes.count {
+                continuation.yield(Array(bytes[start..<min(bytes.count, start + chunk)]))
+                start += chunk
+            }
+            continuation.finish()
+        }
+        let reader = ChatEventReader(body: body, server: "http://127.0.0.1:1")
+        var accumulator = ReplyAccumulator()
+        var end: ChatResult?
+        while let event = try await reader.next() {
+            if case .chatEnd(let result) = event { end = result }
+            accumulator.apply(event)
+        }
+        return (accumulator.state, end)
+    }
+
+    static func message(of result: ChatResult?) -> OutputText? {
+        result?.output.lazy.compactMap { if case .message(let text) = $0 { text } else { nil } }.first
+    }
+
+    @Test(arguments: [3, 1000, 16384, 100_003])
+    func theSameTextIsConfirmedNotHeld(chunk: Int) async throws {
+        for (outputJSON, named) in [(Self.json(Self.streamed), true), (Self.escapedJSON(Self.streamed), false)] {
+            let (state, end) = try await Self.reply(Self.stream(answer: Self.streamed, outputJSON: "[\(Self.message(outputJSON))]", named: named), chunk: chunk)
+            #expect(Self.message(of: end)?.needsStreamedText == true, "the final text was confirmed while it arrived, not kept")
+            #expect(state.answer == Self.streamed)
+            #expect(!state.isRewritten && state.isComplete && state.unreadableEventCount == 0)
+        }
+    }
+
+    @Test(arguments: [7, 16384])
+    func moreTextIsAppendedAfterTheConfirmedPart(chunk: Int) async throws {
+        let final = Self.streamed + "and one more line ✓"
+        let (state, end) = try await Self.reply(Self.stream(answer: Self.streamed, outputJSON: "[\(Self.message(Self.escapedJSON(final)))]"), chunk: chunk)
+        #expect(Self.message(of: end)?.needsStreamedText == true)
+        #expect(state.answer == final)
+        #expect(!state.isRewritten && state.unreadableEventCount == 0)
+    }
+
+    @Test(arguments: [5, 16384])
+    func aRewriteLateOrEarlyGivesTheFinalTextExactly(chunk: Int) async throws {
+        var late = Self.streamed
+        late.insert(contentsOf: "REWRITTEN", at: late.index(late.startIndex, offsetBy: 200_000))
+        let early = "REWRITTEN" + Self.streamed
+        for final in [late, early] {
+            let (state, end) = try await Self.reply(Self.stream(answer: Self.streamed, outputJSON: "[\(Self.message(Self.escapedJSON(final)))]"), chunk: chunk)
+            #expect(state.answer == final)
+            #expect(state.isRewritten && state.unreadableEventCount == 0)
+            #expect(Self.message(of: end)?.needsStreamedText == (final == late), "a late rewrite keeps only the part after the confirmed start")
+        }
+    }
+
+    @Test func longReasoningAndAnswerAreBothConfirmed() async throws {
+        let reasoning = String(repeating: "thinking about \"it\" 日本\n", count: 5000)
+        let output = #"[{"type":"reasoning","content":\#(Self.json(reasoning))},\#(Self.message(Self.json(Self.streamed)))]"#
+        let (state, end) = try await Self.reply(Self.stream(answer: Self.streamed, reasoning: reasoning, outputJSON: output), chunk: 4096)
+        #expect(end?.output.allSatisfy { if case .reasoning(let text) = $0 { text.needsStreamedText } else if case .message(let text) = $0 { text.needsStreamedText } else { true } } == true)
+        #expect(state.answer == Self.streamed && state.reasoning == reasoning)
+        #expect(!state.isRewritten && state.unreadableEventCount == 0)
+    }
+
+    @Test func aLongTextOutsideTheReplyIsReadWhole() async throws {
+        let output = String(repeating: "tool output \"line\" ü\n", count: 8000)
+        let call = #"{"type":"tool_call","tool":"read","arguments":{"path":"a"},"output":\#(Self.json(output))}"#
+        let (state, end) = try await Self.reply(Self.stream(answer: "short answer", outputJSON: "[\(call),\(Self.message(Self.json("short answer")))]"), chunk: 1000)
+        #expect(state.unreadableEventCount == 0)
+        #expect(state.toolCalls.first?.output == output)
+        #expect(end != nil && state.answer == "short answer")
+    }
+
+    /// Only reply texts are compared with what streamed: a tool output (or arguments) repeating the answer is kept
+    /// as it came and read whole, the answer beside it confirmed.
+    @Test func aLongToolOutputRepeatingTheAnswerIsReadWhole() async throws {
+        let call = #"{"type":"tool_call","tool":"write","arguments":{"content":\#(Self.json(Self.streamed))},"output":\#(Self.json(Self.streamed))}"#
+        let (state, end) = try await Self.reply(Self.stream(answer: Self.streamed, outputJSON: "[\(call),\(Self.message(Self.json(Self.streamed)))]"), chunk: 1000)
+        #expect(state.unreadableEventCount == 0)
+        #expect(state.toolCalls.first?.output == Self.streamed)
+        #expect(state.toolCalls.first?.arguments == .object(["content": .string(Self.streamed)]))
+        #expect(Self.message(of: end)?.needsStreamedText == true)
+        #expect(state.answer == Self.streamed)
+    }
+
+    @Test func anInvalidEscapeInALongTextMakesTheEventUnreadable() async throws {
+        for badJSON in [String(Self.json(Self.streamed).dropLast()) + #"\x""#, "\"" + #"\ud83d"# + String(Self.json(Self.streamed).dropFirst())] {
+            let (state, _) = try await Self.reply(Self.stream(answer: Self.streamed, outputJSON: "[\(Self.message(badJSON))]"), chunk: 1000)
+            #expect(state.unreadableEventCount == 1)
+            #expect(state.answer == Self.streamed, "what streamed is kept")
+        }
+    }
+}
