@@ -1,5 +1,6 @@
 import Foundation
 import Library
+import SystemSupport
 import LMStudio
 
 /// The engine every face of llmster shares: sends a turn, streams the reply, keeps the library current.
@@ -211,6 +212,9 @@ public actor ChatSession {
         saver.cancel()
         let saved = await saver.value
         if Task.isCancelled, ending != .completed { ending = .cancelled }
+        // The presenter still hands on every update of a cancelled reply, but in a cancelled task, so a display may
+        // skip drawing the backlog (the text is saved) and the prompt comes back at once.
+        if ending == .cancelled { presenter.cancel() }
         let state = await coalescer.close()
         let (status, message) = Self.status(of: state, ending: ending)
         await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
@@ -283,7 +287,7 @@ public actor ChatSession {
         var reasoning = 0
     }
 
-    /// Saves the text streamed since `saved` as pieces of at most `pieceBytes` and returns what is saved now; a
+    /// Saves the text streamed since `saved` as pieces of at most `LibraryStore.pieceBytes` and returns what is saved now; a
     /// failure is retried at the next interval, and the final save reports its own. A rewritten answer is saved whole.
     private func savePartial(_ state: ReplyState, messageId: String, after saved: SavedLength) -> SavedLength {
         var progress = saved
@@ -293,8 +297,8 @@ public actor ChatSession {
                 return SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
             }
             let statsJSON = state.stats.flatMap(Self.json)
-            let answer = Self.pieces(of: state.answer, after: saved.answer)
-            let reasoning = Self.pieces(of: state.reasoning, after: saved.reasoning)
+            let answer = state.answer.utf8.pieces(after: saved.answer, atMost: LibraryStore.pieceBytes)
+            let reasoning = state.reasoning.utf8.pieces(after: saved.reasoning, atMost: LibraryStore.pieceBytes)
             for index in 0..<max(1, answer.count, reasoning.count) {
                 let text = index < answer.count ? String(decoding: state.answer.utf8[answer[index]], as: UTF8.self) : ""
                 let thought = index < reasoning.count
@@ -308,24 +312,6 @@ public actor ChatSession {
             try saveToolCalls(state, messageId: messageId)
         } catch {}
         return progress
-    }
-
-    /// The most text one piece holds, so a partial save costs at most this much memory whatever the reply's rate.
-    private static let pieceBytes = 1 << 20
-
-    /// The UTF-8 ranges of `text` after its first `offset` bytes, at most `pieceBytes` each, split between characters.
-    private static func pieces(of text: String, after offset: Int) -> [Range<String.Index>] {
-        let utf8 = text.utf8
-        var start = utf8.index(utf8.startIndex, offsetBy: offset)
-        var ranges: [Range<String.Index>] = []
-        while start < utf8.endIndex {
-            var end = utf8.characterBoundary(atOrBefore: utf8.index(start, offsetBy: pieceBytes, limitedBy: utf8.endIndex)
-                                             ?? utf8.endIndex, notBefore: start)
-            if end == start { end = utf8.endIndex }
-            ranges.append(start..<end)
-            start = end
-        }
-        return ranges
     }
 
     /// The part of `text` after its first `offset` UTF-8 bytes (a saved length, so on a character boundary).

@@ -1,4 +1,5 @@
 import LMStudio
+import SystemSupport
 
 /// Accumulates a reply's events and hands out its updates in batches, at most one batch per interval.
 ///

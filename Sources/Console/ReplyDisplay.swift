@@ -73,8 +73,10 @@ public actor ReplyDisplay {
                             modelName: modelName)
     }
 
-    /// Shows one update of the reply.
+    /// Shows one update of the reply; in a cancelled task (a reply the user cancelled), text still arriving is
+    /// taken in but not drawn or written, and only the end is shown.
     public func show(_ update: ReplyUpdate) {
+        let cancelled = Task.isCancelled
         var replaced: String?
         switch update {
         case .stageChanged(let stage):
@@ -94,7 +96,7 @@ public actor ReplyDisplay {
         case .answerAppended(let text):
             answerStarted = true
             reply.stage = nil
-            if answerView != nil { reply.answer += text } else { appendPlain(text) }
+            if answerView != nil { reply.answer += text } else if !cancelled { appendPlain(text) }
         case .answerReplaced(let text):
             answerStarted = true
             if answerView != nil {
@@ -117,6 +119,7 @@ public actor ReplyDisplay {
         case .ended(let end):
             finish(end)
         }
+        if cancelled, !reply.isFinished { return }
         render(replacing: replaced)
     }
 

@@ -1,9 +1,10 @@
 import Foundation
+import SystemSupport
 
 extension LibraryStore {
-    /// A message's text or reasoning followed by its reply pieces in order (the pieces of a reply still streaming,
-    /// or of one whose final save did not fit on the disk). Without pieces the concatenation is NULL and the column
-    /// comes back as stored, not copied.
+    /// A message's text or reasoning followed by its reply pieces in order: the pieces of a reply still streaming, of
+    /// one whose final save did not fit on the disk, or of a long reply, saved as pieces of at most ``pieceBytes``.
+    /// Without pieces the concatenation is NULL and the column comes back as stored, not copied.
     static func joined(_ column: String) -> String {
         """
         coalesce(messages.\(column) || (SELECT group_concat(piece, '') FROM (SELECT \(column) AS piece FROM reply_pieces
@@ -78,7 +79,13 @@ extension LibraryStore {
     /// Replies of at least this many bytes are emptied before they are rewritten (see `updateReply`).
     static let longReplyBytes = 1 << 20
 
-    /// Saves the whole state of a reply, replacing its text and removing its pieces (see `appendReplyPiece`).
+    /// The most text one reply piece holds: a long reply is saved, and a streaming one appended to, this much at a
+    /// time, so a save needs memory for one piece beside the reply, not a second copy of it.
+    public static let pieceBytes = 1 << 20
+
+    /// Saves the whole state of a reply, replacing its text and its pieces (see `appendReplyPiece`); a text longer
+    /// than ``pieceBytes`` is saved as pieces of at most that much, its first one in the message itself (which is
+    /// what the search index reads).
     ///
     /// `text`, `reasoning`, `status` and `rewritten` replace the stored values; a nil `error`, `statsJSON`,
     /// `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
@@ -87,6 +94,13 @@ extension LibraryStore {
         statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil, rewritten: Bool = false
     ) throws {
         let now = Date().milliseconds
+        let textPieces = text.utf8.pieces(after: 0, atMost: Self.pieceBytes)
+        let reasoningPieces = reasoning.utf8.pieces(after: 0, atMost: Self.pieceBytes)
+        /// Piece `index` of `whole`, not copied when it is the whole.
+        func piece(_ index: Int, of whole: String, _ pieces: [Range<String.Index>]) -> String {
+            guard pieces.count > 1 else { return index == 0 ? whole : "" }
+            return index < pieces.count ? String(decoding: whole.utf8[pieces[index]], as: UTF8.self) : ""
+        }
         try connection.transaction {
             if text.utf8.count + reasoning.utf8.count >= Self.longReplyBytes {
                 // SQLite reads a column's old value whenever a trigger names it (the search index does), so a long
@@ -101,12 +115,18 @@ extension LibraryStore {
                 WHERE id = ?
                 """,
                 [
-                    .text(text), .text(reasoning), .text(status.rawValue), .text(error), .text(statsJSON),
+                    .text(piece(0, of: text, textPieces)), .text(piece(0, of: reasoning, reasoningPieces)),
+                    .text(status.rawValue), .text(error), .text(statsJSON),
                     .text(modelInstanceId), .text(responseId), .integer(now),
                     .text(status == .streaming ? writer : nil), .bool(rewritten), .text(messageId),
                 ])
             guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
             try connection.run("DELETE FROM reply_pieces WHERE message_id = ?", [.text(messageId)])
+            for index in 1..<max(1, textPieces.count, reasoningPieces.count) {
+                try connection.run(
+                    "INSERT INTO reply_pieces (message_id, text, reasoning) VALUES (?, ?, ?)",
+                    [.text(messageId), .text(piece(index, of: text, textPieces)), .text(piece(index, of: reasoning, reasoningPieces))])
+            }
             try connection.run(
                 "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
                 [.integer(now), .text(messageId)])
@@ -117,7 +137,7 @@ extension LibraryStore {
     /// before, so a save costs memory and disk in proportion to the new text only.
     ///
     /// Readers see the message's text followed by its pieces. `status` is `.streaming` while the reply streams, or the
-    /// final status when the final save (`updateReply`, which joins the pieces) did not fit; a nil `error`,
+    /// final status when the final save (`updateReply`, which replaces the pieces) did not fit; a nil `error`,
     /// `statsJSON`, `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
     public func appendReplyPiece(
         messageId: String, text: String, reasoning: String, status: MessageStatus = .streaming, error: String? = nil,
