@@ -7,8 +7,9 @@ import LMStudio
 enum AlternativeMethods {
     static func register(in registry: inout MethodRegistry) {
         registry.register("conversations/alternatives") { context, params in
-            let conversationId = try params.string("conversationId")
+            let reference = try params.string("conversationId")
             let messageId = try params.optionalString("messageId")
+            let conversationId = try await context.session.resolveConversation(reference).id
             let alternatives = try await context.session.alternatives(in: conversationId, messageId: messageId)
             let current = alternatives.firstIndex { $0.onBranch }
             return .object([

@@ -22,12 +22,13 @@ enum IntegrationMethods {
             })])
         }
         registry.register("conversations/setIntegrations") { context, params in
-            let id = try params.string("conversationId")
+            let reference = try params.string("conversationId")
             guard let names = try params.optionalStrings("integrations") else {
                 throw RPCError.invalidParams("missing parameter \"integrations\" (an array of names, [] for none)")
             }
             let configuration = await context.session.configuration
             try validate(names, configuration)
+            let id = try await context.session.resolveConversation(reference).id
             return try await context.session.withLibrary { library in
                 let added = try choose(names, for: id, in: library)
                 let conversation = try LibraryMethods.existing(id, in: library)

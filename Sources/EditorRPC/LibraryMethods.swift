@@ -4,19 +4,21 @@ import Library
 import LMStudio
 
 /// `conversations/*`, `folders/*` and `drafts/*`: the library, always through `ChatSession.withLibrary`.
+///
+/// A parameter naming a conversation (`id` or `conversationId`) takes what `ChatSession.resolveConversation` takes
+/// (an id, a unique id prefix or a title), so an unknown one answers `not_found` with `data.candidates`.
 enum LibraryMethods {
     static func register(in registry: inout MethodRegistry) {
         registerConversations(in: &registry)
         registerFolders(in: &registry)
         registry.register("drafts/get") { context, params in
-            let id = try params.string("conversationId")
-            return try await context.session.withLibrary { library in
-                .object(["conversationId": .string(id), "text": .string(try existing(id, in: library).draft)])
-            }
+            let conversation = try await context.session.resolveConversation(try params.string("conversationId"))
+            return .object(["conversationId": .string(conversation.id), "text": .string(conversation.draft)])
         }
         registry.register("drafts/set") { context, params in
-            let id = try params.string("conversationId")
+            let reference = try params.string("conversationId")
             let text = try params.optionalString("text") ?? ""
+            let id = try await context.session.resolveConversation(reference).id
             return try await context.session.withLibrary { library in
                 _ = try existing(id, in: library)
                 try library.setDraft(conversationId: id, text: text)
@@ -37,9 +39,8 @@ enum LibraryMethods {
             }
         }
         registry.register("conversations/get") { context, params in
-            let reference = try params.string("id")
+            let conversation = try await context.session.resolveConversation(try params.string("id"))
             return try await context.session.withLibrary { library in
-                let conversation = try library.resolveConversation(reference)
                 let messages = try library.messages(conversationId: conversation.id).map { message in
                     try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
                 }
@@ -62,29 +63,25 @@ enum LibraryMethods {
             try await setSettings(context, params)
         }
         registry.register("conversations/rename") { context, params in
-            let id = try params.string("id")
             let title = try params.string("title")
-            return try await update(id, context) { try $0.rename(conversationId: id, to: title) }
+            return try await update(params, context) { library, id in try library.rename(conversationId: id, to: title) }
         }
         registry.register("conversations/move") { context, params in
-            let id = try params.string("id")
             guard params.has("folderId") else { throw RPCError.invalidParams("missing parameter \"folderId\" (null for the top level)") }
             let folderId = try params.optionalInteger("folderId").map(Int64.init)
-            return try await update(id, context) { library in
+            return try await update(params, context) { library, id in
                 if let folderId, try library.folder(id: folderId) == nil { throw RPCError.notFound("no folder has id \(folderId)") }
                 try library.move(conversationId: id, to: folderId)
             }
         }
         registry.register("conversations/pin") { context, params in
-            let id = try params.string("id")
-            return try await update(id, context) { try $0.pin(conversationId: id) }
+            try await update(params, context) { library, id in try library.pin(conversationId: id) }
         }
         registry.register("conversations/unpin") { context, params in
-            let id = try params.string("id")
-            return try await update(id, context) { try $0.unpin(conversationId: id) }
+            try await update(params, context) { library, id in try library.unpin(conversationId: id) }
         }
         registry.register("conversations/delete") { context, params in
-            let id = try params.string("id")
+            let id = try await context.session.resolveConversation(try params.string("id")).id
             return try await context.session.withLibrary { library in
                 _ = try existing(id, in: library)
                 try library.delete(conversationId: id)
@@ -138,7 +135,7 @@ enum LibraryMethods {
 
     /// `conversations/setSettings`: sampling settings through `ChatSession.setSettings` (the `/set` checks), and the system prompt.
     private static func setSettings(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
-        let id = try params.string("conversationId")
+        let reference = try params.string("conversationId")
         var changes: [(ConversationSetting, ConversationSetting.Value)] = []
         switch params.members["settings"] {
         case .object(let members)?:
@@ -156,6 +153,7 @@ enum LibraryMethods {
         default: throw RPCError.invalidParams("parameter \"settings\" must be an object")
         }
         let session = context.session
+        let id = try await session.resolveConversation(reference).id
         _ = try await session.setSettings(changes, conversationId: id)
         var effect: SystemPromptEffect?
         if params.has("systemPrompt") {
@@ -179,12 +177,13 @@ enum LibraryMethods {
         return conversation
     }
 
-    /// Changes a conversation and answers with its new state.
-    private static func update(_ id: String, _ context: RequestContext,
-                               _ change: @Sendable @escaping (LibraryStore) throws -> Void) async throws -> JSONValue {
-        try await context.session.withLibrary { library in
+    /// Changes the conversation the `id` parameter names (given the library and its exact id) and answers with its new state.
+    private static func update(_ params: Params, _ context: RequestContext,
+                               _ change: @Sendable @escaping (LibraryStore, String) throws -> Void) async throws -> JSONValue {
+        let id = try await context.session.resolveConversation(try params.string("id")).id
+        return try await context.session.withLibrary { library in
             _ = try existing(id, in: library)
-            try change(library)
+            try change(library, id)
             return try json(try existing(id, in: library), paths: try library.folderPaths())
         }
     }

@@ -17,8 +17,9 @@ enum ModelMethods {
             return try .encoding(reply)
         }
         registry.register("models/select") { context, params in
-            let id = try params.string("conversationId")
+            let reference = try params.string("conversationId")
             let model = try params.string("model")
+            let id = try await context.session.resolveConversation(reference).id
             let selection = try await context.session.selectModel(model, conversationId: id) { step in
                 context.notify("models/progress", progress(step, requestId: context.id, conversationId: id))
             }

@@ -12,7 +12,7 @@ enum PresetMethods {
             let reference = try params.string("conversationId")
             let name = try params.string("name")
             let session = context.session
-            let id = try await session.withLibrary { try $0.resolveConversation(reference).id }
+            let id = try await session.resolveConversation(reference).id
             let applied = try await session.applyPreset(name, conversationId: id)
             return try await session.withLibrary { library in
                 var answer = try LibraryMethods.json(try LibraryMethods.existing(id, in: library), paths: try library.folderPaths())

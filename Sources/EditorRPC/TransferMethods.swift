@@ -7,10 +7,9 @@ import LMStudio
 enum TransferMethods {
     static func register(in registry: inout MethodRegistry) {
         registry.register("transfer/export") { context, params in
-            let id = try params.string("conversationId")
+            let reference = try params.string("conversationId")
             let path = try params.string("path")
-            _ = try await context.session.withLibrary { library in try LibraryMethods.existing(id, in: library) }
-            try await context.session.exportConversation(id) { _ in .file(path) }
+            try await context.session.exportConversation(reference) { _ in .file(path) }
             return .object(["path": .string(path)])
         }
         registry.register("transfer/import") { context, params in

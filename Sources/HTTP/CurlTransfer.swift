@@ -21,10 +21,10 @@ import Foundation
 /// Idle limit: the transfer stops as ``HTTPError/timedOut(url:phase:)`` when the server sent nothing for
 /// `request.timeouts.idle` seconds, checked in libcurl's progress callback (at least once a second).
 /// libcurl's own low-speed check averages over several seconds, so it fired far later than asked.
-/// Time spent paused does not count: a slow consumer never reads as an idle server.
+/// Time spent paused does not count (``IdleDeadline``): a slow consumer never reads as an idle server.
 ///
 /// `@unchecked Sendable`: every field touched from more than one thread is
-/// guarded by `lock`; `status` and `headerFields` are touched only by the curl thread.
+/// guarded by `lock`; `status`, `headerFields` and `deadline` are touched only by the curl thread.
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     /// The most body bytes held for the consumer; at least `CURL_MAX_WRITE_SIZE`, the largest chunk libcurl writes.
@@ -44,7 +44,7 @@ final class CurlTransfer: @unchecked Sendable {
     // Touched only by the curl thread.
     private var status = 0
     private var headerFields: [String: String] = [:]
-    private var lastActivity = ContinuousClock.now
+    private var deadline: IdleDeadline
     /// Whether the transfer stopped because the server stayed silent past the idle limit. Curl thread only.
     private(set) var idleExpired = false
 
@@ -53,6 +53,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         self.bufferLimit = max(bufferLimit, Int(CURL_MAX_WRITE_SIZE))
         self.observer = observer
+        self.deadline = IdleDeadline(limit: .seconds(request.timeouts.idle), start: .now)
     }
 
     /// Whether the transfer should stop at the next callback.
@@ -60,11 +61,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Whether the progress callback should stop the transfer: cancelled, or silent past the idle limit. Curl thread only.
     func shouldStop() -> Bool {
-        let (cancelled, paused) = lock.withLock { (self.cancelled, self.paused) }
-        if cancelled { return true }
-        let now = ContinuousClock.now
-        if paused { lastActivity = now }
-        guard now - lastActivity > .seconds(request.timeouts.idle) else { return false }
+        if isCancelled { return true }
+        guard deadline.hasPassed(at: .now) else { return false }
         idleExpired = true
         return true
     }
@@ -128,7 +126,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Handles one header line (with its line end); returns false to abort.
     func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
-        lastActivity = .now
+        deadline.activity(at: .now)
         if isCancelled { return false }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("HTTP/") {
@@ -161,7 +159,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Takes one body chunk into the buffer, or hands it straight to a waiting consumer. Curl thread only.
     func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Acceptance {
-        lastActivity = .now
+        let now = ContinuousClock.now
+        deadline.activity(at: now)
         deliverHead()
         lock.lock()
         if cancelled {
@@ -178,6 +177,7 @@ final class CurlTransfer: @unchecked Sendable {
             paused = true
             let buffered = bufferedBytes
             lock.unlock()
+            deadline.pause(at: now)
             observer?(.paused(buffered))
             return .pause
         }
@@ -191,12 +191,14 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// True once when the consumer asked the curl thread to unpause; the caller must then call `curl_easy_pause`. Curl thread only.
     func takeResumeRequest() -> Bool {
-        lock.withLock {
+        let resumed = lock.withLock {
             guard resumeRequested else { return false }
             resumeRequested = false
             paused = false
             return true
         }
+        if resumed { deadline.resume(at: .now) }
+        return resumed
     }
 
     /// The next body chunk, waiting for the curl thread when none is buffered; nil at the end.
