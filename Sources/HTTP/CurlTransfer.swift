@@ -227,10 +227,16 @@ final class CurlTransfer: @unchecked Sendable {
         defer { lock.unlock() }
         if cancelled { throw HTTPError.cancelled }
         if firstChunk < chunks.count {
-            let chunk = chunks[firstChunk]
+            // Taken out of its slot: a buffer that never drains (a consumer just behind curl) must not keep every
+            // chunk it ever handed out.
+            var chunk: [UInt8] = []
+            swap(&chunk, &chunks[firstChunk])
             firstChunk += 1
             if firstChunk == chunks.count {
                 chunks.removeAll(keepingCapacity: true)
+                firstChunk = 0
+            } else if firstChunk >= 64, firstChunk * 2 >= chunks.count {
+                chunks.removeFirst(firstChunk)
                 firstChunk = 0
             }
             bufferedBytes -= chunk.count
