@@ -118,7 +118,7 @@ struct LiftedStrings {
         case .range(let range): restored = OutputText(json: payload, literal: range)
         case .lifted(.encoded(let bytes)): restored = OutputText(json: bytes, literal: 0..<bytes.count)
         case .lifted(.confirmed(let count, let digest, let rest)):
-            restored = OutputText(streamedPrefix: count, digest: digest, rest: String(decoding: rest, as: UTF8.self))
+            restored = OutputText(streamedPrefix: count, digest: digest, rest: rest)
         case .lifted(.invalid): return value
         }
         literals[number] = nil

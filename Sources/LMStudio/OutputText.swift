@@ -12,8 +12,8 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
         /// The event's bytes and the range of a JSON string literal in them (quotes included) known to decode.
         case encoded([UInt8], Range<Int>)
         /// Text whose first `prefixCount` UTF-8 bytes the streamed reply holds (their ``TextDigest`` is `digest`),
-        /// followed by `rest`.
-        case streamed(prefixCount: Int, digest: Int, rest: String)
+        /// followed by the bytes `rest` (the cut between them may fall inside a character).
+        case streamed(prefixCount: Int, digest: Int, rest: [UInt8])
     }
 
     private let storage: Storage
@@ -33,7 +33,7 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
     }
 
     /// A text that starts with `prefixCount` bytes of the streamed reply whose digest is `digest`, then `rest`.
-    init(streamedPrefix prefixCount: Int, digest: Int, rest: String) {
+    init(streamedPrefix prefixCount: Int, digest: Int, rest: [UInt8]) {
         storage = .streamed(prefixCount: prefixCount, digest: digest, rest: rest)
     }
 
@@ -57,7 +57,9 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
     public func resolved(in source: UnsafeBufferPointer<UInt8>, at offset: Int) -> String? {
         guard case let .streamed(prefixCount, _, rest) = storage else { return string }
         guard confirms(source, at: offset) else { return nil }
-        return String(decoding: UnsafeBufferPointer(rebasing: source[offset..<offset + prefixCount]), as: UTF8.self) + rest
+        var bytes = Array(UnsafeBufferPointer(rebasing: source[offset..<offset + prefixCount]))
+        bytes += rest
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether `source` holds, at `offset`, the confirmed start of this text (always true for other texts).
@@ -84,8 +86,9 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
             return (count, count == string.utf8.count)
         case let .streamed(prefixCount, _, rest):
             guard confirms(other, at: 0) else { return (0, false) }
-            let (count, whole) = OutputText(rest).commonPrefix(withUTF8: UnsafeBufferPointer(rebasing: other[prefixCount...]))
-            return (prefixCount + count, whole)
+            var same = 0
+            while same < rest.count, prefixCount + same < other.count, rest[same] == other[prefixCount + same] { same += 1 }
+            return (prefixCount + same, same == rest.count)
         case .encoded(let bytes, let range):
             return bytes.withUnsafeBufferPointer { buffer in
                 var cursor = TextDeltaScanner.Cursor(bytes: UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]), index: range.lowerBound)
@@ -109,7 +112,7 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
         switch storage {
         case let .streamed(prefixCount, _, rest):
             guard count >= prefixCount else { return nil }
-            return OutputText(rest).dropFirst(utf8: count - prefixCount)
+            return String(decoding: rest.dropFirst(count - prefixCount), as: UTF8.self)
         case .decoded(let string):
             let utf8 = string.utf8
             return String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: min(count, utf8.count))...], as: UTF8.self)

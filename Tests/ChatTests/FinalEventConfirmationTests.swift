@@ -1,5 +1,6 @@
 import Chat
 import Foundation
+import TestSupport
 import Testing
 @testable import LMStudio
 
@@ -74,6 +75,65 @@ import Testing
 
     static func message(of result: ChatResult?) -> OutputText? {
         result?.output.lazy.compactMap { if case .message(let text) = $0 { text } else { nil } }.first
+    }
+
+    /// `bytes` read the way a parser without digests reads them: each event whole, then decoded.
+    static func replyReadWhole(_ bytes: [UInt8]) throws -> ReplyState {
+        var parser = SSEParser()
+        var accumulator = ReplyAccumulator()
+        let decoder = ChatEventDecoder()
+        for event in try parser.feed(bytes) {
+            if let chatEvent = decoder.decode(event) { accumulator.apply(chatEvent) }
+        }
+        return accumulator.state
+    }
+
+    /// Seeded cases: a final event that repeats, extends, rewrites (anywhere, by insertion or deletion) or replaces
+    /// the streamed texts, in escapes of either spelling, with or without a long tool output, cut into random chunks,
+    /// gives exactly the reply that reading each event whole gives.
+    @Test func randomFinalEventsGiveWhatReadingThemWholeGives() async throws {
+        var generator = SeededGenerator(seed: 0xC0_4F1E)
+        let units = ["plain words ", "\"q\" ", "\\ ", "tab\t", "é", "日本", "👩‍💻", "\u{1F600}", "\n", "\u{7}"]
+        func text(_ length: Int) -> String {
+            var text = ""
+            while text.utf8.count < length { text += units.randomElement(using: &generator)! }
+            return text
+        }
+        for iteration in 0..<25 {
+            let answer = text(Int.random(in: 60_000...260_000, using: &generator))
+            let reasoning = Bool.random(using: &generator) ? text(Int.random(in: 1_000...140_000, using: &generator)) : ""
+            var final = answer
+            switch iteration % 5 {
+            case 0: break
+            case 1: final += text(Int.random(in: 1...70_000, using: &generator))
+            case 2:
+                let at = final.index(final.startIndex, offsetBy: Int.random(in: 0...final.count, using: &generator))
+                final.insert(contentsOf: text(Int.random(in: 1...40, using: &generator)), at: at)
+            case 3:
+                let start = Int.random(in: 0..<final.count, using: &generator)
+                let from = final.index(final.startIndex, offsetBy: start)
+                final.removeSubrange(from..<final.index(from, offsetBy: min(final.count - start, Int.random(in: 1...5_000, using: &generator))))
+            default: final = text(answer.utf8.count)
+            }
+            let plainSpelling = Bool.random(using: &generator)
+            func spell(_ text: String) -> String { plainSpelling ? Self.json(text) : Self.escapedJSON(text) }
+            var items: [String] = []
+            if !reasoning.isEmpty { items.append(#"{"type":"reasoning","content":\#(spell(reasoning))}"#) }
+            if Bool.random(using: &generator) {
+                items.append(#"{"type":"tool_call","tool":"read","arguments":{},"output":\#(spell(text(Int.random(in: 60_000...90_000, using: &generator))))}"#)
+            }
+            items.append(Self.message(spell(final)))
+            let bytes = Self.stream(answer: answer, reasoning: reasoning, outputJSON: "[\(items.joined(separator: ","))]",
+                                    named: Bool.random(using: &generator))
+            let chunk = [3, 17, 255, 4096, 16384, 70_001].randomElement(using: &generator)!
+            let expected = try Self.replyReadWhole(bytes)
+            let (state, _) = try await Self.reply(bytes, chunk: chunk)
+            #expect(state.answer == expected.answer && state.answer == final, "iteration \(iteration)")
+            #expect(state.reasoning == expected.reasoning, "iteration \(iteration)")
+            #expect(state.isRewritten == expected.isRewritten, "iteration \(iteration)")
+            #expect(state.unreadableEventCount == expected.unreadableEventCount, "iteration \(iteration)")
+            #expect(state.toolCalls == expected.toolCalls, "iteration \(iteration)")
+        }
     }
 
     @Test(arguments: [3, 1000, 16384, 100_003])
