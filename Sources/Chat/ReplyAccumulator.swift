@@ -237,27 +237,38 @@ public struct ReplyAccumulator: Sendable {
     }
 
     /// How the streamed reasoning or answer becomes `texts`; nil when a text confirmed against the streamed reply
-    /// (``OutputText/needsStreamedText``) starts at no streamed part.
+    /// (``OutputText/needsStreamedText``) starts at no streamed part, of either kind.
     private mutating func reconciliation(of texts: [OutputText], reasoning: Bool) -> Reconciliation? {
-        let partStarts = state.parts.compactMap { part -> Int? in
-            switch part {
-            case .reasoning(let start) where reasoning: start
-            case .message(let start) where !reasoning: start
-            default: nil
-            }
-        }
-        return (reasoning ? state.reasoning : state.answer).utf8.withContiguousStorageIfAvailable { streamed in
+        let own = reasoning ? state.reasoning : state.answer
+        let other = reasoning ? state.answer : state.reasoning
+        return own.utf8.withContiguousStorageIfAvailable { streamed -> Reconciliation? in
             if let (starts, rest) = Self.extension(of: streamed, to: texts) { return .extend(starts: starts, rest: rest) }
             var final = ""
             var starts: [Int] = []
             for (position, text) in texts.enumerated() {
                 if position > 0 { final += ReplyState.partSeparator }
                 starts.append(final.utf8.count)
-                guard let whole = text.string ?? partStarts.lazy.compactMap({ text.resolved(in: streamed, at: $0) }).first else { return nil }
+                guard let whole = text.string ?? resolve(text, in: streamed, reasoning: reasoning)
+                    ?? other.utf8.withContiguousStorageIfAvailable({ resolve(text, in: $0, reasoning: !reasoning) }) ?? nil
+                else { return nil }
                 final += whole
             }
             return .replace(starts: starts, final: final)
         } ?? nil
+    }
+
+    /// `text` with its confirmed start read from `source`, the streamed reasoning (`reasoning`) or answer, at the
+    /// start of one of its parts; nil when none holds it.
+    private func resolve(_ text: OutputText, in source: UnsafeBufferPointer<UInt8>, reasoning: Bool) -> String? {
+        for part in state.parts {
+            switch part {
+            case .reasoning(let start) where reasoning, .message(let start) where !reasoning:
+                if let whole = text.resolved(in: source, at: start) { return whole }
+            default:
+                continue
+            }
+        }
+        return nil
     }
 
     /// Makes the reasoning or the answer what `plan` says; returns where each final text starts.

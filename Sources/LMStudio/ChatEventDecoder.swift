@@ -65,38 +65,47 @@ public struct ChatEventDecoder: Sendable {
 }
 
 private extension ChatEventDecoder {
-    /// The payload in `bytes`, decoded in place (a `chat.end` can be as large as the reply); bytes that are
-    /// not valid UTF-8 are decoded again with U+FFFD for the invalid sequences.
+    /// The payload in `bytes`, decoded in place (a `chat.end` can be as large as the reply).
     func payload(of bytes: [UInt8]) -> Result<Payload, any Error> {
-        if var lifted = LiftedStrings(payload: bytes), var payload = try? decoder.decode(Payload.self, from: Data(lifted.skeleton)) {
+        if var lifted = LiftedStrings(payload: bytes), var payload = try? decodeRepairing(lifted.skeleton) {
             payload.restore(from: &lifted)
             if lifted.isRestored { return .success(payload) }
         }
-        return bytes.withUnsafeBufferPointer { bytes in
-            // No copy: the bytes outlive the decode, and the decoder copies whatever it keeps.
-            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count, deallocator: .none)
-            let first = Result { try decoder.decode(Payload.self, from: data) }
-            guard case .failure = first, String(validating: bytes, as: UTF8.self) == nil else { return first }
-            return Result { try decoder.decode(Payload.self, from: Data(String(decoding: bytes, as: UTF8.self).utf8)) }
-        }
+        return Result { try decodeRepairing(bytes) }
     }
 
     /// The payload of a line lifted as it arrived. A long string where no reply text lies (a tool's output or
-    /// arguments) is put back as it came and the payload read again; a text confirmed against the streamed reply
-    /// cannot be put back, so one standing anywhere else makes the payload unreadable.
+    /// arguments) is put back as it came and the payload read again. A text confirmed against the streamed reply
+    /// that stands where no reply text is read (the content of an item of an unknown type) is left out, as reading
+    /// the event whole would ignore it.
     func payload(liftedAsItArrived lifted: LiftedStrings) -> Result<Payload, any Error> {
         guard !lifted.hasUndecodableLiteral else { return .failure(LiftedTextError.undecodable) }
         var restoring = lifted
-        if var payload = try? decoder.decode(Payload.self, from: Data(restoring.skeleton)) {
+        if var payload = try? decodeRepairing(restoring.skeleton) {
             payload.restore(from: &restoring)
-            if restoring.isRestored { return .success(payload) }
+            if restoring.holdsOnlyConfirmedTexts { return .success(payload) }
         }
         var whole = lifted.keptStringsPutBack()
         if whole.isRestored { return self.payload(of: whole.skeleton) }
-        return Result { try decoder.decode(Payload.self, from: Data(whole.skeleton)) }.flatMap { payload in
+        return Result { try decodeRepairing(whole.skeleton) }.map { payload in
             var payload = payload
             payload.restore(from: &whole)
-            return whole.isRestored ? .success(payload) : .failure(LiftedTextError.unplaced)
+            return payload
+        }
+    }
+
+    /// The payload in `bytes`, decoded in place; bytes that are not valid UTF-8 are decoded again with U+FFFD for
+    /// the invalid sequences.
+    func decodeRepairing(_ bytes: [UInt8]) throws -> Payload {
+        try bytes.withUnsafeBufferPointer { bytes in
+            // No copy: the bytes outlive the decode, and the decoder copies whatever it keeps.
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count, deallocator: .none)
+            do {
+                return try decoder.decode(Payload.self, from: data)
+            } catch {
+                guard String(validating: bytes, as: UTF8.self) == nil else { throw error }
+                return try decoder.decode(Payload.self, from: Data(String(decoding: bytes, as: UTF8.self).utf8))
+            }
         }
     }
 
@@ -120,15 +129,8 @@ private extension ChatEventDecoder {
 private enum LiftedTextError: Error, CustomStringConvertible {
     /// A long string does not decode (an invalid escape, a raw control character, a lone surrogate).
     case undecodable
-    /// A long string the streamed reply confirmed stands where no reply text does.
-    case unplaced
 
-    var description: String {
-        switch self {
-        case .undecodable: "a long text is not a valid JSON string"
-        case .unplaced: "a long text repeats the streamed reply where no reply text belongs"
-        }
-    }
+    var description: String { "a long text is not a valid JSON string" }
 }
 
 /// Every field any chat event carries; a field of an unexpected shape reads as absent.

@@ -110,6 +110,11 @@ struct LiftedStrings {
     /// Whether every lifted string was put back.
     var isRestored: Bool { literals.allSatisfy { $0 == nil } }
 
+    /// Whether every lifted string not put back is a text confirmed against the streamed reply.
+    var holdsOnlyConfirmedTexts: Bool {
+        literals.allSatisfy { if case .lifted(.confirmed)? = $0 { true } else { $0 == nil } }
+    }
+
     /// The lifted text `value` stands for (taken, so it is put back once), or `value` itself.
     mutating func restore(_ value: OutputText) -> OutputText {
         guard let number = literalNumber(value.string), let literal = literals[number] else { return value }

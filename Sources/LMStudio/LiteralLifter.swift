@@ -14,7 +14,16 @@ struct LiteralLifter {
     private let firstNumber: Int
     private var skeleton: [UInt8] = []
     private var literals: [LiftedLiteral] = []
+    /// The bytes `literals` hold.
+    private var literalBytes = 0
     private var state = State.outside
+    /// The keys leading to the skeleton's end: one entry per open object or array, the object's current key (nil in
+    /// an array, or before a key).
+    private var keys: [[UInt8]?] = []
+    /// Where in the skeleton the content of the last short string lies: the key, when a colon follows.
+    private var lastString: Range<Int>?
+    /// The keys of a reply text: the `content` of an item of `result.output`.
+    private static let replyTextKeys: [[UInt8]?] = [Array("result".utf8), Array("output".utf8), nil, Array("content".utf8)]
 
     private enum State {
         case outside
@@ -33,7 +42,7 @@ struct LiteralLifter {
 
     /// How many bytes the line holds so far, for the event size limit.
     var heldBytes: Int {
-        var held = skeleton.count + literals.reduce(0) { $0 + $1.heldBytes }
+        var held = skeleton.count + literalBytes
         if case .long(let literal) = state { held += literal.heldBytes }
         return held
     }
@@ -45,7 +54,10 @@ struct LiteralLifter {
             switch state {
             case .outside:
                 let start = index
-                while index < bytes.count, bytes[index] != .quote { index += 1 }
+                while index < bytes.count, bytes[index] != .quote {
+                    followStructure(bytes[index])
+                    index += 1
+                }
                 if index < bytes.count {
                     index += 1
                     skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
@@ -63,9 +75,10 @@ struct LiteralLifter {
                 }
                 skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<index]))
                 if closed {
+                    lastString = (start + 1)..<(skeleton.count - 1)
                     state = .outside
                 } else if skeleton.count - start >= LiftedStrings.minimumLength {
-                    var literal = LongLiteral(digests: digests, comparing: Self.isReplyText(at: start, in: skeleton))
+                    var literal = LongLiteral(digests: digests, comparing: keys == Self.replyTextKeys)
                     _ = skeleton[(start + 1)...].withUnsafeBufferPointer { literal.feedContent($0) }
                     skeleton.removeSubrange(start...)
                     skeleton.append(contentsOf: LiftedStrings.placeholder(firstNumber + literals.count, token: token).utf8)
@@ -78,7 +91,7 @@ struct LiteralLifter {
                 let consumed = literal.feedContent(UnsafeBufferPointer(rebasing: bytes[index...]))
                 index += consumed
                 if literal.isClosed {
-                    literals.append(literal.finish())
+                    append(literal.finish())
                 } else {
                     state = .long(literal)
                 }
@@ -86,43 +99,27 @@ struct LiteralLifter {
         }
     }
 
-    /// Whether the string starting at `start` of `skeleton` is the `content` of an item of `result.output`: a reply
-    /// text, which the streamed segments may confirm.
-    static func isReplyText(at start: Int, in skeleton: [UInt8]) -> Bool {
-        var keys: [[UInt8]?] = []
-        var index = 0
-        var lastString: Range<Int>?
-        while index < start {
-            switch skeleton[index] {
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                keys.append(nil)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                _ = keys.popLast()
-            case UInt8(ascii: ","):
-                if !keys.isEmpty { keys[keys.count - 1] = nil }
-            case UInt8(ascii: ":"):
-                if let lastString, !keys.isEmpty { keys[keys.count - 1] = Array(skeleton[lastString]) }
-            case .quote:
-                let opening = index + 1
-                var escaped = false
-                index = opening
-                while index < start, escaped || skeleton[index] != .quote {
-                    escaped = !escaped && skeleton[index] == .backslash
-                    index += 1
-                }
-                lastString = opening..<index
-            default:
-                break
-            }
-            index += 1
+    /// Follows a byte of the skeleton outside strings: objects and arrays open and close, a colon makes the last
+    /// string the current key, a comma ends it.
+    private mutating func followStructure(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): keys.append(nil)
+        case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = keys.popLast()
+        case UInt8(ascii: ","): if !keys.isEmpty { keys[keys.count - 1] = nil }
+        case UInt8(ascii: ":"): if !keys.isEmpty { keys[keys.count - 1] = lastString.map { Array(skeleton[$0]) } }
+        default: break
         }
-        let path: [[UInt8]?] = [Array("result".utf8), Array("output".utf8), nil, Array("content".utf8)]
-        return keys == path
+    }
+
+    private mutating func append(_ literal: LiftedLiteral) {
+        literals.append(literal)
+        literalBytes += literal.heldBytes
+        lastString = nil
     }
 
     /// Ends the line: the skeleton and the lifted literals, in placeholder order.
     mutating func finish() -> (skeleton: [UInt8], literals: [LiftedLiteral]) {
-        if case .long(var literal) = state { literals.append(literal.finish()) }
+        if case .long(var literal) = state { append(literal.finish()) }
         state = .outside
         return (skeleton, literals)
     }
@@ -138,6 +135,7 @@ enum LiftedLiteral: Sendable {
     /// A literal that does not decode (an invalid escape, a raw control character, a lone surrogate).
     case invalid
 
+    /// How many bytes it holds.
     var heldBytes: Int {
         switch self {
         case .encoded(let bytes): bytes.count

@@ -1,7 +1,7 @@
 /// The text of a `chat.end` output item: a `String`, or a long text still as its JSON string in the event's bytes.
 ///
 /// A `chat.end` repeats the whole reply. Kept encoded, its text is compared with the streamed text in place
-/// (``commonPrefix(with:)``) and decoded only when it adds to or rewrites what streamed, so a confirmed
+/// (``commonPrefix(withUTF8:)``) and decoded only when it adds to or rewrites what streamed, so a confirmed
 /// reply is never held twice. Both forms read the same: invalid UTF-8 becomes U+FFFD.
 ///
 /// A text ``LiteralLifter`` confirmed while it arrived holds only a digest of its start, which the streamed reply
@@ -57,13 +57,16 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
     public func resolved(in source: UnsafeBufferPointer<UInt8>, at offset: Int) -> String? {
         guard case let .streamed(prefixCount, _, rest) = storage else { return string }
         guard confirms(source, at: offset) else { return nil }
-        var bytes = Array(UnsafeBufferPointer(rebasing: source[offset..<offset + prefixCount]))
-        bytes += rest
-        return String(decoding: bytes, as: UTF8.self)
+        // One copy; the cut between the two parts may fall inside a character, so they are decoded together.
+        return String(unsafeUninitializedCapacity: prefixCount + rest.count) { output in
+            let written = UnsafeMutableBufferPointer(rebasing: output[..<prefixCount])
+                .initialize(fromContentsOf: UnsafeBufferPointer(rebasing: source[offset..<offset + prefixCount]))
+            return written + UnsafeMutableBufferPointer(rebasing: output[written...]).initialize(fromContentsOf: rest)
+        }
     }
 
     /// Whether `source` holds, at `offset`, the confirmed start of this text (always true for other texts).
-    public func confirms(_ source: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+    func confirms(_ source: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
         guard case let .streamed(prefixCount, digest, _) = storage else { return true }
         guard offset >= 0, offset <= source.count, source.count - offset >= prefixCount else { return false }
         return TextDigest.of(UnsafeBufferPointer(rebasing: source[offset..<offset + prefixCount])) == digest

@@ -29,6 +29,8 @@ public struct SSEParser: Sendable {
     private var lifter: LiteralLifter?
     /// The strings lifted out of the event's `data:` lines so far, numbered as their placeholders are.
     private var literals: [LiftedLiteral] = []
+    /// The bytes `literals` hold.
+    private var literalBytes = 0
     /// Marks this parser's placeholders, so no string a server sends can pass for one.
     private let literalToken = String(UInt64.random(in: .min ... .max), radix: 36) + ":"
 
@@ -102,15 +104,17 @@ public struct SSEParser: Sendable {
                 continue
             }
             let tail = UnsafeBufferPointer(rebasing: buffer[lineStart..<index])
-            if lifter != nil {
-                appendPartial(tail)
-                try finishLiftedLine()
-            } else if partialLine.isEmpty {
+            if lifter == nil, partialLine.isEmpty {
                 try process(line: tail, into: &events)
             } else {
+                // The line's last piece may be the one that starts lifting it.
                 appendPartial(tail)
-                var line = takePartialLine()
-                try process(ownedLine: &line, into: &events)
+                if lifter != nil {
+                    try finishLiftedLine()
+                } else {
+                    var line = takePartialLine()
+                    try process(ownedLine: &line, into: &events)
+                }
             }
             index += 1
             if byte == .carriageReturn {
@@ -138,7 +142,7 @@ public struct SSEParser: Sendable {
             lifter?.feed(bytes)
             return
         }
-        if partialLine.count + bytes.count > partialLine.capacity, partialLine.count >= 64 << 10 {
+        if partialLine.count + bytes.count > partialLine.capacity, partialLine.count >= LiftedStrings.minimumLength {
             if spilledLine.isEmpty, let digests, let value = chatEndDataStart() {
                 var lifter = LiteralLifter(digests: digests, token: literalToken, firstNumber: literals.count)
                 partialLine.withUnsafeBufferPointer { lifter.feed(UnsafeBufferPointer(rebasing: $0[value...])) }
@@ -180,7 +184,7 @@ public struct SSEParser: Sendable {
         let prefix = Self.dataPrefix
         guard partialLine.starts(with: prefix) else { return nil }
         let value = partialLine.count > prefix.count && partialLine[prefix.count] == .space ? prefix.count + 1 : prefix.count
-        if let name { return name.elementsEqual("chat.end".utf8) ? value : nil }
+        if let name, !name.isEmpty { return name.elementsEqual("chat.end".utf8) ? value : nil }
         return partialLine[value...].starts(with: Self.chatEndOpening) ? value : nil
     }
 
@@ -192,6 +196,7 @@ public struct SSEParser: Sendable {
         self.lifter = nil
         let (skeleton, lifted) = lifter.finish()
         literals.append(contentsOf: lifted)
+        literalBytes += lifted.reduce(0) { $0 + $1.heldBytes }
         if hasData { data.append(.lineFeed) }
         data.append(contentsOf: skeleton)
         hasData = true
@@ -242,6 +247,7 @@ public struct SSEParser: Sendable {
             swap(&taken, &data)
             var lifted: [LiftedLiteral] = []
             swap(&lifted, &literals)
+            literalBytes = 0
             events.append(RawSSEEvent(name: name.flatMap { $0.isEmpty ? nil : $0 }, data: taken, literals: lifted, literalToken: literalToken))
         } else {
             data.removeAll(keepingCapacity: true)
@@ -251,8 +257,7 @@ public struct SSEParser: Sendable {
     }
 
     private func checkSize() throws(SSEError) {
-        let lifted = (lifter?.heldBytes ?? 0) + literals.reduce(0) { $0 + $1.heldBytes }
-        if data.count + spilledCount + partialLine.count + lifted > maxEventBytes {
+        if data.count + spilledCount + partialLine.count + (lifter?.heldBytes ?? 0) + literalBytes > maxEventBytes {
             throw SSEError.eventTooLarge(limit: maxEventBytes)
         }
     }
@@ -263,8 +268,9 @@ struct RawSSEEvent: Sendable {
     var name: [UInt8]?
     /// The data; with `literals`, their skeleton (see ``LiteralLifter``).
     var data: [UInt8]
-    /// The strings lifted out of the data as it arrived, if any; the placeholders carry `literalToken`.
+    /// The strings lifted out of the data as it arrived, if any.
     var literals: [LiftedLiteral] = []
+    /// What follows `\u0001` in the placeholders of `literals`.
     var literalToken = ""
 
     /// The event with name and data decoded as UTF-8, invalid sequences becoming U+FFFD.

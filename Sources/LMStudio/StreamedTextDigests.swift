@@ -2,9 +2,11 @@
 /// while it arrives instead of being held whole beside the streamed reply (see ``LiteralLifter``).
 ///
 /// The deltas are cut into segments as ``ChatEvent``s mark them: a new one at `message.start` or
-/// `reasoning.start`, at a delta of the other kind, and at the first delta after a tool call. Each segment keeps
-/// its length and the digest of every ``checkpointBytes``-byte prefix. Digests use `Hasher`, seeded anew in each
-/// process, so a server cannot craft two texts that collide.
+/// `reasoning.start`, at a delta (even an empty one) of the other kind, and at the first delta after
+/// `tool_call.start`. These are events at which the reply's accumulator always starts a part too, so a text
+/// confirmed against a segment starts where a part of the streamed reply does. Each segment keeps its length and
+/// the digest of every ``checkpointBytes``-byte prefix. Digests use `Hasher`, seeded anew in each process, so a
+/// server cannot craft two texts that collide.
 struct StreamedTextDigests: Sendable {
     /// Prefix digests are kept at every multiple of this many bytes.
     static let checkpointBytes = 64 << 10
@@ -35,7 +37,7 @@ struct StreamedTextDigests: Sendable {
         case .reasoningStart: begin(.reasoning)
         case .messageDelta(let text): append(text, to: .message)
         case .reasoningDelta(let text): append(text, to: .reasoning)
-        case .toolCallStart, .toolCallArguments, .toolCallSuccess, .toolCallFailure: open = nil
+        case .toolCallStart: open = nil
         default: break
         }
     }
@@ -46,8 +48,8 @@ struct StreamedTextDigests: Sendable {
     }
 
     private mutating func append(_ text: String, to kind: Kind) {
-        guard !text.isEmpty else { return }
         if open != kind { begin(kind) }
+        guard !text.isEmpty else { return }
         var text = text
         text.withUTF8 { segments[segments.count - 1].append($0) }
     }
@@ -55,9 +57,9 @@ struct StreamedTextDigests: Sendable {
 
 /// The keyed digest both sides of a `chat.end` confirmation compute: streamed segments, lifted literals, and the
 /// accumulator checking a confirmed text against its own.
-public enum TextDigest {
+enum TextDigest {
     /// The digest of `bytes`, the same however they were split when fed.
-    public static func of(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    static func of(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var hasher = Hasher()
         hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
         return hasher.finalize()

@@ -136,6 +136,73 @@ import Testing
         }
     }
 
+    /// The reply from `bytes` read in pieces as a chat is, expected to equal reading each event whole.
+    static func expectSameAsReadingWhole(_ bytes: [UInt8], chunk: Int = 16384, _ comment: Comment? = nil,
+                                         sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let expected = try replyReadWhole(bytes)
+        let (state, _) = try await reply(bytes, chunk: chunk)
+        #expect(state.answer == expected.answer, comment, sourceLocation: sourceLocation)
+        #expect(state.reasoning == expected.reasoning, comment, sourceLocation: sourceLocation)
+        #expect(state.isRewritten == expected.isRewritten, comment, sourceLocation: sourceLocation)
+        #expect(state.isComplete == expected.isComplete, comment, sourceLocation: sourceLocation)
+        #expect(state.responseId == expected.responseId, comment, sourceLocation: sourceLocation)
+        #expect(state.unreadableEventCount == expected.unreadableEventCount, comment, sourceLocation: sourceLocation)
+        #expect(state.toolCalls == expected.toolCalls, comment, sourceLocation: sourceLocation)
+    }
+
+    /// Server-sent events, each `data:` line given whole.
+    static func sse(_ payloads: [String]) -> [UInt8] {
+        Array(payloads.map { "data: \($0)\n\n" }.joined().utf8)
+    }
+
+    static func delta(_ type: String, _ text: String) -> String {
+        #"{"type":"\#(type)","content":\#(json(text))}"#
+    }
+
+    static func chatEnd(_ outputJSON: String) -> String {
+        #"{"type":"chat.end","result":{"output":\#(outputJSON),"response_id":"resp_9"}}"#
+    }
+
+    /// The piece that ends a line can be the one that starts lifting it: whatever the line's length, the final event
+    /// is dispatched, not taken for the end of an event.
+    @Test func aFinalEventOfAnyLengthNearTheLiftingThresholdArrives() async throws {
+        for length in stride(from: 62_000, through: 150_000, by: 1_999) {
+            let answer = String(repeating: "a", count: length)
+            let (state, _) = try await Self.reply(Self.stream(answer: answer, outputJSON: "[\(Self.message(Self.json(answer)))]"), chunk: 16384)
+            #expect(state.isComplete && state.responseId == "resp_9", "a line of \(length) bytes")
+            #expect(state.answer == answer && state.unreadableEventCount == 0, "a line of \(length) bytes")
+        }
+    }
+
+    @Test func streamsReadAsWholeEventsWouldBe() async throws {
+        let a = String(repeating: "first part é\n", count: 7_000)
+        let b = String(repeating: "second part 日\n", count: 7_000)
+        // Bytes that are not UTF-8 beside a confirmed answer.
+        try await Self.expectSameAsReadingWhole(
+            Self.sse([Self.delta("message.delta", a)]) + Array(#"data: {"type":"chat.end","result":{"model_instance_id":"m"#.utf8) + [0xFF]
+                + Array(#"","output":[\#(Self.message(Self.json(a)))]}}"#.utf8) + Array("\n\n".utf8),
+            "invalid UTF-8 in the event")
+        // An item of a type llmster does not know, whose content repeats the answer.
+        try await Self.expectSameAsReadingWhole(
+            Self.sse([Self.delta("message.delta", a), Self.chatEnd(#"[{"type":"summary","content":\#(Self.json(a))},\#(Self.message(Self.json(a)))]"#)]),
+            "an item of an unknown type")
+        // Answer text while a tool call runs, then more after its result: one part.
+        try await Self.expectSameAsReadingWhole(
+            Self.sse([#"{"type":"tool_call.start","tool":"read"}"#, Self.delta("message.delta", a),
+                      #"{"type":"tool_call.success","tool":"read","arguments":{},"output":"ok"}"#, Self.delta("message.delta", b),
+                      Self.chatEnd(#"[{"type":"tool_call","tool":"read","arguments":{},"output":"ok"},\#(Self.message(Self.json(a + b)))]"#)]),
+            "deltas around a tool call's result")
+        // An empty answer delta between two runs of reasoning.
+        try await Self.expectSameAsReadingWhole(
+            Self.sse([Self.delta("reasoning.delta", a), Self.delta("message.delta", ""), Self.delta("reasoning.delta", b),
+                      Self.chatEnd(#"[{"type":"reasoning","content":\#(Self.json(b))}]"#)]),
+            "an empty delta between reasoning")
+        // The streamed answer given back as reasoning.
+        try await Self.expectSameAsReadingWhole(
+            Self.sse([Self.delta("message.delta", a), Self.chatEnd(#"[{"type":"reasoning","content":\#(Self.json(a))}]"#)]),
+            "the answer given back as reasoning")
+    }
+
     @Test(arguments: [3, 1000, 16384, 100_003])
     func theSameTextIsConfirmedNotHeld(chunk: Int) async throws {
         for (outputJSON, named) in [(Self.json(Self.streamed), true), (Self.escapedJSON(Self.streamed), false)] {
