@@ -84,8 +84,9 @@ extension LibraryStore {
     public static let pieceBytes = 1 << 20
 
     /// Saves the whole state of a reply, replacing its text and its pieces (see `appendReplyPiece`); a text longer
-    /// than ``pieceBytes`` is saved as pieces of at most that much, its first one in the message itself (which is
-    /// what the search index reads).
+    /// than ``pieceBytes`` is saved as pieces of at most that much, its first one in the message itself, which is
+    /// what the search index reads (so of a long reply in a script of three-byte characters, about its first
+    /// 350,000 characters are searchable).
     ///
     /// `text`, `reasoning`, `status` and `rewritten` replace the stored values; a nil `error`, `statsJSON`,
     /// `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
