@@ -32,6 +32,14 @@ public actor ChatSession {
         try body(library)
     }
 
+    /// Finds the conversation `reference` names (as ``resolveConversation(_:)`` does) and runs `body` with its id on
+    /// the library in the same turn, so a request that finds a conversation and then reads or changes it is not
+    /// overtaken between the two by one sent after it.
+    public func withConversation<T: Sendable>(_ reference: String, _ body: @Sendable (String, LibraryStore) throws -> T) throws -> T {
+        let id = try resolveConversation(reference).id
+        return try body(id, library)
+    }
+
     /// Closes the library, runs `body` with its path (it may replace the file, as a restore does), then opens that path afresh.
     ///
     /// The old connection is closed first: it would still point at a renamed previous file, and closing it

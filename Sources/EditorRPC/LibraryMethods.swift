@@ -12,15 +12,13 @@ enum LibraryMethods {
         registerConversations(in: &registry)
         registerFolders(in: &registry)
         registry.register("drafts/get") { context, params in
-            let conversation = try await context.session.resolveConversation(try params.string("conversationId"))
-            return .object(["conversationId": .string(conversation.id), "text": .string(conversation.draft)])
+            try await context.session.withConversation(try params.string("conversationId")) { id, library in
+                .object(["conversationId": .string(id), "text": .string(try existing(id, in: library).draft)])
+            }
         }
         registry.register("drafts/set") { context, params in
-            let reference = try params.string("conversationId")
             let text = try params.optionalString("text") ?? ""
-            let id = try await context.session.resolveConversation(reference).id
-            return try await context.session.withLibrary { library in
-                _ = try existing(id, in: library)
+            return try await context.session.withConversation(try params.string("conversationId")) { id, library in
                 try library.setDraft(conversationId: id, text: text)
                 return .object(["conversationId": .string(id), "text": .string(text)])
             }
@@ -39,9 +37,9 @@ enum LibraryMethods {
             }
         }
         registry.register("conversations/get") { context, params in
-            let conversation = try await context.session.resolveConversation(try params.string("id"))
-            return try await context.session.withLibrary { library in
-                let messages = try library.messages(conversationId: conversation.id).map { message in
+            try await context.session.withConversation(try params.string("id")) { id, library in
+                let conversation = try existing(id, in: library)
+                let messages = try library.messages(conversationId: id).map { message in
                     try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
                 }
                 return .object(["conversation": try json(conversation, paths: try library.folderPaths()), "messages": .array(messages)])
@@ -81,9 +79,7 @@ enum LibraryMethods {
             try await update(params, context) { library, id in try library.unpin(conversationId: id) }
         }
         registry.register("conversations/delete") { context, params in
-            let id = try await context.session.resolveConversation(try params.string("id")).id
-            return try await context.session.withLibrary { library in
-                _ = try existing(id, in: library)
+            try await context.session.withConversation(try params.string("id")) { id, library in
                 try library.delete(conversationId: id)
                 return .object(["id": .string(id)])
             }
@@ -180,9 +176,7 @@ enum LibraryMethods {
     /// Changes the conversation the `id` parameter names (given the library and its exact id) and answers with its new state.
     private static func update(_ params: Params, _ context: RequestContext,
                                _ change: @Sendable @escaping (LibraryStore, String) throws -> Void) async throws -> JSONValue {
-        let id = try await context.session.resolveConversation(try params.string("id")).id
-        return try await context.session.withLibrary { library in
-            _ = try existing(id, in: library)
+        try await context.session.withConversation(try params.string("id")) { id, library in
             try change(library, id)
             return try json(try existing(id, in: library), paths: try library.folderPaths())
         }
