@@ -16,4 +16,6 @@ enum SQLValue {
     static func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
     /// 1 or 0.
     static func bool(_ value: Bool) -> SQLValue { .integer(value ? 1 : 0) }
+    /// 1 or 0; NULL when `value` is nil.
+    static func bool(_ value: Bool?) -> SQLValue { value.map { .bool($0) } ?? .null }
 }

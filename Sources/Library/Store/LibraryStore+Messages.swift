@@ -108,29 +108,14 @@ extension LibraryStore {
                 // reply would be held three times: old value, new record and our text. Emptied first, twice.
                 try connection.run("UPDATE messages SET text = '', reasoning = '' WHERE id = ?", [.text(messageId)])
             }
-            let changed = try connection.run(
-                """
-                UPDATE messages SET text = ?, reasoning = ?, status = ?, error = ifnull(?, error),
-                    stats = ifnull(?, stats), model_instance_id = ifnull(?, model_instance_id),
-                    response_id = ifnull(?, response_id), updated_at = ?, writer = ?, rewritten = ?
-                WHERE id = ?
-                """,
-                [
-                    .text(piece(0, of: text, textPieces)), .text(piece(0, of: reasoning, reasoningPieces)),
-                    .text(status.rawValue), .text(error), .text(statsJSON),
-                    .text(modelInstanceId), .text(responseId), .integer(now),
-                    .text(status == .streaming ? writer : nil), .bool(rewritten), .text(messageId),
-                ])
-            guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
+            try updateReplyRow(
+                messageId: messageId, text: piece(0, of: text, textPieces), reasoning: piece(0, of: reasoning, reasoningPieces),
+                status: status, error: error, statsJSON: statsJSON, modelInstanceId: modelInstanceId, responseId: responseId,
+                rewritten: rewritten, now: now)
             try connection.run("DELETE FROM reply_pieces WHERE message_id = ?", [.text(messageId)])
             for index in 1..<max(1, textPieces.count, reasoningPieces.count) {
-                try connection.run(
-                    "INSERT INTO reply_pieces (message_id, text, reasoning) VALUES (?, ?, ?)",
-                    [.text(messageId), .text(piece(index, of: text, textPieces)), .text(piece(index, of: reasoning, reasoningPieces))])
+                try insertPiece(messageId: messageId, text: piece(index, of: text, textPieces), reasoning: piece(index, of: reasoning, reasoningPieces))
             }
-            try connection.run(
-                "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
-                [.integer(now), .text(messageId)])
         }
     }
 
@@ -146,27 +131,40 @@ extension LibraryStore {
     ) throws {
         let now = Date().milliseconds
         try connection.transaction {
-            let changed = try connection.run(
-                """
-                UPDATE messages SET status = ?, error = ifnull(?, error), stats = ifnull(?, stats),
-                    model_instance_id = ifnull(?, model_instance_id), response_id = ifnull(?, response_id),
-                    updated_at = ?, writer = ?
-                WHERE id = ?
-                """,
-                [
-                    .text(status.rawValue), .text(error), .text(statsJSON), .text(modelInstanceId), .text(responseId),
-                    .integer(now), .text(status == .streaming ? writer : nil), .text(messageId),
-                ])
-            guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
-            if !text.isEmpty || !reasoning.isEmpty {
-                try connection.run(
-                    "INSERT INTO reply_pieces (message_id, text, reasoning) VALUES (?, ?, ?)",
-                    [.text(messageId), .text(text), .text(reasoning)])
-            }
-            try connection.run(
-                "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
-                [.integer(now), .text(messageId)])
+            try updateReplyRow(
+                messageId: messageId, text: nil, reasoning: nil, status: status, error: error, statsJSON: statsJSON,
+                modelInstanceId: modelInstanceId, responseId: responseId, rewritten: nil, now: now)
+            if !text.isEmpty || !reasoning.isEmpty { try insertPiece(messageId: messageId, text: text, reasoning: reasoning) }
         }
+    }
+
+    /// Writes a reply's row and touches its conversation's `updatedAt`; a nil value keeps what is stored, and a
+    /// missing message throws `notFound`.
+    private func updateReplyRow(
+        messageId: String, text: String?, reasoning: String?, status: MessageStatus, error: String?, statsJSON: String?,
+        modelInstanceId: String?, responseId: String?, rewritten: Bool?, now: Int64
+    ) throws {
+        let changed = try connection.run(
+            """
+            UPDATE messages SET text = ifnull(?, text), reasoning = ifnull(?, reasoning), status = ?, error = ifnull(?, error),
+                stats = ifnull(?, stats), model_instance_id = ifnull(?, model_instance_id),
+                response_id = ifnull(?, response_id), updated_at = ?, writer = ?, rewritten = ifnull(?, rewritten)
+            WHERE id = ?
+            """,
+            [
+                .text(text), .text(reasoning), .text(status.rawValue), .text(error), .text(statsJSON),
+                .text(modelInstanceId), .text(responseId), .integer(now),
+                .text(status == .streaming ? writer : nil), SQLValue.bool(rewritten), .text(messageId),
+            ])
+        guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
+        try connection.run(
+            "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
+            [.integer(now), .text(messageId)])
+    }
+
+    private func insertPiece(messageId: String, text: String, reasoning: String) throws {
+        try connection.run("INSERT INTO reply_pieces (message_id, text, reasoning) VALUES (?, ?, ?)",
+                           [.text(messageId), .text(text), .text(reasoning)])
     }
 
     /// Copies the write-ahead log into the library file and empties it, so a write that failed for lack of space
