@@ -229,7 +229,7 @@ public actor ChatSession {
         await presenter.value
         do {
             try storage {
-                try save(state, messageId: reply.id, status: status, error: message)
+                try saveFinal(state, messageId: reply.id, after: saved, status: status, error: message)
                 if let responseId = state.responseId {
                     try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
                 }
@@ -325,6 +325,19 @@ public actor ChatSession {
     /// The part of `text` after its first `offset` UTF-8 bytes (a saved length, so on a character boundary).
     private static func text(_ text: String, after offset: Int) -> String {
         String(decoding: text.utf8.dropFirst(offset), as: UTF8.self)
+    }
+
+    /// The final save: when what was saved while streaming is still the start of the reply, only the rest is
+    /// written (`LibraryStore.finishReply`); a rewritten reply, or one nothing was saved of yet, is saved whole.
+    private func saveFinal(_ state: ReplyState, messageId: String, after saved: SavedLength, status: MessageStatus, error: String?) throws {
+        guard !state.isRewritten, saved.answer + saved.reasoning > 0, saved.answer <= state.answer.utf8.count,
+              saved.reasoning <= state.reasoning.utf8.count
+        else { return try save(state, messageId: messageId, status: status, error: error) }
+        try library.finishReply(
+            messageId: messageId, text: state.answer, reasoning: state.reasoning, savedText: saved.answer,
+            savedReasoning: saved.reasoning, status: status, error: error, statsJSON: state.stats.flatMap(Self.json),
+            modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+        try saveToolCalls(state, messageId: messageId)
     }
 
     private func save(_ state: ReplyState, messageId: String, status: MessageStatus, error: String?) throws {

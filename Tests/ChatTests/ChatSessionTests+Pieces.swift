@@ -3,7 +3,8 @@ import Foundation
 @testable import Library
 import Testing
 
-/// A streaming reply is saved in pieces: each partial save appends the new text, and the final save joins them.
+/// A streaming reply is saved in pieces: each partial save appends the new text, and the final save adds the rest
+/// and moves the answer's start (all of a short one) into the message.
 extension ChatSessionTests {
     @Test func partialSavesAppendPiecesAndTheFinalSaveJoinsThem() async throws {
         let harness = try Harness()
@@ -26,7 +27,7 @@ extension ChatSessionTests {
         #expect(final.status == .incomplete)
         #expect(final.text.hasPrefix(streaming.text))
         let left = try observer.connection.first("SELECT count(*) FROM reply_pieces WHERE message_id = ?", [.text(reply.messageId)]) { $0.int(0) }
-        #expect(left == 0, "the final save writes the whole text once and removes the pieces")
+        #expect(left == 0, "the final save moves a short reply's pieces into the message")
         #expect(try observer.connection.first("SELECT text FROM messages WHERE id = ?", [.text(reply.messageId)]) { $0.string(0) } == final.text)
     }
 }

@@ -34,4 +34,36 @@ import Testing
         #expect(try store.connection.first("SELECT count(*) FROM reply_pieces") { $0.int(0) } == 0)
         #expect(try store.search("openingword").isEmpty)
     }
+
+    /// A reply saved in pieces while it streamed is finished by appending the rest, not written again: the saved
+    /// pieces stay, the message takes about the first MiB of the answer for the search index, and it reads whole.
+    @Test func finishingAStreamedReplyAppendsTheRestAndMovesTheAnswerStartIntoTheMessage() throws {
+        let library = TemporaryLibrary()
+        let store = try library.open()
+        let conversation = try store.createConversation(title: "streamed")
+        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
+        let reasoning = String(repeating: "thinking 🙂 ", count: 60_000)
+        let answer = "openingword " + String(repeating: "answer text é日\n", count: 150_000)
+        // Saves while streaming: the reasoning, then the answer in pieces of 400,000 bytes at character boundaries.
+        try store.appendReplyPiece(messageId: reply.id, text: "", reasoning: reasoning)
+        let saved = answer.utf8.pieces(after: 0, atMost: 400_000).prefix(4)
+        for range in saved { try store.appendReplyPiece(messageId: reply.id, text: String(answer.utf8[range])!, reasoning: "") }
+        let savedText = answer.utf8.distance(from: answer.utf8.startIndex, to: saved.last!.upperBound)
+        let seqsBefore = try store.connection.query("SELECT seq FROM reply_pieces WHERE message_id = ? ORDER BY seq", [.text(reply.id)]) { $0.int64(0) }
+
+        try store.finishReply(messageId: reply.id, text: answer, reasoning: reasoning, savedText: savedText,
+                              savedReasoning: reasoning.utf8.count, status: .complete)
+
+        let finished = try #require(try store.message(id: reply.id))
+        #expect(finished.text == answer && finished.reasoning == reasoning && finished.status == .complete)
+        let head = try store.connection.first("SELECT length(CAST(text AS BLOB)) FROM messages WHERE id = ?", [.text(reply.id)]) { $0.int(0) } ?? 0
+        #expect(head >= LibraryStore.pieceBytes && head <= 2 * LibraryStore.pieceBytes, "about the first MiB of the answer: \(head)")
+        #expect(try store.search("openingword").contains { $0.messageId == reply.id })
+        let seqsAfter = try store.connection.query("SELECT seq FROM reply_pieces WHERE message_id = ? ORDER BY seq", [.text(reply.id)]) { $0.int64(0) }
+        // The reasoning piece and the fourth answer piece stay as they were saved; the first three answer pieces went
+        // into the message (about 1.2 MB) and, left empty, were removed.
+        #expect(seqsBefore.count == 5 && seqsAfter.starts(with: [seqsBefore[0], seqsBefore[4]]), "\(seqsBefore) → \(seqsAfter)")
+        #expect(try store.connection.first("SELECT count(*) FROM reply_pieces WHERE message_id = ? AND text = '' AND reasoning = ''",
+                                           [.text(reply.id)]) { $0.int(0) } == 0)
+    }
 }

@@ -123,7 +123,7 @@ extension LibraryStore {
     /// before, so a save costs memory and disk in proportion to the new text only.
     ///
     /// Readers see the message's text followed by its pieces. `status` is `.streaming` while the reply streams, or the
-    /// final status when the final save (`updateReply`, which replaces the pieces) did not fit; a nil `error`,
+    /// final status when the final save (`finishReply` or `updateReply`) did not fit; a nil `error`,
     /// `statsJSON`, `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
     public func appendReplyPiece(
         messageId: String, text: String, reasoning: String, status: MessageStatus = .streaming, error: String? = nil,
@@ -136,6 +136,56 @@ extension LibraryStore {
                 modelInstanceId: modelInstanceId, responseId: responseId, rewritten: nil, now: now)
             if !text.isEmpty || !reasoning.isEmpty { try insertPiece(messageId: messageId, text: text, reasoning: reasoning) }
         }
+    }
+
+    /// Ends a reply whose start was saved while it streamed (`appendReplyPiece`): appends what came after the first
+    /// `savedText` and `savedReasoning` UTF-8 bytes as pieces of at most ``pieceBytes``, moves about the first
+    /// ``pieceBytes`` of the answer into the message (what the search index reads), and writes the final state, so
+    /// a long reply is not written a second time.
+    ///
+    /// The saved lengths must be where a piece save ended (character boundaries of `text` and `reasoning`); `status`
+    /// and the rest are as for `updateReply`, which saves a reply whole.
+    public func finishReply(
+        messageId: String, text: String, reasoning: String, savedText: Int, savedReasoning: Int, status: MessageStatus,
+        error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil
+    ) throws {
+        let now = Date().milliseconds
+        let textPieces = text.utf8.pieces(after: savedText, atMost: Self.pieceBytes)
+        let reasoningPieces = reasoning.utf8.pieces(after: savedReasoning, atMost: Self.pieceBytes)
+        try connection.transaction {
+            for index in 0..<max(textPieces.count, reasoningPieces.count) {
+                try insertPiece(
+                    messageId: messageId,
+                    text: index < textPieces.count ? String(decoding: text.utf8[textPieces[index]], as: UTF8.self) : "",
+                    reasoning: index < reasoningPieces.count ? String(decoding: reasoning.utf8[reasoningPieces[index]], as: UTF8.self) : "")
+            }
+            try moveAnswerStartIntoMessage(messageId)
+            try updateReplyRow(
+                messageId: messageId, text: nil, reasoning: nil, status: status, error: error, statsJSON: statsJSON,
+                modelInstanceId: modelInstanceId, responseId: responseId, rewritten: false, now: now)
+        }
+    }
+
+    /// Moves the answer of the message's first pieces into the message until it holds about ``pieceBytes`` of it
+    /// (at most one piece more), leaving the pieces' reasoning where it is; pieces left empty are removed.
+    private func moveAnswerStartIntoMessage(_ messageId: String) throws {
+        var held = try connection.first("SELECT length(CAST(text AS BLOB)) FROM messages WHERE id = ?", [.text(messageId)]) { $0.int(0) } ?? 0
+        let pieces = try connection.query(
+            "SELECT seq, length(CAST(text AS BLOB)) FROM reply_pieces WHERE message_id = ? AND text <> '' ORDER BY seq",
+            [.text(messageId)]) { ($0.int64(0), $0.int(1)) }
+        var last: Int64?
+        for (seq, length) in pieces where held < Self.pieceBytes {
+            held += length
+            last = seq
+        }
+        guard let last else { return }
+        try connection.run(
+            """
+            UPDATE messages SET text = text || (SELECT group_concat(piece, '') FROM (SELECT text AS piece FROM reply_pieces
+                WHERE message_id = ?1 AND seq <= ?2 ORDER BY seq)) WHERE id = ?1
+            """, [.text(messageId), .integer(last)])
+        try connection.run("UPDATE reply_pieces SET text = '' WHERE message_id = ? AND seq <= ?", [.text(messageId), .integer(last)])
+        try connection.run("DELETE FROM reply_pieces WHERE message_id = ? AND text = '' AND reasoning = ''", [.text(messageId)])
     }
 
     /// Writes a reply's row and touches its conversation's `updatedAt`; a nil value keeps what is stored, and a
