@@ -225,18 +225,23 @@ local function insert(buffer, reply, text)
   vim.api.nvim_buf_set_text(buffer, row, col, row, col, lines_of(text))
 end
 
--- Fixes the end of the reply's last segment where the reply ends now.
-local function end_segment(buffer, reply)
-  local segment = reply.segments[#reply.segments]
-  if not (segment and segment.open) then return end
-  segment.open = false
-  local row, col = position(buffer, reply.finish)
+-- Ends `segment` at (row, col), moving its fold's end along.
+local function set_segment_stop(buffer, reply, segment, row, col)
   segment.stop = mark_at(buffer, row, col, false)
   if segment.fold then
     segment.fold.stop = segment.stop
     remember_first_line(buffer, segment.fold)
   end
   reply.chat.fold_version = reply.chat.fold_version + 1
+end
+
+-- Fixes the end of the reply's last segment where the reply ends now.
+local function end_segment(buffer, reply)
+  local segment = reply.segments[#reply.segments]
+  if not (segment and segment.open) then return end
+  segment.open = false
+  local row, col = position(buffer, reply.finish)
+  set_segment_stop(buffer, reply, segment, row, col)
 end
 
 -- Ends the reply's last segment: later text starts after a blank line.
@@ -290,13 +295,7 @@ local function replace_segment(buffer, reply, segment, lines)
   vim.api.nvim_buf_set_text(buffer, row, col, end_row, end_col, lines)
   if segment.stop then
     vim.api.nvim_buf_del_extmark(buffer, namespace, segment.stop)
-    local last_col = (#lines == 1 and col or 0) + #lines[#lines]
-    segment.stop = mark_at(buffer, row + #lines - 1, last_col, false)
-    if segment.fold then
-      segment.fold.stop = segment.stop
-      remember_first_line(buffer, segment.fold)
-    end
-    reply.chat.fold_version = reply.chat.fold_version + 1
+    set_segment_stop(buffer, reply, segment, row + #lines - 1, (#lines == 1 and col or 0) + #lines[#lines])
   end
 end
 
