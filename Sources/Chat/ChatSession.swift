@@ -32,12 +32,11 @@ public actor ChatSession {
         try body(library)
     }
 
-    /// Finds the conversation `reference` names (as ``resolveConversation(_:)`` does) and runs `body` with its id on
-    /// the library in the same turn, so a request that finds a conversation and then reads or changes it is not
+    /// Finds the conversation `reference` names (as ``resolveConversation(_:)`` does) and runs `body` with it on the
+    /// library in the same turn, so a request that finds a conversation and then reads or changes it is not
     /// overtaken between the two by one sent after it.
-    public func withConversation<T: Sendable>(_ reference: String, _ body: @Sendable (String, LibraryStore) throws -> T) throws -> T {
-        let id = try resolveConversation(reference).id
-        return try body(id, library)
+    public func withConversation<T: Sendable>(_ reference: String, _ body: @Sendable (Conversation, LibraryStore) throws -> T) throws -> T {
+        try body(try resolveConversation(reference), library)
     }
 
     /// Closes the library, runs `body` with its path (it may replace the file, as a restore does), then opens that path afresh.
@@ -257,7 +256,7 @@ public actor ChatSession {
             let message = "The library could not store the whole reply (is the disk full?): kept the first "
                 + "\(Self.megabytes(kept)) of \(Self.megabytes(total)) of the answer."
             let saving = Result {
-                try library.appendReplyPiece(
+                try library.appendReplyPieces(
                     messageId: messageId, text: String(decoding: utf8[start..<end], as: UTF8.self), reasoning: reasoning,
                     status: .incomplete, error: message, statsJSON: state.stats.flatMap(Self.json),
                     modelInstanceId: state.modelInstanceId, responseId: state.responseId)
@@ -304,19 +303,11 @@ public actor ChatSession {
                 try save(state, messageId: messageId, status: .streaming, error: nil)
                 return SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
             }
-            let statsJSON = state.stats.flatMap(Self.json)
-            let answer = state.answer.utf8.pieces(after: saved.answer, atMost: LibraryStore.pieceBytes)
-            let reasoning = state.reasoning.utf8.pieces(after: saved.reasoning, atMost: LibraryStore.pieceBytes)
-            for index in 0..<max(1, answer.count, reasoning.count) {
-                let text = index < answer.count ? String(decoding: state.answer.utf8[answer[index]], as: UTF8.self) : ""
-                let thought = index < reasoning.count
-                    ? String(decoding: state.reasoning.utf8[reasoning[index]], as: UTF8.self) : ""
-                try library.appendReplyPiece(
-                    messageId: messageId, text: text, reasoning: thought, statsJSON: statsJSON,
-                    modelInstanceId: state.modelInstanceId, responseId: state.responseId)
-                progress.answer += text.utf8.count
-                progress.reasoning += thought.utf8.count
-            }
+            try library.appendReplyPieces(
+                messageId: messageId, text: state.answer, reasoning: state.reasoning, savedText: saved.answer,
+                savedReasoning: saved.reasoning, statsJSON: state.stats.flatMap(Self.json),
+                modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+            progress = SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
             try saveToolCalls(state, messageId: messageId)
         } catch {}
         return progress

@@ -12,15 +12,15 @@ enum LibraryMethods {
         registerConversations(in: &registry)
         registerFolders(in: &registry)
         registry.register("drafts/get") { context, params in
-            try await context.session.withConversation(try params.string("conversationId")) { id, library in
-                .object(["conversationId": .string(id), "text": .string(try existing(id, in: library).draft)])
+            try await context.session.withConversation(try params.string("conversationId")) { conversation, _ in
+                .object(["conversationId": .string(conversation.id), "text": .string(conversation.draft)])
             }
         }
         registry.register("drafts/set") { context, params in
             let text = try params.optionalString("text") ?? ""
-            return try await context.session.withConversation(try params.string("conversationId")) { id, library in
-                try library.setDraft(conversationId: id, text: text)
-                return .object(["conversationId": .string(id), "text": .string(text)])
+            return try await context.session.withConversation(try params.string("conversationId")) { conversation, library in
+                try library.setDraft(conversationId: conversation.id, text: text)
+                return .object(["conversationId": .string(conversation.id), "text": .string(text)])
             }
         }
     }
@@ -37,9 +37,8 @@ enum LibraryMethods {
             }
         }
         registry.register("conversations/get") { context, params in
-            try await context.session.withConversation(try params.string("id")) { id, library in
-                let conversation = try existing(id, in: library)
-                let messages = try library.messages(conversationId: id).map { message in
+            try await context.session.withConversation(try params.string("id")) { conversation, library in
+                let messages = try library.messages(conversationId: conversation.id).map { message in
                     try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
                 }
                 return .object(["conversation": try json(conversation, paths: try library.folderPaths()), "messages": .array(messages)])
@@ -79,9 +78,9 @@ enum LibraryMethods {
             try await update(params, context) { library, id in try library.unpin(conversationId: id) }
         }
         registry.register("conversations/delete") { context, params in
-            try await context.session.withConversation(try params.string("id")) { id, library in
-                try library.delete(conversationId: id)
-                return .object(["id": .string(id)])
+            try await context.session.withConversation(try params.string("id")) { conversation, library in
+                try library.delete(conversationId: conversation.id)
+                return .object(["id": .string(conversation.id)])
             }
         }
         registry.register("conversations/search") { context, params in
@@ -176,9 +175,9 @@ enum LibraryMethods {
     /// Changes the conversation the `id` parameter names (given the library and its exact id) and answers with its new state.
     private static func update(_ params: Params, _ context: RequestContext,
                                _ change: @Sendable @escaping (LibraryStore, String) throws -> Void) async throws -> JSONValue {
-        try await context.session.withConversation(try params.string("id")) { id, library in
-            try change(library, id)
-            return try json(try existing(id, in: library), paths: try library.folderPaths())
+        try await context.session.withConversation(try params.string("id")) { conversation, library in
+            try change(library, conversation.id)
+            return try json(try existing(conversation.id, in: library), paths: try library.folderPaths())
         }
     }
 

@@ -45,9 +45,9 @@ import Testing
         let reasoning = String(repeating: "thinking 🙂 ", count: 60_000)
         let answer = "openingword " + String(repeating: "answer text é日\n", count: 150_000)
         // Saves while streaming: the reasoning, then the answer in pieces of 400,000 bytes at character boundaries.
-        try store.appendReplyPiece(messageId: reply.id, text: "", reasoning: reasoning)
+        try store.appendReplyPieces(messageId: reply.id, text: "", reasoning: reasoning)
         let saved = answer.utf8.pieces(after: 0, atMost: 400_000).prefix(4)
-        for range in saved { try store.appendReplyPiece(messageId: reply.id, text: String(answer.utf8[range])!, reasoning: "") }
+        for range in saved { try store.appendReplyPieces(messageId: reply.id, text: String(answer.utf8[range])!, reasoning: "") }
         let savedText = answer.utf8.distance(from: answer.utf8.startIndex, to: saved.last!.upperBound)
         let seqsBefore = try store.connection.query("SELECT seq FROM reply_pieces WHERE message_id = ? ORDER BY seq", [.text(reply.id)]) { $0.int64(0) }
 

@@ -47,8 +47,8 @@ import Testing
             let otherStore = try LibraryStore(path: library.path, writer: identity)
             let conversation = try otherStore.createConversation(title: "interrupted")
             reply = try otherStore.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
-            try otherStore.appendReplyPiece(messageId: reply.id, text: "The partial", reasoning: "hm")
-            try otherStore.appendReplyPiece(messageId: reply.id, text: " answer", reasoning: "m")
+            try otherStore.appendReplyPieces(messageId: reply.id, text: "The partial", reasoning: "hm")
+            try otherStore.appendReplyPieces(messageId: reply.id, text: " answer", reasoning: "m")
         }
         let store = try library.open()
         #expect(try store.message(id: reply.id)?.text == "The partial answer", "a reader sees the joined pieces")

@@ -76,14 +76,11 @@ extension LibraryStore {
         }
     }
 
-    /// Replies of at least this many bytes are emptied before they are rewritten (see `updateReply`).
-    static let longReplyBytes = 1 << 20
-
     /// The most text one reply piece holds: a long reply is saved, and a streaming one appended to, this much at a
     /// time, so a save needs memory for one piece beside the reply, not a second copy of it.
     public static let pieceBytes = 1 << 20
 
-    /// Saves the whole state of a reply, replacing its text and its pieces (see `appendReplyPiece`); a text longer
+    /// Saves the whole state of a reply, replacing its text and its pieces (see `appendReplyPieces`); a text longer
     /// than ``pieceBytes`` is saved as pieces of at most that much, its first one in the message itself, which is
     /// what the search index reads (so of a long reply in a script of three-byte characters, about its first
     /// 350,000 characters are searchable).
@@ -95,74 +92,73 @@ extension LibraryStore {
         statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil, rewritten: Bool = false
     ) throws {
         let now = Date().milliseconds
-        let textPieces = text.utf8.pieces(after: 0, atMost: Self.pieceBytes)
-        let reasoningPieces = reasoning.utf8.pieces(after: 0, atMost: Self.pieceBytes)
-        /// Piece `index` of `whole`, not copied when it is the whole.
-        func piece(_ index: Int, of whole: String, _ pieces: [Range<String.Index>]) -> String {
-            guard pieces.count > 1 else { return index == 0 ? whole : "" }
-            return index < pieces.count ? String(decoding: whole.utf8[pieces[index]], as: UTF8.self) : ""
-        }
+        let textHead = Self.firstPiece(of: text)
+        let reasoningHead = Self.firstPiece(of: reasoning)
         try connection.transaction {
-            if text.utf8.count + reasoning.utf8.count >= Self.longReplyBytes {
-                // SQLite reads a column's old value whenever a trigger names it (the search index does), so a long
-                // reply would be held three times: old value, new record and our text. Emptied first, twice.
-                try connection.run("UPDATE messages SET text = '', reasoning = '' WHERE id = ?", [.text(messageId)])
-            }
             try updateReplyRow(
-                messageId: messageId, text: piece(0, of: text, textPieces), reasoning: piece(0, of: reasoning, reasoningPieces),
-                status: status, error: error, statsJSON: statsJSON, modelInstanceId: modelInstanceId, responseId: responseId,
-                rewritten: rewritten, now: now)
+                messageId: messageId, text: textHead, reasoning: reasoningHead, status: status, error: error,
+                statsJSON: statsJSON, modelInstanceId: modelInstanceId, responseId: responseId, rewritten: rewritten, now: now)
             try connection.run("DELETE FROM reply_pieces WHERE message_id = ?", [.text(messageId)])
-            for index in 1..<max(1, textPieces.count, reasoningPieces.count) {
-                try insertPiece(messageId: messageId, text: piece(index, of: text, textPieces), reasoning: piece(index, of: reasoning, reasoningPieces))
-            }
+            try insertPieces(messageId: messageId, text: text, reasoning: reasoning,
+                             savedText: textHead.utf8.count, savedReasoning: reasoningHead.utf8.count)
         }
     }
 
-    /// Saves what a streaming reply received since its last save as one more piece, without rewriting the text saved
-    /// before, so a save costs memory and disk in proportion to the new text only.
+    /// Saves what a streaming reply received after its first `savedText` and `savedReasoning` UTF-8 bytes (character
+    /// boundaries where an earlier save ended) as pieces of at most ``pieceBytes``, in one transaction, without
+    /// rewriting what was saved before, so a save costs memory and disk in proportion to the new text only.
     ///
     /// Readers see the message's text followed by its pieces. `status` is `.streaming` while the reply streams, or the
     /// final status when the final save (`finishReply` or `updateReply`) did not fit; a nil `error`,
     /// `statsJSON`, `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
-    public func appendReplyPiece(
-        messageId: String, text: String, reasoning: String, status: MessageStatus = .streaming, error: String? = nil,
-        statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil
+    public func appendReplyPieces(
+        messageId: String, text: String, reasoning: String, savedText: Int = 0, savedReasoning: Int = 0,
+        status: MessageStatus = .streaming, error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil,
+        responseId: String? = nil
     ) throws {
         let now = Date().milliseconds
         try connection.transaction {
+            try insertPieces(messageId: messageId, text: text, reasoning: reasoning, savedText: savedText, savedReasoning: savedReasoning)
             try updateReplyRow(
                 messageId: messageId, text: nil, reasoning: nil, status: status, error: error, statsJSON: statsJSON,
                 modelInstanceId: modelInstanceId, responseId: responseId, rewritten: nil, now: now)
-            if !text.isEmpty || !reasoning.isEmpty { try insertPiece(messageId: messageId, text: text, reasoning: reasoning) }
         }
     }
 
-    /// Ends a reply whose start was saved while it streamed (`appendReplyPiece`): appends what came after the first
-    /// `savedText` and `savedReasoning` UTF-8 bytes as pieces of at most ``pieceBytes``, moves about the first
-    /// ``pieceBytes`` of the answer into the message (what the search index reads), and writes the final state, so
-    /// a long reply is not written a second time.
-    ///
-    /// The saved lengths must be where a piece save ended (character boundaries of `text` and `reasoning`); `status`
-    /// and the rest are as for `updateReply`, which saves a reply whole.
+    /// Ends a reply whose start was saved while it streamed: appends the rest as `appendReplyPieces` does, moves about
+    /// the first ``pieceBytes`` of the answer into the message (what the search index reads), and writes the final
+    /// state, so a long reply is not written a second time. `updateReply` saves a reply whole instead.
     public func finishReply(
         messageId: String, text: String, reasoning: String, savedText: Int, savedReasoning: Int, status: MessageStatus,
         error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil
     ) throws {
         let now = Date().milliseconds
-        let textPieces = text.utf8.pieces(after: savedText, atMost: Self.pieceBytes)
-        let reasoningPieces = reasoning.utf8.pieces(after: savedReasoning, atMost: Self.pieceBytes)
         try connection.transaction {
-            for index in 0..<max(textPieces.count, reasoningPieces.count) {
-                try insertPiece(
-                    messageId: messageId,
-                    text: index < textPieces.count ? String(decoding: text.utf8[textPieces[index]], as: UTF8.self) : "",
-                    reasoning: index < reasoningPieces.count ? String(decoding: reasoning.utf8[reasoningPieces[index]], as: UTF8.self) : "")
-            }
+            try insertPieces(messageId: messageId, text: text, reasoning: reasoning, savedText: savedText, savedReasoning: savedReasoning)
             try moveAnswerStartIntoMessage(messageId)
             try updateReplyRow(
                 messageId: messageId, text: nil, reasoning: nil, status: status, error: error, statsJSON: statsJSON,
                 modelInstanceId: modelInstanceId, responseId: responseId, rewritten: false, now: now)
+        }
+    }
+
+    /// The first piece of `text` (all of it, not copied, when it fits one).
+    private static func firstPiece(of text: String) -> String {
+        guard let first = text.utf8.pieces(after: 0, atMost: pieceBytes).first, first.upperBound < text.endIndex else { return text }
+        return String(decoding: text.utf8[first], as: UTF8.self)
+    }
+
+    /// Inserts `text` and `reasoning` after their first `savedText` and `savedReasoning` bytes as pieces of at most
+    /// ``pieceBytes``, answer and reasoning side by side.
+    private func insertPieces(messageId: String, text: String, reasoning: String, savedText: Int, savedReasoning: Int) throws {
+        let textPieces = text.utf8.pieces(after: savedText, atMost: Self.pieceBytes)
+        let reasoningPieces = reasoning.utf8.pieces(after: savedReasoning, atMost: Self.pieceBytes)
+        for index in 0..<max(textPieces.count, reasoningPieces.count) {
+            try connection.run(
+                "INSERT INTO reply_pieces (message_id, text, reasoning) VALUES (?, ?, ?)",
+                [.text(messageId),
+                 .text(index < textPieces.count ? String(decoding: text.utf8[textPieces[index]], as: UTF8.self) : ""),
+                 .text(index < reasoningPieces.count ? String(decoding: reasoning.utf8[reasoningPieces[index]], as: UTF8.self) : "")])
         }
     }
 
@@ -212,10 +208,6 @@ extension LibraryStore {
             [.integer(now), .text(messageId)])
     }
 
-    private func insertPiece(messageId: String, text: String, reasoning: String) throws {
-        try connection.run("INSERT INTO reply_pieces (message_id, text, reasoning) VALUES (?, ?, ?)",
-                           [.text(messageId), .text(text), .text(reasoning)])
-    }
 
     /// Copies the write-ahead log into the library file and empties it, so a write that failed for lack of space
     /// (the log keeps what streamed since the last checkpoint) can be tried again.
