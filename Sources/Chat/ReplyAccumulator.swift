@@ -88,8 +88,7 @@ public struct ReplyAccumulator: Sendable {
             closeReasoning(at: time)
             adopt(result)
         case .unreadable(let reason):
-            state.unreadableEventCount += 1
-            if state.firstUnreadableEvent == nil { state.firstUnreadableEvent = reason }
+            noteUnreadable(reason)
         }
         return updates
     }
@@ -107,6 +106,12 @@ public struct ReplyAccumulator: Sendable {
 
     private var lastPartIsMessage: Bool {
         if case .message? = state.parts.last { true } else { false }
+    }
+
+    /// Counts an event whose content is lost, keeping the first reason.
+    private mutating func noteUnreadable(_ reason: String) {
+        state.unreadableEventCount += 1
+        if state.firstUnreadableEvent == nil { state.firstUnreadableEvent = reason }
     }
 
     private mutating func setStage(_ stage: ReplyState.Stage) {
@@ -198,8 +203,7 @@ public struct ReplyAccumulator: Sendable {
               let messagePlan = reconciliation(of: messages, reasoning: false)
         else {
             // A text confirmed while it arrived must start where a streamed part does; the streamed text stays.
-            state.unreadableEventCount += 1
-            if state.firstUnreadableEvent == nil { state.firstUnreadableEvent = "the chat.end event's text could not be placed in what streamed" }
+            noteUnreadable("the chat.end event's text could not be placed in what streamed")
             return
         }
         let reasoningStarts = apply(reasoningPlan, reasoning: true)

@@ -1,6 +1,7 @@
 import Chat
 import Foundation
 import LMStudio
+import SystemSupport
 import TerminalMarkdown
 
 /// Shows a streaming reply: rendered in the terminal's live area, or as plain appended text.
@@ -154,8 +155,7 @@ public actor ReplyDisplay {
         if let lineEnd: String.Index = utf8[windowStart..<cut].lastIndex(of: UInt8(ascii: "\n")) {
             cut = utf8.index(after: lineEnd)
         }
-        // Back off continuation bytes (10xxxxxx) so the cut falls on a character boundary.
-        while cut > utf8.startIndex, utf8[cut] & 0xC0 == 0x80 { cut = utf8.index(before: cut) }
+        cut = utf8.characterBoundary(atOrBefore: cut, notBefore: utf8.startIndex)
         return String(answer[..<cut])
     }
 
