@@ -145,9 +145,6 @@ public struct ArgumentParser: Sendable {
         })
     }
 
-    /// The options' help lines, aligned.
-    public var optionHelp: String { optionHelp(width: nil) }
-
     /// The options' help lines, aligned; with a `width`, each help text wraps under its column at word boundaries.
     public func optionHelp(width: Int?) -> String {
         let column = (options.map(\.synopsis.count).max() ?? 0) + 4

@@ -136,7 +136,8 @@ public enum App {
         guard reference != .new || model != nil else { return await Repl.run(context: context) }
         let session = try context.session()
         if reference != .new {
-            let opened = try await AskCommand.open(for: arguments, session: session)
+            // The REPL applies `--preset` itself (as `/preset`), so it shows what the preset set.
+            let opened = try await AskCommand.open(for: arguments, session: session, preset: nil)
             return await Repl.run(context: context, chat: session, conversationId: opened.conversation.id)
         }
         if let model, let models = try? await session.models() { _ = try models.downloadedModel(model) }

@@ -140,7 +140,7 @@ enum AskCommand {
     ///
     /// A CHAT that matches nothing throws `ChatError.unknownConversation` with the closest titles; an unknown
     /// preset or integration is a usage error, found before anything is created.
-    static func open(for arguments: ArgumentParser.Parsed, session: ChatSession, preset: String? = nil) async throws -> OpenedConversation {
+    static func open(for arguments: ArgumentParser.Parsed, session: ChatSession, preset: String?) async throws -> OpenedConversation {
         let names = arguments.all("integration")
         let overrides = ConversationOverrides(
             model: arguments.value("model"), systemPrompt: arguments.value("system"), reasoning: arguments.value("reasoning"),

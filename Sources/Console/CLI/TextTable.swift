@@ -28,19 +28,11 @@ public struct TextTable {
     /// The column titles.
     public var header: [String] { columns.map(\.title) }
 
-    /// Creates a table with these column titles; none is cut, and later columns are dropped first.
-    public init(header: [String]) {
-        columns = header.enumerated().map { Column($0.element, priority: $0.offset) }
-    }
-
     /// Creates a table with these columns.
     public init(columns: [Column]) { self.columns = columns }
 
     /// Appends a row.
     public mutating func append(_ row: [String]) { rows.append(row.map(UntrustedText.sanitize)) }
-
-    /// The table's text at its natural width, one line per row, trailing spaces trimmed.
-    public var text: String { text(width: nil) }
 
     /// The table's text laid out to `width` columns (nil: as wide as its cells).
     public func text(width: Int?) -> String {
@@ -111,18 +103,18 @@ public enum TextLayout {
         return result + "…"
     }
 
-    /// `text` as lines of at most `width` display columns, broken at spaces: the first line starts after `firstUsed`
-    /// columns already on its line, the others are indented by `indent` spaces (a hanging indent).
+    /// `text` as lines of at most `width` display columns, broken at spaces; the lines after the first are indented by
+    /// `indent` spaces (a hanging indent).
     ///
     /// Leading spaces and runs of spaces inside a line are kept; a line break replaces one space. A word longer
     /// than a whole line is split.
-    public static func wrap(_ text: String, width: Int, indent: Int = 0, firstUsed: Int = 0) -> [String] {
+    public static func wrap(_ text: String, width: Int, indent: Int = 0) -> [String] {
         let width = max(width, 1)
         let indent = min(indent, max(width - 10, 0))
         let leading = text.prefix { $0 == " " }
         var lines: [String] = []
         var line = String(leading)
-        var used = firstUsed + leading.count
+        var used = leading.count
         var lineHasWords = false
         for word in text.dropFirst(leading.count).split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
             var word = word

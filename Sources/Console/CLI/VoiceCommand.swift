@@ -43,7 +43,7 @@ enum VoiceCommand {
             return ExitCode.failure
         }
         let session = try context.session()
-        let conversationId = try await AskCommand.open(for: arguments, session: session).conversation.id
+        let conversationId = try await AskCommand.open(for: arguments, session: session, preset: context.preset).conversation.id
 
         let latch = SignalLatch()
         let work = Task { try await converse(voice, session: session, conversationId: conversationId, context: context) }

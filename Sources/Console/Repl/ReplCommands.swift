@@ -122,7 +122,7 @@ enum ReplCommands {
             switch (words.first, words.count) {
             case ("list", 1), (nil, 0):
                 let paths = try await repl.chat.withLibrary { library in try library.folderPaths().values.sorted() }
-                repl.output.line(paths.isEmpty ? "No folders." : UntrustedText.sanitize(paths.sorted().joined(separator: "\n")))
+                repl.output.line(paths.isEmpty ? "No folders." : UntrustedText.sanitize(paths.joined(separator: "\n")))
             case ("new", 2):
                 _ = try await repl.chat.withLibrary { try $0.ensureFolder(path: words[1]) }
             case ("rename", 3):
