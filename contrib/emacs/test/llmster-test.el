@@ -452,7 +452,9 @@
           (llmster-select-model))
         (llmster-test--wait (lambda () (equal llmster--usage " [acme/thinker-8b]")))
         (let ((models (llmster-models)))
-          (should (eq (alist-get 'loaded (cl-find "acme/thinker-8b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t)))
+          (should (eq (alist-get 'loaded (cl-find "acme/thinker-8b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t))
+          ;; The load policy, not a bare load: the previous chat model was unloaded.
+          (should-not (eq (alist-get 'loaded (cl-find "acme/tiny-1b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t)))
         (should (equal (alist-get 'modelKey (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
                        "acme/thinker-8b"))))))
 
