@@ -39,7 +39,11 @@ struct TerminalSettingsTests {
             let capabilities = TerminalCapabilities(width: width, hyperlinks: hyperlinks)
             let output = MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
             assertGolden(output, named: "hyperlinks.\(hyperlinks ? "on" : "off")-\(width)", in: snapshotDirectory(for: #filePath))
-            #expect(output.contains("https://example.com/guide/intro") != hyperlinks || output.contains("\u{1B}]8;;https://example.com/guide/intro"))
+            if hyperlinks {
+                #expect(output.contains("\u{1B}]8;;https://example.com/guide/intro"), "the text links to the URL")
+            } else {
+                #expect(output.contains("https://example.com/guide/intro") && !output.contains("\u{1B}]8;;"), "the URL is shown, no link")
+            }
             #expect(!output.contains("\u{1B}]8;;file:") && !output.contains("\u{1B}]8;;ftp:"))
         }
     }
