@@ -9,13 +9,9 @@ enum PresetMethods {
             .object(["presets": .array(context.session.presets.map(json))])
         }
         registry.register("presets/apply") { context, params in
-            let reference = try params.string("conversationId")
-            let name = try params.string("name")
-            let session = context.session
-            let id = try await session.resolveConversation(reference).id
-            let applied = try await session.applyPreset(name, conversationId: id)
-            return try await session.withLibrary { library in
-                var answer = try LibraryMethods.json(try LibraryMethods.existing(id, in: library), paths: try library.folderPaths())
+            let applied = try await context.session.applyPreset(try params.string("name"), conversationId: try params.string("conversationId"))
+            return try await context.session.withLibrary { library in
+                var answer = try LibraryMethods.json(applied.conversation, paths: try library.folderPaths())
                 if case .object(var members) = answer {
                     members["needsFreshContext"] = .bool(applied.systemPrompt == .needsFreshContext)
                     answer = .object(members)

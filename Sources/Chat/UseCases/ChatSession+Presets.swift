@@ -6,8 +6,8 @@ public struct PresetApplication: Sendable, Equatable {
     public let preset: Preset
     /// How its system prompt reaches the model; nil when it has none or the conversation already had it.
     public let systemPrompt: SystemPromptEffect?
-    /// The conversation's settings now.
-    public let settings: ConversationSettings
+    /// The conversation as the preset left it.
+    public let conversation: Conversation
 }
 
 extension ChatSession {
@@ -29,7 +29,7 @@ extension ChatSession {
     public func applyPreset(_ name: String, conversationId reference: String) async throws -> PresetApplication {
         let preset = try preset(named: name)
         let opened = try await openConversation(.named(reference), overrides: ConversationOverrides(preset: name))
-        return PresetApplication(preset: preset, systemPrompt: opened.systemPrompt, settings: opened.conversation.settings)
+        return PresetApplication(preset: preset, systemPrompt: opened.systemPrompt, conversation: opened.conversation)
     }
 }
 
