@@ -9,13 +9,16 @@
 /// for `MarkdownStream` to commit it.
 ///
 /// Stages are appended lines: one when the stage changes (loading a model, processing the prompt; not the bare
-/// wait), another only when the progress moved and `stageInterval` seconds passed. The reasoning is not shown
+/// wait, and nothing in the first `stageDelay` seconds), another only when the progress moved and `stageInterval`
+/// seconds passed. The reasoning is not shown
 /// as it streams: one dim `▸ Reasoning…` line when it starts, then the `▸ Thought for N s` summary when the answer
 /// starts. Tool calls, the stats line and a rewritten answer's note are lines as in `LiveReplyView`.
 /// Confined to one thread or actor.
 public final class LineModeReplyView<Sink: TerminalSink> {
     /// Seconds between two lines about the same stage.
     public static var stageInterval: Double { 3 }
+    /// Seconds into the reply before the first stage line: a quick reply gets none.
+    public static var stageDelay: Double { 1 }
 
     /// Where output goes.
     public var sink: Sink
@@ -119,6 +122,7 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         let progress: Double?
         switch stage {
         case .waiting: return []
+        case _ where elapsedSeconds < Self.stageDelay: return []
         case .loadingModel(let model, let loaded): (key, progress) = ("load " + model, loaded)
         case .processingPrompt(let processed): (key, progress) = ("prompt", processed)
         }
