@@ -5,13 +5,15 @@ import TerminalMarkdown
 /// script on a pty), no readline, and no escape sequence besides the prompt's own SGR.
 extension LineEditor {
     /// When the terminal does not echo (comint, a script: the front end edits the line itself), turns canonical
-    /// mode off, so a line longer than the kernel's 4,096-byte line buffer arrives whole and a CR ends a line like
-    /// an LF; signals (Ctrl-C, Ctrl-Z) still come from the terminal. Returns the settings `restoreTerminal` puts back.
+    /// mode and CR translation off, so a line longer than the kernel's 4,096-byte line buffer arrives whole and a
+    /// CR LF ends one line, not two; signals (Ctrl-C, Ctrl-Z) still come from the terminal. Returns the settings
+    /// `restoreTerminal` puts back.
     static func prepareLineMode() -> termios? {
         var settings = termios()
         guard tcgetattr(0, &settings) == 0, settings.c_lflag & tcflag_t(ECHO) == 0 else { return nil }
         var raw = settings
         raw.c_lflag &= ~tcflag_t(ICANON)
+        raw.c_iflag &= ~tcflag_t(ICRNL | INLCR | IGNCR)
         withUnsafeMutableBytes(of: &raw.c_cc) { $0[Int(VMIN)] = 1; $0[Int(VTIME)] = 0 }
         tcsetattr(0, TCSANOW, &raw)
         return settings
