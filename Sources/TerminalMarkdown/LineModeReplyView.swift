@@ -2,11 +2,12 @@
 /// appending whole lines: nothing is ever redrawn, and the only escape sequences are SGR (none when plain).
 ///
 /// The answer streams through `MarkdownStream`: each finished block is printed once, rendered. Of the block still
-/// arriving, every row but the last is printed as soon as text flows past it, so a long paragraph or list is read
-/// while it arrives; when the block is finished, the rows already printed are skipped. (Should the finished block
-/// read differently, a setext underline or a late link definition, it continues from the first row that differs.)
-/// A block with a `|` in it may become a table, whose columns are fitted only once its rows are known: it waits
-/// for `MarkdownStream` to commit it.
+/// arriving, the rows that more text would not change are printed as soon as text flows past them (every row but
+/// the last of a paragraph or list item, the lines of a code block), so a long block is read while it arrives;
+/// when the block is finished, the rows already printed are skipped. (Should the finished block read differently,
+/// as after a setext underline, it continues from the first row that differs.) A block with a `|` in it may
+/// become a table, whose columns are fitted only once its rows are known: it waits for `MarkdownStream` to commit
+/// it (a long table's rows are committed once their widths are fixed).
 ///
 /// Stages are appended lines: one when the stage changes (loading a model, processing the prompt; not the bare
 /// wait, and nothing in the first `stageDelay` seconds), another only when the progress moved and `stageInterval`
@@ -89,20 +90,20 @@ public final class LineModeReplyView<Sink: TerminalSink> {
             lines += reasoningSummary(snapshot)
             if call.answerOffset > stream.committedOffset {
                 let before = String(decoding: snapshot.answer.utf8.prefix(call.answerOffset), as: UTF8.self)
-                lines += unprinted(committed: stream.finish(before), tail: [], streamsTail: false)
+                lines += unprinted(committed: stream.finish(before), tail: [], stableRows: 0)
             }
             lines.append(presenter.toolCallLine(call))
             printedToolCalls += 1
         }
         if answering { lines += reasoningSummary(snapshot) }
         if snapshot.isFinished {
-            lines += unprinted(committed: stream.finish(snapshot.answer), tail: [], streamsTail: false)
+            lines += unprinted(committed: stream.finish(snapshot.answer), tail: [], stableRows: 0)
             let stats = presenter.statsLine(snapshot.stats, outcome: snapshot.outcome)
             if !stats.isEmpty { lines.append(stats) }
             finished = true
         } else if answering {
             let (committed, tail) = stream.update(snapshot.answer)
-            lines += unprinted(committed: committed, tail: tail, streamsTail: tailMayStream(snapshot.answer))
+            lines += unprinted(committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
         }
         guard !lines.isEmpty else { return }
         sink.write(lines.map { $0 + "\n" }.joined())
@@ -133,24 +134,40 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         return [presenter.stageLine(stage, elapsedSeconds: elapsedSeconds)]
     }
 
-    /// Whether the rows of the block in progress may be printed before it ends: not while the uncommitted text has
-    /// a `|`, which may be a table whose column widths are not known yet.
-    private func tailMayStream(_ answer: String) -> Bool {
-        !answer.utf8.dropFirst(stream.committedOffset).contains(UInt8(ascii: "|"))
+    /// How many rows of `tail`, the block in progress for `answer`, read the same whatever comes next: those `probe`
+    /// (a copy of the stream shown `answer` with one more letter) renders alike, but not the last row, into which
+    /// text may still flow, nor blank rows at the end (a separator before a block that may print nothing, such as
+    /// a link definition). None while the uncommitted text has a `|`: it may become a table, whose column widths
+    /// are not known yet.
+    private func stableRows(of tail: [String], answer: String) -> Int {
+        guard tail.count > 1, !answer.utf8.dropFirst(stream.committedOffset).contains(UInt8(ascii: "|")) else { return 0 }
+        var probe = stream
+        let probed = probe.update(answer + ")]x").tail
+        var stable = 0
+        while stable < tail.count - 1, stable < probed.count, tail[stable] == probed[stable] { stable += 1 }
+        while stable > 0, Self.unstyled(tail[stable - 1]).allSatisfy({ $0 == " " }) { stable -= 1 }
+        return stable
     }
 
-    /// Of `committed` followed by `tail`, the rows not printed yet: all but those already printed from the tail
-    /// before, and with `streamsTail` of `tail` all rows but the last (text may still flow into it). Remembers
-    /// which rows of `tail` are printed.
-    private func unprinted(committed: [String], tail: [String], streamsTail: Bool) -> [String] {
+    /// Of `committed` followed by the first `stableRows` rows of `tail`, the rows not printed yet (those already
+    /// printed from the tail before are skipped). Remembers which rows of `tail` are printed.
+    ///
+    /// When the rows printed no longer match, a line still arriving may have changed its block for a moment (`-`
+    /// under a paragraph reads as a setext underline until the list item's text follows): nothing more is printed
+    /// until they match again or are committed; should committed rows differ, they continue from the first that does.
+    private func unprinted(committed: [String], tail: [String], stableRows: Int) -> [String] {
         var matched = 0
         while matched < printedTail.count, matched < committed.count + tail.count,
               Self.unstyled(matched < committed.count ? committed[matched] : tail[matched - committed.count]) == printedTail[matched] {
             matched += 1
         }
+        if matched < printedTail.count && matched >= committed.count {
+            printedTail.removeFirst(committed.count)
+            return []
+        }
         var lines = Array(committed.dropFirst(matched))
         let tailPrinted = max(matched - committed.count, 0)
-        let complete = streamsTail ? max(tail.count - 1, 0) : 0
+        let complete = stableRows
         if complete > tailPrinted { lines += tail[tailPrinted..<complete] }
         printedTail = tail.prefix(max(complete, tailPrinted)).map(Self.unstyled)
         return lines

@@ -200,6 +200,7 @@
               (should-not (string-match-p "\e" (buffer-substring-no-properties (point-min) (point-max)))))
             (term-send-raw-string "\C-d")
             (llmster-comint-test--wait (lambda () (not (process-live-p (get-buffer-process buffer)))) (get-buffer-process buffer)))
+        (message "TERMBUF<<%S>>" (with-current-buffer buffer (buffer-string)))
         (when (get-buffer-process buffer) (delete-process (get-buffer-process buffer)))
         (kill-buffer buffer)))))
 
