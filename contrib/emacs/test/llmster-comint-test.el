@@ -7,7 +7,8 @@
 ;;     -l contrib/emacs/test/llmster-comint-test.el -f ert-run-tests-batch-and-exit
 ;; Runs `llmster --demo' (its own simulator, a temporary library) in a comint buffer as M-x shell
 ;; would: TERM=dumb, INSIDE_EMACS=VERSION,comint, lines sent with `comint-send-input', SGR turned into
-;; faces by ansi-color; and in a term.el buffer as M-x term would.  Needs no llmster.el.
+;; faces by ansi-color; in eshell, which gives it a pty too; and in a term.el buffer as M-x term
+;; would.  Needs no llmster.el.
 
 ;;; Code:
 
@@ -15,6 +16,7 @@
 (require 'comint)
 (require 'ansi-color)
 (require 'term)
+(require 'eshell)
 
 (defvar llmster-comint-test--bin-dir
   (let ((dir (getenv "LLMSTER_BIN_DIR")))
@@ -179,6 +181,34 @@
       (llmster-comint-test--wait (lambda () (not (process-live-p process))) process)
       (should (eq (process-exit-status process) 0)))))
 
+(ert-deftest llmster-comint-test-eshell-runs-the-repl-in-line-mode ()
+  "In eshell (INSIDE_EMACS=VERSION,eshell, a pty) lines are sent and the reply is shown with faces."
+  (llmster-comint-test--with-home
+    (let* ((coding-system-for-read 'utf-8-unix)
+           (eshell-buffer-name "*llmster-eshell*")
+           (buffer (eshell t)))
+      (unwind-protect
+          (with-current-buffer buffer
+            (let ((found (lambda (text) (save-excursion (goto-char (point-min)) (search-forward text nil t)))))
+              (goto-char (point-max))
+              (insert (expand-file-name "llmster" llmster-comint-test--bin-dir) " --demo")
+              (eshell-send-input)
+              (llmster-comint-test--wait (lambda () (funcall found "› ")))
+              (goto-char (point-max))
+              (insert "echo:Hello **bold** from eshell")
+              (eshell-send-input)
+              (llmster-comint-test--wait (lambda () (funcall found "tok/s")))
+              (should (llmster-comint-test--bold-p (+ (funcall found "Hello bold from eshell") (- (length "bold from eshell")))))
+              (goto-char (point-max))
+              (insert "/ps")
+              (eshell-send-input)
+              (llmster-comint-test--wait (lambda () (funcall found "INSTANCE")))
+              (should-not (string-match-p "\e" (buffer-substring-no-properties (point-min) (point-max))))
+              (eshell-send-eof-to-process)
+              (llmster-comint-test--wait (lambda () (null eshell-process-list)))))
+        (let ((kill-buffer-query-functions nil))
+          (kill-buffer buffer))))))
+
 (ert-deftest llmster-comint-test-m-x-term-is-a-full-terminal ()
   "In term.el (M-x term: TERM=eterm-color, INSIDE_EMACS=VERSION,term:…) the REPL redraws like a terminal."
   (llmster-comint-test--with-home
@@ -200,7 +230,8 @@
               (should-not (string-match-p "\e" (buffer-substring-no-properties (point-min) (point-max)))))
             (term-send-raw-string "\C-d")
             (llmster-comint-test--wait (lambda () (not (process-live-p (get-buffer-process buffer)))) (get-buffer-process buffer)))
-        (message "TERMBUF<<%S>>" (with-current-buffer buffer (buffer-string)))
+        (when (process-live-p (get-buffer-process buffer))
+          (message "The term buffer when the REPL did not end:\n%s" (with-current-buffer buffer (buffer-string))))
         (when (get-buffer-process buffer) (delete-process (get-buffer-process buffer)))
         (kill-buffer buffer)))))
 
