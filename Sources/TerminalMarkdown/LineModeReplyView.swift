@@ -140,7 +140,9 @@ public final class LineModeReplyView<Sink: TerminalSink> {
     /// a link definition). None while the uncommitted text has a `|`: it may become a table, whose column widths
     /// are not known yet.
     private func stableRows(of tail: [String], answer: String) -> Int {
-        guard tail.count > 1, !answer.utf8.dropFirst(stream.committedOffset).contains(UInt8(ascii: "|")) else { return 0 }
+        // Only rows beyond those printed are news: without any, the probe's second render is saved.
+        guard tail.count - 1 > printedTail.count,
+              !answer.utf8.dropFirst(stream.committedOffset).contains(UInt8(ascii: "|")) else { return 0 }
         var probe = stream
         let probed = probe.update(answer + ")]x").tail
         var stable = 0
