@@ -7,8 +7,8 @@
 ;;     -l contrib/emacs/test/llmster-comint-test.el -f ert-run-tests-batch-and-exit
 ;; Runs `llmster --demo' (its own simulator, a temporary library) in a comint buffer as M-x shell
 ;; would: TERM=dumb, INSIDE_EMACS=VERSION,comint, lines sent with `comint-send-input', SGR turned into
-;; faces by ansi-color; in eshell, which gives it a pty too; and in a term.el buffer as M-x term
-;; would.  Needs no llmster.el.
+;; faces by ansi-color; in eshell, which gives it a pty too; in a term.el buffer as M-x term
+;; would; and in vterm when it is installed (Debian: elpa-vterm).  Needs no llmster.el.
 
 ;;; Code:
 
@@ -225,6 +225,8 @@
             (llmster-comint-test--wait (lambda () (save-excursion (goto-char (point-min))
                                                                   (and (search-forward "tok/s" nil t) (search-forward "› " nil t))))
                                        (get-buffer-process buffer))
+            ;; readline echoed the typed line: a terminal, not line mode (whose input the front end shows itself).
+            (should (save-excursion (goto-char (point-min)) (search-forward "› echo:Hello **bold** from term" nil t)))
             (let ((reply (save-excursion (goto-char (point-min)) (search-forward "\nHello bold from term") (match-beginning 0))))
               (should (llmster-comint-test--bold-p (+ reply (length "\nHello "))))
               (should-not (string-match-p "\e" (buffer-substring-no-properties (point-min) (point-max)))))
@@ -232,6 +234,31 @@
             (llmster-comint-test--wait (lambda () (not (process-live-p (get-buffer-process buffer)))) (get-buffer-process buffer)))
         (when (process-live-p (get-buffer-process buffer))
           (message "The term buffer when the REPL did not end:\n%s" (with-current-buffer buffer (buffer-string))))
+        (when (get-buffer-process buffer) (delete-process (get-buffer-process buffer)))
+        (kill-buffer buffer)))))
+
+(ert-deftest llmster-comint-test-vterm-is-a-full-terminal ()
+  "In vterm (INSIDE_EMACS=vterm, libvterm) the REPL runs as on a terminal and bold text is bold."
+  (dolist (dir (append (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa-src/vterm-*")
+                       (file-expand-wildcards "/usr/lib/*/emacs-libvterm")))
+    (add-to-list 'load-path dir))
+  (skip-unless (ignore-errors (require 'vterm)))
+  (llmster-comint-test--with-home
+    (let* ((vterm-shell (concat (shell-quote-argument (expand-file-name "llmster" llmster-comint-test--bin-dir)) " --demo"))
+           (vterm-kill-buffer-on-exit nil)
+           (buffer (vterm "*llmster-vterm*"))
+           (found (lambda (text) (with-current-buffer buffer (save-excursion (goto-char (point-min)) (search-forward text nil t))))))
+      (unwind-protect
+          (with-current-buffer buffer
+            (set-process-query-on-exit-flag (get-buffer-process buffer) nil)
+            (llmster-comint-test--wait (lambda () (funcall found "› ")) (get-buffer-process buffer))
+            (vterm-send-string "echo:Hello **bold** from vterm")
+            (vterm-send-return)
+            (llmster-comint-test--wait (lambda () (funcall found "tok/s")) (get-buffer-process buffer))
+            ;; readline echoed the typed line: a terminal, not line mode (whose input the front end shows itself).
+            (should (funcall found "› echo:Hello **bold** from vterm"))
+            (should (llmster-comint-test--bold-p (- (funcall found "Hello bold from vterm") (length "bold from vterm"))))
+            (should-not (string-match-p "\e" (buffer-substring-no-properties (point-min) (point-max)))))
         (when (get-buffer-process buffer) (delete-process (get-buffer-process buffer)))
         (kill-buffer buffer)))))
 
