@@ -17,6 +17,7 @@
 (require 'ansi-color)
 (require 'term)
 (require 'eshell)
+(require 'shell)
 
 (defvar llmster-comint-test--bin-dir
   (let ((dir (getenv "LLMSTER_BIN_DIR")))
@@ -180,6 +181,46 @@
       (comint-send-eof)
       (llmster-comint-test--wait (lambda () (not (process-live-p process))) process)
       (should (eq (process-exit-status process) 0)))))
+
+(ert-deftest llmster-comint-test-m-x-shell-runs-the-repl-from-bash ()
+  "M-x shell as a user has it: bash in shell-mode starts the REPL, which sends, cancels and quits back to bash."
+  (skip-unless (file-executable-p "/bin/bash"))
+  (llmster-comint-test--with-home
+    (let* ((process-environment (cons "PS1=shell> " process-environment))
+           (explicit-shell-file-name "/bin/bash")
+           (explicit-bash-args '("--noprofile" "--norc" "-i"))
+           (coding-system-for-read 'utf-8-unix)
+           (buffer (shell (generate-new-buffer "*llmster-shell*"))))
+      (unwind-protect
+          (with-current-buffer buffer
+            (set-process-query-on-exit-flag (get-buffer-process buffer) nil)
+            (llmster-comint-test--wait-for "shell> " (point-min))
+            (goto-char (point-max))
+            (insert (shell-quote-argument (expand-file-name "llmster" llmster-comint-test--bin-dir)) " --demo")
+            (comint-send-input)
+            (llmster-comint-test--wait #'llmster-comint-test--prompted-p (get-buffer-process buffer))
+            (let* ((start (llmster-comint-test--enter "echo:Hello **bold** from M-x shell"))
+                   (reply (llmster-comint-test--wait-for "Hello bold from M-x shell" start)))
+              (should (llmster-comint-test--bold-p (+ reply (length "Hello ")))))
+            (llmster-comint-test--wait-for "INSTANCE" (llmster-comint-test--enter "/ps"))
+            (goto-char (point-max))
+            (insert "[[sim:stall=60,delta=300]] echo:" (mapconcat #'identity (make-list 200 "alpha") " ") " omega")
+            (comint-send-input)
+            (let ((start (point-max)))
+              (llmster-comint-test--wait-for "alpha alpha" start)
+              (comint-interrupt-subjob)
+              (llmster-comint-test--wait-for "incomplete: cancelled" start)
+              (llmster-comint-test--wait #'llmster-comint-test--prompted-p (get-buffer-process buffer)))
+            (comint-send-eof)
+            (llmster-comint-test--wait (lambda () (not (llmster-comint-test--prompted-p))) (get-buffer-process buffer))
+            (let ((start (point-max)))
+              (goto-char (point-max))
+              (insert "echo back in bash: $?")
+              (comint-send-input)
+              (llmster-comint-test--wait-for "back in bash: 0" start))
+            (should-not (string-match-p "\e" (buffer-substring-no-properties (point-min) (point-max)))))
+        (when (get-buffer-process buffer) (delete-process (get-buffer-process buffer)))
+        (kill-buffer buffer)))))
 
 (ert-deftest llmster-comint-test-eshell-runs-the-repl-in-line-mode ()
   "In eshell (INSIDE_EMACS=VERSION,eshell, a pty) lines are sent and the reply is shown with faces."
