@@ -61,6 +61,7 @@ editor-tests: test-deps
 	for with in "" "-L $$markdown -l markdown-mode"; do \
 	  LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q $$with -l contrib/emacs/llmster.el -l contrib/emacs/test/llmster-test.el \
 	    -f ert-run-tests-batch-and-exit || exit 1; done && \
+	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q -l contrib/emacs/test/llmster-comint-test.el -f ert-run-tests-batch-and-exit && \
 	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 nvim --headless -u NONE -i NONE --cmd 'set rtp^=contrib/nvim' -c 'luafile contrib/nvim/test/llmster_spec.lua'
 
 bench: deps

@@ -16,7 +16,7 @@ public actor ReplyDisplay {
     /// Reasoning kept for the live tail beyond `ReplyPresenter.reasoningWindow` before it is trimmed.
     private static let reasoningSlack = 64 * 1024
 
-    private let answerView: LiveReplyView<FileDescriptorSink>?
+    private let answerView: (any ReplyView)?
     private let statusView: LiveReplyView<FileDescriptorSink>?
     private let plainOutput: StandardStream?
     private let modelName: String
@@ -47,8 +47,8 @@ public actor ReplyDisplay {
         reply.stage = .waiting
         answerOnly = rendered && !capabilities.isTTY
         if rendered {
-            let view = LiveReplyView(sink: FileDescriptorSink(fd: 1), capabilities: capabilities, mode: mode, reasoningLines: reasoningLines)
-            answerView = view
+            // Line mode (Emacs comint, TERM=dumb): `LineModeReplyView`, appended lines only.
+            answerView = replyView(sink: FileDescriptorSink(fd: 1), capabilities: capabilities, mode: mode, reasoningLines: reasoningLines)
             // `--markdown always` into a pipe: the rendered answer alone on standard output, the rest on standard error.
             statusView = answerOnly && statusOnStandardError
                 ? LiveReplyView(sink: FileDescriptorSink(fd: 2), capabilities: errorCapabilities, mode: .never, reasoningLines: reasoningLines)
@@ -69,7 +69,9 @@ public actor ReplyDisplay {
         let errors = context.terminal(fd: 2)
         let mode = MarkdownMode(rawValue: context.markdownMode) ?? .auto
         let rendered = output.isTTY && mode != .never || mode == .always
-        return ReplyDisplay(rendered: rendered, statusOnStandardError: errors.allowsCursorMovement, capabilities: output,
+        // Line mode: stages and reasoning go with the answer, as lines (standard error is the same front end).
+        let showsStatus = errors.allowsCursorMovement || output.isLineMode && errors.isLineMode
+        return ReplyDisplay(rendered: rendered, statusOnStandardError: showsStatus, capabilities: output,
                             errorCapabilities: errors, mode: mode, reasoningLines: context.configuration.reasoningTailLines,
                             modelName: modelName)
     }

@@ -10,8 +10,8 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var isTTY: Bool
     /// `TERM=dumb`, as in an Emacs shell buffer.
     public var isDumb: Bool
-    /// `INSIDE_EMACS` is set (shell-mode, comint, vterm).
-    public var insideEmacs: Bool
+    /// The kind of Emacs buffer `INSIDE_EMACS` names; nil outside Emacs.
+    public var emacs: EmacsBuffer?
     /// `NO_COLOR` is set to a non-empty value: no colours, layout and text attributes kept.
     public var noColor: Bool
     /// The locale's character set is UTF-8 (box drawing and bullets; ASCII otherwise).
@@ -30,13 +30,15 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var widthModel: WidthModel
 
     /// Creates capabilities from explicit values; tests and callers with their own detection use this.
-    public init(isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, noColor: Bool = false,
-                isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false,
+    ///
+    /// `insideEmacs` alone stands for an Emacs buffer that is neither comint nor a terminal emulator (`emacs` says which).
+    public init(isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, emacs: EmacsBuffer? = nil,
+                noColor: Bool = false, isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false,
                 background: TerminalBackground = .dark, showsCodeFences: Bool = false,
                 widthModel: WidthModel = .grapheme) {
         self.isTTY = isTTY
         self.isDumb = isDumb
-        self.insideEmacs = insideEmacs
+        self.emacs = emacs ?? (insideEmacs ? .other : nil)
         self.noColor = noColor
         self.isUTF8 = isUTF8
         self.width = width
@@ -47,35 +49,54 @@ public struct TerminalCapabilities: Sendable, Equatable {
         self.widthModel = widthModel
     }
 
-    /// Whether the renderer may move the cursor and redraw (a real, non-dumb terminal outside Emacs).
-    public var allowsCursorMovement: Bool { isTTY && !isDumb && !insideEmacs }
+    /// `INSIDE_EMACS` is set (M-x shell, eshell, M-x term, vterm, compilation buffers).
+    public var insideEmacs: Bool { emacs != nil }
+
+    /// Who reads this output, by the one rule `llmster(1)` and the README ("Inside Emacs") document.
+    public var frontEnd: FrontEnd {
+        guard isTTY else { return .pipe }
+        if emacs == .comint { return .colorLines }
+        if isDumb || emacs == .other { return .plainLines }
+        return .terminal
+    }
+
+    /// Whether the renderer may move the cursor and redraw: a full terminal (also M-x term and vterm).
+    public var allowsCursorMovement: Bool { frontEnd == .terminal }
+
+    /// Whether lines are only ever appended on a terminal: a line-mode front end (comint, `TERM=dumb`).
+    public var isLineMode: Bool { frontEnd == .colorLines || frontEnd == .plainLines }
 
     /// Whether any SGR sequences may be written (colour or attributes).
-    public var allowsStyles: Bool { allowsCursorMovement }
+    public var allowsStyles: Bool { frontEnd == .terminal || frontEnd == .colorLines }
+
+    /// Whether OSC sequences (desktop notifications, the clipboard) may be written: a full terminal outside Emacs,
+    /// since comint, term.el and vterm show them as text or drop them.
+    public var allowsOperatingSystemCommands: Bool { allowsCursorMovement && !insideEmacs }
 
     /// Whether colour SGR sequences may be written.
     public var allowsColor: Bool { allowsStyles && !noColor }
 
     /// Detects the capabilities of `fd` under `environment`, with `settings` overriding the guesses.
     ///
-    /// Hyperlinks are assumed only where OSC 8 is known to work: iTerm2, WezTerm and Ghostty (`TERM_PROGRAM`),
-    /// Windows Terminal (`WT_SESSION`), kitty (`TERM`, `KITTY_WINDOW_ID`), foot (`TERM`) and VTE ≥ 0.50
-    /// (`VTE_VERSION` ≥ 5000); inside tmux only from 3.4 on and when the terminal outside is one of those; never
+    /// The front end follows `FrontEnd`'s rule. Hyperlinks are never assumed inside Emacs; otherwise only where OSC 8
+    /// is known to work: iTerm2, WezTerm and Ghostty (`TERM_PROGRAM`), Windows Terminal (`WT_SESSION`), kitty (`TERM`,
+    /// `KITTY_WINDOW_ID`), foot (`TERM`) and VTE ≥ 0.50 (`VTE_VERSION` ≥ 5000); inside tmux only from 3.4 on and when the terminal outside is one of those; never
     /// inside screen. `FORCE_HYPERLINK=1`/`0` overrides the guess, the `hyperlinks` setting overrides both.
     public static func detect(fd: Int32, environment: [String: String],
                               settings: DisplaySettings = DisplaySettings()) -> TerminalCapabilities {
         let term = environment["TERM"] ?? ""
+        let emacs = environment["INSIDE_EMACS"].map(EmacsBuffer.init(insideEmacs:))
         var size = winsize()
         let hasSize = ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
         return TerminalCapabilities(
             isTTY: isatty(fd) == 1,
             isDumb: term == "dumb",
-            insideEmacs: environment["INSIDE_EMACS"] != nil,
+            emacs: emacs,
             noColor: !(environment["NO_COLOR"] ?? "").isEmpty,
             isUTF8: localeIsUTF8(environment),
             width: hasSize ? Int(size.ws_col) : 80,
             height: hasSize && size.ws_row > 0 ? Int(size.ws_row) : 24,
-            hyperlinks: settings.hyperlinks.resolved(supportsHyperlinks(environment)),
+            hyperlinks: settings.hyperlinks.resolved(emacs == nil && supportsHyperlinks(environment)),
             background: settings.theme.resolved(TerminalBackground(colorFgBg: environment["COLORFGBG"])),
             showsCodeFences: settings.showsCodeFences,
             widthModel: settings.widthModel.resolved(WidthModel.detect(environment)))

@@ -16,10 +16,10 @@ struct ReplHarness {
 
     var environment: [String: String] { sandbox.environment(server: fixture.url, extra: extra) }
 
-    /// Starts the REPL on a `width`×`height` terminal and waits for its first prompt.
-    func start(_ arguments: [String] = [], width: Int = 100, height: Int = 40) throws -> Pseudoterminal {
+    /// Starts the REPL on a `width`×`height` terminal (with echo off when `echo` is false) and waits for its first prompt.
+    func start(_ arguments: [String] = [], width: Int = 100, height: Int = 40, echo: Bool = true) throws -> Pseudoterminal {
         let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: environment,
-                                          width: width, height: height)
+                                          width: width, height: height, echo: echo)
         try terminal.waitFor("› ")
         return terminal
     }

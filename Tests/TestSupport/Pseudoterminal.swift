@@ -14,9 +14,10 @@ public final class Pseudoterminal: @unchecked Sendable {
     private var closed = false
     private var exitStatus: Int32?
 
-    /// Starts `executable` on a `width`×`height` terminal.
+    /// Starts `executable` on a `width`×`height` terminal; `echo: false` starts it with echo off, as Emacs
+    /// starts programs in its buffers.
     public init(_ executable: String, _ arguments: [String], environment: [String: String],
-                width: Int = 100, height: Int = 40) throws {
+                width: Int = 100, height: Int = 40, echo: Bool = true) throws {
         // /dev/ptmx with the Linux ioctls (Swift's Glibc module lacks posix_openpt and ptsname):
         // TIOCSPTLCK (0x40045431) unlocks the slave, TIOCGPTN (0x80045430) gives its number.
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -31,6 +32,11 @@ public final class Pseudoterminal: @unchecked Sendable {
         self.master = master
         var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        var settings = termios()
+        if !echo, tcgetattr(master, &settings) == 0 {
+            settings.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(master, TCSANOW, &settings)
+        }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -126,7 +126,11 @@ enum DoctorCommand {
         guard terminal.isTTY else { return "standard output is not a terminal: plain text, no colour" }
         var parts = [environment["TERM"] ?? "unknown TERM", "\(terminal.width) columns"]
         parts.append(terminal.isUTF8 ? "UTF-8" : "not UTF-8 (ASCII tables)")
-        if !terminal.allowsCursorMovement { parts.append("append-only (dumb or inside Emacs)") }
+        switch terminal.frontEnd {
+        case .colorLines: parts.append("line mode (Emacs shell buffer: appended lines, SGR colours)")
+        case .plainLines: parts.append("line mode (TERM=dumb or an Emacs buffer: appended lines)")
+        case .terminal, .pipe: break
+        }
         parts.append(terminal.allowsColor ? "colour" : "no colour")
         if terminal.hyperlinks { parts.append("hyperlinks") }
         return parts.joined(separator: ", ")

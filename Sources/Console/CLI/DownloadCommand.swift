@@ -96,11 +96,12 @@ final class DownloadProgressLine: Sendable {
     private let inPlace: Bool
     private let lastDecile = Mutex(-1)
 
-    /// Shows progress for `name` on `stream`, rewriting one line unless it is no terminal or `TERM` in `environment` is dumb.
+    /// Shows progress for `name` on `stream`, rewriting one line on a full terminal (not on a pipe or in line mode:
+    /// `TERM=dumb`, an Emacs shell buffer; see `FrontEnd`).
     init(name: String, stream: StandardStream, environment: [String: String]) {
         self.name = name
         self.stream = stream
-        inPlace = stream.isTerminal && environment["TERM"] != "dumb"
+        inPlace = TerminalCapabilities.detect(fd: stream.fd, environment: environment).allowsCursorMovement
     }
 
     func show(_ status: DownloadStatus) {

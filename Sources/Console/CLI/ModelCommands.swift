@@ -124,9 +124,12 @@ struct LoadProgress: Sendable {
     /// The environment whose `TERM` says whether the terminal can redraw a line.
     let environment: [String: String]
 
-    /// Runs `body`, ticking an in-place status line when standard error is a terminal.
+    /// Runs `body`, ticking an in-place status line when standard error is a full terminal; in line mode (`TERM=dumb`,
+    /// an Emacs shell buffer) one line says the load started.
     func around<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        guard stream.isTerminal, environment["TERM"] != "dumb" else { return try await body() }
+        let terminal = TerminalCapabilities.detect(fd: stream.fd, environment: environment)
+        if terminal.isLineMode { stream.line("Loading \(UntrustedText.sanitize(model)) …") }
+        guard terminal.allowsCursorMovement else { return try await body() }
         let started = ContinuousClock.now
         let ticker = Task { [model, stream] in
             while !Task.isCancelled {

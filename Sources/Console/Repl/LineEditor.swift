@@ -17,28 +17,40 @@ enum LineInput: Sendable, Equatable {
 }
 
 /// GNU readline in its callback mode, on a thread of its own, so signals and window changes reach it
-/// through a wake-up pipe instead of interrupting it.
+/// through a wake-up pipe instead of interrupting it; on a line-mode front end (Emacs comint, `TERM=dumb`)
+/// plain lines instead (see `LineEditor+LineMode.swift`).
 ///
 /// Readline is global state: one editor per process, and every readline call happens on the thread
 /// `read(prompt:draft:)` starts. Completion and key bindings are C callbacks that reach the Swift side
 /// through `ReadlineBridge`.
 final class LineEditor: Sendable {
-    private let wakeRead: Int32
+    let wakeRead: Int32
     private let wakeWrite: Int32
     /// Keys typed while a reply streamed, for the next prompt.
     private let typedDuringReply = Mutex<[UInt8]>([])
     /// The history kept across runs.
     let history: HistoryFile
+    /// Line mode: no readline; lines are read as the front end sends them, ended by LF or CR.
+    let readsPlainLines: Bool
+    /// Line mode: what was read of the lines not yet returned.
+    let plainInput = Mutex(LineSplitter())
+    /// Line mode: the terminal settings to restore at the end, when line mode changed them.
+    let settingsBeforeLineMode: termios?
 
     /// Sets readline up: name `llmster` for ~/.inputrc, Emacs bindings, newline keys, bracketed paste, and Ctrl-X Ctrl-E
-    /// editing in `$VISUAL` or `$EDITOR` of `environment` (default vi).
-    init(history: HistoryFile, environment: [String: String], completer: @escaping @Sendable (CompletionRequest) -> [String],
+    /// editing in `$VISUAL` or `$EDITOR` of `environment` (default vi). With `lineMode`, readline is not touched and
+    /// the terminal is prepared for plain lines (`LineEditor.prepareLineMode`).
+    init(history: HistoryFile, environment: [String: String], lineMode: Bool = false,
+         completer: @escaping @Sendable (CompletionRequest) -> [String],
          describer: @escaping @Sendable ([String]) -> [String]) {
         var fds: [Int32] = [0, 0]
         if pipe(&fds) != 0 { fds = [-1, -1] }
         wakeRead = fds[0]
         wakeWrite = fds[1]
         self.history = history
+        readsPlainLines = lineMode
+        settingsBeforeLineMode = lineMode ? Self.prepareLineMode() : nil
+        if lineMode { return }
         ReadlineBridge.state.withLock {
             $0.completer = completer
             $0.describer = describer
@@ -69,10 +81,14 @@ final class LineEditor: Sendable {
         _ = write(wakeWrite, &byte, 1)
     }
 
-    /// Reads one line on the readline thread, with `draft` already typed in.
+    /// Reads one line on the readline thread, with `draft` already typed in (in line mode: the prompt printed once,
+    /// no draft).
     func read(prompt: String, draft: String) async -> LineInput {
         await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: self.readBlocking(prompt: prompt, draft: draft)) }
+            let thread = Thread {
+                continuation.resume(returning: self.readsPlainLines ? self.readPlainLine(prompt: prompt)
+                                                                    : self.readBlocking(prompt: prompt, draft: draft))
+            }
             thread.name = "llmster-readline"
             thread.start()
         }
@@ -81,7 +97,7 @@ final class LineEditor: Sendable {
     /// Records `line` in the history unless it starts with a space.
     func remember(_ line: String) {
         guard !line.hasPrefix(" "), !line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
-        add_history(line)
+        if !readsPlainLines { add_history(line) }
         history.append(line)
     }
 
@@ -156,9 +172,13 @@ final class LineEditor: Sendable {
     }
 
     /// Takes what was typed during the reply (whole lines or not) for the next prompt, records the focus reports
-    /// among it, and restores `settings`.
+    /// among it, and restores `settings`. In line mode the typed lines stay in the terminal for the next prompt.
     func endReply(_ settings: termios?) {
         guard var settings else { return }
+        if readsPlainLines {
+            tcsetattr(0, TCSANOW, &settings)
+            return
+        }
         var reading = settings
         reading.c_lflag &= ~tcflag_t(ECHO | ICANON)
         withUnsafeMutableBytes(of: &reading.c_cc) { $0[Int(VMIN)] = 0; $0[Int(VTIME)] = 0 }

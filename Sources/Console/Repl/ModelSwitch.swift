@@ -11,6 +11,8 @@ import TerminalMarkdown
     static func choose(_ reference: String, repl: ReplSession) async throws {
         let output = repl.output
         let errors = repl.context.errors
+        // The loading line is erased once loaded: only where a line can be rewritten (not in line mode).
+        let inPlace = repl.context.terminal(fd: 2).allowsCursorMovement
         let selection: ModelSelection
         do {
             selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel) { step in
@@ -18,9 +20,9 @@ import TerminalMarkdown
                 case .unloaded(let instance):
                     output.line("Unloaded \(UntrustedText.sanitize(instance)).")
                 case .loading(let key):
-                    if errors.isTerminal { errors.send("Loading \(UntrustedText.sanitize(key)) …") }
+                    if inPlace { errors.send("Loading \(UntrustedText.sanitize(key)) …") }
                 case .loaded(let reply):
-                    if errors.isTerminal { errors.send("\r\u{1B}[2K") }
+                    if inPlace { errors.send("\r\u{1B}[2K") }
                     output.line(loadedLine(reply))
                 }
             }
@@ -197,7 +199,8 @@ import TerminalMarkdown
         let capabilities = repl.context.terminal(fd: 1)
         let rendered = MarkdownRenderer(capabilities: capabilities, mode: MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto).render(markdown)
         let pager = repl.context.environment["PAGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "less -R"
-        guard capabilities.isTTY else { repl.output.send(rendered); return }
+        // A line-mode front end (Emacs comint, TERM=dumb) has its own scrolling; a pager there would wait for keys.
+        guard capabilities.allowsCursorMovement else { repl.output.send(rendered); return }
         let path = NSTemporaryDirectory() + "llmster-show-\(getpid()).txt"
         try AtomicFile.write(Array(rendered.utf8), to: path, permissions: 0o600)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -223,18 +226,22 @@ import TerminalMarkdown
             guard number <= blocks.count else { throw UsageError("the last reply has \(blocks.count) code blocks") }
             text = blocks[number - 1]
         }
-        // OSC 52 goes out always, but no terminal confirms it (many ignore it): a clipboard program makes the copy certain.
-        let encoded = Data(text.utf8).base64EncodedString()
-        repl.output.send("\u{1B}]52;c;\(encoded)\u{7}")
+        // OSC 52 goes out to every full terminal, but none confirms it (many ignore it): a clipboard program makes
+        // the copy certain. Emacs and TERM=dumb would show it as text.
+        let sendsOSC52 = repl.context.terminal(fd: 1).allowsOperatingSystemCommands
+        if sendsOSC52 { repl.output.send("\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{7}") }
         let environment = repl.context.environment
         let program = clipboardPrograms.first { name, variable, _ in
             environment[variable].map { !$0.isEmpty } == true && ExternalProgram.isAvailable(name, environment: environment)
         }
         if let (name, _, arguments) = program, ExternalProgram.feed(text, to: name, arguments: arguments) {
             repl.output.line("Copied \(text.utf8.count) bytes to the clipboard with \(name).")
-        } else {
+        } else if sendsOSC52 {
             repl.output.line("Sent \(text.utf8.count) bytes to the terminal's clipboard with OSC 52 (if the terminal allows it; "
                              + "with wl-copy, xclip or tmux present the copy is certain).")
+        } else {
+            repl.output.line("Not copied: no clipboard program (wl-copy, xclip or tmux) is available, and this terminal "
+                             + "gets no OSC 52 (inside Emacs or TERM=dumb).")
         }
     }
 

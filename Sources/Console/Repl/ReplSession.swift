@@ -12,7 +12,7 @@ import TerminalMarkdown
     let context: CommandContext
     /// The engine and library.
     let chat: ChatSession
-    /// Readline, when standard input and output are a terminal.
+    /// Readline, when standard input and output are a terminal (plain lines on a line-mode front end).
     let editor: LineEditor?
     /// Where signals go.
     let router: SignalRouter
@@ -63,10 +63,11 @@ import TerminalMarkdown
         self.context = context
         self.chat = chat
         let interactive = isatty(0) == 1 && isatty(1) == 1
+        let lineMode = TerminalCapabilities.detect(fd: 1, environment: context.environment).isLineMode
         let completions = completions
         editor = interactive
             ? LineEditor(history: HistoryFile(path: context.paths.historyFile), environment: context.environment,
-                         completer: { completions.complete($0) }, describer: { completions.badges(for: $0) })
+                         lineMode: lineMode, completer: { completions.complete($0) }, describer: { completions.badges(for: $0) })
             : nil
         router = SignalRouter(editor: editor)
     }
@@ -76,6 +77,7 @@ import TerminalMarkdown
         let router = router
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP]) { router.receive($0) }
         defer { trap.remove() }
+        defer { editor?.restoreTerminal() }
         let reportsFocus = editor != nil && TerminalCapabilities.detect(fd: 1, environment: context.environment).allowsCursorMovement
         if reportsFocus { TerminalFocus.shared.setReporting(true) }
         defer { if reportsFocus { TerminalFocus.shared.setReporting(false) } }
@@ -203,7 +205,7 @@ import TerminalMarkdown
         let capabilities = context.terminal(fd: 1)
         let width = capabilities.isTTY ? max(capabilities.width, 20) : 80
         let info = TextLayout.truncate(parts.joined(separator: " · "), to: width - 3)
-        if capabilities.noColor || !capabilities.allowsCursorMovement { return "[\(info)]\n› " }
+        if capabilities.noColor || !capabilities.allowsStyles { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
     }
 

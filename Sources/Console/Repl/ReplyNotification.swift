@@ -1,7 +1,8 @@
 import Foundation
 import TerminalMarkdown
 
-/// Tells the user a long reply finished: `notify-send` when present, else OSC 777 and OSC 9 to the terminal.
+/// Tells the user a long reply finished: `notify-send` when present, else OSC 777 and OSC 9 to a full terminal
+/// outside Emacs (comint and term.el would show them as text).
 enum ReplyNotification {
     /// Posts "MODEL finished" with the start of `text`, control characters removed.
     static func post(model: String, text: String, environment: [String: String]) {
@@ -12,6 +13,7 @@ enum ReplyNotification {
             _ = ExternalProgram.runShell("notify-send \"$1\" \"$2\" >/dev/null 2>&1", arguments: [title, preview])
             return
         }
+        guard TerminalCapabilities.detect(fd: 1, environment: environment).allowsOperatingSystemCommands else { return }
         StandardStream.output.send("\u{1B}]777;notify;\(title);\(preview)\u{7}\u{1B}]9;\(title): \(preview)\u{7}")
     }
 }

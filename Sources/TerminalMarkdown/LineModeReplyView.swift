@@ -1,0 +1,193 @@
+/// Shows one reply on a line-mode front end (Emacs comint, `TERM=dumb`) from successive `ReplySnapshot`s, by
+/// appending whole lines: nothing is ever redrawn, and the only escape sequences are SGR (none when plain).
+///
+/// The answer streams through `MarkdownStream`: each finished block is printed once, rendered. Of the block still
+/// arriving, the rows that more text would not change are printed as soon as text flows past them (every row but
+/// the last of a paragraph or list item, the lines of a code block), so a long block is read while it arrives;
+/// when the block is finished, the rows already printed are skipped. (Should the finished block read differently,
+/// as after a setext underline, it continues from the first row that differs.) A block with a `|` in it may
+/// become a table, whose columns are fitted only once its rows are known: it waits for `MarkdownStream` to commit
+/// it (a long table's rows are committed once their widths are fixed).
+///
+/// Stages are appended lines: one when the stage changes (loading a model, processing the prompt; not the bare
+/// wait, and nothing in the first `stageDelay` seconds), another only when the progress moved and `stageInterval`
+/// seconds passed. The reasoning is not shown
+/// as it streams: one dim `▸ Reasoning…` line when it starts, then the `▸ Thought for N s` summary when the answer
+/// starts. Tool calls, the stats line and a rewritten answer's note are lines as in `LiveReplyView`.
+/// Confined to one thread or actor.
+public final class LineModeReplyView<Sink: TerminalSink> {
+    /// Seconds between two lines about the same stage.
+    public static var stageInterval: Double { 3 }
+    /// Seconds into the reply before the first stage line: a quick reply gets none.
+    public static var stageDelay: Double { 1 }
+
+    /// Where output goes.
+    public var sink: Sink
+    private var presenter: ReplyPresenter
+    private var stream: MarkdownStream
+    private let rendersMarkdown: Bool
+    /// Screen rows, kept for `ReplyView`; line mode never fills a screen.
+    public var height: Int
+    /// The rows of the block in progress printed so far, without styles.
+    private var printedTail: [String] = []
+    private var pendingNote: [String] = []
+    private var printedToolCalls = 0
+    private var reasoningAnnounced = false
+    private var reasoningCollapsed = false
+    /// The stage last printed (model and kind), its whole percent and when.
+    private var shownStage: (key: String, percent: Int?, seconds: Double)?
+    private var finished = false
+
+    /// Creates a view writing to `sink` for a front end with `capabilities`.
+    public init(sink: Sink, capabilities: TerminalCapabilities, mode: MarkdownMode = .auto) {
+        self.sink = sink
+        presenter = ReplyPresenter(capabilities: capabilities)
+        let reference = MarkdownRenderer(capabilities: capabilities, mode: mode)
+        rendersMarkdown = mode.rendersMarkdown(on: capabilities)
+        stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: rendersMarkdown)
+        height = capabilities.height
+    }
+
+    /// Columns; applies to everything printed afterwards.
+    public var width: Int {
+        get { presenter.width }
+        set {
+            presenter.width = max(newValue, 2)
+            stream.renderer.width = max(newValue, 2)
+        }
+    }
+
+    /// Shows `snapshot`, whose answer replaces `previous` (the server's final answer differs from what streamed).
+    ///
+    /// When the lines already committed still read the same, the answer continues; otherwise a dim note is printed
+    /// and the final answer follows in full.
+    public func update(_ snapshot: ReplySnapshot, replacingAnswer previous: String) {
+        guard !finished else { return }
+        let committedBytes = stream.committedOffset
+        if !previous.utf8.prefix(committedBytes).elementsEqual(snapshot.answer.utf8.prefix(committedBytes)) {
+            pendingNote = ["", presenter.replacementNote()]
+            stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
+            printedTail = []
+        }
+        update(snapshot)
+    }
+
+    /// Shows `snapshot`; after a finished snapshot further updates do nothing.
+    public func update(_ snapshot: ReplySnapshot) {
+        guard !finished else { return }
+        var lines = pendingNote
+        pendingNote = []
+        let answering = !snapshot.answer.isEmpty || snapshot.isFinished
+        if !answering && snapshot.reasoningCharacterCount == 0, let stage = snapshot.stage {
+            lines += stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds)
+        }
+        if !answering && snapshot.reasoningCharacterCount > 0 && !reasoningAnnounced && !reasoningCollapsed {
+            lines.append(TextStyle(dim: true).apply((presenter.unicode ? "▸" : ">") + " Reasoning…", at: presenter.level))
+            reasoningAnnounced = true
+        }
+        for call in snapshot.finishedToolCalls.dropFirst(printedToolCalls) {
+            guard call.answerOffset <= snapshot.answer.utf8.count || snapshot.isFinished else { break }
+            lines += reasoningSummary(snapshot)
+            if call.answerOffset > stream.committedOffset {
+                let before = String(decoding: snapshot.answer.utf8.prefix(call.answerOffset), as: UTF8.self)
+                lines += unprinted(committed: stream.finish(before), tail: [], stableRows: 0)
+            }
+            lines.append(presenter.toolCallLine(call))
+            printedToolCalls += 1
+        }
+        if answering { lines += reasoningSummary(snapshot) }
+        if snapshot.isFinished {
+            lines += unprinted(committed: stream.finish(snapshot.answer), tail: [], stableRows: 0)
+            let stats = presenter.statsLine(snapshot.stats, outcome: snapshot.outcome)
+            if !stats.isEmpty { lines.append(stats) }
+            finished = true
+        } else if answering {
+            let (committed, tail) = stream.update(snapshot.answer)
+            lines += unprinted(committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
+        }
+        guard !lines.isEmpty else { return }
+        sink.write(lines.map { $0 + "\n" }.joined())
+        sink.flush()
+    }
+
+    /// The reasoning's summary line, once, when there was reasoning.
+    private func reasoningSummary(_ snapshot: ReplySnapshot) -> [String] {
+        guard !reasoningCollapsed && snapshot.reasoningCharacterCount > 0 else { return [] }
+        reasoningCollapsed = true
+        return [presenter.reasoningSummary(seconds: snapshot.reasoningSeconds, characterCount: snapshot.reasoningCharacterCount)]
+    }
+
+    /// A line for `stage` when it differs from the one printed, or its progress moved `stageInterval` seconds later.
+    private func stageLine(_ stage: ReplyStage, elapsedSeconds: Double) -> [String] {
+        let key: String
+        let progress: Double?
+        switch stage {
+        case .waiting: return []
+        case _ where elapsedSeconds < Self.stageDelay: return []
+        case .loadingModel(let model, let loaded): (key, progress) = ("load " + model, loaded)
+        case .processingPrompt(let processed): (key, progress) = ("prompt", processed)
+        }
+        let percent = progress.map { Int((min(max($0, 0), 1) * 100).rounded(.down)) }
+        if let shownStage, shownStage.key == key,
+           percent == shownStage.percent || elapsedSeconds - shownStage.seconds < Self.stageInterval { return [] }
+        shownStage = (key, percent, elapsedSeconds)
+        return [presenter.stageLine(stage, elapsedSeconds: elapsedSeconds)]
+    }
+
+    /// How many rows of `tail`, the block in progress for `answer`, read the same whatever comes next: those `probe`
+    /// (a copy of the stream shown `answer` with one more letter) renders alike, but not the last row, into which
+    /// text may still flow, nor blank rows at the end (a separator before a block that may print nothing, such as
+    /// a link definition). None while the uncommitted text has a `|`: it may become a table, whose column widths
+    /// are not known yet.
+    private func stableRows(of tail: [String], answer: String) -> Int {
+        // Only rows beyond those printed are news: without any, the probe's second render is saved.
+        guard tail.count - 1 > printedTail.count,
+              !answer.utf8.dropFirst(stream.committedOffset).contains(UInt8(ascii: "|")) else { return 0 }
+        var probe = stream
+        let probed = probe.update(answer + ")]x").tail
+        var stable = 0
+        while stable < tail.count - 1, stable < probed.count, tail[stable] == probed[stable] { stable += 1 }
+        while stable > 0, Self.unstyled(tail[stable - 1]).allSatisfy({ $0 == " " }) { stable -= 1 }
+        return stable
+    }
+
+    /// Of `committed` followed by the first `stableRows` rows of `tail`, the rows not printed yet (those already
+    /// printed from the tail before are skipped). Remembers which rows of `tail` are printed.
+    ///
+    /// When the rows printed no longer match, a line still arriving may have changed its block for a moment (`-`
+    /// under a paragraph reads as a setext underline until the list item's text follows): nothing more is printed
+    /// until they match again or are committed; should committed rows differ, they continue from the first that does.
+    private func unprinted(committed: [String], tail: [String], stableRows: Int) -> [String] {
+        var matched = 0
+        while matched < printedTail.count, matched < committed.count + tail.count,
+              Self.unstyled(matched < committed.count ? committed[matched] : tail[matched - committed.count]) == printedTail[matched] {
+            matched += 1
+        }
+        if matched < printedTail.count && matched >= committed.count {
+            printedTail.removeFirst(committed.count)
+            return []
+        }
+        var lines = Array(committed.dropFirst(matched))
+        let tailPrinted = max(matched - committed.count, 0)
+        let complete = stableRows
+        if complete > tailPrinted { lines += tail[tailPrinted..<complete] }
+        printedTail = tail.prefix(max(complete, tailPrinted)).map(Self.unstyled)
+        return lines
+    }
+
+    /// `row` without its SGR sequences, for comparing rows printed with rows rendered later.
+    static func unstyled(_ row: String) -> String {
+        guard row.utf8.contains(0x1B) else { return row }
+        var result = String.UnicodeScalarView()
+        var scalars = row.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "\u{1B}" else {
+                result.append(scalar)
+                continue
+            }
+            guard scalars.next() == "[" else { continue }
+            while let next = scalars.next(), !(0x40...0x7E).contains(next.value) {}
+        }
+        return String(result)
+    }
+}
