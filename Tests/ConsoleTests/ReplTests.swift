@@ -2,6 +2,7 @@ import Foundation
 import Simulator
 import Testing
 import TestSupport
+import TerminalMarkdown
 
 @Suite struct ReplTests {
     @Test func messageGetsItsRenderedReplyAndTheContextFigureChanges() throws {
@@ -312,5 +313,22 @@ import TestSupport
         terminal.send("/delete\r")
         #expect(try terminal.waitFor("[y/N] ", after: deleting).contains("Delete Kept chat and all its messages?"))
         #expect(try terminal.enter("y").contains("Deleted Kept chat."))
+    }
+
+    /// `/search` lays its hits out as `llmster search` does: a table fitted to the terminal, the match marked with
+    /// `‹ ›` rather than brackets that read as Markdown.
+    @Test func searchHitsAreATableFittedToTheTerminal() throws {
+        let repl = try ReplHarness()
+        let long = "echo:the quarterly report covers revenue, churn, hiring plans and a long list of other things worth reading"
+        #expect(try repl.runBounded(["ask", long]).status == 0)
+        let terminal = try repl.start(width: 60)
+        let found = try terminal.enter("/search churn")
+        let rows = found.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }
+        #expect(rows.contains { $0.hasPrefix("ID") && $0.contains("TITLE") && $0.contains("MATCH") }, "\(found)")
+        #expect(found.contains("‹churn›"), "\(found)")
+        #expect(!found.contains("[churn]"))
+        #expect(rows.allSatisfy { DisplayWidth.of($0) <= 60 }, "\(rows)")
+        let cli = try repl.runBounded(["search", "churn"])
+        #expect(cli.output.contains("‹churn›") && cli.output.hasPrefix("ID"), "\(cli)")
     }
 }

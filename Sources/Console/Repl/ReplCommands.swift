@@ -178,11 +178,9 @@ enum ReplCommands {
         },
         SlashCommand("search", "TEXT", "Search every conversation.", takesText: true) { arguments, repl in
             guard let text = arguments.positionals.first else { throw UsageError("give the words to search for") }
-            let hits = try await repl.chat.withLibrary { try $0.search(text, limit: 20) }
-            if hits.isEmpty { repl.output.line("No matches."); return }
-            for hit in hits {
-                repl.output.line(UntrustedText.sanitize("\(hit.conversationId.prefix(8))  \(hit.title): \(hit.snippet.replacingOccurrences(of: "\n", with: " "))"))
-            }
+            let hits = try await repl.chat.withLibrary { try $0.search(text, limit: 20, highlight: SearchListing.highlight) }
+            if hits.isEmpty { repl.output.line("Nothing matches '\(UntrustedText.sanitize(text))'."); return }
+            repl.output.send(SearchListing.table(hits, width: repl.terminalWidth))
         },
         SlashCommand("show", "[N|reasoning|tools]", "Show this conversation (or its Nth message) in the pager.",
                      argument: .choices(["reasoning", "tools"])) { arguments, repl in
