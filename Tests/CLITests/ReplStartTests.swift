@@ -50,6 +50,18 @@ import TestSupport
         #expect(try cli.run(["show", "echo:Older chat"]).output.contains("echo:again"))
     }
 
+    /// With no server answering, the REPL says so before the first prompt, with what to do, instead of failing
+    /// only after the first message.
+    @Test func anUnreachableServerIsSaidAtStartUp() throws {
+        let cli = try CLI(server: "http://127.0.0.1:\(unusedPort())")
+        let terminal = try startRepl(cli, [])
+        let start = terminal.text
+        #expect(start.contains("LM Studio is not reachable at http://127.0.0.1:"), "\(start)")
+        #expect(start.contains("llmster --demo"), "\(start)")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+    }
+
     @Test func anUnknownChatOrModelDoesNotOpenTheRepl() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)

@@ -144,9 +144,16 @@ public enum App {
         return await Repl.run(context: context, chat: session, model: model)
     }
 
-    /// What `error` means for the user.
+    /// What `error` means for the user; a server that cannot be reached also gets the way to try llmster without one.
     static func explanation(of error: any Error, context: CommandContext) -> String {
-        (error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error)
+        guard let error = error as? LMStudioError else { return String(describing: error) }
+        let text = error.description(credentialsFile: context.paths.credentialsFile)
+        switch error {
+        case .unreachable, .timedOut(_, .connect):
+            return context.isDemo ? text : text + " To try llmster without a server: `llmster --demo`."
+        default:
+            return text
+        }
     }
 
     /// The exit status that tells a script what kind of failure `error` is.

@@ -83,7 +83,7 @@ import TerminalMarkdown
             output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
                 .joined(separator: "\n"))
         }
-        await refreshModels()
+        await refreshModels(reportingFailure: true)
         await refreshLibraryCompletions()
         completions.update(presets: chat.presets.map(\.name))
         if let preset = context.preset { await runCommand("/preset " + preset) }
@@ -142,7 +142,7 @@ import TerminalMarkdown
             } catch let error as UsageError {
                 usage(command, error.description)
             } catch {
-                context.warn(String(describing: error))
+                context.warn(App.explanation(of: error, context: context))
             }
         }
     }
@@ -219,8 +219,15 @@ import TerminalMarkdown
     }
 
     /// Asks the server for its models now (after a command that changed them) and updates the cache and Tab completion.
-    func refreshModels() async {
-        serverModels = try? await chat.models(refresh: true)
+    /// Asks the server for its models; with `reportingFailure` (at start-up) an unreachable or refusing server is
+    /// said at once, with what to do, rather than after the first message.
+    func refreshModels(reportingFailure: Bool = false) async {
+        do {
+            serverModels = try await chat.models(refresh: true)
+        } catch {
+            serverModels = nil
+            if reportingFailure { context.warn(App.explanation(of: error, context: context)) }
+        }
         if let serverModels { completions.update(models: serverModels) }
     }
 
@@ -294,7 +301,7 @@ import TerminalMarkdown
         let id: String
         let preset = pendingPreset
         do { id = try await ensureConversation() } catch {
-            context.warn(String(describing: error))
+            context.warn(App.explanation(of: error, context: context))
             return nil
         }
         let turn = Turn(text: text, images: attachments)
@@ -354,7 +361,7 @@ import TerminalMarkdown
                 }
             }
         } catch {
-            context.warn(String(describing: error))
+            context.warn(App.explanation(of: error, context: context))
         }
         return nil
     }
