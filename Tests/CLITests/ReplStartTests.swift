@@ -1,4 +1,5 @@
 import Foundation
+import Simulator
 import Testing
 import TestSupport
 
@@ -58,6 +59,35 @@ import TestSupport
         let start = terminal.text
         #expect(start.contains("LM Studio is not reachable at http://127.0.0.1:"), "\(start)")
         #expect(start.contains("llmster --demo"), "\(start)")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+    }
+
+    /// With LM Studio running and nothing loaded, the first message opens the model picker instead of failing,
+    /// then goes to the model picked; cancelling the picker keeps the message in the line.
+    @Test func aFirstMessageWithNothingLoadedOffersThePickerThenSends() throws {
+        let fixture = try SimulatorFixture(SimulatorOptions(loadedAtStart: [:]))
+        let cli = try CLI(server: fixture.url)
+        let terminal = try startRepl(cli, [])
+        var mark = terminal.mark
+        terminal.send("echo:first words\r")
+        let picker = try terminal.waitFor("Enter cancels): ", after: mark + 10)
+        #expect(picker.contains("No model is chosen"), "\(picker)")
+        #expect(picker.contains("acme/tiny-1b"), "\(picker)")
+        mark = terminal.mark
+        terminal.send("\r")
+        let cancelled = try terminal.waitFor("› ", after: mark)
+        #expect(cancelled.contains("Nothing sent"), "\(cancelled)")
+        #expect(fixture.requests(to: "/api/v1/chat").isEmpty)
+        mark = terminal.mark
+        terminal.send("\r")
+        _ = try terminal.waitFor("Enter cancels): ", after: mark)
+        mark = terminal.mark
+        terminal.send("tiny\r")
+        let sent = try terminal.waitFor("› ", after: mark + 4)
+        #expect(sent.contains("This conversation now uses acme/tiny-1b."), "\(sent)")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/tiny-1b")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:first words")
         terminal.send("\u{4}")
         #expect(try terminal.waitForExit() == 0)
     }

@@ -218,8 +218,8 @@ import TerminalMarkdown
         effectiveModel(conversation: await currentConversation())
     }
 
-    /// Asks the server for its models now (after a command that changed them) and updates the cache and Tab completion.
-    /// Asks the server for its models; with `reportingFailure` (at start-up) an unreachable or refusing server is
+    /// Asks the server for its models now (after a command that changed them) and updates the cache and Tab
+    /// completion; with `reportingFailure` (at start-up) an unreachable or refusing server is
     /// said at once, with what to do, rather than after the first message.
     func refreshModels(reportingFailure: Bool = false) async {
         do {
@@ -289,7 +289,24 @@ import TerminalMarkdown
     /// Sends `text` with the attached images and streams the reply; returns an exit status after SIGTERM/SIGHUP.
     func send(_ text: String) async -> Int32? {
         let conversation = await currentConversation()
-        let effective = effectiveModel(conversation: conversation)
+        var effective = effectiveModel(conversation: conversation)
+        if effective == nil, serverModels?.contains(where: { $0.type == .llm }) == true {
+            // Nothing loaded and nothing chosen (LM Studio's usual state): offer the picker, as `lms chat` does.
+            output.line("No model is chosen for this conversation yet; pick one and the message is sent to it.")
+            do {
+                guard let picked = try await ModelSwitch.pick(repl: self) else {
+                    output.line("Nothing sent; the message is back in the line.")
+                    draft = text
+                    return nil
+                }
+                try await ModelSwitch.choose(picked, repl: self)
+            } catch {
+                context.warn(App.explanation(of: error, context: context))
+                draft = text
+                return nil
+            }
+            effective = effectiveModel(conversation: await currentConversation())
+        }
         let meter = await contextMeter(conversation: conversation, model: effective)
         if meter.wouldOverflow(draft: text) {
             context.errors.wrappedLine("This message would overflow the context (\(meter.label(draft: text))).", indent: 2)
