@@ -43,14 +43,17 @@ enum ReplCommands {
             if models.isEmpty { repl.output.line("No model matches."); return }
             repl.output.send(ModelListing.table(models, width: repl.terminalWidth))
         },
-        SlashCommand("model", "[KEY]", "Use model KEY for this conversation (loading it, and unloading the previous one); without KEY, pick from a numbered list.",
+        SlashCommand("model", "[KEY|N]", "Use model KEY (or row N of the list) for this conversation, loading it and unloading the previous one; without KEY, pick from a numbered list.",
                      argument: .modelKey) { arguments, repl in
             guard arguments.positionals.count <= 1 else { throw UsageError("name one model; /models lists them") }
             guard let key = arguments.positionals.first else {
                 if let picked = try await ModelSwitch.pick(repl: repl) { try await ModelSwitch.choose(picked, repl: repl) }
                 return
             }
-            try await ModelSwitch.choose(key, repl: repl)
+            // A number is a row of the picker's list: model keys are never plain numbers.
+            var chosen = key
+            if let number = Int(key) { chosen = try await ModelSwitch.numbered(number, repl: repl) }
+            try await ModelSwitch.choose(chosen, repl: repl)
         },
         SlashCommand("load", "[KEY]", "Load a model (default: this conversation's).", argument: .modelKey) { arguments, repl in
             guard arguments.positionals.count <= 1 else { throw UsageError("name at most one model") }
