@@ -139,7 +139,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return RPCError(code: invalidArchiveCode, message: "The backup is encrypted: pass its password.", kind: "invalid_archive")
         case .alreadyImported(let conversationId, let title):
             return RPCError(code: alreadyImportedCode,
-                            message: "This export was already imported as \"\(title)\" (\(conversationId)); pass asNew: true to import a copy.",
+                            message: "This library already holds this conversation as \"\(title)\" (\(conversationId)); pass asNew: true to import a copy.",
                             kind: "already_imported", details: ["conversationId": .string(conversationId)])
         case .io, .keyDerivationFailed:
             return RPCError(code: storageCode, message: error.description, kind: "storage")

@@ -142,7 +142,8 @@ import TerminalMarkdown
             } catch let error as UsageError {
                 usage(command, error.description)
             } catch {
-                context.warn(App.explanation(of: error, context: context))
+                let explanation = UntrustedText.sanitize(ServerURL.redactingPasswords(in: App.explanation(of: error, context: context)))
+                context.errors.wrappedLine("/\(command.name): " + explanation, indent: 2)
             }
         }
     }
