@@ -13,6 +13,7 @@ extension ReplCommands {
             repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
                 try await chat.regenerate(in: id, freshContext: fresh) { await display.show($0) }
             }
+            await announceAlternative(of: nil, in: id, subject: "Answer", repl: repl)
         },
         SlashCommand("edit", "[TEXT]", "Edit your last message and send it again (without TEXT: put it in the line to edit).",
                      takesText: true) { arguments, repl in
@@ -28,6 +29,7 @@ extension ReplCommands {
             repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
                 try await chat.edit(in: id, text: text, freshContext: fresh) { await display.show($0) }
             }
+            await announceAlternative(of: try await repl.chat.lastUserMessage(in: id)?.id, in: id, subject: "Message version", repl: repl)
         },
         SlashCommand("alt", "[message] [N]", "List the alternatives of the last reply (or versions of your last message), or make N current.",
                      argument: .choices(["message"])) { arguments, repl in
@@ -54,14 +56,23 @@ extension ReplCommands {
         },
     ]
 
-    /// One line per alternative: its number, `*` for the current one, and the start of its text.
+    /// One line per alternative: its number, the start of its text, and `(current)` for the one shown.
     static func listing(_ alternatives: [Message], of subject: String) -> String {
         guard alternatives.count > 1 else { return "\(subject) has no alternatives; /retry and /edit make them.\n" }
         return alternatives.enumerated().map { index, message in
             let firstLine = message.text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            let preview = firstLine.count > 70 ? String(firstLine.prefix(69)) + "…" : firstLine
+            let preview = TextLayout.truncate(UntrustedText.sanitize(firstLine), to: 70)
             let status = message.status == .complete ? "" : " [\(message.status.rawValue)]"
-            return "\(message.onBranch ? "*" : " ") \(index + 1). \(UntrustedText.sanitize(preview))\(status)\n"
+            return "  \(index + 1). \(preview)\(status)\(message.onBranch ? "  (current)" : "")\n"
         }.joined()
+    }
+
+    /// After `/retry` or `/edit`: `Answer 2 of 2 (/alt 1 goes back).`, when there is more than one.
+    @ReplActor private static func announceAlternative(of messageId: String?, in id: String, subject: String, repl: ReplSession) async {
+        guard let alternatives = try? await repl.chat.alternatives(in: id, messageId: messageId), alternatives.count > 1,
+              let current = alternatives.firstIndex(where: \.onBranch) else { return }
+        let other = current == 0 ? 2 : current
+        let command = messageId == nil ? "/alt" : "/alt message"
+        repl.output.line("\(subject) \(current + 1) of \(alternatives.count) (\(command) lists them; \(command) \(other) goes back).")
     }
 }
