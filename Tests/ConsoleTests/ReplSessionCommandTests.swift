@@ -1,4 +1,5 @@
 import Foundation
+import Library
 import Simulator
 import Testing
 import TestSupport
@@ -90,6 +91,23 @@ import TestSupport
         try terminal.waitFor("Enter cancels", after: start)
         let left = try terminal.enter("/ps")
         #expect(left.contains("Left the model list.") && left.contains("INSTANCE"), "\(left)")
+    }
+
+    /// `/clear` and `/new` followed by another switch, or by quitting, leave no empty untitled conversations in the
+    /// library; one given a title stays.
+    @Test func emptyUntitledConversationsDoNotPileUp() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first")
+        try terminal.enter("/clear")
+        try terminal.enter("/new")
+        try terminal.enter("/new Named on purpose")
+        try terminal.enter("/new")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let titles = try library.conversations().map(\.title).sorted()
+        #expect(titles == ["Named on purpose", "echo:first"], "\(titles)")
     }
 
     @Test func copyUsesAClipboardProgramAndSaysWhich() throws {

@@ -93,10 +93,10 @@ import TerminalMarkdown
             draft = ""
             switch input {
             case .endOfInput:
-                await saveDraft(joinDraft(keptDraft))
+                await leave(draft: joinDraft(keptDraft))
                 return ExitCode.success
             case .terminated(let text, let signal):
-                await saveDraft(joinDraft(text))
+                await leave(draft: joinDraft(text))
                 return SignalTrap.exitStatus(for: signal)
             case .interrupted(let text):
                 keptDraft = joinDraft(text)
@@ -110,8 +110,15 @@ import TerminalMarkdown
                 refreshInBackground()
             }
         }
-        await saveDraft(joinDraft(keptDraft))
+        await leave(draft: joinDraft(keptDraft))
         return exitStatus ?? ExitCode.success
+    }
+
+    /// Keeps unsent input as the conversation's draft on the way out, or removes the conversation when nothing
+    /// at all is in it (`/new` and quit).
+    private func leave(draft: String) async {
+        await saveDraft(draft)
+        if let conversationId { _ = try? await chat.discardIfEmpty(conversationId) }
     }
 
     private func joinDraft(_ text: String) -> String {
@@ -405,6 +412,7 @@ import TerminalMarkdown
     /// Switches to conversation `id`, saving the draft of the one left and putting the new one's in the line.
     func switchTo(_ id: String?) async {
         await saveDraft(keptDraft)
+        if let left = conversationId, left != id { _ = try? await chat.discardIfEmpty(left) }
         conversationId = id
         attachments = []
         pendingModel = nil
