@@ -92,6 +92,24 @@ import TestSupport
         #expect(try terminal.waitForExit() == 0)
     }
 
+    /// Started on a model that is not loaded, the first message loads it under the load policy (the previous chat
+    /// model is unloaded, as /model does) and the prompt after the reply shows it loaded with its context.
+    @Test func aModelNamedAtStartIsLoadedUnderTheLoadPolicy() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try startRepl(cli, ["-m", "acme/thinker-8b"])
+        let mark = terminal.mark
+        terminal.send("echo:hi\r")
+        let shown = try terminal.waitFor("› ", after: mark + 8)
+        #expect(shown.contains("Unloaded acme/tiny-1b."), "\(shown)")
+        #expect(shown.contains("acme/thinker-8b (loaded)"), "\(shown)")
+        #expect(!shown.contains("(not loaded)"), "\(shown)")
+        #expect(fixture.requests(to: "/api/v1/models/unload").first?.field("instance_id") == "acme/tiny-1b")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+        #expect(try !cli.run(["ps"]).output.contains("acme/tiny-1b"))
+    }
+
     @Test func anUnknownChatOrModelDoesNotOpenTheRepl() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)

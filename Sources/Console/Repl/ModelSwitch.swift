@@ -7,13 +7,15 @@ import TerminalMarkdown
 
 /// `/model` and `/load`: adapters over `ChatSession.selectModel` and `loadModel`, printing each step.
 @ReplActor enum ModelSwitch {
-    /// Makes `reference` the conversation's model under the load policy, printing unloads and the load.
-    static func choose(_ reference: String, repl: ReplSession) async throws {
+    /// Makes `reference` the conversation's model under the load policy (`previous`: see `ChatSession.selectModel`),
+    /// printing unloads and the load.
+    static func choose(_ reference: String, replacing previous: String? = nil, repl: ReplSession) async throws {
         let output = repl.output
         let errors = repl.context.errors
         let selection: ModelSelection
         do {
-            selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel) { step in
+            selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel,
+                                                        replacing: previous) { step in
                 switch step {
                 case .unloaded(let instance):
                     output.line("Unloaded \(UntrustedText.sanitize(instance)).")

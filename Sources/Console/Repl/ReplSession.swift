@@ -314,6 +314,18 @@ import TerminalMarkdown
                 return nil
             }
             effective = effectiveModel(conversation: await currentConversation())
+        } else if let chosen = effective, chosen.state == .notLoaded {
+            // Loaded here under the load policy (the previous chat model unloaded), not just in time by the server,
+            // which would leave the previous model loaded and the prompt's figures stale.
+            let previous = serverModels?.first { $0.type == .llm && $0.isLoaded && $0.key != chosen.key }?.key
+            do {
+                try await ModelSwitch.choose(chosen.reference, replacing: previous, repl: self)
+            } catch {
+                context.warn(App.explanation(of: error, context: context))
+                draft = text
+                return nil
+            }
+            effective = effectiveModel(conversation: await currentConversation())
         }
         let meter = await contextMeter(conversation: conversation, model: effective)
         if meter.wouldOverflow(draft: text) {
@@ -377,6 +389,11 @@ import TerminalMarkdown
                 return SignalTrap.exitStatus(for: signal)
             }
             if saved.status != .complete, let message = saved.errorMessage { context.warn(message) }
+            if let instance = saved.state.modelInstanceId,
+               serverModels?.contains(where: { $0.loadedInstances.contains { $0.id == instance } }) != true {
+                // The server loaded the model just in time: the prompt below must show it loaded, with its context.
+                await refreshModels()
+            }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let error as ChatError where error.offersFreshContext {
             context.warn(error.description)
