@@ -115,7 +115,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found")
         case .unknownConversation(_, let closest):
             return notFound(error.description, candidates: closest)
-        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration, .unknownPreset, .invalidSetting:
+        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .noSuchReply, .unknownIntegration, .unknownPreset, .invalidSetting:
             return invalidParams(error.description)
         case .integrationRefused:
             return RPCError(code: serverErrorCode, message: error.description, kind: "server_error")

@@ -33,7 +33,7 @@ public enum App {
         ModelCommands.models, ModelCommands.ps, ModelCommands.load, ModelCommands.unload,
         DoctorCommand.command,
         AskCommand.command, VoiceCommand.command,
-        LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search,
+        LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search, ForkCommand.command,
         DownloadCommand.command,
         TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,
         RpcCommand.command, CompletionCommands.completions, CompletionCommands.complete,
@@ -171,7 +171,7 @@ public enum App {
             case .server(let inner): return exitCode(for: inner)
             case .storage(let inner): return exitCode(for: inner)
             case .credentials(let inner): return exitCode(for: inner)
-            case .modelNotDownloaded, .unknownConversation: return ExitCode.notFound
+            case .modelNotDownloaded, .unknownConversation, .noSuchReply: return ExitCode.notFound
             default: return ExitCode.failure
             }
         case is CredentialsError: return ExitCode.authentication

@@ -115,6 +115,9 @@ enum Transcript {
         var meta: [String] = []
         if let model = conversation.modelKey { meta.append("model `\(model)`") }
         meta.append("id `\(conversation.id)`")
+        if let origin = try library.forkOrigin(of: conversation.id) {
+            meta.append("forked from \(origin.sourceTitle.isEmpty ? origin.sourceId : origin.sourceTitle) at reply \(origin.replyNumber)")
+        }
         parts.append(meta.joined(separator: " · "))
         if let system = conversation.systemPrompt, !system.isEmpty { parts.append("> **System:** " + system) }
         for message in try library.messages(conversationId: conversation.id) {

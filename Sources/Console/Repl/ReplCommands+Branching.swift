@@ -4,7 +4,8 @@ import Library
 import TerminalMarkdown
 
 extension ReplCommands {
-    /// `/retry`, `/edit`, `/alt`: regenerate the last reply, edit the last message, choose among alternatives.
+    /// `/retry`, `/edit`, `/fork`, `/alt`: regenerate the last reply, edit the last message, branch from a reply into
+    /// a new conversation, choose among alternatives.
     static let branchingCommands: [SlashCommand] = [
         SlashCommand("retry", "", "Ask for a new answer to your last message; the old one stays as an alternative (/alt).") { _, repl in
             guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
@@ -30,6 +31,20 @@ extension ReplCommands {
                 try await chat.edit(in: id, text: text, freshContext: fresh) { await display.show($0) }
             }
             await announceAlternative(of: try await repl.chat.lastUserMessage(in: id)?.id, in: id, subject: "Message version", repl: repl)
+        },
+        SlashCommand("fork", "[N]", "Start a new conversation from reply N of this one (default: the last) and switch to it.") { arguments, repl in
+            guard let id = repl.conversationId else { throw UsageError("there is no reply to fork from yet") }
+            guard arguments.positionals.count <= 1 else { throw UsageError("give at most one reply number") }
+            let number = try arguments.positionals.first.map { word -> Int in
+                guard let number = Int(word), number > 0 else { throw UsageError("say a reply number, counting from 1") }
+                return number
+            }
+            let original = await repl.currentConversation()?.title ?? ""
+            let fork = try await repl.chat.fork(id, atReply: number, title: nil)
+            await repl.switchTo(fork.id)
+            let origin = try await repl.chat.withLibrary { try $0.forkOrigin(of: fork.id) }
+            repl.output.line("Forked at reply \(origin?.replyNumber ?? number ?? 0) as \(UntrustedText.sanitize(fork.title)); "
+                             + "\(UntrustedText.sanitize(original.isEmpty ? "the original" : original)) is unchanged (/open it to go back).")
         },
         SlashCommand("alt", "[message] [N]", "List the alternatives of the last reply (or versions of your last message), or make N current.",
                      argument: .choices(["message"])) { arguments, repl in
