@@ -89,4 +89,20 @@ import TestSupport
         let refused = try #require(lines.first { $0["id"] as? Int == 2 }?["error"] as? [String: Any], "\(result)")
         #expect((refused["message"] as? String)?.contains("There is no reply 9") == true, "\(refused)")
     }
+
+    /// After the server restarted, a fork's first message meets the lost context as any conversation does: it is
+    /// explained, and a fresh context continues.
+    @Test func aForkAfterARestartOffersAFreshContext() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        _ = try threeTurns(cli, fixture)
+        fixture.simulator.reset()
+        #expect(try cli.run(["fork", "echo:one", "--at", "1", "--title", "After restart"]).status == 0)
+        let lost = try cli.run(["ask", "--chat", "After restart", "echo:still there?"])
+        #expect(lost.status == 1, "\(lost)")
+        #expect(lost.errors.contains("no longer has this conversation's context") && lost.errors.contains("--fresh-context"), "\(lost)")
+        let fresh = try cli.run(["ask", "--chat", "After restart", "--fresh-context"])
+        #expect(fresh.status == 0, "\(fresh)")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
+    }
 }
