@@ -8,11 +8,14 @@
 #include <srchilite/langmap.h>
 #include <srchilite/sourcehighlighter.h>
 
+#include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -57,15 +60,34 @@ const ElementKind elementKinds[] = {
     {"number", LLMSTER_TOKEN_NUMBER},       {"preproc", LLMSTER_TOKEN_PREPROCESSOR},
     {"function", LLMSTER_TOKEN_FUNCTION},   {"variable", LLMSTER_TOKEN_VARIABLE},
     {"specialchar", LLMSTER_TOKEN_SPECIAL}, {"label", LLMSTER_TOKEN_PREPROCESSOR},
+    {"newfile", LLMSTER_TOKEN_INSERTED},    {"oldfile", LLMSTER_TOKEN_DELETED},
+    {"difflines", LLMSTER_TOKEN_PREPROCESSOR},
 };
 
-// The file name of `language`'s definition, "" when there is none. Aliases cover info strings that lang.map lacks.
-std::string definitionFile(std::string language) {
+// Info-string words models write that lang.map lacks, and the name they go by there or in llmster's own files.
+const std::pair<const char *, const char *> languageAliases[] = {
+    {"ts", "javascript"}, {"typescript", "javascript"}, {"jsx", "javascript"}, {"tsx", "javascript"},
+    {"rust", "rs"},       {"yml", "yaml"},              {"kt", "kotlin"},      {"kts", "kotlin"},
+    {"patch", "diff"},    {"docker", "dockerfile"},     {"containerfile", "dockerfile"},
+    {"zsh", "sh"},        {"fish", "sh"},
+};
+
+// The definition of `language` as a directory and a file name, {"", ""} when there is none: llmster's own
+// `bundled/LANGUAGE.lang` when it ships one (for languages source-highlight lacks or colours poorly), else
+// source-highlight's through lang.map.
+std::pair<std::string, std::string> definition(std::string language, const char *bundled) {
     for (auto &character : language) character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
-    if (language == "ts" || language == "typescript" || language == "jsx" || language == "tsx") language = "javascript";
-    if (language == "console" || language == "shell-session") return "";
-    if (language.empty() || language == "text" || language == "plain" || language == "plaintext") return "";
-    return srchilite::Instances::getLangMap()->getMappedFileName(language);
+    if (language.empty() || language == "text" || language == "plain" || language == "plaintext") return {"", ""};
+    if (language == "console" || language == "shell-session") return {"", ""};
+    for (const auto &alias : languageAliases) {
+        if (language == alias.first) language = alias.second;
+    }
+    bool simpleName = std::all_of(language.begin(), language.end(),
+                                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
+    if (bundled != nullptr && simpleName && std::ifstream(std::string(bundled) + "/" + language + ".lang").good()) {
+        return {bundled, language + ".lang"};
+    }
+    return {"", srchilite::Instances::getLangMap()->getMappedFileName(language)};
 }
 
 }  // namespace
@@ -77,13 +99,14 @@ struct llmster_highlighter {
     srchilite::FormatterParams params;
 };
 
-extern "C" llmster_highlighter *llmster_highlighter_create(const char *language) {
+extern "C" llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory) {
     if (language == nullptr) return nullptr;
     try {
         std::lock_guard<std::mutex> guard(libraryLock());
-        std::string file = definitionFile(language);
+        auto [directory, file] = definition(language, bundled_directory);
         if (file.empty()) return nullptr;
-        auto state = srchilite::Instances::getLangDefManager()->getHighlightState(file);
+        auto manager = srchilite::Instances::getLangDefManager();
+        auto state = directory.empty() ? manager->getHighlightState(file) : manager->getHighlightState(directory, file);
         std::unique_ptr<llmster_highlighter> handle(new llmster_highlighter());
         handle->formatters.reset(new srchilite::FormatterManager(
             srchilite::FormatterPtr(new SpanFormatter(handle->spans, LLMSTER_TOKEN_PLAIN))));

@@ -14,6 +14,8 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     /// nothing was sent; see `ChatSession.serverContext(of:)`.
     case continuationElsewhere(conversationId: String, server: String?, configured: String)
     case nothingToRetry
+    /// A fork named reply `number`, but the conversation's current branch has `count` replies.
+    case noSuchReply(number: Int, count: Int)
     /// No conversation's id, id prefix or title is `reference`; `closest` lists the conversations whose titles come nearest.
     case unknownConversation(reference: String, closest: [ConversationCandidate])
     /// `configured` lists the integrations the configuration does define.
@@ -52,6 +54,10 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
             return "This conversation's server context \(holder), but llmster is configured for \(ServerURL.redactingPasswords(in: configured)): this server would answer without the earlier turns, so nothing was sent. The local transcript is kept; continue with a fresh server context here (the model will not remember earlier turns), or switch to that server to continue there."
         case .nothingToRetry:
             return "There is no earlier message in this conversation to send again."
+        case .noSuchReply(_, 0):
+            return "This conversation has no reply yet to fork from."
+        case .noSuchReply(let number, let count):
+            return "There is no reply \(number): this conversation has \(count == 1 ? "1 reply" : "\(count) replies") (1 is the first)."
         case .unknownConversation(let reference, let closest):
             let head = "no conversation matches \"\(reference)\" (an id, id prefix or title)"
             guard !closest.isEmpty else { return head + "; `llmster chats` or /chats lists them" }

@@ -41,7 +41,8 @@ enum LibraryMethods {
                 let messages = try library.messages(conversationId: conversation.id).map { message in
                     try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
                 }
-                return .object(["conversation": try json(conversation, paths: try library.folderPaths()), "messages": .array(messages)])
+                return .object(["conversation": try json(conversation, paths: try library.folderPaths()), "messages": .array(messages),
+                                "forkedFrom": try ForkMethods.origin(of: conversation.id, in: library)])
             }
         }
         registry.register("conversations/create") { context, params in

@@ -31,6 +31,7 @@ public struct MethodRegistry: Sendable {
         TransferMethods.register(in: &registry)
         IntegrationMethods.register(in: &registry)
         AlternativeMethods.register(in: &registry)
+        ForkMethods.register(in: &registry)
         return registry
     }
 }

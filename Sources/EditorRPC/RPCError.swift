@@ -115,7 +115,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found")
         case .unknownConversation(_, let closest):
             return notFound(error.description, candidates: closest)
-        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration, .unknownPreset, .invalidSetting:
+        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .noSuchReply, .unknownIntegration, .unknownPreset, .invalidSetting:
             return invalidParams(error.description)
         case .integrationRefused:
             return RPCError(code: serverErrorCode, message: error.description, kind: "server_error")
@@ -139,7 +139,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             return RPCError(code: invalidArchiveCode, message: "The backup is encrypted: pass its password.", kind: "invalid_archive")
         case .alreadyImported(let conversationId, let title):
             return RPCError(code: alreadyImportedCode,
-                            message: "This export was already imported as \"\(title)\" (\(conversationId)); pass asNew: true to import a copy.",
+                            message: "This library already holds this conversation as \"\(title)\" (\(conversationId)); pass asNew: true to import a copy.",
                             kind: "already_imported", details: ["conversationId": .string(conversationId)])
         case .io, .keyDerivationFailed:
             return RPCError(code: storageCode, message: error.description, kind: "storage")

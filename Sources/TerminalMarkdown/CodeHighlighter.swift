@@ -1,4 +1,5 @@
 internal import CSourceHighlight
+import SystemSupport
 
 /// Colours code one line at a time with GNU source-highlight, carrying the lexer state (an open comment or
 /// multi-line string) from each committed line to the next.
@@ -8,20 +9,23 @@ internal import CSourceHighlight
 final class CodeHighlighter {
     /// What a stretch of code is, as far as the theme cares.
     enum Kind: Int {
-        case plain, keyword, type, string, comment, number, preprocessor, function, variable, special
+        case plain, keyword, type, string, comment, number, preprocessor, function, variable, special, inserted, deleted
     }
 
     private let handle: OpaquePointer
 
-    /// A highlighter for the first word of a fence's info string, or nil when source-highlight does not know the
-    /// language (the block is then shown plain).
+    /// A highlighter for the first word of a fence's info string, or nil when neither source-highlight nor
+    /// llmster's own definitions (`share/highlight`) know the language (the block is then shown plain).
     init?(language: String) {
         guard !language.isEmpty, language.utf8.count <= 64, !language.utf8.contains(0),
-              let handle = llmster_highlighter_create(language) else { return nil }
+              let handle = llmster_highlighter_create(language, Self.bundledDefinitions) else { return nil }
         self.handle = handle
     }
 
     deinit { llmster_highlighter_destroy(handle) }
+
+    /// The directory of the language definitions llmster ships for languages source-highlight lacks.
+    private static let bundledDefinitions = BundledFiles.path("highlight")
 
     /// The stretches of `line` (no newline) and their kinds; `advance` false previews a line that is still
     /// growing without moving the lexer past it.

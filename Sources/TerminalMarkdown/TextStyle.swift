@@ -90,18 +90,22 @@ struct CodeTheme: Sendable {
     var function: TextStyle
     var variable: TextStyle
     var special: TextStyle
+    var inserted: TextStyle
+    var deleted: TextStyle
 
     /// Bright colours for dark backgrounds (dark blue and dark grey are hard to read there).
     static let dark = CodeTheme(
         keyword: TextStyle(color: 95), type: TextStyle(color: 96), string: TextStyle(color: 92),
         comment: TextStyle(dim: true, italic: true), number: TextStyle(color: 93), preprocessor: TextStyle(color: 94),
-        function: TextStyle(color: 94), variable: TextStyle(color: 96), special: TextStyle(color: 93))
+        function: TextStyle(color: 94), variable: TextStyle(color: 96), special: TextStyle(color: 93),
+        inserted: TextStyle(color: 92), deleted: TextStyle(color: 91))
 
     /// Normal-intensity colours for light backgrounds (yellow and the bright colours wash out there).
     static let light = CodeTheme(
         keyword: TextStyle(color: 35), type: TextStyle(color: 36), string: TextStyle(color: 32),
         comment: TextStyle(italic: true, color: 90), number: TextStyle(color: 34), preprocessor: TextStyle(color: 34),
-        function: TextStyle(color: 34), variable: TextStyle(color: 36), special: TextStyle(color: 31))
+        function: TextStyle(color: 34), variable: TextStyle(color: 36), special: TextStyle(color: 31),
+        inserted: TextStyle(color: 32), deleted: TextStyle(color: 31))
 
     func style(for kind: CodeHighlighter.Kind) -> TextStyle {
         switch kind {
@@ -115,6 +119,8 @@ struct CodeTheme: Sendable {
         case .function: return function
         case .variable: return variable
         case .special: return special
+        case .inserted: return inserted
+        case .deleted: return deleted
         }
     }
 }

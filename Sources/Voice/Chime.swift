@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,17 +16,6 @@ enum Chime {
         if isatty(2) == 1 { FileHandle.standardError.write(Data([0x07])) }
     }
 
-    /// `share/llmster/sounds/chime.wav` beside the installed executable, or `share/sounds/chime.wav` in a source tree.
-    static func soundFile() -> String? {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<5 {
-            for candidate in ["share/llmster/sounds/chime.wav", "share/sounds/chime.wav"] {
-                let path = directory.appendingPathComponent(candidate).path
-                if FileManager.default.fileExists(atPath: path) { return path }
-            }
-            directory.deleteLastPathComponent()
-        }
-        return nil
-    }
+    /// The bundled `sounds/chime.wav` (see `BundledFiles`).
+    static func soundFile() -> String? { BundledFiles.path("sounds/chime.wav") }
 }

@@ -24,6 +24,7 @@ import TestSupport
         #expect(result.status == 3)
         #expect(result.output.contains("FAIL  reachable"))
         #expect(result.output.contains("lms server start"))
+        #expect(result.output.contains("llmster --demo"))
     }
 
     @Test func missingTokenExitsFour() throws {

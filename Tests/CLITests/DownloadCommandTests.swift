@@ -43,4 +43,20 @@ import TestSupport
         #expect(resumed.status == 0, "\(resumed)")
         #expect(resumed.output.contains("Downloaded"))
     }
+
+    /// On an 80-column terminal the progress of a model with a long name is redrawn in one row, so nothing of it is
+    /// left on the screen once the download ends (a line that wrapped left one row behind per update).
+    @Test func progressOfALongNameFitsOneRowAndLeavesNothingBehind() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let name = "acme/an-unusually-long-model-name-as-hugging-face-repositories-have-GGUF-Q4_K_M"
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["download", name, "--interval", "0.01"],
+                                          environment: cli.environment, width: 80, height: 24)
+        #expect(try terminal.waitForExit() == 0)
+        var screen = TerminalScreen(width: 80, height: 24)
+        screen.apply(terminal.rawOutput)
+        #expect(terminal.rawOutput.contains("Downloading acme/an-unusually"), "progress was drawn")
+        #expect(!screen.lines.contains { $0.contains("Downloading") || $0.contains("▕") }, "\(screen.lines)")
+        #expect(screen.lines.contains { $0.hasPrefix("Downloaded acme/an-unusually") })
+    }
 }

@@ -65,6 +65,7 @@ import TestSupport
         #expect(result.errors.contains("LM Studio is not reachable at http://127.0.0.1:"))
         #expect(result.errors.contains("connection refused"))
         #expect(result.errors.contains("lms server start"))
+        #expect(result.errors.contains("llmster --demo"), "the way to try llmster without a server")
     }
 
     @Test func tokenMissingAndRejectedAreToldApartWithoutPrintingTheToken() throws {

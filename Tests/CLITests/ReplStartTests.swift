@@ -1,4 +1,5 @@
 import Foundation
+import Simulator
 import Testing
 import TestSupport
 
@@ -48,6 +49,65 @@ import TestSupport
         named.send("\u{4}")
         #expect(try named.waitForExit() == 0)
         #expect(try cli.run(["show", "echo:Older chat"]).output.contains("echo:again"))
+    }
+
+    /// With no server answering, the REPL says so before the first prompt, with what to do, instead of failing
+    /// only after the first message.
+    @Test func anUnreachableServerIsSaidAtStartUp() throws {
+        let cli = try CLI(server: "http://127.0.0.1:\(unusedPort())")
+        let terminal = try startRepl(cli, [])
+        let start = terminal.text
+        #expect(start.contains("LM Studio is not reachable at http://127.0.0.1:"), "\(start)")
+        #expect(start.contains("llmster --demo"), "\(start)")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+    }
+
+    /// With LM Studio running and nothing loaded, the first message opens the model picker instead of failing,
+    /// then goes to the model picked; cancelling the picker keeps the message in the line.
+    @Test func aFirstMessageWithNothingLoadedOffersThePickerThenSends() throws {
+        let fixture = try SimulatorFixture(SimulatorOptions(loadedAtStart: [:]))
+        let cli = try CLI(server: fixture.url)
+        let terminal = try startRepl(cli, [])
+        var mark = terminal.mark
+        terminal.send("echo:first words\r")
+        let picker = try terminal.waitFor("Enter cancels): ", after: mark + 10)
+        #expect(picker.contains("No model is chosen"), "\(picker)")
+        #expect(picker.contains("acme/tiny-1b"), "\(picker)")
+        mark = terminal.mark
+        terminal.send("\r")
+        let cancelled = try terminal.waitFor("› ", after: mark)
+        #expect(cancelled.contains("Nothing sent"), "\(cancelled)")
+        #expect(fixture.requests(to: "/api/v1/chat").isEmpty)
+        mark = terminal.mark
+        terminal.send("\r")
+        _ = try terminal.waitFor("Enter cancels): ", after: mark)
+        mark = terminal.mark
+        terminal.send("tiny\r")
+        let sent = try terminal.waitFor("› ", after: mark + 4)
+        #expect(sent.contains("This conversation now uses acme/tiny-1b."), "\(sent)")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/tiny-1b")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:first words")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+    }
+
+    /// Started on a model that is not loaded, the first message loads it under the load policy (the previous chat
+    /// model is unloaded, as /model does) and the prompt after the reply shows it loaded with its context.
+    @Test func aModelNamedAtStartIsLoadedUnderTheLoadPolicy() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try startRepl(cli, ["-m", "acme/thinker-8b"])
+        let mark = terminal.mark
+        terminal.send("echo:hi\r")
+        let shown = try terminal.waitFor("› ", after: mark + 8)
+        #expect(shown.contains("Unloaded acme/tiny-1b."), "\(shown)")
+        #expect(shown.contains("acme/thinker-8b (loaded)"), "\(shown)")
+        #expect(!shown.contains("(not loaded)"), "\(shown)")
+        #expect(fixture.requests(to: "/api/v1/models/unload").first?.field("instance_id") == "acme/tiny-1b")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+        #expect(try !cli.run(["ps"]).output.contains("acme/tiny-1b"))
     }
 
     @Test func anUnknownChatOrModelDoesNotOpenTheRepl() throws {

@@ -30,7 +30,7 @@ import TestSupport
         #expect(requests.last?.field("previous_response_id")?.hasPrefix("resp_") == true)
 
         let again = try elsewhere.run(["import", file])
-        #expect(again.status == 1 && again.errors.contains("already imported"), "\(again)")
+        #expect(again.status == 1 && again.errors.contains("already holds this conversation"), "\(again)")
     }
 
     @Test func aDifferentServerNeedsAnAnswerOrAFlag() throws {

@@ -14,6 +14,21 @@ import TestSupport
                                                    model: "acme/thinker-8b", settings: ["temperature": "0.2", "reasoning": "low"])
     }
 
+    /// Only a conversation with nothing in it — no title, message or draft — is removed when a face leaves it.
+    @Test func onlyAnEmptyUntitledConversationWithoutADraftIsDiscarded() async throws {
+        let harness = try Harness()
+        let session = harness.session
+        let empty = try await session.openConversation(.new).conversation.id
+        let titled = try await session.openConversation(.new, overrides: ConversationOverrides(title: "Plans")).conversation.id
+        let drafted = try await session.openConversation(.new).conversation.id
+        try await session.withLibrary { try $0.setDraft(conversationId: drafted, text: "half a thought") }
+        #expect(try await session.discardIfEmpty(empty))
+        #expect(try await !session.discardIfEmpty(titled))
+        #expect(try await !session.discardIfEmpty(drafted))
+        let remaining = Set(try harness.observer().conversations().map(\.id))
+        #expect(remaining.isSuperset(of: [titled, drafted]) && !remaining.contains(empty))
+    }
+
     @Test func aPresetGivesANewConversationItsValuesAndExplicitOverridesWin() async throws {
         let harness = try Harness(configure: Self.withReviewer)
         let preset = try await harness.session.openConversation(.new, overrides: ConversationOverrides(preset: "reviewer"))

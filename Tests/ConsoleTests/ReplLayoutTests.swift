@@ -28,12 +28,12 @@ import TestSupport
         let help = try terminal.enter("/help")
         expectFits(help, width: width)
         let flat = flattened(help)
-        for summary in ["Use model KEY for this conversation (loading it, and unloading the previous one); without KEY, pick from a numbered list.",
+        for summary in ["Use model KEY (or row N of the list) for this conversation, loading it and unloading the previous one; without KEY, pick from a numbered list.",
                         "List the server's models: loaded state, size, format, capabilities.",
                         "Move a conversation (default: this one) into a folder (/ for the top level)."] {
             #expect(flat.contains(summary), "'\(summary)' is whole, wrapped only at spaces")
         }
-        let modelLine = try #require(help.components(separatedBy: "\n").first { $0.hasPrefix("  /model [KEY]") })
+        let modelLine = try #require(help.components(separatedBy: "\n").first { $0.hasPrefix("  /model [KEY|N]") })
         #expect(modelLine.contains("Use model KEY"), "a short command has its description beside it: \(modelLine)")
     }
 

@@ -34,6 +34,22 @@ import TestSupport
         #expect(second.output.contains("exported text"))
     }
 
+    /// A file name completed by readline (`SSE\\ notes.llmster`) is one argument; importing a conversation into the
+    /// library that still holds it is refused rather than duplicated; errors name the command, not `llmster:`.
+    @Test func importTakesEscapedNamesRefusesItsOwnOriginalAndNamesItself() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        let escaped = sandbox.root.replacingOccurrences(of: " ", with: "\\ ") + "/SSE\\ notes.llmster"
+        let first = try run(["echo:kept once", "/export \(sandbox.root)/SSE notes.llmster", "/import \(escaped)", "/import \(sandbox.root)/none.llmster"],
+                            sandbox: sandbox, fixture: fixture)
+        #expect(first.output.contains("Exported to"), "\(first)")
+        #expect(first.errors.contains("/import: this library already holds this conversation"), "\(first)")
+        #expect(first.errors.contains("/import: ") && first.errors.contains("none.llmster"), "\(first)")
+        #expect(!first.errors.split(separator: "\n").contains { $0.hasPrefix("llmster:") }, "\(first)")
+        let other = try run(["/import \(escaped)"], sandbox: try Sandbox(), fixture: fixture)
+        #expect(other.output.contains("Imported and opened echo:kept once"), "\(other)")
+    }
+
     @Test func setSpeakTurnsSpokenAnswersOnForVoice() throws {
         let fixture = try SimulatorFixture()
         let result = try run(["/set speak on", "/set speak loudly"], sandbox: try Sandbox(), fixture: fixture)

@@ -1,4 +1,5 @@
 import Foundation
+import Library
 import Simulator
 import Testing
 import TestSupport
@@ -64,6 +65,49 @@ import TestSupport
         try terminal.waitFor("Enter cancels", after: start)
         terminal.send("2\r")
         try terminal.waitFor("This conversation now uses acme/thinker-8b", after: start)
+    }
+
+    /// The picker's numbers stay with their models: narrowing keeps them, and `/model N` picks the same row; a slash
+    /// command typed at the picker leaves it and runs instead of narrowing the list.
+    @Test func pickerNumbersAreStableAndSlashCommandsLeaveThePicker() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        var start = terminal.mark
+        terminal.send("/model\r")
+        try terminal.waitFor("Enter cancels", after: start)
+        start = terminal.mark
+        terminal.send("ti\r")
+        let narrowed = try terminal.waitFor("Enter cancels", after: start)
+        #expect(narrowed.contains("5  acme/multi-26b"), "narrowing keeps the row's number: \(narrowed)")
+        #expect(!narrowed.contains("acme/thinker-8b"), "\(narrowed)")
+        start = terminal.mark
+        terminal.send("5\r")
+        try terminal.waitFor("This conversation now uses acme/multi-26b", after: start)
+        try terminal.waitFor("› ", after: start)
+        #expect(try terminal.enter("/model 2").contains("This conversation now uses acme/thinker-8b"))
+        #expect(try terminal.enter("/model 9").contains("there is no model 9; /model lists 1 to 5"))
+        start = terminal.mark
+        terminal.send("/model\r")
+        try terminal.waitFor("Enter cancels", after: start)
+        let left = try terminal.enter("/ps")
+        #expect(left.contains("Left the model list.") && left.contains("INSTANCE"), "\(left)")
+    }
+
+    /// `/clear` and `/new` followed by another switch, or by quitting, leave no empty untitled conversations in the
+    /// library; one given a title stays.
+    @Test func emptyUntitledConversationsDoNotPileUp() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first")
+        try terminal.enter("/clear")
+        try terminal.enter("/new")
+        try terminal.enter("/new Named on purpose")
+        try terminal.enter("/new")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let titles = try library.conversations().map(\.title).sorted()
+        #expect(titles == ["Named on purpose", "echo:first"], "\(titles)")
     }
 
     @Test func copyUsesAClipboardProgramAndSaysWhich() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Simulator
 import Testing
 import TestSupport
+import TerminalMarkdown
 
 @Suite struct ReplTests {
     @Test func messageGetsItsRenderedReplyAndTheContextFigureChanges() throws {
@@ -284,5 +285,50 @@ import TestSupport
         #expect(listed.contains("📌") && listed.contains("echo:organise me"), "\(listed)")
         let prompt = try terminal.enter("/rename Tidy title")
         #expect(prompt.contains("Work/Research/Tidy title"), "the prompt shows folder and title: \(prompt)")
+    }
+
+    /// Every organisation command says what it did, and removing a folder that holds things asks first, naming
+    /// what it holds and where it goes.
+    @Test func organisationCommandsSayWhatTheyDidAndFolderRemovalAsks() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        #expect(try terminal.enter("/folder new Job/Research").contains("Created folder Job/Research."))
+        try terminal.enter("echo:keep me")
+        #expect(try terminal.enter("/mv Job").contains("Moved this conversation to folder Job."))
+        #expect(try terminal.enter("/pin").contains("Pinned"))
+        #expect(try terminal.enter("/unpin").contains("Unpinned."))
+        #expect(try terminal.enter("/rename Kept chat").contains("Renamed this conversation to Kept chat."))
+        #expect(try terminal.enter("/folder rename Job/Research Notes").contains("Renamed folder Job/Research to Notes."))
+        let start = terminal.mark
+        terminal.send("/folder rm Job\r")
+        let question = try terminal.waitFor("[y/N] ", after: start)
+        #expect(question.contains("Remove folder Job? Its 1 conversation and sub-folder Notes move to the top level."), "\(question)")
+        #expect(try terminal.enter("n").contains("Kept folder Job."))
+        #expect(try terminal.enter("/folder list").contains("Job/Notes"), "nothing moved after a no")
+        let again = terminal.mark
+        terminal.send("/folder rm Job\r")
+        try terminal.waitFor("[y/N] ", after: again)
+        #expect(try terminal.enter("y").contains("Removed folder Job."))
+        let deleting = terminal.mark
+        terminal.send("/delete\r")
+        #expect(try terminal.waitFor("[y/N] ", after: deleting).contains("Delete Kept chat and all its messages?"))
+        #expect(try terminal.enter("y").contains("Deleted Kept chat."))
+    }
+
+    /// `/search` lays its hits out as `llmster search` does: a table fitted to the terminal, the match marked with
+    /// `‹ ›` rather than brackets that read as Markdown.
+    @Test func searchHitsAreATableFittedToTheTerminal() throws {
+        let repl = try ReplHarness()
+        let long = "echo:the quarterly report covers revenue, churn, hiring plans and a long list of other things worth reading"
+        #expect(try repl.runBounded(["ask", long]).status == 0)
+        let terminal = try repl.start(width: 60)
+        let found = try terminal.enter("/search churn")
+        let rows = found.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }
+        #expect(rows.contains { $0.hasPrefix("ID") && $0.contains("TITLE") && $0.contains("MATCH") }, "\(found)")
+        #expect(found.contains("‹churn›"), "\(found)")
+        #expect(!found.contains("[churn]"))
+        #expect(rows.allSatisfy { DisplayWidth.of($0) <= 60 }, "\(rows)")
+        let cli = try repl.runBounded(["search", "churn"])
+        #expect(cli.output.contains("‹churn›") && cli.output.hasPrefix("ID"), "\(cli)")
     }
 }

@@ -19,6 +19,10 @@ import Testing
         #expect(arguments.positionals == ["my chat", "Work/Deep Research"])
     }
 
+    @Test func backslashesOutsideQuotesTakeTheNextCharacterLiterally() throws {
+        #expect(try SlashLine.words(#"SSE\ notes.llmster 'a\b' x\\y end\"#) == ["SSE notes.llmster", #"a\b"#, #"x\y"#, #"end\"#])
+    }
+
     @Test func textCommandsTakeTheRestOfTheLineVerbatim() throws {
         guard case .command(let command, let arguments) = SlashLine.parse("/system  be terse --no fluff", commands: ReplCommands.all) else {
             Issue.record("not parsed as a command"); return

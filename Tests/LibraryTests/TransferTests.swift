@@ -28,6 +28,22 @@ import Testing
         #expect(try RichLibrary.content(of: imported.id, in: other) == RichLibrary.content(of: original.id, in: store))
     }
 
+    /// A file exported from this very library names a conversation it still holds: refused, not silently duplicated.
+    @Test func importingAnExportIntoItsOwnLibraryIsRefusedUnlessACopyIsAsked() throws {
+        let source = TemporaryLibrary()
+        let store = try source.open()
+        try RichLibrary.fill(store)
+        let original = try store.resolveConversation("SSE deep dive")
+        let file = try exported(store, source)
+        #expect(throws: ArchiveError.alreadyImported(conversationId: original.id, title: original.title)) {
+            try store.importConversation(from: file)
+        }
+        let before = try store.conversations().count
+        let copy = try store.importConversation(from: file, options: .init(asNew: true))
+        #expect(copy.id != original.id)
+        #expect(try store.conversations().count == before + 1)
+    }
+
     @Test func importingTheSameExportTwiceIsRefusedUnlessACopyIsAsked() throws {
         let source = TemporaryLibrary()
         let store = try source.open()

@@ -57,6 +57,32 @@ struct CodeBlockTests {
         #expect(!code.contains("\u{1B}[95m"))
     }
 
+    /// The languages models write most that source-highlight does not name (some through llmster's own
+    /// `share/highlight` definitions), each with a line and a token that must come out coloured.
+    @Test(arguments: [
+        ("swift", "let answer = 42", "\u{1B}[95mlet\u{1B}[0m"),
+        ("rust", "fn main() { let x = 1; }", "\u{1B}[95mfn\u{1B}[0m"),
+        ("yaml", "name: llmster  # a comment", "\u{1B}[96mname\u{1B}[0m"),
+        ("yml", "enabled: true", "\u{1B}[95mtrue\u{1B}[0m"),
+        ("toml", "[package]", "\u{1B}[96m[package]\u{1B}[0m"),
+        ("kotlin", "fun main() = println(\"hi\")", "\u{1B}[95mfun\u{1B}[0m"),
+        ("dockerfile", "FROM debian:12", "\u{1B}[95mFROM\u{1B}[0m"),
+        ("http", "GET /api/v1/models HTTP/1.1", "\u{1B}[95mGET\u{1B}[0m"),
+        ("diff", "+added line", "\u{1B}[92m+added line\u{1B}[0m"),
+        ("zsh", "echo \"$HOME\"", "\u{1B}[92m"),
+    ])
+    func commonLanguagesAreColoured(language: String, line: String, coloured: String) {
+        let code = render("```\(language)\n\(line)\n```\n").split(separator: "\n").dropFirst().first.map(String.init) ?? ""
+        #expect(code.contains(coloured), "\(language): \(code.debugDescription)")
+    }
+
+    @Test func diffRemovalsAndHunksHaveTheirOwnColours() {
+        let lines = render("```diff\n@@ -1 +1 @@\n-old\n+new\n```\n").split(separator: "\n").map(String.init)
+        #expect(lines.contains("\u{1B}[91m-old\u{1B}[0m"))
+        #expect(lines.contains("\u{1B}[92m+new\u{1B}[0m"))
+        #expect(lines.contains { $0.hasPrefix("\u{1B}[94m@@") })
+    }
+
     @Test func unknownLanguagesAndUnlabelledFencesStayPlain() {
         for fence in ["```klingon\nreturn \"s\"\n```\n", "```\nreturn \"s\"\n```\n"] {
             let code = render(fence).split(separator: "\n").first { $0.contains("return") } ?? ""

@@ -60,7 +60,7 @@ _llmster_reply() {
             if [[ $cur == -* ]]; then
                 COMPREPLY=($(compgen -W "-m --model -c --continue --chat --server --library --config --markdown --demo --preset -V --version -h --help" -- "$cur"))
             else
-                COMPREPLY=($(compgen -W "models ps load unload doctor ask voice chats show search download export import backup restore rpc completions" -- "$cur"))
+                COMPREPLY=($(compgen -W "models ps load unload doctor ask voice chats show search fork download export import backup restore rpc completions" -- "$cur"))
             fi
             return ;;
         models)
@@ -133,6 +133,13 @@ _llmster_reply() {
             esac
             options="--limit --json -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
+        fork)
+            case $prev in
+                --at) :; return ;;
+                --title) :; return ;;
+            esac
+            options="--at --title -h --help --server --library --config --markdown --demo --preset -V --version"
+            operand="_llmster_complete chats" ;;
         download)
             case $prev in
                 --quantization) :; return ;;

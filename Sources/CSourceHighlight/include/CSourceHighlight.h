@@ -33,7 +33,9 @@ typedef enum {
     LLMSTER_TOKEN_PREPROCESSOR = 6,
     LLMSTER_TOKEN_FUNCTION = 7,
     LLMSTER_TOKEN_VARIABLE = 8,
-    LLMSTER_TOKEN_SPECIAL = 9
+    LLMSTER_TOKEN_SPECIAL = 9,
+    LLMSTER_TOKEN_INSERTED = 10,
+    LLMSTER_TOKEN_DELETED = 11
 } llmster_token_kind;
 
 /// A stretch of one line: its byte offset and length in the line, and its kind.
@@ -47,8 +49,9 @@ typedef struct {
 typedef struct llmster_highlighter llmster_highlighter;
 
 /// A highlighter for `language` (a Markdown info string word such as "python" or "sh", NUL-terminated), or NULL
-/// when source-highlight has no definition for it or its files cannot be read.
-llmster_highlighter *llmster_highlighter_create(const char *language);
+/// when source-highlight has no definition for it or its files cannot be read. Definitions source-highlight lacks
+/// are looked up as `LANGUAGE.lang` in `bundled_directory` (llmster's own, self-contained; NULL for none).
+llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory);
 
 /// Frees a highlighter; NULL is ignored.
 void llmster_highlighter_destroy(llmster_highlighter *highlighter);

@@ -46,19 +46,20 @@ extension ChatSession {
     /// Makes `reference` (a key or a loaded instance id) the conversation's model under the `LoadPolicy`:
     /// unloads what the policy plans, saves the choice, then loads the model when no instance serves it.
     ///
-    /// Without a conversation, `pending` stands for the previous choice and nothing is saved. A model the server
-    /// lacks throws `ChatError.modelNotDownloaded` with the nearest downloaded key.
-    public func selectModel(_ reference: String, conversationId: String?, pending: String? = nil,
+    /// Without a conversation, `pending` stands for the previous choice and nothing is saved; `replacing` names the
+    /// previous model outright (a chat model loaded for another conversation, when this one's is not loaded). A model
+    /// the server lacks throws `ChatError.modelNotDownloaded` with the nearest downloaded key.
+    public func selectModel(_ reference: String, conversationId: String?, pending: String? = nil, replacing: String? = nil,
                             progress: @Sendable (ModelSelectionStep) async -> Void = { _ in }) async throws -> ModelSelection {
         let models = try await serverCall { try await self.models(refresh: true) }
         let model = try models.downloadedModel(reference)
         guard model.type == .llm else { throw ChatError.notAChatModel(reference) }
         let conversation = try conversationId.map { id in try existingConversation(id) }
-        let previous = EffectiveModel.resolve(conversation: conversation, pending: pending,
-                                              defaultModel: configuration.defaultModel, models: models)
+        let previous = replacing ?? EffectiveModel.resolve(conversation: conversation, pending: pending,
+                                                           defaultModel: configuration.defaultModel, models: models)?.model?.key
         let policy = LoadPolicy(keepPreviousModels: configuration.keepPreviousModels, summarizerModel: configuration.summarizerModel)
         let loaded = models.flatMap { model in model.loadedInstances.map { LoadPolicy.Instance(id: $0.id, modelKey: model.key) } }
-        let plan = policy.plan(loaded: loaded, previous: previous?.model?.key, chosen: model.key,
+        let plan = policy.plan(loaded: loaded, previous: previous, chosen: model.key,
                                instance: reference == model.key ? nil : reference)
         invalidateModels()
         for instance in plan.unload {

@@ -16,4 +16,18 @@ extension ChatSession {
         if !values.isEmpty { _ = try await setSettings(values, conversationId: opened.conversation.id) }
         return opened.conversation.id
     }
+
+    /// Removes `conversationId` when a face leaves it with nothing in it (no title, message or draft), so `/new`
+    /// and `/clear` followed by another switch leave no empty conversations behind; a conversation given a title
+    /// was made on purpose and stays. Returns whether it was removed.
+    @discardableResult
+    public func discardIfEmpty(_ conversationId: String) throws -> Bool {
+        try withLibrary { library in
+            guard let conversation = try library.conversation(id: conversationId), conversation.title.isEmpty,
+                  conversation.draft.isEmpty,
+                  try library.messages(conversationId: conversationId).isEmpty else { return false }
+            try library.delete(conversationId: conversationId)
+            return true
+        }
+    }
 }

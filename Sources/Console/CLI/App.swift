@@ -33,7 +33,7 @@ public enum App {
         ModelCommands.models, ModelCommands.ps, ModelCommands.load, ModelCommands.unload,
         DoctorCommand.command,
         AskCommand.command, VoiceCommand.command,
-        LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search,
+        LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search, ForkCommand.command,
         DownloadCommand.command,
         TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,
         RpcCommand.command, CompletionCommands.completions, CompletionCommands.complete,
@@ -144,9 +144,16 @@ public enum App {
         return await Repl.run(context: context, chat: session, model: model)
     }
 
-    /// What `error` means for the user.
+    /// What `error` means for the user; a server that cannot be reached also gets the way to try llmster without one.
     static func explanation(of error: any Error, context: CommandContext) -> String {
-        (error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error)
+        guard let error = error as? LMStudioError else { return String(describing: error) }
+        let text = error.description(credentialsFile: context.paths.credentialsFile)
+        switch error {
+        case .unreachable, .timedOut(_, .connect):
+            return context.isDemo ? text : text + " To try llmster without a server: `llmster --demo`."
+        default:
+            return text
+        }
     }
 
     /// The exit status that tells a script what kind of failure `error` is.
@@ -164,7 +171,7 @@ public enum App {
             case .server(let inner): return exitCode(for: inner)
             case .storage(let inner): return exitCode(for: inner)
             case .credentials(let inner): return exitCode(for: inner)
-            case .modelNotDownloaded, .unknownConversation: return ExitCode.notFound
+            case .modelNotDownloaded, .unknownConversation, .noSuchReply: return ExitCode.notFound
             default: return ExitCode.failure
             }
         case is CredentialsError: return ExitCode.authentication

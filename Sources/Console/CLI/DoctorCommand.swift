@@ -56,7 +56,7 @@ enum DoctorCommand {
         } catch let error as LMStudioError {
             switch error {
             case .unreachable, .timedOut, .tls:
-                checks.append(Check(ok: false, name: "reachable", detail: error.description))
+                checks.append(Check(ok: false, name: "reachable", detail: App.explanation(of: error, context: context)))
                 return (checks, ExitCode.unreachable)
             default:
                 checks.append(Check(ok: false, name: "lm studio", detail: "no LM Studio greeting (\(error.description))"))

@@ -94,6 +94,7 @@ final class DownloadProgressLine: Sendable {
     let name: String
     let stream: StandardStream
     private let inPlace: Bool
+    private let environment: [String: String]
     private let lastDecile = Mutex(-1)
 
     /// Shows progress for `name` on `stream`, rewriting one line on a full terminal (not on a pipe or in line mode:
@@ -101,13 +102,14 @@ final class DownloadProgressLine: Sendable {
     init(name: String, stream: StandardStream, environment: [String: String]) {
         self.name = name
         self.stream = stream
+        self.environment = environment
         inPlace = TerminalCapabilities.detect(fd: stream.fd, environment: environment).allowsCursorMovement
     }
 
     func show(_ status: DownloadStatus) {
-        let line = Self.describe(status, name: name)
         if inPlace {
-            stream.send("\r\u{1B}[2K" + line)
+            let width = TerminalCapabilities.detect(fd: stream.fd, environment: environment).width
+            stream.send("\r\u{1B}[2K" + Self.describe(status, name: name, width: width))
             return
         }
         let decile = Int(Self.fraction(status) * 10)
@@ -115,7 +117,7 @@ final class DownloadProgressLine: Sendable {
             defer { last = max(last, decile) }
             return decile > last
         }
-        if isNew { stream.line(line) }
+        if isNew { stream.line(Self.describe(status, name: name)) }
     }
 
     func clear() { if inPlace { stream.send("\r\u{1B}[2K") } }
@@ -125,22 +127,33 @@ final class DownloadProgressLine: Sendable {
         return min(1, max(0, Double(status.downloadedBytes ?? 0) / Double(total)))
     }
 
-    /// `Downloading acme/x ▕████░░░░░░▏ 45% 1.2 GB of 2.7 GB · 35 MB/s · 0:45 left`.
-    static func describe(_ status: DownloadStatus, name: String) -> String {
+    /// `Downloading acme/x ▕████░░░░░░▏ 45% 1.2 GB of 2.7 GB · 35 MB/s · 0:45 left`; with a `width`, fitted into
+    /// one row short of it (a redrawn line that wrapped would leave a row behind each time): the name is cut to as
+    /// little as 16 columns, then the time left, the speed and the sizes are dropped in that order.
+    static func describe(_ status: DownloadStatus, name: String, width: Int? = nil) -> String {
         let fraction = fraction(status)
         let filled = Int((fraction * 10).rounded(.down))
-        var line = "\(status.status == "paused" ? "Paused" : "Downloading") \(UntrustedText.sanitize(name)) ▕"
-            + String(repeating: "█", count: filled) + String(repeating: "░", count: 10 - filled) + "▏ \(Int(fraction * 100))%"
+        let verb = status.status == "paused" ? "Paused" : "Downloading"
+        let bar = " ▕" + String(repeating: "█", count: filled) + String(repeating: "░", count: 10 - filled) + "▏ \(Int(fraction * 100))%"
+        var details: [String] = []
         if let total = status.totalSizeBytes {
-            line += " \(Units.bytes(status.downloadedBytes ?? 0)) of \(Units.bytes(total))"
+            details.append(" \(Units.bytes(status.downloadedBytes ?? 0)) of \(Units.bytes(total))")
         }
         if let speed = status.bytesPerSecond, speed > 0 {
-            line += " · \(Units.bytes(Int64(Int(saturating: speed))))/s"
+            details.append(" · \(Units.bytes(Int64(Int(saturating: speed))))/s")
             if let total = status.totalSizeBytes {
                 let seconds = max(0, Int(saturating: (Double(total) - Double(status.downloadedBytes ?? 0)) / speed))
-                line += " · \(seconds / 60):" + String(format: "%02d", seconds % 60) + " left"
+                details.append(" · \(seconds / 60):" + String(format: "%02d", seconds % 60) + " left")
             }
         }
-        return line
+        let name = UntrustedText.sanitize(name)
+        guard let width else { return verb + " " + name + bar + details.joined() }
+        let room = max(width - 1, 1)
+        let shortestName = min(DisplayWidth.of(name), 16)
+        while !details.isEmpty, DisplayWidth.of(verb + " " + bar + details.joined()) + shortestName > room { details.removeLast() }
+        let tail = bar + details.joined()
+        let nameRoom = room - DisplayWidth.of(verb + " " + tail)
+        guard nameRoom >= 2 else { return TextLayout.truncate(verb + tail, to: room) }
+        return verb + " " + TextLayout.truncate(name, to: nameRoom) + tail
     }
 }

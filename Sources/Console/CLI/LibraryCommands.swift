@@ -79,7 +79,7 @@ enum LibraryCommands {
         let text = arguments.positionals.joined(separator: " ")
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("give the text to search for") }
         let limit = try arguments.positiveInteger("limit") ?? 20
-        let hits = try context.openLibrary().search(text, limit: limit)
+        let hits = try context.openLibrary().search(text, limit: limit, highlight: arguments.has("json") ? ("[", "]") : SearchListing.highlight)
         if arguments.has("json") {
             let objects: [JSONValue] = hits.map { hit in
                 .object(["conversation_id": .string(hit.conversationId), "message_id": hit.messageId.map(JSONValue.string) ?? .null,
@@ -92,14 +92,7 @@ enum LibraryCommands {
             context.errors.line("Nothing matches '\(UntrustedText.sanitize(text))'.")
             return ExitCode.success
         }
-        var table = TextTable(columns: [
-            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 2), .init("MATCH", minimumWidth: 20, priority: 1),
-        ])
-        for hit in hits {
-            table.append([String(hit.conversationId.prefix(8)), hit.title,
-                          hit.snippet.replacingOccurrences(of: "\n", with: " ")])
-        }
-        context.output.send(table.text(width: TextLayout.outputWidth(environment: context.environment)))
+        context.output.send(SearchListing.table(hits, width: TextLayout.outputWidth(environment: context.environment)))
         return ExitCode.success
     }
 
@@ -122,6 +115,9 @@ enum Transcript {
         var meta: [String] = []
         if let model = conversation.modelKey { meta.append("model `\(model)`") }
         meta.append("id `\(conversation.id)`")
+        if let origin = try library.forkOrigin(of: conversation.id) {
+            meta.append("forked from \(origin.sourceTitle.isEmpty ? origin.sourceId : origin.sourceTitle) at reply \(origin.replyNumber)")
+        }
         parts.append(meta.joined(separator: " · "))
         if let system = conversation.systemPrompt, !system.isEmpty { parts.append("> **System:** " + system) }
         for message in try library.messages(conversationId: conversation.id) {

@@ -11,7 +11,7 @@ enum TransferCommands {
     static let export = Command(
         "export", synopsis: "CHAT [-o FILE]",
         summary: "Write a conversation to a .llmster file (CHAT: an id, an id prefix or a title).",
-        details: "Without -o the file is <title>.llmster in the current directory; -o - writes to standard output.",
+        details: "Without -o the file is named after the title (\"SSE notes\" → sse-notes.llmster, numbered if taken) in the current directory; -o - writes to standard output.",
         options: [.init(["output"], short: "o", value: "FILE", help: "the file to write (- for standard output)")]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
@@ -113,7 +113,7 @@ public enum Transfer {
         public let description: String
     }
 
-    /// Writes a conversation to `path`, `nil` for `<title>.llmster` here, or "-" for standard output; returns the file written.
+    /// Writes a conversation to `path`, `nil` for a file named after the title here, or "-" for standard output; returns the file written.
     ///
     /// Goes through `session`'s library connection (`ChatSession.exportConversation`).
     @discardableResult

@@ -7,15 +7,17 @@ import TerminalMarkdown
 
 /// `/model` and `/load`: adapters over `ChatSession.selectModel` and `loadModel`, printing each step.
 @ReplActor enum ModelSwitch {
-    /// Makes `reference` the conversation's model under the load policy, printing unloads and the load.
-    static func choose(_ reference: String, repl: ReplSession) async throws {
+    /// Makes `reference` the conversation's model under the load policy (`previous`: see `ChatSession.selectModel`),
+    /// printing unloads and the load.
+    static func choose(_ reference: String, replacing previous: String? = nil, repl: ReplSession) async throws {
         let output = repl.output
         let errors = repl.context.errors
         // The loading line is erased once loaded: only where a line can be rewritten (not in line mode).
         let inPlace = repl.context.terminal(fd: 2).allowsCursorMovement
         let selection: ModelSelection
         do {
-            selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel) { step in
+            selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel,
+                                                        replacing: previous) { step in
                 switch step {
                 case .unloaded(let instance):
                     output.line("Unloaded \(UntrustedText.sanitize(instance)).")
@@ -47,38 +49,60 @@ import TerminalMarkdown
         repl.output.line(loadedLine(reply))
     }
 
-    /// `/model` without a key: the chat models numbered, the current one marked; a number picks one, other text
-    /// narrows the list (one match picks it), Enter alone cancels. Returns the chosen key.
+    /// `/model` without a key: the chat models numbered in the server's order, the current one marked, as an aligned
+    /// table; a number picks one (the same numbers as `/model N`), other text narrows the list keeping each row's
+    /// number (one match picks it), a slash command leaves the list and runs, Enter alone cancels. Returns the key.
     static func pick(repl: ReplSession) async throws -> String? {
-        let all = try await repl.chat.models(refresh: true).filter { $0.type == .llm }
+        let all = try await chatModels(repl: repl)
         guard !all.isEmpty else { repl.output.line("The server has no chat models; /download fetches one."); return nil }
         let current = await repl.effectiveModel()?.key
-        var shown = all
+        var shown = Array(all.indices)
         while true {
-            let described = repl.completions.badges(for: shown.map(\.key))
-            let width = repl.terminalWidth
-            for (index, line) in described.enumerated() {
-                let mark = shown[index].key == current ? " (current)" : ""
-                let number = String(index + 1)
-                let text = String(repeating: " ", count: max(3 - number.count, 0)) + number + "  " + UntrustedText.sanitize(line) + mark
-                repl.output.line(TextLayout.wrap(text, width: width, indent: 5).joined(separator: "\n"))
+            var table = TextTable(columns: [
+                .init("#", priority: 0), .init("MODEL", minimumWidth: 16, priority: 0), .init("", minimumWidth: 10, priority: 1),
+            ])
+            let details = repl.completions.badges(for: shown.map { all[$0].key })
+            for (row, index) in shown.enumerated() {
+                let key = all[index].key
+                let badges = details[row].hasPrefix(key) ? String(details[row].dropFirst(key.count)).trimmingCharacters(in: .whitespaces) : ""
+                table.append([String(index + 1), key + (key == current ? " (current)" : ""), badges])
             }
+            repl.output.send(table.text(width: repl.terminalWidth))
             guard case .line(let answer) = await repl.readLine(prompt: "Model number, or text to narrow the list (Enter cancels): ", draft: "") else {
                 return nil
             }
             let typed = answer.trimmingCharacters(in: .whitespaces)
             if typed.isEmpty { return nil }
+            if typed.hasPrefix("/") {
+                repl.output.line("Left the model list.")
+                await repl.runCommand(typed)
+                return nil
+            }
             if let number = Int(typed) {
-                if (1...shown.count).contains(number) { return shown[number - 1].key }
-                repl.output.line("There is no model \(number); pick 1 to \(shown.count).")
+                if (1...all.count).contains(number) { return all[number - 1].key }
+                repl.output.line("There is no model \(number); pick 1 to \(all.count).")
                 continue
             }
-            let narrowed = shown.filter { model in
-                [model.key, model.displayName].contains { $0.localizedCaseInsensitiveContains(typed) }
+            let narrowed = shown.filter { index in
+                [all[index].key, all[index].displayName].contains { $0.localizedCaseInsensitiveContains(typed) }
             }
-            if narrowed.count == 1 { return narrowed[0].key }
+            if narrowed.count == 1 { return all[narrowed[0]].key }
             if narrowed.isEmpty { repl.output.line("No model matches '\(UntrustedText.sanitize(typed))'.") } else { shown = narrowed }
         }
+    }
+
+    /// The server's chat models in the order the picker numbers them.
+    static func chatModels(repl: ReplSession) async throws -> [Model] {
+        try await repl.chat.models(refresh: true).filter { $0.type == .llm }
+    }
+
+    /// The key of model number `number` in the picker's list (`/model 2`), or a usage error naming the range.
+    static func numbered(_ number: Int, repl: ReplSession) async throws -> String {
+        let all = try await chatModels(repl: repl)
+        guard (1...max(all.count, 1)).contains(number), !all.isEmpty else {
+            throw UsageError(all.isEmpty ? "the server has no chat models" : "there is no model \(number); /model lists 1 to \(all.count)")
+        }
+        return all[number - 1].key
     }
 
     /// `Loaded KEY as INSTANCE in 1.2 s.`

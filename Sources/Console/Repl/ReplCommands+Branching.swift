@@ -4,7 +4,8 @@ import Library
 import TerminalMarkdown
 
 extension ReplCommands {
-    /// `/retry`, `/edit`, `/alt`: regenerate the last reply, edit the last message, choose among alternatives.
+    /// `/retry`, `/edit`, `/fork`, `/alt`: regenerate the last reply, edit the last message, branch from a reply into
+    /// a new conversation, choose among alternatives.
     static let branchingCommands: [SlashCommand] = [
         SlashCommand("retry", "", "Ask for a new answer to your last message; the old one stays as an alternative (/alt).") { _, repl in
             guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
@@ -13,6 +14,7 @@ extension ReplCommands {
             repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
                 try await chat.regenerate(in: id, freshContext: fresh) { await display.show($0) }
             }
+            await announceAlternative(of: nil, in: id, subject: "Answer", repl: repl)
         },
         SlashCommand("edit", "[TEXT]", "Edit your last message and send it again (without TEXT: put it in the line to edit).",
                      takesText: true) { arguments, repl in
@@ -28,6 +30,21 @@ extension ReplCommands {
             repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
                 try await chat.edit(in: id, text: text, freshContext: fresh) { await display.show($0) }
             }
+            await announceAlternative(of: try await repl.chat.lastUserMessage(in: id)?.id, in: id, subject: "Message version", repl: repl)
+        },
+        SlashCommand("fork", "[N]", "Start a new conversation from reply N of this one (default: the last) and switch to it.") { arguments, repl in
+            guard let id = repl.conversationId else { throw UsageError("there is no reply to fork from yet") }
+            guard arguments.positionals.count <= 1 else { throw UsageError("give at most one reply number") }
+            let number = try arguments.positionals.first.map { word -> Int in
+                guard let number = Int(word), number > 0 else { throw UsageError("say a reply number, counting from 1") }
+                return number
+            }
+            let original = await repl.currentConversation()?.title ?? ""
+            let fork = try await repl.chat.fork(id, atReply: number, title: nil)
+            await repl.switchTo(fork.id)
+            let origin = try await repl.chat.withLibrary { try $0.forkOrigin(of: fork.id) }
+            repl.output.line("Forked at reply \(origin?.replyNumber ?? number ?? 0) as \(UntrustedText.sanitize(fork.title)); "
+                             + "\(UntrustedText.sanitize(original.isEmpty ? "the original" : original)) is unchanged (/open it to go back).")
         },
         SlashCommand("alt", "[message] [N]", "List the alternatives of the last reply (or versions of your last message), or make N current.",
                      argument: .choices(["message"])) { arguments, repl in
@@ -54,14 +71,23 @@ extension ReplCommands {
         },
     ]
 
-    /// One line per alternative: its number, `*` for the current one, and the start of its text.
+    /// One line per alternative: its number, the start of its text, and `(current)` for the one shown.
     static func listing(_ alternatives: [Message], of subject: String) -> String {
         guard alternatives.count > 1 else { return "\(subject) has no alternatives; /retry and /edit make them.\n" }
         return alternatives.enumerated().map { index, message in
             let firstLine = message.text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            let preview = firstLine.count > 70 ? String(firstLine.prefix(69)) + "…" : firstLine
+            let preview = TextLayout.truncate(UntrustedText.sanitize(firstLine), to: 70)
             let status = message.status == .complete ? "" : " [\(message.status.rawValue)]"
-            return "\(message.onBranch ? "*" : " ") \(index + 1). \(UntrustedText.sanitize(preview))\(status)\n"
+            return "  \(index + 1). \(preview)\(status)\(message.onBranch ? "  (current)" : "")\n"
         }.joined()
+    }
+
+    /// After `/retry` or `/edit`: `Answer 2 of 2 (/alt 1 goes back).`, when there is more than one.
+    @ReplActor private static func announceAlternative(of messageId: String?, in id: String, subject: String, repl: ReplSession) async {
+        guard let alternatives = try? await repl.chat.alternatives(in: id, messageId: messageId), alternatives.count > 1,
+              let current = alternatives.firstIndex(where: \.onBranch) else { return }
+        let other = current == 0 ? 2 : current
+        let command = messageId == nil ? "/alt" : "/alt message"
+        repl.output.line("\(subject) \(current + 1) of \(alternatives.count) (\(command) lists them; \(command) \(other) goes back).")
     }
 }

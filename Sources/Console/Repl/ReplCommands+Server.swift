@@ -9,7 +9,7 @@ extension ReplCommands {
     /// `/export`, `/import`, `/backup`, `/restore`: the command-line transfer, without its terminal questions
     /// (the REPL asks through its own line editor).
     static let movingCommands: [SlashCommand] = [
-        SlashCommand("export", "[FILE]", "Write this conversation to a .llmster file (default: <title>.llmster here).",
+        SlashCommand("export", "[FILE]", "Write this conversation to a .llmster file (default: named after the title, here).",
                      takesText: true, argument: .path) { arguments, repl in
             guard let id = repl.conversationId else { throw UsageError("there is no conversation to export yet") }
             let file = try await Transfer.exportConversation(id, to: arguments.positionals.first, session: repl.chat, context: repl.context)

@@ -43,14 +43,17 @@ enum ReplCommands {
             if models.isEmpty { repl.output.line("No model matches."); return }
             repl.output.send(ModelListing.table(models, width: repl.terminalWidth))
         },
-        SlashCommand("model", "[KEY]", "Use model KEY for this conversation (loading it, and unloading the previous one); without KEY, pick from a numbered list.",
+        SlashCommand("model", "[KEY|N]", "Use model KEY (or row N of the list) for this conversation, loading it and unloading the previous one; without KEY, pick from a numbered list.",
                      argument: .modelKey) { arguments, repl in
             guard arguments.positionals.count <= 1 else { throw UsageError("name one model; /models lists them") }
             guard let key = arguments.positionals.first else {
                 if let picked = try await ModelSwitch.pick(repl: repl) { try await ModelSwitch.choose(picked, repl: repl) }
                 return
             }
-            try await ModelSwitch.choose(key, repl: repl)
+            // A number is a row of the picker's list: model keys are never plain numbers.
+            var chosen = key
+            if let number = Int(key) { chosen = try await ModelSwitch.numbered(number, repl: repl) }
+            try await ModelSwitch.choose(chosen, repl: repl)
         },
         SlashCommand("load", "[KEY]", "Load a model (default: this conversation's).", argument: .modelKey) { arguments, repl in
             guard arguments.positionals.count <= 1 else { throw UsageError("name at most one model") }
@@ -116,6 +119,7 @@ enum ReplCommands {
             guard let title = arguments.positionals.first else { throw UsageError("give the new title") }
             let id = try await repl.ensureConversation()
             try await repl.chat.withLibrary { try $0.rename(conversationId: id, to: title) }
+            repl.output.line("Renamed this conversation to \(UntrustedText.sanitize(title)).")
         },
         SlashCommand("folder", "new|rename|rm|list [PATH] [NAME]", "Create, rename, remove or list folders.", argument: .folder) { arguments, repl in
             let words = arguments.positionals
@@ -124,17 +128,20 @@ enum ReplCommands {
                 let paths = try await repl.chat.withLibrary { library in try library.folderPaths().values.sorted() }
                 repl.output.line(paths.isEmpty ? "No folders." : UntrustedText.sanitize(paths.joined(separator: "\n")))
             case ("new", 2):
-                _ = try await repl.chat.withLibrary { try $0.ensureFolder(path: words[1]) }
+                let existed = try await repl.chat.withLibrary { library in
+                    let existed = try library.folder(path: words[1]) != nil
+                    _ = try library.ensureFolder(path: words[1])
+                    return existed
+                }
+                repl.output.line("\(existed ? "There already is" : "Created") folder \(UntrustedText.sanitize(words[1])).")
             case ("rename", 3):
                 try await repl.chat.withLibrary { library in
                     guard let folder = try library.folder(path: words[1]) else { throw UsageError("there is no folder '\(words[1])'") }
                     try library.renameFolder(id: folder.id, to: words[2])
                 }
+                repl.output.line("Renamed folder \(UntrustedText.sanitize(words[1])) to \(UntrustedText.sanitize(words[2])).")
             case ("rm", 2):
-                try await repl.chat.withLibrary { library in
-                    guard let folder = try library.folder(path: words[1]) else { throw UsageError("there is no folder '\(words[1])'") }
-                    try library.deleteFolder(id: folder.id)
-                }
+                try await FolderRemoval.run(path: words[1], repl: repl)
             default:
                 throw UsageError("say new PATH, rename PATH NAME, rm PATH or list")
             }
@@ -144,34 +151,39 @@ enum ReplCommands {
             let words = arguments.positionals
             guard (1...2).contains(words.count) else { throw UsageError("name the folder, and optionally the conversation first") }
             let id = words.count == 1 ? try await repl.ensureConversation() : try await repl.chat.resolveConversation(words[0]).id
-            try await repl.chat.withLibrary { library in
-                let folder = words.last!
+            let folder = words.last!
+            let title = try await repl.chat.withLibrary { library in
                 let folderId = folder == "/" ? nil : try library.ensureFolder(path: folder).id
                 try library.move(conversationId: id, to: folderId)
+                return try library.conversation(id: id)?.title ?? ""
             }
+            let name = words.count == 1 ? "this conversation" : UntrustedText.sanitize(title.isEmpty ? id : title)
+            repl.output.line("Moved \(name) to " + (folder == "/" ? "the top level." : "folder \(UntrustedText.sanitize(folder))."))
         },
         SlashCommand("pin", "", "Pin this conversation to the top of /chats.") { _, repl in
             let id = try await repl.ensureConversation()
             try await repl.chat.withLibrary { try $0.pin(conversationId: id) }
+            repl.output.line("Pinned: this conversation is listed first in /chats.")
         },
         SlashCommand("unpin", "", "Unpin this conversation.") { _, repl in
-            guard let id = repl.conversationId else { return }
+            guard let id = repl.conversationId else { repl.output.line("Nothing to unpin: this chat is not saved yet."); return }
             try await repl.chat.withLibrary { try $0.unpin(conversationId: id) }
+            repl.output.line("Unpinned.")
         },
         SlashCommand("delete", "", "Delete this conversation (asks first).") { _, repl in
             guard let id = repl.conversationId else { repl.output.line("Nothing to delete yet."); return }
-            guard await repl.confirm("Delete this conversation and all its messages?") else { return }
+            let title = try await repl.chat.withLibrary { try $0.conversation(id: id)?.title } ?? ""
+            let name = UntrustedText.sanitize(title.isEmpty ? id : title)
+            guard await repl.confirm("Delete \(name) and all its messages?") else { repl.output.line("Kept \(name)."); return }
             try await repl.chat.withLibrary { try $0.delete(conversationId: id) }
             repl.conversationId = nil
-            repl.output.line("Deleted.")
+            repl.output.line("Deleted \(name).")
         },
         SlashCommand("search", "TEXT", "Search every conversation.", takesText: true) { arguments, repl in
             guard let text = arguments.positionals.first else { throw UsageError("give the words to search for") }
-            let hits = try await repl.chat.withLibrary { try $0.search(text, limit: 20) }
-            if hits.isEmpty { repl.output.line("No matches."); return }
-            for hit in hits {
-                repl.output.line(UntrustedText.sanitize("\(hit.conversationId.prefix(8))  \(hit.title): \(hit.snippet.replacingOccurrences(of: "\n", with: " "))"))
-            }
+            let hits = try await repl.chat.withLibrary { try $0.search(text, limit: 20, highlight: SearchListing.highlight) }
+            if hits.isEmpty { repl.output.line("Nothing matches '\(UntrustedText.sanitize(text))'."); return }
+            repl.output.send(SearchListing.table(hits, width: repl.terminalWidth))
         },
         SlashCommand("show", "[N|reasoning|tools]", "Show this conversation (or its Nth message) in the pager.",
                      argument: .choices(["reasoning", "tools"])) { arguments, repl in

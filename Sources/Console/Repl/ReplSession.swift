@@ -85,7 +85,7 @@ import TerminalMarkdown
             output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
                 .joined(separator: "\n"))
         }
-        await refreshModels()
+        await refreshModels(reportingFailure: true)
         await refreshLibraryCompletions()
         completions.update(presets: chat.presets.map(\.name))
         if let preset = context.preset { await runCommand("/preset " + preset) }
@@ -95,10 +95,10 @@ import TerminalMarkdown
             draft = ""
             switch input {
             case .endOfInput:
-                await saveDraft(joinDraft(keptDraft))
+                await leave(draft: joinDraft(keptDraft))
                 return ExitCode.success
             case .terminated(let text, let signal):
-                await saveDraft(joinDraft(text))
+                await leave(draft: joinDraft(text))
                 return SignalTrap.exitStatus(for: signal)
             case .interrupted(let text):
                 keptDraft = joinDraft(text)
@@ -112,8 +112,15 @@ import TerminalMarkdown
                 refreshInBackground()
             }
         }
-        await saveDraft(joinDraft(keptDraft))
+        await leave(draft: joinDraft(keptDraft))
         return exitStatus ?? ExitCode.success
+    }
+
+    /// Keeps unsent input as the conversation's draft on the way out, or removes the conversation when nothing
+    /// at all is in it (`/new` and quit).
+    private func leave(draft: String) async {
+        await saveDraft(draft)
+        if let conversationId { _ = try? await chat.discardIfEmpty(conversationId) }
     }
 
     private func joinDraft(_ text: String) -> String {
@@ -144,7 +151,8 @@ import TerminalMarkdown
             } catch let error as UsageError {
                 usage(command, error.description)
             } catch {
-                context.warn(String(describing: error))
+                let explanation = UntrustedText.sanitize(ServerURL.redactingPasswords(in: App.explanation(of: error, context: context)))
+                context.errors.wrappedLine("/\(command.name): " + explanation, indent: 2)
             }
         }
     }
@@ -220,9 +228,16 @@ import TerminalMarkdown
         effectiveModel(conversation: await currentConversation())
     }
 
-    /// Asks the server for its models now (after a command that changed them) and updates the cache and Tab completion.
-    func refreshModels() async {
-        serverModels = try? await chat.models(refresh: true)
+    /// Asks the server for its models now (after a command that changed them) and updates the cache and Tab
+    /// completion; with `reportingFailure` (at start-up) an unreachable or refusing server is
+    /// said at once, with what to do, rather than after the first message.
+    func refreshModels(reportingFailure: Bool = false) async {
+        do {
+            serverModels = try await chat.models(refresh: true)
+        } catch {
+            serverModels = nil
+            if reportingFailure { context.warn(App.explanation(of: error, context: context)) }
+        }
         if let serverModels { completions.update(models: serverModels) }
     }
 
@@ -284,7 +299,36 @@ import TerminalMarkdown
     /// Sends `text` with the attached images and streams the reply; returns an exit status after SIGTERM/SIGHUP.
     func send(_ text: String) async -> Int32? {
         let conversation = await currentConversation()
-        let effective = effectiveModel(conversation: conversation)
+        var effective = effectiveModel(conversation: conversation)
+        if effective == nil, serverModels?.contains(where: { $0.type == .llm }) == true {
+            // Nothing loaded and nothing chosen (LM Studio's usual state): offer the picker, as `lms chat` does.
+            output.line("No model is chosen for this conversation yet; pick one and the message is sent to it.")
+            do {
+                guard let picked = try await ModelSwitch.pick(repl: self) else {
+                    output.line("Nothing sent; the message is back in the line.")
+                    draft = text
+                    return nil
+                }
+                try await ModelSwitch.choose(picked, repl: self)
+            } catch {
+                context.warn(App.explanation(of: error, context: context))
+                draft = text
+                return nil
+            }
+            effective = effectiveModel(conversation: await currentConversation())
+        } else if let chosen = effective, chosen.state == .notLoaded {
+            // Loaded here under the load policy (the previous chat model unloaded), not just in time by the server,
+            // which would leave the previous model loaded and the prompt's figures stale.
+            let previous = serverModels?.first { $0.type == .llm && $0.isLoaded && $0.key != chosen.key }?.key
+            do {
+                try await ModelSwitch.choose(chosen.reference, replacing: previous, repl: self)
+            } catch {
+                context.warn(App.explanation(of: error, context: context))
+                draft = text
+                return nil
+            }
+            effective = effectiveModel(conversation: await currentConversation())
+        }
         let meter = await contextMeter(conversation: conversation, model: effective)
         if meter.wouldOverflow(draft: text) {
             context.errors.wrappedLine("This message would overflow the context (\(meter.label(draft: text))).", indent: 2)
@@ -296,7 +340,7 @@ import TerminalMarkdown
         let id: String
         let preset = pendingPreset
         do { id = try await ensureConversation() } catch {
-            context.warn(String(describing: error))
+            context.warn(App.explanation(of: error, context: context))
             return nil
         }
         let turn = Turn(text: text, images: attachments)
@@ -347,6 +391,11 @@ import TerminalMarkdown
                 return SignalTrap.exitStatus(for: signal)
             }
             if saved.status != .complete, let message = saved.errorMessage { context.warn(message) }
+            if let instance = saved.state.modelInstanceId,
+               serverModels?.contains(where: { $0.loadedInstances.contains { $0.id == instance } }) != true {
+                // The server loaded the model just in time: the prompt below must show it loaded, with its context.
+                await refreshModels()
+            }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let error as ChatError where error.offersFreshContext {
             context.warn(error.description)
@@ -356,7 +405,7 @@ import TerminalMarkdown
                 }
             }
         } catch {
-            context.warn(String(describing: error))
+            context.warn(App.explanation(of: error, context: context))
         }
         return nil
     }
@@ -382,6 +431,7 @@ import TerminalMarkdown
     /// Switches to conversation `id`, saving the draft of the one left and putting the new one's in the line.
     func switchTo(_ id: String?) async {
         await saveDraft(keptDraft)
+        if let left = conversationId, left != id { _ = try? await chat.discardIfEmpty(left) }
         conversationId = id
         attachments = []
         pendingModel = nil

@@ -78,14 +78,22 @@ enum SlashLine: Sendable {
         }
     }
 
-    /// Splits arguments at spaces; single or double quotes keep spaces inside one word.
+    /// Splits arguments at spaces; single or double quotes keep spaces inside one word, and outside quotes a
+    /// backslash takes the next character literally (`SSE\ notes.llmster`, as readline completes file names).
     static func words(_ text: String) throws(UsageError) -> [String] {
         var words: [String] = []
         var current = ""
         var quote: Character?
         var inWord = false
+        var escaped = false
         for character in text {
-            if let open = quote {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if quote == nil, character == "\\" {
+                escaped = true
+                inWord = true
+            } else if let open = quote {
                 if character == open { quote = nil } else { current.append(character) }
             } else if character == "\"" || character == "'" {
                 quote = character
@@ -100,6 +108,7 @@ enum SlashLine: Sendable {
             }
         }
         if quote != nil { throw UsageError("a quote is not closed") }
+        if escaped { current.append("\\") }
         if inWord { words.append(current) }
         return words
     }

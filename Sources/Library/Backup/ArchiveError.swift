@@ -43,7 +43,7 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .invalid(detail):
             return "the file does not follow the llmster format: \(detail)"
         case let .alreadyImported(conversationId, title):
-            return "this export was already imported as \"\(title)\" (\(conversationId)); pass --as-new to import a copy"
+            return "this library already holds this conversation as \"\(title)\" (\(conversationId)); open it, or pass --as-new to import a copy"
         case let .io(path, reason):
             return "\(path): \(reason)"
         case .keyDerivationFailed:

@@ -183,6 +183,16 @@ enum Schema {
         );
         CREATE INDEX reply_pieces_by_message ON reply_pieces(message_id, seq);
         """,
+        // 8: where a forked conversation came from: the source's id and title at the time and the reply it was
+        // forked at (the source may be renamed or deleted later).
+        """
+        CREATE TABLE forks (
+            conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+            source_id TEXT NOT NULL,
+            source_title TEXT NOT NULL,
+            reply_number INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.

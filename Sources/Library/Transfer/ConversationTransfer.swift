@@ -86,7 +86,8 @@ extension LibraryStore {
 
     /// Imports a `.llmster` file in one transaction: on any error nothing is imported.
     ///
-    /// Throws `ArchiveError.alreadyImported` when this export was imported before, unless `options.asNew`.
+    /// Throws `ArchiveError.alreadyImported` when the library holds the exported conversation itself or this export was
+    /// imported before, unless `options.asNew`.
     @discardableResult
     public func importConversation(from path: String, options: ConversationImportOptions = .init()) throws -> Conversation {
         try transaction {
@@ -94,9 +95,9 @@ extension LibraryStore {
             var owners: [String] = []
             var next = 0
             try Self.readConversationFile(at: path) { manifest, document in
-                if !options.asNew, let previous = try connection.first(
+                if !options.asNew, let existing = try conversation(id: document.id) ?? connection.first(
                     "SELECT conversation_id FROM imported_exports WHERE export_id = ?", [.text(manifest.exportId)],
-                    row: { $0.string(0) }), let existing = try conversation(id: previous)
+                    row: { $0.string(0) }).flatMap({ try conversation(id: $0) })
                 {
                     throw ArchiveError.alreadyImported(conversationId: existing.id, title: existing.title)
                 }

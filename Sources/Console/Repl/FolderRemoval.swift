@@ -1,0 +1,33 @@
+import Chat
+import Library
+import TerminalMarkdown
+
+/// `/folder rm PATH`: removes a folder; when it holds conversations or sub-folders, says where they go (its
+/// parent, as the library moves them) and asks first.
+@ReplActor
+enum FolderRemoval {
+    static func run(path: String, repl: ReplSession) async throws {
+        let (folder, contents) = try await repl.chat.withLibrary { library -> (Folder, String?) in
+            guard let folder = try library.folder(path: path) else { throw UsageError("there is no folder '\(path)'; /folder lists them") }
+            let conversations = try library.conversations(folderId: .some(folder.id)).count
+            let subfolders = try library.folders().filter { $0.parentId == folder.id }.map(\.name).sorted()
+            var parts: [String] = []
+            if conversations > 0 { parts.append(conversations == 1 ? "1 conversation" : "\(conversations) conversations") }
+            if !subfolders.isEmpty {
+                parts.append((subfolders.count == 1 ? "sub-folder " : "sub-folders ") + subfolders.joined(separator: ", "))
+            }
+            return (folder, parts.isEmpty ? nil : parts.joined(separator: " and "))
+        }
+        let name = UntrustedText.sanitize(path)
+        if let contents {
+            let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
+            let destination = parentPath.isEmpty ? "the top level" : "folder \(UntrustedText.sanitize(parentPath))"
+            guard await repl.confirm("Remove folder \(name)? Its \(UntrustedText.sanitize(contents)) move to \(destination).") else {
+                repl.output.line("Kept folder \(name).")
+                return
+            }
+        }
+        try await repl.chat.withLibrary { try $0.deleteFolder(id: folder.id) }
+        repl.output.line("Removed folder \(name).")
+    }
+}

@@ -1,0 +1,29 @@
+import Chat
+import Library
+import LMStudio
+
+/// `conversations/fork`: a new conversation from an earlier reply (`ChatSession.fork`).
+enum ForkMethods {
+    static func register(in registry: inout MethodRegistry) {
+        registry.register("conversations/fork") { context, params in
+            let reference = try params.string("conversationId")
+            let reply = try params.optionalInteger("atReply")
+            let fork = try await context.session.fork(reference, atReply: reply, title: try params.optionalString("title"))
+            return try await context.session.withLibrary { library in
+                .object([
+                    "conversation": try LibraryMethods.json(fork, paths: try library.folderPaths()),
+                    "forkedFrom": try origin(of: fork.id, in: library),
+                ])
+            }
+        }
+    }
+
+    /// `{conversationId, title, reply}` of the conversation `id` was forked from, or null.
+    static func origin(of id: String, in library: LibraryStore) throws -> JSONValue {
+        guard let origin = try library.forkOrigin(of: id) else { return .null }
+        return .object([
+            "conversationId": .string(origin.sourceId), "title": .string(origin.sourceTitle),
+            "reply": .number(Double(origin.replyNumber)),
+        ])
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Library
+import Testing
+import TestSupport
+
+/// `llmster fork`, `/fork` and rpc `conversations/fork`: a new conversation from an earlier reply, continuing from
+/// that reply's server context, with the original untouched.
+@Suite struct ForkCommandTests {
+    /// A conversation of three turns; returns its title and the response ids of its three replies.
+    private func threeTurns(_ cli: CLI, _ fixture: SimulatorFixture) throws -> [String] {
+        #expect(try cli.run(["ask", "echo:one"]).status == 0)
+        #expect(try cli.run(["ask", "-c", "echo:two"]).status == 0)
+        #expect(try cli.run(["ask", "-c", "echo:three"]).status == 0)
+        let library = try LibraryStore(path: cli.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        return try library.messages(conversationId: conversation.id).filter { $0.role == .assistant }.compactMap(\.responseId)
+    }
+
+    @Test func aForkHoldsTurnsUpToItsReplyAndContinuesFromThere() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let responses = try threeTurns(cli, fixture)
+        #expect(responses.count == 3)
+        let forked = try cli.run(["fork", "echo:one", "--at", "2", "--title", "Side path"])
+        #expect(forked.status == 0, "\(forked)")
+        #expect(forked.output.contains("Forked as Side path"), "\(forked)")
+        #expect(try cli.run(["ask", "--chat", "Side path", "echo:branching off"]).status == 0)
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == responses[1],
+                "the fork continues from reply 2's context")
+        let show = try cli.run(["show", "Side path"])
+        #expect(show.output.contains("forked from echo:one at reply 2"), "\(show.output)")
+        #expect(show.output.contains("echo:two") && !show.output.contains("echo:three"), "\(show.output)")
+        let original = try cli.run(["show", "echo:one"])
+        #expect(original.output.contains("echo:three") && !original.output.contains("branching off"), "the original is untouched")
+        let library = try LibraryStore(path: cli.sandbox.libraryPath)
+        #expect(try library.conversations().count == 2)
+    }
+
+    @Test func aReplyThatDoesNotExistIsRefusedAndNothingIsMade() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        _ = try threeTurns(cli, fixture)
+        let refused = try cli.run(["fork", "echo:one", "--at", "4"])
+        #expect(refused.status == 5, "not found")
+        #expect(refused.errors.contains("There is no reply 4: this conversation has 3 replies"), "\(refused)")
+        #expect(try cli.run(["fork", "echo:one", "--at", "zero"]).errors.contains("--at must be a positive number"))
+        #expect(try LibraryStore(path: cli.sandbox.libraryPath).conversations().count == 1)
+    }
+
+    @Test func replForkSwitchesToTheForkAtTheReplyNamed() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let responses = try threeTurns(cli, fixture)
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["-c"], environment: cli.environment)
+        _ = try terminal.waitFor("› ")
+        var mark = terminal.mark
+        terminal.send("/fork 1\r")
+        let forked = try terminal.waitFor("› ", after: mark + 8)
+        #expect(forked.contains("Forked at reply 1 as echo:one (fork); echo:one is unchanged"), "\(forked)")
+        mark = terminal.mark
+        terminal.send("echo:from the first answer\r")
+        _ = try terminal.waitFor("› ", after: mark + 28)
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == responses[0])
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+    }
+
+    @Test func rpcForksAndSaysWhereFrom() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        _ = try threeTurns(cli, fixture)
+        let library = try LibraryStore(path: cli.sandbox.libraryPath)
+        let source = try #require(try library.conversations().first)
+        let requests = """
+            {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}
+            {"jsonrpc":"2.0","id":1,"method":"conversations/fork","params":{"conversationId":"\(source.id)","atReply":1}}
+            {"jsonrpc":"2.0","id":2,"method":"conversations/fork","params":{"conversationId":"\(source.id)","atReply":9}}
+            {"jsonrpc":"2.0","id":3,"method":"shutdown"}
+
+            """
+        let result = try cli.run(["rpc"], input: requests)
+        let lines = result.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let first = try #require(lines.first { $0["id"] as? Int == 1 }?["result"] as? [String: Any], "\(result)")
+        let origin = try #require(first["forkedFrom"] as? [String: Any])
+        #expect(origin["conversationId"] as? String == source.id)
+        #expect(origin["reply"] as? Int == 1)
+        let forkId = try #require((first["conversation"] as? [String: Any])?["id"] as? String)
+        #expect(try library.messages(conversationId: forkId).map(\.text) == ["echo:one", "one"])
+        let refused = try #require(lines.first { $0["id"] as? Int == 2 }?["error"] as? [String: Any], "\(result)")
+        #expect((refused["message"] as? String)?.contains("There is no reply 9") == true, "\(refused)")
+    }
+
+    /// After the server restarted, a fork's first message meets the lost context as any conversation does: it is
+    /// explained, and a fresh context continues.
+    @Test func aForkAfterARestartOffersAFreshContext() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        _ = try threeTurns(cli, fixture)
+        fixture.simulator.reset()
+        #expect(try cli.run(["fork", "echo:one", "--at", "1", "--title", "After restart"]).status == 0)
+        let lost = try cli.run(["ask", "--chat", "After restart", "echo:still there?"])
+        #expect(lost.status == 1, "\(lost)")
+        #expect(lost.errors.contains("no longer has this conversation's context") && lost.errors.contains("--fresh-context"), "\(lost)")
+        let fresh = try cli.run(["ask", "--chat", "After restart", "--fresh-context"])
+        #expect(fresh.status == 0, "\(fresh)")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
+    }
+}
