@@ -325,13 +325,16 @@ Signal a `user-error' with the server's message when it fails."
 (defvar-local llmster--input-start nil "Marker: where the text to send starts.")
 (defvar-local llmster--stream nil "The reply being streamed (an `llmster--reply'), or nil.")
 (defvar-local llmster--last-reply nil "The last reply shown in this buffer (an `llmster--reply').")
-(defvar-local llmster--context nil "Buffers and files sent with the next message: (NAME . SOURCE).")
+(defvar-local llmster--context nil
+  "Buffers, files and regions sent with the next message: (NAME . SOURCE).
+SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
 (defvar-local llmster--pending-settings nil
   "Settings for the conversation's first message (system prompt, reasoning).")
 (defvar-local llmster--pending-preset nil
   "The preset the conversation is created with at the first message, or nil.")
 (defvar-local llmster--fresh-next nil "Whether the next message starts a fresh server context.")
-(defvar-local llmster--edit-next nil "Whether the next send replaces the last message.")
+(defvar-local llmster--edit-next nil
+  "While the next send replaces the last message: the input it displaced, else nil.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
 
 (cl-defstruct (llmster--reply (:constructor llmster--make-reply) (:copier nil))
@@ -346,7 +349,8 @@ Signal a `user-error' with the server's message when it fails."
   indicator     ; overlay showing progress and that the reply streams
   undo-mark     ; `buffer-undo-list' when the send began
   new           ; whether this send created the conversation
-  text)         ; the text the user typed
+  text          ; the text the user typed
+  errored)      ; whether the stream showed an error already
 
 (defvar llmster-chat-mode-map
   (let ((map (make-sparse-keymap)))
@@ -370,7 +374,9 @@ Type below the last \"### You\" line and send with \\[llmster-send].
 
 \\{llmster-chat-mode-map}"
   (setq-local mode-line-process 'llmster--usage)
-  (add-hook 'kill-buffer-hook #'llmster--cancel-on-kill nil t))
+  (add-hook 'kill-buffer-hook #'llmster--cancel-on-kill nil t)
+  ;; `kill-emacs' runs no `kill-buffer-hook'.
+  (add-hook 'kill-emacs-hook #'llmster--save-drafts))
 
 (defun llmster--chat-buffer-p (&optional buffer)
   "Whether BUFFER (default: the current one) is a chat buffer."
@@ -384,10 +390,26 @@ Type below the last \"### You\" line and send with \\[llmster-send].
   "Cancel the reply and keep the unsent text as a draft, as the buffer is killed.
 llmster saves what arrived of the reply."
   (when llmster--stream (llmster--cancel-request (llmster--reply-id llmster--stream)))
+  (llmster--save-draft))
+
+(defun llmster--save-draft (&optional wait)
+  "Keep this chat's unsent text as its conversation's draft.
+With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (when (and llmster--conversation-id (llmster--live-p))
-    (llmster--request "drafts/set" `((conversationId . ,llmster--conversation-id)
-                                     (text . ,(string-trim (buffer-substring-no-properties llmster--input-start (point-max)))))
-                      #'ignore)))
+    (let ((params `((conversationId . ,llmster--conversation-id)
+                    (text . ,(string-trim (buffer-substring-no-properties llmster--input-start (point-max)))))))
+      (if wait
+          (llmster--request-sync "drafts/set" params)
+        (llmster--request "drafts/set" params #'ignore)))))
+
+(defun llmster--save-drafts ()
+  "Keep the unsent text of every chat as a draft, before Emacs exits."
+  (dolist (buffer (buffer-list))
+    (when (llmster--chat-buffer-p buffer)
+      (with-current-buffer buffer
+        ;; A draft that cannot be saved (llmster stopped, the chat deleted) must not stop Emacs from exiting.
+        (condition-case err (llmster--save-draft t)
+          (error (message "llmster: %s" (error-message-string err))))))))
 
 (defun llmster--insert-heading (text)
   "Insert a heading line TEXT at point."
@@ -550,12 +572,14 @@ Windows whose point was at POS follow it; others stay put."
       (llmster--start-reply text `((text . ,(concat (llmster--context-text) text)))))))
 
 (defun llmster--start-reply (text params)
-  "Move the typed TEXT above a new reply and send PARAMS with this chat's settings."
+  "Move the typed TEXT above a new reply and send PARAMS with this chat's settings.
+The transcript shows the text sent (attached context included), as a
+reopened chat does."
   (let ((text-start (copy-marker llmster--input-start)))
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (goto-char (point-max))
       (delete-region llmster--input-start (point-max))
-      (insert text "\n\n"))
+      (insert (or (alist-get 'text params) text) "\n\n"))
     (llmster--open-reply params text-start text)))
 
 (defun llmster--open-reply (params text-start text &optional reply-start)
@@ -570,17 +594,20 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
       (setq llmster--conversation-id
             (alist-get 'id (llmster--request-sync "conversations/create"
                                                   `((preset . ,llmster--pending-preset) ,@llmster--pending-settings)))))
-    (let ((buffer-undo-list t) (inhibit-read-only t))
-      (if reply-start
-          (goto-char reply-start)
-        (goto-char (point-max)))
-      (setq start (point-marker))
-      (llmster--insert-heading "### Assistant")
-      (setq body (point-marker))
-      (unless reply-start
-        (insert "\n\n")
-        (llmster--new-input-area))
-      (setq end (copy-marker body t)))
+    ;; Point stays where the user left it (a new send leaves it in the new input area).
+    (let ((buffer-undo-list t) (inhibit-read-only t) (from-end (and (not reply-start) (= (point) (point-max)))))
+      (save-excursion
+        (if reply-start
+            (goto-char reply-start)
+          (goto-char (point-max)))
+        (setq start (point-marker))
+        (llmster--insert-heading "### Assistant")
+        (setq body (point-marker))
+        (unless reply-start
+          (insert "\n\n")
+          (llmster--new-input-area))
+        (setq end (copy-marker body t)))
+      (when from-end (goto-char (point-max))))
     (let* ((reply (llmster--make-reply :text-start text-start :start start :body body :end end
                                        :tools (make-hash-table) :undo-mark undo-mark :new new :text text))
            (indicator (make-overlay end end nil t t))
@@ -725,6 +752,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
              (llmster--show-tool reply event)
              (llmster--set-indicator reply (format "tool %s" (alist-get 'name event))))
             ("error"
+             (setf (llmster--reply-errored reply) t)
              (llmster--close-segment reply)
              (llmster--insert-at reply (llmster--reply-end reply) (format "\n[error: %s]" (alist-get 'message event))))
             (_ nil)))))))
@@ -743,7 +771,8 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
          (t
           (let ((end (llmster--reply-end reply))
                 (status (alist-get 'status result)))
-            (cond (error
+            (cond ((llmster--reply-errored reply))
+                  (error
                    (llmster--insert-at reply end (format "\n[error: %s]" (alist-get 'message error))))
                   ((not (equal status "complete"))
                    (llmster--insert-at reply end (format "\n[%s%s]" status
@@ -813,12 +842,12 @@ with a preset stays for the next try."
   (and (buffer-local-value 'llmster--stream (or buffer (current-buffer))) t))
 
 (defun llmster-cancel ()
-  "Cancel the reply being streamed.
+  "Cancel the reply being streamed, or stop editing the last message.
 llmster keeps what arrived, marked incomplete."
   (interactive)
-  (if llmster--stream
-      (llmster--cancel-request (llmster--reply-id llmster--stream))
-    (message "llmster: nothing is streaming")))
+  (cond (llmster--stream (llmster--cancel-request (llmster--reply-id llmster--stream)))
+        (llmster--edit-next (llmster--leave-edit))
+        (t (message "llmster: nothing is streaming"))))
 
 ;;;; Mode line: model and context use
 
@@ -888,17 +917,31 @@ The original and its answer stay in the library as an alternative."
   (llmster--require-chat)
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
   (unless (and llmster--conversation-id llmster--last-reply) (user-error "No message to edit yet"))
-  (let ((text (llmster--reply-text llmster--last-reply)))
+  (let ((text (llmster--reply-text llmster--last-reply))
+        (typed (buffer-substring-no-properties llmster--input-start (point-max))))
     (unless text
       (setq text (string-trim (buffer-substring-no-properties (llmster--reply-text-start llmster--last-reply)
                                                               (llmster--reply-start llmster--last-reply)))))
+    (unless (or llmster--edit-next (string-empty-p (string-trim typed))
+                (y-or-n-p "Replace the unsent text with the last message? "))
+      (user-error "The unsent text stays; send it or clear it first"))
     (delete-region llmster--input-start (point-max))
     (goto-char llmster--input-start)
     (insert text)
-    (setq llmster--edit-next t)
+    (setq llmster--edit-next (or llmster--edit-next typed))
     (llmster--show-context)
-    (message "llmster: edit the message, then %s sends it in place of the last one"
-             (substitute-command-keys "\\[llmster-send]"))))
+    (message "llmster: edit the message, then %s sends it in place of the last one (%s leaves)"
+             (substitute-command-keys "\\[llmster-send]") (substitute-command-keys "\\[llmster-cancel]"))))
+
+(defun llmster--leave-edit ()
+  "Stop editing the last message: the input it displaced comes back."
+  (let ((typed llmster--edit-next))
+    (setq llmster--edit-next nil)
+    (delete-region llmster--input-start (point-max))
+    (goto-char llmster--input-start)
+    (insert typed)
+    (llmster--show-context)
+    (message "llmster: the next send is a new message again")))
 
 (defun llmster--send-edit (text)
   "Replace the last exchange with TEXT and its new answer."
@@ -1054,17 +1097,20 @@ The REPL's /preset does the same."
   "The attached buffers and files, as fenced blocks to put before the message."
   (mapconcat (lambda (entry)
                (let ((source (cdr entry)))
-                 (if (bufferp source)
+                 (cond
+                  ((consp source) (concat (llmster--fenced (car entry) (car source) (cdr source)) "\n"))
+                  ((bufferp source)
                      (if (buffer-live-p source)
                          (concat (llmster--fenced (car entry) (llmster--language source)
                                                   (with-current-buffer source
                                                     (buffer-substring-no-properties (point-min) (point-max))))
                                  "\n")
-                       "")
+                       ""))
+                  (t
                    (with-temp-buffer
                      (insert-file-contents source)
                      (let ((buffer-file-name source)) (set-auto-mode t))
-                     (concat (llmster--fenced (car entry) (llmster--language (current-buffer)) (buffer-string)) "\n")))))
+                     (concat (llmster--fenced (car entry) (llmster--language (current-buffer)) (buffer-string)) "\n"))))))
              llmster--context ""))
 
 (defun llmster--show-context ()
@@ -1073,7 +1119,8 @@ That is: the attached buffers and files go with it, or it replaces the
 last message.  Without either, there is no header line."
   (setq header-line-format
         (let ((parts (delq nil (list (when llmster--edit-next
-                                       (substitute-command-keys "Editing the last message (\\[llmster-send] replaces it)"))
+                                       (substitute-command-keys
+                                        "Editing the last message (\\[llmster-send] replaces it, \\[llmster-cancel] leaves)"))
                                      (when llmster--context
                                        (format "Context: %s" (mapconcat #'car llmster--context ", ")))))))
           (when parts (concat " " (string-join parts "; ")))))
@@ -1090,20 +1137,43 @@ Nil means a new chat."
 
 ;;;###autoload
 (defun llmster-add-context (source &optional chat)
-  "Send SOURCE (a buffer, or a file name) with CHAT's next message.
-Interactively a buffer is asked for; with a prefix argument, a file."
+  "Send SOURCE (a buffer, a file name or a region) with CHAT's next message.
+Interactively: the active region; else a buffer is asked for (by default
+this one, or from a chat the buffer last visited); with a prefix argument,
+a file.  A region is (START . END) of the current buffer."
   (interactive
-   (list (if current-prefix-arg
-             (expand-file-name (read-file-name "File to add: " nil nil t))
-           (get-buffer (read-buffer "Buffer to add: " (other-buffer (current-buffer) t) t)))
+   (list (cond (current-prefix-arg (expand-file-name (read-file-name "File to add: " nil nil t)))
+               ((use-region-p) (cons (region-beginning) (region-end)))
+               (t (get-buffer (read-buffer "Buffer to add: " (buffer-name (llmster--context-default)) t))))
          (llmster--choose-chat "Add to chat: ")))
+  (when (consp source)
+    (setq source (llmster--region-source (car source) (cdr source))))
   (let ((target (or chat (save-window-excursion (llmster))))
-        (name (if (bufferp source) (llmster--source-name source) (file-name-nondirectory source))))
+        (name (cond ((bufferp source) (llmster--source-name source))
+                    ((consp source) (car source))
+                    (t (file-name-nondirectory source)))))
+    (when (consp source) (setq source (cdr source)))
     (with-current-buffer target
       (setq llmster--context (append llmster--context (list (cons name source))))
       (llmster--show-context))
     (message "llmster: %s goes with the next message in %s" name (buffer-name target))
     target))
+
+(defun llmster--context-default ()
+  "Return the buffer `llmster-add-context' proposes.
+That is this buffer, or from a chat the last buffer that is no chat."
+  (if (llmster--chat-buffer-p)
+      (or (cl-find-if-not (lambda (b) (or (llmster--chat-buffer-p b) (string-prefix-p " " (buffer-name b))
+                                          (minibufferp b)))
+                          (buffer-list))
+          (current-buffer))
+    (current-buffer)))
+
+(defun llmster--region-source (start end)
+  "(NAME . (LANGUAGE . TEXT)): the region START to END of this buffer as context."
+  (cons (format "%s (lines %d-%d)" (llmster--source-name (current-buffer))
+                (line-number-at-pos start) (line-number-at-pos (if (> end start) (1- end) end)))
+        (cons (llmster--language (current-buffer)) (buffer-substring-no-properties start end))))
 
 (defun llmster-clear-context ()
   "Send no attached buffer or file with the next message."
@@ -1182,9 +1252,10 @@ It is shown as a diff to accept or reject."
           (new (generate-new-buffer " *llmster-new*"))
           (diff (get-buffer-create "*llmster rewrite*")))
       (with-current-buffer old (insert-buffer-substring source start end))
-      ;; A region without a line end is replaced by an answer without one.
-      (unless (with-current-buffer old (eq (char-before (point-max)) ?\n))
-        (setq new-text (string-remove-suffix "\n" new-text)))
+      ;; The answer ends as the region does: with a line end or without one.
+      (setq new-text (if (with-current-buffer old (eq (char-before (point-max)) ?\n))
+                         (if (string-suffix-p "\n" new-text) new-text (concat new-text "\n"))
+                       (string-remove-suffix "\n" new-text)))
       (with-current-buffer new (insert new-text))
       (unwind-protect
           (diff-no-select old new nil t diff)

@@ -726,6 +726,106 @@
     (should (> (length commands) 10))
     (dolist (command commands) (should (commandp command)))))
 
+;;;; What users do: point after regenerate, rewrite line ends, drafts on exit, edit-last, errors, context
+
+(ert-deftest llmster-test-point-stays-in-the-input-after-regenerate ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (goto-char (point-max))
+        (llmster-regenerate)
+        (llmster-test--wait-reply buffer)
+        (should (>= (point) llmster--input-start))
+        ;; Typing goes to the input, and sends.
+        (insert "echo:two")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:one\n\n### Assistant\none\n\n### You\necho:two\n\n### Assistant\ntwo\n\n### You\n"))))))
+
+(ert-deftest llmster-test-a-rewrite-without-a-final-newline-keeps-the-lines-apart ()
+  (llmster-test--with-llmster
+    (llmster--ensure-process)
+    (let ((source (generate-new-buffer "code.txt")))
+      (with-current-buffer source
+        (insert "a = 1\nb = 2\n")
+        (llmster-rewrite 1 7 "echo:a = 10"))
+      (llmster-test--wait (lambda () (let ((diff (get-buffer "*llmster rewrite*")))
+                                       (and diff (buffer-local-value 'llmster--rewrite diff)))))
+      (with-current-buffer "*llmster rewrite*" (llmster-rewrite-accept))
+      (should (equal (with-current-buffer source (buffer-string)) "a = 10\nb = 2\n")))))
+
+(ert-deftest llmster-test-drafts-are-kept-when-emacs-exits ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) id)
+      (llmster-test--send buffer "echo:hello")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (setq id llmster--conversation-id)
+        (goto-char (point-max))
+        (insert "typed before C-x C-c"))
+      ;; What `kill-emacs' runs (and no `kill-buffer-hook').
+      (run-hooks 'kill-emacs-hook)
+      (should (equal (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id)) "typed before C-x C-c")))))
+
+(ert-deftest llmster-test-a-failed-reply-shows-its-error-once ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:fine")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--send buffer "[[sim:error=internal_error]] echo:broken")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (should (= 1 (how-many "\\[error" (point-min) (point-max))))))))
+
+(ert-deftest llmster-test-edit-last-asks-before-replacing-typed-text-and-can-be-left ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (asked nil))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (goto-char (point-max))
+        (insert "half typed")
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) nil)))
+          (should-error (llmster-edit-last) :type 'user-error))
+        (should asked)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "half typed"))
+        (should-not header-line-format)
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) t)))
+          (llmster-edit-last))
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:one"))
+        (should (string-match-p "C-c C-k leaves" header-line-format))
+        ;; C-c C-k leaves the edit: the typed text is back, and the next send is a new message.
+        (llmster-cancel)
+        (should-not header-line-format)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "half typed"))
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (= 4 (length (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))))))
+
+(ert-deftest llmster-test-context-defaults-to-the-buffer-and-takes-regions ()
+  (llmster-test--with-llmster
+    (let ((notes (generate-new-buffer "plan.txt"))
+          (chat (llmster)))
+      (with-current-buffer notes (insert "line one\nline two\nline three\n"))
+      ;; From a chat, the buffer offered is the last one visited, not the chat.
+      (switch-to-buffer notes)
+      (switch-to-buffer chat)
+      (with-current-buffer chat (should (eq (llmster--context-default) notes)))
+      (with-current-buffer notes
+        (should (eq (llmster--context-default) notes))
+        (llmster-add-context (cons (progn (goto-char (point-min)) (line-beginning-position 2)) (line-beginning-position 3)) chat))
+      (with-current-buffer chat
+        (should (string-match-p "plan.txt (lines 2-2)" header-line-format))
+        (llmster-test--send chat "echo:about it")
+        (llmster-test--wait-reply chat)
+        (let ((sent (alist-get 'text (car (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (should (string-match-p "\n```[a-z-]*\nline two\n```" sent))
+          (should-not (string-match-p "line one" sent)))
+        ;; The transcript shows what was sent, as it will when reopened.
+        (should (string-match-p "### You\nFile: plan.txt (lines 2-2)\n```[a-z-]*\nline two\n```\n\necho:about it" (buffer-string)))))))
+
 ;;;; Packaging
 
 (ert-deftest llmster-test-package-is-checkdoc-clean ()
