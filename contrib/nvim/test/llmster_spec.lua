@@ -181,6 +181,31 @@ local ok, err = pcall(function()
     assert(vim.v.shell_error == 0, 'the simulator reset')
   end
 
+  test('undo while a reply streams cancels it and leaves the chat usable', function()
+    local buffer = new_chat()
+    type_input(buffer, '[[sim:stall=1]] echo:one two three four five six seven eight')
+    local typed = text(buffer)
+    -- Headless Neovim keeps a script's changes in one undo block: end the typing's block, as a key press would.
+    vim.cmd('let &undolevels = &undolevels')
+    vim.v.errmsg = ''
+    local seen = notifications(function()
+      vim.cmd('LlmsterSend')
+      wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
+      vim.cmd('silent undo')
+      wait(function() return not llmster.streaming(buffer) end, 'the reply to stop')
+    end)
+    assert(text(buffer) == typed, 'undo took the send back: ' .. text(buffer))
+    local errors = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, seen)
+    assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
+    assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
+    -- Undo changes the view only: the library keeps the exchange.
+    local messages = saved(buffer).messages
+    assert(messages[#messages].role == 'assistant' and messages[#messages].text:sub(1, 3) == 'one', vim.inspect(messages))
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
+    assert(text(buffer):match('### Assistant\none two three four five six seven eight\n\n### You\n$'), text(buffer))
+  end)
+
   test('reasoning is folded with a one-line summary, toggleable, whole', function()
     -- The engine's reasoning time, as chat/event reasoning.end carries it.
     local client, engine_seconds = require('llmster.client'), nil

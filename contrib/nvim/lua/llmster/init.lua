@@ -202,9 +202,46 @@ end
 
 -- Streaming ----------------------------------------------------------------------------------
 
+local function set_indicator(buffer, reply, text)
+  if not vim.api.nvim_buf_is_valid(buffer) then return end
+  local row = position(buffer, reply.header)
+  if not row then return end
+  if text then
+    reply.indicator = vim.api.nvim_buf_set_extmark(buffer, indicator_namespace, row, 0,
+      { id = reply.indicator, virt_text = { { '  ' .. text, 'Comment' } }, virt_text_pos = 'eol' })
+    reply.indicator_text = text
+  elseif reply.indicator then
+    vim.api.nvim_buf_del_extmark(buffer, indicator_namespace, reply.indicator)
+    reply.indicator, reply.indicator_text = nil, nil
+  end
+end
+
+-- Whether the reply's "### Assistant" line is still where it was: undo, or deleting it, takes the exchange away.
+local function intact(buffer, reply)
+  local header, finish = position(buffer, reply.header), position(buffer, reply.finish)
+  local count = vim.api.nvim_buf_line_count(buffer)
+  return header ~= nil and finish ~= nil and header < count and finish < count
+    and vim.api.nvim_buf_get_lines(buffer, header, header + 1, false)[1] == '### Assistant'
+end
+
+-- Stops showing a reply whose exchange the user took away: it is cancelled, and the library keeps what arrived.
+local function detach(buffer, reply)
+  reply.detached = true
+  client.cancel_request(reply.id)
+  if reply.chat.reply == reply then reply.chat.reply = nil end
+  set_indicator(buffer, reply, nil)
+  client.notify('undo took the streaming reply away, so it is cancelled (the library keeps it: reopen the chat to see it)',
+    vim.log.levels.WARN)
+end
+
 -- Runs `change` in `buffer` as part of the reply's undo step, unless the user changed the buffer since.
--- Windows whose cursor sat at the reply's end follow it.
+-- Windows whose cursor sat at the reply's end follow it. A reply whose exchange the user took away is detached
+-- instead; one that an undo cut short is drawn again from the library when it ends.
 local function write(buffer, reply, change)
+  if reply.detached then return end
+  if not intact(buffer, reply) then return detach(buffer, reply) end
+  local undone = vim.api.nvim_buf_call(buffer, function() return reply.change ~= nil and vim.fn.changenr() < reply.change end)
+  if undone then reply.redraw = true end
   local row, col = position(buffer, reply.finish)
   local followers = {}
   for _, window in ipairs(vim.fn.win_findbuf(buffer)) do
@@ -214,6 +251,7 @@ local function write(buffer, reply, change)
   vim.api.nvim_buf_call(buffer, function()
     if reply.tick == vim.api.nvim_buf_get_changedtick(buffer) then pcall(vim.cmd, 'undojoin') end
     change()
+    reply.change = vim.fn.changenr()
   end)
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
   local new_row, new_col = position(buffer, reply.finish)
@@ -350,20 +388,6 @@ local function on_tool_call(buffer, reply, event)
   end
 end
 
-local function set_indicator(buffer, reply, text)
-  if not vim.api.nvim_buf_is_valid(buffer) then return end
-  local row = position(buffer, reply.header)
-  if not row then return end
-  if text then
-    reply.indicator = vim.api.nvim_buf_set_extmark(buffer, indicator_namespace, row, 0,
-      { id = reply.indicator, virt_text = { { '  ' .. text, 'Comment' } }, virt_text_pos = 'eol' })
-    reply.indicator_text = text
-  elseif reply.indicator then
-    vim.api.nvim_buf_del_extmark(buffer, indicator_namespace, reply.indicator)
-    reply.indicator, reply.indicator_text = nil, nil
-  end
-end
-
 -- The progress shown beside the streaming reply's header ("loading model 40%", "streaming…"), or nil.
 function M.indicator(buffer)
   local chat = chats[buffer or vim.api.nvim_get_current_buf()]
@@ -374,10 +398,9 @@ local function percent(value)
   return string.format('%d%%', math.floor((tonumber(value) or 0) * 100 + 0.5))
 end
 
-local function on_event(buffer, event)
+local function on_event(buffer, reply, event)
   local chat = chats[buffer]
-  local reply = chat and chat.reply
-  if not (reply and vim.api.nvim_buf_is_valid(buffer)) then return end
+  if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   if not isnil(event.conversationId) then chat.conversation = chat.conversation or event.conversationId end
   local kind = event.type
   if kind == 'model_load.progress' then
@@ -467,10 +490,12 @@ local function offer_fresh_context(buffer)
   end)
 end
 
-local function on_reply(buffer, result, failure)
+-- Shows the chat's conversation again from the library (defined with the alternatives).
+local redraw
+
+local function on_reply(buffer, reply, result, failure)
   local chat = chats[buffer]
-  local reply = chat and chat.reply
-  if not (reply and vim.api.nvim_buf_is_valid(buffer)) then return end
+  if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   if result then
     if not M.model_cache then
       client.request('models/list', { refresh = false }, function(models) M.model_cache = models and models.models end)
@@ -502,7 +527,12 @@ local function on_reply(buffer, result, failure)
         insert(buffer, reply, note)
       end)
     end
+    if reply.detached then return end
     finish_reply(buffer, chat)
+    if reply.redraw and chat.conversation then
+      redraw(buffer, chat)
+      client.notify('undo changed the reply as it streamed: the chat is shown again from the library', vim.log.levels.INFO)
+    end
     if kind == 'continuation_lost' then offer_fresh_context(buffer) end
   end
   if result then chat.fresh_next = nil end
@@ -767,8 +797,8 @@ function M.send_chat(buffer, options)
   chat.reply = reply
   set_indicator(buffer, reply, 'waiting…')
   local sent, id = pcall(client.request, 'chat/send', params,
-    function(result, failure) on_reply(buffer, result, failure) end,
-    function(event) on_event(buffer, event) end)
+    function(result, failure) on_reply(buffer, reply, result, failure) end,
+    function(event) on_event(buffer, reply, event) end)
   if not sent then
     finish_reply(buffer, chat)
     put_prompt_back(buffer, reply)
@@ -954,7 +984,7 @@ end
 -- Alternatives: the other answers to a message, and its other versions ------------------------
 
 -- Shows the chat's conversation again from the library, keeping the unsent input; undo starts afresh.
-local function redraw(buffer, chat)
+redraw = function(buffer, chat)
   local answer = client.request_sync('conversations/get', { id = chat.conversation })
   local _, row = input_text(buffer)
   local input = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
