@@ -1055,6 +1055,18 @@ A new system prompt needs one after the conversation's first reply."
     (completing-read prompt summaries nil t)))
 
 ;;;###autoload
+(defun llmster-reload-config ()
+  "Make llmster read its configuration file again.
+Presets, the default model and the load policy take effect; llmster also
+reads the file again on its own when it changed and no reply streams.
+Return the presets."
+  (interactive)
+  (llmster--ensure-process)
+  (let ((presets (alist-get 'presets (llmster--request-sync "config/reload"))))
+    (message "llmster: configuration read again (%d preset%s)" (length presets) (if (= (length presets) 1) "" "s"))
+    presets))
+
+;;;###autoload
 (defun llmster-new-chat-with-preset (preset)
   "Open a new chat with PRESET's system prompt, model and settings."
   (interactive (list (llmster--read-preset "New chat with preset: ")))
@@ -1324,23 +1336,25 @@ Shows whether it is loaded, its size and its capabilities."
                         `(metadata (annotation-function . ,(lambda (key) (llmster--model-annotation (cdr (assoc key table))))))
                       (complete-with-action action table string predicate)))
                   nil t)))
+    (llmster--select-model choice llmster--model)
     (setq llmster--model choice)
-    (if llmster--conversation-id
-        (llmster--select-model choice)
-      (message "llmster: next messages use %s" choice))
     choice))
 
-(defun llmster--select-model (key)
+(defun llmster--select-model (key previous)
   "Make KEY this chat's model now, loading it under llmster's load policy.
-The previous chat model is unloaded, as the REPL's /model does; the mode line
-shows each step."
+The previous chat model (PREVIOUS, chosen before the first message, or the
+conversation's) is unloaded, as the REPL's /model does; the mode line shows
+each step."
   (let ((buffer (current-buffer)))
     (cl-flet ((show (text) (when (buffer-live-p buffer)
                              (with-current-buffer buffer
                                (setq llmster--usage (format " [%s]" text))
                                (force-mode-line-update)))))
       (show (format "%s: selecting…" key))
-      (llmster--request "models/select" `((conversationId . ,llmster--conversation-id) (model . ,key))
+      (llmster--request (if llmster--conversation-id "models/select" "models/selectPending")
+                        (if llmster--conversation-id
+                            `((conversationId . ,llmster--conversation-id) (model . ,key))
+                          `((model . ,key) ,@(when previous `((previous . ,previous)))))
                         (lambda (result error)
                           (if error
                               (progn (show (format "%s: %s" key (alist-get 'message error)))
@@ -1516,7 +1530,8 @@ Missing folders are created; an empty path is the top level."
     ("m" "Model" llmster-select-model)
     ("p" "System prompt" llmster-set-system-prompt)
     ("P" "Apply a preset" llmster-apply-preset)
-    ("e" "Reasoning effort" llmster-set-reasoning)]
+    ("e" "Reasoning effort" llmster-set-reasoning)
+    ("g" "Read the configuration again" llmster-reload-config)]
    ["Context and regions"
     ("b" "Add a buffer (C-u: a file)" llmster-add-context)
     ("x" "Clear the context" llmster-clear-context)

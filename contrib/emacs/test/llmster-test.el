@@ -458,6 +458,21 @@
         (should (equal (alist-get 'modelKey (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
                        "acme/thinker-8b"))))))
 
+(ert-deftest llmster-test-a-model-chosen-before-the-first-message-follows-the-load-policy ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (cl-letf (((symbol-function 'completing-read) (lambda (&rest _) "acme/thinker-8b")))
+          (llmster-select-model))
+        (llmster-test--wait (lambda () (equal llmster--usage " [acme/thinker-8b]")))
+        (let ((models (llmster-models)))
+          (should (eq (alist-get 'loaded (cl-find "acme/thinker-8b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t))
+          ;; As the REPL's /model: the model the chat would have used is unloaded.
+          (should-not (eq (alist-get 'loaded (cl-find "acme/tiny-1b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t))))
+      (llmster-test--send buffer "echo:on thinker")
+      (llmster-test--wait-reply buffer)
+      (should (equal (alist-get 'modelKey (llmster-test--conversation buffer)) "acme/thinker-8b")))))
+
 ;;;; Presets
 
 (defun llmster-test--write-config (&rest lines)
@@ -508,6 +523,17 @@
       (llmster-test--wait-reply buffer)
       (should (equal (alist-get 'systemPrompt (llmster-test--conversation buffer)) "Be terse."))
       (should (= 2 (length (alist-get 'conversations (llmster-test--call "conversations/list"))))))))
+
+(ert-deftest llmster-test-presets-added-while-llmster-runs-are-seen ()
+  (llmster-test--with-llmster
+    (llmster--ensure-process)
+    (should-not (alist-get 'presets (llmster-test--call "presets/list")))
+    (llmster-test--write-config "preset.pirate.system = Talk like a pirate.")
+    ;; The file changed: llmster reads it again before answering.
+    (should (equal (mapcar (lambda (p) (alist-get 'name p)) (alist-get 'presets (llmster-test--call "presets/list")))
+                   '("pirate")))
+    (llmster-test--write-config "preset.pirate.system = Talk like a pirate." "preset.poet.system = Rhyme.")
+    (should (equal (mapcar (lambda (p) (alist-get 'name p)) (llmster-reload-config)) '("pirate" "poet")))))
 
 ;;;; Library: titles, search, nested folders
 

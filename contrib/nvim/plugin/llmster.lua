@@ -66,4 +66,5 @@ command('LlmsterMove', function(opts) library().move(argument(opts)) end,
   { nargs = '?', desc = 'Move the conversation to a folder (Work/Research; / is the top level)' })
 command('LlmsterPin', function() library().toggle_pin() end, { desc = 'Pin or unpin the conversation' })
 command('LlmsterDelete', function(opts) library().delete(opts.bang) end, { bang = true, desc = 'Delete the conversation' })
+command('LlmsterReload', function() llmster().reload_config() end, { desc = 'Make llmster read its config file again' })
 command('LlmsterActions', function() llmster().actions() end, { desc = 'Pick an llmster action' })

@@ -669,12 +669,12 @@ local ok, err = pcall(function()
   end
 
   test('presets start a new chat and apply to the current one', function()
+    -- llmster rpc runs before the presets are written: it reads the changed file again.
+    llmster.start()
     local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
     vim.fn.mkdir(dir, 'p')
     vim.fn.writefile({ 'preset.french.system = Answer in French.', 'preset.french.temperature = 0.3',
       'preset.terse.system = Be terse.', 'preset.terse.model = acme/thinker-8b' }, dir .. '/config')
-    -- llmster reads its config as it starts.
-    llmster.stop()
     local original, shown = vim.ui.select, nil
     vim.ui.select = function(items, options, choose)
       shown = vim.tbl_map(options.format_item, items)
@@ -695,6 +695,9 @@ local ok, err = pcall(function()
     assert(llmster.chat(buffer).model == 'acme/thinker-8b', 'the preset\'s model is the chat\'s from the next message on')
     assert(llmster.chat(buffer).fresh_next, 'a new prompt after the first reply asks for a fresh server context')
     assert(not pcall(llmster.apply_preset, 'nosuch', buffer), 'an unknown preset is refused')
+    vim.fn.writefile({ 'preset.french.system = Answer in French.', 'preset.french.temperature = 0.3',
+      'preset.terse.system = Be terse.', 'preset.terse.model = acme/thinker-8b', 'preset.zz.system = Last.' }, dir .. '/config')
+    assert(vim.deep_equal(llmster.reload_config(), { 'french', 'terse', 'zz' }), ':LlmsterReload reads the config again')
     llmster.setup({ default_preset = 'terse' })
     local other = llmster.open()
     llmster.config.default_preset = nil
@@ -746,6 +749,24 @@ local ok, err = pcall(function()
     llmster.request_sync('conversations/rename', { id = llmster.chat(buffer).conversation, title = 'Renamed elsewhere' })
     send_and_wait(buffer, 'echo:again')
     wait(function() return vim.api.nvim_buf_get_name(buffer):find('Renamed elsewhere', 1, true) ~= nil end, 'the new title')
+  end)
+
+  test('a model chosen before the first message follows the load policy', function()
+    local buffer = llmster.open()
+    local seen = notifications(function()
+      select_with(function(items)
+        for _, item in ipairs(items) do if item.key == 'acme/thinker-8b' then return item, 1 end end
+      end, function() vim.cmd('LlmsterModels') end)
+      wait(function()
+        local loaded = {}
+        for _, model in ipairs(llmster.models()) do loaded[model.key] = model.loaded == true end
+        return loaded['acme/thinker-8b'] and not loaded['acme/tiny-1b']
+      end, 'thinker loaded in place of tiny, as the REPL\'s /model does')
+    end)
+    assert(#seen > 0, 'the choice is reported')
+    send_and_wait(buffer, 'echo:on thinker')
+    assert(conversation_of(buffer).modelKey == 'acme/thinker-8b', vim.inspect(conversation_of(buffer)))
+    reset_simulator()
   end)
 
   -- In order: the chat list expects the conversations the send tests made.

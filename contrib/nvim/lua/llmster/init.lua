@@ -1046,6 +1046,14 @@ end
 
 -- Presets: the REPL's named system prompts, models and settings ------------------------------
 
+-- Makes llmster read its config file again (it also does when the file changed and nothing streams); returns the
+-- names of the presets.
+function M.reload_config()
+  local names = vim.tbl_map(function(preset) return preset.name end, client.request_sync('config/reload', {}).presets)
+  client.notify(string.format('configuration read again (%d presets)', #names), vim.log.levels.INFO)
+  return names
+end
+
 -- The names of the configured presets.
 function M.preset_names()
   return vim.tbl_map(function(preset) return preset.name end, client.request_sync('presets/list', {}).presets)
@@ -1111,7 +1119,7 @@ function M.models()
   return models
 end
 
--- :LlmsterModels: choose the model of the current chat (loaded under llmster's policy once it has a conversation).
+-- :LlmsterModels: choose the model of the current chat, loaded under llmster's load policy.
 function M.pick_model()
   local buffer = vim.api.nvim_get_current_buf()
   local chat = chats[buffer]
@@ -1119,17 +1127,20 @@ function M.pick_model()
   local models = vim.tbl_filter(function(m) return m.type == 'llm' end, M.models())
   vim.ui.select(models, { prompt = 'Model', format_item = M.format_model }, function(choice)
     if not (choice and chats[buffer]) then return end
+    local previous = chat.model
     chat.model = choice.key
-    if chat.conversation then
-      client.request('models/select', { conversationId = chat.conversation, model = choice.key }, function(_, failure)
-        if failure then client.notify(failure.message) end
-      end, function(step)
-        if step.type == 'loading' then client.notify('loading ' .. tostring(step.model) .. '…', vim.log.levels.INFO) end
-        if step.type == 'loaded' then
-          client.notify(string.format('%s loaded in %.1f s', tostring(step.instanceId), tonumber(step.loadTimeSeconds) or 0), vim.log.levels.INFO)
-        end
-      end)
-    end
+    -- Under the load policy either way: a chat with no conversation yet gives its earlier choice.
+    local method, params = 'models/select', { conversationId = chat.conversation, model = choice.key }
+    if not chat.conversation then method, params = 'models/selectPending', { model = choice.key, previous = previous } end
+    client.request(method, params, function(result, failure)
+      if failure then return client.notify(failure.message) end
+      if isnil(result.loaded) then client.notify(choice.key .. ' is the chat\'s model', vim.log.levels.INFO) end
+    end, function(step)
+      if step.type == 'loading' then client.notify('loading ' .. tostring(step.model) .. '…', vim.log.levels.INFO) end
+      if step.type == 'loaded' then
+        client.notify(string.format('%s loaded in %.1f s', tostring(step.instanceId), tonumber(step.loadTimeSeconds) or 0), vim.log.levels.INFO)
+      end
+    end)
   end)
 end
 
@@ -1194,6 +1205,7 @@ M.palette = {
     require_chat(buffer)
     M.pick_preset('Apply preset', function(name) M.apply_preset(name, buffer) end)
   end },
+  { 'Read the configuration again', function() M.reload_config() end },
   { 'Set the reasoning effort', function()
     vim.ui.select({ 'off', 'low', 'medium', 'high', 'on', 'default' }, { prompt = 'Reasoning' }, function(choice)
       if choice then client.guard(M.set_reasoning, choice) end
