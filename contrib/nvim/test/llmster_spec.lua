@@ -769,6 +769,25 @@ local ok, err = pcall(function()
     reset_simulator()
   end)
 
+  test('edit-last asks before replacing typed text, shows it is editing, and cancel leaves', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:one')
+    type_input(buffer, 'half typed')
+    local before, asked = text(buffer), nil
+    select_with(function(_, options) asked = options.prompt return nil, nil end, function() vim.cmd('LlmsterEditLast') end)
+    assert(asked and text(buffer) == before and not llmster.editing(buffer), 'declined: the typed text stays')
+    select_with(function(items) return items[1], 1 end, function() vim.cmd('LlmsterEditLast') end)
+    assert(text(buffer):match('### You\necho:one$'), text(buffer))
+    local marks = vim.api.nvim_buf_get_extmarks(buffer, vim.api.nvim_create_namespace('llmster_edit'), 0, -1, { details = true })
+    assert(#marks == 1 and marks[1][4].virt_text[1][1]:find('editing the last message', 1, true), vim.inspect(marks))
+    vim.cmd('LlmsterCancel')
+    assert(text(buffer) == before and not llmster.editing(buffer), 'left: ' .. text(buffer))
+    assert(#vim.api.nvim_buf_get_extmarks(buffer, vim.api.nvim_create_namespace('llmster_edit'), 0, -1, {}) == 0)
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    assert(#saved(buffer).messages == 4, 'a new message, not an edit')
+  end)
+
   -- In order: the chat list expects the conversations the send tests made.
   local only = os.getenv('LLMSTER_TEST')
   for _, name in ipairs(order) do

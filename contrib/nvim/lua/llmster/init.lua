@@ -45,6 +45,7 @@ M.request, M.request_sync, M.cancel_request = client.request, client.request_syn
 local namespace = vim.api.nvim_create_namespace('llmster')
 local indicator_namespace = vim.api.nvim_create_namespace('llmster_indicator')
 local context_namespace = vim.api.nvim_create_namespace('llmster_context')
+local edit_namespace = vim.api.nvim_create_namespace('llmster_edit')
 
 -- buffer → { conversation, title, model, reply, folds, fold_version, context, fresh_next, edit_next, … }
 local chats = {}
@@ -713,6 +714,15 @@ local function require_chat(buffer)
   return chat
 end
 
+-- Shows beside the input header that the next send replaces the last message (or, without `text`, nothing).
+local function show_edit(buffer, text)
+  vim.api.nvim_buf_clear_namespace(buffer, edit_namespace, 0, -1)
+  local row = text and last_header(buffer, '### You')
+  if row then
+    vim.api.nvim_buf_set_extmark(buffer, edit_namespace, row, 0, { virt_text = { { '  ' .. text, 'WarningMsg' } }, virt_text_pos = 'eol' })
+  end
+end
+
 -- Expands `#buffer` (the alternate buffer) and `/file PATH` lines of the input, and the attached context.
 local function expand_input(chat, text)
   local blocks = {}
@@ -786,6 +796,7 @@ function M.send_chat(buffer, options)
     new_input_area(buffer)
   end
   chat.edit_next = nil
+  show_edit(buffer, nil)
   local reply = {
     chat = chat, segments = {}, tools = {}, created = created,
     header = mark_at(buffer, header, 0, false),
@@ -818,20 +829,45 @@ function M.fresh(buffer)
   return M.send_chat(buffer, { retry = true, fresh = true })
 end
 
+-- Whether the next send of the chat replaces its last message.
+function M.editing(buffer)
+  local chat = chats[buffer or vim.api.nvim_get_current_buf()]
+  return chat ~= nil and chat.edit_next ~= nil
+end
+
 -- Puts the last message in the input area; the next send replaces it (the old turn becomes an alternative).
+-- Unsent text in the input is replaced only when the user agrees; :LlmsterCancel brings it back.
 function M.edit_last(buffer)
   buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
   local chat = require_chat(buffer)
-  local _, input_row = input_text(buffer)
+  local typed, input_row = input_text(buffer)
   local previous = last_header(buffer, '### You', input_row)
   local answer = previous and last_header(buffer, '### Assistant', input_row)
   if not previous or not answer or answer < previous then error('there is no sent message to edit', 0) end
   local lines = vim.api.nvim_buf_get_lines(buffer, previous + 1, answer, false)
   while #lines > 0 and lines[#lines] == '' do table.remove(lines) end
   while #lines > 0 and lines[1] == '' do table.remove(lines, 1) end
-  vim.api.nvim_buf_set_lines(buffer, input_row + 1, -1, false, lines)
-  chat.edit_next = true
-  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
+  local function edit()
+    local _, row = input_text(buffer)
+    local displaced = chat.edit_next or vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
+    vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, lines)
+    chat.edit_next = displaced
+    show_edit(buffer, 'editing the last message: sending replaces it, :LlmsterCancel leaves')
+    vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
+  end
+  if chat.edit_next or typed == '' then return edit() end
+  vim.ui.select({ 'Replace it with the last message', 'Keep it' }, { prompt = 'The input holds unsent text' }, function(_, index)
+    if index == 1 and chats[buffer] == chat and not chat.reply then client.guard(edit) end
+  end)
+end
+
+-- Stops editing the last message: the input it displaced comes back.
+local function leave_edit(buffer, chat)
+  local _, row = input_text(buffer)
+  vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, chat.edit_next)
+  chat.edit_next = nil
+  show_edit(buffer, nil)
+  client.notify('the next send is a new message again', vim.log.levels.INFO)
 end
 
 -- The chat that text from other buffers goes to: the last chat entered, else any idle chat, else a new one.
@@ -860,9 +896,17 @@ function M.send(first, last, has_range)
   return M.send_text(table.concat(lines, '\n'))
 end
 
+-- Cancels the streaming reply; while editing the last message, stops editing it instead.
 function M.cancel(buffer)
-  local chat = chats[buffer or vim.api.nvim_get_current_buf()]
-  if chat and chat.reply then client.cancel_request(chat.reply.id) else client.notify('nothing is streaming', vim.log.levels.INFO) end
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = chats[buffer]
+  if chat and chat.reply then
+    client.cancel_request(chat.reply.id)
+  elseif chat and chat.edit_next then
+    leave_edit(buffer, chat)
+  else
+    client.notify('nothing is streaming', vim.log.levels.INFO)
+  end
 end
 
 -- Context and code -----------------------------------------------------------------------------
