@@ -772,6 +772,9 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
           (let ((end (llmster--reply-end reply))
                 (status (alist-get 'status result)))
             (cond ((llmster--reply-errored reply))
+                  ((equal (llmster--error-kind error) "not_found")
+                   (llmster--insert-at reply end (format "\n[error: %s]" (substitute-command-keys "this conversation \
+is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
                   (error
                    (llmster--insert-at reply end (format "\n[error: %s]" (alist-get 'message error))))
                   ((not (equal status "complete"))
@@ -1459,11 +1462,21 @@ Missing folders are created; an empty path is the top level."
     (revert-buffer)))
 
 (defun llmster-chats-delete ()
-  "Delete the conversation on this line, after confirmation."
+  "Delete the conversation on this line, after confirmation.
+A chat buffer showing it is killed with it."
   (interactive)
-  (when (yes-or-no-p (format "Delete \"%s\"? " (aref (tabulated-list-get-entry) 2)))
-    (llmster--request-sync "conversations/delete" `((id . ,(llmster--chats-id))))
-    (revert-buffer)))
+  (let* ((id (llmster--chats-id))
+         (open (cl-remove-if-not (lambda (b) (and (llmster--chat-buffer-p b)
+                                                  (equal (buffer-local-value 'llmster--conversation-id b) id)))
+                                 (buffer-list))))
+    (when (yes-or-no-p (format "Delete \"%s\"%s? " (aref (tabulated-list-get-entry) 2)
+                               (if open " (its open chat closes)" "")))
+      (llmster--request-sync "conversations/delete" `((id . ,id)))
+      (dolist (buffer open)
+        ;; Nothing left to keep a draft in, nor a reply to save.
+        (with-current-buffer buffer (setq llmster--conversation-id nil llmster--stream nil))
+        (kill-buffer buffer))
+      (revert-buffer))))
 
 ;;;; Search
 

@@ -852,6 +852,29 @@
         ;; The transcript shows what was sent, as it will when reopened.
         (should (string-match-p "### You\nFile: plan.txt (lines 2-2)\n```[a-z-]*\nline two\n```\n\necho:about it" (buffer-string)))))))
 
+(ert-deftest llmster-test-deleting-an-open-conversation ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (other (llmster)))
+      (llmster-test--send buffer "echo:to delete")
+      (llmster-test--send other "echo:deleted elsewhere")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--wait-reply other)
+      ;; From the list: the open chat closes with it.
+      (with-current-buffer (llmster-list-conversations)
+        (goto-char (point-min))
+        (search-forward "echo:to delete")
+        (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (should (string-match-p "open chat closes" prompt)) t)))
+          (llmster-chats-delete)))
+      (should-not (buffer-live-p buffer))
+      ;; Elsewhere (the REPL): the next send says what happened, in the editor's words.
+      (llmster-test--call "conversations/delete" 'id (buffer-local-value 'llmster--conversation-id other))
+      (llmster-test--send other "echo:anyone?")
+      (llmster-test--wait-reply other)
+      (with-current-buffer other
+        (should (string-match-p (regexp-quote "[error: this conversation is no longer in the library (deleted?); M-x llmster starts a new chat]")
+                                (buffer-string)))
+        (should-not (string-match-p "/chats" (buffer-string)))))))
+
 ;;;; Packaging
 
 (ert-deftest llmster-test-package-is-checkdoc-clean ()

@@ -788,6 +788,20 @@ local ok, err = pcall(function()
     assert(#saved(buffer).messages == 4, 'a new message, not an edit')
   end)
 
+  test('deleting an open conversation closes its chat; deleted elsewhere, the next send says so', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:to delete')
+    vim.api.nvim_set_current_buf(buffer)
+    vim.cmd('LlmsterDelete!')
+    assert(not vim.api.nvim_buf_is_valid(buffer), 'the chat buffer is wiped')
+    local other = llmster.open()
+    send_and_wait(other, 'echo:deleted elsewhere')
+    llmster.request_sync('conversations/delete', { id = llmster.chat(other).conversation })
+    local seen = notifications(function() send_and_wait(other, 'echo:anyone?') end)
+    assert(text(other):find('[error: this conversation is no longer in the library (deleted?); :Llmster starts a new chat]', 1, true), text(other))
+    assert(not text(other):find('/chats', 1, true) and #seen == 1, vim.inspect(seen))
+  end)
+
   -- In order: the chat list expects the conversations the send tests made.
   local only = os.getenv('LLMSTER_TEST')
   for _, name in ipairs(order) do

@@ -512,6 +512,9 @@ local function on_reply(buffer, reply, result, failure)
   else
     local note
     if failure then
+      if kind == 'not_found' then
+        failure = { message = 'this conversation is no longer in the library (deleted?); :Llmster starts a new chat' }
+      end
       note = '[error: ' .. single_line(failure.message) .. ']'
       if kind == 'continuation_lost' then
         chat.fresh_next = true

@@ -149,14 +149,20 @@ function M.toggle_pin()
   refresh_views(client.request_sync(conversation.pinned == true and 'conversations/unpin' or 'conversations/pin', { id = id }))
 end
 
--- Deletes the conversation after a confirmation (`force` skips it).
+-- Deletes the conversation after a confirmation (`force` skips it); a chat buffer showing it is wiped with it.
 function M.delete(force)
   local id = current()
-  if not force and vim.fn.confirm('Delete this conversation?', '&Yes\n&No', 2) ~= 1 then return end
-  client.request_sync('conversations/delete', { id = id })
-  for _, buffer in ipairs(vim.api.nvim_list_bufs()) do
+  local open = vim.tbl_filter(function(buffer)
     local chat = llmster().chat(buffer)
-    if chat and chat.conversation == id then chat.conversation, chat.title = nil, nil end
+    return chat ~= nil and chat.conversation == id
+  end, vim.api.nvim_list_bufs())
+  local question = #open > 0 and 'Delete this conversation (its open chat closes)?' or 'Delete this conversation?'
+  if not force and vim.fn.confirm(question, '&Yes\n&No', 2) ~= 1 then return end
+  client.request_sync('conversations/delete', { id = id })
+  for _, buffer in ipairs(open) do
+    -- Nothing left to keep a draft in.
+    llmster().chat(buffer).conversation = nil
+    vim.api.nvim_buf_delete(buffer, { force = true })
   end
   refresh_views(nil)
 end
