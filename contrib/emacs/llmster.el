@@ -7,7 +7,10 @@
 ;; Keywords: tools, convenience
 ;; URL: https://github.com/llmster/llmster
 
-;; This file is part of llmster and is distributed under the same licence as llmster.
+;; SPDX-License-Identifier: MIT
+
+;; This file is part of llmster, distributed under the MIT licence: see LICENSE at the top of
+;; the llmster repository.
 
 ;;; Commentary:
 
@@ -15,18 +18,17 @@
 ;; models as the llmster REPL, from Emacs.  Built-in libraries only; markdown-mode is used
 ;; for the chat buffers when it is installed.
 ;;
-;; Install (llmster on the PATH):
+;; Install on Emacs 28 or later (llmster on the PATH):
 ;;
-;;   (use-package llmster
-;;     :load-path "/path/to/llmster/contrib/emacs"
-;;     :commands (llmster llmster-menu llmster-send-region llmster-rewrite
-;;                llmster-add-context llmster-search llmster-list-conversations
-;;                llmster-new-chat-with-preset))
+;;   (add-to-list 'load-path "/path/to/llmster/contrib/emacs")
+;;   (require 'llmster)
 ;;
-;; or, with Emacs 30's `:vc':
+;; or, on Emacs 29 and later, from the repository:
 ;;
-;;   (use-package llmster
-;;     :vc (:url "https://github.com/llmster/llmster" :lisp-dir "contrib/emacs"))
+;;   (package-vc-install
+;;    '(llmster :url "https://github.com/llmster/llmster" :lisp-dir "contrib/emacs"))
+;;
+;; `M-x package-install-file' on this file installs it as a package on Emacs 28 too.
 ;;
 ;; In a chat buffer (M-x llmster):
 ;;

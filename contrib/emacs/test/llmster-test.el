@@ -15,6 +15,7 @@
 (require 'url)
 (require 'jsonrpc)
 (require 'checkdoc)
+(require 'package)
 
 (defvar llmster-test--bin-dir
   (let ((dir (getenv "LLMSTER_BIN_DIR")))
@@ -890,6 +891,42 @@
          (byte-compile-error-on-warn t))
     (unwind-protect (should (byte-compile-file source))
       (delete-file target))))
+
+(ert-deftest llmster-test-package-is-package-lint-clean ()
+  (let ((source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun)))
+        (dir (car (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/package-lint-*"))))
+    (unless dir (ert-skip "package-lint is not installed (make test-deps installs elpa-package-lint)"))
+    (add-to-list 'load-path dir)
+    (require 'package-lint)
+    (with-temp-buffer
+      (insert-file-contents source)
+      (setq buffer-file-name source)
+      (emacs-lisp-mode)
+      (unwind-protect
+          ;; Debian's package-lint 0.16 predates Emacs 28 and calls every 28.x unreleased.
+          (should-not (cl-remove-if (lambda (problem) (string-match-p "uninstallable in all released Emacs" (nth 3 problem)))
+                                    (package-lint-buffer)))
+        (set-buffer-modified-p nil)
+        (setq buffer-file-name nil)))))
+
+(ert-deftest llmster-test-package-installs-with-package-el-and-autoloads-its-commands ()
+  (let* ((source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun)))
+         (package-user-dir (make-temp-file "llmster-elpa-" t))
+         (package-gnupghome-dir package-user-dir)
+         (package-check-signature nil))
+    (unwind-protect
+        (progn
+          (package-install-file source)
+          (let* ((dir (car (file-expand-wildcards (expand-file-name "llmster-*" package-user-dir))))
+                 (autoloads (with-temp-buffer
+                              (insert-file-contents (expand-file-name "llmster-autoloads.el" dir))
+                              (buffer-string))))
+            (should (string-match-p "llmster-0\\.[0-9]" dir))
+            (should (file-exists-p (expand-file-name "llmster.elc" dir)))
+            (dolist (command '(llmster llmster-menu llmster-send-region llmster-rewrite llmster-add-context llmster-search
+                                       llmster-search-list llmster-list-conversations llmster-new-chat-with-preset))
+              (should (string-match-p (format "[(']%s\\_>" (regexp-quote (symbol-name command))) autoloads)))))
+      (delete-directory package-user-dir t))))
 
 (ert-deftest llmster-test-default-keys-leave-gptel-and-the-user-alone ()
   ;; C-c RET (C-c C-m in a terminal) is gptel's send key; C-c LETTER is the user's.
