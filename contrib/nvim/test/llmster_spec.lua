@@ -802,6 +802,22 @@ local ok, err = pcall(function()
     assert(not text(other):find('/chats', 1, true) and #seen == 1, vim.inspect(seen))
   end)
 
+  test(':help llmster works from the shipped doc/tags, which are up to date', function()
+    local doc = vim.api.nvim_get_runtime_file('doc/llmster.txt', false)[1]
+    local shipped = vim.fn.fnamemodify(doc, ':h') .. '/tags'
+    assert(vim.fn.filereadable(shipped) == 1, 'doc/tags ships with the plugin')
+    vim.cmd('help :LlmsterReload')
+    assert(vim.fn.expand('%:t') == 'llmster.txt', vim.fn.expand('%'))
+    vim.cmd('helpclose')
+    local fresh = vim.fn.tempname()
+    vim.fn.mkdir(fresh, 'p')
+    vim.fn.writefile(vim.fn.readfile(doc), fresh .. '/llmster.txt')
+    vim.cmd('helptags ' .. fresh)
+    assert(vim.deep_equal(vim.fn.readfile(fresh .. '/tags'), vim.fn.readfile(shipped)),
+      'doc/tags is stale: run nvim --headless -c "helptags contrib/nvim/doc" -c q')
+    vim.fn.delete(fresh, 'rf')
+  end)
+
   -- In order: the chat list expects the conversations the send tests made.
   local only = os.getenv('LLMSTER_TEST')
   for _, name in ipairs(order) do
