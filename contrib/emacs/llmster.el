@@ -33,7 +33,7 @@
 ;; In a chat buffer (M-x llmster):
 ;;
 ;;   C-c C-c   send what is below the last "### You" line
-;;   C-c C-k   cancel the reply being streamed (what arrived is kept)
+;;   C-c C-k   cancel the reply being streamed (what arrived is kept), or stop editing
 ;;   C-c C-a   ask again: a new answer to the last message (the old one stays an alternative)
 ;;   C-c C-w   edit the last message and send it again
 ;;   C-c C-v   choose among the answers (or, C-u, versions) of the last message
@@ -1421,8 +1421,22 @@ each step."
     buffer))
 
 (defun llmster--chats-id ()
-  "The conversation id on this line."
-  (or (tabulated-list-get-id) (user-error "No conversation on this line")))
+  "The conversation id on this line of the library, or of this chat."
+  (if (llmster--chat-buffer-p)
+      (or llmster--conversation-id (user-error "No conversation yet: send a message first"))
+    (or (tabulated-list-get-id) (user-error "No conversation on this line"))))
+
+(defun llmster--chats-conversation ()
+  "The library's conversation on this line, or of this chat."
+  (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,(llmster--chats-id))))))
+
+(defun llmster--refresh-views (id)
+  "Show the library's state of conversation ID in the open chats and lists."
+  (let ((title (alist-get 'title (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,id)))))))
+    (dolist (buffer (buffer-list))
+      (with-current-buffer buffer
+        (cond ((and (llmster--chat-buffer-p) (equal llmster--conversation-id id)) (llmster--name-buffer title))
+              ((derived-mode-p 'llmster-chats-mode) (revert-buffer)))))))
 
 (defun llmster-chats-open ()
   "Open the conversation on this line."
@@ -1430,10 +1444,12 @@ each step."
   (llmster (llmster--chats-id)))
 
 (defun llmster-chats-rename (title)
-  "Rename the conversation on this line to TITLE."
-  (interactive (list (read-string "New title: " (aref (tabulated-list-get-entry) 2))))
-  (llmster--request-sync "conversations/rename" `((id . ,(llmster--chats-id)) (title . ,title)))
-  (revert-buffer))
+  "Rename the conversation on this line (or of this chat) to TITLE.
+Its open chat is renamed with it."
+  (interactive (list (read-string "New title: " (alist-get 'title (llmster--chats-conversation)))))
+  (let ((id (llmster--chats-id)))
+    (llmster--request-sync "conversations/rename" `((id . ,id) (title . ,title)))
+    (llmster--refresh-views id)))
 
 (defun llmster--folder-id (path)
   "The id of the folder at PATH (e.g. \"Work/Research\"), creating what is missing.
@@ -1447,38 +1463,44 @@ An empty PATH is the top level (nil)."
                                                "folders/create" `((name . ,name) ,@(when parent `((parentId . ,parent))))))))))))
 
 (defun llmster-chats-move (folder)
-  "Move the conversation on this line to FOLDER, a path such as Work/Research.
+  "Move the conversation on this line (or of this chat) to FOLDER.
+FOLDER is a path such as Work/Research.
 Missing folders are created; an empty path is the top level."
   (interactive
    (list (completing-read "Folder (a/b nests; empty: top level): "
                           (mapcar (lambda (f) (alist-get 'path f))
                                   (alist-get 'folders (llmster--request-sync "folders/list"))))))
-  (llmster--request-sync "conversations/move" `((id . ,(llmster--chats-id)) (folderId . ,(llmster--folder-id folder))))
-  (revert-buffer))
+  (let ((id (llmster--chats-id)))
+    (llmster--request-sync "conversations/move" `((id . ,id) (folderId . ,(llmster--folder-id folder))))
+    (llmster--refresh-views id)))
 
 (defun llmster-chats-toggle-pin ()
-  "Pin or unpin the conversation on this line."
+  "Pin or unpin the conversation on this line (or of this chat)."
   (interactive)
-  (let ((pinned (equal (aref (tabulated-list-get-entry) 0) "*")))
-    (llmster--request-sync (if pinned "conversations/unpin" "conversations/pin") `((id . ,(llmster--chats-id))))
-    (revert-buffer)))
+  (let ((id (llmster--chats-id))
+        (pinned (eq (alist-get 'pinned (llmster--chats-conversation)) t)))
+    (llmster--request-sync (if pinned "conversations/unpin" "conversations/pin") `((id . ,id)))
+    (llmster--refresh-views id)
+    (message "llmster: %s" (if pinned "unpinned" "pinned"))))
 
 (defun llmster-chats-delete ()
-  "Delete the conversation on this line, after confirmation.
+  "Delete the conversation on this line (or of this chat), after confirmation.
 A chat buffer showing it is killed with it."
   (interactive)
   (let* ((id (llmster--chats-id))
+         (title (alist-get 'title (llmster--chats-conversation)))
          (open (cl-remove-if-not (lambda (b) (and (llmster--chat-buffer-p b)
                                                   (equal (buffer-local-value 'llmster--conversation-id b) id)))
                                  (buffer-list))))
-    (when (yes-or-no-p (format "Delete \"%s\"%s? " (aref (tabulated-list-get-entry) 2)
+    (when (yes-or-no-p (format "Delete \"%s\"%s? " (if (string-empty-p title) "Untitled" title)
                                (if open " (its open chat closes)" "")))
       (llmster--request-sync "conversations/delete" `((id . ,id)))
       (dolist (buffer open)
         ;; Nothing left to keep a draft in, nor a reply to save.
         (with-current-buffer buffer (setq llmster--conversation-id nil llmster--stream nil))
         (kill-buffer buffer))
-      (revert-buffer))))
+      (dolist (buffer (buffer-list))
+        (with-current-buffer buffer (when (derived-mode-p 'llmster-chats-mode) (revert-buffer)))))))
 
 ;;;; Search
 
@@ -1535,20 +1557,20 @@ A chat buffer showing it is killed with it."
   "Every llmster command."
   [["Chat"
     ("c" "Send" llmster-send)
-    ("k" "Cancel the reply" llmster-cancel)
+    ("k" "Cancel, or stop editing" llmster-cancel)
     ("a" "Ask again (regenerate)" llmster-regenerate)
     ("w" "Edit the last message" llmster-edit-last)
     ("v" "Choose an alternative" llmster-choose-alternative)
-    ("f" "Answer again in a fresh context" llmster-fresh-context)
+    ("f" "Ask again, fresh context" llmster-fresh-context)
     ("r" "Fold or show reasoning" llmster-toggle-reasoning)]
    ["Settings"
     ("m" "Model" llmster-select-model)
     ("p" "System prompt" llmster-set-system-prompt)
     ("P" "Apply a preset" llmster-apply-preset)
     ("e" "Reasoning effort" llmster-set-reasoning)
-    ("g" "Read the configuration again" llmster-reload-config)]
-   ["Context and regions"
-    ("b" "Add a buffer (C-u: a file)" llmster-add-context)
+    ("g" "Read the config again" llmster-reload-config)]]
+  [["Context and regions"
+    ("b" "Add a buffer (C-u: file)" llmster-add-context)
     ("x" "Clear the context" llmster-clear-context)
     ("s" "Send the region" llmster-send-region)
     ("R" "Rewrite the region" llmster-rewrite)]
@@ -1557,7 +1579,12 @@ A chat buffer showing it is killed with it."
     ("N" "New chat with a preset" llmster-new-chat-with-preset)
     ("l" "Conversations" llmster-list-conversations)
     ("/" "Search" llmster-search)
-    ("?" "Search, as a list" llmster-search-list)]])
+    ("?" "Search, as a list" llmster-search-list)]]
+  [["This conversation"
+    ("t" "Rename (title)" llmster-chats-rename)
+    ("o" "Move to a folder" llmster-chats-move)
+    ("i" "Pin or unpin" llmster-chats-toggle-pin)
+    ("D" "Delete" llmster-chats-delete)]])
 
 (provide 'llmster)
 ;;; llmster.el ends here

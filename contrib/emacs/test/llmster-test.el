@@ -876,6 +876,34 @@
                                 (buffer-string)))
         (should-not (string-match-p "/chats" (buffer-string)))))))
 
+(ert-deftest llmster-test-the-menu-fits-80-columns ()
+  ;; Each row of columns: the widest "KEY DESCRIPTION" of each column, with transient's padding.
+  (dolist (row (get 'llmster-menu 'transient--layout))
+    (let ((width (cl-loop for column across (vconcat (aref row 3))
+                          sum (+ 4 (cl-loop for suffix in (aref column 3)
+                                            maximize (+ 1 (length (plist-get (nth 2 suffix) :key))
+                                                        (length (plist-get (nth 2 suffix) :description))))))))
+      (should (<= width 80)))))
+
+(ert-deftest llmster-test-rename-pin-and-move-from-the-chat-and-the-list-follow-the-open-buffer ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:first name")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (llmster-chats-rename "From the chat")
+        (should (equal (buffer-name) "*llmster: From the chat*"))
+        (llmster-chats-toggle-pin)
+        (llmster-chats-move "Work")
+        (let ((conversation (llmster-test--conversation buffer)))
+          (should (eq (alist-get 'pinned conversation) t))
+          (should (equal (alist-get 'folderPath conversation) "Work"))))
+      (with-current-buffer (llmster-list-conversations)
+        (goto-char (point-min))
+        (search-forward "From the chat")
+        (llmster-chats-rename "From the list"))
+      (should (equal (buffer-name buffer) "*llmster: From the list*")))))
+
 ;;;; Packaging
 
 (ert-deftest llmster-test-package-is-checkdoc-clean ()
