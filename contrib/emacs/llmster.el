@@ -861,8 +861,9 @@ llmster keeps what arrived, marked incomplete."
   (if (>= n 1000) (format "%.1fk" (/ n 1000.0)) (format "%d" n)))
 
 (defun llmster--show-usage (instance stats)
-  "Show model INSTANCE and the context used after a reply's STATS in the mode line."
-  (when instance
+  "Show model INSTANCE and the context used after a reply's STATS in the mode line.
+A reply without statistics (cancelled, failed) leaves the last figures."
+  (when (and instance stats)
     (let* ((used (+ (or (alist-get 'input_tokens stats) 0) (or (alist-get 'total_output_tokens stats) 0)))
            (buffer (current-buffer))
            (render (lambda ()

@@ -904,6 +904,21 @@
         (llmster-chats-rename "From the list"))
       (should (equal (buffer-name buffer) "*llmster: From the list*")))))
 
+(ert-deftest llmster-test-a-cancelled-reply-leaves-the-context-use-shown ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:one two three")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (llmster-test--wait (lambda () (string-match-p "/[0-9.k]+ tokens" (or llmster--usage ""))))
+        (let ((before llmster--usage))
+          (llmster-test--send buffer "[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
+          (llmster-test--wait (lambda () (save-excursion (goto-char (point-max)) (search-backward "\nalpha" nil t))))
+          (llmster-cancel)
+          (llmster-test--wait-reply buffer)
+          (should (string-match-p "incomplete, cancelled" (buffer-string)))
+          (should (equal llmster--usage before)))))))
+
 ;;;; Packaging
 
 (ert-deftest llmster-test-package-is-checkdoc-clean ()
