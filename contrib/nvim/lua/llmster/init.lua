@@ -999,12 +999,13 @@ end
 
 -- Settings ----------------------------------------------------------------------------------
 
--- Makes the next send start a fresh server context when `result` says a new system prompt needs one.
-local function note_fresh_context(chat, result)
-  if result.needsFreshContext == true then
-    chat.fresh_next = true
-    client.notify('the new system prompt takes effect with a fresh server context: the next message starts one', vim.log.levels.INFO)
-  end
+-- Makes the next send start a fresh server context when `result` says a new system prompt needs one; says so
+-- after `done` (what was done, if anything) in one message, since two in a row ask for Enter.
+local function note_fresh_context(chat, result, done)
+  local fresh = result.needsFreshContext == true
+  if fresh then chat.fresh_next = true end
+  local parts = { done, fresh and 'the new system prompt takes effect with a fresh server context: the next message starts one' or nil }
+  if #parts > 0 then client.notify(table.concat(parts, '; '), vim.log.levels.INFO) end
   return result
 end
 
@@ -1060,11 +1061,12 @@ local function alternatives_of(chat, messages, versions)
   return nil
 end
 
--- The picker line of alternative `index` (1-based); `current` is the shown one's 0-based index.
+-- The picker line of alternative `index` (1-based; vim.ui.select numbers the lines itself): `*` marks the shown
+-- one, `current` (0-based).
 function M.format_alternative(message, index, current)
   local text = vim.trim(tostring(isnil(message.text) and '' or message.text)):gsub('%s+', ' ')
   if vim.fn.strchars(text) > 72 then text = vim.fn.strcharpart(text, 0, 71) .. '…' end
-  return string.format('%d%s %s', index, index - 1 == current and '*' or ' ', text)
+  return string.format('%s %s', index - 1 == current and '*' or ' ', text)
 end
 
 -- Shows another answer to the last message, chosen with vim.ui.select among those regenerating made; when
@@ -1131,8 +1133,7 @@ function M.apply_preset(name, buffer)
   end
   local result = client.request_sync('presets/apply', { conversationId = chat.conversation, name = name })
   if not isnil(result.modelKey) then chat.model = result.modelKey end
-  client.notify('preset ' .. name .. ' applied', vim.log.levels.INFO)
-  return note_fresh_context(chat, result)
+  return note_fresh_context(chat, result, 'preset ' .. name .. ' applied')
 end
 
 -- Opens a new chat that starts with preset `name`.
