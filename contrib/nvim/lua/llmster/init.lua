@@ -1004,7 +1004,9 @@ end
 local function note_fresh_context(chat, result, done)
   local fresh = result.needsFreshContext == true
   if fresh then chat.fresh_next = true end
-  local parts = { done, fresh and 'the new system prompt takes effect with a fresh server context: the next message starts one' or nil }
+  local parts = {}
+  if done then table.insert(parts, done) end
+  if fresh then table.insert(parts, 'the new system prompt takes effect with a fresh server context: the next message starts one') end
   if #parts > 0 then client.notify(table.concat(parts, '; '), vim.log.levels.INFO) end
   return result
 end
