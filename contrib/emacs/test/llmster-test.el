@@ -23,6 +23,9 @@
       (error "Set LLMSTER_BIN_DIR to the directory of the built llmster and lmstudio-sim (swift build --show-bin-path)"))
     dir))
 
+(defvar llmster-test--source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun))
+  "The llmster.el under test.")
+
 (defvar llmster-test--simulator nil)
 (defvar llmster-test--server nil)
 
@@ -633,8 +636,34 @@
     (pcase-let ((`(,source . ,diff) (llmster-test--rewrite "echo:```\nother text\n```")))
       (with-current-buffer diff (llmster-rewrite-reject))
       (should (equal (with-current-buffer source (buffer-string)) "keep\nold text\nkeep too\n")))
-    ;; The rewrites are not kept in the library.
-    (llmster-test--wait (lambda () (null (alist-get 'conversations (llmster-test--call "conversations/list")))))))
+    ;; The accepted rewrite is kept, in its folder; the rejected one is not.
+    (llmster-test--wait (lambda () (= 1 (length (alist-get 'conversations (llmster-test--call "conversations/list"))))))
+    (should (equal (alist-get 'folderPath (car (alist-get 'conversations (llmster-test--call "conversations/list"))))
+                   "Rewrites"))))
+
+(ert-deftest llmster-test-a-rewrite-diff-names-the-buffer-and-a-pending-rewrite-can-be-cancelled ()
+  (llmster-test--with-llmster
+    (llmster--ensure-process)
+    (pcase-let ((`(,source . ,diff) (llmster-test--rewrite "echo:```\nnew text\n```")))
+      (with-current-buffer diff
+        (should (string-match-p "^--- notes.txt (now)$" (buffer-string)))
+        (should-not (string-match-p "#<buffer\\|/tmp/\\|Diff finished" (buffer-string)))
+        (llmster-rewrite-reject))
+      (kill-buffer source))
+    (let ((source (generate-new-buffer "slow.txt")) (seen nil))
+      (with-current-buffer source
+        (insert "one\n")
+        (llmster-rewrite 1 5 "[[sim:stall=30]] echo:alpha beta gamma delta"))
+      (cl-letf* ((message-function (symbol-function 'message))
+                 ((symbol-function 'message) (lambda (format &rest args)
+                                               (when format (push (apply #'format format args) seen))
+                                               (apply message-function format args))))
+        (llmster-rewrite-cancel)
+        (llmster-test--wait (lambda () (member "llmster: the rewrite was cancelled" seen))))
+      (should-not llmster--pending-rewrite)
+      (should (equal (with-current-buffer source (buffer-string)) "one\n"))
+      (should-not (get-buffer "*llmster rewrite*"))
+      (llmster-test--wait (lambda () (null (alist-get 'conversations (llmster-test--call "conversations/list"))))))))
 
 (ert-deftest llmster-test-context-goes-with-the-next-message ()
   (llmster-test--with-llmster
@@ -924,11 +953,11 @@
 (ert-deftest llmster-test-package-is-checkdoc-clean ()
   (let ((problems nil))
     (cl-letf (((symbol-function 'display-warning) (lambda (_type message &rest _) (push message problems))))
-      (checkdoc-file (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun))))
+      (checkdoc-file llmster-test--source))
     (should-not problems)))
 
 (ert-deftest llmster-test-package-byte-compiles-without-warnings ()
-  (let* ((source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun)))
+  (let* ((source llmster-test--source)
          (target (make-temp-file "llmster-" nil ".elc"))
          (byte-compile-dest-file-function (lambda (_) target))
          (byte-compile-error-on-warn t))
@@ -936,7 +965,7 @@
       (delete-file target))))
 
 (ert-deftest llmster-test-package-is-package-lint-clean ()
-  (let ((source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun)))
+  (let ((source llmster-test--source)
         (dir (car (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/package-lint-*"))))
     (unless dir (ert-skip "package-lint is not installed (make test-deps installs elpa-package-lint)"))
     (add-to-list 'load-path dir)
@@ -953,7 +982,7 @@
         (setq buffer-file-name nil)))))
 
 (ert-deftest llmster-test-package-installs-with-package-el-and-autoloads-its-commands ()
-  (let* ((source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun)))
+  (let* ((source llmster-test--source)
          (package-user-dir (make-temp-file "llmster-elpa-" t))
          (package-gnupghome-dir package-user-dir)
          (package-check-signature nil))
@@ -969,6 +998,8 @@
             (dolist (command '(llmster llmster-menu llmster-send-region llmster-rewrite llmster-add-context llmster-search
                                        llmster-search-list llmster-list-conversations llmster-new-chat-with-preset))
               (should (string-match-p (format "[(']%s\\_>" (regexp-quote (symbol-name command))) autoloads)))))
+      ;; Installing loaded the installed copy: the suite goes on with the file under test.
+      (load source nil t)
       (delete-directory package-user-dir t))))
 
 (ert-deftest llmster-test-default-keys-leave-gptel-and-the-user-alone ()

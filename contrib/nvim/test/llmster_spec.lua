@@ -566,8 +566,11 @@ local ok, err = pcall(function()
     local old
     for _, mark in ipairs(marks) do if mark[4].virt_lines then old = mark[4].virt_lines end end
     assert(old and old[1][1][1] == 'local x = 1' and old[2][1][1] == 'return x', 'the old lines are shown')
+    local rejected = inline.pending(source).conversation
     vim.cmd('LlmsterReject')
     assert(text(source) == 'header\nlocal x = 1\nreturn x\nfooter', text(source))
+    wait(function() return not pcall(llmster.request_sync, 'conversations/get', { id = rejected }) end,
+      'the rejected rewrite to leave the library, as in Emacs')
     vim.cmd('2,3LlmsterRewrite double it')
     wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the second rewrite')
     vim.api.nvim_feedkeys('ga', 'x', false)

@@ -16,6 +16,8 @@ M.config = {
   prompt_fresh_context = true,
   -- The folder of the conversations :LlmsterRewrite makes (nil: the top level).
   rewrite_folder = 'Rewrites',
+  -- The model :LlmsterRewrite asks (nil: llmster's default model).
+  rewrite_model = nil,
   -- The preset (`preset.NAME.…` in llmster's config) a new chat starts with (nil: none).
   default_preset = nil,
   keymaps = {
