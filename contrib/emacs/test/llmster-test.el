@@ -879,6 +879,8 @@
         (let ((sent (alist-get 'text (car (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
           (should (string-match-p "\n```[a-z-]*\nline two\n```" sent))
           (should-not (string-match-p "line one" sent)))
+        ;; The title is what was typed, not the attached file's name.
+        (should (equal (alist-get 'title (llmster-test--conversation chat)) "echo:about it"))
         ;; The transcript shows what was sent, as it will when reopened.
         (should (string-match-p "### You\nFile: plan.txt (lines 2-2)\n```[a-z-]*\nline two\n```\n\necho:about it" (buffer-string)))))))
 

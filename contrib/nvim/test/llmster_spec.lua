@@ -591,6 +591,7 @@ local ok, err = pcall(function()
     wait(function() return not llmster.streaming(chat) end, 'the reply')
     local sent = saved(chat).messages[1].text
     assert(sent:find('notes.txt:\n```text\nattached words\n```', 1, true), sent)
+    assert(saved(chat).conversation.title == 'echo:with context', 'the title is what was typed: ' .. saved(chat).conversation.title)
     assert(#llmster.context(chat) == 0, 'sent once')
     type_input(chat, '/file ' .. path)
     type_input(chat, 'echo:again')
