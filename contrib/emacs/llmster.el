@@ -820,14 +820,16 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR on a first send.
 llmster removed the conversation it had made for it; one made beforehand
-with a preset stays for the next try."
+with a preset is deleted here, and the next try makes it again."
   (let ((inhibit-read-only t) (buffer-undo-list t)
         (text-start (marker-position (llmster--reply-text-start reply))))
     (delete-region text-start (point-max))
     (goto-char text-start)
     (insert (llmster--reply-text reply))
     (set-marker llmster--input-start text-start))
-  (unless llmster--pending-preset (setq llmster--conversation-id nil))
+  (when (and llmster--pending-preset llmster--conversation-id)
+    (llmster--request "conversations/delete" `((id . ,llmster--conversation-id)) #'ignore))
+  (setq llmster--conversation-id nil)
   (message "llmster: %s (your message is back in the input area)" (alist-get 'message error)))
 
 (defun llmster--name-after-title (buffer)

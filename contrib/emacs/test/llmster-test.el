@@ -519,9 +519,10 @@
         (should-error (llmster-apply-preset "nosuch"))))
     (let* ((llmster-default-preset "terse")
            (buffer (llmster)))
-      ;; A first send that fails keeps the conversation made with the preset for the next try.
+      ;; A first send that fails leaves no Untitled conversation; the next try has the preset again.
       (llmster-test--send buffer "[[sim:status=500]] hi")
       (llmster-test--wait-reply buffer)
+      (llmster-test--wait (lambda () (= 1 (length (alist-get 'conversations (llmster-test--call "conversations/list"))))))
       (with-current-buffer buffer (delete-region llmster--input-start (point-max)))
       (llmster-test--send buffer "echo:hi")
       (llmster-test--wait-reply buffer)

@@ -707,8 +707,9 @@ local ok, err = pcall(function()
     local other = llmster.open()
     llmster.config.default_preset = nil
     local before = #llmster.request_sync('conversations/list', {}).conversations
-    -- A first send that fails keeps the conversation made with the preset for the next try.
+    -- A first send that fails leaves no Untitled conversation; the next try has the preset again.
     send_and_wait(other, '[[sim:status=500]] hi')
+    wait(function() return #llmster.request_sync('conversations/list', {}).conversations == before end, 'no conversation left')
     vim.api.nvim_buf_set_lines(other, 1, -1, false, {})
     send_and_wait(other, 'echo:hi')
     assert(conversation_of(other).systemPrompt == 'Be terse.')

@@ -510,6 +510,11 @@ local function on_reply(buffer, reply, result, failure)
   if failure and reply.created and kind ~= 'continuation_lost' then
     finish_reply(buffer, chat)
     put_prompt_back(buffer, reply)
+    -- The conversation made with the preset goes too (no Untitled one is left); the next try makes it again.
+    if reply.preset then
+      client.request('conversations/delete', { id = chat.conversation })
+      chat.conversation, chat.preset = nil, reply.preset
+    end
     client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
   else
     local note
@@ -764,11 +769,11 @@ function M.send_chat(buffer, options)
   if options.retry and not chat.conversation then error('nothing to regenerate yet', 0) end
   local edit = options.edit or chat.edit_next
   local prompt_lines = vim.api.nvim_buf_get_lines(buffer, input_row, -1, false)
-  local created = chat.conversation == nil
+  local created, preset = chat.conversation == nil, nil
   if created and chat.preset then
     chat.conversation = client.request_sync('conversations/create',
       { preset = chat.preset, systemPrompt = chat.system_prompt, reasoning = chat.reasoning }).id
-    chat.preset = nil
+    preset, chat.preset = chat.preset, nil
   end
   local params = {
     conversationId = chat.conversation, model = chat.model,
@@ -803,7 +808,7 @@ function M.send_chat(buffer, options)
   chat.edit_next = nil
   show_edit(buffer, nil)
   local reply = {
-    chat = chat, segments = {}, tools = {}, created = created,
+    chat = chat, segments = {}, tools = {}, created = created, preset = preset,
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,
