@@ -42,6 +42,10 @@
 ;;   C-c C-l   the library
 ;;   C-c C-t   the menu of every command (`llmster-menu')
 ;;
+;; Undo in a chat changes the view only: the library keeps every exchange, and reopening the
+;; conversation shows it.  Undo while a reply streams takes the message back (to the input
+;; area) and cancels the reply; after it, undo takes the exchange away, then the typing.
+;;
 ;; From any buffer: `llmster-send-region' (the region as a fenced block, with an
 ;; instruction), `llmster-rewrite' (replace the region with the model's answer, shown as a
 ;; diff to accept or reject), `llmster-add-context' (a buffer or file sent with the next
@@ -350,6 +354,8 @@ SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
   tools         ; hash table: tool call index to its overlay
   indicator     ; overlay showing progress and that the reply streams
   undo-mark     ; `buffer-undo-list' when the send began
+  undo-cell     ; the cell of `buffer-undo-list' whose undo takes the send back
+  in-place      ; whether it replaces the last reply (regenerate, fresh context)
   new           ; whether this send created the conversation
   text          ; the text the user typed
   errored)      ; whether the stream showed an error already
@@ -530,16 +536,45 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
         (setcar cell (llmster--shift-record (car cell) pos delta))
         (setq cell (cdr cell))))))
 
-(defun llmster--record-exchange (reply)
-  "Record REPLY's exchange as one undo step, older than the user's edits since."
+(defun llmster--note-send (reply)
+  "Make undo while REPLY streams take the send back (see `llmster--take-back').
+The step sits where the send happened, older than the user's edits since."
   (when (listp buffer-undo-list)
-    (let ((entry (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply))))
-          (mark (llmster--reply-undo-mark reply)))
-      (if (eq buffer-undo-list mark)
-          (progn (push entry buffer-undo-list) (undo-boundary))
-        (let ((cell buffer-undo-list))
-          (while (and (cdr cell) (not (eq (cdr cell) mark))) (setq cell (cdr cell)))
-          (setcdr cell (cons nil (cons entry mark))))))))
+    (undo-boundary)
+    (push (list 'apply #'llmster--take-back (current-buffer) reply) buffer-undo-list)
+    (setf (llmster--reply-undo-cell reply) buffer-undo-list)
+    (undo-boundary)
+    (setf (llmster--reply-undo-mark reply) buffer-undo-list)))
+
+(defun llmster--record-exchange (reply)
+  "Record REPLY's exchange as one undo step, older than the user's edits since.
+It takes the place of the step that took the send back."
+  (let ((cell (llmster--reply-undo-cell reply)))
+    (when (and cell (listp buffer-undo-list))
+      (setcar cell (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply)))))))
+
+(defun llmster--take-back (buffer reply)
+  "Undo of a send while its REPLY streams into BUFFER.
+The reply is cancelled (llmster keeps what arrived) and the chat looks as
+before the send: the typed text back in the input area, or, for an answer
+asked again, the old answer next in the undo history."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (when (eq llmster--stream reply)
+        (setq llmster--stream nil)
+        (llmster--cancel-request (llmster--reply-id reply))
+        (let ((inhibit-read-only t) (buffer-undo-list t)
+              (from (if (llmster--reply-in-place reply) (llmster--reply-start reply) (llmster--reply-text-start reply)))
+              (to (if (llmster--reply-in-place reply) (llmster--reply-end reply) (point-max))))
+          (dolist (o (overlays-in from to)) (delete-overlay o))
+          (delete-overlay (llmster--reply-indicator reply))
+          (delete-region from to)
+          (unless (llmster--reply-in-place reply)
+            (save-excursion
+              (goto-char (point-max))
+              (insert (llmster--reply-text reply)))
+            (set-marker llmster--input-start from)))
+        (message "llmster: undo took the message back, so its reply is cancelled (the library keeps it)")))))
 
 (defun llmster--insert-at (reply pos text)
   "Insert TEXT at POS for REPLY, with no undo record.
@@ -590,7 +625,6 @@ With REPLY-START, stream it there instead.
 TEXT-START and TEXT are the message it answers, as shown and as typed."
   (let* ((buffer (current-buffer))
          (new (null llmster--conversation-id))
-         (undo-mark (progn (undo-boundary) buffer-undo-list))
          start body end)
     (when (and new llmster--pending-preset)
       (setq llmster--conversation-id
@@ -611,7 +645,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
         (setq end (copy-marker body t)))
       (when from-end (goto-char (point-max))))
     (let* ((reply (llmster--make-reply :text-start text-start :start start :body body :end end
-                                       :tools (make-hash-table) :undo-mark undo-mark :new new :text text))
+                                       :tools (make-hash-table) :new new :text text :in-place (and reply-start t)))
            (indicator (make-overlay end end nil t t))
            (params `(,@params
                      ,@(when llmster--conversation-id `((conversationId . ,llmster--conversation-id)))
@@ -619,6 +653,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
                      ,@(when llmster--fresh-next '((freshContext . t)))
                      ,@(when new llmster--pending-settings))))
       (setf (llmster--reply-indicator reply) indicator)
+      (llmster--note-send reply)
       (setq llmster--stream reply)
       (llmster--set-indicator reply "waiting for the server")
       (setf (llmster--reply-id reply)

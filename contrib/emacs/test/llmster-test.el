@@ -268,6 +268,48 @@
         (let ((last-command 'undo)) (undo))
         (should-not (string-match-p "### Assistant" (buffer-string)))))))
 
+(ert-deftest llmster-test-undo-while-a-reply-streams-takes-the-message-back ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (goto-char (point-max))
+        (undo-boundary)
+        (insert "[[sim:stall=30]] echo:alpha beta gamma delta")
+        (undo-boundary)
+        (llmster-send)
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\nalpha" nil t))))
+        (let ((last-command nil)) (undo))
+        ;; As before the send: the text in the input, nothing streaming; the library keeps the exchange.
+        (should-not (llmster-streaming-p))
+        (should (equal (buffer-string) "### You\n[[sim:stall=30]] echo:alpha beta gamma delta"))
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "[[sim:stall=30]] echo:alpha beta gamma delta"))
+        (let ((last-command 'undo)) (undo))
+        (should (equal (buffer-string) "### You\n"))
+        (insert "echo:again")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### You\necho:again\n\n### Assistant\nagain\n\n### You\n\\'" (buffer-string)))))))
+
+(ert-deftest llmster-test-undo-while-an-answer-asked-again-streams-brings-the-old-one-back ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send buffer "[[sim:stall=30]] echo:one two three four five")
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t))))
+        (llmster-cancel)
+        (llmster-test--wait-reply buffer)
+        (let ((before (buffer-string)))
+          (undo-boundary)
+          (llmster-regenerate)
+          (llmster-test--wait (lambda () (and (not (string-match-p "incomplete" (buffer-string)))
+                                              (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t)))))
+          (let ((last-command nil)) (undo))
+          (should-not (llmster-streaming-p))
+          (let ((last-command 'undo)) (undo))
+          (should (equal (buffer-string) before)))))))
+
 (ert-deftest llmster-test-undo-works-after-typing-while-a-reply-is-rewritten ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
