@@ -993,6 +993,31 @@
           (should (string-match-p "incomplete, cancelled" (buffer-string)))
           (should (equal llmster--usage before)))))))
 
+;;;; The scenarios both editors share (contrib/editor-scenarios.txt)
+
+(defconst llmster-test--scenarios
+  '((undo-while-streaming . llmster-test-undo-while-a-reply-streams-takes-the-message-back)
+    (undo-after-streaming . llmster-test-undo-works-after-typing-while-a-reply-streams)
+    (cursor-after-regenerate . llmster-test-point-stays-in-the-input-after-regenerate)
+    (fresh-context . llmster-test-lost-server-context-offers-a-fresh-one)
+    (drafts-on-exit . llmster-test-drafts-are-kept-when-emacs-exits)
+    (delete-open-chat . llmster-test-deleting-an-open-conversation)
+    (rewrite-line-ends . llmster-test-a-rewrite-without-a-final-newline-keeps-the-lines-apart)
+    (model-before-first-message . llmster-test-a-model-chosen-before-the-first-message-follows-the-load-policy)
+    (config-reload . llmster-test-presets-added-while-llmster-runs-are-seen)
+    (edit-last . llmster-test-edit-last-asks-before-replacing-typed-text-and-can-be-left))
+  "Each shared scenario's slug and this suite's test of it.")
+
+(ert-deftest llmster-test-every-shared-editor-scenario-has-a-test-here ()
+  (let ((file (expand-file-name "../editor-scenarios.txt" (file-name-directory llmster-test--source)))
+        (missing nil))
+    (with-temp-buffer
+      (insert-file-contents file)
+      (while (re-search-forward "^\\([a-z-]+\\):" nil t)
+        (let ((test (alist-get (intern (match-string 1)) llmster-test--scenarios)))
+          (unless (and test (ert-test-boundp test)) (push (match-string 1) missing)))))
+    (should-not missing)))
+
 ;;;; Packaging
 
 (ert-deftest llmster-test-package-is-checkdoc-clean ()

@@ -825,6 +825,78 @@ local ok, err = pcall(function()
     vim.fn.delete(fresh, 'rf')
   end)
 
+  test('undo after a reply takes the exchange away in one step', function()
+    local buffer = llmster.open()
+    type_input(buffer, 'echo:one two three')
+    local typed = text(buffer)
+    vim.cmd('let &undolevels = &undolevels')
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    vim.cmd('let &undolevels = &undolevels')
+    vim.cmd('silent undo')
+    assert(text(buffer) == typed, text(buffer))
+    assert(#saved(buffer).messages == 2, 'the library keeps the exchange')
+  end)
+
+  test('the cursor stays in the input after regenerate', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:one')
+    vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
+    llmster.regenerate(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the new answer')
+    local row = vim.api.nvim_win_get_cursor(0)[1]
+    assert(row == vim.api.nvim_buf_line_count(buffer) and row - 1 > (vim.fn.search('^### You$', 'bnW') - 1), 'in the input: ' .. row)
+    vim.api.nvim_buf_set_lines(buffer, row - 1, row, false, { 'echo:two' })
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply to what was typed there')
+    assert(text(buffer):match('### Assistant\none\n\n### You\necho:two\n\n### Assistant\ntwo\n\n### You\n$'), text(buffer))
+  end)
+
+  test('drafts are saved when Neovim exits', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:hello')
+    type_input(buffer, 'typed before :qa')
+    vim.api.nvim_exec_autocmds('VimLeavePre', { group = 'llmster_drafts' })
+    local id = llmster.chat(buffer).conversation
+    assert(llmster.request_sync('drafts/get', { conversationId = id }).text == 'typed before :qa')
+  end)
+
+  test('a rewrite without a final newline keeps the lines apart', function()
+    local inline = require('llmster.inline')
+    llmster.setup({ rewrite_prompt = function() return 'echo:a = 10' end })
+    local source = vim.api.nvim_create_buf(true, false)
+    vim.api.nvim_buf_set_lines(source, 0, -1, false, { 'a = 1', 'b = 2' })
+    vim.api.nvim_set_current_buf(source)
+    vim.cmd('1LlmsterRewrite ten')
+    wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the rewrite')
+    inline.accept(source)
+    llmster.config.rewrite_prompt = nil
+    assert(text(source) == 'a = 10\nb = 2', text(source))
+  end)
+
+  -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
+  local scenario_tests = {
+    ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',
+    ['undo-after-streaming'] = 'undo after a reply takes the exchange away in one step',
+    ['cursor-after-regenerate'] = 'the cursor stays in the input after regenerate',
+    ['fresh-context'] = 'lost server context: a prompt offers a fresh context and resends',
+    ['drafts-on-exit'] = 'drafts are saved when Neovim exits',
+    ['delete-open-chat'] = 'deleting an open conversation closes its chat; deleted elsewhere, the next send says so',
+    ['rewrite-line-ends'] = 'a rewrite without a final newline keeps the lines apart',
+    ['model-before-first-message'] = 'a model chosen before the first message follows the load policy',
+    ['config-reload'] = 'presets start a new chat and apply to the current one',
+    ['edit-last'] = 'edit-last asks before replacing typed text, shows it is editing, and cancel leaves',
+  }
+  test('every shared editor scenario has a test here', function()
+    local file = vim.fn.fnamemodify(vim.api.nvim_get_runtime_file('doc/llmster.txt', false)[1], ':h:h:h') .. '/editor-scenarios.txt'
+    local missing = {}
+    for _, line in ipairs(vim.fn.readfile(file)) do
+      local slug = line:match('^([%w-]+):')
+      if slug and not (scenario_tests[slug] and tests[scenario_tests[slug]]) then table.insert(missing, slug) end
+    end
+    assert(#missing == 0, 'scenarios without a test in this suite: ' .. table.concat(missing, ', '))
+  end)
+
   -- In order: the chat list expects the conversations the send tests made.
   local only = os.getenv('LLMSTER_TEST')
   for _, name in ipairs(order) do

@@ -553,15 +553,26 @@ end
 
 -- Chat buffers -------------------------------------------------------------------------------
 
-local function save_draft(buffer)
+-- Keeps the chat's unsent input as its conversation's draft; with `wait`, returns once llmster saved it.
+local function save_draft(buffer, wait)
   local chat = chats[buffer]
   if not (chat and chat.conversation and vim.api.nvim_buf_is_loaded(buffer)) then return end
   local text = input_text(buffer)
   if text ~= (chat.draft or '') then
     chat.draft = text
-    client.request('drafts/set', { conversationId = chat.conversation, text = text })
+    local params = { conversationId = chat.conversation, text = text }
+    if wait then client.request_sync('drafts/set', params) else client.request('drafts/set', params) end
   end
 end
+
+-- Before Neovim exits, every chat's draft is saved (llmster rpc stops as soon as its input ends).
+vim.api.nvim_create_autocmd('VimLeavePre', {
+  group = vim.api.nvim_create_augroup('llmster_drafts', { clear = true }),
+  callback = function()
+    if not client.running() then return end
+    for buffer in pairs(chats) do pcall(save_draft, buffer, true) end
+  end,
+})
 
 local function map(buffer, modes, lhs, action, desc)
   if not lhs then return end
