@@ -849,7 +849,9 @@ local ok, err = pcall(function()
     vim.api.nvim_buf_set_lines(buffer, row - 1, row, false, { 'echo:two' })
     llmster.send_chat(buffer)
     wait(function() return not llmster.streaming(buffer) end, 'the reply to what was typed there')
-    assert(text(buffer):match('### Assistant\none\n\n### You\necho:two\n\n### Assistant\ntwo\n\n### You\n$'), text(buffer))
+    local messages = saved(buffer).messages
+    assert(messages[#messages - 1].text == 'echo:two' and messages[#messages].text == 'two', vim.inspect(messages))
+    assert(text(buffer):match('### You\necho:two\n\n### Assistant\n.*two\n\n### You\n$'), text(buffer))
   end)
 
   test('drafts are saved when Neovim exits', function()
