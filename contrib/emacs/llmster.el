@@ -163,8 +163,9 @@ Objects become alists with symbol keys, arrays lists, null nil."
            :filter #'llmster--filter
            :sentinel #'llmster--sentinel))
     (process-put llmster--process 'llmster-pending nil)
-    (llmster--request-sync "initialize" `((protocolVersion . 1)
-                                           (coalesceMilliseconds . ,llmster-coalesce-milliseconds)))))
+    (process-put llmster--process 'llmster-info
+                 (llmster--request-sync "initialize" `((protocolVersion . 1)
+                                                        (coalesceMilliseconds . ,llmster-coalesce-milliseconds))))))
 
 (defun llmster--sentinel (process _event)
   "Fail every waiting request when PROCESS ends."
@@ -232,9 +233,9 @@ ON-EVENT gets the notifications of the request.  Return its id."
     (llmster--send `((jsonrpc . "2.0") (id . ,id) (method . ,method) ,@(when params `((params . ,params)))))
     id))
 
-(defun llmster--request-sync (method &optional params)
-  "Send METHOD with PARAMS and return its result.
-Signal a `user-error' with the server's message when it fails."
+(defun llmster--call (method &optional params)
+  "Send METHOD with PARAMS and wait for the answer: (RESULT . ERROR).
+Signal a `user-error' when none comes."
   (let* ((done nil) result failure
          (deadline (+ (float-time) llmster-request-timeout))
          ;; Large answers (a long conversation) arrive in few reads.
@@ -242,9 +243,15 @@ Signal a `user-error' with the server's message when it fails."
     (llmster--request method params (lambda (r e) (setq done t result r failure e)))
     (while (and (not done) (llmster--live-p) (< (float-time) deadline))
       (accept-process-output llmster--process 0.05))
-    (cond (failure (user-error "The llmster request failed: %s" (alist-get 'message failure)))
-          ((not done) (user-error "No answer from llmster to %s" method))
-          (t result))))
+    (unless done (user-error "No answer from llmster to %s" method))
+    (cons result failure)))
+
+(defun llmster--request-sync (method &optional params)
+  "Send METHOD with PARAMS and return its result.
+Signal a `user-error' with the server's message when it fails."
+  (let ((answer (llmster--call method params)))
+    (when (cdr answer) (user-error "The llmster request failed: %s" (alist-get 'message (cdr answer))))
+    (car answer)))
 
 (defun llmster--cancel-request (id)
   "Ask llmster to cancel request ID."
@@ -1588,6 +1595,100 @@ A chat buffer showing it is killed with it."
       (dolist (buffer (buffer-list))
         (with-current-buffer buffer (when (derived-mode-p 'llmster-chats-mode) (revert-buffer)))))))
 
+;;;; Export, import, backup
+
+(defun llmster-export (file)
+  "Write the conversation on this line (or of this chat) to FILE, a .llmster file.
+See llmster-format(5); `llmster-import' reads it back, here or elsewhere."
+  (interactive (list (expand-file-name (read-file-name "Export to: " nil nil nil
+                                                       (concat (llmster--safe-file-name) ".llmster")))))
+  (let ((path (alist-get 'path (llmster--request-sync "transfer/export" `((conversationId . ,(llmster--chats-id))
+                                                                            (path . ,(expand-file-name file)))))))
+    (message "llmster: exported to %s" path)
+    path))
+
+(defun llmster--safe-file-name ()
+  "A file name from the title of the conversation on this line (or of this chat)."
+  (let ((title (alist-get 'title (llmster--chats-conversation))))
+    (replace-regexp-in-string "[^[:alnum:]_.-]+" "-" (if (string-empty-p title) "Untitled" title))))
+
+;;;###autoload
+(defun llmster-import (file)
+  "Add the conversation of FILE, a .llmster file, to the library and open it.
+When the file continues a server context held elsewhere, ask whether to keep it."
+  (interactive (list (expand-file-name (read-file-name "Import: " nil nil t))))
+  (llmster--ensure-process)
+  (let* ((path (expand-file-name file))
+         (answer (llmster--call "transfer/import" `((path . ,path))))
+         (kind (llmster--error-kind (cdr answer))))
+    (cond
+     ((equal kind "confirmation_required")
+      (setq answer (llmster--call "transfer/import"
+                                  `((path . ,path)
+                                    (continuation . ,(if (y-or-n-p "The file continues another server's context.  Keep it (no: start afresh)? ")
+                                                         "keep" "drop"))))))
+     ((and (equal kind "already_imported") (not (y-or-n-p "Already imported.  Import a copy (no: open it)? ")))
+      (let ((id (alist-get 'conversationId (alist-get 'data (cdr answer)))))
+        (setq answer (cons `((conversation (id . ,id))) nil))))
+     ((equal kind "already_imported")
+      (setq answer (llmster--call "transfer/import" `((path . ,path) (asNew . t))))))
+    (when (cdr answer) (user-error "The import failed: %s" (alist-get 'message (cdr answer))))
+    (llmster (alist-get 'id (alist-get 'conversation (car answer))))))
+
+;;;###autoload
+(defun llmster-backup (file &optional password)
+  "Write the whole library to FILE; with PASSWORD (not empty), encrypted.
+Interactively the password is asked for (empty: none)."
+  (interactive (list (expand-file-name (read-file-name "Back up the library to: " nil nil nil "llmster.llmster-backup"))
+                     (read-passwd "Password (empty: not encrypted): ")))
+  (llmster--ensure-process)
+  (let* ((answer (llmster--request-sync "library/backup" `((path . ,(expand-file-name file))
+                                                           ,@(when (and password (not (string-empty-p password)))
+                                                               `((password . ,password))))))
+         (statistics (alist-get 'statistics answer)))
+    (message "llmster: %d conversations backed up to %s%s" (or (alist-get 'conversations statistics) 0)
+             (alist-get 'path answer) (if (eq (alist-get 'encrypted answer) t) ", encrypted" ""))
+    answer))
+
+;;;; Health check
+
+;;;###autoload
+(defun llmster-doctor ()
+  "Show whether llmster is set up, as Neovim's :checkhealth llmster does.
+That is the executable, its version, whether LM Studio answers and with
+which models, and whether `markdown-mode' is there for chat buffers.
+Return the report's lines."
+  (interactive)
+  (let ((lines nil))
+    (cl-flet ((report (ok text) (push (concat (if ok "OK     " "ERROR  ") text) lines)))
+      (let ((program (executable-find llmster-program)))
+        (report program (if program (format "executable: %s" program)
+                          (format "%s is not on the exec-path: install llmster or set `llmster-program'" llmster-program)))
+        (when program
+          (condition-case err
+              (let ((info (progn (llmster--ensure-process) (process-get llmster--process 'llmster-info))))
+                (report t (format "llmster rpc %s speaks protocol %s"
+                                  (alist-get 'version (alist-get 'serverInfo info)) (alist-get 'protocolVersion info)))
+                (condition-case err
+                    (let ((models (alist-get 'models (llmster--request-sync "models/list" '((refresh . t))))))
+                      (report t (format "LM Studio answers at %s: %d models, %d loaded" (alist-get 'server info) (length models)
+                                        (cl-count-if (lambda (m) (eq (alist-get 'loaded m) t)) models))))
+                  (error (report nil (format "LM Studio does not answer at %s: %s (start it with `lms server start', or set the server in llmster's config)"
+                                             (alist-get 'server info) (error-message-string err))))))
+            (error (report nil (format "llmster rpc does not start: %s (see the buffer \" *llmster-stderr*\")"
+                                       (error-message-string err)))))))
+      (report (featurep 'markdown-mode)
+              (if (featurep 'markdown-mode) "markdown-mode: chat buffers use it"
+                "markdown-mode is not installed: chat buffers use text-mode")))
+    (setq lines (nreverse lines))
+    (with-current-buffer (get-buffer-create "*llmster doctor*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (string-join lines "\n") "\n"))
+      (special-mode)
+      (when (called-interactively-p 'interactive) (display-buffer (current-buffer))))
+    lines))
+
 ;;;; Search
 
 (defun llmster--search (query)
@@ -1665,12 +1766,16 @@ A chat buffer showing it is killed with it."
     ("N" "New chat with a preset" llmster-new-chat-with-preset)
     ("l" "Conversations" llmster-list-conversations)
     ("/" "Search" llmster-search)
-    ("?" "Search, as a list" llmster-search-list)]]
+    ("?" "Search, as a list" llmster-search-list)
+    ("I" "Import a .llmster file" llmster-import)
+    ("B" "Back up the library" llmster-backup)
+    ("H" "Health check" llmster-doctor)]]
   [["This conversation"
     ("t" "Rename (title)" llmster-chats-rename)
     ("o" "Move to a folder" llmster-chats-move)
     ("i" "Pin or unpin" llmster-chats-toggle-pin)
-    ("D" "Delete" llmster-chats-delete)]])
+    ("D" "Delete" llmster-chats-delete)
+    ("X" "Export to a file" llmster-export)]])
 
 (provide 'llmster)
 ;;; llmster.el ends here

@@ -993,6 +993,41 @@
           (should (string-match-p "incomplete, cancelled" (buffer-string)))
           (should (equal llmster--usage before)))))))
 
+(ert-deftest llmster-test-export-import-and-backup-from-emacs ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster))
+          (file (expand-file-name "chat.llmster" home))
+          (backup (expand-file-name "all.llmster-backup" home)))
+      (llmster-test--send buffer "echo:take me along")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer (should (equal (llmster-export file) file)))
+      (should (file-exists-p file))
+      (let ((imported (llmster-import file)))
+        (should-not (eq imported buffer))
+        (should (string-match-p "### Assistant\ntake me along" (with-current-buffer imported (buffer-string))))
+        ;; The same file again: llmster knows it, so opening the imported one is offered, or a copy.
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) nil)))
+          (should (eq (llmster-import file) imported)))
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) t)))
+          (should-not (memq (llmster-import file) (list buffer imported)))))
+      (should (= 3 (length (alist-get 'conversations (llmster-test--call "conversations/list")))))
+      (should (= 3 (alist-get 'conversations (alist-get 'statistics (llmster-backup backup "")))))
+      (should (file-exists-p backup)))))
+
+(ert-deftest llmster-test-the-health-check-reports-the-setup ()
+  (llmster-test--with-llmster
+    (let ((lines (llmster-doctor)))
+      (should (cl-some (lambda (line) (string-match-p "^OK +executable: .*/llmster$" line)) lines))
+      (should (cl-some (lambda (line) (string-match-p "^OK +llmster rpc .* speaks protocol 1$" line)) lines))
+      (should (cl-some (lambda (line) (string-match-p (concat "^OK +LM Studio answers at " (regexp-quote llmster-test--server)
+                                                              ": [0-9]+ models, 1 loaded$")
+                                                      line))
+                       lines))
+      (should (equal (with-current-buffer "*llmster doctor*" (buffer-string)) (concat (string-join lines "\n") "\n"))))
+    (let ((llmster-program "no-such-llmster"))
+      (when (llmster--live-p) (delete-process llmster--process))
+      (should (string-match-p "^ERROR +no-such-llmster is not on the exec-path" (car (llmster-doctor)))))))
+
 ;;;; The scenarios both editors share (contrib/editor-scenarios.txt)
 
 (defconst llmster-test--scenarios
