@@ -876,6 +876,25 @@ local ok, err = pcall(function()
     assert(text(source) == 'a = 10\nb = 2', text(source))
   end)
 
+  test('export, import and backup from Neovim', function()
+    local library = require('llmster.library')
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:take me along')
+    local file, backup = home .. '/chat.llmster', home .. '/all.llmster-backup'
+    vim.api.nvim_set_current_buf(buffer)
+    vim.cmd('LlmsterExport ' .. file)
+    assert(vim.fn.filereadable(file) == 1)
+    local imported
+    library.import(file, function(b) imported = b end)
+    assert(imported and imported ~= buffer and text(imported):find('### Assistant\ntake me along', 1, true), tostring(imported))
+    local again
+    select_with(function(items) return items[1], 1 end, function() library.import(file, function(b) again = b end) end)
+    assert(again == imported, 'the same file again offers the imported conversation')
+    local before = #llmster.request_sync('conversations/list', {}).conversations
+    local answer = library.backup(backup)
+    assert(answer.statistics.conversations == before and vim.fn.filereadable(backup) == 1, vim.inspect(answer))
+  end)
+
   -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
   local scenario_tests = {
     ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',
