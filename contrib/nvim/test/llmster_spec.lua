@@ -886,7 +886,7 @@ local ok, err = pcall(function()
     assert(vim.fn.filereadable(file) == 1)
     local imported
     library.import(file, function(b) imported = b end)
-    assert(imported and imported ~= buffer and text(imported):find('### Assistant\ntake me along', 1, true), tostring(imported))
+    assert(imported and imported ~= buffer and text(imported):find('### Assistant\n.*take me along'), tostring(imported))
     local again
     select_with(function(items) return items[1], 1 end, function() library.import(file, function(b) again = b end) end)
     assert(again == imported, 'the same file again offers the imported conversation')
