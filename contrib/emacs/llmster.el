@@ -438,8 +438,18 @@ With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (set-marker llmster--input-start (point)))
 
 (defun llmster--name-buffer (title)
-  "Name this buffer after the conversation TITLE."
-  (rename-buffer (format "*llmster: %s*" (if (or (null title) (string-empty-p title)) "Untitled" title)) t))
+  "Name this buffer after the conversation TITLE.
+A long title is cut, so the mode line still shows the model and context use."
+  (rename-buffer (format "*llmster: %s*" (truncate-string-to-width
+                                          (if (or (null title) (string-empty-p title)) "Untitled" title) 40 nil nil "…"))
+                 t))
+
+(defun llmster--aligned (candidates annotate)
+  "ANNOTATE, a completion annotation function, its text aligned in one column.
+CANDIDATES are the strings it annotates."
+  (let ((width (apply #'max 0 (mapcar #'string-width candidates))))
+    (lambda (candidate)
+      (concat (make-string (max 0 (- width (string-width candidate))) ?\s) (funcall annotate candidate)))))
 
 ;;;###autoload
 (defun llmster (&optional conversation-id)
@@ -1099,7 +1109,8 @@ A new system prompt needs one after the conversation's first reply."
   (let* ((presets (alist-get 'presets (llmster--request-sync "presets/list")))
          (summaries (mapcar (lambda (preset) (cons (alist-get 'name preset) (alist-get 'summary preset))) presets))
          (completion-extra-properties
-          `(:annotation-function ,(lambda (name) (concat "  " (cdr (assoc name summaries)))))))
+          `(:annotation-function ,(llmster--aligned (mapcar #'car summaries)
+                                                     (lambda (name) (concat "  " (cdr (assoc name summaries))))))))
     (unless presets
       (user-error "No presets: add lines such as \"preset.NAME.system = …\" to llmster's config"))
     (completing-read prompt summaries nil t)))
@@ -1431,7 +1442,9 @@ Shows whether it is loaded, its size and its capabilities."
                   "Model: "
                   (lambda (string predicate action)
                     (if (eq action 'metadata)
-                        `(metadata (annotation-function . ,(lambda (key) (llmster--model-annotation (cdr (assoc key table))))))
+                        `(metadata (annotation-function
+                                    . ,(llmster--aligned (mapcar #'car table)
+                                                         (lambda (key) (llmster--model-annotation (cdr (assoc key table)))))))
                       (complete-with-action action table string predicate)))
                   nil t)))
     (llmster--select-model choice llmster--model)

@@ -541,8 +541,9 @@
                                ;; The REPL's /presets line, from presets/list.
                                (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "french")
                                               "  temperature 0.3 · \"Answer in French.\""))
+                               ;; Aligned in one column after names of different widths.
                                (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "terse")
-                                              "  model acme/thinker-8b · \"Be terse.\""))
+                                              "   model acme/thinker-8b · \"Be terse.\""))
                                "french")))
                     (call-interactively #'llmster-new-chat-with-preset))))
       (llmster-test--send buffer "echo:bonjour")
@@ -1027,6 +1028,22 @@
     (let ((llmster-program "no-such-llmster"))
       (when (llmster--live-p) (delete-process llmster--process))
       (should (string-match-p "^ERROR +no-such-llmster is not on the exec-path" (car (llmster-doctor)))))))
+
+(ert-deftest llmster-test-model-annotations-line-up-and-long-titles-leave-room-in-the-mode-line ()
+  (llmster-test--with-llmster
+    (with-current-buffer (llmster)
+      (let (annotated)
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (_prompt table &rest _)
+                     (let ((annotate (alist-get 'annotation-function (cdr (funcall table "" nil 'metadata)))))
+                       (setq annotated (mapcar (lambda (key) (concat key (funcall annotate key))) (all-completions "" table))))
+                     "acme/tiny-1b")))
+          (llmster-select-model))
+        ;; The sizes (right-aligned) end in the same column on every line.
+        (should (> (length annotated) 2))
+        (should (= 1 (length (delete-dups (mapcar (lambda (line) (string-match "[0-9.]+ [MG]B" line) (match-end 0)) annotated))))))
+      (llmster--name-buffer (make-string 100 ?t))
+      (should (<= (length (buffer-name)) 52)))))
 
 ;;;; The scenarios both editors share (contrib/editor-scenarios.txt)
 
