@@ -1101,6 +1101,36 @@ A new system prompt needs one after the conversation's first reply."
   (llmster--require-chat)
   (llmster--set-setting (cons 'reasoning effort) `((settings (reasoning . ,effort)))))
 
+;;;; Integrations: the MCP servers and LM Studio plugins a chat may use
+
+(defun llmster-set-integrations (names)
+  "Let this chat use the configured integrations NAMES (nil: none).
+The REPL's /integrations does the same.  Integrations are the
+`integration.NAME' lines of llmster's config: MCP servers and LM Studio
+plugins.  Interactively they are chosen among the configured ones,
+separated by commas."
+  (interactive
+   (progn
+     (llmster--require-chat)
+     (let ((configured (mapcar (lambda (i) (alist-get 'name i)) (alist-get 'integrations (llmster--request-sync "integrations/list")))))
+       (unless configured (user-error "No integrations: add lines such as \"integration.NAME = mcp/playwright\" to llmster's config"))
+       (list (completing-read-multiple "Integrations (comma-separated, empty: none): " configured nil t
+                                       (string-join (llmster--integrations) ","))))))
+  (llmster--require-chat)
+  (if (not llmster--conversation-id)
+      (progn (setf (alist-get 'integrations llmster--pending-settings) (vconcat names))
+             (message "llmster: integrations %s from the first message" (if names (string-join names ", ") "off")))
+    (let ((answer (llmster--request-sync "conversations/setIntegrations"
+                                         `((conversationId . ,llmster--conversation-id) (integrations . ,(vconcat names))))))
+      (message "llmster: integrations %s%s" (if names (string-join names ", ") "off")
+               (let ((notice (alist-get 'notice answer))) (if notice (concat " (" notice ")") ""))))))
+
+(defun llmster--integrations ()
+  "The integrations this chat may use."
+  (if llmster--conversation-id
+      (alist-get 'integrations (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,llmster--conversation-id)))))
+    (append (alist-get 'integrations llmster--pending-settings) nil)))
+
 ;;;; Presets: the REPL's named system prompts, models and settings
 
 (defun llmster--read-preset (prompt)
@@ -1768,6 +1798,7 @@ Return the report's lines."
     ("p" "System prompt" llmster-set-system-prompt)
     ("P" "Apply a preset" llmster-apply-preset)
     ("e" "Reasoning effort" llmster-set-reasoning)
+    ("T" "Integrations (tools)" llmster-set-integrations)
     ("g" "Read the config again" llmster-reload-config)]]
   [["Context and regions"
     ("b" "Add a buffer (C-u: file)" llmster-add-context)

@@ -1045,6 +1045,24 @@
       (llmster--name-buffer (make-string 100 ?t))
       (should (<= (length (buffer-name)) 52)))))
 
+(ert-deftest llmster-test-integrations-are-turned-on-and-off-for-a-chat ()
+  (llmster-test--with-llmster
+    (llmster-test--write-config "integration.docs = https://docs.example.com/mcp" "integration.playwright = mcp/playwright")
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:plain")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (let (offered)
+          (cl-letf (((symbol-function 'completing-read-multiple)
+                     (lambda (_prompt table &rest _) (setq offered table) '("docs"))))
+            (call-interactively #'llmster-set-integrations))
+          (should (equal offered '("docs" "playwright"))))
+        (should (equal (alist-get 'integrations (llmster-test--conversation buffer)) '("docs")))
+        (should (equal (llmster--integrations) '("docs")))
+        (llmster-set-integrations nil)
+        (should-not (alist-get 'integrations (llmster-test--conversation buffer)))
+        (should-error (llmster-set-integrations '("nope")) :type 'user-error)))))
+
 ;;;; The scenarios both editors share (contrib/editor-scenarios.txt)
 
 (defconst llmster-test--scenarios
