@@ -72,5 +72,7 @@ command('LlmsterImport', function(opts) library().import(opts.args) end,
   { nargs = 1, complete = 'file', desc = 'Add a .llmster file\'s conversation to the library and open it' })
 command('LlmsterBackup', function(opts) library().backup(opts.args) end,
   { nargs = 1, complete = 'file', desc = 'Write the whole library to one file' })
+command('LlmsterIntegrations', function(opts) llmster().set_integrations(opts.fargs) end,
+  { nargs = '*', desc = 'Let the chat use these configured integrations (none: turn them off)' })
 command('LlmsterReload', function() llmster().reload_config() end, { desc = 'Make llmster read its config file again' })
 command('LlmsterActions', function() llmster().actions() end, { desc = 'Pick an llmster action' })

@@ -895,6 +895,23 @@ local ok, err = pcall(function()
     assert(answer.statistics.conversations == before and vim.fn.filereadable(backup) == 1, vim.inspect(answer))
   end)
 
+  test('integrations are turned on and off for a chat', function()
+    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
+    vim.fn.mkdir(dir, 'p')
+    local config = vim.fn.filereadable(dir .. '/config') == 1 and vim.fn.readfile(dir .. '/config') or {}
+    vim.fn.writefile(vim.list_extend(vim.deepcopy(config), { 'integration.docs = https://docs.example.com/mcp' }), dir .. '/config')
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:plain')
+    vim.api.nvim_set_current_buf(buffer)
+    vim.cmd('LlmsterIntegrations docs')
+    assert(vim.deep_equal(conversation_of(buffer).integrations, { 'docs' }), vim.inspect(conversation_of(buffer).integrations))
+    vim.cmd('LlmsterIntegrations')
+    local now = conversation_of(buffer).integrations
+    assert(now == nil or now == vim.NIL or #now == 0, vim.inspect(now))
+    assert(not pcall(llmster.set_integrations, { 'nope' }, buffer), 'an unknown name is refused')
+    vim.fn.writefile(config, dir .. '/config')
+  end)
+
   -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
   local scenario_tests = {
     ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',

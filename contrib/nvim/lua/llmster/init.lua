@@ -790,6 +790,7 @@ function M.send_chat(buffer, options)
     conversationId = chat.conversation, model = chat.model,
     freshContext = (options.fresh or chat.fresh_next) and true or nil,
     systemPrompt = not chat.conversation and chat.system_prompt or nil,
+    integrations = not chat.conversation and chat.integrations or nil,
     reasoning = not chat.conversation and chat.reasoning or nil,
   }
   -- A cursor left at the end of the input follows the reply.
@@ -1049,6 +1050,28 @@ function M.set_reasoning(effort, buffer)
   return settings(buffer, { settings = { reasoning = effort } }, function(chat) chat.reasoning = effort ~= 'default' and effort or nil end)
 end
 
+-- Lets the chat use the configured integrations `names` (MCP servers, LM Studio plugins; {} turns them off), as the
+-- REPL's /integrations does; a chat without a conversation sends them with its first message.
+function M.set_integrations(names, buffer)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = require_chat(buffer)
+  local configured = vim.tbl_map(function(i) return i.name end, client.request_sync('integrations/list', {}).integrations)
+  for _, name in ipairs(names) do
+    if not vim.tbl_contains(configured, name) then
+      error(string.format('no integration named %s; configured: %s', name, #configured > 0 and table.concat(configured, ', ')
+        or 'none (add lines such as "integration.NAME = mcp/playwright" to llmster\'s config)'), 0)
+    end
+  end
+  local said = #names > 0 and table.concat(names, ', ') or 'off'
+  if not chat.conversation then
+    chat.integrations = names
+    return client.notify('integrations ' .. said .. ' from the first message', vim.log.levels.INFO)
+  end
+  -- vim.json encodes an empty Lua table as [], which turns them all off.
+  local answer = client.request_sync('conversations/setIntegrations', { conversationId = chat.conversation, integrations = names })
+  client.notify('integrations ' .. said .. (isnil(answer.notice) and '' or (' (' .. answer.notice .. ')')), vim.log.levels.INFO)
+end
+
 -- Alternatives: the other answers to a message, and its other versions ------------------------
 
 -- Shows the chat's conversation again from the library, keeping the unsent input; undo starts afresh.
@@ -1274,6 +1297,12 @@ M.palette = {
     M.pick_preset('Apply preset', function(name) M.apply_preset(name, buffer) end)
   end },
   { 'Read the configuration again', function() M.reload_config() end },
+  { 'Choose the integrations (tools)', function()
+    local buffer = vim.api.nvim_get_current_buf()
+    vim.ui.input({ prompt = 'Integrations (space-separated, empty: none): ' }, function(text)
+      if text then client.guard(M.set_integrations, vim.split(vim.trim(text), '%s+', { trimempty = true }), buffer) end
+    end)
+  end },
   { 'Set the reasoning effort', function()
     vim.ui.select({ 'off', 'low', 'medium', 'high', 'on', 'default' }, { prompt = 'Reasoning' }, function(choice)
       if choice then client.guard(M.set_reasoning, choice) end
