@@ -389,9 +389,38 @@ Type below the last \"### You\" line and send with \\[llmster-send].
 
 \\{llmster-chat-mode-map}"
   (setq-local mode-line-process 'llmster--usage)
+  (when syntax-propertize-function
+    (setq-local syntax-propertize-function (llmster--by-message syntax-propertize-function)))
   (add-hook 'kill-buffer-hook #'llmster--cancel-on-kill nil t)
   ;; `kill-emacs' runs no `kill-buffer-hook'.
   (add-hook 'kill-emacs-hook #'llmster--save-drafts))
+
+(defun llmster--by-message (propertize)
+  "PROPERTIZE, a `syntax-propertize-function', with the input area on its own.
+The text below the last heading is seen from that heading on, so
+markdown-mode's search back for an open code fence stops there: after a
+long reply every key typed cost it 100-200 ms.  A fence left open in the
+transcript no longer runs on into the input.  The transcript is
+propertized as before (narrowing it per message would make
+`syntax-ppss' parse each long reply afresh)."
+  (lambda (start end)
+    (let ((input (llmster--last-heading)))
+      (when (< start (min input end))
+        (funcall propertize start (min input end)))
+      (when (> end input)
+        (save-restriction
+          (narrow-to-region input (point-max))
+          (funcall propertize (max start input) end))))))
+
+(defun llmster--last-heading ()
+  "The start of the last \"### You\" or \"### Assistant\" line, else `point-min'.
+A literal search backwards from the end: the input area below it is short."
+  (save-excursion
+    (goto-char (point-max))
+    (let ((found nil))
+      (while (and (not found) (search-backward "\n### " nil t))
+        (when (looking-at "\n### \\(?:You\\|Assistant\\)$") (setq found (1+ (point)))))
+      (or found (point-min)))))
 
 (defun llmster--chat-buffer-p (&optional buffer)
   "Whether BUFFER (default: the current one) is a chat buffer."

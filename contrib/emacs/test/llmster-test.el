@@ -1063,6 +1063,21 @@
         (should-not (alist-get 'integrations (llmster-test--conversation buffer)))
         (should-error (llmster-set-integrations '("nope")) :type 'user-error)))))
 
+(ert-deftest llmster-test-markdown-sees-code-blocks-one-message-at-a-time ()
+  (skip-unless (featurep 'markdown-mode))
+  (with-temp-buffer
+    (llmster-chat-mode)
+    (insert "### You\nhi\n\n### Assistant\n```python\nx = 1\n```\nafter\n\n### Assistant\n```\nleft open\n\n### You\nplain text\n```\n")
+    (syntax-propertize (point-max))
+    (goto-char (point-min))
+    (search-forward "x = 1")
+    (should (markdown-code-block-at-pos (match-beginning 0)))
+    (search-forward "after")
+    (should-not (markdown-code-block-at-pos (match-beginning 0)))
+    ;; A fence a reply left open does not run on into the next message (to close at its fence).
+    (search-forward "plain text")
+    (should-not (markdown-code-block-at-pos (match-beginning 0)))))
+
 ;;;; The scenarios both editors share (contrib/editor-scenarios.txt)
 
 (defconst llmster-test--scenarios
