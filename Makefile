@@ -9,7 +9,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 
 BUILD_PACKAGES = pkg-config libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                  libreadline-dev libsqlite3-dev libsodium-dev libpocketsphinx-dev libsource-highlight-dev
-TEST_PACKAGES  = emacs-nox elpa-markdown-mode neovim sqlite3 pocketsphinx-en-us espeak-ng sox alsa-utils zsh fish
+TEST_PACKAGES  = emacs-nox elpa-markdown-mode elpa-package-lint neovim sqlite3 pocketsphinx-en-us espeak-ng sox alsa-utils zsh fish
 
 # Installs the Debian packages named in $(1) that dpkg does not already have.
 define ensure_packages

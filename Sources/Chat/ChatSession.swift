@@ -370,12 +370,32 @@ public actor ChatSession {
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// A conversation title from its first message: the first line, at most 60 characters.
+    /// A conversation title from its first message: the first line after any attached files (fenced blocks, each
+    /// perhaps under a `NAME:` or `File: NAME` line, as the editors attach them), at most 60 characters.
     public static func title(from text: String) -> String {
-        let firstLine = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let lines = text.split(whereSeparator: \.isNewline).map(String.init)
+        let firstLine = linesAfterAttachedBlocks(lines).first ?? lines.first ?? ""
         let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return "Untitled" }
         return trimmed.count > 60 ? String(trimmed.prefix(59)) + "…" : trimmed
+    }
+
+    /// `lines` without the fenced blocks (and the one-line name above each) they start with.
+    private static func linesAfterAttachedBlocks(_ lines: [String]) -> ArraySlice<String> {
+        func fence(_ line: String) -> Substring? {
+            let ticks = line.prefix { $0 == "`" }
+            return ticks.count >= 3 ? ticks : nil
+        }
+        var rest = lines[...]
+        while let first = rest.first {
+            let named = fence(first) == nil && rest.count > 1 && fence(rest[rest.startIndex + 1]) != nil
+                && (first.hasSuffix(":") || first.hasPrefix("File: "))
+            let opening = named ? rest.startIndex + 1 : rest.startIndex
+            guard let ticks = fence(rest[opening]) else { break }
+            guard let closing = rest[(opening + 1)...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == ticks }) else { break }
+            rest = rest[(closing + 1)...]
+        }
+        return rest
     }
 }
 

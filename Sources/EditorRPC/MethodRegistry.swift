@@ -18,13 +18,14 @@ public struct MethodRegistry: Sendable {
     /// The handler for `name`.
     func handler(_ name: String) -> Handler? { handlers[name] }
 
-    /// Every method's name, sorted (`initialize` and `shutdown` included).
-    public var names: [String] { (Array(handlers.keys) + ["initialize", "shutdown"]).sorted() }
+    /// Every method's name, sorted (the server's own `initialize`, `shutdown` and `config/reload` included).
+    public var names: [String] { (Array(handlers.keys) + ["initialize", "shutdown", "config/reload"]).sorted() }
 
     /// Every method of protocol version 1.
     public static var standard: MethodRegistry {
         var registry = MethodRegistry()
         ModelMethods.register(in: &registry)
+        PendingModelMethods.register(in: &registry)
         LibraryMethods.register(in: &registry)
         ChatMethods.register(in: &registry)
         ConfigMethods.register(in: &registry)

@@ -42,9 +42,9 @@ enum ModelMethods {
         }
     }
 
-    /// A `models/progress` notification for one step of `models/select`.
-    private static func progress(_ step: ModelSelectionStep, requestId: JSONValue, conversationId: String) -> JSONValue {
-        var fields: [String: JSONValue] = ["requestId": requestId, "conversationId": .string(conversationId)]
+    /// A `models/progress` notification for one step of `models/select` (or `models/selectPending`: no conversation).
+    static func progress(_ step: ModelSelectionStep, requestId: JSONValue, conversationId: String?) -> JSONValue {
+        var fields: [String: JSONValue] = ["requestId": requestId, "conversationId": conversationId.map(JSONValue.string) ?? .null]
         switch step {
         case .unloaded(let instance):
             fields["type"] = .string("unloaded")

@@ -21,21 +21,28 @@ public actor RPCServer {
     let framing: Framing
     /// llmster's version, reported by `initialize`.
     let version: String
-    /// Settings as read at start, before the client's choices.
-    private var configuration: Configuration
+    /// Settings as last read (at start, or by a reload), with the client's choices.
+    var configuration: Configuration
     /// Where `config/set` saves.
     let configurationPath: String
-    private let makeSession: SessionFactory
+    let makeSession: SessionFactory
+    /// Reads the settings again (`config/reload`, or the file changed); nil: they stay as read at start.
+    let reloadConfiguration: (@Sendable () throws -> Configuration)?
+    /// The configuration file's state when the session was made.
+    var configurationStamp: ConfigurationStamp?
     private let methods: MethodRegistry
     private let output: @Sendable ([UInt8]) -> Void
-    private let log: @Sendable (String) -> Void
-    private var session: ChatSession?
+    let log: @Sendable (String) -> Void
+    var session: ChatSession?
     private var running: [String: Task<Void, Never>] = [:]
     private var shuttingDown = false
 
     /// Creates a server writing framed messages through `output` (which must be safe to call from any thread).
+    ///
+    /// `reloadConfiguration` reads the settings afresh, for `config/reload` and for a configuration file that changed.
     public init(framing: Framing, version: String, configuration: Configuration, configurationPath: String,
                 methods: MethodRegistry = .standard, makeSession: @escaping SessionFactory,
+                reloadConfiguration: (@Sendable () throws -> Configuration)? = nil,
                 output: @escaping @Sendable ([UInt8]) -> Void, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.framing = framing
         self.version = version
@@ -43,6 +50,7 @@ public actor RPCServer {
         self.configurationPath = configurationPath
         self.methods = methods
         self.makeSession = makeSession
+        self.reloadConfiguration = reloadConfiguration
         self.output = output
         self.log = log
     }
@@ -139,6 +147,8 @@ public actor RPCServer {
             initialize(id: id, params: params)
         case "shutdown":
             return id
+        case "config/reload":
+            reload(id: id)
         default:
             dispatch(method, id: id, params: params)
         }
@@ -161,6 +171,7 @@ public actor RPCServer {
             let interval = try params.optionalInteger("coalesceMilliseconds") ?? Self.defaultCoalesceMilliseconds
             guard (0...10_000).contains(interval) else { throw RPCError.invalidParams("coalesceMilliseconds must be 0…10000") }
             configuration.displayIntervalMilliseconds = interval
+            configurationStamp = ConfigurationStamp(path: configurationPath)
             session = try makeSession(configuration)
             send(response: id, result: .object([
                 "protocolVersion": .integer(Self.protocolVersion),
@@ -179,6 +190,7 @@ public actor RPCServer {
     }
 
     private func dispatch(_ method: String, id: RequestId, params: Params) {
+        if session != nil { reloadIfChanged() }
         guard let session else {
             send(response: id, error: RPCError(code: RPCError.notInitializedCode, message: "Send initialize first.", kind: "not_initialized"))
             return

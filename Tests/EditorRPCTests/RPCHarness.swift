@@ -36,6 +36,11 @@ actor RPCHarness {
                 let client = LMStudioClient(server: configuration.server, token: nil, transport: CurlTransport())
                 return ChatSession(client: client, library: try LibraryStore(path: libraryPath), configuration: configuration)
             },
+            reloadConfiguration: { [configurationPath = sandbox.root + "/config/llmster/config"] in
+                var fresh = try Configuration.load(path: configurationPath)
+                try fresh.setValue(serverURL, forKey: "server")
+                return fresh
+            },
             output: { outputContinuation.yield($0) })
         let (inputStream, inputContinuation) = AsyncStream.makeStream(of: [UInt8].self)
         input = inputContinuation

@@ -7,7 +7,10 @@
 ;; Keywords: tools, convenience
 ;; URL: https://github.com/llmster/llmster
 
-;; This file is part of llmster and is distributed under the same licence as llmster.
+;; SPDX-License-Identifier: MIT
+
+;; This file is part of llmster, distributed under the MIT licence: see LICENSE at the top of
+;; the llmster repository.
 
 ;;; Commentary:
 
@@ -15,23 +18,22 @@
 ;; models as the llmster REPL, from Emacs.  Built-in libraries only; markdown-mode is used
 ;; for the chat buffers when it is installed.
 ;;
-;; Install (llmster on the PATH):
+;; Install on Emacs 28 or later (llmster on the PATH):
 ;;
-;;   (use-package llmster
-;;     :load-path "/path/to/llmster/contrib/emacs"
-;;     :commands (llmster llmster-menu llmster-send-region llmster-rewrite
-;;                llmster-add-context llmster-search llmster-list-conversations
-;;                llmster-new-chat-with-preset))
+;;   (add-to-list 'load-path "/path/to/llmster/contrib/emacs")
+;;   (require 'llmster)
 ;;
-;; or, with Emacs 30's `:vc':
+;; or, on Emacs 29 and later, from the repository:
 ;;
-;;   (use-package llmster
-;;     :vc (:url "https://github.com/llmster/llmster" :lisp-dir "contrib/emacs"))
+;;   (package-vc-install
+;;    '(llmster :url "https://github.com/llmster/llmster" :lisp-dir "contrib/emacs"))
+;;
+;; `M-x package-install-file' on this file installs it as a package on Emacs 28 too.
 ;;
 ;; In a chat buffer (M-x llmster):
 ;;
 ;;   C-c C-c   send what is below the last "### You" line
-;;   C-c C-k   cancel the reply being streamed (what arrived is kept)
+;;   C-c C-k   cancel the reply being streamed (what arrived is kept), or stop editing
 ;;   C-c C-a   ask again: a new answer to the last message (the old one stays an alternative)
 ;;   C-c C-w   edit the last message and send it again
 ;;   C-c C-v   choose among the answers (or, C-u, versions) of the last message
@@ -39,6 +41,10 @@
 ;;   C-c C-r   fold or show the reasoning or tool output at point (elsewhere: all reasoning)
 ;;   C-c C-l   the library
 ;;   C-c C-t   the menu of every command (`llmster-menu')
+;;
+;; Undo in a chat changes the view only: the library keeps every exchange, and reopening the
+;; conversation shows it.  Undo while a reply streams takes the message back (to the input
+;; area) and cancels the reply; after it, undo takes the exchange away, then the typing.
 ;;
 ;; From any buffer: `llmster-send-region' (the region as a fenced block, with an
 ;; instruction), `llmster-rewrite' (replace the region with the model's answer, shown as a
@@ -157,8 +163,9 @@ Objects become alists with symbol keys, arrays lists, null nil."
            :filter #'llmster--filter
            :sentinel #'llmster--sentinel))
     (process-put llmster--process 'llmster-pending nil)
-    (llmster--request-sync "initialize" `((protocolVersion . 1)
-                                           (coalesceMilliseconds . ,llmster-coalesce-milliseconds)))))
+    (process-put llmster--process 'llmster-info
+                 (llmster--request-sync "initialize" `((protocolVersion . 1)
+                                                        (coalesceMilliseconds . ,llmster-coalesce-milliseconds))))))
 
 (defun llmster--sentinel (process _event)
   "Fail every waiting request when PROCESS ends."
@@ -226,9 +233,9 @@ ON-EVENT gets the notifications of the request.  Return its id."
     (llmster--send `((jsonrpc . "2.0") (id . ,id) (method . ,method) ,@(when params `((params . ,params)))))
     id))
 
-(defun llmster--request-sync (method &optional params)
-  "Send METHOD with PARAMS and return its result.
-Signal a `user-error' with the server's message when it fails."
+(defun llmster--call (method &optional params)
+  "Send METHOD with PARAMS and wait for the answer: (RESULT . ERROR).
+Signal a `user-error' when none comes."
   (let* ((done nil) result failure
          (deadline (+ (float-time) llmster-request-timeout))
          ;; Large answers (a long conversation) arrive in few reads.
@@ -236,9 +243,15 @@ Signal a `user-error' with the server's message when it fails."
     (llmster--request method params (lambda (r e) (setq done t result r failure e)))
     (while (and (not done) (llmster--live-p) (< (float-time) deadline))
       (accept-process-output llmster--process 0.05))
-    (cond (failure (user-error "The llmster request failed: %s" (alist-get 'message failure)))
-          ((not done) (user-error "No answer from llmster to %s" method))
-          (t result))))
+    (unless done (user-error "No answer from llmster to %s" method))
+    (cons result failure)))
+
+(defun llmster--request-sync (method &optional params)
+  "Send METHOD with PARAMS and return its result.
+Signal a `user-error' with the server's message when it fails."
+  (let ((answer (llmster--call method params)))
+    (when (cdr answer) (user-error "The llmster request failed: %s" (alist-get 'message (cdr answer))))
+    (car answer)))
 
 (defun llmster--cancel-request (id)
   "Ask llmster to cancel request ID."
@@ -325,13 +338,16 @@ Signal a `user-error' with the server's message when it fails."
 (defvar-local llmster--input-start nil "Marker: where the text to send starts.")
 (defvar-local llmster--stream nil "The reply being streamed (an `llmster--reply'), or nil.")
 (defvar-local llmster--last-reply nil "The last reply shown in this buffer (an `llmster--reply').")
-(defvar-local llmster--context nil "Buffers and files sent with the next message: (NAME . SOURCE).")
+(defvar-local llmster--context nil
+  "Buffers, files and regions sent with the next message: (NAME . SOURCE).
+SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
 (defvar-local llmster--pending-settings nil
   "Settings for the conversation's first message (system prompt, reasoning).")
 (defvar-local llmster--pending-preset nil
   "The preset the conversation is created with at the first message, or nil.")
 (defvar-local llmster--fresh-next nil "Whether the next message starts a fresh server context.")
-(defvar-local llmster--edit-next nil "Whether the next send replaces the last message.")
+(defvar-local llmster--edit-next nil
+  "While the next send replaces the last message: the input it displaced, else nil.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
 
 (cl-defstruct (llmster--reply (:constructor llmster--make-reply) (:copier nil))
@@ -345,8 +361,11 @@ Signal a `user-error' with the server's message when it fails."
   tools         ; hash table: tool call index to its overlay
   indicator     ; overlay showing progress and that the reply streams
   undo-mark     ; `buffer-undo-list' when the send began
+  undo-cell     ; the cell of `buffer-undo-list' whose undo takes the send back
+  in-place      ; whether it replaces the last reply (regenerate, fresh context)
   new           ; whether this send created the conversation
-  text)         ; the text the user typed
+  text          ; the text the user typed
+  errored)      ; whether the stream showed an error already
 
 (defvar llmster-chat-mode-map
   (let ((map (make-sparse-keymap)))
@@ -370,7 +389,38 @@ Type below the last \"### You\" line and send with \\[llmster-send].
 
 \\{llmster-chat-mode-map}"
   (setq-local mode-line-process 'llmster--usage)
-  (add-hook 'kill-buffer-hook #'llmster--cancel-on-kill nil t))
+  (when syntax-propertize-function
+    (setq-local syntax-propertize-function (llmster--by-message syntax-propertize-function)))
+  (add-hook 'kill-buffer-hook #'llmster--cancel-on-kill nil t)
+  ;; `kill-emacs' runs no `kill-buffer-hook'.
+  (add-hook 'kill-emacs-hook #'llmster--save-drafts))
+
+(defun llmster--by-message (propertize)
+  "PROPERTIZE, a `syntax-propertize-function', with the input area on its own.
+The text below the last heading is seen from that heading on, so
+markdown-mode's search back for an open code fence stops there: after a
+long reply every key typed cost it 100-200 ms.  A fence left open in the
+transcript no longer runs on into the input.  The transcript is
+propertized as before (narrowing it per message would make
+`syntax-ppss' parse each long reply afresh)."
+  (lambda (start end)
+    (let ((input (llmster--last-heading)))
+      (when (< start (min input end))
+        (funcall propertize start (min input end)))
+      (when (> end input)
+        (save-restriction
+          (narrow-to-region input (point-max))
+          (funcall propertize (max start input) end))))))
+
+(defun llmster--last-heading ()
+  "The start of the last \"### You\" or \"### Assistant\" line, else `point-min'.
+A literal search backwards from the end: the input area below it is short."
+  (save-excursion
+    (goto-char (point-max))
+    (let ((found nil))
+      (while (and (not found) (search-backward "\n### " nil t))
+        (when (looking-at "\n### \\(?:You\\|Assistant\\)$") (setq found (1+ (point)))))
+      (or found (point-min)))))
 
 (defun llmster--chat-buffer-p (&optional buffer)
   "Whether BUFFER (default: the current one) is a chat buffer."
@@ -384,10 +434,26 @@ Type below the last \"### You\" line and send with \\[llmster-send].
   "Cancel the reply and keep the unsent text as a draft, as the buffer is killed.
 llmster saves what arrived of the reply."
   (when llmster--stream (llmster--cancel-request (llmster--reply-id llmster--stream)))
+  (llmster--save-draft))
+
+(defun llmster--save-draft (&optional wait)
+  "Keep this chat's unsent text as its conversation's draft.
+With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (when (and llmster--conversation-id (llmster--live-p))
-    (llmster--request "drafts/set" `((conversationId . ,llmster--conversation-id)
-                                     (text . ,(string-trim (buffer-substring-no-properties llmster--input-start (point-max)))))
-                      #'ignore)))
+    (let ((params `((conversationId . ,llmster--conversation-id)
+                    (text . ,(string-trim (buffer-substring-no-properties llmster--input-start (point-max)))))))
+      (if wait
+          (llmster--request-sync "drafts/set" params)
+        (llmster--request "drafts/set" params #'ignore)))))
+
+(defun llmster--save-drafts ()
+  "Keep the unsent text of every chat as a draft, before Emacs exits."
+  (dolist (buffer (buffer-list))
+    (when (llmster--chat-buffer-p buffer)
+      (with-current-buffer buffer
+        ;; A draft that cannot be saved (llmster stopped, the chat deleted) must not stop Emacs from exiting.
+        (condition-case err (llmster--save-draft t)
+          (error (message "llmster: %s" (error-message-string err))))))))
 
 (defun llmster--insert-heading (text)
   "Insert a heading line TEXT at point."
@@ -401,8 +467,18 @@ llmster saves what arrived of the reply."
   (set-marker llmster--input-start (point)))
 
 (defun llmster--name-buffer (title)
-  "Name this buffer after the conversation TITLE."
-  (rename-buffer (format "*llmster: %s*" (if (or (null title) (string-empty-p title)) "Untitled" title)) t))
+  "Name this buffer after the conversation TITLE.
+A long title is cut, so the mode line still shows the model and context use."
+  (rename-buffer (format "*llmster: %s*" (truncate-string-to-width
+                                          (if (or (null title) (string-empty-p title)) "Untitled" title) 40 nil nil "…"))
+                 t))
+
+(defun llmster--aligned (candidates annotate)
+  "ANNOTATE, a completion annotation function, its text aligned in one column.
+CANDIDATES are the strings it annotates."
+  (let ((width (apply #'max 0 (mapcar #'string-width candidates))))
+    (lambda (candidate)
+      (concat (make-string (max 0 (- width (string-width candidate))) ?\s) (funcall annotate candidate)))))
 
 ;;;###autoload
 (defun llmster (&optional conversation-id)
@@ -506,16 +582,45 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
         (setcar cell (llmster--shift-record (car cell) pos delta))
         (setq cell (cdr cell))))))
 
-(defun llmster--record-exchange (reply)
-  "Record REPLY's exchange as one undo step, older than the user's edits since."
+(defun llmster--note-send (reply)
+  "Make undo while REPLY streams take the send back (see `llmster--take-back').
+The step sits where the send happened, older than the user's edits since."
   (when (listp buffer-undo-list)
-    (let ((entry (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply))))
-          (mark (llmster--reply-undo-mark reply)))
-      (if (eq buffer-undo-list mark)
-          (progn (push entry buffer-undo-list) (undo-boundary))
-        (let ((cell buffer-undo-list))
-          (while (and (cdr cell) (not (eq (cdr cell) mark))) (setq cell (cdr cell)))
-          (setcdr cell (cons nil (cons entry mark))))))))
+    (undo-boundary)
+    (push (list 'apply #'llmster--take-back (current-buffer) reply) buffer-undo-list)
+    (setf (llmster--reply-undo-cell reply) buffer-undo-list)
+    (undo-boundary)
+    (setf (llmster--reply-undo-mark reply) buffer-undo-list)))
+
+(defun llmster--record-exchange (reply)
+  "Record REPLY's exchange as one undo step, older than the user's edits since.
+It takes the place of the step that took the send back."
+  (let ((cell (llmster--reply-undo-cell reply)))
+    (when (and cell (listp buffer-undo-list))
+      (setcar cell (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply)))))))
+
+(defun llmster--take-back (buffer reply)
+  "Undo of a send while its REPLY streams into BUFFER.
+The reply is cancelled (llmster keeps what arrived) and the chat looks as
+before the send: the typed text back in the input area, or, for an answer
+asked again, the old answer next in the undo history."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (when (eq llmster--stream reply)
+        (setq llmster--stream nil)
+        (llmster--cancel-request (llmster--reply-id reply))
+        (let ((inhibit-read-only t) (buffer-undo-list t)
+              (from (if (llmster--reply-in-place reply) (llmster--reply-start reply) (llmster--reply-text-start reply)))
+              (to (if (llmster--reply-in-place reply) (llmster--reply-end reply) (point-max))))
+          (dolist (o (overlays-in from to)) (delete-overlay o))
+          (delete-overlay (llmster--reply-indicator reply))
+          (delete-region from to)
+          (unless (llmster--reply-in-place reply)
+            (save-excursion
+              (goto-char (point-max))
+              (insert (llmster--reply-text reply)))
+            (set-marker llmster--input-start from)))
+        (message "llmster: undo took the message back, so its reply is cancelled (the library keeps it)")))))
 
 (defun llmster--insert-at (reply pos text)
   "Insert TEXT at POS for REPLY, with no undo record.
@@ -550,12 +655,14 @@ Windows whose point was at POS follow it; others stay put."
       (llmster--start-reply text `((text . ,(concat (llmster--context-text) text)))))))
 
 (defun llmster--start-reply (text params)
-  "Move the typed TEXT above a new reply and send PARAMS with this chat's settings."
+  "Move the typed TEXT above a new reply and send PARAMS with this chat's settings.
+The transcript shows the text sent (attached context included), as a
+reopened chat does."
   (let ((text-start (copy-marker llmster--input-start)))
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (goto-char (point-max))
       (delete-region llmster--input-start (point-max))
-      (insert text "\n\n"))
+      (insert (or (alist-get 'text params) text) "\n\n"))
     (llmster--open-reply params text-start text)))
 
 (defun llmster--open-reply (params text-start text &optional reply-start)
@@ -564,25 +671,27 @@ With REPLY-START, stream it there instead.
 TEXT-START and TEXT are the message it answers, as shown and as typed."
   (let* ((buffer (current-buffer))
          (new (null llmster--conversation-id))
-         (undo-mark (progn (undo-boundary) buffer-undo-list))
          start body end)
     (when (and new llmster--pending-preset)
       (setq llmster--conversation-id
             (alist-get 'id (llmster--request-sync "conversations/create"
                                                   `((preset . ,llmster--pending-preset) ,@llmster--pending-settings)))))
-    (let ((buffer-undo-list t) (inhibit-read-only t))
-      (if reply-start
-          (goto-char reply-start)
-        (goto-char (point-max)))
-      (setq start (point-marker))
-      (llmster--insert-heading "### Assistant")
-      (setq body (point-marker))
-      (unless reply-start
-        (insert "\n\n")
-        (llmster--new-input-area))
-      (setq end (copy-marker body t)))
+    ;; Point stays where the user left it (a new send leaves it in the new input area).
+    (let ((buffer-undo-list t) (inhibit-read-only t) (from-end (and (not reply-start) (= (point) (point-max)))))
+      (save-excursion
+        (if reply-start
+            (goto-char reply-start)
+          (goto-char (point-max)))
+        (setq start (point-marker))
+        (llmster--insert-heading "### Assistant")
+        (setq body (point-marker))
+        (unless reply-start
+          (insert "\n\n")
+          (llmster--new-input-area))
+        (setq end (copy-marker body t)))
+      (when from-end (goto-char (point-max))))
     (let* ((reply (llmster--make-reply :text-start text-start :start start :body body :end end
-                                       :tools (make-hash-table) :undo-mark undo-mark :new new :text text))
+                                       :tools (make-hash-table) :new new :text text :in-place (and reply-start t)))
            (indicator (make-overlay end end nil t t))
            (params `(,@params
                      ,@(when llmster--conversation-id `((conversationId . ,llmster--conversation-id)))
@@ -590,6 +699,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
                      ,@(when llmster--fresh-next '((freshContext . t)))
                      ,@(when new llmster--pending-settings))))
       (setf (llmster--reply-indicator reply) indicator)
+      (llmster--note-send reply)
       (setq llmster--stream reply)
       (llmster--set-indicator reply "waiting for the server")
       (setf (llmster--reply-id reply)
@@ -725,6 +835,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
              (llmster--show-tool reply event)
              (llmster--set-indicator reply (format "tool %s" (alist-get 'name event))))
             ("error"
+             (setf (llmster--reply-errored reply) t)
              (llmster--close-segment reply)
              (llmster--insert-at reply (llmster--reply-end reply) (format "\n[error: %s]" (alist-get 'message event))))
             (_ nil)))))))
@@ -743,7 +854,11 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
          (t
           (let ((end (llmster--reply-end reply))
                 (status (alist-get 'status result)))
-            (cond (error
+            (cond ((llmster--reply-errored reply))
+                  ((equal (llmster--error-kind error) "not_found")
+                   (llmster--insert-at reply end (format "\n[error: %s]" (substitute-command-keys "this conversation \
+is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
+                  (error
                    (llmster--insert-at reply end (format "\n[error: %s]" (alist-get 'message error))))
                   ((not (equal status "complete"))
                    (llmster--insert-at reply end (format "\n[%s%s]" status
@@ -786,14 +901,16 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR on a first send.
 llmster removed the conversation it had made for it; one made beforehand
-with a preset stays for the next try."
+with a preset is deleted here, and the next try makes it again."
   (let ((inhibit-read-only t) (buffer-undo-list t)
         (text-start (marker-position (llmster--reply-text-start reply))))
     (delete-region text-start (point-max))
     (goto-char text-start)
     (insert (llmster--reply-text reply))
     (set-marker llmster--input-start text-start))
-  (unless llmster--pending-preset (setq llmster--conversation-id nil))
+  (when (and llmster--pending-preset llmster--conversation-id)
+    (llmster--request "conversations/delete" `((id . ,llmster--conversation-id)) #'ignore))
+  (setq llmster--conversation-id nil)
   (message "llmster: %s (your message is back in the input area)" (alist-get 'message error)))
 
 (defun llmster--name-after-title (buffer)
@@ -813,12 +930,12 @@ with a preset stays for the next try."
   (and (buffer-local-value 'llmster--stream (or buffer (current-buffer))) t))
 
 (defun llmster-cancel ()
-  "Cancel the reply being streamed.
+  "Cancel the reply being streamed, or stop editing the last message.
 llmster keeps what arrived, marked incomplete."
   (interactive)
-  (if llmster--stream
-      (llmster--cancel-request (llmster--reply-id llmster--stream))
-    (message "llmster: nothing is streaming")))
+  (cond (llmster--stream (llmster--cancel-request (llmster--reply-id llmster--stream)))
+        (llmster--edit-next (llmster--leave-edit))
+        (t (message "llmster: nothing is streaming"))))
 
 ;;;; Mode line: model and context use
 
@@ -827,8 +944,9 @@ llmster keeps what arrived, marked incomplete."
   (if (>= n 1000) (format "%.1fk" (/ n 1000.0)) (format "%d" n)))
 
 (defun llmster--show-usage (instance stats)
-  "Show model INSTANCE and the context used after a reply's STATS in the mode line."
-  (when instance
+  "Show model INSTANCE and the context used after a reply's STATS in the mode line.
+A reply without statistics (cancelled, failed) leaves the last figures."
+  (when (and instance stats)
     (let* ((used (+ (or (alist-get 'input_tokens stats) 0) (or (alist-get 'total_output_tokens stats) 0)))
            (buffer (current-buffer))
            (render (lambda ()
@@ -888,17 +1006,31 @@ The original and its answer stay in the library as an alternative."
   (llmster--require-chat)
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
   (unless (and llmster--conversation-id llmster--last-reply) (user-error "No message to edit yet"))
-  (let ((text (llmster--reply-text llmster--last-reply)))
+  (let ((text (llmster--reply-text llmster--last-reply))
+        (typed (buffer-substring-no-properties llmster--input-start (point-max))))
     (unless text
       (setq text (string-trim (buffer-substring-no-properties (llmster--reply-text-start llmster--last-reply)
                                                               (llmster--reply-start llmster--last-reply)))))
+    (unless (or llmster--edit-next (string-empty-p (string-trim typed))
+                (y-or-n-p "Replace the unsent text with the last message? "))
+      (user-error "The unsent text stays; send it or clear it first"))
     (delete-region llmster--input-start (point-max))
     (goto-char llmster--input-start)
     (insert text)
-    (setq llmster--edit-next t)
+    (setq llmster--edit-next (or llmster--edit-next typed))
     (llmster--show-context)
-    (message "llmster: edit the message, then %s sends it in place of the last one"
-             (substitute-command-keys "\\[llmster-send]"))))
+    (message "llmster: edit the message, then %s sends it in place of the last one (%s leaves)"
+             (substitute-command-keys "\\[llmster-send]") (substitute-command-keys "\\[llmster-cancel]"))))
+
+(defun llmster--leave-edit ()
+  "Stop editing the last message: the input it displaced comes back."
+  (let ((typed llmster--edit-next))
+    (setq llmster--edit-next nil)
+    (delete-region llmster--input-start (point-max))
+    (goto-char llmster--input-start)
+    (insert typed)
+    (llmster--show-context)
+    (message "llmster: the next send is a new message again")))
 
 (defun llmster--send-edit (text)
   "Replace the last exchange with TEXT and its new answer."
@@ -998,6 +1130,36 @@ A new system prompt needs one after the conversation's first reply."
   (llmster--require-chat)
   (llmster--set-setting (cons 'reasoning effort) `((settings (reasoning . ,effort)))))
 
+;;;; Integrations: the MCP servers and LM Studio plugins a chat may use
+
+(defun llmster-set-integrations (names)
+  "Let this chat use the configured integrations NAMES (nil: none).
+The REPL's /integrations does the same.  Integrations are the
+`integration.NAME' lines of llmster's config: MCP servers and LM Studio
+plugins.  Interactively they are chosen among the configured ones,
+separated by commas."
+  (interactive
+   (progn
+     (llmster--require-chat)
+     (let ((configured (mapcar (lambda (i) (alist-get 'name i)) (alist-get 'integrations (llmster--request-sync "integrations/list")))))
+       (unless configured (user-error "No integrations: add lines such as \"integration.NAME = mcp/playwright\" to llmster's config"))
+       (list (completing-read-multiple "Integrations (comma-separated, empty: none): " configured nil t
+                                       (string-join (llmster--integrations) ","))))))
+  (llmster--require-chat)
+  (if (not llmster--conversation-id)
+      (progn (setf (alist-get 'integrations llmster--pending-settings) (vconcat names))
+             (message "llmster: integrations %s from the first message" (if names (string-join names ", ") "off")))
+    (let ((answer (llmster--request-sync "conversations/setIntegrations"
+                                         `((conversationId . ,llmster--conversation-id) (integrations . ,(vconcat names))))))
+      (message "llmster: integrations %s%s" (if names (string-join names ", ") "off")
+               (let ((notice (alist-get 'notice answer))) (if notice (concat " (" notice ")") ""))))))
+
+(defun llmster--integrations ()
+  "The integrations this chat may use."
+  (if llmster--conversation-id
+      (alist-get 'integrations (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,llmster--conversation-id)))))
+    (append (alist-get 'integrations llmster--pending-settings) nil)))
+
 ;;;; Presets: the REPL's named system prompts, models and settings
 
 (defun llmster--read-preset (prompt)
@@ -1006,10 +1168,23 @@ A new system prompt needs one after the conversation's first reply."
   (let* ((presets (alist-get 'presets (llmster--request-sync "presets/list")))
          (summaries (mapcar (lambda (preset) (cons (alist-get 'name preset) (alist-get 'summary preset))) presets))
          (completion-extra-properties
-          `(:annotation-function ,(lambda (name) (concat "  " (cdr (assoc name summaries)))))))
+          `(:annotation-function ,(llmster--aligned (mapcar #'car summaries)
+                                                     (lambda (name) (concat "  " (cdr (assoc name summaries))))))))
     (unless presets
       (user-error "No presets: add lines such as \"preset.NAME.system = …\" to llmster's config"))
     (completing-read prompt summaries nil t)))
+
+;;;###autoload
+(defun llmster-reload-config ()
+  "Make llmster read its configuration file again.
+Presets, the default model and the load policy take effect; llmster also
+reads the file again on its own when it changed and no reply streams.
+Return the presets."
+  (interactive)
+  (llmster--ensure-process)
+  (let ((presets (alist-get 'presets (llmster--request-sync "config/reload"))))
+    (message "llmster: configuration read again (%d preset%s)" (length presets) (if (= (length presets) 1) "" "s"))
+    presets))
 
 ;;;###autoload
 (defun llmster-new-chat-with-preset (preset)
@@ -1054,17 +1229,20 @@ The REPL's /preset does the same."
   "The attached buffers and files, as fenced blocks to put before the message."
   (mapconcat (lambda (entry)
                (let ((source (cdr entry)))
-                 (if (bufferp source)
+                 (cond
+                  ((consp source) (concat (llmster--fenced (car entry) (car source) (cdr source)) "\n"))
+                  ((bufferp source)
                      (if (buffer-live-p source)
                          (concat (llmster--fenced (car entry) (llmster--language source)
                                                   (with-current-buffer source
                                                     (buffer-substring-no-properties (point-min) (point-max))))
                                  "\n")
-                       "")
+                       ""))
+                  (t
                    (with-temp-buffer
                      (insert-file-contents source)
                      (let ((buffer-file-name source)) (set-auto-mode t))
-                     (concat (llmster--fenced (car entry) (llmster--language (current-buffer)) (buffer-string)) "\n")))))
+                     (concat (llmster--fenced (car entry) (llmster--language (current-buffer)) (buffer-string)) "\n"))))))
              llmster--context ""))
 
 (defun llmster--show-context ()
@@ -1073,7 +1251,8 @@ That is: the attached buffers and files go with it, or it replaces the
 last message.  Without either, there is no header line."
   (setq header-line-format
         (let ((parts (delq nil (list (when llmster--edit-next
-                                       (substitute-command-keys "Editing the last message (\\[llmster-send] replaces it)"))
+                                       (substitute-command-keys
+                                        "Editing the last message (\\[llmster-send] replaces it, \\[llmster-cancel] leaves)"))
                                      (when llmster--context
                                        (format "Context: %s" (mapconcat #'car llmster--context ", ")))))))
           (when parts (concat " " (string-join parts "; ")))))
@@ -1090,20 +1269,43 @@ Nil means a new chat."
 
 ;;;###autoload
 (defun llmster-add-context (source &optional chat)
-  "Send SOURCE (a buffer, or a file name) with CHAT's next message.
-Interactively a buffer is asked for; with a prefix argument, a file."
+  "Send SOURCE (a buffer, a file name or a region) with CHAT's next message.
+Interactively: the active region; else a buffer is asked for (by default
+this one, or from a chat the buffer last visited); with a prefix argument,
+a file.  A region is (START . END) of the current buffer."
   (interactive
-   (list (if current-prefix-arg
-             (expand-file-name (read-file-name "File to add: " nil nil t))
-           (get-buffer (read-buffer "Buffer to add: " (other-buffer (current-buffer) t) t)))
+   (list (cond (current-prefix-arg (expand-file-name (read-file-name "File to add: " nil nil t)))
+               ((use-region-p) (cons (region-beginning) (region-end)))
+               (t (get-buffer (read-buffer "Buffer to add: " (buffer-name (llmster--context-default)) t))))
          (llmster--choose-chat "Add to chat: ")))
+  (when (consp source)
+    (setq source (llmster--region-source (car source) (cdr source))))
   (let ((target (or chat (save-window-excursion (llmster))))
-        (name (if (bufferp source) (llmster--source-name source) (file-name-nondirectory source))))
+        (name (cond ((bufferp source) (llmster--source-name source))
+                    ((consp source) (car source))
+                    (t (file-name-nondirectory source)))))
+    (when (consp source) (setq source (cdr source)))
     (with-current-buffer target
       (setq llmster--context (append llmster--context (list (cons name source))))
       (llmster--show-context))
     (message "llmster: %s goes with the next message in %s" name (buffer-name target))
     target))
+
+(defun llmster--context-default ()
+  "Return the buffer `llmster-add-context' proposes.
+That is this buffer, or from a chat the last buffer that is no chat."
+  (if (llmster--chat-buffer-p)
+      (or (cl-find-if-not (lambda (b) (or (llmster--chat-buffer-p b) (string-prefix-p " " (buffer-name b))
+                                          (minibufferp b)))
+                          (buffer-list))
+          (current-buffer))
+    (current-buffer)))
+
+(defun llmster--region-source (start end)
+  "(NAME . (LANGUAGE . TEXT)): the region START to END of this buffer as context."
+  (cons (format "%s (lines %d-%d)" (llmster--source-name (current-buffer))
+                (line-number-at-pos start) (line-number-at-pos (if (> end start) (1- end) end)))
+        (cons (llmster--language (current-buffer)) (buffer-substring-no-properties start end))))
 
 (defun llmster-clear-context ()
   "Send no attached buffer or file with the next message."
@@ -1134,8 +1336,21 @@ Interactively BUFFER is asked for; without one a new chat opens."
     (display-buffer target)
     target))
 
+(defcustom llmster-rewrite-folder "Rewrites"
+  "The library folder that keeps accepted rewrites (nil: the top level).
+A rejected or cancelled rewrite is deleted from the library."
+  :type '(choice (const :tag "Top level" nil) string))
+
+(defcustom llmster-rewrite-model nil
+  "The model `llmster-rewrite' asks (a key), or nil for llmster's default model."
+  :type '(choice (const :tag "Default model" nil) string))
+
 (defvar-local llmster--rewrite nil
-  "In a rewrite diff buffer: (SOURCE-BUFFER START-MARKER END-MARKER NEW-TEXT).")
+  "In a rewrite diff buffer: (SOURCE START END NEW-TEXT CONVERSATION-ID).
+SOURCE is the buffer rewritten, START and END markers.")
+
+(defvar llmster--pending-rewrite nil
+  "The rewrite being asked for: (REQUEST-ID . SOURCE-BUFFER), or nil.")
 
 (defvar llmster-rewrite-mode-map
   (let ((map (make-sparse-keymap)))
@@ -1158,41 +1373,74 @@ Interactively BUFFER is asked for; without one a new chat opens."
 (defun llmster-rewrite (start end instruction)
   "Replace the region START to END by the model's rewrite following INSTRUCTION.
 The answer is shown as a diff to accept (\\[llmster-rewrite-accept]) or
-reject (\\[llmster-rewrite-reject]).  The exchange is not kept in the library."
+reject (\\[llmster-rewrite-reject]); `llmster-rewrite-cancel' stops one
+still being written.  An accepted rewrite stays in the library, in
+`llmster-rewrite-folder'; the model is `llmster-rewrite-model'."
   (interactive (list (region-beginning) (region-end) (read-string "Rewrite instruction: ")))
+  (when llmster--pending-rewrite (user-error "A rewrite is being written; M-x llmster-rewrite-cancel stops it"))
+  (llmster--ensure-process)
   (let* ((source (current-buffer))
          (from (copy-marker start)) (to (copy-marker end t))
          (text (concat "Rewrite the following text as the instruction says.  Answer with only the rewritten text, "
                        "in one fenced block.\n\n"
-                       (llmster--region-text start end (concat "Instruction: " instruction)))))
-    (message "llmster: rewriting…")
-    (llmster--request "chat/send" `((text . ,text) ,@(when (stringp llmster--model) `((model . ,llmster--model))))
-                      (lambda (result error)
-                        (if error
-                            (message "llmster: the rewrite failed: %s" (alist-get 'message error))
-                          (llmster--request "conversations/delete" `((id . ,(alist-get 'conversationId result))) #'ignore)
-                          (llmster--show-rewrite source from to
-                                                 (llmster--answer-code (alist-get 'text (alist-get 'message result)))))))))
+                       (llmster--region-text start end (concat "Instruction: " instruction))))
+         (params `((text . ,text)
+                   ,@(when llmster-rewrite-model `((model . ,llmster-rewrite-model)))
+                   ,@(when llmster-rewrite-folder `((folderId . ,(llmster--folder-id llmster-rewrite-folder))))))
+         (id (llmster--request
+              "chat/send" params
+              (lambda (result error)
+                (setq llmster--pending-rewrite nil)
+                (let ((conversation (alist-get 'conversationId result)))
+                  (cond ((equal (llmster--error-kind error) "cancelled") (message "llmster: the rewrite was cancelled"))
+                        (error (message "llmster: the rewrite failed: %s" (alist-get 'message error)))
+                        ((not (equal (alist-get 'status result) "complete"))
+                         (llmster--request "conversations/delete" `((id . ,conversation)) #'ignore)
+                         (message "llmster: the rewrite was %s" (if (eq (alist-get 'cancelled result) t) "cancelled"
+                                                                   (alist-get 'status result))))
+                        (t (llmster--show-rewrite source from to
+                                                  (llmster--answer-code (alist-get 'text (alist-get 'message result)))
+                                                  conversation))))))))
+    (setq llmster--pending-rewrite (cons id source))
+    (message "llmster: rewriting… (M-x llmster-rewrite-cancel stops it)")))
 
-(defun llmster--show-rewrite (source start end new-text)
-  "Show the rewrite of START to END in SOURCE as NEW-TEXT.
+(defun llmster-rewrite-cancel ()
+  "Stop the rewrite being written, leaving the text as it is."
+  (interactive)
+  (if llmster--pending-rewrite
+      (llmster--cancel-request (car llmster--pending-rewrite))
+    (message "llmster: no rewrite is being written")))
+
+(defun llmster--show-rewrite (source start end new-text conversation)
+  "Show the rewrite of START to END in SOURCE as NEW-TEXT, from CONVERSATION.
 It is shown as a diff to accept or reject."
   (when (buffer-live-p source)
     (let ((old (generate-new-buffer " *llmster-old*"))
           (new (generate-new-buffer " *llmster-new*"))
-          (diff (get-buffer-create "*llmster rewrite*")))
+          (diff (get-buffer-create "*llmster rewrite*"))
+          (name (llmster--source-name source)))
       (with-current-buffer old (insert-buffer-substring source start end))
-      ;; A region without a line end is replaced by an answer without one.
-      (unless (with-current-buffer old (eq (char-before (point-max)) ?\n))
-        (setq new-text (string-remove-suffix "\n" new-text)))
+      ;; The answer ends as the region does: with a line end or without one.
+      (setq new-text (if (with-current-buffer old (eq (char-before (point-max)) ?\n))
+                         (if (string-suffix-p "\n" new-text) new-text (concat new-text "\n"))
+                       (string-remove-suffix "\n" new-text)))
       (with-current-buffer new (insert new-text))
       (unwind-protect
-          (diff-no-select old new nil t diff)
+          (diff-no-select old new "-u" t diff)
         (kill-buffer old)
         (kill-buffer new))
       (with-current-buffer diff
+        ;; The diff command line and its end note name temporary files, not the user's.
+        (let ((inhibit-read-only t))
+          (goto-char (point-min))
+          (when (looking-at "diff .*\n") (delete-region (match-beginning 0) (match-end 0)))
+          (when (looking-at "--- .*$") (replace-match (concat "--- " name " (now)") t t))
+          (forward-line 1)
+          (when (looking-at "\\+\\+\\+ .*$") (replace-match (concat "+++ " name " (rewritten)") t t))
+          (goto-char (point-max))
+          (when (re-search-backward "^\nDiff finished.*\n?\\'" nil t) (delete-region (match-beginning 0) (point-max))))
         (llmster-rewrite-mode 1)
-        (setq llmster--rewrite (list source start end new-text))
+        (setq llmster--rewrite (list source start end new-text conversation))
         (setq header-line-format (substitute-command-keys
                                   "Rewrite: \\[llmster-rewrite-accept] accepts, \\[llmster-rewrite-reject] rejects")))
       (display-buffer diff)
@@ -1211,9 +1459,12 @@ It is shown as a diff to accept or reject."
     (kill-buffer (current-buffer))))
 
 (defun llmster-rewrite-reject ()
-  "Leave the region as it is and close this diff."
+  "Leave the region as it is and close this diff.
+The rewrite is deleted from the library."
   (interactive)
   (unless llmster--rewrite (user-error "No rewrite here"))
+  (let ((conversation (nth 4 llmster--rewrite)))
+    (when conversation (llmster--request "conversations/delete" `((id . ,conversation)) #'ignore)))
   (kill-buffer (current-buffer)))
 
 ;;;; Models
@@ -1250,26 +1501,30 @@ Shows whether it is loaded, its size and its capabilities."
                   "Model: "
                   (lambda (string predicate action)
                     (if (eq action 'metadata)
-                        `(metadata (annotation-function . ,(lambda (key) (llmster--model-annotation (cdr (assoc key table))))))
+                        `(metadata (annotation-function
+                                    . ,(llmster--aligned (mapcar #'car table)
+                                                         (lambda (key) (llmster--model-annotation (cdr (assoc key table)))))))
                       (complete-with-action action table string predicate)))
                   nil t)))
+    (llmster--select-model choice llmster--model)
     (setq llmster--model choice)
-    (if llmster--conversation-id
-        (llmster--select-model choice)
-      (message "llmster: next messages use %s" choice))
     choice))
 
-(defun llmster--select-model (key)
+(defun llmster--select-model (key previous)
   "Make KEY this chat's model now, loading it under llmster's load policy.
-The previous chat model is unloaded, as the REPL's /model does; the mode line
-shows each step."
+The previous chat model (PREVIOUS, chosen before the first message, or the
+conversation's) is unloaded, as the REPL's /model does; the mode line shows
+each step."
   (let ((buffer (current-buffer)))
     (cl-flet ((show (text) (when (buffer-live-p buffer)
                              (with-current-buffer buffer
                                (setq llmster--usage (format " [%s]" text))
                                (force-mode-line-update)))))
       (show (format "%s: selecting…" key))
-      (llmster--request "models/select" `((conversationId . ,llmster--conversation-id) (model . ,key))
+      (llmster--request (if llmster--conversation-id "models/select" "models/selectPending")
+                        (if llmster--conversation-id
+                            `((conversationId . ,llmster--conversation-id) (model . ,key))
+                          `((model . ,key) ,@(when previous `((previous . ,previous)))))
                         (lambda (result error)
                           (if error
                               (progn (show (format "%s: %s" key (alist-get 'message error)))
@@ -1331,8 +1586,22 @@ shows each step."
     buffer))
 
 (defun llmster--chats-id ()
-  "The conversation id on this line."
-  (or (tabulated-list-get-id) (user-error "No conversation on this line")))
+  "The conversation id on this line of the library, or of this chat."
+  (if (llmster--chat-buffer-p)
+      (or llmster--conversation-id (user-error "No conversation yet: send a message first"))
+    (or (tabulated-list-get-id) (user-error "No conversation on this line"))))
+
+(defun llmster--chats-conversation ()
+  "The library's conversation on this line, or of this chat."
+  (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,(llmster--chats-id))))))
+
+(defun llmster--refresh-views (id)
+  "Show the library's state of conversation ID in the open chats and lists."
+  (let ((title (alist-get 'title (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,id)))))))
+    (dolist (buffer (buffer-list))
+      (with-current-buffer buffer
+        (cond ((and (llmster--chat-buffer-p) (equal llmster--conversation-id id)) (llmster--name-buffer title))
+              ((derived-mode-p 'llmster-chats-mode) (revert-buffer)))))))
 
 (defun llmster-chats-open ()
   "Open the conversation on this line."
@@ -1340,10 +1609,12 @@ shows each step."
   (llmster (llmster--chats-id)))
 
 (defun llmster-chats-rename (title)
-  "Rename the conversation on this line to TITLE."
-  (interactive (list (read-string "New title: " (aref (tabulated-list-get-entry) 2))))
-  (llmster--request-sync "conversations/rename" `((id . ,(llmster--chats-id)) (title . ,title)))
-  (revert-buffer))
+  "Rename the conversation on this line (or of this chat) to TITLE.
+Its open chat is renamed with it."
+  (interactive (list (read-string "New title: " (alist-get 'title (llmster--chats-conversation)))))
+  (let ((id (llmster--chats-id)))
+    (llmster--request-sync "conversations/rename" `((id . ,id) (title . ,title)))
+    (llmster--refresh-views id)))
 
 (defun llmster--folder-id (path)
   "The id of the folder at PATH (e.g. \"Work/Research\"), creating what is missing.
@@ -1357,28 +1628,138 @@ An empty PATH is the top level (nil)."
                                                "folders/create" `((name . ,name) ,@(when parent `((parentId . ,parent))))))))))))
 
 (defun llmster-chats-move (folder)
-  "Move the conversation on this line to FOLDER, a path such as Work/Research.
+  "Move the conversation on this line (or of this chat) to FOLDER.
+FOLDER is a path such as Work/Research.
 Missing folders are created; an empty path is the top level."
   (interactive
    (list (completing-read "Folder (a/b nests; empty: top level): "
                           (mapcar (lambda (f) (alist-get 'path f))
                                   (alist-get 'folders (llmster--request-sync "folders/list"))))))
-  (llmster--request-sync "conversations/move" `((id . ,(llmster--chats-id)) (folderId . ,(llmster--folder-id folder))))
-  (revert-buffer))
+  (let ((id (llmster--chats-id)))
+    (llmster--request-sync "conversations/move" `((id . ,id) (folderId . ,(llmster--folder-id folder))))
+    (llmster--refresh-views id)))
 
 (defun llmster-chats-toggle-pin ()
-  "Pin or unpin the conversation on this line."
+  "Pin or unpin the conversation on this line (or of this chat)."
   (interactive)
-  (let ((pinned (equal (aref (tabulated-list-get-entry) 0) "*")))
-    (llmster--request-sync (if pinned "conversations/unpin" "conversations/pin") `((id . ,(llmster--chats-id))))
-    (revert-buffer)))
+  (let ((id (llmster--chats-id))
+        (pinned (eq (alist-get 'pinned (llmster--chats-conversation)) t)))
+    (llmster--request-sync (if pinned "conversations/unpin" "conversations/pin") `((id . ,id)))
+    (llmster--refresh-views id)
+    (message "llmster: %s" (if pinned "unpinned" "pinned"))))
 
 (defun llmster-chats-delete ()
-  "Delete the conversation on this line, after confirmation."
+  "Delete the conversation on this line (or of this chat), after confirmation.
+A chat buffer showing it is killed with it."
   (interactive)
-  (when (yes-or-no-p (format "Delete \"%s\"? " (aref (tabulated-list-get-entry) 2)))
-    (llmster--request-sync "conversations/delete" `((id . ,(llmster--chats-id))))
-    (revert-buffer)))
+  (let* ((id (llmster--chats-id))
+         (title (alist-get 'title (llmster--chats-conversation)))
+         (open (cl-remove-if-not (lambda (b) (and (llmster--chat-buffer-p b)
+                                                  (equal (buffer-local-value 'llmster--conversation-id b) id)))
+                                 (buffer-list))))
+    (when (yes-or-no-p (format "Delete \"%s\"%s? " (if (string-empty-p title) "Untitled" title)
+                               (if open " (its open chat closes)" "")))
+      (llmster--request-sync "conversations/delete" `((id . ,id)))
+      (dolist (buffer open)
+        ;; Nothing left to keep a draft in, nor a reply to save.
+        (with-current-buffer buffer (setq llmster--conversation-id nil llmster--stream nil))
+        (kill-buffer buffer))
+      (dolist (buffer (buffer-list))
+        (with-current-buffer buffer (when (derived-mode-p 'llmster-chats-mode) (revert-buffer)))))))
+
+;;;; Export, import, backup
+
+(defun llmster-export (file)
+  "Write the conversation on this line (or of this chat) to FILE, a .llmster file.
+See llmster-format(5); `llmster-import' reads it back, here or elsewhere."
+  (interactive (list (expand-file-name (read-file-name "Export to: " nil nil nil
+                                                       (concat (llmster--safe-file-name) ".llmster")))))
+  (let ((path (alist-get 'path (llmster--request-sync "transfer/export" `((conversationId . ,(llmster--chats-id))
+                                                                            (path . ,(expand-file-name file)))))))
+    (message "llmster: exported to %s" path)
+    path))
+
+(defun llmster--safe-file-name ()
+  "A file name from the title of the conversation on this line (or of this chat)."
+  (let ((title (alist-get 'title (llmster--chats-conversation))))
+    (replace-regexp-in-string "[^[:alnum:]_.-]+" "-" (if (string-empty-p title) "Untitled" title))))
+
+;;;###autoload
+(defun llmster-import (file)
+  "Add the conversation of FILE, a .llmster file, to the library and open it.
+When the file continues a server context held elsewhere, ask whether to keep it."
+  (interactive (list (expand-file-name (read-file-name "Import: " nil nil t))))
+  (llmster--ensure-process)
+  (let* ((path (expand-file-name file))
+         (answer (llmster--call "transfer/import" `((path . ,path))))
+         (kind (llmster--error-kind (cdr answer))))
+    (cond
+     ((equal kind "confirmation_required")
+      (setq answer (llmster--call "transfer/import"
+                                  `((path . ,path)
+                                    (continuation . ,(if (y-or-n-p "The file continues another server's context.  Keep it (no: start afresh)? ")
+                                                         "keep" "drop"))))))
+     ((and (equal kind "already_imported") (not (y-or-n-p "Already imported.  Import a copy (no: open it)? ")))
+      (let ((id (alist-get 'conversationId (alist-get 'data (cdr answer)))))
+        (setq answer (cons `((conversation (id . ,id))) nil))))
+     ((equal kind "already_imported")
+      (setq answer (llmster--call "transfer/import" `((path . ,path) (asNew . t))))))
+    (when (cdr answer) (user-error "The import failed: %s" (alist-get 'message (cdr answer))))
+    (llmster (alist-get 'id (alist-get 'conversation (car answer))))))
+
+;;;###autoload
+(defun llmster-backup (file &optional password)
+  "Write the whole library to FILE; with PASSWORD (not empty), encrypted.
+Interactively the password is asked for (empty: none)."
+  (interactive (list (expand-file-name (read-file-name "Back up the library to: " nil nil nil "llmster.llmster-backup"))
+                     (read-passwd "Password (empty: not encrypted): ")))
+  (llmster--ensure-process)
+  (let* ((answer (llmster--request-sync "library/backup" `((path . ,(expand-file-name file))
+                                                           ,@(when (and password (not (string-empty-p password)))
+                                                               `((password . ,password))))))
+         (statistics (alist-get 'statistics answer)))
+    (message "llmster: %d conversations backed up to %s%s" (or (alist-get 'conversations statistics) 0)
+             (alist-get 'path answer) (if (eq (alist-get 'encrypted answer) t) ", encrypted" ""))
+    answer))
+
+;;;; Health check
+
+;;;###autoload
+(defun llmster-doctor ()
+  "Show whether llmster is set up, as Neovim's :checkhealth llmster does.
+That is the executable, its version, whether LM Studio answers and with
+which models, and whether `markdown-mode' is there for chat buffers.
+Return the report's lines."
+  (interactive)
+  (let ((lines nil))
+    (cl-flet ((report (ok text) (push (concat (if ok "OK     " "ERROR  ") text) lines)))
+      (let ((program (executable-find llmster-program)))
+        (report program (if program (format "executable: %s" program)
+                          (format "%s is not on the exec-path: install llmster or set `llmster-program'" llmster-program)))
+        (when program
+          (condition-case err
+              (let ((info (progn (llmster--ensure-process) (process-get llmster--process 'llmster-info))))
+                (report t (format "llmster rpc %s speaks protocol %s"
+                                  (alist-get 'version (alist-get 'serverInfo info)) (alist-get 'protocolVersion info)))
+                (condition-case err
+                    (let ((models (alist-get 'models (llmster--request-sync "models/list" '((refresh . t))))))
+                      (report t (format "LM Studio answers at %s: %d models, %d loaded" (alist-get 'server info) (length models)
+                                        (cl-count-if (lambda (m) (eq (alist-get 'loaded m) t)) models))))
+                  (error (report nil (format "LM Studio does not answer at %s: %s (start it with `lms server start', or set the server in llmster's config)"
+                                             (alist-get 'server info) (error-message-string err))))))
+            (error (report nil (format "llmster rpc does not start: %s (see the buffer \" *llmster-stderr*\")"
+                                       (error-message-string err)))))))
+      (report (featurep 'markdown-mode)
+              (if (featurep 'markdown-mode) "markdown-mode: chat buffers use it"
+                "markdown-mode is not installed: chat buffers use text-mode")))
+    (setq lines (nreverse lines))
+    (with-current-buffer (get-buffer-create "*llmster doctor*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (string-join lines "\n") "\n"))
+      (special-mode)
+      (when (called-interactively-p 'interactive) (display-buffer (current-buffer))))
+    lines))
 
 ;;;; Search
 
@@ -1435,19 +1816,21 @@ Missing folders are created; an empty path is the top level."
   "Every llmster command."
   [["Chat"
     ("c" "Send" llmster-send)
-    ("k" "Cancel the reply" llmster-cancel)
+    ("k" "Cancel, or stop editing" llmster-cancel)
     ("a" "Ask again (regenerate)" llmster-regenerate)
     ("w" "Edit the last message" llmster-edit-last)
     ("v" "Choose an alternative" llmster-choose-alternative)
-    ("f" "Answer again in a fresh context" llmster-fresh-context)
+    ("f" "Ask again, fresh context" llmster-fresh-context)
     ("r" "Fold or show reasoning" llmster-toggle-reasoning)]
    ["Settings"
     ("m" "Model" llmster-select-model)
     ("p" "System prompt" llmster-set-system-prompt)
     ("P" "Apply a preset" llmster-apply-preset)
-    ("e" "Reasoning effort" llmster-set-reasoning)]
-   ["Context and regions"
-    ("b" "Add a buffer (C-u: a file)" llmster-add-context)
+    ("e" "Reasoning effort" llmster-set-reasoning)
+    ("T" "Integrations (tools)" llmster-set-integrations)
+    ("g" "Read the config again" llmster-reload-config)]]
+  [["Context and regions"
+    ("b" "Add a buffer (C-u: file)" llmster-add-context)
     ("x" "Clear the context" llmster-clear-context)
     ("s" "Send the region" llmster-send-region)
     ("R" "Rewrite the region" llmster-rewrite)]
@@ -1456,7 +1839,16 @@ Missing folders are created; an empty path is the top level."
     ("N" "New chat with a preset" llmster-new-chat-with-preset)
     ("l" "Conversations" llmster-list-conversations)
     ("/" "Search" llmster-search)
-    ("?" "Search, as a list" llmster-search-list)]])
+    ("?" "Search, as a list" llmster-search-list)
+    ("I" "Import a .llmster file" llmster-import)
+    ("B" "Back up the library" llmster-backup)
+    ("H" "Health check" llmster-doctor)]]
+  [["This conversation"
+    ("t" "Rename (title)" llmster-chats-rename)
+    ("o" "Move to a folder" llmster-chats-move)
+    ("i" "Pin or unpin" llmster-chats-toggle-pin)
+    ("D" "Delete" llmster-chats-delete)
+    ("X" "Export to a file" llmster-export)]])
 
 (provide 'llmster)
 ;;; llmster.el ends here

@@ -40,6 +40,13 @@ enum RpcCommand {
                 context.configuration = configuration
                 return try context.session()
             },
+            reloadConfiguration: {
+                // The file again; the server in effect (--server, LLMSTER_SERVER, --demo) stays.
+                var fresh = try Configuration.load(path: context.configurationPath)
+                fresh.credentialsFile = context.configuration.credentialsFile
+                try fresh.setValue(context.configuration.server, forKey: "server")
+                return fresh
+            },
             output: { writer.write($0) }, log: { errors.line($0) })
         await server.run(input: input)
         return ExitCode.success

@@ -15,12 +15,16 @@
 (require 'url)
 (require 'jsonrpc)
 (require 'checkdoc)
+(require 'package)
 
 (defvar llmster-test--bin-dir
   (let ((dir (getenv "LLMSTER_BIN_DIR")))
     (unless (and dir (file-executable-p (expand-file-name "llmster" dir)))
       (error "Set LLMSTER_BIN_DIR to the directory of the built llmster and lmstudio-sim (swift build --show-bin-path)"))
     dir))
+
+(defvar llmster-test--source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun))
+  "The llmster.el under test.")
 
 (defvar llmster-test--simulator nil)
 (defvar llmster-test--server nil)
@@ -264,6 +268,48 @@
         (let ((last-command 'undo)) (undo))
         (should-not (string-match-p "### Assistant" (buffer-string)))))))
 
+(ert-deftest llmster-test-undo-while-a-reply-streams-takes-the-message-back ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (goto-char (point-max))
+        (undo-boundary)
+        (insert "[[sim:stall=30]] echo:alpha beta gamma delta")
+        (undo-boundary)
+        (llmster-send)
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\nalpha" nil t))))
+        (let ((last-command nil)) (undo))
+        ;; As before the send: the text in the input, nothing streaming; the library keeps the exchange.
+        (should-not (llmster-streaming-p))
+        (should (equal (buffer-string) "### You\n[[sim:stall=30]] echo:alpha beta gamma delta"))
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "[[sim:stall=30]] echo:alpha beta gamma delta"))
+        (let ((last-command 'undo)) (undo))
+        (should (equal (buffer-string) "### You\n"))
+        (insert "echo:again")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### You\necho:again\n\n### Assistant\nagain\n\n### You\n\\'" (buffer-string)))))))
+
+(ert-deftest llmster-test-undo-while-an-answer-asked-again-streams-brings-the-old-one-back ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send buffer "[[sim:stall=30]] echo:one two three four five")
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t))))
+        (llmster-cancel)
+        (llmster-test--wait-reply buffer)
+        (let ((before (buffer-string)))
+          (undo-boundary)
+          (llmster-regenerate)
+          (llmster-test--wait (lambda () (and (not (string-match-p "incomplete" (buffer-string)))
+                                              (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t)))))
+          (let ((last-command nil)) (undo))
+          (should-not (llmster-streaming-p))
+          (let ((last-command 'undo)) (undo))
+          (should (equal (buffer-string) before)))))))
+
 (ert-deftest llmster-test-undo-works-after-typing-while-a-reply-is-rewritten ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
@@ -458,6 +504,21 @@
         (should (equal (alist-get 'modelKey (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
                        "acme/thinker-8b"))))))
 
+(ert-deftest llmster-test-a-model-chosen-before-the-first-message-follows-the-load-policy ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (cl-letf (((symbol-function 'completing-read) (lambda (&rest _) "acme/thinker-8b")))
+          (llmster-select-model))
+        (llmster-test--wait (lambda () (equal llmster--usage " [acme/thinker-8b]")))
+        (let ((models (llmster-models)))
+          (should (eq (alist-get 'loaded (cl-find "acme/thinker-8b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t))
+          ;; As the REPL's /model: the model the chat would have used is unloaded.
+          (should-not (eq (alist-get 'loaded (cl-find "acme/tiny-1b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t))))
+      (llmster-test--send buffer "echo:on thinker")
+      (llmster-test--wait-reply buffer)
+      (should (equal (alist-get 'modelKey (llmster-test--conversation buffer)) "acme/thinker-8b")))))
+
 ;;;; Presets
 
 (defun llmster-test--write-config (&rest lines)
@@ -480,8 +541,9 @@
                                ;; The REPL's /presets line, from presets/list.
                                (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "french")
                                               "  temperature 0.3 · \"Answer in French.\""))
+                               ;; Aligned in one column after names of different widths.
                                (should (equal (funcall (plist-get completion-extra-properties :annotation-function) "terse")
-                                              "  model acme/thinker-8b · \"Be terse.\""))
+                                              "   model acme/thinker-8b · \"Be terse.\""))
                                "french")))
                     (call-interactively #'llmster-new-chat-with-preset))))
       (llmster-test--send buffer "echo:bonjour")
@@ -500,14 +562,26 @@
         (should-error (llmster-apply-preset "nosuch"))))
     (let* ((llmster-default-preset "terse")
            (buffer (llmster)))
-      ;; A first send that fails keeps the conversation made with the preset for the next try.
+      ;; A first send that fails leaves no Untitled conversation; the next try has the preset again.
       (llmster-test--send buffer "[[sim:status=500]] hi")
       (llmster-test--wait-reply buffer)
+      (llmster-test--wait (lambda () (= 1 (length (alist-get 'conversations (llmster-test--call "conversations/list"))))))
       (with-current-buffer buffer (delete-region llmster--input-start (point-max)))
       (llmster-test--send buffer "echo:hi")
       (llmster-test--wait-reply buffer)
       (should (equal (alist-get 'systemPrompt (llmster-test--conversation buffer)) "Be terse."))
       (should (= 2 (length (alist-get 'conversations (llmster-test--call "conversations/list"))))))))
+
+(ert-deftest llmster-test-presets-added-while-llmster-runs-are-seen ()
+  (llmster-test--with-llmster
+    (llmster--ensure-process)
+    (should-not (alist-get 'presets (llmster-test--call "presets/list")))
+    (llmster-test--write-config "preset.pirate.system = Talk like a pirate.")
+    ;; The file changed: llmster reads it again before answering.
+    (should (equal (mapcar (lambda (p) (alist-get 'name p)) (alist-get 'presets (llmster-test--call "presets/list")))
+                   '("pirate")))
+    (llmster-test--write-config "preset.pirate.system = Talk like a pirate." "preset.poet.system = Rhyme.")
+    (should (equal (mapcar (lambda (p) (alist-get 'name p)) (llmster-reload-config)) '("pirate" "poet")))))
 
 ;;;; Library: titles, search, nested folders
 
@@ -606,8 +680,34 @@
     (pcase-let ((`(,source . ,diff) (llmster-test--rewrite "echo:```\nother text\n```")))
       (with-current-buffer diff (llmster-rewrite-reject))
       (should (equal (with-current-buffer source (buffer-string)) "keep\nold text\nkeep too\n")))
-    ;; The rewrites are not kept in the library.
-    (llmster-test--wait (lambda () (null (alist-get 'conversations (llmster-test--call "conversations/list")))))))
+    ;; The accepted rewrite is kept, in its folder; the rejected one is not.
+    (llmster-test--wait (lambda () (= 1 (length (alist-get 'conversations (llmster-test--call "conversations/list"))))))
+    (should (equal (alist-get 'folderPath (car (alist-get 'conversations (llmster-test--call "conversations/list"))))
+                   "Rewrites"))))
+
+(ert-deftest llmster-test-a-rewrite-diff-names-the-buffer-and-a-pending-rewrite-can-be-cancelled ()
+  (llmster-test--with-llmster
+    (llmster--ensure-process)
+    (pcase-let ((`(,source . ,diff) (llmster-test--rewrite "echo:```\nnew text\n```")))
+      (with-current-buffer diff
+        (should (string-match-p "^--- notes.txt (now)$" (buffer-string)))
+        (should-not (string-match-p "#<buffer\\|/tmp/\\|Diff finished" (buffer-string)))
+        (llmster-rewrite-reject))
+      (kill-buffer source))
+    (let ((source (generate-new-buffer "slow.txt")) (seen nil))
+      (with-current-buffer source
+        (insert "one\n")
+        (llmster-rewrite 1 5 "[[sim:stall=30]] echo:alpha beta gamma delta"))
+      (cl-letf* ((message-function (symbol-function 'message))
+                 ((symbol-function 'message) (lambda (format &rest args)
+                                               (when format (push (apply #'format format args) seen))
+                                               (apply message-function format args))))
+        (llmster-rewrite-cancel)
+        (llmster-test--wait (lambda () (member "llmster: the rewrite was cancelled" seen))))
+      (should-not llmster--pending-rewrite)
+      (should (equal (with-current-buffer source (buffer-string)) "one\n"))
+      (should-not (get-buffer "*llmster rewrite*"))
+      (llmster-test--wait (lambda () (null (alist-get 'conversations (llmster-test--call "conversations/list"))))))))
 
 (ert-deftest llmster-test-context-goes-with-the-next-message ()
   (llmster-test--with-llmster
@@ -726,21 +826,336 @@
     (should (> (length commands) 10))
     (dolist (command commands) (should (commandp command)))))
 
+;;;; What users do: point after regenerate, rewrite line ends, drafts on exit, edit-last, errors, context
+
+(ert-deftest llmster-test-point-stays-in-the-input-after-regenerate ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (goto-char (point-max))
+        (llmster-regenerate)
+        (llmster-test--wait-reply buffer)
+        (should (>= (point) llmster--input-start))
+        ;; Typing goes to the input, and sends.
+        (insert "echo:two")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:one\n\n### Assistant\none\n\n### You\necho:two\n\n### Assistant\ntwo\n\n### You\n"))))))
+
+(ert-deftest llmster-test-a-rewrite-without-a-final-newline-keeps-the-lines-apart ()
+  (llmster-test--with-llmster
+    (llmster--ensure-process)
+    (let ((source (generate-new-buffer "code.txt")))
+      (with-current-buffer source
+        (insert "a = 1\nb = 2\n")
+        (llmster-rewrite 1 7 "echo:a = 10"))
+      (llmster-test--wait (lambda () (let ((diff (get-buffer "*llmster rewrite*")))
+                                       (and diff (buffer-local-value 'llmster--rewrite diff)))))
+      (with-current-buffer "*llmster rewrite*" (llmster-rewrite-accept))
+      (should (equal (with-current-buffer source (buffer-string)) "a = 10\nb = 2\n")))))
+
+(ert-deftest llmster-test-drafts-are-kept-when-emacs-exits ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) id)
+      (llmster-test--send buffer "echo:hello")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (setq id llmster--conversation-id)
+        (goto-char (point-max))
+        (insert "typed before C-x C-c"))
+      ;; What `kill-emacs' runs (and no `kill-buffer-hook').
+      (run-hooks 'kill-emacs-hook)
+      (should (equal (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id)) "typed before C-x C-c")))))
+
+(ert-deftest llmster-test-a-failed-reply-shows-its-error-once ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:fine")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--send buffer "[[sim:error=internal_error]] echo:broken")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (should (= 1 (how-many "\\[error" (point-min) (point-max))))))))
+
+(ert-deftest llmster-test-edit-last-asks-before-replacing-typed-text-and-can-be-left ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (asked nil))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (goto-char (point-max))
+        (insert "half typed")
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) nil)))
+          (should-error (llmster-edit-last) :type 'user-error))
+        (should asked)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "half typed"))
+        (should-not header-line-format)
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) t)))
+          (llmster-edit-last))
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:one"))
+        (should (string-match-p "C-c C-k leaves" header-line-format))
+        ;; C-c C-k leaves the edit: the typed text is back, and the next send is a new message.
+        (llmster-cancel)
+        (should-not header-line-format)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "half typed"))
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (= 4 (length (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))))))
+
+(ert-deftest llmster-test-context-defaults-to-the-buffer-and-takes-regions ()
+  (llmster-test--with-llmster
+    (let ((notes (generate-new-buffer "plan.txt"))
+          (chat (llmster)))
+      (with-current-buffer notes (insert "line one\nline two\nline three\n"))
+      ;; From a chat, the buffer offered is the last one visited, not the chat.
+      (switch-to-buffer notes)
+      (switch-to-buffer chat)
+      (with-current-buffer chat (should (eq (llmster--context-default) notes)))
+      (with-current-buffer notes
+        (should (eq (llmster--context-default) notes))
+        (llmster-add-context (cons (progn (goto-char (point-min)) (line-beginning-position 2)) (line-beginning-position 3)) chat))
+      (with-current-buffer chat
+        (should (string-match-p "plan.txt (lines 2-2)" header-line-format))
+        (llmster-test--send chat "echo:about it")
+        (llmster-test--wait-reply chat)
+        (let ((sent (alist-get 'text (car (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (should (string-match-p "\n```[a-z-]*\nline two\n```" sent))
+          (should-not (string-match-p "line one" sent)))
+        ;; The title is what was typed, not the attached file's name.
+        (should (equal (alist-get 'title (llmster-test--conversation chat)) "echo:about it"))
+        ;; The transcript shows what was sent, as it will when reopened.
+        (should (string-match-p "### You\nFile: plan.txt (lines 2-2)\n```[a-z-]*\nline two\n```\n\necho:about it" (buffer-string)))))))
+
+(ert-deftest llmster-test-deleting-an-open-conversation ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (other (llmster)))
+      (llmster-test--send buffer "echo:to delete")
+      (llmster-test--send other "echo:deleted elsewhere")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--wait-reply other)
+      ;; From the list: the open chat closes with it.
+      (with-current-buffer (llmster-list-conversations)
+        (goto-char (point-min))
+        (search-forward "echo:to delete")
+        (cl-letf (((symbol-function 'yes-or-no-p) (lambda (prompt) (should (string-match-p "open chat closes" prompt)) t)))
+          (llmster-chats-delete)))
+      (should-not (buffer-live-p buffer))
+      ;; Elsewhere (the REPL): the next send says what happened, in the editor's words.
+      (llmster-test--call "conversations/delete" 'id (buffer-local-value 'llmster--conversation-id other))
+      (llmster-test--send other "echo:anyone?")
+      (llmster-test--wait-reply other)
+      (with-current-buffer other
+        (should (string-match-p (regexp-quote "[error: this conversation is no longer in the library (deleted?); M-x llmster starts a new chat]")
+                                (buffer-string)))
+        (should-not (string-match-p "/chats" (buffer-string)))))))
+
+(ert-deftest llmster-test-the-menu-fits-80-columns ()
+  ;; Each row of columns: the widest "KEY DESCRIPTION" of each column, with transient's padding.
+  (dolist (row (get 'llmster-menu 'transient--layout))
+    (let ((width (cl-loop for column across (vconcat (aref row 3))
+                          sum (+ 4 (cl-loop for suffix in (aref column 3)
+                                            maximize (+ 1 (length (plist-get (nth 2 suffix) :key))
+                                                        (length (plist-get (nth 2 suffix) :description))))))))
+      (should (<= width 80)))))
+
+(ert-deftest llmster-test-rename-pin-and-move-from-the-chat-and-the-list-follow-the-open-buffer ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:first name")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (llmster-chats-rename "From the chat")
+        (should (equal (buffer-name) "*llmster: From the chat*"))
+        (llmster-chats-toggle-pin)
+        (llmster-chats-move "Work")
+        (let ((conversation (llmster-test--conversation buffer)))
+          (should (eq (alist-get 'pinned conversation) t))
+          (should (equal (alist-get 'folderPath conversation) "Work"))))
+      (with-current-buffer (llmster-list-conversations)
+        (goto-char (point-min))
+        (search-forward "From the chat")
+        (llmster-chats-rename "From the list"))
+      (should (equal (buffer-name buffer) "*llmster: From the list*")))))
+
+(ert-deftest llmster-test-a-cancelled-reply-leaves-the-context-use-shown ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:one two three")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (llmster-test--wait (lambda () (string-match-p "/[0-9.k]+ tokens" (or llmster--usage ""))))
+        (let ((before llmster--usage))
+          (llmster-test--send buffer "[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
+          (llmster-test--wait (lambda () (save-excursion (goto-char (point-max)) (search-backward "\nalpha" nil t))))
+          (llmster-cancel)
+          (llmster-test--wait-reply buffer)
+          (should (string-match-p "incomplete, cancelled" (buffer-string)))
+          (should (equal llmster--usage before)))))))
+
+(ert-deftest llmster-test-export-import-and-backup-from-emacs ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster))
+          (file (expand-file-name "chat.llmster" home))
+          (backup (expand-file-name "all.llmster-backup" home)))
+      (llmster-test--send buffer "echo:take me along")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer (should (equal (llmster-export file) file)))
+      (should (file-exists-p file))
+      (let ((imported (llmster-import file)))
+        (should-not (eq imported buffer))
+        (should (string-match-p "### Assistant\ntake me along" (with-current-buffer imported (buffer-string))))
+        ;; The same file again: llmster knows it, so opening the imported one is offered, or a copy.
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) nil)))
+          (should (eq (llmster-import file) imported)))
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) t)))
+          (should-not (memq (llmster-import file) (list buffer imported)))))
+      (should (= 3 (length (alist-get 'conversations (llmster-test--call "conversations/list")))))
+      (should (= 3 (alist-get 'conversations (alist-get 'statistics (llmster-backup backup "")))))
+      (should (file-exists-p backup)))))
+
+(ert-deftest llmster-test-the-health-check-reports-the-setup ()
+  (llmster-test--with-llmster
+    (let ((lines (llmster-doctor)))
+      (should (cl-some (lambda (line) (string-match-p "^OK +executable: .*/llmster$" line)) lines))
+      (should (cl-some (lambda (line) (string-match-p "^OK +llmster rpc .* speaks protocol 1$" line)) lines))
+      (should (cl-some (lambda (line) (string-match-p (concat "^OK +LM Studio answers at " (regexp-quote llmster-test--server)
+                                                              ": [0-9]+ models, 1 loaded$")
+                                                      line))
+                       lines))
+      (should (equal (with-current-buffer "*llmster doctor*" (buffer-string)) (concat (string-join lines "\n") "\n"))))
+    (let ((llmster-program "no-such-llmster"))
+      (when (llmster--live-p) (delete-process llmster--process))
+      (should (string-match-p "^ERROR +no-such-llmster is not on the exec-path" (car (llmster-doctor)))))))
+
+(ert-deftest llmster-test-model-annotations-line-up-and-long-titles-leave-room-in-the-mode-line ()
+  (llmster-test--with-llmster
+    (with-current-buffer (llmster)
+      (let (annotated)
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (_prompt table &rest _)
+                     (let ((annotate (alist-get 'annotation-function (cdr (funcall table "" nil 'metadata)))))
+                       (setq annotated (mapcar (lambda (key) (concat key (funcall annotate key))) (all-completions "" table))))
+                     "acme/tiny-1b")))
+          (llmster-select-model))
+        ;; The sizes (right-aligned) end in the same column on every line.
+        (should (> (length annotated) 2))
+        (should (= 1 (length (delete-dups (mapcar (lambda (line) (string-match "[0-9.]+ [MG]B" line) (match-end 0)) annotated))))))
+      (llmster--name-buffer (make-string 100 ?t))
+      (should (<= (length (buffer-name)) 52)))))
+
+(ert-deftest llmster-test-integrations-are-turned-on-and-off-for-a-chat ()
+  (llmster-test--with-llmster
+    (llmster-test--write-config "integration.docs = https://docs.example.com/mcp" "integration.playwright = mcp/playwright")
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:plain")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (let (offered)
+          (cl-letf (((symbol-function 'completing-read-multiple)
+                     (lambda (_prompt table &rest _) (setq offered table) '("docs"))))
+            (call-interactively #'llmster-set-integrations))
+          (should (equal offered '("docs" "playwright"))))
+        (should (equal (alist-get 'integrations (llmster-test--conversation buffer)) '("docs")))
+        (should (equal (llmster--integrations) '("docs")))
+        (llmster-set-integrations nil)
+        (should-not (alist-get 'integrations (llmster-test--conversation buffer)))
+        (should-error (llmster-set-integrations '("nope")) :type 'user-error)))))
+
+(ert-deftest llmster-test-markdown-sees-code-blocks-one-message-at-a-time ()
+  (skip-unless (featurep 'markdown-mode))
+  (with-temp-buffer
+    (llmster-chat-mode)
+    (insert "### You\nhi\n\n### Assistant\n```python\nx = 1\n```\nafter\n\n### Assistant\n```\nleft open\n\n### You\nplain text\n```\n")
+    (syntax-propertize (point-max))
+    (goto-char (point-min))
+    (search-forward "x = 1")
+    (should (markdown-code-block-at-pos (match-beginning 0)))
+    (search-forward "after")
+    (should-not (markdown-code-block-at-pos (match-beginning 0)))
+    ;; A fence a reply left open does not run on into the next message (to close at its fence).
+    (search-forward "plain text")
+    (should-not (markdown-code-block-at-pos (match-beginning 0)))))
+
+;;;; The scenarios both editors share (contrib/editor-scenarios.txt)
+
+(defconst llmster-test--scenarios
+  '((undo-while-streaming . llmster-test-undo-while-a-reply-streams-takes-the-message-back)
+    (undo-after-streaming . llmster-test-undo-works-after-typing-while-a-reply-streams)
+    (cursor-after-regenerate . llmster-test-point-stays-in-the-input-after-regenerate)
+    (fresh-context . llmster-test-lost-server-context-offers-a-fresh-one)
+    (drafts-on-exit . llmster-test-drafts-are-kept-when-emacs-exits)
+    (delete-open-chat . llmster-test-deleting-an-open-conversation)
+    (rewrite-line-ends . llmster-test-a-rewrite-without-a-final-newline-keeps-the-lines-apart)
+    (model-before-first-message . llmster-test-a-model-chosen-before-the-first-message-follows-the-load-policy)
+    (config-reload . llmster-test-presets-added-while-llmster-runs-are-seen)
+    (edit-last . llmster-test-edit-last-asks-before-replacing-typed-text-and-can-be-left))
+  "Each shared scenario's slug and this suite's test of it.")
+
+(ert-deftest llmster-test-every-shared-editor-scenario-has-a-test-here ()
+  (let ((file (expand-file-name "../editor-scenarios.txt" (file-name-directory llmster-test--source)))
+        (missing nil))
+    (with-temp-buffer
+      (insert-file-contents file)
+      (while (re-search-forward "^\\([a-z-]+\\):" nil t)
+        (let ((test (alist-get (intern (match-string 1)) llmster-test--scenarios)))
+          (unless (and test (ert-test-boundp test)) (push (match-string 1) missing)))))
+    (should-not missing)))
+
 ;;;; Packaging
 
 (ert-deftest llmster-test-package-is-checkdoc-clean ()
   (let ((problems nil))
     (cl-letf (((symbol-function 'display-warning) (lambda (_type message &rest _) (push message problems))))
-      (checkdoc-file (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun))))
+      (checkdoc-file llmster-test--source))
     (should-not problems)))
 
 (ert-deftest llmster-test-package-byte-compiles-without-warnings ()
-  (let* ((source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun)))
+  (let* ((source llmster-test--source)
          (target (make-temp-file "llmster-" nil ".elc"))
          (byte-compile-dest-file-function (lambda (_) target))
          (byte-compile-error-on-warn t))
     (unwind-protect (should (byte-compile-file source))
       (delete-file target))))
+
+(ert-deftest llmster-test-package-is-package-lint-clean ()
+  (let ((source llmster-test--source)
+        (dir (car (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/package-lint-*"))))
+    (unless dir (ert-skip "package-lint is not installed (make test-deps installs elpa-package-lint)"))
+    (add-to-list 'load-path dir)
+    (require 'package-lint)
+    (with-temp-buffer
+      (insert-file-contents source)
+      (setq buffer-file-name source)
+      (emacs-lisp-mode)
+      (unwind-protect
+          ;; Debian's package-lint 0.16 predates Emacs 28 and calls every 28.x unreleased.
+          (should-not (cl-remove-if (lambda (problem) (string-match-p "uninstallable in all released Emacs" (nth 3 problem)))
+                                    (package-lint-buffer)))
+        (set-buffer-modified-p nil)
+        (setq buffer-file-name nil)))))
+
+(ert-deftest llmster-test-package-installs-with-package-el-and-autoloads-its-commands ()
+  (let* ((source llmster-test--source)
+         (package-user-dir (make-temp-file "llmster-elpa-" t))
+         (package-gnupghome-dir package-user-dir)
+         (package-check-signature nil))
+    (unwind-protect
+        (progn
+          (package-install-file source)
+          (let* ((dir (car (file-expand-wildcards (expand-file-name "llmster-*" package-user-dir))))
+                 (autoloads (with-temp-buffer
+                              (insert-file-contents (expand-file-name "llmster-autoloads.el" dir))
+                              (buffer-string))))
+            (should (string-match-p "llmster-0\\.[0-9]" dir))
+            (should (file-exists-p (expand-file-name "llmster.elc" dir)))
+            (dolist (command '(llmster llmster-menu llmster-send-region llmster-rewrite llmster-add-context llmster-search
+                                       llmster-search-list llmster-list-conversations llmster-new-chat-with-preset))
+              (should (string-match-p (format "[(']%s\\_>" (regexp-quote (symbol-name command))) autoloads)))))
+      ;; Installing loaded the installed copy: the suite goes on with the file under test.
+      (load source nil t)
+      (delete-directory package-user-dir t))))
 
 (ert-deftest llmster-test-default-keys-leave-gptel-and-the-user-alone ()
   ;; C-c RET (C-c C-m in a terminal) is gptel's send key; C-c LETTER is the user's.

@@ -66,4 +66,13 @@ command('LlmsterMove', function(opts) library().move(argument(opts)) end,
   { nargs = '?', desc = 'Move the conversation to a folder (Work/Research; / is the top level)' })
 command('LlmsterPin', function() library().toggle_pin() end, { desc = 'Pin or unpin the conversation' })
 command('LlmsterDelete', function(opts) library().delete(opts.bang) end, { bang = true, desc = 'Delete the conversation' })
+command('LlmsterExport', function(opts) library().export(opts.args) end,
+  { nargs = 1, complete = 'file', desc = 'Write the conversation to a .llmster file' })
+command('LlmsterImport', function(opts) library().import(opts.args) end,
+  { nargs = 1, complete = 'file', desc = 'Add a .llmster file\'s conversation to the library and open it' })
+command('LlmsterBackup', function(opts) library().backup(opts.args) end,
+  { nargs = 1, complete = 'file', desc = 'Write the whole library to one file' })
+command('LlmsterIntegrations', function(opts) llmster().set_integrations(opts.fargs) end,
+  { nargs = '*', desc = 'Let the chat use these configured integrations (none: turn them off)' })
+command('LlmsterReload', function() llmster().reload_config() end, { desc = 'Make llmster read its config file again' })
 command('LlmsterActions', function() llmster().actions() end, { desc = 'Pick an llmster action' })

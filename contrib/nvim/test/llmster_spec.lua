@@ -181,6 +181,31 @@ local ok, err = pcall(function()
     assert(vim.v.shell_error == 0, 'the simulator reset')
   end
 
+  test('undo while a reply streams cancels it and leaves the chat usable', function()
+    local buffer = new_chat()
+    type_input(buffer, '[[sim:stall=1]] echo:one two three four five six seven eight')
+    local typed = text(buffer)
+    -- Headless Neovim keeps a script's changes in one undo block: end the typing's block, as a key press would.
+    vim.cmd('let &undolevels = &undolevels')
+    vim.v.errmsg = ''
+    local seen = notifications(function()
+      vim.cmd('LlmsterSend')
+      wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
+      vim.cmd('silent undo')
+      wait(function() return not llmster.streaming(buffer) end, 'the reply to stop')
+    end)
+    assert(text(buffer) == typed, 'undo took the send back: ' .. text(buffer))
+    local errors = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, seen)
+    assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
+    assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
+    -- Undo changes the view only: the library keeps the exchange.
+    local messages = saved(buffer).messages
+    assert(messages[#messages].role == 'assistant' and messages[#messages].text:sub(1, 3) == 'one', vim.inspect(messages))
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
+    assert(text(buffer):match('### Assistant\none two three four five six seven eight\n\n### You\n$'), text(buffer))
+  end)
+
   test('reasoning is folded with a one-line summary, toggleable, whole', function()
     -- The engine's reasoning time, as chat/event reasoning.end carries it.
     local client, engine_seconds = require('llmster.client'), nil
@@ -541,8 +566,11 @@ local ok, err = pcall(function()
     local old
     for _, mark in ipairs(marks) do if mark[4].virt_lines then old = mark[4].virt_lines end end
     assert(old and old[1][1][1] == 'local x = 1' and old[2][1][1] == 'return x', 'the old lines are shown')
+    local rejected = inline.pending(source).conversation
     vim.cmd('LlmsterReject')
     assert(text(source) == 'header\nlocal x = 1\nreturn x\nfooter', text(source))
+    wait(function() return not pcall(llmster.request_sync, 'conversations/get', { id = rejected }) end,
+      'the rejected rewrite to leave the library, as in Emacs')
     vim.cmd('2,3LlmsterRewrite double it')
     wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the second rewrite')
     vim.api.nvim_feedkeys('ga', 'x', false)
@@ -563,6 +591,7 @@ local ok, err = pcall(function()
     wait(function() return not llmster.streaming(chat) end, 'the reply')
     local sent = saved(chat).messages[1].text
     assert(sent:find('notes.txt:\n```text\nattached words\n```', 1, true), sent)
+    assert(saved(chat).conversation.title == 'echo:with context', 'the title is what was typed: ' .. saved(chat).conversation.title)
     assert(#llmster.context(chat) == 0, 'sent once')
     type_input(chat, '/file ' .. path)
     type_input(chat, 'echo:again')
@@ -644,12 +673,12 @@ local ok, err = pcall(function()
   end
 
   test('presets start a new chat and apply to the current one', function()
+    -- llmster rpc runs before the presets are written: it reads the changed file again.
+    llmster.start()
     local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
     vim.fn.mkdir(dir, 'p')
     vim.fn.writefile({ 'preset.french.system = Answer in French.', 'preset.french.temperature = 0.3',
       'preset.terse.system = Be terse.', 'preset.terse.model = acme/thinker-8b' }, dir .. '/config')
-    -- llmster reads its config as it starts.
-    llmster.stop()
     local original, shown = vim.ui.select, nil
     vim.ui.select = function(items, options, choose)
       shown = vim.tbl_map(options.format_item, items)
@@ -665,17 +694,22 @@ local ok, err = pcall(function()
     local conversation = conversation_of(buffer)
     assert(conversation.systemPrompt == 'Answer in French.', vim.inspect(conversation))
     assert(conversation.settings.temperature == 0.3, vim.inspect(conversation.settings))
-    vim.cmd('LlmsterPreset terse')
+    local said = notifications(function() vim.cmd('LlmsterPreset terse') end)
+    assert(#said == 1 and said[1].message:find('preset terse applied; ', 1, true), 'one message, no Enter to press: ' .. vim.inspect(said))
     assert(conversation_of(buffer).systemPrompt == 'Be terse.')
     assert(llmster.chat(buffer).model == 'acme/thinker-8b', 'the preset\'s model is the chat\'s from the next message on')
     assert(llmster.chat(buffer).fresh_next, 'a new prompt after the first reply asks for a fresh server context')
     assert(not pcall(llmster.apply_preset, 'nosuch', buffer), 'an unknown preset is refused')
+    vim.fn.writefile({ 'preset.french.system = Answer in French.', 'preset.french.temperature = 0.3',
+      'preset.terse.system = Be terse.', 'preset.terse.model = acme/thinker-8b', 'preset.zz.system = Last.' }, dir .. '/config')
+    assert(vim.deep_equal(llmster.reload_config(), { 'french', 'terse', 'zz' }), ':LlmsterReload reads the config again')
     llmster.setup({ default_preset = 'terse' })
     local other = llmster.open()
     llmster.config.default_preset = nil
     local before = #llmster.request_sync('conversations/list', {}).conversations
-    -- A first send that fails keeps the conversation made with the preset for the next try.
+    -- A first send that fails leaves no Untitled conversation; the next try has the preset again.
     send_and_wait(other, '[[sim:status=500]] hi')
+    wait(function() return #llmster.request_sync('conversations/list', {}).conversations == before end, 'no conversation left')
     vim.api.nvim_buf_set_lines(other, 1, -1, false, {})
     send_and_wait(other, 'echo:hi')
     assert(conversation_of(other).systemPrompt == 'Be terse.')
@@ -695,7 +729,8 @@ local ok, err = pcall(function()
       for index, item in ipairs(items) do shown[index] = options.format_item(item) end
       return items[1], 1
     end, function() vim.cmd('LlmsterAlternatives') end)
-    assert(vim.deep_equal(shown, { '1  one', '2* one' }), vim.inspect(shown))
+    -- vim.ui.select numbers the lines: the picker shows "1:   one", "2: * one".
+    assert(vim.deep_equal(shown, { '  one', '* one' }), vim.inspect(shown))
     local chat = llmster.chat(buffer)
     assert(llmster.request_sync('conversations/alternatives', { conversationId = chat.conversation }).current == 0)
     assert(text(buffer) == '### You\necho:one\n\n### Assistant\none\n\n### You\n\nunsent', vim.inspect(text(buffer)))
@@ -721,6 +756,183 @@ local ok, err = pcall(function()
     llmster.request_sync('conversations/rename', { id = llmster.chat(buffer).conversation, title = 'Renamed elsewhere' })
     send_and_wait(buffer, 'echo:again')
     wait(function() return vim.api.nvim_buf_get_name(buffer):find('Renamed elsewhere', 1, true) ~= nil end, 'the new title')
+  end)
+
+  test('a model chosen before the first message follows the load policy', function()
+    local buffer = llmster.open()
+    local seen = notifications(function()
+      select_with(function(items)
+        for _, item in ipairs(items) do if item.key == 'acme/thinker-8b' then return item, 1 end end
+      end, function() vim.cmd('LlmsterModels') end)
+      wait(function()
+        local loaded = {}
+        for _, model in ipairs(llmster.models()) do loaded[model.key] = model.loaded == true end
+        return loaded['acme/thinker-8b'] and not loaded['acme/tiny-1b']
+      end, 'thinker loaded in place of tiny, as the REPL\'s /model does')
+    end)
+    assert(#seen > 0, 'the choice is reported')
+    send_and_wait(buffer, 'echo:on thinker')
+    assert(conversation_of(buffer).modelKey == 'acme/thinker-8b', vim.inspect(conversation_of(buffer)))
+    reset_simulator()
+  end)
+
+  test('edit-last asks before replacing typed text, shows it is editing, and cancel leaves', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:one')
+    type_input(buffer, 'half typed')
+    local before, asked = text(buffer), nil
+    select_with(function(_, options) asked = options.prompt return nil, nil end, function() vim.cmd('LlmsterEditLast') end)
+    assert(asked and text(buffer) == before and not llmster.editing(buffer), 'declined: the typed text stays')
+    select_with(function(items) return items[1], 1 end, function() vim.cmd('LlmsterEditLast') end)
+    assert(text(buffer):match('### You\necho:one$'), text(buffer))
+    local marks = vim.api.nvim_buf_get_extmarks(buffer, vim.api.nvim_create_namespace('llmster_edit'), 0, -1, { details = true })
+    assert(#marks == 1 and marks[1][4].virt_text[1][1]:find('editing the last message', 1, true), vim.inspect(marks))
+    vim.cmd('LlmsterCancel')
+    assert(text(buffer) == before and not llmster.editing(buffer), 'left: ' .. text(buffer))
+    assert(#vim.api.nvim_buf_get_extmarks(buffer, vim.api.nvim_create_namespace('llmster_edit'), 0, -1, {}) == 0)
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    assert(#saved(buffer).messages == 4, 'a new message, not an edit')
+  end)
+
+  test('deleting an open conversation closes its chat; deleted elsewhere, the next send says so', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:to delete')
+    vim.api.nvim_set_current_buf(buffer)
+    vim.cmd('LlmsterDelete!')
+    assert(not vim.api.nvim_buf_is_valid(buffer), 'the chat buffer is wiped')
+    local other = llmster.open()
+    send_and_wait(other, 'echo:deleted elsewhere')
+    llmster.request_sync('conversations/delete', { id = llmster.chat(other).conversation })
+    local seen = notifications(function() send_and_wait(other, 'echo:anyone?') end)
+    assert(text(other):find('[error: this conversation is no longer in the library (deleted?); :Llmster starts a new chat]', 1, true), text(other))
+    assert(not text(other):find('/chats', 1, true) and #seen == 1, vim.inspect(seen))
+  end)
+
+  test(':help llmster works from the shipped doc/tags, which are up to date', function()
+    local doc = vim.api.nvim_get_runtime_file('doc/llmster.txt', false)[1]
+    local shipped = vim.fn.fnamemodify(doc, ':h') .. '/tags'
+    assert(vim.fn.filereadable(shipped) == 1, 'doc/tags ships with the plugin')
+    vim.cmd('help :LlmsterReload')
+    assert(vim.fn.expand('%:t') == 'llmster.txt', vim.fn.expand('%'))
+    vim.cmd('helpclose')
+    local fresh = vim.fn.tempname()
+    vim.fn.mkdir(fresh, 'p')
+    vim.fn.writefile(vim.fn.readfile(doc), fresh .. '/llmster.txt')
+    vim.cmd('helptags ' .. fresh)
+    assert(vim.deep_equal(vim.fn.readfile(fresh .. '/tags'), vim.fn.readfile(shipped)),
+      'doc/tags is stale: run nvim --headless -c "helptags contrib/nvim/doc" -c q')
+    vim.fn.delete(fresh, 'rf')
+  end)
+
+  test('undo after a reply takes the exchange away in one step', function()
+    local buffer = llmster.open()
+    type_input(buffer, 'echo:one two three')
+    local typed = text(buffer)
+    vim.cmd('let &undolevels = &undolevels')
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    vim.cmd('let &undolevels = &undolevels')
+    vim.cmd('silent undo')
+    assert(text(buffer) == typed, text(buffer))
+    assert(#saved(buffer).messages == 2, 'the library keeps the exchange')
+  end)
+
+  test('the cursor stays in the input after regenerate', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:one')
+    vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
+    llmster.regenerate(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the new answer')
+    local row = vim.api.nvim_win_get_cursor(0)[1]
+    assert(row == vim.api.nvim_buf_line_count(buffer) and row - 1 > (vim.fn.search('^### You$', 'bnW') - 1), 'in the input: ' .. row)
+    vim.api.nvim_buf_set_lines(buffer, row - 1, row, false, { 'echo:two' })
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply to what was typed there')
+    local messages = saved(buffer).messages
+    assert(messages[#messages - 1].text == 'echo:two' and messages[#messages].text == 'two', vim.inspect(messages))
+    assert(text(buffer):match('### You\necho:two\n\n### Assistant\n.*two\n\n### You\n$'), text(buffer))
+  end)
+
+  test('drafts are saved when Neovim exits', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:hello')
+    type_input(buffer, 'typed before :qa')
+    vim.api.nvim_exec_autocmds('VimLeavePre', { group = 'llmster_drafts' })
+    local id = llmster.chat(buffer).conversation
+    assert(llmster.request_sync('drafts/get', { conversationId = id }).text == 'typed before :qa')
+  end)
+
+  test('a rewrite without a final newline keeps the lines apart', function()
+    local inline = require('llmster.inline')
+    llmster.setup({ rewrite_prompt = function() return 'echo:a = 10' end })
+    local source = vim.api.nvim_create_buf(true, false)
+    vim.api.nvim_buf_set_lines(source, 0, -1, false, { 'a = 1', 'b = 2' })
+    vim.api.nvim_set_current_buf(source)
+    vim.cmd('1LlmsterRewrite ten')
+    wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the rewrite')
+    inline.accept(source)
+    llmster.config.rewrite_prompt = nil
+    assert(text(source) == 'a = 10\nb = 2', text(source))
+  end)
+
+  test('export, import and backup from Neovim', function()
+    local library = require('llmster.library')
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:take me along')
+    local file, backup = home .. '/chat.llmster', home .. '/all.llmster-backup'
+    vim.api.nvim_set_current_buf(buffer)
+    vim.cmd('LlmsterExport ' .. file)
+    assert(vim.fn.filereadable(file) == 1)
+    local imported
+    library.import(file, function(b) imported = b end)
+    assert(imported and imported ~= buffer and text(imported):find('### Assistant\n.*take me along'), tostring(imported))
+    local again
+    select_with(function(items) return items[1], 1 end, function() library.import(file, function(b) again = b end) end)
+    assert(again == imported, 'the same file again offers the imported conversation')
+    local before = #llmster.request_sync('conversations/list', {}).conversations
+    local answer = library.backup(backup)
+    assert(answer.statistics.conversations == before and vim.fn.filereadable(backup) == 1, vim.inspect(answer))
+  end)
+
+  test('integrations are turned on and off for a chat', function()
+    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
+    vim.fn.mkdir(dir, 'p')
+    local config = vim.fn.filereadable(dir .. '/config') == 1 and vim.fn.readfile(dir .. '/config') or {}
+    vim.fn.writefile(vim.list_extend(vim.deepcopy(config), { 'integration.docs = https://docs.example.com/mcp' }), dir .. '/config')
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:plain')
+    vim.api.nvim_set_current_buf(buffer)
+    vim.cmd('LlmsterIntegrations docs')
+    assert(vim.deep_equal(conversation_of(buffer).integrations, { 'docs' }), vim.inspect(conversation_of(buffer).integrations))
+    vim.cmd('LlmsterIntegrations')
+    local now = conversation_of(buffer).integrations
+    assert(now == nil or now == vim.NIL or #now == 0, vim.inspect(now))
+    assert(not pcall(llmster.set_integrations, { 'nope' }, buffer), 'an unknown name is refused')
+    vim.fn.writefile(config, dir .. '/config')
+  end)
+
+  -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
+  local scenario_tests = {
+    ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',
+    ['undo-after-streaming'] = 'undo after a reply takes the exchange away in one step',
+    ['cursor-after-regenerate'] = 'the cursor stays in the input after regenerate',
+    ['fresh-context'] = 'lost server context: a prompt offers a fresh context and resends',
+    ['drafts-on-exit'] = 'drafts are saved when Neovim exits',
+    ['delete-open-chat'] = 'deleting an open conversation closes its chat; deleted elsewhere, the next send says so',
+    ['rewrite-line-ends'] = 'a rewrite without a final newline keeps the lines apart',
+    ['model-before-first-message'] = 'a model chosen before the first message follows the load policy',
+    ['config-reload'] = 'presets start a new chat and apply to the current one',
+    ['edit-last'] = 'edit-last asks before replacing typed text, shows it is editing, and cancel leaves',
+  }
+  test('every shared editor scenario has a test here', function()
+    local file = vim.fn.fnamemodify(vim.api.nvim_get_runtime_file('doc/llmster.txt', false)[1], ':h:h:h') .. '/editor-scenarios.txt'
+    local missing = {}
+    for _, line in ipairs(vim.fn.readfile(file)) do
+      local slug = line:match('^([%w-]+):')
+      if slug and not (scenario_tests[slug] and tests[scenario_tests[slug]]) then table.insert(missing, slug) end
+    end
+    assert(#missing == 0, 'scenarios without a test in this suite: ' .. table.concat(missing, ', '))
   end)
 
   -- In order: the chat list expects the conversations the send tests made.

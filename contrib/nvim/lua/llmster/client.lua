@@ -146,13 +146,24 @@ function M.request(method, params, callback, on_event)
   return id
 end
 
--- Sends a request and waits for its answer; a protocol error is raised as a one-line Lua error.
-function M.request_sync(method, params)
+-- Sends a request and waits for its answer: the result, or nil and the error (its data.kind says which).
+function M.call(method, params)
   local done, result, failure = false, nil, nil
   M.request(method, params, function(r, e) done, result, failure = true, r, e end)
   vim.wait(M.config.timeout * 1000, function() return done end, 10)
-  if failure then error(tostring(failure.message), 0) end
   if not done then error('no answer to ' .. method, 0) end
+  return result, failure
+end
+
+-- The error kind of a JSON-RPC error (`not_found`, `confirmation_required`, …), or nil.
+function M.kind(failure)
+  return failure and not isnil(failure.data) and failure.data.kind or nil
+end
+
+-- Sends a request and waits for its answer; a protocol error is raised as a one-line Lua error.
+function M.request_sync(method, params)
+  local result, failure = M.call(method, params)
+  if failure then error(tostring(failure.message), 0) end
   return result
 end
 

@@ -16,6 +16,8 @@ M.config = {
   prompt_fresh_context = true,
   -- The folder of the conversations :LlmsterRewrite makes (nil: the top level).
   rewrite_folder = 'Rewrites',
+  -- The model :LlmsterRewrite asks (nil: llmster's default model).
+  rewrite_model = nil,
   -- The preset (`preset.NAME.…` in llmster's config) a new chat starts with (nil: none).
   default_preset = nil,
   keymaps = {
@@ -45,6 +47,7 @@ M.request, M.request_sync, M.cancel_request = client.request, client.request_syn
 local namespace = vim.api.nvim_create_namespace('llmster')
 local indicator_namespace = vim.api.nvim_create_namespace('llmster_indicator')
 local context_namespace = vim.api.nvim_create_namespace('llmster_context')
+local edit_namespace = vim.api.nvim_create_namespace('llmster_edit')
 
 -- buffer → { conversation, title, model, reply, folds, fold_version, context, fresh_next, edit_next, … }
 local chats = {}
@@ -202,9 +205,46 @@ end
 
 -- Streaming ----------------------------------------------------------------------------------
 
+local function set_indicator(buffer, reply, text)
+  if not vim.api.nvim_buf_is_valid(buffer) then return end
+  local row = position(buffer, reply.header)
+  if not row then return end
+  if text then
+    reply.indicator = vim.api.nvim_buf_set_extmark(buffer, indicator_namespace, row, 0,
+      { id = reply.indicator, virt_text = { { '  ' .. text, 'Comment' } }, virt_text_pos = 'eol' })
+    reply.indicator_text = text
+  elseif reply.indicator then
+    vim.api.nvim_buf_del_extmark(buffer, indicator_namespace, reply.indicator)
+    reply.indicator, reply.indicator_text = nil, nil
+  end
+end
+
+-- Whether the reply's "### Assistant" line is still where it was: undo, or deleting it, takes the exchange away.
+local function intact(buffer, reply)
+  local header, finish = position(buffer, reply.header), position(buffer, reply.finish)
+  local count = vim.api.nvim_buf_line_count(buffer)
+  return header ~= nil and finish ~= nil and header < count and finish < count
+    and vim.api.nvim_buf_get_lines(buffer, header, header + 1, false)[1] == '### Assistant'
+end
+
+-- Stops showing a reply whose exchange the user took away: it is cancelled, and the library keeps what arrived.
+local function detach(buffer, reply)
+  reply.detached = true
+  client.cancel_request(reply.id)
+  if reply.chat.reply == reply then reply.chat.reply = nil end
+  set_indicator(buffer, reply, nil)
+  client.notify('undo took the streaming reply away, so it is cancelled (the library keeps it: reopen the chat to see it)',
+    vim.log.levels.WARN)
+end
+
 -- Runs `change` in `buffer` as part of the reply's undo step, unless the user changed the buffer since.
--- Windows whose cursor sat at the reply's end follow it.
+-- Windows whose cursor sat at the reply's end follow it. A reply whose exchange the user took away is detached
+-- instead; one that an undo cut short is drawn again from the library when it ends.
 local function write(buffer, reply, change)
+  if reply.detached then return end
+  if not intact(buffer, reply) then return detach(buffer, reply) end
+  local undone = vim.api.nvim_buf_call(buffer, function() return reply.change ~= nil and vim.fn.changenr() < reply.change end)
+  if undone then reply.redraw = true end
   local row, col = position(buffer, reply.finish)
   local followers = {}
   for _, window in ipairs(vim.fn.win_findbuf(buffer)) do
@@ -214,6 +254,7 @@ local function write(buffer, reply, change)
   vim.api.nvim_buf_call(buffer, function()
     if reply.tick == vim.api.nvim_buf_get_changedtick(buffer) then pcall(vim.cmd, 'undojoin') end
     change()
+    reply.change = vim.fn.changenr()
   end)
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
   local new_row, new_col = position(buffer, reply.finish)
@@ -350,20 +391,6 @@ local function on_tool_call(buffer, reply, event)
   end
 end
 
-local function set_indicator(buffer, reply, text)
-  if not vim.api.nvim_buf_is_valid(buffer) then return end
-  local row = position(buffer, reply.header)
-  if not row then return end
-  if text then
-    reply.indicator = vim.api.nvim_buf_set_extmark(buffer, indicator_namespace, row, 0,
-      { id = reply.indicator, virt_text = { { '  ' .. text, 'Comment' } }, virt_text_pos = 'eol' })
-    reply.indicator_text = text
-  elseif reply.indicator then
-    vim.api.nvim_buf_del_extmark(buffer, indicator_namespace, reply.indicator)
-    reply.indicator, reply.indicator_text = nil, nil
-  end
-end
-
 -- The progress shown beside the streaming reply's header ("loading model 40%", "streaming…"), or nil.
 function M.indicator(buffer)
   local chat = chats[buffer or vim.api.nvim_get_current_buf()]
@@ -374,10 +401,9 @@ local function percent(value)
   return string.format('%d%%', math.floor((tonumber(value) or 0) * 100 + 0.5))
 end
 
-local function on_event(buffer, event)
+local function on_event(buffer, reply, event)
   local chat = chats[buffer]
-  local reply = chat and chat.reply
-  if not (reply and vim.api.nvim_buf_is_valid(buffer)) then return end
+  if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   if not isnil(event.conversationId) then chat.conversation = chat.conversation or event.conversationId end
   local kind = event.type
   if kind == 'model_load.progress' then
@@ -467,10 +493,12 @@ local function offer_fresh_context(buffer)
   end)
 end
 
-local function on_reply(buffer, result, failure)
+-- Shows the chat's conversation again from the library (defined with the alternatives).
+local redraw
+
+local function on_reply(buffer, reply, result, failure)
   local chat = chats[buffer]
-  local reply = chat and chat.reply
-  if not (reply and vim.api.nvim_buf_is_valid(buffer)) then return end
+  if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   if result then
     if not M.model_cache then
       client.request('models/list', { refresh = false }, function(models) M.model_cache = models and models.models end)
@@ -482,10 +510,18 @@ local function on_reply(buffer, result, failure)
   if failure and reply.created and kind ~= 'continuation_lost' then
     finish_reply(buffer, chat)
     put_prompt_back(buffer, reply)
+    -- The conversation made with the preset goes too (no Untitled one is left); the next try makes it again.
+    if reply.preset then
+      client.request('conversations/delete', { id = chat.conversation })
+      chat.conversation, chat.preset = nil, reply.preset
+    end
     client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
   else
     local note
     if failure then
+      if kind == 'not_found' then
+        failure = { message = 'this conversation is no longer in the library (deleted?); :Llmster starts a new chat' }
+      end
       note = '[error: ' .. single_line(failure.message) .. ']'
       if kind == 'continuation_lost' then
         chat.fresh_next = true
@@ -502,7 +538,12 @@ local function on_reply(buffer, result, failure)
         insert(buffer, reply, note)
       end)
     end
+    if reply.detached then return end
     finish_reply(buffer, chat)
+    if reply.redraw and chat.conversation then
+      redraw(buffer, chat)
+      client.notify('undo changed the reply as it streamed: the chat is shown again from the library', vim.log.levels.INFO)
+    end
     if kind == 'continuation_lost' then offer_fresh_context(buffer) end
   end
   if result then chat.fresh_next = nil end
@@ -512,15 +553,26 @@ end
 
 -- Chat buffers -------------------------------------------------------------------------------
 
-local function save_draft(buffer)
+-- Keeps the chat's unsent input as its conversation's draft; with `wait`, returns once llmster saved it.
+local function save_draft(buffer, wait)
   local chat = chats[buffer]
   if not (chat and chat.conversation and vim.api.nvim_buf_is_loaded(buffer)) then return end
   local text = input_text(buffer)
   if text ~= (chat.draft or '') then
     chat.draft = text
-    client.request('drafts/set', { conversationId = chat.conversation, text = text })
+    local params = { conversationId = chat.conversation, text = text }
+    if wait then client.request_sync('drafts/set', params) else client.request('drafts/set', params) end
   end
 end
+
+-- Before Neovim exits, every chat's draft is saved (llmster rpc stops as soon as its input ends).
+vim.api.nvim_create_autocmd('VimLeavePre', {
+  group = vim.api.nvim_create_augroup('llmster_drafts', { clear = true }),
+  callback = function()
+    if not client.running() then return end
+    for buffer in pairs(chats) do pcall(save_draft, buffer, true) end
+  end,
+})
 
 local function map(buffer, modes, lhs, action, desc)
   if not lhs then return end
@@ -683,6 +735,15 @@ local function require_chat(buffer)
   return chat
 end
 
+-- Shows beside the input header that the next send replaces the last message (or, without `text`, nothing).
+local function show_edit(buffer, text)
+  vim.api.nvim_buf_clear_namespace(buffer, edit_namespace, 0, -1)
+  local row = text and last_header(buffer, '### You')
+  if row then
+    vim.api.nvim_buf_set_extmark(buffer, edit_namespace, row, 0, { virt_text = { { '  ' .. text, 'WarningMsg' } }, virt_text_pos = 'eol' })
+  end
+end
+
 -- Expands `#buffer` (the alternate buffer) and `/file PATH` lines of the input, and the attached context.
 local function expand_input(chat, text)
   local blocks = {}
@@ -719,16 +780,17 @@ function M.send_chat(buffer, options)
   if options.retry and not chat.conversation then error('nothing to regenerate yet', 0) end
   local edit = options.edit or chat.edit_next
   local prompt_lines = vim.api.nvim_buf_get_lines(buffer, input_row, -1, false)
-  local created = chat.conversation == nil
+  local created, preset = chat.conversation == nil, nil
   if created and chat.preset then
     chat.conversation = client.request_sync('conversations/create',
       { preset = chat.preset, systemPrompt = chat.system_prompt, reasoning = chat.reasoning }).id
-    chat.preset = nil
+    preset, chat.preset = chat.preset, nil
   end
   local params = {
     conversationId = chat.conversation, model = chat.model,
     freshContext = (options.fresh or chat.fresh_next) and true or nil,
     systemPrompt = not chat.conversation and chat.system_prompt or nil,
+    integrations = not chat.conversation and chat.integrations or nil,
     reasoning = not chat.conversation and chat.reasoning or nil,
   }
   -- A cursor left at the end of the input follows the reply.
@@ -756,8 +818,9 @@ function M.send_chat(buffer, options)
     new_input_area(buffer)
   end
   chat.edit_next = nil
+  show_edit(buffer, nil)
   local reply = {
-    chat = chat, segments = {}, tools = {}, created = created,
+    chat = chat, segments = {}, tools = {}, created = created, preset = preset,
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,
@@ -767,8 +830,8 @@ function M.send_chat(buffer, options)
   chat.reply = reply
   set_indicator(buffer, reply, 'waiting…')
   local sent, id = pcall(client.request, 'chat/send', params,
-    function(result, failure) on_reply(buffer, result, failure) end,
-    function(event) on_event(buffer, event) end)
+    function(result, failure) on_reply(buffer, reply, result, failure) end,
+    function(event) on_event(buffer, reply, event) end)
   if not sent then
     finish_reply(buffer, chat)
     put_prompt_back(buffer, reply)
@@ -788,20 +851,45 @@ function M.fresh(buffer)
   return M.send_chat(buffer, { retry = true, fresh = true })
 end
 
+-- Whether the next send of the chat replaces its last message.
+function M.editing(buffer)
+  local chat = chats[buffer or vim.api.nvim_get_current_buf()]
+  return chat ~= nil and chat.edit_next ~= nil
+end
+
 -- Puts the last message in the input area; the next send replaces it (the old turn becomes an alternative).
+-- Unsent text in the input is replaced only when the user agrees; :LlmsterCancel brings it back.
 function M.edit_last(buffer)
   buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
   local chat = require_chat(buffer)
-  local _, input_row = input_text(buffer)
+  local typed, input_row = input_text(buffer)
   local previous = last_header(buffer, '### You', input_row)
   local answer = previous and last_header(buffer, '### Assistant', input_row)
   if not previous or not answer or answer < previous then error('there is no sent message to edit', 0) end
   local lines = vim.api.nvim_buf_get_lines(buffer, previous + 1, answer, false)
   while #lines > 0 and lines[#lines] == '' do table.remove(lines) end
   while #lines > 0 and lines[1] == '' do table.remove(lines, 1) end
-  vim.api.nvim_buf_set_lines(buffer, input_row + 1, -1, false, lines)
-  chat.edit_next = true
-  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
+  local function edit()
+    local _, row = input_text(buffer)
+    local displaced = chat.edit_next or vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
+    vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, lines)
+    chat.edit_next = displaced
+    show_edit(buffer, 'editing the last message: sending replaces it, :LlmsterCancel leaves')
+    vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
+  end
+  if chat.edit_next or typed == '' then return edit() end
+  vim.ui.select({ 'Replace it with the last message', 'Keep it' }, { prompt = 'The input holds unsent text' }, function(_, index)
+    if index == 1 and chats[buffer] == chat and not chat.reply then client.guard(edit) end
+  end)
+end
+
+-- Stops editing the last message: the input it displaced comes back.
+local function leave_edit(buffer, chat)
+  local _, row = input_text(buffer)
+  vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, chat.edit_next)
+  chat.edit_next = nil
+  show_edit(buffer, nil)
+  client.notify('the next send is a new message again', vim.log.levels.INFO)
 end
 
 -- The chat that text from other buffers goes to: the last chat entered, else any idle chat, else a new one.
@@ -830,9 +918,17 @@ function M.send(first, last, has_range)
   return M.send_text(table.concat(lines, '\n'))
 end
 
+-- Cancels the streaming reply; while editing the last message, stops editing it instead.
 function M.cancel(buffer)
-  local chat = chats[buffer or vim.api.nvim_get_current_buf()]
-  if chat and chat.reply then client.cancel_request(chat.reply.id) else client.notify('nothing is streaming', vim.log.levels.INFO) end
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = chats[buffer]
+  if chat and chat.reply then
+    client.cancel_request(chat.reply.id)
+  elseif chat and chat.edit_next then
+    leave_edit(buffer, chat)
+  else
+    client.notify('nothing is streaming', vim.log.levels.INFO)
+  end
 end
 
 -- Context and code -----------------------------------------------------------------------------
@@ -922,12 +1018,15 @@ end
 
 -- Settings ----------------------------------------------------------------------------------
 
--- Makes the next send start a fresh server context when `result` says a new system prompt needs one.
-local function note_fresh_context(chat, result)
-  if result.needsFreshContext == true then
-    chat.fresh_next = true
-    client.notify('the new system prompt takes effect with a fresh server context: the next message starts one', vim.log.levels.INFO)
-  end
+-- Makes the next send start a fresh server context when `result` says a new system prompt needs one; says so
+-- after `done` (what was done, if anything) in one message, since two in a row ask for Enter.
+local function note_fresh_context(chat, result, done)
+  local fresh = result.needsFreshContext == true
+  if fresh then chat.fresh_next = true end
+  local parts = {}
+  if done then table.insert(parts, done) end
+  if fresh then table.insert(parts, 'the new system prompt takes effect with a fresh server context: the next message starts one') end
+  if #parts > 0 then client.notify(table.concat(parts, '; '), vim.log.levels.INFO) end
   return result
 end
 
@@ -951,10 +1050,32 @@ function M.set_reasoning(effort, buffer)
   return settings(buffer, { settings = { reasoning = effort } }, function(chat) chat.reasoning = effort ~= 'default' and effort or nil end)
 end
 
+-- Lets the chat use the configured integrations `names` (MCP servers, LM Studio plugins; {} turns them off), as the
+-- REPL's /integrations does; a chat without a conversation sends them with its first message.
+function M.set_integrations(names, buffer)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = require_chat(buffer)
+  local configured = vim.tbl_map(function(i) return i.name end, client.request_sync('integrations/list', {}).integrations)
+  for _, name in ipairs(names) do
+    if not vim.tbl_contains(configured, name) then
+      error(string.format('no integration named %s; configured: %s', name, #configured > 0 and table.concat(configured, ', ')
+        or 'none (add lines such as "integration.NAME = mcp/playwright" to llmster\'s config)'), 0)
+    end
+  end
+  local said = #names > 0 and table.concat(names, ', ') or 'off'
+  if not chat.conversation then
+    chat.integrations = names
+    return client.notify('integrations ' .. said .. ' from the first message', vim.log.levels.INFO)
+  end
+  -- vim.json encodes an empty Lua table as [], which turns them all off.
+  local answer = client.request_sync('conversations/setIntegrations', { conversationId = chat.conversation, integrations = names })
+  client.notify('integrations ' .. said .. (isnil(answer.notice) and '' or (' (' .. answer.notice .. ')')), vim.log.levels.INFO)
+end
+
 -- Alternatives: the other answers to a message, and its other versions ------------------------
 
 -- Shows the chat's conversation again from the library, keeping the unsent input; undo starts afresh.
-local function redraw(buffer, chat)
+redraw = function(buffer, chat)
   local answer = client.request_sync('conversations/get', { id = chat.conversation })
   local _, row = input_text(buffer)
   local input = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
@@ -983,11 +1104,12 @@ local function alternatives_of(chat, messages, versions)
   return nil
 end
 
--- The picker line of alternative `index` (1-based); `current` is the shown one's 0-based index.
+-- The picker line of alternative `index` (1-based; vim.ui.select numbers the lines itself): `*` marks the shown
+-- one, `current` (0-based).
 function M.format_alternative(message, index, current)
   local text = vim.trim(tostring(isnil(message.text) and '' or message.text)):gsub('%s+', ' ')
   if vim.fn.strchars(text) > 72 then text = vim.fn.strcharpart(text, 0, 71) .. '…' end
-  return string.format('%d%s %s', index, index - 1 == current and '*' or ' ', text)
+  return string.format('%s %s', index - 1 == current and '*' or ' ', text)
 end
 
 -- Shows another answer to the last message, chosen with vim.ui.select among those regenerating made; when
@@ -1015,6 +1137,14 @@ function M.pick_alternative(buffer, versions)
 end
 
 -- Presets: the REPL's named system prompts, models and settings ------------------------------
+
+-- Makes llmster read its config file again (it also does when the file changed and nothing streams); returns the
+-- names of the presets.
+function M.reload_config()
+  local names = vim.tbl_map(function(preset) return preset.name end, client.request_sync('config/reload', {}).presets)
+  client.notify(string.format('configuration read again (%d presets)', #names), vim.log.levels.INFO)
+  return names
+end
 
 -- The names of the configured presets.
 function M.preset_names()
@@ -1046,8 +1176,7 @@ function M.apply_preset(name, buffer)
   end
   local result = client.request_sync('presets/apply', { conversationId = chat.conversation, name = name })
   if not isnil(result.modelKey) then chat.model = result.modelKey end
-  client.notify('preset ' .. name .. ' applied', vim.log.levels.INFO)
-  return note_fresh_context(chat, result)
+  return note_fresh_context(chat, result, 'preset ' .. name .. ' applied')
 end
 
 -- Opens a new chat that starts with preset `name`.
@@ -1081,7 +1210,7 @@ function M.models()
   return models
 end
 
--- :LlmsterModels: choose the model of the current chat (loaded under llmster's policy once it has a conversation).
+-- :LlmsterModels: choose the model of the current chat, loaded under llmster's load policy.
 function M.pick_model()
   local buffer = vim.api.nvim_get_current_buf()
   local chat = chats[buffer]
@@ -1089,17 +1218,20 @@ function M.pick_model()
   local models = vim.tbl_filter(function(m) return m.type == 'llm' end, M.models())
   vim.ui.select(models, { prompt = 'Model', format_item = M.format_model }, function(choice)
     if not (choice and chats[buffer]) then return end
+    local previous = chat.model
     chat.model = choice.key
-    if chat.conversation then
-      client.request('models/select', { conversationId = chat.conversation, model = choice.key }, function(_, failure)
-        if failure then client.notify(failure.message) end
-      end, function(step)
-        if step.type == 'loading' then client.notify('loading ' .. tostring(step.model) .. '…', vim.log.levels.INFO) end
-        if step.type == 'loaded' then
-          client.notify(string.format('%s loaded in %.1f s', tostring(step.instanceId), tonumber(step.loadTimeSeconds) or 0), vim.log.levels.INFO)
-        end
-      end)
-    end
+    -- Under the load policy either way: a chat with no conversation yet gives its earlier choice.
+    local method, params = 'models/select', { conversationId = chat.conversation, model = choice.key }
+    if not chat.conversation then method, params = 'models/selectPending', { model = choice.key, previous = previous } end
+    client.request(method, params, function(result, failure)
+      if failure then return client.notify(failure.message) end
+      if isnil(result.loaded) then client.notify(choice.key .. ' is the chat\'s model', vim.log.levels.INFO) end
+    end, function(step)
+      if step.type == 'loading' then client.notify('loading ' .. tostring(step.model) .. '…', vim.log.levels.INFO) end
+      if step.type == 'loaded' then
+        client.notify(string.format('%s loaded in %.1f s', tostring(step.instanceId), tonumber(step.loadTimeSeconds) or 0), vim.log.levels.INFO)
+      end
+    end)
   end)
 end
 
@@ -1163,6 +1295,13 @@ M.palette = {
     local buffer = vim.api.nvim_get_current_buf()
     require_chat(buffer)
     M.pick_preset('Apply preset', function(name) M.apply_preset(name, buffer) end)
+  end },
+  { 'Read the configuration again', function() M.reload_config() end },
+  { 'Choose the integrations (tools)', function()
+    local buffer = vim.api.nvim_get_current_buf()
+    vim.ui.input({ prompt = 'Integrations (space-separated, empty: none): ' }, function(text)
+      if text then client.guard(M.set_integrations, vim.split(vim.trim(text), '%s+', { trimempty = true }), buffer) end
+    end)
   end },
   { 'Set the reasoning effort', function()
     vim.ui.select({ 'off', 'low', 'medium', 'high', 'on', 'default' }, { prompt = 'Reasoning' }, function(choice)

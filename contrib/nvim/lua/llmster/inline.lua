@@ -91,9 +91,14 @@ function M.rewrite(first, last, instruction)
     vim.api.nvim_buf_set_extmark(buffer, namespace, first - 1, 0,
       { virt_text = { { '  llmster is rewriting…', 'Comment' } }, virt_text_pos = 'eol' })
     local folder = llmster().config.rewrite_folder
-    local params = { text = prompt, folderId = folder and require('llmster.library').folder_id(folder) or nil }
+    local params = { text = prompt, folderId = folder and require('llmster.library').folder_id(folder) or nil,
+      model = llmster().config.rewrite_model }
     state.request = client.request('chat/send', params, function(result, failure)
-      if pending[buffer] ~= state or not vim.api.nvim_buf_is_valid(buffer) then return end
+      if pending[buffer] ~= state or not vim.api.nvim_buf_is_valid(buffer) then
+        -- Rejected while it was written: it leaves the library, as a rejected rewrite does.
+        if result and state.rejected then client.request('conversations/delete', { id = result.conversationId }) end
+        return
+      end
       vim.api.nvim_buf_clear_namespace(buffer, namespace, 0, -1)
       if failure or result.status ~= 'complete' then
         pending[buffer] = nil
@@ -112,13 +117,15 @@ function M.accept(buffer)
   if not clear(buffer) then error('no rewrite is waiting here', 0) end
 end
 
--- Restores the lines as they were before the rewrite.
+-- Restores the lines as they were before the rewrite (or stops one being written); the rewrite leaves the library.
 function M.reject(buffer)
   buffer = buffer or vim.api.nvim_get_current_buf()
   local state = clear(buffer)
   if not state then error('no rewrite is waiting here', 0) end
-  if state.old then vim.api.nvim_buf_set_lines(buffer, state.first, state.first + state.count, false, state.old) end
-  if state.request then client.cancel_request(state.request) end
+  if state.ready then vim.api.nvim_buf_set_lines(buffer, state.first, state.first + state.count, false, state.old) end
+  state.rejected = true
+  if state.conversation then client.request('conversations/delete', { id = state.conversation }) end
+  if state.request and not state.ready then client.cancel_request(state.request) end
 end
 
 -- Whether a rewrite of `buffer` waits for a decision (its proposal is shown once the reply is complete).

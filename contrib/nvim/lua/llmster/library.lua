@@ -149,16 +149,65 @@ function M.toggle_pin()
   refresh_views(client.request_sync(conversation.pinned == true and 'conversations/unpin' or 'conversations/pin', { id = id }))
 end
 
--- Deletes the conversation after a confirmation (`force` skips it).
+-- Deletes the conversation after a confirmation (`force` skips it); a chat buffer showing it is wiped with it.
 function M.delete(force)
   local id = current()
-  if not force and vim.fn.confirm('Delete this conversation?', '&Yes\n&No', 2) ~= 1 then return end
-  client.request_sync('conversations/delete', { id = id })
-  for _, buffer in ipairs(vim.api.nvim_list_bufs()) do
+  local open = vim.tbl_filter(function(buffer)
     local chat = llmster().chat(buffer)
-    if chat and chat.conversation == id then chat.conversation, chat.title = nil, nil end
+    return chat ~= nil and chat.conversation == id
+  end, vim.api.nvim_list_bufs())
+  local question = #open > 0 and 'Delete this conversation (its open chat closes)?' or 'Delete this conversation?'
+  if not force and vim.fn.confirm(question, '&Yes\n&No', 2) ~= 1 then return end
+  client.request_sync('conversations/delete', { id = id })
+  for _, buffer in ipairs(open) do
+    -- Nothing left to keep a draft in.
+    llmster().chat(buffer).conversation = nil
+    vim.api.nvim_buf_delete(buffer, { force = true })
   end
   refresh_views(nil)
+end
+
+-- :LlmsterExport {file}: writes the conversation (the current chat's, or the library line's) to a .llmster file.
+function M.export(path)
+  local written = client.request_sync('transfer/export', { conversationId = current(), path = vim.fn.fnamemodify(vim.fn.expand(path), ':p') }).path
+  client.notify('exported to ' .. written, vim.log.levels.INFO)
+  return written
+end
+
+-- :LlmsterImport {file}: adds the conversation of a .llmster file to the library and opens it. A file that continues
+-- another server's context, or was imported before, is asked about with vim.ui.select; `done(buffer)` gets the chat.
+function M.import(path, done)
+  done = done or function() end
+  local params = { path = vim.fn.fnamemodify(vim.fn.expand(path), ':p') }
+  local function finish(result, failure)
+    if failure then error('the import failed: ' .. tostring(failure.message), 0) end
+    done(llmster().open(result.conversation.id))
+  end
+  local result, failure = client.call('transfer/import', params)
+  local kind = client.kind(failure)
+  if kind == 'confirmation_required' then
+    vim.ui.select({ 'keep', 'drop' }, {
+      prompt = 'The file continues another server\'s context: keep it, or start afresh (drop)?',
+    }, function(choice)
+      if choice then client.guard(function() finish(client.call('transfer/import', vim.tbl_extend('force', params, { continuation = choice }))) end) end
+    end)
+  elseif kind == 'already_imported' then
+    vim.ui.select({ 'Open the imported conversation', 'Import a copy' }, { prompt = 'Already imported' }, function(_, index)
+      if index == 1 then client.guard(function() done(llmster().open(failure.data.conversationId)) end) end
+      if index == 2 then client.guard(function() finish(client.call('transfer/import', vim.tbl_extend('force', params, { asNew = true }))) end) end
+    end)
+  else
+    finish(result, failure)
+  end
+end
+
+-- :LlmsterBackup {file}: writes the whole library to one file (encrypted with a password, when one is given).
+function M.backup(path, password)
+  local answer = client.request_sync('library/backup',
+    { path = vim.fn.fnamemodify(vim.fn.expand(path), ':p'), password = (password and password ~= '') and password or nil })
+  client.notify(string.format('%d conversations backed up to %s%s', answer.statistics.conversations or 0, answer.path,
+    answer.encrypted == true and ', encrypted' or ''), vim.log.levels.INFO)
+  return answer
 end
 
 local function hit_line(hit)

@@ -1,0 +1,77 @@
+;;; llmster-typing-bench.el --- How long a key takes in a chat after a long reply  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Run from the repository root, with markdown-mode (its syntax scan is what costs):
+;;   LLMSTER_BIN_DIR=$(swift build --show-bin-path) emacs --batch -Q \
+;;     -L /usr/share/emacs/site-lisp/elpa/markdown-mode-VERSION -l markdown-mode \
+;;     -l contrib/emacs/llmster.el -l contrib/emacs/test/llmster-typing-bench.el
+;; Streams a reply of about LLMSTER_BENCH_BYTES (default 500000) from `lmstudio-sim', then types 30
+;; characters in the input area, each followed by what redisplay would make Emacs do for it
+;; (`syntax-propertize' and fontifying the line), and prints the median and worst milliseconds per
+;; key; then the same in the conversation reopened from the library.  It prints figures and asserts
+;; nothing: the goal (under 50 ms a key) is for people to compare.
+
+;;; Code:
+
+(require 'llmster)
+
+(defun llmster-typing-bench--keys (buffer)
+  "Type 30 characters at the end of BUFFER; return (MEDIAN WORST) milliseconds."
+  (with-current-buffer buffer
+    (font-lock-ensure)
+    (let ((times nil))
+      (dotimes (_ 30)
+        (goto-char (point-max))
+        (let ((start (float-time)))
+          (insert "x")
+          (syntax-propertize (point-max))
+          (font-lock-fontify-region (line-beginning-position) (point-max))
+          (push (* 1000 (- (float-time) start)) times)))
+      (delete-region (- (point-max) 30) (point-max))
+      (setq times (sort times #'<))
+      (list (nth 15 times) (car (last times))))))
+
+(defun llmster-typing-bench ()
+  "Measure typing after a long streamed reply, and in the reopened conversation."
+  (let* ((bin (or (getenv "LLMSTER_BIN_DIR") (error "Set LLMSTER_BIN_DIR (swift build --show-bin-path)")))
+         (bytes (string-to-number (or (getenv "LLMSTER_BENCH_BYTES") "500000")))
+         (home (make-temp-file "llmster-bench-" t))
+         (output "")
+         (simulator (make-process :name "lmstudio-sim" :connection-type 'pipe :noquery t
+                                  :command (list (expand-file-name "lmstudio-sim" bin) "--token-delay" "0" "--exit-on-eof")
+                                  :filter (lambda (_process text) (setq output (concat output text))))))
+    (unwind-protect
+        (let ((deadline (+ (float-time) 30)))
+          (while (and (not (string-match "\\`\\(http://[^\n]+\\)\n" output)) (< (float-time) deadline))
+            (accept-process-output simulator 0.05))
+          (let ((process-environment (append (list (concat "XDG_DATA_HOME=" home "/data") (concat "XDG_CONFIG_HOME=" home "/config")
+                                                   (concat "XDG_STATE_HOME=" home "/state") (concat "HOME=" home)
+                                                   (concat "LLMSTER_SERVER=" (match-string 1 output)))
+                                             process-environment))
+                (llmster-program (expand-file-name "llmster" bin))
+                (buffer nil))
+            (setq buffer (llmster))
+            (with-current-buffer buffer
+              (goto-char (point-max))
+              (insert (format "[[sim:large=%d]] go" bytes))
+              (llmster-send))
+            (setq deadline (+ (float-time) 300))
+            (while (and (llmster-streaming-p buffer) (< (float-time) deadline)) (accept-process-output nil 0.05))
+            (switch-to-buffer buffer)
+            (pcase-let ((`(,median ,worst) (llmster-typing-bench--keys buffer)))
+              (message "llmster typing bench: %s, %d KB streamed reply: %.1f ms a key (median), %.1f ms worst"
+                       (if (derived-mode-p 'markdown-mode) "markdown-mode" "text-mode") (/ (buffer-size buffer) 1000) median worst))
+            (let ((id (buffer-local-value 'llmster--conversation-id buffer)))
+              (kill-buffer buffer)
+              (setq buffer (llmster id)))
+            (switch-to-buffer buffer)
+            (pcase-let ((`(,median ,worst) (llmster-typing-bench--keys buffer)))
+              (message "llmster typing bench: the same conversation reopened: %.1f ms a key (median), %.1f ms worst" median worst))
+            (delete-process llmster--process)))
+      (delete-process simulator)
+      (delete-directory home t))))
+
+(llmster-typing-bench)
+
+;;; llmster-typing-bench.el ends here
