@@ -130,7 +130,8 @@ public actor ChatSession {
         guard model.type == .llm else { throw ChatError.notAChatModel(key) }
         if images, model.capabilities?.vision != true { throw ChatError.visionUnsupported(key) }
         if let reasoning = conversation.settings.reasoning {
-            let allowed = model.capabilities?.reasoning?.allowedOptions ?? []
+            // A server that lists reasoning for no model predates that field: the documented values go, and it decides.
+            let allowed = model.reasoningOptions(in: models)
             guard allowed.contains(reasoning) else {
                 throw ChatError.reasoningNotAllowed(value: reasoning, model: key, allowed: allowed)
             }

@@ -1,6 +1,7 @@
 import TerminalMarkdown
 import Chat
 import Foundation
+import HTTP
 import Library
 import LMStudio
 import SystemSupport
@@ -93,7 +94,10 @@ public enum App {
             errors.wrappedLine("llmster\(command.map { " " + $0.name } ?? ""): \(error)\n\(command?.usageLine ?? usageLine)" + (command == nil ? "; see llmster --help" : ""), indent: 9)
             return ExitCode.usage
         }
-        if parsed.has("version") { StandardStream.output.line("llmster \(version)"); return ExitCode.success }
+        if parsed.has("version") {
+            await printVersion(global: parsed, environment: environment)
+            return ExitCode.success
+        }
         if parsed.has("help") {
             let width = TextLayout.outputWidth(environment: environment)
             StandardStream.output.send(command.map { $0.help(width: width ?? 80) } ?? help(width: width ?? 80))
@@ -144,6 +148,26 @@ public enum App {
         return await Repl.run(context: context, chat: session, model: model)
     }
 
+    /// The client's name and version, told apart from LM Studio's headless daemon (also named `llmster`), then the
+    /// LM Studio at the configured server when it answers its greeting within a fraction of a second.
+    private static func printVersion(global: ArgumentParser.Parsed, environment: [String: String]) async {
+        let output = StandardStream.output
+        output.line("llmster-client \(version) — a terminal client for LM Studio, not LM Studio's own headless daemon (`lms daemon up`, also named llmster)")
+        guard !global.has("demo"), let context = try? makeContext(global: global, environment: environment, startDemo: { "" }) else { return }
+        let client = LMStudioClient(server: context.server, token: nil, transport: CurlTransport(),
+                                    timeouts: HTTPTimeouts(connect: 0.3, idle: 0.5), userAgent: CommandContext.userAgent)
+        let server = UntrustedText.sanitize(ServerURL.redactingPasswords(in: context.server))
+        switch await Result(catching: { try await client.greeting() }) {
+        case .success(let greeting) where greeting.lmstudio:
+            let named = greeting.version.map { "LM Studio " + UntrustedText.sanitize(String($0.prefix(40))) } ?? "LM Studio (version not given)"
+            output.line("server: \(named) at \(server)")
+        case .success:
+            output.line("server: \(server) answers, but does not say it is LM Studio")
+        case .failure:
+            output.line("server: no LM Studio answered at \(server)")
+        }
+    }
+
     /// What `error` means for the user.
     static func explanation(of error: any Error, context: CommandContext) -> String {
         (error as? LMStudioError)?.description(credentialsFile: context.paths.credentialsFile) ?? String(describing: error)
@@ -155,7 +179,7 @@ public enum App {
         case let error as LMStudioError:
             switch error {
             case .unreachable, .timedOut, .serverTooOld: return ExitCode.unreachable
-            case .tokenMissing, .tokenRejected, .malformedToken: return ExitCode.authentication
+            case .tokenMissing, .tokenRejected, .tokenLacksPermission, .malformedToken: return ExitCode.authentication
             case .modelNotFound: return ExitCode.notFound
             default: return ExitCode.failure
             }

@@ -42,7 +42,7 @@ enum DoctorCommand {
         }
         func client(_ token: String?) -> LMStudioClient {
             LMStudioClient(server: context.server, token: token, transport: CurlTransport(),
-                           timeouts: .init(connect: context.configuration.connectTimeout, idle: 30))
+                           timeouts: .init(connect: context.configuration.connectTimeout, idle: 30), userAgent: CommandContext.userAgent)
         }
         let started = ContinuousClock.now
         do {
@@ -99,7 +99,7 @@ enum DoctorCommand {
             return (checks, status)
         } catch let error as LMStudioError {
             switch error {
-            case .tokenMissing, .tokenRejected, .malformedToken:
+            case .tokenMissing, .tokenRejected, .tokenLacksPermission, .malformedToken:
                 checks.append(Check(ok: false, name: "auth", detail: error.description(credentialsFile: context.paths.credentialsFile)))
                 return (checks, ExitCode.authentication)
             default:

@@ -184,7 +184,7 @@ import TerminalMarkdown
         guard editor != nil else { return "" }
         let conversation = await currentConversation()
         let effective = effectiveModel(conversation: conversation)
-        completions.update(reasoningOptions: effective?.model?.capabilities?.reasoning?.allowedOptions ?? [])
+        completions.update(reasoningOptions: effective?.model?.reasoningOptions(in: serverModels ?? []) ?? [])
         var parts: [String] = []
         if let effective {
             parts.append("\(UntrustedText.sanitize(effective.reference)) (\(effective.state.rawValue))")
