@@ -27,7 +27,7 @@ end
 
 complete -c llmster -f
 complete -c llmster -n '__llmster_command_is' -a models -d 'List the server\'s downloaded models with their loaded state, size, format and capabilities.'
-complete -c llmster -n '__llmster_command_is' -a ps -d 'List the loaded model instances with their context lengths.'
+complete -c llmster -n '__llmster_command_is' -a ps -d 'List the loaded model instances with their context length and the rest of their configuration.'
 complete -c llmster -n '__llmster_command_is' -a load -d 'Load a model on the server (a second load of a loaded model adds an instance such as MODEL:2).'
 complete -c llmster -n '__llmster_command_is' -a unload -d 'Unload loaded model instances (by instance id, as `llmster ps` shows).'
 complete -c llmster -n '__llmster_command_is' -a doctor -d 'Check the server URL, reachability, LM Studio version, authentication, models and terminal.'
@@ -64,7 +64,11 @@ complete -c llmster -n '__llmster_command_is models' -l json -d 'print JSON for 
 complete -c llmster -n '__llmster_command_is models' -s h -l help -d 'show this help'
 complete -c llmster -n '__llmster_command_is ps' -l json -d 'print JSON for scripts'
 complete -c llmster -n '__llmster_command_is ps' -s h -l help -d 'show this help'
-complete -c llmster -n '__llmster_command_is load' -l context-length -x -d 'context length to load with (default: the config\'s context_length, else the server\'s)'
+complete -c llmster -n '__llmster_command_is load' -l context-length -x -d 'context length to load with (default: the conversation\'s or config\'s context_length, else the server\'s)'
+complete -c llmster -n '__llmster_command_is load' -l eval-batch-size -x -d 'tokens evaluated per batch (llama.cpp engine)'
+complete -c llmster -n '__llmster_command_is load' -l flash-attention -x -a 'on off' -d 'flash attention (llama.cpp engine)'
+complete -c llmster -n '__llmster_command_is load' -l num-experts -x -d 'experts to use, for mixture-of-experts models (llama.cpp engine)'
+complete -c llmster -n '__llmster_command_is load' -l offload-kv-cache-to-gpu -x -a 'on off' -d 'keep the KV cache in GPU memory (llama.cpp engine)'
 complete -c llmster -n '__llmster_command_is load' -s h -l help -d 'show this help'
 complete -c llmster -n '__llmster_command_is load' -a '(llmster __complete models 2>/dev/null)'
 complete -c llmster -n '__llmster_command_is unload' -l all -d 'unload every loaded instance'
