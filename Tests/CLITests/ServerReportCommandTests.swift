@@ -79,3 +79,16 @@ import TestSupport
         #expect(fixture.requests(to: "/api/v1/models").last?.headers["user-agent"]?.hasPrefix("llmster-client/") == true)
     }
 }
+
+/// `show` says when the server loaded the model for a reply, and how long it took.
+@Suite struct ShowLoadTimeTests {
+    @Test func showNamesTheModelLoadTimeOfAReplyThatLoadedItsModel() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["ask", "-m", "acme/toolsmith-12b", "echo:loaded for me"]).status == 0)
+        #expect(try cli.run(["ask", "-c", "echo:already there"]).status == 0)
+        let show = try cli.run(["show", "echo:loaded for me"])
+        #expect(show.status == 0, "\(show)")
+        #expect(show.output.components(separatedBy: "the server loaded the model for this reply in 1.3 s").count == 2, "once: \(show.output)")
+    }
+}
