@@ -51,13 +51,25 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
             : "the API token from \(source) does not look like the LM Studio tokens seen so far (sk-lm-…:…); sending it anyway."
     }
 
-    /// Finds the token in `LM_API_TOKEN` of `environment`, else in `file`; nil when neither has one.
-    public static func load(environment: [String: String], file: String) throws(CredentialsError) -> Credentials? {
+    /// Finds the token in `LM_API_TOKEN` of `environment`, else in `file` (for a server `profile`, its `token.PROFILE`
+    /// line first); nil when neither has one.
+    public static func load(environment: [String: String], file: String, profile: String? = nil) throws(CredentialsError) -> Credentials? {
         if let token = environment["LM_API_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
             return try Credentials(token: token, source: .environment)
         }
+        if let profile, let token = try profileToken(at: file, profile: profile) {
+            return try Credentials(token: token, source: .file(file))
+        }
         guard let token = try readToken(at: file) else { return nil }
         return try Credentials(token: token, source: .file(file))
+    }
+
+    /// The `token.PROFILE = …` line of the file at `path`: the token of one server profile.
+    public static func profileToken(at path: String, profile: String) throws(CredentialsError) -> String? {
+        for line in try readLines(at: path) {
+            if let (key, value) = entry(line), key == "token.\(profile)" { return value }
+        }
+        return nil
     }
 
     /// The token in the file at `path`: its `token = …` line, or a line holding only a token; nil when there is none.

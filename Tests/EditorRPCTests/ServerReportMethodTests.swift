@@ -31,3 +31,18 @@ import TestSupport
         await rpc.closeInput()
     }
 }
+
+/// `servers/list`: the configured server profiles and which one is in use.
+@Suite struct ServerListMethodTests {
+    @Test func serversListNamesEachProfileAndTheCurrentServer() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url, settings: [("server.rig", "http://rig.local:1234"), ("server.here", fixture.url)])
+        await rpc.initialize()
+        let result = try #require(await rpc.call("servers/list")?["result"])
+        let servers = result["servers"]?.array ?? []
+        #expect(servers.map { $0["name"] } == ["here", "rig"])
+        #expect(servers.first?["current"] == .bool(true) && servers.last?["current"] == .bool(false))
+        #expect(servers.last?["url"] == "http://rig.local:1234" && result["current"] == .string(fixture.url))
+        await rpc.closeInput()
+    }
+}

@@ -12,7 +12,7 @@ public enum App {
     public static let version = "0.1.0"
 
     static let globalOptions = ArgumentParser([
-        .init(["server"], value: "URL", help: "LM Studio server (default $LLMSTER_SERVER, the config, or http://localhost:1234)"),
+        .init(["server"], value: "URL", help: "LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234)"),
         .init(["library"], value: "PATH", help: "library file (default $XDG_DATA_HOME/llmster/library.sqlite3)"),
         .init(["config"], value: "PATH", help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
         .init(["markdown"], value: "WHEN", choices: ["auto", "always", "never"], help: "render Markdown: auto (on a terminal), always, never"),
@@ -221,8 +221,8 @@ public enum App {
         let configPath = global.value("config") ?? paths.configFile
         var configuration = try Configuration.load(path: configPath, mustExist: global.value("config") != nil)
         configuration.credentialsFile = paths.credentialsFile
-        if let server = environment["LLMSTER_SERVER"], !server.isEmpty { try configuration.setValue(server, forKey: "server") }
-        if let server = global.value("server") { try configuration.setValue(server, forKey: "server") }
+        if let server = environment["LLMSTER_SERVER"], !server.isEmpty { try configuration.selectServer(server) }
+        if let server = global.value("server") { try configuration.selectServer(server) }
         var libraryPath = global.value("library") ?? paths.libraryFile
         let isDemo = global.has("demo")
         if isDemo {

@@ -32,7 +32,7 @@ public struct CommandContext: Sendable {
     /// The API token from `LM_API_TOKEN` or the credentials file; throws when the file is unsafe or the token cannot
     /// be sent. A token of an unusual shape is used, with a warning the first time in this process.
     public func token() throws -> String? {
-        let credentials = try Credentials.load(environment: environment, file: paths.credentialsFile)
+        let credentials = try Credentials.load(environment: environment, file: paths.credentialsFile, profile: configuration.serverProfile)
         if let warning = credentials?.shapeWarning, Self.tokenShapeWarned.withLock({ warned in defer { warned = true }; return !warned }) {
             warn(warning)
         }
