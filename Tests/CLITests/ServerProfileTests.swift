@@ -22,3 +22,19 @@ import TestSupport
         #expect(unknown.status != 0 && unknown.errors.contains("desktop, rig"), "\(unknown.errors)")
     }
 }
+
+/// `doctor` checks every server profile, not only the one in use.
+@Suite struct DoctorProfileTests {
+    @Test func doctorChecksEveryProfile() throws {
+        let here = try SimulatorFixture()
+        let rig = try SimulatorFixture()
+        let cli = try CLI(server: here.url)
+        try cli.sandbox.write("server.here = \(here.url)\nserver.rig = \(rig.url)\nserver.laptop = http://127.0.0.1:\(unusedPort())\n",
+                              to: "config/llmster/config")
+        let result = try cli.run(["doctor"])
+        #expect(result.output.contains("ok    rig") && result.output.contains("profile rig, \(rig.url): LM Studio answers (0.4.0)"), "\(result.output)")
+        #expect(result.output.contains("FAIL  laptop") && result.output.contains("profile laptop: LM Studio is not reachable"), "\(result.output)")
+        #expect(!result.output.contains("profile here"), "the server in use is checked by the lines above")
+        #expect(result.status == 1, "an unreachable profile is a problem")
+    }
+}
