@@ -69,7 +69,7 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
             let known = configured.isEmpty ? "none is configured" : "configured: " + configured.joined(separator: ", ")
             return "There is no preset '\(name)' (\(known)). Add `preset.\(name).system = …` to the config."
         case .integrationRefused(let message):
-            return "\(message) LM Studio must allow the integration: in LM Studio's Developer → Server Settings, turn on \"Allow per-request MCPs\" for MCP server URLs, or \"Allow calling servers from mcp.json\" for plugins such as mcp/…."
+            return "\(message) LM Studio must allow the integration: in LM Studio's Developer → Server Settings, turn on \"Allow per-request MCPs\" for MCP server URLs (remote servers only), or, for plugins such as mcp/… from mcp.json, \"Allow calling servers from mcp.json\" — which needs \"Require Authentication\" on and an API token (LM_API_TOKEN or the credentials file)."
         case .credentials(let error):
             return error.description
         case .server(let error):

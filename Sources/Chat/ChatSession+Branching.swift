@@ -7,9 +7,10 @@ extension ChatSession {
     /// Sends the conversation's last user turn again as a new alternative of its reply, which becomes current.
     ///
     /// Asks with the replaced reply's parent continuation (or, for an unanswered turn, the conversation's);
-    /// `freshContext` asks without any (after `ChatError.continuationLost`). When nothing reached the server,
+    /// `freshContext` asks without any (after `ChatError.continuationLost`), `recap` with a ``Recap`` of the turns before
+    /// it as the fresh context's first input. When nothing reached the server,
     /// the replaced reply stays current.
-    public func regenerate(in conversationId: String, freshContext: Bool = false,
+    public func regenerate(in conversationId: String, freshContext: Bool = false, recap: Bool = false,
                            display: @escaping ReplyObserver,
                            replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let last = try lastTurn(in: conversationId)
@@ -23,7 +24,7 @@ extension ChatSession {
         }
         do {
             return try await answer(Turn(text: last.turn.text, images: last.images), in: conversationId,
-                                    freshContext: freshContext, display: display, replyCreated: replyCreated)
+                                    freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
             if let reply = last.reply {
                 try? storage {
@@ -42,7 +43,7 @@ extension ChatSession {
     /// context the original was sent in; the original turn and its replies stay as an alternative.
     ///
     /// When the send fails, the edited turn stays current and unanswered, ready for `regenerate`.
-    public func edit(in conversationId: String, text: String, freshContext: Bool = false,
+    public func edit(in conversationId: String, text: String, freshContext: Bool = false, recap: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let last = try lastTurn(in: conversationId)
@@ -55,7 +56,7 @@ extension ChatSession {
             }
         }
         return try await send(Turn(text: text, images: last.images), in: conversationId, freshContext: freshContext,
-                              display: display, replyCreated: replyCreated)
+                              recap: recap, display: display, replyCreated: replyCreated)
     }
 
     /// The alternatives of `messageId`, or of the conversation's last message when nil, oldest first.

@@ -76,17 +76,23 @@ public actor ChatSession {
     /// Sends `turn` on the conversation and streams the reply to `display`; returns the saved reply.
     ///
     /// With `freshContext`, the conversation's continuation is dropped first (used after
-    /// `ChatError.continuationLost`, which leaves the user turn saved and unanswered).
+    /// `ChatError.continuationLost`, which leaves the user turn saved and unanswered); with `recap` as well, the
+    /// fresh context's first input is a ``Recap`` of the earlier turns, then the new message (the library keeps the
+    /// message as typed).
     /// `replyCreated` gets the reply's message id once it is saved, before the first snapshot.
     /// With `discardingNewConversation` (the face created the conversation for this turn), a send that fails
     /// before any reply was saved (no server, no model, an HTTP error) removes the conversation with the turn:
     /// a failed start leaves nothing behind. A conversation the user made on purpose is never removed.
-    public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false,
+    public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false, recap: Bool = false,
                      discardingNewConversation: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         do {
             let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
+            let recapped = freshContext && recap
+                ? try await self.recap(conversationId: conversationId, excludingLastTurn: false, model: prepared.model,
+                                       reference: prepared.modelReference)
+                : nil
             try storage {
                 let message = try library.appendMessage(conversationId: conversationId, role: .user, text: turn.text, status: .complete)
                 for image in turn.images {
@@ -96,7 +102,7 @@ public actor ChatSession {
                     try library.rename(conversationId: conversationId, to: Self.title(from: turn.text))
                 }
             }
-            return try await stream(turn, prepared, display: display, replyCreated: replyCreated)
+            return try await stream(turn, prepared, recap: recapped, display: display, replyCreated: replyCreated)
         } catch {
             if discardingNewConversation { try? storage { try discardUnanswered(conversationId) } }
             throw error
@@ -105,11 +111,15 @@ public actor ChatSession {
 
     /// Streams a new reply to `turn`, already saved as the last turn of the current branch, from the
     /// conversation's continuation as the library holds it.
-    func answer(_ turn: Turn, in conversationId: String, freshContext: Bool,
+    func answer(_ turn: Turn, in conversationId: String, freshContext: Bool, recap: Bool = false,
                 display: @escaping ReplyObserver,
                 replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
-        return try await stream(turn, prepared, display: display, replyCreated: replyCreated)
+        let recapped = freshContext && recap
+            ? try await self.recap(conversationId: conversationId, excludingLastTurn: true, model: prepared.model,
+                                   reference: prepared.modelReference)
+            : nil
+        return try await stream(turn, prepared, recap: recapped, display: display, replyCreated: replyCreated)
     }
 
     /// Checks the conversation's model (the `EffectiveModel` rule) and settings against the server before anything is saved or sent.
@@ -130,7 +140,8 @@ public actor ChatSession {
         guard model.type == .llm else { throw ChatError.notAChatModel(key) }
         if images, model.capabilities?.vision != true { throw ChatError.visionUnsupported(key) }
         if let reasoning = conversation.settings.reasoning {
-            let allowed = model.capabilities?.reasoning?.allowedOptions ?? []
+            // A server that lists reasoning for no model predates that field: the documented values go, and it decides.
+            let allowed = model.reasoningOptions(in: models)
             guard allowed.contains(reasoning) else {
                 throw ChatError.reasoningNotAllowed(value: reasoning, model: key, allowed: allowed)
             }
@@ -165,12 +176,13 @@ public actor ChatSession {
         }
     }
 
-    private func stream(_ turn: Turn, _ prepared: Prepared,
+    private func stream(_ turn: Turn, _ prepared: Prepared, recap: Recap? = nil,
                         display: @escaping ReplyObserver,
                         replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let conversation = prepared.conversation
         try requireServerContextHere(conversation)
-        let request = RequestBuilder.request(for: turn, conversation: conversation, model: prepared.modelReference,
+        let sent = recap.map { Turn(text: $0.input(before: turn.text), images: turn.images) } ?? turn
+        let request = RequestBuilder.request(for: sent, conversation: conversation, model: prepared.modelReference,
                                              server: configuration.server, integrations: prepared.integrations)
         let events: AsyncThrowingStream<ChatEvent, any Error>
         do {

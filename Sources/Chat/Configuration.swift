@@ -7,6 +7,13 @@ import SystemSupport
 public struct Configuration: Sendable, Equatable {
     /// The LM Studio server's base URL.
     public var server = "http://localhost:1234"
+    /// Named server profiles (`server.NAME = URL` lines), e.g. a desktop, a GPU rig and a laptop.
+    public var servers: [String: String] = [:]
+    /// The profile `server` was chosen by (``selectServer(_:)``), or whose URL it is; nil for another URL.
+    public var serverProfile: String? {
+        chosenProfile ?? servers.sorted { $0.key < $1.key }.first { ServerURL.same($0.value, server) }?.key
+    }
+    private var chosenProfile: String?
     /// The model a new conversation uses when none is chosen.
     public var defaultModel: String?
     /// A model that writes short conversation titles; the load policy never unloads it.
@@ -119,6 +126,7 @@ public struct Configuration: Sendable, Equatable {
         case "voice_silence_seconds": return String(voiceSilenceSeconds)
         case "speak_command": return speakCommand
         default:
+            if let name = Self.serverProfileKey(key) { return servers[name] }
             if let (name, field) = Self.presetKey(key) {
                 guard let preset = presets[name] else { return nil }
                 return field == "system" ? preset.systemPrompt : field == "model" ? preset.model : preset.settings[field]
@@ -127,6 +135,31 @@ public struct Configuration: Sendable, Equatable {
             guard let integration = integrations[name] else { return nil }
             return field == nil ? integration.target : integration.allowedTools?.joined(separator: ", ")
         }
+    }
+
+    /// `server.NAME` → NAME (ASCII letters, digits, `-` and `_`).
+    static func serverProfileKey(_ key: String) -> String? {
+        guard key.hasPrefix("server.") else { return nil }
+        let name = key.dropFirst("server.".count)
+        guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }) else {
+            return nil
+        }
+        return String(name)
+    }
+
+    /// Makes `reference` the server in effect: the name of a `server.NAME` profile, or an http(s) URL.
+    public mutating func selectServer(_ reference: String) throws {
+        if let url = servers[reference] {
+            server = url
+            chosenProfile = reference
+            return
+        }
+        guard reference.contains("://") || servers.isEmpty else {
+            throw ConfigurationError.invalidValue(key: "server", value: reference,
+                                                  expected: "an http:// or https:// URL or a profile (" + servers.keys.sorted().joined(separator: ", ") + ")")
+        }
+        try setValue(reference, forKey: "server")
+        chosenProfile = nil
     }
 
     /// `integration.NAME` → (NAME, nil); `integration.NAME.allowed_tools` → (NAME, "allowed_tools").
@@ -209,6 +242,14 @@ public struct Configuration: Sendable, Equatable {
             voiceSilenceSeconds = seconds
         case "speak_command": speakCommand = value.isEmpty ? nil : value
         default:
+            if let name = Self.serverProfileKey(key) {
+                guard !value.isEmpty else { servers[name] = nil; return }
+                guard value.hasPrefix("http://") || value.hasPrefix("https://"), ServerURL.hasValidPort(value) else {
+                    throw ConfigurationError.invalidValue(key: key, value: value, expected: "an http:// or https:// URL")
+                }
+                servers[name] = value
+                return
+            }
             if let (name, field) = Self.presetKey(key) {
                 var preset = presets[name] ?? Preset(name: name)
                 let given = value.isEmpty ? nil : value
@@ -274,6 +315,7 @@ public struct Configuration: Sendable, Equatable {
         for (key, _) in Self.keys {
             if let value = try? value(forKey: key) { entries.append((key, value)) }
         }
+        for (name, url) in servers.sorted(by: { $0.key < $1.key }) { entries.append(("server.\(name)", url)) }
         for integration in integrations.values.sorted(by: { $0.name < $1.name }) {
             entries.append(("integration.\(integration.name)", integration.target))
             if let tools = integration.allowedTools { entries.append(("integration.\(integration.name).allowed_tools", tools.joined(separator: ", "))) }
@@ -305,7 +347,8 @@ public struct Configuration: Sendable, Equatable {
     public func save(path: String) throws {
         for (key, value) in entries {
             guard !Self.containsControl(key),
-                  Self.keys.contains(where: { $0.key == key }) || Self.integrationKey(key) != nil || Self.presetKey(key) != nil else {
+                  Self.keys.contains(where: { $0.key == key }) || Self.integrationKey(key) != nil || Self.presetKey(key) != nil
+                    || Self.serverProfileKey(key) != nil else {
                 throw ConfigurationError.unknownKey(key, line: nil)
             }
             guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }
@@ -328,7 +371,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownKey(let key, let line):
-            let known = (Configuration.keys.map(\.key) + ["integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
+            let known = (Configuration.keys.map(\.key) + ["server.NAME", "integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
             return "unknown setting '\(Self.visible(key))'\(line.map { " on line \($0)" } ?? ""); known settings: \(known)"
         case .invalidValue(let key, let value, let expected):
             return "'\(Self.visible(ServerURL.redactingPasswords(in: value)))' is not a valid \(key): expected \(expected)"

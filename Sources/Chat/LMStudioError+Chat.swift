@@ -41,9 +41,9 @@ extension LMStudioError {
         let message = error.message.isEmpty ? "no details" : error.message
         switch error.type {
         case "mcp_connection_error":
-            return "An MCP server could not be reached: \(message). Check that it is running, and that LM Studio allows it: Developer → Server Settings → \"Allow per-request MCPs\" (for MCP server URLs) or \"Allow calling servers from mcp.json\" (for mcp/… plugins)."
+            return "An MCP server could not be reached: \(message). Check that it is running, and that LM Studio allows it: Developer → Server Settings → \"Allow per-request MCPs\" (for MCP server URLs) or \"Allow calling servers from mcp.json\" (for mcp/… plugins; it needs \"Require Authentication\" on and an API token)."
         case "plugin_connection_error":
-            return "An LM Studio plugin could not be reached: \(message). Check that the plugin is installed and enabled in LM Studio, and that Developer → Server Settings → \"Allow calling servers from mcp.json\" is on for mcp/… plugins."
+            return "An LM Studio plugin could not be reached: \(message). Check that the plugin is installed and enabled in LM Studio, and that Developer → Server Settings → \"Allow calling servers from mcp.json\" is on for mcp/… plugins (it needs \"Require Authentication\" on and an API token)."
         case "model_not_found":
             return "Model not found: \(message). `llmster models` lists the downloaded models."
         default:

@@ -2,7 +2,8 @@ import Foundation
 import Library
 import LMStudio
 
-/// Titles a conversation with a small model after its first reply, without storing anything on the server.
+/// Titles a conversation with a small model after its first reply, and summarizes one for a recap, without storing
+/// anything on the server.
 public struct Summarizer: Sendable {
     public let client: LMStudioClient
     /// The `summarizer_model` key.
@@ -31,6 +32,22 @@ public struct Summarizer: Sendable {
             .trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'`*#."))
         guard let line, !line.isEmpty else { return nil }
         return ChatSession.title(from: line)
+    }
+
+    /// A summary of a conversation's transcript that keeps what a continuation needs; asked with `store: false`.
+    public func summary(of transcript: String) async throws -> String {
+        let prompt = """
+        Summarize the conversation below for its continuation: keep facts, names, numbers, decisions, open questions \
+        and what the user asked for. Answer with the summary only.
+
+        \(transcript)
+        """
+        let result = try await client.chat(ChatRequest(model: model, input: .text(prompt), stream: false, store: false))
+        let text = result.output.compactMap { item -> String? in
+            if case .message(let text) = item { return text.string }
+            return nil
+        }.joined()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Renames the conversation when it has exactly one reply; failures leave the first-message title.

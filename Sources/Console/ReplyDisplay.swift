@@ -169,7 +169,7 @@ public actor ReplyDisplay {
         reply.reasoningSeconds = state.reasoningSeconds ?? reply.reasoningSeconds
         reply.stats = state.stats.map {
             ReplyStats(tokens: $0.totalOutputTokens ?? 0, tokensPerSecond: $0.tokensPerSecond ?? 0,
-                       timeToFirstToken: $0.timeToFirstTokenSeconds)
+                       timeToFirstToken: $0.timeToFirstTokenSeconds, modelLoadTime: $0.modelLoadTimeSeconds)
         }
         reply.outcome = switch end.ending {
         case .cancelled: .cancelled

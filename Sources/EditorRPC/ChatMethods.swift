@@ -12,11 +12,24 @@ enum ChatMethods {
         }
     }
 
+    /// `freshContext`: true or "empty" (a fresh server context), "recap" (a fresh one that starts with a recap of the
+    /// earlier turns), false or absent (none).
+    private static func freshContext(_ params: Params) throws -> (fresh: Bool, recap: Bool) {
+        if let text = (try? params.optionalString("freshContext")) ?? nil {
+            switch text {
+            case "empty": return (true, false)
+            case "recap": return (true, true)
+            default: throw RPCError.invalidParams("parameter \"freshContext\" must be true, false, \"empty\" or \"recap\"")
+            }
+        }
+        return (try params.bool("freshContext"), false)
+    }
+
     private static func send(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
         let retry = try params.bool("retry")
         let text = try params.optionalString("text")
         if !retry, text?.isEmpty ?? true { throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true)") }
-        let askedFreshContext = try params.bool("freshContext")
+        let (askedFreshContext, recap) = try freshContext(params)
         let reference = try params.optionalString("conversationId")
         let overrides = ConversationOverrides(
             model: try params.optionalString("model"),
@@ -35,12 +48,13 @@ enum ChatMethods {
         let replyCreated: @Sendable (String) async -> Void = { stream.start(messageId: $0) }
         let reply: SavedReply
         if retry {
-            reply = try await context.session.regenerate(in: conversationId, freshContext: freshContext, display: display, replyCreated: replyCreated)
+            reply = try await context.session.regenerate(in: conversationId, freshContext: freshContext, recap: recap,
+                                                         display: display, replyCreated: replyCreated)
         } else if try params.bool("edit") {
-            reply = try await context.session.edit(in: conversationId, text: text ?? "", freshContext: freshContext,
+            reply = try await context.session.edit(in: conversationId, text: text ?? "", freshContext: freshContext, recap: recap,
                                                    display: display, replyCreated: replyCreated)
         } else {
-            reply = try await context.session.send(Turn(text: text ?? ""), in: conversationId, freshContext: freshContext,
+            reply = try await context.session.send(Turn(text: text ?? ""), in: conversationId, freshContext: freshContext, recap: recap,
                                                    discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in
@@ -55,6 +69,7 @@ enum ChatMethods {
             "cancelled": .bool(Task.isCancelled && reply.status == .incomplete),
             "errorKind": errorKind,
             "freshContext": .bool(freshContext),
+            "recap": .bool(freshContext && recap),
         ]), added: enabled)
     }
 }

@@ -1,7 +1,7 @@
 import Chat
 import LMStudio
 
-/// `config/get` and `config/set`: the settings file, as `key = value` pairs.
+/// `config/get` and `config/set`: the settings file, as `key = value` pairs; `servers/list`: its server profiles.
 enum ConfigMethods {
     static func register(in registry: inout MethodRegistry) {
         PresetMethods.register(in: &registry)
@@ -15,6 +15,14 @@ enum ConfigMethods {
                 values[key] = try configuration.value(forKey: key).map(JSONValue.string) ?? .null
             }
             return .object(["values": .object(values)])
+        }
+        registry.register("servers/list") { context, _ in
+            let configuration = await context.session.configuration
+            let current = configuration.server
+            let profiles: [JSONValue] = configuration.servers.sorted { $0.key < $1.key }.map { name, url in
+                .object(["name": .string(name), "url": .string(ServerURL.redactingPasswords(in: url)), "current": .bool(ServerURL.same(url, current))])
+            }
+            return .object(["servers": .array(profiles), "current": .string(ServerURL.redactingPasswords(in: current))])
         }
         registry.register("config/set") { context, params in
             let key = try params.string("key")

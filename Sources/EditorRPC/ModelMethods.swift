@@ -12,7 +12,7 @@ enum ModelMethods {
             let key = try params.string("model")
             let models = try await context.session.models(refresh: true)
             guard models.contains(where: { $0.key == key }) else { throw models.notDownloaded(key) }
-            let reply = try await context.session.client.load(LoadRequest(model: key, contextLength: try params.optionalInteger("contextLength")))
+            let reply = try await context.session.client.load(LoadRequest(model: key, options: try loadOptions(params)))
             await context.session.invalidateModels()
             return try .encoding(reply)
         }
@@ -20,7 +20,7 @@ enum ModelMethods {
             let reference = try params.string("conversationId")
             let model = try params.string("model")
             let id = try await context.session.resolveConversation(reference).id
-            let selection = try await context.session.selectModel(model, conversationId: id) { step in
+            let selection = try await context.session.selectModel(model, conversationId: id, options: try loadOptions(params)) { step in
                 context.notify("models/progress", progress(step, requestId: context.id, conversationId: id))
             }
             return .object([
@@ -29,6 +29,7 @@ enum ModelMethods {
                 "unloaded": .array(selection.unloaded.map(JSONValue.string)),
                 "loaded": selection.load.map { .string($0.instanceId) } ?? .null,
                 "loadTimeSeconds": selection.load?.loadTimeSeconds.map(JSONValue.number) ?? .null,
+                "loadConfig": try selection.load?.loadConfig.map { try JSONValue.encoding($0) } ?? .null,
                 "instanceId": selection.instanceId.map(JSONValue.string) ?? .null,
             ])
         }
@@ -40,6 +41,14 @@ enum ModelMethods {
             await context.session.invalidateModels()
             return .object(["instanceId": .string(instance)])
         }
+    }
+
+    /// The load options of `models/load` and `models/select`: `contextLength`, `evalBatchSize`, `flashAttention`,
+    /// `numExperts`, `offloadKvCacheToGpu`, each optional.
+    private static func loadOptions(_ params: Params) throws -> LoadOptions {
+        LoadOptions(contextLength: try params.optionalInteger("contextLength"), evalBatchSize: try params.optionalInteger("evalBatchSize"),
+                    flashAttention: try params.optionalBool("flashAttention"), numExperts: try params.optionalInteger("numExperts"),
+                    offloadKVCacheToGPU: try params.optionalBool("offloadKvCacheToGpu"))
     }
 
     /// A `models/progress` notification for one step of `models/select` (or `models/selectPending`: no conversation).

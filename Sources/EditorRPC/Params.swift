@@ -68,6 +68,15 @@ public struct Params: Sendable {
         }
     }
 
+    /// A boolean, or nil when absent or null.
+    public func optionalBool(_ name: String) throws(RPCError) -> Bool? {
+        switch members[name] {
+        case .none, .null?: return nil
+        case .bool(let value)?: return value
+        default: throw RPCError.invalidParams("parameter \"\(name)\" must be true or false")
+        }
+    }
+
     /// Whether the parameter is present (even as null).
     public func has(_ name: String) -> Bool { members[name] != nil }
 }

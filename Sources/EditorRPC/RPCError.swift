@@ -152,7 +152,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
         switch error {
         case .unreachable, .timedOut, .tls, .connectionLost, .replyConnectionLost, .serverTooOld:
             return RPCError(code: serverUnreachableCode, message: error.description, kind: "server_unreachable", retryable: true)
-        case .tokenMissing, .tokenRejected, .malformedToken:
+        case .tokenMissing, .tokenRejected, .tokenLacksPermission, .malformedToken:
             return RPCError(code: authCode, message: error.description, kind: "auth")
         case .modelNotFound:
             return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found")

@@ -80,6 +80,8 @@ final class CurlEasy {
             llmster_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
             llmster_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
             llmster_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
+            // "" offers every encoding this libcurl decodes, so a reply a proxy compressed arrives decoded.
+            llmster_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""),
             llmster_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer),
             llmster_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, request.timeouts.connect * 1000))),
             llmster_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0),

@@ -78,6 +78,13 @@ public enum ChatInput: Encodable, Sendable, Equatable {
     /// items joined by blank lines), since servers have rejected item arrays.
     case items([InputItem])
 
+    /// Whether the input goes out as items with a text item (the ones whose spelling servers disagree on).
+    public var hasTextItems: Bool {
+        guard case let .items(items) = self else { return false }
+        let texts = items.filter { if case .text = $0 { true } else { false } }.count
+        return texts > 0 && texts < items.count
+    }
+
     /// The text alone when there are no images, else the text followed by the images.
     public init(text: String, imageDataURLs: [String]) {
         self = imageDataURLs.isEmpty ? .text(text) : .items([.text(text)] + imageDataURLs.map { .image(dataURL: $0) })
@@ -103,7 +110,7 @@ public enum ChatInput: Encodable, Sendable, Equatable {
 
 /// One part of a turn that carries images.
 public enum InputItem: Encodable, Sendable, Equatable {
-    /// Sent as `{"type":"text","content":…}`.
+    /// Sent as `{"type":"text","content":…}`, or with the type spelt as the encoder's ``textTypeKey`` says.
     case text(String)
     /// A `data:image/…;base64,…` URL, sent as `{"type":"image","data_url":…}`.
     case image(dataURL: String)
@@ -113,11 +120,23 @@ public enum InputItem: Encodable, Sendable, Equatable {
         case dataURL = "data_url"
     }
 
+    /// The `type` a text item is sent with unless the encoder says otherwise: `text`, as in the example of `chat.md`
+    /// and as servers have been seen to require (its reference says `message`).
+    public static let defaultTextType = "text"
+
+    /// The encoder `userInfo` key holding the text item `type` to send (`text` or `message`).
+    public static let textTypeKey = CodingUserInfoKey(rawValue: "llmster.textItemType")!
+
+    /// The spelling to try when the server refused `spelling`.
+    static func otherTextType(than spelling: String) -> String {
+        spelling == "text" ? "message" : "text"
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case let .text(text):
-            try c.encode("text", forKey: .type)
+            try c.encode(encoder.userInfo[Self.textTypeKey] as? String ?? Self.defaultTextType, forKey: .type)
             try c.encode(text, forKey: .content)
         case let .image(dataURL):
             try c.encode("image", forKey: .type)

@@ -1,31 +1,41 @@
 import Foundation
 import HTTP
+import Synchronization
 
 /// Talks to one LM Studio server over its v1 REST API.
 ///
 /// Every call throws ``LMStudioError``. A token is sent as
 /// `Authorization: Bearer` only when one is set, and refused before any
-/// request when malformed.
+/// request only when it cannot go in a header. Copies share what the client learnt
+/// of the server (the spelling of text input items).
 public struct LMStudioClient: Sendable, CustomStringConvertible {
     /// The base URL without trailing slash, e.g. `http://localhost:1234`.
     public let server: String
     private let token: String?
     private let transport: any Transport
     private let timeouts: HTTPTimeouts
+    private let userAgent: String
+    private let textItemType = TextItemSpelling()
+
+    /// The `User-Agent` sent when none is given: the client's name, distinct from LM Studio's own daemon `llmster`.
+    public static let defaultUserAgent = "llmster-client"
 
     /// The idle limit for replies the server sends only when done (loads, non-streaming chats), in seconds.
     public static let slowReplyIdleLimit: Double = 900
     /// The largest JSON reply accepted.
     public static let maxReplyBytes = 64 << 20
 
-    /// Creates a client; a trailing slash in `server` is ignored.
-    public init(server: String, token: String?, transport: any Transport, timeouts: HTTPTimeouts = HTTPTimeouts()) {
+    /// Creates a client; a trailing slash in `server` is ignored. `userAgent` should name the client and its
+    /// version, e.g. `llmster-client/0.1.0`.
+    public init(server: String, token: String?, transport: any Transport, timeouts: HTTPTimeouts = HTTPTimeouts(),
+                userAgent: String = LMStudioClient.defaultUserAgent) {
         var server = server
         while server.hasSuffix("/") { server.removeLast() }
         self.server = server
         self.token = token
         self.transport = transport
         self.timeouts = timeouts
+        self.userAgent = userAgent
     }
 
     public var description: String {
@@ -73,7 +83,7 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
     public func chat(_ request: ChatRequest) async throws -> ChatResult {
         var request = request
         request.stream = false
-        return try await decode(ChatResult.self, from: send("POST", "/api/v1/chat", json: request, idle: Self.slowReplyIdleLimit))
+        return try await decode(ChatResult.self, from: sendChat(request, idle: Self.slowReplyIdleLimit))
     }
 
     /// Runs one chat turn as a stream of events, read from the network only as fast as they are consumed.
@@ -90,7 +100,7 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
     public func streamChat(_ request: ChatRequest) async throws -> AsyncThrowingStream<ChatEvent, any Error> {
         var request = request
         request.stream = true
-        let response = try await send("POST", "/api/v1/chat", json: request, accept: "text/event-stream")
+        let response = try await sendChat(request, accept: "text/event-stream")
         if response.headers["content-type"]?.contains("json") == true {
             let body = try await collect(response, limit: Self.maxReplyBytes)
             throw LMStudioError.error(status: response.status, body: body, tokenSent: token != nil)
@@ -100,18 +110,38 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
         return AsyncThrowingStream { try await reader.next() }
     }
 
+    /// Posts a chat request with text items spelt as the server takes them.
+    ///
+    /// The docs spell a text input item `message` in the reference and `text` in the example (`chat.md`); servers
+    /// have been seen to take only `text`, which is sent first. When the server refuses the item type, the other
+    /// spelling is tried once and, if taken, kept for every later request of this client and its copies.
+    private func sendChat(_ request: ChatRequest, idle: Double? = nil, accept: String = "application/json") async throws -> HTTPResponse {
+        let spelling = textItemType.current
+        do {
+            return try await send("POST", "/api/v1/chat", json: request, idle: idle, accept: accept, textItemType: spelling)
+        } catch let error as LMStudioError {
+            guard request.input.hasTextItems, error.refusesTextItemType else { throw error }
+            let other = InputItem.otherTextType(than: spelling)
+            let response = try await send("POST", "/api/v1/chat", json: request, idle: idle, accept: accept, textItemType: other)
+            textItemType.current = other
+            return response
+        }
+    }
+
     private func send(
         _ method: String, _ path: String, json body: (some Encodable)? = Optional<Int>.none,
-        idle: Double? = nil, accept: String = "application/json", allowingStatus allowed: Int? = nil
+        idle: Double? = nil, accept: String = "application/json", allowingStatus allowed: Int? = nil,
+        textItemType: String = InputItem.defaultTextType
     ) async throws -> HTTPResponse {
-        if let token, !Credentials.isWellFormed(token) { throw LMStudioError.malformedToken }
-        var headers = ["Accept": accept, "User-Agent": "llmster"]
+        if let token, !Credentials.isSendable(token) { throw LMStudioError.malformedToken }
+        var headers = ["Accept": accept, "User-Agent": userAgent]
         if let token { headers["Authorization"] = "Bearer \(token)" }
         var encoded: [UInt8]?
         if let body {
             headers["Content-Type"] = "application/json"
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            encoder.userInfo[InputItem.textTypeKey] = textItemType
             do {
                 encoded = Array(try encoder.encode(body))
             } catch {
@@ -175,5 +205,27 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
         case let .dataCorrupted(context): return context.codingPath.isEmpty ? "not valid JSON" : "invalid value at \(path(context))"
         @unknown default: return "\(error)"
         }
+    }
+}
+
+/// The text item spelling a client learnt its server takes, shared by the client's copies.
+private final class TextItemSpelling: Sendable {
+    private let spelling = Mutex(InputItem.defaultTextType)
+
+    /// The spelling to send.
+    var current: String {
+        get { spelling.withLock { $0 } }
+        set { spelling.withLock { $0 = newValue } }
+    }
+}
+
+private extension LMStudioError {
+    /// Whether the server refused an input item's `type` (e.g. "Invalid discriminator value. Expected 'text' | 'image'").
+    var refusesTextItemType: Bool {
+        guard case let .invalidRequest(message, param, code) = self else { return false }
+        let lowered = message.lowercased()
+        let namesInput = param?.hasPrefix("input") ?? lowered.contains("input")
+        return namesInput && (code == "invalid_union_discriminator" || param?.hasSuffix("type") == true
+            || lowered.contains("discriminator") || lowered.contains("'text'") || lowered.contains("'message'"))
     }
 }

@@ -13,9 +13,11 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
     case connectionLost(server: String, reason: String)
     /// The server requires a token and none was sent.
     case tokenMissing
-    /// The server refused the token that was sent.
+    /// The server refused the token that was sent (HTTP 401).
     case tokenRejected
-    /// The configured token is not of the form `sk-lm-XXXXXXXX:XXXXXXXXXXXXXXXXXXXX`; nothing was sent.
+    /// The server knows the token but it may not make this request (HTTP 403: LM Studio's per-token permissions).
+    case tokenLacksPermission(message: String)
+    /// The configured token cannot be sent in an HTTP header; nothing was sent.
     case malformedToken
     /// The server predates the v1 REST API (LM Studio 0.4).
     case serverTooOld
@@ -56,8 +58,12 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
             "LM Studio requires an API token. Set LM_API_TOKEN, or save it as a `token = …` line in \(credentials) (chmod 600)."
         case .tokenRejected:
             "LM Studio rejected the API token. Check LM_API_TOKEN or \(credentials) against the token in LM Studio's server settings."
+        case let .tokenLacksPermission(message):
+            "LM Studio refused this request: the token lacks permission for this request (LM Studio's per-token permissions)."
+                + (message.isEmpty ? "" : " The server said: \(message).")
+                + " Give the token that permission in LM Studio's Developer → Server Settings → Manage Tokens, or use another token."
         case .malformedToken:
-            "The API token is malformed: LM Studio tokens look like sk-lm-XXXXXXXX:XXXXXXXXXXXXXXXXXXXX. Nothing was sent."
+            "The API token cannot be sent: it is empty or contains spaces, control or non-ASCII characters. Nothing was sent."
         case .serverTooOld:
             "LM Studio 0.4 or newer is required: this server does not offer the /api/v1 REST API. Please update LM Studio."
         case let .modelNotFound(message):
@@ -92,6 +98,7 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
         if (200..<300).contains(status) {
             return payload.map { .server(status: status, message: sanitized($0.message)) }
         }
+        if status == 403, tokenSent { return .tokenLacksPermission(message: payload.map { sanitized($0.message, limit: 200) } ?? "") }
         if status == 401 || status == 403 { return tokenSent ? .tokenRejected : .tokenMissing }
         let message = sanitized(payload?.message ?? String(decoding: body, as: UTF8.self))
         let fallback = message.isEmpty ? "(no message)" : message

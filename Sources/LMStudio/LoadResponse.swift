@@ -8,11 +8,12 @@ public struct LoadResponse: Codable, Sendable, Equatable {
     public var loadTimeSeconds: Double?
     /// `loaded` on success.
     public var status: String?
-    /// The applied configuration, when `echo_load_config` was set.
-    public var loadConfig: JSONValue?
+    /// The configuration the server applied, including settings it chose itself, when `echo_load_config` was set;
+    /// only the options that applied are present (`load.md`).
+    public var loadConfig: InstanceConfig?
 
     /// Creates a load reply.
-    public init(type: String? = nil, instanceId: String, loadTimeSeconds: Double? = nil, status: String? = nil, loadConfig: JSONValue? = nil) {
+    public init(type: String? = nil, instanceId: String, loadTimeSeconds: Double? = nil, status: String? = nil, loadConfig: InstanceConfig? = nil) {
         self.type = type
         self.instanceId = instanceId
         self.loadTimeSeconds = loadTimeSeconds

@@ -1,4 +1,6 @@
-/// The downloaded models the simulator starts with, as literal JSON that follows `lmstudio-api.md`.
+/// The downloaded models the simulator starts with, as literal JSON that follows `lmstudio-api.md` and LM Studio's
+/// `1_developer/2_rest/list.md` (the embedding model as in its example: no `architecture`, `capabilities` or
+/// `description`, and `params_string` null).
 ///
 /// `loaded_instances` is filled in when `/api/v1/models` is served; the odd extra fields
 /// (`license`, `sim_release`, `compatibility`) are there because clients must ignore unknown keys.
@@ -106,9 +108,9 @@ enum Catalogue {
           "display_name": "Acme Embed Small",
           "quantization": {"name": "F16", "bits_per_weight": 16},
           "size_bytes": 137000000,
+          "params_string": null,
           "max_context_length": 2048,
-          "format": "gguf",
-          "description": "Text embeddings; cannot chat."
+          "format": "gguf"
         }
         """#,
     ]

@@ -149,7 +149,8 @@ struct ChatPlan {
 
     private mutating func toolFailure() {
         let provider: [String: Any] = ["type": "plugin", "plugin_id": "mcp/docs"]
-        let metadata: [String: Any] = ["type": "invalid_name", "tool_name": "open_browser", "arguments": ["url": "https://lmstudio.ai"]]
+        // `arguments` and `provider_info` are "only present for invalid_arguments errors" (`streaming-events.md`).
+        let metadata: [String: Any] = ["type": "invalid_name", "tool_name": "open_browser"]
         let reason = "Cannot find tool open_browser"
         event("tool_call.start", ["tool": "open_browser", "provider_info": provider])
         event("tool_call.failure", ["reason": reason, "metadata": metadata])

@@ -47,6 +47,8 @@ struct Faults: Sendable, Equatable {
     var afterEnd = false
     /// Answer `POST /api/v1/chat` with HTTP 200 and an HTML page, as a web server or captive portal would.
     var html = false
+    /// Send the body gzip-compressed with `Content-Encoding: gzip`, as a proxy in front of LM Studio may.
+    var gzip = false
 
     /// How the `bad-event` delta is malformed.
     enum BadEvent: String {
@@ -112,6 +114,7 @@ struct Faults: Sendable, Equatable {
             badEvent = kind
         case "after-end": afterEnd = try flag()
         case "html": html = try flag()
+        case "gzip": gzip = try flag()
         default: throw .invalidDirective(token)
         }
     }

@@ -14,6 +14,8 @@ struct ResponseWriter {
     private var random: SplitMix64
     private var chunked = false
     private var pending: [UInt8] = []
+    /// Set when the body goes out gzip-compressed (`Content-Encoding: gzip`), as a proxy might send it.
+    var gzip: Gzip?
     /// False once a write failed (the peer went away); later writes are skipped.
     private(set) var alive = true
 
@@ -22,6 +24,7 @@ struct ResponseWriter {
         self.fd = fd
         self.split = faults.split
         self.random = SplitMix64(seed: faults.seed)
+        self.gzip = faults.gzip ? Gzip() : nil
         if split != .none {
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -30,21 +33,31 @@ struct ResponseWriter {
 
     /// Writes a complete response with a `Content-Length` body.
     mutating func respond(status: Int, contentType: String = "application/json; charset=utf-8", body: String) {
-        let bytes = Array(body.utf8)
-        write(head: status, headers: ["Content-Type: \(contentType)", "Content-Length: \(bytes.count)"])
+        let bytes = gzip == nil ? Array(body.utf8) : Gzip.member(Array(body.utf8))
+        write(head: status, headers: ["Content-Type: \(contentType)", "Content-Length: \(bytes.count)"] + encodingHeader)
         emit(bytes)
         flush()
     }
 
     /// Starts a chunked `text/event-stream` response.
     mutating func startStream() {
-        write(head: 200, headers: ["Content-Type: text/event-stream", "Cache-Control: no-cache", "Transfer-Encoding: chunked"])
+        write(head: 200, headers: ["Content-Type: text/event-stream", "Cache-Control: no-cache", "Transfer-Encoding: chunked"] + encodingHeader)
         chunked = true
+        if gzip != nil { emit(Gzip.header) }
     }
 
     /// Writes part of a streamed body.
     mutating func stream(_ text: String) {
-        emit(Array(text.utf8))
+        if var compressing = gzip {
+            emit(compressing.blocks(Array(text.utf8)))
+            gzip = compressing
+        } else {
+            emit(Array(text.utf8))
+        }
+    }
+
+    private var encodingHeader: [String] {
+        gzip == nil ? [] : ["Content-Encoding: gzip"]
     }
 
     /// Writes whatever a random split still holds back.
@@ -58,6 +71,7 @@ struct ResponseWriter {
 
     /// Ends a chunked body properly.
     mutating func finishStream() {
+        if let gzip { emit(gzip.end()) }
         flush()
         if chunked { raw(Array("0\r\n\r\n".utf8)) }
     }

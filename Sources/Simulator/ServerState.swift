@@ -16,6 +16,10 @@ struct ServerState {
         var reasoningOptions: [String]?
         /// `capabilities.reasoning.default`.
         var reasoningDefault: String?
+        /// `gguf` (LM Studio's llama.cpp engine) or `mlx`.
+        var format: String?
+        /// True for a mixture-of-experts model, named by its active parameters (`26B-A4B`).
+        var mixtureOfExperts: Bool
 
         /// Reads the fields the simulator acts on out of a fixture.
         init(fixture: String) {
@@ -29,6 +33,13 @@ struct ServerState {
             let reasoning = capabilities?["reasoning"] as? [String: Any]
             reasoningOptions = reasoning?["allowed_options"] as? [String]
             reasoningDefault = reasoning?["default"] as? String
+            format = json["format"] as? String
+            mixtureOfExperts = (json["params_string"] as? String)?.contains("-A") ?? false
+        }
+
+        /// The engine an instance of this model runs on, which decides the keys of its `config`.
+        var engine: Instance.Engine {
+            type == "embedding" ? .embedding : format == "gguf" ? .llamaCpp : .other
         }
     }
 
@@ -40,6 +51,10 @@ struct ServerState {
         var key: String
         /// The context the instance was loaded with.
         var contextLength: Int
+        /// The engine it runs on.
+        var engine: Engine
+        /// True for a mixture-of-experts model, which has `num_experts`.
+        var mixtureOfExperts = false
         /// True when a chat loaded it just in time (auto-evict may unload it).
         var jit = false
         /// Optional load settings as they were requested, rendered into `config`.
@@ -47,12 +62,32 @@ struct ServerState {
         /// Boolean load settings as they were requested.
         var flags: [String: Bool] = [:]
 
-        /// The `config` object of `loaded_instances`.
-        var config: [String: Any] {
-            var config: [String: Any] = ["context_length": contextLength, "eval_batch_size": extra["eval_batch_size"] ?? 512]
+        /// What runs an instance, which decides the keys of its configuration (`list.md`, `load.md`).
+        enum Engine {
+            /// An LLM on LM Studio's llama.cpp engine (`gguf`): every load option applies.
+            case llamaCpp
+            /// An LLM on another engine (`mlx`): the llama.cpp options do not apply.
+            case other
+            /// An embedding model: only the context length.
+            case embedding
+        }
+
+        /// The `load_config` a load with `echo_load_config` answers (`load.md`): only the options that applied.
+        var loadConfig: [String: Any] {
+            var config: [String: Any] = ["context_length": contextLength]
+            guard engine == .llamaCpp else { return config }
+            config["eval_batch_size"] = extra["eval_batch_size"] ?? 512
             config["flash_attention"] = flags["flash_attention"] ?? true
-            if let experts = extra["num_experts"] { config["num_experts"] = experts }
-            if let offload = flags["offload_kv_cache_to_gpu"] { config["offload_kv_cache_to_gpu"] = offload }
+            config["offload_kv_cache_to_gpu"] = flags["offload_kv_cache_to_gpu"] ?? true
+            if mixtureOfExperts { config["num_experts"] = extra["num_experts"] ?? 8 }
+            return config
+        }
+
+        /// The `config` object of `loaded_instances` (`list.md`): the load config, plus `parallel` for LLMs
+        /// (`listsParallel` false: a server from before `parallel` was documented).
+        func config(listsParallel: Bool) -> [String: Any] {
+            var config = loadConfig
+            if engine != .embedding, listsParallel { config["parallel"] = extra["parallel"] ?? 4 }
             return config
         }
     }
@@ -108,6 +143,8 @@ struct ServerState {
     }
 
     /// Adds an instance named `key`, `key:2`, `key:3`… (the first free one).
+    ///
+    /// Observed, not documented: a second instance of a model gets the id `key:2`.
     mutating func load(key: String, contextLength: Int, jit: Bool = false) -> Instance {
         var id = key
         var suffix = 2
@@ -115,7 +152,9 @@ struct ServerState {
             id = "\(key):\(suffix)"
             suffix += 1
         }
-        let instance = Instance(id: id, key: key, contextLength: contextLength, jit: jit)
+        let found = model(key)
+        let instance = Instance(id: id, key: key, contextLength: contextLength, engine: found?.engine ?? .llamaCpp,
+                                mixtureOfExperts: found?.mixtureOfExperts ?? false, jit: jit)
         instances.append(instance)
         return instance
     }

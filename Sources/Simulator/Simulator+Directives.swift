@@ -30,6 +30,8 @@ extension Simulator {
                      (a lone \\ud800), nul (a raw NUL in the string) or nesting (1,000 nested arrays)
       after-end      a message.delta after chat.end
       html           answer the chat request with HTTP 200 and an HTML page
+      gzip           send the body gzip-compressed (Content-Encoding: gzip), as a proxy may; in
+                     X-Sim-Faults it applies to any endpoint
 
     Scripted answers: input containing `echo:` is answered with exactly the text after it
     (one space after the colon dropped); else the word `recall` gives

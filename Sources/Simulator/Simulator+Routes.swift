@@ -23,6 +23,9 @@ struct Reply {
     }
 
     /// What LM Studio answers for a path or method it does not serve: HTTP 200 with a string error.
+    ///
+    /// Observed, not documented: the docs define no answer for unknown paths; this is what servers before 0.4
+    /// answered for every `/api/v1/*` path, and what 0.4 answers for an unknown one.
     static func unexpected(_ method: String, _ path: String) -> Reply {
         ok(["error": "Unexpected endpoint or method. (\(method) \(path))"])
     }
@@ -51,6 +54,7 @@ extension Simulator {
             writer.respond(status: 400, body: JSON.error(type: "invalid_request", message: error.description))
             return
         }
+        if headerFaults.gzip { writer.gzip = Gzip() }
         if let status = headerFaults.status {
             writer.respond(status: status, body: JSON.error(type: "internal_error", message: "Simulated failure (status=\(status))"))
             return
@@ -58,6 +62,7 @@ extension Simulator {
         let reply: Reply
         switch (request.method, request.path) {
         case ("GET", "/lmstudio-greeting"):
+            // Observed, not documented: LM Studio answers this path; the docs do not mention it.
             reply = .ok(["lmstudio": true, "version": options.legacy ? "0.3.31" : "0.4.0", "simulator": true])
         case _ where options.legacy && request.path.hasPrefix("/api/v1/"):
             reply = .unexpected(request.method, request.path)
@@ -86,10 +91,20 @@ extension Simulator {
         max(options.tokenDelay, 0.05)
     }
 
+    /// Checks the bearer token when "Require Authentication" is on (`authentication.mdx`).
+    ///
+    /// Observed, not documented: the 401 status and body. The docs say only that requests need a valid token.
     private func authorize(_ request: HTTPRequest) -> Reply? {
         guard let token = options.requireToken else { return nil }
         guard let header = request.headers["authorization"] else {
             return .error(401, type: "invalid_request", message: "An LM Studio API token is required to make requests to this server. Pass it as 'Authorization: Bearer <token>'.", code: "invalid_api_key")
+        }
+        if let limited = options.listOnlyToken, header == "Bearer \(limited)" {
+            // Documented: tokens carry permissions. Not documented: the 403 and its body, a guess.
+            guard request.method == "GET", request.path == "/api/v1/models" || request.path == "/lmstudio-greeting" else {
+                return .error(403, type: "invalid_request", message: "This API token does not have permission to access \(request.method) \(request.path).", code: "insufficient_permissions")
+            }
+            return nil
         }
         guard header == "Bearer \(token)" else {
             return .error(401, type: "invalid_request", message: "An LM Studio API token is required, but the provided token is invalid.", code: "invalid_api_key")
@@ -118,6 +133,8 @@ extension Simulator {
     }
 
     /// Parses a JSON object body and refuses keys outside `allowed`, as LM Studio's strict schemas do.
+    ///
+    /// Observed, not documented: the docs list the fields but do not say that others are refused, nor with what.
     func strictBody(_ request: HTTPRequest, allowed: Set<String>) -> Result<[String: Any], ReplyError> {
         guard let json = JSON.object(request.bodyText) else {
             return .failure(ReplyError(.error(400, type: "invalid_request", message: "Request body must be a JSON object")))
@@ -130,11 +147,22 @@ extension Simulator {
         return .success(json)
     }
 
+    /// `GET /api/v1/models` (`list.md`); a server with `earlyModelList` leaves out the fields documented in April 2026.
     private func listModels() -> Reply {
+        let early = options.earlyModelList
         let models: [[String: Any]] = state.withLock { state in
             state.models.map { model in
                 var json = JSON.object(model.fixture) ?? [:]
-                json["loaded_instances"] = state.instances.filter { $0.key == model.key }.map { ["id": $0.id, "config": $0.config] as [String: Any] }
+                json["loaded_instances"] = state.instances.filter { $0.key == model.key }
+                    .map { ["id": $0.id, "config": $0.config(listsParallel: !early)] as [String: Any] }
+                if early {
+                    json["variants"] = nil
+                    json["selected_variant"] = nil
+                    if var capabilities = json["capabilities"] as? [String: Any] {
+                        capabilities["reasoning"] = nil
+                        json["capabilities"] = capabilities
+                    }
+                }
                 return json
             }
         }
@@ -155,16 +183,19 @@ extension Simulator {
             guard let model = state.model(key) else {
                 return .error(404, type: "model_not_found", message: "Model '\(key)' not found", code: "model_not_found", param: "model")
             }
-            let context = json["context_length"] as? Int ?? 4096
+            let context = json["context_length"] as? Int ?? min(4096, model.maxContextLength)
             guard context >= 1, context <= model.maxContextLength else {
                 return .error(400, type: "invalid_request", message: "context_length \(context) is outside 1…\(model.maxContextLength) for '\(key)'", code: "invalid_value", param: "context_length")
             }
             var instance = state.load(key: key, contextLength: context)
-            for name in ["eval_batch_size", "num_experts"] { if let value = json[name] as? Int { instance.extra[name] = value } }
-            for name in ["flash_attention", "offload_kv_cache_to_gpu"] { if let value = json[name] as? Bool { instance.flags[name] = value } }
+            // The llama.cpp options "only have an effect" on that engine (`load.md`): others ignore them.
+            if instance.engine == .llamaCpp {
+                for name in ["eval_batch_size", "num_experts"] { if let value = json[name] as? Int { instance.extra[name] = value } }
+                for name in ["flash_attention", "offload_kv_cache_to_gpu"] { if let value = json[name] as? Bool { instance.flags[name] = value } }
+            }
             state.instances[state.instances.count - 1] = instance
             var reply: [String: Any] = ["type": model.type, "instance_id": instance.id, "load_time_seconds": 1.25, "status": "loaded"]
-            if json["echo_load_config"] as? Bool == true { reply["load_config"] = instance.config }
+            if json["echo_load_config"] as? Bool == true { reply["load_config"] = instance.loadConfig }
             return .ok(reply)
         }
     }
@@ -205,7 +236,8 @@ extension Simulator {
             state.nextJob += 1
             let job = ServerState.Download(id: id, model: key, totalBytes: 2_000_000_000 + key.utf8.count * 1_000_000)
             state.downloads[id] = job
-            return .ok(Self.describe(job))
+            // The start reply has the fields of `download.md` only; speed, progress and estimate are status fields.
+            return .ok(["job_id": job.id, "status": job.status, "total_size_bytes": job.totalBytes, "started_at": Self.startedAt])
         }
     }
 
@@ -231,6 +263,10 @@ extension Simulator {
         }
     }
 
+    /// When every simulated download started.
+    private static let startedAt = "2026-01-01T00:00:00Z"
+
+    /// A download job as `GET …/download/status/:job_id` answers it (`download-status.md`).
     private static func describe(_ job: ServerState.Download) -> [String: Any] {
         let downloaded = job.status == "completed" ? job.totalBytes : job.totalBytes * min(job.polls, 4) / 4
         var json: [String: Any] = [
@@ -238,7 +274,7 @@ extension Simulator {
             "status": job.status,
             "total_size_bytes": job.totalBytes,
             "downloaded_bytes": downloaded,
-            "started_at": "2026-01-01T00:00:00Z",
+            "started_at": startedAt,
         ]
         if job.status == "downloading" {
             json["bytes_per_second"] = 50_000_000

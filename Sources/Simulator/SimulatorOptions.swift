@@ -2,6 +2,9 @@
 public struct SimulatorOptions: Sendable {
     /// When set, every request except `/__sim/*` needs `Authorization: Bearer <token>`.
     public var requireToken: String?
+    /// With `requireToken`, a second token that may only list models: any other request gets HTTP 403, as a token
+    /// without that permission would (LM Studio's per-token permissions, `authentication.mdx`).
+    public var listOnlyToken: String?
     /// Acts as an LM Studio older than 0.4: every `/api/v1/*` path answers the "Unexpected endpoint" body.
     public var legacy: Bool
     /// Seconds between streamed reasoning and message deltas.
@@ -14,21 +17,33 @@ public struct SimulatorOptions: Sendable {
     ///
     /// Instances from `/api/v1/models/load` and `loadedAtStart` are never evicted.
     public var autoEvict: Bool
+    /// Acts as a 0.4 server from before April 2026: the models list has no `capabilities.reasoning`,
+    /// `loaded_instances[].config.parallel`, `variants` or `selected_variant` (the server still checks `reasoning`).
+    public var earlyModelList: Bool
+    /// The `type` of a text input item the server accepts: `text` (as servers have been seen to) or `message`
+    /// (as the reference in `chat.md` says).
+    public var inputTextType: String
 
     /// Options with the defaults of a plain LM Studio 0.4 with `acme/tiny-1b` loaded.
     public init(
         requireToken: String? = nil,
+        listOnlyToken: String? = nil,
         legacy: Bool = false,
         tokenDelay: Double = 0,
         defaultFaults: String? = nil,
         loadedAtStart: [String: Int] = ["acme/tiny-1b": 4096],
-        autoEvict: Bool = true
+        autoEvict: Bool = true,
+        earlyModelList: Bool = false,
+        inputTextType: String = "text"
     ) {
         self.requireToken = requireToken
+        self.listOnlyToken = listOnlyToken
         self.legacy = legacy
         self.tokenDelay = tokenDelay
         self.defaultFaults = defaultFaults
         self.loadedAtStart = loadedAtStart
         self.autoEvict = autoEvict
+        self.earlyModelList = earlyModelList
+        self.inputTextType = inputTextType
     }
 }

@@ -99,7 +99,7 @@ public struct ReplyPresenter: Sendable {
             + " " + outcomeStyle.apply(outcome, at: level)
     }
 
-    /// "412 tokens · 38.2 tok/s · first token 0.9 s", dim, followed by a marked "incomplete" when the reply did
+    /// "412 tokens · 38.2 tok/s · first token 0.9 s · model load 1.3 s" (the load only when this reply loaded it), dim, followed by a marked "incomplete" when the reply did
     /// not complete; empty when there are neither stats nor a mark.
     public func statsLine(_ stats: ReplyStats?, outcome: ReplyOutcome) -> String {
         var parts: [String] = []
@@ -107,6 +107,7 @@ public struct ReplyPresenter: Sendable {
             parts.append(Self.grouped(stats.tokens) + " tokens")
             parts.append(Self.decimal(stats.tokensPerSecond) + " tok/s")
             if let first = stats.timeToFirstToken { parts.append("first token " + Self.seconds(first)) }
+            if let load = stats.modelLoadTime { parts.append("model load " + Self.seconds(load)) }
         }
         let figures = fit(parts.joined(separator: " · "))
         var line = dim.apply(figures, at: level)

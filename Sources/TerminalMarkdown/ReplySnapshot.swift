@@ -85,12 +85,15 @@ public struct ReplyStats: Sendable, Equatable {
     public var tokensPerSecond: Double
     /// Seconds from sending to the first token, when known.
     public var timeToFirstToken: Double?
+    /// Seconds the server spent loading the model for this reply; nil when it was loaded already.
+    public var modelLoadTime: Double?
 
     /// Creates stats.
-    public init(tokens: Int, tokensPerSecond: Double, timeToFirstToken: Double? = nil) {
+    public init(tokens: Int, tokensPerSecond: Double, timeToFirstToken: Double? = nil, modelLoadTime: Double? = nil) {
         self.tokens = tokens
         self.tokensPerSecond = tokensPerSecond
         self.timeToFirstToken = timeToFirstToken
+        self.modelLoadTime = modelLoadTime
     }
 }
 

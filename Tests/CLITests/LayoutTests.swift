@@ -93,7 +93,7 @@ import TestSupport
         #expect(advice[failing + 1].hasPrefix(String(repeating: " ", count: 18)), "a hanging indent: \(advice)")
 
         let piped = try cli.run(["models"])
-        #expect(piped.output.contains("reasoning(off/low/medium/high)"), "piped output keeps whole cells for scripts")
+        #expect(piped.output.contains("reasoning(off/low/medium/high, default medium)"), "piped output keeps whole cells for scripts")
     }
 
     @Test(arguments: [60, 100])

@@ -119,6 +119,7 @@ import TestSupport
         #expect(help.status == 0)
         #expect(help.output.contains("--sort KEY"))
         let version = try cli.run(["--version"])
-        #expect(version.output.hasPrefix("llmster "))
+        #expect(version.output.hasPrefix("llmster-client "), "the client is told apart from LM Studio's daemon llmster")
+        #expect(version.output.contains("server: no LM Studio answered at http://127.0.0.1:9"))
     }
 }

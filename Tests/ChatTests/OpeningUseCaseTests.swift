@@ -61,11 +61,11 @@ import TestSupport
         await #expect(throws: ChatError.unknownPreset("nosuch", configured: ["hot", "reviewer"])) {
             try await harness.session.openConversation(.new, overrides: ConversationOverrides(title: "Doomed", preset: "nosuch"))
         }
-        await #expect(throws: ChatError.invalidSetting(.outOfRange("temperature", 0...2))) {
+        await #expect(throws: ChatError.invalidSetting(.outOfRange("temperature", 0...1))) {
             try await harness.session.openConversation(.new, overrides: ConversationOverrides(title: "Doomed", preset: "hot"))
         }
         #expect(try harness.observer().conversations().map(\.id) == [harness.conversationId], "nothing is created")
-        await #expect(throws: ChatError.invalidSetting(.outOfRange("temperature", 0...2))) {
+        await #expect(throws: ChatError.invalidSetting(.outOfRange("temperature", 0...1))) {
             try await harness.session.applyPreset("hot", conversationId: harness.conversationId)
         }
         #expect(try harness.observer().conversation(id: harness.conversationId)?.systemPrompt == nil,

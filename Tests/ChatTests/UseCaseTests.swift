@@ -95,7 +95,7 @@ import TestSupport
         let settings = try await harness.session.setSettings([(.temperature, .text("0.3")), (.topK, .number(40))], conversationId: id)
         #expect(settings.temperature == 0.3)
         #expect(settings.topK == 40)
-        await #expect(throws: ChatError.invalidSetting(.outOfRange("temperature", 0...2))) {
+        await #expect(throws: ChatError.invalidSetting(.outOfRange("temperature", 0...1))) {
             try await harness.session.setSettings([(.topP, .text("0.5")), (.temperature, .number(3))], conversationId: id)
         }
         #expect(try harness.observer().conversation(id: id)?.settings.topP == nil, "nothing is saved when one change is refused")

@@ -209,13 +209,30 @@ import TerminalMarkdown
         repl.fixture.simulator.reset()
         let start = terminal.mark
         terminal.send("echo:second after a restart\r")
-        let question = try terminal.waitFor("Continue with a fresh server context? [y/N]", after: start)
+        let question = try terminal.waitFor("[y/r/N]", after: start)
+        #expect(question.contains("Continue with a fresh server context? y: empty, r: with a recap of the earlier turns"))
         #expect(!question.contains("\nsecond after a restart"), "nothing was answered yet")
         let answered = try terminal.enter("y")
         #expect(answered.contains("second after a restart"), "\(answered)")
         let chats = repl.fixture.requests(to: "/api/v1/chat")
         #expect(chats.last?.field("previous_response_id") == nil)
         #expect(chats.last?.field("input") == "echo:second after a restart")
+    }
+
+    /// The recap choice shows what it costs, then starts the fresh context with the earlier turns.
+    @Test func lostServerContextCanContinueWithARecap() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:the heron is the code word")
+        repl.fixture.simulator.reset()
+        let start = terminal.mark
+        terminal.send("recall\r")
+        let question = try terminal.waitFor("[y/r/N]", after: start)
+        #expect(question.contains("r: with a recap of the earlier turns (the earlier turns as a transcript (about "), "\(question)")
+        _ = try terminal.enter("r")
+        let input = repl.fixture.requests(to: "/api/v1/chat").last?.field("input") ?? ""
+        #expect(input.hasPrefix("[llmster recap:") && input.contains("User: echo:the heron is the code word") && input.hasSuffix("recall"), "\(input)")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
     }
 }
 

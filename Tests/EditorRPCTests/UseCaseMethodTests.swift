@@ -45,7 +45,7 @@ import TestSupport
         #expect(set?["result"]?["settings"]?["reasoning"] == "low")
         let hot = await rpc.call("conversations/setSettings", ["conversationId": id, "settings": .object(["temperature": 5])])
         #expect(hot?.errorKind == "invalid_params")
-        #expect(hot?["error"]?["message"]?.string == "temperature takes a number from 0.0 to 2.0, or 'default'")
+        #expect(hot?["error"]?["message"]?.string == "temperature takes a number from 0.0 to 1.0, or 'default'")
         let reasoning = await rpc.call("conversations/setSettings", ["conversationId": id, "settings": .object(["reasoning": "extreme"])])
         #expect(reasoning?["error"]?["message"]?.string == "reasoning takes one of off, low, medium, high")
         #expect(await rpc.call("conversations/setSettings", ["conversationId": id, "settings": .object(["warmth": 1])])?.errorKind

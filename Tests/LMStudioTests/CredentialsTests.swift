@@ -49,9 +49,21 @@ struct CredentialsTests {
         #expect(try Credentials.load(environment: [:], file: try temporaryConfigHome() + "/llmster/credentials") == nil)
     }
 
-    @Test(arguments: ["sk-lm-short:abcdefghij0123456789", "sk-lm-Abc12345:abcdefghij012345678!", "Bearer abc", "sk-lm-Abc12345abcdefghij0123456789x"])
-    func malformedTokenIsRefused(token: String) {
+    /// The docs give no token format: a token of another shape is used, with a warning that does not show it.
+    @Test(arguments: ["sk-lm-short:abcdefghij0123456789", "sk-lm-Abc12345:abcdefghij012345678!", "sk-lm-Abc12345abcdefghij0123456789x", "lm-v2.Zx9"])
+    func unusualTokenShapeIsAWarningNotARefusal(token: String) throws {
         #expect(!Credentials.isWellFormed(token))
+        let credentials = try #require(try Credentials.load(environment: ["LM_API_TOKEN": token], file: "/nonexistent/credentials"))
+        #expect(credentials.token == token && !credentials.hasUsualShape)
+        let warning = try #require(credentials.shapeWarning)
+        #expect(warning.contains("LM_API_TOKEN") && warning.contains("sending it anyway") && !warning.contains(token))
+        #expect(try Credentials(token: goodToken, source: .environment).shapeWarning == nil)
+    }
+
+    /// Only a token that cannot go in an HTTP header is refused.
+    @Test(arguments: ["Bearer abc", "sk-lm-tab\there", "sk-lm-é"])
+    func unsendableTokenIsRefused(token: String) {
+        #expect(!Credentials.isSendable(token))
         #expect(throws: CredentialsError.malformedToken(source: "LM_API_TOKEN")) {
             try Credentials.load(environment: ["LM_API_TOKEN": token], file: "/nonexistent/credentials")
         }

@@ -51,12 +51,28 @@ struct LMStudioClientTests {
         #expect(authorised.request?.headers["Authorization"] == "Bearer \(goodToken)")
     }
 
-    @Test func malformedTokenIsRefusedBeforeSending() async {
+    @Test func unsendableTokenIsRefusedBeforeSending() async {
         let transport = FakeTransport { _ in reply("{}") }
         await #expect(throws: LMStudioError.malformedToken) {
-            try await LMStudioClient(server: "http://localhost:1234", token: "hunter2", transport: transport).models()
+            try await LMStudioClient(server: "http://localhost:1234", token: "hunter 2", transport: transport).models()
         }
         #expect(transport.log.requests.isEmpty)
+    }
+
+    /// A token of an unusual shape is sent: the docs give no token format.
+    @Test func unusualTokenShapeIsSent() async throws {
+        let transport = FakeTransport { _ in reply(#"{"models":[]}"#) }
+        _ = try await LMStudioClient(server: "http://localhost:1234", token: "hunter2", transport: transport).models()
+        #expect(transport.request?.headers["Authorization"] == "Bearer hunter2")
+    }
+
+    /// The User-Agent names the client, not LM Studio's own daemon `llmster`.
+    @Test func userAgentNamesTheClient() async throws {
+        let transport = FakeTransport { _ in reply(#"{"models":[]}"#) }
+        _ = try await LMStudioClient(server: "http://localhost:1234", token: nil, transport: transport, userAgent: "llmster-client/9.9").models()
+        #expect(transport.request?.headers["User-Agent"] == "llmster-client/9.9")
+        _ = try await LMStudioClient(server: "http://localhost:1234", token: nil, transport: transport).models()
+        #expect(transport.log.requests.last?.headers["User-Agent"] == "llmster-client")
     }
 
     @Test func modelsAreDecoded() async throws {

@@ -49,9 +49,17 @@ struct LMStudioErrorTests {
         #expect(shown?.description.contains("llmster/credentials") == true)
     }
 
-    @Test(arguments: [401, 403])
-    func unauthorisedWithTokenSaysItWasRejected(status: Int) {
-        #expect(error(status, "{}", tokenSent: true) == .tokenRejected)
+    @Test func unauthorisedWithTokenSaysItWasRejected() {
+        #expect(error(401, "{}", tokenSent: true) == .tokenRejected)
+    }
+
+    /// A 403 to a token is a permission the token lacks (LM Studio's per-token permissions), not a wrong token.
+    @Test func forbiddenWithTokenSaysTheTokenLacksPermission() {
+        let shown = error(403, #"{"error":{"message":"Not allowed to load models"}}"#, tokenSent: true)
+        #expect(shown == .tokenLacksPermission(message: "Not allowed to load models"))
+        #expect(shown?.description.contains("the token lacks permission for this request (LM Studio's per-token permissions)") == true)
+        #expect(shown?.description.contains("rejected") == false)
+        #expect(error(403, "{}", tokenSent: false) == .tokenMissing)
     }
 
     @Test func modelNotFoundIsRecognisedByTypeOrCode() {

@@ -175,7 +175,7 @@ struct VocabularyTests {
         let load = try JSONDecoder().decode(LoadResponse.self, from: Data(
             #"{"type":"llm","instance_id":"m:2","load_time_seconds":2.5,"status":"loaded","load_config":{"context_length":4096}}"#.utf8))
         #expect(load == LoadResponse(type: "llm", instanceId: "m:2", loadTimeSeconds: 2.5, status: "loaded",
-                                     loadConfig: .object(["context_length": .number(4096)])))
+                                     loadConfig: InstanceConfig(contextLength: 4096)))
         let done = try JSONDecoder().decode(DownloadStatus.self, from: Data(#"{"status":"already_downloaded"}"#.utf8))
         #expect(done == DownloadStatus(status: "already_downloaded"))
         let running = try JSONDecoder().decode(DownloadStatus.self, from: Data(

@@ -78,8 +78,12 @@ _llmster_reply() {
         load)
             case $prev in
                 --context-length) :; return ;;
+                --eval-batch-size) :; return ;;
+                --flash-attention) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+                --num-experts) :; return ;;
+                --offload-kv-cache-to-gpu) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
             esac
-            options="--context-length -h --help --server --library --config --markdown --demo --preset -V --version"
+            options="--context-length --eval-batch-size --flash-attention --num-experts --offload-kv-cache-to-gpu -h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete models" ;;
         unload)
             case $prev in

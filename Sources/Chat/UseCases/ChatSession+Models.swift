@@ -50,6 +50,7 @@ extension ChatSession {
     /// previous model outright (a chat model loaded for another conversation, when this one's is not loaded). A model
     /// the server lacks throws `ChatError.modelNotDownloaded` with the nearest downloaded key.
     public func selectModel(_ reference: String, conversationId: String?, pending: String? = nil, replacing: String? = nil,
+                            options: LoadOptions = LoadOptions(),
                             progress: @Sendable (ModelSelectionStep) async -> Void = { _ in }) async throws -> ModelSelection {
         let models = try await serverCall { try await self.models(refresh: true) }
         let model = try models.downloadedModel(reference)
@@ -73,7 +74,7 @@ extension ChatSession {
         var load: LoadResponse?
         if plan.load {
             await progress(.loading(model.key))
-            let response = try await loadModel(model.key, conversationId: conversationId)
+            let response = try await loadModel(model.key, conversationId: conversationId, options: options)
             await progress(.loaded(response))
             load = response
         }
@@ -81,10 +82,17 @@ extension ChatSession {
     }
 
     /// Loads `key` with the conversation's context length (else the configured one).
-    public func loadModel(_ key: String, conversationId: String?) async throws -> LoadResponse {
-        let contextLength = try conversationId.map { try existingConversation($0) }?.settings.contextLength ?? configuration.contextLength
+    ///
+    /// `options` set anything else (and a context length of their own); the reply carries the configuration the
+    /// server applied (`echo_load_config`).
+    public func loadModel(_ key: String, conversationId: String?, options: LoadOptions = LoadOptions()) async throws -> LoadResponse {
+        var options = options
+        if options.contextLength == nil {
+            options.contextLength = try conversationId.map { try existingConversation($0) }?.settings.contextLength ?? configuration.contextLength
+        }
         defer { invalidateModels() }
-        return try await serverCall { try await client.load(LoadRequest(model: key, contextLength: contextLength)) }
+        let request = LoadRequest(model: key, options: options)
+        return try await serverCall { try await client.load(request) }
     }
 
     /// The conversation with exactly this id, else `LibraryError.notFound` (as `ChatError.storage`).

@@ -36,7 +36,7 @@ extension ChatSession {
             let models = try await serverCall { try await self.models() }
             let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel, models: models)
             modelName = effective?.key
-            reasoningOptions = effective?.model?.capabilities?.reasoning?.allowedOptions ?? []
+            reasoningOptions = effective?.model?.reasoningOptions(in: models) ?? []
         }
         do {
             for (setting, value) in changes {

@@ -30,10 +30,12 @@ public enum ConversationSetting: String, CaseIterable, Sendable {
         return setting
     }
 
-    /// Applies `value` to `settings` after checking it; `reasoningOptions` are the effective model's allowed values.
+    /// Applies `value` to `settings` after checking it; `reasoningOptions` are the effective model's allowed values
+    /// (`Model.reasoningOptions(in:)`).
     public func apply(_ value: Value, to settings: inout ConversationSettings, model: String?, reasoningOptions: [String]) throws(SettingError) {
         switch self {
-        case .temperature: settings.temperature = try number(value, 0...2)
+        // The ranges `chat.md` documents; repeat_penalty has none documented (1 is no penalty).
+        case .temperature: settings.temperature = try number(value, 0...1)
         case .topP: settings.topP = try number(value, 0...1)
         case .minP: settings.minP = try number(value, 0...1)
         case .repeatPenalty: settings.repeatPenalty = try number(value, 0...10)

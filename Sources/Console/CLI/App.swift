@@ -1,6 +1,7 @@
 import TerminalMarkdown
 import Chat
 import Foundation
+import HTTP
 import Library
 import LMStudio
 import SystemSupport
@@ -11,7 +12,7 @@ public enum App {
     public static let version = "0.1.0"
 
     static let globalOptions = ArgumentParser([
-        .init(["server"], value: "URL", help: "LM Studio server (default $LLMSTER_SERVER, the config, or http://localhost:1234)"),
+        .init(["server"], value: "URL", help: "LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234)"),
         .init(["library"], value: "PATH", help: "library file (default $XDG_DATA_HOME/llmster/library.sqlite3)"),
         .init(["config"], value: "PATH", help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
         .init(["markdown"], value: "WHEN", choices: ["auto", "always", "never"], help: "render Markdown: auto (on a terminal), always, never"),
@@ -93,7 +94,10 @@ public enum App {
             errors.wrappedLine("llmster\(command.map { " " + $0.name } ?? ""): \(error)\n\(command?.usageLine ?? usageLine)" + (command == nil ? "; see llmster --help" : ""), indent: 9)
             return ExitCode.usage
         }
-        if parsed.has("version") { StandardStream.output.line("llmster \(version)"); return ExitCode.success }
+        if parsed.has("version") {
+            await printVersion(global: parsed, environment: environment)
+            return ExitCode.success
+        }
         if parsed.has("help") {
             let width = TextLayout.outputWidth(environment: environment)
             StandardStream.output.send(command.map { $0.help(width: width ?? 80) } ?? help(width: width ?? 80))
@@ -144,6 +148,26 @@ public enum App {
         return await Repl.run(context: context, chat: session, model: model)
     }
 
+    /// The client's name and version, told apart from LM Studio's headless daemon (also named `llmster`), then the
+    /// LM Studio at the configured server when it answers its greeting within a fraction of a second.
+    private static func printVersion(global: ArgumentParser.Parsed, environment: [String: String]) async {
+        let output = StandardStream.output
+        output.line("llmster-client \(version) — a terminal client for LM Studio, not LM Studio's own headless daemon (`lms daemon up`, also named llmster)")
+        guard !global.has("demo"), let context = try? makeContext(global: global, environment: environment, startDemo: { "" }) else { return }
+        let client = LMStudioClient(server: context.server, token: nil, transport: CurlTransport(),
+                                    timeouts: HTTPTimeouts(connect: 0.3, idle: 0.5), userAgent: CommandContext.userAgent)
+        let server = UntrustedText.sanitize(ServerURL.redactingPasswords(in: context.server))
+        switch await Result(catching: { try await client.greeting() }) {
+        case .success(let greeting) where greeting.lmstudio:
+            let named = greeting.version.map { "LM Studio " + UntrustedText.sanitize(String($0.prefix(40))) } ?? "LM Studio (version not given)"
+            output.line("server: \(named) at \(server)")
+        case .success:
+            output.line("server: \(server) answers, but does not say it is LM Studio")
+        case .failure:
+            output.line("server: no LM Studio answered at \(server)")
+        }
+    }
+
     /// What `error` means for the user; a server that cannot be reached also gets the way to try llmster without one.
     static func explanation(of error: any Error, context: CommandContext) -> String {
         guard let error = error as? LMStudioError else { return String(describing: error) }
@@ -162,7 +186,7 @@ public enum App {
         case let error as LMStudioError:
             switch error {
             case .unreachable, .timedOut, .serverTooOld: return ExitCode.unreachable
-            case .tokenMissing, .tokenRejected, .malformedToken: return ExitCode.authentication
+            case .tokenMissing, .tokenRejected, .tokenLacksPermission, .malformedToken: return ExitCode.authentication
             case .modelNotFound: return ExitCode.notFound
             default: return ExitCode.failure
             }
@@ -204,8 +228,8 @@ public enum App {
         let configPath = global.value("config") ?? paths.configFile
         var configuration = try Configuration.load(path: configPath, mustExist: global.value("config") != nil)
         configuration.credentialsFile = paths.credentialsFile
-        if let server = environment["LLMSTER_SERVER"], !server.isEmpty { try configuration.setValue(server, forKey: "server") }
-        if let server = global.value("server") { try configuration.setValue(server, forKey: "server") }
+        if let server = environment["LLMSTER_SERVER"], !server.isEmpty { try configuration.selectServer(server) }
+        if let server = global.value("server") { try configuration.selectServer(server) }
         var libraryPath = global.value("library") ?? paths.libraryFile
         let isDemo = global.has("demo")
         if isDemo {

@@ -19,7 +19,9 @@ enum AskCommand {
         130 after Ctrl-C and 143 after SIGTERM, with the partial reply saved.
         When the server no longer knows the conversation's context, llmster says so and keeps the
         transcript: `llmster ask --chat CHAT --fresh-context` resends the unanswered message with a fresh
-        server context (add a PROMPT to send a new message instead).
+        server context (add a PROMPT to send a new message instead); `--fresh-context=recap` starts it
+        with a recap of the earlier turns from the library (a transcript when it fits the context, else a
+        summary by summarizer_model), and says first how many tokens the recap costs.
         """,
         options: [
             .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
@@ -29,7 +31,8 @@ enum AskCommand {
             .init(["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"),
             .init(["reasoning"], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
             .init(["integration"], value: "NAME", help: "let the model use this configured integration (repeatable; `none` turns them off)"),
-            .init(["fresh-context"], help: "drop the server-side context and start a fresh one (the transcript is kept)"),
+            .init(["fresh-context"], value: "empty|recap", optionalValue: true, choices: ["empty", "recap"],
+                  help: "drop the server-side context and start a fresh one (the transcript is kept); =recap starts it with a recap of the earlier turns"),
             .init(["no-save"], help: "do not keep this exchange in the library"),
         ]
     ) { arguments, context in
@@ -90,6 +93,11 @@ enum AskCommand {
         }
         let promptEffect = opened.systemPrompt
         let freshContext = arguments.has("fresh-context") || promptEffect == .needsFreshContext
+        let recap = arguments.value("fresh-context") == "recap"
+        if recap {
+            let estimate = try await session.recapEstimate(conversationId: conversationId, excludingLastTurn: resend)
+            context.errors.line("Recap for the fresh server context: \(estimate.summary).")
+        }
         if promptEffect == .needsFreshContext, !arguments.has("fresh-context") {
             context.errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
         }
@@ -99,9 +107,9 @@ enum AskCommand {
         let latch = SignalLatch()
         let work = Task {
             if resend {
-                return try await session.regenerate(in: conversationId, freshContext: true) { await display.show($0) }
+                return try await session.regenerate(in: conversationId, freshContext: true, recap: recap) { await display.show($0) }
             }
-            return try await session.send(Turn(text: prompt, images: images), in: conversationId, freshContext: freshContext,
+            return try await session.send(Turn(text: prompt, images: images), in: conversationId, freshContext: freshContext, recap: recap,
                                           discardingNewConversation: opened.isNew) { await display.show($0) }
         }
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { signal in
@@ -122,7 +130,8 @@ enum AskCommand {
             outcome = try result.get()
         } catch let error as ChatError where error.offersFreshContext {
             context.warn(error.description)
-            context.errors.line("To resend your message with a fresh server context: llmster ask --chat \(conversationId.prefix(8)) --fresh-context")
+            context.errors.line("To resend your message with a fresh server context: llmster ask --chat \(conversationId.prefix(8)) --fresh-context"
+                                + " (or --fresh-context=recap to start it with a recap of the earlier turns)")
             return ExitCode.failure
         }
         switch outcome.status {

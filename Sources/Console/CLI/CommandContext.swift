@@ -4,6 +4,7 @@ import Foundation
 import HTTP
 import Library
 import LMStudio
+import Synchronization
 import SystemSupport
 
 /// What every command needs: settings, where the server and library are, and the output streams.
@@ -28,10 +29,22 @@ public struct CommandContext: Sendable {
     /// The server URL in effect.
     public var server: String { configuration.server }
 
-    /// The API token from `LM_API_TOKEN` or the credentials file; throws when the file is unsafe or the token malformed.
+    /// The API token from `LM_API_TOKEN` or the credentials file; throws when the file is unsafe or the token cannot
+    /// be sent. A token of an unusual shape is used, with a warning the first time in this process.
     public func token() throws -> String? {
-        try Credentials.load(environment: environment, file: paths.credentialsFile)?.token
+        let credentials = try Credentials.load(environment: environment, file: paths.credentialsFile, profile: configuration.serverProfile)
+        if let warning = credentials?.shapeWarning, Self.tokenShapeWarned.withLock({ warned in defer { warned = true }; return !warned }) {
+            warn(warning)
+        }
+        return credentials?.token
     }
+
+    /// Set once the unusual-shape warning was shown.
+    private static let tokenShapeWarned = Mutex(false)
+
+    /// The `User-Agent` llmster sends: the client's name and version, so server logs do not read as LM Studio's
+    /// own daemon (also called `llmster`).
+    public static let userAgent = "\(LMStudioClient.defaultUserAgent)/\(App.version)"
 
     /// A client for the configured server.
     public func client() throws -> LMStudioClient {
@@ -40,7 +53,8 @@ public struct CommandContext: Sendable {
 
     private func client(token: String?) -> LMStudioClient {
         LMStudioClient(server: server, token: token, transport: CurlTransport(),
-                       timeouts: HTTPTimeouts(connect: configuration.connectTimeout, idle: configuration.idleTimeout))
+                       timeouts: HTTPTimeouts(connect: configuration.connectTimeout, idle: configuration.idleTimeout),
+                       userAgent: Self.userAgent)
     }
 
     /// Opens the library and recovers replies a crashed run left mid-stream; says so when it is read-only.

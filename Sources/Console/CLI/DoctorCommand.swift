@@ -22,7 +22,10 @@ enum DoctorCommand {
         """,
         options: [.init(["quiet"], short: "q", help: "print only problems")]
     ) { arguments, context in
-        let (checks, status) = await run(context)
+        var (checks, status) = await run(context)
+        let others = await otherProfiles(context)
+        checks += others
+        if status == ExitCode.success, others.contains(where: { !$0.ok }) { status = ExitCode.failure }
         let width = TextLayout.outputWidth(environment: context.environment)
         for check in checks where !(arguments.has("quiet") && check.ok) {
             let term = (check.ok ? "ok  " : "FAIL") + "  " + check.name
@@ -31,6 +34,25 @@ enum DoctorCommand {
                 ?? term.padding(toLength: 18, withPad: " ", startingAt: 0) + detail)
         }
         return status
+    }
+
+    /// One line per `server.NAME` profile other than the server checked: whether LM Studio answers there (its
+    /// greeting, with its own token's authentication not checked), within a short connect limit.
+    static func otherProfiles(_ context: CommandContext) async -> [Check] {
+        var checks: [Check] = []
+        for (name, url) in context.configuration.servers.sorted(by: { $0.key < $1.key }) where !ServerURL.same(url, context.server) {
+            let client = LMStudioClient(server: url, token: nil, transport: CurlTransport(),
+                                        timeouts: .init(connect: min(context.configuration.connectTimeout, 2), idle: 5), userAgent: CommandContext.userAgent)
+            switch await Result(catching: { try await client.greeting() }) {
+            case .success(let greeting) where greeting.lmstudio:
+                checks.append(Check(ok: true, name: name, detail: "profile \(name), \(url): LM Studio answers" + (greeting.version.map { " (\($0))" } ?? "")))
+            case .success:
+                checks.append(Check(ok: false, name: name, detail: "profile \(name), \(url): something answers, but it does not say it is LM Studio"))
+            case .failure(let error):
+                checks.append(Check(ok: false, name: name, detail: "profile \(name): " + ((error as? LMStudioError)?.description ?? String(describing: error))))
+            }
+        }
+        return checks
     }
 
     static func run(_ context: CommandContext) async -> ([Check], Int32) {
@@ -42,7 +64,7 @@ enum DoctorCommand {
         }
         func client(_ token: String?) -> LMStudioClient {
             LMStudioClient(server: context.server, token: token, transport: CurlTransport(),
-                           timeouts: .init(connect: context.configuration.connectTimeout, idle: 30))
+                           timeouts: .init(connect: context.configuration.connectTimeout, idle: 30), userAgent: CommandContext.userAgent)
         }
         let started = ContinuousClock.now
         do {
@@ -99,7 +121,7 @@ enum DoctorCommand {
             return (checks, status)
         } catch let error as LMStudioError {
             switch error {
-            case .tokenMissing, .tokenRejected, .malformedToken:
+            case .tokenMissing, .tokenRejected, .tokenLacksPermission, .malformedToken:
                 checks.append(Check(ok: false, name: "auth", detail: error.description(credentialsFile: context.paths.credentialsFile)))
                 return (checks, ExitCode.authentication)
             default:

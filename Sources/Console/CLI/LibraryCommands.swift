@@ -109,6 +109,12 @@ enum LibraryCommands {
 /// The current branch, with "(2 of 3)" on a message that has alternatives; `alternatives` adds the other ones
 /// after it.
 enum Transcript {
+    /// The `model_load_time_seconds` the server reported for a reply, when it loaded the model for it.
+    static func modelLoadTime(_ message: Message) -> Double? {
+        guard let json = message.statsJSON else { return nil }
+        return (try? JSONDecoder().decode(ChatStats.self, from: Data(json.utf8)))?.modelLoadTimeSeconds
+    }
+
     static func markdown(of conversation: Conversation, library: LibraryStore, reasoning: Bool, tools: Bool,
                          alternatives: Bool = false) throws -> String {
         var parts = ["# \(conversation.title)"]
@@ -161,6 +167,9 @@ enum Transcript {
                 }
                 if message.text.isEmpty { parts.append("*(no answer text)*") }
                 if message.isRewritten { parts.append("*(rewritten: the server's final text replaced what streamed)*") }
+                if let load = Self.modelLoadTime(message) {
+                    parts.append("*(the server loaded the model for this reply in \(String(format: "%.1f s", (load * 10).rounded() / 10)))*")
+                }
                 switch message.status {
                 case .incomplete: parts.append("**⚠ incomplete**" + (message.error.map { " — " + $0 } ?? ""))
                 case .error: parts.append("**⚠ error**" + (message.error.map { " — " + $0 } ?? ""))

@@ -21,7 +21,9 @@ enum ModelCommands {
         LOADED lists each running instance with the context it was loaded with (which may be smaller than
         MAX CTX, the model's maximum). `--json` prints a stable array of objects for scripts: key,
         display_name, type, publisher, format, params, quantization, size_bytes, max_context_length,
-        loaded_instances [{id, context_length}], capabilities {vision, tools, reasoning: [options] or null}.
+        loaded_instances [{id, context_length, config}], capabilities {vision, tools, reasoning: [options] or
+        null, reasoning_default}, description, variants and selected_variant (null when the server lists none).
+        VARIANT shows the selected variant of a multi-variant model and how many there are.
         """,
         options: filterOptions + [.init(["json"], help: "print JSON for scripts")]
     ) { arguments, context in
@@ -39,7 +41,12 @@ enum ModelCommands {
     }
 
     static let ps = Command(
-        "ps", synopsis: "[--json]", summary: "List the loaded model instances with their context lengths.",
+        "ps", synopsis: "[--json]", summary: "List the loaded model instances with their context length and the rest of their configuration.",
+        details: """
+        CONFIG is what the server reports for the instance: parallel requests, evaluation batch, flash attention,
+        experts and where the KV cache lives (embedding and non-llama.cpp instances list less). `--json` gives
+        each instance's id, model, type, context_length, size_bytes and config (the server's field names).
+        """,
         options: [.init(["json"], help: "print JSON for scripts")]
     ) { arguments, context in
         let models = try await context.client().models()
@@ -48,7 +55,7 @@ enum ModelCommands {
             let objects: [JSONValue] = instances.map { model, instance in
                 .object(["id": .string(instance.id), "model": .string(model.key), "type": .string(model.type.rawValue),
                          "context_length": instance.config.contextLength.map { .number(Double($0)) } ?? .null,
-                         "size_bytes": .number(Double(model.sizeBytes))])
+                         "size_bytes": .number(Double(model.sizeBytes)), "config": ModelListing.configJSON(instance.config)])
             }
             context.output.line(JSONValue.array(objects).jsonString)
             return ExitCode.success
@@ -62,18 +69,20 @@ enum ModelCommands {
     }
 
     static let load = Command(
-        "load", synopsis: "MODEL [--context-length N]",
+        "load", synopsis: "MODEL [--context-length N] [--eval-batch-size N] [--flash-attention on|off] [--num-experts N] [--offload-kv-cache-to-gpu on|off]",
         summary: "Load a model on the server (a second load of a loaded model adds an instance such as MODEL:2).",
-        options: [.init(["context-length"], value: "N", help: "context length to load with (default: the config's context_length, else the server's)")]
+        details: """
+        Options not given keep the server's defaults; the batch, flash attention, experts and KV cache options
+        apply to LM Studio's llama.cpp engine only. The line printed after the load is the configuration the
+        server reports it applied, including settings it chose itself.
+        """,
+        options: LoadOptionArguments.options
     ) { arguments, context in
         guard arguments.positionals.count == 1, let key = arguments.positionals.first else {
             throw UsageError("name one model to load")
         }
-        var contextLength = context.configuration.contextLength
-        if let text = arguments.value("context-length") {
-            guard let value = Int(text), value > 0 else { throw UsageError("--context-length must be a positive number, not '\(text)'") }
-            contextLength = value
-        }
+        var options = try LoadOptionArguments.parse(arguments)
+        if options.contextLength == nil { options.contextLength = context.configuration.contextLength }
         let client = try context.client()
         let models = try await client.models()
         guard let model = models.first(where: { $0.key == key }) else { throw models.notDownloaded(key) }
@@ -81,12 +90,11 @@ enum ModelCommands {
             context.warn("\(key) is not a model LM Studio can load.")
             return ExitCode.failure
         }
-        let request = LoadRequest(model: key, contextLength: contextLength)
+        let request = LoadRequest(model: key, options: options)
         let reply = try await LoadProgress(model: key, stream: context.errors, environment: context.environment).around {
             try await client.load(request)
         }
-        let seconds = reply.loadTimeSeconds.map { String(format: " in %.1f s", $0) } ?? ""
-        context.output.line("Loaded \(UntrustedText.sanitize(key)) as \(UntrustedText.sanitize(reply.instanceId))\(seconds).")
+        context.output.line(LoadOptionArguments.loadedLine(reply, model: key))
         return ExitCode.success
     }
 

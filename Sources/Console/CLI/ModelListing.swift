@@ -24,14 +24,15 @@ public enum ModelListing {
         }
     }
 
-    /// The capabilities column: `vision`, `tools`, `reasoning(off/low/…)`.
+    /// The capabilities column: `vision`, `tools`, `reasoning(off/low/…, default low)`.
     public static func capabilities(_ model: Model) -> String {
         var badges: [String] = []
         if model.type == .embedding { badges.append("embedding") }
         if model.capabilities?.vision == true { badges.append("vision") }
         if model.capabilities?.trainedForToolUse == true { badges.append("tools") }
         if let reasoning = model.capabilities?.reasoning {
-            badges.append("reasoning(" + reasoning.allowedOptions.joined(separator: "/") + ")")
+            let fallback = reasoning.default.map { ", default " + $0 } ?? ""
+            badges.append("reasoning(" + reasoning.allowedOptions.joined(separator: "/") + fallback + ")")
         }
         return badges.joined(separator: " ")
     }
@@ -44,43 +45,80 @@ public enum ModelListing {
         }.joined(separator: ", ")
     }
 
+    /// An instance's configuration as the server reports it: "context 8,192 · parallel 4 · batch 512 · flash attention ·
+    /// 8 experts · KV cache on GPU"; only what the server listed.
+    public static func configSummary(_ config: InstanceConfig) -> String {
+        var parts: [String] = []
+        if let context = config.contextLength { parts.append("context " + Units.grouped(context)) }
+        if let parallel = config.parallel { parts.append("parallel \(parallel)") }
+        if let batch = config.evalBatchSize { parts.append("batch \(batch)") }
+        if let flash = config.flashAttention { parts.append(flash ? "flash attention" : "no flash attention") }
+        if let experts = config.numExperts { parts.append("\(experts) experts") }
+        if let offload = config.offloadKVCacheToGPU { parts.append(offload ? "KV cache on GPU" : "KV cache in RAM") }
+        return parts.joined(separator: " · ")
+    }
+
+    /// The variant column: the selected variant's tag and how many there are, e.g. `q8_0 (of 2)`; `-` for one.
+    public static func variant(_ model: Model) -> String {
+        guard let variants = model.variants, let selected = model.selectedVariant else { return "-" }
+        let tag = selected.split(separator: "@").last.map(String.init) ?? selected
+        return variants.count > 1 ? "\(tag) (of \(variants.count))" : tag
+    }
+
     /// 4096 → `4k`, 131072 → `128k`, 5000 → `5,000`.
     public static func contextLabel(_ tokens: Int) -> String {
         tokens % 1024 == 0 ? "\(tokens / 1024)k" : Units.grouped(tokens)
     }
 
     /// The `llmster models` table, laid out to `width` columns when given: capabilities and loaded instances
-    /// are cut first, then FORMAT, QUANT, PARAMS, MAX CTX and CAPABILITIES are dropped in that order.
+    /// are cut first, then VARIANT, FORMAT, QUANT, PARAMS, MAX CTX and CAPABILITIES are dropped in that order.
     public static func table(_ models: [Model], width: Int? = nil) -> String {
         var table = TextTable(columns: [
             .init("MODEL", minimumWidth: 16, priority: 0), .init("LOADED", minimumWidth: 8, priority: 1),
             .init("SIZE", priority: 2), .init("FORMAT", priority: 7), .init("PARAMS", priority: 5), .init("QUANT", priority: 6),
-            .init("MAX CTX", priority: 4), .init("CAPABILITIES", minimumWidth: 12, priority: 3),
+            .init("MAX CTX", priority: 4), .init("CAPABILITIES", minimumWidth: 12, priority: 3), .init("VARIANT", priority: 8),
         ])
         for model in models {
             table.append([
                 model.key, loadedState(model), Units.bytes(model.sizeBytes), model.format ?? "-",
                 model.paramsString ?? "-", model.quantization?.name ?? "-",
-                model.maxContextLength.map(contextLabel) ?? "-", capabilities(model),
+                model.maxContextLength.map(contextLabel) ?? "-", capabilities(model), variant(model),
             ])
         }
         return table.text(width: width)
     }
 
     /// The `llmster ps` and `/ps` table of loaded instances, laid out to `width` columns when given: the model key
-    /// is cut first, then SIZE, MODEL and CONTEXT are dropped in that order.
+    /// and config are cut first, then CONFIG, SIZE, MODEL and CONTEXT are dropped in that order.
     public static func instances(_ models: [Model], width: Int? = nil) -> String {
         var table = TextTable(columns: [
             .init("INSTANCE", minimumWidth: 16, priority: 0), .init("MODEL", minimumWidth: 12, priority: 2),
-            .init("CONTEXT", priority: 1), .init("SIZE", priority: 3),
+            .init("CONTEXT", priority: 1), .init("SIZE", priority: 3), .init("CONFIG", minimumWidth: 12, priority: 4),
         ])
         for model in models {
             for instance in model.loadedInstances {
+                var config = instance.config
+                config.contextLength = nil
+                let summary = configSummary(config)
                 table.append([instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-",
-                              Units.bytes(model.sizeBytes)])
+                              Units.bytes(model.sizeBytes), summary.isEmpty ? "-" : summary])
             }
         }
         return table.text(width: width)
+    }
+
+    /// An instance's configuration as JSON with the server's field names; fields it did not list are left out.
+    public static func configJSON(_ config: InstanceConfig) -> JSONValue {
+        var members: [String: JSONValue] = [:]
+        func put(_ key: String, _ value: Int?) { if let value { members[key] = .number(Double(value)) } }
+        func put(_ key: String, _ value: Bool?) { if let value { members[key] = .bool(value) } }
+        put("context_length", config.contextLength)
+        put("eval_batch_size", config.evalBatchSize)
+        put("parallel", config.parallel)
+        put("flash_attention", config.flashAttention)
+        put("num_experts", config.numExperts)
+        put("offload_kv_cache_to_gpu", config.offloadKVCacheToGPU)
+        return .object(members)
     }
 
     /// The stable `--json` form: one object per model.
@@ -99,13 +137,18 @@ public enum ModelListing {
                 "size_bytes": .number(Double(model.sizeBytes)),
                 "max_context_length": optional(model.maxContextLength),
                 "loaded_instances": .array(model.loadedInstances.map { instance in
-                    .object(["id": .string(instance.id), "context_length": optional(instance.config.contextLength)])
+                    .object(["id": .string(instance.id), "context_length": optional(instance.config.contextLength),
+                             "config": configJSON(instance.config)])
                 }),
                 "capabilities": .object([
                     "vision": .bool(model.capabilities?.vision ?? false),
                     "tools": .bool(model.capabilities?.trainedForToolUse ?? false),
                     "reasoning": model.capabilities?.reasoning.map { .array($0.allowedOptions.map(JSONValue.string)) } ?? .null,
+                    "reasoning_default": optional(model.capabilities?.reasoning?.default),
                 ]),
+                "description": optional(model.description),
+                "variants": model.variants.map { .array($0.map(JSONValue.string)) } ?? .null,
+                "selected_variant": optional(model.selectedVariant),
             ])
         }
         return JSONValue.array(objects).jsonString + "\n"

@@ -9,7 +9,8 @@ import TerminalMarkdown
 @ReplActor enum ModelSwitch {
     /// Makes `reference` the conversation's model under the load policy (`previous`: see `ChatSession.selectModel`),
     /// printing unloads and the load.
-    static func choose(_ reference: String, replacing previous: String? = nil, repl: ReplSession) async throws {
+    static func choose(_ reference: String, replacing previous: String? = nil, repl: ReplSession,
+                       options: LoadOptions = LoadOptions()) async throws {
         let output = repl.output
         let errors = repl.context.errors
         // The loading line is erased once loaded: only where a line can be rewritten (not in line mode).
@@ -17,7 +18,7 @@ import TerminalMarkdown
         let selection: ModelSelection
         do {
             selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel,
-                                                        replacing: previous) { step in
+                                                        replacing: previous, options: options) { step in
                 switch step {
                 case .unloaded(let instance):
                     output.line("Unloaded \(UntrustedText.sanitize(instance)).")
@@ -39,11 +40,11 @@ import TerminalMarkdown
     }
 
     /// Loads `key` with the conversation's (else the configured) context length, showing elapsed time.
-    static func load(_ key: String, repl: ReplSession) async throws {
+    static func load(_ key: String, repl: ReplSession, options: LoadOptions = LoadOptions()) async throws {
         let chat = repl.chat
         let id = repl.conversationId
         let reply = try await LoadProgress(model: key, stream: repl.context.errors, environment: repl.context.environment).around {
-            try await chat.loadModel(key, conversationId: id)
+            try await chat.loadModel(key, conversationId: id, options: options)
         }
         await repl.refreshModels()
         repl.output.line(loadedLine(reply))
@@ -107,8 +108,7 @@ import TerminalMarkdown
 
     /// `Loaded KEY as INSTANCE in 1.2 s.`
     private nonisolated static func loadedLine(_ reply: LoadResponse) -> String {
-        let seconds = reply.loadTimeSeconds.map { String(format: " in %.1f s", $0) } ?? ""
-        return "Loaded \(UntrustedText.sanitize(reply.instanceId))\(seconds)."
+        LoadOptionArguments.loadedLine(reply)
     }
 }
 

@@ -44,24 +44,26 @@ enum ReplCommands {
             repl.output.send(ModelListing.table(models, width: repl.terminalWidth))
         },
         SlashCommand("model", "[KEY|N]", "Use model KEY (or row N of the list) for this conversation, loading it and unloading the previous one; without KEY, pick from a numbered list.",
-                     argument: .modelKey) { arguments, repl in
+                     options: LoadOptionArguments.options, argument: .modelKey) { arguments, repl in
             guard arguments.positionals.count <= 1 else { throw UsageError("name one model; /models lists them") }
+            let options = try LoadOptionArguments.parse(arguments)
             guard let key = arguments.positionals.first else {
-                if let picked = try await ModelSwitch.pick(repl: repl) { try await ModelSwitch.choose(picked, repl: repl) }
+                if let picked = try await ModelSwitch.pick(repl: repl) { try await ModelSwitch.choose(picked, repl: repl, options: options) }
                 return
             }
             // A number is a row of the picker's list: model keys are never plain numbers.
             var chosen = key
             if let number = Int(key) { chosen = try await ModelSwitch.numbered(number, repl: repl) }
-            try await ModelSwitch.choose(chosen, repl: repl)
+            try await ModelSwitch.choose(chosen, repl: repl, options: options)
         },
-        SlashCommand("load", "[KEY]", "Load a model (default: this conversation's).", argument: .modelKey) { arguments, repl in
+        SlashCommand("load", "[KEY]", "Load a model (default: this conversation's).",
+                     options: LoadOptionArguments.options, argument: .modelKey) { arguments, repl in
             guard arguments.positionals.count <= 1 else { throw UsageError("name at most one model") }
             let current = await repl.effectiveModel()?.key
             guard let key = arguments.positionals.first ?? current else {
                 throw UsageError("this conversation has no model yet; name one")
             }
-            try await ModelSwitch.load(key, repl: repl)
+            try await ModelSwitch.load(key, repl: repl, options: try LoadOptionArguments.parse(arguments))
         },
         SlashCommand("unload", "[INSTANCE…]", "Unload model instances (default: this conversation's model).",
                      argument: .instance) { arguments, repl in
@@ -247,6 +249,7 @@ enum ReplCommands {
                              + (statistics.reasoningOutputTokens.map { " (\($0) reasoning)" } ?? ""))
                 if let rate = statistics.tokensPerSecond { lines.append(String(format: "%.1f tokens/s", rate)) }
                 if let first = statistics.timeToFirstTokenSeconds { lines.append(String(format: "first token after %.2f s", first)) }
+                if let load = statistics.modelLoadTimeSeconds { lines.append(String(format: "model loaded for this reply in %.2f s", load)) }
             }
             repl.output.line(lines.joined(separator: "\n"))
         },

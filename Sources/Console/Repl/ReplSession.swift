@@ -194,7 +194,7 @@ import TerminalMarkdown
         guard editor != nil else { return "" }
         let conversation = await currentConversation()
         let effective = effectiveModel(conversation: conversation)
-        completions.update(reasoningOptions: effective?.model?.capabilities?.reasoning?.allowedOptions ?? [])
+        completions.update(reasoningOptions: effective?.model?.reasoningOptions(in: serverModels ?? []) ?? [])
         var parts: [String] = []
         if let effective {
             parts.append("\(UntrustedText.sanitize(effective.reference)) (\(effective.state.rawValue))")
@@ -399,9 +399,16 @@ import TerminalMarkdown
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let error as ChatError where error.offersFreshContext {
             context.warn(error.description)
-            if await confirm("Continue with a fresh server context?") {
+            let recap = (try? await chat.recapEstimate(conversationId: id, excludingLastTurn: true)).flatMap { $0.isEmpty ? nil : $0 }
+            let question = "Continue with a fresh server context? y: empty"
+                + (recap.map { ", r: with a recap of the earlier turns (\(UntrustedText.sanitize($0.summary)))" } ?? "")
+                + ", N: not now [y\(recap == nil ? "" : "/r")/N] "
+            guard case .line(let answer) = await readLine(prompt: question, draft: "") else { return nil }
+            let choice = answer.trimmingCharacters(in: .whitespaces).lowercased()
+            let withRecap = recap != nil && ["r", "recap"].contains(choice)
+            if withRecap || ["y", "yes"].contains(choice) {
                 return await stream(conversationId: id, modelName: modelName) { chat, display in
-                    try await chat.regenerate(in: id, freshContext: true) { await display.show($0) }
+                    try await chat.regenerate(in: id, freshContext: true, recap: withRecap) { await display.show($0) }
                 }
             }
         } catch {

@@ -12,11 +12,13 @@ public struct ReplyStatistics: Equatable, Sendable, Codable {
     public var tokensPerSecond: Double?
     /// Seconds until the first token arrived.
     public var timeToFirstTokenSeconds: Double?
+    /// Seconds the server spent loading the model for this reply; nil when it was already loaded.
+    public var modelLoadTimeSeconds: Double?
 
     /// Creates a value from its fields.
     public init(
         messageId: String, inputTokens: Int? = nil, totalOutputTokens: Int? = nil, reasoningOutputTokens: Int? = nil,
-        tokensPerSecond: Double? = nil, timeToFirstTokenSeconds: Double? = nil
+        tokensPerSecond: Double? = nil, timeToFirstTokenSeconds: Double? = nil, modelLoadTimeSeconds: Double? = nil
     ) {
         self.messageId = messageId
         self.inputTokens = inputTokens
@@ -24,5 +26,6 @@ public struct ReplyStatistics: Equatable, Sendable, Codable {
         self.reasoningOutputTokens = reasoningOutputTokens
         self.tokensPerSecond = tokensPerSecond
         self.timeToFirstTokenSeconds = timeToFirstTokenSeconds
+        self.modelLoadTimeSeconds = modelLoadTimeSeconds
     }
 }

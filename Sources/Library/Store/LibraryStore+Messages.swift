@@ -234,14 +234,14 @@ extension LibraryStore {
             """
             SELECT id, json_extract(stats, '$.input_tokens'), json_extract(stats, '$.total_output_tokens'),
                 json_extract(stats, '$.reasoning_output_tokens'), json_extract(stats, '$.tokens_per_second'),
-                json_extract(stats, '$.time_to_first_token_seconds')
+                json_extract(stats, '$.time_to_first_token_seconds'), json_extract(stats, '$.model_load_time_seconds')
             FROM messages WHERE conversation_id = ? AND on_branch AND stats IS NOT NULL ORDER BY position DESC LIMIT 1
             """, [.text(conversationId)]
         ) { row in
             ReplyStatistics(
                 messageId: row.string(0), inputTokens: row.optionalInt(1), totalOutputTokens: row.optionalInt(2),
                 reasoningOutputTokens: row.optionalInt(3), tokensPerSecond: row.isNull(4) ? nil : row.double(4),
-                timeToFirstTokenSeconds: row.isNull(5) ? nil : row.double(5))
+                timeToFirstTokenSeconds: row.isNull(5) ? nil : row.double(5), modelLoadTimeSeconds: row.isNull(6) ? nil : row.double(6))
         }
     }
 

@@ -1,0 +1,38 @@
+import Foundation
+import LMStudio
+import TerminalMarkdown
+
+/// The load options (`load.md`) as `llmster load`, `/load` and `/model` take them.
+enum LoadOptionArguments {
+    /// `--context-length`, `--eval-batch-size`, `--flash-attention`, `--num-experts`, `--offload-kv-cache-to-gpu`.
+    static let options: [ArgumentParser.Option] = [
+        .init(["context-length"], value: "N", help: "context length to load with (default: the conversation's or config's context_length, else the server's)"),
+        .init(["eval-batch-size"], value: "N", help: "tokens evaluated per batch (llama.cpp engine)"),
+        .init(["flash-attention"], value: "on|off", choices: ["on", "off"], help: "flash attention (llama.cpp engine)"),
+        .init(["num-experts"], value: "N", help: "experts to use, for mixture-of-experts models (llama.cpp engine)"),
+        .init(["offload-kv-cache-to-gpu"], value: "on|off", choices: ["on", "off"], help: "keep the KV cache in GPU memory (llama.cpp engine)"),
+    ]
+
+    /// The options given in `arguments`; unset ones stay nil (the server's defaults).
+    static func parse(_ arguments: ArgumentParser.Parsed) throws -> LoadOptions {
+        func count(_ name: String) throws -> Int? {
+            guard let text = arguments.value(name) else { return nil }
+            guard let value = Int(text), value > 0 else { throw UsageError("--\(name) must be a positive number, not '\(text)'") }
+            return value
+        }
+        func flag(_ name: String) -> Bool? {
+            arguments.value(name).map { $0 == "on" }
+        }
+        return LoadOptions(contextLength: try count("context-length"), evalBatchSize: try count("eval-batch-size"),
+                           flashAttention: flag("flash-attention"), numExperts: try count("num-experts"),
+                           offloadKVCacheToGPU: flag("offload-kv-cache-to-gpu"))
+    }
+
+    /// "Loaded KEY as ID in 1.2 s: context 8,192 · batch 512 · flash attention · KV cache on GPU", from the server's answer.
+    static func loadedLine(_ reply: LoadResponse, model: String? = nil) -> String {
+        let seconds = reply.loadTimeSeconds.map { String(format: " in %.1f s", $0) } ?? ""
+        let named = model.map { UntrustedText.sanitize($0) + " as " } ?? ""
+        let config = reply.loadConfig.map(ModelListing.configSummary).flatMap { $0.isEmpty ? nil : ": " + $0 } ?? ""
+        return "Loaded \(named)\(UntrustedText.sanitize(reply.instanceId))\(seconds)\(config)."
+    }
+}
