@@ -8,6 +8,7 @@ SWIFT    ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 
 # Release builds link the Swift runtime in, so the binary (and the packages made from it) need no Swift.
+# One product at a time: the test-support library cannot build against the static runtime.
 RELEASE  = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/Console/CLI/App.swift)
 TARBALL  = dist/llmster-$(VERSION)-linux-$(shell uname -m).tar.gz
@@ -44,7 +45,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(RELEASE)
+	$(RELEASE) --product llmster
 
 # Starts llmster against $(SERVER); when no LM Studio answers there, against the built-in simulator.
 run: release
@@ -77,12 +78,12 @@ editor-tests: test-deps
 
 # The .deb and the tarball, checked as a user gets them: contents, Depends against ldd, lintian, and the
 # extracted llmster (no Swift anywhere) against the simulator, from the shell, Emacs and Neovim.
-package-test: dist
+package-test: test-deps build dist
 	contrib/debian/test-package $(DEB) $(TARBALL) $$($(SWIFT) build --show-bin-path)
 
 # Start-up of the packaged binary beside the release build, then the other sections.
 bench: dist
-	$(RELEASE)
+	$(RELEASE) --product lmstudio-sim && $(RELEASE) --product llmster-bench
 	LLMSTER_PACKAGED=.build/package/debian/llmster/usr/bin/llmster .build/release/llmster-bench
 
 # The installed tree in $(STAGE)$(PREFIX), from the release build, and the list of its files
