@@ -88,7 +88,8 @@ bench: dist
 
 # The installed tree in $(STAGE)$(PREFIX), from the release build, and the list of its files
 # (share/llmster/installed-files): the one description of what goes where, from which install,
-# uninstall, the tarball and the .deb are made.
+# uninstall, the tarball and the .deb are made. The plugin's doc/tags, unless shipped, is made with nvim
+# (`make dist` installs it; without it `make install` leaves :helptags to the user).
 STAGE ?= .build/package/install
 ROOT   = $(abspath $(STAGE))$(PREFIX)
 ZSH_COMPLETIONS = share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
@@ -105,7 +106,8 @@ stage:
 	cd share && find . -path ./completions -prune -o -type f -exec install -D -m 0644 {} $(ROOT)/share/llmster/{} \;
 	for file in contrib/emacs/*.el; do install -D -m 0644 $$file $(ROOT)/share/emacs/site-lisp/llmster/$${file##*/} || exit 1; done
 	cd contrib/nvim && find . -path ./test -prune -o -type f -exec install -D -m 0644 {} $(ROOT)/$(NVIM_PLUGIN)/{} \;
-	test -f $(ROOT)/$(NVIM_PLUGIN)/doc/tags || nvim --headless -u NONE -i NONE -c 'helptags $(ROOT)/$(NVIM_PLUGIN)/doc' -c q
+	test -f $(ROOT)/$(NVIM_PLUGIN)/doc/tags || ! command -v nvim >/dev/null || \
+	  nvim --headless -u NONE -i NONE -c 'helptags $(ROOT)/$(NVIM_PLUGIN)/doc' -c q
 	mkdir -p $(ROOT)/share/doc/llmster && { cat contrib/debian/copyright; echo; echo 'License: MIT'; \
 	  sed -n '/^Permission/,$$p' LICENSE | sed 's/^$$/./; s/^/ /'; } > $(ROOT)/share/doc/llmster/copyright
 	cd $(ROOT) && files=$$(find . -type f -printf '%P\n') && \
