@@ -20,8 +20,9 @@ export SOURCE_DATE_EPOCH
 
 BUILD_PACKAGES = pkg-config libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                  libreadline-dev libsqlite3-dev libsodium-dev libpocketsphinx-dev libsource-highlight-dev
-TEST_PACKAGES  = emacs-nox elpa-markdown-mode neovim sqlite3 pocketsphinx-en-us espeak-ng sox alsa-utils zsh fish lintian
+TEST_PACKAGES  = emacs-nox elpa-markdown-mode neovim sqlite3 pocketsphinx-en-us espeak-ng sox alsa-utils zsh fish
 DIST_PACKAGES  = dpkg-dev binutils neovim
+PACKAGE_TEST_PACKAGES = lintian
 
 # Installs the Debian packages named in $(1) that dpkg does not already have.
 define ensure_packages
@@ -79,6 +80,7 @@ editor-tests: test-deps
 # The .deb and the tarball, checked as a user gets them: contents, Depends against ldd, lintian, and the
 # extracted llmster (no Swift anywhere) against the simulator, from the shell, Emacs and Neovim.
 package-test: test-deps build dist
+	$(call ensure_packages,$(PACKAGE_TEST_PACKAGES))
 	contrib/debian/test-package $(DEB) $(TARBALL) $$($(SWIFT) build --show-bin-path)
 
 # Start-up of the packaged binary beside the release build, then the other sections.
