@@ -19,7 +19,7 @@ let package = Package(
         systemLibrary("CReadline", pkgConfig: "readline", apt: ["libreadline-dev"]),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: ["libsodium-dev"]),
-        systemLibrary("CPocketSphinx", pkgConfig: "pocketsphinx", apt: ["libpocketsphinx-dev"]),
+        .systemLibrary(name: "CPocketSphinx"),  // shim.h opens libpocketsphinx with dlopen (start-up cost)
 
         .target(name: "CSourceHighlight", linkerSettings: [.linkedLibrary("source-highlight"), .linkedLibrary("boost_regex")]),
         .systemLibrary(name: "CSystem"),

@@ -24,6 +24,9 @@ public final class VoiceConversation: Sendable {
         self.options = options
         let model = PocketSphinxModel(language: options.language, environment: options.environment)
         var missing: [String] = []
+        if !PocketSphinxRecognizer.engineInstalled {
+            missing.append("the pocketsphinx library is not installed; install it with `sudo apt-get install libpocketsphinx3`")
+        }
         if !model.missingFiles.isEmpty {
             missing.append("the pocketsphinx model for \(options.language) is not installed (missing \(model.missingFiles.joined(separator: ", ")));"
                 + " install it with `sudo apt-get install pocketsphinx-\(options.language)`, or set LLMSTER_POCKETSPHINX_MODEL to its directory")
