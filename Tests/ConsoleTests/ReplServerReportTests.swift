@@ -8,6 +8,10 @@ import TestSupport
     @Test func aReplyThatLoadedTheModelSaysHowLongTheLoadTook() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start(["-m", "acme/toolsmith-12b"])
+        // The REPL loads a conversation's model itself before a message; unloaded behind its back (here by another
+        // process), the server loads it just in time for the reply.
+        #expect(try terminal.enter("echo:first").contains("Loaded acme/toolsmith-12b"))
+        #expect(try repl.runBounded(["unload", "acme/toolsmith-12b"]).status == 0)
         let answered = try terminal.enter("echo:loaded just in time")
         #expect(answered.contains("model load 1.3 s"), "the stats line: \(answered)")
         let stats = try terminal.enter("/stats")

@@ -148,12 +148,13 @@ public enum App {
         return await Repl.run(context: context, chat: session, model: model)
     }
 
-    /// The client's name and version, told apart from LM Studio's headless daemon (also named `llmster`), then the
-    /// LM Studio at the configured server when it answers its greeting within a fraction of a second.
+    /// The client's name and version, told apart from LM Studio's headless daemon (also named `llmster`); on a
+    /// terminal also the LM Studio at the configured server when it answers its greeting within a fraction of a
+    /// second. Piped (scripts, editors checking the binary) nothing is asked of the server, so it stays instant.
     private static func printVersion(global: ArgumentParser.Parsed, environment: [String: String]) async {
         let output = StandardStream.output
         output.line("llmster-client \(version) — a terminal client for LM Studio, not LM Studio's own headless daemon (`lms daemon up`, also named llmster)")
-        guard !global.has("demo"), let context = try? makeContext(global: global, environment: environment, startDemo: { "" }) else { return }
+        guard output.isTerminal, !global.has("demo"), let context = try? makeContext(global: global, environment: environment, startDemo: { "" }) else { return }
         let client = LMStudioClient(server: context.server, token: nil, transport: CurlTransport(),
                                     timeouts: HTTPTimeouts(connect: 0.3, idle: 0.5), userAgent: CommandContext.userAgent)
         let server = UntrustedText.sanitize(ServerURL.redactingPasswords(in: context.server))
