@@ -207,6 +207,11 @@ public struct ReplyAccumulator: Sendable {
             return
         }
         let reasoningStarts = apply(reasoningPlan, reasoning: true)
+        // Fewer calls than streamed, or others in their place, lose what streamed as surely as a rewritten text.
+        if calls.count < state.toolCalls.count
+            || zip(state.toolCalls, calls).contains(where: { $0.name != $1.name || ($0.arguments != nil && $0.arguments != $1.arguments) }) {
+            state.isRewritten = true
+        }
         for (index, call) in calls.enumerated() where index >= state.toolCalls.count || state.toolCalls[index] != call {
             updates.append(.toolCallChanged(index: index, call))
         }

@@ -117,11 +117,19 @@ private extension ChatEventDecoder {
         } else if case let DecodingError.dataCorrupted(context) = error {
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             detail = underlying ?? context.debugDescription
+            if let field = fieldPath(context.codingPath) { detail = "field \(field): " + detail }
         }
         let words = LMStudioError.sanitized(detail, limit: 160)
         guard let name else { return "an event could not be read (\(words))" }
         let event = String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.properties.isAlphabetic || $0 == "." || $0 == "_" }.prefix(40)))
         return "a \(event) event could not be read (\(words))"
+    }
+
+    /// The dotted JSON path of a field (`result.stats.input_tokens`, array items as `[2]`); nil at the top.
+    static func fieldPath(_ path: [any CodingKey]) -> String? {
+        guard !path.isEmpty else { return nil }
+        let named = path.map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue.filter { $0.isLetter || $0.isNumber || $0 == "_" } }
+        return named.reduce("") { path, name in path.isEmpty || name.hasPrefix("[") ? path + name : path + "." + name }
     }
 }
 

@@ -72,7 +72,7 @@ enum AskCommand {
         }
         var images: [ImageInput] = []
         for path in arguments.all("image") {
-            do { images.append(try ImageInput.load(path: path)) } catch { throw UsageError(error.description) }
+            do { images.append(try ImageInput.load(path: path)) } catch { throw UsageError("\(error)") }
         }
 
         var context = context
@@ -150,7 +150,7 @@ enum AskCommand {
             return try await session.openConversation(try reference(arguments), overrides: overrides)
         } catch let error as ChatError {
             switch error {
-            case .unknownIntegration, .unknownPreset: throw UsageError(error.description)
+            case .unknownIntegration, .unknownPreset: throw UsageError("\(error)")
             default: throw error
             }
         }

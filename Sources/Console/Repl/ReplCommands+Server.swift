@@ -87,7 +87,7 @@ extension ReplCommands {
             }
             let name = words[1]
             guard configured[name] != nil else {
-                throw UsageError("no integration named '\(name)'; configured: " + configured.keys.sorted().joined(separator: ", "))
+                throw UsageError("no integration named '\(name)'; configured: \(configured.keys.sorted().joined(separator: ", "))")
             }
             let id = try await repl.ensureConversation()
             var names = await repl.currentConversation()?.settings.integrations ?? []

@@ -183,6 +183,11 @@ enum Schema {
         );
         CREATE INDEX reply_pieces_by_message ON reply_pieces(message_id, seq);
         """,
+        // 8: a reply whose final event rewrote, shortened or dropped what streamed names the alternative that keeps
+        // the streamed version (see `LibraryStore.keepStreamedVersion(of:)`).
+        """
+        ALTER TABLE messages ADD COLUMN streamed_version_id TEXT;
+        """,
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.
