@@ -47,6 +47,8 @@ struct Faults: Sendable, Equatable {
     var afterEnd = false
     /// Answer `POST /api/v1/chat` with HTTP 200 and an HTML page, as a web server or captive portal would.
     var html = false
+    /// The hostile `chat.end` directives (`final-drop`, `overflow-stats`).
+    var hostile = HostileScenarios()
 
     /// How the `bad-event` delta is malformed.
     enum BadEvent: String {
@@ -112,7 +114,7 @@ struct Faults: Sendable, Equatable {
             badEvent = kind
         case "after-end": afterEnd = try flag()
         case "html": html = try flag()
-        default: throw .invalidDirective(token)
+        default: guard hostile.apply(name: name, value: value) else { throw .invalidDirective(token) }
         }
     }
 

@@ -14,6 +14,8 @@ public struct SimulatorOptions: Sendable {
     ///
     /// Instances from `/api/v1/models/load` and `loadedAtStart` are never evicted.
     public var autoEvict: Bool
+    /// Adds a model whose key, name and description carry terminal control sequences (`HostileScenarios`).
+    public var hostileModels = false
 
     /// Options with the defaults of a plain LM Studio 0.4 with `acme/tiny-1b` loaded.
     public init(

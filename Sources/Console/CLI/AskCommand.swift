@@ -125,6 +125,10 @@ enum AskCommand {
             context.errors.line("To resend your message with a fresh server context: llmster ask --chat \(conversationId.prefix(8)) --fresh-context")
             return ExitCode.failure
         }
+        if outcome.streamedVersionId != nil {
+            context.warn("the server's final reply replaced what streamed; the streamed version is kept as an alternative "
+                         + "(llmster show \(conversationId.prefix(8)) --alternatives)")
+        }
         switch outcome.status {
         case .complete:
             return ExitCode.success

@@ -164,7 +164,11 @@ enum Transcript {
                     }
                 }
                 if message.text.isEmpty { parts.append("*(no answer text)*") }
-                if message.isRewritten { parts.append("*(rewritten: the server's final text replaced what streamed)*") }
+                if message.isRewritten {
+                    let kept = message.streamedVersionId.flatMap { id in siblings.firstIndex { $0.id == id } }
+                        .map { "; the streamed version is kept as alternative \($0 + 1) of \(siblings.count) (`--alternatives` shows it)" } ?? ""
+                    parts.append("*(rewritten: the server's final text replaced what streamed\(kept))*")
+                }
                 switch message.status {
                 case .incomplete: parts.append("**⚠ incomplete**" + (message.error.map { " — " + $0 } ?? ""))
                 case .error: parts.append("**⚠ error**" + (message.error.map { " — " + $0 } ?? ""))

@@ -345,6 +345,9 @@ import TerminalMarkdown
                 return SignalTrap.exitStatus(for: signal)
             }
             if saved.status != .complete, let message = saved.errorMessage { context.warn(message) }
+            if saved.streamedVersionId != nil {
+                context.errors.wrappedLine("The server's final reply replaced what streamed; the streamed version is kept as an alternative (/alt lists it).", indent: 2)
+            }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let error as ChatError where error.offersFreshContext {
             context.warn(error.description)
