@@ -144,7 +144,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
                             kind: "already_imported", details: ["conversationId": .string(conversationId)])
         case .io, .keyDerivationFailed:
             return RPCError(code: storageCode, message: error.description, kind: "storage")
-        case .notAnArchive, .unsupportedVersion, .wrongPasswordOrDamaged, .truncated, .damaged, .tooLarge, .invalid:
+        case .notAnArchive, .unsupportedVersion, .wrongPasswordOrDamaged, .truncated, .damaged, .tooLarge, .invalid, .keyDerivationTooCostly:
             return RPCError(code: invalidArchiveCode, message: error.description, kind: "invalid_archive")
         }
     }

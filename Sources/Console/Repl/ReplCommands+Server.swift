@@ -48,7 +48,8 @@ extension ReplCommands {
             guard await repl.confirm("Replace the whole library with \(UntrustedText.sanitize(path))?") else { return }
             let context = repl.context
             try await repl.chat.reopenLibrary { _ in
-                try Transfer.restore(from: path, confirmed: true, passwordFile: nil, context: context)
+                try Transfer.restore(from: path, confirmed: true, passwordFile: nil,
+                                     maximumKeyDerivationMemory: context.configuration.maxKeyDerivationMemory, context: context)
             }
             await repl.switchTo(nil)
         },
