@@ -183,3 +183,30 @@ extension HostileServerTests {
         #expect(try cli.run(["restore", backup, "--yes"]).status == 0, "once the editor quit, the restore goes ahead")
     }
 }
+
+extension HostileServerTests {
+    /// An encrypted backup whose header asks for a costly key derivation: the cost is stated before the password is
+    /// used, and a ceiling refuses it before anything is derived.
+    @Test func restoreStatesTheKeyDerivationCostAndACeilingRefusesACostlierOne() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url, environment: ["LLMSTER_BACKUP_PASSWORD": "correct horse"])
+        try #require(try cli.run(["ask", "echo:keep me"]).status == 0)
+        let backup = cli.sandbox.root + "/costly.backup"
+        try LibraryBackup.write(libraryPath: cli.sandbox.libraryPath, to: backup, password: Array("correct horse".utf8), limits: .interactive)
+
+        let refused = try cli.run(["restore", backup, "--yes", "--max-kdf-memory", "32M"])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.errors.contains("asks for 64 MiB of memory"), "\(refused)")
+        #expect(refused.errors.contains("above the ceiling of 32 MiB"), "\(refused)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: (cli.sandbox.libraryPath as NSString).deletingLastPathComponent)
+        #expect(!files.contains { $0.contains("restoring") }, "nothing was built: \(files)")
+
+        try cli.sandbox.write("max_kdf_memory = 16M\n", to: "config/llmster/config")
+        let configured = try cli.run(["restore", backup, "--yes"])
+        #expect(configured.status == 1 && configured.errors.contains("above the ceiling of 16 MiB"), "\(configured)")
+
+        let restored = try cli.run(["restore", backup, "--yes", "--max-kdf-memory", "1G"])
+        #expect(restored.status == 0, "\(restored)")
+        #expect(restored.errors.contains("Deriving this backup's key takes 64 MiB of memory, 2 passes (Argon2id)"), "\(restored)")
+    }
+}
