@@ -12,10 +12,14 @@ import TestSupport
     @Test func slashCommandsNamingAModelPrintItsControlSequencesInert() throws {
         var options = SimulatorOptions()
         options.hostileModels = true
-        let repl = try ReplHarness(options)
+        let repl = try ReplHarness(options, environment: ["PAGER": "cat"])
+        let title = "Clip \u{1B}]52;c;cHduZWQ=\u{07} title \u{1B}[?1049h \u{9B}31m \u{202E}rtl"
+        let made = try repl.runBounded(["ask", "-m", HostileScenarios.modelKey, "--folder", "Folder\u{1B}[5m\u{85}", title + "\necho:hi"])
+        try #require(made.status == 0, "\(made)")
         let terminal = try repl.start(width: 240)
         var shown: [String: String] = [:]
-        for command in ["/model evil/", "/load evil/", "/models", "/ps", "/model evil/not-there"] {
+        for command in ["/model evil/", "/load evil/", "/models", "/ps", "/model evil/not-there", "/chats", "/folder", "/search Clip",
+                        "/open Clip", "/show", "/alt", "/stats", "/unload evil/", "/open no such chat"] {
             let start = terminal.rawOutput.unicodeScalars.count
             try terminal.enter(command)
             shown[command] = String(String.UnicodeScalarView(terminal.rawOutput.unicodeScalars.dropFirst(start)))
@@ -27,5 +31,6 @@ import TestSupport
         }
         #expect(shown["/model evil/"]?.contains("did you mean evil/␛]52;c;cHduZWQ=␇") == true, "\(shown["/model evil/"] ?? "")")
         #expect(shown["/models"]?.contains("evil/␛]52") == true, "the model is listed, inert: \(shown["/models"] ?? "")")
+        #expect(shown["/chats"]?.contains("Clip ␛]52;c;cHduZWQ=␇") == true, "the title is listed, inert: \(shown["/chats"] ?? "")")
     }
 }
