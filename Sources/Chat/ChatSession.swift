@@ -216,7 +216,7 @@ public actor ChatSession {
         var savedBeforeEnd: SavedLength?
         do {
             for try await event in events {
-                if case .chatEnd = event, savedBeforeEnd == nil {
+                if case .chatEnd(let result) = event, savedBeforeEnd == nil, await !coalescer.keepsStreamed(result) {
                     savedBeforeEnd = await saveStreamedVersion(of: coalescer, messageId: reply.id, saver: saver)
                 }
                 await coalescer.apply(event)
@@ -257,8 +257,8 @@ public actor ChatSession {
                           streamedVersionId: streamedVersionId)
     }
 
-    /// Stops the periodic saves and saves everything that streamed, before `chat.end` is applied: the final event may
-    /// replace what streamed, and the library then holds the streamed version whole to keep as an alternative.
+    /// Stops the periodic saves and saves everything that streamed, before a `chat.end` that replaces some of it is
+    /// applied: the library then holds the streamed version whole to keep as an alternative.
     private func saveStreamedVersion(of coalescer: DisplayCoalescer, messageId: String, saver: Task<SavedLength, Never>) async -> SavedLength {
         saver.cancel()
         return savePartial(await coalescer.state, messageId: messageId, after: await saver.value)

@@ -212,7 +212,7 @@ public enum Transfer {
         var table = TextTable(columns: [.init("BACKUP", priority: 0), .init(UntrustedText.sanitize(path), minimumWidth: 12, priority: 1)])
         for (label, value) in [
             ("size", byteCount(prepared.archiveSize) + (password == nil ? ", not encrypted" : ", encrypted")),
-            ("key derivation", derivation?.summary ?? "none"),
+            ("key cost", derivation?.summary ?? "none (not encrypted)"),
             ("folders", "\(statistics.folders)"), ("conversations", "\(statistics.conversations)"),
             ("messages", "\(statistics.messages)"),
             ("attachments", "\(statistics.attachments) (\(byteCount(statistics.attachmentBytes)))"),
