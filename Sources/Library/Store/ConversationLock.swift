@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SystemSupport
 
 /// The advisory lock of one conversation while a reply to it is written, beside the library's own lock
@@ -11,12 +12,17 @@ public final class ConversationLock {
     private let path: String
     private let descriptor: Int32
 
+    /// The lock files this process holds, so a refusal can say the writer is this process rather than another.
+    private static let heldHere = Mutex<Set<String>>([])
+
     private init(path: String, descriptor: Int32) {
         self.path = path
         self.descriptor = descriptor
+        Self.heldHere.withLock { _ = $0.insert(path) }
     }
 
     deinit {
+        Self.heldHere.withLock { _ = $0.remove(path) }
         // Removed while still locked, so no other writer can hold the removed file as if it were current.
         unlink(path)
         close(descriptor)
@@ -40,7 +46,9 @@ public final class ConversationLock {
             repeat { result = flock(descriptor, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
             guard result == 0 else {
                 close(descriptor)
-                throw LibraryError.conversationInUse(conversationId: conversationId, holders: LibraryLock.holders(inode: UInt64(held.st_ino)))
+                let here = heldHere.withLock { $0.contains(path) }
+                throw LibraryError.conversationInUse(conversationId: conversationId, inThisProcess: here,
+                                                     holders: here ? [] : LibraryLock.holders(inode: UInt64(held.st_ino)))
             }
             var current = stat()
             if stat(path, &current) == 0, current.st_ino == held.st_ino, current.st_dev == held.st_dev {
