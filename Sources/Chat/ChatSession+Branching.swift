@@ -13,6 +13,8 @@ extension ChatSession {
     public func regenerate(in conversationId: String, freshContext: Bool = false, recap: Bool = false,
                            display: @escaping ReplyObserver,
                            replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
+        let writing = try writerLock(conversationId)
+        defer { withExtendedLifetime(writing) {} }
         let last = try lastTurn(in: conversationId)
         if let reply = last.reply {
             try storage {
@@ -46,6 +48,8 @@ extension ChatSession {
     public func edit(in conversationId: String, text: String, freshContext: Bool = false, recap: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
+        let writing = try writerLock(conversationId)
+        defer { withExtendedLifetime(writing) {} }
         let last = try lastTurn(in: conversationId)
         try storage {
             try withLibrary { library in
@@ -55,8 +59,8 @@ extension ChatSession {
                 }
             }
         }
-        return try await send(Turn(text: text, images: last.images), in: conversationId, freshContext: freshContext,
-                              recap: recap, display: display, replyCreated: replyCreated)
+        return try await sendAsWriter(Turn(text: text, images: last.images), in: conversationId, freshContext: freshContext,
+                                      recap: recap, discardingNewConversation: false, display: display, replyCreated: replyCreated)
     }
 
     /// The alternatives of `messageId`, or of the conversation's last message when nil, oldest first.

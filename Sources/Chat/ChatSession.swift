@@ -87,6 +87,15 @@ public actor ChatSession {
                      discardingNewConversation: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
+        let writing = try writerLock(conversationId)
+        defer { withExtendedLifetime(writing) {} }
+        return try await sendAsWriter(turn, in: conversationId, freshContext: freshContext, recap: recap,
+                                      discardingNewConversation: discardingNewConversation, display: display, replyCreated: replyCreated)
+    }
+
+    /// `send`, by the conversation's writer (``writerLock(_:)`` is held).
+    func sendAsWriter(_ turn: Turn, in conversationId: String, freshContext: Bool, recap: Bool, discardingNewConversation: Bool,
+                      display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         do {
             let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
             let recapped = freshContext && recap
@@ -215,9 +224,13 @@ public actor ChatSession {
             }
             return saved
         }
-        var ending = ReplyEnding.interrupted("The stream ended before the reply was complete.")
+        var ending = ReplyEnding.interrupted(Self.endedEarly)
+        var savedBeforeEnd: SavedLength?
         do {
             for try await event in events {
+                if case .chatEnd(let result) = event, savedBeforeEnd == nil, await !coalescer.keepsStreamed(result) {
+                    savedBeforeEnd = await saveStreamedVersion(of: coalescer, messageId: reply.id, saver: saver)
+                }
                 await coalescer.apply(event)
                 if case .chatEnd = event { ending = .completed }
             }
@@ -229,7 +242,7 @@ public actor ChatSession {
             ending = .interrupted(String(describing: error))
         }
         saver.cancel()
-        let saved = await saver.value
+        let saved = if let savedBeforeEnd { savedBeforeEnd } else { await saver.value }
         if Task.isCancelled, ending != .completed { ending = .cancelled }
         // The presenter still hands on every update of a cancelled reply, but in a cancelled task, so a display may
         // skip drawing the backlog (the text is saved) and the prompt comes back at once.
@@ -238,8 +251,11 @@ public actor ChatSession {
         let (status, message) = Self.status(of: state, ending: ending)
         await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
         await presenter.value
+        var streamedVersionId: String?
         do {
             try storage {
+                // What streamed is saved (`saveStreamedVersion`): a final event that changed it leaves it as an alternative.
+                if state.isRewritten { streamedVersionId = try library.keepStreamedVersion(of: reply.id) }
                 try saveFinal(state, messageId: reply.id, after: saved, status: status, error: message)
                 if let responseId = state.responseId {
                     try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
@@ -249,7 +265,15 @@ public actor ChatSession {
             guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id, after: saved) else { throw error }
             return SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
         }
-        return SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message)
+        return SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message,
+                          streamedVersionId: streamedVersionId)
+    }
+
+    /// Stops the periodic saves and saves everything that streamed, before a `chat.end` that replaces some of it is
+    /// applied: the library then holds the streamed version whole to keep as an alternative.
+    private func saveStreamedVersion(of coalescer: DisplayCoalescer, messageId: String, saver: Task<SavedLength, Never>) async -> SavedLength {
+        saver.cancel()
+        return savePartial(await coalescer.state, messageId: messageId, after: await saver.value)
     }
 
     /// After the final save failed (a full disk, a file size limit), keeps the pieces saved while streaming and adds
@@ -284,17 +308,23 @@ public actor ChatSession {
         String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 
+    /// Why a reply is incomplete when its stream ended without `chat.end` and nothing else says why.
+    private static let endedEarly = "The stream ended before the reply was complete."
+
     /// A reply is complete only with `chat.end`, no `error` event and no event that could not be read.
     private static func status(of state: ReplyState, ending: ReplyEnding) -> (MessageStatus, String?) {
         if let error = state.errors.first {
             return (.error, LMStudioError.describe(streamError: error))
         }
-        switch ending {
-        case .completed:
-            guard let unreadable = state.firstUnreadableEvent else { return (.complete, nil) }
+        // An unreadable event explains a stream that ended without a readable `chat.end` (an unreadable one).
+        if ending != .cancelled, let unreadable = state.firstUnreadableEvent {
             let count = state.unreadableEventCount
-            return (.incomplete, "The server sent \(count) event\(count == 1 ? "" : "s") llmster could not read; the reply may be "
+            let cause = if case .interrupted(let reason) = ending, reason != endedEarly { reason + " " } else { "" }
+            return (.incomplete, cause + "The server sent \(count) event\(count == 1 ? "" : "s") llmster could not read; the reply may be "
                 + "missing text (\(unreadable)).")
+        }
+        switch ending {
+        case .completed: return (.complete, nil)
         case .cancelled: return (.incomplete, "Cancelled; the text received so far is kept.")
         case .interrupted(let reason): return (.incomplete, reason)
         }
@@ -422,6 +452,8 @@ public struct SavedReply: Sendable {
     public let state: ReplyState
     /// Why the reply is not complete, when it is not.
     public let errorMessage: String?
+    /// When the final event rewrote, shortened or dropped what streamed: the alternative keeping the streamed version.
+    public var streamedVersionId: String? = nil
 }
 
 extension ToolCallState.Status {

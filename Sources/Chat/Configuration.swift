@@ -48,6 +48,9 @@ public struct Configuration: Sendable, Equatable {
     public var voiceSilenceSeconds = 1.6
     /// A shell command that reads text from standard input aloud (default: espeak-ng).
     public var speakCommand: String?
+    /// The most memory (bytes) a backup's key derivation may ask for before `restore` refuses it (nil: libsodium's
+    /// largest limits, 1 GiB).
+    public var maxKeyDerivationMemory: UInt64?
     /// Server integrations a conversation may enable, by name (`integration.NAME = …` lines).
     public var integrations: [String: IntegrationSetting] = [:]
     /// Named system prompts with optional model and settings (`preset.NAME.system = …` lines).
@@ -59,6 +62,15 @@ public struct Configuration: Sendable, Equatable {
 
     /// Creates the defaults.
     public init() {}
+
+    /// Bytes from `268435456`, `512K`, `256M` or `1G` (binary units; `KiB`, `MiB`, `GiB` too); nil for anything else.
+    public static func byteSize(_ text: String) -> UInt64? {
+        let units: [(String, UInt64)] = [("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("", 1)]
+        let upper = text.uppercased()
+        guard let (suffix, scale) = units.first(where: { upper.hasSuffix($0.0) }), let number = UInt64(upper.dropLast(suffix.count)) else { return nil }
+        let (bytes, overflow) = number.multipliedReportingOverflow(by: scale)
+        return overflow ? nil : bytes
+    }
 
     /// Every key the file and `config/get|set` accept, with a one-line meaning.
     public static let keys: [(key: String, meaning: String)] = [
@@ -80,6 +92,7 @@ public struct Configuration: Sendable, Equatable {
         ("voice_language", "language of voice recognition (a pocketsphinx model, e.g. en-us)"),
         ("voice_silence_seconds", "seconds of silence that send a spoken turn"),
         ("speak_command", "shell command reading answers aloud from standard input (default espeak-ng)"),
+        ("max_kdf_memory", "most memory a backup's key derivation may ask for, e.g. 256M (empty: 1 GiB, libsodium's largest)"),
     ]
 
     /// Documentation of the integration keys, which are named by the user.
@@ -125,6 +138,7 @@ public struct Configuration: Sendable, Equatable {
         case "voice_language": return voiceLanguage
         case "voice_silence_seconds": return String(voiceSilenceSeconds)
         case "speak_command": return speakCommand
+        case "max_kdf_memory": return maxKeyDerivationMemory.map(String.init)
         default:
             if let name = Self.serverProfileKey(key) { return servers[name] }
             if let (name, field) = Self.presetKey(key) {
@@ -241,6 +255,13 @@ public struct Configuration: Sendable, Equatable {
             }
             voiceSilenceSeconds = seconds
         case "speak_command": speakCommand = value.isEmpty ? nil : value
+        case "max_kdf_memory":
+            maxKeyDerivationMemory = try optional {
+                guard let bytes = Self.byteSize(value) else {
+                    throw ConfigurationError.invalidValue(key: key, value: value, expected: "a size such as 268435456, 256M or 1G")
+                }
+                return bytes
+            }
         default:
             if let name = Self.serverProfileKey(key) {
                 guard !value.isEmpty else { servers[name] = nil; return }

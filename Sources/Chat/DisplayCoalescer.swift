@@ -36,6 +36,9 @@ public actor DisplayCoalescer {
     /// The full reply state, reasoning included.
     public var state: ReplyState { accumulator.state }
 
+    /// Whether `result` as the final event would keep everything that streamed (see `ReplyAccumulator.keepsStreamed`).
+    public func keepsStreamed(_ result: ChatResult) -> Bool { accumulator.keepsStreamed(result) }
+
     /// Applies an event at the clock's current instant and queues what it changed.
     public func apply(_ event: ChatEvent) {
         guard !closed else { return }

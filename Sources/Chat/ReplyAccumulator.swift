@@ -181,24 +181,8 @@ public struct ReplyAccumulator: Sendable {
         state.modelInstanceId = result.modelInstanceId ?? state.modelInstanceId
         state.stats = result.stats ?? state.stats
         state.responseId = result.responseId
-        guard result.output.contains(where: { if case .unknown = $0 { false } else { true } }) else { return }
-        var messages: [OutputText] = []
-        var reasonings: [OutputText] = []
-        var calls: [ToolCallState] = []
-        for item in result.output {
-            switch item {
-            case .message(let text): messages.append(text)
-            case .reasoning(let text): reasonings.append(text)
-            case .toolCall(let call):
-                calls.append(ToolCallState(name: call.tool, arguments: call.arguments, output: call.output,
-                                           provider: call.providerInfo, status: .succeeded))
-            case .invalidToolCall(let invalid):
-                calls.append(ToolCallState(name: invalid.metadata?.toolName ?? "tool", arguments: invalid.metadata?.arguments,
-                                           provider: invalid.metadata?.providerInfo, status: .failed(reason: invalid.reason)))
-            case .unknown:
-                break
-            }
-        }
+        guard Self.carriesOutput(result) else { return }
+        let (messages, reasonings, calls) = Self.items(of: result)
         guard let reasoningPlan = reconciliation(of: reasonings, reasoning: true),
               let messagePlan = reconciliation(of: messages, reasoning: false)
         else {
@@ -207,6 +191,7 @@ public struct ReplyAccumulator: Sendable {
             return
         }
         let reasoningStarts = apply(reasoningPlan, reasoning: true)
+        if Self.drops(state.toolCalls, for: calls) { state.isRewritten = true }
         for (index, call) in calls.enumerated() where index >= state.toolCalls.count || state.toolCalls[index] != call {
             updates.append(.toolCallChanged(index: index, call))
         }
@@ -230,6 +215,52 @@ public struct ReplyAccumulator: Sendable {
             }
         }
         state.parts = parts
+    }
+
+    /// Whether adopting `result` as the final event keeps everything that streamed, only extending it; false when it
+    /// would rewrite, shorten or drop the answer, the reasoning or tool calls (the streamed version must then be saved
+    /// first). Compares in place, without changing or copying the reply.
+    public func keepsStreamed(_ result: ChatResult) -> Bool {
+        guard Self.carriesOutput(result) else { return true }
+        let (messages, reasonings, calls) = Self.items(of: result)
+        guard !Self.drops(state.toolCalls, for: calls) else { return false }
+        let reasoning = state.reasoning, answer = state.answer
+        return reasoning.utf8.withContiguousStorageIfAvailable({ Self.extension(of: $0, to: reasonings) != nil }) == true
+            && answer.utf8.withContiguousStorageIfAvailable({ Self.extension(of: $0, to: messages) != nil }) == true
+    }
+
+    /// Whether `result` has output the reply is made of (an empty or unknown-only output keeps what streamed).
+    private static func carriesOutput(_ result: ChatResult) -> Bool {
+        result.output.contains(where: { if case .unknown = $0 { false } else { true } })
+    }
+
+    /// The final event's answer texts, reasoning texts and tool calls, in order.
+    private static func items(of result: ChatResult) -> (messages: [OutputText], reasonings: [OutputText], calls: [ToolCallState]) {
+        var messages: [OutputText] = []
+        var reasonings: [OutputText] = []
+        var calls: [ToolCallState] = []
+        for item in result.output {
+            switch item {
+            case .message(let text): messages.append(text)
+            case .reasoning(let text): reasonings.append(text)
+            case .toolCall(let call):
+                calls.append(ToolCallState(name: call.tool, arguments: call.arguments, output: call.output,
+                                           provider: call.providerInfo, status: .succeeded))
+            case .invalidToolCall(let invalid):
+                calls.append(ToolCallState(name: invalid.metadata?.toolName ?? "tool", arguments: invalid.metadata?.arguments,
+                                           provider: invalid.metadata?.providerInfo, status: .failed(reason: invalid.reason)))
+            case .unknown:
+                break
+            }
+        }
+        return (messages, reasonings, calls)
+    }
+
+    /// Whether the final `calls` lose streamed ones: fewer of them, or others in their place (a streamed call without
+    /// arguments yet may get them), which loses what streamed as surely as a rewritten text.
+    private static func drops(_ streamed: [ToolCallState], for calls: [ToolCallState]) -> Bool {
+        calls.count < streamed.count
+            || zip(streamed, calls).contains { $0.name != $1.name || ($0.arguments != nil && $0.arguments != $1.arguments) }
     }
 
     /// How the reasoning or the answer becomes the final `texts` joined by part separators.

@@ -57,7 +57,8 @@ public struct ReplyState: Sendable, Equatable {
     public var errors: [APIErrorPayload] = []
     /// True only once `chat.end` arrived: the one proof that the reply is whole.
     public var isComplete = false
-    /// True when `chat.end`'s output differed from the streamed text and replaced it.
+    /// True when `chat.end`'s output differed from what streamed and replaced it: a text it rewrote or shortened, or
+    /// tool calls it dropped or changed (the library keeps the streamed version as an alternative).
     public internal(set) var isRewritten = false
     /// How many events of the reply could not be read (their content is lost).
     public internal(set) var unreadableEventCount = 0

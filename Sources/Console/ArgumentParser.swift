@@ -1,4 +1,5 @@
 import Chat
+import TerminalMarkdown
 
 /// Parses the words of a command line or a slash command against a declared set of options.
 ///
@@ -86,7 +87,7 @@ public struct ArgumentParser: Sendable {
                     name = String(name[..<equals])
                 }
                 guard let match = options.first(where: { $0.names.contains(name) }) else {
-                    throw UsageError("unknown option --\(name)" + suggestion(for: name))
+                    throw UsageError("unknown option --\(name)\(suggestion(for: name))")
                 }
                 option = match
             } else {
@@ -163,9 +164,12 @@ public struct ArgumentParser: Sendable {
 }
 
 /// A command line or slash command that does not fit its command's usage.
+///
+/// Its message is a ``SanitizedMessage``: whatever a server, a file or the user typed that is interpolated into it
+/// prints with its control characters made inert.
 public struct UsageError: Error, CustomStringConvertible, Equatable {
     public let message: String
     /// Creates the error.
-    public init(_ message: String) { self.message = message }
+    public init(_ message: SanitizedMessage) { self.message = message.description }
     public var description: String { message }
 }

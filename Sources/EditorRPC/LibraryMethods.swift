@@ -201,6 +201,7 @@ enum LibraryMethods {
     static func messageJSON(_ message: Message, toolCalls: [ToolCallRecord]) throws -> JSONValue {
         guard case .object(var members) = try JSONValue.encoding(message) else { return .null }
         members["statsJSON"] = nil
+        members["streamedVersionId"] = message.streamedVersionId.map(JSONValue.string) ?? .null
         members["stats"] = message.statsJSON.flatMap { try? JSONValue.parsing(Array($0.utf8)) } ?? .null
         members["toolCalls"] = .array(toolCalls.map { call in
             .object([

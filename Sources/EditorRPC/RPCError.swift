@@ -94,6 +94,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             case .notFound: return notFound(error.description)
             case .ambiguousConversation(_, let candidates): return notFound(error.description, candidates: candidates)
             case .invalidFolderName, .folderExists, .folderCycle: return invalidParams(error.description)
+            case .conversationInUse: return RPCError(code: busyCode, message: error.description, kind: "busy", retryable: true)
             default: return RPCError(code: storageCode, message: error.description, kind: "storage")
             }
         case let error as ConfigurationError:
@@ -143,7 +144,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
                             kind: "already_imported", details: ["conversationId": .string(conversationId)])
         case .io, .keyDerivationFailed:
             return RPCError(code: storageCode, message: error.description, kind: "storage")
-        case .notAnArchive, .unsupportedVersion, .wrongPasswordOrDamaged, .truncated, .damaged, .tooLarge, .invalid:
+        case .notAnArchive, .unsupportedVersion, .wrongPasswordOrDamaged, .truncated, .damaged, .tooLarge, .invalid, .keyDerivationTooCostly:
             return RPCError(code: invalidArchiveCode, message: error.description, kind: "invalid_archive")
         }
     }

@@ -24,11 +24,13 @@ enum TransferMethods {
         registry.register("library/restore") { context, params in
             let path = try params.string("path")
             let password = try password(params)
+            let ceiling = await context.session.configuration.maxKeyDerivationMemory
             guard try params.bool("confirm") else {
                 return try await context.session.withLibrary { library in
-                    let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: library.path)
+                    let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: library.path,
+                                                                    maximumKeyDerivationMemory: ceiling)
                     prepared.discard()
-                    return try preview(prepared, encrypted: LibraryBackup.isEncrypted(path), restored: false, keptAs: nil)
+                    return try preview(prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: false, keptAs: nil)
                 }
             }
             // A reply still streaming would be saved into the library being replaced.
@@ -41,9 +43,10 @@ enum TransferMethods {
             do {
                 return try await context.session.reopenLibrary { libraryPath in
                     try LibraryBackup.checkNotInUse(libraryPath: libraryPath)
-                    let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath)
+                    let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath,
+                                                                maximumKeyDerivationMemory: ceiling)
                     let kept = try prepared.commit()
-                    return try preview(prepared, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
+                    return try preview(prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
                 }
             } catch let error as LibraryError {
                 // Another llmster process has the library open (see llmster(1), restore).
@@ -89,11 +92,14 @@ enum TransferMethods {
         return Array(text.utf8)
     }
 
-    /// What a backup holds, as `library/restore` answers it.
-    private static func preview(_ prepared: PreparedRestore, encrypted: Bool, restored: Bool, keptAs: String?) throws -> JSONValue {
+    /// What a backup holds, as `library/restore` answers it, with what its key derivation costs (`keyDerivation`).
+    private static func preview(_ prepared: PreparedRestore, path: String, encrypted: Bool, restored: Bool, keptAs: String?) throws -> JSONValue {
         guard case .object(var members) = try JSONValue.encoding(prepared.statistics) else { return .null }
         members["size"] = .integer(prepared.archiveSize)
         members["encrypted"] = .bool(encrypted)
+        members["keyDerivation"] = try LibraryBackup.keyDerivation(of: path).map {
+            .object(["memory": .integer(Int(clamping: $0.memory)), "operations": .integer(Int(clamping: $0.operations))])
+        } ?? .null
         members["restored"] = .bool(restored)
         members["previousLibrary"] = keptAs.map(JSONValue.string) ?? .null
         return .object(members)

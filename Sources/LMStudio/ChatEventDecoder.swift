@@ -32,7 +32,7 @@ public struct ChatEventDecoder: Sendable {
         let payload: Payload
         switch lifted.map({ self.payload(liftedAsItArrived: $0) }) ?? self.payload(of: data) {
         case .success(let decoded): payload = decoded
-        case .failure(let error): return .unreadable(reason: Self.reason(error, event: name()))
+        case .failure(let error): return .unreadable(reason: Self.reason(error, event: name(), data: data))
         }
         switch payload.type ?? name() {
         case "chat.start": return .chatStart(modelInstanceId: payload.modelInstanceId)
@@ -110,18 +110,65 @@ private extension ChatEventDecoder {
     }
 
     /// Why an event could not be read, in a few words for the reply's error message (no payload text).
-    static func reason(_ error: any Error, event name: String?) -> String {
+    ///
+    /// A number no Swift type holds (beyond Int64, say) fails the whole decode; the field that holds it is named.
+    static func reason(_ error: any Error, event name: String?, data: [UInt8]) -> String {
         var detail = "not valid JSON"
         if let error = error as? LiftedTextError {
             detail = error.description
         } else if case let DecodingError.dataCorrupted(context) = error {
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             detail = underlying ?? context.debugDescription
+            if let field = fieldPath(context.codingPath) {
+                detail = "field \(field): " + detail
+            } else if let field = unrepresentableNumberField(in: data) {
+                detail = "field \(field) holds a number beyond the 64-bit range"
+            }
         }
         let words = LMStudioError.sanitized(detail, limit: 160)
         guard let name else { return "an event could not be read (\(words))" }
         let event = String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.properties.isAlphabetic || $0 == "." || $0 == "_" }.prefix(40)))
         return "a \(event) event could not be read (\(words))"
+    }
+
+    /// The dotted path of the first field in the JSON `data` whose number is an integer beyond Int64 or a float beyond
+    /// Double; nil when there is none or `data` is not JSON.
+    static func unrepresentableNumberField(in data: [UInt8]) -> String? {
+        guard let root = try? JSONSerialization.jsonObject(with: Data(data), options: [.fragmentsAllowed]) else { return nil }
+        func find(_ value: Any, _ path: [String]) -> [String]? {
+            switch value {
+            case let object as [String: Any]:
+                for key in object.keys.sorted() {
+                    if let found = find(object[key]!, path + [key]) { return found }
+                }
+            case let array as [Any]:
+                for (index, item) in array.enumerated() {
+                    if let found = find(item, path + ["[\(index)]"]) { return found }
+                }
+            case let number as NSNumber where !(number is Bool):
+                let double = number.doubleValue
+                if !double.isFinite || (double == double.rounded() && double.magnitude >= 9.223372036854775807e18) { return path }
+            default:
+                break
+            }
+            return nil
+        }
+        guard let path = find(root, []), !path.isEmpty else { return nil }
+        return dotted(path)
+    }
+
+    /// The dotted JSON path of a field (`result.stats.input_tokens`, array items as `[2]`); nil at the top.
+    static func fieldPath(_ path: [any CodingKey]) -> String? {
+        guard !path.isEmpty else { return nil }
+        return dotted(path.map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue })
+    }
+
+    /// `result.output[2].content` from its names (indexes as `[2]`), each kept to letters, digits and `_`, at most 120 characters.
+    private static func dotted(_ names: [String]) -> String {
+        let path = names.map { name in
+            name.hasPrefix("[") ? name : name.filter { $0.isLetter || $0.isNumber || $0 == "_" }
+        }.reduce("") { path, name in path.isEmpty || name.hasPrefix("[") ? path + name : path + "." + name }
+        return String(path.prefix(120))
     }
 }
 

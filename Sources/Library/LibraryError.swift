@@ -23,6 +23,9 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
     case readOnly(path: String)
     /// Other processes have the library open (`holders`: "pid (command)" each), so it cannot be replaced now.
     case inUse(path: String, holders: [String])
+    /// Another writer (`inThisProcess`, else `holders`: "pid (command)" each) is answering the conversation, so a
+    /// second send to it would interleave the turns.
+    case conversationInUse(conversationId: String, inThisProcess: Bool, holders: [String])
 
     /// A message fit to show the user.
     public var description: String {
@@ -54,6 +57,10 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .inUse(path, holders):
             let who = holders.isEmpty ? "another process" : "process " + holders.joined(separator: ", ")
             return "library \(path) is in use by \(who); let it finish (or quit it), then try again"
+        case let .conversationInUse(conversationId, inThisProcess, holders):
+            let who = inThisProcess ? "another reply in this process"
+                : holders.isEmpty ? "another process (which may just have ended)" : "process " + holders.joined(separator: ", ")
+            return "conversation \(conversationId) is being answered by \(who); one writer at a time: wait for that reply to end, then try again"
         }
     }
 }

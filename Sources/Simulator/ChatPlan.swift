@@ -88,7 +88,7 @@ struct ChatPlan {
         if turn.jitLoad { stats["model_load_time_seconds"] = 1.25 }
         result = ["model_instance_id": instance, "output": output, "stats": stats]
         if let id = turn.responseID { result["response_id"] = id }
-        event("chat.end", ["result": result])
+        if turn.faults.hostile.isActive { steps.append(.event("chat.end", turn.faults.hostile.chatEnd(result))) } else { event("chat.end", ["result": result]) }
         if turn.faults.afterEnd { event("message.delta", ["content": " (sent after chat.end)"]) }
     }
 

@@ -49,6 +49,8 @@ struct Faults: Sendable, Equatable {
     var html = false
     /// Send the body gzip-compressed with `Content-Encoding: gzip`, as a proxy in front of LM Studio may.
     var gzip = false
+    /// The hostile `chat.end` directives (`final-drop`, `overflow-stats`).
+    var hostile = HostileScenarios()
 
     /// How the `bad-event` delta is malformed.
     enum BadEvent: String {
@@ -115,7 +117,7 @@ struct Faults: Sendable, Equatable {
         case "after-end": afterEnd = try flag()
         case "html": html = try flag()
         case "gzip": gzip = try flag()
-        default: throw .invalidDirective(token)
+        default: guard hostile.apply(name: name, value: value) else { throw .invalidDirective(token) }
         }
     }
 

@@ -29,6 +29,9 @@ extension Simulator {
       bad-event=K    after the answer's first delta, a delta no JSON parser accepts: K is surrogate
                      (a lone \\ud800), nul (a raw NUL in the string) or nesting (1,000 nested arrays)
       after-end      a message.delta after chat.end
+      final-drop=P   chat.end drops what streamed: P is answer (empty content), reasoning or tools
+                     (repeat for several)
+      overflow-stats chat.end's stats.input_tokens is 99999999999999999999 (beyond Int64)
       html           answer the chat request with HTTP 200 and an HTML page
       gzip           send the body gzip-compressed (Content-Encoding: gzip), as a proxy may; in
                      X-Sim-Faults it applies to any endpoint

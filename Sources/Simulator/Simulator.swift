@@ -28,7 +28,7 @@ public final class Simulator: Sendable {
     /// Creates a stopped simulator; call `start` to serve.
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
-        state = Mutex(ServerState(loadedAtStart: options.loadedAtStart))
+        state = Mutex(ServerState(loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels))
     }
 
     deinit {
@@ -89,7 +89,7 @@ public final class Simulator: Sendable {
 
     /// Forgets recorded requests, conversations and downloads, and reloads `loadedAtStart`.
     public func reset() {
-        state.withLock { $0 = ServerState(loadedAtStart: options.loadedAtStart) }
+        state.withLock { $0 = ServerState(loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels) }
     }
 
     /// The parsed `options.defaultFaults`, set by `start`.

@@ -23,6 +23,8 @@ public struct SimulatorOptions: Sendable {
     /// The `type` of a text input item the server accepts: `text` (as servers have been seen to) or `message`
     /// (as the reference in `chat.md` says).
     public var inputTextType: String
+    /// Adds a model whose key, name and description carry terminal control sequences (`HostileScenarios`).
+    public var hostileModels = false
 
     /// Options with the defaults of a plain LM Studio 0.4 with `acme/tiny-1b` loaded.
     public init(

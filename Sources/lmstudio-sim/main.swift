@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 let usage = """
-usage: lmstudio-sim [--port N] [--token T] [--legacy] [--faults DIRECTIVES] [--token-delay S] [--no-auto-evict] [--exit-on-eof]
+usage: lmstudio-sim [--port N] [--token T] [--legacy] [--faults DIRECTIVES] [--token-delay S] [--no-auto-evict] [--hostile-models] [--exit-on-eof]
 
 Runs the LM Studio simulator on 127.0.0.1 and prints its base URL as the first line.
 
@@ -19,6 +19,8 @@ Runs the LM Studio simulator on 127.0.0.1 and prints its base URL as the first l
   --faults D        directives applied to every chat (syntax below)
   --token-delay S   seconds between streamed deltas (default 0.02)
   --no-auto-evict   keep every JIT-loaded model (default: a JIT load evicts earlier JIT loads)
+  --hostile-models  also list a model whose key, name and description carry terminal control
+                    sequences (OSC 52, OSC 0, the alternate screen, C1, a bidi override)
   --exit-on-eof     stop when standard input reaches end of file
   --help            show this help
 
@@ -55,6 +57,7 @@ while let argument = arguments.popFirst() {
         guard let parsed = Double(value()), parsed >= 0 else { fail("--token-delay needs seconds ≥ 0") }
         options.tokenDelay = parsed
     case "--no-auto-evict": options.autoEvict = false
+    case "--hostile-models": options.hostileModels = true
     case "--exit-on-eof": exitOnEOF = true
     default: fail("unknown argument \(argument)")
     }

@@ -174,8 +174,9 @@ _llmster_reply() {
         restore)
             case $prev in
                 --password-file) _llmster_complete files; return ;;
+                --max-kdf-memory) :; return ;;
             esac
-            options="-y --yes --password-file -h --help --server --library --config --markdown --demo --preset -V --version"
+            options="-y --yes --password-file --max-kdf-memory -h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete files" ;;
         rpc)
             case $prev in

@@ -131,6 +131,7 @@ complete -c llmster -n '__llmster_command_is backup' -l password-file -r -F -d '
 complete -c llmster -n '__llmster_command_is backup' -s h -l help -d 'show this help'
 complete -c llmster -n '__llmster_command_is restore' -s y -l yes -d 'replace without asking'
 complete -c llmster -n '__llmster_command_is restore' -l password-file -r -F -d 'the backup\'s password is in file F'
+complete -c llmster -n '__llmster_command_is restore' -l max-kdf-memory -x -d 'refuse a key derivation asking for more memory (256M, 1G)'
 complete -c llmster -n '__llmster_command_is restore' -s h -l help -d 'show this help'
 complete -c llmster -n '__llmster_command_is restore' -F
 complete -c llmster -n '__llmster_command_is rpc' -l framing -x -a 'jsonl lsp' -d 'message framing: jsonl (default) or lsp'

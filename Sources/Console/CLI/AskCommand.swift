@@ -75,7 +75,7 @@ enum AskCommand {
         }
         var images: [ImageInput] = []
         for path in arguments.all("image") {
-            do { images.append(try ImageInput.load(path: path)) } catch { throw UsageError(error.description) }
+            do { images.append(try ImageInput.load(path: path)) } catch { throw UsageError("\(error)") }
         }
 
         var context = context
@@ -134,6 +134,10 @@ enum AskCommand {
                                 + " (or --fresh-context=recap to start it with a recap of the earlier turns)")
             return ExitCode.failure
         }
+        if outcome.streamedVersionId != nil {
+            context.warn("the server's final reply replaced what streamed; the streamed version is kept as an alternative "
+                         + "(llmster show \(conversationId.prefix(8)) --alternatives)")
+        }
         switch outcome.status {
         case .complete:
             return ExitCode.success
@@ -159,7 +163,7 @@ enum AskCommand {
             return try await session.openConversation(try reference(arguments), overrides: overrides)
         } catch let error as ChatError {
             switch error {
-            case .unknownIntegration, .unknownPreset: throw UsageError(error.description)
+            case .unknownIntegration, .unknownPreset: throw UsageError("\(error)")
             default: throw error
             }
         }

@@ -1,4 +1,5 @@
 import Library
+import TerminalMarkdown
 
 /// `llmster completions SHELL` and the hidden `llmster __complete KIND` the scripts call for names that change.
 enum CompletionCommands {
@@ -44,7 +45,11 @@ enum CompletionCommands {
         case .files, .shells:
             names = []
         }
-        for name in names where !name.isEmpty && !name.contains("\n") { context.output.line(name) }
+        // A name is offered as it would print anywhere else: with its control characters made inert (a tab, which
+        // would split the word in a shell's list, and a newline, which would split the line, leave it out).
+        for name in names where !name.isEmpty && !name.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\t" }) {
+            context.output.line(UntrustedText.sanitize(name))
+        }
         return ExitCode.success
     }
 }

@@ -166,7 +166,11 @@ enum Transcript {
                     }
                 }
                 if message.text.isEmpty { parts.append("*(no answer text)*") }
-                if message.isRewritten { parts.append("*(rewritten: the server's final text replaced what streamed)*") }
+                if message.isRewritten {
+                    let kept = message.streamedVersionId.flatMap { id in siblings.firstIndex { $0.id == id } }
+                        .map { "; the streamed version is kept as alternative \($0 + 1) of \(siblings.count) (`--alternatives` shows it)" } ?? ""
+                    parts.append("*(rewritten: the server's final text replaced what streamed\(kept))*")
+                }
                 if let load = Self.modelLoadTime(message) {
                     parts.append("*(the server loaded the model for this reply in \(String(format: "%.1f s", (load * 10).rounded() / 10)))*")
                 }

@@ -1,5 +1,6 @@
 import Chat
 import EditorRPC
+import Library
 import Foundation
 import Synchronization
 import SystemSupport
@@ -18,6 +19,9 @@ enum RpcCommand {
         options: [.init(["framing"], value: "FRAMING", choices: ["jsonl", "lsp"], help: "message framing: jsonl (default) or lsp")]
     ) { arguments, context in
         let framing = Framing(rawValue: arguments.value("framing") ?? "jsonl") ?? .jsonLines
+        // Held from the start, not from `initialize`: a restore elsewhere must not swap the file an editor is about to open.
+        let hold = LibraryHold(path: context.libraryPath)
+        defer { withExtendedLifetime(hold) {} }
         // The protocol gets its own copy of standard output; fd 1 then points at standard error, so a
         // stray print can never corrupt the stream.
         let protocolFD = dup(1)

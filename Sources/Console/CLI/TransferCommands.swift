@@ -74,23 +74,30 @@ enum TransferCommands {
     }
 
     static let restore = Command(
-        "restore", synopsis: "FILE [--yes] [--password-file F]",
+        "restore", synopsis: "FILE [--yes] [--password-file F] [--max-kdf-memory SIZE]",
         summary: "Replace the library with a backup, after checking it and showing what it holds.",
         details: """
             The backup is read and checked completely first; a wrong password or a damaged file changes
             nothing. The current library is kept beside the new one as library.sqlite3.before-restore-<time>.
             Refused (exit 1, naming the process) while another llmster process has the library open, so a
-            reply streaming there is never lost.
+            reply streaming there is never lost. An encrypted backup's key derivation cost (memory and
+            passes, from its header) is shown before the password is asked; one asking for more memory than
+            --max-kdf-memory (or the max_kdf_memory setting) is refused before any work.
             """,
         options: [
             .init(["yes"], short: "y", help: "replace without asking"),
             .init(["password-file"], value: "F", help: "the backup's password is in file F"),
+            .init(["max-kdf-memory"], value: "SIZE", help: "refuse a key derivation asking for more memory (256M, 1G)"),
         ]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one backup file") }
+        let ceiling = try arguments.value("max-kdf-memory").map { value in
+            guard let bytes = Configuration.byteSize(value) else { throw UsageError("--max-kdf-memory takes a size such as 256M or 1G, not \(value)") }
+            return bytes
+        } ?? context.configuration.maxKeyDerivationMemory
         try Transfer.restore(
             from: arguments.positionals[0], confirmed: arguments.has("yes"),
-            passwordFile: arguments.value("password-file"), context: context)
+            passwordFile: arguments.value("password-file"), maximumKeyDerivationMemory: ceiling, context: context)
         return ExitCode.success
     }
 }
@@ -179,15 +186,24 @@ public enum Transfer {
     }
 
     /// Checks a backup, shows what it holds, asks (unless `confirmed`), and replaces the library.
-    public static func restore(from path: String, confirmed: Bool, passwordFile: String?, context: CommandContext) throws {
+    /// An encrypted backup's key derivation cost is shown before its password is asked; one asking for more memory
+    /// than `maximumKeyDerivationMemory` is refused before anything is derived.
+    public static func restore(from path: String, confirmed: Bool, passwordFile: String?, maximumKeyDerivationMemory: UInt64? = nil,
+                               context: CommandContext) throws {
         try LibraryBackup.checkNotInUse(libraryPath: context.libraryPath)
         var password: [UInt8]?
-        if try LibraryBackup.isEncrypted(path) {
+        let derivation = try LibraryBackup.keyDerivation(of: path)
+        if let derivation {
+            if let ceiling = maximumKeyDerivationMemory, derivation.memory > ceiling {
+                throw ArchiveError.keyDerivationTooCostly(derivation, ceiling: ceiling)
+            }
+            context.errors.wrappedLine("Deriving this backup's key takes \(derivation.summary) before the password can be checked.")
             password = try Self.password(file: passwordFile, environment: context.environment, askTwice: false)
             if password == nil { password = Terminal.readSecret("Password for \(path): ") }
             guard password != nil else { throw ArchiveError.passwordRequired }
         }
-        let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: context.libraryPath)
+        let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: context.libraryPath,
+                                                        maximumKeyDerivationMemory: maximumKeyDerivationMemory)
         let statistics = prepared.statistics
         let day = DateFormatter()
         day.locale = Locale(identifier: "en_US_POSIX")
@@ -196,6 +212,7 @@ public enum Transfer {
         var table = TextTable(columns: [.init("BACKUP", priority: 0), .init(UntrustedText.sanitize(path), minimumWidth: 12, priority: 1)])
         for (label, value) in [
             ("size", byteCount(prepared.archiveSize) + (password == nil ? ", not encrypted" : ", encrypted")),
+            ("key cost", derivation?.summary ?? "none (not encrypted)"),
             ("folders", "\(statistics.folders)"), ("conversations", "\(statistics.conversations)"),
             ("messages", "\(statistics.messages)"),
             ("attachments", "\(statistics.attachments) (\(byteCount(statistics.attachmentBytes)))"),

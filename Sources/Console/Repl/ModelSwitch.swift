@@ -30,7 +30,8 @@ import TerminalMarkdown
                 }
             }
         } catch ChatError.modelNotDownloaded(let key, let suggestion) {
-            throw UsageError("\(key) is not downloaded on this server; " + (suggestion.map { "did you mean \($0)? " } ?? "") + "/models lists what is")
+            let hint: SanitizedMessage = suggestion.map { "did you mean \($0)? " } ?? ""
+            throw UsageError("\(key) is not downloaded on this server; \(hint)/models lists what is")
         } catch ChatError.notAChatModel(let key) {
             throw UsageError("\(key) is not a chat model")
         }
@@ -124,14 +125,14 @@ import TerminalMarkdown
         }
         let setting: ConversationSetting
         do { setting = try ConversationSetting.named(key) } catch {
-            throw UsageError(SettingError.unknownKey(key, known: ReplCommands.settingKeys).description)
+            throw UsageError("\(SettingError.unknownKey(key, known: ReplCommands.settingKeys))")
         }
         let id = try await repl.ensureConversation()
         let typed = ConversationSetting.Value(typed: value)
         do {
             _ = try await repl.chat.setSettings([(setting, typed)], conversationId: id)
         } catch ChatError.invalidSetting(let error) {
-            throw UsageError(error.description)
+            throw UsageError("\(error)")
         }
         repl.output.line(typed == .clear ? "\(key) is back to the model's default." : "\(key) = \(UntrustedText.sanitize(value))")
     }
@@ -172,7 +173,7 @@ import TerminalMarkdown
     /// (`ConversationOverrides.preset`).
     static func applyPreset(_ name: String, repl: ReplSession) async throws {
         let preset: Preset
-        do { preset = try repl.chat.preset(named: name) } catch let error as ChatError { throw UsageError(error.description) }
+        do { preset = try repl.chat.preset(named: name) } catch let error as ChatError { throw UsageError("\(error)") }
         if let model = preset.model { try await ModelSwitch.choose(model, repl: repl) }
         guard let id = repl.conversationId else {
             repl.pendingPreset = name

@@ -48,7 +48,8 @@ extension ReplCommands {
             guard await repl.confirm("Replace the whole library with \(UntrustedText.sanitize(path))?") else { return }
             let context = repl.context
             try await repl.chat.reopenLibrary { _ in
-                try Transfer.restore(from: path, confirmed: true, passwordFile: nil, context: context)
+                try Transfer.restore(from: path, confirmed: true, passwordFile: nil,
+                                     maximumKeyDerivationMemory: context.configuration.maxKeyDerivationMemory, context: context)
             }
             await repl.switchTo(nil)
         },
@@ -87,7 +88,7 @@ extension ReplCommands {
             }
             let name = words[1]
             guard configured[name] != nil else {
-                throw UsageError("no integration named '\(name)'; configured: " + configured.keys.sorted().joined(separator: ", "))
+                throw UsageError("no integration named '\(name)'; configured: \(configured.keys.sorted().joined(separator: ", "))")
             }
             let id = try await repl.ensureConversation()
             var names = await repl.currentConversation()?.settings.integrations ?? []

@@ -226,7 +226,7 @@ enum ReplCommands {
             if let effective = await repl.effectiveModel(), let model = effective.model, model.capabilities?.vision != true {
                 throw UsageError("\(effective.reference) does not read images; choose a vision model with /model (/models --vision lists them)")
             }
-            do { repl.attachments.append(try ImageInput.load(path: expanded)) } catch { throw UsageError(String(describing: error)) }
+            do { repl.attachments.append(try ImageInput.load(path: expanded)) } catch { throw UsageError("\(error)") }
             repl.output.line("Attached \(UntrustedText.sanitize(path)); it goes with your next message.")
         },
         SlashCommand("copy", "[code N]", "Copy the last reply, or its Nth code block, to the clipboard (wl-copy, xclip or tmux when present, and OSC 52).") { arguments, repl in

@@ -396,6 +396,9 @@ import TerminalMarkdown
                 // The server loaded the model just in time: the prompt below must show it loaded, with its context.
                 await refreshModels()
             }
+            if saved.streamedVersionId != nil {
+                context.errors.wrappedLine("The server's final reply replaced what streamed; the streamed version is kept as an alternative (/alt lists it).", indent: 2)
+            }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let error as ChatError where error.offersFreshContext {
             context.warn(error.description)

@@ -27,6 +27,18 @@ public struct KeyDerivationLimits: Equatable, Sendable {
             memory: UInt64(crypto_pwhash_memlimit_interactive()))
     }
 
+    /// "1.0 GiB of memory, 4 passes": what deriving a key with these limits costs, for a preview.
+    public var summary: String {
+        "\(Self.bytes(memory)) of memory, \(operations) pass\(operations == 1 ? "" : "es") (Argon2id)"
+    }
+
+    /// `256 MiB`, `1.0 GiB`: a size in binary units.
+    public static func bytes(_ count: UInt64) -> String {
+        if count >= 1 << 30 { return String(format: "%.1f GiB", Double(count) / Double(1 << 30)) }
+        if count >= 1 << 20 { return "\(count >> 20) MiB" }
+        return "\(count >> 10) KiB"
+    }
+
     /// The most a header may ask for: libsodium's SENSITIVE limits; above is refused before allocating.
     static var ceiling: KeyDerivationLimits {
         KeyDerivationLimits(

@@ -22,6 +22,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case io(path: String, reason: String)
     /// The key derivation ran out of memory or was refused by libsodium.
     case keyDerivationFailed
+    /// The header asks for a key derivation of more memory than the configured ceiling allows; nothing was derived.
+    case keyDerivationTooCostly(KeyDerivationLimits, ceiling: UInt64)
 
     /// A message fit to show the user.
     public var description: String {
@@ -48,6 +50,9 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): \(reason)"
         case .keyDerivationFailed:
             return "deriving the key from the password failed (not enough memory?)"
+        case let .keyDerivationTooCostly(limits, ceiling):
+            return "the backup's key derivation asks for \(limits.summary), above the ceiling of "
+                + "\(KeyDerivationLimits.bytes(ceiling)) (--max-kdf-memory or max_kdf_memory); nothing was derived or changed"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+internal import CSodium
 
 /// Password-protected (or plain, checksummed) backups of a whole library, and their atomic restore.
 public enum LibraryBackup {
@@ -45,6 +46,17 @@ public enum LibraryBackup {
         return start[9] == 1
     }
 
+    /// The key derivation an encrypted backup's header asks for, read from the header alone; nil when it is not encrypted.
+    public static func keyDerivation(of path: String) throws -> KeyDerivationLimits? {
+        guard try isEncrypted(path) else { return nil }
+        let file = try OpenFile(reading: path)
+        let saltCount = Int(crypto_pwhash_saltbytes())
+        let head = try ByteSource(descriptor: file.descriptor, name: path).read(upTo: ArchiveKind.backup.magic.count + 2 + saltCount + 16)
+        guard head.count == ArchiveKind.backup.magic.count + 2 + saltCount + 16 else { throw ArchiveError.truncated }
+        let limits = head[(head.count - 16)...]
+        return KeyDerivationLimits(operations: UInt64(bigEndian: limits.prefix(8)), memory: UInt64(bigEndian: limits.suffix(8)))
+    }
+
     /// Throws `LibraryError.inUse`, naming the processes, while another process has the library at `libraryPath`
     /// open: a restore would replace the file under it. `PreparedRestore.commit` checks again; this is for
     /// refusing before the long checks and the question.
@@ -54,8 +66,14 @@ public enum LibraryBackup {
 
     /// Reads and checks the whole backup, building the library it holds beside `libraryPath` without touching it.
     ///
-    /// Any failure (wrong password, truncation, tampering, invalid contents) removes what was built and throws.
-    public static func prepareRestore(archive path: String, password: [UInt8]?, libraryPath: String) throws -> PreparedRestore {
+    /// Any failure (wrong password, truncation, tampering, invalid contents) removes what was built and throws. A key
+    /// derivation asking for more than `maximumKeyDerivationMemory` bytes is refused (`ArchiveError.keyDerivationTooCostly`)
+    /// before anything is derived or built.
+    public static func prepareRestore(archive path: String, password: [UInt8]?, libraryPath: String,
+                                      maximumKeyDerivationMemory: UInt64? = nil) throws -> PreparedRestore {
+        if let ceiling = maximumKeyDerivationMemory, let limits = try keyDerivation(of: path), limits.memory > ceiling {
+            throw ArchiveError.keyDerivationTooCostly(limits, ceiling: ceiling)
+        }
         let aside = libraryPath + ".restoring-\(UInt32.random(in: .min ... .max))"
         do {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0

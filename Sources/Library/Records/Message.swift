@@ -38,13 +38,16 @@ public struct Message: Equatable, Hashable, Sendable, Codable {
     public var serverURL: String?
     /// For a reply: the server's final text (its `chat.end`) differed from what streamed and replaced it.
     public var isRewritten: Bool
+    /// For a rewritten reply: the alternative that keeps the text, reasoning and tool calls as they streamed.
+    public var streamedVersionId: String?
 
     /// Creates a value from its fields.
     public init(
         id: String, conversationId: String, role: MessageRole, text: String, reasoning: String = "",
         status: MessageStatus, error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil,
         responseId: String? = nil, createdAt: Date, updatedAt: Date, position: Int, parentId: String? = nil,
-        onBranch: Bool = true, parentResponseId: String? = nil, serverURL: String? = nil, isRewritten: Bool = false
+        onBranch: Bool = true, parentResponseId: String? = nil, serverURL: String? = nil, isRewritten: Bool = false,
+        streamedVersionId: String? = nil
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -64,6 +67,7 @@ public struct Message: Equatable, Hashable, Sendable, Codable {
         self.parentResponseId = parentResponseId
         self.serverURL = serverURL
         self.isRewritten = isRewritten
+        self.streamedVersionId = streamedVersionId
     }
 }
 

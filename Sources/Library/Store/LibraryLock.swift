@@ -97,7 +97,7 @@ final class LibraryLock {
     }
 
     /// "pid (command)" for each other process holding a lock on the file with this inode, from `/proc/locks`.
-    private static func holders(inode: UInt64) -> [String] {
+    static func holders(inode: UInt64) -> [String] {
         let table = String(decoding: procFile("/proc/locks"), as: UTF8.self)
         var pids: [Int32] = []
         for line in table.split(separator: "\n") {

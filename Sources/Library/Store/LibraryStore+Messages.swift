@@ -14,7 +14,7 @@ extension LibraryStore {
 
     static let messageColumns = """
         id, conversation_id, role, \(joined("text")), \(joined("reasoning")), status, error, stats, model_instance_id, response_id,
-        created_at, updated_at, position, parent_id, on_branch, parent_response_id, server_url, rewritten
+        created_at, updated_at, position, parent_id, on_branch, parent_response_id, server_url, rewritten, streamed_version_id
         """
 
     static func message(_ row: SQLiteStatement) -> Message {
@@ -25,7 +25,7 @@ extension LibraryStore {
             responseId: row.optionalString(9), createdAt: Date(milliseconds: row.int64(10)),
             updatedAt: Date(milliseconds: row.int64(11)), position: row.int(12), parentId: row.optionalString(13),
             onBranch: row.int(14) != 0, parentResponseId: row.optionalString(15), serverURL: row.optionalString(16),
-            isRewritten: row.bool(17))
+            isRewritten: row.bool(17), streamedVersionId: row.optionalString(18))
     }
 
     /// Appends a message at the end of a conversation's current branch and touches the conversation's `updatedAt`.
@@ -164,7 +164,7 @@ extension LibraryStore {
 
     /// Moves the answer of the message's first pieces into the message until it holds about ``pieceBytes`` of it
     /// (at most one piece more), leaving the pieces' reasoning where it is; pieces left empty are removed.
-    private func moveAnswerStartIntoMessage(_ messageId: String) throws {
+    func moveAnswerStartIntoMessage(_ messageId: String) throws {
         var held = try connection.first("SELECT length(CAST(text AS BLOB)) FROM messages WHERE id = ?", [.text(messageId)]) { $0.int(0) } ?? 0
         let pieces = try connection.query(
             "SELECT seq, length(CAST(text AS BLOB)) FROM reply_pieces WHERE message_id = ? AND text <> '' ORDER BY seq",

@@ -183,7 +183,12 @@ enum Schema {
         );
         CREATE INDEX reply_pieces_by_message ON reply_pieces(message_id, seq);
         """,
-        // 8: where a forked conversation came from: the source's id and title at the time and the reply it was
+        // 8: a reply whose final event rewrote, shortened or dropped what streamed names the alternative that keeps
+        // the streamed version (see `LibraryStore.keepStreamedVersion(of:)`).
+        """
+        ALTER TABLE messages ADD COLUMN streamed_version_id TEXT;
+        """,
+        // 9: where a forked conversation came from: the source's id and title at the time and the reply it was
         // forked at (the source may be renamed or deleted later).
         """
         CREATE TABLE forks (

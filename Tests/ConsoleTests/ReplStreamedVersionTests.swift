@@ -1,0 +1,16 @@
+import Foundation
+import Simulator
+import Testing
+import TestSupport
+
+/// The REPL says where a reply's streamed version went when the server's final event replaced it.
+@Suite struct ReplStreamedVersionTests {
+    @Test func aReplyTheFinalEventEmptiedPointsToItsStreamedVersionUnderAlt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: 200)
+        let reply = try terminal.enter("[[sim:final-drop=answer]] echo:streamed words")
+        #expect(reply.contains("the streamed version is kept as an alternative (/alt lists it)"), "\(reply)")
+        let listed = try terminal.enter("/alt")
+        #expect(listed.contains("streamed words"), "\(listed)")
+    }
+}
