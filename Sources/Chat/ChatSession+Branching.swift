@@ -13,7 +13,7 @@ extension ChatSession {
     public func regenerate(in conversationId: String, freshContext: Bool = false, recap: Bool = false,
                            display: @escaping ReplyObserver,
                            replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
-        let writing = try writerLock(conversationId)
+        let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
         let last = try lastTurn(in: conversationId)
         if let reply = last.reply {
@@ -48,7 +48,7 @@ extension ChatSession {
     public func edit(in conversationId: String, text: String, freshContext: Bool = false, recap: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
-        let writing = try writerLock(conversationId)
+        let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
         let last = try lastTurn(in: conversationId)
         try storage {

@@ -87,7 +87,7 @@ public actor ChatSession {
                      discardingNewConversation: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
-        let writing = try writerLock(conversationId)
+        let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
         return try await sendAsWriter(turn, in: conversationId, freshContext: freshContext, recap: recap,
                                       discardingNewConversation: discardingNewConversation, display: display, replyCreated: replyCreated)

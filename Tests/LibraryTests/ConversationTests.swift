@@ -118,7 +118,7 @@ import Library
         let store = try library.open()
         var byFirstDigit: [Character: [Conversation]] = [:]
         while byFirstDigit.values.allSatisfy({ $0.count < 2 }) {
-            let conversation = try store.createConversation(title: "c")
+            let conversation = try store.createConversation(title: "t")
             byFirstDigit[conversation.id.first!, default: []].append(conversation)
         }
         let (digit, shared) = byFirstDigit.first { $0.value.count >= 2 }!
