@@ -187,57 +187,66 @@ public actor ChatSession {
         }
         await replyCreated?(reply.id)
         let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
-        let presenter = Task {
-            while let batch = await coalescer.next() {
-                for update in batch { await display(update) }
-            }
-        }
-        // Partial text is saved every `saveInterval` even while the server is silent, so a killed
-        // process loses at most that much; each save appends only the text that arrived since the last.
-        let saver = Task { [clock, saveInterval] in
-            var saved = SavedLength()
-            var next = clock.now() + saveInterval
-            while (try? await clock.sleep(until: next)) != nil {
-                saved = self.savePartial(await coalescer.state, messageId: reply.id, after: saved)
-                next = clock.now() + saveInterval
-            }
-            return saved
-        }
-        var ending = ReplyEnding.interrupted("The stream ended before the reply was complete.")
-        do {
-            for try await event in events {
-                await coalescer.apply(event)
-                if case .chatEnd = event { ending = .completed }
-            }
-        } catch is CancellationError {
-            ending = .cancelled
-        } catch let error as LMStudioError {
-            ending = error == .cancelled ? .cancelled : .interrupted(error.description)
-        } catch {
-            ending = .interrupted(String(describing: error))
-        }
-        saver.cancel()
-        let saved = await saver.value
-        if Task.isCancelled, ending != .completed { ending = .cancelled }
-        // The presenter still hands on every update of a cancelled reply, but in a cancelled task, so a display may
-        // skip drawing the backlog (the text is saved) and the prompt comes back at once.
-        if ending == .cancelled { presenter.cancel() }
-        let state = await coalescer.close()
-        let (status, message) = Self.status(of: state, ending: ending)
-        await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
-        await presenter.value
-        do {
-            try storage {
-                try saveFinal(state, messageId: reply.id, after: saved, status: status, error: message)
-                if let responseId = state.responseId {
-                    try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+        // The presenter is a child task: cancelling the reply (Ctrl-C, SIGTERM, an editor's cancel) reaches it
+        // whatever the ending, so a display drawing a backlog stops at once; the reply is saved before it is awaited.
+        return try await withThrowingTaskGroup(of: Void.self, returning: SavedReply.self) { group in
+            group.addTask { await Self.present(coalescer, to: display) }
+            // Partial text is saved every `saveInterval` even while the server is silent, so a killed
+            // process loses at most that much; each save appends only the text that arrived since the last.
+            let saver = Task { [clock, saveInterval] in
+                var saved = SavedLength()
+                var next = clock.now() + saveInterval
+                while (try? await clock.sleep(until: next)) != nil {
+                    saved = self.savePartial(await coalescer.state, messageId: reply.id, after: saved)
+                    next = clock.now() + saveInterval
                 }
+                return saved
             }
-        } catch let error as ChatError {
-            guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id, after: saved) else { throw error }
-            return SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
+            var ending = ReplyEnding.interrupted("The stream ended before the reply was complete.")
+            do {
+                for try await event in events {
+                    await coalescer.apply(event)
+                    if case .chatEnd = event { ending = .completed }
+                }
+            } catch is CancellationError {
+                ending = .cancelled
+            } catch let error as LMStudioError {
+                ending = error == .cancelled ? .cancelled : .interrupted(error.description)
+            } catch {
+                ending = .interrupted(String(describing: error))
+            }
+            saver.cancel()
+            let saved = await saver.value
+            if Task.isCancelled, ending != .completed { ending = .cancelled }
+            // The presenter still hands on every update of a cancelled reply, but in a cancelled task, so a display
+            // skips drawing the backlog (the text is saved) and the prompt comes back at once.
+            if ending == .cancelled { group.cancelAll() }
+            let state = await coalescer.close()
+            let (status, message) = Self.status(of: state, ending: ending)
+            await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
+            let result: SavedReply
+            do {
+                try storage {
+                    try saveFinal(state, messageId: reply.id, after: saved, status: status, error: message)
+                    if let responseId = state.responseId {
+                        try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+                    }
+                }
+                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message)
+            } catch let error as ChatError {
+                guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id, after: saved) else { throw error }
+                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
+            }
+            try await group.waitForAll()
+            return result
         }
-        return SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message)
+    }
+
+    /// Hands the coalescer's batches to `display` until the end has been handed out.
+    private static func present(_ coalescer: DisplayCoalescer, to display: ReplyObserver) async {
+        while let batch = await coalescer.next() {
+            for update in batch { await display(update) }
+        }
     }
 
     /// After the final save failed (a full disk, a file size limit), keeps the pieces saved while streaming and adds
