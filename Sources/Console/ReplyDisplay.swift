@@ -10,7 +10,8 @@ import TerminalMarkdown
 /// goes through one `LiveReplyView`, fed a `ReplySnapshot` this display keeps current from the reply's
 /// updates and the answer's appended text, which it draws at once (in steps of at most ``renderStepBytes``)
 /// and does not keep: the engine holds the reply, the view only its uncommitted tail. In a cancelled task it
-/// stops drawing between two steps, and the end leaves what is on the screen as it is and adds the end line. When standard output is not a terminal, the answer's appended text is written raw (control
+/// stops drawing between two steps, and the end leaves what is on the screen as it is and adds the end line.
+/// When standard output is not a terminal, the answer's appended text is written raw (control
 /// characters neutralised) and, when standard error is a terminal, the stages, reasoning tail and stats
 /// line are shown there. If the server's final answer differs from the streamed text, plain output gets
 /// a notice on standard error and the final answer in full on a new line.
@@ -116,12 +117,13 @@ public actor ReplyDisplay {
         case .answerReplaced(let text):
             answerStarted = true
             answerBytes = text.utf8.count
-            guard !stopped else { return }
-            if let answerView {
-                elapse()
-                answerView.update(replacingAnswer: shownReply(answer: text))
-                renderStatus()
+            guard !stopped else {
+                skipped = true
                 return
+            }
+            if let answerView {
+                drawAnswer(String(Substring(text.utf8.dropFirst(answerView.replaceAnswer(with: text)))))
+                break
             }
             replacePlain(with: text)
         case .toolCallChanged(let index, let call):
@@ -173,7 +175,7 @@ public actor ReplyDisplay {
             if cut < utf8.endIndex {
                 if let lineEnd = utf8[start..<cut].lastIndex(of: UInt8(ascii: "\n")) { cut = utf8.index(after: lineEnd) }
                 cut = utf8.characterBoundary(atOrBefore: cut, notBefore: start)
-                if cut == start { cut = utf8.index(start, offsetBy: Self.renderStepBytes) }
+                if cut == start { cut = text.index(after: start) }
             }
             elapse()
             answerView.update(shownReply(), appendingAnswer: String(Substring(utf8[start..<cut])))
@@ -220,10 +222,9 @@ public actor ReplyDisplay {
         reply.elapsedSeconds = (ContinuousClock.now - started).seconds
     }
 
-    /// The snapshot the answer view shows, with `answer` (only read when replacing the answer).
-    private func shownReply(answer: String = "") -> ReplySnapshot {
+    /// The snapshot the answer view shows (its answer is given piece by piece).
+    private func shownReply() -> ReplySnapshot {
         var shown = reply
-        shown.answer = answer
         // Stages and reasoning belong to standard error: shown only when it is a terminal too.
         if !showsStatus || answerOnly {
             shown.stage = nil

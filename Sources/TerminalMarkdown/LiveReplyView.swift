@@ -12,8 +12,9 @@
 /// The caller keeps one `ReplySnapshot` current from the reply's updates and calls `update(_:)` after each, or gives
 /// the answer piece by piece with `update(_:appendingAnswer:)` and keeps none of it (the view itself holds only the
 /// text not committed yet); the last snapshot has `isFinished` set, or `stop(_:)` ends a cancelled reply where it
-/// is. When the server rewrote the answer, `update(replacingAnswer:)` redraws it. Call `update` again after a
-/// resize (set `width`/`height` first) to redraw the tail. Confined to one thread or actor.
+/// is. When the server rewrote the answer, `update(replacingAnswer:)` (or `replaceAnswer(with:)` and appending the
+/// rest) redraws it. Call `update` again after a resize (set `width`/`height` first) to redraw the tail. Confined to
+/// one thread or actor.
 public final class LiveReplyView<Sink: TerminalSink> {
     /// Where output goes.
     public var sink: Sink
@@ -62,13 +63,20 @@ public final class LiveReplyView<Sink: TerminalSink> {
     /// When the lines already committed still read the same, only the live tail is redrawn; otherwise a dim note is
     /// committed and the final answer is shown in full below it.
     public func update(replacingAnswer snapshot: ReplySnapshot) {
-        guard !finished else { return }
-        if !stream.replace(with: snapshot.answer) {
-            pendingNote = ["", presenter.replacementNote()]
-            stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
-            stream.receive(snapshot.answer)
-        }
-        present(snapshot)
+        let taken = replaceAnswer(with: snapshot.answer)
+        update(snapshot, appendingAnswer: String(Substring(snapshot.answer.utf8.dropFirst(taken))))
+    }
+
+    /// Replaces the answer by the server's final `text` without drawing; returns the UTF-8 length of its start the
+    /// view has taken (what was committed, when it still reads the same; else nothing, and a dim note will go
+    /// above the answer shown anew), so the caller appends the rest, in as many steps as it likes.
+    public func replaceAnswer(with text: String) -> Int {
+        guard !finished else { return text.utf8.count }
+        let committed = stream.committedBytes
+        if text.utf8.count >= committed, stream.replace(with: String(decoding: text.utf8.prefix(committed), as: UTF8.self)) { return committed }
+        pendingNote = ["", presenter.replacementNote()]
+        stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
+        return 0
     }
 
     /// Shows `snapshot`, whose answer is the whole answer so far; after a finished snapshot further updates do nothing.
