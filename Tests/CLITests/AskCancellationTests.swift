@@ -22,7 +22,7 @@ import TestSupport
         #expect(try terminal.waitForExit() == 130)
 
         let sections = saved.text.components(separatedBy: "## Section ").count - 1
-        #expect(saved.text.utf8.count >= 8 << 20 && saved.text.hasSuffix("> A quote closing section \(sections).\n\n\n"))
+        #expect(saved.text.utf8.count >= 8 << 20 && saved.text.hasSuffix("> A quote closing section \(sections).\n\n"))
         let output = terminal.text
         #expect(!output.contains("closing section \(sections)."), "the end of the reply was drawn")
         let after = String(output.dropFirst(mark))
