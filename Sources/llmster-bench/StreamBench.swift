@@ -9,7 +9,8 @@ import LMStudio
 /// (b) CPU of `ask` on a 1 MiB reply in 7-character deltas against `curl -N` receiving the same
 ///     stream piped into Python's `json.loads` of every `data:` line (goal ≤ 1.5×);
 /// (c) Ctrl-C on a pseudo-terminal during a 40 MB reply: time from the keystroke to exit
-///     (goal ≤ 0.5 s), and whether the partial reply was saved as incomplete.
+///     (goal ≤ 0.5 s), and whether the partial reply was saved as incomplete;
+/// and, before (c), the terminal figures of `terminalBench`.
 ///
 /// `LLMSTER_BENCH_LLMSTER` names another `llmster` to measure (e.g. an older build) against the same simulator.
 func streamBench() async throws {
@@ -58,6 +59,10 @@ func streamBench() async throws {
                  ask.cpuSeconds, ask.outputBytes, baseline.cpuSeconds))
     print(String(format: "CPU ratio ask / (curl + parse): %.2f (goal ≤ 1.5)", ask.cpuSeconds / baseline.cpuSeconds))
 
+    // Before anything here reads a long reply back: a child's peak RSS counts this process's (it is spawned with
+    // vfork semantics), so the terminal figures are measured while this process is still small.
+    try terminalBench(llmster, home: home)
+
     // (c) Ctrl-C on a terminal during a 40 MB reply.
     let terminal = try BenchTerminal(llmster, ["ask", "[[sim:large=40000000]] interrupt me"], environment: home.environment)
     terminal.waitForOutput(bytes: 16 << 10)
@@ -68,8 +73,6 @@ func streamBench() async throws {
     let saved = try home.latestReply()
     print(String(format: "Ctrl-C during a 40 MB reply: exit after %.3f s (goal ≤ 0.5 s), status %d; saved: %@",
                  latency, status, saved))
-
-    try terminalBench(llmster, home: home)
 }
 
 /// The figures of the path people use: `ask` rendering Markdown on a 100×40 pseudo-terminal that is read as fast
@@ -77,8 +80,8 @@ func streamBench() async throws {
 ///
 /// (d) peak RSS on a terminal, 256 KiB vs 8 MiB (goal: differ by < 20 MB); (e) CPU of the 8 MiB reply on a
 /// terminal against piped `--markdown never` (goal ≤ 4×) and its wall time against its CPU time (no idle waits);
-/// (f) Ctrl-C on a terminal after a 40 MiB reply has arrived whole (goal: exit ≤ 0.5 s, nothing drawn after the
-/// signal but the end line, the reply saved); (g) 1,000 vs 4,000 tool calls in one reply (goal: linear).
+/// (f) 1,000 vs 4,000 tool calls in one reply (goal: linear); (g) Ctrl-C on a terminal after a 40 MiB reply has
+/// arrived whole (goal: exit ≤ 0.5 s, nothing drawn after the signal but the end line, the reply saved).
 private func terminalBench(_ llmster: String, home: BenchHome) throws {
     func markdown(_ bytes: Int) -> String { "[[sim:large=\(bytes),delta=4096]] markdown" }
     var peaks: [Int: Double] = [:]
@@ -99,6 +102,16 @@ private func terminalBench(_ llmster: String, home: BenchHome) throws {
     print(String(format: "8 MiB Markdown: %.3f s CPU on a terminal, %.3f s piped: ratio terminal / piped %.2f (goal ≤ 4)",
                  terminalCPU, piped.cpuSeconds, terminalCPU / piped.cpuSeconds))
 
+    var toolSeconds: [Int: Double] = [:]
+    for count in [1000, 4000] {
+        let started = ContinuousClock.now
+        let run = try BenchTerminal.run(llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:tool-calls=\(count)]] tools"],
+                                        environment: home.environment)
+        toolSeconds[count] = (ContinuousClock.now - started) / .seconds(1)
+        print(String(format: "%5d tool calls on a terminal: %.3f s wall, %.3f s CPU, exit %d", count, toolSeconds[count]!, run.cpuSeconds, run.status))
+    }
+    print(String(format: "tool calls 4,000 / 1,000 wall time: %.1f× (linear: about 4×)", toolSeconds[4000]! / toolSeconds[1000]!))
+
     let terminal = try BenchTerminal(llmster, ["--markdown", "always", "ask", markdown(40 << 20) + " interrupt me"], environment: home.environment)
     terminal.waitForOutput(bytes: 64 << 10)
     // Long enough for a fast server to have sent the whole reply: the display's backlog is what Ctrl-C must stop.
@@ -111,16 +124,6 @@ private func terminalBench(_ llmster: String, home: BenchHome) throws {
     let after = terminal.receivedBytes - before
     print(String(format: "Ctrl-C 2 s into a 40 MiB Markdown reply on a terminal: exit after %.3f s (goal ≤ 0.5 s), status %d, "
                  + "%d bytes drawn after the signal; saved: %@", latency, status, after, try home.latestReply()))
-
-    var toolSeconds: [Int: Double] = [:]
-    for count in [1000, 4000] {
-        let started = ContinuousClock.now
-        let run = try BenchTerminal.run(llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:tool-calls=\(count)]] tools"],
-                                        environment: home.environment)
-        toolSeconds[count] = (ContinuousClock.now - started) / .seconds(1)
-        print(String(format: "%5d tool calls on a terminal: %.3f s wall, %.3f s CPU, exit %d", count, toolSeconds[count]!, run.cpuSeconds, run.status))
-    }
-    print(String(format: "tool calls 4,000 / 1,000 wall time: %.1f× (linear: about 4×)", toolSeconds[4000]! / toolSeconds[1000]!))
 }
 
 /// The run with the median CPU time of `count` runs.
