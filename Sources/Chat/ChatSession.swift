@@ -187,21 +187,21 @@ public actor ChatSession {
         }
         await replyCreated?(reply.id)
         let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
+        // Partial text is saved every `saveInterval` even while the server is silent, so a killed
+        // process loses at most that much; each save appends only the text that arrived since the last.
+        let saver = Task { [clock, saveInterval] in
+            var saved = SavedLength()
+            var next = clock.now() + saveInterval
+            while (try? await clock.sleep(until: next)) != nil {
+                saved = self.savePartial(await coalescer.state, messageId: reply.id, after: saved)
+                next = clock.now() + saveInterval
+            }
+            return saved
+        }
         // The presenter is a child task: cancelling the reply (Ctrl-C, SIGTERM, an editor's cancel) reaches it
         // whatever the ending, so a display drawing a backlog stops at once; the reply is saved before it is awaited.
         return try await withThrowingTaskGroup(of: Void.self, returning: SavedReply.self) { group in
             group.addTask { await Self.present(coalescer, to: display) }
-            // Partial text is saved every `saveInterval` even while the server is silent, so a killed
-            // process loses at most that much; each save appends only the text that arrived since the last.
-            let saver = Task { [clock, saveInterval] in
-                var saved = SavedLength()
-                var next = clock.now() + saveInterval
-                while (try? await clock.sleep(until: next)) != nil {
-                    saved = self.savePartial(await coalescer.state, messageId: reply.id, after: saved)
-                    next = clock.now() + saveInterval
-                }
-                return saved
-            }
             var ending = ReplyEnding.interrupted("The stream ended before the reply was complete.")
             do {
                 for try await event in events {

@@ -9,14 +9,14 @@ import TestSupport
     /// The simulator sends 8 MiB of Markdown as fast as the socket takes it, far faster than a terminal draws it: the
     /// reply is saved complete while the start of it is on the screen. Ctrl-C then adds the end line and nothing
     /// else (at most the one drawing step in progress), and the reply stays saved whole.
-    @Test func ctrlCDuringARenderedBacklogDrawsOnlyTheEndLine() throws {
+    @Test func ctrlCDuringARenderedBacklogDrawsOnlyTheEndLine() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"),
                                           ["--markdown", "always", "ask", "[[sim:large=\(8 << 20),delta=4096]] backlog"],
                                           environment: cli.environment, width: 100, height: 40)
         _ = try terminal.waitFor("Section 1")
-        let saved = try Self.completeReply(in: cli.sandbox.libraryPath)
+        let saved = try await Self.completeReply(in: cli.sandbox.libraryPath)
         let mark = terminal.mark
         terminal.send("\u{3}")
         #expect(try terminal.waitForExit() == 130)
@@ -34,7 +34,7 @@ import TestSupport
     }
 
     /// The newest reply once it is saved complete; fails after 120 s.
-    private static func completeReply(in path: String) throws -> Message {
+    private static func completeReply(in path: String) async throws -> Message {
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             if FileManager.default.fileExists(atPath: path) {
@@ -45,7 +45,8 @@ import TestSupport
                     return reply
                 }
             }
-            usleep(50_000)
+            // Polling must not block a thread of the concurrency pool: tests running beside this one need it.
+            try await Task.sleep(for: .milliseconds(50))
         }
         throw CancellationFailure("the reply was not saved complete within 120 s")
     }
