@@ -208,11 +208,6 @@ public actor ChatSession {
         }
         await replyCreated?(reply.id)
         let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
-        let presenter = Task {
-            while let batch = await coalescer.next() {
-                for update in batch { await display(update) }
-            }
-        }
         // Partial text is saved every `saveInterval` even while the server is silent, so a killed
         // process loses at most that much; each save appends only the text that arrived since the last.
         let saver = Task { [clock, saveInterval] in
@@ -224,49 +219,63 @@ public actor ChatSession {
             }
             return saved
         }
-        var ending = ReplyEnding.interrupted(Self.endedEarly)
-        var savedBeforeEnd: SavedLength?
-        do {
-            for try await event in events {
-                if case .chatEnd(let result) = event, savedBeforeEnd == nil, await !coalescer.keepsStreamed(result) {
-                    savedBeforeEnd = await saveStreamedVersion(of: coalescer, messageId: reply.id, saver: saver)
+        // The presenter is a child task: cancelling the reply (Ctrl-C, SIGTERM, an editor's cancel) reaches it
+        // whatever the ending, so a display drawing a backlog stops at once; the reply is saved before it is awaited.
+        return try await withThrowingTaskGroup(of: Void.self, returning: SavedReply.self) { group in
+            group.addTask { await Self.present(coalescer, to: display) }
+            var ending = ReplyEnding.interrupted(Self.endedEarly)
+            var savedBeforeEnd: SavedLength?
+            do {
+                for try await event in events {
+                    if case .chatEnd(let result) = event, savedBeforeEnd == nil, await !coalescer.keepsStreamed(result) {
+                        savedBeforeEnd = await saveStreamedVersion(of: coalescer, messageId: reply.id, saver: saver)
+                    }
+                    await coalescer.apply(event)
+                    if case .chatEnd = event { ending = .completed }
                 }
-                await coalescer.apply(event)
-                if case .chatEnd = event { ending = .completed }
+            } catch is CancellationError {
+                ending = .cancelled
+            } catch let error as LMStudioError {
+                ending = error == .cancelled ? .cancelled : .interrupted(error.description)
+            } catch {
+                ending = .interrupted(String(describing: error))
             }
-        } catch is CancellationError {
-            ending = .cancelled
-        } catch let error as LMStudioError {
-            ending = error == .cancelled ? .cancelled : .interrupted(error.description)
-        } catch {
-            ending = .interrupted(String(describing: error))
-        }
-        saver.cancel()
-        let saved = if let savedBeforeEnd { savedBeforeEnd } else { await saver.value }
-        if Task.isCancelled, ending != .completed { ending = .cancelled }
-        // The presenter still hands on every update of a cancelled reply, but in a cancelled task, so a display may
-        // skip drawing the backlog (the text is saved) and the prompt comes back at once.
-        if ending == .cancelled { presenter.cancel() }
-        let state = await coalescer.close()
-        let (status, message) = Self.status(of: state, ending: ending)
-        await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
-        await presenter.value
-        var streamedVersionId: String?
-        do {
-            try storage {
-                // What streamed is saved (`saveStreamedVersion`): a final event that changed it leaves it as an alternative.
-                if state.isRewritten { streamedVersionId = try library.keepStreamedVersion(of: reply.id) }
-                try saveFinal(state, messageId: reply.id, after: saved, status: status, error: message)
-                if let responseId = state.responseId {
-                    try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+            saver.cancel()
+            let saved = if let savedBeforeEnd { savedBeforeEnd } else { await saver.value }
+            if Task.isCancelled, ending != .completed { ending = .cancelled }
+            // The presenter still hands on every update of a cancelled reply, but in a cancelled task, so a display
+            // skips drawing the backlog (the text is saved) and the prompt comes back at once.
+            if ending == .cancelled { group.cancelAll() }
+            let state = await coalescer.close()
+            let (status, message) = Self.status(of: state, ending: ending)
+            await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
+            let result: SavedReply
+            do {
+                var streamedVersionId: String?
+                try storage {
+                    // What streamed is saved (`saveStreamedVersion`): a final event that changed it leaves it as an alternative.
+                    if state.isRewritten { streamedVersionId = try library.keepStreamedVersion(of: reply.id) }
+                    try saveFinal(state, messageId: reply.id, after: saved, status: status, error: message)
+                    if let responseId = state.responseId {
+                        try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+                    }
                 }
+                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message,
+                                    streamedVersionId: streamedVersionId)
+            } catch let error as ChatError {
+                guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id, after: saved) else { throw error }
+                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
             }
-        } catch let error as ChatError {
-            guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id, after: saved) else { throw error }
-            return SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
+            try await group.waitForAll()
+            return result
         }
-        return SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message,
-                          streamedVersionId: streamedVersionId)
+    }
+
+    /// Hands the coalescer's batches to `display` until the end has been handed out.
+    private static func present(_ coalescer: DisplayCoalescer, to display: ReplyObserver) async {
+        while let batch = await coalescer.next() {
+            for update in batch { await display(update) }
+        }
     }
 
     /// Stops the periodic saves and saves everything that streamed, before a `chat.end` that replaces some of it is

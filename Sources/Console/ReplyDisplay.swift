@@ -8,7 +8,10 @@ import TerminalMarkdown
 ///
 /// On a terminal the whole reply (stage line, reasoning tail, tool calls, Markdown answer, stats line)
 /// goes through one `LiveReplyView`, fed a `ReplySnapshot` this display keeps current from the reply's
-/// updates. When standard output is not a terminal, the answer's appended text is written raw (control
+/// updates and the answer's appended text, which it draws at once (in steps of at most ``renderStepBytes``)
+/// and does not keep: the engine holds the reply, the view only its uncommitted tail. In a cancelled task it
+/// stops drawing between two steps, and the end leaves what is on the screen as it is and adds the end line.
+/// When standard output is not a terminal, the answer's appended text is written raw (control
 /// characters neutralised) and, when standard error is a terminal, the stages, reasoning tail and stats
 /// line are shown there. If the server's final answer differs from the streamed text, plain output gets
 /// a notice on standard error and the final answer in full on a new line.
@@ -24,18 +27,26 @@ public actor ReplyDisplay {
     private let showsStatus: Bool
     /// Rendered Markdown goes to a standard output that is not a terminal: it gets the answer only.
     private let answerOnly: Bool
+    /// What the views show; its `answer` stays empty (the answer goes to the view as it arrives).
     private var reply = ReplySnapshot()
-    private var toolCalls: [ToolCallState] = []
+    /// Each tool call's summary once it has finished (nil while it runs), made when that call changes.
+    private var toolSummaries: [ToolCallSummary?] = []
     /// For each tool call, the answer's UTF-8 length when it started.
     private var toolCallAnswerOffsets: [Int] = []
+    /// The finished tool calls as the status view shows them: no answer goes before them there.
+    private var statusToolCalls: [ToolCallSummary] = []
+    /// Tool call summaries made so far: one per change of a finished call.
+    private(set) var summaryCount = 0
+    /// UTF-8 length of the answer so far.
+    private var answerBytes = 0
     private var answerStarted = false
     private var plainEndsLine = true
-    /// UTF-8 length of the answer prefix the live view has drawn.
-    private var drawnAnswerBytes = 0
-    /// How the reply ended, once it has.
-    private var ending: ReplyEnding?
-    /// The most new answer text one terminal update renders, so a reply arriving faster than the
-    /// terminal draws it never makes one update (or Ctrl-C) wait seconds; later updates catch up.
+    /// Drawing stopped in a cancelled task: the rest of the answer is not drawn, the end only adds its line.
+    private var stopped = false
+    /// Answer text arrived that drawing stopped before.
+    private var skipped = false
+    /// The most answer text one terminal update renders: a long piece is drawn in steps, with a check for
+    /// cancellation between them, so Ctrl-C stops the drawing of a backlog at once.
     static let renderStepBytes = 64 << 10
     private let started = ContinuousClock.now
 
@@ -77,10 +88,9 @@ public actor ReplyDisplay {
     }
 
     /// Shows one update of the reply; in a cancelled task (a reply the user cancelled), text still arriving is
-    /// taken in but not drawn or written, and only the end is shown.
+    /// neither drawn nor written, and only the end line is shown.
     public func show(_ update: ReplyUpdate) {
-        let cancelled = Task.isCancelled
-        var replaced: String?
+        if Task.isCancelled { stopped = true }
         switch update {
         case .stageChanged(let stage):
             reply.stage = switch stage {
@@ -99,31 +109,81 @@ public actor ReplyDisplay {
         case .answerAppended(let text):
             answerStarted = true
             reply.stage = nil
-            if answerView != nil { reply.answer += text } else if !cancelled { appendPlain(text) }
+            answerBytes += text.utf8.count
+            guard !stopped else {
+                skipped = true
+                return
+            }
+            if answerView != nil { return drawAnswer(text) }
+            appendPlain(text)
         case .answerReplaced(let text):
             answerStarted = true
-            if answerView != nil {
-                replaced = String(decoding: reply.answer.utf8.prefix(drawnAnswerBytes), as: UTF8.self)
-                reply.answer = text
-            } else {
-                replacePlain(with: text)
+            answerBytes = text.utf8.count
+            guard !stopped else {
+                skipped = true
+                return
             }
+            if let answerView {
+                drawAnswer(String(Substring(text.utf8.dropFirst(answerView.replaceAnswer(with: text)))))
+                break
+            }
+            replacePlain(with: text)
         case .toolCallChanged(let index, let call):
-            if index < toolCalls.count {
-                toolCalls[index] = call
-            } else {
-                toolCalls.append(call)
-                toolCallAnswerOffsets.append(reply.answer.utf8.count)
-            }
-            reply.finishedToolCalls = zip(toolCalls, toolCallAnswerOffsets).prefix { $0.0.status != .running }
-                .compactMap { Self.summary($0, answerOffset: $1) }
+            changeToolCall(index, call)
         case .error:
             break
         case .ended(let end):
             finish(end)
         }
-        if cancelled, !reply.isFinished { return }
-        render(replacing: replaced)
+        if stopped, !reply.isFinished { return }
+        render()
+    }
+
+    /// Keeps the summary of tool call `index` current, and the finished calls (up to the first still running).
+    private func changeToolCall(_ index: Int, _ call: ToolCallState) {
+        if index >= toolSummaries.count {
+            toolSummaries.append(nil)
+            toolCallAnswerOffsets.append(answerBytes)
+        }
+        let summary = Self.summary(call, answerOffset: toolCallAnswerOffsets[index])
+        if summary != nil { summaryCount += 1 }
+        toolSummaries[index] = summary
+        if index < reply.finishedToolCalls.count, let summary {
+            reply.finishedToolCalls[index] = summary
+            statusToolCalls[index] = summary
+            statusToolCalls[index].answerOffset = 0
+        }
+        while reply.finishedToolCalls.count < toolSummaries.count, let next = toolSummaries[reply.finishedToolCalls.count] {
+            reply.finishedToolCalls.append(next)
+            var status = next
+            status.answerOffset = 0
+            statusToolCalls.append(status)
+        }
+    }
+
+    /// Draws appended answer text in steps of at most ``renderStepBytes`` (cut after a line end or at a character
+    /// boundary), stopping when the task is cancelled.
+    private func drawAnswer(_ text: String) {
+        guard let answerView else { return }
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        while start < utf8.endIndex {
+            if Task.isCancelled {
+                stopped = true
+                skipped = true
+                return
+            }
+            var cut = utf8.index(start, offsetBy: Self.renderStepBytes, limitedBy: utf8.endIndex) ?? utf8.endIndex
+            if cut < utf8.endIndex {
+                if let lineEnd = utf8[start..<cut].lastIndex(of: UInt8(ascii: "\n")) { cut = utf8.index(after: lineEnd) }
+                cut = utf8.characterBoundary(atOrBefore: cut, notBefore: start)
+                if cut == start { cut = text.index(after: start) }
+            }
+            elapse()
+            answerView.update(shownReply(), appendingAnswer: String(Substring(utf8[start..<cut])))
+            start = cut
+        }
+        renderStatus()
     }
 
     /// Applies a new terminal size to what is drawn from now on (after SIGWINCH).
@@ -140,29 +200,7 @@ public actor ReplyDisplay {
         }
     }
 
-    /// The part of `answer` to draw now: while streaming (`ending` nil) up to ``renderStepBytes`` more than was
-    /// drawn (cut after a line end or at a character boundary), all of it once complete or failed, and nothing
-    /// new once cancelled (the text is saved).
-    static func drawablePrefix(of answer: String, drawn: Int, ending: ReplyEnding?) -> String {
-        let utf8 = answer.utf8
-        let limit: Int
-        switch ending {
-        case .cancelled: limit = drawn
-        case nil: limit = drawn + renderStepBytes
-        case .completed, .interrupted: return answer
-        }
-        guard utf8.count > limit else { return answer }
-        let windowStart: String.Index = utf8.index(utf8.startIndex, offsetBy: min(drawn, limit))
-        var cut: String.Index = utf8.index(utf8.startIndex, offsetBy: limit)
-        if let lineEnd: String.Index = utf8[windowStart..<cut].lastIndex(of: UInt8(ascii: "\n")) {
-            cut = utf8.index(after: lineEnd)
-        }
-        cut = utf8.characterBoundary(atOrBefore: cut, notBefore: utf8.startIndex)
-        return String(answer[..<cut])
-    }
-
     private func finish(_ end: ReplyEnd) {
-        ending = end.ending
         let state = end.state
         reply.isFinished = true
         reply.reasoningCharacterCount = state.reasoningCharacterCount
@@ -174,7 +212,7 @@ public actor ReplyDisplay {
         reply.outcome = switch end.ending {
         case .cancelled: .cancelled
         case .interrupted(let reason): .failed(reason)
-        case .completed: state.errors.first.map { .failed(LMStudioError.describe(streamError: $0)) } ?? .complete
+        case .completed: state.errors.first.map { .failed(LMStudioError.describe(streamError: $0)) } ?? (skipped ? .shownInPart : .complete)
         }
         if let plainOutput, !plainEndsLine {
             plainOutput.send("\n")
@@ -182,38 +220,47 @@ public actor ReplyDisplay {
         }
     }
 
-    private func render(replacing previous: String?) {
+    private func elapse() {
         reply.elapsedSeconds = (ContinuousClock.now - started).seconds
+    }
+
+    /// The snapshot the answer view shows (its answer is given piece by piece).
+    private func shownReply() -> ReplySnapshot {
+        var shown = reply
+        // Stages and reasoning belong to standard error: shown only when it is a terminal too.
+        if !showsStatus || answerOnly {
+            shown.stage = nil
+            shown.reasoning = ""
+            shown.reasoningCharacterCount = 0
+        }
+        if answerOnly {
+            shown.stats = nil
+            shown.outcome = .complete
+        }
+        return shown
+    }
+
+    private func render() {
+        elapse()
         if let answerView {
-            var shown = reply
-            // Stages and reasoning belong to standard error: shown only when it is a terminal too.
-            if !showsStatus || answerOnly {
-                shown.stage = nil
-                shown.reasoning = ""
-                shown.reasoningCharacterCount = 0
-            }
-            if answerOnly {
-                shown.stats = nil
-                shown.outcome = .complete
-            }
-            if let previous {
-                answerView.update(shown, replacingAnswer: previous)
+            if stopped && reply.isFinished {
+                answerView.stop(shownReply())
             } else {
-                shown.answer = Self.drawablePrefix(of: reply.answer, drawn: drawnAnswerBytes, ending: ending)
-                answerView.update(shown)
+                answerView.update(shownReply(), appendingAnswer: "")
             }
-            drawnAnswerBytes = shown.answer.utf8.count
         }
-        if let statusView {
-            var status = reply
-            status.answer = ""
-            for index in status.finishedToolCalls.indices { status.finishedToolCalls[index].answerOffset = 0 }
-            if answerStarted {
-                status.stage = nil
-                status.reasoning = ""
-            }
-            statusView.update(status)
+        renderStatus()
+    }
+
+    private func renderStatus() {
+        guard let statusView else { return }
+        var status = reply
+        status.finishedToolCalls = statusToolCalls
+        if answerStarted {
+            status.stage = nil
+            status.reasoning = ""
         }
+        if stopped && reply.isFinished { statusView.stop(status) } else { statusView.update(status) }
     }
 
     /// Writes appended answer text to standard output.

@@ -76,6 +76,7 @@ struct ChatPlan {
                 message(ScriptedReply.toolPreamble, turn: turn, stall: false)
                 toolFailure()
             }
+            if let count = turn.faults.toolCalls { toolSeries(count) }
             message(turn.answer, turn: turn, stall: true)
         }
         var stats: [String: Any] = [
@@ -145,6 +146,21 @@ struct ChatPlan {
         event("tool_call.arguments", ["tool": "search_docs", "arguments": arguments, "provider_info": provider])
         event("tool_call.success", ["tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput, "provider_info": provider])
         output.append(["type": "tool_call", "tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput, "provider_info": provider])
+    }
+
+    /// `count` successful calls, each followed by one line of answer naming it (the `tool-calls` directive).
+    private mutating func toolSeries(_ count: Int) {
+        for number in 1...count {
+            let arguments: [String: Any] = ["query": "sse \(number)", "limit": 5]
+            event("tool_call.start", ["tool": "search_docs"])
+            event("tool_call.success", ["tool": "search_docs", "arguments": arguments, "output": "result \(number)"])
+            output.append(["type": "tool_call", "tool": "search_docs", "arguments": arguments, "output": "result \(number)"])
+            event("message.start", [:])
+            event("message.delta", ["content": "Call \(number) done.\n\n"])
+            event("message.end", [:])
+            output.append(["type": "message", "content": "Call \(number) done.\n\n"])
+            streamedCharacters += "Call \(number) done.\n\n".count
+        }
     }
 
     private mutating func toolFailure() {

@@ -25,6 +25,8 @@ struct Faults: Sendable, Equatable {
     var reasoning = false
     /// Run the tool-call scenario.
     var tools = false
+    /// Make this many successful tool calls, each followed by a line of answer, before the answer.
+    var toolCalls: Int?
     /// Answer with about this many bytes of Markdown.
     var large: Int?
     /// Characters per answer and reasoning delta; nil: a few, more for very long texts.
@@ -103,6 +105,7 @@ struct Faults: Sendable, Equatable {
             stall = seconds
         case "reasoning": reasoning = try flag()
         case "tools": tools = try flag()
+        case "tool-calls": toolCalls = try int(1...100_000)
         case "large": large = try int(1...50_000_000)
         case "delta": delta = try int(1...1_000_000)
         case "escape": escape = try flag()

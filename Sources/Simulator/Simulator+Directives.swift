@@ -16,6 +16,7 @@ extension Simulator {
       stall=S        send nothing for S seconds after the third delta of the answer
       reasoning      force reasoning deltas
       tools          reasoning, search_docs success, message, open_browser failure, message
+      tool-calls=N   N search_docs successes, each followed by a line of answer, before it
       large=N        answer with about N bytes of mixed Markdown
       delta=N        answer and reasoning deltas of N characters each
       escape         answer and reasoning contain ESC[2J, OSC 52, OSC 0, BEL and 8-bit CSI

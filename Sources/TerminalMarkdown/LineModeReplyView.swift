@@ -30,6 +30,8 @@ public final class LineModeReplyView<Sink: TerminalSink> {
     public var height: Int
     /// The rows of the block in progress printed so far, without styles.
     private var printedTail: [String] = []
+    /// The answer so far, when it is given piece by piece (`update(_:appendingAnswer:)`).
+    private var answer = ""
     private var pendingNote: [String] = []
     private var printedToolCalls = 0
     private var reasoningAnnounced = false
@@ -57,19 +59,42 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         }
     }
 
-    /// Shows `snapshot`, whose answer replaces `previous` (the server's final answer differs from what streamed).
-    ///
-    /// When the lines already committed still read the same, the answer continues; otherwise a dim note is printed
-    /// and the final answer follows in full.
-    public func update(_ snapshot: ReplySnapshot, replacingAnswer previous: String) {
-        guard !finished else { return }
-        let committedBytes = stream.committedOffset
-        if !previous.utf8.prefix(committedBytes).elementsEqual(snapshot.answer.utf8.prefix(committedBytes)) {
-            pendingNote = ["", presenter.replacementNote()]
-            stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
-            printedTail = []
+    /// Replaces the answer by the server's final `text` without printing; returns the UTF-8 length of its start the
+    /// view keeps (what was committed, when it still reads the same; else nothing, and a dim note goes above the
+    /// final answer, printed in full), so the caller appends the rest.
+    public func replaceAnswer(with text: String) -> Int {
+        guard !finished else { return text.utf8.count }
+        let committed = stream.committedBytes
+        let kept = String(decoding: text.utf8.prefix(committed), as: UTF8.self)
+        if text.utf8.count >= committed, stream.replace(with: kept) {
+            answer = kept
+            return committed
         }
-        update(snapshot)
+        pendingNote = ["", presenter.replacementNote()]
+        stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
+        printedTail = []
+        answer = ""
+        return 0
+    }
+
+    /// Shows `snapshot` with `text` appended to the answer (the snapshot's own `answer` is not looked at). Line mode
+    /// keeps the answer so far: a block still arriving is printed from it row by row.
+    public func update(_ snapshot: ReplySnapshot, appendingAnswer text: String) {
+        guard !finished else { return }
+        answer += text
+        var shown = snapshot
+        shown.answer = answer
+        update(shown)
+    }
+
+    /// Ends a cancelled reply where printing stopped: only the end line is added.
+    public func stop(_ snapshot: ReplySnapshot) {
+        guard !finished else { return }
+        finished = true
+        let stats = presenter.statsLine(snapshot.stats, outcome: snapshot.outcome)
+        guard !stats.isEmpty else { return }
+        sink.write(stats + "\n")
+        sink.flush()
     }
 
     /// Shows `snapshot`; after a finished snapshot further updates do nothing.
@@ -88,7 +113,7 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         for call in snapshot.finishedToolCalls.dropFirst(printedToolCalls) {
             guard call.answerOffset <= snapshot.answer.utf8.count || snapshot.isFinished else { break }
             lines += reasoningSummary(snapshot)
-            if call.answerOffset > stream.committedOffset {
+            if call.answerOffset > stream.committedBytes {
                 let before = String(decoding: snapshot.answer.utf8.prefix(call.answerOffset), as: UTF8.self)
                 lines += unprinted(committed: stream.finish(before), tail: [], stableRows: 0)
             }
@@ -142,7 +167,7 @@ public final class LineModeReplyView<Sink: TerminalSink> {
     private func stableRows(of tail: [String], answer: String) -> Int {
         // Only rows beyond those printed are news: without any, the probe's second render is saved.
         guard tail.count - 1 > printedTail.count,
-              !answer.utf8.dropFirst(stream.committedOffset).contains(UInt8(ascii: "|")) else { return 0 }
+              !answer.utf8.dropFirst(stream.committedBytes).contains(UInt8(ascii: "|")) else { return 0 }
         var probe = stream
         let probed = probe.update(answer + ")]x").tail
         var stable = 0

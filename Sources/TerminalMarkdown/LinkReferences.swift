@@ -21,10 +21,10 @@ struct LinkReferences {
     /// Labels defined after a recorded use, in order of definition.
     private var late: [String] = []
 
-    /// Parses sanitised `text` with the recorded definitions its brackets name in front, leaving a reference
-    /// unresolved when its definition comes later in `text`.
-    func parse(_ text: String) -> [SourceBlock] {
-        var blocks = MarkdownParser.parse(text, references: prefix(for: Substring(text)))
+    /// Parses sanitised `text`, which sits in `depth` containers, with the recorded definitions its brackets name in
+    /// front, leaving a reference unresolved when its definition comes later in `text`.
+    func parse(_ text: String, depth: Int = 0) -> [SourceBlock] {
+        var blocks = MarkdownParser.parse(text, references: prefix(for: Substring(text)), depth: depth)
         guard Self.mayDefine(text.utf8) else { return blocks }
         let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
         let scan = Scan(lines: lines, blocks: blocks)
@@ -42,7 +42,7 @@ struct LinkReferences {
             let source = lines[(start - 1)..<min(end, lines.count)].joined(separator: "\n")
             let aboveRuns = uniqueRuns(above.map(\.run)).map { scan.runs[$0] }
             let references = ([prefix(for: Substring(source))] + aboveRuns).filter { !$0.isEmpty }.joined(separator: "\n")
-            let local = MarkdownParser.parse(source, references: references, firstLine: start)
+            let local = MarkdownParser.parse(source, references: references, firstLine: start, depth: depth)
             if local.count == 1 { blocks[index].block = local[0].block }
         }
         return blocks

@@ -42,4 +42,14 @@ public struct LiveArea: Sendable {
         rows = visible.count
         shown = visible
     }
+
+    /// Leaves the live rows as they are on the screen and prints `committed` below them; nothing is live afterwards.
+    public mutating func leave<Sink: TerminalSink>(committed: [String], sink: inout Sink) {
+        guard redraws else { return update(committed: committed, live: [], sink: &sink) }
+        var output = rows > 0 ? "\r\n" : ""
+        for line in committed { output += line + "\n" }
+        if !output.isEmpty { sink.write(output) }
+        rows = 0
+        shown = []
+    }
 }

@@ -9,9 +9,12 @@
 /// cursor at the start of the line below. Lines above the live area are never touched; on a terminal without
 /// cursor movement nothing is live and only committed lines are appended.
 ///
-/// The caller keeps one `ReplySnapshot` current from the reply's updates and calls `update(_:)` after each; the last
-/// snapshot has `isFinished` set. When the server rewrote the answer, `update(_:replacingAnswer:)` redraws it. Call
-/// `update` again after a resize (set `width`/`height` first) to redraw the tail. Confined to one thread or actor.
+/// The caller keeps one `ReplySnapshot` current from the reply's updates and calls `update(_:)` after each, or gives
+/// the answer piece by piece with `update(_:appendingAnswer:)` and keeps none of it (the view itself holds only the
+/// text not committed yet); the last snapshot has `isFinished` set, or `stop(_:)` ends a cancelled reply where it
+/// is. When the server rewrote the answer, `update(replacingAnswer:)` (or `replaceAnswer(with:)` and appending the
+/// rest) redraws it. Call `update` again after a resize (set `width`/`height` first) to redraw the tail. Confined to
+/// one thread or actor.
 public final class LiveReplyView<Sink: TerminalSink> {
     /// Where output goes.
     public var sink: Sink
@@ -55,41 +58,75 @@ public final class LiveReplyView<Sink: TerminalSink> {
     /// Rows the live area occupies now.
     public var liveRows: Int { area.rows }
 
-    /// Shows `snapshot`, whose answer replaces `previous` (the server's final answer differs from what streamed).
+    /// Shows `snapshot`, whose answer is the server's final answer, which differs from what streamed.
     ///
     /// When the lines already committed still read the same, only the live tail is redrawn; otherwise a dim note is
     /// committed and the final answer is shown in full below it.
-    public func update(_ snapshot: ReplySnapshot, replacingAnswer previous: String) {
-        guard !finished else { return }
-        let committedBytes = stream.committedOffset
-        if !previous.utf8.prefix(committedBytes).elementsEqual(snapshot.answer.utf8.prefix(committedBytes)) {
-            pendingNote = ["", presenter.replacementNote()]
-            stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
-        }
-        update(snapshot)
+    public func update(replacingAnswer snapshot: ReplySnapshot) {
+        let taken = replaceAnswer(with: snapshot.answer)
+        update(snapshot, appendingAnswer: String(Substring(snapshot.answer.utf8.dropFirst(taken))))
     }
 
-    /// Shows `snapshot`; after a finished snapshot further updates do nothing.
+    /// Replaces the answer by the server's final `text` without drawing; returns the UTF-8 length of its start the
+    /// view has taken (what was committed, when it still reads the same; else nothing, and a dim note will go
+    /// above the answer shown anew), so the caller appends the rest, in as many steps as it likes.
+    public func replaceAnswer(with text: String) -> Int {
+        guard !finished else { return text.utf8.count }
+        let committed = stream.committedBytes
+        if text.utf8.count >= committed, stream.replace(with: String(decoding: text.utf8.prefix(committed), as: UTF8.self)) { return committed }
+        pendingNote = ["", presenter.replacementNote()]
+        stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
+        return 0
+    }
+
+    /// Shows `snapshot`, whose answer is the whole answer so far; after a finished snapshot further updates do nothing.
     public func update(_ snapshot: ReplySnapshot) {
         guard !finished else { return }
+        let utf8 = snapshot.answer.utf8
+        if utf8.count > stream.receivedBytes {
+            stream.receive(String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: stream.receivedBytes)...])))
+        }
+        present(snapshot)
+    }
+
+    /// Shows `snapshot` with `text` appended to the answer; the snapshot's own `answer` is not looked at, so the
+    /// caller need not keep the answer at all.
+    public func update(_ snapshot: ReplySnapshot, appendingAnswer text: String) {
+        guard !finished else { return }
+        stream.receive(text)
+        present(snapshot)
+    }
+
+    /// Ends the reply where drawing stopped (it was cancelled): the live rows stay as they are, undrawn answer text is
+    /// dropped, and only the end line is added below them.
+    public func stop(_ snapshot: ReplySnapshot) {
+        guard !finished else { return }
+        finished = true
+        let stats = presenter.statsLine(snapshot.stats, outcome: snapshot.outcome)
+        area.leave(committed: stats.isEmpty ? [] : [stats], sink: &sink)
+        sink.flush()
+    }
+
+    private func present(_ snapshot: ReplySnapshot) {
         var committed = pendingNote
         pendingNote = []
+        let received = stream.receivedBytes
         for call in snapshot.finishedToolCalls.dropFirst(printedToolCalls) {
             // The text before the call is not drawn yet: its line waits for it.
-            guard call.answerOffset <= snapshot.answer.utf8.count || snapshot.isFinished else { break }
+            guard call.answerOffset <= received || snapshot.isFinished else { break }
             if !reasoningCollapsed && snapshot.reasoningCharacterCount > 0 {
                 committed.append(presenter.reasoningSummary(seconds: snapshot.reasoningSeconds,
                                                             characterCount: snapshot.reasoningCharacterCount))
                 reasoningCollapsed = true
             }
-            if call.answerOffset > stream.committedOffset {
-                committed += stream.finish(String(decoding: snapshot.answer.utf8.prefix(call.answerOffset), as: UTF8.self))
+            if call.answerOffset > stream.committedBytes {
+                committed += stream.finish(through: call.answerOffset)
             }
             committed.append(presenter.toolCallLine(call))
             printedToolCalls += 1
         }
 
-        let answering = !snapshot.answer.isEmpty || snapshot.isFinished
+        let answering = stream.receivedBytes > 0 || snapshot.isFinished
         if answering && !reasoningCollapsed && snapshot.reasoningCharacterCount > 0 {
             committed.append(presenter.reasoningSummary(seconds: snapshot.reasoningSeconds,
                                                         characterCount: snapshot.reasoningCharacterCount))
@@ -98,12 +135,12 @@ public final class LiveReplyView<Sink: TerminalSink> {
 
         var live: [String] = []
         if snapshot.isFinished {
-            committed += stream.finish(snapshot.answer)
+            committed += stream.finish()
             let stats = presenter.statsLine(snapshot.stats, outcome: snapshot.outcome)
             if !stats.isEmpty { committed.append(stats) }
             finished = true
         } else if answering {
-            let (answerCommitted, tail) = stream.update(snapshot.answer)
+            let (answerCommitted, tail) = stream.update()
             committed += answerCommitted
             live = tail
         } else if !snapshot.reasoning.isEmpty {

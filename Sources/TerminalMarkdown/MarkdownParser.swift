@@ -6,15 +6,22 @@ import Foundation
 /// cmark-gfm 0.29 keeps the inline special-character table in a process-wide global that attaching and finishing
 /// a parser with the strikethrough extension modifies, so parses running on two threads at once lose `~~`:
 /// every parse holds `lock`.
+///
+/// Containers (block quotes, lists) nested deeper than `maximumNesting` are flattened: their leaf blocks take their
+/// place, and inline spans nested deeper become their plain text. Model output is untrusted, so neither the
+/// conversion nor anything rendering its result recurses more than that many levels, however deep the input.
 enum MarkdownParser {
     private static let lock = NSLock()
+    /// Containers, and inline spans, deeper than this are flattened.
+    static let maximumNesting = 32
 
     /// Parses `text`, which must already be sanitised, and frees the C tree before returning.
     ///
     /// `references` (sanitised link reference definitions, whole lines) is parsed in front of `text` so its
     /// definitions resolve there; blocks it produces are dropped. Line numbers count from `firstLine` for the
-    /// first line of `text`.
-    static func parse(_ text: String, references: String = "", firstLine: Int = 1) -> [SourceBlock] {
+    /// first line of `text`. `depth` is the number of containers `text` sits in (a streamed container's content), so
+    /// that flattening starts at the same depth as in the whole document.
+    static func parse(_ text: String, references: String = "", firstLine: Int = 1, depth: Int = 0) -> [SourceBlock] {
         lock.lock()
         defer { lock.unlock() }
         cmark_gfm_core_extensions_ensure_registered()
@@ -38,9 +45,11 @@ enum MarkdownParser {
         var blocks: [SourceBlock] = []
         var child = cmark_node_first_child(document)
         while let node = child {
-            if let block = convertBlock(node) {
-                blocks.append(SourceBlock(block: block, startLine: Int(cmark_node_get_start_line(node)),
-                                          endLine: Int(cmark_node_get_end_line(node))))
+            for leaf in depth >= maximumNesting && isContainer(node) ? leaves(of: node) : [node] {
+                if let block = convertBlock(leaf, depth: depth) {
+                    blocks.append(SourceBlock(block: block, startLine: Int(cmark_node_get_start_line(leaf)),
+                                              endLine: Int(cmark_node_get_end_line(leaf))))
+                }
             }
             child = cmark_node_next(node)
         }
@@ -117,27 +126,82 @@ enum MarkdownParser {
         cmark_node_get_literal(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
     }
 
-    private static func convertBlocks(_ node: OpaquePointer) -> [MarkdownBlock] {
-        children(node).compactMap(convertBlock)
+    /// The blocks of a container's children, which sit `depth` containers deep: at the maximum, the leaf blocks of
+    /// every container among them.
+    private static func convertBlocks(_ node: OpaquePointer, depth: Int) -> [MarkdownBlock] {
+        let nodes = depth >= maximumNesting ? children(node).flatMap { isContainer($0) ? leaves(of: $0) : [$0] } : children(node)
+        return nodes.compactMap { convertBlock($0, depth: depth) }
     }
 
-    private static func convertBlock(_ node: OpaquePointer) -> MarkdownBlock? {
+    private static func isContainer(_ node: OpaquePointer) -> Bool {
+        let type = cmark_node_get_type(node)
+        return type == CMARK_NODE_BLOCK_QUOTE || type == CMARK_NODE_LIST || type == CMARK_NODE_ITEM
+    }
+
+    /// The leaf blocks inside container `node`, in document order, found without recursion.
+    private static func leaves(of node: OpaquePointer) -> [OpaquePointer] {
+        var result: [OpaquePointer] = []
+        var current = cmark_node_first_child(node)
+        while let visited = current {
+            if isContainer(visited), let first = cmark_node_first_child(visited) {
+                current = first
+                continue
+            }
+            if !isContainer(visited) { result.append(visited) }
+            var climbed: OpaquePointer? = visited
+            current = nil
+            while let step = climbed, step != node {
+                if let next = cmark_node_next(step) {
+                    current = next
+                    break
+                }
+                climbed = cmark_node_parent(step)
+            }
+        }
+        return result
+    }
+
+    /// The plain text of inline `node`'s descendants, found without recursion: a span nested too deep.
+    private static func flatText(_ node: OpaquePointer) -> String {
+        var text = ""
+        var current = cmark_node_first_child(node)
+        while let visited = current {
+            if let first = cmark_node_first_child(visited) {
+                current = first
+                continue
+            }
+            let type = cmark_node_get_type(visited)
+            text += type == CMARK_NODE_SOFTBREAK || type == CMARK_NODE_LINEBREAK ? " " : literal(visited)
+            var climbed: OpaquePointer? = visited
+            current = nil
+            while let step = climbed, step != node {
+                if let next = cmark_node_next(step) {
+                    current = next
+                    break
+                }
+                climbed = cmark_node_parent(step)
+            }
+        }
+        return text
+    }
+
+    private static func convertBlock(_ node: OpaquePointer, depth: Int) -> MarkdownBlock? {
         let type = cmark_node_get_type(node)
         switch type {
-        case CMARK_NODE_PARAGRAPH: return .paragraph(convertInlines(node))
-        case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)), convertInlines(node))
+        case CMARK_NODE_PARAGRAPH: return .paragraph(convertInlines(node, depth: 0))
+        case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)), convertInlines(node, depth: 0))
         case CMARK_NODE_CODE_BLOCK:
             let info = cmark_node_get_fence_info(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
             return .codeBlock(info: info, literal: literal(node))
         case CMARK_NODE_HTML_BLOCK: return .html(literal(node))
         case CMARK_NODE_THEMATIC_BREAK: return .thematicBreak
-        case CMARK_NODE_BLOCK_QUOTE: return .blockQuote(convertBlocks(node))
+        case CMARK_NODE_BLOCK_QUOTE: return .blockQuote(convertBlocks(node, depth: depth + 1))
         case CMARK_NODE_LIST:
             let ordered = cmark_node_get_list_type(node) == CMARK_ORDERED_LIST
             let items = children(node).map { item in
                 let isTask = String(cString: cmark_node_get_type_string(item)) == "tasklist"
                 return MarkdownListItem(task: isTask ? cmark_gfm_extensions_get_tasklist_item_checked(item) : nil,
-                                        blocks: convertBlocks(item),
+                                        blocks: convertBlocks(item, depth: depth + 1),
                                         startLine: Int(cmark_node_get_start_line(item)),
                                         endLine: Int(cmark_node_get_end_line(item)))
             }
@@ -166,7 +230,7 @@ enum MarkdownParser {
         var rows: [[[MarkdownInline]]] = []
         var rowLines: [Int] = []
         for row in children(node) {
-            var cells = children(row).map(convertInlines)
+            var cells = children(row).map { convertInlines($0, depth: 0) }
             while cells.count < columns { cells.append([]) }
             if cmark_gfm_extensions_get_table_row_is_header(row) != 0 {
                 header = cells
@@ -178,12 +242,15 @@ enum MarkdownParser {
         return MarkdownTable(alignments: alignments, header: header, rows: rows, rowLines: rowLines)
     }
 
-    private static func convertInlines(_ node: OpaquePointer) -> [MarkdownInline] {
-        children(node).compactMap(convertInline)
+    /// The inlines of `node`, which sits in `depth` inline spans: at the maximum, a span's plain text.
+    private static func convertInlines(_ node: OpaquePointer, depth: Int) -> [MarkdownInline] {
+        if depth >= maximumNesting { return [.text(flatText(node))] }
+        return children(node).compactMap { convertInline($0, depth: depth + 1) }
     }
 
-    private static func convertInline(_ node: OpaquePointer) -> MarkdownInline? {
+    private static func convertInline(_ node: OpaquePointer, depth: Int) -> MarkdownInline? {
         let type = cmark_node_get_type(node)
+        func convertInlines(_ node: OpaquePointer) -> [MarkdownInline] { Self.convertInlines(node, depth: depth) }
         switch type {
         case CMARK_NODE_TEXT: return .text(literal(node))
         case CMARK_NODE_CODE: return .code(literal(node))

@@ -1,7 +1,9 @@
-/// The incremental core of streaming: turns successive snapshots of a growing reply into lines to print once
+/// The incremental core of streaming: turns a growing reply, given piece by piece, into lines to print once
 /// (committed) and lines to show provisionally (the tail), without touching the terminal.
 ///
-/// Per snapshot it parses only the uncommitted text up to its last complete line, commits every top-level block
+/// The stream holds only the text it has not committed (`receive(_:)` appends to it, and what commits is dropped),
+/// so a reply is held once, by whoever saves it, however long it grows. Per update it parses only the uncommitted
+/// text up to its last complete line, commits every top-level block
 /// but the last (stopping at a block whose source lines are unknown: cmark-gfm 0.29 reports line 0 for a
 /// paragraph split off by a table, which is then taken to end just before the table), and then re-parses the uncommitted remainder, partial line included, for the tail.
 /// The last block is kept small: an open code fence commits its lines one by one, a list commits its finished
@@ -28,9 +30,19 @@ struct MarkdownStream {
     private var insideListItem = false
     /// True for the stream of a container's content: the late link definitions are listed by the outer stream.
     private var isNested = false
+    /// The containers this stream's text sits in; at `MarkdownParser.maximumNesting` its parses hold only leaf
+    /// blocks, so no container opens a stream deeper than that.
+    private var nesting = 0
 
-    /// UTF-8 offset in the reply up to which everything has been committed.
+    /// UTF-8 offset in `buffer` (or, for a nested stream, in its container's content) up to which everything has
+    /// been committed.
     private(set) var committedOffset = 0
+    /// The reply's text from `droppedBytes` on: what has not been committed, and what was received after it.
+    private var buffer = ""
+    /// UTF-8 bytes of the reply committed and dropped from `buffer`.
+    private var droppedBytes = 0
+    /// The digest of the committed bytes, so a rewritten answer can be checked against them without keeping them.
+    private var committedDigest = Hasher()
     private var hasOutput = false
     private var continuation: ListContinuation?
     private var state: State = .blocks
@@ -100,16 +112,95 @@ struct MarkdownStream {
         self.rendersMarkdown = rendersMarkdown
     }
 
-    /// Commits what `text` finishes and returns the lines to print once and the provisional tail.
-    ///
-    /// `text` must extend the previous snapshot; a text shorter than what was committed shows nothing new.
-    mutating func update(_ text: String) -> (committed: [String], tail: [String]) {
-        let committed = commitCompleteLines(text)
-        return (committed, tail(text))
+    /// UTF-8 bytes of the reply received so far.
+    var receivedBytes: Int { droppedBytes + buffer.utf8.count }
+
+    /// UTF-8 offset in the reply up to which everything has been committed.
+    var committedBytes: Int { droppedBytes + committedOffset }
+
+    /// Appends `piece` to the reply without rendering anything yet.
+    mutating func receive(_ piece: String) {
+        buffer += piece
     }
 
-    /// Commits everything in the final `text`; the stream is done afterwards.
+    /// Commits what the text received so far finishes and returns the lines to print once and the provisional tail;
+    /// the committed text is dropped.
+    mutating func update() -> (committed: [String], tail: [String]) {
+        let committed = commitCompleteLines(buffer)
+        dropCommitted()
+        return (committed, tail(buffer))
+    }
+
+    /// Commits everything received so far, as at the end of the reply; text received later starts afresh.
+    mutating func finish() -> [String] {
+        let output = finishing(buffer)
+        dropCommitted()
+        return output
+    }
+
+    /// Commits the reply up to UTF-8 offset `offset` as though it ended there (the text before a tool call ends a
+    /// part); what was received after it stays uncommitted.
+    mutating func finish(through offset: Int) -> [String] {
+        let utf8 = buffer.utf8
+        let split = utf8.index(utf8.startIndex, offsetBy: min(max(offset - droppedBytes, committedOffset), utf8.count))
+        let rest = String(Substring(utf8[split...]))
+        buffer = String(Substring(utf8[..<split]))
+        let output = finish()
+        buffer = rest
+        return output
+    }
+
+    /// Replaces the reply by `text` (the server rewrote it); returns false, changing nothing, when `text` does not
+    /// start with what has been committed.
+    mutating func replace(with text: String) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count >= committedBytes else { return false }
+        var digest = Hasher()
+        var copy = text
+        let length = committedBytes
+        copy.withUTF8 { digest.combine(bytes: UnsafeRawBufferPointer($0.extracting(..<length))) }
+        var committed = committedDigest
+        guard digest.finalize() == committed.finalize() else { return false }
+        buffer = String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: committedBytes)...]))
+        committedOffset = 0
+        return true
+    }
+
+    /// Shows the snapshot `text` of the whole reply so far: receives what it adds, then updates.
+    ///
+    /// `text` must extend the previous snapshot; a text shorter than what was received shows nothing new.
+    mutating func update(_ text: String) -> (committed: [String], tail: [String]) {
+        receive(Self.text(text, after: receivedBytes))
+        return update()
+    }
+
+    /// Finishes with the final snapshot `text` of the whole reply: receives what it adds, then finishes.
     mutating func finish(_ text: String) -> [String] {
+        receive(Self.text(text, after: receivedBytes))
+        return finish()
+    }
+
+    private static func text(_ text: String, after offset: Int) -> String {
+        let utf8 = text.utf8
+        guard offset < utf8.count else { return "" }
+        return String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: offset)...]))
+    }
+
+    /// Drops the committed text from `buffer`, folding it into the committed digest.
+    private mutating func dropCommitted() {
+        let count = min(committedOffset, buffer.utf8.count)
+        guard count > 0 else { return }
+        var digest = committedDigest
+        var text = buffer
+        text.withUTF8 { digest.combine(bytes: UnsafeRawBufferPointer($0.extracting(..<count))) }
+        committedDigest = digest
+        buffer = remainder(buffer)
+        droppedBytes += count
+        committedOffset = 0
+    }
+
+    /// Commits everything in `text` from `committedOffset` on, as at the end of the reply.
+    private mutating func finishing(_ text: String) -> [String] {
         var output = commitCompleteLines(text)
         var rest = remainder(text)
         if case .container(var container) = state {
@@ -127,7 +218,7 @@ struct MarkdownStream {
             switch state {
             case .blocks:
                 let clean = UntrustedText.sanitize(rest)
-                let blocks = references.parse(clean)
+                let blocks = references.parse(clean, depth: nesting)
                 references.record(Substring(clean), blocks: blocks, through: Int.max)
                 emit(blocks, into: &output)
             case .fence(let fence):
@@ -138,7 +229,7 @@ struct MarkdownStream {
                 awaitedSeparator = nil
             case .table(let progress):
                 let source = progress.prefix + UntrustedText.sanitize(rest)
-                var blocks = references.parse(source)
+                var blocks = references.parse(source, depth: nesting)
                 references.record(Substring(source), blocks: blocks, through: Int.max)
                 if case .table(let table)? = blocks.first?.block {
                     output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
@@ -222,7 +313,7 @@ struct MarkdownStream {
 
     private mutating func stepBlocks(_ complete: Substring, into output: inout [String]) -> Bool {
         let clean = UntrustedText.sanitize(String(complete))
-        let blocks = references.parse(clean)
+        let blocks = references.parse(clean, depth: nesting)
         guard !blocks.isEmpty else { return false }
         var consumedLines = 0
         var index = 0
@@ -293,7 +384,15 @@ struct MarkdownStream {
         let consumed = byteOffset(afterLine: consumedLines, in: complete)
         committedOffset += consumed
         if !changed && complete.utf8.count > Self.fallbackLimit {
-            state = .plainLines
+            // Past the nesting limit the text parses to leaf blocks flattened out of deep containers: committed as
+            // parsed, they read as in the whole render, where raw lines would show every marker.
+            guard nesting >= MarkdownParser.maximumNesting else {
+                state = .plainLines
+                return true
+            }
+            emit(Array(blocks[index...]), into: &output)
+            references.record(Substring(clean), blocks: blocks, through: Int.max)
+            committedOffset += complete.utf8.count - consumed
             return true
         }
         if case .container = state { return true }
@@ -324,7 +423,7 @@ struct MarkdownStream {
 
     private mutating func stepTable(_ complete: Substring, _ progress: TableProgress, into output: inout [String]) -> Bool {
         let source = progress.prefix + UntrustedText.sanitize(String(complete))
-        var blocks = references.parse(source)
+        var blocks = references.parse(source, depth: nesting)
         guard case .table(let table)? = blocks.first?.block else {
             output += renderer.tableClosing(widths: progress.widths)
             state = .blocks
@@ -432,6 +531,7 @@ struct MarkdownStream {
         stream.insideListItem = insideListItem
         stream.containerThreshold = containerThreshold
         stream.isNested = true
+        stream.nesting = nesting + 1
         stream.references = references
         return stream
     }
@@ -501,7 +601,7 @@ struct MarkdownStream {
     /// Flushes the container's stream and returns to top-level blocks; `next` is the line after the container.
     private mutating func close(_ container: Container, before next: Substring?, into output: inout [String]) {
         var container = container
-        appendOpened(decorate(container.stream.finish(container.inner), &container), to: &output)
+        appendOpened(decorate(container.stream.finishing(container.inner), &container), to: &output)
         if let marker = container.pendingMarker { appendOpened([marker], to: &output) }
         references = container.stream.references
         state = .blocks
@@ -562,7 +662,7 @@ struct MarkdownStream {
         guard let content = container.stream.uncommittedLines(container.inner),
               content.contains(where: { !$0.allSatisfy { $0 == " " || $0 == "\t" } }),
               let rebuilt = rebuilt(content, in: container.kind) else { return false }
-        let blocks = MarkdownParser.parse(UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + line + "\n"))
+        let blocks = MarkdownParser.parse(UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + line + "\n"), depth: nesting)
         guard blocks.count == 1, blocks[0].endLine == rebuilt.count + 1 else { return false }
         if case .list(let list) = blocks[0].block { return list.items.count == 1 }
         return true
@@ -649,7 +749,7 @@ struct MarkdownStream {
         case .fence(let fence):
             return isClosingFence(Substring(rest), fence) ? [] : renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter, advance: false)
         case .table(let progress):
-            var blocks = references.parse(progress.prefix + UntrustedText.sanitize(rest))
+            var blocks = references.parse(progress.prefix + UntrustedText.sanitize(rest), depth: nesting)
             var output: [String] = []
             if case .table(let table)? = blocks.first?.block {
                 output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
@@ -677,7 +777,7 @@ struct MarkdownStream {
         case .blocks:
             var output: [String] = []
             let clean = UntrustedText.sanitize(rest)
-            var blocks = references.parse(clean)
+            var blocks = references.parse(clean, depth: nesting)
             if let last = blocks.last?.block, endsInProse(last) {
                 let shown = UnfinishedMarkup.hidingUnclosed(clean)
                 if shown.utf8.count != clean.utf8.count { blocks = references.parse(shown) }

@@ -115,6 +115,7 @@ public struct ReplyPresenter: Sendable {
         switch outcome {
         case .complete: mark = nil
         case .cancelled: mark = "incomplete: cancelled"
+        case .shownInPart: mark = "shown in part: cancelled; the whole reply is saved"
         case .failed(let message): mark = "incomplete: " + UntrustedText.sanitize(message).replacing("\n", with: " ")
         }
         if let mark {

@@ -102,6 +102,8 @@ public enum ReplyOutcome: Sendable, Equatable {
     case complete
     /// Stopped by the user.
     case cancelled
+    /// Complete and saved, but its drawing was stopped by the user before all of it was shown.
+    case shownInPart
     /// Ended by an error, with its message (from the server: untrusted, sanitised when shown).
     case failed(String)
 }

@@ -5,10 +5,13 @@ public protocol ReplyView: AnyObject {
     var width: Int { get set }
     /// Rows.
     var height: Int { get set }
-    /// Shows `snapshot`; after a finished snapshot further updates do nothing.
-    func update(_ snapshot: ReplySnapshot)
-    /// Shows `snapshot`, whose answer replaces `previous` (the server's final answer differs from what streamed).
-    func update(_ snapshot: ReplySnapshot, replacingAnswer previous: String)
+    /// Shows `snapshot` with `text` appended to the answer; after a finished snapshot further updates do nothing.
+    func update(_ snapshot: ReplySnapshot, appendingAnswer text: String)
+    /// Replaces the answer by the server's final `text` without drawing; returns the UTF-8 length of its start the
+    /// view keeps, so the caller appends the rest.
+    func replaceAnswer(with text: String) -> Int
+    /// Ends a cancelled reply where drawing stopped, adding only the end line.
+    func stop(_ snapshot: ReplySnapshot)
 }
 
 extension LiveReplyView: ReplyView {}

@@ -9,7 +9,8 @@ import LMStudio
 /// (b) CPU of `ask` on a 1 MiB reply in 7-character deltas against `curl -N` receiving the same
 ///     stream piped into Python's `json.loads` of every `data:` line (goal ≤ 1.5×);
 /// (c) Ctrl-C on a pseudo-terminal during a 40 MB reply: time from the keystroke to exit
-///     (goal ≤ 0.5 s), and whether the partial reply was saved as incomplete.
+///     (goal ≤ 0.5 s), and whether the partial reply was saved as incomplete;
+/// and, before (c), the terminal figures of `terminalBench`.
 ///
 /// `LLMSTER_BENCH_LLMSTER` names another `llmster` to measure (e.g. an older build) against the same simulator.
 func streamBench() async throws {
@@ -58,16 +59,71 @@ func streamBench() async throws {
                  ask.cpuSeconds, ask.outputBytes, baseline.cpuSeconds))
     print(String(format: "CPU ratio ask / (curl + parse): %.2f (goal ≤ 1.5)", ask.cpuSeconds / baseline.cpuSeconds))
 
+    // Before anything here reads a long reply back: a child's peak RSS counts this process's (it is spawned with
+    // vfork semantics), so the terminal figures are measured while this process is still small.
+    try terminalBench(llmster, home: home)
+
     // (c) Ctrl-C on a terminal during a 40 MB reply.
     let terminal = try BenchTerminal(llmster, ["ask", "[[sim:large=40000000]] interrupt me"], environment: home.environment)
     terminal.waitForOutput(bytes: 16 << 10)
     let start = ContinuousClock.now
     terminal.type([3])
-    let status = terminal.waitForExit()
+    let status = terminal.waitForExit().status
     let latency = (ContinuousClock.now - start) / .seconds(1)
     let saved = try home.latestReply()
     print(String(format: "Ctrl-C during a 40 MB reply: exit after %.3f s (goal ≤ 0.5 s), status %d; saved: %@",
                  latency, status, saved))
+}
+
+/// The figures of the path people use: `ask` rendering Markdown on a 100×40 pseudo-terminal that is read as fast
+/// as it is written, against the simulator streaming Markdown-heavy text in 4 KiB deltas.
+///
+/// (d) peak RSS on a terminal, 256 KiB vs 8 MiB (goal: differ by < 20 MB); (e) CPU of the 8 MiB reply on a
+/// terminal against piped `--markdown never` (goal ≤ 4×) and its wall time against its CPU time (no idle waits);
+/// (f) 1,000 vs 4,000 tool calls in one reply (goal: linear); (g) Ctrl-C on a terminal after a 40 MiB reply has
+/// arrived whole (goal: exit ≤ 0.5 s, nothing drawn after the signal but the end line, the reply saved).
+private func terminalBench(_ llmster: String, home: BenchHome) throws {
+    func markdown(_ bytes: Int) -> String { "[[sim:large=\(bytes),delta=4096]] markdown" }
+    var peaks: [Int: Double] = [:]
+    var terminalCPU = 0.0
+    for bytes in [256 << 10, 8 << 20] {
+        let started = ContinuousClock.now
+        let run = try BenchTerminal.run(llmster, ["--markdown", "always", "ask", "--no-save", markdown(bytes)], environment: home.environment)
+        let wall = (ContinuousClock.now - started) / .seconds(1)
+        peaks[bytes] = Double(run.usage.ru_maxrss) / 1024
+        if bytes == 8 << 20 { terminalCPU = run.cpuSeconds }
+        print(String(format: "ask on a terminal, %5d KiB Markdown: peak RSS %6.1f MB, %.3f s CPU, %.3f s wall, %d bytes drawn, exit %d",
+                     bytes >> 10, peaks[bytes]!, run.cpuSeconds, wall, run.outputBytes, run.status))
+    }
+    print(String(format: "terminal peak RSS difference 8 MiB - 256 KiB: %.1f MB (goal < 20 MB)", peaks[8 << 20]! - peaks[256 << 10]!))
+    let piped = try median(of: 3) {
+        try BenchChild.run(llmster, ["--markdown", "never", "ask", "--no-save", markdown(8 << 20)], environment: home.environment)
+    }
+    print(String(format: "8 MiB Markdown: %.3f s CPU on a terminal, %.3f s piped: ratio terminal / piped %.2f (goal ≤ 4)",
+                 terminalCPU, piped.cpuSeconds, terminalCPU / piped.cpuSeconds))
+
+    var toolSeconds: [Int: Double] = [:]
+    for count in [1000, 4000] {
+        let started = ContinuousClock.now
+        let run = try BenchTerminal.run(llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:tool-calls=\(count)]] tools"],
+                                        environment: home.environment)
+        toolSeconds[count] = (ContinuousClock.now - started) / .seconds(1)
+        print(String(format: "%5d tool calls on a terminal: %.3f s wall, %.3f s CPU, exit %d", count, toolSeconds[count]!, run.cpuSeconds, run.status))
+    }
+    print(String(format: "tool calls 4,000 / 1,000 wall time: %.1f× (linear: about 4×)", toolSeconds[4000]! / toolSeconds[1000]!))
+
+    let terminal = try BenchTerminal(llmster, ["--markdown", "always", "ask", markdown(40 << 20) + " interrupt me"], environment: home.environment)
+    terminal.waitForOutput(bytes: 64 << 10)
+    // Long enough for a fast server to have sent the whole reply: the display's backlog is what Ctrl-C must stop.
+    Thread.sleep(forTimeInterval: 2)
+    let before = terminal.receivedBytes
+    let start = ContinuousClock.now
+    terminal.type([3])
+    let status = terminal.waitForExit().status
+    let latency = (ContinuousClock.now - start) / .seconds(1)
+    let after = terminal.receivedBytes - before
+    print(String(format: "Ctrl-C 2 s into a 40 MiB Markdown reply on a terminal: exit after %.3f s (goal ≤ 0.5 s), status %d, "
+                 + "%d bytes drawn after the signal; saved: %@", latency, status, after, try home.latestReply()))
 }
 
 /// The run with the median CPU time of `count` runs.
@@ -182,6 +238,8 @@ private final class BenchTerminal: @unchecked Sendable {
     private let pid: pid_t
     private let condition = NSCondition()
     private var received = 0
+    /// The child's side closed: everything it drew has been read.
+    private var drained = false
 
     init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
         // /dev/ptmx with the Linux ioctls TIOCSPTLCK (unlock) and TIOCGPTN (slave number).
@@ -204,7 +262,7 @@ private final class BenchTerminal: @unchecked Sendable {
             let count = read(master, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
             condition.lock()
-            if count > 0 { received += count }
+            if count > 0 { received += count } else { drained = true }
             condition.broadcast()
             condition.unlock()
             if count <= 0 { return }
@@ -219,16 +277,33 @@ private final class BenchTerminal: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Bytes the child has written so far.
+    var receivedBytes: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return received
+    }
+
+    /// Runs `path` on a fresh pseudo-terminal to its end, reading everything it draws.
+    static func run(_ path: String, _ arguments: [String], environment: [String: String]) throws -> BenchChild {
+        let terminal = try BenchTerminal(path, arguments, environment: environment)
+        let (status, usage) = terminal.waitForExit()
+        return BenchChild(status: status, usage: usage, outputBytes: terminal.receivedBytes)
+    }
+
     /// Types raw bytes, e.g. `[3]` for Ctrl-C.
     func type(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
-    /// Waits for the child and returns its exit status (128 + signal when killed).
-    func waitForExit() -> Int32 {
-        let (status, _) = wait(pid)
+    /// Waits for the child and for the end of what it drew; its exit status (128 + signal when killed) and resource usage.
+    func waitForExit() -> (status: Int32, usage: rusage) {
+        let (status, usage) = wait(pid)
+        condition.lock()
+        while !drained { condition.wait() }
+        condition.unlock()
         close(master)
-        return status
+        return (status, usage)
     }
 }
 

@@ -114,7 +114,7 @@ struct LiveReplyViewTests {
         let view = LiveReplyView(sink: StringSink(), capabilities: capabilities, mode: .always)
         var screen = TerminalScreen(width: capabilities.width, height: capabilities.height, widthOf: DisplayWidth.of)
         view.update(ReplySnapshot(answer: streamed))
-        view.update(ReplySnapshot(answer: final), replacingAnswer: streamed)
+        view.update(replacingAnswer: ReplySnapshot(answer: final))
         view.update(ReplySnapshot(answer: final, isFinished: true))
         screen.apply(view.sink.output)
         return screen.lines

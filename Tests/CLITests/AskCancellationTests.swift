@@ -1,0 +1,58 @@
+import Foundation
+import Library
+import Simulator
+import Testing
+import TestSupport
+
+/// Ctrl-C on a terminal stops the drawing of a reply that has already arrived whole, which is saved complete.
+@Suite struct AskCancellationTests {
+    /// The simulator sends 8 MiB of Markdown as fast as the socket takes it, far faster than a terminal draws it: the
+    /// reply is saved complete while the start of it is on the screen. Ctrl-C then adds the end line and nothing
+    /// else (at most the one drawing step in progress), and the reply stays saved whole.
+    @Test func ctrlCDuringARenderedBacklogDrawsOnlyTheEndLine() async throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"),
+                                          ["--markdown", "always", "ask", "[[sim:large=\(8 << 20),delta=4096]] backlog"],
+                                          environment: cli.environment, width: 100, height: 40)
+        _ = try terminal.waitFor("Section 1")
+        let saved = try await Self.completeReply(in: cli.sandbox.libraryPath)
+        let mark = terminal.mark
+        terminal.send("\u{3}")
+        #expect(try terminal.waitForExit() == 130)
+
+        let sections = saved.text.components(separatedBy: "## Section ").count - 1
+        #expect(saved.text.utf8.count >= 8 << 20 && saved.text.hasSuffix("> A quote closing section \(sections).\n\n"))
+        let output = terminal.text
+        #expect(!output.contains("closing section \(sections)."), "the end of the reply was drawn")
+        let after = String(output.dropFirst(mark))
+        let lastLine = after.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(lastLine.contains("shown in part"), "the end line says the reply was not all drawn: \(lastLine)")
+        // One drawing step is at most `ReplyDisplay.renderStepBytes` (64 KiB) of answer, under 200 sections.
+        let drawnAfter = after.components(separatedBy: "Section ").count - 1
+        #expect(drawnAfter < 400, "\(drawnAfter) sections drawn after Ctrl-C")
+    }
+
+    /// The newest reply once it is saved complete; fails after 120 s.
+    private static func completeReply(in path: String) async throws -> Message {
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: path) {
+                let library = try LibraryStore(path: path)
+                if let conversation = try library.mostRecentConversation(),
+                   let reply = try library.messages(conversationId: conversation.id).last(where: { $0.role == .assistant }),
+                   reply.status == .complete {
+                    return reply
+                }
+            }
+            // Polling must not block a thread of the concurrency pool: tests running beside this one need it.
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CancellationFailure("the reply was not saved complete within 120 s")
+    }
+}
+
+private struct CancellationFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
