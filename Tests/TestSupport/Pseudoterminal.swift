@@ -174,6 +174,12 @@ public final class Pseudoterminal: @unchecked Sendable {
         }
         let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         exitStatus = code
+        // What the program wrote just before it exited may still be on its way to the reader: wait for the end of
+        // file (the terminal's last writer gone), briefly, in case a process it started still holds the terminal.
+        let drained = Date().addingTimeInterval(2)
+        condition.lock()
+        while !closed, condition.wait(until: drained) {}
+        condition.unlock()
         return code
     }
 
