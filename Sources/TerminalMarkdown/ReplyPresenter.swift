@@ -99,14 +99,18 @@ public struct ReplyPresenter: Sendable {
             + " " + outcomeStyle.apply(outcome, at: level)
     }
 
-    /// "412 tokens · 38.2 tok/s · first token 0.9 s · model load 1.3 s" (the load only when this reply loaded it), dim, followed by a marked "incomplete" when the reply did
-    /// not complete; empty when there are neither stats nor a mark.
+    /// "412 tokens · 38.2 tok/s · first token 0.9 s · model load 1.3 s" (the load only when this reply loaded it; no
+    /// token figures for a reply without tokens), dim, followed by a marked "incomplete" when the reply did not
+    /// complete; empty when there are neither stats nor a mark.
     public func statsLine(_ stats: ReplyStats?, outcome: ReplyOutcome) -> String {
         var parts: [String] = []
         if let stats {
-            parts.append(Self.grouped(stats.tokens) + " tokens")
-            parts.append(Self.decimal(stats.tokensPerSecond) + " tok/s")
-            if let first = stats.timeToFirstToken { parts.append("first token " + Self.seconds(first)) }
+            // A reply that produced nothing (a server error) has no speed to show.
+            if stats.tokens > 0 {
+                parts.append(Self.grouped(stats.tokens) + (stats.tokens == 1 ? " token" : " tokens"))
+                parts.append(Self.decimal(stats.tokensPerSecond) + " tok/s")
+                if let first = stats.timeToFirstToken { parts.append("first token " + Self.seconds(first)) }
+            }
             if let load = stats.modelLoadTime { parts.append("model load " + Self.seconds(load)) }
         }
         let figures = fit(parts.joined(separator: " · "))

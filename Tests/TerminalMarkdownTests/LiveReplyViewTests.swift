@@ -108,6 +108,13 @@ struct LiveReplyViewTests {
         #expect(frames.last == ["Partial answer", "3 tokens · 2.0 tok/s · " + mark])
     }
 
+    /// A reply of one token says "1 token"; one of none (a server error) shows no speed, only its mark.
+    @Test func tokenFiguresReadAsUsersCountThem() {
+        let presenter = ReplyPresenter(capabilities: TerminalCapabilities(isDumb: true, width: 80))
+        #expect(presenter.statsLine(ReplyStats(tokens: 1, tokensPerSecond: 2), outcome: .complete) == "1 token · 2.0 tok/s")
+        #expect(presenter.statsLine(ReplyStats(tokens: 0, tokensPerSecond: 42.5), outcome: .failed("server error")) == "⚠ incomplete: server error")
+    }
+
     /// Streams `streamed`, then shows `final` as a replacement and finishes; returns the last screen.
     private func replace(_ streamed: String, with final: String) -> [String] {
         let capabilities = TerminalCapabilities(width: 60)
