@@ -176,16 +176,17 @@ struct BlockRenderer {
     }
 
     /// The first line of a code block: the dim fence naming the language, or with fences hidden just the dim
-    /// language (nothing for an unlabelled block). Output without styles keeps its fences, so it stays Markdown.
+    /// language (nothing for an unlabelled block). Output without colours keeps its fences (so it stays Markdown,
+    /// and under `NO_COLOR` a block's ends are marked).
     func codeFenceOpening(info: String) -> [String] {
         let language = Self.language(info)
-        if showsFences || level == .plain { return [theme.codeFence.apply("```" + language, at: level)] }
+        if showsFences || level != .color { return [theme.codeFence.apply("```" + language, at: level)] }
         return language.isEmpty ? [] : [theme.codeLabel.apply(language, at: level)]
     }
 
-    /// The dim closing fence, or nothing with fences hidden.
+    /// The dim closing fence, or nothing with fences hidden (only with colours).
     var codeFenceClosing: [String] {
-        showsFences || level == .plain ? [theme.codeFence.apply("```", at: level)] : []
+        showsFences || level != .color ? [theme.codeFence.apply("```", at: level)] : []
     }
 
     /// One line of code, coloured by `highlighter` (which moves past the line unless `advance` is false).
@@ -381,7 +382,8 @@ struct BlockRenderer {
                 let shown = script.flatMap { HTMLMarkup.script(text, superscript: $0) } ?? text
                 output.append(StyledRun(text: shown, style: style, link: link))
             case .code(let code):
-                output.append(StyledRun(text: level == .plain ? "`\(code)`" : code, style: merged(style, theme.inlineCode), link: link))
+                // Without colours (a pipe, NO_COLOR) the backticks are inline code's only mark.
+                output.append(StyledRun(text: level == .color ? code : "`\(code)`", style: merged(style, theme.inlineCode), link: link))
             case .emphasis(let children):
                 var inner = style
                 inner.italic = true

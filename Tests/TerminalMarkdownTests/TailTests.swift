@@ -180,13 +180,16 @@ struct CapabilityTests {
             + "--"])
     }
 
-    @Test func noColorKeepsLayoutAndAttributesButDropsColours() {
-        let text = "# Title\n\n**bold** `code`"
+    /// `NO_COLOR` keeps the layout and the attributes; inline code, whose only mark was its colour, keeps its
+    /// backticks, and a code block its fences.
+    @Test func noColorKeepsLayoutAndAttributesAndMarksCode() {
+        let text = "# Title\n\n**bold** `code`\n\n```sh\nls\n```"
         let colored = MarkdownRenderer(capabilities: TerminalCapabilities(), mode: .always).render(text)
         let plain = MarkdownRenderer(capabilities: TerminalCapabilities(noColor: true), mode: .always).render(text)
         #expect(colored.contains("35m"))
         #expect(!plain.contains("35m") && !plain.contains("36m") && plain.contains("\u{1B}[1m"))
-        #expect(screenLines(colored, width: 80) == screenLines(plain, width: 80))
+        #expect(screenLines(colored, width: 80) == ["# Title", "", "bold code", "", "sh", "ls"])
+        #expect(screenLines(plain, width: 80) == ["# Title", "", "bold `code`", "", "```sh", "ls", "```"])
     }
 }
 
@@ -219,7 +222,7 @@ struct RedrawProtocolTests {
 
 struct UnfinishedMarkupTests {
     private func tail(_ text: String) -> [String] {
-        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(noColor: true, width: 80), mode: .always)
+        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(width: 80), mode: .always)
         renderer.update(text)
         return screenLines(renderer.sink.output, width: 80).filter { !$0.isEmpty }
     }
