@@ -1699,7 +1699,7 @@ When the file continues a server context held elsewhere, ask whether to keep it.
                                   `((path . ,path)
                                     (continuation . ,(if (y-or-n-p "The file continues another server's context.  Keep it (no: start afresh)? ")
                                                          "keep" "drop"))))))
-     ((and (equal kind "already_imported") (not (y-or-n-p "Already imported.  Import a copy (no: open it)? ")))
+     ((and (equal kind "already_imported") (not (y-or-n-p "This library already holds it.  Import a copy (no: open it)? ")))
       (let ((id (alist-get 'conversationId (alist-get 'data (cdr answer)))))
         (setq answer (cons `((conversation (id . ,id))) nil))))
      ((equal kind "already_imported")

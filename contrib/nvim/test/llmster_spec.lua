@@ -885,12 +885,13 @@ local ok, err = pcall(function()
     vim.api.nvim_set_current_buf(buffer)
     vim.cmd('LlmsterExport ' .. file)
     assert(vim.fn.filereadable(file) == 1)
+    -- The library still holds the exported conversation: opening it is offered, or a copy.
+    local opened
+    select_with(function(items) return items[1], 1 end, function() library.import(file, function(b) opened = b end) end)
+    assert(opened == buffer, 'importing a file of this library offers the conversation it holds')
     local imported
-    library.import(file, function(b) imported = b end)
+    select_with(function(items) return items[2], 2 end, function() library.import(file, function(b) imported = b end) end)
     assert(imported and imported ~= buffer and text(imported):find('### Assistant\n.*take me along'), tostring(imported))
-    local again
-    select_with(function(items) return items[1], 1 end, function() library.import(file, function(b) again = b end) end)
-    assert(again == imported, 'the same file again offers the imported conversation')
     local before = #llmster.request_sync('conversations/list', {}).conversations
     local answer = library.backup(backup)
     assert(answer.statistics.conversations == before and vim.fn.filereadable(backup) == 1, vim.inspect(answer))

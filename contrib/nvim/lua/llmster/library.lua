@@ -192,7 +192,7 @@ function M.import(path, done)
       if choice then client.guard(function() finish(client.call('transfer/import', vim.tbl_extend('force', params, { continuation = choice }))) end) end
     end)
   elseif kind == 'already_imported' then
-    vim.ui.select({ 'Open the imported conversation', 'Import a copy' }, { prompt = 'Already imported' }, function(_, index)
+    vim.ui.select({ 'Open the conversation this library holds', 'Import a copy' }, { prompt = 'This library already holds it' }, function(_, index)
       if index == 1 then client.guard(function() done(llmster().open(failure.data.conversationId)) end) end
       if index == 2 then client.guard(function() finish(client.call('transfer/import', vim.tbl_extend('force', params, { asNew = true }))) end) end
     end)
