@@ -48,9 +48,16 @@ enum DownloadCommand {
             context.warn("the server started no download job (status \(status.status))")
             return ExitCode.failure
         }
+        // The trap is in place before the line that invites Ctrl-C, so a Ctrl-C right after it is caught.
+        let latch = SignalLatch()
+        let watching = Mutex<Task<DownloadStatus, any Error>?>(nil)
+        let trap = SignalTrap([SIGINT, SIGTERM]) { signal in
+            latch.record(signal)
+            watching.withLock { $0?.cancel() }
+        }
+        defer { trap.remove() }
         context.errors.line("Download job \(UntrustedText.sanitize(jobId)) — Ctrl-C stops watching; the download goes on.")
         let progress = DownloadProgressLine(name: name, stream: context.errors, environment: context.environment)
-        let latch = SignalLatch()
         let watcher = Task {
             var current = status
             while current.status == "downloading" || current.status == "paused" {
@@ -60,11 +67,8 @@ enum DownloadCommand {
             }
             return current
         }
-        let trap = SignalTrap([SIGINT, SIGTERM]) { signal in
-            latch.record(signal)
-            watcher.cancel()
-        }
-        defer { trap.remove() }
+        watching.withLock { $0 = watcher }
+        if latch.signal != nil { watcher.cancel() }
         let final: DownloadStatus
         do {
             final = try await watcher.value
