@@ -23,6 +23,9 @@
       (error "Set LLMSTER_BIN_DIR to the directory of the built llmster and lmstudio-sim (swift build --show-bin-path)"))
     dir))
 
+(defvar llmster-test--directory (file-name-directory (or load-file-name buffer-file-name))
+  "The directory of this test file; the shared scenarios are in the source tree beside it, not in the package.")
+
 (defvar llmster-test--source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun))
   "The llmster.el under test.")
 
@@ -1093,7 +1096,7 @@
   "Each shared scenario's slug and this suite's test of it.")
 
 (ert-deftest llmster-test-every-shared-editor-scenario-has-a-test-here ()
-  (let ((file (expand-file-name "../editor-scenarios.txt" (file-name-directory llmster-test--source)))
+  (let ((file (expand-file-name "../../editor-scenarios.txt" llmster-test--directory))
         (missing nil))
     (with-temp-buffer
       (insert-file-contents file)
