@@ -141,22 +141,10 @@ enum MarkdownParser {
     /// The leaf blocks inside container `node`, in document order, found without recursion.
     private static func leaves(of node: OpaquePointer) -> [OpaquePointer] {
         var result: [OpaquePointer] = []
-        var current = cmark_node_first_child(node)
-        while let visited = current {
-            if isContainer(visited), let first = cmark_node_first_child(visited) {
-                current = first
-                continue
-            }
-            if !isContainer(visited) { result.append(visited) }
-            var climbed: OpaquePointer? = visited
-            current = nil
-            while let step = climbed, step != node {
-                if let next = cmark_node_next(step) {
-                    current = next
-                    break
-                }
-                climbed = cmark_node_parent(step)
-            }
+        walk(node) { visited in
+            if isContainer(visited) { return true }
+            result.append(visited)
+            return false
         }
         return result
     }
@@ -164,14 +152,24 @@ enum MarkdownParser {
     /// The plain text of inline `node`'s descendants, found without recursion: a span nested too deep.
     private static func flatText(_ node: OpaquePointer) -> String {
         var text = ""
+        walk(node) { visited in
+            if cmark_node_first_child(visited) != nil { return true }
+            let type = cmark_node_get_type(visited)
+            text += type == CMARK_NODE_SOFTBREAK || type == CMARK_NODE_LINEBREAK ? " " : literal(visited)
+            return false
+        }
+        return text
+    }
+
+    /// Visits `node`'s descendants in document order with a loop, not recursion (depth is untrusted input);
+    /// `visit` says whether to go on into the visited node's children.
+    private static func walk(_ node: OpaquePointer, _ visit: (OpaquePointer) -> Bool) {
         var current = cmark_node_first_child(node)
         while let visited = current {
-            if let first = cmark_node_first_child(visited) {
+            if visit(visited), let first = cmark_node_first_child(visited) {
                 current = first
                 continue
             }
-            let type = cmark_node_get_type(visited)
-            text += type == CMARK_NODE_SOFTBREAK || type == CMARK_NODE_LINEBREAK ? " " : literal(visited)
             var climbed: OpaquePointer? = visited
             current = nil
             while let step = climbed, step != node {
@@ -182,7 +180,6 @@ enum MarkdownParser {
                 climbed = cmark_node_parent(step)
             }
         }
-        return text
     }
 
     private static func convertBlock(_ node: OpaquePointer, depth: Int) -> MarkdownBlock? {
