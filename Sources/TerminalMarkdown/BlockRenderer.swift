@@ -254,11 +254,11 @@ struct BlockRenderer {
         for row in [table.header] + table.rows {
             for (column, cell) in row.prefix(columns).enumerated() {
                 let cellRuns = runs(cell, style: .plain)
-                let text = cellRuns.filter { !$0.isBreak }.map(\.text).joined()
-                let cellWidth = wrapper.wrap(cellRuns, width: Int.max / 2).map(\.width).max() ?? 0
-                natural[column] = max(natural[column], cellWidth)
-                for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
-                    let wordWidth = DisplayWidth.of(String(word), model: widthModel)
+                natural[column] = max(natural[column], wrapper.widestLine(cellRuns))
+                let text = cellRuns.count == 1 && !cellRuns[0].isBreak
+                    ? cellRuns[0].text : cellRuns.filter { !$0.isBreak }.map(\.text).joined()
+                for word in Self.words(text) {
+                    let wordWidth = Self.isASCII(word) ? Self.asciiWidth(word) : DisplayWidth.of(String(word), model: widthModel)
                     let unsplittable = wordWidth <= Self.unsplitWordWidth || Self.isNumber(word)
                     longestWord[column] = max(longestWord[column], wordWidth)
                     minimum[column] = max(minimum[column], unsplittable ? wordWidth : Self.unsplitWordWidth)
@@ -282,6 +282,21 @@ struct BlockRenderer {
         }
         return widths
     }
+
+    /// The words of a cell's text between spaces, tabs and newlines; ASCII text is split by bytes, which is the
+    /// same split without forming grapheme clusters.
+    private static func words(_ text: String) -> [Substring] {
+        let isSeparator: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A }
+        guard isASCII(Substring(text)) else {
+            return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+        }
+        return text.utf8.split(whereSeparator: isSeparator).map { Substring($0) }
+    }
+
+    private static func isASCII(_ text: Substring) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
+
+    /// The columns of ASCII text without tabs: one per printable byte.
+    private static func asciiWidth(_ text: Substring) -> Int { text.utf8.reduce(0) { $0 + ($1 >= 0x20 && $1 != 0x7F ? 1 : 0) } }
 
     /// Words longer than this may be split across lines of a cell; shorter ones never are.
     static let unsplitWordWidth = 16
@@ -339,8 +354,14 @@ struct BlockRenderer {
 
     private func border(_ widths: [Int], _ corners: (String, String, String)) -> String {
         let horizontal = unicode ? "─" : "-"
-        let segments = widths.map { String(repeating: horizontal, count: $0 + 2) }
-        return theme.tableBorder.apply(corners.0 + segments.joined(separator: corners.1) + corners.2, at: level)
+        var line = corners.0
+        line.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * horizontal.utf8.count)
+        for (index, width) in widths.enumerated() {
+            if index > 0 { line += corners.1 }
+            for _ in 0..<(width + 2) { line += horizontal }
+        }
+        line += corners.2
+        return theme.tableBorder.apply(line, at: level)
     }
 
     private func rowLines(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], style: TextStyle) -> [String] {

@@ -12,20 +12,39 @@ struct TextStyle: Equatable, Sendable {
     /// The SGR parameters for this style at `level`, or an empty string when nothing is to be set.
     func parameters(at level: StyleLevel) -> String {
         guard level != .plain else { return "" }
-        var codes: [String] = []
-        if bold { codes.append("1") }
-        if dim { codes.append("2") }
-        if italic { codes.append("3") }
-        if underline { codes.append("4") }
-        if strike { codes.append("9") }
-        if level == .color, let color { codes.append(String(color)) }
-        return codes.joined(separator: ";")
+        var codes = ""
+        func add(_ code: String) {
+            if !codes.isEmpty { codes += ";" }
+            codes += code
+        }
+        if bold { add("1") }
+        if dim { add("2") }
+        if italic { add("3") }
+        if underline { add("4") }
+        if strike { add("9") }
+        if level == .color, let color { add(String(color)) }
+        return codes
     }
 
     /// `text` wrapped in this style's SGR sequence and a reset, or `text` alone when the style sets nothing.
     func apply(_ text: String, at level: StyleLevel) -> String {
+        var output = ""
+        append(Substring(text), at: level, to: &output)
+        return output
+    }
+
+    /// Appends `text` to `output` as `apply(_:at:)` renders it, without an intermediate string.
+    func append(_ text: Substring, at level: StyleLevel, to output: inout String) {
         let codes = parameters(at: level)
-        return codes.isEmpty || text.isEmpty ? text : "\u{1B}[\(codes)m\(text)\u{1B}[0m"
+        guard !codes.isEmpty, !text.isEmpty else {
+            output += text
+            return
+        }
+        output += "\u{1B}["
+        output += codes
+        output += "m"
+        output += text
+        output += "\u{1B}[0m"
     }
 }
 
