@@ -10,12 +10,13 @@
 /// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, a block
 /// quote or list item past `containerLimit` bytes streams its content through a nested stream (markers removed,
 /// output drawn with the quote bar or the item's indentation) that commits its children the same way, and more
-/// than `fallbackLimit` bytes without a commit switch to plain line streaming until the next blank line.
+/// than `fallbackLimit` bytes without a commit switch to line-by-line streaming until the next blank line (each
+/// line rendered on its own, as the whole render shows a paragraph that long).
 /// Every parse goes through `LinkReferences`, which puts the committed definitions a text names in front of it.
 /// Each snapshot therefore costs work proportional to the new text plus the current block.
 struct MarkdownStream {
     /// Uncommitted bytes after which a block that cannot be committed is streamed as plain lines.
-    static let fallbackLimit = 64 * 1024
+    static let fallbackLimit = MarkdownParser.longParagraphBytes
     /// Uncommitted bytes of a block quote or list item after which its children are streamed one by one.
     static let containerLimit = 2 * 1024
     /// The container limit this stream and its nested streams use; tests lower it to put every block quote and
@@ -387,6 +388,14 @@ struct MarkdownStream {
             // Past the nesting limit the text parses to leaf blocks flattened out of deep containers: committed as
             // parsed, they read as in the whole render, where raw lines would show every marker.
             guard nesting >= MarkdownParser.maximumNesting else {
+                // The lines stream one by one from here, from the block's first line (the blank lines before it
+                // are its separation); they are a block of their own, as in the whole render.
+                if let start = blocks.last?.startLine, start - 1 > consumedLines {
+                    committedOffset += byteOffset(afterLine: start - 1, in: complete) - consumed
+                }
+                separate(&output, before: .paragraph([]))
+                hasOutput = true
+                continuation = nil
                 state = .plainLines
                 return true
             }
@@ -809,9 +818,17 @@ struct MarkdownStream {
         return String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: committedOffset)...]))
     }
 
+    /// One source line of a block too long to hold back: with its inline Markdown rendered when the line alone is
+    /// a paragraph (as a line of a paragraph too long to reflow is in the whole render), else as plain text.
     private func plainLines(_ text: String) -> [String] {
+        guard !text.isEmpty else { return [] }
+        let clean = UntrustedText.sanitize(text)
+        if rendersMarkdown, case let blocks = references.parse(clean, depth: nesting), blocks.count == 1,
+           case .paragraph = blocks[0].block {
+            return renderer.lines(for: blocks[0].block)
+        }
         let wrapper = LineWrapper(level: .plain, hyperlinks: false)
-        return wrapper.wrap([StyledRun(text: UntrustedText.sanitize(text), style: .plain)], width: renderer.width - 1).map(\.text)
+        return wrapper.wrap([StyledRun(text: clean, style: .plain)], width: renderer.width - 1).map(\.text)
     }
 
     // MARK: Lines and fences
