@@ -95,6 +95,8 @@ struct MarkdownStream {
         var bar = ""
         /// A task item's `[ ]` or `[x]` still to remove from the content's first line.
         var hasTaskBox = false
+        /// An alert's `[!KIND]` line still to remove: the quote's first line.
+        var skipsAlertMarker = false
         /// True until the item's first line (the one with the marker) has been read.
         var atFirstLine = true
     }
@@ -361,10 +363,12 @@ struct MarkdownStream {
                 state = .table(TableProgress(prefix: UntrustedText.sanitize(prefix), prefixLines: 2, widths: widths))
                 consumedLines = table.rowLines[table.rowLines.count - 1]
                 changed = true
-            case .blockQuote where containerBytes(from: last.startLine, in: complete) > containerThreshold:
+            case .blockQuote(let children) where containerBytes(from: last.startLine, in: complete) > containerThreshold:
                 references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
                 open(last.block)
-                state = .container(openQuote())
+                let alert = Alert(children)
+                state = .container(openQuote(alert: alert?.kind))
+                if let alert { appendOpened([renderer.alertLabel(alert.kind)], to: &output) }
                 continuation = nil
                 consumedLines = last.startLine - 1
                 changed = true
@@ -505,13 +509,13 @@ struct MarkdownStream {
         complete.utf8.count - byteOffset(afterLine: start - 1, in: complete)
     }
 
-    /// A stream for the content of a block quote, two columns narrower, that sees the definitions made so far.
-    private func openQuote() -> Container {
-        let probe = renderer.lines(for: .blockQuote([.paragraph([.text("x")])])).first ?? ""
-        let bar = probe.range(of: " x", options: .backwards).map { String(probe[..<$0.lowerBound]) } ?? probe
+    /// A stream for the content of a block quote, two columns narrower, that sees the definitions made so far; an
+    /// alert's bar has its colour, and its marker line (the quote's first) is read as a blank line.
+    private func openQuote(alert: Alert.Kind?) -> Container {
         var inner = renderer
         inner.width = max(renderer.width - 2, 2)
-        return Container(kind: .quote, stream: nested(inner, insideListItem: false), bar: bar)
+        return Container(kind: .quote, stream: nested(inner, insideListItem: false), bar: renderer.quoteBar(alert),
+                         skipsAlertMarker: alert != nil)
     }
 
     /// A stream for the content of `list`'s one item, whose first source line is `firstLine`; nil when that line
@@ -637,7 +641,12 @@ struct MarkdownStream {
             if index <= 3 && index < bytes.count && bytes[index] == 0x3E {
                 index += 1
                 if index < bytes.count && bytes[index] == 0x20 { index += 1 }
-                return String(decoding: bytes[index...], as: UTF8.self)
+                let text = String(decoding: bytes[index...], as: UTF8.self)
+                if container.skipsAlertMarker {
+                    container.skipsAlertMarker = false
+                    if Alert.kind(marker: text) != nil { return "" }
+                }
+                return text
             }
         case .item(let indent, _, _):
             let first = container.atFirstLine

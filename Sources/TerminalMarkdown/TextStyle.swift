@@ -96,6 +96,17 @@ struct MarkdownTheme: Sendable {
     }
 
     func heading(_ level: Int) -> TextStyle { headings[min(max(level, 1), headings.count) - 1] }
+
+    /// The colour of an alert's bar and title, as GitHub colours them.
+    func alert(_ kind: Alert.Kind) -> TextStyle {
+        switch kind {
+        case .note: TextStyle(color: 34)
+        case .tip: TextStyle(color: 32)
+        case .important: TextStyle(color: 35)
+        case .warning: TextStyle(color: 33)
+        case .caution: TextStyle(color: 31)
+        }
+    }
 }
 
 /// Colours of highlighted code, one per kind of token.
