@@ -136,7 +136,7 @@ public enum App {
     /// model) as `ask` does, and a model alone must be one the server has downloaded, when it can be asked.
     private static func startRepl(_ arguments: ArgumentParser.Parsed, context: CommandContext) async throws -> Int32 {
         let reference = try AskCommand.reference(arguments)
-        let model = arguments.value("model")
+        let model = arguments.value("model").map(context.configuration.modelKey(for:))
         guard reference != .new || model != nil else { return await Repl.run(context: context) }
         let session = try context.session()
         if reference != .new {

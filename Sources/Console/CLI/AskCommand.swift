@@ -61,14 +61,17 @@ enum AskCommand {
         if arguments.has("no-save"), reference != .new {
             throw UsageError("--no-save starts a throwaway conversation; it cannot continue one")
         }
-        var prompt = arguments.positionals.joined(separator: " ")
-        let resend = prompt.isEmpty && arguments.has("fresh-context") && reference != .new
+        let typed = arguments.positionals.joined(separator: " ")
+        let resend = typed.isEmpty && arguments.has("fresh-context") && reference != .new
+        var piped: String?
         if !resend, !StandardStream(fd: 0).isTerminal {
-            let piped = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            if !piped.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                prompt = prompt.isEmpty ? piped : prompt + "\n\n" + piped
-            }
+            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { piped = text }
         }
+        // `--preset NAME` with a template sends the template filled in (`{{input}}`, `{{stdin}}`); an unknown preset is
+        // refused when the conversation is opened.
+        let preset = context.preset.flatMap { context.configuration.presets[$0] } ?? Preset(name: "")
+        let prompt = resend ? "" : preset.filled(input: typed, stdin: piped)
         if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, !resend {
             throw UsageError(StandardStream(fd: 0).isTerminal ? "give a prompt, or pipe one on standard input"
                                                                : "the prompt on standard input is empty")

@@ -30,12 +30,13 @@ enum ModelCommands {
         let all = try await context.client().models()
         let shown = ModelListing.filter(all, arguments)
         if arguments.has("json") {
-            context.output.send(ModelListing.json(shown))
+            context.output.send(ModelListing.json(shown, aliases: context.configuration.aliases))
         } else if shown.isEmpty {
             context.errors.line(all.isEmpty ? "No models are downloaded on this server. `llmster download MODEL` fetches one."
                                             : "No model matches those filters.")
         } else {
-            context.output.send(ModelListing.table(shown, width: TextLayout.outputWidth(environment: context.environment)))
+            context.output.send(ModelListing.table(shown, width: TextLayout.outputWidth(environment: context.environment),
+                                                   aliases: context.configuration.aliases))
         }
         return ExitCode.success
     }
@@ -78,9 +79,10 @@ enum ModelCommands {
         """,
         options: LoadOptionArguments.options
     ) { arguments, context in
-        guard arguments.positionals.count == 1, let key = arguments.positionals.first else {
+        guard arguments.positionals.count == 1, let named = arguments.positionals.first else {
             throw UsageError("name one model to load")
         }
+        let key = context.configuration.modelKey(for: named)
         var options = try LoadOptionArguments.parse(arguments)
         if options.contextLength == nil { options.contextLength = context.configuration.contextLength }
         let client = try context.client()
