@@ -12,7 +12,8 @@ enum AskCommand {
         details: """
         The prompt is the arguments. Piped standard input is added after them and a blank line, so
         `git diff | llmster ask "Review this diff:"` sends the instruction, then the diff; with no arguments
-        standard input is the whole prompt. On a terminal the answer is
+        standard input is the whole prompt. With `--preset NAME` whose preset has a template, the template is
+        sent with {{input}} filled by the arguments and {{stdin}} by standard input. On a terminal the answer is
         rendered Markdown; piped, it is the raw Markdown text. Stages (model loading, prompt processing),
         the reasoning tail and tool calls go to standard error, only when it is a terminal.
         Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved);
@@ -24,7 +25,7 @@ enum AskCommand {
         summary by summarizer_model), and says first how many tokens the recap costs.
         """,
         options: [
-            .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
+            .init(["model"], short: "m", value: "MODEL", help: "model key or alias (default: the conversation's, default_model, or the loaded model)"),
             continueOption, chatOption,
             .init(["folder"], value: "F", help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
             .init(["system"], value: "TEXT", help: "system prompt (with -c: replaces it and starts a fresh server context)"),

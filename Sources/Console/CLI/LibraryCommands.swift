@@ -8,7 +8,7 @@ import LMStudio
 enum LibraryCommands {
     static let chats = Command(
         "chats", synopsis: "[--folder F] [--pinned] [--json]",
-        summary: "List conversations, pinned first, then the most recently updated.",
+        summary: "List conversations, pinned first, then the most recently updated; a fork says where it came from.",
         options: [
             .init(["folder"], value: "F", help: "only conversations in folder F and its sub-folders (e.g. Work)"),
             .init(["pinned"], help: "only pinned conversations"),

@@ -22,7 +22,8 @@ enum ModelCommands {
         MAX CTX, the model's maximum). `--json` prints a stable array of objects for scripts: key,
         display_name, type, publisher, format, params, quantization, size_bytes, max_context_length,
         loaded_instances [{id, context_length, config}], capabilities {vision, tools, reasoning: [options] or
-        null, reasoning_default}, description, variants and selected_variant (null when the server lists none).
+        null, reasoning_default}, description, variants and selected_variant (null when the server lists none),
+        and aliases (the alias.NAME names of the key; the table shows them after it, `acme/tiny-1b (fast)`).
         VARIANT shows the selected variant of a multi-variant model and how many there are.
         """,
         options: filterOptions + [.init(["json"], help: "print JSON for scripts")]
