@@ -43,6 +43,9 @@ import TestSupport
             ("preset.review.template", "Review this diff:\\n\\n{{stdin}}\\n\\nFocus on {{input}}."),
         ])
         await rpc.initialize()
+        let listed = await rpc.call("presets/list")?["result"]?["presets"]?.array.first
+        #expect(listed?["template"] == "Review this diff:\n\n{{stdin}}\n\nFocus on {{input}}." && listed?["slots"] == ["input", "stdin"],
+                "\(String(describing: listed))")
         let sent = await rpc.call("chat/send", ["text": "naming", "stdin": "+ a", "preset": "review"])
         #expect(sent?["result"]?["status"] == "complete", "\(String(describing: sent))")
         let request = try #require(fixture.requests(to: "/api/v1/chat").last)
