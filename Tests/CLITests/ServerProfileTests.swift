@@ -64,6 +64,7 @@ import TestSupport
         let second = try #require(rig.requests(to: "/api/v1/chat").last)
         #expect(second.field("input") == "echo:still on the rig")
         #expect(second.field("previous_response_id") != nil && first.field("previous_response_id") == nil)
+        #expect(try cli.run(["show", "echo:on the rig"]).output.contains("server profile `rig`"), "show says where it is held")
     }
 
     @Test func anotherChosenServerOrAProfileGoneSaysWhereTheContextIs() throws {

@@ -125,6 +125,7 @@ enum Transcript {
         var meta: [String] = []
         if let model = conversation.modelKey { meta.append("model `\(model)`") }
         meta.append("id `\(conversation.id)`")
+        if let profile = conversation.serverProfile { meta.append("server profile `\(profile)`") }
         if let origin = try library.forkOrigin(of: conversation.id) {
             meta.append("forked from \(origin.sourceTitle.isEmpty ? origin.sourceId : origin.sourceTitle) at reply \(origin.replyNumber)")
         }
