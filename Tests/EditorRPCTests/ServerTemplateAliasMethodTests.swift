@@ -72,4 +72,18 @@ import TestSupport
         #expect(await rpc.call("models/load", ["model": "fast"])?["result"] != nil)
         #expect(fixture.requests(to: "/api/v1/models/load").last?.field("model") == "acme/tiny-1b")
     }
+
+    @Test func aProfileChosenWithServersUseOutlivesAConfigReload() async throws {
+        let desktop = try SimulatorFixture()
+        let rig = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: desktop.url)
+        await rpc.initialize()
+        try rpc.sandbox.write("server.rig = \(rig.url)\n", to: "config/llmster/config")
+        #expect(await rpc.call("servers/use", ["server": "rig"])?["result"]?["currentProfile"] == "rig")
+        try rpc.sandbox.write("server.rig = \(rig.url)\nalias.fast = acme/tiny-1b\n", to: "config/llmster/config")
+        #expect(await rpc.call("config/reload")?["result"] != nil)
+        #expect(await rpc.call("servers/list")?["result"]?["currentProfile"] == "rig", "the reloaded session stays on the rig")
+        _ = await rpc.call("chat/send", ["text": "echo:after reload", "model": "fast"])
+        #expect(rig.requests(to: "/api/v1/chat").last?.field("model") == "acme/tiny-1b" && desktop.requests(to: "/api/v1/chat").isEmpty)
+    }
 }

@@ -24,8 +24,8 @@ extension ReplCommands {
             var policy: Transfer.ContinuationPolicy = arguments.has("drop-continuation") ? .drop : .keep
             if !arguments.has("yes"), !arguments.has("drop-continuation") {
                 let summary = try LibraryStore.inspectConversationFile(at: path)
-                if let server = summary.serverURL, summary.responseId != nil, !ServerURL.same(server, repl.context.server) {
-                    repl.output.line("This conversation continues a context held by \(UntrustedText.sanitize(server)), not \(repl.context.server).")
+                if let server = summary.serverURL, summary.responseId != nil, !ServerURL.same(server, repl.chat.configuration.server) {
+                    repl.output.line("This conversation continues a context held by \(UntrustedText.sanitize(server)), not \(ServerURL.redactingPasswords(in: repl.chat.configuration.server)).")
                     policy = await repl.confirm("Keep the continuation (it works only if that server still has the context)?") ? .keep : .drop
                 }
             }
