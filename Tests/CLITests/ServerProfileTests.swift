@@ -79,7 +79,7 @@ import TestSupport
         try cli.sandbox.write("server = \(desktop.url)\n", to: "config/llmster/config")
         let gone = try cli.run(["ask", "-c", "echo:where now"])
         #expect(gone.status == 1, "\(gone)")
-        #expect(gone.errors.contains("server profile rig, which the configuration no longer defines"), "\(gone.errors)")
+        #expect(gone.errors.contains("server profile rig, which this configuration does not define"), "\(gone.errors)")
         let fresh = try cli.run(["ask", "-c", "--fresh-context"])
         #expect(fresh.status == 0, "a fresh context here continues: \(fresh)")
         let resent = try #require(desktop.requests(to: "/api/v1/chat").last)

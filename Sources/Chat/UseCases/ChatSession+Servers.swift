@@ -45,7 +45,7 @@ extension ChatSession {
         guard let profile = conversation.serverProfile, profile != configuration.serverProfile else { return url }
         let why = configuration.servers[profile] != nil
             ? "server profile \(profile); --server \(profile) or /server \(profile) continues there"
-            : "server profile \(profile), which the configuration no longer defines"
+            : "server profile \(profile), which this configuration does not define"
         return (url ?? "an unrecorded server") + " (\(why))"
     }
 }
