@@ -61,6 +61,10 @@ import TestSupport
         terminal.send("echo:from the first answer\r")
         _ = try terminal.waitFor("› ", after: mark + 28)
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == responses[0])
+        mark = terminal.mark
+        terminal.send("/chats\r")
+        let listed = try terminal.waitFor("› ", after: mark + 7)
+        #expect(listed.contains("echo:one (fork) (fork of echo:one at reply 1)"), "\(listed)")
         terminal.send("\u{4}")
         #expect(try terminal.waitForExit() == 0)
     }
