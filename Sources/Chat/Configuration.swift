@@ -114,11 +114,6 @@ public struct Configuration: Sendable, Equatable {
         ("preset.NAME.KEY", "a conversation setting of preset NAME: " + ConversationSetting.allCases.map(\.rawValue).joined(separator: ", ")),
     ]
 
-    /// Documentation of the alias keys, which are named by the user.
-    public static let aliasKeys = [
-        ("alias.NAME", "a short name for a model key, accepted wherever a model key is (e.g. alias.fast = qwen/qwen3-4b)"),
-    ]
-
     /// The model key `reference` stands for: the key of the `alias.NAME` it names, else `reference` itself (a key
     /// or an instance id).
     public func modelKey(for reference: String) -> String {
@@ -130,11 +125,6 @@ public struct Configuration: Sendable, Equatable {
 
     /// `summarizer_model` with its alias resolved.
     public var summarizerModelKey: String? { summarizerModel.map(modelKey(for:)) }
-
-    /// The aliases naming `key`, sorted.
-    public func aliases(of key: String) -> [String] {
-        aliases.filter { $0.value == key }.keys.sorted()
-    }
 
     /// `alias.NAME` → NAME (ASCII letters, digits, `-` and `_`).
     static func aliasKey(_ key: String) -> String? {
