@@ -6,10 +6,15 @@ enum ModelMethods {
     static func register(in registry: inout MethodRegistry) {
         registry.register("models/list") { context, params in
             let models = try await context.session.models(refresh: try params.bool("refresh", default: true))
-            return .object(["models": .array(try models.map(json))])
+            let aliases = context.session.configuration.aliases
+            return .object(["models": .array(try models.map { model in
+                guard case .object(var members) = try json(model) else { return .null }
+                members["aliases"] = .array(aliases.filter { $0.value == model.key }.keys.sorted().map(JSONValue.string))
+                return .object(members)
+            }), "aliases": .object(aliases.mapValues(JSONValue.string))])
         }
         registry.register("models/load") { context, params in
-            let key = try params.string("model")
+            let key = context.session.configuration.modelKey(for: try params.string("model"))
             let models = try await context.session.models(refresh: true)
             guard models.contains(where: { $0.key == key }) else { throw models.notDownloaded(key) }
             let reply = try await context.session.client.load(LoadRequest(model: key, options: try loadOptions(params)))

@@ -29,4 +29,18 @@ import TestSupport
         try terminal.waitFor("Project plans for spring\"", after: start)
         #expect(try terminal.enter("").contains("Opened Project plans for spring."))
     }
+
+    @Test func modelAliasesAndServerProfilesAreOffered() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write("alias.speedy = acme/tiny-1b\nserver.gpurig = \(repl.fixture.url)\n", to: "config/llmster/config")
+        let terminal = try repl.start()
+        var start = terminal.mark
+        terminal.send("/model spe\t")
+        try terminal.waitFor("/model speedy ", after: start)
+        #expect(try terminal.enter("").contains("now uses acme/tiny-1b"))
+        start = terminal.mark
+        terminal.send("/server gpu\t")
+        try terminal.waitFor("/server gpurig ", after: start)
+        #expect(try terminal.enter("").contains("Now talking to gpurig"))
+    }
 }

@@ -12,7 +12,8 @@ enum AskCommand {
         details: """
         The prompt is the arguments. Piped standard input is added after them and a blank line, so
         `git diff | llmster ask "Review this diff:"` sends the instruction, then the diff; with no arguments
-        standard input is the whole prompt. On a terminal the answer is
+        standard input is the whole prompt. With `--preset NAME` whose preset has a template, the template is
+        sent with {{input}} filled by the arguments and {{stdin}} by standard input. On a terminal the answer is
         rendered Markdown; piped, it is the raw Markdown text. Stages (model loading, prompt processing),
         the reasoning tail and tool calls go to standard error, only when it is a terminal.
         Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved);
@@ -24,7 +25,7 @@ enum AskCommand {
         summary by summarizer_model), and says first how many tokens the recap costs.
         """,
         options: [
-            .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
+            .init(["model"], short: "m", value: "MODEL", help: "model key or alias (default: the conversation's, default_model, or the loaded model)"),
             continueOption, chatOption,
             .init(["folder"], value: "F", help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
             .init(["system"], value: "TEXT", help: "system prompt (with -c: replaces it and starts a fresh server context)"),
@@ -61,14 +62,17 @@ enum AskCommand {
         if arguments.has("no-save"), reference != .new {
             throw UsageError("--no-save starts a throwaway conversation; it cannot continue one")
         }
-        var prompt = arguments.positionals.joined(separator: " ")
-        let resend = prompt.isEmpty && arguments.has("fresh-context") && reference != .new
+        let typed = arguments.positionals.joined(separator: " ")
+        let resend = typed.isEmpty && arguments.has("fresh-context") && reference != .new
+        var piped: String?
         if !resend, !StandardStream(fd: 0).isTerminal {
-            let piped = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            if !piped.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                prompt = prompt.isEmpty ? piped : prompt + "\n\n" + piped
-            }
+            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { piped = text }
         }
+        // `--preset NAME` with a template sends the template filled in (`{{input}}`, `{{stdin}}`); an unknown preset is
+        // refused when the conversation is opened.
+        let preset = context.preset.flatMap { context.configuration.presets[$0] } ?? Preset(name: "")
+        let prompt = resend ? "" : preset.filled(input: typed, stdin: piped)
         if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, !resend {
             throw UsageError(StandardStream(fd: 0).isTerminal ? "give a prompt, or pipe one on standard input"
                                                                : "the prompt on standard input is empty")

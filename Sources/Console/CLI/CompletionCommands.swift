@@ -39,7 +39,7 @@ enum CompletionCommands {
             let library = try context.openLibrary()
             names = try library.folderPaths().values.sorted()
         case .models:
-            names = try await context.client().models().filter { $0.type == .llm }.map(\.key)
+            names = context.configuration.aliases.keys.sorted() + (try await context.client().models().filter { $0.type == .llm }.map(\.key))
         case .instances:
             names = try await context.client().models().flatMap { $0.loadedInstances.map(\.id) }
         case .files, .shells:

@@ -175,6 +175,10 @@ import TerminalMarkdown
         let preset: Preset
         do { preset = try repl.chat.preset(named: name) } catch let error as ChatError { throw UsageError("\(error)") }
         if let model = preset.model { try await ModelSwitch.choose(model, repl: repl) }
+        if preset.template != nil {
+            repl.templatePreset = preset
+            repl.output.line("Preset \(name)'s template fills your next message (" + Preset.slots.filter(preset.hasSlot).map { "{{\($0)}}" }.joined(separator: ", ") + ").")
+        }
         guard let id = repl.conversationId else {
             repl.pendingPreset = name
             repl.output.line("Preset \(name) applies to this conversation from its first message.")

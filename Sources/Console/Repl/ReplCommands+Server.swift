@@ -24,8 +24,8 @@ extension ReplCommands {
             var policy: Transfer.ContinuationPolicy = arguments.has("drop-continuation") ? .drop : .keep
             if !arguments.has("yes"), !arguments.has("drop-continuation") {
                 let summary = try LibraryStore.inspectConversationFile(at: path)
-                if let server = summary.serverURL, summary.responseId != nil, !ServerURL.same(server, repl.context.server) {
-                    repl.output.line("This conversation continues a context held by \(UntrustedText.sanitize(server)), not \(repl.context.server).")
+                if let server = summary.serverURL, summary.responseId != nil, !ServerURL.same(server, repl.chat.configuration.server) {
+                    repl.output.line("This conversation continues a context held by \(UntrustedText.sanitize(server)), not \(ServerURL.redactingPasswords(in: repl.chat.configuration.server)).")
                     policy = await repl.confirm("Keep the continuation (it works only if that server still has the context)?") ? .keep : .drop
                 }
             }
@@ -55,8 +55,36 @@ extension ReplCommands {
         },
     ]
 
-    /// `/download`, `/integrations`, `/voice`.
+    /// `/server`, `/download`, `/integrations`, `/voice`.
     static let serverCommands: [SlashCommand] = [
+        SlashCommand("server", "[NAME|URL]", "List the server profiles (server.NAME = URL in the config), or talk to profile NAME (or URL) from now on.",
+                     argument: .serverProfile) { arguments, repl in
+            let configuration = repl.chat.configuration
+            guard let reference = arguments.positionals.first else {
+                let current = configuration.server
+                let currentLine = "Server: " + UntrustedText.sanitize((configuration.serverProfile.map { $0 + " " } ?? "")
+                    + "(" + ServerURL.redactingPasswords(in: current) + ")")
+                guard !configuration.servers.isEmpty else {
+                    repl.output.line(currentLine + "; no profiles are configured: add `server.NAME = http://HOST:1234` to the config.")
+                    return
+                }
+                repl.output.line(currentLine)
+                for (name, url) in configuration.servers.sorted(by: { $0.key < $1.key }) {
+                    let mark = ServerURL.same(url, current) ? "* " : "  "
+                    repl.output.line(UntrustedText.sanitize(mark + name + "  " + ServerURL.redactingPasswords(in: url)))
+                }
+                return
+            }
+            guard arguments.positionals.count == 1 else { throw UsageError("name one server profile; /server lists them") }
+            let chosen: Configuration
+            do { chosen = try await repl.chat.useServer(reference) } catch let error as ConfigurationError { throw UsageError("\(error)") }
+            repl.output.line(UntrustedText.sanitize("Now talking to " + (chosen.serverProfile.map { $0 + " " } ?? "")
+                + "(" + ServerURL.redactingPasswords(in: chosen.server) + ")."))
+            await repl.refreshModels(reportingFailure: true)
+            if let conversation = await repl.currentConversation(), case .elsewhere = repl.chat.serverContext(of: conversation) {
+                repl.output.line("This conversation's server context is on another server: the next message offers a fresh context here.")
+            }
+        },
         SlashCommand("download", "MODEL", "Start a server-side download (watch it with `llmster download --status JOB`).",
                      takesText: true) { arguments, repl in
             guard let model = arguments.positionals.first else { throw UsageError("name the model to download") }

@@ -41,7 +41,7 @@ enum ReplCommands {
                      options: ModelCommands.filterOptions) { arguments, repl in
             let models = ModelListing.filter(try await repl.chat.models(refresh: true), arguments)
             if models.isEmpty { repl.output.line("No model matches."); return }
-            repl.output.send(ModelListing.table(models, width: repl.terminalWidth))
+            repl.output.send(ModelListing.table(models, width: repl.terminalWidth, aliases: repl.context.configuration.aliases))
         },
         SlashCommand("model", "[KEY|N]", "Use model KEY (or row N of the list) for this conversation, loading it and unloading the previous one; without KEY, pick from a numbered list.",
                      options: LoadOptionArguments.options, argument: .modelKey) { arguments, repl in
@@ -207,10 +207,16 @@ enum ReplCommands {
             }
             repl.output.line(lines.joined(separator: "\n"))
         },
-        SlashCommand("preset", "NAME", "Give this conversation preset NAME's system prompt, model and settings (/presets lists them).",
-                     argument: .preset) { arguments, repl in
-            guard arguments.positionals.count == 1 else { throw UsageError("name one preset; /presets lists them") }
-            try await SystemPromptCommand.applyPreset(arguments.positionals[0], repl: repl)
+        SlashCommand("preset", "NAME [TEXT]", "Give this conversation preset NAME's system prompt, model and settings (/presets lists them); with a template, it fills TEXT (sent at once) or your next message.",
+                     takesText: true, argument: .preset) { arguments, repl in
+            let line = arguments.positionals.first ?? ""
+            let name = String(line.prefix { $0 != " " })
+            guard !name.isEmpty else { throw UsageError("name one preset; /presets lists them") }
+            try await SystemPromptCommand.applyPreset(name, repl: repl)
+            let text = line.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { return }
+            if repl.templatePreset == nil { throw UsageError("preset \(name) has no template; send the message on its own line") }
+            if let status = await repl.send(text) { repl.exitStatus = status }
         },
         SlashCommand("set", "[KEY VALUE]", "List this conversation's settings, or set one (" + settingKeys.joined(separator: ", ") + "; 'default' clears).",
                      argument: .setting) { arguments, repl in

@@ -24,6 +24,8 @@ import TerminalMarkdown
     var pendingModel: String?
     /// A preset chosen (`--preset`, `/preset`) before the conversation exists; applied when it is created.
     var pendingPreset: String?
+    /// The preset whose template (`preset.NAME.template`) the next message fills, chosen with `/preset`; one message takes it.
+    var templatePreset: Preset?
     /// The server's models as last fetched; nil when the server could not be reached. The prompt reads only this.
     var serverModels: [Model]?
     /// Whether a background refresh is running.
@@ -88,6 +90,8 @@ import TerminalMarkdown
         await refreshModels(reportingFailure: true)
         await refreshLibraryCompletions()
         completions.update(presets: chat.presets.map(\.name))
+        completions.update(aliases: chat.configuration.aliases.keys.sorted())
+        completions.update(servers: chat.configuration.servers.keys.sorted())
         if let preset = context.preset { await runCommand("/preset " + preset) }
         while exitStatus == nil {
             let prompt = await promptText()
@@ -220,7 +224,7 @@ import TerminalMarkdown
     /// The conversation's model by the one rule (`EffectiveModel`), against the cached model list.
     func effectiveModel(conversation: Conversation?) -> EffectiveModel? {
         EffectiveModel.resolve(conversation: conversation, pending: pendingModel,
-                               defaultModel: context.configuration.defaultModel, models: serverModels)
+                               defaultModel: context.configuration.defaultModelKey, models: serverModels)
     }
 
     /// The effective model of the current conversation (see `effectiveModel(conversation:)`).
@@ -343,7 +347,9 @@ import TerminalMarkdown
             context.warn(App.explanation(of: error, context: context))
             return nil
         }
-        let turn = Turn(text: text, images: attachments)
+        let template = templatePreset
+        templatePreset = nil
+        let turn = Turn(text: template?.filled(input: text, stdin: nil) ?? text, images: attachments)
         attachments = []
         if !keptDraft.isEmpty {
             keptDraft = ""
@@ -359,6 +365,7 @@ import TerminalMarkdown
             // A failed first send removed its conversation: the text goes back into the line.
             conversationId = nil
             pendingPreset = preset
+            templatePreset = template
             draft = text
             attachments = turn.images
         }
@@ -422,7 +429,7 @@ import TerminalMarkdown
 
     /// Titles a new conversation with the summarizer and notifies about a long reply.
     private func afterReply(_ saved: SavedReply, elapsed: Duration) async {
-        if saved.status == .complete, let summarizer = context.configuration.summarizerModel {
+        if saved.status == .complete, let summarizer = context.configuration.summarizerModelKey {
             await Summarizer(client: chat.client, model: summarizer).titleIfFirstReply(conversationId: saved.conversationId, chat: chat)
         }
         // A terminal that reports its focus and has it: the user is watching, no notification.
@@ -449,5 +456,15 @@ import TerminalMarkdown
         startsFreshContext = false
         keptDraft = await currentConversation()?.draft ?? ""
         draft = keptDraft
+        await followServer()
+    }
+
+    /// Moves to the server profile the current conversation was held on (see `ChatSession.followServer`), saying so;
+    /// when it cannot, the next message says why.
+    func followServer() async {
+        guard let conversation = await currentConversation(),
+              let profile = try? await chat.followServer(of: conversation) else { return }
+        output.line("Server: \(profile) (\(UntrustedText.sanitize(ServerURL.redactingPasswords(in: chat.configuration.server)))), where this conversation was held.")
+        await refreshModels(reportingFailure: true)
     }
 }

@@ -12,6 +12,8 @@ enum SlashArgument: Sendable, Equatable {
     case setting
     case path
     case choices([String])
+    /// A `server.NAME` profile.
+    case serverProfile
 }
 
 /// One REPL command such as `/model KEY`: its usage, options and what it does.

@@ -28,13 +28,15 @@ public struct Conversation: Equatable, Hashable, Sendable, Codable {
     public var lastResponseId: String?
     /// Unsent input, restored when the user returns; empty when there is none.
     public var draft: String
+    /// The `server.NAME` profile its last reply came from; nil when none was in use (a plain URL) or before it had a reply.
+    public var serverProfile: String?
 
     /// Creates a value from its fields.
     public init(
         id: String, title: String, folderId: Int64? = nil, pinned: Bool = false, pinOrder: Int? = nil,
         createdAt: Date, updatedAt: Date, modelKey: String? = nil, systemPrompt: String? = nil,
         settings: ConversationSettings = ConversationSettings(), serverURL: String? = nil,
-        lastResponseId: String? = nil, draft: String = ""
+        lastResponseId: String? = nil, draft: String = "", serverProfile: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -49,6 +51,7 @@ public struct Conversation: Equatable, Hashable, Sendable, Codable {
         self.serverURL = serverURL
         self.lastResponseId = lastResponseId
         self.draft = draft
+        self.serverProfile = serverProfile
     }
 }
 

@@ -198,6 +198,10 @@ enum Schema {
             reply_number INTEGER NOT NULL
         );
         """,
+        // 10: the `server.NAME` profile a conversation's last reply came from, so continuing it goes there.
+        """
+        ALTER TABLE conversations ADD COLUMN server_profile TEXT;
+        """,
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.
