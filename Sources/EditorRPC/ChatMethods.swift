@@ -31,6 +31,8 @@ enum ChatMethods {
         if !retry, text?.isEmpty ?? true { throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true)") }
         let (askedFreshContext, recap) = try freshContext(params)
         let reference = try params.optionalString("conversationId")
+        let editing = try params.bool("edit")
+        let contextItems = retry || editing ? [] : try await ContextMethods.items(for: reference, params, session: context.session)
         let overrides = ConversationOverrides(
             model: try params.optionalString("model"),
             systemPrompt: try params.optionalString("systemPrompt"),
@@ -54,8 +56,13 @@ enum ChatMethods {
             reply = try await context.session.edit(in: conversationId, text: text ?? "", freshContext: freshContext, recap: recap,
                                                    display: display, replyCreated: replyCreated)
         } else {
-            reply = try await context.session.send(Turn(text: text ?? ""), in: conversationId, freshContext: freshContext, recap: recap,
-                                                   discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
+            do {
+                reply = try await context.session.send(Turn(text: text ?? "", context: contextItems), in: conversationId, freshContext: freshContext,
+                                                       recap: recap, discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
+            } catch let error as ContextError {
+                throw ContextMethods.rpcError(error)
+            }
+            await ContextMethods.sent(to: reference, session: context.session)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in
             guard let message = try library.message(id: reply.messageId) else { return .null }

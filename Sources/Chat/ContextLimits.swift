@@ -1,0 +1,21 @@
+/// The largest context item and the largest sum of items one message may carry, in UTF-8 bytes (config keys
+/// `context_item_limit` and `context_message_limit`).
+public struct ContextLimits: Sendable, Equatable {
+    public var item: Int
+    public var message: Int
+
+    /// The defaults: 512 KiB an item (about 130k tokens), 2 MiB a message.
+    public static let standard = ContextLimits(item: 512 << 10, message: 2 << 20)
+
+    /// Creates limits.
+    public init(item: Int, message: Int) {
+        self.item = item
+        self.message = message
+    }
+
+    /// Throws `ContextError.messageTooLarge` when `items` together exceed the message limit.
+    public func check(_ items: [ContextItem]) throws(ContextError) {
+        let total = items.reduce(0) { $0 + $1.byteCount }
+        guard total <= message else { throw .messageTooLarge(items: items.map(\.chip), size: total, limit: message) }
+    }
+}
