@@ -3,6 +3,7 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
     case unreadable(String, reason: String)
     case notFound(String)
     case itemTooLarge(String, size: Int?, limit: Int)
+    case pageTooLarge(String, limit: Int)
     case messageTooLarge(items: [String], size: Int, limit: Int)
     case binary(String)
     case notUTF8(String)
@@ -21,12 +22,15 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
         case .notFound(let path): "\(path) does not exist"
+        case .pageTooLarge(let url, let limit):
+            "\(url) is larger than \(ContextLimits.spelled(limit)) (\(ContextPage.markupAllowance) times context_item_limit for a page's "
+                + "markup); nothing was added"
         case .itemTooLarge(let name, let size, let limit):
-            "\(name) is \(size.map { ContextItem.size($0) + ", " } ?? "")larger than the context item limit of \(ContextItem.size(limit)); "
-                + "nothing was added (raise context_item_limit in the config to allow it)"
+            "\(name) is \(size.map { ContextItem.size($0) + ", " } ?? "")larger than the context item limit "
+                + "(context_item_limit = \(ContextLimits.spelled(limit))); nothing was added"
         case .messageTooLarge(let items, let size, let limit):
-            "the context items come to \(ContextItem.size(size)), more than the limit of \(ContextItem.size(limit)) for one message "
-                + "(context_message_limit); nothing was sent:\n" + items.map { "  " + $0 }.joined(separator: "\n")
+            "the context items come to \(ContextItem.size(size)), more than one message may carry "
+                + "(context_message_limit = \(ContextLimits.spelled(limit))); nothing was sent:\n" + items.map { "  " + $0 }.joined(separator: "\n")
         case .binary(let path): "\(path) is a binary file (it contains NUL bytes); only text files can be sent as context"
         case .notUTF8(let path): "\(path) is not valid UTF-8 text; only UTF-8 text can be sent as context"
         case .emptyDirectory(let path, let skipped): "\(path) holds no text file to send (\(skipped) skipped)"

@@ -13,6 +13,13 @@ public struct ContextLimits: Sendable, Equatable {
         self.message = message
     }
 
+    /// A limit as the config spells it: `512K`, `2M`, or bytes when not a whole number of KiB.
+    public static func spelled(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20)M" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10)K" }
+        return "\(bytes) bytes"
+    }
+
     /// Throws `ContextError.messageTooLarge` when `items` together exceed the message limit.
     public func check(_ items: [ContextItem]) throws(ContextError) {
         let total = items.reduce(0) { $0 + $1.byteCount }

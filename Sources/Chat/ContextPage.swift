@@ -50,7 +50,7 @@ public struct ContextPage: Sendable {
             let cap = isHTML ? limits.item * Self.markupAllowance : limits.item
             let bytes: [UInt8]
             do { bytes = try await response.collect(limit: cap) } catch HTTPError.bodyTooLarge {
-                throw .itemTooLarge(url, size: nil, limit: cap)
+                throw isHTML ? .pageTooLarge(url, limit: cap) : .itemTooLarge(url, size: nil, limit: cap)
             } catch {
                 throw .fetch(url, reason: Self.reason(error))
             }
