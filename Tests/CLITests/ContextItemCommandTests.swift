@@ -33,6 +33,25 @@ import TestSupport
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == input)
     }
 
+    @Test func itemsTravelInExportsAndComeBackOnImport() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        try cli.sandbox.write("line one\n", to: "todo.txt")
+        let todo = cli.sandbox.root + "/todo.txt"
+        #expect(try cli.run(["ask", "-f", todo, "echo:noted"]).status == 0)
+        let file = cli.sandbox.root + "/chat.llmster"
+        let exported = try cli.run(["export", "echo:noted", "-o", file])
+        #expect(exported.status == 0, "\(exported)")
+        let elsewhere = try CLI(server: fixture.url)
+        #expect(try elsewhere.run(["import", file]).status == 0)
+        let show = try elsewhere.run(["show", "echo:noted"])
+        #expect(show.output.contains("📎 \(todo) · 9 B · ~"), "the item came back as a context item: \(show)")
+        let retry = try elsewhere.run(["ask", "--chat", "echo:noted", "--fresh-context"])
+        #expect(retry.status == 0, "\(retry)")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "File \(todo):\n```\nline one\n```\n\necho:noted",
+                "the imported copy resends its item as it was first sent")
+    }
+
     @Test func aDirectoryGivesItsTextFilesAndListsWhatItSkipped() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
