@@ -4,6 +4,7 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
     case notFound(String)
     case itemTooLarge(String, size: Int?, limit: Int)
     case pageTooLarge(String, limit: Int)
+    case noReadableText(String)
     case messageTooLarge(items: [String], size: Int, limit: Int)
     case binary(String)
     case notUTF8(String)
@@ -25,6 +26,7 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
         case .pageTooLarge(let url, let limit):
             "\(url) is larger than \(ContextLimits.spelled(limit)) (\(ContextPage.markupAllowance) times context_item_limit for a page's "
                 + "markup); nothing was added"
+        case .noReadableText(let url): "\(url) has no readable text (or nests its elements too deep to read); nothing was added"
         case .itemTooLarge(let name, let size, let limit):
             "\(name) is \(size.map { ContextItem.size($0) + ", " } ?? "")larger than the context item limit "
                 + "(context_item_limit = \(ContextLimits.spelled(limit))); nothing was added"

@@ -5,13 +5,14 @@ internal import CLibXML2
 ///
 /// The title becomes a `# ` line; headings, paragraphs, list items, table rows and line breaks start new lines
 /// (list items with `- `); `pre` keeps its spacing; scripts, styles, templates and other invisible elements are
-/// dropped; elsewhere runs of white space become one space. The parser never fetches anything (`HTML_PARSE_NONET`).
+/// dropped; elsewhere runs of white space become one space. The parser never fetches anything (`HTML_PARSE_NONET`);
+/// `XML_PARSE_HUGE` lets elements nest 2048 deep rather than 256 (the input is already capped by ``ContextPage``).
 enum ContextHTML {
     /// The readable text of `html`; `url` only names the document for the parser.
     static func text(_ html: [UInt8], url: String) -> String {
         guard !html.isEmpty else { return "" }
         let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-                            | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOIMPLIED.rawValue)
+                            | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOIMPLIED.rawValue | XML_PARSE_HUGE.rawValue)
         let document = html.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
                 htmlReadMemory($0, Int32(clamping: buffer.count), url, nil, options)

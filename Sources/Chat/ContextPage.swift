@@ -57,6 +57,7 @@ public struct ContextPage: Sendable {
             let text: String
             if isHTML {
                 text = ContextHTML.text(bytes, url: current)
+                if text.isEmpty, !bytes.isEmpty { throw .noReadableText(url) }
             } else if let decoded = String(validating: bytes, as: UTF8.self), !bytes.contains(0) {
                 text = decoded
             } else if type.contains("charset=iso-8859-1") || type.contains("charset=latin1"), !bytes.contains(0) {

@@ -72,12 +72,15 @@ import TestSupport
         #expect(ContextItem(attachment: image) == nil, "images stay images")
     }
 
-    @Test func deeplyNestedHTMLIsReadWithoutExhaustingTheStack() async throws {
-        let html = String(repeating: "<div>", count: 100_000) + "deep text" + String(repeating: "</div>", count: 100_000)
-        let pages = try PageServer(["/deep": .ok(html)])
+    @Test func deeplyNestedHTMLIsReadAndAPageWithoutTextIsRefused() async throws {
+        let depth = 100_000
+        let nested = String(repeating: "<div>", count: depth) + "deep text" + String(repeating: "</div>", count: depth)
+        let pages = try PageServer(["/deep": .ok(nested), "/app": .ok("<html><body><script>render()</script></body></html>")])
         let page = ContextPage(transport: CurlTransport(), timeouts: HTTPTimeouts(connect: 5, idle: 30),
                                limits: ContextLimits(item: 1 << 20, message: 1 << 20))
-        let item = try await page.fetch(pages.url + "/deep")
-        #expect(item.text.isEmpty || item.text.contains("deep text"), "libxml2 may stop at its depth limit; it never crashes")
+        #expect(try await page.fetch(pages.url + "/deep").text == "deep text", "the tree is walked without recursion")
+        await #expect(throws: ContextError.noReadableText(pages.url + "/app"), "an empty item is never added silently") {
+            try await page.fetch(pages.url + "/app")
+        }
     }
 }
