@@ -1,6 +1,7 @@
 import Chat
 import Foundation
 import HTTP
+import Library
 import LMStudio
 
 /// `context/add`, `context/list`, `context/remove`: the context items (files, pages, command output, an editor's
@@ -64,8 +65,7 @@ enum ContextMethods {
 
     /// Forgets the items waiting for `conversationId` once a `chat/send` saved them with its message.
     static func sent(to reference: String?, session: ChatSession) async {
-        guard let conversationId = try? await conversationKey(reference, session: session) else { return }
-        await session.setPendingContext([], for: conversationId)
+        do { await session.setPendingContext([], for: try await conversationKey(reference, session: session)) } catch {}
     }
 
     /// The items one entry names: `path` (a file, directory or glob, relative to `directory` or llmster's working
@@ -122,6 +122,17 @@ enum ContextMethods {
         }
         if let cutFrom = item.cutFrom { fields["cutFrom"] = .integer(cutFrom) }
         return .object(fields)
+    }
+
+    /// A user message's JSON with `context`: the items it was sent with (``json(_:)``, and each one's `text`).
+    static func addingContext(to message: JSONValue, of record: Message, attachments: [Attachment]) -> JSONValue {
+        guard record.role == .user, case .object(var members) = message else { return message }
+        members["context"] = .array(attachments.compactMap(ContextItem.init(attachment:)).map { item in
+            guard case .object(var fields) = json(item) else { return .null }
+            fields["text"] = .string(item.text)
+            return .object(fields)
+        })
+        return .object(members)
     }
 
     /// The pending-items key `conversationId` names: the conversation's id, or nil for the next new conversation.
