@@ -73,10 +73,10 @@ public struct ContextItem: Sendable, Equatable {
         return "\(heading)\n\(fence)\n\(body)\(fence)"
     }
 
-    /// What the model is sent for a message with `items`: each item's block, then the message after a blank line.
+    /// What the model is sent for a message with `items`: each item's block, then the message (if any) after a blank line.
     public static func input(_ items: [ContextItem], message: String) -> String {
         guard !items.isEmpty else { return message }
-        return (items.map(\.block) + [message]).joined(separator: "\n\n")
+        return (items.map(\.block) + (message.isEmpty ? [] : [message])).joined(separator: "\n\n")
     }
 
     /// 950 → `950 B`, 3200 → `3.2 KB`, 1_500_000 → `1.5 MB` (decimal units, as `show` prints attachment sizes).

@@ -66,7 +66,7 @@ public struct ContextPage: Sendable {
                 throw bytes.contains(0) ? .binary(url) : .notUTF8(url)
             }
             guard text.utf8.count <= limits.item else { throw .itemTooLarge(url, size: text.utf8.count, limit: limits.item) }
-            return ContextItem(name: url, source: .page(fetchedAt: now), text: text)
+            return ContextItem(name: ServerURL.redactingPasswords(in: url), source: .page(fetchedAt: now), text: text)
         }
         throw .tooManyRedirects(url)
     }
