@@ -26,6 +26,8 @@ public struct ContextReader: Sendable {
     public struct Reading: Sendable, Equatable {
         public var items: [ContextItem] = []
         public var skipped: [Skipped] = []
+        /// Set once `maximumFiles` files or the message limit is reached: the walk stops there.
+        var isFull = false
     }
 
     /// A path left out of a directory or pattern.
@@ -49,7 +51,7 @@ public struct ContextReader: Sendable {
         }
         guard path.contains(where: { "*?[".contains($0) }) else { throw .notFound(path) }
         var reading = Reading()
-        for match in Self.glob(full) {
+        for match in Self.glob(full) where !reading.isFull {
             let name = expanded.hasPrefix("/") ? match : String(match.dropFirst(directory.count + 1))
             if FileManager.default.fileExists(atPath: match, isDirectory: &isDirectory), isDirectory.boolValue {
                 walk(match, name: name, rules: [], into: &reading)
@@ -94,8 +96,11 @@ public struct ContextReader: Sendable {
     }
 
     private func take(_ full: String, name: String, into reading: inout Reading) {
-        guard reading.items.count < Self.maximumFiles else {
-            reading.skipped.append(Skipped(path: name, reason: "more than \(Self.maximumFiles) files"))
+        guard !reading.isFull else { return }
+        if reading.items.count == Self.maximumFiles || reading.items.reduce(0, { $0 + $1.byteCount }) > limits.message {
+            reading.isFull = true
+            let reason = reading.items.count == Self.maximumFiles ? "more than \(Self.maximumFiles) files" : "past context_message_limit"
+            reading.skipped.append(Skipped(path: name, reason: "\(reason): it and everything after it not read"))
             return
         }
         do { reading.items.append(try file(full, name: name)) } catch {
@@ -116,7 +121,7 @@ public struct ContextReader: Sendable {
             reading.skipped.append(Skipped(path: name, reason: "cannot list it"))
             return
         }
-        for entry in entries.sorted() {
+        for entry in entries.sorted() where !reading.isFull {
             let path = full + "/" + entry
             let shown = name.isEmpty || name == "." ? entry : name + "/" + entry
             if entry.hasPrefix(".") { continue }

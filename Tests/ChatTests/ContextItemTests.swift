@@ -32,6 +32,15 @@ import TestSupport
         #expect(Set(reading.skipped.map(\.path)) == ["docs/a/b/draft.md", "drop.txt", "top.md", "sub/secret.md"])
     }
 
+    @Test func aWalkStopsAtTheMessageLimitAndSaysWhere() throws {
+        let root = try directory(Dictionary(uniqueKeysWithValues: (0..<20).map { (String(format: "f%02d.txt", $0), String(repeating: "x", count: 3000)) }))
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let reading = try ContextReader(limits: ContextLimits(item: 4096, message: 8000), directory: root).read(path: ".")
+        #expect(reading.items.map(\.name) == ["f00.txt", "f01.txt", "f02.txt"], "read until past the limit, so the refusal can name the sizes")
+        #expect(reading.skipped.map(\.description) == ["f03.txt (past context_message_limit: it and everything after it not read)"])
+        #expect(throws: ContextError.self) { try ContextLimits(item: 4096, message: 8000).check(reading.items) }
+    }
+
     @Test func aGlobGivesItsMatchesInNameOrder() throws {
         let root = try directory(["b.swift": "b\n", "a.swift": "a\n", "c.md": "c\n"])
         defer { try? FileManager.default.removeItem(atPath: root) }
