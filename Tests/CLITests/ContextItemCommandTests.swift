@@ -52,6 +52,20 @@ import TestSupport
                 "the imported copy resends its item as it was first sent")
     }
 
+    @Test func itemsTravelInBackups() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let page = try PageServer(["/spec": .ok("<p>the spec</p>")])
+        #expect(try cli.run(["ask", "-f", page.url + "/spec", "echo:read"]).status == 0)
+        let archive = cli.sandbox.root + "/library.backup"
+        #expect(try cli.run(["backup", "-o", archive]).status == 0)
+        let target = try CLI(server: fixture.url)
+        let restored = try target.run(["restore", archive, "--yes"])
+        #expect(restored.status == 0, "\(restored)")
+        let show = try target.run(["show", "echo:read"])
+        #expect(show.output.contains("📎 \(page.url)/spec · 8 B · ~"), "\(show)")
+    }
+
     @Test func aDirectoryGivesItsTextFilesAndListsWhatItSkipped() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
