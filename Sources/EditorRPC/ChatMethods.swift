@@ -62,7 +62,7 @@ enum ChatMethods {
             } catch let error as ContextError {
                 throw ContextMethods.rpcError(error)
             }
-            await ContextMethods.sent(to: reference, session: context.session)
+            await ContextMethods.sent(to: reference == nil ? nil : conversationId, session: context.session)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in
             guard let message = try library.message(id: reply.messageId) else { return .null }

@@ -63,9 +63,9 @@ enum ContextMethods {
         return items
     }
 
-    /// Forgets the items waiting for `conversationId` once a `chat/send` saved them with its message.
-    static func sent(to reference: String?, session: ChatSession) async {
-        do { await session.setPendingContext([], for: try await conversationKey(reference, session: session)) } catch {}
+    /// Forgets the items waiting for `conversationId` (nil: a new conversation's) once a `chat/send` saved them with its message.
+    static func sent(to conversationId: String?, session: ChatSession) async {
+        await session.setPendingContext([], for: conversationId)
     }
 
     /// The items one entry names: `path` (a file, directory or glob, relative to `directory` or llmster's working
