@@ -103,7 +103,7 @@ _llmster_reply() {
                 --chat) _llmster_complete chats; return ;;
                 --folder) _llmster_complete folders; return ;;
                 --system) :; return ;;
-                -f|--file) :; return ;;
+                -f|--file) _llmster_complete files; return ;;
                 --image) _llmster_complete files; return ;;
                 --reasoning) :; return ;;
                 --integration) :; return ;;

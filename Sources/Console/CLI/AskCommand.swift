@@ -8,7 +8,7 @@ import TerminalMarkdown
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.
 enum AskCommand {
     static let command = Command(
-        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f PATH|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--no-save]",
+        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f FILE|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--no-save]",
         summary: "Send one message and stream the answer to standard output.",
         details: """
         The prompt is the arguments. Piped standard input is added after them and a blank line, so
@@ -34,7 +34,7 @@ enum AskCommand {
             continueOption, chatOption,
             .init(["folder"], value: "F", help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
             .init(["system"], value: "TEXT", help: "system prompt (with -c: replaces it and starts a fresh server context)"),
-            .init(["file"], short: "f", value: "PATH|URL",
+            .init(["file"], short: "f", value: "FILE|URL",
                   help: "send a file, directory, glob, web page or (-) standard input as context before the prompt; repeatable"),
             .init(["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"),
             .init(["reasoning"], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
