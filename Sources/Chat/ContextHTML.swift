@@ -68,7 +68,7 @@ enum ContextHTML {
 
     /// Elements whose text is not shown on a page.
     private static let hidden: Set<String> = ["script", "style", "noscript", "template", "svg", "canvas", "iframe", "object",
-                                              "meta", "link", "button", "select", "option", "form", "nav"]
+                                              "meta", "link", "button", "select", "option", "nav"]
     /// Elements that start and end a line.
     private static let blocks: Set<String> = [
         "p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "pre", "figure", "figcaption",
