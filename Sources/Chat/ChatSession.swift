@@ -114,7 +114,9 @@ public actor ChatSession {
                     _ = try library.addAttachment(messageId: message.id, name: item.name, mimeType: item.mimeType, bytes: Array(item.text.utf8))
                 }
                 if prepared.conversation.title.isEmpty {
-                    let named = turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? turn.context.map(\.name).joined(separator: ", ") : turn.text
+                    // A message of context items alone is titled by their names.
+                    let named = turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                        ? turn.context.map(\.name).joined(separator: ", ") : turn.text
                     try library.rename(conversationId: conversationId, to: Self.title(from: named))
                 }
             }
