@@ -114,9 +114,10 @@ public actor ChatSession {
                     _ = try library.addAttachment(messageId: message.id, name: item.name, mimeType: item.mimeType, bytes: Array(item.text.utf8))
                 }
                 if prepared.conversation.title.isEmpty {
-                    // A message of context items alone is titled by their names.
+                    // A message of context items alone is titled by their names (a file's without its directory).
                     let named = turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-                        ? turn.context.map(\.name).joined(separator: ", ") : turn.text
+                        ? turn.context.map { $0.source == .file ? ($0.name as NSString).lastPathComponent : $0.name }.joined(separator: ", ")
+                        : turn.text
                     try library.rename(conversationId: conversationId, to: Self.title(from: named))
                 }
             }

@@ -52,6 +52,18 @@ import TestSupport
                 "the imported copy resends its item as it was first sent")
     }
 
+    @Test func itemsAloneMakeAMessageTitledByTheirNames() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        try cli.sandbox.write("echo:summary\n", to: "todo.md")
+        let todo = cli.sandbox.root + "/todo.md"
+        let result = try cli.run(["ask", "-f", todo])
+        #expect(result.status == 0, "\(result)")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "File \(todo):\n```\necho:summary\n```")
+        let chats = try JSONSerialization.jsonObject(with: Data(try cli.run(["chats", "--json"]).output.utf8)) as? [[String: Any]]
+        #expect(chats?.first?["title"] as? String == "todo.md", "the conversation is titled by the item")
+    }
+
     @Test func itemsTravelInBackups() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
