@@ -23,6 +23,8 @@ public actor ChatSession {
     private let clock: any DisplayClock
     private let saveInterval: Duration
     private var cachedModels: [Model]?
+    /// Context items an editor added for the next message, by conversation id ("" for the next new conversation).
+    var pendingContextItems: [String: [ContextItem]] = [:]
 
     /// Creates a session on `library`, which it owns from now on.
     ///
@@ -111,6 +113,7 @@ public actor ChatSession {
                       display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         do {
             let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
+            try await checkContext(turn, conversation: prepared.conversation)
             let recapped = freshContext && recap
                 ? try await self.recap(conversationId: conversationId, excludingLastTurn: false, model: prepared.model,
                                        reference: prepared.modelReference)
@@ -120,8 +123,15 @@ public actor ChatSession {
                 for image in turn.images {
                     _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
                 }
+                for item in turn.context {
+                    _ = try library.addAttachment(messageId: message.id, name: item.name, mimeType: item.mimeType, bytes: Array(item.text.utf8))
+                }
                 if prepared.conversation.title.isEmpty {
-                    try library.rename(conversationId: conversationId, to: Self.title(from: turn.text))
+                    // A message of context items alone is titled by their names (a file's without its directory).
+                    let named = turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                        ? turn.context.map { $0.source == .file ? ($0.name as NSString).lastPathComponent : $0.name }.joined(separator: ", ")
+                        : turn.text
+                    try library.rename(conversationId: conversationId, to: Self.title(from: named))
                 }
             }
             return try await stream(turn, prepared, recap: recapped, display: display, replyCreated: replyCreated)
@@ -207,7 +217,7 @@ public actor ChatSession {
                         replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let conversation = prepared.conversation
         try requireServerContextHere(conversation)
-        let sent = recap.map { Turn(text: $0.input(before: turn.text), images: turn.images) } ?? turn
+        let sent = recap.map { Turn(text: $0.input(before: turn.text), images: turn.images, context: turn.context) } ?? turn
         let server = prepared.server.configuration
         let request = RequestBuilder.request(for: sent, conversation: conversation, model: prepared.modelReference,
                                              server: server.server, integrations: prepared.integrations)

@@ -54,6 +54,10 @@ public struct Configuration: Sendable, Equatable {
     /// The most memory (bytes) a backup's key derivation may ask for before `restore` refuses it (nil: libsodium's
     /// largest limits, 1 GiB).
     public var maxKeyDerivationMemory: UInt64?
+    /// The largest context item (a file, page or command output), in bytes.
+    public var contextItemLimit = ContextLimits.standard.item
+    /// The largest sum of context items one message may carry, in bytes.
+    public var contextMessageLimit = ContextLimits.standard.message
     /// Server integrations a conversation may enable, by name (`integration.NAME = …` lines).
     public var integrations: [String: IntegrationSetting] = [:]
     /// Named system prompts with optional model and settings (`preset.NAME.system = …` lines).
@@ -98,6 +102,8 @@ public struct Configuration: Sendable, Equatable {
         ("voice_silence_seconds", "seconds of silence that send a spoken turn"),
         ("speak_command", "shell command reading answers aloud from standard input (default espeak-ng)"),
         ("max_kdf_memory", "most memory a backup's key derivation may ask for, e.g. 256M (empty: 1 GiB, libsodium's largest)"),
+        ("context_item_limit", "largest file, page or command output sent as context, e.g. 512K"),
+        ("context_message_limit", "largest sum of context items one message carries, e.g. 2M"),
     ]
 
     /// Documentation of the integration keys, which are named by the user.
@@ -164,6 +170,8 @@ public struct Configuration: Sendable, Equatable {
         case "voice_silence_seconds": return String(voiceSilenceSeconds)
         case "speak_command": return speakCommand
         case "max_kdf_memory": return maxKeyDerivationMemory.map(String.init)
+        case "context_item_limit": return String(contextItemLimit)
+        case "context_message_limit": return String(contextMessageLimit)
         default:
             if let name = Self.serverProfileKey(key) { return servers[name] }
             if let name = Self.aliasKey(key) { return aliases[name] }
@@ -296,6 +304,11 @@ public struct Configuration: Sendable, Equatable {
                 }
                 return bytes
             }
+        case "context_item_limit", "context_message_limit":
+            guard let bytes = Self.byteSize(value), bytes > 0, bytes <= UInt64(Int32.max) else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a size such as 524288, 512K or 2M")
+            }
+            if key == "context_item_limit" { contextItemLimit = Int(bytes) } else { contextMessageLimit = Int(bytes) }
         default:
             if let name = Self.serverProfileKey(key) {
                 guard !value.isEmpty else { servers[name] = nil; return }

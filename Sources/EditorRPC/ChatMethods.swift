@@ -32,6 +32,8 @@ enum ChatMethods {
         let reference = try params.optionalString("conversationId")
         let presetName = try params.optionalString("preset")
         let preset = try presetName.map { try context.session.preset(named: $0) }
+        let editing = try params.bool("edit")
+        let contextItems = retry || editing ? [] : try await ContextMethods.items(for: reference, params, session: context.session)
         let overrides = ConversationOverrides(
             model: try params.optionalString("model"),
             systemPrompt: try params.optionalString("systemPrompt"),
@@ -59,12 +61,17 @@ enum ChatMethods {
         if retry {
             reply = try await context.session.regenerate(in: conversationId, freshContext: freshContext, recap: recap,
                                                          display: display, replyCreated: replyCreated)
-        } else if try params.bool("edit") {
+        } else if editing {
             reply = try await context.session.edit(in: conversationId, text: message, freshContext: freshContext, recap: recap,
                                                    display: display, replyCreated: replyCreated)
         } else {
-            reply = try await context.session.send(Turn(text: message), in: conversationId, freshContext: freshContext, recap: recap,
-                                                   discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
+            do {
+                reply = try await context.session.send(Turn(text: message, context: contextItems), in: conversationId, freshContext: freshContext,
+                                                       recap: recap, discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
+            } catch let error as ContextError {
+                throw ContextMethods.rpcError(error)
+            }
+            await ContextMethods.sent(to: reference == nil ? nil : conversationId, session: context.session)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in
             guard let message = try library.message(id: reply.messageId) else { return .null }

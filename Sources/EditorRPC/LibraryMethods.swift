@@ -44,7 +44,8 @@ enum LibraryMethods {
         registry.register("conversations/get") { context, params in
             try await context.session.withConversation(try params.string("id")) { conversation, library in
                 let messages = try library.messages(conversationId: conversation.id).map { message in
-                    try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
+                    ContextMethods.addingContext(to: try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id)),
+                                                 of: message, attachments: message.role == .user ? try library.attachments(messageId: message.id) : [])
                 }
                 return .object(["conversation": try json(conversation, paths: try library.folderPaths()), "messages": .array(messages),
                                 "forkedFrom": try ForkMethods.origin(of: conversation.id, in: library)])

@@ -82,6 +82,7 @@ complete -c llmster -n '__llmster_command_is ask' -s c -l continue -d 'continue 
 complete -c llmster -n '__llmster_command_is ask' -l chat -x -a '(llmster __complete chats 2>/dev/null)' -d 'continue CHAT: an id, id prefix or title (exit 5 when none or several match)'
 complete -c llmster -n '__llmster_command_is ask' -l folder -x -a '(llmster __complete folders 2>/dev/null)' -d 'put a new conversation in folder F (e.g. Work/Research; created if missing)'
 complete -c llmster -n '__llmster_command_is ask' -l system -x -d 'system prompt (with -c: replaces it and starts a fresh server context)'
+complete -c llmster -n '__llmster_command_is ask' -s f -l file -r -F -d 'send a file, directory, glob, web page or (-) standard input as context before the prompt; repeatable'
 complete -c llmster -n '__llmster_command_is ask' -l image -r -F -d 'attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable'
 complete -c llmster -n '__llmster_command_is ask' -l reasoning -x -d 'reasoning setting, one of the model\'s allowed options'
 complete -c llmster -n '__llmster_command_is ask' -l integration -x -d 'let the model use this configured integration (repeatable; `none` turns them off)'

@@ -141,7 +141,10 @@ enum Transcript {
                 parts.append(message.text)
                 let attachments = try library.attachments(messageId: message.id)
                 if !attachments.isEmpty {
-                    parts.append(attachments.map { "📎 \($0.name) (\($0.mimeType), \(Units.bytes(Int64($0.bytes.count))))" }.joined(separator: "\n"))
+                    parts.append(attachments.map { attachment in
+                        ContextItem(attachment: attachment).map { "📎 " + $0.chip }
+                            ?? "📎 \(attachment.name) (\(attachment.mimeType), \(Units.bytes(Int64(attachment.bytes.count))))"
+                    }.joined(separator: "\n"))
                 }
             case .assistant:
                 parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)

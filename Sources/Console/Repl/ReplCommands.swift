@@ -10,7 +10,7 @@ enum ReplCommands {
     static let settingKeys = ConversationSetting.allCases.map(\.rawValue) + ["speak"]
 
     /// Every command, in the order `/help` lists them.
-    static let all: [SlashCommand] = conversationCommands + branchingCommands + movingCommands + serverCommands
+    static let all: [SlashCommand] = conversationCommands + contextCommands + branchingCommands + movingCommands + serverCommands
 
     /// Models, conversations, settings and the session.
     static let conversationCommands: [SlashCommand] = [

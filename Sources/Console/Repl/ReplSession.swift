@@ -44,6 +44,8 @@ import TerminalMarkdown
     var speaksAnswers = false
     /// Images `/attach` added for the next message.
     var attachments: [ImageInput] = []
+    /// Files, pages and command output `/file`, `/url` and `/run` added for the next message.
+    var pendingContext: [ContextItem] = []
     /// Lines of a message still being typed.
     var assembler = InputAssembler()
     /// What the next prompt starts with.
@@ -206,7 +208,8 @@ import TerminalMarkdown
             parts.append("no model")
         }
         let meter = await contextMeter(conversation: conversation, model: effective)
-        parts.append(meter.label())
+        parts.append(meter.label(draft: ContextItem.input(pendingContext, message: "")))
+        if !pendingContext.isEmpty { parts.append("+\(pendingContext.count) context") }
         if let conversation {
             let folder = await folderPath(conversation.folderId)
             let title = conversation.title.isEmpty ? "untitled" : conversation.title
@@ -334,7 +337,20 @@ import TerminalMarkdown
             effective = effectiveModel(conversation: await currentConversation())
         }
         let meter = await contextMeter(conversation: conversation, model: effective)
-        if meter.wouldOverflow(draft: text) {
+        if !pendingContext.isEmpty {
+            // Refused here, before anything is saved, so the message and its items wait for the next try.
+            let input = ContextItem.input(pendingContext, message: text)
+            var refusal: ContextError?
+            do { try chat.contextLimits.check(pendingContext) } catch { refusal = error }
+            if refusal == nil, meter.wouldOverflow(draft: input) {
+                refusal = .overflow(items: pendingContext.map(\.chip), label: meter.label(draft: input))
+            }
+            if let refusal {
+                context.warn(refusal.description + "\n/context drop N or /context clear removes items.")
+                draft = text
+                return nil
+            }
+        } else if meter.wouldOverflow(draft: text) {
             context.errors.wrappedLine("This message would overflow the context (\(meter.label(draft: text))).", indent: 2)
             guard await confirm("Send it anyway?") else {
                 draft = text
@@ -349,8 +365,9 @@ import TerminalMarkdown
         }
         let template = templatePreset
         templatePreset = nil
-        let turn = Turn(text: template?.filled(input: text, stdin: nil) ?? text, images: attachments)
+        let turn = Turn(text: template?.filled(input: text, stdin: nil) ?? text, images: attachments, context: pendingContext)
         attachments = []
+        pendingContext = []
         if !keptDraft.isEmpty {
             keptDraft = ""
             await saveDraft("")
@@ -368,6 +385,7 @@ import TerminalMarkdown
             templatePreset = template
             draft = text
             attachments = turn.images
+            pendingContext = turn.context
         }
         return status
     }
@@ -451,6 +469,7 @@ import TerminalMarkdown
         if let left = conversationId, left != id { _ = try? await chat.discardIfEmpty(left) }
         conversationId = id
         attachments = []
+        pendingContext = []
         pendingModel = nil
         pendingPreset = nil
         startsFreshContext = false
