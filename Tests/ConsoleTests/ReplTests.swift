@@ -144,8 +144,7 @@ import TerminalMarkdown
     @Test func tripleQuotesAndCtrlJMakeOneMultiLineMessage() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()
-        // One line at a time: each waits for the continuation prompt, as typed-ahead lines are not
-        // supported yet (readline may swallow the rest of the typeahead after the first line).
+        // One line at a time, each after the continuation prompt (lines typed at once: ReplTypeAheadTests).
         for line in ["\"\"\"", "echo:first line", "second line"] {
             let start = terminal.mark
             terminal.send(line + "\r")

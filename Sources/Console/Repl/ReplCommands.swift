@@ -179,6 +179,8 @@ enum ReplCommands {
             guard await repl.confirm("Delete \(name) and all its messages?") else { repl.output.line("Kept \(name)."); return }
             try await repl.chat.withLibrary { try $0.delete(conversationId: id) }
             repl.conversationId = nil
+            repl.keptDraft = ""
+            repl.draft = ""
             repl.output.line("Deleted \(name).")
         },
         SlashCommand("search", "TEXT", "Search every conversation.", takesText: true) { arguments, repl in

@@ -91,7 +91,8 @@ import TerminalMarkdown
         if let preset = context.preset { await runCommand("/preset " + preset) }
         while exitStatus == nil {
             let prompt = await promptText()
-            let input = await readLine(prompt: prompt, draft: draft)
+            let given = draft
+            let input = await readLine(prompt: prompt, draft: given)
             draft = ""
             switch input {
             case .endOfInput:
@@ -105,6 +106,14 @@ import TerminalMarkdown
                 assembler.reset()
                 await saveDraft(keptDraft)
             case .line(let line):
+                if let command = commandTyped(after: given, in: line) {
+                    // The line held a draft the user typed a command after: the command runs, the draft stays.
+                    editor?.remember(command)
+                    draft = given
+                    await runCommand(command)
+                    await refreshLibraryCompletions()
+                    continue
+                }
                 editor?.remember(line)
                 guard let message = assembler.add(line) else { continue }
                 if let status = await handle(message) { return status }
@@ -114,6 +123,16 @@ import TerminalMarkdown
         }
         await leave(draft: joinDraft(keptDraft))
         return exitStatus ?? ExitCode.success
+    }
+
+    /// The slash command typed right after `given` (the text the line was given), when `line` is that: a restored
+    /// draft must not turn `/delete` typed after it into part of a message.
+    private func commandTyped(after given: String, in line: String) -> String? {
+        guard !given.isEmpty, line.count > given.count, line.hasPrefix(given) else { return nil }
+        let typed = String(line.dropFirst(given.count)).trimmingCharacters(in: .whitespaces)
+        guard typed.hasPrefix("/"), !typed.hasPrefix("//") else { return nil }
+        if case .unknown = SlashLine.parse(typed, commands: ReplCommands.all) { return nil }
+        return typed
     }
 
     /// Keeps unsent input as the conversation's draft on the way out, or removes the conversation when nothing
@@ -175,10 +194,24 @@ import TerminalMarkdown
         }
     }
 
-    /// Asks a yes/no question; only `y` or `yes` is yes.
+    /// Asks a yes/no question; only `y` or `yes` is yes, and Enter alone, `n` or `no` is no. A slash command typed
+    /// instead is not taken as an answer: the question counts as no and the command runs. Other text asks again.
     func confirm(_ question: String) async -> Bool {
-        if case .line(let answer) = await readLine(prompt: question + " [y/N] ", draft: "") {
-            return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+        var prompt = question + " [y/N] "
+        while case .line(let line) = await readLine(prompt: prompt, draft: "") {
+            let answer = line.trimmingCharacters(in: .whitespaces)
+            switch answer.lowercased() {
+            case "y", "yes": return true
+            case "", "n", "no": return false
+            default:
+                if answer.hasPrefix("/"), !answer.hasPrefix("//") {
+                    output.line("Taken as no; running \(UntrustedText.sanitize(answer)).")
+                    editor?.remember(answer)
+                    await runCommand(answer)
+                    return false
+                }
+                prompt = "Please answer y or n: " + question + " [y/N] "
+            }
         }
         return false
     }
@@ -390,7 +423,10 @@ import TerminalMarkdown
                 await saveDraft("")
                 return SignalTrap.exitStatus(for: signal)
             }
-            if saved.status != .complete, let message = saved.errorMessage { context.warn(message) }
+            if saved.status != .complete, let message = saved.errorMessage, !work.isCancelled,
+               !statsLineShowsWhole(message, of: saved) {
+                context.warn(message)
+            }
             if let instance = saved.state.modelInstanceId,
                serverModels?.contains(where: { $0.loadedInstances.contains { $0.id == instance } }) != true {
                 // The server loaded the model just in time: the prompt below must show it loaded, with its context.
@@ -418,6 +454,22 @@ import TerminalMarkdown
             context.warn(App.explanation(of: error, context: context))
         }
         return nil
+    }
+
+    /// Whether the reply's stats line (drawn by `ReplyDisplay` on a terminal) already shows `message` whole as its
+    /// "⚠ incomplete" mark, so the failure is reported once; a cancelled reply's mark says it all.
+    private func statsLineShowsWhole(_ message: String, of saved: SavedReply) -> Bool {
+        let output = context.terminal(fd: 1)
+        let errors = context.terminal(fd: 2)
+        guard output.isTTY, errors.allowsCursorMovement || output.isLineMode && errors.isLineMode else { return false }
+        // Unreadable events explain more than the mark's reason says.
+        guard saved.state.firstUnreadableEvent == nil,
+              saved.state.errors.first.map({ LMStudioError.describe(streamError: $0) == message }) ?? true else { return false }
+        let stats = saved.state.stats.map {
+            ReplyStats(tokens: $0.totalOutputTokens ?? 0, tokensPerSecond: $0.tokensPerSecond ?? 0,
+                       timeToFirstToken: $0.timeToFirstTokenSeconds, modelLoadTime: $0.modelLoadTimeSeconds)
+        }
+        return ReplyPresenter(capabilities: output).showsWholeMark(stats, outcome: .failed(message))
     }
 
     /// Titles a new conversation with the summarizer and notifies about a long reply.
@@ -449,5 +501,8 @@ import TerminalMarkdown
         startsFreshContext = false
         keptDraft = await currentConversation()?.draft ?? ""
         draft = keptDraft
+        if !keptDraft.isEmpty {
+            output.line("Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it.")
+        }
     }
 }
