@@ -23,7 +23,7 @@ import TestSupport
 
     @Test(arguments: [60, 100])
     func helpFitsTheTerminalAndBreaksOnlyBetweenWords(width: Int) throws {
-        let repl = try ReplHarness()
+        let repl = try ReplHarness(environment: ["PAGER": "cat"])
         let terminal = try repl.start(width: width)
         let help = try terminal.enter("/help")
         expectFits(help, width: width)

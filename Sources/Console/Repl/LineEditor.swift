@@ -99,6 +99,7 @@ final class LineEditor: Sendable {
             $0.pastes = []
             $0.given = nil
             $0.endsInput = false
+            $0.listedFor = nil
         }
         var unread = typedAhead.withLock { typed in
             defer { typed = [] }

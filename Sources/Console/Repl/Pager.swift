@@ -5,7 +5,7 @@ import LMStudio
 import SystemSupport
 import TerminalMarkdown
 
-/// `/show`: the transcript in `$PAGER` (default `less -R`), printed when there is no pager.
+/// `/show` and the long listings (`/help`): text in `$PAGER` (default `less -R`), printed when there is no pager.
 @ReplActor enum Pager {
     /// Shows the transcript (with reasoning or tool details), or message number N of `words`.
     static func show(_ words: [String], repl: ReplSession) async throws {
@@ -28,12 +28,23 @@ import TerminalMarkdown
         }
         let capabilities = repl.context.terminal(fd: 1)
         let rendered = MarkdownRenderer(capabilities: capabilities, mode: MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto).render(markdown)
+        try page(rendered, repl: repl)
+    }
+
+    /// Shows `text` in `$PAGER` (default `less -R`), or prints it: on a line-mode front end (Emacs comint,
+    /// `TERM=dumb`), which has its own scrolling and where a pager would wait for keys; when the pager fails; and,
+    /// with `whenTaller`, when `text` fits the screen (the prompt's two rows kept) and paging would only hide it.
+    static func page(_ text: String, repl: ReplSession, whenTaller: Bool = false) throws {
+        let capabilities = repl.context.terminal(fd: 1)
         let pager = repl.context.environment["PAGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "less -R"
-        // A line-mode front end (Emacs comint, TERM=dumb) has its own scrolling; a pager there would wait for keys.
-        guard capabilities.allowsCursorMovement else { repl.output.send(rendered); return }
+        let rows = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        guard capabilities.allowsCursorMovement, !whenTaller || rows > capabilities.height - 2 else {
+            repl.output.send(text)
+            return
+        }
         let path = NSTemporaryDirectory() + "llmster-show-\(getpid()).txt"
-        try AtomicFile.write(Array(rendered.utf8), to: path, permissions: 0o600)
+        try AtomicFile.write(Array(text.utf8), to: path, permissions: 0o600)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        if ExternalProgram.runShell("\(pager) \"$1\"", arguments: [path]) != 0 { repl.output.send(rendered) }
+        if ExternalProgram.runShell("\(pager) \"$1\"", arguments: [path]) != 0 { repl.output.send(text) }
     }
 }

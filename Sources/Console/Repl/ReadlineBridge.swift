@@ -24,6 +24,8 @@ enum ReadlineBridge {
         var endsInput = false
         /// The keys readline still held when it accepted a line, for the next read.
         var heldBack: [UInt8] = []
+        /// The line the matches were last listed for: a second Tab on it does not list them again.
+        var listedFor: String?
     }
 
     /// The terminal's focus report `CSI I`: the window has the focus.
@@ -83,12 +85,25 @@ enum ReadlineBridge {
         return result
     }
 
-    /// Lists the matches one a line, described (`acme/thinker-8b  loaded · reasoning · 4.9 GB`), then redraws the prompt.
+    /// Lists the matches, then redraws the prompt: described ones (model keys with their badges,
+    /// `acme/thinker-8b  loaded · reasoning · 4.9 GB`) one a line, plain ones in columns (`CompletionListing`), cut
+    /// to the screen with a note of how many more. A Tab again on the same line does not list them again.
     static let displayMatches: @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, Int32, Int32) -> Void = { matches, count, _ in
         guard let matches, count > 0 else { return }
         let words = (1...Int(count)).compactMap { matches[$0].map { String(cString: $0) } }
-        let lines = state.withLock { $0.describer }?(words) ?? words
-        FileHandle.standardOutput.write(Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
+        let line = String(cString: llmster_rl_line_buffer())
+        let listedAlready = state.withLock { state in
+            defer { state.listedFor = line }
+            return state.listedFor == line
+        }
+        guard !listedAlready else { rl_ding(); return }
+        let described = state.withLock { $0.describer }?(words) ?? words
+        var rows: Int32 = 0
+        var columns: Int32 = 0
+        rl_get_screen_size(&rows, &columns)
+        let listing = CompletionListing(described == words ? words : described, oneALine: described != words)
+        let text = listing.lines(width: Int(columns), height: Int(rows)).joined(separator: "\n")
+        FileHandle.standardOutput.write(Data(("\n" + text + "\n").utf8))
         rl_on_new_line()
         rl_forced_update_display()
     }
