@@ -38,6 +38,10 @@ import TerminalMarkdown
         return startsFreshContext
     }
 
+    /// Whether a reply was shown since the last prompt (the next prompt is set apart from it).
+    var followsReply = false
+    /// Whether the hint that `/show reasoning` opens a folded reasoning was given in this session.
+    private var toldAboutReasoning = false
     /// Whether `/voice` reads answers aloud (`/set speak on`).
     var speaksAnswers = false
     /// Images `/attach` added for the next message.
@@ -90,6 +94,11 @@ import TerminalMarkdown
         completions.update(presets: chat.presets.map(\.name))
         if let preset = context.preset { await runCommand("/preset " + preset) }
         while exitStatus == nil {
+            if followsReply, editor != nil, !assembler.isContinuing {
+                // A blank row between one turn and the next prompt, so turns stand apart in the scrollback.
+                output.line("")
+            }
+            followsReply = false
             let prompt = await promptText()
             let given = draft
             let input = await readLine(prompt: prompt, draft: given)
@@ -417,6 +426,7 @@ import TerminalMarkdown
             outcome = .failure(error)
         }
         editor?.endReply(terminal)
+        followsReply = true
         do {
             let (saved, signal) = try outcome.get()
             if let signal {
@@ -434,6 +444,12 @@ import TerminalMarkdown
             }
             if saved.streamedVersionId != nil {
                 context.errors.wrappedLine("The server's final reply replaced what streamed; the streamed version is kept as an alternative (/alt lists it).", indent: 2)
+            }
+            if saved.state.reasoningCharacterCount > 0, !toldAboutReasoning, editor != nil {
+                toldAboutReasoning = true
+                let capabilities = context.terminal(fd: 1)
+                let hint = "The reasoning is folded into the \(capabilities.isUTF8 ? "▸" : ">") line; /show reasoning opens it."
+                output.line(capabilities.allowsStyles ? "\u{1B}[2m" + hint + "\u{1B}[0m" : hint)
             }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let error as ChatError where error.offersFreshContext {
