@@ -12,6 +12,8 @@ public struct ReplyPresenter: Sendable {
     /// How the terminal counts columns (`width_mode`): the live rows are drawn with autowrap off, so a row measured
     /// narrower than the terminal draws it loses its end.
     let widthModel: WidthModel
+    /// The "incomplete" mark's colour: yellow, or red where yellow washes out on a light background.
+    let warningColor: UInt8
     /// Columns available; lines are cut to `width − 1`.
     public var width: Int
 
@@ -20,6 +22,7 @@ public struct ReplyPresenter: Sendable {
         level = capabilities.styleLevel
         unicode = capabilities.isUTF8
         widthModel = capabilities.widthModel
+        warningColor = capabilities.background == .light ? 31 : 33
         width = capabilities.width
     }
 
@@ -110,7 +113,7 @@ public struct ReplyPresenter: Sendable {
         let (parts, figures) = statsFigures(stats)
         var line = dim.apply(figures, at: level)
         if let (warning, _) = outcomeMark(outcome, after: parts, figures: figures) {
-            line += (parts.isEmpty ? "" : dim.apply(" · ", at: level)) + TextStyle(bold: true, color: 33).apply(warning, at: level)
+            line += (parts.isEmpty ? "" : dim.apply(" · ", at: level)) + TextStyle(bold: true, color: warningColor).apply(warning, at: level)
         }
         return line
     }

@@ -8,8 +8,8 @@ import TerminalMarkdown
 ///
 /// Isolated to `ReplActor`; the readline thread sees only `CompletionData`.
 @ReplActor final class ReplSession {
-    /// Settings and streams.
-    let context: CommandContext
+    /// Settings and streams (the `theme` setting resolved from the terminal's answer at start-up, when it answers).
+    private(set) var context: CommandContext
     /// The engine and library.
     let chat: ChatSession
     /// Readline, when standard input and output are a terminal (plain lines on a line-mode front end).
@@ -89,7 +89,14 @@ import TerminalMarkdown
             output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
                 .joined(separator: "\n"))
         }
+        let probe = backgroundProbe()
         await refreshModels(reportingFailure: true)
+        if let probe {
+            let (background, typed) = await probe.value
+            if let background { context.configuration.theme = background.rawValue }
+            // Mostly typed before the terminal left its normal mode, where Enter became a line feed.
+            editor?.typedAhead.withLock { $0 = LineEditor.asTyped(typed) + $0 }
+        }
         await refreshLibraryCompletions()
         completions.update(presets: chat.presets.map(\.name))
         if let preset = context.preset { await runCommand("/preset " + preset) }
@@ -142,6 +149,16 @@ import TerminalMarkdown
         guard typed.hasPrefix("/"), !typed.hasPrefix("//") else { return nil }
         if case .unknown = SlashLine.parse(typed, commands: ReplCommands.all) { return nil }
         return typed
+    }
+
+    /// Asks the terminal for its background (OSC 11, `TerminalBackground.query`) while the server is asked for its
+    /// models, when nothing says it already: `theme` is `auto`, `COLORFGBG` is unset or unreadable, and this is a full
+    /// terminal outside Emacs (not the Linux console, which reads `ESC ]` as its palette commands).
+    private func backgroundProbe() -> Task<(background: TerminalBackground?, typed: [UInt8]), Never>? {
+        guard let editor, !editor.readsPlainLines, context.configuration.theme == "auto",
+              TerminalBackground(readingColorFgBg: context.environment["COLORFGBG"]) == nil,
+              context.environment["TERM"] != "linux", context.terminal(fd: 1).allowsOperatingSystemCommands else { return nil }
+        return Task.detached { TerminalBackground.query(input: 0, output: 1) }
     }
 
     /// Keeps unsent input as the conversation's draft on the way out, or removes the conversation when nothing
