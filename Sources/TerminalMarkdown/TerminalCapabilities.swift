@@ -22,7 +22,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var height: Int
     /// The terminal understands OSC 8 hyperlinks.
     public var hyperlinks: Bool
-    /// Whether the background is dark or light, which picks the code colours.
+    /// Whether the background is dark or light, which picks the prose and code colours.
     public var background: TerminalBackground
     /// Code blocks show their ``` fences (the `code_fences` setting); otherwise only a dim language label.
     public var showsCodeFences: Bool
