@@ -158,7 +158,9 @@ import TerminalMarkdown
         guard let editor, !editor.readsPlainLines, context.configuration.theme == "auto",
               TerminalBackground(readingColorFgBg: context.environment["COLORFGBG"]) == nil,
               context.environment["TERM"] != "linux", context.terminal(fd: 1).allowsOperatingSystemCommands else { return nil }
-        return Task.detached { TerminalBackground.query(input: 0, output: 1) }
+        // Over SSH the answer takes a round trip: a longer bound, so a late one does not land in the line as keys.
+        let remote = context.environment["SSH_CONNECTION"] != nil || context.environment["SSH_TTY"] != nil
+        return Task.detached { TerminalBackground.query(input: 0, output: 1, timeoutMilliseconds: remote ? 1000 : 300) }
     }
 
     /// Keeps unsent input as the conversation's draft on the way out, or removes the conversation when nothing
