@@ -31,6 +31,18 @@ import TestSupport
         }
     }
 
+    @Test func aPasteDuringAReplyArrivesWholeWithItsLineBreaks() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("[[sim:stall=3]] echo:alpha beta gamma delta epsilon\r")
+        try terminal.waitFor("alpha", after: start + 60)
+        terminal.send("\u{1B}[200~echo:pasted one\rpasted two\u{1B}[201~\r")
+        // The answer is Markdown: its soft line break shows as a space, unlike the input's echo.
+        try terminal.waitFor("pasted one pasted two", after: start + 60)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:pasted one\npasted two")
+    }
+
     @Test func linesTypedAtOnceAtThePromptAllArrive() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()
