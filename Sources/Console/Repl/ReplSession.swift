@@ -160,7 +160,13 @@ import TerminalMarkdown
               context.environment["TERM"] != "linux", context.terminal(fd: 1).allowsOperatingSystemCommands else { return nil }
         // Over SSH the answer takes a round trip: a longer bound, so a late one does not land in the line as keys.
         let remote = context.environment["SSH_CONNECTION"] != nil || context.environment["SSH_TTY"] != nil
-        return Task.detached { TerminalBackground.query(input: 0, output: 1, timeoutMilliseconds: remote ? 1000 : 300) }
+        let timeout: Int32 = remote ? 1000 : 300
+        // On a thread of its own, as readline's reads: the wait must not hold one of the few cooperative threads.
+        return Task {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: TerminalBackground.query(input: 0, output: 1, timeoutMilliseconds: timeout)) }.start()
+            }
+        }
     }
 
     /// Keeps unsent input as the conversation's draft on the way out, or removes the conversation when nothing
