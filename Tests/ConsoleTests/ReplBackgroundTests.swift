@@ -40,6 +40,16 @@ import TestSupport
         #expect(terminal.rawOutput.contains("\u{1B}[36m") || !terminal.rawOutput.contains("\u{1B}[31m"), "the dark default")
     }
 
+    @Test func anAnswerThatComesTooLateDoesNotLandInTheLine() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("echo:before \u{1B}]11;rgb:ffff/ffff/ffff\u{1B}\\\u{1B}[?62;22c")
+        terminal.send("and after\r")
+        try terminal.waitFor("tok/s", after: start)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:before and after")
+    }
+
     @Test func colorFgBgOrTheThemeSettingMeansNoQuestion() throws {
         let repl = try ReplHarness(environment: ["COLORFGBG": "0;15"])
         let terminal = try repl.start()

@@ -61,6 +61,8 @@ final class LineEditor: Sendable {
         rl_bind_keyseq("\\e\\r", ReadlineBridge.insertNewline)
         rl_bind_keyseq("\\C-x\\C-e", ReadlineBridge.editInEditor)
         rl_bind_keyseq("\\e[200~", ReadlineBridge.paste)
+        rl_bind_keyseq("\\e]", ReadlineBridge.dropTerminalAnswer)
+        rl_bind_keyseq("\\e[?", ReadlineBridge.dropTerminalAnswer)
         rl_bind_keyseq("\\e[I", ReadlineBridge.focusIn)
         rl_bind_keyseq("\\e[O", ReadlineBridge.focusOut)
         using_history()

@@ -40,6 +40,28 @@ enum ReadlineBridge {
         return 0
     }
 
+    /// A terminal's answer read as keys (an OSC 11 colour report `ESC ] … BEL` or `ESC ] … ESC \`, a DA1 answer
+    /// `ESC [ ? … c`), as one to the start-up background query that came after its wait: dropped, not inserted.
+    /// Keys that arrive together with it are its rest; once none follows within a tenth of a second, it is over.
+    static let dropTerminalAnswer: @convention(c) (Int32, Int32) -> Int32 = { _, key in
+        let endsAtLetter = key == Int32(UInt8(ascii: "?"))
+        var previous: Int32 = 0
+        while llmster_rl_has_pushed_input() != 0 || keyArrives(withinMilliseconds: 100) {
+            let next = rl_read_key()
+            guard next >= 0 else { break }
+            if endsAtLetter ? (65...90).contains(next) || (97...122).contains(next) : next == 7 || (previous == 27 && next == 92) {
+                break
+            }
+            previous = next
+        }
+        return 0
+    }
+
+    private static func keyArrives(withinMilliseconds milliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, milliseconds) > 0
+    }
+
     /// Bracketed paste: readline reads the pasted text; text taller than the screen leaves only a placeholder in the
     /// line, since readline cannot redraw a line taller than the screen without losing its middle from the scrollback.
     static let paste: @convention(c) (Int32, Int32) -> Int32 = { count, key in
