@@ -19,6 +19,25 @@ import TestSupport
         }
     }
 
+    /// On xterm (code points: 👩‍💻 takes 4 columns) the tail's rows, drawn with autowrap off, keep their last characters.
+    @Test func tailRowsOnAnXtermAreNotCutAtTheEdge() throws {
+        var options = SimulatorOptions()
+        options.tokenDelay = 0.05
+        let repl = try ReplHarness(options)
+        let terminal = try repl.start(width: 60)
+        let start = terminal.mark
+        terminal.send("[[sim:reasoning large-reasoning=1500 delta=30]] echo:the answer\r")
+        try terminal.waitFor("6:", after: start + 60)
+        var screen = TerminalScreen(width: 60, height: 40) { DisplayWidth.of($0, model: .codepoint) }
+        screen.apply(terminal.rawOutput)
+        let tail = screen.lines.filter { $0.contains("weigh") || $0.contains("answering") }
+        #expect(!tail.isEmpty)
+        for row in tail {
+            #expect(DisplayWidth.of(row, model: .codepoint) < 60, "the row fits, its end not overwritten at the last column: '\(row)'")
+        }
+        try terminal.waitFor("Thought for", after: start + 60)
+    }
+
     @Test func resizingWhileTheTailIsDrawnLeavesNoStaleRows() throws {
         var options = SimulatorOptions()
         options.tokenDelay = 0.08
