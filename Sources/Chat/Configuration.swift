@@ -90,7 +90,7 @@ public struct Configuration: Sendable, Equatable {
         ("display_interval_ms", "display refresh interval while streaming"),
         ("context_length", "context length used when llmster loads a model"),
         ("markdown", "auto | always | never"),
-        ("theme", "code colours: auto (from COLORFGBG) | dark | light"),
+        ("theme", "prose and code colours: auto (from COLORFGBG, else the REPL asks the terminal) | dark | light"),
         ("hyperlinks", "OSC 8 links: auto (known terminals) | always | never"),
         ("width_mode", "emoji widths: auto | codepoint (xterm, VTE) | grapheme (kitty, WezTerm)"),
         ("code_fences", "hide (a dim language label) | show"),

@@ -88,10 +88,23 @@ struct MarkdownTheme: Sendable {
 
     static let standard = MarkdownTheme()
 
-    /// The standard theme with code colours that read on `background`.
+    /// The standard theme with prose and code colours that read on `background`: on a dark one links take bright
+    /// blue (xterm's blue 34 is barely visible on black); on a light one yellow and cyan, which wash out on white,
+    /// give way to blue, red and magenta.
     static func standard(for background: TerminalBackground) -> MarkdownTheme {
         var theme = MarkdownTheme()
-        theme.code = background == .light ? .light : .dark
+        switch background {
+        case .dark:
+            theme.code = .dark
+            theme.link = TextStyle(underline: true, color: 94)
+        case .light:
+            theme.code = .light
+            theme.headings[2] = TextStyle(bold: true, color: 34)
+            theme.inlineCode = TextStyle(color: 31)
+            theme.listMarker = TextStyle(color: 34)
+            theme.taskOpen = TextStyle(color: 35)
+            theme.footnote = TextStyle(color: 34)
+        }
         return theme
     }
 

@@ -11,7 +11,45 @@ import TestSupport
         let start = terminal.mark
         terminal.send("/mo\t")
         let listed = try terminal.waitFor("/models", after: start)
-        #expect(listed.contains("/model\n"), "both /model and /models are listed: \(listed)")
+        #expect(listed.split(separator: "\n").contains { $0.hasPrefix("/model ") && $0.hasSuffix(" /models") },
+                "both /model and /models are listed, side by side: \(listed)")
+    }
+
+    @Test(arguments: [60, 100])
+    func theCommandListIsInColumnsAndNotRepeatedOnTheNextTab(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: width, height: 40)
+        let start = terminal.mark
+        terminal.send("/\t")
+        let listed = try terminal.waitFor("/unpin", after: start)
+        let rows = listed.split(separator: "\n").filter { $0.hasPrefix("/") }
+        #expect(rows.count < 16, "the \(36) commands take a few rows in columns: \(rows)")
+        #expect(rows.allSatisfy { $0.count <= width }, "every row fits the terminal: \(rows)")
+        #expect(listed.contains("/help") && listed.contains("/quit"))
+        let again = terminal.mark
+        terminal.send("\th\t")
+        try terminal.waitFor("elp", after: again)
+        #expect(!terminal.text.dropFirst(again).contains("/unpin"), "a second Tab on the same line lists nothing again")
+    }
+
+    @Test func aListTallerThanTheScreenIsCutWithANote() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: 20, height: 8)
+        let start = terminal.mark
+        terminal.send("/\t")
+        let listed = try terminal.waitFor("more; type more of the word", after: start)
+        let rows = listed.split(separator: "\n").filter { $0.hasPrefix("/") && $0.count > 1 }
+        #expect(rows.count <= 4, "the list leaves the prompt on the screen: \(listed)")
+    }
+
+    @Test func aHelpTallerThanTheScreenGoesThroughThePager() throws {
+        let repl = try ReplHarness(environment: ["PAGER": "sed s/^/paged:/"])
+        let terminal = try repl.start(height: 40)
+        let paged = try terminal.enter("/help")
+        #expect(paged.contains("paged:  /model"), "\(paged)")
+        let tall = try repl.start(height: 200)
+        let printed = try tall.enter("/help")
+        #expect(printed.contains("  /model") && !printed.contains("paged:"), "help that fits is printed: \(printed)")
     }
 
     @Test func aChatCreatedInThisSessionIsOfferedQuotedToOpen() throws {

@@ -45,13 +45,15 @@ extension ReplCommands {
             if try LibraryBackup.isEncrypted(path), repl.context.environment["LLMSTER_BACKUP_PASSWORD"] == nil {
                 throw UsageError("this backup is encrypted: set LLMSTER_BACKUP_PASSWORD, or use `llmster restore` from the shell")
             }
-            guard await repl.confirm("Replace the whole library with \(UntrustedText.sanitize(path))?") else { return }
             let context = repl.context
-            try await repl.chat.reopenLibrary { _ in
-                try Transfer.restore(from: path, confirmed: true, passwordFile: nil,
+            // What the backup holds is shown before the question, as `llmster restore` does.
+            let restored = try await repl.chat.reopenLibrary { _ in
+                try Transfer.restore(from: path, confirmed: false, passwordFile: nil,
                                      maximumKeyDerivationMemory: context.configuration.maxKeyDerivationMemory, context: context)
             }
+            guard restored else { return }
             await repl.switchTo(nil)
+            repl.output.line("This is a new chat in the restored library; /chats lists its conversations.")
         },
     ]
 

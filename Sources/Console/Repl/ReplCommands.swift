@@ -34,7 +34,7 @@ enum ReplCommands {
             Ctrl-C cancels a reply or leaves the line (kept as the draft); Ctrl-D quits. A line starting with a space is not kept \
             in the history; // sends a line starting with /. `llmster show CHAT > file` writes a conversation as Markdown too.
             """
-            repl.output.line((lines + [""] + TextLayout.wrap(keys, width: width)).joined(separator: "\n"))
+            try Pager.page((lines + [""] + TextLayout.wrap(keys, width: width)).joined(separator: "\n") + "\n", repl: repl, whenTaller: true)
         },
         SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--sort name|size|format]",
                      "List the server's models: loaded state, size, format, capabilities.",
@@ -179,6 +179,8 @@ enum ReplCommands {
             guard await repl.confirm("Delete \(name) and all its messages?") else { repl.output.line("Kept \(name)."); return }
             try await repl.chat.withLibrary { try $0.delete(conversationId: id) }
             repl.conversationId = nil
+            repl.keptDraft = ""
+            repl.draft = ""
             repl.output.line("Deleted \(name).")
         },
         SlashCommand("search", "TEXT", "Search every conversation.", takesText: true) { arguments, repl in

@@ -8,8 +8,8 @@ import TerminalMarkdown
 ///
 /// Isolated to `ReplActor`; the readline thread sees only `CompletionData`.
 @ReplActor final class ReplSession {
-    /// Settings and streams.
-    let context: CommandContext
+    /// Settings and streams (the `theme` setting resolved from the terminal's answer at start-up, when it answers).
+    private(set) var context: CommandContext
     /// The engine and library.
     let chat: ChatSession
     /// Readline, when standard input and output are a terminal (plain lines on a line-mode front end).
@@ -40,6 +40,10 @@ import TerminalMarkdown
         return startsFreshContext
     }
 
+    /// Whether a reply was shown since the last prompt (the next prompt is set apart from it).
+    var followsReply = false
+    /// Whether the hint that `/show reasoning` opens a folded reasoning was given in this session.
+    private var toldAboutReasoning = false
     /// Whether `/voice` reads answers aloud (`/set speak on`).
     var speaksAnswers = false
     /// Images `/attach` added for the next message.
@@ -89,15 +93,28 @@ import TerminalMarkdown
             output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
                 .joined(separator: "\n"))
         }
+        let probe = backgroundProbe()
         await refreshModels(reportingFailure: true)
+        if let probe {
+            let (background, typed) = await probe.value
+            if let background { context.configuration.theme = background.rawValue }
+            // Mostly typed before the terminal left its normal mode, where Enter became a line feed.
+            editor?.typedAhead.withLock { $0 = LineEditor.asTyped(typed) + $0 }
+        }
         await refreshLibraryCompletions()
         completions.update(presets: chat.presets.map(\.name))
         completions.update(aliases: chat.configuration.aliases.keys.sorted())
         completions.update(servers: chat.configuration.servers.keys.sorted())
         if let preset = context.preset { await runCommand("/preset " + preset) }
         while exitStatus == nil {
+            if followsReply, editor != nil, !assembler.isContinuing {
+                // A blank row between one turn and the next prompt, so turns stand apart in the scrollback.
+                output.line("")
+            }
+            followsReply = false
             let prompt = await promptText()
-            let input = await readLine(prompt: prompt, draft: draft)
+            let given = draft
+            let input = await readLine(prompt: prompt, draft: given)
             draft = ""
             switch input {
             case .endOfInput:
@@ -111,6 +128,14 @@ import TerminalMarkdown
                 assembler.reset()
                 await saveDraft(keptDraft)
             case .line(let line):
+                if let command = commandTyped(after: given, in: line) {
+                    // The line held a draft the user typed a command after: the command runs, the draft stays.
+                    editor?.remember(command)
+                    draft = given
+                    await runCommand(command)
+                    await refreshLibraryCompletions()
+                    continue
+                }
                 editor?.remember(line)
                 guard let message = assembler.add(line) else { continue }
                 if let status = await handle(message) { return status }
@@ -120,6 +145,34 @@ import TerminalMarkdown
         }
         await leave(draft: joinDraft(keptDraft))
         return exitStatus ?? ExitCode.success
+    }
+
+    /// The slash command typed right after `given` (the text the line was given), when `line` is that: a restored
+    /// draft must not turn `/delete` typed after it into part of a message.
+    private func commandTyped(after given: String, in line: String) -> String? {
+        guard !given.isEmpty, line.count > given.count, line.hasPrefix(given) else { return nil }
+        let typed = String(line.dropFirst(given.count)).trimmingCharacters(in: .whitespaces)
+        guard typed.hasPrefix("/"), !typed.hasPrefix("//") else { return nil }
+        if case .unknown = SlashLine.parse(typed, commands: ReplCommands.all) { return nil }
+        return typed
+    }
+
+    /// Asks the terminal for its background (OSC 11, `TerminalBackground.query`) while the server is asked for its
+    /// models, when nothing says it already: `theme` is `auto`, `COLORFGBG` is unset or unreadable, and this is a full
+    /// terminal outside Emacs (not the Linux console, which reads `ESC ]` as its palette commands).
+    private func backgroundProbe() -> Task<(background: TerminalBackground?, typed: [UInt8]), Never>? {
+        guard let editor, !editor.readsPlainLines, context.configuration.theme == "auto",
+              TerminalBackground(readingColorFgBg: context.environment["COLORFGBG"]) == nil,
+              context.environment["TERM"] != "linux", context.terminal(fd: 1).allowsOperatingSystemCommands else { return nil }
+        // Over SSH the answer takes a round trip: a longer bound, so a late one does not land in the line as keys.
+        let remote = context.environment["SSH_CONNECTION"] != nil || context.environment["SSH_TTY"] != nil
+        let timeout: Int32 = remote ? 1000 : 300
+        // On a thread of its own, as readline's reads: the wait must not hold one of the few cooperative threads.
+        return Task {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: TerminalBackground.query(input: 0, output: 1, timeoutMilliseconds: timeout)) }.start()
+            }
+        }
     }
 
     /// Keeps unsent input as the conversation's draft on the way out, or removes the conversation when nothing
@@ -181,10 +234,24 @@ import TerminalMarkdown
         }
     }
 
-    /// Asks a yes/no question; only `y` or `yes` is yes.
+    /// Asks a yes/no question; only `y` or `yes` is yes, and Enter alone, `n` or `no` is no. A slash command typed
+    /// instead is not taken as an answer: the question counts as no and the command runs. Other text asks again.
     func confirm(_ question: String) async -> Bool {
-        if case .line(let answer) = await readLine(prompt: question + " [y/N] ", draft: "") {
-            return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+        var prompt = question + " [y/N] "
+        while case .line(let line) = await readLine(prompt: prompt, draft: "") {
+            let answer = line.trimmingCharacters(in: .whitespaces)
+            switch answer.lowercased() {
+            case "y", "yes": return true
+            case "", "n", "no": return false
+            default:
+                if answer.hasPrefix("/"), !answer.hasPrefix("//") {
+                    output.line("Taken as no; running \(UntrustedText.sanitize(answer)).")
+                    editor?.remember(answer)
+                    await runCommand(answer)
+                    return false
+                }
+                prompt = "Please answer y or n: " + question + " [y/N] "
+            }
         }
         return false
     }
@@ -409,13 +476,17 @@ import TerminalMarkdown
             outcome = .failure(error)
         }
         editor?.endReply(terminal)
+        followsReply = true
         do {
             let (saved, signal) = try outcome.get()
             if let signal {
                 await saveDraft("")
                 return SignalTrap.exitStatus(for: signal)
             }
-            if saved.status != .complete, let message = saved.errorMessage { context.warn(message) }
+            if saved.status != .complete, let message = saved.errorMessage, !work.isCancelled,
+               !statsLineShowsWhole(message, of: saved) {
+                context.warn(message)
+            }
             if let instance = saved.state.modelInstanceId,
                serverModels?.contains(where: { $0.loadedInstances.contains { $0.id == instance } }) != true {
                 // The server loaded the model just in time: the prompt below must show it loaded, with its context.
@@ -423,6 +494,12 @@ import TerminalMarkdown
             }
             if saved.streamedVersionId != nil {
                 context.errors.wrappedLine("The server's final reply replaced what streamed; the streamed version is kept as an alternative (/alt lists it).", indent: 2)
+            }
+            if saved.state.reasoningCharacterCount > 0, !toldAboutReasoning, editor != nil {
+                toldAboutReasoning = true
+                let capabilities = context.terminal(fd: 1)
+                let hint = "The reasoning is folded into the \(capabilities.isUTF8 ? "▸" : ">") line; /show reasoning opens it."
+                output.line(capabilities.allowsStyles ? "\u{1B}[2m" + hint + "\u{1B}[0m" : hint)
             }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let error as ChatError where error.offersFreshContext {
@@ -443,6 +520,22 @@ import TerminalMarkdown
             context.warn(App.explanation(of: error, context: context))
         }
         return nil
+    }
+
+    /// Whether the reply's stats line (drawn by `ReplyDisplay` on a terminal) already shows `message` whole as its
+    /// "⚠ incomplete" mark, so the failure is reported once; a cancelled reply's mark says it all.
+    private func statsLineShowsWhole(_ message: String, of saved: SavedReply) -> Bool {
+        let output = context.terminal(fd: 1)
+        let errors = context.terminal(fd: 2)
+        guard output.isTTY, errors.allowsCursorMovement || output.isLineMode && errors.isLineMode else { return false }
+        // Unreadable events explain more than the mark's reason says.
+        guard saved.state.firstUnreadableEvent == nil,
+              saved.state.errors.first.map({ LMStudioError.describe(streamError: $0) == message }) ?? true else { return false }
+        let stats = saved.state.stats.map {
+            ReplyStats(tokens: $0.totalOutputTokens ?? 0, tokensPerSecond: $0.tokensPerSecond ?? 0,
+                       timeToFirstToken: $0.timeToFirstTokenSeconds, modelLoadTime: $0.modelLoadTimeSeconds)
+        }
+        return ReplyPresenter(capabilities: output).showsWholeMark(stats, outcome: .failed(message))
     }
 
     /// Titles a new conversation with the summarizer and notifies about a long reply.
@@ -475,6 +568,9 @@ import TerminalMarkdown
         startsFreshContext = false
         keptDraft = await currentConversation()?.draft ?? ""
         draft = keptDraft
+        if !keptDraft.isEmpty {
+            output.line("Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it.")
+        }
         await followServer()
     }
 
