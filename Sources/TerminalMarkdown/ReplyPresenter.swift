@@ -136,6 +136,8 @@ public struct ReplyPresenter: Sendable {
             }
             if let load = stats.modelLoadTime { parts.append("model load " + Self.seconds(load)) }
         }
+        // Figures that do not fit are left out whole from the end: a number cut in half would read as another.
+        while parts.count > 1, columns(parts.joined(separator: " · ")) > max(width - 1, 1) { parts.removeLast() }
         return (parts, fit(parts.joined(separator: " · ")))
     }
 

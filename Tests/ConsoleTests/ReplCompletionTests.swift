@@ -21,7 +21,12 @@ import TestSupport
         let terminal = try repl.start(width: width, height: 40)
         let start = terminal.mark
         terminal.send("/\t")
-        let listed = try terminal.waitFor("/unpin", after: start)
+        // Columns run down the rows, so no one name is drawn last: wait for names from every column.
+        var listed = ""
+        for name in ["/help", "/quit", "/unpin", "/voice"] {
+            let seen = try terminal.waitFor(name, after: start)
+            if seen.count > listed.count { listed = seen }
+        }
         let rows = listed.split(separator: "\n").filter { $0.hasPrefix("/") }
         #expect(rows.count < 16, "the \(36) commands take a few rows in columns: \(rows)")
         #expect(rows.allSatisfy { $0.count <= width }, "every row fits the terminal: \(rows)")
