@@ -32,6 +32,22 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     /// A conversation setting was refused; nothing was changed.
     case invalidSetting(SettingError)
 
+    /// The category of the failure (see `ErrorCategory`): what the command line's exit status and rpc's error kind come from.
+    public var category: ErrorCategory {
+        switch self {
+        case .noModel, .modelNotDownloaded: .modelNotFound
+        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration, .unknownPreset,
+             .invalidSetting: .invalid
+        case .continuationLost, .continuationElsewhere: .continuationLost
+        case .noSuchReply, .unknownConversation: .notFound
+        case .integrationRefused: .server
+        case .credentials: .authentication
+        case .server(let error): error.category
+        case .storage(let error): error.category
+        case .libraryClosed: .storage
+        }
+    }
+
     public var description: String {
         switch self {
         case .noModel:

@@ -427,7 +427,7 @@ public actor ChatSession {
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)
         let firstLine = linesAfterAttachedBlocks(lines).first ?? lines.first ?? ""
         let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
-        if trimmed.isEmpty { return "Untitled" }
+        if trimmed.isEmpty { return Conversation.untitled }
         return trimmed.count > 60 ? String(trimmed.prefix(59)) + "…" : trimmed
     }
 

@@ -31,6 +31,7 @@ enum ModelMethods {
                 "loadTimeSeconds": selection.load?.loadTimeSeconds.map(JSONValue.number) ?? .null,
                 "loadConfig": try selection.load?.loadConfig.map { try JSONValue.encoding($0) } ?? .null,
                 "instanceId": selection.instanceId.map(JSONValue.string) ?? .null,
+                "contextMeter": LibraryMethods.meterJSON(try await context.session.contextMeter(conversationId: id)),
             ])
         }
         registry.register("models/unload") { context, params in

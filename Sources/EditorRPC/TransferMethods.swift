@@ -36,22 +36,15 @@ enum TransferMethods {
             // A reply still streaming would be saved into the library being replaced.
             let others = await context.server.runningCount(besides: context.id)
             guard others == 0 else {
-                throw RPCError(code: RPCError.busyCode,
-                               message: "\(others) other request(s) are running: let replies finish or cancel them, then restore.",
-                               kind: "busy", retryable: true)
+                throw RPCError(.busy, message: "\(others) other request(s) are running: let replies finish or cancel them, then restore.")
             }
-            do {
-                return try await context.session.reopenLibrary { libraryPath in
-                    try LibraryBackup.checkNotInUse(libraryPath: libraryPath)
-                    let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath,
+            // Another llmster process holding the library open answers `busy` (see llmster(1), restore).
+            return try await context.session.reopenLibrary { libraryPath in
+                try LibraryBackup.checkNotInUse(libraryPath: libraryPath)
+                let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath,
                                                                 maximumKeyDerivationMemory: ceiling)
-                    let kept = try prepared.commit()
-                    return try preview(prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
-                }
-            } catch let error as LibraryError {
-                // Another llmster process has the library open (see llmster(1), restore).
-                guard case .inUse = error else { throw error }
-                throw RPCError(code: RPCError.busyCode, message: error.description, kind: "busy", retryable: true)
+                let kept = try prepared.commit()
+                return try preview(prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
             }
         }
     }
@@ -68,11 +61,10 @@ enum TransferMethods {
         let configured = await context.session.configuration.server
         if policy == "ask", let fileServer = summary.serverURL, summary.responseId != nil, !ServerURL.same(fileServer, configured) {
             throw RPCError(
-                code: RPCError.confirmationRequiredCode,
+                .needsConfirmation,
                 message: "\"\(summary.title)\" continues a context held by \(fileServer), but llmster is configured for \(configured): "
                     + "import again with continuation \"keep\" (works only if that server still holds the context) or \"drop\" "
                     + "(the next message starts a fresh server context).",
-                kind: "confirmation_required",
                 details: ["fileServer": .string(fileServer), "configuredServer": .string(configured), "title": .string(summary.title)])
         }
         let options = ConversationImportOptions(keepContinuation: policy != "drop", folder: folder, asNew: asNew)

@@ -43,6 +43,15 @@ extension ChatSession {
         return ContextMeter(usedTokens: (statistics?.inputTokens ?? 0).saturatingAdd(statistics?.totalOutputTokens ?? 0), contextLength: length)
     }
 
+    /// How full the context of the conversation with this exact id is, with its effective model against the model list
+    /// (the cached one, else asked once; a server that cannot be asked leaves the configured or saved context length).
+    public func contextMeter(conversationId: String) async throws -> ContextMeter {
+        let conversation = try existingConversation(conversationId)
+        let models = try? await models()
+        let model = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel, models: models)
+        return try contextMeter(conversation: conversation, model: model)
+    }
+
     /// Makes `reference` (a key or a loaded instance id) the conversation's model under the `LoadPolicy`:
     /// unloads what the policy plans, saves the choice, then loads the model when no instance serves it.
     ///

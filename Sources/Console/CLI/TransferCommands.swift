@@ -45,7 +45,7 @@ enum TransferCommands {
         let conversation = try await Transfer.importConversation(
             from: arguments.positionals[0], continuation: policy, folder: arguments.value("folder"),
             asNew: arguments.has("as-new"), session: try context.librarySession(), context: context)
-        context.output.line("Imported \"\(UntrustedText.sanitize(conversation.title))\" as \(conversation.id)")
+        context.output.line("Imported \"\(UntrustedText.sanitize(conversation.displayTitle))\" as \(conversation.id)")
         return ExitCode.success
     }
 

@@ -115,7 +115,7 @@ enum ReplCommands {
             }
             let conversation = try await repl.chat.openConversation(.named(reference)).conversation
             await repl.switchTo(conversation.id)
-            repl.output.line("Opened \(UntrustedText.sanitize(conversation.title.isEmpty ? conversation.id : conversation.title)).")
+            repl.output.line("Opened \(UntrustedText.sanitize(conversation.displayTitle)).")
         },
         SlashCommand("rename", "TITLE", "Rename this conversation.", takesText: true) { arguments, repl in
             guard let title = arguments.positionals.first else { throw UsageError("give the new title") }

@@ -205,8 +205,7 @@ import TerminalMarkdown
         parts.append(meter.label())
         if let conversation {
             let folder = await folderPath(conversation.folderId)
-            let title = conversation.title.isEmpty ? "untitled" : conversation.title
-            parts.append(UntrustedText.sanitize((folder.map { $0 + "/" } ?? "") + title))
+            parts.append(UntrustedText.sanitize((folder.map { $0 + "/" } ?? "") + conversation.displayTitle))
         } else {
             parts.append("new chat")
         }
