@@ -10,7 +10,8 @@ import LMStudio
 /// it streams (at least every `saveInterval`) and finally as complete, incomplete or error.
 public actor ChatSession {
     public let configuration: Configuration
-    public nonisolated let client: LMStudioClient
+    /// The server; faces reach it only through the use cases (`loadModel`, `download`, `send`, …).
+    nonisolated let client: LMStudioClient
     /// The library connection; nil only when reopening it after a restore failed.
     private var openLibrary: LibraryStore?
     private let clock: any DisplayClock
@@ -146,7 +147,7 @@ public actor ChatSession {
         }
         guard let model = effective.model else { throw models.notDownloaded(effective.reference) }
         let key = effective.reference
-        guard model.type == .llm else { throw ChatError.notAChatModel(key) }
+        guard model.canChat else { throw ChatError.notAChatModel(key) }
         if images, model.capabilities?.vision != true { throw ChatError.visionUnsupported(key) }
         if let reasoning = conversation.settings.reasoning {
             // A server that lists reasoning for no model predates that field: the documented values go, and it decides.

@@ -171,7 +171,12 @@ public enum App {
 
     /// What `error` means for the user; a server that cannot be reached also gets the way to try llmster without one.
     static func explanation(of error: any Error, context: CommandContext) -> String {
-        guard let error = error as? LMStudioError else { return String(describing: error) }
+        let server: LMStudioError? = switch error {
+        case let error as LMStudioError: error
+        case ChatError.server(let inner): inner
+        default: nil
+        }
+        guard let error = server else { return String(describing: error) }
         let text = error.description(credentialsFile: context.paths.credentialsFile)
         switch error {
         case .unreachable, .timedOut(_, .connect):

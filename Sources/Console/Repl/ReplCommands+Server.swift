@@ -60,7 +60,7 @@ extension ReplCommands {
         SlashCommand("download", "MODEL", "Start a server-side download (watch it with `llmster download --status JOB`).",
                      takesText: true) { arguments, repl in
             guard let model = arguments.positionals.first else { throw UsageError("name the model to download") }
-            let status = try await repl.chat.client.download(DownloadRequest(model: model))
+            let status = try await repl.chat.download(DownloadRequest(model: model))
             if status.status == "already_downloaded" {
                 repl.output.line("\(UntrustedText.sanitize(model)) is already downloaded.")
             } else if let job = status.jobId {

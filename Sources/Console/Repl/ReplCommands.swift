@@ -74,10 +74,11 @@ enum ReplCommands {
                 targets = (await repl.effectiveModel())?.model?.loadedInstances.map(\.id) ?? []
             }
             guard !targets.isEmpty else { throw UsageError("nothing to unload; /ps lists the loaded instances") }
-            let loaded = Set(models.flatMap { $0.loadedInstances.map(\.id) })
             for instance in targets {
-                guard loaded.contains(instance) else { repl.context.warn("\(instance) is not loaded; /ps lists what is"); continue }
-                try await repl.chat.client.unload(instanceId: instance)
+                do { try await repl.chat.unloadModel(instanceId: instance) } catch ChatError.notLoaded {
+                    repl.context.warn("\(instance) is not loaded; /ps lists what is")
+                    continue
+                }
                 repl.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
             }
             await repl.refreshModels()
