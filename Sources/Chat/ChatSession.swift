@@ -140,6 +140,12 @@ public actor ChatSession {
             conversation.serverURL = nil
             conversation.lastResponseId = nil
         }
+        if conversation.lastResponseId == nil, conversation.needsFreshContext {
+            // This request starts a context, so it carries the saved prompt.
+            conversation.needsFreshContext = false
+            let updated = conversation
+            try storage { try library.updateConversation(updated) }
+        }
         let models = try await serverCall { try await self.models() }
         guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil,
                                                      defaultModel: configuration.defaultModel, models: models) else {

@@ -154,20 +154,12 @@ enum LibraryMethods {
         let session = context.session
         let id = try await session.resolveConversation(reference).id
         _ = try await session.setSettings(changes, conversationId: id)
-        var effect: SystemPromptEffect?
         if params.has("systemPrompt") {
             let text = try params.optionalString("systemPrompt")
-            effect = try await session.setSystemPrompt(text?.isEmpty == true ? nil : text, conversationId: id)
+            _ = try await session.setSystemPrompt(text?.isEmpty == true ? nil : text, conversationId: id)
         }
-        let needsFreshContext = effect == .needsFreshContext
-        return try await session.withLibrary { library in
-            var answer = try json(try existing(id, in: library), paths: try library.folderPaths())
-            if case .object(var members) = answer {
-                members["needsFreshContext"] = .bool(needsFreshContext)
-                answer = .object(members)
-            }
-            return answer
-        }
+        // The record carries `needsFreshContext`, saved by the engine.
+        return try await session.withLibrary { library in try json(try existing(id, in: library), paths: try library.folderPaths()) }
     }
 
     /// The conversation with exactly this id, else `not_found`.
