@@ -8,7 +8,6 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
 
 let package = Package(
     name: "llmster",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "llmster", targets: ["llmster"]),
         .executable(name: "lmstudio-sim", targets: ["lmstudio-sim"]),

@@ -17,6 +17,10 @@ public actor ChatSession {
     private let clock: any DisplayClock
     private let saveInterval: Duration
     private var cachedModels: [Model]?
+    /// The thread the session runs on (see `LibraryExecutor`).
+    private nonisolated let executor = LibraryExecutor(name: "llmster library")
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates a session on `library`, which it owns from now on.
     public init(client: LMStudioClient, library: sending LibraryStore, configuration: Configuration,
@@ -230,22 +234,8 @@ public actor ChatSession {
         // whatever the ending, so a display drawing a backlog stops at once; the reply is saved before it is awaited.
         return try await withThrowingTaskGroup(of: Void.self, returning: SavedReply.self) { group in
             group.addTask { await Self.present(coalescer, to: display) }
-            var ending = ReplyEnding.interrupted(Self.endedEarly)
-            var savedBeforeEnd: SavedLength?
-            do {
-                for try await event in events {
-                    if case .chatEnd(let result) = event, savedBeforeEnd == nil, await !coalescer.keepsStreamed(result) {
-                        savedBeforeEnd = await saveStreamedVersion(of: coalescer, messageId: reply.id, saver: saver)
-                    }
-                    await coalescer.apply(event)
-                    if case .chatEnd = event { ending = .completed }
-                }
-            } catch is CancellationError {
-                ending = .cancelled
-            } catch let error as LMStudioError {
-                ending = error == .cancelled ? .cancelled : .interrupted(error.description)
-            } catch {
-                ending = .interrupted(String(describing: error))
+            var (ending, savedBeforeEnd) = await Self.pump(events, into: coalescer) {
+                await self.saveStreamedVersion(of: coalescer, messageId: reply.id, saver: saver)
             }
             saver.cancel()
             let saved = if let savedBeforeEnd { savedBeforeEnd } else { await saver.value }
@@ -276,6 +266,32 @@ public actor ChatSession {
             try await group.waitForAll()
             return result
         }
+    }
+
+    /// Feeds the reply's events to the coalescer until the stream ends, off the session's thread (see `LibraryExecutor`):
+    /// the hot loop hops only between the reader and the coalescer, never to the library's thread, which it reaches only
+    /// through `saveStreamedVersion` (at most once: before a final event that replaces what streamed is applied).
+    @concurrent
+    private static func pump(_ events: AsyncThrowingStream<ChatEvent, any Error>, into coalescer: DisplayCoalescer,
+                             saveStreamedVersion: @Sendable () async -> SavedLength) async -> (ReplyEnding, SavedLength?) {
+        var ending = ReplyEnding.interrupted(endedEarly)
+        var savedBeforeEnd: SavedLength?
+        do {
+            for try await event in events {
+                if case .chatEnd(let result) = event, savedBeforeEnd == nil, await !coalescer.keepsStreamed(result) {
+                    savedBeforeEnd = await saveStreamedVersion()
+                }
+                await coalescer.apply(event)
+                if case .chatEnd = event { ending = .completed }
+            }
+        } catch is CancellationError {
+            ending = .cancelled
+        } catch let error as LMStudioError {
+            ending = error == .cancelled ? .cancelled : .interrupted(error.description)
+        } catch {
+            ending = .interrupted(String(describing: error))
+        }
+        return (ending, savedBeforeEnd)
     }
 
     /// Hands the coalescer's batches to `display` until the end has been handed out.

@@ -2,9 +2,7 @@ import Chat
 import Foundation
 import Library
 import TerminalMarkdown
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `llmster export`, `import`, `backup` and `restore`: moving conversations and whole libraries.
 enum TransferCommands {

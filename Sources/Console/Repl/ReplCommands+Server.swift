@@ -23,7 +23,7 @@ extension ReplCommands {
             guard let path = arguments.positionals.first else { throw UsageError("name the .llmster file") }
             var policy: Transfer.ContinuationPolicy = arguments.has("drop-continuation") ? .drop : .keep
             if !arguments.has("yes"), !arguments.has("drop-continuation") {
-                let plan = try await repl.chat.importPlan(forFileAt: path)
+                let plan = try repl.chat.importPlan(forFileAt: path)
                 if let question = plan.question {
                     repl.output.line(UntrustedText.sanitize(question))
                     policy = await repl.confirm("Keep the continuation? (yes: \(plan.effect(of: .keep)); no: \(plan.effect(of: .drop)))") ? .keep : .drop
