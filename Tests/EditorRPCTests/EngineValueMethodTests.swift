@@ -44,6 +44,18 @@ import TestSupport
         await rpc.closeInput()
     }
 
+    @Test func aModelTheSendLoadedJustInTimeGivesTheMeterItsInstancesContext() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        _ = await rpc.call("models/list")
+        let sent = try #require(await rpc.call("chat/send", ["text": "echo:hello", "model": "acme/thinker-8b"])?["result"])
+        let models = await rpc.call("models/list")?["result"]?["models"]?.array ?? []
+        let instance = try #require(models.first { $0["key"] == "acme/thinker-8b" }?["loaded_instances"]?.array.first)
+        #expect(sent["contextMeter"]?["limit"] == instance["config"]?["context_length"], "\(sent["contextMeter"] ?? .null) vs \(instance)")
+        await rpc.closeInput()
+    }
+
     @Test func aNewConversationOnAnUnknownContextHasNoRatio() async throws {
         let fixture = try SimulatorFixture(SimulatorOptions(loadedAtStart: [:]))
         let rpc = try RPCHarness(serverURL: fixture.url)

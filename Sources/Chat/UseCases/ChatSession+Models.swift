@@ -44,11 +44,15 @@ extension ChatSession {
     }
 
     /// How full the context of the conversation with this exact id is, with its effective model against the model list
-    /// (the cached one, else asked once; a server that cannot be asked leaves the configured or saved context length).
+    /// (the cached one, asked again when it shows the model unloaded, since a send may have loaded it just in time; a
+    /// server that cannot be asked leaves the saved or configured context length).
     public func contextMeter(conversationId: String) async throws -> ContextMeter {
         let conversation = try existingConversation(conversationId)
-        let models = try? await models()
-        let model = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel, models: models)
+        func resolve(_ models: [Model]?) -> EffectiveModel? {
+            EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel, models: models)
+        }
+        var model = resolve(try? await models())
+        if model?.state == .notLoaded { model = resolve(try? await models(refresh: true)) }
         return try contextMeter(conversation: conversation, model: model)
     }
 
