@@ -106,20 +106,6 @@ public struct Configuration: Sendable, Equatable {
         ("context_message_limit", "largest sum of context items one message carries, e.g. 2M"),
     ]
 
-    /// Documentation of the integration keys, which are named by the user.
-    public static let integrationKeys = [
-        ("integration.NAME", "an LM Studio plugin id (mcp/playwright) or an MCP server URL (https://…)"),
-        ("integration.NAME.allowed_tools", "comma-separated tools the model may call (default: all)"),
-    ]
-
-    /// Documentation of the preset keys, which are named by the user.
-    public static let presetKeys = [
-        ("preset.NAME.system", "the system prompt of preset NAME (`--preset NAME`, `/preset NAME`)"),
-        ("preset.NAME.model", "the model preset NAME uses (optional)"),
-        ("preset.NAME.template", "the message preset NAME sends, with {{input}} (the message) and {{stdin}} (piped input) slots"),
-        ("preset.NAME.KEY", "a conversation setting of preset NAME: " + ConversationSetting.allCases.map(\.rawValue).joined(separator: ", ")),
-    ]
-
     /// The model key `reference` stands for: the key of the `alias.NAME` it names, else `reference` itself (a key
     /// or an instance id).
     public func modelKey(for reference: String) -> String {
@@ -234,16 +220,8 @@ public struct Configuration: Sendable, Equatable {
         !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
     }
 
-    /// Whether `text` holds a character that could end or rewrite a line of the file: C0 and C1 controls,
-    /// DEL, and the Unicode line and paragraph separators.
-    static func containsControl(_ text: String) -> Bool {
-        text.unicodeScalars.contains { scalar in
-            switch scalar.value {
-            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
-            default: false
-            }
-        }
-    }
+    /// Whether `text` holds a character that could end, rewrite or reorder a line of the file: one of `UnsafeScalars`.
+    static func containsControl(_ text: String) -> Bool { UnsafeScalars.any(in: text) }
 
     /// Sets `key` from its textual form; an empty value clears an optional setting.
     ///

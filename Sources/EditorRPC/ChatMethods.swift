@@ -77,7 +77,8 @@ enum ChatMethods {
             guard let message = try library.message(id: reply.messageId) else { return .null }
             return try LibraryMethods.messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
         }
-        let errorKind = reply.state.errors.first.map { JSONValue.string(ReplyErrorKind(message: $0.message).rawValue) } ?? .null
+        let meter = LibraryMethods.meterJSON(try await context.session.contextMeter(conversationId: conversationId))
+        let errorKind = reply.state.errors.first.map { JSONValue.string(ReplyErrorKind($0).rawValue) } ?? .null
         return IntegrationMethods.withNotice(.object([
             "conversationId": .string(conversationId),
             "message": saved,
@@ -88,6 +89,7 @@ enum ChatMethods {
             "recap": .bool(freshContext && recap),
             "server": .string(ServerURL.redactingPasswords(in: context.session.configuration.server)),
             "serverProfile": context.session.configuration.serverProfile.map(JSONValue.string) ?? .null,
+            "contextMeter": meter,
         ]), added: enabled)
     }
 }

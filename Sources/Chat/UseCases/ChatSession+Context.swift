@@ -35,7 +35,7 @@ extension ChatSession {
     func checkContext(_ turn: Turn, conversation: Conversation) async throws {
         guard !turn.context.isEmpty else { return }
         try contextLimits.check(turn.context)
-        let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel,
+        let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
                                                models: try? await models())
         let meter = try contextMeter(conversation: conversation, model: effective)
         let input = ContextItem.input(turn.context, message: turn.text)
