@@ -41,13 +41,36 @@ struct BlockRenderer {
     /// nothing (an HTML comment) takes no blank line either.
     func lines(for blocks: [MarkdownBlock]) -> [String] {
         var output: [String] = []
+        var footnote: Int?
         for block in blocks {
-            let lines = lines(for: block, width: proseWidth)
+            let lines = lines(for: block, afterFootnote: footnote)
+            footnote = footnoteIndent(after: block, previous: footnote)
             if lines.isEmpty { continue }
             if !output.isEmpty { output.append("") }
             output += lines
         }
         return output
+    }
+
+    /// The lines of top-level `block`; `footnote` is the text indent of the footnote defined just before it, whose
+    /// next paragraph an indented code block is.
+    func lines(for block: MarkdownBlock, afterFootnote footnote: Int?) -> [String] {
+        guard case .indentedCode(let literal) = block, let footnote else { return lines(for: block) }
+        let padding = String(repeating: " ", count: footnote)
+        return childLines(MarkdownParser.parse(literal, depth: 1).map(\.block), width: proseWidth - footnote, depth: depth,
+                          inListItem: false).map { $0.isEmpty ? "" : padding + $0 }
+    }
+
+    /// The footnote text indent in force after top-level `block`: a footnote definition's (that of its last note),
+    /// still the same after a paragraph continuing it, nil after anything else.
+    func footnoteIndent(after block: MarkdownBlock, previous: Int?) -> Int? {
+        switch block {
+        case .paragraph(let inlines):
+            guard let last = Footnotes.definitions(inlines)?.last else { return nil }
+            return DisplayWidth.of(footnoteMarker(last.label), model: widthModel) + 1
+        case .indentedCode: return previous
+        default: return nil
+        }
     }
 
     /// The lines of one top-level block.
@@ -70,6 +93,8 @@ struct BlockRenderer {
             return wrapper.wrap([marker] + runs(inlines, style: theme.heading(level)), width: width).map(\.text)
         case .codeBlock(let info, let literal):
             return codeBlockLines(info: info, literal: literal, width: width)
+        case .indentedCode(let literal):
+            return codeBlockLines(info: "", literal: literal, width: width)
         case .html(let literal):
             return HTMLMarkup.blockLines(literal).flatMap { line -> [String] in
                 guard line.isSummary else { return [theme.html.apply(line.text, at: level)] }

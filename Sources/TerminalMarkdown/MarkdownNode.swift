@@ -3,6 +3,9 @@ indirect enum MarkdownBlock: Equatable {
     case paragraph([MarkdownInline])
     case heading(level: Int, [MarkdownInline])
     case codeBlock(info: String, literal: String)
+    /// Code indented four spaces rather than fenced; right after a footnote definition it is the footnote's next
+    /// paragraph (GFM indents a footnote's later paragraphs, which CommonMark without footnotes reads as code).
+    case indentedCode(String)
     case html(String)
     case thematicBreak
     case blockQuote([MarkdownBlock])

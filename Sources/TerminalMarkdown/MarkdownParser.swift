@@ -222,7 +222,10 @@ enum MarkdownParser {
         case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)), convertInlines(node, depth: 0))
         case CMARK_NODE_CODE_BLOCK:
             let info = cmark_node_get_fence_info(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
-            return .codeBlock(info: info, literal: literal(node))
+            var length: Int32 = 0, offset: Int32 = 0
+            var character: CChar = 0
+            return cmark_node_get_fenced(node, &length, &offset, &character) == 0
+                ? .indentedCode(literal(node)) : .codeBlock(info: info, literal: literal(node))
         case CMARK_NODE_HTML_BLOCK: return .html(literal(node))
         case CMARK_NODE_THEMATIC_BREAK: return .thematicBreak
         case CMARK_NODE_BLOCK_QUOTE: return .blockQuote(convertBlocks(node, depth: depth + 1))

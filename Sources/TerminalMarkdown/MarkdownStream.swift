@@ -53,6 +53,9 @@ struct MarkdownStream {
     /// by child): whether a blank line goes before its first printed line; nil when nothing waits. A block that
     /// ends up printing nothing leaves no blank line, as in the whole render.
     private var awaitedSeparator: Bool?
+    /// The text indent of the footnote the last committed block defined or continued (see
+    /// `BlockRenderer.footnoteIndent`); nil when it was anything else.
+    private var footnote: Int?
     /// Link reference definitions committed so far; every parse goes through it.
     private var references = LinkReferences()
 
@@ -458,7 +461,13 @@ struct MarkdownStream {
     /// Appends top-level blocks to `output` with the blank lines between them.
     private mutating func emit(_ blocks: [SourceBlock], into output: inout [String]) {
         for source in blocks {
-            let lines = render(source.block)
+            let lines: [String]
+            if case .indentedCode = source.block, footnote != nil {
+                lines = renderer.lines(for: source.block, afterFootnote: footnote)
+            } else {
+                lines = render(source.block)
+            }
+            footnote = renderer.footnoteIndent(after: source.block, previous: footnote)
             if lines.isEmpty { continue }
             separate(&output, before: source.block)
             output += lines
@@ -815,7 +824,7 @@ struct MarkdownStream {
     private func endsInProse(_ block: MarkdownBlock) -> Bool {
         switch block {
         case .paragraph, .heading, .table: true
-        case .codeBlock, .html, .thematicBreak: false
+        case .codeBlock, .indentedCode, .html, .thematicBreak: false
         case .blockQuote(let children): children.last.map(endsInProse) ?? false
         case .list(let list): list.items.last?.blocks.last.map(endsInProse) ?? false
         }

@@ -30,6 +30,21 @@ struct FootnoteTests {
                      in: snapshotDirectory(for: #filePath))
     }
 
+    /// A footnote's later paragraphs, indented four spaces as GFM writes them, keep the note's indent (CommonMark
+    /// without footnotes reads them as code), streamed and whole alike; indented code elsewhere stays code.
+    @Test func aFootnotesSecondParagraphKeepsItsIndent() {
+        let text = "Text.[^1]\n\n[^1]: The first paragraph of the note.\n\n    A second paragraph, with *emphasis*.\n\n"
+            + "    A third one.\n\nAfter.\n\n    real code\n"
+        let capabilities = TerminalCapabilities(noColor: true, width: 60, height: 1000)
+        let whole = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: 60)
+        #expect(whole == ["Text.¹", "", "¹ The first paragraph of the note.", "", "  A second paragraph, with emphasis.", "",
+                          "  A third one.", "", "After.", "", "```", "real code", "```"])
+        for seed in UInt64(0)..<8 {
+            let streamed = streamedOutput(Snapshots.random(text, seed: seed, maxStep: 12), final: text, capabilities: capabilities)
+            #expect(screenLines(streamed, width: 60) == whole, "seed \(seed)")
+        }
+    }
+
     @Test func referencesBecomeMarkersAndDefinitionsComeLast() {
         let lines = render(Self.document, width: 80, dumb: true).split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("Swift is memory-safe¹ and Go has a garbage collector²"))
