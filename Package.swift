@@ -18,6 +18,7 @@ let package = Package(
         systemLibrary("CReadline", pkgConfig: "readline", apt: ["libreadline-dev"]),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: ["libsodium-dev"]),
+        systemLibrary("CLibXML2", pkgConfig: "libxml-2.0", apt: ["libxml2-dev"]),
         .systemLibrary(name: "CPocketSphinx"),  // shim.h opens libpocketsphinx with dlopen (start-up cost)
 
         .target(name: "CSourceHighlight", linkerSettings: [.linkedLibrary("source-highlight"), .linkedLibrary("boost_regex")]),
@@ -26,7 +27,7 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CCurl"]),
         .target(name: "LMStudio", dependencies: ["HTTP", "SystemSupport"]),
         .target(name: "Library", dependencies: ["SystemSupport", "CSQLite", "CSodium"]),
-        .target(name: "Chat", dependencies: ["LMStudio", "Library", "SystemSupport"]),
+        .target(name: "Chat", dependencies: ["LMStudio", "Library", "HTTP", "SystemSupport", "CLibXML2"]),
         .target(name: "TerminalMarkdown", dependencies: ["SystemSupport", "CCmarkGFM", "CSourceHighlight"]),
         .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio", "SystemSupport"]),
         .target(name: "Voice", dependencies: ["Chat", "SystemSupport", "CPocketSphinx"]),

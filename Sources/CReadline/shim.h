@@ -21,6 +21,12 @@ static inline int llmster_rl_end(void) { return rl_end; }
    ended it (Enter) is pushed back into readline's own buffer, where poll() on the terminal cannot see it. */
 extern int _rl_pushed_input_available(void);
 static inline int llmster_rl_has_pushed_input(void) { return _rl_pushed_input_available(); }
+/* Takes the next key readline holds (a key pushed back, or one of its buffer), -1 when it holds none: after a line is
+   accepted, readline would go on reading what it holds with no line handler installed, and lose those lines. */
+static inline int llmster_rl_take_pushed_key(void) {
+    if (rl_pending_input) { int key = rl_pending_input; rl_clear_pending_input(); return key; }
+    return _rl_pushed_input_available() ? rl_read_key() : -1;
+}
 /* Double and single quotes group a completion word with spaces (a title). */
 static inline void llmster_rl_set_completion_quotes(void) { rl_completer_quote_characters = "\"'"; }
 static inline int llmster_rl_completion_quote_character(void) { return rl_completion_quote_character; }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -90,6 +91,18 @@ std::pair<std::string, std::string> definition(std::string language, const char 
     return {"", srchilite::Instances::getLangMap()->getMappedFileName(language)};
 }
 
+// `definition` remembered per language and bundled directory, so a reply with many code blocks looks for each
+// definition file once rather than once per block. Guarded by libraryLock().
+std::pair<std::string, std::string> cachedDefinition(const char *language, const char *bundled) {
+    static std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> cache;
+    std::pair<std::string, std::string> key{language, bundled == nullptr ? "-" : std::string("+") + bundled};
+    auto found = cache.find(key);
+    if (found != cache.end()) return found->second;
+    auto result = definition(language, bundled);
+    if (cache.size() < 256) cache.emplace(std::move(key), result);
+    return result;
+}
+
 }  // namespace
 
 struct llmster_highlighter {
@@ -103,7 +116,7 @@ extern "C" llmster_highlighter *llmster_highlighter_create(const char *language,
     if (language == nullptr) return nullptr;
     try {
         std::lock_guard<std::mutex> guard(libraryLock());
-        auto [directory, file] = definition(language, bundled_directory);
+        auto [directory, file] = cachedDefinition(language, bundled_directory);
         if (file.empty()) return nullptr;
         auto manager = srchilite::Instances::getLangDefManager();
         auto state = directory.empty() ? manager->getHighlightState(file) : manager->getHighlightState(directory, file);

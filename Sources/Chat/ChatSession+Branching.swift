@@ -25,7 +25,7 @@ extension ChatSession {
             }
         }
         do {
-            return try await answer(Turn(text: last.turn.text, images: last.images), in: conversationId,
+            return try await answer(Turn(text: last.turn.text, images: last.images, context: last.context), in: conversationId,
                                     freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
             if let reply = last.reply {
@@ -41,7 +41,7 @@ extension ChatSession {
         }
     }
 
-    /// Replaces the conversation's last user turn with `text` (keeping its images) and sends it in the
+    /// Replaces the conversation's last user turn with `text` (keeping its images and context items) and sends it in the
     /// context the original was sent in; the original turn and its replies stay as an alternative.
     ///
     /// When the send fails, the edited turn stays current and unanswered, ready for `regenerate`.
@@ -59,7 +59,7 @@ extension ChatSession {
                 }
             }
         }
-        return try await sendAsWriter(Turn(text: text, images: last.images), in: conversationId, freshContext: freshContext,
+        return try await sendAsWriter(Turn(text: text, images: last.images, context: last.context), in: conversationId, freshContext: freshContext,
                                       recap: recap, discardingNewConversation: false, display: display, replyCreated: replyCreated)
     }
 
@@ -89,15 +89,17 @@ extension ChatSession {
         try storage { try library.messages(conversationId: conversationId).last { $0.role == .user } }
     }
 
-    /// The last user turn on the current branch, its images and its reply (if any).
-    private func lastTurn(in conversationId: String) throws -> (turn: Message, images: [ImageInput], reply: Message?) {
+    /// The last user turn on the current branch, its images, its context items and its reply (if any).
+    private func lastTurn(in conversationId: String) throws -> (turn: Message, images: [ImageInput], context: [ContextItem], reply: Message?) {
         try storage {
             try withLibrary { library in
                 let branch = try library.messages(conversationId: conversationId)
                 guard let index = branch.lastIndex(where: { $0.role == .user }) else { throw ChatError.nothingToRetry }
-                let images = try library.attachments(messageId: branch[index].id)
+                let attachments = try library.attachments(messageId: branch[index].id)
+                let context = attachments.compactMap(ContextItem.init(attachment:))
+                let images = attachments.filter { ContextItem(attachment: $0) == nil }
                     .map { ImageInput(name: $0.name, mimeType: $0.mimeType, bytes: $0.bytes) }
-                return (branch[index], images, branch[(index + 1)...].first { $0.role == .assistant })
+                return (branch[index], images, context, branch[(index + 1)...].first { $0.role == .assistant })
             }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Library
 import SystemSupport
 import LMStudio
+import Synchronization
 
 /// The engine every face of llmster shares: sends a turn, streams the reply, keeps the library current.
 ///
@@ -9,25 +10,35 @@ import LMStudio
 /// this actor (`withLibrary`). The user turn is saved before anything is sent; the reply is saved as
 /// it streams (at least every `saveInterval`) and finally as complete, incomplete or error.
 public actor ChatSession {
-    public let configuration: Configuration
-    /// The server; faces reach it only through the use cases (`loadModel`, `download`, `send`, …).
-    nonisolated let client: LMStudioClient
+    /// The settings in effect, with the server in use (which ``useServer(_:)`` changes).
+    public nonisolated var configuration: Configuration { server.withLock { $0.configuration } }
+    /// The client for the server in use; faces reach it only through the use cases (`loadModel`, `download`, `send`, …).
+    nonisolated var client: LMStudioClient { server.withLock { $0.client } }
+    /// The server in use and its client, changed together by ``useServer(_:)``.
+    private nonisolated let server: Mutex<ServerInUse>
+    /// Makes a client for a configuration whose server changed; nil: the server cannot be changed.
+    nonisolated let makeClient: (@Sendable (Configuration) throws -> LMStudioClient)?
     /// The library connection; nil only when reopening it after a restore failed.
     private var openLibrary: LibraryStore?
     private let clock: any DisplayClock
     private let saveInterval: Duration
     private var cachedModels: [Model]?
+    /// Context items an editor added for the next message, by conversation id ("" for the next new conversation).
+    var pendingContextItems: [String: [ContextItem]] = [:]
     /// The thread the session runs on (see `LibraryExecutor`).
     private nonisolated let executor = LibraryExecutor(name: "llmster library")
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates a session on `library`, which it owns from now on.
+    ///
+    /// `makeClient` lets ``useServer(_:)`` reach another server (a `server.NAME` profile, with its own token).
     public init(client: LMStudioClient, library: sending LibraryStore, configuration: Configuration,
-                clock: any DisplayClock = SystemDisplayClock(), saveInterval: Duration = .seconds(1)) {
-        self.client = client
+                clock: any DisplayClock = SystemDisplayClock(), saveInterval: Duration = .seconds(1),
+                makeClient: (@Sendable (Configuration) throws -> LMStudioClient)? = nil) {
+        server = Mutex(ServerInUse(configuration: configuration, client: client))
+        self.makeClient = makeClient
         openLibrary = library
-        self.configuration = configuration
         self.clock = clock
         self.saveInterval = saveInterval
     }
@@ -75,6 +86,9 @@ public actor ChatSession {
         return models
     }
 
+    /// Replaces the server in use (see ``useServer(_:)``).
+    func setServer(_ inUse: ServerInUse) { server.withLock { $0 = inUse } }
+
     /// Forgets the cached model list (after a load or unload).
     public func invalidateModels() { cachedModels = nil }
 
@@ -103,6 +117,7 @@ public actor ChatSession {
                       display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         do {
             let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
+            try await checkContext(turn, conversation: prepared.conversation)
             let recapped = freshContext && recap
                 ? try await self.recap(conversationId: conversationId, excludingLastTurn: false, model: prepared.model,
                                        reference: prepared.modelReference)
@@ -112,8 +127,15 @@ public actor ChatSession {
                 for image in turn.images {
                     _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
                 }
+                for item in turn.context {
+                    _ = try library.addAttachment(messageId: message.id, name: item.name, mimeType: item.mimeType, bytes: Array(item.text.utf8))
+                }
                 if prepared.conversation.title.isEmpty {
-                    try library.rename(conversationId: conversationId, to: Self.title(from: turn.text))
+                    // A message of context items alone is titled by their names (a file's without its directory).
+                    let named = turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                        ? turn.context.map { $0.source == .file ? ($0.name as NSString).lastPathComponent : $0.name }.joined(separator: ", ")
+                        : turn.text
+                    try library.rename(conversationId: conversationId, to: Self.title(from: named))
                 }
             }
             return try await stream(turn, prepared, recap: recapped, display: display, replyCreated: replyCreated)
@@ -139,6 +161,8 @@ public actor ChatSession {
     /// Checks the conversation's model (the `EffectiveModel` rule) and settings against the server before anything is saved or sent.
     private func prepare(_ conversationId: String, images: Bool, freshContext: Bool) async throws -> Prepared {
         var conversation = try existingConversation(conversationId)
+        try followServer(of: conversation)
+        let server = self.server.withLock { $0 }
         if freshContext {
             try storage { try library.setContinuation(conversationId: conversationId, serverURL: nil, responseId: nil) }
             conversation.serverURL = nil
@@ -152,7 +176,7 @@ public actor ChatSession {
         }
         let models = try await serverCall { try await self.models() }
         guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil,
-                                                     defaultModel: configuration.defaultModel, models: models) else {
+                                                     defaultModel: configuration.defaultModelKey, models: models) else {
             throw ChatError.noModel
         }
         guard let model = effective.model else { throw models.notDownloaded(effective.reference) }
@@ -171,7 +195,7 @@ public actor ChatSession {
             try storage { try library.updateConversation(conversation) }
         }
         return Prepared(conversation: conversation, model: model, modelReference: key,
-                        integrations: try requestIntegrations(conversation.settings.integrations ?? []))
+                        integrations: try requestIntegrations(conversation.settings.integrations ?? []), server: server)
     }
 
     /// A conversation, its model and its integrations, checked and ready to send.
@@ -181,6 +205,8 @@ public actor ChatSession {
         /// What the request names: the conversation's instance id (`key:2`) when it chose one, else the model key.
         let modelReference: String
         let integrations: [Integration]
+        /// The server the request goes to, as it was when the send was prepared.
+        let server: ServerInUse
     }
 
     /// The request entries for the integrations a conversation enabled, with their secret headers.
@@ -201,12 +227,13 @@ public actor ChatSession {
                         replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let conversation = prepared.conversation
         try requireServerContextHere(conversation)
-        let sent = recap.map { Turn(text: $0.input(before: turn.text), images: turn.images) } ?? turn
+        let sent = recap.map { Turn(text: $0.input(before: turn.text), images: turn.images, context: turn.context) } ?? turn
+        let server = prepared.server.configuration
         let request = RequestBuilder.request(for: sent, conversation: conversation, model: prepared.modelReference,
-                                             server: configuration.server, integrations: prepared.integrations)
+                                             server: server.server, integrations: prepared.integrations)
         let events: AsyncThrowingStream<ChatEvent, any Error>
         do {
-            events = try await client.streamChat(request)
+            events = try await prepared.server.client.streamChat(request)
         } catch let error as LMStudioError {
             if request.previousResponseId != nil, error.isUnknownResponseId { throw ChatError.continuationLost(conversationId: conversation.id) }
             if !prepared.integrations.isEmpty, error.concernsIntegrations { throw ChatError.integrationRefused(error.description) }
@@ -254,7 +281,8 @@ public actor ChatSession {
                     if state.isRewritten { streamedVersionId = try library.keepStreamedVersion(of: reply.id) }
                     try saveFinal(state, messageId: reply.id, after: saved, status: status, error: message)
                     if let responseId = state.responseId {
-                        try library.setContinuation(conversationId: conversation.id, serverURL: configuration.server, responseId: responseId)
+                        try library.setContinuation(conversationId: conversation.id, serverURL: server.server, responseId: responseId)
+                        try library.setServerProfile(conversationId: conversation.id, profile: server.serverProfile)
                     }
                 }
                 result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message,

@@ -14,6 +14,9 @@ public struct Configuration: Sendable, Equatable {
         chosenProfile ?? servers.sorted { $0.key < $1.key }.first { ServerURL.same($0.value, server) }?.key
     }
     private var chosenProfile: String?
+    /// Whether the server was chosen for this run (`--server`, `LLMSTER_SERVER`, `/server`, rpc `server`) rather than
+    /// taken from the file: a conversation held on another profile is then not followed there.
+    public private(set) var serverIsChosen = false
     /// The model a new conversation uses when none is chosen.
     public var defaultModel: String?
     /// A model that writes short conversation titles; the load policy never unloads it.
@@ -51,10 +54,16 @@ public struct Configuration: Sendable, Equatable {
     /// The most memory (bytes) a backup's key derivation may ask for before `restore` refuses it (nil: libsodium's
     /// largest limits, 1 GiB).
     public var maxKeyDerivationMemory: UInt64?
+    /// The largest context item (a file, page or command output), in bytes.
+    public var contextItemLimit = ContextLimits.standard.item
+    /// The largest sum of context items one message may carry, in bytes.
+    public var contextMessageLimit = ContextLimits.standard.message
     /// Server integrations a conversation may enable, by name (`integration.NAME = …` lines).
     public var integrations: [String: IntegrationSetting] = [:]
     /// Named system prompts with optional model and settings (`preset.NAME.system = …` lines).
     public var presets: [String: Preset] = [:]
+    /// Short names for model keys (`alias.NAME = MODEL-KEY` lines), accepted wherever a model key is.
+    public var aliases: [String: String] = [:]
     /// The credentials file holding the integrations' secret headers (`Paths.credentialsFile`); nil: no secret headers.
     ///
     /// Not a key of the file: whoever loads the configuration sets it from the `Paths` in effect.
@@ -81,7 +90,7 @@ public struct Configuration: Sendable, Equatable {
         ("display_interval_ms", "display refresh interval while streaming"),
         ("context_length", "context length used when llmster loads a model"),
         ("markdown", "auto | always | never"),
-        ("theme", "code colours: auto (from COLORFGBG) | dark | light"),
+        ("theme", "prose and code colours: auto (from COLORFGBG, else the REPL asks the terminal) | dark | light"),
         ("hyperlinks", "OSC 8 links: auto (known terminals) | always | never"),
         ("width_mode", "emoji widths: auto | codepoint (xterm, VTE) | grapheme (kitty, WezTerm)"),
         ("code_fences", "hide (a dim language label) | show"),
@@ -93,14 +102,35 @@ public struct Configuration: Sendable, Equatable {
         ("voice_silence_seconds", "seconds of silence that send a spoken turn"),
         ("speak_command", "shell command reading answers aloud from standard input (default espeak-ng)"),
         ("max_kdf_memory", "most memory a backup's key derivation may ask for, e.g. 256M (empty: 1 GiB, libsodium's largest)"),
+        ("context_item_limit", "largest file, page or command output sent as context, e.g. 512K"),
+        ("context_message_limit", "largest sum of context items one message carries, e.g. 2M"),
     ]
 
-    /// `preset.NAME.FIELD` → (NAME, FIELD) when FIELD is `system`, `model` or a conversation setting.
+    /// The model key `reference` stands for: the key of the `alias.NAME` it names, else `reference` itself (a key
+    /// or an instance id).
+    public func modelKey(for reference: String) -> String {
+        aliases[reference] ?? reference
+    }
+
+    /// `default_model` with its alias resolved.
+    public var defaultModelKey: String? { defaultModel.map(modelKey(for:)) }
+
+    /// `summarizer_model` with its alias resolved.
+    public var summarizerModelKey: String? { summarizerModel.map(modelKey(for:)) }
+
+    /// `alias.NAME` → NAME (ASCII letters, digits, `-` and `_`).
+    static func aliasKey(_ key: String) -> String? {
+        guard key.hasPrefix("alias.") else { return nil }
+        let name = key.dropFirst("alias.".count)
+        return isIntegrationName(name) ? String(name) : nil
+    }
+
+    /// `preset.NAME.FIELD` → (NAME, FIELD) when FIELD is `system`, `model`, `template` or a conversation setting.
     private static func presetKey(_ key: String) -> (name: String, field: String)? {
         guard key.hasPrefix("preset."), let dot = key.lastIndex(of: "."), dot > key.index(key.startIndex, offsetBy: 6) else { return nil }
         let name = key[key.index(key.startIndex, offsetBy: 7)..<dot]
         let field = String(key[key.index(after: dot)...])
-        guard isIntegrationName(name), ["system", "model"].contains(field) || ConversationSetting(rawValue: field) != nil else { return nil }
+        guard isIntegrationName(name), ["system", "model", "template"].contains(field) || ConversationSetting(rawValue: field) != nil else { return nil }
         return (String(name), field)
     }
 
@@ -126,11 +156,19 @@ public struct Configuration: Sendable, Equatable {
         case "voice_silence_seconds": return String(voiceSilenceSeconds)
         case "speak_command": return speakCommand
         case "max_kdf_memory": return maxKeyDerivationMemory.map(String.init)
+        case "context_item_limit": return String(contextItemLimit)
+        case "context_message_limit": return String(contextMessageLimit)
         default:
             if let name = Self.serverProfileKey(key) { return servers[name] }
+            if let name = Self.aliasKey(key) { return aliases[name] }
             if let (name, field) = Self.presetKey(key) {
                 guard let preset = presets[name] else { return nil }
-                return field == "system" ? preset.systemPrompt : field == "model" ? preset.model : preset.settings[field]
+                switch field {
+                case "system": return preset.systemPrompt
+                case "model": return preset.model
+                case "template": return preset.template
+                default: return preset.settings[field]
+                }
             }
             guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
             guard let integration = integrations[name] else { return nil }
@@ -148,11 +186,13 @@ public struct Configuration: Sendable, Equatable {
         return String(name)
     }
 
-    /// Makes `reference` the server in effect: the name of a `server.NAME` profile, or an http(s) URL.
-    public mutating func selectServer(_ reference: String) throws {
+    /// Makes `reference` the server in effect: the name of a `server.NAME` profile, or an http(s) URL; `explicitly`
+    /// (the default) marks it chosen for this run (``serverIsChosen``).
+    public mutating func selectServer(_ reference: String, explicitly: Bool = true) throws {
         if let url = servers[reference] {
             server = url
             chosenProfile = reference
+            serverIsChosen = explicitly
             return
         }
         guard reference.contains("://") || servers.isEmpty else {
@@ -161,6 +201,7 @@ public struct Configuration: Sendable, Equatable {
         }
         try setValue(reference, forKey: "server")
         chosenProfile = nil
+        serverIsChosen = explicitly
     }
 
     /// `integration.NAME` → (NAME, nil); `integration.NAME.allowed_tools` → (NAME, "allowed_tools").
@@ -241,6 +282,11 @@ public struct Configuration: Sendable, Equatable {
                 }
                 return bytes
             }
+        case "context_item_limit", "context_message_limit":
+            guard let bytes = Self.byteSize(value), bytes > 0, bytes <= UInt64(Int32.max) else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a size such as 524288, 512K or 2M")
+            }
+            if key == "context_item_limit" { contextItemLimit = Int(bytes) } else { contextMessageLimit = Int(bytes) }
         default:
             if let name = Self.serverProfileKey(key) {
                 guard !value.isEmpty else { servers[name] = nil; return }
@@ -250,15 +296,31 @@ public struct Configuration: Sendable, Equatable {
                 servers[name] = value
                 return
             }
+            if let name = Self.aliasKey(key) {
+                guard !value.isEmpty else { aliases[name] = nil; return }
+                guard !value.contains(where: \.isWhitespace) else {
+                    throw ConfigurationError.invalidValue(key: key, value: value, expected: "a model key (no spaces)")
+                }
+                aliases[name] = value
+                return
+            }
             if let (name, field) = Self.presetKey(key) {
                 var preset = presets[name] ?? Preset(name: name)
                 let given = value.isEmpty ? nil : value
                 switch field {
                 case "system": preset.systemPrompt = given?.replacingOccurrences(of: "\\n", with: "\n")
                 case "model": preset.model = given
+                case "template":
+                    let template = given?.replacingOccurrences(of: "\\n", with: "\n")
+                    if let unknown = template.map(Preset.unknownSlots)?.first {
+                        throw ConfigurationError.invalidValue(
+                            key: key, value: value,
+                            expected: "a template whose slots are {{input}} and {{stdin}}; {{\(unknown)}} is no slot")
+                    }
+                    preset.template = template
                 default: preset.settings[field] = given
                 }
-                presets[name] = preset.systemPrompt == nil && preset.model == nil && preset.settings.isEmpty ? nil : preset
+                presets[name] = preset.isEmpty ? nil : preset
                 return
             }
             guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
@@ -316,6 +378,7 @@ public struct Configuration: Sendable, Equatable {
             if let value = try? value(forKey: key) { entries.append((key, value)) }
         }
         for (name, url) in servers.sorted(by: { $0.key < $1.key }) { entries.append(("server.\(name)", url)) }
+        for (name, key) in aliases.sorted(by: { $0.key < $1.key }) { entries.append(("alias.\(name)", key)) }
         for integration in integrations.values.sorted(by: { $0.name < $1.name }) {
             entries.append(("integration.\(integration.name)", integration.target))
             if let tools = integration.allowedTools { entries.append(("integration.\(integration.name).allowed_tools", tools.joined(separator: ", "))) }
@@ -323,6 +386,7 @@ public struct Configuration: Sendable, Equatable {
         for preset in presets.values.sorted(by: { $0.name < $1.name }) {
             if let system = preset.systemPrompt { entries.append(("preset.\(preset.name).system", system.replacingOccurrences(of: "\n", with: "\\n"))) }
             if let model = preset.model { entries.append(("preset.\(preset.name).model", model)) }
+            if let template = preset.template { entries.append(("preset.\(preset.name).template", template.replacingOccurrences(of: "\n", with: "\\n"))) }
             for key in preset.settings.keys.sorted() { entries.append(("preset.\(preset.name).\(key)", preset.settings[key]!)) }
         }
         return entries
@@ -348,7 +412,7 @@ public struct Configuration: Sendable, Equatable {
         for (key, value) in entries {
             guard !Self.containsControl(key),
                   Self.keys.contains(where: { $0.key == key }) || Self.integrationKey(key) != nil || Self.presetKey(key) != nil
-                    || Self.serverProfileKey(key) != nil else {
+                    || Self.serverProfileKey(key) != nil || Self.aliasKey(key) != nil else {
                 throw ConfigurationError.unknownKey(key, line: nil)
             }
             guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }
@@ -371,7 +435,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownKey(let key, let line):
-            let known = (Configuration.keys.map(\.key) + ["server.NAME", "integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
+            let known = (Configuration.keys.map(\.key) + ["server.NAME", "alias.NAME", "preset.NAME.…", "integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
             return "unknown setting '\(Self.visible(key))'\(line.map { " on line \($0)" } ?? ""); known settings: \(known)"
         case .invalidValue(let key, let value, let expected):
             return "'\(Self.visible(ServerURL.redactingPasswords(in: value)))' is not a valid \(key): expected \(expected)"

@@ -6,6 +6,7 @@ import LMStudio
 public enum RequestBuilder {
     /// The request for `turn` on `conversation`.
     ///
+    /// The turn's context items go first, each as a named block (``ContextItem/input(_:message:)``).
     /// A plain string `input` without images; `previous_response_id` only when the conversation's
     /// continuation belongs to `server`; `system_prompt` only on a conversation's first turn there
     /// (servers refuse it beside `previous_response_id`).
@@ -13,9 +14,10 @@ public enum RequestBuilder {
                                integrations: [Integration] = []) -> ChatRequest {
         let continuation = continuationId(of: conversation, server: server)
         let settings = conversation.settings
+        let text = ContextItem.input(turn.context, message: turn.text)
         let input: ChatInput = turn.images.isEmpty
-            ? .text(turn.text)
-            : .items([.text(turn.text)] + turn.images.map { .image(dataURL: dataURL($0)) })
+            ? .text(text)
+            : .items([.text(text)] + turn.images.map { .image(dataURL: dataURL($0)) })
         let systemPrompt = continuation == nil ? conversation.systemPrompt.flatMap { $0.isEmpty ? nil : $0 } : nil
         return ChatRequest(
             model: model, input: input, systemPrompt: systemPrompt, integrations: integrations.isEmpty ? nil : integrations, stream: true,

@@ -1,12 +1,15 @@
-/// One user turn: text and optional images.
+/// One user turn: text, optional images and optional context items (files, pages, command output).
 public struct Turn: Sendable, Equatable {
     public var text: String
     public var images: [ImageInput]
+    /// Sent before the text, each as a named block; saved with the message as attachments.
+    public var context: [ContextItem]
 
     /// Creates a turn.
-    public init(text: String, images: [ImageInput] = []) {
+    public init(text: String, images: [ImageInput] = [], context: [ContextItem] = []) {
         self.text = text
         self.images = images
+        self.context = context
     }
 }
 

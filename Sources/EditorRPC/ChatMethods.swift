@@ -28,15 +28,26 @@ enum ChatMethods {
     private static func send(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
         let retry = try params.bool("retry")
         let text = try params.optionalString("text")
-        if !retry, text?.isEmpty ?? true { throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true)") }
         let (askedFreshContext, recap) = try freshContext(params)
         let reference = try params.optionalString("conversationId")
+        let presetName = try params.optionalString("preset")
+        let preset = try presetName.map { try context.session.preset(named: $0) }
+        let editing = try params.bool("edit")
+        let contextItems = retry || editing ? [] : try await ContextMethods.items(for: reference, params, session: context.session)
         let overrides = ConversationOverrides(
             model: try params.optionalString("model"),
             systemPrompt: try params.optionalString("systemPrompt"),
             reasoning: try params.optionalString("reasoning"),
             folder: try params.optionalInteger("folderId").map { .id(Int64($0)) },
-            integrations: try params.optionalStrings("integrations"))
+            integrations: try params.optionalStrings("integrations"), preset: presetName)
+        // A preset's template is filled with `text` ({{input}}) and `stdin` ({{stdin}}), as `ask` fills it.
+        let stdin = try params.optionalString("stdin")
+        if !retry, text?.isEmpty ?? true, preset?.template == nil || stdin == nil {
+            throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true)")
+        }
+        // `server`: the session talks to this profile (or URL) from now on, as `/server` does.
+        if let server = try params.optionalString("server") { try await context.session.useServer(server) }
+        let message = preset.map { $0.filled(input: text ?? "", stdin: stdin) } ?? text ?? ""
         let opened = try await context.session.openConversation(reference.map(ConversationReference.named) ?? .new, overrides: overrides)
         let conversationId = opened.conversation.id
         // A new system prompt on a conversation with a server context reaches the model only with a fresh one, as in `ask`.
@@ -50,12 +61,17 @@ enum ChatMethods {
         if retry {
             reply = try await context.session.regenerate(in: conversationId, freshContext: freshContext, recap: recap,
                                                          display: display, replyCreated: replyCreated)
-        } else if try params.bool("edit") {
-            reply = try await context.session.edit(in: conversationId, text: text ?? "", freshContext: freshContext, recap: recap,
+        } else if editing {
+            reply = try await context.session.edit(in: conversationId, text: message, freshContext: freshContext, recap: recap,
                                                    display: display, replyCreated: replyCreated)
         } else {
-            reply = try await context.session.send(Turn(text: text ?? ""), in: conversationId, freshContext: freshContext, recap: recap,
-                                                   discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
+            do {
+                reply = try await context.session.send(Turn(text: message, context: contextItems), in: conversationId, freshContext: freshContext,
+                                                       recap: recap, discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
+            } catch let error as ContextError {
+                throw ContextMethods.rpcError(error)
+            }
+            await ContextMethods.sent(to: reference == nil ? nil : conversationId, session: context.session)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in
             guard let message = try library.message(id: reply.messageId) else { return .null }
@@ -71,6 +87,8 @@ enum ChatMethods {
             "errorKind": errorKind,
             "freshContext": .bool(freshContext),
             "recap": .bool(freshContext && recap),
+            "server": .string(ServerURL.redactingPasswords(in: context.session.configuration.server)),
+            "serverProfile": context.session.configuration.serverProfile.map(JSONValue.string) ?? .null,
             "contextMeter": meter,
         ]), added: enabled)
     }

@@ -20,8 +20,12 @@ enum ForkMethods {
 
     /// `{conversationId, title, reply}` of the conversation `id` was forked from, or null.
     static func origin(of id: String, in library: LibraryStore) throws -> JSONValue {
-        guard let origin = try library.forkOrigin(of: id) else { return .null }
-        return .object([
+        try library.forkOrigin(of: id).map(json) ?? .null
+    }
+
+    /// `{conversationId, title, reply}` of `origin`.
+    static func json(_ origin: ForkOrigin) -> JSONValue {
+        .object([
             "conversationId": .string(origin.sourceId), "title": .string(origin.sourceTitle),
             "reply": .number(Double(origin.replyNumber)),
         ])

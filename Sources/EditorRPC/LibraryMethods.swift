@@ -34,13 +34,19 @@ enum LibraryMethods {
             return try await context.session.withLibrary { library in
                 let paths = try library.folderPaths()
                 let list = try library.conversations(folderId: folder, pinnedOnly: pinnedOnly, limit: limit)
-                return .object(["conversations": .array(try list.map { try json($0, paths: paths) })])
+                let forks = try library.forkOrigins(of: list.map(\.id))
+                return .object(["conversations": .array(try list.map { conversation in
+                    guard case .object(var members) = try json(conversation, paths: paths) else { return .null }
+                    members["forkedFrom"] = forks[conversation.id].map(ForkMethods.json) ?? .null
+                    return .object(members)
+                })])
             }
         }
         registry.register("conversations/get") { context, params in
             let (id, answer) = try await context.session.withConversation(try params.string("id")) { conversation, library in
                 let messages = try library.messages(conversationId: conversation.id).map { message in
-                    try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
+                    ContextMethods.addingContext(to: try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id)),
+                                                 of: message, attachments: message.role == .user ? try library.attachments(messageId: message.id) : [])
                 }
                 return (conversation.id, JSONValue.object(["conversation": try json(conversation, paths: try library.folderPaths()),
                                                            "messages": .array(messages),

@@ -6,7 +6,12 @@ enum ModelMethods {
     static func register(in registry: inout MethodRegistry) {
         registry.register("models/list") { context, params in
             let models = try await context.session.models(refresh: try params.bool("refresh", default: true))
-            return .object(["models": .array(try models.map(json))])
+            let aliases = context.session.configuration.aliases
+            return .object(["models": .array(try models.map { model in
+                guard case .object(var members) = try json(model) else { return .null }
+                members["aliases"] = .array(aliases.filter { $0.value == model.key }.keys.sorted().map(JSONValue.string))
+                return .object(members)
+            }), "aliases": .object(aliases.mapValues(JSONValue.string))])
         }
         registry.register("models/load") { context, params in
             let reply = try await context.session.loadModel(try params.string("model"), conversationId: nil, options: try loadOptions(params))

@@ -17,8 +17,8 @@ enum PresetMethods {
         }
     }
 
-    /// `{"name", "summary", "systemPrompt", "model", "settings": {KEY: VALUE}}`, null where unset; `summary` is the
-    /// REPL's one line about it (`Preset.summary`).
+    /// `{"name", "summary", "systemPrompt", "model", "settings": {KEY: VALUE}, "template", "slots": [NAME]}`, null where
+    /// unset; `summary` is the REPL's one line about it (`Preset.summary`), `slots` the template's (`input`, `stdin`).
     static func json(_ preset: Preset) -> JSONValue {
         .object([
             "name": .string(preset.name),
@@ -26,6 +26,8 @@ enum PresetMethods {
             "systemPrompt": preset.systemPrompt.map(JSONValue.string) ?? .null,
             "model": preset.model.map(JSONValue.string) ?? .null,
             "settings": .object(preset.settings.mapValues(JSONValue.string)),
+            "template": preset.template.map(JSONValue.string) ?? .null,
+            "slots": .array(Preset.slots.filter(preset.hasSlot).map(JSONValue.string)),
         ])
     }
 }

@@ -45,11 +45,15 @@ extension RPCServer {
         }
     }
 
-    /// Makes the session afresh from the settings read again, keeping the client's coalescing interval.
+    /// Makes the session afresh from the settings read again, keeping the client's coalescing interval and the server
+    /// profile `servers/use` (or `chat/send`'s `server`) chose, while the file still has it.
     private func reloadSession() throws -> ChatSession {
         let stamp = ConfigurationStamp(path: configurationPath)
         var fresh = try reloadConfiguration?() ?? configuration
         fresh.displayIntervalMilliseconds = configuration.displayIntervalMilliseconds
+        if let inUse = session?.configuration, inUse.serverIsChosen, let profile = inUse.serverProfile, fresh.servers[profile] != nil {
+            try fresh.selectServer(profile)
+        }
         let session = try makeSession(fresh)
         self.session = session
         configuration = fresh

@@ -51,6 +51,10 @@ struct Faults: Sendable, Equatable {
     var html = false
     /// Send the body gzip-compressed with `Content-Encoding: gzip`, as a proxy in front of LM Studio may.
     var gzip = false
+    /// Refuse a request carrying `integrations` (HTTP 400 naming the parameter), as a server whose "Allow per-request
+    /// MCPs" / "Allow calling servers from mcp.json" settings are off would. Assumed, neither documented nor observed:
+    /// `mcp.mdx` says the settings are required, not how a refusal reads.
+    var integrationsOff = false
     /// The hostile `chat.end` directives (`final-drop`, `overflow-stats`).
     var hostile = HostileScenarios()
 
@@ -120,6 +124,7 @@ struct Faults: Sendable, Equatable {
         case "after-end": afterEnd = try flag()
         case "html": html = try flag()
         case "gzip": gzip = try flag()
+        case "integrations-off": integrationsOff = try flag()
         default: guard hostile.apply(name: name, value: value) else { throw .invalidDirective(token) }
         }
     }

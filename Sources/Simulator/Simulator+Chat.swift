@@ -85,6 +85,10 @@ extension Simulator {
         if let status = faults.status {
             return .failure(ReplyError(.error(status, type: "internal_error", message: "Simulated failure (status=\(status))")))
         }
+        if faults.integrationsOff, json["integrations"] != nil {
+            return .failure(ReplyError(.error(400, type: "invalid_request", message: "Integrations are not allowed by the server settings",
+                                              param: "integrations")))
+        }
         guard let modelName = json["model"] as? String else {
             return .failure(ReplyError(.error(400, type: "invalid_request", message: "Required: 'model' must be a string", code: "invalid_type", param: "model")))
         }

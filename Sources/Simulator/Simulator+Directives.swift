@@ -11,6 +11,8 @@ extension Simulator {
                      404 (model_not_found, job_not_found), 400 (invalid_request) or 500
       mcp-error      error=mcp_connection_error
       plugin-error   error=plugin_connection_error
+      integrations-off  a request with integrations gets HTTP 400 naming the parameter (the
+                     server's MCP settings off; the wording is assumed, not documented)
       split=every    one byte per socket write (TCP_NODELAY); split=random: seeded random sizes
       seed=N         seed for split=random
       stall=S        send nothing for S seconds after the third delta of the answer

@@ -80,8 +80,10 @@ struct BlockRenderer {
         case .thematicBreak:
             return [theme.rule.apply(String(repeating: unicode ? "─" : "-", count: min(width, 60)), at: level)]
         case .blockQuote(let children):
-            let bar = theme.quoteBar.apply(unicode ? "│" : ">", at: level)
-            return childLines(children, width: width - 2, depth: depth, inListItem: false).map { $0.isEmpty ? bar : bar + " " + $0 }
+            let alert = Alert(children)
+            let bar = quoteBar(alert?.kind)
+            let body = childLines(alert?.blocks ?? children, width: width - 2, depth: depth, inListItem: false)
+            return (alert.map { [alertLabel($0.kind)] } ?? []) + body.map { $0.isEmpty ? bar : bar + " " + $0 }
         case .list(let list):
             var output: [String] = []
             for (index, item) in list.items.enumerated() {
@@ -91,6 +93,20 @@ struct BlockRenderer {
         case .table(let table):
             return tableLines(table, width: width)
         }
+    }
+
+    /// The bar in front of a block quote's rows, coloured like its alert when it is one.
+    func quoteBar(_ alert: Alert.Kind?) -> String {
+        let style = alert.map { theme.alert($0) } ?? theme.quoteBar
+        return style.apply(unicode ? "│" : ">", at: level)
+    }
+
+    /// The first row of an alert: its bar and its title (`Note`, `Warning` …) in the alert's colour.
+    func alertLabel(_ kind: Alert.Kind) -> String {
+        var title = theme.alert(kind)
+        title.bold = true
+        title.dim = false
+        return quoteBar(kind) + " " + title.apply(kind.title, at: level)
     }
 
     /// Lines of a container's children; inside list items a nested list follows its paragraph without a blank line.
@@ -119,7 +135,7 @@ struct BlockRenderer {
 
     private func listItemLines(_ item: MarkdownListItem, number: Int?, depth: Int, width: Int) -> [String] {
         let bullets = unicode ? ["•", "◦", "▪"] : ["-", "*", "+"]
-        var marker = number.map { "\($0)." } ?? bullets[depth % bullets.count]
+        var marker = number.map(Self.orderedMarker) ?? bullets[depth % bullets.count]
         var markerText = theme.listMarker.apply(marker, at: level)
         var item = item
         if item.task == nil, let (done, blocks) = Self.taskBox(item.blocks) {
@@ -133,6 +149,13 @@ struct BlockRenderer {
         }
         return itemLines(marker: markerText, markerWidth: DisplayWidth.of(marker, model: widthModel), blocks: item.blocks,
                          depth: depth, width: width)
+    }
+
+    /// An ordered item's number and period, right-aligned in two digits so that items 9 and 10 start their text in
+    /// the same column; a fixed width because a streamed list prints its first items before it knows its last.
+    private static func orderedMarker(_ number: Int) -> String {
+        let digits = String(number)
+        return String(repeating: " ", count: max(2 - digits.count, 0)) + digits + "."
     }
 
     /// The state and remaining blocks of an item whose text starts with `[ ]` or `[x]`, which cmark-gfm 0.29's
@@ -184,9 +207,10 @@ struct BlockRenderer {
         return language.isEmpty ? [] : [theme.codeLabel.apply(language, at: level)]
     }
 
-    /// The dim closing fence, or nothing with fences hidden (only with colours).
+    /// The dim closing fence, or with fences hidden (only with colours) a short dim rule, so that where the code
+    /// ends is plain also when the text after it has the code's indentation (in a list item or a quote).
     var codeFenceClosing: [String] {
-        showsFences || level != .color ? [theme.codeFence.apply("```", at: level)] : []
+        [theme.codeFence.apply(showsFences || level != .color ? "```" : unicode ? "╶──" : "---", at: level)]
     }
 
     /// One line of code, coloured by `highlighter` (which moves past the line unless `advance` is false).
@@ -254,11 +278,11 @@ struct BlockRenderer {
         for row in [table.header] + table.rows {
             for (column, cell) in row.prefix(columns).enumerated() {
                 let cellRuns = runs(cell, style: .plain)
-                let text = cellRuns.filter { !$0.isBreak }.map(\.text).joined()
-                let cellWidth = wrapper.wrap(cellRuns, width: Int.max / 2).map(\.width).max() ?? 0
-                natural[column] = max(natural[column], cellWidth)
-                for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
-                    let wordWidth = DisplayWidth.of(String(word), model: widthModel)
+                natural[column] = max(natural[column], wrapper.widestLine(cellRuns))
+                let text = cellRuns.count == 1 && !cellRuns[0].isBreak
+                    ? cellRuns[0].text : cellRuns.filter { !$0.isBreak }.map(\.text).joined()
+                for word in Self.words(text) {
+                    let wordWidth = Self.isASCII(word) ? Self.asciiWidth(word) : DisplayWidth.of(String(word), model: widthModel)
                     let unsplittable = wordWidth <= Self.unsplitWordWidth || Self.isNumber(word)
                     longestWord[column] = max(longestWord[column], wordWidth)
                     minimum[column] = max(minimum[column], unsplittable ? wordWidth : Self.unsplitWordWidth)
@@ -268,20 +292,58 @@ struct BlockRenderer {
         let available = width - (3 * columns + 1)
         guard natural.reduce(0, +) > available else { return natural }
         guard minimum.reduce(0, +) <= available else { return [] }
-        // Long words (names, paths) stay whole too when there is room for all of them.
-        if longestWord.reduce(0, +) <= available { minimum = longestWord }
-        // Every column gets its minimum; what is left goes to the columns that want more, the least needy first.
+        // Long words (names, paths) stay whole too when that leaves every column what it wants or at least a
+        // quarter of it: a column of long unbreakable code must not squeeze a column of prose to a sliver.
+        if longestWord.reduce(0, +) <= available {
+            let shared = Self.shared(available, minimum: longestWord, natural: natural)
+            if shared.indices.allSatisfy({ shared[$0] >= min(natural[$0], max(minimum[$0], natural[$0] / 4)) }) { return shared }
+        }
+        return Self.shared(available, minimum: minimum, natural: natural)
+    }
+
+    /// `available` columns shared out by content: every column gets its minimum, and what is left is shared in
+    /// proportion to the columns' natural widths, a column whose share covers all it wants taking just that.
+    private static func shared(_ available: Int, minimum: [Int], natural: [Int]) -> [Int] {
         var widths = minimum
         var spare = available - minimum.reduce(0, +)
-        var open = Array(0..<columns).sorted { natural[$0] - minimum[$0] < natural[$1] - minimum[$1] }
-        while !open.isEmpty {
-            let column = open.removeFirst()
-            let grant = min(natural[column] - minimum[column], spare / (open.count + 1))
-            widths[column] += grant
-            spare -= grant
+        var open = minimum.indices.filter { minimum[$0] < natural[$0] }
+        while spare > 0, !open.isEmpty {
+            let weight = open.reduce(0) { $0 + natural[$1] }
+            if let satisfied = open.firstIndex(where: { (natural[$0] - widths[$0]) * weight <= spare * natural[$0] }) {
+                let column = open.remove(at: satisfied)
+                spare -= natural[column] - widths[column]
+                widths[column] = natural[column]
+                continue
+            }
+            var given = 0
+            for column in open {
+                let grant = spare * natural[column] / weight
+                widths[column] += grant
+                given += grant
+            }
+            spare -= given
+            for column in open.sorted(by: { natural[$0] - widths[$0] > natural[$1] - widths[$1] }) where spare > 0 {
+                widths[column] += 1
+                spare -= 1
+            }
         }
         return widths
     }
+
+    /// The words of a cell's text between spaces, tabs and newlines; ASCII text is split by bytes, which is the
+    /// same split without forming grapheme clusters.
+    private static func words(_ text: String) -> [Substring] {
+        let isSeparator: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A }
+        guard isASCII(Substring(text)) else {
+            return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+        }
+        return text.utf8.split(whereSeparator: isSeparator).map { Substring($0) }
+    }
+
+    private static func isASCII(_ text: Substring) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
+
+    /// The columns of ASCII text without tabs: one per printable byte.
+    private static func asciiWidth(_ text: Substring) -> Int { text.utf8.reduce(0) { $0 + ($1 >= 0x20 && $1 != 0x7F ? 1 : 0) } }
 
     /// Words longer than this may be split across lines of a cell; shorter ones never are.
     static let unsplitWordWidth = 16
@@ -339,8 +401,14 @@ struct BlockRenderer {
 
     private func border(_ widths: [Int], _ corners: (String, String, String)) -> String {
         let horizontal = unicode ? "─" : "-"
-        let segments = widths.map { String(repeating: horizontal, count: $0 + 2) }
-        return theme.tableBorder.apply(corners.0 + segments.joined(separator: corners.1) + corners.2, at: level)
+        var line = corners.0
+        line.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * horizontal.utf8.count)
+        for (index, width) in widths.enumerated() {
+            if index > 0 { line += corners.1 }
+            for _ in 0..<(width + 2) { line += horizontal }
+        }
+        line += corners.2
+        return theme.tableBorder.apply(line, at: level)
     }
 
     private func rowLines(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], style: TextStyle) -> [String] {

@@ -51,7 +51,7 @@ struct LinkReferences {
     /// Records the definitions and the uses on lines `1...lastLine` of `text`, which `blocks` came from
     /// (`parse(text)`); call it for each stretch of text as it is committed, in order.
     mutating func record(_ text: Substring, blocks: [SourceBlock], through lastLine: Int) {
-        guard lastLine > 0, text.utf8.contains(0x5B) else { return }
+        guard lastLine > 0, Self.mayReference(text.utf8) else { return }
         let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
         let scan = Scan(lines: lines, blocks: blocks)
         var events: [(line: Int, definition: Scan.Definition?, uses: [String])] = []
@@ -98,6 +98,17 @@ struct LinkReferences {
             previous = byte
         }
         return false
+    }
+
+    /// Whether `text` has a `]` that does not open an inline link's `(`: without one it neither defines nor uses a
+    /// label (`Scan.bracketLabels` skips `[text](url)`).
+    private static func mayReference(_ text: Substring.UTF8View) -> Bool {
+        var afterBracket = false
+        for byte in text {
+            if afterBracket && byte != 0x28 { return true }
+            afterBracket = byte == 0x5D
+        }
+        return afterBracket
     }
 
     /// The recorded definition runs for the labels in brackets in `text`, one per line.

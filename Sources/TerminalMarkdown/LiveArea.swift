@@ -6,9 +6,16 @@
 /// live row, erase below, reprint — inside synchronized output (`CSI ?2026h/l`). The cursor never goes above the
 /// live area and its position is never queried. Without cursor movement (not a terminal, `TERM=dumb`, Emacs)
 /// live lines are not shown at all and committed lines are simply appended.
+///
+/// A terminal that rewraps its rows when the window narrows (VTE, tmux …) turns a live row wider than the new width
+/// into several; `resize(width:)` counts them, so the next redraw starts at the first of them and leaves none behind.
 public struct LiveArea: Sendable {
     /// Whether live lines are drawn (and redrawn) at all.
     public let redraws: Bool
+    /// Whether the terminal rewraps rows on a resize (`TerminalCapabilities.reflowsOnResize`).
+    let reflows: Bool
+    /// How the terminal counts columns, for the rows a rewrapped line takes.
+    let widthModel: WidthModel
     /// Screen rows; the live area shows at most `height − 1` of them.
     public var height: Int
     /// Rows the live area occupies now; the cursor rests at the end of the last one.
@@ -18,7 +25,35 @@ public struct LiveArea: Sendable {
     /// Creates an empty live area for a terminal with `capabilities`.
     public init(capabilities: TerminalCapabilities) {
         redraws = capabilities.allowsCursorMovement
+        reflows = capabilities.reflowsOnResize
+        widthModel = capabilities.widthModel
         height = capabilities.height
+    }
+
+    /// Takes note that the terminal is now `width` columns wide: on a terminal that rewraps, each live line takes as
+    /// many rows as its width needs at `width` (a rewrap back when it widens again included).
+    public mutating func resize(width: Int) {
+        guard reflows, rows > 0, width > 0 else { return }
+        rows = shown.reduce(0) { total, line in
+            total + max(1, (Self.visibleWidth(line, model: widthModel) + width - 1) / width)
+        }
+    }
+
+    /// The columns `line` takes, its SGR and OSC sequences not counted.
+    static func visibleWidth(_ line: String, model: WidthModel) -> Int {
+        var text = ""
+        var scalars = line.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "\u{1B}" else { text.unicodeScalars.append(scalar); continue }
+            switch scalars.next() {
+            case "[": while let next = scalars.next(), !(0x40...0x7E).contains(next.value) {}
+            case "]":
+                var previous: Unicode.Scalar = " "
+                while let next = scalars.next(), next != "\u{7}", !(previous == "\u{1B}" && next == "\\") { previous = next }
+            default: break
+            }
+        }
+        return DisplayWidth.of(text, model: model)
     }
 
     /// Prints `committed` above the live area and replaces the live area with `live` (one row per line).

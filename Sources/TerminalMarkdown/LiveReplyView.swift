@@ -46,6 +46,7 @@ public final class LiveReplyView<Sink: TerminalSink> {
         set {
             presenter.width = max(newValue, 2)
             stream.renderer.width = max(newValue, 2)
+            area.resize(width: max(newValue, 2))
         }
     }
 

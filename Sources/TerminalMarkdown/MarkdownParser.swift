@@ -42,11 +42,12 @@ enum MarkdownParser {
         }
         guard let document = cmark_parser_finish(parser) else { return [] }
         defer { cmark_node_free(document) }
+        let lines = text.utf8.count > longParagraphBytes ? SourceLines(text) : nil
         var blocks: [SourceBlock] = []
         var child = cmark_node_first_child(document)
         while let node = child {
             for leaf in depth >= maximumNesting && isContainer(node) ? leaves(of: node) : [node] {
-                if let block = convertBlock(leaf, depth: depth) {
+                if let block = convertBlock(leaf, depth: depth, lines: lines) {
                     blocks.append(SourceBlock(block: block, startLine: Int(cmark_node_get_start_line(leaf)),
                                               endLine: Int(cmark_node_get_end_line(leaf))))
                 }
@@ -128,9 +129,9 @@ enum MarkdownParser {
 
     /// The blocks of a container's children, which sit `depth` containers deep: at the maximum, the leaf blocks of
     /// every container among them.
-    private static func convertBlocks(_ node: OpaquePointer, depth: Int) -> [MarkdownBlock] {
+    private static func convertBlocks(_ node: OpaquePointer, depth: Int, lines: SourceLines?) -> [MarkdownBlock] {
         let nodes = depth >= maximumNesting ? children(node).flatMap { isContainer($0) ? leaves(of: $0) : [$0] } : children(node)
-        return nodes.compactMap { convertBlock($0, depth: depth) }
+        return nodes.compactMap { convertBlock($0, depth: depth, lines: lines) }
     }
 
     private static func isContainer(_ node: OpaquePointer) -> Bool {
@@ -182,10 +183,42 @@ enum MarkdownParser {
         }
     }
 
-    private static func convertBlock(_ node: OpaquePointer, depth: Int) -> MarkdownBlock? {
+    /// Source bytes past which a paragraph keeps its source lines (its soft breaks become hard ones): the stream
+    /// cannot hold a paragraph that long back until it ends, so it shows it line by line as it arrives
+    /// (`MarkdownStream.fallbackLimit`), and the whole render does the same so that both read alike.
+    static let longParagraphBytes = 64 * 1024
+
+    /// Where each source line of a parsed text starts, to measure a paragraph by the lines it spans.
+    private struct SourceLines {
+        private var starts: [Int] = [0]
+        private let count: Int
+
+        init(_ text: String) {
+            var offset = 0
+            for byte in text.utf8 {
+                offset += 1
+                if byte == 0x0A { starts.append(offset) }
+            }
+            count = offset
+        }
+
+        /// The bytes of the whole lines `node` spans, a newline after each (also after a last line without one).
+        func bytes(of node: OpaquePointer) -> Int {
+            let first = Int(cmark_node_get_start_line(node)), last = Int(cmark_node_get_end_line(node))
+            guard first >= 1, last >= first, first <= starts.count else { return 0 }
+            let end = last < starts.count ? starts[last] : count + 1
+            return end - starts[first - 1]
+        }
+    }
+
+    private static func convertBlock(_ node: OpaquePointer, depth: Int, lines: SourceLines?) -> MarkdownBlock? {
+        func convertBlocks(_ node: OpaquePointer, depth: Int) -> [MarkdownBlock] { Self.convertBlocks(node, depth: depth, lines: lines) }
         let type = cmark_node_get_type(node)
         switch type {
-        case CMARK_NODE_PARAGRAPH: return .paragraph(convertInlines(node, depth: 0))
+        case CMARK_NODE_PARAGRAPH:
+            let inlines = convertInlines(node, depth: 0)
+            guard let lines, lines.bytes(of: node) > longParagraphBytes else { return .paragraph(inlines) }
+            return .paragraph(inlines.map { if case .softBreak = $0 { .lineBreak } else { $0 } })
         case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)), convertInlines(node, depth: 0))
         case CMARK_NODE_CODE_BLOCK:
             let info = cmark_node_get_fence_info(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""

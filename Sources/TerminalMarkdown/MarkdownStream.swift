@@ -10,12 +10,13 @@
 /// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, a block
 /// quote or list item past `containerLimit` bytes streams its content through a nested stream (markers removed,
 /// output drawn with the quote bar or the item's indentation) that commits its children the same way, and more
-/// than `fallbackLimit` bytes without a commit switch to plain line streaming until the next blank line.
+/// than `fallbackLimit` bytes without a commit switch to line-by-line streaming until the next blank line (each
+/// line rendered on its own, as the whole render shows a paragraph that long).
 /// Every parse goes through `LinkReferences`, which puts the committed definitions a text names in front of it.
 /// Each snapshot therefore costs work proportional to the new text plus the current block.
 struct MarkdownStream {
     /// Uncommitted bytes after which a block that cannot be committed is streamed as plain lines.
-    static let fallbackLimit = 64 * 1024
+    static let fallbackLimit = MarkdownParser.longParagraphBytes
     /// Uncommitted bytes of a block quote or list item after which its children are streamed one by one.
     static let containerLimit = 2 * 1024
     /// The container limit this stream and its nested streams use; tests lower it to put every block quote and
@@ -94,6 +95,8 @@ struct MarkdownStream {
         var bar = ""
         /// A task item's `[ ]` or `[x]` still to remove from the content's first line.
         var hasTaskBox = false
+        /// An alert's `[!KIND]` line still to remove: the quote's first line.
+        var skipsAlertMarker = false
         /// True until the item's first line (the one with the marker) has been read.
         var atFirstLine = true
     }
@@ -360,10 +363,12 @@ struct MarkdownStream {
                 state = .table(TableProgress(prefix: UntrustedText.sanitize(prefix), prefixLines: 2, widths: widths))
                 consumedLines = table.rowLines[table.rowLines.count - 1]
                 changed = true
-            case .blockQuote where containerBytes(from: last.startLine, in: complete) > containerThreshold:
+            case .blockQuote(let children) where containerBytes(from: last.startLine, in: complete) > containerThreshold:
                 references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
                 open(last.block)
-                state = .container(openQuote())
+                let alert = Alert(children)
+                state = .container(openQuote(alert: alert?.kind))
+                if let alert { appendOpened([renderer.alertLabel(alert.kind)], to: &output) }
                 continuation = nil
                 consumedLines = last.startLine - 1
                 changed = true
@@ -387,6 +392,14 @@ struct MarkdownStream {
             // Past the nesting limit the text parses to leaf blocks flattened out of deep containers: committed as
             // parsed, they read as in the whole render, where raw lines would show every marker.
             guard nesting >= MarkdownParser.maximumNesting else {
+                // The lines stream one by one from here, from the block's first line (the blank lines before it
+                // are its separation); they are a block of their own, as in the whole render.
+                if let start = blocks.last?.startLine, start - 1 > consumedLines {
+                    committedOffset += byteOffset(afterLine: start - 1, in: complete) - consumed
+                }
+                separate(&output, before: .paragraph([]))
+                hasOutput = true
+                continuation = nil
                 state = .plainLines
                 return true
             }
@@ -496,13 +509,13 @@ struct MarkdownStream {
         complete.utf8.count - byteOffset(afterLine: start - 1, in: complete)
     }
 
-    /// A stream for the content of a block quote, two columns narrower, that sees the definitions made so far.
-    private func openQuote() -> Container {
-        let probe = renderer.lines(for: .blockQuote([.paragraph([.text("x")])])).first ?? ""
-        let bar = probe.range(of: " x", options: .backwards).map { String(probe[..<$0.lowerBound]) } ?? probe
+    /// A stream for the content of a block quote, two columns narrower, that sees the definitions made so far; an
+    /// alert's bar has its colour, and its marker line (the quote's first) is read as a blank line.
+    private func openQuote(alert: Alert.Kind?) -> Container {
         var inner = renderer
         inner.width = max(renderer.width - 2, 2)
-        return Container(kind: .quote, stream: nested(inner, insideListItem: false), bar: bar)
+        return Container(kind: .quote, stream: nested(inner, insideListItem: false), bar: renderer.quoteBar(alert),
+                         skipsAlertMarker: alert != nil)
     }
 
     /// A stream for the content of `list`'s one item, whose first source line is `firstLine`; nil when that line
@@ -628,7 +641,12 @@ struct MarkdownStream {
             if index <= 3 && index < bytes.count && bytes[index] == 0x3E {
                 index += 1
                 if index < bytes.count && bytes[index] == 0x20 { index += 1 }
-                return String(decoding: bytes[index...], as: UTF8.self)
+                let text = String(decoding: bytes[index...], as: UTF8.self)
+                if container.skipsAlertMarker {
+                    container.skipsAlertMarker = false
+                    if Alert.kind(marker: text) != nil { return "" }
+                }
+                return text
             }
         case .item(let indent, _, _):
             let first = container.atFirstLine
@@ -809,9 +827,17 @@ struct MarkdownStream {
         return String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: committedOffset)...]))
     }
 
+    /// One source line of a block too long to hold back: with its inline Markdown rendered when the line alone is
+    /// a paragraph (as a line of a paragraph too long to reflow is in the whole render), else as plain text.
     private func plainLines(_ text: String) -> [String] {
+        guard !text.isEmpty else { return [] }
+        let clean = UntrustedText.sanitize(text)
+        if rendersMarkdown, case let blocks = references.parse(clean, depth: nesting), blocks.count == 1,
+           case .paragraph = blocks[0].block {
+            return renderer.lines(for: blocks[0].block)
+        }
         let wrapper = LineWrapper(level: .plain, hyperlinks: false)
-        return wrapper.wrap([StyledRun(text: UntrustedText.sanitize(text), style: .plain)], width: renderer.width - 1).map(\.text)
+        return wrapper.wrap([StyledRun(text: clean, style: .plain)], width: renderer.width - 1).map(\.text)
     }
 
     // MARK: Lines and fences

@@ -9,6 +9,11 @@ public struct ReplyPresenter: Sendable {
 
     let level: StyleLevel
     let unicode: Bool
+    /// How the terminal counts columns (`width_mode`): the live rows are drawn with autowrap off, so a row measured
+    /// narrower than the terminal draws it loses its end.
+    let widthModel: WidthModel
+    /// The "incomplete" mark's colour: yellow, or red where yellow washes out on a light background.
+    let warningColor: UInt8
     /// Columns available; lines are cut to `width − 1`.
     public var width: Int
 
@@ -16,6 +21,8 @@ public struct ReplyPresenter: Sendable {
     public init(capabilities: TerminalCapabilities) {
         level = capabilities.styleLevel
         unicode = capabilities.isUTF8
+        widthModel = capabilities.widthModel
+        warningColor = capabilities.background == .light ? 31 : 33
         width = capabilities.width
     }
 
@@ -51,7 +58,7 @@ public struct ReplyPresenter: Sendable {
     public func reasoningTail(_ reasoning: String, lineCount: Int) -> [String] {
         let window = String(reasoning.suffix(Self.reasoningWindow))
         let lines = UntrustedText.sanitize(window).split(separator: "\n", omittingEmptySubsequences: true)
-        let wrapper = LineWrapper(level: .plain, hyperlinks: false)
+        let wrapper = LineWrapper(level: .plain, hyperlinks: false, widthModel: widthModel)
         var rows: [String] = []
         for line in lines.suffix(lineCount) {
             rows += wrapper.wrap([StyledRun(text: String(line), style: .plain)], width: width - 1).map(\.text)
@@ -91,7 +98,7 @@ public struct ReplyPresenter: Sendable {
         let ellipsis = unicode ? "…" : "..."
         let head = (unicode ? "⚙ " : "* ") + UntrustedText.sanitize(call.name)
         let arguments = UntrustedText.sanitize(call.arguments).replacing("\n", with: " ")
-        let room = width - 1 - DisplayWidth.of(head) - DisplayWidth.of(outcome) - DisplayWidth.of(ellipsis) - 3
+        let room = width - 1 - columns(head) - columns(outcome) - columns(ellipsis) - 3
         let shownArguments = arguments.isEmpty ? "" : " " + truncate(arguments, to: max(room, 0), ellipsis: ellipsis)
         return TextStyle(bold: true).apply(head, at: level) + dim.apply(shownArguments + " " + ellipsis, at: level)
             + " " + outcomeStyle.apply(outcome, at: level)
@@ -101,6 +108,22 @@ public struct ReplyPresenter: Sendable {
     /// token figures for a reply without tokens), dim, followed by a marked "incomplete" when the reply did not
     /// complete; empty when there are neither stats nor a mark.
     public func statsLine(_ stats: ReplyStats?, outcome: ReplyOutcome) -> String {
+        let (parts, figures) = statsFigures(stats)
+        var line = dim.apply(figures, at: level)
+        if let (warning, _) = outcomeMark(outcome, after: parts, figures: figures) {
+            line += (parts.isEmpty ? "" : dim.apply(" · ", at: level)) + TextStyle(bold: true, color: warningColor).apply(warning, at: level)
+        }
+        return line
+    }
+
+    /// Whether `statsLine(stats, outcome:)` shows the whole of the outcome's mark, its reason not cut to the width;
+    /// a face that says the reason again only when it was cut reports a failure once.
+    public func showsWholeMark(_ stats: ReplyStats?, outcome: ReplyOutcome) -> Bool {
+        let (parts, figures) = statsFigures(stats)
+        return outcomeMark(outcome, after: parts, figures: figures)?.whole ?? true
+    }
+
+    private func statsFigures(_ stats: ReplyStats?) -> (parts: [String], figures: String) {
         var parts: [String] = []
         if let stats {
             // A reply that produced nothing (a server error) has no speed to show.
@@ -111,22 +134,25 @@ public struct ReplyPresenter: Sendable {
             }
             if let load = stats.modelLoadTime { parts.append("model load " + Self.seconds(load)) }
         }
-        let figures = fit(parts.joined(separator: " · "))
-        var line = dim.apply(figures, at: level)
-        let mark: String?
+        // Figures that do not fit are left out whole from the end: a number cut in half would read as another.
+        while parts.count > 1, columns(parts.joined(separator: " · ")) > max(width - 1, 1) { parts.removeLast() }
+        return (parts, fit(parts.joined(separator: " · ")))
+    }
+
+    /// "⚠ incomplete: REASON", cut to what is left of the row after `figures`, and whether it is whole; nil when complete.
+    private func outcomeMark(_ outcome: ReplyOutcome, after parts: [String], figures: String) -> (text: String, whole: Bool)? {
+        let mark: String
         switch outcome {
-        case .complete: mark = nil
+        case .complete: return nil
         case .cancelled: mark = "incomplete: cancelled"
         case .shownInPart: mark = "shown in part: cancelled; the whole reply is saved"
         case .failed(let message): mark = "incomplete: " + UntrustedText.sanitize(message).replacing("\n", with: " ")
         }
-        if let mark {
-            let separator = parts.isEmpty ? "" : " · "
-            let room = max(width - 1 - DisplayWidth.of(figures) - DisplayWidth.of(separator), 1)
-            let warning = truncate((unicode ? "⚠ " : "! ") + mark, to: room, ellipsis: unicode ? "…" : "...")
-            line += (parts.isEmpty ? "" : dim.apply(separator, at: level)) + TextStyle(bold: true, color: 33).apply(warning, at: level)
-        }
-        return line
+        let separator = parts.isEmpty ? "" : " · "
+        let room = max(width - 1 - columns(figures) - columns(separator), 1)
+        let full = (unicode ? "⚠ " : "! ") + mark
+        let text = truncate(full, to: room, ellipsis: unicode ? "…" : "...")
+        return (text, text == full)
     }
 
     // MARK: Formatting
@@ -148,18 +174,21 @@ public struct ReplyPresenter: Sendable {
     }
 
     private func truncate(_ text: String, to columns: Int, ellipsis: String) -> String {
-        guard DisplayWidth.of(text) > columns else { return text }
+        guard self.columns(text) > columns else { return text }
         var result = ""
         var used = 0
-        let limit = columns - DisplayWidth.of(ellipsis)
+        let limit = columns - self.columns(ellipsis)
         for character in text {
-            let characterWidth = DisplayWidth.of(character)
+            let characterWidth = DisplayWidth.of(character, model: widthModel)
             if used + characterWidth > limit { break }
             result.append(character)
             used += characterWidth
         }
         return result + ellipsis
     }
+
+    /// The columns `text` takes on this terminal.
+    private func columns(_ text: String) -> Int { DisplayWidth.of(text, model: widthModel) }
 
     /// Cuts an unstyled line to the prose width.
     private func fit(_ text: String) -> String {

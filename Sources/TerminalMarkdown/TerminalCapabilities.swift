@@ -18,12 +18,15 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var height: Int
     /// The terminal understands OSC 8 hyperlinks.
     public var hyperlinks: Bool
-    /// Whether the background is dark or light, which picks the code colours.
+    /// Whether the background is dark or light, which picks the prose and code colours.
     public var background: TerminalBackground
     /// Code blocks show their ``` fences (the `code_fences` setting); otherwise only a dim language label.
     public var showsCodeFences: Bool
     /// How the terminal counts the columns of emoji sequences.
     public var widthModel: WidthModel
+    /// Whether the terminal rewraps rows wider than itself when its window narrows (VTE, tmux, kitty, Konsole …;
+    /// xterm cuts them instead), so rows already drawn may take more screen rows after a resize.
+    public var reflowsOnResize: Bool
 
     /// Creates capabilities from explicit values; tests and callers with their own detection use this.
     ///
@@ -31,7 +34,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public init(isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, emacs: EmacsBuffer? = nil,
                 noColor: Bool = false, isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false,
                 background: TerminalBackground = .dark, showsCodeFences: Bool = false,
-                widthModel: WidthModel = .grapheme) {
+                widthModel: WidthModel = .grapheme, reflowsOnResize: Bool = false) {
         self.isTTY = isTTY
         self.isDumb = isDumb
         self.emacs = emacs ?? (insideEmacs ? .other : nil)
@@ -43,6 +46,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
         self.background = background
         self.showsCodeFences = showsCodeFences
         self.widthModel = widthModel
+        self.reflowsOnResize = reflowsOnResize
     }
 
     /// `INSIDE_EMACS` is set (M-x shell, eshell, M-x term, vterm, compilation buffers).
@@ -95,7 +99,21 @@ public struct TerminalCapabilities: Sendable, Equatable {
             hyperlinks: settings.hyperlinks.resolved(emacs == nil && supportsHyperlinks(environment)),
             background: settings.theme.resolved(TerminalBackground(colorFgBg: environment["COLORFGBG"])),
             showsCodeFences: settings.showsCodeFences,
-            widthModel: settings.widthModel.resolved(WidthModel.detect(environment)))
+            widthModel: settings.widthModel.resolved(WidthModel.detect(environment)),
+            reflowsOnResize: reflowsOnResize(environment))
+    }
+
+    /// Whether the terminal `environment` describes rewraps its rows on a resize: tmux, VTE (GNOME Terminal,
+    /// Tilix …), kitty, WezTerm, iTerm2, Ghostty, Konsole, Alacritty, foot and Windows Terminal do; xterm, rxvt and
+    /// screen do not, and an unknown terminal is taken not to.
+    static func reflowsOnResize(_ environment: [String: String]) -> Bool {
+        let term = environment["TERM"] ?? ""
+        if environment["STY"] != nil || term.hasPrefix("screen") { return false }
+        if environment["TMUX"] != nil || term.hasPrefix("tmux") { return true }
+        if ["VTE_VERSION", "KITTY_WINDOW_ID", "KONSOLE_VERSION", "ALACRITTY_SOCKET", "ALACRITTY_WINDOW_ID", "WT_SESSION"]
+            .contains(where: { environment[$0] != nil }) { return true }
+        if let program = environment["TERM_PROGRAM"], ["iTerm.app", "WezTerm", "ghostty"].contains(program) { return true }
+        return ["xterm-kitty", "xterm-ghostty", "wezterm", "foot", "alacritty"].contains(where: term.hasPrefix)
     }
 
     static func localeIsUTF8(_ environment: [String: String]) -> Bool {

@@ -12,20 +12,39 @@ struct TextStyle: Equatable, Sendable {
     /// The SGR parameters for this style at `level`, or an empty string when nothing is to be set.
     func parameters(at level: StyleLevel) -> String {
         guard level != .plain else { return "" }
-        var codes: [String] = []
-        if bold { codes.append("1") }
-        if dim { codes.append("2") }
-        if italic { codes.append("3") }
-        if underline { codes.append("4") }
-        if strike { codes.append("9") }
-        if level == .color, let color { codes.append(String(color)) }
-        return codes.joined(separator: ";")
+        var codes = ""
+        func add(_ code: String) {
+            if !codes.isEmpty { codes += ";" }
+            codes += code
+        }
+        if bold { add("1") }
+        if dim { add("2") }
+        if italic { add("3") }
+        if underline { add("4") }
+        if strike { add("9") }
+        if level == .color, let color { add(String(color)) }
+        return codes
     }
 
     /// `text` wrapped in this style's SGR sequence and a reset, or `text` alone when the style sets nothing.
     func apply(_ text: String, at level: StyleLevel) -> String {
+        var output = ""
+        append(Substring(text), at: level, to: &output)
+        return output
+    }
+
+    /// Appends `text` to `output` as `apply(_:at:)` renders it, without an intermediate string.
+    func append(_ text: Substring, at level: StyleLevel, to output: inout String) {
         let codes = parameters(at: level)
-        return codes.isEmpty || text.isEmpty ? text : "\u{1B}[\(codes)m\(text)\u{1B}[0m"
+        guard !codes.isEmpty, !text.isEmpty else {
+            output += text
+            return
+        }
+        output += "\u{1B}["
+        output += codes
+        output += "m"
+        output += text
+        output += "\u{1B}[0m"
     }
 }
 
@@ -69,14 +88,38 @@ struct MarkdownTheme: Sendable {
 
     static let standard = MarkdownTheme()
 
-    /// The standard theme with code colours that read on `background`.
+    /// The standard theme with prose and code colours that read on `background`: on a dark one links take bright
+    /// blue (xterm's blue 34 is barely visible on black); on a light one yellow and cyan, which wash out on white,
+    /// give way to blue, red and magenta.
     static func standard(for background: TerminalBackground) -> MarkdownTheme {
         var theme = MarkdownTheme()
-        theme.code = background == .light ? .light : .dark
+        switch background {
+        case .dark:
+            theme.code = .dark
+            theme.link = TextStyle(underline: true, color: 94)
+        case .light:
+            theme.code = .light
+            theme.headings[2] = TextStyle(bold: true, color: 34)
+            theme.inlineCode = TextStyle(color: 31)
+            theme.listMarker = TextStyle(color: 34)
+            theme.taskOpen = TextStyle(color: 35)
+            theme.footnote = TextStyle(color: 34)
+        }
         return theme
     }
 
     func heading(_ level: Int) -> TextStyle { headings[min(max(level, 1), headings.count) - 1] }
+
+    /// The colour of an alert's bar and title, as GitHub colours them.
+    func alert(_ kind: Alert.Kind) -> TextStyle {
+        switch kind {
+        case .note: TextStyle(color: 34)
+        case .tip: TextStyle(color: 32)
+        case .important: TextStyle(color: 35)
+        case .warning: TextStyle(color: 33)
+        case .caution: TextStyle(color: 31)
+        }
+    }
 }
 
 /// Colours of highlighted code, one per kind of token.

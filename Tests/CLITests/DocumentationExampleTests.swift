@@ -47,7 +47,14 @@ import TestSupport
         #expect(examples.count >= 10, "\(examples)")
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
-        try sandbox.write("integration.docs = https://docs.example.com/mcp\n", to: "config/llmster/config")
+        let rig = try SimulatorFixture()
+        try sandbox.write("""
+            integration.docs = https://docs.example.com/mcp
+            preset.review.template = Review this diff:\\n\\n{{stdin}}\\n\\nFocus on {{input}}.
+            alias.fast = acme/tiny-1b
+            server.rig = \(rig.url)
+
+            """, to: "config/llmster/config")
         _ = FileManager.default.createFile(atPath: sandbox.root + "/photo.png",
                                            contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]))
         var environment = sandbox.environment(server: fixture.url, extra: ["LLMSTER_BACKUP_PASSWORD": "correct horse"])

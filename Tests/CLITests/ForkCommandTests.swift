@@ -61,6 +61,10 @@ import TestSupport
         terminal.send("echo:from the first answer\r")
         _ = try terminal.waitFor("› ", after: mark + 28)
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == responses[0])
+        mark = terminal.mark
+        terminal.send("/chats\r")
+        let listed = try terminal.waitFor("› ", after: mark + 7)
+        #expect(listed.contains("echo:one (fork) (fork of echo:one at reply 1)"), "\(listed)")
         terminal.send("\u{4}")
         #expect(try terminal.waitForExit() == 0)
     }
@@ -104,5 +108,51 @@ import TestSupport
         let fresh = try cli.run(["ask", "--chat", "After restart", "--fresh-context"])
         #expect(fresh.status == 0, "\(fresh)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
+    }
+
+    @Test func listingsMarkForksWithWhereTheyCameFrom() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        _ = try threeTurns(cli, fixture)
+        #expect(try cli.run(["fork", "echo:one", "--at", "2", "--title", "Side path"]).status == 0)
+        let chats = try cli.run(["chats"])
+        let lines = chats.output.split(separator: "\n")
+        #expect(lines.contains { $0.contains("Side path (fork of echo:one at reply 2)") }, "\(chats.output)")
+        #expect(lines.contains { $0.contains("echo:one") && !$0.contains("fork of") }, "the source is no fork: \(chats.output)")
+        let json = try cli.run(["chats", "--json"])
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+        let fork = try #require(objects.first { $0["title"] as? String == "Side path" })
+        let origin = try #require(fork["forked_from"] as? [String: Any], "\(fork)")
+        #expect(origin["title"] as? String == "echo:one" && origin["reply"] as? Int == 2)
+        #expect(objects.first { $0["title"] as? String == "echo:one" }?["forked_from"] is NSNull)
+
+        let requests = """
+            {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}
+            {"jsonrpc":"2.0","id":1,"method":"conversations/list","params":{}}
+            {"jsonrpc":"2.0","id":2,"method":"shutdown"}
+
+            """
+        let rpc = try cli.run(["rpc"], input: requests)
+        let replies = rpc.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let list = try #require((replies.first { $0["id"] as? Int == 1 }?["result"] as? [String: Any])?["conversations"] as? [[String: Any]], "\(rpc)")
+        let listed = try #require(list.first { $0["title"] as? String == "Side path" })
+        #expect((listed["forkedFrom"] as? [String: Any])?["reply"] as? Int == 2, "\(listed)")
+        #expect(list.first { $0["title"] as? String == "echo:one" }?["forkedFrom"] is NSNull)
+    }
+
+    @Test func aBackupAndItsRestoreKeepWhereAForkCameFrom() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        _ = try threeTurns(cli, fixture)
+        #expect(try cli.run(["fork", "echo:one", "--at", "1", "--title", "Side path"]).status == 0)
+        let archive = cli.sandbox.root + "/library.llmster-backup"
+        #expect(try cli.run(["backup", "-o", archive]).status == 0)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cli.sandbox.libraryPath + suffix) }
+        #expect(try cli.run(["ask", "echo:a new library"]).status == 0)
+        #expect(!(try cli.run(["chats"]).output.contains("Side path")))
+        let restored = try cli.run(["restore", archive, "--yes"])
+        #expect(restored.status == 0, "\(restored)")
+        #expect(try cli.run(["show", "Side path"]).output.contains("forked from echo:one at reply 1"))
+        #expect(try cli.run(["chats"]).output.contains("Side path (fork of echo:one at reply 1)"))
     }
 }

@@ -72,4 +72,18 @@ import TestSupport
         #expect(result.status == 6, "\(result)")
         #expect(result.errors.contains(setting))
     }
+
+    /// Calling servers from mcp.json needs "Require Authentication" and a token (LM Studio's server settings), so the
+    /// errors about plugins say so, whether the stream failed or the server refused the request.
+    @Test func pluginErrorsSayMcpJsonNeedsAuthenticationAndAToken() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try configured(fixture)
+        let failed = try cli.run(["ask", "--integration", "playwright", "[[sim:plugin-error]] hi"])
+        #expect(failed.errors.contains("\"Require Authentication\" on and an API token"), "\(failed)")
+        let refused = try cli.run(["ask", "--integration", "playwright", "[[sim:integrations-off]] hi"])
+        #expect(refused.status != 0, "\(refused)")
+        #expect(refused.errors.contains("Allow per-request MCPs") && refused.errors.contains("Allow calling servers from mcp.json"), "\(refused)")
+        #expect(refused.errors.contains("\"Require Authentication\" on and an API token"), "\(refused)")
+        #expect(!refused.errors.contains(Self.secret), "the integration's secret header stays out of the message")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Library
 import Simulator
 import Testing
 import TestSupport
@@ -36,5 +37,79 @@ import TestSupport
         #expect(result.output.contains("FAIL  laptop") && result.output.contains("profile laptop: LM Studio is not reachable"), "\(result.output)")
         #expect(!result.output.contains("profile here"), "the server in use is checked by the lines above")
         #expect(result.status == 1, "an unreachable profile is a problem")
+    }
+}
+
+/// A conversation remembers the server profile it was held on: continuing it goes there, or says why it cannot;
+/// `/server NAME` and rpc `server` choose a profile.
+@Suite struct ConversationProfileTests {
+    /// Two simulators as the profiles `desktop` (the config's `server`) and `rig`; no `LLMSTER_SERVER`, so the file decides.
+    private func twoProfiles() throws -> (cli: CLI, desktop: SimulatorFixture, rig: SimulatorFixture) {
+        let desktop = try SimulatorFixture()
+        let rig = try SimulatorFixture()
+        let cli = try CLI(server: desktop.url, environment: ["LLMSTER_SERVER": ""])
+        try cli.sandbox.write("server = \(desktop.url)\nserver.desktop = \(desktop.url)\nserver.rig = \(rig.url)\n", to: "config/llmster/config")
+        return (cli, desktop, rig)
+    }
+
+    @Test func aConversationContinuesOnTheProfileItWasHeldOn() throws {
+        let (cli, desktop, rig) = try twoProfiles()
+        #expect(try cli.run(["--server", "rig", "ask", "echo:on the rig"]).status == 0)
+        let first = try #require(rig.requests(to: "/api/v1/chat").last)
+        let conversation = try #require(try LibraryStore(path: cli.sandbox.libraryPath).conversations().first)
+        #expect(conversation.serverProfile == "rig")
+        let again = try cli.run(["ask", "-c", "echo:still on the rig"])
+        #expect(again.status == 0, "\(again)")
+        #expect(desktop.requests(to: "/api/v1/chat").isEmpty, "the config's server is not where this conversation lives")
+        let second = try #require(rig.requests(to: "/api/v1/chat").last)
+        #expect(second.field("input") == "echo:still on the rig")
+        #expect(second.field("previous_response_id") != nil && first.field("previous_response_id") == nil)
+        #expect(try cli.run(["show", "echo:on the rig"]).output.contains("server profile `rig`"), "show says where it is held")
+    }
+
+    @Test func anotherChosenServerOrAProfileGoneSaysWhereTheContextIs() throws {
+        let (cli, desktop, rig) = try twoProfiles()
+        let first = try cli.run(["--server", "rig", "ask", "echo:on the rig"])
+        #expect(first.status == 0, "\(first)")
+        #expect(rig.requests(to: "/api/v1/chat").count == 1)
+        let chosen = try cli.run(["--server", "desktop", "ask", "-c", "echo:here instead"])
+        #expect(chosen.status == 1, "\(chosen)")
+        #expect(chosen.errors.contains("server profile rig; --server rig or /server rig continues there"), "\(chosen.errors)")
+        #expect(desktop.requests(to: "/api/v1/chat").isEmpty, "nothing was sent without the earlier turns")
+        try cli.sandbox.write("server = \(desktop.url)\n", to: "config/llmster/config")
+        let gone = try cli.run(["ask", "-c", "echo:where now"])
+        #expect(gone.status == 1, "\(gone)")
+        #expect(gone.errors.contains("server profile rig, which this configuration does not define"), "\(gone.errors)")
+        let fresh = try cli.run(["ask", "-c", "--fresh-context"])
+        #expect(fresh.status == 0, "a fresh context here continues: \(fresh)")
+        let resent = try #require(desktop.requests(to: "/api/v1/chat").last)
+        #expect(resent.field("previous_response_id") == nil && resent.field("input") == "echo:where now", "the unanswered message, kept, is resent")
+    }
+
+    @Test func replServerSwitchesTheProfileAndOpeningAConversationFollowsIt() throws {
+        let (cli, desktop, rig) = try twoProfiles()
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), [], environment: cli.environment)
+        _ = try terminal.waitFor("› ")
+        var mark = terminal.mark
+        terminal.send("/server\r")
+        let listed = try terminal.waitFor("› ", after: mark + 8)
+        #expect(listed.contains("* desktop") && listed.contains("  rig"), "\(listed)")
+        mark = terminal.mark
+        terminal.send("/server rig\r")
+        let switched = try terminal.waitFor("› ", after: mark + 12)
+        #expect(switched.contains("Now talking to rig (\(rig.url))."), "\(switched)")
+        mark = terminal.mark
+        terminal.send("echo:through the rig\r")
+        _ = try terminal.waitFor("› ", after: mark + 22)
+        #expect(rig.requests(to: "/api/v1/chat").last?.field("input") == "echo:through the rig")
+        #expect(desktop.requests(to: "/api/v1/chat").isEmpty)
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+
+        let reopened = try Pseudoterminal(try BuiltProduct.path("llmster"), ["-c"], environment: cli.environment)
+        let start = try reopened.waitFor("› ")
+        #expect(start.contains("Server: rig (\(rig.url)), where this conversation was held."), "\(start)")
+        reopened.send("\u{4}")
+        #expect(try reopened.waitForExit() == 0)
     }
 }

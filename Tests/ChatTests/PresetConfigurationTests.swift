@@ -30,4 +30,38 @@ import Testing
         try configuration.setValue("", forKey: "preset.poet.system")
         #expect(configuration.presets.isEmpty)
     }
+
+    @Test func templatesAndAliasesRoundTripAndAnUnknownSlotIsNamed() throws {
+        let configuration = try Configuration(parsing: """
+        preset.review.template = Review:\\n{{ stdin }}\\nFocus: {{input}}
+        alias.fast = acme/tiny-1b
+        default_model = fast
+        """)
+        let review = try #require(configuration.presets["review"])
+        #expect(review.template == "Review:\n{{ stdin }}\nFocus: {{input}}")
+        #expect(try Configuration(parsing: configuration.fileText) == configuration)
+        #expect(configuration.modelKey(for: "fast") == "acme/tiny-1b" && configuration.modelKey(for: "acme/x") == "acme/x")
+        #expect(configuration.defaultModelKey == "acme/tiny-1b" && configuration.defaultModel == "fast", "the file keeps what was written")
+        #expect(throws: ConfigurationError.self) { try Configuration(parsing: "alias.fast = two words") }
+        do {
+            _ = try Configuration(parsing: "preset.review.template = {{input}} {{selection}}")
+            Issue.record("an unknown slot was accepted")
+        } catch {
+            #expect("\(error)".contains("{{selection}} is no slot"), "\(error)")
+        }
+    }
+
+    @Test(arguments: [
+        ("T {{input}}", "hi", nil, "T hi"),
+        ("T {{input}}", "hi", "piped", "T hi\n\npiped"),
+        ("{{stdin}} / {{input}}", "hi", "piped", "piped / hi"),
+        ("{{stdin}} / {{input}}", "hi", nil, " / hi"),
+        ("No slots.", "hi", nil, "No slots.\n\nhi"),
+        ("{{stdin}} only", "hi", "piped", "piped only\n\nhi"),
+        ("{{input}} and {{input}}", "x", nil, "x and x"),
+        ("unclosed {{input", "x", nil, "unclosed {{input\n\nx"),
+    ] as [(String, String, String?, String)])
+    func aTemplateIsFilledLosingNothing(template: String, input: String, stdin: String?, sent: String) {
+        #expect(Preset(name: "t", template: template).filled(input: input, stdin: stdin) == sent)
+    }
 }

@@ -17,9 +17,11 @@ struct ReplHarness {
     var environment: [String: String] { sandbox.environment(server: fixture.url, extra: extra) }
 
     /// Starts the REPL on a `width`×`height` terminal (with echo off when `echo` is false) and waits for its first prompt.
-    func start(_ arguments: [String] = [], width: Int = 100, height: Int = 40, echo: Bool = true) throws -> Pseudoterminal {
+    /// The terminal answers an OSC 11 background query with `background` (`rgb:ffff/ffff/ffff`) when it is given.
+    func start(_ arguments: [String] = [], width: Int = 100, height: Int = 40, echo: Bool = true,
+               background: String? = nil) throws -> Pseudoterminal {
         let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: environment,
-                                          width: width, height: height, echo: echo)
+                                          width: width, height: height, echo: echo, background: background)
         try terminal.waitFor("› ")
         return terminal
     }

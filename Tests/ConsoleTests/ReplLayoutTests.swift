@@ -23,7 +23,7 @@ import TestSupport
 
     @Test(arguments: [60, 100])
     func helpFitsTheTerminalAndBreaksOnlyBetweenWords(width: Int) throws {
-        let repl = try ReplHarness()
+        let repl = try ReplHarness(environment: ["PAGER": "cat"])
         let terminal = try repl.start(width: width)
         let help = try terminal.enter("/help")
         expectFits(help, width: width)
@@ -78,8 +78,26 @@ import TestSupport
         screen.apply(terminal.rawOutput)
         let lines = screen.lines
         let stats = try #require(lines.lastIndex { $0.contains("incomplete") })
-        #expect(lines[stats].hasSuffix("…") && lines[stats + 1].hasPrefix("llmster: The server reported"),
-                "the stats line takes one row, cut: \(lines[stats...])")
+        #expect(DisplayWidth.of(lines[stats]) < width, "the stats line takes one row: \(lines[stats...])")
+        let reported = lines.filter { $0.contains("The server reported") }
+        if lines[stats].hasSuffix("…") {
+            #expect(lines[stats + 1].hasPrefix("llmster: The server reported") && reported.count == 2,
+                    "a reason cut from the stats line follows it whole, once: \(lines[stats...])")
+        } else {
+            #expect(reported == [lines[stats]], "a reason the stats line shows whole is not repeated: \(lines[stats...])")
+        }
+    }
+
+    @Test func aCancelledReplyIsReportedOnce() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("[[sim:stall=30]] echo:alpha beta gamma delta epsilon\r")
+        try terminal.waitFor("alpha", after: start + 60)
+        terminal.send("\u{3}")
+        let after = try terminal.waitFor("› ", after: start + 60)
+        #expect(after.contains("⚠ incomplete: cancelled"), "\(after)")
+        #expect(!after.contains("llmster: Cancelled"), "the mark says it once: \(after)")
     }
 
     @Test(arguments: [60, 100])

@@ -132,3 +132,33 @@ import TestSupport
         #expect(copied.contains("with OSC 52 (if the terminal allows it"), "\(copied)")
     }
 }
+
+/// `/restore` in the REPL, as `llmster restore` on the command line: what the backup holds first, then the question.
+@Suite struct ReplRestoreTests {
+    @Test func restoreShowsTheBackupBeforeAskingAndLandsInANewChat() throws {
+        let repl = try ReplHarness()
+        #expect(try repl.runBounded(["ask", "echo:kept in the backup"]).status == 0)
+        let backup = repl.sandbox.root + "/library.llmster-backup"
+        let made = try repl.runBounded(["backup", "-o", backup])
+        #expect(made.status == 0, "\(made)")
+        let terminal = try repl.start()
+        try terminal.enter("echo:made after the backup")
+        var start = terminal.mark
+        terminal.send("/restore \(backup)\r")
+        let question = try terminal.waitFor("[y/N] ", after: start)
+        let preview = try #require(question.range(of: "conversations"), "the preview comes before the question: \(question)")
+        #expect(question[preview.lowerBound...].contains("Replace the library"), "\(question)")
+        let size = try #require(question.split(separator: "\n").first { $0.hasPrefix("size") }, "\(question)")
+        #expect(size.contains(" KB") || size.contains(" B,"), "the size is in readable units: \(size)")
+        #expect(!size.contains("bytes"), "\(size)")
+        #expect(try terminal.enter("n").contains("Restore cancelled; the library is unchanged."))
+        start = terminal.mark
+        terminal.send("/restore \(backup)\r")
+        try terminal.waitFor("[y/N] ", after: start)
+        let restored = try terminal.enter("y")
+        #expect(restored.contains("Restored the library") && restored.contains("new chat"), "\(restored)")
+        #expect(restored.contains("new chat]"), "the prompt shows a new chat: \(restored)")
+        let chats = try terminal.enter("/chats")
+        #expect(chats.contains("kept in the backup") && !chats.contains("made after the backup"), "\(chats)")
+    }
+}

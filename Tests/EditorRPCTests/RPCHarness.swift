@@ -35,7 +35,8 @@ actor RPCHarness {
             framing: framing, version: "test", configuration: configuration, configurationPath: sandbox.root + "/config/llmster/config",
             makeSession: { configuration in
                 let client = LMStudioClient(server: configuration.server, token: nil, transport: CurlTransport())
-                return ChatSession(client: client, library: try LibraryStore(path: libraryPath), configuration: configuration)
+                return ChatSession(client: client, library: try LibraryStore(path: libraryPath), configuration: configuration,
+                                   makeClient: { LMStudioClient(server: $0.server, token: nil, transport: CurlTransport()) })
             },
             reloadConfiguration: { [configurationPath = sandbox.root + "/config/llmster/config"] in
                 var fresh = try Configuration.load(path: configurationPath)

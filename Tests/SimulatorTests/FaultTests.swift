@@ -189,4 +189,15 @@ import Testing
         let sim = Simulator(options: SimulatorOptions(defaultFaults: "split=sideways"))
         #expect(throws: SimulatorError.invalidDirective("split=sideways")) { try sim.start() }
     }
+
+    @Test func integrationsOffRefusesOnlyARequestWithIntegrations() throws {
+        try withSimulator { sim in
+            let refused = try chat(sim, ["model": "acme/tiny-1b", "input": "[[sim:integrations-off]] hi",
+                                         "integrations": [["type": "plugin", "id": "mcp/playwright"]]])
+            #expect(refused.status == 400)
+            let error = refused.json["error"] as? [String: Any]
+            #expect(error?["param"] as? String == "integrations" && error?["type"] as? String == "invalid_request", "\(refused.text)")
+            #expect(try chat(sim, ["model": "acme/tiny-1b", "input": "[[sim:integrations-off]] hi"]).status == 200)
+        }
+    }
 }

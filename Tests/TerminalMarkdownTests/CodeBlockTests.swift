@@ -99,11 +99,23 @@ struct CodeBlockTests {
     func longCodeLinesWrapWithAContinuationMarkAndCopyBackWhole(width: Int) {
         let line = "let total = values.map { $0 * factor }.filter { $0 > threshold }.reduce(0, +) // sum of the big ones"
         let rows = render("```swift\n\(line)\n```\n", width: width).split(separator: "\n").map(String.init)
-        let visible = rows.map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression) }
+        var visible = rows.map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression) }
         #expect(visible.allSatisfy { DisplayWidth.of($0) < width })
+        #expect(visible.last == "╶──")
+        visible.removeLast()
         #expect(visible.count > 2)
         #expect(visible.dropFirst(2).allSatisfy { $0.hasPrefix("↪ ") })
         #expect(visible[1] + visible.dropFirst(2).map { String($0.dropFirst(2)) }.joined() == line)
+    }
+
+    /// With fences hidden a short dim rule ends each block, so text after it that has the code's indentation (in a
+    /// list item or a quote) is not read as more code.
+    @Test func aCodeBlockInAListItemEndsWithARule() {
+        let output = render("1. Build it:\n\n   ```sh\n   make\n   ```\n\n   Then run it.\n")
+        let rows = output.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression) }
+        #expect(rows.prefix(6) == [" 1. Build it:", "", "    sh", "    make", "    ╶──", ""])
+        #expect(rows.contains("    Then run it."))
     }
 
     @Test func fencesAreHiddenOnATerminalAndTheLanguageIsADimLabel() {

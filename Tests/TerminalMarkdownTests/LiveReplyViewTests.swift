@@ -115,6 +115,13 @@ struct LiveReplyViewTests {
         #expect(presenter.statsLine(ReplyStats(tokens: 0, tokensPerSecond: 42.5), outcome: .failed("server error")) == "⚠ incomplete: server error")
     }
 
+    /// At 40 columns the stats line leaves out the figures that do not fit, whole: it never ends in half a number.
+    @Test func aNarrowStatsLineDropsWholeFigures() {
+        let presenter = ReplyPresenter(capabilities: TerminalCapabilities(isDumb: true, width: 40))
+        let stats = ReplyStats(tokens: 511_803, tokensPerSecond: 42.5, timeToFirstToken: 0.1, modelLoadTime: 12.25)
+        #expect(presenter.statsLine(stats, outcome: .complete) == "511,803 tokens · 42.5 tok/s")
+    }
+
     /// Streams `streamed`, then shows `final` as a replacement and finishes; returns the last screen.
     private func replace(_ streamed: String, with final: String) -> [String] {
         let capabilities = TerminalCapabilities(width: 60)

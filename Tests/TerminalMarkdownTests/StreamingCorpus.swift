@@ -70,6 +70,9 @@ enum StreamingCorpus {
             """),
     ]
 
+    /// One paragraph of 1,800 lines (75 KB), past `MarkdownStream.fallbackLimit`.
+    static let longParagraph = (0..<1800).map { "line \($0): the quick brown fox *lazy* dog" }.joined(separator: "\n")
+
     /// Documents past `MarkdownStream.containerLimit` or `fallbackLimit` inside one block quote or list item.
     static let longContainers: [(name: String, text: String)] = [
         ("long-quote", (0..<2500).map { "> line \($0): a quoted paragraph with *some* words" }.joined(separator: "\n>\n")),

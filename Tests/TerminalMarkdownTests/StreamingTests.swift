@@ -55,6 +55,25 @@ struct StreamedContainerTests {
     }
 }
 
+struct LongParagraphTests {
+    /// A paragraph too long to hold back streams line by line; each line still shows its emphasis rendered, the
+    /// whole render shows the same lines, and the block after it keeps its blank line.
+    @Test(arguments: [false, true])
+    func aParagraphTooLongToHoldBackShowsItsLinesRendered(quoted: Bool) {
+        let body = StreamingCorpus.longParagraph.split(separator: "\n").map { (quoted ? "> " : "") + $0 }.joined(separator: "\n")
+        let text = "Before.\n\n" + body + "\n\nAfter it."
+        let capabilities = TerminalCapabilities(noColor: true, width: 80, height: 1000)
+        let whole = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: 80)
+        let streamed = screenLines(streamedOutput(Snapshots.random(text, seed: 7, maxStep: 2000), final: text,
+                                                  capabilities: capabilities), width: 80)
+        #expect(streamed == whole)
+        #expect(!streamed.contains { $0.contains("*lazy*") })
+        #expect(streamed.filter { $0.contains("the quick brown fox lazy dog") }.count == 1800)
+        #expect(streamed.suffix(2) == ["", "After it."])
+        #expect(streamed.prefix(3) == ["Before.", "", (quoted ? "│ " : "") + "line 0: the quick brown fox lazy dog"])
+    }
+}
+
 struct StreamedReferenceTests {
     private let capabilities = TerminalCapabilities(noColor: true, width: 60)
 

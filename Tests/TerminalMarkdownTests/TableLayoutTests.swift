@@ -53,6 +53,21 @@ struct TableLayoutTests {
         #expect(languageRows.contains { $0.hasSuffix(" 2014 │") })
     }
 
+    /// Columns share the width by content: long unbreakable code in two columns does not squeeze the prose of the
+    /// third to a sliver (it used to get the 14 columns the paths left over, about five words a row).
+    @Test func longCodeDoesNotSqueezeTheProseColumn() {
+        let text = """
+            | Option | Default | Description |
+            |---|---|---|
+            | `--library=/var/lib/llmster/db` | `~/.local/share/llmster/db` | Where the conversations are kept; the directory is created on first use and must be writable by you, or every save fails with a clear message. |
+            """
+        let lines = render(text, width: 80)
+        let header = lines.first { $0.contains("Description") }!
+        let descriptionWidth = header.split(separator: "│").last!.count - 2
+        #expect(descriptionWidth >= 25, "\(header)")
+        for line in lines { #expect(DisplayWidth.of(line) < 80, "\(line)") }
+    }
+
     @Test func columnWidthsComeFromEveryRow() {
         let rows = (1...30).map { "| \($0) | row \($0) |" }.joined(separator: "\n")
         let text = "| n | label |\n|---|---|\n" + rows + "\n| 31 | the widest label, in the last row |\n"

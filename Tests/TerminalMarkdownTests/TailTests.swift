@@ -188,7 +188,7 @@ struct CapabilityTests {
         let plain = MarkdownRenderer(capabilities: TerminalCapabilities(noColor: true), mode: .always).render(text)
         #expect(colored.contains("35m"))
         #expect(!plain.contains("35m") && !plain.contains("36m") && plain.contains("\u{1B}[1m"))
-        #expect(screenLines(colored, width: 80) == ["# Title", "", "bold code", "", "sh", "ls"])
+        #expect(screenLines(colored, width: 80) == ["# Title", "", "bold code", "", "sh", "ls", "╶──"])
         #expect(screenLines(plain, width: 80) == ["# Title", "", "bold `code`", "", "```sh", "ls", "```"])
     }
 }

@@ -5,10 +5,17 @@ import Synchronization
 ///
 /// The child is started with `posix_spawn` in a new session with the pty's slave as its controlling
 /// terminal and standard streams, so Ctrl-C typed here is a real SIGINT from the line discipline.
-/// A reader thread collects the output; waits are bounded by a deadline.
+/// A reader thread collects the output; waits are bounded by a deadline. Like xterm, the terminal answers a primary
+/// device attributes request (`ESC [ c`), and an OSC 11 background query when it was given a `background` colour.
 public final class Pseudoterminal: @unchecked Sendable {
     public let pid: pid_t
     private let master: Int32
+    /// The colour an OSC 11 query is answered with (`rgb:ffff/ffff/ffff`); nil: such queries go unanswered.
+    private let background: String?
+    /// Whether device attributes requests are answered (a terminal that answers nothing at all: false).
+    private let answersDeviceAttributes: Bool
+    /// How far the output has been looked at for queries to answer.
+    private var answeredUpTo = 0
     private let condition = NSCondition()
     private var bytes: [UInt8] = []
     private var closed = false
@@ -17,7 +24,10 @@ public final class Pseudoterminal: @unchecked Sendable {
     /// Starts `executable` on a `width`×`height` terminal; `echo: false` starts it with echo off, as Emacs
     /// starts programs in its buffers.
     public init(_ executable: String, _ arguments: [String], environment: [String: String],
-                width: Int = 100, height: Int = 40, echo: Bool = true) throws {
+                width: Int = 100, height: Int = 40, echo: Bool = true, background: String? = nil,
+                answersDeviceAttributes: Bool = true) throws {
+        self.background = background
+        self.answersDeviceAttributes = answersDeviceAttributes
         // /dev/ptmx with the Linux ioctls (Swift's Glibc module lacks posix_openpt and ptsname):
         // TIOCSPTLCK (0x40045431) unlocks the slave, TIOCGPTN (0x80045430) gives its number.
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -90,10 +100,32 @@ public final class Pseudoterminal: @unchecked Sendable {
             if count < 0, errno == EINTR { continue }
             condition.lock()
             if count <= 0 { closed = true } else { bytes += chunk[0..<count] }
+            let answers = count > 0 ? queryAnswers() : ""
             condition.broadcast()
             condition.unlock()
+            if !answers.isEmpty { send(answers) }
             if count <= 0 { return }
         }
+    }
+
+    /// The answers to the queries in the output since the last look (called with the lock held).
+    private func queryAnswers() -> String {
+        let queries: [(request: [UInt8], answer: String?)] = [
+            (Array("\u{1B}]11;?".utf8), background.map { "\u{1B}]11;\($0)\u{1B}\\" }),
+            (Array("\u{1B}[c".utf8), answersDeviceAttributes ? "\u{1B}[?62;22c" : nil),
+        ]
+        var answers = ""
+        var index = max(answeredUpTo - 8, 0)
+        while index < bytes.count {
+            if let query = queries.first(where: { bytes.count >= index + $0.request.count && Array(bytes[index..<index + $0.request.count]) == $0.request }) {
+                if index + query.request.count > answeredUpTo { answers += query.answer ?? "" }
+                index += query.request.count
+            } else {
+                index += 1
+            }
+        }
+        answeredUpTo = bytes.count
+        return answers
     }
 
     /// Types `text` (use `\r` for Enter, `\u{3}` for Ctrl-C, `\t` for Tab).

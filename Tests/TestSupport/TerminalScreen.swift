@@ -7,7 +7,7 @@
 /// that scroll off the top stay in `lines`.
 public struct TerminalScreen {
     /// Columns.
-    public let width: Int
+    public private(set) var width: Int
     /// Rows of the visible screen (cursor up cannot leave it).
     public let height: Int
     /// Row of the cursor, counted from the first row ever written.
@@ -51,6 +51,51 @@ public struct TerminalScreen {
 
     /// Forgets the topmost row visited so far, starting a new observation at the cursor.
     public mutating func resetTopmostRow() { topmostRow = cursorRow }
+
+    /// Changes the width as a terminal that rewraps its rows does (VTE, tmux, kitty): each row wider than `width` is
+    /// split into rows of `width` cells (a wide character is never split from its second cell), and the cursor keeps
+    /// its place in the text. Rows are not joined again when the screen widens.
+    public mutating func resize(width newWidth: Int) {
+        var newRows: [[String]] = []
+        var newCursor = (row: 0, column: 0)
+        var newBottom = 0
+        var cursorPendingWrap = false
+        for (index, row) in rows.enumerated() {
+            var cells = row
+            while cells.last == " ", index != cursorRow || cells.count > cursorColumn { cells.removeLast() }
+            var chunks: [[String]] = []
+            var rest = cells[...]
+            repeat {
+                var end = min(newWidth, rest.count)
+                while end > 0, end < rest.count, rest[rest.startIndex + end].isEmpty { end -= 1 }
+                if end == 0 { end = min(newWidth, rest.count) }
+                chunks.append(Array(rest.prefix(end)))
+                rest = rest.dropFirst(end)
+            } while !rest.isEmpty
+            if index == cursorRow {
+                var column = pendingWrap ? width : cursorColumn
+                var chunk = 0
+                while chunk < chunks.count - 1, column >= chunks[chunk].count, column > 0 {
+                    column -= chunks[chunk].count
+                    chunk += 1
+                }
+                if column >= newWidth {
+                    column = newWidth - 1
+                    cursorPendingWrap = true
+                }
+                newCursor = (newRows.count + chunk, column)
+            }
+            if index == bottomRow { newBottom = newRows.count + chunks.count - 1 }
+            newRows += chunks
+        }
+        rows = newRows
+        width = newWidth
+        cursorRow = newCursor.row
+        cursorColumn = newCursor.column
+        pendingWrap = cursorPendingWrap
+        bottomRow = max(newBottom, cursorRow)
+        topmostRow = min(topmostRow, cursorRow)
+    }
 
     /// Applies terminal output.
     public mutating func apply(_ output: String) {

@@ -103,11 +103,12 @@ _llmster_reply() {
                 --chat) _llmster_complete chats; return ;;
                 --folder) _llmster_complete folders; return ;;
                 --system) :; return ;;
+                -f|--file) _llmster_complete files; return ;;
                 --image) _llmster_complete files; return ;;
                 --reasoning) :; return ;;
                 --integration) :; return ;;
             esac
-            options="-m --model -c --continue --chat --folder --system --image --reasoning --integration --fresh-context --no-save -h --help --server --library --config --markdown --demo --preset -V --version"
+            options="-m --model -c --continue --chat --folder --system -f --file --image --reasoning --integration --fresh-context --no-save -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         voice)
             case $prev in

@@ -66,6 +66,8 @@ public struct ConversationListing: Sendable, Equatable {
     public var folderPaths: [Int64: String]
     /// The folder asked for, then the sub-folders the listing includes (e.g. `Work`, `Work/Clients`); empty for every folder.
     public var includedFolders: [String]
+    /// Where each listed fork came from, by conversation id.
+    public var forkOrigins: [String: ForkOrigin] = [:]
 
     /// The folder path of `conversation`, empty at the top level.
     public func folderPath(of conversation: Conversation) -> String {
@@ -81,14 +83,18 @@ extension ChatSession {
     public func listConversations(folder: String? = nil, pinnedOnly: Bool = false, limit: Int = 50) throws -> ConversationListing {
         try storage {
             let paths = try library.folderPaths()
-            guard let folder else {
-                return ConversationListing(conversations: try library.conversations(pinnedOnly: pinnedOnly, limit: limit),
-                                           folderPaths: paths, includedFolders: [])
+            var listing: ConversationListing
+            if let folder {
+                guard let found = try library.folder(path: folder) else { throw LibraryError.notFound(kind: "folder", reference: folder) }
+                listing = ConversationListing(
+                    conversations: try library.conversations(inFolderTree: found.id, pinnedOnly: pinnedOnly, limit: limit),
+                    folderPaths: paths, includedFolders: try library.folderTree(found.id).compactMap { paths[$0.id] })
+            } else {
+                listing = ConversationListing(conversations: try library.conversations(pinnedOnly: pinnedOnly, limit: limit),
+                                              folderPaths: paths, includedFolders: [])
             }
-            guard let found = try library.folder(path: folder) else { throw LibraryError.notFound(kind: "folder", reference: folder) }
-            return ConversationListing(
-                conversations: try library.conversations(inFolderTree: found.id, pinnedOnly: pinnedOnly, limit: limit),
-                folderPaths: paths, includedFolders: try library.folderTree(found.id).compactMap { paths[$0.id] })
+            listing.forkOrigins = try library.forkOrigins(of: listing.conversations.map(\.id))
+            return listing
         }
     }
 
@@ -130,7 +136,7 @@ extension ChatSession {
         for name in overrides.integrations ?? [] where configuration.integrations[name] == nil {
             throw ChatError.unknownIntegration(name, configured: configuration.integrations.keys.sorted())
         }
-        let model = overrides.model ?? preset?.model
+        let model = (overrides.model ?? preset?.model).map(configuration.modelKey(for:))
         let systemPrompt = overrides.systemPrompt ?? preset?.systemPrompt
         var changes = try preset?.settingChanges() ?? []
         if let reasoning = overrides.reasoning {

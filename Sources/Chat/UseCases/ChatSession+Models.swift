@@ -31,7 +31,7 @@ extension ChatSession {
     public func effectiveModel(conversationId: String?, pending: String? = nil, refresh: Bool = false) async throws -> EffectiveModel? {
         let conversation = try conversationId.flatMap { id in try storage { try library.conversation(id: id) } }
         let models = try? await models(refresh: refresh)
-        return EffectiveModel.resolve(conversation: conversation, pending: pending, defaultModel: configuration.defaultModel, models: models)
+        return EffectiveModel.resolve(conversation: conversation, pending: pending, defaultModel: configuration.defaultModelKey, models: models)
     }
 
     /// How full the conversation's context is with `model`: its context length and the latest reply's tokens.
@@ -65,13 +65,14 @@ extension ChatSession {
     public func selectModel(_ reference: String, conversationId: String?, pending: String? = nil, replacing: String? = nil,
                             options: LoadOptions = LoadOptions(),
                             progress: @Sendable (ModelSelectionStep) async -> Void = { _ in }) async throws -> ModelSelection {
+        let reference = configuration.modelKey(for: reference)
         let models = try await serverCall { try await self.models(refresh: true) }
         let model = try models.downloadedModel(reference)
         guard model.canChat else { throw ChatError.notAChatModel(reference) }
         let conversation = try conversationId.map { id in try existingConversation(id) }
         let previous = replacing ?? EffectiveModel.resolve(conversation: conversation, pending: pending,
-                                                           defaultModel: configuration.defaultModel, models: models)?.model?.key
-        let policy = LoadPolicy(keepPreviousModels: configuration.keepPreviousModels, summarizerModel: configuration.summarizerModel)
+                                                           defaultModel: configuration.defaultModelKey, models: models)?.model?.key
+        let policy = LoadPolicy(keepPreviousModels: configuration.keepPreviousModels, summarizerModel: configuration.summarizerModelKey)
         let loaded = models.flatMap { model in model.loadedInstances.map { LoadPolicy.Instance(id: $0.id, modelKey: model.key) } }
         let plan = policy.plan(loaded: loaded, previous: previous, chosen: model.key,
                                instance: reference == model.key ? nil : reference)
@@ -94,13 +95,14 @@ extension ChatSession {
         return ModelSelection(model: reference, unloaded: plan.unload, load: load, instanceId: load?.instanceId ?? plan.keep)
     }
 
-    /// Loads the model `reference` names (a key, or a loaded instance id: another instance of its model): every face's
+    /// Loads the model `reference` names (a key, an `alias.NAME`, or a loaded instance id: another instance of its model): every face's
     /// load (`/load`, `llmster load`, rpc `models/load`) and the load policy's come here.
     ///
     /// A model the server lacks throws `ChatError.modelNotDownloaded` with the nearest key; one LM Studio cannot load,
     /// `notLoadable`. Without a context length in `options`, `contextLengthToLoad` gives it; `options` set anything else,
     /// and the reply carries the configuration the server applied (`echo_load_config`).
     public func loadModel(_ reference: String, conversationId: String?, options: LoadOptions = LoadOptions()) async throws -> LoadResponse {
+        let reference = configuration.modelKey(for: reference)
         let models = try await serverCall { try await self.models(refresh: true) }
         let model = try models.downloadedModel(reference)
         guard model.canLoad else { throw ChatError.notLoadable(reference) }

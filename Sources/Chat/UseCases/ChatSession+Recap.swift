@@ -9,10 +9,10 @@ extension ChatSession {
         let conversation = try existingConversation(conversationId)
         let transcript = try earlierTranscript(conversationId, excludingLastTurn: excludingLastTurn) ?? ""
         let models = try await serverCall { try await self.models() }
-        let model = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel, models: models)
+        let model = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey, models: models)
         return RecapEstimate(transcriptTokens: transcript.isEmpty ? 0 : ContextMeter.estimateTokens(transcript),
                              budget: recapBudget(conversation: conversation, model: model?.model),
-                             summarizer: configuration.summarizerModel ?? model?.key ?? "the conversation's model")
+                             summarizer: configuration.summarizerModelKey ?? model?.key ?? "the conversation's model")
     }
 
     /// The recap to send before `turn` in a fresh context: the transcript when it fits, else a summary made by the
@@ -25,7 +25,7 @@ extension ChatSession {
         if ContextMeter.estimateTokens(transcript) <= budget {
             return Recap(kind: .transcript, text: Recap.block(transcript, kind: .transcript))
         }
-        let summarizerModel = configuration.summarizerModel ?? reference
+        let summarizerModel = configuration.summarizerModelKey ?? reference
         // The summarizer sees the latest part of the transcript that fits its own request.
         let tail = String(transcript.suffix(max(budget, 1024) * 4))
         let summary = try await serverCall { try await Summarizer(client: client, model: summarizerModel).summary(of: tail) }

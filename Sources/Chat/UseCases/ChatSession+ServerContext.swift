@@ -33,7 +33,8 @@ extension ChatSession {
     /// Throws `ChatError.continuationElsewhere` when another server holds the conversation's context.
     func requireServerContextHere(_ conversation: Conversation) throws {
         if case .elsewhere(let server) = serverContext(of: conversation) {
-            throw ChatError.continuationElsewhere(conversationId: conversation.id, server: server, configured: configuration.server)
+            throw ChatError.continuationElsewhere(conversationId: conversation.id, server: heldOn(server, by: conversation),
+                                                  configured: configuration.server)
         }
     }
 }

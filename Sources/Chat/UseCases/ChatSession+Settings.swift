@@ -52,7 +52,7 @@ extension ChatSession {
         var modelName: String?
         if changes.contains(where: { $0.0 == .reasoning && $0.1 != .clear }) {
             let models = try await serverCall { try await self.models() }
-            let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel, models: models)
+            let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey, models: models)
             modelName = effective?.key
             reasoningOptions = effective?.model?.reasoningOptions(in: models) ?? []
         }

@@ -17,14 +17,14 @@ public enum App {
         .init(["config"], value: "PATH", help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
         .init(["markdown"], value: "WHEN", choices: ["auto", "always", "never"], help: "render Markdown: auto (on a terminal), always, never"),
         .init(["demo"], help: "run against the built-in LM Studio simulator, with a temporary library"),
-        .init(["preset"], value: "NAME", help: "use preset NAME (preset.NAME.… in the config): its system prompt, model and settings"),
+        .init(["preset"], value: "NAME", help: "use preset NAME (preset.NAME.… in the config): its system prompt, model, settings and message template"),
         .init(["version"], short: "V", help: "print the version"),
         .init(["help"], short: "h", help: "show this help"),
     ])
 
     /// The options of `llmster` without a command: where the REPL starts.
     static let replOptions: [ArgumentParser.Option] = [
-        .init(["model"], short: "m", value: "MODEL", help: "start the REPL on MODEL (a key or instance id)"),
+        .init(["model"], short: "m", value: "MODEL", help: "start the REPL on MODEL (a key, an alias.NAME or an instance id)"),
         .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "resume the most recent conversation"),
         .init(["chat"], value: "CHAT", help: "resume CHAT: an id, id prefix or title"),
     ]
@@ -136,7 +136,7 @@ public enum App {
     /// model) as `ask` does, and a model alone must be one the server has downloaded, when it can be asked.
     private static func startRepl(_ arguments: ArgumentParser.Parsed, context: CommandContext) async throws -> Int32 {
         let reference = try AskCommand.reference(arguments)
-        let model = arguments.value("model")
+        let model = arguments.value("model").map(context.configuration.modelKey(for:))
         guard reference != .new || model != nil else { return await Repl.run(context: context) }
         let session = try context.session()
         if reference != .new {

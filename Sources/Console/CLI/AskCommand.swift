@@ -1,20 +1,27 @@
 import Chat
 import Foundation
 import Library
+import HTTP
 import LMStudio
 import TerminalMarkdown
 
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.
 enum AskCommand {
     static let command = Command(
-        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--no-save]",
+        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f FILE|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--no-save]",
         summary: "Send one message and stream the answer to standard output.",
         details: """
         The prompt is the arguments. Piped standard input is added after them and a blank line, so
         `git diff | llmster ask "Review this diff:"` sends the instruction, then the diff; with no arguments
-        standard input is the whole prompt. On a terminal the answer is
+        standard input is the whole prompt. With `--preset NAME` whose preset has a template, the template is
+        sent with {{input}} filled by the arguments and {{stdin}} by standard input. On a terminal the answer is
         rendered Markdown; piped, it is the raw Markdown text. Stages (model loading, prompt processing),
         the reasoning tail and tool calls go to standard error, only when it is a terminal.
+        `-f PATH|GLOB|DIR|URL` (repeatable) sends files, a directory's text files (hidden and .gitignored
+        entries skipped), a glob's matches, a web page's text or (`-f -`) standard input as context: each
+        goes before the prompt as a block under its name and is saved with the message. A binary or non-UTF-8
+        file, one over context_item_limit, items over context_message_limit together, or a message that
+        would overflow the model's context is refused with the sizes, and nothing is sent.
         Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved);
         130 after Ctrl-C and 143 after SIGTERM, with the partial reply saved.
         When the server no longer knows the conversation's context, llmster says so and keeps the
@@ -24,10 +31,12 @@ enum AskCommand {
         summary by summarizer_model), and says first how many tokens the recap costs.
         """,
         options: [
-            .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
+            .init(["model"], short: "m", value: "MODEL", help: "model key or alias (default: the conversation's, default_model, or the loaded model)"),
             continueOption, chatOption,
             .init(["folder"], value: "F", help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
             .init(["system"], value: "TEXT", help: "system prompt (with -c: replaces it and starts a fresh server context)"),
+            .init(["file"], short: "f", value: "FILE|URL",
+                  help: "send a file, directory, glob, web page or (-) standard input as context before the prompt; repeatable"),
             .init(["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"),
             .init(["reasoning"], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
             .init(["integration"], value: "NAME", help: "let the model use this configured integration (repeatable; `none` turns them off)"),
@@ -61,15 +70,19 @@ enum AskCommand {
         if arguments.has("no-save"), reference != .new {
             throw UsageError("--no-save starts a throwaway conversation; it cannot continue one")
         }
-        var prompt = arguments.positionals.joined(separator: " ")
-        let resend = prompt.isEmpty && arguments.has("fresh-context") && reference != .new
-        if !resend, !StandardStream(fd: 0).isTerminal {
-            let piped = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            if !piped.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                prompt = prompt.isEmpty ? piped : prompt + "\n\n" + piped
-            }
+        let typed = arguments.positionals.joined(separator: " ")
+        let sources = arguments.all("file")
+        let resend = typed.isEmpty && sources.isEmpty && arguments.has("fresh-context") && reference != .new
+        var piped: String?
+        if !resend, !sources.contains("-"), !StandardStream(fd: 0).isTerminal {
+            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { piped = text }
         }
-        if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, !resend {
+        // `--preset NAME` with a template sends the template filled in (`{{input}}`, `{{stdin}}`); an unknown preset is
+        // refused when the conversation is opened.
+        let preset = context.preset.flatMap { context.configuration.presets[$0] } ?? Preset(name: "")
+        let prompt = resend ? "" : preset.filled(input: typed, stdin: piped)
+        if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, !resend, sources.isEmpty {
             throw UsageError(StandardStream(fd: 0).isTerminal ? "give a prompt, or pipe one on standard input"
                                                                : "the prompt on standard input is empty")
         }
@@ -86,6 +99,7 @@ enum AskCommand {
             if arguments.has("no-save") { try? FileManager.default.removeItem(atPath: (context.libraryPath as NSString).deletingLastPathComponent) }
         }
         let session = try context.session()
+        let items = try await contextItems(sources, session: session, context: context)
         let opened = try await open(for: arguments, session: session, preset: context.preset)
         let conversationId = opened.conversation.id
         if !opened.enabledIntegrations.isEmpty {
@@ -109,7 +123,7 @@ enum AskCommand {
             if resend {
                 return try await session.regenerate(in: conversationId, freshContext: true, recap: recap) { await display.show($0) }
             }
-            return try await session.send(Turn(text: prompt, images: images), in: conversationId, freshContext: freshContext, recap: recap,
+            return try await session.send(Turn(text: prompt, images: images, context: items), in: conversationId, freshContext: freshContext, recap: recap,
                                           discardingNewConversation: opened.isNew) { await display.show($0) }
         }
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { signal in
@@ -145,6 +159,34 @@ enum AskCommand {
             if let message = outcome.errorMessage { context.warn(message) }
             return ExitCode.incompleteReply
         }
+    }
+
+    /// The context items `-f` names, in order, each announced on standard error with its chip (and a directory's or
+    /// pattern's skipped paths with why); a path or page that cannot be used is a usage error, before anything is sent.
+    static func contextItems(_ sources: [String], session: ChatSession, context: CommandContext) async throws -> [ContextItem] {
+        var items: [ContextItem] = []
+        let transport = CurlTransport()
+        do throws(ContextError) {
+            for source in sources {
+                if source == "-" {
+                    let limit = session.contextLimits.item
+                    let bytes = [UInt8]((try? FileHandle.standardInput.read(upToCount: limit + 1)) ?? Data())
+                    guard bytes.count <= limit else { throw ContextError.itemTooLarge("standard input", size: nil, limit: limit) }
+                    items.append(try ContextReader(limits: session.contextLimits).text(named: "standard input", bytes: bytes))
+                } else if source.hasPrefix("http://") || source.hasPrefix("https://") {
+                    items.append(try await session.fetchContext(source, transport: transport))
+                } else {
+                    let reading = try session.readContext(source)
+                    items += reading.items
+                    for skipped in reading.skipped { context.errors.line("Skipped \(UntrustedText.sanitize(skipped.description))") }
+                }
+            }
+            try session.contextLimits.check(items)
+        } catch {
+            throw UsageError("\(error)")
+        }
+        for item in items { context.errors.line("Context: " + UntrustedText.sanitize(item.chip)) }
+        return items
     }
 
     /// Opens the conversation to send on through `ChatSession.openConversation`: continued (`-c`, `--chat CHAT`),

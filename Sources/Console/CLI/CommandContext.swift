@@ -67,14 +67,24 @@ public struct CommandContext: Sendable {
         return store
     }
 
-    /// A chat session on a freshly opened library.
+    /// A chat session on a freshly opened library; it can move to another server profile (`/server`, rpc `server`).
     public func session() throws -> ChatSession {
-        ChatSession(client: try client(), library: try openLibrary(), configuration: configuration)
+        ChatSession(client: try client(), library: try openLibrary(), configuration: configuration, makeClient: clientMaker)
     }
 
     /// A session for work on the library alone (export, import, backup): a bad token does not stop it.
     public func librarySession() throws -> ChatSession {
-        ChatSession(client: client(token: (try? token()) ?? nil), library: try openLibrary(), configuration: configuration)
+        ChatSession(client: client(token: (try? token()) ?? nil), library: try openLibrary(), configuration: configuration,
+                    makeClient: clientMaker)
+    }
+
+    /// Makes a client for another server of the same settings, with that profile's token.
+    private var clientMaker: @Sendable (Configuration) throws -> LMStudioClient {
+        { [self] configuration in
+            var context = self
+            context.configuration = configuration
+            return try context.client()
+        }
     }
 
     /// Prints `message` to standard error as `llmster: message`, neutralising control characters; on a terminal it is

@@ -40,7 +40,7 @@ enum CompletionCommands {
             let library = try context.openLibrary()
             names = try library.folderPaths().values.sorted()
         case .models:
-            names = try await context.session().models().filter(\.canChat).map(\.key)
+            names = context.configuration.aliases.keys.sorted() + (try await context.session().models().filter(\.canChat).map(\.key))
         case .instances:
             names = try await context.session().models().flatMap { $0.loadedInstances.map(\.id) }
         case .files, .shells:

@@ -8,7 +8,7 @@ import LMStudio
 enum LibraryCommands {
     static let chats = Command(
         "chats", synopsis: "[--folder F] [--pinned] [--json]",
-        summary: "List conversations, pinned first, then the most recently updated.",
+        summary: "List conversations, pinned first, then the most recently updated; a fork says where it came from.",
         options: [
             .init(["folder"], value: "F", help: "only conversations in folder F and its sub-folders (e.g. Work)"),
             .init(["pinned"], help: "only pinned conversations"),
@@ -36,6 +36,10 @@ enum LibraryCommands {
                     "created_at": .string(ISO8601DateFormatter().string(from: conversation.createdAt)),
                     "updated_at": .string(ISO8601DateFormatter().string(from: conversation.updatedAt)),
                     "has_draft": .bool(!conversation.draft.isEmpty),
+                    "forked_from": listing.forkOrigins[conversation.id].map { origin in
+                        .object(["id": .string(origin.sourceId), "title": .string(origin.sourceTitle),
+                                 "reply": .number(Double(origin.replyNumber))])
+                    } ?? .null,
                 ])
             }
             context.output.line(JSONValue.array(objects).jsonString)
@@ -121,6 +125,7 @@ enum Transcript {
         var meta: [String] = []
         if let model = conversation.modelKey { meta.append("model `\(model)`") }
         meta.append("id `\(conversation.id)`")
+        if let profile = conversation.serverProfile { meta.append("server profile `\(profile)`") }
         if let origin = try library.forkOrigin(of: conversation.id) {
             meta.append("forked from \(origin.sourceTitle.isEmpty ? origin.sourceId : origin.sourceTitle) at reply \(origin.replyNumber)")
         }
@@ -136,7 +141,10 @@ enum Transcript {
                 parts.append(message.text)
                 let attachments = try library.attachments(messageId: message.id)
                 if !attachments.isEmpty {
-                    parts.append(attachments.map { "📎 \($0.name) (\($0.mimeType), \(Units.bytes(Int64($0.bytes.count))))" }.joined(separator: "\n"))
+                    parts.append(attachments.map { attachment in
+                        ContextItem(attachment: attachment).map { "📎 " + $0.chip }
+                            ?? "📎 \(attachment.name) (\(attachment.mimeType), \(Units.bytes(Int64(attachment.bytes.count))))"
+                    }.joined(separator: "\n"))
                 }
             case .assistant:
                 parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
@@ -222,10 +230,16 @@ extension ConversationListing {
         ])
         for conversation in conversations {
             table.append([
-                String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.title,
+                String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.title + forkMark(conversation),
                 folderPath(of: conversation), conversation.modelKey ?? "-", LibraryCommands.dateLabel(conversation.updatedAt),
             ])
         }
         return text + table.text(width: width)
+    }
+
+    /// ` (fork of SOURCE at reply N)` after a fork's title; empty for a conversation that is no fork.
+    func forkMark(_ conversation: Conversation) -> String {
+        guard let origin = forkOrigins[conversation.id] else { return "" }
+        return " (fork of \(origin.sourceTitle.isEmpty ? String(origin.sourceId.prefix(8)) : origin.sourceTitle) at reply \(origin.replyNumber))"
     }
 }

@@ -22,7 +22,8 @@ enum ModelCommands {
         MAX CTX, the model's maximum). `--json` prints a stable array of objects for scripts: key,
         display_name, type, publisher, format, params, quantization, size_bytes, max_context_length,
         loaded_instances [{id, context_length, config}], capabilities {vision, tools, reasoning: [options] or
-        null, reasoning_default}, description, variants and selected_variant (null when the server lists none).
+        null, reasoning_default}, description, variants and selected_variant (null when the server lists none),
+        and aliases (the alias.NAME names of the key; the table shows them after it, `acme/tiny-1b (fast)`).
         VARIANT shows the selected variant of a multi-variant model and how many there are.
         """,
         options: filterOptions + [.init(["json"], help: "print JSON for scripts")]
@@ -30,12 +31,13 @@ enum ModelCommands {
         let all = try await context.session().models()
         let shown = ModelListing.filter(all, arguments)
         if arguments.has("json") {
-            context.output.send(ModelListing.json(shown))
+            context.output.send(ModelListing.json(shown, aliases: context.configuration.aliases))
         } else if shown.isEmpty {
             context.errors.line(all.isEmpty ? "No models are downloaded on this server. `llmster download MODEL` fetches one."
                                             : "No model matches those filters.")
         } else {
-            context.output.send(ModelListing.table(shown, width: TextLayout.outputWidth(environment: context.environment)))
+            context.output.send(ModelListing.table(shown, width: TextLayout.outputWidth(environment: context.environment),
+                                                   aliases: context.configuration.aliases))
         }
         return ExitCode.success
     }
@@ -79,9 +81,10 @@ enum ModelCommands {
         """,
         options: LoadOptionArguments.options
     ) { arguments, context in
-        guard arguments.positionals.count == 1, let key = arguments.positionals.first else {
+        guard arguments.positionals.count == 1, let named = arguments.positionals.first else {
             throw UsageError("name one model to load")
         }
+        let key = context.configuration.modelKey(for: named)
         let options = try LoadOptionArguments.parse(arguments)
         let session = try context.session()
         let reply = try await LoadProgress(model: key, stream: context.errors, environment: context.environment).around {

@@ -71,8 +71,9 @@ public enum ModelListing {
     }
 
     /// The `llmster models` table, laid out to `width` columns when given: capabilities and loaded instances
-    /// are cut first, then VARIANT, FORMAT, QUANT, PARAMS, MAX CTX and CAPABILITIES are dropped in that order.
-    public static func table(_ models: [Model], width: Int? = nil) -> String {
+    /// are cut first, then VARIANT, FORMAT, QUANT, PARAMS, MAX CTX and CAPABILITIES are dropped in that order. A key
+    /// that `alias.NAME` lines name is followed by its aliases, `qwen/qwen3-4b (fast)`.
+    public static func table(_ models: [Model], width: Int? = nil, aliases: [String: String] = [:]) -> String {
         var table = TextTable(columns: [
             .init("MODEL", minimumWidth: 16, priority: 0), .init("LOADED", minimumWidth: 8, priority: 1),
             .init("SIZE", priority: 2), .init("FORMAT", priority: 7), .init("PARAMS", priority: 5), .init("QUANT", priority: 6),
@@ -80,7 +81,7 @@ public enum ModelListing {
         ])
         for model in models {
             table.append([
-                model.key, loadedState(model), Units.bytes(model.sizeBytes), model.format ?? "-",
+                model.key + aliasLabel(model.key, aliases), loadedState(model), Units.bytes(model.sizeBytes), model.format ?? "-",
                 model.paramsString ?? "-", model.quantization?.name ?? "-",
                 model.maxContextLength.map(contextLabel) ?? "-", capabilities(model), variant(model),
             ])
@@ -122,12 +123,25 @@ public enum ModelListing {
     }
 
     /// The stable `--json` form: one object per model.
-    public static func json(_ models: [Model]) -> String {
+    /// ` (fast, tiny)` for a key the `aliases` name; empty for one they do not.
+    static func aliasLabel(_ key: String, _ aliases: [String: String]) -> String {
+        let names = aliasNames(key, aliases)
+        return names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"
+    }
+
+    /// The names in `aliases` that stand for `key`, sorted.
+    static func aliasNames(_ key: String, _ aliases: [String: String]) -> [String] {
+        aliases.filter { $0.value == key }.keys.sorted()
+    }
+
+    /// The `llmster models --json` array; each object's `aliases` lists the `alias.NAME` names of its key.
+    public static func json(_ models: [Model], aliases: [String: String] = [:]) -> String {
         func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
         func optional(_ number: Int?) -> JSONValue { number.map { .number(Double($0)) } ?? .null }
         let objects: [JSONValue] = models.map { model in
             .object([
                 "key": .string(model.key),
+                "aliases": .array(aliasNames(model.key, aliases).map(JSONValue.string)),
                 "display_name": .string(model.displayName),
                 "type": .string(model.type.rawValue),
                 "publisher": .string(model.publisher),

@@ -185,8 +185,9 @@ public enum Transfer {
     /// Checks a backup, shows what it holds, asks (unless `confirmed`), and replaces the library.
     /// An encrypted backup's key derivation cost is shown before its password is asked; one asking for more memory
     /// than `maximumKeyDerivationMemory` is refused before anything is derived.
+    @discardableResult
     public static func restore(from path: String, confirmed: Bool, passwordFile: String?, maximumKeyDerivationMemory: UInt64? = nil,
-                               context: CommandContext) throws {
+                               context: CommandContext) throws -> Bool {
         try LibraryBackup.checkNotInUse(libraryPath: context.libraryPath)
         var password: [UInt8]?
         let derivation = try LibraryBackup.keyDerivation(of: path)
@@ -224,12 +225,13 @@ public enum Transfer {
             guard ["y", "yes"].contains(answer.lowercased()) else {
                 prepared.discard()
                 context.errors.line("Restore cancelled; the library is unchanged.")
-                return
+                return false
             }
         }
         let kept = try prepared.commit()
         context.errors.wrappedLine(
             "Restored the library" + (kept.map { "; the previous one is kept as \($0)" } ?? ""))
+        return true
     }
 
     /// The password from `file`, else `LLMSTER_BACKUP_PASSWORD`, else (when `askTwice`) typed twice on the terminal; nil for none.
@@ -282,7 +284,7 @@ public enum Transfer {
     }
 
     private static func byteCount(_ bytes: Int) -> String {
-        bytes < 1_000_000 ? "\(bytes) bytes" : String(format: "%.1f MB", Double(bytes) / 1_000_000)
+        Units.bytes(Int64(bytes))
     }
 }
 

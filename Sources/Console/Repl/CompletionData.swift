@@ -11,6 +11,8 @@ final class CompletionData: Sendable {
         var titles: [String] = []
         var reasoningOptions: [String] = []
         var presets: [String] = []
+        var aliases: [String] = []
+        var servers: [String] = []
     }
 
     private let snapshot = Mutex(Snapshot())
@@ -20,6 +22,12 @@ final class CompletionData: Sendable {
 
     /// Replaces the reasoning values the current conversation's effective model offers.
     func update(reasoningOptions: [String]) { snapshot.withLock { $0.reasoningOptions = reasoningOptions } }
+
+    /// Replaces the configured model aliases (`alias.NAME`), offered with the model keys.
+    func update(aliases: [String]) { snapshot.withLock { $0.aliases = aliases } }
+
+    /// Replaces the configured server profile names.
+    func update(servers: [String]) { snapshot.withLock { $0.servers = servers } }
 
     /// Replaces the configured preset names.
     func update(presets: [String]) { snapshot.withLock { $0.presets = presets } }
@@ -48,12 +56,13 @@ final class CompletionData: Sendable {
             switch command.argument {
             case .none, .path: candidates = []
             case .commandName: candidates = ReplCommands.all.map(\.name)
-            case .modelKey: candidates = data.models.filter(\.canChat).map(\.key)
+            case .modelKey: candidates = data.aliases + data.models.filter(\.canChat).map(\.key)
             case .instance: candidates = data.models.flatMap { $0.loadedInstances.map(\.id) }
             case .folder: candidates = words.count == 1 && first == "/folder" ? ["new", "rename", "rm", "list"] : data.folders
             case .conversation: return Self.titles(data.titles, for: request)
             case .choices(let choices): candidates = choices
             case .preset: candidates = data.presets
+            case .serverProfile: candidates = data.servers
             case .setting:
                 if words.count == 1 {
                     candidates = ReplCommands.settingKeys

@@ -75,8 +75,8 @@ extension ReplCommands {
     static func listing(_ alternatives: [Message], of subject: String) -> String {
         guard alternatives.count > 1 else { return "\(subject) has no alternatives; /retry and /edit make them.\n" }
         return alternatives.enumerated().map { index, message in
-            let firstLine = message.text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            let preview = TextLayout.truncate(UntrustedText.sanitize(firstLine), to: 70)
+            // As the reader saw it: `**bold**` and list markers would read as emphasis and structure here.
+            let preview = TextLayout.truncate(UntrustedText.sanitize(PlainText.firstLine(of: message.text)), to: 70)
             let status = message.status == .complete ? "" : " [\(message.status.rawValue)]"
             return "  \(index + 1). \(preview)\(status)\(message.onBranch ? "  (current)" : "")\n"
         }.joined()

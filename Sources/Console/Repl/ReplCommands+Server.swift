@@ -45,18 +45,48 @@ extension ReplCommands {
             if try LibraryBackup.isEncrypted(path), repl.context.environment["LLMSTER_BACKUP_PASSWORD"] == nil {
                 throw UsageError("this backup is encrypted: set LLMSTER_BACKUP_PASSWORD, or use `llmster restore` from the shell")
             }
-            guard await repl.confirm("Replace the whole library with \(UntrustedText.sanitize(path))?") else { return }
             let context = repl.context
-            try await repl.chat.reopenLibrary { _ in
-                try Transfer.restore(from: path, confirmed: true, passwordFile: nil,
+            // What the backup holds is shown before the question, as `llmster restore` does.
+            let restored = try await repl.chat.reopenLibrary { _ in
+                try Transfer.restore(from: path, confirmed: false, passwordFile: nil,
                                      maximumKeyDerivationMemory: context.configuration.maxKeyDerivationMemory, context: context)
             }
+            guard restored else { return }
             await repl.switchTo(nil)
+            repl.output.line("This is a new chat in the restored library; /chats lists its conversations.")
         },
     ]
 
-    /// `/download`, `/integrations`, `/voice`.
+    /// `/server`, `/download`, `/integrations`, `/voice`.
     static let serverCommands: [SlashCommand] = [
+        SlashCommand("server", "[NAME|URL]", "List the server profiles (server.NAME = URL in the config), or talk to profile NAME (or URL) from now on.",
+                     argument: .serverProfile) { arguments, repl in
+            let configuration = repl.chat.configuration
+            guard let reference = arguments.positionals.first else {
+                let current = configuration.server
+                let currentLine = "Server: " + UntrustedText.sanitize((configuration.serverProfile.map { $0 + " " } ?? "")
+                    + "(" + ServerURL.redactingPasswords(in: current) + ")")
+                guard !configuration.servers.isEmpty else {
+                    repl.output.line(currentLine + "; no profiles are configured: add `server.NAME = http://HOST:1234` to the config.")
+                    return
+                }
+                repl.output.line(currentLine)
+                for (name, url) in configuration.servers.sorted(by: { $0.key < $1.key }) {
+                    let mark = ServerURL.same(url, current) ? "* " : "  "
+                    repl.output.line(UntrustedText.sanitize(mark + name + "  " + ServerURL.redactingPasswords(in: url)))
+                }
+                return
+            }
+            guard arguments.positionals.count == 1 else { throw UsageError("name one server profile; /server lists them") }
+            let chosen: Configuration
+            do { chosen = try await repl.chat.useServer(reference) } catch let error as ConfigurationError { throw UsageError("\(error)") }
+            repl.output.line(UntrustedText.sanitize("Now talking to " + (chosen.serverProfile.map { $0 + " " } ?? "")
+                + "(" + ServerURL.redactingPasswords(in: chosen.server) + ")."))
+            await repl.refreshModels(reportingFailure: true)
+            if let conversation = await repl.currentConversation(), case .elsewhere = repl.chat.serverContext(of: conversation) {
+                repl.output.line("This conversation's server context is on another server: the next message offers a fresh context here.")
+            }
+        },
         SlashCommand("download", "MODEL", "Start a server-side download (watch it with `llmster download --status JOB`).",
                      takesText: true) { arguments, repl in
             guard let model = arguments.positionals.first else { throw UsageError("name the model to download") }

@@ -10,7 +10,7 @@ enum ReplCommands {
     static let settingKeys = ConversationSetting.allCases.map(\.rawValue) + ["speak"]
 
     /// Every command, in the order `/help` lists them.
-    static let all: [SlashCommand] = conversationCommands + branchingCommands + movingCommands + serverCommands
+    static let all: [SlashCommand] = conversationCommands + contextCommands + branchingCommands + movingCommands + serverCommands
 
     /// Models, conversations, settings and the session.
     static let conversationCommands: [SlashCommand] = [
@@ -34,14 +34,14 @@ enum ReplCommands {
             Ctrl-C cancels a reply or leaves the line (kept as the draft); Ctrl-D quits. A line starting with a space is not kept \
             in the history; // sends a line starting with /. `llmster show CHAT > file` writes a conversation as Markdown too.
             """
-            repl.output.line((lines + [""] + TextLayout.wrap(keys, width: width)).joined(separator: "\n"))
+            try Pager.page((lines + [""] + TextLayout.wrap(keys, width: width)).joined(separator: "\n") + "\n", repl: repl, whenTaller: true)
         },
         SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--sort name|size|format]",
                      "List the server's models: loaded state, size, format, capabilities.",
                      options: ModelCommands.filterOptions) { arguments, repl in
             let models = ModelListing.filter(try await repl.chat.models(refresh: true), arguments)
             if models.isEmpty { repl.output.line("No model matches."); return }
-            repl.output.send(ModelListing.table(models, width: repl.terminalWidth))
+            repl.output.send(ModelListing.table(models, width: repl.terminalWidth, aliases: repl.context.configuration.aliases))
         },
         SlashCommand("model", "[KEY|N]", "Use model KEY (or row N of the list) for this conversation, loading it and unloading the previous one; without KEY, pick from a numbered list.",
                      options: LoadOptionArguments.options, argument: .modelKey) { arguments, repl in
@@ -180,6 +180,8 @@ enum ReplCommands {
             guard await repl.confirm("Delete \(name) and all its messages?") else { repl.output.line("Kept \(name)."); return }
             try await repl.chat.withLibrary { try $0.delete(conversationId: id) }
             repl.conversationId = nil
+            repl.keptDraft = ""
+            repl.draft = ""
             repl.output.line("Deleted \(name).")
         },
         SlashCommand("search", "TEXT", "Search every conversation.", takesText: true) { arguments, repl in
@@ -208,10 +210,16 @@ enum ReplCommands {
             }
             repl.output.line(lines.joined(separator: "\n"))
         },
-        SlashCommand("preset", "NAME", "Give this conversation preset NAME's system prompt, model and settings (/presets lists them).",
-                     argument: .preset) { arguments, repl in
-            guard arguments.positionals.count == 1 else { throw UsageError("name one preset; /presets lists them") }
-            try await SystemPromptCommand.applyPreset(arguments.positionals[0], repl: repl)
+        SlashCommand("preset", "NAME [TEXT]", "Give this conversation preset NAME's system prompt, model and settings (/presets lists them); with a template, it fills TEXT (sent at once) or your next message.",
+                     takesText: true, argument: .preset) { arguments, repl in
+            let line = arguments.positionals.first ?? ""
+            let name = String(line.prefix { $0 != " " })
+            guard !name.isEmpty else { throw UsageError("name one preset; /presets lists them") }
+            try await SystemPromptCommand.applyPreset(name, repl: repl)
+            let text = line.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { return }
+            if repl.templatePreset == nil { throw UsageError("preset \(name) has no template; send the message on its own line") }
+            if let status = await repl.send(text) { repl.exitStatus = status }
         },
         SlashCommand("set", "[KEY VALUE]", "List this conversation's settings, or set one (" + settingKeys.joined(separator: ", ") + "; 'default' clears).",
                      argument: .setting) { arguments, repl in

@@ -8,8 +8,8 @@ import TerminalMarkdown
 ///
 /// Isolated to `ReplActor`; the readline thread sees only `CompletionData`.
 @ReplActor final class ReplSession {
-    /// Settings and streams.
-    let context: CommandContext
+    /// Settings and streams (the `theme` setting resolved from the terminal's answer at start-up, when it answers).
+    private(set) var context: CommandContext
     /// The engine and library.
     let chat: ChatSession
     /// Readline, when standard input and output are a terminal (plain lines on a line-mode front end).
@@ -24,6 +24,8 @@ import TerminalMarkdown
     var pendingModel: String?
     /// A preset chosen (`--preset`, `/preset`) before the conversation exists; applied when it is created.
     var pendingPreset: String?
+    /// The preset whose template (`preset.NAME.template`) the next message fills, chosen with `/preset`; one message takes it.
+    var templatePreset: Preset?
     /// The server's models as last fetched; nil when the server could not be reached. The prompt reads only this.
     var serverModels: [Model]?
     /// Whether a background refresh is running.
@@ -38,10 +40,16 @@ import TerminalMarkdown
         return startsFreshContext
     }
 
+    /// Whether a reply was shown since the last prompt (the next prompt is set apart from it).
+    var followsReply = false
+    /// Whether the hint that `/show reasoning` opens a folded reasoning was given in this session.
+    private var toldAboutReasoning = false
     /// Whether `/voice` reads answers aloud (`/set speak on`).
     var speaksAnswers = false
     /// Images `/attach` added for the next message.
     var attachments: [ImageInput] = []
+    /// Files, pages and command output `/file`, `/url` and `/run` added for the next message.
+    var pendingContext: [ContextItem] = []
     /// Lines of a message still being typed.
     var assembler = InputAssembler()
     /// What the next prompt starts with.
@@ -85,13 +93,28 @@ import TerminalMarkdown
             output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
                 .joined(separator: "\n"))
         }
+        let probe = backgroundProbe()
         await refreshModels(reportingFailure: true)
+        if let probe {
+            let (background, typed) = await probe.value
+            if let background { context.configuration.theme = background.rawValue }
+            // Mostly typed before the terminal left its normal mode, where Enter became a line feed.
+            editor?.typedAhead.withLock { $0 = LineEditor.asTyped(typed) + $0 }
+        }
         await refreshLibraryCompletions()
         completions.update(presets: chat.presets.map(\.name))
+        completions.update(aliases: chat.configuration.aliases.keys.sorted())
+        completions.update(servers: chat.configuration.servers.keys.sorted())
         if let preset = context.preset { await runCommand("/preset " + preset) }
         while exitStatus == nil {
+            if followsReply, editor != nil, !assembler.isContinuing {
+                // A blank row between one turn and the next prompt, so turns stand apart in the scrollback.
+                output.line("")
+            }
+            followsReply = false
             let prompt = await promptText()
-            let input = await readLine(prompt: prompt, draft: draft)
+            let given = draft
+            let input = await readLine(prompt: prompt, draft: given)
             draft = ""
             switch input {
             case .endOfInput:
@@ -105,6 +128,14 @@ import TerminalMarkdown
                 assembler.reset()
                 await saveDraft(keptDraft)
             case .line(let line):
+                if let command = commandTyped(after: given, in: line) {
+                    // The line held a draft the user typed a command after: the command runs, the draft stays.
+                    editor?.remember(command)
+                    draft = given
+                    await runCommand(command)
+                    await refreshLibraryCompletions()
+                    continue
+                }
                 editor?.remember(line)
                 guard let message = assembler.add(line) else { continue }
                 if let status = await handle(message) { return status }
@@ -114,6 +145,34 @@ import TerminalMarkdown
         }
         await leave(draft: joinDraft(keptDraft))
         return exitStatus ?? ExitCode.success
+    }
+
+    /// The slash command typed right after `given` (the text the line was given), when `line` is that: a restored
+    /// draft must not turn `/delete` typed after it into part of a message.
+    private func commandTyped(after given: String, in line: String) -> String? {
+        guard !given.isEmpty, line.count > given.count, line.hasPrefix(given) else { return nil }
+        let typed = String(line.dropFirst(given.count)).trimmingCharacters(in: .whitespaces)
+        guard typed.hasPrefix("/"), !typed.hasPrefix("//") else { return nil }
+        if case .unknown = SlashLine.parse(typed, commands: ReplCommands.all) { return nil }
+        return typed
+    }
+
+    /// Asks the terminal for its background (OSC 11, `TerminalBackground.query`) while the server is asked for its
+    /// models, when nothing says it already: `theme` is `auto`, `COLORFGBG` is unset or unreadable, and this is a full
+    /// terminal outside Emacs (not the Linux console, which reads `ESC ]` as its palette commands).
+    private func backgroundProbe() -> Task<(background: TerminalBackground?, typed: [UInt8]), Never>? {
+        guard let editor, !editor.readsPlainLines, context.configuration.theme == "auto",
+              TerminalBackground(readingColorFgBg: context.environment["COLORFGBG"]) == nil,
+              context.environment["TERM"] != "linux", context.terminal(fd: 1).allowsOperatingSystemCommands else { return nil }
+        // Over SSH the answer takes a round trip: a longer bound, so a late one does not land in the line as keys.
+        let remote = context.environment["SSH_CONNECTION"] != nil || context.environment["SSH_TTY"] != nil
+        let timeout: Int32 = remote ? 1000 : 300
+        // On a thread of its own, as readline's reads: the wait must not hold one of the few cooperative threads.
+        return Task {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: TerminalBackground.query(input: 0, output: 1, timeoutMilliseconds: timeout)) }.start()
+            }
+        }
     }
 
     /// Keeps unsent input as the conversation's draft on the way out, or removes the conversation when nothing
@@ -175,10 +234,24 @@ import TerminalMarkdown
         }
     }
 
-    /// Asks a yes/no question; only `y` or `yes` is yes.
+    /// Asks a yes/no question; only `y` or `yes` is yes, and Enter alone, `n` or `no` is no. A slash command typed
+    /// instead is not taken as an answer: the question counts as no and the command runs. Other text asks again.
     func confirm(_ question: String) async -> Bool {
-        if case .line(let answer) = await readLine(prompt: question + " [y/N] ", draft: "") {
-            return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+        var prompt = question + " [y/N] "
+        while case .line(let line) = await readLine(prompt: prompt, draft: "") {
+            let answer = line.trimmingCharacters(in: .whitespaces)
+            switch answer.lowercased() {
+            case "y", "yes": return true
+            case "", "n", "no": return false
+            default:
+                if answer.hasPrefix("/"), !answer.hasPrefix("//") {
+                    output.line("Taken as no; running \(UntrustedText.sanitize(answer)).")
+                    editor?.remember(answer)
+                    await runCommand(answer)
+                    return false
+                }
+                prompt = "Please answer y or n: " + question + " [y/N] "
+            }
         }
         return false
     }
@@ -202,7 +275,8 @@ import TerminalMarkdown
             parts.append("no model")
         }
         let meter = await contextMeter(conversation: conversation, model: effective)
-        parts.append(meter.label())
+        parts.append(meter.label(draft: ContextItem.input(pendingContext, message: "")))
+        if !pendingContext.isEmpty { parts.append("+\(pendingContext.count) context") }
         if let conversation {
             let folder = await folderPath(conversation.folderId)
             parts.append(UntrustedText.sanitize((folder.map { $0 + "/" } ?? "") + conversation.displayTitle))
@@ -219,7 +293,7 @@ import TerminalMarkdown
     /// The conversation's model by the one rule (`EffectiveModel`), against the cached model list.
     func effectiveModel(conversation: Conversation?) -> EffectiveModel? {
         EffectiveModel.resolve(conversation: conversation, pending: pendingModel,
-                               defaultModel: context.configuration.defaultModel, models: serverModels)
+                               defaultModel: context.configuration.defaultModelKey, models: serverModels)
     }
 
     /// The effective model of the current conversation (see `effectiveModel(conversation:)`).
@@ -329,7 +403,20 @@ import TerminalMarkdown
             effective = effectiveModel(conversation: await currentConversation())
         }
         let meter = await contextMeter(conversation: conversation, model: effective)
-        if meter.wouldOverflow(draft: text) {
+        if !pendingContext.isEmpty {
+            // Refused here, before anything is saved, so the message and its items wait for the next try.
+            let input = ContextItem.input(pendingContext, message: text)
+            var refusal: ContextError?
+            do { try chat.contextLimits.check(pendingContext) } catch { refusal = error }
+            if refusal == nil, meter.wouldOverflow(draft: input) {
+                refusal = .overflow(items: pendingContext.map(\.chip), label: meter.label(draft: input))
+            }
+            if let refusal {
+                context.warn(refusal.description + "\n/context drop N or /context clear removes items.")
+                draft = text
+                return nil
+            }
+        } else if meter.wouldOverflow(draft: text) {
             context.errors.wrappedLine("This message would overflow the context (\(meter.label(draft: text))).", indent: 2)
             guard await confirm("Send it anyway?") else {
                 draft = text
@@ -342,8 +429,11 @@ import TerminalMarkdown
             context.warn(App.explanation(of: error, context: context))
             return nil
         }
-        let turn = Turn(text: text, images: attachments)
+        let template = templatePreset
+        templatePreset = nil
+        let turn = Turn(text: template?.filled(input: text, stdin: nil) ?? text, images: attachments, context: pendingContext)
         attachments = []
+        pendingContext = []
         if !keptDraft.isEmpty {
             keptDraft = ""
             await saveDraft("")
@@ -358,8 +448,10 @@ import TerminalMarkdown
             // A failed first send removed its conversation: the text goes back into the line.
             conversationId = nil
             pendingPreset = preset
+            templatePreset = template
             draft = text
             attachments = turn.images
+            pendingContext = turn.context
         }
         return status
     }
@@ -383,13 +475,17 @@ import TerminalMarkdown
             outcome = .failure(error)
         }
         editor?.endReply(terminal)
+        followsReply = true
         do {
             let (saved, signal) = try outcome.get()
             if let signal {
                 await saveDraft("")
                 return SignalTrap.exitStatus(for: signal)
             }
-            if saved.status != .complete, let message = saved.errorMessage { context.warn(message) }
+            if saved.status != .complete, let message = saved.errorMessage, !work.isCancelled,
+               !statsLineShowsWhole(message, of: saved) {
+                context.warn(message)
+            }
             if let instance = saved.state.modelInstanceId,
                serverModels?.contains(where: { $0.loadedInstances.contains { $0.id == instance } }) != true {
                 // The server loaded the model just in time: the prompt below must show it loaded, with its context.
@@ -397,6 +493,12 @@ import TerminalMarkdown
             }
             if saved.streamedVersionId != nil {
                 context.errors.wrappedLine("The server's final reply replaced what streamed; the streamed version is kept as an alternative (/alt lists it).", indent: 2)
+            }
+            if saved.state.reasoningCharacterCount > 0, !toldAboutReasoning, editor != nil {
+                toldAboutReasoning = true
+                let capabilities = context.terminal(fd: 1)
+                let hint = "The reasoning is folded into the \(capabilities.isUTF8 ? "▸" : ">") line; /show reasoning opens it."
+                output.line(capabilities.allowsStyles ? "\u{1B}[2m" + hint + "\u{1B}[0m" : hint)
             }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let error as ChatError where error.offersFreshContext {
@@ -417,6 +519,22 @@ import TerminalMarkdown
             context.warn(App.explanation(of: error, context: context))
         }
         return nil
+    }
+
+    /// Whether the reply's stats line (drawn by `ReplyDisplay` on a terminal) already shows `message` whole as its
+    /// "⚠ incomplete" mark, so the failure is reported once; a cancelled reply's mark says it all.
+    private func statsLineShowsWhole(_ message: String, of saved: SavedReply) -> Bool {
+        let output = context.terminal(fd: 1)
+        let errors = context.terminal(fd: 2)
+        guard output.isTTY, errors.allowsCursorMovement || output.isLineMode && errors.isLineMode else { return false }
+        // Unreadable events explain more than the mark's reason says.
+        guard saved.state.firstUnreadableEvent == nil,
+              saved.state.errors.first.map({ LMStudioError.describe(streamError: $0) == message }) ?? true else { return false }
+        let stats = saved.state.stats.map {
+            ReplyStats(tokens: $0.totalOutputTokens ?? 0, tokensPerSecond: $0.tokensPerSecond ?? 0,
+                       timeToFirstToken: $0.timeToFirstTokenSeconds, modelLoadTime: $0.modelLoadTimeSeconds)
+        }
+        return ReplyPresenter(capabilities: output).showsWholeMark(stats, outcome: .failed(message))
     }
 
     /// Titles a new conversation with the summarizer and notifies about a long reply.
@@ -441,10 +559,24 @@ import TerminalMarkdown
         if let left = conversationId, left != id { _ = try? await chat.discardIfEmpty(left) }
         conversationId = id
         attachments = []
+        pendingContext = []
         pendingModel = nil
         pendingPreset = nil
         startsFreshContext = false
         keptDraft = await currentConversation()?.draft ?? ""
         draft = keptDraft
+        if !keptDraft.isEmpty {
+            output.line("Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it.")
+        }
+        await followServer()
+    }
+
+    /// Moves to the server profile the current conversation was held on (see `ChatSession.followServer`), saying so;
+    /// when it cannot, the next message says why.
+    func followServer() async {
+        guard let conversation = await currentConversation(),
+              let profile = try? await chat.followServer(of: conversation) else { return }
+        output.line("Server: \(profile) (\(UntrustedText.sanitize(ServerURL.redactingPasswords(in: chat.configuration.server)))), where this conversation was held.")
+        await refreshModels(reportingFailure: true)
     }
 }

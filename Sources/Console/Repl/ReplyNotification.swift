@@ -4,10 +4,11 @@ import TerminalMarkdown
 /// Tells the user a long reply finished: `notify-send` when present, else OSC 777 and OSC 9 to a full terminal
 /// outside Emacs (comint and term.el would show them as text).
 enum ReplyNotification {
-    /// Posts "MODEL finished" with the start of `text`, control characters removed.
+    /// Posts "MODEL finished" with the start of `text` (Markdown) as plain text, control characters removed.
     static func post(model: String, text: String, environment: [String: String]) {
         let title = UntrustedText.sanitize(model).replacingOccurrences(of: ";", with: ",") + " finished"
-        let preview = String(UntrustedText.sanitize(text.replacingOccurrences(of: "\n", with: " ")).prefix(120))
+        // Notifications show text as it is: the answer as read, not its Markdown.
+        let preview = String(UntrustedText.sanitize(PlainText.of(text)).prefix(120))
             .replacingOccurrences(of: ";", with: ",")
         if ExternalProgram.isAvailable("notify-send", environment: environment) {
             _ = ExternalProgram.runShell("notify-send \"$1\" \"$2\" >/dev/null 2>&1", arguments: [title, preview])

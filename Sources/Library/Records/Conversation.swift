@@ -28,6 +28,8 @@ public struct Conversation: Equatable, Hashable, Sendable, Codable {
     public var lastResponseId: String?
     /// Unsent input, restored when the user returns; empty when there is none.
     public var draft: String
+    /// The `server.NAME` profile its last reply came from; nil when none was in use (a plain URL) or before it had a reply.
+    public var serverProfile: String?
     /// Whether the saved system prompt has not reached the model yet: it changed after the server context began,
     /// so it takes effect only with a fresh server context (see `SystemPromptEffect`).
     public var needsFreshContext: Bool
@@ -37,7 +39,7 @@ public struct Conversation: Equatable, Hashable, Sendable, Codable {
         id: String, title: String, folderId: Int64? = nil, pinned: Bool = false, pinOrder: Int? = nil,
         createdAt: Date, updatedAt: Date, modelKey: String? = nil, systemPrompt: String? = nil,
         settings: ConversationSettings = ConversationSettings(), serverURL: String? = nil,
-        lastResponseId: String? = nil, draft: String = "", needsFreshContext: Bool = false
+        lastResponseId: String? = nil, draft: String = "", serverProfile: String? = nil, needsFreshContext: Bool = false
     ) {
         self.id = id
         self.title = title
@@ -52,6 +54,7 @@ public struct Conversation: Equatable, Hashable, Sendable, Codable {
         self.serverURL = serverURL
         self.lastResponseId = lastResponseId
         self.draft = draft
+        self.serverProfile = serverProfile
         self.needsFreshContext = needsFreshContext
     }
 }

@@ -4,7 +4,7 @@ extension LibraryStore {
     /// The columns `conversation(_:)` reads, in its order.
     static let conversationColumns = """
         id, title, folder_id, pinned, pin_order, created_at, updated_at, model_key, system_prompt, settings,
-        server_url, last_response_id, draft, needs_fresh_context
+        server_url, last_response_id, draft, server_profile, needs_fresh_context
         """
 
     /// The conversation in the current row of a statement selecting `conversationColumns`.
@@ -15,7 +15,7 @@ extension LibraryStore {
             updatedAt: Date(milliseconds: row.int64(6)), modelKey: row.optionalString(7),
             systemPrompt: row.optionalString(8), settings: try decodeSettings(row.string(9)),
             serverURL: row.optionalString(10), lastResponseId: row.optionalString(11), draft: row.string(12),
-            needsFreshContext: row.bool(13))
+            serverProfile: row.optionalString(13), needsFreshContext: row.bool(14))
     }
 
     private static func decodeSettings(_ json: String) throws -> ConversationSettings {
@@ -49,8 +49,8 @@ extension LibraryStore {
             try connection.run(
                 """
                 INSERT INTO conversations (id, title, folder_id, pinned, pin_order, created_at, updated_at, model_key,
-                    system_prompt, settings, server_url, last_response_id, draft, needs_fresh_context)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    system_prompt, settings, server_url, last_response_id, draft, server_profile, needs_fresh_context)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(conversation.id), .text(conversation.title), .integer(conversation.folderId),
@@ -58,7 +58,8 @@ extension LibraryStore {
                     .integer(conversation.createdAt.milliseconds), .integer(conversation.updatedAt.milliseconds),
                     .text(conversation.modelKey), .text(conversation.systemPrompt),
                     .text(try Self.encodeSettings(conversation.settings)), .text(conversation.serverURL),
-                    .text(conversation.lastResponseId), .text(conversation.draft), .bool(conversation.needsFreshContext),
+                    .text(conversation.lastResponseId), .text(conversation.draft), .text(conversation.serverProfile),
+                    .bool(conversation.needsFreshContext),
                 ])
         }
     }
@@ -141,7 +142,7 @@ extension LibraryStore {
                 """
                 UPDATE conversations SET title = ?, folder_id = ?, pinned = ?, pin_order = ?, updated_at = ?,
                     model_key = ?, system_prompt = ?, settings = ?, server_url = ?, last_response_id = ?, draft = ?,
-                    needs_fresh_context = ?
+                    server_profile = ?, needs_fresh_context = ?
                 WHERE id = ?
                 """,
                 [
@@ -150,7 +151,7 @@ extension LibraryStore {
                     .integer(conversation.updatedAt.milliseconds), .text(conversation.modelKey),
                     .text(conversation.systemPrompt), .text(try Self.encodeSettings(conversation.settings)),
                     .text(conversation.serverURL), .text(conversation.lastResponseId), .text(conversation.draft),
-                    .bool(conversation.needsFreshContext), .text(conversation.id),
+                    .text(conversation.serverProfile), .bool(conversation.needsFreshContext), .text(conversation.id),
                 ])
             try requireChanged(changed, conversation.id)
         }
@@ -248,6 +249,13 @@ extension LibraryStore {
             connection.run(
                 "UPDATE conversations SET server_url = ?, last_response_id = ? WHERE id = ?",
                 [.text(serverURL), .text(responseId), .text(conversationId)]),
+            conversationId)
+    }
+
+    /// Records the `server.NAME` profile the conversation's last reply came from (nil: none, a plain URL).
+    public func setServerProfile(conversationId: String, profile: String?) throws {
+        try requireChanged(
+            connection.run("UPDATE conversations SET server_profile = ? WHERE id = ?", [.text(profile), .text(conversationId)]),
             conversationId)
     }
 

@@ -28,16 +28,27 @@ extension LibraryStore {
             document.updatedAt = now
             let reply = branch[end]
             document.continuation = .init(serverURL: reply.serverURL ?? source.serverURL, responseId: reply.responseId,
-                                          modelInstanceId: reply.modelInstanceId)
+                                          modelInstanceId: reply.modelInstanceId, serverProfile: source.serverProfile)
+            document.forkedFrom = .init(conversationId: source.id, title: source.title, reply: replyNumber)
             let (forkId, owners) = try insert(document, folderId: source.folderId, newIds: true, keepContinuation: true, pinOrder: nil)
             for (attachment, owner) in zip(document.messages.flatMap(\.attachments), owners) {
                 try insertAttachment(attachment, bytes: try attachmentBytes(id: attachment.id), messageId: owner, newId: true)
             }
-            try connection.run(
-                "INSERT INTO forks (conversation_id, source_id, source_title, reply_number) VALUES (?, ?, ?, ?)",
-                [.text(forkId), .text(source.id), .text(source.title), .integer(Int64(replyNumber))])
             return try conversation(id: forkId)!
         }
+    }
+
+    /// Where each fork among `ids` came from, by conversation id (conversations that are no fork are left out).
+    public func forkOrigins(of ids: [String]) throws -> [String: ForkOrigin] {
+        let wanted = Set(ids)
+        guard !wanted.isEmpty else { return [:] }
+        var origins: [String: ForkOrigin] = [:]
+        for (id, origin) in try connection.query("SELECT conversation_id, source_id, source_title, reply_number FROM forks", row: {
+            ($0.string(0), ForkOrigin(sourceId: $0.string(1), sourceTitle: $0.string(2), replyNumber: Int($0.int(3))))
+        }) where wanted.contains(id) {
+            origins[id] = origin
+        }
+        return origins
     }
 
     /// Where conversation `id` was forked from; nil when it was not made by `forkConversation`.

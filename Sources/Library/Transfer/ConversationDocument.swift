@@ -24,6 +24,18 @@ struct ConversationDocument: Codable {
     var continuation: Continuation
     /// Every message, in order, replaced alternatives included.
     var messages: [MessageDocument]
+    /// Where a fork came from; absent for a conversation that is no fork (and in files written before forks).
+    var forkedFrom: ForkOriginDocument?
+
+    /// A fork's source as recorded when it was made.
+    struct ForkOriginDocument: Codable {
+        /// The source conversation's id (it may no longer exist).
+        var conversationId: String
+        /// The source's title at the time.
+        var title: String
+        /// The reply (1-based, on the source's branch then) the fork continues from.
+        var reply: Int
+    }
 
     /// The model and the way it is asked.
     struct Configuration: Codable {
@@ -43,6 +55,8 @@ struct ConversationDocument: Codable {
         var responseId: String?
         /// The model instance that wrote the last reply.
         var modelInstanceId: String?
+        /// The `server.NAME` profile the last reply came from; absent when none (and in older files).
+        var serverProfile: String?
     }
 }
 

@@ -40,8 +40,12 @@ extension LibraryStore {
             configuration: .init(
                 modelKey: conversation.modelKey, systemPrompt: conversation.systemPrompt, settings: conversation.settings),
             continuation: .init(
-                serverURL: conversation.serverURL, responseId: conversation.lastResponseId, modelInstanceId: lastInstance),
-            messages: messages)
+                serverURL: conversation.serverURL, responseId: conversation.lastResponseId, modelInstanceId: lastInstance,
+                serverProfile: conversation.serverProfile),
+            messages: messages,
+            forkedFrom: try forkOrigin(of: conversation.id).map {
+                .init(conversationId: $0.sourceId, title: $0.sourceTitle, reply: $0.replyNumber)
+            })
     }
 
     /// One attachment's bytes.
@@ -63,7 +67,13 @@ extension LibraryStore {
                 updatedAt: Date(milliseconds: document.updatedAt), modelKey: document.configuration.modelKey,
                 systemPrompt: document.configuration.systemPrompt, settings: document.configuration.settings,
                 serverURL: keepContinuation ? document.continuation.serverURL : nil,
-                lastResponseId: keepContinuation ? document.continuation.responseId : nil, draft: document.draft))
+                lastResponseId: keepContinuation ? document.continuation.responseId : nil, draft: document.draft,
+                serverProfile: keepContinuation ? document.continuation.serverProfile : nil))
+        if let origin = document.forkedFrom {
+            try connection.run(
+                "INSERT INTO forks (conversation_id, source_id, source_title, reply_number) VALUES (?, ?, ?, ?)",
+                [.text(conversationId), .text(origin.conversationId), .text(origin.title), .integer(Int64(origin.reply))])
+        }
         var owners: [String] = []
         // A file from before branches has no parent ids: its messages follow each other.
         let linear = !document.messages.contains { $0.parentId != nil || $0.alternative == true }

@@ -1,0 +1,63 @@
+import Foundation
+import HTTP
+import Library
+
+/// Context items: reading, fetching and running them with the configured limits, checking a turn's items against
+/// the context before anything is saved or sent, and the items an editor added for its next message.
+extension ChatSession {
+    /// The configured `context_item_limit` and `context_message_limit`.
+    public nonisolated var contextLimits: ContextLimits {
+        ContextLimits(item: configuration.contextItemLimit, message: configuration.contextMessageLimit)
+    }
+
+    /// The items a file, directory or glob pattern gives (``ContextReader``), relative to `directory`.
+    public nonisolated func readContext(_ path: String, directory: String = FileManager.default.currentDirectoryPath) throws(ContextError) -> ContextReader.Reading {
+        try ContextReader(limits: contextLimits, directory: directory).read(path: path)
+    }
+
+    /// The page at `url` (``ContextPage``), through the server's transport with the configured timeouts.
+    public nonisolated func fetchContext(_ url: String, transport: any Transport) async throws(ContextError) -> ContextItem {
+        let timeouts = HTTPTimeouts(connect: configuration.connectTimeout, idle: configuration.idleTimeout)
+        return try await ContextPage(transport: transport, timeouts: timeouts, limits: contextLimits).fetch(url)
+    }
+
+    /// The output of `command` (``ContextCommand``).
+    public nonisolated func runContext(_ command: String) async throws(ContextError) -> ContextItem {
+        let limits = contextLimits
+        let result = await Task.detached { () -> Result<ContextItem, ContextError> in
+            do throws(ContextError) { return .success(try ContextCommand.run(command, limits: limits)) } catch { return .failure(error) }
+        }.value
+        return try result.get()
+    }
+
+    /// Throws when `turn`'s context items exceed the message limit or, with the message, the conversation's context
+    /// (as the context meter estimates it): the error lists each item's chip, so the user sees what to drop.
+    func checkContext(_ turn: Turn, conversation: Conversation) async throws {
+        guard !turn.context.isEmpty else { return }
+        try contextLimits.check(turn.context)
+        let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel,
+                                               models: try? await models())
+        let meter = try contextMeter(conversation: conversation, model: effective)
+        let input = ContextItem.input(turn.context, message: turn.text)
+        if meter.wouldOverflow(draft: input) {
+            throw ContextError.overflow(items: turn.context.map(\.chip), label: meter.label(draft: input))
+        }
+    }
+
+    /// The items waiting for the next message on `conversationId` (nil: the next new conversation), oldest first.
+    public func pendingContext(_ conversationId: String?) -> [ContextItem] { pendingContextItems[conversationId ?? ""] ?? [] }
+
+    /// Adds `items` to those waiting for the next message on `conversationId`; throws when together they would exceed
+    /// the message limit (nothing is added then).
+    public func addPendingContext(_ items: [ContextItem], to conversationId: String?) throws(ContextError) -> [ContextItem] {
+        let all = pendingContext(conversationId) + items
+        try contextLimits.check(all)
+        pendingContextItems[conversationId ?? ""] = all
+        return all
+    }
+
+    /// Replaces the items waiting for the next message on `conversationId` (an empty list clears them).
+    public func setPendingContext(_ items: [ContextItem], for conversationId: String?) {
+        pendingContextItems[conversationId ?? ""] = items.isEmpty ? nil : items
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Keys typed while no read runs: during a reply (echo off) and during a command (the terminal's normal mode). They
+/// are kept, in order, for the next reads (`typedAhead`), so every line typed ahead arrives, each at its own prompt.
+extension LineEditor {
+    /// Turns echo off while a reply streams, so focus reports and keys typed meanwhile do not garble it; returns the
+    /// terminal settings `endReply` restores.
+    func beginReply() -> termios? {
+        var settings = termios()
+        guard tcgetattr(0, &settings) == 0 else { return nil }
+        var quiet = settings
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(0, TCSANOW, &quiet)
+        return settings
+    }
+
+    /// Takes what was typed during the reply (whole lines or not) for the next prompt, records the focus reports
+    /// among it, and restores `settings`. In line mode the typed lines stay in the terminal for the next prompt.
+    func endReply(_ settings: termios?) {
+        guard var settings else { return }
+        if readsPlainLines {
+            tcsetattr(0, TCSANOW, &settings)
+            return
+        }
+        var reading = settings
+        reading.c_lflag &= ~tcflag_t(ECHO | ICANON)
+        withUnsafeMutableBytes(of: &reading.c_cc) { $0[Int(VMIN)] = 0; $0[Int(VTIME)] = 0 }
+        tcsetattr(0, TCSANOW, &reading)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        while bytes.count < 4096 {
+            let count = Foundation.read(0, &chunk, chunk.count)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        tcsetattr(0, TCSANOW, &settings)
+        let typed = Self.asTyped(TerminalFocus.shared.removingReports(from: bytes))
+        typedAhead.withLock { $0 += typed }
+    }
+
+    /// Whole lines typed while the terminal was in its normal mode (during a reply or a command), up to 400 bytes.
+    static func takeTypeAhead() -> [UInt8] {
+        var bytes: [UInt8] = []
+        var available: Int32 = 0
+        while bytes.count < 400, ioctl(0, UInt(FIONREAD), &available) == 0, available > 0 {
+            var chunk = [UInt8](repeating: 0, count: min(Int(available), 400 - bytes.count))
+            let count = Foundation.read(0, &chunk, chunk.count)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return asTyped(bytes)
+    }
+
+    /// Keys read in the terminal's normal mode as readline would have had them: each line end back to the carriage
+    /// return Enter sent (the terminal turned it into Ctrl-J, which would insert a newline instead of sending the
+    /// line), and without Ctrl-L, which would clear the screen, answer and all, the moment the prompt came back.
+    static func asTyped(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.compactMap { byte in
+            switch byte {
+            case 10: 13
+            case 12: nil
+            default: byte
+            }
+        }
+    }
+}

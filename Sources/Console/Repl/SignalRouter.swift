@@ -1,0 +1,74 @@
+import Chat
+import Foundation
+import Synchronization
+
+/// Routes signals to whatever the REPL is doing: a streaming reply is cancelled, the prompt is woken.
+final class SignalRouter: Sendable {
+    private struct State {
+        var reply: Task<SavedReply, any Error>?
+        var resize: (@Sendable () -> Void)?
+        var signal: Int32?
+        var atPrompt = false
+        /// A signal that came between the prompt and the reply's start; it applies to that reply.
+        var pending: Int32?
+    }
+    private let state = Mutex(State())
+    /// The prompt to wake; nil when input is piped (a signal then ends the process).
+    let editor: LineEditor?
+
+    /// Creates a router that wakes `editor` at the prompt.
+    init(editor: LineEditor?) { self.editor = editor }
+
+    /// Handles one signal.
+    func receive(_ signal: Int32) {
+        let (reply, resize, atPrompt) = state.withLock { state in
+            if state.reply != nil, signal != SIGWINCH, signal != SIGINT, state.signal == nil { state.signal = signal }
+            if state.reply == nil, !state.atPrompt, signal != SIGWINCH, state.pending == nil { state.pending = signal }
+            return (state.reply, state.resize, state.atPrompt)
+        }
+        if signal == SIGTSTP, reply != nil || !atPrompt {
+            // Outside the prompt the terminal is in its normal mode: just stop.
+            TerminalFocus.shared.suspended { _ = raise(SIGSTOP) }
+            return
+        }
+        if let reply {
+            if signal == SIGWINCH { resize?() } else { reply.cancel() }
+            return
+        }
+        guard atPrompt || signal == SIGWINCH else { return }
+        guard let editor else {
+            if signal == SIGTSTP { raise(SIGSTOP) } else if signal != SIGWINCH { exit(SignalTrap.exitStatus(for: signal)) }
+            return
+        }
+        switch signal {
+        case SIGINT: editor.wake(UInt8(ascii: "i"))
+        case SIGTERM: editor.wake(UInt8(ascii: "t"))
+        case SIGHUP: editor.wake(UInt8(ascii: "h"))
+        case SIGTSTP: editor.wake(UInt8(ascii: "z"))
+        default: editor.wake(UInt8(ascii: "w"))
+        }
+    }
+
+    /// Marks whether the prompt is waiting for input (signals wake it) or a command is running (signals wait for the reply).
+    func setAtPrompt(_ atPrompt: Bool) {
+        state.withLock {
+            $0.atPrompt = atPrompt
+            $0.pending = nil
+        }
+    }
+
+    /// Sends signals to `reply` until it ends; returns SIGTERM or SIGHUP when one arrived meanwhile.
+    func streaming(_ reply: Task<SavedReply, any Error>, resize: @escaping @Sendable () -> Void) async throws -> (SavedReply, Int32?) {
+        let pending = state.withLock { state in
+            state.reply = reply
+            state.resize = resize
+            state.signal = state.pending == SIGINT ? nil : state.pending
+            defer { state.pending = nil }
+            return state.pending
+        }
+        if pending != nil { reply.cancel() }
+        defer { state.withLock { $0.reply = nil; $0.resize = nil } }
+        let saved = try await reply.value
+        return (saved, state.withLock { $0.signal })
+    }
+}

@@ -1,0 +1,212 @@
+/// Greedy word wrapping of styled runs by display width.
+///
+/// The runs are read once, byte by byte: a stretch of ASCII is measured without forming grapheme clusters, and
+/// only non-ASCII text (or ASCII followed by it, which a combining mark may join) is taken a cluster at a time.
+/// Lines are rendered as they fill, so wrapping allocates per line and per style change, not per word.
+struct LineWrapper {
+    let level: StyleLevel
+    /// Whether runs with a link are wrapped in OSC 8 sequences.
+    let hyperlinks: Bool
+    /// How the terminal counts columns.
+    var widthModel = WidthModel.grapheme
+
+    /// Wraps `runs` into lines no wider than `width` columns (at least 1); words longer than a line are split
+    /// between grapheme clusters. Spaces, tabs and newlines between words print as single-column spaces, and the
+    /// spaces where a line breaks are dropped.
+    func wrap(_ runs: [StyledRun], width: Int) -> [WrappedLine] {
+        lay(runs, width: max(width, 1), measuring: false)
+    }
+
+    /// The width of the widest line of `runs` laid out without a width limit (split only at hard breaks), measured
+    /// without rendering the lines.
+    func widestLine(_ runs: [StyledRun]) -> Int {
+        lay(runs, width: Int.max / 2, measuring: true).map(\.width).max() ?? 0
+    }
+
+    /// Lays `runs` out in lines of at most `width` columns; when `measuring`, the lines have widths but no text.
+    private func lay(_ runs: [StyledRun], width: Int, measuring: Bool) -> [WrappedLine] {
+        var layout = Layout(wrapper: self, runs: runs, width: width, measuring: measuring)
+        for index in runs.indices {
+            if runs[index].isBreak {
+                layout.placeWord()
+                layout.breakLine()
+            } else {
+                layout.scan(run: index)
+            }
+        }
+        layout.placeWord()
+        return layout.finish()
+    }
+
+    /// A rendered line being built: adjacent text with the same style and link shares one SGR span (and one OSC 8
+    /// hyperlink), which is emitted when the style changes or the line ends.
+    fileprivate struct LineText {
+        let wrapper: LineWrapper
+        /// When true nothing is kept: only the layout's widths are wanted.
+        var measuring = false
+        private(set) var text = ""
+        private var span = ""
+        private var spanStyle = TextStyle.plain
+        private var spanLink: String?
+
+        init(wrapper: LineWrapper) { self.wrapper = wrapper }
+
+        mutating func append(_ piece: Substring, style: TextStyle, link: String?) {
+            guard !piece.isEmpty, !measuring else { return }
+            if !span.isEmpty && (style != spanStyle || link != spanLink) { closeSpan() }
+            if span.isEmpty {
+                spanStyle = style
+                spanLink = link
+            }
+            span += piece
+        }
+
+        mutating func append(spaces count: Int, style: TextStyle, link: String?) {
+            append(Substring(String(repeating: " ", count: count)), style: style, link: link)
+        }
+
+        /// The finished line; the builder starts empty again.
+        mutating func finish() -> String {
+            closeSpan()
+            defer { text = "" }
+            return text
+        }
+
+        private mutating func closeSpan() {
+            guard !span.isEmpty else { return }
+            let link = wrapper.hyperlinks ? spanLink : nil
+            if let link {
+                text += "\u{1B}]8;;"
+                text += link
+                text += "\u{1B}\\"
+            }
+            spanStyle.append(Substring(span), at: wrapper.level, to: &text)
+            if link != nil { text += "\u{1B}]8;;\u{1B}\\" }
+            span = ""
+        }
+    }
+
+    /// The state of one `wrap`: the line being filled, the word being read and the spaces before it.
+    private struct Layout {
+        let wrapper: LineWrapper
+        let runs: [StyledRun]
+        let width: Int
+        var lines: [WrappedLine] = []
+        var line: LineText
+        var column = 0
+        /// The word read so far: pieces of runs (run index and byte range), and its width.
+        var word: [(run: Int, range: Range<String.Index>)] = []
+        var wordWidth = 0
+        /// Spaces read since the last word, per run, and their width (one column each).
+        var spaces: [(run: Int, count: Int)] = []
+        var spaceWidth = 0
+
+        init(wrapper: LineWrapper, runs: [StyledRun], width: Int, measuring: Bool) {
+            self.wrapper = wrapper
+            self.runs = runs
+            self.width = width
+            line = LineText(wrapper: wrapper)
+            line.measuring = measuring
+        }
+
+        /// Reads one run's text, placing each word when the space after it (or the run's end) is reached.
+        mutating func scan(run index: Int) {
+            let text = runs[index].text
+            let utf8 = text.utf8
+            var position = utf8.startIndex
+            var wordStart: String.Index?
+            while position < utf8.endIndex {
+                let byte = utf8[position]
+                let next = utf8.index(after: position)
+                let clusterEnd: String.Index
+                let isSpace: Bool
+                let clusterWidth: Int
+                if byte < 0x80 && (next == utf8.endIndex || utf8[next] < 0x80) && !(byte == 0x0D && next < utf8.endIndex && utf8[next] == 0x0A) {
+                    clusterEnd = next
+                    isSpace = byte == 0x20 || byte == 0x09 || byte == 0x0A
+                    clusterWidth = byte < 0x20 || byte == 0x7F ? 0 : 1
+                } else {
+                    clusterEnd = text.index(after: position)
+                    // A space is a cluster of its own unless a combining mark follows it.
+                    isSpace = clusterEnd == next && (byte == 0x20 || byte == 0x09 || byte == 0x0A)
+                    clusterWidth = DisplayWidth.of(text[position], model: wrapper.widthModel)
+                }
+                if isSpace {
+                    if let start = wordStart {
+                        word.append((index, start..<position))
+                        wordStart = nil
+                    }
+                    placeWord()
+                    if column > 0 {
+                        if let last = spaces.last, last.run == index { spaces[spaces.count - 1].count += 1 } else { spaces.append((index, 1)) }
+                        spaceWidth += 1
+                    }
+                } else {
+                    if wordStart == nil { wordStart = position }
+                    wordWidth += clusterWidth
+                }
+                position = clusterEnd
+            }
+            if let start = wordStart { word.append((index, start..<utf8.endIndex)) }
+        }
+
+        /// Puts the word read so far on the line, after the pending spaces, or on a new line when it does not fit
+        /// (split between clusters when it is wider than a line).
+        mutating func placeWord() {
+            guard !word.isEmpty else { return }
+            if column > 0 && column + spaceWidth + wordWidth > width {
+                newLine()
+            } else if column > 0 {
+                for space in spaces { line.append(spaces: space.count, style: runs[space.run].style, link: runs[space.run].link) }
+                column += spaceWidth
+            }
+            spaces.removeAll(keepingCapacity: true)
+            spaceWidth = 0
+            if column + wordWidth <= width {
+                for piece in word { line.append(runs[piece.run].text[piece.range], style: runs[piece.run].style, link: runs[piece.run].link) }
+                column += wordWidth
+            } else {
+                for piece in word { split(piece) }
+            }
+            word.removeAll(keepingCapacity: true)
+            wordWidth = 0
+        }
+
+        /// A hard break: the line ends here and the spaces before it are dropped.
+        mutating func breakLine() {
+            newLine()
+            spaces.removeAll(keepingCapacity: true)
+            spaceWidth = 0
+        }
+
+        /// The lines, the last one included.
+        mutating func finish() -> [WrappedLine] {
+            lines.append(WrappedLine(text: line.finish(), width: column))
+            return lines
+        }
+
+        private mutating func newLine() {
+            lines.append(WrappedLine(text: line.finish(), width: column))
+            column = 0
+        }
+
+        /// Places a piece of a word too wide for a line, starting a new line before each cluster that overflows.
+        private mutating func split(_ piece: (run: Int, range: Range<String.Index>)) {
+            let run = runs[piece.run]
+            let text = run.text[piece.range]
+            var chunkStart = text.startIndex
+            var position = text.startIndex
+            while position < text.endIndex {
+                let characterWidth = DisplayWidth.of(text[position], model: wrapper.widthModel)
+                if column + characterWidth > width && column > 0 {
+                    line.append(text[chunkStart..<position], style: run.style, link: run.link)
+                    chunkStart = position
+                    newLine()
+                }
+                column += characterWidth
+                position = text.index(after: position)
+            }
+            line.append(text[chunkStart...], style: run.style, link: run.link)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Simulator
+import Testing
+import TestSupport
+
+/// `/file`, `/url`, `/run` and `/context` in the REPL on a real pseudo-terminal, against the simulator.
+@Suite struct ReplContextTests {
+    @Test func aFileWaitsAsAChipIsCountedByTheMeterAndGoesWithTheNextMessage() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write(String(repeating: "note ", count: 800), to: "notes.md")
+        let path = repl.sandbox.root + "/notes.md"
+        let terminal = try repl.start(["-m", "acme/tiny-1b"])
+        try terminal.waitFor("(loaded)")
+        let added = try terminal.enter("/file " + path)
+        #expect(added.contains("1. \(path) · 4 KB · ~"), "a one-line chip instead of the text: \(added)")
+        #expect(!added.contains("note note"), "the file's text is not shown")
+        let prompt = try terminal.waitFor("› ")
+        #expect(prompt.contains("+1 context"), "\(prompt)")
+        #expect(prompt.contains("ctx 1k/") || prompt.contains("ctx 1.0k/"), "the meter counts the waiting item before sending: \(prompt)")
+        try terminal.enter("echo:got it")
+        let input = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
+        #expect(input.hasPrefix("File \(path):\n```\nnote note"))
+        #expect(input.hasSuffix("```\n\necho:got it"))
+        let after = try terminal.enter("/context")
+        #expect(after.contains("No context items wait for the next message"), "the items went with that message: \(after)")
+        let start = terminal.mark
+        terminal.send("/show\r")
+        let show = try terminal.waitFor("(END)", after: start)
+        #expect(show.contains("📎 \(path) · 4 KB"), "the transcript lists what was sent: \(show)")
+        terminal.send("q")
+        try terminal.waitFor("› ", after: terminal.mark)
+    }
+
+    @Test func commandOutputAndPagesAreChipsAndTheirTextNeverReachesTheTerminal() throws {
+        let repl = try ReplHarness()
+        let pages = try PageServer(["/hostile": .ok("<title>\u{1B}]0;owned\u{07}</title><p>\u{1B}[2Jwiped</p>")])
+        let terminal = try repl.start()
+        let ran = try terminal.enter("/run printf 'x\\033[31mred\\n'; exit 4")
+        #expect(ran.contains("1. printf 'x\\033[31mred\\n'; exit 4 · 10 B · ~") && ran.contains("exit status 4"), "\(ran)")
+        let fetched = try terminal.enter("/url " + pages.url + "/hostile")
+        #expect(fetched.contains("2. \(pages.url)/hostile · "), "\(fetched)")
+        #expect(!terminal.rawOutput.contains("\u{1B}[31mred") && !terminal.rawOutput.contains("\u{1B}[2J")
+                && !terminal.rawOutput.contains("\u{1B}]0;owned"), "untrusted output never reaches the terminal raw")
+        let listed = try terminal.enter("/context")
+        #expect(listed.contains("1. printf") && listed.contains("2. http://"), "\(listed)")
+        try terminal.enter("/context drop 1")
+        try terminal.enter("echo:fine")
+        let input = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
+        #expect(input.hasPrefix("Page \(pages.url)/hostile (fetched "), "only the item left is sent: \(input)")
+        #expect(!input.contains("Output of"))
+    }
+
+    @Test func anOverflowIsRefusedBeforeSendingAndKeepsTheMessageAndItsItems() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write(String(repeating: "word ", count: 60_000), to: "long.txt")
+        let path = repl.sandbox.root + "/long.txt"
+        let terminal = try repl.start(["-m", "acme/tiny-1b"])
+        try terminal.waitFor("(loaded)")
+        try terminal.enter("/file " + path)
+        let start = terminal.mark
+        terminal.send("echo:too much\r")
+        let refused = try terminal.waitFor("› ", after: start + 14)
+        #expect(refused.contains("would overflow the context"), "\(refused)")
+        #expect(refused.contains("\(path) · 300 KB · ~75"), "the refusal names each item with its size: \(refused)")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").isEmpty, "nothing is sent")
+        let listed = try terminal.enter("\u{15}/context")
+        #expect(listed.contains("1. \(path)"), "the item still waits: \(listed)")
+        try terminal.enter("/context clear")
+        #expect(try terminal.enter("/context").contains("No context items wait"))
+    }
+}

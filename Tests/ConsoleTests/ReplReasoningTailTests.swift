@@ -1,0 +1,68 @@
+import Foundation
+import Simulator
+import Testing
+import TerminalMarkdown
+import TestSupport
+
+/// The reasoning tail on real terminals: rows measured as the terminal counts them, and no row left behind when the
+/// window is resized while the tail is drawn.
+@Suite struct ReplReasoningTailTests {
+    @Test(arguments: [WidthModel.codepoint, .grapheme])
+    func tailRowsFitTheTerminalAsItCountsColumns(model: WidthModel) {
+        let presenter = ReplyPresenter(capabilities: TerminalCapabilities(width: 30, widthModel: model))
+        let reasoning = String(repeating: "weigh the 👩‍💻 and 👨‍👩‍👧 cases ", count: 12)
+        let rows = presenter.reasoningTail(reasoning, lineCount: 3)
+        #expect(rows.count == 3)
+        for row in rows {
+            let shown = Pseudoterminal.strip(row)
+            #expect(DisplayWidth.of(shown, model: model) <= 29, "'\(shown)' fits 29 columns as the terminal counts them")
+        }
+    }
+
+    /// On xterm (code points: 👩‍💻 takes 4 columns) the tail's rows, drawn with autowrap off, keep their last characters.
+    @Test func tailRowsOnAnXtermAreNotCutAtTheEdge() throws {
+        var options = SimulatorOptions()
+        options.tokenDelay = 0.05
+        let repl = try ReplHarness(options)
+        let terminal = try repl.start(width: 60)
+        let start = terminal.mark
+        terminal.send("[[sim:reasoning large-reasoning=1500 delta=30]] echo:the answer\r")
+        try terminal.waitFor("6:", after: start + 60)
+        var screen = TerminalScreen(width: 60, height: 40) { DisplayWidth.of($0, model: .codepoint) }
+        screen.apply(terminal.rawOutput)
+        let tail = screen.lines.filter { $0.contains("weigh") || $0.contains("answering") }
+        #expect(!tail.isEmpty)
+        for row in tail {
+            #expect(DisplayWidth.of(row, model: .codepoint) < 60, "the row fits, its end not overwritten at the last column: '\(row)'")
+        }
+        try terminal.waitFor("Thought for", after: start + 60)
+    }
+
+    @Test func resizingWhileTheTailIsDrawnLeavesNoStaleRows() throws {
+        var options = SimulatorOptions()
+        options.tokenDelay = 0.08
+        let repl = try ReplHarness(options, environment: ["VTE_VERSION": "7200"])
+        let terminal = try repl.start(width: 80)
+        let start = terminal.mark
+        terminal.send("[[sim:reasoning large-reasoning=1800 delta=30]] echo:the answer\r")
+        try terminal.waitFor("5:", after: start + 60)
+        let atFifty = terminal.rawOutput.count
+        terminal.resize(width: 50, height: 40)
+        try terminal.waitFor("14:", after: start + 60)
+        let atEighty = terminal.rawOutput.count
+        terminal.resize(width: 80, height: 40)
+        let end = try terminal.waitFor("Thought for", after: start + 60)
+        try terminal.waitFor("› ", after: start + 60 + end.count)
+        let raw = Array(terminal.rawOutput)
+        var screen = TerminalScreen(width: 80, height: 40) { DisplayWidth.of($0, model: .codepoint) }
+        screen.apply(String(raw[..<atFifty]))
+        screen.resize(width: 50)
+        screen.apply(String(raw[atFifty..<atEighty]))
+        screen.resize(width: 80)
+        screen.apply(String(raw[atEighty...]))
+        let lines = screen.lines
+        let summary = try #require(lines.firstIndex { $0.contains("Thought for") }, "\(lines)")
+        let stale = lines[..<summary].filter { $0.contains("Step ") || $0.contains("weigh") }
+        #expect(stale.isEmpty, "no reasoning row is left above the summary: \(lines)")
+    }
+}

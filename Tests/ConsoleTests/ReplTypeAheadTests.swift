@@ -1,0 +1,144 @@
+import Foundation
+import Simulator
+import Testing
+import TestSupport
+
+/// Input is never lost or misdirected: lines typed ahead, a draft given back to the line, questions, Ctrl-D and
+/// Ctrl-L, all driven by real keystrokes on a pseudo-terminal.
+@Suite struct ReplTypeAheadTests {
+    /// Enter sends CR; a terminal in its normal mode (during a reply) turns it into LF, and Ctrl-J is LF too.
+    @Test(arguments: ["\r", "\n"])
+    func everyLineTypedDuringAReplyRunsInTurnAtItsOwnPrompt(lineEnd: String) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("[[sim:stall=3]] echo:alpha beta gamma delta epsilon\r")
+        try terminal.waitFor("alpha", after: start + 60)
+        terminal.send(["/modle", "/stats", "echo:third line"].map { $0 + lineEnd }.joined())
+        let after = try terminal.waitFor("third line\n", after: start + 60)
+        try terminal.waitFor("› ", after: start + 60 + after.count)
+        let shown = terminal.text.dropFirst(start)
+        #expect(shown.contains("unknown command /modle"), "the first line ran: \(shown)")
+        #expect(shown.contains("output ") && shown.contains(" tokens"), "the second line ran (/stats): \(shown)")
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs.last == "echo:third line", "the third line was sent on its own: \(inputs)")
+        var screen = TerminalScreen(width: 100, height: 40)
+        screen.apply(terminal.rawOutput)
+        let lines = screen.lines
+        for typed in ["/modle", "/stats", "echo:third line"] {
+            let row = try #require(lines.firstIndex { $0.hasSuffix("› " + typed) }, "\(typed) shows at a prompt: \(lines)")
+            #expect(lines[row + 1] != "", "no blank line follows the typed-ahead \(typed): \(lines[row...])")
+        }
+    }
+
+    @Test func aPasteDuringAReplyArrivesWholeWithItsLineBreaks() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("[[sim:stall=3]] echo:alpha beta gamma delta epsilon\r")
+        try terminal.waitFor("alpha", after: start + 60)
+        terminal.send("\u{1B}[200~echo:pasted one\rpasted two\u{1B}[201~\r")
+        // The answer is Markdown: its soft line break shows as a space, unlike the input's echo.
+        try terminal.waitFor("pasted one pasted two", after: start + 60)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:pasted one\npasted two")
+    }
+
+    @Test func linesTypedAtOnceAtThePromptAllArrive() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("\"\"\"\recho:first line\rsecond line\r\"\"\"\r/ps\r")
+        try terminal.waitFor("acme/tiny-1b  ", after: start + 40)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") } == ["echo:first line\nsecond line"])
+    }
+
+    @Test func aCommandTypedAfterARestoredDraftRunsAndTheDraftStays() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first chat")
+        terminal.send("draft again more")
+        try terminal.waitFor("draft again more")
+        terminal.send("\u{3}")
+        try terminal.waitFor("^C")
+        try terminal.enter("/new")
+        let start = terminal.mark
+        terminal.send("/open echo:first chat\r")
+        let opened = try terminal.waitFor("› draft again more", after: start + 20)
+        #expect(opened.contains("draft is back in the line"), "the restored draft is announced: \(opened)")
+        terminal.send("/delete\r")
+        let question = try terminal.waitFor("[y/N] ", after: start + opened.count)
+        #expect(question.contains("Delete echo:first chat and all its messages?"), "\(question)")
+        #expect(try terminal.enter("y").contains("Deleted echo:first chat."))
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs == ["echo:first chat"], "neither the draft nor the answer went to the model: \(inputs)")
+    }
+
+    @Test func ctrlDStillQuitsWhenAFailedFirstMessageIsBackInTheLine() throws {
+        let repl = try ReplHarness(environment: ["LLMSTER_SERVER": "http://127.0.0.1:9"])
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("hello\r")
+        try terminal.waitFor("› hello", after: start + 10)
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0, "Ctrl-D on the untouched message quits: \(terminal.text)")
+    }
+
+    @Test func ctrlDOnAnEditedLineStillDeletesACharacter() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        terminal.send("echo:abcX\u{2}\u{4}\r")
+        try terminal.waitFor("abc\n")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:abc")
+    }
+
+    @Test func aSlashCommandAtAQuestionIsNotTakenAsTheAnswer() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first")
+        let start = terminal.mark
+        terminal.send("/system Be brief.\r")
+        try terminal.waitFor("[y/N] ", after: start)
+        let answered = try terminal.enter("/set temperature 0.5")
+        #expect(answered.contains("Taken as no"), "\(answered)")
+        #expect(answered.contains("temperature = 0.5"), "the command ran: \(answered)")
+        let again = terminal.mark
+        terminal.send("/system Be terse.\r")
+        try terminal.waitFor("[y/N] ", after: again)
+        let asked = terminal.mark
+        terminal.send("maybe\r")
+        try terminal.waitFor("answer y or n", after: asked)
+        #expect(try terminal.enter("y").contains("the next message starts a fresh server context"))
+    }
+
+    @Test func ctrlLTypedDuringAReplyDoesNotClearTheScreenAfterIt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("[[sim:stall=3]] echo:alpha beta gamma delta epsilon\r")
+        try terminal.waitFor("alpha", after: start + 60)
+        terminal.send("\u{C}/ps\r")
+        try terminal.waitFor("acme/tiny-1b  ", after: start + 60)
+        #expect(!terminal.rawOutput.contains("\u{1B}[2J"), "the answer stays on the screen")
+        #expect(terminal.text.contains("epsilon"))
+    }
+
+    @Test func textFromTheEditorTallerThanTheScreenIsSummarisedAndSentWhole() throws {
+        let repl = try ReplHarness()
+        let script = repl.sandbox.root + "/editor.sh"
+        try "printf 'echo:edited line %s\\n' $(seq 1 40) > \"$1\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        var harness = repl
+        harness.extra = ["VISUAL": "/bin/sh " + script]
+        let terminal = try harness.start(height: 20)
+        let start = terminal.mark
+        terminal.send("to edit\u{18}\u{5}")
+        try terminal.waitFor("[edited 40 lines]", after: start)
+        #expect(!terminal.text.dropFirst(start).contains("edited line 20"), "the tall text is not drawn line by line")
+        terminal.send("\r")
+        try terminal.waitFor("edited line 40", after: start + 20)
+        let expected = (1...40).map { "echo:edited line \($0)" }.joined(separator: "\n")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == expected)
+        var screen = TerminalScreen(width: 100, height: 20)
+        screen.apply(terminal.rawOutput)
+        #expect(screen.lines.contains { $0.hasSuffix("› [edited 40 lines]") }, "the summary stays in the scrollback: \(screen.lines)")
+    }
+}

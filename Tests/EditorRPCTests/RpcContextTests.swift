@@ -1,0 +1,115 @@
+import Foundation
+import LMStudio
+import Testing
+import TestSupport
+
+/// `context/add`, `context/list`, `context/remove` and `chat/send`'s `context`, through the built `llmster rpc` over real pipes.
+@Suite struct RpcContextTests {
+    /// `llmster rpc` with requests sent one at a time, each after the previous one's response.
+    final class Connection {
+        let process = Process()
+        let input = Pipe(), output = Pipe()
+        var buffer = Data()
+        var nextId = 1
+
+        init(server: String, sandbox: Sandbox) throws {
+            process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
+            process.arguments = ["rpc"]
+            process.environment = sandbox.environment(server: server)
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            _ = try call("initialize", #"{"protocolVersion":1}"#)
+        }
+
+        deinit {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+
+        /// The response to `method` with `params` (JSON text): its `result`, or its `error`.
+        func call(_ method: String, _ params: String) throws -> JSONValue {
+            let id = nextId
+            nextId += 1
+            input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#.utf8 + [10]))
+            while true {
+                while let newline = buffer.firstIndex(of: 10) {
+                    let line = buffer[buffer.startIndex..<newline]
+                    buffer = Data(buffer[(newline + 1)...])
+                    if let message = try? JSONDecoder().decode(JSONValue.self, from: line), message["id"] == .number(Double(id)) {
+                        return message["result"] ?? message["error"] ?? .null
+                    }
+                }
+                // Blocking reads of a child process's output: the child, not this pool, produces it.
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { throw POSIXError(.EPIPE) }
+                buffer.append(chunk)
+            }
+        }
+    }
+
+    static func json(_ text: String) -> String {
+        String(decoding: try! JSONEncoder().encode(text), as: UTF8.self)
+    }
+
+    @Test func itemsAddedForANewConversationGoWithTheNextSendAndAreSavedWithIt() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        try sandbox.write("alpha\n", to: "src/a.txt")
+        try sandbox.write("beta\n", to: "src/b.txt")
+        let rpc = try Connection(server: fixture.url, sandbox: sandbox)
+
+        let added = try rpc.call("context/add", #"{"path":"src","directory":\#(Self.json(sandbox.root))}"#)
+        #expect(added["added"]?.array.count == 2, "\(added)")
+        #expect(added["items"]?.at(0)?["name"] == "src/a.txt")
+        #expect(added["items"]?.at(0)?["kind"] == "file")
+        #expect(added["items"]?.at(0)?["bytes"] == 6)
+        let buffer = try rpc.call("context/add", #"{"name":"*scratch*","text":"from the editor"}"#)
+        #expect(buffer["items"]?.array.count == 3)
+        let listed = try rpc.call("context/list", "{}")
+        #expect(listed["items"]?.at(2)?["chip"]?.string?.hasPrefix("*scratch* · 15 B · ~") == true, "\(listed)")
+        let removed = try rpc.call("context/remove", #"{"index":1}"#)
+        #expect(removed["items"]?.array.compactMap { $0["name"]?.string } == ["src/a.txt", "*scratch*"])
+
+        let sent = try rpc.call("chat/send", #"{"text":"echo:thanks","context":[{"command":"echo ran; exit 1"}]}"#)
+        #expect(sent["status"] == "complete", "\(sent)")
+        let input = try #require(fixture.requests(to: "/api/v1/chat").last?.field("input"))
+        #expect(input == "File src/a.txt:\n```\nalpha\n```\n\n*scratch*:\n```\nfrom the editor\n```\n\n"
+                + "Output of `echo ran; exit 1` (exit status 1):\n```\nran\n```\n\necho:thanks")
+        #expect(try rpc.call("context/list", "{}")["items"]?.array.isEmpty == true, "the items went with that message")
+
+        let conversation = try #require(sent["conversationId"]?.string)
+        let shown = try rpc.call("conversations/get", #"{"id":"\#(conversation)"}"#)
+        let context = shown["messages"]?.at(0)?["context"]
+        #expect(context?.array.compactMap { $0["name"]?.string } == ["src/a.txt", "*scratch*", "echo ran; exit 1"], "\(shown)")
+        #expect(context?.at(2)?["exitStatus"] == 1)
+        #expect(context?.at(1)?["text"] == "from the editor", "the library shows what was sent")
+    }
+
+    @Test func badItemsAndOverflowsAnswerWithClearErrorsAndSendNothing() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        try Data([0x00, 0x01, 0x02]).write(to: URL(fileURLWithPath: sandbox.root + "/blob"))
+        try sandbox.write(String(repeating: "word ", count: 60_000), to: "long.txt")
+        let rpc = try Connection(server: fixture.url, sandbox: sandbox)
+        let binary = try rpc.call("context/add", #"{"path":\#(Self.json(sandbox.root + "/blob"))}"#)
+        #expect(binary["code"] == -32602)
+        #expect(binary["message"]?.string?.contains("blob is a binary file") == true, "\(binary)")
+        let two = try rpc.call("context/add", #"{"path":"a","url":"http://example.com"}"#)
+        #expect(two["message"]?.string?.contains("give one of") == true, "\(two)")
+
+        let long = Self.json(sandbox.root + "/long.txt")
+        let overflow = try rpc.call("chat/send", #"{"text":"echo:no","model":"acme/tiny-1b","context":[{"path":\#(long)}]}"#)
+        #expect(overflow["code"] == -32013, "\(overflow)")
+        #expect(overflow["data"]?["kind"] == "context_overflow" || "\(overflow)".contains("context_overflow"))
+        #expect(overflow["message"]?.string?.contains("long.txt · 300 KB · ~75") == true, "\(overflow)")
+        #expect(fixture.requests(to: "/api/v1/chat").isEmpty)
+        #expect(try rpc.call("conversations/list", "{}")["conversations"]?.array.isEmpty ?? true, "nothing saved")
+    }
+}
+
+extension JSONValue {
+    /// The array's element at `index`, nil when there is none.
+    func at(_ index: Int) -> JSONValue? { array.indices.contains(index) ? array[index] : nil }
+}
