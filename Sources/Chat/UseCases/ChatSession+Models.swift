@@ -95,7 +95,7 @@ extension ChatSession {
         return ModelSelection(model: reference, unloaded: plan.unload, load: load, instanceId: load?.instanceId ?? plan.keep)
     }
 
-    /// Loads the model `reference` names (a key, or a loaded instance id: another instance of its model): every face's
+    /// Loads the model `reference` names (a key, an `alias.NAME`, or a loaded instance id: another instance of its model): every face's
     /// load (`/load`, `llmster load`, rpc `models/load`) and the load policy's come here.
     ///
     /// A model the server lacks throws `ChatError.modelNotDownloaded` with the nearest key; one LM Studio cannot load,
