@@ -28,7 +28,17 @@
 ;;   (package-vc-install
 ;;    '(llmster :url "https://github.com/llmster/llmster" :lisp-dir "contrib/emacs"))
 ;;
-;; `M-x package-install-file' on this file installs it as a package on Emacs 28 too.
+;; `M-x package-install-file' on the directory holding these files installs them as a package
+;; on Emacs 28 too.
+;;
+;; The package's files, as gptel's and codecompanion's are split:
+;;
+;;   llmster.el            chat buffers: sending, streaming, folds, undo, models, settings
+;;   llmster-rpc.el        the `llmster rpc' process and its requests (no display)
+;;   llmster-context.el    buffers, files and regions sent with a message
+;;   llmster-rewrite.el    rewriting a region, shown as a diff
+;;   llmster-library.el    the conversation list, search, export, import, backup, doctor
+;;   llmster-transient.el  `llmster-menu', the only file that needs transient
 ;;
 ;; In a chat buffer (M-x llmster):
 ;;
@@ -59,208 +69,61 @@
 ;;; Code:
 
 (require 'cl-lib)
-(require 'json)
 (require 'subr-x)
-(require 'tabulated-list)
-(require 'diff)
-(require 'transient)
+(require 'llmster-rpc)
 (require 'markdown-mode nil t)
 
-(defgroup llmster nil
-  "Chat with LM Studio models through llmster."
-  :group 'tools
-  :prefix "llmster-")
+;; The commands of the package's other files, for an install by `load-path' alone (package.el
+;; makes the same autoloads from their cookies).
+(dolist (command '((llmster-add-context . "llmster-context") (llmster-send-region . "llmster-context")
+                   (llmster-clear-context . "llmster-context")
+                   (llmster-rewrite . "llmster-rewrite") (llmster-rewrite-cancel . "llmster-rewrite")
+                   (llmster-list-conversations . "llmster-library") (llmster-chats-open . "llmster-library")
+                   (llmster-chats-rename . "llmster-library") (llmster-chats-move . "llmster-library")
+                   (llmster-chats-toggle-pin . "llmster-library") (llmster-chats-delete . "llmster-library")
+                   (llmster-export . "llmster-library") (llmster-import . "llmster-library")
+                   (llmster-backup . "llmster-library") (llmster-doctor . "llmster-library")
+                   (llmster-search . "llmster-library") (llmster-search-list . "llmster-library")
+                   (llmster-menu . "llmster-transient")))
+  (unless (fboundp (car command)) (autoload (car command) (cdr command) nil t)))
 
-(defcustom llmster-program "llmster"
-  "The llmster executable."
-  :type 'string)
-
-(defcustom llmster-program-arguments nil
-  "Global options put before `rpc', e.g. (\"--server\" \"http://host:1234\")."
-  :type '(repeat string))
-
-(defcustom llmster-coalesce-milliseconds 50
-  "How often, at most, the server sends streamed text."
-  :type 'integer)
-
-(defcustom llmster-request-timeout 60
-  "Seconds to wait for a synchronous answer from llmster."
-  :type 'number)
+(declare-function llmster--context-text "llmster-context")
+(declare-function llmster-menu "llmster-transient")
+(declare-function llmster-list-conversations "llmster-library")
 
 (defcustom llmster-default-preset nil
   "The preset a new chat starts with (a name from llmster's config), or nil.
 Presets are the `preset.NAME.system' lines the llmster REPL's /preset uses."
-  :type '(choice (const :tag "None" nil) string))
+  :type '(choice (const :tag "None" nil) string)
+  :group 'llmster)
 
 (defcustom llmster-fold-reasoning t
   "Whether reasoning is folded to a one-line summary in new replies."
-  :type 'boolean)
+  :type 'boolean
+  :group 'llmster)
 
 (defface llmster-reasoning-face '((t :inherit shadow))
-  "Face of the model's reasoning.")
+  "Face of the model's reasoning."
+  :group 'llmster)
 
 (defface llmster-fold-face '((t :inherit (shadow italic)))
-  "Face of the one-line summary of folded reasoning or tool output.")
+  "Face of the one-line summary of folded reasoning or tool output."
+  :group 'llmster)
 
 (defface llmster-tool-face '((t :inherit font-lock-builtin-face))
-  "Face of a tool call's line.")
+  "Face of a tool call's line."
+  :group 'llmster)
 
 (defface llmster-progress-face '((t :inherit warning))
-  "Face of the progress and streaming indicator.")
+  "Face of the progress and streaming indicator."
+  :group 'llmster)
 
 (defface llmster-heading-face '((t :inherit bold))
-  "Face of the \"### You\" and \"### Assistant\" lines.")
+  "Face of the \"### You\" and \"### Assistant\" lines."
+  :group 'llmster)
 
-(defvar llmster--process nil "The running `llmster rpc' process.")
-(defvar llmster--next-id 0 "The id of the last request.")
-(defvar llmster--callbacks (make-hash-table :test 'eql)
-  "Request id to a function of (RESULT ERROR).")
-(defvar llmster--event-handlers (make-hash-table :test 'eql)
-  "Request id to a function of one `chat/event' params alist.")
 (defvar llmster--context-lengths (make-hash-table :test 'equal)
   "Loaded model instance id to its context length, as last listed.")
-
-;;;; JSON
-
-(defun llmster--json-parse (string)
-  "Parse STRING as JSON.
-Objects become alists with symbol keys, arrays lists, null nil."
-  (if (fboundp 'json-parse-string)
-      (json-parse-string string :object-type 'alist :array-type 'list :null-object nil :false-object :false)
-    (let ((json-object-type 'alist) (json-array-type 'list) (json-key-type 'symbol)
-          (json-false :false) (json-null nil))
-      (json-read-from-string string))))
-
-(defun llmster--json-encode (value)
-  "Compact JSON text of VALUE (alists with symbol keys; `:false' is false)."
-  (let ((json-false :false) (json-null nil) (json-encoding-pretty-print nil))
-    (json-encode value)))
-
-;;;; Process and requests
-
-;; A hand-written client rather than jsonrpc.el (which `llmster rpc --framing=lsp' also
-;; serves): measured on a 476 KB reply, jsonrpc.el streamed it no faster (1.4-2.1 s
-;; against 1.0-2.1 s here) and fetched the conversation no faster (0.36-0.62 s for the
-;; request alone, against 0.18-0.6 s here with the buffer filled).
-
-(defun llmster--live-p ()
-  "Whether llmster is running."
-  (and llmster--process (process-live-p llmster--process)))
-
-(defun llmster--ensure-process ()
-  "Start `llmster rpc' and initialize it, unless it is running."
-  (unless (llmster--live-p)
-    (clrhash llmster--callbacks)
-    (clrhash llmster--event-handlers)
-    (setq llmster--process
-          (make-process
-           :name "llmster"
-           :command (append (list llmster-program) llmster-program-arguments '("rpc"))
-           :connection-type 'pipe
-           :coding 'utf-8-unix
-           :noquery t
-           :stderr (get-buffer-create " *llmster-stderr*")
-           :filter #'llmster--filter
-           :sentinel #'llmster--sentinel))
-    (process-put llmster--process 'llmster-pending nil)
-    (process-put llmster--process 'llmster-info
-                 (llmster--request-sync "initialize" `((protocolVersion . 1)
-                                                        (coalesceMilliseconds . ,llmster-coalesce-milliseconds))))))
-
-(defun llmster--sentinel (process _event)
-  "Fail every waiting request when PROCESS ends."
-  (unless (process-live-p process)
-    (let ((callbacks (hash-table-values llmster--callbacks)))
-      (clrhash llmster--callbacks)
-      (clrhash llmster--event-handlers)
-      (dolist (callback callbacks)
-        (funcall callback nil '((message . "llmster stopped") (data (kind . "server_unreachable"))))))))
-
-(defun llmster--filter (process output)
-  "Dispatch each whole line of OUTPUT of PROCESS.
-Output without a line end is only kept (in a list, so a long line costs one
-concatenation when its end arrives, not one per read)."
-  (let ((newline (string-search "\n" output))
-        (pending (process-get process 'llmster-pending)))
-    (if (not newline)
-        (process-put process 'llmster-pending (cons output pending))
-      (let* ((text (if pending (apply #'concat (nreverse (cons output pending))) output))
-             (start 0))
-        (setq newline (+ newline (- (length text) (length output))))
-        (process-put process 'llmster-pending nil)
-        (while newline
-          (when (> newline start)
-            (condition-case err
-                (llmster--dispatch (llmster--json-parse (substring text start newline)))
-              (error (message "llmster: %s" (error-message-string err)))))
-          (setq start (1+ newline)
-                newline (string-search "\n" text start)))
-        (when (< start (length text))
-          (process-put process 'llmster-pending
-                       (cons (substring text start) (process-get process 'llmster-pending))))))))
-
-(defun llmster--dispatch (message)
-  "Hand MESSAGE to the callback of its request or to its stream."
-  (let ((method (alist-get 'method message))
-        (id (alist-get 'id message)))
-    (cond
-     ((equal method "chat/event")
-      (let* ((params (alist-get 'params message))
-             (handler (gethash (alist-get 'requestId params) llmster--event-handlers)))
-        (when handler (funcall handler params))))
-     ((equal method "models/progress")
-      (let* ((params (alist-get 'params message))
-             (handler (gethash (alist-get 'requestId params) llmster--event-handlers)))
-        (when handler (funcall handler params))))
-     (method nil)
-     ((and id (gethash id llmster--callbacks))
-      (let ((callback (gethash id llmster--callbacks)))
-        (remhash id llmster--callbacks)
-        (remhash id llmster--event-handlers)
-        (funcall callback (alist-get 'result message) (alist-get 'error message)))))))
-
-(defun llmster--send (message)
-  "Write MESSAGE as one line."
-  (process-send-string llmster--process (concat (llmster--json-encode message) "\n")))
-
-(defun llmster--request (method params callback &optional on-event)
-  "Send METHOD with PARAMS; call CALLBACK with (RESULT ERROR).
-ON-EVENT gets the notifications of the request.  Return its id."
-  (unless (string= method "initialize") (llmster--ensure-process))
-  (let ((id (cl-incf llmster--next-id)))
-    (puthash id callback llmster--callbacks)
-    (when on-event (puthash id on-event llmster--event-handlers))
-    (llmster--send `((jsonrpc . "2.0") (id . ,id) (method . ,method) ,@(when params `((params . ,params)))))
-    id))
-
-(defun llmster--call (method &optional params)
-  "Send METHOD with PARAMS and wait for the answer: (RESULT . ERROR).
-Signal a `user-error' when none comes."
-  (let* ((done nil) result failure
-         (deadline (+ (float-time) llmster-request-timeout))
-         ;; Large answers (a long conversation) arrive in few reads.
-         (read-process-output-max (max read-process-output-max (* 1024 1024))))
-    (llmster--request method params (lambda (r e) (setq done t result r failure e)))
-    (while (and (not done) (llmster--live-p) (< (float-time) deadline))
-      (accept-process-output llmster--process 0.05))
-    (unless done (user-error "No answer from llmster to %s" method))
-    (cons result failure)))
-
-(defun llmster--request-sync (method &optional params)
-  "Send METHOD with PARAMS and return its result.
-Signal a `user-error' with the server's message when it fails."
-  (let ((answer (llmster--call method params)))
-    (when (cdr answer) (user-error "The llmster request failed: %s" (alist-get 'message (cdr answer))))
-    (car answer)))
-
-(defun llmster--cancel-request (id)
-  "Ask llmster to cancel request ID."
-  (when (llmster--live-p)
-    (llmster--send `((jsonrpc . "2.0") (method . "$/cancelRequest") (params (id . ,id))))))
-
-(defun llmster--error-kind (error)
-  "The stable kind of the JSON-RPC ERROR, e.g. \"continuation_lost\"."
-  (alist-get 'kind (alist-get 'data error)))
 
 ;;;; Folds: reasoning and tool output, as overlays (major-mode font-lock cannot undo them)
 
@@ -652,7 +515,7 @@ Windows whose point was at POS follow it; others stay put."
     (when (string-empty-p text) (user-error "Nothing to send: type below the last \"### You\" line"))
     (if llmster--edit-next
         (llmster--send-edit text)
-      (llmster--start-reply text `((text . ,(concat (llmster--context-text) text)))))))
+      (llmster--start-reply text `((text . ,(concat (when llmster--context (llmster--context-text)) text)))))))
 
 (defun llmster--start-reply (text params)
   "Move the typed TEXT above a new reply and send PARAMS with this chat's settings.
@@ -1208,43 +1071,6 @@ The REPL's /preset does the same."
       (message "llmster: preset %s applied" preset)
       (llmster--note-fresh-context answer))))
 
-;;;; Context, regions and rewriting
-
-(defun llmster--language (buffer)
-  "The fence language of BUFFER, from its major mode (e.g. python, emacs-lisp)."
-  (let ((mode (symbol-name (buffer-local-value 'major-mode buffer))))
-    (replace-regexp-in-string "\\(-ts\\)?-mode\\'" "" mode)))
-
-(defun llmster--fenced (name language text)
-  "TEXT as a fenced block in LANGUAGE, introduced by its file NAME."
-  (let ((fence (if (string-match-p "^```" text) "````" "```")))
-    (format "File: %s\n%s%s\n%s%s%s\n" name fence language text (if (string-suffix-p "\n" text) "" "\n") fence)))
-
-(defun llmster--source-name (buffer)
-  "The file name of BUFFER, or its name."
-  (let ((file (buffer-file-name buffer)))
-    (if file (file-name-nondirectory file) (buffer-name buffer))))
-
-(defun llmster--context-text ()
-  "The attached buffers and files, as fenced blocks to put before the message."
-  (mapconcat (lambda (entry)
-               (let ((source (cdr entry)))
-                 (cond
-                  ((consp source) (concat (llmster--fenced (car entry) (car source) (cdr source)) "\n"))
-                  ((bufferp source)
-                     (if (buffer-live-p source)
-                         (concat (llmster--fenced (car entry) (llmster--language source)
-                                                  (with-current-buffer source
-                                                    (buffer-substring-no-properties (point-min) (point-max))))
-                                 "\n")
-                       ""))
-                  (t
-                   (with-temp-buffer
-                     (insert-file-contents source)
-                     (let ((buffer-file-name source)) (set-auto-mode t))
-                     (concat (llmster--fenced (car entry) (llmster--language (current-buffer)) (buffer-string)) "\n"))))))
-             llmster--context ""))
-
 (defun llmster--show-context ()
   "Show in the header line what the next send does besides sending.
 That is: the attached buffers and files go with it, or it replaces the
@@ -1258,214 +1084,6 @@ last message.  Without either, there is no header line."
           (when parts (concat " " (string-join parts "; ")))))
   (force-mode-line-update))
 
-(defun llmster--choose-chat (prompt)
-  "The chat buffer to use: this one, or one asked for with PROMPT.
-Nil means a new chat."
-  (if (llmster--chat-buffer-p)
-      (current-buffer)
-    (let ((chats (cl-loop for b in (buffer-list) when (llmster--chat-buffer-p b) collect (buffer-name b))))
-      (when chats
-        (get-buffer (completing-read prompt chats nil t nil nil (car chats)))))))
-
-;;;###autoload
-(defun llmster-add-context (source &optional chat)
-  "Send SOURCE (a buffer, a file name or a region) with CHAT's next message.
-Interactively: the active region; else a buffer is asked for (by default
-this one, or from a chat the buffer last visited); with a prefix argument,
-a file.  A region is (START . END) of the current buffer."
-  (interactive
-   (list (cond (current-prefix-arg (expand-file-name (read-file-name "File to add: " nil nil t)))
-               ((use-region-p) (cons (region-beginning) (region-end)))
-               (t (get-buffer (read-buffer "Buffer to add: " (buffer-name (llmster--context-default)) t))))
-         (llmster--choose-chat "Add to chat: ")))
-  (when (consp source)
-    (setq source (llmster--region-source (car source) (cdr source))))
-  (let ((target (or chat (save-window-excursion (llmster))))
-        (name (cond ((bufferp source) (llmster--source-name source))
-                    ((consp source) (car source))
-                    (t (file-name-nondirectory source)))))
-    (when (consp source) (setq source (cdr source)))
-    (with-current-buffer target
-      (setq llmster--context (append llmster--context (list (cons name source))))
-      (llmster--show-context))
-    (message "llmster: %s goes with the next message in %s" name (buffer-name target))
-    target))
-
-(defun llmster--context-default ()
-  "Return the buffer `llmster-add-context' proposes.
-That is this buffer, or from a chat the last buffer that is no chat."
-  (if (llmster--chat-buffer-p)
-      (or (cl-find-if-not (lambda (b) (or (llmster--chat-buffer-p b) (string-prefix-p " " (buffer-name b))
-                                          (minibufferp b)))
-                          (buffer-list))
-          (current-buffer))
-    (current-buffer)))
-
-(defun llmster--region-source (start end)
-  "(NAME . (LANGUAGE . TEXT)): the region START to END of this buffer as context."
-  (cons (format "%s (lines %d-%d)" (llmster--source-name (current-buffer))
-                (line-number-at-pos start) (line-number-at-pos (if (> end start) (1- end) end)))
-        (cons (llmster--language (current-buffer)) (buffer-substring-no-properties start end))))
-
-(defun llmster-clear-context ()
-  "Send no attached buffer or file with the next message."
-  (interactive)
-  (llmster--require-chat)
-  (setq llmster--context nil)
-  (llmster--show-context))
-
-(defun llmster--region-text (start end instruction)
-  "The region START to END as a fenced block, then INSTRUCTION."
-  (concat (llmster--fenced (llmster--source-name (current-buffer)) (llmster--language (current-buffer))
-                           (buffer-substring-no-properties start end))
-          (if (string-empty-p instruction) "" (concat "\n" instruction))))
-
-;;;###autoload
-(defun llmster-send-region (start end instruction &optional buffer)
-  "Send the text from START to END with INSTRUCTION to chat BUFFER.
-The region goes as a fenced block with its file name and language.
-Interactively BUFFER is asked for; without one a new chat opens."
-  (interactive
-   (list (region-beginning) (region-end) (read-string "Instruction: ") (llmster--choose-chat "Chat buffer: ")))
-  (let ((text (llmster--region-text start end instruction))
-        (target (or buffer (save-window-excursion (llmster)))))
-    (with-current-buffer target
-      (goto-char (point-max))
-      (insert text)
-      (llmster-send))
-    (display-buffer target)
-    target))
-
-(defcustom llmster-rewrite-folder "Rewrites"
-  "The library folder that keeps accepted rewrites (nil: the top level).
-A rejected or cancelled rewrite is deleted from the library."
-  :type '(choice (const :tag "Top level" nil) string))
-
-(defcustom llmster-rewrite-model nil
-  "The model `llmster-rewrite' asks (a key), or nil for llmster's default model."
-  :type '(choice (const :tag "Default model" nil) string))
-
-(defvar-local llmster--rewrite nil
-  "In a rewrite diff buffer: (SOURCE START END NEW-TEXT CONVERSATION-ID).
-SOURCE is the buffer rewritten, START and END markers.")
-
-(defvar llmster--pending-rewrite nil
-  "The rewrite being asked for: (REQUEST-ID . SOURCE-BUFFER), or nil.")
-
-(defvar llmster-rewrite-mode-map
-  (let ((map (make-sparse-keymap)))
-    (define-key map (kbd "C-c C-c") #'llmster-rewrite-accept)
-    (define-key map (kbd "C-c C-k") #'llmster-rewrite-reject)
-    map)
-  "Keys of `llmster-rewrite-mode'.")
-
-(define-minor-mode llmster-rewrite-mode
-  "A proposed rewrite, shown as a diff: \\[llmster-rewrite-accept] accepts, \\[llmster-rewrite-reject] rejects."
-  :lighter " llmster-rewrite")
-
-(defun llmster--answer-code (answer)
-  "The contents of the first fenced block of ANSWER, or ANSWER itself."
-  (if (string-match "^\\(`\\{3,\\}\\)[^\n]*\n\\(\\(?:.\\|\n\\)*?\\)\n\\1[ \t]*$" answer)
-      (concat (match-string 2 answer) "\n")
-    answer))
-
-;;;###autoload
-(defun llmster-rewrite (start end instruction)
-  "Replace the region START to END by the model's rewrite following INSTRUCTION.
-The answer is shown as a diff to accept (\\[llmster-rewrite-accept]) or
-reject (\\[llmster-rewrite-reject]); `llmster-rewrite-cancel' stops one
-still being written.  An accepted rewrite stays in the library, in
-`llmster-rewrite-folder'; the model is `llmster-rewrite-model'."
-  (interactive (list (region-beginning) (region-end) (read-string "Rewrite instruction: ")))
-  (when llmster--pending-rewrite (user-error "A rewrite is being written; M-x llmster-rewrite-cancel stops it"))
-  (llmster--ensure-process)
-  (let* ((source (current-buffer))
-         (from (copy-marker start)) (to (copy-marker end t))
-         (text (concat "Rewrite the following text as the instruction says.  Answer with only the rewritten text, "
-                       "in one fenced block.\n\n"
-                       (llmster--region-text start end (concat "Instruction: " instruction))))
-         (params `((text . ,text)
-                   ,@(when llmster-rewrite-model `((model . ,llmster-rewrite-model)))
-                   ,@(when llmster-rewrite-folder `((folderId . ,(llmster--folder-id llmster-rewrite-folder))))))
-         (id (llmster--request
-              "chat/send" params
-              (lambda (result error)
-                (setq llmster--pending-rewrite nil)
-                (let ((conversation (alist-get 'conversationId result)))
-                  (cond ((equal (llmster--error-kind error) "cancelled") (message "llmster: the rewrite was cancelled"))
-                        (error (message "llmster: the rewrite failed: %s" (alist-get 'message error)))
-                        ((not (equal (alist-get 'status result) "complete"))
-                         (llmster--request "conversations/delete" `((id . ,conversation)) #'ignore)
-                         (message "llmster: the rewrite was %s" (if (eq (alist-get 'cancelled result) t) "cancelled"
-                                                                   (alist-get 'status result))))
-                        (t (llmster--show-rewrite source from to
-                                                  (llmster--answer-code (alist-get 'text (alist-get 'message result)))
-                                                  conversation))))))))
-    (setq llmster--pending-rewrite (cons id source))
-    (message "llmster: rewriting… (M-x llmster-rewrite-cancel stops it)")))
-
-(defun llmster-rewrite-cancel ()
-  "Stop the rewrite being written, leaving the text as it is."
-  (interactive)
-  (if llmster--pending-rewrite
-      (llmster--cancel-request (car llmster--pending-rewrite))
-    (message "llmster: no rewrite is being written")))
-
-(defun llmster--show-rewrite (source start end new-text conversation)
-  "Show the rewrite of START to END in SOURCE as NEW-TEXT, from CONVERSATION.
-It is shown as a diff to accept or reject."
-  (when (buffer-live-p source)
-    (let ((old (generate-new-buffer " *llmster-old*"))
-          (new (generate-new-buffer " *llmster-new*"))
-          (diff (get-buffer-create "*llmster rewrite*"))
-          (name (llmster--source-name source)))
-      (with-current-buffer old (insert-buffer-substring source start end))
-      ;; The answer ends as the region does: with a line end or without one.
-      (setq new-text (if (with-current-buffer old (eq (char-before (point-max)) ?\n))
-                         (if (string-suffix-p "\n" new-text) new-text (concat new-text "\n"))
-                       (string-remove-suffix "\n" new-text)))
-      (with-current-buffer new (insert new-text))
-      (unwind-protect
-          (diff-no-select old new "-u" t diff)
-        (kill-buffer old)
-        (kill-buffer new))
-      (with-current-buffer diff
-        ;; The diff command line and its end note name temporary files, not the user's.
-        (let ((inhibit-read-only t))
-          (goto-char (point-min))
-          (when (looking-at "diff .*\n") (delete-region (match-beginning 0) (match-end 0)))
-          (when (looking-at "--- .*$") (replace-match (concat "--- " name " (now)") t t))
-          (forward-line 1)
-          (when (looking-at "\\+\\+\\+ .*$") (replace-match (concat "+++ " name " (rewritten)") t t))
-          (goto-char (point-max))
-          (when (re-search-backward "^\nDiff finished.*\n?\\'" nil t) (delete-region (match-beginning 0) (point-max))))
-        (llmster-rewrite-mode 1)
-        (setq llmster--rewrite (list source start end new-text conversation))
-        (setq header-line-format (substitute-command-keys
-                                  "Rewrite: \\[llmster-rewrite-accept] accepts, \\[llmster-rewrite-reject] rejects")))
-      (display-buffer diff)
-      diff)))
-
-(defun llmster-rewrite-accept ()
-  "Replace the region with the rewrite shown in this diff."
-  (interactive)
-  (pcase-let ((`(,source ,start ,end ,text) (or llmster--rewrite (user-error "No rewrite here"))))
-    (when (buffer-live-p source)
-      (with-current-buffer source
-        (save-excursion
-          (goto-char start)
-          (delete-region start end)
-          (insert text))))
-    (kill-buffer (current-buffer))))
-
-(defun llmster-rewrite-reject ()
-  "Leave the region as it is and close this diff.
-The rewrite is deleted from the library."
-  (interactive)
-  (unless llmster--rewrite (user-error "No rewrite here"))
-  (let ((conversation (nth 4 llmster--rewrite)))
-    (when conversation (llmster--request "conversations/delete" `((id . ,conversation)) #'ignore)))
-  (kill-buffer (current-buffer)))
 
 ;;;; Models
 
@@ -1538,317 +1156,6 @@ each step."
                                   ("unloaded" (format "%s: unloaded %s" key (alist-get 'instanceId progress)))
                                   ("loading" (format "%s: loading…" key))
                                   (_ (format "%s: loaded" key)))))))))
-
-;;;; Conversation list
-
-(defvar llmster-chats-mode-map
-  (let ((map (make-sparse-keymap)))
-    (set-keymap-parent map tabulated-list-mode-map)
-    (define-key map (kbd "RET") #'llmster-chats-open)
-    (define-key map "r" #'llmster-chats-rename)
-    (define-key map "m" #'llmster-chats-move)
-    (define-key map "p" #'llmster-chats-toggle-pin)
-    (define-key map "d" #'llmster-chats-delete)
-    (define-key map "s" #'llmster-search-list)
-    map)
-  "Keys of `llmster-chats-mode'.")
-
-(define-derived-mode llmster-chats-mode tabulated-list-mode "llmster chats"
-  "The llmster library: pinned conversations first, then the most recent."
-  (setq tabulated-list-format [("Pin" 3 nil) ("Folder" 16 t) ("Title" 40 t) ("Model" 20 t) ("Updated" 20 t)])
-  (setq tabulated-list-padding 1)
-  (add-hook 'tabulated-list-revert-hook #'llmster--chats-refresh nil t)
-  (tabulated-list-init-header))
-
-(defun llmster--chats-refresh ()
-  "Read the conversation list from the library."
-  (setq tabulated-list-entries
-        (mapcar (lambda (c)
-                  (list (alist-get 'id c)
-                        (vector (if (eq (alist-get 'pinned c) t) "*" "")
-                                (or (alist-get 'folderPath c) "")
-                                (let ((title (alist-get 'title c))) (if (string-empty-p title) "Untitled" title))
-                                (or (alist-get 'modelKey c) "")
-                                (replace-regexp-in-string "T" " " (substring (alist-get 'updatedAt c) 0 16)))))
-                (alist-get 'conversations (llmster--request-sync "conversations/list")))))
-
-;;;###autoload
-(defun llmster-list-conversations ()
-  "List the conversations of the library."
-  (interactive)
-  (llmster--ensure-process)
-  (let ((buffer (get-buffer-create "*llmster chats*")))
-    (with-current-buffer buffer
-      (llmster-chats-mode)
-      (llmster--chats-refresh)
-      (tabulated-list-print))
-    (pop-to-buffer-same-window buffer)
-    buffer))
-
-(defun llmster--chats-id ()
-  "The conversation id on this line of the library, or of this chat."
-  (if (llmster--chat-buffer-p)
-      (or llmster--conversation-id (user-error "No conversation yet: send a message first"))
-    (or (tabulated-list-get-id) (user-error "No conversation on this line"))))
-
-(defun llmster--chats-conversation ()
-  "The library's conversation on this line, or of this chat."
-  (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,(llmster--chats-id))))))
-
-(defun llmster--refresh-views (id)
-  "Show the library's state of conversation ID in the open chats and lists."
-  (let ((title (alist-get 'title (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,id)))))))
-    (dolist (buffer (buffer-list))
-      (with-current-buffer buffer
-        (cond ((and (llmster--chat-buffer-p) (equal llmster--conversation-id id)) (llmster--name-buffer title))
-              ((derived-mode-p 'llmster-chats-mode) (revert-buffer)))))))
-
-(defun llmster-chats-open ()
-  "Open the conversation on this line."
-  (interactive)
-  (llmster (llmster--chats-id)))
-
-(defun llmster-chats-rename (title)
-  "Rename the conversation on this line (or of this chat) to TITLE.
-Its open chat is renamed with it."
-  (interactive (list (read-string "New title: " (alist-get 'title (llmster--chats-conversation)))))
-  (let ((id (llmster--chats-id)))
-    (llmster--request-sync "conversations/rename" `((id . ,id) (title . ,title)))
-    (llmster--refresh-views id)))
-
-(defun llmster--folder-id (path)
-  "The id of the folder at PATH (e.g. \"Work/Research\"), creating what is missing.
-An empty PATH is the top level (nil)."
-  (let ((folders (alist-get 'folders (llmster--request-sync "folders/list")))
-        (parent nil) (walked nil))
-    (dolist (name (split-string path "/" t "[ \t]+") parent)
-      (setq walked (if walked (concat walked "/" name) name))
-      (let ((match (cl-find walked folders :key (lambda (f) (alist-get 'path f)) :test #'equal)))
-        (setq parent (alist-get 'id (or match (llmster--request-sync
-                                               "folders/create" `((name . ,name) ,@(when parent `((parentId . ,parent))))))))))))
-
-(defun llmster-chats-move (folder)
-  "Move the conversation on this line (or of this chat) to FOLDER.
-FOLDER is a path such as Work/Research.
-Missing folders are created; an empty path is the top level."
-  (interactive
-   (list (completing-read "Folder (a/b nests; empty: top level): "
-                          (mapcar (lambda (f) (alist-get 'path f))
-                                  (alist-get 'folders (llmster--request-sync "folders/list"))))))
-  (let ((id (llmster--chats-id)))
-    (llmster--request-sync "conversations/move" `((id . ,id) (folderId . ,(llmster--folder-id folder))))
-    (llmster--refresh-views id)))
-
-(defun llmster-chats-toggle-pin ()
-  "Pin or unpin the conversation on this line (or of this chat)."
-  (interactive)
-  (let ((id (llmster--chats-id))
-        (pinned (eq (alist-get 'pinned (llmster--chats-conversation)) t)))
-    (llmster--request-sync (if pinned "conversations/unpin" "conversations/pin") `((id . ,id)))
-    (llmster--refresh-views id)
-    (message "llmster: %s" (if pinned "unpinned" "pinned"))))
-
-(defun llmster-chats-delete ()
-  "Delete the conversation on this line (or of this chat), after confirmation.
-A chat buffer showing it is killed with it."
-  (interactive)
-  (let* ((id (llmster--chats-id))
-         (title (alist-get 'title (llmster--chats-conversation)))
-         (open (cl-remove-if-not (lambda (b) (and (llmster--chat-buffer-p b)
-                                                  (equal (buffer-local-value 'llmster--conversation-id b) id)))
-                                 (buffer-list))))
-    (when (yes-or-no-p (format "Delete \"%s\"%s? " (if (string-empty-p title) "Untitled" title)
-                               (if open " (its open chat closes)" "")))
-      (llmster--request-sync "conversations/delete" `((id . ,id)))
-      (dolist (buffer open)
-        ;; Nothing left to keep a draft in, nor a reply to save.
-        (with-current-buffer buffer (setq llmster--conversation-id nil llmster--stream nil))
-        (kill-buffer buffer))
-      (dolist (buffer (buffer-list))
-        (with-current-buffer buffer (when (derived-mode-p 'llmster-chats-mode) (revert-buffer)))))))
-
-;;;; Export, import, backup
-
-(defun llmster-export (file)
-  "Write the conversation on this line (or of this chat) to FILE, a .llmster file.
-See llmster-format(5); `llmster-import' reads it back, here or elsewhere."
-  (interactive (list (expand-file-name (read-file-name "Export to: " nil nil nil
-                                                       (concat (llmster--safe-file-name) ".llmster")))))
-  (let ((path (alist-get 'path (llmster--request-sync "transfer/export" `((conversationId . ,(llmster--chats-id))
-                                                                            (path . ,(expand-file-name file)))))))
-    (message "llmster: exported to %s" path)
-    path))
-
-(defun llmster--safe-file-name ()
-  "A file name from the title of the conversation on this line (or of this chat)."
-  (let ((title (alist-get 'title (llmster--chats-conversation))))
-    (replace-regexp-in-string "[^[:alnum:]_.-]+" "-" (if (string-empty-p title) "Untitled" title))))
-
-;;;###autoload
-(defun llmster-import (file)
-  "Add the conversation of FILE, a .llmster file, to the library and open it.
-When the file continues a server context held elsewhere, ask whether to keep it."
-  (interactive (list (expand-file-name (read-file-name "Import: " nil nil t))))
-  (llmster--ensure-process)
-  (let* ((path (expand-file-name file))
-         (answer (llmster--call "transfer/import" `((path . ,path))))
-         (kind (llmster--error-kind (cdr answer))))
-    (cond
-     ((equal kind "confirmation_required")
-      (setq answer (llmster--call "transfer/import"
-                                  `((path . ,path)
-                                    (continuation . ,(if (y-or-n-p "The file continues another server's context.  Keep it (no: start afresh)? ")
-                                                         "keep" "drop"))))))
-     ((and (equal kind "already_imported") (not (y-or-n-p "This library already holds it.  Import a copy (no: open it)? ")))
-      (let ((id (alist-get 'conversationId (alist-get 'data (cdr answer)))))
-        (setq answer (cons `((conversation (id . ,id))) nil))))
-     ((equal kind "already_imported")
-      (setq answer (llmster--call "transfer/import" `((path . ,path) (asNew . t))))))
-    (when (cdr answer) (user-error "The import failed: %s" (alist-get 'message (cdr answer))))
-    (llmster (alist-get 'id (alist-get 'conversation (car answer))))))
-
-;;;###autoload
-(defun llmster-backup (file &optional password)
-  "Write the whole library to FILE; with PASSWORD (not empty), encrypted.
-Interactively the password is asked for (empty: none)."
-  (interactive (list (expand-file-name (read-file-name "Back up the library to: " nil nil nil "llmster.llmster-backup"))
-                     (read-passwd "Password (empty: not encrypted): ")))
-  (llmster--ensure-process)
-  (let* ((answer (llmster--request-sync "library/backup" `((path . ,(expand-file-name file))
-                                                           ,@(when (and password (not (string-empty-p password)))
-                                                               `((password . ,password))))))
-         (statistics (alist-get 'statistics answer)))
-    (message "llmster: %d conversations backed up to %s%s" (or (alist-get 'conversations statistics) 0)
-             (alist-get 'path answer) (if (eq (alist-get 'encrypted answer) t) ", encrypted" ""))
-    answer))
-
-;;;; Health check
-
-;;;###autoload
-(defun llmster-doctor ()
-  "Show whether llmster is set up, as Neovim's :checkhealth llmster does.
-That is the executable, its version, whether LM Studio answers and with
-which models, and whether `markdown-mode' is there for chat buffers.
-Return the report's lines."
-  (interactive)
-  (let ((lines nil))
-    (cl-flet ((report (ok text) (push (concat (if ok "OK     " "ERROR  ") text) lines)))
-      (let ((program (executable-find llmster-program)))
-        (report program (if program (format "executable: %s" program)
-                          (format "%s is not on the exec-path: install llmster or set `llmster-program'" llmster-program)))
-        (when program
-          (condition-case err
-              (let ((info (progn (llmster--ensure-process) (process-get llmster--process 'llmster-info))))
-                (report t (format "llmster rpc %s speaks protocol %s"
-                                  (alist-get 'version (alist-get 'serverInfo info)) (alist-get 'protocolVersion info)))
-                (condition-case err
-                    (let ((models (alist-get 'models (llmster--request-sync "models/list" '((refresh . t))))))
-                      (report t (format "LM Studio answers at %s: %d models, %d loaded" (alist-get 'server info) (length models)
-                                        (cl-count-if (lambda (m) (eq (alist-get 'loaded m) t)) models))))
-                  (error (report nil (format "LM Studio does not answer at %s: %s (start it with `lms server start', or set the server in llmster's config)"
-                                             (alist-get 'server info) (error-message-string err))))))
-            (error (report nil (format "llmster rpc does not start: %s (see the buffer \" *llmster-stderr*\")"
-                                       (error-message-string err)))))))
-      (report (featurep 'markdown-mode)
-              (if (featurep 'markdown-mode) "markdown-mode: chat buffers use it"
-                "markdown-mode is not installed: chat buffers use text-mode")))
-    (setq lines (nreverse lines))
-    (with-current-buffer (get-buffer-create "*llmster doctor*")
-      (let ((inhibit-read-only t))
-        (erase-buffer)
-        (insert (string-join lines "\n") "\n"))
-      (special-mode)
-      (when (called-interactively-p 'interactive) (display-buffer (current-buffer))))
-    lines))
-
-;;;; Search
-
-(defun llmster--search (query)
-  "The library's hits for QUERY."
-  (alist-get 'hits (llmster--request-sync "conversations/search" `((query . ,query)))))
-
-(defun llmster--hit-label (hit)
-  "The line showing search HIT."
-  (format "%s — %s" (alist-get 'title hit)
-          (replace-regexp-in-string "[\n\t]+" " " (or (alist-get 'snippet hit) ""))))
-
-;;;###autoload
-(defun llmster-search (query)
-  "Search the library for QUERY and open the conversation chosen."
-  (interactive (list (read-string "Search the library: ")))
-  (llmster--ensure-process)
-  (let* ((hits (cl-remove-duplicates (or (llmster--search query) (user-error "Nothing in the library matches %s" query))
-                                     :key (lambda (hit) (alist-get 'conversationId hit)) :test #'equal :from-end t))
-         (table (mapcar (lambda (hit) (cons (llmster--hit-label hit) hit)) hits))
-         (choice (completing-read "Open: " table nil t)))
-    (llmster (alist-get 'conversationId (cdr (assoc choice table))))))
-
-(define-derived-mode llmster-search-mode tabulated-list-mode "llmster search"
-  "Search results of the llmster library: RET opens the conversation."
-  (setq tabulated-list-format [("Title" 30 t) ("Match" 80 nil)])
-  (setq tabulated-list-padding 1)
-  (tabulated-list-init-header))
-
-(define-key llmster-search-mode-map (kbd "RET") #'llmster-chats-open)
-
-;;;###autoload
-(defun llmster-search-list (query)
-  "List the library's matches for QUERY in a buffer; RET opens one."
-  (interactive (list (read-string "Search the library: ")))
-  (llmster--ensure-process)
-  (let ((buffer (get-buffer-create (format "*llmster search: %s*" query)))
-        (hits (llmster--search query)))
-    (with-current-buffer buffer
-      (llmster-search-mode)
-      (setq tabulated-list-entries
-            (cl-loop for hit in hits for n from 0
-                     collect (list (alist-get 'conversationId hit)
-                                   (vector (alist-get 'title hit)
-                                           (replace-regexp-in-string "[\n\t]+" " " (or (alist-get 'snippet hit) ""))))))
-      (tabulated-list-print))
-    (pop-to-buffer-same-window buffer)
-    buffer))
-
-;;;; Menu
-
-;;;###autoload (autoload 'llmster-menu "llmster" nil t)
-(transient-define-prefix llmster-menu ()
-  "Every llmster command."
-  [["Chat"
-    ("c" "Send" llmster-send)
-    ("k" "Cancel, or stop editing" llmster-cancel)
-    ("a" "Ask again (regenerate)" llmster-regenerate)
-    ("w" "Edit the last message" llmster-edit-last)
-    ("v" "Choose an alternative" llmster-choose-alternative)
-    ("f" "Ask again, fresh context" llmster-fresh-context)
-    ("r" "Fold or show reasoning" llmster-toggle-reasoning)]
-   ["Settings"
-    ("m" "Model" llmster-select-model)
-    ("p" "System prompt" llmster-set-system-prompt)
-    ("P" "Apply a preset" llmster-apply-preset)
-    ("e" "Reasoning effort" llmster-set-reasoning)
-    ("T" "Integrations (tools)" llmster-set-integrations)
-    ("g" "Read the config again" llmster-reload-config)]]
-  [["Context and regions"
-    ("b" "Add a buffer (C-u: file)" llmster-add-context)
-    ("x" "Clear the context" llmster-clear-context)
-    ("s" "Send the region" llmster-send-region)
-    ("R" "Rewrite the region" llmster-rewrite)]
-   ["Library"
-    ("n" "New chat" llmster)
-    ("N" "New chat with a preset" llmster-new-chat-with-preset)
-    ("l" "Conversations" llmster-list-conversations)
-    ("/" "Search" llmster-search)
-    ("?" "Search, as a list" llmster-search-list)
-    ("I" "Import a .llmster file" llmster-import)
-    ("B" "Back up the library" llmster-backup)
-    ("H" "Health check" llmster-doctor)]]
-  [["This conversation"
-    ("t" "Rename (title)" llmster-chats-rename)
-    ("o" "Move to a folder" llmster-chats-move)
-    ("i" "Pin or unpin" llmster-chats-toggle-pin)
-    ("D" "Delete" llmster-chats-delete)
-    ("X" "Export to a file" llmster-export)]])
 
 (provide 'llmster)
 ;;; llmster.el ends here

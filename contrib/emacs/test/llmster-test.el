@@ -3,7 +3,7 @@
 ;;; Commentary:
 
 ;; Run with
-;;   LLMSTER_BIN_DIR=$(swift build --show-bin-path) emacs --batch -Q -l contrib/emacs/llmster.el \
+;;   LLMSTER_BIN_DIR=$(swift build --show-bin-path) emacs --batch -Q -L contrib/emacs -l llmster \
 ;;     -l contrib/emacs/test/llmster-test.el -f ert-run-tests-batch-and-exit
 ;; Starts `lmstudio-sim --token-delay 0' and points llmster at a temporary XDG home.
 ;; `make editor-tests' runs the suite twice: without and with markdown-mode loaded first.
@@ -12,6 +12,10 @@
 
 (require 'ert)
 (require 'llmster)
+(require 'llmster-context)
+(require 'llmster-rewrite)
+(require 'llmster-library)
+(require 'llmster-transient)
 (require 'url)
 (require 'jsonrpc)
 (require 'checkdoc)
@@ -28,6 +32,12 @@
 
 (defvar llmster-test--source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun))
   "The llmster.el under test.")
+
+(defvar llmster-test--sources
+  (cons llmster-test--source
+        (cl-remove llmster-test--source (directory-files (file-name-directory llmster-test--source) t "\\`llmster-.*\\.el\\'")
+                   :test #'equal))
+  "The package's files under test: llmster.el, then the others beside it.")
 
 (defvar llmster-test--simulator nil)
 (defvar llmster-test--server nil)
@@ -1110,54 +1120,81 @@
 (ert-deftest llmster-test-package-is-checkdoc-clean ()
   (let ((problems nil))
     (cl-letf (((symbol-function 'display-warning) (lambda (_type message &rest _) (push message problems))))
-      (checkdoc-file llmster-test--source))
+      (mapc #'checkdoc-file llmster-test--sources))
     (should-not problems)))
 
 (ert-deftest llmster-test-package-byte-compiles-without-warnings ()
-  (let* ((source llmster-test--source)
-         (target (make-temp-file "llmster-" nil ".elc"))
-         (byte-compile-dest-file-function (lambda (_) target))
-         (byte-compile-error-on-warn t))
-    (unwind-protect (should (byte-compile-file source))
-      (delete-file target))))
+  ;; Each file on its own, in a fresh Emacs that has only the package's directory on its load-path:
+  ;; a file that uses another's function without requiring or declaring it fails here.
+  (should (> (length llmster-test--sources) 5))
+  (dolist (source llmster-test--sources)
+    (let ((target (make-temp-file "llmster-" nil ".elc")))
+      (unwind-protect
+          (with-temp-buffer
+            (let ((status (call-process
+                           (expand-file-name invocation-name invocation-directory) nil t nil
+                           "--batch" "-Q" "-L" (file-name-directory source)
+                           ;; markdown-mode, when this Emacs has it, as a user's would.
+                           "--eval" (format "(progn (setq load-path (append load-path '%S)) (setq byte-compile-error-on-warn t byte-compile-dest-file-function (lambda (_) %S)))"
+                                            (cl-remove-if-not (lambda (dir) (string-match-p "markdown-mode" dir)) load-path) target)
+                           "-f" "batch-byte-compile" source)))
+              (should (equal (list source status (buffer-string)) (list source 0 "")))))
+        (delete-file target)))))
 
 (ert-deftest llmster-test-package-is-package-lint-clean ()
-  (let ((source llmster-test--source)
-        (dir (car (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/package-lint-*"))))
+  (let ((dir (car (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/package-lint-*"))))
     (unless dir (ert-skip "package-lint is not installed (make test-deps installs elpa-package-lint)"))
     (add-to-list 'load-path dir)
     (require 'package-lint)
-    (with-temp-buffer
-      (insert-file-contents source)
-      (setq buffer-file-name source)
-      (emacs-lisp-mode)
-      (unwind-protect
-          ;; Debian's package-lint 0.16 predates Emacs 28 and calls every 28.x unreleased.
-          (should-not (cl-remove-if (lambda (problem) (string-match-p "uninstallable in all released Emacs" (nth 3 problem)))
-                                    (package-lint-buffer)))
-        (set-buffer-modified-p nil)
-        (setq buffer-file-name nil)))))
+    (dolist (source llmster-test--sources)
+      (with-temp-buffer
+        (insert-file-contents source)
+        (setq buffer-file-name source)
+        (emacs-lisp-mode)
+        (unwind-protect
+            (let ((package-lint-main-file llmster-test--source))
+              ;; Debian's package-lint 0.16 predates Emacs 28 and calls every 28.x unreleased.
+              (should (equal (list source nil)
+                             (list source (cl-remove-if (lambda (problem) (string-match-p "uninstallable in all released Emacs" (nth 3 problem)))
+                                                        (package-lint-buffer))))))
+          (set-buffer-modified-p nil)
+          (setq buffer-file-name nil))))))
 
 (ert-deftest llmster-test-package-installs-with-package-el-and-autoloads-its-commands ()
-  (let* ((source llmster-test--source)
-         (package-user-dir (make-temp-file "llmster-elpa-" t))
+  ;; The directory as `make install' fills site-lisp/llmster: the package's files, no tests.
+  (let* ((package-user-dir (make-temp-file "llmster-elpa-" t))
+         (source-dir (make-temp-file "llmster-source-" t))
          (package-gnupghome-dir package-user-dir)
          (package-check-signature nil))
     (unwind-protect
         (progn
-          (package-install-file source)
+          (dolist (source llmster-test--sources) (copy-file source (file-name-as-directory source-dir)))
+          (package-install-file source-dir)
           (let* ((dir (car (file-expand-wildcards (expand-file-name "llmster-*" package-user-dir))))
                  (autoloads (with-temp-buffer
                               (insert-file-contents (expand-file-name "llmster-autoloads.el" dir))
                               (buffer-string))))
             (should (string-match-p "llmster-0\\.[0-9]" dir))
-            (should (file-exists-p (expand-file-name "llmster.elc" dir)))
+            (dolist (source llmster-test--sources)
+              (should (file-exists-p (expand-file-name (concat (file-name-base source) ".elc") dir))))
             (dolist (command '(llmster llmster-menu llmster-send-region llmster-rewrite llmster-add-context llmster-search
-                                       llmster-search-list llmster-list-conversations llmster-new-chat-with-preset))
+                                       llmster-search-list llmster-list-conversations llmster-new-chat-with-preset
+                                       llmster-import llmster-backup llmster-doctor))
               (should (string-match-p (format "[(']%s\\_>" (regexp-quote (symbol-name command))) autoloads)))))
-      ;; Installing loaded the installed copy: the suite goes on with the file under test.
-      (load source nil t)
-      (delete-directory package-user-dir t))))
+      ;; Installing loaded the installed copies: the suite goes on with the files under test.
+      (dolist (source llmster-test--sources) (load source nil t))
+      (delete-directory package-user-dir t)
+      (delete-directory source-dir t))))
+
+(ert-deftest llmster-test-only-the-menu-needs-transient ()
+  ;; A fresh Emacs loads the package with every command but the menu's, and transient stays unloaded.
+  (with-temp-buffer
+    (should (equal 0 (call-process (expand-file-name invocation-name invocation-directory) nil t nil
+                                   "--batch" "-Q" "-L" (file-name-directory llmster-test--source)
+                                   "--eval" "(progn (require 'llmster) (require 'llmster-context) (require 'llmster-rewrite)
+                                               (require 'llmster-library)
+                                               (princ (format \"%s %s\" (featurep 'transient) (commandp 'llmster-menu))))")))
+    (should (equal (buffer-string) "nil t"))))
 
 (ert-deftest llmster-test-default-keys-leave-gptel-and-the-user-alone ()
   ;; C-c RET (C-c C-m in a terminal) is gptel's send key; C-c LETTER is the user's.

@@ -826,6 +826,22 @@ local ok, err = pcall(function()
     vim.fn.delete(fresh, 'rf')
   end)
 
+  test('each module the help lists loads on its own in a fresh Neovim', function()
+    local root = vim.fn.fnamemodify(vim.api.nvim_get_runtime_file('lua/llmster/init.lua', false)[1], ':h:h:h')
+    local doc = table.concat(vim.fn.readfile(root .. '/doc/llmster.txt'), '\n')
+    local section = doc:match('%*llmster%-modules%*(.-)\n\n')
+    local modules = {}
+    for name in section:gmatch('\n  (llmster[%w.]*)') do table.insert(modules, name) end
+    assert(#modules >= 10, vim.inspect(modules))
+    for _, name in ipairs(modules) do
+      assert(vim.fn.filereadable(root .. '/lua/' .. name:gsub('%.', '/') .. '.lua') == 1
+        or vim.fn.filereadable(root .. '/lua/' .. name:gsub('%.', '/') .. '/init.lua') == 1, name .. ' is in the help but not in lua/')
+      local output = vim.fn.system({ 'nvim', '--headless', '-u', 'NONE', '-i', 'NONE', '--cmd', 'set rtp^=' .. root,
+        '-c', 'lua local ok, e = pcall(require, "' .. name .. '") if not ok then io.stderr:write(e) vim.cmd("cquit") end', '-c', 'qall!' })
+      assert(vim.v.shell_error == 0, name .. ': ' .. output)
+    end
+  end)
+
   test('undo after a reply takes the exchange away in one step', function()
     local buffer = llmster.open()
     type_input(buffer, 'echo:one two three')
