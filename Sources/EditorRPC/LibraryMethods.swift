@@ -33,7 +33,11 @@ enum LibraryMethods {
             return try await context.session.withLibrary { library in
                 let paths = try library.folderPaths()
                 let list = try library.conversations(folderId: folder, pinnedOnly: pinnedOnly, limit: limit)
-                return .object(["conversations": .array(try list.map { try json($0, paths: paths) })])
+                return .object(["conversations": .array(try list.map { conversation in
+                    guard case .object(var members) = try json(conversation, paths: paths) else { return .null }
+                    members["forkedFrom"] = try ForkMethods.origin(of: conversation.id, in: library)
+                    return .object(members)
+                })])
             }
         }
         registry.register("conversations/get") { context, params in

@@ -25,13 +25,15 @@
     (define-key map "m" #'llmster-chats-move)
     (define-key map "p" #'llmster-chats-toggle-pin)
     (define-key map "d" #'llmster-chats-delete)
+    (define-key map "f" #'llmster-fork)
     (define-key map "s" #'llmster-search-list)
     map)
   "Keys of `llmster-chats-mode'.")
 
 (define-derived-mode llmster-chats-mode tabulated-list-mode "llmster chats"
   "The llmster library: pinned conversations first, then the most recent."
-  (setq tabulated-list-format [("Pin" 3 nil) ("Folder" 16 t) ("Title" 40 t) ("Model" 20 t) ("Updated" 20 t)])
+  (setq tabulated-list-format [("Pin" 3 nil) ("Folder" 16 t) ("Title" 40 t) ("Forked from" 24 t) ("Model" 20 t)
+                               ("Updated" 20 t)])
   (setq tabulated-list-padding 1)
   (add-hook 'tabulated-list-revert-hook #'llmster--chats-refresh nil t)
   (tabulated-list-init-header))
@@ -43,7 +45,12 @@
                   (list (alist-get 'id c)
                         (vector (if (eq (alist-get 'pinned c) t) "*" "")
                                 (or (alist-get 'folderPath c) "")
-                                (let ((title (alist-get 'title c))) (if (string-empty-p title) "Untitled" title))
+                                (llmster--title-or-untitled (alist-get 'title c))
+                                (let ((origin (alist-get 'forkedFrom c)))
+                                  (if origin
+                                      (format "%s, reply %d" (llmster--title-or-untitled (alist-get 'title origin))
+                                              (alist-get 'reply origin))
+                                    ""))
                                 (or (alist-get 'modelKey c) "")
                                 (replace-regexp-in-string "T" " " (substring (alist-get 'updatedAt c) 0 16)))))
                 (alist-get 'conversations (llmster--request-sync "conversations/list")))))
@@ -91,6 +98,25 @@ Its open chat is renamed with it."
   (let ((id (llmster--chats-id)))
     (llmster--request-sync "conversations/rename" `((id . ,id) (title . ,title)))
     (llmster--refresh-views id)))
+
+(defun llmster-fork (&optional reply)
+  "Start a new conversation from REPLY of the conversation here, and open it.
+REPLY counts the replies of the conversation's current branch from 1; nil
+is the last.  The original is unchanged, and the fork continues from the
+server context LM Studio keeps for that reply.  Interactively a numeric
+prefix argument is REPLY and a plain \\[universal-argument] asks for it.  Here is
+the chat, or the conversation on this line of the list."
+  (interactive (list (cond ((consp current-prefix-arg) (read-number "Fork at reply: "))
+                           (current-prefix-arg (prefix-numeric-value current-prefix-arg)))))
+  (let* ((answer (llmster--request-sync "conversations/fork" `((conversationId . ,(llmster--chats-id))
+                                                               ,@(when reply `((atReply . ,reply))))))
+         (origin (alist-get 'forkedFrom answer))
+         (buffer (llmster (alist-get 'id (alist-get 'conversation answer)))))
+    (dolist (list (buffer-list))
+      (with-current-buffer list (when (derived-mode-p 'llmster-chats-mode) (revert-buffer))))
+    (message "llmster: forked at reply %d of \"%s\"; the original is unchanged" (alist-get 'reply origin)
+             (llmster--title-or-untitled (alist-get 'title origin)))
+    buffer))
 
 (defun llmster--folder-id (path)
   "The id of the folder at PATH (e.g. \"Work/Research\"), creating what is missing.

@@ -26,6 +26,8 @@
     ("w" "Edit the last message" llmster-edit-last)
     ("v" "Choose an alternative" llmster-choose-alternative)
     ("f" "Ask again, fresh context" llmster-fresh-context)
+    ("y" "Ask again, fresh, with a recap" llmster-fresh-context-with-recap)
+    ("F" "Fork from the last reply" llmster-fork)
     ("r" "Fold or show reasoning" llmster-toggle-reasoning)]
    ["Settings"
     ("m" "Model" llmster-select-model)

@@ -49,6 +49,7 @@
 ;;   C-c C-v   choose among the answers (or, C-u, versions) of the last message
 ;;   C-c C-e   choose the model
 ;;   C-c C-r   fold or show the reasoning or tool output at point (elsewhere: all reasoning)
+;;   C-c C-f   fork: a new conversation from the last reply (C-u N: from reply N)
 ;;   C-c C-l   the library
 ;;   C-c C-t   the menu of every command (`llmster-menu')
 ;;
@@ -84,12 +85,13 @@
                    (llmster-export . "llmster-library") (llmster-import . "llmster-library")
                    (llmster-backup . "llmster-library") (llmster-doctor . "llmster-library")
                    (llmster-search . "llmster-library") (llmster-search-list . "llmster-library")
-                   (llmster-menu . "llmster-transient")))
+                   (llmster-fork . "llmster-library") (llmster-menu . "llmster-transient")))
   (unless (fboundp (car command)) (autoload (car command) (cdr command) nil t)))
 
 (declare-function llmster--context-text "llmster-context")
 (declare-function llmster-menu "llmster-transient")
 (declare-function llmster-list-conversations "llmster-library")
+(declare-function llmster-fork "llmster-library")
 
 (defcustom llmster-default-preset nil
   "The preset a new chat starts with (a name from llmster's config), or nil.
@@ -212,6 +214,8 @@ SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
 (defvar-local llmster--edit-next nil
   "While the next send replaces the last message: the input it displaced, else nil.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
+(defvar-local llmster--forked-from nil
+  "For a fork, where it came from: the `forkedFrom' alist of conversations/get.")
 
 (cl-defstruct (llmster--reply (:constructor llmster--make-reply) (:copier nil))
   "One assistant reply in a chat buffer."
@@ -241,6 +245,7 @@ SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
     (define-key map (kbd "C-c C-r") #'llmster-toggle-reasoning)
     (define-key map (kbd "C-c C-l") #'llmster-list-conversations)
     (define-key map (kbd "C-c C-t") #'llmster-menu)
+    (define-key map (kbd "C-c C-f") #'llmster-fork)
     map)
   "Keys of `llmster-chat-mode'.")
 
@@ -329,6 +334,10 @@ With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (llmster--insert-heading "### You")
   (set-marker llmster--input-start (point)))
 
+(defun llmster--title-or-untitled (title)
+  "TITLE, or \"Untitled\" when it is empty."
+  (if (or (null title) (string-empty-p title)) "Untitled" title))
+
 (defun llmster--name-buffer (title)
   "Name this buffer after the conversation TITLE.
 A long title is cut, so the mode line still shows the model and context use."
@@ -370,7 +379,8 @@ A conversation already open in a buffer is shown there."
   (let* ((answer (llmster--request-sync "conversations/get" `((id . ,conversation-id))))
          (conversation (alist-get 'conversation answer))
          (inhibit-read-only t) (buffer-undo-list t) text-start)
-    (setq llmster--conversation-id (alist-get 'id conversation))
+    (setq llmster--conversation-id (alist-get 'id conversation)
+          llmster--forked-from (alist-get 'forkedFrom answer))
     (llmster--name-buffer (alist-get 'title conversation))
     (erase-buffer)
     (dolist (message (alist-get 'messages answer))
@@ -386,6 +396,7 @@ A conversation already open in a buffer is shown there."
       (insert "\n\n"))
     (llmster--new-input-area)
     (insert (or (alist-get 'draft conversation) ""))
+    (llmster--show-context)
     (let ((last (car (last (alist-get 'messages answer)))))
       (when last (llmster--show-usage (alist-get 'modelInstanceId last) (alist-get 'stats last))))))
 
@@ -738,7 +749,9 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
               (llmster--show-context)
               (llmster--show-usage (alist-get 'modelInstanceId (alist-get 'message result))
                                    (alist-get 'stats (alist-get 'message result)))
-              (llmster--name-after-title buffer))
+              (llmster--name-after-title buffer)
+              (when (eq (alist-get 'recap result) t)
+                (message "llmster: the fresh context started with a recap of the earlier turns")))
             (when (equal (llmster--error-kind error) "continuation_lost")
               (run-at-time 0 nil #'llmster--offer-fresh-context buffer)))))
         (run-hooks 'llmster-reply-finished-hook)))))
@@ -848,19 +861,32 @@ The old answer stays in the library as an alternative."
   (interactive)
   (llmster--reuse-last-reply '((retry . t))))
 
-(defun llmster-fresh-context ()
+(defun llmster-fresh-context (&optional recap)
   "Answer the last message again in a fresh server context.
 For when LM Studio lost the conversation's context (it restarted): the model
-no longer remembers the earlier turns, the library still has them."
+no longer remembers the earlier turns, the library still has them.  With
+RECAP (interactively, a prefix argument) the fresh context starts with a
+recap of the earlier turns: their transcript when it fits the model's
+context, else a summary."
+  (interactive "P")
+  (llmster--reuse-last-reply `((retry . t) (freshContext . ,(if recap "recap" t)))))
+
+(defun llmster-fresh-context-with-recap ()
+  "Answer the last message again, in a fresh context beginning with a recap."
   (interactive)
-  (llmster--reuse-last-reply '((retry . t) (freshContext . t))))
+  (llmster-fresh-context t))
 
 (defun llmster--offer-fresh-context (buffer)
   "Offer to answer again in a fresh context, after BUFFER's send lost its context."
   (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)))
     (with-current-buffer buffer
-      (when (y-or-n-p "LM Studio no longer has this chat's context.  Continue with a fresh one (the model forgets earlier turns)? ")
-        (llmster-fresh-context)))))
+      (pcase (car (read-multiple-choice
+                   "LM Studio no longer has this chat's context.  Answer again in a fresh one"
+                   '((?r "recap" "the fresh context starts with a recap of the earlier turns")
+                     (?e "empty" "the model forgets the earlier turns")
+                     (?n "not now" "M-x llmster-fresh-context answers later"))))
+        (?r (llmster-fresh-context t))
+        (?e (llmster-fresh-context))))))
 
 (defun llmster-edit-last ()
   "Put the last message in the input area, for the next send to replace it.
@@ -1074,9 +1100,14 @@ The REPL's /preset does the same."
 (defun llmster--show-context ()
   "Show in the header line what the next send does besides sending.
 That is: the attached buffers and files go with it, or it replaces the
-last message.  Without either, there is no header line."
+last message; and, for a fork, where it came from.  Without any of
+these, there is no header line."
   (setq header-line-format
-        (let ((parts (delq nil (list (when llmster--edit-next
+        (let ((parts (delq nil (list (when llmster--forked-from
+                                       (format "Fork of \"%s\" at reply %d"
+                                               (llmster--title-or-untitled (alist-get 'title llmster--forked-from))
+                                               (alist-get 'reply llmster--forked-from)))
+                                     (when llmster--edit-next
                                        (substitute-command-keys
                                         "Editing the last message (\\[llmster-send] replaces it, \\[llmster-cancel] leaves)"))
                                      (when llmster--context

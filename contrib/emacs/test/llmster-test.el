@@ -432,16 +432,81 @@
       (llmster-test--send buffer "echo:first")
       (llmster-test--wait-reply buffer)
       (llmster-test--reset-server)
-      (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) t)))
+      (cl-letf (((symbol-function 'read-multiple-choice) (lambda (prompt choices) (setq asked (cons prompt choices)) (assq ?e choices))))
         (llmster-test--send buffer "echo:second")
         (llmster-test--wait (lambda () (with-current-buffer buffer
                                          (and (not (llmster-streaming-p)) (string-match-p "### Assistant\nsecond\n" (buffer-string)))))))
-      (should (string-match-p "fresh" asked))
+      (should (string-match-p "fresh" (car asked)))
+      (should (equal (mapcar #'cadr (cdr asked)) '("recap" "empty" "not now")))
+      (should-not (string-prefix-p "[llmster recap:" (llmster-test--last-chat-input)))
       (with-current-buffer buffer
         (should-not (string-match-p "\\[error" (buffer-string)))
         (let ((last (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
           (should (equal (alist-get 'text last) "second"))
           (should (equal (alist-get 'status last) "complete")))))))
+
+(defun llmster-test--last-chat-input ()
+  "The `input' of the last chat request the simulator received."
+  (let ((buffer (url-retrieve-synchronously (concat (llmster-test--start-simulator) "/__sim/requests") t)))
+    (unwind-protect
+        (with-current-buffer buffer
+          (goto-char (point-min))
+          (re-search-forward "\n\n")
+          (let* ((requests (llmster--json-parse (decode-coding-string (buffer-substring (point) (point-max)) 'utf-8)))
+                 (chat (car (last (cl-remove-if-not (lambda (r) (equal (alist-get 'path r) "/api/v1/chat")) requests))))
+                 (input (alist-get 'input (alist-get 'body chat))))
+            (if (stringp input) input (llmster--json-encode input))))
+      (kill-buffer buffer))))
+
+(ert-deftest llmster-test-a-lost-context-can-continue-with-a-recap ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (shown nil))
+      (llmster-test--send buffer "echo:remember the heron")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--reset-server)
+      (cl-letf (((symbol-function 'read-multiple-choice) (lambda (_prompt choices) (assq ?r choices)))
+                ((symbol-function 'message) (lambda (format &rest args) (push (apply #'format-message format args) shown))))
+        (llmster-test--send buffer "recall")
+        ;; The lost send, then its answer in the fresh context.
+        (llmster-test--wait (lambda () (cl-find-if (lambda (line) (string-match-p "recap of the earlier turns" line)) shown))))
+      (let ((input (llmster-test--last-chat-input)))
+        (should (string-prefix-p "[llmster recap:" input))
+        (should (string-match-p "User: echo:remember the heron" input)))
+      (with-current-buffer buffer
+        (should-not (string-match-p "\\[error" (buffer-string)))
+        (let ((last (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (should (equal (alist-get 'status last) "complete")))))))
+
+(ert-deftest llmster-test-fork-opens-a-new-conversation-from-a-reply ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--send buffer "echo:two")
+      (llmster-test--wait-reply buffer)
+      (let* ((original (buffer-local-value 'llmster--conversation-id buffer))
+             (fork (with-current-buffer buffer (llmster-fork 1))))
+        (should (buffer-live-p fork))
+        (should-not (eq fork buffer))
+        (with-current-buffer fork
+          (should (string-match-p "\\`### You\necho:one\n\n### Assistant\none\n\n### You\n\\'" (buffer-string)))
+          (should (string-match-p "Fork of \"echo:one\" at reply 1" (format "%s" header-line-format)))
+          (llmster-test--send fork "echo:three")
+          (llmster-test--wait-reply fork)
+          (should (string-match-p "### Assistant\nthree\n" (buffer-string))))
+        ;; The original is unchanged, and the list marks the fork.
+        (should (equal (mapcar (lambda (m) (alist-get 'text m)) (alist-get 'messages (llmster-test--call "conversations/get" 'id original)))
+                       '("echo:one" "one" "echo:two" "two")))
+        (with-current-buffer (llmster-list-conversations)
+          (goto-char (point-min))
+          (should (re-search-forward "echo:one, reply 1" nil t))
+          ;; f on the original's line forks it at its last reply.
+          (goto-char (point-min))
+          (while (and (not (equal (tabulated-list-get-id) original)) (zerop (forward-line 1))))
+          (let ((again (llmster-fork)))
+            (should (string-match-p "### Assistant\ntwo\n" (with-current-buffer again (buffer-string))))))
+        (with-current-buffer buffer
+          (should-error (llmster-fork 9) :type 'user-error))))))
 
 (ert-deftest llmster-test-a-reopened-chat-answers-its-unanswered-message-in-place ()
   (llmster-test--with-llmster
@@ -449,7 +514,7 @@
       (llmster-test--send buffer "echo:first")
       (llmster-test--wait-reply buffer)
       (llmster-test--reset-server)
-      (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) (setq asked t) nil)))
+      (cl-letf (((symbol-function 'read-multiple-choice) (lambda (_prompt choices) (setq asked t) (assq ?n choices))))
         (llmster-test--send buffer "echo:second")
         (llmster-test--wait (lambda () asked)))
       (with-current-buffer (llmster-test--reopen buffer)

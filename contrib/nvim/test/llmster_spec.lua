@@ -336,7 +336,7 @@ local ok, err = pcall(function()
     local buffer = new_chat('echo:one')
     reset_simulator()
     local offered
-    select_with(function(items, options) offered = options.prompt return items[1], 1 end, function()
+    select_with(function(items, options) offered = options.prompt return items[2], 2 end, function()
       type_input(buffer, 'echo:two')
       vim.cmd('LlmsterSend')
       wait(function() return offered ~= nil end, 'the fresh-context prompt')
@@ -348,6 +348,73 @@ local ok, err = pcall(function()
     assert(not body:find('[error', 1, true), 'the failed reply is replaced: ' .. body)
     local messages = saved(buffer).messages
     assert(messages[#messages].text == 'two' and messages[#messages].status == 'complete')
+  end)
+
+  -- The `input` of the last chat request the simulator received.
+  local function last_chat_input()
+    local requests = vim.json.decode(vim.fn.system({ 'curl', '-s', url .. '/__sim/requests' }))
+    for index = #requests, 1, -1 do
+      if requests[index].path == '/api/v1/chat' then
+        local input = requests[index].body.input
+        return type(input) == 'string' and input or vim.json.encode(input)
+      end
+    end
+    return ''
+  end
+
+  test('lost server context: the prompt offers a recap of the earlier turns, as does :LlmsterFresh recap', function()
+    local buffer = new_chat('echo:remember the heron')
+    reset_simulator()
+    local items
+    local seen = notifications(function()
+      select_with(function(offered) items = offered return offered[1], 1 end, function()
+        type_input(buffer, 'recall')
+        vim.cmd('LlmsterSend')
+        wait(function() return items ~= nil end, 'the fresh-context prompt')
+        wait(function() return llmster.streaming(buffer) end, 'the resend')
+        wait(function() return not llmster.streaming(buffer) end, 'the resent reply')
+      end)
+    end)
+    assert(#items == 3 and items[1]:find('recap', 1, true) and items[3] == 'Not now', vim.inspect(items))
+    local input = last_chat_input()
+    assert(input:find('[llmster recap:', 1, true) == 1 and input:find('User: echo:remember the heron', 1, true), input)
+    assert(vim.tbl_filter(function(n) return n.message:find('recap of the earlier turns', 1, true) end, seen)[1], vim.inspect(seen))
+    local messages = saved(buffer).messages
+    assert(messages[#messages].status == 'complete' and not text(buffer):find('[error', 1, true), text(buffer))
+    -- Declined, then asked for by command.
+    reset_simulator()
+    select_with(function() return nil, nil end, function()
+      type_input(buffer, 'and again')
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(buffer) end, 'the failure')
+    end)
+    vim.cmd('LlmsterFresh recap')
+    wait(function() return not llmster.streaming(buffer) end, 'the resent reply')
+    input = last_chat_input()
+    assert(input:find('[llmster recap:', 1, true) == 1 and input:find('and again', 1, true), input)
+  end)
+
+  test(':LlmsterFork starts a new conversation from a reply, marked in the library', function()
+    local buffer = new_chat('echo:one')
+    type_input(buffer, 'echo:two')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the second reply')
+    local original = llmster.chat(buffer).conversation
+    vim.cmd('LlmsterFork 1')
+    local fork = vim.api.nvim_get_current_buf()
+    assert(fork ~= buffer and llmster.chat(fork).conversation ~= original)
+    assert(text(fork):match('^### You\necho:one\n\n### Assistant\none\n\n### You\n$'), text(fork))
+    type_input(fork, 'echo:three')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(fork) end, 'the fork\'s reply')
+    assert(text(fork):find('### Assistant\nthree', 1, true), text(fork))
+    local texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
+    assert(vim.deep_equal(texts, { 'echo:one', 'one', 'echo:two', 'two' }), vim.inspect(texts))
+    local list = require('llmster.library').list()
+    assert(text(list):find('(fork of "echo:one" at reply 1)', 1, true), text(list))
+    local seen = notifications(function() vim.cmd('LlmsterFork 9') end)
+    assert(#seen == 1 and seen[1].message:find('repl', 1, true), vim.inspect(seen))
+    vim.api.nvim_buf_delete(list, { force = true })
   end)
 
   test(':LlmsterFresh recovers when the prompt is declined', function()

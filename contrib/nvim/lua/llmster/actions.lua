@@ -16,6 +16,8 @@ M.palette = {
   { 'Regenerate the last answer', function() chat.regenerate() end },
   { 'Edit the last message', function() chat.edit_last() end },
   { 'Resend with a fresh server context', function() chat.fresh() end },
+  { 'Resend with a fresh server context and a recap', function() chat.fresh(nil, true) end },
+  { 'Fork: a new conversation from the last reply', function() library.fork() end },
   { 'Choose an alternative answer (or version) of the last message', function() chat.pick_alternative() end },
   { 'Choose the model', function() settings.pick_model() end },
   { 'Show or hide reasoning', function() require('llmster.chat.folds').toggle_folds() end },

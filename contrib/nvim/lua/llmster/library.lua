@@ -11,10 +11,12 @@ local function title_of(conversation)
   return (not isnil(title) and title ~= '') and title or 'Untitled'
 end
 
--- One line of the library list: pin, folder and title.
+-- One line of the library list: pin, folder and title, and for a fork where it came from.
 function M.format(conversation)
   local folder = isnil(conversation.folderPath) and '' or ('[' .. conversation.folderPath .. '] ')
-  return string.format('%s %s%s', conversation.pinned == true and '*' or ' ', folder, title_of(conversation))
+  local origin = conversation.forkedFrom
+  local fork = isnil(origin) and '' or string.format('  (fork of "%s" at reply %d)', title_of(origin), origin.reply)
+  return string.format('%s %s%s%s', conversation.pinned == true and '*' or ' ', folder, title_of(conversation), fork)
 end
 
 -- The conversation an action applies to: the library line under the cursor, or the current chat's.
@@ -72,7 +74,7 @@ function M.fill(buffer)
   set_list(buffer, lines, ids)
 end
 
--- :LlmsterChats: the library; <CR> opens, r renames, m moves, p pins, d deletes, / searches, R refreshes.
+-- :LlmsterChats: the library; <CR> opens, r renames, m moves, p pins, d deletes, f forks, / searches, R refreshes.
 function M.list()
   local buffer = list_buffer('llmster: library')
   vim.b[buffer].llmster_library = true
@@ -83,6 +85,7 @@ function M.list()
     m = function() M.move() end,
     p = function() M.toggle_pin() end,
     d = function() M.delete() end,
+    f = function() M.fork() end,
     ['/'] = function() M.search() end,
     R = function() M.fill(buffer) end,
   })
@@ -140,6 +143,18 @@ function M.move(path)
       client.guard(apply, choice)
     end
   end)
+end
+
+-- :LlmsterFork [N]: a new conversation from reply N (default: the last) of the conversation, opened in a chat; the
+-- original is unchanged. Returns the fork's buffer.
+function M.fork(reply)
+  local result = client.request_sync('conversations/fork', { conversationId = current(), atReply = reply })
+  local origin = result.forkedFrom
+  local buffer = llmster().open(result.conversation.id)
+  refresh_views(nil)
+  client.notify(string.format('forked at reply %d of "%s"; the original is unchanged', origin.reply, title_of(origin)),
+    vim.log.levels.INFO)
+  return buffer
 end
 
 -- Pins the conversation, or unpins it when it is pinned.

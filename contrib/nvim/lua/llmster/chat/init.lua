@@ -189,7 +189,8 @@ local function expand_input(chat, text)
 end
 
 -- Sends the chat's input (or, with `options.retry`, asks again for the last answer) and streams the reply.
--- `options`: retry, fresh (a fresh server context), edit (replace the last user message).
+-- `options`: retry, fresh (a fresh server context; 'recap': one that starts with a recap of the earlier turns), edit
+-- (replace the last user message).
 function M.send_chat(buffer, options)
   buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
   options = options or {}
@@ -209,7 +210,7 @@ function M.send_chat(buffer, options)
   end
   local params = {
     conversationId = chat.conversation, model = chat.model,
-    freshContext = (options.fresh or chat.fresh_next) and true or nil,
+    freshContext = options.fresh == 'recap' and 'recap' or ((options.fresh or chat.fresh_next) and true or nil),
     systemPrompt = not chat.conversation and chat.system_prompt or nil,
     integrations = not chat.conversation and chat.integrations or nil,
     reasoning = not chat.conversation and chat.reasoning or nil,
@@ -267,9 +268,10 @@ function M.regenerate(buffer)
   return M.send_chat(buffer, { retry = true })
 end
 
--- Resends the last message with a fresh server context (after LM Studio lost the conversation's context).
-function M.fresh(buffer)
-  return M.send_chat(buffer, { retry = true, fresh = true })
+-- Resends the last message with a fresh server context (after LM Studio lost the conversation's context); with
+-- `recap`, the fresh context starts with a recap of the earlier turns (their transcript when it fits, else a summary).
+function M.fresh(buffer, recap)
+  return M.send_chat(buffer, { retry = true, fresh = recap and 'recap' or true })
 end
 
 -- Whether the next send of the chat replaces its last message.

@@ -279,9 +279,10 @@ local function offer_fresh_context(buffer)
   if not config.options.prompt_fresh_context then return end
   vim.schedule(function()
     vim.cmd('redraw')
-    vim.ui.select({ 'Resend with a fresh server context', 'Not now' },
+    vim.ui.select({ 'Resend with a fresh server context that starts with a recap of the earlier turns',
+      'Resend with an empty fresh context (the model forgets the earlier turns)', 'Not now' },
       { prompt = 'LM Studio no longer has this conversation\'s context (it restarted?)' }, function(_, index)
-        if index == 1 and chats[buffer] then client.guard(chat_module().fresh, buffer) end
+        if index and index < 3 and chats[buffer] then client.guard(chat_module().fresh, buffer, index == 1) end
       end)
   end)
 end
@@ -315,7 +316,7 @@ function M.on_reply(buffer, reply, result, failure)
       note = '[error: ' .. M.single_line(failure.message) .. ']'
       if kind == 'continuation_lost' then
         chat.fresh_next = true
-        note = note .. ' :LlmsterFresh resends it with a fresh server context'
+        note = note .. ' :LlmsterFresh resends it with a fresh server context (:LlmsterFresh recap: with a recap)'
       end
       -- The fresh-context prompt says it already; a second message would only ask for Enter first.
       if kind ~= 'continuation_lost' or not config.options.prompt_fresh_context then client.notify(failure.message) end
@@ -337,6 +338,9 @@ function M.on_reply(buffer, reply, result, failure)
     if kind == 'continuation_lost' then offer_fresh_context(buffer) end
   end
   if result then chat.fresh_next = nil end
+  if result and result.recap == true then
+    client.notify('the fresh context started with a recap of the earlier turns', vim.log.levels.INFO)
+  end
   learn_title(buffer, chat)
   vim.api.nvim_exec_autocmds('User', { pattern = 'LlmsterReply', modeline = false })
 end
