@@ -280,6 +280,47 @@ propertized as before (narrowing it per message would make
           (narrow-to-region input (point-max))
           (funcall propertize (max start input) end))))))
 
+(defvar-local llmster--syntax-scanned nil
+  "While the transcript's syntax scan runs in the background: how far it got.")
+
+(defvar llmster-propertize-slice-seconds 0.03
+  "How long, at most, one slice of a reopened chat's background syntax scan runs.")
+
+(defun llmster--propertize-in-background (end)
+  "Scan the transcript before END for syntax in idle time, and show it now.
+Until the scan reaches them, the major mode sees the transcript as
+scanned (so showing the chat costs no scan of it), and a code block
+there may look like prose; each scanned part is fontified again."
+  (when (and syntax-propertize-function (> end (point-min)))
+    (setq llmster--syntax-scanned (point-min)
+          syntax-propertize--done end)
+    (run-at-time 0 nil #'llmster--propertize-slice (current-buffer))))
+
+(defun llmster--propertize-slice (buffer)
+  "Scan the next slice of BUFFER's transcript for syntax, then schedule the next.
+The scan stops where the major mode's own scan starts again (the
+transcript changed there)."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (let ((deadline (+ (float-time) llmster-propertize-slice-seconds))
+            (from llmster--syntax-scanned))
+        (while (and llmster--syntax-scanned (< llmster--syntax-scanned syntax-propertize--done)
+                    (< (float-time) deadline) (not (input-pending-p)))
+          (let ((done syntax-propertize--done))
+            (setq syntax-propertize--done llmster--syntax-scanned)
+            (syntax-propertize (min done (+ llmster--syntax-scanned 4000)))
+            (setq llmster--syntax-scanned syntax-propertize--done
+                  syntax-propertize--done (max done syntax-propertize--done))))
+        (when (and from llmster--syntax-scanned (> llmster--syntax-scanned from))
+          ;; Parse states cached over the scanned part predate its syntax properties.
+          (let ((done syntax-propertize--done))
+            (syntax-ppss-flush-cache from)
+            (setq syntax-propertize--done done))
+          (font-lock-flush from llmster--syntax-scanned))
+        (if (and llmster--syntax-scanned (< llmster--syntax-scanned syntax-propertize--done))
+            (run-at-time 0.01 nil #'llmster--propertize-slice buffer)
+          (setq llmster--syntax-scanned nil))))))
+
 (defun llmster--last-heading ()
   "The start of the last \"### You\" or \"### Assistant\" line, else `point-min'.
 A literal search backwards from the end: the input area below it is short."
@@ -375,10 +416,15 @@ A conversation already open in a buffer is shown there."
     buffer))
 
 (defun llmster--fill-transcript (conversation-id)
-  "Insert the saved messages of CONVERSATION-ID."
+  "Insert the saved messages of CONVERSATION-ID.
+The major mode's change hooks do not run for each part inserted, and its
+syntax scan of the transcript (markdown-mode's, which took 1.3-2 s for a
+500 KB reply) happens after the chat is shown, in slices of idle time:
+see `llmster--propertize-in-background'."
   (let* ((answer (llmster--request-sync "conversations/get" `((id . ,conversation-id))))
          (conversation (alist-get 'conversation answer))
-         (inhibit-read-only t) (buffer-undo-list t) text-start)
+         (inhibit-read-only t) (buffer-undo-list t) (inhibit-modification-hooks t) text-start)
+    (syntax-ppss-flush-cache (point-min))
     (setq llmster--conversation-id (alist-get 'id conversation)
           llmster--forked-from (alist-get 'forkedFrom answer))
     (llmster--name-buffer (alist-get 'title conversation))
@@ -395,6 +441,7 @@ A conversation already open in a buffer is shown there."
       (setq llmster--last-reply (llmster--insert-saved-reply '((status . "unanswered")) text-start))
       (insert "\n\n"))
     (llmster--new-input-area)
+    (llmster--propertize-in-background (marker-position llmster--input-start))
     (insert (or (alist-get 'draft conversation) ""))
     (llmster--show-context)
     (let ((last (car (last (alist-get 'messages answer)))))

@@ -1170,6 +1170,30 @@
     (edit-last . llmster-test-edit-last-asks-before-replacing-typed-text-and-can-be-left))
   "Each shared scenario's slug and this suite's test of it.")
 
+(ert-deftest llmster-test-a-reopened-chat-is-scanned-for-code-blocks-after-it-is-shown ()
+  (skip-unless (featurep 'markdown-mode))
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:```python\nx = 1\n```\nafter the code")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--send buffer "[[sim:large=20000]] go")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer (llmster-test--reopen buffer)
+        ;; Shown without scanning the transcript; scanned in the background, then as before.
+        (should llmster--syntax-scanned)
+        (llmster-test--wait (lambda () (null llmster--syntax-scanned)))
+        (goto-char (point-min))
+        (search-forward "### Assistant\n```python\nx = 1")
+        (should (markdown-code-block-at-pos (match-end 0)))
+        (search-forward "after the code")
+        (should-not (markdown-code-block-at-pos (match-beginning 0)))
+        ;; The input area is scanned as it is typed in, as before.
+        (goto-char (point-max))
+        (insert "```\ncode typed\n```\n")
+        (syntax-propertize (point-max))
+        (search-backward "code typed")
+        (should (markdown-code-block-at-pos (point)))))))
+
 (ert-deftest llmster-test-every-shared-editor-scenario-has-a-test-here ()
   (let ((file (expand-file-name "../../editor-scenarios.txt" llmster-test--directory))
         (missing nil))
