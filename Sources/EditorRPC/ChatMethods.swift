@@ -30,6 +30,9 @@ enum ChatMethods {
         let text = try params.optionalString("text")
         if !retry, text?.isEmpty ?? true { throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true)") }
         let (askedFreshContext, recap) = try freshContext(params)
+        let images = try (params.optionalStrings("images") ?? []).map { path in
+            do { return try ImageInput.load(path: path) } catch { throw RPCError.invalidParams("\(error)") }
+        }
         let reference = try params.optionalString("conversationId")
         let overrides = ConversationOverrides(
             model: try params.optionalString("model"),
@@ -54,7 +57,7 @@ enum ChatMethods {
             reply = try await context.session.edit(in: conversationId, text: text ?? "", freshContext: freshContext, recap: recap,
                                                    display: display, replyCreated: replyCreated)
         } else {
-            reply = try await context.session.send(Turn(text: text ?? ""), in: conversationId, freshContext: freshContext, recap: recap,
+            reply = try await context.session.send(Turn(text: text ?? "", images: images), in: conversationId, freshContext: freshContext, recap: recap,
                                                    discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in

@@ -64,6 +64,7 @@ Nil means a new chat."
 ;;;###autoload
 (defun llmster-add-context (source &optional chat)
   "Send SOURCE (a buffer, a file name or a region) with CHAT's next message.
+An image file goes as an image (`llmster-attach-image').
 Interactively: the active region; else a buffer is asked for (by default
 this one, or from a chat the buffer last visited); with a prefix argument,
 a file.  A region is (START . END) of the current buffer."
@@ -74,15 +75,38 @@ a file.  A region is (START . END) of the current buffer."
          (llmster--choose-chat "Add to chat: ")))
   (when (consp source)
     (setq source (llmster--region-source (car source) (cdr source))))
-  (let ((target (or chat (save-window-excursion (llmster))))
-        (name (cond ((bufferp source) (llmster--source-name source))
-                    ((consp source) (car source))
-                    (t (file-name-nondirectory source)))))
-    (when (consp source) (setq source (cdr source)))
+  (if (and (stringp source) (llmster--image-file-p source))
+      (llmster-attach-image source chat)
+    (let ((target (or chat (save-window-excursion (llmster))))
+          (name (cond ((bufferp source) (llmster--source-name source))
+                      ((consp source) (car source))
+                      (t (file-name-nondirectory source)))))
+      (when (consp source) (setq source (cdr source)))
+      (with-current-buffer target
+        (setq llmster--context (append llmster--context (list (cons name source))))
+        (llmster--show-context))
+      (message "llmster: %s goes with the next message in %s" name (buffer-name target))
+      target)))
+
+(defun llmster--image-file-p (file)
+  "Whether FILE is named as an image llmster sends as one (PNG, JPEG, GIF, WebP)."
+  (string-match-p "\\.\\(?:png\\|jpe?g\\|gif\\|webp\\)\\'" (downcase file)))
+
+;;;###autoload
+(defun llmster-attach-image (file &optional chat)
+  "Send the image FILE with CHAT's next message, for a model that sees images.
+llmster reads the file when the message is sent: PNG, JPEG, GIF or WebP.
+Interactively CHAT is this chat, or one asked for; `llmster-add-context'
+on an image file does the same.  The model must understand images (its
+capabilities in \\[llmster-select-model] say vision)."
+  (interactive (list (expand-file-name (read-file-name "Image to attach: " nil nil t))
+                     (llmster--choose-chat "Attach to chat: ")))
+  (let ((target (or chat (save-window-excursion (llmster)))) (file (expand-file-name file)))
+    (unless (file-readable-p file) (user-error "Cannot read %s" file))
     (with-current-buffer target
-      (setq llmster--context (append llmster--context (list (cons name source))))
+      (setq llmster--images (append llmster--images (list file)))
       (llmster--show-context))
-    (message "llmster: %s goes with the next message in %s" name (buffer-name target))
+    (message "llmster: the image %s goes with the next message in %s" (file-name-nondirectory file) (buffer-name target))
     target))
 
 (defun llmster--context-default ()
@@ -102,10 +126,10 @@ That is this buffer, or from a chat the last buffer that is no chat."
         (cons (llmster--language (current-buffer)) (buffer-substring-no-properties start end))))
 
 (defun llmster-clear-context ()
-  "Send no attached buffer or file with the next message."
+  "Send no attached buffer, file or image with the next message."
   (interactive)
   (llmster--require-chat)
-  (setq llmster--context nil)
+  (setq llmster--context nil llmster--images nil)
   (llmster--show-context))
 
 (defun llmster--region-text (start end instruction)

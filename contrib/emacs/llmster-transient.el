@@ -38,6 +38,7 @@
     ("g" "Read the config again" llmster-reload-config)]]
   [["Context and regions"
     ("b" "Add a buffer (C-u: file)" llmster-add-context)
+    ("u" "Attach an image" llmster-attach-image)
     ("x" "Clear the context" llmster-clear-context)
     ("s" "Send the region" llmster-send-region)
     ("R" "Rewrite the region" llmster-rewrite)]

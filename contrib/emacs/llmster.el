@@ -77,6 +77,7 @@
 ;; The commands of the package's other files, for an install by `load-path' alone (package.el
 ;; makes the same autoloads from their cookies).
 (dolist (command '((llmster-add-context . "llmster-context") (llmster-send-region . "llmster-context")
+                   (llmster-attach-image . "llmster-context")
                    (llmster-clear-context . "llmster-context")
                    (llmster-rewrite . "llmster-rewrite") (llmster-rewrite-cancel . "llmster-rewrite")
                    (llmster-list-conversations . "llmster-library") (llmster-chats-open . "llmster-library")
@@ -203,6 +204,8 @@ Presets are the `preset.NAME.system' lines the llmster REPL's /preset uses."
 (defvar-local llmster--input-start nil "Marker: where the text to send starts.")
 (defvar-local llmster--stream nil "The reply being streamed (an `llmster--reply'), or nil.")
 (defvar-local llmster--last-reply nil "The last reply shown in this buffer (an `llmster--reply').")
+(defvar-local llmster--images nil
+  "Image files sent with the next message (`llmster-attach-image').")
 (defvar-local llmster--context nil
   "Buffers, files and regions sent with the next message: (NAME . SOURCE).
 SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
@@ -573,7 +576,8 @@ Windows whose point was at POS follow it; others stay put."
     (when (string-empty-p text) (user-error "Nothing to send: type below the last \"### You\" line"))
     (if llmster--edit-next
         (llmster--send-edit text)
-      (llmster--start-reply text `((text . ,(concat (when llmster--context (llmster--context-text)) text)))))))
+      (llmster--start-reply text `((text . ,(concat (when llmster--context (llmster--context-text)) text))
+                                   ,@(when llmster--images `((images . ,(vconcat llmster--images)))))))))
 
 (defun llmster--start-reply (text params)
   "Move the typed TEXT above a new reply and send PARAMS with this chat's settings.
@@ -583,7 +587,9 @@ reopened chat does."
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (goto-char (point-max))
       (delete-region llmster--input-start (point-max))
-      (insert (or (alist-get 'text params) text) "\n\n"))
+      (insert (or (alist-get 'text params) text) "\n\n")
+      (when llmster--images
+        (insert (mapconcat (lambda (file) (format "[image: %s]" (file-name-nondirectory file))) llmster--images "\n") "\n\n")))
     (llmster--open-reply params text-start text)))
 
 (defun llmster--open-reply (params text-start text &optional reply-start)
@@ -791,6 +797,7 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
               (setq llmster--conversation-id (alist-get 'conversationId result)
                     llmster--fresh-next nil
                     llmster--context nil
+                    llmster--images nil
                     llmster--pending-preset nil
                     llmster--pending-settings nil)
               (llmster--show-context)
@@ -1158,7 +1165,9 @@ these, there is no header line."
                                        (substitute-command-keys
                                         "Editing the last message (\\[llmster-send] replaces it, \\[llmster-cancel] leaves)"))
                                      (when llmster--context
-                                       (format "Context: %s" (mapconcat #'car llmster--context ", ")))))))
+                                       (format "Context: %s" (mapconcat #'car llmster--context ", ")))
+                                     (when llmster--images
+                                       (format "Images: %s" (mapconcat #'file-name-nondirectory llmster--images ", ")))))))
           (when parts (concat " " (string-join parts "; ")))))
   (force-mode-line-update))
 

@@ -1194,6 +1194,36 @@
         (search-backward "code typed")
         (should (markdown-code-block-at-pos (point)))))))
 
+(defun llmster-test--png (directory)
+  "A file in DIRECTORY that llmster takes for a PNG image; return its name."
+  (let ((file (expand-file-name "dot.png" directory)))
+    (let ((coding-system-for-write 'binary))
+      (write-region (concat (unibyte-string #x89 ?P ?N ?G #x0d #x0a #x1a #x0a) (make-string 24 0)) nil file nil 'silent))
+    file))
+
+(ert-deftest llmster-test-an-image-goes-with-the-next-message ()
+  (llmster-test--with-llmster
+    (let* ((buffer (llmster)) (image (llmster-test--png (make-temp-file "llmster-image-" t))))
+      (with-current-buffer buffer
+        (llmster--select-model "acme/vision-7b" nil)
+        (setq llmster--model "acme/vision-7b")
+        (llmster-add-context image buffer)
+        (should (string-match-p "Images: dot.png" (format "%s" header-line-format)))
+        (should-not llmster--context)
+        (llmster-test--send buffer "What is in it?")
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### You\nWhat is in it\\?\n\n\\[image: dot.png\\]\n\n### Assistant\nI can see 1 image in your message\\." (buffer-string)))
+        ;; Sent once: the next message goes without it.
+        (should-not llmster--images)
+        (should-not header-line-format)
+        ;; A model that sees no images: the message comes back, and the image stays attached.
+        (setq llmster--model "acme/tiny-1b")
+        (llmster-attach-image image buffer)
+        (llmster-test--send buffer "And now?")
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "\\[error: .*acme/tiny-1b" (buffer-string)))
+        (should (equal llmster--images (list image)))))))
+
 (ert-deftest llmster-test-every-shared-editor-scenario-has-a-test-here ()
   (let ((file (expand-file-name "../../editor-scenarios.txt" llmster-test--directory))
         (missing nil))

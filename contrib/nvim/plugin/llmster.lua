@@ -30,6 +30,8 @@ command('LlmsterAdd', function(opts)
   local target = argument(opts)
   llmster().add_context(target or vim.api.nvim_get_current_buf())
 end, { nargs = '?', complete = 'file', desc = 'Attach the current buffer, or a file, to the next message of a chat' })
+command('LlmsterImage', function(opts) llmster().add_image(opts.args) end,
+  { nargs = 1, complete = 'file', desc = 'Send an image with the next message of a chat (for a model that sees images)' })
 command('LlmsterCancel', function() llmster().cancel() end, { desc = 'Cancel the streaming reply' })
 command('LlmsterRegenerate', function() llmster().regenerate() end, { desc = 'Ask again for the last answer' })
 command('LlmsterEditLast', function() llmster().edit_last() end, { desc = 'Edit and resend the last message' })

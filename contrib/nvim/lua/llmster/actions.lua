@@ -27,6 +27,12 @@ M.palette = {
   { 'Move the chat to a folder', function() library.move() end },
   { 'Pin or unpin the chat', function() library.toggle_pin() end },
   { 'Delete the chat', function() library.delete() end },
+  { 'Attach an image to the next message', function()
+    local buffer = vim.api.nvim_get_current_buf()
+    vim.ui.input({ prompt = 'Image: ', completion = 'file' }, function(path)
+      if path and path ~= '' then client.guard(require('llmster.context').add_image, path, buffer) end
+    end)
+  end },
   { 'Add the alternate buffer as context', function() require('llmster.context').add_context(vim.fn.bufnr('#'), vim.api.nvim_get_current_buf()) end },
   { 'Set the system prompt', function()
     vim.ui.input({ prompt = 'System prompt: ' }, function(text) if text then client.guard(settings.set_system_prompt, text) end end)

@@ -66,6 +66,7 @@ function M.add_context(target, chat_buffer)
   end
   local chat = chats[chat_buffer]
   local item
+  if type(target) == 'string' and M.is_image(target) then return M.add_image(target, chat_buffer) end
   if type(target) == 'number' then
     local name = vim.api.nvim_buf_get_name(target)
     item = { name = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or ('buffer ' .. target), filetype = vim.bo[target].filetype,
@@ -77,6 +78,25 @@ function M.add_context(target, chat_buffer)
       lines = function() return vim.fn.readfile(path) end }
   end
   table.insert(chat.context, item)
+  M.show_context(chat)
+  return chat_buffer
+end
+
+-- Whether `path` is named as an image llmster sends as one (PNG, JPEG, GIF, WebP).
+function M.is_image(path)
+  local extension = vim.fn.fnamemodify(path, ':e'):lower()
+  return extension == 'png' or extension == 'jpg' or extension == 'jpeg' or extension == 'gif' or extension == 'webp'
+end
+
+-- :LlmsterImage {file}: sends the image with the chat's next message (llmster reads it then), for a model that sees
+-- images; :LlmsterAdd on an image file does the same.
+function M.add_image(path, chat_buffer)
+  local current = vim.api.nvim_get_current_buf()
+  chat_buffer = chat_buffer or (chats[current] and current) or require('llmster.chat').chat_for_range()
+  local full = vim.fn.fnamemodify(vim.fn.expand(path), ':p')
+  if vim.fn.filereadable(full) ~= 1 then error('cannot read ' .. path, 0) end
+  local chat = chats[chat_buffer]
+  table.insert(chat.context, { name = 'image ' .. vim.fn.fnamemodify(full, ':t'), image = full })
   M.show_context(chat)
   return chat_buffer
 end

@@ -38,7 +38,8 @@ export(require('llmster.chat'), { 'open', 'chat', 'streaming', 'send_chat', 'sen
 export(require('llmster.chat.buffer'), { 'rename_buffer' })
 export(require('llmster.chat.folds'), { 'foldexpr', 'foldtext', 'folds', 'toggle_folds' })
 export(require('llmster.chat.stream'), { 'indicator' })
-export(require('llmster.context'), { 'fence', 'fence_buffer', 'fence_file', 'show_context', 'add_context', 'context' })
+export(require('llmster.context'), { 'fence', 'fence_buffer', 'fence_file', 'show_context', 'add_context', 'add_image',
+  'context' })
 export(require('llmster.settings'), { 'set_system_prompt', 'set_reasoning', 'set_integrations', 'reload_config',
   'preset_names', 'pick_preset', 'apply_preset', 'open_with_preset', 'format_model', 'models', 'pick_model', 'statusline' })
 export(require('llmster.actions'), { 'actions' })

@@ -168,7 +168,9 @@ end
 -- Expands `#buffer` (the alternate buffer) and `/file PATH` lines of the input, and the attached context.
 local function expand_input(chat, text)
   local blocks = {}
-  for _, item in ipairs(chat.context) do table.insert(blocks, context().fence(item.name, item.filetype, item.lines())) end
+  for _, item in ipairs(chat.context) do
+    if not item.image then table.insert(blocks, context().fence(item.name, item.filetype, item.lines())) end
+  end
   local kept = {}
   for _, line in ipairs(lines_of(text)) do
     local path = line:match('^/file%s+(.+)$')
@@ -226,6 +228,8 @@ function M.send_chat(buffer, options)
     header = last_header(buffer, '### Assistant', input_row) or input_row
     vim.api.nvim_buf_set_lines(buffer, header, input_row, false, { '### Assistant', '', '' })
   else
+    params.images = vim.tbl_map(function(item) return item.image end, vim.tbl_filter(function(item) return item.image end, chat.context))
+    if #params.images == 0 then params.images = nil end
     params.text = expand_input(chat, text)
     if edit then
       params.edit = true
@@ -234,6 +238,9 @@ function M.send_chat(buffer, options)
         vim.api.nvim_buf_set_lines(buffer, previous, input_row, false, {})
         input_row = previous
       end
+    end
+    for _, image in ipairs(params.images or {}) do
+      vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { '', '[image: ' .. vim.fn.fnamemodify(image, ':t') .. ']' })
     end
     vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { '', '### Assistant', '' })
     header = vim.api.nvim_buf_line_count(buffer) - 2
