@@ -33,6 +33,7 @@ public struct MethodRegistry: Sendable {
         IntegrationMethods.register(in: &registry)
         AlternativeMethods.register(in: &registry)
         ForkMethods.register(in: &registry)
+        PreviewMethods.register(in: &registry)
         return registry
     }
 }

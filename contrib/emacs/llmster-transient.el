@@ -28,6 +28,7 @@
     ("f" "Ask again, fresh context" llmster-fresh-context)
     ("y" "Ask again, fresh, with a recap" llmster-fresh-context-with-recap)
     ("F" "Fork from the last reply" llmster-fork)
+    ("d" "Show the request (dry run)" llmster-preview)
     ("r" "Fold or show reasoning" llmster-toggle-reasoning)]
    ["Settings"
     ("m" "Model" llmster-select-model)

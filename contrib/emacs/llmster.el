@@ -579,6 +579,35 @@ Windows whose point was at POS follow it; others stay put."
       (llmster--start-reply text `((text . ,(concat (when llmster--context (llmster--context-text)) text))
                                    ,@(when llmster--images `((images . ,(vconcat llmster--images)))))))))
 
+(defun llmster-preview ()
+  "Show the request the next send would make: the JSON llmster would post.
+A dry run (gptel's, or codecompanion's debug window): nothing is sent or
+saved.  The request has the typed text with the attached context, the
+model, the settings and whether it continues the server context; images
+show as their type and size.  A preset chosen for a chat that has no
+conversation yet applies only once the first send makes it."
+  (interactive)
+  (llmster--require-chat)
+  (let* ((text (string-trim (buffer-substring-no-properties llmster--input-start (point-max))))
+         (answer (llmster--request-sync
+                  "chat/preview"
+                  `((text . ,(concat (when llmster--context (llmster--context-text)) text))
+                    ,@(when llmster--images `((images . ,(vconcat llmster--images))))
+                    ,@(when llmster--conversation-id `((conversationId . ,llmster--conversation-id)))
+                    ,@(when llmster--model `((model . ,llmster--model)))
+                    ,@(when llmster--fresh-next '((freshContext . t)))
+                    ,@(unless llmster--conversation-id llmster--pending-settings))))
+         (buffer (get-buffer-create "*llmster request*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "%s %s%s\n\n%s\n" (alist-get 'method answer) (string-remove-suffix "/" (alist-get 'server answer))
+                        (alist-get 'path answer) (alist-get 'text answer))))
+      (special-mode)
+      (goto-char (point-min)))
+    (display-buffer buffer)
+    buffer))
+
 (defun llmster--start-reply (text params)
   "Move the typed TEXT above a new reply and send PARAMS with this chat's settings.
 The transcript shows the text sent (attached context included), as a

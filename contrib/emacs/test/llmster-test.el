@@ -1224,6 +1224,33 @@
         (should (string-match-p "\\[error: .*acme/tiny-1b" (buffer-string)))
         (should (equal llmster--images (list image)))))))
 
+(ert-deftest llmster-test-the-request-can-be-seen-before-it-is-sent ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (source (generate-new-buffer "notes.txt")))
+      (with-current-buffer source (insert "remember this"))
+      (with-current-buffer buffer
+        (llmster-set-system-prompt "Be brief.")
+        (llmster-add-context source buffer)
+        (goto-char (point-max))
+        (insert "echo:first")
+        (with-current-buffer (llmster-preview)
+          (should (string-match-p "\\`POST http://[^\n]+/api/v1/chat\n\n{" (buffer-string)))
+          (should (string-match-p "\"system_prompt\" : \"Be brief.\"" (buffer-string)))
+          (should (string-match-p "remember this" (buffer-string)))
+          (should (string-match-p "echo:first" (buffer-string))))
+        ;; Nothing was sent or saved, and the input and its context are as they were.
+        (should-not llmster--conversation-id)
+        (should (equal (mapcar #'car llmster--context) (list (buffer-name source))))
+        (should (string-suffix-p "### You\necho:first" (buffer-string)))
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (goto-char (point-max))
+        (insert "echo:second")
+        (with-current-buffer (llmster-preview)
+          (should (string-match-p "\"previous_response_id\" : \"" (buffer-string)))
+          (should-not (string-match-p "system_prompt" (buffer-string)))))
+      (kill-buffer source))))
+
 (ert-deftest llmster-test-every-shared-editor-scenario-has-a-test-here ()
   (let ((file (expand-file-name "../../editor-scenarios.txt" llmster-test--directory))
         (missing nil))

@@ -32,6 +32,8 @@ command('LlmsterAdd', function(opts)
 end, { nargs = '?', complete = 'file', desc = 'Attach the current buffer, or a file, to the next message of a chat' })
 command('LlmsterImage', function(opts) llmster().add_image(opts.args) end,
   { nargs = 1, complete = 'file', desc = 'Send an image with the next message of a chat (for a model that sees images)' })
+command('LlmsterPreview', function() llmster().preview() end,
+  { desc = 'Show the request the next send would make (a dry run: nothing is sent)' })
 command('LlmsterCancel', function() llmster().cancel() end, { desc = 'Cancel the streaming reply' })
 command('LlmsterRegenerate', function() llmster().regenerate() end, { desc = 'Ask again for the last answer' })
 command('LlmsterEditLast', function() llmster().edit_last() end, { desc = 'Edit and resend the last message' })

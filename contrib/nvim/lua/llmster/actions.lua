@@ -13,6 +13,7 @@ M.palette = {
   { 'New chat with a preset', function() settings.pick_preset('New chat with preset', settings.open_with_preset) end },
   { 'Send', function() chat.send_chat() end },
   { 'Cancel the reply', function() chat.cancel() end },
+  { 'Show the request the next send would make (dry run)', function() chat.preview() end },
   { 'Regenerate the last answer', function() chat.regenerate() end },
   { 'Edit the last message', function() chat.edit_last() end },
   { 'Resend with a fresh server context', function() chat.fresh() end },

@@ -165,8 +165,9 @@ local function show_edit(buffer, text)
   end
 end
 
--- Expands `#buffer` (the alternate buffer) and `/file PATH` lines of the input, and the attached context.
-local function expand_input(chat, text)
+-- Expands `#buffer` (the alternate buffer) and `/file PATH` lines of the input, and the attached context, which is
+-- then detached (unless `keep`).
+local function expand_input(chat, text, keep)
   local blocks = {}
   for _, item in ipairs(chat.context) do
     if not item.image then table.insert(blocks, context().fence(item.name, item.filetype, item.lines())) end
@@ -183,8 +184,10 @@ local function expand_input(chat, text)
       table.insert(kept, line)
     end
   end
-  chat.context = {}
-  context().show_context(chat)
+  if not keep then
+    chat.context = {}
+    context().show_context(chat)
+  end
   local prompt = vim.trim(table.concat(kept, '\n'))
   if #blocks == 0 then return prompt end
   return table.concat(blocks, '\n\n') .. '\n\n' .. prompt
@@ -268,6 +271,34 @@ function M.send_chat(buffer, options)
   end
   reply.id = id
   return id
+end
+
+-- :LlmsterPreview: a dry run; shows the JSON llmster would post for the chat's input now, in a scratch buffer (q
+-- closes it), and returns that buffer. Nothing is sent or saved, the input and its context stay; images show as their
+-- type and size. A preset chosen for a chat with no conversation yet applies only once the first send makes it.
+function M.preview(buffer)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = require_chat(buffer)
+  local text = input_text(buffer)
+  local images = vim.tbl_map(function(item) return item.image end, vim.tbl_filter(function(item) return item.image end, chat.context))
+  local answer = client.request_sync('chat/preview', {
+    text = expand_input(chat, text, true), conversationId = chat.conversation, model = chat.model,
+    images = #images > 0 and images or nil, freshContext = chat.fresh_next and true or nil,
+    systemPrompt = not chat.conversation and chat.system_prompt or nil,
+    integrations = not chat.conversation and chat.integrations or nil,
+    reasoning = not chat.conversation and chat.reasoning or nil,
+  })
+  local scratch = vim.api.nvim_create_buf(false, true)
+  local header = string.format('%s %s%s', answer.method, (answer.server:gsub('/$', '')), answer.path)
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, vim.list_extend({ header, '' }, lines_of(answer.text)))
+  vim.bo[scratch].filetype = 'json'
+  vim.bo[scratch].modifiable = false
+  vim.bo[scratch].bufhidden = 'wipe'
+  pcall(vim.api.nvim_buf_set_name, scratch, 'llmster: request')
+  vim.api.nvim_buf_set_keymap(scratch, 'n', 'q', '<Cmd>close<CR>', { noremap = true, silent = true })
+  vim.cmd('split')
+  vim.api.nvim_win_set_buf(0, scratch)
+  return scratch
 end
 
 -- Asks again for an answer to the last message; the old answer stays in the library as an alternative.
