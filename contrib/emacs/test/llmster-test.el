@@ -1167,7 +1167,11 @@
     (rewrite-line-ends . llmster-test-a-rewrite-without-a-final-newline-keeps-the-lines-apart)
     (model-before-first-message . llmster-test-a-model-chosen-before-the-first-message-follows-the-load-policy)
     (config-reload . llmster-test-presets-added-while-llmster-runs-are-seen)
-    (edit-last . llmster-test-edit-last-asks-before-replacing-typed-text-and-can-be-left))
+    (edit-last . llmster-test-edit-last-asks-before-replacing-typed-text-and-can-be-left)
+    (recap . llmster-test-a-lost-context-can-continue-with-a-recap)
+    (fork . llmster-test-fork-opens-a-new-conversation-from-a-reply)
+    (image . llmster-test-an-image-goes-with-the-next-message)
+    (dry-run . llmster-test-the-request-can-be-seen-before-it-is-sent))
   "Each shared scenario's slug and this suite's test of it.")
 
 (ert-deftest llmster-test-a-reopened-chat-is-scanned-for-code-blocks-after-it-is-shown ()

@@ -1060,6 +1060,10 @@ local ok, err = pcall(function()
     ['model-before-first-message'] = 'a model chosen before the first message follows the load policy',
     ['config-reload'] = 'presets start a new chat and apply to the current one',
     ['edit-last'] = 'edit-last asks before replacing typed text, shows it is editing, and cancel leaves',
+    ['recap'] = 'lost server context: the prompt offers a recap of the earlier turns, as does :LlmsterFresh recap',
+    ['fork'] = ':LlmsterFork starts a new conversation from a reply, marked in the library',
+    ['image'] = 'an image goes with the next message, to a model that sees images',
+    ['dry-run'] = ':LlmsterPreview shows the request the next send would make, and sends nothing',
   }
   test('every shared editor scenario has a test here', function()
     -- Beside this test file in the source tree (the installed plugin has no copy).
