@@ -60,7 +60,9 @@
 ;; From any buffer: `llmster-send-region' (the region as a fenced block, with an
 ;; instruction), `llmster-rewrite' (replace the region with the model's answer, shown as a
 ;; diff to accept or reject), `llmster-add-context' (a buffer or file sent with the next
-;; message), `llmster-search' and `llmster-list-conversations' (the library).
+;; message), `llmster-attach-image' (an image for a model that sees images),
+;; `llmster-search' and `llmster-list-conversations' (the library).  In a chat,
+;; `llmster-preview' shows the JSON the next send would post, without sending it.
 ;;
 ;; The REPL's presets (`preset.NAME.system = ...' in llmster's config: a system prompt,
 ;; model and settings) start a chat (`llmster-new-chat-with-preset', or
