@@ -1,6 +1,7 @@
 -- Buffers and files sent with a chat's next message, as fenced blocks with their names and languages.
 local state = require('llmster.chat.buffer')
-local chats, last_header = state.chats, state.last_header
+local chats = state.chats
+local last_header = state.last_header
 
 local M = {}
 

@@ -1,7 +1,8 @@
 -- The settings of a chat: system prompt, reasoning, integrations, presets and the model; the statusline.
 local client = require('llmster.client')
 local state = require('llmster.chat.buffer')
-local chats, require_chat = state.chats, state.require_chat
+local chats = state.chats
+local require_chat = state.require_chat
 local isnil = client.isnil
 
 local M = {}

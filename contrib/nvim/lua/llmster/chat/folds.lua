@@ -1,7 +1,8 @@
 -- Reasoning and tool output as folds of the chat windows ('foldexpr', 'foldtext').
 local config = require('llmster.config')
 local state = require('llmster.chat.buffer')
-local chats, position = state.chats, state.position
+local chats = state.chats
+local position = state.position
 
 local M = {}
 

@@ -3,7 +3,12 @@ local client = require('llmster.client')
 local config = require('llmster.config')
 local folds = require('llmster.chat.folds')
 local state = require('llmster.chat.buffer')
-local chats, lines_of, position, mark_at, reasoning_label, rename_buffer = state.chats, state.lines_of, state.position, state.mark_at, state.reasoning_label, state.rename_buffer
+local chats = state.chats
+local lines_of = state.lines_of
+local position = state.position
+local mark_at = state.mark_at
+local reasoning_label = state.reasoning_label
+local rename_buffer = state.rename_buffer
 local add_fold, remember_first_line, refresh_folds = folds.add_fold, folds.remember_first_line, folds.refresh_folds
 local isnil = client.isnil
 -- Required when used: both require this module.
