@@ -87,7 +87,8 @@
                                 (apply slice args)
                                 (setq slices (1+ slices) longest (max longest (- (float-time) begun)))))
                             '((name . llmster-typing-bench)))
-                (while (buffer-local-value 'llmster--syntax-scanned buffer) (accept-process-output nil 0.01))
+                (while (and (boundp 'llmster--syntax-scanned) (buffer-local-value 'llmster--syntax-scanned buffer))
+                  (accept-process-output nil 0.01))
                 (advice-remove 'llmster--propertize-slice 'llmster-typing-bench)
                 (message "llmster typing bench: its syntax scan in the background: %.0f ms in %d slices, the longest %.0f ms"
                          (* 1000 (- (float-time) start)) slices (* 1000 longest))))
