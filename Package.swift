@@ -8,7 +8,6 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
 
 let package = Package(
     name: "llmster",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "llmster", targets: ["llmster"]),
         .executable(name: "lmstudio-sim", targets: ["lmstudio-sim"]),
@@ -29,7 +28,7 @@ let package = Package(
         .target(name: "Library", dependencies: ["SystemSupport", "CSQLite", "CSodium"]),
         .target(name: "Chat", dependencies: ["LMStudio", "Library", "SystemSupport"]),
         .target(name: "TerminalMarkdown", dependencies: ["SystemSupport", "CCmarkGFM", "CSourceHighlight"]),
-        .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio"]),
+        .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio", "SystemSupport"]),
         .target(name: "Voice", dependencies: ["Chat", "SystemSupport", "CPocketSphinx"]),
         .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "SystemSupport", "CReadline"]),
         .target(name: "Simulator", dependencies: ["SystemSupport"]),

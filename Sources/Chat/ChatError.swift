@@ -7,6 +7,10 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     /// The server has no model with this key or instance id; `suggestion` is the downloaded key nearest it, if one is near.
     case modelNotDownloaded(String, suggestion: String? = nil)
     case notAChatModel(String)
+    /// LM Studio cannot load this model (neither an LLM nor an embedding model).
+    case notLoadable(String)
+    /// No loaded instance has this id.
+    case notLoaded(instance: String)
     case visionUnsupported(String)
     case reasoningNotAllowed(value: String, model: String, allowed: [String])
     case continuationLost(conversationId: String)
@@ -32,6 +36,22 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     /// A conversation setting was refused; nothing was changed.
     case invalidSetting(SettingError)
 
+    /// The category of the failure (see `ErrorCategory`): what the command line's exit status and rpc's error kind come from.
+    public var category: ErrorCategory {
+        switch self {
+        case .noModel, .modelNotDownloaded: .modelNotFound
+        case .notAChatModel, .notLoadable, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration, .unknownPreset,
+             .invalidSetting: .invalid
+        case .continuationLost, .continuationElsewhere: .continuationLost
+        case .noSuchReply, .unknownConversation, .notLoaded: .notFound
+        case .integrationRefused: .server
+        case .credentials: .authentication
+        case .server(let error): error.category
+        case .storage(let error): error.category
+        case .libraryClosed: .storage
+        }
+    }
+
     public var description: String {
         switch self {
         case .noModel:
@@ -42,6 +62,10 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
             return "\(key) is not downloaded on this server. `llmster models` lists the downloaded models; `llmster download \(key)` fetches it."
         case .notAChatModel(let key):
             return "\(key) is an embedding model and cannot chat. Choose an LLM (`llmster models`)."
+        case .notLoadable(let key):
+            return "\(key) is not a model LM Studio can load (neither an LLM nor an embedding model)."
+        case .notLoaded(let instance):
+            return "\(instance) is not a loaded instance; `llmster ps` (or /ps) lists them."
         case .visionUnsupported(let key):
             return "\(key) cannot read images (no vision capability). Choose a vision model (`llmster models --vision`)."
         case .reasoningNotAllowed(let value, let model, let allowed):

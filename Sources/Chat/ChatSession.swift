@@ -10,12 +10,17 @@ import LMStudio
 /// it streams (at least every `saveInterval`) and finally as complete, incomplete or error.
 public actor ChatSession {
     public let configuration: Configuration
-    public nonisolated let client: LMStudioClient
+    /// The server; faces reach it only through the use cases (`loadModel`, `download`, `send`, …).
+    nonisolated let client: LMStudioClient
     /// The library connection; nil only when reopening it after a restore failed.
     private var openLibrary: LibraryStore?
     private let clock: any DisplayClock
     private let saveInterval: Duration
     private var cachedModels: [Model]?
+    /// The thread the session runs on (see `LibraryExecutor`).
+    private nonisolated let executor = LibraryExecutor(name: "llmster library")
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates a session on `library`, which it owns from now on.
     public init(client: LMStudioClient, library: sending LibraryStore, configuration: Configuration,
@@ -139,6 +144,12 @@ public actor ChatSession {
             conversation.serverURL = nil
             conversation.lastResponseId = nil
         }
+        if conversation.lastResponseId == nil, conversation.needsFreshContext {
+            // This request starts a context, so it carries the saved prompt.
+            conversation.needsFreshContext = false
+            let updated = conversation
+            try storage { try library.updateConversation(updated) }
+        }
         let models = try await serverCall { try await self.models() }
         guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil,
                                                      defaultModel: configuration.defaultModel, models: models) else {
@@ -146,7 +157,7 @@ public actor ChatSession {
         }
         guard let model = effective.model else { throw models.notDownloaded(effective.reference) }
         let key = effective.reference
-        guard model.type == .llm else { throw ChatError.notAChatModel(key) }
+        guard model.canChat else { throw ChatError.notAChatModel(key) }
         if images, model.capabilities?.vision != true { throw ChatError.visionUnsupported(key) }
         if let reasoning = conversation.settings.reasoning {
             // A server that lists reasoning for no model predates that field: the documented values go, and it decides.
@@ -223,22 +234,8 @@ public actor ChatSession {
         // whatever the ending, so a display drawing a backlog stops at once; the reply is saved before it is awaited.
         return try await withThrowingTaskGroup(of: Void.self, returning: SavedReply.self) { group in
             group.addTask { await Self.present(coalescer, to: display) }
-            var ending = ReplyEnding.interrupted(Self.endedEarly)
-            var savedBeforeEnd: SavedLength?
-            do {
-                for try await event in events {
-                    if case .chatEnd(let result) = event, savedBeforeEnd == nil, await !coalescer.keepsStreamed(result) {
-                        savedBeforeEnd = await saveStreamedVersion(of: coalescer, messageId: reply.id, saver: saver)
-                    }
-                    await coalescer.apply(event)
-                    if case .chatEnd = event { ending = .completed }
-                }
-            } catch is CancellationError {
-                ending = .cancelled
-            } catch let error as LMStudioError {
-                ending = error == .cancelled ? .cancelled : .interrupted(error.description)
-            } catch {
-                ending = .interrupted(String(describing: error))
+            var (ending, savedBeforeEnd) = await Self.pump(events, into: coalescer) {
+                await self.saveStreamedVersion(of: coalescer, messageId: reply.id, saver: saver)
             }
             saver.cancel()
             let saved = if let savedBeforeEnd { savedBeforeEnd } else { await saver.value }
@@ -269,6 +266,32 @@ public actor ChatSession {
             try await group.waitForAll()
             return result
         }
+    }
+
+    /// Feeds the reply's events to the coalescer until the stream ends, off the session's thread (see `LibraryExecutor`):
+    /// the hot loop hops only between the reader and the coalescer, never to the library's thread, which it reaches only
+    /// through `saveStreamedVersion` (at most once: before a final event that replaces what streamed is applied).
+    @concurrent
+    private static func pump(_ events: AsyncThrowingStream<ChatEvent, any Error>, into coalescer: DisplayCoalescer,
+                             saveStreamedVersion: @Sendable () async -> SavedLength) async -> (ReplyEnding, SavedLength?) {
+        var ending = ReplyEnding.interrupted(endedEarly)
+        var savedBeforeEnd: SavedLength?
+        do {
+            for try await event in events {
+                if case .chatEnd(let result) = event, savedBeforeEnd == nil, await !coalescer.keepsStreamed(result) {
+                    savedBeforeEnd = await saveStreamedVersion()
+                }
+                await coalescer.apply(event)
+                if case .chatEnd = event { ending = .completed }
+            }
+        } catch is CancellationError {
+            ending = .cancelled
+        } catch let error as LMStudioError {
+            ending = error == .cancelled ? .cancelled : .interrupted(error.description)
+        } catch {
+            ending = .interrupted(String(describing: error))
+        }
+        return (ending, savedBeforeEnd)
     }
 
     /// Hands the coalescer's batches to `display` until the end has been handed out.
@@ -427,7 +450,7 @@ public actor ChatSession {
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)
         let firstLine = linesAfterAttachedBlocks(lines).first ?? lines.first ?? ""
         let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
-        if trimmed.isEmpty { return "Untitled" }
+        if trimmed.isEmpty { return Conversation.untitled }
         return trimmed.count > 60 ? String(trimmed.prefix(59)) + "…" : trimmed
     }
 

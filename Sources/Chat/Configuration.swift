@@ -95,19 +95,6 @@ public struct Configuration: Sendable, Equatable {
         ("max_kdf_memory", "most memory a backup's key derivation may ask for, e.g. 256M (empty: 1 GiB, libsodium's largest)"),
     ]
 
-    /// Documentation of the integration keys, which are named by the user.
-    public static let integrationKeys = [
-        ("integration.NAME", "an LM Studio plugin id (mcp/playwright) or an MCP server URL (https://…)"),
-        ("integration.NAME.allowed_tools", "comma-separated tools the model may call (default: all)"),
-    ]
-
-    /// Documentation of the preset keys, which are named by the user.
-    public static let presetKeys = [
-        ("preset.NAME.system", "the system prompt of preset NAME (`--preset NAME`, `/preset NAME`)"),
-        ("preset.NAME.model", "the model preset NAME uses (optional)"),
-        ("preset.NAME.KEY", "a conversation setting of preset NAME: " + ConversationSetting.allCases.map(\.rawValue).joined(separator: ", ")),
-    ]
-
     /// `preset.NAME.FIELD` → (NAME, FIELD) when FIELD is `system`, `model` or a conversation setting.
     private static func presetKey(_ key: String) -> (name: String, field: String)? {
         guard key.hasPrefix("preset."), let dot = key.lastIndex(of: "."), dot > key.index(key.startIndex, offsetBy: 6) else { return nil }
@@ -192,16 +179,8 @@ public struct Configuration: Sendable, Equatable {
         !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
     }
 
-    /// Whether `text` holds a character that could end or rewrite a line of the file: C0 and C1 controls,
-    /// DEL, and the Unicode line and paragraph separators.
-    static func containsControl(_ text: String) -> Bool {
-        text.unicodeScalars.contains { scalar in
-            switch scalar.value {
-            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
-            default: false
-            }
-        }
-    }
+    /// Whether `text` holds a character that could end, rewrite or reorder a line of the file: one of `UnsafeScalars`.
+    static func containsControl(_ text: String) -> Bool { UnsafeScalars.any(in: text) }
 
     /// Sets `key` from its textual form; an empty value clears an optional setting.
     ///

@@ -27,12 +27,17 @@ public struct ContextMeter: Sendable, Equatable {
         return projected(draft: draft) > contextLength
     }
 
-    /// The prompt's figure, e.g. `ctx 3.1k/8k 39%`; `ctx ?` when the context length is unknown.
+    /// The share of the context used once `draft` is sent (1 is full; above 1 overflows); nil when the context length is unknown.
+    public func ratio(draft: String = "") -> Double? {
+        guard let contextLength, contextLength > 0 else { return nil }
+        return Double(projected(draft: draft)) / Double(contextLength)
+    }
+
+    /// The figure every face shows, e.g. `ctx 3.1k/8k 39%`; `ctx 10/?` when the context length is unknown.
     public func label(draft: String = "") -> String {
         let used = projected(draft: draft)
-        guard let contextLength, contextLength > 0 else { return "ctx \(Self.compact(used))/?" }
-        let percent = Int(saturating: (Double(used) / Double(contextLength) * 100).rounded())
-        return "ctx \(Self.compact(used))/\(Self.compact(contextLength)) \(percent)%"
+        guard let ratio = ratio(draft: draft), let contextLength else { return "ctx \(Self.compact(used))/?" }
+        return "ctx \(Self.compact(used))/\(Self.compact(contextLength)) \(Int(saturating: (ratio * 100).rounded()))%"
     }
 
     /// 950 → `950`, 3100 → `3.1k`, 8192 → `8k`, 131072 → `128k`.

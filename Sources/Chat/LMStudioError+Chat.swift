@@ -47,7 +47,7 @@ extension LMStudioError {
         case "model_not_found":
             return "Model not found: \(message). `llmster models` lists the downloaded models."
         default:
-            if error.code == "context_length_exceeded" {
+            if ReplyErrorKind(error) == .contextOverflow {
                 return "The conversation no longer fits the model's context: \(message). Load the model with a larger context (`llmster load MODEL --context-length N`) or start a new conversation."
             }
             return "The server reported an error (\(error.type ?? "unknown")): \(message)"

@@ -44,9 +44,16 @@ public enum ReplyErrorKind: String, Sendable, Equatable {
     /// Any other failure the server reported.
     case serverError = "server_error"
 
-    /// Classifies a server's message; context overflow has no code of its own, so its wording decides.
-    public init(message: String) {
-        let lower = message.lowercased()
+    /// Classifies an error the server reported, in a response body or a stream event: the one rule for context overflow.
+    ///
+    /// The code `context_length_exceeded` (LM Studio's, and the simulator's) decides; a server that words the
+    /// failure without that code is read by its message ("context" with "overflow", "exceed", "too long" or "length").
+    public init(_ error: APIErrorPayload) {
+        if error.code == "context_length_exceeded" {
+            self = .contextOverflow
+            return
+        }
+        let lower = error.message.lowercased()
         let overflow = lower.contains("context") && (lower.contains("overflow") || lower.contains("exceed")
             || lower.contains("too long") || lower.contains("length"))
         self = overflow ? .contextOverflow : .serverError
@@ -71,5 +78,5 @@ public struct ReplyEnd: Sendable, Equatable {
     }
 
     /// The kind of the reply's first `error` event, if the server sent one.
-    public var errorKind: ReplyErrorKind? { state.errors.first.map { ReplyErrorKind(message: $0.message) } }
+    public var errorKind: ReplyErrorKind? { state.errors.first.map { ReplyErrorKind($0) } }
 }

@@ -1,5 +1,6 @@
 import Chat
 import LMStudio
+import SystemSupport
 
 /// Turns a reply's updates into `chat/event` payloads: stage progress, exact text deltas and replacements, the
 /// engine's reasoning time, tool calls, errors.
@@ -29,7 +30,7 @@ public struct ChatEventTracker: Sendable {
         case .stageChanged, .ended:
             return []
         case .reasoningEnded(let seconds):
-            return [("reasoning.end", ["seconds": .number(seconds)])]
+            return [("reasoning.end", ["seconds": .number(seconds), "reasoningLabel": .string(Figures.reasoningLabel(seconds: seconds))])]
         case .reasoningAppended(let text):
             return [("reasoning.delta", ["text": .string(text)])]
         case .answerAppended(let text):
@@ -42,7 +43,7 @@ public struct ChatEventTracker: Sendable {
             return toolCallEvents(index: index, call)
         case .error(let error):
             return [("error", ["message": .string(error.message), "errorType": error.type.map(JSONValue.string) ?? .null,
-                               "kind": .string(ReplyErrorKind(message: error.message).rawValue)])]
+                               "kind": .string(ReplyErrorKind(error).rawValue)])]
         }
     }
 

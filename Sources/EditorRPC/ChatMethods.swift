@@ -64,7 +64,8 @@ enum ChatMethods {
             guard let message = try library.message(id: reply.messageId) else { return .null }
             return try LibraryMethods.messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
         }
-        let errorKind = reply.state.errors.first.map { JSONValue.string(ReplyErrorKind(message: $0.message).rawValue) } ?? .null
+        let meter = LibraryMethods.meterJSON(try await context.session.contextMeter(conversationId: conversationId))
+        let errorKind = reply.state.errors.first.map { JSONValue.string(ReplyErrorKind($0).rawValue) } ?? .null
         return IntegrationMethods.withNotice(.object([
             "conversationId": .string(conversationId),
             "message": saved,
@@ -73,6 +74,7 @@ enum ChatMethods {
             "errorKind": errorKind,
             "freshContext": .bool(freshContext),
             "recap": .bool(freshContext && recap),
+            "contextMeter": meter,
         ]), added: enabled)
     }
 }

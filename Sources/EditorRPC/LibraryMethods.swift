@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import Library
 import LMStudio
+import SystemSupport
 
 /// `conversations/*`, `folders/*` and `drafts/*`: the library, always through `ChatSession.withLibrary`.
 ///
@@ -41,13 +42,15 @@ enum LibraryMethods {
             }
         }
         registry.register("conversations/get") { context, params in
-            try await context.session.withConversation(try params.string("id")) { conversation, library in
+            let (id, answer) = try await context.session.withConversation(try params.string("id")) { conversation, library in
                 let messages = try library.messages(conversationId: conversation.id).map { message in
                     try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
                 }
-                return .object(["conversation": try json(conversation, paths: try library.folderPaths()), "messages": .array(messages),
-                                "forkedFrom": try ForkMethods.origin(of: conversation.id, in: library)])
+                return (conversation.id, JSONValue.object(["conversation": try json(conversation, paths: try library.folderPaths()),
+                                                           "messages": .array(messages),
+                                                           "forkedFrom": try ForkMethods.origin(of: conversation.id, in: library)]))
             }
+            return try await withContextMeter(answer, conversationId: id, context)
         }
         registry.register("conversations/create") { context, params in
             let overrides = ConversationOverrides(
@@ -155,20 +158,12 @@ enum LibraryMethods {
         let session = context.session
         let id = try await session.resolveConversation(reference).id
         _ = try await session.setSettings(changes, conversationId: id)
-        var effect: SystemPromptEffect?
         if params.has("systemPrompt") {
             let text = try params.optionalString("systemPrompt")
-            effect = try await session.setSystemPrompt(text?.isEmpty == true ? nil : text, conversationId: id)
+            _ = try await session.setSystemPrompt(text?.isEmpty == true ? nil : text, conversationId: id)
         }
-        let needsFreshContext = effect == .needsFreshContext
-        return try await session.withLibrary { library in
-            var answer = try json(try existing(id, in: library), paths: try library.folderPaths())
-            if case .object(var members) = answer {
-                members["needsFreshContext"] = .bool(needsFreshContext)
-                answer = .object(members)
-            }
-            return answer
-        }
+        // The record carries `needsFreshContext`, saved by the engine.
+        return try await session.withLibrary { library in try json(try existing(id, in: library), paths: try library.folderPaths()) }
     }
 
     /// The conversation with exactly this id, else `not_found`.
@@ -186,9 +181,29 @@ enum LibraryMethods {
         }
     }
 
-    /// A conversation record plus `folderPath` and its `integrations` by name.
+    /// `answer` (an object) with `contextMeter`: how full the conversation's context is (`ChatSession.contextMeter`).
+    static func withContextMeter(_ answer: JSONValue, conversationId: String, _ context: RequestContext) async throws -> JSONValue {
+        guard case .object(var members) = answer else { return answer }
+        members["contextMeter"] = meterJSON(try await context.session.contextMeter(conversationId: conversationId))
+        return .object(members)
+    }
+
+    /// `{used, limit, ratio, label}`: the tokens used, the context length (null when unknown), their ratio (null when the
+    /// limit is unknown) and the figure the REPL's prompt shows, e.g. `ctx 3.1k/8k 39%`.
+    static func meterJSON(_ meter: ContextMeter) -> JSONValue {
+        .object([
+            "used": .integer(meter.usedTokens),
+            "limit": meter.contextLength.map(JSONValue.integer) ?? .null,
+            "ratio": meter.ratio().map(JSONValue.number) ?? .null,
+            "label": .string(meter.label()),
+        ])
+    }
+
+    /// A conversation record plus `displayTitle` (what every face shows: `Untitled` while it has no title), `folderPath`
+    /// and its `integrations` by name.
     static func json(_ conversation: Conversation, paths: [Int64: String]) throws -> JSONValue {
         guard case .object(var members) = try JSONValue.encoding(conversation) else { return .null }
+        members["displayTitle"] = .string(conversation.displayTitle)
         members["folderPath"] = conversation.folderId.flatMap { paths[$0] }.map(JSONValue.string) ?? .null
         members["integrations"] = .array((conversation.settings.integrations ?? []).map(JSONValue.string))
         return .object(members)
@@ -220,13 +235,15 @@ enum LibraryMethods {
         })
         if message.role == .assistant {
             let timeline = message.timeline(toolCalls: toolCalls)
-            members["parts"] = .array(partsJSON(timeline, reasoningSeconds: message.reasoningPartSeconds(in: timeline)))
+            let partSeconds = message.reasoningPartSeconds(in: timeline)
+            members["parts"] = .array(partsJSON(timeline, reasoningSeconds: partSeconds))
             members["reasoningSeconds"] = message.reasoningSeconds.map(JSONValue.number) ?? .null
+            members["reasoningLabel"] = message.reasoning.isEmpty ? .null : .string(Figures.reasoningLabel(seconds: message.reasoningSeconds))
         }
         return .object(members)
     }
 
-    /// `{"kind": "reasoning", "text", "seconds"}`, `{"kind": "text", "text"}` or `{"kind": "tool", "index"}`, the
+    /// `{"kind": "reasoning", "text", "seconds", "reasoningLabel"}`, `{"kind": "text", "text"}` or `{"kind": "tool", "index"}`, the
     /// index counting the message's `toolCalls` from 0.
     private static func partsJSON(_ timeline: [ReplyTimelinePart], reasoningSeconds: Double?) -> [JSONValue] {
         var calls = 0
@@ -234,7 +251,8 @@ enum LibraryMethods {
             switch part {
             case .reasoning(let thought):
                 return .object(["kind": .string("reasoning"), "text": .string(thought),
-                                "seconds": reasoningSeconds.map(JSONValue.number) ?? .null])
+                                "seconds": reasoningSeconds.map(JSONValue.number) ?? .null,
+                                "reasoningLabel": .string(Figures.reasoningLabel(seconds: reasoningSeconds))])
             case .text(let said): return .object(["kind": .string("text"), "text": .string(said)])
             case .toolCall:
                 defer { calls += 1 }

@@ -9,11 +9,7 @@ enum ModelMethods {
             return .object(["models": .array(try models.map(json))])
         }
         registry.register("models/load") { context, params in
-            let key = try params.string("model")
-            let models = try await context.session.models(refresh: true)
-            guard models.contains(where: { $0.key == key }) else { throw models.notDownloaded(key) }
-            let reply = try await context.session.client.load(LoadRequest(model: key, options: try loadOptions(params)))
-            await context.session.invalidateModels()
+            let reply = try await context.session.loadModel(try params.string("model"), conversationId: nil, options: try loadOptions(params))
             return try .encoding(reply)
         }
         registry.register("models/select") { context, params in
@@ -31,14 +27,12 @@ enum ModelMethods {
                 "loadTimeSeconds": selection.load?.loadTimeSeconds.map(JSONValue.number) ?? .null,
                 "loadConfig": try selection.load?.loadConfig.map { try JSONValue.encoding($0) } ?? .null,
                 "instanceId": selection.instanceId.map(JSONValue.string) ?? .null,
+                "contextMeter": LibraryMethods.meterJSON(try await context.session.contextMeter(conversationId: id)),
             ])
         }
         registry.register("models/unload") { context, params in
             let instance = try params.string("instanceId")
-            let loaded = try await context.session.models(refresh: true).flatMap { $0.loadedInstances.map(\.id) }
-            guard loaded.contains(instance) else { throw RPCError.notFound("\(instance) is not a loaded instance; models/list shows them.") }
-            try await context.session.client.unload(instanceId: instance)
-            await context.session.invalidateModels()
+            try await context.session.unloadModel(instanceId: instance)
             return .object(["instanceId": .string(instance)])
         }
     }

@@ -10,13 +10,9 @@ enum PresetMethods {
         }
         registry.register("presets/apply") { context, params in
             let applied = try await context.session.applyPreset(try params.string("name"), conversationId: try params.string("conversationId"))
+            // The record carries `needsFreshContext`, saved by the engine.
             return try await context.session.withLibrary { library in
-                var answer = try LibraryMethods.json(applied.conversation, paths: try library.folderPaths())
-                if case .object(var members) = answer {
-                    members["needsFreshContext"] = .bool(applied.systemPrompt == .needsFreshContext)
-                    answer = .object(members)
-                }
-                return answer
+                try LibraryMethods.json(applied.conversation, paths: try library.folderPaths())
             }
         }
     }

@@ -2,24 +2,34 @@ import Chat
 import Library
 import LMStudio
 
-/// A JSON-RPC error: a code, a readable message, and for application errors a stable `kind`.
+/// A JSON-RPC error: a code, a readable message, and for application errors a stable `kind` and the engine's `category`.
 public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: Int
     public var message: String
     /// A stable word clients branch on, e.g. `server_unreachable` (see llmster-rpc(7)).
     public var kind: String?
+    /// The engine's class of the failure (`ErrorCategory`), the one the command line's exit status also comes from.
+    public var category: ErrorCategory
     /// Whether the same request may succeed when sent again unchanged (after the user acts on `message`).
     public var retryable: Bool
-    /// Further members of `data` beside `kind` and `retryable`, e.g. what a confirmation is about.
+    /// Further members of `data` beside `kind`, `category` and `retryable`, e.g. what a confirmation is about.
     public var details: [String: JSONValue]
 
-    /// Creates an error.
-    public init(code: Int, message: String, kind: String? = nil, retryable: Bool = false, details: [String: JSONValue] = [:]) {
+    /// Creates an error; the protocol's own errors (a bad frame, an unknown method) are `invalid`.
+    public init(code: Int, message: String, kind: String? = nil, category: ErrorCategory = .invalid, retryable: Bool = false,
+                details: [String: JSONValue] = [:]) {
         self.code = code
         self.message = message
         self.kind = kind
+        self.category = category
         self.retryable = retryable
         self.details = details
+    }
+
+    /// The error of `category`: its code, kind and retryability follow from the category.
+    public init(_ category: ErrorCategory, message: String, details: [String: JSONValue] = [:]) {
+        let (code, kind) = Self.codeAndKind(of: category)
+        self.init(code: code, message: message, kind: kind, category: category, retryable: category.isRetryable, details: details)
     }
 
     public var description: String { message }
@@ -28,9 +38,30 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     var json: JSONValue {
         var object: [String: JSONValue] = ["code": .number(Double(code)), "message": .string(message)]
         if let kind {
-            object["data"] = .object(details.merging(["kind": .string(kind), "retryable": .bool(retryable)]) { $1 })
+            object["data"] = .object(details.merging(["kind": .string(kind), "category": .string(category.rawValue),
+                                                      "retryable": .bool(retryable)]) { $1 })
         }
         return .object(object)
+    }
+
+    /// The code and kind each category answers with (exhaustive: a new category needs its own).
+    private static func codeAndKind(of category: ErrorCategory) -> (Int, String) {
+        switch category {
+        case .invalid: (invalidParamsCode, "invalid_params")
+        case .unreachable: (serverUnreachableCode, "server_unreachable")
+        case .authentication: (authCode, "auth")
+        case .modelNotFound: (modelNotFoundCode, "model_not_found")
+        case .notFound: (notFoundCode, "not_found")
+        case .contextOverflow: (contextOverflowCode, "context_overflow")
+        case .continuationLost: (continuationLostCode, "continuation_lost")
+        case .server: (serverErrorCode, "server_error")
+        case .storage: (storageCode, "storage")
+        case .invalidFile: (invalidArchiveCode, "invalid_archive")
+        case .needsConfirmation: (confirmationRequiredCode, "confirmation_required")
+        case .busy: (busyCode, "busy")
+        case .cancelled: (requestCancelledCode, "cancelled")
+        case .internal: (internalErrorCode, "internal")
+        }
     }
 
     public static let parseErrorCode = -32700
@@ -65,106 +96,56 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// A missing or mistyped parameter.
     public static func invalidParams(_ detail: String) -> RPCError {
-        RPCError(code: invalidParamsCode, message: detail, kind: "invalid_params")
+        RPCError(.invalid, message: detail)
     }
 
     /// No record with that id.
     static func notFound(_ what: String) -> RPCError {
-        RPCError(code: notFoundCode, message: what, kind: "not_found")
+        RPCError(.notFound, message: what)
     }
 
-    /// No single conversation matches a reference: `data.candidates` lists the near or matching ones (`id`, `title`).
-    static func notFound(_ what: String, candidates: [ConversationCandidate]) -> RPCError {
-        RPCError(code: notFoundCode, message: what, kind: "not_found", details: [
-            "candidates": .array(candidates.map { .object(["id": .string($0.id), "title": .string($0.title)]) }),
-        ])
-    }
-
-    /// The error a failure of the engine, the server or the library stands for.
+    /// The error a failure of the engine, the server or the library stands for: its category (`ErrorCategory`) decides
+    /// the code and kind; the details say what a client needs to act (a suggestion, the candidates, a server).
     static func from(_ error: any Error) -> RPCError {
+        if let error = error as? RPCError { return error }
+        let category = ErrorCategory(of: error)
+        var answer = RPCError(category, message: message(of: error), details: details(of: error))
+        if case ArchiveError.alreadyImported = error {
+            answer.code = alreadyImportedCode
+            answer.kind = "already_imported"
+        }
+        return answer
+    }
+
+    private static func message(of error: any Error) -> String {
         switch error {
-        case let error as RPCError: return error
-        case is CancellationError: return RPCError(code: requestCancelledCode, message: "The request was cancelled.", kind: "cancelled")
-        case let error as ChatError: return from(chat: error)
-        case let error as LMStudioError: return from(server: error)
-        case is CredentialsError:
-            return RPCError(code: authCode, message: String(describing: error), kind: "auth")
-        case let error as LibraryError:
-            switch error {
-            case .notFound: return notFound(error.description)
-            case .ambiguousConversation(_, let candidates): return notFound(error.description, candidates: candidates)
-            case .invalidFolderName, .folderExists, .folderCycle: return invalidParams(error.description)
-            case .conversationInUse: return RPCError(code: busyCode, message: error.description, kind: "busy", retryable: true)
-            default: return RPCError(code: storageCode, message: error.description, kind: "storage")
-            }
-        case let error as ConfigurationError:
-            return invalidParams(error.description)
-        case let error as ArchiveError:
-            return from(archive: error)
-        default:
-            return RPCError(code: internalErrorCode, message: String(describing: error), kind: "internal")
+        case is CancellationError: "The request was cancelled."
+        case ChatError.storage(let inner): inner.description
+        case ArchiveError.passwordRequired: "The backup is encrypted: pass its password."
+        case ArchiveError.alreadyImported(let conversationId, let title):
+            "This library already holds this conversation as \"\(title)\" (\(conversationId)); pass asNew: true to import a copy."
+        default: String(describing: error)
         }
     }
 
-    private static func from(chat error: ChatError) -> RPCError {
+    /// What a client needs beside the message: the nearest model, the closest conversations, the server holding a context.
+    private static func details(of error: any Error) -> [String: JSONValue] {
         switch error {
-        case .server(let inner): return from(server: inner)
-        case .modelNotDownloaded(_, let suggestion):
-            return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found",
-                            details: ["suggestion": suggestion.map(JSONValue.string) ?? .null])
-        case .noModel:
-            return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found")
-        case .unknownConversation(_, let closest):
-            return notFound(error.description, candidates: closest)
-        case .notAChatModel, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .noSuchReply, .unknownIntegration, .unknownPreset, .invalidSetting:
-            return invalidParams(error.description)
-        case .integrationRefused:
-            return RPCError(code: serverErrorCode, message: error.description, kind: "server_error")
-        case .credentials:
-            return RPCError(code: authCode, message: error.description, kind: "auth")
-        case .continuationLost:
-            return RPCError(code: continuationLostCode, message: error.description, kind: "continuation_lost", retryable: true)
-        case .continuationElsewhere(_, let server, _):
-            return RPCError(code: continuationLostCode, message: error.description, kind: "continuation_lost", retryable: true,
-                            details: ["server": server.map { .string(ServerURL.redactingPasswords(in: $0)) } ?? .null])
-        case .storage(let inner):
-            return from(inner)
-        case .libraryClosed:
-            return RPCError(code: storageCode, message: error.description, kind: "storage")
+        case ChatError.modelNotDownloaded(_, let suggestion): ["suggestion": suggestion.map(JSONValue.string) ?? .null]
+        case ChatError.unknownConversation(_, let closest): ["candidates": candidates(closest)]
+        case ChatError.continuationElsewhere(_, let server, _):
+            ["server": server.map { .string(ServerURL.redactingPasswords(in: $0)) } ?? .null]
+        case ChatError.storage(let inner): details(of: inner)
+        case LibraryError.ambiguousConversation(_, let found): ["candidates": candidates(found)]
+        case ArchiveError.alreadyImported(let conversationId, _): ["conversationId": .string(conversationId)]
+        default: [:]
         }
     }
 
-    private static func from(archive error: ArchiveError) -> RPCError {
-        switch error {
-        case .passwordRequired:
-            return RPCError(code: invalidArchiveCode, message: "The backup is encrypted: pass its password.", kind: "invalid_archive")
-        case .alreadyImported(let conversationId, let title):
-            return RPCError(code: alreadyImportedCode,
-                            message: "This library already holds this conversation as \"\(title)\" (\(conversationId)); pass asNew: true to import a copy.",
-                            kind: "already_imported", details: ["conversationId": .string(conversationId)])
-        case .io, .keyDerivationFailed:
-            return RPCError(code: storageCode, message: error.description, kind: "storage")
-        case .notAnArchive, .unsupportedVersion, .wrongPasswordOrDamaged, .truncated, .damaged, .tooLarge, .invalid, .keyDerivationTooCostly:
-            return RPCError(code: invalidArchiveCode, message: error.description, kind: "invalid_archive")
-        }
-    }
-
-    private static func from(server error: LMStudioError) -> RPCError {
-        switch error {
-        case .unreachable, .timedOut, .tls, .connectionLost, .replyConnectionLost, .serverTooOld:
-            return RPCError(code: serverUnreachableCode, message: error.description, kind: "server_unreachable", retryable: true)
-        case .tokenMissing, .tokenRejected, .tokenLacksPermission, .malformedToken:
-            return RPCError(code: authCode, message: error.description, kind: "auth")
-        case .modelNotFound:
-            return RPCError(code: modelNotFoundCode, message: error.description, kind: "model_not_found")
-        case .invalidRequest(let message, _, _) where ReplyErrorKind(message: message) == .contextOverflow:
-            return RPCError(code: contextOverflowCode, message: error.description, kind: "context_overflow")
-        case .invalidRequest:
-            return invalidParams(error.description)
-        case .cancelled:
-            return RPCError(code: requestCancelledCode, message: error.description, kind: "cancelled")
-        case .server, .invalidResponse, .notLMStudio, .stream:
-            return RPCError(code: serverErrorCode, message: error.description, kind: "server_error", retryable: true)
-        }
+    /// `data.candidates`: the conversations a reference came near or matched, each `{id, title, displayTitle}`.
+    private static func candidates(_ candidates: [ConversationCandidate]) -> JSONValue {
+        .array(candidates.map {
+            .object(["id": .string($0.id), "title": .string($0.title), "displayTitle": .string(Conversation.displayTitle(of: $0.title))])
+        })
     }
 }

@@ -35,7 +35,6 @@ public actor RPCServer {
     let log: @Sendable (String) -> Void
     var session: ChatSession?
     private var running: [String: Task<Void, Never>] = [:]
-    private var shuttingDown = false
 
     /// Creates a server writing framed messages through `output` (which must be safe to call from any thread).
     ///

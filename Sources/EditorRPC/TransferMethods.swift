@@ -15,6 +15,9 @@ enum TransferMethods {
         registry.register("transfer/import") { context, params in
             try await importConversation(context, params)
         }
+        registry.register("transfer/plan") { context, params in
+            .object(planJSON(try context.session.importPlan(forFileAt: try params.string("path"))))
+        }
         registry.register("library/backup") { context, params in
             let path = try params.string("path")
             let password = try password(params)
@@ -36,22 +39,15 @@ enum TransferMethods {
             // A reply still streaming would be saved into the library being replaced.
             let others = await context.server.runningCount(besides: context.id)
             guard others == 0 else {
-                throw RPCError(code: RPCError.busyCode,
-                               message: "\(others) other request(s) are running: let replies finish or cancel them, then restore.",
-                               kind: "busy", retryable: true)
+                throw RPCError(.busy, message: "\(others) other request(s) are running: let replies finish or cancel them, then restore.")
             }
-            do {
-                return try await context.session.reopenLibrary { libraryPath in
-                    try LibraryBackup.checkNotInUse(libraryPath: libraryPath)
-                    let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath,
+            // Another llmster process holding the library open answers `busy` (see llmster(1), restore).
+            return try await context.session.reopenLibrary { libraryPath in
+                try LibraryBackup.checkNotInUse(libraryPath: libraryPath)
+                let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath,
                                                                 maximumKeyDerivationMemory: ceiling)
-                    let kept = try prepared.commit()
-                    return try preview(prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
-                }
-            } catch let error as LibraryError {
-                // Another llmster process has the library open (see llmster(1), restore).
-                guard case .inUse = error else { throw error }
-                throw RPCError(code: RPCError.busyCode, message: error.description, kind: "busy", retryable: true)
+                let kept = try prepared.commit()
+                return try preview(prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
             }
         }
     }
@@ -64,25 +60,40 @@ enum TransferMethods {
         }
         let folder = try params.optionalString("folder")
         let asNew = try params.bool("asNew")
-        let summary = try LibraryStore.inspectConversationFile(at: path)
-        let configured = await context.session.configuration.server
-        if policy == "ask", let fileServer = summary.serverURL, summary.responseId != nil, !ServerURL.same(fileServer, configured) {
-            throw RPCError(
-                code: RPCError.confirmationRequiredCode,
-                message: "\"\(summary.title)\" continues a context held by \(fileServer), but llmster is configured for \(configured): "
-                    + "import again with continuation \"keep\" (works only if that server still holds the context) or \"drop\" "
-                    + "(the next message starts a fresh server context).",
-                kind: "confirmation_required",
-                details: ["fileServer": .string(fileServer), "configuredServer": .string(configured), "title": .string(summary.title)])
+        let plan = try context.session.importPlan(forFileAt: path)
+        if policy == "ask", plan.mustAsk, let question = plan.question {
+            var details = planJSON(plan)
+            details["title"] = .string(plan.file.title)
+            details["configuredServer"] = .string(ServerURL.redactingPasswords(in: plan.configured))
+            throw RPCError(.needsConfirmation,
+                           message: question + " Import again with continuation \"keep\" (\(plan.effect(of: .keep))) or \"drop\" (\(plan.effect(of: .drop))).",
+                           details: details)
         }
-        let options = ConversationImportOptions(keepContinuation: policy != "drop", folder: folder, asNew: asNew)
-        let conversation = try await context.session.importConversation(from: path, options: options)
+        let answer = ImportPlan.Answer(rawValue: policy)
+        let conversation = try await context.session.importConversation(from: path, options: plan.options(answer: answer, folder: folder, asNew: asNew))
         return try await context.session.withLibrary { library in
             .object([
                 "conversation": try LibraryMethods.json(conversation, paths: try library.folderPaths()),
                 "continuationKept": .bool(conversation.serverURL != nil),
             ])
         }
+    }
+
+    /// The members an import plan adds to a `confirmation_required` error and to `transfer/plan`'s result: what the file
+    /// carries, whether to ask, the question and what each answer does.
+    private static func planJSON(_ plan: ImportPlan) -> [String: JSONValue] {
+        [
+            "fileServer": plan.fileServer.map(JSONValue.string) ?? .null,
+            "carries": .object([
+                "title": .string(plan.file.title), "displayTitle": .string(Conversation.displayTitle(of: plan.file.title)),
+                "folder": plan.file.folder.map(JSONValue.string) ?? .null,
+                "messages": .integer(plan.file.messages), "attachments": .integer(plan.file.attachments),
+                "continuation": .bool(plan.file.responseId != nil),
+            ]),
+            "mustAsk": .bool(plan.mustAsk),
+            "question": plan.question.map(JSONValue.string) ?? .null,
+            "answers": .object(Dictionary(uniqueKeysWithValues: ImportPlan.Answer.allCases.map { ($0.rawValue, JSONValue.string(plan.effect(of: $0))) })),
+        ]
     }
 
     /// The `password` parameter as bytes; nil when absent. An empty password is refused.

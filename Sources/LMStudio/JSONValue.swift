@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Any JSON value, for fields whose shape the API leaves open (tool arguments, load configs).
 public enum JSONValue: Codable, Sendable, Equatable, Hashable {
     /// `null`.
@@ -106,12 +108,6 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
         text += "\""
     }
 
-    /// Whether `scalar` is written as `\uXXXX`: C0 and C1 controls, DEL, and the bidirectional controls
-    /// (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069) that could reorder what a terminal shows.
-    static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
-    }
+    /// Whether `scalar` is written as `\uXXXX`: every one of `UnsafeScalars`.
+    static func mustEscape(_ scalar: Unicode.Scalar) -> Bool { UnsafeScalars.contains(scalar) }
 }

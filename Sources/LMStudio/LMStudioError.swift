@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import SystemSupport
 
 /// What went wrong talking to LM Studio, worded for the person at the keyboard.
 public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equatable, Sendable {
@@ -134,12 +135,11 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
         return try? JSONDecoder().decode(Envelope.self, from: Data(body)).error
     }
 
-    /// Server text made safe to print: control characters become spaces, long text is cut.
+    /// Server text made safe to print: each of `UnsafeScalars` becomes a space, long text is cut.
     static func sanitized(_ text: String, limit: Int = 500) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-            scalars.append(isControl ? " " : scalar)
+            scalars.append(UnsafeScalars.contains(scalar) ? " " : scalar)
         }
         let clean = String(scalars).trimmingCharacters(in: .whitespaces)
         return clean.count > limit ? String(clean.prefix(limit)) + "…" : clean

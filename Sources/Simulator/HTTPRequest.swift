@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A parsed HTTP/1.1 request.
 struct HTTPRequest {

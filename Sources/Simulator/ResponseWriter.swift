@@ -1,9 +1,5 @@
 import SystemSupport
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writes one HTTP response to a socket, cutting the bytes into writes as a `split` fault asks.
 struct ResponseWriter {

@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An LM Studio 0.4 stand-in serving HTTP/1.1 on 127.0.0.1, with scripted replies and fault injection.
 ///
@@ -98,11 +94,7 @@ public final class Simulator: Sendable {
     }
 
     private static func makeListener(port: UInt16) throws(SimulatorError) -> Int32 {
-        #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
         guard fd >= 0 else { throw .socket(call: "socket", errno: errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Why a simulator could not start or a directive string was refused.
 public enum SimulatorError: Error, Equatable, CustomStringConvertible {

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Writes files the crash-safe way: a temporary file beside the target, flushed, then renamed over it.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 
 /// Whole-buffer reads and writes on raw file descriptors, retrying short transfers and EINTR.
 public enum Descriptor {
@@ -61,11 +57,7 @@ public enum Descriptor {
         return (fds[0], fds[1])
     }
 
-    #if canImport(Glibc)
     private static let noSignalFlag = Int32(MSG_NOSIGNAL)
-    #else
-    private static let noSignalFlag: Int32 = 0
-    #endif
 }
 
 /// A system call that failed, with its `errno`.

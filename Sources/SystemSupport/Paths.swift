@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 
 /// Where llmster keeps its files, following the XDG base directories of one environment.
 ///

@@ -1,9 +1,5 @@
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#else
-import Darwin
-#endif
 
 /// A program started with `posix_spawn`: arguments go to it as they are (no shell), it gets no descriptor beyond
 /// its standard three, and the signals llmster ignores or blocks are back at their defaults in it.

@@ -65,10 +65,8 @@ public struct ReplyPresenter: Sendable {
                   + Self.grouped(characterCount) + " chars", at: level)
     }
 
-    /// "Thought for 12.4 s", or "Reasoning" when the time is unknown: what every face calls a reply's reasoning.
-    public static func reasoningLabel(seconds: Double?) -> String {
-        seconds.map { "Thought for " + Self.seconds($0) } ?? "Reasoning"
-    }
+    /// "Thought for 12.4 s", or "Reasoning" when the time is unknown (`Figures.reasoningLabel`).
+    public static func reasoningLabel(seconds: Double?) -> String { Figures.reasoningLabel(seconds: seconds) }
 
     /// "↻ The server's final answer differs from the streamed text:", dim; committed above a rewritten answer.
     public func replacementNote() -> String {
@@ -133,25 +131,14 @@ public struct ReplyPresenter: Sendable {
 
     // MARK: Formatting
 
-    /// "12.4 s".
-    static func seconds(_ value: Double) -> String { decimal(value) + " s" }
+    /// "12.4 s" (`Figures.seconds`).
+    static func seconds(_ value: Double) -> String { Figures.seconds(value) }
 
-    /// One decimal place, rounded half up.
-    static func decimal(_ value: Double) -> String {
-        let tenths = Int(saturating: (max(value, 0) * 10).rounded())
-        return "\(grouped(tenths / 10)).\(tenths % 10)"
-    }
+    /// One decimal place, rounded half up (`Figures.decimal`).
+    static func decimal(_ value: Double) -> String { Figures.decimal(value) }
 
-    /// Thousands separated by commas: 3402 → "3,402".
-    static func grouped(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var result = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
-            result.append(digit)
-        }
-        return (value < 0 ? "-" : "") + result
-    }
+    /// Thousands separated by commas (`Figures.grouped`).
+    static func grouped(_ value: Int) -> String { Figures.grouped(value) }
 
     /// "512 B", "1.2 KB", "3.4 MB" (powers of 1,000).
     static func bytes(_ count: Int) -> String {

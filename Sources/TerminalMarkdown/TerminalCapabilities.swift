@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What the terminal on the other end of a file descriptor can do, as far as the renderer cares.
 public struct TerminalCapabilities: Sendable, Equatable {

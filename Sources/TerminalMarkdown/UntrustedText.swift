@@ -1,11 +1,14 @@
+import SystemSupport
+
 /// Neutralises terminal control characters in text that came from a model, a tool or a server.
 ///
+/// The characters replaced are `UnsafeScalars` (the one set), newline and tab aside.
 /// Every C0 control except newline and tab becomes its visible Control Picture (ESC shows as `␛`, so an
 /// escape sequence prints as inert text such as `␛[2J`); DEL becomes `␡`; C1 controls become `␛` followed by
 /// their 7-bit equivalent (U+009B shows as `␛[`); carriage returns are dropped (so `\r\n` reads as a newline
 /// and no line can be overprinted); bidirectional embeddings and overrides become U+FFFD (they can make a line
-/// read differently from what it is); bidirectional isolates are dropped (invisible, and an unbalanced one could
-/// still reorder what follows it). The mapping works
+/// read differently from what it is); bidirectional isolates and marks are dropped (invisible, and an unbalanced
+/// isolate could still reorder what follows it); the line and paragraph separators become newlines. The mapping works
 /// scalar by scalar, so sanitising a text in pieces gives the same result as sanitising it whole.
 public enum UntrustedText {
     /// Returns `text` with every control character replaced by an inert visible form.
@@ -19,22 +22,15 @@ public enum UntrustedText {
         return String(result)
     }
 
-    /// Whether `text` would change under `sanitize`.
-    public static func isSafe(_ text: String) -> Bool {
-        !text.unicodeScalars.contains(where: needsReplacement)
-    }
-
+    /// Whether `scalar` is replaced: one of `UnsafeScalars` other than newline and tab.
     static func needsReplacement(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x0A, 0x09: return false
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
-        default: return false
-        }
+        scalar != "\n" && scalar != "\t" && UnsafeScalars.contains(scalar)
     }
 
     private static func replacement(for scalar: Unicode.Scalar) -> String {
         switch scalar.value {
-        case 0x0D, 0x2066...0x2069: return ""
+        case 0x0D, 0x061C, 0x200E, 0x200F, 0x2066...0x2069: return ""
+        case 0x2028, 0x2029: return "\n"
         case 0x00...0x1F: return String(Unicode.Scalar(0x2400 + scalar.value)!)
         case 0x7F: return "\u{2421}"
         case 0x80...0x9F: return "\u{241B}" + String(Unicode.Scalar(scalar.value - 0x40)!)

@@ -1,9 +1,7 @@
 import Foundation
 import Synchronization
 import SystemSupport
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A helper program (recorder, player, speech synthesiser) run with pipes; its standard error is kept for messages.
 ///

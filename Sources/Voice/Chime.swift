@@ -1,8 +1,6 @@
 import Foundation
 import SystemSupport
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The short sound that says listening began: the bundled chime through a player, else the terminal bell.
 enum Chime {

@@ -2,11 +2,7 @@ import Dispatch
 import Foundation
 import Simulator
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 let usage = """
 usage: lmstudio-sim [--port N] [--token T] [--legacy] [--faults DIRECTIVES] [--token-delay S] [--no-auto-evict] [--hostile-models] [--exit-on-eof]

@@ -35,7 +35,7 @@ import TestSupport
         try terminal.enter("/system Answer in one word.")
         try terminal.enter("echo:first")
         let cleared = try terminal.enter("/clear")
-        #expect(cleared.contains("acme/thinker-8b (loaded)") && cleared.contains("untitled"), "\(cleared)")
+        #expect(cleared.contains("acme/thinker-8b (loaded)") && cleared.contains("Untitled"), "\(cleared)")
         let settings = try terminal.enter("/set")
         #expect(settings.contains("temperature") && settings.contains("0.3"), "\(settings)")
         #expect(try terminal.enter("/system").contains("Answer in one word."))

@@ -18,9 +18,10 @@ actor RPCHarness {
     private let running: Task<Void, Never>
     private var nextId = 100
 
-    /// Starts a server talking to `serverURL` in a fresh sandbox, with further `settings` (config keys and values).
-    init(serverURL: String, framing: Framing = .jsonLines, settings: [(String, String)] = []) throws {
-        let sandbox = try Sandbox()
+    /// Starts a server talking to `serverURL` in a fresh sandbox (or `librarySandbox`'s, as a second process on the
+    /// same library), with further `settings` (config keys and values).
+    init(serverURL: String, framing: Framing = .jsonLines, settings: [(String, String)] = [], librarySandbox: Sandbox? = nil) throws {
+        let sandbox = try librarySandbox ?? Sandbox()
         self.sandbox = sandbox
         self.framing = framing
         parser = FrameParser(framing: framing)

@@ -1,10 +1,6 @@
 import Foundation
 import Simulator
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A response read off a raw loopback socket until the server closed it.
 struct LoopbackResponse {
@@ -73,11 +69,7 @@ final class LoopbackConnection {
     /// Connects to `simulator` and sends the request.
     init(_ simulator: Simulator, _ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) throws {
         let port = UInt16(simulator.baseURL.split(separator: ":").last!)!
-        #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

@@ -170,8 +170,7 @@ extension ChatSession {
             if let title = overrides.title { conversation.title = title }
             if let model { conversation.modelKey = model }
             if let systemPrompt, systemPrompt != conversation.systemPrompt {
-                conversation.systemPrompt = systemPrompt
-                effect = conversation.lastResponseId == nil ? .nextRequest : .needsFreshContext
+                effect = conversation.changeSystemPrompt(to: systemPrompt)
             }
             conversation.settings = try await checkedSettings(changes, for: conversation)
             let changed = conversation

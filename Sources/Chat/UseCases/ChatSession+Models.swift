@@ -43,6 +43,19 @@ extension ChatSession {
         return ContextMeter(usedTokens: (statistics?.inputTokens ?? 0).saturatingAdd(statistics?.totalOutputTokens ?? 0), contextLength: length)
     }
 
+    /// How full the context of the conversation with this exact id is, with its effective model against the model list
+    /// (the cached one, asked again when it shows the model unloaded, since a send may have loaded it just in time; a
+    /// server that cannot be asked leaves the saved or configured context length).
+    public func contextMeter(conversationId: String) async throws -> ContextMeter {
+        let conversation = try existingConversation(conversationId)
+        func resolve(_ models: [Model]?) -> EffectiveModel? {
+            EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModel, models: models)
+        }
+        var model = resolve(try? await models())
+        if model?.state == .notLoaded { model = resolve(try? await models(refresh: true)) }
+        return try contextMeter(conversation: conversation, model: model)
+    }
+
     /// Makes `reference` (a key or a loaded instance id) the conversation's model under the `LoadPolicy`:
     /// unloads what the policy plans, saves the choice, then loads the model when no instance serves it.
     ///
@@ -54,7 +67,7 @@ extension ChatSession {
                             progress: @Sendable (ModelSelectionStep) async -> Void = { _ in }) async throws -> ModelSelection {
         let models = try await serverCall { try await self.models(refresh: true) }
         let model = try models.downloadedModel(reference)
-        guard model.type == .llm else { throw ChatError.notAChatModel(reference) }
+        guard model.canChat else { throw ChatError.notAChatModel(reference) }
         let conversation = try conversationId.map { id in try existingConversation(id) }
         let previous = replacing ?? EffectiveModel.resolve(conversation: conversation, pending: pending,
                                                            defaultModel: configuration.defaultModel, models: models)?.model?.key
@@ -74,22 +87,56 @@ extension ChatSession {
         var load: LoadResponse?
         if plan.load {
             await progress(.loading(model.key))
-            let response = try await loadModel(model.key, conversationId: conversationId, options: options)
+            let response = try await loadKey(model.key, conversationId: conversationId, options: options)
             await progress(.loaded(response))
             load = response
         }
         return ModelSelection(model: reference, unloaded: plan.unload, load: load, instanceId: load?.instanceId ?? plan.keep)
     }
 
-    /// Loads `key` with the conversation's context length (else the configured one).
+    /// Loads the model `reference` names (a key, or a loaded instance id: another instance of its model): every face's
+    /// load (`/load`, `llmster load`, rpc `models/load`) and the load policy's come here.
     ///
-    /// `options` set anything else (and a context length of their own); the reply carries the configuration the
-    /// server applied (`echo_load_config`).
-    public func loadModel(_ key: String, conversationId: String?, options: LoadOptions = LoadOptions()) async throws -> LoadResponse {
-        var options = options
-        if options.contextLength == nil {
-            options.contextLength = try conversationId.map { try existingConversation($0) }?.settings.contextLength ?? configuration.contextLength
+    /// A model the server lacks throws `ChatError.modelNotDownloaded` with the nearest key; one LM Studio cannot load,
+    /// `notLoadable`. Without a context length in `options`, `contextLengthToLoad` gives it; `options` set anything else,
+    /// and the reply carries the configuration the server applied (`echo_load_config`).
+    public func loadModel(_ reference: String, conversationId: String?, options: LoadOptions = LoadOptions()) async throws -> LoadResponse {
+        let models = try await serverCall { try await self.models(refresh: true) }
+        let model = try models.downloadedModel(reference)
+        guard model.canLoad else { throw ChatError.notLoadable(reference) }
+        return try await loadKey(model.key, conversationId: conversationId, options: options)
+    }
+
+    /// The context length a load uses when none is asked for, the one default of every face: the conversation's setting,
+    /// else the configured `context_length`; nil leaves it to the server.
+    public func contextLengthToLoad(conversationId: String?) throws -> Int? {
+        try conversationId.map { try existingConversation($0) }?.settings.contextLength ?? configuration.contextLength
+    }
+
+    /// Unloads the loaded instance `instanceId`; one the server does not list as loaded throws `ChatError.notLoaded`.
+    public func unloadModel(instanceId: String) async throws {
+        let models = try await serverCall { try await self.models(refresh: true) }
+        guard models.contains(where: { $0.loadedInstances.contains { $0.id == instanceId } }) else {
+            throw ChatError.notLoaded(instance: instanceId)
         }
+        defer { invalidateModels() }
+        try await serverCall { try await client.unload(instanceId: instanceId) }
+    }
+
+    /// Starts downloading a model on the server (or finds it already downloaded).
+    public func download(_ request: DownloadRequest) async throws -> DownloadStatus {
+        defer { invalidateModels() }
+        return try await serverCall { try await client.download(request) }
+    }
+
+    /// The state of the server's download job `jobId`.
+    public func downloadStatus(jobId: String) async throws -> DownloadStatus {
+        try await serverCall { try await client.downloadStatus(jobId: jobId) }
+    }
+
+    private func loadKey(_ key: String, conversationId: String?, options: LoadOptions) async throws -> LoadResponse {
+        var options = options
+        if options.contextLength == nil { options.contextLength = try contextLengthToLoad(conversationId: conversationId) }
         defer { invalidateModels() }
         let request = LoadRequest(model: key, options: options)
         return try await serverCall { try await client.load(request) }

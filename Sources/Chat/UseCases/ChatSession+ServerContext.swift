@@ -9,6 +9,14 @@ public enum ServerContext: Equatable, Sendable {
     /// Another server holds the context (`server`; nil when the conversation does not say which): the configured
     /// server would answer without the earlier turns.
     case elsewhere(server: String?)
+
+    /// The rule: no response id is nothing to continue; one without a server, or from a server that is not
+    /// `configured`, is elsewhere (llmster never continues it silently).
+    public init(responseId: String?, serverURL: String?, configured: String) {
+        guard responseId != nil else { self = .none; return }
+        guard let serverURL else { self = .elsewhere(server: nil); return }
+        self = ServerURL.same(serverURL, configured) ? .here : .elsewhere(server: serverURL)
+    }
 }
 
 extension ChatSession {
@@ -19,9 +27,7 @@ extension ChatSession {
     /// `ChatError.continuationElsewhere` instead, with the user turn saved, so the face can say so and offer a
     /// fresh server context (`freshContext: true`) the way it does after `ChatError.continuationLost`.
     public nonisolated func serverContext(of conversation: Conversation) -> ServerContext {
-        guard conversation.lastResponseId != nil else { return .none }
-        guard let owner = conversation.serverURL else { return .elsewhere(server: nil) }
-        return ServerURL.same(owner, configuration.server) ? .here : .elsewhere(server: owner)
+        ServerContext(responseId: conversation.lastResponseId, serverURL: conversation.serverURL, configured: configuration.server)
     }
 
     /// Throws `ChatError.continuationElsewhere` when another server holds the conversation's context.

@@ -10,6 +10,24 @@ public enum SystemPromptEffect: Sendable, Equatable {
     /// LM Studio takes `system_prompt` only on a context's first request: the prompt is saved, and
     /// reaches the model when the conversation continues with a fresh server context (`freshContext`).
     case needsFreshContext
+
+    /// The one rule, for a prompt that changed on `conversation`: without a server context the next request carries it,
+    /// with one it waits for a fresh context.
+    public init(changing conversation: Conversation) {
+        self = conversation.lastResponseId == nil ? .nextRequest : .needsFreshContext
+    }
+}
+
+extension Conversation {
+    /// Saves a changed system prompt by the rule of `SystemPromptEffect`, marking it as waiting for a fresh context
+    /// when it does; returns the effect.
+    mutating func changeSystemPrompt(to text: String?) -> SystemPromptEffect {
+        guard text != systemPrompt else { return .unchanged }
+        systemPrompt = text
+        let effect = SystemPromptEffect(changing: self)
+        if effect == .needsFreshContext { needsFreshContext = true }
+        return effect
+    }
 }
 
 extension ChatSession {
@@ -51,10 +69,10 @@ extension ChatSession {
     /// Saves the conversation's system prompt (nil clears it) and says when the model sees it.
     public func setSystemPrompt(_ text: String?, conversationId: String) throws -> SystemPromptEffect {
         var conversation = try existingConversation(conversationId)
-        guard conversation.systemPrompt != text else { return .unchanged }
-        conversation.systemPrompt = text
+        let effect = conversation.changeSystemPrompt(to: text)
+        guard effect != .unchanged else { return effect }
         let updated = conversation
         try storage { try library.updateConversation(updated) }
-        return conversation.lastResponseId == nil ? .nextRequest : .needsFreshContext
+        return effect
     }
 }

@@ -25,6 +25,11 @@ extension ChatSession {
         }
     }
 
+    /// What importing the `.llmster` file at `path` will do (see `ImportPlan`): every face asks from it, and only when it says so.
+    public nonisolated func importPlan(forFileAt path: String) throws -> ImportPlan {
+        ImportPlan(file: try LibraryStore.inspectConversationFile(at: path), configured: configuration.server)
+    }
+
     /// Adds the conversation in a `.llmster` file, in one transaction.
     public func importConversation(from path: String, options: ConversationImportOptions) throws -> Conversation {
         try storage { try library.importConversation(from: path, options: options) }

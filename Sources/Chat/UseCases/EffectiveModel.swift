@@ -28,7 +28,7 @@ public struct EffectiveModel: Sendable, Equatable {
 
     /// Resolves the rule against `models` (nil when the server could not be asked); nil when no model applies.
     public static func resolve(conversation: Conversation?, pending: String?, defaultModel: String?, models: [Model]?) -> EffectiveModel? {
-        let fallback = models?.first { $0.type == .llm && $0.isLoaded }?.key
+        let fallback = models?.first { $0.canChat && $0.isLoaded }?.key
         guard let reference = conversation?.modelKey ?? pending ?? defaultModel ?? fallback else { return nil }
         guard let models else { return EffectiveModel(reference: reference, model: nil, instance: nil, state: .serverUnreachable) }
         guard let model = models.model(named: reference) else {

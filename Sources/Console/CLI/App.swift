@@ -171,7 +171,12 @@ public enum App {
 
     /// What `error` means for the user; a server that cannot be reached also gets the way to try llmster without one.
     static func explanation(of error: any Error, context: CommandContext) -> String {
-        guard let error = error as? LMStudioError else { return String(describing: error) }
+        let server: LMStudioError? = switch error {
+        case let error as LMStudioError: error
+        case ChatError.server(let inner): inner
+        default: nil
+        }
+        guard let error = server else { return String(describing: error) }
         let text = error.description(credentialsFile: context.paths.credentialsFile)
         switch error {
         case .unreachable, .timedOut(_, .connect):
@@ -181,30 +186,14 @@ public enum App {
         }
     }
 
-    /// The exit status that tells a script what kind of failure `error` is.
+    /// The exit status that tells a script what kind of failure `error` is: its category (`ErrorCategory`) decides.
     public static func exitCode(for error: any Error) -> Int32 {
-        switch error {
-        case let error as LMStudioError:
-            switch error {
-            case .unreachable, .timedOut, .serverTooOld: return ExitCode.unreachable
-            case .tokenMissing, .tokenRejected, .tokenLacksPermission, .malformedToken: return ExitCode.authentication
-            case .modelNotFound: return ExitCode.notFound
-            default: return ExitCode.failure
-            }
-        case let error as ChatError:
-            switch error {
-            case .server(let inner): return exitCode(for: inner)
-            case .storage(let inner): return exitCode(for: inner)
-            case .credentials(let inner): return exitCode(for: inner)
-            case .modelNotDownloaded, .unknownConversation, .noSuchReply: return ExitCode.notFound
-            default: return ExitCode.failure
-            }
-        case is CredentialsError: return ExitCode.authentication
-        case let error as LibraryError:
-            if case .notFound = error { return ExitCode.notFound }
-            if case .ambiguousConversation = error { return ExitCode.notFound }
-            return ExitCode.failure
-        default: return ExitCode.failure
+        switch ErrorCategory(of: error) {
+        case .unreachable: ExitCode.unreachable
+        case .authentication: ExitCode.authentication
+        case .modelNotFound, .notFound: ExitCode.notFound
+        case .invalid, .contextOverflow, .continuationLost, .server, .storage, .invalidFile, .needsConfirmation, .busy,
+             .cancelled, .internal: ExitCode.failure
         }
     }
 

@@ -46,8 +46,8 @@ public struct CommandContext: Sendable {
     /// own daemon (also called `llmster`).
     public static let userAgent = "\(LMStudioClient.defaultUserAgent)/\(App.version)"
 
-    /// A client for the configured server.
-    public func client() throws -> LMStudioClient {
+    /// A client for the configured server; commands reach it only through a session's use cases.
+    private func client() throws -> LMStudioClient {
         client(token: try token())
     }
 

@@ -1,3 +1,4 @@
+import Chat
 import Library
 import TerminalMarkdown
 
@@ -39,9 +40,9 @@ enum CompletionCommands {
             let library = try context.openLibrary()
             names = try library.folderPaths().values.sorted()
         case .models:
-            names = try await context.client().models().filter { $0.type == .llm }.map(\.key)
+            names = try await context.session().models().filter(\.canChat).map(\.key)
         case .instances:
-            names = try await context.client().models().flatMap { $0.loadedInstances.map(\.id) }
+            names = try await context.session().models().flatMap { $0.loadedInstances.map(\.id) }
         case .files, .shells:
             names = []
         }

@@ -108,7 +108,7 @@ enum DoctorCommand {
             let detail = authRequired ? "required; the token is accepted"
                 : token == nil ? "not required" : "not required (the configured token is accepted)"
             checks.append(Check(ok: true, name: "auth", detail: detail))
-            let llms = models.filter { $0.type == .llm }.count
+            let llms = models.filter(\.canChat).count
             let loaded = models.flatMap(\.loadedInstances).count
             let detailText = "\(count(llms, "LLM")) and \(count(models.count - llms, "other model")) downloaded, "
                 + "\(count(loaded, "instance")) loaded"

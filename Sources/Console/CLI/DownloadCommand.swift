@@ -26,19 +26,19 @@ enum DownloadCommand {
             guard let value = Double(text), value > 0, value <= 60 else { throw UsageError("--interval takes seconds between 0 and 60") }
             return value
         } ?? 1
-        let client = try context.client()
+        let session = try context.session()
         var status: DownloadStatus
         var name: String
         if let job = arguments.value("status") {
             guard arguments.positionals.isEmpty else { throw UsageError("give a MODEL or --status JOB, not both") }
-            status = try await client.downloadStatus(jobId: job)
+            status = try await session.downloadStatus(jobId: job)
             name = job
         } else {
             guard arguments.positionals.count == 1, !arguments.positionals[0].trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw UsageError("name one model to download")
             }
             name = arguments.positionals[0]
-            status = try await client.download(DownloadRequest(model: name, quantization: arguments.value("quantization")))
+            status = try await session.download(DownloadRequest(model: name, quantization: arguments.value("quantization")))
         }
         if status.status == "already_downloaded" {
             context.output.line("\(UntrustedText.sanitize(name)) is already downloaded on the server.")
@@ -63,7 +63,7 @@ enum DownloadCommand {
             while current.status == "downloading" || current.status == "paused" {
                 progress.show(current)
                 try await Task.sleep(for: .seconds(interval))
-                current = try await client.downloadStatus(jobId: jobId)
+                current = try await session.downloadStatus(jobId: jobId)
             }
             return current
         }

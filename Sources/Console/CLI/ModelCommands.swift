@@ -27,7 +27,7 @@ enum ModelCommands {
         """,
         options: filterOptions + [.init(["json"], help: "print JSON for scripts")]
     ) { arguments, context in
-        let all = try await context.client().models()
+        let all = try await context.session().models()
         let shown = ModelListing.filter(all, arguments)
         if arguments.has("json") {
             context.output.send(ModelListing.json(shown))
@@ -49,7 +49,7 @@ enum ModelCommands {
         """,
         options: [.init(["json"], help: "print JSON for scripts")]
     ) { arguments, context in
-        let models = try await context.client().models()
+        let models = try await context.session().models()
         let instances = models.flatMap { model in model.loadedInstances.map { (model, $0) } }
         if arguments.has("json") {
             let objects: [JSONValue] = instances.map { model, instance in
@@ -72,7 +72,8 @@ enum ModelCommands {
         "load", synopsis: "MODEL [--context-length N] [--eval-batch-size N] [--flash-attention on|off] [--num-experts N] [--offload-kv-cache-to-gpu on|off]",
         summary: "Load a model on the server (a second load of a loaded model adds an instance such as MODEL:2).",
         details: """
-        Options not given keep the server's defaults; the batch, flash attention, experts and KV cache options
+        Without --context-length the configured context_length applies (as for /load and rpc models/load).
+        Other options not given keep the server's defaults; the batch, flash attention, experts and KV cache options
         apply to LM Studio's llama.cpp engine only. The line printed after the load is the configuration the
         server reports it applied, including settings it chose itself.
         """,
@@ -81,18 +82,10 @@ enum ModelCommands {
         guard arguments.positionals.count == 1, let key = arguments.positionals.first else {
             throw UsageError("name one model to load")
         }
-        var options = try LoadOptionArguments.parse(arguments)
-        if options.contextLength == nil { options.contextLength = context.configuration.contextLength }
-        let client = try context.client()
-        let models = try await client.models()
-        guard let model = models.first(where: { $0.key == key }) else { throw models.notDownloaded(key) }
-        if model.type != .llm && model.type != .embedding {
-            context.warn("\(key) is not a model LM Studio can load.")
-            return ExitCode.failure
-        }
-        let request = LoadRequest(model: key, options: options)
+        let options = try LoadOptionArguments.parse(arguments)
+        let session = try context.session()
         let reply = try await LoadProgress(model: key, stream: context.errors, environment: context.environment).around {
-            try await client.load(request)
+            try await session.loadModel(key, conversationId: nil, options: options)
         }
         context.output.line(LoadOptionArguments.loadedLine(reply, model: key))
         return ExitCode.success
@@ -102,23 +95,27 @@ enum ModelCommands {
         "unload", synopsis: "INSTANCE… | --all", summary: "Unload loaded model instances (by instance id, as `llmster ps` shows).",
         options: [.init(["all"], help: "unload every loaded instance")]
     ) { arguments, context in
-        let client = try context.client()
         var targets = arguments.positionals
         if arguments.has("all") {
             guard targets.isEmpty else { throw UsageError("give instance ids or --all, not both") }
-            targets = try await client.models().flatMap { $0.loadedInstances.map(\.id) }
+        } else {
+            guard !targets.isEmpty else { throw UsageError("name the instances to unload, or --all") }
+        }
+        let session = try context.session()
+        if arguments.has("all") {
+            targets = try await session.models(refresh: true).flatMap { $0.loadedInstances.map(\.id) }
             if targets.isEmpty { context.errors.line("No model is loaded."); return ExitCode.success }
         }
-        guard !targets.isEmpty else { throw UsageError("name the instances to unload, or --all") }
-        let loaded = Set(try await client.models().flatMap { $0.loadedInstances.map(\.id) })
         var status = ExitCode.success
         for instance in targets {
-            guard loaded.contains(instance) else {
-                context.warn("\(instance) is not a loaded instance; `llmster ps` lists them.")
-                status = ExitCode.notFound
+            do {
+                try await session.unloadModel(instanceId: instance)
+            } catch let error as ChatError where ErrorCategory(of: error) == .notFound {
+                // The others are still unloaded; the status says one was not.
+                context.warn(error.description)
+                status = App.exitCode(for: error)
                 continue
             }
-            try await client.unload(instanceId: instance)
             context.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
         }
         return status

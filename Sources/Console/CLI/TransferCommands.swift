@@ -2,9 +2,7 @@ import Chat
 import Foundation
 import Library
 import TerminalMarkdown
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `llmster export`, `import`, `backup` and `restore`: moving conversations and whole libraries.
 enum TransferCommands {
@@ -45,7 +43,7 @@ enum TransferCommands {
         let conversation = try await Transfer.importConversation(
             from: arguments.positionals[0], continuation: policy, folder: arguments.value("folder"),
             asNew: arguments.has("as-new"), session: try context.librarySession(), context: context)
-        context.output.line("Imported \"\(UntrustedText.sanitize(conversation.title))\" as \(conversation.id)")
+        context.output.line("Imported \"\(UntrustedText.sanitize(conversation.displayTitle))\" as \(conversation.id)")
         return ExitCode.success
     }
 
@@ -142,32 +140,31 @@ public enum Transfer {
         from path: String, continuation policy: ContinuationPolicy, folder: String?, asNew: Bool,
         session: ChatSession, context: CommandContext
     ) async throws -> Conversation {
-        let summary = try LibraryStore.inspectConversationFile(at: path)
-        var keep = policy != .drop
-        if policy == .ask, let fileServer = summary.serverURL, summary.responseId != nil,
-            !ServerURL.same(fileServer, context.server)
-        {
-            let question = """
-                "\(UntrustedText.sanitize(summary.title))" continues a context held by \(UntrustedText.sanitize(fileServer)),
-                but llmster is configured for \(context.server).
-                  k  keep the continuation (it works only if that server still holds the context)
-                  d  drop it; the next message starts a fresh server context
-                Keep or drop? [k/d] 
+        let plan = try session.importPlan(forFileAt: path)
+        var answer: ImportPlan.Answer? = switch policy {
+        case .keep: .keep
+        case .drop: .drop
+        case .ask: nil
+        }
+        if answer == nil, plan.mustAsk, let question = plan.question {
+            let prompt = """
+                \(UntrustedText.sanitize(question))
+                  k  keep the continuation: \(UntrustedText.sanitize(plan.effect(of: .keep)))
+                  d  drop it: \(UntrustedText.sanitize(plan.effect(of: .drop)))
+                Keep or drop? [k/d]\u{20}
                 """
-            guard let answer = Terminal.ask(question) else {
+            guard let typed = Terminal.ask(prompt) else {
                 throw Refusal(description: """
-                    the file's server (\(fileServer)) differs from the configured one (\(context.server)) and there is no \
-                    terminal to ask: pass --yes to keep the continuation or --drop-continuation to drop it
+                    \(question) There is no terminal to ask: pass --yes to keep the continuation or --drop-continuation to drop it
                     """)
             }
-            switch answer.lowercased() {
-            case "k", "keep": keep = true
-            case "d", "drop": keep = false
+            switch typed.lowercased() {
+            case "k", "keep": answer = .keep
+            case "d", "drop": answer = .drop
             default: throw Refusal(description: "import cancelled (answer k or d)")
             }
         }
-        return try await session.importConversation(
-            from: path, options: ConversationImportOptions(keepContinuation: keep, folder: folder, asNew: asNew))
+        return try await session.importConversation(from: path, options: plan.options(answer: answer, folder: folder, asNew: asNew))
     }
 
     /// Backs the library up to `path` (nil for `llmster-<time>.llmster-backup` here); returns the file written.

@@ -1,3 +1,4 @@
+import Chat
 import Foundation
 import LMStudio
 import Synchronization
@@ -47,7 +48,7 @@ final class CompletionData: Sendable {
             switch command.argument {
             case .none, .path: candidates = []
             case .commandName: candidates = ReplCommands.all.map(\.name)
-            case .modelKey: candidates = data.models.filter { $0.type == .llm }.map(\.key)
+            case .modelKey: candidates = data.models.filter(\.canChat).map(\.key)
             case .instance: candidates = data.models.flatMap { $0.loadedInstances.map(\.id) }
             case .folder: candidates = words.count == 1 && first == "/folder" ? ["new", "rename", "rm", "list"] : data.folders
             case .conversation: return Self.titles(data.titles, for: request)

@@ -95,7 +95,7 @@ import TerminalMarkdown
 
     /// The server's chat models in the order the picker numbers them.
     static func chatModels(repl: ReplSession) async throws -> [Model] {
-        try await repl.chat.models(refresh: true).filter { $0.type == .llm }
+        try await repl.chat.models(refresh: true).filter(\.canChat)
     }
 
     /// The key of model number `number` in the picker's list (`/model 2`), or a usage error naming the range.

@@ -23,10 +23,10 @@ extension ReplCommands {
             guard let path = arguments.positionals.first else { throw UsageError("name the .llmster file") }
             var policy: Transfer.ContinuationPolicy = arguments.has("drop-continuation") ? .drop : .keep
             if !arguments.has("yes"), !arguments.has("drop-continuation") {
-                let summary = try LibraryStore.inspectConversationFile(at: path)
-                if let server = summary.serverURL, summary.responseId != nil, !ServerURL.same(server, repl.context.server) {
-                    repl.output.line("This conversation continues a context held by \(UntrustedText.sanitize(server)), not \(repl.context.server).")
-                    policy = await repl.confirm("Keep the continuation (it works only if that server still has the context)?") ? .keep : .drop
+                let plan = try repl.chat.importPlan(forFileAt: path)
+                if let question = plan.question {
+                    repl.output.line(UntrustedText.sanitize(question))
+                    policy = await repl.confirm("Keep the continuation? (yes: \(plan.effect(of: .keep)); no: \(plan.effect(of: .drop)))") ? .keep : .drop
                 }
             }
             let conversation = try await Transfer.importConversation(from: path, continuation: policy, folder: nil, asNew: false,
@@ -60,7 +60,7 @@ extension ReplCommands {
         SlashCommand("download", "MODEL", "Start a server-side download (watch it with `llmster download --status JOB`).",
                      takesText: true) { arguments, repl in
             guard let model = arguments.positionals.first else { throw UsageError("name the model to download") }
-            let status = try await repl.chat.client.download(DownloadRequest(model: model))
+            let status = try await repl.chat.download(DownloadRequest(model: model))
             if status.status == "already_downloaded" {
                 repl.output.line("\(UntrustedText.sanitize(model)) is already downloaded.")
             } else if let job = status.jobId {

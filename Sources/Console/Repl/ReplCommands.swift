@@ -74,10 +74,11 @@ enum ReplCommands {
                 targets = (await repl.effectiveModel())?.model?.loadedInstances.map(\.id) ?? []
             }
             guard !targets.isEmpty else { throw UsageError("nothing to unload; /ps lists the loaded instances") }
-            let loaded = Set(models.flatMap { $0.loadedInstances.map(\.id) })
             for instance in targets {
-                guard loaded.contains(instance) else { repl.context.warn("\(instance) is not loaded; /ps lists what is"); continue }
-                try await repl.chat.client.unload(instanceId: instance)
+                do { try await repl.chat.unloadModel(instanceId: instance) } catch ChatError.notLoaded {
+                    repl.context.warn("\(instance) is not loaded; /ps lists what is")
+                    continue
+                }
                 repl.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
             }
             await repl.refreshModels()
@@ -115,7 +116,7 @@ enum ReplCommands {
             }
             let conversation = try await repl.chat.openConversation(.named(reference)).conversation
             await repl.switchTo(conversation.id)
-            repl.output.line("Opened \(UntrustedText.sanitize(conversation.title.isEmpty ? conversation.id : conversation.title)).")
+            repl.output.line("Opened \(UntrustedText.sanitize(conversation.displayTitle)).")
         },
         SlashCommand("rename", "TITLE", "Rename this conversation.", takesText: true) { arguments, repl in
             guard let title = arguments.positionals.first else { throw UsageError("give the new title") }

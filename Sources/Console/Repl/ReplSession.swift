@@ -205,8 +205,7 @@ import TerminalMarkdown
         parts.append(meter.label())
         if let conversation {
             let folder = await folderPath(conversation.folderId)
-            let title = conversation.title.isEmpty ? "untitled" : conversation.title
-            parts.append(UntrustedText.sanitize((folder.map { $0 + "/" } ?? "") + title))
+            parts.append(UntrustedText.sanitize((folder.map { $0 + "/" } ?? "") + conversation.displayTitle))
         } else {
             parts.append("new chat")
         }
@@ -300,7 +299,7 @@ import TerminalMarkdown
     func send(_ text: String) async -> Int32? {
         let conversation = await currentConversation()
         var effective = effectiveModel(conversation: conversation)
-        if effective == nil, serverModels?.contains(where: { $0.type == .llm }) == true {
+        if effective == nil, serverModels?.contains(where: \.canChat) == true {
             // Nothing loaded and nothing chosen (LM Studio's usual state): offer the picker, as `lms chat` does.
             output.line("No model is chosen for this conversation yet; pick one and the message is sent to it.")
             do {
@@ -319,7 +318,7 @@ import TerminalMarkdown
         } else if let chosen = effective, chosen.state == .notLoaded {
             // Loaded here under the load policy (the previous chat model unloaded), not just in time by the server,
             // which would leave the previous model loaded and the prompt's figures stale.
-            let previous = serverModels?.first { $0.type == .llm && $0.isLoaded && $0.key != chosen.key }?.key
+            let previous = serverModels?.first { $0.canChat && $0.isLoaded && $0.key != chosen.key }?.key
             do {
                 try await ModelSwitch.choose(chosen.reference, replacing: previous, repl: self)
             } catch {
@@ -422,9 +421,7 @@ import TerminalMarkdown
 
     /// Titles a new conversation with the summarizer and notifies about a long reply.
     private func afterReply(_ saved: SavedReply, elapsed: Duration) async {
-        if saved.status == .complete, let summarizer = context.configuration.summarizerModel {
-            await Summarizer(client: chat.client, model: summarizer).titleIfFirstReply(conversationId: saved.conversationId, chat: chat)
-        }
+        if saved.status == .complete { await chat.titleFirstReply(conversationId: saved.conversationId) }
         // A terminal that reports its focus and has it: the user is watching, no notification.
         if let threshold = context.configuration.notifyAfterSeconds, elapsed.seconds >= threshold, TerminalFocus.shared.isFocused != true {
             ReplyNotification.post(model: saved.state.modelInstanceId ?? "llmster", text: saved.state.answer,

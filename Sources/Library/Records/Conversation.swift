@@ -28,13 +28,16 @@ public struct Conversation: Equatable, Hashable, Sendable, Codable {
     public var lastResponseId: String?
     /// Unsent input, restored when the user returns; empty when there is none.
     public var draft: String
+    /// Whether the saved system prompt has not reached the model yet: it changed after the server context began,
+    /// so it takes effect only with a fresh server context (see `SystemPromptEffect`).
+    public var needsFreshContext: Bool
 
     /// Creates a value from its fields.
     public init(
         id: String, title: String, folderId: Int64? = nil, pinned: Bool = false, pinOrder: Int? = nil,
         createdAt: Date, updatedAt: Date, modelKey: String? = nil, systemPrompt: String? = nil,
         settings: ConversationSettings = ConversationSettings(), serverURL: String? = nil,
-        lastResponseId: String? = nil, draft: String = ""
+        lastResponseId: String? = nil, draft: String = "", needsFreshContext: Bool = false
     ) {
         self.id = id
         self.title = title
@@ -49,6 +52,7 @@ public struct Conversation: Equatable, Hashable, Sendable, Codable {
         self.serverURL = serverURL
         self.lastResponseId = lastResponseId
         self.draft = draft
+        self.needsFreshContext = needsFreshContext
     }
 }
 

@@ -109,28 +109,26 @@ final class SQLiteConnection {
     @discardableResult
     func run(_ sql: String, _ values: [SQLValue] = []) throws -> Int {
         let statement = try statement(sql)
-        try statement.bind(values)
-        defer { statement.finish() }
-        while try statement.step() {}
-        return Int(sqlite3_changes(handle))
+        return try statement.withBindings(values) {
+            while try statement.step() {}
+            return Int(sqlite3_changes(handle))
+        }
     }
 
     /// Maps every result row through `row`.
     func query<T>(_ sql: String, _ values: [SQLValue] = [], row: (SQLiteStatement) throws -> T) throws -> [T] {
         let statement = try statement(sql)
-        try statement.bind(values)
-        defer { statement.finish() }
-        var rows: [T] = []
-        while try statement.step() { rows.append(try row(statement)) }
-        return rows
+        return try statement.withBindings(values) {
+            var rows: [T] = []
+            while try statement.step() { rows.append(try row(statement)) }
+            return rows
+        }
     }
 
     /// The first result row mapped through `row`, or nil when there is none.
     func first<T>(_ sql: String, _ values: [SQLValue] = [], row: (SQLiteStatement) throws -> T) throws -> T? {
         let statement = try statement(sql)
-        try statement.bind(values)
-        defer { statement.finish() }
-        return try statement.step() ? row(statement) : nil
+        return try statement.withBindings(values) { try statement.step() ? row(statement) : nil }
     }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so the lock is taken up front and waits

@@ -7,8 +7,6 @@ final class SQLiteStatement {
     let sql: String
     private let handle: OpaquePointer
     private unowned let connection: SQLiteConnection
-    /// Long texts bound without a copy, kept alive (and so at the same address) until `finish()`.
-    private var boundTexts: [String] = []
 
     /// Texts of at least this many UTF-8 bytes are bound in place instead of copied.
     static let inPlaceTextLength = 4 << 10
@@ -28,45 +26,56 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Binds `values` to parameters 1…n after resetting any previous run.
+    /// Binds `values` to parameters 1…n and runs `body` (which steps the statement and reads its rows) while they are
+    /// bound; the statement is reset and its bindings cleared before the values' storage goes out of scope, so a cached
+    /// statement holds nothing between uses.
     ///
-    /// A long text (a reply can be as large as the reply itself) is bound in place, not copied: the statement keeps
-    /// the string, whose native storage does not move while it lives, until `finish()` or the next `bind`.
-    func bind(_ values: [SQLValue]) throws {
+    /// A long text (a reply can be as large as the reply itself) and every blob are bound in place, not copied: each is
+    /// bound inside its own `withCString` / `withUnsafeBytes` scope and `body` runs innermost, the pattern of GRDB's
+    /// `withBinding(to:at:do:)`. A text is handed over NUL-terminated, so SQLite never copies it to terminate it (as
+    /// `substr` and the search index would); a text holding a NUL of its own is copied.
+    func withBindings<T>(_ values: [SQLValue], _ body: () throws -> T) throws -> T {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
-        boundTexts.removeAll()
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let code: Int32
-            switch value {
-            case let .integer(number): code = sqlite3_bind_int64(handle, index, number)
-            case let .real(number): code = sqlite3_bind_double(handle, index, number)
-            case var .text(string) where string.utf8.count >= Self.inPlaceTextLength:
-                string.makeContiguousUTF8()
-                boundTexts.append(string)
-                // Bound by its NUL terminator (native strings have one), so SQLite knows the text is terminated
-                // and never copies it to terminate it (as `substr` and the search index would); a text holding
-                // a NUL of its own is copied.
-                let inPlace: Int32?? = string.utf8.withContiguousStorageIfAvailable { utf8 -> Int32? in
-                    guard memchr(utf8.baseAddress!, 0, utf8.count) == nil else { return nil }
-                    return sqlite3_bind_text(handle, index, UnsafeRawPointer(utf8.baseAddress!).assumingMemoryBound(to: CChar.self), -1, nil)
-                }
-                code = inPlace.flatMap { $0 }
-                    ?? sqlite3_bind_text(handle, index, string, Int32(clamping: string.utf8.count), llmster_sqlite_transient())
-            case let .text(string): code = sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient())
-            case let .blob(bytes):
-                if bytes.isEmpty {
-                    code = sqlite3_bind_zeroblob(handle, index, 0)
-                } else {
-                    code = bytes.withUnsafeBytes {
-                        sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), llmster_sqlite_transient())
-                    }
-                }
-            case .null: code = sqlite3_bind_null(handle, index)
+        return try bind(values[...], at: 1, body)
+    }
+
+    private func bind<T>(_ values: ArraySlice<SQLValue>, at index: Int32, _ body: () throws -> T) throws -> T {
+        guard let value = values.first else {
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)
             }
-            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+            return try body()
         }
+        let rest = values.dropFirst()
+        switch value {
+        case let .integer(number): try check(sqlite3_bind_int64(handle, index, number))
+        case let .real(number): try check(sqlite3_bind_double(handle, index, number))
+        case let .text(string) where string.utf8.count >= Self.inPlaceTextLength:
+            let length = string.utf8.count
+            return try string.withCString { text in
+                if strlen(text) == length {
+                    try check(sqlite3_bind_text(handle, index, text, -1, nil))
+                } else {
+                    try check(sqlite3_bind_text(handle, index, text, Int32(clamping: length), llmster_sqlite_transient()))
+                }
+                return try bind(rest, at: index + 1, body)
+            }
+        case let .text(string): try check(sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient()))
+        case let .blob(bytes) where bytes.isEmpty: try check(sqlite3_bind_zeroblob(handle, index, 0))
+        case let .blob(bytes):
+            return try bytes.withUnsafeBytes { buffer in
+                try check(sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(clamping: buffer.count), nil))
+                return try bind(rest, at: index + 1, body)
+            }
+        case .null: try check(sqlite3_bind_null(handle, index))
+        }
+        return try bind(rest, at: index + 1, body)
+    }
+
+    private func check(_ code: Int32) throws {
+        guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
     }
 
     /// Advances to the next row; false when the statement is done.
@@ -80,13 +89,6 @@ final class SQLiteStatement {
             sqlite3_reset(handle)
             throw failure
         }
-    }
-
-    /// Releases the statement's read snapshot and bound text so a cached statement holds nothing between uses.
-    func finish() {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
-        boundTexts.removeAll()
     }
 
     // Column readers: `column` is 0-based; NULL reads as 0, "" or [] unless the reader is optional.

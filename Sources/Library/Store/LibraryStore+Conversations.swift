@@ -4,7 +4,7 @@ extension LibraryStore {
     /// The columns `conversation(_:)` reads, in its order.
     static let conversationColumns = """
         id, title, folder_id, pinned, pin_order, created_at, updated_at, model_key, system_prompt, settings,
-        server_url, last_response_id, draft
+        server_url, last_response_id, draft, needs_fresh_context
         """
 
     /// The conversation in the current row of a statement selecting `conversationColumns`.
@@ -14,7 +14,8 @@ extension LibraryStore {
             pinOrder: row.optionalInt(4), createdAt: Date(milliseconds: row.int64(5)),
             updatedAt: Date(milliseconds: row.int64(6)), modelKey: row.optionalString(7),
             systemPrompt: row.optionalString(8), settings: try decodeSettings(row.string(9)),
-            serverURL: row.optionalString(10), lastResponseId: row.optionalString(11), draft: row.string(12))
+            serverURL: row.optionalString(10), lastResponseId: row.optionalString(11), draft: row.string(12),
+            needsFreshContext: row.bool(13))
     }
 
     private static func decodeSettings(_ json: String) throws -> ConversationSettings {
@@ -48,8 +49,8 @@ extension LibraryStore {
             try connection.run(
                 """
                 INSERT INTO conversations (id, title, folder_id, pinned, pin_order, created_at, updated_at, model_key,
-                    system_prompt, settings, server_url, last_response_id, draft)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    system_prompt, settings, server_url, last_response_id, draft, needs_fresh_context)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(conversation.id), .text(conversation.title), .integer(conversation.folderId),
@@ -57,7 +58,7 @@ extension LibraryStore {
                     .integer(conversation.createdAt.milliseconds), .integer(conversation.updatedAt.milliseconds),
                     .text(conversation.modelKey), .text(conversation.systemPrompt),
                     .text(try Self.encodeSettings(conversation.settings)), .text(conversation.serverURL),
-                    .text(conversation.lastResponseId), .text(conversation.draft),
+                    .text(conversation.lastResponseId), .text(conversation.draft), .bool(conversation.needsFreshContext),
                 ])
         }
     }
@@ -139,7 +140,8 @@ extension LibraryStore {
             let changed = try connection.run(
                 """
                 UPDATE conversations SET title = ?, folder_id = ?, pinned = ?, pin_order = ?, updated_at = ?,
-                    model_key = ?, system_prompt = ?, settings = ?, server_url = ?, last_response_id = ?, draft = ?
+                    model_key = ?, system_prompt = ?, settings = ?, server_url = ?, last_response_id = ?, draft = ?,
+                    needs_fresh_context = ?
                 WHERE id = ?
                 """,
                 [
@@ -148,7 +150,7 @@ extension LibraryStore {
                     .integer(conversation.updatedAt.milliseconds), .text(conversation.modelKey),
                     .text(conversation.systemPrompt), .text(try Self.encodeSettings(conversation.settings)),
                     .text(conversation.serverURL), .text(conversation.lastResponseId), .text(conversation.draft),
-                    .text(conversation.id),
+                    .bool(conversation.needsFreshContext), .text(conversation.id),
                 ])
             try requireChanged(changed, conversation.id)
         }

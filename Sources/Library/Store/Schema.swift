@@ -198,6 +198,11 @@ enum Schema {
             reply_number INTEGER NOT NULL
         );
         """,
+        // 10: whether a conversation's saved system prompt waits for a fresh server context (it changed after the
+        // context began), so every face, and a later session, knows it is not in effect yet.
+        """
+        ALTER TABLE conversations ADD COLUMN needs_fresh_context INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A serial executor running its jobs on a thread of its own: `ChatSession` runs on one, so its synchronous library
+/// work (SQLite, with its busy timeout; a backup's Argon2id key derivation) never blocks a thread of the cooperative
+/// pool, of which a two-core machine has two.
+///
+/// The thread ends once the executor is released (its actor is gone) and the jobs already queued have run.
+final class LibraryExecutor: SerialExecutor, @unchecked Sendable {
+    /// The jobs waiting to run, shared with the thread (which must not keep the executor alive).
+    private final class Queue: @unchecked Sendable {
+        let condition = NSCondition()
+        var jobs: [UnownedJob] = []
+        var closed = false
+        /// The executor the jobs run on; unowned, since a queued job keeps its actor, and so the executor, alive.
+        var executor: UnownedSerialExecutor?
+    }
+
+    private let queue = Queue()
+
+    /// Starts the executor's thread, named `name` (as a debugger and `top -H` show it).
+    init(name: String) {
+        let queue = queue
+        let thread = Thread { Self.run(queue) }
+        thread.name = name
+        queue.executor = asUnownedSerialExecutor()
+        thread.start()
+    }
+
+    deinit {
+        queue.condition.lock()
+        queue.closed = true
+        queue.condition.signal()
+        queue.condition.unlock()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.condition.lock()
+        queue.jobs.append(job)
+        queue.condition.signal()
+        queue.condition.unlock()
+    }
+
+    /// Runs the queued jobs in order, a batch at a time, until the executor is closed and nothing is left.
+    private static func run(_ queue: Queue) {
+        var batch: [UnownedJob] = []
+        while true {
+            queue.condition.lock()
+            while queue.jobs.isEmpty && !queue.closed { queue.condition.wait() }
+            if queue.jobs.isEmpty {
+                queue.condition.unlock()
+                return
+            }
+            swap(&batch, &queue.jobs)
+            queue.condition.unlock()
+            for job in batch { job.runSynchronously(on: queue.executor!) }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Chat
+import Foundation
+import HTTP
+import Library
+import LMStudio
+import Testing
+import TestSupport
+
+/// A session's library work runs on a thread of its own, so a library call that blocks (SQLite's busy timeout, a
+/// backup's key derivation) never holds a thread of the cooperative pool, which has one per core.
+@Suite struct LibraryExecutorTests {
+    @Test(.timeLimit(.minutes(1)))
+    func moreBlockedLibraryCallsThanCoresLeaveThePoolFree() async throws {
+        let count = ProcessInfo.processInfo.activeProcessorCount + 1
+        let sandbox = try Sandbox()
+        let sessions = try (0..<count).map { index in
+            ChatSession(client: LMStudioClient(server: "http://127.0.0.1:9", token: nil, transport: CurlTransport()),
+                        library: try LibraryStore(path: sandbox.root + "/library-\(index).sqlite3"), configuration: Configuration())
+        }
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let calls = sessions.map { session in
+            Task {
+                try await session.withLibrary { library in
+                    entered.signal()
+                    gate.wait()
+                    return try library.conversations().count
+                }
+            }
+        }
+        // On the pool, these blocked calls would hold every thread, and this task could not go on to open the gate.
+        for _ in 0..<count { entered.wait() }
+        for _ in 0..<count { gate.signal() }
+        for call in calls { #expect(try await call.value == 0) }
+    }
+}
