@@ -23,6 +23,6 @@ import TestSupport
         #expect(list.first { $0["id"] == forkId }?["forkedFrom"]?["conversationId"] == original)
         #expect(list.first { $0["id"] == original }?["forkedFrom"] == .null)
         let beyond = await rpc.call("conversations/fork", ["conversationId": original, "atReply": 5])
-        #expect(beyond?.errorKind == "invalid_params")
+        #expect(beyond?.errorKind == "not_found")
     }
 }

@@ -45,7 +45,7 @@
                   (list (alist-get 'id c)
                         (vector (if (eq (alist-get 'pinned c) t) "*" "")
                                 (or (alist-get 'folderPath c) "")
-                                (llmster--title-or-untitled (alist-get 'title c))
+                                (alist-get 'displayTitle c)
                                 (let ((origin (alist-get 'forkedFrom c)))
                                   (if origin
                                       (format "%s, reply %d" (llmster--title-or-untitled (alist-get 'title origin))
@@ -80,7 +80,7 @@
 
 (defun llmster--refresh-views (id)
   "Show the library's state of conversation ID in the open chats and lists."
-  (let ((title (alist-get 'title (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,id)))))))
+  (let ((title (alist-get 'displayTitle (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,id)))))))
     (dolist (buffer (buffer-list))
       (with-current-buffer buffer
         (cond ((and (llmster--chat-buffer-p) (equal llmster--conversation-id id)) (llmster--name-buffer title))
@@ -155,11 +155,11 @@ Missing folders are created; an empty path is the top level."
 A chat buffer showing it is killed with it."
   (interactive)
   (let* ((id (llmster--chats-id))
-         (title (alist-get 'title (llmster--chats-conversation)))
+         (title (alist-get 'displayTitle (llmster--chats-conversation)))
          (open (cl-remove-if-not (lambda (b) (and (llmster--chat-buffer-p b)
                                                   (equal (buffer-local-value 'llmster--conversation-id b) id)))
                                  (buffer-list))))
-    (when (yes-or-no-p (format "Delete \"%s\"%s? " (if (string-empty-p title) "Untitled" title)
+    (when (yes-or-no-p (format "Delete \"%s\"%s? " title
                                (if open " (its open chat closes)" "")))
       (llmster--request-sync "conversations/delete" `((id . ,id)))
       (dolist (buffer open)
@@ -183,8 +183,7 @@ See llmster-format(5); `llmster-import' reads it back, here or elsewhere."
 
 (defun llmster--safe-file-name ()
   "A file name from the title of the conversation on this line (or of this chat)."
-  (let ((title (alist-get 'title (llmster--chats-conversation))))
-    (replace-regexp-in-string "[^[:alnum:]_.-]+" "-" (if (string-empty-p title) "Untitled" title))))
+  (replace-regexp-in-string "[^[:alnum:]_.-]+" "-" (alist-get 'displayTitle (llmster--chats-conversation))))
 
 ;;;###autoload
 (defun llmster-import (file)

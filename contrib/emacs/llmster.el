@@ -127,8 +127,6 @@ Presets are the `preset.NAME.system' lines the llmster REPL's /preset uses."
   "Face of the \"### You\" and \"### Assistant\" lines."
   :group 'llmster)
 
-(defvar llmster--context-lengths (make-hash-table :test 'equal)
-  "Loaded model instance id to its context length, as last listed.")
 
 ;;;; Folds: reasoning and tool output, as overlays (major-mode font-lock cannot undo them)
 
@@ -193,11 +191,6 @@ Presets are the `preset.NAME.system' lines the llmster REPL's /preset uses."
         (dolist (o folds)
           (overlay-put o 'llmster-folded fold-them)
           (llmster--render-fold o))))))
-
-(defun llmster--thought-summary (seconds)
-  "The summary line of reasoning that took SECONDS (nil: unknown), as the REPL's."
-  ;; Tenths rounded half up, as the REPL rounds them.
-  (if (numberp seconds) (format "Thought for %.1f s" (/ (floor (+ (* seconds 10) 0.5)) 10.0)) "Reasoning"))
 
 ;;;; Chat buffers
 
@@ -381,14 +374,15 @@ With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (set-marker llmster--input-start (point)))
 
 (defun llmster--title-or-untitled (title)
-  "TITLE, or \"Untitled\" when it is empty."
+  "TITLE, or \"Untitled\" when it is empty.
+Only for the title of a fork's origin (`forkedFrom'), which rpc sends
+without a `displayTitle'."
   (if (or (null title) (string-empty-p title)) "Untitled" title))
 
 (defun llmster--name-buffer (title)
-  "Name this buffer after the conversation TITLE.
+  "Name this buffer after the conversation's TITLE, rpc's `displayTitle'.
 A long title is cut, so the mode line still shows the model and context use."
-  (rename-buffer (format "*llmster: %s*" (truncate-string-to-width
-                                          (if (or (null title) (string-empty-p title)) "Untitled" title) 40 nil nil "…"))
+  (rename-buffer (format "*llmster: %s*" (truncate-string-to-width title 40 nil nil "…"))
                  t))
 
 (defun llmster--aligned (candidates annotate)
@@ -432,7 +426,7 @@ see `llmster--propertize-in-background'."
     (syntax-ppss-flush-cache (point-min))
     (setq llmster--conversation-id (alist-get 'id conversation)
           llmster--forked-from (alist-get 'forkedFrom answer))
-    (llmster--name-buffer (alist-get 'title conversation))
+    (llmster--name-buffer (alist-get 'displayTitle conversation))
     (erase-buffer)
     (dolist (message (alist-get 'messages answer))
       (if (equal (alist-get 'role message) "user")
@@ -450,7 +444,7 @@ see `llmster--propertize-in-background'."
     (insert (or (alist-get 'draft conversation) ""))
     (llmster--show-context)
     (let ((last (car (last (alist-get 'messages answer)))))
-      (when last (llmster--show-usage (alist-get 'modelInstanceId last) (alist-get 'stats last))))))
+      (llmster--show-meter (and last (alist-get 'modelInstanceId last)) (alist-get 'contextMeter answer)))))
 
 (defun llmster--insert-saved-reply (message text-start)
   "Insert the saved assistant MESSAGE at point; return it as a reply.
@@ -467,7 +461,7 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
              (unless (memq (char-before) '(?\n nil)) (insert "\n"))
              (let ((from (point)))
                (insert text (if (string-suffix-p "\n" text) "" "\n"))
-               (llmster--make-fold from (point) 'reasoning (llmster--thought-summary (alist-get 'seconds part)))))
+               (llmster--make-fold from (point) 'reasoning (alist-get 'reasoningLabel part))))
             ("text" (insert text))
             ("tool"
              (let ((call (and (natnump index) (nth index calls))))
@@ -678,17 +672,22 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
     (when (and segment (eq (overlay-get segment 'llmster-fold) 'reasoning))
       (unless (eq (char-before (llmster--reply-end reply)) ?\n)
         (llmster--insert-at reply (llmster--reply-end reply) "\n")
-        (move-overlay segment (overlay-start segment) (llmster--reply-end reply)))
-      ;; Without the engine's time (its reasoning.end), the REPL's word for it.
-      (when (equal (overlay-get segment 'llmster-summary) "Thinking…")
-        (llmster--set-fold-summary segment (llmster--thought-summary nil))))
+        (move-overlay segment (overlay-start segment) (llmster--reply-end reply))))
     (setf (llmster--reply-segment reply) nil)))
 
-(defun llmster--reasoning-ended (reply seconds)
-  "Label REPLY's latest reasoning with the engine's SECONDS of reasoning so far."
+(defun llmster--reasoning-ended (reply label)
+  "Label REPLY's latest reasoning with the engine's LABEL (\"Thought for 4.2 s\")."
   (let ((fold (car (last (llmster--folds 'reasoning)))))
-    (when (and fold (<= (llmster--reply-body reply) (overlay-start fold)))
-      (llmster--set-fold-summary fold (llmster--thought-summary seconds)))))
+    (when (and fold label (<= (llmster--reply-body reply) (overlay-start fold)))
+      (llmster--set-fold-summary fold label))))
+
+(defun llmster--label-unended-reasoning (reply label)
+  "Give REPLY's reasoning still labelled \"Thinking…\" the saved message's LABEL.
+That is reasoning no reasoning.end event labelled (the stream ended first)."
+  (dolist (fold (llmster--folds 'reasoning))
+    (when (and label (<= (llmster--reply-body reply) (overlay-start fold) (llmster--reply-end reply))
+               (equal (overlay-get fold 'llmster-summary) "Thinking…"))
+      (llmster--set-fold-summary fold label))))
 
 (defun llmster--append (reply kind text)
   "Append TEXT of KIND (`answer' or `reasoning') to REPLY."
@@ -788,7 +787,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
              (llmster--append reply 'reasoning text)
              (llmster--set-indicator reply "thinking"))
             ("reasoning.replace" (llmster--replace-segments reply 'reasoning text))
-            ("reasoning.end" (llmster--reasoning-ended reply (alist-get 'seconds event)))
+            ("reasoning.end" (llmster--reasoning-ended reply (alist-get 'reasoningLabel event)))
             ((or "tool_call.start" "tool_call.arguments" "tool_call.success" "tool_call.failure")
              (llmster--show-tool reply event)
              (llmster--set-indicator reply (format "tool %s" (alist-get 'name event))))
@@ -821,7 +820,9 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
                   ((not (equal status "complete"))
                    (llmster--insert-at reply end (format "\n[%s%s]" status
                                                          (if (eq (alist-get 'cancelled result) t) ", cancelled" "")))))
-            (when result (llmster--complete-reasoning reply (alist-get 'message result)))
+            (when result
+              (llmster--complete-reasoning reply (alist-get 'message result))
+              (llmster--label-unended-reasoning reply (alist-get 'reasoningLabel (alist-get 'message result))))
             (llmster--record-exchange reply)
             (setq llmster--last-reply reply)
             (when result
@@ -832,8 +833,7 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
                     llmster--pending-preset nil
                     llmster--pending-settings nil)
               (llmster--show-context)
-              (llmster--show-usage (alist-get 'modelInstanceId (alist-get 'message result))
-                                   (alist-get 'stats (alist-get 'message result)))
+              (llmster--show-meter (alist-get 'modelInstanceId (alist-get 'message result)) (alist-get 'contextMeter result))
               (llmster--name-after-title buffer)
               (when (eq (alist-get 'recap result) t)
                 (message "llmster: the fresh context started with a recap of the earlier turns")))
@@ -856,8 +856,7 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
           (delete-overlay (car shown)))
         (let ((text (concat saved (if (string-suffix-p "\n" saved) "" "\n"))))
           (llmster--insert-at reply start text)
-          (llmster--make-fold start (+ start (length text)) 'reasoning
-                              (llmster--thought-summary (alist-get 'reasoningSeconds message))))))))
+          (llmster--make-fold start (+ start (length text)) 'reasoning (alist-get 'reasoningLabel message)))))))
 
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR on a first send.
@@ -881,7 +880,7 @@ with a preset is deleted here, and the next try makes it again."
                       (lambda (result _error)
                         (when (and result (buffer-live-p buffer))
                           (with-current-buffer buffer
-                            (llmster--name-buffer (alist-get 'title (alist-get 'conversation result)))))))))
+                            (llmster--name-buffer (alist-get 'displayTitle (alist-get 'conversation result)))))))))
 
 (defvar llmster-reply-finished-hook nil
   "Run in the chat buffer when a reply ends (complete, incomplete or failed).")
@@ -900,31 +899,12 @@ llmster keeps what arrived, marked incomplete."
 
 ;;;; Mode line: model and context use
 
-(defun llmster--human-count (n)
-  "N as a short count, e.g. 1.2k."
-  (if (>= n 1000) (format "%.1fk" (/ n 1000.0)) (format "%d" n)))
-
-(defun llmster--show-usage (instance stats)
-  "Show model INSTANCE and the context used after a reply's STATS in the mode line.
-A reply without statistics (cancelled, failed) leaves the last figures."
-  (when (and instance stats)
-    (let* ((used (+ (or (alist-get 'input_tokens stats) 0) (or (alist-get 'total_output_tokens stats) 0)))
-           (buffer (current-buffer))
-           (render (lambda ()
-                     (let ((length (gethash instance llmster--context-lengths)))
-                       (setq llmster--usage
-                             (format " [%s %s%s tokens]" instance (llmster--human-count used)
-                                     (if length (concat "/" (llmster--human-count length)) "")))
-                       (force-mode-line-update)))))
-      (funcall render)
-      (unless (gethash instance llmster--context-lengths)
-        (llmster--request "models/list" nil
-                          (lambda (result _error)
-                            (dolist (model (alist-get 'models result))
-                              (dolist (loaded (alist-get 'loaded_instances model))
-                                (let ((length (alist-get 'context_length (alist-get 'config loaded))))
-                                  (when length (puthash (alist-get 'id loaded) length llmster--context-lengths)))))
-                            (when (buffer-live-p buffer) (with-current-buffer buffer (funcall render)))))))))
+(defun llmster--show-meter (instance meter)
+  "Show model INSTANCE and rpc's context METER (its `label') in the mode line.
+Without a meter the mode line keeps what it showed."
+  (when meter
+    (setq llmster--usage (format " [%s]" (string-join (delq nil (list instance (alist-get 'label meter))) " ")))
+    (force-mode-line-update)))
 
 ;;;; Regenerate, edit, fresh context
 
@@ -1266,7 +1246,9 @@ each step."
                               (progn (show (format "%s: %s" key (alist-get 'message error)))
                                      (message "llmster: %s" (alist-get 'message error)))
                             (let ((seconds (alist-get 'loadTimeSeconds result)))
-                              (show (alist-get 'instanceId result))
+                              (show (string-join (delq nil (list (alist-get 'instanceId result)
+                                                                 (alist-get 'label (alist-get 'contextMeter result))))
+                                                 " "))
                               (message "llmster: %s is ready%s" key
                                        (if seconds (format " (loaded in %.1f s)" seconds) "")))))
                         (lambda (progress)

@@ -223,20 +223,21 @@
 
 (ert-deftest llmster-test-reasoning-is-folded-and-survives-font-lock ()
   (llmster-test--with-llmster
-    (let ((buffer (llmster)) saved seconds engine-seconds)
+    (let ((buffer (llmster)) saved label engine-label)
       (with-current-buffer buffer
         (cl-letf* ((apply-event (symbol-function 'llmster--apply-event))
                    ((symbol-function 'llmster--apply-event)
                     (lambda (buffer reply event)
-                      (when (equal (alist-get 'type event) "reasoning.end") (setq engine-seconds (alist-get 'seconds event)))
+                      (when (equal (alist-get 'type event) "reasoning.end") (setq engine-label (alist-get 'reasoningLabel event)))
                       (funcall apply-event buffer reply event))))
           (llmster-test--send buffer "[[sim:reasoning]] echo:The answer")
           (llmster-test--wait-reply buffer))
         (let ((reply (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
           (setq saved (alist-get 'reasoning reply)
-                seconds (alist-get 'reasoningSeconds reply))))
+                label (alist-get 'reasoningLabel (cl-find "reasoning" (alist-get 'parts reply)
+                                                          :key (lambda (part) (alist-get 'kind part)) :test #'equal)))))
       (should (> (length saved) 20))
-      (should (numberp seconds))
+      (should (stringp label))
       (dolist (chat '(streamed reopened))
         (with-current-buffer (if (eq chat 'streamed) buffer (llmster-test--reopen buffer))
           (font-lock-ensure)
@@ -244,9 +245,8 @@
             (should fold)
             ;; Folded to one summary line, the whole reasoning behind it, the answer outside it.
             (should (string-match-p "\\`▸ Thought for [0-9]+\\.[0-9] s\n\\'" (get-char-property (overlay-start fold) 'display)))
-            ;; Streamed, the time is the engine's; reopened, its estimate, as `llmster show' gives it.
-            (should (equal (overlay-get fold 'llmster-summary)
-                           (llmster--thought-summary (if (eq chat 'reopened) seconds engine-seconds))))
+            ;; rpc's label: streamed, from the engine's reasoning.end; reopened, from the saved part.
+            (should (equal (overlay-get fold 'llmster-summary) (if (eq chat 'reopened) label engine-label)))
             (should (equal (string-trim (buffer-substring-no-properties (overlay-start fold) (overlay-end fold))) saved))
             (should (string-prefix-p "The answer" (buffer-substring-no-properties (overlay-end fold) (point-max))))
             (should (eq (get-char-property (1+ (overlay-start fold)) 'face) 'llmster-reasoning-face))
@@ -357,7 +357,8 @@
         ;; The indicator goes when the reply ends.
         (should-not (cl-some (lambda (o) (overlay-get o 'after-string)) (overlays-in (point-min) (point-max))))
         (should (eq mode-line-process 'llmster--usage))
-        (llmster-test--wait (lambda () (string-match-p "acme/thinker-8b [0-9.k]+/[0-9.k]+ tokens" (or llmster--usage ""))))))))
+        ;; rpc's context meter, as the REPL's prompt shows it.
+        (llmster-test--wait (lambda () (string-match-p "\\` \\[acme/thinker-8b ctx [0-9.k]+/[0-9.k]+ [0-9]+%\\]\\'" (or llmster--usage ""))))))))
 
 (ert-deftest llmster-test-tool-calls-show-arguments-status-and-folded-output ()
   (llmster-test--with-llmster
@@ -407,24 +408,26 @@
                   ((name . "second") (status . "failed") (failureReason . "no such tool") (answerOffset . 0))))
          (message `((role . "assistant") (status . "complete") (text . "Voilà → \n\nça marche")
                     (reasoning . "Pensée d'abord.\n\nPuis « ceci ».") (reasoningSeconds . 2.25) (toolCalls . ,calls)
-                    (parts ((kind . "reasoning") (text . "Pensée d'abord.")) ((kind . "tool") (index . 0))
-                           ((kind . "reasoning") (text . "Puis « ceci ».")) ((kind . "text") (text . "Voilà → \n\n"))
+                    (parts ((kind . "reasoning") (text . "Pensée d'abord.") (reasoningLabel . "Reasoning")) ((kind . "tool") (index . 0))
+                           ((kind . "reasoning") (text . "Puis « ceci ».") (reasoningLabel . "Reasoning")) ((kind . "text") (text . "Voilà → \n\n"))
                            ((kind . "tool") (index . 1)) ((kind . "text") (text . "ça marche"))))))
     (with-temp-buffer
       (llmster--insert-saved-reply message (point-marker))
       (should (equal (buffer-substring-no-properties (point-min) (point-max))
                      "### Assistant\nPensée d'abord.\n⚙ first() ✓ done\nPuis « ceci ».\nVoilà → \n\n⚙ second() ✗ failed: no such tool\nça marche"))
-      ;; Two parts of reasoning: llmster labels neither with the time, which covers both.
+      ;; Two parts of reasoning: rpc labels neither with the time, which covers both.
       (should (equal (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds 'reasoning))
                      '("Reasoning" "Reasoning"))))
     (with-temp-buffer
       (llmster--insert-saved-reply `((role . "assistant") (status . "complete") (text . "Oui.") (reasoning . "Hmm.")
-                                     (reasoningSeconds . 2.25)
-                                     (parts ((kind . "reasoning") (text . "Hmm.") (seconds . 2.25)) ((kind . "text") (text . "Oui.")))
+                                     (reasoningSeconds . 1020) (reasoningLabel . "Thought for 1,020.0 s")
+                                     (parts ((kind . "reasoning") (text . "Hmm.") (seconds . 1020) (reasoningLabel . "Thought for 1,020.0 s"))
+                                            ((kind . "text") (text . "Oui.")))
                                      (stats (reasoning_output_tokens . 1) (tokens_per_second . 1)))
                                    (point-marker))
+      ;; rpc's label, as it sends it (the engine groups thousands).
       (should (equal (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds 'reasoning))
-                     '("Thought for 2.3 s"))))))
+                     '("Thought for 1,020.0 s"))))))
 
 (ert-deftest llmster-test-lost-server-context-offers-a-fresh-one ()
   (llmster-test--with-llmster
@@ -575,7 +578,8 @@
       (with-current-buffer buffer
         (cl-letf (((symbol-function 'completing-read) (lambda (&rest _) "acme/thinker-8b")))
           (llmster-select-model))
-        (llmster-test--wait (lambda () (equal llmster--usage " [acme/thinker-8b]")))
+        ;; The instance and rpc's context meter with the new model.
+        (llmster-test--wait (lambda () (string-match-p "\\` \\[acme/thinker-8b ctx [0-9.k]+/[0-9.k]+ [0-9]+%\\]\\'" (or llmster--usage ""))))
         (let ((models (llmster-models)))
           (should (eq (alist-get 'loaded (cl-find "acme/thinker-8b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t))
           ;; The load policy, not a bare load: the previous chat model was unloaded.
@@ -1064,7 +1068,7 @@
       (llmster-test--send buffer "echo:one two three")
       (llmster-test--wait-reply buffer)
       (with-current-buffer buffer
-        (llmster-test--wait (lambda () (string-match-p "/[0-9.k]+ tokens" (or llmster--usage ""))))
+        (llmster-test--wait (lambda () (string-match-p "ctx [0-9.k]+/[0-9.k]+" (or llmster--usage ""))))
         (let ((before llmster--usage))
           (llmster-test--send buffer "[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
           (llmster-test--wait (lambda () (save-excursion (goto-char (point-max)) (search-backward "\nalpha" nil t))))

@@ -198,9 +198,13 @@ local ok, err = pcall(function()
     local errors = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, seen)
     assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
     assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
-    -- Undo changes the view only: the library keeps the exchange.
-    local messages = saved(buffer).messages
-    assert(messages[#messages].role == 'assistant' and messages[#messages].text:sub(1, 3) == 'one', vim.inspect(messages))
+    -- Undo changes the view only: the library keeps the exchange (saved as llmster ends the cancelled reply).
+    local messages
+    wait(function()
+      messages = saved(buffer).messages
+      return messages[#messages].role == 'assistant' and messages[#messages].status ~= 'streaming'
+    end, 'the library to keep the cancelled reply')
+    assert(messages[#messages].text:sub(1, 3) == 'one', vim.inspect(messages))
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
     assert(text(buffer):match('### Assistant\none two three four five six seven eight\n\n### You\n$'), text(buffer))
@@ -496,9 +500,9 @@ local ok, err = pcall(function()
     end, 'the reply')
     assert(shown['loading model N%'], vim.inspect(shown))
     assert(llmster.indicator(buffer) == nil, 'the indicator goes when the reply ends')
-    llmster.models()
+    -- rpc's context meter, as the REPL's prompt shows it.
     local line = llmster.statusline()
-    assert(line:match('^llmster: acme/thinker%-8b · %d+/[%d.]+k? tokens$'), line)
+    assert(line:match('^llmster: acme/thinker%-8b · ctx [%d.]+k?/[%d.]+k? %d+%%$'), line)
   end)
 
   test('tool calls show name, arguments, status and folded output', function()
@@ -560,7 +564,7 @@ local ok, err = pcall(function()
     local function open(messages)
       client.request_sync = function(method, params)
         if method ~= 'conversations/get' then return request_sync(method, params) end
-        return { conversation = { id = 'crafted-' .. tostring(#messages), title = 'Crafted' }, messages = messages }
+        return { conversation = { id = 'crafted-' .. tostring(#messages), title = 'Crafted', displayTitle = 'Crafted' }, messages = messages }
       end
       local ok, buffer = pcall(llmster.open, 'crafted')
       client.request_sync = request_sync
@@ -568,7 +572,8 @@ local ok, err = pcall(function()
       return buffer
     end
     local buffer = open({ { id = 'u', role = 'user', text = 'Question?' }, reply({
-      { kind = 'reasoning', text = 'Pensée.' }, { kind = 'tool', index = 0 }, { kind = 'reasoning', text = 'Puis.' },
+      { kind = 'reasoning', text = 'Pensée.', reasoningLabel = 'Reasoning' }, { kind = 'tool', index = 0 },
+      { kind = 'reasoning', text = 'Puis.', reasoningLabel = 'Reasoning' },
       { kind = 'text', text = 'Voilà → \n\n' }, { kind = 'tool', index = 1 }, { kind = 'text', text = 'ça marche' },
     }, 2.25) })
     local body = text(buffer)
@@ -577,9 +582,10 @@ local ok, err = pcall(function()
     assert(vim.deep_equal(labels, { '▸ Reasoning', '▸ Reasoning' }), 'two parts share one time: ' .. vim.inspect(labels))
     vim.cmd('bwipeout ' .. buffer)
     buffer = open({ { id = 'u', role = 'user', text = 'Question?' },
-      reply({ { kind = 'reasoning', text = 'Pensée.', seconds = 2.25 }, { kind = 'text', text = 'Oui.' } }, 2.25) })
+      reply({ { kind = 'reasoning', text = 'Pensée.', seconds = 1020, reasoningLabel = 'Thought for 1,020.0 s' },
+        { kind = 'text', text = 'Oui.' } }, 1020) })
     labels = vim.tbl_map(function(fold) return fold[3] end, llmster.folds(buffer))
-    assert(vim.deep_equal(labels, { '▸ Thought for 2.3 s' }), 'the server\'s time, as the REPL says it: ' .. vim.inspect(labels))
+    assert(vim.deep_equal(labels, { '▸ Thought for 1,020.0 s' }), 'rpc\'s label, as it sends it: ' .. vim.inspect(labels))
     vim.cmd('bwipeout ' .. buffer)
   end)
 

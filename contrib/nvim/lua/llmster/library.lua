@@ -6,7 +6,9 @@ local M = {}
 
 local function llmster() return require('llmster') end
 
+-- The title to show: rpc's displayTitle; a search hit and a fork's origin carry only the title.
 local function title_of(conversation)
+  if not isnil(conversation.displayTitle) then return conversation.displayTitle end
   local title = conversation.title
   return (not isnil(title) and title ~= '') and title or 'Untitled'
 end
@@ -37,7 +39,7 @@ local function refresh_views(conversation)
   for _, buffer in ipairs(vim.api.nvim_list_bufs()) do
     local chat = llmster().chat(buffer)
     if chat and conversation and chat.conversation == conversation.id then
-      chat.title = conversation.title or ''
+      chat.title = conversation.displayTitle
       llmster().rename_buffer(buffer, chat.title)
     end
     if vim.api.nvim_buf_is_loaded(buffer) and vim.b[buffer].llmster_library then M.fill(buffer) end

@@ -130,9 +130,7 @@ function M.format_model(model)
 end
 
 function M.models()
-  local models = client.request_sync('models/list', {}).models
-  M.model_cache = models
-  return models
+  return client.request_sync('models/list', {}).models
 end
 
 -- :LlmsterModels: choose the model of the current chat, loaded under llmster's load policy.
@@ -150,6 +148,7 @@ function M.pick_model()
     if not chat.conversation then method, params = 'models/selectPending', { model = choice.key, previous = previous } end
     client.request(method, params, function(result, failure)
       if failure then return client.notify(failure.message) end
+      if not isnil(result.contextMeter) and chats[buffer] == chat then chat.meter = result.contextMeter end
       if isnil(result.loaded) then client.notify(choice.key .. ' is the chat\'s model', vim.log.levels.INFO) end
     end, function(step)
       if step.type == 'loading' then client.notify('loading ' .. tostring(step.model) .. '…', vim.log.levels.INFO) end
@@ -160,35 +159,13 @@ function M.pick_model()
   end)
 end
 
-local function context_length(key)
-  for _, model in ipairs(M.model_cache or {}) do
-    if model.key == key then
-      for _, instance in ipairs(isnil(model.loaded_instances) and {} or model.loaded_instances) do
-        local config = instance.config
-        if type(config) == 'table' and tonumber(config.context_length) then return tonumber(config.context_length) end
-      end
-      return tonumber(model.max_context_length)
-    end
-  end
-  return nil
-end
-
-local function tokens(count)
-  if count >= 1000 then return string.format('%.1fk', count / 1000) end
-  return tostring(count)
-end
-
--- For 'statusline': the chat's model, its context use and a streaming indicator; '' outside chats.
+-- For 'statusline': the chat's model, its context meter and a streaming indicator; '' outside chats.
 function M.statusline()
   local chat = chats[vim.api.nvim_get_current_buf()]
   if not chat then return '' end
   local parts = { chat.model or 'default model' }
-  local stats = chat.stats
-  if stats then
-    local used = (tonumber(stats.input_tokens) or 0) + (tonumber(stats.total_output_tokens) or 0)
-    local limit = context_length(chat.model)
-    table.insert(parts, limit and string.format('%s/%s tokens', tokens(used), tokens(limit)) or (tokens(used) .. ' tokens'))
-  end
+  -- The engine's context meter, as the REPL's prompt shows it ("ctx 3.1k/8k 39%").
+  if chat.meter then table.insert(parts, chat.meter.label) end
   if chat.reply then table.insert(parts, chat.reply.indicator_text or 'streaming…') end
   return 'llmster: ' .. table.concat(parts, ' · ')
 end

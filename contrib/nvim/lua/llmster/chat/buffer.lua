@@ -48,13 +48,6 @@ function M.new_input_area(buffer)
   vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { '', '### You', '' })
 end
 
--- What the REPL calls reasoning that took `seconds` (not a number: unknown): "Thought for 4.2 s", tenths
--- rounded half up as the REPL rounds them, or "Reasoning".
-function M.reasoning_label(seconds)
-  if type(seconds) ~= 'number' then return 'Reasoning' end
-  return string.format('Thought for %.1f s', math.floor(seconds * 10 + 0.5) / 10)
-end
-
 -- Names the chat buffer after the conversation's title, with a number when another buffer has that name.
 function M.rename_buffer(buffer, title)
   if not vim.api.nvim_buf_is_valid(buffer) then return end

@@ -11,7 +11,6 @@ local mark_at = state.mark_at
 local last_header = state.last_header
 local input_text = state.input_text
 local new_input_area = state.new_input_area
-local reasoning_label = state.reasoning_label
 local rename_buffer = state.rename_buffer
 local require_chat = state.require_chat
 local add_fold, refresh_folds, setup_window = folds.add_fold, folds.refresh_folds, folds.setup_window
@@ -101,7 +100,7 @@ local function render_messages(buffer, chat, messages)
           if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(call.name) }) end
         elseif part.kind == 'reasoning' then
           add(lines_of((part.text:gsub('\n+$', ''))))
-          table.insert(folds, { first, #lines - 1, '▸ ' .. reasoning_label(part.seconds) })
+          table.insert(folds, { first, #lines - 1, '▸ ' .. tostring(part.reasoningLabel) })
         else
           add(lines_of(index == #parts and part.text or (part.text:gsub('\n+$', ''))))
         end
@@ -139,7 +138,8 @@ function M.open(conversation_id)
   vim.bo[buffer].undolevels = -1
   if answer then
     local conversation = answer.conversation
-    chat.conversation, chat.title = conversation.id, conversation.title or ''
+    chat.conversation, chat.title = conversation.id, conversation.displayTitle
+    chat.meter = not isnil(answer.contextMeter) and answer.contextMeter or nil
     chat.model = not isnil(conversation.modelKey) and conversation.modelKey or nil
     render_messages(buffer, chat, answer.messages)
     chat.draft = not isnil(conversation.draft) and conversation.draft or ''

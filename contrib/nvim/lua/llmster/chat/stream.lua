@@ -7,13 +7,11 @@ local chats = state.chats
 local lines_of = state.lines_of
 local position = state.position
 local mark_at = state.mark_at
-local reasoning_label = state.reasoning_label
 local rename_buffer = state.rename_buffer
 local add_fold, remember_first_line, refresh_folds = folds.add_fold, folds.remember_first_line, folds.refresh_folds
 local isnil = client.isnil
--- Required when used: both require this module.
+-- Required when used: it requires this module.
 local function chat_module() return require('llmster.chat') end
-local function settings() return require('llmster.settings') end
 
 local M = {}
 
@@ -121,8 +119,8 @@ end
 
 local function reasoning_summary(segment)
   return function()
-    if segment.open and not segment.seconds then return '▸ Thinking…' end
-    return '▸ ' .. reasoning_label(segment.seconds)
+    -- The engine's label ("Thought for 4.2 s"), from reasoning.end or, failing that, the saved reply.
+    return '▸ ' .. (segment.label or 'Thinking…')
   end
 end
 
@@ -226,10 +224,10 @@ function M.on_event(buffer, reply, event)
     M.set_indicator(buffer, reply, kind == 'reasoning.delta' and 'thinking…' or 'streaming…')
     write(buffer, reply, function() append(buffer, reply, kind == 'message.delta' and 'message' or 'reasoning', event.text) end)
   elseif kind == 'reasoning.end' then
-    -- The engine's time of the reasoning so far labels the latest reasoning.
+    -- The engine's label of the reasoning so far labels the latest reasoning.
     for index = #reply.segments, 1, -1 do
       if reply.segments[index].kind == 'reasoning' then
-        reply.segments[index].seconds = event.seconds
+        reply.segments[index].label = not isnil(event.reasoningLabel) and event.reasoningLabel or nil
         break
       end
     end
@@ -265,7 +263,7 @@ local function learn_title(buffer, chat)
   client.request('conversations/get', { id = chat.conversation }, function(result)
     if result and chats[buffer] == chat then
       chat.model = chat.model or (not isnil(result.conversation.modelKey) and result.conversation.modelKey or nil)
-      local title = not isnil(result.conversation.title) and result.conversation.title or ''
+      local title = result.conversation.displayTitle
       if title ~= chat.title then
         chat.title = title
         rename_buffer(buffer, title)
@@ -296,11 +294,12 @@ function M.on_reply(buffer, reply, result, failure)
   local chat = chats[buffer]
   if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   if result then
-    if not settings().model_cache then
-      client.request('models/list', { refresh = false }, function(models) settings().model_cache = models and models.models end)
-    end
     chat.conversation = result.conversationId
-    chat.stats = not isnil(result.message) and not isnil(result.message.stats) and result.message.stats or chat.stats
+    chat.meter = not isnil(result.contextMeter) and result.contextMeter or chat.meter
+    local label = not isnil(result.message) and not isnil(result.message.reasoningLabel) and result.message.reasoningLabel or nil
+    for _, segment in ipairs(reply.segments) do
+      if segment.kind == 'reasoning' and not segment.label then segment.label = label end
+    end
   end
   local kind = failure and not isnil(failure.data) and failure.data.kind
   if failure and reply.created and kind ~= 'continuation_lost' then
