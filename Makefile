@@ -73,7 +73,7 @@ test: test-deps
 editor-tests: test-deps
 	@bin=$$($(SWIFT) build --show-bin-path); markdown=$$(echo /usr/share/emacs/site-lisp/elpa/markdown-mode-*); \
 	for with in "" "-L $$markdown -l markdown-mode"; do \
-	  LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q $$with -l contrib/emacs/llmster.el -l contrib/emacs/test/llmster-test.el \
+	  LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q $$with -L contrib/emacs -l llmster -l contrib/emacs/test/llmster-test.el \
 	    -f ert-run-tests-batch-and-exit || exit 1; done && \
 	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q -l contrib/emacs/test/llmster-comint-test.el -f ert-run-tests-batch-and-exit && \
 	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 nvim --headless -u NONE -i NONE --cmd 'set rtp^=contrib/nvim' -c 'luafile contrib/nvim/test/llmster_spec.lua'

@@ -29,6 +29,9 @@ enum ChatMethods {
         let retry = try params.bool("retry")
         let text = try params.optionalString("text")
         let (askedFreshContext, recap) = try freshContext(params)
+        let images = try (params.optionalStrings("images") ?? []).map { path in
+            do { return try ImageInput.load(path: path) } catch { throw RPCError.invalidParams("\(error)") }
+        }
         let reference = try params.optionalString("conversationId")
         let presetName = try params.optionalString("preset")
         let preset = try presetName.map { try context.session.preset(named: $0) }
@@ -66,7 +69,7 @@ enum ChatMethods {
                                                    display: display, replyCreated: replyCreated)
         } else {
             do {
-                reply = try await context.session.send(Turn(text: message, context: contextItems), in: conversationId, freshContext: freshContext,
+                reply = try await context.session.send(Turn(text: message, images: images, context: contextItems), in: conversationId, freshContext: freshContext,
                                                        recap: recap, discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
             } catch let error as ContextError {
                 throw ContextMethods.rpcError(error)

@@ -34,6 +34,7 @@ public struct MethodRegistry: Sendable {
         AlternativeMethods.register(in: &registry)
         ForkMethods.register(in: &registry)
         ContextMethods.register(in: &registry)
+        PreviewMethods.register(in: &registry)
         return registry
     }
 }

@@ -28,7 +28,17 @@
 ;;   (package-vc-install
 ;;    '(llmster :url "https://github.com/llmster/llmster" :lisp-dir "contrib/emacs"))
 ;;
-;; `M-x package-install-file' on this file installs it as a package on Emacs 28 too.
+;; `M-x package-install-file' on the directory holding these files installs them as a package
+;; on Emacs 28 too.
+;;
+;; The package's files, as gptel's and codecompanion's are split:
+;;
+;;   llmster.el            chat buffers: sending, streaming, folds, undo, models, settings
+;;   llmster-rpc.el        the `llmster rpc' process and its requests (no display)
+;;   llmster-context.el    buffers, files and regions sent with a message
+;;   llmster-rewrite.el    rewriting a region, shown as a diff
+;;   llmster-library.el    the conversation list, search, export, import, backup, doctor
+;;   llmster-transient.el  `llmster-menu', the only file that needs transient
 ;;
 ;; In a chat buffer (M-x llmster):
 ;;
@@ -39,6 +49,7 @@
 ;;   C-c C-v   choose among the answers (or, C-u, versions) of the last message
 ;;   C-c C-e   choose the model
 ;;   C-c C-r   fold or show the reasoning or tool output at point (elsewhere: all reasoning)
+;;   C-c C-f   fork: a new conversation from the last reply (C-u N: from reply N)
 ;;   C-c C-l   the library
 ;;   C-c C-t   the menu of every command (`llmster-menu')
 ;;
@@ -49,7 +60,9 @@
 ;; From any buffer: `llmster-send-region' (the region as a fenced block, with an
 ;; instruction), `llmster-rewrite' (replace the region with the model's answer, shown as a
 ;; diff to accept or reject), `llmster-add-context' (a buffer or file sent with the next
-;; message), `llmster-search' and `llmster-list-conversations' (the library).
+;; message), `llmster-attach-image' (an image for a model that sees images),
+;; `llmster-search' and `llmster-list-conversations' (the library).  In a chat,
+;; `llmster-preview' shows the JSON the next send would post, without sending it.
 ;;
 ;; The REPL's presets (`preset.NAME.system = ...' in llmster's config: a system prompt,
 ;; model and settings) start a chat (`llmster-new-chat-with-preset', or
@@ -59,208 +72,61 @@
 ;;; Code:
 
 (require 'cl-lib)
-(require 'json)
 (require 'subr-x)
-(require 'tabulated-list)
-(require 'diff)
-(require 'transient)
+(require 'llmster-rpc)
 (require 'markdown-mode nil t)
 
-(defgroup llmster nil
-  "Chat with LM Studio models through llmster."
-  :group 'tools
-  :prefix "llmster-")
+;; The commands of the package's other files, for an install by `load-path' alone (package.el
+;; makes the same autoloads from their cookies).
+(dolist (command '((llmster-add-context . "llmster-context") (llmster-send-region . "llmster-context")
+                   (llmster-attach-image . "llmster-context")
+                   (llmster-clear-context . "llmster-context")
+                   (llmster-rewrite . "llmster-rewrite") (llmster-rewrite-cancel . "llmster-rewrite")
+                   (llmster-list-conversations . "llmster-library") (llmster-chats-open . "llmster-library")
+                   (llmster-chats-rename . "llmster-library") (llmster-chats-move . "llmster-library")
+                   (llmster-chats-toggle-pin . "llmster-library") (llmster-chats-delete . "llmster-library")
+                   (llmster-export . "llmster-library") (llmster-import . "llmster-library")
+                   (llmster-backup . "llmster-library") (llmster-doctor . "llmster-library")
+                   (llmster-search . "llmster-library") (llmster-search-list . "llmster-library")
+                   (llmster-fork . "llmster-library") (llmster-menu . "llmster-transient")))
+  (unless (fboundp (car command)) (autoload (car command) (cdr command) nil t)))
 
-(defcustom llmster-program "llmster"
-  "The llmster executable."
-  :type 'string)
-
-(defcustom llmster-program-arguments nil
-  "Global options put before `rpc', e.g. (\"--server\" \"http://host:1234\")."
-  :type '(repeat string))
-
-(defcustom llmster-coalesce-milliseconds 50
-  "How often, at most, the server sends streamed text."
-  :type 'integer)
-
-(defcustom llmster-request-timeout 60
-  "Seconds to wait for a synchronous answer from llmster."
-  :type 'number)
+(declare-function llmster--context-text "llmster-context")
+(declare-function llmster-menu "llmster-transient")
+(declare-function llmster-list-conversations "llmster-library")
+(declare-function llmster-fork "llmster-library")
 
 (defcustom llmster-default-preset nil
   "The preset a new chat starts with (a name from llmster's config), or nil.
 Presets are the `preset.NAME.system' lines the llmster REPL's /preset uses."
-  :type '(choice (const :tag "None" nil) string))
+  :type '(choice (const :tag "None" nil) string)
+  :group 'llmster)
 
 (defcustom llmster-fold-reasoning t
   "Whether reasoning is folded to a one-line summary in new replies."
-  :type 'boolean)
+  :type 'boolean
+  :group 'llmster)
 
 (defface llmster-reasoning-face '((t :inherit shadow))
-  "Face of the model's reasoning.")
+  "Face of the model's reasoning."
+  :group 'llmster)
 
 (defface llmster-fold-face '((t :inherit (shadow italic)))
-  "Face of the one-line summary of folded reasoning or tool output.")
+  "Face of the one-line summary of folded reasoning or tool output."
+  :group 'llmster)
 
 (defface llmster-tool-face '((t :inherit font-lock-builtin-face))
-  "Face of a tool call's line.")
+  "Face of a tool call's line."
+  :group 'llmster)
 
 (defface llmster-progress-face '((t :inherit warning))
-  "Face of the progress and streaming indicator.")
+  "Face of the progress and streaming indicator."
+  :group 'llmster)
 
 (defface llmster-heading-face '((t :inherit bold))
-  "Face of the \"### You\" and \"### Assistant\" lines.")
+  "Face of the \"### You\" and \"### Assistant\" lines."
+  :group 'llmster)
 
-(defvar llmster--process nil "The running `llmster rpc' process.")
-(defvar llmster--next-id 0 "The id of the last request.")
-(defvar llmster--callbacks (make-hash-table :test 'eql)
-  "Request id to a function of (RESULT ERROR).")
-(defvar llmster--event-handlers (make-hash-table :test 'eql)
-  "Request id to a function of one `chat/event' params alist.")
-(defvar llmster--context-lengths (make-hash-table :test 'equal)
-  "Loaded model instance id to its context length, as last listed.")
-
-;;;; JSON
-
-(defun llmster--json-parse (string)
-  "Parse STRING as JSON.
-Objects become alists with symbol keys, arrays lists, null nil."
-  (if (fboundp 'json-parse-string)
-      (json-parse-string string :object-type 'alist :array-type 'list :null-object nil :false-object :false)
-    (let ((json-object-type 'alist) (json-array-type 'list) (json-key-type 'symbol)
-          (json-false :false) (json-null nil))
-      (json-read-from-string string))))
-
-(defun llmster--json-encode (value)
-  "Compact JSON text of VALUE (alists with symbol keys; `:false' is false)."
-  (let ((json-false :false) (json-null nil) (json-encoding-pretty-print nil))
-    (json-encode value)))
-
-;;;; Process and requests
-
-;; A hand-written client rather than jsonrpc.el (which `llmster rpc --framing=lsp' also
-;; serves): measured on a 476 KB reply, jsonrpc.el streamed it no faster (1.4-2.1 s
-;; against 1.0-2.1 s here) and fetched the conversation no faster (0.36-0.62 s for the
-;; request alone, against 0.18-0.6 s here with the buffer filled).
-
-(defun llmster--live-p ()
-  "Whether llmster is running."
-  (and llmster--process (process-live-p llmster--process)))
-
-(defun llmster--ensure-process ()
-  "Start `llmster rpc' and initialize it, unless it is running."
-  (unless (llmster--live-p)
-    (clrhash llmster--callbacks)
-    (clrhash llmster--event-handlers)
-    (setq llmster--process
-          (make-process
-           :name "llmster"
-           :command (append (list llmster-program) llmster-program-arguments '("rpc"))
-           :connection-type 'pipe
-           :coding 'utf-8-unix
-           :noquery t
-           :stderr (get-buffer-create " *llmster-stderr*")
-           :filter #'llmster--filter
-           :sentinel #'llmster--sentinel))
-    (process-put llmster--process 'llmster-pending nil)
-    (process-put llmster--process 'llmster-info
-                 (llmster--request-sync "initialize" `((protocolVersion . 1)
-                                                        (coalesceMilliseconds . ,llmster-coalesce-milliseconds))))))
-
-(defun llmster--sentinel (process _event)
-  "Fail every waiting request when PROCESS ends."
-  (unless (process-live-p process)
-    (let ((callbacks (hash-table-values llmster--callbacks)))
-      (clrhash llmster--callbacks)
-      (clrhash llmster--event-handlers)
-      (dolist (callback callbacks)
-        (funcall callback nil '((message . "llmster stopped") (data (kind . "server_unreachable"))))))))
-
-(defun llmster--filter (process output)
-  "Dispatch each whole line of OUTPUT of PROCESS.
-Output without a line end is only kept (in a list, so a long line costs one
-concatenation when its end arrives, not one per read)."
-  (let ((newline (string-search "\n" output))
-        (pending (process-get process 'llmster-pending)))
-    (if (not newline)
-        (process-put process 'llmster-pending (cons output pending))
-      (let* ((text (if pending (apply #'concat (nreverse (cons output pending))) output))
-             (start 0))
-        (setq newline (+ newline (- (length text) (length output))))
-        (process-put process 'llmster-pending nil)
-        (while newline
-          (when (> newline start)
-            (condition-case err
-                (llmster--dispatch (llmster--json-parse (substring text start newline)))
-              (error (message "llmster: %s" (error-message-string err)))))
-          (setq start (1+ newline)
-                newline (string-search "\n" text start)))
-        (when (< start (length text))
-          (process-put process 'llmster-pending
-                       (cons (substring text start) (process-get process 'llmster-pending))))))))
-
-(defun llmster--dispatch (message)
-  "Hand MESSAGE to the callback of its request or to its stream."
-  (let ((method (alist-get 'method message))
-        (id (alist-get 'id message)))
-    (cond
-     ((equal method "chat/event")
-      (let* ((params (alist-get 'params message))
-             (handler (gethash (alist-get 'requestId params) llmster--event-handlers)))
-        (when handler (funcall handler params))))
-     ((equal method "models/progress")
-      (let* ((params (alist-get 'params message))
-             (handler (gethash (alist-get 'requestId params) llmster--event-handlers)))
-        (when handler (funcall handler params))))
-     (method nil)
-     ((and id (gethash id llmster--callbacks))
-      (let ((callback (gethash id llmster--callbacks)))
-        (remhash id llmster--callbacks)
-        (remhash id llmster--event-handlers)
-        (funcall callback (alist-get 'result message) (alist-get 'error message)))))))
-
-(defun llmster--send (message)
-  "Write MESSAGE as one line."
-  (process-send-string llmster--process (concat (llmster--json-encode message) "\n")))
-
-(defun llmster--request (method params callback &optional on-event)
-  "Send METHOD with PARAMS; call CALLBACK with (RESULT ERROR).
-ON-EVENT gets the notifications of the request.  Return its id."
-  (unless (string= method "initialize") (llmster--ensure-process))
-  (let ((id (cl-incf llmster--next-id)))
-    (puthash id callback llmster--callbacks)
-    (when on-event (puthash id on-event llmster--event-handlers))
-    (llmster--send `((jsonrpc . "2.0") (id . ,id) (method . ,method) ,@(when params `((params . ,params)))))
-    id))
-
-(defun llmster--call (method &optional params)
-  "Send METHOD with PARAMS and wait for the answer: (RESULT . ERROR).
-Signal a `user-error' when none comes."
-  (let* ((done nil) result failure
-         (deadline (+ (float-time) llmster-request-timeout))
-         ;; Large answers (a long conversation) arrive in few reads.
-         (read-process-output-max (max read-process-output-max (* 1024 1024))))
-    (llmster--request method params (lambda (r e) (setq done t result r failure e)))
-    (while (and (not done) (llmster--live-p) (< (float-time) deadline))
-      (accept-process-output llmster--process 0.05))
-    (unless done (user-error "No answer from llmster to %s" method))
-    (cons result failure)))
-
-(defun llmster--request-sync (method &optional params)
-  "Send METHOD with PARAMS and return its result.
-Signal a `user-error' with the server's message when it fails."
-  (let ((answer (llmster--call method params)))
-    (when (cdr answer) (user-error "The llmster request failed: %s" (alist-get 'message (cdr answer))))
-    (car answer)))
-
-(defun llmster--cancel-request (id)
-  "Ask llmster to cancel request ID."
-  (when (llmster--live-p)
-    (llmster--send `((jsonrpc . "2.0") (method . "$/cancelRequest") (params (id . ,id))))))
-
-(defun llmster--error-kind (error)
-  "The stable kind of the JSON-RPC ERROR, e.g. \"continuation_lost\"."
-  (alist-get 'kind (alist-get 'data error)))
 
 ;;;; Folds: reasoning and tool output, as overlays (major-mode font-lock cannot undo them)
 
@@ -326,11 +192,6 @@ Signal a `user-error' with the server's message when it fails."
           (overlay-put o 'llmster-folded fold-them)
           (llmster--render-fold o))))))
 
-(defun llmster--thought-summary (seconds)
-  "The summary line of reasoning that took SECONDS (nil: unknown), as the REPL's."
-  ;; Tenths rounded half up, as the REPL rounds them.
-  (if (numberp seconds) (format "Thought for %.1f s" (/ (floor (+ (* seconds 10) 0.5)) 10.0)) "Reasoning"))
-
 ;;;; Chat buffers
 
 (defvar-local llmster--conversation-id nil "The conversation this buffer shows.")
@@ -338,6 +199,8 @@ Signal a `user-error' with the server's message when it fails."
 (defvar-local llmster--input-start nil "Marker: where the text to send starts.")
 (defvar-local llmster--stream nil "The reply being streamed (an `llmster--reply'), or nil.")
 (defvar-local llmster--last-reply nil "The last reply shown in this buffer (an `llmster--reply').")
+(defvar-local llmster--images nil
+  "Image files sent with the next message (`llmster-attach-image').")
 (defvar-local llmster--context nil
   "Buffers, files and regions sent with the next message: (NAME . SOURCE).
 SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
@@ -349,6 +212,8 @@ SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
 (defvar-local llmster--edit-next nil
   "While the next send replaces the last message: the input it displaced, else nil.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
+(defvar-local llmster--forked-from nil
+  "For a fork, where it came from: the `forkedFrom' alist of conversations/get.")
 
 (cl-defstruct (llmster--reply (:constructor llmster--make-reply) (:copier nil))
   "One assistant reply in a chat buffer."
@@ -378,6 +243,7 @@ SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
     (define-key map (kbd "C-c C-r") #'llmster-toggle-reasoning)
     (define-key map (kbd "C-c C-l") #'llmster-list-conversations)
     (define-key map (kbd "C-c C-t") #'llmster-menu)
+    (define-key map (kbd "C-c C-f") #'llmster-fork)
     map)
   "Keys of `llmster-chat-mode'.")
 
@@ -411,6 +277,47 @@ propertized as before (narrowing it per message would make
         (save-restriction
           (narrow-to-region input (point-max))
           (funcall propertize (max start input) end))))))
+
+(defvar-local llmster--syntax-scanned nil
+  "While the transcript's syntax scan runs in the background: how far it got.")
+
+(defvar llmster-propertize-slice-seconds 0.03
+  "How long, at most, one slice of a reopened chat's background syntax scan runs.")
+
+(defun llmster--propertize-in-background (end)
+  "Scan the transcript before END for syntax in idle time, and show it now.
+Until the scan reaches them, the major mode sees the transcript as
+scanned (so showing the chat costs no scan of it), and a code block
+there may look like prose; each scanned part is fontified again."
+  (when (and syntax-propertize-function (> end (point-min)))
+    (setq llmster--syntax-scanned (point-min)
+          syntax-propertize--done end)
+    (run-at-time 0 nil #'llmster--propertize-slice (current-buffer))))
+
+(defun llmster--propertize-slice (buffer)
+  "Scan the next slice of BUFFER's transcript for syntax, then schedule the next.
+The scan stops where the major mode's own scan starts again (the
+transcript changed there)."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (let ((deadline (+ (float-time) llmster-propertize-slice-seconds))
+            (from llmster--syntax-scanned))
+        (while (and llmster--syntax-scanned (< llmster--syntax-scanned syntax-propertize--done)
+                    (< (float-time) deadline) (not (input-pending-p)))
+          (let ((done syntax-propertize--done))
+            (setq syntax-propertize--done llmster--syntax-scanned)
+            (syntax-propertize (min done (+ llmster--syntax-scanned 4000)))
+            (setq llmster--syntax-scanned syntax-propertize--done
+                  syntax-propertize--done (max done syntax-propertize--done))))
+        (when (and from llmster--syntax-scanned (> llmster--syntax-scanned from))
+          ;; Parse states cached over the scanned part predate its syntax properties.
+          (let ((done syntax-propertize--done))
+            (syntax-ppss-flush-cache from)
+            (setq syntax-propertize--done done))
+          (font-lock-flush from llmster--syntax-scanned))
+        (if (and llmster--syntax-scanned (< llmster--syntax-scanned syntax-propertize--done))
+            (run-at-time 0.01 nil #'llmster--propertize-slice buffer)
+          (setq llmster--syntax-scanned nil))))))
 
 (defun llmster--last-heading ()
   "The start of the last \"### You\" or \"### Assistant\" line, else `point-min'.
@@ -466,11 +373,16 @@ With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (llmster--insert-heading "### You")
   (set-marker llmster--input-start (point)))
 
+(defun llmster--title-or-untitled (title)
+  "TITLE, or \"Untitled\" when it is empty.
+Only for the title of a fork's origin (`forkedFrom'), which rpc sends
+without a `displayTitle'."
+  (if (or (null title) (string-empty-p title)) "Untitled" title))
+
 (defun llmster--name-buffer (title)
-  "Name this buffer after the conversation TITLE.
+  "Name this buffer after the conversation's TITLE, rpc's `displayTitle'.
 A long title is cut, so the mode line still shows the model and context use."
-  (rename-buffer (format "*llmster: %s*" (truncate-string-to-width
-                                          (if (or (null title) (string-empty-p title)) "Untitled" title) 40 nil nil "…"))
+  (rename-buffer (format "*llmster: %s*" (truncate-string-to-width title 40 nil nil "…"))
                  t))
 
 (defun llmster--aligned (candidates annotate)
@@ -503,12 +415,18 @@ A conversation already open in a buffer is shown there."
     buffer))
 
 (defun llmster--fill-transcript (conversation-id)
-  "Insert the saved messages of CONVERSATION-ID."
+  "Insert the saved messages of CONVERSATION-ID.
+The major mode's change hooks do not run for each part inserted, and its
+syntax scan of the transcript (markdown-mode's, which took 1.3-2 s for a
+500 KB reply) happens after the chat is shown, in slices of idle time:
+see `llmster--propertize-in-background'."
   (let* ((answer (llmster--request-sync "conversations/get" `((id . ,conversation-id))))
          (conversation (alist-get 'conversation answer))
-         (inhibit-read-only t) (buffer-undo-list t) text-start)
-    (setq llmster--conversation-id (alist-get 'id conversation))
-    (llmster--name-buffer (alist-get 'title conversation))
+         (inhibit-read-only t) (buffer-undo-list t) (inhibit-modification-hooks t) text-start)
+    (syntax-ppss-flush-cache (point-min))
+    (setq llmster--conversation-id (alist-get 'id conversation)
+          llmster--forked-from (alist-get 'forkedFrom answer))
+    (llmster--name-buffer (alist-get 'displayTitle conversation))
     (erase-buffer)
     (dolist (message (alist-get 'messages answer))
       (if (equal (alist-get 'role message) "user")
@@ -522,9 +440,11 @@ A conversation already open in a buffer is shown there."
       (setq llmster--last-reply (llmster--insert-saved-reply '((status . "unanswered")) text-start))
       (insert "\n\n"))
     (llmster--new-input-area)
+    (llmster--propertize-in-background (marker-position llmster--input-start))
     (insert (or (alist-get 'draft conversation) ""))
+    (llmster--show-context)
     (let ((last (car (last (alist-get 'messages answer)))))
-      (when last (llmster--show-usage (alist-get 'modelInstanceId last) (alist-get 'stats last))))))
+      (llmster--show-meter (and last (alist-get 'modelInstanceId last)) (alist-get 'contextMeter answer)))))
 
 (defun llmster--insert-saved-reply (message text-start)
   "Insert the saved assistant MESSAGE at point; return it as a reply.
@@ -541,7 +461,7 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
              (unless (memq (char-before) '(?\n nil)) (insert "\n"))
              (let ((from (point)))
                (insert text (if (string-suffix-p "\n" text) "" "\n"))
-               (llmster--make-fold from (point) 'reasoning (llmster--thought-summary (alist-get 'seconds part)))))
+               (llmster--make-fold from (point) 'reasoning (alist-get 'reasoningLabel part))))
             ("text" (insert text))
             ("tool"
              (let ((call (and (natnump index) (nth index calls))))
@@ -652,7 +572,37 @@ Windows whose point was at POS follow it; others stay put."
     (when (string-empty-p text) (user-error "Nothing to send: type below the last \"### You\" line"))
     (if llmster--edit-next
         (llmster--send-edit text)
-      (llmster--start-reply text `((text . ,(concat (llmster--context-text) text)))))))
+      (llmster--start-reply text `((text . ,(concat (when llmster--context (llmster--context-text)) text))
+                                   ,@(when llmster--images `((images . ,(vconcat llmster--images)))))))))
+
+(defun llmster-preview ()
+  "Show the request the next send would make: the JSON llmster would post.
+A dry run (gptel's, or codecompanion's debug window): nothing is sent or
+saved.  The request has the typed text with the attached context, the
+model, the settings and whether it continues the server context; images
+show as their type and size.  A preset chosen for a chat that has no
+conversation yet applies only once the first send makes it."
+  (interactive)
+  (llmster--require-chat)
+  (let* ((text (string-trim (buffer-substring-no-properties llmster--input-start (point-max))))
+         (answer (llmster--request-sync
+                  "chat/preview"
+                  `((text . ,(concat (when llmster--context (llmster--context-text)) text))
+                    ,@(when llmster--images `((images . ,(vconcat llmster--images))))
+                    ,@(when llmster--conversation-id `((conversationId . ,llmster--conversation-id)))
+                    ,@(when llmster--model `((model . ,llmster--model)))
+                    ,@(when llmster--fresh-next '((freshContext . t)))
+                    ,@(unless llmster--conversation-id llmster--pending-settings))))
+         (buffer (get-buffer-create "*llmster request*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "%s %s%s\n\n%s\n" (alist-get 'method answer) (string-remove-suffix "/" (alist-get 'server answer))
+                        (alist-get 'path answer) (alist-get 'text answer))))
+      (special-mode)
+      (goto-char (point-min)))
+    (display-buffer buffer)
+    buffer))
 
 (defun llmster--start-reply (text params)
   "Move the typed TEXT above a new reply and send PARAMS with this chat's settings.
@@ -662,7 +612,9 @@ reopened chat does."
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (goto-char (point-max))
       (delete-region llmster--input-start (point-max))
-      (insert (or (alist-get 'text params) text) "\n\n"))
+      (insert (or (alist-get 'text params) text) "\n\n")
+      (when llmster--images
+        (insert (mapconcat (lambda (file) (format "[image: %s]" (file-name-nondirectory file))) llmster--images "\n") "\n\n")))
     (llmster--open-reply params text-start text)))
 
 (defun llmster--open-reply (params text-start text &optional reply-start)
@@ -720,17 +672,22 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
     (when (and segment (eq (overlay-get segment 'llmster-fold) 'reasoning))
       (unless (eq (char-before (llmster--reply-end reply)) ?\n)
         (llmster--insert-at reply (llmster--reply-end reply) "\n")
-        (move-overlay segment (overlay-start segment) (llmster--reply-end reply)))
-      ;; Without the engine's time (its reasoning.end), the REPL's word for it.
-      (when (equal (overlay-get segment 'llmster-summary) "Thinking…")
-        (llmster--set-fold-summary segment (llmster--thought-summary nil))))
+        (move-overlay segment (overlay-start segment) (llmster--reply-end reply))))
     (setf (llmster--reply-segment reply) nil)))
 
-(defun llmster--reasoning-ended (reply seconds)
-  "Label REPLY's latest reasoning with the engine's SECONDS of reasoning so far."
+(defun llmster--reasoning-ended (reply label)
+  "Label REPLY's latest reasoning with the engine's LABEL (\"Thought for 4.2 s\")."
   (let ((fold (car (last (llmster--folds 'reasoning)))))
-    (when (and fold (<= (llmster--reply-body reply) (overlay-start fold)))
-      (llmster--set-fold-summary fold (llmster--thought-summary seconds)))))
+    (when (and fold label (<= (llmster--reply-body reply) (overlay-start fold)))
+      (llmster--set-fold-summary fold label))))
+
+(defun llmster--label-unended-reasoning (reply label)
+  "Give REPLY's reasoning still labelled \"Thinking…\" the saved message's LABEL.
+That is reasoning no reasoning.end event labelled (the stream ended first)."
+  (dolist (fold (llmster--folds 'reasoning))
+    (when (and label (<= (llmster--reply-body reply) (overlay-start fold) (llmster--reply-end reply))
+               (equal (overlay-get fold 'llmster-summary) "Thinking…"))
+      (llmster--set-fold-summary fold label))))
 
 (defun llmster--append (reply kind text)
   "Append TEXT of KIND (`answer' or `reasoning') to REPLY."
@@ -830,7 +787,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
              (llmster--append reply 'reasoning text)
              (llmster--set-indicator reply "thinking"))
             ("reasoning.replace" (llmster--replace-segments reply 'reasoning text))
-            ("reasoning.end" (llmster--reasoning-ended reply (alist-get 'seconds event)))
+            ("reasoning.end" (llmster--reasoning-ended reply (alist-get 'reasoningLabel event)))
             ((or "tool_call.start" "tool_call.arguments" "tool_call.success" "tool_call.failure")
              (llmster--show-tool reply event)
              (llmster--set-indicator reply (format "tool %s" (alist-get 'name event))))
@@ -863,19 +820,23 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
                   ((not (equal status "complete"))
                    (llmster--insert-at reply end (format "\n[%s%s]" status
                                                          (if (eq (alist-get 'cancelled result) t) ", cancelled" "")))))
-            (when result (llmster--complete-reasoning reply (alist-get 'message result)))
+            (when result
+              (llmster--complete-reasoning reply (alist-get 'message result))
+              (llmster--label-unended-reasoning reply (alist-get 'reasoningLabel (alist-get 'message result))))
             (llmster--record-exchange reply)
             (setq llmster--last-reply reply)
             (when result
               (setq llmster--conversation-id (alist-get 'conversationId result)
                     llmster--fresh-next nil
                     llmster--context nil
+                    llmster--images nil
                     llmster--pending-preset nil
                     llmster--pending-settings nil)
               (llmster--show-context)
-              (llmster--show-usage (alist-get 'modelInstanceId (alist-get 'message result))
-                                   (alist-get 'stats (alist-get 'message result)))
-              (llmster--name-after-title buffer))
+              (llmster--show-meter (alist-get 'modelInstanceId (alist-get 'message result)) (alist-get 'contextMeter result))
+              (llmster--name-after-title buffer)
+              (when (eq (alist-get 'recap result) t)
+                (message "llmster: the fresh context started with a recap of the earlier turns")))
             (when (equal (llmster--error-kind error) "continuation_lost")
               (run-at-time 0 nil #'llmster--offer-fresh-context buffer)))))
         (run-hooks 'llmster-reply-finished-hook)))))
@@ -895,8 +856,7 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
           (delete-overlay (car shown)))
         (let ((text (concat saved (if (string-suffix-p "\n" saved) "" "\n"))))
           (llmster--insert-at reply start text)
-          (llmster--make-fold start (+ start (length text)) 'reasoning
-                              (llmster--thought-summary (alist-get 'reasoningSeconds message))))))))
+          (llmster--make-fold start (+ start (length text)) 'reasoning (alist-get 'reasoningLabel message)))))))
 
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR on a first send.
@@ -920,7 +880,7 @@ with a preset is deleted here, and the next try makes it again."
                       (lambda (result _error)
                         (when (and result (buffer-live-p buffer))
                           (with-current-buffer buffer
-                            (llmster--name-buffer (alist-get 'title (alist-get 'conversation result)))))))))
+                            (llmster--name-buffer (alist-get 'displayTitle (alist-get 'conversation result)))))))))
 
 (defvar llmster-reply-finished-hook nil
   "Run in the chat buffer when a reply ends (complete, incomplete or failed).")
@@ -939,31 +899,12 @@ llmster keeps what arrived, marked incomplete."
 
 ;;;; Mode line: model and context use
 
-(defun llmster--human-count (n)
-  "N as a short count, e.g. 1.2k."
-  (if (>= n 1000) (format "%.1fk" (/ n 1000.0)) (format "%d" n)))
-
-(defun llmster--show-usage (instance stats)
-  "Show model INSTANCE and the context used after a reply's STATS in the mode line.
-A reply without statistics (cancelled, failed) leaves the last figures."
-  (when (and instance stats)
-    (let* ((used (+ (or (alist-get 'input_tokens stats) 0) (or (alist-get 'total_output_tokens stats) 0)))
-           (buffer (current-buffer))
-           (render (lambda ()
-                     (let ((length (gethash instance llmster--context-lengths)))
-                       (setq llmster--usage
-                             (format " [%s %s%s tokens]" instance (llmster--human-count used)
-                                     (if length (concat "/" (llmster--human-count length)) "")))
-                       (force-mode-line-update)))))
-      (funcall render)
-      (unless (gethash instance llmster--context-lengths)
-        (llmster--request "models/list" nil
-                          (lambda (result _error)
-                            (dolist (model (alist-get 'models result))
-                              (dolist (loaded (alist-get 'loaded_instances model))
-                                (let ((length (alist-get 'context_length (alist-get 'config loaded))))
-                                  (when length (puthash (alist-get 'id loaded) length llmster--context-lengths)))))
-                            (when (buffer-live-p buffer) (with-current-buffer buffer (funcall render)))))))))
+(defun llmster--show-meter (instance meter)
+  "Show model INSTANCE and rpc's context METER (its `label') in the mode line.
+Without a meter the mode line keeps what it showed."
+  (when meter
+    (setq llmster--usage (format " [%s]" (string-join (delq nil (list instance (alist-get 'label meter))) " ")))
+    (force-mode-line-update)))
 
 ;;;; Regenerate, edit, fresh context
 
@@ -985,19 +926,32 @@ The old answer stays in the library as an alternative."
   (interactive)
   (llmster--reuse-last-reply '((retry . t))))
 
-(defun llmster-fresh-context ()
+(defun llmster-fresh-context (&optional recap)
   "Answer the last message again in a fresh server context.
 For when LM Studio lost the conversation's context (it restarted): the model
-no longer remembers the earlier turns, the library still has them."
+no longer remembers the earlier turns, the library still has them.  With
+RECAP (interactively, a prefix argument) the fresh context starts with a
+recap of the earlier turns: their transcript when it fits the model's
+context, else a summary."
+  (interactive "P")
+  (llmster--reuse-last-reply `((retry . t) (freshContext . ,(if recap "recap" t)))))
+
+(defun llmster-fresh-context-with-recap ()
+  "Answer the last message again, in a fresh context beginning with a recap."
   (interactive)
-  (llmster--reuse-last-reply '((retry . t) (freshContext . t))))
+  (llmster-fresh-context t))
 
 (defun llmster--offer-fresh-context (buffer)
   "Offer to answer again in a fresh context, after BUFFER's send lost its context."
   (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)))
     (with-current-buffer buffer
-      (when (y-or-n-p "LM Studio no longer has this chat's context.  Continue with a fresh one (the model forgets earlier turns)? ")
-        (llmster-fresh-context)))))
+      (pcase (car (read-multiple-choice
+                   "LM Studio no longer has this chat's context.  Answer again in a fresh one"
+                   '((?r "recap" "the fresh context starts with a recap of the earlier turns")
+                     (?e "empty" "the model forgets the earlier turns")
+                     (?n "not now" "M-x llmster-fresh-context answers later"))))
+        (?r (llmster-fresh-context t))
+        (?e (llmster-fresh-context))))))
 
 (defun llmster-edit-last ()
   "Put the last message in the input area, for the next send to replace it.
@@ -1208,264 +1162,26 @@ The REPL's /preset does the same."
       (message "llmster: preset %s applied" preset)
       (llmster--note-fresh-context answer))))
 
-;;;; Context, regions and rewriting
-
-(defun llmster--language (buffer)
-  "The fence language of BUFFER, from its major mode (e.g. python, emacs-lisp)."
-  (let ((mode (symbol-name (buffer-local-value 'major-mode buffer))))
-    (replace-regexp-in-string "\\(-ts\\)?-mode\\'" "" mode)))
-
-(defun llmster--fenced (name language text)
-  "TEXT as a fenced block in LANGUAGE, introduced by its file NAME."
-  (let ((fence (if (string-match-p "^```" text) "````" "```")))
-    (format "File: %s\n%s%s\n%s%s%s\n" name fence language text (if (string-suffix-p "\n" text) "" "\n") fence)))
-
-(defun llmster--source-name (buffer)
-  "The file name of BUFFER, or its name."
-  (let ((file (buffer-file-name buffer)))
-    (if file (file-name-nondirectory file) (buffer-name buffer))))
-
-(defun llmster--context-text ()
-  "The attached buffers and files, as fenced blocks to put before the message."
-  (mapconcat (lambda (entry)
-               (let ((source (cdr entry)))
-                 (cond
-                  ((consp source) (concat (llmster--fenced (car entry) (car source) (cdr source)) "\n"))
-                  ((bufferp source)
-                     (if (buffer-live-p source)
-                         (concat (llmster--fenced (car entry) (llmster--language source)
-                                                  (with-current-buffer source
-                                                    (buffer-substring-no-properties (point-min) (point-max))))
-                                 "\n")
-                       ""))
-                  (t
-                   (with-temp-buffer
-                     (insert-file-contents source)
-                     (let ((buffer-file-name source)) (set-auto-mode t))
-                     (concat (llmster--fenced (car entry) (llmster--language (current-buffer)) (buffer-string)) "\n"))))))
-             llmster--context ""))
-
 (defun llmster--show-context ()
   "Show in the header line what the next send does besides sending.
 That is: the attached buffers and files go with it, or it replaces the
-last message.  Without either, there is no header line."
+last message; and, for a fork, where it came from.  Without any of
+these, there is no header line."
   (setq header-line-format
-        (let ((parts (delq nil (list (when llmster--edit-next
+        (let ((parts (delq nil (list (when llmster--forked-from
+                                       (format "Fork of \"%s\" at reply %d"
+                                               (llmster--title-or-untitled (alist-get 'title llmster--forked-from))
+                                               (alist-get 'reply llmster--forked-from)))
+                                     (when llmster--edit-next
                                        (substitute-command-keys
                                         "Editing the last message (\\[llmster-send] replaces it, \\[llmster-cancel] leaves)"))
                                      (when llmster--context
-                                       (format "Context: %s" (mapconcat #'car llmster--context ", ")))))))
+                                       (format "Context: %s" (mapconcat #'car llmster--context ", ")))
+                                     (when llmster--images
+                                       (format "Images: %s" (mapconcat #'file-name-nondirectory llmster--images ", ")))))))
           (when parts (concat " " (string-join parts "; ")))))
   (force-mode-line-update))
 
-(defun llmster--choose-chat (prompt)
-  "The chat buffer to use: this one, or one asked for with PROMPT.
-Nil means a new chat."
-  (if (llmster--chat-buffer-p)
-      (current-buffer)
-    (let ((chats (cl-loop for b in (buffer-list) when (llmster--chat-buffer-p b) collect (buffer-name b))))
-      (when chats
-        (get-buffer (completing-read prompt chats nil t nil nil (car chats)))))))
-
-;;;###autoload
-(defun llmster-add-context (source &optional chat)
-  "Send SOURCE (a buffer, a file name or a region) with CHAT's next message.
-Interactively: the active region; else a buffer is asked for (by default
-this one, or from a chat the buffer last visited); with a prefix argument,
-a file.  A region is (START . END) of the current buffer."
-  (interactive
-   (list (cond (current-prefix-arg (expand-file-name (read-file-name "File to add: " nil nil t)))
-               ((use-region-p) (cons (region-beginning) (region-end)))
-               (t (get-buffer (read-buffer "Buffer to add: " (buffer-name (llmster--context-default)) t))))
-         (llmster--choose-chat "Add to chat: ")))
-  (when (consp source)
-    (setq source (llmster--region-source (car source) (cdr source))))
-  (let ((target (or chat (save-window-excursion (llmster))))
-        (name (cond ((bufferp source) (llmster--source-name source))
-                    ((consp source) (car source))
-                    (t (file-name-nondirectory source)))))
-    (when (consp source) (setq source (cdr source)))
-    (with-current-buffer target
-      (setq llmster--context (append llmster--context (list (cons name source))))
-      (llmster--show-context))
-    (message "llmster: %s goes with the next message in %s" name (buffer-name target))
-    target))
-
-(defun llmster--context-default ()
-  "Return the buffer `llmster-add-context' proposes.
-That is this buffer, or from a chat the last buffer that is no chat."
-  (if (llmster--chat-buffer-p)
-      (or (cl-find-if-not (lambda (b) (or (llmster--chat-buffer-p b) (string-prefix-p " " (buffer-name b))
-                                          (minibufferp b)))
-                          (buffer-list))
-          (current-buffer))
-    (current-buffer)))
-
-(defun llmster--region-source (start end)
-  "(NAME . (LANGUAGE . TEXT)): the region START to END of this buffer as context."
-  (cons (format "%s (lines %d-%d)" (llmster--source-name (current-buffer))
-                (line-number-at-pos start) (line-number-at-pos (if (> end start) (1- end) end)))
-        (cons (llmster--language (current-buffer)) (buffer-substring-no-properties start end))))
-
-(defun llmster-clear-context ()
-  "Send no attached buffer or file with the next message."
-  (interactive)
-  (llmster--require-chat)
-  (setq llmster--context nil)
-  (llmster--show-context))
-
-(defun llmster--region-text (start end instruction)
-  "The region START to END as a fenced block, then INSTRUCTION."
-  (concat (llmster--fenced (llmster--source-name (current-buffer)) (llmster--language (current-buffer))
-                           (buffer-substring-no-properties start end))
-          (if (string-empty-p instruction) "" (concat "\n" instruction))))
-
-;;;###autoload
-(defun llmster-send-region (start end instruction &optional buffer)
-  "Send the text from START to END with INSTRUCTION to chat BUFFER.
-The region goes as a fenced block with its file name and language.
-Interactively BUFFER is asked for; without one a new chat opens."
-  (interactive
-   (list (region-beginning) (region-end) (read-string "Instruction: ") (llmster--choose-chat "Chat buffer: ")))
-  (let ((text (llmster--region-text start end instruction))
-        (target (or buffer (save-window-excursion (llmster)))))
-    (with-current-buffer target
-      (goto-char (point-max))
-      (insert text)
-      (llmster-send))
-    (display-buffer target)
-    target))
-
-(defcustom llmster-rewrite-folder "Rewrites"
-  "The library folder that keeps accepted rewrites (nil: the top level).
-A rejected or cancelled rewrite is deleted from the library."
-  :type '(choice (const :tag "Top level" nil) string))
-
-(defcustom llmster-rewrite-model nil
-  "The model `llmster-rewrite' asks (a key), or nil for llmster's default model."
-  :type '(choice (const :tag "Default model" nil) string))
-
-(defvar-local llmster--rewrite nil
-  "In a rewrite diff buffer: (SOURCE START END NEW-TEXT CONVERSATION-ID).
-SOURCE is the buffer rewritten, START and END markers.")
-
-(defvar llmster--pending-rewrite nil
-  "The rewrite being asked for: (REQUEST-ID . SOURCE-BUFFER), or nil.")
-
-(defvar llmster-rewrite-mode-map
-  (let ((map (make-sparse-keymap)))
-    (define-key map (kbd "C-c C-c") #'llmster-rewrite-accept)
-    (define-key map (kbd "C-c C-k") #'llmster-rewrite-reject)
-    map)
-  "Keys of `llmster-rewrite-mode'.")
-
-(define-minor-mode llmster-rewrite-mode
-  "A proposed rewrite, shown as a diff: \\[llmster-rewrite-accept] accepts, \\[llmster-rewrite-reject] rejects."
-  :lighter " llmster-rewrite")
-
-(defun llmster--answer-code (answer)
-  "The contents of the first fenced block of ANSWER, or ANSWER itself."
-  (if (string-match "^\\(`\\{3,\\}\\)[^\n]*\n\\(\\(?:.\\|\n\\)*?\\)\n\\1[ \t]*$" answer)
-      (concat (match-string 2 answer) "\n")
-    answer))
-
-;;;###autoload
-(defun llmster-rewrite (start end instruction)
-  "Replace the region START to END by the model's rewrite following INSTRUCTION.
-The answer is shown as a diff to accept (\\[llmster-rewrite-accept]) or
-reject (\\[llmster-rewrite-reject]); `llmster-rewrite-cancel' stops one
-still being written.  An accepted rewrite stays in the library, in
-`llmster-rewrite-folder'; the model is `llmster-rewrite-model'."
-  (interactive (list (region-beginning) (region-end) (read-string "Rewrite instruction: ")))
-  (when llmster--pending-rewrite (user-error "A rewrite is being written; M-x llmster-rewrite-cancel stops it"))
-  (llmster--ensure-process)
-  (let* ((source (current-buffer))
-         (from (copy-marker start)) (to (copy-marker end t))
-         (text (concat "Rewrite the following text as the instruction says.  Answer with only the rewritten text, "
-                       "in one fenced block.\n\n"
-                       (llmster--region-text start end (concat "Instruction: " instruction))))
-         (params `((text . ,text)
-                   ,@(when llmster-rewrite-model `((model . ,llmster-rewrite-model)))
-                   ,@(when llmster-rewrite-folder `((folderId . ,(llmster--folder-id llmster-rewrite-folder))))))
-         (id (llmster--request
-              "chat/send" params
-              (lambda (result error)
-                (setq llmster--pending-rewrite nil)
-                (let ((conversation (alist-get 'conversationId result)))
-                  (cond ((equal (llmster--error-kind error) "cancelled") (message "llmster: the rewrite was cancelled"))
-                        (error (message "llmster: the rewrite failed: %s" (alist-get 'message error)))
-                        ((not (equal (alist-get 'status result) "complete"))
-                         (llmster--request "conversations/delete" `((id . ,conversation)) #'ignore)
-                         (message "llmster: the rewrite was %s" (if (eq (alist-get 'cancelled result) t) "cancelled"
-                                                                   (alist-get 'status result))))
-                        (t (llmster--show-rewrite source from to
-                                                  (llmster--answer-code (alist-get 'text (alist-get 'message result)))
-                                                  conversation))))))))
-    (setq llmster--pending-rewrite (cons id source))
-    (message "llmster: rewriting… (M-x llmster-rewrite-cancel stops it)")))
-
-(defun llmster-rewrite-cancel ()
-  "Stop the rewrite being written, leaving the text as it is."
-  (interactive)
-  (if llmster--pending-rewrite
-      (llmster--cancel-request (car llmster--pending-rewrite))
-    (message "llmster: no rewrite is being written")))
-
-(defun llmster--show-rewrite (source start end new-text conversation)
-  "Show the rewrite of START to END in SOURCE as NEW-TEXT, from CONVERSATION.
-It is shown as a diff to accept or reject."
-  (when (buffer-live-p source)
-    (let ((old (generate-new-buffer " *llmster-old*"))
-          (new (generate-new-buffer " *llmster-new*"))
-          (diff (get-buffer-create "*llmster rewrite*"))
-          (name (llmster--source-name source)))
-      (with-current-buffer old (insert-buffer-substring source start end))
-      ;; The answer ends as the region does: with a line end or without one.
-      (setq new-text (if (with-current-buffer old (eq (char-before (point-max)) ?\n))
-                         (if (string-suffix-p "\n" new-text) new-text (concat new-text "\n"))
-                       (string-remove-suffix "\n" new-text)))
-      (with-current-buffer new (insert new-text))
-      (unwind-protect
-          (diff-no-select old new "-u" t diff)
-        (kill-buffer old)
-        (kill-buffer new))
-      (with-current-buffer diff
-        ;; The diff command line and its end note name temporary files, not the user's.
-        (let ((inhibit-read-only t))
-          (goto-char (point-min))
-          (when (looking-at "diff .*\n") (delete-region (match-beginning 0) (match-end 0)))
-          (when (looking-at "--- .*$") (replace-match (concat "--- " name " (now)") t t))
-          (forward-line 1)
-          (when (looking-at "\\+\\+\\+ .*$") (replace-match (concat "+++ " name " (rewritten)") t t))
-          (goto-char (point-max))
-          (when (re-search-backward "^\nDiff finished.*\n?\\'" nil t) (delete-region (match-beginning 0) (point-max))))
-        (llmster-rewrite-mode 1)
-        (setq llmster--rewrite (list source start end new-text conversation))
-        (setq header-line-format (substitute-command-keys
-                                  "Rewrite: \\[llmster-rewrite-accept] accepts, \\[llmster-rewrite-reject] rejects")))
-      (display-buffer diff)
-      diff)))
-
-(defun llmster-rewrite-accept ()
-  "Replace the region with the rewrite shown in this diff."
-  (interactive)
-  (pcase-let ((`(,source ,start ,end ,text) (or llmster--rewrite (user-error "No rewrite here"))))
-    (when (buffer-live-p source)
-      (with-current-buffer source
-        (save-excursion
-          (goto-char start)
-          (delete-region start end)
-          (insert text))))
-    (kill-buffer (current-buffer))))
-
-(defun llmster-rewrite-reject ()
-  "Leave the region as it is and close this diff.
-The rewrite is deleted from the library."
-  (interactive)
-  (unless llmster--rewrite (user-error "No rewrite here"))
-  (let ((conversation (nth 4 llmster--rewrite)))
-    (when conversation (llmster--request "conversations/delete" `((id . ,conversation)) #'ignore)))
-  (kill-buffer (current-buffer)))
 
 ;;;; Models
 
@@ -1530,7 +1246,9 @@ each step."
                               (progn (show (format "%s: %s" key (alist-get 'message error)))
                                      (message "llmster: %s" (alist-get 'message error)))
                             (let ((seconds (alist-get 'loadTimeSeconds result)))
-                              (show (alist-get 'instanceId result))
+                              (show (string-join (delq nil (list (alist-get 'instanceId result)
+                                                                 (alist-get 'label (alist-get 'contextMeter result))))
+                                                 " "))
                               (message "llmster: %s is ready%s" key
                                        (if seconds (format " (loaded in %.1f s)" seconds) "")))))
                         (lambda (progress)
@@ -1538,317 +1256,6 @@ each step."
                                   ("unloaded" (format "%s: unloaded %s" key (alist-get 'instanceId progress)))
                                   ("loading" (format "%s: loading…" key))
                                   (_ (format "%s: loaded" key)))))))))
-
-;;;; Conversation list
-
-(defvar llmster-chats-mode-map
-  (let ((map (make-sparse-keymap)))
-    (set-keymap-parent map tabulated-list-mode-map)
-    (define-key map (kbd "RET") #'llmster-chats-open)
-    (define-key map "r" #'llmster-chats-rename)
-    (define-key map "m" #'llmster-chats-move)
-    (define-key map "p" #'llmster-chats-toggle-pin)
-    (define-key map "d" #'llmster-chats-delete)
-    (define-key map "s" #'llmster-search-list)
-    map)
-  "Keys of `llmster-chats-mode'.")
-
-(define-derived-mode llmster-chats-mode tabulated-list-mode "llmster chats"
-  "The llmster library: pinned conversations first, then the most recent."
-  (setq tabulated-list-format [("Pin" 3 nil) ("Folder" 16 t) ("Title" 40 t) ("Model" 20 t) ("Updated" 20 t)])
-  (setq tabulated-list-padding 1)
-  (add-hook 'tabulated-list-revert-hook #'llmster--chats-refresh nil t)
-  (tabulated-list-init-header))
-
-(defun llmster--chats-refresh ()
-  "Read the conversation list from the library."
-  (setq tabulated-list-entries
-        (mapcar (lambda (c)
-                  (list (alist-get 'id c)
-                        (vector (if (eq (alist-get 'pinned c) t) "*" "")
-                                (or (alist-get 'folderPath c) "")
-                                (let ((title (alist-get 'title c))) (if (string-empty-p title) "Untitled" title))
-                                (or (alist-get 'modelKey c) "")
-                                (replace-regexp-in-string "T" " " (substring (alist-get 'updatedAt c) 0 16)))))
-                (alist-get 'conversations (llmster--request-sync "conversations/list")))))
-
-;;;###autoload
-(defun llmster-list-conversations ()
-  "List the conversations of the library."
-  (interactive)
-  (llmster--ensure-process)
-  (let ((buffer (get-buffer-create "*llmster chats*")))
-    (with-current-buffer buffer
-      (llmster-chats-mode)
-      (llmster--chats-refresh)
-      (tabulated-list-print))
-    (pop-to-buffer-same-window buffer)
-    buffer))
-
-(defun llmster--chats-id ()
-  "The conversation id on this line of the library, or of this chat."
-  (if (llmster--chat-buffer-p)
-      (or llmster--conversation-id (user-error "No conversation yet: send a message first"))
-    (or (tabulated-list-get-id) (user-error "No conversation on this line"))))
-
-(defun llmster--chats-conversation ()
-  "The library's conversation on this line, or of this chat."
-  (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,(llmster--chats-id))))))
-
-(defun llmster--refresh-views (id)
-  "Show the library's state of conversation ID in the open chats and lists."
-  (let ((title (alist-get 'title (alist-get 'conversation (llmster--request-sync "conversations/get" `((id . ,id)))))))
-    (dolist (buffer (buffer-list))
-      (with-current-buffer buffer
-        (cond ((and (llmster--chat-buffer-p) (equal llmster--conversation-id id)) (llmster--name-buffer title))
-              ((derived-mode-p 'llmster-chats-mode) (revert-buffer)))))))
-
-(defun llmster-chats-open ()
-  "Open the conversation on this line."
-  (interactive)
-  (llmster (llmster--chats-id)))
-
-(defun llmster-chats-rename (title)
-  "Rename the conversation on this line (or of this chat) to TITLE.
-Its open chat is renamed with it."
-  (interactive (list (read-string "New title: " (alist-get 'title (llmster--chats-conversation)))))
-  (let ((id (llmster--chats-id)))
-    (llmster--request-sync "conversations/rename" `((id . ,id) (title . ,title)))
-    (llmster--refresh-views id)))
-
-(defun llmster--folder-id (path)
-  "The id of the folder at PATH (e.g. \"Work/Research\"), creating what is missing.
-An empty PATH is the top level (nil)."
-  (let ((folders (alist-get 'folders (llmster--request-sync "folders/list")))
-        (parent nil) (walked nil))
-    (dolist (name (split-string path "/" t "[ \t]+") parent)
-      (setq walked (if walked (concat walked "/" name) name))
-      (let ((match (cl-find walked folders :key (lambda (f) (alist-get 'path f)) :test #'equal)))
-        (setq parent (alist-get 'id (or match (llmster--request-sync
-                                               "folders/create" `((name . ,name) ,@(when parent `((parentId . ,parent))))))))))))
-
-(defun llmster-chats-move (folder)
-  "Move the conversation on this line (or of this chat) to FOLDER.
-FOLDER is a path such as Work/Research.
-Missing folders are created; an empty path is the top level."
-  (interactive
-   (list (completing-read "Folder (a/b nests; empty: top level): "
-                          (mapcar (lambda (f) (alist-get 'path f))
-                                  (alist-get 'folders (llmster--request-sync "folders/list"))))))
-  (let ((id (llmster--chats-id)))
-    (llmster--request-sync "conversations/move" `((id . ,id) (folderId . ,(llmster--folder-id folder))))
-    (llmster--refresh-views id)))
-
-(defun llmster-chats-toggle-pin ()
-  "Pin or unpin the conversation on this line (or of this chat)."
-  (interactive)
-  (let ((id (llmster--chats-id))
-        (pinned (eq (alist-get 'pinned (llmster--chats-conversation)) t)))
-    (llmster--request-sync (if pinned "conversations/unpin" "conversations/pin") `((id . ,id)))
-    (llmster--refresh-views id)
-    (message "llmster: %s" (if pinned "unpinned" "pinned"))))
-
-(defun llmster-chats-delete ()
-  "Delete the conversation on this line (or of this chat), after confirmation.
-A chat buffer showing it is killed with it."
-  (interactive)
-  (let* ((id (llmster--chats-id))
-         (title (alist-get 'title (llmster--chats-conversation)))
-         (open (cl-remove-if-not (lambda (b) (and (llmster--chat-buffer-p b)
-                                                  (equal (buffer-local-value 'llmster--conversation-id b) id)))
-                                 (buffer-list))))
-    (when (yes-or-no-p (format "Delete \"%s\"%s? " (if (string-empty-p title) "Untitled" title)
-                               (if open " (its open chat closes)" "")))
-      (llmster--request-sync "conversations/delete" `((id . ,id)))
-      (dolist (buffer open)
-        ;; Nothing left to keep a draft in, nor a reply to save.
-        (with-current-buffer buffer (setq llmster--conversation-id nil llmster--stream nil))
-        (kill-buffer buffer))
-      (dolist (buffer (buffer-list))
-        (with-current-buffer buffer (when (derived-mode-p 'llmster-chats-mode) (revert-buffer)))))))
-
-;;;; Export, import, backup
-
-(defun llmster-export (file)
-  "Write the conversation on this line (or of this chat) to FILE, a .llmster file.
-See llmster-format(5); `llmster-import' reads it back, here or elsewhere."
-  (interactive (list (expand-file-name (read-file-name "Export to: " nil nil nil
-                                                       (concat (llmster--safe-file-name) ".llmster")))))
-  (let ((path (alist-get 'path (llmster--request-sync "transfer/export" `((conversationId . ,(llmster--chats-id))
-                                                                            (path . ,(expand-file-name file)))))))
-    (message "llmster: exported to %s" path)
-    path))
-
-(defun llmster--safe-file-name ()
-  "A file name from the title of the conversation on this line (or of this chat)."
-  (let ((title (alist-get 'title (llmster--chats-conversation))))
-    (replace-regexp-in-string "[^[:alnum:]_.-]+" "-" (if (string-empty-p title) "Untitled" title))))
-
-;;;###autoload
-(defun llmster-import (file)
-  "Add the conversation of FILE, a .llmster file, to the library and open it.
-When the file continues a server context held elsewhere, ask whether to keep it."
-  (interactive (list (expand-file-name (read-file-name "Import: " nil nil t))))
-  (llmster--ensure-process)
-  (let* ((path (expand-file-name file))
-         (answer (llmster--call "transfer/import" `((path . ,path))))
-         (kind (llmster--error-kind (cdr answer))))
-    (cond
-     ((equal kind "confirmation_required")
-      (setq answer (llmster--call "transfer/import"
-                                  `((path . ,path)
-                                    (continuation . ,(if (y-or-n-p "The file continues another server's context.  Keep it (no: start afresh)? ")
-                                                         "keep" "drop"))))))
-     ((and (equal kind "already_imported") (not (y-or-n-p "This library already holds it.  Import a copy (no: open it)? ")))
-      (let ((id (alist-get 'conversationId (alist-get 'data (cdr answer)))))
-        (setq answer (cons `((conversation (id . ,id))) nil))))
-     ((equal kind "already_imported")
-      (setq answer (llmster--call "transfer/import" `((path . ,path) (asNew . t))))))
-    (when (cdr answer) (user-error "The import failed: %s" (alist-get 'message (cdr answer))))
-    (llmster (alist-get 'id (alist-get 'conversation (car answer))))))
-
-;;;###autoload
-(defun llmster-backup (file &optional password)
-  "Write the whole library to FILE; with PASSWORD (not empty), encrypted.
-Interactively the password is asked for (empty: none)."
-  (interactive (list (expand-file-name (read-file-name "Back up the library to: " nil nil nil "llmster.llmster-backup"))
-                     (read-passwd "Password (empty: not encrypted): ")))
-  (llmster--ensure-process)
-  (let* ((answer (llmster--request-sync "library/backup" `((path . ,(expand-file-name file))
-                                                           ,@(when (and password (not (string-empty-p password)))
-                                                               `((password . ,password))))))
-         (statistics (alist-get 'statistics answer)))
-    (message "llmster: %d conversations backed up to %s%s" (or (alist-get 'conversations statistics) 0)
-             (alist-get 'path answer) (if (eq (alist-get 'encrypted answer) t) ", encrypted" ""))
-    answer))
-
-;;;; Health check
-
-;;;###autoload
-(defun llmster-doctor ()
-  "Show whether llmster is set up, as Neovim's :checkhealth llmster does.
-That is the executable, its version, whether LM Studio answers and with
-which models, and whether `markdown-mode' is there for chat buffers.
-Return the report's lines."
-  (interactive)
-  (let ((lines nil))
-    (cl-flet ((report (ok text) (push (concat (if ok "OK     " "ERROR  ") text) lines)))
-      (let ((program (executable-find llmster-program)))
-        (report program (if program (format "executable: %s" program)
-                          (format "%s is not on the exec-path: install llmster or set `llmster-program'" llmster-program)))
-        (when program
-          (condition-case err
-              (let ((info (progn (llmster--ensure-process) (process-get llmster--process 'llmster-info))))
-                (report t (format "llmster rpc %s speaks protocol %s"
-                                  (alist-get 'version (alist-get 'serverInfo info)) (alist-get 'protocolVersion info)))
-                (condition-case err
-                    (let ((models (alist-get 'models (llmster--request-sync "models/list" '((refresh . t))))))
-                      (report t (format "LM Studio answers at %s: %d models, %d loaded" (alist-get 'server info) (length models)
-                                        (cl-count-if (lambda (m) (eq (alist-get 'loaded m) t)) models))))
-                  (error (report nil (format "LM Studio does not answer at %s: %s (start it with `lms server start', or set the server in llmster's config)"
-                                             (alist-get 'server info) (error-message-string err))))))
-            (error (report nil (format "llmster rpc does not start: %s (see the buffer \" *llmster-stderr*\")"
-                                       (error-message-string err)))))))
-      (report (featurep 'markdown-mode)
-              (if (featurep 'markdown-mode) "markdown-mode: chat buffers use it"
-                "markdown-mode is not installed: chat buffers use text-mode")))
-    (setq lines (nreverse lines))
-    (with-current-buffer (get-buffer-create "*llmster doctor*")
-      (let ((inhibit-read-only t))
-        (erase-buffer)
-        (insert (string-join lines "\n") "\n"))
-      (special-mode)
-      (when (called-interactively-p 'interactive) (display-buffer (current-buffer))))
-    lines))
-
-;;;; Search
-
-(defun llmster--search (query)
-  "The library's hits for QUERY."
-  (alist-get 'hits (llmster--request-sync "conversations/search" `((query . ,query)))))
-
-(defun llmster--hit-label (hit)
-  "The line showing search HIT."
-  (format "%s — %s" (alist-get 'title hit)
-          (replace-regexp-in-string "[\n\t]+" " " (or (alist-get 'snippet hit) ""))))
-
-;;;###autoload
-(defun llmster-search (query)
-  "Search the library for QUERY and open the conversation chosen."
-  (interactive (list (read-string "Search the library: ")))
-  (llmster--ensure-process)
-  (let* ((hits (cl-remove-duplicates (or (llmster--search query) (user-error "Nothing in the library matches %s" query))
-                                     :key (lambda (hit) (alist-get 'conversationId hit)) :test #'equal :from-end t))
-         (table (mapcar (lambda (hit) (cons (llmster--hit-label hit) hit)) hits))
-         (choice (completing-read "Open: " table nil t)))
-    (llmster (alist-get 'conversationId (cdr (assoc choice table))))))
-
-(define-derived-mode llmster-search-mode tabulated-list-mode "llmster search"
-  "Search results of the llmster library: RET opens the conversation."
-  (setq tabulated-list-format [("Title" 30 t) ("Match" 80 nil)])
-  (setq tabulated-list-padding 1)
-  (tabulated-list-init-header))
-
-(define-key llmster-search-mode-map (kbd "RET") #'llmster-chats-open)
-
-;;;###autoload
-(defun llmster-search-list (query)
-  "List the library's matches for QUERY in a buffer; RET opens one."
-  (interactive (list (read-string "Search the library: ")))
-  (llmster--ensure-process)
-  (let ((buffer (get-buffer-create (format "*llmster search: %s*" query)))
-        (hits (llmster--search query)))
-    (with-current-buffer buffer
-      (llmster-search-mode)
-      (setq tabulated-list-entries
-            (cl-loop for hit in hits for n from 0
-                     collect (list (alist-get 'conversationId hit)
-                                   (vector (alist-get 'title hit)
-                                           (replace-regexp-in-string "[\n\t]+" " " (or (alist-get 'snippet hit) ""))))))
-      (tabulated-list-print))
-    (pop-to-buffer-same-window buffer)
-    buffer))
-
-;;;; Menu
-
-;;;###autoload (autoload 'llmster-menu "llmster" nil t)
-(transient-define-prefix llmster-menu ()
-  "Every llmster command."
-  [["Chat"
-    ("c" "Send" llmster-send)
-    ("k" "Cancel, or stop editing" llmster-cancel)
-    ("a" "Ask again (regenerate)" llmster-regenerate)
-    ("w" "Edit the last message" llmster-edit-last)
-    ("v" "Choose an alternative" llmster-choose-alternative)
-    ("f" "Ask again, fresh context" llmster-fresh-context)
-    ("r" "Fold or show reasoning" llmster-toggle-reasoning)]
-   ["Settings"
-    ("m" "Model" llmster-select-model)
-    ("p" "System prompt" llmster-set-system-prompt)
-    ("P" "Apply a preset" llmster-apply-preset)
-    ("e" "Reasoning effort" llmster-set-reasoning)
-    ("T" "Integrations (tools)" llmster-set-integrations)
-    ("g" "Read the config again" llmster-reload-config)]]
-  [["Context and regions"
-    ("b" "Add a buffer (C-u: file)" llmster-add-context)
-    ("x" "Clear the context" llmster-clear-context)
-    ("s" "Send the region" llmster-send-region)
-    ("R" "Rewrite the region" llmster-rewrite)]
-   ["Library"
-    ("n" "New chat" llmster)
-    ("N" "New chat with a preset" llmster-new-chat-with-preset)
-    ("l" "Conversations" llmster-list-conversations)
-    ("/" "Search" llmster-search)
-    ("?" "Search, as a list" llmster-search-list)
-    ("I" "Import a .llmster file" llmster-import)
-    ("B" "Back up the library" llmster-backup)
-    ("H" "Health check" llmster-doctor)]]
-  [["This conversation"
-    ("t" "Rename (title)" llmster-chats-rename)
-    ("o" "Move to a folder" llmster-chats-move)
-    ("i" "Pin or unpin" llmster-chats-toggle-pin)
-    ("D" "Delete" llmster-chats-delete)
-    ("X" "Export to a file" llmster-export)]])
 
 (provide 'llmster)
 ;;; llmster.el ends here

@@ -3,7 +3,7 @@
 ;;; Commentary:
 
 ;; Run with
-;;   LLMSTER_BIN_DIR=$(swift build --show-bin-path) emacs --batch -Q -l contrib/emacs/llmster.el \
+;;   LLMSTER_BIN_DIR=$(swift build --show-bin-path) emacs --batch -Q -L contrib/emacs -l llmster \
 ;;     -l contrib/emacs/test/llmster-test.el -f ert-run-tests-batch-and-exit
 ;; Starts `lmstudio-sim --token-delay 0' and points llmster at a temporary XDG home.
 ;; `make editor-tests' runs the suite twice: without and with markdown-mode loaded first.
@@ -12,6 +12,10 @@
 
 (require 'ert)
 (require 'llmster)
+(require 'llmster-context)
+(require 'llmster-rewrite)
+(require 'llmster-library)
+(require 'llmster-transient)
 (require 'url)
 (require 'jsonrpc)
 (require 'checkdoc)
@@ -28,6 +32,12 @@
 
 (defvar llmster-test--source (replace-regexp-in-string "\\.elc\\'" ".el" (symbol-file 'llmster-send 'defun))
   "The llmster.el under test.")
+
+(defvar llmster-test--sources
+  (cons llmster-test--source
+        (cl-remove llmster-test--source (directory-files (file-name-directory llmster-test--source) t "\\`llmster-.*\\.el\\'")
+                   :test #'equal))
+  "The package's files under test: llmster.el, then the others beside it.")
 
 (defvar llmster-test--simulator nil)
 (defvar llmster-test--server nil)
@@ -213,20 +223,21 @@
 
 (ert-deftest llmster-test-reasoning-is-folded-and-survives-font-lock ()
   (llmster-test--with-llmster
-    (let ((buffer (llmster)) saved seconds engine-seconds)
+    (let ((buffer (llmster)) saved label engine-label)
       (with-current-buffer buffer
         (cl-letf* ((apply-event (symbol-function 'llmster--apply-event))
                    ((symbol-function 'llmster--apply-event)
                     (lambda (buffer reply event)
-                      (when (equal (alist-get 'type event) "reasoning.end") (setq engine-seconds (alist-get 'seconds event)))
+                      (when (equal (alist-get 'type event) "reasoning.end") (setq engine-label (alist-get 'reasoningLabel event)))
                       (funcall apply-event buffer reply event))))
           (llmster-test--send buffer "[[sim:reasoning]] echo:The answer")
           (llmster-test--wait-reply buffer))
         (let ((reply (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
           (setq saved (alist-get 'reasoning reply)
-                seconds (alist-get 'reasoningSeconds reply))))
+                label (alist-get 'reasoningLabel (cl-find "reasoning" (alist-get 'parts reply)
+                                                          :key (lambda (part) (alist-get 'kind part)) :test #'equal)))))
       (should (> (length saved) 20))
-      (should (numberp seconds))
+      (should (stringp label))
       (dolist (chat '(streamed reopened))
         (with-current-buffer (if (eq chat 'streamed) buffer (llmster-test--reopen buffer))
           (font-lock-ensure)
@@ -234,9 +245,8 @@
             (should fold)
             ;; Folded to one summary line, the whole reasoning behind it, the answer outside it.
             (should (string-match-p "\\`▸ Thought for [0-9]+\\.[0-9] s\n\\'" (get-char-property (overlay-start fold) 'display)))
-            ;; Streamed, the time is the engine's; reopened, its estimate, as `llmster show' gives it.
-            (should (equal (overlay-get fold 'llmster-summary)
-                           (llmster--thought-summary (if (eq chat 'reopened) seconds engine-seconds))))
+            ;; rpc's label: streamed, from the engine's reasoning.end; reopened, from the saved part.
+            (should (equal (overlay-get fold 'llmster-summary) (if (eq chat 'reopened) label engine-label)))
             (should (equal (string-trim (buffer-substring-no-properties (overlay-start fold) (overlay-end fold))) saved))
             (should (string-prefix-p "The answer" (buffer-substring-no-properties (overlay-end fold) (point-max))))
             (should (eq (get-char-property (1+ (overlay-start fold)) 'face) 'llmster-reasoning-face))
@@ -347,7 +357,8 @@
         ;; The indicator goes when the reply ends.
         (should-not (cl-some (lambda (o) (overlay-get o 'after-string)) (overlays-in (point-min) (point-max))))
         (should (eq mode-line-process 'llmster--usage))
-        (llmster-test--wait (lambda () (string-match-p "acme/thinker-8b [0-9.k]+/[0-9.k]+ tokens" (or llmster--usage ""))))))))
+        ;; rpc's context meter, as the REPL's prompt shows it.
+        (llmster-test--wait (lambda () (string-match-p "\\` \\[acme/thinker-8b ctx [0-9.k]+/[0-9.k]+ [0-9]+%\\]\\'" (or llmster--usage ""))))))))
 
 (ert-deftest llmster-test-tool-calls-show-arguments-status-and-folded-output ()
   (llmster-test--with-llmster
@@ -397,24 +408,26 @@
                   ((name . "second") (status . "failed") (failureReason . "no such tool") (answerOffset . 0))))
          (message `((role . "assistant") (status . "complete") (text . "Voilà → \n\nça marche")
                     (reasoning . "Pensée d'abord.\n\nPuis « ceci ».") (reasoningSeconds . 2.25) (toolCalls . ,calls)
-                    (parts ((kind . "reasoning") (text . "Pensée d'abord.")) ((kind . "tool") (index . 0))
-                           ((kind . "reasoning") (text . "Puis « ceci ».")) ((kind . "text") (text . "Voilà → \n\n"))
+                    (parts ((kind . "reasoning") (text . "Pensée d'abord.") (reasoningLabel . "Reasoning")) ((kind . "tool") (index . 0))
+                           ((kind . "reasoning") (text . "Puis « ceci ».") (reasoningLabel . "Reasoning")) ((kind . "text") (text . "Voilà → \n\n"))
                            ((kind . "tool") (index . 1)) ((kind . "text") (text . "ça marche"))))))
     (with-temp-buffer
       (llmster--insert-saved-reply message (point-marker))
       (should (equal (buffer-substring-no-properties (point-min) (point-max))
                      "### Assistant\nPensée d'abord.\n⚙ first() ✓ done\nPuis « ceci ».\nVoilà → \n\n⚙ second() ✗ failed: no such tool\nça marche"))
-      ;; Two parts of reasoning: llmster labels neither with the time, which covers both.
+      ;; Two parts of reasoning: rpc labels neither with the time, which covers both.
       (should (equal (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds 'reasoning))
                      '("Reasoning" "Reasoning"))))
     (with-temp-buffer
       (llmster--insert-saved-reply `((role . "assistant") (status . "complete") (text . "Oui.") (reasoning . "Hmm.")
-                                     (reasoningSeconds . 2.25)
-                                     (parts ((kind . "reasoning") (text . "Hmm.") (seconds . 2.25)) ((kind . "text") (text . "Oui.")))
+                                     (reasoningSeconds . 1020) (reasoningLabel . "Thought for 1,020.0 s")
+                                     (parts ((kind . "reasoning") (text . "Hmm.") (seconds . 1020) (reasoningLabel . "Thought for 1,020.0 s"))
+                                            ((kind . "text") (text . "Oui.")))
                                      (stats (reasoning_output_tokens . 1) (tokens_per_second . 1)))
                                    (point-marker))
+      ;; rpc's label, as it sends it (the engine groups thousands).
       (should (equal (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds 'reasoning))
-                     '("Thought for 2.3 s"))))))
+                     '("Thought for 1,020.0 s"))))))
 
 (ert-deftest llmster-test-lost-server-context-offers-a-fresh-one ()
   (llmster-test--with-llmster
@@ -422,16 +435,81 @@
       (llmster-test--send buffer "echo:first")
       (llmster-test--wait-reply buffer)
       (llmster-test--reset-server)
-      (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) t)))
+      (cl-letf (((symbol-function 'read-multiple-choice) (lambda (prompt choices) (setq asked (cons prompt choices)) (assq ?e choices))))
         (llmster-test--send buffer "echo:second")
         (llmster-test--wait (lambda () (with-current-buffer buffer
                                          (and (not (llmster-streaming-p)) (string-match-p "### Assistant\nsecond\n" (buffer-string)))))))
-      (should (string-match-p "fresh" asked))
+      (should (string-match-p "fresh" (car asked)))
+      (should (equal (mapcar #'cadr (cdr asked)) '("recap" "empty" "not now")))
+      (should-not (string-prefix-p "[llmster recap:" (llmster-test--last-chat-input)))
       (with-current-buffer buffer
         (should-not (string-match-p "\\[error" (buffer-string)))
         (let ((last (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
           (should (equal (alist-get 'text last) "second"))
           (should (equal (alist-get 'status last) "complete")))))))
+
+(defun llmster-test--last-chat-input ()
+  "The `input' of the last chat request the simulator received."
+  (let ((buffer (url-retrieve-synchronously (concat (llmster-test--start-simulator) "/__sim/requests") t)))
+    (unwind-protect
+        (with-current-buffer buffer
+          (goto-char (point-min))
+          (re-search-forward "\n\n")
+          (let* ((requests (llmster--json-parse (decode-coding-string (buffer-substring (point) (point-max)) 'utf-8)))
+                 (chat (car (last (cl-remove-if-not (lambda (r) (equal (alist-get 'path r) "/api/v1/chat")) requests))))
+                 (input (alist-get 'input (alist-get 'body chat))))
+            (if (stringp input) input (llmster--json-encode input))))
+      (kill-buffer buffer))))
+
+(ert-deftest llmster-test-a-lost-context-can-continue-with-a-recap ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (shown nil))
+      (llmster-test--send buffer "echo:remember the heron")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--reset-server)
+      (cl-letf (((symbol-function 'read-multiple-choice) (lambda (_prompt choices) (assq ?r choices)))
+                ((symbol-function 'message) (lambda (format &rest args) (push (apply #'format-message format args) shown))))
+        (llmster-test--send buffer "recall")
+        ;; The lost send, then its answer in the fresh context.
+        (llmster-test--wait (lambda () (cl-find-if (lambda (line) (string-match-p "recap of the earlier turns" line)) shown))))
+      (let ((input (llmster-test--last-chat-input)))
+        (should (string-prefix-p "[llmster recap:" input))
+        (should (string-match-p "User: echo:remember the heron" input)))
+      (with-current-buffer buffer
+        (should-not (string-match-p "\\[error" (buffer-string)))
+        (let ((last (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (should (equal (alist-get 'status last) "complete")))))))
+
+(ert-deftest llmster-test-fork-opens-a-new-conversation-from-a-reply ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--send buffer "echo:two")
+      (llmster-test--wait-reply buffer)
+      (let* ((original (buffer-local-value 'llmster--conversation-id buffer))
+             (fork (with-current-buffer buffer (llmster-fork 1))))
+        (should (buffer-live-p fork))
+        (should-not (eq fork buffer))
+        (with-current-buffer fork
+          (should (string-match-p "\\`### You\necho:one\n\n### Assistant\none\n\n### You\n\\'" (buffer-string)))
+          (should (string-match-p "Fork of \"echo:one\" at reply 1" (format "%s" header-line-format)))
+          (llmster-test--send fork "echo:three")
+          (llmster-test--wait-reply fork)
+          (should (string-match-p "### Assistant\nthree\n" (buffer-string))))
+        ;; The original is unchanged, and the list marks the fork.
+        (should (equal (mapcar (lambda (m) (alist-get 'text m)) (alist-get 'messages (llmster-test--call "conversations/get" 'id original)))
+                       '("echo:one" "one" "echo:two" "two")))
+        (with-current-buffer (llmster-list-conversations)
+          (goto-char (point-min))
+          (should (re-search-forward "echo:one, reply 1" nil t))
+          ;; f on the original's line forks it at its last reply.
+          (goto-char (point-min))
+          (while (and (not (equal (tabulated-list-get-id) original)) (zerop (forward-line 1))))
+          (let ((again (llmster-fork)))
+            (should (string-match-p "### Assistant\ntwo\n" (with-current-buffer again (buffer-string))))))
+        (with-current-buffer buffer
+          (should-error (llmster-fork 9) :type 'user-error))))))
 
 (ert-deftest llmster-test-a-reopened-chat-answers-its-unanswered-message-in-place ()
   (llmster-test--with-llmster
@@ -439,7 +517,7 @@
       (llmster-test--send buffer "echo:first")
       (llmster-test--wait-reply buffer)
       (llmster-test--reset-server)
-      (cl-letf (((symbol-function 'y-or-n-p) (lambda (_) (setq asked t) nil)))
+      (cl-letf (((symbol-function 'read-multiple-choice) (lambda (_prompt choices) (setq asked t) (assq ?n choices))))
         (llmster-test--send buffer "echo:second")
         (llmster-test--wait (lambda () asked)))
       (with-current-buffer (llmster-test--reopen buffer)
@@ -500,7 +578,8 @@
       (with-current-buffer buffer
         (cl-letf (((symbol-function 'completing-read) (lambda (&rest _) "acme/thinker-8b")))
           (llmster-select-model))
-        (llmster-test--wait (lambda () (equal llmster--usage " [acme/thinker-8b]")))
+        ;; The instance and rpc's context meter with the new model.
+        (llmster-test--wait (lambda () (string-match-p "\\` \\[acme/thinker-8b ctx [0-9.k]+/[0-9.k]+ [0-9]+%\\]\\'" (or llmster--usage ""))))
         (let ((models (llmster-models)))
           (should (eq (alist-get 'loaded (cl-find "acme/thinker-8b" models :key (lambda (m) (alist-get 'key m)) :test #'equal)) t))
           ;; The load policy, not a bare load: the previous chat model was unloaded.
@@ -989,7 +1068,7 @@
       (llmster-test--send buffer "echo:one two three")
       (llmster-test--wait-reply buffer)
       (with-current-buffer buffer
-        (llmster-test--wait (lambda () (string-match-p "/[0-9.k]+ tokens" (or llmster--usage ""))))
+        (llmster-test--wait (lambda () (string-match-p "ctx [0-9.k]+/[0-9.k]+" (or llmster--usage ""))))
         (let ((before llmster--usage))
           (llmster-test--send buffer "[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
           (llmster-test--wait (lambda () (save-excursion (goto-char (point-max)) (search-backward "\nalpha" nil t))))
@@ -1092,8 +1171,93 @@
     (rewrite-line-ends . llmster-test-a-rewrite-without-a-final-newline-keeps-the-lines-apart)
     (model-before-first-message . llmster-test-a-model-chosen-before-the-first-message-follows-the-load-policy)
     (config-reload . llmster-test-presets-added-while-llmster-runs-are-seen)
-    (edit-last . llmster-test-edit-last-asks-before-replacing-typed-text-and-can-be-left))
+    (edit-last . llmster-test-edit-last-asks-before-replacing-typed-text-and-can-be-left)
+    (recap . llmster-test-a-lost-context-can-continue-with-a-recap)
+    (fork . llmster-test-fork-opens-a-new-conversation-from-a-reply)
+    (image . llmster-test-an-image-goes-with-the-next-message)
+    (dry-run . llmster-test-the-request-can-be-seen-before-it-is-sent))
   "Each shared scenario's slug and this suite's test of it.")
+
+(ert-deftest llmster-test-a-reopened-chat-is-scanned-for-code-blocks-after-it-is-shown ()
+  (skip-unless (featurep 'markdown-mode))
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:```python\nx = 1\n```\nafter the code")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--send buffer "[[sim:large=20000]] go")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer (llmster-test--reopen buffer)
+        ;; Shown without scanning the transcript; scanned in the background, then as before.
+        (should llmster--syntax-scanned)
+        (llmster-test--wait (lambda () (null llmster--syntax-scanned)))
+        (goto-char (point-min))
+        (search-forward "### Assistant\n```python\nx = 1")
+        (should (markdown-code-block-at-pos (match-end 0)))
+        (search-forward "after the code")
+        (should-not (markdown-code-block-at-pos (match-beginning 0)))
+        ;; The input area is scanned as it is typed in, as before.
+        (goto-char (point-max))
+        (insert "```\ncode typed\n```\n")
+        (syntax-propertize (point-max))
+        (search-backward "code typed")
+        (should (markdown-code-block-at-pos (point)))))))
+
+(defun llmster-test--png (directory)
+  "A file in DIRECTORY that llmster takes for a PNG image; return its name."
+  (let ((file (expand-file-name "dot.png" directory)))
+    (let ((coding-system-for-write 'binary))
+      (write-region (concat (unibyte-string #x89 ?P ?N ?G #x0d #x0a #x1a #x0a) (make-string 24 0)) nil file nil 'silent))
+    file))
+
+(ert-deftest llmster-test-an-image-goes-with-the-next-message ()
+  (llmster-test--with-llmster
+    (let* ((buffer (llmster)) (image (llmster-test--png (make-temp-file "llmster-image-" t))))
+      (with-current-buffer buffer
+        (llmster--select-model "acme/vision-7b" nil)
+        (setq llmster--model "acme/vision-7b")
+        (llmster-add-context image buffer)
+        (should (string-match-p "Images: dot.png" (format "%s" header-line-format)))
+        (should-not llmster--context)
+        (llmster-test--send buffer "What is in it?")
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### You\nWhat is in it\\?\n\n\\[image: dot.png\\]\n\n### Assistant\nI can see 1 image in your message\\." (buffer-string)))
+        ;; Sent once: the next message goes without it.
+        (should-not llmster--images)
+        (should-not header-line-format)
+        ;; A model that sees no images: the message comes back, and the image stays attached.
+        (setq llmster--model "acme/tiny-1b")
+        (llmster-attach-image image buffer)
+        (llmster-test--send buffer "And now?")
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "\\[error: .*acme/tiny-1b" (buffer-string)))
+        (should (equal llmster--images (list image)))))))
+
+(ert-deftest llmster-test-the-request-can-be-seen-before-it-is-sent ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (source (generate-new-buffer "notes.txt")))
+      (with-current-buffer source (insert "remember this"))
+      (with-current-buffer buffer
+        (llmster-set-system-prompt "Be brief.")
+        (llmster-add-context source buffer)
+        (goto-char (point-max))
+        (insert "echo:first")
+        (with-current-buffer (llmster-preview)
+          (should (string-match-p "\\`POST http://[^\n]+/api/v1/chat\n\n{" (buffer-string)))
+          (should (string-match-p "\"system_prompt\" : \"Be brief.\"" (buffer-string)))
+          (should (string-match-p "remember this" (buffer-string)))
+          (should (string-match-p "echo:first" (buffer-string))))
+        ;; Nothing was sent or saved, and the input and its context are as they were.
+        (should-not llmster--conversation-id)
+        (should (equal (mapcar #'car llmster--context) (list (buffer-name source))))
+        (should (string-suffix-p "### You\necho:first" (buffer-string)))
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (goto-char (point-max))
+        (insert "echo:second")
+        (with-current-buffer (llmster-preview)
+          (should (string-match-p "\"previous_response_id\" : \"" (buffer-string)))
+          (should-not (string-match-p "system_prompt" (buffer-string)))))
+      (kill-buffer source))))
 
 (ert-deftest llmster-test-every-shared-editor-scenario-has-a-test-here ()
   (let ((file (expand-file-name "../../editor-scenarios.txt" llmster-test--directory))
@@ -1110,54 +1274,81 @@
 (ert-deftest llmster-test-package-is-checkdoc-clean ()
   (let ((problems nil))
     (cl-letf (((symbol-function 'display-warning) (lambda (_type message &rest _) (push message problems))))
-      (checkdoc-file llmster-test--source))
+      (mapc #'checkdoc-file llmster-test--sources))
     (should-not problems)))
 
 (ert-deftest llmster-test-package-byte-compiles-without-warnings ()
-  (let* ((source llmster-test--source)
-         (target (make-temp-file "llmster-" nil ".elc"))
-         (byte-compile-dest-file-function (lambda (_) target))
-         (byte-compile-error-on-warn t))
-    (unwind-protect (should (byte-compile-file source))
-      (delete-file target))))
+  ;; Each file on its own, in a fresh Emacs that has only the package's directory on its load-path:
+  ;; a file that uses another's function without requiring or declaring it fails here.
+  (should (> (length llmster-test--sources) 5))
+  (dolist (source llmster-test--sources)
+    (let ((target (make-temp-file "llmster-" nil ".elc")))
+      (unwind-protect
+          (with-temp-buffer
+            (let ((status (call-process
+                           (expand-file-name invocation-name invocation-directory) nil t nil
+                           "--batch" "-Q" "-L" (file-name-directory source)
+                           ;; markdown-mode, when this Emacs has it, as a user's would.
+                           "--eval" (format "(progn (setq load-path (append load-path '%S)) (setq byte-compile-error-on-warn t byte-compile-dest-file-function (lambda (_) %S)))"
+                                            (cl-remove-if-not (lambda (dir) (string-match-p "markdown-mode" dir)) load-path) target)
+                           "-f" "batch-byte-compile" source)))
+              (should (equal (list source status (buffer-string)) (list source 0 "")))))
+        (delete-file target)))))
 
 (ert-deftest llmster-test-package-is-package-lint-clean ()
-  (let ((source llmster-test--source)
-        (dir (car (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/package-lint-*"))))
+  (let ((dir (car (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/package-lint-*"))))
     (unless dir (ert-skip "package-lint is not installed (make test-deps installs elpa-package-lint)"))
     (add-to-list 'load-path dir)
     (require 'package-lint)
-    (with-temp-buffer
-      (insert-file-contents source)
-      (setq buffer-file-name source)
-      (emacs-lisp-mode)
-      (unwind-protect
-          ;; Debian's package-lint 0.16 predates Emacs 28 and calls every 28.x unreleased.
-          (should-not (cl-remove-if (lambda (problem) (string-match-p "uninstallable in all released Emacs" (nth 3 problem)))
-                                    (package-lint-buffer)))
-        (set-buffer-modified-p nil)
-        (setq buffer-file-name nil)))))
+    (dolist (source llmster-test--sources)
+      (with-temp-buffer
+        (insert-file-contents source)
+        (setq buffer-file-name source)
+        (emacs-lisp-mode)
+        (unwind-protect
+            (let ((package-lint-main-file llmster-test--source))
+              ;; Debian's package-lint 0.16 predates Emacs 28 and calls every 28.x unreleased.
+              (should (equal (list source nil)
+                             (list source (cl-remove-if (lambda (problem) (string-match-p "uninstallable in all released Emacs" (nth 3 problem)))
+                                                        (package-lint-buffer))))))
+          (set-buffer-modified-p nil)
+          (setq buffer-file-name nil))))))
 
 (ert-deftest llmster-test-package-installs-with-package-el-and-autoloads-its-commands ()
-  (let* ((source llmster-test--source)
-         (package-user-dir (make-temp-file "llmster-elpa-" t))
+  ;; The directory as `make install' fills site-lisp/llmster: the package's files, no tests.
+  (let* ((package-user-dir (make-temp-file "llmster-elpa-" t))
+         (source-dir (make-temp-file "llmster-source-" t))
          (package-gnupghome-dir package-user-dir)
          (package-check-signature nil))
     (unwind-protect
         (progn
-          (package-install-file source)
+          (dolist (source llmster-test--sources) (copy-file source (file-name-as-directory source-dir)))
+          (package-install-file source-dir)
           (let* ((dir (car (file-expand-wildcards (expand-file-name "llmster-*" package-user-dir))))
                  (autoloads (with-temp-buffer
                               (insert-file-contents (expand-file-name "llmster-autoloads.el" dir))
                               (buffer-string))))
             (should (string-match-p "llmster-0\\.[0-9]" dir))
-            (should (file-exists-p (expand-file-name "llmster.elc" dir)))
+            (dolist (source llmster-test--sources)
+              (should (file-exists-p (expand-file-name (concat (file-name-base source) ".elc") dir))))
             (dolist (command '(llmster llmster-menu llmster-send-region llmster-rewrite llmster-add-context llmster-search
-                                       llmster-search-list llmster-list-conversations llmster-new-chat-with-preset))
+                                       llmster-search-list llmster-list-conversations llmster-new-chat-with-preset
+                                       llmster-import llmster-backup llmster-doctor))
               (should (string-match-p (format "[(']%s\\_>" (regexp-quote (symbol-name command))) autoloads)))))
-      ;; Installing loaded the installed copy: the suite goes on with the file under test.
-      (load source nil t)
-      (delete-directory package-user-dir t))))
+      ;; Installing loaded the installed copies: the suite goes on with the files under test.
+      (dolist (source llmster-test--sources) (load source nil t))
+      (delete-directory package-user-dir t)
+      (delete-directory source-dir t))))
+
+(ert-deftest llmster-test-only-the-menu-needs-transient ()
+  ;; A fresh Emacs loads the package with every command but the menu's, and transient stays unloaded.
+  (with-temp-buffer
+    (should (equal 0 (call-process (expand-file-name invocation-name invocation-directory) nil t nil
+                                   "--batch" "-Q" "-L" (file-name-directory llmster-test--source)
+                                   "--eval" "(progn (require 'llmster) (require 'llmster-context) (require 'llmster-rewrite)
+                                               (require 'llmster-library)
+                                               (princ (format \"%s %s\" (featurep 'transient) (commandp 'llmster-menu))))")))
+    (should (equal (buffer-string) "nil t"))))
 
 (ert-deftest llmster-test-default-keys-leave-gptel-and-the-user-alone ()
   ;; C-c RET (C-c C-m in a terminal) is gptel's send key; C-c LETTER is the user's.

@@ -30,10 +30,24 @@ command('LlmsterAdd', function(opts)
   local target = argument(opts)
   llmster().add_context(target or vim.api.nvim_get_current_buf())
 end, { nargs = '?', complete = 'file', desc = 'Attach the current buffer, or a file, to the next message of a chat' })
+command('LlmsterImage', function(opts) llmster().add_image(opts.args) end,
+  { nargs = 1, complete = 'file', desc = 'Send an image with the next message of a chat (for a model that sees images)' })
+command('LlmsterPreview', function() llmster().preview() end,
+  { desc = 'Show the request the next send would make (a dry run: nothing is sent)' })
 command('LlmsterCancel', function() llmster().cancel() end, { desc = 'Cancel the streaming reply' })
 command('LlmsterRegenerate', function() llmster().regenerate() end, { desc = 'Ask again for the last answer' })
 command('LlmsterEditLast', function() llmster().edit_last() end, { desc = 'Edit and resend the last message' })
-command('LlmsterFresh', function() llmster().fresh() end, { desc = 'Resend the last message with a fresh server context' })
+command('LlmsterFresh', function(opts)
+  local how = argument(opts)
+  if how and how ~= 'recap' then error('LlmsterFresh takes nothing or "recap", not ' .. how, 0) end
+  llmster().fresh(nil, how == 'recap')
+end, { nargs = '?', complete = function() return { 'recap' } end,
+  desc = 'Resend the last message with a fresh server context (recap: starting with a recap of the earlier turns)' })
+command('LlmsterFork', function(opts)
+  local reply = argument(opts)
+  if reply and not tonumber(reply) then error('LlmsterFork takes a reply number, not ' .. reply, 0) end
+  library().fork(tonumber(reply))
+end, { nargs = '?', desc = 'Start a new conversation from reply N (default: the last) and open it' })
 command('LlmsterAlternatives', function(opts) llmster().pick_alternative(nil, opts.bang) end,
   { bang = true, desc = 'Choose another answer to the last message (!: another version of it)' })
 command('LlmsterModels', function() llmster().pick_model() end, { desc = 'Choose the chat model' })

@@ -198,9 +198,13 @@ local ok, err = pcall(function()
     local errors = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, seen)
     assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
     assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
-    -- Undo changes the view only: the library keeps the exchange.
-    local messages = saved(buffer).messages
-    assert(messages[#messages].role == 'assistant' and messages[#messages].text:sub(1, 3) == 'one', vim.inspect(messages))
+    -- Undo changes the view only: the library keeps the exchange (saved as llmster ends the cancelled reply).
+    local messages
+    wait(function()
+      messages = saved(buffer).messages
+      return messages[#messages].role == 'assistant' and messages[#messages].status ~= 'streaming'
+    end, 'the library to keep the cancelled reply')
+    assert(messages[#messages].text:sub(1, 3) == 'one', vim.inspect(messages))
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
     assert(text(buffer):match('### Assistant\none two three four five six seven eight\n\n### You\n$'), text(buffer))
@@ -336,7 +340,7 @@ local ok, err = pcall(function()
     local buffer = new_chat('echo:one')
     reset_simulator()
     local offered
-    select_with(function(items, options) offered = options.prompt return items[1], 1 end, function()
+    select_with(function(items, options) offered = options.prompt return items[2], 2 end, function()
       type_input(buffer, 'echo:two')
       vim.cmd('LlmsterSend')
       wait(function() return offered ~= nil end, 'the fresh-context prompt')
@@ -348,6 +352,124 @@ local ok, err = pcall(function()
     assert(not body:find('[error', 1, true), 'the failed reply is replaced: ' .. body)
     local messages = saved(buffer).messages
     assert(messages[#messages].text == 'two' and messages[#messages].status == 'complete')
+  end)
+
+  -- The `input` of the last chat request the simulator received.
+  local function last_chat_input()
+    local requests = vim.json.decode(vim.fn.system({ 'curl', '-s', url .. '/__sim/requests' }))
+    for index = #requests, 1, -1 do
+      if requests[index].path == '/api/v1/chat' then
+        local input = requests[index].body.input
+        return type(input) == 'string' and input or vim.json.encode(input)
+      end
+    end
+    return ''
+  end
+
+  test('lost server context: the prompt offers a recap of the earlier turns, as does :LlmsterFresh recap', function()
+    local buffer = new_chat('echo:remember the heron')
+    reset_simulator()
+    local items
+    local seen = notifications(function()
+      select_with(function(offered) items = offered return offered[1], 1 end, function()
+        type_input(buffer, 'recall')
+        vim.cmd('LlmsterSend')
+        wait(function() return items ~= nil end, 'the fresh-context prompt')
+        wait(function() return llmster.streaming(buffer) end, 'the resend')
+        wait(function() return not llmster.streaming(buffer) end, 'the resent reply')
+      end)
+    end)
+    assert(#items == 3 and items[1]:find('recap', 1, true) and items[3] == 'Not now', vim.inspect(items))
+    local input = last_chat_input()
+    assert(input:find('[llmster recap:', 1, true) == 1 and input:find('User: echo:remember the heron', 1, true), input)
+    assert(vim.tbl_filter(function(n) return n.message:find('recap of the earlier turns', 1, true) end, seen)[1], vim.inspect(seen))
+    local messages = saved(buffer).messages
+    assert(messages[#messages].status == 'complete' and not text(buffer):find('[error', 1, true), text(buffer))
+    -- Declined, then asked for by command.
+    reset_simulator()
+    select_with(function() return nil, nil end, function()
+      type_input(buffer, 'and again')
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(buffer) end, 'the failure')
+    end)
+    vim.cmd('LlmsterFresh recap')
+    wait(function() return not llmster.streaming(buffer) end, 'the resent reply')
+    input = last_chat_input()
+    assert(input:find('[llmster recap:', 1, true) == 1 and input:find('and again', 1, true), input)
+  end)
+
+  test(':LlmsterFork starts a new conversation from a reply, marked in the library', function()
+    local buffer = new_chat('echo:one')
+    type_input(buffer, 'echo:two')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the second reply')
+    local original = llmster.chat(buffer).conversation
+    vim.cmd('LlmsterFork 1')
+    local fork = vim.api.nvim_get_current_buf()
+    assert(fork ~= buffer and llmster.chat(fork).conversation ~= original)
+    assert(text(fork):match('^### You\necho:one\n\n### Assistant\none\n\n### You\n$'), text(fork))
+    type_input(fork, 'echo:three')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(fork) end, 'the fork\'s reply')
+    assert(text(fork):find('### Assistant\nthree', 1, true), text(fork))
+    local texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
+    assert(vim.deep_equal(texts, { 'echo:one', 'one', 'echo:two', 'two' }), vim.inspect(texts))
+    local list = require('llmster.library').list()
+    assert(text(list):find('(fork of "echo:one" at reply 1)', 1, true), text(list))
+    local seen = notifications(function() vim.cmd('LlmsterFork 9') end)
+    assert(#seen == 1 and seen[1].message:find('repl', 1, true), vim.inspect(seen))
+    vim.api.nvim_buf_delete(list, { force = true })
+  end)
+
+  test('an image goes with the next message, to a model that sees images', function()
+    local image = vim.fn.tempname() .. '.png'
+    local file = assert(io.open(image, 'wb'))
+    file:write('\137PNG\r\n\26\n' .. string.rep('\0', 24))
+    file:close()
+    local buffer = new_chat()
+    llmster.chat(buffer).model = 'acme/vision-7b'
+    vim.cmd('LlmsterAdd ' .. vim.fn.fnameescape(image))
+    assert(vim.deep_equal(llmster.context(buffer), { 'image ' .. vim.fn.fnamemodify(image, ':t') }), vim.inspect(llmster.context(buffer)))
+    type_input(buffer, 'What is in it?')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    local body = text(buffer)
+    assert(body:find('What is in it?\n\n[image: ' .. vim.fn.fnamemodify(image, ':t') .. ']\n\n### Assistant\nI can see 1 image in your message.', 1, true), body)
+    assert(#llmster.context(buffer) == 0, 'sent once')
+    llmster.chat(buffer).model = 'acme/tiny-1b'
+    vim.cmd('LlmsterImage ' .. vim.fn.fnameescape(image))
+    type_input(buffer, 'And now?')
+    local seen = notifications(function()
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(buffer) end, 'the refusal')
+    end)
+    assert(text(buffer):find('acme/tiny-1b', 1, true), text(buffer))
+    assert(#seen >= 1, 'the refusal is said')
+  end)
+
+  test(':LlmsterPreview shows the request the next send would make, and sends nothing', function()
+    local buffer = new_chat()
+    llmster.set_system_prompt('Be brief.', buffer)
+    local file = vim.fn.tempname() .. '.txt'
+    vim.fn.writefile({ 'remember this' }, file)
+    llmster.add_context(file, buffer)
+    type_input(buffer, 'echo:first')
+    vim.cmd('LlmsterPreview')
+    local shown = text(vim.api.nvim_get_current_buf())
+    assert(shown:match('^POST http://[^\n]+/api/v1/chat\n\n{'), shown)
+    assert(shown:find('"system_prompt" : "Be brief."', 1, true) and shown:find('remember this', 1, true)
+      and shown:find('echo:first', 1, true), shown)
+    assert(vim.bo.filetype == 'json')
+    vim.cmd('normal q')
+    assert(vim.api.nvim_get_current_buf() == buffer)
+    assert(llmster.chat(buffer).conversation == nil and #llmster.context(buffer) == 1, 'nothing sent, the context stays')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    type_input(buffer, 'echo:second')
+    local request = llmster.preview(buffer)
+    shown = text(request)
+    assert(shown:find('"previous_response_id" : "', 1, true) and not shown:find('system_prompt', 1, true), shown)
+    vim.api.nvim_buf_delete(request, { force = true })
   end)
 
   test(':LlmsterFresh recovers when the prompt is declined', function()
@@ -378,9 +500,9 @@ local ok, err = pcall(function()
     end, 'the reply')
     assert(shown['loading model N%'], vim.inspect(shown))
     assert(llmster.indicator(buffer) == nil, 'the indicator goes when the reply ends')
-    llmster.models()
+    -- rpc's context meter, as the REPL's prompt shows it.
     local line = llmster.statusline()
-    assert(line:match('^llmster: acme/thinker%-8b · %d+/[%d.]+k? tokens$'), line)
+    assert(line:match('^llmster: acme/thinker%-8b · ctx [%d.]+k?/[%d.]+k? %d+%%$'), line)
   end)
 
   test('tool calls show name, arguments, status and folded output', function()
@@ -442,7 +564,7 @@ local ok, err = pcall(function()
     local function open(messages)
       client.request_sync = function(method, params)
         if method ~= 'conversations/get' then return request_sync(method, params) end
-        return { conversation = { id = 'crafted-' .. tostring(#messages), title = 'Crafted' }, messages = messages }
+        return { conversation = { id = 'crafted-' .. tostring(#messages), title = 'Crafted', displayTitle = 'Crafted' }, messages = messages }
       end
       local ok, buffer = pcall(llmster.open, 'crafted')
       client.request_sync = request_sync
@@ -450,7 +572,8 @@ local ok, err = pcall(function()
       return buffer
     end
     local buffer = open({ { id = 'u', role = 'user', text = 'Question?' }, reply({
-      { kind = 'reasoning', text = 'Pensée.' }, { kind = 'tool', index = 0 }, { kind = 'reasoning', text = 'Puis.' },
+      { kind = 'reasoning', text = 'Pensée.', reasoningLabel = 'Reasoning' }, { kind = 'tool', index = 0 },
+      { kind = 'reasoning', text = 'Puis.', reasoningLabel = 'Reasoning' },
       { kind = 'text', text = 'Voilà → \n\n' }, { kind = 'tool', index = 1 }, { kind = 'text', text = 'ça marche' },
     }, 2.25) })
     local body = text(buffer)
@@ -459,9 +582,10 @@ local ok, err = pcall(function()
     assert(vim.deep_equal(labels, { '▸ Reasoning', '▸ Reasoning' }), 'two parts share one time: ' .. vim.inspect(labels))
     vim.cmd('bwipeout ' .. buffer)
     buffer = open({ { id = 'u', role = 'user', text = 'Question?' },
-      reply({ { kind = 'reasoning', text = 'Pensée.', seconds = 2.25 }, { kind = 'text', text = 'Oui.' } }, 2.25) })
+      reply({ { kind = 'reasoning', text = 'Pensée.', seconds = 1020, reasoningLabel = 'Thought for 1,020.0 s' },
+        { kind = 'text', text = 'Oui.' } }, 1020) })
     labels = vim.tbl_map(function(fold) return fold[3] end, llmster.folds(buffer))
-    assert(vim.deep_equal(labels, { '▸ Thought for 2.3 s' }), 'the server\'s time, as the REPL says it: ' .. vim.inspect(labels))
+    assert(vim.deep_equal(labels, { '▸ Thought for 1,020.0 s' }), 'rpc\'s label, as it sends it: ' .. vim.inspect(labels))
     vim.cmd('bwipeout ' .. buffer)
   end)
 
@@ -826,6 +950,22 @@ local ok, err = pcall(function()
     vim.fn.delete(fresh, 'rf')
   end)
 
+  test('each module the help lists loads on its own in a fresh Neovim', function()
+    local root = vim.fn.fnamemodify(vim.api.nvim_get_runtime_file('lua/llmster/init.lua', false)[1], ':h:h:h')
+    local doc = table.concat(vim.fn.readfile(root .. '/doc/llmster.txt'), '\n')
+    local section = doc:match('%*llmster%-modules%*(.-)\n\n')
+    local modules = {}
+    for name in section:gmatch('\n  (llmster[%w.]*)') do table.insert(modules, name) end
+    assert(#modules >= 10, vim.inspect(modules))
+    for _, name in ipairs(modules) do
+      assert(vim.fn.filereadable(root .. '/lua/' .. name:gsub('%.', '/') .. '.lua') == 1
+        or vim.fn.filereadable(root .. '/lua/' .. name:gsub('%.', '/') .. '/init.lua') == 1, name .. ' is in the help but not in lua/')
+      local output = vim.fn.system({ 'nvim', '--headless', '-u', 'NONE', '-i', 'NONE', '--cmd', 'set rtp^=' .. root,
+        '-c', 'lua local ok, e = pcall(require, "' .. name .. '") if not ok then io.stderr:write(e) vim.cmd("cquit") end', '-c', 'qall!' })
+      assert(vim.v.shell_error == 0, name .. ': ' .. output)
+    end
+  end)
+
   test('undo after a reply takes the exchange away in one step', function()
     local buffer = llmster.open()
     type_input(buffer, 'echo:one two three')
@@ -926,6 +1066,10 @@ local ok, err = pcall(function()
     ['model-before-first-message'] = 'a model chosen before the first message follows the load policy',
     ['config-reload'] = 'presets start a new chat and apply to the current one',
     ['edit-last'] = 'edit-last asks before replacing typed text, shows it is editing, and cancel leaves',
+    ['recap'] = 'lost server context: the prompt offers a recap of the earlier turns, as does :LlmsterFresh recap',
+    ['fork'] = ':LlmsterFork starts a new conversation from a reply, marked in the library',
+    ['image'] = 'an image goes with the next message, to a model that sees images',
+    ['dry-run'] = ':LlmsterPreview shows the request the next send would make, and sends nothing',
   }
   test('every shared editor scenario has a test here', function()
     -- Beside this test file in the source tree (the installed plugin has no copy).

@@ -21,9 +21,37 @@ function M.log_path()
   return directory .. '/llmster.log'
 end
 
--- Shows `message` the way Neovim shows plugin errors: one line, no stack trace.
+-- Neovim's own vim.notify, told apart from a notification plugin's (which shows long text in a window of its own).
+local builtin_notify = vim.notify
+
+-- `text` on one line that the command line shows without a hit-enter prompt (`v:echospace` cells), cut with "…".
+local function fitting(text)
+  text = text:gsub('%s*\n%s*', ' ')
+  local room = math.max(10, (tonumber(vim.v.echospace) or (vim.o.columns - 12)) - 1)
+  if vim.fn.strdisplaywidth(text) <= room then return text end
+  local cut = vim.fn.strcharpart(text, 0, room - 1)
+  while vim.fn.strdisplaywidth(cut) > room - 1 do cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1) end
+  return cut .. '…'
+end
+
+-- Shows `message` the way Neovim shows plugin errors: one line, no stack trace. Through Neovim's own vim.notify a
+-- message wider than the command line is cut to fit it, since a wider one stops the editor at a hit-enter prompt;
+-- the whole message goes to the log (M.log_path()).
 function M.notify(message, level)
-  vim.notify('llmster: ' .. tostring(message):gsub('^llmster: ', ''), level or vim.log.levels.ERROR)
+  local text = 'llmster: ' .. tostring(message):gsub('^llmster: ', '')
+  level = level or vim.log.levels.ERROR
+  if vim.notify ~= builtin_notify then return vim.notify(text, level) end
+  local shown = fitting(text)
+  if shown ~= text then
+    local file = io.open(M.log_path(), 'a')
+    if file then
+      file:write(os.date('%Y-%m-%d %H:%M:%S '), text, '\n')
+      file:close()
+    end
+  end
+  -- Not vim.notify's nvim_err_writeln: from a callback it stopped at a hit-enter prompt even for a message that fits.
+  local highlight = level >= vim.log.levels.ERROR and 'ErrorMsg' or (level == vim.log.levels.WARN and 'WarningMsg' or nil)
+  vim.api.nvim_echo({ { shown, highlight } }, true, {})
 end
 
 -- Runs `body(...)`; an error becomes a notification instead of a stack trace. Returns body's results.

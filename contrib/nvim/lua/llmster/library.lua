@@ -6,15 +6,19 @@ local M = {}
 
 local function llmster() return require('llmster') end
 
+-- The title to show: rpc's displayTitle; a search hit and a fork's origin carry only the title.
 local function title_of(conversation)
+  if not isnil(conversation.displayTitle) then return conversation.displayTitle end
   local title = conversation.title
   return (not isnil(title) and title ~= '') and title or 'Untitled'
 end
 
--- One line of the library list: pin, folder and title.
+-- One line of the library list: pin, folder and title, and for a fork where it came from.
 function M.format(conversation)
   local folder = isnil(conversation.folderPath) and '' or ('[' .. conversation.folderPath .. '] ')
-  return string.format('%s %s%s', conversation.pinned == true and '*' or ' ', folder, title_of(conversation))
+  local origin = conversation.forkedFrom
+  local fork = isnil(origin) and '' or string.format('  (fork of "%s" at reply %d)', title_of(origin), origin.reply)
+  return string.format('%s %s%s%s', conversation.pinned == true and '*' or ' ', folder, title_of(conversation), fork)
 end
 
 -- The conversation an action applies to: the library line under the cursor, or the current chat's.
@@ -35,7 +39,7 @@ local function refresh_views(conversation)
   for _, buffer in ipairs(vim.api.nvim_list_bufs()) do
     local chat = llmster().chat(buffer)
     if chat and conversation and chat.conversation == conversation.id then
-      chat.title = conversation.title or ''
+      chat.title = conversation.displayTitle
       llmster().rename_buffer(buffer, chat.title)
     end
     if vim.api.nvim_buf_is_loaded(buffer) and vim.b[buffer].llmster_library then M.fill(buffer) end
@@ -72,7 +76,7 @@ function M.fill(buffer)
   set_list(buffer, lines, ids)
 end
 
--- :LlmsterChats: the library; <CR> opens, r renames, m moves, p pins, d deletes, / searches, R refreshes.
+-- :LlmsterChats: the library; <CR> opens, r renames, m moves, p pins, d deletes, f forks, / searches, R refreshes.
 function M.list()
   local buffer = list_buffer('llmster: library')
   vim.b[buffer].llmster_library = true
@@ -83,6 +87,7 @@ function M.list()
     m = function() M.move() end,
     p = function() M.toggle_pin() end,
     d = function() M.delete() end,
+    f = function() M.fork() end,
     ['/'] = function() M.search() end,
     R = function() M.fill(buffer) end,
   })
@@ -140,6 +145,18 @@ function M.move(path)
       client.guard(apply, choice)
     end
   end)
+end
+
+-- :LlmsterFork [N]: a new conversation from reply N (default: the last) of the conversation, opened in a chat; the
+-- original is unchanged. Returns the fork's buffer.
+function M.fork(reply)
+  local result = client.request_sync('conversations/fork', { conversationId = current(), atReply = reply })
+  local origin = result.forkedFrom
+  local buffer = llmster().open(result.conversation.id)
+  refresh_views(nil)
+  client.notify(string.format('forked at reply %d of "%s"; the original is unchanged', origin.reply, title_of(origin)),
+    vim.log.levels.INFO)
+  return buffer
 end
 
 -- Pins the conversation, or unpins it when it is pinned.

@@ -1,0 +1,467 @@
+-- Chat buffers: opening, sending, regenerating, editing the last message, alternatives, drafts.
+local client = require('llmster.client')
+local config = require('llmster.config')
+local folds = require('llmster.chat.folds')
+local keymaps = require('llmster.chat.keymaps')
+local stream = require('llmster.chat.stream')
+local state = require('llmster.chat.buffer')
+local chats = state.chats
+local lines_of = state.lines_of
+local mark_at = state.mark_at
+local last_header = state.last_header
+local input_text = state.input_text
+local new_input_area = state.new_input_area
+local rename_buffer = state.rename_buffer
+local require_chat = state.require_chat
+local add_fold, refresh_folds, setup_window = folds.add_fold, folds.refresh_folds, folds.setup_window
+local set_indicator, finish_reply, put_prompt_back = stream.set_indicator, stream.finish_reply, stream.put_prompt_back
+local on_event, on_reply, single_line, tool_lines = stream.on_event, stream.on_reply, stream.single_line, stream.tool_lines
+local isnil = client.isnil
+-- Required when used: llmster.context uses this module's chat_for_range.
+local function context() return require('llmster.context') end
+
+local M = {}
+
+-- Keeps the chat's unsent input as its conversation's draft; with `wait`, returns once llmster saved it.
+local function save_draft(buffer, wait)
+  local chat = chats[buffer]
+  if not (chat and chat.conversation and vim.api.nvim_buf_is_loaded(buffer)) then return end
+  local text = input_text(buffer)
+  if text ~= (chat.draft or '') then
+    chat.draft = text
+    local params = { conversationId = chat.conversation, text = text }
+    if wait then client.request_sync('drafts/set', params) else client.request('drafts/set', params) end
+  end
+end
+
+-- Before Neovim exits, every chat's draft is saved (llmster rpc stops as soon as its input ends).
+vim.api.nvim_create_autocmd('VimLeavePre', {
+  group = vim.api.nvim_create_augroup('llmster_drafts', { clear = true }),
+  callback = function()
+    if not client.running() then return end
+    for buffer in pairs(chats) do pcall(save_draft, buffer, true) end
+  end,
+})
+local function new_chat_buffer()
+  local buffer = vim.api.nvim_create_buf(true, true)
+  vim.bo[buffer].filetype = 'markdown'
+  vim.bo[buffer].bufhidden = 'hide'
+  chats[buffer] = { folds = {}, fold_version = 0, context = {} }
+  local group = vim.api.nvim_create_augroup('llmster_chat_' .. buffer, { clear = true })
+  vim.api.nvim_create_autocmd('BufWinEnter', {
+    group = group, buffer = buffer,
+    callback = function() setup_window(vim.api.nvim_get_current_win()) end,
+  })
+  vim.api.nvim_create_autocmd('BufLeave', { group = group, buffer = buffer, callback = function() save_draft(buffer) end })
+  vim.api.nvim_create_autocmd('BufEnter', { group = group, buffer = buffer, callback = function() state.last_chat = buffer end })
+  vim.api.nvim_create_autocmd('BufUnload', {
+    group = group, buffer = buffer,
+    callback = function()
+      save_draft(buffer)
+      local chat = chats[buffer]
+      chats[buffer] = nil
+      if chat and chat.reply then client.cancel_request(chat.reply.id) end
+      pcall(vim.api.nvim_del_augroup_by_id, group)
+    end,
+  })
+  keymaps.chat_keymaps(buffer)
+  return buffer
+end
+
+local function show(buffer)
+  vim.api.nvim_set_current_buf(buffer)
+  setup_window(vim.api.nvim_get_current_win())
+end
+
+-- Renders saved messages as the lines of a transcript, with folds for reasoning and tool output.
+local function render_messages(buffer, chat, messages)
+  local lines, folds = {}, {}
+  local function add(more) vim.list_extend(lines, more) end
+  for _, message in ipairs(messages) do
+    if message.role == 'user' then
+      add({ '### You' })
+      add(lines_of(message.text or ''))
+    else
+      add({ '### Assistant' })
+      -- The reply's reasoning, text and tool calls in the server's order, as llmster cut them.
+      local calls = isnil(message.toolCalls) and {} or message.toolCalls
+      local parts = vim.tbl_filter(function(part)
+        if part.kind == 'tool' then return type(part.index) == 'number' and calls[part.index + 1] ~= nil end
+        return (part.kind == 'reasoning' or part.kind == 'text') and type(part.text) == 'string'
+      end, isnil(message.parts) and {} or message.parts)
+      for index, part in ipairs(parts) do
+        local first = #lines
+        if part.kind == 'tool' then
+          local call = calls[part.index + 1]
+          local call_lines = tool_lines(call)
+          -- Output ending in a newline: the blank line after the part is enough.
+          if #call_lines > 1 and call_lines[#call_lines] == '' then table.remove(call_lines) end
+          add(call_lines)
+          if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(call.name) }) end
+        elseif part.kind == 'reasoning' then
+          add(lines_of((part.text:gsub('\n+$', ''))))
+          table.insert(folds, { first, #lines - 1, '▸ ' .. tostring(part.reasoningLabel) })
+        else
+          add(lines_of(index == #parts and part.text or (part.text:gsub('\n+$', ''))))
+        end
+        if index < #parts then add({ '' }) end
+      end
+      if #parts == 0 or parts[#parts].kind ~= 'text' then add({ '' }) end
+      if message.status ~= 'complete' then
+        local reason = not isnil(message.error) and message.error ~= '' and (': ' .. single_line(message.error)) or ''
+        add({ '[' .. tostring(message.status) .. reason .. ']' })
+      end
+    end
+    add({ '' })
+  end
+  add({ '### You' })
+  vim.api.nvim_buf_set_lines(buffer, 0, -1, false, lines)
+  for _, fold in ipairs(folds) do
+    add_fold(chat, { start = mark_at(buffer, fold[1], 0, false), stop = mark_at(buffer, fold[2] + 1, 0, false), summary = fold[3],
+      first_line = lines[fold[1] + 1] })
+  end
+end
+
+-- Opens a chat buffer: a new conversation, or the saved one `conversation_id` (an id, id prefix or title).
+function M.open(conversation_id)
+  client.start()
+  local answer = conversation_id and client.request_sync('conversations/get', { id = conversation_id })
+  for buffer, chat in pairs(answer and chats or {}) do
+    if chat.conversation == answer.conversation.id then
+      show(buffer)
+      return buffer
+    end
+  end
+  local buffer = new_chat_buffer()
+  local chat = chats[buffer]
+  -- The transcript is where undo starts, not a change to undo.
+  vim.bo[buffer].undolevels = -1
+  if answer then
+    local conversation = answer.conversation
+    chat.conversation, chat.title = conversation.id, conversation.displayTitle
+    chat.meter = not isnil(answer.contextMeter) and answer.contextMeter or nil
+    chat.model = not isnil(conversation.modelKey) and conversation.modelKey or nil
+    render_messages(buffer, chat, answer.messages)
+    chat.draft = not isnil(conversation.draft) and conversation.draft or ''
+    vim.api.nvim_buf_set_lines(buffer, -1, -1, false, chat.draft ~= '' and lines_of(chat.draft) or { '' })
+  else
+    chat.preset = config.options.default_preset
+    vim.api.nvim_buf_set_lines(buffer, 0, -1, false, { '### You', '' })
+  end
+  -- -123456 is "use the global value" for this global-local option.
+  vim.bo[buffer].undolevels = -123456
+  rename_buffer(buffer, chat.title or '')
+  show(buffer)
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
+  return buffer
+end
+
+function M.chat(buffer)
+  return chats[buffer or vim.api.nvim_get_current_buf()]
+end
+
+function M.streaming(buffer)
+  local chat = chats[buffer or vim.api.nvim_get_current_buf()]
+  return chat ~= nil and chat.reply ~= nil
+end
+-- Shows beside the input header that the next send replaces the last message (or, without `text`, nothing).
+local function show_edit(buffer, text)
+  vim.api.nvim_buf_clear_namespace(buffer, state.edit_namespace, 0, -1)
+  local row = text and last_header(buffer, '### You')
+  if row then
+    vim.api.nvim_buf_set_extmark(buffer, state.edit_namespace, row, 0, { virt_text = { { '  ' .. text, 'WarningMsg' } }, virt_text_pos = 'eol' })
+  end
+end
+
+-- Expands `#buffer` (the alternate buffer) and `/file PATH` lines of the input, and the attached context, which is
+-- then detached (unless `keep`).
+local function expand_input(chat, text, keep)
+  local blocks = {}
+  for _, item in ipairs(chat.context) do
+    if not item.image then table.insert(blocks, context().fence(item.name, item.filetype, item.lines())) end
+  end
+  local kept = {}
+  for _, line in ipairs(lines_of(text)) do
+    local path = line:match('^/file%s+(.+)$')
+    if line == '#buffer' then
+      local alternate = vim.fn.bufnr('#')
+      if alternate > 0 and not chats[alternate] then table.insert(blocks, context().fence_buffer(alternate)) end
+    elseif path then
+      table.insert(blocks, context().fence_file(vim.fn.expand(vim.trim(path))))
+    else
+      table.insert(kept, line)
+    end
+  end
+  if not keep then
+    chat.context = {}
+    context().show_context(chat)
+  end
+  local prompt = vim.trim(table.concat(kept, '\n'))
+  if #blocks == 0 then return prompt end
+  return table.concat(blocks, '\n\n') .. '\n\n' .. prompt
+end
+
+-- Sends the chat's input (or, with `options.retry`, asks again for the last answer) and streams the reply.
+-- `options`: retry, fresh (a fresh server context; 'recap': one that starts with a recap of the earlier turns), edit
+-- (replace the last user message).
+function M.send_chat(buffer, options)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  options = options or {}
+  local chat = require_chat(buffer)
+  local text, input_row = input_text(buffer)
+  if not options.retry and text == '' and #chat.context == 0 then
+    error('nothing to send: type below the last "### You" line', 0)
+  end
+  if options.retry and not chat.conversation then error('nothing to regenerate yet', 0) end
+  local edit = options.edit or chat.edit_next
+  local prompt_lines = vim.api.nvim_buf_get_lines(buffer, input_row, -1, false)
+  local created, preset = chat.conversation == nil, nil
+  if created and chat.preset then
+    chat.conversation = client.request_sync('conversations/create',
+      { preset = chat.preset, systemPrompt = chat.system_prompt, reasoning = chat.reasoning }).id
+    preset, chat.preset = chat.preset, nil
+  end
+  local params = {
+    conversationId = chat.conversation, model = chat.model,
+    freshContext = options.fresh == 'recap' and 'recap' or ((options.fresh or chat.fresh_next) and true or nil),
+    systemPrompt = not chat.conversation and chat.system_prompt or nil,
+    integrations = not chat.conversation and chat.integrations or nil,
+    reasoning = not chat.conversation and chat.reasoning or nil,
+  }
+  -- A cursor left at the end of the input follows the reply.
+  local count = vim.api.nvim_buf_line_count(buffer)
+  local followers = vim.tbl_filter(function(window)
+    return vim.api.nvim_win_get_cursor(window)[1] == count
+  end, vim.fn.win_findbuf(buffer))
+  local header
+  if options.retry then
+    params.retry = true
+    header = last_header(buffer, '### Assistant', input_row) or input_row
+    vim.api.nvim_buf_set_lines(buffer, header, input_row, false, { '### Assistant', '', '' })
+  else
+    params.images = vim.tbl_map(function(item) return item.image end, vim.tbl_filter(function(item) return item.image end, chat.context))
+    if #params.images == 0 then params.images = nil end
+    params.text = expand_input(chat, text)
+    if edit then
+      params.edit = true
+      local previous = last_header(buffer, '### You', input_row)
+      if previous then
+        vim.api.nvim_buf_set_lines(buffer, previous, input_row, false, {})
+        input_row = previous
+      end
+    end
+    for _, image in ipairs(params.images or {}) do
+      vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { '', '[image: ' .. vim.fn.fnamemodify(image, ':t') .. ']' })
+    end
+    vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { '', '### Assistant', '' })
+    header = vim.api.nvim_buf_line_count(buffer) - 2
+    new_input_area(buffer)
+  end
+  chat.edit_next = nil
+  show_edit(buffer, nil)
+  local reply = {
+    chat = chat, segments = {}, tools = {}, created = created, preset = preset,
+    header = mark_at(buffer, header, 0, false),
+    finish = mark_at(buffer, header + 1, 0, true),
+    prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,
+  }
+  reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
+  for _, window in ipairs(followers) do vim.api.nvim_win_set_cursor(window, { header + 2, 0 }) end
+  chat.reply = reply
+  set_indicator(buffer, reply, 'waiting…')
+  local sent, id = pcall(client.request, 'chat/send', params,
+    function(result, failure) on_reply(buffer, reply, result, failure) end,
+    function(event) on_event(buffer, reply, event) end)
+  if not sent then
+    finish_reply(buffer, chat)
+    put_prompt_back(buffer, reply)
+    error(id, 0)
+  end
+  reply.id = id
+  return id
+end
+
+-- :LlmsterPreview: a dry run; shows the JSON llmster would post for the chat's input now, in a scratch buffer (q
+-- closes it), and returns that buffer. Nothing is sent or saved, the input and its context stay; images show as their
+-- type and size. A preset chosen for a chat with no conversation yet applies only once the first send makes it.
+function M.preview(buffer)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = require_chat(buffer)
+  local text = input_text(buffer)
+  local images = vim.tbl_map(function(item) return item.image end, vim.tbl_filter(function(item) return item.image end, chat.context))
+  local answer = client.request_sync('chat/preview', {
+    text = expand_input(chat, text, true), conversationId = chat.conversation, model = chat.model,
+    images = #images > 0 and images or nil, freshContext = chat.fresh_next and true or nil,
+    systemPrompt = not chat.conversation and chat.system_prompt or nil,
+    integrations = not chat.conversation and chat.integrations or nil,
+    reasoning = not chat.conversation and chat.reasoning or nil,
+  })
+  local scratch = vim.api.nvim_create_buf(false, true)
+  local header = string.format('%s %s%s', answer.method, (answer.server:gsub('/$', '')), answer.path)
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, vim.list_extend({ header, '' }, lines_of(answer.text)))
+  vim.bo[scratch].filetype = 'json'
+  vim.bo[scratch].modifiable = false
+  vim.bo[scratch].bufhidden = 'wipe'
+  pcall(vim.api.nvim_buf_set_name, scratch, 'llmster: request')
+  vim.api.nvim_buf_set_keymap(scratch, 'n', 'q', '<Cmd>close<CR>', { noremap = true, silent = true })
+  vim.cmd('split')
+  vim.api.nvim_win_set_buf(0, scratch)
+  return scratch
+end
+
+-- Asks again for an answer to the last message; the old answer stays in the library as an alternative.
+function M.regenerate(buffer)
+  return M.send_chat(buffer, { retry = true })
+end
+
+-- Resends the last message with a fresh server context (after LM Studio lost the conversation's context); with
+-- `recap`, the fresh context starts with a recap of the earlier turns (their transcript when it fits, else a summary).
+function M.fresh(buffer, recap)
+  return M.send_chat(buffer, { retry = true, fresh = recap and 'recap' or true })
+end
+
+-- Whether the next send of the chat replaces its last message.
+function M.editing(buffer)
+  local chat = chats[buffer or vim.api.nvim_get_current_buf()]
+  return chat ~= nil and chat.edit_next ~= nil
+end
+
+-- Puts the last message in the input area; the next send replaces it (the old turn becomes an alternative).
+-- Unsent text in the input is replaced only when the user agrees; :LlmsterCancel brings it back.
+function M.edit_last(buffer)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = require_chat(buffer)
+  local typed, input_row = input_text(buffer)
+  local previous = last_header(buffer, '### You', input_row)
+  local answer = previous and last_header(buffer, '### Assistant', input_row)
+  if not previous or not answer or answer < previous then error('there is no sent message to edit', 0) end
+  local lines = vim.api.nvim_buf_get_lines(buffer, previous + 1, answer, false)
+  while #lines > 0 and lines[#lines] == '' do table.remove(lines) end
+  while #lines > 0 and lines[1] == '' do table.remove(lines, 1) end
+  local function edit()
+    local _, row = input_text(buffer)
+    local displaced = chat.edit_next or vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
+    vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, lines)
+    chat.edit_next = displaced
+    show_edit(buffer, 'editing the last message: sending replaces it, :LlmsterCancel leaves')
+    vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
+  end
+  if chat.edit_next or typed == '' then return edit() end
+  vim.ui.select({ 'Replace it with the last message', 'Keep it' }, { prompt = 'The input holds unsent text' }, function(_, index)
+    if index == 1 and chats[buffer] == chat and not chat.reply then client.guard(edit) end
+  end)
+end
+
+-- Stops editing the last message: the input it displaced comes back.
+local function leave_edit(buffer, chat)
+  local _, row = input_text(buffer)
+  vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, chat.edit_next)
+  chat.edit_next = nil
+  show_edit(buffer, nil)
+  client.notify('the next send is a new message again', vim.log.levels.INFO)
+end
+
+-- The chat that text from other buffers goes to: the last chat entered, else any idle chat, else a new one.
+function M.chat_for_range()
+  if state.last_chat and chats[state.last_chat] and not chats[state.last_chat].reply then return state.last_chat end
+  for buffer, chat in pairs(chats) do
+    if not chat.reply then return buffer end
+  end
+  return M.open()
+end
+
+-- Puts `text` into the input area of a chat (the current one, or another open chat, or a new one) and sends it.
+function M.send_text(text)
+  local target = chats[vim.api.nvim_get_current_buf()] and vim.api.nvim_get_current_buf() or M.chat_for_range()
+  local _, row = input_text(target)
+  vim.api.nvim_buf_set_lines(target, row + 1, -1, false, lines_of(text))
+  if vim.api.nvim_get_current_buf() ~= target then show(target) end
+  return M.send_chat(target)
+end
+
+-- :LlmsterSend: in a chat buffer, its input; elsewhere the range (or the whole buffer) into a chat.
+function M.send(first, last, has_range)
+  local current = vim.api.nvim_get_current_buf()
+  if chats[current] and not has_range then return M.send_chat(current) end
+  local lines = vim.api.nvim_buf_get_lines(current, has_range and first - 1 or 0, has_range and last or -1, false)
+  return M.send_text(table.concat(lines, '\n'))
+end
+
+-- Cancels the streaming reply; while editing the last message, stops editing it instead.
+function M.cancel(buffer)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = chats[buffer]
+  if chat and chat.reply then
+    client.cancel_request(chat.reply.id)
+  elseif chat and chat.edit_next then
+    leave_edit(buffer, chat)
+  else
+    client.notify('nothing is streaming', vim.log.levels.INFO)
+  end
+end
+
+-- Alternatives: the other answers to a message, and its other versions.
+
+-- Shows the chat's conversation again from the library, keeping the unsent input; undo starts afresh.
+function M.redraw(buffer, chat)
+  local answer = client.request_sync('conversations/get', { id = chat.conversation })
+  local _, row = input_text(buffer)
+  local input = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
+  vim.api.nvim_buf_clear_namespace(buffer, state.namespace, 0, -1)
+  chat.folds = {}
+  chat.fold_version = chat.fold_version + 1
+  vim.bo[buffer].undolevels = -1
+  render_messages(buffer, chat, answer.messages)
+  vim.api.nvim_buf_set_lines(buffer, -1, -1, false, #input > 0 and input or { '' })
+  vim.bo[buffer].undolevels = -123456
+  refresh_folds(buffer)
+end
+
+-- The conversations/alternatives answer to choose from: the last message's alternatives, else (or with
+-- `versions`) the versions of the last user message.
+local function alternatives_of(chat, messages, versions)
+  local last_user
+  for index = #messages, 1, -1 do
+    if messages[index].role == 'user' then last_user = messages[index] break end
+  end
+  local candidates = versions and { last_user } or { messages[#messages], last_user }
+  for _, message in pairs(candidates) do
+    local answer = client.request_sync('conversations/alternatives', { conversationId = chat.conversation, messageId = message.id })
+    if #answer.alternatives > 1 then return answer end
+  end
+  return nil
+end
+
+-- The picker line of alternative `index` (1-based; vim.ui.select numbers the lines itself): `*` marks the shown
+-- one, `current` (0-based).
+function M.format_alternative(message, index, current)
+  local text = vim.trim(tostring(isnil(message.text) and '' or message.text)):gsub('%s+', ' ')
+  if vim.fn.strchars(text) > 72 then text = vim.fn.strcharpart(text, 0, 71) .. '…' end
+  return string.format('%s %s', index - 1 == current and '*' or ' ', text)
+end
+
+-- Shows another answer to the last message, chosen with vim.ui.select among those regenerating made; when
+-- the last answer has none (or with `versions`), among the versions of the last message that editing made.
+function M.pick_alternative(buffer, versions)
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = require_chat(buffer)
+  if not chat.conversation then error('no reply yet', 0) end
+  local messages = client.request_sync('conversations/get', { id = chat.conversation }).messages
+  local answer = alternatives_of(chat, messages, versions)
+  if not answer then error('no alternatives yet: :LlmsterRegenerate asks again, :LlmsterEditLast edits the last message', 0) end
+  local index_of = {}
+  for index, message in ipairs(answer.alternatives) do index_of[message] = index end
+  vim.ui.select(answer.alternatives, {
+    prompt = 'Alternative',
+    format_item = function(message) return M.format_alternative(message, index_of[message], answer.current) end,
+  }, function(choice)
+    if not (choice and chats[buffer] == chat) then return end
+    client.guard(function()
+      require_chat(buffer)
+      client.request_sync('conversations/chooseAlternative', { messageId = choice.id })
+      M.redraw(buffer, chat)
+    end)
+  end)
+end
+
+return M

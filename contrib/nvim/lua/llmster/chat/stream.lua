@@ -1,0 +1,352 @@
+-- A streaming reply drawn into its chat buffer: segments of text and reasoning, tool calls, progress, the end.
+local client = require('llmster.client')
+local config = require('llmster.config')
+local folds = require('llmster.chat.folds')
+local state = require('llmster.chat.buffer')
+local chats = state.chats
+local lines_of = state.lines_of
+local position = state.position
+local mark_at = state.mark_at
+local rename_buffer = state.rename_buffer
+local add_fold, remember_first_line, refresh_folds = folds.add_fold, folds.remember_first_line, folds.refresh_folds
+local isnil = client.isnil
+-- Required when used: it requires this module.
+local function chat_module() return require('llmster.chat') end
+
+local M = {}
+
+function M.set_indicator(buffer, reply, text)
+  if not vim.api.nvim_buf_is_valid(buffer) then return end
+  local row = position(buffer, reply.header)
+  if not row then return end
+  if text then
+    reply.indicator = vim.api.nvim_buf_set_extmark(buffer, state.indicator_namespace, row, 0,
+      { id = reply.indicator, virt_text = { { '  ' .. text, 'Comment' } }, virt_text_pos = 'eol' })
+    reply.indicator_text = text
+  elseif reply.indicator then
+    vim.api.nvim_buf_del_extmark(buffer, state.indicator_namespace, reply.indicator)
+    reply.indicator, reply.indicator_text = nil, nil
+  end
+end
+
+-- Whether the reply's "### Assistant" line is still where it was: undo, or deleting it, takes the exchange away.
+local function intact(buffer, reply)
+  local header, finish = position(buffer, reply.header), position(buffer, reply.finish)
+  local count = vim.api.nvim_buf_line_count(buffer)
+  return header ~= nil and finish ~= nil and header < count and finish < count
+    and vim.api.nvim_buf_get_lines(buffer, header, header + 1, false)[1] == '### Assistant'
+end
+
+-- Stops showing a reply whose exchange the user took away: it is cancelled, and the library keeps what arrived.
+local function detach(buffer, reply)
+  reply.detached = true
+  client.cancel_request(reply.id)
+  if reply.chat.reply == reply then reply.chat.reply = nil end
+  M.set_indicator(buffer, reply, nil)
+  client.notify('undo took the streaming reply away, so it is cancelled (the library keeps it: reopen the chat to see it)',
+    vim.log.levels.WARN)
+end
+
+-- Runs `change` in `buffer` as part of the reply's undo step, unless the user changed the buffer since.
+-- Windows whose cursor sat at the reply's end follow it. A reply whose exchange the user took away is detached
+-- instead; one that an undo cut short is drawn again from the library when it ends.
+local function write(buffer, reply, change)
+  if reply.detached then return end
+  if not intact(buffer, reply) then return detach(buffer, reply) end
+  local undone = vim.api.nvim_buf_call(buffer, function() return reply.change ~= nil and vim.fn.changenr() < reply.change end)
+  if undone then reply.redraw = true end
+  local row, col = position(buffer, reply.finish)
+  local followers = {}
+  for _, window in ipairs(vim.fn.win_findbuf(buffer)) do
+    local cursor = vim.api.nvim_win_get_cursor(window)
+    if cursor[1] - 1 == row and cursor[2] + 1 >= col then table.insert(followers, window) end
+  end
+  vim.api.nvim_buf_call(buffer, function()
+    if reply.tick == vim.api.nvim_buf_get_changedtick(buffer) then pcall(vim.cmd, 'undojoin') end
+    change()
+    reply.change = vim.fn.changenr()
+  end)
+  reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
+  local new_row, new_col = position(buffer, reply.finish)
+  for _, window in ipairs(followers) do pcall(vim.api.nvim_win_set_cursor, window, { new_row + 1, new_col }) end
+end
+
+local function insert(buffer, reply, text)
+  local row, col = position(buffer, reply.finish)
+  vim.api.nvim_buf_set_text(buffer, row, col, row, col, lines_of(text))
+end
+
+-- Ends `segment` at (row, col), moving its fold's end along.
+local function set_segment_stop(buffer, reply, segment, row, col)
+  segment.stop = mark_at(buffer, row, col, false)
+  if segment.fold then
+    segment.fold.stop = segment.stop
+    remember_first_line(buffer, segment.fold)
+  end
+  reply.chat.fold_version = reply.chat.fold_version + 1
+end
+
+-- Fixes the end of the reply's last segment where the reply ends now.
+local function end_segment(buffer, reply)
+  local segment = reply.segments[#reply.segments]
+  if not (segment and segment.open) then return end
+  segment.open = false
+  local row, col = position(buffer, reply.finish)
+  set_segment_stop(buffer, reply, segment, row, col)
+end
+
+-- Ends the reply's last segment: later text starts after a blank line.
+local function close_segment(buffer, reply)
+  if #reply.segments == 0 then return end
+  end_segment(buffer, reply)
+  local row, col = position(buffer, reply.finish)
+  local above = row > 0 and vim.api.nvim_buf_get_lines(buffer, row - 1, row, false)[1]
+  if col > 0 then
+    insert(buffer, reply, '\n\n')
+  elseif above ~= '' then
+    insert(buffer, reply, '\n')
+  end
+  reply.chat.fold_version = reply.chat.fold_version + 1
+end
+
+local function open_segment(buffer, reply, kind)
+  if #reply.segments > 0 then close_segment(buffer, reply) end
+  local row, col = position(buffer, reply.finish)
+  local segment = { kind = kind, open = true, start = mark_at(buffer, row, col, false) }
+  table.insert(reply.segments, segment)
+  return segment
+end
+
+local function reasoning_summary(segment)
+  return function()
+    -- The engine's label ("Thought for 4.2 s"), from reasoning.end or, failing that, the saved reply.
+    return '▸ ' .. (segment.label or 'Thinking…')
+  end
+end
+
+-- Appends streamed text of `kind` (reasoning or message) to the reply.
+local function append(buffer, reply, kind, text)
+  local last = reply.segments[#reply.segments]
+  if not (last and last.open and last.kind == kind) then
+    -- The engine separates answer segments with blank lines; the segments here already are.
+    if last then text = text:gsub('^\n+', '') end
+    if text == '' then return end
+    last = open_segment(buffer, reply, kind)
+    if kind == 'reasoning' then
+      last.fold = add_fold(reply.chat, { start = last.start, stop = reply.finish, summary = reasoning_summary(last) })
+    end
+  end
+  insert(buffer, reply, text)
+end
+
+-- Replaces the text of a segment with `lines`.
+local function replace_segment(buffer, reply, segment, lines)
+  local row, col = position(buffer, segment.start)
+  local end_row, end_col = position(buffer, segment.stop or reply.finish)
+  vim.api.nvim_buf_set_text(buffer, row, col, end_row, end_col, lines)
+  if segment.stop then
+    vim.api.nvim_buf_del_extmark(buffer, state.namespace, segment.stop)
+    set_segment_stop(buffer, reply, segment, row + #lines - 1, (#lines == 1 and col or 0) + #lines[#lines])
+  end
+end
+
+-- Replaces what the deltas of `kind` built with the server's final `text`.
+local function replace(buffer, reply, kind, text)
+  local matching = vim.tbl_filter(function(s) return s.kind == kind end, reply.segments)
+  if #matching == 0 then return append(buffer, reply, kind, text) end
+  for index, segment in ipairs(matching) do
+    replace_segment(buffer, reply, segment, index == #matching and lines_of(text) or { '' })
+  end
+end
+
+function M.single_line(value)
+  if isnil(value) then return '' end
+  local text = type(value) == 'string' and value or vim.json.encode(value):gsub('\\/', '/')
+  return (text:gsub('\n', ' '))
+end
+
+-- The lines of a tool call: a header with name, arguments and status, then its output.
+function M.tool_lines(call)
+  local status = call.status or 'running'
+  if status == 'succeeded' or status == 'success' then status = 'done' end
+  local header = string.format('⚙ %s(%s) · %s', call.name or '?', M.single_line(call.arguments), status)
+  local reason = call.reason or call.failureReason
+  if not isnil(reason) then header = header .. ': ' .. M.single_line(reason) end
+  local lines = { header }
+  if not isnil(call.output) and call.output ~= '' then vim.list_extend(lines, lines_of(call.output)) end
+  return lines
+end
+
+local function tool_summary(call)
+  return function() return '▸ output of ' .. (call.name or 'the tool') end
+end
+
+local function on_tool_call(buffer, reply, event)
+  local segment = reply.tools[event.index]
+  local call = { name = event.name, arguments = event.arguments, status = event.status, output = event.output, reason = event.reason }
+  if event.type == 'tool_call.failure' then call.status = 'failed' end
+  if not segment then
+    segment = open_segment(buffer, reply, 'tool')
+    reply.tools[event.index] = segment
+    insert(buffer, reply, table.concat(M.tool_lines(call), '\n'))
+    end_segment(buffer, reply)
+  else
+    replace_segment(buffer, reply, segment, M.tool_lines(call))
+  end
+  if not isnil(call.output) and call.output ~= '' and not segment.fold then
+    local row = position(buffer, segment.start)
+    segment.fold = add_fold(reply.chat, { start = mark_at(buffer, row + 1, 0, false), stop = segment.stop, summary = tool_summary(call) })
+    remember_first_line(buffer, segment.fold)
+    refresh_folds(buffer)
+  end
+end
+
+-- The progress shown beside the streaming reply's header ("loading model 40%", "streaming…"), or nil.
+function M.indicator(buffer)
+  local chat = chats[buffer or vim.api.nvim_get_current_buf()]
+  return chat and chat.reply and chat.reply.indicator_text or nil
+end
+
+local function percent(value)
+  return string.format('%d%%', math.floor((tonumber(value) or 0) * 100 + 0.5))
+end
+
+function M.on_event(buffer, reply, event)
+  local chat = chats[buffer]
+  if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
+  if not isnil(event.conversationId) then chat.conversation = chat.conversation or event.conversationId end
+  local kind = event.type
+  if kind == 'model_load.progress' then
+    M.set_indicator(buffer, reply, 'loading model ' .. percent(event.progress))
+  elseif kind == 'prompt_processing.progress' then
+    M.set_indicator(buffer, reply, 'processing prompt ' .. percent(event.progress))
+  elseif kind == 'message.delta' or kind == 'reasoning.delta' then
+    M.set_indicator(buffer, reply, kind == 'reasoning.delta' and 'thinking…' or 'streaming…')
+    write(buffer, reply, function() append(buffer, reply, kind == 'message.delta' and 'message' or 'reasoning', event.text) end)
+  elseif kind == 'reasoning.end' then
+    -- The engine's label of the reasoning so far labels the latest reasoning.
+    for index = #reply.segments, 1, -1 do
+      if reply.segments[index].kind == 'reasoning' then
+        reply.segments[index].label = not isnil(event.reasoningLabel) and event.reasoningLabel or nil
+        break
+      end
+    end
+  elseif kind == 'message.replace' or kind == 'reasoning.replace' then
+    write(buffer, reply, function() replace(buffer, reply, kind == 'message.replace' and 'message' or 'reasoning', event.text) end)
+  elseif kind:match('^tool_call%.') then
+    M.set_indicator(buffer, reply, 'running ' .. tostring(event.name) .. '…')
+    write(buffer, reply, function() on_tool_call(buffer, reply, event) end)
+  elseif kind == 'error' then
+    reply.errored = true
+    write(buffer, reply, function()
+      open_segment(buffer, reply, 'note')
+      insert(buffer, reply, '[error: ' .. M.single_line(event.message) .. ']')
+    end)
+  end
+end
+
+-- Forgets the reply's marks and moves followers to the input area.
+function M.finish_reply(buffer, chat)
+  local reply = chat.reply
+  chat.reply = nil
+  M.set_indicator(buffer, reply, nil)
+  end_segment(buffer, reply)
+  local row = position(buffer, reply.finish)
+  local last = vim.api.nvim_buf_line_count(buffer)
+  for _, window in ipairs(vim.fn.win_findbuf(buffer)) do
+    if vim.api.nvim_win_get_cursor(window)[1] - 1 == row then vim.api.nvim_win_set_cursor(window, { last, 0 }) end
+  end
+end
+-- Keeps the buffer name in step with the conversation's title, which llmster may change after any reply.
+local function learn_title(buffer, chat)
+  if not chat.conversation then return end
+  client.request('conversations/get', { id = chat.conversation }, function(result)
+    if result and chats[buffer] == chat then
+      chat.model = chat.model or (not isnil(result.conversation.modelKey) and result.conversation.modelKey or nil)
+      local title = result.conversation.displayTitle
+      if title ~= chat.title then
+        chat.title = title
+        rename_buffer(buffer, title)
+      end
+    end
+  end)
+end
+
+function M.put_prompt_back(buffer, reply)
+  local row = position(buffer, reply.prompt)
+  if not row then return end
+  vim.api.nvim_buf_set_lines(buffer, row, -1, false, reply.prompt_lines)
+end
+
+local function offer_fresh_context(buffer)
+  if not config.options.prompt_fresh_context then return end
+  vim.schedule(function()
+    vim.cmd('redraw')
+    vim.ui.select({ 'Resend with a fresh server context that starts with a recap of the earlier turns',
+      'Resend with an empty fresh context (the model forgets the earlier turns)', 'Not now' },
+      { prompt = 'LM Studio no longer has this conversation\'s context (it restarted?)' }, function(_, index)
+        if index and index < 3 and chats[buffer] then client.guard(chat_module().fresh, buffer, index == 1) end
+      end)
+  end)
+end
+
+function M.on_reply(buffer, reply, result, failure)
+  local chat = chats[buffer]
+  if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
+  if result then
+    chat.conversation = result.conversationId
+    chat.meter = not isnil(result.contextMeter) and result.contextMeter or chat.meter
+    local label = not isnil(result.message) and not isnil(result.message.reasoningLabel) and result.message.reasoningLabel or nil
+    for _, segment in ipairs(reply.segments) do
+      if segment.kind == 'reasoning' and not segment.label then segment.label = label end
+    end
+  end
+  local kind = failure and not isnil(failure.data) and failure.data.kind
+  if failure and reply.created and kind ~= 'continuation_lost' then
+    M.finish_reply(buffer, chat)
+    M.put_prompt_back(buffer, reply)
+    -- The conversation made with the preset goes too (no Untitled one is left); the next try makes it again.
+    if reply.preset then
+      client.request('conversations/delete', { id = chat.conversation })
+      chat.conversation, chat.preset = nil, reply.preset
+    end
+    client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
+  else
+    local note
+    if failure then
+      if kind == 'not_found' then
+        failure = { message = 'this conversation is no longer in the library (deleted?); :Llmster starts a new chat' }
+      end
+      note = '[error: ' .. M.single_line(failure.message) .. ']'
+      if kind == 'continuation_lost' then
+        chat.fresh_next = true
+        note = note .. ' :LlmsterFresh resends it with a fresh server context (:LlmsterFresh recap: with a recap)'
+      end
+      -- The fresh-context prompt says it already; a second message would only ask for Enter first.
+      if kind ~= 'continuation_lost' or not config.options.prompt_fresh_context then client.notify(failure.message) end
+    elseif result.status ~= 'complete' and not (result.status == 'error' and reply.errored) then
+      note = '[' .. result.status .. (result.cancelled == true and ', cancelled' or '') .. ']'
+    end
+    if note then
+      write(buffer, reply, function()
+        open_segment(buffer, reply, 'note')
+        insert(buffer, reply, note)
+      end)
+    end
+    if reply.detached then return end
+    M.finish_reply(buffer, chat)
+    if reply.redraw and chat.conversation then
+      chat_module().redraw(buffer, chat)
+      client.notify('undo changed the reply as it streamed: the chat is shown again from the library', vim.log.levels.INFO)
+    end
+    if kind == 'continuation_lost' then offer_fresh_context(buffer) end
+  end
+  if result then chat.fresh_next = nil end
+  if result and result.recap == true then
+    client.notify('the fresh context started with a recap of the earlier turns', vim.log.levels.INFO)
+  end
+  learn_title(buffer, chat)
+  vim.api.nvim_exec_autocmds('User', { pattern = 'LlmsterReply', modeline = false })
+end
+
+return M

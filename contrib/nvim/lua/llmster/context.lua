@@ -1,0 +1,111 @@
+-- Buffers and files sent with a chat's next message, as fenced blocks with their names and languages.
+local state = require('llmster.chat.buffer')
+local chats = state.chats
+local last_header = state.last_header
+
+local M = {}
+
+-- A fenced block holding `lines`, headed by the file name and the language.
+function M.fence(name, filetype, lines)
+  local longest = 2
+  for _, line in ipairs(lines) do
+    local ticks = line:match('^%s*(`+)')
+    if ticks and #ticks > longest then longest = #ticks end
+  end
+  local fence = string.rep('`', longest + 1)
+  local body = table.concat(lines, '\n')
+  return string.format('%s:\n%s%s\n%s\n%s', name, fence, filetype or '', body, fence)
+end
+
+-- Languages whose fence name differs from the file extension (Neovim 0.7 cannot match a file name to a filetype).
+local languages = { py = 'python', js = 'javascript', ts = 'typescript', rs = 'rust', md = 'markdown', txt = 'text',
+  h = 'c', hpp = 'cpp', cc = 'cpp', rb = 'ruby', yml = 'yaml', kt = 'kotlin', el = 'lisp', hs = 'haskell' }
+
+-- The language of a fence for `path`: Neovim's filetype from 0.8 on, else one from the extension.
+local function filetype_of(path)
+  local ok, filetype = pcall(vim.filetype.match, { filename = path })
+  if ok and type(filetype) == 'string' then return filetype end
+  local extension = vim.fn.fnamemodify(path, ':e')
+  return languages[extension] or extension
+end
+
+function M.fence_buffer(buffer, first, last)
+  local name = vim.api.nvim_buf_get_name(buffer)
+  name = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or ('buffer ' .. buffer)
+  local filetype = vim.bo[buffer].filetype
+  if filetype == '' then filetype = filetype_of(name) end
+  if first then name = string.format('%s (lines %d-%d)', name, first, last) end
+  local lines = vim.api.nvim_buf_get_lines(buffer, first and first - 1 or 0, last or -1, false)
+  return M.fence(name, filetype, lines)
+end
+
+function M.fence_file(path)
+  if vim.fn.filereadable(path) ~= 1 then error('cannot read ' .. path, 0) end
+  return M.fence(vim.fn.fnamemodify(path, ':~:.'), filetype_of(path), vim.fn.readfile(path))
+end
+
+-- Shows a chat's attached context beside its input header.
+function M.show_context(chat)
+  local buffer
+  for b, c in pairs(chats) do if c == chat then buffer = b end end
+  if not buffer then return end
+  vim.api.nvim_buf_clear_namespace(buffer, state.context_namespace, 0, -1)
+  if #chat.context == 0 then return end
+  local names = vim.tbl_map(function(item) return item.name end, chat.context)
+  local row = last_header(buffer, '### You')
+  vim.api.nvim_buf_set_extmark(buffer, state.context_namespace, row, 0,
+    { virt_text = { { '  context: ' .. table.concat(names, ', '), 'Comment' } }, virt_text_pos = 'eol' })
+end
+
+-- Attaches a buffer (a number) or a file (a path) to a chat; it is sent with the next message.
+function M.add_context(target, chat_buffer)
+  local current = vim.api.nvim_get_current_buf()
+  chat_buffer = chat_buffer or (chats[current] and current) or require('llmster.chat').chat_for_range()
+  if target == chat_buffer then
+    target = vim.fn.bufnr('#')
+    if target < 1 or chats[target] then error('no buffer to add: name a file, or use it from the buffer to add', 0) end
+  end
+  local chat = chats[chat_buffer]
+  local item
+  if type(target) == 'string' and M.is_image(target) then return M.add_image(target, chat_buffer) end
+  if type(target) == 'number' then
+    local name = vim.api.nvim_buf_get_name(target)
+    item = { name = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or ('buffer ' .. target), filetype = vim.bo[target].filetype,
+      lines = function() return vim.api.nvim_buf_get_lines(target, 0, -1, false) end }
+  else
+    local path = vim.fn.expand(target)
+    if vim.fn.filereadable(path) ~= 1 then error('cannot read ' .. path, 0) end
+    item = { name = vim.fn.fnamemodify(path, ':~:.'), filetype = filetype_of(path),
+      lines = function() return vim.fn.readfile(path) end }
+  end
+  table.insert(chat.context, item)
+  M.show_context(chat)
+  return chat_buffer
+end
+
+-- Whether `path` is named as an image llmster sends as one (PNG, JPEG, GIF, WebP).
+function M.is_image(path)
+  local extension = vim.fn.fnamemodify(path, ':e'):lower()
+  return extension == 'png' or extension == 'jpg' or extension == 'jpeg' or extension == 'gif' or extension == 'webp'
+end
+
+-- :LlmsterImage {file}: sends the image with the chat's next message (llmster reads it then), for a model that sees
+-- images; :LlmsterAdd on an image file does the same.
+function M.add_image(path, chat_buffer)
+  local current = vim.api.nvim_get_current_buf()
+  chat_buffer = chat_buffer or (chats[current] and current) or require('llmster.chat').chat_for_range()
+  local full = vim.fn.fnamemodify(vim.fn.expand(path), ':p')
+  if vim.fn.filereadable(full) ~= 1 then error('cannot read ' .. path, 0) end
+  local chat = chats[chat_buffer]
+  table.insert(chat.context, { name = 'image ' .. vim.fn.fnamemodify(full, ':t'), image = full })
+  M.show_context(chat)
+  return chat_buffer
+end
+
+-- The names of the context a chat will send with its next message.
+function M.context(buffer)
+  local chat = chats[buffer or vim.api.nvim_get_current_buf()]
+  return chat and vim.tbl_map(function(item) return item.name end, chat.context) or {}
+end
+
+return M
