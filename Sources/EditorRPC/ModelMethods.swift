@@ -72,6 +72,7 @@ enum ModelMethods {
     static func json(_ model: Model) throws -> JSONValue {
         guard case .object(var members) = try JSONValue.encoding(model) else { return .null }
         members["loaded"] = .bool(model.isLoaded)
+        members["canChat"] = .bool(model.canChat)
         return .object(members)
     }
 }

@@ -93,9 +93,12 @@ import TestSupport
         let terminal = try repl.start()
         let start = terminal.mark
         terminal.send("[[sim:stall=30]] echo:alpha beta gamma delta epsilon\r")
-        try terminal.waitFor("alpha", after: start + 60)
+        // The reply stalls after its first words, before "epsilon": what follows the echoed line is the reply.
+        try terminal.waitFor("epsilon", after: start)
+        let echoed = terminal.mark
+        try terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{3}")
-        let after = try terminal.waitFor("› ", after: start + 60)
+        let after = try terminal.waitFor("› ", after: echoed)
         #expect(after.contains("⚠ incomplete: cancelled"), "\(after)")
         #expect(!after.contains("llmster: Cancelled"), "the mark says it once: \(after)")
     }

@@ -23,6 +23,17 @@ import TestSupport
         await rpc.closeInput()
     }
 
+    /// The editors pick chat models by `canChat`, the engine's one predicate, rather than by a type of their own.
+    @Test func theModelListSaysWhichModelsCanChat() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let models = await rpc.call("models/list")?["result"]?["models"]?.array ?? []
+        #expect(models.first { $0["key"] == "acme/thinker-8b" }?["canChat"] == true, "\(models)")
+        #expect(models.first { $0["key"] == "acme/embed-small" }?["canChat"] == false, "\(models)")
+        await rpc.closeInput()
+    }
+
     @Test func loadSuggestsTheNearestKeyAndRefusesWhatCannotLoad() async throws {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)

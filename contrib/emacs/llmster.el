@@ -1211,7 +1211,7 @@ Shows whether it is loaded, its size and its capabilities."
 (defun llmster-select-model ()
   "Choose the model for this chat's next messages."
   (interactive)
-  (let* ((models (cl-remove-if-not (lambda (m) (equal (alist-get 'type m) "llm")) (llmster-models)))
+  (let* ((models (cl-remove-if-not (lambda (m) (eq (alist-get 'canChat m) t)) (llmster-models)))
          (table (mapcar (lambda (m) (cons (alist-get 'key m) m)) models))
          (choice (completing-read
                   "Model: "

@@ -138,7 +138,7 @@ function M.pick_model()
   local buffer = vim.api.nvim_get_current_buf()
   local chat = chats[buffer]
   if not chat then error('not a chat buffer: :Llmster opens one', 0) end
-  local models = vim.tbl_filter(function(m) return m.type == 'llm' end, M.models())
+  local models = vim.tbl_filter(function(m) return m.canChat == true end, M.models())
   vim.ui.select(models, { prompt = 'Model', format_item = M.format_model }, function(choice)
     if not (choice and chats[buffer]) then return end
     local previous = chat.model
