@@ -45,8 +45,8 @@ enum ChatMethods {
             integrations: try params.optionalStrings("integrations"), preset: presetName)
         // A preset's template is filled with `text` ({{input}}) and `stdin` ({{stdin}}), as `ask` fills it.
         let stdin = try params.optionalString("stdin")
-        if !retry, text?.isEmpty ?? true, preset?.template == nil || stdin == nil {
-            throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true)")
+        if !retry, text?.isEmpty ?? true, contextItems.isEmpty, preset?.template == nil || stdin == nil {
+            throw RPCError.invalidParams("missing string parameter \"text\" (or retry: true, or context items)")
         }
         // `server`: the session talks to this profile (or URL) from now on, as `/server` does.
         if let server = try params.optionalString("server") { try await context.session.useServer(server) }

@@ -13,9 +13,11 @@ enum PreviewMethods {
             let overrides = ConversationOverrides(
                 model: try params.optionalString("model"), systemPrompt: try params.optionalString("systemPrompt"),
                 reasoning: try params.optionalString("reasoning"), integrations: try params.optionalStrings("integrations"))
+            let reference = try params.optionalString("conversationId")
+            let items = try await ContextMethods.items(for: reference, params, session: context.session)
             let request = try await context.session.previewRequest(
-                Turn(text: try params.optionalString("text") ?? "", images: images),
-                in: try params.optionalString("conversationId"),
+                Turn(text: try params.optionalString("text") ?? "", images: images, context: items),
+                in: reference,
                 freshContext: fresh != nil || (try? params.bool("freshContext")) == true, overrides: overrides)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

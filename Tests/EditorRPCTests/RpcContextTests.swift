@@ -87,6 +87,17 @@ import TestSupport
         #expect(context?.at(1)?["text"] == "from the editor", "the library shows what was sent")
     }
 
+    /// An editor may send its buffers with nothing typed: the items alone are the message, as with `ask -f`.
+    @Test func contextItemsAloneMakeAMessage() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        let rpc = try Connection(server: fixture.url, sandbox: sandbox)
+        let sent = try rpc.call("chat/send", #"{"text":"","model":"acme/tiny-1b","context":[{"name":"plan.txt","text":"step one"}]}"#)
+        #expect(sent["status"] == "complete", "\(sent)")
+        let nothing = try rpc.call("chat/send", #"{"text":"","model":"acme/tiny-1b"}"#)
+        #expect(nothing["code"] == -32602, "nothing to send is still refused: \(nothing)")
+    }
+
     @Test func badItemsAndOverflowsAnswerWithClearErrorsAndSendNothing() throws {
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()

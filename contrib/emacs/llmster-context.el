@@ -8,8 +8,8 @@
 ;;; Commentary:
 
 ;; What goes with the next message of a chat besides the typed text: buffers, files and regions
-;; as fenced blocks with their file names and languages (`llmster-add-context'), and a region
-;; sent with an instruction (`llmster-send-region').
+;; as llmster's context items, which it reads, checks and saves with the message
+;; (`llmster-add-context'), and a region sent with an instruction (`llmster-send-region').
 
 ;;; Code:
 
@@ -32,25 +32,25 @@
   (let ((file (buffer-file-name buffer)))
     (if file (file-name-nondirectory file) (buffer-name buffer))))
 
-(defun llmster--context-text ()
-  "The attached buffers and files, as fenced blocks to put before the message."
-  (mapconcat (lambda (entry)
-               (let ((source (cdr entry)))
-                 (cond
-                  ((consp source) (concat (llmster--fenced (car entry) (car source) (cdr source)) "\n"))
-                  ((bufferp source)
-                     (if (buffer-live-p source)
-                         (concat (llmster--fenced (car entry) (llmster--language source)
-                                                  (with-current-buffer source
-                                                    (buffer-substring-no-properties (point-min) (point-max))))
-                                 "\n")
-                       ""))
-                  (t
-                   (with-temp-buffer
-                     (insert-file-contents source)
-                     (let ((buffer-file-name source)) (set-auto-mode t))
-                     (concat (llmster--fenced (car entry) (llmster--language (current-buffer)) (buffer-string)) "\n"))))))
-             llmster--context ""))
+(defun llmster--context-items ()
+  "The attached buffers, regions and files as rpc context items.
+llmster reads a file itself (with its checks and caps); a buffer or a
+region goes as its text under its name.  Each reaches the model as a
+fenced block before the message and is saved with it."
+  (vconcat
+   (delq nil
+         (mapcar (lambda (entry)
+                   (let ((source (cdr entry)))
+                     (cond
+                      ((consp source) `((name . ,(car entry)) (text . ,(cdr source))))
+                      ((bufferp source)
+                       (when (buffer-live-p source)
+                         `((name . ,(car entry))
+                           (text . ,(with-current-buffer source
+                                      (buffer-substring-no-properties (point-min) (point-max)))))))
+                      (t (let ((file (expand-file-name source)))
+                           `((path . ,(file-name-nondirectory file)) (directory . ,(file-name-directory file))))))))
+                 llmster--context))))
 
 (defun llmster--choose-chat (prompt)
   "The chat buffer to use: this one, or one asked for with PROMPT.

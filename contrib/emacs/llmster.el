@@ -91,7 +91,7 @@
                    (llmster-fork . "llmster-library") (llmster-menu . "llmster-transient")))
   (unless (fboundp (car command)) (autoload (car command) (cdr command) nil t)))
 
-(declare-function llmster--context-text "llmster-context")
+(declare-function llmster--context-items "llmster-context")
 (declare-function llmster-menu "llmster-transient")
 (declare-function llmster-list-conversations "llmster-library")
 (declare-function llmster-fork "llmster-library")
@@ -432,7 +432,9 @@ see `llmster--propertize-in-background'."
       (if (equal (alist-get 'role message) "user")
           (progn (llmster--insert-heading "### You")
                  (setq text-start (point-marker))
-                 (insert (alist-get 'text message) "\n\n"))
+                 (insert (alist-get 'text message) "\n\n")
+                 (when-let* ((items (alist-get 'context message)))
+                   (insert (mapconcat (lambda (item) (format "[context: %s]" (alist-get 'name item))) items "\n") "\n\n")))
         (setq llmster--last-reply (llmster--insert-saved-reply message text-start))
         (insert "\n\n")))
     (when (equal (alist-get 'role (car (last (alist-get 'messages answer)))) "user")
@@ -572,7 +574,8 @@ Windows whose point was at POS follow it; others stay put."
     (when (string-empty-p text) (user-error "Nothing to send: type below the last \"### You\" line"))
     (if llmster--edit-next
         (llmster--send-edit text)
-      (llmster--start-reply text `((text . ,(concat (when llmster--context (llmster--context-text)) text))
+      (llmster--start-reply text `((text . ,text)
+                                   ,@(when llmster--context `((context . ,(llmster--context-items))))
                                    ,@(when llmster--images `((images . ,(vconcat llmster--images)))))))))
 
 (defun llmster-preview ()
@@ -587,7 +590,8 @@ conversation yet applies only once the first send makes it."
   (let* ((text (string-trim (buffer-substring-no-properties llmster--input-start (point-max))))
          (answer (llmster--request-sync
                   "chat/preview"
-                  `((text . ,(concat (when llmster--context (llmster--context-text)) text))
+                  `((text . ,text)
+                    ,@(when llmster--context `((context . ,(llmster--context-items))))
                     ,@(when llmster--images `((images . ,(vconcat llmster--images))))
                     ,@(when llmster--conversation-id `((conversationId . ,llmster--conversation-id)))
                     ,@(when llmster--model `((model . ,llmster--model)))
@@ -613,6 +617,8 @@ reopened chat does."
       (goto-char (point-max))
       (delete-region llmster--input-start (point-max))
       (insert (or (alist-get 'text params) text) "\n\n")
+      (when llmster--context
+        (insert (mapconcat (lambda (entry) (format "[context: %s]" (car entry))) llmster--context "\n") "\n\n"))
       (when llmster--images
         (insert (mapconcat (lambda (file) (format "[image: %s]" (file-name-nondirectory file))) llmster--images "\n") "\n\n")))
     (llmster--open-reply params text-start text)))

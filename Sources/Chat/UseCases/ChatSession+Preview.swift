@@ -23,7 +23,7 @@ extension ChatSession {
         }
         let models = try await serverCall { try await self.models() }
         guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil,
-                                                     defaultModel: configuration.defaultModel, models: models) else {
+                                                     defaultModel: configuration.defaultModelKey, models: models) else {
             throw ChatError.noModel
         }
         let integrations = try (conversation.settings.integrations ?? []).map { name in

@@ -803,9 +803,13 @@
         (llmster-test--send chat "echo:noted")
         (llmster-test--wait-reply chat)
         (should-not header-line-format)
-        (let ((sent (alist-get 'text (car (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
-          (should (string-match-p "File: notes.txt\n```[a-z-]*\nThe secret word is plover.\n```" sent))
-          (should (string-suffix-p "echo:noted" sent)))
+        ;; The buffer went as llmster's context item, saved with the message; the message is what was typed.
+        (let* ((message (car (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))
+               (item (car (alist-get 'context message))))
+          (should (equal (alist-get 'text message) "echo:noted"))
+          (should (equal (alist-get 'name item) "notes.txt"))
+          (should (string-match-p "The secret word is plover." (alist-get 'text item))))
+        (should (string-match-p "^\\[context: notes.txt\\]$" (buffer-string)))
         ;; Only the next message.
         (llmster-test--send chat "echo:again")
         (llmster-test--wait-reply chat)
@@ -1003,13 +1007,18 @@
         (should (string-match-p "plan.txt (lines 2-2)" header-line-format))
         (llmster-test--send chat "echo:about it")
         (llmster-test--wait-reply chat)
-        (let ((sent (alist-get 'text (car (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
-          (should (string-match-p "\n```[a-z-]*\nline two\n```" sent))
-          (should-not (string-match-p "line one" sent)))
+        (let* ((message (car (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))
+               (item (car (alist-get 'context message))))
+          (should (equal (alist-get 'name item) "plan.txt (lines 2-2)"))
+          (should (string-match-p "\\`line two\n?\\'" (alist-get 'text item)))
+          (should (equal (alist-get 'text message) "echo:about it")))
         ;; The title is what was typed, not the attached file's name.
         (should (equal (alist-get 'title (llmster-test--conversation chat)) "echo:about it"))
-        ;; The transcript shows what was sent, as it will when reopened.
-        (should (string-match-p "### You\nFile: plan.txt (lines 2-2)\n```[a-z-]*\nline two\n```\n\necho:about it" (buffer-string)))))))
+        ;; The transcript shows what was sent, as it does when reopened.
+        (let ((sent "### You\necho:about it\n\n\\[context: plan.txt (lines 2-2)\\]"))
+          (should (string-match-p sent (buffer-string)))
+          (with-current-buffer (llmster-test--reopen chat)
+            (should (string-match-p sent (buffer-string)))))))))
 
 (ert-deftest llmster-test-deleting-an-open-conversation ()
   (llmster-test--with-llmster

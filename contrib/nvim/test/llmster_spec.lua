@@ -714,8 +714,10 @@ local ok, err = pcall(function()
     type_input(chat, 'echo:with context')
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(chat) end, 'the reply')
-    local sent = saved(chat).messages[1].text
-    assert(sent:find('notes.txt:\n```text\nattached words\n```', 1, true), sent)
+    local first = saved(chat).messages[1]
+    assert(first.text == 'echo:with context', 'the message is what was typed: ' .. first.text)
+    assert(first.context[1].name == 'notes.txt' and first.context[1].text:find('attached words', 1, true), vim.inspect(first.context))
+    assert(vim.tbl_contains(vim.api.nvim_buf_get_lines(chat, 0, -1, false), '[context: ' .. vim.fn.fnamemodify(path, ':~:.') .. ']'))
     assert(saved(chat).conversation.title == 'echo:with context', 'the title is what was typed: ' .. saved(chat).conversation.title)
     assert(#llmster.context(chat) == 0, 'sent once')
     type_input(chat, '/file ' .. path)
@@ -723,7 +725,7 @@ local ok, err = pcall(function()
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(chat) end, 'the second reply')
     local messages = saved(chat).messages
-    assert(messages[3].text:find('attached words', 1, true), messages[3].text)
+    assert(messages[3].text == 'echo:again' and messages[3].context[1].text:find('attached words', 1, true), vim.inspect(messages[3]))
   end)
 
   test('regenerate, edit-last and settings work from the chat buffer', function()

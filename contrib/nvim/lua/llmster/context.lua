@@ -1,4 +1,4 @@
--- Buffers and files sent with a chat's next message, as fenced blocks with their names and languages.
+-- Buffers and files sent with a chat's next message as llmster's context items; fenced blocks for :LlmsterAsk.
 local state = require('llmster.chat.buffer')
 local chats = state.chats
 local last_header = state.last_header
@@ -70,13 +70,11 @@ function M.add_context(target, chat_buffer)
   if type(target) == 'string' and M.is_image(target) then return M.add_image(target, chat_buffer) end
   if type(target) == 'number' then
     local name = vim.api.nvim_buf_get_name(target)
-    item = { name = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or ('buffer ' .. target), filetype = vim.bo[target].filetype,
-      lines = function() return vim.api.nvim_buf_get_lines(target, 0, -1, false) end }
+    item = { name = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or ('buffer ' .. target), buffer = target }
   else
     local path = vim.fn.expand(target)
     if vim.fn.filereadable(path) ~= 1 then error('cannot read ' .. path, 0) end
-    item = { name = vim.fn.fnamemodify(path, ':~:.'), filetype = filetype_of(path),
-      lines = function() return vim.fn.readfile(path) end }
+    item = { name = vim.fn.fnamemodify(path, ':~:.'), path = vim.fn.fnamemodify(path, ':p') }
   end
   table.insert(chat.context, item)
   M.show_context(chat)

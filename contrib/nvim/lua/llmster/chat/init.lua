@@ -81,6 +81,9 @@ local function render_messages(buffer, chat, messages)
     if message.role == 'user' then
       add({ '### You' })
       add(lines_of(message.text or ''))
+      for _, item in ipairs(isnil(message.context) and {} or message.context) do
+        add({ '', '[context: ' .. item.name .. ']' })
+      end
     else
       add({ '### Assistant' })
       -- The reply's reasoning, text and tool calls in the server's order, as llmster cut them.
@@ -173,21 +176,33 @@ local function show_edit(buffer, text)
   end
 end
 
--- Expands `#buffer` (the alternate buffer) and `/file PATH` lines of the input, and the attached context, which is
--- then detached (unless `keep`).
+-- The input without its `#buffer` (the alternate buffer) and `/file PATH` lines, and the context items those lines
+-- and the attached context name (llmster reads a file itself; a buffer goes as its text), which are then detached
+-- (unless `keep`). Each item reaches the model as a fenced block before the message and is saved with it.
 local function expand_input(chat, text, keep)
-  local blocks = {}
+  local items = {}
+  local function buffer_item(buffer)
+    local name = vim.api.nvim_buf_get_name(buffer)
+    table.insert(items, { name = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or ('buffer ' .. buffer),
+      text = table.concat(vim.api.nvim_buf_get_lines(buffer, 0, -1, false), '\n') })
+  end
+  -- A file goes by its name in its directory, which llmster then names it by.
+  local function file_item(path)
+    local full = vim.fn.fnamemodify(path, ':p')
+    table.insert(items, { path = vim.fn.fnamemodify(full, ':t'), directory = vim.fn.fnamemodify(full, ':h') })
+  end
   for _, item in ipairs(chat.context) do
-    if not item.image then table.insert(blocks, context().fence(item.name, item.filetype, item.lines())) end
+    if item.path then file_item(item.path)
+    elseif item.buffer then buffer_item(item.buffer) end
   end
   local kept = {}
   for _, line in ipairs(lines_of(text)) do
     local path = line:match('^/file%s+(.+)$')
     if line == '#buffer' then
       local alternate = vim.fn.bufnr('#')
-      if alternate > 0 and not chats[alternate] then table.insert(blocks, context().fence_buffer(alternate)) end
+      if alternate > 0 and not chats[alternate] then buffer_item(alternate) end
     elseif path then
-      table.insert(blocks, context().fence_file(vim.fn.expand(vim.trim(path))))
+      file_item(vim.fn.expand(vim.trim(path)))
     else
       table.insert(kept, line)
     end
@@ -196,9 +211,7 @@ local function expand_input(chat, text, keep)
     chat.context = {}
     context().show_context(chat)
   end
-  local prompt = vim.trim(table.concat(kept, '\n'))
-  if #blocks == 0 then return prompt end
-  return table.concat(blocks, '\n\n') .. '\n\n' .. prompt
+  return vim.trim(table.concat(kept, '\n')), #items > 0 and items or nil
 end
 
 -- Sends the chat's input (or, with `options.retry`, asks again for the last answer) and streams the reply.
@@ -241,7 +254,9 @@ function M.send_chat(buffer, options)
   else
     params.images = vim.tbl_map(function(item) return item.image end, vim.tbl_filter(function(item) return item.image end, chat.context))
     if #params.images == 0 then params.images = nil end
-    params.text = expand_input(chat, text)
+    local names = vim.tbl_map(function(item) return item.name end,
+      vim.tbl_filter(function(item) return not item.image end, chat.context))
+    params.text, params.context = expand_input(chat, text)
     if edit then
       params.edit = true
       local previous = last_header(buffer, '### You', input_row)
@@ -249,6 +264,9 @@ function M.send_chat(buffer, options)
         vim.api.nvim_buf_set_lines(buffer, previous, input_row, false, {})
         input_row = previous
       end
+    end
+    for _, name in ipairs(names) do
+      vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { '', '[context: ' .. name .. ']' })
     end
     for _, image in ipairs(params.images or {}) do
       vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { '', '[image: ' .. vim.fn.fnamemodify(image, ':t') .. ']' })
@@ -289,8 +307,9 @@ function M.preview(buffer)
   local chat = require_chat(buffer)
   local text = input_text(buffer)
   local images = vim.tbl_map(function(item) return item.image end, vim.tbl_filter(function(item) return item.image end, chat.context))
+  local input, items = expand_input(chat, text, true)
   local answer = client.request_sync('chat/preview', {
-    text = expand_input(chat, text, true), conversationId = chat.conversation, model = chat.model,
+    text = input, context = items, conversationId = chat.conversation, model = chat.model,
     images = #images > 0 and images or nil, freshContext = chat.fresh_next and true or nil,
     systemPrompt = not chat.conversation and chat.system_prompt or nil,
     integrations = not chat.conversation and chat.integrations or nil,
