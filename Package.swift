@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Library", dependencies: ["SystemSupport", "CSQLite", "CSodium"]),
         .target(name: "Chat", dependencies: ["LMStudio", "Library", "HTTP", "SystemSupport", "CLibXML2"]),
         .target(name: "TerminalMarkdown", dependencies: ["SystemSupport", "CCmarkGFM", "CSourceHighlight"]),
-        .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio", "SystemSupport"]),
+        .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio", "SystemSupport", "TerminalMarkdown"]),
         .target(name: "Voice", dependencies: ["Chat", "SystemSupport", "CPocketSphinx"]),
         .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "SystemSupport", "CReadline"]),
         .target(name: "Simulator", dependencies: ["SystemSupport"]),

@@ -3,6 +3,7 @@ import Foundation
 import Library
 import LMStudio
 import SystemSupport
+import TerminalMarkdown
 
 /// `conversations/*`, `folders/*` and `drafts/*`: the library, always through `ChatSession.withLibrary`.
 ///
@@ -241,6 +242,7 @@ enum LibraryMethods {
             members["parts"] = .array(partsJSON(timeline, reasoningSeconds: partSeconds))
             members["reasoningSeconds"] = message.reasoningSeconds.map(JSONValue.number) ?? .null
             members["reasoningLabel"] = message.reasoning.isEmpty ? .null : .string(Figures.reasoningLabel(seconds: message.reasoningSeconds))
+            members["codeBlocks"] = .array(CodeBlocks.find(in: message.text).map(JSONValue.string))
         }
         return .object(members)
     }

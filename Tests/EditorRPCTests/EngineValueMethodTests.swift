@@ -26,6 +26,18 @@ import TestSupport
         await rpc.closeInput()
     }
 
+    /// A reply's code blocks as the renderer and `/copy code N` find them (a tilde fence, one with a longer fence
+    /// holding backticks, indented code), so an editor's rewrite takes the same block without a fence rule of its own.
+    @Test func aReplyCarriesItsCodeBlocksAsTheRendererFindsThem() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let answer = "Try:\n\n~~~ python\nx = 1\n~~~\n\n````md\n```\ninner\n```\n````\n\n    indented\n"
+        let sent = try #require(await rpc.call("chat/send", ["text": .string("echo:" + answer), "model": "acme/tiny-1b"])?["result"])
+        #expect(sent["message"]?["codeBlocks"] == .array(["x = 1", "```\ninner\n```", "indented"]), "\(sent)")
+        await rpc.closeInput()
+    }
+
     @Test func sendAndGetCarryTheContextMeterThePromptShows() async throws {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)

@@ -118,6 +118,13 @@ struct CodeBlockTests {
         #expect(rows.contains("    Then run it."))
     }
 
+    /// `CodeBlocks` finds code as cmark-gfm does: tildes, longer fences, indented code, code in lists and quotes.
+    @Test func codeBlocksAreFoundAsTheParserFindsThem() {
+        let text = "~~~sh\nls\n~~~\n\n- item\n\n  ```\n  in a list\n  ```\n\n> ```\n> quoted\n> ```\n\n````\n```\nnested\n```\n````\n\n    indented\n"
+        #expect(CodeBlocks.find(in: text) == ["ls", "in a list", "quoted", "```\nnested\n```", "indented"])
+        #expect(CodeBlocks.find(in: "no code here") == [])
+    }
+
     @Test func fencesAreHiddenOnATerminalAndTheLanguageIsADimLabel() {
         let output = render("```python\nx = 1\n```\n\n```\nplain\n```\n")
         #expect(!output.contains("```"))

@@ -45,11 +45,11 @@ SOURCE is the buffer rewritten, START and END markers.")
   "A proposed rewrite, shown as a diff: \\[llmster-rewrite-accept] accepts, \\[llmster-rewrite-reject] rejects."
   :lighter " llmster-rewrite")
 
-(defun llmster--answer-code (answer)
-  "The contents of the first fenced block of ANSWER, or ANSWER itself."
-  (if (string-match "^\\(`\\{3,\\}\\)[^\n]*\n\\(\\(?:.\\|\n\\)*?\\)\n\\1[ \t]*$" answer)
-      (concat (match-string 2 answer) "\n")
-    answer))
+(defun llmster--answer-code (message)
+  "Return the first code block of MESSAGE, or its text without one.
+The blocks are rpc's codeBlocks, found by the renderer's one rule."
+  (let ((blocks (alist-get 'codeBlocks message)))
+    (if blocks (concat (car blocks) "\n") (alist-get 'text message))))
 
 ;;;###autoload
 (defun llmster-rewrite (start end instruction)
@@ -81,7 +81,7 @@ still being written.  An accepted rewrite stays in the library, in
                          (message "llmster: the rewrite was %s" (if (eq (alist-get 'cancelled result) t) "cancelled"
                                                                    (alist-get 'status result))))
                         (t (llmster--show-rewrite source from to
-                                                  (llmster--answer-code (alist-get 'text (alist-get 'message result)))
+                                                  (llmster--answer-code (alist-get 'message result))
                                                   conversation))))))))
     (setq llmster--pending-rewrite (cons id source))
     (message "llmster: rewriting… (M-x llmster-rewrite-cancel stops it)")))

@@ -49,26 +49,6 @@ import TerminalMarkdown
         ("tmux", "TMUX", ["load-buffer", "-"]),
     ]
 
-    /// The contents of the fenced code blocks in `markdown`, in order.
-    nonisolated static func codeBlocks(in markdown: String) -> [String] {
-        var blocks: [String] = []
-        var current: [String]?
-        var fence = ""
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if var lines = current {
-                if trimmed.hasPrefix(fence), trimmed.allSatisfy({ $0 == fence.first }) {
-                    blocks.append(lines.joined(separator: "\n"))
-                    current = nil
-                } else {
-                    lines.append(String(line))
-                    current = lines
-                }
-            } else if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
-                fence = String(trimmed.prefix { $0 == trimmed.first })
-                current = []
-            }
-        }
-        return blocks
-    }
+    /// The contents of the code blocks in `markdown`, in order, as the renderer finds them.
+    nonisolated static func codeBlocks(in markdown: String) -> [String] { CodeBlocks.find(in: markdown) }
 }

@@ -15,17 +15,12 @@ function M.rewrite_prompt(instruction, block)
     .. 'Instruction: ' .. instruction .. '\n\n' .. block
 end
 
--- The code of a reply: the first fenced block's body, or the whole text without one.
-function M.code_of(text)
-  local lines = vim.split(text, '\n', { plain = true })
-  local start
-  for index, line in ipairs(lines) do
-    if not start and line:match('^%s*```') then
-      start = index
-    elseif start and line:match('^%s*```%s*$') then
-      return vim.list_slice(lines, start + 1, index - 1)
-    end
-  end
+-- The code of a reply: its first code block as llmster finds it (rpc's codeBlocks), or the whole text without one.
+function M.code_of(message)
+  if isnil(message) then return {} end
+  local blocks = isnil(message.codeBlocks) and {} or message.codeBlocks
+  if #blocks > 0 then return vim.split(blocks[1], '\n', { plain = true }) end
+  local lines = vim.split(message.text or '', '\n', { plain = true })
   while #lines > 0 and lines[#lines] == '' do table.remove(lines) end
   return lines
 end
@@ -105,7 +100,7 @@ function M.rewrite(first, last, instruction)
         error('the rewrite failed: ' .. (failure and failure.message or result.status), 0)
       end
       state.conversation = result.conversationId
-      show_diff(buffer, state, M.code_of(isnil(result.message) and '' or result.message.text))
+      show_diff(buffer, state, M.code_of(result.message))
       vim.api.nvim_exec_autocmds('User', { pattern = 'LlmsterRewrite', modeline = false })
     end)
   end)
