@@ -36,6 +36,21 @@ import TestSupport
         #expect(try library.conversations().count == 2)
     }
 
+    /// A conversation with no title reads `Untitled` in `chats`, in `show`'s heading and in `--json`'s
+    /// `display_title`, as the REPL and the editors show it (the engine's one rule).
+    @Test func anUntitledConversationIsShownAsUntitledByTheCommands() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["ask", "echo:one"]).status == 0)
+        let library = try LibraryStore(path: cli.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        try library.rename(conversationId: conversation.id, to: "")
+        let chats = try cli.run(["chats"])
+        #expect(chats.output.contains(String(conversation.id.prefix(8)) + "  Untitled"), "\(chats.output)")
+        #expect(try cli.run(["show", String(conversation.id.prefix(8))]).output.hasPrefix("# Untitled\n"))
+        #expect(try cli.run(["chats", "--json"]).output.contains(#""display_title":"Untitled""#))
+    }
+
     @Test func aReplyThatDoesNotExistIsRefusedAndNothingIsMade() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)

@@ -31,6 +31,7 @@ enum LibraryCommands {
             let objects: [JSONValue] = conversations.map { conversation in
                 .object([
                     "id": .string(conversation.id), "title": .string(conversation.title),
+                    "display_title": .string(conversation.displayTitle),
                     "folder": conversation.folderId == nil ? .null : .string(folderPath(conversation)),
                     "pinned": .bool(conversation.pinned), "model": conversation.modelKey.map(JSONValue.string) ?? .null,
                     "created_at": .string(ISO8601DateFormatter().string(from: conversation.createdAt)),
@@ -121,7 +122,7 @@ enum Transcript {
 
     static func markdown(of conversation: Conversation, library: LibraryStore, reasoning: Bool, tools: Bool,
                          alternatives: Bool = false) throws -> String {
-        var parts = ["# \(conversation.title)"]
+        var parts = ["# \(conversation.displayTitle)"]
         var meta: [String] = []
         if let model = conversation.modelKey { meta.append("model `\(model)`") }
         meta.append("id `\(conversation.id)`")
@@ -230,7 +231,7 @@ extension ConversationListing {
         ])
         for conversation in conversations {
             table.append([
-                String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.title + forkMark(conversation),
+                String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.displayTitle + forkMark(conversation),
                 folderPath(of: conversation), conversation.modelKey ?? "-", LibraryCommands.dateLabel(conversation.updatedAt),
             ])
         }
