@@ -208,6 +208,9 @@ SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
   "Settings for the conversation's first message (system prompt, reasoning).")
 (defvar-local llmster--pending-preset nil
   "The preset the conversation is created with at the first message, or nil.")
+(defvar-local llmster--template-preset nil
+  "A preset whose template llmster fills with the next message, or nil.
+The REPL's /preset NAME does the same: the template applies to one message.")
 (defvar-local llmster--fresh-next nil "Whether the next message starts a fresh server context.")
 (defvar-local llmster--edit-next nil
   "While the next send replaces the last message: the input it displaced, else nil.")
@@ -406,7 +409,10 @@ A conversation already open in a buffer is shown there."
                       (with-current-buffer new
                         (llmster-chat-mode)
                         (setq llmster--input-start (copy-marker (point-min))
-                              llmster--pending-preset llmster-default-preset)
+                              llmster--pending-preset llmster-default-preset
+                              llmster--template-preset (and llmster-default-preset
+                                                            (llmster--preset-template-p llmster-default-preset)
+                                                            llmster-default-preset))
                         (if conversation-id
                             (llmster--fill-transcript conversation-id)
                           (llmster--new-input-area)))
@@ -575,6 +581,9 @@ Windows whose point was at POS follow it; others stay put."
     (if llmster--edit-next
         (llmster--send-edit text)
       (llmster--start-reply text `((text . ,text)
+                                   ,@(when llmster--template-preset
+                                       (prog1 `((preset . ,llmster--template-preset))
+                                         (setq llmster--template-preset nil)))
                                    ,@(when llmster--context `((context . ,(llmster--context-items))))
                                    ,@(when llmster--images `((images . ,(vconcat llmster--images)))))))))
 
@@ -1153,11 +1162,21 @@ Return the presets."
   (let ((llmster-default-preset preset))
     (llmster)))
 
+(defun llmster--preset-template-p (preset)
+  "Return whether PRESET has a template (preset.NAME.template), from presets/list."
+  (let ((found (cl-find preset (alist-get 'presets (llmster--request-sync "presets/list" nil))
+                        :key (lambda (entry) (alist-get 'name entry)) :test #'equal)))
+    (and (alist-get 'template found) t)))
+
 (defun llmster-apply-preset (preset)
   "Give this chat PRESET's system prompt, model and settings.
-The REPL's /preset does the same."
+A preset with a template fills the next message with it.  The REPL's
+/preset does the same."
   (interactive (progn (llmster--require-chat) (list (llmster--read-preset "Apply preset: "))))
   (llmster--require-chat)
+  (when (llmster--preset-template-p preset)
+    (setq llmster--template-preset preset)
+    (message "llmster: preset %s's template fills the next message" preset))
   (if (not llmster--conversation-id)
       (progn (setq llmster--pending-preset preset)
              (message "llmster: preset %s applies from the first message" preset))

@@ -614,6 +614,20 @@
   "The library's conversation shown in BUFFER."
   (alist-get 'conversation (llmster-test--call "conversations/get" 'id (buffer-local-value 'llmster--conversation-id buffer))))
 
+(ert-deftest llmster-test-a-presets-template-fills-the-next-message ()
+  (llmster-test--with-llmster
+    (llmster-test--write-config "preset.polite.template = {{input}}, please")
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer (llmster-apply-preset "polite"))
+      (llmster-test--send buffer "echo:the summary")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--send buffer "echo:again")
+      (llmster-test--wait-reply buffer)
+      ;; The engine filled the template, as ask --preset and the REPL's /preset do, for one message only.
+      (let ((messages (alist-get 'messages (llmster-test--call "conversations/get" 'id (buffer-local-value 'llmster--conversation-id buffer)))))
+        (should (equal (alist-get 'text (nth 0 messages)) "echo:the summary, please"))
+        (should (equal (alist-get 'text (nth 2 messages)) "echo:again"))))))
+
 (ert-deftest llmster-test-presets-start-a-new-chat-and-apply-to-the-current-one ()
   (llmster-test--with-llmster
     (llmster-test--write-config "preset.french.system = Answer in French." "preset.french.temperature = 0.3"

@@ -799,6 +799,20 @@ local ok, err = pcall(function()
     wait(function() return not llmster.streaming(buffer) end, 'the reply')
   end
 
+  test('a preset\'s template fills the next message', function()
+    llmster.start()
+    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
+    vim.fn.mkdir(dir, 'p')
+    vim.fn.writefile({ 'preset.polite.template = {{input}}, please' }, dir .. '/config')
+    local buffer = new_chat()
+    llmster.apply_preset('polite', buffer)
+    send_and_wait(buffer, 'echo:the summary')
+    send_and_wait(buffer, 'echo:again')
+    local messages = saved(buffer).messages
+    assert(messages[1].text == 'echo:the summary, please', 'the engine filled the template: ' .. messages[1].text)
+    assert(messages[3].text == 'echo:again', 'for one message only: ' .. messages[3].text)
+  end)
+
   test('presets start a new chat and apply to the current one', function()
     -- llmster rpc runs before the presets are written: it reads the changed file again.
     llmster.start()

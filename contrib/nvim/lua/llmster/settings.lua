@@ -81,6 +81,14 @@ local function known_preset(name)
   return name
 end
 
+-- Whether preset `name` has a template (preset.NAME.template), which fills the next message as the REPL's /preset does.
+function M.has_template(name)
+  for _, preset in ipairs(client.request_sync('presets/list', {}).presets) do
+    if preset.name == name then return not isnil(preset.template) end
+  end
+  return false
+end
+
 -- Asks for a configured preset with vim.ui.select (each with its summary), then calls `choose(name)`.
 function M.pick_preset(prompt, choose)
   local presets = client.request_sync('presets/list', {}).presets
@@ -94,6 +102,7 @@ end
 function M.apply_preset(name, buffer)
   buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
   local chat = require_chat(buffer)
+  if M.has_template(name) then chat.template_preset = name end
   if not chat.conversation then
     chat.preset = known_preset(name)
     client.notify('preset ' .. name .. ' applies from the first message', vim.log.levels.INFO)
@@ -109,6 +118,7 @@ function M.open_with_preset(name)
   known_preset(name)
   local buffer = require('llmster.chat').open()
   chats[buffer].preset = name
+  if M.has_template(name) then chats[buffer].template_preset = name end
   return buffer
 end
 

@@ -257,6 +257,8 @@ function M.send_chat(buffer, options)
     local names = vim.tbl_map(function(item) return item.name end,
       vim.tbl_filter(function(item) return not item.image end, chat.context))
     params.text, params.context = expand_input(chat, text)
+    -- A preset's template fills this one message, as the REPL's /preset NAME does.
+    params.preset, chat.template_preset = chat.template_preset, nil
     if edit then
       params.edit = true
       local previous = last_header(buffer, '### You', input_row)
