@@ -5,47 +5,18 @@ import TestSupport
 
 /// `context/add`, `context/list`, `context/remove` and `chat/send`'s `context`, through the built `llmster rpc` over real pipes.
 @Suite struct RpcContextTests {
-    /// `llmster rpc` with requests sent one at a time, each after the previous one's response.
+    /// `llmster rpc`, initialised; `call` gives a response's `result`, or its `error`.
     final class Connection {
-        let process = Process()
-        let input = Pipe(), output = Pipe()
-        var buffer = Data()
-        var nextId = 1
+        private let pipe: RPCPipe
 
         init(server: String, sandbox: Sandbox) throws {
-            process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
-            process.arguments = ["rpc"]
-            process.environment = sandbox.environment(server: server)
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            pipe = try RPCPipe(sandbox: sandbox, server: server)
             _ = try call("initialize", #"{"protocolVersion":1}"#)
         }
 
-        deinit {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-        }
-
-        /// The response to `method` with `params` (JSON text): its `result`, or its `error`.
         func call(_ method: String, _ params: String) throws -> JSONValue {
-            let id = nextId
-            nextId += 1
-            input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#.utf8 + [10]))
-            while true {
-                while let newline = buffer.firstIndex(of: 10) {
-                    let line = buffer[buffer.startIndex..<newline]
-                    buffer = Data(buffer[(newline + 1)...])
-                    if let message = try? JSONDecoder().decode(JSONValue.self, from: line), message["id"] == .number(Double(id)) {
-                        return message["result"] ?? message["error"] ?? .null
-                    }
-                }
-                // Blocking reads of a child process's output: the child, not this pool, produces it.
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { throw POSIXError(.EPIPE) }
-                buffer.append(chunk)
-            }
+            guard let message = pipe.call(method, params) else { throw POSIXError(.EPIPE) }
+            return message["result"] ?? message["error"] ?? .null
         }
     }
 
