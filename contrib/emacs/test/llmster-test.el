@@ -556,15 +556,19 @@
         (llmster-test--wait-reply buffer)
         (should (string-match-p "### Assistant\nworks" (buffer-string)))))))
 
+(defun llmster-test--chat-with-draft (draft)
+  "A chat with one exchange and DRAFT typed in its input: (BUFFER . CONVERSATION-ID)."
+  (let ((buffer (llmster)))
+    (llmster-test--send buffer "echo:hello")
+    (llmster-test--wait-reply buffer)
+    (with-current-buffer buffer
+      (goto-char (point-max))
+      (insert draft)
+      (cons buffer llmster--conversation-id))))
+
 (ert-deftest llmster-test-unsent-text-is-kept-as-a-draft ()
   (llmster-test--with-llmster
-    (let ((buffer (llmster)) id)
-      (llmster-test--send buffer "echo:hello")
-      (llmster-test--wait-reply buffer)
-      (with-current-buffer buffer
-        (setq id llmster--conversation-id)
-        (goto-char (point-max))
-        (insert "half a thought"))
+    (pcase-let ((`(,buffer . ,id) (llmster-test--chat-with-draft "half a thought")))
       (kill-buffer buffer)
       (llmster-test--wait (lambda () (equal (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id)) "half a thought")))
       (with-current-buffer (llmster id)
@@ -959,13 +963,7 @@
 
 (ert-deftest llmster-test-drafts-are-kept-when-emacs-exits ()
   (llmster-test--with-llmster
-    (let ((buffer (llmster)) id)
-      (llmster-test--send buffer "echo:hello")
-      (llmster-test--wait-reply buffer)
-      (with-current-buffer buffer
-        (setq id llmster--conversation-id)
-        (goto-char (point-max))
-        (insert "typed before C-x C-c"))
+    (let ((id (cdr (llmster-test--chat-with-draft "typed before C-x C-c"))))
       ;; What `kill-emacs' runs (and no `kill-buffer-hook').
       (run-hooks 'kill-emacs-hook)
       (should (equal (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id)) "typed before C-x C-c")))))
