@@ -29,6 +29,8 @@ struct Faults: Sendable, Equatable {
     var toolCalls: Int?
     /// Answer with about this many bytes of Markdown.
     var large: Int?
+    /// The `large` text is paragraphs only (emphasis, code spans, links), not the mix of every block kind.
+    var prose = false
     /// Characters per answer and reasoning delta; nil: a few, more for very long texts.
     var delta: Int?
     /// Put terminal control sequences in answer and reasoning.
@@ -111,6 +113,7 @@ struct Faults: Sendable, Equatable {
         case "tools": tools = try flag()
         case "tool-calls": toolCalls = try int(1...100_000)
         case "large": large = try int(1...50_000_000)
+        case "prose": prose = try flag()
         case "delta": delta = try int(1...1_000_000)
         case "escape": escape = try flag()
         case "slow-load": slowLoad = try flag()

@@ -14,7 +14,7 @@ enum ScriptedReply {
         } else if mentionsRecall(input) {
             text = firstInput.map { "Earlier you said: \"\($0)\"" } ?? "Nothing earlier in this conversation."
         } else if let size = faults.large {
-            text = large(bytes: size)
+            text = faults.prose ? prose(bytes: size) : large(bytes: size)
         } else {
             text = standard(input)
             if images > 0 {
@@ -67,6 +67,23 @@ enum ScriptedReply {
         print("You said \\(words) words")
         ```
         """
+    }
+
+    /// Paragraphs of at least `bytes` UTF-8 bytes, with emphasis, code spans and links, and nothing else.
+    private static func prose(bytes: Int) -> String {
+        var text = ""
+        var paragraph = 1
+        while text.utf8.count < bytes {
+            text += """
+            Paragraph \(paragraph) has *emphasis*, **strong text**, `inline code` and a [link](https://lmstudio.ai/docs/\(paragraph)). \
+            It goes on for a while, as answers do, with another `value` and a **second point** worth making \
+            before it ends with a [second link](https://lmstudio.ai/models) and a plain sentence.
+
+
+            """
+            paragraph += 1
+        }
+        return text
     }
 
     /// Mixed Markdown of at least `bytes` UTF-8 bytes.

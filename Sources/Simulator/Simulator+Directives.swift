@@ -20,6 +20,7 @@ extension Simulator {
       tools          reasoning, search_docs success, message, open_browser failure, message
       tool-calls=N   N search_docs successes, each followed by a line of answer, before it
       large=N        answer with about N bytes of mixed Markdown
+      prose          make the large=N text paragraphs only (emphasis, code spans, links)
       delta=N        answer and reasoning deltas of N characters each
       escape         answer and reasoning contain ESC[2J, OSC 52, OSC 0, BEL and 8-bit CSI
       slow-load      a JIT load sends 20 progress events spaced by max(token delay, 0.05 s);
