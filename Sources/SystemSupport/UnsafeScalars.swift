@@ -16,5 +16,42 @@ public enum UnsafeScalars {
     }
 
     /// Whether `text` holds a scalar of the set.
-    public static func any(in text: String) -> Bool { text.unicodeScalars.contains(where: contains) }
+    public static func any(in text: String) -> Bool { any(inUTF8: text.utf8, exceptNewlineAndTab: false) }
+
+    /// Whether the valid UTF-8 `text` holds a scalar of the set (newline and tab not counted when
+    /// `exceptNewlineAndTab`), read byte by byte without decoding: only the lead bytes of the set's scalars
+    /// (C0, DEL, C2 for C1, D8 for U+061C, E2 for the U+20xx marks) are looked at further.
+    public static func any<Bytes: Collection<UInt8>>(inUTF8 text: Bytes, exceptNewlineAndTab: Bool) -> Bool {
+        if let found = text.withContiguousStorageIfAvailable({ scan($0, exceptNewlineAndTab: exceptNewlineAndTab) }) { return found }
+        return scan(Array(text), exceptNewlineAndTab: exceptNewlineAndTab)
+    }
+
+    private static func scan(_ bytes: some RandomAccessCollection<UInt8>, exceptNewlineAndTab: Bool) -> Bool {
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            index = bytes.index(after: index)
+            switch byte {
+            case 0x0A, 0x09: if !exceptNewlineAndTab { return true }
+            case 0x00...0x1F, 0x7F: return true
+            case 0xC2, 0xD8, 0xE2:
+                guard index != bytes.endIndex else { return false }
+                let second = bytes[index]
+                switch (byte, second) {
+                case (0xC2, 0x80...0x9F), (0xD8, 0x9C): return true
+                case (0xE2, 0x80), (0xE2, 0x81):
+                    let thirdIndex = bytes.index(after: index)
+                    guard thirdIndex != bytes.endIndex else { return false }
+                    let third = bytes[thirdIndex]
+                    // U+200E–U+200F, U+2028–U+202E (E2 80 …); U+2066–U+2069 (E2 81 …).
+                    if second == 0x80 ? (third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third)) : (0xA6...0xA9).contains(third) {
+                        return true
+                    }
+                default: break
+                }
+            default: break
+            }
+        }
+        return false
+    }
 }

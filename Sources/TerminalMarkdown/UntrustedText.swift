@@ -13,7 +13,7 @@ import SystemSupport
 public enum UntrustedText {
     /// Returns `text` with every control character replaced by an inert visible form.
     public static func sanitize(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsReplacement) else { return text }
+        guard UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true) else { return text }
         var result = String.UnicodeScalarView()
         result.reserveCapacity(text.utf8.count + 16)
         for scalar in text.unicodeScalars {

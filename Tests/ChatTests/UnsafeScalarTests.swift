@@ -17,6 +17,22 @@ import Testing
         #expect(!UnsafeScalars.any(in: "plain text, émoji 🙂 and עברית"))
     }
 
+    /// The byte scan that spares the common case a decode finds exactly the set, for every scalar there is.
+    @Test func theUTF8ScanFindsExactlyTheSet() {
+        var mismatches: [String] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "ab" + String(scalar) + "c"
+            let expected = UnsafeScalars.contains(scalar)
+            if UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: false) != expected
+                || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true) != (expected && scalar != "\n" && scalar != "\t")
+                || UnsafeScalars.any(inUTF8: String(scalar).utf8, exceptNewlineAndTab: false) != expected {
+                mismatches.append("U+" + String(value, radix: 16))
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(20))")
+    }
+
     @Test func jsonEscapesEveryOne() {
         for scalar in Self.unsafe {
             let json = JSONValue.string("a" + String(scalar) + "b").jsonString
