@@ -35,6 +35,7 @@ enum Footnotes {
     /// The definitions a paragraph consists of (`[^label]: text`, one per line that starts with a label), or nil
     /// when it does not start with one.
     static func definitions(_ inlines: [MarkdownInline]) -> [(label: String, text: [MarkdownInline])]? {
+        guard opensWithLabel(inlines) else { return nil }
         var definitions: [(label: String, text: [MarkdownInline])] = []
         var rest = references(in: inlines)[...]
         while let label = definitionStart(rest), case .text(let colon) = rest[rest.startIndex + 1] {
@@ -52,6 +53,18 @@ enum Footnotes {
             definitions.append((label, text))
         }
         return definitions.isEmpty ? nil : definitions
+    }
+
+    /// Whether the leading text of `inlines` starts with `[^`, however cmark-gfm split it into text nodes: a
+    /// paragraph that does not cannot be a definition, and is not looked at further.
+    private static func opensWithLabel(_ inlines: [MarkdownInline]) -> Bool {
+        var opening: [UInt8] = []
+        for inline in inlines {
+            guard case .text(let text) = inline else { break }
+            opening += text.utf8.prefix(2 - opening.count)
+            if opening.count == 2 { break }
+        }
+        return opening == Array("[^".utf8)
     }
 
     /// The label when `inlines` start with `[^label]:`.

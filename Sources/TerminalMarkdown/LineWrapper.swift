@@ -39,37 +39,67 @@ struct LineWrapper {
     }
 
     /// A rendered line being built: adjacent text with the same style and link shares one SGR span (and one OSC 8
-    /// hyperlink), which is emitted when the style changes or the line ends.
+    /// hyperlink), which is emitted when the style changes or the line ends. Pieces that lie next to each other in
+    /// one run's text (words and the plain spaces between them) are kept as one range and copied once.
     fileprivate struct LineText {
         let wrapper: LineWrapper
+        let runs: [StyledRun]
         /// When true nothing is kept: only the layout's widths are wanted.
         var measuring = false
         private(set) var text = ""
         private var span = ""
         private var spanStyle = TextStyle.plain
         private var spanLink: String?
+        /// The stretch of one run's text appended last and not yet copied into `span`.
+        private var stretch: (run: Int, range: Range<String.Index>)?
 
-        init(wrapper: LineWrapper) { self.wrapper = wrapper }
+        init(wrapper: LineWrapper, runs: [StyledRun]) {
+            self.wrapper = wrapper
+            self.runs = runs
+        }
 
-        mutating func append(_ piece: Substring, style: TextStyle, link: String?) {
-            guard !piece.isEmpty, !measuring else { return }
+        /// Appends the text of run `run` in `range`.
+        mutating func append(run: Int, _ range: Range<String.Index>) {
+            guard !measuring, !range.isEmpty else { return }
+            if let stretch, stretch.run == run, stretch.range.upperBound == range.lowerBound {
+                self.stretch = (run, stretch.range.lowerBound..<range.upperBound)
+                return
+            }
+            copyStretch()
+            stretch = (run, range)
+        }
+
+        /// Appends `count` spaces in the style of run `run`.
+        mutating func append(spaces count: Int, run: Int) {
+            guard !measuring, count > 0 else { return }
+            copyStretch()
+            open(style: runs[run].style, link: runs[run].link)
+            span.append(contentsOf: repeatElement(" " as Character, count: count))
+        }
+
+        /// The finished line; the builder starts empty again.
+        mutating func finish() -> String {
+            copyStretch()
+            closeSpan()
+            defer { text = "" }
+            return text
+        }
+
+        private mutating func copyStretch() {
+            guard let stretch else { return }
+            self.stretch = nil
+            let run = runs[stretch.run]
+            open(style: run.style, link: run.link)
+            span += run.text[stretch.range]
+        }
+
+        /// Closes the span when `style` or `link` differs from its own; an empty span takes them.
+        private mutating func open(style: TextStyle, link: String?) {
             if !span.isEmpty && (style != spanStyle || link != spanLink) { closeSpan() }
             if span.isEmpty {
                 spanStyle = style
                 spanLink = link
             }
-            span += piece
-        }
-
-        mutating func append(spaces count: Int, style: TextStyle, link: String?) {
-            append(Substring(String(repeating: " ", count: count)), style: style, link: link)
-        }
-
-        /// The finished line; the builder starts empty again.
-        mutating func finish() -> String {
-            closeSpan()
-            defer { text = "" }
-            return text
         }
 
         private mutating func closeSpan() {
@@ -97,48 +127,65 @@ struct LineWrapper {
         /// The word read so far: pieces of runs (run index and byte range), and its width.
         var word: [(run: Int, range: Range<String.Index>)] = []
         var wordWidth = 0
-        /// Spaces read since the last word, per run, and their width (one column each).
-        var spaces: [(run: Int, count: Int)] = []
+        /// Spaces read since the last word, per run: their UTF-8 offsets in the run's text, how many they are and
+        /// whether they are all U+0020 (and so print as they are written); and their width (one column each).
+        var spaces: [(run: Int, start: Int, end: Int, count: Int, plain: Bool)] = []
         var spaceWidth = 0
 
         init(wrapper: LineWrapper, runs: [StyledRun], width: Int, measuring: Bool) {
             self.wrapper = wrapper
             self.runs = runs
             self.width = width
-            line = LineText(wrapper: wrapper)
+            line = LineText(wrapper: wrapper, runs: runs)
             line.measuring = measuring
         }
 
         /// Reads one run's text, placing each word when the space after it (or the run's end) is reached.
         mutating func scan(run index: Int) {
             let text = runs[index].text
+            var contiguous = text
+            // A native string is already contiguous UTF-8 (nothing is copied); a bridged one is copied once.
+            contiguous.withUTF8 { scan(run: index, text, bytes: $0) }
+        }
+
+        /// `scan(run:)` over the run's UTF-8 `bytes`, by offset: ASCII is read a byte at a time, and only non-ASCII
+        /// text (or ASCII followed by it, which a combining mark may join) a grapheme cluster of `text` at a time.
+        private mutating func scan(run index: Int, _ text: String, bytes: UnsafeBufferPointer<UInt8>) {
             let utf8 = text.utf8
-            var position = utf8.startIndex
-            var wordStart: String.Index?
-            while position < utf8.endIndex {
-                let byte = utf8[position]
-                let next = utf8.index(after: position)
-                let clusterEnd: String.Index
+            func stringIndex(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+            var position = 0
+            var wordStart: Int?
+            while position < bytes.count {
+                let byte = bytes[position]
+                let next = position + 1
+                let clusterEnd: Int
                 let isSpace: Bool
                 let clusterWidth: Int
-                if byte < 0x80 && (next == utf8.endIndex || utf8[next] < 0x80) && !(byte == 0x0D && next < utf8.endIndex && utf8[next] == 0x0A) {
+                if byte < 0x80 && (next == bytes.count || bytes[next] < 0x80) && !(byte == 0x0D && next < bytes.count && bytes[next] == 0x0A) {
                     clusterEnd = next
                     isSpace = byte == 0x20 || byte == 0x09 || byte == 0x0A
                     clusterWidth = byte < 0x20 || byte == 0x7F ? 0 : 1
                 } else {
-                    clusterEnd = text.index(after: position)
+                    let cluster = stringIndex(position)
+                    clusterEnd = utf8.distance(from: utf8.startIndex, to: text.index(after: cluster))
                     // A space is a cluster of its own unless a combining mark follows it.
                     isSpace = clusterEnd == next && (byte == 0x20 || byte == 0x09 || byte == 0x0A)
-                    clusterWidth = DisplayWidth.of(text[position], model: wrapper.widthModel)
+                    clusterWidth = DisplayWidth.of(text[cluster], model: wrapper.widthModel)
                 }
                 if isSpace {
                     if let start = wordStart {
-                        word.append((index, start..<position))
+                        word.append((index, stringIndex(start)..<stringIndex(position)))
                         wordStart = nil
                     }
                     placeWord()
                     if column > 0 {
-                        if let last = spaces.last, last.run == index { spaces[spaces.count - 1].count += 1 } else { spaces.append((index, 1)) }
+                        if let last = spaces.last, last.run == index, last.end == position {
+                            spaces[spaces.count - 1].end = clusterEnd
+                            spaces[spaces.count - 1].count += 1
+                            spaces[spaces.count - 1].plain = last.plain && byte == 0x20
+                        } else {
+                            spaces.append((index, position, clusterEnd, 1, byte == 0x20))
+                        }
                         spaceWidth += 1
                     }
                 } else {
@@ -147,7 +194,7 @@ struct LineWrapper {
                 }
                 position = clusterEnd
             }
-            if let start = wordStart { word.append((index, start..<utf8.endIndex)) }
+            if let start = wordStart { word.append((index, stringIndex(start)..<utf8.endIndex)) }
         }
 
         /// Puts the word read so far on the line, after the pending spaces, or on a new line when it does not fit
@@ -157,13 +204,20 @@ struct LineWrapper {
             if column > 0 && column + spaceWidth + wordWidth > width {
                 newLine()
             } else if column > 0 {
-                for space in spaces { line.append(spaces: space.count, style: runs[space.run].style, link: runs[space.run].link) }
+                for space in spaces {
+                    if space.plain {
+                        let utf8 = runs[space.run].text.utf8
+                        line.append(run: space.run, utf8.index(utf8.startIndex, offsetBy: space.start)..<utf8.index(utf8.startIndex, offsetBy: space.end))
+                    } else {
+                        line.append(spaces: space.count, run: space.run)
+                    }
+                }
                 column += spaceWidth
             }
             spaces.removeAll(keepingCapacity: true)
             spaceWidth = 0
             if column + wordWidth <= width {
-                for piece in word { line.append(runs[piece.run].text[piece.range], style: runs[piece.run].style, link: runs[piece.run].link) }
+                for piece in word { line.append(run: piece.run, piece.range) }
                 column += wordWidth
             } else {
                 for piece in word { split(piece) }
@@ -192,21 +246,20 @@ struct LineWrapper {
 
         /// Places a piece of a word too wide for a line, starting a new line before each cluster that overflows.
         private mutating func split(_ piece: (run: Int, range: Range<String.Index>)) {
-            let run = runs[piece.run]
-            let text = run.text[piece.range]
-            var chunkStart = text.startIndex
-            var position = text.startIndex
-            while position < text.endIndex {
+            let text = runs[piece.run].text
+            var chunkStart = piece.range.lowerBound
+            var position = piece.range.lowerBound
+            while position < piece.range.upperBound {
                 let characterWidth = DisplayWidth.of(text[position], model: wrapper.widthModel)
                 if column + characterWidth > width && column > 0 {
-                    line.append(text[chunkStart..<position], style: run.style, link: run.link)
+                    line.append(run: piece.run, chunkStart..<position)
                     chunkStart = position
                     newLine()
                 }
                 column += characterWidth
                 position = text.index(after: position)
             }
-            line.append(text[chunkStart...], style: run.style, link: run.link)
+            line.append(run: piece.run, chunkStart..<piece.range.upperBound)
         }
     }
 }
