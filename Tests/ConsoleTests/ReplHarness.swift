@@ -36,6 +36,18 @@ extension Pseudoterminal {
         send(line + "\r")
         return try waitFor("› ", after: start + line.count)
     }
+
+    /// Types `line` and Enter and waits for the echo of its last word (which must not occur earlier in it); returns
+    /// the mark just after it, where the answer starts. A fixed offset guessed from the mark before could land past
+    /// the answer's first words when less than guessed (a spinner, a status line) comes before them.
+    func sendLine(_ line: String) throws -> Int {
+        let start = mark
+        send(line + "\r")
+        let word = String(line.split(separator: " ").last ?? "")
+        let shown = try waitFor(word, after: start)
+        guard let echo = shown.range(of: word) else { return start }
+        return start + shown.distance(from: shown.startIndex, to: echo.upperBound)
+    }
 }
 
 extension ReplHarness {

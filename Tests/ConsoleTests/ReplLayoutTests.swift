@@ -70,10 +70,9 @@ import TestSupport
     func theStatsLineOfAFailedReplyIsCutToTheWidth(width: Int) throws {
         let repl = try ReplHarness()
         let terminal = try repl.start(width: width)
-        let start = terminal.mark
-        terminal.send("[[sim:error]] echo:some words before the failure\r")
-        try terminal.waitFor("incomplete", after: start)
-        try terminal.waitFor("› ", after: start + 60)
+        let echoed = try terminal.sendLine("[[sim:error]] echo:some words before the failure")
+        try terminal.waitFor("incomplete", after: echoed)
+        try terminal.waitFor("› ", after: echoed)
         var screen = TerminalScreen(width: width, height: 40, widthOf: DisplayWidth.of)
         screen.apply(terminal.rawOutput)
         let lines = screen.lines

@@ -25,9 +25,8 @@ import TestSupport
         options.tokenDelay = 0.05
         let repl = try ReplHarness(options)
         let terminal = try repl.start(width: 60)
-        let start = terminal.mark
-        terminal.send("[[sim:reasoning large-reasoning=1500 delta=30]] echo:the answer\r")
-        try terminal.waitFor("6:", after: start + 60)
+        let echoed = try terminal.sendLine("[[sim:reasoning large-reasoning=1500 delta=30]] echo:the answer")
+        try terminal.waitFor("6:", after: echoed)
         var screen = TerminalScreen(width: 60, height: 40) { DisplayWidth.of($0, model: .codepoint) }
         screen.apply(terminal.rawOutput)
         let tail = screen.lines.filter { $0.contains("weigh") || $0.contains("answering") }
@@ -35,7 +34,7 @@ import TestSupport
         for row in tail {
             #expect(DisplayWidth.of(row, model: .codepoint) < 60, "the row fits, its end not overwritten at the last column: '\(row)'")
         }
-        try terminal.waitFor("Thought for", after: start + 60)
+        try terminal.waitFor("Thought for", after: echoed)
     }
 
     @Test func resizingWhileTheTailIsDrawnLeavesNoStaleRows() throws {
@@ -43,16 +42,15 @@ import TestSupport
         options.tokenDelay = 0.08
         let repl = try ReplHarness(options, environment: ["VTE_VERSION": "7200"])
         let terminal = try repl.start(width: 80)
-        let start = terminal.mark
-        terminal.send("[[sim:reasoning large-reasoning=1800 delta=30]] echo:the answer\r")
-        try terminal.waitFor("5:", after: start + 60)
+        let echoed = try terminal.sendLine("[[sim:reasoning large-reasoning=1800 delta=30]] echo:the answer")
+        try terminal.waitFor("5:", after: echoed)
         let atFifty = terminal.rawOutput.count
         terminal.resize(width: 50, height: 40)
-        try terminal.waitFor("14:", after: start + 60)
+        try terminal.waitFor("14:", after: echoed)
         let atEighty = terminal.rawOutput.count
         terminal.resize(width: 80, height: 40)
-        let end = try terminal.waitFor("Thought for", after: start + 60)
-        try terminal.waitFor("› ", after: start + 60 + end.count)
+        let end = try terminal.waitFor("Thought for", after: echoed)
+        try terminal.waitFor("› ", after: echoed + end.count)
         let raw = Array(terminal.rawOutput)
         var screen = TerminalScreen(width: 80, height: 40) { DisplayWidth.of($0, model: .codepoint) }
         screen.apply(String(raw[..<atFifty]))

@@ -12,11 +12,11 @@ import TestSupport
         let repl = try ReplHarness()
         let terminal = try repl.start()
         let start = terminal.mark
-        terminal.send("[[sim:stall=3]] echo:alpha beta gamma delta epsilon\r")
-        try terminal.waitFor("alpha", after: start + 60)
+        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try terminal.waitFor("alpha", after: echoed)
         terminal.send(["/modle", "/stats", "echo:third line"].map { $0 + lineEnd }.joined())
-        let after = try terminal.waitFor("third line\n", after: start + 60)
-        try terminal.waitFor("› ", after: start + 60 + after.count)
+        let after = try terminal.waitFor("third line\n", after: echoed)
+        try terminal.waitFor("› ", after: echoed + after.count)
         let shown = terminal.text.dropFirst(start)
         #expect(shown.contains("unknown command /modle"), "the first line ran: \(shown)")
         #expect(shown.contains("output ") && shown.contains(" tokens"), "the second line ran (/stats): \(shown)")
@@ -34,12 +34,11 @@ import TestSupport
     @Test func aPasteDuringAReplyArrivesWholeWithItsLineBreaks() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()
-        let start = terminal.mark
-        terminal.send("[[sim:stall=3]] echo:alpha beta gamma delta epsilon\r")
-        try terminal.waitFor("alpha", after: start + 60)
+        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{1B}[200~echo:pasted one\rpasted two\u{1B}[201~\r")
         // The answer is Markdown: its soft line break shows as a space, unlike the input's echo.
-        try terminal.waitFor("pasted one pasted two", after: start + 60)
+        try terminal.waitFor("pasted one pasted two", after: echoed)
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:pasted one\npasted two")
     }
 
@@ -113,11 +112,10 @@ import TestSupport
     @Test func ctrlLTypedDuringAReplyDoesNotClearTheScreenAfterIt() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()
-        let start = terminal.mark
-        terminal.send("[[sim:stall=3]] echo:alpha beta gamma delta epsilon\r")
-        try terminal.waitFor("alpha", after: start + 60)
+        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{C}/ps\r")
-        try terminal.waitFor("acme/tiny-1b  ", after: start + 60)
+        try terminal.waitFor("acme/tiny-1b  ", after: echoed)
         #expect(!terminal.rawOutput.contains("\u{1B}[2J"), "the answer stays on the screen")
         #expect(terminal.text.contains("epsilon"))
     }

@@ -38,6 +38,8 @@ final class LineEditor: Sendable {
         if pipe(&fds) != 0 { fds = [-1, -1] }
         wakeRead = fds[0]
         wakeWrite = fds[1]
+        // Reads wait in poll; `takeWakeReasons` must not wait at all.
+        _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
         self.history = history
         readsPlainLines = lineMode
         settingsBeforeLineMode = lineMode ? Self.prepareLineMode() : nil
@@ -73,6 +75,14 @@ final class LineEditor: Sendable {
     func wake(_ reason: UInt8) {
         var byte = reason
         _ = write(wakeWrite, &byte, 1)
+    }
+
+    /// The wake-up bytes no read has taken, oldest first (called when no read runs).
+    func takeWakeReasons() -> [UInt8] {
+        var reasons: [UInt8] = []
+        var byte: UInt8 = 0
+        while Foundation.read(wakeRead, &byte, 1) == 1 { reasons.append(byte) }
+        return reasons
     }
 
     /// Reads one line on the readline thread, with `draft` already typed in (in line mode: the prompt printed once,

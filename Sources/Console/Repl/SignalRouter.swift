@@ -24,6 +24,8 @@ final class SignalRouter: Sendable {
         let (reply, resize, atPrompt) = state.withLock { state in
             if state.reply != nil, signal != SIGWINCH, signal != SIGINT, state.signal == nil { state.signal = signal }
             if state.reply == nil, !state.atPrompt, signal != SIGWINCH, state.pending == nil { state.pending = signal }
+            // Woken under the lock: `setAtPrompt(false)` then finds every wake-up its read did not take.
+            if state.reply == nil, state.atPrompt || signal == SIGWINCH, let editor { editor.wake(Self.wakeReason(for: signal)) }
             return (state.reply, state.resize, state.atPrompt)
         }
         if signal == SIGTSTP, reply != nil || !atPrompt {
@@ -35,26 +37,43 @@ final class SignalRouter: Sendable {
             if signal == SIGWINCH { resize?() } else { reply.cancel() }
             return
         }
-        guard atPrompt || signal == SIGWINCH else { return }
-        guard let editor else {
-            if signal == SIGTSTP { raise(SIGSTOP) } else if signal != SIGWINCH { exit(SignalTrap.exitStatus(for: signal)) }
-            return
-        }
+        guard atPrompt || signal == SIGWINCH, editor == nil else { return }
+        if signal == SIGTSTP { raise(SIGSTOP) } else if signal != SIGWINCH { exit(SignalTrap.exitStatus(for: signal)) }
+    }
+
+    /// The byte that wakes the prompt for `signal` (see `LineEditor.wake`).
+    private static func wakeReason(for signal: Int32) -> UInt8 {
         switch signal {
-        case SIGINT: editor.wake(UInt8(ascii: "i"))
-        case SIGTERM: editor.wake(UInt8(ascii: "t"))
-        case SIGHUP: editor.wake(UInt8(ascii: "h"))
-        case SIGTSTP: editor.wake(UInt8(ascii: "z"))
-        default: editor.wake(UInt8(ascii: "w"))
+        case SIGINT: UInt8(ascii: "i")
+        case SIGTERM: UInt8(ascii: "t")
+        case SIGHUP: UInt8(ascii: "h")
+        case SIGTSTP: UInt8(ascii: "z")
+        default: UInt8(ascii: "w")
         }
     }
 
     /// Marks whether the prompt is waiting for input (signals wake it) or a command is running (signals wait for the reply).
+    ///
+    /// A signal that woke a read which had already taken its line (Ctrl-C pressed just after Enter) is still in the
+    /// wake-up pipe when the read ends: it becomes pending, so it applies to the reply that line starts, and does not
+    /// interrupt the next prompt instead. A SIGTERM or SIGHUP still pending when the prompt comes back (it came
+    /// during a command) wakes that prompt, which then ends the REPL.
     func setAtPrompt(_ atPrompt: Bool) {
-        state.withLock {
-            $0.atPrompt = atPrompt
-            $0.pending = nil
+        let stops = state.withLock { state -> Bool in
+            state.atPrompt = atPrompt
+            defer { if atPrompt { state.pending = nil } }
+            guard let editor else { return false }
+            if atPrompt {
+                if let pending = state.pending, pending == SIGTERM || pending == SIGHUP { editor.wake(Self.wakeReason(for: pending)) }
+                return false
+            }
+            let unread = editor.takeWakeReasons()
+            if unread.contains(UInt8(ascii: "w")) { editor.wake(UInt8(ascii: "w")) }
+            let signals: [(UInt8, Int32)] = [(UInt8(ascii: "t"), SIGTERM), (UInt8(ascii: "h"), SIGHUP), (UInt8(ascii: "i"), SIGINT)]
+            state.pending = signals.first { unread.contains($0.0) }?.1
+            return unread.contains(UInt8(ascii: "z"))
         }
+        if stops { TerminalFocus.shared.suspended { _ = raise(SIGSTOP) } }
     }
 
     /// Sends signals to `reply` until it ends; returns SIGTERM or SIGHUP when one arrived meanwhile.
