@@ -5,11 +5,13 @@ import LMStudio
 /// Reasoning, answer text and tool activity are kept apart; a reply is complete only when `chat.end`
 /// arrived, and then its `result` replaces what the deltas built (unless the result carries no output,
 /// which must not erase text that streamed). Nothing that arrives after `chat.end` is applied. Events that
-/// could not be read are counted: what they carried is lost, so such a reply is never saved as complete.
+/// could not be read are counted: what they carried is lost, so such a reply is never saved as complete. Where a
+/// part starts, and which tool call an event goes to, ``ReplyPartBoundaries`` says.
 public struct ReplyAccumulator: Sendable {
     public private(set) var state = ReplyState()
     private var updates: [ReplyUpdate] = []
     private var reasoningOpen = false
+    private var boundaries = ReplyPartBoundaries()
 
     /// Creates an accumulator for a new reply.
     public init() {}
@@ -19,6 +21,7 @@ public struct ReplyAccumulator: Sendable {
     public mutating func apply(_ event: ChatEvent, at time: Duration = .zero) -> [ReplyUpdate] {
         guard !state.isComplete else { return [] }
         updates = []
+        let placement = boundaries.place(event)
         switch event {
         case .chatStart(let instance):
             state.modelInstanceId = instance ?? state.modelInstanceId
@@ -39,7 +42,7 @@ public struct ReplyAccumulator: Sendable {
         case .reasoningStart:
             beginReasoningPart(at: time)
         case .reasoningDelta(let text):
-            if !lastPartIsReasoning { beginReasoningPart(at: time) }
+            if placement == .starts(.reasoning) { beginReasoningPart(at: time) }
             appendReasoning(text)
         case .reasoningEnd:
             closeReasoning(at: time)
@@ -49,13 +52,13 @@ public struct ReplyAccumulator: Sendable {
             appendCall(ToolCallState(name: tool, provider: provider))
             setStage(.toolCall(name: tool))
         case .toolCallArguments(let tool, let arguments, let provider):
-            updateRunningCall(named: tool, orAppend: ToolCallState(name: tool, arguments: arguments, provider: provider)) {
+            updateCall(placement, orAppend: ToolCallState(name: tool, arguments: arguments, provider: provider)) {
                 $0.arguments = arguments
                 $0.provider = provider ?? $0.provider
             }
         case .toolCallSuccess(let tool, let arguments, let output, let provider):
-            updateRunningCall(named: tool, orAppend: ToolCallState(name: tool, arguments: arguments, output: output,
-                                                                  provider: provider, status: .succeeded)) {
+            updateCall(placement, orAppend: ToolCallState(name: tool, arguments: arguments, output: output,
+                                                          provider: provider, status: .succeeded)) {
                 $0.arguments = arguments
                 $0.output = output
                 $0.provider = provider ?? $0.provider
@@ -63,10 +66,8 @@ public struct ReplyAccumulator: Sendable {
             }
             setStage(.waiting)
         case .toolCallFailure(let reason, let metadata):
-            let name = metadata?.toolName ?? state.toolCalls.first { $0.status == .running }?.name ?? "tool"
-            updateRunningCall(named: name, orAppend: ToolCallState(name: name, arguments: metadata?.arguments,
-                                                                  provider: metadata?.providerInfo,
-                                                                  status: .failed(reason: reason))) {
+            updateCall(placement, orAppend: ToolCallState(name: metadata?.toolName ?? "tool", arguments: metadata?.arguments,
+                                                          provider: metadata?.providerInfo, status: .failed(reason: reason))) {
                 $0.arguments = metadata?.arguments ?? $0.arguments
                 $0.provider = metadata?.providerInfo ?? $0.provider
                 $0.status = .failed(reason: reason)
@@ -77,7 +78,7 @@ public struct ReplyAccumulator: Sendable {
             beginMessagePart()
         case .messageDelta(let text):
             closeReasoning(at: time)
-            if !lastPartIsMessage { beginMessagePart() }
+            if placement == .starts(.message) { beginMessagePart() }
             appendAnswer(text)
         case .messageEnd:
             break
@@ -98,14 +99,6 @@ public struct ReplyAccumulator: Sendable {
         updates = []
         closeReasoning(at: time)
         return updates
-    }
-
-    private var lastPartIsReasoning: Bool {
-        if case .reasoning? = state.parts.last { true } else { false }
-    }
-
-    private var lastPartIsMessage: Bool {
-        if case .message? = state.parts.last { true } else { false }
     }
 
     /// Counts an event whose content is lost, keeping the first reason.
@@ -160,15 +153,13 @@ public struct ReplyAccumulator: Sendable {
         updates.append(.toolCallChanged(index: state.toolCalls.count - 1, call))
     }
 
-    /// Tool call events carry no id: they are matched to the first running call of that name, in order.
-    private mutating func updateRunningCall(named name: String, orAppend fallback: ToolCallState,
-                                            _ update: (inout ToolCallState) -> Void) {
-        if let index = state.toolCalls.firstIndex(where: { $0.status == .running && $0.name == name }) {
-            update(&state.toolCalls[index])
-            updates.append(.toolCallChanged(index: index, state.toolCalls[index]))
-        } else {
-            appendCall(fallback)
-        }
+    /// Updates the running call a tool-call event goes to (events carry no id; ``ReplyPartBoundaries`` matches them),
+    /// or appends `fallback` when the event starts a call of its own.
+    private mutating func updateCall(_ placement: ReplyPartBoundaries.Placement, orAppend fallback: ToolCallState,
+                                     _ update: (inout ToolCallState) -> Void) {
+        guard case .updatesCall(let index) = placement else { return appendCall(fallback) }
+        update(&state.toolCalls[index])
+        updates.append(.toolCallChanged(index: index, state.toolCalls[index]))
     }
 
     /// Applies the authoritative `chat.end` result: text it only extends is appended, text it contradicts is replaced.

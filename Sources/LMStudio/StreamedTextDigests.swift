@@ -1,12 +1,10 @@
 /// Keyed digests of the texts a chat stream's deltas carried, so a `chat.end` repeating them can be confirmed
 /// while it arrives instead of being held whole beside the streamed reply (see ``LiteralLifter``).
 ///
-/// The deltas are cut into segments as ``ChatEvent``s mark them: a new one at `message.start` or
-/// `reasoning.start`, at a delta (even an empty one) of the other kind, and at the first delta after
-/// `tool_call.start`. These are events at which the reply's accumulator always starts a part too, so a text
-/// confirmed against a segment starts where a part of the streamed reply does. Each segment keeps its length and
-/// the digest of every ``checkpointBytes``-byte prefix. Digests use `Hasher`, seeded anew in each process, so a
-/// server cannot craft two texts that collide.
+/// The deltas are cut into segments where ``ReplyPartBoundaries`` starts a part of answer text or reasoning, the
+/// rule the reply's accumulator builds its parts by, so a text confirmed against a segment starts where a part of
+/// the streamed reply does. Each segment keeps its length and the digest of every ``checkpointBytes``-byte prefix.
+/// Digests use `Hasher`, seeded anew in each process, so a server cannot craft two texts that collide.
 struct StreamedTextDigests: Sendable {
     /// Prefix digests are kept at every multiple of this many bytes.
     static let checkpointBytes = 64 << 10
@@ -25,33 +23,20 @@ struct StreamedTextDigests: Sendable {
         }
     }
 
-    private enum Kind { case message, reasoning }
-
     private(set) var segments: [Segment] = []
-    private var open: Kind?
+    private var boundaries = ReplyPartBoundaries()
 
-    /// Takes note of `event`: its delta text, or the segment boundary it marks.
+    /// Takes note of `event`: the segment it starts, and its delta text.
     mutating func observe(_ event: ChatEvent) {
+        let placement = boundaries.place(event)
+        if placement == .starts(.message) || placement == .starts(.reasoning) { segments.append(Segment()) }
         switch event {
-        case .messageStart: begin(.message)
-        case .reasoningStart: begin(.reasoning)
-        case .messageDelta(let text): append(text, to: .message)
-        case .reasoningDelta(let text): append(text, to: .reasoning)
-        case .toolCallStart: open = nil
-        default: break
+        case .messageDelta(var text), .reasoningDelta(var text):
+            guard placement != .outside, !text.isEmpty else { return }
+            text.withUTF8 { segments[segments.count - 1].append($0) }
+        default:
+            break
         }
-    }
-
-    private mutating func begin(_ kind: Kind) {
-        segments.append(Segment())
-        open = kind
-    }
-
-    private mutating func append(_ text: String, to kind: Kind) {
-        if open != kind { begin(kind) }
-        guard !text.isEmpty else { return }
-        var text = text
-        text.withUTF8 { segments[segments.count - 1].append($0) }
     }
 }
 

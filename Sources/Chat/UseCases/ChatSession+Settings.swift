@@ -19,6 +19,10 @@ public enum SystemPromptEffect: Sendable, Equatable {
 }
 
 extension Conversation {
+    /// Whether the saved system prompt waits for a fresh server context: it changed after the context began and the
+    /// conversation still continues that context (a request that starts a fresh one carries the prompt).
+    public var systemPromptAwaitsFreshContext: Bool { needsFreshContext && lastResponseId != nil }
+
     /// Saves a changed system prompt by the rule of `SystemPromptEffect`, marking it as waiting for a fresh context
     /// when it does; returns the effect.
     mutating func changeSystemPrompt(to text: String?) -> SystemPromptEffect {

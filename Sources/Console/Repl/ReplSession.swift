@@ -34,6 +34,9 @@ import TerminalMarkdown
     private var refreshAgain = false
     /// Whether the next message starts a fresh server context (accepted after `/system` changed the prompt).
     var startsFreshContext = false
+    /// Whether the conversation switched to has a system prompt that waits for a fresh server context: the offer
+    /// (`SystemPromptCommand.offerFreshContext`) comes before the next prompt, after what opened it is said.
+    var offersFreshContext = false
     /// Whether the next request starts a fresh server context, clearing the choice: one request takes it.
     func takeFreshContext() -> Bool {
         defer { startsFreshContext = false }
@@ -112,6 +115,7 @@ import TerminalMarkdown
                 output.line("")
             }
             followsReply = false
+            if offersFreshContext { await SystemPromptCommand.offerFreshContext(after: nil, repl: self) }
             let prompt = await promptText()
             let given = draft
             let input = await readLine(prompt: prompt, draft: given)
@@ -563,7 +567,9 @@ import TerminalMarkdown
         pendingModel = nil
         pendingPreset = nil
         startsFreshContext = false
-        keptDraft = await currentConversation()?.draft ?? ""
+        let conversation = await currentConversation()
+        offersFreshContext = conversation?.systemPromptAwaitsFreshContext ?? false
+        keptDraft = conversation?.draft ?? ""
         draft = keptDraft
         if !keptDraft.isEmpty {
             output.line("Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it.")

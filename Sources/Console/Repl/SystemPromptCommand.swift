@@ -50,10 +50,19 @@ import TerminalMarkdown
     /// Says how a changed prompt takes effect; after the first turn, offers a fresh server context.
     private static func report(_ effect: SystemPromptEffect, what: String, repl: ReplSession) async {
         guard effect == .needsFreshContext else { repl.output.line(what + "."); return }
+        await offerFreshContext(after: what, repl: repl)
+    }
+
+    /// Offers a fresh server context to a system prompt that waits for one: after `what` (`/system`, `/preset`), or,
+    /// when nil, on opening a conversation whose prompt changed since its context began, where the REPL only says so
+    /// (keeping the context) when no terminal can answer, lest it take the first piped message as the answer.
+    static func offerFreshContext(after what: String?, repl: ReplSession) async {
+        repl.offersFreshContext = false
+        if what == nil { repl.output.line("This conversation's system prompt changed after its server context began.") }
         repl.output.line("The server keeps this conversation's context with the old system prompt; a change takes effect only with a fresh server context (the model will not remember earlier turns).")
-        if await repl.confirm("Start a fresh server context with the next message?") {
+        if what != nil || repl.editor != nil, await repl.confirm("Start a fresh server context with the next message?") {
             repl.startsFreshContext = true
-            repl.output.line(what + "; the next message starts a fresh server context.")
+            repl.output.line((what.map { $0 + "; the" } ?? "The") + " next message starts a fresh server context.")
         } else {
             repl.output.line("Saved, not yet in effect: the prompt applies when this conversation next starts a fresh server context.")
         }
