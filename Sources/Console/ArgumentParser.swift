@@ -147,12 +147,12 @@ public struct ArgumentParser: Sendable {
     }
 
     /// The options' help lines, aligned; with a `width`, each help text wraps under its column at word boundaries.
-    public func optionHelp(width: Int?) -> String {
+    public func optionHelp(width: Int?, fit: TextFit) -> String {
         let column = (options.map(\.synopsis.count).max() ?? 0) + 4
         return options.map { option in
             let term = "  " + option.synopsis
-            guard let width else { return term.padding(toLength: column, withPad: " ", startingAt: 0) + option.help }
-            return TextLayout.hanging(term, option.help, column: column, width: width)
+            guard let width else { return fit.pad(term, to: column) + option.help }
+            return TextLayout.hanging(term, option.help, column: column, width: width, fit: fit)
         }.joined(separator: "\n")
     }
 

@@ -8,10 +8,11 @@ public struct ReplyPresenter: Sendable {
     public static let reasoningWindow = 4096
 
     let level: StyleLevel
-    let unicode: Bool
-    /// How the terminal counts columns (`width_mode`): the live rows are drawn with autowrap off, so a row measured
-    /// narrower than the terminal draws it loses its end.
-    let widthModel: WidthModel
+    /// How the terminal counts columns (`width_mode`) and which ellipsis it shows: the live rows are drawn with
+    /// autowrap off, so a row measured narrower than the terminal draws it loses its end.
+    let fit: TextFit
+    /// UTF-8 glyphs (`▸`, `✓`, the bar), or their ASCII stand-ins.
+    var unicode: Bool { fit.isUTF8 }
     /// The "incomplete" mark's colour: yellow, or red where yellow washes out on a light background.
     let warningColor: UInt8
     /// Columns available; lines are cut to `width − 1`.
@@ -20,8 +21,7 @@ public struct ReplyPresenter: Sendable {
     /// Creates a presenter for `capabilities`.
     public init(capabilities: TerminalCapabilities) {
         level = capabilities.styleLevel
-        unicode = capabilities.isUTF8
-        widthModel = capabilities.widthModel
+        fit = capabilities.textFit
         warningColor = capabilities.background == .light ? 31 : 33
         width = capabilities.width
     }
@@ -41,7 +41,7 @@ public struct ReplyPresenter: Sendable {
             text = "Processing prompt"
             if let progress { text += " " + percent(progress) }
         }
-        return dim.apply(fit(text + " · " + Self.seconds(elapsedSeconds)), at: level)
+        return dim.apply(fitted(text + " · " + Self.seconds(elapsedSeconds)), at: level)
     }
 
     /// A ten-cell bar: `▕█████░░░░░▏`, or `[#####.....]` without UTF-8.
@@ -58,7 +58,7 @@ public struct ReplyPresenter: Sendable {
     public func reasoningTail(_ reasoning: String, lineCount: Int) -> [String] {
         let window = String(reasoning.suffix(Self.reasoningWindow))
         let lines = UntrustedText.sanitize(window).split(separator: "\n", omittingEmptySubsequences: true)
-        let wrapper = LineWrapper(level: .plain, hyperlinks: false, widthModel: widthModel)
+        let wrapper = LineWrapper(level: .plain, hyperlinks: false, widthModel: fit.widthModel)
         var rows: [String] = []
         for line in lines.suffix(lineCount) {
             rows += wrapper.wrap([StyledRun(text: String(line), style: .plain)], width: width - 1).map(\.text)
@@ -77,7 +77,7 @@ public struct ReplyPresenter: Sendable {
 
     /// "↻ The server's final answer differs from the streamed text:", dim; committed above a rewritten answer.
     public func replacementNote() -> String {
-        dim.apply(fit((unicode ? "↻" : "*") + " The server's final answer differs from the streamed text:"), at: level)
+        dim.apply(fitted((unicode ? "↻" : "*") + " The server's final answer differs from the streamed text:"), at: level)
     }
 
     /// `⚙ search_docs {query: "sse"} … ✓ 1.2 KB` or `⚙ open_browser {} … ✗ Cannot find tool open_browser`.
@@ -95,11 +95,11 @@ public struct ReplyPresenter: Sendable {
             outcome = (unicode ? "✗ " : "failed: ") + UntrustedText.sanitize(message).replacing("\n", with: " ")
             outcomeStyle = TextStyle(color: 31)
         }
-        let ellipsis = unicode ? "…" : "..."
+        let ellipsis = fit.ellipsis
         let head = (unicode ? "⚙ " : "* ") + UntrustedText.sanitize(call.name)
         let arguments = UntrustedText.sanitize(call.arguments).replacing("\n", with: " ")
         let room = width - 1 - columns(head) - columns(outcome) - columns(ellipsis) - 3
-        let shownArguments = arguments.isEmpty ? "" : " " + truncate(arguments, to: max(room, 0), ellipsis: ellipsis)
+        let shownArguments = arguments.isEmpty ? "" : " " + fit.cut(arguments, to: max(room, 0))
         return TextStyle(bold: true).apply(head, at: level) + dim.apply(shownArguments + " " + ellipsis, at: level)
             + " " + outcomeStyle.apply(outcome, at: level)
     }
@@ -136,7 +136,7 @@ public struct ReplyPresenter: Sendable {
         }
         // Figures that do not fit are left out whole from the end: a number cut in half would read as another.
         while parts.count > 1, columns(parts.joined(separator: " · ")) > max(width - 1, 1) { parts.removeLast() }
-        return (parts, fit(parts.joined(separator: " · ")))
+        return (parts, fitted(parts.joined(separator: " · ")))
     }
 
     /// "⚠ incomplete: REASON", cut to what is left of the row after `figures`, and whether it is whole; nil when complete.
@@ -151,7 +151,7 @@ public struct ReplyPresenter: Sendable {
         let separator = parts.isEmpty ? "" : " · "
         let room = max(width - 1 - columns(figures) - columns(separator), 1)
         let full = (unicode ? "⚠ " : "! ") + mark
-        let text = truncate(full, to: room, ellipsis: unicode ? "…" : "...")
+        let text = fit.cut(full, to: room)
         return (text, text == full)
     }
 
@@ -173,25 +173,9 @@ public struct ReplyPresenter: Sendable {
         return decimal(Double(count) / 1_000_000) + " MB"
     }
 
-    private func truncate(_ text: String, to columns: Int, ellipsis: String) -> String {
-        guard self.columns(text) > columns else { return text }
-        var result = ""
-        var used = 0
-        let limit = columns - self.columns(ellipsis)
-        for character in text {
-            let characterWidth = DisplayWidth.of(character, model: widthModel)
-            if used + characterWidth > limit { break }
-            result.append(character)
-            used += characterWidth
-        }
-        return result + ellipsis
-    }
-
     /// The columns `text` takes on this terminal.
-    private func columns(_ text: String) -> Int { DisplayWidth.of(text, model: widthModel) }
+    private func columns(_ text: String) -> Int { fit.columns(text) }
 
     /// Cuts an unstyled line to the prose width.
-    private func fit(_ text: String) -> String {
-        truncate(text, to: max(width - 1, 1), ellipsis: unicode ? "…" : "...")
-    }
+    private func fitted(_ text: String) -> String { fit.cut(text, to: max(width - 1, 1)) }
 }

@@ -96,6 +96,47 @@ import TestSupport
         #expect(piped.output.contains("reasoning(off/low/medium/high, default medium)"), "piped output keeps whole cells for scripts")
     }
 
+    /// The columns `line` takes on a terminal that counts code points (`codepoint`) or clusters: CJK and emoji two,
+    /// a zero-width joiner none, the rest of this suite's text one.
+    func columns(_ line: String, codepoint: Bool = false) -> Int {
+        func width(_ scalar: Unicode.Scalar) -> Int {
+            scalar.value == 0x200D ? 0 : (0x3040...0x9FFF).contains(scalar.value) || scalar.value >= 0x1F000 ? 2 : 1
+        }
+        return codepoint ? line.unicodeScalars.map(width).reduce(0, +)
+            : line.map { $0.unicodeScalars.first.map(width) ?? 0 }.reduce(0, +)
+    }
+
+    @Test(arguments: [("C.UTF-8", "…"), ("C", "...")])
+    func wideTitlesAreCutToTheirColumnWithTheLocalesEllipsis(locale: String, ellipsis: String) throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url, environment: ["COLUMNS": "40", "LANG": locale])
+        #expect(try cli.run(["ask", "日本語の長い会話のタイトルはここで切られます"]).status == 0)
+        let lines = try cli.run(["chats"]).output.split(separator: "\n").map(String.init)
+        for line in lines { #expect(columns(line) <= 40, "'\(line)'") }
+        let header = try #require(lines.first { $0.hasPrefix("ID") })
+        let row = try #require(lines.first { $0.contains("日本") })
+        #expect(row.contains(ellipsis) && (ellipsis == "…" || !row.contains("…")), "the \(locale) ellipsis: \(row)")
+        // The cut title is padded by display width: the date starts under UPDATED.
+        let updated = try #require(header.range(of: "UPDATED"))
+        #expect(columns(String(row.dropLast(16))) == columns(String(header[..<updated.lowerBound])), "\(header)\n\(row)")
+    }
+
+    @Test(arguments: ["codepoint", "grapheme"])
+    func tablesMeasureEmojiByTheWidthMode(mode: String) throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url, environment: ["COLUMNS": "40"])
+        try cli.sandbox.write("width_mode = \(mode)\n", to: "config/llmster/config")
+        #expect(try cli.run(["ask", "👨‍👩‍👧‍👦👨‍👩‍👧‍👦 family reunion notes"]).status == 0)
+        let lines = try cli.run(["chats"]).output.split(separator: "\n").map(String.init)
+        let codepoint = mode == "codepoint"
+        for line in lines { #expect(columns(line, codepoint: codepoint) <= 40, "'\(line)'") }
+        let header = try #require(lines.first { $0.hasPrefix("ID") })
+        let row = try #require(lines.first { $0.contains("👨‍👩‍👧‍👦") })
+        let updated = try #require(header.range(of: "UPDATED"))
+        #expect(columns(String(row.dropLast(16)), codepoint: codepoint) == updated.lowerBound.utf16Offset(in: header),
+                "the date starts under UPDATED as a \(mode) terminal draws it:\n\(header)\n\(row)")
+    }
+
     @Test(arguments: [60, 100])
     func theRestorePreviewFitsTheTerminal(width: Int) throws {
         let fixture = try SimulatorFixture()

@@ -44,11 +44,11 @@ public enum App {
     static let usageLine = "usage: llmster [options] [command] [arguments]"
 
     /// The text of `llmster --help` laid out to `width` columns: descriptions wrap under their column.
-    public static func help(width: Int) -> String {
+    public static func help(width: Int, fit: TextFit) -> String {
         let shown = commands.filter { !$0.isHidden }
         let column = (shown.map(\.name.count).max() ?? 0) + 4
-        let list = shown.map { TextLayout.hanging("  " + $0.name, $0.summary, column: column, width: width) }
-        func paragraph(_ text: String) -> String { TextLayout.paragraphs(text, width: width) }
+        let list = shown.map { TextLayout.hanging("  " + $0.name, $0.summary, column: column, width: width, fit: fit) }
+        func paragraph(_ text: String) -> String { TextLayout.paragraphs(text, width: width, fit: fit) }
         return """
         \(usageLine)
 
@@ -58,10 +58,10 @@ public enum App {
         \(list.joined(separator: "\n"))
 
         REPL options:
-        \(ArgumentParser(replOptions).optionHelp(width: width))
+        \(ArgumentParser(replOptions).optionHelp(width: width, fit: fit))
 
         global options (before or after the command):
-        \(globalOptions.optionHelp(width: width))
+        \(globalOptions.optionHelp(width: width, fit: fit))
 
         \(paragraph("`llmster COMMAND --help` describes a command; `man llmster` describes everything. Exit status: 0 ok, 1 failure, 2 usage, 3 server unreachable or too old, 4 token missing or rejected, 5 not found, 6 reply incomplete, 130 interrupted, 143 terminated."))
 
@@ -99,8 +99,9 @@ public enum App {
             return ExitCode.success
         }
         if parsed.has("help") {
-            let width = TextLayout.outputWidth(environment: environment)
-            StandardStream.output.send(command.map { $0.help(width: width ?? 80) } ?? help(width: width ?? 80))
+            let width = TextLayout.outputWidth(environment: environment) ?? 80
+            let fit = TerminalCapabilities.detect(fd: 1, environment: environment).textFit
+            StandardStream.output.send(command.map { $0.help(width: width, fit: fit) } ?? help(width: width, fit: fit))
             return ExitCode.success
         }
         if command == nil, let stray = parsed.positionals.first {

@@ -1,4 +1,5 @@
 import Foundation
+import TerminalMarkdown
 /// One `llmster` subcommand: its usage, options and what it does.
 public struct Command: Sendable {
     public let name: String
@@ -26,7 +27,7 @@ public struct Command: Sendable {
     }
 
     /// The text of `llmster NAME --help`, wrapped to `width` columns.
-    public func help(width: Int) -> String {
+    public func help(width: Int, fit: TextFit) -> String {
         let term = "usage: llmster \(name)"
         // A bracketed group (`[--image FILE]…`) breaks only around it: its spaces are no-break spaces while wrapping.
         var depth = 0
@@ -34,11 +35,11 @@ public struct Command: Sendable {
             if character == "[" { depth += 1 } else if character == "]" { depth -= 1 }
             return character == " " && depth > 0 ? "\u{A0}" : character
         })
-        var text = TextLayout.hanging(term, grouped, column: term.count + 1, width: width, gap: 1, maximumColumn: width / 2)
+        var text = TextLayout.hanging(term, grouped, column: term.count + 1, width: width, gap: 1, maximumColumn: width / 2, fit: fit)
             .replacingOccurrences(of: "\u{A0}", with: " ") + "\n\n"
-        text += TextLayout.paragraphs(summary, width: width) + "\n\noptions:\n" + parser.optionHelp(width: width) + "\n"
-        text += TextLayout.paragraphs("Global options (llmster --help) are accepted here too.", width: width) + "\n"
-        if !details.isEmpty { text += "\n" + TextLayout.paragraphs(details, width: width) + "\n" }
+        text += TextLayout.paragraphs(summary, width: width, fit: fit) + "\n\noptions:\n" + parser.optionHelp(width: width, fit: fit) + "\n"
+        text += TextLayout.paragraphs("Global options (llmster --help) are accepted here too.", width: width, fit: fit) + "\n"
+        if !details.isEmpty { text += "\n" + TextLayout.paragraphs(details, width: width, fit: fit) + "\n" }
         return text
     }
 

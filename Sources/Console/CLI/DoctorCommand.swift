@@ -27,11 +27,12 @@ enum DoctorCommand {
         checks += others
         if status == ExitCode.success, others.contains(where: { !$0.ok }) { status = ExitCode.failure }
         let width = TextLayout.outputWidth(environment: context.environment)
+        let fit = context.terminal(fd: 1).textFit
         for check in checks where !(arguments.has("quiet") && check.ok) {
             let term = (check.ok ? "ok  " : "FAIL") + "  " + check.name
             let detail = UntrustedText.sanitize(ServerURL.redactingPasswords(in: check.detail))
-            context.output.line(width.map { TextLayout.hanging(term, detail, column: 18, width: $0, maximumColumn: 18) }
-                ?? term.padding(toLength: 18, withPad: " ", startingAt: 0) + detail)
+            context.output.line(width.map { TextLayout.hanging(term, detail, column: 18, width: $0, maximumColumn: 18, fit: fit) }
+                ?? fit.pad(term, to: 18) + detail)
         }
         return status
     }

@@ -112,8 +112,8 @@ final class DownloadProgressLine: Sendable {
 
     func show(_ status: DownloadStatus) {
         if inPlace {
-            let width = TerminalCapabilities.detect(fd: stream.fd, environment: environment).width
-            stream.send("\r\u{1B}[2K" + Self.describe(status, name: name, width: width))
+            let terminal = TerminalCapabilities.detect(fd: stream.fd, environment: environment)
+            stream.send("\r\u{1B}[2K" + Self.describe(status, name: name, width: terminal.width, fit: terminal.textFit))
             return
         }
         let decile = Int(Self.fraction(status) * 10)
@@ -133,8 +133,9 @@ final class DownloadProgressLine: Sendable {
 
     /// `Downloading acme/x ▕████░░░░░░▏ 45% 1.2 GB of 2.7 GB · 35 MB/s · 0:45 left`; with a `width`, fitted into
     /// one row short of it (a redrawn line that wrapped would leave a row behind each time): the name is cut to as
-    /// little as 16 columns, then the time left, the speed and the sizes are dropped in that order.
-    static func describe(_ status: DownloadStatus, name: String, width: Int? = nil) -> String {
+    /// little as 16 columns, then the time left, the speed and the sizes are dropped in that order; `fit` measures and
+    /// cuts (by default as a UTF-8 terminal does).
+    static func describe(_ status: DownloadStatus, name: String, width: Int? = nil, fit: TextFit = TextFit()) -> String {
         let fraction = fraction(status)
         let filled = Int((fraction * 10).rounded(.down))
         let verb = status.status == "paused" ? "Paused" : "Downloading"
@@ -153,11 +154,11 @@ final class DownloadProgressLine: Sendable {
         let name = UntrustedText.sanitize(name)
         guard let width else { return verb + " " + name + bar + details.joined() }
         let room = max(width - 1, 1)
-        let shortestName = min(DisplayWidth.of(name), 16)
-        while !details.isEmpty, DisplayWidth.of(verb + " " + bar + details.joined()) + shortestName > room { details.removeLast() }
+        let shortestName = min(fit.columns(name), 16)
+        while !details.isEmpty, fit.columns(verb + " " + bar + details.joined()) + shortestName > room { details.removeLast() }
         let tail = bar + details.joined()
-        let nameRoom = room - DisplayWidth.of(verb + " " + tail)
-        guard nameRoom >= 2 else { return TextLayout.truncate(verb + tail, to: room) }
-        return verb + " " + TextLayout.truncate(name, to: nameRoom) + tail
+        let nameRoom = room - fit.columns(verb + " " + tail)
+        guard nameRoom >= 2 else { return fit.cut(verb + tail, to: room) }
+        return verb + " " + fit.cut(name, to: nameRoom) + tail
     }
 }

@@ -50,7 +50,7 @@ enum LibraryCommands {
             context.errors.line(listing.emptyNotice)
             return ExitCode.success
         }
-        context.output.send(listing.text(width: TextLayout.outputWidth(environment: context.environment)))
+        context.output.send(listing.text(width: TextLayout.outputWidth(environment: context.environment), fit: context.terminal(fd: 1).textFit))
         return ExitCode.success
     }
 
@@ -97,7 +97,8 @@ enum LibraryCommands {
             context.errors.line("Nothing matches '\(UntrustedText.sanitize(text))'.")
             return ExitCode.success
         }
-        context.output.send(SearchListing.table(hits, width: TextLayout.outputWidth(environment: context.environment)))
+        context.output.send(SearchListing.table(hits, width: TextLayout.outputWidth(environment: context.environment),
+                                                 fit: context.terminal(fd: 1).textFit))
         return ExitCode.success
     }
 
@@ -219,11 +220,11 @@ extension ConversationListing {
 
     /// The listing as `chats` and `/chats` show it: `In SCOPE:` when a folder was asked for, then a table laid out to
     /// `width` (nil: whole lines); a narrow terminal cuts the title, then drops MODEL, then FOLDER.
-    func text(width: Int?) -> String {
+    func text(width: Int?, fit: TextFit) -> String {
         var text = ""
         if let scope {
             let heading = UntrustedText.sanitize("In \(scope):")
-            text = (width.map { TextLayout.paragraphs(heading, width: $0) } ?? heading) + "\n"
+            text = (width.map { TextLayout.paragraphs(heading, width: $0, fit: fit) } ?? heading) + "\n"
         }
         var table = TextTable(columns: [
             .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 1), .init("FOLDER", minimumWidth: 8, priority: 3),
@@ -235,7 +236,7 @@ extension ConversationListing {
                 folderPath(of: conversation), conversation.modelKey ?? "-", LibraryCommands.dateLabel(conversation.updatedAt),
             ])
         }
-        return text + table.text(width: width)
+        return text + table.text(width: width, fit: fit)
     }
 
     /// ` (fork of SOURCE at reply N)` after a fork's title; empty for a conversation that is no fork.

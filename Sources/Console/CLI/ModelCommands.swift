@@ -37,7 +37,7 @@ enum ModelCommands {
                                             : "No model matches those filters.")
         } else {
             context.output.send(ModelListing.table(shown, width: TextLayout.outputWidth(environment: context.environment),
-                                                   aliases: context.configuration.aliases))
+                                                   fit: context.terminal(fd: 1).textFit, aliases: context.configuration.aliases))
         }
         return ExitCode.success
     }
@@ -66,7 +66,8 @@ enum ModelCommands {
             context.errors.line("No model is loaded. `llmster load MODEL` loads one; a chat loads its model just in time.")
             return ExitCode.success
         }
-        context.output.send(ModelListing.instances(models, width: TextLayout.outputWidth(environment: context.environment)))
+        context.output.send(ModelListing.instances(models, width: TextLayout.outputWidth(environment: context.environment),
+                                                     fit: context.terminal(fd: 1).textFit))
         return ExitCode.success
     }
 

@@ -1,4 +1,5 @@
 import LMStudio
+import TerminalMarkdown
 
 /// The model picker's data as a table or JSON: filters, sorts, and the columns users compare models by.
 public enum ModelListing {
@@ -73,7 +74,7 @@ public enum ModelListing {
     /// The `llmster models` table, laid out to `width` columns when given: capabilities and loaded instances
     /// are cut first, then VARIANT, FORMAT, QUANT, PARAMS, MAX CTX and CAPABILITIES are dropped in that order. A key
     /// that `alias.NAME` lines name is followed by its aliases, `qwen/qwen3-4b (fast)`.
-    public static func table(_ models: [Model], width: Int? = nil, aliases: [String: String] = [:]) -> String {
+    public static func table(_ models: [Model], width: Int?, fit: TextFit, aliases: [String: String] = [:]) -> String {
         var table = TextTable(columns: [
             .init("MODEL", minimumWidth: 16, priority: 0), .init("LOADED", minimumWidth: 8, priority: 1),
             .init("SIZE", priority: 2), .init("FORMAT", priority: 7), .init("PARAMS", priority: 5), .init("QUANT", priority: 6),
@@ -86,12 +87,12 @@ public enum ModelListing {
                 model.maxContextLength.map(contextLabel) ?? "-", capabilities(model), variant(model),
             ])
         }
-        return table.text(width: width)
+        return table.text(width: width, fit: fit)
     }
 
     /// The `llmster ps` and `/ps` table of loaded instances, laid out to `width` columns when given: the model key
     /// and config are cut first, then CONFIG, SIZE, MODEL and CONTEXT are dropped in that order.
-    public static func instances(_ models: [Model], width: Int? = nil) -> String {
+    public static func instances(_ models: [Model], width: Int?, fit: TextFit) -> String {
         var table = TextTable(columns: [
             .init("INSTANCE", minimumWidth: 16, priority: 0), .init("MODEL", minimumWidth: 12, priority: 2),
             .init("CONTEXT", priority: 1), .init("SIZE", priority: 3), .init("CONFIG", minimumWidth: 12, priority: 4),
@@ -105,7 +106,7 @@ public enum ModelListing {
                               Units.bytes(model.sizeBytes), summary.isEmpty ? "-" : summary])
             }
         }
-        return table.text(width: width)
+        return table.text(width: width, fit: fit)
     }
 
     /// An instance's configuration as JSON with the server's field names; fields it did not list are left out.

@@ -29,7 +29,7 @@ public struct StandardStream: Sendable, TextOutputStream {
         let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
         guard terminal.isTTY else { return line(text) }
         line(text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            TextLayout.wrap(String($0), width: terminal.width, indent: indent).joined(separator: "\n")
+            TextLayout.wrap(String($0), width: terminal.width, indent: indent, fit: terminal.textFit).joined(separator: "\n")
         }.joined(separator: "\n"))
     }
 }

@@ -3,9 +3,9 @@ import TerminalMarkdown
 
 /// A plain column-aligned table for command output: a header row, then rows, columns separated by two spaces.
 ///
-/// Cells are sanitised (server text is untrusted) and aligned by display width. Given a width, columns that
-/// may shrink are cut with `…` down to their minimum, and the least important columns are dropped while even
-/// that does not fit; no line is wider than the width.
+/// Cells are sanitised (server text is untrusted) and aligned by display width as the terminal counts it. Given a
+/// width, columns that may shrink are cut (with `…`, or `...` without UTF-8; see `TextFit`) down to their minimum,
+/// and the least important columns are dropped while even that does not fit; no line is wider than the width.
 public struct TextTable {
     /// A column's title and how it gives way on a narrow terminal.
     public struct Column: Sendable {
@@ -34,13 +34,13 @@ public struct TextTable {
     /// Appends a row.
     public mutating func append(_ row: [String]) { rows.append(row.map(UntrustedText.sanitize)) }
 
-    /// The table's text laid out to `width` columns (nil: as wide as its cells).
-    public func text(width: Int?) -> String {
+    /// The table's text laid out to `width` columns (nil: as wide as its cells), measured and cut by `fit`.
+    public func text(width: Int?, fit: TextFit) -> String {
         let all = [header] + rows
         var natural = [Int](repeating: 0, count: columns.count)
         for row in all {
             for (column, cell) in row.enumerated() where column < natural.count {
-                natural[column] = max(natural[column], DisplayWidth.of(cell))
+                natural[column] = max(natural[column], fit.columns(cell))
             }
         }
         var widths = natural
@@ -65,20 +65,17 @@ public struct TextTable {
         return all.map { row in
             var line = ""
             for (position, column) in shown.enumerated() where column < row.count {
-                let cell = TextLayout.truncate(row[column], to: widths[column])
-                line += cell
-                if position < shown.count - 1 {
-                    line += String(repeating: " ", count: max(widths[column] - DisplayWidth.of(cell), 0) + 2)
-                }
+                line += position < shown.count - 1 ? fit.pad(row[column], to: widths[column]) + "  "
+                    : fit.cut(row[column], to: widths[column])
             }
-            if let width { line = TextLayout.truncate(line, to: width) }
+            if let width { line = fit.cut(line, to: width) }
             while line.hasSuffix(" ") { line.removeLast() }
             return line
         }.joined(separator: "\n") + "\n"
     }
 }
 
-/// Plain-text layout to a terminal's width: word wrapping with a hanging indent, and cutting with `…`.
+/// Plain-text layout to a terminal's width: word wrapping with a hanging indent, measured by `TextFit`.
 public enum TextLayout {
     /// The width command output is laid out to: the terminal's when `fd` (standard output by default) is one,
     /// else `$COLUMNS` when set; nil when neither (piped output keeps whole lines for scripts).
@@ -88,27 +85,12 @@ public enum TextLayout {
         return environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
     }
 
-    /// `text` cut to `columns` display columns, ending in `…` when something was cut.
-    public static func truncate(_ text: String, to columns: Int) -> String {
-        guard DisplayWidth.of(text) > columns else { return text }
-        guard columns > 0 else { return "" }
-        var result = ""
-        var used = 0
-        for character in text {
-            let width = DisplayWidth.of(character)
-            if used + width > columns - 1 { break }
-            result.append(character)
-            used += width
-        }
-        return result + "…"
-    }
-
-    /// `text` as lines of at most `width` display columns, broken at spaces; the lines after the first are indented by
-    /// `indent` spaces (a hanging indent).
+    /// `text` as lines of at most `width` display columns (as `fit` counts them), broken at spaces; the lines after
+    /// the first are indented by `indent` spaces (a hanging indent).
     ///
     /// Leading spaces and runs of spaces inside a line are kept; a line break replaces one space. A word longer
     /// than a whole line is split.
-    public static func wrap(_ text: String, width: Int, indent: Int = 0) -> [String] {
+    public static func wrap(_ text: String, width: Int, indent: Int = 0, fit: TextFit) -> [String] {
         let width = max(width, 1)
         let indent = min(indent, max(width - 10, 0))
         let leading = text.prefix { $0 == " " }
@@ -116,9 +98,9 @@ public enum TextLayout {
         var line = String(leading)
         var used = leading.count
         var lineHasWords = false
-        for word in text.dropFirst(leading.count).split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+        for word in text.dropFirst(leading.count).split(separator: " ", omittingEmptySubsequences: false) {
             var word = word
-            var wordWidth = DisplayWidth.of(word)
+            var wordWidth = fit.columns(String(word))
             if lineHasWords, used + 1 + wordWidth > width, wordWidth > 0 {
                 lines.append(line)
                 line = String(repeating: " ", count: indent)
@@ -130,12 +112,12 @@ public enum TextLayout {
                 used += 1
             }
             while used + wordWidth > width, width - used > 0 {
-                let (head, rest) = split(word, columns: width - used)
+                let (head, rest) = fit.split(word, columns: width - used)
                 lines.append(line + head)
                 line = String(repeating: " ", count: indent)
                 used = indent
                 word = rest
-                wordWidth = DisplayWidth.of(word)
+                wordWidth = fit.columns(String(word))
             }
             line += word
             used += wordWidth
@@ -145,34 +127,21 @@ public enum TextLayout {
         return lines
     }
 
-    /// `word` cut after at most `columns` columns (at least one character), and the rest.
-    private static func split(_ word: String, columns: Int) -> (String, String) {
-        var head = ""
-        var used = 0
-        for character in word {
-            let characterWidth = DisplayWidth.of(character)
-            if used + characterWidth > columns, !head.isEmpty { break }
-            head.append(character)
-            used += characterWidth
-        }
-        return (head, String(word.dropFirst(head.count)))
-    }
-
     /// `term` then `description` from `column` on, the description wrapped with a hanging indent to `width`
     /// (`  -m, --model MODEL  model key …`); a term too wide for the column (which is at most `maximumColumn`,
     /// by default a third of the width) puts the description below it.
     public static func hanging(_ term: String, _ description: String, column: Int, width: Int, gap: Int = 2,
-                               maximumColumn: Int? = nil) -> String {
+                               maximumColumn: Int? = nil, fit: TextFit) -> String {
         let column = min(column, maximumColumn ?? max(width / 3, 12), max(width - 20, 0))
         let indent = String(repeating: " ", count: column)
-        let lines = wrap(description, width: width - column)
-        let termWidth = DisplayWidth.of(term)
+        let lines = wrap(description, width: width - column, fit: fit)
+        let termWidth = fit.columns(term)
         var result: [String]
         if termWidth + gap <= column {
-            result = [term + String(repeating: " ", count: column - termWidth) + lines[0]] + lines.dropFirst().map { indent + $0 }
+            result = [fit.pad(term, to: column) + lines[0]] + lines.dropFirst().map { indent + $0 }
         } else {
             let leading = String(term.prefix { $0 == " " })
-            result = (termWidth <= width ? [term] : wrap(term, width: width, indent: leading.count))
+            result = (termWidth <= width ? [term] : wrap(term, width: width, indent: leading.count, fit: fit))
                 + lines.map { indent + $0 }
         }
         return result.map { line in
@@ -184,11 +153,11 @@ public enum TextLayout {
 
     /// Paragraphs (separated by blank lines; the lines of one are joined) wrapped to `width`, each line indented
     /// by `indent` spaces.
-    public static func paragraphs(_ text: String, width: Int, indent: Int = 0) -> String {
+    public static func paragraphs(_ text: String, width: Int, indent: Int = 0, fit: TextFit) -> String {
         let pad = String(repeating: " ", count: indent)
         return text.components(separatedBy: "\n\n").map { paragraph in
             let joined = paragraph.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-            return wrap(joined, width: width - indent).map { pad + $0 }.joined(separator: "\n")
+            return wrap(joined, width: width - indent, fit: fit).map { pad + $0 }.joined(separator: "\n")
         }.joined(separator: "\n\n")
     }
 }

@@ -216,7 +216,8 @@ public enum Transfer {
             ("attachments", "\(statistics.attachments) (\(byteCount(statistics.attachmentBytes)))"),
             ("pinned", "\(statistics.pinned)"), ("drafts", "\(statistics.drafts)"), ("dates", range),
         ] { table.append([label, value]) }
-        context.errors.send(table.text(width: TextLayout.outputWidth(environment: context.environment, fd: 2)))
+        context.errors.send(table.text(width: TextLayout.outputWidth(environment: context.environment, fd: 2),
+                                      fit: context.terminal(fd: 2).textFit))
         if !confirmed {
             guard let answer = Terminal.ask("Replace the library at \(context.libraryPath) with this backup? [y/N] ") else {
                 prepared.discard()

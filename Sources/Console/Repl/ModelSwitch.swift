@@ -69,7 +69,7 @@ import TerminalMarkdown
                 let badges = details[row].hasPrefix(key) ? String(details[row].dropFirst(key.count)).trimmingCharacters(in: .whitespaces) : ""
                 table.append([String(index + 1), key + (key == current ? " (current)" : ""), badges])
             }
-            repl.output.send(table.text(width: repl.terminalWidth))
+            repl.output.send(table.text(width: repl.terminalWidth, fit: repl.textFit))
             guard case .line(let answer) = await repl.readLine(prompt: "Model number, or text to narrow the list (Enter cancels): ", draft: "") else {
                 return nil
             }

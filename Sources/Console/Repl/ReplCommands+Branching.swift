@@ -56,7 +56,7 @@ extension ReplCommands {
             if ofMessage, messageId == nil { throw UsageError("there is no message yet") }
             let alternatives = try await repl.chat.alternatives(in: id, messageId: messageId)
             guard let number = words.first else {
-                repl.output.send(listing(alternatives, of: ofMessage ? "Your last message" : "The last reply"))
+                repl.output.send(listing(alternatives, of: ofMessage ? "Your last message" : "The last reply", fit: repl.textFit))
                 return
             }
             guard let index = Int(number), alternatives.indices.contains(index - 1) else {
@@ -72,11 +72,11 @@ extension ReplCommands {
     ]
 
     /// One line per alternative: its number, the start of its text, and `(current)` for the one shown.
-    static func listing(_ alternatives: [Message], of subject: String) -> String {
+    static func listing(_ alternatives: [Message], of subject: String, fit: TextFit) -> String {
         guard alternatives.count > 1 else { return "\(subject) has no alternatives; /retry and /edit make them.\n" }
         return alternatives.enumerated().map { index, message in
             // As the reader saw it: `**bold**` and list markers would read as emphasis and structure here.
-            let preview = TextLayout.truncate(UntrustedText.sanitize(PlainText.firstLine(of: message.text)), to: 70)
+            let preview = fit.cut(UntrustedText.sanitize(PlainText.firstLine(of: message.text)), to: 70)
             let status = message.status == .complete ? "" : " [\(message.status.rawValue)]"
             return "  \(index + 1). \(preview)\(status)\(message.onBranch ? "  (current)" : "")\n"
         }.joined()

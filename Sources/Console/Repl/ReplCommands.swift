@@ -15,18 +15,18 @@ enum ReplCommands {
     /// Models, conversations, settings and the session.
     static let conversationCommands: [SlashCommand] = [
         SlashCommand("help", "[COMMAND]", "List the commands, or describe one.", argument: .commandName) { arguments, repl in
-            let width = repl.terminalWidth
+            let width = repl.terminalWidth, fit = repl.textFit
             if let name = arguments.positionals.first {
                 let name = name.hasPrefix("/") ? String(name.dropFirst()) : name
                 guard let command = all.first(where: { $0.name == name }) else { throw UsageError("there is no command /\(name)") }
-                let usage = TextLayout.wrap(command.usageLine, width: width, indent: 4)
-                repl.output.line((usage + TextLayout.wrap(command.summary, width: width)).joined(separator: "\n"))
-                if !command.parser.options.isEmpty { repl.output.line(command.parser.optionHelp(width: width)) }
+                let usage = TextLayout.wrap(command.usageLine, width: width, indent: 4, fit: fit)
+                repl.output.line((usage + TextLayout.wrap(command.summary, width: width, fit: fit)).joined(separator: "\n"))
+                if !command.parser.options.isEmpty { repl.output.line(command.parser.optionHelp(width: width, fit: fit)) }
                 return
             }
             let lines = all.map { command in
                 TextLayout.hanging("  /\(command.name) \(command.synopsis)", command.summary, column: 30, width: width,
-                                   maximumColumn: max(width - 30, 6))
+                                   maximumColumn: max(width - 30, 6), fit: fit)
             }
             let keys = """
             Enter sends. A trailing \\ or a \"\"\" … \"\"\" block continues a message; Alt-Enter or Ctrl-J inserts a newline; \
@@ -34,14 +34,14 @@ enum ReplCommands {
             Ctrl-C cancels a reply or leaves the line (kept as the draft); Ctrl-D quits. A line starting with a space is not kept \
             in the history; // sends a line starting with /. `llmster show CHAT > file` writes a conversation as Markdown too.
             """
-            try Pager.page((lines + [""] + TextLayout.wrap(keys, width: width)).joined(separator: "\n") + "\n", repl: repl, whenTaller: true)
+            try Pager.page((lines + [""] + TextLayout.wrap(keys, width: width, fit: fit)).joined(separator: "\n") + "\n", repl: repl, whenTaller: true)
         },
         SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--sort name|size|format]",
                      "List the server's models: loaded state, size, format, capabilities.",
                      options: ModelCommands.filterOptions) { arguments, repl in
             let models = ModelListing.filter(try await repl.chat.models(refresh: true), arguments)
             if models.isEmpty { repl.output.line("No model matches."); return }
-            repl.output.send(ModelListing.table(models, width: repl.terminalWidth, aliases: repl.context.configuration.aliases))
+            repl.output.send(ModelListing.table(models, width: repl.terminalWidth, fit: repl.textFit, aliases: repl.context.configuration.aliases))
         },
         SlashCommand("model", "[KEY|N]", "Use model KEY (or row N of the list) for this conversation, loading it and unloading the previous one; without KEY, pick from a numbered list.",
                      options: LoadOptionArguments.options, argument: .modelKey) { arguments, repl in
@@ -85,7 +85,7 @@ enum ReplCommands {
         },
         SlashCommand("ps", "", "List the loaded model instances.") { _, repl in
             let models = try await repl.chat.models(refresh: true)
-            repl.output.send(models.contains(where: \.isLoaded) ? ModelListing.instances(models, width: repl.terminalWidth) : "No model is loaded.\n")
+            repl.output.send(models.contains(where: \.isLoaded) ? ModelListing.instances(models, width: repl.terminalWidth, fit: repl.textFit) : "No model is loaded.\n")
         },
         SlashCommand("new", "[TITLE]", "Start a new conversation (the current one's draft is kept).", takesText: true) { arguments, repl in
             let overrides = ConversationOverrides(title: arguments.positionals.first ?? "", model: (await repl.effectiveModel())?.reference)
@@ -106,7 +106,7 @@ enum ReplCommands {
             } catch ChatError.storage(.notFound(kind: "folder", let path)) {
                 throw UsageError("there is no folder '\(path)'; /folder lists them")
             }
-            repl.output.send(listing.conversations.isEmpty ? listing.emptyNotice + "\n" : listing.text(width: repl.terminalWidth))
+            repl.output.send(listing.conversations.isEmpty ? listing.emptyNotice + "\n" : listing.text(width: repl.terminalWidth, fit: repl.textFit))
         },
         SlashCommand("open", "CHAT", "Switch to a conversation (an id, id prefix or title).", takesText: true, argument: .conversation) { arguments, repl in
             guard var reference = arguments.positionals.first else { throw UsageError("name a conversation; /chats lists them") }
@@ -188,7 +188,7 @@ enum ReplCommands {
             guard let text = arguments.positionals.first else { throw UsageError("give the words to search for") }
             let hits = try await repl.chat.withLibrary { try $0.search(text, limit: 20, highlight: SearchListing.highlight) }
             if hits.isEmpty { repl.output.line("Nothing matches '\(UntrustedText.sanitize(text))'."); return }
-            repl.output.send(SearchListing.table(hits, width: repl.terminalWidth))
+            repl.output.send(SearchListing.table(hits, width: repl.terminalWidth, fit: repl.textFit))
         },
         SlashCommand("show", "[N|reasoning|tools]", "Show this conversation (or its Nth message) in the pager.",
                      argument: .choices(["reasoning", "tools"])) { arguments, repl in
@@ -206,7 +206,7 @@ enum ReplCommands {
             let column = min((presets.map(\.name.count).max() ?? 0) + 4, 24)
             let width = repl.terminalWidth
             let lines = presets.map {
-                TextLayout.hanging("  " + $0.name, UntrustedText.sanitize($0.summary), column: column, width: width, maximumColumn: max(width - 30, 6))
+                TextLayout.hanging("  " + $0.name, UntrustedText.sanitize($0.summary), column: column, width: width, maximumColumn: max(width - 30, 6), fit: repl.textFit)
             }
             repl.output.line(lines.joined(separator: "\n"))
         },

@@ -68,6 +68,8 @@ import TerminalMarkdown
         let capabilities = TerminalCapabilities.detect(fd: 1, environment: context.environment)
         return capabilities.isTTY ? max(capabilities.width, 20) : 80
     }
+    /// How command output is measured and cut: the terminal's `width_mode` and ellipsis.
+    var textFit: TextFit { context.terminal(fd: 1).textFit }
 
     /// Creates the REPL: readline when both standard input and output are terminals, plain lines otherwise.
     init(context: CommandContext, chat: ChatSession) {
@@ -93,7 +95,7 @@ import TerminalMarkdown
         if reportsFocus { TerminalFocus.shared.setReporting(true) }
         defer { if reportsFocus { TerminalFocus.shared.setReporting(false) } }
         if editor != nil {
-            output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth)
+            output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth, fit: textFit)
                 .joined(separator: "\n"))
         }
         let probe = backgroundProbe()
@@ -289,7 +291,7 @@ import TerminalMarkdown
         }
         let capabilities = context.terminal(fd: 1)
         let width = capabilities.isTTY ? max(capabilities.width, 20) : 80
-        let info = TextLayout.truncate(parts.joined(separator: " · "), to: width - 3)
+        let info = capabilities.textFit.cut(parts.joined(separator: " · "), to: width - 3)
         if capabilities.noColor || !capabilities.allowsStyles { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
     }
