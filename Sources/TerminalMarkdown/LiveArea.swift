@@ -59,7 +59,7 @@ public struct LiveArea: Sendable {
     /// Prints `committed` above the live area and replaces the live area with `live` (one row per line).
     public mutating func update<Sink: TerminalSink>(committed: [String], live: [String], sink: inout Sink) {
         guard redraws else {
-            if !committed.isEmpty { sink.write(committed.map { $0 + "\n" }.joined()) }
+            if !committed.isEmpty { sink.write(Self.lines(committed)) }
             return
         }
         let visible = Array(live.suffix(max(height - 1, 1)))
@@ -68,7 +68,7 @@ public struct LiveArea: Sendable {
         if rows > 0 {
             output += "\r" + (rows > 1 ? "\u{1B}[\(rows - 1)A" : "") + "\u{1B}[J"
         }
-        for line in committed { output += line + "\n" }
+        output += Self.lines(committed)
         if !visible.isEmpty {
             output += "\u{1B}[?7l" + visible.joined(separator: "\n") + "\u{1B}[?7h"
         }
@@ -78,11 +78,22 @@ public struct LiveArea: Sendable {
         shown = visible
     }
 
+    /// `lines`, each ended by a newline, in one string sized once.
+    private static func lines(_ lines: [String]) -> String {
+        var text = ""
+        text.reserveCapacity(lines.reduce(lines.count) { $0 + $1.utf8.count })
+        for line in lines {
+            text += line
+            text += "\n"
+        }
+        return text
+    }
+
     /// Leaves the live rows as they are on the screen and prints `committed` below them; nothing is live afterwards.
     public mutating func leave<Sink: TerminalSink>(committed: [String], sink: inout Sink) {
         guard redraws else { return update(committed: committed, live: [], sink: &sink) }
         var output = rows > 0 ? "\r\n" : ""
-        for line in committed { output += line + "\n" }
+        output += Self.lines(committed)
         if !output.isEmpty { sink.write(output) }
         rows = 0
         shown = []
