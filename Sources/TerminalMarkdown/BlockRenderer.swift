@@ -159,22 +159,38 @@ struct BlockRenderer {
     }
 
     private func listItemLines(_ item: MarkdownListItem, number: Int?, depth: Int, width: Int) -> [String] {
-        let bullets = unicode ? ["•", "◦", "▪"] : ["-", "*", "+"]
-        var marker = number.map(Self.orderedMarker) ?? bullets[depth % bullets.count]
-        var markerText = theme.listMarker.apply(marker, at: level)
         var item = item
         if item.task == nil, let (done, blocks) = Self.taskBox(item.blocks) {
             item.task = done
             item.blocks = blocks
         }
-        if let done = item.task {
+        let marker = listItemMarker(number: number, task: item.task, depth: depth)
+        return itemLines(marker: marker.text, markerWidth: marker.width, blocks: item.blocks, depth: depth, width: width)
+    }
+
+    /// What goes in front of a top-level list item's rows: the styled marker before its first row (followed by a
+    /// space when the row has text) and the padding before its later rows; `number` is nil for bullet items and
+    /// `task` the state of a task item's box.
+    func listItemPrefix(number: Int?, task: Bool?) -> (marker: String, padding: String) {
+        let marker = listItemMarker(number: number, task: task, depth: depth)
+        return (marker.text, Self.itemPadding(markerWidth: marker.width))
+    }
+
+    /// An item's bullet (by nesting depth) or number, and a task's box, styled, with the columns it takes.
+    private func listItemMarker(number: Int?, task: Bool?, depth: Int) -> (text: String, width: Int) {
+        let bullets = unicode ? ["•", "◦", "▪"] : ["-", "*", "+"]
+        var marker = number.map(Self.orderedMarker) ?? bullets[depth % bullets.count]
+        var markerText = theme.listMarker.apply(marker, at: level)
+        if let done = task {
             let box = unicode ? (done ? "☑" : "☐") : (done ? "[x]" : "[ ]")
             marker += " " + box
             markerText += " " + (done ? theme.taskDone : theme.taskOpen).apply(box, at: level)
         }
-        return itemLines(marker: markerText, markerWidth: DisplayWidth.of(marker, model: widthModel), blocks: item.blocks,
-                         depth: depth, width: width)
+        return (markerText, DisplayWidth.of(marker, model: widthModel))
     }
+
+    /// The spaces in front of an item's later rows: as wide as its marker and the space after it.
+    private static func itemPadding(markerWidth: Int) -> String { String(repeating: " ", count: markerWidth + 1) }
 
     /// An ordered item's number and period, right-aligned in two digits so that items 9 and 10 start their text in
     /// the same column; a fixed width because a streamed list prints its first items before it knows its last.
@@ -195,10 +211,9 @@ struct BlockRenderer {
 
     /// Blocks after a marker, continuation lines indented to the text after it.
     private func itemLines(marker: String, markerWidth: Int, blocks: [MarkdownBlock], depth: Int, width: Int) -> [String] {
-        let indent = markerWidth + 1
-        let body = childLines(blocks, width: width - indent, depth: depth + 1, inListItem: true)
+        let padding = Self.itemPadding(markerWidth: markerWidth)
+        let body = childLines(blocks, width: width - padding.utf8.count, depth: depth + 1, inListItem: true)
         guard let first = body.first else { return [marker] }
-        let padding = String(repeating: " ", count: indent)
         return [marker + " " + first] + body.dropFirst().map { $0.isEmpty ? "" : padding + $0 }
     }
 

@@ -8,10 +8,11 @@
 /// paragraph split off by a table, which is then taken to end just before the table), and then re-parses the uncommitted remainder, partial line included, for the tail.
 /// The last block is kept small: an open code fence commits its lines one by one, a list commits its finished
 /// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, a block
-/// quote or list item past `containerLimit` bytes streams its content through a nested stream (markers removed,
-/// output drawn with the quote bar or the item's indentation) that commits its children the same way, and more
-/// than `fallbackLimit` bytes without a commit switch to line-by-line streaming until the next blank line (each
-/// line rendered on its own, as the whole render shows a paragraph that long).
+/// quote or list item past `containerLimit` bytes streams its content through a nested stream (markers removed
+/// where `MarkdownLine` reads them, output drawn with `BlockRenderer`'s quote bar or item prefix) that commits
+/// its children the same way, and more than `fallbackLimit` bytes without a commit switch to line-by-line
+/// streaming until the next blank line (each line rendered on its own, as the whole render shows a paragraph that
+/// long).
 /// Every parse goes through `LinkReferences`, which puts the committed definitions a text names in front of it.
 /// Each snapshot therefore costs work proportional to the new text plus the current block.
 struct MarkdownStream {
@@ -64,12 +65,6 @@ struct MarkdownStream {
         var nextNumber: Int?
     }
 
-    private struct Fence {
-        var character: UInt8
-        var length: Int
-        var indent: Int
-    }
-
     private struct TableProgress {
         /// The header and delimiter rows, parsed again in front of each remainder so its rows keep their columns.
         var prefix: String
@@ -106,7 +101,7 @@ struct MarkdownStream {
 
     private enum State {
         case blocks
-        case fence(Fence)
+        case fence(MarkdownLine.Fence)
         case table(TableProgress)
         case plainLines
         indirect case container(Container)
@@ -345,7 +340,7 @@ struct MarkdownStream {
                 consumedLines = nextStart > lastFinished.startLine ? min(lastFinished.endLine, nextStart - 1) : lastFinished.endLine
                 changed = true
             case .codeBlock(let info, _):
-                if let fence = openingFence(line(last.startLine, of: complete)) {
+                if let fence = MarkdownLine(Substring(line(last.startLine, of: complete))).fence {
                     open(last.block)
                     appendOpened(renderer.codeFenceOpening(info: info), to: &output)
                     highlighter = renderer.codeHighlighter(info: info)
@@ -527,24 +522,19 @@ struct MarkdownStream {
                          skipsAlertMarker: alert != nil)
     }
 
-    /// A stream for the content of `list`'s one item, whose first source line is `firstLine`; nil when that line
-    /// does not start with a list marker or has nothing after it.
+    /// A stream for the content of `list`'s one item, whose first source line is `firstLine`, narrower by the
+    /// item's marker; nil when that line does not start with a list marker or has nothing after it.
     private func openItem(_ list: MarkdownList, firstLine: String) -> Container? {
-        let expanded = String(decoding: expandingLeadingTabs(Substring(firstLine)), as: UTF8.self)
-        guard let item = list.items.first, let (indent, marker, empty) = listMarker(expanded), !empty else { return nil }
+        guard let item = list.items.first, let marker = MarkdownLine(Substring(firstLine)).listMarker, !marker.isEmpty else {
+            return nil
+        }
         let number = continuation?.nextNumber ?? list.start
-        let paragraph = MarkdownBlock.paragraph([.text("x")])
-        let probe = renderer.listItemLines(MarkdownListItem(task: item.task, blocks: [paragraph, paragraph],
-                                                            startLine: 0, endLine: 0), number: number)
-        guard probe.count == 3, let first = probe[0].range(of: " x", options: .backwards),
-              let later = probe[2].range(of: "x", options: .backwards) else { return nil }
-        let padding = String(probe[2][..<later.lowerBound])
+        let prefix = renderer.listItemPrefix(number: number, task: item.task)
         var inner = renderer
-        inner.width = max(renderer.width - DisplayWidth.of(padding), 2)
+        inner.width = max(renderer.width - DisplayWidth.of(prefix.padding), 2)
         inner.depth += 1
-        return Container(kind: .item(contentIndent: indent, number: number, marker: marker),
-                         stream: nested(inner, insideListItem: true),
-                         pendingMarker: String(probe[0][..<first.lowerBound]), padding: padding,
+        return Container(kind: .item(contentIndent: marker.contentIndent, number: number, marker: marker.marker),
+                         stream: nested(inner, insideListItem: true), pendingMarker: prefix.marker, padding: prefix.padding,
                          hasTaskBox: item.task != nil)
     }
 
@@ -558,30 +548,6 @@ struct MarkdownStream {
         return stream
     }
 
-    /// The content indentation of a list item's first line, its marker character (bullet or delimiter) and
-    /// whether nothing follows the marker; nil when the line has no marker.
-    private func listMarker(_ line: String) -> (indent: Int, marker: UInt8, empty: Bool)? {
-        let bytes = Array(line.utf8)
-        var index = 0
-        while index < bytes.count && index < 3 && bytes[index] == 0x20 { index += 1 }
-        guard index < bytes.count else { return nil }
-        let marker: UInt8
-        if [0x2D, 0x2B, 0x2A].contains(bytes[index]) {
-            marker = bytes[index]
-            index += 1
-        } else {
-            let digitsStart = index
-            while index < bytes.count && (0x30...0x39).contains(bytes[index]) && index - digitsStart < 9 { index += 1 }
-            guard index > digitsStart, index < bytes.count, bytes[index] == 0x2E || bytes[index] == 0x29 else { return nil }
-            marker = bytes[index]
-            index += 1
-        }
-        var spaces = 0
-        while index + spaces < bytes.count && bytes[index + spaces] == 0x20 { spaces += 1 }
-        guard index + spaces < bytes.count else { return (index + 1, marker, true) }
-        return (spaces == 0 || spaces >= 5 ? index + 1 : index + spaces, marker, false)
-    }
-
     /// Feeds the complete lines that continue the open container to its stream; closes it at the first that does not.
     private mutating func stepContainer(_ complete: Substring, into output: inout [String]) -> Bool {
         guard case .container(var container) = state else { return false }
@@ -589,16 +555,19 @@ struct MarkdownStream {
         var consumed = 0
         var ending: Substring?
         for line in completeLines(complete) {
-            var inner = markedLine(line, of: &container)
-            if inner == nil {
+            let source = MarkdownLine(line)
+            if let start = contentStart(of: source, in: &container) {
+                source.appendContent(from: start, to: &container.inner)
+            } else {
                 appendOpened(commitContent(of: &container), to: &output)
-                inner = lazyLine(line, container)
+                guard let lazy = lazyLine(source, container) else {
+                    ending = line
+                    break
+                }
+                container.inner += "    "
+                container.inner += lazy
             }
-            guard let inner else {
-                ending = line
-                break
-            }
-            container.inner += inner + "\n"
+            container.inner += "\n"
             consumed += line.utf8.count + 1
         }
         appendOpened(commitContent(of: &container), to: &output)
@@ -629,67 +598,64 @@ struct MarkdownStream {
         state = .blocks
         awaitedSeparator = nil
         continuation = nil
-        if case .item(_, let number, let marker) = container.kind, let next, listMarker(String(next))?.marker == marker {
+        if case .item(_, let number, let marker) = container.kind, let next, MarkdownLine(next).listMarker?.marker == marker {
             continuation = ListContinuation(nextNumber: number.map { $0 + 1 })
         }
     }
 
     /// `line` without the container's quote marker or item indentation, or nil when it ends the container.
     private func innerLine(_ line: Substring, of container: inout Container) -> String? {
-        markedLine(line, of: &container) ?? lazyLine(line, container)
+        let source = MarkdownLine(line)
+        var text = ""
+        if let start = contentStart(of: source, in: &container) {
+            source.appendContent(from: start, to: &text)
+        } else {
+            guard let lazy = lazyLine(source, container) else { return nil }
+            text = "    " + lazy
+        }
+        return text
     }
 
-    /// `line` without the container's quote marker or item indentation; nil when it has neither.
-    private func markedLine(_ line: Substring, of container: inout Container) -> String? {
-        let bytes = expandingLeadingTabs(line)
-        var index = 0
-        while index < bytes.count && bytes[index] == 0x20 { index += 1 }
-        let blank = bytes[index...].allSatisfy { $0 == 0x09 || $0 == 0x0D }
+    /// Where `line`'s content starts once the container's quote marker or item indentation is removed (an alert's
+    /// marker line and a blank item line read as empty, a task item's box is skipped); nil when it has neither.
+    private func contentStart(of line: MarkdownLine, in container: inout Container) -> MarkdownLine.Position? {
         switch container.kind {
         case .quote:
-            if index <= 3 && index < bytes.count && bytes[index] == 0x3E {
-                index += 1
-                if index < bytes.count && bytes[index] == 0x20 { index += 1 }
-                let text = String(decoding: bytes[index...], as: UTF8.self)
-                if container.skipsAlertMarker {
-                    container.skipsAlertMarker = false
-                    if Alert.kind(marker: text) != nil { return "" }
-                }
-                return text
+            guard let start = line.quoteContent else { return nil }
+            if container.skipsAlertMarker {
+                container.skipsAlertMarker = false
+                var text = ""
+                line.appendContent(from: start, to: &text)
+                if Alert.kind(marker: text) != nil { return line.end }
             }
+            return start
         case .item(let indent, _, _):
             let first = container.atFirstLine
             container.atFirstLine = false
-            if blank && !first { return "" }
-            if index >= indent || first {
-                var text = String(decoding: bytes[min(indent, bytes.count)...], as: UTF8.self)
-                if container.hasTaskBox {
-                    container.hasTaskBox = false
-                    if text.count >= 3, ["[ ]", "[x]", "[X]"].contains(String(text.prefix(3))) {
-                        text = String(text.dropFirst(3).drop { $0 == " " })
-                    }
-                }
-                return text
-            }
+            if !first && line.isBlank { return line.end }
+            guard first || line.indentation >= indent else { return nil }
+            let start = line.position(atColumn: indent)
+            guard container.hasTaskBox else { return start }
+            container.hasTaskBox = false
+            return line.afterTaskBox(at: start) ?? start
         }
-        return nil
     }
 
-    /// `line` when it continues the paragraph the container's stream has open (a lazy continuation line),
-    /// indented four spaces so that the stream cannot take it for the start of a block; nil otherwise.
-    private func lazyLine(_ line: Substring, _ container: Container) -> String? {
-        let trimmed = line.drop { $0 == " " || $0 == "\t" }
-        guard !trimmed.allSatisfy({ $0 == "\r" }), continuesLazily(line, container) else { return nil }
-        return "    " + trimmed
+    /// The text of `line` after its leading white space when it continues the paragraph the container's stream has
+    /// open (a lazy continuation line), which goes into the stream indented four spaces so that the stream cannot
+    /// take it for the start of a block; nil otherwise.
+    private func lazyLine(_ line: MarkdownLine, _ container: Container) -> Substring? {
+        guard line.canContinueLazily, continuesLazily(line, container) else { return nil }
+        return Substring(line.bytes[line.firstNonSpace.index...])
     }
 
     /// Whether `line` continues the paragraph the container's stream has open: parsed after the content not
     /// yet committed, put back into the quote or item (and any container open inside), it stays inside.
-    private func continuesLazily(_ line: Substring, _ container: Container) -> Bool {
+    private func continuesLazily(_ line: MarkdownLine, _ container: Container) -> Bool {
         guard let content = container.stream.uncommittedLines(container.inner),
               content.contains(where: { !$0.allSatisfy { $0 == " " || $0 == "\t" } }),
               let rebuilt = rebuilt(content, in: container.kind) else { return false }
-        let blocks = MarkdownParser.parse(UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + line + "\n"), depth: nesting)
+        let blocks = MarkdownParser.parse(UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + Substring(line.bytes) + "\n"), depth: nesting)
         guard blocks.count == 1, blocks[0].endLine == rebuilt.count + 1 else { return false }
         if case .list(let list) = blocks[0].block { return list.items.count == 1 }
         return true
@@ -710,35 +676,25 @@ struct MarkdownStream {
         }
     }
 
-    /// Content lines with a quote marker, or a bullet and indentation reaching the item's content column, in front.
+    /// Content lines with a quote marker in front, or indented to the item's content column below a list marker
+    /// standing alone two columns before it (the marker takes the place of an empty first line). A marker with
+    /// text after it would not do: five spaces or more after it (indented code) put the content column one column
+    /// after the marker.
     private func rebuilt(_ lines: [String], in kind: Container.Kind) -> [String]? {
         switch kind {
         case .quote:
             return lines.map { "> " + $0 }
         case .item(let indent, _, _):
-            let lead = max(indent - 5, 0)
-            guard lead <= 3 else { return nil }
-            let first = String(repeating: " ", count: lead) + "-" + String(repeating: " ", count: indent - 1 - lead)
-            let later = String(repeating: " ", count: indent)
-            return lines.enumerated().map { $0.offset == 0 ? first + $0.element : $0.element.isEmpty ? "" : later + $0.element }
-        }
-    }
-
-    /// The bytes of `line` with the tabs among its leading spaces, quote markers and list markers widened to
-    /// spaces at 4-column stops, as cmark-gfm counts columns.
-    private func expandingLeadingTabs(_ line: Substring) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var rest = line.utf8[...]
-        while let byte = rest.first, byte == 0x20 || byte == 0x09 || byte == 0x3E || (0x30...0x39).contains(byte)
-                || [0x2E, 0x29, 0x2D, 0x2A, 0x2B].contains(byte) {
-            if byte == 0x09 {
-                bytes += repeatElement(0x20, count: 4 - bytes.count % 4)
-            } else {
-                bytes.append(byte)
+            let marker: String
+            switch indent {
+            case 2...5: marker = String(repeating: " ", count: indent - 2) + "-"
+            case 6...11: marker = String(repeating: "1", count: indent - 2) + "."
+            default: return nil
             }
-            rest = rest.dropFirst()
+            let later = String(repeating: " ", count: indent)
+            let indented = lines.map { $0.isEmpty ? "" : later + $0 }
+            return [marker] + (lines.first?.isEmpty == true ? indented.dropFirst() : indented[...])
         }
-        return bytes + rest
     }
 
     /// The container's stream output with the quote bar or the item's marker and indentation in front.
@@ -791,7 +747,7 @@ struct MarkdownStream {
                 var output = decorate(container.stream.tail(rest: pending), &container)
                 for (index, block) in references.parse(UntrustedText.sanitize(rest)).enumerated() {
                     if index == 0, case .item(_, let number, let marker) = container.kind, case .list(var list) = block.block,
-                       listMarker(rest)?.marker == marker {
+                       MarkdownLine(Substring(rest)).listMarker?.marker == marker {
                         list.start = number.map { $0 + 1 }
                         output += renderer.lines(for: .list(list))
                     } else {
@@ -884,39 +840,23 @@ struct MarkdownStream {
         return offset
     }
 
-    private func openingFence(_ line: String) -> Fence? {
-        let bytes = Array(line.utf8)
-        var indent = 0
-        while indent < bytes.count && bytes[indent] == 0x20 { indent += 1 }
-        guard indent <= 3, indent < bytes.count, bytes[indent] == 0x60 || bytes[indent] == 0x7E else { return nil }
-        let character = bytes[indent]
-        var length = 0
-        while indent + length < bytes.count && bytes[indent + length] == character { length += 1 }
-        return length >= 3 ? Fence(character: character, length: length, indent: indent) : nil
+    /// Whether `line` closes `fence` once sanitised, as cmark-gfm sees it; only a line with a byte that sanitising
+    /// could remove is sanitised.
+    private func isClosingFence(_ line: Substring, _ fence: MarkdownLine.Fence) -> Bool {
+        if MarkdownLine(line).closes(fence) { return true }
+        guard line.utf8.contains(where: { $0 >= 0x80 || $0 == 0x0D }) else { return false }
+        return MarkdownLine(Substring(UntrustedText.sanitize(String(line)))).closes(fence)
     }
 
-    private func isClosingFence(_ line: Substring, _ fence: Fence) -> Bool {
-        let bytes = Array(UntrustedText.sanitize(String(line)).utf8)
-        var index = 0
-        while index < bytes.count && bytes[index] == 0x20 { index += 1 }
-        guard index <= 3 else { return false }
-        var length = 0
-        while index < bytes.count && bytes[index] == fence.character {
-            length += 1
-            index += 1
-        }
-        guard length >= fence.length else { return false }
-        return bytes[index...].allSatisfy { $0 == 0x20 || $0 == 0x09 }
-    }
-
-    /// A code line with the fence's indentation removed, sanitised.
-    private func codeText(_ line: Substring, _ fence: Fence) -> String {
-        var text = Substring(UntrustedText.sanitize(String(line)))
-        var removed = 0
-        while removed < fence.indent, text.first == " " {
-            text = text.dropFirst()
-            removed += 1
-        }
-        return String(text)
+    /// A code line, sanitised, without the columns of indentation the fence had (a tab reaching past them leaves
+    /// spaces for its other columns).
+    private func codeText(_ line: Substring, _ fence: MarkdownLine.Fence) -> String {
+        let clean = UntrustedText.sanitize(String(line))
+        let source = MarkdownLine(Substring(clean))
+        let start = source.position(atColumn: min(fence.indent, source.indentation))
+        if start.index == clean.startIndex { return clean }
+        var text = ""
+        source.appendText(from: start, to: &text)
+        return text
     }
 }
