@@ -6,9 +6,10 @@ import TestSupport
 
 /// Ctrl-C on a terminal stops the drawing of a reply that has already arrived whole, which is saved complete.
 @Suite struct AskCancellationTests {
-    /// The simulator sends 8 MiB of Markdown as fast as the socket takes it, far faster than a terminal draws it: the
-    /// reply is saved complete while the start of it is on the screen. Ctrl-C then adds the end line and nothing
-    /// else (at most the one drawing step in progress), and the reply stays saved whole.
+    /// The simulator sends 8 MiB of Markdown as fast as the socket takes it, and the terminal stops reading after the
+    /// first section (as a slow one would): the reply is saved complete while the start of it is on the screen.
+    /// Ctrl-C then adds the end line and nothing else (at most the one drawing step in progress), and the reply stays
+    /// saved whole.
     @Test func ctrlCDuringARenderedBacklogDrawsOnlyTheEndLine() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
@@ -16,9 +17,11 @@ import TestSupport
                                           ["--markdown", "always", "ask", "[[sim:large=\(8 << 20),delta=4096]] backlog"],
                                           environment: cli.environment, width: 100, height: 40)
         _ = try terminal.waitFor("Section 1")
+        terminal.pauseReading()
         let saved = try await Self.completeReply(in: cli.sandbox.libraryPath)
         let mark = terminal.mark
         terminal.send("\u{3}")
+        terminal.resumeReading()
         #expect(try terminal.waitForExit() == 130)
 
         let sections = saved.text.components(separatedBy: "## Section ").count - 1

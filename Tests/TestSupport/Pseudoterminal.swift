@@ -20,6 +20,9 @@ public final class Pseudoterminal: @unchecked Sendable {
     private var bytes: [UInt8] = []
     private var closed = false
     private var exitStatus: Int32?
+    /// While true the output is not read, so the program's writes block once the pty's buffer is full: a terminal
+    /// slower than anything the program could draw.
+    private var paused = false
 
     /// Starts `executable` on a `width`×`height` terminal; `echo: false` starts it with echo off, as Emacs
     /// starts programs in its buffers.
@@ -96,6 +99,9 @@ public final class Pseudoterminal: @unchecked Sendable {
     private func readLoop() {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
+            condition.lock()
+            while paused { condition.wait() }
+            condition.unlock()
             let count = read(master, &chunk, chunk.count)
             if count < 0, errno == EINTR { continue }
             condition.lock()
@@ -126,6 +132,21 @@ public final class Pseudoterminal: @unchecked Sendable {
         }
         answeredUpTo = bytes.count
         return answers
+    }
+
+    /// Stops reading the output (after the chunk being read), so the program's drawing stalls on a full buffer.
+    public func pauseReading() {
+        condition.lock()
+        paused = true
+        condition.unlock()
+    }
+
+    /// Reads the output again.
+    public func resumeReading() {
+        condition.lock()
+        paused = false
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Types `text` (use `\r` for Enter, `\u{3}` for Ctrl-C, `\t` for Tab).
