@@ -123,7 +123,7 @@ public actor ChatSession {
                                        reference: prepared.modelReference)
                 : nil
             try storage {
-                let message = try library.appendMessage(conversationId: conversationId, role: .user, text: turn.text, status: .complete)
+                let message = try library.appendMessage(conversationId: conversationId, role: .user, MessageContent(text: turn.text))
                 for image in turn.images {
                     _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
                 }
@@ -242,7 +242,7 @@ public actor ChatSession {
             throw ChatError.server(.cancelled)
         }
         let reply = try storage {
-            try library.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
+            try library.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
         }
         await replyCreated?(reply.id)
         let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
@@ -352,10 +352,10 @@ public actor ChatSession {
             let message = "The library could not store the whole reply (is the disk full?): kept the first "
                 + "\(Self.megabytes(kept)) of \(Self.megabytes(total)) of the answer."
             let saving = Result {
-                try library.appendReplyPieces(
-                    messageId: messageId, text: String(decoding: utf8[start..<end], as: UTF8.self), reasoning: reasoning,
-                    status: .incomplete, error: message, statsJSON: state.stats.flatMap(Self.json),
-                    modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+                try library.appendReplyPieces(messageId: messageId, MessageContent(
+                    text: String(decoding: utf8[start..<end], as: UTF8.self), reasoning: reasoning, status: .incomplete,
+                    error: message, statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId,
+                    responseId: state.responseId))
             }
             if case .success = saving { return message }
             if length == 0 { return nil }
@@ -406,9 +406,8 @@ public actor ChatSession {
                 return SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
             }
             try library.appendReplyPieces(
-                messageId: messageId, text: state.answer, reasoning: state.reasoning, savedText: saved.answer,
-                savedReasoning: saved.reasoning, statsJSON: state.stats.flatMap(Self.json),
-                modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+                messageId: messageId, content(of: state, status: .streaming, error: nil),
+                after: Library.SavedLength(text: saved.answer, reasoning: saved.reasoning))
             progress = SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
             try saveToolCalls(state, messageId: messageId)
         } catch {}
@@ -427,18 +426,21 @@ public actor ChatSession {
               saved.reasoning <= state.reasoning.utf8.count
         else { return try save(state, messageId: messageId, status: status, error: error) }
         try library.finishReply(
-            messageId: messageId, text: state.answer, reasoning: state.reasoning, savedText: saved.answer,
-            savedReasoning: saved.reasoning, status: status, error: error, statsJSON: state.stats.flatMap(Self.json),
-            modelInstanceId: state.modelInstanceId, responseId: state.responseId)
+            messageId: messageId, content(of: state, status: status, error: error),
+            after: Library.SavedLength(text: saved.answer, reasoning: saved.reasoning))
         try saveToolCalls(state, messageId: messageId)
     }
 
     private func save(_ state: ReplyState, messageId: String, status: MessageStatus, error: String?) throws {
-        try library.updateReply(
-            messageId: messageId, text: state.answer, reasoning: state.reasoning, status: status, error: error,
-            statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId, responseId: state.responseId,
-            rewritten: state.isRewritten)
+        try library.updateReply(messageId: messageId, content(of: state, status: status, error: error), rewritten: state.isRewritten)
         try saveToolCalls(state, messageId: messageId)
+    }
+
+    /// The reply's answer, reasoning, stats and ids, with `status` and `error`.
+    private func content(of state: ReplyState, status: MessageStatus, error: String?) -> MessageContent {
+        MessageContent(text: state.answer, reasoning: state.reasoning, status: status, error: error,
+                       statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId,
+                       responseId: state.responseId)
     }
 
     private func saveToolCalls(_ state: ReplyState, messageId: String) throws {
