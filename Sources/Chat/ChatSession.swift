@@ -1,6 +1,5 @@
 import Foundation
 import Library
-import SystemSupport
 import LMStudio
 import Synchronization
 
@@ -8,7 +7,8 @@ import Synchronization
 ///
 /// Owns the library connection, so every read and write of the library in a process goes through
 /// this actor (`withLibrary`). The user turn is saved before anything is sent; the reply is saved as
-/// it streams (at least every `saveInterval`) and finally as complete, incomplete or error.
+/// it streams (at least every `saveInterval`) and finally as complete, incomplete or error, each save as its
+/// `ReplyPersistence` decides.
 public actor ChatSession {
     /// The settings in effect, with the server in use (which ``useServer(_:)`` changes).
     public nonisolated var configuration: Configuration { server.withLock { $0.configuration } }
@@ -123,7 +123,7 @@ public actor ChatSession {
                                        reference: prepared.modelReference)
                 : nil
             try storage {
-                let message = try library.appendMessage(conversationId: conversationId, role: .user, text: turn.text, status: .complete)
+                let message = try library.appendMessage(conversationId: conversationId, role: .user, MessageContent(text: turn.text))
                 for image in turn.images {
                     _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
                 }
@@ -242,30 +242,31 @@ public actor ChatSession {
             throw ChatError.server(.cancelled)
         }
         let reply = try storage {
-            try library.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
+            try library.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
         }
         await replyCreated?(reply.id)
         let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
         // Partial text is saved every `saveInterval` even while the server is silent, so a killed
         // process loses at most that much; each save appends only the text that arrived since the last.
         let saver = Task { [clock, saveInterval] in
-            var saved = SavedLength()
+            var persistence = ReplyPersistence(messageId: reply.id)
             var next = clock.now() + saveInterval
             while (try? await clock.sleep(until: next)) != nil {
-                saved = self.savePartial(await coalescer.state, messageId: reply.id, after: saved)
+                let state = await coalescer.state
+                if let openLibrary = self.openLibrary { persistence.saveArrived(state, to: openLibrary) }
                 next = clock.now() + saveInterval
             }
-            return saved
+            return persistence
         }
         // The presenter is a child task: cancelling the reply (Ctrl-C, SIGTERM, an editor's cancel) reaches it
         // whatever the ending, so a display drawing a backlog stops at once; the reply is saved before it is awaited.
         return try await withThrowingTaskGroup(of: Void.self, returning: SavedReply.self) { group in
             group.addTask { await Self.present(coalescer, to: display) }
             var (ending, savedBeforeEnd) = await Self.pump(events, into: coalescer) {
-                await self.saveStreamedVersion(of: coalescer, messageId: reply.id, saver: saver)
+                await self.saveStreamedVersion(of: coalescer, saver: saver)
             }
             saver.cancel()
-            let saved = if let savedBeforeEnd { savedBeforeEnd } else { await saver.value }
+            let persistence = if let savedBeforeEnd { savedBeforeEnd } else { await saver.value }
             if Task.isCancelled, ending != .completed { ending = .cancelled }
             // The presenter still hands on every update of a cancelled reply, but in a cancelled task, so a display
             // skips drawing the backlog (the text is saved) and the prompt comes back at once.
@@ -278,8 +279,8 @@ public actor ChatSession {
                 var streamedVersionId: String?
                 try storage {
                     // What streamed is saved (`saveStreamedVersion`): a final event that changed it leaves it as an alternative.
-                    if state.isRewritten { streamedVersionId = try library.keepStreamedVersion(of: reply.id) }
-                    try saveFinal(state, messageId: reply.id, after: saved, status: status, error: message)
+                    streamedVersionId = try persistence.keepStreamedVersion(of: state, in: library)
+                    try persistence.saveFinal(state, status: status, error: message, to: library)
                     if let responseId = state.responseId {
                         try library.setContinuation(conversationId: conversation.id, serverURL: server.server, responseId: responseId)
                         try library.setServerProfile(conversationId: conversation.id, profile: server.serverProfile)
@@ -288,7 +289,7 @@ public actor ChatSession {
                 result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message,
                                     streamedVersionId: streamedVersionId)
             } catch let error as ChatError {
-                guard case .storage = error, let kept = saveWhatFits(state, messageId: reply.id, after: saved) else { throw error }
+                guard case .storage = error, let openLibrary, let kept = persistence.saveWhatFits(state, to: openLibrary) else { throw error }
                 result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
             }
             try await group.waitForAll()
@@ -301,9 +302,9 @@ public actor ChatSession {
     /// through `saveStreamedVersion` (at most once: before a final event that replaces what streamed is applied).
     @concurrent
     private static func pump(_ events: AsyncThrowingStream<ChatEvent, any Error>, into coalescer: DisplayCoalescer,
-                             saveStreamedVersion: @Sendable () async -> SavedLength) async -> (ReplyEnding, SavedLength?) {
+                             saveStreamedVersion: @Sendable () async -> ReplyPersistence) async -> (ReplyEnding, ReplyPersistence?) {
         var ending = ReplyEnding.interrupted(endedEarly)
-        var savedBeforeEnd: SavedLength?
+        var savedBeforeEnd: ReplyPersistence?
         do {
             for try await event in events {
                 if case .chatEnd(let result) = event, savedBeforeEnd == nil, await !coalescer.keepsStreamed(result) {
@@ -331,41 +332,12 @@ public actor ChatSession {
 
     /// Stops the periodic saves and saves everything that streamed, before a `chat.end` that replaces some of it is
     /// applied: the library then holds the streamed version whole to keep as an alternative.
-    private func saveStreamedVersion(of coalescer: DisplayCoalescer, messageId: String, saver: Task<SavedLength, Never>) async -> SavedLength {
+    private func saveStreamedVersion(of coalescer: DisplayCoalescer, saver: Task<ReplyPersistence, Never>) async -> ReplyPersistence {
         saver.cancel()
-        return savePartial(await coalescer.state, messageId: messageId, after: await saver.value)
-    }
-
-    /// After the final save failed (a full disk, a file size limit), keeps the pieces saved while streaming and adds
-    /// the longest part of the rest of the answer that still fits, halving from the whole rest, marked incomplete;
-    /// returns the message saying how much was kept, nil when not even the reply's status could be written.
-    private func saveWhatFits(_ state: ReplyState, messageId: String, after saved: SavedLength) -> String? {
-        let total = state.answer.utf8.count
-        let utf8 = state.answer.utf8
-        let start = utf8.index(utf8.startIndex, offsetBy: min(saved.answer, total))
-        var length = total - min(saved.answer, total)
-        var reasoning = Self.text(state.reasoning, after: saved.reasoning)
-        try? library.checkpoint()
-        while true {
-            let end = utf8.characterBoundary(atOrBefore: utf8.index(start, offsetBy: length), notBefore: start)
-            let kept = utf8.distance(from: utf8.startIndex, to: end)
-            let message = "The library could not store the whole reply (is the disk full?): kept the first "
-                + "\(Self.megabytes(kept)) of \(Self.megabytes(total)) of the answer."
-            let saving = Result {
-                try library.appendReplyPieces(
-                    messageId: messageId, text: String(decoding: utf8[start..<end], as: UTF8.self), reasoning: reasoning,
-                    status: .incomplete, error: message, statsJSON: state.stats.flatMap(Self.json),
-                    modelInstanceId: state.modelInstanceId, responseId: state.responseId)
-            }
-            if case .success = saving { return message }
-            if length == 0 { return nil }
-            length = length > 4096 ? length / 2 : 0
-            reasoning = ""
-        }
-    }
-
-    private static func megabytes(_ bytes: Int) -> String {
-        String(format: "%.1f MB", Double(bytes) / 1_000_000)
+        var persistence = await saver.value
+        let state = await coalescer.state
+        if let openLibrary { persistence.saveArrived(state, to: openLibrary) }
+        return persistence
     }
 
     /// Why a reply is incomplete when its stream ended without `chat.end` and nothing else says why.
@@ -390,68 +362,6 @@ public actor ChatSession {
         }
     }
 
-    /// How much of a reply's answer and reasoning (UTF-8 bytes) the library holds while it streams.
-    struct SavedLength: Sendable {
-        var answer = 0
-        var reasoning = 0
-    }
-
-    /// Saves the text streamed since `saved` as pieces of at most `LibraryStore.pieceBytes` and returns what is saved now; a
-    /// failure is retried at the next interval, and the final save reports its own. A rewritten answer is saved whole.
-    private func savePartial(_ state: ReplyState, messageId: String, after saved: SavedLength) -> SavedLength {
-        var progress = saved
-        do {
-            if state.isRewritten || state.answer.utf8.count < saved.answer || state.reasoning.utf8.count < saved.reasoning {
-                try save(state, messageId: messageId, status: .streaming, error: nil)
-                return SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
-            }
-            try library.appendReplyPieces(
-                messageId: messageId, text: state.answer, reasoning: state.reasoning, savedText: saved.answer,
-                savedReasoning: saved.reasoning, statsJSON: state.stats.flatMap(Self.json),
-                modelInstanceId: state.modelInstanceId, responseId: state.responseId)
-            progress = SavedLength(answer: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
-            try saveToolCalls(state, messageId: messageId)
-        } catch {}
-        return progress
-    }
-
-    /// The part of `text` after its first `offset` UTF-8 bytes (a saved length, so on a character boundary).
-    private static func text(_ text: String, after offset: Int) -> String {
-        String(decoding: text.utf8.dropFirst(offset), as: UTF8.self)
-    }
-
-    /// The final save: when what was saved while streaming is still the start of the reply, only the rest is
-    /// written (`LibraryStore.finishReply`); a rewritten reply, or one nothing was saved of yet, is saved whole.
-    private func saveFinal(_ state: ReplyState, messageId: String, after saved: SavedLength, status: MessageStatus, error: String?) throws {
-        guard !state.isRewritten, saved.answer + saved.reasoning > 0, saved.answer <= state.answer.utf8.count,
-              saved.reasoning <= state.reasoning.utf8.count
-        else { return try save(state, messageId: messageId, status: status, error: error) }
-        try library.finishReply(
-            messageId: messageId, text: state.answer, reasoning: state.reasoning, savedText: saved.answer,
-            savedReasoning: saved.reasoning, status: status, error: error, statsJSON: state.stats.flatMap(Self.json),
-            modelInstanceId: state.modelInstanceId, responseId: state.responseId)
-        try saveToolCalls(state, messageId: messageId)
-    }
-
-    private func save(_ state: ReplyState, messageId: String, status: MessageStatus, error: String?) throws {
-        try library.updateReply(
-            messageId: messageId, text: state.answer, reasoning: state.reasoning, status: status, error: error,
-            statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId, responseId: state.responseId,
-            rewritten: state.isRewritten)
-        try saveToolCalls(state, messageId: messageId)
-    }
-
-    private func saveToolCalls(_ state: ReplyState, messageId: String) throws {
-        let offsets = state.toolCallOffsets
-        try library.replaceToolCalls(messageId: messageId, state.toolCalls.enumerated().map { position, call in
-            ToolCallRecord(messageId: messageId, position: position, name: call.name,
-                           argumentsJSON: call.arguments?.jsonString ?? "{}", output: call.output,
-                           providerJSON: call.provider.flatMap(Self.json), status: call.status.record,
-                           failureReason: call.status.failureReason,
-                           answerOffset: offsets[position].answer, reasoningOffset: offsets[position].reasoning)
-        })
-    }
-
     /// Runs library work, reporting a library failure as `ChatError.storage` with the `LibraryError` inside.
     func storage<T>(_ body: () throws -> T) throws -> T {
         do {
@@ -464,12 +374,6 @@ public actor ChatSession {
     /// Runs server work, reporting a server failure as `ChatError.server`.
     func serverCall<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch let error as LMStudioError { throw ChatError.server(error) }
-    }
-
-    private static func json(_ value: some Encodable) -> String? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A conversation title from its first message: the first line after any attached files (fenced blocks, each
@@ -514,18 +418,4 @@ public struct SavedReply: Sendable {
     public let errorMessage: String?
     /// When the final event rewrote, shortened or dropped what streamed: the alternative keeping the streamed version.
     public var streamedVersionId: String? = nil
-}
-
-extension ToolCallState.Status {
-    var record: ToolCallStatus {
-        switch self {
-        case .running: .running
-        case .succeeded: .succeeded
-        case .failed: .failed
-        }
-    }
-
-    var failureReason: String? {
-        if case .failed(let reason) = self { reason } else { nil }
-    }
 }

@@ -38,7 +38,7 @@ private func buildAttachmentLibrary(at path: String) throws {
             for turn in 0..<10 {
                 let text = String(repeating: "The river carries lanterns past the harbor at night. ", count: 20)
                 let message = try store.appendMessage(
-                    conversationId: conversation.id, role: turn % 2 == 0 ? .user : .assistant, text: text)
+                    conversationId: conversation.id, role: turn % 2 == 0 ? .user : .assistant, MessageContent(text: text))
                 if turn == 0, index % 4 == 0, index / 4 < 96 {
                     for offset in stride(from: 0, to: attachment.count, by: 8) {
                         seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407

@@ -34,12 +34,12 @@ func libraryBench() async throws {
     report("load a 50-message transcript") { _ = try store.messages(conversationId: target.id) }
     var reply: Message?
     report("append a message") {
-        reply = try store.appendMessage(conversationId: target.id, role: .assistant, text: "", status: .streaming)
+        reply = try store.appendMessage(conversationId: target.id, role: .assistant, MessageContent(text: "", status: .streaming))
     }
     var text = ""
     report("updateReply (streaming, growing text)") {
         text += "another sentence of a streaming reply about the river and the lantern. "
-        try store.updateReply(messageId: reply!.id, text: text, reasoning: "", status: .streaming)
+        try store.updateReply(messageId: reply!.id, MessageContent(text: text, status: .streaming))
     }
     report("statistics") { _ = try store.statistics() }
     report("recoverInterruptedReplies") { _ = try store.recoverInterruptedReplies() }
@@ -73,7 +73,7 @@ private func buildBenchLibrary(
                     if random.below(2_000) == 0 { sentence.append("zephyr") }
                     try store.appendMessage(
                         conversationId: conversation.id, role: turn % 2 == 0 ? .user : .assistant,
-                        text: sentence.joined(separator: " "), createdAt: created.addingTimeInterval(Double(turn)))
+                        MessageContent(text: sentence.joined(separator: " ")), createdAt: created.addingTimeInterval(Double(turn)))
                 }
             }
         }

@@ -16,8 +16,8 @@ import Testing
             var appended: [Message] = []
             for (index, text) in ["q1", "a1", "q2", "a2"].enumerated() {
                 let role: MessageRole = index.isMultiple(of: 2) ? .user : .assistant
-                let message = try store.appendMessage(conversationId: conversationId, role: role, text: text,
-                                                      responseId: role == .assistant ? "resp_\(text)" : nil)
+                let message = try store.appendMessage(conversationId: conversationId, role: role,
+                    MessageContent(text: text, responseId: role == .assistant ? "resp_\(text)" : nil))
                 if role == .assistant {
                     try store.setContinuation(conversationId: conversationId, serverURL: "http://server:1234", responseId: "resp_\(text)")
                 }
@@ -42,7 +42,7 @@ import Testing
         let exchange = try Exchange(library)
         let store = exchange.store
         try store.rewindBranch(conversationId: exchange.conversationId, to: exchange.messages[2].id)
-        let again = try store.appendMessage(conversationId: exchange.conversationId, role: .assistant, text: "a2 again")
+        let again = try store.appendMessage(conversationId: exchange.conversationId, role: .assistant, MessageContent(text: "a2 again"))
         #expect(try store.messages(conversationId: exchange.conversationId).map(\.text) == ["q1", "a1", "q2", "a2 again"])
         let alternatives = try store.alternatives(messageId: again.id)
         #expect(alternatives.map(\.text) == ["a2", "a2 again"])
@@ -60,7 +60,7 @@ import Testing
         let exchange = try Exchange(library)
         let store = exchange.store
         try store.rewindBranch(conversationId: exchange.conversationId, to: exchange.messages[1].id)
-        let edited = try store.appendMessage(conversationId: exchange.conversationId, role: .user, text: "q2 edited")
+        let edited = try store.appendMessage(conversationId: exchange.conversationId, role: .user, MessageContent(text: "q2 edited"))
         #expect(try store.messages(conversationId: exchange.conversationId).map(\.text) == ["q1", "a1", "q2 edited"])
         #expect(try store.alternatives(messageId: edited.id).map(\.text) == ["q2", "q2 edited"])
         let branch = try store.chooseAlternative(messageId: exchange.messages[2].id)
@@ -73,7 +73,7 @@ import Testing
         let store = exchange.store
         try store.rewindBranch(conversationId: exchange.conversationId, to: exchange.messages[2].id)
         try store.setContinuation(conversationId: exchange.conversationId, serverURL: "http://server:1234", responseId: "resp_a1")
-        try store.appendMessage(conversationId: exchange.conversationId, role: .assistant, text: "a2 again")
+        try store.appendMessage(conversationId: exchange.conversationId, role: .assistant, MessageContent(text: "a2 again"))
         let file = library.directory + "/branches.llmster"
         try store.exportConversation(id: exchange.conversationId, to: file)
 
@@ -118,7 +118,8 @@ import Testing
         let library = TemporaryLibrary()
         let exchange = try Exchange(library)
         try exchange.store.rewindBranch(conversationId: exchange.conversationId, to: exchange.messages[2].id)
-        let again = try exchange.store.appendMessage(conversationId: exchange.conversationId, role: .assistant, text: "a2 again")
+        let again = try exchange.store.appendMessage(conversationId: exchange.conversationId, role: .assistant,
+            MessageContent(text: "a2 again"))
         let archive = library.directory + "/library.backup"
         try LibraryBackup.write(libraryPath: library.path, to: archive, password: nil, limits: .interactive)
 
@@ -156,7 +157,7 @@ import Testing
         #expect(messages[1].parentResponseId == nil)
         #expect(messages[3].serverURL == "http://old:1234")
         try store.rewindBranch(conversationId: "c1", to: "m2")
-        let again = try store.appendMessage(conversationId: "c1", role: .assistant, text: "two again")
+        let again = try store.appendMessage(conversationId: "c1", role: .assistant, MessageContent(text: "two again"))
         #expect(try store.alternatives(messageId: again.id).map(\.id) == ["m3", again.id])
     }
 }

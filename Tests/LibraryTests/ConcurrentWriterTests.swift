@@ -43,9 +43,8 @@ private final class Failures: @unchecked Sendable {
             for index in 0..<perWorker {
                 try store.transaction {
                     let reply = try store.appendMessage(
-                        conversationId: conversationId, role: .assistant, text: "", status: .streaming)
-                    try store.updateReply(messageId: reply.id, text: "worker \(worker) reply \(index)", reasoning: "",
-                                          status: .complete)
+                        conversationId: conversationId, role: .assistant, MessageContent(text: "", status: .streaming))
+                    try store.updateReply(messageId: reply.id, MessageContent(text: "worker \(worker) reply \(index)", status: .complete))
                 }
                 _ = try store.messages(conversationId: conversationId).count
             }
@@ -79,7 +78,7 @@ private final class Failures: @unchecked Sendable {
         try input.fileHandleForWriting.close()
 
         for index in 0..<count {
-            try store.appendMessage(conversationId: conversation.id, role: .user, text: "message \(index)")
+            try store.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: "message \(index)"))
         }
         process.waitUntilExit()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

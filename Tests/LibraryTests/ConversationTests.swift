@@ -35,7 +35,7 @@ import Library
         #expect(try store.conversations(folderId: .some(nil)).map(\.title) == ["old", "pinned later", "new"])
         #expect(try store.conversations(folderId: folder.id).map(\.title) == ["middle"])
 
-        try store.appendMessage(conversationId: middle.id, role: .user, text: "bump")
+        try store.appendMessage(conversationId: middle.id, role: .user, MessageContent(text: "bump"))
         #expect(try store.mostRecentConversation()?.id == middle.id)
         #expect(try store.conversations().map(\.title) == ["old", "pinned later", "middle", "new"])
 
@@ -134,9 +134,9 @@ import Library
         let library = TemporaryLibrary()
         let store = try library.open()
         let kept = try store.createConversation(title: "kept")
-        try store.appendMessage(conversationId: kept.id, role: .user, text: "stay")
+        try store.appendMessage(conversationId: kept.id, role: .user, MessageContent(text: "stay"))
         let doomed = try store.createConversation(title: "doomed")
-        let message = try store.appendMessage(conversationId: doomed.id, role: .assistant, text: "unique-word-zebra")
+        let message = try store.appendMessage(conversationId: doomed.id, role: .assistant, MessageContent(text: "unique-word-zebra"))
         try store.replaceToolCalls(messageId: message.id, [
             ToolCallRecord(messageId: message.id, position: 0, name: "f", argumentsJSON: "{}", status: .succeeded),
         ])

@@ -9,11 +9,11 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "long")
-        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
+        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
         // Multi-byte characters, so piece boundaries fall inside characters unless the cut respects them.
         let text = "openingword " + String(repeating: "plain text é日👩‍💻\n", count: 100_000)
         let reasoning = String(repeating: "why 🙂 ", count: 250_000)
-        try store.updateReply(messageId: reply.id, text: text, reasoning: reasoning, status: .complete)
+        try store.updateReply(messageId: reply.id, MessageContent(text: text, reasoning: reasoning, status: .complete))
 
         let saved = try #require(try store.message(id: reply.id))
         #expect(saved.text == text)
@@ -29,7 +29,7 @@ import Testing
         #expect(longest.map { $0 <= LibraryStore.pieceBytes } == true)
         #expect(try store.search("openingword").contains { $0.messageId == reply.id }, "the first piece is what the index reads")
 
-        try store.updateReply(messageId: reply.id, text: "short now", reasoning: "", status: .complete)
+        try store.updateReply(messageId: reply.id, MessageContent(text: "short now", status: .complete))
         #expect(try store.message(id: reply.id)?.text == "short now")
         #expect(try store.connection.first("SELECT count(*) FROM reply_pieces") { $0.int(0) } == 0)
         #expect(try store.search("openingword").isEmpty)
@@ -41,18 +41,20 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "streamed")
-        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
+        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
         let reasoning = String(repeating: "thinking 🙂 ", count: 60_000)
         let answer = "openingword " + String(repeating: "answer text é日\n", count: 150_000)
         // Saves while streaming: the reasoning, then the answer in pieces of 400,000 bytes at character boundaries.
-        try store.appendReplyPieces(messageId: reply.id, text: "", reasoning: reasoning)
+        try store.appendReplyPieces(messageId: reply.id, MessageContent(text: "", reasoning: reasoning, status: .streaming))
         let saved = answer.utf8.pieces(after: 0, atMost: 400_000).prefix(4)
-        for range in saved { try store.appendReplyPieces(messageId: reply.id, text: String(answer.utf8[range])!, reasoning: "") }
+        for range in saved {
+            try store.appendReplyPieces(messageId: reply.id, MessageContent(text: String(answer.utf8[range])!, status: .streaming))
+        }
         let savedText = answer.utf8.distance(from: answer.utf8.startIndex, to: saved.last!.upperBound)
         let seqsBefore = try store.connection.query("SELECT seq FROM reply_pieces WHERE message_id = ? ORDER BY seq", [.text(reply.id)]) { $0.int64(0) }
 
-        try store.finishReply(messageId: reply.id, text: answer, reasoning: reasoning, savedText: savedText,
-                              savedReasoning: reasoning.utf8.count, status: .complete)
+        try store.finishReply(messageId: reply.id, MessageContent(text: answer, reasoning: reasoning, status: .complete),
+                              after: SavedLength(text: savedText, reasoning: reasoning.utf8.count))
 
         let finished = try #require(try store.message(id: reply.id))
         #expect(finished.text == answer && finished.reasoning == reasoning && finished.status == .complete)

@@ -32,7 +32,7 @@ import Testing
             conversation = try store.createConversation(
                 title: "Plans", folderId: folder.id, modelKey: "qwen3-8b", systemPrompt: "Be brief.",
                 settings: ConversationSettings(temperature: 0.7, topK: 40, reasoning: "high", integrations: ["mcp/x"]))
-            try store.appendMessage(conversationId: conversation.id, role: .user, text: "hello")
+            try store.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: "hello"))
         }
         let reopened = try library.open()
         #expect(try reopened.conversation(id: conversation.id)?.settings.temperature == 0.7)

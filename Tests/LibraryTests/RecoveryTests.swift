@@ -21,8 +21,10 @@ import Testing
         do {
             let otherStore = try LibraryStore(path: library.path, writer: identity)
             let conversation = try otherStore.createConversation(title: "interrupted")
-            reply = try otherStore.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
-            try otherStore.updateReply(messageId: reply.id, text: "The partial answer", reasoning: "hmm", status: .streaming)
+            reply = try otherStore.appendMessage(conversationId: conversation.id, role: .assistant,
+                MessageContent(text: "", status: .streaming))
+            try otherStore.updateReply(messageId: reply.id,
+                MessageContent(text: "The partial answer", reasoning: "hmm", status: .streaming))
         }
         let store = try library.open()
         #expect(try store.recoverInterruptedReplies() == 0)
@@ -46,9 +48,10 @@ import Testing
         do {
             let otherStore = try LibraryStore(path: library.path, writer: identity)
             let conversation = try otherStore.createConversation(title: "interrupted")
-            reply = try otherStore.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
-            try otherStore.appendReplyPieces(messageId: reply.id, text: "The partial", reasoning: "hm")
-            try otherStore.appendReplyPieces(messageId: reply.id, text: " answer", reasoning: "m")
+            reply = try otherStore.appendMessage(conversationId: conversation.id, role: .assistant,
+                MessageContent(text: "", status: .streaming))
+            try otherStore.appendReplyPieces(messageId: reply.id, MessageContent(text: "The partial", reasoning: "hm", status: .streaming))
+            try otherStore.appendReplyPieces(messageId: reply.id, MessageContent(text: " answer", reasoning: "m", status: .streaming))
         }
         let store = try library.open()
         #expect(try store.message(id: reply.id)?.text == "The partial answer", "a reader sees the joined pieces")
@@ -67,9 +70,10 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "live")
-        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, text: "so far", status: .streaming)
+        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant,
+            MessageContent(text: "so far", status: .streaming))
         #expect(try library.open().recoverInterruptedReplies() == 0)
-        try store.updateReply(messageId: reply.id, text: "so far, and more", reasoning: "", status: .complete)
+        try store.updateReply(messageId: reply.id, MessageContent(text: "so far, and more", status: .complete))
         #expect(try store.message(id: reply.id)?.status == .complete)
     }
 
@@ -77,8 +81,10 @@ import Testing
         let library = TemporaryLibrary()
         let impostor = try LibraryStore(path: library.path, writer: "\(getpid()):0")
         let conversation = try impostor.createConversation(title: "old run")
-        let reply = try impostor.appendMessage(conversationId: conversation.id, role: .assistant, text: "x", status: .streaming)
-        let anonymous = try impostor.appendMessage(conversationId: conversation.id, role: .assistant, text: "y", status: .streaming)
+        let reply = try impostor.appendMessage(conversationId: conversation.id, role: .assistant,
+            MessageContent(text: "x", status: .streaming))
+        let anonymous = try impostor.appendMessage(conversationId: conversation.id, role: .assistant,
+            MessageContent(text: "y", status: .streaming))
         try impostor.connection.run("UPDATE messages SET writer = NULL WHERE id = ?", [.text(anonymous.id)])
         #expect(try library.open().recoverInterruptedReplies() == 2)
         #expect(try impostor.messages(conversationId: conversation.id).map(\.status) == [.incomplete, .incomplete])

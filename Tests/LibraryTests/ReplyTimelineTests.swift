@@ -9,7 +9,8 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "Tools")
-        let message = try store.appendMessage(conversationId: conversation.id, role: .assistant, text: text, reasoning: reasoning)
+        let message = try store.appendMessage(conversationId: conversation.id, role: .assistant,
+            MessageContent(text: text, reasoning: reasoning))
         try store.replaceToolCalls(messageId: message.id, calls.enumerated().map { position, offsets in
             ToolCallRecord(messageId: message.id, position: position, name: "tool\(position)", argumentsJSON: "{}",
                            status: .succeeded, answerOffset: offsets.answer, reasoningOffset: offsets.reasoning)

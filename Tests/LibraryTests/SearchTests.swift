@@ -7,12 +7,12 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "Café planning")
-        try store.appendMessage(conversationId: conversation.id, role: .user, text: "Where should we open the café?")
+        try store.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: "Where should we open the café?"))
         let answer = try store.appendMessage(
             conversationId: conversation.id, role: .assistant,
-            text: "Near the station. Rents AND foot traffic matter; see \"zoning\" rules. 東京 is expensive. C++ * wildcard")
+            MessageContent(text: "Near the station. Rents AND foot traffic matter; see \"zoning\" rules. 東京 is expensive. C++ * wildcard"))
         let other = try store.createConversation(title: "Unrelated")
-        try store.appendMessage(conversationId: other.id, role: .user, text: "nothing to see")
+        try store.appendMessage(conversationId: other.id, role: .user, MessageContent(text: "nothing to see"))
         return (library, store, conversation, answer)
     }
 
@@ -49,13 +49,13 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "Streaming")
-        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, text: "", status: .streaming)
-        try store.updateReply(messageId: reply.id, text: "draft walrus", reasoning: "", status: .streaming)
+        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
+        try store.updateReply(messageId: reply.id, MessageContent(text: "draft walrus", status: .streaming))
         #expect(try store.search("walrus", limit: 10).isEmpty, "a streaming reply is not indexed at every partial save")
-        try store.updateReply(messageId: reply.id, text: "final narwhal", reasoning: "", status: .incomplete)
+        try store.updateReply(messageId: reply.id, MessageContent(text: "final narwhal", status: .incomplete))
         #expect(try store.search("narwhal", limit: 10).map(\.messageId) == [reply.id])
         #expect(try store.search("walrus", limit: 10).isEmpty, "no stale words from a partial save")
-        try store.updateReply(messageId: reply.id, text: "final narwhal and orca", reasoning: "", status: .complete)
+        try store.updateReply(messageId: reply.id, MessageContent(text: "final narwhal and orca", status: .complete))
         #expect(try store.search("orca", limit: 10).map(\.messageId) == [reply.id])
         try store.delete(conversationId: conversation.id)
         #expect(try store.search("narwhal", limit: 10).isEmpty)
@@ -67,7 +67,7 @@ import Testing
         let conversation = try store.createConversation(title: "Huge")
         let filler = String(repeating: "lorem ipsum ", count: 100_000)
         let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant,
-                                            text: "aardvark " + filler + " zebra", status: .complete)
+            MessageContent(text: "aardvark " + filler + " zebra", status: .complete))
         #expect(try store.search("aardvark", limit: 10).map(\.messageId) == [reply.id])
         #expect(try store.search("zebra", limit: 10).isEmpty, "words past the first 1,048,576 characters are not indexed")
         try store.delete(conversationId: conversation.id)
@@ -86,7 +86,7 @@ import Testing
         let store = try library.open()
         let conversation = try store.createConversation(title: "echo echo")
         for index in 0..<20 {
-            try store.appendMessage(conversationId: conversation.id, role: .user, text: "echo \(index)")
+            try store.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: "echo \(index)"))
         }
         #expect(try store.search("echo", limit: 5).count == 5)
         #expect(try store.search("echo", limit: 50).count == 21)
@@ -119,7 +119,7 @@ import Testing
         #expect(try store.search("narwhal", limit: 10).isEmpty, "a streaming reply leaves the index")
         #expect(try store.search("zebra", limit: 10).isEmpty, "a huge reply keeps only its first mebibyte")
         #expect(try store.search("aardvark", limit: 10).map(\.messageId) == ["m2"])
-        try store.updateReply(messageId: "m1", text: "whole narwhal", reasoning: "", status: .incomplete)
+        try store.updateReply(messageId: "m1", MessageContent(text: "whole narwhal", status: .incomplete))
         #expect(try store.search("narwhal", limit: 10).map(\.messageId) == ["m1"])
         try store.delete(conversationId: "c1")
         #expect(try store.search("walrus", limit: 10).isEmpty)

@@ -14,15 +14,17 @@ enum RichLibrary {
             settings: ConversationSettings(temperature: 0.4, topK: 20, reasoning: "high", integrations: ["mcp/files"]),
             createdAt: start)
         let question = try store.appendMessage(
-            conversationId: main.id, role: .user, text: "What is SSE? ünïcödé 🧪", createdAt: start.addingTimeInterval(1))
+            conversationId: main.id, role: .user, MessageContent(text: "What is SSE? ünïcödé 🧪"), createdAt: start.addingTimeInterval(1))
         try store.addAttachment(
             messageId: question.id, name: "diagram.png", mimeType: "image/png",
             bytes: (0..<attachmentBytes).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try store.addAttachment(messageId: question.id, name: "empty.txt", mimeType: "text/plain", bytes: [])
         let reply = try store.appendMessage(
-            conversationId: main.id, role: .assistant, text: "Server-sent events.", reasoning: "The user asks…",
-            statsJSON: #"{"input_tokens":12,"total_output_tokens":40,"tokens_per_second":31.5}"#,
-            modelInstanceId: "acme/thinker-8b:2", responseId: "resp_1", createdAt: start.addingTimeInterval(2))
+            conversationId: main.id, role: .assistant,
+            MessageContent(text: "Server-sent events.", reasoning: "The user asks…",
+                           statsJSON: #"{"input_tokens":12,"total_output_tokens":40,"tokens_per_second":31.5}"#,
+                           modelInstanceId: "acme/thinker-8b:2", responseId: "resp_1"),
+            createdAt: start.addingTimeInterval(2))
         try store.replaceToolCalls(messageId: reply.id, [
             ToolCallRecord(messageId: reply.id, position: 0, name: "search", argumentsJSON: #"{"q":"sse"}"#,
                            output: "3 results", providerJSON: #"{"type":"plugin","plugin_id":"web"}"#, status: .succeeded,
@@ -31,15 +33,17 @@ enum RichLibrary {
                            failureReason: "timeout"),
         ])
         let cut = try store.appendMessage(
-            conversationId: main.id, role: .assistant, text: "Half an ans", reasoning: "partial", status: .incomplete,
-            error: "cancelled", createdAt: start.addingTimeInterval(3))
+            conversationId: main.id, role: .assistant,
+            MessageContent(text: "Half an ans", reasoning: "partial", status: .incomplete, error: "cancelled"),
+            createdAt: start.addingTimeInterval(3))
         _ = cut
         try store.setContinuation(conversationId: main.id, serverURL: "http://127.0.0.1:1234", responseId: "resp_1")
         try store.pin(conversationId: main.id)
 
         let drafty = try store.createConversation(title: "Groceries", createdAt: start.addingTimeInterval(10))
-        try store.appendMessage(conversationId: drafty.id, role: .system, text: "List mode.")
-        try store.appendMessage(conversationId: drafty.id, role: .assistant, text: "", status: .error, error: "model crashed")
+        try store.appendMessage(conversationId: drafty.id, role: .system, MessageContent(text: "List mode."))
+        try store.appendMessage(conversationId: drafty.id, role: .assistant,
+            MessageContent(text: "", status: .error, error: "model crashed"))
         try store.setDraft(conversationId: drafty.id, text: "and milk")
         let other = try store.createConversation(title: "Pinned too", createdAt: start.addingTimeInterval(20))
         try store.pin(conversationId: other.id)

@@ -35,9 +35,7 @@ extension LibraryStore {
     /// another process leaves it alone while this one runs. `createdAt` is for imports and defaults to now.
     @discardableResult
     public func appendMessage(
-        conversationId: String, role: MessageRole, text: String, reasoning: String = "",
-        status: MessageStatus = .complete, error: String? = nil, statsJSON: String? = nil,
-        modelInstanceId: String? = nil, responseId: String? = nil, createdAt: Date = Date()
+        conversationId: String, role: MessageRole, _ content: MessageContent, createdAt: Date = Date()
     ) throws -> Message {
         let date = createdAt.stored
         return try connection.transaction {
@@ -54,9 +52,9 @@ extension LibraryStore {
                 ) { (responseId: $0.optionalString(0), serverURL: $0.optionalString(1)) }
                 : nil
             let message = Message(
-                id: Self.newID(), conversationId: conversationId, role: role, text: text, reasoning: reasoning,
-                status: status, error: error, statsJSON: statsJSON, modelInstanceId: modelInstanceId,
-                responseId: responseId, createdAt: date, updatedAt: date, position: position, parentId: parentId,
+                id: Self.newID(), conversationId: conversationId, role: role, text: content.text, reasoning: content.reasoning,
+                status: content.status, error: content.error, statsJSON: content.statsJSON,
+                modelInstanceId: content.modelInstanceId, responseId: content.responseId, createdAt: date, updatedAt: date, position: position, parentId: parentId,
                 parentResponseId: context?.responseId, serverURL: context?.serverURL)
             try connection.run(
                 """
@@ -67,9 +65,10 @@ extension LibraryStore {
                 """,
                 [
                     .text(message.id), .text(conversationId), .integer(Int64(position)), .text(role.rawValue),
-                    .text(text), .text(reasoning), .text(status.rawValue), .text(error), .text(statsJSON),
-                    .text(modelInstanceId), .text(responseId), .integer(date.milliseconds),
-                    .integer(date.milliseconds), .text(status == .streaming ? writer : nil), .text(parentId),
+                    .text(content.text), .text(content.reasoning), .text(content.status.rawValue), .text(content.error),
+                    .text(content.statsJSON), .text(content.modelInstanceId), .text(content.responseId),
+                    .integer(date.milliseconds), .integer(date.milliseconds),
+                    .text(content.status == .streaming ? writer : nil), .text(parentId),
                     .text(message.parentResponseId), .text(message.serverURL),
                 ])
             return message
@@ -85,60 +84,44 @@ extension LibraryStore {
     /// what the search index reads (so of a long reply in a script of three-byte characters, about its first
     /// 350,000 characters are searchable).
     ///
-    /// `text`, `reasoning`, `status` and `rewritten` replace the stored values; a nil `error`, `statsJSON`,
-    /// `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
-    public func updateReply(
-        messageId: String, text: String, reasoning: String, status: MessageStatus, error: String? = nil,
-        statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil, rewritten: Bool = false
-    ) throws {
+    /// The text, reasoning and status of `reply`, and `rewritten`, replace the stored values; its nil values keep
+    /// what is stored. Touches the conversation's `updatedAt`.
+    public func updateReply(messageId: String, _ reply: MessageContent, rewritten: Bool = false) throws {
         let now = Date().milliseconds
-        let textHead = Self.firstPiece(of: text)
-        let reasoningHead = Self.firstPiece(of: reasoning)
+        let textHead = Self.firstPiece(of: reply.text)
+        let reasoningHead = Self.firstPiece(of: reply.reasoning)
         try connection.transaction {
-            try updateReplyRow(
-                messageId: messageId, text: textHead, reasoning: reasoningHead, status: status, error: error,
-                statsJSON: statsJSON, modelInstanceId: modelInstanceId, responseId: responseId, rewritten: rewritten, now: now)
+            try updateReplyRow(messageId: messageId, text: textHead, reasoning: reasoningHead, reply, rewritten: rewritten, now: now)
             try connection.run("DELETE FROM reply_pieces WHERE message_id = ?", [.text(messageId)])
-            try insertPieces(messageId: messageId, text: text, reasoning: reasoning,
-                             savedText: textHead.utf8.count, savedReasoning: reasoningHead.utf8.count)
+            try insertPieces(messageId: messageId, reply,
+                             after: SavedLength(text: textHead.utf8.count, reasoning: reasoningHead.utf8.count))
         }
     }
 
-    /// Saves what a streaming reply received after its first `savedText` and `savedReasoning` UTF-8 bytes (character
+    /// Saves what a streaming reply received after the `saved` length of its text and reasoning (character
     /// boundaries where an earlier save ended) as pieces of at most ``pieceBytes``, in one transaction, without
     /// rewriting what was saved before, so a save costs memory and disk in proportion to the new text only.
     ///
-    /// Readers see the message's text followed by its pieces. `status` is `.streaming` while the reply streams, or the
-    /// final status when the final save (`finishReply` or `updateReply`) did not fit; a nil `error`,
-    /// `statsJSON`, `modelInstanceId` or `responseId` keeps what is stored. Touches the conversation's `updatedAt`.
-    public func appendReplyPieces(
-        messageId: String, text: String, reasoning: String, savedText: Int = 0, savedReasoning: Int = 0,
-        status: MessageStatus = .streaming, error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil,
-        responseId: String? = nil
-    ) throws {
+    /// Readers see the message's text followed by its pieces. The status is `.streaming` while the reply streams, or
+    /// the final status when the final save (`finishReply` or `updateReply`) did not fit; nil values keep what is
+    /// stored. Touches the conversation's `updatedAt`.
+    public func appendReplyPieces(messageId: String, _ reply: MessageContent, after saved: SavedLength = SavedLength()) throws {
         let now = Date().milliseconds
         try connection.transaction {
-            try insertPieces(messageId: messageId, text: text, reasoning: reasoning, savedText: savedText, savedReasoning: savedReasoning)
-            try updateReplyRow(
-                messageId: messageId, text: nil, reasoning: nil, status: status, error: error, statsJSON: statsJSON,
-                modelInstanceId: modelInstanceId, responseId: responseId, rewritten: nil, now: now)
+            try insertPieces(messageId: messageId, reply, after: saved)
+            try updateReplyRow(messageId: messageId, text: nil, reasoning: nil, reply, rewritten: nil, now: now)
         }
     }
 
     /// Ends a reply whose start was saved while it streamed: appends the rest as `appendReplyPieces` does, moves about
     /// the first ``pieceBytes`` of the answer into the message (what the search index reads), and writes the final
     /// state, so a long reply is not written a second time. `updateReply` saves a reply whole instead.
-    public func finishReply(
-        messageId: String, text: String, reasoning: String, savedText: Int, savedReasoning: Int, status: MessageStatus,
-        error: String? = nil, statsJSON: String? = nil, modelInstanceId: String? = nil, responseId: String? = nil
-    ) throws {
+    public func finishReply(messageId: String, _ reply: MessageContent, after saved: SavedLength) throws {
         let now = Date().milliseconds
         try connection.transaction {
-            try insertPieces(messageId: messageId, text: text, reasoning: reasoning, savedText: savedText, savedReasoning: savedReasoning)
+            try insertPieces(messageId: messageId, reply, after: saved)
             try moveAnswerStartIntoMessage(messageId)
-            try updateReplyRow(
-                messageId: messageId, text: nil, reasoning: nil, status: status, error: error, statsJSON: statsJSON,
-                modelInstanceId: modelInstanceId, responseId: responseId, rewritten: false, now: now)
+            try updateReplyRow(messageId: messageId, text: nil, reasoning: nil, reply, rewritten: false, now: now)
         }
     }
 
@@ -148,17 +131,17 @@ extension LibraryStore {
         return String(decoding: text.utf8[first], as: UTF8.self)
     }
 
-    /// Inserts `text` and `reasoning` after their first `savedText` and `savedReasoning` bytes as pieces of at most
-    /// ``pieceBytes``, answer and reasoning side by side.
-    private func insertPieces(messageId: String, text: String, reasoning: String, savedText: Int, savedReasoning: Int) throws {
-        let textPieces = text.utf8.pieces(after: savedText, atMost: Self.pieceBytes)
-        let reasoningPieces = reasoning.utf8.pieces(after: savedReasoning, atMost: Self.pieceBytes)
+    /// Inserts the reply's text and reasoning after their `saved` length as pieces of at most ``pieceBytes``, answer
+    /// and reasoning side by side.
+    private func insertPieces(messageId: String, _ reply: MessageContent, after saved: SavedLength) throws {
+        let textPieces = reply.text.utf8.pieces(after: saved.text, atMost: Self.pieceBytes)
+        let reasoningPieces = reply.reasoning.utf8.pieces(after: saved.reasoning, atMost: Self.pieceBytes)
         for index in 0..<max(textPieces.count, reasoningPieces.count) {
             try connection.run(
                 "INSERT INTO reply_pieces (message_id, text, reasoning) VALUES (?, ?, ?)",
                 [.text(messageId),
-                 .text(index < textPieces.count ? String(decoding: text.utf8[textPieces[index]], as: UTF8.self) : ""),
-                 .text(index < reasoningPieces.count ? String(decoding: reasoning.utf8[reasoningPieces[index]], as: UTF8.self) : "")])
+                 .text(index < textPieces.count ? String(decoding: reply.text.utf8[textPieces[index]], as: UTF8.self) : ""),
+                 .text(index < reasoningPieces.count ? String(decoding: reply.reasoning.utf8[reasoningPieces[index]], as: UTF8.self) : "")])
         }
     }
 
@@ -184,11 +167,10 @@ extension LibraryStore {
         try connection.run("DELETE FROM reply_pieces WHERE message_id = ? AND text = '' AND reasoning = ''", [.text(messageId)])
     }
 
-    /// Writes a reply's row and touches its conversation's `updatedAt`; a nil value keeps what is stored, and a
-    /// missing message throws `notFound`.
+    /// Writes a reply's row (`text` and `reasoning` in place of the reply's own) and touches its conversation's
+    /// `updatedAt`; a nil value keeps what is stored, and a missing message throws `notFound`.
     private func updateReplyRow(
-        messageId: String, text: String?, reasoning: String?, status: MessageStatus, error: String?, statsJSON: String?,
-        modelInstanceId: String?, responseId: String?, rewritten: Bool?, now: Int64
+        messageId: String, text: String?, reasoning: String?, _ reply: MessageContent, rewritten: Bool?, now: Int64
     ) throws {
         let changed = try connection.run(
             """
@@ -198,9 +180,9 @@ extension LibraryStore {
             WHERE id = ?
             """,
             [
-                .text(text), .text(reasoning), .text(status.rawValue), .text(error), .text(statsJSON),
-                .text(modelInstanceId), .text(responseId), .integer(now),
-                .text(status == .streaming ? writer : nil), SQLValue.bool(rewritten), .text(messageId),
+                .text(text), .text(reasoning), .text(reply.status.rawValue), .text(reply.error), .text(reply.statsJSON),
+                .text(reply.modelInstanceId), .text(reply.responseId), .integer(now),
+                .text(reply.status == .streaming ? writer : nil), SQLValue.bool(rewritten), .text(messageId),
             ])
         guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
         try connection.run(

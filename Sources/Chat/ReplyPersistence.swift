@@ -1,0 +1,137 @@
+import Foundation
+import Library
+import LMStudio
+import SystemSupport
+
+/// The saves of one streaming reply, and how much of its answer and reasoning the library holds (`saved`), which
+/// decides what each save writes.
+///
+/// While the reply streams, ``saveArrived(_:to:)`` appends what arrived since the last save; run once more before a
+/// final event that replaces what streamed, it leaves the streamed version whole in the library, which
+/// ``keepStreamedVersion(of:in:)`` then copies into an alternative. ``saveFinal(_:status:error:to:)`` writes the
+/// rest and the final status; when that fails for lack of space, ``saveWhatFits(_:to:)`` keeps what it can. A
+/// value: the periodic saves hand it on when they stop, so one save runs at a time and each starts where the last
+/// ended.
+struct ReplyPersistence: Sendable {
+    /// The reply's message.
+    let messageId: String
+    /// What the saves so far hold; an answer or reasoning shorter than this was rewritten.
+    private(set) var saved = SavedLength()
+
+    init(messageId: String) {
+        self.messageId = messageId
+    }
+
+    /// Saves the text streamed since the last save as pieces of at most `LibraryStore.pieceBytes`, or, when the
+    /// answer was rewritten or is shorter than what is saved, the reply whole, still streaming. A failure leaves
+    /// `saved` as it was, so the next save retries it (and the final save reports its own).
+    mutating func saveArrived(_ state: ReplyState, to library: LibraryStore) {
+        do {
+            if state.isRewritten || state.answer.utf8.count < saved.text || state.reasoning.utf8.count < saved.reasoning {
+                try saveWhole(state, status: .streaming, error: nil, to: library)
+                saved = Self.length(of: state)
+                return
+            }
+            try library.appendReplyPieces(messageId: messageId, content(of: state, status: .streaming, error: nil), after: saved)
+            saved = Self.length(of: state)
+            try saveToolCalls(state, to: library)
+        } catch {}
+    }
+
+    /// Copies the streamed version, which the last ``saveArrived(_:to:)`` left whole in the library, into an
+    /// alternative when the final event rewrote, shortened or dropped what streamed; returns its message id, nil when
+    /// the reply kept what streamed.
+    func keepStreamedVersion(of state: ReplyState, in library: LibraryStore) throws -> String? {
+        guard state.isRewritten else { return nil }
+        return try library.keepStreamedVersion(of: messageId)
+    }
+
+    /// The final save, as complete, incomplete or error: when what is saved is still the start of the reply, only
+    /// the rest is written (`LibraryStore.finishReply`); a rewritten reply, or one nothing was saved of yet, is saved
+    /// whole.
+    func saveFinal(_ state: ReplyState, status: MessageStatus, error: String?, to library: LibraryStore) throws {
+        guard !state.isRewritten, saved.text + saved.reasoning > 0, saved.text <= state.answer.utf8.count,
+              saved.reasoning <= state.reasoning.utf8.count
+        else { return try saveWhole(state, status: status, error: error, to: library) }
+        try library.finishReply(messageId: messageId, content(of: state, status: status, error: error), after: saved)
+        try saveToolCalls(state, to: library)
+    }
+
+    /// After the final save failed (a full disk, a file size limit), keeps what was saved while streaming and adds
+    /// the longest part of the rest of the answer that still fits, halving from the whole rest (the rest of the
+    /// reasoning goes only with the whole rest of the answer), marked incomplete; returns the message saying how
+    /// much was kept, nil when not even the reply's status could be written.
+    func saveWhatFits(_ state: ReplyState, to library: LibraryStore) -> String? {
+        let utf8 = state.answer.utf8
+        let total = utf8.count
+        let start = utf8.index(utf8.startIndex, offsetBy: min(saved.text, total))
+        var length = total - min(saved.text, total)
+        var reasoning = String(decoding: state.reasoning.utf8.dropFirst(saved.reasoning), as: UTF8.self)
+        try? library.checkpoint()
+        while true {
+            let end = utf8.characterBoundary(atOrBefore: utf8.index(start, offsetBy: length), notBefore: start)
+            let kept = utf8.distance(from: utf8.startIndex, to: end)
+            let message = "The library could not store the whole reply (is the disk full?): kept the first "
+                + "\(Self.megabytes(kept)) of \(Self.megabytes(total)) of the answer."
+            var rest = content(of: state, status: .incomplete, error: message)
+            rest.text = String(decoding: utf8[start..<end], as: UTF8.self)
+            rest.reasoning = reasoning
+            if (try? library.appendReplyPieces(messageId: messageId, rest)) != nil { return message }
+            if length == 0 { return nil }
+            length = length > 4096 ? length / 2 : 0
+            reasoning = ""
+        }
+    }
+
+    /// Saves the reply whole, replacing what was saved of it.
+    private func saveWhole(_ state: ReplyState, status: MessageStatus, error: String?, to library: LibraryStore) throws {
+        try library.updateReply(messageId: messageId, content(of: state, status: status, error: error), rewritten: state.isRewritten)
+        try saveToolCalls(state, to: library)
+    }
+
+    /// The reply's answer, reasoning, stats and ids, with `status` and `error`.
+    private func content(of state: ReplyState, status: MessageStatus, error: String?) -> MessageContent {
+        MessageContent(text: state.answer, reasoning: state.reasoning, status: status, error: error,
+                       statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId,
+                       responseId: state.responseId)
+    }
+
+    private func saveToolCalls(_ state: ReplyState, to library: LibraryStore) throws {
+        let offsets = state.toolCallOffsets
+        try library.replaceToolCalls(messageId: messageId, state.toolCalls.enumerated().map { position, call in
+            ToolCallRecord(messageId: messageId, position: position, name: call.name,
+                           argumentsJSON: call.arguments?.jsonString ?? "{}", output: call.output,
+                           providerJSON: call.provider.flatMap(Self.json), status: call.status.record,
+                           failureReason: call.status.failureReason,
+                           answerOffset: offsets[position].answer, reasoningOffset: offsets[position].reasoning)
+        })
+    }
+
+    private static func length(of state: ReplyState) -> SavedLength {
+        SavedLength(text: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
+    }
+
+    private static func megabytes(_ bytes: Int) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+
+    private static func json(_ value: some Encodable) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+private extension ToolCallState.Status {
+    var record: ToolCallStatus {
+        switch self {
+        case .running: .running
+        case .succeeded: .succeeded
+        case .failed: .failed
+        }
+    }
+
+    var failureReason: String? {
+        if case .failed(let reason) = self { reason } else { nil }
+    }
+}

@@ -1,0 +1,116 @@
+@testable import Chat
+import Foundation
+@testable import Library
+import LMStudio
+import Testing
+import TestSupport
+
+/// What each save of a streaming reply writes, given what the saves before it hold, on a real library file.
+@Suite struct ReplyPersistenceTests {
+    /// A library with a conversation and an empty reply streaming into it.
+    struct Reply {
+        let sandbox: Sandbox
+        let library: LibraryStore
+        let messageId: String
+        var accumulator = ReplyAccumulator()
+
+        init() throws {
+            sandbox = try Sandbox()
+            library = try LibraryStore(path: sandbox.libraryPath)
+            let conversation = try library.createConversation(title: "saves")
+            messageId = try library.appendMessage(conversationId: conversation.id, role: .assistant,
+                                                  MessageContent(text: "", status: .streaming)).id
+        }
+
+        mutating func stream(_ events: ChatEvent...) {
+            for event in events { _ = accumulator.apply(event) }
+        }
+
+        var state: ReplyState { accumulator.state }
+
+        /// The answer of each reply piece, in order.
+        func pieces() throws -> [String] {
+            try library.connection.query("SELECT text FROM reply_pieces WHERE message_id = ? ORDER BY seq", [.text(messageId)]) {
+                $0.string(0)
+            }
+        }
+
+        func saved() throws -> Message { try #require(try library.message(id: messageId)) }
+
+        /// Makes the library refuse any piece that would take the reply's answer in pieces past `bytes`, as a full
+        /// disk would; each refusal rolls back the whole save.
+        func refuseAnswersLongerThan(_ bytes: Int) throws {
+            try library.connection.execute("""
+                CREATE TEMP TRIGGER full_disk BEFORE INSERT ON reply_pieces
+                WHEN (SELECT ifnull(sum(length(CAST(text AS BLOB))), 0) FROM reply_pieces WHERE message_id = NEW.message_id)
+                    + length(CAST(NEW.text AS BLOB)) > \(bytes)
+                BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END
+                """)
+        }
+
+        func makeRoom() throws { try library.connection.execute("DROP TRIGGER full_disk") }
+    }
+
+    @Test func aSecondSaveAppendsOnlyWhatArrivedAfterTheFirst() throws {
+        var reply = try Reply()
+        var persistence = ReplyPersistence(messageId: reply.messageId)
+        reply.stream(.reasoningStart, .reasoningDelta("Think."), .messageStart, .messageDelta("alpha "))
+        persistence.saveArrived(reply.state, to: reply.library)
+        reply.stream(.messageDelta("béta"))
+        persistence.saveArrived(reply.state, to: reply.library)
+
+        #expect(try reply.pieces() == ["alpha ", "béta"])
+        #expect(persistence.saved == SavedLength(text: "alpha béta".utf8.count, reasoning: "Think.".utf8.count))
+        let saved = try reply.saved()
+        #expect(saved.text == "alpha béta" && saved.reasoning == "Think." && saved.status == .streaming)
+    }
+
+    @Test func aSaveThatFailsIsWrittenByTheNextOne() throws {
+        var reply = try Reply()
+        var persistence = ReplyPersistence(messageId: reply.messageId)
+        reply.stream(.messageStart, .messageDelta("first "))
+        persistence.saveArrived(reply.state, to: reply.library)
+        try reply.refuseAnswersLongerThan(6)
+        reply.stream(.messageDelta("second "))
+        persistence.saveArrived(reply.state, to: reply.library)
+        #expect(persistence.saved.text == 6, "a refused save leaves what is saved as it was")
+
+        try reply.makeRoom()
+        reply.stream(.messageDelta("third"))
+        persistence.saveArrived(reply.state, to: reply.library)
+        #expect(try reply.pieces() == ["first ", "second third"])
+        #expect(try reply.saved().text == "first second third")
+    }
+
+    @Test func theFinalSaveWritesOnlyTheRestAndTheStatus() throws {
+        var reply = try Reply()
+        var persistence = ReplyPersistence(messageId: reply.messageId)
+        reply.stream(.messageStart, .messageDelta("streamed "))
+        persistence.saveArrived(reply.state, to: reply.library)
+        reply.stream(.messageDelta("rest"))
+        try persistence.saveFinal(reply.state, status: .incomplete, error: "Cancelled.", to: reply.library)
+
+        let saved = try reply.saved()
+        #expect(saved.text == "streamed rest" && saved.status == .incomplete && saved.error == "Cancelled.")
+        #expect(try reply.pieces().isEmpty, "a short reply's pieces are moved into the message")
+    }
+
+    @Test func aFullDiskAfterSomeSavesKeepsThemAndTheLongestPartOfTheRestThatFits() throws {
+        var reply = try Reply()
+        var persistence = ReplyPersistence(messageId: reply.messageId)
+        reply.stream(.messageStart, .messageDelta(String(repeating: "a", count: 1_000_000)))
+        persistence.saveArrived(reply.state, to: reply.library)
+        reply.stream(.messageDelta(String(repeating: "b", count: 4_000_000)))
+        try reply.refuseAnswersLongerThan(3_000_000)
+
+        #expect(throws: LibraryError.self) {
+            try persistence.saveFinal(reply.state, status: .complete, error: nil, to: reply.library)
+        }
+        // The rest, 4 MB, does not fit; half of it does.
+        let message = try #require(persistence.saveWhatFits(reply.state, to: reply.library))
+        #expect(message == "The library could not store the whole reply (is the disk full?): kept the first 3.0 MB of 5.0 MB of the answer.")
+        let saved = try reply.saved()
+        #expect(saved.status == .incomplete && saved.error == message)
+        #expect(saved.text == String(repeating: "a", count: 1_000_000) + String(repeating: "b", count: 2_000_000))
+    }
+}
