@@ -9,6 +9,8 @@ struct LineWrapper {
     let hyperlinks: Bool
     /// How the terminal counts columns.
     var widthModel = WidthModel.grapheme
+    /// Bytes a line's text usually takes, reserved up front so a line grows without copies.
+    static let lineBytesHint = 256
 
     /// Wraps `runs` into lines no wider than `width` columns (at least 1); words longer than a line are split
     /// between grapheme clusters. Spaces, tabs and newlines between words print as single-column spaces, and the
@@ -39,27 +41,27 @@ struct LineWrapper {
     }
 
     /// A rendered line being built: adjacent text with the same style and link shares one SGR span (and one OSC 8
-    /// hyperlink), which is emitted when the style changes or the line ends. Pieces that lie next to each other in
-    /// one run's text (words and the plain spaces between them) are kept as one range and copied once.
+    /// hyperlink), opened before its first piece and closed when the style changes or the line ends. Pieces that lie
+    /// next to each other in one run's text (words and the plain spaces between them) are kept as one range and
+    /// copied once, straight into the line.
     fileprivate struct LineText {
         let wrapper: LineWrapper
         let runs: [StyledRun]
         /// When true nothing is kept: only the layout's widths are wanted.
         var measuring = false
         private(set) var text = ""
-        private var span = ""
-        private var spanStyle = TextStyle.plain
-        private var spanLink: String?
-        /// The stretch of one run's text appended last and not yet copied into `span`.
-        private var stretch: (run: Int, range: Range<String.Index>)?
+        /// The style and link of the open span; nil when none is open.
+        private var span: (style: TextStyle, link: String?, styled: Bool)?
+        /// The stretch of one run's text appended last and not yet copied into `text`.
+        private var stretch: (run: Int, range: Range<Int>)?
 
         init(wrapper: LineWrapper, runs: [StyledRun]) {
             self.wrapper = wrapper
             self.runs = runs
         }
 
-        /// Appends the text of run `run` in `range`.
-        mutating func append(run: Int, _ range: Range<String.Index>) {
+        /// Appends the text of run `run` at UTF-8 offsets `range`.
+        mutating func append(run: Int, _ range: Range<Int>) {
             guard !measuring, !range.isEmpty else { return }
             if let stretch, stretch.run == run, stretch.range.upperBound == range.lowerBound {
                 self.stretch = (run, stretch.range.lowerBound..<range.upperBound)
@@ -74,7 +76,7 @@ struct LineWrapper {
             guard !measuring, count > 0 else { return }
             copyStretch()
             open(style: runs[run].style, link: runs[run].link)
-            span.append(contentsOf: repeatElement(" " as Character, count: count))
+            text.append(contentsOf: repeatElement(" " as Character, count: count))
         }
 
         /// The finished line; the builder starts empty again.
@@ -90,29 +92,35 @@ struct LineWrapper {
             self.stretch = nil
             let run = runs[stretch.run]
             open(style: run.style, link: run.link)
-            span += run.text[stretch.range]
+            let utf8 = run.text.utf8
+            let start = utf8.index(utf8.startIndex, offsetBy: stretch.range.lowerBound)
+            text += run.text[start..<utf8.index(start, offsetBy: stretch.range.count)]
         }
 
-        /// Closes the span when `style` or `link` differs from its own; an empty span takes them.
+        /// Makes the open span one of `style` and `link`: closes one that differs, and opens one if none is open.
         private mutating func open(style: TextStyle, link: String?) {
-            if !span.isEmpty && (style != spanStyle || link != spanLink) { closeSpan() }
-            if span.isEmpty {
-                spanStyle = style
-                spanLink = link
-            }
-        }
-
-        private mutating func closeSpan() {
-            guard !span.isEmpty else { return }
-            let link = wrapper.hyperlinks ? spanLink : nil
-            if let link {
+            if let span, span.style == style, span.link == link { return }
+            closeSpan()
+            if text.isEmpty { text.reserveCapacity(LineWrapper.lineBytesHint) }
+            if wrapper.hyperlinks, let link {
                 text += "\u{1B}]8;;"
                 text += link
                 text += "\u{1B}\\"
             }
-            spanStyle.append(Substring(span), at: wrapper.level, to: &text)
-            if link != nil { text += "\u{1B}]8;;\u{1B}\\" }
-            span = ""
+            let codes = style.parameters(at: wrapper.level)
+            if !codes.isEmpty {
+                text += "\u{1B}["
+                text += codes
+                text += "m"
+            }
+            span = (style, link, !codes.isEmpty)
+        }
+
+        private mutating func closeSpan() {
+            guard let span else { return }
+            self.span = nil
+            if span.styled { text += "\u{1B}[0m" }
+            if wrapper.hyperlinks, span.link != nil { text += "\u{1B}]8;;\u{1B}\\" }
         }
     }
 
@@ -124,8 +132,8 @@ struct LineWrapper {
         var lines: [WrappedLine] = []
         var line: LineText
         var column = 0
-        /// The word read so far: pieces of runs (run index and byte range), and its width.
-        var word: [(run: Int, range: Range<String.Index>)] = []
+        /// The word read so far: pieces of runs (run index and UTF-8 offsets), and its width.
+        var word: [(run: Int, range: Range<Int>)] = []
         var wordWidth = 0
         /// Spaces read since the last word, per run: their UTF-8 offsets in the run's text, how many they are and
         /// whether they are all U+0020 (and so print as they are written); and their width (one column each).
@@ -174,7 +182,7 @@ struct LineWrapper {
                 }
                 if isSpace {
                     if let start = wordStart {
-                        word.append((index, stringIndex(start)..<stringIndex(position)))
+                        word.append((index, start..<position))
                         wordStart = nil
                     }
                     placeWord()
@@ -194,7 +202,7 @@ struct LineWrapper {
                 }
                 position = clusterEnd
             }
-            if let start = wordStart { word.append((index, stringIndex(start)..<utf8.endIndex)) }
+            if let start = wordStart { word.append((index, start..<bytes.count)) }
         }
 
         /// Puts the word read so far on the line, after the pending spaces, or on a new line when it does not fit
@@ -206,8 +214,7 @@ struct LineWrapper {
             } else if column > 0 {
                 for space in spaces {
                     if space.plain {
-                        let utf8 = runs[space.run].text.utf8
-                        line.append(run: space.run, utf8.index(utf8.startIndex, offsetBy: space.start)..<utf8.index(utf8.startIndex, offsetBy: space.end))
+                        line.append(run: space.run, space.start..<space.end)
                     } else {
                         line.append(spaces: space.count, run: space.run)
                     }
@@ -245,15 +252,18 @@ struct LineWrapper {
         }
 
         /// Places a piece of a word too wide for a line, starting a new line before each cluster that overflows.
-        private mutating func split(_ piece: (run: Int, range: Range<String.Index>)) {
+        private mutating func split(_ piece: (run: Int, range: Range<Int>)) {
             let text = runs[piece.run].text
+            let utf8 = text.utf8
+            func offset(_ index: String.Index) -> Int { utf8.distance(from: utf8.startIndex, to: index) }
+            let end = utf8.index(utf8.startIndex, offsetBy: piece.range.upperBound)
             var chunkStart = piece.range.lowerBound
-            var position = piece.range.lowerBound
-            while position < piece.range.upperBound {
+            var position = utf8.index(utf8.startIndex, offsetBy: piece.range.lowerBound)
+            while position < end {
                 let characterWidth = DisplayWidth.of(text[position], model: wrapper.widthModel)
                 if column + characterWidth > width && column > 0 {
-                    line.append(run: piece.run, chunkStart..<position)
-                    chunkStart = position
+                    line.append(run: piece.run, chunkStart..<offset(position))
+                    chunkStart = offset(position)
                     newLine()
                 }
                 column += characterWidth
