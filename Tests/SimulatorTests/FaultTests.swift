@@ -111,6 +111,21 @@ import Testing
         }
     }
 
+    /// The stream bench's prose reply: paragraphs with emphasis, code spans and links, and no other block.
+    @Test func proseMakesTheLargeTextParagraphsOnly() throws {
+        try withSimulator { sim in
+            let response = try chat(sim, ["model": "acme/tiny-1b", "input": "[[sim:large=20000,prose]] big"])
+            let text = answer(response) ?? ""
+            #expect(text.utf8.count >= 20000 && text.utf8.count < 21000)
+            #expect(text.contains("**strong text**") && text.contains("`inline code`") && text.contains("](https://"))
+            let blocks = text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+            #expect(blocks.count > 20)
+            for block in blocks {
+                #expect(block.hasPrefix("Paragraph "), "only paragraphs: \(block.prefix(40))")
+            }
+        }
+    }
+
     @Test func statusFaultAnswersThatStatus() throws {
         try withSimulator { sim in
             let response = try stream(sim, "[[sim:status=429]] hi")
