@@ -36,7 +36,7 @@ let package = Package(
 
         .executableTarget(name: "llmster", dependencies: ["Console", "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "Simulator", "SystemSupport", "CSodium"]),
         .executableTarget(name: "lmstudio-sim", dependencies: ["Simulator"]),
-        .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "Chat", "Library", "TerminalMarkdown", "SystemSupport"]),
+        .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "Chat", "Library", "TerminalMarkdown", "SystemSupport", "Simulator"]),
 
         .target(name: "TestSupport", dependencies: ["Simulator", "HTTP", "LMStudio"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),

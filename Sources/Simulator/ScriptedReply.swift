@@ -1,7 +1,7 @@
 import Foundation
 
 /// The deterministic texts the simulator answers with.
-enum ScriptedReply {
+package enum ScriptedReply {
     /// The answer to one user input, by the rules `echo:` > `recall` > `large=N` > default.
     ///
     /// `firstInput` is the first user input of the chain this turn continues (nil for a new chain).
@@ -14,7 +14,7 @@ enum ScriptedReply {
         } else if mentionsRecall(input) {
             text = firstInput.map { "Earlier you said: \"\($0)\"" } ?? "Nothing earlier in this conversation."
         } else if let size = faults.large {
-            text = faults.prose ? prose(bytes: size) : large(bytes: size)
+            text = largeText(bytes: size, prose: faults.prose)
         } else {
             text = standard(input)
             if images > 0 {
@@ -67,6 +67,11 @@ enum ScriptedReply {
         print("You said \\(words) words")
         ```
         """
+    }
+
+    /// The text a `large=N` directive answers with (`prose` for `large=N,prose`); the benchmark renders it too.
+    package static func largeText(bytes: Int, prose: Bool) -> String {
+        prose ? self.prose(bytes: bytes) : large(bytes: bytes)
     }
 
     /// Paragraphs of at least `bytes` UTF-8 bytes, with emphasis, code spans and links, and nothing else.

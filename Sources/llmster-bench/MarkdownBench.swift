@@ -1,5 +1,6 @@
 import Chat
 import Foundation
+import Simulator
 import Synchronization
 import TerminalMarkdown
 
@@ -58,6 +59,23 @@ func markdownBench() async throws {
                  last.bytes >> 10, extrapolated, extrapolated / full.seconds))
 }
 
+/// Benchmark section `render`: the rendering half of the stream section's terminal figures, in this process: the
+/// simulator's prose and mixed texts (2 MiB of each) in 4 KiB and in 64 KiB pieces (what the display takes per
+/// update when the server is slow, and when it is faster than the terminal) into a null sink, without the network,
+/// the terminal or the simulator beside it. The best of seven short runs, because this machine's speed drifts
+/// over seconds; the figure is CPU seconds per MiB.
+func renderBench() async throws {
+    let capabilities = TerminalCapabilities(width: 100, height: 50, hyperlinks: true)
+    for prose in [true, false] {
+        let text = ScriptedReply.largeText(bytes: 2 << 20, prose: prose)
+        for pieceBytes in [4 << 10, 64 << 10] {
+            let best = (0..<7).map { _ in streamCost(text, capabilities: capabilities, pieceBytes: pieceBytes).seconds }.min()!
+            print(String(format: "  stream %@ in %2d KiB pieces: %.3f s CPU per MiB (best of 7)", prose ? "prose" : "mix  ",
+                         pieceBytes >> 10, best / 2))
+        }
+    }
+}
+
 /// CPU time and snapshot count of one run.
 private struct Cost {
     var seconds: Double
@@ -86,16 +104,15 @@ private func cpuSeconds() -> Double {
 
 /// Cuts `text` into chunks of about `bytes` bytes at Unicode scalar boundaries.
 private func chunks(_ text: String, bytes: Int = 128) -> [String] {
+    let utf8 = Array(text.utf8)
     var result: [String] = []
-    var current = ""
-    for scalar in text.unicodeScalars {
-        current.unicodeScalars.append(scalar)
-        if current.utf8.count >= bytes {
-            result.append(current)
-            current = ""
-        }
+    var start = 0
+    while start < utf8.count {
+        var end = min(start + bytes, utf8.count)
+        while end < utf8.count && utf8[end] & 0xC0 == 0x80 { end += 1 }
+        result.append(String(decoding: utf8[start..<end], as: UTF8.self))
+        start = end
     }
-    if !current.isEmpty { result.append(current) }
     return result
 }
 
@@ -107,8 +124,8 @@ private func prefix(_ text: String, bytes: Int) -> String {
     return String(decoding: utf8[..<end], as: UTF8.self)
 }
 
-private func streamCost(_ text: String, capabilities: TerminalCapabilities) -> Cost {
-    let pieces = chunks(text)
+private func streamCost(_ text: String, capabilities: TerminalCapabilities, pieceBytes: Int = 128) -> Cost {
+    let pieces = chunks(text, bytes: pieceBytes)
     let renderer = StreamRenderer(sink: NullSink(), capabilities: capabilities, mode: .always)
     var reply = ""
     let start = cpuSeconds()

@@ -1,5 +1,5 @@
 // `make bench`: each section lives in its own file of this target and prints its own figures.
-// Usage: llmster-bench [section…]   (sections: sse, markdown, library, startup, backup, stream; default: all)
+// Usage: llmster-bench [section…]   (sections: stream, sse, markdown, render, library, startup, backup; default: all)
 // `llmster-bench --consume-chat URL PROMPT` is the stream section's helper process.
 
 import SystemSupport
@@ -16,6 +16,7 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == consumeChatArgu
         ("stream", streamBench),
         ("sse", sseBench),
         ("markdown", markdownBench),
+        ("render", renderBench),
         ("library", libraryBench),
         ("startup", startupBench),
         ("backup", backupBench),
