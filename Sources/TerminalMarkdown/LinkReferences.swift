@@ -92,23 +92,27 @@ struct LinkReferences {
 
     /// Whether `text` has a `]:`, without which it defines no label.
     private static func mayDefine(_ text: String.UTF8View) -> Bool {
-        var previous: UInt8 = 0
-        for byte in text {
-            if byte == 0x3A && previous == 0x5D { return true }
-            previous = byte
+        ByteSearch.withBytes(text) { bytes in
+            var found = false
+            ByteSearch.forEach(0x5D, in: bytes) { position in
+                found = position + 1 < bytes.count && bytes[position + 1] == 0x3A
+                return !found
+            }
+            return found
         }
-        return false
     }
 
     /// Whether `text` has a `]` that does not open an inline link's `(`: without one it neither defines nor uses a
     /// label (`Scan.bracketLabels` skips `[text](url)`).
     private static func mayReference(_ text: Substring.UTF8View) -> Bool {
-        var afterBracket = false
-        for byte in text {
-            if afterBracket && byte != 0x28 { return true }
-            afterBracket = byte == 0x5D
+        ByteSearch.withBytes(text) { bytes in
+            var found = false
+            ByteSearch.forEach(0x5D, in: bytes) { position in
+                found = position + 1 == bytes.count || bytes[position + 1] != 0x28
+                return !found
+            }
+            return found
         }
-        return afterBracket
     }
 
     /// The recorded definition runs for the labels in brackets in `text`, one per line.

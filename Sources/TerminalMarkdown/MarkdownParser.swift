@@ -194,12 +194,13 @@ enum MarkdownParser {
         private let count: Int
 
         init(_ text: String) {
-            var offset = 0
-            for byte in text.utf8 {
-                offset += 1
-                if byte == 0x0A { starts.append(offset) }
+            count = text.utf8.count
+            ByteSearch.withBytes(text.utf8) { bytes in
+                ByteSearch.forEach(0x0A, in: bytes) { position in
+                    starts.append(position + 1)
+                    return true
+                }
             }
-            count = offset
         }
 
         /// The bytes of the whole lines `node` spans, a newline after each (also after a last line without one).
@@ -278,7 +279,13 @@ enum MarkdownParser {
     /// The inlines of `node`, which sits in `depth` inline spans: at the maximum, a span's plain text.
     private static func convertInlines(_ node: OpaquePointer, depth: Int) -> [MarkdownInline] {
         if depth >= maximumNesting { return [.text(flatText(node))] }
-        return children(node).compactMap { convertInline($0, depth: depth + 1) }
+        var inlines: [MarkdownInline] = []
+        var child = cmark_node_first_child(node)
+        while let current = child {
+            if let inline = convertInline(current, depth: depth + 1) { inlines.append(inline) }
+            child = cmark_node_next(current)
+        }
+        return inlines
     }
 
     private static func convertInline(_ node: OpaquePointer, depth: Int) -> MarkdownInline? {

@@ -827,17 +827,7 @@ struct MarkdownStream {
 
     /// The number of bytes in the first `lines` lines of `text`, newlines included.
     private func byteOffset(afterLine lines: Int, in text: Substring) -> Int {
-        guard lines > 0 else { return 0 }
-        var seen = 0
-        var offset = 0
-        for byte in text.utf8 {
-            offset += 1
-            if byte == 0x0A {
-                seen += 1
-                if seen == lines { return offset }
-            }
-        }
-        return offset
+        ByteSearch.offset(afterLines: lines, in: text.utf8)
     }
 
     /// Whether `line` closes `fence` once sanitised, as cmark-gfm sees it; only a line with a byte that sanitising

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Finds single bytes in UTF-8 text with `memchr`: the scans the stream and the parser make over each update's
+/// text (newlines, brackets) run once per update over tens of KiB, so they read the bytes in place.
+enum ByteSearch {
+    /// Calls `body` with the text's bytes, in place when they are contiguous (native strings) or else copied once.
+    static func withBytes<Result>(_ utf8: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// Visits the offset of each `byte` in `bytes`, in order, until `visit` returns false.
+    static func forEach(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ visit: (Int) -> Bool) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count, let found = memchr(base + offset, Int32(byte), bytes.count - offset) {
+            let position = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            guard visit(position) else { return }
+            offset = position + 1
+        }
+    }
+
+    /// The number of bytes up to and including the `count`th newline of `utf8`, or all of them when it has fewer.
+    static func offset(afterLines count: Int, in utf8: some Collection<UInt8>) -> Int {
+        withBytes(utf8) { bytes in
+            guard count > 0 else { return 0 }
+            var seen = 0
+            var end = bytes.count
+            forEach(0x0A, in: bytes) { position in
+                seen += 1
+                if seen == count { end = position + 1 }
+                return seen < count
+            }
+            return end
+        }
+    }
+}
