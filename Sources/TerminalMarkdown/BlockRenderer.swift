@@ -480,6 +480,12 @@ struct BlockRenderer {
     /// Flattens inline content into styled runs, applying emphasis, code, links and images.
     func runs(_ inlines: [MarkdownInline], style: TextStyle, link: String? = nil) -> [StyledRun] {
         var output: [StyledRun] = []
+        appendRuns(inlines, style: style, link: link, to: &output)
+        return output
+    }
+
+    /// `runs(_:style:link:)` appended to `output`, so nested spans add to one array instead of each building its own.
+    private func appendRuns(_ inlines: [MarkdownInline], style: TextStyle, link: String?, to output: inout [StyledRun]) {
         var keyDepth = 0
         var script: Bool?
         for inline in Footnotes.references(in: inlines) {
@@ -495,18 +501,20 @@ struct BlockRenderer {
             case .emphasis(let children):
                 var inner = style
                 inner.italic = true
-                output += runs(children, style: inner, link: link)
+                appendRuns(children, style: inner, link: link, to: &output)
             case .strong(let children):
                 var inner = style
                 inner.bold = true
-                output += runs(children, style: inner, link: link)
+                appendRuns(children, style: inner, link: link, to: &output)
             case .strikethrough(let children):
                 var inner = style
                 inner.strike = true
                 let marker = level == .plain ? [StyledRun(text: "~~", style: style, link: link)] : []
-                output += marker + runs(children, style: inner, link: link) + marker
+                output += marker
+                appendRuns(children, style: inner, link: link, to: &output)
+                output += marker
             case .link(let url, let children):
-                output += linkRuns(url: url, children: children, style: style)
+                appendLinkRuns(url: url, children: children, style: style, to: &output)
             case .image(let url, let children):
                 let alt = plainText(children)
                 output.append(StyledRun(text: "[image: \(alt)]", style: merged(style, theme.linkDetail), link: link))
@@ -530,16 +538,20 @@ struct BlockRenderer {
                 output.append(StyledRun(text: "", style: style, isBreak: true))
             }
         }
-        return output
     }
 
-    private func linkRuns(url: String, children: [MarkdownInline], style: TextStyle) -> [StyledRun] {
-        let text = plainText(children)
+    private func appendLinkRuns(url: String, children: [MarkdownInline], style: TextStyle, to output: inout [StyledRun]) {
         let linkable = hyperlinks && LinkPolicy.isLinkable(url)
-        let inner = runs(children, style: merged(style, theme.link), link: linkable ? url : nil)
-        if LinkPolicy.textShowsURL(text, url) || url.isEmpty { return inner }
+        appendRuns(children, style: merged(style, theme.link), link: linkable ? url : nil, to: &output)
+        if url.isEmpty { return }
+        // Most link texts are one text node: that string is the plain text, without joining a copy.
+        if case .text(let text)? = children.first, children.count == 1 {
+            if LinkPolicy.textShowsURL(text, url) { return }
+        } else if LinkPolicy.textShowsURL(plainText(children), url) {
+            return
+        }
         let detail = linkable ? (LinkPolicy.host(of: url) ?? url) : url
-        return inner + [StyledRun(text: " (\(detail))", style: merged(style, theme.linkDetail))]
+        output.append(StyledRun(text: " (\(detail))", style: merged(style, theme.linkDetail)))
     }
 
     private func merged(_ base: TextStyle, _ overlay: TextStyle) -> TextStyle {
