@@ -40,23 +40,63 @@ struct LineWrapper {
         return layout.finish()
     }
 
+    /// The SGR and OSC 8 sequences that open and close each run's span, built once per `wrap` so that lines are
+    /// assembled by copying bytes.
+    fileprivate struct Spans {
+        /// The opening and closing sequences of every run, which `opening` and `closing` point into.
+        private(set) var sequences: [UInt8] = []
+        private(set) var opening: [Range<Int>] = []
+        private(set) var closing: [Range<Int>] = []
+
+        init(_ runs: [StyledRun], wrapper: LineWrapper, measuring: Bool) {
+            guard !measuring else { return }
+            opening.reserveCapacity(runs.count)
+            closing.reserveCapacity(runs.count)
+            for (index, run) in runs.enumerated() {
+                if index > 0, run.style == runs[index - 1].style, run.link == runs[index - 1].link {
+                    opening.append(opening[index - 1])
+                    closing.append(closing[index - 1])
+                    continue
+                }
+                let open = sequences.count
+                let link = wrapper.hyperlinks ? run.link : nil
+                if let link {
+                    sequences += "\u{1B}]8;;".utf8
+                    sequences += link.utf8
+                    sequences += "\u{1B}\\".utf8
+                }
+                let codes = run.style.parameters(at: wrapper.level)
+                if !codes.isEmpty {
+                    sequences += "\u{1B}[".utf8
+                    sequences += codes.utf8
+                    sequences += "m".utf8
+                }
+                let close = sequences.count
+                if !codes.isEmpty { sequences += "\u{1B}[0m".utf8 }
+                if link != nil { sequences += "\u{1B}]8;;\u{1B}\\".utf8 }
+                opening.append(open..<close)
+                closing.append(close..<sequences.count)
+            }
+        }
+    }
+
     /// A rendered line being built: adjacent text with the same style and link shares one SGR span (and one OSC 8
     /// hyperlink), opened before its first piece and closed when the style changes or the line ends. Pieces that lie
     /// next to each other in one run's text (words and the plain spaces between them) are kept as one range and
-    /// copied once, straight into the line.
+    /// copied once, straight into the line's bytes.
     fileprivate struct LineText {
-        let wrapper: LineWrapper
+        let spans: Spans
         let runs: [StyledRun]
         /// When true nothing is kept: only the layout's widths are wanted.
         var measuring = false
-        private(set) var text = ""
-        /// The style and link of the open span; nil when none is open.
-        private var span: (style: TextStyle, link: String?, styled: Bool)?
-        /// The stretch of one run's text appended last and not yet copied into `text`.
+        private var bytes: [UInt8] = []
+        /// The run whose span is open; nil when none is.
+        private var span: Int?
+        /// The stretch of one run's text appended last and not yet copied into `bytes`.
         private var stretch: (run: Int, range: Range<Int>)?
 
-        init(wrapper: LineWrapper, runs: [StyledRun]) {
-            self.wrapper = wrapper
+        init(spans: Spans, runs: [StyledRun]) {
+            self.spans = spans
             self.runs = runs
         }
 
@@ -75,52 +115,46 @@ struct LineWrapper {
         mutating func append(spaces count: Int, run: Int) {
             guard !measuring, count > 0 else { return }
             copyStretch()
-            open(style: runs[run].style, link: runs[run].link)
-            text.append(contentsOf: repeatElement(" " as Character, count: count))
+            open(run)
+            bytes.append(contentsOf: repeatElement(0x20, count: count))
         }
 
         /// The finished line; the builder starts empty again.
         mutating func finish() -> String {
             copyStretch()
             closeSpan()
-            defer { text = "" }
-            return text
+            defer { bytes.removeAll(keepingCapacity: true) }
+            // The bytes are whole clusters of valid UTF-8 and complete sequences, so nothing is repaired.
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         private mutating func copyStretch() {
             guard let stretch else { return }
             self.stretch = nil
-            let run = runs[stretch.run]
-            open(style: run.style, link: run.link)
-            let utf8 = run.text.utf8
-            let start = utf8.index(utf8.startIndex, offsetBy: stretch.range.lowerBound)
-            text += run.text[start..<utf8.index(start, offsetBy: stretch.range.count)]
+            open(stretch.run)
+            let utf8 = runs[stretch.run].text.utf8
+            let copied: Void? = utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[stretch.range])) }
+            if copied == nil { bytes += utf8.dropFirst(stretch.range.lowerBound).prefix(stretch.range.count) }
         }
 
-        /// Makes the open span one of `style` and `link`: closes one that differs, and opens one if none is open.
-        private mutating func open(style: TextStyle, link: String?) {
-            if let span, span.style == style, span.link == link { return }
+        /// Whether runs `first` and `second` print in the same span: the same style and link.
+        private func sameSpan(_ first: Int, _ second: Int) -> Bool {
+            first == second || (runs[first].style == runs[second].style && runs[first].link == runs[second].link)
+        }
+
+        /// Makes the open span that of run `run`: closes one that differs, and opens one if none is open.
+        private mutating func open(_ run: Int) {
+            if let span, sameSpan(span, run) { return }
             closeSpan()
-            if text.isEmpty { text.reserveCapacity(LineWrapper.lineBytesHint) }
-            if wrapper.hyperlinks, let link {
-                text += "\u{1B}]8;;"
-                text += link
-                text += "\u{1B}\\"
-            }
-            let codes = style.parameters(at: wrapper.level)
-            if !codes.isEmpty {
-                text += "\u{1B}["
-                text += codes
-                text += "m"
-            }
-            span = (style, link, !codes.isEmpty)
+            if bytes.isEmpty { bytes.reserveCapacity(LineWrapper.lineBytesHint) }
+            bytes += spans.sequences[spans.opening[run]]
+            span = run
         }
 
         private mutating func closeSpan() {
             guard let span else { return }
             self.span = nil
-            if span.styled { text += "\u{1B}[0m" }
-            if wrapper.hyperlinks, span.link != nil { text += "\u{1B}]8;;\u{1B}\\" }
+            bytes += spans.sequences[spans.closing[span]]
         }
     }
 
@@ -144,7 +178,7 @@ struct LineWrapper {
             self.wrapper = wrapper
             self.runs = runs
             self.width = width
-            line = LineText(wrapper: wrapper, runs: runs)
+            line = LineText(spans: Spans(runs, wrapper: wrapper, measuring: measuring), runs: runs)
             line.measuring = measuring
         }
 
