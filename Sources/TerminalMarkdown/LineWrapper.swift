@@ -65,14 +65,17 @@ struct LineWrapper {
                     sequences += link.utf8
                     sequences += "\u{1B}\\".utf8
                 }
-                let codes = run.style.parameters(at: wrapper.level)
-                if !codes.isEmpty {
-                    sequences += "\u{1B}[".utf8
-                    sequences += codes.utf8
-                    sequences += "m".utf8
+                sequences += [0x1B, UInt8(ascii: "[")]
+                let codes = sequences.count
+                run.style.appendParameters(at: wrapper.level, to: &sequences)
+                let styled = sequences.count > codes
+                if styled {
+                    sequences.append(UInt8(ascii: "m"))
+                } else {
+                    sequences.removeLast(2)
                 }
                 let close = sequences.count
-                if !codes.isEmpty { sequences += "\u{1B}[0m".utf8 }
+                if styled { sequences += "\u{1B}[0m".utf8 }
                 if link != nil { sequences += "\u{1B}]8;;\u{1B}\\".utf8 }
                 opening.append(open..<close)
                 closing.append(close..<sequences.count)
@@ -167,11 +170,11 @@ struct LineWrapper {
         var line: LineText
         var column = 0
         /// The word read so far: pieces of runs (run index and UTF-8 offsets), and its width.
-        var word: [(run: Int, range: Range<Int>)] = []
+        var word = InlineFirst<(run: Int, range: Range<Int>)>()
         var wordWidth = 0
         /// Spaces read since the last word, per run: their UTF-8 offsets in the run's text, how many they are and
         /// whether they are all U+0020 (and so print as they are written); and their width (one column each).
-        var spaces: [(run: Int, start: Int, end: Int, count: Int, plain: Bool)] = []
+        var spaces = InlineFirst<(run: Int, start: Int, end: Int, count: Int, plain: Bool)>()
         var spaceWidth = 0
 
         init(wrapper: LineWrapper, runs: [StyledRun], width: Int, measuring: Bool) {
@@ -222,9 +225,11 @@ struct LineWrapper {
                     placeWord()
                     if column > 0 {
                         if let last = spaces.last, last.run == index, last.end == position {
-                            spaces[spaces.count - 1].end = clusterEnd
-                            spaces[spaces.count - 1].count += 1
-                            spaces[spaces.count - 1].plain = last.plain && byte == 0x20
+                            spaces.updateLast { space in
+                                space.end = clusterEnd
+                                space.count += 1
+                                space.plain = space.plain && byte == 0x20
+                            }
                         } else {
                             spaces.append((index, position, clusterEnd, 1, byte == 0x20))
                         }
@@ -255,7 +260,7 @@ struct LineWrapper {
                 }
                 column += spaceWidth
             }
-            spaces.removeAll(keepingCapacity: true)
+            spaces.removeAll()
             spaceWidth = 0
             if column + wordWidth <= width {
                 for piece in word { line.append(run: piece.run, piece.range) }
@@ -263,14 +268,14 @@ struct LineWrapper {
             } else {
                 for piece in word { split(piece) }
             }
-            word.removeAll(keepingCapacity: true)
+            word.removeAll()
             wordWidth = 0
         }
 
         /// A hard break: the line ends here and the spaces before it are dropped.
         mutating func breakLine() {
             newLine()
-            spaces.removeAll(keepingCapacity: true)
+            spaces.removeAll()
             spaceWidth = 0
         }
 
@@ -304,6 +309,50 @@ struct LineWrapper {
                 position = text.index(after: position)
             }
             line.append(run: piece.run, chunkStart..<piece.range.upperBound)
+        }
+    }
+}
+
+/// A short list that keeps its first element inline: most words are one piece and most gaps between words one
+/// space, and emptying an array for every word cost more than reading the word.
+private struct InlineFirst<Element>: Sequence {
+    private var first: Element?
+    private var rest: [Element] = []
+
+    var isEmpty: Bool { first == nil }
+    var last: Element? { rest.last ?? first }
+
+    mutating func append(_ element: Element) {
+        if first == nil { first = element } else { rest.append(element) }
+    }
+
+    /// Changes the last element in place; nothing when the list is empty.
+    mutating func updateLast(_ change: (inout Element) -> Void) {
+        if !rest.isEmpty {
+            change(&rest[rest.count - 1])
+        } else if var element = first {
+            change(&element)
+            first = element
+        }
+    }
+
+    mutating func removeAll() {
+        first = nil
+        if !rest.isEmpty { rest.removeAll(keepingCapacity: true) }
+    }
+
+    func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
+
+    struct Iterator: IteratorProtocol {
+        var first: Element?
+        var rest: IndexingIterator<[Element]>
+
+        mutating func next() -> Element? {
+            if let element = first {
+                first = nil
+                return element
+            }
+            return rest.next()
         }
     }
 }

@@ -11,19 +11,28 @@ struct TextStyle: Equatable, Sendable {
 
     /// The SGR parameters for this style at `level`, or an empty string when nothing is to be set.
     func parameters(at level: StyleLevel) -> String {
-        guard level != .plain else { return "" }
-        var codes = ""
-        func add(_ code: String) {
-            if !codes.isEmpty { codes += ";" }
-            codes += code
+        var codes: [UInt8] = []
+        appendParameters(at: level, to: &codes)
+        return String(decoding: codes, as: UTF8.self)
+    }
+
+    /// Appends `parameters(at:)`'s bytes to `bytes` (nothing when nothing is to be set): wrapping builds a span's
+    /// sequence for each run of a paragraph, so this writes no intermediate string.
+    func appendParameters(at level: StyleLevel, to bytes: inout [UInt8]) {
+        guard level != .plain else { return }
+        let start = bytes.count
+        func add(_ code: UInt8) {
+            if bytes.count > start { bytes.append(UInt8(ascii: ";")) }
+            if code >= 100 { bytes.append(UInt8(ascii: "0") + code / 100) }
+            if code >= 10 { bytes.append(UInt8(ascii: "0") + code / 10 % 10) }
+            bytes.append(UInt8(ascii: "0") + code % 10)
         }
-        if bold { add("1") }
-        if dim { add("2") }
-        if italic { add("3") }
-        if underline { add("4") }
-        if strike { add("9") }
-        if level == .color, let color { add(String(color)) }
-        return codes
+        if bold { add(1) }
+        if dim { add(2) }
+        if italic { add(3) }
+        if underline { add(4) }
+        if strike { add(9) }
+        if level == .color, let color { add(color) }
     }
 
     /// `text` wrapped in this style's SGR sequence and a reset, or `text` alone when the style sets nothing.
