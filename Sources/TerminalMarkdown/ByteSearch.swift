@@ -24,6 +24,11 @@ enum ByteSearch {
         }
     }
 
+    /// Whether `utf8` holds `byte`.
+    static func contains(_ byte: UInt8, in utf8: some Collection<UInt8>) -> Bool {
+        withBytes(utf8) { bytes in bytes.baseAddress.map { memchr($0, Int32(byte), bytes.count) != nil } ?? false }
+    }
+
     /// The number of bytes up to and including the `count`th newline of `utf8`, or all of them when it has fewer.
     static func offset(afterLines count: Int, in utf8: some Collection<UInt8>) -> Int {
         withBytes(utf8) { bytes in

@@ -10,7 +10,7 @@ enum Footnotes {
 
     /// `inlines` with every `[^label]` in their text replaced by a `.footnoteReference`.
     static func references(in inlines: [MarkdownInline]) -> [MarkdownInline] {
-        guard inlines.contains(where: { if case .text(let text) = $0 { return text.utf8.contains(UInt8(ascii: "^")) } else { return false } }) else {
+        guard inlines.contains(where: { if case .text(let text) = $0 { return ByteSearch.contains(UInt8(ascii: "^"), in: text.utf8) } else { return false } }) else {
             return inlines
         }
         var output: [MarkdownInline] = []

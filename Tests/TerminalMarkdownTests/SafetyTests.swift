@@ -108,6 +108,20 @@ struct SafetyTests {
         #expect(lines == ["docs (docs.example.com:8080) and https://plain.example"])
     }
 
+    @Test(arguments: [
+        ("[https://a.example/x](https://a.example/x)", "https://a.example/x"),
+        ("[a.example/x](https://a.example/x)", "a.example/x"),
+        ("[a.example](http://a.example)", "a.example"),
+        ("[me@a.example](mailto:me@a.example)", "me@a.example"),
+        ("[**a.example**/x](https://a.example/x)", "a.example/x"),
+        ("[a.example/y](https://a.example/x)", "a.example/y (https://a.example/x)"),
+        ("[ftp.example](ftp://ftp.example)", "ftp.example (ftp://ftp.example)"),
+    ])
+    func aLinkWhoseTextIsItsURLShowsNoDetail(markdown: String, shown: String) {
+        let lines = screenLines(MarkdownRenderer(capabilities: TerminalCapabilities(width: 80), mode: .always).render(markdown), width: 80)
+        #expect(lines == [shown])
+    }
+
     @Test func withoutHyperlinksTheURLFollowsTheText() {
         let lines = screenLines(MarkdownRenderer(capabilities: TerminalCapabilities(width: 80), mode: .always)
             .render("[docs](https://docs.example.com/path)"), width: 80)
