@@ -43,6 +43,12 @@ struct LineWrapper {
     /// The SGR and OSC 8 sequences that open and close each run's span, built once per `wrap` so that lines are
     /// assembled by copying bytes.
     fileprivate struct Spans {
+        private static let controlSequenceIntroducer: [UInt8] = [0x1B, UInt8(ascii: "[")]
+        private static let reset: [UInt8] = Array("\u{1B}[0m".utf8)
+        private static let hyperlinkStart: [UInt8] = Array("\u{1B}]8;;".utf8)
+        private static let stringTerminator: [UInt8] = Array("\u{1B}\\".utf8)
+        private static let hyperlinkEnd = hyperlinkStart + stringTerminator
+
         /// The opening and closing sequences of every run, which `opening` and `closing` point into.
         private(set) var sequences: [UInt8] = []
         private(set) var opening: [Range<Int>] = []
@@ -52,6 +58,7 @@ struct LineWrapper {
             guard !measuring else { return }
             opening.reserveCapacity(runs.count)
             closing.reserveCapacity(runs.count)
+            sequences.reserveCapacity(runs.count * 16)
             for (index, run) in runs.enumerated() {
                 if index > 0, run.style == runs[index - 1].style, run.link == runs[index - 1].link {
                     opening.append(opening[index - 1])
@@ -61,11 +68,11 @@ struct LineWrapper {
                 let open = sequences.count
                 let link = wrapper.hyperlinks ? run.link : nil
                 if let link {
-                    sequences += "\u{1B}]8;;".utf8
+                    sequences += Self.hyperlinkStart
                     sequences += link.utf8
-                    sequences += "\u{1B}\\".utf8
+                    sequences += Self.stringTerminator
                 }
-                sequences += [0x1B, UInt8(ascii: "[")]
+                sequences += Self.controlSequenceIntroducer
                 let codes = sequences.count
                 run.style.appendParameters(at: wrapper.level, to: &sequences)
                 let styled = sequences.count > codes
@@ -75,8 +82,8 @@ struct LineWrapper {
                     sequences.removeLast(2)
                 }
                 let close = sequences.count
-                if styled { sequences += "\u{1B}[0m".utf8 }
-                if link != nil { sequences += "\u{1B}]8;;\u{1B}\\".utf8 }
+                if styled { sequences += Self.reset }
+                if link != nil { sequences += Self.hyperlinkEnd }
                 opening.append(open..<close)
                 closing.append(close..<sequences.count)
             }
