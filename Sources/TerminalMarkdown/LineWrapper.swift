@@ -49,22 +49,27 @@ struct LineWrapper {
         private static let stringTerminator: [UInt8] = Array("\u{1B}\\".utf8)
         private static let hyperlinkEnd = hyperlinkStart + stringTerminator
 
-        /// The opening and closing sequences of every run, which `opening` and `closing` point into.
+        /// The opening and closing sequences of every span, which `opening` and `closing` point into.
         private(set) var sequences: [UInt8] = []
         private(set) var opening: [Range<Int>] = []
         private(set) var closing: [Range<Int>] = []
+        /// The span each run prints in, an index into `opening` and `closing`: a run with text shares the span of
+        /// the last run with text before it when their style and link are the same, since nothing can print
+        /// between them (an empty run prints nothing, and a break ends the line and its span).
+        private(set) var span: [Int] = []
 
         init(_ runs: [StyledRun], wrapper: LineWrapper, measuring: Bool) {
             guard !measuring else { return }
-            opening.reserveCapacity(runs.count)
-            closing.reserveCapacity(runs.count)
+            span.reserveCapacity(runs.count)
             sequences.reserveCapacity(runs.count * 16)
+            var lastWithText: Int?
             for (index, run) in runs.enumerated() {
-                if index > 0, run.style == runs[index - 1].style, run.link == runs[index - 1].link {
-                    opening.append(opening[index - 1])
-                    closing.append(closing[index - 1])
+                defer { if !run.isBreak && !run.text.isEmpty { lastWithText = index } }
+                if let last = lastWithText, run.style == runs[last].style, run.link == runs[last].link {
+                    span.append(span[last])
                     continue
                 }
+                span.append(opening.count)
                 let open = sequences.count
                 let link = wrapper.hyperlinks ? run.link : nil
                 if let link {
@@ -100,7 +105,7 @@ struct LineWrapper {
         /// When true nothing is kept: only the layout's widths are wanted.
         var measuring = false
         private var bytes: [UInt8] = []
-        /// The run whose span is open; nil when none is.
+        /// The span that is open (see `Spans.span`); nil when none is.
         private var span: Int?
         /// The stretch of one run's text appended last and not yet copied into `bytes`.
         private var stretch: (run: Int, range: Range<Int>)?
@@ -147,18 +152,14 @@ struct LineWrapper {
             if copied == nil { bytes += utf8.dropFirst(stretch.range.lowerBound).prefix(stretch.range.count) }
         }
 
-        /// Whether runs `first` and `second` print in the same span: the same style and link.
-        private func sameSpan(_ first: Int, _ second: Int) -> Bool {
-            first == second || (runs[first].style == runs[second].style && runs[first].link == runs[second].link)
-        }
-
         /// Makes the open span that of run `run`: closes one that differs, and opens one if none is open.
         private mutating func open(_ run: Int) {
-            if let span, sameSpan(span, run) { return }
+            let wanted = spans.span[run]
+            if span == wanted { return }
             closeSpan()
             if bytes.isEmpty { bytes.reserveCapacity(LineWrapper.lineBytesHint) }
-            bytes += spans.sequences[spans.opening[run]]
-            span = run
+            bytes += spans.sequences[spans.opening[wanted]]
+            span = wanted
         }
 
         private mutating func closeSpan() {

@@ -122,6 +122,25 @@ struct SafetyTests {
         #expect(lines == [shown])
     }
 
+    @Test func aStyleOrLinkWrappedOverLinesIsClosedAtEachLineEndAndReopened() {
+        let capabilities = TerminalCapabilities(width: 24, hyperlinks: true)
+        let output = MarkdownRenderer(capabilities: capabilities, mode: .always)
+            .render("**bold words that wrap over lines** then [a linked text that wraps too](https://a.example/x)")
+        let lines = output.split(separator: "\n").map(String.init)
+        let boldLines = lines.filter { $0.contains("bold") || $0.contains("wrap over") || $0.contains("lines") }
+        #expect(boldLines.count >= 2)
+        for line in boldLines { #expect(line.hasPrefix("\u{1B}[1m")) }
+        let linkLines = lines.filter { $0.contains("\u{1B}]8;;https://a.example/x\u{1B}\\") }
+        #expect(linkLines.count >= 2)
+        for line in lines {
+            // Every line leaves the terminal as it found it: no open SGR span, no open hyperlink.
+            let opened = line.components(separatedBy: "\u{1B}]8;;https").count - 1
+            let closed = line.components(separatedBy: "\u{1B}]8;;\u{1B}\\").count - 1
+            #expect(opened == closed, "\(line.debugDescription)")
+            if line.contains("\u{1B}[1m") || line.contains("\u{1B}[4") { #expect(line.hasSuffix("\u{1B}[0m") || line.hasSuffix("\u{1B}]8;;\u{1B}\\")) }
+        }
+    }
+
     @Test func withoutHyperlinksTheURLFollowsTheText() {
         let lines = screenLines(MarkdownRenderer(capabilities: TerminalCapabilities(width: 80), mode: .always)
             .render("[docs](https://docs.example.com/path)"), width: 80)
