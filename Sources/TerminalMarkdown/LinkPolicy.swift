@@ -9,7 +9,7 @@ enum LinkPolicy {
     /// Whether `url` is http, https or mailto, made only of printable ASCII, and not too long.
     static func isLinkable(_ url: String) -> Bool {
         guard url.utf8.count <= maximumLength, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
-        return scheme(of: url) != nil
+        return ["http://", "https://", "mailto:"].contains { hasPrefix(url.utf8, $0) }
     }
 
     /// The host of an http(s) URL, the address of a mailto URL, or nil.
@@ -30,12 +30,6 @@ enum LinkPolicy {
             if urlBytes.starts(with: prefix.utf8) && urlBytes.dropFirst(prefix.utf8.count).elementsEqual(text.utf8) { return true }
         }
         return false
-    }
-
-    /// The length of `url`'s scheme and separator when it is `http://`, `https://` or `mailto:` in any case.
-    private static func scheme(of url: String) -> Int? {
-        for prefix in ["http://", "https://", "mailto:"] where hasPrefix(url.utf8, prefix) { return prefix.utf8.count }
-        return nil
     }
 
     /// Whether `bytes` start with ASCII `prefix`, ignoring the case of letters.

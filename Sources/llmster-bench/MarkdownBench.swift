@@ -62,10 +62,11 @@ func markdownBench() async throws {
 /// Benchmark section `render`: the rendering half of the stream section's terminal figures, in this process: the
 /// simulator's prose and mixed texts (2 MiB of each) in 4 KiB and in 64 KiB pieces (what the display takes per
 /// update when the server is slow, and when it is faster than the terminal) into a null sink, without the network,
-/// the terminal or the simulator beside it. The best of seven short runs, because this machine's speed drifts
-/// over seconds; the figure is CPU seconds per MiB.
+/// the terminal or the simulator beside it, on the stream section's 100×40 colour terminal without hyperlinks
+/// (its TERM=xterm-256color). The best of seven short runs, because this machine's speed drifts over seconds; the
+/// figure is CPU seconds per MiB.
 func renderBench() async throws {
-    let capabilities = TerminalCapabilities(width: 100, height: 50, hyperlinks: true)
+    let capabilities = TerminalCapabilities(width: 100, height: 40)
     for prose in [true, false] {
         let text = ScriptedReply.largeText(bytes: 2 << 20, prose: prose)
         for pieceBytes in [4 << 10, 64 << 10] {
