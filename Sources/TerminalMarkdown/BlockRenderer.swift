@@ -480,6 +480,8 @@ struct BlockRenderer {
     /// Flattens inline content into styled runs, applying emphasis, code, links and images.
     func runs(_ inlines: [MarkdownInline], style: TextStyle, link: String? = nil) -> [StyledRun] {
         var output: [StyledRun] = []
+        // Room for a link's detail run, or a span's few runs, beside each inline: one buffer for most paragraphs.
+        output.reserveCapacity(2 * inlines.count)
         appendRuns(inlines, style: style, link: link, to: &output)
         return output
     }

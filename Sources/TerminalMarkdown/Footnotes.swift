@@ -58,14 +58,19 @@ enum Footnotes {
     /// Whether the leading text of `inlines` starts with `[^`, however cmark-gfm split it into text nodes: a
     /// paragraph that does not cannot be a definition, and is not looked at further.
     private static func opensWithLabel(_ inlines: [MarkdownInline]) -> Bool {
-        var opening: [UInt8] = []
+        var matched = 0
         for inline in inlines {
             guard case .text(let text) = inline else { break }
-            opening += text.utf8.prefix(2 - opening.count)
-            if opening.count == 2 { break }
+            for byte in text.utf8.prefix(labelOpening.count - matched) {
+                guard byte == labelOpening[matched] else { return false }
+                matched += 1
+            }
+            if matched == labelOpening.count { return true }
         }
-        return opening == Array("[^".utf8)
+        return false
     }
+
+    private static let labelOpening = Array("[^".utf8)
 
     /// The label when `inlines` start with `[^label]:`.
     private static func definitionStart(_ inlines: ArraySlice<MarkdownInline>) -> String? {

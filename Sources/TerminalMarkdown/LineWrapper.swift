@@ -61,6 +61,8 @@ struct LineWrapper {
         init(_ runs: [StyledRun], wrapper: LineWrapper, measuring: Bool) {
             guard !measuring else { return }
             span.reserveCapacity(runs.count)
+            opening.reserveCapacity(runs.count)
+            closing.reserveCapacity(runs.count)
             sequences.reserveCapacity(runs.count * 16)
             var lastWithText: Int?
             for (index, run) in runs.enumerated() {

@@ -1,5 +1,5 @@
 /// A block of a parsed Markdown document, as plain Swift values (the C nodes are freed right after parsing).
-indirect enum MarkdownBlock: Equatable {
+enum MarkdownBlock: Equatable {
     case paragraph([MarkdownInline])
     case heading(level: Int, [MarkdownInline])
     case codeBlock(info: String, literal: String)
@@ -40,7 +40,7 @@ struct MarkdownTable: Equatable {
 }
 
 /// Inline content of a paragraph, heading or table cell.
-indirect enum MarkdownInline: Equatable {
+enum MarkdownInline: Equatable {
     case text(String)
     case code(String)
     case emphasis([MarkdownInline])

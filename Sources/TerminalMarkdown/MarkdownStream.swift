@@ -160,7 +160,7 @@ struct MarkdownStream {
         var copy = text
         let length = committedBytes
         copy.withUTF8 { digest.combine(bytes: UnsafeRawBufferPointer($0.extracting(..<length))) }
-        var committed = committedDigest
+        let committed = committedDigest
         guard digest.finalize() == committed.finalize() else { return false }
         buffer = String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: committedBytes)...]))
         committedOffset = 0
