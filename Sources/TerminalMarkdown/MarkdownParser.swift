@@ -5,7 +5,7 @@ import Foundation
 ///
 /// cmark-gfm 0.29 keeps the inline special-character table in a process-wide global that attaching and finishing
 /// a parser with the strikethrough extension modifies, so parses running on two threads at once lose `~~`:
-/// every parse holds `lock`.
+/// every parse holds `lock`, which also guards the parse's memory (`CmarkArena`).
 ///
 /// Containers (block quotes, lists) nested deeper than `maximumNesting` are flattened: their leaf blocks take their
 /// place, and inline spans nested deeper become their plain text. Model output is untrusted, so neither the
@@ -24,8 +24,10 @@ enum MarkdownParser {
     static func parse(_ text: String, references: String = "", firstLine: Int = 1, depth: Int = 0) -> [SourceBlock] {
         lock.lock()
         defer { lock.unlock() }
+        // After the tree and the parser are freed: the blocks hold Swift copies of everything they took from it.
+        defer { CmarkArena.reset() }
         cmark_gfm_core_extensions_ensure_registered()
-        guard let parser = cmark_parser_new(CMARK_OPT_SOURCEPOS) else { return [] }
+        guard let parser = cmark_parser_new_with_mem(CMARK_OPT_SOURCEPOS, CmarkArena.memory) else { return [] }
         defer { cmark_parser_free(parser) }
         for name in ["table", "strikethrough", "autolink", "tasklist"] {
             if let extensionHandle = cmark_find_syntax_extension(name) {
@@ -42,12 +44,13 @@ enum MarkdownParser {
         }
         guard let document = cmark_parser_finish(parser) else { return [] }
         defer { cmark_node_free(document) }
-        let lines = text.utf8.count > longParagraphBytes ? SourceLines(text) : nil
+        let conversion = Conversion(lines: text.utf8.count > longParagraphBytes ? SourceLines(text) : nil,
+                                    decodesReferences: ByteSearch.contains(UInt8(ascii: "&"), in: text.utf8))
         var blocks: [SourceBlock] = []
         var child = cmark_node_first_child(document)
         while let node = child {
             for leaf in depth >= maximumNesting && isContainer(node) ? leaves(of: node) : [node] {
-                if let block = convertBlock(leaf, depth: depth, lines: lines) {
+                if let block = conversion.block(leaf, depth: depth) {
                     blocks.append(SourceBlock(block: block, startLine: Int(cmark_node_get_start_line(leaf)),
                                               endLine: Int(cmark_node_get_end_line(leaf))))
                 }
@@ -113,7 +116,7 @@ enum MarkdownParser {
         return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
-    private static func children(_ node: OpaquePointer) -> [OpaquePointer] {
+    fileprivate static func children(_ node: OpaquePointer) -> [OpaquePointer] {
         var result: [OpaquePointer] = []
         var child = cmark_node_first_child(node)
         while let current = child {
@@ -123,24 +126,13 @@ enum MarkdownParser {
         return result
     }
 
-    private static func literal(_ node: OpaquePointer) -> String {
-        cmark_node_get_literal(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
-    }
-
-    /// The blocks of a container's children, which sit `depth` containers deep: at the maximum, the leaf blocks of
-    /// every container among them.
-    private static func convertBlocks(_ node: OpaquePointer, depth: Int, lines: SourceLines?) -> [MarkdownBlock] {
-        let nodes = depth >= maximumNesting ? children(node).flatMap { isContainer($0) ? leaves(of: $0) : [$0] } : children(node)
-        return nodes.compactMap { convertBlock($0, depth: depth, lines: lines) }
-    }
-
-    private static func isContainer(_ node: OpaquePointer) -> Bool {
+    fileprivate static func isContainer(_ node: OpaquePointer) -> Bool {
         let type = cmark_node_get_type(node)
         return type == CMARK_NODE_BLOCK_QUOTE || type == CMARK_NODE_LIST || type == CMARK_NODE_ITEM
     }
 
     /// The leaf blocks inside container `node`, in document order, found without recursion.
-    private static func leaves(of node: OpaquePointer) -> [OpaquePointer] {
+    fileprivate static func leaves(of node: OpaquePointer) -> [OpaquePointer] {
         var result: [OpaquePointer] = []
         walk(node) { visited in
             if isContainer(visited) { return true }
@@ -150,21 +142,9 @@ enum MarkdownParser {
         return result
     }
 
-    /// The plain text of inline `node`'s descendants, found without recursion: a span nested too deep.
-    private static func flatText(_ node: OpaquePointer) -> String {
-        var text = ""
-        walk(node) { visited in
-            if cmark_node_first_child(visited) != nil { return true }
-            let type = cmark_node_get_type(visited)
-            text += type == CMARK_NODE_SOFTBREAK || type == CMARK_NODE_LINEBREAK ? " " : literal(visited)
-            return false
-        }
-        return text
-    }
-
     /// Visits `node`'s descendants in document order with a loop, not recursion (depth is untrusted input);
     /// `visit` says whether to go on into the visited node's children.
-    private static func walk(_ node: OpaquePointer, _ visit: (OpaquePointer) -> Bool) {
+    fileprivate static func walk(_ node: OpaquePointer, _ visit: (OpaquePointer) -> Bool) {
         var current = cmark_node_first_child(node)
         while let visited = current {
             if visit(visited), let first = cmark_node_first_child(visited) {
@@ -189,7 +169,7 @@ enum MarkdownParser {
     static let longParagraphBytes = 64 * 1024
 
     /// Where each source line of a parsed text starts, to measure a paragraph by the lines it spans.
-    private struct SourceLines {
+    fileprivate struct SourceLines {
         private var starts: [Int] = [0]
         private let count: Int
 
@@ -211,43 +191,53 @@ enum MarkdownParser {
             return end - starts[first - 1]
         }
     }
+}
 
-    private static func convertBlock(_ node: OpaquePointer, depth: Int, lines: SourceLines?) -> MarkdownBlock? {
-        func convertBlocks(_ node: OpaquePointer, depth: Int) -> [MarkdownBlock] { Self.convertBlocks(node, depth: depth, lines: lines) }
+/// The conversion of one parse's tree into Swift values.
+///
+/// The parsed text is sanitised, and cmark copies its bytes into the tree, so a literal or URL can hold a control
+/// character only when cmark decoded a character reference (`&#27;`, `&#x202E;`) into it: `decodesReferences`,
+/// true when the text has an `&`, is when literals are sanitised again.
+private struct Conversion {
+    /// Where the source lines start, for texts long enough to hold a paragraph past `longParagraphBytes`.
+    let lines: MarkdownParser.SourceLines?
+    let decodesReferences: Bool
+
+    func block(_ node: OpaquePointer, depth: Int) -> MarkdownBlock? {
         let type = cmark_node_get_type(node)
         switch type {
         case CMARK_NODE_PARAGRAPH:
-            let inlines = convertInlines(node, depth: 0)
-            guard let lines, lines.bytes(of: node) > longParagraphBytes else { return .paragraph(inlines) }
+            let inlines = inlines(node, depth: 0)
+            guard let lines, lines.bytes(of: node) > MarkdownParser.longParagraphBytes else { return .paragraph(inlines) }
             return .paragraph(inlines.map { if case .softBreak = $0 { .lineBreak } else { $0 } })
-        case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)), convertInlines(node, depth: 0))
+        case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)), inlines(node, depth: 0))
         case CMARK_NODE_CODE_BLOCK:
-            let info = cmark_node_get_fence_info(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
+            let info = cmark_node_get_fence_info(node).map { sanitized(String(cString: $0)) } ?? ""
             var length: Int32 = 0, offset: Int32 = 0
             var character: CChar = 0
             return cmark_node_get_fenced(node, &length, &offset, &character) == 0
                 ? .indentedCode(literal(node)) : .codeBlock(info: info, literal: literal(node))
         case CMARK_NODE_HTML_BLOCK: return .html(literal(node))
         case CMARK_NODE_THEMATIC_BREAK: return .thematicBreak
-        case CMARK_NODE_BLOCK_QUOTE: return .blockQuote(convertBlocks(node, depth: depth + 1))
+        case CMARK_NODE_BLOCK_QUOTE: return .blockQuote(blocks(node, depth: depth + 1))
         case CMARK_NODE_LIST:
             let ordered = cmark_node_get_list_type(node) == CMARK_ORDERED_LIST
-            let items = children(node).map { item in
+            let items = MarkdownParser.children(node).map { item in
                 let isTask = String(cString: cmark_node_get_type_string(item)) == "tasklist"
                 return MarkdownListItem(task: isTask ? cmark_gfm_extensions_get_tasklist_item_checked(item) : nil,
-                                        blocks: convertBlocks(item, depth: depth + 1),
+                                        blocks: blocks(item, depth: depth + 1),
                                         startLine: Int(cmark_node_get_start_line(item)),
                                         endLine: Int(cmark_node_get_end_line(item)))
             }
             return .list(MarkdownList(start: ordered ? Int(cmark_node_get_list_start(node)) : nil, items: items))
         case llmster_node_table():
-            return .table(convertTable(node))
+            return .table(table(node))
         default:
             return nil
         }
     }
 
-    private static func convertTable(_ node: OpaquePointer) -> MarkdownTable {
+    private func table(_ node: OpaquePointer) -> MarkdownTable {
         let columns = Int(cmark_gfm_extensions_get_table_columns(node))
         var alignments = [MarkdownTable.Alignment](repeating: .none, count: columns)
         if let raw = cmark_gfm_extensions_get_table_alignments(node) {
@@ -263,8 +253,8 @@ enum MarkdownParser {
         var header: [[MarkdownInline]] = []
         var rows: [[[MarkdownInline]]] = []
         var rowLines: [Int] = []
-        for row in children(node) {
-            var cells = children(row).map { convertInlines($0, depth: 0) }
+        for row in MarkdownParser.children(node) {
+            var cells = MarkdownParser.children(row).map { inlines($0, depth: 0) }
             while cells.count < columns { cells.append([]) }
             if cmark_gfm_extensions_get_table_row_is_header(row) != 0 {
                 header = cells
@@ -277,37 +267,74 @@ enum MarkdownParser {
     }
 
     /// The inlines of `node`, which sits in `depth` inline spans: at the maximum, a span's plain text.
-    private static func convertInlines(_ node: OpaquePointer, depth: Int) -> [MarkdownInline] {
-        if depth >= maximumNesting { return [.text(flatText(node))] }
+    private func inlines(_ node: OpaquePointer, depth: Int) -> [MarkdownInline] {
+        if depth >= MarkdownParser.maximumNesting { return [.text(flatText(node))] }
         var inlines: [MarkdownInline] = []
+        var count = 0
         var child = cmark_node_first_child(node)
         while let current = child {
-            if let inline = convertInline(current, depth: depth + 1) { inlines.append(inline) }
+            count += 1
+            child = cmark_node_next(current)
+        }
+        inlines.reserveCapacity(count)
+        child = cmark_node_first_child(node)
+        while let current = child {
+            if let inline = inline(current, depth: depth + 1) { inlines.append(inline) }
             child = cmark_node_next(current)
         }
         return inlines
     }
 
-    private static func convertInline(_ node: OpaquePointer, depth: Int) -> MarkdownInline? {
+    private func inline(_ node: OpaquePointer, depth: Int) -> MarkdownInline? {
         let type = cmark_node_get_type(node)
-        func convertInlines(_ node: OpaquePointer) -> [MarkdownInline] { Self.convertInlines(node, depth: depth) }
+        func inlines(_ node: OpaquePointer) -> [MarkdownInline] { self.inlines(node, depth: depth) }
         switch type {
         case CMARK_NODE_TEXT: return .text(literal(node))
         case CMARK_NODE_CODE: return .code(literal(node))
-        case CMARK_NODE_EMPH: return .emphasis(convertInlines(node))
-        case CMARK_NODE_STRONG: return .strong(convertInlines(node))
-        case CMARK_NODE_LINK: return .link(url: url(node), convertInlines(node))
-        case CMARK_NODE_IMAGE: return .image(url: url(node), convertInlines(node))
+        case CMARK_NODE_EMPH: return .emphasis(inlines(node))
+        case CMARK_NODE_STRONG: return .strong(inlines(node))
+        case CMARK_NODE_LINK: return .link(url: url(node), inlines(node))
+        case CMARK_NODE_IMAGE: return .image(url: url(node), inlines(node))
         case CMARK_NODE_HTML_INLINE: return .html(literal(node))
         case CMARK_NODE_SOFTBREAK: return .softBreak
         case CMARK_NODE_LINEBREAK: return .lineBreak
-        case llmster_node_strikethrough(): return .strikethrough(convertInlines(node))
+        case llmster_node_strikethrough(): return .strikethrough(inlines(node))
         default: return nil
         }
     }
 
-    private static func url(_ node: OpaquePointer) -> String {
-        cmark_node_get_url(node).map { UntrustedText.sanitize(String(cString: $0)) } ?? ""
+    private func url(_ node: OpaquePointer) -> String {
+        cmark_node_get_url(node).map { sanitized(String(cString: $0)) } ?? ""
+    }
+
+    private func literal(_ node: OpaquePointer) -> String {
+        cmark_node_get_literal(node).map { sanitized(String(cString: $0)) } ?? ""
+    }
+
+    /// `text` from the tree: sanitised again only where cmark could have decoded a character reference into it.
+    private func sanitized(_ text: String) -> String {
+        decodesReferences ? UntrustedText.sanitize(text) : text
+    }
+
+    /// The blocks of a container's children, which sit `depth` containers deep: at the maximum, the leaf blocks of
+    /// every container among them.
+    private func blocks(_ node: OpaquePointer, depth: Int) -> [MarkdownBlock] {
+        let children = MarkdownParser.children(node)
+        let nodes = depth >= MarkdownParser.maximumNesting
+            ? children.flatMap { MarkdownParser.isContainer($0) ? MarkdownParser.leaves(of: $0) : [$0] } : children
+        return nodes.compactMap { block($0, depth: depth) }
+    }
+
+    /// The plain text of inline `node`'s descendants, found without recursion: a span nested too deep.
+    private func flatText(_ node: OpaquePointer) -> String {
+        var text = ""
+        MarkdownParser.walk(node) { visited in
+            if cmark_node_first_child(visited) != nil { return true }
+            let type = cmark_node_get_type(visited)
+            text += type == CMARK_NODE_SOFTBREAK || type == CMARK_NODE_LINEBREAK ? " " : literal(visited)
+            return false
+        }
+        return text
     }
 }
 

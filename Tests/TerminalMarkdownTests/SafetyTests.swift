@@ -18,6 +18,10 @@ struct SafetyTests {
         ("inLink", "[x\u{1B}[2J](https://example.com/\u{1B}]0;t\u{07}) and [y](javascript:\u{1B}[2J)"),
         ("inTable", "| a\u{1B}[5m | b |\n|---|---|\n| \u{9B}2J | \u{1B}]8;;http://evil\u{1B}\\ |\n"),
         ("html", "<b>\u{1B}[1m</b>\n\n<div>\u{1B}]2;x\u{07}</div>\n"),
+        // Character references that cmark decodes into controls: in text, link text and URL, image, info string.
+        ("references", "clear &#27;[2J, &#x9B;31m red, &#x202E;gpj, &#7;ring, &#13;EVIL\n\n"
+            + "[x&#27;[2J](https://example.com/&#27;]0;t&#7;) ![a&#x1b;[5m](https://e.com/&#x9D;0)\n\n"
+            + "```py&#27;[31m\ncode\n```\n\n| &#27;[5m | b |\n|---|---|\n| &#x9b;2J | c |\n"),
     ]
 
     /// Fails when `output` holds an escape sequence other than the renderer's own, or a live control character.

@@ -1,0 +1,99 @@
+internal import CCmarkGFM
+import Glibc
+
+/// The memory cmark-gfm allocates during one parse: a bump allocator over chunks kept from parse to parse, all of
+/// it released at once by ``reset()`` after the parse's nodes are converted and freed.
+///
+/// cmark's default allocator calls `calloc` (which glibc serves without its per-thread cache) and `free` once per
+/// node, delimiter, buffer and literal, about 60 times per streamed paragraph; here an allocation is a pointer bump
+/// and a `memset`, a reallocation of the last block grows it in place, and a free does nothing. Blocks larger than
+/// `largeBlockBytes` (a long code block's literal, a whole document's buffers) get their own `malloc`, so a large
+/// parse still returns its memory at the reset; at most `keptChunks` chunks are kept.
+///
+/// Parses are serialised by `MarkdownParser.lock`, and only they use the arena (its state is that lock's).
+enum CmarkArena {
+    /// The allocator to hand `cmark_parser_new_with_mem`.
+    nonisolated(unsafe) static let memory: UnsafeMutablePointer<cmark_mem> = {
+        let memory = UnsafeMutablePointer<cmark_mem>.allocate(capacity: 1)
+        memory.initialize(to: cmark_mem(
+            calloc: { count, size in
+                let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
+                // cmark's default allocator aborts as well when memory cannot be had; it never checks for NULL.
+                if overflow { fatalError("cmark-gfm asked for \(count) × \(size) bytes") }
+                return CmarkArena.allocate(bytes, zeroed: true)
+            },
+            realloc: { pointer, size in CmarkArena.reallocate(pointer, to: size) },
+            free: { _ in }))
+        return memory
+    }()
+
+    static let chunkBytes = 256 << 10
+    static let largeBlockBytes = 64 << 10
+    static let keptChunks = 4
+
+    /// Each block starts with this header: its size in bytes and, for a block of its own, its index in `large` plus one.
+    private static let headerBytes = 16
+
+    // The arena's state, guarded by `MarkdownParser.lock` (see the type's note).
+    nonisolated(unsafe) private static var chunks: [UnsafeMutableRawPointer] = []
+    nonisolated(unsafe) private static var current = 0
+    nonisolated(unsafe) private static var used = 0
+    nonisolated(unsafe) private static var large: [UnsafeMutableRawPointer] = []
+
+    /// Releases every block: the large ones to the system, the chunks for the next parse (beyond `keptChunks`, to the system).
+    static func reset() {
+        for block in large { free(block) }
+        large.removeAll(keepingCapacity: true)
+        while chunks.count > keptChunks { chunks.removeLast().deallocate() }
+        current = 0
+        used = 0
+    }
+
+    private static func rounded(_ bytes: Int) -> Int { (bytes + 15) & ~15 }
+
+    static func allocate(_ bytes: Int, zeroed: Bool) -> UnsafeMutableRawPointer {
+        let block: UnsafeMutableRawPointer
+        if bytes > largeBlockBytes {
+            guard let own = malloc(headerBytes + bytes) else { fatalError("out of memory for cmark-gfm (\(bytes) bytes)") }
+            large.append(own)
+            block = own
+            block.storeBytes(of: large.count, toByteOffset: 8, as: Int.self)
+        } else {
+            let needed = headerBytes + rounded(bytes)
+            if chunks.isEmpty || used + needed > chunkBytes {
+                if !chunks.isEmpty { current += 1 }
+                if current == chunks.count { chunks.append(.allocate(byteCount: chunkBytes, alignment: 16)) }
+                used = 0
+            }
+            block = chunks[current] + used
+            used += needed
+            block.storeBytes(of: 0, toByteOffset: 8, as: Int.self)
+        }
+        block.storeBytes(of: bytes, as: Int.self)
+        if zeroed { memset(block + headerBytes, 0, bytes) }
+        return block + headerBytes
+    }
+
+    static func reallocate(_ pointer: UnsafeMutableRawPointer?, to bytes: Int) -> UnsafeMutableRawPointer {
+        guard let pointer else { return allocate(bytes, zeroed: false) }
+        let block = pointer - headerBytes
+        let oldBytes = block.load(as: Int.self)
+        let ownIndex = block.load(fromByteOffset: 8, as: Int.self)
+        if ownIndex > 0, bytes > largeBlockBytes {
+            guard let moved = realloc(block, headerBytes + bytes) else { fatalError("out of memory for cmark-gfm (\(bytes) bytes)") }
+            large[ownIndex - 1] = moved
+            moved.storeBytes(of: bytes, as: Int.self)
+            return moved + headerBytes
+        }
+        // The last block of the current chunk grows (or shrinks) where it is when the chunk has room.
+        let growth = rounded(bytes) - rounded(oldBytes)
+        if ownIndex == 0, bytes <= largeBlockBytes, pointer + rounded(oldBytes) == chunks[current] + used, used + growth <= chunkBytes {
+            used += growth
+            block.storeBytes(of: bytes, as: Int.self)
+            return pointer
+        }
+        let moved = allocate(bytes, zeroed: false)
+        moved.copyMemory(from: pointer, byteCount: min(oldBytes, bytes))
+        return moved
+    }
+}
