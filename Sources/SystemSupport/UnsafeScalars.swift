@@ -20,15 +20,32 @@ public enum UnsafeScalars {
 
     /// Whether the valid UTF-8 `text` holds a scalar of the set (newline and tab not counted when
     /// `exceptNewlineAndTab`), read byte by byte without decoding: only the lead bytes of the set's scalars
-    /// (C0, DEL, C2 for C1, D8 for U+061C, E2 for the U+20xx marks) are looked at further.
+    /// (C0, DEL, C2 for C1, D8 for U+061C, E2 for the U+20xx marks) are looked at further, and eight bytes of
+    /// printable ASCII are passed over at once.
     public static func any<Bytes: Collection<UInt8>>(inUTF8 text: Bytes, exceptNewlineAndTab: Bool) -> Bool {
         if let found = text.withContiguousStorageIfAvailable({ scan($0, exceptNewlineAndTab: exceptNewlineAndTab) }) { return found }
-        return scan(Array(text), exceptNewlineAndTab: exceptNewlineAndTab)
+        return Array(text).withUnsafeBufferPointer { scan($0, exceptNewlineAndTab: exceptNewlineAndTab) }
     }
 
-    private static func scan(_ bytes: some RandomAccessCollection<UInt8>, exceptNewlineAndTab: Bool) -> Bool {
+    /// Whether the eight bytes of `word` are all printable ASCII (0x20–0x7E), none of which is in the set or leads
+    /// one of its scalars: no byte has the high bit, none is below 0x20 and none is DEL (the tests for a byte below
+    /// a value and for a zero byte, done on all eight bytes at once).
+    private static func isPrintableASCII(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        let belowSpace = (word &- ones &* 0x20) & ~word & high
+        let delete = word ^ (ones &* 0x7F)
+        let isDelete = (delete &- ones) & ~delete & high
+        return (word & high) | belowSpace | isDelete == 0
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, exceptNewlineAndTab: Bool) -> Bool {
         var index = bytes.startIndex
         while index != bytes.endIndex {
+            if let base = bytes.baseAddress, bytes.endIndex - index >= 8,
+               isPrintableASCII(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let byte = bytes[index]
             index = bytes.index(after: index)
             switch byte {
