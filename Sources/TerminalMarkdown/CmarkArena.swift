@@ -27,9 +27,9 @@ enum CmarkArena {
         return memory
     }()
 
-    static let chunkBytes = 256 << 10
-    static let largeBlockBytes = 64 << 10
-    static let keptChunks = 4
+    private static let chunkBytes = 256 << 10
+    private static let largeBlockBytes = 64 << 10
+    private static let keptChunks = 4
 
     /// Each block starts with this header: its size in bytes and, for a block of its own, its index in `large` plus one.
     private static let headerBytes = 16
@@ -52,7 +52,8 @@ enum CmarkArena {
 
     private static func rounded(_ bytes: Int) -> Int { (bytes + 15) & ~15 }
 
-    static func allocate(_ bytes: Int, zeroed: Bool) -> UnsafeMutableRawPointer {
+    /// `bytes` bytes, 16-byte aligned, set to zero when `zeroed` (cmark's `calloc`).
+    private static func allocate(_ bytes: Int, zeroed: Bool) -> UnsafeMutableRawPointer {
         let block: UnsafeMutableRawPointer
         if bytes > largeBlockBytes {
             guard let own = malloc(headerBytes + bytes) else { fatalError("out of memory for cmark-gfm (\(bytes) bytes)") }
@@ -75,7 +76,8 @@ enum CmarkArena {
         return block + headerBytes
     }
 
-    static func reallocate(_ pointer: UnsafeMutableRawPointer?, to bytes: Int) -> UnsafeMutableRawPointer {
+    /// The block at `pointer` (none when nil) resized to `bytes`, its contents kept up to the smaller size (cmark's `realloc`).
+    private static func reallocate(_ pointer: UnsafeMutableRawPointer?, to bytes: Int) -> UnsafeMutableRawPointer {
         guard let pointer else { return allocate(bytes, zeroed: false) }
         let block = pointer - headerBytes
         let oldBytes = block.load(as: Int.self)
