@@ -27,7 +27,9 @@ enum MarkdownParser {
         // After the tree and the parser are freed: the blocks hold Swift copies of everything they took from it.
         defer { CmarkArena.reset() }
         cmark_gfm_core_extensions_ensure_registered()
-        guard let parser = cmark_parser_new_with_mem(CMARK_OPT_SOURCEPOS, CmarkArena.memory) else { return [] }
+        let memory = references.utf8.count + text.utf8.count <= CmarkArena.largestParseBytes
+            ? CmarkArena.memory : cmark_get_default_mem_allocator()
+        guard let parser = cmark_parser_new_with_mem(CMARK_OPT_SOURCEPOS, memory) else { return [] }
         defer { cmark_parser_free(parser) }
         for name in ["table", "strikethrough", "autolink", "tasklist"] {
             if let extensionHandle = cmark_find_syntax_extension(name) {
