@@ -1,5 +1,6 @@
 internal import CCmarkGFM
 import Foundation
+import SystemSupport
 
 /// Parses GFM text (tables, strikethrough, autolinks, task lists) into top-level `SourceBlock`s.
 ///
@@ -47,7 +48,8 @@ enum MarkdownParser {
         guard let document = cmark_parser_finish(parser) else { return [] }
         defer { cmark_node_free(document) }
         let conversion = Conversion(lines: text.utf8.count > longParagraphBytes ? SourceLines(text) : nil,
-                                    decodesReferences: ByteSearch.contains(UInt8(ascii: "&"), in: text.utf8))
+                                    sanitisesLiterals: ByteSearch.contains(UInt8(ascii: "&"), in: text.utf8)
+                                        || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true))
         var blocks: [SourceBlock] = []
         var child = cmark_node_first_child(document)
         while let node = child {
@@ -197,13 +199,14 @@ enum MarkdownParser {
 
 /// The conversion of one parse's tree into Swift values.
 ///
-/// The parsed text is sanitised, and cmark copies its bytes into the tree, so a literal or URL can hold a control
-/// character only when cmark decoded a character reference (`&#27;`, `&#x202E;`) into it: `decodesReferences`,
-/// true when the text has an `&`, is when literals are sanitised again.
+/// cmark copies the parsed text's bytes into the tree, so a literal or URL of a sanitised text can hold a control
+/// character only when cmark decoded a character reference (`&#27;`, `&#x202E;`) into it. Literals are therefore
+/// sanitised again (`sanitisesLiterals`) only when the text has an `&`, or is not sanitised after all (a caller's
+/// mistake must not reach the terminal).
 private struct Conversion {
     /// Where the source lines start, for texts long enough to hold a paragraph past `longParagraphBytes`.
     let lines: MarkdownParser.SourceLines?
-    let decodesReferences: Bool
+    let sanitisesLiterals: Bool
 
     func block(_ node: OpaquePointer, depth: Int) -> MarkdownBlock? {
         let type = cmark_node_get_type(node)
@@ -313,9 +316,9 @@ private struct Conversion {
         cmark_node_get_literal(node).map { sanitized(String(cString: $0)) } ?? ""
     }
 
-    /// `text` from the tree: sanitised again only where cmark could have decoded a character reference into it.
+    /// `text` from the tree, sanitised again when it could hold a control character (see the type's note).
     private func sanitized(_ text: String) -> String {
-        decodesReferences ? UntrustedText.sanitize(text) : text
+        sanitisesLiterals ? UntrustedText.sanitize(text) : text
     }
 
     /// The blocks of a container's children, which sit `depth` containers deep: at the maximum, the leaf blocks of

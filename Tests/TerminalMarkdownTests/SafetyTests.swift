@@ -22,6 +22,8 @@ struct SafetyTests {
         ("references", "clear &#27;[2J, &#x9B;31m red, &#x202E;gpj, &#7;ring, &#13;EVIL\n\n"
             + "[x&#27;[2J](https://example.com/&#27;]0;t&#7;) ![a&#x1b;[5m](https://e.com/&#x9D;0)\n\n"
             + "```py&#27;[31m\ncode\n```\n\n| &#27;[5m | b |\n|---|---|\n| &#x9b;2J | c |\n"),
+        // A reference whose definition comes later: a stream parses the definition as a prefix of later blocks.
+        ("definedReference", "[text][r] and more\n\nmore text\n\n[r]: https://e.com/&#27;]0;t&#7; \"&#27;[2J\"\n\n[again][r]\n"),
     ]
 
     /// Fails when `output` holds an escape sequence other than the renderer's own, or a live control character.
@@ -71,6 +73,28 @@ struct SafetyTests {
         let url = String(String.UnicodeScalarView(scalars[prefix.unicodeScalars.count..<end]))
         guard url.isEmpty || LinkPolicy.isLinkable(url) else { return nil }
         return end + 2
+    }
+
+    /// The parser sanitises what it takes from the tree when the text it was given was not sanitised: a caller that
+    /// forgets to still puts no control character into a block.
+    @Test func theParserSanitisesAnUnsanitisedText() {
+        let blocks = MarkdownParser.parse("a \u{1B}[2J b `\u{9B}c` [l\u{7}](https://e.com/\u{1B}x)\n")
+        guard case .paragraph(let inlines)? = blocks.first?.block else {
+            Issue.record("no paragraph: \(blocks)")
+            return
+        }
+        var texts: [String] = []
+        for inline in inlines {
+            switch inline {
+            case .text(let text), .code(let text): texts.append(text)
+            case .link(let url, let children):
+                texts.append(url)
+                for case .text(let text) in children { texts.append(text) }
+            default: break
+            }
+        }
+        #expect(texts.joined().contains("2J"))
+        #expect(!texts.joined().unicodeScalars.contains(where: UntrustedText.needsReplacement))
     }
 
     @Test(arguments: hostile)
