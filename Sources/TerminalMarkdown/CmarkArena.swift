@@ -14,7 +14,8 @@ import Glibc
 ///
 /// Parses are serialised by `MarkdownParser.lock`, and only they use the arena (its state is that lock's).
 enum CmarkArena {
-    /// The allocator to hand `cmark_parser_new_with_mem`.
+    /// The allocator to hand `cmark_parser_new_with_mem`. Unsafe only to the compiler: the pointee is written once,
+    /// here, and never freed, so every thread may read it.
     nonisolated(unsafe) static let memory: UnsafeMutablePointer<cmark_mem> = {
         let memory = UnsafeMutablePointer<cmark_mem>.allocate(capacity: 1)
         memory.initialize(to: cmark_mem(
