@@ -51,15 +51,11 @@ enum MarkdownParser {
                                     sanitisesLiterals: ByteSearch.contains(UInt8(ascii: "&"), in: text.utf8)
                                         || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true))
         var blocks: [SourceBlock] = []
-        var child = cmark_node_first_child(document)
-        while let node = child {
-            for leaf in depth >= maximumNesting && isContainer(node) ? leaves(of: node) : [node] {
-                if let block = conversion.block(leaf, depth: depth) {
-                    blocks.append(SourceBlock(block: block, startLine: Int(cmark_node_get_start_line(leaf)),
-                                              endLine: Int(cmark_node_get_end_line(leaf))))
-                }
+        for node in blockNodes(of: document, depth: depth) {
+            if let block = conversion.block(node, depth: depth) {
+                blocks.append(SourceBlock(block: block, startLine: Int(cmark_node_get_start_line(node)),
+                                          endLine: Int(cmark_node_get_end_line(node))))
             }
-            child = cmark_node_next(node)
         }
         correctHTMLBlockEnds(&blocks, in: text)
         let shift = firstLine - 1 - prefixLines
@@ -130,13 +126,20 @@ enum MarkdownParser {
         return result
     }
 
-    fileprivate static func isContainer(_ node: OpaquePointer) -> Bool {
+    /// The block nodes of `node`'s children, which sit `depth` containers deep: at the maximum, each container
+    /// among them gives way to its leaf blocks.
+    fileprivate static func blockNodes(of node: OpaquePointer, depth: Int) -> [OpaquePointer] {
+        let nodes = children(node)
+        return depth >= maximumNesting ? nodes.flatMap { isContainer($0) ? leaves(of: $0) : [$0] } : nodes
+    }
+
+    private static func isContainer(_ node: OpaquePointer) -> Bool {
         let type = cmark_node_get_type(node)
         return type == CMARK_NODE_BLOCK_QUOTE || type == CMARK_NODE_LIST || type == CMARK_NODE_ITEM
     }
 
     /// The leaf blocks inside container `node`, in document order, found without recursion.
-    fileprivate static func leaves(of node: OpaquePointer) -> [OpaquePointer] {
+    private static func leaves(of node: OpaquePointer) -> [OpaquePointer] {
         var result: [OpaquePointer] = []
         walk(node) { visited in
             if isContainer(visited) { return true }
@@ -321,13 +324,9 @@ private struct Conversion {
         sanitisesLiterals ? UntrustedText.sanitize(text) : text
     }
 
-    /// The blocks of a container's children, which sit `depth` containers deep: at the maximum, the leaf blocks of
-    /// every container among them.
+    /// The blocks of a container's children, which sit `depth` containers deep (see `MarkdownParser.blockNodes`).
     private func blocks(_ node: OpaquePointer, depth: Int) -> [MarkdownBlock] {
-        let children = MarkdownParser.children(node)
-        let nodes = depth >= MarkdownParser.maximumNesting
-            ? children.flatMap { MarkdownParser.isContainer($0) ? MarkdownParser.leaves(of: $0) : [$0] } : children
-        return nodes.compactMap { block($0, depth: depth) }
+        MarkdownParser.blockNodes(of: node, depth: depth).compactMap { block($0, depth: depth) }
     }
 
     /// The plain text of inline `node`'s descendants, found without recursion: a span nested too deep.
