@@ -8,9 +8,12 @@ import Glibc
 /// node, delimiter, buffer and literal, about 60 times per streamed paragraph; here an allocation is a pointer bump
 /// and a `memset`, a reallocation of the last block grows it in place, and a free does nothing. Blocks larger than
 /// `largeBlockBytes` (a long code block's literal, a whole document's buffers) get their own `malloc`, so a large
-/// parse still returns its memory at the reset; at most `keptChunks` chunks are kept. An arena never reuses what
-/// cmark frees during the parse, so texts longer than `largestParseBytes` (a whole long reply rendered at once)
-/// are parsed with cmark's own allocator: an 8 MiB reply's render peaked 54 MB higher in the arena.
+/// parse still returns its memory at the reset. At most `keptChunks` chunks are kept, more than a streamed step's
+/// parse takes (up to 10 for an 8 MiB reply of mixed blocks from a fast server): a chunk is larger than glibc's
+/// `mmap` threshold, so one freed and taken again is mapped afresh and faulted in page by page (keeping 4 did that
+/// 500 times per such reply, 15% of a prose reply's CPU on a terminal). An arena never reuses what cmark frees
+/// during the parse, so texts longer than `largestParseBytes` (a whole long reply rendered at once) are parsed with
+/// cmark's own allocator: an 8 MiB reply's render peaked 54 MB higher in the arena.
 ///
 /// Parses are serialised by `MarkdownParser.lock`, and only they use the arena (its state is that lock's).
 enum CmarkArena {
@@ -34,7 +37,7 @@ enum CmarkArena {
     static let largestParseBytes = 1 << 20
     private static let chunkBytes = 256 << 10
     private static let largeBlockBytes = 64 << 10
-    private static let keptChunks = 4
+    private static let keptChunks = 16
 
     /// Each block starts with this header: its size in bytes and, for a block of its own, its index in `large` plus one.
     private static let headerBytes = 16
