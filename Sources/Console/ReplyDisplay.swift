@@ -10,7 +10,8 @@ import TerminalMarkdown
 /// goes through one `LiveReplyView`, fed a `ReplySnapshot` this display keeps current from the reply's
 /// updates and the answer's appended text, which it draws at once (in steps of at most ``renderStepBytes``)
 /// and does not keep: the engine holds the reply, the view only its uncommitted tail. In a cancelled task it
-/// stops drawing between two steps, and the end leaves what is on the screen as it is and adds the end line.
+/// stops drawing between two steps (the view does not draw a step it rendered while the task was cancelled), and
+/// the end leaves what is on the screen as it is and adds the end line.
 /// When standard output is not a terminal, the answer's appended text is written raw (control
 /// characters neutralised) and, when standard error is a terminal, the stages, reasoning tail and stats
 /// line are shown there. If the server's final answer differs from the streamed text, plain output gets

@@ -130,7 +130,8 @@ public final class LineModeReplyView<Sink: TerminalSink> {
             let (committed, tail) = stream.update(snapshot.answer)
             lines += unprinted(committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
         }
-        guard !lines.isEmpty else { return }
+        // As in `LiveReplyView`: a snapshot rendered while the task was cancelled prints nothing.
+        guard !lines.isEmpty, snapshot.isFinished || !Task.isCancelled else { return }
         sink.write(lines.map { $0 + "\n" }.joined())
         sink.flush()
     }

@@ -12,7 +12,7 @@
 /// The caller keeps one `ReplySnapshot` current from the reply's updates and calls `update(_:)` after each, or gives
 /// the answer piece by piece with `update(_:appendingAnswer:)` and keeps none of it (the view itself holds only the
 /// text not committed yet); the last snapshot has `isFinished` set, or `stop(_:)` ends a cancelled reply where it
-/// is. When the server rewrote the answer, `update(replacingAnswer:)` (or `replaceAnswer(with:)` and appending the
+/// is; in a cancelled task an unfinished snapshot is rendered but not drawn. When the server rewrote the answer, `update(replacingAnswer:)` (or `replaceAnswer(with:)` and appending the
 /// rest) redraws it. Call `update` again after a resize (set `width`/`height` first) to redraw the tail. Confined to
 /// one thread or actor.
 public final class LiveReplyView<Sink: TerminalSink> {
@@ -149,6 +149,9 @@ public final class LiveReplyView<Sink: TerminalSink> {
         } else if let stage = snapshot.stage {
             live = [presenter.stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds)]
         }
+        // Cancelled while this snapshot rendered (Ctrl-C during a backlog): its lines are not written, so the screen
+        // stays as it was for `stop(_:)` and nothing but the end line follows the signal.
+        if Task.isCancelled && !snapshot.isFinished { return }
         area.update(committed: committed, live: live, sink: &sink)
         sink.flush()
     }

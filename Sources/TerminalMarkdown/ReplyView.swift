@@ -5,7 +5,8 @@ public protocol ReplyView: AnyObject {
     var width: Int { get set }
     /// Rows.
     var height: Int { get set }
-    /// Shows `snapshot` with `text` appended to the answer; after a finished snapshot further updates do nothing.
+    /// Shows `snapshot` with `text` appended to the answer; after a finished snapshot further updates do nothing,
+    /// and in a cancelled task an unfinished one is rendered but not drawn.
     func update(_ snapshot: ReplySnapshot, appendingAnswer text: String)
     /// Replaces the answer by the server's final `text` without drawing; returns the UTF-8 length of its start the
     /// view keeps, so the caller appends the rest.

@@ -169,4 +169,28 @@ struct LiveReplyViewTests {
         #expect(presenter.reasoningTail(reasoning, lineCount: 3).count == 3)
         #expect(!presenter.reasoningTail(reasoning, lineCount: 200).contains("old line"))
     }
+
+    /// Ctrl-C while a step of a rendered backlog is on its way: what the step rendered is not drawn, and the end
+    /// adds only its line below what was on the screen.
+    @Test(arguments: [false, true])
+    func aStepRenderedInACancelledTaskIsNotDrawn(lineMode: Bool) async {
+        let (drawn, afterSignal) = await Task {
+            let view = lineMode
+                ? replyView(sink: StringSink(), capabilities: LineModeReplyViewTests.dumb, mode: .always, reasoningLines: 3)
+                : replyView(sink: StringSink(), capabilities: TerminalCapabilities(width: 60), mode: .always, reasoningLines: 3)
+            func output() -> String {
+                (view as? LiveReplyView<StringSink>)?.sink.output ?? (view as! LineModeReplyView<StringSink>).sink.output
+            }
+            view.update(ReplySnapshot(), appendingAnswer: "First paragraph, drawn.\n\nSecond paragraph, drawn.\n\n")
+            let drawn = output()
+            withUnsafeCurrentTask { $0?.cancel() }
+            view.update(ReplySnapshot(), appendingAnswer: "Third paragraph, rendered after the signal.\n\nFourth.\n\n")
+            view.stop(ReplySnapshot(isFinished: true, outcome: .shownInPart))
+            return (drawn, String(output().utf8.dropFirst(drawn.utf8.count))!)
+        }.value
+        #expect(drawn.contains("First paragraph, drawn."))
+        #expect(!afterSignal.contains("Third paragraph"), "a step rendered after the signal was drawn: \(afterSignal)")
+        #expect(afterSignal.contains("shown in part"))
+        #expect(afterSignal.split(separator: "\n").count == 1, "more than the end line after the signal: \(afterSignal)")
+    }
 }
