@@ -12,9 +12,9 @@
 /// The caller keeps one `ReplySnapshot` current from the reply's updates and calls `update(_:)` after each, or gives
 /// the answer piece by piece with `update(_:appendingAnswer:)` and keeps none of it (the view itself holds only the
 /// text not committed yet); the last snapshot has `isFinished` set, or `stop(_:)` ends a cancelled reply where it
-/// is; in a cancelled task an unfinished snapshot is rendered but not drawn. When the server rewrote the answer, `update(replacingAnswer:)` (or `replaceAnswer(with:)` and appending the
-/// rest) redraws it. Call `update` again after a resize (set `width`/`height` first) to redraw the tail. Confined to
-/// one thread or actor.
+/// is; in a cancelled task an unfinished snapshot is rendered but not drawn. When the server rewrote the answer,
+/// `update(replacingAnswer:)` (or `replaceAnswer(with:)` and appending the rest) redraws it. Call `update` again
+/// after a resize (set `width`/`height` first) to redraw the tail. Confined to one thread or actor.
 public final class LiveReplyView<Sink: TerminalSink> {
     /// Where output goes.
     public var sink: Sink
