@@ -130,9 +130,16 @@ public final class LineModeReplyView<Sink: TerminalSink> {
             let (committed, tail) = stream.update(snapshot.answer)
             lines += unprinted(committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
         }
-        // As in `LiveReplyView`: a snapshot rendered while the task was cancelled prints nothing.
+        // As in `LiveReplyView`: a snapshot rendered while the task was cancelled prints nothing, and one cancelled
+        // while it prints stops after the piece being written.
         guard !lines.isEmpty, snapshot.isFinished || !Task.isCancelled else { return }
-        sink.write(lines.map { $0 + "\n" }.joined())
+        var output = ""
+        if snapshot.isFinished {
+            output = lines.map { $0 + "\n" }.joined()
+        } else if !sink.writeLines(lines, after: &output) {
+            return
+        }
+        if !output.isEmpty { sink.write(output) }
         sink.flush()
     }
 

@@ -150,9 +150,10 @@ public final class LiveReplyView<Sink: TerminalSink> {
             live = [presenter.stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds)]
         }
         // Cancelled while this snapshot rendered (Ctrl-C during a backlog): its lines are not written, so the screen
-        // stays as it was for `stop(_:)` and nothing but the end line follows the signal.
+        // stays as it was for `stop(_:)` and nothing but the end line follows the signal; cancelled while its lines
+        // are written, the area stops after the piece being written.
         if Task.isCancelled && !snapshot.isFinished { return }
-        area.update(committed: committed, live: live, sink: &sink)
+        area.update(committed: committed, live: live, sink: &sink, stopsOnCancellation: !snapshot.isFinished)
         sink.flush()
     }
 }

@@ -11,6 +11,23 @@ public protocol TerminalSink {
 extension TerminalSink {
     /// Does nothing: unbuffered sinks have nothing to push.
     public mutating func flush() {}
+
+    /// Writes `output` and then `lines`, each ended by a newline, a piece of about `pieceBytes` at a time, each
+    /// piece flushed; returns false, leaving the rest unwritten, when the task is cancelled after a piece (Ctrl-C
+    /// then stops a step of a backlog within a piece, however slowly the terminal reads). What did not fill a
+    /// piece stays in `output`, for the caller to finish and write.
+    mutating func writeLines(_ lines: [String], after output: inout String, pieceBytes: Int = 16 << 10) -> Bool {
+        for line in lines {
+            output += line
+            output += "\n"
+            guard output.utf8.count >= pieceBytes else { continue }
+            write(output)
+            flush()
+            output.removeAll(keepingCapacity: true)
+            if Task.isCancelled { return false }
+        }
+        return true
+    }
 }
 
 /// Collects everything written, for tests and for callers that want the text.

@@ -193,4 +193,45 @@ struct LiveReplyViewTests {
         #expect(afterSignal.contains("shown in part"))
         #expect(afterSignal.split(separator: "\n").count == 1, "more than the end line after the signal: \(afterSignal)")
     }
+
+    /// Ctrl-C while a large step is being written to a slow terminal: the write stops after the piece on its way,
+    /// synchronized output is closed, and the end line follows the last whole line.
+    @Test(arguments: [false, true])
+    func aStepCancelledWhileItIsWrittenStopsAfterAPiece(lineMode: Bool) async {
+        let paragraphs = (1...3000).map { "Paragraph \($0) of a long backlog, written in one step.\n\n" }.joined()
+        let (output, cancelledAt) = await Task {
+            let sink = CancellingSink(cancelAfter: 20_000)
+            let capabilities = lineMode ? LineModeReplyViewTests.dumb : TerminalCapabilities(width: 60)
+            let view = replyView(sink: sink, capabilities: capabilities, mode: .always, reasoningLines: 3)
+            view.update(ReplySnapshot(), appendingAnswer: paragraphs)
+            view.stop(ReplySnapshot(isFinished: true, outcome: .shownInPart))
+            let written = (view as? LiveReplyView<CancellingSink>)?.sink ?? (view as! LineModeReplyView<CancellingSink>).sink
+            return (written.output, written.cancelledAt)
+        }.value
+        #expect(cancelledAt > 0)
+        // Cancelled during the piece that passed 20,000 bytes: that piece is finished, nothing after it.
+        #expect(output.utf8.count < 20_000 + 2 * (16 << 10), "\(output.utf8.count) bytes written, cancelled at \(cancelledAt)")
+        #expect(!output.contains("Paragraph 2000 "))
+        let lines = output.split(separator: "\n")
+        #expect(lines.last?.contains("shown in part") == true)
+        #expect(lines.dropLast().last?.contains("Paragraph") == true, "the end line follows the last whole line")
+        #expect(output.components(separatedBy: "\u{1B}[?2026h").count == output.components(separatedBy: "\u{1B}[?2026l").count)
+    }
+}
+
+/// Collects output and cancels the current task once `cancelAfter` bytes have been written: Ctrl-C arriving while a
+/// large step is written.
+private struct CancellingSink: TerminalSink {
+    let cancelAfter: Int
+    var output = ""
+    /// Bytes written when the task was cancelled; 0 while it was not.
+    var cancelledAt = 0
+
+    mutating func write(_ text: String) {
+        output += text
+        if cancelledAt == 0 && output.utf8.count >= cancelAfter {
+            cancelledAt = output.utf8.count
+            withUnsafeCurrentTask { $0?.cancel() }
+        }
+    }
 }
