@@ -134,11 +134,7 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         // while it prints stops after the piece being written.
         guard !lines.isEmpty, snapshot.isFinished || !Task.isCancelled else { return }
         var output = ""
-        if snapshot.isFinished {
-            output = lines.map { $0 + "\n" }.joined()
-        } else if !sink.writeLines(lines, after: &output) {
-            return
-        }
+        guard sink.writeLines(lines, after: &output, stoppingOnCancellation: !snapshot.isFinished) else { return }
         if !output.isEmpty { sink.write(output) }
         sink.flush()
     }

@@ -58,19 +58,14 @@ public struct LiveArea: Sendable {
 
     /// Prints `committed` above the live area and replaces the live area with `live` (one row per line).
     ///
-    /// When `stopsOnCancellation` is set, the committed lines are written a piece at a time (see
-    /// `TerminalSink.writeLines(_:after:)`), and once the task is cancelled the rest is dropped: the update ends
-    /// after the last whole line written, with nothing live, so Ctrl-C stops a large step at once even on a slow
-    /// terminal.
+    /// The committed lines are written a piece at a time (`TerminalSink.writeLines`); when `stopsOnCancellation`
+    /// is set and the task is cancelled, the rest is dropped: the update ends after the last whole line written,
+    /// with nothing live, so Ctrl-C stops a large step at once even on a slow terminal.
     public mutating func update<Sink: TerminalSink>(committed: [String], live: [String], sink: inout Sink,
                                                     stopsOnCancellation: Bool = false) {
         guard redraws else {
             var output = ""
-            if stopsOnCancellation {
-                guard sink.writeLines(committed, after: &output) else { return }
-            } else {
-                output = Self.lines(committed)
-            }
+            guard sink.writeLines(committed, after: &output, stoppingOnCancellation: stopsOnCancellation) else { return }
             if !output.isEmpty { sink.write(output) }
             return
         }
@@ -80,15 +75,11 @@ public struct LiveArea: Sendable {
         if rows > 0 {
             output += "\r" + (rows > 1 ? "\u{1B}[\(rows - 1)A" : "") + "\u{1B}[J"
         }
-        if stopsOnCancellation {
-            guard sink.writeLines(committed, after: &output) else {
-                sink.write("\u{1B}[?2026l")
-                rows = 0
-                shown = []
-                return
-            }
-        } else {
-            output += Self.lines(committed)
+        guard sink.writeLines(committed, after: &output, stoppingOnCancellation: stopsOnCancellation) else {
+            sink.write("\u{1B}[?2026l")
+            rows = 0
+            shown = []
+            return
         }
         if !visible.isEmpty {
             output += "\u{1B}[?7l" + visible.joined(separator: "\n") + "\u{1B}[?7h"

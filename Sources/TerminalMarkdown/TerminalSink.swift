@@ -13,10 +13,11 @@ extension TerminalSink {
     public mutating func flush() {}
 
     /// Writes `output` and then `lines`, each ended by a newline, a piece of about `pieceBytes` at a time, each
-    /// piece flushed; returns false, leaving the rest unwritten, when the task is cancelled after a piece (Ctrl-C
-    /// then stops a step of a backlog within a piece, however slowly the terminal reads). What did not fill a
-    /// piece stays in `output`, for the caller to finish and write.
-    mutating func writeLines(_ lines: [String], after output: inout String, pieceBytes: Int = 16 << 10) -> Bool {
+    /// piece flushed. When `stoppingOnCancellation` is set it returns false, leaving the rest unwritten, once the
+    /// task is cancelled after a piece (Ctrl-C then stops a step of a backlog within a piece, however slowly the
+    /// terminal reads). What did not fill a piece stays in `output`, for the caller to finish and write.
+    mutating func writeLines(_ lines: [String], after output: inout String, stoppingOnCancellation: Bool,
+                             pieceBytes: Int = 16 << 10) -> Bool {
         for line in lines {
             output += line
             output += "\n"
@@ -24,7 +25,7 @@ extension TerminalSink {
             write(output)
             flush()
             output.removeAll(keepingCapacity: true)
-            if Task.isCancelled { return false }
+            if stoppingOnCancellation && Task.isCancelled { return false }
         }
         return true
     }
