@@ -10,38 +10,72 @@
 /// Definitions are found by line: a non-blank line that no top-level block covers (cmark-gfm drops paragraphs made
 /// only of definitions) and the leading `[label]:` lines of a paragraph or setext heading.
 struct LinkReferences {
-    /// The source of each recorded run of definition lines, in order.
-    private var runs: [String] = []
-    /// The run that defines each normalised label; the first definition wins, as in CommonMark.
-    private var runOfLabel: [String: Int] = [:]
-    /// The label as first written, for the list of late definitions.
-    private var writtenLabel: [String: String] = [:]
-    /// Labels that recorded blocks used while they were undefined.
+    /// Labels recorded at most: past it, a later definition is not recorded, so the stream leaves a reference to
+    /// it unresolved where the whole render, one parse, resolves it.
+    static let maximumLabels = 10_000
+    /// Bytes of recorded definition source at most, under the same rule; a single definition longer than
+    /// `maximumDefinitionBytes` is not recorded either. Together they bound what a parse puts in front of its text.
+    static let maximumRecordedBytes = 1 << 20
+    static let maximumDefinitionBytes = 16 << 10
+    /// Bytes of definitions, beyond the text's own size, that one `parse` may put in front of its blocks' second
+    /// parses; past it the remaining blocks keep their first parse.
+    static let reparseAllowance = 64 << 10
+
+    /// A recorded definition: its source lines, and the label as first written, for the list of late definitions.
+    private struct Recorded {
+        /// Position among the recorded definitions, which keeps their order in a prefix.
+        var order: Int
+        var source: String
+        var written: String
+    }
+
+    /// The recorded definition of each normalised label; the first definition wins, as in CommonMark.
+    private var recorded: [String: Recorded] = [:]
+    private var recordedBytes = 0
+    /// Labels that recorded blocks used while they were undefined, at most `maximumLabels`.
     private var earlyUses: Set<String> = []
     /// Labels defined after a recorded use, in order of definition.
     private var late: [String] = []
 
     /// Parses sanitised `text`, which sits in `depth` containers, with the recorded definitions its brackets name in
     /// front, leaving a reference unresolved when its definition comes later in `text`.
+    ///
+    /// Linear in `text`: uses are matched to blocks by line, and a block parsed again gets in front of it only the
+    /// definitions of its own labels.
     func parse(_ text: String, depth: Int = 0) -> [SourceBlock] {
         var blocks = MarkdownParser.parse(text, references: prefix(for: Substring(text)), depth: depth)
         guard Self.mayDefine(text.utf8) else { return blocks }
         let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
         let scan = Scan(lines: lines, blocks: blocks)
         guard !scan.definitions.isEmpty else { return blocks }
+        var first: [String: Int] = [:]
+        var lastLine: [String: Int] = [:]
+        for (index, definition) in scan.definitions.enumerated() {
+            if first[definition.label] == nil { first[definition.label] = index }
+            lastLine[definition.label] = definition.line
+        }
+        var allowance = text.utf8.count + Self.reparseAllowance
+        var firstUse = 0
         for index in blocks.indices where blocks[index].startLine > 0 {
             let start = blocks[index].startLine
             let end = max(blocks[index].endLine, start)
-            let unknown = Set(scan.uses.filter { (start...end).contains($0.line) }.flatMap(\.labels))
-                .filter { runOfLabel[$0] == nil }
-            guard !unknown.isEmpty else { continue }
-            let above = scan.definitions.filter { $0.line < start }
-            let below = Set(scan.definitions.filter { $0.line > end }.map(\.label))
-            let aboveLabels = Set(above.map(\.label))
-            guard unknown.contains(where: { below.contains($0) && !aboveLabels.contains($0) }) else { continue }
+            while firstUse < scan.uses.count && scan.uses[firstUse].line < start { firstUse += 1 }
+            var unknown: [String] = []
+            var seen: Set<String> = []
+            for use in scan.uses[firstUse...].prefix(while: { $0.line <= end }) {
+                unknown += use.labels.filter { recorded[$0] == nil && seen.insert($0).inserted }
+            }
+            let definedOnlyBelow = unknown.contains { label in
+                guard let index = first[label], let last = lastLine[label] else { return false }
+                return scan.definitions[index].line >= start && last > end
+            }
+            guard definedOnlyBelow else { continue }
             let source = lines[(start - 1)..<min(end, lines.count)].joined(separator: "\n")
-            let aboveRuns = uniqueRuns(above.map(\.run)).map { scan.runs[$0] }
-            let references = ([prefix(for: Substring(source))] + aboveRuns).filter { !$0.isEmpty }.joined(separator: "\n")
+            let above = unknown.compactMap { first[$0] }.filter { scan.definitions[$0].line < start }.sorted()
+            let references = ([prefix(for: Substring(source))] + above.map { scan.definitions[$0].source })
+                .filter { !$0.isEmpty }.joined(separator: "\n")
+            allowance -= references.utf8.count + source.utf8.count
+            guard allowance >= 0 else { break }
             let local = MarkdownParser.parse(source, references: references, firstLine: start, depth: depth)
             if local.count == 1 { blocks[index].block = local[0].block }
         }
@@ -57,35 +91,40 @@ struct LinkReferences {
         var events: [(line: Int, definition: Scan.Definition?, uses: [String])] = []
         events += scan.definitions.filter { $0.line <= lastLine }.map { ($0.line, $0, []) }
         events += scan.uses.filter { $0.line <= lastLine }.map { ($0.line, nil, $0.labels) }
-        var runIndex: [Int: Int] = [:]
         for event in events.sorted(by: { $0.line < $1.line }) {
-            if let definition = event.definition {
-                guard runOfLabel[definition.label] == nil else { continue }
-                let index = runIndex[definition.run] ?? runs.count
-                if index == runs.count {
-                    runs.append(scan.runs[definition.run])
-                    runIndex[definition.run] = index
-                }
-                runOfLabel[definition.label] = index
-                writtenLabel[definition.label] = definition.written
+            if let definition = event.definition, recorded[definition.label] == nil,
+               recorded.count < Self.maximumLabels, definition.source.utf8.count <= Self.maximumDefinitionBytes,
+               recordedBytes + definition.source.utf8.count <= Self.maximumRecordedBytes {
+                recorded[definition.label] = Recorded(order: recorded.count, source: definition.source,
+                                                      written: definition.written)
+                recordedBytes += definition.source.utf8.count
                 if earlyUses.contains(definition.label) { late.append(definition.label) }
             }
-            for label in event.uses where runOfLabel[label] == nil { earlyUses.insert(label) }
+            for label in event.uses where recorded[label] == nil && earlyUses.count < Self.maximumLabels {
+                earlyUses.insert(label)
+            }
         }
     }
 
     /// The labels used before their definition with the URLs they stand for, as one paragraph (`[1]: https://…`
-    /// per line); nil when there are none.
+    /// per line); nil when there are none. One parse: each label's probe is a paragraph of its own, on line 2i + 1.
     func lateDefinitions() -> MarkdownBlock? {
-        var inlines: [MarkdownInline] = []
-        for label in late {
-            guard let run = runOfLabel[label], let written = writtenLabel[label] else { continue }
-            let probe = MarkdownParser.parse("[\(written)]", references: runs[run])
-            guard case .paragraph(let content)? = probe.first?.block,
+        let definitions = late.compactMap { recorded[$0] }
+        guard !definitions.isEmpty else { return nil }
+        let probes = MarkdownParser.parse(definitions.map { "[\($0.written)]" }.joined(separator: "\n\n"),
+                                          references: definitions.map(\.source).joined(separator: "\n"))
+        var urls: [Int: String] = [:]
+        for probe in probes {
+            guard case .paragraph(let content) = probe.block,
                   case .link(let url, _)? = content.first(where: { if case .link = $0 { true } else { false } })
             else { continue }
+            urls[probe.startLine] = url
+        }
+        var inlines: [MarkdownInline] = []
+        for (index, definition) in definitions.enumerated() {
+            guard let url = urls[2 * index + 1] else { continue }
             if !inlines.isEmpty { inlines.append(.lineBreak) }
-            inlines += [.text("[\(written)]: "), .link(url: url, [.text(url)])]
+            inlines += [.text("[\(definition.written)]: "), .link(url: url, [.text(url)])]
         }
         return inlines.isEmpty ? nil : .paragraph(inlines)
     }
@@ -115,16 +154,12 @@ struct LinkReferences {
         }
     }
 
-    /// The recorded definition runs for the labels in brackets in `text`, one per line.
+    /// The recorded definitions of the labels in brackets in `text`, one per line, in the order they were recorded.
     private func prefix(for text: Substring) -> String {
-        guard !runOfLabel.isEmpty else { return "" }
-        let indices = uniqueRuns(Scan.bracketLabels(text).compactMap { runOfLabel[$0] })
-        return indices.map { runs[$0] }.joined(separator: "\n")
-    }
-
-    private func uniqueRuns(_ indices: [Int]) -> [Int] {
-        var seen: Set<Int> = []
-        return indices.filter { seen.insert($0).inserted }
+        guard !recorded.isEmpty else { return "" }
+        var seen: Set<String> = []
+        return Scan.bracketLabels(text).filter { seen.insert($0).inserted }.compactMap { recorded[$0] }
+            .sorted { $0.order < $1.order }.map(\.source).joined(separator: "\n")
     }
 
     /// Where a parsed text defines and uses labels.
@@ -133,14 +168,13 @@ struct LinkReferences {
             var line: Int
             var label: String
             var written: String
-            /// Index into `runs`.
-            var run: Int
+            /// Its lines: from `line` up to the next definition of its run, or the run's end.
+            var source: String
         }
 
         var definitions: [Definition] = []
+        /// In line order.
         var uses: [(line: Int, labels: [String])] = []
-        /// The source of each run of definition lines.
-        var runs: [String] = []
 
         init(lines: [Substring], blocks: [SourceBlock]) {
             var owner = [Int](repeating: -1, count: lines.count + 1)
@@ -179,13 +213,14 @@ struct LinkReferences {
             }
         }
 
+        /// Adds the definitions of a run of definition lines; lines before its first definition define nothing.
         private mutating func addRun(_ runLines: ArraySlice<Substring>, firstLine: Int) {
-            let found = runLines.enumerated().compactMap { offset, text in
-                Self.definedLabel(text).map { Definition(line: firstLine + offset, label: $0.0, written: $0.1, run: runs.count) }
+            let starts = runLines.indices.compactMap { index in Self.definedLabel(runLines[index]).map { (index, $0) } }
+            for (position, (index, label)) in starts.enumerated() {
+                let end = position + 1 < starts.count ? starts[position + 1].0 : runLines.endIndex
+                definitions.append(Definition(line: firstLine + index - runLines.startIndex, label: label.0,
+                                              written: label.1, source: runLines[index..<end].joined(separator: "\n")))
             }
-            guard !found.isEmpty else { return }
-            definitions += found
-            runs.append(runLines.joined(separator: "\n"))
         }
 
         /// Whether cmark-gfm counts the definitions that open a block's source as part of it (a paragraph, or a

@@ -59,7 +59,7 @@ enum MarkdownParser {
         }
         correctHTMLBlockEnds(&blocks, in: text)
         let shift = firstLine - 1 - prefixLines
-        guard shift != 0 else { return blocks }
+        guard prefixLines > 0 || shift != 0 else { return blocks }
         return blocks.filter { $0.startLine == 0 || $0.startLine > prefixLines }.map { $0.shifted(by: shift) }
     }
 

@@ -105,6 +105,30 @@ struct StreamedReferenceTests {
     }
 }
 
+struct LinkReferenceBoundTests {
+    /// 12,000 labels used before any is defined, then their 12,000 definitions: the stream and the whole render
+    /// finish (each block is parsed a bounded number of times) and agree, both listing the URLs of the first
+    /// `maximumLabels` labels after the last block and leaving the rest as written.
+    @Test func thousandsOfLabelsUsedBeforeTheirDefinitionsStreamAsTheWholeRenders() {
+        let count = 12_000
+        let uses = stride(from: 0, to: count, by: 100).map { start in
+            (start..<(start + 100)).map { "[r\($0)]" }.joined(separator: " ")
+        }
+        let definitions = (0..<count).map { "[r\($0)]: https://e.example/\($0)" }
+        let text = uses.joined(separator: "\n\n") + "\n\n" + definitions.joined(separator: "\n") + "\n"
+        let capabilities = TerminalCapabilities(noColor: true, width: 100)
+        let whole = screenLines(MarkdownRenderer(capabilities: capabilities).render(text), width: 100, height: 100_000)
+        let streamed = screenLines(streamedOutput(Snapshots.random(text, seed: 3, maxStep: 8192), final: text,
+                                                  capabilities: capabilities), width: 100, height: 100_000)
+        #expect(streamed == whole)
+        let listed = streamed.filter { $0.hasPrefix("[r") && $0.contains("]: https://e.example/") }
+        #expect(listed.count == LinkReferences.maximumLabels)
+        #expect(listed.first == "[r0]: https://e.example/0")
+        #expect(listed.last == "[r9999]: https://e.example/9999")
+        #expect(streamed.first?.hasPrefix("[r0] [r1] [r2]") == true)
+    }
+}
+
 struct NestedContainerStreamingTests {
     /// Generated replies with every block quote and list item streamed through a nested stream (container limit
     /// 0), compared by their committed lines with the whole render.
