@@ -11,7 +11,7 @@ enum IntegrationMethods {
 
     static func register(in registry: inout MethodRegistry) {
         registry.register("integrations/list") { context, _ in
-            let settings = await context.session.configuration.integrations.values.sorted { $0.name < $1.name }
+            let settings = context.session.configuration.integrations.values.sorted { $0.name < $1.name }
             return .object(["integrations": .array(settings.map { setting in
                 .object([
                     "name": .string(setting.name),
@@ -26,7 +26,7 @@ enum IntegrationMethods {
             guard let names = try params.optionalStrings("integrations") else {
                 throw RPCError.invalidParams("missing parameter \"integrations\" (an array of names, [] for none)")
             }
-            let configuration = await context.session.configuration
+            let configuration = context.session.configuration
             try validate(names, configuration)
             let id = try await context.session.resolveConversation(reference).id
             return try await context.session.withLibrary { library in

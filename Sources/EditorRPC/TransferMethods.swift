@@ -27,7 +27,7 @@ enum TransferMethods {
         registry.register("library/restore") { context, params in
             let path = try params.string("path")
             let password = try password(params)
-            let ceiling = await context.session.configuration.maxKeyDerivationMemory
+            let ceiling = context.session.configuration.maxKeyDerivationMemory
             guard try params.bool("confirm") else {
                 return try await context.session.withLibrary { library in
                     let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: library.path,

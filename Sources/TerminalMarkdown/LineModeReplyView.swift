@@ -200,7 +200,7 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         let tailPrinted = max(matched - committed.count, 0)
         let complete = stableRows
         if complete > tailPrinted { lines += tail[tailPrinted..<complete] }
-        printedTail = tail.prefix(max(complete, tailPrinted)).map(Self.unstyled)
+        printedTail = tail.prefix(max(complete, tailPrinted)).map { Self.unstyled($0) }
         return lines
     }
 

@@ -35,7 +35,7 @@ extension ChatSession {
         guard let profile = conversation.serverProfile else { return nil }
         let current = configuration
         guard profile != current.serverProfile, current.servers[profile] != nil, !current.serverIsChosen, makeClient != nil else { return nil }
-        try switchServer(to: profile, explicitly: false)
+        _ = try switchServer(to: profile, explicitly: false)
         return profile
     }
 
