@@ -445,7 +445,7 @@ struct BlockRenderer {
         line.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * horizontal.utf8.count)
         for (index, width) in widths.enumerated() {
             if index > 0 { line += corners.1 }
-            for _ in 0..<(width + 2) { line += horizontal }
+            line += String(repeating: horizontal, count: width + 2)
         }
         line += corners.2
         return theme.tableBorder.apply(line, at: level)

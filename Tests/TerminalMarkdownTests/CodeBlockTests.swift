@@ -51,6 +51,17 @@ struct CodeBlockTests {
         #expect(lines.contains { $0.hasPrefix("\u{1B}[92mstill inside") })
     }
 
+    /// Highlighters are reused across blocks of one language: a block that ends inside a string must not leave
+    /// the next block (many times over, so every kept highlighter is reused) starting in it.
+    @Test func aBlockEndingInsideAStringLeavesTheNextBlockPlain() {
+        let open = "```python\nx = \"\"\"never closed\n```\n\n"
+        let next = "```python\nreturn 1\n```\n\n"
+        let lines = render(String(repeating: open + next, count: 8)).split(separator: "\n")
+        let returns = lines.filter { $0.contains("return") }
+        #expect(returns.count == 8)
+        #expect(returns.allSatisfy { $0.hasPrefix("\u{1B}[95mreturn\u{1B}[0m") }, "\(returns)")
+    }
+
     @Test func lightBackgroundsGetDarkerColours() {
         let code = render("```python\nreturn 1\n```\n", background: .light)
         #expect(code.contains("\u{1B}[35mreturn"))

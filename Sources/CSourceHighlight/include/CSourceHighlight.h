@@ -53,7 +53,7 @@ typedef struct llmster_highlighter llmster_highlighter;
 /// are looked up as `LANGUAGE.lang` in `bundled_directory` (llmster's own, self-contained; NULL for none).
 llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory);
 
-/// Frees a highlighter; NULL is ignored.
+/// Frees a highlighter; NULL is ignored. A few per language are kept, reset, for the next create of that language.
 void llmster_highlighter_destroy(llmster_highlighter *highlighter);
 
 /// Highlights one line (`length` bytes, no newline) and stores its spans, in order and covering the line, in
