@@ -160,14 +160,19 @@ struct LineWrapper {
             if span == wanted { return }
             closeSpan()
             if bytes.isEmpty { bytes.reserveCapacity(LineWrapper.lineBytesHint) }
-            bytes += spans.sequences[spans.opening[wanted]]
+            appendSequence(spans.opening[wanted])
             span = wanted
+        }
+
+        /// Copies the bytes of `spans.sequences` in `range` without forming a slice (which retained the buffer).
+        private mutating func appendSequence(_ range: Range<Int>) {
+            spans.sequences.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
         }
 
         private mutating func closeSpan() {
             guard let span else { return }
             self.span = nil
-            bytes += spans.sequences[spans.closing[span]]
+            appendSequence(spans.closing[span])
         }
     }
 
