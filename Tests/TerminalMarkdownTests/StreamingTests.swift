@@ -127,6 +127,54 @@ struct LinkReferenceBoundTests {
         #expect(listed.last == "[r9999]: https://e.example/9999")
         #expect(streamed.first?.hasPrefix("[r0] [r1] [r2]") == true)
     }
+
+    /// A definition past the bounds (the 10,001st label, one longer than 16 KiB, or one past 1 MiB of definitions)
+    /// is not kept for later blocks: a use of it arriving after it has been printed stays as written in the stream,
+    /// while the whole render, one parse, links it. A use of a kept label links in both.
+    @Test(arguments: ["count", "length", "bytes"])
+    func aDefinitionPastTheBoundsIsNotKeptForLaterBlocks(bound: String) {
+        let bounded = LinkReferences.maximumLabels
+        func titled(_ label: String, _ titleBytes: Int) -> String {
+            "[\(label)]: https://e.example/\(label.dropFirst()) \"" + String(repeating: "t", count: titleBytes) + "\""
+        }
+        let definitions: [String]
+        switch bound {
+        case "count": definitions = (0...bounded).map { "[d\($0)]: https://e.example/\($0)" }
+        case "length": definitions = ["[d0]: https://e.example/0", titled("d\(bounded)", LinkReferences.maximumDefinitionBytes)]
+        default:
+            // Definitions of 12 KiB up to 1 MiB; the one that no longer fits is the one used.
+            let fill = (0..<(LinkReferences.maximumRecordedBytes / (12 << 10))).map { titled("f\($0)", 12 << 10) }
+            definitions = ["[d0]: https://e.example/0"] + fill + [titled("d\(bounded)", 12 << 10)]
+        }
+        // Paragraphs between, longer than a snapshot step, so the use arrives in a parse of its own.
+        let filler = Array(repeating: "Filler text between the definitions and their use.", count: 400)
+        let text = definitions.joined(separator: "\n") + "\n\n" + filler.joined(separator: "\n\n")
+            + "\n\nKept [d0] and bounded [d\(bounded)].\n"
+        let capabilities = TerminalCapabilities(noColor: true, width: 200)
+        let last = "/\(bounded))"
+        let whole = MarkdownRenderer(capabilities: capabilities).render(text)
+        let streamed = streamedOutput(Snapshots.random(text, seed: 5, maxStep: 4096), final: text, capabilities: capabilities)
+        let wholeUse = whole.split(separator: "\n").first { $0.hasPrefix("Kept ") }.map(String.init) ?? ""
+        let streamedUse = streamed.split(separator: "\n").first { $0.hasPrefix("Kept ") }.map(String.init) ?? ""
+        #expect(wholeUse.contains("e.example/0)") && wholeUse.contains(last), "\(wholeUse)")
+        #expect(streamedUse.contains("e.example/0)") && !streamedUse.contains(last), "\(streamedUse)")
+        #expect(streamedUse.contains("bounded [d\(bounded)]"), "\(streamedUse)")
+    }
+}
+
+/// The reference definitions a parse is given in front of its text.
+struct ReferencePrefixTests {
+    /// What the definitions parse into besides definitions (here a stray paragraph) is dropped, also when the
+    /// text's first line number is the one right after the prefix, where no line numbers need shifting.
+    @Test func blocksOfThePrefixAreDroppedWhateverTheFirstLine() {
+        let references = "[y]: https://e.example/y\nstray"
+        for firstLine in [1, 4, 9] {
+            let blocks = MarkdownParser.parse("[y]", references: references, firstLine: firstLine)
+            #expect(blocks.count == 1, "first line \(firstLine): \(blocks)")
+            #expect(blocks.first?.startLine == firstLine)
+            #expect(blocks.first?.block == .paragraph([.link(url: "https://e.example/y", [.text("y")])]))
+        }
+    }
 }
 
 struct NestedContainerStreamingTests {
