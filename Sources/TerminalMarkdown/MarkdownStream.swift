@@ -315,7 +315,13 @@ struct MarkdownStream {
     private mutating func stepBlocks(_ complete: Substring, into output: inout [String]) -> Bool {
         let clean = UntrustedText.sanitize(String(complete))
         let blocks = references.parse(clean, depth: nesting)
-        guard !blocks.isEmpty else { return false }
+        guard !blocks.isEmpty else {
+            // Definitions and blank lines only, which print nothing: all but the last definition are recorded and
+            // dropped, so a reply of definitions is not parsed again whole at every step.
+            let settled = references.recordSettledDefinitions(Substring(clean))
+            committedOffset += byteOffset(afterLine: settled, in: complete)
+            return settled > 0
+        }
         var consumedLines = 0
         var index = 0
         while index < blocks.count - 1, let endLine = knownEndLine(of: index, in: blocks) {

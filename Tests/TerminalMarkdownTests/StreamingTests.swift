@@ -162,6 +162,29 @@ struct LinkReferenceBoundTests {
     }
 }
 
+/// A reply that so far holds only definitions, which print nothing.
+struct DefinitionsOnlyStreamingTests {
+    /// 3,000 definitions (110 KB) streamed in steps of up to 4 KiB: the stream keeps only the definition that may
+    /// still go on and what arrived after it, not every definition so far (each update parsed them all again), and a
+    /// paragraph after them links its references as the whole render does.
+    @Test func definitionsAreDroppedAsTheyCompleteAndStillResolve() {
+        let text = (0..<3_000).map { "[d\($0)]: https://e.example/\($0)" }.joined(separator: "\n")
+            + "\n\nFirst [d0] and last [d2999].\n"
+        let reference = MarkdownRenderer(capabilities: TerminalCapabilities(width: 100, height: 1000), mode: .always)
+        var stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: true)
+        var committed: [String] = []
+        var mostHeld = 0
+        for snapshot in Snapshots.random(text, seed: 11, maxStep: 4096) {
+            committed += stream.update(snapshot).committed
+            mostHeld = max(mostHeld, snapshot.utf8.count - stream.committedBytes)
+        }
+        committed += stream.finish(text)
+        #expect(mostHeld < 8192, "held \(mostHeld) bytes uncommitted")
+        #expect(committed == reference.lines(text))
+        #expect(committed.contains { $0.contains("e.example/2999") })
+    }
+}
+
 /// The reference definitions a parse is given in front of its text.
 struct ReferencePrefixTests {
     /// What the definitions parse into besides definitions (here a stray paragraph) is dropped, also when the
