@@ -64,7 +64,8 @@ func markdownBench() async throws {
 /// update when the server is slow, and when it is faster than the terminal) into a null sink, without the network,
 /// the terminal or the simulator beside it, on the stream section's 100×40 colour terminal without hyperlinks
 /// (its TERM=xterm-256color). The best of seven short runs, because this machine's speed drifts over seconds; the
-/// figure is CPU seconds per MiB.
+/// figure is CPU seconds per MiB. Then, once each, untrusted replies built on link references at two sizes (linear
+/// ≈ 4× apart): labels used before their definitions, and definitions alone.
 func renderBench() async throws {
     let capabilities = TerminalCapabilities(width: 100, height: 40)
     for prose in [true, false] {
@@ -74,6 +75,26 @@ func renderBench() async throws {
             print(String(format: "  stream %@ in %2d KiB pieces: %.3f s CPU per MiB (best of 7)", prose ? "prose" : "mix  ",
                          pieceBytes >> 10, best / 2))
         }
+    }
+    // Untrusted replies that lean on link references: labels used before they are defined (each block is parsed
+    // again without the later definitions), and a reply of definitions only (no block commits them).
+    for count in [3_000, 12_000] {
+        let uses = stride(from: 0, to: count, by: 100).map { start in (start..<(start + 100)).map { "[r\($0)]" }.joined(separator: " ") }
+        let text = uses.joined(separator: "\n\n") + "\n\n"
+            + (0..<count).map { "[r\($0)]: https://e.example/\($0)" }.joined(separator: "\n") + "\n"
+        let seconds = streamCost(text, capabilities: capabilities, pieceBytes: 4 << 10).seconds
+        print(String(format: "  stream %5d labels used before their definitions (%4d KB) in 4 KiB pieces: %.3f s CPU",
+                     count, text.utf8.count / 1000, seconds))
+    }
+    for kib in [256, 1024] {
+        var text = ""
+        var label = 0
+        while text.utf8.count < kib << 10 {
+            text += "[d\(label)]: https://e.example/\(label)\n"
+            label += 1
+        }
+        let seconds = streamCost(text, capabilities: capabilities, pieceBytes: 4 << 10).seconds
+        print(String(format: "  stream %4d KiB of link definitions only in 4 KiB pieces: %.3f s CPU", kib, seconds))
     }
 }
 
