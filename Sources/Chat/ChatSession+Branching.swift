@@ -44,7 +44,7 @@ extension ChatSession {
     /// Replaces the conversation's last user turn with `text` (keeping its images and context items) and sends it in the
     /// context the original was sent in; the original turn and its replies stay as an alternative.
     ///
-    /// When the send fails, the edited turn stays current and unanswered, ready for `regenerate`.
+    /// When the send fails before a reply, nothing of the edit is kept: the original turn is current again.
     public func edit(in conversationId: String, text: String, freshContext: Bool = false, recap: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
@@ -59,8 +59,14 @@ extension ChatSession {
                 }
             }
         }
-        return try await sendAsWriter(Turn(text: text, images: last.images, context: last.context), in: conversationId, freshContext: freshContext,
-                                      recap: recap, discardingNewConversation: false, display: display, replyCreated: replyCreated)
+        do {
+            return try await sendAsWriter(Turn(text: text, images: last.images, context: last.context), in: conversationId,
+                                          freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
+        } catch {
+            // Nothing answered the edited turn (`sendAsWriter` removed it): the original is current again.
+            try? storage { try withLibrary { library in _ = try library.chooseAlternative(messageId: last.turn.id) } }
+            throw error
+        }
     }
 
     /// The alternatives of `messageId`, or of the conversation's last message when nil, oldest first.

@@ -92,55 +92,73 @@ public actor ChatSession {
     /// Forgets the cached model list (after a load or unload).
     public func invalidateModels() { cachedModels = nil }
 
-    /// Sends `turn` on the conversation and streams the reply to `display`; returns the saved reply.
+    /// Sends `turn` on the conversation and streams the reply to `display`; returns the saved reply. Faces send through
+    /// ``submit(_:in:createdForTurn:decide:progress:stopReason:display:replyCreated:)``, which asks what this refuses.
     ///
     /// With `freshContext`, the conversation's continuation is dropped first (used after
-    /// `ChatError.continuationLost`, which leaves the user turn saved and unanswered); with `recap` as well, the
-    /// fresh context's first input is a ``Recap`` of the earlier turns, then the new message (the library keeps the
-    /// message as typed).
+    /// `ChatError.continuationLost`); with `recap` as well, the fresh context's first input is a ``Recap`` of the earlier
+    /// turns, then the new message (the library keeps the message as typed).
     /// `replyCreated` gets the reply's message id once it is saved, before the first snapshot.
-    /// With `discardingNewConversation` (the face created the conversation for this turn), a send that fails
-    /// before any reply was saved (no server, no model, an HTTP error) removes the conversation with the turn:
-    /// a failed start leaves nothing behind. A conversation the user made on purpose is never removed.
+    /// A send that fails before any reply was saved (no server, no model, an HTTP error, a lost context) saves nothing:
+    /// the user turn is removed again, and with `discardingNewConversation` (the face created the conversation for this
+    /// turn) the conversation too. A conversation the user made on purpose is never removed.
     public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false, recap: Bool = false,
                      discardingNewConversation: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
-        return try await sendAsWriter(turn, in: conversationId, freshContext: freshContext, recap: recap,
-                                      discardingNewConversation: discardingNewConversation, display: display, replyCreated: replyCreated)
-    }
-
-    /// `send`, by the conversation's writer (``writerLock(_:)`` is held).
-    func sendAsWriter(_ turn: Turn, in conversationId: String, freshContext: Bool, recap: Bool, discardingNewConversation: Bool,
-                      display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         do {
-            let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
-            try await checkContext(turn, conversation: prepared.conversation)
-            let recapped = freshContext && recap
-                ? try await self.recap(conversationId: conversationId, excludingLastTurn: false, model: prepared.model,
-                                       reference: prepared.modelReference)
-                : nil
-            try storage {
-                let message = try library.appendMessage(conversationId: conversationId, role: .user, MessageContent(text: turn.text))
-                for image in turn.images {
-                    _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
-                }
-                for item in turn.context {
-                    _ = try library.addAttachment(messageId: message.id, name: item.name, mimeType: item.mimeType, bytes: Array(item.text.utf8))
-                }
-                if prepared.conversation.title.isEmpty {
-                    // A message of context items alone is titled by their names (a file's without its directory).
-                    let named = turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-                        ? turn.context.map { $0.source == .file ? ($0.name as NSString).lastPathComponent : $0.name }.joined(separator: ", ")
-                        : turn.text
-                    try library.rename(conversationId: conversationId, to: Self.title(from: named))
-                }
-            }
-            return try await stream(turn, prepared, recap: recapped, display: display, replyCreated: replyCreated)
+            try await checkContext(turn, conversation: try existingConversation(conversationId))
+            return try await sendAsWriter(turn, in: conversationId, freshContext: freshContext, recap: recap,
+                                          display: display, replyCreated: replyCreated)
         } catch {
             if discardingNewConversation { try? storage { try discardUnanswered(conversationId) } }
+            throw error
+        }
+    }
+
+    /// `send`, by the conversation's writer (``writerLock(_:)`` is held), the context items already checked.
+    ///
+    /// With `answeringUnanswered`, a turn whose text is the unanswered last turn of the branch (left by an older
+    /// llmster, whose failed sends stayed in the library) answers that turn rather than repeating it.
+    func sendAsWriter(_ turn: Turn, in conversationId: String, freshContext: Bool, recap: Bool, answeringUnanswered: Bool = false,
+                      stopReason: @escaping @Sendable () -> String? = { nil },
+                      display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
+        let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
+        if answeringUnanswered, let waiting = try storage({ try library.messages(conversationId: conversationId).last }),
+           waiting.role == .user, waiting.text == turn.text {
+            return try await stream(turn, prepared, recap: freshContext && recap
+                                        ? try await self.recap(conversationId: conversationId, excludingLastTurn: true, model: prepared.model,
+                                                               reference: prepared.modelReference)
+                                        : nil, stopReason: stopReason, display: display, replyCreated: replyCreated)
+        }
+        let recapped = freshContext && recap
+            ? try await self.recap(conversationId: conversationId, excludingLastTurn: false, model: prepared.model,
+                                   reference: prepared.modelReference)
+            : nil
+        let message = try storage {
+            let message = try library.appendMessage(conversationId: conversationId, role: .user, MessageContent(text: turn.text))
+            for image in turn.images {
+                _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
+            }
+            for item in turn.context {
+                _ = try library.addAttachment(messageId: message.id, name: item.name, mimeType: item.mimeType, bytes: Array(item.text.utf8))
+            }
+            if prepared.conversation.title.isEmpty {
+                // A message of context items alone is titled by their names (a file's without its directory).
+                let named = turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                    ? turn.context.map { $0.source == .file ? ($0.name as NSString).lastPathComponent : $0.name }.joined(separator: ", ")
+                    : turn.text
+                try library.rename(conversationId: conversationId, to: Self.title(from: named))
+            }
+            return message
+        }
+        do {
+            return try await stream(turn, prepared, recap: recapped, stopReason: stopReason, display: display, replyCreated: replyCreated)
+        } catch {
+            // Nothing answered the turn: it is not left in the library unanswered (the face has it back).
+            try? storage { try library.removeUnanswered(messageId: message.id) }
             throw error
         }
     }
@@ -222,7 +240,7 @@ public actor ChatSession {
         }
     }
 
-    private func stream(_ turn: Turn, _ prepared: Prepared, recap: Recap? = nil,
+    private func stream(_ turn: Turn, _ prepared: Prepared, recap: Recap? = nil, stopReason: @escaping @Sendable () -> String? = { nil },
                         display: @escaping ReplyObserver,
                         replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let conversation = prepared.conversation
@@ -272,7 +290,7 @@ public actor ChatSession {
             // skips drawing the backlog (the text is saved) and the prompt comes back at once.
             if ending == .cancelled { group.cancelAll() }
             let state = await coalescer.close()
-            let (status, message) = Self.status(of: state, ending: ending)
+            let (status, message) = Self.status(of: state, ending: ending, stopReason: stopReason())
             await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
             let result: SavedReply
             do {
@@ -287,10 +305,11 @@ public actor ChatSession {
                     }
                 }
                 result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message,
-                                    streamedVersionId: streamedVersionId)
+                                    streamedVersionId: streamedVersionId, wasCancelled: ending == .cancelled)
             } catch let error as ChatError {
                 guard case .storage = error, let openLibrary, let kept = persistence.saveWhatFits(state, to: openLibrary) else { throw error }
-                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept)
+                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept,
+                                    wasCancelled: ending == .cancelled)
             }
             try await group.waitForAll()
             return result
@@ -344,7 +363,7 @@ public actor ChatSession {
     private static let endedEarly = "The stream ended before the reply was complete."
 
     /// A reply is complete only with `chat.end`, no `error` event and no event that could not be read.
-    private static func status(of state: ReplyState, ending: ReplyEnding) -> (MessageStatus, String?) {
+    private static func status(of state: ReplyState, ending: ReplyEnding, stopReason: String?) -> (MessageStatus, String?) {
         if let error = state.errors.first {
             return (.error, LMStudioError.describe(streamError: error))
         }
@@ -357,7 +376,7 @@ public actor ChatSession {
         }
         switch ending {
         case .completed: return (.complete, nil)
-        case .cancelled: return (.incomplete, "Cancelled; the text received so far is kept.")
+        case .cancelled: return (.incomplete, (stopReason ?? "Cancelled") + "; the text received so far is kept.")
         case .interrupted(let reason): return (.incomplete, reason)
         }
     }
@@ -418,4 +437,6 @@ public struct SavedReply: Sendable {
     public let errorMessage: String?
     /// When the final event rewrote, shortened or dropped what streamed: the alternative keeping the streamed version.
     public var streamedVersionId: String? = nil
+    /// Whether the reply stopped because it was cancelled (Ctrl-C, an editor's cancel, closed output), not by the server.
+    public var wasCancelled = false
 }

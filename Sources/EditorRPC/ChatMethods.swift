@@ -53,27 +53,32 @@ enum ChatMethods {
         let message = preset.map { $0.filled(input: text ?? "", stdin: stdin) } ?? text ?? ""
         let opened = try await context.session.openConversation(reference.map(ConversationReference.named) ?? .new, overrides: overrides)
         let conversationId = opened.conversation.id
-        // A new system prompt on a conversation with a server context reaches the model only with a fresh one, as in `ask`.
-        let freshContext = askedFreshContext || opened.systemPrompt == .needsFreshContext
         let enabled = opened.enabledIntegrations
 
         let stream = EventStream(context: context, conversationId: conversationId)
         let display: ReplyObserver = { stream.publish($0) }
         let replyCreated: @Sendable (String) async -> Void = { stream.start(messageId: $0) }
         let reply: SavedReply
-        if retry {
-            reply = try await context.session.regenerate(in: conversationId, freshContext: freshContext, recap: recap,
-                                                         display: display, replyCreated: replyCreated)
-        } else if editing {
-            reply = try await context.session.edit(in: conversationId, text: message, freshContext: freshContext, recap: recap,
-                                                   display: display, replyCreated: replyCreated)
+        var freshContext = askedFreshContext
+        if retry || editing {
+            // A new system prompt on a conversation with a server context reaches the model only with a fresh one.
+            freshContext = freshContext || opened.systemPrompt == .needsFreshContext
+            reply = retry
+                ? try await context.session.regenerate(in: conversationId, freshContext: freshContext, recap: recap,
+                                                       display: display, replyCreated: replyCreated)
+                : try await context.session.edit(in: conversationId, text: message, freshContext: freshContext, recap: recap,
+                                                 display: display, replyCreated: replyCreated)
         } else {
-            do {
-                reply = try await context.session.send(Turn(text: message, images: images, context: contextItems), in: conversationId, freshContext: freshContext,
-                                                       recap: recap, discardingNewConversation: opened.isNew, display: display, replyCreated: replyCreated)
-            } catch let error as ContextError {
-                throw ContextMethods.rpcError(error)
-            }
+            // A changed system prompt starts a fresh context unless the client says otherwise, as `ask` does.
+            let submission = TurnSubmission(
+                text: text ?? "", images: images, context: contextItems, template: preset, stdin: stdin,
+                serverContext: askedFreshContext ? recap ? .recap : .empty : opened.systemPrompt == .needsFreshContext ? .empty : nil,
+                sendsPastOverflow: try params.bool("sendPastOverflow"))
+            let outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew,
+                                                       display: display, replyCreated: replyCreated)
+            guard let sent = outcome.reply else { throw notSent(outcome, conversationId: opened.isNew ? nil : conversationId) }
+            reply = sent
+            freshContext = submission.serverContext == .empty || submission.serverContext == .recap
             await ContextMethods.sent(to: reference == nil ? nil : conversationId, session: context.session)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in
@@ -86,7 +91,8 @@ enum ChatMethods {
             "conversationId": .string(conversationId),
             "message": saved,
             "status": .string(reply.status.rawValue),
-            "cancelled": .bool(Task.isCancelled && reply.status == .incomplete),
+            "outcome": .string(reply.wasCancelled ? "cancelled" : "sent"),
+            "cancelled": .bool(reply.wasCancelled),
             "errorKind": errorKind,
             "freshContext": .bool(freshContext),
             "recap": .bool(freshContext && recap),
@@ -94,6 +100,59 @@ enum ChatMethods {
             "serverProfile": context.session.configuration.serverProfile.map(JSONValue.string) ?? .null,
             "contextMeter": meter,
         ]), added: enabled)
+    }
+}
+
+extension ChatMethods {
+    /// The error a turn that was not sent answers with: its usual kind, and in `data` the `outcome` (`needs_decision`,
+    /// `refused`, `failed`), the `decision` it waits for, and what was `returned` to the client (nothing was saved).
+    static func notSent(_ outcome: TurnOutcome, conversationId: String?) -> RPCError {
+        var error: RPCError
+        var details: [String: JSONValue] = [:]
+        switch outcome {
+        case .needsDecision(let decision, _):
+            details["outcome"] = .string("needs_decision")
+            switch decision {
+            case .chooseModel(let candidates):
+                error = RPCError(.modelNotFound, message: decision.description)
+                details["decision"] = .object(["type": .string("choose_model"), "candidates": .array(candidates.map(JSONValue.string))])
+            case .overflow(let label, let items):
+                error = RPCError(code: RPCError.contextOverflowCode, message: decision.description, kind: "context_overflow",
+                                 category: .contextOverflow)
+                details["decision"] = .object(["type": .string("overflow"), "label": .string(label),
+                                               "items": .array(items.map(JSONValue.string))])
+            case .freshContext(let reason, let recap):
+                error = switch reason {
+                case .continuationElsewhere(let cause): RPCError.from(cause)
+                default: RPCError(.continuationLost, message: decision.description)
+                }
+                let why: String = switch reason {
+                case .systemPromptChanged: "system_prompt_changed"
+                case .continuationLost: "continuation_lost"
+                case .continuationElsewhere: "continuation_elsewhere"
+                }
+                details["decision"] = .object(["type": .string("fresh_context"), "reason": .string(why),
+                                               "recap": recap.map { .string($0.summary) } ?? .null])
+            }
+        case .refused(let cause, _):
+            details["outcome"] = .string("refused")
+            error = if let cause = cause as? ContextError { ContextMethods.rpcError(cause) } else { RPCError.from(cause) }
+        case .failed(let cause, _):
+            details["outcome"] = .string("failed")
+            error = RPCError.from(cause)
+        case .sent, .cancelled:
+            return RPCError(.internal, message: "the turn was sent")
+        }
+        if let returned = outcome.returned {
+            details["returned"] = .object([
+                "text": .string(returned.text),
+                "images": .array(returned.images.map { .string($0.name) }),
+                "context": .array(returned.context.map(ContextMethods.json)),
+            ])
+        }
+        details["conversationId"] = conversationId.map(JSONValue.string) ?? .null
+        error.details.merge(details) { $1 }
+        return error
     }
 }
 

@@ -13,7 +13,7 @@ import TestSupport
         let lost = try cli.run(["ask", "-c", "recall"])
         #expect(lost.status == 1)
         #expect(lost.errors.contains("--fresh-context=recap"), "\(lost.errors)")
-        let resent = try cli.run(["ask", "-c", "--fresh-context=recap"])
+        let resent = try cli.run(["ask", "-c", "--fresh-context=recap", "recall"])
         #expect(resent.status == 0, "\(resent)")
         #expect(resent.errors.contains("Recap for the fresh server context: the earlier turns as a transcript (about"), "\(resent.errors)")
         let input = fixture.requests(to: "/api/v1/chat").last?.field("input") ?? ""

@@ -23,9 +23,11 @@ import TestSupport
         #expect(other.requests(to: "/api/v1/chat").isEmpty, "nothing was sent")
 
         let conversation = try #require(try LibraryStore(path: cli.sandbox.libraryPath).conversations().first)
-        let fresh = try cli.run(["ask", "--continue=\(conversation.id)", "--fresh-context"])
+        #expect(try LibraryStore(path: cli.sandbox.libraryPath).messages(conversationId: conversation.id).count == 2,
+                "the refused message is not left unanswered in the library")
+        let fresh = try cli.run(["ask", "--continue=\(conversation.id)", "--fresh-context", "please recall"])
         #expect(fresh.status == 0, "\(fresh)")
-        #expect(other.requests(to: "/api/v1/chat").last?.field("input") == "please recall", "the unanswered message is resent")
+        #expect(other.requests(to: "/api/v1/chat").last?.field("input") == "please recall", "the message is sent")
         #expect(other.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
     }
 }

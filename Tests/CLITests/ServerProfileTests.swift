@@ -80,10 +80,12 @@ import TestSupport
         let gone = try cli.run(["ask", "-c", "echo:where now"])
         #expect(gone.status == 1, "\(gone)")
         #expect(gone.errors.contains("server profile rig, which this configuration does not define"), "\(gone.errors)")
-        let fresh = try cli.run(["ask", "-c", "--fresh-context"])
+        let fresh = try cli.run(["ask", "-c", "--fresh-context", "echo:where now"])
         #expect(fresh.status == 0, "a fresh context here continues: \(fresh)")
         let resent = try #require(desktop.requests(to: "/api/v1/chat").last)
-        #expect(resent.field("previous_response_id") == nil && resent.field("input") == "echo:where now", "the unanswered message, kept, is resent")
+        #expect(resent.field("previous_response_id") == nil && resent.field("input") == "echo:where now", "the message is sent in a fresh context")
+        #expect(try cli.run(["show", "echo:on the rig"]).output.components(separatedBy: "echo:where now").count == 2,
+                "the refused tries left nothing behind: the message is saved once")
     }
 
     @Test func replServerSwitchesTheProfileAndOpeningAConversationFollowsIt() throws {

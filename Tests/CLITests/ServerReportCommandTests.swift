@@ -1,3 +1,4 @@
+import Library
 import Foundation
 import Simulator
 import Testing
@@ -82,11 +83,18 @@ import TestSupport
 
 /// `show` says when the server loaded the model for a reply, and how long it took.
 @Suite struct ShowLoadTimeTests {
+    /// llmster loads a conversation's model before sending (the load policy), so the server loads one just in time only
+    /// when something unloaded it in between (another client, an idle eviction): such a reply is made here in the library.
     @Test func showNamesTheModelLoadTimeOfAReplyThatLoadedItsModel() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         #expect(try cli.run(["ask", "-m", "acme/toolsmith-12b", "echo:loaded for me"]).status == 0)
         #expect(try cli.run(["ask", "-c", "echo:already there"]).status == 0)
+        let library = try LibraryStore(path: cli.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        let reply = try #require(try library.messages(conversationId: conversation.id).first { $0.role == .assistant })
+        try library.updateReply(messageId: reply.id, MessageContent(
+            text: reply.text, status: .complete, statsJSON: #"{"total_output_tokens":3,"model_load_time_seconds":1.26}"#))
         let show = try cli.run(["show", "echo:loaded for me"])
         #expect(show.status == 0, "\(show)")
         #expect(show.output.components(separatedBy: "the server loaded the model for this reply in 1.3 s").count == 2, "once: \(show.output)")

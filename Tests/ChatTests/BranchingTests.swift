@@ -84,15 +84,17 @@ import TestSupport
         #expect(try await harness.session.alternatives(in: harness.conversationId).count == 2)
     }
 
-    @Test func afterALostContinuationAnEditedTurnIsKeptAndResentWithAFreshContext() async throws {
+    @Test func afterALostContinuationAFailedEditLeavesTheOriginalAndAFreshContextSendsTheEdit() async throws {
         let harness = try Harness()
         _ = try await twoTurns(harness)
         harness.fixture.simulator.reset()
         await #expect(throws: ChatError.continuationLost(conversationId: harness.conversationId)) {
             try await harness.session.edit(in: harness.conversationId, text: "echo:zwei") { _ in }
         }
-        let recovered = try await harness.session.regenerate(in: harness.conversationId, freshContext: true) { _ in }
-        #expect(recovered.state.answer == "zwei", "the edited turn is the one resent")
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one", "echo:two", "two"],
+                "the original turn and its answer are current again")
+        let recovered = try await harness.session.edit(in: harness.conversationId, text: "echo:zwei", freshContext: true) { _ in }
+        #expect(recovered.state.answer == "zwei", "the edited turn is the one sent")
     }
 
     @Test(arguments: ["no model", "HTTP error"])
@@ -115,12 +117,16 @@ import TestSupport
         #expect(try harness.observer().conversation(id: harness.conversationId) != nil)
     }
 
-    @Test func aLaterSendThatFailsKeepsTheConversationAndTheTurn() async throws {
+    @Test func aLaterSendThatFailsKeepsTheConversationButLeavesNoUnansweredTurn() async throws {
         let harness = try Harness()
         _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
         await #expect(throws: ChatError.self) {
             try await harness.session.send(Turn(text: "[[sim:status=500]] hello"), in: harness.conversationId) { _ in }
         }
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).count == 3)
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one"])
+        let next = try await harness.session.send(Turn(text: "echo:two"), in: harness.conversationId) { _ in }
+        #expect(next.status == .complete)
+        #expect(harness.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id")?.hasPrefix("resp_") == true,
+                "the conversation continues from its last answer")
     }
 }

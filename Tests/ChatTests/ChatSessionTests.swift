@@ -139,16 +139,18 @@ import TestSupport
         #expect(try harness.observer().message(id: reply.messageId)?.text == "Revised: first draft")
     }
 
-    @Test func lostContinuationKeepsTheTurnAndAFreshContextResendsIt() async throws {
+    @Test func lostContinuationLeavesNoTurnAndAFreshContextSendsIt() async throws {
         let harness = try Harness()
         _ = try await harness.session.send(Turn(text: "remember pears"), in: harness.conversationId) { _ in }
         harness.fixture.simulator.reset()
-        await #expect(throws: ChatError.continuationLost(conversationId: harness.conversationId)) {
-            try await harness.session.send(Turn(text: "recall please"), in: harness.conversationId) { _ in }
+        let lost = await harness.session.submit(TurnSubmission(text: "recall please"), in: harness.conversationId) { _ in }
+        guard case .needsDecision(.freshContext(.continuationLost, _), var returned) = lost else {
+            Issue.record("a lost context asks for a fresh one: \(lost)")
+            return
         }
-        let messages = try harness.observer().messages(conversationId: harness.conversationId)
-        #expect(messages.last?.text == "recall please", "the unanswered turn is kept")
-        let retried = try await harness.session.regenerate(in: harness.conversationId, freshContext: true) { _ in }
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).count == 2, "no unanswered turn is left")
+        returned.serverContext = .empty
+        let retried = try #require(await harness.session.submit(returned, in: harness.conversationId) { _ in }.reply)
         #expect(retried.status == .complete)
         #expect(retried.state.answer == "Nothing earlier in this conversation.")
         #expect(try harness.observer().messages(conversationId: harness.conversationId).count == 4)

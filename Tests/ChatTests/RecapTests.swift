@@ -38,10 +38,15 @@ import TestSupport
         let harness = try Harness()
         _ = try await harness.send("echo:Noted, your favourite colour is blue.")
         harness.fixture.simulator.reset()
-        await #expect(throws: ChatError.continuationLost(conversationId: harness.conversationId)) { try await harness.send("recall") }
-        let estimate = try await harness.session.recapEstimate(conversationId: harness.conversationId, excludingLastTurn: true)
+        let lost = await harness.session.submit(TurnSubmission(text: "recall"), in: harness.conversationId) { _ in }
+        guard case .needsDecision(.freshContext(.continuationLost, let estimate?), let returned) = lost else {
+            Issue.record("a lost context asks for a fresh one, with what a recap costs: \(lost)")
+            return
+        }
         #expect(estimate.fits && estimate.transcriptTokens > 10 && estimate.summary.contains("as a transcript (about"))
-        let reply = try await harness.session.regenerate(in: harness.conversationId, freshContext: true, recap: true) { _ in }
+        var again = returned
+        again.serverContext = .recap
+        let reply = try #require(await harness.session.submit(again, in: harness.conversationId) { _ in }.reply)
         #expect(reply.status == .complete)
         let input = harness.lastInput
         #expect(input.hasPrefix("[llmster recap: a transcript of our earlier conversation"), "\(input)")

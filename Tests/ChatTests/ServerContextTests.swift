@@ -17,18 +17,22 @@ import TestSupport
         #expect(harness.session.serverContext(of: conversation) == .elsewhere(server: elsewhere))
         let sent = harness.fixture.requests(to: "/api/v1/chat").count
 
-        let error = await #expect(throws: ChatError.self) {
-            try await harness.session.send(Turn(text: "recall please"), in: harness.conversationId) { _ in }
+        let outcome = await harness.session.submit(TurnSubmission(text: "recall please"), in: harness.conversationId) { _ in }
+        guard case .needsDecision(.freshContext(.continuationElsewhere(let error), _), let returned) = outcome else {
+            Issue.record("a context held elsewhere asks for a fresh one: \(outcome)")
+            return
         }
         #expect(error == .continuationElsewhere(conversationId: harness.conversationId, server: elsewhere, configured: harness.fixture.url))
-        #expect(error?.offersFreshContext == true)
         let text = String(describing: error)
         #expect(text.contains("127.0.0.1:9") && text.contains(harness.fixture.url) && !text.contains("secret"), "\(text)")
         #expect(harness.fixture.requests(to: "/api/v1/chat").count == sent, "nothing was sent")
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).last?.text == "recall please")
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).last?.text != "recall please", "nothing was saved")
+        #expect(returned.text == "recall please")
 
-        let fresh = try await harness.session.regenerate(in: harness.conversationId, freshContext: true) { _ in }
-        #expect(fresh.status == .complete)
+        var fresh = returned
+        fresh.serverContext = .empty
+        let reply = try #require(await harness.session.submit(fresh, in: harness.conversationId) { _ in }.reply)
+        #expect(reply.status == .complete)
         #expect(harness.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
         let now = try #require(try harness.observer().conversation(id: harness.conversationId))
         #expect(harness.session.serverContext(of: now) == .here)

@@ -1,5 +1,6 @@
 import EditorRPC
 import Foundation
+import HTTP
 import LMStudio
 import Simulator
 import Testing
@@ -24,7 +25,11 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        let id = await rpc.request("chat/send", ["text": "echo:hi", "model": "acme/toolsmith-12b"])
+        // rpc loads a conversation's model before its first message; unloaded behind its back (here by another client),
+        // the server loads it just in time for the next reply.
+        let first = try #require(await rpc.call("chat/send", ["text": "echo:hi", "model": "acme/toolsmith-12b"])?["result"])
+        try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).unload(instanceId: "acme/toolsmith-12b")
+        let id = await rpc.request("chat/send", ["text": "echo:again", "conversationId": try #require(first["conversationId"])])
         let (response, _) = await rpc.response(to: id)
         let message = try #require(response?["result"]?["message"])
         #expect(message["stats"]?["model_load_time_seconds"] == .number(1.25), "\(message)")

@@ -31,7 +31,8 @@ import TestSupport
         #expect(elsewhere?.errorKind == "continuation_lost", "\(String(describing: elsewhere))")
         #expect(elsewhere?["error"]?["data"]?["server"]?.string?.contains("server profile rig; --server rig or /server rig continues there") == true)
         #expect(desktop.requests(to: "/api/v1/chat").isEmpty)
-        let there = await rpc.call("chat/send", ["conversationId": conversation, "retry": true, "server": "rig"])
+        #expect(elsewhere?["error"]?["data"]?["returned"]?["text"] == "echo:again", "the message comes back to the editor")
+        let there = await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:again", "server": "rig"])
         #expect(there?["result"]?["status"] == "complete" && there?["result"]?["serverProfile"] == "rig", "\(String(describing: there))")
         #expect(rig.requests(to: "/api/v1/chat").last?.field("previous_response_id") != nil, "the rig continues its context")
     }

@@ -105,27 +105,43 @@ enum AskCommand {
         if !opened.enabledIntegrations.isEmpty {
             context.errors.line("Note: enabled integrations (\(opened.enabledIntegrations.joined(separator: ", "))) may contact external services on the server's behalf.")
         }
-        let promptEffect = opened.systemPrompt
-        let freshContext = arguments.has("fresh-context") || promptEffect == .needsFreshContext
         let recap = arguments.value("fresh-context") == "recap"
         if recap {
             let estimate = try await session.recapEstimate(conversationId: conversationId, excludingLastTurn: resend)
             context.errors.line("Recap for the fresh server context: \(estimate.summary).")
         }
-        if promptEffect == .needsFreshContext, !arguments.has("fresh-context") {
-            context.errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
-        }
 
         let display = ReplyDisplay.forCommandLine(context: context)
         let environment = context.environment
         let latch = SignalLatch()
-        let work = Task {
+        let errors = context.errors
+        let reportsLoading = context.terminal(fd: 2).isTTY
+        // A reader that goes away ends the reply, saved as incomplete, instead of SIGPIPE ending the process.
+        signal(SIGPIPE, SIG_IGN)
+        let work = Task { () -> TurnOutcome in
             if resend {
-                return try await session.regenerate(in: conversationId, freshContext: true, recap: recap) { await display.show($0) }
+                do {
+                    return .sent(try await session.regenerate(in: conversationId, freshContext: true, recap: recap) { await display.show($0) })
+                } catch {
+                    return .failed(error, returned: TurnSubmission(text: ""))
+                }
             }
-            return try await session.send(Turn(text: prompt, images: images, context: items), in: conversationId, freshContext: freshContext, recap: recap,
-                                          discardingNewConversation: opened.isNew) { await display.show($0) }
+            var submission = TurnSubmission(text: prompt, images: images, context: items,
+                                            serverContext: arguments.has("fresh-context") ? recap ? .recap : .empty : nil)
+            while true {
+                let outcome = await session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
+                    if reportsLoading, case .model(let step) = step { Self.report(step, to: errors) }
+                }, stopReason: { latch.signal == nil ? "Output closed" : nil }) { await display.show($0) }
+                // A new system prompt takes effect only in a fresh server context: the message starts one, as asked.
+                guard case .needsDecision(.freshContext(.systemPromptChanged, _), _) = outcome, submission.serverContext == nil else {
+                    return outcome
+                }
+                errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
+                submission.serverContext = .empty
+            }
         }
+        let watch = OutputClosedWatch(fd: 1) { work.cancel() }
+        defer { watch?.stop() }
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { signal in
             guard signal != SIGWINCH else {
                 let size = TerminalCapabilities.detect(fd: 1, environment: environment)
@@ -136,28 +152,47 @@ enum AskCommand {
             work.cancel()
         }
         defer { trap.remove() }
-        let result = await work.result
+        let outcome = await work.value
         // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request.
         if let signal = latch.signal { return SignalTrap.exitStatus(for: signal) }
-        let outcome: SavedReply
-        do {
-            outcome = try result.get()
-        } catch let error as ChatError where error.offersFreshContext {
-            context.warn(error.description)
-            context.errors.line("To resend your message with a fresh server context: llmster ask --chat \(conversationId.prefix(8)) --fresh-context"
-                                + " (or --fresh-context=recap to start it with a recap of the earlier turns)")
+        let saved: SavedReply
+        switch outcome {
+        case .sent(let reply), .cancelled(let reply):
+            saved = reply
+        case .needsDecision(.freshContext(let reason, _), _):
+            context.warn(reason.description)
+            context.errors.line("Nothing was sent or saved. To send it with a fresh server context, run the same command with --fresh-context"
+                                + " (or --fresh-context=recap to start it with a recap of the earlier turns).")
             return ExitCode.failure
+        case .needsDecision(.overflow(let label, let items), _) where !items.isEmpty:
+            throw UsageError("\(ContextError.overflow(items: items, label: label))")
+        case .needsDecision(.overflow(let label, _), _):
+            throw UsageError("the message would overflow the context (\(label)); nothing was sent. Send less, or start a new conversation.")
+        case .needsDecision(.chooseModel, _):
+            throw ChatError.noModel
+        case .refused(let error, _), .failed(let error, _):
+            if let error = error as? ContextError { throw UsageError("\(error)") }
+            throw error
         }
-        if outcome.streamedVersionId != nil {
+        if saved.streamedVersionId != nil {
             context.warn("the server's final reply replaced what streamed; the streamed version is kept as an alternative "
                          + "(llmster show \(conversationId.prefix(8)) --alternatives)")
         }
-        switch outcome.status {
+        switch saved.status {
         case .complete:
             return ExitCode.success
         default:
-            if let message = outcome.errorMessage { context.warn(message) }
+            if let message = saved.errorMessage { context.warn(message) }
             return ExitCode.incompleteReply
+        }
+    }
+
+    /// Prints a step of the load policy on standard error: `Unloaded X.`, `Loaded X as Y in 1.2 s.`
+    private static func report(_ step: ModelSelectionStep, to errors: StandardStream) {
+        switch step {
+        case .unloaded(let instance): errors.line("Unloaded \(UntrustedText.sanitize(instance)).")
+        case .loading(let key): errors.line("Loading \(UntrustedText.sanitize(key)) …")
+        case .loaded(let reply): errors.line(LoadOptionArguments.loadedLine(reply))
         }
     }
 

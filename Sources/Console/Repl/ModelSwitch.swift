@@ -11,24 +11,10 @@ import TerminalMarkdown
     /// printing unloads and the load.
     static func choose(_ reference: String, replacing previous: String? = nil, repl: ReplSession,
                        options: LoadOptions = LoadOptions()) async throws {
-        let output = repl.output
-        let errors = repl.context.errors
-        // The loading line is erased once loaded: only where a line can be rewritten (not in line mode).
-        let inPlace = repl.context.terminal(fd: 2).allowsCursorMovement
         let selection: ModelSelection
         do {
             selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel,
-                                                        replacing: previous, options: options) { step in
-                switch step {
-                case .unloaded(let instance):
-                    output.line("Unloaded \(UntrustedText.sanitize(instance)).")
-                case .loading(let key):
-                    if inPlace { errors.send("Loading \(UntrustedText.sanitize(key)) …") }
-                case .loaded(let reply):
-                    if inPlace { errors.send("\r\u{1B}[2K") }
-                    output.line(loadedLine(reply))
-                }
-            }
+                                                        replacing: previous, options: options, progress: reporter(repl: repl))
         } catch ChatError.modelNotDownloaded(let key, let suggestion) {
             let hint: SanitizedMessage = suggestion.map { "did you mean \($0)? " } ?? ""
             throw UsageError("\(key) is not downloaded on this server; \(hint)/models lists what is")
@@ -38,6 +24,25 @@ import TerminalMarkdown
         if repl.conversationId == nil { repl.pendingModel = selection.model }
         await repl.refreshModels()
         repl.output.line("This conversation now uses \(UntrustedText.sanitize(selection.model)).")
+    }
+
+    /// Prints the load policy's steps as they happen: unloads, and the load (its "Loading …" line erased once loaded,
+    /// where a line can be rewritten).
+    static func reporter(repl: ReplSession) -> @Sendable (ModelSelectionStep) async -> Void {
+        let output = repl.output
+        let errors = repl.context.errors
+        let inPlace = repl.context.terminal(fd: 2).allowsCursorMovement
+        return { step in
+            switch step {
+            case .unloaded(let instance):
+                output.line("Unloaded \(UntrustedText.sanitize(instance)).")
+            case .loading(let key):
+                if inPlace { errors.send("Loading \(UntrustedText.sanitize(key)) …") }
+            case .loaded(let reply):
+                if inPlace { errors.send("\r\u{1B}[2K") }
+                output.line(loadedLine(reply))
+            }
+        }
     }
 
     /// Loads `key` with the conversation's (else the configured) context length, showing elapsed time.

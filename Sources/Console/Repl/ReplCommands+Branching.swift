@@ -13,7 +13,7 @@ extension ReplCommands {
             let fresh = repl.takeFreshContext()
             repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
                 try await chat.regenerate(in: id, freshContext: fresh) { await display.show($0) }
-            }
+            }.exitStatus
             await announceAlternative(of: nil, in: id, subject: "Answer", repl: repl)
         },
         SlashCommand("edit", "[TEXT]", "Edit your last message and send it again (without TEXT: put it in the line to edit).",
@@ -29,7 +29,7 @@ extension ReplCommands {
             let fresh = repl.takeFreshContext()
             repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
                 try await chat.edit(in: id, text: text, freshContext: fresh) { await display.show($0) }
-            }
+            }.exitStatus
             await announceAlternative(of: try await repl.chat.lastUserMessage(in: id)?.id, in: id, subject: "Message version", repl: repl)
         },
         SlashCommand("fork", "[N]", "Start a new conversation from reply N of this one (default: the last) and switch to it.") { arguments, repl in

@@ -341,96 +341,130 @@ import TerminalMarkdown
         return id
     }
 
-    /// Sends `text` with the attached images and streams the reply; returns an exit status after SIGTERM/SIGHUP.
+    /// Sends `text` with the waiting images and context items as one turn through `ChatSession.submit`, answering at
+    /// the prompt the decisions it raises; a turn not sent comes back into the line with its items. Returns an exit
+    /// status after SIGTERM/SIGHUP.
     func send(_ text: String) async -> Int32? {
-        let conversation = await currentConversation()
-        var effective = effectiveModel(conversation: conversation)
-        if effective == nil, serverModels?.contains(where: \.canChat) == true {
-            // Nothing loaded and nothing chosen (LM Studio's usual state): offer the picker, as `lms chat` does.
-            output.line("No model is chosen for this conversation yet; pick one and the message is sent to it.")
-            do {
-                guard let picked = try await ModelSwitch.pick(repl: self) else {
-                    output.line("Nothing sent; the message is back in the line.")
-                    draft = text
-                    return nil
-                }
-                try await ModelSwitch.choose(picked, repl: self)
-            } catch {
-                context.warn(App.explanation(of: error, context: context))
-                draft = text
-                return nil
-            }
-            effective = effectiveModel(conversation: await currentConversation())
-        } else if let chosen = effective, chosen.state == .notLoaded {
-            // Loaded here under the load policy (the previous chat model unloaded), not just in time by the server,
-            // which would leave the previous model loaded and the prompt's figures stale.
-            let previous = serverModels?.first { $0.canChat && $0.isLoaded && $0.key != chosen.key }?.key
-            do {
-                try await ModelSwitch.choose(chosen.reference, replacing: previous, repl: self)
-            } catch {
-                context.warn(App.explanation(of: error, context: context))
-                draft = text
-                return nil
-            }
-            effective = effectiveModel(conversation: await currentConversation())
-        }
-        let meter = await contextMeter(conversation: conversation, model: effective)
-        if !pendingContext.isEmpty {
-            // Refused here, before anything is saved, so the message and its items wait for the next try.
-            let input = ContextItem.input(pendingContext, message: text)
-            var refusal: ContextError?
-            do { try chat.contextLimits.check(pendingContext) } catch { refusal = error }
-            if refusal == nil, meter.wouldOverflow(draft: input) {
-                refusal = .overflow(items: pendingContext.map(\.chip), label: meter.label(draft: input))
-            }
-            if let refusal {
-                context.warn(refusal.description + "\n/context drop N or /context clear removes items.")
-                draft = text
-                return nil
-            }
-        } else if meter.wouldOverflow(draft: text) {
-            context.errors.wrappedLine("This message would overflow the context (\(meter.label(draft: text))).", indent: 2)
-            guard await confirm("Send it anyway?") else {
-                draft = text
-                return nil
-            }
-        }
-        let id: String
-        let preset = pendingPreset
-        do { id = try await ensureConversation() } catch {
-            context.warn(App.explanation(of: error, context: context))
-            return nil
-        }
-        let template = templatePreset
-        templatePreset = nil
-        let turn = Turn(text: template?.filled(input: text, stdin: nil) ?? text, images: attachments, context: pendingContext)
+        // Declining the offer after `/system` keeps the context; the new prompt then waits (no question at each message).
+        var submission = TurnSubmission(text: text, images: attachments, context: pendingContext, template: templatePreset,
+                                        serverContext: takeFreshContext() ? .empty : .keep)
         attachments = []
         pendingContext = []
+        templatePreset = nil
         if !keptDraft.isEmpty {
             keptDraft = ""
             await saveDraft("")
         }
-        let freshContext = takeFreshContext()
-        // A conversation made for this message does not outlive a failed first send; one made with /new does.
-        let isNew = conversation == nil
-        let status = await stream(conversationId: id, modelName: effective?.reference ?? "") { chat, display in
-            try await chat.send(turn, in: id, freshContext: freshContext, discardingNewConversation: isNew) { await display.show($0) }
+        while true {
+            let createdForTurn = conversationId == nil
+            let preset = pendingPreset
+            let id: String
+            do { id = try await ensureConversation() } catch {
+                context.warn(App.explanation(of: error, context: context))
+                handBack(submission)
+                return nil
+            }
+            let modelName = effectiveModel(conversation: await currentConversation())?.reference ?? ""
+            let progress = ModelSwitch.reporter(repl: self)
+            let turn = submission
+            let result = await stream(conversationId: id, modelName: modelName) { chat, display in
+                let outcome = await chat.submit(turn, in: id, createdForTurn: createdForTurn, progress: { step in
+                    if case .model(let step) = step { await progress(step) }
+                }) { await display.show($0) }
+                guard let reply = outcome.reply else { throw TurnNotSent(outcome: outcome) }
+                return reply
+            }
+            guard case .notSent(let outcome) = result else { return result.exitStatus }
+            if createdForTurn {
+                // The engine removed the conversation it was made for: the next try makes it again, with the same choices.
+                conversationId = nil
+                pendingPreset = preset
+            }
+            switch outcome {
+            case .needsDecision(let decision, _):
+                guard let answered = await answer(decision, for: submission) else {
+                    handBack(submission)
+                    return nil
+                }
+                submission = answered
+            case .refused(let error, _), .failed(let error, _):
+                context.warn(App.explanation(of: error, context: context))
+                handBack(submission)
+                return nil
+            case .sent, .cancelled:
+                return nil
+            }
         }
-        if isNew, await currentConversation() == nil {
-            // A failed first send removed its conversation: the text goes back into the line.
-            conversationId = nil
-            pendingPreset = preset
-            templatePreset = template
-            draft = text
-            attachments = turn.images
-            pendingContext = turn.context
+    }
+
+    /// Asks the user `decision`; returns `submission` with the answer, or nil when the answer is not to send it.
+    private func answer(_ decision: TurnDecision, for submission: TurnSubmission) async -> TurnSubmission? {
+        var answered = submission
+        switch decision {
+        case .chooseModel:
+            // Nothing loaded and nothing chosen (LM Studio's usual state): offer the picker, as `lms chat` does.
+            output.line("No model is chosen for this conversation yet; pick one and the message is sent to it.")
+            do {
+                guard let picked = try await ModelSwitch.pick(repl: self) else { return nil }
+                try await ModelSwitch.choose(picked, repl: self)
+            } catch {
+                context.warn(App.explanation(of: error, context: context))
+                return nil
+            }
+        case .overflow(_, let items):
+            context.errors.wrappedLine(decision.description, indent: 2)
+            guard await confirm("Send it anyway?") else {
+                if !items.isEmpty { output.line("/context drop N or /context clear removes items.") }
+                return nil
+            }
+            answered.sendsPastOverflow = true
+        case .freshContext(let reason, let recap):
+            context.warn(reason.description)
+            guard let choice = await askFreshContext(recap: recap) else { return nil }
+            answered.serverContext = choice
         }
-        return status
+        return answered
+    }
+
+    /// Asks whether to go on with a fresh server context, empty or (when there are earlier turns) with a recap of them.
+    func askFreshContext(recap: RecapEstimate?) async -> ServerContextChoice? {
+        let question = "Continue with a fresh server context? y: empty"
+            + (recap.map { ", r: with a recap of the earlier turns (\(UntrustedText.sanitize($0.summary)))" } ?? "")
+            + ", N: not now [y\(recap == nil ? "" : "/r")/N] "
+        guard case .line(let answer) = await readLine(prompt: question, draft: "") else { return nil }
+        let choice = answer.trimmingCharacters(in: .whitespaces).lowercased()
+        if recap != nil, ["r", "recap"].contains(choice) { return .recap }
+        return ["y", "yes"].contains(choice) ? .empty : nil
+    }
+
+    /// Puts a turn that was not sent back: its text in the line, its images and items waiting again, its template chosen.
+    private func handBack(_ submission: TurnSubmission) {
+        output.line("Nothing sent; the message is back in the line" + (submission.context.isEmpty && submission.images.isEmpty
+            ? "." : ", with its items (/context lists them)."))
+        draft = submission.text
+        attachments = submission.images + attachments
+        pendingContext = submission.context + pendingContext
+        templatePreset = submission.template
+    }
+
+    /// How a streamed command ended: with the REPL's exit status (nil: go on), or with a turn that was not sent.
+    enum StreamResult {
+        case done(Int32?)
+        case notSent(TurnOutcome)
+
+        /// The exit status; nil for a turn not sent.
+        var exitStatus: Int32? {
+            if case .done(let status) = self { return status }
+            return nil
+        }
     }
 
     /// Streams a reply made by `body`; handles Ctrl-C, SIGTERM/SIGHUP, window changes and a lost server context.
+    ///
+    /// A body that throws `TurnNotSent` ends as `.notSent` with its outcome, for the caller to act on.
+    @discardableResult
     func stream(conversationId id: String, modelName: String,
-                _ body: @escaping @Sendable (ChatSession, ReplyDisplay) async throws -> SavedReply) async -> Int32? {
+                _ body: @escaping @Sendable (ChatSession, ReplyDisplay) async throws -> SavedReply) async -> StreamResult {
         let display = ReplyDisplay.forCommandLine(context: context, modelName: modelName)
         let chat = chat
         let environment = context.environment
@@ -452,7 +486,7 @@ import TerminalMarkdown
             let (saved, signal) = try outcome.get()
             if let signal {
                 await saveDraft("")
-                return SignalTrap.exitStatus(for: signal)
+                return .done(SignalTrap.exitStatus(for: signal))
             }
             if saved.status != .complete, let message = saved.errorMessage, !work.isCancelled,
                !statsLineShowsWhole(message, of: saved) {
@@ -473,24 +507,21 @@ import TerminalMarkdown
                 output.line(capabilities.allowsStyles ? "\u{1B}[2m" + hint + "\u{1B}[0m" : hint)
             }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
+        } catch let notSent as TurnNotSent {
+            return .notSent(notSent.outcome)
         } catch let error as ChatError where error.offersFreshContext {
+            // `/retry` or `/edit` in a context the server lost: the turn is in the library, and is answered again.
             context.warn(error.description)
             let recap = (try? await chat.recapEstimate(conversationId: id, excludingLastTurn: true)).flatMap { $0.isEmpty ? nil : $0 }
-            let question = "Continue with a fresh server context? y: empty"
-                + (recap.map { ", r: with a recap of the earlier turns (\(UntrustedText.sanitize($0.summary)))" } ?? "")
-                + ", N: not now [y\(recap == nil ? "" : "/r")/N] "
-            guard case .line(let answer) = await readLine(prompt: question, draft: "") else { return nil }
-            let choice = answer.trimmingCharacters(in: .whitespaces).lowercased()
-            let withRecap = recap != nil && ["r", "recap"].contains(choice)
-            if withRecap || ["y", "yes"].contains(choice) {
+            if let choice = await askFreshContext(recap: recap) {
                 return await stream(conversationId: id, modelName: modelName) { chat, display in
-                    try await chat.regenerate(in: id, freshContext: true, recap: withRecap) { await display.show($0) }
+                    try await chat.regenerate(in: id, freshContext: true, recap: choice == .recap) { await display.show($0) }
                 }
             }
         } catch {
             context.warn(App.explanation(of: error, context: context))
         }
-        return nil
+        return .done(nil)
     }
 
     /// Whether the reply's stats line (drawn by `ReplyDisplay` on a terminal) already shows `message` whole as its
@@ -553,4 +584,9 @@ import TerminalMarkdown
         output.line("Server: \(profile) (\(UntrustedText.sanitize(ServerURL.redactingPasswords(in: chat.configuration.server)))), where this conversation was held.")
         await refreshModels(reportingFailure: true)
     }
+}
+
+/// Thrown by a streamed body whose turn was not sent, carrying the engine's outcome out of the reply's task.
+struct TurnNotSent: Error {
+    let outcome: TurnOutcome
 }

@@ -68,4 +68,18 @@ extension LibraryStore {
             return current
         }
     }
+
+    /// Removes a user message that nothing answers or follows (a send that failed before any reply was saved), with
+    /// its attachments, so a failed send leaves no unanswered turn behind; the message before it ends the branch again.
+    ///
+    /// Throws `LibraryError.notFound` when the message is not a user message, or something follows it.
+    public func removeUnanswered(messageId: String) throws {
+        try connection.transaction {
+            let followed = try connection.first("SELECT 1 FROM messages WHERE parent_id = ?", [.text(messageId)]) { _ in true } ?? false
+            guard !followed, try message(id: messageId)?.role == .user else {
+                throw LibraryError.notFound(kind: "unanswered message", reference: messageId)
+            }
+            try connection.run("DELETE FROM messages WHERE id = ?", [.text(messageId)])
+        }
+    }
 }

@@ -1,0 +1,245 @@
+import Library
+import LMStudio
+
+/// What a face hands the engine for one turn: the text as typed and what goes with it.
+///
+/// A turn that is not sent comes back to the face unchanged (`TurnOutcome.returned`), so nothing typed is lost.
+public struct TurnSubmission: Sendable, Equatable {
+    /// The text as typed.
+    public var text: String
+    public var images: [ImageInput]
+    /// Files, pages and command output sent before the text.
+    public var context: [ContextItem]
+    /// The preset whose template the text fills (`{{input}}`, and `stdin` `{{stdin}}`); the library keeps the filled text.
+    public var template: Preset?
+    public var stdin: String?
+    /// The answer to `TurnDecision.freshContext`, given ahead (`ask --fresh-context`, rpc `freshContext`, an accepted
+    /// offer); nil: the engine asks when the turn needs a fresh server context.
+    public var serverContext: ServerContextChoice?
+    /// The answer to `TurnDecision.overflow`, given ahead: send a turn that would overflow the context all the same.
+    public var sendsPastOverflow: Bool
+
+    /// Creates a submission.
+    public init(text: String, images: [ImageInput] = [], context: [ContextItem] = [], template: Preset? = nil, stdin: String? = nil,
+                serverContext: ServerContextChoice? = nil, sendsPastOverflow: Bool = false) {
+        self.text = text
+        self.images = images
+        self.context = context
+        self.template = template
+        self.stdin = stdin
+        self.serverContext = serverContext
+        self.sendsPastOverflow = sendsPastOverflow
+    }
+
+    /// The turn as sent and saved: the template filled when there is one.
+    var turn: Turn {
+        Turn(text: template.flatMap { $0.template == nil ? nil : $0.filled(input: text, stdin: stdin) } ?? text, images: images, context: context)
+    }
+}
+
+/// Which server context a turn is sent in.
+public enum ServerContextChoice: String, Sendable, Equatable {
+    /// The conversation's context as it is; only for a changed system prompt (which then waits), never for a lost context.
+    case keep
+    /// A fresh, empty one: the model does not see the earlier turns.
+    case empty
+    /// A fresh one with a ``Recap`` of the earlier turns as its first input.
+    case recap
+}
+
+/// Why a turn needs a fresh server context.
+public enum FreshContextReason: Sendable, Equatable {
+    /// The system prompt changed after the context began; LM Studio reads it only on a context's first request.
+    case systemPromptChanged
+    /// The server no longer knows the conversation's context (`ChatError.continuationLost`).
+    case continuationLost
+    /// Another server holds the context (`ChatError.continuationElsewhere`): this one would answer without the earlier turns.
+    case continuationElsewhere(ChatError)
+
+    /// The reason in a sentence.
+    public var description: String {
+        switch self {
+        case .systemPromptChanged:
+            "The new system prompt reaches the model only with a fresh server context (the model will not remember earlier turns)."
+        case .continuationLost: ChatError.continuationLost(conversationId: "").description
+        case .continuationElsewhere(let error): error.description
+        }
+    }
+}
+
+/// A question a turn raises before it can be sent: the face asks the user (or answers from its options) and submits
+/// the turn again with the answer (`TurnSubmission.serverContext`, `sendsPastOverflow`, or a chosen model).
+public enum TurnDecision: Sendable, Equatable {
+    /// No model is chosen and none is loaded: pick one of `candidates` (the server's chat models).
+    case chooseModel(candidates: [String])
+    /// The turn would overflow the context; `label` gives the figures (`ctx 9.1k/8k 114%`), `items` the chips of its context items.
+    case overflow(label: String, items: [String])
+    /// The turn needs a fresh server context; `recap` is what a recap of the earlier turns costs (nil: there are none).
+    case freshContext(FreshContextReason, recap: RecapEstimate?)
+
+    /// What to tell the user.
+    public var description: String {
+        switch self {
+        case .chooseModel: ChatError.noModel.description
+        case .overflow(let label, let items) where items.isEmpty: "This message would overflow the context (\(label))."
+        case .overflow(let label, let items):
+            "This message and its context items would overflow the context (\(label)):\n" + items.map { "  " + $0 }.joined(separator: "\n")
+        case .freshContext(let reason, _): reason.description
+        }
+    }
+}
+
+/// A step of preparing a turn, reported as it happens.
+public enum TurnStep: Sendable, Equatable {
+    /// A model was chosen, loaded or unloaded under the load policy.
+    case model(ModelSelectionStep)
+}
+
+/// What became of a turn: the one answer every face shows.
+public enum TurnOutcome: Sendable {
+    /// The turn and its reply are saved; the reply complete, or incomplete or failed with its reason.
+    case sent(SavedReply)
+    /// Cancelled while the reply streamed: the partial reply is saved, with the reason.
+    case cancelled(SavedReply)
+    /// Not sent until the face answers `decision`; nothing is saved.
+    case needsDecision(TurnDecision, returned: TurnSubmission)
+    /// Refused before anything reached the server (no model, no vision, items too large, …); nothing is saved.
+    case refused(any Error, returned: TurnSubmission)
+    /// The send failed before any reply (no server, an HTTP error, cancelled before the answer began); nothing is saved.
+    case failed(any Error, returned: TurnSubmission)
+
+    /// The saved reply, when the turn was sent.
+    public var reply: SavedReply? {
+        switch self {
+        case .sent(let reply), .cancelled(let reply): reply
+        case .needsDecision, .refused, .failed: nil
+        }
+    }
+
+    /// The submission handed back, when nothing was sent.
+    public var returned: TurnSubmission? {
+        switch self {
+        case .sent, .cancelled: nil
+        case .needsDecision(_, let returned), .refused(_, let returned), .failed(_, let returned): returned
+        }
+    }
+}
+
+extension ChatSession {
+    /// Sends a turn as every face does: the conversation's model loaded under the load policy, the template filled, then
+    /// the reply streamed and saved. Returns what became of the turn; it never leaves an unanswered turn in the library.
+    ///
+    /// A turn that needs a fresh server context (a changed system prompt, a lost context, one held by another server),
+    /// would overflow the context, or has no model comes back as `needsDecision`; the face submits it again with the
+    /// answer. `progress` hears the load policy's steps. With `createdForTurn` (the face made the conversation for this
+    /// turn), a turn not sent removes it. `stopReason` says why a cancelled reply stopped ("Output closed"); nil gives
+    /// the usual reason. A resend of the text of the branch's unanswered last turn (which older versions left after a
+    /// failed send) answers that turn instead of repeating it.
+    public func submit(_ submission: TurnSubmission, in conversationId: String, createdForTurn: Bool = false,
+                       progress: @escaping @Sendable (TurnStep) async -> Void = { _ in },
+                       stopReason: @escaping @Sendable () -> String? = { nil },
+                       display: @escaping ReplyObserver,
+                       replyCreated: (@Sendable (String) async -> Void)? = nil) async -> TurnOutcome {
+        let outcome = await attempt(submission, in: conversationId, progress: progress, stopReason: stopReason,
+                                    display: display, replyCreated: replyCreated)
+        if createdForTurn, outcome.reply == nil { try? storage { try discardUnanswered(conversationId) } }
+        return outcome
+    }
+
+    private func attempt(_ submission: TurnSubmission, in conversationId: String,
+                         progress: @escaping @Sendable (TurnStep) async -> Void, stopReason: @escaping @Sendable () -> String?,
+                         display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async -> TurnOutcome {
+        do {
+            let writing = try await writerLock(conversationId)
+            defer { withExtendedLifetime(writing) {} }
+            if let candidates = try await loadUnderPolicy(conversationId, progress: progress) {
+                return .needsDecision(.chooseModel(candidates: candidates), returned: submission)
+            }
+            let conversation = try existingConversation(conversationId)
+            try followServer(of: conversation)
+            let choice = submission.serverContext
+            let fresh = choice == .empty || choice == .recap
+            if !fresh, let reason = freshContextReason(conversation, keeping: choice == .keep) {
+                return .needsDecision(.freshContext(reason, recap: await recapOffer(conversationId)), returned: submission)
+            }
+            let turn = submission.turn
+            try contextLimits.check(turn.context)
+            if !submission.sendsPastOverflow, let label = try await overflowLabel(turn, conversation: conversation, fresh: fresh) {
+                return .needsDecision(.overflow(label: label, items: turn.context.map(\.chip)), returned: submission)
+            }
+            do {
+                let saved = try await sendAsWriter(turn, in: conversationId, freshContext: fresh, recap: choice == .recap,
+                                                   answeringUnanswered: true, stopReason: stopReason,
+                                                   display: display, replyCreated: replyCreated)
+                return saved.wasCancelled ? .cancelled(saved) : .sent(saved)
+            } catch ChatError.continuationLost where !fresh {
+                // Nothing was saved: the face asks whether to go on in a fresh context, and submits the turn again.
+                return .needsDecision(.freshContext(.continuationLost, recap: await recapOffer(conversationId)), returned: submission)
+            }
+        } catch {
+            return Self.refuses(error) ? .refused(error, returned: submission) : .failed(error, returned: submission)
+        }
+    }
+
+    /// Why the conversation's next turn needs a fresh server context, if it does: another server holds its context, or
+    /// (unless `keeping`) its system prompt changed after the context began.
+    private func freshContextReason(_ conversation: Conversation, keeping: Bool) -> FreshContextReason? {
+        do { try requireServerContextHere(conversation) } catch let error as ChatError {
+            return .continuationElsewhere(error)
+        } catch {}
+        return conversation.systemPromptAwaitsFreshContext && !keeping ? .systemPromptChanged : nil
+    }
+
+    /// Whether `error` is a check that refused the turn before anything reached the server (rather than a failure).
+    private static func refuses(_ error: any Error) -> Bool {
+        if error is ContextError { return true }
+        guard let error = error as? ChatError else { return false }
+        return [.invalid, .modelNotFound].contains(error.category)
+    }
+
+    /// What a recap of the conversation's earlier turns would cost; nil when there are none.
+    private func recapOffer(_ conversationId: String) async -> RecapEstimate? {
+        let estimate = try? await recapEstimate(conversationId: conversationId)
+        return estimate?.isEmpty == false ? estimate : nil
+    }
+
+    /// The context meter's figures when `turn` would overflow the conversation's context (counted from empty when the
+    /// turn starts a fresh one); nil when it fits or no limit is known.
+    private func overflowLabel(_ turn: Turn, conversation: Conversation, fresh: Bool) async throws -> String? {
+        let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
+                                               models: try? await models())
+        var meter = try contextMeter(conversation: conversation, model: effective)
+        if fresh { meter = ContextMeter(usedTokens: 0, contextLength: meter.contextLength) }
+        let input = ContextItem.input(turn.context, message: turn.text)
+        return meter.wouldOverflow(draft: input) ? meter.label(draft: input) : nil
+    }
+
+    /// Makes sure the conversation's model is loaded before the turn, under the load policy: one the server has but
+    /// not loaded is loaded here and the previous chat model unloaded (unless `keep_previous_models`), rather than
+    /// loaded just in time by the server beside it. Returns the chat models to choose from when no model applies.
+    ///
+    /// Reads the cached model list (the load itself plans on a fresh one): a model unloaded behind llmster's back since
+    /// is loaded by the server just in time, and the reply says how long that took.
+    private func loadUnderPolicy(_ conversationId: String, progress: @escaping @Sendable (TurnStep) async -> Void) async throws -> [String]? {
+        let conversation = try existingConversation(conversationId)
+        let models = try await serverCall { try await self.models() }
+        guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
+                                                     models: models) else {
+            let candidates = models.filter(\.canChat).map(\.key)
+            if candidates.isEmpty { throw ChatError.noModel }
+            return candidates
+        }
+        guard effective.state == .notLoaded, effective.model?.canChat == true else { return nil }
+        let previous = models.first { $0.canChat && $0.isLoaded && $0.key != effective.key }?.key
+        _ = try await selectModel(effective.reference, conversationId: conversationId, replacing: previous) { await progress(.model($0)) }
+        return nil
+    }
+}
+
+extension TurnOutcome {
+    /// What the decision a turn waits for says, when it waits for one.
+    public var decisionDescription: String? {
+        if case .needsDecision(let decision, _) = self { return decision.description }
+        return nil
+    }
+}
