@@ -4,7 +4,7 @@ import LMStudio
 ///
 /// Reasoning, answer text and tool activity are kept apart; a reply is complete only when `chat.end`
 /// arrived, and then its `result` replaces what the deltas built (unless the result carries no output,
-/// which must not erase text that streamed). Nothing that arrives after `chat.end` is applied. Events that
+/// which must not erase text that streamed, or says the same by ``FinalTextRule``, which keeps it). Nothing that arrives after `chat.end` is applied. Events that
 /// could not be read are counted: what they carried is lost, so such a reply is never saved as complete. Where a
 /// part starts, and which tool call an event goes to, ``ReplyPartBoundaries`` says.
 public struct ReplyAccumulator: Sendable {

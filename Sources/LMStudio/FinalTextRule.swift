@@ -10,7 +10,9 @@
 /// It compares in place: bytes first, with ASCII whitespace trimmed; only when those differ and a text is not pure
 /// ASCII are the differing ends decoded and compared as strings. A text ``LiteralLifter`` confirmed while it arrived
 /// shares its start with the streamed text, so only the rest is compared, from the last ASCII character before it
-/// (where canonical equivalence cannot reach across); a shared start without one is decoded whole.
+/// (where canonical equivalence cannot reach across); a shared start without one is decoded whole. A long final
+/// text whose start differs (leading whitespace too) is not confirmed while it arrives: it is held as it came, as a
+/// rewrite is, and decoded once more for this comparison.
 public enum FinalTextRule {
     /// Whether `final`, the `chat.end` text of a part whose streamed text is `streamed`, says the same.
     public static func saysTheSame(streamed: UnsafeBufferPointer<UInt8>, final: OutputText) -> Bool {
