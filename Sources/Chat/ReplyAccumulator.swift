@@ -4,7 +4,7 @@ import LMStudio
 ///
 /// Reasoning, answer text and tool activity are kept apart; a reply is complete only when `chat.end`
 /// arrived, and then its `result` replaces what the deltas built (unless the result carries no output,
-/// which must not erase text that streamed). Nothing that arrives after `chat.end` is applied. Events that
+/// which must not erase text that streamed, or says the same by ``FinalTextRule``, which keeps it). Nothing that arrives after `chat.end` is applied. Events that
 /// could not be read are counted: what they carried is lost, so such a reply is never saved as complete. Where a
 /// part starts, and which tool call an event goes to, ``ReplyPartBoundaries`` says.
 public struct ReplyAccumulator: Sendable {
@@ -162,7 +162,8 @@ public struct ReplyAccumulator: Sendable {
         updates.append(.toolCallChanged(index: index, state.toolCalls[index]))
     }
 
-    /// Applies the authoritative `chat.end` result: text it only extends is appended, text it contradicts is replaced.
+    /// Applies the authoritative `chat.end` result: text it says the same as (``FinalTextRule``) stays as it
+    /// streamed, text it only extends is appended, text it contradicts is replaced.
     ///
     /// The result's texts are compared with the streamed ones in place; only what they add is decoded, so a
     /// confirmed reply is not held twice.
@@ -208,16 +209,39 @@ public struct ReplyAccumulator: Sendable {
         state.parts = parts
     }
 
-    /// Whether adopting `result` as the final event keeps everything that streamed, only extending it; false when it
-    /// would rewrite, shorten or drop the answer, the reasoning or tool calls (the streamed version must then be saved
-    /// first). Compares in place, without changing or copying the reply.
+    /// Whether adopting `result` as the final event keeps everything that streamed, saying the same
+    /// (``FinalTextRule``) or only extending it; false when it would rewrite, shorten or drop the answer, the
+    /// reasoning or tool calls (the streamed version must then be saved first). Compares in place, without changing
+    /// or copying the reply.
     public func keepsStreamed(_ result: ChatResult) -> Bool {
         guard Self.carriesOutput(result) else { return true }
         let (messages, reasonings, calls) = Self.items(of: result)
         guard !Self.drops(state.toolCalls, for: calls) else { return false }
-        let reasoning = state.reasoning, answer = state.answer
-        return reasoning.utf8.withContiguousStorageIfAvailable({ Self.extension(of: $0, to: reasonings) != nil }) == true
-            && answer.utf8.withContiguousStorageIfAvailable({ Self.extension(of: $0, to: messages) != nil }) == true
+        func keeps(_ streamed: String, _ texts: [OutputText], reasoning: Bool) -> Bool {
+            streamed.utf8.withContiguousStorageIfAvailable {
+                partStarts(sayingTheSameAs: texts, in: $0, reasoning: reasoning) != nil || Self.extension(of: $0, to: texts) != nil
+            } == true
+        }
+        return keeps(state.reasoning, reasonings, reasoning: true) && keeps(state.answer, messages, reasoning: false)
+    }
+
+    /// Where the streamed parts of the reasoning (`reasoning`) or the answer, `streamed`, start, when `texts` are as
+    /// many and each says the same as its part (``FinalTextRule``); else nil. A part runs to the next one's start:
+    /// the separator before it is whitespace at its end.
+    private func partStarts(sayingTheSameAs texts: [OutputText], in streamed: UnsafeBufferPointer<UInt8>, reasoning: Bool) -> [Int]? {
+        let starts = state.parts.compactMap { part -> Int? in
+            switch part {
+            case .reasoning(let start) where reasoning, .message(let start) where !reasoning: start
+            default: nil
+            }
+        }
+        guard starts.count == texts.count else { return nil }
+        for (index, text) in texts.enumerated() {
+            let end = index + 1 < starts.count ? starts[index + 1] : streamed.count
+            guard FinalTextRule.saysTheSame(streamed: UnsafeBufferPointer(rebasing: streamed[starts[index]..<end]), final: text)
+            else { return nil }
+        }
+        return starts
     }
 
     /// Whether `result` has output the reply is made of (an empty or unknown-only output keeps what streamed).
@@ -256,6 +280,8 @@ public struct ReplyAccumulator: Sendable {
 
     /// How the reasoning or the answer becomes the final `texts` joined by part separators.
     private enum Reconciliation {
+        /// The texts say the same as the streamed parts, which stay as they are.
+        case keep(starts: [Int])
         /// The texts start with the streamed text: `rest` is appended.
         case extend(starts: [Int], rest: String)
         /// The texts contradict it: `final` replaces it (a rewrite).
@@ -268,6 +294,7 @@ public struct ReplyAccumulator: Sendable {
         let own = reasoning ? state.reasoning : state.answer
         let other = reasoning ? state.answer : state.reasoning
         return own.utf8.withContiguousStorageIfAvailable { streamed -> Reconciliation? in
+            if let starts = partStarts(sayingTheSameAs: texts, in: streamed, reasoning: reasoning) { return .keep(starts: starts) }
             if let (starts, rest) = Self.extension(of: streamed, to: texts) { return .extend(starts: starts, rest: rest) }
             var final = ""
             var starts: [Int] = []
@@ -300,6 +327,8 @@ public struct ReplyAccumulator: Sendable {
     /// Makes the reasoning or the answer what `plan` says; returns where each final text starts.
     private mutating func apply(_ plan: Reconciliation, reasoning: Bool) -> [Int] {
         switch plan {
+        case let .keep(starts):
+            return starts
         case let .extend(starts, rest):
             guard !rest.isEmpty else { return starts }
             if reasoning {

@@ -14,8 +14,9 @@ import TerminalMarkdown
 /// the end leaves what is on the screen as it is and adds the end line.
 /// When standard output is not a terminal, the answer's appended text is written raw (control
 /// characters neutralised) and, when standard error is a terminal, the stages, reasoning tail and stats
-/// line are shown there. If the server's final answer differs from the streamed text, plain output gets
-/// a notice on standard error and the final answer in full on a new line.
+/// line are shown there. When the server's final answer replaces the streamed text, a terminal shows the final
+/// answer; standard output that is not a terminal keeps what streamed once any of it was written, so the answer
+/// never goes there twice (`ask` says on standard error that the final reply replaced it, kept in the library).
 public actor ReplyDisplay {
     /// Reasoning kept for the live tail beyond `ReplyPresenter.reasoningWindow` before it is trimmed.
     private static let reasoningSlack = 64 * 1024
@@ -118,6 +119,8 @@ public actor ReplyDisplay {
             if answerView != nil { return drawAnswer(text) }
             appendPlain(text)
         case .answerReplaced(let text):
+            // Standard output is not a terminal: what streamed stays, the final answer goes only where nothing did.
+            if answerStarted, plainOutput != nil || answerOnly { break }
             answerStarted = true
             answerBytes = text.utf8.count
             guard !stopped else {
@@ -128,7 +131,7 @@ public actor ReplyDisplay {
                 drawAnswer(String(Substring(text.utf8.dropFirst(answerView.replaceAnswer(with: text)))))
                 break
             }
-            replacePlain(with: text)
+            appendPlain(text)
         case .toolCallChanged(let index, let call):
             changeToolCall(index, call)
         case .error:
@@ -269,15 +272,6 @@ public actor ReplyDisplay {
         guard let plainOutput, !text.isEmpty else { return }
         plainOutput.send(UntrustedText.sanitize(text))
         plainEndsLine = text.hasSuffix("\n")
-    }
-
-    /// Says on standard error that the answer was rewritten and writes the final answer in full on a new line.
-    private func replacePlain(with text: String) {
-        guard let plainOutput else { return }
-        if !plainEndsLine { plainOutput.send("\n") }
-        plainEndsLine = true
-        StandardStream.error.send("llmster: the server's final answer differs from the streamed text; the final answer follows in full.\n")
-        appendPlain(text)
     }
 
     private static func summary(_ call: ToolCallState, answerOffset: Int) -> ToolCallSummary? {

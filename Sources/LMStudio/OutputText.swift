@@ -72,6 +72,21 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
         return TextDigest.of(UnsafeBufferPointer(rebasing: source[offset..<offset + prefixCount])) == digest
     }
 
+    /// Whether this text, as the final text of a part whose streamed text is `streamed`, says the same
+    /// (``FinalTextRule``). A confirmed start is compared by its digest; the rest in place.
+    func saysTheSame(asStreamed streamed: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch storage {
+        case .decoded(var string):
+            return string.withUTF8 { FinalTextRule.saysTheSame(streamed, sharing: 0, rest: $0) }
+        case .encoded:
+            guard var string else { return false }
+            return string.withUTF8 { FinalTextRule.saysTheSame(streamed, sharing: 0, rest: $0) }
+        case let .streamed(prefixCount, _, rest):
+            guard confirms(streamed, at: 0) else { return false }
+            return rest.withUnsafeBufferPointer { FinalTextRule.saysTheSame(streamed, sharing: prefixCount, rest: $0) }
+        }
+    }
+
     public var description: String { string ?? "" }
 
     /// How many leading UTF-8 bytes this text shares with `other`, and whether that is all of this text; compared in place.

@@ -133,7 +133,7 @@ struct ChatPlan {
 
     private mutating func message(_ text: String, turn: Turn, stall: Bool) {
         event("message.start", [:])
-        deltas("message.delta", text, size: turn.faults.delta, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall,
+        deltas("message.delta", stall ? ScriptedReply.streamed(text, faults: turn.faults) : text, size: turn.faults.delta, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall,
                badEvent: stall ? turn.faults.badEvent : nil)
         event("message.end", [:])
         output.append(["type": "message", "content": stall ? ScriptedReply.final(text, faults: turn.faults) : text])

@@ -43,6 +43,9 @@ struct Faults: Sendable, Equatable {
     var doneMarker = false
     /// `chat.end` carries a final answer that differs from the streamed deltas.
     var rewrite = false
+    /// The streamed answer ends with a space, and `chat.end` carries it in NFD with a newline instead: it differs
+    /// from what streamed only by whitespace at its end and Unicode normalisation, as a server that trims may.
+    var finalWhitespace = false
     /// Reason with about this many bytes of text.
     var largeReasoning: Int?
     /// Send one answer delta a client cannot decode, after the first delta (its text stays in `chat.end`).
@@ -120,6 +123,7 @@ struct Faults: Sendable, Equatable {
         case "status": status = try int(100...599)
         case "done-marker": doneMarker = try flag()
         case "rewrite": rewrite = try flag()
+        case "final-whitespace": finalWhitespace = try flag()
         case "large-reasoning": largeReasoning = try int(1...50_000_000)
         case "bad-event":
             guard let value, let kind = BadEvent(rawValue: value) else { throw .invalidDirective(token) }

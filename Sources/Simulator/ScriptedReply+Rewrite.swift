@@ -1,8 +1,17 @@
-/// The scripted texts of the `rewrite` and `large-reasoning` directives.
+import Foundation
+
+/// The scripted texts of the `rewrite`, `final-whitespace` and `large-reasoning` directives.
 extension ScriptedReply {
-    /// The answer `chat.end` reports for a streamed `answer`: the same, or under `rewrite` a revised text.
+    /// The deltas' text for `answer`: the same, or under `final-whitespace` with a space at its end.
+    static func streamed(_ answer: String, faults: Faults) -> String {
+        faults.finalWhitespace ? answer + " " : answer
+    }
+
+    /// The answer `chat.end` reports for `answer`: the same, under `rewrite` a revised text, under
+    /// `final-whitespace` the same in NFD with a newline at its end.
     static func final(_ answer: String, faults: Faults) -> String {
-        faults.rewrite ? "Revised: " + answer : answer
+        if faults.finalWhitespace { return answer.decomposedStringWithCanonicalMapping + "\n" }
+        return faults.rewrite ? "Revised: " + answer : answer
     }
 
     /// At least `bytes` UTF-8 bytes of numbered reasoning sentences, with accents, CJK and an emoji sequence.

@@ -29,6 +29,8 @@ extension Simulator {
       done-marker    send `data: [DONE]` after chat.end
       rewrite        chat.end's result carries an answer that differs from the streamed deltas
                      (prefixed "Revised: "), as a server that post-processes its output would
+      final-whitespace  the streamed answer ends with a space; chat.end's is the same in NFD
+                     ending with a newline instead (the same answer, as a server that trims)
       large-reasoning=N  reason with about N bytes of text (multi-byte characters included)
       bad-event=K    after the answer's first delta, a delta no JSON parser accepts: K is surrogate
                      (a lone \\ud800), nul (a raw NUL in the string) or nesting (1,000 nested arrays)

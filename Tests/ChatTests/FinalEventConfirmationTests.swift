@@ -163,6 +163,17 @@ import Testing
         #"{"type":"chat.end","result":{"output":\#(outputJSON),"response_id":"resp_9"}}"#
     }
 
+    /// A long final text that only trims the whitespace at the streamed text's end, or adds some, is confirmed while it
+    /// arrives (not held whole) and keeps what streamed, byte for byte: no rewrite.
+    @Test(arguments: [(" \n\n", ""), ("", "\n "), ("\n", "  ")])
+    func aLongFinalTextDifferingOnlyByWhitespaceAtItsEndIsConfirmedAndKeepsWhatStreamed(streamedEnd: String, finalEnd: String) async throws {
+        let answer = Self.streamed + streamedEnd
+        let bytes = Self.stream(answer: answer, outputJSON: "[\(Self.message(Self.escapedJSON(Self.streamed + finalEnd)))]")
+        let (state, end) = try await Self.reply(bytes, chunk: 16384)
+        #expect(Self.message(of: end)?.needsStreamedText == true, "confirmed against the streamed text, not held whole")
+        #expect(state.answer == answer && !state.isRewritten && state.isComplete && state.unreadableEventCount == 0)
+    }
+
     /// The piece that ends a line can be the one that starts lifting it: whatever the line's length, the final event
     /// is dispatched, not taken for the end of an event.
     @Test func aFinalEventOfAnyLengthNearTheLiftingThresholdArrives() async throws {

@@ -39,4 +39,21 @@ import Testing
         accumulator.apply(.chatEnd(result))
         #expect(accumulator.state.isRewritten, "the reply records that its final event replaced what streamed")
     }
+
+    /// Whitespace at the ends of each part, and Unicode normalisation, are no rewrite: what streamed stays, part for part.
+    @Test func aFinalEventDifferingOnlyByWhitespaceAndNormalisationKeepsWhatStreamed() {
+        var accumulator = Self.streamed()
+        accumulator.apply(.messageDelta(" caf\u{E9}\n"))
+        accumulator.apply(.messageStart)
+        accumulator.apply(.messageDelta("Second part. "))
+        let streamed = accumulator.state
+        let result = ChatResult(output: [.reasoning("\nThink it over. "), .toolCall(Self.search),
+                                         .message("Every streamed word cafe\u{301}"), .message("Second part.")])
+        #expect(accumulator.keepsStreamed(result))
+        accumulator.apply(.chatEnd(result))
+        #expect(!accumulator.state.isRewritten)
+        #expect(Array(accumulator.state.answer.utf8) == Array(streamed.answer.utf8), "the streamed text, byte for byte")
+        #expect(accumulator.state.reasoning == streamed.reasoning)
+        #expect(accumulator.state.isComplete)
+    }
 }

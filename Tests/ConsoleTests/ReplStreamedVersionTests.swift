@@ -13,4 +13,16 @@ import TestSupport
         let listed = try terminal.enter("/alt")
         #expect(listed.contains("streamed words"), "\(listed)")
     }
+
+    /// A final event differing from what streamed only by whitespace at its end and Unicode normalisation is the same
+    /// answer: no notice, and no streamed version under /alt.
+    @Test func aFinalEventDifferingOnlyByWhitespaceAndNormalisationIsNoRewrite() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: 200)
+        let reply = try terminal.enter("[[sim:final-whitespace]] echo:caf\u{E9} au lait")
+        #expect(reply.contains("au lait"), "\(reply)")
+        #expect(!reply.contains("replaced what streamed"), "\(reply)")
+        let listed = try terminal.enter("/alt")
+        #expect(listed.contains("has no alternatives"), "\(listed)")
+    }
 }
