@@ -28,7 +28,8 @@ extension LibraryStore {
             isRewritten: row.bool(17), streamedVersionId: row.optionalString(18))
     }
 
-    /// Appends a message at the end of a conversation's current branch and touches the conversation's `updatedAt`.
+    /// Appends a message at the end of a conversation's current branch and touches the conversation's `updatedAt` and
+    /// last use (see `mostRecentConversation`).
     ///
     /// A reply records the conversation's continuation at this moment as the context it was asked in
     /// (`parentResponseId`, `serverURL`), so regenerating it later can ask in the same context. A `.streaming` message is marked as written by this process, so `recoverInterruptedReplies()` in
@@ -298,7 +299,7 @@ extension LibraryStore {
     private func touch(_ conversationId: String, at date: Date) throws {
         try requireChanged(
             connection.run(
-                "UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
+                "UPDATE conversations SET updated_at = max(updated_at, ?1), used_at = max(used_at, ?1) WHERE id = ?2",
                 [.integer(date.milliseconds), .text(conversationId)]),
             conversationId)
     }
