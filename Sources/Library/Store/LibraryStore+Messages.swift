@@ -205,6 +205,20 @@ extension LibraryStore {
             [.text(conversationId)], row: Self.message)
     }
 
+    /// The user message ending the conversation's current branch with no reply after it (see
+    /// `Message.unansweredIds(in:)`), so a face can offer it again rather than leave it twice; nil when the branch
+    /// ends with a reply or is empty.
+    ///
+    /// While a send is waiting for the server's first answer, its message is this one too.
+    public func trailingUnansweredMessage(conversationId: String) throws -> Message? {
+        let last = try connection.first(
+            """
+            SELECT \(Self.messageColumns) FROM messages
+            WHERE conversation_id = ? AND on_branch AND role <> 'system' ORDER BY position DESC LIMIT 1
+            """, [.text(conversationId)], row: Self.message)
+        return last.flatMap { Message.unansweredIds(in: [$0]).contains($0.id) ? $0 : nil }
+    }
+
     /// The message with this id, or nil.
     public func message(id: String) throws -> Message? {
         try connection.first(
