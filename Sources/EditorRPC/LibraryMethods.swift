@@ -45,9 +45,13 @@ enum LibraryMethods {
         }
         registry.register("conversations/get") { context, params in
             let (id, answer) = try await context.session.withConversation(try params.string("id")) { conversation, library in
-                let messages = try library.messages(conversationId: conversation.id).map { message in
-                    ContextMethods.addingContext(to: try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id)),
-                                                 of: message, attachments: message.role == .user ? try library.attachments(messageId: message.id) : [])
+                let branch = try library.messages(conversationId: conversation.id)
+                let unanswered = Message.unansweredIds(in: branch)
+                let messages = try branch.map { message in
+                    let json = try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id),
+                                               unanswered: message.role == .user ? unanswered.contains(message.id) : nil)
+                    return ContextMethods.addingContext(to: json, of: message,
+                                                        attachments: message.role == .user ? try library.attachments(messageId: message.id) : [])
                 }
                 return (conversation.id, JSONValue.object(["conversation": try json(conversation, paths: try library.folderPaths()),
                                                            "messages": .array(messages),
@@ -219,9 +223,11 @@ enum LibraryMethods {
     }
 
     /// A message record with `stats` as an object (instead of `statsJSON` text) and its tool calls; an assistant
-    /// message also has its `parts` in the server's order (`Message.timeline`) and its `reasoningSeconds`.
-    static func messageJSON(_ message: Message, toolCalls: [ToolCallRecord]) throws -> JSONValue {
+    /// message also has its `parts` in the server's order (`Message.timeline`) and its `reasoningSeconds`; `unanswered`
+    /// (given for a user message of a current branch) says no reply followed it (`Message.unansweredIds(in:)`).
+    static func messageJSON(_ message: Message, toolCalls: [ToolCallRecord], unanswered: Bool? = nil) throws -> JSONValue {
         guard case .object(var members) = try JSONValue.encoding(message) else { return .null }
+        if let unanswered { members["unanswered"] = .bool(unanswered) }
         members["statsJSON"] = nil
         members["streamedVersionId"] = message.streamedVersionId.map(JSONValue.string) ?? .null
         members["stats"] = message.statsJSON.flatMap { try? JSONValue.parsing(Array($0.utf8)) } ?? .null

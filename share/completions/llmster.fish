@@ -45,7 +45,7 @@ complete -c llmster -n '__llmster_command_is' -a restore -d 'Replace the library
 complete -c llmster -n '__llmster_command_is' -a rpc -d 'Serve the editor protocol (JSON-RPC 2.0) on standard input and output.'
 complete -c llmster -n '__llmster_command_is' -a completions -d 'Print the shell completion script for bash, zsh or fish.'
 complete -c llmster -n '__llmster_command_is' -s m -l model -x -a '(llmster __complete models 2>/dev/null)' -d 'start the REPL on MODEL (a key, an alias.NAME or an instance id)'
-complete -c llmster -n '__llmster_command_is' -s c -l continue -d 'resume the most recent conversation'
+complete -c llmster -n '__llmster_command_is' -s c -l continue -d 'resume the conversation last used (opened or sent to)'
 complete -c llmster -n '__llmster_command_is' -l chat -x -a '(llmster __complete chats 2>/dev/null)' -d 'resume CHAT: an id, id prefix or title'
 complete -c llmster -n 'true' -l server -x -d 'LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234)'
 complete -c llmster -n 'true' -l library -r -F -d 'library file (default $XDG_DATA_HOME/llmster/library.sqlite3)'

@@ -6,7 +6,7 @@ import LMStudio
 public enum ConversationReference: Sendable, Equatable {
     /// A new conversation.
     case new
-    /// The most recently updated one.
+    /// The one last used: opened through `openConversation` or sent to (`LibraryStore.mostRecentConversation`).
     case mostRecent
     /// An id, a unique id prefix or a title.
     case named(String)
@@ -125,7 +125,8 @@ extension ChatSession {
         return scored.sorted { $0.1 < $1.1 }.prefix(5).map { ConversationCandidate(id: $0.0.id, title: $0.0.title) }
     }
 
-    /// Resolves `reference` (or creates a conversation) and applies `overrides`, in one step for every face.
+    /// Resolves `reference` (or creates a conversation) and applies `overrides`, in one step for every face; the
+    /// conversation becomes the one last used, which `.mostRecent` (`-c`) continues.
     ///
     /// Everything is checked before anything is saved: an unknown preset throws `ChatError.unknownPreset`, a
     /// refused setting (the preset's, or the reasoning override) `ChatError.invalidSetting`, unconfigured
@@ -180,7 +181,11 @@ extension ChatSession {
             }
             conversation.settings = try await checkedSettings(changes, for: conversation)
             let changed = conversation
-            if changed != before { try storage { try library.updateConversation(changed) } }
+            try storage {
+                if changed != before { try library.updateConversation(changed) }
+                // A read-only library can still be read; only the opening goes unrecorded.
+                if try !library.isReadOnly { try library.markUsed(conversationId: changed.id) }
+            }
         }
         var enabled: [String] = []
         if let names = overrides.integrations {

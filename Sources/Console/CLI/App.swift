@@ -25,7 +25,7 @@ public enum App {
     /// The options of `llmster` without a command: where the REPL starts.
     static let replOptions: [ArgumentParser.Option] = [
         .init(["model"], short: "m", value: "MODEL", help: "start the REPL on MODEL (a key, an alias.NAME or an instance id)"),
-        .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "resume the most recent conversation"),
+        .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "resume the conversation last used (opened or sent to)"),
         .init(["chat"], value: "CHAT", help: "resume CHAT: an id, id prefix or title"),
     ]
 
@@ -52,7 +52,7 @@ public enum App {
         return """
         \(usageLine)
 
-        \(paragraph("A terminal client for LM Studio. Without a command, opens the chat REPL: `llmster -m MODEL` on a model, `llmster -c` on the most recent conversation, `llmster --chat CHAT` on one."))
+        \(paragraph("A terminal client for LM Studio. Without a command, opens the chat REPL: `llmster -m MODEL` on a model, `llmster -c` on the conversation last used, `llmster --chat CHAT` on one."))
 
         commands:
         \(list.joined(separator: "\n"))

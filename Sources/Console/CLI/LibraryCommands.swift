@@ -121,6 +121,9 @@ enum Transcript {
         return (try? JSONDecoder().decode(ChatStats.self, from: Data(json.utf8)))?.modelLoadTimeSeconds
     }
 
+    /// What follows a message no reply followed (`Message.unansweredIds(in:)`), as `⚠ incomplete` follows a cut reply.
+    static let unansweredMark = "**⚠ not answered** — the send failed or stopped before a reply"
+
     static func markdown(of conversation: Conversation, library: LibraryStore, reasoning: Bool, tools: Bool,
                          alternatives: Bool = false) throws -> String {
         var parts = ["# \(conversation.displayTitle)"]
@@ -133,7 +136,9 @@ enum Transcript {
         }
         parts.append(meta.joined(separator: " · "))
         if let system = conversation.systemPrompt, !system.isEmpty { parts.append("> **System:** " + system) }
-        for message in try library.messages(conversationId: conversation.id) {
+        let branch = try library.messages(conversationId: conversation.id)
+        let unanswered = Message.unansweredIds(in: branch)
+        for message in branch {
             let siblings = try library.alternatives(messageId: message.id)
             let number = (siblings.firstIndex { $0.id == message.id } ?? 0) + 1
             let count = siblings.count > 1 ? " (\(number) of \(siblings.count))" : ""
@@ -148,6 +153,7 @@ enum Transcript {
                             ?? "📎 \(attachment.name) (\(attachment.mimeType), \(Units.bytes(Int64(attachment.bytes.count))))"
                     }.joined(separator: "\n"))
                 }
+                if unanswered.contains(message.id) { parts.append(unansweredMark) }
             case .assistant:
                 parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
                 // Reasoning, text and tool calls in the order the server produced them.

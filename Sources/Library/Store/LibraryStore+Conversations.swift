@@ -42,15 +42,16 @@ extension LibraryStore {
         return conversation
     }
 
-    /// Inserts a complete record as it is (id, dates, pin, draft included), as an import does.
+    /// Inserts a complete record as it is (id, dates, pin, draft included), as an import does; it counts as last used
+    /// at its `updatedAt` (see `mostRecentConversation`).
     public func insertConversation(_ conversation: Conversation) throws {
         try connection.transaction {
             if let folderId = conversation.folderId { _ = try requireFolder(folderId) }
             try connection.run(
                 """
                 INSERT INTO conversations (id, title, folder_id, pinned, pin_order, created_at, updated_at, model_key,
-                    system_prompt, settings, server_url, last_response_id, draft, server_profile, needs_fresh_context)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    system_prompt, settings, server_url, last_response_id, draft, server_profile, needs_fresh_context, used_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?7)
                 """,
                 [
                     .text(conversation.id), .text(conversation.title), .integer(conversation.folderId),
@@ -127,11 +128,22 @@ extension LibraryStore {
         }
     }
 
-    /// The conversation with the latest activity, ignoring pins.
+    /// The conversation last used, ignoring pins: the one opened (`markUsed`) or sent to (`appendMessage`) last; a new
+    /// or imported conversation counts as used when it was created or last active.
     public func mostRecentConversation() throws -> Conversation? {
         try connection.first(
-            "SELECT \(Self.conversationColumns) FROM conversations ORDER BY updated_at DESC LIMIT 1",
+            "SELECT \(Self.conversationColumns) FROM conversations ORDER BY used_at DESC, seq DESC LIMIT 1",
             row: Self.conversation)
+    }
+
+    /// Records that a face opened the conversation now, so `mostRecentConversation` (what `-c` continues) is this one;
+    /// its last activity (`updatedAt`, which listings sort by) is unchanged.
+    public func markUsed(conversationId: String, at date: Date = Date()) throws {
+        try requireChanged(
+            connection.run(
+                "UPDATE conversations SET used_at = max(used_at, ?) WHERE id = ?",
+                [.integer(date.stored.milliseconds), .text(conversationId)]),
+            conversationId)
     }
 
     /// Stores every field of `conversation` except `id` and `createdAt`, as given (including `updatedAt`).

@@ -28,7 +28,8 @@ extension LibraryStore {
             isRewritten: row.bool(17), streamedVersionId: row.optionalString(18))
     }
 
-    /// Appends a message at the end of a conversation's current branch and touches the conversation's `updatedAt`.
+    /// Appends a message at the end of a conversation's current branch and touches the conversation's `updatedAt` and
+    /// last use (see `mostRecentConversation`).
     ///
     /// A reply records the conversation's continuation at this moment as the context it was asked in
     /// (`parentResponseId`, `serverURL`), so regenerating it later can ask in the same context. A `.streaming` message is marked as written by this process, so `recoverInterruptedReplies()` in
@@ -204,6 +205,20 @@ extension LibraryStore {
             [.text(conversationId)], row: Self.message)
     }
 
+    /// The user message ending the conversation's current branch with no reply after it (see
+    /// `Message.unansweredIds(in:)`), so a face can offer it again rather than leave it twice; nil when the branch
+    /// ends with a reply or is empty.
+    ///
+    /// While a send is waiting for the server's first answer, its message is this one too.
+    public func trailingUnansweredMessage(conversationId: String) throws -> Message? {
+        let last = try connection.first(
+            """
+            SELECT \(Self.messageColumns) FROM messages
+            WHERE conversation_id = ? AND on_branch AND role <> 'system' ORDER BY position DESC LIMIT 1
+            """, [.text(conversationId)], row: Self.message)
+        return last.flatMap { Message.unansweredIds(in: [$0]).contains($0.id) ? $0 : nil }
+    }
+
     /// The message with this id, or nil.
     public func message(id: String) throws -> Message? {
         try connection.first(
@@ -298,7 +313,7 @@ extension LibraryStore {
     private func touch(_ conversationId: String, at date: Date) throws {
         try requireChanged(
             connection.run(
-                "UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
+                "UPDATE conversations SET updated_at = max(updated_at, ?1), used_at = max(used_at, ?1) WHERE id = ?2",
                 [.integer(date.milliseconds), .text(conversationId)]),
             conversationId)
     }

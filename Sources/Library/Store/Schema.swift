@@ -207,6 +207,13 @@ enum Schema {
         """
         ALTER TABLE conversations ADD COLUMN needs_fresh_context INTEGER NOT NULL DEFAULT 0;
         """,
+        // 12: when a conversation was last used (opened or sent to), which `-c` continues; a conversation's
+        // last activity (`updated_at`) stays what listings sort by. Until now the two were one.
+        """
+        ALTER TABLE conversations ADD COLUMN used_at INTEGER NOT NULL DEFAULT 0;
+        UPDATE conversations SET used_at = updated_at;
+        CREATE INDEX conversations_used ON conversations (used_at DESC);
+        """,
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.
