@@ -14,6 +14,14 @@ extension ReplSession {
         }
     }
 
+    /// The loop's next line, read at the prompt with `given` in it. Tells the assembler whether the line came with a
+    /// bracketed paste, which it takes literally.
+    func nextLine(prompt: String, draft given: String) async -> LineInput {
+        let input = await readLine(prompt: prompt, draft: given)
+        assembler.nextLineIsPasted = editor?.lastLineHeldPaste ?? false
+        return input
+    }
+
     /// Asks a yes/no question; only `y` or `yes` is yes, and Enter alone, `n` or `no` is no. A slash command typed
     /// instead is not taken as an answer: the question counts as no and the command runs. Other text asks again.
     func confirm(_ question: String) async -> Bool {

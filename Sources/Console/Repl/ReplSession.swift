@@ -120,8 +120,8 @@ import TerminalMarkdown
             if offersFreshContext { await SystemPromptCommand.offerFreshContext(after: nil, repl: self) }
             let prompt = await promptText()
             let given = draft
-            let input = await readLine(prompt: prompt, draft: given)
             draft = ""
+            let input = await nextLine(prompt: prompt, draft: given)
             switch input {
             case .endOfInput:
                 await leave(draft: joinDraft(keptDraft))
