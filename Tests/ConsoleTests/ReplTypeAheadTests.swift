@@ -103,10 +103,50 @@ import TestSupport
         let again = terminal.mark
         terminal.send("/system Be terse.\r")
         try terminal.waitFor("[y/N] ", after: again)
-        let asked = terminal.mark
-        terminal.send("maybe\r")
-        try terminal.waitFor("answer y or n", after: asked)
-        #expect(try terminal.enter("y").contains("the next message starts a fresh server context"))
+        #expect(try terminal.enter("Yes").contains("the next message starts a fresh server context"), "a word starting with y is yes")
+    }
+
+    /// A message typed at a question answers it no and is then sent, once in the history; a command typed there runs.
+    @Test func aMessageTypedAtAQuestionCountsAsNoAndIsSent() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first")
+        let start = terminal.mark
+        terminal.send("/delete\r")
+        try terminal.waitFor("[y/N] ", after: start)
+        let answered = terminal.mark
+        terminal.send("echo:typed while waiting\r")
+        let shown = try terminal.waitFor("› ", after: answered)
+        let after = try #require(shown.components(separatedBy: "› ").first)
+        #expect(after.contains("Taken as no; sending your message."), "\(after)")
+        let kept = try #require(after.range(of: "Kept echo:first."), "the question was answered no: \(after)")
+        #expect(after[kept.upperBound...].contains("typed while waiting"), "the reply to the message follows: \(after)")
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs == ["echo:first", "echo:typed while waiting"], "\(inputs)")
+        let history = try String(contentsOfFile: repl.sandbox.root + "/state/llmster/history", encoding: .utf8)
+        #expect(history.split(separator: "\n").filter { $0 == "echo:typed while waiting" }.count == 1, "\(history)")
+        let again = terminal.mark
+        terminal.send("/delete\r")
+        try terminal.waitFor("[y/N] ", after: again)
+        let ran = try terminal.enter("/ps")
+        #expect(ran.contains("Taken as no; running /ps.") && ran.contains("Kept echo:first."), "\(ran)")
+        #expect(ran.contains("acme/tiny-1b  "), "the command ran: \(ran)")
+    }
+
+    /// Lines typed during a reply, before the question a command asks appears, reach the question and the prompt in
+    /// order: the message is not taken as the answer, and is sent; the command after it runs.
+    @Test func linesTypedAheadOfAQuestionAreNotLost() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try terminal.waitFor("alpha", after: echoed)
+        terminal.send("/delete\recho:typed ahead\r/ps\r")
+        let shown = try terminal.waitFor("acme/tiny-1b  ", after: echoed)
+        #expect(shown.contains("Taken as no; sending your message."), "\(shown)")
+        #expect(shown.contains("Kept "), "the conversation was kept: \(shown)")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:typed ahead")
+        let reply = try #require(shown.range(of: "typed ahead", options: .backwards))
+        #expect(shown[reply.upperBound...].contains("acme/tiny-1b  "), "/ps ran after the message: \(shown)")
     }
 
     @Test func ctrlLTypedDuringAReplyDoesNotClearTheScreenAfterIt() throws {

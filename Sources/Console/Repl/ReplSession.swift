@@ -55,6 +55,8 @@ import TerminalMarkdown
     var pendingContext: [ContextItem] = []
     /// Lines of a message still being typed.
     var assembler = InputAssembler()
+    /// Lines a question did not take as its answer, oldest first: the loop handles them next, as typed (`nextLine`).
+    var pendingLines: [(text: String, pasted: Bool)] = []
     /// What the next prompt starts with.
     var draft = ""
     /// Unsent input kept for the current conversation (after Ctrl-C, or restored when returning to it).
