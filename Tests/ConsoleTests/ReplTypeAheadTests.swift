@@ -149,6 +149,30 @@ import TestSupport
         #expect(shown[reply.upperBound...].contains("acme/tiny-1b  "), "/ps ran after the message: \(shown)")
     }
 
+    /// Keys typed while a slow command runs are not echoed into its output; they wait in the next prompt's line.
+    @Test func keysTypedDuringASlowCommandWaitForTheNextPrompt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let gate = repl.sandbox.root + "/gate"
+        #expect(mkfifo(gate, 0o600) == 0)
+        let ran = try terminal.sendLine("/run cat \(gate)")
+        // Opening the pipe returns once the command has opened it: the command is running.
+        let writer = open(gate, O_WRONLY)
+        terminal.send("echo:typed during the command")
+        _ = write(writer, "opened\n", 7)
+        close(writer)
+        let shown = try terminal.waitFor("› ", after: ran)
+        let output = try #require(shown.components(separatedBy: "› ").first)
+        #expect(output.contains("It goes with your next message"), "\(output)")
+        #expect(!output.contains("typed during"), "the keys are not echoed into the command's output: \(output)")
+        try terminal.waitFor("› echo:typed during the command", after: ran)
+        let typed = terminal.mark
+        terminal.send("\r")
+        try terminal.waitFor("typed during the command", after: typed)
+        let sent = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
+        #expect(sent.hasSuffix("echo:typed during the command"), "the keys were sent as the next message: \(sent)")
+    }
+
     @Test func ctrlLTypedDuringAReplyDoesNotClearTheScreenAfterIt() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()

@@ -109,6 +109,9 @@ final class LineEditor: Sendable {
     }
 
     private func readBlocking(prompt: String, draft: String) -> LineInput {
+        // A question asked by a command comes with echo off (`beginReply`), where readline would not draw the line.
+        let quiet = turnEchoOn()
+        defer { if var quiet { tcsetattr(0, TCSANOW, &quiet) } }
         ReadlineBridge.state.withLock {
             $0.accepted = nil
             $0.pastes = []

@@ -207,6 +207,9 @@ import TerminalMarkdown
 
     /// Parses and runs a slash command; unknown names and bad arguments print a usage line.
     func runCommand(_ line: String) async {
+        // Keys typed meanwhile are not echoed into the command's output; they wait for the next prompt.
+        let terminal = editor?.beginReply()
+        defer { editor?.endReply(terminal) }
         switch SlashLine.parse(line, commands: ReplCommands.all) {
         case .unknown(let name, let suggestion):
             context.errors.wrappedLine("unknown command /\(UntrustedText.sanitize(name))" + (suggestion.map { " (did you mean /\($0)?)" } ?? "") + "; /help lists them", indent: 2)
