@@ -100,9 +100,7 @@ import TestSupport
         let answered = try terminal.enter("/set temperature 0.5")
         #expect(answered.contains("Taken as no"), "\(answered)")
         #expect(answered.contains("temperature = 0.5"), "the command ran: \(answered)")
-        let again = terminal.mark
-        terminal.send("/system Be terse.\r")
-        try terminal.waitFor("[y/N] ", after: again)
+        try terminal.ask("/system Be terse.")
         #expect(try terminal.enter("Yes").contains("the next message starts a fresh server context"), "a word starting with y is yes")
     }
 
@@ -111,13 +109,10 @@ import TestSupport
         let repl = try ReplHarness()
         let terminal = try repl.start()
         try terminal.enter("echo:first")
-        let start = terminal.mark
-        terminal.send("/delete\r")
-        try terminal.waitFor("[y/N] ", after: start)
+        try terminal.ask("/delete")
         let answered = terminal.mark
         terminal.send("echo:typed while waiting\r")
-        let shown = try terminal.waitFor("› ", after: answered)
-        let after = try #require(shown.components(separatedBy: "› ").first)
+        let after = try terminal.outputBeforePrompt(after: answered)
         #expect(after.contains("Taken as no; sending your message."), "\(after)")
         let kept = try #require(after.range(of: "Kept echo:first."), "the question was answered no: \(after)")
         #expect(after[kept.upperBound...].contains("typed while waiting"), "the reply to the message follows: \(after)")
@@ -125,9 +120,7 @@ import TestSupport
         #expect(inputs == ["echo:first", "echo:typed while waiting"], "\(inputs)")
         let history = try String(contentsOfFile: repl.sandbox.root + "/state/llmster/history", encoding: .utf8)
         #expect(history.split(separator: "\n").filter { $0 == "echo:typed while waiting" }.count == 1, "\(history)")
-        let again = terminal.mark
-        terminal.send("/delete\r")
-        try terminal.waitFor("[y/N] ", after: again)
+        try terminal.ask("/delete")
         let ran = try terminal.enter("/ps")
         #expect(ran.contains("Taken as no; running /ps.") && ran.contains("Kept echo:first."), "\(ran)")
         #expect(ran.contains("acme/tiny-1b  "), "the command ran: \(ran)")
@@ -161,8 +154,7 @@ import TestSupport
         terminal.send("echo:typed during the command")
         _ = write(writer, "opened\n", 7)
         close(writer)
-        let shown = try terminal.waitFor("› ", after: ran)
-        let output = try #require(shown.components(separatedBy: "› ").first)
+        let output = try terminal.outputBeforePrompt(after: ran)
         #expect(output.contains("It goes with your next message"), "\(output)")
         #expect(!output.contains("typed during"), "the keys are not echoed into the command's output: \(output)")
         try terminal.waitFor("› echo:typed during the command", after: ran)
