@@ -37,6 +37,19 @@ extension Pseudoterminal {
         return try waitFor("› ", after: start + line.count)
     }
 
+    /// Types `command` and Enter and waits for the `[y/N]` question it asks.
+    func ask(_ command: String) throws {
+        let start = mark
+        send(command + "\r")
+        try waitFor("[y/N] ", after: start)
+    }
+
+    /// Waits for the next prompt after `mark`; returns what appeared before it.
+    func outputBeforePrompt(after mark: Int) throws -> String {
+        let shown = try waitFor("› ", after: mark)
+        return shown.components(separatedBy: "› ").first ?? shown
+    }
+
     /// Types `line` and Enter and waits for the echo of its last word (which must not occur earlier in it); returns
     /// the mark just after it, where the answer starts. A fixed offset guessed from the mark before could land past
     /// the answer's first words when less than guessed (a spinner, a status line) comes before them.

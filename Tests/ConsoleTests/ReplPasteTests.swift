@@ -53,6 +53,25 @@ import TestSupport
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:first pasted line\nsecond pasted line")
     }
 
+    /// A `"""` or a trailing `\\` in a paste is text: a pasted Python file that starts with its docstring, or text
+    /// ending in a backslash, is sent whole, at once, as pasted.
+    @Test(arguments: [
+        "\"\"\"\necho:A module.\n\"\"\"\nimport os\nprint(os.name)",
+        "echo:first line \\\nlast line ends in \\",
+    ])
+    func aPasteArrivesLiterally(file: String) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("\u{1B}[200~" + file + "\u{1B}[201~")
+        try terminal.waitFor(String(file.split(separator: "\n").last!), after: start)
+        terminal.send("\r")
+        let last = String(file.split(separator: "\n").last!)
+        let shown = try terminal.waitFor("› ", after: start + file.count)
+        #expect(shown.contains(last), "the reply echoes the end of the paste: \(shown)")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == file, "the message is the paste as it stands")
+    }
+
     @Test func aLineTypedDuringAReplyIsSentAfterIt() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()

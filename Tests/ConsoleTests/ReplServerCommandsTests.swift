@@ -50,6 +50,20 @@ import TestSupport
         #expect(other.output.contains("Imported and opened echo:kept once"), "\(other)")
     }
 
+    /// The refusal to import a conversation the library holds suggests `--as-new`; the REPL's `/import` takes it.
+    @Test func importAsNewAddsACopyOfAConversationTheLibraryHolds() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        let file = sandbox.root + "/twice.llmster"
+        let result = try run(["echo:imported twice", "/export \(file)", "/import \(file)", "/import \(file) --as-new", "/chats"],
+                             sandbox: sandbox, fixture: fixture)
+        #expect(result.errors.contains("pass --as-new to import a copy"), "\(result)")
+        #expect(!result.errors.contains("unknown option"), "\(result)")
+        #expect(result.output.contains("Imported and opened echo:imported twice"), "\(result)")
+        let listed = result.output.split(separator: "\n").filter { $0.contains("echo:imported twice") && !$0.contains("Imported") }
+        #expect(listed.count == 2, "/chats lists the original and the copy: \(result.output)")
+    }
+
     @Test func setSpeakTurnsSpokenAnswersOnForVoice() throws {
         let fixture = try SimulatorFixture()
         let result = try run(["/set speak on", "/set speak loudly"], sandbox: try Sandbox(), fixture: fixture)

@@ -100,13 +100,69 @@ import TestSupport
         let answered = try terminal.enter("/set temperature 0.5")
         #expect(answered.contains("Taken as no"), "\(answered)")
         #expect(answered.contains("temperature = 0.5"), "the command ran: \(answered)")
-        let again = terminal.mark
-        terminal.send("/system Be terse.\r")
-        try terminal.waitFor("[y/N] ", after: again)
-        let asked = terminal.mark
-        terminal.send("maybe\r")
-        try terminal.waitFor("answer y or n", after: asked)
-        #expect(try terminal.enter("y").contains("the next message starts a fresh server context"))
+        try terminal.ask("/system Be terse.")
+        #expect(try terminal.enter("Yes").contains("the next message starts a fresh server context"), "a word starting with y is yes")
+    }
+
+    /// A message typed at a question answers it no and is then sent, once in the history; a command typed there runs.
+    @Test func aMessageTypedAtAQuestionCountsAsNoAndIsSent() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first")
+        try terminal.ask("/delete")
+        let answered = terminal.mark
+        terminal.send("echo:typed while waiting\r")
+        let after = try terminal.outputBeforePrompt(after: answered)
+        #expect(after.contains("Taken as no; sending your message."), "\(after)")
+        let kept = try #require(after.range(of: "Kept echo:first."), "the question was answered no: \(after)")
+        #expect(after[kept.upperBound...].contains("typed while waiting"), "the reply to the message follows: \(after)")
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs == ["echo:first", "echo:typed while waiting"], "\(inputs)")
+        let history = try String(contentsOfFile: repl.sandbox.root + "/state/llmster/history", encoding: .utf8)
+        #expect(history.split(separator: "\n").filter { $0 == "echo:typed while waiting" }.count == 1, "\(history)")
+        try terminal.ask("/delete")
+        let ran = try terminal.enter("/ps")
+        #expect(ran.contains("Taken as no; running /ps.") && ran.contains("Kept echo:first."), "\(ran)")
+        #expect(ran.contains("acme/tiny-1b  "), "the command ran: \(ran)")
+    }
+
+    /// Lines typed during a reply, before the question a command asks appears, reach the question and the prompt in
+    /// order: the message is not taken as the answer, and is sent; the command after it runs.
+    @Test func linesTypedAheadOfAQuestionAreNotLost() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try terminal.waitFor("alpha", after: echoed)
+        terminal.send("/delete\recho:typed ahead\r/ps\r")
+        let shown = try terminal.waitFor("acme/tiny-1b  ", after: echoed)
+        #expect(shown.contains("Taken as no; sending your message."), "\(shown)")
+        #expect(shown.contains("Kept "), "the conversation was kept: \(shown)")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:typed ahead")
+        let reply = try #require(shown.range(of: "typed ahead", options: .backwards))
+        #expect(shown[reply.upperBound...].contains("acme/tiny-1b  "), "/ps ran after the message: \(shown)")
+    }
+
+    /// Keys typed while a slow command runs are not echoed into its output; they wait in the next prompt's line.
+    @Test func keysTypedDuringASlowCommandWaitForTheNextPrompt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let gate = repl.sandbox.root + "/gate"
+        #expect(mkfifo(gate, 0o600) == 0)
+        let ran = try terminal.sendLine("/run cat \(gate)")
+        // Opening the pipe returns once the command has opened it: the command is running.
+        let writer = open(gate, O_WRONLY)
+        terminal.send("echo:typed during the command")
+        _ = write(writer, "opened\n", 7)
+        close(writer)
+        let output = try terminal.outputBeforePrompt(after: ran)
+        #expect(output.contains("It goes with your next message"), "\(output)")
+        #expect(!output.contains("typed during"), "the keys are not echoed into the command's output: \(output)")
+        try terminal.waitFor("› echo:typed during the command", after: ran)
+        let typed = terminal.mark
+        terminal.send("\r")
+        try terminal.waitFor("typed during the command", after: typed)
+        let sent = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
+        #expect(sent.hasSuffix("echo:typed during the command"), "the keys were sent as the next message: \(sent)")
     }
 
     @Test func ctrlLTypedDuringAReplyDoesNotClearTheScreenAfterIt() throws {

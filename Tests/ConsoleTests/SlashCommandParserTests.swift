@@ -96,6 +96,18 @@ import Testing
         #expect(assembler.pending == "line one \\\n")
         #expect(assembler.add("\"\"\"") == "line one \\\n")
     }
+
+    @Test func aPasteIsTextAsItStands() {
+        var assembler = InputAssembler()
+        assembler.nextLineIsPasted = true
+        #expect(assembler.add("\"\"\"\nA docstring.\n\"\"\"") == "\"\"\"\nA docstring.\n\"\"\"")
+        assembler.nextLineIsPasted = true
+        #expect(assembler.add("ends in a backslash \\") == "ends in a backslash \\")
+        #expect(assembler.add("\"\"\"") == nil)
+        assembler.nextLineIsPasted = true
+        #expect(assembler.add("\"\"\"") == nil, "a pasted line is text in a block: it does not close it")
+        #expect(assembler.add("\"\"\"") == "\"\"\"")
+    }
 }
 
 @Suite struct HistoryFileTests {

@@ -291,9 +291,17 @@ public enum Transfer {
 
 /// Questions on the controlling terminal: standard input and standard error must both be terminals.
 enum Terminal {
-    /// The answer to `question` (trimmed), or nil when there is no terminal or input ended.
+    /// The answer to `question` (trimmed), or nil when there is no terminal or input ended. The answer is echoed
+    /// as typed even where echo was off (the REPL turns it off while a command runs).
     static func ask(_ question: String) -> String? {
         guard isatty(0) == 1, isatty(2) == 1 else { return nil }
+        var saved = termios()
+        let restores = tcgetattr(0, &saved) == 0
+        var shown = saved
+        shown.c_lflag |= tcflag_t(ECHO | ICANON)
+        if restores { tcsetattr(0, TCSANOW, &shown) }
+        defer { if restores { tcsetattr(0, TCSANOW, &saved) } }
+        // Echo is on before the question shows, so an answer typed at once is echoed too.
         StandardStream.error.send(question)
         return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
     }

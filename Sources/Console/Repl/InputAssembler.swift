@@ -2,6 +2,9 @@
 struct InputAssembler: Sendable, Equatable {
     private var lines: [String] = []
     private var inBlock = false
+    /// Whether the next line `add` takes came with a bracketed paste. A paste is text as it stands: its `"""` and
+    /// trailing `\` neither open, close nor continue a block; the line joins a message being typed, or is the message.
+    var nextLineIsPasted = false
 
     /// Whether a message is half typed (the prompt shows a continuation marker).
     var isContinuing: Bool { inBlock || !lines.isEmpty }
@@ -11,6 +14,11 @@ struct InputAssembler: Sendable, Equatable {
 
     /// Takes one line; returns the whole message once it is complete.
     mutating func add(_ line: String) -> String? {
+        if nextLineIsPasted {
+            nextLineIsPasted = false
+            lines.append(line)
+            return inBlock ? nil : finish()
+        }
         if inBlock {
             if line.trimmingCharacters(in: .whitespaces) == "\"\"\"" {
                 inBlock = false
@@ -37,6 +45,7 @@ struct InputAssembler: Sendable, Equatable {
     mutating func reset() {
         lines = []
         inBlock = false
+        nextLineIsPasted = false
     }
 
     private mutating func finish() -> String {

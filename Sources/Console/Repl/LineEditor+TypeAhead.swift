@@ -3,14 +3,25 @@ import Foundation
 /// Keys typed while no read runs: during a reply (echo off) and during a command (the terminal's normal mode). They
 /// are kept, in order, for the next reads (`typedAhead`), so every line typed ahead arrives, each at its own prompt.
 extension LineEditor {
-    /// Turns echo off while a reply streams, so focus reports and keys typed meanwhile do not garble it; returns the
-    /// terminal settings `endReply` restores.
+    /// Turns echo off while a reply streams or a command runs, so focus reports and keys typed meanwhile do not garble
+    /// its output; returns the terminal settings `endReply` restores.
     func beginReply() -> termios? {
         var settings = termios()
         guard tcgetattr(0, &settings) == 0 else { return nil }
         var quiet = settings
         quiet.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(0, TCSANOW, &quiet)
+        return settings
+    }
+
+    /// Turns echo on for a read while it is off (a question asked during a command); returns the settings to restore
+    /// after the read, or nil when echo was on.
+    func turnEchoOn() -> termios? {
+        var settings = termios()
+        guard tcgetattr(0, &settings) == 0, settings.c_lflag & tcflag_t(ECHO) == 0 else { return nil }
+        var echoing = settings
+        echoing.c_lflag |= tcflag_t(ECHO)
+        tcsetattr(0, TCSANOW, &echoing)
         return settings
     }
 

@@ -98,6 +98,9 @@ final class LineEditor: Sendable {
         }
     }
 
+    /// Whether a bracketed paste went into the line the last read returned (never in line mode).
+    var lastLineHeldPaste: Bool { ReadlineBridge.state.withLock { $0.pasted } }
+
     /// Records `line` in the history unless it starts with a space.
     func remember(_ line: String) {
         guard !line.hasPrefix(" "), !line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
@@ -106,12 +109,16 @@ final class LineEditor: Sendable {
     }
 
     private func readBlocking(prompt: String, draft: String) -> LineInput {
+        // A question asked by a command comes with echo off (`beginReply`), where readline would not draw the line.
+        let quiet = turnEchoOn()
+        defer { if var quiet { tcsetattr(0, TCSANOW, &quiet) } }
         ReadlineBridge.state.withLock {
             $0.accepted = nil
             $0.pastes = []
             $0.given = nil
             $0.endsInput = false
             $0.listedFor = nil
+            $0.pasted = false
         }
         var unread = typedAhead.withLock { typed in
             defer { typed = [] }

@@ -58,7 +58,7 @@ import TerminalMarkdown
 
     /// `/model` without a key: the chat models numbered in the server's order, the current one marked, as an aligned
     /// table; a number picks one (the same numbers as `/model N`), other text narrows the list keeping each row's
-    /// number (one match picks it), a slash command leaves the list and runs, Enter alone cancels. Returns the key.
+    /// number (one match picks it), a slash command leaves the list and runs next (`ReplSession.handBack`), Enter alone cancels. Returns the key.
     static func pick(repl: ReplSession) async throws -> String? {
         let all = try await chatModels(repl: repl)
         guard !all.isEmpty else { repl.output.line("The server has no chat models; /download fetches one."); return nil }
@@ -82,7 +82,7 @@ import TerminalMarkdown
             if typed.isEmpty { return nil }
             if typed.hasPrefix("/") {
                 repl.output.line("Left the model list.")
-                await repl.runCommand(typed)
+                repl.handBack(answer)
                 return nil
             }
             if let number = Int(typed) {

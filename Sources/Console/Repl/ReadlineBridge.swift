@@ -26,6 +26,8 @@ enum ReadlineBridge {
         var heldBack: [UInt8] = []
         /// The line the matches were last listed for: a second Tab on it does not list them again.
         var listedFor: String?
+        /// Whether a bracketed paste went into the line being read.
+        var pasted = false
     }
 
     /// The terminal's focus report `CSI I`: the window has the focus.
@@ -67,6 +69,7 @@ enum ReadlineBridge {
     static let paste: @convention(c) (Int32, Int32) -> Int32 = { count, key in
         let start = llmster_rl_point()
         let status = rl_bracketed_paste_begin(count, key)
+        state.withLock { $0.pasted = true }
         let end = llmster_rl_point()
         let buffer = Array(String(cString: llmster_rl_line_buffer()).utf8)
         guard start < end, end <= buffer.count else { return status }

@@ -15,10 +15,11 @@ extension ReplCommands {
             let file = try await Transfer.exportConversation(id, to: arguments.positionals.first, session: repl.chat, context: repl.context)
             repl.output.line("Exported to \(UntrustedText.sanitize(file ?? "standard output")).")
         },
-        SlashCommand("import", "FILE [--yes|--drop-continuation]", "Add a conversation from a .llmster file and open it.",
+        SlashCommand("import", "FILE [--yes|--drop-continuation] [--as-new]", "Add a conversation from a .llmster file and open it.",
                      options: [
                         .init(["yes"], help: "keep the continuation when the file's server differs"),
                         .init(["drop-continuation"], help: "drop it: the next message starts a fresh server context"),
+                        .init(["as-new"], help: "import a copy even if this export was imported before"),
                      ], argument: .path) { arguments, repl in
             guard let path = arguments.positionals.first else { throw UsageError("name the .llmster file") }
             var policy: Transfer.ContinuationPolicy = arguments.has("drop-continuation") ? .drop : .keep
@@ -29,7 +30,7 @@ extension ReplCommands {
                     policy = await repl.confirm("Keep the continuation? (yes: \(plan.effect(of: .keep)); no: \(plan.effect(of: .drop)))") ? .keep : .drop
                 }
             }
-            let conversation = try await Transfer.importConversation(from: path, continuation: policy, folder: nil, asNew: false,
+            let conversation = try await Transfer.importConversation(from: path, continuation: policy, folder: nil, asNew: arguments.has("as-new"),
                                                                      session: repl.chat, context: repl.context)
             await repl.switchTo(conversation.id)
             repl.output.line("Imported and opened \(UntrustedText.sanitize(conversation.title)).")

@@ -3,6 +3,9 @@ import Foundation
 import TerminalMarkdown
 
 /// Reading lines and asking questions at the REPL's prompt.
+///
+/// A question never eats input: a line that is not one of its answers (a message, a slash command) counts as the
+/// question's default and is handed back (`pendingLines`), so the loop handles it next, as if typed at the prompt.
 extension ReplSession {
     /// Reads a line: with readline on a terminal, else plainly from standard input.
     func readLine(prompt: String, draft: String) async -> LineInput {
@@ -14,25 +17,45 @@ extension ReplSession {
         }
     }
 
-    /// Asks a yes/no question; only `y` or `yes` is yes, and Enter alone, `n` or `no` is no. A slash command typed
-    /// instead is not taken as an answer: the question counts as no and the command runs. Other text asks again.
-    func confirm(_ question: String) async -> Bool {
-        var prompt = question + " [y/N] "
-        while case .line(let line) = await readLine(prompt: prompt, draft: "") {
-            let answer = line.trimmingCharacters(in: .whitespaces)
-            switch answer.lowercased() {
-            case "y", "yes": return true
-            case "", "n", "no": return false
-            default:
-                if answer.hasPrefix("/"), !answer.hasPrefix("//") {
-                    output.line("Taken as no; running \(UntrustedText.sanitize(answer)).")
-                    editor?.remember(answer)
-                    await runCommand(answer)
-                    return false
-                }
-                prompt = "Please answer y or n: " + question + " [y/N] "
-            }
+    /// The loop's next line: the oldest line a question handed back, else one read at the prompt with `given` in it.
+    /// A handed-back line leaves `given` as the draft of the prompt after it. Tells the assembler whether the line
+    /// came with a bracketed paste, which it takes literally.
+    func nextLine(prompt: String, draft given: String) async -> LineInput {
+        guard pendingLines.isEmpty else {
+            let line = pendingLines.removeFirst()
+            draft = given
+            assembler.nextLineIsPasted = line.pasted
+            return .line(line.text)
         }
-        return false
+        let input = await readLine(prompt: prompt, draft: given)
+        assembler.nextLineIsPasted = editor?.lastLineHeldPaste ?? false
+        return input
+    }
+
+    /// Gives `line`, just read at a question that does not take it, back to the loop: it is handled next, in order,
+    /// as if typed at the prompt (and recorded in the history there, once).
+    func handBack(_ line: String) {
+        pendingLines.append((line, editor?.lastLineHeldPaste ?? false))
+    }
+
+    /// Asks `question`, showing `choices` (lower-case letters) as `[y/r/N]` with `defaultChoice` upper-case. An
+    /// answer is a choice's letter or one word starting with it (`yes`, `recap`), in any case; Enter alone, Ctrl-D
+    /// and Ctrl-C give the default. Any other line counts as the default too, said as "Taken as `takenAs`", and is
+    /// handed back: a slash command runs next, a message is sent next.
+    func choose(_ question: String, choices: [Character], defaultChoice: Character, takenAs: String = "no") async -> Character {
+        let shown = choices.map { $0 == defaultChoice ? $0.uppercased() : String($0) }.joined(separator: "/")
+        guard case .line(let line) = await readLine(prompt: "\(question) [\(shown)] ", draft: "") else { return defaultChoice }
+        let answer = line.trimmingCharacters(in: .whitespaces)
+        guard !answer.isEmpty else { return defaultChoice }
+        if answer.allSatisfy(\.isLetter), let letter = answer.lowercased().first, choices.contains(letter) { return letter }
+        let isCommand = answer.hasPrefix("/") && !answer.hasPrefix("//")
+        output.line("Taken as \(takenAs); " + (isCommand ? "running \(UntrustedText.sanitize(answer))." : "sending your message."))
+        handBack(line)
+        return defaultChoice
+    }
+
+    /// Asks a yes/no question (`choose` with `[y/N]`): yes only for `y` or a word starting with it.
+    func confirm(_ question: String) async -> Bool {
+        await choose(question, choices: ["y", "n"], defaultChoice: "n") == "y"
     }
 }

@@ -55,6 +55,8 @@ import TerminalMarkdown
     var pendingContext: [ContextItem] = []
     /// Lines of a message still being typed.
     var assembler = InputAssembler()
+    /// Lines a question did not take as its answer, oldest first: the loop handles them next, as typed (`nextLine`).
+    var pendingLines: [(text: String, pasted: Bool)] = []
     /// What the next prompt starts with.
     var draft = ""
     /// Unsent input kept for the current conversation (after Ctrl-C, or restored when returning to it).
@@ -120,8 +122,8 @@ import TerminalMarkdown
             if offersFreshContext { await SystemPromptCommand.offerFreshContext(after: nil, repl: self) }
             let prompt = await promptText()
             let given = draft
-            let input = await readLine(prompt: prompt, draft: given)
             draft = ""
+            let input = await nextLine(prompt: prompt, draft: given)
             switch input {
             case .endOfInput:
                 await leave(draft: joinDraft(keptDraft))
@@ -205,6 +207,9 @@ import TerminalMarkdown
 
     /// Parses and runs a slash command; unknown names and bad arguments print a usage line.
     func runCommand(_ line: String) async {
+        // Keys typed meanwhile are not echoed into the command's output; they wait for the next prompt.
+        let terminal = editor?.beginReply()
+        defer { editor?.endReply(terminal) }
         switch SlashLine.parse(line, commands: ReplCommands.all) {
         case .unknown(let name, let suggestion):
             context.errors.wrappedLine("unknown command /\(UntrustedText.sanitize(name))" + (suggestion.map { " (did you mean /\($0)?)" } ?? "") + "; /help lists them", indent: 2)
