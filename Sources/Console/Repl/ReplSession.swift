@@ -366,7 +366,7 @@ import TerminalMarkdown
             let id: String
             do { id = try await ensureConversation() } catch {
                 context.warn(App.explanation(of: error, context: context))
-                handBack(submission)
+                returnToLine(submission)
                 return nil
             }
             let modelName = effectiveModel(conversation: await currentConversation())?.reference ?? ""
@@ -388,13 +388,13 @@ import TerminalMarkdown
             switch outcome {
             case .needsDecision(let decision, _):
                 guard let answered = await answer(decision, for: submission) else {
-                    handBack(submission)
+                    returnToLine(submission)
                     return nil
                 }
                 submission = answered
             case .refused(let error, _), .failed(let error, _):
                 context.warn(App.explanation(of: error, context: context))
-                handBack(submission)
+                returnToLine(submission)
                 return nil
             case .sent, .cancelled:
                 return nil
@@ -431,19 +431,21 @@ import TerminalMarkdown
         return answered
     }
 
-    /// Asks whether to go on with a fresh server context, empty or (when there are earlier turns) with a recap of them.
+    /// Asks whether to go on with a fresh server context, empty or (when there are earlier turns) with a recap of them;
+    /// like every question, it takes only its answers (any other line counts as "not now" and is handled next).
     func askFreshContext(recap: RecapEstimate?) async -> ServerContextChoice? {
         let question = "Continue with a fresh server context? y: empty"
             + (recap.map { ", r: with a recap of the earlier turns (\(UntrustedText.sanitize($0.summary)))" } ?? "")
-            + ", N: not now [y\(recap == nil ? "" : "/r")/N] "
-        guard case .line(let answer) = await readLine(prompt: question, draft: "") else { return nil }
-        let choice = answer.trimmingCharacters(in: .whitespaces).lowercased()
-        if recap != nil, ["r", "recap"].contains(choice) { return .recap }
-        return ["y", "yes"].contains(choice) ? .empty : nil
+            + ", N: not now"
+        switch await choose(question, choices: recap == nil ? ["y", "n"] : ["y", "r", "n"], defaultChoice: "n", takenAs: "not now") {
+        case "y": return .empty
+        case "r": return .recap
+        default: return nil
+        }
     }
 
     /// Puts a turn that was not sent back: its text in the line, its images and items waiting again, its template chosen.
-    private func handBack(_ submission: TurnSubmission) {
+    private func returnToLine(_ submission: TurnSubmission) {
         output.line("Nothing sent; the message is back in the line" + (submission.context.isEmpty && submission.images.isEmpty
             ? "." : ", with its items (/context lists them)."))
         draft = submission.text
