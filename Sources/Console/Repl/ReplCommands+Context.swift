@@ -35,25 +35,29 @@ extension ReplCommands {
             do { item = try await repl.chat.runContext(command) } catch { throw UsageError("\(error)") }
             try add([item], repl: repl)
         },
-        SlashCommand("context", "[drop N | clear]", "List the context items waiting for the next message, drop item N, or clear them.",
+        SlashCommand("context", "[drop N | clear]",
+                     "List the context items and images waiting for the next message, drop item N, or clear them.",
                      argument: .choices(["drop", "clear"])) { arguments, repl in
             let words = arguments.positionals
             switch words.first {
             case nil:
-                guard !repl.pendingContext.isEmpty else {
-                    repl.output.line("No context items wait for the next message (/file, /url and /run add them).")
+                guard !repl.pendingContext.isEmpty || !repl.attachments.isEmpty else {
+                    repl.output.line("No context items wait for the next message (/file, /url, /run and /attach add them).")
                     return
                 }
-                repl.output.line(chips(repl.pendingContext).joined(separator: "\n"))
+                repl.output.line(chips(repl).joined(separator: "\n"))
             case "clear":
                 repl.pendingContext = []
+                repl.attachments = []
                 repl.output.line("Context items cleared.")
             case "drop":
-                guard words.count == 2, let number = Int(words[1]), repl.pendingContext.indices.contains(number - 1) else {
+                let count = repl.pendingContext.count
+                guard words.count == 2, let number = Int(words[1]), (1...max(count + repl.attachments.count, 1)).contains(number),
+                      count + repl.attachments.count > 0 else {
                     throw UsageError("give the number of an item /context lists")
                 }
-                let dropped = repl.pendingContext.remove(at: number - 1)
-                repl.output.line("Dropped " + UntrustedText.sanitize(dropped.name) + ".")
+                let dropped = number <= count ? repl.pendingContext.remove(at: number - 1).name : repl.attachments.remove(at: number - count - 1).name
+                repl.output.line("Dropped " + UntrustedText.sanitize(dropped) + ".")
             default:
                 throw UsageError("say /context, /context drop N or /context clear")
             }
@@ -66,11 +70,13 @@ extension ReplCommands {
         do { try repl.chat.contextLimits.check(all) } catch { throw UsageError("\(error)") }
         repl.pendingContext = all
         let first = all.count - items.count
-        repl.output.line(chips(all)[first...].joined(separator: "\n") + "\nIt goes with your next message (/context lists what waits).")
+        repl.output.line(chips(repl)[first..<all.count].joined(separator: "\n") + "\nIt goes with your next message (/context lists what waits).")
     }
 
-    /// `  1. notes.md · 3.2 KB · ~800 tokens` for each item, sanitised.
-    private static func chips(_ items: [ContextItem]) -> [String] {
-        items.enumerated().map { "  \($0.offset + 1). " + UntrustedText.sanitize($0.element.chip) }
+    /// `  1. notes.md · 3.2 KB · ~800 tokens` for each item, then `  2. red.png · image · 1.2 KB` for each image, numbered
+    /// as `/context drop N` takes them, sanitised.
+    @ReplActor static func chips(_ repl: ReplSession) -> [String] {
+        (repl.pendingContext.map(\.chip) + repl.attachments.map { "\($0.name) · image · \(ContextItem.size($0.bytes.count))" })
+            .enumerated().map { "  \($0.offset + 1). " + UntrustedText.sanitize($0.element) }
     }
 }

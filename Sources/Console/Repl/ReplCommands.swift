@@ -236,7 +236,7 @@ enum ReplCommands {
                 throw UsageError("\(effective.reference) does not read images; choose a vision model with /model (/models --vision lists them)")
             }
             do { repl.attachments.append(try ImageInput.load(path: expanded)) } catch { throw UsageError("\(error)") }
-            repl.output.line("Attached \(UntrustedText.sanitize(path)); it goes with your next message.")
+            repl.output.line("Attached \(UntrustedText.sanitize(path)); it goes with your next message (/context lists what waits, /context drop N removes it).")
         },
         SlashCommand("copy", "[code N]", "Copy the last reply, or its Nth code block, to the clipboard (wl-copy, xclip or tmux when present, and OSC 52).") { arguments, repl in
             try await Clipboard.copy(arguments.positionals, repl: repl)

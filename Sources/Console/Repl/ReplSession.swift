@@ -45,6 +45,11 @@ import TerminalMarkdown
 
     /// Whether a reply was shown since the last prompt (the next prompt is set apart from it).
     var followsReply = false
+    /// Whether a reply was shown at all: with input piped, a blank line sets the next one apart.
+    private var answeredBefore = false
+    /// With input piped, the exit status of the first turn that did not end complete (6 for an incomplete reply, as
+    /// `ask`); 0 while every reply was complete.
+    private var pipedStatus = ExitCode.success
     /// Whether the hint that `/show reasoning` opens a folded reasoning was given in this session.
     private var toldAboutReasoning = false
     /// Whether `/voice` reads answers aloud (`/set speak on`).
@@ -127,7 +132,7 @@ import TerminalMarkdown
             switch input {
             case .endOfInput:
                 await leave(draft: joinDraft(keptDraft))
-                return ExitCode.success
+                return editor == nil ? pipedStatus : ExitCode.success
             case .terminated(let text, let signal):
                 await leave(draft: joinDraft(text))
                 return SignalTrap.exitStatus(for: signal)
@@ -254,6 +259,7 @@ import TerminalMarkdown
         let meter = await contextMeter(conversation: conversation, model: effective)
         parts.append(meter.label(draft: ContextItem.input(pendingContext, message: "")))
         if !pendingContext.isEmpty { parts.append("+\(pendingContext.count) context") }
+        if !attachments.isEmpty { parts.append("+\(attachments.count) image\(attachments.count == 1 ? "" : "s")") }
         if let conversation {
             let folder = await folderPath(conversation.folderId)
             parts.append(UntrustedText.sanitize((folder.map { $0 + "/" } ?? "") + conversation.displayTitle))
@@ -394,6 +400,7 @@ import TerminalMarkdown
                 submission = answered
             case .refused(let error, _), .failed(let error, _):
                 context.warn(App.explanation(of: error, context: context))
+                noteFailure(App.exitCode(for: error))
                 returnToLine(submission)
                 return nil
             case .sent, .cancelled:
@@ -472,6 +479,8 @@ import TerminalMarkdown
     @discardableResult
     func stream(conversationId id: String, modelName: String,
                 _ body: @escaping @Sendable (ChatSession, ReplyDisplay) async throws -> SavedReply) async -> StreamResult {
+        if editor == nil, answeredBefore { output.line("") }
+        answeredBefore = true
         let display = ReplyDisplay.forCommandLine(context: context, modelName: modelName)
         let chat = chat
         let environment = context.environment
@@ -495,6 +504,7 @@ import TerminalMarkdown
                 await saveDraft("")
                 return .done(SignalTrap.exitStatus(for: signal))
             }
+            if saved.status != .complete { noteFailure(ExitCode.incompleteReply) }
             if saved.status != .complete, let message = saved.errorMessage, !work.isCancelled,
                !statsLineShowsWhole(message, of: saved) {
                 context.warn(message)
@@ -529,6 +539,11 @@ import TerminalMarkdown
             context.warn(App.explanation(of: error, context: context))
         }
         return .done(nil)
+    }
+
+    /// Records a turn that did not end complete, for the exit status of a piped REPL (the first one counts).
+    private func noteFailure(_ status: Int32) {
+        if pipedStatus == ExitCode.success { pipedStatus = status }
     }
 
     /// Whether the reply's stats line (drawn by `ReplyDisplay` on a terminal) already shows `message` whole as its

@@ -1,0 +1,113 @@
+import Chat
+import Foundation
+import HTTP
+import Library
+import LMStudio
+import Testing
+import Synchronization
+import TestSupport
+
+/// `ChatSession.submit`, the turn every face sends through: one outcome, and nothing typed is lost or left unanswered.
+@Suite struct TurnTests {
+    typealias Harness = ChatSessionTests.Harness
+
+    /// The server's loaded instances, by id.
+    static func loadedInstances(_ harness: Harness) async throws -> [String] {
+        let client = LMStudioClient(server: harness.fixture.url, token: nil, transport: CurlTransport())
+        return try await client.models().flatMap { $0.loadedInstances.map(\.id) }.sorted()
+    }
+
+    @Test func aSendThatFailsBeforeAnyReplyHandsTheTurnBackAndSavesNothing() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        let item = ContextItem(name: "notes.md", source: .file, text: "a note")
+        let submission = TurnSubmission(text: "[[sim:status=500]] RECALL", context: [item])
+        let outcome = await harness.session.submit(submission, in: harness.conversationId) { _ in }
+        guard case .failed(_, let returned) = outcome else {
+            Issue.record("a server error before any reply is a failure: \(outcome)")
+            return
+        }
+        #expect(returned == submission, "the text and its items come back as typed")
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one"],
+                "no unanswered turn is left in the library")
+    }
+
+    @Test func aRefusedTurnComesBackWithItsImages() async throws {
+        let harness = try Harness()
+        let image = ImageInput(name: "red.png", mimeType: "image/png", bytes: [0x89, 0x50, 0x4E, 0x47])
+        let outcome = await harness.session.submit(TurnSubmission(text: "echo:look", images: [image]), in: harness.conversationId) { _ in }
+        guard case .refused(let error, let returned) = outcome else {
+            Issue.record("a model without vision refuses an image: \(outcome)")
+            return
+        }
+        #expect(error as? ChatError == .visionUnsupported("acme/tiny-1b"))
+        #expect(returned.images == [image] && returned.text == "echo:look")
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).isEmpty)
+        #expect(harness.fixture.requests(to: "/api/v1/chat").isEmpty)
+    }
+
+    @Test func aConversationMadeForTheTurnGoesWithATurnNotSent() async throws {
+        let harness = try Harness()
+        let outcome = await harness.session.submit(TurnSubmission(text: "[[sim:status=500]] hi"), in: harness.conversationId,
+                                                   createdForTurn: true) { _ in }
+        #expect(outcome.returned?.text == "[[sim:status=500]] hi")
+        #expect(try harness.observer().conversation(id: harness.conversationId) == nil)
+    }
+
+    /// Older versions left a failed send's message unanswered; sending the same text again answers it, once.
+    @Test func resendingAnUnansweredTurnAnswersItInsteadOfRepeatingIt() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        try harness.observer().appendMessage(conversationId: harness.conversationId, role: .user, MessageContent(text: "echo:again"))
+        let outcome = await harness.session.submit(TurnSubmission(text: "echo:again"), in: harness.conversationId) { _ in }
+        #expect(outcome.reply?.status == .complete)
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one", "echo:again", "again"])
+    }
+
+    @Test func aChangedSystemPromptAsksForAFreshContextUnlessTheFaceKeepsIt() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        _ = try await harness.session.setSystemPrompt("Be brief.", conversationId: harness.conversationId)
+        let asked = await harness.session.submit(TurnSubmission(text: "echo:two"), in: harness.conversationId) { _ in }
+        guard case .needsDecision(.freshContext(.systemPromptChanged, _), var returned) = asked else {
+            Issue.record("a changed prompt needs a fresh context: \(asked)")
+            return
+        }
+        returned.serverContext = .keep
+        #expect(await harness.session.submit(returned, in: harness.conversationId) { _ in }.reply?.status == .complete)
+        let request = try #require(harness.fixture.requests(to: "/api/v1/chat").last)
+        #expect(request.field("previous_response_id") != nil && request.field("system_prompt") == nil, "the context is kept")
+        returned.text = "echo:three"
+        returned.serverContext = .empty
+        #expect(await harness.session.submit(returned, in: harness.conversationId) { _ in }.reply?.status == .complete)
+        let fresh = try #require(harness.fixture.requests(to: "/api/v1/chat").last)
+        #expect(fresh.field("previous_response_id") == nil && fresh.field("system_prompt") == "Be brief.")
+    }
+
+    @Test func aTemplateIsFilledAndTheFilledTextIsSaved() async throws {
+        let harness = try Harness()
+        var preset = Preset(name: "review")
+        preset.template = "echo:Review: {{input}}"
+        let outcome = await harness.session.submit(TurnSubmission(text: "this diff", template: preset), in: harness.conversationId) { _ in }
+        #expect(outcome.reply?.state.answer == "Review: this diff")
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).first?.text == "echo:Review: this diff")
+    }
+
+    /// The load policy in the engine: a turn to a model that is not loaded loads it and unloads the previous chat model.
+    @Test func aTurnLoadsItsModelAndUnloadsThePreviousOne() async throws {
+        let harness = try Harness(model: "acme/thinker-8b")
+        #expect(try await Self.loadedInstances(harness) == ["acme/tiny-1b"])
+        let steps = Mutex<[TurnStep]>([])
+        let outcome = await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId,
+                                                   progress: { step in steps.withLock { $0.append(step) } }) { _ in }
+        #expect(outcome.reply?.status == .complete)
+        #expect(try await Self.loadedInstances(harness) == ["acme/thinker-8b"])
+        #expect(steps.withLock { $0 }.first == .model(.unloaded("acme/tiny-1b")))
+    }
+
+    @Test func keepPreviousModelsKeepsThePreviousOneLoaded() async throws {
+        let harness = try Harness(configure: { $0.keepPreviousModels = true }, model: "acme/thinker-8b")
+        #expect(await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId) { _ in }.reply != nil)
+        #expect(try await Self.loadedInstances(harness) == ["acme/thinker-8b", "acme/tiny-1b"])
+    }
+}
