@@ -1,0 +1,77 @@
+import Foundation
+import HTTP
+import Library
+import LMStudio
+import Testing
+import TestSupport
+
+/// `ask` at the turn's edges: a reader that goes away early, and the load policy.
+@Suite struct AskTurnEdgeTests {
+    /// `llmster ask … | head -c 8`: the reader closes after 8 bytes while the reply is still coming.
+    @Test func aReaderThatClosesEarlyLeavesWhatArrivedSavedAndTheIncompleteStatus() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
+        // Three deltas, then the server goes quiet for 30 s: only a closed output can end the reply early.
+        process.arguments = ["ask", "[[sim:stall=30]] echo:w0 w1 w2 w3 w4 w5 w6"]
+        process.environment = cli.environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var head = Data()
+        while head.count < 8, let chunk = try output.fileHandleForReading.read(upToCount: 8 - head.count), !chunk.isEmpty {
+            head += chunk
+        }
+        try output.fileHandleForReading.close()
+        process.waitUntilExit()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(String(decoding: head, as: UTF8.self) == "w0 w1 w2")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 6,
+                "the incomplete status, not SIGPIPE: \(process.terminationReason.rawValue)/\(process.terminationStatus) \(stderr)")
+        #expect(stderr.contains("Output closed; the text received so far is kept."), "\(stderr)")
+        let library = try LibraryStore(path: cli.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        let reply = try #require(try library.messages(conversationId: conversation.id).last)
+        #expect(reply.status == .incomplete && reply.text.hasPrefix("w0 w1 w2"), "what arrived is saved: \(reply.text)")
+        #expect(reply.error == "Output closed; the text received so far is kept.")
+    }
+
+    @Test func ctrlCWithOutputPipedExitsInterrupted() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
+        process.arguments = ["ask", "[[sim:stall=30]] echo:w0 w1 w2 w3 w4 w5 w6"]
+        process.environment = cli.environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var head = Data()
+        while head.count < 8, let chunk = try output.fileHandleForReading.read(upToCount: 8 - head.count), !chunk.isEmpty {
+            head += chunk
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130)
+    }
+
+    /// The load policy holds in `ask` as in the REPL: the previous chat model is unloaded, not left beside the new one.
+    @Test func askLoadsItsModelAndUnloadsThePreviousChatModel() async throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["ask", "-m", "acme/tiny-1b", "echo:one"]).status == 0)
+        #expect(try cli.run(["ask", "-m", "acme/thinker-8b", "echo:two"]).status == 0)
+        let ps = try cli.run(["ps"])
+        #expect(ps.output.contains("acme/thinker-8b") && !ps.output.contains("acme/tiny-1b"), "one chat model loaded: \(ps.output)")
+        try cli.sandbox.write("keep_previous_models = true\n", to: "config/llmster/config")
+        #expect(try cli.run(["ask", "-m", "acme/toolsmith-12b", "echo:three"]).status == 0)
+        let kept = try cli.run(["ps"])
+        #expect(kept.output.contains("acme/thinker-8b") && kept.output.contains("acme/toolsmith-12b"), "kept: \(kept.output)")
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Library
+import Simulator
+import Testing
+import TestSupport
+
+/// The REPL at the turn's edges: what was typed comes back when a turn is not sent, images wait like other items, and
+/// a piped REPL says in its exit status that a reply was incomplete.
+@Suite struct ReplTurnEdgeTests {
+    @Test func aFailedSendPutsTheMessageBackInTheLineAndLeavesNoUnansweredTurn() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(["-m", "acme/tiny-1b"])
+        #expect(try terminal.enter("echo:first").contains("first"))
+        let start = terminal.mark
+        terminal.send("[[sim:status=500]] RECALL\r")
+        let failed = try terminal.waitFor("Nothing sent; the message is back in the line.", after: start + 30)
+        #expect(failed.contains("500"), "the failure is said: \(failed)")
+        // The next prompt comes with the message in its line.
+        try terminal.waitFor("› [[sim:status=500]] RECALL", after: terminal.mark)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        #expect(try library.messages(conversationId: conversation.id).map(\.text) == ["echo:first", "first"],
+                "the failed message is not saved unanswered")
+    }
+
+    @Test func anAttachedImageIsShownOnThePromptListedAndDroppable() throws {
+        let repl = try ReplHarness()
+        let path = repl.sandbox.root + "/red.png"
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]).write(to: URL(fileURLWithPath: path))
+        let terminal = try repl.start(["-m", "acme/vision-7b"])
+        let attached = try terminal.enter("/attach " + path)
+        #expect(attached.contains("+1 image"), "the prompt counts it: \(attached)")
+        let listed = try terminal.enter("/context")
+        #expect(listed.contains("1. red.png · image · 12 B"), "\(listed)")
+        let dropped = try terminal.enter("/context drop 1")
+        #expect(dropped.contains("Dropped red.png.") && !dropped.contains("+1 image"), "\(dropped)")
+        #expect(try terminal.enter("/context").contains("No context items wait"))
+    }
+
+    /// `printf 'a\nDROP\nc\n' | llmster`: every message is answered, each answer set apart, and the status says one was not whole.
+    @Test func aPipedReplExitsWithTheIncompleteStatusAndSetsAnswersApart() throws {
+        let repl = try ReplHarness()
+        let result = try repl.runBounded(["-m", "acme/tiny-1b"],
+                                         input: "echo:alpha\n[[sim:drop-after=5]] echo:b c d e f g h i\necho:gamma\n")
+        #expect(result.status == 6, "\(result)")
+        #expect(result.output.contains("alpha\n\n") && result.output.contains("\n\ngamma"), "answers are set apart: \(result.output)")
+        let clean = try repl.runBounded(["-m", "acme/tiny-1b"], input: "echo:alpha\necho:beta\n")
+        #expect(clean.status == 0, "\(clean)")
+    }
+}
