@@ -48,10 +48,10 @@ enum AskCommand {
         try await run(arguments, context)
     }
 
-    /// `-c`/`--continue[=CHAT]`: the most recent conversation, or (attached, kept for scripts) CHAT.
+    /// `-c`/`--continue[=CHAT]`: the conversation last used (opened or sent to), or (attached, kept for scripts) CHAT.
     static let continueOption = ArgumentParser.Option(
         ["continue"], short: "c", value: "CHAT", optionalValue: true,
-        help: "continue the most recent conversation (--continue=CHAT: the one --chat names)")
+        help: "continue the conversation last used (--continue=CHAT: the one --chat names)")
     /// `--chat CHAT`: a conversation by id, id prefix or title.
     static let chatOption = ArgumentParser.Option(
         ["chat"], value: "CHAT", help: "continue CHAT: an id, id prefix or title (exit 5 when none or several match)")
