@@ -50,7 +50,9 @@ enum ChatMethods {
         }
         // `server`: the session talks to this profile (or URL) from now on, as `/server` does.
         if let server = try params.optionalString("server") { try await context.session.useServer(server) }
-        let message = preset.map { $0.filled(input: text ?? "", stdin: stdin) } ?? text ?? ""
+        var submission = TurnSubmission(text: text ?? "", images: images, context: contextItems, template: preset, stdin: stdin,
+                                        sendsPastOverflow: try params.bool("sendPastOverflow"))
+        if askedFreshContext { submission.serverContext = recap ? .recap : .empty }
         let opened = try await context.session.openConversation(reference.map(ConversationReference.named) ?? .new, overrides: overrides)
         let conversationId = opened.conversation.id
         let enabled = opened.enabledIntegrations
@@ -66,16 +68,17 @@ enum ChatMethods {
             reply = retry
                 ? try await context.session.regenerate(in: conversationId, freshContext: freshContext, recap: recap,
                                                        display: display, replyCreated: replyCreated)
-                : try await context.session.edit(in: conversationId, text: message, freshContext: freshContext, recap: recap,
+                : try await context.session.edit(in: conversationId, text: submission.message, freshContext: freshContext, recap: recap,
                                                  display: display, replyCreated: replyCreated)
         } else {
-            // A changed system prompt starts a fresh context unless the client says otherwise, as `ask` does.
-            let submission = TurnSubmission(
-                text: text ?? "", images: images, context: contextItems, template: preset, stdin: stdin,
-                serverContext: askedFreshContext ? recap ? .recap : .empty : opened.systemPrompt == .needsFreshContext ? .empty : nil,
-                sendsPastOverflow: try params.bool("sendPastOverflow"))
-            let outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew,
+            var outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew,
                                                        display: display, replyCreated: replyCreated)
+            // A changed system prompt reaches the model only in a fresh context: this message starts one, as in `ask`.
+            if case .needsDecision(.freshContext(.systemPromptChanged, _), _) = outcome, submission.serverContext == nil {
+                submission.serverContext = .empty
+                outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew,
+                                                       display: display, replyCreated: replyCreated)
+            }
             guard let sent = outcome.reply else { throw notSent(outcome, conversationId: opened.isNew ? nil : conversationId) }
             reply = sent
             freshContext = submission.serverContext == .empty || submission.serverContext == .recap

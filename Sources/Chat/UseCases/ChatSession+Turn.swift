@@ -31,10 +31,11 @@ public struct TurnSubmission: Sendable, Equatable {
         self.sendsPastOverflow = sendsPastOverflow
     }
 
-    /// The turn as sent and saved: the template filled when there is one.
-    var turn: Turn {
-        Turn(text: template.flatMap { $0.template == nil ? nil : $0.filled(input: text, stdin: stdin) } ?? text, images: images, context: context)
-    }
+    /// The message as sent and saved: the template filled (`Preset.filled`), else the text with `stdin` after a blank line.
+    public var message: String { (template ?? Preset(name: "")).filled(input: text, stdin: stdin) }
+
+    /// The turn as sent and saved.
+    var turn: Turn { Turn(text: message, images: images, context: context) }
 }
 
 /// Which server context a turn is sent in.

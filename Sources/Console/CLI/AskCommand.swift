@@ -80,9 +80,9 @@ enum AskCommand {
         }
         // `--preset NAME` with a template sends the template filled in (`{{input}}`, `{{stdin}}`); an unknown preset is
         // refused when the conversation is opened.
-        let preset = context.preset.flatMap { context.configuration.presets[$0] } ?? Preset(name: "")
-        let prompt = resend ? "" : preset.filled(input: typed, stdin: piped)
-        if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, !resend, sources.isEmpty {
+        let preset = context.preset.flatMap { context.configuration.presets[$0] }
+        let prompt = TurnSubmission(text: resend ? "" : typed, template: preset, stdin: resend ? nil : piped)
+        if prompt.message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, !resend, sources.isEmpty {
             throw UsageError(StandardStream(fd: 0).isTerminal ? "give a prompt, or pipe one on standard input"
                                                                : "the prompt on standard input is empty")
         }
@@ -126,8 +126,10 @@ enum AskCommand {
                     return .failed(error, returned: TurnSubmission(text: ""))
                 }
             }
-            var submission = TurnSubmission(text: prompt, images: images, context: items,
-                                            serverContext: arguments.has("fresh-context") ? recap ? .recap : .empty : nil)
+            var submission = prompt
+            submission.images = images
+            submission.context = items
+            if arguments.has("fresh-context") { submission.serverContext = recap ? .recap : .empty }
             while true {
                 let outcome = await session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
                     if reportsLoading, case .model(let step) = step { Self.report(step, to: errors) }
