@@ -439,4 +439,6 @@ public struct SavedReply: Sendable {
     public var streamedVersionId: String? = nil
     /// Whether the reply stopped because it was cancelled (Ctrl-C, an editor's cancel, closed output), not by the server.
     public var wasCancelled = false
+    /// Whether the turn started a fresh server context (set by `ChatSession.submit`).
+    public var startedFreshContext = false
 }

@@ -52,6 +52,7 @@ public enum ErrorCategory: String, Sendable, CaseIterable {
         case let error as LMStudioError: self = error.category
         case let error as LibraryError: self = error.category
         case let error as ArchiveError: self = error.category
+        case let error as TurnDecisionNeeded: self = error.category
         case is CredentialsError: self = .authentication
         case is ConfigurationError, is SettingError: self = .invalid
         case is CancellationError: self = .cancelled

@@ -53,6 +53,8 @@ enum ChatMethods {
         var submission = TurnSubmission(text: text ?? "", images: images, context: contextItems, template: preset, stdin: stdin,
                                         sendsPastOverflow: try params.bool("sendPastOverflow"))
         if askedFreshContext { submission.serverContext = recap ? .recap : .empty }
+        // A changed system prompt reaches the model only in a fresh context: this message starts one, as in `ask`.
+        submission.changedPromptStartsFresh = true
         let opened = try await context.session.openConversation(reference.map(ConversationReference.named) ?? .new, overrides: overrides)
         let conversationId = opened.conversation.id
         let enabled = opened.enabledIntegrations
@@ -71,17 +73,17 @@ enum ChatMethods {
                 : try await context.session.edit(in: conversationId, text: submission.message, freshContext: freshContext, recap: recap,
                                                  display: display, replyCreated: replyCreated)
         } else {
-            var outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew,
-                                                       display: display, replyCreated: replyCreated)
-            // A changed system prompt reaches the model only in a fresh context: this message starts one, as in `ask`.
-            if case .needsDecision(.freshContext(.systemPromptChanged, _), _) = outcome, submission.serverContext == nil {
-                submission.serverContext = .empty
-                outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew,
-                                                       display: display, replyCreated: replyCreated)
-            }
+            // The load policy's load, before the reply exists, reads as the stage a just-in-time load would show.
+            let outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
+                switch step {
+                case .model(.loading(let key)): stream.publish(.stageChanged(.loadingModel(instanceId: key, progress: 0)))
+                case .model(.loaded(let load)): stream.publish(.stageChanged(.loadingModel(instanceId: load.instanceId, progress: 1)))
+                case .model(.unloaded), .startsFreshContext: break
+                }
+            }, display: display, replyCreated: replyCreated)
             guard let sent = outcome.reply else { throw notSent(outcome, conversationId: opened.isNew ? nil : conversationId) }
             reply = sent
-            freshContext = submission.serverContext == .empty || submission.serverContext == .recap
+            freshContext = sent.startedFreshContext
             await ContextMethods.sent(to: reference == nil ? nil : conversationId, session: context.session)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in

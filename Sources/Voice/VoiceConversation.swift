@@ -77,7 +77,9 @@ public final class VoiceConversation: Sendable {
                 continue
             }
             events(.heard(text))
-            let reply = try await session.send(Turn(text: text), in: conversationId, display: display())
+            var submission = TurnSubmission(text: text)
+            submission.changedPromptStartsFresh = true
+            let reply = try await session.submit(submission, in: conversationId, display: display()).savedReply()
             replies.append(reply)
             guard !Task.isCancelled else { break }
             if let synthesizer, !reply.state.answer.isEmpty {

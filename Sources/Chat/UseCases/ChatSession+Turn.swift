@@ -18,6 +18,9 @@ public struct TurnSubmission: Sendable, Equatable {
     public var serverContext: ServerContextChoice?
     /// The answer to `TurnDecision.overflow`, given ahead: send a turn that would overflow the context all the same.
     public var sendsPastOverflow: Bool
+    /// The answer, given ahead, of a face that asks nothing (`ask`, rpc, voice) when the system prompt changed after the
+    /// context began: this turn starts a fresh server context, so the new prompt reaches the model (`TurnStep` says so).
+    public var changedPromptStartsFresh = false
 
     /// Creates a submission.
     public init(text: String, images: [ImageInput] = [], context: [ContextItem] = [], template: Preset? = nil, stdin: String? = nil,
@@ -94,6 +97,8 @@ public enum TurnDecision: Sendable, Equatable {
 public enum TurnStep: Sendable, Equatable {
     /// A model was chosen, loaded or unloaded under the load policy.
     case model(ModelSelectionStep)
+    /// The turn starts a fresh server context for this reason, as `TurnSubmission.changedPromptStartsFresh` asked.
+    case startsFreshContext(FreshContextReason)
 }
 
 /// What became of a turn: the one answer every face shows.
@@ -158,20 +163,25 @@ extension ChatSession {
             }
             let conversation = try existingConversation(conversationId)
             try followServer(of: conversation)
-            let choice = submission.serverContext
-            let fresh = choice == .empty || choice == .recap
-            if !fresh, let reason = freshContextReason(conversation, keeping: choice == .keep) {
-                return .needsDecision(.freshContext(reason, recap: await recapOffer(conversationId)), returned: submission)
+            var choice = submission.serverContext
+            if choice != .empty, choice != .recap, let reason = freshContextReason(conversation, keeping: choice == .keep) {
+                guard reason == .systemPromptChanged, submission.changedPromptStartsFresh, choice == nil else {
+                    return .needsDecision(.freshContext(reason, recap: await recapOffer(conversationId)), returned: submission)
+                }
+                choice = .empty
+                await progress(.startsFreshContext(reason))
             }
+            let fresh = choice == .empty || choice == .recap
             let turn = submission.turn
             try contextLimits.check(turn.context)
             if !submission.sendsPastOverflow, let label = try await overflowLabel(turn, conversation: conversation, fresh: fresh) {
                 return .needsDecision(.overflow(label: label, items: turn.context.map(\.chip)), returned: submission)
             }
             do {
-                let saved = try await sendAsWriter(turn, in: conversationId, freshContext: fresh, recap: choice == .recap,
+                var saved = try await sendAsWriter(turn, in: conversationId, freshContext: fresh, recap: choice == .recap,
                                                    answeringUnanswered: true, stopReason: stopReason,
                                                    display: display, replyCreated: replyCreated)
+                saved.startedFreshContext = fresh
                 return saved.wasCancelled ? .cancelled(saved) : .sent(saved)
             } catch ChatError.continuationLost where !fresh {
                 // Nothing was saved: the face asks whether to go on in a fresh context, and submits the turn again.
@@ -243,4 +253,30 @@ extension TurnOutcome {
         if case .needsDecision(let decision, _) = self { return decision.description }
         return nil
     }
+
+    /// The saved reply, for a face that asks nothing: a decision the turn waits for throws `TurnDecisionNeeded`, a
+    /// refusal or failure its error.
+    public func savedReply() throws -> SavedReply {
+        switch self {
+        case .sent(let reply), .cancelled(let reply): return reply
+        case .needsDecision(let decision, _): throw TurnDecisionNeeded(decision: decision)
+        case .refused(let error, _), .failed(let error, _): throw error
+        }
+    }
+}
+
+/// A turn not sent because it waits for a decision the face does not ask (see `TurnOutcome.savedReply()`).
+public struct TurnDecisionNeeded: Error, CustomStringConvertible {
+    public let decision: TurnDecision
+
+    /// The category of the failure (see `ErrorCategory`), by what the turn waits for.
+    public var category: ErrorCategory {
+        switch decision {
+        case .chooseModel: .modelNotFound
+        case .overflow: .contextOverflow
+        case .freshContext: .continuationLost
+        }
+    }
+
+    public var description: String { decision.description + " Nothing was sent." }
 }

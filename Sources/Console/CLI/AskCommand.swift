@@ -22,13 +22,18 @@ enum AskCommand {
         goes before the prompt as a block under its name and is saved with the message. A binary or non-UTF-8
         file, one over context_item_limit, items over context_message_limit together, or a message that
         would overflow the model's context is refused with the sizes, and nothing is sent.
-        Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved);
-        130 after Ctrl-C and 143 after SIGTERM, with the partial reply saved.
-        When the server no longer knows the conversation's context, llmster says so and keeps the
-        transcript: `llmster ask --chat CHAT --fresh-context` resends the unanswered message with a fresh
-        server context (add a PROMPT to send a new message instead); `--fresh-context=recap` starts it
-        with a recap of the earlier turns from the library (a transcript when it fits the context, else a
-        summary by summarizer_model), and says first how many tokens the recap costs.
+        The conversation's model is loaded first under the load policy (the previous chat model unloaded
+        unless keep_previous_models is set).
+        Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved),
+        also when the reader of standard output goes away early (`| head`: "Output closed"); 130 after
+        Ctrl-C and 143 after SIGTERM, with the partial reply saved, whether standard output is a terminal
+        or a pipe. A message that is not sent saves nothing.
+        When the server no longer knows the conversation's context, llmster says so, keeps the transcript
+        and sends nothing: the same command with `--fresh-context` sends the message with a fresh server
+        context; `--fresh-context=recap` starts it with a recap of the earlier turns from the library (a
+        transcript when it fits the context, else a summary by summarizer_model), and says first how many
+        tokens the recap costs. Without a PROMPT, `--fresh-context` answers a message an older version left
+        unanswered.
         """,
         options: [
             .init(["model"], short: "m", value: "MODEL", help: "model key or alias (default: the conversation's, default_model, or the loaded model)"),
@@ -130,17 +135,14 @@ enum AskCommand {
             submission.images = images
             submission.context = items
             if arguments.has("fresh-context") { submission.serverContext = recap ? .recap : .empty }
-            while true {
-                let outcome = await session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
-                    if reportsLoading, case .model(let step) = step { Self.report(step, to: errors) }
-                }, stopReason: { latch.signal == nil ? "Output closed" : nil }) { await display.show($0) }
-                // A new system prompt takes effect only in a fresh server context: the message starts one, as asked.
-                guard case .needsDecision(.freshContext(.systemPromptChanged, _), _) = outcome, submission.serverContext == nil else {
-                    return outcome
+            submission.changedPromptStartsFresh = true
+            return await session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
+                switch step {
+                case .model(let step): if reportsLoading { Self.report(step, to: errors) }
+                case .startsFreshContext:
+                    errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
                 }
-                errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
-                submission.serverContext = .empty
-            }
+            }, stopReason: { latch.signal == nil ? "Output closed" : nil }) { await display.show($0) }
         }
         let watch = OutputClosedWatch(fd: 1) { work.cancel() }
         defer { watch?.stop() }

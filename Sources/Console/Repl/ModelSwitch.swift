@@ -7,14 +7,13 @@ import TerminalMarkdown
 
 /// `/model` and `/load`: adapters over `ChatSession.selectModel` and `loadModel`, printing each step.
 @ReplActor enum ModelSwitch {
-    /// Makes `reference` the conversation's model under the load policy (`previous`: see `ChatSession.selectModel`),
-    /// printing unloads and the load.
-    static func choose(_ reference: String, replacing previous: String? = nil, repl: ReplSession,
-                       options: LoadOptions = LoadOptions()) async throws {
+    /// Makes `reference` the conversation's model under the load policy (see `ChatSession.selectModel`), printing
+    /// unloads and the load.
+    static func choose(_ reference: String, repl: ReplSession, options: LoadOptions = LoadOptions()) async throws {
         let selection: ModelSelection
         do {
             selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel,
-                                                        replacing: previous, options: options, progress: reporter(repl: repl))
+                                                        options: options, progress: reporter(repl: repl))
         } catch ChatError.modelNotDownloaded(let key, let suggestion) {
             let hint: SanitizedMessage = suggestion.map { "did you mean \($0)? " } ?? ""
             throw UsageError("\(key) is not downloaded on this server; \(hint)/models lists what is")
