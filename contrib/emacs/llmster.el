@@ -53,6 +53,11 @@
 ;;   C-c C-l   the library
 ;;   C-c C-t   the menu of every command (`llmster-menu')
 ;;
+;; A send that fails before any reply saves nothing: the message goes back to the input area.
+;; When LM Studio lost the conversation's context (it restarted), llmster offers to send it again
+;; in a fresh context (with a recap of the earlier turns, or empty); declined, it stays in the
+;; input area and `llmster-fresh-context' sends it later.
+;;
 ;; Undo in a chat changes the view only: the library keeps every exchange, and reopening the
 ;; conversation shows it.  Undo while a reply streams takes the message back (to the input
 ;; area) and cancels the reply; after it, undo takes the exchange away, then the typing.
