@@ -53,6 +53,11 @@
 ;;   C-c C-l   the library
 ;;   C-c C-t   the menu of every command (`llmster-menu')
 ;;
+;; A send that fails before any reply saves nothing: the message goes back to the input area.
+;; When LM Studio lost the conversation's context (it restarted), llmster offers to send it again
+;; in a fresh context (with a recap of the earlier turns, or empty); declined, it stays in the
+;; input area and `llmster-fresh-context' sends it later.
+;;
 ;; Undo in a chat changes the view only: the library keeps every exchange, and reopening the
 ;; conversation shows it.  Undo while a reply streams takes the message back (to the input
 ;; area) and cancels the reply; after it, undo takes the exchange away, then the typing.
@@ -212,6 +217,9 @@ SOURCE is a buffer, a file name, or (LANGUAGE . TEXT) for a region.")
   "A preset whose template llmster fills with the next message, or nil.
 The REPL's /preset NAME does the same: the template applies to one message.")
 (defvar-local llmster--fresh-next nil "Whether the next message starts a fresh server context.")
+(defvar-local llmster--returned nil
+  "Whether the input area holds a message a send handed back unsent.
+Nothing of it was saved; `llmster-fresh-context' sends it again.")
 (defvar-local llmster--edit-next nil
   "While the next send replaces the last message: the input it displaced, else nil.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
@@ -233,6 +241,7 @@ The REPL's /preset NAME does the same: the template applies to one message.")
   in-place      ; whether it replaces the last reply (regenerate, fresh context)
   new           ; whether this send created the conversation
   text          ; the text the user typed
+  params        ; the chat/send parameters the send began with
   errored)      ; whether the stream showed an error already
 
 (defvar llmster-chat-mode-map
@@ -574,6 +583,10 @@ Windows whose point was at POS follow it; others stay put."
 (defun llmster-send ()
   "Send the text below the last \"### You\" line and stream the reply."
   (interactive)
+  (llmster--send-input nil))
+
+(defun llmster--send-input (extra)
+  "Send the input area's text as a new message, with chat/send parameters EXTRA."
   (llmster--require-chat)
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
   (let ((text (string-trim (buffer-substring-no-properties llmster--input-start (point-max)))))
@@ -581,6 +594,7 @@ Windows whose point was at POS follow it; others stay put."
     (if llmster--edit-next
         (llmster--send-edit text)
       (llmster--start-reply text `((text . ,text)
+                                   ,@extra
                                    ,@(when llmster--template-preset
                                        (prog1 `((preset . ,llmster--template-preset))
                                          (setq llmster--template-preset nil)))
@@ -657,13 +671,14 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
           (llmster--new-input-area))
         (setq end (copy-marker body t)))
       (when from-end (goto-char (point-max))))
-    (let* ((reply (llmster--make-reply :text-start text-start :start start :body body :end end
+    (setq llmster--returned nil)
+    (let* ((reply (llmster--make-reply :text-start text-start :start start :body body :end end :params params
                                        :tools (make-hash-table) :new new :text text :in-place (and reply-start t)))
            (indicator (make-overlay end end nil t t))
            (params `(,@params
                      ,@(when llmster--conversation-id `((conversationId . ,llmster--conversation-id)))
                      ,@(when llmster--model `((model . ,llmster--model)))
-                     ,@(when llmster--fresh-next '((freshContext . t)))
+                     ,@(when (and llmster--fresh-next (not (assq 'freshContext params))) '((freshContext . t)))
                      ,@(when new llmster--pending-settings))))
       (setf (llmster--reply-indicator reply) indicator)
       (llmster--note-send reply)
@@ -821,8 +836,12 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
         (delete-overlay (llmster--reply-indicator reply))
         (setq llmster--stream nil)
         (cond
-         ((and error (llmster--reply-new reply))
-          (llmster--restore-prompt reply error))
+         ((and error (or (llmster--reply-new reply) (llmster--returned-of error)))
+          (llmster--restore-prompt reply error)
+          ;; The server lost the context (or another holds it): the message waits in the input area.
+          (let ((decision (alist-get 'decision (alist-get 'data error))))
+            (when (equal (alist-get 'type decision) "fresh_context")
+              (run-at-time 0 nil #'llmster--offer-fresh-context buffer (alist-get 'reason decision)))))
          (t
           (let ((end (llmster--reply-end reply))
                 (status (alist-get 'status result)))
@@ -873,19 +892,41 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
           (llmster--insert-at reply start text)
           (llmster--make-fold start (+ start (length text)) 'reasoning (alist-get 'reasoningLabel message)))))))
 
+(defun llmster--returned-of (error)
+  "What chat/send handed back with ERROR when it saved nothing, or nil.
+An alist: the `text' as typed, its `images' and `context' items."
+  (alist-get 'returned (alist-get 'data error)))
+
 (defun llmster--restore-prompt (reply error)
-  "Put REPLY's typed text back in the input area after ERROR on a first send.
-llmster removed the conversation it had made for it; one made beforehand
-with a preset is deleted here, and the next try makes it again."
-  (let ((inhibit-read-only t) (buffer-undo-list t)
-        (text-start (marker-position (llmster--reply-text-start reply))))
-    (delete-region text-start (point-max))
-    (goto-char text-start)
-    (insert (llmster--reply-text reply))
-    (set-marker llmster--input-start text-start))
-  (when (and llmster--pending-preset llmster--conversation-id)
-    (llmster--request "conversations/delete" `((id . ,llmster--conversation-id)) #'ignore))
-  (setq llmster--conversation-id nil)
+  "Put REPLY's typed text back in the input area after ERROR: nothing was saved.
+The exchange drawn for the send goes; text typed since follows the message.
+Context items and images stay attached for the next send.  After a first
+send llmster removed the conversation it had made for it; one made
+beforehand with a preset is deleted here, and the next try makes it again."
+  (let* ((inhibit-read-only t)
+         (text-start (marker-position (llmster--reply-text-start reply)))
+         (typed-start (marker-position llmster--input-start))
+         (typed (buffer-substring-no-properties typed-start (point-max)))
+         (text (llmster--reply-text reply))
+         (keep (not (string-empty-p (string-trim typed)))))
+    (let ((buffer-undo-list t))
+      (dolist (o (overlays-in text-start (point-max)))
+        (when (>= (overlay-start o) text-start) (delete-overlay o)))
+      (delete-region text-start (point-max))
+      (goto-char text-start)
+      (insert text)
+      (when keep (insert "\n\n" typed))
+      (set-marker llmster--input-start text-start))
+    ;; The user's undo records since the send follow the text they typed.
+    (when keep (llmster--shift-undo reply typed-start (- (+ text-start (length text) 2) typed-start))))
+  (let ((preset (alist-get 'preset (llmster--reply-params reply))))
+    (when preset (setq llmster--template-preset preset)))
+  (when (llmster--reply-new reply)
+    (when (and llmster--pending-preset llmster--conversation-id)
+      (llmster--request "conversations/delete" `((id . ,llmster--conversation-id)) #'ignore))
+    (setq llmster--conversation-id nil))
+  (setq llmster--returned t)
+  (llmster--show-context)
   (message "llmster: %s (your message is back in the input area)" (alist-get 'message error)))
 
 (defun llmster--name-after-title (buffer)
@@ -942,29 +983,45 @@ The old answer stays in the library as an alternative."
   (llmster--reuse-last-reply '((retry . t))))
 
 (defun llmster-fresh-context (&optional recap)
-  "Answer the last message again in a fresh server context.
+  "Send the message again in a fresh server context.
 For when LM Studio lost the conversation's context (it restarted): the model
-no longer remembers the earlier turns, the library still has them.  With
-RECAP (interactively, a prefix argument) the fresh context starts with a
-recap of the earlier turns: their transcript when it fits the model's
+no longer remembers the earlier turns, the library still has them.  A send
+that found the context lost saved nothing and put its message back in the
+input area: this sends it again, as a new message, with the context items
+still attached.  Otherwise it answers the last message again, in place.
+With RECAP (interactively, a prefix argument) the fresh context starts with
+a recap of the earlier turns: their transcript when it fits the model's
 context, else a summary."
   (interactive "P")
-  (llmster--reuse-last-reply `((retry . t) (freshContext . ,(if recap "recap" t)))))
+  (let ((fresh `((freshContext . ,(if recap "recap" t)))))
+    (if (and llmster--returned (not llmster--edit-next)
+             (not (string-empty-p (string-trim (buffer-substring-no-properties llmster--input-start (point-max))))))
+        (llmster--send-input fresh)
+      (llmster--reuse-last-reply `((retry . t) ,@fresh)))))
 
 (defun llmster-fresh-context-with-recap ()
-  "Answer the last message again, in a fresh context beginning with a recap."
+  "Send the message again, in a fresh context beginning with a recap."
   (interactive)
   (llmster-fresh-context t))
 
-(defun llmster--offer-fresh-context (buffer)
-  "Offer to answer again in a fresh context, after BUFFER's send lost its context."
+(defun llmster--offer-fresh-context (buffer &optional reason)
+  "Offer a fresh context, after BUFFER's send lost its context.
+A new message came back to the input area: the offer sends it again;
+declined, it stays there.  An answer asked again is asked again.
+REASON is rpc's: \"continuation_lost\" (the default) or
+\"continuation_elsewhere\" (another server holds the context)."
   (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)))
     (with-current-buffer buffer
       (pcase (car (read-multiple-choice
-                   "LM Studio no longer has this chat's context.  Answer again in a fresh one"
-                   '((?r "recap" "the fresh context starts with a recap of the earlier turns")
+                   (concat (if (equal reason "continuation_elsewhere")
+                               "Another server holds this chat's context.  "
+                             "LM Studio no longer has this chat's context.  ")
+                           (if llmster--returned "Send your message in a fresh one" "Answer again in a fresh one"))
+                   `((?r "recap" "the fresh context starts with a recap of the earlier turns")
                      (?e "empty" "the model forgets the earlier turns")
-                     (?n "not now" "M-x llmster-fresh-context answers later"))))
+                     (?n "not now" ,(if llmster--returned
+                                        "the message stays in the input area; M-x llmster-fresh-context sends it"
+                                      "M-x llmster-fresh-context answers later")))))
         (?r (llmster-fresh-context t))
         (?e (llmster-fresh-context))))))
 

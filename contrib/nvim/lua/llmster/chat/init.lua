@@ -227,6 +227,9 @@ function M.send_chat(buffer, options)
   end
   if options.retry and not chat.conversation then error('nothing to regenerate yet', 0) end
   local edit = options.edit or chat.edit_next
+  -- What the send detaches, put back if it comes back unsent.
+  local attached, template_preset = chat.context, chat.template_preset
+  chat.returned = nil
   local prompt_lines = vim.api.nvim_buf_get_lines(buffer, input_row, -1, false)
   local created, preset = chat.conversation == nil, nil
   if created and chat.preset then
@@ -280,7 +283,8 @@ function M.send_chat(buffer, options)
   chat.edit_next = nil
   show_edit(buffer, nil)
   local reply = {
-    chat = chat, segments = {}, tools = {}, created = created, preset = preset,
+    chat = chat, segments = {}, tools = {}, created = created, preset = preset, retry = options.retry,
+    context = not options.retry and attached or nil, template_preset = not options.retry and template_preset or nil,
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,
@@ -295,6 +299,8 @@ function M.send_chat(buffer, options)
   if not sent then
     finish_reply(buffer, chat)
     put_prompt_back(buffer, reply)
+    chat.context, chat.template_preset = attached, template_preset
+    context().show_context(chat)
     error(id, 0)
   end
   reply.id = id
@@ -335,10 +341,18 @@ function M.regenerate(buffer)
   return M.send_chat(buffer, { retry = true })
 end
 
--- Resends the last message with a fresh server context (after LM Studio lost the conversation's context); with
--- `recap`, the fresh context starts with a recap of the earlier turns (their transcript when it fits, else a summary).
+-- Sends the message again with a fresh server context (after LM Studio lost the conversation's context): the one
+-- a send that found the context lost put back in the input area, as a new message; otherwise the last message is
+-- answered again in place. With `recap`, the fresh context starts with a recap of the earlier turns (their
+-- transcript when it fits, else a summary).
 function M.fresh(buffer, recap)
-  return M.send_chat(buffer, { retry = true, fresh = recap and 'recap' or true })
+  buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
+  local chat = require_chat(buffer)
+  local fresh = recap and 'recap' or true
+  if chat.returned and not chat.edit_next and (input_text(buffer) ~= '' or #chat.context > 0) then
+    return M.send_chat(buffer, { fresh = fresh })
+  end
+  return M.send_chat(buffer, { retry = true, fresh = fresh })
 end
 
 -- Whether the next send of the chat replaces its last message.

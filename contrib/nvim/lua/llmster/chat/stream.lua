@@ -12,6 +12,7 @@ local add_fold, remember_first_line, refresh_folds = folds.add_fold, folds.remem
 local isnil = client.isnil
 -- Required when used: it requires this module.
 local function chat_module() return require('llmster.chat') end
+local function context_module() return require('llmster.context') end
 
 local M = {}
 
@@ -272,19 +273,40 @@ local function learn_title(buffer, chat)
   end)
 end
 
+-- Puts the message of a send that saved nothing back in the input area, in place of the exchange drawn for it;
+-- text typed since follows it.
 function M.put_prompt_back(buffer, reply)
   local row = position(buffer, reply.prompt)
   if not row then return end
-  vim.api.nvim_buf_set_lines(buffer, row, -1, false, reply.prompt_lines)
+  local lines = vim.list_extend({}, reply.prompt_lines)
+  local input = state.last_header(buffer, '### You')
+  local typed = input and input > row and vim.api.nvim_buf_get_lines(buffer, input + 1, -1, false) or {}
+  if vim.trim(table.concat(typed, '\n')) ~= '' then vim.list_extend(vim.list_extend(lines, { '' }), typed) end
+  vim.api.nvim_buf_set_lines(buffer, row, -1, false, lines)
 end
 
-local function offer_fresh_context(buffer)
+-- Puts back what a send that saved nothing took from the chat: the context items it detached, its template.
+local function restore_attachments(chat, reply)
+  if reply.context and #reply.context > 0 then
+    chat.context = vim.list_extend(vim.list_extend({}, reply.context), chat.context)
+    context_module().show_context(chat)
+  end
+  chat.template_preset = chat.template_preset or reply.template_preset
+end
+
+-- Offers a fresh server context after a lost one: the message back in the input area is sent again in it (or,
+-- after an answer asked again, the last message is answered again). `reason` is rpc's decision.reason.
+local function offer_fresh_context(buffer, reason)
   if not config.options.prompt_fresh_context then return end
+  local chat = chats[buffer]
+  local where = reason == 'continuation_elsewhere' and 'Another server holds this conversation\'s context'
+    or 'LM Studio no longer has this conversation\'s context (it restarted?)'
+  local prompt = chat and chat.returned and (where .. ': your message is back in the input area') or where
   vim.schedule(function()
     vim.cmd('redraw')
     vim.ui.select({ 'Resend with a fresh server context that starts with a recap of the earlier turns',
       'Resend with an empty fresh context (the model forgets the earlier turns)', 'Not now' },
-      { prompt = 'LM Studio no longer has this conversation\'s context (it restarted?)' }, function(_, index)
+      { prompt = prompt }, function(_, index)
         if index and index < 3 and chats[buffer] then client.guard(chat_module().fresh, buffer, index == 1) end
       end)
   end)
@@ -301,16 +323,29 @@ function M.on_reply(buffer, reply, result, failure)
       if segment.kind == 'reasoning' and not segment.label then segment.label = label end
     end
   end
-  local kind = failure and not isnil(failure.data) and failure.data.kind
-  if failure and reply.created and kind ~= 'continuation_lost' then
+  local data = failure and not isnil(failure.data) and failure.data or {}
+  local kind = data.kind
+  local decision = not isnil(data.decision) and data.decision or {}
+  -- A send that saved nothing (rpc hands the text back in data.returned) goes back to the input area.
+  if failure and not reply.retry and (reply.created or not isnil(data.returned)) then
     M.finish_reply(buffer, chat)
     M.put_prompt_back(buffer, reply)
+    restore_attachments(chat, reply)
+    chat.returned = true
     -- The conversation made with the preset goes too (no Untitled one is left); the next try makes it again.
-    if reply.preset then
+    if reply.created and reply.preset then
       client.request('conversations/delete', { id = chat.conversation })
       chat.conversation, chat.preset = nil, reply.preset
     end
-    client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
+    if decision.type == 'fresh_context' and config.options.prompt_fresh_context then
+      -- The prompt says it; a second message would only ask for Enter first.
+      offer_fresh_context(buffer, decision.reason)
+    elseif decision.type == 'fresh_context' then
+      client.notify(tostring(failure.message) .. ' (your message is back in the input area: :LlmsterFresh sends it'
+        .. ' with a fresh server context, :LlmsterFresh recap with a recap)')
+    else
+      client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
+    end
   else
     local note
     if failure then
@@ -339,7 +374,7 @@ function M.on_reply(buffer, reply, result, failure)
       chat_module().redraw(buffer, chat)
       client.notify('undo changed the reply as it streamed: the chat is shown again from the library', vim.log.levels.INFO)
     end
-    if kind == 'continuation_lost' then offer_fresh_context(buffer) end
+    if kind == 'continuation_lost' then offer_fresh_context(buffer, decision.reason) end
   end
   if result then chat.fresh_next = nil end
   if result and result.recap == true then
