@@ -123,7 +123,7 @@ import TerminalMarkdown
         let repl = try ReplHarness()
         let result = try repl.runBounded([], input: "echo:first answer\necho:second answer\n")
         #expect(result.status == 0, "\(result)")
-        #expect(result.output == "first answer\nsecond answer\n")
+        #expect(result.output == "first answer\n\nsecond answer\n", "a blank line sets the answers apart")
     }
 }
 

@@ -13,10 +13,12 @@ import TestSupport
         #expect(try terminal.enter("echo:first").contains("first"))
         let start = terminal.mark
         terminal.send("[[sim:status=500]] RECALL\r")
-        let failed = try terminal.waitFor("Nothing sent; the message is back in the line.", after: start + 30)
+        let notice = "Nothing sent; the message is back in the line."
+        let failed = try terminal.waitFor(notice, after: start + 30)
         #expect(failed.contains("500"), "the failure is said: \(failed)")
-        // The next prompt comes with the message in its line.
-        try terminal.waitFor("› [[sim:status=500]] RECALL", after: terminal.mark)
+        // The next prompt, after the notice, comes with the message in its line.
+        let noticeEnd = start + 30 + failed.distance(from: failed.startIndex, to: try #require(failed.range(of: notice)).upperBound)
+        try terminal.waitFor("› [[sim:status=500]] RECALL", after: noticeEnd)
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
         #expect(try library.messages(conversationId: conversation.id).map(\.text) == ["echo:first", "first"],

@@ -340,9 +340,6 @@
         (should (string-match-p "### Assistant\nRevised: one two three four five six seven eight nine ten\n\n### You\n\\'" (buffer-string)))))))
 
 (ert-deftest llmster-test-model-load-progress-and-usage-are-shown ()
-  ;; Known to fail: chat/send loads the model under the load policy before the turn and sends no
-  ;; model_load.progress (nor any progress) while it does; rpc has to report that load.
-  :expected-result :failed
   (llmster-test--with-llmster
     (let ((buffer (llmster)) (seen nil))
       (let ((record (lambda (_reply text) (push text seen))))

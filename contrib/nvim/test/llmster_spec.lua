@@ -49,8 +49,6 @@ local ok, err = pcall(function()
   -- A picker nobody answers: a headless inputlist() would wait for keys.
   vim.ui.select = function(_, _, choose) choose(nil, nil) end
   local tests, order = {}, {}
-  -- Tests known to fail, and why: their failure is reported, not counted; a pass is a failure (take them off).
-  local known_failures = {}
   local function test(name, body) tests[name] = body table.insert(order, name) end
 
   test('model list shows loaded state and size', function()
@@ -531,9 +529,6 @@ local ok, err = pcall(function()
     assert(text(buffer):match('### You\n\necho:works\n\n### Assistant\nworks\n\n### You\n$'), text(buffer))
   end)
 
-  -- Known to fail: chat/send loads the model under the load policy before the turn and sends no model_load.progress
-  -- (nor any progress) while it does; rpc has to report that load.
-  known_failures['progress while the model loads, and a statusline'] = 'chat/send reports no model load progress'
   test('progress while the model loads, and a statusline', function()
     -- The load policy unloads acme/tiny-1b for acme/thinker-8b: the next tests need the server as it starts.
     local function reset_after(body) local ok, failure = pcall(body) reset_simulator() assert(ok, failure) end
@@ -1157,14 +1152,7 @@ local ok, err = pcall(function()
   for _, name in ipairs(order) do
     if only and not name:find(only, 1, true) then goto continue end
     local passed_ok, failure = pcall(tests[name])
-    if known_failures[name] then
-      if passed_ok then
-        failures = failures + 1
-        report('FAIL ' .. name .. ': passes now; take it off known_failures')
-      else
-        report('KNOWN FAIL ' .. name .. ' (' .. known_failures[name] .. '): ' .. tostring(failure))
-      end
-    elseif passed_ok then
+    if passed_ok then
       passed = passed + 1
       report('ok   ' .. name)
     else
