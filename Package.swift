@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "Chat", "Library", "TerminalMarkdown", "SystemSupport", "Simulator"]),
 
         .target(name: "TestSupport", dependencies: ["Simulator", "HTTP", "LMStudio"], path: "Tests/TestSupport"),
-        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "LMStudioTests", dependencies: ["LMStudio", "HTTP", "Simulator", "TestSupport"]),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),

@@ -1,7 +1,13 @@
+import SystemSupport
+
 /// A context item that cannot be read or sent; nothing is sent when one is raised.
 public enum ContextError: Error, Equatable, CustomStringConvertible {
     case unreadable(String, reason: String)
     case notFound(String)
+    /// The path's symlinks lead back to themselves.
+    case symlinkLoop(String)
+    /// The path names a FIFO, a device or a socket, which is never read as a file.
+    case notRegular(String, kind: FileKind)
     case itemTooLarge(String, size: Int?, limit: Int)
     case pageTooLarge(String, limit: Int)
     case noReadableText(String)
@@ -23,6 +29,9 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
         case .notFound(let path): "\(path) does not exist"
+        case .symlinkLoop(let path): "\(path) is a symlink loop: its links never reach a file; nothing was added"
+        case .notRegular(let path, let kind):
+            "\(path) is \(kind), not a regular file; only regular files are read as context; nothing was added"
         case .pageTooLarge(let url, let limit):
             "\(url) is larger than \(ContextLimits.spelled(limit)) (\(ContextPage.markupAllowance) times context_item_limit for a page's "
                 + "markup); nothing was added"

@@ -1,13 +1,15 @@
 import Foundation
+import SystemSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Reads files, directories and glob patterns into context items, each read once and checked.
 ///
-/// A file named outright must be UTF-8 text within the item limit, or it is refused with the reason. A directory
-/// or a pattern gives its text files: hidden entries, `.gitignore`d paths, binary and undecodable files and files
-/// over the limit are skipped and listed, so the face can say what was taken and what was not.
+/// A file named outright must be a regular file of UTF-8 text within the item limit, or it is refused with the
+/// reason: a FIFO, device or socket is refused without being read (standard input is named `-` by the faces). A
+/// directory or a pattern gives its text files: hidden entries, `.gitignore`d paths, binary and undecodable files,
+/// files over the limit and non-regular files are skipped and listed, so the face can say what was taken and what was not.
 public struct ContextReader: Sendable {
     public var limits: ContextLimits
     /// Where relative paths start (the process's working directory by default).
@@ -41,16 +43,18 @@ public struct ContextReader: Sendable {
     public func read(path: String) throws(ContextError) -> Reading {
         let expanded = (path as NSString).expandingTildeInPath
         let full = expanded.hasPrefix("/") ? expanded : directory + "/" + expanded
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) {
-            if !isDirectory.boolValue { return Reading(items: [try file(full, name: path)]) }
+        switch FileKind.of(full) {
+        case .success(.directory):
             var reading = Reading()
             walk(full, name: path.hasSuffix("/") ? String(path.dropLast()) : path, rules: [], into: &reading)
             if reading.items.isEmpty { throw .emptyDirectory(path, skipped: reading.skipped.count) }
             return reading
+        case .failure(let error) where [ENOENT, ENOTDIR].contains(error.code): break
+        default: return Reading(items: [try file(full, name: path)])  // `file` says why a loop or a device is refused
         }
         guard path.contains(where: { "*?[".contains($0) }) else { throw .notFound(path) }
         var reading = Reading()
+        var isDirectory: ObjCBool = false
         for match in Self.glob(full) where !reading.isFull {
             let name = expanded.hasPrefix("/") ? match : String(match.dropFirst(directory.count + 1))
             if FileManager.default.fileExists(atPath: match, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -79,20 +83,22 @@ public struct ContextReader: Sendable {
         return text
     }
 
+    /// The item for the regular file `full`; anything else (a FIFO, a device, a socket) is refused without blocking.
     private func file(_ full: String, name: String) throws(ContextError) -> ContextItem {
-        guard let handle = FileHandle(forReadingAtPath: full) else {
-            throw .unreadable(name, reason: String(cString: strerror(errno)))
+        let bytes: [UInt8]?
+        do throws(RegularFileError) { bytes = try RegularFile.read(full, limit: limits.item) } catch {
+            switch error {
+            case .notFound: throw .notFound(name)
+            case .symlinkLoop: throw .symlinkLoop(name)
+            case .notRegular(_, let kind): throw .notRegular(name, kind: kind)
+            case .unreadable(_, let reason): throw .unreadable(name, reason: reason)
+            }
         }
-        defer { try? handle.close() }
-        let data: Data
-        do { data = try handle.read(upToCount: limits.item + 1) ?? Data() } catch {
-            throw .unreadable(name, reason: error.localizedDescription)
-        }
-        guard data.count <= limits.item else {
+        guard let bytes else {
             let size = (try? FileManager.default.attributesOfItem(atPath: full)[.size] as? Int) ?? nil
             throw .itemTooLarge(name, size: size, limit: limits.item)
         }
-        return ContextItem(name: name, source: .file, text: try Self.decode([UInt8](data), name: name))
+        return ContextItem(name: name, source: .file, text: try Self.decode(bytes, name: name))
     }
 
     private func take(_ full: String, name: String, into reading: inout Reading) {
@@ -108,6 +114,8 @@ public struct ContextReader: Sendable {
             case .binary: "binary"
             case .notUTF8: "not UTF-8 text"
             case .itemTooLarge: "larger than \(ContextItem.size(limits.item))"
+            case .notRegular(_, let kind): "\(kind), not a regular file"
+            case .symlinkLoop: "a symlink loop"
             default: error.description
             }
             reading.skipped.append(Skipped(path: name, reason: reason))
@@ -127,7 +135,12 @@ public struct ContextReader: Sendable {
             if entry.hasPrefix(".") { continue }
             var isDirectory: ObjCBool = false
             let isLink = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                if case .failure(let error) = FileKind.of(path), error.code == ELOOP {
+                    reading.skipped.append(Skipped(path: shown, reason: "a symlink loop"))
+                }
+                continue
+            }
             if GitignoreRule.ignores(rules, path: path, isDirectory: isDirectory.boolValue) {
                 reading.skipped.append(Skipped(path: shown, reason: "ignored by .gitignore"))
                 continue

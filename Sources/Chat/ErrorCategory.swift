@@ -1,5 +1,6 @@
 import Library
 import LMStudio
+import SystemSupport
 
 /// What kind of failure an error is: the one classification from which every face derives its own signal (the
 /// command line's exit status, rpc's error `kind` and `category`).
@@ -54,6 +55,7 @@ public enum ErrorCategory: String, Sendable, CaseIterable {
         case let error as ArchiveError: self = error.category
         case let error as TurnDecisionNeeded: self = error.category
         case is CredentialsError: self = .authentication
+        case is OutputFileError: self = .storage
         case is ConfigurationError, is SettingError: self = .invalid
         case is CancellationError: self = .cancelled
         default: self = .internal

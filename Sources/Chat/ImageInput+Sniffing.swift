@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 extension ImageInput {
     /// The largest image llmster sends, in bytes.
@@ -16,12 +17,15 @@ extension ImageInput {
         return nil
     }
 
-    /// Reads and checks an image file: it must exist, be at most `maximumSize` and be PNG, JPEG, WebP or GIF.
+    /// Reads and checks an image file: it must be a regular file (a FIFO or device is refused without being read),
+    /// at most `maximumSize`, and PNG, JPEG, WebP or GIF.
     public static func load(path: String) throws(ImageInputError) -> ImageInput {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { throw .directory(path) }
-        guard let handle = FileHandleReader(path: path) else { throw .unreadable(path) }
-        guard let bytes = handle.read(limit: maximumSize) else { throw .tooLarge(path, limit: maximumSize) }
+        let read: [UInt8]?
+        do throws(RegularFileError) { read = try RegularFile.read(path, limit: maximumSize) } catch {
+            if case .notRegular(_, .directory) = error { throw .directory(path) }
+            throw .unreadable(error)
+        }
+        guard let bytes = read else { throw .tooLarge(path, limit: maximumSize) }
         guard let mime = mimeType(sniffing: bytes) else { throw .unsupported(path) }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return ImageInput(name: name, mimeType: mime, bytes: bytes)
@@ -30,14 +34,15 @@ extension ImageInput {
 
 /// An image that cannot be attached.
 public enum ImageInputError: Error, Equatable, CustomStringConvertible {
-    case unreadable(String)
+    /// Not found, a symlink loop, not a regular file, or unreadable: the reason names the path.
+    case unreadable(RegularFileError)
     case directory(String)
     case tooLarge(String, limit: Int)
     case unsupported(String)
 
     public var description: String {
         switch self {
-        case .unreadable(let path): "cannot read the image \(path)"
+        case .unreadable(let reason): "\(reason); the image was not attached"
         case .directory(let path): "\(path) is a directory, not an image file"
         case .tooLarge(let path, let limit): "\(path) is larger than \(limit >> 20) MB; attach a smaller image"
         case .unsupported(let path): "\(path) is not a PNG, JPEG, WebP or GIF image"

@@ -66,12 +66,7 @@ extension Pseudoterminal {
 extension ReplHarness {
     /// Runs `llmster ARGUMENTS` to completion within `seconds`, killing it after that so a test cannot hang.
     func runBounded(_ arguments: [String], input: String? = nil, seconds: Double = 60) throws -> ProcessResult {
-        let process = try ProcessRunner.start(try BuiltProduct.path("llmster"), arguments, environment: environment, input: input)
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.process.isRunning, Date() < deadline {
-            usleep(20_000)
-        }
-        if process.process.isRunning { process.signal(SIGKILL) }
-        return process.wait()
+        try ProcessRunner.start(try BuiltProduct.path("llmster"), arguments, environment: environment, input: input)
+            .wait(killingAfter: seconds)
     }
 }

@@ -14,6 +14,9 @@ import TestSupport
             _ = try call("initialize", #"{"protocolVersion":1}"#)
         }
 
+        /// The `llmster rpc` process.
+        var process: Process { pipe.process }
+
         func call(_ method: String, _ params: String) throws -> JSONValue {
             guard let message = pipe.call(method, params) else { throw POSIXError(.EPIPE) }
             return message["result"] ?? message["error"] ?? .null

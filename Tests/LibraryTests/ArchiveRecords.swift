@@ -18,7 +18,7 @@ struct ArchiveRecords {
 
     /// Writes the records as a complete archive, with a checksum that matches them.
     func write(to path: String) throws {
-        try writeAtomically(to: path) { sink in
+        try writeOutput(to: path) { sink in
             let writer = try ArchiveWriter(kind: kind, sink: sink, password: nil, limits: .interactive)
             for record in records { try writer.record(record.type, record.payload) }
             try writer.finish()

@@ -97,7 +97,7 @@ import Testing
             document.messages[index].serverURL = nil
         }
         let file = library.directory + "/old.llmster"
-        try writeAtomically(to: file) { sink in
+        try writeOutput(to: file) { sink in
             let writer = try ArchiveWriter(kind: .conversation, sink: sink, password: nil, limits: .interactive)
             try writer.record(.manifest, json: ExportManifest(format: ExportManifest.formatName, exportId: "old", exportedAt: 1))
             try writer.record(.conversation, json: document)

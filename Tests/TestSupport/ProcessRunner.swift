@@ -64,6 +64,16 @@ public final class RunningProcess: @unchecked Sendable {
     /// Sends `signal` to the process.
     public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// Waits at most `seconds` for the process to end, killing it (SIGKILL) after that, so a test cannot hang on it.
+    public func wait(killingAfter seconds: Double) -> ProcessResult {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline {
+            usleep(20_000)
+        }
+        if process.isRunning { signal(SIGKILL) }
+        return wait()
+    }
+
     /// Waits for the process to end and returns what it wrote.
     public func wait() -> ProcessResult {
         process.waitUntilExit()

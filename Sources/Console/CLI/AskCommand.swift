@@ -21,7 +21,9 @@ enum AskCommand {
         entries skipped), a glob's matches, a web page's text or (`-f -`) standard input as context: each
         goes before the prompt as a block under its name and is saved with the message. A binary or non-UTF-8
         file, one over context_item_limit, items over context_message_limit together, or a message that
-        would overflow the model's context is refused with the sizes, and nothing is sent.
+        would overflow the model's context is refused with the sizes, and nothing is sent. Only regular files
+        are read (`-f` and `--image`): a FIFO, device or socket is refused at once, never read
+        (listed as skipped inside a directory or glob); pipe such input to `-f -` instead.
         The conversation's model is loaded first under the load policy (the previous chat model unloaded
         unless keep_previous_models is set).
         Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved),

@@ -3,13 +3,17 @@ import Foundation
 import Library
 import TerminalMarkdown
 import Glibc
+import SystemSupport
 
 /// `llmster export`, `import`, `backup` and `restore`: moving conversations and whole libraries.
 enum TransferCommands {
     static let export = Command(
         "export", synopsis: "CHAT [-o FILE]",
         summary: "Write a conversation to a .llmster file (CHAT: an id, an id prefix or a title).",
-        details: "Without -o the file is named after the title (\"SSE notes\" → sse-notes.llmster, numbered if taken) in the current directory; -o - writes to standard output.",
+        details: """
+            Without -o the file is named after the title ("SSE notes" → sse-notes.llmster, numbered if taken) in the
+            current directory; -o - writes to standard output. \(outputFileRule)
+            """,
         options: [.init(["output"], short: "o", value: "FILE", help: "the file to write (- for standard output)")]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
@@ -18,6 +22,12 @@ enum TransferCommands {
         if let written { context.errors.line("Exported to \(UntrustedText.sanitize(written))") }
         return ExitCode.success
     }
+
+    /// How `-o FILE` is written, for the commands' help.
+    static let outputFileRule = """
+        A regular file or a new path is replaced atomically (complete or not at all); a symlink's target is
+        replaced and the link kept; a FIFO, a device or /dev/stdout is written in place, never replaced.
+        """
 
     static let `import` = Command(
         "import", synopsis: "FILE [--yes | --drop-continuation] [--folder F] [--as-new]",
@@ -53,7 +63,7 @@ enum TransferCommands {
         details: """
             Credentials, the configured server and app-wide settings are not included. With a password
             (--password asks twice on the terminal; --password-file F or $LLMSTER_BACKUP_PASSWORD for
-            scripts) the file is encrypted with a key derived by Argon2id.
+            scripts) the file is encrypted with a key derived by Argon2id. \(outputFileRule)
             """,
         options: [
             .init(["output"], short: "o", value: "FILE", help: "the file to write (default llmster-<time>.llmster-backup)"),
@@ -118,7 +128,8 @@ public enum Transfer {
         public let description: String
     }
 
-    /// Writes a conversation to `path`, `nil` for a file named after the title here, or "-" for standard output; returns the file written.
+    /// Writes a conversation to `path`, `nil` for a file named after the title here, or "-" for standard output; returns
+    /// the file written as `OutputFile` describes it (a symlink's target, a FIFO or device written in place), nil for "-".
     ///
     /// Goes through `session`'s library connection (`ChatSession.exportConversation`).
     @discardableResult
@@ -131,7 +142,7 @@ public enum Transfer {
         let exported = try await session.exportConversation(reference) { conversation in
             path == "-" ? .descriptor(output) : .file(path ?? freeName(slug(conversation.title), ".llmster"))
         }
-        if case .file(let written) = exported.target { return written }
+        if case .file(let written) = exported.target { return try OutputFile(written).description }
         return nil
     }
 
@@ -178,7 +189,7 @@ public enum Transfer {
         let statistics = try await session.backupLibrary(to: target, password: password)
         context.errors.line(
             "Backed up \(statistics.conversations) conversations (\(password == nil ? "not encrypted" : "encrypted")) to "
-                + UntrustedText.sanitize(target))
+                + UntrustedText.sanitize(try OutputFile(target).description))
         return target
     }
 

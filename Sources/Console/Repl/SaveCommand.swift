@@ -6,7 +6,7 @@ import TerminalMarkdown
 
 /// `/save`: this conversation (or its last reply) written to a Markdown file.
 @ReplActor enum SaveCommand {
-    /// Writes the transcript (with `--last`, only the last reply) to `path`, asking before replacing a file.
+    /// Writes the transcript (with `--last`, only the last reply) to `path` as `OutputFile` does, asking before replacing a regular file.
     static func save(_ arguments: ArgumentParser.Parsed, repl: ReplSession) async throws {
         guard arguments.positionals.count == 1 else { throw UsageError("name the file to write") }
         guard let conversation = await repl.currentConversation() else { repl.output.line("Nothing to save yet."); return }
@@ -21,14 +21,15 @@ import TerminalMarkdown
             }
             return try Transcript.markdown(of: conversation, library: library, reasoning: arguments.has("reasoning"), tools: false)
         }
-        if FileManager.default.fileExists(atPath: path),
-           !(await repl.confirm("\(UntrustedText.sanitize(arguments.positionals[0])) exists; replace it?")) {
+        let output: OutputFile
+        do { output = try OutputFile(path) } catch { throw UsageError("\(error)") }
+        if output.replacesAFile, !(await repl.confirm("\(UntrustedText.sanitize(arguments.positionals[0])) exists; replace it?")) {
             return
         }
-        do { try AtomicFile.write(Array(markdown.utf8), to: path, permissions: 0o600) } catch {
+        do { try output.write(Array(markdown.utf8)) } catch {
             throw UsageError("could not write \(arguments.positionals[0]): \(error)")
         }
         let what = lastOnly ? "the last reply" : "this conversation"
-        repl.output.line("Saved \(what) to \(UntrustedText.sanitize(arguments.positionals[0])) (\(Units.bytes(Int64(markdown.utf8.count)))).")
+        repl.output.line("Saved \(what) to \(UntrustedText.sanitize(output.description)) (\(Units.bytes(Int64(markdown.utf8.count)))).")
     }
 }

@@ -79,15 +79,18 @@ final class OpenFile {
     deinit { close(descriptor) }
 }
 
-/// Writes a file atomically (`AtomicFile`, mode 0600) through a `ByteSink`, so readers never see half a file.
-func writeAtomically(to path: String, _ body: (ByteSink) throws -> Void) throws {
+/// Writes the output file `path` through a `ByteSink` as `OutputFile` does: a regular file (mode 0600) atomically, so
+/// readers never see half a file, a symlink's target in its place, a FIFO or device in place.
+func writeOutput(to path: String, _ body: (ByteSink) throws -> Void) throws {
     do {
-        try AtomicFile.write(to: path, permissions: 0o600) { descriptor in
+        try OutputFile(path).write(permissions: 0o600) { descriptor in
             let sink = ByteSink(descriptor: descriptor, name: path)
             try body(sink)
             try sink.flush()
         }
     } catch let error as AtomicFileError {
         throw ArchiveError.io(path: error.path, reason: error.reason)
+    } catch let error as OutputFileError {
+        throw ArchiveError.io(path: error.path, reason: error.problem)
     }
 }

@@ -6,7 +6,7 @@ public enum LibraryBackup {
     /// Writes every folder, conversation, message, tool call, draft, pin and attachment of the library at `libraryPath` to `path`.
     ///
     /// Streams: one conversation's text and one attachment at a time are in memory. `password` nil writes an
-    /// unencrypted archive (still checksummed). The file appears only when complete.
+    /// unencrypted archive (still checksummed). Written as `OutputFile` writes: a regular file appears only when complete.
     public static func write(
         libraryPath: String, to path: String, password: [UInt8]?, limits: KeyDerivationLimits = .moderate
     ) throws {
@@ -14,7 +14,7 @@ public enum LibraryBackup {
         // A read transaction: the backup is one consistent snapshot while other processes keep writing.
         try store.connection.execute("BEGIN")
         defer { try? store.connection.execute("COMMIT") }
-        try writeAtomically(to: path) { sink in
+        try writeOutput(to: path) { sink in
             let writer = try ArchiveWriter(kind: .backup, sink: sink, password: password, limits: limits)
             try writer.record(.manifest, json: BackupManifest(format: BackupManifest.formatName, createdAt: Date().milliseconds))
             try writer.record(

@@ -38,9 +38,9 @@ public struct ConversationImportOptions: Sendable {
 }
 
 extension LibraryStore {
-    /// Writes a conversation as a `.llmster` file at `path`, atomically.
+    /// Writes a conversation as a `.llmster` file at `path`, as `OutputFile` writes it (a regular file atomically).
     public func exportConversation(id: String, to path: String) throws {
-        try writeAtomically(to: path) { try exportConversation(id: id, sink: $0) }
+        try writeOutput(to: path) { try exportConversation(id: id, sink: $0) }
     }
 
     /// Writes a conversation as a `.llmster` file to an open descriptor (e.g. standard output).
