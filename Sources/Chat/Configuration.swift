@@ -106,6 +106,19 @@ public struct Configuration: Sendable, Equatable {
         ("context_message_limit", "largest sum of context items one message carries, e.g. 2M"),
     ]
 
+    /// The values each numeric key accepts; a value outside its range is refused naming the key, the value and the range.
+    ///
+    /// `context_item_limit`, `context_message_limit` and `max_kdf_memory` are sizes (``byteSize(_:)``) and check their own.
+    public static let numberRanges: [String: NumberRange] = [
+        "display_interval_ms": .wholeNumbers(0...10_000),
+        "context_length": .wholeNumbers(1...Double(Int32.max)),
+        "reasoning_tail_lines": .wholeNumbers(0...100),
+        "notify_after_seconds": .seconds(0...86_400),
+        "connect_timeout": .seconds(above: 0, atMost: 600),
+        "idle_timeout": .seconds(1...86_400),
+        "voice_silence_seconds": .seconds(above: 0, atMost: 60),
+    ]
+
     /// The model key `reference` stands for: the key of the `alias.NAME` it names, else `reference` itself (a key
     /// or an instance id).
     public func modelKey(for reference: String) -> String {
@@ -232,7 +245,10 @@ public struct Configuration: Sendable, Equatable {
         let value = raw.trimmingCharacters(in: .whitespaces)
         guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }
         func number<T: LosslessStringConvertible>(_: T.Type) throws -> T {
-            guard let parsed = T(value) else { throw ConfigurationError.invalidValue(key: key, value: value, expected: "a number") }
+            guard let range = Self.numberRanges[key] else { preconditionFailure("\(key) has no entry in numberRanges") }
+            guard let parsed = T(value), let magnitude = Double(value), range.contains(magnitude) else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: range.description)
+            }
             return parsed
         }
         func optional<T>(_ parse: () throws -> T) rethrows -> T? { value.isEmpty ? nil : try parse() }
@@ -252,14 +268,14 @@ public struct Configuration: Sendable, Equatable {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "true or false")
             }
             keepPreviousModels = flag
-        case "display_interval_ms": displayIntervalMilliseconds = max(0, try number(Int.self))
+        case "display_interval_ms": displayIntervalMilliseconds = try number(Int.self)
         case "context_length": contextLength = try optional { try number(Int.self) }
         case "markdown": markdown = try Self.choice(value, of: ["auto", "always", "never"], key: key)
         case "theme": theme = try Self.choice(value, of: ["auto", "dark", "light"], key: key)
         case "hyperlinks": hyperlinks = try Self.choice(value, of: ["auto", "always", "never"], key: key)
         case "width_mode": widthMode = try Self.choice(value, of: ["auto", "codepoint", "grapheme"], key: key)
         case "code_fences": codeFences = try Self.choice(value, of: ["hide", "show"], key: key)
-        case "reasoning_tail_lines": reasoningTailLines = max(0, try number(Int.self))
+        case "reasoning_tail_lines": reasoningTailLines = try number(Int.self)
         case "notify_after_seconds": notifyAfterSeconds = try optional { try number(Double.self) }
         case "connect_timeout": connectTimeout = try number(Double.self)
         case "idle_timeout": idleTimeout = try number(Double.self)
@@ -268,12 +284,7 @@ public struct Configuration: Sendable, Equatable {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "a language such as en-us")
             }
             voiceLanguage = value
-        case "voice_silence_seconds":
-            let seconds = try number(Double.self)
-            guard seconds > 0, seconds <= 60 else {
-                throw ConfigurationError.invalidValue(key: key, value: value, expected: "seconds between 0 and 60")
-            }
-            voiceSilenceSeconds = seconds
+        case "voice_silence_seconds": voiceSilenceSeconds = try number(Double.self)
         case "speak_command": speakCommand = value.isEmpty ? nil : value
         case "max_kdf_memory":
             maxKeyDerivationMemory = try optional {
@@ -347,15 +358,16 @@ public struct Configuration: Sendable, Equatable {
         return value
     }
 
-    /// Parses the file's text.
+    /// Parses the file's text; a leading byte order mark and CRLF line ends (as Windows editors save) are accepted.
     public init(parsing text: String) throws {
         self.init()
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let body = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
+        // "\r\n" is one Character, so it is named beside "\n"; a lone carriage return stays a control character.
+        let lines = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        for (index, rawLine) in lines.enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let equals = line.firstIndex(of: "=") else {
-                throw ConfigurationError.malformedLine(index + 1, String(line))
-            }
+            guard let equals = line.firstIndex(of: "=") else { throw ConfigurationError.malformedLine(index + 1) }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces)
             var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
@@ -393,12 +405,41 @@ public struct Configuration: Sendable, Equatable {
     }
 
     /// Reads the file at `path`; a missing file gives the defaults unless `mustExist` (a path the user named).
+    ///
+    /// Anything but a regular file (a directory, a device such as `/dev/zero`, a FIFO, a socket) is refused: the file
+    /// is opened without waiting (a FIFO with no writer would block) and its type checked before a byte is read.
     public static func load(path: String, mustExist: Bool = false) throws -> Configuration {
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        guard !(exists && isDirectory.boolValue) else { throw ConfigurationError.notAFile(path, reason: "is a directory") }
-        guard exists || !mustExist else { throw ConfigurationError.notAFile(path, reason: "does not exist") }
-        guard let data = FileManager.default.contents(atPath: path) else { return Configuration() }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR {
+                guard !mustExist else { throw ConfigurationError.notAFile(path, reason: "does not exist") }
+                return Configuration()
+            }
+            throw ConfigurationError.notAFile(path, reason: "cannot be read: " + String(cString: strerror(code)))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw ConfigurationError.notAFile(path, reason: "cannot be read: " + String(cString: strerror(errno)))
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw ConfigurationError.notAFile(path, reason: "is a directory")
+        case S_IFCHR, S_IFBLK: throw ConfigurationError.notAFile(path, reason: "is a device, not a regular file")
+        case S_IFIFO: throw ConfigurationError.notAFile(path, reason: "is a FIFO (named pipe), not a regular file")
+        default: throw ConfigurationError.notAFile(path, reason: "is not a regular file")
+        }
+        var data: [UInt8] = []
+        do {
+            while true {
+                let chunk = try Descriptor.readSome(descriptor, maximum: 65_536)
+                if chunk.isEmpty { break }
+                data += chunk
+            }
+        } catch {
+            throw ConfigurationError.notAFile(path, reason: "cannot be read: " + error.reason)
+        }
         do { return try Configuration(parsing: String(decoding: data, as: UTF8.self)) } catch let error as ConfigurationError {
             throw ConfigurationError.inFile(path, error)
         }
@@ -425,10 +466,12 @@ public struct Configuration: Sendable, Equatable {
 public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case unknownKey(String, line: Int?)
     case invalidValue(key: String, value: String, expected: String)
-    case malformedLine(Int, String)
+    /// A line without `=`; its text is never repeated, as it may be a pasted token.
+    case malformedLine(Int)
     /// A key's value holds a newline, carriage return, NUL or another control character.
     case controlCharacter(key: String)
-    /// The configuration path cannot be read as a file; `reason` says why (`does not exist`, `is a directory`).
+    /// The configuration path cannot be read as a file; `reason` says why (`does not exist`, `is a directory`, `is a
+    /// device, not a regular file`).
     case notAFile(String, reason: String)
     indirect case inFile(String, ConfigurationError)
 
@@ -439,8 +482,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
             return "unknown setting '\(Self.visible(key))'\(line.map { " on line \($0)" } ?? ""); known settings: \(known)"
         case .invalidValue(let key, let value, let expected):
             return "'\(Self.visible(ServerURL.redactingPasswords(in: value)))' is not a valid \(key): expected \(expected)"
-        case .malformedLine(let line, let text):
-            return "line \(line) is not `key = value`: \(text)"
+        case .malformedLine(let line):
+            return "line \(line) is not `key = value`: it has no `=` (the line is not shown, in case it holds a secret)"
         case .controlCharacter(let key):
             return "the value of \(Self.visible(key)) contains a control character (such as a newline); a setting is one line of text"
         case .notAFile(let path, let reason):

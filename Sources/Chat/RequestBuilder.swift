@@ -38,11 +38,12 @@ public enum RequestBuilder {
     }
 }
 
-/// Compares server URLs the way a user means them: scheme and host case-insensitively, trailing slash ignored.
+/// Compares server URLs the way a user means them: scheme and host case-insensitively, trailing slash and userinfo ignored.
 public enum ServerURL {
-    /// The canonical spelling of `url`.
+    /// The canonical spelling of `url`, without its userinfo: the library keeps a server's URL without it
+    /// (`ServerAddress`), and it still names the server the configured URL with a password does.
     public static func normalized(_ url: String) -> String {
-        var text = url.trimmingCharacters(in: .whitespaces)
+        var text = ServerAddress.withoutUserinfo(url.trimmingCharacters(in: .whitespaces))
         while text.hasSuffix("/") { text.removeLast() }
         guard let schemeEnd = text.range(of: "://") else { return text.lowercased() }
         let afterScheme = text[schemeEnd.upperBound...]

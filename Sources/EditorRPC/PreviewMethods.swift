@@ -24,7 +24,7 @@ enum PreviewMethods {
             encoder.userInfo[InputItem.textTypeKey] = InputItem.defaultTextType
             let body = shortened(try JSONValue.parsing(Array(try encoder.encode(request))))
             return .object([
-                "method": .string("POST"), "path": .string("/api/v1/chat"), "server": .string(context.session.configuration.server),
+                "method": .string("POST"), "path": .string("/api/v1/chat"), "server": .string(ServerURL.redactingPasswords(in: context.session.configuration.server)),
                 "body": body, "text": .string(pretty(body)),
             ])
         }

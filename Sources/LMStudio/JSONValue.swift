@@ -99,8 +99,7 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             case let control where Self.mustEscape(control):
-                let hex = String(control.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                text += UnsafeScalars.jsonEscape(control)
             default:
                 text.unicodeScalars.append(scalar)
             }

@@ -15,6 +15,12 @@ public enum UnsafeScalars {
         }
     }
 
+    /// `scalar` as a JSON `\u` escape with four lowercase hex digits (`\u009b`); every scalar of the set has four.
+    public static func jsonEscape(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
     /// Whether `text` holds a scalar of the set.
     public static func any(in text: String) -> Bool { any(inUTF8: text.utf8, exceptNewlineAndTab: false) }
 

@@ -14,7 +14,8 @@ import TestSupport
         let lastResponse = try #require(try harness.observer().conversation(id: harness.conversationId)?.lastResponseId)
         try harness.observer().setContinuation(conversationId: harness.conversationId, serverURL: elsewhere, responseId: lastResponse)
         let conversation = try #require(try harness.observer().conversation(id: harness.conversationId))
-        #expect(harness.session.serverContext(of: conversation) == .elsewhere(server: elsewhere))
+        let stored = "http://127.0.0.1:9"
+        #expect(harness.session.serverContext(of: conversation) == .elsewhere(server: stored), "the library keeps no userinfo")
         let sent = harness.fixture.requests(to: "/api/v1/chat").count
 
         let outcome = await harness.session.submit(TurnSubmission(text: "recall please"), in: harness.conversationId) { _ in }
@@ -22,7 +23,7 @@ import TestSupport
             Issue.record("a context held elsewhere asks for a fresh one: \(outcome)")
             return
         }
-        #expect(error == .continuationElsewhere(conversationId: harness.conversationId, server: elsewhere, configured: harness.fixture.url))
+        #expect(error == .continuationElsewhere(conversationId: harness.conversationId, server: stored, configured: harness.fixture.url))
         let text = String(describing: error)
         #expect(text.contains("127.0.0.1:9") && text.contains(harness.fixture.url) && !text.contains("secret"), "\(text)")
         #expect(harness.fixture.requests(to: "/api/v1/chat").count == sent, "nothing was sent")

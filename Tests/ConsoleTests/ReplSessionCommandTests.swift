@@ -27,6 +27,23 @@ import TestSupport
         #expect(help.contains("llmster show CHAT > FILE"), "\(help)")
     }
 
+    @Test func saveWritesExactlyWhatShowPrintsToAPipeForAReplyFullOfEscapes() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:hostile [[sim:escape]]")
+        let saved = repl.sandbox.root + "/chat.md"
+        try terminal.enter("/save " + saved)
+        let file = try Data(contentsOf: URL(fileURLWithPath: saved))
+        let id = try #require(try LibraryStore(path: repl.sandbox.libraryPath).conversations().first?.id)
+        let shown = try repl.runBounded(["show", id])
+        #expect(shown.status == 0, "\(shown)")
+        #expect(file == Data(shown.output.utf8), "/save:\n\(String(decoding: file, as: UTF8.self))\nshow:\n\(shown.output)")
+        for raw in ["\u{1B}", "\u{9B}", "\u{07}"] {
+            #expect(file.range(of: Data(raw.utf8)) == nil, "the saved file holds a raw U+\(String(raw.unicodeScalars.first!.value, radix: 16))")
+        }
+        #expect(String(decoding: file, as: UTF8.self).contains("␛[2J"), "the escapes are there, made visible")
+    }
+
     @Test func clearStartsANewChatWithTheSameModelPromptAndSettings() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()

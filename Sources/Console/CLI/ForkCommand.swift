@@ -21,7 +21,7 @@ enum ForkCommand {
         let reply = try arguments.positiveInteger("at")
         let session = try context.librarySession()
         let fork = try await session.fork(arguments.positionals[0], atReply: reply, title: arguments.value("title"))
-        context.output.line("Forked as \(UntrustedText.sanitize(fork.title)) (\(fork.id)); continue it: llmster ask --chat \(fork.id) …")
+        context.output.line("Forked as \(UntrustedText.oneLine(fork.title)) (\(fork.id)); continue it: llmster ask --chat \(fork.id) …")
         return ExitCode.success
     }
 }

@@ -221,7 +221,7 @@ extension ConversationListing {
 
     /// What `chats` and `/chats` say when the listing is empty.
     var emptyNotice: String {
-        UntrustedText.sanitize(scope.map { "No conversations in \($0)." } ?? "No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
+        UntrustedText.oneLine(scope.map { "No conversations in \($0)." } ?? "No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
     }
 
     /// The listing as `chats` and `/chats` show it: `In SCOPE:` when a folder was asked for, then a table laid out to
@@ -229,7 +229,7 @@ extension ConversationListing {
     func text(width: Int?, fit: TextFit) -> String {
         var text = ""
         if let scope {
-            let heading = UntrustedText.sanitize("In \(scope):")
+            let heading = UntrustedText.oneLine("In \(scope):")
             text = (width.map { TextLayout.paragraphs(heading, width: $0, fit: fit) } ?? heading) + "\n"
         }
         var table = TextTable(columns: [

@@ -3,7 +3,7 @@ import TerminalMarkdown
 
 /// A plain column-aligned table for command output: a header row, then rows, columns separated by two spaces.
 ///
-/// Cells are sanitised (server text is untrusted) and aligned by display width as the terminal counts it. Given a
+/// Cells are sanitised to one line each (server and library text is untrusted: `UntrustedText.oneLine`) and aligned by display width as the terminal counts it. Given a
 /// width, columns that may shrink are cut (with `…`, or `...` without UTF-8; see `TextFit`) down to their minimum,
 /// and the least important columns are dropped while even that does not fit; no line is wider than the width.
 public struct TextTable {
@@ -32,7 +32,7 @@ public struct TextTable {
     public init(columns: [Column]) { self.columns = columns }
 
     /// Appends a row.
-    public mutating func append(_ row: [String]) { rows.append(row.map(UntrustedText.sanitize)) }
+    public mutating func append(_ row: [String]) { rows.append(row.map(UntrustedText.oneLine)) }
 
     /// The table's text laid out to `width` columns (nil: as wide as its cells), measured and cut by `fit`.
     public func text(width: Int?, fit: TextFit) -> String {

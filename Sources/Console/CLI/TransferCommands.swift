@@ -53,7 +53,7 @@ enum TransferCommands {
         let conversation = try await Transfer.importConversation(
             from: arguments.positionals[0], continuation: policy, folder: arguments.value("folder"),
             asNew: arguments.has("as-new"), session: try context.librarySession(), context: context)
-        context.output.line("Imported \"\(UntrustedText.sanitize(conversation.displayTitle))\" as \(conversation.id)")
+        context.output.line("Imported \"\(UntrustedText.oneLine(conversation.displayTitle))\" as \(conversation.id)")
         return ExitCode.success
     }
 
@@ -159,14 +159,14 @@ public enum Transfer {
         }
         if answer == nil, plan.mustAsk, let question = plan.question {
             let prompt = """
-                \(UntrustedText.sanitize(question))
+                \(UntrustedText.oneLine(question))
                   k  keep the continuation: \(UntrustedText.sanitize(plan.effect(of: .keep)))
                   d  drop it: \(UntrustedText.sanitize(plan.effect(of: .drop)))
                 Keep or drop? [k/d]\u{20}
                 """
             guard let typed = Terminal.ask(prompt) else {
                 throw Refusal(description: """
-                    \(question) There is no terminal to ask: pass --yes to keep the continuation or --drop-continuation to drop it
+                    \(UntrustedText.oneLine(question)) There is no terminal to ask: pass --yes to keep the continuation or --drop-continuation to drop it
                     """)
             }
             switch typed.lowercased() {

@@ -18,11 +18,11 @@ enum FolderRemoval {
             }
             return (folder, parts.isEmpty ? nil : parts.joined(separator: " and "))
         }
-        let name = UntrustedText.sanitize(path)
+        let name = UntrustedText.oneLine(path)
         if let contents {
             let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
-            let destination = parentPath.isEmpty ? "the top level" : "folder \(UntrustedText.sanitize(parentPath))"
-            guard await repl.confirm("Remove folder \(name)? Its \(UntrustedText.sanitize(contents)) move to \(destination).") else {
+            let destination = parentPath.isEmpty ? "the top level" : "folder \(UntrustedText.oneLine(parentPath))"
+            guard await repl.confirm("Remove folder \(name)? Its \(UntrustedText.oneLine(contents)) move to \(destination).") else {
                 repl.output.line("Kept folder \(name).")
                 return
             }

@@ -43,8 +43,8 @@ extension ReplCommands {
             let fork = try await repl.chat.fork(id, atReply: number, title: nil)
             await repl.switchTo(fork.id)
             let origin = try await repl.chat.withLibrary { try $0.forkOrigin(of: fork.id) }
-            repl.output.line("Forked at reply \(origin?.replyNumber ?? number ?? 0) as \(UntrustedText.sanitize(fork.title)); "
-                             + "\(UntrustedText.sanitize(original.isEmpty ? "the original" : original)) is unchanged (/open it to go back).")
+            repl.output.line("Forked at reply \(origin?.replyNumber ?? number ?? 0) as \(UntrustedText.oneLine(fork.title)); "
+                             + "\(UntrustedText.oneLine(original.isEmpty ? "the original" : original)) is unchanged (/open it to go back).")
         },
         SlashCommand("alt", "[message] [N]", "List the alternatives of the last reply (or versions of your last message), or make N current.",
                      argument: .choices(["message"])) { arguments, repl in

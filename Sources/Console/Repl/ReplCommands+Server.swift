@@ -26,14 +26,14 @@ extension ReplCommands {
             if !arguments.has("yes"), !arguments.has("drop-continuation") {
                 let plan = try repl.chat.importPlan(forFileAt: path)
                 if let question = plan.question {
-                    repl.output.line(UntrustedText.sanitize(question))
+                    repl.output.line(UntrustedText.oneLine(question))
                     policy = await repl.confirm("Keep the continuation? (yes: \(plan.effect(of: .keep)); no: \(plan.effect(of: .drop)))") ? .keep : .drop
                 }
             }
             let conversation = try await Transfer.importConversation(from: path, continuation: policy, folder: nil, asNew: arguments.has("as-new"),
                                                                      session: repl.chat, context: repl.context)
             await repl.switchTo(conversation.id)
-            repl.output.line("Imported and opened \(UntrustedText.sanitize(conversation.title)).")
+            repl.output.line("Imported and opened \(UntrustedText.oneLine(conversation.displayTitle)).")
         },
         SlashCommand("backup", "[FILE]", "Back the whole library up (encrypted with $LLMSTER_BACKUP_PASSWORD when set).",
                      takesText: true, argument: .path) { arguments, repl in

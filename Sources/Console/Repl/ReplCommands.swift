@@ -116,20 +116,20 @@ enum ReplCommands {
             }
             let conversation = try await repl.chat.openConversation(.named(reference)).conversation
             await repl.switchTo(conversation.id)
-            repl.output.line("Opened \(UntrustedText.sanitize(conversation.displayTitle)).")
+            repl.output.line("Opened \(UntrustedText.oneLine(conversation.displayTitle)).")
         },
         SlashCommand("rename", "TITLE", "Rename this conversation.", takesText: true) { arguments, repl in
             guard let title = arguments.positionals.first else { throw UsageError("give the new title") }
             let id = try await repl.ensureConversation()
             try await repl.chat.withLibrary { try $0.rename(conversationId: id, to: title) }
-            repl.output.line("Renamed this conversation to \(UntrustedText.sanitize(title)).")
+            repl.output.line("Renamed this conversation to \(UntrustedText.oneLine(title)).")
         },
         SlashCommand("folder", "new|rename|rm|list [PATH] [NAME]", "Create, rename, remove or list folders.", argument: .folder) { arguments, repl in
             let words = arguments.positionals
             switch (words.first, words.count) {
             case ("list", 1), (nil, 0):
                 let paths = try await repl.chat.withLibrary { library in try library.folderPaths().values.sorted() }
-                repl.output.line(paths.isEmpty ? "No folders." : UntrustedText.sanitize(paths.joined(separator: "\n")))
+                repl.output.line(paths.isEmpty ? "No folders." : paths.map(UntrustedText.oneLine).joined(separator: "\n"))
             case ("new", 2):
                 let existed = try await repl.chat.withLibrary { library in
                     let existed = try library.folder(path: words[1]) != nil
@@ -160,8 +160,8 @@ enum ReplCommands {
                 try library.move(conversationId: id, to: folderId)
                 return try library.conversation(id: id)?.title ?? ""
             }
-            let name = words.count == 1 ? "this conversation" : UntrustedText.sanitize(title.isEmpty ? id : title)
-            repl.output.line("Moved \(name) to " + (folder == "/" ? "the top level." : "folder \(UntrustedText.sanitize(folder))."))
+            let name = words.count == 1 ? "this conversation" : UntrustedText.oneLine(title.isEmpty ? id : title)
+            repl.output.line("Moved \(name) to " + (folder == "/" ? "the top level." : "folder \(UntrustedText.oneLine(folder))."))
         },
         SlashCommand("pin", "", "Pin this conversation to the top of /chats.") { _, repl in
             let id = try await repl.ensureConversation()
@@ -176,7 +176,7 @@ enum ReplCommands {
         SlashCommand("delete", "", "Delete this conversation (asks first).") { _, repl in
             guard let id = repl.conversationId else { repl.output.line("Nothing to delete yet."); return }
             let title = try await repl.chat.withLibrary { try $0.conversation(id: id)?.title } ?? ""
-            let name = UntrustedText.sanitize(title.isEmpty ? id : title)
+            let name = UntrustedText.oneLine(title.isEmpty ? id : title)
             guard await repl.confirm("Delete \(name) and all its messages?") else { repl.output.line("Kept \(name)."); return }
             try await repl.chat.withLibrary { try $0.delete(conversationId: id) }
             repl.conversationId = nil

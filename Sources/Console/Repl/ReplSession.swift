@@ -262,7 +262,7 @@ import TerminalMarkdown
         if !attachments.isEmpty { parts.append("+\(attachments.count) image\(attachments.count == 1 ? "" : "s")") }
         if let conversation {
             let folder = await folderPath(conversation.folderId)
-            parts.append(UntrustedText.sanitize((folder.map { $0 + "/" } ?? "") + conversation.displayTitle))
+            parts.append(UntrustedText.oneLine((folder.map { $0 + "/" } ?? "") + conversation.displayTitle))
         } else {
             parts.append("new chat")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 internal import CSodium
 
 /// The cost of deriving a backup's key from its password (libsodium Argon2id).
@@ -138,7 +139,7 @@ final class ArchiveWriter {
 
     /// Appends one JSON record.
     func record<T: Encodable>(_ type: RecordType, json value: T) throws {
-        try record(type, Array(try ArchiveJSON.encoder.encode(value)))
+        try record(type, try ArchiveJSON.encode(value))
     }
 
     /// Writes the end record and the final frame; the archive is complete after this.
@@ -300,11 +301,31 @@ final class ArchiveReader {
 
 /// JSON coding shared by both archive kinds: sorted keys, decoding errors rewritten for people.
 enum ArchiveJSON {
-    /// An encoder with sorted keys, so equal records encode to equal bytes.
-    static var encoder: JSONEncoder {
+    /// `value` as JSON with sorted keys (equal records encode to equal bytes) and every one of `UnsafeScalars` written
+    /// as a `\uXXXX` escape: the encoder escapes C0 controls itself, not C1 controls, bidi controls or the line
+    /// separators, which a file viewer would otherwise pass on raw.
+    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return encoder
+        let json = Array(try encoder.encode(value))
+        guard UnsafeScalars.any(inUTF8: json, exceptNewlineAndTab: false) else { return json }
+        // Outside strings JSON is ASCII, so every such scalar is inside a string, where an escape means the same.
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(json.count + 64)
+        var index = 0
+        while index < json.count {
+            let lead = json[index]
+            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            var value = length == 1 ? UInt32(lead) : UInt32(lead) & (0x7F >> length)
+            for offset in 1..<length { value = value << 6 | UInt32(json[index + offset] & 0x3F) }
+            if let scalar = Unicode.Scalar(value), UnsafeScalars.contains(scalar) {
+                escaped += Array(UnsafeScalars.jsonEscape(scalar).utf8)
+            } else {
+                escaped += json[index..<(index + length)]
+            }
+            index += length
+        }
+        return escaped
     }
 
     /// Decodes a record, turning a `DecodingError` into `ArchiveError.invalid` naming the field.

@@ -58,7 +58,7 @@ extension LibraryStore {
                     .bool(conversation.pinned), .integer(conversation.pinned ? conversation.pinOrder : nil),
                     .integer(conversation.createdAt.milliseconds), .integer(conversation.updatedAt.milliseconds),
                     .text(conversation.modelKey), .text(conversation.systemPrompt),
-                    .text(try Self.encodeSettings(conversation.settings)), .text(conversation.serverURL),
+                    .text(try Self.encodeSettings(conversation.settings)), .text(conversation.serverURL.map(ServerAddress.withoutUserinfo)),
                     .text(conversation.lastResponseId), .text(conversation.draft), .text(conversation.serverProfile),
                     .bool(conversation.needsFreshContext),
                 ])
@@ -162,7 +162,7 @@ extension LibraryStore {
                     .integer(conversation.pinned ? conversation.pinOrder : nil),
                     .integer(conversation.updatedAt.milliseconds), .text(conversation.modelKey),
                     .text(conversation.systemPrompt), .text(try Self.encodeSettings(conversation.settings)),
-                    .text(conversation.serverURL), .text(conversation.lastResponseId), .text(conversation.draft),
+                    .text(conversation.serverURL.map(ServerAddress.withoutUserinfo)), .text(conversation.lastResponseId), .text(conversation.draft),
                     .text(conversation.serverProfile), .bool(conversation.needsFreshContext), .text(conversation.id),
                 ])
             try requireChanged(changed, conversation.id)
@@ -260,7 +260,7 @@ extension LibraryStore {
         try requireChanged(
             connection.run(
                 "UPDATE conversations SET server_url = ?, last_response_id = ? WHERE id = ?",
-                [.text(serverURL), .text(responseId), .text(conversationId)]),
+                [.text(serverURL.map(ServerAddress.withoutUserinfo)), .text(responseId), .text(conversationId)]),
             conversationId)
     }
 

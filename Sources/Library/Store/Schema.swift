@@ -214,6 +214,27 @@ enum Schema {
         UPDATE conversations SET used_at = updated_at;
         CREATE INDEX conversations_used ON conversations (used_at DESC);
         """,
+        // 13: server URLs are kept without their userinfo (`user:password@`), as `ServerAddress.withoutUserinfo` cuts
+        // them: the authority ends at the first `/`, `?` or `#`, and everything up to its last `@` goes (`rtrim` by
+        // every character but `@` leaves the authority up to that `@`).
+        """
+        CREATE TEMP TABLE server_url_without_userinfo AS
+        WITH split AS (
+            SELECT url, substr(url, 1, instr(url, '://') + 2) AS scheme, substr(url, instr(url, '://') + 3) AS rest
+            FROM (SELECT server_url AS url FROM conversations UNION SELECT server_url FROM messages)
+            WHERE instr(url, '://') > 0
+        ), authority AS (
+            SELECT url, scheme, rest, substr(rest, 1, instr(replace(replace(rest, '?', '/'), '#', '/') || '/', '/') - 1) AS host
+            FROM split
+        )
+        SELECT url, scheme || substr(rest, length(rtrim(host, replace(host, '@', ''))) + 1) AS stripped
+        FROM authority WHERE instr(host, '@') > 0;
+        UPDATE conversations SET server_url = (SELECT stripped FROM server_url_without_userinfo WHERE url = conversations.server_url)
+            WHERE server_url IN (SELECT url FROM server_url_without_userinfo);
+        UPDATE messages SET server_url = (SELECT stripped FROM server_url_without_userinfo WHERE url = messages.server_url)
+            WHERE server_url IN (SELECT url FROM server_url_without_userinfo);
+        DROP TABLE server_url_without_userinfo;
+        """,
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.

@@ -98,7 +98,7 @@ extension LibraryStore {
                     .text(message.error), .text(message.stats), .text(message.modelInstanceId),
                     .text(message.responseId), .integer(message.createdAt), .integer(message.updatedAt),
                     .text(parentId), .integer(message.alternative == true ? 0 : 1), .text(message.parentResponseId),
-                    .text(message.serverURL),
+                    .text(message.serverURL.map(ServerAddress.withoutUserinfo)),
                 ])
             for (index, call) in message.toolCalls.enumerated() {
                 try connection.run(
