@@ -1,24 +1,55 @@
 import Library
 
 /// One writer per conversation: a reply is written (its turn saved, its text streamed and saved) by one send at a
-/// time, across processes, so turns, positions and parent links never interleave.
+/// time, across processes, so turns, positions and parent links never interleave; within this process the sends to
+/// a conversation take their turns in the order they asked, however long the one before streams.
 extension ChatSession {
-    /// How long a send waits for a reply of this process to the same conversation to end (a cancelled reply still
-    /// saving what arrived, as when an editor cancels and sends again at once) before it is refused.
-    static let writerWait: Duration = .seconds(10)
-
-    /// Takes the conversation's writer lock, held until the returned value is released. A reply another process
-    /// writes is refused at once, and one this process writes after `writerWait`, with
-    /// `LibraryError.conversationInUse` (inside `ChatError.storage`) naming the process that answers it.
-    func writerLock(_ conversationId: String) async throws -> ConversationLock? {
-        let deadline = ContinuousClock.now + Self.writerWait
-        while true {
-            do {
-                return try storage { try library.lockForWriting(conversationId: conversationId) }
-            } catch ChatError.storage(.conversationInUse(_, inThisProcess: true, _)) where ContinuousClock.now < deadline {
-                // Released when that reply's send returns, which the actor runs between these checks.
-                try await Task.sleep(for: .milliseconds(20))
-            }
+    /// Takes the conversation's writer turn, held until the returned value is released: the sends of this process to
+    /// the conversation queue in order (first come, first served); a reply another process writes refuses it at once
+    /// with `LibraryError.conversationInUse` (inside `ChatError.storage`) naming the process that answers it.
+    func writerLock(_ conversationId: String) async throws -> WriterTurn {
+        if writingConversations.contains(conversationId) {
+            // Woken by `endWriterTurn` of the send before, which hands its turn on without letting a newcomer in between.
+            await withCheckedContinuation { waitingWriters[conversationId, default: []].append($0) }
+        } else {
+            writingConversations.insert(conversationId)
         }
+        do {
+            let lock = try storage { try library.lockForWriting(conversationId: conversationId) }
+            return WriterTurn(lock: lock) { [weak self] in
+                Task { await self?.endWriterTurn(conversationId) }
+            }
+        } catch {
+            endWriterTurn(conversationId)
+            throw error
+        }
+    }
+
+    /// Hands the conversation's writer turn to the send that asked next, or frees it.
+    private func endWriterTurn(_ conversationId: String) {
+        if var waiting = waitingWriters[conversationId], !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            waitingWriters[conversationId] = waiting.isEmpty ? nil : waiting
+            next.resume()
+        } else {
+            writingConversations.remove(conversationId)
+        }
+    }
+}
+
+/// A send's turn as a conversation's writer: the library's lock across processes, and this process's queue, which the
+/// next send in it takes once this is released (the lock goes first). Held on the session's actor, like the lock.
+final class WriterTurn {
+    private var lock: ConversationLock?
+    private let end: @Sendable () -> Void
+
+    init(lock: ConversationLock?, end: @escaping @Sendable () -> Void) {
+        self.lock = lock
+        self.end = end
+    }
+
+    deinit {
+        lock = nil
+        end()
     }
 }

@@ -25,6 +25,10 @@ public actor ChatSession {
     private var cachedModels: [Model]?
     /// Context items an editor added for the next message, by conversation id ("" for the next new conversation).
     var pendingContextItems: [String: [ContextItem]] = [:]
+    /// The conversations a send of this process is writing (see `writerLock`).
+    var writingConversations: Set<String> = []
+    /// The sends waiting for each conversation's writer turn, in the order they asked.
+    var waitingWriters: [String: [CheckedContinuation<Void, Never>]] = [:]
     /// The thread the session runs on (see `LibraryExecutor`).
     private nonisolated let executor = LibraryExecutor(name: "llmster library")
 

@@ -172,15 +172,10 @@ struct LiveReplyViewTests {
 
     /// Ctrl-C while a step of a rendered backlog is on its way: what the step rendered is not drawn, and the end
     /// adds only its line below what was on the screen.
-    @Test(arguments: [false, true])
-    func aStepRenderedInACancelledTaskIsNotDrawn(lineMode: Bool) async {
+    @Test func aStepRenderedInACancelledTaskIsNotDrawn() async {
         let (drawn, afterSignal) = await Task {
-            let view = lineMode
-                ? replyView(sink: StringSink(), capabilities: LineModeReplyViewTests.dumb, mode: .always, reasoningLines: 3)
-                : replyView(sink: StringSink(), capabilities: TerminalCapabilities(width: 60), mode: .always, reasoningLines: 3)
-            func output() -> String {
-                (view as? LiveReplyView<StringSink>)?.sink.output ?? (view as! LineModeReplyView<StringSink>).sink.output
-            }
+            let view = replyView(sink: StringSink(), capabilities: TerminalCapabilities(width: 60), mode: .always, reasoningLines: 3)
+            func output() -> String { (view as! LiveReplyView<StringSink>).sink.output }
             view.update(ReplySnapshot(), appendingAnswer: "First paragraph, drawn.\n\nSecond paragraph, drawn.\n\n")
             let drawn = output()
             withUnsafeCurrentTask { $0?.cancel() }
@@ -194,18 +189,32 @@ struct LiveReplyViewTests {
         #expect(afterSignal.split(separator: "\n").count == 1, "more than the end line after the signal: \(afterSignal)")
     }
 
+    /// In line mode (Emacs's M-x shell) a cancelled reply still prints everything that arrived, the open last rows
+    /// included, then the end line below a blank one (Ctrl-C may have left `^C` after the last row).
+    @Test func aLineModeReplyPrintsWhatArrivedAfterTheSignal() async {
+        let output = await Task {
+            let view = replyView(sink: StringSink(), capabilities: LineModeReplyViewTests.dumb, mode: .always, reasoningLines: 3)
+            view.update(ReplySnapshot(), appendingAnswer: "First paragraph, drawn.\n\n")
+            withUnsafeCurrentTask { $0?.cancel() }
+            view.update(ReplySnapshot(), appendingAnswer: "Second paragraph, after the signal.\n\nStill open")
+            view.stop(ReplySnapshot(isFinished: true, outcome: .cancelled))
+            return (view as! LineModeReplyView<StringSink>).sink.output
+        }.value
+        #expect(output.contains("Second paragraph, after the signal.") && output.contains("Still open"), "\(output)")
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.last?.contains("cancelled") == true && lines.dropLast().last?.isEmpty == true, "\(lines)")
+    }
+
     /// Ctrl-C while a large step is being written to a slow terminal: the write stops after the piece on its way,
     /// synchronized output is closed, and the end line follows the last whole line.
-    @Test(arguments: [false, true])
-    func aStepCancelledWhileItIsWrittenStopsAfterAPiece(lineMode: Bool) async {
+    @Test func aStepCancelledWhileItIsWrittenStopsAfterAPiece() async {
         let paragraphs = (1...3000).map { "Paragraph \($0) of a long backlog, written in one step.\n\n" }.joined()
         let (output, cancelledAt) = await Task {
             let sink = CancellingSink(cancelAfter: 20_000)
-            let capabilities = lineMode ? LineModeReplyViewTests.dumb : TerminalCapabilities(width: 60)
-            let view = replyView(sink: sink, capabilities: capabilities, mode: .always, reasoningLines: 3)
+            let view = replyView(sink: sink, capabilities: TerminalCapabilities(width: 60), mode: .always, reasoningLines: 3)
             view.update(ReplySnapshot(), appendingAnswer: paragraphs)
             view.stop(ReplySnapshot(isFinished: true, outcome: .shownInPart))
-            let written = (view as? LiveReplyView<CancellingSink>)?.sink ?? (view as! LineModeReplyView<CancellingSink>).sink
+            let written = (view as! LiveReplyView<CancellingSink>).sink
             return (written.output, written.cancelledAt)
         }.value
         #expect(cancelledAt > 0)
