@@ -22,15 +22,27 @@ public final class RPCPipe {
     }
 
     deinit {
-        try? input.fileHandleForWriting.close()
+        try? closeInput()
         process.waitUntilExit()
+    }
+
+    /// Sends `method` with `params` (JSON text) without waiting for its response; returns the request's id.
+    @discardableResult
+    public func send(_ method: String, _ params: String) -> Int {
+        let id = nextId
+        nextId += 1
+        input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#.utf8 + [10]))
+        return id
+    }
+
+    /// Closes standard input, as an editor that goes away does, without waiting for the exit.
+    public func closeInput() throws {
+        try input.fileHandleForWriting.close()
     }
 
     /// Sends `method` with `params` (JSON text) and reads until its response; nil when the output ended first.
     public func call(_ method: String, _ params: String) -> JSONValue? {
-        let id = nextId
-        nextId += 1
-        input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#.utf8 + [10]))
+        let id = send(method, params)
         while true {
             while let newline = buffer.firstIndex(of: 10) {
                 let line = buffer[buffer.startIndex..<newline]
