@@ -28,13 +28,6 @@ public enum ChildProbe {
         return pid
     }
 
-    /// ``pid(fromFIFO:seconds:)`` on a thread of its own, so the wait does not hold a thread the code under test needs.
-    public static func pid(fromFIFO path: String, seconds: Double = 30) async throws -> pid_t {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try pid(fromFIFO: path, seconds: seconds) }) }.start()
-        }
-    }
-
     /// Waits at most `seconds` for process `pid` to end (a zombie has ended); whether it did.
     public static func waitForEnd(of pid: pid_t, seconds: Double = 30) -> Bool {
         guard let pidfdOpen else { return kill(pid, 0) != 0 }
@@ -48,11 +41,6 @@ public enum ChildProbe {
             if result < 0, errno == EINTR { continue }
             return result > 0
         }
-    }
-
-    /// Whether process `pid` is gone: reaped, so no process has that id (until the system reuses it).
-    public static func isReaped(_ pid: pid_t) -> Bool {
-        kill(pid, 0) != 0 && errno == ESRCH
     }
 
     /// glibc's `pidfd_open` (2.36 and later), which Swift's Glibc module does not import; nil where the C library lacks it.
