@@ -45,6 +45,8 @@ public struct Configuration: Sendable, Equatable {
     public var connectTimeout = 5.0
     /// Seconds a stream may stay silent before it is treated as stalled.
     public var idleTimeout = 300.0
+    /// Seconds a context command (`/run`, rpc `command` items) may run before its process group is killed.
+    public var commandTimeout = 60.0
     /// The language voice conversations are recognised in (a pocketsphinx model name such as `en-us`).
     public var voiceLanguage = "en-us"
     /// Seconds of silence that end a spoken turn.
@@ -98,6 +100,7 @@ public struct Configuration: Sendable, Equatable {
         ("notify_after_seconds", "notify when a longer reply finishes unfocused (empty: off)"),
         ("connect_timeout", "seconds to wait for a connection"),
         ("idle_timeout", "seconds a stream may stay silent"),
+        ("command_timeout", "seconds a /run or rpc context command may run before it is stopped"),
         ("voice_language", "language of voice recognition (a pocketsphinx model, e.g. en-us)"),
         ("voice_silence_seconds", "seconds of silence that send a spoken turn"),
         ("speak_command", "shell command reading answers aloud from standard input (default espeak-ng)"),
@@ -165,6 +168,7 @@ public struct Configuration: Sendable, Equatable {
         case "notify_after_seconds": return notifyAfterSeconds.map { String($0) }
         case "connect_timeout": return String(connectTimeout)
         case "idle_timeout": return String(idleTimeout)
+        case "command_timeout": return String(commandTimeout)
         case "voice_language": return voiceLanguage
         case "voice_silence_seconds": return String(voiceSilenceSeconds)
         case "speak_command": return speakCommand
@@ -279,6 +283,7 @@ public struct Configuration: Sendable, Equatable {
         case "notify_after_seconds": notifyAfterSeconds = try optional { try number(Double.self) }
         case "connect_timeout": connectTimeout = try number(Double.self)
         case "idle_timeout": idleTimeout = try number(Double.self)
+        case "command_timeout": commandTimeout = try number(Double.self)
         case "voice_language":
             guard !value.isEmpty, !value.contains("/") else {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "a language such as en-us")

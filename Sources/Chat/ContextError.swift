@@ -22,6 +22,10 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
     case unsupportedType(String, type: String)
     case tooManyRedirects(String)
     case command(String, reason: String)
+    /// The command was stopped (Ctrl-C, SIGTERM, a cancelled request) before it finished.
+    case commandStopped(String)
+    /// The command ran past `command_timeout` (seconds) and was stopped.
+    case commandTimedOut(String, seconds: Double)
     /// The message with its items would not fit the context: the items' chips, the meter's figure.
     case overflow(items: [String], label: String)
 
@@ -52,6 +56,9 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
         case .unsupportedType(let url, let type): "\(url) is \(type), not text, HTML or JSON; nothing was added"
         case .tooManyRedirects(let url): "\(url) redirects more than 5 times; nothing was added"
         case .command(let command, let reason): "cannot run \(command): \(reason)"
+        case .commandStopped(let command): "\(command) was stopped before it finished; nothing was added"
+        case .commandTimedOut(let command, let seconds):
+            "\(command) timed out: it ran longer than command_timeout (\(Figures.seconds(seconds))) and was stopped; nothing was added"
         case .overflow(let items, let label):
             "the message and its context items would overflow the context (\(label)); nothing was sent:\n"
                 + items.map { "  " + $0 }.joined(separator: "\n")

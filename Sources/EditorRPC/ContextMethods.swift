@@ -93,11 +93,14 @@ enum ContextMethods {
         }
     }
 
-    /// `context_overflow` for an overflow or a message over its limit; `invalid_params` for an item that cannot be used.
+    /// `context_overflow` for an overflow or a message over its limit; `cancelled` for a command stopped by
+    /// `$/cancelRequest` or the end of the input; `invalid_context` for an item that cannot be used.
     static func rpcError(_ error: ContextError) -> RPCError {
         switch error {
         case .overflow, .messageTooLarge:
             RPCError(code: RPCError.contextOverflowCode, message: error.description, kind: "context_overflow")
+        case .commandStopped:
+            RPCError(.cancelled, message: error.description)
         default:
             RPCError(code: RPCError.invalidParamsCode, message: error.description, kind: "invalid_context")
         }

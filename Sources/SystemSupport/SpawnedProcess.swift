@@ -2,7 +2,8 @@ import Synchronization
 import Glibc
 
 /// A program started with `posix_spawn`: arguments go to it as they are (no shell), it gets no descriptor beyond
-/// its standard three, and the signals llmster ignores or blocks are back at their defaults in it.
+/// its standard three, the signals llmster ignores or blocks are back at their defaults in it, and llmster's
+/// credentials are not in its environment (``childEnvironment()``).
 public final class SpawnedProcess: Sendable {
     /// How a program ended.
     public enum Termination: Sendable, Equatable {
@@ -23,10 +24,13 @@ public final class SpawnedProcess: Sendable {
     /// Starts `program` with `arguments` (not including the program itself).
     ///
     /// A `program` without a slash is looked up on this process's `PATH`. `environment` nil passes this process's
-    /// environment on. A nil descriptor leaves the child the same standard descriptor as this process; a given one is
-    /// made the child's standard input, output or error (the caller keeps and closes its own copy).
+    /// environment on without llmster's credentials (``childEnvironment()``). A nil descriptor leaves the child the
+    /// same standard descriptor as this process; a given one is made the child's standard input, output or error (the
+    /// caller keeps and closes its own copy). With `ownProcessGroup` the program leads a new process group, which
+    /// ``signalGroup(_:)`` reaches with everything it started, and which the terminal's Ctrl-C does not reach.
     public init(program: String, arguments: [String], environment: [String: String]? = nil,
-                standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil) throws(SpawnError) {
+                standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
+                ownProcessGroup: Bool = false) throws(SpawnError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -45,18 +49,21 @@ public final class SpawnedProcess: Sendable {
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
         posix_spawnattr_setsigmask(&attributes, &unblocked)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+        if ownProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        var envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] } ?? []
+        var envp = (environment.map { $0.map { "\($0.key)=\($0.value)" } } ?? Self.childEnvironment()).map { strdup($0) } + [nil]
         defer {
             for pointer in argv + envp { free(pointer) }
         }
         var pid: pid_t = 0
         let spawn = program.contains("/") ? posix_spawn : posix_spawnp
-        let result = envp.isEmpty
-            ? spawn(&pid, program, &actions, &attributes, argv, environ)
-            : spawn(&pid, program, &actions, &attributes, argv, &envp)
+        let result = spawn(&pid, program, &actions, &attributes, argv, &envp)
         guard result == 0 else { throw SpawnError(program: program, code: result) }
         id = pid
     }
@@ -66,8 +73,7 @@ public final class SpawnedProcess: Sendable {
     public func wait() -> Termination {
         if let termination { return termination }
         // Wait without reaping, so `signal` never reaches a reused id; reap under the lock.
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(id), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
+        waitUntilEnded()
         return ended.withLock { ended in
             if let ended { return ended }
             var status: Int32 = 0
@@ -78,6 +84,13 @@ public final class SpawnedProcess: Sendable {
         }
     }
 
+    /// Blocks until the program ends without reaping it: until `wait` is called its id (and its process group's)
+    /// stays reserved, so ``signalGroup(_:)`` still reaches only what it started.
+    public func waitUntilEnded() {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(id), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
+    }
+
     /// How the program ended, once `wait` has seen it end; nil before.
     public var termination: Termination? { ended.withLock { $0 } }
 
@@ -86,6 +99,33 @@ public final class SpawnedProcess: Sendable {
         ended.withLock { ended in
             if ended == nil { _ = kill(id, number) }
         }
+    }
+
+    /// Sends `signal` to the process group the program leads (started with `ownProcessGroup`) unless it has been reaped.
+    public func signalGroup(_ number: Int32) {
+        ended.withLock { ended in
+            if ended == nil { _ = kill(-id, number) }
+        }
+    }
+
+    /// The environment variables that hold llmster's credentials: the API token and the backup password.
+    public static let credentialVariables: Set<String> = ["LM_API_TOKEN", "LLMSTER_BACKUP_PASSWORD"]
+
+    /// This process's environment (`NAME=value` entries) without llmster's credentials: ``credentialVariables``, and
+    /// `LLMSTER_SERVER` when it is a URL with a user name or password.
+    public static func childEnvironment() -> [String] {
+        var entries: [String] = []
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            let name = String(text.prefix { $0 != "=" })
+            let value = text.dropFirst(name.count + 1)
+            let carriesUser = name == "LLMSTER_SERVER" && value.split(separator: "://", maxSplits: 1).dropFirst().first?
+                .prefix { $0 != "/" }.contains("@") == true
+            if !credentialVariables.contains(name), !carriesUser { entries.append(text) }
+            pointer += 1
+        }
+        return entries
     }
 }
 

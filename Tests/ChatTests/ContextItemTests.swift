@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import HTTP
 import Library
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -50,19 +51,19 @@ import TestSupport
     }
 
     @Test func commandOutputKeepsItsExitStatusAndSaysWhenItWasCut() throws {
-        let item = try ContextCommand.run("echo out; echo err >&2; exit 3", limits: limits)
+        let item = try ContextCommand.run("echo out; echo err >&2; exit 3", limits: limits, timeout: 60, stop: StopRequest())
         #expect(item.text == "out\nerr\n")
         #expect(item.source == .command(exitStatus: 3))
         #expect(item.heading == "Output of `echo out; echo err >&2; exit 3` (exit status 3):")
         #expect(item.chip.hasSuffix(" · exit status 3"))
 
-        let long = try ContextCommand.run("yes line | head -c 10000", limits: limits)
+        let long = try ContextCommand.run("yes line | head -c 10000", limits: limits, timeout: 60, stop: StopRequest())
         #expect(long.byteCount == 4096)
         #expect(long.cutFrom == 10000)
         #expect(long.chip.hasSuffix(" · cut from 10 KB"), "never cut silently: \(long.chip)")
         #expect(long.heading.contains("only the first 4096 of 10000 bytes"), "the model is told too")
 
-        let endless = try ContextCommand.run("yes", limits: limits)
+        let endless = try ContextCommand.run("yes", limits: limits, timeout: 60, stop: StopRequest())
         #expect(endless.cutFrom ?? 0 > 4096, "a command that never stops is stopped once far past the cap")
     }
 

@@ -22,15 +22,46 @@ public final class RPCPipe {
     }
 
     deinit {
-        try? input.fileHandleForWriting.close()
+        try? closeInput()
+        // A process that does not end at the end of its input fails its test instead of hanging it.
+        if !ChildProbe.waitForEnd(of: process.processIdentifier) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+    }
+
+    /// Sends `method` with `params` (JSON text) without waiting for its response; returns the request's id.
+    @discardableResult
+    public func send(_ method: String, _ params: String) -> Int {
+        let id = nextId
+        nextId += 1
+        write(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#)
+        return id
+    }
+
+    /// Sends the notification `method` with `params` (JSON text).
+    public func notify(_ method: String, _ params: String) {
+        write(#"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params)}"#)
+    }
+
+    /// Writes `message` and a newline; a process that already exited (its input closed) is left to the test's
+    /// expectations rather than ending the test process with SIGPIPE.
+    private func write(_ message: String) {
+        signal(SIGPIPE, SIG_IGN)
+        try? input.fileHandleForWriting.write(contentsOf: Data(message.utf8 + [10]))
+    }
+
+    /// Closes standard input, as an editor that goes away does, without waiting for the exit.
+    public func closeInput() throws {
+        try input.fileHandleForWriting.close()
     }
 
     /// Sends `method` with `params` (JSON text) and reads until its response; nil when the output ended first.
     public func call(_ method: String, _ params: String) -> JSONValue? {
-        let id = nextId
-        nextId += 1
-        input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#.utf8 + [10]))
+        response(to: send(method, params))
+    }
+
+    /// Reads until the response to request `id`; nil when the output ended first or nothing came for `seconds`.
+    public func response(to id: Int, seconds: Double = 120) -> JSONValue? {
+        let deadline = Date().addingTimeInterval(seconds)
         while true {
             while let newline = buffer.firstIndex(of: 10) {
                 let line = buffer[buffer.startIndex..<newline]
@@ -41,7 +72,12 @@ public final class RPCPipe {
                     return message
                 }
             }
-            // Blocking reads of a child process's output: the child, not this pool, produces it.
+            // Blocking reads of a child process's output (the child, not this pool, produces it), bounded: a request
+            // that is never answered fails the test instead of hanging it.
+            var readable = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&readable, 1, Int32(max(0, deadline.timeIntervalSinceNow * 1000)))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { return nil }
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { return nil }
             buffer.append(chunk)

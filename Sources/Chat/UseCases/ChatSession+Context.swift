@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Library
+import SystemSupport
 
 /// Context items: reading, fetching and running them with the configured limits, checking a turn's items against
 /// the context before anything is saved or sent, and the items an editor added for its next message.
@@ -21,12 +22,26 @@ extension ChatSession {
         return try await ContextPage(transport: transport, timeouts: timeouts, limits: contextLimits).fetch(url)
     }
 
-    /// The output of `command` (``ContextCommand``).
+    /// The output of `command` (``ContextCommand``), bounded by `command_timeout`; cancelling the task kills the
+    /// command's process group and throws `ContextError.commandStopped`.
     public nonisolated func runContext(_ command: String) async throws(ContextError) -> ContextItem {
-        let limits = contextLimits
-        let result = await Task.detached { () -> Result<ContextItem, ContextError> in
-            do throws(ContextError) { return .success(try ContextCommand.run(command, limits: limits)) } catch { return .failure(error) }
-        }.value
+        let limits = contextLimits, timeout = configuration.commandTimeout
+        let stop: StopRequest
+        do { stop = try StopRequest() } catch { throw .command(command, reason: error.reason) }
+        // On a thread of its own: the command's wait must not hold one of the few cooperative threads.
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ContextItem, ContextError>, Never>) in
+                Thread {
+                    do throws(ContextError) {
+                        continuation.resume(returning: .success(try ContextCommand.run(command, limits: limits, timeout: timeout, stop: stop)))
+                    } catch {
+                        continuation.resume(returning: .failure(error))
+                    }
+                }.start()
+            }
+        } onCancel: {
+            stop.request()
+        }
         return try result.get()
     }
 

@@ -31,8 +31,17 @@ extension ReplCommands {
             guard let command = arguments.positionals.first, !command.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw UsageError("give a command, e.g. /run git diff")
             }
+            let chat = repl.chat
             let item: ContextItem
-            do { item = try await repl.chat.runContext(command) } catch { throw UsageError("\(error)") }
+            do {
+                // Ctrl-C, SIGTERM and SIGHUP stop the command (and everything it started) and bring the prompt back.
+                item = try await repl.router.interrupting(Task { try await chat.runContext(command) })
+            } catch let error as ContextError {
+                switch error {
+                case .commandStopped, .commandTimedOut: throw error
+                default: throw UsageError("\(error)")
+                }
+            }
             try add([item], repl: repl)
         },
         SlashCommand("context", "[drop N | clear]",

@@ -2,11 +2,14 @@ import Chat
 import Foundation
 import Synchronization
 
-/// Routes signals to whatever the REPL is doing: a streaming reply is cancelled, the prompt is woken.
+/// Routes signals to whatever the REPL is doing: a streaming reply or a command's child process is cancelled, the
+/// prompt is woken.
 final class SignalRouter: Sendable {
     private struct State {
         var reply: Task<SavedReply, any Error>?
         var resize: (@Sendable () -> Void)?
+        /// Cancels the work of a running slash command that can be stopped (`/run`).
+        var cancelCommand: (@Sendable () -> Void)?
         var signal: Int32?
         var atPrompt = false
         /// A signal that came between the prompt and the reply's start; it applies to that reply.
@@ -21,12 +24,17 @@ final class SignalRouter: Sendable {
 
     /// Handles one signal.
     func receive(_ signal: Int32) {
-        let (reply, resize, atPrompt) = state.withLock { state in
+        let (reply, resize, atPrompt, cancelCommand) = state.withLock { state in
             if state.reply != nil, signal != SIGWINCH, signal != SIGINT, state.signal == nil { state.signal = signal }
             if state.reply == nil, !state.atPrompt, signal != SIGWINCH, state.pending == nil { state.pending = signal }
             // Woken under the lock: `setAtPrompt(false)` then finds every wake-up its read did not take.
             if state.reply == nil, state.atPrompt || signal == SIGWINCH, let editor { editor.wake(Self.wakeReason(for: signal)) }
-            return (state.reply, state.resize, state.atPrompt)
+            return (state.reply, state.resize, state.atPrompt, state.atPrompt ? nil : state.cancelCommand)
+        }
+        if let cancelCommand, [SIGINT, SIGTERM, SIGHUP].contains(signal) {
+            // A SIGTERM or SIGHUP stays pending: the prompt after the command ends the REPL.
+            cancelCommand()
+            return
         }
         if signal == SIGTSTP, reply != nil || !atPrompt {
             // Outside the prompt the terminal is in its normal mode: just stop.
@@ -74,6 +82,18 @@ final class SignalRouter: Sendable {
             return unread.contains(UInt8(ascii: "z"))
         }
         if stops { TerminalFocus.shared.suspended { _ = raise(SIGSTOP) } }
+    }
+
+    /// Cancels `work` on Ctrl-C, SIGTERM or SIGHUP (or one that came since the line was read) until it ends; a
+    /// question it asks meanwhile gets its signals as any prompt does.
+    func interrupting<Value: Sendable>(_ work: Task<Value, any Error>) async throws -> Value {
+        let pending = state.withLock { state in
+            state.cancelCommand = { work.cancel() }
+            return state.pending
+        }
+        if pending != nil { work.cancel() }
+        defer { state.withLock { $0.cancelCommand = nil } }
+        return try await work.value
     }
 
     /// Sends signals to `reply` until it ends; returns SIGTERM or SIGHUP when one arrived meanwhile.
