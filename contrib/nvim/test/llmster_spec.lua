@@ -263,18 +263,31 @@ local ok, err = pcall(function()
     assert(#reasoning > 50000 and shown == reasoning, 'whole: ' .. #shown .. ' of ' .. #reasoning)
   end)
 
-  test('the cursor at the end follows the reply', function()
+  test('after a send the cursor stays in the input, and typing never enters the reply', function()
     vim.cmd('Llmster')
     local buffer = vim.api.nvim_get_current_buf()
     type_input(buffer, '[[sim:stall=30]] echo:one two three four five six')
     vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
-    vim.cmd('LlmsterSend')
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
     wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
     local row = vim.api.nvim_win_get_cursor(0)[1]
-    assert(vim.api.nvim_buf_get_lines(buffer, row - 1, row, false)[1]:find('^one'), 'the cursor is on the reply')
+    assert(row == vim.api.nvim_buf_line_count(buffer) and row - 1 > vim.fn.search('^### You$', 'bnW') - 1,
+      'the cursor is in the input area: ' .. row .. '\n' .. text(buffer))
+    -- On the reply's line, A and o type into the input area instead.
+    local reply_row = vim.fn.search('^one', 'nw')
+    vim.api.nvim_win_set_cursor(0, { reply_row, 0 })
+    vim.api.nvim_feedkeys('Ahello\27', 'xt', false)
+    vim.api.nvim_win_set_cursor(0, { reply_row, 0 })
+    vim.api.nvim_feedkeys('oworld\27', 'xt', false)
     llmster.cancel(buffer)
     wait(function() return not llmster.streaming(buffer) end, 'the cancelled reply')
-    assert(vim.api.nvim_win_get_cursor(0)[1] == vim.api.nvim_buf_line_count(buffer), 'then in the input area')
+    local body = text(buffer)
+    local reply = body:match('### Assistant\n(.-)\n### You')
+    assert(reply and reply:find('^one two') and not reply:find('hello') and not reply:find('world'), body)
+    assert(body:match('\n### You\nhello\nworld$'), body)
+    local saved_reply = llmster.request_sync('conversations/get', { id = llmster.chat(buffer).conversation }).messages[2]
+    assert(not saved_reply.text:find('hello') and not saved_reply.text:find('world'), saved_reply.text)
+    assert(vim.api.nvim_win_get_cursor(0)[1] == vim.api.nvim_buf_line_count(buffer), 'still in the input area')
   end)
 
   test('wiping a chat buffer mid-stream cancels the reply', function()
@@ -1120,6 +1133,7 @@ local ok, err = pcall(function()
   -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
   local scenario_tests = {
     ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',
+    ['cursor-after-send'] = 'after a send the cursor stays in the input, and typing never enters the reply',
     ['undo-after-streaming'] = 'undo after a reply takes the exchange away in one step',
     ['cursor-after-regenerate'] = 'the cursor stays in the input after regenerate',
     ['fresh-context'] = 'lost server context: a prompt offers a fresh context and resends',

@@ -64,6 +64,13 @@ local function new_chat_buffer()
       pcall(vim.api.nvim_del_augroup_by_id, group)
     end,
   })
+  vim.api.nvim_create_autocmd('InsertEnter', { group = group, buffer = buffer, callback = function() stream.guard_insert(buffer) end })
+  vim.api.nvim_buf_attach(buffer, false, {
+    on_lines = function(_, _, _, first, last, new_last)
+      if not chats[buffer] then return true end
+      stream.watch(buffer, first, last, new_last)
+    end,
+  })
   keymaps.chat_keymaps(buffer)
   return buffer
 end
@@ -244,10 +251,9 @@ function M.send_chat(buffer, options)
     integrations = not chat.conversation and chat.integrations or nil,
     reasoning = not chat.conversation and chat.reasoning or nil,
   }
-  -- A cursor left at the end of the input follows the reply.
-  local count = vim.api.nvim_buf_line_count(buffer)
+  -- A cursor in the input area stays in the input area (the new one), where typing goes on while the reply streams.
   local followers = vim.tbl_filter(function(window)
-    return vim.api.nvim_win_get_cursor(window)[1] == count
+    return not options.retry and vim.api.nvim_win_get_cursor(window)[1] - 1 >= input_row
   end, vim.fn.win_findbuf(buffer))
   local header
   if options.retry then
@@ -290,7 +296,8 @@ function M.send_chat(buffer, options)
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,
   }
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
-  for _, window in ipairs(followers) do vim.api.nvim_win_set_cursor(window, { header + 2, 0 }) end
+  local last = vim.api.nvim_buf_line_count(buffer)
+  for _, window in ipairs(followers) do vim.api.nvim_win_set_cursor(window, { last, 0 }) end
   chat.reply = reply
   set_indicator(buffer, reply, 'waiting…')
   local sent, id = pcall(client.request, 'chat/send', params,

@@ -31,7 +31,7 @@ function M.set_indicator(buffer, reply, text)
 end
 
 -- Whether the reply's "### Assistant" line is still where it was: undo, or deleting it, takes the exchange away.
-local function intact(buffer, reply)
+function M.intact(buffer, reply)
   local header, finish = position(buffer, reply.header), position(buffer, reply.finish)
   local count = vim.api.nvim_buf_line_count(buffer)
   return header ~= nil and finish ~= nil and header < count and finish < count
@@ -39,7 +39,7 @@ local function intact(buffer, reply)
 end
 
 -- Stops showing a reply whose exchange the user took away: it is cancelled, and the library keeps what arrived.
-local function detach(buffer, reply)
+function M.detach(buffer, reply)
   reply.detached = true
   client.cancel_request(reply.id)
   if reply.chat.reply == reply then reply.chat.reply = nil end
@@ -53,7 +53,7 @@ end
 -- instead; one that an undo cut short is drawn again from the library when it ends.
 local function write(buffer, reply, change)
   if reply.detached then return end
-  if not intact(buffer, reply) then return detach(buffer, reply) end
+  if not M.intact(buffer, reply) then return M.detach(buffer, reply) end
   local undone = vim.api.nvim_buf_call(buffer, function() return reply.change ~= nil and vim.fn.changenr() < reply.change end)
   if undone then reply.redraw = true end
   local row, col = position(buffer, reply.finish)
@@ -64,12 +64,70 @@ local function write(buffer, reply, change)
   end
   vim.api.nvim_buf_call(buffer, function()
     if reply.tick == vim.api.nvim_buf_get_changedtick(buffer) then pcall(vim.cmd, 'undojoin') end
-    change()
+    -- The buffer's on_lines watcher (M.watch) tells the reply's own changes from the user's by this flag.
+    reply.writing = true
+    local ok, failure = pcall(change)
+    reply.writing = false
+    if not ok then error(failure, 0) end
     reply.change = vim.fn.changenr()
   end)
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
   local new_row, new_col = position(buffer, reply.finish)
   for _, window in ipairs(followers) do pcall(vim.api.nvim_win_set_cursor, window, { new_row + 1, new_col }) end
+end
+
+-- While a reply streams, the rows from its "### Assistant" line to the input's "### You" line are the reply's: text
+-- typed there would be lost when the reply is finalised. A user change there is noted by M.watch, and M.guard_insert
+-- moves Insert mode to the input area; an undo that took the exchange away is noticed at once (see `detach`).
+local function reply_rows(buffer, reply)
+  local header = position(buffer, reply.header)
+  local input = state.last_header(buffer, '### You')
+  if not (header and input) or input < header then return nil end
+  return header, input
+end
+
+-- on_lines of a chat buffer: a change the streaming reply did not make itself is noted; if it took the reply's
+-- header away (undo), the reply is detached right away rather than at its next delta.
+function M.watch(buffer, first, last, new_last)
+  local chat = chats[buffer]
+  local reply = chat and chat.reply
+  if not reply or reply.writing or reply.fixing or reply.detached then return end
+  reply.trespass = { first = first, last = last, new_last = new_last }
+  vim.schedule(function()
+    if chat.reply == reply and not reply.detached and vim.api.nvim_buf_is_valid(buffer) and not M.intact(buffer, reply) then
+      M.detach(buffer, reply)
+    end
+  end)
+end
+
+-- InsertEnter of a chat buffer: Insert mode that would start inside the streaming reply starts at the end of the
+-- input area instead (a line `o` opened in the reply is taken out again), so typed text never enters the reply.
+function M.guard_insert(buffer)
+  local chat = chats[buffer]
+  local reply = chat and chat.reply
+  if not reply or reply.detached then return end
+  local first, input = reply_rows(buffer, reply)
+  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
+  if not first or row < first or row > input then return end
+  local change = reply.trespass
+  reply.trespass = nil
+  reply.fixing = true
+  -- `o` and `O` open an empty line before Insert mode starts: it goes again.
+  if change and change.first >= first and change.first <= input and change.last == change.first and change.new_last > change.first then
+    local opened = vim.api.nvim_buf_get_lines(buffer, change.first, change.new_last, false)
+    if vim.trim(table.concat(opened, '')) == '' then
+      vim.api.nvim_buf_set_lines(buffer, change.first, change.new_last, false, {})
+    end
+  end
+  local count = vim.api.nvim_buf_line_count(buffer)
+  if vim.api.nvim_buf_get_lines(buffer, count - 1, count, false)[1] ~= '' then
+    vim.api.nvim_buf_set_lines(buffer, count, count, false, { '' })
+    count = count + 1
+  end
+  reply.fixing = false
+  vim.api.nvim_win_set_cursor(0, { count, 0 })
+  -- A non-empty v:char keeps the cursor where InsertEnter put it.
+  vim.v.char = ' '
 end
 
 local function insert(buffer, reply, text)
