@@ -1130,6 +1130,19 @@ local ok, err = pcall(function()
     vim.fn.writefile(config, dir .. '/config')
   end)
 
+  test('control characters in model output are shown as visible escapes, never as raw bytes', function()
+    local function check(body, which)
+      assert(not body:find('[%z\1-\8\11-\31\127]') and not body:find('\194[\128-\159]'), which .. ': ' .. vim.inspect(body))
+      assert(body:find('Danger zone: ^[[2J cleared? ^[]52;c;cHduZWQ=^G clipboard?', 1, true), which .. ': ' .. body)
+      assert(body:find('and C1 ^[[31mred^[[0m.', 1, true), which .. ': ' .. body)
+    end
+    local buffer = new_chat('[[sim:escape]] echo:look')
+    check(text(buffer), 'streamed')
+    local conversation = llmster.chat(buffer).conversation
+    vim.cmd('bwipeout ' .. buffer)
+    check(text(llmster.open(conversation)), 'reopened')
+  end)
+
   -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
   local scenario_tests = {
     ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',
@@ -1149,6 +1162,7 @@ local ok, err = pcall(function()
     ['fork'] = ':LlmsterFork starts a new conversation from a reply, marked in the library',
     ['image'] = 'an image goes with the next message, to a model that sees images',
     ['dry-run'] = ':LlmsterPreview shows the request the next send would make, and sends nothing',
+    ['control-characters'] = 'control characters in model output are shown as visible escapes, never as raw bytes',
   }
   test('every shared editor scenario has a test here', function()
     -- Beside this test file in the source tree (the installed plugin has no copy).

@@ -125,6 +125,7 @@ local function render_messages(buffer, chat, messages)
     add({ '' })
   end
   add({ '### You' })
+  lines = vim.tbl_map(state.visible, lines)
   vim.api.nvim_buf_set_lines(buffer, 0, -1, false, lines)
   for _, fold in ipairs(folds) do
     add_fold(chat, { start = mark_at(buffer, fold[1], 0, false), stop = mark_at(buffer, fold[2] + 1, 0, false), summary = fold[3],

@@ -132,7 +132,7 @@ end
 
 local function insert(buffer, reply, text)
   local row, col = position(buffer, reply.finish)
-  vim.api.nvim_buf_set_text(buffer, row, col, row, col, lines_of(text))
+  vim.api.nvim_buf_set_text(buffer, row, col, row, col, lines_of(state.visible(text)))
 end
 
 -- Ends `segment` at (row, col), moving its fold's end along.
@@ -202,6 +202,7 @@ end
 local function replace_segment(buffer, reply, segment, lines)
   local row, col = position(buffer, segment.start)
   local end_row, end_col = position(buffer, segment.stop or reply.finish)
+  lines = vim.tbl_map(state.visible, lines)
   vim.api.nvim_buf_set_text(buffer, row, col, end_row, end_col, lines)
   if segment.stop then
     vim.api.nvim_buf_del_extmark(buffer, state.namespace, segment.stop)
