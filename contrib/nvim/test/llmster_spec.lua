@@ -1143,6 +1143,51 @@ local ok, err = pcall(function()
     check(text(llmster.open(conversation)), 'reopened')
   end)
 
+  test('a refused send puts text, images and context items back, drawn as not sent', function()
+    local image = vim.fn.tempname() .. '.png'
+    local file = assert(io.open(image, 'wb'))
+    file:write('\137PNG\r\n\26\n' .. string.rep('\0', 24))
+    file:close()
+    local notes = vim.fn.tempname() .. '.txt'
+    vim.fn.writefile({ 'the notes' }, notes)
+    local buffer = new_chat('echo:first')
+    llmster.chat(buffer).model = 'acme/tiny-1b'
+    vim.cmd('LlmsterAdd ' .. vim.fn.fnameescape(notes))
+    vim.cmd('LlmsterImage ' .. vim.fn.fnameescape(image))
+    type_input(buffer, 'echo:img')
+    local before, attached = text(buffer), llmster.context(buffer)
+    assert(#attached == 2, vim.inspect(attached))
+    notifications(function()
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(buffer) end, 'the refusal')
+    end)
+    assert(text(buffer) == before, 'nothing drawn as sent: ' .. text(buffer))
+    assert(vim.deep_equal(llmster.context(buffer), attached), vim.inspect(llmster.context(buffer)))
+    local marks = vim.api.nvim_buf_get_extmarks(buffer, vim.api.nvim_create_namespace('llmster_context'), 0, -1, { details = true })
+    local header = marks[1] and marks[1][4].virt_text[1][1] or ''
+    assert(#marks == 1 and header:find(attached[1], 1, true) and header:find(attached[2], 1, true), vim.inspect(marks))
+    assert(#saved(buffer).messages == 2, vim.inspect(saved(buffer).messages))
+    -- A regenerate answers the last message the library holds, drawn where it is.
+    vim.cmd('LlmsterRegenerate')
+    wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
+    assert(last_chat_input() == 'echo:first', last_chat_input())
+    assert(text(buffer):match('^### You\n\necho:first\n\n### Assistant\nfirst\n\n### You\n\necho:img$'), text(buffer))
+    assert(#llmster.context(buffer) == 2, vim.inspect(llmster.context(buffer)))
+    -- The same as a chat's first message: nothing is left in the library.
+    local first = new_chat()
+    llmster.chat(first).model = 'acme/tiny-1b'
+    vim.cmd('LlmsterAdd ' .. vim.fn.fnameescape(notes))
+    vim.cmd('LlmsterImage ' .. vim.fn.fnameescape(image))
+    type_input(first, 'echo:img')
+    before = text(first)
+    notifications(function()
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(first) end, 'the refusal')
+    end)
+    assert(text(first) == before and #llmster.context(first) == 2 and llmster.chat(first).conversation == nil,
+      text(first) .. vim.inspect(llmster.context(first)))
+  end)
+
   -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
   local scenario_tests = {
     ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',
@@ -1162,6 +1207,7 @@ local ok, err = pcall(function()
     ['fork'] = ':LlmsterFork starts a new conversation from a reply, marked in the library',
     ['image'] = 'an image goes with the next message, to a model that sees images',
     ['dry-run'] = ':LlmsterPreview shows the request the next send would make, and sends nothing',
+    ['refused-send'] = 'a refused send puts text, images and context items back, drawn as not sent',
     ['control-characters'] = 'control characters in model output are shown as visible escapes, never as raw bytes',
   }
   test('every shared editor scenario has a test here', function()
