@@ -113,7 +113,7 @@ local ok, err = pcall(function()
     wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
     vim.cmd('LlmsterCancel')
     wait(function() return not llmster.streaming(buffer) end, 'the cancelled reply')
-    assert(text(buffer):find('[incomplete, cancelled]', 1, true), text(buffer))
+    assert(text(buffer):find('\n[incomplete: Cancelled', 1, true), text(buffer))
     local answer = llmster.request_sync('conversations/get', { id = llmster.chat(buffer).conversation })
     local reply = answer.messages[#answer.messages]
     assert(reply.status == 'incomplete', reply.status)
@@ -229,7 +229,8 @@ local ok, err = pcall(function()
     assert(#folds == 1, 'one fold: ' .. vim.inspect(folds))
     local first, last, summary = unpack(folds[1])
     assert(type(engine_seconds) == 'number', 'the engine timed the reasoning')
-    assert(summary == string.format('▸ Thought for %.1f s', math.floor(engine_seconds * 10 + 0.5) / 10), summary)
+    -- The saved reply's label, as the reopened chat shows it.
+    assert(summary == '▸ ' .. saved(buffer).messages[2].reasoningLabel and summary:find('^▸ Thought for [%d.]+ s$'), summary)
     local folded = table.concat(vim.api.nvim_buf_get_lines(buffer, first - 1, last, false), '\n')
     assert(folded == reasoning, 'the whole reasoning, exactly: ' .. folded)
     assert(vim.fn.foldclosed(first) == first, 'folded by default')
@@ -362,7 +363,7 @@ local ok, err = pcall(function()
     end)
     local body = text(buffer)
     -- The lost send saved nothing and is not shown: the message went again, once, as a new one.
-    assert(body:match('### Assistant\none\n\n### You\n\necho:two\n\n### Assistant\ntwo\n\n### You\n$'), body)
+    assert(body:match('### Assistant\none\n\n### You\necho:two\n\n### Assistant\ntwo\n\n### You\n$'), body)
     assert(not body:find('[error', 1, true), 'the failed reply is replaced: ' .. body)
     local messages = saved(buffer).messages
     local texts = vim.tbl_map(function(m) return m.text end, messages)
@@ -507,13 +508,13 @@ local ok, err = pcall(function()
     end)
     assert(offered:find('input area', 1, true), offered)
     -- Nothing was saved: the exchange is not drawn, the message is back to send, its context still attached.
-    assert(text(buffer) == '### You\n\necho:first\n\n### Assistant\nfirst\n\n### You\n\necho:second', text(buffer))
+    assert(text(buffer) == '### You\necho:first\n\n### Assistant\nfirst\n\n### You\n\necho:second', text(buffer))
     assert(#llmster.context(buffer) == 1, vim.inspect(llmster.context(buffer)))
     local texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
     assert(vim.deep_equal(texts, { 'echo:first', 'first' }), vim.inspect(texts))
     vim.cmd('LlmsterFresh')
     wait(function() return not llmster.streaming(buffer) end, 'the resent reply')
-    assert(text(buffer):match('### You\n\necho:second\n\n%[context: [^]]+%]\n\n### Assistant\nsecond\n\n### You\n$'), text(buffer))
+    assert(text(buffer):match('### You\necho:second\n\n%[context: [^]]+%]\n\n### Assistant\nsecond\n\n### You\n$'), text(buffer))
     local messages = saved(buffer).messages
     texts = vim.tbl_map(function(m) return m.text end, messages)
     assert(vim.deep_equal(texts, { 'echo:first', 'first', 'echo:second', 'second' }), vim.inspect(texts))
@@ -533,13 +534,13 @@ local ok, err = pcall(function()
       vim.cmd('LlmsterSend')
       wait(function() return not llmster.streaming(buffer) end, 'the failure')
     end)
-    assert(text(buffer) == '### You\n\necho:first\n\n### Assistant\nfirst\n\n### You\n\n[[sim:status=500]] my precious prompt', text(buffer))
+    assert(text(buffer) == '### You\necho:first\n\n### Assistant\nfirst\n\n### You\n\n[[sim:status=500]] my precious prompt', text(buffer))
     assert(#seen == 1 and seen[1].message:find('input area', 1, true), vim.inspect(seen))
     assert(#saved(buffer).messages == 2, vim.inspect(saved(buffer).messages))
     vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:works' })
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(buffer) end, 'the reply')
-    assert(text(buffer):match('### You\n\necho:works\n\n### Assistant\nworks\n\n### You\n$'), text(buffer))
+    assert(text(buffer):match('### You\necho:works\n\n### Assistant\nworks\n\n### You\n$'), text(buffer))
   end)
 
   test('progress while the model loads, and a statusline', function()
@@ -570,7 +571,7 @@ local ok, err = pcall(function()
     local body = text(buffer)
     assert(body:find('⚙ search_docs({"query":"sse"}) · done', 1, true), body)
     -- An unknown tool's failure carries no arguments (streaming-events.md: only invalid_arguments has them).
-    assert(body:find('⚙ open_browser() · failed: Cannot find tool open_browser', 1, true), body)
+    assert(body:find('⚙ open_browser(', 1, true) and body:find(') · failed: Cannot find tool open_browser', 1, true), body)
     local output
     for _, fold in ipairs(llmster.folds(buffer)) do
       if fold[3] == '▸ output of search_docs' then output = fold end
@@ -777,7 +778,7 @@ local ok, err = pcall(function()
     local first = saved(chat).messages[1]
     assert(first.text == 'echo:with context', 'the message is what was typed: ' .. first.text)
     assert(first.context[1].name == 'notes.txt' and first.context[1].text:find('attached words', 1, true), vim.inspect(first.context))
-    assert(vim.tbl_contains(vim.api.nvim_buf_get_lines(chat, 0, -1, false), '[context: ' .. vim.fn.fnamemodify(path, ':~:.') .. ']'))
+    assert(vim.tbl_contains(vim.api.nvim_buf_get_lines(chat, 0, -1, false), '[context: notes.txt]'))
     assert(saved(chat).conversation.title == 'echo:with context', 'the title is what was typed: ' .. saved(chat).conversation.title)
     assert(#llmster.context(chat) == 0, 'sent once')
     type_input(chat, '/file ' .. path)
@@ -792,7 +793,7 @@ local ok, err = pcall(function()
     local buffer = new_chat('echo:original')
     vim.cmd('LlmsterRegenerate')
     wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
-    assert(text(buffer):match('^### You\n\necho:original\n\n### Assistant\noriginal\n\n### You\n$'), text(buffer))
+    assert(text(buffer):match('^### You\necho:original\n\n### Assistant\noriginal\n\n### You\n$'), text(buffer))
     local conversation = llmster.chat(buffer).conversation
     local alternatives = llmster.request_sync('conversations/alternatives', { conversationId = conversation })
     assert(#alternatives.alternatives == 2, 'the old answer is an alternative')
@@ -1171,7 +1172,7 @@ local ok, err = pcall(function()
     vim.cmd('LlmsterRegenerate')
     wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
     assert(last_chat_input() == 'echo:first', last_chat_input())
-    assert(text(buffer):match('^### You\n\necho:first\n\n### Assistant\nfirst\n\n### You\n\necho:img$'), text(buffer))
+    assert(text(buffer):match('^### You\necho:first\n\n### Assistant\nfirst\n\n### You\n\necho:img$'), text(buffer))
     assert(#llmster.context(buffer) == 2, vim.inspect(llmster.context(buffer)))
     -- The same as a chat's first message: nothing is left in the library.
     local first = new_chat()
@@ -1186,6 +1187,51 @@ local ok, err = pcall(function()
     end)
     assert(text(first) == before and #llmster.context(first) == 2 and llmster.chat(first).conversation == nil,
       text(first) .. vim.inspect(llmster.context(first)))
+  end)
+
+  test('a dropped reply shows its reason at once, as the reopened chat does', function()
+    local buffer = new_chat('[[sim:drop-after=3]] echo:one two three four five six')
+    local reply = saved(buffer).messages[2]
+    assert(reply.status == 'incomplete' and type(reply.error) == 'string' and reply.error ~= '', vim.inspect(reply))
+    assert(text(buffer):find('\n[incomplete: ' .. reply.error .. ']\n', 1, true), text(buffer))
+    local conversation = llmster.chat(buffer).conversation
+    local shown = text(buffer)
+    vim.cmd('bwipeout ' .. buffer)
+    assert(text(llmster.open(conversation)) == shown, 'the same when reopened')
+  end)
+
+  test('the open transcript is the reopened one: markers, reasoning time, chips, template, meter', function()
+    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
+    vim.fn.mkdir(dir, 'p')
+    local config = vim.fn.filereadable(dir .. '/config') == 1 and vim.fn.readfile(dir .. '/config') or {}
+    vim.fn.writefile(vim.list_extend(vim.deepcopy(config), { 'preset.kindly.template = {{input}}, kindly' }), dir .. '/config')
+    local ok, failure = pcall(function()
+      local notes = home .. '/chips.txt'
+      vim.fn.writefile({ 'chip words' }, notes)
+      local buffer = new_chat('[[sim:reasoning]] echo:think')
+      vim.cmd('LlmsterAdd ' .. vim.fn.fnameescape(notes))
+      type_input(buffer, '/file ' .. notes)
+      send_and_wait(buffer, 'echo:with chips')
+      llmster.apply_preset('kindly', buffer)
+      send_and_wait(buffer, 'echo:templated')
+      type_input(buffer, '[[sim:stall=30]] echo:one two three four five six')
+      llmster.send_chat(buffer)
+      wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
+      llmster.cancel(buffer)
+      wait(function() return not llmster.streaming(buffer) end, 'the cancelled reply')
+      local shown, answer = text(buffer), saved(buffer)
+      assert(shown:find('echo:templated, kindly', 1, true) and shown:find('[context: chips.txt]', 1, true)
+        and not shown:find('/file', 1, true), shown)
+      local open_folds = llmster.folds(buffer)
+      assert(llmster.statusline():find(answer.contextMeter.label, 1, true), llmster.statusline() .. ' / ' .. answer.contextMeter.label)
+      vim.cmd('bwipeout ' .. buffer)
+      local reopened = llmster.open(answer.conversation.id)
+      assert(text(reopened) == shown, 'open:\n' .. shown .. '\nreopened:\n' .. text(reopened))
+      assert(vim.deep_equal(llmster.folds(reopened), open_folds), vim.inspect(open_folds) .. vim.inspect(llmster.folds(reopened)))
+      assert(llmster.statusline():find(answer.contextMeter.label, 1, true), llmster.statusline())
+    end)
+    vim.fn.writefile(config, dir .. '/config')
+    assert(ok, failure)
   end)
 
   -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
@@ -1207,6 +1253,8 @@ local ok, err = pcall(function()
     ['fork'] = ':LlmsterFork starts a new conversation from a reply, marked in the library',
     ['image'] = 'an image goes with the next message, to a model that sees images',
     ['dry-run'] = ':LlmsterPreview shows the request the next send would make, and sends nothing',
+    ['dropped-reply-reason'] = 'a dropped reply shows its reason at once, as the reopened chat does',
+    ['open-equals-reopened'] = 'the open transcript is the reopened one: markers, reasoning time, chips, template, meter',
     ['refused-send'] = 'a refused send puts text, images and context items back, drawn as not sent',
     ['control-characters'] = 'control characters in model output are shown as visible escapes, never as raw bytes',
   }

@@ -15,7 +15,7 @@ local rename_buffer = state.rename_buffer
 local require_chat = state.require_chat
 local add_fold, refresh_folds, setup_window = folds.add_fold, folds.refresh_folds, folds.setup_window
 local set_indicator, finish_reply, put_prompt_back = stream.set_indicator, stream.finish_reply, stream.put_prompt_back
-local on_event, on_reply, single_line, tool_lines = stream.on_event, stream.on_reply, stream.single_line, stream.tool_lines
+local on_event, on_reply = stream.on_event, stream.on_reply
 local isnil = client.isnil
 -- Required when used: llmster.context uses this module's chat_for_range.
 local function context() return require('llmster.context') end
@@ -80,52 +80,17 @@ local function show(buffer)
   setup_window(vim.api.nvim_get_current_win())
 end
 
--- Renders saved messages as the lines of a transcript, with folds for reasoning and tool output.
+-- Renders saved messages as the lines of a transcript, with folds for reasoning and tool output: the one renderer,
+-- which a reply that ends draws its exchange with too (stream.message_lines).
 local function render_messages(buffer, chat, messages)
   local lines, folds = {}, {}
-  local function add(more) vim.list_extend(lines, more) end
   for _, message in ipairs(messages) do
-    if message.role == 'user' then
-      add({ '### You' })
-      add(lines_of(message.text or ''))
-      for _, item in ipairs(isnil(message.context) and {} or message.context) do
-        add({ '', '[context: ' .. item.name .. ']' })
-      end
-    else
-      add({ '### Assistant' })
-      -- The reply's reasoning, text and tool calls in the server's order, as llmster cut them.
-      local calls = isnil(message.toolCalls) and {} or message.toolCalls
-      local parts = vim.tbl_filter(function(part)
-        if part.kind == 'tool' then return type(part.index) == 'number' and calls[part.index + 1] ~= nil end
-        return (part.kind == 'reasoning' or part.kind == 'text') and type(part.text) == 'string'
-      end, isnil(message.parts) and {} or message.parts)
-      for index, part in ipairs(parts) do
-        local first = #lines
-        if part.kind == 'tool' then
-          local call = calls[part.index + 1]
-          local call_lines = tool_lines(call)
-          -- Output ending in a newline: the blank line after the part is enough.
-          if #call_lines > 1 and call_lines[#call_lines] == '' then table.remove(call_lines) end
-          add(call_lines)
-          if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(call.name) }) end
-        elseif part.kind == 'reasoning' then
-          add(lines_of((part.text:gsub('\n+$', ''))))
-          table.insert(folds, { first, #lines - 1, '▸ ' .. tostring(part.reasoningLabel) })
-        else
-          add(lines_of(index == #parts and part.text or (part.text:gsub('\n+$', ''))))
-        end
-        if index < #parts then add({ '' }) end
-      end
-      if #parts == 0 or parts[#parts].kind ~= 'text' then add({ '' }) end
-      if message.status ~= 'complete' then
-        local reason = not isnil(message.error) and message.error ~= '' and (': ' .. single_line(message.error)) or ''
-        add({ '[' .. tostring(message.status) .. reason .. ']' })
-      end
-    end
-    add({ '' })
+    local more, more_folds = stream.message_lines(message)
+    for _, fold in ipairs(more_folds) do table.insert(folds, { fold[1] + #lines, fold[2] + #lines, fold[3] }) end
+    vim.list_extend(lines, more)
+    table.insert(lines, '')
   end
-  add({ '### You' })
-  lines = vim.tbl_map(state.visible, lines)
+  table.insert(lines, '### You')
   vim.api.nvim_buf_set_lines(buffer, 0, -1, false, lines)
   for _, fold in ipairs(folds) do
     add_fold(chat, { start = mark_at(buffer, fold[1], 0, false), stop = mark_at(buffer, fold[2] + 1, 0, false), summary = fold[3],
@@ -291,7 +256,7 @@ function M.send_chat(buffer, options)
   show_edit(buffer, nil)
   local reply = {
     chat = chat, segments = {}, tools = {}, created = created, preset = preset, retry = options.retry,
-    context = not options.retry and attached or nil, template_preset = not options.retry and template_preset or nil,
+    images = params.images, context = not options.retry and attached or nil, template_preset = not options.retry and template_preset or nil,
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,

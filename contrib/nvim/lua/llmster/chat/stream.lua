@@ -16,6 +16,8 @@ local function context_module() return require('llmster.context') end
 
 local M = {}
 
+local draw_exchange
+
 function M.set_indicator(buffer, reply, text)
   if not vim.api.nvim_buf_is_valid(buffer) then return end
   local row = position(buffer, reply.header)
@@ -237,6 +239,57 @@ function M.tool_lines(call)
   return lines
 end
 
+-- The status line under a reply that did not complete, as the reopened transcript shows it ("[incomplete: why]"),
+-- or nil.
+function M.status_note(message)
+  if message.status == 'complete' or message.status == 'streaming' then return nil end
+  local reason = not isnil(message.error) and message.error ~= '' and (': ' .. M.single_line(message.error)) or ''
+  return '[' .. tostring(message.status) .. reason .. ']'
+end
+
+-- The lines of a saved message (conversations/get, chat/send's result) as a transcript shows it, from its "### "
+-- header on, and its folds as { first row, last row (0-based, in those lines), summary }.
+function M.message_lines(message)
+  local lines, folds = {}, {}
+  local function add(more) vim.list_extend(lines, more) end
+  if message.role == 'user' then
+    add({ '### You' })
+    add(lines_of(message.text or ''))
+    for _, item in ipairs(isnil(message.context) and {} or message.context) do
+      add({ '', '[context: ' .. item.name .. ']' })
+    end
+  else
+    add({ '### Assistant' })
+    -- The reply's reasoning, text and tool calls in the server's order, as llmster cut them.
+    local calls = isnil(message.toolCalls) and {} or message.toolCalls
+    local parts = vim.tbl_filter(function(part)
+      if part.kind == 'tool' then return type(part.index) == 'number' and calls[part.index + 1] ~= nil end
+      return (part.kind == 'reasoning' or part.kind == 'text') and type(part.text) == 'string'
+    end, isnil(message.parts) and {} or message.parts)
+    for index, part in ipairs(parts) do
+      local first = #lines
+      if part.kind == 'tool' then
+        local call = calls[part.index + 1]
+        local call_lines = M.tool_lines(call)
+        -- Output ending in a newline: the blank line after the part is enough.
+        if #call_lines > 1 and call_lines[#call_lines] == '' then table.remove(call_lines) end
+        add(call_lines)
+        if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(call.name) }) end
+      elseif part.kind == 'reasoning' then
+        add(lines_of((part.text:gsub('\n+$', ''))))
+        table.insert(folds, { first, #lines - 1, '▸ ' .. tostring(part.reasoningLabel) })
+      else
+        add(lines_of(index == #parts and part.text or (part.text:gsub('\n+$', ''))))
+      end
+      if index < #parts then add({ '' }) end
+    end
+    if #parts == 0 or parts[#parts].kind ~= 'text' then add({ '' }) end
+    local note = M.status_note(message)
+    if note then add({ note }) end
+  end
+  return vim.tbl_map(state.visible, lines), folds
+end
+
 local function tool_summary(call)
   return function() return '▸ output of ' .. (call.name or 'the tool') end
 end
@@ -303,6 +356,41 @@ function M.on_event(buffer, reply, event)
       insert(buffer, reply, '[error: ' .. M.single_line(event.message) .. ']')
     end)
   end
+end
+
+-- Draws the exchange of a reply that ended with the renderer of saved messages (M.message_lines): the saved user
+-- message `user` in place of the one typed (unless nil: a regenerate), and the saved reply `message` in place of
+-- what streamed, so the open transcript is the reopened one.
+draw_exchange = function(buffer, reply, user, message)
+  local chat = reply.chat
+  local header = position(buffer, reply.header)
+  local stop = position(buffer, reply.finish)
+  local from, lines = header, {}
+  local prompt = user and position(buffer, reply.prompt)
+  if prompt and prompt < header and vim.api.nvim_buf_get_lines(buffer, prompt, prompt + 1, false)[1] == '### You' then
+    from = prompt
+    lines = M.message_lines(user)
+    -- Images are not in the saved message (rpc gives none): the ones sent are shown under it.
+    for _, image in ipairs(reply.images or {}) do vim.list_extend(lines, { '', '[image: ' .. vim.fn.fnamemodify(image, ':t') .. ']' }) end
+    table.insert(lines, '')
+  end
+  local offset = #lines
+  local reply_lines, reply_folds = M.message_lines(message)
+  vim.list_extend(lines, reply_lines)
+  local streamed = {}
+  for _, segment in ipairs(reply.segments) do
+    if segment.fold then streamed[segment.fold] = true end
+  end
+  chat.folds = vim.tbl_filter(function(fold) return not streamed[fold] end, chat.folds)
+  reply.segments = {}
+  vim.api.nvim_buf_set_lines(buffer, from, stop + 1, false, lines)
+  for _, fold in ipairs(reply_folds) do
+    add_fold(chat, { start = mark_at(buffer, from + offset + fold[1], 0, false),
+      stop = mark_at(buffer, from + offset + fold[2] + 1, 0, false), summary = fold[3], first_line = lines[offset + fold[1] + 1] })
+  end
+  reply.header = mark_at(buffer, from + offset, 0, false)
+  reply.finish = mark_at(buffer, from + #lines - 1, #lines[#lines], true)
+  refresh_folds(buffer)
 end
 
 -- Forgets the reply's marks and moves followers to the input area.
@@ -374,6 +462,18 @@ end
 function M.on_reply(buffer, reply, result, failure)
   local chat = chats[buffer]
   if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
+  -- The user message as the library saved it, for draw_exchange; the reply ends once it is here.
+  if result and not reply.retry and not reply.detached and not reply.fetched and not isnil(result.message)
+      and not isnil(result.message.parentId) then
+    reply.fetched = true
+    client.request('conversations/get', { id = result.conversationId }, function(answer)
+      for _, message in ipairs(answer and answer.messages or {}) do
+        if message.id == result.message.parentId then reply.user = message end
+      end
+      M.on_reply(buffer, reply, result, failure)
+    end)
+    return
+  end
   if result then
     chat.conversation = result.conversationId
     chat.meter = not isnil(result.contextMeter) and result.contextMeter or chat.meter
@@ -418,6 +518,10 @@ function M.on_reply(buffer, reply, result, failure)
       end
       -- The fresh-context prompt says it already; a second message would only ask for Enter first.
       if kind ~= 'continuation_lost' or not config.options.prompt_fresh_context then client.notify(failure.message) end
+    elseif not isnil(result.message) and not reply.detached then
+      -- The exchange is drawn again as the reopened chat draws it, from what the library saved: the user message
+      -- (the filled template, its context chips) and the reply (its parts, reasoning times, why it stopped).
+      write(buffer, reply, function() draw_exchange(buffer, reply, reply.user, result.message) end)
     elseif result.status ~= 'complete' and not (result.status == 'error' and reply.errored) then
       note = '[' .. result.status .. (result.cancelled == true and ', cancelled' or '') .. ']'
     end
