@@ -92,7 +92,7 @@ public actor ReplyDisplay {
     /// Shows one update of the reply; in a cancelled task (a reply the user cancelled), text still arriving is
     /// neither drawn nor written, and only the end line is shown.
     public func show(_ update: ReplyUpdate) {
-        if Task.isCancelled { stopped = true }
+        if Task.isCancelled, answerView?.drawsAllWhenCancelled != true { stopped = true }
         switch update {
         case .stageChanged(let stage):
             reply.stage = switch stage {
@@ -172,7 +172,7 @@ public actor ReplyDisplay {
         let utf8 = text.utf8
         var start = utf8.startIndex
         while start < utf8.endIndex {
-            if Task.isCancelled {
+            if Task.isCancelled, !answerView.drawsAllWhenCancelled {
                 stopped = true
                 skipped = true
                 return

@@ -10,6 +10,9 @@ enum ChatMethods {
         registry.register("chat/send") { context, params in
             try await send(context, params)
         }
+        registry.register("chat/withdraw") { context, params in
+            try await withdraw(context, params)
+        }
     }
 
     /// `freshContext`: true or "empty" (a fresh server context), "recap" (a fresh one that starts with a recap of the
@@ -23,6 +26,21 @@ enum ChatMethods {
             }
         }
         return (try params.bool("freshContext"), false)
+    }
+
+    /// `chat/withdraw`: an editor's undo of a send — the conversation's last exchange leaves the library too.
+    private static func withdraw(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
+        let session = context.session
+        let conversationId = try await session.withConversation(try params.string("conversationId")) { conversation, _ in conversation.id }
+        _ = try await session.withdrawLastExchange(try params.string("messageId"), in: conversationId)
+        let messages = try await session.withLibrary { library in
+            try LibraryMethods.branchJSON(try library.messages(conversationId: conversationId), library: library)
+        }
+        return .object([
+            "conversationId": .string(conversationId),
+            "messages": messages,
+            "contextMeter": LibraryMethods.meterJSON(try await session.contextMeter(conversationId: conversationId)),
+        ])
     }
 
     private static func send(_ context: RequestContext, _ params: Params) async throws -> JSONValue {

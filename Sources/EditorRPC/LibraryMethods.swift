@@ -45,16 +45,9 @@ enum LibraryMethods {
         }
         registry.register("conversations/get") { context, params in
             let (id, answer) = try await context.session.withConversation(try params.string("id")) { conversation, library in
-                let branch = try library.messages(conversationId: conversation.id)
-                let unanswered = Message.unansweredIds(in: branch)
-                let messages = try branch.map { message in
-                    let json = try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id),
-                                               unanswered: message.role == .user ? unanswered.contains(message.id) : nil)
-                    return ContextMethods.addingContext(to: json, of: message,
-                                                        attachments: message.role == .user ? try library.attachments(messageId: message.id) : [])
-                }
+                let messages = try branchJSON(try library.messages(conversationId: conversation.id), library: library)
                 return (conversation.id, JSONValue.object(["conversation": try json(conversation, paths: try library.folderPaths()),
-                                                           "messages": .array(messages),
+                                                           "messages": messages,
                                                            "forkedFrom": try ForkMethods.origin(of: conversation.id, in: library)]))
             }
             return try await withContextMeter(answer, conversationId: id, context)
@@ -197,6 +190,17 @@ enum LibraryMethods {
 
     /// `{used, limit, ratio, label}`: the tokens used, the context length (null when unknown), their ratio (null when the
     /// limit is unknown) and the figure the REPL's prompt shows, e.g. `ctx 3.1k/8k 39%`.
+    /// A branch's messages as `conversations/get` gives them: with tool calls, context items, and `unanswered` on user messages.
+    static func branchJSON(_ branch: [Message], library: LibraryStore) throws -> JSONValue {
+        let unanswered = Message.unansweredIds(in: branch)
+        return .array(try branch.map { message in
+            let json = try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id),
+                                       unanswered: message.role == .user ? unanswered.contains(message.id) : nil)
+            return ContextMethods.addingContext(to: json, of: message,
+                                                attachments: message.role == .user ? try library.attachments(messageId: message.id) : [])
+        })
+    }
+
     static func meterJSON(_ meter: ContextMeter) -> JSONValue {
         .object([
             "used": .integer(meter.usedTokens),

@@ -35,6 +35,10 @@ public actor RPCServer {
     let log: @Sendable (String) -> Void
     var session: ChatSession?
     private var running: [String: Task<Void, Never>] = [:]
+    /// Tells the client what other processes change in the library (`conversation/changed`), from `initialize` on.
+    private var libraryWatch: Task<Void, Never>?
+    /// How often the library is looked at for other processes' changes (one `PRAGMA data_version` each time).
+    static let libraryWatchInterval: Duration = .milliseconds(500)
 
     /// Creates a server writing framed messages through `output` (which must be safe to call from any thread).
     ///
@@ -85,6 +89,7 @@ public actor RPCServer {
     }
 
     private func stopRunning() async {
+        libraryWatch?.cancel()
         let tasks = Array(running.values)
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -172,6 +177,7 @@ public actor RPCServer {
             configuration.displayIntervalMilliseconds = interval
             configurationStamp = ConfigurationStamp(path: configurationPath)
             session = try makeSession(configuration)
+            watchLibrary()
             send(response: id, result: .object([
                 "protocolVersion": .integer(Self.protocolVersion),
                 "serverInfo": .object(["name": .string("llmster"), "version": .string(version)]),
@@ -217,6 +223,25 @@ public actor RPCServer {
     }
 
     private func finished(_ key: String) { running.removeValue(forKey: key) }
+
+    /// Sends `conversation/changed` `{conversationId, updatedAt}` for each conversation another process changes (the
+    /// REPL, `ask -c`, another editor's llmster), looking every `libraryWatchInterval`; this process's own writes are
+    /// not reported.
+    private func watchLibrary() {
+        libraryWatch = Task {
+            var watch = LibraryWatch()
+            while !Task.isCancelled {
+                if let session, let (next, changed) = try? await session.conversationsChangedElsewhere(since: watch) {
+                    watch = next
+                    for change in changed {
+                        notify("conversation/changed", .object(["conversationId": .string(change.id),
+                                                                "updatedAt": .string(ISO8601DateFormatter().string(from: change.updatedAt))]))
+                    }
+                }
+                try? await Task.sleep(for: Self.libraryWatchInterval)
+            }
+        }
+    }
 
     /// How many requests other than `id` are running.
     func runningCount(besides id: JSONValue) -> Int {

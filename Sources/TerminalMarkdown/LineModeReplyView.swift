@@ -87,14 +87,13 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         update(shown)
     }
 
-    /// Ends a cancelled reply where printing stopped: only the end line is added.
+    /// Ends a cancelled reply: everything that arrived is printed (a line-mode reader keeps it), then the end line on a
+    /// line of its own, below the `^C` the terminal may have echoed after the last row.
     public func stop(_ snapshot: ReplySnapshot) {
-        guard !finished else { return }
-        finished = true
-        let stats = presenter.statsLine(snapshot.stats, outcome: snapshot.outcome)
-        guard !stats.isEmpty else { return }
-        sink.write(stats + "\n")
-        sink.flush()
+        var shown = snapshot
+        shown.answer = answer
+        shown.isFinished = true
+        update(shown)
     }
 
     /// Shows `snapshot`; after a finished snapshot further updates do nothing.
@@ -124,17 +123,17 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         if snapshot.isFinished {
             lines += unprinted(committed: stream.finish(snapshot.answer), tail: [], stableRows: 0)
             let stats = presenter.statsLine(snapshot.stats, outcome: snapshot.outcome)
-            if !stats.isEmpty { lines.append(stats) }
+            // A cancelled reply's end line goes below a blank one: Ctrl-C may have left `^C` after the last row.
+            if !stats.isEmpty { lines += snapshot.outcome == .cancelled ? ["", stats] : [stats] }
             finished = true
         } else if answering {
             let (committed, tail) = stream.update(snapshot.answer)
             lines += unprinted(committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
         }
-        // As in `LiveReplyView`: a snapshot rendered while the task was cancelled prints nothing, and one cancelled
-        // while it prints stops after the piece being written.
-        guard !lines.isEmpty, snapshot.isFinished || !Task.isCancelled else { return }
+        // Unlike `LiveReplyView`, a cancelled reply goes on printing what arrived (`drawsAllWhenCancelled`).
+        guard !lines.isEmpty else { return }
         var output = ""
-        guard sink.writeLines(lines, after: &output, stoppingOnCancellation: !snapshot.isFinished) else { return }
+        guard sink.writeLines(lines, after: &output, stoppingOnCancellation: false) else { return }
         if !output.isEmpty { sink.write(output) }
         sink.flush()
     }

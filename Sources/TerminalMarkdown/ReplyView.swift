@@ -13,11 +13,18 @@ public protocol ReplyView: AnyObject {
     func replaceAnswer(with text: String) -> Int
     /// Ends a cancelled reply where drawing stopped, adding only the end line.
     func stop(_ snapshot: ReplySnapshot)
+    /// Whether everything that arrived before a cancellation is still drawn (appended lines cost little, and a
+    /// line-mode reader such as Emacs's shell keeps them), rather than drawing stopping at once.
+    var drawsAllWhenCancelled: Bool { get }
 }
 
-extension LiveReplyView: ReplyView {}
+extension LiveReplyView: ReplyView {
+    public var drawsAllWhenCancelled: Bool { false }
+}
 
-extension LineModeReplyView: ReplyView {}
+extension LineModeReplyView: ReplyView {
+    public var drawsAllWhenCancelled: Bool { true }
+}
 
 /// The view for a reply on `capabilities`: appended lines on a line-mode front end, the live area elsewhere.
 public func replyView<Sink: TerminalSink>(sink: Sink, capabilities: TerminalCapabilities, mode: MarkdownMode,

@@ -50,3 +50,29 @@ import TestSupport
         #expect(clean.status == 0, "\(clean)")
     }
 }
+
+/// The REPL in line mode (Emacs's M-x shell) at a cancellation.
+@Suite struct ReplLineModeCancelTests {
+    /// Ctrl-C while the last row of a paragraph is still open: it was not printed yet (more text could change it), and
+    /// must be printed before the end line, which stands on a line of its own.
+    @Test func aCancelledReplyPrintsEverythingThatArrivedThenTheEndLineOnItsOwnLine() async throws {
+        let repl = try ReplHarness(environment: ["TERM": "dumb"])
+        let terminal = try repl.start(["-m", "acme/tiny-1b"], echo: false)
+        let start = terminal.mark
+        terminal.send("[[sim:stall=30]] echo:alpha beta gamma delta epsilon\n")
+        // What arrived is saved at least every second: once the library holds it, so has the display.
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        var arrived = ""
+        for _ in 0..<1000 where arrived.isEmpty {
+            arrived = (try? library.conversations().first.flatMap { try library.messages(conversationId: $0.id).last { $0.role == .assistant } }?.text) ?? ""
+            if arrived.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(arrived.hasPrefix("alpha"))
+        terminal.send("\u{3}")
+        let shown = try terminal.waitFor("› ", after: start)
+        #expect(shown.contains(arrived.trimmingCharacters(in: .whitespaces)), "what arrived is printed: \(shown)")
+        let rows = shown.components(separatedBy: "\n")
+        let end = try #require(rows.firstIndex { $0.contains("cancelled") }, "\(shown)")
+        #expect(end > 0 && rows[end - 1].trimmingCharacters(in: .whitespaces).isEmpty, "the end line stands apart: \(rows)")
+    }
+}

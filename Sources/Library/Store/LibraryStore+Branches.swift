@@ -82,4 +82,35 @@ extension LibraryStore {
             try connection.run("DELETE FROM messages WHERE id = ?", [.text(messageId)])
         }
     }
+
+    /// Withdraws the last exchange of the conversation's current branch — the user message `messageId` names (or whose
+    /// reply it names), its replies and whatever follows them — as an editor's undo of a send does; the branch ends at the
+    /// exchange before, and the conversation continues from its reply. Returns the new current branch.
+    ///
+    /// Throws `LibraryError.notFound` when `messageId` is not in the branch's last exchange.
+    @discardableResult
+    public func withdrawLastExchange(conversationId: String, messageId: String) throws -> [Message] {
+        try connection.transaction {
+            let branch = try messages(conversationId: conversationId)
+            guard let turn = branch.lastIndex(where: { $0.role == .user }),
+                  branch[turn...].contains(where: { $0.id == messageId }) else {
+                throw LibraryError.notFound(kind: "message of the last exchange", reference: messageId)
+            }
+            try rewindBranch(conversationId: conversationId, to: branch[turn].parentId)
+            try connection.run(
+                """
+                WITH RECURSIVE withdrawn(id) AS (
+                    SELECT ? UNION SELECT messages.id FROM messages JOIN withdrawn ON messages.parent_id = withdrawn.id)
+                DELETE FROM messages WHERE id IN (SELECT id FROM withdrawn)
+                """, [.text(branch[turn].id)])
+            let current = Array(branch[..<turn])
+            if let reply = current.last(where: { $0.role == .assistant }) {
+                try setContinuation(conversationId: conversationId, serverURL: try reply.serverURL ?? conversation(id: conversationId)?.serverURL,
+                                    responseId: reply.responseId ?? reply.parentResponseId)
+            } else {
+                try setContinuation(conversationId: conversationId, serverURL: nil, responseId: nil)
+            }
+            return try messages(conversationId: conversationId)
+        }
+    }
 }

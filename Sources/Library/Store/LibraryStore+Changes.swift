@@ -1,0 +1,15 @@
+import Foundation
+
+extension LibraryStore {
+    /// SQLite's count of what other connections committed (`PRAGMA data_version`): it changes when another process
+    /// (the REPL, `ask`, another editor's llmster) wrote to the library, never for this connection's own writes.
+    public func externalChangeCount() throws -> Int {
+        try connection.first("PRAGMA data_version") { $0.int(0) } ?? 0
+    }
+
+    /// The conversations updated after `date` (a message or reply saved, a setting changed), oldest change first.
+    public func conversationsUpdated(after date: Date) throws -> [(id: String, updatedAt: Date)] {
+        try connection.query("SELECT id, updated_at FROM conversations WHERE updated_at > ? ORDER BY updated_at",
+                             [.integer(date.stored.milliseconds)]) { (id: $0.string(0), updatedAt: Date(milliseconds: $0.int64(1))) }
+    }
+}
