@@ -181,16 +181,32 @@ local ok, err = pcall(function()
     assert(vim.v.shell_error == 0, 'the simulator reset')
   end
 
+  -- The `input` of the last chat request the simulator received.
+  local function last_chat_input()
+    local requests = vim.json.decode(vim.fn.system({ 'curl', '-s', url .. '/__sim/requests' }))
+    for index = #requests, 1, -1 do
+      if requests[index].path == '/api/v1/chat' then
+        local input = requests[index].body.input
+        return type(input) == 'string' and input or vim.json.encode(input)
+      end
+    end
+    return ''
+  end
+
   test('undo while a reply streams cancels it and leaves the chat usable', function()
-    local buffer = new_chat()
-    type_input(buffer, '[[sim:stall=1]] echo:one two three four five six seven eight')
+    local buffer = new_chat('echo:one')
+    llmster.edit_last(buffer)
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:one edited' })
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the edited reply')
+    type_input(buffer, '[[sim:stall=1]] echo:slow two three four five six seven')
     local typed = text(buffer)
     -- Headless Neovim keeps a script's changes in one undo block: end the typing's block, as a key press would.
     vim.cmd('let &undolevels = &undolevels')
     vim.v.errmsg = ''
     local seen = notifications(function()
       vim.cmd('LlmsterSend')
-      wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
+      wait(function() return text(buffer):find('### Assistant\nslow') ~= nil end, 'the first words')
       vim.cmd('silent undo')
       wait(function() return not llmster.streaming(buffer) end, 'the reply to stop')
     end)
@@ -198,16 +214,24 @@ local ok, err = pcall(function()
     local errors = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, seen)
     assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
     assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
-    -- Undo changes the view only: the library keeps the exchange (saved as llmster ends the cancelled reply).
-    local messages
+    -- The library withdrew the exchange too: it holds what the buffer shows.
+    local texts
     wait(function()
-      messages = saved(buffer).messages
-      return messages[#messages].role == 'assistant' and messages[#messages].status ~= 'streaming'
-    end, 'the library to keep the cancelled reply')
-    assert(messages[#messages].text:sub(1, 3) == 'one', vim.inspect(messages))
+      texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
+      return #texts == 2
+    end, 'the exchange to leave the library')
+    assert(vim.deep_equal(texts, { 'echo:one edited', 'one edited' }), vim.inspect(texts))
+    -- Regenerate answers the message shown last, and its versions are offered.
+    vim.cmd('LlmsterRegenerate')
+    wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
+    assert(last_chat_input() == 'echo:one edited', last_chat_input())
+    assert(text(buffer):match('### You\necho:one edited\n\n### Assistant\none edited\n\n### You\n\n%[%[sim:stall=1%]%] echo:slow'), text(buffer))
+    local versions
+    select_with(function(items) versions = #items return nil, nil end, function() llmster.pick_alternative(buffer, true) end)
+    assert(versions == 2, 'the two versions of the message: ' .. tostring(versions))
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
-    assert(text(buffer):match('### Assistant\none two three four five six seven eight\n\n### You\n$'), text(buffer))
+    assert(text(buffer):match('### Assistant\nslow two three four five six seven\n\n### You\n$'), text(buffer))
   end)
 
   test('reasoning is folded with a one-line summary, toggleable, whole', function()
@@ -370,18 +394,6 @@ local ok, err = pcall(function()
     assert(vim.deep_equal(texts, { 'echo:one', 'one', 'echo:two', 'two' }), vim.inspect(texts))
     assert(messages[#messages].status == 'complete')
   end)
-
-  -- The `input` of the last chat request the simulator received.
-  local function last_chat_input()
-    local requests = vim.json.decode(vim.fn.system({ 'curl', '-s', url .. '/__sim/requests' }))
-    for index = #requests, 1, -1 do
-      if requests[index].path == '/api/v1/chat' then
-        local input = requests[index].body.input
-        return type(input) == 'string' and input or vim.json.encode(input)
-      end
-    end
-    return ''
-  end
 
   test('lost server context: the prompt offers a recap of the earlier turns, as does :LlmsterFresh recap', function()
     local buffer = new_chat('echo:remember the heron')
@@ -1234,6 +1246,33 @@ local ok, err = pcall(function()
     assert(ok, failure)
   end)
 
+  test('a conversation changed elsewhere is drawn again from the library', function()
+    local buffer = new_chat('echo:here')
+    type_input(buffer, 'unsent words')
+    local id = llmster.chat(buffer).conversation
+    local seen = notifications(function()
+      local output = vim.fn.system({ bin .. '/llmster', 'ask', '--chat', id, 'echo:from elsewhere' })
+      assert(vim.v.shell_error == 0, output)
+      wait(function() return text(buffer):find('### Assistant\nfrom elsewhere', 1, true) ~= nil end, 'the chat drawn again')
+    end)
+    assert(text(buffer):match('### You\necho:from elsewhere\n\n### Assistant\nfrom elsewhere\n\n### You\n\nunsent words$'), text(buffer))
+    assert(#seen >= 1 and seen[1].message:find('changed elsewhere', 1, true), vim.inspect(seen))
+    -- While a reply streams, it says so, and draws the chat again when the reply ends.
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { '[[sim:stall=2]] echo:slow one two three four' })
+    seen = notifications(function()
+      llmster.send_chat(buffer)
+      wait(function() return text(buffer):find('### Assistant\nslow') ~= nil end, 'the first words')
+      local output = vim.fn.system({ bin .. '/llmster', 'rpc' }, table.concat({
+        vim.json.encode({ jsonrpc = '2.0', id = 1, method = 'initialize', params = { protocolVersion = 1 } }),
+        vim.json.encode({ jsonrpc = '2.0', id = 2, method = 'conversations/rename', params = { id = id, title = 'Renamed elsewhere' } }),
+      }, '\n') .. '\n')
+      assert(output:find('Renamed elsewhere', 1, true), output)
+      wait(function() return llmster.chat(buffer).changed_elsewhere or #seen > 0 end, 'the notice')
+      wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    end)
+    assert(seen[1] and seen[1].message:find('changed elsewhere', 1, true), vim.inspect(seen))
+  end)
+
   -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
   local scenario_tests = {
     ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',
@@ -1253,6 +1292,7 @@ local ok, err = pcall(function()
     ['fork'] = ':LlmsterFork starts a new conversation from a reply, marked in the library',
     ['image'] = 'an image goes with the next message, to a model that sees images',
     ['dry-run'] = ':LlmsterPreview shows the request the next send would make, and sends nothing',
+    ['changed-elsewhere'] = 'a conversation changed elsewhere is drawn again from the library',
     ['dropped-reply-reason'] = 'a dropped reply shows its reason at once, as the reopened chat does',
     ['open-equals-reopened'] = 'the open transcript is the reopened one: markers, reasoning time, chips, template, meter',
     ['refused-send'] = 'a refused send puts text, images and context items back, drawn as not sent',

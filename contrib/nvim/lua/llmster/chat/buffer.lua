@@ -79,6 +79,10 @@ function M.require_chat(buffer)
   local chat = M.chats[buffer]
   if not chat then error('not a chat buffer: :Llmster opens one, :LlmsterSend from another buffer sends it to a chat', 0) end
   if chat.reply then error('a reply is still streaming; :LlmsterCancel stops it', 0) end
+  -- An undone send leaves the library first (chat/withdraw): what comes next acts on what the buffer shows.
+  if chat.withdrawing and not vim.wait(60000, function() return not chat.withdrawing end, 10) then
+    error('the undone message is still being taken back from the library', 0)
+  end
   return chat
 end
 

@@ -413,6 +413,7 @@ end
 -- Shows the chat's conversation again from the library, keeping the unsent input; undo starts afresh.
 function M.redraw(buffer, chat)
   local answer = client.request_sync('conversations/get', { id = chat.conversation })
+  if not isnil(answer.contextMeter) then chat.meter = answer.contextMeter end
   local _, row = input_text(buffer)
   local input = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
   vim.api.nvim_buf_clear_namespace(buffer, state.namespace, 0, -1)
@@ -424,6 +425,31 @@ function M.redraw(buffer, chat)
   vim.bo[buffer].undolevels = -123456
   refresh_folds(buffer)
 end
+
+-- conversation/changed: another process (the REPL, `llmster ask -c`, another editor) changed a conversation. An open
+-- chat of it is drawn again from the library, keeping its input; one whose reply streams says so and is drawn again
+-- when the reply ends.
+client.on_notification('conversation/changed', function(params)
+  for buffer, chat in pairs(chats) do
+    if chat.conversation and chat.conversation == params.conversationId and vim.api.nvim_buf_is_loaded(buffer) then
+      if chat.reply then
+        chat.changed_elsewhere = true
+        client.notify('this conversation changed elsewhere: it is shown again from the library when the reply ends',
+          vim.log.levels.WARN)
+      else
+        -- Not from the notification's callback: a request waited for there would wait for this very channel.
+        if chat.redraw_scheduled then return end
+        chat.redraw_scheduled = true
+        vim.schedule(function()
+          chat.redraw_scheduled = nil
+          if chats[buffer] ~= chat or chat.reply then return end
+          client.guard(M.redraw, buffer, chat)
+          client.notify('this conversation changed elsewhere: it is shown again from the library', vim.log.levels.INFO)
+        end)
+      end
+    end
+  end
+end)
 
 -- The conversations/alternatives answer to choose from: the last message's alternatives, else (or with
 -- `versions`) the versions of the last user message.

@@ -40,14 +40,31 @@ function M.intact(buffer, reply)
     and vim.api.nvim_buf_get_lines(buffer, header, header + 1, false)[1] == '### Assistant'
 end
 
--- Stops showing a reply whose exchange the user took away: it is cancelled, and the library keeps what arrived.
+-- Takes the exchange of `message_id` out of the library (chat/withdraw), as undo took it out of the buffer.
+local function withdraw(chat, conversation, message_id)
+  client.request('chat/withdraw', { conversationId = conversation, messageId = message_id }, function(result, failure)
+    chat.withdrawing = nil
+    if failure then return client.notify('undo could not take the message back from the library: ' .. tostring(failure.message)) end
+    if not isnil(result.contextMeter) then chat.meter = result.contextMeter end
+  end)
+end
+
+-- Stops showing a reply whose exchange the user took away (undo): it is cancelled, and its exchange leaves the
+-- library too, so regenerate, alternatives and the next send act on what the buffer shows.
 function M.detach(buffer, reply)
   reply.detached = true
+  local chat = reply.chat
   client.cancel_request(reply.id)
-  if reply.chat.reply == reply then reply.chat.reply = nil end
+  if chat.reply == reply then chat.reply = nil end
   M.set_indicator(buffer, reply, nil)
-  client.notify('undo took the streaming reply away, so it is cancelled (the library keeps it: reopen the chat to see it)',
-    vim.log.levels.WARN)
+  chat.withdrawing = true
+  if reply.message_id and chat.conversation then
+    withdraw(chat, chat.conversation, reply.message_id)
+  else
+    -- No event named the reply yet: it is withdrawn when the send answers (see M.on_reply).
+    reply.withdraw_later = true
+  end
+  client.notify('undo took the message back: the reply is cancelled and the exchange leaves the library', vim.log.levels.INFO)
 end
 
 -- Runs `change` in `buffer` as part of the reply's undo step, unless the user changed the buffer since.
@@ -328,6 +345,7 @@ function M.on_event(buffer, reply, event)
   local chat = chats[buffer]
   if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   if not isnil(event.conversationId) then chat.conversation = chat.conversation or event.conversationId end
+  if not isnil(event.messageId) then reply.message_id = event.messageId end
   local kind = event.type
   if kind == 'model_load.progress' then
     M.set_indicator(buffer, reply, 'loading model ' .. percent(event.progress))
@@ -460,6 +478,17 @@ local function offer_fresh_context(buffer, reason)
 end
 
 function M.on_reply(buffer, reply, result, failure)
+  if reply.detached then
+    if reply.withdraw_later then
+      reply.withdraw_later = nil
+      if result and not isnil(result.message) then
+        withdraw(reply.chat, result.conversationId, result.message.id)
+      else
+        reply.chat.withdrawing = nil
+      end
+    end
+    return
+  end
   local chat = chats[buffer]
   if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   -- The user message as the library saved it, for draw_exchange; the reply ends once it is here.
@@ -533,7 +562,15 @@ function M.on_reply(buffer, reply, result, failure)
     end
     if reply.detached then return end
     M.finish_reply(buffer, chat)
-    if reply.redraw and chat.conversation then
+    if chat.changed_elsewhere and chat.conversation then
+      chat.changed_elsewhere = nil
+      vim.schedule(function()
+        if chats[buffer] ~= chat or chat.reply then return end
+        client.guard(chat_module().redraw, buffer, chat)
+        client.notify('this conversation changed elsewhere while the reply streamed: it is shown again from the library',
+          vim.log.levels.INFO)
+      end)
+    elseif reply.redraw and chat.conversation then
       chat_module().redraw(buffer, chat)
       client.notify('undo changed the reply as it streamed: the chat is shown again from the library', vim.log.levels.INFO)
     end
