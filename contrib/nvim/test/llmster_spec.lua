@@ -1273,6 +1273,66 @@ local ok, err = pcall(function()
     assert(seen[1] and seen[1].message:find('changed elsewhere', 1, true), vim.inspect(seen))
   end)
 
+  test('code block N of the last reply is yanked with gy or :LlmsterCode, or put with :LlmsterCode!', function()
+    local buffer = new_chat()
+    vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { 'echo:```lua', 'local x = 1', '```', '', '```sh', 'echo two', '```' })
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    vim.fn.setreg('"', '')
+    vim.cmd('normal 2gy')
+    assert(vim.fn.getreg('"') == 'echo two\n', vim.inspect(vim.fn.getreg('"')))
+    vim.cmd('LlmsterCode')
+    assert(vim.fn.getreg('"') == 'local x = 1\n', vim.inspect(vim.fn.getreg('"')))
+    local source = vim.api.nvim_create_buf(true, true)
+    vim.api.nvim_set_current_buf(source)
+    vim.api.nvim_buf_set_lines(source, 0, -1, false, { 'above' })
+    vim.cmd('LlmsterCode! 2')
+    assert(text(source) == 'above\necho two', text(source))
+    local seen = notifications(function() vim.cmd('LlmsterCode 3') end)
+    assert(#seen == 1 and seen[1].message:find('2 code blocks', 1, true), vim.inspect(seen))
+  end)
+
+  test(':LlmsterServer switches the server profile', function()
+    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
+    vim.fn.mkdir(dir, 'p')
+    local config = vim.fn.filereadable(dir .. '/config') == 1 and vim.fn.readfile(dir .. '/config') or {}
+    vim.fn.writefile(vim.list_extend(vim.deepcopy(config), { 'server.other = ' .. url }), dir .. '/config')
+    local ok, failure = pcall(function()
+      llmster.reload_config()
+      local offered
+      select_with(function(items, options)
+        offered = vim.tbl_map(options.format_item, items)
+        for _, item in ipairs(items) do if item.name == 'other' then return item, 1 end end
+      end, function() vim.cmd('LlmsterServer') end)
+      assert(offered and offered[1]:find('other', 1, true), vim.inspect(offered))
+      assert(llmster.request_sync('servers/list', {}).currentProfile == 'other')
+      local buffer = new_chat('echo:on the other profile')
+      assert(text(buffer):find('### Assistant\non the other profile', 1, true), text(buffer))
+    end)
+    vim.fn.writefile(config, dir .. '/config')
+    pcall(llmster.request_sync, 'servers/use', { server = url })
+    assert(ok, failure)
+  end)
+
+  test(':LlmsterBackup! encrypts the backup, its password asked twice', function()
+    local inputsecret, answers = vim.fn.inputsecret, {}
+    vim.fn.inputsecret = function() return table.remove(answers, 1) or '' end
+    local ok, failure = pcall(function()
+      local path = home .. '/secret.llmster-backup'
+      answers = { 'correct horse', 'correct horse' }
+      local seen = notifications(function() vim.cmd('LlmsterBackup! ' .. path) end)
+      local said = table.concat(vim.tbl_map(function(n) return n.message end, seen), '\n')
+      assert(vim.fn.filereadable(path) == 1 and said:find('encrypted', 1, true), said)
+      local typo = home .. '/typo.llmster-backup'
+      answers = { 'correct horse', 'correct hose' }
+      seen = notifications(function() vim.cmd('LlmsterBackup! ' .. typo) end)
+      said = table.concat(vim.tbl_map(function(n) return n.message end, seen), '\n')
+      assert(vim.fn.filereadable(typo) == 0 and said:find('differ', 1, true), said)
+    end)
+    vim.fn.inputsecret = inputsecret
+    assert(ok, failure)
+  end)
+
   -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
   local scenario_tests = {
     ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',
@@ -1292,6 +1352,9 @@ local ok, err = pcall(function()
     ['fork'] = ':LlmsterFork starts a new conversation from a reply, marked in the library',
     ['image'] = 'an image goes with the next message, to a model that sees images',
     ['dry-run'] = ':LlmsterPreview shows the request the next send would make, and sends nothing',
+    ['copy-code-block'] = 'code block N of the last reply is yanked with gy or :LlmsterCode, or put with :LlmsterCode!',
+    ['server-switch'] = ':LlmsterServer switches the server profile',
+    ['encrypted-backup'] = ':LlmsterBackup! encrypts the backup, its password asked twice',
     ['changed-elsewhere'] = 'a conversation changed elsewhere is drawn again from the library',
     ['dropped-reply-reason'] = 'a dropped reply shows its reason at once, as the reopened chat does',
     ['open-equals-reopened'] = 'the open transcript is the reopened one: markers, reasoning time, chips, template, meter',

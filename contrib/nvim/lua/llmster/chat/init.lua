@@ -408,6 +408,36 @@ function M.cancel(buffer)
   end
 end
 
+-- The lines of code block `n` (from 1) of the chat's last reply, as llmster finds them (rpc's codeBlocks).
+function M.code_block(buffer, n)
+  buffer = (buffer and buffer ~= 0) and buffer or (chats[vim.api.nvim_get_current_buf()] and vim.api.nvim_get_current_buf())
+    or state.last_chat
+  local chat = buffer and chats[buffer]
+  if not (chat and chat.conversation) then error('no reply yet: the last chat has no conversation', 0) end
+  local messages = client.request_sync('conversations/get', { id = chat.conversation }).messages
+  local reply = messages[#messages]
+  local blocks = reply and reply.role == 'assistant' and not isnil(reply.codeBlocks) and reply.codeBlocks or {}
+  n = n or 1
+  if not blocks[n] then error(string.format('the last reply has %d code block%s', #blocks, #blocks == 1 and '' or 's'), 0) end
+  local lines = lines_of(state.visible((blocks[n]:gsub('\n$', ''))))
+  return lines, #blocks
+end
+
+-- :LlmsterCode [N] yanks code block N of the last reply (into the unnamed register, and the clipboard's when there is
+-- one); with `insert` (:LlmsterCode!) puts it below the cursor instead.
+function M.copy_code(n, insert)
+  local lines, count = M.code_block(nil, n)
+  if insert then
+    local row = vim.api.nvim_win_get_cursor(0)[1]
+    vim.api.nvim_buf_set_lines(0, row, row, false, lines)
+    return lines
+  end
+  vim.fn.setreg('"', lines, 'l')
+  if vim.fn.has('clipboard') == 1 then pcall(vim.fn.setreg, '+', lines, 'l') end
+  client.notify(string.format('code block %d of %d yanked (%d lines)', n or 1, count, #lines), vim.log.levels.INFO)
+  return lines
+end
+
 -- Alternatives: the other answers to a message, and its other versions.
 
 -- Shows the chat's conversation again from the library, keeping the unsent input; undo starts afresh.
