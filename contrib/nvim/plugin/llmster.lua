@@ -84,8 +84,17 @@ command('LlmsterExport', function(opts) library().export(opts.args) end,
   { nargs = 1, complete = 'file', desc = 'Write the conversation to a .llmster file' })
 command('LlmsterImport', function(opts) library().import(opts.args) end,
   { nargs = 1, complete = 'file', desc = 'Add a .llmster file\'s conversation to the library and open it' })
-command('LlmsterBackup', function(opts) library().backup(opts.args) end,
-  { nargs = 1, complete = 'file', desc = 'Write the whole library to one file' })
+command('LlmsterBackup', function(opts)
+  if opts.bang then return library().backup_encrypted(opts.args) end
+  library().backup(opts.args)
+end, { nargs = 1, bang = true, complete = 'file', desc = 'Write the whole library to one file (!: encrypted, the password asked twice)' })
+command('LlmsterServer', function(opts) library().server(argument(opts)) end,
+  { nargs = '?', desc = 'Switch the server profile (server.NAME in llmster\'s config)' })
+command('LlmsterCode', function(opts)
+  local n = argument(opts)
+  if n and not tonumber(n) then error('LlmsterCode takes a block number, not ' .. n, 0) end
+  llmster().copy_code(tonumber(n), opts.bang)
+end, { nargs = '?', bang = true, desc = 'Yank code block N (default 1) of the last reply (!: put it below the cursor)' })
 command('LlmsterIntegrations', function(opts) llmster().set_integrations(opts.fargs) end,
   { nargs = '*', desc = 'Let the chat use these configured integrations (none: turn them off)' })
 command('LlmsterReload', function() llmster().reload_config() end, { desc = 'Make llmster read its config file again' })

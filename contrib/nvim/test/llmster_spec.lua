@@ -113,7 +113,7 @@ local ok, err = pcall(function()
     wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
     vim.cmd('LlmsterCancel')
     wait(function() return not llmster.streaming(buffer) end, 'the cancelled reply')
-    assert(text(buffer):find('[incomplete, cancelled]', 1, true), text(buffer))
+    assert(text(buffer):find('\n[incomplete: Cancelled', 1, true), text(buffer))
     local answer = llmster.request_sync('conversations/get', { id = llmster.chat(buffer).conversation })
     local reply = answer.messages[#answer.messages]
     assert(reply.status == 'incomplete', reply.status)
@@ -181,16 +181,32 @@ local ok, err = pcall(function()
     assert(vim.v.shell_error == 0, 'the simulator reset')
   end
 
+  -- The `input` of the last chat request the simulator received.
+  local function last_chat_input()
+    local requests = vim.json.decode(vim.fn.system({ 'curl', '-s', url .. '/__sim/requests' }))
+    for index = #requests, 1, -1 do
+      if requests[index].path == '/api/v1/chat' then
+        local input = requests[index].body.input
+        return type(input) == 'string' and input or vim.json.encode(input)
+      end
+    end
+    return ''
+  end
+
   test('undo while a reply streams cancels it and leaves the chat usable', function()
-    local buffer = new_chat()
-    type_input(buffer, '[[sim:stall=1]] echo:one two three four five six seven eight')
+    local buffer = new_chat('echo:one')
+    llmster.edit_last(buffer)
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:one edited' })
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the edited reply')
+    type_input(buffer, '[[sim:stall=1]] echo:slow two three four five six seven')
     local typed = text(buffer)
     -- Headless Neovim keeps a script's changes in one undo block: end the typing's block, as a key press would.
     vim.cmd('let &undolevels = &undolevels')
     vim.v.errmsg = ''
     local seen = notifications(function()
       vim.cmd('LlmsterSend')
-      wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
+      wait(function() return text(buffer):find('### Assistant\nslow') ~= nil end, 'the first words')
       vim.cmd('silent undo')
       wait(function() return not llmster.streaming(buffer) end, 'the reply to stop')
     end)
@@ -198,16 +214,24 @@ local ok, err = pcall(function()
     local errors = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, seen)
     assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
     assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
-    -- Undo changes the view only: the library keeps the exchange (saved as llmster ends the cancelled reply).
-    local messages
+    -- The library withdrew the exchange too: it holds what the buffer shows.
+    local texts
     wait(function()
-      messages = saved(buffer).messages
-      return messages[#messages].role == 'assistant' and messages[#messages].status ~= 'streaming'
-    end, 'the library to keep the cancelled reply')
-    assert(messages[#messages].text:sub(1, 3) == 'one', vim.inspect(messages))
+      texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
+      return #texts == 2
+    end, 'the exchange to leave the library')
+    assert(vim.deep_equal(texts, { 'echo:one edited', 'one edited' }), vim.inspect(texts))
+    -- Regenerate answers the message shown last, and its versions are offered.
+    vim.cmd('LlmsterRegenerate')
+    wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
+    assert(last_chat_input() == 'echo:one edited', last_chat_input())
+    assert(text(buffer):match('### You\necho:one edited\n\n### Assistant\none edited\n\n### You\n\n%[%[sim:stall=1%]%] echo:slow'), text(buffer))
+    local versions
+    select_with(function(items) versions = #items return nil, nil end, function() llmster.pick_alternative(buffer, true) end)
+    assert(versions == 2, 'the two versions of the message: ' .. tostring(versions))
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
-    assert(text(buffer):match('### Assistant\none two three four five six seven eight\n\n### You\n$'), text(buffer))
+    assert(text(buffer):match('### Assistant\nslow two three four five six seven\n\n### You\n$'), text(buffer))
   end)
 
   test('reasoning is folded with a one-line summary, toggleable, whole', function()
@@ -229,7 +253,8 @@ local ok, err = pcall(function()
     assert(#folds == 1, 'one fold: ' .. vim.inspect(folds))
     local first, last, summary = unpack(folds[1])
     assert(type(engine_seconds) == 'number', 'the engine timed the reasoning')
-    assert(summary == string.format('▸ Thought for %.1f s', math.floor(engine_seconds * 10 + 0.5) / 10), summary)
+    -- The saved reply's label, as the reopened chat shows it.
+    assert(summary == '▸ ' .. saved(buffer).messages[2].reasoningLabel and summary:find('^▸ Thought for [%d.]+ s$'), summary)
     local folded = table.concat(vim.api.nvim_buf_get_lines(buffer, first - 1, last, false), '\n')
     assert(folded == reasoning, 'the whole reasoning, exactly: ' .. folded)
     assert(vim.fn.foldclosed(first) == first, 'folded by default')
@@ -263,18 +288,31 @@ local ok, err = pcall(function()
     assert(#reasoning > 50000 and shown == reasoning, 'whole: ' .. #shown .. ' of ' .. #reasoning)
   end)
 
-  test('the cursor at the end follows the reply', function()
+  test('after a send the cursor stays in the input, and typing never enters the reply', function()
     vim.cmd('Llmster')
     local buffer = vim.api.nvim_get_current_buf()
     type_input(buffer, '[[sim:stall=30]] echo:one two three four five six')
     vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
-    vim.cmd('LlmsterSend')
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
     wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
     local row = vim.api.nvim_win_get_cursor(0)[1]
-    assert(vim.api.nvim_buf_get_lines(buffer, row - 1, row, false)[1]:find('^one'), 'the cursor is on the reply')
+    assert(row == vim.api.nvim_buf_line_count(buffer) and row - 1 > vim.fn.search('^### You$', 'bnW') - 1,
+      'the cursor is in the input area: ' .. row .. '\n' .. text(buffer))
+    -- On the reply's line, A and o type into the input area instead.
+    local reply_row = vim.fn.search('^one', 'nw')
+    vim.api.nvim_win_set_cursor(0, { reply_row, 0 })
+    vim.api.nvim_feedkeys('Ahello\27', 'xt', false)
+    vim.api.nvim_win_set_cursor(0, { reply_row, 0 })
+    vim.api.nvim_feedkeys('oworld\27', 'xt', false)
     llmster.cancel(buffer)
     wait(function() return not llmster.streaming(buffer) end, 'the cancelled reply')
-    assert(vim.api.nvim_win_get_cursor(0)[1] == vim.api.nvim_buf_line_count(buffer), 'then in the input area')
+    local body = text(buffer)
+    local reply = body:match('### Assistant\n(.-)\n### You')
+    assert(reply and reply:find('^one two') and not reply:find('hello') and not reply:find('world'), body)
+    assert(body:match('\n### You\nhello\nworld$'), body)
+    local saved_reply = llmster.request_sync('conversations/get', { id = llmster.chat(buffer).conversation }).messages[2]
+    assert(not saved_reply.text:find('hello') and not saved_reply.text:find('world'), saved_reply.text)
+    assert(vim.api.nvim_win_get_cursor(0)[1] == vim.api.nvim_buf_line_count(buffer), 'still in the input area')
   end)
 
   test('wiping a chat buffer mid-stream cancels the reply', function()
@@ -349,25 +387,13 @@ local ok, err = pcall(function()
     end)
     local body = text(buffer)
     -- The lost send saved nothing and is not shown: the message went again, once, as a new one.
-    assert(body:match('### Assistant\none\n\n### You\n\necho:two\n\n### Assistant\ntwo\n\n### You\n$'), body)
+    assert(body:match('### Assistant\none\n\n### You\necho:two\n\n### Assistant\ntwo\n\n### You\n$'), body)
     assert(not body:find('[error', 1, true), 'the failed reply is replaced: ' .. body)
     local messages = saved(buffer).messages
     local texts = vim.tbl_map(function(m) return m.text end, messages)
     assert(vim.deep_equal(texts, { 'echo:one', 'one', 'echo:two', 'two' }), vim.inspect(texts))
     assert(messages[#messages].status == 'complete')
   end)
-
-  -- The `input` of the last chat request the simulator received.
-  local function last_chat_input()
-    local requests = vim.json.decode(vim.fn.system({ 'curl', '-s', url .. '/__sim/requests' }))
-    for index = #requests, 1, -1 do
-      if requests[index].path == '/api/v1/chat' then
-        local input = requests[index].body.input
-        return type(input) == 'string' and input or vim.json.encode(input)
-      end
-    end
-    return ''
-  end
 
   test('lost server context: the prompt offers a recap of the earlier turns, as does :LlmsterFresh recap', function()
     local buffer = new_chat('echo:remember the heron')
@@ -494,13 +520,13 @@ local ok, err = pcall(function()
     end)
     assert(offered:find('input area', 1, true), offered)
     -- Nothing was saved: the exchange is not drawn, the message is back to send, its context still attached.
-    assert(text(buffer) == '### You\n\necho:first\n\n### Assistant\nfirst\n\n### You\n\necho:second', text(buffer))
+    assert(text(buffer) == '### You\necho:first\n\n### Assistant\nfirst\n\n### You\n\necho:second', text(buffer))
     assert(#llmster.context(buffer) == 1, vim.inspect(llmster.context(buffer)))
     local texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
     assert(vim.deep_equal(texts, { 'echo:first', 'first' }), vim.inspect(texts))
     vim.cmd('LlmsterFresh')
     wait(function() return not llmster.streaming(buffer) end, 'the resent reply')
-    assert(text(buffer):match('### You\n\necho:second\n\n%[context: [^]]+%]\n\n### Assistant\nsecond\n\n### You\n$'), text(buffer))
+    assert(text(buffer):match('### You\necho:second\n\n%[context: [^]]+%]\n\n### Assistant\nsecond\n\n### You\n$'), text(buffer))
     local messages = saved(buffer).messages
     texts = vim.tbl_map(function(m) return m.text end, messages)
     assert(vim.deep_equal(texts, { 'echo:first', 'first', 'echo:second', 'second' }), vim.inspect(texts))
@@ -520,13 +546,13 @@ local ok, err = pcall(function()
       vim.cmd('LlmsterSend')
       wait(function() return not llmster.streaming(buffer) end, 'the failure')
     end)
-    assert(text(buffer) == '### You\n\necho:first\n\n### Assistant\nfirst\n\n### You\n\n[[sim:status=500]] my precious prompt', text(buffer))
+    assert(text(buffer) == '### You\necho:first\n\n### Assistant\nfirst\n\n### You\n\n[[sim:status=500]] my precious prompt', text(buffer))
     assert(#seen == 1 and seen[1].message:find('input area', 1, true), vim.inspect(seen))
     assert(#saved(buffer).messages == 2, vim.inspect(saved(buffer).messages))
     vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:works' })
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(buffer) end, 'the reply')
-    assert(text(buffer):match('### You\n\necho:works\n\n### Assistant\nworks\n\n### You\n$'), text(buffer))
+    assert(text(buffer):match('### You\necho:works\n\n### Assistant\nworks\n\n### You\n$'), text(buffer))
   end)
 
   test('progress while the model loads, and a statusline', function()
@@ -557,7 +583,7 @@ local ok, err = pcall(function()
     local body = text(buffer)
     assert(body:find('⚙ search_docs({"query":"sse"}) · done', 1, true), body)
     -- An unknown tool's failure carries no arguments (streaming-events.md: only invalid_arguments has them).
-    assert(body:find('⚙ open_browser() · failed: Cannot find tool open_browser', 1, true), body)
+    assert(body:find('⚙ open_browser(', 1, true) and body:find(') · failed: Cannot find tool open_browser', 1, true), body)
     local output
     for _, fold in ipairs(llmster.folds(buffer)) do
       if fold[3] == '▸ output of search_docs' then output = fold end
@@ -764,7 +790,7 @@ local ok, err = pcall(function()
     local first = saved(chat).messages[1]
     assert(first.text == 'echo:with context', 'the message is what was typed: ' .. first.text)
     assert(first.context[1].name == 'notes.txt' and first.context[1].text:find('attached words', 1, true), vim.inspect(first.context))
-    assert(vim.tbl_contains(vim.api.nvim_buf_get_lines(chat, 0, -1, false), '[context: ' .. vim.fn.fnamemodify(path, ':~:.') .. ']'))
+    assert(vim.tbl_contains(vim.api.nvim_buf_get_lines(chat, 0, -1, false), '[context: notes.txt]'))
     assert(saved(chat).conversation.title == 'echo:with context', 'the title is what was typed: ' .. saved(chat).conversation.title)
     assert(#llmster.context(chat) == 0, 'sent once')
     type_input(chat, '/file ' .. path)
@@ -779,7 +805,7 @@ local ok, err = pcall(function()
     local buffer = new_chat('echo:original')
     vim.cmd('LlmsterRegenerate')
     wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
-    assert(text(buffer):match('^### You\n\necho:original\n\n### Assistant\noriginal\n\n### You\n$'), text(buffer))
+    assert(text(buffer):match('^### You\necho:original\n\n### Assistant\noriginal\n\n### You\n$'), text(buffer))
     local conversation = llmster.chat(buffer).conversation
     local alternatives = llmster.request_sync('conversations/alternatives', { conversationId = conversation })
     assert(#alternatives.alternatives == 2, 'the old answer is an alternative')
@@ -1117,9 +1143,200 @@ local ok, err = pcall(function()
     vim.fn.writefile(config, dir .. '/config')
   end)
 
+  test('control characters in model output are shown as visible escapes, never as raw bytes', function()
+    local function check(body, which)
+      assert(not body:find('[%z\1-\8\11-\31\127]') and not body:find('\194[\128-\159]'), which .. ': ' .. vim.inspect(body))
+      assert(body:find('Danger zone: ^[[2J cleared? ^[]52;c;cHduZWQ=^G clipboard?', 1, true), which .. ': ' .. body)
+      assert(body:find('and C1 ^[[31mred^[[0m.', 1, true), which .. ': ' .. body)
+    end
+    local buffer = new_chat('[[sim:escape]] echo:look')
+    check(text(buffer), 'streamed')
+    local conversation = llmster.chat(buffer).conversation
+    vim.cmd('bwipeout ' .. buffer)
+    check(text(llmster.open(conversation)), 'reopened')
+  end)
+
+  test('a refused send puts text, images and context items back, drawn as not sent', function()
+    local image = vim.fn.tempname() .. '.png'
+    local file = assert(io.open(image, 'wb'))
+    file:write('\137PNG\r\n\26\n' .. string.rep('\0', 24))
+    file:close()
+    local notes = vim.fn.tempname() .. '.txt'
+    vim.fn.writefile({ 'the notes' }, notes)
+    local buffer = new_chat('echo:first')
+    llmster.chat(buffer).model = 'acme/tiny-1b'
+    vim.cmd('LlmsterAdd ' .. vim.fn.fnameescape(notes))
+    vim.cmd('LlmsterImage ' .. vim.fn.fnameescape(image))
+    type_input(buffer, 'echo:img')
+    local before, attached = text(buffer), llmster.context(buffer)
+    assert(#attached == 2, vim.inspect(attached))
+    notifications(function()
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(buffer) end, 'the refusal')
+    end)
+    assert(text(buffer) == before, 'nothing drawn as sent: ' .. text(buffer))
+    assert(vim.deep_equal(llmster.context(buffer), attached), vim.inspect(llmster.context(buffer)))
+    local marks = vim.api.nvim_buf_get_extmarks(buffer, vim.api.nvim_create_namespace('llmster_context'), 0, -1, { details = true })
+    local header = marks[1] and marks[1][4].virt_text[1][1] or ''
+    assert(#marks == 1 and header:find(attached[1], 1, true) and header:find(attached[2], 1, true), vim.inspect(marks))
+    assert(#saved(buffer).messages == 2, vim.inspect(saved(buffer).messages))
+    -- A regenerate answers the last message the library holds, drawn where it is.
+    vim.cmd('LlmsterRegenerate')
+    wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
+    assert(last_chat_input() == 'echo:first', last_chat_input())
+    assert(text(buffer):match('^### You\necho:first\n\n### Assistant\nfirst\n\n### You\n\necho:img$'), text(buffer))
+    assert(#llmster.context(buffer) == 2, vim.inspect(llmster.context(buffer)))
+    -- The same as a chat's first message: nothing is left in the library.
+    local first = new_chat()
+    llmster.chat(first).model = 'acme/tiny-1b'
+    vim.cmd('LlmsterAdd ' .. vim.fn.fnameescape(notes))
+    vim.cmd('LlmsterImage ' .. vim.fn.fnameescape(image))
+    type_input(first, 'echo:img')
+    before = text(first)
+    notifications(function()
+      vim.cmd('LlmsterSend')
+      wait(function() return not llmster.streaming(first) end, 'the refusal')
+    end)
+    assert(text(first) == before and #llmster.context(first) == 2 and llmster.chat(first).conversation == nil,
+      text(first) .. vim.inspect(llmster.context(first)))
+  end)
+
+  test('a dropped reply shows its reason at once, as the reopened chat does', function()
+    local buffer = new_chat('[[sim:drop-after=3]] echo:one two three four five six')
+    local reply = saved(buffer).messages[2]
+    assert(reply.status == 'incomplete' and type(reply.error) == 'string' and reply.error ~= '', vim.inspect(reply))
+    assert(text(buffer):find('\n[incomplete: ' .. reply.error .. ']\n', 1, true), text(buffer))
+    local conversation = llmster.chat(buffer).conversation
+    local shown = text(buffer)
+    vim.cmd('bwipeout ' .. buffer)
+    assert(text(llmster.open(conversation)) == shown, 'the same when reopened')
+  end)
+
+  test('the open transcript is the reopened one: markers, reasoning time, chips, template, meter', function()
+    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
+    vim.fn.mkdir(dir, 'p')
+    local config = vim.fn.filereadable(dir .. '/config') == 1 and vim.fn.readfile(dir .. '/config') or {}
+    vim.fn.writefile(vim.list_extend(vim.deepcopy(config), { 'preset.kindly.template = {{input}}, kindly' }), dir .. '/config')
+    local ok, failure = pcall(function()
+      local notes = home .. '/chips.txt'
+      vim.fn.writefile({ 'chip words' }, notes)
+      local buffer = new_chat('[[sim:reasoning]] echo:think')
+      vim.cmd('LlmsterAdd ' .. vim.fn.fnameescape(notes))
+      type_input(buffer, '/file ' .. notes)
+      send_and_wait(buffer, 'echo:with chips')
+      llmster.apply_preset('kindly', buffer)
+      send_and_wait(buffer, 'echo:templated')
+      type_input(buffer, '[[sim:stall=30]] echo:one two three four five six')
+      llmster.send_chat(buffer)
+      wait(function() return text(buffer):find('### Assistant\none') ~= nil end, 'the first words')
+      llmster.cancel(buffer)
+      wait(function() return not llmster.streaming(buffer) end, 'the cancelled reply')
+      local shown, answer = text(buffer), saved(buffer)
+      assert(shown:find('echo:templated, kindly', 1, true) and shown:find('[context: chips.txt]', 1, true)
+        and not shown:find('/file', 1, true), shown)
+      local open_folds = llmster.folds(buffer)
+      assert(llmster.statusline():find(answer.contextMeter.label, 1, true), llmster.statusline() .. ' / ' .. answer.contextMeter.label)
+      vim.cmd('bwipeout ' .. buffer)
+      local reopened = llmster.open(answer.conversation.id)
+      assert(text(reopened) == shown, 'open:\n' .. shown .. '\nreopened:\n' .. text(reopened))
+      assert(vim.deep_equal(llmster.folds(reopened), open_folds), vim.inspect(open_folds) .. vim.inspect(llmster.folds(reopened)))
+      assert(llmster.statusline():find(answer.contextMeter.label, 1, true), llmster.statusline())
+    end)
+    vim.fn.writefile(config, dir .. '/config')
+    assert(ok, failure)
+  end)
+
+  test('a conversation changed elsewhere is drawn again from the library', function()
+    local buffer = new_chat('echo:here')
+    type_input(buffer, 'unsent words')
+    local id = llmster.chat(buffer).conversation
+    local seen = notifications(function()
+      local output = vim.fn.system({ bin .. '/llmster', 'ask', '--chat', id, 'echo:from elsewhere' })
+      assert(vim.v.shell_error == 0, output)
+      wait(function() return text(buffer):find('### Assistant\nfrom elsewhere', 1, true) ~= nil end, 'the chat drawn again')
+    end)
+    assert(text(buffer):match('### You\necho:from elsewhere\n\n### Assistant\nfrom elsewhere\n\n### You\n\nunsent words$'), text(buffer))
+    assert(#seen >= 1 and seen[1].message:find('changed elsewhere', 1, true), vim.inspect(seen))
+    -- While a reply streams, it says so, and draws the chat again when the reply ends.
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { '[[sim:stall=2]] echo:slow one two three four' })
+    seen = notifications(function()
+      llmster.send_chat(buffer)
+      wait(function() return text(buffer):find('### Assistant\nslow') ~= nil end, 'the first words')
+      local output = vim.fn.system({ bin .. '/llmster', 'rpc' }, table.concat({
+        vim.json.encode({ jsonrpc = '2.0', id = 1, method = 'initialize', params = { protocolVersion = 1 } }),
+        vim.json.encode({ jsonrpc = '2.0', id = 2, method = 'conversations/rename', params = { id = id, title = 'Renamed elsewhere' } }),
+      }, '\n') .. '\n')
+      assert(output:find('Renamed elsewhere', 1, true), output)
+      wait(function() return llmster.chat(buffer).changed_elsewhere or #seen > 0 end, 'the notice')
+      wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    end)
+    assert(seen[1] and seen[1].message:find('changed elsewhere', 1, true), vim.inspect(seen))
+  end)
+
+  test('code block N of the last reply is yanked with gy or :LlmsterCode, or put with :LlmsterCode!', function()
+    local buffer = new_chat()
+    vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { 'echo:```lua', 'local x = 1', '```', '', '```sh', 'echo two', '```' })
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    vim.fn.setreg('"', '')
+    vim.cmd('normal 2gy')
+    assert(vim.fn.getreg('"') == 'echo two\n', vim.inspect(vim.fn.getreg('"')))
+    vim.cmd('LlmsterCode')
+    assert(vim.fn.getreg('"') == 'local x = 1\n', vim.inspect(vim.fn.getreg('"')))
+    local source = vim.api.nvim_create_buf(true, true)
+    vim.api.nvim_set_current_buf(source)
+    vim.api.nvim_buf_set_lines(source, 0, -1, false, { 'above' })
+    vim.cmd('LlmsterCode! 2')
+    assert(text(source) == 'above\necho two', text(source))
+    local seen = notifications(function() vim.cmd('LlmsterCode 3') end)
+    assert(#seen == 1 and seen[1].message:find('2 code blocks', 1, true), vim.inspect(seen))
+  end)
+
+  test(':LlmsterServer switches the server profile', function()
+    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
+    vim.fn.mkdir(dir, 'p')
+    local config = vim.fn.filereadable(dir .. '/config') == 1 and vim.fn.readfile(dir .. '/config') or {}
+    vim.fn.writefile(vim.list_extend(vim.deepcopy(config), { 'server.other = ' .. url }), dir .. '/config')
+    local ok, failure = pcall(function()
+      llmster.reload_config()
+      local offered
+      select_with(function(items, options)
+        offered = vim.tbl_map(options.format_item, items)
+        for _, item in ipairs(items) do if item.name == 'other' then return item, 1 end end
+      end, function() vim.cmd('LlmsterServer') end)
+      assert(offered and offered[1]:find('other', 1, true), vim.inspect(offered))
+      assert(llmster.request_sync('servers/list', {}).currentProfile == 'other')
+      local buffer = new_chat('echo:on the other profile')
+      assert(text(buffer):find('### Assistant\non the other profile', 1, true), text(buffer))
+    end)
+    vim.fn.writefile(config, dir .. '/config')
+    pcall(llmster.request_sync, 'servers/use', { server = url })
+    assert(ok, failure)
+  end)
+
+  test(':LlmsterBackup! encrypts the backup, its password asked twice', function()
+    local inputsecret, answers = vim.fn.inputsecret, {}
+    vim.fn.inputsecret = function() return table.remove(answers, 1) or '' end
+    local ok, failure = pcall(function()
+      local path = home .. '/secret.llmster-backup'
+      answers = { 'correct horse', 'correct horse' }
+      local seen = notifications(function() vim.cmd('LlmsterBackup! ' .. path) end)
+      local said = table.concat(vim.tbl_map(function(n) return n.message end, seen), '\n')
+      assert(vim.fn.filereadable(path) == 1 and said:find('encrypted', 1, true), said)
+      local typo = home .. '/typo.llmster-backup'
+      answers = { 'correct horse', 'correct hose' }
+      seen = notifications(function() vim.cmd('LlmsterBackup! ' .. typo) end)
+      said = table.concat(vim.tbl_map(function(n) return n.message end, seen), '\n')
+      assert(vim.fn.filereadable(typo) == 0 and said:find('differ', 1, true), said)
+    end)
+    vim.fn.inputsecret = inputsecret
+    assert(ok, failure)
+  end)
+
   -- The behaviour both editors must have (contrib/editor-scenarios.txt), and this suite's test of each.
   local scenario_tests = {
     ['undo-while-streaming'] = 'undo while a reply streams cancels it and leaves the chat usable',
+    ['cursor-after-send'] = 'after a send the cursor stays in the input, and typing never enters the reply',
     ['undo-after-streaming'] = 'undo after a reply takes the exchange away in one step',
     ['cursor-after-regenerate'] = 'the cursor stays in the input after regenerate',
     ['fresh-context'] = 'lost server context: a prompt offers a fresh context and resends',
@@ -1135,6 +1352,14 @@ local ok, err = pcall(function()
     ['fork'] = ':LlmsterFork starts a new conversation from a reply, marked in the library',
     ['image'] = 'an image goes with the next message, to a model that sees images',
     ['dry-run'] = ':LlmsterPreview shows the request the next send would make, and sends nothing',
+    ['copy-code-block'] = 'code block N of the last reply is yanked with gy or :LlmsterCode, or put with :LlmsterCode!',
+    ['server-switch'] = ':LlmsterServer switches the server profile',
+    ['encrypted-backup'] = ':LlmsterBackup! encrypts the backup, its password asked twice',
+    ['changed-elsewhere'] = 'a conversation changed elsewhere is drawn again from the library',
+    ['dropped-reply-reason'] = 'a dropped reply shows its reason at once, as the reopened chat does',
+    ['open-equals-reopened'] = 'the open transcript is the reopened one: markers, reasoning time, chips, template, meter',
+    ['refused-send'] = 'a refused send puts text, images and context items back, drawn as not sent',
+    ['control-characters'] = 'control characters in model output are shown as visible escapes, never as raw bytes',
   }
   test('every shared editor scenario has a test here', function()
     -- Beside this test file in the source tree (the installed plugin has no copy).

@@ -74,6 +74,8 @@ local function dispatch(message)
   if message.method == 'chat/event' or message.method == 'models/progress' then
     local handler = state.events[message.params.requestId]
     if handler then M.guard(handler, message.params, message.method) end
+  elseif message.method and isnil(message.id) and state.notifications[message.method] then
+    for _, handler in ipairs(state.notifications[message.method]) do M.guard(handler, message.params) end
   elseif message.method == nil and not isnil(message.id) then
     local callback = state.callbacks[message.id]
     if callback then
@@ -123,6 +125,12 @@ local function send(message)
   if not (state.job and pcall(vim.fn.chansend, state.job, vim.json.encode(message) .. '\n')) then
     error('llmster rpc is not running; its messages are in ' .. M.log_path(), 0)
   end
+end
+
+-- Calls `handler(params)` for every notification `method` llmster sends outside a request (conversation/changed).
+function M.on_notification(method, handler)
+  state.notifications[method] = state.notifications[method] or {}
+  table.insert(state.notifications[method], handler)
 end
 
 function M.running()

@@ -25,6 +25,7 @@ M.options = {
     fresh = '<LocalLeader>f',
     toggle_folds = '<LocalLeader>z',
     actions = '<LocalLeader>a',
+    copy_code = 'gy',
     accept = 'ga',
     reject = 'gr',
   },

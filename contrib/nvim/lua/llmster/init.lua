@@ -34,7 +34,7 @@ end
 
 export(client, { 'start', 'stop', 'running', 'request', 'request_sync', 'cancel_request', 'notify', 'guard' })
 export(require('llmster.chat'), { 'open', 'chat', 'streaming', 'send_chat', 'send_text', 'send', 'regenerate', 'fresh',
-  'editing', 'edit_last', 'cancel', 'format_alternative', 'pick_alternative', 'preview' })
+  'editing', 'edit_last', 'cancel', 'format_alternative', 'pick_alternative', 'preview', 'code_block', 'copy_code' })
 export(require('llmster.chat.buffer'), { 'rename_buffer' })
 export(require('llmster.chat.folds'), { 'foldexpr', 'foldtext', 'folds', 'toggle_folds' })
 export(require('llmster.chat.stream'), { 'indicator' })

@@ -227,6 +227,33 @@ function M.backup(path, password)
   return answer
 end
 
+-- :LlmsterBackup! {file}: the backup encrypted with a password, asked twice (a typo would make it unrecoverable).
+function M.backup_encrypted(path)
+  local password = vim.fn.inputsecret('Backup password: ')
+  if password == '' then error('no password: the backup is not written', 0) end
+  if vim.fn.inputsecret('The password again: ') ~= password then
+    error('the passwords differ: the backup is not written', 0)
+  end
+  return M.backup(path, password)
+end
+
+-- :LlmsterServer [name]: the server profile (server.NAME in llmster's config) this session talks to; without a name,
+-- chosen with vim.ui.select among servers/list's.
+function M.server(name)
+  local function use(choice)
+    local answer = client.request_sync('servers/use', { server = choice })
+    client.notify('server ' .. (isnil(answer.currentProfile) and '' or (answer.currentProfile .. ' ')) .. answer.current,
+      vim.log.levels.INFO)
+    return answer
+  end
+  if name then return use(name) end
+  local servers = client.request_sync('servers/list', {}).servers
+  if #servers == 0 then error('no server profiles: add lines such as "server.NAME = URL" to llmster\'s config', 0) end
+  vim.ui.select(servers, { prompt = 'Server', format_item = function(server)
+    return string.format('%s %s  %s', server.current == true and '*' or ' ', server.name, server.url)
+  end }, function(choice) if choice then client.guard(use, choice.name) end end)
+end
+
 local function hit_line(hit)
   local snippet = not isnil(hit.snippet) and hit.snippet:gsub('%s+', ' ') or ''
   return string.format('%s — %s', title_of(hit), snippet)

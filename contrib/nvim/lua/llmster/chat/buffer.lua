@@ -16,6 +16,18 @@ function M.lines_of(text)
   return vim.split(text, '\n', { plain = true })
 end
 
+-- `text` from a model, a tool or the server with its control characters shown as visible escapes in caret notation,
+-- never as the raw bytes (which would travel into yanks, saves and other programs): a C0 control other than newline
+-- and tab as ^@ … ^_ (ESC as ^[), DEL as ^?, a C1 control as ^[ and its 7-bit equivalent (U+009B as ^[[); carriage
+-- returns are dropped, as the terminal drops them. Character by character, so pieces give what the whole gives.
+function M.visible(text)
+  if not text:find('[%z\1-\8\11-\31\127\194]') then return text end
+  text = text:gsub('\r', '')
+  text = text:gsub('[%z\1-\8\11-\31]', function(c) return '^' .. string.char(c:byte() + 64) end)
+  text = text:gsub('\127', '^?')
+  return (text:gsub('\194([\128-\159])', function(c) return '^[' .. string.char(c:byte() - 64) end))
+end
+
 function M.position(buffer, mark)
   return unpack(vim.api.nvim_buf_get_extmark_by_id(buffer, M.namespace, mark, {}))
 end
@@ -67,6 +79,10 @@ function M.require_chat(buffer)
   local chat = M.chats[buffer]
   if not chat then error('not a chat buffer: :Llmster opens one, :LlmsterSend from another buffer sends it to a chat', 0) end
   if chat.reply then error('a reply is still streaming; :LlmsterCancel stops it', 0) end
+  -- An undone send leaves the library first (chat/withdraw): what comes next acts on what the buffer shows.
+  if chat.withdrawing and not vim.wait(60000, function() return not chat.withdrawing end, 10) then
+    error('the undone message is still being taken back from the library', 0)
+  end
   return chat
 end
 

@@ -15,7 +15,7 @@ local rename_buffer = state.rename_buffer
 local require_chat = state.require_chat
 local add_fold, refresh_folds, setup_window = folds.add_fold, folds.refresh_folds, folds.setup_window
 local set_indicator, finish_reply, put_prompt_back = stream.set_indicator, stream.finish_reply, stream.put_prompt_back
-local on_event, on_reply, single_line, tool_lines = stream.on_event, stream.on_reply, stream.single_line, stream.tool_lines
+local on_event, on_reply = stream.on_event, stream.on_reply
 local isnil = client.isnil
 -- Required when used: llmster.context uses this module's chat_for_range.
 local function context() return require('llmster.context') end
@@ -64,6 +64,13 @@ local function new_chat_buffer()
       pcall(vim.api.nvim_del_augroup_by_id, group)
     end,
   })
+  vim.api.nvim_create_autocmd('InsertEnter', { group = group, buffer = buffer, callback = function() stream.guard_insert(buffer) end })
+  vim.api.nvim_buf_attach(buffer, false, {
+    on_lines = function(_, _, _, first, last, new_last)
+      if not chats[buffer] then return true end
+      stream.watch(buffer, first, last, new_last)
+    end,
+  })
   keymaps.chat_keymaps(buffer)
   return buffer
 end
@@ -73,51 +80,17 @@ local function show(buffer)
   setup_window(vim.api.nvim_get_current_win())
 end
 
--- Renders saved messages as the lines of a transcript, with folds for reasoning and tool output.
+-- Renders saved messages as the lines of a transcript, with folds for reasoning and tool output: the one renderer,
+-- which a reply that ends draws its exchange with too (stream.message_lines).
 local function render_messages(buffer, chat, messages)
   local lines, folds = {}, {}
-  local function add(more) vim.list_extend(lines, more) end
   for _, message in ipairs(messages) do
-    if message.role == 'user' then
-      add({ '### You' })
-      add(lines_of(message.text or ''))
-      for _, item in ipairs(isnil(message.context) and {} or message.context) do
-        add({ '', '[context: ' .. item.name .. ']' })
-      end
-    else
-      add({ '### Assistant' })
-      -- The reply's reasoning, text and tool calls in the server's order, as llmster cut them.
-      local calls = isnil(message.toolCalls) and {} or message.toolCalls
-      local parts = vim.tbl_filter(function(part)
-        if part.kind == 'tool' then return type(part.index) == 'number' and calls[part.index + 1] ~= nil end
-        return (part.kind == 'reasoning' or part.kind == 'text') and type(part.text) == 'string'
-      end, isnil(message.parts) and {} or message.parts)
-      for index, part in ipairs(parts) do
-        local first = #lines
-        if part.kind == 'tool' then
-          local call = calls[part.index + 1]
-          local call_lines = tool_lines(call)
-          -- Output ending in a newline: the blank line after the part is enough.
-          if #call_lines > 1 and call_lines[#call_lines] == '' then table.remove(call_lines) end
-          add(call_lines)
-          if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(call.name) }) end
-        elseif part.kind == 'reasoning' then
-          add(lines_of((part.text:gsub('\n+$', ''))))
-          table.insert(folds, { first, #lines - 1, '▸ ' .. tostring(part.reasoningLabel) })
-        else
-          add(lines_of(index == #parts and part.text or (part.text:gsub('\n+$', ''))))
-        end
-        if index < #parts then add({ '' }) end
-      end
-      if #parts == 0 or parts[#parts].kind ~= 'text' then add({ '' }) end
-      if message.status ~= 'complete' then
-        local reason = not isnil(message.error) and message.error ~= '' and (': ' .. single_line(message.error)) or ''
-        add({ '[' .. tostring(message.status) .. reason .. ']' })
-      end
-    end
-    add({ '' })
+    local more, more_folds = stream.message_lines(message)
+    for _, fold in ipairs(more_folds) do table.insert(folds, { fold[1] + #lines, fold[2] + #lines, fold[3] }) end
+    vim.list_extend(lines, more)
+    table.insert(lines, '')
   end
-  add({ '### You' })
+  table.insert(lines, '### You')
   vim.api.nvim_buf_set_lines(buffer, 0, -1, false, lines)
   for _, fold in ipairs(folds) do
     add_fold(chat, { start = mark_at(buffer, fold[1], 0, false), stop = mark_at(buffer, fold[2] + 1, 0, false), summary = fold[3],
@@ -244,10 +217,9 @@ function M.send_chat(buffer, options)
     integrations = not chat.conversation and chat.integrations or nil,
     reasoning = not chat.conversation and chat.reasoning or nil,
   }
-  -- A cursor left at the end of the input follows the reply.
-  local count = vim.api.nvim_buf_line_count(buffer)
+  -- A cursor in the input area stays in the input area (the new one), where typing goes on while the reply streams.
   local followers = vim.tbl_filter(function(window)
-    return vim.api.nvim_win_get_cursor(window)[1] == count
+    return not options.retry and vim.api.nvim_win_get_cursor(window)[1] - 1 >= input_row
   end, vim.fn.win_findbuf(buffer))
   local header
   if options.retry then
@@ -284,13 +256,14 @@ function M.send_chat(buffer, options)
   show_edit(buffer, nil)
   local reply = {
     chat = chat, segments = {}, tools = {}, created = created, preset = preset, retry = options.retry,
-    context = not options.retry and attached or nil, template_preset = not options.retry and template_preset or nil,
+    images = params.images, context = not options.retry and attached or nil, template_preset = not options.retry and template_preset or nil,
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,
   }
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
-  for _, window in ipairs(followers) do vim.api.nvim_win_set_cursor(window, { header + 2, 0 }) end
+  local last = vim.api.nvim_buf_line_count(buffer)
+  for _, window in ipairs(followers) do vim.api.nvim_win_set_cursor(window, { last, 0 }) end
   chat.reply = reply
   set_indicator(buffer, reply, 'waiting…')
   local sent, id = pcall(client.request, 'chat/send', params,
@@ -435,11 +408,42 @@ function M.cancel(buffer)
   end
 end
 
+-- The lines of code block `n` (from 1) of the chat's last reply, as llmster finds them (rpc's codeBlocks).
+function M.code_block(buffer, n)
+  buffer = (buffer and buffer ~= 0) and buffer or (chats[vim.api.nvim_get_current_buf()] and vim.api.nvim_get_current_buf())
+    or state.last_chat
+  local chat = buffer and chats[buffer]
+  if not (chat and chat.conversation) then error('no reply yet: the last chat has no conversation', 0) end
+  local messages = client.request_sync('conversations/get', { id = chat.conversation }).messages
+  local reply = messages[#messages]
+  local blocks = reply and reply.role == 'assistant' and not isnil(reply.codeBlocks) and reply.codeBlocks or {}
+  n = n or 1
+  if not blocks[n] then error(string.format('the last reply has %d code block%s', #blocks, #blocks == 1 and '' or 's'), 0) end
+  local lines = lines_of(state.visible((blocks[n]:gsub('\n$', ''))))
+  return lines, #blocks
+end
+
+-- :LlmsterCode [N] yanks code block N of the last reply (into the unnamed register, and the clipboard's when there is
+-- one); with `insert` (:LlmsterCode!) puts it below the cursor instead.
+function M.copy_code(n, insert)
+  local lines, count = M.code_block(nil, n)
+  if insert then
+    local row = vim.api.nvim_win_get_cursor(0)[1]
+    vim.api.nvim_buf_set_lines(0, row, row, false, lines)
+    return lines
+  end
+  vim.fn.setreg('"', lines, 'l')
+  if vim.fn.has('clipboard') == 1 then pcall(vim.fn.setreg, '+', lines, 'l') end
+  client.notify(string.format('code block %d of %d yanked (%d lines)', n or 1, count, #lines), vim.log.levels.INFO)
+  return lines
+end
+
 -- Alternatives: the other answers to a message, and its other versions.
 
 -- Shows the chat's conversation again from the library, keeping the unsent input; undo starts afresh.
 function M.redraw(buffer, chat)
   local answer = client.request_sync('conversations/get', { id = chat.conversation })
+  if not isnil(answer.contextMeter) then chat.meter = answer.contextMeter end
   local _, row = input_text(buffer)
   local input = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
   vim.api.nvim_buf_clear_namespace(buffer, state.namespace, 0, -1)
@@ -451,6 +455,31 @@ function M.redraw(buffer, chat)
   vim.bo[buffer].undolevels = -123456
   refresh_folds(buffer)
 end
+
+-- conversation/changed: another process (the REPL, `llmster ask -c`, another editor) changed a conversation. An open
+-- chat of it is drawn again from the library, keeping its input; one whose reply streams says so and is drawn again
+-- when the reply ends.
+client.on_notification('conversation/changed', function(params)
+  for buffer, chat in pairs(chats) do
+    if chat.conversation and chat.conversation == params.conversationId and vim.api.nvim_buf_is_loaded(buffer) then
+      if chat.reply then
+        chat.changed_elsewhere = true
+        client.notify('this conversation changed elsewhere: it is shown again from the library when the reply ends',
+          vim.log.levels.WARN)
+      else
+        -- Not from the notification's callback: a request waited for there would wait for this very channel.
+        if chat.redraw_scheduled then return end
+        chat.redraw_scheduled = true
+        vim.schedule(function()
+          chat.redraw_scheduled = nil
+          if chats[buffer] ~= chat or chat.reply then return end
+          client.guard(M.redraw, buffer, chat)
+          client.notify('this conversation changed elsewhere: it is shown again from the library', vim.log.levels.INFO)
+        end)
+      end
+    end
+  end
+end)
 
 -- The conversations/alternatives answer to choose from: the last message's alternatives, else (or with
 -- `versions`) the versions of the last user message.

@@ -39,6 +39,8 @@ function M.chat_keymaps(buffer)
   map(buffer, { 'n' }, keys.alternatives, chat('pick_alternative'), 'llmster: choose an alternative of the last message')
   map(buffer, { 'n' }, keys.fresh, chat('fresh'), 'llmster: resend with a fresh server context')
   map(buffer, { 'n' }, keys.toggle_folds, require('llmster.chat.folds').toggle_folds, 'llmster: show or hide reasoning and tool output')
+  map(buffer, { 'n' }, keys.copy_code, function() require('llmster.chat').copy_code(vim.v.count1) end,
+    'llmster: yank code block [count] of the last reply')
   map(buffer, { 'n' }, keys.actions, function() require('llmster.actions').actions() end, 'llmster: actions')
 end
 

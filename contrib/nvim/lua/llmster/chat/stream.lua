@@ -16,6 +16,8 @@ local function context_module() return require('llmster.context') end
 
 local M = {}
 
+local draw_exchange
+
 function M.set_indicator(buffer, reply, text)
   if not vim.api.nvim_buf_is_valid(buffer) then return end
   local row = position(buffer, reply.header)
@@ -31,21 +33,38 @@ function M.set_indicator(buffer, reply, text)
 end
 
 -- Whether the reply's "### Assistant" line is still where it was: undo, or deleting it, takes the exchange away.
-local function intact(buffer, reply)
+function M.intact(buffer, reply)
   local header, finish = position(buffer, reply.header), position(buffer, reply.finish)
   local count = vim.api.nvim_buf_line_count(buffer)
   return header ~= nil and finish ~= nil and header < count and finish < count
     and vim.api.nvim_buf_get_lines(buffer, header, header + 1, false)[1] == '### Assistant'
 end
 
--- Stops showing a reply whose exchange the user took away: it is cancelled, and the library keeps what arrived.
-local function detach(buffer, reply)
+-- Takes the exchange of `message_id` out of the library (chat/withdraw), as undo took it out of the buffer.
+local function withdraw(chat, conversation, message_id)
+  client.request('chat/withdraw', { conversationId = conversation, messageId = message_id }, function(result, failure)
+    chat.withdrawing = nil
+    if failure then return client.notify('undo could not take the message back from the library: ' .. tostring(failure.message)) end
+    if not isnil(result.contextMeter) then chat.meter = result.contextMeter end
+  end)
+end
+
+-- Stops showing a reply whose exchange the user took away (undo): it is cancelled, and its exchange leaves the
+-- library too, so regenerate, alternatives and the next send act on what the buffer shows.
+function M.detach(buffer, reply)
   reply.detached = true
+  local chat = reply.chat
   client.cancel_request(reply.id)
-  if reply.chat.reply == reply then reply.chat.reply = nil end
+  if chat.reply == reply then chat.reply = nil end
   M.set_indicator(buffer, reply, nil)
-  client.notify('undo took the streaming reply away, so it is cancelled (the library keeps it: reopen the chat to see it)',
-    vim.log.levels.WARN)
+  chat.withdrawing = true
+  if reply.message_id and chat.conversation then
+    withdraw(chat, chat.conversation, reply.message_id)
+  else
+    -- No event named the reply yet: it is withdrawn when the send answers (see M.on_reply).
+    reply.withdraw_later = true
+  end
+  client.notify('undo took the message back: the reply is cancelled and the exchange leaves the library', vim.log.levels.INFO)
 end
 
 -- Runs `change` in `buffer` as part of the reply's undo step, unless the user changed the buffer since.
@@ -53,7 +72,7 @@ end
 -- instead; one that an undo cut short is drawn again from the library when it ends.
 local function write(buffer, reply, change)
   if reply.detached then return end
-  if not intact(buffer, reply) then return detach(buffer, reply) end
+  if not M.intact(buffer, reply) then return M.detach(buffer, reply) end
   local undone = vim.api.nvim_buf_call(buffer, function() return reply.change ~= nil and vim.fn.changenr() < reply.change end)
   if undone then reply.redraw = true end
   local row, col = position(buffer, reply.finish)
@@ -64,7 +83,11 @@ local function write(buffer, reply, change)
   end
   vim.api.nvim_buf_call(buffer, function()
     if reply.tick == vim.api.nvim_buf_get_changedtick(buffer) then pcall(vim.cmd, 'undojoin') end
-    change()
+    -- The buffer's on_lines watcher (M.watch) tells the reply's own changes from the user's by this flag.
+    reply.writing = true
+    local ok, failure = pcall(change)
+    reply.writing = false
+    if not ok then error(failure, 0) end
     reply.change = vim.fn.changenr()
   end)
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
@@ -72,9 +95,63 @@ local function write(buffer, reply, change)
   for _, window in ipairs(followers) do pcall(vim.api.nvim_win_set_cursor, window, { new_row + 1, new_col }) end
 end
 
+-- While a reply streams, the rows from its "### Assistant" line to the input's "### You" line are the reply's: text
+-- typed there would be lost when the reply is finalised. A user change there is noted by M.watch, and M.guard_insert
+-- moves Insert mode to the input area; an undo that took the exchange away is noticed at once (see `detach`).
+local function reply_rows(buffer, reply)
+  local header = position(buffer, reply.header)
+  local input = state.last_header(buffer, '### You')
+  if not (header and input) or input < header then return nil end
+  return header, input
+end
+
+-- on_lines of a chat buffer: a change the streaming reply did not make itself is noted; if it took the reply's
+-- header away (undo), the reply is detached right away rather than at its next delta.
+function M.watch(buffer, first, last, new_last)
+  local chat = chats[buffer]
+  local reply = chat and chat.reply
+  if not reply or reply.writing or reply.fixing or reply.detached then return end
+  reply.trespass = { first = first, last = last, new_last = new_last }
+  vim.schedule(function()
+    if chat.reply == reply and not reply.detached and vim.api.nvim_buf_is_valid(buffer) and not M.intact(buffer, reply) then
+      M.detach(buffer, reply)
+    end
+  end)
+end
+
+-- InsertEnter of a chat buffer: Insert mode that would start inside the streaming reply starts at the end of the
+-- input area instead (a line `o` opened in the reply is taken out again), so typed text never enters the reply.
+function M.guard_insert(buffer)
+  local chat = chats[buffer]
+  local reply = chat and chat.reply
+  if not reply or reply.detached then return end
+  local first, input = reply_rows(buffer, reply)
+  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
+  if not first or row < first or row > input then return end
+  local change = reply.trespass
+  reply.trespass = nil
+  reply.fixing = true
+  -- `o` and `O` open an empty line before Insert mode starts: it goes again.
+  if change and change.first >= first and change.first <= input and change.last == change.first and change.new_last > change.first then
+    local opened = vim.api.nvim_buf_get_lines(buffer, change.first, change.new_last, false)
+    if vim.trim(table.concat(opened, '')) == '' then
+      vim.api.nvim_buf_set_lines(buffer, change.first, change.new_last, false, {})
+    end
+  end
+  local count = vim.api.nvim_buf_line_count(buffer)
+  if vim.api.nvim_buf_get_lines(buffer, count - 1, count, false)[1] ~= '' then
+    vim.api.nvim_buf_set_lines(buffer, count, count, false, { '' })
+    count = count + 1
+  end
+  reply.fixing = false
+  vim.api.nvim_win_set_cursor(0, { count, 0 })
+  -- A non-empty v:char keeps the cursor where InsertEnter put it.
+  vim.v.char = ' '
+end
+
 local function insert(buffer, reply, text)
   local row, col = position(buffer, reply.finish)
-  vim.api.nvim_buf_set_text(buffer, row, col, row, col, lines_of(text))
+  vim.api.nvim_buf_set_text(buffer, row, col, row, col, lines_of(state.visible(text)))
 end
 
 -- Ends `segment` at (row, col), moving its fold's end along.
@@ -144,6 +221,7 @@ end
 local function replace_segment(buffer, reply, segment, lines)
   local row, col = position(buffer, segment.start)
   local end_row, end_col = position(buffer, segment.stop or reply.finish)
+  lines = vim.tbl_map(state.visible, lines)
   vim.api.nvim_buf_set_text(buffer, row, col, end_row, end_col, lines)
   if segment.stop then
     vim.api.nvim_buf_del_extmark(buffer, state.namespace, segment.stop)
@@ -176,6 +254,57 @@ function M.tool_lines(call)
   local lines = { header }
   if not isnil(call.output) and call.output ~= '' then vim.list_extend(lines, lines_of(call.output)) end
   return lines
+end
+
+-- The status line under a reply that did not complete, as the reopened transcript shows it ("[incomplete: why]"),
+-- or nil.
+function M.status_note(message)
+  if message.status == 'complete' or message.status == 'streaming' then return nil end
+  local reason = not isnil(message.error) and message.error ~= '' and (': ' .. M.single_line(message.error)) or ''
+  return '[' .. tostring(message.status) .. reason .. ']'
+end
+
+-- The lines of a saved message (conversations/get, chat/send's result) as a transcript shows it, from its "### "
+-- header on, and its folds as { first row, last row (0-based, in those lines), summary }.
+function M.message_lines(message)
+  local lines, folds = {}, {}
+  local function add(more) vim.list_extend(lines, more) end
+  if message.role == 'user' then
+    add({ '### You' })
+    add(lines_of(message.text or ''))
+    for _, item in ipairs(isnil(message.context) and {} or message.context) do
+      add({ '', '[context: ' .. item.name .. ']' })
+    end
+  else
+    add({ '### Assistant' })
+    -- The reply's reasoning, text and tool calls in the server's order, as llmster cut them.
+    local calls = isnil(message.toolCalls) and {} or message.toolCalls
+    local parts = vim.tbl_filter(function(part)
+      if part.kind == 'tool' then return type(part.index) == 'number' and calls[part.index + 1] ~= nil end
+      return (part.kind == 'reasoning' or part.kind == 'text') and type(part.text) == 'string'
+    end, isnil(message.parts) and {} or message.parts)
+    for index, part in ipairs(parts) do
+      local first = #lines
+      if part.kind == 'tool' then
+        local call = calls[part.index + 1]
+        local call_lines = M.tool_lines(call)
+        -- Output ending in a newline: the blank line after the part is enough.
+        if #call_lines > 1 and call_lines[#call_lines] == '' then table.remove(call_lines) end
+        add(call_lines)
+        if #call_lines > 1 then table.insert(folds, { first + 1, #lines - 1, '▸ output of ' .. tostring(call.name) }) end
+      elseif part.kind == 'reasoning' then
+        add(lines_of((part.text:gsub('\n+$', ''))))
+        table.insert(folds, { first, #lines - 1, '▸ ' .. tostring(part.reasoningLabel) })
+      else
+        add(lines_of(index == #parts and part.text or (part.text:gsub('\n+$', ''))))
+      end
+      if index < #parts then add({ '' }) end
+    end
+    if #parts == 0 or parts[#parts].kind ~= 'text' then add({ '' }) end
+    local note = M.status_note(message)
+    if note then add({ note }) end
+  end
+  return vim.tbl_map(state.visible, lines), folds
 end
 
 local function tool_summary(call)
@@ -216,6 +345,7 @@ function M.on_event(buffer, reply, event)
   local chat = chats[buffer]
   if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   if not isnil(event.conversationId) then chat.conversation = chat.conversation or event.conversationId end
+  if not isnil(event.messageId) then reply.message_id = event.messageId end
   local kind = event.type
   if kind == 'model_load.progress' then
     M.set_indicator(buffer, reply, 'loading model ' .. percent(event.progress))
@@ -244,6 +374,41 @@ function M.on_event(buffer, reply, event)
       insert(buffer, reply, '[error: ' .. M.single_line(event.message) .. ']')
     end)
   end
+end
+
+-- Draws the exchange of a reply that ended with the renderer of saved messages (M.message_lines): the saved user
+-- message `user` in place of the one typed (unless nil: a regenerate), and the saved reply `message` in place of
+-- what streamed, so the open transcript is the reopened one.
+draw_exchange = function(buffer, reply, user, message)
+  local chat = reply.chat
+  local header = position(buffer, reply.header)
+  local stop = position(buffer, reply.finish)
+  local from, lines = header, {}
+  local prompt = user and position(buffer, reply.prompt)
+  if prompt and prompt < header and vim.api.nvim_buf_get_lines(buffer, prompt, prompt + 1, false)[1] == '### You' then
+    from = prompt
+    lines = M.message_lines(user)
+    -- Images are not in the saved message (rpc gives none): the ones sent are shown under it.
+    for _, image in ipairs(reply.images or {}) do vim.list_extend(lines, { '', '[image: ' .. vim.fn.fnamemodify(image, ':t') .. ']' }) end
+    table.insert(lines, '')
+  end
+  local offset = #lines
+  local reply_lines, reply_folds = M.message_lines(message)
+  vim.list_extend(lines, reply_lines)
+  local streamed = {}
+  for _, segment in ipairs(reply.segments) do
+    if segment.fold then streamed[segment.fold] = true end
+  end
+  chat.folds = vim.tbl_filter(function(fold) return not streamed[fold] end, chat.folds)
+  reply.segments = {}
+  vim.api.nvim_buf_set_lines(buffer, from, stop + 1, false, lines)
+  for _, fold in ipairs(reply_folds) do
+    add_fold(chat, { start = mark_at(buffer, from + offset + fold[1], 0, false),
+      stop = mark_at(buffer, from + offset + fold[2] + 1, 0, false), summary = fold[3], first_line = lines[offset + fold[1] + 1] })
+  end
+  reply.header = mark_at(buffer, from + offset, 0, false)
+  reply.finish = mark_at(buffer, from + #lines - 1, #lines[#lines], true)
+  refresh_folds(buffer)
 end
 
 -- Forgets the reply's marks and moves followers to the input area.
@@ -313,8 +478,31 @@ local function offer_fresh_context(buffer, reason)
 end
 
 function M.on_reply(buffer, reply, result, failure)
+  if reply.detached then
+    if reply.withdraw_later then
+      reply.withdraw_later = nil
+      if result and not isnil(result.message) then
+        withdraw(reply.chat, result.conversationId, result.message.id)
+      else
+        reply.chat.withdrawing = nil
+      end
+    end
+    return
+  end
   local chat = chats[buffer]
   if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
+  -- The user message as the library saved it, for draw_exchange; the reply ends once it is here.
+  if result and not reply.retry and not reply.detached and not reply.fetched and not isnil(result.message)
+      and not isnil(result.message.parentId) then
+    reply.fetched = true
+    client.request('conversations/get', { id = result.conversationId }, function(answer)
+      for _, message in ipairs(answer and answer.messages or {}) do
+        if message.id == result.message.parentId then reply.user = message end
+      end
+      M.on_reply(buffer, reply, result, failure)
+    end)
+    return
+  end
   if result then
     chat.conversation = result.conversationId
     chat.meter = not isnil(result.contextMeter) and result.contextMeter or chat.meter
@@ -359,6 +547,10 @@ function M.on_reply(buffer, reply, result, failure)
       end
       -- The fresh-context prompt says it already; a second message would only ask for Enter first.
       if kind ~= 'continuation_lost' or not config.options.prompt_fresh_context then client.notify(failure.message) end
+    elseif not isnil(result.message) and not reply.detached then
+      -- The exchange is drawn again as the reopened chat draws it, from what the library saved: the user message
+      -- (the filled template, its context chips) and the reply (its parts, reasoning times, why it stopped).
+      write(buffer, reply, function() draw_exchange(buffer, reply, reply.user, result.message) end)
     elseif result.status ~= 'complete' and not (result.status == 'error' and reply.errored) then
       note = '[' .. result.status .. (result.cancelled == true and ', cancelled' or '') .. ']'
     end
@@ -370,7 +562,15 @@ function M.on_reply(buffer, reply, result, failure)
     end
     if reply.detached then return end
     M.finish_reply(buffer, chat)
-    if reply.redraw and chat.conversation then
+    if chat.changed_elsewhere and chat.conversation then
+      chat.changed_elsewhere = nil
+      vim.schedule(function()
+        if chats[buffer] ~= chat or chat.reply then return end
+        client.guard(chat_module().redraw, buffer, chat)
+        client.notify('this conversation changed elsewhere while the reply streamed: it is shown again from the library',
+          vim.log.levels.INFO)
+      end)
+    elseif reply.redraw and chat.conversation then
       chat_module().redraw(buffer, chat)
       client.notify('undo changed the reply as it streamed: the chat is shown again from the library', vim.log.levels.INFO)
     end
