@@ -35,6 +35,9 @@ public actor RPCServer {
     let log: @Sendable (String) -> Void
     var session: ChatSession?
     private var running: [String: Task<Void, Never>] = [:]
+    /// The last `chat/send` (or `chat/withdraw`) received for each conversation reference: the next one starts after it
+    /// ends, so a conversation's turns are saved and answered in the order they were sent.
+    private var lastTurnRequest: [String: Task<Void, Never>] = [:]
     /// Tells the client what other processes change in the library (`conversation/changed`), from `initialize` on.
     private var libraryWatch: Task<Void, Never>?
     /// How often the library is looked at for other processes' changes (one `PRAGMA data_version` each time).
@@ -211,18 +214,26 @@ public actor RPCServer {
             return
         }
         let context = RequestContext(id: id.value, session: session, server: self)
-        running[key] = Task {
+        let conversation = ["chat/send", "chat/withdraw"].contains(method) ? (try? params.optionalString("conversationId")) ?? nil : nil
+        let previous = conversation.flatMap { lastTurnRequest[$0] }
+        let task = Task {
+            await previous?.value
             do {
                 let result = try await handler(context, params)
                 self.send(response: id, result: result)
             } catch {
                 self.send(response: id, error: RPCError.from(error))
             }
-            self.finished(key)
+            self.finished(key, conversation: conversation)
         }
+        running[key] = task
+        if let conversation { lastTurnRequest[conversation] = task }
     }
 
-    private func finished(_ key: String) { running.removeValue(forKey: key) }
+    private func finished(_ key: String, conversation: String? = nil) {
+        if let conversation, lastTurnRequest[conversation] == running[key] { lastTurnRequest.removeValue(forKey: conversation) }
+        running.removeValue(forKey: key)
+    }
 
     /// Sends `conversation/changed` `{conversationId, updatedAt}` for each conversation another process changes (the
     /// REPL, `ask -c`, another editor's llmster), looking every `libraryWatchInterval`; this process's own writes are

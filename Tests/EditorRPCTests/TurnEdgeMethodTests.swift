@@ -56,3 +56,29 @@ import TestSupport
         await editor.closeInput()
     }
 }
+
+/// rpc runs requests concurrently, but a conversation's turns are saved and answered in the order they were sent.
+@Suite struct TurnOrderMethodTests {
+    /// Two hundred sends written at once to `llmster rpc` over real pipes, behind a first one still streaming.
+    @Test func queuedSendsToOneConversationAreSavedAndAnsweredInOrder() throws {
+        let fixture = try SimulatorFixture()
+        let sandbox = try Sandbox()
+        let rpc = try RPCPipe(sandbox: sandbox, server: fixture.url)
+        _ = rpc.call("initialize", #"{"protocolVersion":1}"#)
+        let first = try #require(rpc.call("chat/send", #"{"text":"echo:turn start"}"#)?["result"])
+        let conversation = try #require(first["conversationId"]?.string)
+        rpc.send("chat/send", #"{"conversationId":"\#(conversation)","text":"[[sim:stall=1]] echo:a slow turn first"}"#)
+        let ids = (0..<200).map { rpc.send("chat/send", #"{"conversationId":"\#(conversation)","text":"echo:turn \#($0)"}"#) }
+        for id in ids { #expect(rpc.response(to: id, seconds: 30)?["result"]?["status"] == "complete") }
+        let answered = rpc.transcript.split(separator: "\n").compactMap { line -> Int? in
+            guard let message = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)), message["result"] != nil,
+                  case .number(let id)? = message["id"] else { return nil }
+            return Int(id)
+        }.filter { ids.contains($0) }
+        #expect(answered == ids, "answered in the order sent")
+        let got = try #require(rpc.call("conversations/get", #"{"id":"\#(conversation)"}"#)?["result"])
+        let texts = got["messages"]?.array.compactMap { $0["role"] == "user" ? $0["text"]?.string : nil }
+        #expect(texts == ["echo:turn start", "[[sim:stall=1]] echo:a slow turn first"] + (0..<200).map { "echo:turn \($0)" },
+                "saved in the order sent")
+    }
+}
