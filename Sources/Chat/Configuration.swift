@@ -119,6 +119,7 @@ public struct Configuration: Sendable, Equatable {
         "notify_after_seconds": .seconds(0...86_400),
         "connect_timeout": .seconds(above: 0, atMost: 600),
         "idle_timeout": .seconds(1...86_400),
+        "command_timeout": .seconds(1...86_400),
         "voice_silence_seconds": .seconds(above: 0, atMost: 60),
     ]
 

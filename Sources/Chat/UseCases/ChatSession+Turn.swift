@@ -248,12 +248,6 @@ extension ChatSession {
 }
 
 extension TurnOutcome {
-    /// What the decision a turn waits for says, when it waits for one.
-    public var decisionDescription: String? {
-        if case .needsDecision(let decision, _) = self { return decision.description }
-        return nil
-    }
-
     /// The saved reply, for a face that asks nothing: a decision the turn waits for throws `TurnDecisionNeeded`, a
     /// refusal or failure its error.
     public func savedReply() throws -> SavedReply {

@@ -27,7 +27,10 @@ extension ReplCommands {
             }
             let key = (await repl.effectiveModel())?.reference ?? ""
             let fresh = repl.takeFreshContext()
-            repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
+            // A failed edit leaves the original current: after a lost context, the edit itself is sent in the fresh one.
+            repl.exitStatus = await repl.stream(conversationId: id, modelName: key, again: { chat, display, choice in
+                try await chat.edit(in: id, text: text, freshContext: true, recap: choice == .recap) { await display.show($0) }
+            }) { chat, display in
                 try await chat.edit(in: id, text: text, freshContext: fresh) { await display.show($0) }
             }.exitStatus
             await announceAlternative(of: try await repl.chat.lastUserMessage(in: id)?.id, in: id, subject: "Message version", repl: repl)

@@ -475,9 +475,12 @@ import TerminalMarkdown
 
     /// Streams a reply made by `body`; handles Ctrl-C, SIGTERM/SIGHUP, window changes and a lost server context.
     ///
-    /// A body that throws `TurnNotSent` ends as `.notSent` with its outcome, for the caller to act on.
+    /// A body that throws `TurnNotSent` ends as `.notSent` with its outcome, for the caller to act on. After a lost
+    /// server context the user may go on in a fresh one: `again` makes that reply (by default, the last message is
+    /// answered again; `/edit` sends its edit again).
     @discardableResult
     func stream(conversationId id: String, modelName: String,
+                again: (@Sendable (ChatSession, ReplyDisplay, ServerContextChoice) async throws -> SavedReply)? = nil,
                 _ body: @escaping @Sendable (ChatSession, ReplyDisplay) async throws -> SavedReply) async -> StreamResult {
         if editor == nil, answeredBefore { output.line("") }
         answeredBefore = true
@@ -527,12 +530,13 @@ import TerminalMarkdown
         } catch let notSent as TurnNotSent {
             return .notSent(notSent.outcome)
         } catch let error as ChatError where error.offersFreshContext {
-            // `/retry` or `/edit` in a context the server lost: the turn is in the library, and is answered again.
+            // `/retry` or `/edit` in a context the server lost: asked again in a fresh one, if the user wants.
             context.warn(error.description)
             let recap = (try? await chat.recapEstimate(conversationId: id, excludingLastTurn: true)).flatMap { $0.isEmpty ? nil : $0 }
             if let choice = await askFreshContext(recap: recap) {
                 return await stream(conversationId: id, modelName: modelName) { chat, display in
-                    try await chat.regenerate(in: id, freshContext: true, recap: choice == .recap) { await display.show($0) }
+                    if let again { return try await again(chat, display, choice) }
+                    return try await chat.regenerate(in: id, freshContext: true, recap: choice == .recap) { await display.show($0) }
                 }
             }
         } catch {
