@@ -1,5 +1,6 @@
 import EditorRPC
 import Foundation
+import HTTP
 import LMStudio
 import Testing
 import TestSupport
@@ -80,5 +81,23 @@ import TestSupport
         let texts = got["messages"]?.array.compactMap { $0["role"] == "user" ? $0["text"]?.string : nil }
         #expect(texts == ["echo:turn start", "[[sim:stall=1]] echo:a slow turn first"] + (0..<200).map { "echo:turn \($0)" },
                 "saved in the order sent")
+    }
+}
+
+/// The load policy in rpc, as in the REPL and `ask`.
+@Suite struct LoadPolicyMethodTests {
+    @Test func chatSendLoadsTheModelAndUnloadsThePreviousChatModel() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        #expect(await rpc.call("chat/send", ["text": "echo:one", "model": "acme/tiny-1b"])?["result"] != nil)
+        let id = await rpc.request("chat/send", ["text": "echo:two", "model": "acme/thinker-8b"])
+        let (response, notifications) = await rpc.response(to: id)
+        #expect(response?["result"]?["status"] == "complete", "\(String(describing: response))")
+        #expect(notifications.contains { $0["params"]?["type"] == "model_load.progress" }, "the load reads as progress")
+        let loaded = try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).models()
+            .flatMap { $0.loadedInstances.map(\.id) }
+        #expect(loaded == ["acme/thinker-8b"], "one chat model loaded, as `llmster ps` would list: \(loaded)")
+        await rpc.closeInput()
     }
 }
