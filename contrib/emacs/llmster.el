@@ -776,7 +776,8 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
         (overlay-put line 'llmster-tool-part t))
       (when (< header (length text))
         (llmster--make-fold (+ pos header) (+ pos (length text)) 'output
-                            (format "output: %d lines" (length (split-string (string-trim-right output) "\n")))))
+                            (let ((lines (length (split-string (string-trim-right output) "\n"))))
+                              (format "output: %d line%s" lines (if (= lines 1) "" "s")))))
       block)))
 
 (defun llmster--show-tool (reply event)
@@ -952,6 +953,85 @@ llmster keeps what arrived, marked incomplete."
   (cond (llmster--stream (llmster--cancel-request (llmster--reply-id llmster--stream)))
         (llmster--edit-next (llmster--leave-edit))
         (t (message "llmster: nothing is streaming"))))
+
+;;;; Code blocks of a reply
+
+(defun llmster--code-blocks ()
+  "The code blocks of this chat's last reply, from the library (`codeBlocks')."
+  (let ((message (and llmster--last-reply (llmster--reply-message llmster--last-reply))))
+    (unless (and message (assq 'codeBlocks message))
+      (setq message (and llmster--conversation-id
+                         (cl-find "assistant" (alist-get 'messages (llmster--request-sync "conversations/get"
+                                                                                          `((id . ,llmster--conversation-id))))
+                                  :key (lambda (m) (alist-get 'role m)) :test #'equal :from-end t))))
+    (alist-get 'codeBlocks message)))
+
+(defun llmster--read-code-block (n)
+  "Code block N (from 1) of the last reply; nil N asks when there are several."
+  (llmster--require-chat)
+  (let ((blocks (or (llmster--code-blocks) (user-error "The last reply has no code block"))))
+    (unless n
+      (setq n (if (cdr blocks)
+                  (let ((labels (cl-loop for block in blocks for i from 1
+                                         collect (format "%d  %s" i (truncate-string-to-width
+                                                                     (replace-regexp-in-string "[ \t\n]+" " " (string-trim block))
+                                                                     60 nil nil "…")))))
+                    (string-to-number (completing-read "Code block: " labels nil t)))
+                1)))
+    (or (nth (1- n) blocks)
+        (user-error "The last reply has %d code block%s" (length blocks) (if (cdr blocks) "s" "")))))
+
+(defun llmster-copy-code-block (&optional n)
+  "Copy code block N of the last reply to the kill ring.
+N is a prefix argument, else asked when the reply has several.
+codecompanion's `gy' does the same.  The blocks are the library's, without
+their fences."
+  (interactive "P")
+  (let ((block (llmster--read-code-block (and n (prefix-numeric-value n)))))
+    (kill-new block)
+    (message "llmster: code block copied (%d line%s)" (length (split-string (string-trim-right block) "\n"))
+             (if (string-match-p "\n." (string-trim-right block)) "s" ""))
+    block))
+
+(defun llmster-insert-code-block (&optional n buffer)
+  "Insert code block N of the last reply at point in BUFFER.
+N is a prefix argument, else asked; BUFFER is the buffer shown in the
+window most recently used besides the chat's, else the one before it."
+  (interactive "P")
+  (let* ((block (llmster--read-code-block (and n (prefix-numeric-value n))))
+         (window (get-mru-window nil t t))
+         (target (or buffer (and window (window-buffer window)) (other-buffer (current-buffer) t))))
+    (if window
+        (with-selected-window window (with-current-buffer target (insert block)))
+      (with-current-buffer target (insert block)))
+    (message "llmster: code block inserted in %s" (buffer-name target))
+    block))
+
+;;;; Server profiles
+
+(defun llmster-switch-server (server)
+  "Talk to SERVER, a configured profile's name or an http(s) URL, from now on.
+The REPL's /server does the same; a reply already streaming finishes where
+it started.  Interactively the profiles are offered, the one in use marked."
+  (interactive
+   (let* ((answer (progn (llmster--ensure-process) (llmster--request-sync "servers/list")))
+          (servers (alist-get 'servers answer))
+          (names (mapcar (lambda (s) (alist-get 'name s)) servers))
+          (completion-extra-properties
+           `(:annotation-function
+             ,(llmster--aligned names (lambda (name)
+                                        (let ((entry (cl-find name servers :key (lambda (s) (alist-get 'name s)) :test #'equal)))
+                                          (format "  %s%s" (alist-get 'url entry)
+                                                  (if (equal name (alist-get 'currentProfile answer)) "  (in use)" ""))))))))
+     (unless servers (user-error "No server profiles: add lines such as \"server.rig = http://rig.local:1234\" to llmster's config"))
+     (list (completing-read (format "Server (in use: %s): " (or (alist-get 'currentProfile answer) (alist-get 'current answer)))
+                            names))))
+  (llmster--ensure-process)
+  (let ((answer (llmster--request-sync "servers/use" `((server . ,server)))))
+    (message "llmster: now using %s" (string-join (delq nil (list (alist-get 'currentProfile answer)
+                                                                   (format "(%s)" (alist-get 'current answer))))
+                                                  " "))
+    answer))
 
 ;;;; Mode line: model and context use
 
