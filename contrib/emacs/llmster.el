@@ -197,6 +197,36 @@ Presets are the `preset.NAME.system' lines the llmster REPL's /preset uses."
           (overlay-put o 'llmster-folded fold-them)
           (llmster--render-fold o))))))
 
+;;;; Control characters from a model, a tool or a server
+
+(defface llmster-escape-face '((t :inherit escape-glyph))
+  "Face of a control character from the model, shown as a visible escape."
+  :group 'llmster)
+
+(defconst llmster--control-regexp "[\0-\10\13-\37\177\u0080-\u009f]"
+  "A control character other than newline and tab (C0, DEL or C1).")
+
+(defun llmster--visible (text)
+  "TEXT with its control characters replaced by visible escapes.
+ESC becomes \"^[\", any other C0 control ^ and its letter, DEL \"^?\" and a C1
+control \"^[\" and its 7-bit form (CSI: \"^[[\"), as the terminal shows
+them; a carriage return goes.  Newlines and tabs stay.  Text from the
+model, a tool or a server never puts raw control bytes in the buffer,
+where they would travel into kills, saves and other programs; the
+mapping is per character, so a stream mapped in pieces reads as a whole."
+  (if (not (and text (string-match-p llmster--control-regexp text)))
+      text
+    (replace-regexp-in-string
+     llmster--control-regexp
+     (lambda (match)
+       (let ((char (aref match 0)))
+         (propertize (cond ((eq char ?\r) "")
+                           ((< char 32) (string ?^ (+ char 64)))
+                           ((eq char 127) "^?")
+                           (t (string ?^ ?\[ (- char 64))))
+                     'face 'llmster-escape-face 'font-lock-face 'llmster-escape-face)))
+     text t t)))
+
 ;;;; Chat buffers
 
 (defvar-local llmster--conversation-id nil "The conversation this buffer shows.")
@@ -242,7 +272,10 @@ Nothing of it was saved; `llmster-fresh-context' sends it again.")
   new           ; whether this send created the conversation
   text          ; the text the user typed
   params        ; the chat/send parameters the send began with
-  errored)      ; whether the stream showed an error already
+  errored       ; whether the stream showed an error already
+  message       ; the saved reply, as rpc gives it (`codeBlocks' …), once it ended
+  message-id    ; the reply's id in the library, from its first event
+  answer)       ; chat/send's answer once it came, (RESULT . ERROR)
 
 (defvar llmster-chat-mode-map
   (let ((map (make-sparse-keymap)))
@@ -447,9 +480,7 @@ see `llmster--propertize-in-background'."
       (if (equal (alist-get 'role message) "user")
           (progn (llmster--insert-heading "### You")
                  (setq text-start (point-marker))
-                 (insert (alist-get 'text message) "\n\n")
-                 (when-let* ((items (alist-get 'context message)))
-                   (insert (mapconcat (lambda (item) (format "[context: %s]" (alist-get 'name item))) items "\n") "\n\n")))
+                 (insert (llmster--user-message-text message)))
         (setq llmster--last-reply (llmster--insert-saved-reply message text-start))
         (insert "\n\n")))
     (when (equal (alist-get 'role (car (last (alist-get 'messages answer)))) "user")
@@ -463,6 +494,27 @@ see `llmster--propertize-in-background'."
     (let ((last (car (last (alist-get 'messages answer)))))
       (llmster--show-meter (and last (alist-get 'modelInstanceId last)) (alist-get 'contextMeter answer)))))
 
+(defun llmster--status-text (message)
+  "The line that ends reply MESSAGE when it is not complete, or nil.
+Its status and the saved reason: \"[incomplete: connection lost …]\".  An
+open chat ends its replies with it too, so it reads as reopened."
+  (let ((status (alist-get 'status message)) (error (alist-get 'error message)))
+    (unless (equal status "complete")
+      (format "\n[%s%s]" status (if (and (stringp error) (not (string-empty-p error)))
+                                    (concat ": " (llmster--visible error))
+                                  "")))))
+
+(defun llmster--user-message-text (message)
+  "How user MESSAGE is shown: its text, then its context items and images.
+The same for a message just sent (drawn from what was typed) and a saved
+one (from the library), so the open chat reads as the reopened one."
+  (let ((chips (append (mapcar (lambda (item) (format "[context: %s]" (alist-get 'name item)))
+                               (alist-get 'context message))
+                       (mapcar (lambda (image) (format "[image: %s]" (if (stringp image) image (alist-get 'name image))))
+                               (alist-get 'images message)))))
+    (concat (alist-get 'text message) "\n\n"
+            (if chips (concat (string-join chips "\n") "\n\n") ""))))
+
 (defun llmster--insert-saved-reply (message text-start)
   "Insert the saved assistant MESSAGE at point; return it as a reply.
 TEXT-START is where the message it answers starts.  The parts of
@@ -472,7 +524,7 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
     (setq body (point-marker))
     (let ((calls (alist-get 'toolCalls message)))
       (dolist (part (alist-get 'parts message))
-        (let ((text (or (alist-get 'text part) "")) (index (alist-get 'index part)))
+        (let ((text (llmster--visible (or (alist-get 'text part) ""))) (index (alist-get 'index part)))
           (pcase (alist-get 'kind part)
             ("reasoning"
              (unless (memq (char-before) '(?\n nil)) (insert "\n"))
@@ -486,10 +538,8 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
                  (llmster--insert-tool (point) `((name . ,(alist-get 'name call)) (arguments . ,(alist-get 'arguments call))
                                                  (status . ,(alist-get 'status call)) (output . ,(alist-get 'output call))
                                                  (reason . ,(alist-get 'failureReason call)))))))))))
-    (let ((status (alist-get 'status message)) (error (alist-get 'error message)))
-      (unless (equal status "complete")
-        (insert (format "\n[%s%s]" status (if (and error (not (string-empty-p error))) (concat ": " error) "")))))
-    (llmster--make-reply :text-start text-start :start start :body body :end (point-marker))))
+    (insert (or (llmster--status-text message) ""))
+    (llmster--make-reply :text-start text-start :start start :body body :end (point-marker) :message message)))
 
 ;;;; Inserting a reply without breaking the user's undo history
 
@@ -639,11 +689,10 @@ reopened chat does."
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (goto-char (point-max))
       (delete-region llmster--input-start (point-max))
-      (insert (or (alist-get 'text params) text) "\n\n")
-      (when llmster--context
-        (insert (mapconcat (lambda (entry) (format "[context: %s]" (car entry))) llmster--context "\n") "\n\n"))
-      (when llmster--images
-        (insert (mapconcat (lambda (file) (format "[image: %s]" (file-name-nondirectory file))) llmster--images "\n") "\n\n")))
+      (insert (llmster--user-message-text
+               `((text . ,(or (alist-get 'text params) text))
+                 (context . ,(mapcar (lambda (entry) `((name . ,(car entry)))) llmster--context))
+                 (images . ,(mapcar #'file-name-nondirectory llmster--images))))))
     (llmster--open-reply params text-start text)))
 
 (defun llmster--open-reply (params text-start text &optional reply-start)
@@ -711,16 +760,20 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
     (when (and fold label (<= (llmster--reply-body reply) (overlay-start fold)))
       (llmster--set-fold-summary fold label))))
 
-(defun llmster--label-unended-reasoning (reply label)
-  "Give REPLY's reasoning still labelled \"Thinking…\" the saved message's LABEL.
-That is reasoning no reasoning.end event labelled (the stream ended first)."
-  (dolist (fold (llmster--folds 'reasoning))
-    (when (and label (<= (llmster--reply-body reply) (overlay-start fold) (llmster--reply-end reply))
-               (equal (overlay-get fold 'llmster-summary) "Thinking…"))
-      (llmster--set-fold-summary fold label))))
+(defun llmster--label-reasoning (reply message)
+  "Label REPLY's reasoning with the saved MESSAGE's labels, as reopened.
+Each part of reasoning gets its part's `reasoningLabel' (the engine's time,
+not one measured here); the message's label covers the rest."
+  (let ((labels (delq nil (mapcar (lambda (part) (and (equal (alist-get 'kind part) "reasoning") (alist-get 'reasoningLabel part)))
+                                  (alist-get 'parts message)))))
+    (dolist (fold (llmster--folds 'reasoning))
+      (when (<= (llmster--reply-body reply) (overlay-start fold) (llmster--reply-end reply))
+        (let ((label (or (pop labels) (alist-get 'reasoningLabel message))))
+          (when label (llmster--set-fold-summary fold label)))))))
 
 (defun llmster--append (reply kind text)
   "Append TEXT of KIND (`answer' or `reasoning') to REPLY."
+  (setq text (llmster--visible text))
   (let ((segment (llmster--reply-segment reply))
         (end (llmster--reply-end reply)))
     (unless (and segment (eq (overlay-get segment 'llmster-kind) kind))
@@ -750,12 +803,12 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
   "The lines showing tool CALL: name, arguments, status, then its output."
   (let* ((arguments (alist-get 'arguments call))
          (status (alist-get 'status call))
-         (output (alist-get 'output call)))
+         (output (llmster--visible (alist-get 'output call))))
     (concat (format "⚙ %s(%s) %s\n" (alist-get 'name call)
-                    (if arguments (llmster--json-encode arguments) "")
+                    (if arguments (llmster--visible (llmster--json-encode arguments)) "")
                     (pcase status
                       ("succeeded" "✓ done")
-                      ("failed" (format "✗ failed: %s" (or (alist-get 'reason call) "")))
+                      ("failed" (format "✗ failed: %s" (llmster--visible (or (alist-get 'reason call) ""))))
                       (_ "… running")))
             (when (and output (not (string-empty-p output)))
               (concat output (if (string-suffix-p "\n" output) "" "\n"))))))
@@ -823,9 +876,10 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
              (llmster--show-tool reply event)
              (llmster--set-indicator reply (format "tool %s" (alist-get 'name event))))
             ("error"
-             (setf (llmster--reply-errored reply) t)
              (llmster--close-segment reply)
-             (llmster--insert-at reply (llmster--reply-end reply) (format "\n[error: %s]" (alist-get 'message event))))
+             (setf (llmster--reply-errored reply) (copy-marker (llmster--reply-end reply)))
+             (llmster--insert-at reply (llmster--reply-end reply)
+                                 (format "\n[error: %s]" (llmster--visible (alist-get 'message event)))))
             (_ nil)))))))
 
 (defun llmster--finish-reply (buffer reply result error)
@@ -846,39 +900,51 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
          (t
           (let ((end (llmster--reply-end reply))
                 (status (alist-get 'status result)))
-            (cond ((llmster--reply-errored reply))
+            (cond ((and (llmster--reply-errored reply) (not (alist-get 'message result)))) ; shown as it streamed
                   ((equal (llmster--error-kind error) "not_found")
                    (llmster--insert-at reply end (format "\n[error: %s]" (substitute-command-keys "this conversation \
 is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
                   (error
                    (llmster--insert-at reply end (format "\n[error: %s]" (alist-get 'message error))))
+                  ((alist-get 'message result)
+                   ;; The saved reply's status and reason, as the reopened chat shows them (the
+                   ;; stream's error line gives way to it).
+                   (when (llmster--reply-errored reply)
+                     (llmster--delete reply (llmster--reply-errored reply) end))
+                   (let ((line (llmster--status-text (alist-get 'message result))))
+                     (when line (llmster--insert-at reply end line))))
                   ((not (equal status "complete"))
-                   (llmster--insert-at reply end (format "\n[%s%s]" status
-                                                         (if (eq (alist-get 'cancelled result) t) ", cancelled" "")))))
+                   (llmster--insert-at reply end (format "\n[%s]" status))))
             (when result
+              (setf (llmster--reply-message reply) (alist-get 'message result))
               (llmster--complete-reasoning reply (alist-get 'message result))
-              (llmster--label-unended-reasoning reply (alist-get 'reasoningLabel (alist-get 'message result))))
+              (llmster--label-reasoning reply (alist-get 'message result)))
             (llmster--record-exchange reply)
             (setq llmster--last-reply reply)
             (when result
+              ;; What waits goes with a new message; asking again sends the last one's items.
+              (unless (assq 'retry (llmster--reply-params reply))
+                (setq llmster--context nil llmster--images nil))
               (setq llmster--conversation-id (alist-get 'conversationId result)
                     llmster--fresh-next nil
-                    llmster--context nil
-                    llmster--images nil
                     llmster--pending-preset nil
                     llmster--pending-settings nil)
               (llmster--show-context)
               (llmster--show-meter (alist-get 'modelInstanceId (alist-get 'message result)) (alist-get 'contextMeter result))
               (llmster--name-after-title buffer)
+              (when (cl-some (lambda (key) (assq key (llmster--reply-params reply))) '(preset context images))
+                (llmster--redraw-message-sent buffer reply (alist-get 'parentId (alist-get 'message result))))
               (when (eq (alist-get 'recap result) t)
                 (message "llmster: the fresh context started with a recap of the earlier turns")))
             (when (equal (llmster--error-kind error) "continuation_lost")
               (run-at-time 0 nil #'llmster--offer-fresh-context buffer)))))
+        (when llmster--changed-elsewhere
+          (run-at-time 0 nil #'llmster--redraw-changed buffer))
         (run-hooks 'llmster-reply-finished-hook)))))
 
 (defun llmster--complete-reasoning (reply message)
   "Show the saved reasoning of MESSAGE in REPLY, unless the stream showed it all."
-  (let ((saved (alist-get 'reasoning message))
+  (let ((saved (llmster--visible (alist-get 'reasoning message)))
         (shown (cl-remove-if-not (lambda (o) (eq (overlay-get o 'llmster-kind) 'reasoning))
                                  (overlays-in (llmster--reply-body reply) (llmster--reply-end reply)))))
     (when (and saved (not (string-empty-p saved)) (<= (length shown) 1)
@@ -929,6 +995,29 @@ beforehand with a preset is deleted here, and the next try makes it again."
   (setq llmster--returned t)
   (llmster--show-context)
   (message "llmster: %s (your message is back in the input area)" (alist-get 'message error)))
+
+(defun llmster--redraw-message-sent (buffer reply id)
+  "Show the saved user message ID above REPLY in BUFFER, as reopening would.
+A template fills the typed text, and context items and images are named as
+the library names them; the transcript then reads as the reopened one."
+  (llmster--request
+   "conversations/get" `((id . ,(buffer-local-value 'llmster--conversation-id buffer)))
+   (lambda (result _error)
+     (let ((message (cl-find id (alist-get 'messages result) :key (lambda (m) (alist-get 'id m)) :test #'equal)))
+       (when (and message (buffer-live-p buffer))
+         (with-current-buffer buffer
+           (let* ((from (marker-position (llmster--reply-text-start reply)))
+                  (to (marker-position (llmster--reply-start reply)))
+                  ;; conversations/get names no images of a message yet: the ones sent are kept.
+                  (text (llmster--user-message-text
+                         (if (assq 'images message) message
+                           `((images . ,(mapcar #'file-name-nondirectory (alist-get 'images (llmster--reply-params reply))))
+                             ,@message)))))
+             (unless (equal text (buffer-substring-no-properties from to))
+               ;; Inserted before the old text goes, so the reply's markers stay after it.
+               (llmster--insert-at reply from text)
+               (llmster--delete reply (+ from (length text)) (+ to (length text)))
+               (llmster--record-exchange reply)))))))))
 
 (defun llmster--name-after-title (buffer)
   "Name BUFFER after its conversation's title, once llmster has it."
