@@ -253,6 +253,9 @@ Nothing of it was saved; `llmster-fresh-context' sends it again.")
 (defvar-local llmster--edit-next nil
   "While the next send replaces the last message: the input it displaced, else nil.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
+(defvar-local llmster--changed-elsewhere nil
+  "Whether another process changed the conversation while a reply streamed here.
+The chat is drawn again from the library when the reply ends.")
 (defvar-local llmster--forked-from nil
   "For a fork, where it came from: the `forkedFrom' alist of conversations/get.")
 
@@ -596,6 +599,7 @@ asked again, the old answer next in the undo history."
       (when (eq llmster--stream reply)
         (setq llmster--stream nil)
         (llmster--cancel-request (llmster--reply-id reply))
+        (llmster--withdraw reply)
         (let ((inhibit-read-only t) (buffer-undo-list t)
               (from (if (llmster--reply-in-place reply) (llmster--reply-start reply) (llmster--reply-text-start reply)))
               (to (if (llmster--reply-in-place reply) (llmster--reply-end reply) (point-max))))
@@ -607,7 +611,32 @@ asked again, the old answer next in the undo history."
               (goto-char (point-max))
               (insert (llmster--reply-text reply)))
             (set-marker llmster--input-start from)))
-        (message "llmster: undo took the message back, so its reply is cancelled (the library keeps it)")))))
+        (message "llmster: undo took the message back: its reply is cancelled and the exchange withdrawn")))))
+
+(defun llmster--withdraw (reply)
+  "Take the cancelled REPLY's send back in the library too, as the buffer shows.
+A new message's exchange is withdrawn (chat/withdraw), so regenerate,
+alternatives and the next send act on the exchange shown last; an answer
+asked again gives way to the one it replaced, which the buffer shows
+again.  Waits for llmster (it ends the send first): undo is a command."
+  (let ((id (llmster--reply-message-id reply)))
+    (unless id
+      ;; No event yet: the send's answer says whether anything was saved.
+      (let ((deadline (+ (float-time) llmster-request-timeout)))
+        (while (and (not (llmster--reply-answer reply)) (llmster--live-p) (< (float-time) deadline))
+          (accept-process-output llmster--process 0.05)))
+      (setq id (alist-get 'id (alist-get 'message (car (llmster--reply-answer reply))))))
+    (when (and id llmster--conversation-id)
+      (let ((previous (and (llmster--reply-in-place reply) llmster--last-reply
+                           (alist-get 'id (llmster--reply-message llmster--last-reply)))))
+        (cond ((not (llmster--reply-in-place reply))
+               (let ((answer (llmster--call "chat/withdraw" `((conversationId . ,llmster--conversation-id) (messageId . ,id)))))
+                 (if (cdr answer)
+                     (message "llmster: the library keeps the exchange: %s" (alist-get 'message (cdr answer)))
+                   (llmster--show-meter (alist-get 'modelInstanceId (car (last (alist-get 'messages (car answer)))))
+                                        (alist-get 'contextMeter (car answer))))))
+              (previous
+               (llmster--call "conversations/chooseAlternative" `((messageId . ,previous)))))))))
 
 (defun llmster--insert-at (reply pos text)
   "Insert TEXT at POS for REPLY, with no undo record.
@@ -736,7 +765,9 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
       (setf (llmster--reply-id reply)
             (llmster--request
              "chat/send" params
-             (lambda (result error) (llmster--finish-reply buffer reply result error))
+             (lambda (result error)
+               (setf (llmster--reply-answer reply) (cons result error))
+               (llmster--finish-reply buffer reply result error))
              (lambda (event) (llmster--apply-event buffer reply event))))
       reply)))
 
@@ -856,6 +887,8 @@ not one measured here); the message's label covers the rest."
       (when (eq llmster--stream reply)
         (unless llmster--conversation-id
           (setq llmster--conversation-id (alist-get 'conversationId event)))
+        (unless (llmster--reply-message-id reply)
+          (setf (llmster--reply-message-id reply) (alist-get 'messageId event)))
         (let ((type (alist-get 'type event))
               (text (alist-get 'text event)))
           (pcase type
@@ -1283,6 +1316,35 @@ the chosen one."
          (choice (cdr (assoc (completing-read "Alternative: " labels nil t) labels))))
     (llmster--request-sync "conversations/chooseAlternative" `((messageId . ,(alist-get 'id choice))))
     (llmster--redraw)))
+
+(defun llmster--on-notification (method params)
+  "Follow llmster's notification METHOD with PARAMS in the chat buffers.
+On conversation/changed (another process -- the REPL, `llmster ask -c',
+another editor -- changed a conversation) its open chat is drawn again
+from the library, keeping the unsent input; while a reply streams there,
+the chat says so and is drawn again once it ends."
+  (when (equal method "conversation/changed")
+    (dolist (buffer (buffer-list))
+      (when (and (llmster--chat-buffer-p buffer)
+                 (equal (buffer-local-value 'llmster--conversation-id buffer) (alist-get 'conversationId params)))
+        (with-current-buffer buffer
+          (if llmster--stream
+              (progn (setq llmster--changed-elsewhere t)
+                     (message "llmster: %s changed elsewhere; it is drawn again when this reply ends" (buffer-name)))
+            ;; Not from the process filter: drawing asks llmster for the conversation.
+            (run-at-time 0 nil #'llmster--redraw-changed buffer)))))))
+
+(add-hook 'llmster--notification-functions #'llmster--on-notification)
+
+(defun llmster--redraw-changed (buffer)
+  "Draw chat BUFFER again from the library: its conversation changed elsewhere."
+  (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)))
+    (with-current-buffer buffer
+      (setq llmster--changed-elsewhere nil)
+      (condition-case err
+          (progn (llmster--redraw)
+                 (message "llmster: %s changed elsewhere: drawn again from the library" (buffer-name)))
+        (error (message "llmster: %s changed elsewhere: %s" (buffer-name) (error-message-string err)))))))
 
 (defun llmster--redraw ()
   "Show this chat's conversation again from the library, keeping the unsent input.
