@@ -498,7 +498,7 @@ see `llmster--propertize-in-background'."
       (llmster--show-meter (and last (alist-get 'modelInstanceId last)) (alist-get 'contextMeter answer)))))
 
 (defun llmster--status-text (message)
-  "The line that ends reply MESSAGE when it is not complete, or nil.
+  "Return the line that ends reply MESSAGE when it is not complete, or nil.
 Its status and the saved reason: \"[incomplete: connection lost …]\".  An
 open chat ends its replies with it too, so it reads as reopened."
   (let ((status (alist-get 'status message)) (error (alist-get 'error message)))
@@ -614,7 +614,7 @@ asked again, the old answer next in the undo history."
         (message "llmster: undo took the message back: its reply is cancelled and the exchange withdrawn")))))
 
 (defun llmster--withdraw (reply)
-  "Take the cancelled REPLY's send back in the library too, as the buffer shows.
+  "Withdraw the cancelled REPLY's send in the library too, as in the buffer.
 A new message's exchange is withdrawn (chat/withdraw), so regenerate,
 alternatives and the next send act on the exchange shown last; an answer
 asked again gives way to the one it replaced, which the buffer shows
