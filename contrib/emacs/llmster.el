@@ -332,15 +332,17 @@ propertized as before (narrowing it per message would make
 (defvar llmster-propertize-slice-seconds 0.03
   "How long, at most, one slice of a reopened chat's background syntax scan runs.")
 
-(defun llmster--propertize-in-background (end)
-  "Scan the transcript before END for syntax in idle time, and show it now.
+(defun llmster--propertize-in-background (end &optional start)
+  "Scan the transcript from START to END for syntax in idle time; show it now.
+START defaults to the transcript's beginning.
 Until the scan reaches them, the major mode sees the transcript as
 scanned (so showing the chat costs no scan of it), and a code block
 there may look like prose; each scanned part is fontified again."
-  (when (and syntax-propertize-function (> end (point-min)))
-    (setq llmster--syntax-scanned (point-min)
-          syntax-propertize--done end)
-    (run-at-time 0 nil #'llmster--propertize-slice (current-buffer))))
+  (when (and syntax-propertize-function (> end (or start (point-min))))
+    (let ((running llmster--syntax-scanned))
+      (setq llmster--syntax-scanned (min (or start (point-min)) (or running (point-max)))
+            syntax-propertize--done (if start (max end syntax-propertize--done) end))
+      (unless running (run-at-time 0 nil #'llmster--propertize-slice (current-buffer))))))
 
 (defun llmster--propertize-slice (buffer)
   "Scan the next slice of BUFFER's transcript for syntax, then schedule the next.
@@ -644,8 +646,10 @@ Windows whose point was at POS follow it; others stay put."
   (let* ((pos (if (markerp pos) (marker-position pos) pos))
          (followers (cl-remove-if-not (lambda (window) (= (window-point window) pos))
                                       (get-buffer-window-list (current-buffer) nil t))))
+    (llmster--before-streamed-change pos)
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (save-excursion (goto-char pos) (insert text)))
+    (llmster--after-streamed-change pos (length text))
     (llmster--shift-undo reply pos (length text))
     (dolist (window followers) (set-window-point window (+ pos (length text))))))
 
@@ -653,9 +657,31 @@ Windows whose point was at POS follow it; others stay put."
   "Delete START to END for REPLY, with no undo record."
   (let ((start (if (markerp start) (marker-position start) start))
         (end (if (markerp end) (marker-position end) end)))
+    (llmster--before-streamed-change start)
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (delete-region start end))
+    (llmster--after-streamed-change start (- start end))
     (llmster--shift-undo reply end (- start end))))
+
+;; Streamed text is not scanned for syntax as it arrives: markdown-mode's scan of a 500 KB reply
+;; (redisplay asked for it up to the window's end as the reply grew) took most of the time it
+;; streamed in.  The text counts as scanned, as a reopened transcript does, and is scanned in idle
+;; slices once the reply ends (`llmster--propertize-in-background').  The change hooks still run:
+;; without them font-lock went slower still.
+
+(defun llmster--before-streamed-change (pos)
+  "Scan the text before POS for syntax now, if the major mode has not yet.
+Only the text since the last scan, at most the message just sent."
+  (when (and syntax-propertize-function (< syntax-propertize--done pos))
+    (syntax-propertize pos)))
+
+(defun llmster--after-streamed-change (pos delta)
+  "Note DELTA characters inserted (deleted, when negative) at POS by a stream.
+What `syntax-ppss' cached past POS is forgotten; the changed text counts
+as scanned for syntax, as the text after it was."
+  (let ((done syntax-propertize--done))
+    (syntax-ppss-flush-cache pos)
+    (setq syntax-propertize--done (if (>= done pos) (max pos (+ done delta)) done))))
 
 ;;;; Sending and streaming
 
@@ -923,6 +949,9 @@ not one measured here); the message's label covers the rest."
         (llmster--close-segment reply)
         (delete-overlay (llmster--reply-indicator reply))
         (setq llmster--stream nil)
+        ;; The streamed text's syntax scan, skipped while it streamed.
+        (llmster--propertize-in-background (marker-position llmster--input-start)
+                                           (marker-position (llmster--reply-start reply)))
         (cond
          ((and error (or (llmster--reply-new reply) (llmster--returned-of error)))
           (llmster--restore-prompt reply error)

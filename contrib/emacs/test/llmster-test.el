@@ -1514,6 +1514,35 @@
           (llmster-test--wait (lambda () (cl-find-if (lambda (line) (string-match-p "drawn again from the library" line)) shown))))
         (should (string-match-p "### Assistant\none two three four five\n\n### You\n\\'" (buffer-string)))))))
 
+(ert-deftest llmster-test-a-streaming-reply-is-scanned-for-syntax-after-it-ends ()
+  (skip-unless (featurep 'markdown-mode))
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (scanned 0))
+      (cl-letf* ((propertize (symbol-function 'markdown-syntax-propertize))
+                 ((symbol-function 'markdown-syntax-propertize)
+                  (lambda (start end)
+                    (when (llmster-streaming-p buffer) (setq scanned (+ scanned (- end start))))
+                    (funcall propertize start end)))
+                 (apply-event (symbol-function 'llmster--apply-event))
+                 ((symbol-function 'llmster--apply-event)
+                  (lambda (buffer reply event)
+                    (funcall apply-event buffer reply event)
+                    ;; What redisplay of a window on the reply's end asks for.
+                    (with-current-buffer buffer (syntax-propertize (point-max))))))
+        (llmster-test--send buffer "echo:```python\nx = 1\n```\nafter the code")
+        (llmster-test--wait-reply buffer)
+        (llmster-test--send buffer "[[sim:large=100000]] go")
+        (llmster-test--wait-reply buffer))
+      ;; Only the messages sent and the input area were scanned while replies streamed, not the replies.
+      (should (< scanned 5000))
+      (with-current-buffer buffer
+        (llmster-test--wait (lambda () (null llmster--syntax-scanned)))
+        (goto-char (point-min))
+        (search-forward "### Assistant\n```python\nx = 1")
+        (should (markdown-code-block-at-pos (match-end 0)))
+        (search-forward "after the code")
+        (should-not (markdown-code-block-at-pos (match-beginning 0)))))))
+
 (defconst llmster-test--scenarios
   '((undo-while-streaming . llmster-test-undo-while-streaming-withdraws-the-exchange-from-the-library)
     (undo-after-streaming . llmster-test-undo-works-after-typing-while-a-reply-streams)
