@@ -53,14 +53,19 @@
 ;;   C-c C-l   the library
 ;;   C-c C-t   the menu of every command (`llmster-menu')
 ;;
-;; A send that fails before any reply saves nothing: the message goes back to the input area.
+;; A send refused or failed before any reply saves nothing: the message goes back to the input
+;; area, its images and context items still attached.
 ;; When LM Studio lost the conversation's context (it restarted), llmster offers to send it again
 ;; in a fresh context (with a recap of the earlier turns, or empty); declined, it stays in the
 ;; input area and `llmster-fresh-context' sends it later.
 ;;
-;; Undo in a chat changes the view only: the library keeps every exchange, and reopening the
-;; conversation shows it.  Undo while a reply streams takes the message back (to the input
-;; area) and cancels the reply; after it, undo takes the exchange away, then the typing.
+;; Undo while a reply streams takes the message back (to the input area), cancels the reply
+;; and withdraws the exchange from the library, so asking again answers what the chat shows
+;; last.  After a reply, undo changes the view only (the library keeps the exchange): it takes
+;; the exchange away, then the typing.  A chat another process changed is drawn again.
+;;
+;; `llmster-copy-code-block' and `llmster-insert-code-block' take a code block of the last
+;; reply; `llmster-switch-server' changes the server profile.
 ;;
 ;; From any buffer: `llmster-send-region' (the region as a fenced block, with an
 ;; instruction), `llmster-rewrite' (replace the region with the model's answer, shown as a
