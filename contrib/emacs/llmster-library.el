@@ -32,8 +32,9 @@
 
 (define-derived-mode llmster-chats-mode tabulated-list-mode "llmster chats"
   "The llmster library: pinned conversations first, then the most recent."
-  (setq tabulated-list-format [("Pin" 3 nil) ("Folder" 16 t) ("Title" 40 t) ("Forked from" 24 t) ("Model" 20 t)
-                               ("Updated" 20 t)])
+  ;; 3 + 14 + 36 + 20 + 20 + 16, the separators and the padding: 116 columns, so "Updated" fits in 120.
+  (setq tabulated-list-format [("Pin" 3 nil) ("Folder" 14 t) ("Title" 36 t) ("Forked from" 20 t) ("Model" 20 t)
+                               ("Updated" 16 t)])
   (setq tabulated-list-padding 1)
   (add-hook 'tabulated-list-revert-hook #'llmster--chats-refresh nil t)
   (tabulated-list-init-header))
@@ -43,17 +44,25 @@
   (setq tabulated-list-entries
         (mapcar (lambda (c)
                   (list (alist-get 'id c)
-                        (vector (if (eq (alist-get 'pinned c) t) "*" "")
-                                (or (alist-get 'folderPath c) "")
-                                (alist-get 'displayTitle c)
-                                (let ((origin (alist-get 'forkedFrom c)))
-                                  (if origin
-                                      (format "%s, reply %d" (llmster--title-or-untitled (alist-get 'title origin))
-                                              (alist-get 'reply origin))
-                                    ""))
-                                (or (alist-get 'modelKey c) "")
-                                (replace-regexp-in-string "T" " " (substring (alist-get 'updatedAt c) 0 16)))))
+                        (llmster--fit-columns
+                         (vector (if (eq (alist-get 'pinned c) t) "*" "")
+                                 (or (alist-get 'folderPath c) "")
+                                 (alist-get 'displayTitle c)
+                                 (let ((origin (alist-get 'forkedFrom c)))
+                                   (if origin
+                                       (format "%s, reply %d" (llmster--title-or-untitled (alist-get 'title origin))
+                                               (alist-get 'reply origin))
+                                     ""))
+                                 (or (alist-get 'modelKey c) "")
+                                 (replace-regexp-in-string "T" " " (substring (alist-get 'updatedAt c) 0 16))))))
                 (alist-get 'conversations (llmster--request-sync "conversations/list")))))
+
+(defun llmster--fit-columns (row)
+  "ROW, a vector of strings, each cut to its column's width with an ellipsis.
+`tabulated-list-print' does not cut them, so a long folder or title would
+push the later columns past the window's edge."
+  (cl-loop for value across row for column across tabulated-list-format
+           vconcat (list (truncate-string-to-width value (nth 1 column) nil nil "…"))))
 
 ;;;###autoload
 (defun llmster-list-conversations ()
@@ -211,9 +220,11 @@ When the file continues a server context held elsewhere, ask whether to keep it.
 ;;;###autoload
 (defun llmster-backup (file &optional password)
   "Write the whole library to FILE; with PASSWORD (not empty), encrypted.
-Interactively the password is asked for (empty: none)."
+Interactively the password is asked for (empty: none), then again: a
+mistyped password would leave a backup nobody can restore, so two that
+differ back up nothing."
   (interactive (list (expand-file-name (read-file-name "Back up the library to: " nil nil nil "llmster.llmster-backup"))
-                     (read-passwd "Password (empty: not encrypted): ")))
+                     (llmster--read-backup-password)))
   (llmster--ensure-process)
   (let* ((answer (llmster--request-sync "library/backup" `((path . ,(expand-file-name file))
                                                            ,@(when (and password (not (string-empty-p password)))
@@ -222,6 +233,15 @@ Interactively the password is asked for (empty: none)."
     (message "llmster: %d conversations backed up to %s%s" (or (alist-get 'conversations statistics) 0)
              (alist-get 'path answer) (if (eq (alist-get 'encrypted answer) t) ", encrypted" ""))
     answer))
+
+(defun llmster--read-backup-password ()
+  "Read a backup's password twice; return it, or \"\" for none.
+Signal a `user-error' when the two differ."
+  (let ((password (read-passwd "Password (empty: not encrypted): ")))
+    (unless (string-empty-p password)
+      (unless (equal password (read-passwd "The password again: "))
+        (user-error "The passwords differ: nothing was backed up")))
+    password))
 
 ;;;; Health check
 

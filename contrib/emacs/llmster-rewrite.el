@@ -119,6 +119,11 @@ It is shown as a diff to accept or reject."
           (when (looking-at "--- .*$") (replace-match (concat "--- " name " (now)") t t))
           (forward-line 1)
           (when (looking-at "\\+\\+\\+ .*$") (replace-match (concat "+++ " name " (rewritten)") t t))
+          ;; diff numbers the region's lines from 1: number them as the file's.
+          (let ((offset (1- (with-current-buffer source (save-restriction (widen) (line-number-at-pos start))))))
+            (while (re-search-forward "^@@ -\\([0-9]+\\)\\(,[0-9]+\\)? \\+\\([0-9]+\\)\\(,[0-9]+\\)? @@" nil t)
+              (replace-match (number-to-string (+ offset (string-to-number (match-string 3)))) t t nil 3)
+              (replace-match (number-to-string (+ offset (string-to-number (match-string 1)))) t t nil 1)))
           (goto-char (point-max))
           (when (re-search-backward "^\nDiff finished.*\n?\\'" nil t) (delete-region (match-beginning 0) (point-max))))
         (llmster-rewrite-mode 1)

@@ -45,6 +45,9 @@
   "Request id to a function of (RESULT ERROR).")
 (defvar llmster--event-handlers (make-hash-table :test 'eql)
   "Request id to a function of one `chat/event' params alist.")
+(defvar llmster--notification-functions nil
+  "Functions of (METHOD PARAMS), called with llmster's other notifications.
+For example conversation/changed: another process changed a conversation.")
 
 ;;;; JSON
 
@@ -138,7 +141,7 @@ concatenation when its end arrives, not one per read)."
       (let* ((params (alist-get 'params message))
              (handler (gethash (alist-get 'requestId params) llmster--event-handlers)))
         (when handler (funcall handler params))))
-     (method nil)
+     (method (run-hook-with-args 'llmster--notification-functions method (alist-get 'params message)))
      ((and id (gethash id llmster--callbacks))
       (let ((callback (gethash id llmster--callbacks)))
         (remhash id llmster--callbacks)

@@ -29,14 +29,17 @@
     ("y" "Ask again, fresh, with a recap" llmster-fresh-context-with-recap)
     ("F" "Fork from the last reply" llmster-fork)
     ("d" "Show the request (dry run)" llmster-preview)
-    ("r" "Fold or show reasoning" llmster-toggle-reasoning)]
+    ("r" "Fold or show reasoning" llmster-toggle-reasoning)
+    ("Y" "Copy a code block" llmster-copy-code-block)
+    ("C" "Insert a code block" llmster-insert-code-block)]
    ["Settings"
     ("m" "Model" llmster-select-model)
     ("p" "System prompt" llmster-set-system-prompt)
     ("P" "Apply a preset" llmster-apply-preset)
     ("e" "Reasoning effort" llmster-set-reasoning)
     ("T" "Integrations (tools)" llmster-set-integrations)
-    ("g" "Read the config again" llmster-reload-config)]]
+    ("g" "Read the config again" llmster-reload-config)
+    ("S" "Server profile" llmster-switch-server)]]
   [["Context and regions"
     ("b" "Add a buffer (C-u: file)" llmster-add-context)
     ("u" "Attach an image" llmster-attach-image)

@@ -53,14 +53,19 @@
 ;;   C-c C-l   the library
 ;;   C-c C-t   the menu of every command (`llmster-menu')
 ;;
-;; A send that fails before any reply saves nothing: the message goes back to the input area.
+;; A send refused or failed before any reply saves nothing: the message goes back to the input
+;; area, its images and context items still attached.
 ;; When LM Studio lost the conversation's context (it restarted), llmster offers to send it again
 ;; in a fresh context (with a recap of the earlier turns, or empty); declined, it stays in the
 ;; input area and `llmster-fresh-context' sends it later.
 ;;
-;; Undo in a chat changes the view only: the library keeps every exchange, and reopening the
-;; conversation shows it.  Undo while a reply streams takes the message back (to the input
-;; area) and cancels the reply; after it, undo takes the exchange away, then the typing.
+;; Undo while a reply streams takes the message back (to the input area), cancels the reply
+;; and withdraws the exchange from the library, so asking again answers what the chat shows
+;; last.  After a reply, undo changes the view only (the library keeps the exchange): it takes
+;; the exchange away, then the typing.  A chat another process changed is drawn again.
+;;
+;; `llmster-copy-code-block' and `llmster-insert-code-block' take a code block of the last
+;; reply; `llmster-switch-server' changes the server profile.
 ;;
 ;; From any buffer: `llmster-send-region' (the region as a fenced block, with an
 ;; instruction), `llmster-rewrite' (replace the region with the model's answer, shown as a
@@ -197,6 +202,36 @@ Presets are the `preset.NAME.system' lines the llmster REPL's /preset uses."
           (overlay-put o 'llmster-folded fold-them)
           (llmster--render-fold o))))))
 
+;;;; Control characters from a model, a tool or a server
+
+(defface llmster-escape-face '((t :inherit escape-glyph))
+  "Face of a control character from the model, shown as a visible escape."
+  :group 'llmster)
+
+(defconst llmster--control-regexp "[\0-\10\13-\37\177\u0080-\u009f]"
+  "A control character other than newline and tab (C0, DEL or C1).")
+
+(defun llmster--visible (text)
+  "TEXT with its control characters replaced by visible escapes.
+ESC becomes \"^[\", any other C0 control ^ and its letter, DEL \"^?\" and a C1
+control \"^[\" and its 7-bit form (CSI: \"^[[\"), as the terminal shows
+them; a carriage return goes.  Newlines and tabs stay.  Text from the
+model, a tool or a server never puts raw control bytes in the buffer,
+where they would travel into kills, saves and other programs; the
+mapping is per character, so a stream mapped in pieces reads as a whole."
+  (if (not (and text (string-match-p llmster--control-regexp text)))
+      text
+    (replace-regexp-in-string
+     llmster--control-regexp
+     (lambda (match)
+       (let ((char (aref match 0)))
+         (propertize (cond ((eq char ?\r) "")
+                           ((< char 32) (string ?^ (+ char 64)))
+                           ((eq char 127) "^?")
+                           (t (string ?^ ?\[ (- char 64))))
+                     'face 'llmster-escape-face 'font-lock-face 'llmster-escape-face)))
+     text t t)))
+
 ;;;; Chat buffers
 
 (defvar-local llmster--conversation-id nil "The conversation this buffer shows.")
@@ -223,6 +258,9 @@ Nothing of it was saved; `llmster-fresh-context' sends it again.")
 (defvar-local llmster--edit-next nil
   "While the next send replaces the last message: the input it displaced, else nil.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
+(defvar-local llmster--changed-elsewhere nil
+  "Whether another process changed the conversation while a reply streamed here.
+The chat is drawn again from the library when the reply ends.")
 (defvar-local llmster--forked-from nil
   "For a fork, where it came from: the `forkedFrom' alist of conversations/get.")
 
@@ -242,7 +280,10 @@ Nothing of it was saved; `llmster-fresh-context' sends it again.")
   new           ; whether this send created the conversation
   text          ; the text the user typed
   params        ; the chat/send parameters the send began with
-  errored)      ; whether the stream showed an error already
+  errored       ; whether the stream showed an error already
+  message       ; the saved reply, as rpc gives it (`codeBlocks' …), once it ended
+  message-id    ; the reply's id in the library, from its first event
+  answer)       ; chat/send's answer once it came, (RESULT . ERROR)
 
 (defvar llmster-chat-mode-map
   (let ((map (make-sparse-keymap)))
@@ -296,15 +337,17 @@ propertized as before (narrowing it per message would make
 (defvar llmster-propertize-slice-seconds 0.03
   "How long, at most, one slice of a reopened chat's background syntax scan runs.")
 
-(defun llmster--propertize-in-background (end)
-  "Scan the transcript before END for syntax in idle time, and show it now.
+(defun llmster--propertize-in-background (end &optional start)
+  "Scan the transcript from START to END for syntax in idle time; show it now.
+START defaults to the transcript's beginning.
 Until the scan reaches them, the major mode sees the transcript as
 scanned (so showing the chat costs no scan of it), and a code block
 there may look like prose; each scanned part is fontified again."
-  (when (and syntax-propertize-function (> end (point-min)))
-    (setq llmster--syntax-scanned (point-min)
-          syntax-propertize--done end)
-    (run-at-time 0 nil #'llmster--propertize-slice (current-buffer))))
+  (when (and syntax-propertize-function (> end (or start (point-min))))
+    (let ((running llmster--syntax-scanned))
+      (setq llmster--syntax-scanned (min (or start (point-min)) (or running (point-max)))
+            syntax-propertize--done (if start (max end syntax-propertize--done) end))
+      (unless running (run-at-time 0 nil #'llmster--propertize-slice (current-buffer))))))
 
 (defun llmster--propertize-slice (buffer)
   "Scan the next slice of BUFFER's transcript for syntax, then schedule the next.
@@ -447,9 +490,7 @@ see `llmster--propertize-in-background'."
       (if (equal (alist-get 'role message) "user")
           (progn (llmster--insert-heading "### You")
                  (setq text-start (point-marker))
-                 (insert (alist-get 'text message) "\n\n")
-                 (when-let* ((items (alist-get 'context message)))
-                   (insert (mapconcat (lambda (item) (format "[context: %s]" (alist-get 'name item))) items "\n") "\n\n")))
+                 (insert (llmster--user-message-text message)))
         (setq llmster--last-reply (llmster--insert-saved-reply message text-start))
         (insert "\n\n")))
     (when (equal (alist-get 'role (car (last (alist-get 'messages answer)))) "user")
@@ -463,6 +504,27 @@ see `llmster--propertize-in-background'."
     (let ((last (car (last (alist-get 'messages answer)))))
       (llmster--show-meter (and last (alist-get 'modelInstanceId last)) (alist-get 'contextMeter answer)))))
 
+(defun llmster--status-text (message)
+  "Return the line that ends reply MESSAGE when it is not complete, or nil.
+Its status and the saved reason: \"[incomplete: connection lost …]\".  An
+open chat ends its replies with it too, so it reads as reopened."
+  (let ((status (alist-get 'status message)) (error (alist-get 'error message)))
+    (unless (equal status "complete")
+      (format "\n[%s%s]" status (if (and (stringp error) (not (string-empty-p error)))
+                                    (concat ": " (llmster--visible error))
+                                  "")))))
+
+(defun llmster--user-message-text (message)
+  "How user MESSAGE is shown: its text, then its context items and images.
+The same for a message just sent (drawn from what was typed) and a saved
+one (from the library), so the open chat reads as the reopened one."
+  (let ((chips (append (mapcar (lambda (item) (format "[context: %s]" (alist-get 'name item)))
+                               (alist-get 'context message))
+                       (mapcar (lambda (image) (format "[image: %s]" (if (stringp image) image (alist-get 'name image))))
+                               (alist-get 'images message)))))
+    (concat (alist-get 'text message) "\n\n"
+            (if chips (concat (string-join chips "\n") "\n\n") ""))))
+
 (defun llmster--insert-saved-reply (message text-start)
   "Insert the saved assistant MESSAGE at point; return it as a reply.
 TEXT-START is where the message it answers starts.  The parts of
@@ -472,7 +534,7 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
     (setq body (point-marker))
     (let ((calls (alist-get 'toolCalls message)))
       (dolist (part (alist-get 'parts message))
-        (let ((text (or (alist-get 'text part) "")) (index (alist-get 'index part)))
+        (let ((text (llmster--visible (or (alist-get 'text part) ""))) (index (alist-get 'index part)))
           (pcase (alist-get 'kind part)
             ("reasoning"
              (unless (memq (char-before) '(?\n nil)) (insert "\n"))
@@ -486,10 +548,8 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
                  (llmster--insert-tool (point) `((name . ,(alist-get 'name call)) (arguments . ,(alist-get 'arguments call))
                                                  (status . ,(alist-get 'status call)) (output . ,(alist-get 'output call))
                                                  (reason . ,(alist-get 'failureReason call)))))))))))
-    (let ((status (alist-get 'status message)) (error (alist-get 'error message)))
-      (unless (equal status "complete")
-        (insert (format "\n[%s%s]" status (if (and error (not (string-empty-p error))) (concat ": " error) "")))))
-    (llmster--make-reply :text-start text-start :start start :body body :end (point-marker))))
+    (insert (or (llmster--status-text message) ""))
+    (llmster--make-reply :text-start text-start :start start :body body :end (point-marker) :message message)))
 
 ;;;; Inserting a reply without breaking the user's undo history
 
@@ -546,6 +606,7 @@ asked again, the old answer next in the undo history."
       (when (eq llmster--stream reply)
         (setq llmster--stream nil)
         (llmster--cancel-request (llmster--reply-id reply))
+        (llmster--withdraw reply)
         (let ((inhibit-read-only t) (buffer-undo-list t)
               (from (if (llmster--reply-in-place reply) (llmster--reply-start reply) (llmster--reply-text-start reply)))
               (to (if (llmster--reply-in-place reply) (llmster--reply-end reply) (point-max))))
@@ -557,7 +618,32 @@ asked again, the old answer next in the undo history."
               (goto-char (point-max))
               (insert (llmster--reply-text reply)))
             (set-marker llmster--input-start from)))
-        (message "llmster: undo took the message back, so its reply is cancelled (the library keeps it)")))))
+        (message "llmster: undo took the message back: its reply is cancelled and the exchange withdrawn")))))
+
+(defun llmster--withdraw (reply)
+  "Withdraw the cancelled REPLY's send in the library too, as in the buffer.
+A new message's exchange is withdrawn (chat/withdraw), so regenerate,
+alternatives and the next send act on the exchange shown last; an answer
+asked again gives way to the one it replaced, which the buffer shows
+again.  Waits for llmster (it ends the send first): undo is a command."
+  (let ((id (llmster--reply-message-id reply)))
+    (unless id
+      ;; No event yet: the send's answer says whether anything was saved.
+      (let ((deadline (+ (float-time) llmster-request-timeout)))
+        (while (and (not (llmster--reply-answer reply)) (llmster--live-p) (< (float-time) deadline))
+          (accept-process-output llmster--process 0.05)))
+      (setq id (alist-get 'id (alist-get 'message (car (llmster--reply-answer reply))))))
+    (when (and id llmster--conversation-id)
+      (let ((previous (and (llmster--reply-in-place reply) llmster--last-reply
+                           (alist-get 'id (llmster--reply-message llmster--last-reply)))))
+        (cond ((not (llmster--reply-in-place reply))
+               (let ((answer (llmster--call "chat/withdraw" `((conversationId . ,llmster--conversation-id) (messageId . ,id)))))
+                 (if (cdr answer)
+                     (message "llmster: the library keeps the exchange: %s" (alist-get 'message (cdr answer)))
+                   (llmster--show-meter (alist-get 'modelInstanceId (car (last (alist-get 'messages (car answer)))))
+                                        (alist-get 'contextMeter (car answer))))))
+              (previous
+               (llmster--call "conversations/chooseAlternative" `((messageId . ,previous)))))))))
 
 (defun llmster--insert-at (reply pos text)
   "Insert TEXT at POS for REPLY, with no undo record.
@@ -565,8 +651,10 @@ Windows whose point was at POS follow it; others stay put."
   (let* ((pos (if (markerp pos) (marker-position pos) pos))
          (followers (cl-remove-if-not (lambda (window) (= (window-point window) pos))
                                       (get-buffer-window-list (current-buffer) nil t))))
+    (llmster--before-streamed-change pos)
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (save-excursion (goto-char pos) (insert text)))
+    (llmster--after-streamed-change pos (length text))
     (llmster--shift-undo reply pos (length text))
     (dolist (window followers) (set-window-point window (+ pos (length text))))))
 
@@ -574,9 +662,31 @@ Windows whose point was at POS follow it; others stay put."
   "Delete START to END for REPLY, with no undo record."
   (let ((start (if (markerp start) (marker-position start) start))
         (end (if (markerp end) (marker-position end) end)))
+    (llmster--before-streamed-change start)
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (delete-region start end))
+    (llmster--after-streamed-change start (- start end))
     (llmster--shift-undo reply end (- start end))))
+
+;; Streamed text is not scanned for syntax as it arrives: markdown-mode's scan of a 500 KB reply
+;; (redisplay asked for it up to the window's end as the reply grew) took most of the time it
+;; streamed in.  The text counts as scanned, as a reopened transcript does, and is scanned in idle
+;; slices once the reply ends (`llmster--propertize-in-background').  The change hooks still run:
+;; without them font-lock went slower still.
+
+(defun llmster--before-streamed-change (pos)
+  "Scan the text before POS for syntax now, if the major mode has not yet.
+Only the text since the last scan, at most the message just sent."
+  (when (and syntax-propertize-function (< syntax-propertize--done pos))
+    (syntax-propertize pos)))
+
+(defun llmster--after-streamed-change (pos delta)
+  "Note DELTA characters inserted (deleted, when negative) at POS by a stream.
+What `syntax-ppss' cached past POS is forgotten; the changed text counts
+as scanned for syntax, as the text after it was."
+  (let ((done syntax-propertize--done))
+    (syntax-ppss-flush-cache pos)
+    (setq syntax-propertize--done (if (>= done pos) (max pos (+ done delta)) done))))
 
 ;;;; Sending and streaming
 
@@ -639,11 +749,10 @@ reopened chat does."
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (goto-char (point-max))
       (delete-region llmster--input-start (point-max))
-      (insert (or (alist-get 'text params) text) "\n\n")
-      (when llmster--context
-        (insert (mapconcat (lambda (entry) (format "[context: %s]" (car entry))) llmster--context "\n") "\n\n"))
-      (when llmster--images
-        (insert (mapconcat (lambda (file) (format "[image: %s]" (file-name-nondirectory file))) llmster--images "\n") "\n\n")))
+      (insert (llmster--user-message-text
+               `((text . ,(or (alist-get 'text params) text))
+                 (context . ,(mapcar (lambda (entry) `((name . ,(car entry)))) llmster--context))
+                 (images . ,(mapcar #'file-name-nondirectory llmster--images))))))
     (llmster--open-reply params text-start text)))
 
 (defun llmster--open-reply (params text-start text &optional reply-start)
@@ -687,7 +796,9 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
       (setf (llmster--reply-id reply)
             (llmster--request
              "chat/send" params
-             (lambda (result error) (llmster--finish-reply buffer reply result error))
+             (lambda (result error)
+               (setf (llmster--reply-answer reply) (cons result error))
+               (llmster--finish-reply buffer reply result error))
              (lambda (event) (llmster--apply-event buffer reply event))))
       reply)))
 
@@ -711,16 +822,20 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
     (when (and fold label (<= (llmster--reply-body reply) (overlay-start fold)))
       (llmster--set-fold-summary fold label))))
 
-(defun llmster--label-unended-reasoning (reply label)
-  "Give REPLY's reasoning still labelled \"Thinking…\" the saved message's LABEL.
-That is reasoning no reasoning.end event labelled (the stream ended first)."
-  (dolist (fold (llmster--folds 'reasoning))
-    (when (and label (<= (llmster--reply-body reply) (overlay-start fold) (llmster--reply-end reply))
-               (equal (overlay-get fold 'llmster-summary) "Thinking…"))
-      (llmster--set-fold-summary fold label))))
+(defun llmster--label-reasoning (reply message)
+  "Label REPLY's reasoning with the saved MESSAGE's labels, as reopened.
+Each part of reasoning gets its part's `reasoningLabel' (the engine's time,
+not one measured here); the message's label covers the rest."
+  (let ((labels (delq nil (mapcar (lambda (part) (and (equal (alist-get 'kind part) "reasoning") (alist-get 'reasoningLabel part)))
+                                  (alist-get 'parts message)))))
+    (dolist (fold (llmster--folds 'reasoning))
+      (when (<= (llmster--reply-body reply) (overlay-start fold) (llmster--reply-end reply))
+        (let ((label (or (pop labels) (alist-get 'reasoningLabel message))))
+          (when label (llmster--set-fold-summary fold label)))))))
 
 (defun llmster--append (reply kind text)
   "Append TEXT of KIND (`answer' or `reasoning') to REPLY."
+  (setq text (llmster--visible text))
   (let ((segment (llmster--reply-segment reply))
         (end (llmster--reply-end reply)))
     (unless (and segment (eq (overlay-get segment 'llmster-kind) kind))
@@ -750,12 +865,12 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
   "The lines showing tool CALL: name, arguments, status, then its output."
   (let* ((arguments (alist-get 'arguments call))
          (status (alist-get 'status call))
-         (output (alist-get 'output call)))
+         (output (llmster--visible (alist-get 'output call))))
     (concat (format "⚙ %s(%s) %s\n" (alist-get 'name call)
-                    (if arguments (llmster--json-encode arguments) "")
+                    (if arguments (llmster--visible (llmster--json-encode arguments)) "")
                     (pcase status
                       ("succeeded" "✓ done")
-                      ("failed" (format "✗ failed: %s" (or (alist-get 'reason call) "")))
+                      ("failed" (format "✗ failed: %s" (llmster--visible (or (alist-get 'reason call) ""))))
                       (_ "… running")))
             (when (and output (not (string-empty-p output)))
               (concat output (if (string-suffix-p "\n" output) "" "\n"))))))
@@ -776,7 +891,8 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
         (overlay-put line 'llmster-tool-part t))
       (when (< header (length text))
         (llmster--make-fold (+ pos header) (+ pos (length text)) 'output
-                            (format "output: %d lines" (length (split-string (string-trim-right output) "\n")))))
+                            (let ((lines (length (split-string (string-trim-right output) "\n"))))
+                              (format "output: %d line%s" lines (if (= lines 1) "" "s")))))
       block)))
 
 (defun llmster--show-tool (reply event)
@@ -802,6 +918,8 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
       (when (eq llmster--stream reply)
         (unless llmster--conversation-id
           (setq llmster--conversation-id (alist-get 'conversationId event)))
+        (unless (llmster--reply-message-id reply)
+          (setf (llmster--reply-message-id reply) (alist-get 'messageId event)))
         (let ((type (alist-get 'type event))
               (text (alist-get 'text event)))
           (pcase type
@@ -822,9 +940,10 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
              (llmster--show-tool reply event)
              (llmster--set-indicator reply (format "tool %s" (alist-get 'name event))))
             ("error"
-             (setf (llmster--reply-errored reply) t)
              (llmster--close-segment reply)
-             (llmster--insert-at reply (llmster--reply-end reply) (format "\n[error: %s]" (alist-get 'message event))))
+             (setf (llmster--reply-errored reply) (copy-marker (llmster--reply-end reply)))
+             (llmster--insert-at reply (llmster--reply-end reply)
+                                 (format "\n[error: %s]" (llmster--visible (alist-get 'message event)))))
             (_ nil)))))))
 
 (defun llmster--finish-reply (buffer reply result error)
@@ -835,6 +954,9 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
         (llmster--close-segment reply)
         (delete-overlay (llmster--reply-indicator reply))
         (setq llmster--stream nil)
+        ;; The streamed text's syntax scan, skipped while it streamed.
+        (llmster--propertize-in-background (marker-position llmster--input-start)
+                                           (marker-position (llmster--reply-start reply)))
         (cond
          ((and error (or (llmster--reply-new reply) (llmster--returned-of error)))
           (llmster--restore-prompt reply error)
@@ -845,39 +967,51 @@ That is reasoning no reasoning.end event labelled (the stream ended first)."
          (t
           (let ((end (llmster--reply-end reply))
                 (status (alist-get 'status result)))
-            (cond ((llmster--reply-errored reply))
+            (cond ((and (llmster--reply-errored reply) (not (alist-get 'message result)))) ; shown as it streamed
                   ((equal (llmster--error-kind error) "not_found")
                    (llmster--insert-at reply end (format "\n[error: %s]" (substitute-command-keys "this conversation \
 is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
                   (error
                    (llmster--insert-at reply end (format "\n[error: %s]" (alist-get 'message error))))
+                  ((alist-get 'message result)
+                   ;; The saved reply's status and reason, as the reopened chat shows them (the
+                   ;; stream's error line gives way to it).
+                   (when (llmster--reply-errored reply)
+                     (llmster--delete reply (llmster--reply-errored reply) end))
+                   (let ((line (llmster--status-text (alist-get 'message result))))
+                     (when line (llmster--insert-at reply end line))))
                   ((not (equal status "complete"))
-                   (llmster--insert-at reply end (format "\n[%s%s]" status
-                                                         (if (eq (alist-get 'cancelled result) t) ", cancelled" "")))))
+                   (llmster--insert-at reply end (format "\n[%s]" status))))
             (when result
+              (setf (llmster--reply-message reply) (alist-get 'message result))
               (llmster--complete-reasoning reply (alist-get 'message result))
-              (llmster--label-unended-reasoning reply (alist-get 'reasoningLabel (alist-get 'message result))))
+              (llmster--label-reasoning reply (alist-get 'message result)))
             (llmster--record-exchange reply)
             (setq llmster--last-reply reply)
             (when result
+              ;; What waits goes with a new message; asking again sends the last one's items.
+              (unless (assq 'retry (llmster--reply-params reply))
+                (setq llmster--context nil llmster--images nil))
               (setq llmster--conversation-id (alist-get 'conversationId result)
                     llmster--fresh-next nil
-                    llmster--context nil
-                    llmster--images nil
                     llmster--pending-preset nil
                     llmster--pending-settings nil)
               (llmster--show-context)
               (llmster--show-meter (alist-get 'modelInstanceId (alist-get 'message result)) (alist-get 'contextMeter result))
               (llmster--name-after-title buffer)
+              (when (cl-some (lambda (key) (assq key (llmster--reply-params reply))) '(preset context images))
+                (llmster--redraw-message-sent buffer reply (alist-get 'parentId (alist-get 'message result))))
               (when (eq (alist-get 'recap result) t)
                 (message "llmster: the fresh context started with a recap of the earlier turns")))
             (when (equal (llmster--error-kind error) "continuation_lost")
               (run-at-time 0 nil #'llmster--offer-fresh-context buffer)))))
+        (when llmster--changed-elsewhere
+          (run-at-time 0 nil #'llmster--redraw-changed buffer))
         (run-hooks 'llmster-reply-finished-hook)))))
 
 (defun llmster--complete-reasoning (reply message)
   "Show the saved reasoning of MESSAGE in REPLY, unless the stream showed it all."
-  (let ((saved (alist-get 'reasoning message))
+  (let ((saved (llmster--visible (alist-get 'reasoning message)))
         (shown (cl-remove-if-not (lambda (o) (eq (overlay-get o 'llmster-kind) 'reasoning))
                                  (overlays-in (llmster--reply-body reply) (llmster--reply-end reply)))))
     (when (and saved (not (string-empty-p saved)) (<= (length shown) 1)
@@ -929,6 +1063,29 @@ beforehand with a preset is deleted here, and the next try makes it again."
   (llmster--show-context)
   (message "llmster: %s (your message is back in the input area)" (alist-get 'message error)))
 
+(defun llmster--redraw-message-sent (buffer reply id)
+  "Show the saved user message ID above REPLY in BUFFER, as reopening would.
+A template fills the typed text, and context items and images are named as
+the library names them; the transcript then reads as the reopened one."
+  (llmster--request
+   "conversations/get" `((id . ,(buffer-local-value 'llmster--conversation-id buffer)))
+   (lambda (result _error)
+     (let ((message (cl-find id (alist-get 'messages result) :key (lambda (m) (alist-get 'id m)) :test #'equal)))
+       (when (and message (buffer-live-p buffer))
+         (with-current-buffer buffer
+           (let* ((from (marker-position (llmster--reply-text-start reply)))
+                  (to (marker-position (llmster--reply-start reply)))
+                  ;; conversations/get names no images of a message yet: the ones sent are kept.
+                  (text (llmster--user-message-text
+                         (if (assq 'images message) message
+                           `((images . ,(mapcar #'file-name-nondirectory (alist-get 'images (llmster--reply-params reply))))
+                             ,@message)))))
+             (unless (equal text (buffer-substring-no-properties from to))
+               ;; Inserted before the old text goes, so the reply's markers stay after it.
+               (llmster--insert-at reply from text)
+               (llmster--delete reply (+ from (length text)) (+ to (length text)))
+               (llmster--record-exchange reply)))))))))
+
 (defun llmster--name-after-title (buffer)
   "Name BUFFER after its conversation's title, once llmster has it."
   (let ((id (buffer-local-value 'llmster--conversation-id buffer)))
@@ -952,6 +1109,85 @@ llmster keeps what arrived, marked incomplete."
   (cond (llmster--stream (llmster--cancel-request (llmster--reply-id llmster--stream)))
         (llmster--edit-next (llmster--leave-edit))
         (t (message "llmster: nothing is streaming"))))
+
+;;;; Code blocks of a reply
+
+(defun llmster--code-blocks ()
+  "The code blocks of this chat's last reply, from the library (`codeBlocks')."
+  (let ((message (and llmster--last-reply (llmster--reply-message llmster--last-reply))))
+    (unless (and message (assq 'codeBlocks message))
+      (setq message (and llmster--conversation-id
+                         (cl-find "assistant" (alist-get 'messages (llmster--request-sync "conversations/get"
+                                                                                          `((id . ,llmster--conversation-id))))
+                                  :key (lambda (m) (alist-get 'role m)) :test #'equal :from-end t))))
+    (alist-get 'codeBlocks message)))
+
+(defun llmster--read-code-block (n)
+  "Code block N (from 1) of the last reply; nil N asks when there are several."
+  (llmster--require-chat)
+  (let ((blocks (or (llmster--code-blocks) (user-error "The last reply has no code block"))))
+    (unless n
+      (setq n (if (cdr blocks)
+                  (let ((labels (cl-loop for block in blocks for i from 1
+                                         collect (format "%d  %s" i (truncate-string-to-width
+                                                                     (replace-regexp-in-string "[ \t\n]+" " " (string-trim block))
+                                                                     60 nil nil "…")))))
+                    (string-to-number (completing-read "Code block: " labels nil t)))
+                1)))
+    (or (nth (1- n) blocks)
+        (user-error "The last reply has %d code block%s" (length blocks) (if (cdr blocks) "s" "")))))
+
+(defun llmster-copy-code-block (&optional n)
+  "Copy code block N of the last reply to the kill ring.
+N is a prefix argument, else asked when the reply has several.
+codecompanion's `gy' does the same.  The blocks are the library's, without
+their fences."
+  (interactive "P")
+  (let ((block (llmster--read-code-block (and n (prefix-numeric-value n)))))
+    (kill-new block)
+    (message "llmster: code block copied (%d line%s)" (length (split-string (string-trim-right block) "\n"))
+             (if (string-match-p "\n." (string-trim-right block)) "s" ""))
+    block))
+
+(defun llmster-insert-code-block (&optional n buffer)
+  "Insert code block N of the last reply at point in BUFFER.
+N is a prefix argument, else asked; BUFFER is the buffer shown in the
+window most recently used besides the chat's, else the one before it."
+  (interactive "P")
+  (let* ((block (llmster--read-code-block (and n (prefix-numeric-value n))))
+         (window (get-mru-window nil t t))
+         (target (or buffer (and window (window-buffer window)) (other-buffer (current-buffer) t))))
+    (if window
+        (with-selected-window window (with-current-buffer target (insert block)))
+      (with-current-buffer target (insert block)))
+    (message "llmster: code block inserted in %s" (buffer-name target))
+    block))
+
+;;;; Server profiles
+
+(defun llmster-switch-server (server)
+  "Talk to SERVER, a configured profile's name or an http(s) URL, from now on.
+The REPL's /server does the same; a reply already streaming finishes where
+it started.  Interactively the profiles are offered, the one in use marked."
+  (interactive
+   (let* ((answer (progn (llmster--ensure-process) (llmster--request-sync "servers/list")))
+          (servers (alist-get 'servers answer))
+          (names (mapcar (lambda (s) (alist-get 'name s)) servers))
+          (completion-extra-properties
+           `(:annotation-function
+             ,(llmster--aligned names (lambda (name)
+                                        (let ((entry (cl-find name servers :key (lambda (s) (alist-get 'name s)) :test #'equal)))
+                                          (format "  %s%s" (alist-get 'url entry)
+                                                  (if (equal name (alist-get 'currentProfile answer)) "  (in use)" ""))))))))
+     (unless servers (user-error "No server profiles: add lines such as \"server.rig = http://rig.local:1234\" to llmster's config"))
+     (list (completing-read (format "Server (in use: %s): " (or (alist-get 'currentProfile answer) (alist-get 'current answer)))
+                            names))))
+  (llmster--ensure-process)
+  (let ((answer (llmster--request-sync "servers/use" `((server . ,server)))))
+    (message "llmster: now using %s" (string-join (delq nil (list (alist-get 'currentProfile answer)
+                                                                   (format "(%s)" (alist-get 'current answer))))
+                                                  " "))
+    answer))
 
 ;;;; Mode line: model and context use
 
@@ -1114,6 +1350,35 @@ the chosen one."
          (choice (cdr (assoc (completing-read "Alternative: " labels nil t) labels))))
     (llmster--request-sync "conversations/chooseAlternative" `((messageId . ,(alist-get 'id choice))))
     (llmster--redraw)))
+
+(defun llmster--on-notification (method params)
+  "Follow llmster's notification METHOD with PARAMS in the chat buffers.
+On conversation/changed (another process -- the REPL, `llmster ask -c',
+another editor -- changed a conversation) its open chat is drawn again
+from the library, keeping the unsent input; while a reply streams there,
+the chat says so and is drawn again once it ends."
+  (when (equal method "conversation/changed")
+    (dolist (buffer (buffer-list))
+      (when (and (llmster--chat-buffer-p buffer)
+                 (equal (buffer-local-value 'llmster--conversation-id buffer) (alist-get 'conversationId params)))
+        (with-current-buffer buffer
+          (if llmster--stream
+              (progn (setq llmster--changed-elsewhere t)
+                     (message "llmster: %s changed elsewhere; it is drawn again when this reply ends" (buffer-name)))
+            ;; Not from the process filter: drawing asks llmster for the conversation.
+            (run-at-time 0 nil #'llmster--redraw-changed buffer)))))))
+
+(add-hook 'llmster--notification-functions #'llmster--on-notification)
+
+(defun llmster--redraw-changed (buffer)
+  "Draw chat BUFFER again from the library: its conversation changed elsewhere."
+  (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)))
+    (with-current-buffer buffer
+      (setq llmster--changed-elsewhere nil)
+      (condition-case err
+          (progn (llmster--redraw)
+                 (message "llmster: %s changed elsewhere: drawn again from the library" (buffer-name)))
+        (error (message "llmster: %s changed elsewhere: %s" (buffer-name) (error-message-string err)))))))
 
 (defun llmster--redraw ()
   "Show this chat's conversation again from the library, keeping the unsent input.

@@ -127,7 +127,7 @@
         (llmster-test--wait (lambda () (save-excursion (goto-char (point-max)) (search-backward "\none" nil t))))
         (llmster-cancel)
         (llmster-test--wait (lambda () (not (llmster-streaming-p buffer))))
-        (should (string-match-p "\\[incomplete, cancelled\\]" (buffer-string)))
+        (should (string-match-p "\\[incomplete: [^]\n]+\\]\n\n\\'" (buffer-substring-no-properties (point-min) (llmster--last-heading))))
         (let* ((answer (llmster--request-sync "conversations/get" `((id . ,llmster--conversation-id))))
                (reply (car (last (alist-get 'messages answer)))))
           (should (equal (alist-get 'status reply) "incomplete"))
@@ -245,8 +245,9 @@
             (should fold)
             ;; Folded to one summary line, the whole reasoning behind it, the answer outside it.
             (should (string-match-p "\\`▸ Thought for [0-9]+\\.[0-9] s\n\\'" (get-char-property (overlay-start fold) 'display)))
-            ;; rpc's label: streamed, from the engine's reasoning.end; reopened, from the saved part.
-            (should (equal (overlay-get fold 'llmster-summary) (if (eq chat 'reopened) label engine-label)))
+            ;; rpc's label, the saved part's, streamed or reopened (reasoning.end's comes first, then the saved one).
+            (should (stringp engine-label))
+            (should (equal (overlay-get fold 'llmster-summary) label))
             (should (equal (string-trim (buffer-substring-no-properties (overlay-start fold) (overlay-end fold))) saved))
             (should (string-prefix-p "The answer" (buffer-substring-no-properties (overlay-end fold) (point-max))))
             (should (eq (get-char-property (1+ (overlay-start fold)) 'face) 'llmster-reasoning-face))
@@ -1165,7 +1166,7 @@
           (llmster-test--wait (lambda () (save-excursion (goto-char (point-max)) (search-backward "\nalpha" nil t))))
           (llmster-cancel)
           (llmster-test--wait-reply buffer)
-          (should (string-match-p "incomplete, cancelled" (buffer-string)))
+          (should (string-match-p "\\[incomplete: " (buffer-string)))
           (should (equal llmster--usage before)))))))
 
 (ert-deftest llmster-test-export-import-and-backup-from-emacs ()
@@ -1252,8 +1253,298 @@
 
 ;;;; The scenarios both editors share (contrib/editor-scenarios.txt)
 
+;;;; Issue 41: the turn's edges
+
+(ert-deftest llmster-test-a-code-block-of-the-last-reply-is-copied-or-inserted ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (kill-ring nil))
+      (llmster-test--send buffer "echo:First:\n```python\nx = 1\n```\nthen\n```sh\nls -l\n```\n")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (should (string-match-p "\\`ls -l\n?\\'" (llmster-copy-code-block 2)))
+        (should (string-match-p "\\`ls -l\n?\\'" (car kill-ring)))
+        (should-error (llmster-copy-code-block 3) :type 'user-error)
+        ;; Without N, the block is chosen among the reply's.
+        (cl-letf (((symbol-function 'completing-read) (lambda (_prompt table &rest _) (car table))))
+          (should (string-match-p "\\`x = 1\n?\\'" (llmster-copy-code-block)))))
+      (let ((chat (llmster-test--reopen buffer)))
+        (with-temp-buffer
+          (let ((target (current-buffer)))
+            (insert "before ")
+            (with-current-buffer chat (llmster-insert-code-block 1 target))
+            (should (string-match-p "\\`before x = 1\n?\\'" (buffer-string)))))))))
+
+(ert-deftest llmster-test-the-server-profile-is-switched-from-emacs ()
+  (llmster-test--with-llmster
+    (llmster-test--write-config (concat "server.sim = " (llmster-test--start-simulator)) "server.rig = http://127.0.0.1:9")
+    (llmster--ensure-process)
+    (let ((offered nil))
+      (cl-letf (((symbol-function 'completing-read) (lambda (_prompt table &rest _) (setq offered table) "sim")))
+        (call-interactively #'llmster-switch-server))
+      (should (equal (sort (copy-sequence offered) #'string<) '("rig" "sim"))))
+    (should (equal (alist-get 'currentProfile (llmster-test--call "servers/list")) "sim"))
+    (llmster-switch-server "rig")
+    (should (equal (alist-get 'currentProfile (llmster-test--call "servers/list")) "rig"))
+    (should-error (llmster-switch-server "nowhere") :type 'user-error)))
+
+(ert-deftest llmster-test-a-backup-password-is-asked-twice ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (backup (expand-file-name "all.llmster-backup" home)) answers)
+      (llmster-test--send buffer "echo:keep me")
+      (llmster-test--wait-reply buffer)
+      (cl-letf (((symbol-function 'read-file-name) (lambda (&rest _) backup))
+                ((symbol-function 'read-passwd) (lambda (&rest _) (pop answers))))
+        ;; A mistyped confirmation backs up nothing.
+        (setq answers '("correct horse" "correct hose"))
+        (should-error (call-interactively #'llmster-backup) :type 'user-error)
+        (should-not (file-exists-p backup))
+        (setq answers '("correct horse" "correct horse"))
+        (should (eq (alist-get 'encrypted (call-interactively #'llmster-backup)) t))
+        (should (file-exists-p backup))
+        (should-not answers)
+        ;; No password: not asked again, not encrypted.
+        (delete-file backup)
+        (setq answers '(""))
+        (should-not (eq (alist-get 'encrypted (call-interactively #'llmster-backup)) t))
+        (should-not answers)))))
+
+(ert-deftest llmster-test-control-characters-are-shown-as-visible-escapes ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "[[sim:escape reasoning]] hi")
+      (llmster-test--wait-reply buffer)
+      (dolist (chat '(streamed reopened))
+        (with-current-buffer (if (eq chat 'streamed) buffer (llmster-test--reopen buffer))
+          (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+            (should-not (string-match-p llmster--control-regexp text))
+            (should (string-match-p "\\^\\[\\]52;" text))
+            (should (string-match-p "\\^\\[\\[2J" text))))))
+    (should (equal (llmster--visible (concat "a\e[1m\a" (string #x9b) "b\r\n\t")) "a^[[1m^G^[[b\n\t"))))
+
+(ert-deftest llmster-test-smaller-items-of-issue-41 ()
+  ;; One line of output is "1 line".
+  (with-temp-buffer
+    (llmster--insert-tool (point) '((name . "date") (status . "succeeded") (output . "Tuesday\n")))
+    (should (equal (overlay-get (car (llmster--folds 'output)) 'llmster-summary) "output: 1 line")))
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:a chat with a title long enough to fill its column and then some more")
+      (llmster-test--wait-reply buffer)
+      (llmster-chats-move "A folder/with a long path"))
+    ;; The whole "Updated" column fits in 120 columns.
+    (with-current-buffer (llmster-list-conversations)
+      (goto-char (point-min))
+      (should (re-search-forward "[0-9]\\{4\\}-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]" nil t))
+      (should (<= (current-column) 120)))
+    ;; A rewrite's diff numbers its hunk as the file's lines.
+    (let ((source (generate-new-buffer "lines.txt")))
+      (with-current-buffer source
+        (insert "one\ntwo\nthree\nfour\nfive\nsix\n")
+        (goto-char (point-min)) (forward-line 3)
+        (llmster-rewrite (point) (progn (forward-line 2) (point)) "echo:```\nFOUR\nFIVE\n```"))
+      (llmster-test--wait (lambda () (let ((diff (get-buffer "*llmster rewrite*")))
+                                       (and diff (buffer-local-value 'llmster--rewrite diff)))))
+      (with-current-buffer "*llmster rewrite*"
+        (should (string-match-p "^@@ -4,2 \\+4,2 @@" (buffer-string)))
+        (llmster-rewrite-reject))
+      (kill-buffer source))))
+
+(ert-deftest llmster-test-a-refused-send-is-not-drawn-as-sent ()
+  (llmster-test--with-llmster
+    (let* ((buffer (llmster)) (image (llmster-test--png (make-temp-file "llmster-image-" t)))
+           (notes (get-buffer-create "plover.txt")))
+      (with-current-buffer notes (erase-buffer) (insert "The secret word is plover.\n"))
+      (llmster-test--send buffer "echo:first")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-attach-image image buffer)
+        (llmster-add-context notes buffer)
+        ;; acme/tiny-1b sees no images: the turn refuses the send before anything reaches the server.
+        (llmster-test--send buffer "echo:img")
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\necho:img"))
+        (should (equal llmster--images (list image)))
+        (should (equal (mapcar #'car llmster--context) '("plover.txt")))
+        (should (string-match-p "Context: plover.txt; Images: dot.png" (format "%s" header-line-format)))
+        (should (equal (mapcar (lambda (m) (alist-get 'text m))
+                               (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+                       '("echo:first" "first")))
+        ;; Asking again answers the last message the library holds, which the buffer shows last.
+        (llmster-regenerate)
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\necho:img"))
+        (should (= 2 (length (alist-get 'alternatives (llmster--alternatives-of
+                                                         (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))
+                                                         nil)))))
+        ;; Without the image, the same input goes with its context item.
+        (setq llmster--images nil)
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### You\necho:img\n\n\\[context: plover.txt\\]\n\n### Assistant\nimg\n\n### You\n\\'" (buffer-string)))))))
+
+(ert-deftest llmster-test-a-dropped-reply-shows-its-reason-at-once ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "[[sim:drop-after=3]] echo:one two three four five six")
+      (llmster-test--wait-reply buffer)
+      (let* ((shown (with-current-buffer buffer (buffer-string)))
+             (reply (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id (buffer-local-value 'llmster--conversation-id buffer)))))))
+        (should (equal (alist-get 'status reply) "incomplete"))
+        (should (> (length (alist-get 'error reply)) 0))
+        (should (string-match-p (regexp-quote (format "[incomplete: %s]" (alist-get 'error reply))) shown))
+        (should (equal shown (with-current-buffer (llmster-test--reopen buffer) (buffer-string))))))))
+
+(defun llmster-test--open-and-reopened (buffer)
+  "BUFFER's text and mode line, then the same of its conversation reopened: (OPEN . REOPENED)."
+  (let ((open (with-current-buffer buffer (list (buffer-string) llmster--usage (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds))))))
+    (with-current-buffer (llmster-test--reopen buffer)
+      (cons open (list (buffer-string) llmster--usage (mapcar (lambda (fold) (overlay-get fold 'llmster-summary)) (llmster--folds)))))))
+
+(ert-deftest llmster-test-the-open-chat-reads-as-the-reopened-one ()
+  (llmster-test--with-llmster
+    (llmster-test--write-config "preset.shout.template = Say loudly: {{input}}")
+    (let ((buffer (llmster)) (notes (get-buffer-create "plover.txt")))
+      (with-current-buffer notes (erase-buffer) (insert "The secret word is plover.\n"))
+      ;; Reasoning (its time is the engine's), a cancelled reply, a context item, a filled template.
+      (llmster-test--send buffer "[[sim:reasoning]] echo:thought through")
+      (llmster-test--wait-reply buffer)
+      (llmster-test--send buffer "[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
+      (with-current-buffer buffer
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-max)) (search-backward "\nalpha" nil t))))
+        (llmster-cancel))
+      (llmster-test--wait-reply buffer)
+      (llmster-add-context notes buffer)
+      (llmster-test--send buffer "echo:with notes")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer (llmster-apply-preset "shout"))
+      (llmster-test--send buffer "echo:hello")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (llmster-test--wait (lambda () (string-match-p "Say loudly" (buffer-string)))))
+      (pcase-let* ((`(,open . ,reopened) (llmster-test--open-and-reopened buffer))
+                   (meter (alist-get 'label (alist-get 'contextMeter (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))
+        (should (equal (car open) (car reopened)))
+        (should (string-match-p "\\[incomplete: " (car open)))
+        (should (string-match-p "\\[context: plover.txt\\]" (car open)))
+        (should (equal (nth 2 open) (nth 2 reopened)))
+        (should (string-match-p (regexp-quote meter) (nth 1 open)))
+        (should (equal (nth 1 open) (nth 1 reopened)))))))
+
+(ert-deftest llmster-test-after-a-send-point-stays-in-the-input-area ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (switch-to-buffer buffer)
+        (llmster-test--send buffer "[[sim:stall=1]] echo:w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13")
+        (should (>= (point) llmster--input-start))
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\nw1" nil t))))
+        ;; Typing while the reply streams goes into the input area, never into the reply.
+        (insert "hello")
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### Assistant\nw1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13\n\n### You\nhello\\'" (buffer-string)))
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "hello"))))))
+
+(ert-deftest llmster-test-undo-while-streaming-withdraws-the-exchange-from-the-library ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (cl-flet ((texts () (mapcar (lambda (m) (alist-get 'text m))
+                                    (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))
+          (llmster-test--send buffer "echo:one")
+          (llmster-test--wait-reply buffer)
+          (llmster-edit-last)
+          (goto-char (point-max))
+          (insert " edited")
+          (llmster-send)
+          (llmster-test--wait-reply buffer)
+          (goto-char (point-max))
+          (undo-boundary)
+          (insert "[[sim:stall=30]] echo:slow one two three four")
+          (undo-boundary)
+          (llmster-send)
+          (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\nslow" nil t))))
+          (let ((last-command nil)) (undo))
+          (should-not (llmster-streaming-p))
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max))
+                         "[[sim:stall=30]] echo:slow one two three four"))
+          ;; The library holds what the buffer shows.
+          (should (equal (texts) '("echo:one edited" "one edited")))
+          ;; Asking again answers the message shown last, and its answers and versions are there to choose.
+          (llmster-regenerate)
+          (llmster-test--wait-reply buffer)
+          (should (equal (buffer-string) "### You\necho:one edited\n\n### Assistant\none edited\n\n### You\n[[sim:stall=30]] echo:slow one two three four"))
+          (let ((messages (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))
+            (should (= 2 (length (alist-get 'alternatives (llmster--alternatives-of messages nil)))))
+            (should (= 2 (length (alist-get 'alternatives (llmster--alternatives-of messages t))))))
+          ;; The chat goes on.
+          (delete-region llmster--input-start (point-max))
+          (insert "echo:after")
+          (llmster-send)
+          (llmster-test--wait-reply buffer)
+          (should (string-match-p "### Assistant\none edited\n\n### You\necho:after\n\n### Assistant\nafter\n\n### You\n\\'" (buffer-string)))
+          (should (equal (texts) '("echo:one edited" "one edited" "echo:after" "after"))))))))
+
+(ert-deftest llmster-test-a-chat-changed-elsewhere-is-drawn-again ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (shown nil))
+      (llmster-test--send buffer "echo:from emacs")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (goto-char (point-max))
+        (insert "typed here")
+        ;; Another process (`llmster ask -c') continues the conversation.
+        (should (zerop (call-process llmster-program nil nil nil "ask" (concat "--continue=" llmster--conversation-id)
+                                     "echo:from elsewhere")))
+        (llmster-test--wait (lambda () (string-match-p "### Assistant\nfrom elsewhere\n" (buffer-string))))
+        (should (equal (buffer-string) "### You\necho:from emacs\n\n### Assistant\nfrom emacs\n\n### You\necho:from elsewhere\n\n### Assistant\nfrom elsewhere\n\n### You\ntyped here"))
+        ;; While a reply streams, the chat says so, and draws the conversation again after it.
+        (delete-region llmster--input-start (point-max))
+        (cl-letf* ((message-function (symbol-function 'message))
+                   ((symbol-function 'message) (lambda (format &rest args)
+                                                 (when format (push (apply #'format-message format args) shown))
+                                                 (apply message-function format args))))
+          (llmster-test--send buffer "[[sim:stall=1]] echo:one two three four five")
+          (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t))))
+          (llmster--on-notification "conversation/changed" `((conversationId . ,llmster--conversation-id)))
+          (should (cl-find-if (lambda (line) (string-match-p "changed elsewhere; it is drawn again when this reply ends" line)) shown))
+          (should (llmster-streaming-p))
+          (llmster-test--wait-reply buffer)
+          (llmster-test--wait (lambda () (cl-find-if (lambda (line) (string-match-p "drawn again from the library" line)) shown))))
+        (should (string-match-p "### Assistant\none two three four five\n\n### You\n\\'" (buffer-string)))))))
+
+(ert-deftest llmster-test-a-streaming-reply-is-scanned-for-syntax-after-it-ends ()
+  (skip-unless (featurep 'markdown-mode))
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (scanned 0))
+      (cl-letf* ((propertize (symbol-function 'markdown-syntax-propertize))
+                 ((symbol-function 'markdown-syntax-propertize)
+                  (lambda (start end)
+                    (when (llmster-streaming-p buffer) (setq scanned (+ scanned (- end start))))
+                    (funcall propertize start end)))
+                 (apply-event (symbol-function 'llmster--apply-event))
+                 ((symbol-function 'llmster--apply-event)
+                  (lambda (buffer reply event)
+                    (funcall apply-event buffer reply event)
+                    ;; What redisplay of a window on the reply's end asks for.
+                    (with-current-buffer buffer (syntax-propertize (point-max))))))
+        (llmster-test--send buffer "echo:```python\nx = 1\n```\nafter the code")
+        (llmster-test--wait-reply buffer)
+        (llmster-test--send buffer "[[sim:large=100000]] go")
+        (llmster-test--wait-reply buffer))
+      ;; Only the messages sent and the input area were scanned while replies streamed, not the replies.
+      (should (< scanned 5000))
+      (with-current-buffer buffer
+        (llmster-test--wait (lambda () (null llmster--syntax-scanned)))
+        (goto-char (point-min))
+        (search-forward "### Assistant\n```python\nx = 1")
+        (should (markdown-code-block-at-pos (match-end 0)))
+        (search-forward "after the code")
+        (should-not (markdown-code-block-at-pos (match-beginning 0)))))))
+
 (defconst llmster-test--scenarios
-  '((undo-while-streaming . llmster-test-undo-while-a-reply-streams-takes-the-message-back)
+  '((undo-while-streaming . llmster-test-undo-while-streaming-withdraws-the-exchange-from-the-library)
     (undo-after-streaming . llmster-test-undo-works-after-typing-while-a-reply-streams)
     (cursor-after-regenerate . llmster-test-point-stays-in-the-input-after-regenerate)
     (fresh-context . llmster-test-lost-server-context-offers-a-fresh-one)
@@ -1268,7 +1559,16 @@
     (recap . llmster-test-a-lost-context-can-continue-with-a-recap)
     (fork . llmster-test-fork-opens-a-new-conversation-from-a-reply)
     (image . llmster-test-an-image-goes-with-the-next-message)
-    (dry-run . llmster-test-the-request-can-be-seen-before-it-is-sent))
+    (dry-run . llmster-test-the-request-can-be-seen-before-it-is-sent)
+    (refused-send . llmster-test-a-refused-send-is-not-drawn-as-sent)
+    (cursor-after-send . llmster-test-after-a-send-point-stays-in-the-input-area)
+    (dropped-reply-reason . llmster-test-a-dropped-reply-shows-its-reason-at-once)
+    (open-equals-reopened . llmster-test-the-open-chat-reads-as-the-reopened-one)
+    (copy-code-block . llmster-test-a-code-block-of-the-last-reply-is-copied-or-inserted)
+    (server-switch . llmster-test-the-server-profile-is-switched-from-emacs)
+    (encrypted-backup . llmster-test-a-backup-password-is-asked-twice)
+    (control-characters . llmster-test-control-characters-are-shown-as-visible-escapes)
+    (changed-elsewhere . llmster-test-a-chat-changed-elsewhere-is-drawn-again))
   "Each shared scenario's slug and this suite's test of it.")
 
 (ert-deftest llmster-test-a-reopened-chat-is-scanned-for-code-blocks-after-it-is-shown ()
