@@ -1,23 +1,18 @@
 import Foundation
-import HTTP
 import Library
-import LMStudio
 import Testing
 import TestSupport
 
 /// `ask` at the turn's edges: a reader that goes away early, and the load policy.
 @Suite struct AskTurnEdgeTests {
-    /// `llmster ask … | head -c 8`: the reader closes after 8 bytes while the reply is still coming.
-    @Test func aReaderThatClosesEarlyLeavesWhatArrivedSavedAndTheIncompleteStatus() throws {
-        let fixture = try SimulatorFixture()
-        let cli = try CLI(server: fixture.url)
+    /// Starts `ask` on a reply that sends three deltas and then goes quiet for 30 s (only the test can end it early),
+    /// standard output on a pipe, and reads its first 8 bytes.
+    static func askReadingEightBytes(_ cli: CLI, errors: Pipe) throws -> (Process, Pipe, Data) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
-        // Three deltas, then the server goes quiet for 30 s: only a closed output can end the reply early.
         process.arguments = ["ask", "[[sim:stall=30]] echo:w0 w1 w2 w3 w4 w5 w6"]
         process.environment = cli.environment
         let output = Pipe()
-        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
@@ -26,6 +21,15 @@ import TestSupport
         while head.count < 8, let chunk = try output.fileHandleForReading.read(upToCount: 8 - head.count), !chunk.isEmpty {
             head += chunk
         }
+        return (process, output, head)
+    }
+
+    /// `llmster ask … | head -c 8`: the reader closes after 8 bytes while the reply is still coming.
+    @Test func aReaderThatClosesEarlyLeavesWhatArrivedSavedAndTheIncompleteStatus() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let errors = Pipe()
+        let (process, output, head) = try Self.askReadingEightBytes(cli, errors: errors)
         try output.fileHandleForReading.close()
         process.waitUntilExit()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -43,21 +47,10 @@ import TestSupport
     @Test func ctrlCWithOutputPipedExitsInterrupted() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
-        process.arguments = ["ask", "[[sim:stall=30]] echo:w0 w1 w2 w3 w4 w5 w6"]
-        process.environment = cli.environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        var head = Data()
-        while head.count < 8, let chunk = try output.fileHandleForReading.read(upToCount: 8 - head.count), !chunk.isEmpty {
-            head += chunk
-        }
+        let (process, output, _) = try Self.askReadingEightBytes(cli, errors: Pipe())
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
+        withExtendedLifetime(output) {}
         #expect(process.terminationReason == .exit && process.terminationStatus == 130)
     }
 
