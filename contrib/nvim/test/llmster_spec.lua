@@ -778,6 +778,28 @@ local ok, err = pcall(function()
     llmster.config.rewrite_prompt = nil
   end)
 
+  test('a rejected rewrite leaves the buffer unmodified, and undo does not bring it back', function()
+    local inline = require('llmster.inline')
+    llmster.setup({ rewrite_prompt = function() return 'echo:```lua\nlocal x = 2\n```' end })
+    local path = home .. '/unchanged.lua'
+    vim.fn.writefile({ 'header', 'local x = 1', 'footer' }, path)
+    vim.cmd('edit ' .. path)
+    local source = vim.api.nvim_get_current_buf()
+    vim.cmd('2LlmsterRewrite double it')
+    wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the rewrite')
+    llmster.config.rewrite_prompt = nil
+    assert(text(source) == 'header\nlocal x = 2\nfooter', text(source))
+    -- Headless, nothing typed closes the undo block; the command typed to reject would.
+    vim.cmd('let &l:undolevels = &l:undolevels')
+    vim.cmd('LlmsterReject')
+    vim.cmd('let &l:undolevels = &l:undolevels')
+    assert(text(source) == 'header\nlocal x = 1\nfooter', text(source))
+    assert(vim.bo[source].modified == false, 'unmodified, as before the rewrite')
+    vim.cmd('silent! normal! u')
+    assert(text(source) == 'header\nlocal x = 1\nfooter', 'undo does not apply the rejected rewrite: ' .. text(source))
+    vim.cmd('bwipeout! ' .. source)
+  end)
+
   test('context: files and buffers go with the next message', function()
     local path = home .. '/notes.txt'
     vim.fn.writefile({ 'attached words' }, path)
