@@ -736,6 +736,24 @@ local ok, err = pcall(function()
     assert(not text(list):find('Chores', 1, true), 'the list is refreshed')
   end)
 
+  test('the rename prompt starts from the title, the delete question names it', function()
+    local buffer = new_chat('echo:prompt chores')
+    vim.cmd('LlmsterRename Old title')
+    local input, confirm = vim.ui.input, vim.fn.confirm
+    local asked, question
+    vim.ui.input = function(options, answer) asked = options answer(nil) end
+    vim.fn.confirm = function(text) question = text return 2 end
+    local ok, failure = pcall(function()
+      vim.cmd('LlmsterRename')
+      assert(asked and asked.default == 'Old title', 'the prompt starts with the title: ' .. vim.inspect(asked))
+      vim.cmd('LlmsterDelete')
+      assert(question and question:find('"Old title"', 1, true), 'the question names the conversation: ' .. tostring(question))
+    end)
+    vim.ui.input, vim.fn.confirm = input, confirm
+    assert(ok, failure)
+    assert(llmster.chat(buffer) and saved(buffer).conversation.title == 'Old title', 'kept: nothing was answered')
+  end)
+
   test('ask sends the selection as a fenced block with file name and filetype', function()
     new_chat()
     local path = home .. '/demo.lua'
