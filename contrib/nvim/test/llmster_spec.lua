@@ -754,6 +754,29 @@ local ok, err = pcall(function()
     assert(llmster.chat(buffer) and saved(buffer).conversation.title == 'Old title', 'kept: nothing was answered')
   end)
 
+  test(':LlmsterAdd says what it added, with the chips llmster shows', function()
+    local path = home .. '/chips.md'
+    local lines = { '```lua', 'local words = "x"', '```' }
+    for i = 1, 60 do table.insert(lines, 'line ' .. i .. ' of the notes') end
+    vim.fn.writefile(lines, path)
+    local chat = new_chat()
+    local seen = notifications(function() vim.cmd('LlmsterAdd ' .. vim.fn.fnameescape(path)) end)
+    local scratch = vim.api.nvim_create_buf(true, true)
+    vim.api.nvim_buf_set_lines(scratch, 0, -1, false, { 'buffer words' })
+    seen = vim.list_extend(seen, notifications(function() llmster.add_context(scratch, chat) end))
+    assert(#seen == 2, vim.inspect(seen))
+    type_input(chat, 'echo:chips')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(chat) end, 'the reply')
+    local sent = saved(chat).messages[1].context
+    assert(#sent == 2, vim.inspect(sent))
+    for index, item in ipairs(sent) do
+      assert(seen[index].level == vim.log.levels.INFO and seen[index].message:find(item.chip, 1, true),
+        'names the item with its chip "' .. item.chip .. '": ' .. seen[index].message)
+    end
+    vim.api.nvim_buf_delete(scratch, { force = true })
+  end)
+
   test('ask sends the selection as a fenced block with file name and filetype', function()
     new_chat()
     local path = home .. '/demo.lua'
