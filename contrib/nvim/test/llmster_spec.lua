@@ -736,6 +736,47 @@ local ok, err = pcall(function()
     assert(not text(list):find('Chores', 1, true), 'the list is refreshed')
   end)
 
+  test('the rename prompt starts from the title, the delete question names it', function()
+    local buffer = new_chat('echo:prompt chores')
+    vim.cmd('LlmsterRename Old title')
+    local input, confirm = vim.ui.input, vim.fn.confirm
+    local asked, question
+    vim.ui.input = function(options, answer) asked = options answer(nil) end
+    vim.fn.confirm = function(text) question = text return 2 end
+    local ok, failure = pcall(function()
+      vim.cmd('LlmsterRename')
+      assert(asked and asked.default == 'Old title', 'the prompt starts with the title: ' .. vim.inspect(asked))
+      vim.cmd('LlmsterDelete')
+      assert(question and question:find('"Old title"', 1, true), 'the question names the conversation: ' .. tostring(question))
+    end)
+    vim.ui.input, vim.fn.confirm = input, confirm
+    assert(ok, failure)
+    assert(llmster.chat(buffer) and saved(buffer).conversation.title == 'Old title', 'kept: nothing was answered')
+  end)
+
+  test(':LlmsterAdd says what it added, with the chips llmster shows', function()
+    local path = home .. '/chips.md'
+    local lines = { '```lua', 'local words = "x"', '```' }
+    for i = 1, 60 do table.insert(lines, 'line ' .. i .. ' of the notes') end
+    vim.fn.writefile(lines, path)
+    local chat = new_chat()
+    local seen = notifications(function() vim.cmd('LlmsterAdd ' .. vim.fn.fnameescape(path)) end)
+    local scratch = vim.api.nvim_create_buf(true, true)
+    vim.api.nvim_buf_set_lines(scratch, 0, -1, false, { 'buffer words' })
+    seen = vim.list_extend(seen, notifications(function() llmster.add_context(scratch, chat) end))
+    assert(#seen == 2, vim.inspect(seen))
+    type_input(chat, 'echo:chips')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(chat) end, 'the reply')
+    local sent = saved(chat).messages[1].context
+    assert(#sent == 2, vim.inspect(sent))
+    for index, item in ipairs(sent) do
+      assert(seen[index].level == vim.log.levels.INFO and seen[index].message:find(item.chip, 1, true),
+        'names the item with its chip "' .. item.chip .. '": ' .. seen[index].message)
+    end
+    vim.api.nvim_buf_delete(scratch, { force = true })
+  end)
+
   test('ask sends the selection as a fenced block with file name and filetype', function()
     new_chat()
     local path = home .. '/demo.lua'
@@ -776,6 +817,28 @@ local ok, err = pcall(function()
     assert(text(source) == 'header\nlocal x = 2\nreturn x * 2\nfooter', text(source))
     assert(#vim.api.nvim_buf_get_extmarks(source, vim.api.nvim_create_namespace('llmster_rewrite'), 0, -1, {}) == 0)
     llmster.config.rewrite_prompt = nil
+  end)
+
+  test('a rejected rewrite leaves the buffer unmodified, and undo does not bring it back', function()
+    local inline = require('llmster.inline')
+    llmster.setup({ rewrite_prompt = function() return 'echo:```lua\nlocal x = 2\n```' end })
+    local path = home .. '/unchanged.lua'
+    vim.fn.writefile({ 'header', 'local x = 1', 'footer' }, path)
+    vim.cmd('edit ' .. path)
+    local source = vim.api.nvim_get_current_buf()
+    vim.cmd('2LlmsterRewrite double it')
+    wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the rewrite')
+    llmster.config.rewrite_prompt = nil
+    assert(text(source) == 'header\nlocal x = 2\nfooter', text(source))
+    -- Headless, nothing typed closes the undo block; the command typed to reject would.
+    vim.cmd('let &l:undolevels = &l:undolevels')
+    vim.cmd('LlmsterReject')
+    vim.cmd('let &l:undolevels = &l:undolevels')
+    assert(text(source) == 'header\nlocal x = 1\nfooter', text(source))
+    assert(vim.bo[source].modified == false, 'unmodified, as before the rewrite')
+    vim.cmd('silent! normal! u')
+    assert(text(source) == 'header\nlocal x = 1\nfooter', 'undo does not apply the rejected rewrite: ' .. text(source))
+    vim.cmd('bwipeout! ' .. source)
   end)
 
   test('context: files and buffers go with the next message', function()

@@ -57,7 +57,30 @@ function M.show_context(chat)
     { virt_text = { { '  context: ' .. table.concat(names, ', '), 'Comment' } }, virt_text_pos = 'eol' })
 end
 
--- Attaches a buffer (a number) or a file (a path) to a chat; it is sent with the next message.
+-- `950 B`, `3.2 KB`, `1.5 MB`: llmster's size of a context item (decimal units).
+local function size(bytes)
+  if bytes < 1000 then return bytes .. ' B' end
+  local value, unit = bytes / 1000, 'KB'
+  if bytes >= 1000000 then value, unit = bytes / 1000000, 'MB' end
+  return (string.format(value >= 100 and '%.0f %s' or '%.1f %s', value, unit):gsub('%.0 ', ' '))
+end
+
+-- The chip llmster shows for an item (`notes.md · 3.2 KB · ~800 tokens`, as the REPL's /file prints it): the text's
+-- size, and the context meter's estimate of its block as the request carries it (heading, fence, text).
+local function chip(name, heading, text)
+  local longest = 0
+  for run in text:gmatch('`+') do longest = math.max(longest, #run) end
+  local fence = string.rep('`', math.max(3, longest + 1))
+  local block = heading .. '\n' .. fence .. '\n' .. text .. (text:sub(-1) == '\n' and '' or '\n') .. fence
+  return string.format('%s · %s · ~%d tokens', name, size(#text), math.floor((#block + 3) / 4))
+end
+
+-- Says what was attached, as the REPL's /file does.
+local function confirm(chip_line)
+  require('llmster.client').notify('added ' .. chip_line .. '; it goes with the next message', vim.log.levels.INFO)
+end
+
+-- Attaches a buffer (a number) or a file (a path) to a chat; it is sent with the next message, which it says.
 function M.add_context(target, chat_buffer)
   local current = vim.api.nvim_get_current_buf()
   chat_buffer = chat_buffer or (chats[current] and current) or require('llmster.chat').chat_for_range()
@@ -71,13 +94,21 @@ function M.add_context(target, chat_buffer)
   if type(target) == 'number' then
     local name = vim.api.nvim_buf_get_name(target)
     item = { name = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or ('buffer ' .. target), buffer = target }
+    item.chip = chip(item.name, item.name .. ':', table.concat(vim.api.nvim_buf_get_lines(target, 0, -1, false), '\n'))
   else
     local path = vim.fn.expand(target)
     if vim.fn.filereadable(path) ~= 1 then error('cannot read ' .. path, 0) end
     item = { name = vim.fn.fnamemodify(path, ':~:.'), path = vim.fn.fnamemodify(path, ':p') }
+    local file = io.open(item.path, 'rb')
+    local content = file and file:read('*a') or ''
+    if file then file:close() end
+    -- llmster names a file by its name in its directory (the send gives it so), as the reopened chat's chips show it.
+    local tail = vim.fn.fnamemodify(item.path, ':t')
+    item.chip = chip(tail, 'File ' .. tail .. ':', content)
   end
   table.insert(chat.context, item)
   M.show_context(chat)
+  confirm(item.chip)
   return chat_buffer
 end
 
@@ -97,6 +128,7 @@ function M.add_image(path, chat_buffer)
   local chat = chats[chat_buffer]
   table.insert(chat.context, { name = 'image ' .. vim.fn.fnamemodify(full, ':t'), image = full })
   M.show_context(chat)
+  confirm(string.format('%s · image · %s', vim.fn.fnamemodify(full, ':t'), size(vim.fn.getfsize(full))))
   return chat_buffer
 end
 

@@ -54,8 +54,12 @@ local function clear(buffer)
 end
 
 -- Shows the proposal: the new lines replace the old ones (highlighted as added), the old ones stay visible above as deleted.
+-- The rewrite is one undo block of its own (setting 'undolevels' closes the one before), so a reject can undo it.
 local function show_diff(buffer, state, new_lines)
+  vim.api.nvim_buf_call(buffer, function() vim.cmd('let &l:undolevels = &l:undolevels') end)
+  state.before = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
   vim.api.nvim_buf_set_lines(buffer, state.first, state.first + state.count, false, new_lines)
+  state.tick = vim.api.nvim_buf_get_changedtick(buffer)
   state.count = #new_lines
   state.ready = true
   local old = vim.tbl_map(function(line) return { { line, 'DiffDelete' } } end, state.old)
@@ -112,12 +116,23 @@ function M.accept(buffer)
   if not clear(buffer) then error('no rewrite is waiting here', 0) end
 end
 
+-- Takes the rewrite back: undone when nothing changed the buffer since, so 'modified' is as before it and `u` does not
+-- bring it back; otherwise the old lines are put back as a change.
+local function restore(buffer, state)
+  if vim.api.nvim_buf_get_changedtick(buffer) == state.tick then
+    vim.api.nvim_buf_call(buffer, function() vim.cmd('silent undo') end)
+    if vim.deep_equal(vim.api.nvim_buf_get_lines(buffer, 0, -1, false), state.before) then return end
+    vim.api.nvim_buf_call(buffer, function() vim.cmd('silent redo') end)
+  end
+  vim.api.nvim_buf_set_lines(buffer, state.first, state.first + state.count, false, state.old)
+end
+
 -- Restores the lines as they were before the rewrite (or stops one being written); the rewrite leaves the library.
 function M.reject(buffer)
   buffer = buffer or vim.api.nvim_get_current_buf()
   local state = clear(buffer)
   if not state then error('no rewrite is waiting here', 0) end
-  if state.ready then vim.api.nvim_buf_set_lines(buffer, state.first, state.first + state.count, false, state.old) end
+  if state.ready then restore(buffer, state) end
   state.rejected = true
   if state.conversation then client.request('conversations/delete', { id = state.conversation }) end
   if state.request and not state.ready then client.cancel_request(state.request) end

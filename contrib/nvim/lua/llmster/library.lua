@@ -103,7 +103,10 @@ function M.rename(title)
     refresh_views(client.request_sync('conversations/rename', { id = id, title = vim.trim(text) }))
   end
   if title then return apply(title) end
-  vim.ui.input({ prompt = 'Title: ' }, function(text) client.guard(apply, text) end)
+  -- Starts from the current title, to be edited rather than typed again.
+  local conversation = client.request_sync('conversations/get', { id = id }).conversation
+  local current_title = isnil(conversation.title) and '' or conversation.title
+  vim.ui.input({ prompt = 'Title: ', default = current_title }, function(text) client.guard(apply, text) end)
 end
 
 -- The id of the folder at `path` ("Work/Research"), created with its parents when missing; nil for "" or "/".
@@ -173,8 +176,12 @@ function M.delete(force)
     local chat = llmster().chat(buffer)
     return chat ~= nil and chat.conversation == id
   end, vim.api.nvim_list_bufs())
-  local question = #open > 0 and 'Delete this conversation (its open chat closes)?' or 'Delete this conversation?'
-  if not force and vim.fn.confirm(question, '&Yes\n&No', 2) ~= 1 then return end
+  if not force then
+    -- Names the conversation: from the library list, the line under the cursor is easy to mistake.
+    local name = title_of(client.request_sync('conversations/get', { id = id }).conversation)
+    local question = string.format('Delete "%s"%s?', name, #open > 0 and ' (its open chat closes)' or '')
+    if vim.fn.confirm(question, '&Yes\n&No', 2) ~= 1 then return end
+  end
   client.request_sync('conversations/delete', { id = id })
   for _, buffer in ipairs(open) do
     -- Nothing left to keep a draft in.
