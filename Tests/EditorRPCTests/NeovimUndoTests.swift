@@ -67,7 +67,7 @@ import TestSupport
             end
             llmster.send_chat(buffer)
             client.request = request
-            local stopped = vim.wait(60000, function() return events > 5 and not llmster.streaming(buffer) end, 10)
+            local stopped = vim.wait(60000, function() return events >= 5 and not llmster.streaming(buffer) end, 10)
             local after_undo = text(buffer)
             vim.api.nvim_create_autocmd('User', { pattern = 'LlmsterReply', once = true, callback = function()
               local again = text(buffer):find('### Assistant', 1, true) ~= nil and not llmster.streaming(buffer)
