@@ -75,12 +75,7 @@ import TestSupport
         let typed = terminal.mark
         terminal.send("half a line")
         terminal.send("\u{3}")
-        // A Ctrl-C sent the instant the prompt is drawn is sometimes not seen (a race older than this test, about one
-        // run in five on a 2-core machine, reported to be fixed): a second one must bring the prompt back.
-        if (try? terminal.waitFor("› ", after: typed, seconds: 5)) == nil {
-            terminal.send("\u{3}")
-            try terminal.waitFor("› ", after: typed)
-        }
+        try terminal.waitFor("› ", after: typed)
         #expect(try send("echo:and on", to: terminal).contains("and on"), "Ctrl-C at the prompt keeps the REPL running")
     }
 

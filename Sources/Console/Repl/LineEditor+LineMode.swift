@@ -19,6 +19,15 @@ extension LineEditor {
         return settings
     }
 
+    /// The terminal on standard input opened again, non-blocking, for line mode's reads; standard input itself when it
+    /// cannot be. A read of standard input could block for good: Ctrl-C discards the terminal's pending input (the
+    /// `ISIG` flush) between the `poll` that saw a half-typed line and the `read` of it, and then the wake-up that
+    /// Ctrl-C sent would never be looked at. A descriptor of its own keeps `O_NONBLOCK` off the one the shell shares.
+    static func openPlainInput() -> Int32 {
+        let descriptor = open("/proc/self/fd/0", O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        return descriptor >= 0 && isatty(descriptor) == 1 ? descriptor : 0
+    }
+
     /// Puts back the terminal settings line mode changed (at the REPL's end).
     func restoreTerminal() {
         guard var settings = settingsBeforeLineMode else { return }
@@ -36,7 +45,7 @@ extension LineEditor {
             case .end: return .endOfInput
             case nil: break
             }
-            var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+            var descriptors = [pollfd(fd: plainInputDescriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             if poll(&descriptors, 2, -1) < 0 {
                 if errno == EINTR { continue }
@@ -63,7 +72,7 @@ extension LineEditor {
                 }
             }
             if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                let count = Foundation.read(0, &chunk, chunk.count)
+                let count = Foundation.read(plainInputDescriptor, &chunk, chunk.count)
                 if count > 0 {
                     plainInput.withLock { $0.feed(chunk[0..<count]) }
                 } else if count == 0 || (errno != EINTR && errno != EAGAIN) {

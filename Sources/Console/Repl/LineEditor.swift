@@ -27,6 +27,8 @@ final class LineEditor: Sendable {
     let plainInput = Mutex(LineSplitter())
     /// Line mode: the terminal settings to restore at the end, when line mode changed them.
     let settingsBeforeLineMode: termios?
+    /// Line mode: the terminal opened again for reading without blocking (`openPlainInput`), else standard input.
+    let plainInputDescriptor: Int32
 
     /// Sets readline up: name `llmster` for ~/.inputrc, Emacs bindings, newline keys, bracketed paste, and Ctrl-X Ctrl-E
     /// editing in `$VISUAL` or `$EDITOR` of `environment` (default vi). With `lineMode`, readline is not touched and
@@ -43,6 +45,7 @@ final class LineEditor: Sendable {
         self.history = history
         readsPlainLines = lineMode
         settingsBeforeLineMode = lineMode ? Self.prepareLineMode() : nil
+        plainInputDescriptor = lineMode ? Self.openPlainInput() : 0
         if lineMode { return }
         ReadlineBridge.state.withLock {
             $0.completer = completer
