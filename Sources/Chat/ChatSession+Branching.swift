@@ -63,8 +63,8 @@ extension ChatSession {
             return try await sendAsWriter(Turn(text: text, images: last.images, context: last.context), in: conversationId,
                                           freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
-            // Nothing answered the edited turn (`sendAsWriter` removed it): the original is current again.
-            try? storage { try withLibrary { library in _ = try library.chooseAlternative(messageId: last.turn.id) } }
+            // Nothing answered the edited turn (`sendAsWriter` saved none): the original, with the reply that was shown, is current again.
+            try? storage { try withLibrary { library in _ = try library.chooseAlternative(messageId: last.reply?.id ?? last.turn.id) } }
             throw error
         }
     }

@@ -6,11 +6,21 @@ import Library
 extension ChatSession {
     /// Takes the conversation's writer turn, held until the returned value is released: the sends of this process to
     /// the conversation queue in order (first come, first served); a reply another process writes refuses it at once
-    /// with `LibraryError.conversationInUse` (inside `ChatError.storage`) naming the process that answers it.
+    /// with `LibraryError.conversationInUse` (inside `ChatError.storage`) naming the process that answers it. A send
+    /// cancelled while it waits leaves the queue and throws `CancellationError`.
     func writerLock(_ conversationId: String) async throws -> WriterTurn {
         if writingConversations.contains(conversationId) {
             // Woken by `endWriterTurn` of the send before, which hands its turn on without letting a newcomer in between.
-            await withCheckedContinuation { waitingWriters[conversationId, default: []].append($0) }
+            let waiter = WriterWaiter()
+            let handedOn = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if Task.isCancelled { return continuation.resume(returning: false) }
+                    waitingWriters[conversationId, default: []].append((waiter, continuation))
+                }
+            } onCancel: {
+                Task { await self.leaveWriterQueue(waiter, of: conversationId) }
+            }
+            guard handedOn else { throw CancellationError() }
         } else {
             writingConversations.insert(conversationId)
         }
@@ -30,12 +40,23 @@ extension ChatSession {
         if var waiting = waitingWriters[conversationId], !waiting.isEmpty {
             let next = waiting.removeFirst()
             waitingWriters[conversationId] = waiting.isEmpty ? nil : waiting
-            next.resume()
+            next.continuation.resume(returning: true)
         } else {
             writingConversations.remove(conversationId)
         }
     }
+
+    /// Takes a cancelled send out of the conversation's queue (if its turn has not come yet) and wakes it.
+    private func leaveWriterQueue(_ waiter: WriterWaiter, of conversationId: String) {
+        guard var waiting = waitingWriters[conversationId], let index = waiting.firstIndex(where: { $0.waiter === waiter }) else { return }
+        let left = waiting.remove(at: index)
+        waitingWriters[conversationId] = waiting.isEmpty ? nil : waiting
+        left.continuation.resume(returning: false)
+    }
 }
+
+/// A send waiting for a conversation's writer turn, told apart from the others in the queue by identity.
+final class WriterWaiter: Sendable {}
 
 /// A send's turn as a conversation's writer: the library's lock across processes, and this process's queue, which the
 /// next send in it takes once this is released (the lock goes first). Held on the session's actor, like the lock.

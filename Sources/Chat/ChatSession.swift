@@ -27,8 +27,9 @@ public actor ChatSession {
     var pendingContextItems: [String: [ContextItem]] = [:]
     /// The conversations a send of this process is writing (see `writerLock`).
     var writingConversations: Set<String> = []
-    /// The sends waiting for each conversation's writer turn, in the order they asked.
-    var waitingWriters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    /// The sends waiting for each conversation's writer turn, in the order they asked; each is resumed with true when
+    /// its turn comes, false when it was cancelled first.
+    var waitingWriters: [String: [(waiter: WriterWaiter, continuation: CheckedContinuation<Bool, Never>)]] = [:]
     /// The thread the session runs on (see `LibraryExecutor`).
     private nonisolated let executor = LibraryExecutor(name: "llmster library")
 
@@ -96,74 +97,61 @@ public actor ChatSession {
     /// Forgets the cached model list (after a load or unload).
     public func invalidateModels() { cachedModels = nil }
 
-    /// Sends `turn` on the conversation and streams the reply to `display`; returns the saved reply. Faces send through
-    /// ``submit(_:in:createdForTurn:decide:progress:stopReason:display:replyCreated:)``, which asks what this refuses.
-    ///
-    /// With `freshContext`, the conversation's continuation is dropped first (used after
-    /// `ChatError.continuationLost`); with `recap` as well, the fresh context's first input is a ``Recap`` of the earlier
-    /// turns, then the new message (the library keeps the message as typed).
-    /// `replyCreated` gets the reply's message id once it is saved, before the first snapshot.
-    /// A send that fails before any reply was saved (no server, no model, an HTTP error, a lost context) saves nothing:
-    /// the user turn is removed again, and with `discardingNewConversation` (the face created the conversation for this
-    /// turn) the conversation too. A conversation the user made on purpose is never removed.
+    /// `submit` for a face (or a test) that asks nothing: `turn` as it is, in a fresh server context when `freshContext`
+    /// asks for one (with `recap`, starting with a recap of the earlier turns), else in the context the conversation has;
+    /// returns the saved reply, or throws what refused the turn (`TurnOutcome.savedReply()`). With
+    /// `discardingNewConversation`, a turn not sent removes the conversation the caller made for it.
     public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false, recap: Bool = false,
                      discardingNewConversation: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
-        let writing = try await writerLock(conversationId)
-        defer { withExtendedLifetime(writing) {} }
-        do {
-            try await checkContext(turn, conversation: try existingConversation(conversationId))
-            return try await sendAsWriter(turn, in: conversationId, freshContext: freshContext, recap: recap,
-                                          display: display, replyCreated: replyCreated)
-        } catch {
-            if discardingNewConversation { try? storage { try discardUnanswered(conversationId) } }
-            throw error
-        }
+        let submission = TurnSubmission(text: turn.text, images: turn.images, context: turn.context,
+                                        serverContext: freshContext ? recap ? .recap : .empty : .keep)
+        return try await submit(submission, in: conversationId, createdForTurn: discardingNewConversation,
+                                display: display, replyCreated: replyCreated).savedReply()
     }
 
     /// `send`, by the conversation's writer (``writerLock(_:)`` is held), the context items already checked.
     ///
-    /// With `answeringUnanswered`, a turn whose text is the unanswered last turn of the branch (left by an older
-    /// llmster, whose failed sends stayed in the library) answers that turn rather than repeating it.
+    /// The turn is saved only once the server accepted the request (see `stream`), so a send that fails before any
+    /// reply leaves the library as it was. With `answeringUnanswered`, a turn with no images or items whose text is the
+    /// branch's unanswered last turn (left by an older llmster, whose failed sends stayed in the library) answers that
+    /// turn rather than repeating it.
     func sendAsWriter(_ turn: Turn, in conversationId: String, freshContext: Bool, recap: Bool, answeringUnanswered: Bool = false,
                       stopReason: @escaping @Sendable () -> String? = { nil },
                       display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
-        if answeringUnanswered, let waiting = try storage({ try library.messages(conversationId: conversationId).last }),
-           waiting.role == .user, waiting.text == turn.text {
-            return try await stream(turn, prepared, recap: freshContext && recap
-                                        ? try await self.recap(conversationId: conversationId, excludingLastTurn: true, model: prepared.model,
-                                                               reference: prepared.modelReference)
-                                        : nil, stopReason: stopReason, display: display, replyCreated: replyCreated)
-        }
+        let waiting = answeringUnanswered && turn.images.isEmpty && turn.context.isEmpty
+            ? try storage({ try library.trailingUnansweredMessage(conversationId: conversationId) })
+            : nil
+        let answersWaiting = waiting?.text == turn.text
         let recapped = freshContext && recap
-            ? try await self.recap(conversationId: conversationId, excludingLastTurn: false, model: prepared.model,
+            ? try await self.recap(conversationId: conversationId, excludingLastTurn: answersWaiting, model: prepared.model,
                                    reference: prepared.modelReference)
             : nil
-        let message = try storage {
-            let message = try library.appendMessage(conversationId: conversationId, role: .user, MessageContent(text: turn.text))
+        return try await stream(turn, prepared, recap: recapped, savingTurn: !answersWaiting, stopReason: stopReason,
+                                display: display, replyCreated: replyCreated)
+    }
+
+    /// Saves `turn` as the conversation's next user message, with its images and context items as attachments, and
+    /// titles an untitled conversation by it.
+    private func saveTurn(_ turn: Turn, in conversation: Conversation) throws -> Message {
+        try storage {
+            let message = try library.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: turn.text))
             for image in turn.images {
                 _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
             }
             for item in turn.context {
                 _ = try library.addAttachment(messageId: message.id, name: item.name, mimeType: item.mimeType, bytes: Array(item.text.utf8))
             }
-            if prepared.conversation.title.isEmpty {
+            if conversation.title.isEmpty {
                 // A message of context items alone is titled by their names (a file's without its directory).
                 let named = turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
                     ? turn.context.map { $0.source == .file ? ($0.name as NSString).lastPathComponent : $0.name }.joined(separator: ", ")
                     : turn.text
-                try library.rename(conversationId: conversationId, to: Self.title(from: named))
+                try library.rename(conversationId: conversation.id, to: Self.title(from: named))
             }
             return message
-        }
-        do {
-            return try await stream(turn, prepared, recap: recapped, stopReason: stopReason, display: display, replyCreated: replyCreated)
-        } catch {
-            // Nothing answered the turn: it is not left in the library unanswered (the face has it back).
-            try? storage { try library.removeUnanswered(messageId: message.id) }
-            throw error
         }
     }
 
@@ -181,21 +169,20 @@ public actor ChatSession {
     }
 
     /// Checks the conversation's model (the `EffectiveModel` rule) and settings against the server before anything is saved or sent.
+    ///
+    /// A fresh context is prepared in memory only: the library drops the continuation when the server accepted the
+    /// request (`stream`), so a send that fails keeps the context the conversation had.
     private func prepare(_ conversationId: String, images: Bool, freshContext: Bool) async throws -> Prepared {
         var conversation = try existingConversation(conversationId)
         try followServer(of: conversation)
         let server = self.server.withLock { $0 }
         if freshContext {
-            try storage { try library.setContinuation(conversationId: conversationId, serverURL: nil, responseId: nil) }
             conversation.serverURL = nil
             conversation.lastResponseId = nil
         }
-        if conversation.lastResponseId == nil, conversation.needsFreshContext {
-            // This request starts a context, so it carries the saved prompt.
-            conversation.needsFreshContext = false
-            let updated = conversation
-            try storage { try library.updateConversation(updated) }
-        }
+        // This request starts a context, so it carries the saved prompt.
+        let startsContext = conversation.lastResponseId == nil
+        if startsContext { conversation.needsFreshContext = false }
         let models = try await serverCall { try await self.models() }
         guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil,
                                                      defaultModel: configuration.defaultModelKey, models: models) else {
@@ -217,7 +204,8 @@ public actor ChatSession {
             try storage { try library.updateConversation(conversation) }
         }
         return Prepared(conversation: conversation, model: model, modelReference: key,
-                        integrations: try requestIntegrations(conversation.settings.integrations ?? []), server: server)
+                        integrations: try requestIntegrations(conversation.settings.integrations ?? []), server: server,
+                        startsContext: startsContext)
     }
 
     /// A conversation, its model and its integrations, checked and ready to send.
@@ -229,6 +217,9 @@ public actor ChatSession {
         let integrations: [Integration]
         /// The server the request goes to, as it was when the send was prepared.
         let server: ServerInUse
+        /// Whether the request starts a server context: once accepted, the library drops the old continuation and
+        /// the saved prompt no longer waits for a fresh context.
+        let startsContext: Bool
     }
 
     /// The request entries for the integrations a conversation enabled, with their secret headers.
@@ -244,7 +235,12 @@ public actor ChatSession {
         }
     }
 
-    private func stream(_ turn: Turn, _ prepared: Prepared, recap: Recap? = nil, stopReason: @escaping @Sendable () -> String? = { nil },
+    /// Sends the request and streams its reply. Once the server accepted the request, and only then, the conversation
+    /// is brought up to date: a context it starts replaces the old continuation, and with `savingTurn` the turn is
+    /// saved; then the reply, as it streams. After that nothing is thrown: a reply the library can no longer take is
+    /// still the turn's outcome, incomplete, saved as far as it fits.
+    private func stream(_ turn: Turn, _ prepared: Prepared, recap: Recap? = nil, savingTurn: Bool = false,
+                        stopReason: @escaping @Sendable () -> String? = { nil },
                         display: @escaping ReplyObserver,
                         replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let conversation = prepared.conversation
@@ -263,8 +259,24 @@ public actor ChatSession {
         } catch is CancellationError {
             throw ChatError.server(.cancelled)
         }
-        let reply = try storage {
-            try library.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
+        if prepared.startsContext {
+            try storage {
+                try library.setContinuation(conversationId: conversation.id, serverURL: nil, responseId: nil)
+                if var current = try library.conversation(id: conversation.id), current.needsFreshContext {
+                    current.needsFreshContext = false
+                    try library.updateConversation(current)
+                }
+            }
+        }
+        let saved = savingTurn ? try saveTurn(turn, in: conversation) : nil
+        let reply: Message
+        do {
+            reply = try storage {
+                try library.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
+            }
+        } catch {
+            if let saved { try? storage { try library.removeUnanswered(messageId: saved.id) } }
+            throw error
         }
         await replyCreated?(reply.id)
         let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
@@ -310,10 +322,10 @@ public actor ChatSession {
                 }
                 result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message,
                                     streamedVersionId: streamedVersionId, wasCancelled: ending == .cancelled)
-            } catch let error as ChatError {
-                guard case .storage = error, let openLibrary, let kept = persistence.saveWhatFits(state, to: openLibrary) else { throw error }
-                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state, errorMessage: kept,
-                                    wasCancelled: ending == .cancelled)
+            } catch {
+                let kept = openLibrary.flatMap { persistence.saveWhatFits(state, to: $0) }
+                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state,
+                                    errorMessage: kept ?? String(describing: error), wasCancelled: ending == .cancelled)
             }
             try await group.waitForAll()
             return result

@@ -109,11 +109,14 @@ public struct Configuration: Sendable, Equatable {
         ("context_message_limit", "largest sum of context items one message carries, e.g. 2M"),
     ]
 
+    /// How often, in milliseconds, streamed text may be shown: `display_interval_ms`, and rpc's `coalesceMilliseconds`.
+    public static let displayIntervalRange = NumberRange.wholeNumbers(0...10_000)
+
     /// The values each numeric key accepts; a value outside its range is refused naming the key, the value and the range.
     ///
     /// `context_item_limit`, `context_message_limit` and `max_kdf_memory` are sizes (``byteSize(_:)``) and check their own.
     public static let numberRanges: [String: NumberRange] = [
-        "display_interval_ms": .wholeNumbers(0...10_000),
+        "display_interval_ms": displayIntervalRange,
         "context_length": .wholeNumbers(1...Double(Int32.max)),
         "reasoning_tail_lines": .wholeNumbers(0...100),
         "notify_after_seconds": .seconds(0...86_400),
@@ -410,42 +413,29 @@ public struct Configuration: Sendable, Equatable {
         return entries
     }
 
+    /// The largest configuration file read.
+    static let largestFile = 1 << 20
+
     /// Reads the file at `path`; a missing file gives the defaults unless `mustExist` (a path the user named).
     ///
     /// Anything but a regular file (a directory, a device such as `/dev/zero`, a FIFO, a socket) is refused: the file
     /// is opened without waiting (a FIFO with no writer would block) and its type checked before a byte is read.
     public static func load(path: String, mustExist: Bool = false) throws -> Configuration {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR {
-                guard !mustExist else { throw ConfigurationError.notAFile(path, reason: "does not exist") }
-                return Configuration()
-            }
-            throw ConfigurationError.notAFile(path, reason: "cannot be read: " + String(cString: strerror(code)))
+        // Read as every file llmster takes whole is: a FIFO, device or directory is refused at once, never waited on.
+        let read: [UInt8]?
+        do throws(RegularFileError) {
+            read = try RegularFile.read(path, limit: Self.largestFile)
+        } catch .notFound {
+            guard !mustExist else { throw ConfigurationError.notAFile(path, reason: "does not exist") }
+            return Configuration()
+        } catch .symlinkLoop {
+            throw ConfigurationError.notAFile(path, reason: "is a symlink loop")
+        } catch .notRegular(_, let kind) {
+            throw ConfigurationError.notAFile(path, reason: "is \(kind), not a regular file")
+        } catch .unreadable(_, let reason) {
+            throw ConfigurationError.notAFile(path, reason: "cannot be read: " + reason)
         }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw ConfigurationError.notAFile(path, reason: "cannot be read: " + String(cString: strerror(errno)))
-        }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw ConfigurationError.notAFile(path, reason: "is a directory")
-        case S_IFCHR, S_IFBLK: throw ConfigurationError.notAFile(path, reason: "is a device, not a regular file")
-        case S_IFIFO: throw ConfigurationError.notAFile(path, reason: "is a FIFO (named pipe), not a regular file")
-        default: throw ConfigurationError.notAFile(path, reason: "is not a regular file")
-        }
-        var data: [UInt8] = []
-        do {
-            while true {
-                let chunk = try Descriptor.readSome(descriptor, maximum: 65_536)
-                if chunk.isEmpty { break }
-                data += chunk
-            }
-        } catch {
-            throw ConfigurationError.notAFile(path, reason: "cannot be read: " + error.reason)
-        }
+        guard let data = read else { throw ConfigurationError.notAFile(path, reason: "is larger than \(Self.largestFile >> 20) MiB") }
         do { return try Configuration(parsing: String(decoding: data, as: UTF8.self)) } catch let error as ConfigurationError {
             throw ConfigurationError.inFile(path, error)
         }

@@ -176,7 +176,8 @@ public actor RPCServer {
                 throw RPCError.invalidParams("protocolVersion \(requested) is not supported; this llmster speaks \(Self.protocolVersion)")
             }
             let interval = try params.optionalInteger("coalesceMilliseconds") ?? Self.defaultCoalesceMilliseconds
-            guard (0...10_000).contains(interval) else { throw RPCError.invalidParams("coalesceMilliseconds must be 0…10000") }
+            let range = Configuration.displayIntervalRange
+            guard range.contains(Double(interval)) else { throw RPCError.invalidParams("coalesceMilliseconds must be \(range.description)") }
             configuration.displayIntervalMilliseconds = interval
             configurationStamp = ConfigurationStamp(path: configurationPath)
             session = try makeSession(configuration)
@@ -219,6 +220,8 @@ public actor RPCServer {
         let task = Task {
             await previous?.value
             do {
+                // Cancelled while it waited for the conversation's earlier requests: it never runs.
+                try Task.checkCancellation()
                 let result = try await handler(context, params)
                 self.send(response: id, result: result)
             } catch {

@@ -45,7 +45,7 @@ import TestSupport
         let cli = try CLI(server: "http://127.0.0.1:\(unusedPort())")
         let device = try cli.run(["--config", "/dev/zero", "chats"])
         #expect(device.status == 1, "\(device)")
-        #expect(device.errors.contains("/dev/zero is a device, not a regular file"), "\(device)")
+        #expect(device.errors.contains("/dev/zero is a character device, not a regular file"), "\(device)")
 
         let fifo = cli.sandbox.root + "/config.fifo"
         #expect(mkfifo(fifo, 0o600) == 0)

@@ -78,7 +78,7 @@ import TestSupport
             try library.setContinuation(conversationId: harness.conversationId, serverURL: "http://elsewhere:1234", responseId: "resp_other")
         }
         // Another server's continuation is never sent here, nor silently dropped: the user chooses a fresh context.
-        await #expect(throws: ChatError.self) {
+        await #expect(throws: TurnDecisionNeeded.self) {
             try await harness.session.send(Turn(text: "third"), in: harness.conversationId) { _ in }
         }
         _ = try await harness.session.regenerate(in: harness.conversationId, freshContext: true) { _ in }

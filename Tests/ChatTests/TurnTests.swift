@@ -110,4 +110,57 @@ import TestSupport
         #expect(await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId) { _ in }.reply != nil)
         #expect(try await Self.loadedInstances(harness) == ["acme/thinker-8b", "acme/tiny-1b"])
     }
+
+    /// The turn is saved only once the server accepted the request: a failed send leaves the conversation as it was —
+    /// no title taken from the unsent text, and a fresh context asked for keeps the old one until a request starts it.
+    @Test func aFailedSendChangesNothingInTheConversation() async throws {
+        let harness = try Harness()
+        let untitled = try #require(try harness.observer().conversation(id: harness.conversationId))
+        _ = await harness.session.submit(TurnSubmission(text: "[[sim:status=500]] secret plans"), in: harness.conversationId) { _ in }
+        #expect(try harness.observer().conversation(id: harness.conversationId)?.title == untitled.title, "not titled by the unsent text")
+
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        let before = try #require(try harness.observer().conversation(id: harness.conversationId))
+        let failed = await harness.session.submit(TurnSubmission(text: "[[sim:status=500]] again", serverContext: .empty),
+                                                  in: harness.conversationId) { _ in }
+        #expect(failed.returned != nil)
+        let after = try #require(try harness.observer().conversation(id: harness.conversationId))
+        #expect(after.lastResponseId == before.lastResponseId && after.lastResponseId != nil, "the context is kept")
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one"])
+    }
+
+    /// A send queued behind a reply to the same conversation can be cancelled while it waits: it leaves the queue at
+    /// once, saves nothing, and the reply before it goes on.
+    @Test func aQueuedSendCancelledWhileWaitingLeavesTheQueue() async throws {
+        let harness = try Harness()
+        let session = harness.session
+        let id = harness.conversationId
+        let streaming = Task { await session.submit(TurnSubmission(text: "[[sim:stall=30]] echo:alpha beta gamma delta"), in: id) { _ in } }
+        let observer = try harness.observer()
+        for _ in 0..<1000 where try observer.messages(conversationId: id).isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        let queued = Task { await session.submit(TurnSubmission(text: "echo:queued"), in: id) { _ in } }
+        queued.cancel()
+        let outcome = await queued.value
+        #expect(outcome.returned?.text == "echo:queued", "handed back: \(outcome)")
+        #expect(try observer.messages(conversationId: id).allSatisfy { $0.text != "echo:queued" })
+        streaming.cancel()
+        #expect(await streaming.value.reply?.wasCancelled == true)
+        #expect(await session.submit(TurnSubmission(text: "echo:after"), in: id) { _ in }.reply?.status == .complete,
+                "the writer turn was handed on")
+    }
+
+    /// A failed edit brings back the reply that was shown, not the newest one.
+    @Test func aFailedEditKeepsTheChosenAlternative() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        let shown = try await harness.session.send(Turn(text: "echo:two"), in: harness.conversationId) { _ in }
+        _ = try await harness.session.regenerate(in: harness.conversationId) { _ in }
+        try await harness.session.chooseAlternative(shown.messageId)
+        // The server forgot the context the edit is asked in: the edit fails before any reply.
+        harness.fixture.simulator.reset()
+        await #expect(throws: ChatError.continuationLost(conversationId: harness.conversationId)) {
+            try await harness.session.edit(in: harness.conversationId, text: "echo:zwei") { _ in }
+        }
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.id).last == shown.messageId)
+    }
 }

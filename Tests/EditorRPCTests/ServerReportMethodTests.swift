@@ -21,18 +21,21 @@ import TestSupport
         await rpc.closeInput()
     }
 
-    @Test func aReplyThatLoadedItsModelCarriesTheLoadTime() async throws {
+    /// A model unloaded behind rpc's back (here by another client) is loaded again under the load policy before the next
+    /// message, and the load reads as progress.
+    @Test func aModelUnloadedElsewhereIsLoadedAgainBeforeTheNextMessage() async throws {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        // rpc loads a conversation's model before its first message; unloaded behind its back (here by another client),
-        // the server loads it just in time for the next reply.
         let first = try #require(await rpc.call("chat/send", ["text": "echo:hi", "model": "acme/toolsmith-12b"])?["result"])
         try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).unload(instanceId: "acme/toolsmith-12b")
         let id = await rpc.request("chat/send", ["text": "echo:again", "conversationId": try #require(first["conversationId"])])
-        let (response, _) = await rpc.response(to: id)
-        let message = try #require(response?["result"]?["message"])
-        #expect(message["stats"]?["model_load_time_seconds"] == .number(1.25), "\(message)")
+        let (response, notifications) = await rpc.response(to: id)
+        #expect(response?["result"]?["status"] == "complete", "\(String(describing: response))")
+        #expect(notifications.contains { $0["params"]?["type"] == "model_load.progress" }, "\(notifications)")
+        let loaded = try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).models()
+            .flatMap { $0.loadedInstances.map(\.id) }
+        #expect(loaded == ["acme/toolsmith-12b"])
         await rpc.closeInput()
     }
 }

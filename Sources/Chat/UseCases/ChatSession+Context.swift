@@ -45,20 +45,6 @@ extension ChatSession {
         return try result.get()
     }
 
-    /// Throws when `turn`'s context items exceed the message limit or, with the message, the conversation's context
-    /// (as the context meter estimates it): the error lists each item's chip, so the user sees what to drop.
-    func checkContext(_ turn: Turn, conversation: Conversation) async throws {
-        guard !turn.context.isEmpty else { return }
-        try contextLimits.check(turn.context)
-        let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
-                                               models: try? await models())
-        let meter = try contextMeter(conversation: conversation, model: effective)
-        let input = ContextItem.input(turn.context, message: turn.text)
-        if meter.wouldOverflow(draft: input) {
-            throw ContextError.overflow(items: turn.context.map(\.chip), label: meter.label(draft: input))
-        }
-    }
-
     /// The items waiting for the next message on `conversationId` (nil: the next new conversation), oldest first.
     public func pendingContext(_ conversationId: String?) -> [ContextItem] { pendingContextItems[conversationId ?? ""] ?? [] }
 

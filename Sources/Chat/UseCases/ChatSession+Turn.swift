@@ -146,23 +146,28 @@ extension ChatSession {
                        stopReason: @escaping @Sendable () -> String? = { nil },
                        display: @escaping ReplyObserver,
                        replyCreated: (@Sendable (String) async -> Void)? = nil) async -> TurnOutcome {
+        let writing: WriterTurn
+        do { writing = try await writerLock(conversationId) } catch {
+            return Self.refuses(error) ? .refused(error, returned: submission) : .failed(error, returned: submission)
+        }
+        defer { withExtendedLifetime(writing) {} }
         let outcome = await attempt(submission, in: conversationId, progress: progress, stopReason: stopReason,
                                     display: display, replyCreated: replyCreated)
+        // Still the conversation's writer: nobody else can have sent to it meanwhile.
         if createdForTurn, outcome.reply == nil { try? storage { try discardUnanswered(conversationId) } }
         return outcome
     }
 
+    /// `submit`, by the conversation's writer. The cheap refusals come first, then what changes the server (the load).
     private func attempt(_ submission: TurnSubmission, in conversationId: String,
                          progress: @escaping @Sendable (TurnStep) async -> Void, stopReason: @escaping @Sendable () -> String?,
                          display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async -> TurnOutcome {
         do {
-            let writing = try await writerLock(conversationId)
-            defer { withExtendedLifetime(writing) {} }
-            if let candidates = try await loadUnderPolicy(conversationId, progress: progress) {
-                return .needsDecision(.chooseModel(candidates: candidates), returned: submission)
-            }
             let conversation = try existingConversation(conversationId)
+            // The server the conversation is held on, before anything is asked of a server.
             try followServer(of: conversation)
+            let turn = submission.turn
+            try contextLimits.check(turn.context)
             var choice = submission.serverContext
             if choice != .empty, choice != .recap, let reason = freshContextReason(conversation, keeping: choice == .keep) {
                 guard reason == .systemPromptChanged, submission.changedPromptStartsFresh, choice == nil else {
@@ -172,9 +177,11 @@ extension ChatSession {
                 await progress(.startsFreshContext(reason))
             }
             let fresh = choice == .empty || choice == .recap
-            let turn = submission.turn
-            try contextLimits.check(turn.context)
-            if !submission.sendsPastOverflow, let label = try await overflowLabel(turn, conversation: conversation, fresh: fresh) {
+            if let candidates = try await loadUnderPolicy(conversationId, progress: progress) {
+                return .needsDecision(.chooseModel(candidates: candidates), returned: submission)
+            }
+            if !submission.sendsPastOverflow,
+               let label = try await overflowLabel(turn, conversation: try existingConversation(conversationId), fresh: fresh) {
                 return .needsDecision(.overflow(label: label, items: turn.context.map(\.chip)), returned: submission)
             }
             do {
@@ -229,11 +236,11 @@ extension ChatSession {
     /// not loaded is loaded here and the previous chat model unloaded (unless `keep_previous_models`), rather than
     /// loaded just in time by the server beside it. Returns the chat models to choose from when no model applies.
     ///
-    /// Reads the cached model list (the load itself plans on a fresh one): a model unloaded behind llmster's back since
-    /// is loaded by the server just in time, and the reply says how long that took.
+    /// Asks the server for its models each turn (one small request): another face or client may have loaded or unloaded
+    /// models since, and a stale list would leave the load to the server, beside the model the policy would unload.
     private func loadUnderPolicy(_ conversationId: String, progress: @escaping @Sendable (TurnStep) async -> Void) async throws -> [String]? {
         let conversation = try existingConversation(conversationId)
-        let models = try await serverCall { try await self.models() }
+        let models = try await serverCall { try await self.models(refresh: true) }
         guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
                                                      models: models) else {
             let candidates = models.filter(\.canChat).map(\.key)

@@ -211,12 +211,14 @@ extension LibraryStore {
     ///
     /// While a send is waiting for the server's first answer, its message is this one too.
     public func trailingUnansweredMessage(conversationId: String) throws -> Message? {
+        // The last turn's role first: a reply there (perhaps hundreds of MiB in pieces) is never read.
         let last = try connection.first(
             """
-            SELECT \(Self.messageColumns) FROM messages
+            SELECT id, role FROM messages
             WHERE conversation_id = ? AND on_branch AND role <> 'system' ORDER BY position DESC LIMIT 1
-            """, [.text(conversationId)], row: Self.message)
-        return last.flatMap { Message.unansweredIds(in: [$0]).contains($0.id) ? $0 : nil }
+            """, [.text(conversationId)]) { (id: $0.string(0), role: $0.string(1)) }
+        guard let last, last.role == MessageRole.user.rawValue else { return nil }
+        return try message(id: last.id)
     }
 
     /// The message with this id, or nil.
