@@ -46,7 +46,7 @@ public struct OutputFile: Sendable, Equatable, CustomStringConvertible {
                 let directory = (current as NSString).deletingLastPathComponent
                 let resolved = directory.isEmpty ? FileManager.default.currentDirectoryPath : Self.realDirectory(directory)
                 if resolved.hasPrefix("/proc/") {
-                    (method, replacesAFile) = (Self.inPlace(path, ownDescriptors: resolved, name: current), false)
+                    (method, replacesAFile) = (try Self.inPlace(path, ownDescriptors: resolved, name: current), false)
                     return
                 }
                 guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
@@ -72,11 +72,16 @@ public struct OutputFile: Sendable, Equatable, CustomStringConvertible {
         case .descriptor(let fd):
             try body(fd)
         case .inPlace(let kind):
-            let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            // Opened without waiting, so a FIFO nobody reads is refused at once instead of blocking until one does.
+            let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {
+                if errno == ENXIO, kind == .fifo {
+                    throw OutputFileError(path: path, problem: "no program is reading this FIFO; start its reader first")
+                }
                 throw OutputFileError(path: path, problem: "it is \(kind) that cannot be opened for writing (\(SystemCallError(call: "open", code: errno).reason))")
             }
             defer { close(fd) }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
             try body(fd)
         }
     }
@@ -107,11 +112,18 @@ public struct OutputFile: Sendable, Equatable, CustomStringConvertible {
         return String(cString: resolved)
     }
 
-    /// How to write `name` in the `/proc` directory `directory`: this process's own descriptor as it is, anything else
-    /// opened in place as what it leads to.
-    private static func inPlace(_ path: String, ownDescriptors directory: String, name: String) -> Method {
-        if directory == realDirectory("/proc/self/fd"), let fd = Int32((name as NSString).lastPathComponent), fcntl(fd, F_GETFD) >= 0 {
-            return .descriptor(fd)
+    /// How to write `name` in the `/proc` directory `directory`: a descriptor this process was started with (what the
+    /// shell opened: `/dev/stdout`, `3>file`) as it is; anything else opened in place as what it leads to. A descriptor
+    /// llmster opened itself (the library, its locks: all close-on-exec) is refused, never written.
+    private static func inPlace(_ path: String, ownDescriptors directory: String, name: String) throws(OutputFileError) -> Method {
+        if directory == realDirectory("/proc/self/fd"), let fd = Int32((name as NSString).lastPathComponent) {
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 {
+                guard flags & FD_CLOEXEC == 0 else {
+                    throw OutputFileError(path: path, problem: "it names a descriptor llmster opened itself; name a file, or one the shell opened")
+                }
+                return .descriptor(fd)
+            }
         }
         var info = stat()
         return .inPlace(stat(path, &info) == 0 ? FileKind(mode: info.st_mode) : .symlink)

@@ -76,3 +76,30 @@ import TestSupport
         #expect(end > 0 && rows[end - 1].trimmingCharacters(in: .whitespaces).isEmpty, "the end line stands apart: \(rows)")
     }
 }
+
+/// The fresh-context question `[y/r/N]` takes only its answers: a one-word message such as `recall` is not "recap".
+@Suite struct ReplFreshContextQuestionTests {
+    @Test func aMessageAtTheQuestionIsSentNextAndDecliningKeepsTheLibraryUnchanged() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(["-m", "acme/tiny-1b"])
+        #expect(try terminal.enter("echo:first").contains("first"))
+        repl.fixture.simulator.reset()
+        var mark = terminal.mark
+        terminal.send("echo:second\r")
+        try terminal.waitFor("[y/r/N] ", after: mark)
+        mark = terminal.mark
+        terminal.send("recall\r")
+        let taken = try terminal.waitFor("[y/r/N] ", after: mark)
+        #expect(taken.contains("Taken as not now; sending your message."), "\(taken)")
+        #expect(taken.contains("Nothing sent; the message is back in the line."), "\(taken)")
+        mark = terminal.mark
+        terminal.send("n\r")
+        let declined = try terminal.waitFor("› ", after: mark)
+        #expect(declined.contains("Nothing sent; the message is back in the line."), "\(declined)")
+        #expect(!repl.fixture.requests(to: "/api/v1/chat").contains { $0.field("input")?.hasPrefix("[llmster recap") == true },
+                "recall was not taken as recap")
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        #expect(try library.messages(conversationId: conversation.id).map(\.text) == ["echo:first", "first"], "nothing left unanswered")
+    }
+}

@@ -101,7 +101,7 @@ import TestSupport
         #expect(answered.contains("Taken as no"), "\(answered)")
         #expect(answered.contains("temperature = 0.5"), "the command ran: \(answered)")
         try terminal.ask("/system Be terse.")
-        #expect(try terminal.enter("Yes").contains("the next message starts a fresh server context"), "a word starting with y is yes")
+        #expect(try terminal.enter("Yes").contains("the next message starts a fresh server context"), "yes in any case is yes")
     }
 
     /// A message typed at a question answers it no and is then sent, once in the history; a command typed there runs.

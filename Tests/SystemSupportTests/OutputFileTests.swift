@@ -10,6 +10,30 @@ private func inode(_ path: String) -> ino_t? {
 }
 
 @Suite struct OutputFileTests {
+    /// A FIFO nobody reads is refused at once (opening it for writing would wait for a reader), and stays a FIFO.
+    @Test func aFIFOWithoutAReaderIsRefusedAtOnce() throws {
+        let scratch = ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
+        let path = scratch.path + "/pipe"
+        #expect(mkfifo(path, 0o600) == 0)
+        let output = try OutputFile(path)
+        #expect(throws: OutputFileError(path: path, problem: "no program is reading this FIFO; start its reader first")) {
+            try output.write(Array("lost".utf8))
+        }
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    }
+
+    /// `/dev/fd/N` of a descriptor llmster opened itself (close-on-exec, as the library's are) is never written.
+    @Test func aDescriptorOfLlmstersOwnIsRefused() throws {
+        let scratch = ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
+        let own = open(scratch.path + "/library", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        defer { close(own) }
+        #expect(throws: OutputFileError.self) { try OutputFile("/proc/self/fd/\(own)") }
+        #expect(try scratch.names() == ["library"])
+    }
+
     @Test func aRegularFileIsStillReplacedAtomically() throws {
         let scratch = ScratchDirectory()
         try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)

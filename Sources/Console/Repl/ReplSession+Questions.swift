@@ -8,13 +8,19 @@ import TerminalMarkdown
 /// question's default and is handed back (`pendingLines`), so the loop handles it next, as if typed at the prompt.
 extension ReplSession {
     /// Reads a line: with readline on a terminal, else plainly from standard input.
+    ///
+    /// SIGTERM or SIGHUP at any read ends the REPL (`exitStatus`), also at a question, whose default it then answers.
     func readLine(prompt: String, draft: String) async -> LineInput {
         router.setAtPrompt(true)
         defer { router.setAtPrompt(false) }
-        if let editor { return await editor.read(prompt: prompt, draft: draft) }
-        return await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: Swift.readLine().map(LineInput.line) ?? .endOfInput) }.start()
+        guard let editor else {
+            return await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: Swift.readLine().map(LineInput.line) ?? .endOfInput) }.start()
+            }
         }
+        let input = await editor.read(prompt: prompt, draft: draft)
+        if case .terminated(_, let signal) = input, exitStatus == nil { exitStatus = SignalTrap.exitStatus(for: signal) }
+        return input
     }
 
     /// The loop's next line: the oldest line a question handed back, else one read at the prompt with `given` in it.
@@ -38,24 +44,24 @@ extension ReplSession {
         pendingLines.append((line, editor?.lastLineHeldPaste ?? false))
     }
 
-    /// Asks `question`, showing `choices` (lower-case letters) as `[y/r/N]` with `defaultChoice` upper-case. An
-    /// answer is a choice's letter or one word starting with it (`yes`, `recap`), in any case; Enter alone, Ctrl-D
-    /// and Ctrl-C give the default. Any other line counts as the default too, said as "Taken as `takenAs`", and is
-    /// handed back: a slash command runs next, a message is sent next.
-    func choose(_ question: String, choices: [Character], defaultChoice: Character, takenAs: String = "no") async -> Character {
-        let shown = choices.map { $0 == defaultChoice ? $0.uppercased() : String($0) }.joined(separator: "/")
+    /// Asks `question`, showing `choices` (lower-case words) by their first letters as `[y/r/N]`, `defaultChoice`'s
+    /// upper-case. An answer is a choice's letter or the whole word (`y`, `yes`, `r`, `recap`), in any case; Enter
+    /// alone, Ctrl-D and Ctrl-C give the default. Any other line (a message, even one word such as `recall`, or a
+    /// slash command) counts as the default too, said as "Taken as `takenAs`", and is handed back: it is sent or run next.
+    func choose(_ question: String, choices: [String], defaultChoice: String, takenAs: String = "no") async -> String {
+        let shown = choices.map { $0 == defaultChoice ? $0.prefix(1).uppercased() : String($0.prefix(1)) }.joined(separator: "/")
         guard case .line(let line) = await readLine(prompt: "\(question) [\(shown)] ", draft: "") else { return defaultChoice }
-        let answer = line.trimmingCharacters(in: .whitespaces)
+        let answer = line.trimmingCharacters(in: .whitespaces).lowercased()
         guard !answer.isEmpty else { return defaultChoice }
-        if answer.allSatisfy(\.isLetter), let letter = answer.lowercased().first, choices.contains(letter) { return letter }
+        if let chosen = choices.first(where: { answer == $0 || answer == String($0.prefix(1)) }) { return chosen }
         let isCommand = answer.hasPrefix("/") && !answer.hasPrefix("//")
         output.line("Taken as \(takenAs); " + (isCommand ? "running \(UntrustedText.sanitize(answer))." : "sending your message."))
         handBack(line)
         return defaultChoice
     }
 
-    /// Asks a yes/no question (`choose` with `[y/N]`): yes only for `y` or a word starting with it.
+    /// Asks a yes/no question (`choose` with `[y/N]`): yes only for `y` or `yes`.
     func confirm(_ question: String) async -> Bool {
-        await choose(question, choices: ["y", "n"], defaultChoice: "n") == "y"
+        await choose(question, choices: ["yes", "no"], defaultChoice: "no") == "yes"
     }
 }

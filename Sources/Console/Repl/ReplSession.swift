@@ -372,7 +372,7 @@ import TerminalMarkdown
             let id: String
             do { id = try await ensureConversation() } catch {
                 context.warn(App.explanation(of: error, context: context))
-                returnToLine(submission)
+                await returnToLine(submission)
                 return nil
             }
             let modelName = effectiveModel(conversation: await currentConversation())?.reference ?? ""
@@ -394,14 +394,14 @@ import TerminalMarkdown
             switch outcome {
             case .needsDecision(let decision, _):
                 guard let answered = await answer(decision, for: submission) else {
-                    returnToLine(submission)
+                    await returnToLine(submission)
                     return nil
                 }
                 submission = answered
             case .refused(let error, _), .failed(let error, _):
                 context.warn(App.explanation(of: error, context: context))
                 noteFailure(App.exitCode(for: error))
-                returnToLine(submission)
+                await returnToLine(submission)
                 return nil
             case .sent, .cancelled:
                 return nil
@@ -444,18 +444,22 @@ import TerminalMarkdown
         let question = "Continue with a fresh server context? y: empty"
             + (recap.map { ", r: with a recap of the earlier turns (\(UntrustedText.sanitize($0.summary)))" } ?? "")
             + ", N: not now"
-        switch await choose(question, choices: recap == nil ? ["y", "n"] : ["y", "r", "n"], defaultChoice: "n", takenAs: "not now") {
-        case "y": return .empty
-        case "r": return .recap
+        switch await choose(question, choices: recap == nil ? ["yes", "no"] : ["yes", "recap", "no"], defaultChoice: "no", takenAs: "not now") {
+        case "yes": return .empty
+        case "recap": return .recap
         default: return nil
         }
     }
 
     /// Puts a turn that was not sent back: its text in the line, its images and items waiting again, its template chosen.
-    private func returnToLine(_ submission: TurnSubmission) {
+    ///
+    /// It is also kept as the conversation's draft (Ctrl-D or `/open` keep it), after any text the line already had.
+    private func returnToLine(_ submission: TurnSubmission) async {
         output.line("Nothing sent; the message is back in the line" + (submission.context.isEmpty && submission.images.isEmpty
             ? "." : ", with its items (/context lists them)."))
-        draft = submission.text
+        draft = [draft, submission.text].filter { !$0.isEmpty }.joined(separator: "\n")
+        keptDraft = draft
+        await saveDraft(keptDraft)
         attachments = submission.images + attachments
         pendingContext = submission.context + pendingContext
         templatePreset = submission.template
@@ -490,23 +494,20 @@ import TerminalMarkdown
         let started = ContinuousClock.now
         let work = Task { try await body(chat, display) }
         let terminal = editor?.beginReply()
-        let outcome: Result<(SavedReply, Int32?), any Error>
-        do {
-            outcome = .success(try await router.streaming(work) {
-                let capabilities = TerminalCapabilities.detect(fd: 1, environment: environment)
-                Task { await display.resize(width: capabilities.width, height: capabilities.height) }
-            })
-        } catch {
-            outcome = .failure(error)
+        let (outcome, signal) = await router.streaming(work) {
+            let capabilities = TerminalCapabilities.detect(fd: 1, environment: environment)
+            Task { await display.resize(width: capabilities.width, height: capabilities.height) }
         }
         editor?.endReply(terminal)
         followsReply = true
+        if let signal {
+            // SIGTERM or SIGHUP ends the REPL; a message that was not sent stays as the conversation's draft.
+            let unsent = if case .failure(let notSent as TurnNotSent) = outcome { notSent.outcome.returned?.text } else { String?.none }
+            await saveDraft(unsent ?? "")
+            return .done(SignalTrap.exitStatus(for: signal))
+        }
         do {
-            let (saved, signal) = try outcome.get()
-            if let signal {
-                await saveDraft("")
-                return .done(SignalTrap.exitStatus(for: signal))
-            }
+            let saved = try outcome.get()
             if saved.status != .complete { noteFailure(ExitCode.incompleteReply) }
             if saved.status != .complete, let message = saved.errorMessage, !work.isCancelled,
                !statsLineShowsWhole(message, of: saved) {

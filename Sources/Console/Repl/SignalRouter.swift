@@ -26,7 +26,8 @@ final class SignalRouter: Sendable {
     func receive(_ signal: Int32) {
         let (reply, resize, atPrompt, cancelCommand) = state.withLock { state in
             if state.reply != nil, signal != SIGWINCH, signal != SIGINT, state.signal == nil { state.signal = signal }
-            if state.reply == nil, !state.atPrompt, signal != SIGWINCH, state.pending == nil { state.pending = signal }
+            // Ctrl-Z is acted on at once (below), never kept for the reply that follows.
+            if state.reply == nil, !state.atPrompt, signal != SIGWINCH, signal != SIGTSTP, state.pending == nil { state.pending = signal }
             // Woken under the lock: `setAtPrompt(false)` then finds every wake-up its read did not take.
             if state.reply == nil, state.atPrompt || signal == SIGWINCH, let editor { editor.wake(Self.wakeReason(for: signal)) }
             return (state.reply, state.resize, state.atPrompt, state.atPrompt ? nil : state.cancelCommand)
@@ -96,8 +97,9 @@ final class SignalRouter: Sendable {
         return try await work.value
     }
 
-    /// Sends signals to `reply` until it ends; returns SIGTERM or SIGHUP when one arrived meanwhile.
-    func streaming(_ reply: Task<SavedReply, any Error>, resize: @escaping @Sendable () -> Void) async throws -> (SavedReply, Int32?) {
+    /// Sends signals to `reply` until it ends; returns how it ended, with SIGTERM or SIGHUP when one arrived meanwhile
+    /// (whether the reply was saved or its turn not sent: the REPL must end either way).
+    func streaming(_ reply: Task<SavedReply, any Error>, resize: @escaping @Sendable () -> Void) async -> (Result<SavedReply, any Error>, Int32?) {
         let pending = state.withLock { state in
             state.reply = reply
             state.resize = resize
@@ -107,7 +109,7 @@ final class SignalRouter: Sendable {
         }
         if pending != nil { reply.cancel() }
         defer { state.withLock { $0.reply = nil; $0.resize = nil } }
-        let saved = try await reply.value
-        return (saved, state.withLock { $0.signal })
+        let result = await reply.result
+        return (result, state.withLock { $0.signal })
     }
 }
