@@ -26,8 +26,6 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
     case commandStopped(String)
     /// The command ran past `command_timeout` (seconds) and was stopped.
     case commandTimedOut(String, seconds: Double)
-    /// The message with its items would not fit the context: the items' chips, the meter's figure.
-    case overflow(items: [String], label: String)
 
     public var description: String {
         switch self {
@@ -59,9 +57,6 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
         case .commandStopped(let command): "\(command) was stopped before it finished; nothing was added"
         case .commandTimedOut(let command, let seconds):
             "\(command) timed out: it ran longer than command_timeout (\(Figures.seconds(seconds))) and was stopped; nothing was added"
-        case .overflow(let items, let label):
-            "the message and its context items would overflow the context (\(label)); nothing was sent:\n"
-                + items.map { "  " + $0 }.joined(separator: "\n")
         }
     }
 }

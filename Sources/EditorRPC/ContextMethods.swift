@@ -97,7 +97,7 @@ enum ContextMethods {
     /// `$/cancelRequest` or the end of the input; `invalid_context` for an item that cannot be used.
     static func rpcError(_ error: ContextError) -> RPCError {
         switch error {
-        case .overflow, .messageTooLarge:
+        case .messageTooLarge:
             RPCError(code: RPCError.contextOverflowCode, message: error.description, kind: "context_overflow")
         case .commandStopped:
             RPCError(.cancelled, message: error.description)

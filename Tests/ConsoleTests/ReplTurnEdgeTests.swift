@@ -48,6 +48,9 @@ import TestSupport
         #expect(result.output.contains("alpha\n\n") && result.output.contains("\n\ngamma"), "answers are set apart: \(result.output)")
         let clean = try repl.runBounded(["-m", "acme/tiny-1b"], input: "echo:alpha\necho:beta\n")
         #expect(clean.status == 0, "\(clean)")
+        let worst = try repl.runBounded(["-m", "acme/tiny-1b"],
+                                        input: "[[sim:drop-after=5]] echo:b c d e f g h i\n[[sim:status=500]] echo:x\necho:gamma\n")
+        #expect(worst.status == 1, "a message not sent is worse than an incomplete reply: \(worst)")
     }
 }
 

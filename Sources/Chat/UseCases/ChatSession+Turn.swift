@@ -73,7 +73,7 @@ public enum FreshContextReason: Sendable, Equatable {
 
 /// A question a turn raises before it can be sent: the face asks the user (or answers from its options) and submits
 /// the turn again with the answer (`TurnSubmission.serverContext`, `sendsPastOverflow`, or a chosen model).
-public enum TurnDecision: Sendable, Equatable {
+public enum TurnDecision: Sendable, Equatable, CustomStringConvertible {
     /// No model is chosen and none is loaded: pick one of `candidates` (the server's chat models).
     case chooseModel(candidates: [String])
     /// The turn would overflow the context; `label` gives the figures (`ctx 9.1k/8k 114%`), `items` the chips of its context items.

@@ -140,13 +140,17 @@ enum AskCommand {
             submission.changedPromptStartsFresh = true
             return await session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
                 switch step {
-                case .model(let step): if reportsLoading { Self.report(step, to: errors) }
+                case .model(let step): if reportsLoading { errors.line(LoadOptionArguments.line(for: step)) }
                 case .startsFreshContext:
                     errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
                 }
-            }, stopReason: { latch.signal == nil ? "Output closed" : nil }) { await display.show($0) }
+            }, stopReason: { latch.signal == SIGPIPE ? "Output closed" : nil }) { await display.show($0) }
         }
-        let watch = OutputClosedWatch(fd: 1) { work.cancel() }
+        // The first cause wins: Ctrl-C on `ask | cat` kills the reader too, and the signal is what the user did.
+        let watch = OutputClosedWatch(fd: 1) {
+            latch.record(SIGPIPE)
+            work.cancel()
+        }
         defer { watch?.stop() }
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { signal in
             guard signal != SIGWINCH else {
@@ -159,8 +163,9 @@ enum AskCommand {
         }
         defer { trap.remove() }
         let outcome = await work.value
-        // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request.
-        if let signal = latch.signal { return SignalTrap.exitStatus(for: signal) }
+        // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request. A closed
+        // output (recorded as SIGPIPE) is an incomplete reply, saved with its reason.
+        if let signal = latch.signal, signal != SIGPIPE { return SignalTrap.exitStatus(for: signal) }
         let saved: SavedReply
         switch outcome {
         case .sent(let reply), .cancelled(let reply):
@@ -170,10 +175,8 @@ enum AskCommand {
             context.errors.line("Nothing was sent or saved. To send it with a fresh server context, run the same command with --fresh-context"
                                 + " (or --fresh-context=recap to start it with a recap of the earlier turns).")
             return ExitCode.failure
-        case .needsDecision(.overflow(let label, let items), _) where !items.isEmpty:
-            throw UsageError("\(ContextError.overflow(items: items, label: label))")
-        case .needsDecision(.overflow(let label, _), _):
-            throw UsageError("the message would overflow the context (\(label)); nothing was sent. Send less, or start a new conversation.")
+        case .needsDecision(.overflow(let label, let items), _):
+            throw UsageError("\(TurnDecision.overflow(label: label, items: items)) Nothing was sent; send less (fewer -f items), or start a new conversation.")
         case .needsDecision(.chooseModel, _):
             throw ChatError.noModel
         case .refused(let error, _), .failed(let error, _):
@@ -190,15 +193,6 @@ enum AskCommand {
         default:
             if let message = saved.errorMessage { context.warn(message) }
             return ExitCode.incompleteReply
-        }
-    }
-
-    /// Prints a step of the load policy on standard error: `Unloaded X.`, `Loaded X as Y in 1.2 s.`
-    private static func report(_ step: ModelSelectionStep, to errors: StandardStream) {
-        switch step {
-        case .unloaded(let instance): errors.line("Unloaded \(UntrustedText.sanitize(instance)).")
-        case .loading(let key): errors.line("Loading \(UntrustedText.sanitize(key)) …")
-        case .loaded(let reply): errors.line(LoadOptionArguments.loadedLine(reply))
         }
     }
 

@@ -1,3 +1,4 @@
+import Chat
 import Foundation
 import LMStudio
 import TerminalMarkdown
@@ -26,6 +27,15 @@ enum LoadOptionArguments {
         return LoadOptions(contextLength: try count("context-length"), evalBatchSize: try count("eval-batch-size"),
                            flashAttention: flag("flash-attention"), numExperts: try count("num-experts"),
                            offloadKVCacheToGPU: flag("offload-kv-cache-to-gpu"))
+    }
+
+    /// A step of the load policy as a line: `Unloaded X.`, `Loading X …`, `Loaded X in 1.2 s: …`.
+    static func line(for step: ModelSelectionStep) -> String {
+        switch step {
+        case .unloaded(let instance): "Unloaded \(UntrustedText.sanitize(instance))."
+        case .loading(let key): "Loading \(UntrustedText.sanitize(key)) …"
+        case .loaded(let reply): loadedLine(reply)
+        }
     }
 
     /// "Loaded KEY as ID in 1.2 s: context 8,192 · batch 512 · flash attention · KV cache on GPU", from the server's answer.

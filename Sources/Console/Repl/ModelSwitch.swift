@@ -33,13 +33,13 @@ import TerminalMarkdown
         let inPlace = repl.context.terminal(fd: 2).allowsCursorMovement
         return { step in
             switch step {
-            case .unloaded(let instance):
-                output.line("Unloaded \(UntrustedText.sanitize(instance)).")
-            case .loading(let key):
-                if inPlace { errors.send("Loading \(UntrustedText.sanitize(key)) …") }
-            case .loaded(let reply):
+            case .loading:
+                if inPlace { errors.send(LoadOptionArguments.line(for: step)) }
+            case .loaded:
                 if inPlace { errors.send("\r\u{1B}[2K") }
-                output.line(loadedLine(reply))
+                output.line(LoadOptionArguments.line(for: step))
+            case .unloaded:
+                output.line(LoadOptionArguments.line(for: step))
             }
         }
     }

@@ -66,7 +66,7 @@ extension ReplCommands {
                     throw UsageError("give the number of an item /context lists")
                 }
                 let dropped = number <= count ? repl.pendingContext.remove(at: number - 1).name : repl.attachments.remove(at: number - count - 1).name
-                repl.output.line("Dropped " + UntrustedText.sanitize(dropped) + ".")
+                repl.output.line("Dropped " + UntrustedText.oneLine(dropped) + ".")
             default:
                 throw UsageError("say /context, /context drop N or /context clear")
             }
@@ -86,6 +86,6 @@ extension ReplCommands {
     /// as `/context drop N` takes them, sanitised.
     @ReplActor static func chips(_ repl: ReplSession) -> [String] {
         (repl.pendingContext.map(\.chip) + repl.attachments.map { "\($0.name) · image · \(ContextItem.size($0.bytes.count))" })
-            .enumerated().map { "  \($0.offset + 1). " + UntrustedText.sanitize($0.element) }
+            .enumerated().map { "  \($0.offset + 1). " + UntrustedText.oneLine($0.element) }
     }
 }

@@ -47,8 +47,8 @@ import TerminalMarkdown
     var followsReply = false
     /// Whether a reply was shown at all: with input piped, a blank line sets the next one apart.
     private var answeredBefore = false
-    /// With input piped, the exit status of the first turn that did not end complete (6 for an incomplete reply, as
-    /// `ask`); 0 while every reply was complete.
+    /// With input piped, the exit status of the worst turn: a message not sent (1, or its failure's category's status)
+    /// over an incomplete reply (6, as `ask`), the first of each; 0 while every reply was complete.
     private var pipedStatus = ExitCode.success
     /// Whether the hint that `/show reasoning` opens a folded reasoning was given in this session.
     private var toldAboutReasoning = false
@@ -394,6 +394,7 @@ import TerminalMarkdown
             switch outcome {
             case .needsDecision(let decision, _):
                 guard let answered = await answer(decision, for: submission) else {
+                    noteFailure(ExitCode.failure)
                     await returnToLine(submission)
                     return nil
                 }
@@ -546,9 +547,11 @@ import TerminalMarkdown
         return .done(nil)
     }
 
-    /// Records a turn that did not end complete, for the exit status of a piped REPL (the first one counts).
+    /// Records a turn that did not end complete, for the exit status of a piped REPL (see `pipedStatus`).
     private func noteFailure(_ status: Int32) {
-        if pipedStatus == ExitCode.success { pipedStatus = status }
+        if pipedStatus == ExitCode.success || pipedStatus == ExitCode.incompleteReply && status != ExitCode.incompleteReply {
+            pipedStatus = status
+        }
     }
 
     /// Whether the reply's stats line (drawn by `ReplyDisplay` on a terminal) already shows `message` whole as its

@@ -30,9 +30,8 @@ import TerminalMarkdown
         if output.replacesAFile, !(await repl.confirm("\(UntrustedText.sanitize(arguments.positionals[0])) exists; replace it?")) {
             return
         }
-        do { try output.write(Array(markdown.utf8)) } catch {
-            throw UsageError("could not write \(arguments.positionals[0]): \(error)")
-        }
+        // The error names the path and, for a replaced file, that the previous one is unchanged.
+        do { try output.write(Array(markdown.utf8)) } catch { throw UsageError("\(error)") }
         let what = lastOnly ? "the last reply" : "this conversation"
         repl.output.line("Saved \(what) to \(UntrustedText.sanitize(output.description)) (\(Units.bytes(Int64(markdown.utf8.count)))).")
     }
