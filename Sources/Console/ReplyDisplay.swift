@@ -11,7 +11,8 @@ import TerminalMarkdown
 /// updates and the answer's appended text, which it draws at once (in steps of at most ``renderStepBytes``)
 /// and does not keep: the engine holds the reply, the view only its uncommitted tail. In a cancelled task it
 /// stops drawing between two steps (the view does not draw a step it rendered while the task was cancelled), and
-/// the end leaves what is on the screen as it is and adds the end line.
+/// the end leaves what is on the screen as it is and adds the end line. In line mode (Emacs's shell) everything that
+/// arrived is still printed, then the end line.
 /// When standard output is not a terminal, the answer's appended text is written raw (control
 /// characters neutralised) and, when standard error is a terminal, the stages, reasoning tail and stats
 /// line are shown there. When the server's final answer replaces the streamed text, a terminal shows the final
@@ -90,7 +91,8 @@ public actor ReplyDisplay {
     }
 
     /// Shows one update of the reply; in a cancelled task (a reply the user cancelled), text still arriving is
-    /// neither drawn nor written, and only the end line is shown.
+    /// neither drawn nor written, and only the end line is shown — except by a view that draws all that arrived
+    /// (`ReplyView.drawsAllWhenCancelled`: line mode, whose reader keeps every line).
     public func show(_ update: ReplyUpdate) {
         if Task.isCancelled, answerView?.drawsAllWhenCancelled != true { stopped = true }
         switch update {

@@ -32,10 +32,8 @@ enum ChatMethods {
     private static func withdraw(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
         let session = context.session
         let conversationId = try await session.withConversation(try params.string("conversationId")) { conversation, _ in conversation.id }
-        _ = try await session.withdrawLastExchange(try params.string("messageId"), in: conversationId)
-        let messages = try await session.withLibrary { library in
-            try LibraryMethods.branchJSON(try library.messages(conversationId: conversationId), library: library)
-        }
+        let branch = try await session.withdrawLastExchange(try params.string("messageId"), in: conversationId)
+        let messages = try await session.withLibrary { library in try LibraryMethods.branchJSON(branch, library: library) }
         return .object([
             "conversationId": .string(conversationId),
             "messages": messages,

@@ -32,27 +32,32 @@ import TestSupport
         #expect(again["message"]?["text"] == "one", "regenerate answers the message the editor shows last")
         let alternatives = await rpc.call("conversations/alternatives", ["conversationId": conversation])
         #expect(alternatives?["result"]?["alternatives"]?.array.count == 2, "\(String(describing: alternatives))")
-        let earlier = try #require(first["message"]?["id"])
+        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"] != nil)
+        let branch = try #require(await rpc.call("conversations/get", ["id": conversation])?["result"]?["messages"]?.array)
+        let earlier = try #require(branch.first?["id"], "the first exchange's user message")
         let refused = await rpc.call("chat/withdraw", ["conversationId": conversation, "messageId": earlier])
-        #expect(refused?["result"] == nil, "an exchange other than the last is not withdrawn: \(String(describing: refused))")
+        #expect(refused?.errorKind == "not_found", "an exchange other than the last is not withdrawn: \(String(describing: refused))")
+        #expect(try #require(await rpc.call("conversations/get", ["id": conversation])?["result"]?["messages"]?.array).count == 4)
         await rpc.closeInput()
     }
 
+    /// Another process's change is announced; this editor's own, made since the last look, is not.
     @Test func aConversationChangedByAnotherProcessIsAnnounced() async throws {
         let fixture = try SimulatorFixture()
         let editor = try RPCHarness(serverURL: fixture.url)
         await editor.initialize()
-        let sent = try #require(await editor.call("chat/send", ["text": "echo:from this editor"])?["result"])
-        let conversation = try #require(sent["conversationId"])
-        // Another process on the same library (another editor's llmster) sends to the conversation.
+        let shared = try #require(await editor.call("chat/send", ["text": "echo:shared"])?["result"]?["conversationId"])
+        let own = try #require(await editor.call("chat/send", ["text": "echo:this editor's own"])?["result"]?["conversationId"])
+        // Another process on the same library (another editor's llmster) sends to the shared conversation.
         let other = try RPCHarness(serverURL: fixture.url, librarySandbox: editor.sandbox)
         await other.initialize()
-        #expect(await other.call("chat/send", ["conversationId": conversation, "text": "echo:from elsewhere"])?["result"] != nil)
-        var announced: JSONValue?
-        while announced == nil, let message = await editor.next() {
-            if message["method"] == "conversation/changed" { announced = message["params"] }
+        #expect(await other.call("chat/send", ["conversationId": shared, "text": "echo:from elsewhere"])?["result"] != nil)
+        var announced: [JSONValue] = []
+        while !announced.contains(shared), let message = await editor.next() {
+            if message["method"] == "conversation/changed", let id = message["params"]?["conversationId"] { announced.append(id) }
         }
-        #expect(announced?["conversationId"] == conversation, "\(String(describing: announced))")
+        #expect(announced.contains(shared))
+        #expect(!announced.contains(own), "this editor's own change is not announced to it: \(announced)")
         await other.closeInput()
         await editor.closeInput()
     }

@@ -51,7 +51,7 @@ public struct ConversationOverrides: Sendable, Equatable {
 /// A conversation a face opened, with what opening it changed.
 public struct OpenedConversation: Sendable, Equatable {
     public var conversation: Conversation
-    /// Whether this call created the conversation; a face passes it to `send(discardingNewConversation:)`.
+    /// Whether this call created the conversation; a face passes it to `submit(_:in:createdForTurn:…)`.
     public let isNew: Bool
     /// Integrations newly enabled by the overrides (worth a notice: they may contact external services).
     public let enabledIntegrations: [String]

@@ -23,9 +23,9 @@ extension ChatSession {
     /// Where the earlier turns of `conversation` are, seen from the configured server.
     ///
     /// The rule every face shares: a conversation whose last reply (or whose imported continuation) came from
-    /// another server is not continued silently. `send`, `regenerate` and `edit` throw
-    /// `ChatError.continuationElsewhere` instead, with the user turn saved, so the face can say so and offer a
-    /// fresh server context (`freshContext: true`) the way it does after `ChatError.continuationLost`.
+    /// another server is not continued silently: `submit` returns a fresh-context decision (nothing saved), and
+    /// `regenerate` and `edit` throw `ChatError.continuationElsewhere`, so the face can say so and offer a fresh server
+    /// context the way it does after a lost one.
     public nonisolated func serverContext(of conversation: Conversation) -> ServerContext {
         ServerContext(responseId: conversation.lastResponseId, serverURL: conversation.serverURL, configured: configuration.server)
     }
@@ -41,7 +41,7 @@ extension ChatSession {
 
 extension ChatError {
     /// Whether the conversation can go on with a fresh server context (its earlier turns then no longer reach
-    /// the model): after `continuationLost` and `continuationElsewhere`, with the user turn saved and unanswered.
+    /// the model): after `continuationLost` and `continuationElsewhere` (of `regenerate` and `edit`, whose turn is saved).
     public var offersFreshContext: Bool {
         switch self {
         case .continuationLost, .continuationElsewhere: return true

@@ -110,7 +110,7 @@ extension LibraryStore {
             } else {
                 try setContinuation(conversationId: conversationId, serverURL: nil, responseId: nil)
             }
-            return try messages(conversationId: conversationId)
+            return current
         }
     }
 }

@@ -166,6 +166,7 @@ extension LibraryStore {
                     .text(conversation.serverProfile), .bool(conversation.needsFreshContext), .text(conversation.id),
                 ])
             try requireChanged(changed, conversation.id)
+            updatesWrittenHere[conversation.id] = conversation.updatedAt.milliseconds
         }
     }
 

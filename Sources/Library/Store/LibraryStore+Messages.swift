@@ -186,9 +186,11 @@ extension LibraryStore {
                 .text(reply.status == .streaming ? writer : nil), SQLValue.bool(rewritten), .text(messageId),
             ])
         guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
-        try connection.run(
-            "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
-            [.integer(now), .text(messageId)])
+        if let id = try connection.first(
+            "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?) RETURNING id",
+            [.integer(now), .text(messageId)], row: { $0.string(0) }) {
+            updatesWrittenHere[id] = now
+        }
     }
 
 
@@ -313,11 +315,11 @@ extension LibraryStore {
     }
 
     private func touch(_ conversationId: String, at date: Date) throws {
-        try requireChanged(
-            connection.run(
-                "UPDATE conversations SET updated_at = max(updated_at, ?1), used_at = max(used_at, ?1) WHERE id = ?2",
-                [.integer(date.milliseconds), .text(conversationId)]),
-            conversationId)
+        let updated = try connection.first(
+            "UPDATE conversations SET updated_at = max(updated_at, ?1), used_at = max(used_at, ?1) WHERE id = ?2 RETURNING updated_at",
+            [.integer(date.milliseconds), .text(conversationId)]) { $0.int64(0) }
+        guard let updated else { throw LibraryError.notFound(kind: "conversation", reference: conversationId) }
+        updatesWrittenHere[conversationId] = updated
     }
 
     private func requireMessage(_ id: String) throws {

@@ -13,6 +13,9 @@ public final class LibraryStore {
     let connection: SQLiteConnection
     /// Identifies this process in `messages.writer` while it streams a reply; see `recoverInterruptedReplies()`.
     let writer: String
+    /// The `updated_at` this connection last gave each conversation, so a change another process made can be told from
+    /// this process's own (`conversationsUpdated(after:)`).
+    var updatesWrittenHere: [String: Int64] = [:]
 
     /// Opens the library at `path`, creating it (directories 0700, file 0600) and migrating its schema as needed.
     public convenience init(path: String) throws {
