@@ -8,13 +8,16 @@ extension ChatSession {
     ///
     /// Asks with the replaced reply's parent continuation (or, for an unanswered turn, the conversation's);
     /// `freshContext` asks without any (after `ChatError.continuationLost`), `recap` with a ``Recap`` of the turns before
-    /// it as the fresh context's first input. When nothing reached the server,
+    /// it as the fresh context's first input. With `changedPromptStartsFresh` (a face that asks nothing, as
+    /// `TurnSubmission` has it), a system prompt waiting for a fresh context starts one. When nothing reached the server,
     /// the replaced reply stays current.
     public func regenerate(in conversationId: String, freshContext: Bool = false, recap: Bool = false,
+                           changedPromptStartsFresh: Bool = false,
                            display: @escaping ReplyObserver,
                            replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
+        let freshContext = try startsFresh(conversationId, asked: freshContext, changedPromptStartsFresh: changedPromptStartsFresh)
         let last = try lastTurn(in: conversationId)
         if let reply = last.reply {
             try storage {
@@ -25,8 +28,10 @@ extension ChatSession {
             }
         }
         do {
-            return try await answer(Turn(text: last.turn.text, images: last.images, context: last.context), in: conversationId,
-                                    freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
+            var saved = try await answer(Turn(text: last.turn.text, images: last.images, context: last.context), in: conversationId,
+                                         freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
+            saved.startedFreshContext = freshContext
+            return saved
         } catch {
             if let reply = last.reply {
                 try? storage {
@@ -45,11 +50,14 @@ extension ChatSession {
     /// context the original was sent in; the original turn and its replies stay as an alternative.
     ///
     /// When the send fails before a reply, nothing of the edit is kept: the original turn is current again.
+    /// `changedPromptStartsFresh`: as for `regenerate`.
     public func edit(in conversationId: String, text: String, freshContext: Bool = false, recap: Bool = false,
+                     changedPromptStartsFresh: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
+        let freshContext = try startsFresh(conversationId, asked: freshContext, changedPromptStartsFresh: changedPromptStartsFresh)
         let last = try lastTurn(in: conversationId)
         try storage {
             try withLibrary { library in
@@ -60,13 +68,22 @@ extension ChatSession {
             }
         }
         do {
-            return try await sendAsWriter(Turn(text: text, images: last.images, context: last.context), in: conversationId,
-                                          freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
+            var saved = try await sendAsWriter(Turn(text: text, images: last.images, context: last.context), in: conversationId,
+                                               freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
+            saved.startedFreshContext = freshContext
+            return saved
         } catch {
             // Nothing answered the edited turn (`sendAsWriter` saved none): the original, with the reply that was shown, is current again.
             try? storage { try withLibrary { library in _ = try library.chooseAlternative(messageId: last.reply?.id ?? last.turn.id) } }
             throw error
         }
+    }
+
+    /// Whether a regenerate or edit starts a fresh server context: when `asked`, or (for a face that asks nothing)
+    /// when the conversation's system prompt waits for one — the rule `submit` applies with `changedPromptStartsFresh`.
+    private func startsFresh(_ conversationId: String, asked: Bool, changedPromptStartsFresh: Bool) throws -> Bool {
+        guard !asked, changedPromptStartsFresh else { return asked }
+        return try existingConversation(conversationId).systemPromptAwaitsFreshContext
     }
 
     /// The alternatives of `messageId`, or of the conversation's last message when nil, oldest first.

@@ -79,15 +79,12 @@ enum ChatMethods {
         let display: ReplyObserver = { stream.publish($0) }
         let replyCreated: @Sendable (String) async -> Void = { stream.start(messageId: $0) }
         let reply: SavedReply
-        var freshContext = askedFreshContext
         if retry || editing {
-            // A new system prompt on a conversation with a server context reaches the model only with a fresh one.
-            freshContext = freshContext || opened.systemPrompt == .needsFreshContext
             reply = retry
-                ? try await context.session.regenerate(in: conversationId, freshContext: freshContext, recap: recap,
-                                                       display: display, replyCreated: replyCreated)
-                : try await context.session.edit(in: conversationId, text: submission.message, freshContext: freshContext, recap: recap,
-                                                 display: display, replyCreated: replyCreated)
+                ? try await context.session.regenerate(in: conversationId, freshContext: askedFreshContext, recap: recap,
+                                                       changedPromptStartsFresh: true, display: display, replyCreated: replyCreated)
+                : try await context.session.edit(in: conversationId, text: submission.message, freshContext: askedFreshContext,
+                                                 recap: recap, changedPromptStartsFresh: true, display: display, replyCreated: replyCreated)
         } else {
             // The load policy's load, before the reply exists, reads as the stage a just-in-time load would show.
             let outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
@@ -99,7 +96,6 @@ enum ChatMethods {
             }, display: display, replyCreated: replyCreated)
             guard let sent = outcome.reply else { throw notSent(outcome, conversationId: opened.isNew ? nil : conversationId) }
             reply = sent
-            freshContext = sent.startedFreshContext
             await ContextMethods.sent(to: reference == nil ? nil : conversationId, session: context.session)
         }
         let saved = try await context.session.withLibrary { library -> JSONValue in
@@ -115,8 +111,8 @@ enum ChatMethods {
             "outcome": .string(reply.wasCancelled ? "cancelled" : "sent"),
             "cancelled": .bool(reply.wasCancelled),
             "errorKind": errorKind,
-            "freshContext": .bool(freshContext),
-            "recap": .bool(freshContext && recap),
+            "freshContext": .bool(reply.startedFreshContext),
+            "recap": .bool(reply.startedFreshContext && recap),
             "server": .string(ServerURL.redactingPasswords(in: context.session.configuration.server)),
             "serverProfile": context.session.configuration.serverProfile.map(JSONValue.string) ?? .null,
             "contextMeter": meter,

@@ -106,3 +106,19 @@ import TestSupport
         await rpc.closeInput()
     }
 }
+
+/// A changed system prompt starts a fresh context for a retry as for a message: the engine's rule, not rpc's.
+@Suite struct RetryPromptMethodTests {
+    @Test func aRetryWithANewSystemPromptStartsAFreshContext() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
+        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"] != nil)
+        let retried = try #require(await rpc.call("chat/send", ["conversationId": conversation, "retry": true, "systemPrompt": "Be brief."])?["result"])
+        #expect(retried["freshContext"] == .bool(true), "\(retried)")
+        let request = try #require(fixture.requests(to: "/api/v1/chat").last)
+        #expect(request.field("system_prompt") == "Be brief." && request.field("previous_response_id") == nil)
+        await rpc.closeInput()
+    }
+}
