@@ -218,10 +218,12 @@ public actor RPCServer {
         let conversation = ["chat/send", "chat/withdraw"].contains(method) ? (try? params.optionalString("conversationId")) ?? nil : nil
         let previous = conversation.flatMap { lastTurnRequest[$0] }
         let task = Task {
-            await previous?.value
             do {
-                // Cancelled while it waited for the conversation's earlier requests: it never runs.
-                try Task.checkCancellation()
+                if let previous {
+                    // Cancelled while it waited for the conversation's earlier requests: it never runs.
+                    await previous.value
+                    try Task.checkCancellation()
+                }
                 let result = try await handler(context, params)
                 self.send(response: id, result: result)
             } catch {

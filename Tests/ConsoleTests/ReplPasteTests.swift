@@ -55,21 +55,24 @@ import TestSupport
 
     /// A `"""` or a trailing `\\` in a paste is text: a pasted Python file that starts with its docstring, or text
     /// ending in a backslash, is sent whole, at once, as pasted.
+    /// The same file pasted with its lines ended by CR, as xterm, kitty and tmux send a paste, arrives with LF.
     @Test(arguments: [
-        "\"\"\"\necho:A module.\n\"\"\"\nimport os\nprint(os.name)",
-        "echo:first line \\\nlast line ends in \\",
+        ("\"\"\"\necho:A module.\n\"\"\"\nimport os\nprint(os.name)", "\n"),
+        ("echo:first line \\\nlast line ends in \\", "\n"),
+        ("\"\"\"\recho:A module.\r\"\"\"\rimport os\rprint(os.name)", "\r"),
     ])
-    func aPasteArrivesLiterally(file: String) throws {
+    func aPasteArrivesLiterally(file: String, lineEnd: Character) throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()
         let start = terminal.mark
+        let last = String(file.split(separator: lineEnd).last!)
         terminal.send("\u{1B}[200~" + file + "\u{1B}[201~")
-        try terminal.waitFor(String(file.split(separator: "\n").last!), after: start)
+        try terminal.waitFor(last, after: start)
         terminal.send("\r")
-        let last = String(file.split(separator: "\n").last!)
         let shown = try terminal.waitFor("› ", after: start + file.count)
         #expect(shown.contains(last), "the reply echoes the end of the paste: \(shown)")
-        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == file, "the message is the paste as it stands")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == file.replacingOccurrences(of: "\r", with: "\n"),
+                "the message is the paste as it stands")
     }
 
     @Test func aLineTypedDuringAReplyIsSentAfterIt() throws {

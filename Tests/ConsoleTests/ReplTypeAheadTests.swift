@@ -149,8 +149,14 @@ import TestSupport
         let gate = repl.sandbox.root + "/gate"
         #expect(mkfifo(gate, 0o600) == 0)
         let ran = try terminal.sendLine("/run cat \(gate)")
-        // Opening the pipe returns once the command has opened it: the command is running.
-        let writer = open(gate, O_WRONLY)
+        // Opening the pipe succeeds once the command has opened it: the command is running. Opened without waiting,
+        // and looked at for at most 30 s, so a command that never runs fails the test instead of hanging it.
+        var writer: Int32 = -1
+        for _ in 0..<1500 where writer < 0 {
+            writer = open(gate, O_WRONLY | O_NONBLOCK)
+            if writer < 0 { usleep(20_000) }
+        }
+        try #require(writer >= 0, "/run never opened the FIFO")
         terminal.send("echo:typed during the command")
         _ = write(writer, "opened\n", 7)
         close(writer)
