@@ -7,8 +7,9 @@ extension LibraryStore {
         try connection.first("PRAGMA data_version") { $0.int(0) } ?? 0
     }
 
-    /// The conversations another connection updated after `date` (a message or reply saved, a setting changed), oldest
-    /// change first: one whose last update is this connection's own is left out.
+    /// The conversations in which another connection saved a message or reply after `date` (their `updated_at`; a
+    /// rename or a setting change leaves it as it was), oldest change first: one whose last update is this connection's
+    /// own is left out.
     public func conversationsUpdated(after date: Date) throws -> [(id: String, updatedAt: Date)] {
         try connection.query("SELECT id, updated_at FROM conversations WHERE updated_at > ? ORDER BY updated_at",
                              [.integer(date.stored.milliseconds)]) { (id: $0.string(0), updated: $0.int64(1)) }

@@ -70,7 +70,9 @@ local function decode(line)
   return nil
 end
 
-local function dispatch(message)
+-- Handles one decoded message from llmster rpc: an event, a notification or a response. (The tests hand it
+-- notifications whose timing a real process cannot promise.)
+function M.dispatch(message)
   if message.method == 'chat/event' or message.method == 'models/progress' then
     local handler = state.events[message.params.requestId]
     if handler then M.guard(handler, message.params, message.method) end
@@ -93,7 +95,7 @@ local function on_stdout(_, data)
   for _, line in ipairs(data) do
     if line:match('%S') then
       local message = decode(line)
-      if message then dispatch(message) end
+      if message then M.dispatch(message) end
     end
   end
 end
