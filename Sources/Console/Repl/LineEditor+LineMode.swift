@@ -35,15 +35,26 @@ extension LineEditor {
     }
 
     /// Prints `prompt` (readline's invisible-text markers removed) and waits for a whole line, Ctrl-D or a signal.
+    ///
+    /// A line typed while a reply streamed (whole before the prompt) is printed after the prompt, so the transcript
+    /// shows it where it was sent, as typed: the front end echoed it in the middle of the reply.
     func readPlainLine(prompt: String) -> LineInput {
         let shown = Data(prompt.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: "").utf8)
-        FileHandle.standardOutput.write(shown)
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        if plainInputDescriptor != 0 {
+            // What is pending before the prompt is shown (the descriptor does not block) was typed ahead.
+            let count = Foundation.read(plainInputDescriptor, &chunk, chunk.count)
+            if count > 0 { plainInput.withLock { $0.feed(chunk[0..<count]) } }
+        }
+        FileHandle.standardOutput.write(shown)
+        var typedAhead = true
         while true {
             switch plainInput.withLock({ $0.next() }) {
-            case .line(let text): return .line(text)
+            case .line(let text):
+                if typedAhead { FileHandle.standardOutput.write(Data((UntrustedText.sanitize(text) + "\n").utf8)) }
+                return .line(text)
             case .end: return .endOfInput
-            case nil: break
+            case nil: typedAhead = false
             }
             var descriptors = [pollfd(fd: plainInputDescriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]

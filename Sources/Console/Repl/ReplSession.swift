@@ -140,7 +140,11 @@ import TerminalMarkdown
                 keptDraft = joinDraft(text)
                 assembler.reset()
                 await saveDraft(keptDraft)
-            case .line(let line):
+            case .line(var line):
+                if editor?.readsPlainLines == true, !given.isEmpty {
+                    // Line mode cannot put a draft in the line: Enter alone sends it, and a command keeps it.
+                    if line.isEmpty { line = given } else if line.hasPrefix("/") { draft = given }
+                }
                 if let command = commandTyped(after: given, in: line) {
                     // The line held a draft the user typed a command after: the command runs, the draft stays.
                     editor?.remember(command)
@@ -456,8 +460,10 @@ import TerminalMarkdown
     ///
     /// It is also kept as the conversation's draft (Ctrl-D or `/open` keep it), after any text the line already had.
     private func returnToLine(_ submission: TurnSubmission) async {
-        output.line("Nothing sent; the message is back in the line" + (submission.context.isEmpty && submission.images.isEmpty
-            ? "." : ", with its items (/context lists them)."))
+        let items = submission.context.isEmpty && submission.images.isEmpty ? "" : ", with its items (/context lists them)"
+        output.line(editor?.readsPlainLines == true
+            ? "Nothing sent; the message is kept\(items): Enter on an empty line sends it again."
+            : "Nothing sent; the message is back in the line\(items).")
         draft = [draft, submission.text].filter { !$0.isEmpty }.joined(separator: "\n")
         keptDraft = draft
         await saveDraft(keptDraft)
@@ -601,7 +607,9 @@ import TerminalMarkdown
         keptDraft = conversation?.draft ?? ""
         draft = keptDraft
         if !keptDraft.isEmpty {
-            output.line("Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it.")
+            output.line(editor?.readsPlainLines == true
+                ? "This conversation has an unsent draft: Enter on an empty line sends it, any other message replaces it."
+                : "Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it.")
         }
         await followServer()
     }

@@ -39,11 +39,13 @@
        (delete-directory home t))))
 
 (defun llmster-comint-test--wait (predicate &optional process)
-  "Accept output of PROCESS until PREDICATE holds; fail after 60 seconds."
+  "Accept output of PROCESS until PREDICATE holds; fail after 60 seconds, with the end of the buffer."
   (let ((deadline (+ (float-time) 60)))
     (while (and (not (funcall predicate)) (< (float-time) deadline))
       (accept-process-output process 0.05))
-    (should (funcall predicate))))
+    (unless (funcall predicate)
+      (ert-fail (list "waited in vain; the buffer ends with"
+                      (buffer-substring-no-properties (max (point-min) (- (point-max) 1200)) (point-max)))))))
 
 (defun llmster-comint-test--wait-for (text from)
   "Wait until the current buffer holds TEXT after position FROM; return where it starts."
@@ -181,6 +183,39 @@
       (comint-send-eof)
       (llmster-comint-test--wait (lambda () (not (process-live-p process))) process)
       (should (eq (process-exit-status process) 0)))))
+
+;; The REPL's prompt is "› ": a line typed while a reply streams is echoed by comint in the middle of the
+;; reply, and printed again after its own prompt when its turn comes.
+(ert-deftest llmster-comint-test-a-line-typed-during-a-reply-is-shown-at-its-own-prompt ()
+  "A line typed while a reply streams is shown after its own prompt as typed; a refused message is kept, and Enter
+on an empty line sends it again."
+  (llmster-comint-test--with-repl
+    (goto-char (point-max))
+    (insert "[[sim:stall=2]] echo:slow one two three four")
+    (comint-send-input)
+    (let ((start (point-max)))
+      (llmster-comint-test--wait-for "slow" start)
+      (goto-char (point-max))
+      (insert "echo:queued line here")
+      (comint-send-input)
+      (llmster-comint-test--wait-for "› echo:queued line here\nqueued line here" start)
+      (llmster-comint-test--wait #'llmster-comint-test--prompted-p (get-buffer-process (current-buffer))))
+    ;; A file too large for the context: declining to send past it keeps the message, and after /context drop,
+    ;; Enter alone sends it.
+    (let ((file (expand-file-name "big.txt" home)))
+      (with-temp-file file (dotimes (_ 4000) (insert "word ")))
+      (llmster-comint-test--enter (concat "/file " file)))
+    (goto-char (point-max))
+    (insert "echo:kept for later")
+    (comint-send-input)
+    (llmster-comint-test--wait-for "Send it anyway? [y/N] " (point-min))
+    (let ((start (llmster-comint-test--enter "n")))
+      (llmster-comint-test--wait-for
+       "Nothing sent; the message is kept, with its items (/context lists them): Enter on an empty line sends it again." start))
+    (llmster-comint-test--wait-for "Dropped " (llmster-comint-test--enter "/context drop 1"))
+    (let ((start (llmster-comint-test--enter "")))
+      (llmster-comint-test--wait-for "kept for later" start)
+      (should-not (string-match-p "Nothing sent" (buffer-substring-no-properties start (point-max)))))))
 
 (ert-deftest llmster-comint-test-m-x-shell-runs-the-repl-from-bash ()
   "M-x shell as a user has it: bash in shell-mode starts the REPL, which sends, cancels and quits back to bash."
