@@ -34,7 +34,7 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build release deps test-deps test editor-tests package-test bench stage dist install uninstall clean
+.PHONY: run build release deps test-deps test editor-tests package-test bench editor-bench stage dist install uninstall clean
 
 deps:
 	$(call ensure_packages,$(BUILD_PACKAGES))
@@ -88,6 +88,18 @@ package-test: test-deps build dist
 bench: dist
 	$(RELEASE) --product lmstudio-sim && $(RELEASE) --product llmster-bench
 	LLMSTER_PACKAGED=.build/package/debian/llmster/usr/bin/llmster .build/release/llmster-bench
+
+# The editors side by side on the release build: a 500 KB reply streamed into a chat, reopening it, and (Emacs)
+# typing after it. Figures only, no goals asserted.
+editor-bench: test-deps
+	$(RELEASE) --product llmster && $(RELEASE) --product lmstudio-sim
+	@markdown=$$(echo /usr/share/emacs/site-lisp/elpa/markdown-mode-*); \
+	LLMSTER_BIN_DIR=.build/release timeout 600 emacs --batch -Q -L $$markdown -l markdown-mode -L contrib/emacs -l llmster \
+	  -l contrib/emacs/test/llmster-stream-bench.el && \
+	LLMSTER_BIN_DIR=.build/release timeout 600 emacs --batch -Q -L $$markdown -l markdown-mode -L contrib/emacs -l llmster \
+	  -l contrib/emacs/test/llmster-typing-bench.el && \
+	LLMSTER_BIN_DIR=.build/release timeout 600 nvim --headless -u NONE -i NONE --cmd 'set rtp^=contrib/nvim' \
+	  -c 'luafile contrib/nvim/test/stream_bench.lua'
 
 # The installed tree in $(STAGE)$(PREFIX), from the release build, and the list of its files
 # (share/llmster/installed-files): the one description of what goes where, from which install,
