@@ -135,6 +135,10 @@ enum ContextMethods {
             fields["text"] = .string(item.text)
             return .object(fields)
         })
+        // The images sent with it, by name, so a reopened chat lists them as the open one did.
+        members["images"] = .array(attachments.filter { $0.mimeType.hasPrefix("image/") }.map { image in
+            .object(["name": .string(image.name), "mimeType": .string(image.mimeType), "bytes": .integer(image.bytes.count)])
+        })
         return .object(members)
     }
 

@@ -1075,11 +1075,7 @@ the library names them; the transcript then reads as the reopened one."
          (with-current-buffer buffer
            (let* ((from (marker-position (llmster--reply-text-start reply)))
                   (to (marker-position (llmster--reply-start reply)))
-                  ;; conversations/get names no images of a message yet: the ones sent are kept.
-                  (text (llmster--user-message-text
-                         (if (assq 'images message) message
-                           `((images . ,(mapcar #'file-name-nondirectory (alist-get 'images (llmster--reply-params reply))))
-                             ,@message)))))
+                  (text (llmster--user-message-text message)))
              (unless (equal text (buffer-substring-no-properties from to))
                ;; Inserted before the old text goes, so the reply's markers stay after it.
                (llmster--insert-at reply from text)

@@ -1629,7 +1629,10 @@
           (should (cl-find-if (lambda (line) (string-match-p "acme/tiny-1b.*back in the input area" line)) shown)))
         (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "And now?"))
         (should-not (string-match-p "\\[error" (buffer-string)))
-        (should (equal llmster--images (list image)))))))
+        (should (equal llmster--images (list image))))
+      ;; Reopened, the chat lists the image as the open one did.
+      (with-current-buffer (llmster-test--reopen buffer)
+        (should (string-match-p "### You\nWhat is in it\\?\n\n\\[image: dot.png\\]\n\n### Assistant" (buffer-string)))))))
 
 (ert-deftest llmster-test-the-request-can-be-seen-before-it-is-sent ()
   (llmster-test--with-llmster

@@ -467,6 +467,10 @@ local ok, err = pcall(function()
     local body = text(buffer)
     assert(body:find('What is in it?\n\n[image: ' .. vim.fn.fnamemodify(image, ':t') .. ']\n\n### Assistant\nI can see 1 image in your message.', 1, true), body)
     assert(#llmster.context(buffer) == 0, 'sent once')
+    local reopened = llmster.open(llmster.chat(buffer).conversation)
+    assert(text(reopened):find('What is in it?\n\n[image: ' .. vim.fn.fnamemodify(image, ':t') .. ']\n\n### Assistant', 1, true),
+      'the reopened chat lists the image: ' .. text(reopened))
+    vim.api.nvim_set_current_buf(buffer)
     llmster.chat(buffer).model = 'acme/tiny-1b'
     vim.cmd('LlmsterImage ' .. vim.fn.fnameescape(image))
     type_input(buffer, 'And now?')

@@ -275,6 +275,9 @@ function M.message_lines(message)
     for _, item in ipairs(isnil(message.context) and {} or message.context) do
       add({ '', '[context: ' .. item.name .. ']' })
     end
+    for _, image in ipairs(isnil(message.images) and {} or message.images) do
+      add({ '', '[image: ' .. M.single_line(image.name) .. ']' })
+    end
   else
     add({ '### Assistant' })
     -- The reply's reasoning, text and tool calls in the server's order, as llmster cut them.
@@ -388,8 +391,6 @@ draw_exchange = function(buffer, reply, user, message)
   if prompt and prompt < header and vim.api.nvim_buf_get_lines(buffer, prompt, prompt + 1, false)[1] == '### You' then
     from = prompt
     lines = M.message_lines(user)
-    -- Images are not in the saved message (rpc gives none): the ones sent are shown under it.
-    for _, image in ipairs(reply.images or {}) do vim.list_extend(lines, { '', '[image: ' .. vim.fn.fnamemodify(image, ':t') .. ']' }) end
     table.insert(lines, '')
   end
   local offset = #lines
