@@ -19,6 +19,20 @@ extension AskCommandTests {
         #expect(show.output.contains("Alternative 1 of 2"), "the streamed version is its alternative: \(show.output)")
     }
 
+    /// `show --alternatives --reasoning` shows the kept streamed version as the reply is shown: its reasoning too.
+    @Test func theStreamedVersionOfARewrittenReplyIsShownWithItsReasoning() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["ask", "[[sim:rewrite,reasoning]] echo:first draft"]).status == 0)
+        let show = try cli.run(["show", try latestConversation(cli), "--alternatives", "--reasoning"])
+        let alternative = try #require(show.output.range(of: "### Alternative 1 of 2"), "\(show.output)")
+        let kept = show.output[alternative.upperBound...]
+        #expect(kept.contains("> The user wrote") && kept.contains("first draft") && !kept.contains("Revised"),
+                "the streamed version, its reasoning first: \(kept)")
+        let plain = try cli.run(["show", try latestConversation(cli), "--alternatives"])
+        #expect(!plain.output.contains("The user wrote"), "reasoning only with --reasoning: \(plain.output)")
+    }
+
     /// A final answer that differs only by whitespace at its ends and Unicode normalisation (NFD "é" for NFC) is
     /// not a rewrite: one copy on standard output, no notice, no alternative, the streamed text saved.
     @Test func aFinalAnswerDifferingOnlyByWhitespaceAndNormalisationKeepsWhatStreamed() throws {

@@ -143,70 +143,84 @@ enum Transcript {
             let number = (siblings.firstIndex { $0.id == message.id } ?? 0) + 1
             let count = siblings.count > 1 ? " (\(number) of \(siblings.count))" : ""
             switch message.role {
-            case .user:
-                parts.append("## You" + count)
-                parts.append(message.text)
-                let attachments = try library.attachments(messageId: message.id)
-                if !attachments.isEmpty {
-                    parts.append(attachments.map { attachment in
-                        ContextItem(attachment: attachment).map { "📎 " + $0.chip }
-                            ?? "📎 \(attachment.name) (\(attachment.mimeType), \(Units.bytes(Int64(attachment.bytes.count))))"
-                    }.joined(separator: "\n"))
-                }
-                if unanswered.contains(message.id) { parts.append(unansweredMark) }
-            case .assistant:
-                parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
-                // Reasoning, text and tool calls in the order the server produced them.
-                let timeline = message.timeline(toolCalls: try library.toolCalls(messageId: message.id))
-                let label = ReplyPresenter.reasoningLabel(seconds: message.reasoningPartSeconds(in: timeline))
-                for part in timeline {
-                    switch part {
-                    case .reasoning(let thought):
-                        guard reasoning else { continue }
-                        parts.append("**\(label)**\n\n" + thought.split(separator: "\n", omittingEmptySubsequences: false)
-                            .map { "> " + $0 }.joined(separator: "\n"))
-                    case .text(let said):
-                        let trimmed = String(said.reversed().drop(while: \.isNewline).reversed())
-                        if !trimmed.isEmpty { parts.append(trimmed) }
-                    case .toolCall(let call):
-                        var line = "⚙ `\(call.name)` \(call.argumentsJSON)"
-                        switch call.status {
-                        case .succeeded: line += " ✓ " + Units.bytes(Int64(call.output?.utf8.count ?? 0))
-                        case .failed: line += " ✗ " + (call.failureReason ?? "failed")
-                        case .running: line += " … (did not finish)"
-                        }
-                        parts.append(line)
-                        if tools, let output = call.output {
-                            parts.append("```\n" + output + "\n```")
-                        }
-                    }
-                }
-                if message.text.isEmpty { parts.append("*(no answer text)*") }
-                if message.isRewritten {
-                    let kept = message.streamedVersionId.flatMap { id in siblings.firstIndex { $0.id == id } }
-                        .map { "; the streamed version is kept as alternative \($0 + 1) of \(siblings.count) (`--alternatives` shows it)" } ?? ""
-                    parts.append("*(rewritten: the server's final text replaced what streamed\(kept))*")
-                }
-                if let load = Self.modelLoadTime(message) {
-                    parts.append("*(the server loaded the model for this reply in \(String(format: "%.1f s", (load * 10).rounded() / 10)))*")
-                }
-                switch message.status {
-                case .incomplete: parts.append("**⚠ incomplete**" + (message.error.map { " — " + $0 } ?? ""))
-                case .error: parts.append("**⚠ error**" + (message.error.map { " — " + $0 } ?? ""))
-                case .streaming: parts.append("**… still streaming in another llmster**")
-                case .complete: break
-                }
-            case .system:
-                parts.append("> **System:** " + message.text)
+            case .user: parts.append("## You" + count)
+            case .assistant: parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
+            case .system: break
             }
+            parts += try body(of: message, siblings: siblings, library: library, reasoning: reasoning, tools: tools)
+            if unanswered.contains(message.id) { parts.append(unansweredMark) }
             if alternatives {
                 for (index, other) in siblings.enumerated() where other.id != message.id {
                     parts.append("### Alternative \(index + 1) of \(siblings.count)")
-                    parts.append(other.text.isEmpty ? "*(no text)*" : other.text)
+                    // The same parts as the shown one: a rewritten reply's streamed version keeps its own reasoning.
+                    let shown = try body(of: other, siblings: siblings, library: library, reasoning: reasoning, tools: tools)
+                        .filter { !$0.isEmpty }
+                    parts += shown.isEmpty ? ["*(no text)*"] : shown
                 }
             }
         }
         return parts.joined(separator: "\n\n") + "\n"
+    }
+
+    /// A message's parts under its heading: a user message's text and attachments; a reply's reasoning (with
+    /// `reasoning`), text and tool calls (their output with `tools`) in the server's order, then its marks.
+    private static func body(of message: Message, siblings: [Message], library: LibraryStore, reasoning: Bool,
+                             tools: Bool) throws -> [String] {
+        var parts: [String] = []
+        switch message.role {
+        case .user:
+            parts.append(message.text)
+            let attachments = try library.attachments(messageId: message.id)
+            if !attachments.isEmpty {
+                parts.append(attachments.map { attachment in
+                    ContextItem(attachment: attachment).map { "📎 " + $0.chip }
+                        ?? "📎 \(attachment.name) (\(attachment.mimeType), \(Units.bytes(Int64(attachment.bytes.count))))"
+                }.joined(separator: "\n"))
+            }
+        case .assistant:
+            let timeline = message.timeline(toolCalls: try library.toolCalls(messageId: message.id))
+            let label = ReplyPresenter.reasoningLabel(seconds: message.reasoningPartSeconds(in: timeline))
+            for part in timeline {
+                switch part {
+                case .reasoning(let thought):
+                    guard reasoning else { continue }
+                    parts.append("**\(label)**\n\n" + thought.split(separator: "\n", omittingEmptySubsequences: false)
+                        .map { "> " + $0 }.joined(separator: "\n"))
+                case .text(let said):
+                    let trimmed = String(said.reversed().drop(while: \.isNewline).reversed())
+                    if !trimmed.isEmpty { parts.append(trimmed) }
+                case .toolCall(let call):
+                    var line = "⚙ `\(call.name)` \(call.argumentsJSON)"
+                    switch call.status {
+                    case .succeeded: line += " ✓ " + Units.bytes(Int64(call.output?.utf8.count ?? 0))
+                    case .failed: line += " ✗ " + (call.failureReason ?? "failed")
+                    case .running: line += " … (did not finish)"
+                    }
+                    parts.append(line)
+                    if tools, let output = call.output {
+                        parts.append("```\n" + output + "\n```")
+                    }
+                }
+            }
+            if message.text.isEmpty { parts.append("*(no answer text)*") }
+            if message.isRewritten {
+                let kept = message.streamedVersionId.flatMap { id in siblings.firstIndex { $0.id == id } }
+                    .map { "; the streamed version is kept as alternative \($0 + 1) of \(siblings.count) (`--alternatives` shows it)" } ?? ""
+                parts.append("*(rewritten: the server's final text replaced what streamed\(kept))*")
+            }
+            if let load = Self.modelLoadTime(message) {
+                parts.append("*(the server loaded the model for this reply in \(String(format: "%.1f s", (load * 10).rounded() / 10)))*")
+            }
+            switch message.status {
+            case .incomplete: parts.append("**⚠ incomplete**" + (message.error.map { " — " + $0 } ?? ""))
+            case .error: parts.append("**⚠ error**" + (message.error.map { " — " + $0 } ?? ""))
+            case .streaming: parts.append("**… still streaming in another llmster**")
+            case .complete: break
+            }
+        case .system:
+            parts.append("> **System:** " + message.text)
+        }
+        return parts
     }
 }
 
