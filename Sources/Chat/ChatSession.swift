@@ -192,12 +192,10 @@ public actor ChatSession {
         let key = effective.reference
         guard model.canChat else { throw ChatError.notAChatModel(key) }
         if images, model.capabilities?.vision != true { throw ChatError.visionUnsupported(key) }
-        if let reasoning = conversation.settings.reasoning {
-            // A server that lists reasoning for no model predates that field: the documented values go, and it decides.
-            let allowed = model.reasoningOptions(in: models)
-            guard allowed.contains(reasoning) else {
-                throw ChatError.reasoningNotAllowed(value: reasoning, model: key, allowed: allowed)
-            }
+        // A server that lists reasoning for no model predates that field: any value goes, and it decides.
+        if let reasoning = conversation.settings.reasoning, let allowed = model.reasoningOptions(in: models),
+           !allowed.contains(reasoning) {
+            throw ChatError.reasoningNotAllowed(value: reasoning, model: key, allowed: allowed)
         }
         if conversation.modelKey == nil {
             conversation.modelKey = key

@@ -211,10 +211,7 @@ public actor ReplyDisplay {
         reply.isFinished = true
         reply.reasoningCharacterCount = state.reasoningCharacterCount
         reply.reasoningSeconds = state.reasoningSeconds ?? reply.reasoningSeconds
-        reply.stats = state.stats.map {
-            ReplyStats(tokens: $0.totalOutputTokens ?? 0, tokensPerSecond: $0.tokensPerSecond ?? 0,
-                       timeToFirstToken: $0.timeToFirstTokenSeconds, modelLoadTime: $0.modelLoadTimeSeconds)
-        }
+        reply.stats = state.stats.map(ReplyStats.init)
         reply.outcome = switch end.ending {
         case .cancelled: .cancelled
         case .interrupted(let reason): .failed(reason)
@@ -308,5 +305,13 @@ extension JSONValue {
         case .string(let text): "\"\(text)\""
         default: jsonString
         }
+    }
+}
+
+extension ReplyStats {
+    /// The figures of the server's `stats` the line after a reply shows.
+    init(_ stats: ChatStats) {
+        self.init(tokens: stats.totalOutputTokens ?? 0, tokensPerSecond: stats.tokensPerSecond,
+                  timeToFirstToken: stats.timeToFirstTokenSeconds, modelLoadTime: stats.modelLoadTimeSeconds)
     }
 }

@@ -57,7 +57,8 @@ public struct ChatEventDecoder: Sendable {
         case "message.start": return .messageStart
         case "message.delta": return .messageDelta(payload.content ?? "")
         case "message.end": return .messageEnd
-        case "error": return .error(payload.error ?? APIErrorPayload(message: "the server reported an unspecified error"))
+        case "error":
+            return .error(payload.error ?? APIErrorPayload(message: payload.errorMessage ?? "the server reported an unspecified error"))
         case "chat.end": return .chatEnd(payload.result ?? ChatResult())
         default: return nil
         }
@@ -194,10 +195,13 @@ private struct Payload: Decodable {
     var reason: String?
     var metadata: ToolCallFailureMetadata?
     var error: APIErrorPayload?
+    /// An error event's explanation where the server gave no `error` object: `error` as a bare string, or a
+    /// top-level `message`.
+    var errorMessage: String?
     var result: ChatResult?
 
     enum CodingKeys: String, CodingKey {
-        case type, progress, content, tool, arguments, output, reason, metadata, error, result
+        case type, progress, content, tool, arguments, output, reason, metadata, error, result, message
         case modelInstanceId = "model_instance_id"
         case loadTimeSeconds = "load_time_seconds"
         case providerInfo = "provider_info"
@@ -225,6 +229,7 @@ private struct Payload: Decodable {
         reason = try field(.reason)
         metadata = try field(.metadata)
         error = try field(.error)
+        errorMessage = try field(.error) ?? field(.message)
         result = try field(.result)
     }
 

@@ -115,7 +115,7 @@ struct Faults: Sendable, Equatable {
         case "reasoning": reasoning = try flag()
         case "tools": tools = try flag()
         case "tool-calls": toolCalls = try int(1...100_000)
-        case "large": large = try int(1...50_000_000)
+        case "large": large = try int(1...400_000_000)
         case "prose": prose = try flag()
         case "delta": delta = try int(1...1_000_000)
         case "escape": escape = try flag()
@@ -124,7 +124,7 @@ struct Faults: Sendable, Equatable {
         case "done-marker": doneMarker = try flag()
         case "rewrite": rewrite = try flag()
         case "final-whitespace": finalWhitespace = try flag()
-        case "large-reasoning": largeReasoning = try int(1...50_000_000)
+        case "large-reasoning": largeReasoning = try int(1...400_000_000)
         case "bad-event":
             guard let value, let kind = BadEvent(rawValue: value) else { throw .invalidDirective(token) }
             badEvent = kind

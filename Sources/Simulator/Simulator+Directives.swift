@@ -19,7 +19,7 @@ extension Simulator {
       reasoning      force reasoning deltas
       tools          reasoning, search_docs success, message, open_browser failure, message
       tool-calls=N   N search_docs successes, each followed by a line of answer, before it
-      large=N        answer with about N bytes of mixed Markdown
+      large=N        answer with about N bytes of mixed Markdown (N up to 400 MB)
       prose          make the large=N text paragraphs only (emphasis, code spans, links)
       delta=N        answer and reasoning deltas of N characters each
       escape         answer and reasoning contain ESC[2J, OSC 52, OSC 0, BEL and 8-bit CSI

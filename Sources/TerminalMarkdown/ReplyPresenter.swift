@@ -129,7 +129,7 @@ public struct ReplyPresenter: Sendable {
             // A reply that produced nothing (a server error) has no speed to show.
             if stats.tokens > 0 {
                 parts.append(Self.grouped(stats.tokens) + (stats.tokens == 1 ? " token" : " tokens"))
-                parts.append(Self.decimal(stats.tokensPerSecond) + " tok/s")
+                if let rate = stats.tokensPerSecond { parts.append(Self.decimal(rate) + " tok/s") }
                 if let first = stats.timeToFirstToken { parts.append("first token " + Self.seconds(first)) }
             }
             if let load = stats.modelLoadTime { parts.append("model load " + Self.seconds(load)) }

@@ -81,15 +81,15 @@ public struct ToolCallSummary: Sendable, Equatable {
 public struct ReplyStats: Sendable, Equatable {
     /// Tokens generated.
     public var tokens: Int
-    /// Generation speed.
-    public var tokensPerSecond: Double
+    /// Generation speed; nil when the server did not report it (the figure is left out, never shown as 0).
+    public var tokensPerSecond: Double?
     /// Seconds from sending to the first token, when known.
     public var timeToFirstToken: Double?
     /// Seconds the server spent loading the model for this reply; nil when it was loaded already.
     public var modelLoadTime: Double?
 
     /// Creates stats.
-    public init(tokens: Int, tokensPerSecond: Double, timeToFirstToken: Double? = nil, modelLoadTime: Double? = nil) {
+    public init(tokens: Int, tokensPerSecond: Double?, timeToFirstToken: Double? = nil, modelLoadTime: Double? = nil) {
         self.tokens = tokens
         self.tokensPerSecond = tokensPerSecond
         self.timeToFirstToken = timeToFirstToken

@@ -5,7 +5,8 @@ import LMStudio
 
 /// Benchmark section `stream`: the built `llmster ask` against the built `lmstudio-sim` serving as fast as the socket allows.
 ///
-/// (a) peak RSS piped on a 256 KiB and an 8 MiB reply, and their difference (goal < 20 MB);
+/// (a) peak RSS piped on a 256 KiB and an 8 MiB reply, and their difference (goal < 20 MB); on a 100 MiB reply, plain and
+///     rewritten (goal ≤ 1.3 × the reply + 60 MB);
 /// (b) CPU of `ask` on a 1 MiB reply in 7-character deltas against `curl -N` receiving the same
 ///     stream piped into Python's `json.loads` of every `data:` line (goal ≤ 1.5×);
 /// (c) Ctrl-C on a pseudo-terminal during a 40 MB reply: time from the keystroke to the last byte drawn
@@ -36,6 +37,15 @@ func streamBench() async throws {
     }
     let growth = peaks[8 << 20]! - peaks[256 << 10]!
     print(String(format: "peak RSS difference 8 MiB - 256 KiB: %.1f MB (goal < 20 MB)", growth))
+    // A reply held once: 100 MiB, and the same rewritten by the final event (larger than the 16 MiB event limit, so
+    // the streamed text is kept and the reply marked incomplete, status 6).
+    for directive in ["large=\(100 << 20)", "large=\(100 << 20),rewrite"] {
+        let run = try BenchChild.run(llmster, ["ask", "[[sim:\(directive)]] memory"], environment: home.environment)
+        let peak = Double(run.usage.ru_maxrss) / 1024
+        let goal = 1.3 * Double(100 << 20) / 1_048_576 + 60
+        print(String(format: "ask piped, 100 MiB reply%@: peak RSS %6.1f MB (goal ≤ 1.3 × the reply + 60 MB = %.0f MB), exit %d",
+                     directive.hasSuffix("rewrite") ? " rewritten" : "", peak, goal, run.status))
+    }
     var pipelinePeaks: [Double] = []
     for bytes in [256 << 10, 8 << 20] {
         let run = try BenchChild.run(CommandLine.arguments[0], [consumeChatArgument, simulator.url, "[[sim:large=\(bytes)]] memory"],

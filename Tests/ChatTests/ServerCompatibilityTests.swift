@@ -41,8 +41,9 @@ import TestSupport
         var chatRequests: [RecordedRequest] { fixture.requests(to: "/api/v1/chat") }
     }
 
-    /// A server that lists `capabilities.reasoning` for no model predates that field: the documented values are
-    /// accepted and sent, and the server's refusal, if any, is shown as the server's.
+    /// A server that lists `capabilities.reasoning` for no model predates that field: any value is accepted and
+    /// sent (the documented ones, or one such as `xhigh` the docs do not list), and the server's refusal, if any, is
+    /// shown as the server's.
     @Test func anEarlyServerGetsTheDocumentedReasoningValuesAndDecides() async throws {
         let harness = try Harness(SimulatorOptions(earlyModelList: true))
         let thinker = try harness.conversation(model: "acme/thinker-8b")
@@ -61,7 +62,16 @@ import TestSupport
             #expect(error.description.contains("LM Studio refused the request (reasoning)"))
         }
         #expect(harness.chatRequests.last?.field("reasoning") == "high", "it was sent: the server decided")
-        await #expect(throws: ChatError.self) { try await harness.setReasoning("extreme", in: tiny) }
+
+        try await harness.setReasoning("xhigh", in: thinker)
+        do {
+            _ = try await harness.send("hi", in: thinker)
+            Issue.record("the server's refusal was not reported")
+        } catch let error as ChatError {
+            guard case .server(.invalidRequest(_, let param, _)) = error else { Issue.record("got \(error)"); return }
+            #expect(param == "reasoning")
+        }
+        #expect(harness.chatRequests.last?.field("reasoning") == "xhigh", "not refused before sending: the server decided")
     }
 
     /// A newer server lists reasoning for the models that have it: another model's reasoning is refused before sending.

@@ -37,6 +37,9 @@ struct ChatEventDecoderTests {
          .toolCallFailure(reason: "Unknown tool", metadata: ToolCallFailureMetadata(type: "invalid_name", toolName: "nope"))),
         (#"{"type":"error","error":{"type":"mcp_connection_error","message":"MCP server down","code":"x"}}"#,
          .error(APIErrorPayload(type: "mcp_connection_error", message: "MCP server down", code: "x"))),
+        // Servers that send no error object: the explanation they give is the one shown.
+        (#"{"type":"error","message":"Model crashed while generating"}"#, .error(APIErrorPayload(message: "Model crashed while generating"))),
+        (#"{"type":"error","error":"Context length exceeded"}"#, .error(APIErrorPayload(message: "Context length exceeded"))),
         (#"{"type":"tool_call.success","tool":"t","arguments":{},"output":{"n":1}}"#,
          .toolCallSuccess(tool: "t", arguments: .object([:]), output: #"{"n":1}"#, provider: nil)),
     ])

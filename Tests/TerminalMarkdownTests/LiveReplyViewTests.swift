@@ -112,6 +112,9 @@ struct LiveReplyViewTests {
     @Test func tokenFiguresReadAsUsersCountThem() {
         let presenter = ReplyPresenter(capabilities: TerminalCapabilities(isDumb: true, width: 80))
         #expect(presenter.statsLine(ReplyStats(tokens: 1, tokensPerSecond: 2), outcome: .complete) == "1 token · 2.0 tok/s")
+        // A speed the server did not report is left out, not shown as 0.0 tok/s.
+        #expect(presenter.statsLine(ReplyStats(tokens: 12, tokensPerSecond: nil, timeToFirstToken: 0.5), outcome: .complete)
+                == "12 tokens · first token 0.5 s")
         #expect(presenter.statsLine(ReplyStats(tokens: 0, tokensPerSecond: 42.5), outcome: .failed("server error")) == "⚠ incomplete: server error")
     }
 

@@ -52,13 +52,13 @@ extension ChatSession {
     func checkedSettings(_ changes: [(ConversationSetting, ConversationSetting.Value)],
                          for conversation: Conversation) async throws -> ConversationSettings {
         var settings = conversation.settings
-        var reasoningOptions: [String] = []
+        var reasoningOptions: [String]? = []
         var modelName: String?
         if changes.contains(where: { $0.0 == .reasoning && $0.1 != .clear }) {
             let models = try await serverCall { try await self.models() }
             let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey, models: models)
             modelName = effective?.key
-            reasoningOptions = effective?.model?.reasoningOptions(in: models) ?? []
+            reasoningOptions = effective?.model.map { $0.reasoningOptions(in: models) } ?? []
         }
         do {
             for (setting, value) in changes {

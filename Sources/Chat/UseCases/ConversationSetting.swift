@@ -31,8 +31,8 @@ public enum ConversationSetting: String, CaseIterable, Sendable {
     }
 
     /// Applies `value` to `settings` after checking it; `reasoningOptions` are the effective model's allowed values
-    /// (`Model.reasoningOptions(in:)`).
-    public func apply(_ value: Value, to settings: inout ConversationSettings, model: String?, reasoningOptions: [String]) throws(SettingError) {
+    /// (`Model.reasoningOptions(in:)`; nil: any value, for the server to decide).
+    public func apply(_ value: Value, to settings: inout ConversationSettings, model: String?, reasoningOptions: [String]?) throws(SettingError) {
         switch self {
         // The ranges `chat.md` documents; repeat_penalty has none documented (1 is no penalty).
         case .temperature: settings.temperature = try number(value, 0...1)
@@ -45,8 +45,8 @@ public enum ConversationSetting: String, CaseIterable, Sendable {
         case .reasoning:
             switch value {
             case .clear: settings.reasoning = nil
-            case .text(let text) where reasoningOptions.contains(text): settings.reasoning = text
-            default: throw .reasoningNotOffered(model: model, allowed: reasoningOptions)
+            case .text(let text) where reasoningOptions?.contains(text) ?? !text.isEmpty: settings.reasoning = text
+            default: throw .reasoningNotOffered(model: model, allowed: reasoningOptions ?? [])
             }
         }
     }

@@ -253,7 +253,7 @@ import TerminalMarkdown
         guard editor != nil else { return "" }
         let conversation = await currentConversation()
         let effective = effectiveModel(conversation: conversation)
-        completions.update(reasoningOptions: effective?.model?.reasoningOptions(in: serverModels ?? []) ?? [])
+        completions.update(reasoningOptions: effective?.model?.reasoningSuggestions(in: serverModels ?? []) ?? [])
         var parts: [String] = []
         if let effective {
             parts.append("\(UntrustedText.sanitize(effective.reference)) (\(effective.state.rawValue))")
@@ -569,10 +569,7 @@ import TerminalMarkdown
         // Unreadable events explain more than the mark's reason says.
         guard saved.state.firstUnreadableEvent == nil,
               saved.state.errors.first.map({ LMStudioError.describe(streamError: $0) == message }) ?? true else { return false }
-        let stats = saved.state.stats.map {
-            ReplyStats(tokens: $0.totalOutputTokens ?? 0, tokensPerSecond: $0.tokensPerSecond ?? 0,
-                       timeToFirstToken: $0.timeToFirstTokenSeconds, modelLoadTime: $0.modelLoadTimeSeconds)
-        }
+        let stats = saved.state.stats.map(ReplyStats.init)
         return ReplyPresenter(capabilities: output).showsWholeMark(stats, outcome: .failed(message))
     }
 
