@@ -57,7 +57,7 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
         case .noModel:
             return "No model chosen for this conversation. Pass -m MODEL, use /model, or set default_model in the config; `llmster models` lists them."
         case .modelNotDownloaded(let key, let suggestion?):
-            return "\(key) is not downloaded on this server; did you mean \(suggestion)? (`llmster models` lists what is)"
+            return "\(key) is not downloaded on this server; did you mean \(suggestion)? (`llmster models` lists what is downloaded)"
         case .modelNotDownloaded(let key, nil):
             return "\(key) is not downloaded on this server. `llmster models` lists the downloaded models; `llmster download \(key)` fetches it."
         case .notAChatModel(let key):

@@ -474,8 +474,10 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownKey(let key, let line):
-            let known = (Configuration.keys.map(\.key) + ["server.NAME", "alias.NAME", "preset.NAME.…", "integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
-            return "unknown setting '\(Self.visible(key))'\(line.map { " on line \($0)" } ?? ""); known settings: \(known)"
+            let keys = Configuration.keys.map(\.key)
+            let known = (keys + ["server.NAME", "alias.NAME", "preset.NAME.…", "integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
+            let suggestion = EditDistance.nearest(to: key, in: keys, maximum: 3).map { " (did you mean \($0)?)" } ?? ""
+            return "unknown setting '\(Self.visible(key))'\(line.map { " on line \($0)" } ?? "")\(suggestion); known settings: \(known)"
         case .invalidValue(let key, let value, let expected):
             return "'\(Self.visible(ServerURL.redactingPasswords(in: value)))' is not a valid \(key): expected \(expected)"
         case .malformedLine(let line):

@@ -258,9 +258,10 @@ struct BlockRenderer {
         codeLine(line, highlighter: highlighter, advance: advance, width: proseWidth)
     }
 
-    /// One line of code as rows of at most `width` columns: on a terminal, a line too wide is cut between
-    /// characters and each further row starts with a dim `↪ `, so the marker is the only thing added and a copied
-    /// line is easy to mend; without styles (a pipe, a file, Emacs) the line stays whole.
+    /// One line of code as rows of at most `width` columns: on a terminal, a line too wide is cut and each further
+    /// row starts with a dim `↪ `, so the marker is the only thing added and a copied line is easy to mend; without
+    /// styles (a pipe, a file, Emacs) the line stays whole. A row ends after a space or a separator (`,;)]}`) when
+    /// one is in its last quarter, so a token (`#FFFFFF`, `7000`) is not split; else between characters.
     private func codeLine(_ line: String, highlighter: CodeHighlighter?, advance: Bool, width: Int) -> [String] {
         let spans: [(text: Substring, style: TextStyle)] = highlighter.map {
             $0.spans(line, advance: advance).map { ($0.text, theme.code.style(for: $0.kind)) }
@@ -268,28 +269,44 @@ struct BlockRenderer {
         guard level != .plain, DisplayWidth.of(line, model: widthModel) > width else {
             return [spans.map { $0.style.apply(String($0.text), at: level) }.joined()]
         }
-        let marker = theme.codeFence.apply(unicode ? "↪ " : "> ", at: level)
         let markerWidth = 2
-        var rows: [String] = []
-        var row = ""
+        // Each character with the span it came from; then the indices where a row after the first starts.
+        let characters = spans.enumerated().flatMap { index, span in span.text.map { ($0, index) } }
+        var starts: [Int] = []
         var column = 0
-        for span in spans {
-            var piece = ""
-            for character in span.text {
-                let next = DisplayWidth.advance(from: column, over: character, model: widthModel)
-                if next > width && column > (rows.isEmpty ? 0 : markerWidth) {
-                    rows.append(row + span.style.apply(piece, at: level))
-                    row = marker
-                    piece = ""
-                    column = DisplayWidth.advance(from: markerWidth, over: character, model: widthModel)
-                } else {
-                    column = next
-                }
-                piece.append(character)
+        var candidate: (index: Int, column: Int)?
+        var index = 0
+        while index < characters.count {
+            let character = characters[index].0
+            let next = DisplayWidth.advance(from: column, over: character, model: widthModel)
+            let rowStart = starts.isEmpty ? 0 : markerWidth
+            if next > width && column > rowStart {
+                let cut = candidate.flatMap { $0.column >= rowStart + (width - rowStart) * 3 / 4 ? $0.index : nil } ?? index
+                starts.append(cut)
+                candidate = nil
+                column = characters[cut..<index].reduce(markerWidth) { DisplayWidth.advance(from: $0, over: $1.0, model: widthModel) }
+                continue
             }
-            row += span.style.apply(piece, at: level)
+            column = next
+            index += 1
+            if character == " " || ",;)]}".contains(character) { candidate = (index, column) }
         }
-        return rows + [row]
+        let marker = theme.codeFence.apply(unicode ? "↪ " : "> ", at: level)
+        let bounds = [0] + starts + [characters.count]
+        return zip(bounds, bounds.dropFirst()).enumerated().map { row, range in
+            var text = row == 0 ? "" : marker
+            var position = range.0
+            while position < range.1 {
+                let span = characters[position].1
+                var piece = ""
+                while position < range.1, characters[position].1 == span {
+                    piece.append(characters[position].0)
+                    position += 1
+                }
+                text += spans[span].style.apply(piece, at: level)
+            }
+            return text
+        }
     }
 
     private func codeBlockLines(info: String, literal: String, width: Int) -> [String] {

@@ -16,7 +16,7 @@ import TestSupport
 
     @Test func jsonIsStableForScripts() throws {
         let fixture = try SimulatorFixture()
-        let result = try CLI(server: fixture.url).run(["models", "--json", "--embedding"])
+        let result = try CLI(server: fixture.url).run(["models", "--json", "--all"])
         #expect(result.status == 0, "\(result)")
         assertGolden(result.output, named: "models-json", in: snapshots)
         let parsed = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]]
@@ -29,7 +29,8 @@ import TestSupport
         (["--reasoning"], ["acme/multi-26b", "acme/thinker-8b"]),
         (["--loaded"], ["acme/tiny-1b"]),
         (["--sort", "size"], ["acme/tiny-1b", "acme/vision-7b", "acme/thinker-8b", "acme/toolsmith-12b", "acme/multi-26b"]),
-        (["--sort", "format", "--embedding"], ["acme/embed-small", "acme/multi-26b", "acme/thinker-8b", "acme/tiny-1b", "acme/toolsmith-12b", "acme/vision-7b"]),
+        (["--embedding"], ["acme/embed-small"]),
+        (["--sort", "format", "--all"], ["acme/embed-small", "acme/multi-26b", "acme/thinker-8b", "acme/tiny-1b", "acme/toolsmith-12b", "acme/vision-7b"]),
     ])
     func filtersAndSorts(arguments: [String], keys: [String]) throws {
         let fixture = try SimulatorFixture()

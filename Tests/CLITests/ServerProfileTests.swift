@@ -34,9 +34,11 @@ import TestSupport
                               to: "config/llmster/config")
         let result = try cli.run(["doctor"])
         #expect(result.output.contains("ok    rig") && result.output.contains("profile rig, \(rig.url): LM Studio answers (0.4.0)"), "\(result.output)")
-        #expect(result.output.contains("FAIL  laptop") && result.output.contains("profile laptop: LM Studio is not reachable"), "\(result.output)")
+        #expect(result.output.contains("warn  laptop")
+                && result.output.contains("profile laptop (not in use: the exit status is not affected): LM Studio is not reachable"),
+                "\(result.output)")
         #expect(!result.output.contains("profile here"), "the server in use is checked by the lines above")
-        #expect(result.status == 1, "an unreachable profile is a problem")
+        #expect(result.status == 0, "the server in use works: a profile not in use that is down is a warning: \(result.output)")
     }
 }
 
@@ -88,6 +90,20 @@ import TestSupport
         #expect(resent.field("previous_response_id") == nil && resent.field("input") == "echo:where now", "the message is sent in a fresh context")
         #expect(try cli.run(["show", "echo:on the rig"]).output.components(separatedBy: "echo:where now").count == 2,
                 "the refused tries left nothing behind: the message is saved once")
+    }
+
+    /// Without profiles, `/server` names the address alone (no empty profile name, no parentheses around it).
+    @Test func replServerWithoutProfilesNamesTheAddress() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), [], environment: cli.environment)
+        _ = try terminal.waitFor("› ")
+        let mark = terminal.mark
+        terminal.send("/server\r")
+        let shown = try terminal.waitFor("› ", after: mark + 8)
+        #expect(shown.contains("Server: \(fixture.url); no profiles are configured"), "\(shown)")
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
     }
 
     @Test func replServerSwitchesTheProfileAndOpeningAConversationFollowsIt() throws {

@@ -53,7 +53,7 @@ import TestSupport
         var mark = terminal.mark
         terminal.send("/preset wrap first\r")
         let sent = try terminal.waitFor("› ", after: mark + 18)
-        #expect(sent.contains("template fills your next message ({{input}})"), "\(sent)")
+        #expect(sent.contains("template fills this message ({{input}})"), "sent at once: \(sent)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:[first]")
         mark = terminal.mark
         terminal.send("echo:plain\r")
@@ -61,7 +61,8 @@ import TestSupport
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:plain", "one message takes the template")
         mark = terminal.mark
         terminal.send("/preset wrap\r")
-        _ = try terminal.waitFor("› ", after: mark + 12)
+        let waiting = try terminal.waitFor("› ", after: mark + 12)
+        #expect(waiting.contains("template fills your next message ({{input}})"), "\(waiting)")
         mark = terminal.mark
         terminal.send("second\r")
         _ = try terminal.waitFor("› ", after: mark + 6)

@@ -24,6 +24,7 @@ import Testing
 
     @Test(arguments: [
         ("colour = blue", "unknown setting 'colour' on line 1"),
+        ("keep_previous_model = true", "unknown setting 'keep_previous_model' on line 1 (did you mean keep_previous_models?)"),
         ("markdown = sometimes", "'sometimes' is not a valid markdown"),
         ("server = localhost:1234", "expected an http:// or https:// URL"),
         ("just words", "line 1 is not `key = value`"),

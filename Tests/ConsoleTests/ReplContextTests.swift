@@ -14,6 +14,7 @@ import TestSupport
         let added = try terminal.enter("/file " + path)
         #expect(added.contains("1. \(path) · 4 KB · ~"), "a one-line chip instead of the text: \(added)")
         #expect(!added.contains("note note"), "the file's text is not shown")
+        #expect(added.contains("It goes with your next message"), "\(added)")
         let prompt = try terminal.waitFor("› ")
         #expect(prompt.contains("+1 context"), "\(prompt)")
         #expect(prompt.contains("ctx 1k/") || prompt.contains("ctx 1.0k/"), "the meter counts the waiting item before sending: \(prompt)")
@@ -23,6 +24,9 @@ import TestSupport
         #expect(input.hasSuffix("```\n\necho:got it"))
         let after = try terminal.enter("/context")
         #expect(after.contains("No context items wait for the next message"), "the items went with that message: \(after)")
+        let two = try terminal.enter("/file \(path) \(path)")
+        #expect(two.contains("They go with your next message"), "\(two)")
+        #expect(try terminal.enter("/context clear").contains("Context items cleared."))
         let start = terminal.mark
         terminal.send("/show\r")
         let show = try terminal.waitFor("(END)", after: start)

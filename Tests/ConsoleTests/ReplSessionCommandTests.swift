@@ -52,7 +52,7 @@ import TestSupport
         try terminal.enter("/system Answer in one word.")
         try terminal.enter("echo:first")
         let cleared = try terminal.enter("/clear")
-        #expect(cleared.contains("acme/thinker-8b (loaded)") && cleared.contains("Untitled"), "\(cleared)")
+        #expect(cleared.contains("acme/thinker-8b (loaded)") && cleared.contains("new chat"), "the prompt reads as at start: \(cleared)")
         let settings = try terminal.enter("/set")
         #expect(settings.contains("temperature") && settings.contains("0.3"), "\(settings)")
         #expect(try terminal.enter("/system").contains("Answer in one word."))
@@ -108,6 +108,17 @@ import TestSupport
         try terminal.waitFor("Enter cancels", after: start)
         let left = try terminal.enter("/ps")
         #expect(left.contains("Left the model list.") && left.contains("INSTANCE"), "\(left)")
+        // The filter matches the words a row shows, not only its key: "reason" finds the reasoning models.
+        start = terminal.mark
+        terminal.send("/model\r")
+        try terminal.waitFor("Enter cancels", after: start)
+        start = terminal.mark
+        terminal.send("reason\r")
+        let reasoning = try terminal.waitFor("Enter cancels", after: start)
+        #expect(reasoning.contains("acme/thinker-8b") && reasoning.contains("acme/multi-26b") && !reasoning.contains("acme/tiny-1b"),
+                "\(reasoning)")
+        terminal.send("\r")
+        try terminal.waitFor("› ", after: start)
     }
 
     /// `/clear` and `/new` followed by another switch, or by quitting, leave no empty untitled conversations in the

@@ -322,6 +322,12 @@ import TerminalMarkdown
         terminal.send("/folder rm Job\r")
         try terminal.waitFor("[y/N] ", after: again)
         #expect(try terminal.enter("y").contains("Removed folder Job."))
+        #expect(try terminal.enter("/folder new Notes/Deep").contains("Created folder Notes/Deep."))
+        let single = terminal.mark
+        terminal.send("/folder rm Notes\r")
+        let one = try terminal.waitFor("[y/N] ", after: single)
+        #expect(one.contains("Remove folder Notes? Its sub-folder Deep moves to the top level."), "\(one)")
+        #expect(try terminal.enter("n").contains("Kept folder Notes."))
         let deleting = terminal.mark
         terminal.send("/delete\r")
         #expect(try terminal.waitFor("[y/N] ", after: deleting).contains("Delete Kept chat and all its messages?"))

@@ -30,6 +30,19 @@ struct CodeBlockTests {
         return MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
     }
 
+    /// A code line too wide is cut after a space or a separator in the row's last quarter, so a token is whole on
+    /// one row; joining the rows without their `↪ ` gives the line back.
+    @Test func aWrappedCodeLineKeepsItsTokensWhole() {
+        let line = "palette = [0xFF8800, 0x00FF00, 8500, 7000, 6000, #FFFFFF, #000000, #ABCDEF]"
+        let rendered = render("```\n\(line)\n```", width: 30, noColor: true)
+        let rows = rendered.split(separator: "\n").map(String.init).filter { !$0.contains("```") }
+            .map { $0.replacingOccurrences(of: "\u{1B}[2m↪ \u{1B}[0m", with: "") }
+        #expect(rows.count > 1 && rows.joined() == line, "\(rows)")
+        for token in ["0xFF8800", "0x00FF00", "8500", "7000", "6000", "#FFFFFF", "#000000", "#ABCDEF"] {
+            #expect(rows.contains { $0.contains(token) }, "\(token) is split: \(rows)")
+        }
+    }
+
     @Test(arguments: [40, 80, 120])
     func highlightedCodeMatchesGolden(width: Int) {
         assertGolden(render(Self.document, width: width), named: "code-highlight.dark-\(width)",

@@ -67,7 +67,7 @@ _llmster_reply() {
             case $prev in
                 --sort) COMPREPLY=($(compgen -W "name size format" -- "$cur")); return ;;
             esac
-            options="--vision --tools --reasoning --loaded --embedding --sort --json -h --help --server --library --config --markdown --demo --preset -V --version"
+            options="--vision --tools --reasoning --loaded --embedding --all --sort --json -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         ps)
             case $prev in

@@ -8,7 +8,7 @@ import TerminalMarkdown
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.
 enum AskCommand {
     static let command = Command(
-        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f FILE|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--no-save]",
+        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f FILE|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--fresh-context[=empty|recap]] [--no-save]",
         summary: "Send one message and stream the answer to standard output.",
         details: """
         The prompt is the arguments. Piped standard input is added after them and a blank line, so

@@ -11,6 +11,8 @@ enum DoctorCommand {
         let ok: Bool
         let name: String
         let detail: String
+        /// A check of a server profile not in use: a failure is said (`warn`) but leaves the exit status alone.
+        var advisory = false
     }
 
     static let command = Command(
@@ -18,18 +20,17 @@ enum DoctorCommand {
         summary: "Check the server URL, reachability, LM Studio version, authentication, models and terminal.",
         details: """
         Exits 0 when everything works, 3 when LM Studio cannot be reached (or is older than 0.4),
-        4 when the token is missing or rejected, 1 for anything else.
+        4 when the token is missing or rejected, 1 for anything else. Server profiles not in use are
+        checked too; one that does not answer is a warning, not a failure.
         """,
         options: [.init(["quiet"], short: "q", help: "print only problems")]
     ) { arguments, context in
         var (checks, status) = await run(context)
-        let others = await otherProfiles(context)
-        checks += others
-        if status == ExitCode.success, others.contains(where: { !$0.ok }) { status = ExitCode.failure }
+        checks += await otherProfiles(context)
         let width = TextLayout.outputWidth(environment: context.environment)
         let fit = context.terminal(fd: 1).textFit
         for check in checks where !(arguments.has("quiet") && check.ok) {
-            let term = (check.ok ? "ok  " : "FAIL") + "  " + check.name
+            let term = (check.ok ? "ok  " : check.advisory ? "warn" : "FAIL") + "  " + check.name
             let detail = UntrustedText.sanitize(ServerURL.redactingPasswords(in: check.detail))
             context.output.line(width.map { TextLayout.hanging(term, detail, column: 18, width: $0, maximumColumn: 18, fit: fit) }
                 ?? fit.pad(term, to: 18) + detail)
@@ -48,9 +49,10 @@ enum DoctorCommand {
             case .success(let greeting) where greeting.lmstudio:
                 checks.append(Check(ok: true, name: name, detail: "profile \(name), \(url): LM Studio answers" + (greeting.version.map { " (\($0))" } ?? "")))
             case .success:
-                checks.append(Check(ok: false, name: name, detail: "profile \(name), \(url): something answers, but it does not say it is LM Studio"))
+                checks.append(Check(ok: false, name: name, detail: "profile \(name), \(url): something answers, but it does not say it is LM Studio (not in use: the exit status is not affected)", advisory: true))
             case .failure(let error):
-                checks.append(Check(ok: false, name: name, detail: "profile \(name): " + ((error as? LMStudioError)?.description ?? String(describing: error))))
+                checks.append(Check(ok: false, name: name, detail: "profile \(name) (not in use: the exit status is not affected): "
+                                    + ((error as? LMStudioError)?.description ?? String(describing: error)), advisory: true))
             }
         }
         return checks

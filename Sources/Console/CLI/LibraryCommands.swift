@@ -7,7 +7,7 @@ import LMStudio
 /// `llmster chats`, `show` and `search`: reading the library from the command line.
 enum LibraryCommands {
     static let chats = Command(
-        "chats", synopsis: "[--folder F] [--pinned] [--json]",
+        "chats", synopsis: "[--folder F] [--pinned] [--limit N] [--json]",
         summary: "List conversations, pinned first, then the most recently updated; a fork says where it came from.",
         options: [
             .init(["folder"], value: "F", help: "only conversations in folder F and its sub-folders (e.g. Work)"),
@@ -75,7 +75,7 @@ enum LibraryCommands {
     }
 
     static let search = Command(
-        "search", synopsis: "TEXT… [--json]", summary: "Full-text search over titles and messages.",
+        "search", synopsis: "TEXT… [--limit N] [--json]", summary: "Full-text search over titles and messages.",
         options: [
             .init(["limit"], value: "N", help: "at most N hits (default 20)"),
             .init(["json"], help: "print JSON for scripts"),
@@ -252,16 +252,19 @@ extension ConversationListing {
         ])
         for conversation in conversations {
             table.append([
-                String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + conversation.displayTitle + forkMark(conversation),
+                String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + markedTitle(conversation),
                 folderPath(of: conversation), conversation.modelKey ?? "-", LibraryCommands.dateLabel(conversation.updatedAt),
             ])
         }
         return text + table.text(width: width, fit: fit)
     }
 
-    /// ` (fork of SOURCE at reply N)` after a fork's title; empty for a conversation that is no fork.
-    func forkMark(_ conversation: Conversation) -> String {
-        guard let origin = forkOrigins[conversation.id] else { return "" }
-        return " (fork of \(origin.sourceTitle.isEmpty ? String(origin.sourceId.prefix(8)) : origin.sourceTitle) at reply \(origin.replyNumber))"
+    /// The title with ` (fork of SOURCE at reply N)` after a fork's; the default title's own ` (fork)` is left out
+    /// there, as the mark says it.
+    func markedTitle(_ conversation: Conversation) -> String {
+        guard let origin = forkOrigins[conversation.id] else { return conversation.displayTitle }
+        let source = origin.sourceTitle.isEmpty ? String(origin.sourceId.prefix(8)) : origin.sourceTitle
+        let title = conversation.title == origin.sourceTitle + " (fork)" ? origin.sourceTitle : conversation.displayTitle
+        return title + " (fork of \(source) at reply \(origin.replyNumber))"
     }
 }

@@ -10,12 +10,13 @@ enum ModelCommands {
         .init(["tools"], help: "only models trained for tool use"),
         .init(["reasoning"], help: "only models with reasoning options"),
         .init(["loaded"], help: "only loaded models"),
-        .init(["embedding"], help: "include embedding models (hidden by default: they cannot chat)"),
+        .init(["embedding"], help: "only embedding models (hidden otherwise: they cannot chat)"),
+        .init(["all"], help: "every model, embedding models too"),
         .init(["sort"], value: "KEY", choices: ["name", "size", "format"], help: "sort by name (default), size or format"),
     ]
 
     static let models = Command(
-        "models", synopsis: "[--vision] [--tools] [--reasoning] [--loaded] [--embedding] [--sort name|size|format] [--json]",
+        "models", synopsis: "[--vision] [--tools] [--reasoning] [--loaded] [--embedding] [--all] [--sort name|size|format] [--json]",
         summary: "List the server's downloaded models with their loaded state, size, format and capabilities.",
         details: """
         LOADED lists each running instance with the context it was loaded with (which may be smaller than

@@ -3,10 +3,12 @@ import TerminalMarkdown
 
 /// The model picker's data as a table or JSON: filters, sorts, and the columns users compare models by.
 public enum ModelListing {
-    /// The models that pass `--vision`, `--tools`, `--reasoning`, `--loaded` and `--embedding`, sorted by `--sort`.
+    /// The models that pass `--vision`, `--tools`, `--reasoning`, `--loaded` and `--embedding` (embedding models,
+    /// which cannot chat, only with it or `--all`), sorted by `--sort`.
     public static func filter(_ models: [Model], _ arguments: ArgumentParser.Parsed) -> [Model] {
         let shown = models.filter { model in
-            if model.type == .embedding, !arguments.has("embedding") { return false }
+            if arguments.has("embedding") { if model.type != .embedding { return false } }
+            else if model.type == .embedding, !arguments.has("all") { return false }
             if arguments.has("vision"), model.capabilities?.vision != true { return false }
             if arguments.has("tools"), model.capabilities?.trainedForToolUse != true { return false }
             if arguments.has("reasoning"), !model.supportsReasoning { return false }
@@ -75,8 +77,9 @@ public enum ModelListing {
     /// are cut first, then VARIANT, FORMAT, QUANT, PARAMS, MAX CTX and CAPABILITIES are dropped in that order. A key
     /// that `alias.NAME` lines name is followed by its aliases, `qwen/qwen3-4b (fast)`.
     public static func table(_ models: [Model], width: Int?, fit: TextFit, aliases: [String: String] = [:]) -> String {
+        // The key is kept whole (no minimum width to cut it to): the least useful columns go first.
         var table = TextTable(columns: [
-            .init("MODEL", minimumWidth: 16, priority: 0), .init("LOADED", minimumWidth: 8, priority: 1),
+            .init("MODEL", priority: 0), .init("LOADED", minimumWidth: 8, priority: 1),
             .init("SIZE", priority: 2), .init("FORMAT", priority: 7), .init("PARAMS", priority: 5), .init("QUANT", priority: 6),
             .init("MAX CTX", priority: 4), .init("CAPABILITIES", minimumWidth: 12, priority: 3), .init("VARIANT", priority: 8),
         ])

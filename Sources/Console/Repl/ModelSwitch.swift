@@ -16,7 +16,7 @@ import TerminalMarkdown
                                                         options: options, progress: reporter(repl: repl))
         } catch ChatError.modelNotDownloaded(let key, let suggestion) {
             let hint: SanitizedMessage = suggestion.map { "did you mean \($0)? " } ?? ""
-            throw UsageError("\(key) is not downloaded on this server; \(hint)/models lists what is")
+            throw UsageError("\(key) is not downloaded on this server; \(hint)/models lists what is downloaded")
         } catch ChatError.notAChatModel(let key) {
             throw UsageError("\(key) is not a chat model")
         }
@@ -63,15 +63,17 @@ import TerminalMarkdown
         guard !all.isEmpty else { repl.output.line("The server has no chat models; /download fetches one."); return nil }
         let current = await repl.effectiveModel()?.key
         var shown = Array(all.indices)
+        // Each row's words after its key (state, size, capabilities), which the text filter matches too.
+        let badges = zip(all, repl.completions.badges(for: all.map(\.key))).map { model, line in
+            line.hasPrefix(model.key) ? String(line.dropFirst(model.key.count)).trimmingCharacters(in: .whitespaces) : ""
+        }
         while true {
             var table = TextTable(columns: [
                 .init("#", priority: 0), .init("MODEL", minimumWidth: 16, priority: 0), .init("", minimumWidth: 10, priority: 1),
             ])
-            let details = repl.completions.badges(for: shown.map { all[$0].key })
-            for (row, index) in shown.enumerated() {
+            for index in shown {
                 let key = all[index].key
-                let badges = details[row].hasPrefix(key) ? String(details[row].dropFirst(key.count)).trimmingCharacters(in: .whitespaces) : ""
-                table.append([String(index + 1), key + (key == current ? " (current)" : ""), badges])
+                table.append([String(index + 1), key + (key == current ? " (current)" : ""), badges[index]])
             }
             repl.output.send(table.text(width: repl.terminalWidth, fit: repl.textFit))
             guard case .line(let answer) = await repl.readLine(prompt: "Model number, or text to narrow the list (Enter cancels): ", draft: "") else {
@@ -90,7 +92,7 @@ import TerminalMarkdown
                 continue
             }
             let narrowed = shown.filter { index in
-                [all[index].key, all[index].displayName].contains { $0.localizedCaseInsensitiveContains(typed) }
+                [all[index].key, all[index].displayName, badges[index]].contains { $0.localizedCaseInsensitiveContains(typed) }
             }
             if narrowed.count == 1 { return all[narrowed[0]].key }
             if narrowed.isEmpty { repl.output.line("No model matches '\(UntrustedText.sanitize(typed))'.") } else { shown = narrowed }

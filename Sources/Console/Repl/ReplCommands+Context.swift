@@ -79,7 +79,8 @@ extension ReplCommands {
         do { try repl.chat.contextLimits.check(all) } catch { throw UsageError("\(error)") }
         repl.pendingContext = all
         let first = all.count - items.count
-        repl.output.line(chips(repl)[first..<all.count].joined(separator: "\n") + "\nIt goes with your next message (/context lists what waits).")
+        repl.output.line(chips(repl)[first..<all.count].joined(separator: "\n")
+            + (items.count == 1 ? "\nIt goes" : "\nThey go") + " with your next message (/context lists what waits).")
     }
 
     /// `  1. notes.md · 3.2 KB · ~800 tokens` for each item, then `  2. red.png · image · 1.2 KB` for each image, numbered

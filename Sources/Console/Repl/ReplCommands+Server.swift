@@ -65,8 +65,8 @@ extension ReplCommands {
             let configuration = repl.chat.configuration
             guard let reference = arguments.positionals.first else {
                 let current = configuration.server
-                let currentLine = "Server: " + UntrustedText.sanitize((configuration.serverProfile.map { $0 + " " } ?? "")
-                    + "(" + ServerURL.redactingPasswords(in: current) + ")")
+                let address = ServerURL.redactingPasswords(in: current)
+                let currentLine = "Server: " + UntrustedText.sanitize(configuration.serverProfile.map { "\($0) (\(address))" } ?? address)
                 guard !configuration.servers.isEmpty else {
                     repl.output.line(currentLine + "; no profiles are configured: add `server.NAME = http://HOST:1234` to the config.")
                     return

@@ -36,7 +36,7 @@ enum ReplCommands {
             """
             try Pager.page((lines + [""] + TextLayout.wrap(keys, width: width, fit: fit)).joined(separator: "\n") + "\n", repl: repl, whenTaller: true)
         },
-        SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--sort name|size|format]",
+        SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--embedding] [--all] [--sort name|size|format]",
                      "List the server's models: loaded state, size, format, capabilities.",
                      options: ModelCommands.filterOptions) { arguments, repl in
             let models = ModelListing.filter(try await repl.chat.models(refresh: true), arguments)
@@ -76,7 +76,7 @@ enum ReplCommands {
             guard !targets.isEmpty else { throw UsageError("nothing to unload; /ps lists the loaded instances") }
             for instance in targets {
                 do { try await repl.chat.unloadModel(instanceId: instance) } catch ChatError.notLoaded {
-                    repl.context.warn("\(instance) is not loaded; /ps lists what is")
+                    repl.context.warn("\(instance) is not loaded; /ps lists what is loaded")
                     continue
                 }
                 repl.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
@@ -215,8 +215,8 @@ enum ReplCommands {
             let line = arguments.positionals.first ?? ""
             let name = String(line.prefix { $0 != " " })
             guard !name.isEmpty else { throw UsageError("name one preset; /presets lists them") }
-            try await SystemPromptCommand.applyPreset(name, repl: repl)
             let text = line.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+            try await SystemPromptCommand.applyPreset(name, repl: repl, sendsText: !text.isEmpty)
             guard !text.isEmpty else { return }
             if repl.templatePreset == nil { throw UsageError("preset \(name) has no template; send the message on its own line") }
             if let status = await repl.send(text) { repl.exitStatus = status }

@@ -266,7 +266,9 @@ import TerminalMarkdown
         if !attachments.isEmpty { parts.append("+\(attachments.count) image\(attachments.count == 1 ? "" : "s")") }
         if let conversation {
             let folder = await folderPath(conversation.folderId)
-            parts.append(UntrustedText.oneLine((folder.map { $0 + "/" } ?? "") + conversation.displayTitle))
+            // One `/new` made reads as the chat llmster starts with, until it has a title or a reply.
+            let title = conversation.title.isEmpty && conversation.lastResponseId == nil ? "new chat" : conversation.displayTitle
+            parts.append(UntrustedText.oneLine((folder.map { $0 + "/" } ?? "") + title))
         } else {
             parts.append("new chat")
         }

@@ -26,14 +26,14 @@ import TerminalMarkdown
 
     /// `/preset NAME` (and `--preset`): the preset's model under the load policy, then its prompt and settings
     /// through `ChatSession.applyPreset`; before the first message the preset goes with the conversation's creation
-    /// (`ConversationOverrides.preset`).
-    static func applyPreset(_ name: String, repl: ReplSession) async throws {
+    /// (`ConversationOverrides.preset`). `sendsText`: the template fills text sent right after (`/preset NAME TEXT`).
+    static func applyPreset(_ name: String, repl: ReplSession, sendsText: Bool = false) async throws {
         let preset: Preset
         do { preset = try repl.chat.preset(named: name) } catch let error as ChatError { throw UsageError("\(error)") }
         if let model = preset.model { try await ModelSwitch.choose(model, repl: repl) }
         if preset.template != nil {
             repl.templatePreset = preset
-            repl.output.line("Preset \(name)'s template fills your next message (" + Preset.slots.filter(preset.hasSlot).map { "{{\($0)}}" }.joined(separator: ", ") + ").")
+            repl.output.line("Preset \(name)'s template fills \(sendsText ? "this" : "your next") message (" + Preset.slots.filter(preset.hasSlot).map { "{{\($0)}}" }.joined(separator: ", ") + ").")
         }
         guard let id = repl.conversationId else {
             repl.pendingPreset = name
