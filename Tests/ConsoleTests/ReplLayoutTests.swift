@@ -66,6 +66,33 @@ import TestSupport
         #expect(unknown.contains("there is no folder 'Nowhere'"))
     }
 
+    /// llmster's own notices keep every word whole on the screen: a line wider than the terminal is wrapped at
+    /// spaces by llmster, never cut by the terminal at its edge.
+    @Test(arguments: [40, 60, 100])
+    func noticesKeepTheirWordsWholeAtTheEdge(width: Int) throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write("a few words", to: "a-file-with-a-rather-long-name-for-the-test.txt")
+        let path = repl.sandbox.root + "/a-file-with-a-rather-long-name-for-the-test.txt"
+        let terminal = try repl.start(width: width)
+        let notices = [
+            try terminal.enter("/context"),
+            try terminal.enter("/file \(path) \(path)"),
+            try terminal.enter("/server"),
+            try terminal.enter("/context clear"),
+        ]
+        var screen = TerminalScreen(width: width, height: 400, widthOf: DisplayWidth.of)
+        screen.apply(terminal.rawOutput)
+        let rows = screen.lines
+        for expected in ["No context items wait for the next message (/file, /url, /run and /attach add them).",
+                         "They go with your next message (/context lists what waits).",
+                         "no profiles are configured: add `server.NAME = http://HOST:1234` to the config."] {
+            #expect(notices.contains { flattened($0).contains(expected) }, "\(expected) was said: \(notices)")
+            for word in expected.split(separator: " ") where word.count > 1 {
+                #expect(rows.contains { $0.split(separator: " ").contains(word) }, "'\(word)' is split on the screen: \(rows)")
+            }
+        }
+    }
+
     @Test(arguments: [60, 100])
     func theStatsLineOfAFailedReplyIsCutToTheWidth(width: Int) throws {
         let repl = try ReplHarness()

@@ -173,6 +173,10 @@ public struct TerminalScreen {
         case ("", "K"), ("0", "K"):
             ensureRow(cursorRow)
             rows[cursorRow] = Array(rows[cursorRow].prefix(cursorColumn))
+        case ("2", "K"):
+            // The whole row is blanked; the cursor stays where it is.
+            ensureRow(cursorRow)
+            rows[cursorRow] = Array(repeating: " ", count: cursorColumn)
         default:
             unknownSequences.append("CSI \(parameters)\(final)")
         }

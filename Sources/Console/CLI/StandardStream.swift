@@ -20,16 +20,26 @@ public struct StandardStream: Sendable, TextOutputStream {
         sink.flush()
     }
 
-    /// Writes `string` and a newline.
-    public func line(_ string: String = "") { send(string + "\n") }
+    /// Writes `string` and a newline. On a terminal, a line of it wider than the terminal is wrapped at word
+    /// boundaries, its continuation indented as it is, so no word is split at the edge; a line holding escape
+    /// sequences was laid out already and is left alone, and so is everything when the stream is not a terminal.
+    public func line(_ string: String = "") {
+        guard string.utf8.count > 20, !string.utf8.contains(0x1B) else { return send(string + "\n") }
+        wrappedLine(string, indent: nil)
+    }
 
     /// Writes `text` and a newline, each of its lines wrapped at word boundaries to the terminal's width with
-    /// continuation lines indented by `indent` spaces; unchanged when the stream is not a terminal (for scripts).
-    public func wrappedLine(_ text: String, indent: Int = 0) {
+    /// continuation lines indented by `indent` spaces (nil: as far as the line itself is); unchanged when the stream
+    /// is not a terminal (for scripts).
+    public func wrappedLine(_ text: String, indent: Int? = 0) {
         let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
-        guard terminal.isTTY else { return line(text) }
-        line(text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            TextLayout.wrap(String($0), width: terminal.width, indent: indent, fit: terminal.textFit).joined(separator: "\n")
-        }.joined(separator: "\n"))
+        guard terminal.isTTY else { return send(text + "\n") }
+        let fit = terminal.textFit
+        send(text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let line = String(line)
+            guard fit.columns(line) > terminal.width else { return line }
+            return TextLayout.wrap(line, width: terminal.width, indent: indent ?? line.prefix { $0 == " " }.count, fit: fit)
+                .joined(separator: "\n")
+        }.joined(separator: "\n") + "\n")
     }
 }

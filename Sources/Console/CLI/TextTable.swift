@@ -89,7 +89,7 @@ public enum TextLayout {
     /// the first are indented by `indent` spaces (a hanging indent).
     ///
     /// Leading spaces and runs of spaces inside a line are kept; a line break replaces one space. A word longer
-    /// than a whole line is split.
+    /// than a whole line is split, starting where it stands (it would be split on a line of its own too).
     public static func wrap(_ text: String, width: Int, indent: Int = 0, fit: TextFit) -> [String] {
         let width = max(width, 1)
         let indent = min(indent, max(width - 10, 0))
@@ -101,7 +101,7 @@ public enum TextLayout {
         for word in text.dropFirst(leading.count).split(separator: " ", omittingEmptySubsequences: false) {
             var word = word
             var wordWidth = fit.columns(String(word))
-            if lineHasWords, used + 1 + wordWidth > width, wordWidth > 0 {
+            if lineHasWords, used + 1 + wordWidth > width, wordWidth > 0, wordWidth <= width - indent {
                 lines.append(line)
                 line = String(repeating: " ", count: indent)
                 used = indent
