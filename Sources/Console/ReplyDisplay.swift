@@ -75,6 +75,21 @@ public actor ReplyDisplay {
                 ? LiveReplyView(sink: FileDescriptorSink(fd: 2), capabilities: errorCapabilities, mode: .never, reasoningLines: reasoningLines)
                 : nil
         }
+        // Once a second the live area is drawn again while it waits on the server, so its time moves on in a silence.
+        Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self, await self.tick() else { return }
+            }
+        }
+    }
+
+    /// Draws the reply again with the time moved on when a stage or a running tool call is shown; false once the
+    /// reply has finished, which ends the ticking.
+    private func tick() -> Bool {
+        guard !reply.isFinished else { return false }
+        if !stopped, reply.stage != nil { render() }
+        return true
     }
 
     /// The display for a command-line reply, chosen from the terminals and `--markdown`.
@@ -97,6 +112,7 @@ public actor ReplyDisplay {
         if Task.isCancelled, answerView?.drawsAllWhenCancelled != true { stopped = true }
         switch update {
         case .stageChanged(let stage):
+            if case .runningTool? = reply.stage { break }
             reply.stage = switch stage {
             case .loadingModel(let instance, let progress): .loadingModel(instance ?? modelName, progress: progress)
             case .processingPrompt(let progress): .processingPrompt(progress: progress)
@@ -112,7 +128,7 @@ public actor ReplyDisplay {
             reply.reasoningSeconds = seconds
         case .answerAppended(let text):
             answerStarted = true
-            reply.stage = nil
+            if case .runningTool? = reply.stage {} else { reply.stage = nil }
             answerBytes += text.utf8.count
             guard !stopped else {
                 skipped = true
@@ -145,11 +161,18 @@ public actor ReplyDisplay {
         render()
     }
 
-    /// Keeps the summary of tool call `index` current, and the finished calls (up to the first still running).
+    /// Keeps the summary of tool call `index` current, and the finished calls (up to the first still running); a
+    /// running call is the stage the live area shows.
     private func changeToolCall(_ index: Int, _ call: ToolCallState) {
         if index >= toolSummaries.count {
             toolSummaries.append(nil)
             toolCallAnswerOffsets.append(answerBytes)
+        }
+        if case .running = call.status {
+            elapse()
+            reply.stage = .runningTool(call.name, since: reply.elapsedSeconds)
+        } else if case .runningTool? = reply.stage {
+            reply.stage = answerStarted ? nil : .waiting
         }
         let summary = Self.summary(call, answerOffset: toolCallAnswerOffsets[index])
         if summary != nil { summaryCount += 1 }
@@ -159,6 +182,11 @@ public actor ReplyDisplay {
             statusToolCalls[index] = summary
             statusToolCalls[index].answerOffset = 0
         }
+        publishFinishedToolCalls()
+    }
+
+    /// Adds the calls that finished, in order up to the first still running, to what the views show.
+    private func publishFinishedToolCalls() {
         while reply.finishedToolCalls.count < toolSummaries.count, let next = toolSummaries[reply.finishedToolCalls.count] {
             reply.finishedToolCalls.append(next)
             var status = next
@@ -208,6 +236,14 @@ public actor ReplyDisplay {
 
     private func finish(_ end: ReplyEnd) {
         let state = end.state
+        // A call still running when the reply ended is shown as one that did not finish, as `show` records it.
+        for (index, summary) in toolSummaries.enumerated() where summary == nil {
+            let call = index < state.toolCalls.count ? state.toolCalls[index] : nil
+            toolSummaries[index] = ToolCallSummary(name: call?.name ?? "", arguments: call?.arguments?.compactDescription ?? "",
+                                                   result: .unfinished, answerOffset: toolCallAnswerOffsets[index])
+        }
+        publishFinishedToolCalls()
+        reply.stage = nil
         reply.isFinished = true
         reply.reasoningCharacterCount = state.reasoningCharacterCount
         reply.reasoningSeconds = state.reasoningSeconds ?? reply.reasoningSeconds

@@ -6,6 +6,8 @@ struct ChatPlan {
         case event(String, String)
         /// Send nothing for this many seconds.
         case pause(Double)
+        /// Close the connection here, mid-stream.
+        case close
     }
 
     /// Everything decided about a turn before its events are written.
@@ -72,7 +74,7 @@ struct ChatPlan {
                 reasoningCharacters = text.count
             }
             if turn.faults.tools {
-                toolSuccess()
+                toolSuccess(stall: turn.faults.toolStall, drops: turn.faults.toolDrop)
                 message(ScriptedReply.toolPreamble, turn: turn, stall: false)
                 toolFailure()
             }
@@ -139,11 +141,15 @@ struct ChatPlan {
         output.append(["type": "message", "content": stall ? ScriptedReply.final(text, faults: turn.faults) : text])
     }
 
-    private mutating func toolSuccess() {
+    /// The `search_docs` call of the `tools` scenario; `stall` seconds of silence while it runs, or (`drops`) the
+    /// connection closed then.
+    private mutating func toolSuccess(stall: Double?, drops: Bool) {
         let provider: [String: Any] = ["type": "plugin", "plugin_id": "mcp/docs"]
         let arguments: [String: Any] = ["query": "sse"]
         event("tool_call.start", ["tool": "search_docs", "provider_info": provider])
         event("tool_call.arguments", ["tool": "search_docs", "arguments": arguments, "provider_info": provider])
+        if let stall { steps.append(.pause(stall)) }
+        if drops { steps.append(.close) }
         event("tool_call.success", ["tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput, "provider_info": provider])
         output.append(["type": "tool_call", "tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput, "provider_info": provider])
     }

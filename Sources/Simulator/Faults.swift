@@ -21,6 +21,10 @@ struct Faults: Sendable, Equatable {
     var seed: UInt64 = 0x5EED
     /// Seconds of silence after the third answer delta.
     var stall: Double?
+    /// Seconds of silence while the `tools` scenario's first call runs.
+    var toolStall: Double?
+    /// Close the connection while the `tools` scenario's first call runs.
+    var toolDrop = false
     /// Reason even when the model would not.
     var reasoning = false
     /// Run the tool-call scenario.
@@ -109,6 +113,10 @@ struct Faults: Sendable, Equatable {
             default: throw .invalidDirective(token)
             }
         case "seed": seed = UInt64(try int(0...Int.max))
+        case "tool-stall":
+            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
+            toolStall = seconds
+        case "tool-drop": toolDrop = try flag()
         case "stall":
             guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
             stall = seconds

@@ -56,6 +56,9 @@ extension Simulator {
             case let .pause(seconds):
                 writer.flush()
                 guard stopSignal.pause(seconds) else { return }
+            case .close:
+                writer.flush()
+                return
             }
             guard writer.alive else { return }
         }

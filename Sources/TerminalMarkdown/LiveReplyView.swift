@@ -149,6 +149,10 @@ public final class LiveReplyView<Sink: TerminalSink> {
         } else if let stage = snapshot.stage {
             live = [presenter.stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds)]
         }
+        // A running tool call shows below what is there so far, its time ticking.
+        if !snapshot.isFinished, case .runningTool? = snapshot.stage, answering || !snapshot.reasoning.isEmpty, let stage = snapshot.stage {
+            live.append(presenter.stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds))
+        }
         // Cancelled while this snapshot rendered (Ctrl-C during a backlog): its lines are not written, so the screen
         // stays as it was for `stop(_:)` and nothing but the end line follows the signal; cancelled while its lines
         // are written, the area stops after the piece being written.

@@ -40,6 +40,9 @@ public struct ReplyPresenter: Sendable {
         case .processingPrompt(let progress):
             text = "Processing prompt"
             if let progress { text += " " + percent(progress) }
+        case .runningTool(let tool, let since):
+            return dim.apply(fitted((unicode ? "⚙ " : "* ") + "Running " + UntrustedText.sanitize(tool).replacing("\n", with: " ")
+                + " · " + Self.seconds(max(elapsedSeconds - since, 0))), at: level)
         }
         return dim.apply(fitted(text + " · " + Self.seconds(elapsedSeconds)), at: level)
     }
@@ -94,6 +97,9 @@ public struct ReplyPresenter: Sendable {
         case .failed(let message):
             outcome = (unicode ? "✗ " : "failed: ") + UntrustedText.sanitize(message).replacing("\n", with: " ")
             outcomeStyle = TextStyle(color: 31)
+        case .unfinished:
+            outcome = "did not finish"
+            outcomeStyle = TextStyle(color: 33)
         }
         let ellipsis = fit.ellipsis
         let head = (unicode ? "⚙ " : "* ") + UntrustedText.sanitize(call.name)

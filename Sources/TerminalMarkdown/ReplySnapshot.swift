@@ -48,6 +48,8 @@ public enum ReplyStage: Sendable, Equatable {
     case loadingModel(String, progress: Double?)
     /// The server is reading the prompt; `progress` is 0…1 when known.
     case processingPrompt(progress: Double?)
+    /// A tool call (named `tool`) is running, since `since` seconds into the reply; shown below the text so far.
+    case runningTool(String, since: Double)
 }
 
 /// A finished tool call as one committed line shows it.
@@ -58,6 +60,8 @@ public struct ToolCallSummary: Sendable, Equatable {
         case succeeded(bytes: Int)
         /// The call failed with a message (from the server or the tool).
         case failed(String)
+        /// The reply ended while the call was still running.
+        case unfinished
     }
 
     /// The tool's name.

@@ -41,4 +41,32 @@ extension AskCommandTests {
             .map { try offset(of: $0, in: screen) }
         #expect(order == order.sorted(), "reasoning → search_docs → text → failed open_browser → answer:\n\(screen)")
     }
+
+    /// A tool call that runs for a while shows its name at once and its time moving on, with no event arriving.
+    @Test func aRunningToolCallShowsItsNameAndTicks() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools,tool-stall=4]] find docs"],
+                                          environment: cli.environment, width: 100, height: 50)
+        #expect(try terminal.waitForExit() == 0)
+        let shown = Set(terminal.rawOutput.matches(of: /Running search_docs · (\d+)\.\d s/).map { Int($0.1)! })
+        #expect(shown.count >= 2 && shown.contains { $0 >= 1 }, "the running call's time moved on in the silence: \(shown)")
+        var emulated = TerminalScreen(width: 100, height: 50)
+        emulated.apply(terminal.rawOutput)
+        #expect(!emulated.lines.contains { $0.contains("Running search_docs") }, "the running line goes when the call ends: \(emulated.lines)")
+    }
+
+    /// A reply that ends while a tool call runs shows that call as one that did not finish, as `show` records it.
+    @Test func aToolCallCutOffByTheEndOfTheStreamStaysOnTheScreen() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools,tool-drop]] find docs"],
+                                          environment: cli.environment, width: 100, height: 50)
+        #expect(try terminal.waitForExit() == 6)
+        var emulated = TerminalScreen(width: 100, height: 50)
+        emulated.apply(terminal.rawOutput)
+        #expect(emulated.lines.contains { $0.contains("search_docs") && $0.contains("did not finish") }, "\(emulated.lines)")
+        let show = try cli.run(["show", try latestConversation(cli)])
+        #expect(show.output.contains("search_docs") && show.output.contains("(did not finish)"), "\(show.output)")
+    }
 }
