@@ -305,7 +305,10 @@ struct LineWrapper {
             column = 0
         }
 
-        /// Places a piece of a word too wide for a line, starting a new line before each cluster that overflows.
+        /// Places a piece of a word too wide for a line (CJK text, which has no spaces, is one), starting a new line
+        /// before each cluster that overflows. As CJK typesetting does (UAX #14 classes CL, CP, IS, EX, NS and OP),
+        /// closing punctuation never starts a line and opening punctuation never ends one: the cluster before the
+        /// break goes down with it.
         private mutating func split(_ piece: (run: Int, range: Range<Int>)) {
             let text = runs[piece.run].text
             let utf8 = text.utf8
@@ -313,14 +316,26 @@ struct LineWrapper {
             let end = utf8.index(utf8.startIndex, offsetBy: piece.range.upperBound)
             var chunkStart = piece.range.lowerBound
             var position = utf8.index(utf8.startIndex, offsetBy: piece.range.lowerBound)
+            var previous: (index: String.Index, width: Int)?
             while position < end {
-                let characterWidth = DisplayWidth.of(text[position], model: wrapper.widthModel)
+                let character = text[position]
+                let characterWidth = DisplayWidth.of(character, model: wrapper.widthModel)
                 if column + characterWidth > width && column > 0 {
-                    line.append(run: piece.run, chunkStart..<offset(position))
-                    chunkStart = offset(position)
+                    var cut = position
+                    var carried = 0
+                    if let previous, offset(previous.index) > chunkStart, previous.width < column,
+                       LineBreakRules.mayNotStartLine(character) || LineBreakRules.mayNotEndLine(text[previous.index]) {
+                        cut = previous.index
+                        carried = previous.width
+                    }
+                    line.append(run: piece.run, chunkStart..<offset(cut))
+                    chunkStart = offset(cut)
+                    column -= carried
                     newLine()
+                    column = carried
                 }
                 column += characterWidth
+                previous = (position, characterWidth)
                 position = text.index(after: position)
             }
             line.append(run: piece.run, chunkStart..<piece.range.upperBound)
@@ -370,4 +385,20 @@ private struct InlineFirst<Element>: Sequence {
             return rest.next()
         }
     }
+}
+
+/// The CJK line-breaking prohibitions of UAX #14 the wrapper keeps (kinsoku): which characters may not start a line
+/// (closing punctuation CL and CP, infix separators IS, exclamations EX, small kana and iteration marks NS) and
+/// which may not end one (opening punctuation OP).
+enum LineBreakRules {
+    static func mayNotStartLine(_ character: Character) -> Bool {
+        character.unicodeScalars.first.map { closing.contains($0) } ?? false
+    }
+
+    static func mayNotEndLine(_ character: Character) -> Bool {
+        character.unicodeScalars.first.map { opening.contains($0) } ?? false
+    }
+
+    private static let closing = Set("、。，．：；！？）」』】〕〉》〙〗〛｝］〟｠»›’”…‥ー々〻ゝゞヽヾ・ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶ゠！？),.:;!?]}%".unicodeScalars)
+    private static let opening = Set("（「『【〔〈《〘〖〚｛［〝｟«‹‘“([{".unicodeScalars)
 }
