@@ -48,8 +48,11 @@ build: deps
 release: deps
 	$(RELEASE) --product llmster
 
-# Starts llmster against $(SERVER); when no LM Studio answers there, against the built-in simulator.
-run: release
+# Starts llmster against $(SERVER); when no LM Studio answers there, against the built-in simulator. The build
+# is quiet (its log in .build/run-build.log) unless it fails: the linker's notes are not a newcomer's first screen.
+run: deps
+	@echo "llmster: building (release)…"; mkdir -p .build; \
+	$(RELEASE) --product llmster > .build/run-build.log 2>&1 || { cat .build/run-build.log; exit 1; }
 	@bin=.build/release/llmster; \
 	$$bin --server "$(SERVER)" doctor --quiet >/dev/null 2>&1; status=$$?; \
 	if [ $$status -eq 3 ]; then \

@@ -21,6 +21,8 @@ struct Faults: Sendable, Equatable {
     var seed: UInt64 = 0x5EED
     /// Seconds of silence after the third answer delta.
     var stall: Double?
+    /// The answer shows what the message asks for (`--demo`): a table, code, a list (`ScriptedReply.demo`).
+    var demo = false
     /// Seconds of silence while the `tools` scenario's first call runs.
     var toolStall: Double?
     /// Close the connection while the `tools` scenario's first call runs.
@@ -163,5 +165,21 @@ struct Faults: Sendable, Equatable {
         }
         kept += remaining
         return kept
+    }
+}
+
+extension Faults {
+    /// `--demo`: what a message asks for in plain words, as the directives would: reasoning for "think", "reason" or
+    /// "why"; a tool call for "search", "look" or "tool"; a long answer for "long", "essay" or "detailed"; and an
+    /// answer with the blocks it names (`ScriptedReply.demo`).
+    mutating func followDemoRequest(_ input: String) {
+        let words = Set(input.lowercased().split { !$0.isLetter }.map(String.init))
+        demo = true
+        if !words.isDisjoint(with: ["think", "reason", "reasoning", "why"]) { reasoning = true }
+        if !words.isDisjoint(with: ["search", "look", "tool", "tools"]) { tools = true }
+        if !words.isDisjoint(with: ["long", "essay", "detailed"]), large == nil {
+            large = 6_000
+            prose = true
+        }
     }
 }

@@ -16,7 +16,7 @@ package enum ScriptedReply {
         } else if let size = faults.large {
             text = largeText(bytes: size, prose: faults.prose)
         } else {
-            text = standard(input)
+            text = faults.demo ? demo(input) : standard(input)
             if images > 0 {
                 text = "I can see \(images) image\(images == 1 ? "" : "s") in your message.\n\n" + text
             }
@@ -48,6 +48,44 @@ package enum ScriptedReply {
 
     private static func mentionsRecall(_ input: String) -> Bool {
         input.lowercased().split(whereSeparator: { !$0.isLetter }).contains("recall")
+    }
+
+    /// The `--demo` answer: the blocks the message names (a table, code, a list, a quote), or the standard answer
+    /// with a word on what to ask for.
+    private static func demo(_ input: String) -> String {
+        let words = Set(input.lowercased().split { !$0.isLetter }.map(String.init))
+        var sections: [String] = []
+        if !words.isDisjoint(with: ["table", "tables", "compare", "comparison"]) {
+            sections.append("""
+                | Model | Size | Context | Good at |
+                |:------|-----:|--------:|---------|
+                | acme/tiny-1b | 812 MB | 32k | quick replies |
+                | acme/thinker-8b | 4.92 GB | 128k | **reasoning** |
+                | acme/vision-7b | 4.3 GB | 64k | reading *images* |
+                """)
+        }
+        if !words.isDisjoint(with: ["code", "function", "program", "script", "python", "swift", "example"]) {
+            sections.append("""
+                ```python
+                def fibonacci(n: int) -> list[int]:
+                    \"\"\"The first n Fibonacci numbers.\"\"\"
+                    numbers = [0, 1]
+                    while len(numbers) < n:
+                        numbers.append(numbers[-1] + numbers[-2])
+                    return numbers[:n]
+                ```
+                """)
+        }
+        if !words.isDisjoint(with: ["list", "steps", "how"]) {
+            sections.append("1. Load a model with `/model`.\n2. Ask something.\n3. Read the answer as it streams:\n   - **bold** and *emphasis*\n   - `code spans` and [links](https://lmstudio.ai)")
+        }
+        if !words.isDisjoint(with: ["quote", "note", "warning"]) {
+            sections.append("> [!NOTE]\n> This is the simulator that `--demo` starts: it answers from a script, not a model.")
+        }
+        guard !sections.isEmpty else {
+            return standard(input) + "\n\nAsk for a *table*, some *code*, a *list*, a *long* answer, a model that *thinks* or one that *searches* (a tool call) to see how each is drawn."
+        }
+        return "Here is what you asked for (*\(input.prefix(80))*):\n\n" + sections.joined(separator: "\n\n")
     }
 
     private static func standard(_ input: String) -> String {

@@ -85,6 +85,7 @@ extension Simulator {
         case let .failure(error): return .failure(error)
         }
         let input = try faults.extract(from: parsedInput.text).trimmingCharacters(in: .whitespacesAndNewlines)
+        if options.answersWhatIsAsked { faults.followDemoRequest(input) }
         if let status = faults.status {
             return .failure(ReplyError(.error(status, type: "internal_error", message: "Simulated failure (status=\(status))")))
         }

@@ -25,6 +25,9 @@ public struct SimulatorOptions: Sendable {
     public var inputTextType: String
     /// Adds a model whose key, name and description carry terminal control sequences (`HostileScenarios`).
     public var hostileModels = false
+    /// `llmster --demo`: a message asking for a table, code, a list, a long answer, reasoning ("think") or a tool
+    /// call ("search") gets it (`Faults.followDemoRequest`), so the first minute shows what a client draws.
+    public var answersWhatIsAsked = false
 
     /// Options with the defaults of a plain LM Studio 0.4 with `acme/tiny-1b` loaded.
     public init(

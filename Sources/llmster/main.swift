@@ -19,6 +19,7 @@ let status = await App.run(
     startDemo: {
         var options = SimulatorOptions()
         options.tokenDelay = 0.02
+        options.answersWhatIsAsked = true
         let simulator = Simulator(options: options)
         let port = try simulator.start(port: 0)
         demoServer.withLock { $0 = simulator }
