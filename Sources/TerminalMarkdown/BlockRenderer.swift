@@ -97,7 +97,8 @@ struct BlockRenderer {
             return codeBlockLines(info: "", literal: literal, width: width)
         case .html(let literal):
             return HTMLMarkup.blockLines(literal).flatMap { line -> [String] in
-                guard line.isSummary else { return [theme.html.apply(line.text, at: level)] }
+                // An HTML line too wide is cut as a code line is, in the HTML colour.
+                guard line.isSummary else { return codeLine(line.text, highlighter: nil, advance: false, width: width, style: theme.html) }
                 let marker = StyledRun(text: unicode ? "▸ " : "> ", style: theme.listMarker)
                 return wrapper.wrap([marker, StyledRun(text: line.text, style: theme.tableHeader)], width: width).map(\.text)
             }
@@ -262,10 +263,10 @@ struct BlockRenderer {
     /// row starts with a dim `↪ `, so the marker is the only thing added and a copied line is easy to mend; without
     /// styles (a pipe, a file, Emacs) the line stays whole. A row ends after a space or a separator (`,;)]}`) when
     /// one is in its last quarter, so a token (`#FFFFFF`, `7000`) is not split; else between characters.
-    private func codeLine(_ line: String, highlighter: CodeHighlighter?, advance: Bool, width: Int) -> [String] {
+    private func codeLine(_ line: String, highlighter: CodeHighlighter?, advance: Bool, width: Int, style: TextStyle? = nil) -> [String] {
         let spans: [(text: Substring, style: TextStyle)] = highlighter.map {
             $0.spans(line, advance: advance).map { ($0.text, theme.code.style(for: $0.kind)) }
-        } ?? [(Substring(line), theme.codeLine)]
+        } ?? [(Substring(line), style ?? theme.codeLine)]
         guard level != .plain, DisplayWidth.of(line, model: widthModel) > width else {
             return [spans.map { $0.style.apply(String($0.text), at: level) }.joined()]
         }

@@ -43,6 +43,15 @@ struct CodeBlockTests {
         }
     }
 
+    /// An HTML block's line too wide is cut as a code line is, never printed past the edge.
+    @Test func aWideHTMLLineIsCutLikeCode() {
+        let line = "<p class=\"lead\">" + (1...20).map { "word\($0)" }.joined(separator: " ") + "</p>"
+        let rendered = render("<div>\n\(line)\n</div>", width: 60, noColor: true)
+        let rows = rendered.split(separator: "\n").map { $0.replacing(/\u{1B}\[[0-9;]*m/, with: "") }.filter { !$0.isEmpty }
+        #expect(rows.allSatisfy { $0.count <= 60 }, "\(rows)")
+        #expect(rows.map { $0.hasPrefix("↪ ") ? String($0.dropFirst(2)) : String($0) }.joined().contains(line), "\(rows)")
+    }
+
     @Test(arguments: [40, 80, 120])
     func highlightedCodeMatchesGolden(width: Int) {
         assertGolden(render(Self.document, width: width), named: "code-highlight.dark-\(width)",
