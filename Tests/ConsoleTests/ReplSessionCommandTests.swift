@@ -189,4 +189,26 @@ import TestSupport
         let chats = try terminal.enter("/chats")
         #expect(chats.contains("kept in the backup") && !chats.contains("made after the backup"), "\(chats)")
     }
+
+    /// An encrypted backup asks for its password on the terminal, which does not echo it, and restores.
+    @Test func anEncryptedBackupAsksForItsPasswordWithoutEcho() throws {
+        let repl = try ReplHarness()
+        #expect(try repl.runBounded(["ask", "echo:kept encrypted"]).status == 0)
+        try repl.sandbox.write("s3cret-words\n", to: "password")
+        let backup = repl.sandbox.root + "/library.llmster-backup"
+        let made = try repl.runBounded(["backup", "-o", backup, "--password-file", repl.sandbox.root + "/password"])
+        #expect(made.status == 0, "\(made)")
+        let terminal = try repl.start()
+        try terminal.enter("echo:made after the backup")
+        let start = terminal.mark
+        terminal.send("/restore \(backup)\r")
+        try terminal.waitFor("Password for ", after: start)
+        terminal.send("s3cret-words\r")
+        try terminal.waitFor("[y/N] ", after: start)
+        let restored = try terminal.enter("y")
+        #expect(restored.contains("Restored the library"), "\(restored)")
+        #expect(!terminal.rawOutput.contains("s3cret-words"), "the password is not echoed")
+        let chats = try terminal.enter("/chats")
+        #expect(chats.contains("kept encrypted") && !chats.contains("made after the backup"), "\(chats)")
+    }
 }

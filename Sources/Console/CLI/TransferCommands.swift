@@ -323,8 +323,11 @@ enum Terminal {
         StandardStream.error.send(prompt)
         var saved = termios()
         tcgetattr(0, &saved)
+        // Echo off, and a whole line at a time with CR read as its end, whatever state the REPL left the terminal in.
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
+        quiet.c_lflag |= tcflag_t(ICANON)
+        quiet.c_iflag |= tcflag_t(ICRNL)
         tcsetattr(0, TCSANOW, &quiet)
         defer {
             tcsetattr(0, TCSANOW, &saved)
@@ -332,7 +335,7 @@ enum Terminal {
         }
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
-        while read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+        while read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n"), byte != UInt8(ascii: "\r") { bytes.append(byte) }
         return bytes
     }
 }

@@ -43,11 +43,9 @@ extension ReplCommands {
         SlashCommand("restore", "FILE", "Replace the library with a backup (validated first; the current one is kept as a copy).",
                      takesText: true, argument: .path) { arguments, repl in
             guard let path = arguments.positionals.first else { throw UsageError("name the backup file") }
-            if try LibraryBackup.isEncrypted(path), repl.context.environment["LLMSTER_BACKUP_PASSWORD"] == nil {
-                throw UsageError("this backup is encrypted: set LLMSTER_BACKUP_PASSWORD, or use `llmster restore` from the shell")
-            }
             let context = repl.context
-            // What the backup holds is shown before the question, as `llmster restore` does.
+            // What the backup holds is shown before the question, as `llmster restore` does; an encrypted one asks
+            // for its password on the terminal, not echoed (or takes LLMSTER_BACKUP_PASSWORD).
             let restored = try await repl.chat.reopenLibrary { _ in
                 try Transfer.restore(from: path, confirmed: false, passwordFile: nil,
                                      maximumKeyDerivationMemory: context.configuration.maxKeyDerivationMemory, context: context)
