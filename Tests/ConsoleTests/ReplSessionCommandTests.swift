@@ -161,6 +161,22 @@ import TestSupport
     }
 }
 
+/// The pager is given a file named for what it shows, so its status line reads "llmster help", not a temporary path.
+@Suite struct ReplPagerTests {
+    @Test func thePagerIsGivenTheTitleNotATemporaryPath() throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("llmster-test-pager-\(UUID().uuidString)").path
+        try "#!/bin/sh\nprintf 'paged [%s] in %s\\n' \"$1\" \"$(basename \"$PWD\")\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        chmod(script, 0o755)
+        let repl = try ReplHarness(environment: ["PAGER": script])
+        let terminal = try repl.start(height: 12)
+        let help = try terminal.enter("/help")
+        #expect(help.contains("paged [llmster help] in llmster-page-"), "\(help)")
+        try terminal.enter("echo:something to show")
+        #expect(try terminal.enter("/show").contains("paged [llmster transcript]"))
+    }
+}
+
 /// `/restore` in the REPL, as `llmster restore` on the command line: what the backup holds first, then the question.
 @Suite struct ReplRestoreTests {
     @Test func restoreShowsTheBackupBeforeAskingAndLandsInANewChat() throws {

@@ -28,13 +28,15 @@ import TerminalMarkdown
         }
         let capabilities = repl.context.terminal(fd: 1)
         let rendered = MarkdownRenderer(capabilities: capabilities, mode: MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto).render(markdown)
-        try page(rendered, repl: repl)
+        try page(rendered, repl: repl, title: index.map { "llmster message \($0)" } ?? "llmster transcript")
     }
 
     /// Shows `text` in `$PAGER` (default `less -R`), or prints it: on a line-mode front end (Emacs comint,
     /// `TERM=dumb`), which has its own scrolling and where a pager would wait for keys; when the pager fails; and,
     /// with `whenTaller`, when `text` fits the screen (the prompt's two rows kept) and paging would only hide it.
-    static func page(_ text: String, repl: ReplSession, whenTaller: Bool = false) throws {
+    /// The pager is given a file named `title` in a directory of this process's, run from there, so the name a pager
+    /// shows (less's first status line) is the title, not a temporary path.
+    static func page(_ text: String, repl: ReplSession, title: String, whenTaller: Bool = false) throws {
         let capabilities = repl.context.terminal(fd: 1)
         let pager = repl.context.environment["PAGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "less -R"
         let rows = text.split(separator: "\n", omittingEmptySubsequences: false).count
@@ -42,9 +44,10 @@ import TerminalMarkdown
             repl.output.send(text)
             return
         }
-        let path = NSTemporaryDirectory() + "llmster-show-\(getpid()).txt"
-        try AtomicFile.write(Array(text.utf8), to: path, permissions: 0o600)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        if ExternalProgram.runShell("\(pager) \"$1\"", arguments: [path]) != 0 { repl.output.send(text) }
+        let directory = NSTemporaryDirectory() + "llmster-page-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try AtomicFile.write(Array(text.utf8), to: directory + "/" + title, permissions: 0o600)
+        if ExternalProgram.runShell("cd \"$1\" && \(pager) \"$2\"", arguments: [directory, title]) != 0 { repl.output.send(text) }
     }
 }
