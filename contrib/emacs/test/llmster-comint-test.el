@@ -117,7 +117,7 @@
       (should-not (llmster-comint-test--bold-p reply))
       (let ((stats (llmster-comint-test--wait-for "tok/s" reply)))
         (should-not (string-match-p "\\*\\*\\|`" (buffer-substring-no-properties start stats)))))
-    (let ((start (llmster-comint-test--enter "list three things")))
+    (let ((start (llmster-comint-test--enter "name three things")))
       (llmster-comint-test--wait-for "• it has 3 words" start)
       (llmster-comint-test--wait-for "let words = 3" start))
     (should-not (string-match-p "[\e\r]" (buffer-substring-no-properties (point-min) (point-max))))
@@ -210,8 +210,14 @@ on an empty line sends it again."
     (comint-send-input)
     (llmster-comint-test--wait-for "Send it anyway? [y/N] " (point-min))
     (let ((start (llmster-comint-test--enter "n")))
-      (llmster-comint-test--wait-for
-       "Nothing sent; the message is kept, with its items (/context lists them): Enter on an empty line sends it again." start))
+      ;; The notice wraps at the window's width: its words are looked for across the line break.
+      (llmster-comint-test--wait
+       (lambda () (save-excursion
+                    (goto-char start)
+                    (re-search-forward (replace-regexp-in-string
+                                        " " "[ \n]+" (regexp-quote "Nothing sent; the message is kept, with its items (/context lists them): Enter on an empty line sends it again."))
+                                       nil t)))
+       (get-buffer-process (current-buffer))))
     (llmster-comint-test--wait-for "Dropped " (llmster-comint-test--enter "/context drop 1"))
     (let ((start (llmster-comint-test--enter "")))
       (llmster-comint-test--wait-for "kept for later" start)
