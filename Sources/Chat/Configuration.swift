@@ -17,6 +17,8 @@ public struct Configuration: Sendable, Equatable {
     /// Whether the server was chosen for this run (`--server`, `LLMSTER_SERVER`, `/server`, rpc `server`) rather than
     /// taken from the file: a conversation held on another profile is then not followed there.
     public private(set) var serverIsChosen = false
+    /// Whether a `server` line (or `setValue(_:forKey: "server")`) named the server, rather than the default.
+    public private(set) var serverIsConfigured = false
     /// The model a new conversation uses when none is chosen.
     public var defaultModel: String?
     /// A model that writes short conversation titles; the load policy never unloads it.
@@ -269,6 +271,7 @@ public struct Configuration: Sendable, Equatable {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "a port from 1 to 65535 after the host")
             }
             server = value
+            serverIsConfigured = true
         case "default_model": defaultModel = value.isEmpty ? nil : value
         case "summarizer_model": summarizerModel = value.isEmpty ? nil : value
         case "keep_previous_models":

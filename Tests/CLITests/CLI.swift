@@ -14,6 +14,13 @@ struct CLI {
         extraEnvironment = environment
     }
 
+    /// The same sandbox, with `environment` instead.
+    init(sandboxOf other: CLI, environment: [String: String]) {
+        sandbox = other.sandbox
+        server = other.server
+        extraEnvironment = environment
+    }
+
     var environment: [String: String] { sandbox.environment(server: server, extra: extraEnvironment) }
 
     /// Runs `llmster ARGUMENTS` to completion.

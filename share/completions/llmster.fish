@@ -47,7 +47,7 @@ complete -c llmster -n '__llmster_command_is' -a completions -d 'Print the shell
 complete -c llmster -n '__llmster_command_is' -s m -l model -x -a '(llmster __complete models 2>/dev/null)' -d 'start the REPL on MODEL (a key, an alias.NAME or an instance id)'
 complete -c llmster -n '__llmster_command_is' -s c -l continue -d 'resume the conversation last used (opened or sent to)'
 complete -c llmster -n '__llmster_command_is' -l chat -x -a '(llmster __complete chats 2>/dev/null)' -d 'resume CHAT: an id, id prefix or title'
-complete -c llmster -n 'true' -l server -x -d 'LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234)'
+complete -c llmster -n 'true' -l server -x -d 'LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234, else the port LM Studio publishes)'
 complete -c llmster -n 'true' -l library -r -F -d 'library file (default $XDG_DATA_HOME/llmster/library.sqlite3)'
 complete -c llmster -n 'true' -l config -r -F -d 'configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)'
 complete -c llmster -n 'true' -l markdown -x -a 'auto always never' -d 'render Markdown: auto (on a terminal), always, never'

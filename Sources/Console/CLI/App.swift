@@ -12,7 +12,7 @@ public enum App {
     public static let version = "0.1.0"
 
     static let globalOptions = ArgumentParser([
-        .init(["server"], value: "URL", help: "LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234)"),
+        .init(["server"], value: "URL", help: "LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234, else the port LM Studio publishes)"),
         .init(["library"], value: "PATH", help: "library file (default $XDG_DATA_HOME/llmster/library.sqlite3)"),
         .init(["config"], value: "PATH", help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
         .init(["markdown"], value: "WHEN", choices: ["auto", "always", "never"], help: "render Markdown: auto (on a terminal), always, never"),
@@ -119,6 +119,9 @@ public enum App {
         if context.isDemo {
             errors.wrappedLine("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.",
                                indent: 9)
+        } else if case .lmStudioFile(let path) = context.serverSource, isatty(2) == 1 {
+            errors.wrappedLine("llmster: LM Studio's server found at \(context.server) (the port it published in \(UntrustedText.sanitize(path)));"
+                               + " nothing answered at localhost:1234.", indent: 9)
         }
         let name = command?.name ?? ""
         do {
@@ -219,19 +222,33 @@ public enum App {
         let configPath = global.value("config") ?? paths.configFile
         var configuration = try Configuration.load(path: configPath, mustExist: global.value("config") != nil)
         configuration.credentialsFile = paths.credentialsFile
-        if let server = environment["LLMSTER_SERVER"], !server.isEmpty { try configuration.selectServer(server) }
-        if let server = global.value("server") { try configuration.selectServer(server) }
+        var source: ServerDiscovery.Source = configuration.serverIsConfigured ? .configuration : .builtInDefault
+        if let server = environment["LLMSTER_SERVER"], !server.isEmpty {
+            try configuration.selectServer(server)
+            source = .environment
+        }
+        if let server = global.value("server") {
+            try configuration.selectServer(server)
+            source = .option
+        }
         var libraryPath = global.value("library") ?? paths.libraryFile
         let isDemo = global.has("demo")
+        if source == .builtInDefault, !isDemo, let (server, found) = ServerDiscovery.discovered(environment: environment) {
+            try configuration.setValue(server, forKey: "server")
+            source = found
+        }
         if isDemo {
+            source = .demo
             try configuration.setValue(try startDemo(), forKey: "server")
             if global.value("library") == nil {
                 libraryPath = NSTemporaryDirectory() + "llmster-demo-\(getpid())/library.sqlite3"
             }
         }
-        return CommandContext(environment: environment, paths: paths, configuration: configuration, configurationPath: configPath,
-                              libraryPath: libraryPath,
-                              markdownMode: global.value("markdown") ?? configuration.markdown, isDemo: isDemo,
-                              preset: global.value("preset"))
+        var context = CommandContext(environment: environment, paths: paths, configuration: configuration, configurationPath: configPath,
+                                     libraryPath: libraryPath,
+                                     markdownMode: global.value("markdown") ?? configuration.markdown, isDemo: isDemo,
+                                     preset: global.value("preset"))
+        context.serverSource = source
+        return context
     }
 }

@@ -23,6 +23,8 @@ public struct CommandContext: Sendable {
     public var isDemo: Bool
     /// `--preset`: the preset a new or continued conversation takes.
     public var preset: String?
+    /// What named the server in effect (`doctor` says it).
+    public var serverSource = ServerDiscovery.Source.builtInDefault
     public var output = StandardStream.output
     public var errors = StandardStream.error
 

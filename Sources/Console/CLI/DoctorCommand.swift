@@ -59,7 +59,8 @@ enum DoctorCommand {
     }
 
     static func run(_ context: CommandContext) async -> ([Check], Int32) {
-        var checks = [Check(ok: true, name: "server", detail: context.server + (context.isDemo ? " (built-in simulator)" : ""))]
+        var checks = [Check(ok: true, name: "server", detail: context.server + (context.isDemo ? " (built-in simulator)" : "")
+                                + ", named by " + UntrustedText.sanitize(context.serverSource.description))]
         let token: String?
         do { token = try context.token() } catch {
             checks.append(Check(ok: false, name: "token", detail: String(describing: error)))
