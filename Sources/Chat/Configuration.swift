@@ -6,7 +6,9 @@ import SystemSupport
 /// Never holds credentials (those live in the credentials file) and never travels in exports or backups.
 public struct Configuration: Sendable, Equatable {
     /// The LM Studio server's base URL.
-    public var server = "http://localhost:1234"
+    public var server = Configuration.defaultServer
+    /// LM Studio's own default address: what `server` is when nothing names another one.
+    public static let defaultServer = "http://localhost:1234"
     /// Named server profiles (`server.NAME = URL` lines), e.g. a desktop, a GPU rig and a laptop.
     public var servers: [String: String] = [:]
     /// The profile `server` was chosen by (``selectServer(_:)``), or whose URL it is; nil for another URL.
@@ -17,8 +19,6 @@ public struct Configuration: Sendable, Equatable {
     /// Whether the server was chosen for this run (`--server`, `LLMSTER_SERVER`, `/server`, rpc `server`) rather than
     /// taken from the file: a conversation held on another profile is then not followed there.
     public private(set) var serverIsChosen = false
-    /// Whether a `server` line (or `setValue(_:forKey: "server")`) named the server, rather than the default.
-    public private(set) var serverIsConfigured = false
     /// The model a new conversation uses when none is chosen.
     public var defaultModel: String?
     /// A model that writes short conversation titles; the load policy never unloads it.
@@ -271,7 +271,6 @@ public struct Configuration: Sendable, Equatable {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "a port from 1 to 65535 after the host")
             }
             server = value
-            serverIsConfigured = true
         case "default_model": defaultModel = value.isEmpty ? nil : value
         case "summarizer_model": summarizerModel = value.isEmpty ? nil : value
         case "keep_previous_models":

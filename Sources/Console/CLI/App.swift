@@ -222,7 +222,8 @@ public enum App {
         let configPath = global.value("config") ?? paths.configFile
         var configuration = try Configuration.load(path: configPath, mustExist: global.value("config") != nil)
         configuration.credentialsFile = paths.credentialsFile
-        var source: ServerDiscovery.Source = configuration.serverIsConfigured ? .configuration : .builtInDefault
+        // A config line naming the default address is the default: the published port may still be looked for.
+        var source: ServerDiscovery.Source = ServerURL.same(configuration.server, Configuration.defaultServer) ? .builtInDefault : .configuration
         if let server = environment["LLMSTER_SERVER"], !server.isEmpty {
             try configuration.selectServer(server)
             source = .environment
