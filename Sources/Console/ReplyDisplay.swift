@@ -112,10 +112,11 @@ public actor ReplyDisplay {
         if Task.isCancelled, answerView?.drawsAllWhenCancelled != true { stopped = true }
         switch update {
         case .stageChanged(let stage):
-            if case .runningTool? = reply.stage { break }
+            if case .toolCall = stage { elapse() }
             reply.stage = switch stage {
             case .loadingModel(let instance, let progress): .loadingModel(instance ?? modelName, progress: progress)
             case .processingPrompt(let progress): .processingPrompt(progress: progress)
+            case .toolCall(let name): .runningTool(name, since: reply.elapsedSeconds)
             case .waiting where !answerStarted: .waiting
             default: nil
             }
@@ -128,7 +129,7 @@ public actor ReplyDisplay {
             reply.reasoningSeconds = seconds
         case .answerAppended(let text):
             answerStarted = true
-            if case .runningTool? = reply.stage {} else { reply.stage = nil }
+            reply.stage = nil
             answerBytes += text.utf8.count
             guard !stopped else {
                 skipped = true
@@ -161,18 +162,11 @@ public actor ReplyDisplay {
         render()
     }
 
-    /// Keeps the summary of tool call `index` current, and the finished calls (up to the first still running); a
-    /// running call is the stage the live area shows.
+    /// Keeps the summary of tool call `index` current, and the finished calls (up to the first still running).
     private func changeToolCall(_ index: Int, _ call: ToolCallState) {
         if index >= toolSummaries.count {
             toolSummaries.append(nil)
             toolCallAnswerOffsets.append(answerBytes)
-        }
-        if case .running = call.status {
-            elapse()
-            reply.stage = .runningTool(call.name, since: reply.elapsedSeconds)
-        } else if case .runningTool? = reply.stage {
-            reply.stage = answerStarted ? nil : .waiting
         }
         let summary = Self.summary(call, answerOffset: toolCallAnswerOffsets[index])
         if summary != nil { summaryCount += 1 }
@@ -238,9 +232,8 @@ public actor ReplyDisplay {
         let state = end.state
         // A call still running when the reply ended is shown as one that did not finish, as `show` records it.
         for (index, summary) in toolSummaries.enumerated() where summary == nil {
-            let call = index < state.toolCalls.count ? state.toolCalls[index] : nil
-            toolSummaries[index] = ToolCallSummary(name: call?.name ?? "", arguments: call?.arguments?.compactDescription ?? "",
-                                                   result: .unfinished, answerOffset: toolCallAnswerOffsets[index])
+            let call = index < state.toolCalls.count ? state.toolCalls[index] : ToolCallState(name: "")
+            toolSummaries[index] = Self.summary(call, answerOffset: toolCallAnswerOffsets[index], unfinished: true)
         }
         publishFinishedToolCalls()
         reply.stage = nil
@@ -309,8 +302,11 @@ public actor ReplyDisplay {
         plainEndsLine = text.hasSuffix("\n")
     }
 
-    private static func summary(_ call: ToolCallState, answerOffset: Int) -> ToolCallSummary? {
+    /// A finished call's summary; nil for one still running, unless `unfinished` (the reply ended while it ran).
+    private static func summary(_ call: ToolCallState, answerOffset: Int, unfinished: Bool = false) -> ToolCallSummary? {
         switch call.status {
+        case .running where unfinished: ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
+                                                        result: .unfinished, answerOffset: answerOffset)
         case .running: nil
         case .succeeded: ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
                                          result: .succeeded(bytes: call.output?.utf8.count ?? 0), answerOffset: answerOffset)

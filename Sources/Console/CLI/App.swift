@@ -119,7 +119,7 @@ public enum App {
         if context.isDemo {
             errors.wrappedLine("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.",
                                indent: 9)
-        } else if case .lmStudioFile(let path) = context.serverSource, isatty(2) == 1 {
+        } else if case .lmStudioFile(let path) = context.serverSource, errors.isTerminal {
             errors.wrappedLine("llmster: LM Studio's server found at \(context.server) (the port it published in \(UntrustedText.sanitize(path)));"
                                + " nothing answered at localhost:1234.", indent: 9)
         }
