@@ -15,7 +15,7 @@
 
 ;;; Code:
 
-(require 'llmster)
+(load (expand-file-name "llmster-bench" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 
 (defun llmster-typing-bench--keys (buffer)
   "Type 30 characters at the end of BUFFER; return (MEDIAN WORST) milliseconds."
@@ -35,75 +35,61 @@
 
 (defun llmster-typing-bench ()
   "Measure typing after a long streamed reply, and in the reopened conversation."
-  (let* ((bin (or (getenv "LLMSTER_BIN_DIR") (error "Set LLMSTER_BIN_DIR (swift build --show-bin-path)")))
-         (bytes (string-to-number (or (getenv "LLMSTER_BENCH_BYTES") "500000")))
-         (home (make-temp-file "llmster-bench-" t))
-         (output "")
-         (simulator (make-process :name "lmstudio-sim" :connection-type 'pipe :noquery t
-                                  :command (list (expand-file-name "lmstudio-sim" bin) "--token-delay" "0" "--exit-on-eof")
-                                  :filter (lambda (_process text) (setq output (concat output text))))))
-    (unwind-protect
-        (let ((deadline (+ (float-time) 30)))
-          (while (and (not (string-match "\\`\\(http://[^\n]+\\)\n" output)) (< (float-time) deadline))
-            (accept-process-output simulator 0.05))
-          (let ((process-environment (append (list (concat "XDG_DATA_HOME=" home "/data") (concat "XDG_CONFIG_HOME=" home "/config")
-                                                   (concat "XDG_STATE_HOME=" home "/state") (concat "HOME=" home)
-                                                   (concat "LLMSTER_SERVER=" (match-string 1 output)))
-                                             process-environment))
-                (llmster-program (expand-file-name "llmster" bin))
-                (buffer nil))
-            (setq buffer (llmster))
-            (with-current-buffer buffer
-              (goto-char (point-max))
-              (insert (format "[[sim:large=%d]] go" bytes))
-              (llmster-send))
-            (setq deadline (+ (float-time) 300))
-            (while (and (llmster-streaming-p buffer) (< (float-time) deadline)) (accept-process-output nil 0.05))
-            ;; The reply's syntax scan runs in idle slices once it ended (a second or so), as after reopening.
-            (let ((start (float-time)))
-              (while (and (boundp 'llmster--syntax-scanned) (buffer-local-value 'llmster--syntax-scanned buffer))
-                (accept-process-output nil 0.01))
-              (message "llmster typing bench: the streamed reply's syntax scan in the background: %.0f ms"
-                       (* 1000 (- (float-time) start))))
-            (switch-to-buffer buffer)
-            (pcase-let ((`(,median ,worst) (llmster-typing-bench--keys buffer)))
-              (message "llmster typing bench: %s, %d KB streamed reply: %.1f ms a key (median), %.1f ms worst"
-                       (if (derived-mode-p 'markdown-mode) "markdown-mode" "text-mode") (/ (buffer-size buffer) 1000) median worst))
-            (let ((id (buffer-local-value 'llmster--conversation-id buffer))
-                  (times nil))
-              ;; Reopening: the request, the transcript drawn, and the first redisplay's fontification of the window.
-              (dotimes (_ 5)
-                (kill-buffer buffer)
-                (garbage-collect)
-                (let ((start (float-time)))
-                  (setq buffer (llmster id))
-                  (switch-to-buffer buffer)
-                  (with-current-buffer buffer
-                    (syntax-propertize (point-max))
-                    (font-lock-fontify-region (max (point-min) (- (point-max) 3000)) (point-max)))
-                  (push (* 1000 (- (float-time) start)) times)))
-              (setq times (sort times #'<))
-              (message "llmster typing bench: reopening the %d KB conversation: %.0f ms (median of 5), %.0f ms worst"
-                       (/ (buffer-size buffer) 1000) (nth 2 times) (car (last times)))
-              ;; The transcript's syntax scan, in idle slices after the chat is shown.
-              (let ((start (float-time)) (slices 0) (longest 0.0))
-                (advice-add 'llmster--propertize-slice :around
-                            (lambda (slice &rest args)
-                              (let ((begun (float-time)))
-                                (apply slice args)
-                                (setq slices (1+ slices) longest (max longest (- (float-time) begun)))))
-                            '((name . llmster-typing-bench)))
-                (while (and (boundp 'llmster--syntax-scanned) (buffer-local-value 'llmster--syntax-scanned buffer))
-                  (accept-process-output nil 0.01))
-                (advice-remove 'llmster--propertize-slice 'llmster-typing-bench)
-                (message "llmster typing bench: its syntax scan in the background: %.0f ms in %d slices, the longest %.0f ms"
-                         (* 1000 (- (float-time) start)) slices (* 1000 longest))))
-            (switch-to-buffer buffer)
-            (pcase-let ((`(,median ,worst) (llmster-typing-bench--keys buffer)))
-              (message "llmster typing bench: the same conversation reopened: %.1f ms a key (median), %.1f ms worst" median worst))
-            (delete-process llmster--process)))
-      (delete-process simulator)
-      (delete-directory home t))))
+  (llmster-bench-with-simulator
+   (lambda (_bin _home)
+     (let ((bytes (string-to-number (or (getenv "LLMSTER_BENCH_BYTES") "500000")))
+           (deadline nil)
+           (buffer nil))
+       (setq buffer (llmster))
+       (with-current-buffer buffer
+         (goto-char (point-max))
+         (insert (format "[[sim:large=%d]] go" bytes))
+         (llmster-send))
+       (setq deadline (+ (float-time) 300))
+       (while (and (llmster-streaming-p buffer) (< (float-time) deadline)) (accept-process-output nil 0.05))
+       ;; The reply's syntax scan runs in idle slices once it ended (a second or so), as after reopening.
+       (let ((start (float-time)))
+         (while (and (boundp 'llmster--syntax-scanned) (buffer-local-value 'llmster--syntax-scanned buffer))
+           (accept-process-output nil 0.01))
+         (message "llmster typing bench: the streamed reply's syntax scan in the background: %.0f ms"
+                  (* 1000 (- (float-time) start))))
+       (switch-to-buffer buffer)
+       (pcase-let ((`(,median ,worst) (llmster-typing-bench--keys buffer)))
+         (message "llmster typing bench: %s, %d KB streamed reply: %.1f ms a key (median), %.1f ms worst"
+                  (if (derived-mode-p 'markdown-mode) "markdown-mode" "text-mode") (/ (buffer-size buffer) 1000) median worst))
+       (let ((id (buffer-local-value 'llmster--conversation-id buffer))
+             (times nil))
+         ;; Reopening: the request, the transcript drawn, and the first redisplay's fontification of the window.
+         (dotimes (_ 5)
+           (kill-buffer buffer)
+           (garbage-collect)
+           (let ((start (float-time)))
+             (setq buffer (llmster id))
+             (switch-to-buffer buffer)
+             (with-current-buffer buffer
+               (syntax-propertize (point-max))
+               (font-lock-fontify-region (max (point-min) (- (point-max) 3000)) (point-max)))
+             (push (* 1000 (- (float-time) start)) times)))
+         (setq times (sort times #'<))
+         (message "llmster typing bench: reopening the %d KB conversation: %.0f ms (median of 5), %.0f ms worst"
+                  (/ (buffer-size buffer) 1000) (nth 2 times) (car (last times)))
+         ;; The transcript's syntax scan, in idle slices after the chat is shown.
+         (let ((start (float-time)) (slices 0) (longest 0.0))
+           (advice-add 'llmster--propertize-slice :around
+                       (lambda (slice &rest args)
+                         (let ((begun (float-time)))
+                           (apply slice args)
+                           (setq slices (1+ slices) longest (max longest (- (float-time) begun)))))
+                       '((name . llmster-typing-bench)))
+           (while (and (boundp 'llmster--syntax-scanned) (buffer-local-value 'llmster--syntax-scanned buffer))
+             (accept-process-output nil 0.01))
+           (advice-remove 'llmster--propertize-slice 'llmster-typing-bench)
+           (message "llmster typing bench: its syntax scan in the background: %.0f ms in %d slices, the longest %.0f ms"
+                    (* 1000 (- (float-time) start)) slices (* 1000 longest))))
+       (switch-to-buffer buffer)
+       (pcase-let ((`(,median ,worst) (llmster-typing-bench--keys buffer)))
+         (message "llmster typing bench: the same conversation reopened: %.1f ms a key (median), %.1f ms worst" median worst))
+       (delete-process llmster--process)))))
 
 (llmster-typing-bench)
 
