@@ -180,6 +180,8 @@ extension Faults {
         if !words.isDisjoint(with: ["long", "essay", "detailed"]), large == nil {
             large = 6_000
             prose = true
+            // Larger deltas, so the long answer streams in seconds at the demo's token delay.
+            delta = delta ?? 24
         }
     }
 }
