@@ -26,7 +26,7 @@ public struct Configuration: Sendable, Equatable {
     /// Keep previous chat models loaded when choosing another model.
     public var keepPreviousModels = false
     /// How often the display is refreshed while a reply streams, in milliseconds.
-    public var displayIntervalMilliseconds = 250
+    public var displayIntervalMilliseconds = 50
     /// Context length used when llmster loads a model (nil: the server's default).
     public var contextLength: Int?
     /// `auto`, `always` or `never`.

@@ -3,7 +3,8 @@ import SystemSupport
 
 /// Accumulates a reply's events and hands out its updates in batches, at most one batch per interval.
 ///
-/// One consumer pulls with `next()`. The first batch goes out at once; later ones wait for the interval,
+/// One consumer pulls with `next()`. The first batch goes out at once, and so does the first batch holding text (a
+/// reply's first words are not held behind a progress line drawn just before); later ones wait for the interval,
 /// except the rest of an append too long for one batch (``batchTextBytes``).
 /// While the consumer is busy or the interval runs, new updates are merged into the pending batch
 /// (adjacent appends concatenated, adjacent stage changes and changes of one tool call latest-wins), so a
@@ -23,6 +24,8 @@ public actor DisplayCoalescer {
     private var finished = false
     /// The last batch left appended text behind; the next one is due at once.
     private var backlog = false
+    /// Some answer or reasoning text has been handed out.
+    private var textHandedOut = false
     /// The most appended text one batch copies out: a reply arriving faster than the consumer takes it is handed
     /// out in pieces, back to back, rather than copied whole beside itself.
     public static let batchTextBytes = 1 << 20
@@ -99,10 +102,14 @@ public actor DisplayCoalescer {
 
     private var hasPending: Bool { !pending.isEmpty }
 
+    private var pendingHoldsText: Bool {
+        pending.contains { if case .append = $0 { true } else { false } }
+    }
+
     private func take() -> Take {
         guard hasPending else { return finished ? .end : .wait }
         let now = clock.now()
-        if !finished, !backlog, let last = lastPublished, now < last + interval { return .wait }
+        if !finished, !backlog, textHandedOut || !pendingHoldsText, let last = lastPublished, now < last + interval { return .wait }
         backlog = false
         var batch: [ReplyUpdate] = []
         var budget = Self.batchTextBytes
@@ -125,6 +132,7 @@ public actor DisplayCoalescer {
             taken += 1
         }
         pending.removeFirst(taken)
+        textHandedOut = textHandedOut || batch.contains { if case .answerAppended = $0 { true } else if case .reasoningAppended = $0 { true } else { false } }
         lastPublished = now
         return .batch(batch)
     }

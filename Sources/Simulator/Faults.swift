@@ -39,6 +39,9 @@ struct Faults: Sendable, Equatable {
     var prose = false
     /// Characters per answer and reasoning delta; nil: a few, more for very long texts.
     var delta: Int?
+    /// Answer and reasoning deltas per second, overriding the simulator's token delay: a model's speed, for
+    /// measuring what streaming costs a second.
+    var rate: Int?
     /// Put terminal control sequences in answer and reasoning.
     var escape = false
     /// Space JIT load progress out over about a second.
@@ -128,6 +131,7 @@ struct Faults: Sendable, Equatable {
         case "large": large = try int(1...400_000_000)
         case "prose": prose = try flag()
         case "delta": delta = try int(1...1_000_000)
+        case "rate": rate = try int(1...100_000)
         case "escape": escape = try flag()
         case "slow-load": slowLoad = try flag()
         case "status": status = try int(100...599)

@@ -51,6 +51,7 @@ extension Simulator {
                     return
                 }
                 writer.stream("event: \(name)\ndata: \(data)\n\n")
+                options.eventSent?(name)
                 events += 1
                 if events % 25 == 1 { writer.stream(": keep-alive\n\n") }
             case let .pause(seconds):
@@ -189,7 +190,7 @@ extension Simulator {
                 responseID: responseID,
                 error: error,
                 faults: faults,
-                tokenDelay: tokenDelay,
+                tokenDelay: faults.rate.map { 1 / Double($0) } ?? tokenDelay,
                 loadStep: loadStep
             )
             return .success((ChatPlan(turn), stream))

@@ -24,6 +24,7 @@ extension Simulator {
       large=N        answer with about N bytes of mixed Markdown (N up to 400 MB)
       prose          make the large=N text paragraphs only (emphasis, code spans, links)
       delta=N        answer and reasoning deltas of N characters each
+      rate=N         N answer and reasoning deltas a second (overrides --token-delay)
       escape         answer and reasoning contain ESC[2J, OSC 52, OSC 0, BEL and 8-bit CSI
       slow-load      a JIT load sends 20 progress events spaced by max(token delay, 0.05 s);
                      in X-Sim-Faults on /api/v1/models/load, the load takes 20 such steps

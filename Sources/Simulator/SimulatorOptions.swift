@@ -28,6 +28,9 @@ public struct SimulatorOptions: Sendable {
     /// `llmster --demo`: a message asking for a table, code, a list, a long answer, reasoning ("think") or a tool
     /// call ("search") gets it (`Faults.followDemoRequest`), so the first minute shows what a client draws.
     public var answersWhatIsAsked = false
+    /// Called with each streamed event's name as soon as it is written to the socket (benchmarks time a reply's
+    /// first delta from it); called on the connection's thread.
+    public var eventSent: (@Sendable (String) -> Void)?
 
     /// Options with the defaults of a plain LM Studio 0.4 with `acme/tiny-1b` loaded.
     public init(

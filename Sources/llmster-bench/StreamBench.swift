@@ -2,6 +2,8 @@ import Foundation
 import HTTP
 import Library
 import LMStudio
+import Simulator
+import Synchronization
 
 /// Benchmark section `stream`: the built `llmster ask` against the built `lmstudio-sim` serving as fast as the socket allows.
 ///
@@ -72,6 +74,7 @@ func streamBench() async throws {
     // Before anything here reads a long reply back: a child's peak RSS counts this process's (it is spawned with
     // vfork semantics), so the terminal figures are measured while this process is still small.
     try terminalBench(llmster, home: home)
+    try smoothnessBench(llmster)
 
     // (c) Ctrl-C on a terminal during a 40 MB reply.
     let terminal = try BenchTerminal(llmster, ["ask", "[[sim:large=40000000]] interrupt me"], environment: home.environment)
@@ -146,6 +149,43 @@ private func terminalBench(_ llmster: String, home: BenchHome) throws {
                  terminal.drawingStopped(since: start), exit, status, after, try home.latestReply()))
 }
 
+/// Streaming at a model's pace on a terminal, for each `display_interval_ms` (250, the seed's; 50, the default; 16):
+/// CPU per streamed second of mixed Markdown at 80 deltas (tokens) a second for 10 s, and the time from the server
+/// writing a reply's first delta to the terminal receiving its text (median of 5). The simulator runs in this
+/// process, so both instants are read from one clock.
+private func smoothnessBench(_ llmster: String) throws {
+    let firstDelta = Mutex<ContinuousClock.Instant?>(nil)
+    var options = SimulatorOptions()
+    options.eventSent = { name in
+        if name == "message.delta" { firstDelta.withLock { $0 = $0 ?? .now } }
+    }
+    let simulator = Simulator(options: options)
+    let port = try simulator.start()
+    defer { simulator.stop() }
+    let home = try BenchHome(server: "http://127.0.0.1:\(port)", name: "smooth")
+    defer { home.remove() }
+    for interval in [250, 50, 16] {
+        try home.writeConfig("display_interval_ms = \(interval)\n")
+        let started = ContinuousClock.now
+        let run = try BenchTerminal.run(llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:large=3200,delta=4,rate=80]] markdown"],
+                                        environment: home.environment)
+        let wall = (ContinuousClock.now - started) / .seconds(1)
+        var latencies: [Double] = []
+        for _ in 0..<5 {
+            firstDelta.withLock { $0 = nil }
+            let terminal = try BenchTerminal(llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:delta=40,rate=4]] echo:zqfirst words of a reply"],
+                                             environment: home.environment, marker: "zqfirst")
+            _ = terminal.waitForExit()
+            if let sent = firstDelta.withLock({ $0 }), let drawn = terminal.markerSeen { latencies.append((drawn - sent) / .seconds(1)) }
+        }
+        latencies.sort()
+        let latency = latencies.isEmpty ? Double.nan : latencies[latencies.count / 2] * 1000
+        print(String(format: "display_interval_ms %3d on a terminal: %.3f s CPU per streamed second (80 tok/s mixed Markdown, %.1f s, exit %d); "
+                     + "first delta sent to drawn %.1f ms (median of %d)",
+                     interval, run.cpuSeconds / wall, wall, run.status, latency, latencies.count))
+    }
+}
+
 /// The run with the median CPU time of `count` runs.
 private func median(of count: Int, _ run: () throws -> BenchChild) rethrows -> BenchChild {
     var runs: [BenchChild] = []
@@ -199,8 +239,8 @@ private struct BenchHome {
     let root: String
     let environment: [String: String]
 
-    init(server: String) throws {
-        root = NSTemporaryDirectory() + "llmster-bench-stream-\(getpid())"
+    init(server: String, name: String = "stream") throws {
+        root = NSTemporaryDirectory() + "llmster-bench-\(name)-\(getpid())"
         for sub in ["config", "data", "state", "home"] {
             try FileManager.default.createDirectory(atPath: root + "/" + sub, withIntermediateDirectories: true)
         }
@@ -209,6 +249,12 @@ private struct BenchHome {
             "XDG_STATE_HOME": root + "/state", "LLMSTER_SERVER": server, "LANG": "C.UTF-8", "TERM": "xterm-256color",
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ]
+    }
+
+    /// Replaces the config file.
+    func writeConfig(_ text: String) throws {
+        try FileManager.default.createDirectory(atPath: root + "/config/llmster", withIntermediateDirectories: true)
+        try text.write(toFile: root + "/config/llmster/config", atomically: true, encoding: .utf8)
     }
 
     /// The status and length of the newest reply in the library.
@@ -266,8 +312,13 @@ private final class BenchTerminal: @unchecked Sendable {
     private var lastOutput = ContinuousClock.now
     /// The child's side closed: everything it drew has been read.
     private var drained = false
+    /// Bytes whose first arrival is timed, and the end of what was read, where they may start.
+    private let marker: [UInt8]
+    private var tail: [UInt8] = []
+    private var markerArrival: ContinuousClock.Instant?
 
-    init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
+    init(_ path: String, _ arguments: [String], environment: [String: String], marker: String = "") throws {
+        self.marker = Array(marker.utf8)
         // /dev/ptmx with the Linux ioctls TIOCSPTLCK (unlock) and TIOCGPTN (slave number).
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: Int32 = 0
@@ -291,6 +342,11 @@ private final class BenchTerminal: @unchecked Sendable {
             if count > 0 {
                 received += count
                 lastOutput = .now
+                if !marker.isEmpty, markerArrival == nil {
+                    tail += buffer[0..<count]
+                    if tail.firstRange(of: marker) != nil { markerArrival = lastOutput }
+                    tail = Array(tail.suffix(marker.count - 1))
+                }
             } else {
                 drained = true
             }
@@ -313,6 +369,13 @@ private final class BenchTerminal: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return max(lastOutput - start, .zero) / .seconds(1)
+    }
+
+    /// When the marker's bytes were first read, if they were.
+    var markerSeen: ContinuousClock.Instant? {
+        condition.lock()
+        defer { condition.unlock() }
+        return markerArrival
     }
 
     /// Bytes the child has written so far.

@@ -15,16 +15,45 @@ import Testing
         await coalescer.apply(.messageStart)
         let first = await coalescer.next()
         #expect(first == [.stageChanged(.answering)])
+        // The reply's first words are not held behind the stage line handed out a moment before.
+        await coalescer.apply(.messageDelta("a"))
+        #expect(await coalescer.next() == [.answerAppended("a")])
 
         // Deltas inside the interval are merged: nothing is handed out until the timer fires.
         var sleepers = clock.sleeperArrived.makeAsyncIterator()
         async let second = coalescer.next()
-        await coalescer.apply(.messageDelta("a"))
-        await sleepers.next()
         await coalescer.apply(.messageDelta("b"))
+        await sleepers.next()
         await coalescer.apply(.messageDelta("c"))
+        await coalescer.apply(.messageDelta("d"))
         clock.advance(by: .milliseconds(250))
-        #expect(await second == [.answerAppended("abc")])
+        #expect(await second == [.answerAppended("bcd")])
+    }
+
+    /// Progress lines before the reply's text keep to the interval; the first reasoning text goes out at once, and
+    /// the answer's first text after it waits its turn like any later text.
+    @Test func onlyTheFirstTextSkipsTheInterval() async {
+        let clock = ManualClock()
+        let coalescer = DisplayCoalescer(interval: .milliseconds(250), clock: clock)
+        await coalescer.apply(.promptProcessingProgress(0.5))
+        _ = await coalescer.next()
+        var sleepers = clock.sleeperArrived.makeAsyncIterator()
+        async let progress = coalescer.next()
+        await coalescer.apply(.promptProcessingProgress(0.75))
+        await sleepers.next()
+        clock.advance(by: .milliseconds(250))
+        #expect(await progress == [.stageChanged(.processingPrompt(progress: 0.75))])
+
+        await coalescer.apply(.reasoningStart)
+        await coalescer.apply(.reasoningDelta("hm"))
+        #expect(await coalescer.next() == [.stageChanged(.reasoning), .reasoningAppended("hm")])
+        async let answer = coalescer.next()
+        await coalescer.apply(.messageStart)
+        await sleepers.next()
+        await coalescer.apply(.messageDelta("x"))
+        clock.advance(by: .milliseconds(250))
+        let batch = await answer
+        #expect(batch?.last == .answerAppended("x"), "\(String(describing: batch))")
     }
 
     /// Text arriving faster than the consumer takes it is handed out in pieces of at most `batchTextBytes`, back to
