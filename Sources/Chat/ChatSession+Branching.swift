@@ -6,18 +6,25 @@ import Library
 extension ChatSession {
     /// Sends the conversation's last user turn again as a new alternative of its reply, which becomes current.
     ///
-    /// Asks with the replaced reply's parent continuation (or, for an unanswered turn, the conversation's);
-    /// `freshContext` asks without any (after `ChatError.continuationLost`), `recap` with a ``Recap`` of the turns before
-    /// it as the fresh context's first input. With `changedPromptStartsFresh` (a face that asks nothing, as
-    /// `TurnSubmission` has it), a system prompt waiting for a fresh context starts one. When nothing reached the server,
-    /// the replaced reply stays current.
+    /// Faces retry through `submit` (`TurnSubmission.retry`), which applies the load policy and asks what a turn needs;
+    /// this is the send alone. Asks with the replaced reply's parent continuation (or, for an unanswered turn, the
+    /// conversation's); `freshContext` asks without any (after `ChatError.continuationLost`), `recap` with a ``Recap``
+    /// of the turns before it as the fresh context's first input. When nothing reached the server, the replaced reply
+    /// stays current.
     public func regenerate(in conversationId: String, freshContext: Bool = false, recap: Bool = false,
-                           changedPromptStartsFresh: Bool = false,
                            display: @escaping ReplyObserver,
                            replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
-        let freshContext = try startsFresh(conversationId, asked: freshContext, changedPromptStartsFresh: changedPromptStartsFresh)
+        var saved = try await regenerateAsWriter(in: conversationId, freshContext: freshContext, recap: recap, display: display,
+                                                 replyCreated: replyCreated)
+        saved.startedFreshContext = freshContext
+        return saved
+    }
+
+    /// `regenerate`, by the conversation's writer.
+    func regenerateAsWriter(in conversationId: String, freshContext: Bool, recap: Bool, display: @escaping ReplyObserver,
+                            replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let last = try lastTurn(in: conversationId)
         if let reply = last.reply {
             try storage {
@@ -28,10 +35,8 @@ extension ChatSession {
             }
         }
         do {
-            var saved = try await answer(Turn(text: last.turn.text, images: last.images, context: last.context), in: conversationId,
-                                         freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
-            saved.startedFreshContext = freshContext
-            return saved
+            return try await answer(Turn(text: last.turn.text, images: last.images, context: last.context), in: conversationId,
+                                    freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
             if let reply = last.reply {
                 try? storage {
@@ -49,15 +54,22 @@ extension ChatSession {
     /// Replaces the conversation's last user turn with `text` (keeping its images and context items) and sends it in the
     /// context the original was sent in; the original turn and its replies stay as an alternative.
     ///
-    /// When the send fails before a reply, nothing of the edit is kept: the original turn is current again.
-    /// `changedPromptStartsFresh`: as for `regenerate`.
+    /// Faces edit through `submit` (`TurnSubmission.edit`); this is the send alone. When the send fails before a reply,
+    /// nothing of the edit is kept: the original turn is current again.
     public func edit(in conversationId: String, text: String, freshContext: Bool = false, recap: Bool = false,
-                     changedPromptStartsFresh: Bool = false,
                      display: @escaping ReplyObserver,
                      replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
         let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
-        let freshContext = try startsFresh(conversationId, asked: freshContext, changedPromptStartsFresh: changedPromptStartsFresh)
+        var saved = try await editAsWriter(in: conversationId, text: text, freshContext: freshContext, recap: recap, display: display,
+                                           replyCreated: replyCreated)
+        saved.startedFreshContext = freshContext
+        return saved
+    }
+
+    /// `edit`, by the conversation's writer.
+    func editAsWriter(in conversationId: String, text: String, freshContext: Bool, recap: Bool, display: @escaping ReplyObserver,
+                      replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
         let last = try lastTurn(in: conversationId)
         try storage {
             try withLibrary { library in
@@ -68,22 +80,13 @@ extension ChatSession {
             }
         }
         do {
-            var saved = try await sendAsWriter(Turn(text: text, images: last.images, context: last.context), in: conversationId,
-                                               freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
-            saved.startedFreshContext = freshContext
-            return saved
+            return try await sendAsWriter(Turn(text: text, images: last.images, context: last.context), in: conversationId,
+                                          freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
             // Nothing answered the edited turn (`sendAsWriter` saved none): the original, with the reply that was shown, is current again.
             try? storage { try withLibrary { library in _ = try library.chooseAlternative(messageId: last.reply?.id ?? last.turn.id) } }
             throw error
         }
-    }
-
-    /// Whether a regenerate or edit starts a fresh server context: when `asked`, or (for a face that asks nothing)
-    /// when the conversation's system prompt waits for one — the rule `submit` applies with `changedPromptStartsFresh`.
-    private func startsFresh(_ conversationId: String, asked: Bool, changedPromptStartsFresh: Bool) throws -> Bool {
-        guard !asked, changedPromptStartsFresh else { return asked }
-        return try existingConversation(conversationId).systemPromptAwaitsFreshContext
     }
 
     /// The alternatives of `messageId`, or of the conversation's last message when nil, oldest first.

@@ -25,10 +25,14 @@ public struct Recap: Sendable, Equatable {
         text + "\n\n" + message
     }
 
-    /// The earlier turns as one clearly delimited transcript; nil when there are none.
+    /// The earlier turns as one clearly delimited transcript; nil when there are none. A message no reply answered
+    /// (a send that failed, which older versions saved) is left out: the model never saw it.
     static func transcript(of messages: [Message]) -> String? {
-        let turns = messages.compactMap { message -> String? in
+        let conversation = messages.filter { $0.role != .system }
+        let turns = conversation.indices.compactMap { index -> String? in
+            let message = conversation[index]
             guard !message.text.isEmpty else { return nil }
+            if message.role == .user, index + 1 == conversation.count || conversation[index + 1].role == .user { return nil }
             switch message.role {
             case .user: return "User: " + message.text
             case .assistant: return "Assistant: " + message.text

@@ -66,8 +66,10 @@ enum ChatMethods {
         }
         // `server`: the session talks to this profile (or URL) from now on, as `/server` does.
         if let server = try params.optionalString("server") { try await context.session.useServer(server) }
-        var submission = TurnSubmission(text: text ?? "", images: images, context: contextItems, template: preset, stdin: stdin,
-                                        sendsPastOverflow: try params.bool("sendPastOverflow"))
+        var submission = TurnSubmission(text: text ?? "", images: images, context: contextItems, template: preset, stdin: stdin)
+        if retry { submission = .retry() }
+        if editing { submission = .edit(submission.message) }
+        submission.sendsPastOverflow = try params.bool("sendPastOverflow")
         if askedFreshContext { submission.serverContext = recap ? .recap : .empty }
         // A changed system prompt reaches the model only in a fresh context: this message starts one, as in `ask`.
         submission.changedPromptStartsFresh = true
@@ -78,26 +80,16 @@ enum ChatMethods {
         let stream = EventStream(context: context, conversationId: conversationId)
         let display: ReplyObserver = { stream.publish($0) }
         let replyCreated: @Sendable (String) async -> Void = { stream.start(messageId: $0) }
-        let reply: SavedReply
-        if retry || editing {
-            reply = retry
-                ? try await context.session.regenerate(in: conversationId, freshContext: askedFreshContext, recap: recap,
-                                                       changedPromptStartsFresh: true, display: display, replyCreated: replyCreated)
-                : try await context.session.edit(in: conversationId, text: submission.message, freshContext: askedFreshContext,
-                                                 recap: recap, changedPromptStartsFresh: true, display: display, replyCreated: replyCreated)
-        } else {
-            // The load policy's load, before the reply exists, reads as the stage a just-in-time load would show.
-            let outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
-                switch step {
-                case .model(.loading(let key)): stream.publish(.stageChanged(.loadingModel(instanceId: key, progress: 0)))
-                case .model(.loaded(let load)): stream.publish(.stageChanged(.loadingModel(instanceId: load.instanceId, progress: 1)))
-                case .model(.unloaded), .startsFreshContext: break
-                }
-            }, display: display, replyCreated: replyCreated)
-            guard let sent = outcome.reply else { throw notSent(outcome, conversationId: opened.isNew ? nil : conversationId) }
-            reply = sent
-            await ContextMethods.sent(to: reference == nil ? nil : conversationId, session: context.session)
-        }
+        // The load policy's load, before the reply exists, reads as the stage a just-in-time load would show.
+        let outcome = await context.session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
+            switch step {
+            case .model(.loading(let key)): stream.publish(.stageChanged(.loadingModel(instanceId: key, progress: 0)))
+            case .model(.loaded(let load)): stream.publish(.stageChanged(.loadingModel(instanceId: load.instanceId, progress: 1)))
+            case .model(.unloaded), .startsFreshContext: break
+            }
+        }, display: display, replyCreated: replyCreated)
+        guard let reply = outcome.reply else { throw notSent(outcome, conversationId: opened.isNew ? nil : conversationId) }
+        if !retry, !editing { await ContextMethods.sent(to: reference == nil ? nil : conversationId, session: context.session) }
         let saved = try await context.session.withLibrary { library -> JSONValue in
             guard let message = try library.message(id: reply.messageId) else { return .null }
             return try LibraryMethods.messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id))
@@ -161,7 +153,13 @@ extension ChatMethods {
             return RPCError(.internal, message: "the turn was sent")
         }
         if let returned = outcome.returned {
+            let kind = switch returned.kind {
+            case .message: "message"
+            case .retry: "retry"
+            case .edit: "edit"
+            }
             details["returned"] = .object([
+                "kind": .string(kind),
                 "text": .string(returned.text),
                 "images": .array(returned.images.map { .string($0.name) }),
                 "context": .array(returned.context.map(ContextMethods.json)),

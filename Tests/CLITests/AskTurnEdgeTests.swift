@@ -54,6 +54,19 @@ import TestSupport
         #expect(process.terminationReason == .exit && process.terminationStatus == 130)
     }
 
+    /// Ctrl-C on `ask | cat` interrupts the reader too: the closed pipe does not turn the interruption into SIGPIPE's
+    /// 141 or the incomplete reply's 6.
+    @Test func ctrlCThatAlsoEndsTheReaderExitsInterrupted() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let (process, output, _) = try Self.askReadingEightBytes(cli, errors: Pipe())
+        kill(process.processIdentifier, SIGINT)
+        try output.fileHandleForReading.close()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130,
+                "\(process.terminationReason.rawValue)/\(process.terminationStatus)")
+    }
+
     /// The load policy holds in `ask` as in the REPL: the previous chat model is unloaded, not left beside the new one.
     @Test func askLoadsItsModelAndUnloadsThePreviousChatModel() async throws {
         let fixture = try SimulatorFixture()
@@ -66,5 +79,17 @@ import TestSupport
         #expect(try cli.run(["ask", "-m", "acme/toolsmith-12b", "echo:three"]).status == 0)
         let kept = try cli.run(["ps"])
         #expect(kept.output.contains("acme/thinker-8b") && kept.output.contains("acme/toolsmith-12b"), "kept: \(kept.output)")
+    }
+
+    /// `ask -c` continues a conversation whose model is no longer loaded: it is loaded again and the other chat model
+    /// unloaded, as a message in the REPL does.
+    @Test func askContinuingLoadsTheConversationsModelUnderThePolicy() async throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["ask", "-m", "acme/thinker-8b", "echo:one"]).status == 0)
+        #expect(try cli.run(["ask", "--no-save", "-m", "acme/tiny-1b", "echo:elsewhere"]).status == 0)
+        #expect(try cli.run(["ask", "-c", "echo:two"]).status == 0)
+        let ps = try cli.run(["ps"])
+        #expect(ps.output.contains("acme/thinker-8b") && !ps.output.contains("acme/tiny-1b"), "one chat model loaded: \(ps.output)")
     }
 }

@@ -62,6 +62,20 @@ import TestSupport
                 "the recap's context continues normally")
     }
 
+    /// A message an older version saved after its send failed (no reply) never reached the model: a recap leaves it
+    /// out rather than presenting it as a turn the model answered.
+    @Test func aRecapLeavesOutMessagesNoReplyAnswered() async throws {
+        let harness = try Harness()
+        let library = try LibraryStore(path: harness.sandbox.libraryPath)
+        try library.appendMessage(conversationId: harness.conversationId, role: .user, MessageContent(text: "orphan from a failed send"))
+        _ = try await harness.send("echo:Noted, blue.")
+        harness.fixture.simulator.reset()
+        _ = try await harness.send("recall", freshContext: true, recap: true)
+        let input = harness.lastInput
+        #expect(input.contains("User: echo:Noted, blue.\n\nAssistant: Noted, blue."), "\(input)")
+        #expect(!input.contains("orphan from a failed send"), "\(input)")
+    }
+
     @Test func aFreshContextWithoutRecapSendsOnlyTheMessage() async throws {
         let harness = try Harness()
         _ = try await harness.send("echo:first")

@@ -105,6 +105,45 @@ import TestSupport
         #expect(steps.withLock { $0 }.first == .model(.unloaded("acme/tiny-1b")))
     }
 
+    /// A retry goes through the same turn: another client left a different model loaded, and the retry loads the
+    /// conversation's own again under the policy instead of letting the server load it beside the other.
+    @Test func aRetryLoadsItsModelUnderThePolicy() async throws {
+        let harness = try Harness(model: "acme/thinker-8b")
+        #expect(await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId) { _ in }.reply != nil)
+        let other = LMStudioClient(server: harness.fixture.url, token: nil, transport: CurlTransport())
+        _ = try await other.load(LoadRequest(model: "acme/tiny-1b"))
+        try await other.unload(instanceId: "acme/thinker-8b")
+        let outcome = await harness.session.submit(.retry(), in: harness.conversationId) { _ in }
+        #expect(outcome.reply?.status == .complete)
+        #expect(try await Self.loadedInstances(harness) == ["acme/thinker-8b"])
+        #expect(try await harness.session.alternatives(in: harness.conversationId).count == 2)
+    }
+
+    /// A retry or an edit in a context the server lost raises the same decision as a message, and comes back as what
+    /// it was, so the face can send it again in a fresh context.
+    @Test(arguments: [TurnSubmission.retry(), .edit("echo:three")])
+    func aResendInALostContextAsksForAFreshOne(_ submission: TurnSubmission) async throws {
+        let harness = try Harness()
+        for text in ["echo:one", "echo:two"] {
+            _ = try await harness.session.send(Turn(text: text), in: harness.conversationId) { _ in }
+        }
+        harness.fixture.simulator.reset()
+        let outcome = await harness.session.submit(submission, in: harness.conversationId) { _ in }
+        guard case .needsDecision(.freshContext(.continuationLost, let recap?), let returned) = outcome else {
+            Issue.record("a lost context is a decision: \(outcome)")
+            return
+        }
+        #expect(returned == submission)
+        #expect(recap.transcriptTokens < ContextMeter.estimateTokens("User: echo:one\n\nAssistant: one\n\nUser: echo:two"),
+                "the recap leaves out the turn sent again")
+        var again = returned
+        again.serverContext = .empty
+        let reply = try #require(await harness.session.submit(again, in: harness.conversationId) { _ in }.reply)
+        #expect(reply.startedFreshContext && reply.status == .complete)
+        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text).suffix(2)
+                == (submission.kind == .retry ? ["echo:two", "two"] : ["echo:three", "three"]))
+    }
+
     @Test func keepPreviousModelsKeepsThePreviousOneLoaded() async throws {
         let harness = try Harness(configure: { $0.keepPreviousModels = true }, model: "acme/thinker-8b")
         #expect(await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId) { _ in }.reply != nil)

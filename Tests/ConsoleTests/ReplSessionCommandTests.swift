@@ -119,6 +119,20 @@ import TestSupport
                 "\(reasoning)")
         terminal.send("\r")
         try terminal.waitFor("› ", after: start)
+        // Words that match no model are a message typed at the wrong prompt: the list is left and the message sent.
+        start = terminal.mark
+        terminal.send("/model\r")
+        try terminal.waitFor("Enter cancels", after: start)
+        start = terminal.mark
+        terminal.send("echo:typed at the list\r")
+        try terminal.waitFor("No model matches; left the model list, sending your message.", after: start)
+        try terminal.waitFor("tok/s", after: start)
+        try terminal.waitFor("› ", after: terminal.mark)
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let texts = try library.conversations().flatMap { try library.messages(conversationId: $0.id).map(\.text) }
+        #expect(texts.contains("echo:typed at the list") && texts.contains("typed at the list"), "sent and answered: \(texts)")
     }
 
     /// `/clear` and `/new` followed by another switch, or by quitting, leave no empty untitled conversations in the

@@ -121,4 +121,24 @@ import TestSupport
         #expect(request.field("system_prompt") == "Be brief." && request.field("previous_response_id") == nil)
         await rpc.closeInput()
     }
+
+    /// A retry in a context the server lost is the same decision a message gets, handed back as a retry, and the
+    /// load policy holds for it: the conversation's model is loaded again and the other unloaded.
+    @Test func aRetryInALostContextNeedsADecisionAndLoadsUnderThePolicy() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one", "model": "acme/thinker-8b"])?["result"]?["conversationId"])
+        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"] != nil)
+        fixture.simulator.reset()
+        let refused = try #require(await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["error"])
+        #expect(refused["data"]?["kind"] == "continuation_lost" && refused["data"]?["outcome"] == "needs_decision", "\(refused)")
+        #expect(refused["data"]?["returned"]?["kind"] == "retry", "\(refused)")
+        let retried = try #require(await rpc.call("chat/send", ["conversationId": conversation, "retry": true, "freshContext": true])?["result"])
+        #expect(retried["status"] == "complete" && retried["freshContext"] == .bool(true), "\(retried)")
+        let loaded = try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).models()
+            .flatMap { $0.loadedInstances.map(\.id) }
+        #expect(loaded == ["acme/thinker-8b"], "after the reset only acme/tiny-1b was loaded: \(loaded)")
+        await rpc.closeInput()
+    }
 }

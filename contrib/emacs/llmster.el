@@ -1027,9 +1027,13 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
           (llmster--make-fold start (+ start (length text)) 'reasoning (alist-get 'reasoningLabel message)))))))
 
 (defun llmster--returned-of (error)
-  "What chat/send handed back with ERROR when it saved nothing, or nil.
-An alist: the `text' as typed, its `images' and `context' items."
-  (alist-get 'returned (alist-get 'data error)))
+  "The message chat/send handed back with ERROR when it saved nothing, or nil.
+An alist: the `text' as typed, its `images' and `context' items.  A retry or
+an edit handed back is nil: its exchange stays shown, with the error."
+  (let ((returned (alist-get 'returned (alist-get 'data error))))
+    (and returned
+         (member (alist-get 'kind returned) '(nil "message"))
+         returned)))
 
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR: nothing was saved.

@@ -183,9 +183,8 @@ extension ChatSession {
             let changed = conversation
             try storage {
                 if changed != before { try library.updateConversation(changed) }
-                // A read-only library can still be read; only the opening goes unrecorded.
-                if try !library.isReadOnly { try library.markUsed(conversationId: changed.id) }
             }
+            try recordUse(of: changed.id)
         }
         var enabled: [String] = []
         if let names = overrides.integrations {
@@ -195,5 +194,13 @@ extension ChatSession {
         }
         return OpenedConversation(conversation: conversation, isNew: reference == .new, enabledIntegrations: enabled,
                                   systemPrompt: effect)
+    }
+
+    /// Records that a face opened the conversation now: it is the one `-c` continues (`LibraryStore.markUsed`). A
+    /// read-only library can still be read; only the opening goes unrecorded.
+    public func recordUse(of conversationId: String) throws {
+        try storage {
+            if try !library.isReadOnly { try library.markUsed(conversationId: conversationId) }
+        }
     }
 }

@@ -32,10 +32,11 @@ extension ChatSession {
         return Recap(kind: .summary(model: summarizerModel), text: Recap.block(summary, kind: .summary(model: summarizerModel)))
     }
 
-    /// The transcript of the current branch before the new turn.
+    /// The transcript of the current branch before the new turn; `excludingLastTurn` leaves out the last user turn and
+    /// its reply, which a retry or an edit replaces.
     private func earlierTranscript(_ conversationId: String, excludingLastTurn: Bool) throws -> String? {
         var messages = try storage { try library.messages(conversationId: conversationId) }
-        if excludingLastTurn, messages.last?.role == .user { messages.removeLast() }
+        if excludingLastTurn, let last = messages.lastIndex(where: { $0.role == .user }) { messages.removeSubrange(last...) }
         return Recap.transcript(of: messages)
     }
 

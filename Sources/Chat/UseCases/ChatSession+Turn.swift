@@ -5,6 +5,18 @@ import LMStudio
 ///
 /// A turn that is not sent comes back to the face unchanged (`TurnOutcome.returned`), so nothing typed is lost.
 public struct TurnSubmission: Sendable, Equatable {
+    /// What the turn does with the conversation's branch.
+    public enum Kind: Sendable, Equatable {
+        /// A new message after the branch's last reply.
+        case message
+        /// The branch's last user turn asked again; its reply (if any) stays as an alternative. `text` is not used.
+        case retry
+        /// The branch's last user turn replaced by `text` (its images and items kept) and sent; the original stays as
+        /// an alternative.
+        case edit
+    }
+
+    public var kind = Kind.message
     /// The text as typed.
     public var text: String
     public var images: [ImageInput]
@@ -32,6 +44,20 @@ public struct TurnSubmission: Sendable, Equatable {
         self.stdin = stdin
         self.serverContext = serverContext
         self.sendsPastOverflow = sendsPastOverflow
+    }
+
+    /// The conversation's last user turn asked again (`Kind.retry`).
+    public static func retry(serverContext: ServerContextChoice? = nil) -> TurnSubmission {
+        var submission = TurnSubmission(text: "", serverContext: serverContext)
+        submission.kind = .retry
+        return submission
+    }
+
+    /// The conversation's last user turn replaced by `text` (`Kind.edit`).
+    public static func edit(_ text: String, serverContext: ServerContextChoice? = nil) -> TurnSubmission {
+        var submission = TurnSubmission(text: text, serverContext: serverContext)
+        submission.kind = .edit
+        return submission
     }
 
     /// The message as sent and saved: the template filled (`Preset.filled`), else the text with `stdin` after a blank line.
@@ -159,19 +185,25 @@ extension ChatSession {
     }
 
     /// `submit`, by the conversation's writer. The cheap refusals come first, then what changes the server (the load).
+    ///
+    /// A retry or an edit is asked in the context the replaced turn was asked in, so its recap leaves that turn out and
+    /// a retry is not checked for overflow (it was sent in that context before).
     private func attempt(_ submission: TurnSubmission, in conversationId: String,
                          progress: @escaping @Sendable (TurnStep) async -> Void, stopReason: @escaping @Sendable () -> String?,
                          display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async -> TurnOutcome {
+        let resends = submission.kind != .message
         do {
             let conversation = try existingConversation(conversationId)
             // The server the conversation is held on, before anything is asked of a server.
             try followServer(of: conversation)
+            if resends, try lastUserMessage(in: conversationId) == nil { throw ChatError.nothingToRetry }
             let turn = submission.turn
             try contextLimits.check(turn.context)
             var choice = submission.serverContext
             if choice != .empty, choice != .recap, let reason = freshContextReason(conversation, keeping: choice == .keep) {
                 guard reason == .systemPromptChanged, submission.changedPromptStartsFresh, choice == nil else {
-                    return .needsDecision(.freshContext(reason, recap: await recapOffer(conversationId)), returned: submission)
+                    return .needsDecision(.freshContext(reason, recap: await recapOffer(conversationId, excludingLastTurn: resends)),
+                                          returned: submission)
                 }
                 choice = .empty
                 await progress(.startsFreshContext(reason))
@@ -180,19 +212,29 @@ extension ChatSession {
             if let candidates = try await loadUnderPolicy(conversationId, progress: progress) {
                 return .needsDecision(.chooseModel(candidates: candidates), returned: submission)
             }
-            if !submission.sendsPastOverflow,
+            if !submission.sendsPastOverflow, submission.kind != .retry,
                let label = try await overflowLabel(turn, conversation: try existingConversation(conversationId), fresh: fresh) {
                 return .needsDecision(.overflow(label: label, items: turn.context.map(\.chip)), returned: submission)
             }
             do {
-                var saved = try await sendAsWriter(turn, in: conversationId, freshContext: fresh, recap: choice == .recap,
-                                                   answeringUnanswered: true, stopReason: stopReason,
-                                                   display: display, replyCreated: replyCreated)
+                let recap = choice == .recap
+                var saved = switch submission.kind {
+                case .message:
+                    try await sendAsWriter(turn, in: conversationId, freshContext: fresh, recap: recap, answeringUnanswered: true,
+                                           stopReason: stopReason, display: display, replyCreated: replyCreated)
+                case .retry:
+                    try await regenerateAsWriter(in: conversationId, freshContext: fresh, recap: recap, display: display,
+                                                 replyCreated: replyCreated)
+                case .edit:
+                    try await editAsWriter(in: conversationId, text: turn.text, freshContext: fresh, recap: recap, display: display,
+                                           replyCreated: replyCreated)
+                }
                 saved.startedFreshContext = fresh
                 return saved.wasCancelled ? .cancelled(saved) : .sent(saved)
             } catch ChatError.continuationLost where !fresh {
                 // Nothing was saved: the face asks whether to go on in a fresh context, and submits the turn again.
-                return .needsDecision(.freshContext(.continuationLost, recap: await recapOffer(conversationId)), returned: submission)
+                return .needsDecision(.freshContext(.continuationLost, recap: await recapOffer(conversationId, excludingLastTurn: resends)),
+                                      returned: submission)
             }
         } catch {
             return Self.refuses(error) ? .refused(error, returned: submission) : .failed(error, returned: submission)
@@ -216,8 +258,8 @@ extension ChatSession {
     }
 
     /// What a recap of the conversation's earlier turns would cost; nil when there are none.
-    private func recapOffer(_ conversationId: String) async -> RecapEstimate? {
-        let estimate = try? await recapEstimate(conversationId: conversationId)
+    private func recapOffer(_ conversationId: String, excludingLastTurn: Bool) async -> RecapEstimate? {
+        let estimate = try? await recapEstimate(conversationId: conversationId, excludingLastTurn: excludingLastTurn)
         return estimate?.isEmpty == false ? estimate : nil
     }
 

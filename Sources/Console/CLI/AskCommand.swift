@@ -126,16 +126,13 @@ enum AskCommand {
         // A reader that goes away ends the reply, saved as incomplete, instead of SIGPIPE ending the process.
         signal(SIGPIPE, SIG_IGN)
         let work = Task { () -> TurnOutcome in
-            if resend {
-                do {
-                    return .sent(try await session.regenerate(in: conversationId, freshContext: true, recap: recap) { await display.show($0) })
-                } catch {
-                    return .failed(error, returned: TurnSubmission(text: ""))
-                }
-            }
             var submission = prompt
-            submission.images = images
-            submission.context = items
+            if resend {
+                submission = .retry()
+            } else {
+                submission.images = images
+                submission.context = items
+            }
             if arguments.has("fresh-context") { submission.serverContext = recap ? .recap : .empty }
             submission.changedPromptStartsFresh = true
             return await session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in

@@ -33,13 +33,18 @@ public final class SignalTrap: @unchecked Sendable {
 }
 
 /// The first signal received, shared between the trap's queue and the task that waits.
+///
+/// `SIGPIPE` stands for a reader that went away; a signal the user sent outranks it, since Ctrl-C on `ask | cat` ends
+/// the reader too and the pipe may be seen closed before the signal is.
 public final class SignalLatch: Sendable {
     private let storage = Mutex<Int32?>(nil)
 
     public init() {}
 
-    /// Records `signal` unless one was already recorded.
-    public func record(_ signal: Int32) { storage.withLock { if $0 == nil { $0 = signal } } }
+    /// Records `signal` unless one was already recorded (other than `SIGPIPE`, which a user's signal replaces).
+    public func record(_ signal: Int32) {
+        storage.withLock { if $0 == nil || $0 == SIGPIPE && signal != SIGPIPE { $0 = signal } }
+    }
 
     /// The recorded signal.
     public var signal: Int32? { storage.withLock { $0 } }

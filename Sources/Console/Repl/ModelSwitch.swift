@@ -57,7 +57,8 @@ import TerminalMarkdown
 
     /// `/model` without a key: the chat models numbered in the server's order, the current one marked, as an aligned
     /// table; a number picks one (the same numbers as `/model N`), other text narrows the list keeping each row's
-    /// number (one match picks it), a slash command leaves the list and runs next (`ReplSession.handBack`), Enter alone cancels. Returns the key.
+    /// number (one match picks it), a slash command, or words matching no model, leave the list and are handled next
+    /// as typed (`ReplSession.handBack`), Enter alone cancels. Returns the key.
     static func pick(repl: ReplSession) async throws -> String? {
         let all = try await chatModels(repl: repl)
         guard !all.isEmpty else { repl.output.line("The server has no chat models; /download fetches one."); return nil }
@@ -95,6 +96,12 @@ import TerminalMarkdown
                 [all[index].key, all[index].displayName, badges[index]].contains { $0.localizedCaseInsensitiveContains(typed) }
             }
             if narrowed.count == 1 { return all[narrowed[0]].key }
+            if narrowed.isEmpty, typed.contains(where: \.isWhitespace) {
+                // Words that match no model are a message (typed ahead, or typed at the wrong prompt), not a filter.
+                repl.output.line("No model matches; left the model list, sending your message.")
+                repl.handBack(answer)
+                return nil
+            }
             if narrowed.isEmpty { repl.output.line("No model matches '\(UntrustedText.sanitize(typed))'.") } else { shown = narrowed }
         }
     }

@@ -9,11 +9,7 @@ extension ReplCommands {
     static let branchingCommands: [SlashCommand] = [
         SlashCommand("retry", "", "Ask for a new answer to your last message; the old one stays as an alternative (/alt).") { _, repl in
             guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
-            let key = (await repl.effectiveModel())?.reference ?? ""
-            let fresh = repl.takeFreshContext()
-            repl.exitStatus = await repl.stream(conversationId: id, modelName: key) { chat, display in
-                try await chat.regenerate(in: id, freshContext: fresh) { await display.show($0) }
-            }.exitStatus
+            repl.exitStatus = await repl.submit(.retry())
             await announceAlternative(of: nil, in: id, subject: "Answer", repl: repl)
         },
         SlashCommand("edit", "[TEXT]", "Edit your last message and send it again (without TEXT: put it in the line to edit).",
@@ -25,14 +21,8 @@ extension ReplCommands {
                 repl.draft = "/edit " + last.text
                 return
             }
-            let key = (await repl.effectiveModel())?.reference ?? ""
-            let fresh = repl.takeFreshContext()
-            // A failed edit leaves the original current: after a lost context, the edit itself is sent in the fresh one.
-            repl.exitStatus = await repl.stream(conversationId: id, modelName: key, again: { chat, display, choice in
-                try await chat.edit(in: id, text: text, freshContext: true, recap: choice == .recap) { await display.show($0) }
-            }) { chat, display in
-                try await chat.edit(in: id, text: text, freshContext: fresh) { await display.show($0) }
-            }.exitStatus
+            // A failed edit leaves the original current, and the edit back in the line.
+            repl.exitStatus = await repl.submit(.edit(text))
             await announceAlternative(of: try await repl.chat.lastUserMessage(in: id)?.id, in: id, subject: "Message version", repl: repl)
         },
         SlashCommand("fork", "[N]", "Start a new conversation from reply N of this one (default: the last) and switch to it.") { arguments, repl in

@@ -33,6 +33,8 @@ extension ReplCommands {
             let conversation = try await Transfer.importConversation(from: path, continuation: policy, folder: nil, asNew: arguments.has("as-new"),
                                                                      session: repl.chat, context: repl.context)
             await repl.switchTo(conversation.id)
+            // Imported with the file's dates; opened here, it is the one `llmster -c` continues.
+            try? await repl.chat.recordUse(of: conversation.id)
             repl.output.line("Imported and opened \(UntrustedText.oneLine(conversation.displayTitle)).")
         },
         SlashCommand("backup", "[FILE]", "Back the whole library up (encrypted with $LLMSTER_BACKUP_PASSWORD when set).",

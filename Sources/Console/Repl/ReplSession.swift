@@ -32,15 +32,17 @@ import TerminalMarkdown
     private var refreshing = false
     /// Whether something changed while a refresh was running, so another must follow it.
     private var refreshAgain = false
-    /// Whether the next message starts a fresh server context (accepted after `/system` changed the prompt).
-    var startsFreshContext = false
+    /// The answer to the offer of a fresh server context after the system prompt changed (`SystemPromptCommand`):
+    /// `.empty`, accepted, for the next turn only; `.keep`, declined, for this conversation (the new prompt waits, and
+    /// no turn asks again); nil, not asked: the engine asks when a turn needs one.
+    var serverContextAnswer: ServerContextChoice?
     /// Whether the conversation switched to has a system prompt that waits for a fresh server context: the offer
     /// (`SystemPromptCommand.offerFreshContext`) comes before the next prompt, after what opened it is said.
     var offersFreshContext = false
-    /// Whether the next request starts a fresh server context, clearing the choice: one request takes it.
-    func takeFreshContext() -> Bool {
-        defer { startsFreshContext = false }
-        return startsFreshContext
+    /// The answer the next turn is sent with; an accepted fresh context is taken by one turn.
+    func takeServerContextAnswer() -> ServerContextChoice? {
+        defer { if serverContextAnswer == .empty { serverContextAnswer = nil } }
+        return serverContextAnswer
     }
 
     /// Whether a reply was shown since the last prompt (the next prompt is set apart from it).
@@ -362,9 +364,7 @@ import TerminalMarkdown
     /// the prompt the decisions it raises; a turn not sent comes back into the line with its items. Returns an exit
     /// status after SIGTERM/SIGHUP.
     func send(_ text: String) async -> Int32? {
-        // Declining the offer after `/system` keeps the context; the new prompt then waits (no question at each message).
-        var submission = TurnSubmission(text: text, images: attachments, context: pendingContext, template: templatePreset,
-                                        serverContext: takeFreshContext() ? .empty : .keep)
+        let submission = TurnSubmission(text: text, images: attachments, context: pendingContext, template: templatePreset)
         attachments = []
         pendingContext = []
         templatePreset = nil
@@ -372,6 +372,16 @@ import TerminalMarkdown
             keptDraft = ""
             await saveDraft("")
         }
+        return await submit(submission)
+    }
+
+    /// Sends `submission` (a message, `/retry` or `/edit`) through `ChatSession.submit`, answering at the prompt the
+    /// decisions it raises; what is not sent comes back (`returnToLine`). Returns an exit status after SIGTERM/SIGHUP.
+    func submit(_ submission: TurnSubmission) async -> Int32? {
+        var submission = submission
+        // The answer to `/system`'s offer: accepted, this turn starts a fresh context; declined, the new prompt waits
+        // (no question at each message). Otherwise the engine says when the turn needs one.
+        if submission.serverContext == nil { submission.serverContext = takeServerContextAnswer() }
         while true {
             let createdForTurn = conversationId == nil
             let preset = pendingPreset
@@ -458,15 +468,21 @@ import TerminalMarkdown
         }
     }
 
-    /// Puts a turn that was not sent back: its text in the line, its images and items waiting again, its template chosen.
+    /// Puts a turn that was not sent back: its text in the line (an edit as `/edit TEXT`; a retry has none), its images
+    /// and items waiting again, its template chosen.
     ///
     /// It is also kept as the conversation's draft (Ctrl-D or `/open` keep it), after any text the line already had.
     private func returnToLine(_ submission: TurnSubmission) async {
+        if submission.kind == .retry {
+            output.line("Nothing sent; /retry asks again.")
+            return
+        }
+        let text = submission.kind == .edit ? "/edit " + submission.text : submission.text
         let items = submission.context.isEmpty && submission.images.isEmpty ? "" : ", with its items (/context lists them)"
         output.line(editor?.readsPlainLines == true
             ? "Nothing sent; the message is kept\(items): Enter on an empty line sends it again."
             : "Nothing sent; the message is back in the line\(items).")
-        draft = [draft, submission.text].filter { !$0.isEmpty }.joined(separator: "\n")
+        draft = [draft, text].filter { !$0.isEmpty }.joined(separator: "\n")
         keptDraft = draft
         await saveDraft(keptDraft)
         attachments = submission.images + attachments
@@ -486,14 +502,11 @@ import TerminalMarkdown
         }
     }
 
-    /// Streams a reply made by `body`; handles Ctrl-C, SIGTERM/SIGHUP, window changes and a lost server context.
+    /// Streams a reply made by `body`; handles Ctrl-C, SIGTERM/SIGHUP and window changes.
     ///
-    /// A body that throws `TurnNotSent` ends as `.notSent` with its outcome, for the caller to act on. After a lost
-    /// server context the user may go on in a fresh one: `again` makes that reply (by default, the last message is
-    /// answered again; `/edit` sends its edit again).
+    /// A body that throws `TurnNotSent` ends as `.notSent` with its outcome, for the caller to act on.
     @discardableResult
     func stream(conversationId id: String, modelName: String,
-                again: (@Sendable (ChatSession, ReplyDisplay, ServerContextChoice) async throws -> SavedReply)? = nil,
                 _ body: @escaping @Sendable (ChatSession, ReplyDisplay) async throws -> SavedReply) async -> StreamResult {
         if editor == nil, answeredBefore { output.line("") }
         answeredBefore = true
@@ -539,16 +552,6 @@ import TerminalMarkdown
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let notSent as TurnNotSent {
             return .notSent(notSent.outcome)
-        } catch let error as ChatError where error.offersFreshContext {
-            // `/retry` or `/edit` in a context the server lost: asked again in a fresh one, if the user wants.
-            context.warn(error.description)
-            let recap = (try? await chat.recapEstimate(conversationId: id, excludingLastTurn: true)).flatMap { $0.isEmpty ? nil : $0 }
-            if let choice = await askFreshContext(recap: recap) {
-                return await stream(conversationId: id, modelName: modelName) { chat, display in
-                    if let again { return try await again(chat, display, choice) }
-                    return try await chat.regenerate(in: id, freshContext: true, recap: choice == .recap) { await display.show($0) }
-                }
-            }
         } catch {
             context.warn(App.explanation(of: error, context: context))
         }
@@ -600,7 +603,7 @@ import TerminalMarkdown
         pendingContext = []
         pendingModel = nil
         pendingPreset = nil
-        startsFreshContext = false
+        serverContextAnswer = nil
         let conversation = await currentConversation()
         offersFreshContext = conversation?.systemPromptAwaitsFreshContext ?? false
         keptDraft = conversation?.draft ?? ""

@@ -61,9 +61,10 @@ import TerminalMarkdown
         if what == nil { repl.output.line("This conversation's system prompt changed after its server context began.") }
         repl.output.line("The server keeps this conversation's context with the old system prompt; a change takes effect only with a fresh server context (the model will not remember earlier turns).")
         if what != nil || repl.editor != nil, await repl.confirm("Start a fresh server context with the next message?") {
-            repl.startsFreshContext = true
+            repl.serverContextAnswer = .empty
             repl.output.line((what.map { $0 + "; the" } ?? "The") + " next message starts a fresh server context.")
         } else {
+            repl.serverContextAnswer = .keep
             repl.output.line("Saved, not yet in effect: the prompt applies when this conversation next starts a fresh server context.")
         }
     }

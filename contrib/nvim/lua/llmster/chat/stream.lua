@@ -515,8 +515,10 @@ function M.on_reply(buffer, reply, result, failure)
   local data = failure and not isnil(failure.data) and failure.data or {}
   local kind = data.kind
   local decision = not isnil(data.decision) and data.decision or {}
-  -- A send that saved nothing (rpc hands the text back in data.returned) goes back to the input area.
-  if failure and not reply.retry and (reply.created or not isnil(data.returned)) then
+  -- A message that saved nothing (rpc hands the text back in data.returned) goes back to the input area; a retry
+  -- or an edit (data.returned.kind) leaves the exchange shown, with the error under it.
+  local returned = not isnil(data.returned) and (isnil(data.returned.kind) or data.returned.kind == 'message')
+  if failure and not reply.retry and (reply.created or returned) then
     M.finish_reply(buffer, chat)
     M.put_prompt_back(buffer, reply)
     restore_attachments(chat, reply)
