@@ -455,4 +455,12 @@ public struct SavedReply: Sendable {
     public var wasCancelled = false
     /// Whether the turn started a fresh server context (set by `ChatSession.submit`).
     public var startedFreshContext = false
+
+    /// What a cancel did not stop, when it came while the server processed the prompt: LM Studio notices a closed
+    /// connection only once the prompt is processed (lmstudio-ai/lms#194), so the model stays busy until then.
+    public var stopNotice: String? {
+        guard wasCancelled, case .processingPrompt(let progress) = state.stage else { return nil }
+        return "Stopped while the server was processing the prompt (\(Int(progress * 100))%): LM Studio finishes processing it "
+            + "before it stops, so the model stays busy for a while."
+    }
 }

@@ -102,6 +102,7 @@ enum ChatMethods {
             "status": .string(reply.status.rawValue),
             "outcome": .string(reply.wasCancelled ? "cancelled" : "sent"),
             "cancelled": .bool(reply.wasCancelled),
+            "stopNotice": reply.stopNotice.map(JSONValue.string) ?? .null,
             "errorKind": errorKind,
             "freshContext": .bool(reply.startedFreshContext),
             "recap": .bool(reply.startedFreshContext && recap),

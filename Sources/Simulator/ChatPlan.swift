@@ -57,6 +57,7 @@ struct ChatPlan {
         }
         event("prompt_processing.start", [:])
         for progress in [0.25, 0.5, 1.0] {
+            if let prefill = turn.faults.prefill { steps.append(.pause(prefill / 3)) }
             event("prompt_processing.progress", ["progress": progress])
         }
         event("prompt_processing.end", [:])

@@ -23,6 +23,8 @@ struct Faults: Sendable, Equatable {
     var stall: Double?
     /// The answer shows what the message asks for (`--demo`): a table, code, a list (`ScriptedReply.demo`).
     var demo = false
+    /// Seconds the prompt takes to process: its progress events are spread over them, as a long prompt's are.
+    var prefill: Double?
     /// Seconds of silence while the `tools` scenario's first call runs.
     var toolStall: Double?
     /// Close the connection while the `tools` scenario's first call runs.
@@ -122,6 +124,9 @@ struct Faults: Sendable, Equatable {
             guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
             toolStall = seconds
         case "tool-drop": toolDrop = try flag()
+        case "prefill":
+            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
+            prefill = seconds
         case "stall":
             guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
             stall = seconds

@@ -18,6 +18,7 @@ extension Simulator {
       stall=S        send nothing for S seconds after the third delta of the answer
       tool-stall=S   with tools: send nothing for S seconds while the first tool call runs
       tool-drop      with tools: close the connection while the first tool call runs
+      prefill=S      spread the prompt processing progress events over S seconds
       reasoning      force reasoning deltas
       tools          reasoning, search_docs success, message, open_browser failure, message
       tool-calls=N   N search_docs successes, each followed by a line of answer, before it

@@ -129,6 +129,20 @@ import TestSupport
         #expect(!after.contains("llmster: Cancelled"), "the mark says it once: \(after)")
     }
 
+    /// A long prompt shows its progress with the time it has taken, and Ctrl-C during it says what the cancel does
+    /// not stop: LM Studio finishes processing the prompt first.
+    @Test func ctrlCWhileThePromptIsProcessedSaysTheServerFinishesIt() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let start = terminal.mark
+        terminal.send("[[sim:prefill=90]] echo:a long prompt\r")
+        // The time moves on without events: a second tick before the first progress event, 30 s in.
+        try terminal.waitFor("Processing prompt 0% · 1.0 s", after: start)
+        terminal.send("\u{3}")
+        let after = try terminal.waitFor("› ", after: start)
+        #expect(after.contains("LM Studio finishes processing it"), "\(after)")
+    }
+
     @Test(arguments: [60, 100])
     func modelsLoadedInstancesAndSettingsAreTablesAtTheTerminalWidth(width: Int) throws {
         let repl = try ReplHarness()

@@ -100,6 +100,20 @@ import TestSupport
         await rpc.closeInput()
     }
 
+    /// A cancel while the server processes the prompt answers with what it does not stop: LM Studio finishes the prompt.
+    @Test func cancelDuringPromptProcessingSaysTheServerFinishesThePrompt() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize(["coalesceMilliseconds": 0])
+        let id = await rpc.request("chat/send", ["text": "[[sim:prefill=90]] echo:a long prompt"])
+        while let message = await rpc.next(), message["params"]?["type"] != "prompt_processing.progress" {}
+        await rpc.notify("$/cancelRequest", ["id": id])
+        let result = try #require(await rpc.response(to: id).response?["result"])
+        #expect(result["cancelled"] == true)
+        #expect(result["stopNotice"]?.string?.contains("LM Studio finishes processing it") == true, "\(result)")
+        await rpc.closeInput()
+    }
+
     @Test func endOfInputMidStreamCancelsSavesAndAnswers() async throws {
         let fixture = try SimulatorFixture(SimulatorOptions(tokenDelay: 0.001))
         let rpc = try RPCHarness(serverURL: fixture.url)

@@ -258,6 +258,11 @@ Nothing of it was saved; `llmster-fresh-context' sends it again.")
 (defvar-local llmster--edit-next nil
   "While the next send replaces the last message: the input it displaced, else nil.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
+(defvar-local llmster--progress nil
+  "What the streaming reply waits for, with the time since the send:
+\"reading the prompt 25% · 12 s\"; shown in the mode line and header line.")
+(defvar-local llmster--progress-timer nil
+  "The timer that moves `llmster--progress' on every second.")
 (defvar-local llmster--changed-elsewhere nil
   "Whether another process changed the conversation while a reply streamed here.
 The chat is drawn again from the library when the reply ends.")
@@ -283,7 +288,9 @@ The chat is drawn again from the library when the reply ends.")
   errored       ; whether the stream showed an error already
   message       ; the saved reply, as rpc gives it (`codeBlocks' …), once it ended
   message-id    ; the reply's id in the library, from its first event
-  answer)       ; chat/send's answer once it came, (RESULT . ERROR)
+  answer        ; chat/send's answer once it came, (RESULT . ERROR)
+  started       ; `float-time' of the send
+  progress)     ; what it waits for and how far: ("reading the prompt" . 0.25), or nil
 
 (defvar llmster-chat-mode-map
   (let ((map (make-sparse-keymap)))
@@ -307,7 +314,7 @@ The chat is drawn again from the library when the reply ends.")
 Type below the last \"### You\" line and send with \\[llmster-send].
 
 \\{llmster-chat-mode-map}"
-  (setq-local mode-line-process 'llmster--usage)
+  (setq-local mode-line-process '("" llmster--usage (llmster--progress (" ⋯ " llmster--progress))))
   (when syntax-propertize-function
     (setq-local syntax-propertize-function (llmster--by-message syntax-propertize-function)))
   (add-hook 'kill-buffer-hook #'llmster--cancel-on-kill nil t)
@@ -782,6 +789,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
       (when from-end (goto-char (point-max))))
     (setq llmster--returned nil)
     (let* ((reply (llmster--make-reply :text-start text-start :start start :body body :end end :params params
+                                       :started (float-time)
                                        :tools (make-hash-table) :new new :text text :in-place (and reply-start t)))
            (indicator (make-overlay end end nil t t))
            (params `(,@params
@@ -806,6 +814,38 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
   "Show TEXT after REPLY's streamed text: progress, or that it is streaming."
   (overlay-put (llmster--reply-indicator reply) 'after-string
                (propertize (concat " ⋯ " text) 'face 'llmster-progress-face)))
+
+(defun llmster--show-progress (reply what fraction)
+  "Show that REPLY waits for WHAT (\"reading the prompt\"), FRACTION done.
+With the time since the send, in the reply, the mode line and the header
+line; the time moves on every second, events or not, until the next event
+of another kind."
+  (setf (llmster--reply-progress reply) (cons what fraction))
+  (llmster--tick-progress (current-buffer) reply)
+  (unless llmster--progress-timer
+    (setq llmster--progress-timer (run-at-time 1 1 #'llmster--tick-progress (current-buffer) reply))))
+
+(defun llmster--tick-progress (buffer reply)
+  "Show REPLY's progress in BUFFER with the seconds since its send."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (let ((progress (llmster--reply-progress reply)))
+        (if (not (and progress (eq llmster--stream reply)))
+            (llmster--end-progress reply)
+          (setq llmster--progress (format "%s %d%% · %d s" (car progress) (round (* 100 (cdr progress)))
+                                          (round (- (float-time) (llmster--reply-started reply)))))
+          (llmster--set-indicator reply llmster--progress)
+          (llmster--show-context))))))
+
+(defun llmster--end-progress (reply)
+  "Stop showing REPLY's progress (its text began, or it ended)."
+  (setf (llmster--reply-progress reply) nil)
+  (when llmster--progress-timer
+    (cancel-timer llmster--progress-timer)
+    (setq llmster--progress-timer nil))
+  (when llmster--progress
+    (setq llmster--progress nil)
+    (llmster--show-context)))
 
 (defun llmster--close-segment (reply)
   "End REPLY's current text segment; reasoning ends on a line of its own."
@@ -924,9 +964,12 @@ not one measured here); the message's label covers the rest."
               (text (alist-get 'text event)))
           (pcase type
             ("model_load.progress"
-             (llmster--set-indicator reply (format "loading the model %d%%" (round (* 100 (alist-get 'progress event))))))
+             (llmster--show-progress reply "loading the model" (alist-get 'progress event)))
             ("prompt_processing.progress"
-             (llmster--set-indicator reply (format "reading the prompt %d%%" (round (* 100 (alist-get 'progress event))))))
+             (llmster--show-progress reply "reading the prompt" (alist-get 'progress event)))
+            ((guard (llmster--reply-progress reply))
+             (llmster--end-progress reply)
+             (llmster--apply-event buffer reply event))
             ("message.delta"
              (llmster--append reply 'answer text)
              (llmster--set-indicator reply "answering"))
@@ -951,6 +994,7 @@ not one measured here); the message's label covers the rest."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
       (when (eq llmster--stream reply)
+        (llmster--end-progress reply)
         (llmster--close-segment reply)
         (delete-overlay (llmster--reply-indicator reply))
         (setq llmster--stream nil)
@@ -1002,7 +1046,9 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
               (when (cl-some (lambda (key) (assq key (llmster--reply-params reply))) '(preset context images))
                 (llmster--redraw-message-sent buffer reply (alist-get 'parentId (alist-get 'message result))))
               (when (eq (alist-get 'recap result) t)
-                (message "llmster: the fresh context started with a recap of the earlier turns")))
+                (message "llmster: the fresh context started with a recap of the earlier turns"))
+              (when (stringp (alist-get 'stopNotice result))
+                (message "llmster: %s" (alist-get 'stopNotice result))))
             (when (equal (llmster--error-kind error) "continuation_lost")
               (run-at-time 0 nil #'llmster--offer-fresh-context buffer)))))
         (when llmster--changed-elsewhere
@@ -1525,7 +1571,10 @@ these, there is no header line."
                                      (when llmster--context
                                        (format "Context: %s" (mapconcat #'car llmster--context ", ")))
                                      (when llmster--images
-                                       (format "Images: %s" (mapconcat #'file-name-nondirectory llmster--images ", ")))))))
+                                       (format "Images: %s" (mapconcat #'file-name-nondirectory llmster--images ", ")))
+                                     (when llmster--progress
+                                       (concat (capitalize (substring llmster--progress 0 1))
+                                               (substring llmster--progress 1)))))))
           (when parts (concat " " (string-join parts "; ")))))
   (force-mode-line-update))
 

@@ -162,7 +162,10 @@ enum AskCommand {
         let outcome = await work.value
         // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request. A closed
         // output (recorded as SIGPIPE) is an incomplete reply, saved with its reason.
-        if let signal = latch.signal, signal != SIGPIPE { return SignalTrap.exitStatus(for: signal) }
+        if let signal = latch.signal, signal != SIGPIPE {
+            if let notice = outcome.reply?.stopNotice { context.errors.wrappedLine(notice, indent: 2) }
+            return SignalTrap.exitStatus(for: signal)
+        }
         let saved: SavedReply
         switch outcome {
         case .sent(let reply), .cancelled(let reply):

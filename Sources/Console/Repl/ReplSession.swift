@@ -540,6 +540,7 @@ import TerminalMarkdown
                 // The server loaded the model just in time: the prompt below must show it loaded, with its context.
                 await refreshModels()
             }
+            if let notice = saved.stopNotice { context.errors.wrappedLine(notice, indent: 2) }
             if saved.streamedVersionId != nil {
                 context.errors.wrappedLine("The server's final reply replaced what streamed; the streamed version is kept as an alternative (/alt lists it).", indent: 2)
             }

@@ -352,14 +352,40 @@
               (should (string-match-p "waiting for the server" (overlay-get (llmster--reply-indicator llmster--stream) 'after-string)))
               (llmster-test--wait-reply buffer))
           (advice-remove 'llmster--set-indicator record)))
-      (should (cl-some (lambda (text) (string-match-p "\\`loading the model [0-9]+%\\'" text)) seen))
+      (should (cl-some (lambda (text) (string-match-p "\\`loading the model [0-9]+% · [0-9]+ s\\'" text)) seen))
       (should (member "answering" seen))
       (with-current-buffer buffer
         ;; The indicator goes when the reply ends.
         (should-not (cl-some (lambda (o) (overlay-get o 'after-string)) (overlays-in (point-min) (point-max))))
-        (should (eq mode-line-process 'llmster--usage))
+        (should-not llmster--progress)
+        (should (memq 'llmster--usage mode-line-process))
         ;; rpc's context meter, as the REPL's prompt shows it.
         (llmster-test--wait (lambda () (string-match-p "\\` \\[acme/thinker-8b ctx [0-9.k]+/[0-9.k]+ [0-9]+%\\]\\'" (or llmster--usage ""))))))))
+
+(ert-deftest llmster-test-prompt-progress-ticks-in-the-mode-and-header-lines ()
+  "A long prompt shows its progress and the time since the send, which moves on
+without events; a cancel during it says the server finishes the prompt first."
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (shown nil))
+      (with-current-buffer buffer
+        (llmster-test--send buffer "[[sim:prefill=90]] echo:a long prompt")
+        ;; The first progress event after 0% comes 30 s in: a second is counted by the timer.
+        (llmster-test--wait (lambda () (string-match-p "\\`reading the prompt 0% · [1-9][0-9]* s\\'" (or llmster--progress ""))))
+        ;; `format-mode-line' gives "" in batch Emacs: the mode line shows the variable, and the header line is a string.
+        (should (member '(llmster--progress (" ⋯ " llmster--progress)) mode-line-process))
+        (should (string-match-p "Reading the prompt 0% · [1-9]" header-line-format))
+        (should (string-match-p "reading the prompt 0% · [1-9]"
+                                (overlay-get (llmster--reply-indicator llmster--stream) 'after-string)))
+        (cl-letf* ((original (symbol-function 'message))
+                   ((symbol-function 'message)
+                    (lambda (format &rest args)
+                      (when format (push (apply #'format format args) shown))
+                      (apply original format args))))
+          (llmster-cancel)
+          (llmster-test--wait-reply buffer))
+        (should-not llmster--progress)
+        (should-not header-line-format)
+        (should (cl-some (lambda (text) (string-match-p "LM Studio finishes processing it" text)) shown))))))
 
 (ert-deftest llmster-test-tool-calls-show-arguments-status-and-folded-output ()
   (llmster-test--with-llmster

@@ -571,15 +571,34 @@ local ok, err = pcall(function()
       local shown = {}
       wait(function()
         local now = llmster.indicator(buffer)
-        if now then shown[now:gsub('%d+%%', 'N%%')] = true end
+        if now then shown[now:gsub('%d+%%', 'N%%'):gsub('%d+ s$', 'T s')] = true end
         return not llmster.streaming(buffer)
       end, 'the reply')
-      assert(shown['loading model N%'], vim.inspect(shown))
+      assert(shown['loading model N% · T s'], vim.inspect(shown))
       assert(llmster.indicator(buffer) == nil, 'the indicator goes when the reply ends')
       -- rpc's context meter, as the REPL's prompt shows it.
       local line = llmster.statusline()
       assert(line:match('^llmster: acme/thinker%-8b · ctx [%d.]+k?/[%d.]+k? %d+%%$'), line)
     end)
+  end)
+
+  test('a long prompt shows its progress ticking, and a cancel during it says the server finishes it', function()
+    vim.cmd('Llmster')
+    local buffer = vim.api.nvim_get_current_buf()
+    type_input(buffer, '[[sim:prefill=90]] echo:a long prompt')
+    vim.cmd('LlmsterSend')
+    -- The first progress event after 0% comes 30 s in: a second is counted by the timer alone.
+    wait(function() return (llmster.indicator(buffer) or ''):match('^processing prompt 0%% · [1-9]%d* s$') end,
+      'the seconds moving on without events')
+    assert(llmster.statusline():find('processing prompt 0% · ', 1, true), llmster.statusline())
+    local seen = notifications(function()
+      vim.cmd('LlmsterCancel')
+      wait(function() return not llmster.streaming(buffer) end, 'the cancelled reply')
+    end)
+    local said = false
+    for _, note in ipairs(seen) do said = said or note.message:find('LM Studio finishes processing it', 1, true) ~= nil end
+    assert(said, vim.inspect(seen))
+    assert(llmster.indicator(buffer) == nil, 'the progress goes with the reply')
   end)
 
   test('tool calls show name, arguments, status and folded output', function()

@@ -260,6 +260,7 @@ function M.send_chat(buffer, options)
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,
+    started = vim.loop.now(),
   }
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
   local last = vim.api.nvim_buf_line_count(buffer)

@@ -344,16 +344,45 @@ local function percent(value)
   return string.format('%d%%', math.floor((tonumber(value) or 0) * 100 + 0.5))
 end
 
+-- Stops the one-second tick of the reply's progress.
+local function end_progress(reply)
+  reply.progress = nil
+  if reply.progress_timer then
+    reply.progress_timer:stop()
+    reply.progress_timer:close()
+    reply.progress_timer = nil
+  end
+end
+
+-- Shows what the reply waits for ("processing prompt", FRACTION done) with the seconds since the send, beside its
+-- header and in the statusline; the seconds move on every second, events or not, until another kind of event.
+local function show_progress(buffer, reply, what, fraction)
+  reply.progress = { what = what, fraction = fraction }
+  local function tick()
+    local chat = chats[buffer]
+    if not (reply.progress and chat and chat.reply == reply) then return end_progress(reply) end
+    local seconds = math.floor((vim.loop.now() - reply.started) / 1000 + 0.5)
+    M.set_indicator(buffer, reply, string.format('%s %s · %d s', reply.progress.what, percent(reply.progress.fraction), seconds))
+    vim.cmd('redrawstatus!')
+  end
+  tick()
+  if not reply.progress_timer then
+    reply.progress_timer = vim.loop.new_timer()
+    reply.progress_timer:start(1000, 1000, vim.schedule_wrap(tick))
+  end
+end
+
 function M.on_event(buffer, reply, event)
   local chat = chats[buffer]
   if not (chat and chat.reply == reply and vim.api.nvim_buf_is_valid(buffer)) then return end
   if not isnil(event.conversationId) then chat.conversation = chat.conversation or event.conversationId end
   if not isnil(event.messageId) then reply.message_id = event.messageId end
   local kind = event.type
+  if kind ~= 'model_load.progress' and kind ~= 'prompt_processing.progress' then end_progress(reply) end
   if kind == 'model_load.progress' then
-    M.set_indicator(buffer, reply, 'loading model ' .. percent(event.progress))
+    show_progress(buffer, reply, 'loading model', event.progress)
   elseif kind == 'prompt_processing.progress' then
-    M.set_indicator(buffer, reply, 'processing prompt ' .. percent(event.progress))
+    show_progress(buffer, reply, 'processing prompt', event.progress)
   elseif kind == 'message.delta' or kind == 'reasoning.delta' then
     M.set_indicator(buffer, reply, kind == 'reasoning.delta' and 'thinking…' or 'streaming…')
     write(buffer, reply, function() append(buffer, reply, kind == 'message.delta' and 'message' or 'reasoning', event.text) end)
@@ -416,6 +445,7 @@ end
 function M.finish_reply(buffer, chat)
   local reply = chat.reply
   chat.reply = nil
+  end_progress(reply)
   M.set_indicator(buffer, reply, nil)
   end_segment(buffer, reply)
   local row = position(buffer, reply.finish)
@@ -580,6 +610,7 @@ function M.on_reply(buffer, reply, result, failure)
     if kind == 'continuation_lost' then offer_fresh_context(buffer, decision.reason) end
   end
   if result then chat.fresh_next = nil end
+  if result and type(result.stopNotice) == 'string' then client.notify(result.stopNotice, vim.log.levels.WARN) end
   if result and result.recap == true then
     client.notify('the fresh context started with a recap of the earlier turns', vim.log.levels.INFO)
   end
