@@ -27,6 +27,8 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     /// No `preset.NAME.…` line names this preset.
     case unknownPreset(String, configured: [String])
     case integrationRefused(String)
+    /// The server does not know a field of the named integration (an older LM Studio): the server's message.
+    case integrationFieldUnknown(String, integration: String?)
     case credentials(CredentialsError)
     case server(LMStudioError)
     /// The library refused a read or write; `LibraryError.notFound` and `.ambiguousConversation` mean the reference matched no single conversation.
@@ -44,7 +46,7 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
              .invalidSetting: .invalid
         case .continuationLost, .continuationElsewhere: .continuationLost
         case .noSuchReply, .unknownConversation, .notLoaded: .notFound
-        case .integrationRefused: .server
+        case .integrationRefused, .integrationFieldUnknown: .server
         case .credentials: .authentication
         case .server(let error): error.category
         case .storage(let error): error.category
@@ -92,6 +94,12 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
         case .unknownPreset(let name, let configured):
             let known = configured.isEmpty ? "none is configured" : "configured: " + configured.joined(separator: ", ")
             return "There is no preset '\(name)' (\(known)). Add `preset.\(name).system = …` to the config."
+        case .integrationFieldUnknown(let message, let name):
+            let which = name.map { "the integration '\($0)'" } ?? "an integration"
+            return "This LM Studio does not accept a field of \(which): \(message). Update LM Studio, or drop the field from "
+                + "`integration.\(name ?? "NAME")` in the config (a tools list is sent as allowed_tools)."
+        case .integrationRefused(let message) where LMStudioError.nonPublicMCPRemedy(message) != nil:
+            return message + " " + LMStudioError.nonPublicMCPRemedy(message)!
         case .integrationRefused(let message):
             return "\(message) LM Studio must allow the integration: in LM Studio's Developer → Server Settings, turn on \"Allow per-request MCPs\" for MCP server URLs (remote servers only), or, for plugins such as mcp/… from mcp.json, \"Allow calling servers from mcp.json\" — which needs \"Require Authentication\" on and an API token (LM_API_TOKEN or the credentials file)."
         case .credentials(let error):

@@ -252,6 +252,10 @@ public actor ChatSession {
             events = try await prepared.server.client.streamChat(request)
         } catch let error as LMStudioError {
             if request.previousResponseId != nil, error.isUnknownResponseId { throw ChatError.continuationLost(conversationId: conversation.id) }
+            if let index = error.unknownIntegrationFieldIndex {
+                let names = conversation.settings.integrations ?? []
+                throw ChatError.integrationFieldUnknown(error.description, integration: names.indices.contains(index) ? names[index] : nil)
+            }
             if !prepared.integrations.isEmpty, error.concernsIntegrations { throw ChatError.integrationRefused(error.description) }
             throw ChatError.server(error)
         } catch is CancellationError {

@@ -17,12 +17,30 @@ extension LMStudioError {
     public var concernsIntegrations: Bool {
         switch self {
         case .invalidRequest(let message, let param, _):
-            return param == "integrations" || Self.mentionsIntegration(message)
+            return param == "integrations" || param?.hasPrefix("integrations.") == true || Self.mentionsIntegration(message)
         case .server(_, let message):
             return Self.mentionsIntegration(message)
         default:
             return false
         }
+    }
+
+    /// For a refusal of a field of one integration (`code: "unrecognized_keys"`, `param: "integrations.N"`, as an
+    /// older 0.4 server answers a field it does not know), the integration's position in the request.
+    public var unknownIntegrationFieldIndex: Int? {
+        guard case .invalidRequest(_, let param?, let code) = self, code == "unrecognized_keys",
+              param.hasPrefix("integrations.") else { return nil }
+        return Int(param.dropFirst("integrations.".count).prefix { $0.isNumber })
+    }
+
+    /// What to do when LM Studio refuses an MCP server URL at a local or private address, as 0.4.15 and later do for
+    /// the MCP servers a request names (lmstudio-bug-tracker#1993); nil for other messages.
+    public static func nonPublicMCPRemedy(_ message: String) -> String? {
+        guard message.lowercased().contains("non-public address") else { return nil }
+        return "LM Studio 0.4.15 and later connect to an MCP server named by URL only at a public address. "
+            + "For a server on this machine or network, add it to LM Studio's mcp.json and use it as a plugin "
+            + "(integration.NAME = mcp/NAME), which needs Developer → Server Settings → \"Allow calling servers from mcp.json\" on, "
+            + "\"Require Authentication\" on and an API token."
     }
 
     private static func mentionsIntegration(_ message: String) -> Bool {
@@ -40,6 +58,8 @@ extension LMStudioError {
     public static func describe(streamError error: APIErrorPayload) -> String {
         let message = error.message.isEmpty ? "no details" : error.message
         switch error.type {
+        case "mcp_connection_error" where nonPublicMCPRemedy(message) != nil:
+            return "An MCP server was refused: \(message) " + nonPublicMCPRemedy(message)!
         case "mcp_connection_error":
             return "An MCP server could not be reached: \(message). Check that it is running, and that LM Studio allows it: Developer → Server Settings → \"Allow per-request MCPs\" (for MCP server URLs) or \"Allow calling servers from mcp.json\" (for mcp/… plugins; it needs \"Require Authentication\" on and an API token)."
         case "plugin_connection_error":

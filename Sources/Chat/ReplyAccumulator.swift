@@ -51,7 +51,11 @@ public struct ReplyAccumulator: Sendable {
             closeReasoning(at: time)
             appendCall(ToolCallState(name: tool, provider: provider))
             setStage(.toolCall(name: tool))
+        case .toolCallName(let tool):
+            closeReasoning(at: time)
+            setStage(.preparingToolCall(name: tool))
         case .toolCallArguments(let tool, let arguments, let provider):
+            if case .preparingToolCall = state.stage { setStage(.toolCall(name: tool)) }
             updateCall(placement, orAppend: ToolCallState(name: tool, arguments: arguments, provider: provider)) {
                 $0.arguments = arguments
                 $0.provider = provider ?? $0.provider

@@ -14,6 +14,8 @@ public struct ReplyState: Sendable, Equatable {
         case loadingModel(instanceId: String?, progress: Double)
         case processingPrompt(progress: Double)
         case reasoning
+        /// The model is writing a tool call's arguments (after the undocumented `tool_call.name`).
+        case preparingToolCall(name: String)
         case toolCall(name: String)
         case answering
         case ended

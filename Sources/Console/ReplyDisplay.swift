@@ -113,10 +113,12 @@ public actor ReplyDisplay {
         switch update {
         case .stageChanged(let stage):
             if case .toolCall = stage { elapse() }
+            if case .preparingToolCall = stage { elapse() }
             reply.stage = switch stage {
             case .loadingModel(let instance, let progress): .loadingModel(instance ?? modelName, progress: progress)
             case .processingPrompt(let progress): .processingPrompt(progress: progress)
             case .toolCall(let name): .runningTool(name, since: reply.elapsedSeconds)
+            case .preparingToolCall(let name): .preparingTool(name, since: reply.elapsedSeconds)
             case .waiting where !answerStarted: .waiting
             default: nil
             }

@@ -11,7 +11,7 @@ public struct ChatEventTracker: Sendable {
     /// Every `type` a `chat/event` can carry.
     public static let eventTypes = [
         "model_load.progress", "prompt_processing.progress", "reasoning.delta", "reasoning.replace", "reasoning.end",
-        "tool_call.start", "tool_call.arguments", "tool_call.success", "tool_call.failure",
+        "tool_call.name", "tool_call.start", "tool_call.arguments", "tool_call.success", "tool_call.failure",
         "message.delta", "message.replace", "error",
     ]
 
@@ -27,6 +27,8 @@ public struct ChatEventTracker: Sendable {
             return [("model_load.progress", ["progress": .number(progress), "modelInstanceId": instance.map(JSONValue.string) ?? .null])]
         case .stageChanged(.processingPrompt(let progress)):
             return [("prompt_processing.progress", ["progress": .number(progress)])]
+        case .stageChanged(.preparingToolCall(let name)):
+            return [("tool_call.name", ["name": .string(name)])]
         case .stageChanged, .ended:
             return []
         case .reasoningEnded(let seconds):

@@ -23,6 +23,9 @@ public enum ChatEvent: Sendable, Equatable {
     /// A tool call begins; calls carry no id and are matched in order.
     case toolCallStart(tool: String, provider: ProviderInfo?)
     /// The arguments of the current tool call are known.
+    /// `tool_call.name`, not documented (lmstudio-bug-tracker#1880): the model named the tool it calls and now writes
+    /// the arguments, which may take long with no event (#1881).
+    case toolCallName(tool: String)
     case toolCallArguments(tool: String, arguments: JSONValue, provider: ProviderInfo?)
     /// The current tool call returned `output`.
     case toolCallSuccess(tool: String, arguments: JSONValue, output: String, provider: ProviderInfo?)

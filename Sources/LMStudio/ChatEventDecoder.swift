@@ -47,6 +47,7 @@ public struct ChatEventDecoder: Sendable {
         case "reasoning.end": return .reasoningEnd
         case "tool_call.start":
             return .toolCallStart(tool: payload.tool ?? "", provider: payload.providerInfo)
+        case "tool_call.name": return .toolCallName(tool: payload.tool ?? payload.name ?? "")
         case "tool_call.arguments":
             return .toolCallArguments(tool: payload.tool ?? "", arguments: payload.arguments ?? .object([:]), provider: payload.providerInfo)
         case "tool_call.success":
@@ -189,6 +190,8 @@ private struct Payload: Decodable {
     var loadTimeSeconds: Double?
     var content: String?
     var tool: String?
+    /// A tool's name where `tool` is absent (`tool_call.name` is not documented; either may carry it).
+    var name: String?
     var arguments: JSONValue?
     var output: JSONValue?
     var providerInfo: ProviderInfo?
@@ -201,7 +204,7 @@ private struct Payload: Decodable {
     var result: ChatResult?
 
     enum CodingKeys: String, CodingKey {
-        case type, progress, content, tool, arguments, output, reason, metadata, error, result, message
+        case type, progress, content, tool, name, arguments, output, reason, metadata, error, result, message
         case modelInstanceId = "model_instance_id"
         case loadTimeSeconds = "load_time_seconds"
         case providerInfo = "provider_info"

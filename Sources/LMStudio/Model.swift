@@ -273,6 +273,9 @@ public struct InstanceConfig: Codable, Sendable, Equatable {
     public var numExperts: Int?
     /// Whether the KV cache lives in GPU memory.
     public var offloadKVCacheToGPU: Bool?
+    /// Keys the documentation does not list, as the server sent them: 0.4 servers have been seen to report
+    /// `physical_batch_size`, `context_checkpoints`, `reasoning_budget_message` and `speculative_draft_*`.
+    public var otherKeys: [String: JSONValue] = [:]
 
     /// Creates a configuration.
     public init(
@@ -287,12 +290,48 @@ public struct InstanceConfig: Codable, Sendable, Equatable {
         self.offloadKVCacheToGPU = offloadKVCacheToGPU
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case parallel
         case contextLength = "context_length"
         case evalBatchSize = "eval_batch_size"
         case flashAttention = "flash_attention"
         case numExperts = "num_experts"
         case offloadKVCacheToGPU = "offload_kv_cache_to_gpu"
+    }
+
+    /// Any key, for the ones the documentation does not list.
+    private struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Decodes tolerantly: a documented key of an unexpected type reads as absent, and other keys are kept as given.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        contextLength = try? c.decodeIfPresent(Int.self, forKey: .contextLength)
+        evalBatchSize = try? c.decodeIfPresent(Int.self, forKey: .evalBatchSize)
+        parallel = try? c.decodeIfPresent(Int.self, forKey: .parallel)
+        flashAttention = try? c.decodeIfPresent(Bool.self, forKey: .flashAttention)
+        numExperts = try? c.decodeIfPresent(Int.self, forKey: .numExperts)
+        offloadKVCacheToGPU = try? c.decodeIfPresent(Bool.self, forKey: .offloadKVCacheToGPU)
+        let documented = Set(CodingKeys.allCases.map(\.rawValue))
+        let all = try decoder.container(keyedBy: AnyKey.self)
+        for key in all.allKeys where !documented.contains(key.stringValue) {
+            if let value = try? all.decode(JSONValue.self, forKey: key) { otherKeys[key.stringValue] = value }
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(contextLength, forKey: .contextLength)
+        try c.encodeIfPresent(evalBatchSize, forKey: .evalBatchSize)
+        try c.encodeIfPresent(parallel, forKey: .parallel)
+        try c.encodeIfPresent(flashAttention, forKey: .flashAttention)
+        try c.encodeIfPresent(numExperts, forKey: .numExperts)
+        try c.encodeIfPresent(offloadKVCacheToGPU, forKey: .offloadKVCacheToGPU)
+        var all = encoder.container(keyedBy: AnyKey.self)
+        for (key, value) in otherKeys.sorted(by: { $0.key < $1.key }) { try all.encode(value, forKey: AnyKey(stringValue: key)) }
     }
 }

@@ -58,7 +58,7 @@ public struct ReplyPartBoundaries: Sendable {
         case .chatEnd:
             ended = true
             return .outside
-        case .chatStart, .modelLoadStart, .modelLoadProgress, .modelLoadEnd, .promptProcessingStart,
+        case .chatStart, .toolCallName, .modelLoadStart, .modelLoadProgress, .modelLoadEnd, .promptProcessingStart,
              .promptProcessingProgress, .promptProcessingEnd, .reasoningEnd, .messageEnd, .error, .unreadable:
             return .outside
         }

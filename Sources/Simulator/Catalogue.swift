@@ -134,4 +134,50 @@ enum Catalogue {
             "description": "Downloaded through the simulator.",
         ] as [String: Any])
     }
+
+    /// Models as 0.4.x servers were seen to list them beyond `list.md` (`SimulatorOptions.observedShapes`): a key
+    /// without a `publisher/` prefix and no `capabilities.reasoning` (lmstudio-bug-tracker#1659), and a reasoning
+    /// model whose options go beyond the documented five (`xhigh`).
+    static let observedFixtures: [String] = [
+        #"""
+        {
+          "type": "llm",
+          "publisher": "lmstudio-community",
+          "key": "qwen3-4b-2507",
+          "display_name": "Qwen3 4B 2507",
+          "architecture": "qwen3",
+          "quantization": {"name": "Q4_K_M", "bits_per_weight": 4},
+          "size_bytes": 2500000000,
+          "params_string": "4B",
+          "max_context_length": 262144,
+          "format": "gguf",
+          "capabilities": {"vision": false, "trained_for_tool_use": true}
+        }
+        """#,
+        #"""
+        {
+          "type": "llm",
+          "publisher": "acme",
+          "key": "acme/deep-20b",
+          "display_name": "Acme Deep 20B",
+          "architecture": "gpt-oss",
+          "quantization": {"name": "MXFP4", "bits_per_weight": 4},
+          "size_bytes": 12100000000,
+          "params_string": "20B",
+          "max_context_length": 131072,
+          "format": "gguf",
+          "capabilities": {
+            "vision": false,
+            "trained_for_tool_use": true,
+            "reasoning": {"allowed_options": ["low", "medium", "high", "xhigh"], "default": "medium"}
+          }
+        }
+        """#,
+    ]
+
+    /// `loaded_instances[].config` keys 0.4.x servers were seen to add to the documented ones.
+    static var observedConfigKeys: [String: Any] {
+        ["physical_batch_size": 512, "context_checkpoints": 3, "reasoning_budget_message": "Thinking budget reached.",
+         "speculative_draft_max_tokens": 16]
+    }
 }

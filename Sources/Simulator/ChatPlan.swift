@@ -61,6 +61,7 @@ struct ChatPlan {
             event("prompt_processing.progress", ["progress": progress])
         }
         event("prompt_processing.end", [:])
+        if turn.faults.sparseEvents { event("prompt_processing.end", [:]) }
         if let error = turn.error {
             var inner: [String: Any] = ["type": error.type, "message": error.message]
             if let code = error.code { inner["code"] = code }
@@ -75,7 +76,7 @@ struct ChatPlan {
                 reasoningCharacters = text.count
             }
             if turn.faults.tools {
-                toolSuccess(stall: turn.faults.toolStall, drops: turn.faults.toolDrop)
+                toolSuccess(stall: turn.faults.toolStall, drops: turn.faults.toolDrop, naming: turn.faults.toolName)
                 message(ScriptedReply.toolPreamble, turn: turn, stall: false)
                 toolFailure()
             }
@@ -113,6 +114,11 @@ struct ChatPlan {
         steps.append(.event(name, JSON.encode(json)))
     }
 
+    /// `message.start` or `message.end`: under `sparse-events` with an empty `data:` line, as 0.4 servers were seen to send.
+    private mutating func marker(_ name: String, sparse: Bool) {
+        if sparse { steps.append(.event(name, "")) } else { event(name, [:]) }
+    }
+
     /// Cuts `text` into deltas of `size` characters, by default a few (more for very long texts, at most ~4000 deltas).
     private mutating func deltas(_ name: String, _ text: String, size: Int?, delay: Double, stallAfter: Int? = nil, stall: Double? = nil,
                                  badEvent: Faults.BadEvent? = nil) {
@@ -135,19 +141,24 @@ struct ChatPlan {
     }
 
     private mutating func message(_ text: String, turn: Turn, stall: Bool) {
-        event("message.start", [:])
+        marker("message.start", sparse: turn.faults.sparseEvents)
         deltas("message.delta", stall ? ScriptedReply.streamed(text, faults: turn.faults) : text, size: turn.faults.delta, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall,
                badEvent: stall ? turn.faults.badEvent : nil)
-        event("message.end", [:])
+        marker("message.end", sparse: turn.faults.sparseEvents)
         output.append(["type": "message", "content": stall ? ScriptedReply.final(text, faults: turn.faults) : text])
     }
 
     /// The `search_docs` call of the `tools` scenario; `stall` seconds of silence while it runs, or (`drops`) the
-    /// connection closed then.
-    private mutating func toolSuccess(stall: Double?, drops: Bool) {
+    /// connection closed then; with `naming`, a `tool_call.name` event and that many seconds before its arguments.
+    private mutating func toolSuccess(stall: Double?, drops: Bool, naming: Double?) {
         let provider: [String: Any] = ["type": "plugin", "plugin_id": "mcp/docs"]
         let arguments: [String: Any] = ["query": "sse"]
         event("tool_call.start", ["tool": "search_docs", "provider_info": provider])
+        if let naming {
+            // Its shape is assumed (the report names the event, not its fields): the tool as `tool_call.start` has it.
+            event("tool_call.name", ["tool": "search_docs", "provider_info": provider])
+            steps.append(.pause(naming))
+        }
         event("tool_call.arguments", ["tool": "search_docs", "arguments": arguments, "provider_info": provider])
         if let stall { steps.append(.pause(stall)) }
         if drops { steps.append(.close) }

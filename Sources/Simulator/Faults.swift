@@ -29,6 +29,9 @@ struct Faults: Sendable, Equatable {
     var toolStall: Double?
     /// Close the connection while the `tools` scenario's first call runs.
     var toolDrop = false
+    /// Seconds of silence after a `tool_call.name` event while the `tools` scenario's first call's arguments are
+    /// written: not documented, observed on 0.4.12 (lmstudio-bug-tracker#1880, #1881).
+    var toolName: Double?
     /// Reason even when the model would not.
     var reasoning = false
     /// Run the tool-call scenario.
@@ -71,6 +74,16 @@ struct Faults: Sendable, Equatable {
     /// MCPs" / "Allow calling servers from mcp.json" settings are off would. Assumed, neither documented nor observed:
     /// `mcp.mdx` says the settings are required, not how a refusal reads.
     var integrationsOff = false
+    /// Refuse a request whose first integration has a field this server does not know: HTTP 400 with
+    /// `code: "unrecognized_keys"` and `param: "integrations.0"`, as 0.4 servers older than a field answer (observed).
+    var integrationKeys = false
+    /// `message.start` and `message.end` with empty `data:` lines, and `prompt_processing.end` twice, as 0.4 servers were
+    /// seen to send (not documented).
+    var sparseEvents = false
+    /// End the stream with the `mcp_connection_error` LM Studio 0.4.15 and later send for an MCP server URL at a
+    /// local or private address (its message as lmstudio-bug-tracker#1993 quotes it; that it is a stream error event is
+    /// assumed).
+    var mcpPrivate = false
     /// The hostile `chat.end` directives (`final-drop`, `overflow-stats`).
     var hostile = HostileScenarios()
 
@@ -124,6 +137,9 @@ struct Faults: Sendable, Equatable {
             guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
             toolStall = seconds
         case "tool-drop": toolDrop = try flag()
+        case "tool-name":
+            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
+            toolName = seconds
         case "prefill":
             guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
             prefill = seconds
@@ -151,6 +167,9 @@ struct Faults: Sendable, Equatable {
         case "html": html = try flag()
         case "gzip": gzip = try flag()
         case "integrations-off": integrationsOff = try flag()
+        case "integration-keys": integrationKeys = try flag()
+        case "sparse-events": sparseEvents = try flag()
+        case "mcp-private": mcpPrivate = try flag()
         default: guard hostile.apply(name: name, value: value) else { throw .invalidDirective(token) }
         }
     }

@@ -130,8 +130,9 @@ struct ServerState {
     var nextJob = 1
 
     /// The catalogue with `loadedAtStart` loaded.
-    init(loadedAtStart: [String: Int], hostileModels: Bool = false) {
-        models = (Catalogue.fixtures + (hostileModels ? HostileScenarios.modelFixtures : [])).map(Model.init(fixture:))
+    init(loadedAtStart: [String: Int], hostileModels: Bool = false, observedShapes: Bool = false) {
+        models = (Catalogue.fixtures + (hostileModels ? HostileScenarios.modelFixtures : []) + (observedShapes ? Catalogue.observedFixtures : []))
+            .map(Model.init(fixture:))
         for (key, context) in loadedAtStart.sorted(by: { $0.key < $1.key }) where model(key) != nil {
             _ = load(key: key, contextLength: context)
         }

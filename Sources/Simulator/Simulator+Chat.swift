@@ -94,6 +94,10 @@ extension Simulator {
             return .failure(ReplyError(.error(400, type: "invalid_request", message: "Integrations are not allowed by the server settings",
                                               param: "integrations")))
         }
+        if faults.integrationKeys, json["integrations"] != nil {
+            return .failure(ReplyError(.error(400, type: "invalid_request", message: "Unrecognized key(s) in object: 'allowed_tools'",
+                                              code: "unrecognized_keys", param: "integrations.0")))
+        }
         guard let modelName = json["model"] as? String else {
             return .failure(ReplyError(.error(400, type: "invalid_request", message: "Required: 'model' must be a string", code: "invalid_type", param: "model")))
         }
@@ -171,6 +175,9 @@ extension Simulator {
                     return .failure(ReplyError(.error(status, type: type, message: Self.faultMessage(type), code: type)))
                 }
                 error = (type, Self.faultMessage(type), type)
+            } else if faults.mcpPrivate {
+                error = ("mcp_connection_error", "Unable to connect to remote MCP server 'docs' at url 'http://localhost:21776/sse'. URL resolves "
+                         + "to a non-public address. We only allow public addresses for dynamic remote MCP connections.", nil)
             }
             let reasoningValue = requestedReasoning ?? model.reasoningDefault ?? "off"
             let answer = ScriptedReply.answer(to: input, firstInput: chain.inputs.first, images: parsedInput.images, faults: faults)

@@ -13,11 +13,18 @@ extension Simulator {
       plugin-error   error=plugin_connection_error
       integrations-off  a request with integrations gets HTTP 400 naming the parameter (the
                      server's MCP settings off; the wording is assumed, not documented)
+      integration-keys  a request with integrations gets HTTP 400 unrecognized_keys for
+                     integrations.0 (a field an older 0.4 server does not know; observed)
+      sparse-events  message.start/message.end with empty data lines, prompt_processing.end twice
+      mcp-private    an mcp_connection_error event: the MCP URL is not a public address
+                     (0.4.15+, lmstudio-bug-tracker#1993)
       split=every    one byte per socket write (TCP_NODELAY); split=random: seeded random sizes
       seed=N         seed for split=random
       stall=S        send nothing for S seconds after the third delta of the answer
       tool-stall=S   with tools: send nothing for S seconds while the first tool call runs
       tool-drop      with tools: close the connection while the first tool call runs
+      tool-name=S    with tools: a tool_call.name event (not documented, seen on 0.4.12), then S seconds of
+                     silence while the first call's arguments are written
       prefill=S      spread the prompt processing progress events over S seconds
       reasoning      force reasoning deltas
       tools          reasoning, search_docs success, message, open_browser failure, message

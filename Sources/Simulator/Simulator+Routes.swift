@@ -149,8 +149,11 @@ extension Simulator {
         let models: [[String: Any]] = state.withLock { state in
             state.models.map { model in
                 var json = JSON.object(model.fixture) ?? [:]
-                json["loaded_instances"] = state.instances.filter { $0.key == model.key }
-                    .map { ["id": $0.id, "config": $0.config(listsParallel: !early)] as [String: Any] }
+                json["loaded_instances"] = state.instances.filter { $0.key == model.key }.map { instance -> [String: Any] in
+                    var config = instance.config(listsParallel: !early)
+                    if options.observedShapes { config.merge(Catalogue.observedConfigKeys) { current, _ in current } }
+                    return ["id": instance.id, "config": config]
+                }
                 if early {
                     json["variants"] = nil
                     json["selected_variant"] = nil

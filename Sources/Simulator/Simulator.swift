@@ -24,7 +24,8 @@ public final class Simulator: Sendable {
     /// Creates a stopped simulator; call `start` to serve.
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
-        state = Mutex(ServerState(loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels))
+        state = Mutex(ServerState(loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels,
+                                  observedShapes: options.observedShapes))
     }
 
     deinit {
@@ -85,7 +86,8 @@ public final class Simulator: Sendable {
 
     /// Forgets recorded requests, conversations and downloads, and reloads `loadedAtStart`.
     public func reset() {
-        state.withLock { $0 = ServerState(loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels) }
+        state.withLock { $0 = ServerState(loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels,
+                                  observedShapes: options.observedShapes) }
     }
 
     /// The parsed `options.defaultFaults`, set by `start`.

@@ -25,6 +25,11 @@ public struct SimulatorOptions: Sendable {
     public var inputTextType: String
     /// Adds a model whose key, name and description carry terminal control sequences (`HostileScenarios`).
     public var hostileModels = false
+    /// Serves what 0.4.x servers were seen to send beyond the documentation (`Catalogue.observedFixtures`): a model key
+    /// without `publisher/` (lmstudio-bug-tracker#1659), a reasoning model listing `xhigh`, and extra
+    /// `loaded_instances[].config` keys (`physical_batch_size`, `context_checkpoints`, `reasoning_budget_message`,
+    /// `speculative_draft_max_tokens`).
+    public var observedShapes = false
     /// `llmster --demo`: a message asking for a table, code, a list, a long answer, reasoning ("think") or a tool
     /// call ("search") gets it (`Faults.followDemoRequest`), so the first minute shows what a client draws.
     public var answersWhatIsAsked = false

@@ -155,6 +155,7 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         case .loadingModel(let model, let loaded): (key, progress) = ("load " + model, loaded)
         case .processingPrompt(let processed): (key, progress) = ("prompt", processed)
         case .runningTool(let tool, let since): (key, progress) = ("tool \(tool) \(since)", nil)
+        case .preparingTool(let tool, let since): (key, progress) = ("preparing \(tool) \(since)", nil)
         }
         let percent = progress.map { Int((min(max($0, 0), 1) * 100).rounded(.down)) }
         if let shownStage, shownStage.key == key,

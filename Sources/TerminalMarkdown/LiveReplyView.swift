@@ -149,8 +149,8 @@ public final class LiveReplyView<Sink: TerminalSink> {
         } else if let stage = snapshot.stage {
             live = [presenter.stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds)]
         }
-        // A running tool call shows below what is there so far, its time ticking.
-        if !snapshot.isFinished, case .runningTool? = snapshot.stage, answering || !snapshot.reasoning.isEmpty, let stage = snapshot.stage {
+        // A tool call being prepared or running shows below what is there so far, its time ticking.
+        if !snapshot.isFinished, let stage = snapshot.stage, stage.isToolCall, answering || !snapshot.reasoning.isEmpty {
             live.append(presenter.stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds))
         }
         // Cancelled while this snapshot rendered (Ctrl-C during a backlog): its lines are not written, so the screen

@@ -28,7 +28,8 @@ public struct ReplyPresenter: Sendable {
 
     private var dim: TextStyle { TextStyle(dim: true) }
 
-    /// "Loading acme/thinker ▕█████░░░░░▏ 45% · 3.2 s", "Processing prompt 80% · 1.1 s" or "Waiting · 0.4 s".
+    /// "Loading acme/thinker ▕█████░░░░░▏ 45% · 3.2 s", "Processing prompt 80% · 1.1 s", "⚙ Preparing a call to NAME · 9.0 s"
+    /// (the model writes its arguments, which may take long without an event) or "Waiting · 0.4 s".
     public func stageLine(_ stage: ReplyStage, elapsedSeconds: Double) -> String {
         var text: String
         switch stage {
@@ -41,10 +42,17 @@ public struct ReplyPresenter: Sendable {
             text = "Processing prompt"
             if let progress { text += " " + percent(progress) }
         case .runningTool(let tool, let since):
-            return dim.apply(fitted((unicode ? "⚙ " : "* ") + "Running " + UntrustedText.sanitize(tool).replacing("\n", with: " ")
-                + " · " + Self.seconds(max(elapsedSeconds - since, 0))), at: level)
+            return toolLine("Running " + UntrustedText.sanitize(tool).replacing("\n", with: " "), seconds: elapsedSeconds - since)
+        case .preparingTool(let tool, let since):
+            let name = UntrustedText.sanitize(tool).replacing("\n", with: " ")
+            return toolLine(name.isEmpty ? "Preparing a tool call" : "Preparing a call to " + name, seconds: elapsedSeconds - since)
         }
         return dim.apply(fitted(text + " · " + Self.seconds(elapsedSeconds)), at: level)
+    }
+
+    /// "⚙ Running NAME · 3.2 s": a tool call's line, timed from its own start.
+    private func toolLine(_ text: String, seconds: Double) -> String {
+        dim.apply(fitted((unicode ? "⚙ " : "* ") + text + " · " + Self.seconds(max(seconds, 0))), at: level)
     }
 
     /// A ten-cell bar: `▕█████░░░░░▏`, or `[#####.....]` without UTF-8.

@@ -50,6 +50,16 @@ public enum ReplyStage: Sendable, Equatable {
     case processingPrompt(progress: Double?)
     /// A tool call (named `tool`) is running, since `since` seconds into the reply; shown below the text so far.
     case runningTool(String, since: Double)
+    /// The model is writing the arguments of a call to `tool`, since `since` seconds into the reply.
+    case preparingTool(String, since: Double)
+
+    /// Whether it is a tool call's stage (shown below the text so far).
+    public var isToolCall: Bool {
+        switch self {
+        case .runningTool, .preparingTool: true
+        case .waiting, .loadingModel, .processingPrompt: false
+        }
+    }
 }
 
 /// A finished tool call as one committed line shows it.

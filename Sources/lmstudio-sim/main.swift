@@ -5,7 +5,7 @@ import Simulator
 import Glibc
 
 let usage = """
-usage: lmstudio-sim [--port N] [--token T] [--legacy] [--faults DIRECTIVES] [--token-delay S] [--no-auto-evict] [--hostile-models] [--exit-on-eof]
+usage: lmstudio-sim [--port N] [--token T] [--legacy] [--faults DIRECTIVES] [--token-delay S] [--no-auto-evict] [--hostile-models] [--observed-shapes] [--exit-on-eof]
 
 Runs the LM Studio simulator on 127.0.0.1 and prints its base URL as the first line.
 
@@ -17,6 +17,8 @@ Runs the LM Studio simulator on 127.0.0.1 and prints its base URL as the first l
   --no-auto-evict   keep every JIT-loaded model (default: a JIT load evicts earlier JIT loads)
   --hostile-models  also list a model whose key, name and description carry terminal control
                     sequences (OSC 52, OSC 0, the alternate screen, C1, a bidi override)
+  --observed-shapes also serve what 0.4.x servers were seen to send beyond the docs: a model key
+                    without publisher/, a model listing reasoning xhigh, extra instance config keys
   --exit-on-eof     stop when standard input reaches end of file
   --help            show this help
 
@@ -54,6 +56,7 @@ while let argument = arguments.popFirst() {
         options.tokenDelay = parsed
     case "--no-auto-evict": options.autoEvict = false
     case "--hostile-models": options.hostileModels = true
+    case "--observed-shapes": options.observedShapes = true
     case "--exit-on-eof": exitOnEOF = true
     default: fail("unknown argument \(argument)")
     }

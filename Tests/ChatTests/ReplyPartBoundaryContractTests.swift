@@ -11,7 +11,7 @@ import TestSupport
     /// samples here.
     enum Kind: CaseIterable {
         case chatStart, modelLoadStart, modelLoadProgress, modelLoadEnd, promptProcessingStart, promptProcessingProgress,
-             promptProcessingEnd, reasoningStart, reasoningDelta, reasoningEnd, toolCallStart, toolCallArguments,
+             promptProcessingEnd, reasoningStart, reasoningDelta, reasoningEnd, toolCallStart, toolCallName, toolCallArguments,
              toolCallSuccess, toolCallFailure, messageStart, messageDelta, messageEnd, error, chatEnd, unreadable
     }
 
@@ -28,6 +28,7 @@ import TestSupport
         case .reasoningDelta: .reasoningDelta
         case .reasoningEnd: .reasoningEnd
         case .toolCallStart: .toolCallStart
+        case .toolCallName: .toolCallName
         case .toolCallArguments: .toolCallArguments
         case .toolCallSuccess: .toolCallSuccess
         case .toolCallFailure: .toolCallFailure
@@ -56,6 +57,7 @@ import TestSupport
         case .reasoningDelta: return [.reasoningDelta("think "), .reasoningDelta("")]
         case .reasoningEnd: return [.reasoningEnd]
         case .toolCallStart: return tools.map { .toolCallStart(tool: $0, provider: nil) }
+        case .toolCallName: return tools.map { .toolCallName(tool: $0) }
         case .toolCallArguments: return tools.map { .toolCallArguments(tool: $0, arguments: .object([:]), provider: nil) }
         case .toolCallSuccess:
             return tools.map { .toolCallSuccess(tool: $0, arguments: .object([:]), output: "done", provider: nil) }

@@ -979,6 +979,8 @@ not one measured here); the message's label covers the rest."
              (llmster--set-indicator reply "thinking"))
             ("reasoning.replace" (llmster--replace-segments reply 'reasoning text))
             ("reasoning.end" (llmster--reasoning-ended reply (alist-get 'reasoningLabel event)))
+            ("tool_call.name"
+             (llmster--set-indicator reply (format "preparing a call to %s" (alist-get 'name event))))
             ((or "tool_call.start" "tool_call.arguments" "tool_call.success" "tool_call.failure")
              (llmster--show-tool reply event)
              (llmster--set-indicator reply (format "tool %s" (alist-get 'name event))))

@@ -47,7 +47,8 @@ enum ModelCommands {
         "ps", synopsis: "[--json]", summary: "List the loaded model instances with their context length and the rest of their configuration.",
         details: """
         CONFIG is what the server reports for the instance: parallel requests, evaluation batch, flash attention,
-        experts and where the KV cache lives (embedding and non-llama.cpp instances list less). `--json` gives
+        experts and where the KV cache lives (embedding and non-llama.cpp instances list less), then any key the
+        documentation does not list, by the server's name for it (physical_batch_size 512). `--json` gives
         each instance's id, model, type, context_length, size_bytes and config (the server's field names).
         """,
         options: [.init(["json"], help: "print JSON for scripts")]

@@ -58,6 +58,11 @@ public enum ModelListing {
         if let flash = config.flashAttention { parts.append(flash ? "flash attention" : "no flash attention") }
         if let experts = config.numExperts { parts.append("\(experts) experts") }
         if let offload = config.offloadKVCacheToGPU { parts.append(offload ? "KV cache on GPU" : "KV cache in RAM") }
+        // Keys the documentation does not list, as the server named them (`physical_batch_size 512`).
+        for (key, value) in config.otherKeys.sorted(by: { $0.key < $1.key }) {
+            let shown = if case .string(let text) = value { text } else { value.jsonString }
+            parts.append(UntrustedText.oneLine(key + " " + String(shown.prefix(40))))
+        }
         return parts.joined(separator: " · ")
     }
 

@@ -396,6 +396,8 @@ function M.on_event(buffer, reply, event)
     end
   elseif kind == 'message.replace' or kind == 'reasoning.replace' then
     write(buffer, reply, function() replace(buffer, reply, kind == 'message.replace' and 'message' or 'reasoning', event.text) end)
+  elseif kind == 'tool_call.name' then
+    M.set_indicator(buffer, reply, 'preparing a call to ' .. tostring(event.name) .. '…')
   elseif kind:match('^tool_call%.') then
     M.set_indicator(buffer, reply, 'running ' .. tostring(event.name) .. '…')
     write(buffer, reply, function() on_tool_call(buffer, reply, event) end)

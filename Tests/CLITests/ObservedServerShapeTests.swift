@@ -1,0 +1,91 @@
+import Foundation
+import Simulator
+import Testing
+import TestSupport
+
+/// What LM Studio 0.4.x servers were seen to send beyond their documentation, each from its report: read, shown and
+/// explained, never an error.
+@Suite struct ObservedServerShapeTests {
+    func observed() throws -> (SimulatorFixture, CLI) {
+        var options = SimulatorOptions()
+        options.observedShapes = true
+        let fixture = try SimulatorFixture(options)
+        return (fixture, try CLI(server: fixture.url))
+    }
+
+    /// `physical_batch_size`, `context_checkpoints`, `reasoning_budget_message`, `speculative_draft_*` in an instance's
+    /// config (not in `list.md`): `ps` shows them as the server named them.
+    @Test func extraInstanceConfigKeysAreShownByPs() throws {
+        let (fixture, cli) = try observed()
+        let ps = try withExtendedLifetime(fixture) { try cli.run(["ps"]) }
+        #expect(ps.status == 0, "\(ps)")
+        for shown in ["physical_batch_size 512", "context_checkpoints 3", "reasoning_budget_message Thinking budget reached.",
+                      "speculative_draft_max_tokens 16", "batch 512"] {
+            #expect(ps.output.contains(shown), "\(shown): \(ps.output)")
+        }
+    }
+
+    /// A key without `publisher/` (lmstudio-bug-tracker#1659) and no `capabilities.reasoning`: listed, loaded, chatted with.
+    @Test func aModelKeyWithoutPublisherIsListedAndAnswers() throws {
+        let (fixture, cli) = try observed()
+        let models = try cli.run(["models"])
+        #expect(models.output.contains("qwen3-4b-2507"), "\(models.output)")
+        let asked = try cli.run(["ask", "-m", "qwen3-4b-2507", "echo:hello"])
+        #expect(asked.status == 0 && asked.output == "hello\n", "\(asked)")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("model") == "qwen3-4b-2507")
+    }
+
+    /// A model listing `xhigh` among its reasoning options is sent it, though the documentation lists five values.
+    @Test func reasoningOptionsBeyondTheDocumentedOnesAreSentWhenTheModelListsThem() throws {
+        let (fixture, cli) = try observed()
+        let asked = try cli.run(["ask", "-m", "acme/deep-20b", "--reasoning", "xhigh", "echo:deep"])
+        #expect(asked.status == 0, "\(asked)")
+        #expect(fixture.requests(to: "/api/v1/chat").last?.field("reasoning") == "xhigh")
+        let refused = try cli.run(["ask", "-m", "acme/deep-20b", "--reasoning", "off", "echo:off"])
+        #expect(refused.status != 0 && refused.errors.contains("xhigh"), "the model's own options are named: \(refused)")
+    }
+
+    /// The undocumented `tool_call.name` (lmstudio-bug-tracker#1880) followed by a long silence while the arguments are
+    /// written (#1881): the terminal says a call is being prepared, its time moving on, rather than looking stalled.
+    @Test func aToolCallBeingNamedShowsAsPreparedNotStalled() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools,tool-name=3]] find docs"],
+                                          environment: cli.environment, width: 100, height: 50)
+        #expect(try terminal.waitForExit() == 0)
+        let shown = Set(terminal.rawOutput.matches(of: /Preparing a call to search_docs · (\d+)\.\d s/).map { Int($0.1)! })
+        #expect(shown.count >= 2 && shown.contains { $0 >= 1 }, "the time moved on in the silence: \(shown)")
+    }
+
+    /// `message.start`/`message.end` with empty payloads and `prompt_processing.end` twice in one stream: tolerated.
+    @Test func emptyPayloadsAndARepeatedPromptEndAreTolerated() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let asked = try cli.run(["ask", "[[sim:sparse-events]] echo:fine as it is"])
+        #expect(asked.status == 0 && asked.output == "fine as it is\n" && asked.errors.isEmpty, "\(asked)")
+    }
+
+    /// `400` with `code: "unrecognized_keys"` and `param: "integrations.0"` (a field an older server does not know):
+    /// named by its integration, with what to change.
+    @Test func anUnknownIntegrationFieldNamesTheIntegrationAndWhatToChange() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        try cli.sandbox.write("integration.playwright = mcp/playwright\nintegration.playwright.allowed_tools = browser_click\n",
+                              to: "config/llmster/config", permissions: 0o644)
+        let asked = try cli.run(["ask", "--integration", "playwright", "[[sim:integration-keys]] echo:hi"])
+        #expect(asked.status != 0)
+        #expect(asked.errors.contains("does not accept a field of the integration 'playwright'")
+                && asked.errors.contains("Update LM Studio"), "\(asked.errors)")
+    }
+
+    /// 0.4.15 and later refuse an MCP server URL at a non-public address (lmstudio-bug-tracker#1993): the error says how
+    /// to use a local server instead.
+    @Test func aRefusedLocalMcpUrlSaysToUseMcpJson() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        try cli.sandbox.write("integration.docs = http://localhost:21776/sse\n", to: "config/llmster/config", permissions: 0o644)
+        let asked = try cli.run(["ask", "--integration", "docs", "[[sim:mcp-private]] echo:hi"])
+        #expect(asked.errors.contains("non-public address") && asked.errors.contains("mcp.json")
+                && asked.errors.contains("integration.NAME = mcp/NAME"), "\(asked.errors)")
+    }
+}
