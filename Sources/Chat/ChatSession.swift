@@ -2,6 +2,7 @@ import Foundation
 import Library
 import LMStudio
 import Synchronization
+import SystemSupport
 
 /// The engine every face of llmster shares: sends a turn, streams the reply, keeps the library current.
 ///
@@ -202,6 +203,7 @@ public actor ChatSession {
             try storage { try library.updateConversation(conversation) }
         }
         return Prepared(conversation: conversation, model: model, modelReference: key,
+                        contextLength: effective.contextLength(settings: conversation.settings, configured: configuration.contextLength),
                         integrations: try requestIntegrations(conversation.settings.integrations ?? []), server: server,
                         startsContext: startsContext)
     }
@@ -212,6 +214,8 @@ public actor ChatSession {
         let model: Model
         /// What the request names: the conversation's instance id (`key:2`) when it chose one, else the model key.
         let modelReference: String
+        /// The context of the instance expected to answer, when known.
+        let contextLength: Int?
         let integrations: [Integration]
         /// The server the request goes to, as it was when the send was prepared.
         let server: ServerInUse
@@ -308,7 +312,7 @@ public actor ChatSession {
             // skips drawing the backlog (the text is saved) and the prompt comes back at once.
             if ending == .cancelled { group.cancelAll() }
             let state = await coalescer.close()
-            let (status, message) = Self.status(of: state, ending: ending, stopReason: stopReason())
+            let (status, message) = Self.status(of: state, ending: ending, stopReason: stopReason(), contextLength: prepared.contextLength)
             await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
             let result: SavedReply
             do {
@@ -381,7 +385,7 @@ public actor ChatSession {
     private static let endedEarly = "The stream ended before the reply was complete."
 
     /// A reply is complete only with `chat.end`, no `error` event and no event that could not be read.
-    private static func status(of state: ReplyState, ending: ReplyEnding, stopReason: String?) -> (MessageStatus, String?) {
+    private static func status(of state: ReplyState, ending: ReplyEnding, stopReason: String?, contextLength: Int?) -> (MessageStatus, String?) {
         if let error = state.errors.first {
             return (.error, LMStudioError.describe(streamError: error))
         }
@@ -391,6 +395,14 @@ public actor ChatSession {
             let cause = if case .interrupted(let reason) = ending, reason != endedEarly { reason + " " } else { "" }
             return (.incomplete, cause + "The server sent \(count) event\(count == 1 ? "" : "s") llmster could not read; the reply may be "
                 + "missing text (\(unreadable)).")
+        }
+        // An empty answer whose prompt filled the context: GGUF models were seen to answer an overflow so
+        // (lmstudio-bug-tracker#2339).
+        if ending == .completed, state.answer.allSatisfy(\.isWhitespace), state.toolCalls.isEmpty, let limit = contextLength,
+           let input = state.stats?.inputTokens, input.saturatingMultiply(100) >= limit.saturatingMultiply(98) {
+            return (.incomplete, "The reply is empty: the prompt filled the model's context (\(Figures.grouped(input)) of \(Figures.grouped(limit)) "
+                + "tokens), leaving no room for an answer. Reload the model with a larger context (llmster load MODEL --context-length N, "
+                + "or --on-overflow=grow), or start a fresh context with a recap.")
         }
         switch ending {
         case .completed: return (.complete, nil)

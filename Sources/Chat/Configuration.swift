@@ -29,6 +29,9 @@ public struct Configuration: Sendable, Equatable {
     public var displayIntervalMilliseconds = 50
     /// Context length used when llmster loads a model (nil: the server's default).
     public var contextLength: Int?
+    /// `context_warn_percent`: how full (in percent of the instance's context) a turn may make the context before
+    /// llmster offers a larger context, a fresh one with a recap, or sending anyway.
+    public var contextWarnPercent = 90
     /// `auto`, `always` or `never`.
     public var markdown = "auto"
     /// Code colours: `auto` (from `COLORFGBG`), `dark` or `light`.
@@ -93,6 +96,7 @@ public struct Configuration: Sendable, Equatable {
         ("keep_previous_models", "true: keep previous chat models loaded when switching"),
         ("display_interval_ms", "display refresh interval while streaming"),
         ("context_length", "context length used when llmster loads a model"),
+        ("context_warn_percent", "how full a message may make the context before llmster offers a larger one (percent)"),
         ("markdown", "auto | always | never"),
         ("theme", "prose and code colours: auto (from COLORFGBG, else the REPL asks the terminal) | dark | light"),
         ("hyperlinks", "OSC 8 links: auto (known terminals) | always | never"),
@@ -120,6 +124,7 @@ public struct Configuration: Sendable, Equatable {
     public static let numberRanges: [String: NumberRange] = [
         "display_interval_ms": displayIntervalRange,
         "context_length": .wholeNumbers(1...Double(Int32.max)),
+        "context_warn_percent": .wholeNumbers(50...100),
         "reasoning_tail_lines": .wholeNumbers(0...100),
         "notify_after_seconds": .seconds(0...86_400),
         "connect_timeout": .seconds(above: 0, atMost: 600),
@@ -165,6 +170,7 @@ public struct Configuration: Sendable, Equatable {
         case "keep_previous_models": return String(keepPreviousModels)
         case "display_interval_ms": return String(displayIntervalMilliseconds)
         case "context_length": return contextLength.map(String.init)
+        case "context_warn_percent": return String(contextWarnPercent)
         case "markdown": return markdown
         case "theme": return theme
         case "hyperlinks": return hyperlinks
@@ -280,6 +286,7 @@ public struct Configuration: Sendable, Equatable {
             keepPreviousModels = flag
         case "display_interval_ms": displayIntervalMilliseconds = try number(Int.self)
         case "context_length": contextLength = try optional { try number(Int.self) }
+        case "context_warn_percent": contextWarnPercent = try number(Int.self)
         case "markdown": markdown = try Self.choice(value, of: ["auto", "always", "never"], key: key)
         case "theme": theme = try Self.choice(value, of: ["auto", "dark", "light"], key: key)
         case "hyperlinks": hyperlinks = try Self.choice(value, of: ["auto", "always", "never"], key: key)

@@ -27,6 +27,12 @@ public struct ContextMeter: Sendable, Equatable {
         return projected(draft: draft) > contextLength
     }
 
+    /// Whether sending `draft` would fill the context past `percent` of it.
+    public func wouldFill(draft: String, percent: Int) -> Bool {
+        guard let contextLength else { return false }
+        return projected(draft: draft).saturatingMultiply(100) > contextLength.saturatingMultiply(percent)
+    }
+
     /// The share of the context used once `draft` is sent (1 is full; above 1 overflows); nil when the context length is unknown.
     public func ratio(draft: String = "") -> Double? {
         guard let contextLength, contextLength > 0 else { return nil }

@@ -70,6 +70,12 @@ enum ChatMethods {
         if retry { submission = .retry() }
         if editing { submission = .edit(submission.message) }
         submission.sendsPastOverflow = try params.bool("sendPastOverflow")
+        if let choice = try params.optionalString("onOverflow") {
+            guard let known = OverflowChoice(rawValue: choice) else {
+                throw RPCError.invalidParams("parameter \"onOverflow\" must be \"grow\", \"recap\" or \"send\"")
+            }
+            submission.overflowChoice = known
+        }
         if askedFreshContext { submission.serverContext = recap ? .recap : .empty }
         // A changed system prompt reaches the model only in a fresh context: this message starts one, as in `ask`.
         submission.changedPromptStartsFresh = true
@@ -126,11 +132,15 @@ extension ChatMethods {
             case .chooseModel(let candidates):
                 error = RPCError(.modelNotFound, message: decision.description)
                 details["decision"] = .object(["type": .string("choose_model"), "candidates": .array(candidates.map(JSONValue.string))])
-            case .overflow(let label, let items):
+            case .overflow(let overflow):
                 error = RPCError(code: RPCError.contextOverflowCode, message: decision.description, kind: "context_overflow",
                                  category: .contextOverflow)
-                details["decision"] = .object(["type": .string("overflow"), "label": .string(label),
-                                               "items": .array(items.map(JSONValue.string))])
+                details["decision"] = .object(["type": .string("overflow"), "label": .string(overflow.label),
+                                               "items": .array(overflow.items.map(JSONValue.string)),
+                                               "exceeds": .bool(overflow.exceeds), "model": .string(overflow.model),
+                                               "growTo": overflow.growTo.map { .integer($0) } ?? .null,
+                                               "recap": overflow.recap.map { .string($0.summary) } ?? .null,
+                                               "choices": .array(overflow.choices.map { .string($0.rawValue) })])
             case .freshContext(let reason, let recap):
                 error = switch reason {
                 case .continuationElsewhere(let cause): RPCError.from(cause)

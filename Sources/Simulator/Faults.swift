@@ -80,6 +80,9 @@ struct Faults: Sendable, Equatable {
     /// `message.start` and `message.end` with empty `data:` lines, and `prompt_processing.end` twice, as 0.4 servers were
     /// seen to send (not documented).
     var sparseEvents = false
+    /// A prompt longer than the context gets an empty answer with `input_tokens` at the context length, not an error,
+    /// as GGUF models on 0.4 were reported to answer (lmstudio-bug-tracker#2339).
+    var overflowEmpty = false
     /// End the stream with the `mcp_connection_error` LM Studio 0.4.15 and later send for an MCP server URL at a
     /// local or private address (its message as lmstudio-bug-tracker#1993 quotes it; that it is a stream error event is
     /// assumed).
@@ -169,6 +172,7 @@ struct Faults: Sendable, Equatable {
         case "integrations-off": integrationsOff = try flag()
         case "integration-keys": integrationKeys = try flag()
         case "sparse-events": sparseEvents = try flag()
+        case "overflow-empty": overflowEmpty = try flag()
         case "mcp-private": mcpPrivate = try flag()
         default: guard hostile.apply(name: name, value: value) else { throw .invalidDirective(token) }
         }

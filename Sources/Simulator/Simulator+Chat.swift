@@ -161,9 +161,12 @@ extension Simulator {
                 instance = state.load(key: model.key, contextLength: context, jit: true)
             }
             let promptCharacters = chain.characters + (systemPrompt?.count ?? 0) + input.count
-            let inputTokens = max(1, (promptCharacters + 3) / 4)
+            var inputTokens = max(1, (promptCharacters + 3) / 4)
             var error: (type: String, message: String, code: String?)?
-            if inputTokens > instance.contextLength {
+            let silentOverflow = faults.overflowEmpty && inputTokens > instance.contextLength
+            if silentOverflow {
+                inputTokens = instance.contextLength
+            } else if inputTokens > instance.contextLength {
                 let message = "The prompt (about \(inputTokens) tokens) is longer than the context length of '\(instance.id)' (\(instance.contextLength) tokens)"
                 guard stream else {
                     return .failure(ReplyError(.error(400, type: "invalid_request", message: message, code: "context_length_exceeded")))
@@ -180,7 +183,7 @@ extension Simulator {
                          + "to a non-public address. We only allow public addresses for dynamic remote MCP connections.", nil)
             }
             let reasoningValue = requestedReasoning ?? model.reasoningDefault ?? "off"
-            let answer = ScriptedReply.answer(to: input, firstInput: chain.inputs.first, images: parsedInput.images, faults: faults)
+            let answer = silentOverflow ? "" : ScriptedReply.answer(to: input, firstInput: chain.inputs.first, images: parsedInput.images, faults: faults)
             var responseID: String?
             if store, error == nil {
                 let id = "resp_" + (0..<3).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
@@ -190,7 +193,7 @@ extension Simulator {
             let turn = ChatPlan.Turn(
                 instanceID: instance.id,
                 jitLoad: target.instance == nil,
-                reasoning: faults.reasoning || faults.tools || faults.escape || (model.reasoningOptions != nil && reasoningValue != "off"),
+                reasoning: !silentOverflow && (faults.reasoning || faults.tools || faults.escape || (model.reasoningOptions != nil && reasoningValue != "off")),
                 input: input,
                 answer: answer,
                 inputTokens: inputTokens,

@@ -186,6 +186,7 @@ extension Simulator {
             guard context >= 1, context <= model.maxContextLength else {
                 return .error(400, type: "invalid_request", message: "context_length \(context) is outside 1…\(model.maxContextLength) for '\(key)'", code: "invalid_value", param: "context_length")
             }
+            if options.loadForgetsResponses { state.chains = [:] }
             var instance = state.load(key: key, contextLength: context)
             // The llama.cpp options "only have an effect" on that engine (`load.md`): others ignore them.
             if instance.engine == .llamaCpp {

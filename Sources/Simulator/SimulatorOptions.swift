@@ -30,6 +30,9 @@ public struct SimulatorOptions: Sendable {
     /// `loaded_instances[].config` keys (`physical_batch_size`, `context_checkpoints`, `reasoning_budget_message`,
     /// `speculative_draft_max_tokens`).
     public var observedShapes = false
+    /// A model load forgets every stored response, so a conversation cannot continue by `previous_response_id` after a
+    /// reload. Whether LM Studio keeps them across a reload is not documented; off by default (they are kept).
+    public var loadForgetsResponses = false
     /// `llmster --demo`: a message asking for a table, code, a list, a long answer, reasoning ("think") or a tool
     /// call ("search") gets it (`Faults.followDemoRequest`), so the first minute shows what a client draws.
     public var answersWhatIsAsked = false

@@ -16,8 +16,9 @@ import TestSupport
         let session: ChatSession
         let conversationId: String
 
-        init(configure: (inout Configuration) -> Void = { _ in }, systemPrompt: String? = nil, model: String = "acme/tiny-1b") throws {
-            fixture = try SimulatorFixture()
+        init(configure: (inout Configuration) -> Void = { _ in }, systemPrompt: String? = nil, model: String = "acme/tiny-1b",
+             simulator: SimulatorOptions = SimulatorOptions()) throws {
+            fixture = try SimulatorFixture(simulator)
             sandbox = try Sandbox()
             var configuration = Configuration()
             configuration.server = fixture.url

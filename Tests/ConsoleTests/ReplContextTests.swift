@@ -54,6 +54,22 @@ import TestSupport
         #expect(!input.contains("Output of"))
     }
 
+    /// A message that would nearly fill the context is offered a larger one: `g` reloads the model and sends it.
+    @Test func aMessageNearlyFillingTheContextCanGrowIt() throws {
+        let repl = try ReplHarness()
+        try repl.sandbox.write(String(repeating: "word ", count: 3_000), to: "notes.txt")
+        let terminal = try repl.start(["-m", "acme/tiny-1b"])
+        try terminal.enter("echo:one")
+        try terminal.enter("/file " + repl.sandbox.root + "/notes.txt")
+        let start = terminal.mark
+        terminal.send("echo:read these\r")
+        let asked = try terminal.waitFor("N: not now [g/r/s/N] ", after: start)
+        #expect(asked.contains("would nearly fill the context") && asked.contains("g: reload acme/tiny-1b with a 8k context"), "\(asked)")
+        let grown = try terminal.enter("g")
+        #expect(grown.contains("Loaded acme/tiny-1b") && grown.contains("context 8,192"), "\(grown)")
+        #expect(grown.contains("read these"), "the message is answered: \(grown)")
+    }
+
     @Test func anOverflowIsRefusedBeforeSendingAndKeepsTheMessageAndItsItems() throws {
         let repl = try ReplHarness()
         try repl.sandbox.write(String(repeating: "word ", count: 60_000), to: "long.txt")
@@ -63,8 +79,9 @@ import TestSupport
         try terminal.enter("/file " + path)
         let start = terminal.mark
         terminal.send("echo:too much\r")
-        let asked = try terminal.waitFor("Send it anyway? [y/N] ", after: start + 14)
+        let asked = try terminal.waitFor("s: send it anyway, N: not now [s/N] ", after: start + 14)
         #expect(asked.contains("would overflow the context"), "\(asked)")
+        #expect(!asked.contains("g: reload"), "no context of acme/tiny-1b holds 75k tokens: \(asked)")
         #expect(asked.contains("\(path) · 300 KB · ~75"), "the question names each item with its size: \(asked)")
         let refused = try terminal.enter("")
         #expect(refused.contains("Nothing sent; the message is back in the line, with its items"), "\(refused)")

@@ -141,4 +141,24 @@ import TestSupport
         #expect(loaded == ["acme/thinker-8b"], "after the reset only acme/tiny-1b was loaded: \(loaded)")
         await rpc.closeInput()
     }
+
+    /// A message that would fill the context answers with the decision, its figures and choices; `onOverflow: "grow"`
+    /// sends it after reloading the model with the larger context.
+    @Test func anOverflowDecisionOffersAGrowthThatOnOverflowTakes() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
+        let large = "echo:" + String(repeating: "word ", count: 3_040)
+        let refused = try #require(await rpc.call("chat/send", ["conversationId": conversation, "text": .string(large)])?["error"])
+        let decision = try #require(refused["data"]?["decision"])
+        #expect(decision["type"] == "overflow" && decision["growTo"] == 8192 && decision["model"] == "acme/tiny-1b", "\(decision)")
+        #expect(decision["choices"] == .array(["grow", "recap", "send"]), "\(decision)")
+        let grown = try #require(await rpc.call("chat/send", ["conversationId": conversation, "text": .string(large), "onOverflow": "grow"])?["result"])
+        #expect(grown["status"] == "complete", "\(grown)")
+        let contexts = try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).models()
+            .flatMap { $0.loadedInstances.map(\.config.contextLength) }
+        #expect(contexts == [8192], "\(contexts)")
+        await rpc.closeInput()
+    }
 }

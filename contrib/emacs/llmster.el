@@ -1008,8 +1008,9 @@ not one measured here); the message's label covers the rest."
           (llmster--restore-prompt reply error)
           ;; The server lost the context (or another holds it): the message waits in the input area.
           (let ((decision (alist-get 'decision (alist-get 'data error))))
-            (when (equal (alist-get 'type decision) "fresh_context")
-              (run-at-time 0 nil #'llmster--offer-fresh-context buffer (alist-get 'reason decision)))))
+            (pcase (alist-get 'type decision)
+              ("fresh_context" (run-at-time 0 nil #'llmster--offer-fresh-context buffer (alist-get 'reason decision)))
+              ("overflow" (run-at-time 0 nil #'llmster--offer-overflow buffer decision)))))
          (t
           (let ((end (llmster--reply-end reply))
                 (status (alist-get 'status result)))
@@ -1308,6 +1309,29 @@ REASON is rpc's: \"continuation_lost\" (the default) or
                                       "M-x llmster-fresh-context answers later")))))
         (?r (llmster-fresh-context t))
         (?e (llmster-fresh-context))))))
+
+(defun llmster--offer-overflow (buffer decision)
+  "Offer what to do with BUFFER's message that would fill the context.
+DECISION is rpc's: its figures, the larger context a reload gives and the
+choices.  The message is back in the input area: a choice sends it again
+that way; declined, it stays there."
+  (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)))
+    (with-current-buffer buffer
+      (let* ((choices (append (alist-get 'choices decision) nil))
+             (options (delq nil (list (when (member "grow" choices)
+                                        (list ?g "grow" (format "reload %s with a %s-token context"
+                                                                (alist-get 'model decision) (alist-get 'growTo decision))))
+                                      (when (member "recap" choices)
+                                        (list ?r "recap" (format "a fresh context that starts with a recap (%s)"
+                                                                 (alist-get 'recap decision))))
+                                      (list ?s "send" "send it as it is")
+                                      (list ?n "not now" "the message stays in the input area"))))
+             (answer (car (read-multiple-choice
+                           (format "This message would fill the context (%s)" (alist-get 'label decision)) options))))
+        (pcase answer
+          (?g (llmster--send-input '((onOverflow . "grow"))))
+          (?r (llmster--send-input '((onOverflow . "recap"))))
+          (?s (llmster--send-input '((onOverflow . "send")))))))))
 
 (defun llmster-edit-last ()
   "Put the last message in the input area, for the next send to replace it.

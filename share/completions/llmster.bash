@@ -107,8 +107,9 @@ _llmster_reply() {
                 --image) _llmster_complete files; return ;;
                 --reasoning) :; return ;;
                 --integration) :; return ;;
+                --on-overflow) COMPREPLY=($(compgen -W "grow recap send refuse" -- "$cur")); return ;;
             esac
-            options="-m --model -c --continue --chat --folder --system -f --file --image --reasoning --integration --fresh-context --no-save -h --help --server --library --config --markdown --demo --preset -V --version"
+            options="-m --model -c --continue --chat --folder --system -f --file --image --reasoning --integration --fresh-context --on-overflow --no-save -h --help --server --library --config --markdown --demo --preset -V --version"
             operand=":" ;;
         voice)
             case $prev in

@@ -88,6 +88,7 @@ complete -c llmster -n '__llmster_command_is ask' -l image -r -F -d 'attach an i
 complete -c llmster -n '__llmster_command_is ask' -l reasoning -x -d 'reasoning setting, one of the model\'s allowed options'
 complete -c llmster -n '__llmster_command_is ask' -l integration -x -d 'let the model use this configured integration (repeatable; `none` turns them off)'
 complete -c llmster -n '__llmster_command_is ask' -l fresh-context -d 'drop the server-side context and start a fresh one (the transcript is kept); =recap starts it with a recap of the earlier turns'
+complete -c llmster -n '__llmster_command_is ask' -l on-overflow -x -a 'grow recap send refuse' -d 'for a message that would fill the context: reload with a larger context, start a fresh one with a recap, send anyway, or refuse (default)'
 complete -c llmster -n '__llmster_command_is ask' -l no-save -d 'do not keep this exchange in the library'
 complete -c llmster -n '__llmster_command_is ask' -s h -l help -d 'show this help'
 complete -c llmster -n '__llmster_command_is voice' -s m -l model -x -a '(llmster __complete models 2>/dev/null)' -d 'model key (default: the conversation\'s, default_model, or the loaded model)'

@@ -136,7 +136,7 @@ extension ChatSession {
         try await serverCall { try await client.downloadStatus(jobId: jobId) }
     }
 
-    private func loadKey(_ key: String, conversationId: String?, options: LoadOptions) async throws -> LoadResponse {
+    func loadKey(_ key: String, conversationId: String?, options: LoadOptions) async throws -> LoadResponse {
         var options = options
         if options.contextLength == nil { options.contextLength = try contextLengthToLoad(conversationId: conversationId) }
         defer { invalidateModels() }

@@ -28,8 +28,13 @@ public struct TurnSubmission: Sendable, Equatable {
     /// The answer to `TurnDecision.freshContext`, given ahead (`ask --fresh-context`, rpc `freshContext`, an accepted
     /// offer); nil: the engine asks when the turn needs a fresh server context.
     public var serverContext: ServerContextChoice?
-    /// The answer to `TurnDecision.overflow`, given ahead: send a turn that would overflow the context all the same.
-    public var sendsPastOverflow: Bool
+    /// The answer to `TurnDecision.overflow`, given ahead (`ask --on-overflow`, rpc `onOverflow`, the REPL's question).
+    public var overflowChoice: OverflowChoice?
+    /// Whether a turn that would overflow the context is sent all the same (`overflowChoice` `.send`).
+    public var sendsPastOverflow: Bool {
+        get { overflowChoice == .send }
+        set { overflowChoice = newValue ? .send : nil }
+    }
     /// The answer, given ahead, of a face that asks nothing (`ask`, rpc, voice) when the system prompt changed after the
     /// context began: this turn starts a fresh server context, so the new prompt reaches the model (`TurnStep` says so).
     public var changedPromptStartsFresh = false
@@ -43,7 +48,7 @@ public struct TurnSubmission: Sendable, Equatable {
         self.template = template
         self.stdin = stdin
         self.serverContext = serverContext
-        self.sendsPastOverflow = sendsPastOverflow
+        self.overflowChoice = sendsPastOverflow ? .send : nil
     }
 
     /// The conversation's last user turn asked again (`Kind.retry`).
@@ -65,6 +70,49 @@ public struct TurnSubmission: Sendable, Equatable {
 
     /// The turn as sent and saved.
     var turn: Turn { Turn(text: message, images: images, context: context) }
+}
+
+/// What to do with a turn that would fill the context past `context_warn_percent` (`TurnDecision.overflow`).
+public enum OverflowChoice: String, Sendable, Equatable, CaseIterable {
+    /// Reload the model with a larger context (`ContextOverflow.growTo`), then continue the conversation.
+    case grow
+    /// Start a fresh server context that begins with a recap of the earlier turns.
+    case recap
+    /// Send it as it is.
+    case send
+}
+
+/// A turn that would fill the context past `context_warn_percent`, with its figures and what a larger context would be.
+///
+/// The estimate: the last reply's `input_tokens` and output tokens, as the server reported them, plus the new message
+/// and its items at about four characters a token (`ContextMeter`).
+public struct ContextOverflow: Sendable, Equatable {
+    /// The context meter's figures once the turn is sent (`ctx 9.1k/8k 114%`).
+    public var label: String
+    /// The chips of the turn's context items.
+    public var items: [String]
+    /// Whether the turn goes past the context itself, not only past the warning share.
+    public var exceeds: Bool
+    /// The model a reload would load, and the context it would load it with: the smallest power of two that holds the
+    /// turn under the warning share, at most the model's `max_context_length`; nil when that is no larger.
+    public var model: String
+    public var growTo: Int?
+    /// What a recap of the earlier turns costs, when there are any.
+    public var recap: RecapEstimate?
+
+    public init(label: String, items: [String], exceeds: Bool, model: String, growTo: Int?, recap: RecapEstimate?) {
+        self.label = label
+        self.items = items
+        self.exceeds = exceeds
+        self.model = model
+        self.growTo = growTo
+        self.recap = recap
+    }
+
+    /// The choices that apply: `grow` only with a larger context to grow to, `recap` only with earlier turns.
+    public var choices: [OverflowChoice] {
+        OverflowChoice.allCases.filter { $0 == .grow ? growTo != nil : $0 == .recap ? recap != nil : true }
+    }
 }
 
 /// Which server context a turn is sent in.
@@ -102,8 +150,8 @@ public enum FreshContextReason: Sendable, Equatable {
 public enum TurnDecision: Sendable, Equatable, CustomStringConvertible {
     /// No model is chosen and none is loaded: pick one of `candidates` (the server's chat models).
     case chooseModel(candidates: [String])
-    /// The turn would overflow the context; `label` gives the figures (`ctx 9.1k/8k 114%`), `items` the chips of its context items.
-    case overflow(label: String, items: [String])
+    /// The turn would fill the context past `context_warn_percent` or overflow it.
+    case overflow(ContextOverflow)
     /// The turn needs a fresh server context; `recap` is what a recap of the earlier turns costs (nil: there are none).
     case freshContext(FreshContextReason, recap: RecapEstimate?)
 
@@ -111,9 +159,10 @@ public enum TurnDecision: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .chooseModel: ChatError.noModel.description
-        case .overflow(let label, let items) where items.isEmpty: "This message would overflow the context (\(label))."
-        case .overflow(let label, let items):
-            "This message and its context items would overflow the context (\(label)):\n" + items.map { "  " + $0 }.joined(separator: "\n")
+        case .overflow(let overflow):
+            "This message" + (overflow.items.isEmpty ? "" : " and its context items")
+                + (overflow.exceeds ? " would overflow the context" : " would nearly fill the context") + " (\(overflow.label))"
+                + (overflow.items.isEmpty ? "." : ":\n" + overflow.items.map { "  " + $0 }.joined(separator: "\n"))
         case .freshContext(let reason, _): reason.description
         }
     }
@@ -208,14 +257,26 @@ extension ChatSession {
                 choice = .empty
                 await progress(.startsFreshContext(reason))
             }
-            let fresh = choice == .empty || choice == .recap
             if let candidates = try await loadUnderPolicy(conversationId, progress: progress) {
                 return .needsDecision(.chooseModel(candidates: candidates), returned: submission)
             }
-            if !submission.sendsPastOverflow, submission.kind != .retry,
-               let label = try await overflowLabel(turn, conversation: try existingConversation(conversationId), fresh: fresh) {
-                return .needsDecision(.overflow(label: label, items: turn.context.map(\.chip)), returned: submission)
+            var grown = false
+            if submission.kind != .retry, submission.overflowChoice != .send,
+               let overflow = try await contextOverflow(turn, conversation: try existingConversation(conversationId),
+                                                         fresh: choice == .empty || choice == .recap, excludingLastTurn: resends) {
+                switch submission.overflowChoice {
+                case nil, .send?:
+                    return .needsDecision(.overflow(overflow), returned: submission)
+                case .recap?:
+                    guard overflow.recap != nil else { return .needsDecision(.overflow(overflow), returned: submission) }
+                    choice = .recap
+                case .grow?:
+                    guard let size = overflow.growTo else { return .needsDecision(.overflow(overflow), returned: submission) }
+                    try await growContext(conversationId, to: size, progress: progress)
+                    grown = true
+                }
             }
+            let fresh = choice == .empty || choice == .recap
             do {
                 let recap = choice == .recap
                 var saved = switch submission.kind {
@@ -231,6 +292,13 @@ extension ChatSession {
                 }
                 saved.startedFreshContext = fresh
                 return saved.wasCancelled ? .cancelled(saved) : .sent(saved)
+            } catch ChatError.continuationLost where !fresh && grown {
+                // The reload cost the server its stored context: the turn goes on with a recap, as the growth promised.
+                var again = submission
+                again.serverContext = .recap
+                again.overflowChoice = .send
+                return await attempt(again, in: conversationId, progress: progress, stopReason: stopReason, display: display,
+                                     replyCreated: replyCreated)
             } catch ChatError.continuationLost where !fresh {
                 // Nothing was saved: the face asks whether to go on in a fresh context, and submits the turn again.
                 return .needsDecision(.freshContext(.continuationLost, recap: await recapOffer(conversationId, excludingLastTurn: resends)),
@@ -263,15 +331,55 @@ extension ChatSession {
         return estimate?.isEmpty == false ? estimate : nil
     }
 
-    /// The context meter's figures when `turn` would overflow the conversation's context (counted from empty when the
-    /// turn starts a fresh one); nil when it fits or no limit is known.
-    private func overflowLabel(_ turn: Turn, conversation: Conversation, fresh: Bool) async throws -> String? {
+    /// `turn` against the conversation's context (counted from empty when the turn starts a fresh one): nil when it
+    /// stays under `context_warn_percent` or no limit is known, else the figures and what a larger context would be.
+    private func contextOverflow(_ turn: Turn, conversation: Conversation, fresh: Bool, excludingLastTurn: Bool) async throws -> ContextOverflow? {
         let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
                                                models: try? await models())
         var meter = try contextMeter(conversation: conversation, model: effective)
         if fresh { meter = ContextMeter(usedTokens: 0, contextLength: meter.contextLength) }
         let input = ContextItem.input(turn.context, message: turn.text)
-        return meter.wouldOverflow(draft: input) ? meter.label(draft: input) : nil
+        guard let length = meter.contextLength, meter.wouldFill(draft: input, percent: configuration.contextWarnPercent) else { return nil }
+        let projected = meter.projected(draft: input)
+        return ContextOverflow(label: meter.label(draft: input), items: turn.context.map(\.chip), exceeds: projected > length,
+                               model: effective?.key ?? "the model",
+                               growTo: Self.grownContext(for: projected, current: length, maximum: effective?.model?.maxContextLength,
+                                                         percent: configuration.contextWarnPercent),
+                               recap: await recapOffer(conversation.id, excludingLastTurn: excludingLastTurn))
+    }
+
+    /// The context a reload gives a turn of `projected` tokens: the smallest power of two it fills to at most `percent`,
+    /// capped at the model's `maximum`; nil when that is not larger than `current` or cannot hold the turn.
+    public nonisolated static func grownContext(for projected: Int, current: Int, maximum: Int?, percent: Int) -> Int? {
+        guard let maximum, maximum > current else { return nil }
+        let needed = projected.saturatingMultiply(100) / max(percent, 1) + 1
+        var size = 1024
+        while size < needed, size < maximum { size = size.saturatingMultiply(2) }
+        size = min(size, maximum)
+        return size > current && size >= projected ? size : nil
+    }
+
+    /// Reloads the conversation's model with a context of `size` tokens: the instance that served it is unloaded first
+    /// (unless `keep_previous_models`), the new one loaded (`echo_load_config` says what the server applied), and the
+    /// conversation keeps `size` for later loads. The conversation's server context is not touched: the next request
+    /// continues it when the server still knows it.
+    private func growContext(_ conversationId: String, to size: Int, progress: @escaping @Sendable (TurnStep) async -> Void) async throws {
+        var conversation = try existingConversation(conversationId)
+        let models = try await serverCall { try await self.models(refresh: true) }
+        guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
+                                                     models: models), let model = effective.model else { throw ChatError.noModel }
+        invalidateModels()
+        if !configuration.keepPreviousModels, let instance = effective.instance {
+            try await serverCall { try await client.unload(instanceId: instance.id) }
+            await progress(.model(.unloaded(instance.id)))
+        }
+        conversation.settings.contextLength = size
+        if conversation.modelKey != model.key { conversation.modelKey = model.key }
+        let changed = conversation
+        try storage { try library.updateConversation(changed) }
+        await progress(.model(.loading(model.key)))
+        let response = try await loadKey(model.key, conversationId: conversationId, options: LoadOptions(contextLength: size))
+        await progress(.model(.loaded(response)))
     }
 
     /// Makes sure the conversation's model is loaded before the turn, under the load policy: one the server has but

@@ -8,7 +8,7 @@ import TerminalMarkdown
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.
 enum AskCommand {
     static let command = Command(
-        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f FILE|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--fresh-context[=empty|recap]] [--no-save]",
+        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f FILE|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--fresh-context[=empty|recap]] [--on-overflow=grow|recap|send|refuse] [--no-save]",
         summary: "Send one message and stream the answer to standard output.",
         details: """
         The prompt is the arguments. Piped standard input is added after them and a blank line, so
@@ -20,8 +20,13 @@ enum AskCommand {
         `-f PATH|GLOB|DIR|URL` (repeatable) sends files, a directory's text files (hidden and .gitignored
         entries skipped), a glob's matches, a web page's text or (`-f -`) standard input as context: each
         goes before the prompt as a block under its name and is saved with the message. A binary or non-UTF-8
-        file, one over context_item_limit, items over context_message_limit together, or a message that
-        would overflow the model's context is refused with the sizes, and nothing is sent. Only regular files
+        file, one over context_item_limit, items over context_message_limit together are refused with the sizes,
+        and nothing is sent. A message that would fill the loaded context past context_warn_percent (90 by
+        default; the last reply's input and output tokens plus the new text at about four characters a token)
+        is refused with the figures unless `--on-overflow` says otherwise: `grow` reloads the model with a
+        larger context (up to its maximum; the old instance unloaded unless keep_previous_models) and goes on
+        in the same server context when the server still has it, else with a recap; `recap` starts a fresh
+        context with a recap of the earlier turns; `send` sends it as it is. Only regular files
         are read (`-f` and `--image`): a FIFO, device or socket is refused at once, never read
         (listed as skipped inside a directory or glob); pipe such input to `-f -` instead.
         The conversation's model is loaded first under the load policy (the previous chat model unloaded
@@ -49,6 +54,8 @@ enum AskCommand {
             .init(["integration"], value: "NAME", help: "let the model use this configured integration (repeatable; `none` turns them off)"),
             .init(["fresh-context"], value: "empty|recap", optionalValue: true, choices: ["empty", "recap"],
                   help: "drop the server-side context and start a fresh one (the transcript is kept); =recap starts it with a recap of the earlier turns"),
+            .init(["on-overflow"], value: "grow|recap|send|refuse", choices: ["grow", "recap", "send", "refuse"],
+                  help: "for a message that would fill the context: reload with a larger context, start a fresh one with a recap, send anyway, or refuse (default)"),
             .init(["no-save"], help: "do not keep this exchange in the library"),
         ]
     ) { arguments, context in
@@ -134,6 +141,7 @@ enum AskCommand {
                 submission.context = items
             }
             if arguments.has("fresh-context") { submission.serverContext = recap ? .recap : .empty }
+            submission.overflowChoice = arguments.value("on-overflow").flatMap(OverflowChoice.init(rawValue:))
             submission.changedPromptStartsFresh = true
             return await session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
                 switch step {
@@ -175,8 +183,11 @@ enum AskCommand {
             context.errors.line("Nothing was sent or saved. To send it with a fresh server context, run the same command with --fresh-context"
                                 + " (or --fresh-context=recap to start it with a recap of the earlier turns).")
             return ExitCode.failure
-        case .needsDecision(.overflow(let label, let items), _):
-            throw UsageError("\(TurnDecision.overflow(label: label, items: items)) Nothing was sent; send less (fewer -f items), or start a new conversation.")
+        case .needsDecision(.overflow(let overflow), _):
+            let ways = [overflow.growTo.map { "--on-overflow=grow reloads \(overflow.model) with a \(ContextMeter.compact($0)) context" },
+                        overflow.recap.map { "--on-overflow=recap starts a fresh context with a recap (\($0.summary))" },
+                        "--on-overflow=send sends it anyway"].compactMap(\.self)
+            throw UsageError("\(TurnDecision.overflow(overflow)) Nothing was sent: \(ways.joined(separator: "; ")); or send less (fewer -f items).")
         case .needsDecision(.chooseModel, _):
             throw ChatError.noModel
         case .refused(let error, _), .failed(let error, _):

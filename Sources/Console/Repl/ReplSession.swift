@@ -440,13 +440,23 @@ import TerminalMarkdown
                 context.warn(App.explanation(of: error, context: context))
                 return nil
             }
-        case .overflow(_, let items):
+        case .overflow(let overflow):
             context.errors.wrappedLine(decision.description, indent: 2)
-            guard await confirm("Send it anyway?") else {
-                if !items.isEmpty { output.line("/context drop N or /context clear removes items.") }
+            let offers = overflow.choices.map { choice -> String in
+                switch choice {
+                case .grow: "g: reload \(UntrustedText.oneLine(overflow.model)) with a \(ContextMeter.compact(overflow.growTo ?? 0)) context"
+                case .recap: "r: a fresh context with a recap (\(UntrustedText.sanitize(overflow.recap?.summary ?? "")))"
+                case .send: "s: send it anyway"
+                }
+            }
+            let picked = await choose(offers.joined(separator: ", ") + ", N: not now", choices: overflow.choices.map(\.rawValue) + ["no"],
+                                      defaultChoice: "no",
+                                      takenAs: "not now")
+            guard let choice = OverflowChoice(rawValue: picked) else {
+                if !overflow.items.isEmpty { output.line("/context drop N or /context clear removes items.") }
                 return nil
             }
-            answered.sendsPastOverflow = true
+            answered.overflowChoice = choice
         case .freshContext(let reason, let recap):
             context.warn(reason.description)
             guard let choice = await askFreshContext(recap: recap) else { return nil }

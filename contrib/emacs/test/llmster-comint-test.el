@@ -208,7 +208,7 @@ on an empty line sends it again."
     (goto-char (point-max))
     (insert "echo:kept for later")
     (comint-send-input)
-    (llmster-comint-test--wait-for "Send it anyway? [y/N] " (point-min))
+    (llmster-comint-test--wait-for "N: not now [" (point-min))
     (let ((start (llmster-comint-test--enter "n")))
       ;; The notice wraps at the window's width: its words are looked for across the line break.
       (llmster-comint-test--wait

@@ -387,6 +387,26 @@ without events; a cancel during it says the server finishes the prompt first."
         (should-not header-line-format)
         (should (cl-some (lambda (text) (string-match-p "LM Studio finishes processing it" text)) shown))))))
 
+(ert-deftest llmster-test-a-message-that-would-fill-the-context-offers-a-larger-one ()
+  "rpc's overflow decision is offered with its choices; growing sends the message again after the reload."
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (asked nil))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (cl-letf (((symbol-function 'read-multiple-choice)
+                 (lambda (prompt choices &rest _) (setq asked (cons prompt choices)) (assq ?g choices))))
+        (llmster-test--send buffer (concat "echo:" (mapconcat #'identity (make-list 3040 "word") " ")))
+        (llmster-test--wait (lambda () (and asked (not (llmster-streaming-p buffer))
+                                            (with-current-buffer buffer
+                                              (string-empty-p (string-trim (buffer-substring llmster--input-start (point-max)))))))))
+      (should (string-match-p "would fill the context (ctx .*/4k 9[0-9]%)" (car asked)))
+      (should (string-match-p "acme/tiny-1b with a 8192-token context" (nth 2 (assq ?g (cdr asked)))))
+      (should (assq ?r (cdr asked)))
+      (with-current-buffer buffer
+        (let ((messages (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))
+          (should (= (length messages) 4))
+          (should (equal (alist-get 'status (car (last (append messages nil)))) "complete")))))))
+
 (ert-deftest llmster-test-tool-calls-show-arguments-status-and-folded-output ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))

@@ -601,6 +601,28 @@ local ok, err = pcall(function()
     assert(llmster.indicator(buffer) == nil, 'the progress goes with the reply')
   end)
 
+  test('a message that would fill the context is offered a larger one, which sends it again', function()
+    local buffer = new_chat('echo:one')
+    local offered
+    local select = vim.ui.select
+    vim.ui.select = function(items, options, choose)
+      offered = { items = items, prompt = options.prompt }
+      choose(items[1], 1)
+    end
+    local ok, failure = pcall(function()
+      type_input(buffer, 'echo:' .. string.rep('word ', 3040))
+      vim.cmd('LlmsterSend')
+      wait(function() return offered ~= nil and not llmster.streaming(buffer) and #saved(buffer).messages == 4 end,
+        'the message sent again after the reload')
+    end)
+    vim.ui.select = select
+    assert(ok, failure)
+    assert(offered.prompt:match('would fill the context %(ctx .*/4k 9%d%%%)'), offered.prompt)
+    assert(offered.items[1]:find('Reload acme/tiny-1b with a 8192-token context', 1, true), vim.inspect(offered.items))
+    assert(saved(buffer).messages[4].status == 'complete', vim.inspect(saved(buffer).messages[4]))
+    reset_simulator()
+  end)
+
   test('tool calls show name, arguments, status and folded output', function()
     local buffer = new_chat('[[sim:tools]] echo:tools')
     local body = text(buffer)

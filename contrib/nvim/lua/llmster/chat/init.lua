@@ -213,6 +213,7 @@ function M.send_chat(buffer, options)
   local params = {
     conversationId = chat.conversation, model = chat.model,
     freshContext = options.fresh == 'recap' and 'recap' or ((options.fresh or chat.fresh_next) and true or nil),
+    onOverflow = options.overflow,
     systemPrompt = not chat.conversation and chat.system_prompt or nil,
     integrations = not chat.conversation and chat.integrations or nil,
     reasoning = not chat.conversation and chat.reasoning or nil,

@@ -510,6 +510,32 @@ local function offer_fresh_context(buffer, reason)
   end)
 end
 
+-- Offers what to do with a message that would fill the context (rpc's overflow decision): reload the model with the
+-- larger context, start a fresh context with a recap, or send it anyway; the message back in the input area is sent
+-- again that way, or stays there.
+local function offer_overflow(buffer, decision)
+  local choices, labels = {}, {}
+  for _, choice in ipairs(decision.choices or {}) do
+    table.insert(choices, choice)
+    if choice == 'grow' then
+      table.insert(labels, string.format('Reload %s with a %s-token context and send it', tostring(decision.model), tostring(decision.growTo)))
+    elseif choice == 'recap' then
+      table.insert(labels, 'Send it in a fresh context that starts with a recap (' .. tostring(decision.recap) .. ')')
+    else
+      table.insert(labels, 'Send it as it is')
+    end
+  end
+  table.insert(labels, 'Not now')
+  vim.schedule(function()
+    vim.cmd('redraw')
+    vim.ui.select(labels, { prompt = 'This message would fill the context (' .. tostring(decision.label) .. ')' }, function(_, index)
+      if index and choices[index] and chats[buffer] then
+        client.guard(chat_module().send_chat, buffer, { overflow = choices[index] })
+      end
+    end)
+  end)
+end
+
 function M.on_reply(buffer, reply, result, failure)
   if reply.detached then
     if reply.withdraw_later then
@@ -560,7 +586,10 @@ function M.on_reply(buffer, reply, result, failure)
       client.request('conversations/delete', { id = chat.conversation })
       chat.conversation, chat.preset = nil, reply.preset
     end
-    if decision.type == 'fresh_context' and config.options.prompt_fresh_context then
+    if decision.type == 'overflow' then
+      client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
+      offer_overflow(buffer, decision)
+    elseif decision.type == 'fresh_context' and config.options.prompt_fresh_context then
       -- The prompt says it; a second message would only ask for Enter first.
       offer_fresh_context(buffer, decision.reason)
     elseif decision.type == 'fresh_context' then
