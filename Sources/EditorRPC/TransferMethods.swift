@@ -15,6 +15,9 @@ enum TransferMethods {
         registry.register("transfer/import") { context, params in
             try await importConversation(context, params)
         }
+        registry.register("transfer/lmstudio") { context, params in
+            try await importLMStudio(context, params)
+        }
         registry.register("transfer/plan") { context, params in
             .object(planJSON(try context.session.importPlan(forFileAt: try params.string("path"))))
         }
@@ -50,6 +53,25 @@ enum TransferMethods {
                 return try preview(prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
             }
         }
+    }
+
+    /// `transfer/lmstudio`: LM Studio's own chats under `directory` (absent: where LM Studio keeps them), described, and
+    /// imported unless `dryRun`.
+    private static func importLMStudio(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+        let (scan, before) = try await context.session.scanLMStudioChats(directory: try params.optionalString("directory"), home: home)
+        var result: [String: JSONValue] = [
+            "directory": .string(scan.directory), "chats": .integer(scan.chats.count), "messages": .integer(scan.messageCount),
+            "folders": .array(scan.folders.map(JSONValue.string)), "importedBefore": .integer(before),
+            "unreadable": .array(scan.unreadable.map { .object(["file": .string($0.file), "reason": .string($0.reason)]) }),
+            "missingImages": .array(scan.chats.flatMap { chat in chat.missingImages.map { .object(["file": .string(chat.file), "image": .string($0)]) } }),
+        ]
+        if try !params.bool("dryRun") {
+            let (imported, there) = try await context.session.importLMStudioChats(scan)
+            result["imported"] = .integer(imported)
+            result["alreadyThere"] = .integer(there)
+        }
+        return .object(result)
     }
 
     private static func importConversation(_ context: RequestContext, _ params: Params) async throws -> JSONValue {

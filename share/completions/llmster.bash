@@ -164,7 +164,7 @@ _llmster_reply() {
             case $prev in
                 --folder) _llmster_complete folders; return ;;
             esac
-            options="-y --yes --drop-continuation --folder --as-new -h --help --server --library --config --markdown --demo --preset -V --version"
+            options="-y --yes --drop-continuation --folder --as-new --from-lmstudio --dry-run -h --help --server --library --config --markdown --demo --preset -V --version"
             operand="_llmster_complete files" ;;
         backup)
             case $prev in

@@ -39,7 +39,7 @@ complete -c llmster -n '__llmster_command_is' -a search -d 'Full-text search ove
 complete -c llmster -n '__llmster_command_is' -a fork -d 'Start a new conversation from reply N of CHAT (default: its last), continuing from that point.'
 complete -c llmster -n '__llmster_command_is' -a download -d 'Download a model on the server (catalog id or Hugging Face URL) and show its progress.'
 complete -c llmster -n '__llmster_command_is' -a export -d 'Write a conversation to a .llmster file (CHAT: an id, an id prefix or a title).'
-complete -c llmster -n '__llmster_command_is' -a import -d 'Add the conversation in a .llmster file to the library.'
+complete -c llmster -n '__llmster_command_is' -a import -d 'Add the conversation in a .llmster file to the library, or LM Studio\'s own chats.'
 complete -c llmster -n '__llmster_command_is' -a backup -d 'Write the whole library (folders, pins, drafts, conversations, attachments) to one file.'
 complete -c llmster -n '__llmster_command_is' -a restore -d 'Replace the library with a backup, after checking it and showing what it holds.'
 complete -c llmster -n '__llmster_command_is' -a rpc -d 'Serve the editor protocol (JSON-RPC 2.0) on standard input and output.'
@@ -126,6 +126,8 @@ complete -c llmster -n '__llmster_command_is import' -s y -l yes -d 'keep the co
 complete -c llmster -n '__llmster_command_is import' -l drop-continuation -d 'drop the server continuation; the next message starts a fresh context'
 complete -c llmster -n '__llmster_command_is import' -l folder -x -a '(llmster __complete folders 2>/dev/null)' -d 'put the conversation in folder F (created when missing)'
 complete -c llmster -n '__llmster_command_is import' -l as-new -d 'import a copy even if this export was imported before'
+complete -c llmster -n '__llmster_command_is import' -l from-lmstudio -d 'import LM Studio\'s own chats (default ~/.lmstudio/conversations)'
+complete -c llmster -n '__llmster_command_is import' -l dry-run -d 'with --from-lmstudio: say what would be imported, import nothing'
 complete -c llmster -n '__llmster_command_is import' -s h -l help -d 'show this help'
 complete -c llmster -n '__llmster_command_is import' -F
 complete -c llmster -n '__llmster_command_is backup' -s o -l output -r -F -d 'the file to write (default llmster-<time>.llmster-backup)'

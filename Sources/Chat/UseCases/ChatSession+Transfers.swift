@@ -35,6 +35,18 @@ extension ChatSession {
         try storage { try library.importConversation(from: path, options: options) }
     }
 
+    /// LM Studio's own desktop chats under `directory` (nil: where LM Studio keeps them under `home`), read without
+    /// changing anything, and how many of them are in the library already.
+    public func scanLMStudioChats(directory: String?, home: String) throws -> (scan: LMStudioChats.Scan, alreadyImported: Int) {
+        let scan = try storage { try LMStudioChats.scan(directory: directory ?? LMStudioChats.defaultDirectory(home: home)) }
+        return (scan, try storage { try library.importedLMStudioChats(scan) })
+    }
+
+    /// Imports the chats of `scan` not imported before, each whole or not at all.
+    public func importLMStudioChats(_ scan: LMStudioChats.Scan) throws -> (imported: Int, alreadyThere: Int) {
+        try storage { try library.importLMStudioChats(scan) }
+    }
+
     /// Backs the whole library up to `path` (encrypted with `password` when given); returns what the backup holds.
     public func backupLibrary(to path: String, password: [UInt8]?) throws -> LibraryStatistics {
         try storage {

@@ -30,20 +30,35 @@ enum TransferCommands {
         """
 
     static let `import` = Command(
-        "import", synopsis: "FILE [--yes | --drop-continuation] [--folder F] [--as-new]",
-        summary: "Add the conversation in a .llmster file to the library.",
+        "import", synopsis: "FILE [--yes | --drop-continuation] [--folder F] [--as-new] | --from-lmstudio[=DIR] [--dry-run]",
+        summary: "Add the conversation in a .llmster file to the library, or LM Studio's own chats.",
         details: """
             When the file's server differs from the configured one, llmster asks whether to keep the
             continuation (it works only if that server still holds the context) or drop it (the next
             message starts a fresh server context). --yes keeps it, --drop-continuation drops it.
+            --from-lmstudio reads LM Studio's desktop chats (~/.lmstudio/conversations, or on older installs
+            ~/.cache/lm-studio/conversations; =DIR names another) without changing them, says how many chats,
+            messages and folders there are and which files cannot be read and why, then imports them: each
+            message's chosen version on the branch and the others as alternatives, the system prompt, the
+            model, images LM Studio kept, sub-directories as folders. A file that cannot be read is left out
+            whole; a chat imported before is not imported again. --dry-run only says what it would import.
             """,
         options: [
             .init(["yes"], short: "y", help: "keep the continuation without asking"),
             .init(["drop-continuation"], help: "drop the server continuation; the next message starts a fresh context"),
             .init(["folder"], value: "F", help: "put the conversation in folder F (created when missing)"),
             .init(["as-new"], help: "import a copy even if this export was imported before"),
+            .init(["from-lmstudio"], value: "DIR", optionalValue: true, help: "import LM Studio's own chats (default ~/.lmstudio/conversations)"),
+            .init(["dry-run"], help: "with --from-lmstudio: say what would be imported, import nothing"),
         ]
     ) { arguments, context in
+        if arguments.has("from-lmstudio") {
+            guard arguments.positionals.isEmpty else { throw UsageError("--from-lmstudio takes its directory as --from-lmstudio=DIR, not a FILE") }
+            try await Transfer.importLMStudioChats(from: arguments.value("from-lmstudio"), dryRun: arguments.has("dry-run"),
+                                                   session: try context.librarySession(), context: context)
+            return ExitCode.success
+        }
+        if arguments.has("dry-run") { throw UsageError("--dry-run goes with --from-lmstudio") }
         guard arguments.positionals.count == 1 else { throw UsageError("name one .llmster file") }
         if arguments.has("yes") && arguments.has("drop-continuation") {
             throw UsageError("--yes and --drop-continuation contradict each other")
@@ -144,6 +159,36 @@ public enum Transfer {
         }
         if case .file(let written) = exported.target { return try OutputFile(written).description }
         return nil
+    }
+
+    /// Reads LM Studio's desktop chats from `directory` (nil: where LM Studio keeps them), says what they hold and what
+    /// cannot be read, then (unless `dryRun`) imports those not imported before.
+    public static func importLMStudioChats(from directory: String?, dryRun: Bool, session: ChatSession, context: CommandContext) async throws {
+        let home = context.environment["HOME"] ?? NSHomeDirectory()
+        let (scan, before) = try await session.scanLMStudioChats(directory: directory.map { expandingTilde($0, home: home) }, home: home)
+        let output = context.output
+        output.line("LM Studio chats in \(UntrustedText.oneLine(scan.directory)) (read only): \(count(scan.chats.count, "chat")), "
+                    + "\(count(scan.messageCount, "message")), \(count(scan.folders.count, "folder"))"
+                    + (scan.folders.isEmpty ? "" : " (\(UntrustedText.oneLine(scan.folders.joined(separator: ", "))))")
+                    + (before > 0 ? "; \(before) imported before" : "") + ".")
+        let missing = scan.chats.flatMap { chat in chat.missingImages.map { (chat.file, $0) } }
+        if !missing.isEmpty {
+            output.line("\(count(missing.count, "image")) not found in LM Studio's user-files, left out: "
+                        + UntrustedText.oneLine(missing.map { "\($0.1) (\($0.0))" }.joined(separator: ", ")))
+        }
+        if !scan.unreadable.isEmpty {
+            output.line("Cannot be read, left out whole:")
+            for (file, reason) in scan.unreadable { output.line("  " + UntrustedText.oneLine("\(file): \(reason)")) }
+        }
+        guard !dryRun else { return }
+        let (imported, there) = try await session.importLMStudioChats(scan)
+        output.line("Imported \(count(imported, "chat"))" + (there > 0 ? "; \(there) were imported before." : "."))
+    }
+
+    private static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+
+    private static func expandingTilde(_ path: String, home: String) -> String {
+        path == "~" ? home : path.hasPrefix("~/") ? home + path.dropFirst() : path
     }
 
     /// Checks a `.llmster` file, settles its continuation by `policy`, and imports it in one transaction.

@@ -15,12 +15,20 @@ extension ReplCommands {
             let file = try await Transfer.exportConversation(id, to: arguments.positionals.first, session: repl.chat, context: repl.context)
             repl.output.line("Exported to \(UntrustedText.sanitize(file ?? "standard output")).")
         },
-        SlashCommand("import", "FILE [--yes|--drop-continuation] [--as-new]", "Add a conversation from a .llmster file and open it.",
+        SlashCommand("import", "FILE [--yes|--drop-continuation] [--as-new] | --from-lmstudio[=DIR] [--dry-run]",
+                     "Add a conversation from a .llmster file and open it, or LM Studio's own chats.",
                      options: [
                         .init(["yes"], help: "keep the continuation when the file's server differs"),
                         .init(["drop-continuation"], help: "drop it: the next message starts a fresh server context"),
                         .init(["as-new"], help: "import a copy even if this export was imported before"),
+                        .init(["from-lmstudio"], value: "DIR", optionalValue: true, help: "import LM Studio's own chats (default ~/.lmstudio/conversations)"),
+                        .init(["dry-run"], help: "with --from-lmstudio: say what would be imported, import nothing"),
                      ], argument: .path) { arguments, repl in
+            if arguments.has("from-lmstudio") {
+                try await Transfer.importLMStudioChats(from: arguments.value("from-lmstudio"), dryRun: arguments.has("dry-run"),
+                                                       session: repl.chat, context: repl.context)
+                return
+            }
             guard let path = arguments.positionals.first else { throw UsageError("name the .llmster file") }
             var policy: Transfer.ContinuationPolicy = arguments.has("drop-continuation") ? .drop : .keep
             if !arguments.has("yes"), !arguments.has("drop-continuation") {
