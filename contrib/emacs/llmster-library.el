@@ -218,6 +218,36 @@ When the file continues a server context held elsewhere, ask whether to keep it.
     (llmster (alist-get 'id (alist-get 'conversation (car answer))))))
 
 ;;;###autoload
+(defun llmster-import-lmstudio (&optional directory)
+  "Bring LM Studio's own desktop chats into the library, after a preview.
+They are read, never changed, from DIRECTORY (interactively, with a prefix
+argument; else where LM Studio keeps them).  The preview says how many
+chats, messages and folders there are and what cannot be read; yes imports
+those not imported before.  Returns rpc's answer."
+  (interactive (list (when current-prefix-arg (expand-file-name (read-directory-name "LM Studio chats: ")))))
+  (llmster--ensure-process)
+  (let* ((params (when directory `((directory . ,(expand-file-name directory)))))
+         (preview (llmster--request-sync "transfer/lmstudio" (cons '(dryRun . t) params)))
+         (unreadable (append (alist-get 'unreadable preview) nil))
+         (summary (format "%d chats, %d messages, %d folders in %s%s%s"
+                          (alist-get 'chats preview) (alist-get 'messages preview)
+                          (length (alist-get 'folders preview)) (alist-get 'directory preview)
+                          (if (> (alist-get 'importedBefore preview) 0)
+                              (format "; %d imported before" (alist-get 'importedBefore preview)) "")
+                          (if unreadable
+                              (format "; cannot be read: %s"
+                                      (mapconcat (lambda (item) (format "%s (%s)" (alist-get 'file item) (alist-get 'reason item)))
+                                                 unreadable ", "))
+                            ""))))
+    (if (not (y-or-n-p (format "%s.  Import? " summary)))
+        (progn (message "llmster: nothing imported") preview)
+      (let ((answer (llmster--request-sync "transfer/lmstudio" params)))
+        (message "llmster: imported %d chats%s" (alist-get 'imported answer)
+                 (if (> (alist-get 'alreadyThere answer) 0)
+                     (format " (%d were there already)" (alist-get 'alreadyThere answer)) ""))
+        answer))))
+
+;;;###autoload
 (defun llmster-backup (file &optional password)
   "Write the whole library to FILE; with PASSWORD (not empty), encrypted.
 Interactively the password is asked for (empty: none), then again: a

@@ -53,6 +53,7 @@
     ("/" "Search" llmster-search)
     ("?" "Search, as a list" llmster-search-list)
     ("I" "Import a .llmster file" llmster-import)
+    ("L" "Import LM Studio's own chats" llmster-import-lmstudio)
     ("B" "Back up the library" llmster-backup)
     ("H" "Health check" llmster-doctor)]]
   [["This conversation"

@@ -407,6 +407,26 @@ without events; a cancel during it says the server finishes the prompt first."
           (should (= (length messages) 4))
           (should (equal (alist-get 'status (car (last (append messages nil)))) "complete")))))))
 
+(ert-deftest llmster-test-lm-studio-chats-are-previewed-and-imported-once ()
+  (llmster-test--with-llmster
+    (let ((directory (expand-file-name "lmstudio/conversations" home)) (asked nil))
+      (make-directory directory t)
+      (with-temp-file (expand-file-name "1733000000000.conversation.json" directory)
+        (insert "{\"name\":\"From LM Studio\",\"createdAt\":1733000000000,\"messages\":["
+                "{\"versions\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi there\"}]}]},"
+                "{\"versions\":[{\"role\":\"assistant\",\"type\":\"multiStep\",\"steps\":[{\"type\":\"contentBlock\","
+                "\"content\":[{\"type\":\"text\",\"text\":\"hello back\"}]}]}]}]}"))
+      (with-temp-file (expand-file-name "1733000000001.conversation.json" directory) (insert "{\"name\": "))
+      (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) t)))
+        (let ((answer (llmster-import-lmstudio directory)))
+          (should (string-match-p "\\`1 chats, 2 messages, 0 folders in .*cannot be read: 1733000000001.conversation.json" asked))
+          (should (equal (alist-get 'imported answer) 1))))
+      (should (equal (alist-get 'title (elt (alist-get 'conversations (llmster-test--call "conversations/list")) 0))
+                     "From LM Studio"))
+      (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) t)))
+        (should (equal (alist-get 'alreadyThere (llmster-import-lmstudio directory)) 1))
+        (should (string-match-p "1 imported before" asked))))))
+
 (ert-deftest llmster-test-tool-calls-show-arguments-status-and-folded-output ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
@@ -1614,7 +1634,10 @@ without events; a cancel during it says the server finishes the prompt first."
     (server-switch . llmster-test-the-server-profile-is-switched-from-emacs)
     (encrypted-backup . llmster-test-a-backup-password-is-asked-twice)
     (control-characters . llmster-test-control-characters-are-shown-as-visible-escapes)
-    (changed-elsewhere . llmster-test-a-chat-changed-elsewhere-is-drawn-again))
+    (changed-elsewhere . llmster-test-a-chat-changed-elsewhere-is-drawn-again)
+    (progress-ticks . llmster-test-prompt-progress-ticks-in-the-mode-and-header-lines)
+    (overflow-offer . llmster-test-a-message-that-would-fill-the-context-offers-a-larger-one)
+    (lmstudio-import . llmster-test-lm-studio-chats-are-previewed-and-imported-once))
   "Each shared scenario's slug and this suite's test of it.")
 
 (ert-deftest llmster-test-a-reopened-chat-is-scanned-for-code-blocks-after-it-is-shown ()

@@ -84,6 +84,8 @@ command('LlmsterExport', function(opts) library().export(opts.args) end,
   { nargs = 1, complete = 'file', desc = 'Write the conversation to a .llmster file' })
 command('LlmsterImport', function(opts) library().import(opts.args) end,
   { nargs = 1, complete = 'file', desc = 'Add a .llmster file\'s conversation to the library and open it' })
+command('LlmsterImportLMStudio', function(opts) library().import_lmstudio(opts.args) end,
+  { nargs = '?', complete = 'dir', desc = 'Bring LM Studio\'s own chats into the library, after a preview' })
 command('LlmsterBackup', function(opts)
   if opts.bang then return library().backup_encrypted(opts.args) end
   library().backup(opts.args)

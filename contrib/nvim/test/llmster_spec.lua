@@ -623,6 +623,29 @@ local ok, err = pcall(function()
     reset_simulator()
   end)
 
+  test(':LlmsterImportLMStudio previews LM Studio\'s chats and imports them once', function()
+    local directory = vim.fn.tempname() .. '/conversations'
+    vim.fn.mkdir(directory, 'p')
+    vim.fn.writefile({ '{"name":"From LM Studio","createdAt":1733000000000,"messages":['
+      .. '{"versions":[{"role":"user","content":[{"type":"text","text":"hi there"}]}]},'
+      .. '{"versions":[{"role":"assistant","type":"multiStep","steps":[{"type":"contentBlock",'
+      .. '"content":[{"type":"text","text":"hello back"}]}]}]}]}' }, directory .. '/1733000000000.conversation.json')
+    vim.fn.writefile({ '{"name": ' }, directory .. '/1733000000001.conversation.json')
+    local confirm, asked = vim.fn.confirm, nil
+    vim.fn.confirm = function(message) asked = message return 1 end
+    local ok, result = pcall(function()
+      local first = require('llmster.library').import_lmstudio(directory)
+      local again = require('llmster.library').import_lmstudio(directory)
+      return { first = first, again = again }
+    end)
+    vim.fn.confirm = confirm
+    assert(ok, result)
+    assert(result.first.imported == 1 and result.again.imported == 0 and result.again.alreadyThere == 1, vim.inspect(result))
+    assert(asked:find('1 imported before', 1, true) and asked:find('cannot be read: 1733000000001.conversation.json', 1, true), asked)
+    local titles = vim.tbl_map(function(c) return c.title end, llmster.request_sync('conversations/list', {}).conversations)
+    assert(vim.tbl_contains(titles, 'From LM Studio'), vim.inspect(titles))
+  end)
+
   test('tool calls show name, arguments, status and folded output', function()
     local buffer = new_chat('[[sim:tools]] echo:tools')
     local body = text(buffer)
@@ -1474,6 +1497,9 @@ local ok, err = pcall(function()
     ['open-equals-reopened'] = 'the open transcript is the reopened one: markers, reasoning time, chips, template, meter',
     ['refused-send'] = 'a refused send puts text, images and context items back, drawn as not sent',
     ['control-characters'] = 'control characters in model output are shown as visible escapes, never as raw bytes',
+    ['progress-ticks'] = 'a long prompt shows its progress ticking, and a cancel during it says the server finishes it',
+    ['overflow-offer'] = 'a message that would fill the context is offered a larger one, which sends it again',
+    ['lmstudio-import'] = ':LlmsterImportLMStudio previews LM Studio\'s chats and imports them once',
   }
   test('every shared editor scenario has a test here', function()
     -- Beside this test file in the source tree (the installed plugin has no copy).

@@ -225,6 +225,22 @@ function M.import(path, done)
   end
 end
 
+-- :LlmsterImportLMStudio [{dir}]: LM Studio's own desktop chats (read, never changed, from {dir} or where LM Studio
+-- keeps them), previewed, then imported after a yes; a chat imported before is left out. Returns rpc's answer.
+function M.import_lmstudio(directory)
+  local params = (directory and directory ~= '') and { directory = vim.fn.fnamemodify(vim.fn.expand(directory), ':p') } or {}
+  local preview = client.request_sync('transfer/lmstudio', vim.tbl_extend('force', params, { dryRun = true }))
+  local lines = { string.format('%d chats, %d messages, %d folders in %s', preview.chats, preview.messages, #preview.folders,
+    preview.directory) }
+  if preview.importedBefore > 0 then table.insert(lines, string.format('%d imported before', preview.importedBefore)) end
+  for _, item in ipairs(preview.unreadable) do table.insert(lines, 'cannot be read: ' .. item.file .. ' (' .. item.reason .. ')') end
+  if vim.fn.confirm(table.concat(lines, '\n') .. '\nImport them?', '&Yes\n&No', 2) ~= 1 then return preview end
+  local answer = client.request_sync('transfer/lmstudio', params)
+  client.notify(string.format('imported %d chats%s', answer.imported,
+    answer.alreadyThere > 0 and string.format(' (%d were there already)', answer.alreadyThere) or ''), vim.log.levels.INFO)
+  return answer
+end
+
 -- :LlmsterBackup {file}: writes the whole library to one file (encrypted with a password, when one is given).
 function M.backup(path, password)
   local answer = client.request_sync('library/backup',
