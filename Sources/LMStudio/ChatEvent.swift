@@ -45,3 +45,13 @@ public enum ChatEvent: Sendable, Equatable {
     /// what it carried is lost, so the reply cannot be whole. `reason` says what was wrong.
     case unreadable(reason: String)
 }
+
+extension ChatEvent {
+    /// Whether it is a piece of answer or reasoning text (most of a stream).
+    var isTextDelta: Bool {
+        switch self {
+        case .messageDelta, .reasoningDelta: true
+        default: false
+        }
+    }
+}

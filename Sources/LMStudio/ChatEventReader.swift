@@ -3,7 +3,9 @@ import HTTP
 /// Pulls chat events out of an event-stream body on demand: SSE parsing and decoding happen inside `next()`.
 ///
 /// It keeps digests of the streamed texts, against which the parser confirms a long `chat.end` as it arrives; so
-/// that they include every delta before that line, a chunk is parsed in pieces of at most ``feedBytes``.
+/// that they include every delta before that line, a chunk is parsed in pieces of at most ``feedBytes``. Reasoning a
+/// model wrote in `<think>` tags is separated first (``ThinkTagSplitter``), so the digests hold the texts as the
+/// client sees them.
 ///
 /// `@unchecked Sendable`: its state is touched only from `next()`, which
 /// ``LMStudioClient/streamChat(_:)`` calls from `AsyncThrowingStream(unfolding:)`,
@@ -14,6 +16,10 @@ final class ChatEventReader: @unchecked Sendable {
     private var parser = SSEParser()
     private let decoder = ChatEventDecoder()
     private var digests = StreamedTextDigests()
+    private var thinkTags = ThinkTagSplitter()
+    /// Events the splitter made of one decoded event, not handed out yet.
+    private var ready: [ChatEvent] = []
+    private var nextReady = 0
     /// The body chunk being parsed, and how much of it was.
     private var chunk: [UInt8] = []
     private var parsed = 0
@@ -33,15 +39,28 @@ final class ChatEventReader: @unchecked Sendable {
     /// The next chat event; nil when the body ended.
     func next() async throws -> ChatEvent? {
         while true {
+            if nextReady < ready.count {
+                let event = ready[nextReady]
+                nextReady += 1
+                digests.observe(event)
+                return event
+            }
+            ready.removeAll(keepingCapacity: true)
+            nextReady = 0
             while nextPending < pending.count {
                 let event = pending[nextPending]
                 pending[nextPending].data = []  // so a large event is freed once its chat event is built
                 nextPending += 1
                 if let chatEvent = decoder.decode(event) {
-                    digests.observe(chatEvent)
-                    return chatEvent
+                    if thinkTags.isPassing, chatEvent.isTextDelta {
+                        digests.observe(chatEvent)
+                        return chatEvent
+                    }
+                    ready = thinkTags.split(chatEvent)
+                    if !ready.isEmpty { break }
                 }
             }
+            if !ready.isEmpty { continue }
             pending.removeAll(keepingCapacity: true)
             nextPending = 0
             if ended { return nil }
@@ -50,7 +69,8 @@ final class ChatEventReader: @unchecked Sendable {
                     guard let next = try await body.next() else {
                         ended = true
                         _ = parser.finish()
-                        return nil
+                        ready = thinkTags.finish()
+                        continue
                     }
                     chunk = next
                     parsed = 0

@@ -83,6 +83,9 @@ struct Faults: Sendable, Equatable {
     /// A prompt longer than the context gets an empty answer with `input_tokens` at the context length, not an error,
     /// as GGUF models on 0.4 were reported to answer (lmstudio-bug-tracker#2339).
     var overflowEmpty = false
+    /// The model's reasoning written into the answer inside `<think>…</think>`, as a model whose reasoning the server
+    /// does not separate answers: no reasoning events, and `chat.end` carries it in the message too.
+    var thinkTags = false
     /// End the stream with the `mcp_connection_error` LM Studio 0.4.15 and later send for an MCP server URL at a
     /// local or private address (its message as lmstudio-bug-tracker#1993 quotes it; that it is a stream error event is
     /// assumed).
@@ -173,6 +176,7 @@ struct Faults: Sendable, Equatable {
         case "integration-keys": integrationKeys = try flag()
         case "sparse-events": sparseEvents = try flag()
         case "overflow-empty": overflowEmpty = try flag()
+        case "think-tags": thinkTags = try flag()
         case "mcp-private": mcpPrivate = try flag()
         default: guard hostile.apply(name: name, value: value) else { throw .invalidDirective(token) }
         }

@@ -183,7 +183,8 @@ extension Simulator {
                          + "to a non-public address. We only allow public addresses for dynamic remote MCP connections.", nil)
             }
             let reasoningValue = requestedReasoning ?? model.reasoningDefault ?? "off"
-            let answer = silentOverflow ? "" : ScriptedReply.answer(to: input, firstInput: chain.inputs.first, images: parsedInput.images, faults: faults)
+            var answer = silentOverflow ? "" : ScriptedReply.answer(to: input, firstInput: chain.inputs.first, images: parsedInput.images, faults: faults)
+            if faults.thinkTags { answer = "<think>" + ScriptedReply.reasoning(for: input, faults: faults) + "</think>\n\n" + answer }
             var responseID: String?
             if store, error == nil {
                 let id = "resp_" + (0..<3).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
@@ -193,7 +194,7 @@ extension Simulator {
             let turn = ChatPlan.Turn(
                 instanceID: instance.id,
                 jitLoad: target.instance == nil,
-                reasoning: !silentOverflow && (faults.reasoning || faults.tools || faults.escape || (model.reasoningOptions != nil && reasoningValue != "off")),
+                reasoning: !silentOverflow && !faults.thinkTags && (faults.reasoning || faults.tools || faults.escape || (model.reasoningOptions != nil && reasoningValue != "off")),
                 input: input,
                 answer: answer,
                 inputTokens: inputTokens,

@@ -17,6 +17,7 @@ extension Simulator {
                      integrations.0 (a field an older 0.4 server does not know; observed)
       overflow-empty a prompt longer than the context gets an empty answer with input_tokens at the
                      context length instead of an error (lmstudio-bug-tracker#2339)
+      think-tags     reasoning inside <think>…</think> at the start of the answer, no reasoning events
       sparse-events  message.start/message.end with empty data lines, prompt_processing.end twice
       mcp-private    an mcp_connection_error event: the MCP URL is not a public address
                      (0.4.15+, lmstudio-bug-tracker#1993)

@@ -1,4 +1,5 @@
 import Foundation
+import Library
 import Simulator
 import Testing
 import TestSupport
@@ -87,5 +88,27 @@ import TestSupport
         let asked = try cli.run(["ask", "--integration", "docs", "[[sim:mcp-private]] echo:hi"])
         #expect(asked.errors.contains("non-public address") && asked.errors.contains("mcp.json")
                 && asked.errors.contains("integration.NAME = mcp/NAME"), "\(asked.errors)")
+    }
+
+    /// Reasoning a model wrote inside `<think>…</think>` (the server did not separate it) is reasoning: not in the
+    /// answer, saved as reasoning, shown folded on a terminal, and the reply is not taken for a rewrite.
+    @Test func thinkTagsInTheAnswerAreReasoningInEveryFace() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let asked = try cli.run(["ask", "[[sim:think-tags]] echo:only the answer"])
+        #expect(asked.status == 0 && asked.output == "only the answer\n" && asked.errors.isEmpty, "\(asked)")
+        let library = try LibraryStore(path: cli.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        let reply = try #require(try library.messages(conversationId: conversation.id).last)
+        #expect(reply.text == "only the answer" && reply.reasoning.hasPrefix("The user wrote"), "\(reply.text) | \(reply.reasoning)")
+        #expect(try library.alternatives(messageId: reply.id).count == 1, "not kept as a rewrite")
+
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "[[sim:think-tags]] echo:shown answer"],
+                                          environment: cli.environment, width: 100, height: 40)
+        #expect(try terminal.waitForExit() == 0)
+        var screen = TerminalScreen(width: 100, height: 40)
+        screen.apply(terminal.rawOutput)
+        #expect(screen.lines.contains { $0.contains("Thought for") } && !screen.lines.contains { $0.contains("<think>") }, "\(screen.lines)")
+        #expect(screen.lines.contains { $0.hasPrefix("shown answer") }, "\(screen.lines)")
     }
 }

@@ -181,7 +181,8 @@ struct LMStudioClientTests {
         let transport = FakeTransport { _ in
             HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"], body: AsyncThrowingStream { continuation in
                 continuation.onTermination = { _ in terminatedContinuation.yield() }
-                continuation.yield(Array("data: {\"type\":\"message.start\"}\n\n".utf8))
+                // A part's start is handed on with its first text (`ThinkTagSplitter` looks at how the answer opens).
+                continuation.yield(Array("data: {\"type\":\"message.start\"}\n\ndata: {\"type\":\"message.delta\",\"content\":\"x\"}\n\n".utf8))
             })
         }
         return (LMStudioClient(server: "http://localhost:1234", token: nil, transport: transport), terminated)
