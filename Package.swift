@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 /// A C library from a Debian `-dev` package, reached through `Sources/<name>/module.modulemap` and `shim.h`.
@@ -29,26 +29,26 @@ let package = Package(
         .target(name: "Library", dependencies: ["SystemSupport", "CSQLite", "CSodium"]),
         .target(name: "Chat", dependencies: ["LMStudio", "Library", "HTTP", "SystemSupport", "CLibXML2"]),
         .target(name: "TerminalMarkdown", dependencies: ["SystemSupport", "CCmarkGFM", "CSourceHighlight"]),
-        .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio", "SystemSupport", "TerminalMarkdown"]),
+        .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "SystemSupport", "TerminalMarkdown"]),
         .target(name: "Voice", dependencies: ["Chat", "SystemSupport", "CPocketSphinx"]),
         .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "SystemSupport", "CReadline"]),
         .target(name: "Simulator", dependencies: ["SystemSupport"]),
 
-        .executableTarget(name: "llmster", dependencies: ["Console", "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "Simulator", "SystemSupport", "CSodium"]),
+        .executableTarget(name: "llmster", dependencies: ["Console", "Simulator", "SystemSupport", "CSodium"]),
         .executableTarget(name: "lmstudio-sim", dependencies: ["Simulator"]),
-        .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "Chat", "Library", "TerminalMarkdown", "SystemSupport", "Simulator"]),
+        .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "HTTP", "Chat", "Library", "TerminalMarkdown", "SystemSupport", "Simulator"]),
 
-        .target(name: "TestSupport", dependencies: ["Simulator", "HTTP", "LMStudio"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Simulator", "LMStudio"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "LMStudioTests", dependencies: ["LMStudio", "HTTP", "Simulator", "TestSupport"]),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
-        .testTarget(name: "ChatTests", dependencies: ["Chat", "LMStudio", "Library", "HTTP", "Simulator", "TestSupport"]),
-        .testTarget(name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "TestSupport"], exclude: ["Snapshots", "Fixtures"]),
+        .testTarget(name: "ChatTests", dependencies: ["Chat", "LMStudio", "Library", "HTTP", "Simulator", "SystemSupport", "TestSupport"]),
+        .testTarget(name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "SystemSupport", "TestSupport"], exclude: ["Snapshots", "Fixtures"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "TestSupport"]),
-        .testTarget(name: "EditorRPCTests", dependencies: ["EditorRPC", "Chat", "Library", "LMStudio", "TestSupport"]),
-        .testTarget(name: "VoiceTests", dependencies: ["Voice", "Chat", "TestSupport"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Chat", "Library", "TestSupport"]),
+        .testTarget(name: "EditorRPCTests", dependencies: ["EditorRPC", "Chat", "Library", "LMStudio", "HTTP", "Simulator", "SystemSupport", "TestSupport"]),
+        .testTarget(name: "VoiceTests", dependencies: ["Voice", "TestSupport"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Chat", "Library", "LMStudio", "Simulator", "TerminalMarkdown", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Simulator", "Library"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
