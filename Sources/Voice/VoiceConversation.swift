@@ -1,6 +1,7 @@
 import Chat
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// A spoken conversation: listen for a turn, send it like typed input, show the reply, optionally read it aloud, repeat.
 ///
@@ -17,7 +18,7 @@ public final class VoiceConversation: Sendable {
 
     /// Checks that voice can run, then loads the recogniser (about a second) on its own thread.
     public static func prepare(options: VoiceOptions) async throws -> VoiceConversation {
-        try await VoiceThread.run { try VoiceConversation(options: options) }
+        try await BlockingThread.run("llmster-voice", stackSize: voiceStack) { () throws(any Error) in try VoiceConversation(options: options) }
     }
 
     private init(options: VoiceOptions) throws(VoiceError) {
@@ -92,10 +93,13 @@ public final class VoiceConversation: Sendable {
         return replies
     }
 
-    /// Runs blocking work on the voice thread; cancelling the task interrupts it.
+    /// The stack of a thread running recognition (pocketsphinx's search takes more than a secondary thread's default).
+    static let voiceStack = 1 << 20
+
+    /// Runs blocking work on a thread of its own; cancelling the task interrupts it.
     private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withTaskCancellationHandler {
-            try await VoiceThread.run(body)
+            try await BlockingThread.run("llmster-voice", stackSize: Self.voiceStack) { () throws(any Error) in try body() }
         } onCancel: { [interruption] in
             interruption.interrupt()
         }

@@ -30,14 +30,8 @@ extension ChatSession {
         do { stop = try StopRequest() } catch { throw .command(command, reason: error.reason) }
         // On a thread of its own: the command's wait must not hold one of the few cooperative threads.
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ContextItem, ContextError>, Never>) in
-                Thread {
-                    do throws(ContextError) {
-                        continuation.resume(returning: .success(try ContextCommand.run(command, limits: limits, timeout: timeout, stop: stop)))
-                    } catch {
-                        continuation.resume(returning: .failure(error))
-                    }
-                }.start()
+            await BlockingThread.run("llmster-command") { () -> Result<ContextItem, ContextError> in
+                Result { () throws(ContextError) in try ContextCommand.run(command, limits: limits, timeout: timeout, stop: stop) }
             }
         } onCancel: {
             stop.request()

@@ -91,13 +91,8 @@ final class LineEditor: Sendable {
     /// Reads one line on the readline thread, with `draft` already typed in (in line mode: the prompt printed once,
     /// no draft).
     func read(prompt: String, draft: String) async -> LineInput {
-        await withCheckedContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(returning: self.readsPlainLines ? self.readPlainLine(prompt: prompt)
-                                                                    : self.readBlocking(prompt: prompt, draft: draft))
-            }
-            thread.name = "llmster-readline"
-            thread.start()
+        await BlockingThread.run("llmster-readline") {
+            self.readsPlainLines ? self.readPlainLine(prompt: prompt) : self.readBlocking(prompt: prompt, draft: draft)
         }
     }
 

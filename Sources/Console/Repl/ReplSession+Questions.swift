@@ -1,5 +1,6 @@
 import Chat
 import Foundation
+import SystemSupport
 import TerminalMarkdown
 
 /// Reading lines and asking questions at the REPL's prompt.
@@ -14,9 +15,7 @@ extension ReplSession {
         router.setAtPrompt(true)
         defer { router.setAtPrompt(false) }
         guard let editor else {
-            return await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: Swift.readLine().map(LineInput.line) ?? .endOfInput) }.start()
-            }
+            return await BlockingThread.run("llmster-read-line") { Swift.readLine().map(LineInput.line) ?? .endOfInput }
         }
         let input = await editor.read(prompt: prompt, draft: draft)
         if case .terminated(_, let signal) = input, exitStatus == nil { exitStatus = SignalTrap.exitStatus(for: signal) }

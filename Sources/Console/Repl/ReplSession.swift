@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import Library
 import LMStudio
+import SystemSupport
 import TerminalMarkdown
 
 /// One REPL run: the current conversation, the prompt, sending, and the slash commands' shared state.
@@ -186,11 +187,8 @@ import TerminalMarkdown
         // Over SSH the answer takes a round trip: a longer bound, so a late one does not land in the line as keys.
         let remote = context.environment["SSH_CONNECTION"] != nil || context.environment["SSH_TTY"] != nil
         let timeout: Int32 = remote ? 1000 : 300
-        // On a thread of its own, as readline's reads: the wait must not hold one of the few cooperative threads.
         return Task {
-            await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: TerminalBackground.query(input: 0, output: 1, timeoutMilliseconds: timeout)) }.start()
-            }
+            await BlockingThread.run("llmster-background-query") { TerminalBackground.query(input: 0, output: 1, timeoutMilliseconds: timeout) }
         }
     }
 
