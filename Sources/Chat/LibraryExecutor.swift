@@ -5,14 +5,15 @@ import Foundation
 /// pool, of which a two-core machine has two.
 ///
 /// The thread ends once the executor is released (its actor is gone) and the jobs already queued have run.
-final class LibraryExecutor: SerialExecutor, @unchecked Sendable {
+final class LibraryExecutor: SerialExecutor {
     /// The jobs waiting to run, shared with the thread (which must not keep the executor alive).
+    ///
+    /// `@unchecked Sendable`: `jobs` and `closed` are read and written only with `condition` locked (`enqueue`,
+    /// `deinit` and `run` each lock it around every access).
     private final class Queue: @unchecked Sendable {
         let condition = NSCondition()
         var jobs: [UnownedJob] = []
         var closed = false
-        /// The executor the jobs run on; unowned, since a queued job keeps its actor, and so the executor, alive.
-        var executor: UnownedSerialExecutor?
     }
 
     private let queue = Queue()
@@ -20,9 +21,10 @@ final class LibraryExecutor: SerialExecutor, @unchecked Sendable {
     /// Starts the executor's thread, named `name` (as a debugger and `top -H` show it).
     init(name: String) {
         let queue = queue
-        let thread = Thread { Self.run(queue) }
+        // Unowned: a queued job keeps its actor, and so this executor, alive while it waits.
+        let executor = asUnownedSerialExecutor()
+        let thread = Thread { Self.run(queue, on: executor) }
         thread.name = name
-        queue.executor = asUnownedSerialExecutor()
         thread.start()
     }
 
@@ -42,7 +44,7 @@ final class LibraryExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     /// Runs the queued jobs in order, a batch at a time, until the executor is closed and nothing is left.
-    private static func run(_ queue: Queue) {
+    private static func run(_ queue: Queue, on executor: UnownedSerialExecutor) {
         var batch: [UnownedJob] = []
         while true {
             queue.condition.lock()
@@ -53,7 +55,7 @@ final class LibraryExecutor: SerialExecutor, @unchecked Sendable {
             }
             swap(&batch, &queue.jobs)
             queue.condition.unlock()
-            for job in batch { job.runSynchronously(on: queue.executor!) }
+            for job in batch { job.runSynchronously(on: executor) }
             batch.removeAll(keepingCapacity: true)
         }
     }

@@ -1,6 +1,8 @@
 import Foundation
 
 /// Lets pauses (stalls, slow loads, token delays) end early when the simulator stops.
+///
+/// `@unchecked Sendable`: `stopped` is read and written only with `condition` locked.
 final class StopSignal: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopped = false

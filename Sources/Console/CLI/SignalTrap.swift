@@ -5,7 +5,9 @@ import Foundation
 /// Turns SIGINT, SIGTERM and SIGHUP into a callback while a reply streams, so it can be cancelled and saved.
 ///
 /// While installed the signals do not kill the process; `remove()` restores their default action.
-/// Dispatch sources are thread-safe; the class holds them only to cancel them.
+///
+/// `@unchecked Sendable`: both fields are constants, and Dispatch sources (not marked `Sendable`) are thread-safe;
+/// the trap holds them only to cancel them.
 public final class SignalTrap: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let signals: [Int32]
