@@ -166,6 +166,11 @@ import TerminalMarkdown
         let terminal = try harness.start()
         terminal.send("draft to edit\u{18}\u{5}")
         try terminal.waitFor("edited in the editor")
+        // The line comes back in place: no prompt is left behind, empty or with the draft.
+        var screen = TerminalScreen(width: 100, height: 40)
+        screen.apply(terminal.rawOutput)
+        let prompts = screen.lines.filter { $0.hasPrefix("›") }
+        #expect(prompts == ["› echo:edited in the editor"], "\(screen.lines)")
         try terminal.enter("")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:edited in the editor")
     }

@@ -175,8 +175,9 @@ enum ReadlineBridge {
             return 0
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
+        // The prompt's rows are cleared first: the line comes back edited in their place, leaving no stale prompt above.
+        rl_clear_visible_line()
         rl_deprep_terminal()
-        FileHandle.standardOutput.write(Data("\n".utf8))
         let editor = state.withLock { $0.editor }
         let status = ExternalProgram.runShell("\(editor) \"$1\"", arguments: [path])
         rl_prep_terminal(1)
