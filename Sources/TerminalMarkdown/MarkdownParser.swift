@@ -58,6 +58,7 @@ enum MarkdownParser {
             }
         }
         correctHTMLBlockEnds(&blocks, in: text)
+        joinAdjacentHTMLBlocks(&blocks)
         let shift = firstLine - 1 - prefixLines
         guard prefixLines > 0 || shift != 0 else { return blocks }
         return blocks.filter { $0.startLine == 0 || $0.startLine > prefixLines }.map { $0.shifted(by: shift) }
@@ -72,6 +73,23 @@ enum MarkdownParser {
             guard case .html = blocks[index].block, blocks[index].startLine > 0,
                   let end = htmlBlockEnd(startingOn: blocks[index].startLine, lines: lines) else { continue }
             blocks[index].endLine = end
+        }
+    }
+
+    /// Joins HTML blocks that follow each other with no line between them (`<!DOCTYPE html>` then `<html>`, a comment
+    /// then a `<div>`): cmark-gfm ends the first at its end condition, but the source runs on, and a blank line between
+    /// them would show one that is not there.
+    private static func joinAdjacentHTMLBlocks(_ blocks: inout [SourceBlock]) {
+        var index = blocks.index(before: blocks.endIndex)
+        while index > blocks.startIndex {
+            let previous = blocks.index(before: index)
+            if case .html(let second) = blocks[index].block, case .html(let first) = blocks[previous].block,
+               blocks[previous].startLine > 0, blocks[index].startLine == blocks[previous].endLine + 1 {
+                blocks[previous].block = .html(first + (first.hasSuffix("\n") ? "" : "\n") + second)
+                blocks[previous].endLine = blocks[index].endLine
+                blocks.remove(at: index)
+            }
+            index = previous
         }
     }
 

@@ -61,4 +61,20 @@ struct HTMLAndTaskTests {
             #expect(screenLines(output, width: width) == expected, "seed \(seed)")
         }
     }
+
+    /// `<!DOCTYPE html>` then `<html>` on the next line: cmark-gfm makes two blocks of them, but no blank line is
+    /// shown between them that the source does not have, whole or streamed.
+    @Test(arguments: [40, 80])
+    func adjacentHTMLBlocksShowNoBlankLineBetweenThem(width: Int) {
+        let text = "<!DOCTYPE html>\n<html>\n<body>hello</body>\n</html>\n\n<!-- note -->\n<div>after</div>\n"
+        let capabilities = TerminalCapabilities(width: width, height: 1000)
+        let whole = MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
+        let expected = screenLines(whole, width: width)
+        #expect(expected.filter { !$0.isEmpty } == ["<!DOCTYPE html>", "<html>", "<body>hello</body>", "</html>", "<div>after</div>"])
+        #expect(expected.firstIndex(of: "<html>") == 1, "\(expected)")
+        for seed in UInt64(0)..<20 {
+            let output = streamedOutput(Snapshots.random(text, seed: seed), final: text, capabilities: capabilities)
+            #expect(screenLines(output, width: width) == expected, "seed \(seed)")
+        }
+    }
 }
