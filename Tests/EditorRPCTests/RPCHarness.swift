@@ -46,13 +46,14 @@ actor RPCHarness {
             output: { outputContinuation.yield($0) })
         let (inputStream, inputContinuation) = AsyncStream.makeStream(of: [UInt8].self)
         input = inputContinuation
-        running = Task { [server] in
-            await server.run(input: inputStream)
+        // A hung server must fail the test, not hang it; the watchdog ends with the server, not 120 s after the test.
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(120))
             outputContinuation.finish()
         }
-        // A hung server must fail the test, not hang it.
-        Task {
-            try? await Task.sleep(for: .seconds(120))
+        running = Task { [server] in
+            await server.run(input: inputStream)
+            watchdog.cancel()
             outputContinuation.finish()
         }
     }
