@@ -88,32 +88,8 @@ public struct Configuration: Sendable, Equatable {
         return overflow ? nil : bytes
     }
 
-    /// Every key the file and `config/get|set` accept, with a one-line meaning.
-    public static let keys: [(key: String, meaning: String)] = [
-        ("server", "LM Studio base URL"),
-        ("default_model", "model for new conversations"),
-        ("summarizer_model", "model that writes conversation titles (never unloaded by the load policy)"),
-        ("keep_previous_models", "true: keep previous chat models loaded when switching"),
-        ("display_interval_ms", "display refresh interval while streaming"),
-        ("context_length", "context length used when llmster loads a model"),
-        ("context_warn_percent", "how full a message may make the context before llmster offers a larger one (percent)"),
-        ("markdown", "auto | always | never"),
-        ("theme", "prose and code colours: auto (from COLORFGBG, else the REPL asks the terminal) | dark | light"),
-        ("hyperlinks", "OSC 8 links: auto (known terminals) | always | never"),
-        ("width_mode", "emoji widths: auto | codepoint (xterm, VTE) | grapheme (kitty, WezTerm)"),
-        ("code_fences", "hide (a dim language label) | show"),
-        ("reasoning_tail_lines", "lines of the live reasoning tail"),
-        ("notify_after_seconds", "notify when a longer reply finishes unfocused (empty: off)"),
-        ("connect_timeout", "seconds to wait for a connection"),
-        ("idle_timeout", "seconds a stream may stay silent"),
-        ("command_timeout", "seconds a /run or rpc context command may run before it is stopped"),
-        ("voice_language", "language of voice recognition (a pocketsphinx model, e.g. en-us)"),
-        ("voice_silence_seconds", "seconds of silence that send a spoken turn"),
-        ("speak_command", "shell command reading answers aloud from standard input (default espeak-ng)"),
-        ("max_kdf_memory", "most memory a backup's key derivation may ask for, e.g. 256M (empty: 1 GiB, libsodium's largest)"),
-        ("context_item_limit", "largest file, page or command output sent as context, e.g. 512K"),
-        ("context_message_limit", "largest sum of context items one message carries, e.g. 2M"),
-    ]
+    /// Every key the file and `config/get|set` accept, with a one-line meaning (`settings`).
+    public static let keys: [(key: String, meaning: String)] = settings.map { ($0.key, $0.meaning) }
 
     /// How often, in milliseconds, streamed text may be shown: `display_interval_ms`, and rpc's `coalesceMilliseconds`.
     public static let displayIntervalRange = NumberRange.wholeNumbers(0...10_000)
@@ -121,17 +97,9 @@ public struct Configuration: Sendable, Equatable {
     /// The values each numeric key accepts; a value outside its range is refused naming the key, the value and the range.
     ///
     /// `context_item_limit`, `context_message_limit` and `max_kdf_memory` are sizes (``byteSize(_:)``) and check their own.
-    public static let numberRanges: [String: NumberRange] = [
-        "display_interval_ms": displayIntervalRange,
-        "context_length": .wholeNumbers(1...Double(Int32.max)),
-        "context_warn_percent": .wholeNumbers(50...100),
-        "reasoning_tail_lines": .wholeNumbers(0...100),
-        "notify_after_seconds": .seconds(0...86_400),
-        "connect_timeout": .seconds(above: 0, atMost: 600),
-        "idle_timeout": .seconds(1...86_400),
-        "command_timeout": .seconds(1...86_400),
-        "voice_silence_seconds": .seconds(above: 0, atMost: 60),
-    ]
+    public static let numberRanges: [String: NumberRange] = Dictionary(uniqueKeysWithValues: settings.compactMap { setting in
+        setting.range.map { (setting.key, $0) }
+    })
 
     /// The model key `reference` stands for: the key of the `alias.NAME` it names, else `reference` itself (a key
     /// or an instance id).
@@ -163,46 +131,21 @@ public struct Configuration: Sendable, Equatable {
 
     /// The value of `key` as the file spells it, or nil when unset; throws for an unknown key.
     public func value(forKey key: String) throws -> String? {
-        switch key {
-        case "server": return server
-        case "default_model": return defaultModel
-        case "summarizer_model": return summarizerModel
-        case "keep_previous_models": return String(keepPreviousModels)
-        case "display_interval_ms": return String(displayIntervalMilliseconds)
-        case "context_length": return contextLength.map(String.init)
-        case "context_warn_percent": return String(contextWarnPercent)
-        case "markdown": return markdown
-        case "theme": return theme
-        case "hyperlinks": return hyperlinks
-        case "width_mode": return widthMode
-        case "code_fences": return codeFences
-        case "reasoning_tail_lines": return String(reasoningTailLines)
-        case "notify_after_seconds": return notifyAfterSeconds.map { String($0) }
-        case "connect_timeout": return String(connectTimeout)
-        case "idle_timeout": return String(idleTimeout)
-        case "command_timeout": return String(commandTimeout)
-        case "voice_language": return voiceLanguage
-        case "voice_silence_seconds": return String(voiceSilenceSeconds)
-        case "speak_command": return speakCommand
-        case "max_kdf_memory": return maxKeyDerivationMemory.map(String.init)
-        case "context_item_limit": return String(contextItemLimit)
-        case "context_message_limit": return String(contextMessageLimit)
-        default:
-            if let name = Self.serverProfileKey(key) { return servers[name] }
-            if let name = Self.aliasKey(key) { return aliases[name] }
-            if let (name, field) = Self.presetKey(key) {
-                guard let preset = presets[name] else { return nil }
-                switch field {
-                case "system": return preset.systemPrompt
-                case "model": return preset.model
-                case "template": return preset.template
-                default: return preset.settings[field]
-                }
+        if let setting = Self.setting(key) { return setting.read(self) }
+        if let name = Self.serverProfileKey(key) { return servers[name] }
+        if let name = Self.aliasKey(key) { return aliases[name] }
+        if let (name, field) = Self.presetKey(key) {
+            guard let preset = presets[name] else { return nil }
+            switch field {
+            case "system": return preset.systemPrompt
+            case "model": return preset.model
+            case "template": return preset.template
+            default: return preset.settings[field]
             }
-            guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
-            guard let integration = integrations[name] else { return nil }
-            return field == nil ? integration.target : integration.allowedTools?.joined(separator: ", ")
         }
+        guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
+        guard let integration = integrations[name] else { return nil }
+        return field == nil ? integration.target : integration.allowedTools?.joined(separator: ", ")
     }
 
     /// `server.NAME` → NAME (ASCII letters, digits, `-` and `_`).
@@ -260,120 +203,54 @@ public struct Configuration: Sendable, Equatable {
         guard !Self.containsControl(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
         let value = raw.trimmingCharacters(in: .whitespaces)
         guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }
-        func number<T: LosslessStringConvertible>(_: T.Type) throws -> T {
-            guard let range = Self.numberRanges[key] else { preconditionFailure("\(key) has no entry in numberRanges") }
-            guard let parsed = T(value), let magnitude = Double(value), range.contains(magnitude) else {
-                throw ConfigurationError.invalidValue(key: key, value: value, expected: range.description)
-            }
-            return parsed
-        }
-        func optional<T>(_ parse: () throws -> T) rethrows -> T? { value.isEmpty ? nil : try parse() }
-        switch key {
-        case "server":
-            guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
+        if let setting = Self.setting(key) { return try setting.write(&self, value) }
+        if let name = Self.serverProfileKey(key) {
+            guard !value.isEmpty else { servers[name] = nil; return }
+            guard value.hasPrefix("http://") || value.hasPrefix("https://"), ServerURL.hasValidPort(value) else {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "an http:// or https:// URL")
             }
-            guard ServerURL.hasValidPort(value) else {
-                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a port from 1 to 65535 after the host")
-            }
-            server = value
-        case "default_model": defaultModel = value.isEmpty ? nil : value
-        case "summarizer_model": summarizerModel = value.isEmpty ? nil : value
-        case "keep_previous_models":
-            guard let flag = Bool(value.lowercased()) else {
-                throw ConfigurationError.invalidValue(key: key, value: value, expected: "true or false")
-            }
-            keepPreviousModels = flag
-        case "display_interval_ms": displayIntervalMilliseconds = try number(Int.self)
-        case "context_length": contextLength = try optional { try number(Int.self) }
-        case "context_warn_percent": contextWarnPercent = try number(Int.self)
-        case "markdown": markdown = try Self.choice(value, of: ["auto", "always", "never"], key: key)
-        case "theme": theme = try Self.choice(value, of: ["auto", "dark", "light"], key: key)
-        case "hyperlinks": hyperlinks = try Self.choice(value, of: ["auto", "always", "never"], key: key)
-        case "width_mode": widthMode = try Self.choice(value, of: ["auto", "codepoint", "grapheme"], key: key)
-        case "code_fences": codeFences = try Self.choice(value, of: ["hide", "show"], key: key)
-        case "reasoning_tail_lines": reasoningTailLines = try number(Int.self)
-        case "notify_after_seconds": notifyAfterSeconds = try optional { try number(Double.self) }
-        case "connect_timeout": connectTimeout = try number(Double.self)
-        case "idle_timeout": idleTimeout = try number(Double.self)
-        case "command_timeout": commandTimeout = try number(Double.self)
-        case "voice_language":
-            guard !value.isEmpty, !value.contains("/") else {
-                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a language such as en-us")
-            }
-            voiceLanguage = value
-        case "voice_silence_seconds": voiceSilenceSeconds = try number(Double.self)
-        case "speak_command": speakCommand = value.isEmpty ? nil : value
-        case "max_kdf_memory":
-            maxKeyDerivationMemory = try optional {
-                guard let bytes = Self.byteSize(value) else {
-                    throw ConfigurationError.invalidValue(key: key, value: value, expected: "a size such as 268435456, 256M or 1G")
-                }
-                return bytes
-            }
-        case "context_item_limit", "context_message_limit":
-            guard let bytes = Self.byteSize(value), bytes > 0, bytes <= UInt64(Int32.max) else {
-                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a size such as 524288, 512K or 2M")
-            }
-            if key == "context_item_limit" { contextItemLimit = Int(bytes) } else { contextMessageLimit = Int(bytes) }
-        default:
-            if let name = Self.serverProfileKey(key) {
-                guard !value.isEmpty else { servers[name] = nil; return }
-                guard value.hasPrefix("http://") || value.hasPrefix("https://"), ServerURL.hasValidPort(value) else {
-                    throw ConfigurationError.invalidValue(key: key, value: value, expected: "an http:// or https:// URL")
-                }
-                servers[name] = value
-                return
-            }
-            if let name = Self.aliasKey(key) {
-                guard !value.isEmpty else { aliases[name] = nil; return }
-                guard !value.contains(where: \.isWhitespace) else {
-                    throw ConfigurationError.invalidValue(key: key, value: value, expected: "a model key (no spaces)")
-                }
-                aliases[name] = value
-                return
-            }
-            if let (name, field) = Self.presetKey(key) {
-                var preset = presets[name] ?? Preset(name: name)
-                let given = value.isEmpty ? nil : value
-                switch field {
-                case "system": preset.systemPrompt = given?.replacingOccurrences(of: "\\n", with: "\n")
-                case "model": preset.model = given
-                case "template":
-                    let template = given?.replacingOccurrences(of: "\\n", with: "\n")
-                    if let unknown = template.map(Preset.unknownSlots)?.first {
-                        throw ConfigurationError.invalidValue(
-                            key: key, value: value,
-                            expected: "a template whose slots are {{input}} and {{stdin}}; {{\(unknown)}} is no slot")
-                    }
-                    preset.template = template
-                default: preset.settings[field] = given
-                }
-                presets[name] = preset.isEmpty ? nil : preset
-                return
-            }
-            guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
-            if field == nil {
-                guard !value.isEmpty else { integrations[name] = nil; return }
-                integrations[name] = IntegrationSetting(name: name, target: value, allowedTools: integrations[name]?.allowedTools)
-            } else {
-                guard var integration = integrations[name] else {
-                    throw ConfigurationError.invalidValue(key: key, value: value, expected: "a line `integration.\(name) = …` before it")
-                }
-                let tools = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                integration.allowedTools = tools.isEmpty ? nil : tools
-                integrations[name] = integration
-            }
+            servers[name] = value
+            return
         }
-    }
-
-    /// `value` when it is one of `choices`; throws naming them otherwise.
-    private static func choice(_ value: String, of choices: [String], key: String) throws -> String {
-        guard choices.contains(value) else {
-            let expected = choices.dropLast().joined(separator: ", ") + " or " + choices[choices.count - 1]
-            throw ConfigurationError.invalidValue(key: key, value: value, expected: expected)
+        if let name = Self.aliasKey(key) {
+            guard !value.isEmpty else { aliases[name] = nil; return }
+            guard !value.contains(where: \.isWhitespace) else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a model key (no spaces)")
+            }
+            aliases[name] = value
+            return
         }
-        return value
+        if let (name, field) = Self.presetKey(key) {
+            var preset = presets[name] ?? Preset(name: name)
+            let given = value.isEmpty ? nil : value
+            switch field {
+            case "system": preset.systemPrompt = given?.replacingOccurrences(of: "\\n", with: "\n")
+            case "model": preset.model = given
+            case "template":
+                let template = given?.replacingOccurrences(of: "\\n", with: "\n")
+                if let unknown = template.map(Preset.unknownSlots)?.first {
+                    throw ConfigurationError.invalidValue(
+                        key: key, value: value,
+                        expected: "a template whose slots are {{input}} and {{stdin}}; {{\(unknown)}} is no slot")
+                }
+                preset.template = template
+            default: preset.settings[field] = given
+            }
+            presets[name] = preset.isEmpty ? nil : preset
+            return
+        }
+        guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
+        if field == nil {
+            guard !value.isEmpty else { integrations[name] = nil; return }
+            integrations[name] = IntegrationSetting(name: name, target: value, allowedTools: integrations[name]?.allowedTools)
+        } else {
+            guard var integration = integrations[name] else {
+                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a line `integration.\(name) = …` before it")
+            }
+            let tools = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            integration.allowedTools = tools.isEmpty ? nil : tools
+            integrations[name] = integration
+        }
     }
 
     /// Parses the file's text; a leading byte order mark and CRLF line ends (as Windows editors save) are accepted.
