@@ -126,8 +126,8 @@ import TestSupport
         start = terminal.mark
         terminal.send("echo:typed at the list\r")
         try terminal.waitFor("No model matches; left the model list, sending your message.", after: start)
-        try terminal.waitFor("tok/s", after: start)
-        try terminal.waitFor("› ", after: terminal.mark)
+        // The prompt after the reply names the conversation by the message sent.
+        try terminal.waitFor("· echo:typed at the list]", after: start)
         terminal.send("\u{4}")
         #expect(try terminal.waitForExit() == 0)
         let library = try LibraryStore(path: repl.sandbox.libraryPath)

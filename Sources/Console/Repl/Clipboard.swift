@@ -31,7 +31,11 @@ import TerminalMarkdown
         let program = clipboardPrograms.first { name, variable, _ in
             environment[variable].map { !$0.isEmpty } == true && ExternalProgram.isAvailable(name, environment: environment)
         }
-        if let (name, _, arguments) = program, ExternalProgram.feed(text, to: name, arguments: arguments) {
+        let copying = text
+        let copied = if let (name, _, arguments) = program {
+            await BlockingThread.run("llmster-clipboard") { ExternalProgram.feed(copying, to: name, arguments: arguments) }
+        } else { false }
+        if copied, let (name, _, _) = program {
             repl.output.line("Copied \(text.utf8.count) bytes to the clipboard with \(name).")
         } else if sendsOSC52 {
             repl.output.line("Sent \(text.utf8.count) bytes to the terminal's clipboard with OSC 52 (if the terminal allows it; "

@@ -28,7 +28,7 @@ import TerminalMarkdown
         }
         let capabilities = repl.context.terminal(fd: 1)
         let rendered = MarkdownRenderer(capabilities: capabilities, mode: MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto).render(markdown)
-        try page(rendered, repl: repl, title: index.map { "llmster message \($0)" } ?? "llmster transcript")
+        try await page(rendered, repl: repl, title: index.map { "llmster message \($0)" } ?? "llmster transcript")
     }
 
     /// Shows `text` in `$PAGER` (default `less -R`), or prints it: on a line-mode front end (Emacs comint,
@@ -36,7 +36,7 @@ import TerminalMarkdown
     /// with `whenTaller`, when `text` fits the screen (the prompt's two rows kept) and paging would only hide it.
     /// The pager is given a file named `title` in a directory of this process's, run from there, so the name a pager
     /// shows (less's first status line) is the title, not a temporary path.
-    static func page(_ text: String, repl: ReplSession, title: String, whenTaller: Bool = false) throws {
+    static func page(_ text: String, repl: ReplSession, title: String, whenTaller: Bool = false) async throws {
         let capabilities = repl.context.terminal(fd: 1)
         let pager = repl.context.environment["PAGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "less -R"
         let rows = text.split(separator: "\n", omittingEmptySubsequences: false).count
@@ -48,6 +48,10 @@ import TerminalMarkdown
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try AtomicFile.write(Array(text.utf8), to: directory + "/" + title, permissions: 0o600)
-        if ExternalProgram.runShell("cd \"$1\" && \(pager) \"$2\"", arguments: [directory, title]) != 0 { repl.output.send(text) }
+        // The REPL's actor waits, not a thread of the cooperative pool, for as long as the pager is open.
+        let status = await BlockingThread.run("llmster-pager") {
+            ExternalProgram.runShell("cd \"$1\" && \(pager) \"$2\"", arguments: [directory, title])
+        }
+        if status != 0 { repl.output.send(text) }
     }
 }

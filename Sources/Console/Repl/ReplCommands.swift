@@ -34,7 +34,7 @@ enum ReplCommands {
             Ctrl-C cancels a reply or leaves the line (kept as the draft); Ctrl-D quits. A line starting with a space is not kept \
             in the history; // sends a line starting with /. `llmster show CHAT > file` writes a conversation as Markdown too.
             """
-            try Pager.page((lines + [""] + TextLayout.wrap(keys, width: width, fit: fit)).joined(separator: "\n") + "\n", repl: repl, title: "llmster help", whenTaller: true)
+            try await Pager.page((lines + [""] + TextLayout.wrap(keys, width: width, fit: fit)).joined(separator: "\n") + "\n", repl: repl, title: "llmster help", whenTaller: true)
         },
         SlashCommand("models", "[--vision] [--tools] [--reasoning] [--loaded] [--embedding] [--all] [--sort name|size|format]",
                      "List the server's models: loaded state, size, format, capabilities.",

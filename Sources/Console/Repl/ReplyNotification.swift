@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TerminalMarkdown
 
 /// Tells the user a long reply finished: `notify-send` when present, else OSC 777 and OSC 9 to a full terminal
@@ -11,7 +12,8 @@ enum ReplyNotification {
         let preview = String(UntrustedText.sanitize(PlainText.of(text)).prefix(120))
             .replacingOccurrences(of: ";", with: ",")
         if ExternalProgram.isAvailable("notify-send", environment: environment) {
-            _ = ExternalProgram.runShell("notify-send \"$1\" \"$2\" >/dev/null 2>&1", arguments: [title, preview])
+            // Not waited for: the prompt comes back while notify-send runs, on a thread of its own.
+            Task { _ = await BlockingThread.run("llmster-notify") { ExternalProgram.runShell("notify-send \"$1\" \"$2\" >/dev/null 2>&1", arguments: [title, preview]) } }
             return
         }
         guard TerminalCapabilities.detect(fd: 1, environment: environment).allowsOperatingSystemCommands else { return }
