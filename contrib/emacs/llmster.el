@@ -823,19 +823,24 @@ of another kind."
   (setf (llmster--reply-progress reply) (cons what fraction))
   (llmster--tick-progress (current-buffer) reply)
   (unless llmster--progress-timer
-    (setq llmster--progress-timer (run-at-time 1 1 #'llmster--tick-progress (current-buffer) reply))))
+    (let ((buffer (current-buffer)) (timer nil))
+      ;; The timer stops itself once there is nothing to show, also when the buffer was killed.
+      (setq timer (run-at-time 1 1 (lambda () (unless (llmster--tick-progress buffer reply) (cancel-timer timer))))
+            llmster--progress-timer timer))))
 
 (defun llmster--tick-progress (buffer reply)
-  "Show REPLY's progress in BUFFER with the seconds since its send."
+  "Show REPLY's progress in BUFFER with the seconds since its send.
+Return non-nil while there is progress to show."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
       (let ((progress (llmster--reply-progress reply)))
         (if (not (and progress (eq llmster--stream reply)))
-            (llmster--end-progress reply)
+            (progn (llmster--end-progress reply) nil)
           (setq llmster--progress (format "%s %d%% · %d s" (car progress) (round (* 100 (cdr progress)))
                                           (round (- (float-time) (llmster--reply-started reply)))))
           (llmster--set-indicator reply llmster--progress)
-          (llmster--show-context))))))
+          (llmster--show-context)
+          t)))))
 
 (defun llmster--end-progress (reply)
   "Stop showing REPLY's progress (its text began, or it ended)."
