@@ -401,8 +401,8 @@ public actor ChatSession {
         if ending == .completed, state.answer.allSatisfy(\.isWhitespace), state.toolCalls.isEmpty, let limit = contextLength,
            let input = state.stats?.inputTokens, input.saturatingMultiply(100) >= limit.saturatingMultiply(98) {
             return (.incomplete, "The reply is empty: the prompt filled the model's context (\(Figures.grouped(input)) of \(Figures.grouped(limit)) "
-                + "tokens), leaving no room for an answer. Reload the model with a larger context (llmster load MODEL --context-length N, "
-                + "or --on-overflow=grow), or start a fresh context with a recap.")
+                + "tokens), leaving no room for an answer. Reload the model with a larger context (llmster load MODEL --context-length N), "
+                + "or start a fresh context with a recap.")
         }
         switch ending {
         case .completed: return (.complete, nil)

@@ -50,8 +50,8 @@ enum LibraryMethods {
                                                            "messages": messages,
                                                            "forkedFrom": try ForkMethods.origin(of: conversation.id, in: library)]))
             }
-            // An editor showing the conversation uses it: `llmster -c` continues it.
-            try await context.session.recordUse(of: id)
+            // An editor opening the conversation (`open`) uses it: `llmster -c` continues it; other lookups do not.
+            if try params.bool("open") { try await context.session.recordUse(of: id) }
             return try await withContextMeter(answer, conversationId: id, context)
         }
         registry.register("conversations/create") { context, params in

@@ -79,11 +79,12 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
         return try await decode(DownloadStatus.self, from: send("GET", "/api/v1/models/download/status/" + escaped))
     }
 
-    /// Runs one chat turn without streaming, waiting up to ``slowReplyIdleLimit`` for the reply.
+    /// Runs one chat turn without streaming, waiting up to ``slowReplyIdleLimit`` for the reply; reasoning a model
+    /// wrote in `<think>` tags is separated, as in a stream (``ThinkTagSplitter``).
     public func chat(_ request: ChatRequest) async throws -> ChatResult {
         var request = request
         request.stream = false
-        return try await decode(ChatResult.self, from: sendChat(request, idle: Self.slowReplyIdleLimit))
+        return ThinkTagSplitter.splitting(try await decode(ChatResult.self, from: sendChat(request, idle: Self.slowReplyIdleLimit)))
     }
 
     /// Runs one chat turn as a stream of events, read from the network only as fast as they are consumed.

@@ -42,8 +42,14 @@ struct ThinkTagSplitter {
             guard !answer.isEmpty else { return [] }
             state = .passing
             return [.messageStart, .messageDelta(answer)]
-        case (.thinking, .messageEnd), (.afterThinking, .messageEnd):
+        case (.thinking, .messageEnd), (.afterThinking, .messageEnd), (.thinking, .messageStart), (.afterThinking, .messageStart):
             return []
+        case (.head, .messageEnd):
+            // A part that ended before its head was decided: what was held goes first, then the end.
+            var flushed = flush()
+            flushed.append(event)
+            state = .head("", messageStarted: false)
+            return flushed
         case (_, .chatEnd(let result)):
             var flushed = flush()
             state = .passing

@@ -94,6 +94,15 @@ import TestSupport
                 "\(String(describing: reply.errorMessage))")
     }
 
+    /// An edit is sent in the context before the turn it replaces: a long last turn does not count against its edit.
+    @Test func anEditIsMeasuredAgainstTheContextBeforeTheTurnItReplaces() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        _ = try await harness.session.send(Turn(text: Self.text(tokens: 1_500)), in: harness.conversationId) { _ in }
+        let outcome = await harness.session.submit(.edit(Self.text(tokens: 1_500)), in: harness.conversationId) { _ in }
+        #expect(outcome.reply?.status == .complete, "the edit fits the context it is sent in: \(outcome)")
+    }
+
     @Test func theGrownContextIsAPowerOfTwoWithinTheModelsMaximum() {
         #expect(ChatSession.grownContext(for: 3_800, current: 4_096, maximum: 32_768, percent: 90) == 8_192)
         #expect(ChatSession.grownContext(for: 30_000, current: 4_096, maximum: 32_768, percent: 90) == 32_768)

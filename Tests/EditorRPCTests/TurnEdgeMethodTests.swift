@@ -1,6 +1,7 @@
 import EditorRPC
 import Foundation
 import HTTP
+import Library
 import LMStudio
 import Testing
 import TestSupport
@@ -139,6 +140,20 @@ import TestSupport
         let loaded = try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).models()
             .flatMap { $0.loadedInstances.map(\.id) }
         #expect(loaded == ["acme/thinker-8b"], "after the reset only acme/tiny-1b was loaded: \(loaded)")
+        await rpc.closeInput()
+    }
+
+    /// Only an editor opening a conversation (`open: true`) makes it the one `llmster -c` continues; a lookup does not.
+    @Test func onlyOpeningAConversationCountsAsUsingIt() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let first = try #require(await rpc.call("chat/send", ["text": "echo:first"])?["result"]?["conversationId"]?.string)
+        let second = try #require(await rpc.call("chat/send", ["text": "echo:second"])?["result"]?["conversationId"]?.string)
+        _ = await rpc.call("conversations/get", ["id": .string(first)])
+        #expect(try LibraryStore(path: rpc.sandbox.libraryPath).mostRecentConversation()?.id == second, "a lookup is no use")
+        _ = await rpc.call("conversations/get", ["id": .string(first), "open": true])
+        #expect(try LibraryStore(path: rpc.sandbox.libraryPath).mostRecentConversation()?.id == first)
         await rpc.closeInput()
     }
 

@@ -39,6 +39,11 @@ import Testing
         #expect(events.first == .messageStart)
     }
 
+    /// A part that ends while its head is undecided hands on what it held before its end, in order.
+    @Test func aPartEndingUndecidedKeepsItsOrder() {
+        #expect(Self.run(["<th"]) == [.messageStart, .messageDelta("<th"), .messageEnd])
+    }
+
     @Test func aTagThatNeverClosesIsReasoning() {
         #expect(Self.texts(Self.run(["<thi", "nk>still thinking </th"])) == ("still thinking </th", ""))
     }

@@ -485,7 +485,7 @@ The major mode's change hooks do not run for each part inserted, and its
 syntax scan of the transcript (markdown-mode's, which took 1.3-2 s for a
 500 KB reply) happens after the chat is shown, in slices of idle time:
 see `llmster--propertize-in-background'."
-  (let* ((answer (llmster--request-sync "conversations/get" `((id . ,conversation-id))))
+  (let* ((answer (llmster--request-sync "conversations/get" `((id . ,conversation-id) (open . t))))
          (conversation (alist-get 'conversation answer))
          (inhibit-read-only t) (buffer-undo-list t) (inhibit-modification-hooks t) text-start)
     (syntax-ppss-flush-cache (point-min))

@@ -4,7 +4,7 @@ import LMStudio
 extension ChatSession {
     /// What a recap of the conversation's earlier turns would cost in a fresh server context; nothing is sent.
     ///
-    /// `excludingLastTurn` leaves out a last user turn that is about to be sent again (regenerate, a resend).
+    /// `excludingLastTurn` leaves out the last user turn and its reply, which a retry or an edit replaces.
     public func recapEstimate(conversationId: String, excludingLastTurn: Bool = false) async throws -> RecapEstimate {
         let conversation = try existingConversation(conversationId)
         let transcript = try earlierTranscript(conversationId, excludingLastTurn: excludingLastTurn) ?? ""

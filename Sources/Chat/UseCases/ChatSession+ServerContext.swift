@@ -38,14 +38,3 @@ extension ChatSession {
         }
     }
 }
-
-extension ChatError {
-    /// Whether the conversation can go on with a fresh server context (its earlier turns then no longer reach
-    /// the model): after `continuationLost` and `continuationElsewhere` (of `regenerate` and `edit`, whose turn is saved).
-    public var offersFreshContext: Bool {
-        switch self {
-        case .continuationLost, .continuationElsewhere: return true
-        default: return false
-        }
-    }
-}

@@ -37,8 +37,10 @@ extension ChatSession {
 
     /// LM Studio's own desktop chats under `directory` (nil: where LM Studio keeps them under `home`), read without
     /// changing anything, and how many of them are in the library already.
+    /// A `~` at the start of `directory` stands for `home`, in every face.
     public func scanLMStudioChats(directory: String?, home: String) throws -> (scan: LMStudioChats.Scan, alreadyImported: Int) {
-        let scan = try storage { try LMStudioChats.scan(directory: directory ?? LMStudioChats.defaultDirectory(home: home)) }
+        let named = directory.map { $0 == "~" ? home : $0.hasPrefix("~/") ? home + $0.dropFirst() : $0 }
+        let scan = try storage { try LMStudioChats.scan(directory: named ?? LMStudioChats.defaultDirectory(home: home)) }
         return (scan, try storage { try library.importedLMStudioChats(scan) })
     }
 

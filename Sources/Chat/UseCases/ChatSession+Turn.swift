@@ -41,14 +41,13 @@ public struct TurnSubmission: Sendable, Equatable {
 
     /// Creates a submission.
     public init(text: String, images: [ImageInput] = [], context: [ContextItem] = [], template: Preset? = nil, stdin: String? = nil,
-                serverContext: ServerContextChoice? = nil, sendsPastOverflow: Bool = false) {
+                serverContext: ServerContextChoice? = nil) {
         self.text = text
         self.images = images
         self.context = context
         self.template = template
         self.stdin = stdin
         self.serverContext = serverContext
-        self.overflowChoice = sendsPastOverflow ? .send : nil
     }
 
     /// The conversation's last user turn asked again (`Kind.retry`).
@@ -93,9 +92,10 @@ public struct ContextOverflow: Sendable, Equatable {
     public var items: [String]
     /// Whether the turn goes past the context itself, not only past the warning share.
     public var exceeds: Bool
-    /// The model a reload would load, and the context it would load it with: the smallest power of two that holds the
-    /// turn under the warning share, at most the model's `max_context_length`; nil when that is no larger.
+    /// The model a reload would load.
     public var model: String
+    /// The context a reload would load it with: the smallest power of two that holds the turn under the warning
+    /// share, at most the model's `max_context_length`; nil when that is no larger or cannot hold the turn.
     public var growTo: Int?
     /// What a recap of the earlier turns costs, when there are any.
     public var recap: RecapEstimate?
@@ -146,7 +146,7 @@ public enum FreshContextReason: Sendable, Equatable {
 }
 
 /// A question a turn raises before it can be sent: the face asks the user (or answers from its options) and submits
-/// the turn again with the answer (`TurnSubmission.serverContext`, `sendsPastOverflow`, or a chosen model).
+/// the turn again with the answer (`TurnSubmission.serverContext`, `overflowChoice`, or a chosen model).
 public enum TurnDecision: Sendable, Equatable, CustomStringConvertible {
     /// No model is chosen and none is loaded: pick one of `candidates` (the server's chat models).
     case chooseModel(candidates: [String])
@@ -337,7 +337,14 @@ extension ChatSession {
         let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
                                                models: try? await models())
         var meter = try contextMeter(conversation: conversation, model: effective)
-        if fresh { meter = ContextMeter(usedTokens: 0, contextLength: meter.contextLength) }
+        if fresh {
+            meter = ContextMeter(usedTokens: 0, contextLength: meter.contextLength)
+        } else if excludingLastTurn, let replaced = try lastUserMessage(in: conversation.id) {
+            // An edit is sent in the context before the turn it replaces: counted from the reply before that turn.
+            let before = try storage { try library.lastReplyStatistics(conversationId: conversation.id, before: replaced.id) }
+            meter = ContextMeter(usedTokens: (before?.inputTokens ?? 0).saturatingAdd(before?.totalOutputTokens ?? 0),
+                                 contextLength: meter.contextLength)
+        }
         let input = ContextItem.input(turn.context, message: turn.text)
         guard let length = meter.contextLength, meter.wouldFill(draft: input, percent: configuration.contextWarnPercent) else { return nil }
         let projected = meter.projected(draft: input)
@@ -361,25 +368,33 @@ extension ChatSession {
 
     /// Reloads the conversation's model with a context of `size` tokens: the instance that served it is unloaded first
     /// (unless `keep_previous_models`), the new one loaded (`echo_load_config` says what the server applied), and the
-    /// conversation keeps `size` for later loads. The conversation's server context is not touched: the next request
-    /// continues it when the server still knows it.
+    /// conversation keeps `size` for later loads once it loaded (a load that fails puts the old instance back). The
+    /// conversation's server context is not touched: the next request continues it when the server still knows it.
     private func growContext(_ conversationId: String, to size: Int, progress: @escaping @Sendable (TurnStep) async -> Void) async throws {
         var conversation = try existingConversation(conversationId)
         let models = try await serverCall { try await self.models(refresh: true) }
         guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
                                                      models: models), let model = effective.model else { throw ChatError.noModel }
         invalidateModels()
-        if !configuration.keepPreviousModels, let instance = effective.instance {
-            try await serverCall { try await client.unload(instanceId: instance.id) }
-            await progress(.model(.unloaded(instance.id)))
+        let replaced = configuration.keepPreviousModels ? nil : effective.instance
+        if let replaced {
+            try await serverCall { try await client.unload(instanceId: replaced.id) }
+            await progress(.model(.unloaded(replaced.id)))
         }
+        await progress(.model(.loading(model.key)))
+        let response: LoadResponse
+        do {
+            response = try await loadKey(model.key, conversationId: conversationId, options: LoadOptions(contextLength: size))
+        } catch {
+            // The larger context did not load (memory, guardrails): the model comes back as it was, and the size is not kept.
+            if let replaced { _ = try? await loadKey(model.key, conversationId: conversationId, options: LoadOptions(contextLength: replaced.config.contextLength)) }
+            throw error
+        }
+        await progress(.model(.loaded(response)))
         conversation.settings.contextLength = size
         if conversation.modelKey != model.key { conversation.modelKey = model.key }
         let changed = conversation
         try storage { try library.updateConversation(changed) }
-        await progress(.model(.loading(model.key)))
-        let response = try await loadKey(model.key, conversationId: conversationId, options: LoadOptions(contextLength: size))
-        await progress(.model(.loaded(response)))
     }
 
     /// Makes sure the conversation's model is loaded before the turn, under the load policy: one the server has but

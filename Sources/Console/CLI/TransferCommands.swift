@@ -165,7 +165,7 @@ public enum Transfer {
     /// cannot be read, then (unless `dryRun`) imports those not imported before.
     public static func importLMStudioChats(from directory: String?, dryRun: Bool, session: ChatSession, context: CommandContext) async throws {
         let home = context.environment["HOME"] ?? NSHomeDirectory()
-        let (scan, before) = try await session.scanLMStudioChats(directory: directory.map { expandingTilde($0, home: home) }, home: home)
+        let (scan, before) = try await session.scanLMStudioChats(directory: directory, home: home)
         let output = context.output
         output.line("LM Studio chats in \(UntrustedText.oneLine(scan.directory)) (read only): \(count(scan.chats.count, "chat")), "
                     + "\(count(scan.messageCount, "message")), \(count(scan.folders.count, "folder"))"
@@ -186,10 +186,6 @@ public enum Transfer {
     }
 
     private static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
-
-    private static func expandingTilde(_ path: String, home: String) -> String {
-        path == "~" ? home : path.hasPrefix("~/") ? home + path.dropFirst() : path
-    }
 
     /// Checks a `.llmster` file, settles its continuation by `policy`, and imports it in one transaction.
     public static func importConversation(

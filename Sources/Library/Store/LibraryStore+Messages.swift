@@ -229,15 +229,18 @@ extension LibraryStore {
             "SELECT \(Self.messageColumns) FROM messages WHERE id = ?", [.text(id)], row: Self.message)
     }
 
-    /// The stats of the conversation's latest reply that has any (e.g. to show the context used on resuming).
-    public func lastReplyStatistics(conversationId: String) throws -> ReplyStatistics? {
+    /// The stats of the conversation's latest reply that has any (e.g. to show the context used on resuming); with
+    /// `before`, the latest one on the branch before that message (the context an edit of it is sent in).
+    public func lastReplyStatistics(conversationId: String, before: String? = nil) throws -> ReplyStatistics? {
         try connection.first(
             """
             SELECT id, json_extract(stats, '$.input_tokens'), json_extract(stats, '$.total_output_tokens'),
                 json_extract(stats, '$.reasoning_output_tokens'), json_extract(stats, '$.tokens_per_second'),
                 json_extract(stats, '$.time_to_first_token_seconds'), json_extract(stats, '$.model_load_time_seconds')
-            FROM messages WHERE conversation_id = ? AND on_branch AND stats IS NOT NULL ORDER BY position DESC LIMIT 1
-            """, [.text(conversationId)]
+            FROM messages WHERE conversation_id = ? AND on_branch AND stats IS NOT NULL
+                AND position < coalesce((SELECT position FROM messages WHERE id = ?), 9223372036854775807)
+            ORDER BY position DESC LIMIT 1
+            """, [.text(conversationId), .text(before)]
         ) { row in
             ReplyStatistics(
                 messageId: row.string(0), inputTokens: row.optionalInt(1), totalOutputTokens: row.optionalInt(2),

@@ -110,7 +110,9 @@ public enum LMStudioChats {
             configuration: .init(modelKey: model, systemPrompt: prompt?.isEmpty == false ? prompt : nil, settings: ConversationSettings()),
             continuation: .init(serverURL: nil, responseId: nil, modelInstanceId: nil, serverProfile: nil),
             messages: built.messages, forkedFrom: nil)
-        return Chat(file: file, folder: document.folder, missingImages: built.missingImages, origin: "lmstudio:\(file):\(createdAt)",
+        // Without its creation time a chat is known by its file alone: the file's modification time changes with it.
+        return Chat(file: file, folder: document.folder, missingImages: built.missingImages,
+                    origin: created > 0 ? "lmstudio:\(file):\(created)" : "lmstudio:\(file)",
                     document: document, images: built.images)
     }
 

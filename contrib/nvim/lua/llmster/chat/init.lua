@@ -101,7 +101,7 @@ end
 -- Opens a chat buffer: a new conversation, or the saved one `conversation_id` (an id, id prefix or title).
 function M.open(conversation_id)
   client.start()
-  local answer = conversation_id and client.request_sync('conversations/get', { id = conversation_id })
+  local answer = conversation_id and client.request_sync('conversations/get', { id = conversation_id, open = true })
   for buffer, chat in pairs(answer and chats or {}) do
     if chat.conversation == answer.conversation.id then
       show(buffer)
