@@ -98,9 +98,8 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
             let which = name.map { "the integration '\($0)'" } ?? "an integration"
             return "This LM Studio does not accept a field of \(which): \(message). Update LM Studio, or drop the field from "
                 + "`integration.\(name ?? "NAME")` in the config (a tools list is sent as allowed_tools)."
-        case .integrationRefused(let message) where LMStudioError.nonPublicMCPRemedy(message) != nil:
-            return message + " " + LMStudioError.nonPublicMCPRemedy(message)!
         case .integrationRefused(let message):
+            if let remedy = LMStudioError.nonPublicMCPRemedy(message) { return message + " " + remedy }
             return "\(message) LM Studio must allow the integration: in LM Studio's Developer → Server Settings, turn on \"Allow per-request MCPs\" for MCP server URLs (remote servers only), or, for plugins such as mcp/… from mcp.json, \"Allow calling servers from mcp.json\" — which needs \"Require Authentication\" on and an API token (LM_API_TOKEN or the credentials file)."
         case .credentials(let error):
             return error.description

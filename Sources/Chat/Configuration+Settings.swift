@@ -2,7 +2,7 @@ import Foundation
 
 extension Configuration {
     /// One plain key of the file: what it means, how its value reads and is checked, and which property holds it —
-    /// the one declaration that `keys`, `numberRanges`, `value(forKey:)` and `setValue(_:forKey:)` all read.
+    /// the one declaration that `keys`, `value(forKey:)` and `setValue(_:forKey:)` read.
     struct Setting: Sendable {
         let key: String
         let meaning: String

@@ -94,13 +94,6 @@ public struct Configuration: Sendable, Equatable {
     /// How often, in milliseconds, streamed text may be shown: `display_interval_ms`, and rpc's `coalesceMilliseconds`.
     public static let displayIntervalRange = NumberRange.wholeNumbers(0...10_000)
 
-    /// The values each numeric key accepts; a value outside its range is refused naming the key, the value and the range.
-    ///
-    /// `context_item_limit`, `context_message_limit` and `max_kdf_memory` are sizes (``byteSize(_:)``) and check their own.
-    public static let numberRanges: [String: NumberRange] = Dictionary(uniqueKeysWithValues: settings.compactMap { setting in
-        setting.range.map { (setting.key, $0) }
-    })
-
     /// The model key `reference` stands for: the key of the `alias.NAME` it names, else `reference` itself (a key
     /// or an instance id).
     public func modelKey(for reference: String) -> String {

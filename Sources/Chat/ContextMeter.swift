@@ -21,12 +21,6 @@ public struct ContextMeter: Sendable, Equatable {
     /// Tokens used once `draft` is sent.
     public func projected(draft: String) -> Int { usedTokens.saturatingAdd(Self.estimateTokens(draft)) }
 
-    /// Whether sending `draft` would exceed the context.
-    public func wouldOverflow(draft: String) -> Bool {
-        guard let contextLength else { return false }
-        return projected(draft: draft) > contextLength
-    }
-
     /// Whether sending `draft` would fill the context past `percent` of it.
     public func wouldFill(draft: String, percent: Int) -> Bool {
         guard let contextLength else { return false }

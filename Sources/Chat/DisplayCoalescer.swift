@@ -120,11 +120,15 @@ public actor DisplayCoalescer {
             case .update(let update):
                 batch.append(update)
             case .append(let append) where append.range.count <= budget:
+                textHandedOut = true
                 budget -= append.range.count
                 batch.append(append.update(append.text(in: accumulator.state)))
             case .append(var append):
                 let text = append.takePrefix(atMost: budget, in: accumulator.state)
-                if !text.isEmpty { batch.append(append.update(text)) }
+                if !text.isEmpty {
+                    batch.append(append.update(text))
+                    textHandedOut = true
+                }
                 pending[taken] = .append(append)
                 backlog = true
             }
@@ -132,7 +136,6 @@ public actor DisplayCoalescer {
             taken += 1
         }
         pending.removeFirst(taken)
-        textHandedOut = textHandedOut || batch.contains { if case .answerAppended = $0 { true } else if case .reasoningAppended = $0 { true } else { false } }
         lastPublished = now
         return .batch(batch)
     }

@@ -58,9 +58,8 @@ extension LMStudioError {
     public static func describe(streamError error: APIErrorPayload) -> String {
         let message = error.message.isEmpty ? "no details" : error.message
         switch error.type {
-        case "mcp_connection_error" where nonPublicMCPRemedy(message) != nil:
-            return "An MCP server was refused: \(message) " + nonPublicMCPRemedy(message)!
         case "mcp_connection_error":
+            if let remedy = nonPublicMCPRemedy(message) { return "An MCP server was refused: \(message) " + remedy }
             return "An MCP server could not be reached: \(message). Check that it is running, and that LM Studio allows it: Developer → Server Settings → \"Allow per-request MCPs\" (for MCP server URLs) or \"Allow calling servers from mcp.json\" (for mcp/… plugins; it needs \"Require Authentication\" on and an API token)."
         case "plugin_connection_error":
             return "An LM Studio plugin could not be reached: \(message). Check that the plugin is installed and enabled in LM Studio, and that Developer → Server Settings → \"Allow calling servers from mcp.json\" is on for mcp/… plugins (it needs \"Require Authentication\" on and an API token)."

@@ -1,4 +1,4 @@
-/// The values a numeric configuration key accepts (``Configuration/numberRanges``).
+/// The values a numeric configuration key accepts (a number `Configuration.Setting`'s range).
 public struct NumberRange: Sendable, Equatable {
     /// The lowest value, or the one every value must be above when `excludesLower`.
     public let lower: Double

@@ -46,6 +46,8 @@ public actor ReplyDisplay {
     private var plainEndsLine = true
     /// Drawing stopped in a cancelled task: the rest of the answer is not drawn, the end only adds its line.
     private var stopped = false
+    /// The reply's stream began: an update arrived.
+    private var streaming = false
     /// Answer text arrived that drawing stopped before.
     private var skipped = false
     /// The most answer text one terminal update renders: a long piece is drawn in steps, with a check for
@@ -84,11 +86,12 @@ public actor ReplyDisplay {
         }
     }
 
-    /// Draws the reply again with the time moved on when a stage or a running tool call is shown; false once the
-    /// reply has finished, which ends the ticking.
+    /// Draws the reply again with the time moved on when a stage or a running tool call is shown, once the reply's
+    /// stream began (before it, the turn may still load a model, print its steps, or come back unsent with a
+    /// question); false once the reply has finished, which ends the ticking.
     private func tick() -> Bool {
         guard !reply.isFinished else { return false }
-        if !stopped, reply.stage != nil { render() }
+        if !stopped, streaming, reply.stage != nil { render() }
         return true
     }
 
@@ -109,6 +112,7 @@ public actor ReplyDisplay {
     /// neither drawn nor written, and only the end line is shown — except by a view that draws all that arrived
     /// (`ReplyView.drawsAllWhenCancelled`: line mode, whose reader keeps every line).
     public func show(_ update: ReplyUpdate) {
+        streaming = true
         if Task.isCancelled, answerView?.drawsAllWhenCancelled != true { stopped = true }
         switch update {
         case .stageChanged(let stage):

@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import Library
 import LMStudio
+import SystemSupport
 
 /// `transfer/export|import` (`.llmster` files) and `library/backup|restore`, through `ChatSession`'s library.
 enum TransferMethods {
@@ -58,7 +59,7 @@ enum TransferMethods {
     /// `transfer/lmstudio`: LM Studio's own chats under `directory` (absent: where LM Studio keeps them), described, and
     /// imported unless `dryRun`.
     private static func importLMStudio(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+        let home = Paths.home(environment: ProcessInfo.processInfo.environment)
         let (scan, before) = try await context.session.scanLMStudioChats(directory: try params.optionalString("directory"), home: home)
         var result: [String: JSONValue] = [
             "directory": .string(scan.directory), "chats": .integer(scan.chats.count), "messages": .integer(scan.messageCount),

@@ -28,4 +28,9 @@ public enum Figures {
         }
         return (value < 0 ? "-" : "") + result
     }
+
+    /// `1 chat`, `5 chats`: a count with its noun, plural by an `s`.
+    public static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
 }

@@ -39,7 +39,7 @@ public struct Paths: Sendable, Equatable {
     public var historyFile: String { stateDirectory + "/history" }
 
     /// `HOME` when set and not empty, else the home directory of the user's passwd entry, else `/`.
-    static func home(environment: [String: String]) -> String {
+    public static func home(environment: [String: String]) -> String {
         if let home = environment["HOME"], !home.isEmpty { return home }
         guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
         let home = String(cString: directory)

@@ -80,14 +80,10 @@ public final class VoiceConversation: Sendable {
             events(.heard(text))
             var submission = TurnSubmission(text: text)
             submission.changedPromptStartsFresh = true
-            var turn = await session.submit(submission, in: conversationId, display: display())
-            // A spoken turn nobody can answer a question for: one that only nears the context's end goes as it is, as
-            // before the warning share existed; one that would overflow it ends the conversation with the figures.
-            if case .needsDecision(.overflow(let overflow), var again) = turn, !overflow.exceeds {
-                again.overflowChoice = OverflowChoice.send
-                turn = await session.submit(again, in: conversationId, display: display())
-            }
-            let reply = try turn.savedReply()
+            // Nobody answers a question here: a turn that only nears the context's end goes; one that would overflow
+            // it ends the conversation with the figures.
+            submission.sendsNearlyFull = true
+            let reply = try await session.submit(submission, in: conversationId, display: display()).savedReply()
             replies.append(reply)
             guard !Task.isCancelled else { break }
             if let synthesizer, !reply.state.answer.isEmpty {

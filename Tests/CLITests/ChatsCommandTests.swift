@@ -29,4 +29,16 @@ import TestSupport
         let unknown = try cli.run(["chats", "--folder", "Nowhere"])
         #expect(unknown.status == 5, "\(unknown)")
     }
+
+    /// `--json` on a narrow terminal is still one line of JSON: wrapping it at spaces inside strings would break it.
+    @Test func jsonOnATerminalIsNeverWrapped() throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        #expect(try cli.run(["ask", "echo:a title long enough to pass the edge of a forty column terminal"]).status == 0)
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["chats", "--json"], environment: cli.environment,
+                                          width: 40, height: 20)
+        #expect(try terminal.waitForExit() == 0)
+        let line = terminal.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!line.contains("\n") && (try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
+    }
 }

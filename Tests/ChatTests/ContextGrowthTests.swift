@@ -54,6 +54,17 @@ import TestSupport
                 "later loads keep the larger context")
     }
 
+    /// `keep_previous_models` is about switching models: the grown instance replaces the small one, which would
+    /// otherwise go on serving the conversation and ask to grow again.
+    @Test func growingReplacesTheInstanceEvenWhenPreviousModelsAreKept() async throws {
+        let harness = try Harness(configure: { $0.keepPreviousModels = true })
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        var submission = TurnSubmission(text: Self.text(tokens: 3_800))
+        submission.overflowChoice = .grow
+        #expect(await harness.session.submit(submission, in: harness.conversationId) { _ in }.reply?.status == .complete)
+        #expect(try await Self.contexts(harness) == [8192])
+    }
+
     /// A server that forgets its stored responses on a reload: the grown conversation goes on with a recap instead.
     @Test func growingOnAServerThatForgotTheContextGoesOnWithARecap() async throws {
         var options = SimulatorOptions()

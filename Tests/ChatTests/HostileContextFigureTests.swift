@@ -6,7 +6,7 @@ import Testing
     @Test func theLargestCountsStillGiveALabel() {
         let meter = ContextMeter(usedTokens: .max, contextLength: 1)
         #expect(meter.projected(draft: "one more message") == .max)
-        #expect(meter.wouldOverflow(draft: "x"))
+        #expect(meter.wouldFill(draft: "x", percent: 100))
         #expect(meter.label(draft: "x").hasPrefix("ctx "))
         #expect(ContextMeter(usedTokens: 0, contextLength: .max).label().hasPrefix("ctx 0/"))
     }

@@ -58,8 +58,8 @@ import Testing
     @Test func labelAndOverflow() {
         let meter = ContextMeter(usedTokens: 3100, contextLength: 8192)
         #expect(meter.label() == "ctx 3.1k/8k 38%")
-        #expect(!meter.wouldOverflow(draft: "short"))
-        #expect(meter.wouldOverflow(draft: String(repeating: "word ", count: 5000)))
+        #expect(!meter.wouldFill(draft: "short", percent: 100))
+        #expect(meter.wouldFill(draft: String(repeating: "word ", count: 5000), percent: 100))
         #expect(ContextMeter(usedTokens: 10, contextLength: nil).label() == "ctx 10/?")
     }
 }

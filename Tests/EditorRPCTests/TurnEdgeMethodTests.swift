@@ -176,4 +176,20 @@ import TestSupport
         #expect(contexts == [8192], "\(contexts)")
         await rpc.closeInput()
     }
+
+    /// Reasoning in `<think>` tags reaches an editor as reasoning, and a tool call being named as `tool_call.name`.
+    @Test func thinkTagsAndANamedToolCallReachTheEditorAsTheyShow() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize(["coalesceMilliseconds": 0])
+        let thinking = await rpc.request("chat/send", ["text": "[[sim:think-tags]] echo:the answer"])
+        let (answered, events) = await rpc.response(to: thinking)
+        let texts = { (type: String) in events.filter { $0["params"]?["type"] == .string(type) }.compactMap { $0["params"]?["text"]?.string }.joined() }
+        #expect(answered?["result"]?["message"]?["text"] == "the answer", "\(String(describing: answered))")
+        #expect(texts("message.delta") == "the answer" && texts("reasoning.delta").hasPrefix("The user wrote"), "\(events)")
+        let naming = await rpc.request("chat/send", ["text": "[[sim:tools,tool-name=1]] find docs", "model": "acme/toolsmith-12b"])
+        let (_, toolEvents) = await rpc.response(to: naming)
+        #expect(toolEvents.contains { $0["params"]?["type"] == "tool_call.name" && $0["params"]?["name"] == "search_docs" }, "\(toolEvents)")
+        await rpc.closeInput()
+    }
 }

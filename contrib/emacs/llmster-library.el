@@ -229,11 +229,17 @@ those not imported before.  Returns rpc's answer."
   (let* ((params (when directory `((directory . ,(expand-file-name directory)))))
          (preview (llmster--request-sync "transfer/lmstudio" (cons '(dryRun . t) params)))
          (unreadable (append (alist-get 'unreadable preview) nil))
-         (summary (format "%d chats, %d messages, %d folders in %s%s%s"
+         (missing (append (alist-get 'missingImages preview) nil))
+         (summary (format "%d chats, %d messages, %d folders in %s%s%s%s"
                           (alist-get 'chats preview) (alist-get 'messages preview)
                           (length (alist-get 'folders preview)) (alist-get 'directory preview)
                           (if (> (alist-get 'importedBefore preview) 0)
                               (format "; %d imported before" (alist-get 'importedBefore preview)) "")
+                          (if missing
+                              (format "; images not found: %s"
+                                      (mapconcat (lambda (item) (format "%s (%s)" (alist-get 'image item) (alist-get 'file item)))
+                                                 missing ", "))
+                            "")
                           (if unreadable
                               (format "; cannot be read: %s"
                                       (mapconcat (lambda (item) (format "%s (%s)" (alist-get 'file item) (alist-get 'reason item)))

@@ -38,6 +38,9 @@ public struct TurnSubmission: Sendable, Equatable {
     /// The answer, given ahead, of a face that asks nothing (`ask`, rpc, voice) when the system prompt changed after the
     /// context began: this turn starts a fresh server context, so the new prompt reaches the model (`TurnStep` says so).
     public var changedPromptStartsFresh = false
+    /// The answer, given ahead, of a face that asks nothing (voice) to a turn that would only fill the context past
+    /// `context_warn_percent`: send it; one that would overflow the context still waits for a decision.
+    public var sendsNearlyFull = false
 
     /// Creates a submission.
     public init(text: String, images: [ImageInput] = [], context: [ContextItem] = [], template: Preset? = nil, stdin: String? = nil,
@@ -265,6 +268,8 @@ extension ChatSession {
                let overflow = try await contextOverflow(turn, conversation: try existingConversation(conversationId),
                                                          fresh: choice == .empty || choice == .recap, excludingLastTurn: resends) {
                 switch submission.overflowChoice {
+                case nil where submission.sendsNearlyFull && !overflow.exceeds:
+                    break
                 case nil, .send?:
                     return .needsDecision(.overflow(overflow), returned: submission)
                 case .recap?:
@@ -367,16 +372,17 @@ extension ChatSession {
     }
 
     /// Reloads the conversation's model with a context of `size` tokens: the instance that served it is unloaded first
-    /// (unless `keep_previous_models`), the new one loaded (`echo_load_config` says what the server applied), and the
+    /// and replaced (`keep_previous_models` is about switching models; a kept small instance would go on serving the
+    /// conversation, which would ask to grow again), the new one loaded (`echo_load_config` says what the server applied), and the
     /// conversation keeps `size` for later loads once it loaded (a load that fails puts the old instance back). The
     /// conversation's server context is not touched: the next request continues it when the server still knows it.
     private func growContext(_ conversationId: String, to size: Int, progress: @escaping @Sendable (TurnStep) async -> Void) async throws {
-        var conversation = try existingConversation(conversationId)
-        let models = try await serverCall { try await self.models(refresh: true) }
-        guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
-                                                     models: models), let model = effective.model else { throw ChatError.noModel }
-        invalidateModels()
-        let replaced = configuration.keepPreviousModels ? nil : effective.instance
+        // The list this turn's load policy just asked for; the load below refreshes it.
+        let models = try await serverCall { try await self.models() }
+        guard let effective = EffectiveModel.resolve(conversation: try existingConversation(conversationId), pending: nil,
+                                                     defaultModel: configuration.defaultModelKey, models: models),
+              let model = effective.model else { throw ChatError.noModel }
+        let replaced = effective.instance
         if let replaced {
             try await serverCall { try await client.unload(instanceId: replaced.id) }
             await progress(.model(.unloaded(replaced.id)))
@@ -391,6 +397,7 @@ extension ChatSession {
             throw error
         }
         await progress(.model(.loaded(response)))
+        var conversation = try existingConversation(conversationId)
         conversation.settings.contextLength = size
         if conversation.modelKey != model.key { conversation.modelKey = model.key }
         let changed = conversation

@@ -24,7 +24,7 @@ enum AskCommand {
         and nothing is sent. A message that would fill the loaded context past context_warn_percent (90 by
         default; the last reply's input and output tokens plus the new text at about four characters a token)
         is refused with the figures unless `--on-overflow` says otherwise: `grow` reloads the model with a
-        larger context (up to its maximum; the old instance unloaded unless keep_previous_models) and goes on
+        larger context (up to its maximum; the instance that served the conversation replaced) and goes on
         in the same server context when the server still has it, else with a recap; `recap` starts a fresh
         context with a recap of the earlier turns; `send` sends it as it is. Only regular files
         are read (`-f` and `--image`): a FIFO, device or socket is refused at once, never read

@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import HTTP
 import LMStudio
+import SystemSupport
 import TerminalMarkdown
 
 /// `llmster doctor`: checks the server, the API, authentication and the terminal, each line saying what to do.
@@ -114,8 +115,8 @@ enum DoctorCommand {
             checks.append(Check(ok: true, name: "auth", detail: detail))
             let llms = models.filter(\.canChat).count
             let loaded = models.flatMap(\.loadedInstances).count
-            let detailText = "\(count(llms, "LLM")) and \(count(models.count - llms, "other model")) downloaded, "
-                + "\(count(loaded, "instance")) loaded"
+            let detailText = "\(Figures.count(llms, "LLM")) and \(Figures.count(models.count - llms, "other model")) downloaded, "
+                + "\(Figures.count(loaded, "instance")) loaded"
             checks.append(Check(ok: llms > 0, name: "models",
                                 detail: llms > 0 ? detailText : detailText + ": download one in LM Studio or with `llmster download MODEL`"))
             var status = llms > 0 ? ExitCode.success : ExitCode.failure
@@ -140,11 +141,6 @@ enum DoctorCommand {
 
     private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
         Int((ContinuousClock.now - start).seconds * 1000)
-    }
-
-    /// `1 LLM`, `5 LLMs`.
-    private static func count(_ number: Int, _ noun: String) -> String {
-        "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 
     /// What llmster will do on this terminal, e.g. `xterm-256color, 120 columns, UTF-8, colour, hyperlinks`.

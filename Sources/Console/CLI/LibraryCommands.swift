@@ -43,7 +43,7 @@ enum LibraryCommands {
                     } ?? .null,
                 ])
             }
-            context.output.line(JSONValue.array(objects).jsonString)
+            context.output.json(.array(objects))
             return ExitCode.success
         }
         guard !conversations.isEmpty else {
@@ -90,7 +90,7 @@ enum LibraryCommands {
                 .object(["conversation_id": .string(hit.conversationId), "message_id": hit.messageId.map(JSONValue.string) ?? .null,
                          "title": .string(hit.title), "snippet": .string(hit.snippet)])
             }
-            context.output.line(JSONValue.array(objects).jsonString)
+            context.output.json(.array(objects))
             return ExitCode.success
         }
         guard !hits.isEmpty else {

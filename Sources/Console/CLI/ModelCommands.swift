@@ -61,7 +61,7 @@ enum ModelCommands {
                          "context_length": instance.config.contextLength.map { .number(Double($0)) } ?? .null,
                          "size_bytes": .number(Double(model.sizeBytes)), "config": ModelListing.configJSON(instance.config)])
             }
-            context.output.line(JSONValue.array(objects).jsonString)
+            context.output.json(.array(objects))
             return ExitCode.success
         }
         guard !instances.isEmpty else {

@@ -29,7 +29,7 @@ public enum ServerDiscovery {
     /// The file LM Studio records its server's port in.
     static func infoPath(environment: [String: String]) -> String {
         if let path = environment["LMS_API_SERVER_INFO_PATH"], !path.isEmpty { return path }
-        return (environment["HOME"] ?? NSHomeDirectory()) + "/.lmstudio/.internal/http-server.json"
+        return Paths.home(environment: environment) + "/.lmstudio/.internal/http-server.json"
     }
 
     /// The port the file names, when it is a small regular file holding `{"port": N}` with N from 1 to 65535.

@@ -1,4 +1,5 @@
 import Foundation
+import LMStudio
 import TerminalMarkdown
 
 /// Unbuffered writes to standard output or standard error, safe from any thread.
@@ -26,6 +27,12 @@ public struct StandardStream: Sendable, TextOutputStream {
     public func line(_ string: String = "") {
         guard string.utf8.count > 20, !string.utf8.contains(0x1B) else { return send(string + "\n") }
         wrappedLine(string, indent: nil)
+    }
+
+    /// Writes `value` as one line of JSON, never wrapped: it is read by programs, and copied from a terminal it must
+    /// still parse (a line break inside a string would not).
+    public func json(_ value: JSONValue) {
+        send(value.jsonString + "\n")
     }
 
     /// Writes `text` and a newline, each of its lines wrapped at word boundaries to the terminal's width with

@@ -164,16 +164,16 @@ public enum Transfer {
     /// Reads LM Studio's desktop chats from `directory` (nil: where LM Studio keeps them), says what they hold and what
     /// cannot be read, then (unless `dryRun`) imports those not imported before.
     public static func importLMStudioChats(from directory: String?, dryRun: Bool, session: ChatSession, context: CommandContext) async throws {
-        let home = context.environment["HOME"] ?? NSHomeDirectory()
+        let home = Paths.home(environment: context.environment)
         let (scan, before) = try await session.scanLMStudioChats(directory: directory, home: home)
         let output = context.output
-        output.line("LM Studio chats in \(UntrustedText.oneLine(scan.directory)) (read only): \(count(scan.chats.count, "chat")), "
-                    + "\(count(scan.messageCount, "message")), \(count(scan.folders.count, "folder"))"
+        output.line("LM Studio chats in \(UntrustedText.oneLine(scan.directory)) (read only): \(Figures.count(scan.chats.count, "chat")), "
+                    + "\(Figures.count(scan.messageCount, "message")), \(Figures.count(scan.folders.count, "folder"))"
                     + (scan.folders.isEmpty ? "" : " (\(UntrustedText.oneLine(scan.folders.joined(separator: ", "))))")
                     + (before > 0 ? "; \(before) imported before" : "") + ".")
         let missing = scan.chats.flatMap { chat in chat.missingImages.map { (chat.file, $0) } }
         if !missing.isEmpty {
-            output.line("\(count(missing.count, "image")) not found in LM Studio's user-files, left out: "
+            output.line("\(Figures.count(missing.count, "image")) not found in LM Studio's user-files, left out: "
                         + UntrustedText.oneLine(missing.map { "\($0.1) (\($0.0))" }.joined(separator: ", ")))
         }
         if !scan.unreadable.isEmpty {
@@ -182,10 +182,8 @@ public enum Transfer {
         }
         guard !dryRun else { return }
         let (imported, there) = try await session.importLMStudioChats(scan)
-        output.line("Imported \(count(imported, "chat"))" + (there > 0 ? "; \(there) were imported before." : "."))
+        output.line("Imported \(Figures.count(imported, "chat"))" + (there > 0 ? "; \(there) were imported before." : "."))
     }
-
-    private static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     /// Checks a `.llmster` file, settles its continuation by `policy`, and imports it in one transaction.
     public static func importConversation(

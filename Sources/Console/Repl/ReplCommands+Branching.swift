@@ -9,8 +9,9 @@ extension ReplCommands {
     static let branchingCommands: [SlashCommand] = [
         SlashCommand("retry", "", "Ask for a new answer to your last message; the old one stays as an alternative (/alt).") { _, repl in
             guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
+            let before = await alternativeCount(of: nil, in: id, repl: repl)
             repl.exitStatus = await repl.submit(.retry())
-            await announceAlternative(of: nil, in: id, subject: "Answer", repl: repl)
+            await announceAlternative(of: nil, in: id, subject: "Answer", after: before, repl: repl)
         },
         SlashCommand("edit", "[TEXT]", "Edit your last message and send it again (without TEXT: put it in the line to edit).",
                      takesText: true) { arguments, repl in
@@ -22,8 +23,10 @@ extension ReplCommands {
                 return
             }
             // A failed edit leaves the original current, and the edit back in the line.
+            let before = await alternativeCount(of: last.id, in: id, repl: repl)
             repl.exitStatus = await repl.submit(.edit(text))
-            await announceAlternative(of: try await repl.chat.lastUserMessage(in: id)?.id, in: id, subject: "Message version", repl: repl)
+            await announceAlternative(of: try await repl.chat.lastUserMessage(in: id)?.id, in: id, subject: "Message version",
+                                      after: before, repl: repl)
         },
         SlashCommand("fork", "[N]", "Start a new conversation from reply N of this one (default: the last) and switch to it.") { arguments, repl in
             guard let id = repl.conversationId else { throw UsageError("there is no reply to fork from yet") }
@@ -76,8 +79,14 @@ extension ReplCommands {
     }
 
     /// After `/retry` or `/edit`: `Answer 2 of 2 (/alt 1 goes back).`, when there is more than one.
-    @ReplActor private static func announceAlternative(of messageId: String?, in id: String, subject: String, repl: ReplSession) async {
-        guard let alternatives = try? await repl.chat.alternatives(in: id, messageId: messageId), alternatives.count > 1,
+    @ReplActor private static func alternativeCount(of messageId: String?, in id: String, repl: ReplSession) async -> Int {
+        (try? await repl.chat.alternatives(in: id, messageId: messageId))?.count ?? 0
+    }
+
+    /// Says which alternative is now current, when the command added one (a turn not sent adds none, and says so itself).
+    @ReplActor private static func announceAlternative(of messageId: String?, in id: String, subject: String, after before: Int,
+                                                       repl: ReplSession) async {
+        guard let alternatives = try? await repl.chat.alternatives(in: id, messageId: messageId), alternatives.count > max(before, 1),
               let current = alternatives.firstIndex(where: \.onBranch) else { return }
         let other = current == 0 ? 2 : current
         let command = messageId == nil ? "/alt" : "/alt message"

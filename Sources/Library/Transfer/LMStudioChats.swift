@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// LM Studio's own desktop chats (`*.conversation.json` under `~/.lmstudio/conversations`), read for import.
 ///
@@ -81,13 +82,12 @@ public enum LMStudioChats {
 
     private static func read(_ file: String, in root: String, userFiles: String) throws -> Chat {
         let path = root + "/" + file
+        // Regular files only, read without blocking: a FIFO in LM Studio's folder is refused, never waited on.
+        let read: [UInt8]?
+        do throws(RegularFileError) { read = try RegularFile.read(path, limit: maximumFileBytes) } catch { throw Unreadable(error.description) }
+        guard let bytes = read else { throw Unreadable("larger than \(maximumFileBytes >> 20) MiB") }
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw Unreadable("not a regular file") }
-        guard (attributes[.size] as? Int ?? 0) <= maximumFileBytes else {
-            throw Unreadable("larger than \(maximumFileBytes >> 20) MiB")
-        }
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
             throw Unreadable("not a JSON object")
         }
         guard let messages = object["messages"] as? [[String: Any]] else { throw Unreadable("no messages array") }
@@ -207,11 +207,10 @@ public enum LMStudioChats {
             let name = (part["name"] as? String) ?? identifier
             let path = userFiles + "/" + identifier
             let mime = Self.imageType(of: identifier) ?? Self.imageType(of: name)
-            guard let mime, let data = FileManager.default.contents(atPath: path), data.count <= ArchiveFormat.maximumAttachment else {
+            guard let mime, let bytes = (try? RegularFile.read(path, limit: ArchiveFormat.maximumAttachment)) ?? nil else {
                 missingImages.append(name)
                 return nil
             }
-            let bytes = [UInt8](data)
             let attachment = AttachmentDocument(id: UUID().uuidString, name: name, mimeType: mime, size: bytes.count,
                                                 sha256: LibraryStore.sha256(bytes))
             images.append((attachment, bytes))

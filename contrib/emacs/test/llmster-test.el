@@ -413,13 +413,14 @@ without events; a cancel during it says the server finishes the prompt first."
       (make-directory directory t)
       (with-temp-file (expand-file-name "1733000000000.conversation.json" directory)
         (insert "{\"name\":\"From LM Studio\",\"createdAt\":1733000000000,\"messages\":["
-                "{\"versions\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi there\"}]}]},"
+                "{\"versions\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi there\"},"
+                "{\"type\":\"file\",\"fileIdentifier\":\"gone.png\",\"name\":\"gone.png\"}]}]},"
                 "{\"versions\":[{\"role\":\"assistant\",\"type\":\"multiStep\",\"steps\":[{\"type\":\"contentBlock\","
                 "\"content\":[{\"type\":\"text\",\"text\":\"hello back\"}]}]}]}]}"))
       (with-temp-file (expand-file-name "1733000000001.conversation.json" directory) (insert "{\"name\": "))
       (cl-letf (((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) t)))
         (let ((answer (llmster-import-lmstudio directory)))
-          (should (string-match-p "\\`1 chats, 2 messages, 0 folders in .*cannot be read: 1733000000001.conversation.json" asked))
+          (should (string-match-p "\\`1 chats, 2 messages, 0 folders in .*images not found: gone.png .*cannot be read: 1733000000001.conversation.json" asked))
           (should (equal (alist-get 'imported answer) 1))))
       (should (equal (alist-get 'title (elt (alist-get 'conversations (llmster-test--call "conversations/list")) 0))
                      "From LM Studio"))

@@ -629,7 +629,8 @@ local ok, err = pcall(function()
     local directory = vim.fn.tempname() .. '/conversations'
     vim.fn.mkdir(directory, 'p')
     vim.fn.writefile({ '{"name":"From LM Studio","createdAt":1733000000000,"messages":['
-      .. '{"versions":[{"role":"user","content":[{"type":"text","text":"hi there"}]}]},'
+      .. '{"versions":[{"role":"user","content":[{"type":"text","text":"hi there"},'
+      .. '{"type":"file","fileIdentifier":"gone.png","name":"gone.png"}]}]},'
       .. '{"versions":[{"role":"assistant","type":"multiStep","steps":[{"type":"contentBlock",'
       .. '"content":[{"type":"text","text":"hello back"}]}]}]}]}' }, directory .. '/1733000000000.conversation.json')
     vim.fn.writefile({ '{"name": ' }, directory .. '/1733000000001.conversation.json')
@@ -643,7 +644,8 @@ local ok, err = pcall(function()
     vim.fn.confirm = confirm
     assert(ok, result)
     assert(result.first.imported == 1 and result.again.imported == 0 and result.again.alreadyThere == 1, vim.inspect(result))
-    assert(asked:find('1 imported before', 1, true) and asked:find('cannot be read: 1733000000001.conversation.json', 1, true), asked)
+    assert(asked:find('1 imported before', 1, true) and asked:find('cannot be read: 1733000000001.conversation.json', 1, true)
+      and asked:find('image not found: gone.png', 1, true), asked)
     local titles = vim.tbl_map(function(c) return c.title end, llmster.request_sync('conversations/list', {}).conversations)
     assert(vim.tbl_contains(titles, 'From LM Studio'), vim.inspect(titles))
   end)

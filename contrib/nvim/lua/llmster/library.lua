@@ -233,6 +233,7 @@ function M.import_lmstudio(directory)
   local lines = { string.format('%d chats, %d messages, %d folders in %s', preview.chats, preview.messages, #preview.folders,
     preview.directory) }
   if preview.importedBefore > 0 then table.insert(lines, string.format('%d imported before', preview.importedBefore)) end
+  for _, item in ipairs(preview.missingImages) do table.insert(lines, 'image not found: ' .. item.image .. ' (' .. item.file .. ')') end
   for _, item in ipairs(preview.unreadable) do table.insert(lines, 'cannot be read: ' .. item.file .. ' (' .. item.reason .. ')') end
   if vim.fn.confirm(table.concat(lines, '\n') .. '\nImport them?', '&Yes\n&No', 2) ~= 1 then return preview end
   local answer = client.request_sync('transfer/lmstudio', params)
