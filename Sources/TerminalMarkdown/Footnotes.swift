@@ -111,3 +111,75 @@ enum Footnotes {
         return output
     }
 }
+
+/// The footnote labels a reply's printed blocks referenced and defined, for the note after its last block that
+/// names every reference no definition answered.
+///
+/// A streamed block is printed before the definitions further down have arrived, so a reference is marked as a
+/// note (`¹`) when it is printed; where GFM would leave an undefined `[^1]` as text, the reader learns at the end
+/// that it has no note. The whole render records the same blocks, so both renders end with the same note.
+struct FootnoteLedger {
+    /// Labels remembered at most, used and defined each; past it a label is not recorded.
+    static let maximumLabels = 10_000
+
+    /// Referenced labels as first written, in order of first use.
+    private var used: [String] = []
+    /// Normalised forms (case-folded, as GFM matches labels) of `used` and of the defined labels.
+    private var usedKeys: Set<String> = []
+    private var definedKeys: Set<String> = []
+
+    /// Records the references and definitions in `block`, which has been printed.
+    mutating func record(_ block: MarkdownBlock) {
+        switch block {
+        case .paragraph(let inlines):
+            guard let definitions = Footnotes.definitions(inlines) else { return recordReferences(inlines) }
+            for definition in definitions {
+                if definedKeys.count < Self.maximumLabels { definedKeys.insert(definition.label.lowercased()) }
+                recordReferences(definition.text)
+            }
+        case .heading(_, let inlines):
+            recordReferences(inlines)
+        case .blockQuote(let blocks):
+            blocks.forEach { record($0) }
+        case .list(let list):
+            for item in list.items { item.blocks.forEach { record($0) } }
+        case .table(let table):
+            table.header.forEach { recordReferences($0) }
+            record(rows: table.rows)
+        case .codeBlock, .indentedCode, .html, .thematicBreak:
+            break
+        }
+    }
+
+    /// Records the references in table rows printed on their own.
+    mutating func record(rows: [[[MarkdownInline]]]) {
+        for row in rows { row.forEach { recordReferences($0) } }
+    }
+
+    private mutating func recordReferences(_ inlines: [MarkdownInline]) {
+        for inline in Footnotes.references(in: inlines) {
+            switch inline {
+            case .footnoteReference(let label):
+                if usedKeys.count < Self.maximumLabels, usedKeys.insert(label.lowercased()).inserted { used.append(label) }
+            case .emphasis(let children), .strong(let children), .strikethrough(let children),
+                 .link(_, let children), .image(_, let children):
+                recordReferences(children)
+            case .text, .code, .html, .softBreak, .lineBreak:
+                break
+            }
+        }
+    }
+
+    /// A paragraph naming the references that no definition answered, as written (`[^3]`); nil when there are none.
+    func undefinedNote() -> MarkdownBlock? {
+        let undefined = used.filter { !definedKeys.contains($0.lowercased()) }
+        guard !undefined.isEmpty else { return nil }
+        var inlines: [MarkdownInline] = [.text(undefined.count == 1 ? "Footnote " : "Footnotes ")]
+        for (index, label) in undefined.enumerated() {
+            if index > 0 { inlines.append(.text(index == undefined.count - 1 ? " and " : ", ")) }
+            inlines.append(.code("[^\(label)]"))
+        }
+        inlines.append(.text(undefined.count == 1 ? " is not defined in this reply." : " are not defined in this reply."))
+        return .paragraph(inlines)
+    }
+}

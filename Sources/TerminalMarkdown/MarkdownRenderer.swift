@@ -18,7 +18,11 @@ public struct MarkdownRenderer: Sendable {
         var references = LinkReferences()
         let blocks = references.parse(clean)
         references.record(Substring(clean), blocks: blocks, through: Int.max)
-        return blockRenderer.lines(for: blocks.map(\.block) + [references.lateDefinitions()].compactMap { $0 })
+        var footnotes = FootnoteLedger()
+        var all = blocks.map(\.block) + [references.lateDefinitions()].compactMap { $0 }
+        all.forEach { footnotes.record($0) }
+        if let undefined = footnotes.undefinedNote() { all.append(undefined) }
+        return blockRenderer.lines(for: all)
     }
 
     /// The rendered text of `text`, each line terminated by a newline.

@@ -59,6 +59,8 @@ struct MarkdownStream {
     private var footnote: Int?
     /// Link reference definitions committed so far; every parse goes through it.
     private var references = LinkReferences()
+    /// The footnotes committed blocks referenced and defined.
+    private var footnotes = FootnoteLedger()
 
     private struct ListContinuation {
         /// The number the next item of a committed ordered list gets; nil for bullet lists.
@@ -234,19 +236,26 @@ struct MarkdownStream {
                 references.record(Substring(source), blocks: blocks, through: Int.max)
                 if case .table(let table)? = blocks.first?.block {
                     output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
+                    footnotes.record(rows: table.rows)
                     blocks.removeFirst()
                 }
                 output += renderer.tableClosing(widths: progress.widths)
                 state = .blocks
                 emit(blocks, into: &output)
             case .plainLines:
-                output += plainLines(rest)
+                output += commitPlainLines(rest)
             case .container:
                 break
             }
-            if !isNested, let late = references.lateDefinitions() {
+            if !isNested {
                 state = .blocks
-                emit([SourceBlock(block: late, startLine: 0, endLine: 0)], into: &output)
+                // The late definitions may define footnotes (a one-word note reads as a link definition).
+                if let late = references.lateDefinitions() {
+                    emit([SourceBlock(block: late, startLine: 0, endLine: 0)], into: &output)
+                }
+                if let undefined = footnotes.undefinedNote() {
+                    emit([SourceBlock(block: undefined, startLine: 0, endLine: 0)], into: &output)
+                }
             }
         }
         committedOffset = text.utf8.count
@@ -285,7 +294,7 @@ struct MarkdownStream {
                     state = .blocks
                     break
                 }
-                output += plainLines(String(line))
+                output += commitPlainLines(String(line))
             }
             committedOffset += consumed
             return true
@@ -338,6 +347,7 @@ struct MarkdownStream {
                 separate(&output, before: last.block)
                 for (itemIndex, item) in list.items.dropLast().enumerated() {
                     output += renderer.listItemLines(item, number: start.map { $0 + itemIndex })
+                    item.blocks.forEach { footnotes.record($0) }
                 }
                 continuation = ListContinuation(nextNumber: start.map { $0 + list.items.count - 1 })
                 hasOutput = true
@@ -361,6 +371,7 @@ struct MarkdownStream {
                 separate(&output, before: last.block)
                 output += renderer.tableOpening(table, widths: widths)
                 output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: widths) }
+                footnotes.record(last.block)
                 hasOutput = true
                 continuation = nil
                 let prefix = line(header, of: complete) + "\n" + line(header + 1, of: complete) + "\n"
@@ -450,6 +461,7 @@ struct MarkdownStream {
         blocks.removeFirst()
         let ended = !blocks.isEmpty
         output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
+        footnotes.record(rows: table.rows)
         let consumed = table.rowLines.last.map { byteOffset(afterLine: $0 - progress.prefixLines, in: complete) } ?? 0
         committedOffset += consumed
         if ended {
@@ -469,6 +481,7 @@ struct MarkdownStream {
                 lines = render(source.block)
             }
             footnote = renderer.footnoteIndent(after: source.block, previous: footnote)
+            footnotes.record(source.block)
             if lines.isEmpty { continue }
             separate(&output, before: source.block)
             output += lines
@@ -551,6 +564,7 @@ struct MarkdownStream {
         stream.isNested = true
         stream.nesting = nesting + 1
         stream.references = references
+        stream.footnotes = footnotes
         return stream
     }
 
@@ -601,6 +615,7 @@ struct MarkdownStream {
         appendOpened(decorate(container.stream.finishing(container.inner), &container), to: &output)
         if let marker = container.pendingMarker { appendOpened([marker], to: &output) }
         references = container.stream.references
+        footnotes = container.stream.footnotes
         state = .blocks
         awaitedSeparator = nil
         continuation = nil
@@ -734,7 +749,7 @@ struct MarkdownStream {
         guard rendersMarkdown else { return [UntrustedText.sanitize(rest)] }
         switch state {
         case .plainLines:
-            return plainLines(rest)
+            return plainLines(rest).lines
         case .fence(let fence):
             return isClosingFence(Substring(rest), fence) ? [] : renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter, advance: false)
         case .table(let progress):
@@ -800,15 +815,24 @@ struct MarkdownStream {
 
     /// One source line of a block too long to hold back: with its inline Markdown rendered when the line alone is
     /// a paragraph (as a line of a paragraph too long to reflow is in the whole render), else as plain text.
-    private func plainLines(_ text: String) -> [String] {
-        guard !text.isEmpty else { return [] }
+    /// `plainLines(text)`, printed: their footnote references are recorded.
+    private mutating func commitPlainLines(_ text: String) -> [String] {
+        let plain = plainLines(text)
+        if let paragraph = plain.paragraph { footnotes.record(paragraph) }
+        return plain.lines
+    }
+
+    /// The lines of `text`, a line of a block too long to parse whole: rendered as the paragraph it parses to, or
+    /// wrapped as it is.
+    private func plainLines(_ text: String) -> (lines: [String], paragraph: MarkdownBlock?) {
+        guard !text.isEmpty else { return ([], nil) }
         let clean = UntrustedText.sanitize(text)
         if rendersMarkdown, case let blocks = references.parse(clean, depth: nesting), blocks.count == 1,
            case .paragraph = blocks[0].block {
-            return renderer.lines(for: blocks[0].block)
+            return (renderer.lines(for: blocks[0].block), blocks[0].block)
         }
         let wrapper = LineWrapper(level: .plain, hyperlinks: false)
-        return wrapper.wrap([StyledRun(text: clean, style: .plain)], width: renderer.width - 1).map(\.text)
+        return (wrapper.wrap([StyledRun(text: clean, style: .plain)], width: renderer.width - 1).map(\.text), nil)
     }
 
     // MARK: Lines and fences

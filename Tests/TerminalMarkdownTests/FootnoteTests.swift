@@ -56,6 +56,31 @@ struct FootnoteTests {
         #expect(render("Not a note: [^ spaced] and `[^1]`.", width: 80, dumb: true) == "Not a note: [^ spaced] and `[^1]`.\n")
     }
 
+    /// A reference is marked when printed, before the definitions below it can have arrived; one that no
+    /// definition answers is named, as written, after the last block, streamed and whole alike (in a quote, a list
+    /// item and a table cell too), so the reader does not look for note 3.
+    @Test func referencesNoDefinitionAnswersAreNamedAtTheEnd() {
+        let text = "Some claim [^1][^3].\n\n> quoted[^Q]\n\n- item[^4]\n- other\n\n| a | b |\n|---|---|\n| x[^5] | y |\n\n"
+            + "[^1]: The only note.\n[^q]: Labels match whatever their case.\n"
+        let capabilities = TerminalCapabilities(noColor: true, width: 60, height: 1000)
+        let whole = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: 60)
+        #expect(whole.first == "Some claim ¹³.")
+        #expect(whole.suffix(2).joined(separator: " ") == "Footnotes `[^3]`, `[^4]` and `[^5]` are not defined in this reply.",
+                "\(whole)")
+        for seed in UInt64(0)..<12 {
+            let streamed = streamedOutput(Snapshots.random(text, seed: seed, maxStep: 9), final: text, capabilities: capabilities)
+            #expect(screenLines(streamed, width: 60) == whole, "seed \(seed)")
+        }
+        let reference = MarkdownRenderer(capabilities: capabilities, mode: .always)
+        var nested = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: true)
+        nested.containerThreshold = 0
+        var committed: [String] = []
+        for snapshot in Snapshots.random(text, seed: 1, maxStep: 5) { committed += nested.update(snapshot).committed }
+        #expect(committed + nested.finish(text) == reference.lines(text))
+        #expect(render("Defined.[^1]\n\n[^1]: Yes.", width: 60, dumb: true) == "Defined.¹\n\n¹ Yes.\n")
+        #expect(render("One[^x].", width: 60, dumb: true) == "One[x].\n\nFootnote `[^x]` is not defined in this reply.\n")
+    }
+
     @Test(arguments: [40, 80])
     func streamedFootnotesEndOnTheScreenOfTheWholeRender(width: Int) {
         let capabilities = TerminalCapabilities(width: width, height: 1000)
