@@ -33,7 +33,12 @@ struct BlockRenderer {
     }
 
     private var wrapper: LineWrapper { LineWrapper(level: level, hyperlinks: hyperlinks, widthModel: widthModel) }
-    private var proseWidth: Int { max(width - 1, 1) }
+    /// True where a line as wide as the window does not fit on one row: an Emacs window keeps its last column for
+    /// the continuation glyph. A terminal holds a full-width line on its row (the wrap waits for the next character),
+    /// so there prose and code take every column.
+    var reservesLastColumn = false
+    /// The columns a line of prose or code takes at most.
+    var proseWidth: Int { max(width - (reservesLastColumn ? 1 : 0), 1) }
 
     // MARK: Blocks
 

@@ -35,6 +35,7 @@ public struct MarkdownRenderer: Sendable {
                                      hyperlinks: capabilities.hyperlinks, theme: .standard(for: capabilities.background))
         renderer.showsFences = capabilities.showsCodeFences
         renderer.widthModel = capabilities.widthModel
+        renderer.reservesLastColumn = capabilities.insideEmacs
         return renderer
     }
 

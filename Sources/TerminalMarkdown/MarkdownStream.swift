@@ -536,7 +536,7 @@ struct MarkdownStream {
     /// alert's bar has its colour, and its marker line (the quote's first) is read as a blank line.
     private func openQuote(alert: Alert.Kind?) -> Container {
         var inner = renderer
-        inner.width = max(renderer.width - 2, 2)
+        inner.width = max(renderer.width - 2, 1)
         return Container(kind: .quote, stream: nested(inner, insideListItem: false), bar: renderer.quoteBar(alert),
                          skipsAlertMarker: alert != nil)
     }
@@ -550,7 +550,7 @@ struct MarkdownStream {
         let number = continuation?.nextNumber ?? list.start
         let prefix = renderer.listItemPrefix(number: number, task: item.task)
         var inner = renderer
-        inner.width = max(renderer.width - DisplayWidth.of(prefix.padding), 2)
+        inner.width = max(renderer.width - DisplayWidth.of(prefix.padding), 1)
         inner.depth += 1
         return Container(kind: .item(contentIndent: marker.contentIndent, number: number, marker: marker.marker),
                          stream: nested(inner, insideListItem: true), pendingMarker: prefix.marker, padding: prefix.padding,
@@ -832,7 +832,7 @@ struct MarkdownStream {
             return (renderer.lines(for: blocks[0].block), blocks[0].block)
         }
         let wrapper = LineWrapper(level: .plain, hyperlinks: false)
-        return (wrapper.wrap([StyledRun(text: clean, style: .plain)], width: renderer.width - 1).map(\.text), nil)
+        return (wrapper.wrap([StyledRun(text: clean, style: .plain)], width: renderer.proseWidth).map(\.text), nil)
     }
 
     // MARK: Lines and fences

@@ -93,6 +93,23 @@ import TestSupport
         }
     }
 
+    /// A reply's prose takes every column of a terminal: a paragraph as wide as the terminal is one row (the
+    /// terminal's wrap waits for a next character that never comes), where it used to wrap its last word.
+    @Test(arguments: [60, 100])
+    func proseAsWideAsTheTerminalTakesOneRow(width: Int) throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: width)
+        let paragraph = String(repeating: "x", count: width - 2) + " z"
+        let echoed = try terminal.sendLine("echo:" + paragraph)
+        try terminal.waitFor("› ", after: echoed)
+        var screen = TerminalScreen(width: width, height: 40, widthOf: DisplayWidth.of)
+        screen.apply(terminal.rawOutput)
+        let rows = screen.lines
+        let row = try #require(rows.lastIndex { $0.hasPrefix("xxxx") }, "\(rows)")
+        #expect(rows[row] == paragraph, "\(rows)")
+        #expect(!rows[row + 1].hasPrefix("z"), "no row holds the last word alone: \(rows)")
+    }
+
     @Test(arguments: [60, 100])
     func theStatsLineOfAFailedReplyIsCutToTheWidth(width: Int) throws {
         let repl = try ReplHarness()

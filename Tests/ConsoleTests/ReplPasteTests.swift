@@ -14,8 +14,10 @@ import TestSupport
         terminal.send("echo:\u{1B}[200~" + lines.joined(separator: "\n") + "\u{1B}[201~")
         let echo = try terminal.waitFor("[pasted 63 lines]", after: start)
         #expect(!echo.contains("line 30 of"), "the tall paste is not drawn line by line: \(echo)")
+        let entered = terminal.mark
         terminal.send("\r")
-        try terminal.waitFor("line 63 of the pasted text", after: start)
+        let reply = try terminal.waitFor("› ", after: entered)
+        #expect(reply.contains("line 63 of the"), "the reply echoes the last pasted line: \(reply)")
         let sent = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
         #expect(sent == "echo:" + lines.joined(separator: "\n"), "the message holds every pasted line")
         var screen = TerminalScreen(width: width, height: 20)

@@ -133,7 +133,7 @@ struct CodeBlockTests {
         let line = "let total = values.map { $0 * factor }.filter { $0 > threshold }.reduce(0, +) // sum of the big ones"
         let rows = render("```swift\n\(line)\n```\n", width: width).split(separator: "\n").map(String.init)
         var visible = rows.map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression) }
-        #expect(visible.allSatisfy { DisplayWidth.of($0) < width })
+        #expect(visible.allSatisfy { DisplayWidth.of($0) <= width })
         #expect(visible.last == "╶──")
         visible.removeLast()
         #expect(visible.count > 2)
