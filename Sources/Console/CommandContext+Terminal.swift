@@ -4,7 +4,9 @@ import TerminalMarkdown
 extension CommandContext {
     /// The terminal on `fd`, detected from the environment with the configuration's display settings applied.
     public func terminal(fd: Int32) -> TerminalCapabilities {
-        TerminalCapabilities.detect(fd: fd, environment: environment, settings: configuration.displaySettings)
+        var settings = configuration.displaySettings
+        if let measuredWidthModel, settings.widthModel == .auto { settings.widthModel = .fixed(measuredWidthModel) }
+        return TerminalCapabilities.detect(fd: fd, environment: environment, settings: settings)
     }
 }
 

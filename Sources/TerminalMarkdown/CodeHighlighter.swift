@@ -8,7 +8,7 @@ import SystemSupport
 /// owns it (not `Sendable`). A line the library cannot highlight comes back as one plain run.
 final class CodeHighlighter {
     /// What a stretch of code is, as far as the theme cares.
-    enum Kind: Int {
+    enum Kind: Int, CaseIterable {
         case plain, keyword, type, string, comment, number, preprocessor, function, variable, special, inserted, deleted
     }
 

@@ -32,7 +32,7 @@ public struct MarkdownRenderer: Sendable {
 
     var blockRenderer: BlockRenderer {
         var renderer = BlockRenderer(width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
-                                     hyperlinks: capabilities.hyperlinks, theme: .standard(for: capabilities.background))
+                                     hyperlinks: capabilities.hyperlinks, theme: .standard(for: capabilities.background, depth: capabilities.colorDepth))
         renderer.showsFences = capabilities.showsCodeFences
         renderer.widthModel = capabilities.widthModel
         renderer.reservesLastColumn = capabilities.insideEmacs

@@ -13,8 +13,8 @@ public struct ReplyPresenter: Sendable {
     let fit: TextFit
     /// UTF-8 glyphs (`▸`, `✓`, the bar), or their ASCII stand-ins.
     var unicode: Bool { fit.isUTF8 }
-    /// The "incomplete" mark's colour: yellow, or red where yellow washes out on a light background.
-    let warningColor: UInt8
+    /// The colours of outcomes (`MarkdownTheme.succeeded`, `failed`, `unfinished`) for the terminal's background.
+    let theme: MarkdownTheme
     /// Columns available; lines are cut to `width − 1`.
     public var width: Int
 
@@ -22,7 +22,7 @@ public struct ReplyPresenter: Sendable {
     public init(capabilities: TerminalCapabilities) {
         level = capabilities.styleLevel
         fit = capabilities.textFit
-        warningColor = capabilities.background == .light ? 31 : 33
+        theme = .standard(for: capabilities.background, depth: capabilities.colorDepth)
         width = capabilities.width
     }
 
@@ -101,13 +101,13 @@ public struct ReplyPresenter: Sendable {
         switch call.result {
         case .succeeded(let bytes):
             outcome = (unicode ? "✓ " : "ok ") + Self.bytes(bytes)
-            outcomeStyle = TextStyle(color: 32)
+            outcomeStyle = theme.succeeded
         case .failed(let message):
             outcome = (unicode ? "✗ " : "failed: ") + UntrustedText.sanitize(message).replacing("\n", with: " ")
-            outcomeStyle = TextStyle(color: 31)
+            outcomeStyle = theme.failed
         case .unfinished:
             outcome = "did not finish"
-            outcomeStyle = TextStyle(color: 33)
+            outcomeStyle = theme.unfinished
         }
         let ellipsis = fit.ellipsis
         let head = (unicode ? "⚙ " : "* ") + UntrustedText.sanitize(call.name)
@@ -125,7 +125,7 @@ public struct ReplyPresenter: Sendable {
         let (parts, figures) = statsFigures(stats)
         var line = dim.apply(figures, at: level)
         if let (warning, _) = outcomeMark(outcome, after: parts, figures: figures) {
-            line += (parts.isEmpty ? "" : dim.apply(" · ", at: level)) + TextStyle(bold: true, color: warningColor).apply(warning, at: level)
+            line += (parts.isEmpty ? "" : dim.apply(" · ", at: level)) + TextStyle(bold: true, color: theme.unfinished.color).apply(warning, at: level)
         }
         return line
     }

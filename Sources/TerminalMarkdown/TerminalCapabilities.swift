@@ -27,6 +27,8 @@ public struct TerminalCapabilities: Sendable, Equatable {
     /// Whether the terminal rewraps rows wider than itself when its window narrows (VTE, tmux, kitty, Konsole …;
     /// xterm cuts them instead), so rows already drawn may take more screen rows after a resize.
     public var reflowsOnResize: Bool
+    /// How many colours the terminal shows, which picks the palette of the prose and code colours.
+    public var colorDepth: ColorDepth
 
     /// Creates capabilities from explicit values; tests and callers with their own detection use this.
     ///
@@ -34,7 +36,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public init(isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, emacs: EmacsBuffer? = nil,
                 noColor: Bool = false, isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false,
                 background: TerminalBackground = .dark, showsCodeFences: Bool = false,
-                widthModel: WidthModel = .grapheme, reflowsOnResize: Bool = false) {
+                widthModel: WidthModel = .grapheme, reflowsOnResize: Bool = false, colorDepth: ColorDepth = .base16) {
         self.isTTY = isTTY
         self.isDumb = isDumb
         self.emacs = emacs ?? (insideEmacs ? .other : nil)
@@ -47,6 +49,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
         self.showsCodeFences = showsCodeFences
         self.widthModel = widthModel
         self.reflowsOnResize = reflowsOnResize
+        self.colorDepth = colorDepth
     }
 
     /// `INSIDE_EMACS` is set (M-x shell, eshell, M-x term, vterm, compilation buffers).
@@ -100,7 +103,8 @@ public struct TerminalCapabilities: Sendable, Equatable {
             background: settings.theme.resolved(TerminalBackground(colorFgBg: environment["COLORFGBG"])),
             showsCodeFences: settings.showsCodeFences,
             widthModel: settings.widthModel.resolved(WidthModel.detect(environment)),
-            reflowsOnResize: reflowsOnResize(environment))
+            reflowsOnResize: reflowsOnResize(environment),
+            colorDepth: ColorDepth.detect(environment))
     }
 
     /// Whether the terminal `environment` describes rewraps its rows on a resize: tmux, VTE (GNOME Terminal,

@@ -1,11 +1,11 @@
-/// SGR attributes of a run of text; `color` is a base foreground code (30–37, 90–97).
+/// SGR attributes of a run of text and its foreground colour.
 struct TextStyle: Equatable, Sendable {
     var bold = false
     var dim = false
     var italic = false
     var underline = false
     var strike = false
-    var color: UInt8?
+    var color: TerminalColor?
 
     static let plain = TextStyle()
 
@@ -32,7 +32,16 @@ struct TextStyle: Equatable, Sendable {
         if italic { add(3) }
         if underline { add(4) }
         if strike { add(9) }
-        if level == .color, let color { add(color) }
+        if level == .color, let color {
+            switch color {
+            case .base(let code):
+                add(code)
+            case .indexed(let index):
+                for code in [38, 5, index] { add(code) }
+            case .rgb(let red, let green, let blue):
+                for code in [38, 2, red, green, blue] { add(code) }
+            }
+        }
     }
 
     /// `text` wrapped in this style's SGR sequence and a reset, or `text` alone when the style sets nothing.
@@ -67,13 +76,17 @@ enum StyleLevel: Sendable {
     case plain
 }
 
-/// The colours and attributes each Markdown construct is shown with, chosen from the 16 base colours so they read
-/// on dark and light backgrounds alike.
+/// The colours and attributes each Markdown construct is shown with.
+///
+/// Every colour reads on the background it is chosen for, at a contrast of at least 4.5:1 (WCAG AA): with 16
+/// colours against xterm's palette, with 256 colours and truecolor against black and #1e1e1e (dark) or white and
+/// Solarized's #fdf6e3 (light). Dim marks secondary text (markers, borders, link targets) at the terminal's own
+/// faint intensity.
 struct MarkdownTheme: Sendable {
     var headings: [TextStyle] = [
-        TextStyle(bold: true, underline: true, color: 35),
-        TextStyle(bold: true, color: 35),
-        TextStyle(bold: true, color: 36),
+        TextStyle(bold: true, underline: true, color: 95),
+        TextStyle(bold: true, color: 95),
+        TextStyle(bold: true, color: 96),
         TextStyle(bold: true),
     ]
     var headingMarker = TextStyle(dim: true)
@@ -81,9 +94,9 @@ struct MarkdownTheme: Sendable {
     var codeFence = TextStyle(dim: true)
     var codeLabel = TextStyle(dim: true, italic: true)
     var codeLine = TextStyle()
-    var link = TextStyle(underline: true, color: 34)
+    var link = TextStyle(underline: true, color: 96)
     var linkDetail = TextStyle(dim: true)
-    var quoteBar = TextStyle(dim: true, color: 32)
+    var quoteBar = TextStyle(color: 32)
     var listMarker = TextStyle(color: 33)
     var taskDone = TextStyle(color: 32)
     var taskOpen = TextStyle(color: 33)
@@ -94,41 +107,142 @@ struct MarkdownTheme: Sendable {
     var footnote = TextStyle(color: 36)
     var key = TextStyle(bold: true, underline: true)
     var code = CodeTheme.dark
+    /// The colour of each alert's bar and title, in `Alert.Kind` order (note, tip, important, warning, caution).
+    var alerts: [TerminalColor] = [96, 92, 95, 93, 91]
+    /// A tool call's outcome on the live screen: succeeded, failed, and did not finish (also "incomplete").
+    var succeeded = TextStyle(color: 92)
+    var failed = TextStyle(color: 91)
+    var unfinished = TextStyle(color: 93)
 
     static let standard = MarkdownTheme()
 
-    /// The standard theme with prose and code colours that read on `background`: on a dark one links take bright
-    /// blue (xterm's blue 34 is barely visible on black); on a light one yellow and cyan, which wash out on white,
-    /// give way to blue, red and magenta.
-    static func standard(for background: TerminalBackground) -> MarkdownTheme {
+    /// The theme whose colours read on `background` at `depth`.
+    ///
+    /// With 16 colours the palette is the terminal's, so only the base colours that keep their contrast in xterm's
+    /// palette are used: on a dark background the bright ones, green, yellow and cyan (xterm's blue, red and magenta
+    /// are too dark on black); on a light one only red and blue (its yellow, green, cyan and magenta wash out on
+    /// white), the rest told apart by attributes. With more colours each construct takes its own colour from a
+    /// palette on xterm's 6×6×6 cube, which 256-colour and truecolor terminals show alike.
+    static func standard(for background: TerminalBackground, depth: ColorDepth = .base16) -> MarkdownTheme {
         var theme = MarkdownTheme()
-        switch background {
-        case .dark:
-            theme.code = .dark
-            theme.link = TextStyle(underline: true, color: 94)
-        case .light:
-            theme.code = .light
-            theme.headings[2] = TextStyle(bold: true, color: 34)
+        switch (background, depth) {
+        case (.dark, .base16):
+            break
+        case (.light, .base16):
+            theme.headings = [TextStyle(bold: true, underline: true, color: 34), TextStyle(bold: true, color: 34),
+                              TextStyle(bold: true, underline: true), TextStyle(bold: true)]
             theme.inlineCode = TextStyle(color: 31)
+            theme.link = TextStyle(underline: true, color: 34)
+            theme.quoteBar = TextStyle(color: 34)
+            theme.succeeded = TextStyle(color: 34)
+            theme.failed = TextStyle(color: 31)
+            theme.unfinished = TextStyle(color: 31)
             theme.listMarker = TextStyle(color: 34)
-            theme.taskOpen = TextStyle(color: 35)
+            theme.taskDone = TextStyle(color: 34)
+            theme.taskOpen = TextStyle(color: 31)
             theme.footnote = TextStyle(color: 34)
+            theme.alerts = [34, 34, 34, 31, 31]
+            theme.code = .light16
+        case (_, .indexed256), (_, .truecolor):
+            let palette = background == .light ? CubePalette.light : CubePalette.dark
+            let color = { (cube: CubeColor) in cube.color(at: depth) }
+            theme.headings = [TextStyle(bold: true, underline: true, color: color(palette.magenta)),
+                              TextStyle(bold: true, color: color(palette.magenta)),
+                              TextStyle(bold: true, color: color(palette.cyan)), TextStyle(bold: true)]
+            theme.inlineCode = TextStyle(color: color(background == .light ? palette.red : palette.cyan))
+            theme.link = TextStyle(underline: true, color: color(palette.blue))
+            theme.quoteBar = TextStyle(color: color(palette.green))
+            theme.succeeded = TextStyle(color: color(palette.green))
+            theme.failed = TextStyle(color: color(palette.red))
+            theme.unfinished = TextStyle(color: color(palette.yellow))
+            theme.listMarker = TextStyle(color: color(background == .light ? palette.blue : palette.yellow))
+            theme.taskDone = TextStyle(color: color(palette.green))
+            theme.taskOpen = TextStyle(color: color(palette.yellow))
+            theme.footnote = TextStyle(color: color(palette.cyan))
+            theme.alerts = [palette.blue, palette.green, palette.magenta, palette.yellow, palette.red].map(color)
+            theme.code = CodeTheme(palette: palette, depth: depth)
         }
         return theme
     }
 
     func heading(_ level: Int) -> TextStyle { headings[min(max(level, 1), headings.count) - 1] }
 
-    /// The colour of an alert's bar and title, as GitHub colours them.
+    /// The colour of an alert's bar and title, as GitHub colours them where the background allows.
     func alert(_ kind: Alert.Kind) -> TextStyle {
         switch kind {
-        case .note: TextStyle(color: 34)
-        case .tip: TextStyle(color: 32)
-        case .important: TextStyle(color: 35)
-        case .warning: TextStyle(color: 33)
-        case .caution: TextStyle(color: 31)
+        case .note: TextStyle(color: alerts[0])
+        case .tip: TextStyle(color: alerts[1])
+        case .important: TextStyle(color: alerts[2])
+        case .warning: TextStyle(color: alerts[3])
+        case .caution: TextStyle(color: alerts[4])
         }
     }
+}
+
+/// A foreground colour as the terminal is told it.
+enum TerminalColor: Equatable, Sendable, ExpressibleByIntegerLiteral {
+    /// One of the 16 base colours by its SGR code (30–37, 90–97), shown in the terminal's own palette.
+    case base(UInt8)
+    /// An entry of the 256-colour palette (`38;5;N`).
+    case indexed(UInt8)
+    /// A truecolor value (`38;2;R;G;B`).
+    case rgb(UInt8, UInt8, UInt8)
+
+    init(integerLiteral code: UInt8) { self = .base(code) }
+}
+
+/// How many colours the terminal shows: `COLORTERM=truecolor` (or `24bit`) for truecolor, a `TERM` naming
+/// 256 colours for 256; 16 otherwise and inside Emacs.
+public enum ColorDepth: Sendable, Equatable {
+    case base16
+    case indexed256
+    case truecolor
+
+    static func detect(_ environment: [String: String]) -> ColorDepth {
+        guard environment["INSIDE_EMACS"] == nil else { return .base16 }
+        let colorTerm = (environment["COLORTERM"] ?? "").lowercased()
+        let term = environment["TERM"] ?? ""
+        if colorTerm == "truecolor" || colorTerm == "24bit" || term.hasSuffix("-direct") { return .truecolor }
+        return term.contains("256color") ? .indexed256 : .base16
+    }
+}
+
+/// A colour of xterm's 256-colour palette past the 16 base ones: a point of the 6×6×6 cube (levels 0–5 per
+/// channel) or a step of the 24-step grey ramp; a truecolor terminal is given its exact RGB.
+struct CubeColor: Sendable {
+    let index: UInt8
+
+    init(_ red: UInt8, _ green: UInt8, _ blue: UInt8) { index = 16 + 36 * red + 6 * green + blue }
+    init(grey step: UInt8) { index = 232 + step }
+
+    /// The channel values xterm gives this entry.
+    var rgb: (UInt8, UInt8, UInt8) {
+        if index >= 232 {
+            let value = 8 + 10 * (index - 232)
+            return (value, value, value)
+        }
+        let levels: [UInt8] = [0, 95, 135, 175, 215, 255]
+        let cube = Int(index) - 16
+        return (levels[cube / 36], levels[cube / 6 % 6], levels[cube % 6])
+    }
+
+    func color(at depth: ColorDepth) -> TerminalColor {
+        guard depth == .truecolor else { return .indexed(index) }
+        let (red, green, blue) = rgb
+        return .rgb(red, green, blue)
+    }
+}
+
+/// The named colours of the 256-colour and truecolor themes for one kind of background.
+struct CubePalette: Sendable {
+    var blue, green, yellow, red, magenta, cyan, grey: CubeColor
+
+    static let dark = CubePalette(blue: CubeColor(1, 2, 5), green: CubeColor(1, 4, 1), yellow: CubeColor(4, 3, 0),
+                                  red: CubeColor(5, 1, 1), magenta: CubeColor(4, 1, 4), cyan: CubeColor(1, 4, 4),
+                                  grey: CubeColor(grey: 14))
+    static let light = CubePalette(blue: CubeColor(0, 1, 3), green: CubeColor(0, 1, 0), yellow: CubeColor(2, 1, 0),
+                                   red: CubeColor(3, 0, 0), magenta: CubeColor(2, 0, 3), cyan: CubeColor(0, 1, 2),
+                                   grey: CubeColor(grey: 8))
 }
 
 /// Colours of highlighted code, one per kind of token.
@@ -145,19 +259,19 @@ struct CodeTheme: Sendable {
     var inserted: TextStyle
     var deleted: TextStyle
 
-    /// Bright colours for dark backgrounds (dark blue and dark grey are hard to read there).
+    /// Bright colours for dark backgrounds with 16 colours (xterm's blue and grey are too dark on black).
     static let dark = CodeTheme(
         keyword: TextStyle(color: 95), type: TextStyle(color: 96), string: TextStyle(color: 92),
-        comment: TextStyle(dim: true, italic: true), number: TextStyle(color: 93), preprocessor: TextStyle(color: 94),
-        function: TextStyle(color: 94), variable: TextStyle(color: 96), special: TextStyle(color: 93),
+        comment: TextStyle(italic: true, color: 90), number: TextStyle(color: 93), preprocessor: TextStyle(color: 36),
+        function: TextStyle(bold: true), variable: TextStyle(color: 96), special: TextStyle(color: 93),
         inserted: TextStyle(color: 92), deleted: TextStyle(color: 91))
 
-    /// Normal-intensity colours for light backgrounds (yellow and the bright colours wash out there).
-    static let light = CodeTheme(
-        keyword: TextStyle(color: 35), type: TextStyle(color: 36), string: TextStyle(color: 32),
-        comment: TextStyle(italic: true, color: 90), number: TextStyle(color: 34), preprocessor: TextStyle(color: 34),
-        function: TextStyle(color: 34), variable: TextStyle(color: 36), special: TextStyle(color: 31),
-        inserted: TextStyle(color: 32), deleted: TextStyle(color: 31))
+    /// Light backgrounds with 16 colours: red and blue, which keep their contrast on white, and attributes.
+    static let light16 = CodeTheme(
+        keyword: TextStyle(bold: true, color: 34), type: TextStyle(color: 34), string: TextStyle(color: 31),
+        comment: TextStyle(italic: true), number: TextStyle(color: 31), preprocessor: TextStyle(color: 34),
+        function: TextStyle(bold: true), variable: TextStyle(), special: TextStyle(color: 31),
+        inserted: TextStyle(color: 34), deleted: TextStyle(color: 31))
 
     func style(for kind: CodeHighlighter.Kind) -> TextStyle {
         switch kind {
@@ -174,5 +288,16 @@ struct CodeTheme: Sendable {
         case .inserted: return inserted
         case .deleted: return deleted
         }
+    }
+}
+
+extension CodeTheme {
+    /// A colour for each kind of token from `palette`, for 256-colour and truecolor terminals.
+    init(palette: CubePalette, depth: ColorDepth) {
+        let style = { (cube: CubeColor) in TextStyle(color: cube.color(at: depth)) }
+        self.init(keyword: style(palette.magenta), type: style(palette.cyan), string: style(palette.green),
+                  comment: TextStyle(italic: true, color: palette.grey.color(at: depth)), number: style(palette.yellow),
+                  preprocessor: style(palette.blue), function: style(palette.blue), variable: style(palette.cyan),
+                  special: style(palette.yellow), inserted: style(palette.green), deleted: style(palette.red))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Simulator
 import Testing
+import TerminalMarkdown
 import TestSupport
 
 /// The REPL asks the terminal for its background (OSC 11) when nothing says it, and colours prose and code to read
@@ -16,7 +17,8 @@ import TestSupport
         let start = terminal.rawOutput.count
         try terminal.enter(reply)
         let shown = String(terminal.rawOutput.dropFirst(start))
-        #expect(shown.contains("\u{1B}[31mmake\u{1B}[0m"), "inline code in red, not washed-out cyan: \(shown.debugDescription)")
+        // The sandbox's terminal shows 256 colours (TERM=xterm-256color): the light palette's red is entry 124.
+        #expect(shown.contains("\u{1B}[38;5;124mmake\u{1B}[0m"), "inline code in red, not washed-out cyan: \(shown.debugDescription)")
     }
 
     @Test func aDarkBackgroundGetsABlueThatReadsOnBlack() throws {
@@ -25,8 +27,8 @@ import TestSupport
         let start = terminal.rawOutput.count
         try terminal.enter(reply)
         let shown = String(terminal.rawOutput.dropFirst(start))
-        #expect(shown.contains("\u{1B}[36mmake\u{1B}[0m"), "\(shown.debugDescription)")
-        #expect(shown.contains("\u{1B}[4;94mthe docs"), "links in bright blue: \(shown.debugDescription)")
+        #expect(shown.contains("\u{1B}[38;5;80mmake\u{1B}[0m"), "\(shown.debugDescription)")
+        #expect(shown.contains("\u{1B}[4;38;5;69mthe docs"), "links in a blue that reads on black: \(shown.debugDescription)")
     }
 
     @Test(arguments: [true, false])
@@ -37,7 +39,7 @@ import TestSupport
         terminal.send("echo:typed at once\r")
         try terminal.waitFor("tok/s")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:typed at once")
-        #expect(terminal.rawOutput.contains("\u{1B}[36m") || !terminal.rawOutput.contains("\u{1B}[31m"), "the dark default")
+        #expect(terminal.rawOutput.contains("\u{1B}[38;5;80m") || !terminal.rawOutput.contains("\u{1B}[38;5;124m"), "the dark default")
     }
 
     @Test func anAnswerThatComesTooLateDoesNotLandInTheLine() throws {
@@ -56,10 +58,68 @@ import TestSupport
         let start = terminal.rawOutput.count
         try terminal.enter(reply)
         #expect(!terminal.rawOutput.contains("\u{1B}]11;?"), "COLORFGBG says it already")
-        #expect(String(terminal.rawOutput.dropFirst(start)).contains("\u{1B}[31mmake"), "and it says light")
+        #expect(String(terminal.rawOutput.dropFirst(start)).contains("\u{1B}[38;5;124mmake"), "and it says light")
         let configured = try ReplHarness()
         try configured.sandbox.write("theme = dark\n", to: "config/llmster/config")
         let other = try configured.start()
         #expect(!other.rawOutput.contains("\u{1B}]11;?"), "the theme setting says it already")
+    }
+}
+
+/// The REPL asks the terminal how it draws emoji sequences (DECRQM 2027, else probe clusters measured by cursor
+/// position reports) and lays replies out by what it does; one-shot commands on that terminal use the answer kept.
+@Suite struct ReplTerminalWidthTests {
+    /// A table whose one cell is a ZWJ family: two columns where the terminal clusters graphemes, eight where it
+    /// draws each code point. Its borders line up only when llmster counts as the terminal draws.
+    private let table = "| family |\n|---|\n| \u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466} |"
+
+    /// Sends the table as one message (a paste) and waits for the reply.
+    private func sendTable(_ terminal: Pseudoterminal) throws {
+        let start = terminal.mark
+        terminal.send("echo:\u{1B}[200~" + table + "\u{1B}[201~\r")
+        let shown = try terminal.waitFor("tok/s", after: start)
+        let stats = try #require(shown.range(of: "tok/s"))
+        try terminal.waitFor("› ", after: start + shown.distance(from: shown.startIndex, to: stats.upperBound))
+    }
+
+    /// The widths, as a terminal drawing by `model` shows them, of the rows of the last table on the screen.
+    private func tableRowWidths(_ output: String, model: WidthModel) -> [Int] {
+        var screen = TerminalScreen(width: 40, height: 400, widthOf: { DisplayWidth.of($0, model: model) })
+        screen.apply(output)
+        let rows = screen.lines.reversed().drop { !$0.hasPrefix("└") }.prefix { !$0.hasPrefix("┌") }
+        return rows.map { DisplayWidth.of($0.trimmingCharacters(in: .whitespaces), model: model) }
+    }
+
+    /// kitty 0.26 names itself a clustering terminal but draws a family 8 columns wide: measured, the table's
+    /// borders line up as it draws them, and `ask` on the same terminal later uses the measure without asking.
+    @Test func aTerminalThatDrawsEachCodePointIsMeasuredAndRemembered() throws {
+        let repl = try ReplHarness()
+        var environment = repl.environment
+        environment["TERM"] = "xterm-kitty"
+        environment["KITTY_WINDOW_ID"] = "1"
+        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), [], environment: environment, width: 40,
+                                          cursorColumns: [9, 3, 2])
+        try terminal.waitFor("› ")
+        #expect(terminal.rawOutput.contains("\u{1B}[?2027$p") && terminal.rawOutput.contains("\u{1B}[6n"), "the terminal was asked")
+        try sendTable(terminal)
+        let widths = tableRowWidths(terminal.rawOutput, model: .codepoint)
+        #expect(widths.count == 4 && Set(widths).count == 1, "every row as wide as the borders: \(widths)")
+        let kept = try String(contentsOfFile: repl.sandbox.root + "/state/llmster/terminal-widths", encoding: .utf8)
+        #expect(kept.contains("xterm-kitty") && kept.hasSuffix("\tcodepoint\n"), "\(kept)")
+        terminal.send("\u{4}")
+        _ = try terminal.waitForExit()
+        let ask = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "echo:" + table], environment: environment, width: 40)
+        _ = try ask.waitForExit()
+        let asked = tableRowWidths(ask.rawOutput, model: .codepoint)
+        #expect(asked.count == 4 && Set(asked).count == 1, "ask lays the table out as measured: \(asked)")
+    }
+
+    /// A terminal that reports mode 2027 set clusters graphemes, whatever its name says.
+    @Test func aTerminalReportingGraphemeClusteringIsBelieved() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start(width: 40, graphemeMode: 1)
+        try sendTable(terminal)
+        let widths = tableRowWidths(terminal.rawOutput, model: .grapheme)
+        #expect(widths.count == 4 && Set(widths).count == 1, "every row as wide as the borders: \(widths)")
     }
 }

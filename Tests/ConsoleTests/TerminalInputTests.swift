@@ -14,27 +14,43 @@ import Testing
         ("\u{1B}]11;rgba:2828/2c2c/3434/ffff\u{1B}\\", .dark),
     ])
     func aColourReportNamesTheBackground(report: String, expected: TerminalBackground) {
-        let reply = BackgroundReply(bytes(report + "\u{1B}[?62;22c"))
+        let reply = TerminalReply(bytes(report + "\u{1B}[?62;22c"))
         #expect(reply.background == expected && reply.isComplete && reply.other.isEmpty)
     }
 
     @Test func everySplitOfTheAnswersIsReadTheSameOnceWhole() {
         let answer = bytes("ab\u{1B}]11;rgb:ffff/ffff/ffff\u{1B}\\c\u{1B}[?64;1;2c\r")
         for cut in 0...answer.count {
-            let early = BackgroundReply(Array(answer.prefix(cut)))
+            let early = TerminalReply(Array(answer.prefix(cut)))
             #expect(!early.isComplete || cut >= answer.count - 1, "complete only once the DA1 answer is whole (cut \(cut))")
             #expect(early.background == nil || early.background == .light)
         }
-        let whole = BackgroundReply(answer)
+        let whole = TerminalReply(answer)
         #expect(whole.background == .light && whole.isComplete)
         #expect(whole.other == bytes("abc\r"), "keys typed around the answers are kept, in order")
     }
 
     @Test func aTerminalWithoutOSC11AnswersOnlyTheAttributes() {
-        let reply = BackgroundReply(bytes("\u{1B}[?1;2c"))
+        let reply = TerminalReply(bytes("\u{1B}[?1;2c"))
         #expect(reply.isComplete && reply.background == nil)
         #expect(TerminalBackground(readingColorFgBg: nil) == nil && TerminalBackground(readingColorFgBg: "default") == nil)
         #expect(TerminalBackground(readingColorFgBg: "0;15") == .light && TerminalBackground(readingColorFgBg: "15;default;0") == .dark)
+    }
+
+    /// The width answers: mode 2027 set means grapheme clusters; otherwise the probes' measured advances pick the
+    /// model that predicts more of them (kitty 0.26: a family 8 columns, a flag 2, a heart with VS16 1).
+    @Test(arguments: [
+        ("\u{1B}[?2027;1$y\u{1B}[1;9R\u{1B}[1;3R\u{1B}[1;2R", WidthModel?.some(.grapheme)),
+        ("\u{1B}[?2027;3$y", .grapheme),
+        ("\u{1B}[?2027;0$y\u{1B}[1;9R\u{1B}[1;3R\u{1B}[1;2R", .codepoint),
+        ("\u{1B}[?2027;2$y\u{1B}[3;3R\u{1B}[3;3R\u{1B}[3;3R", .grapheme),
+        ("\u{1B}[1;3R\u{1B}[1;3R", nil),
+        ("", nil),
+    ])
+    func theWidthAnswersPickTheModelTheTerminalDraws(answer: String, expected: WidthModel?) {
+        let reply = TerminalReply(bytes("x" + answer + "\u{1B}[?62;22c"))
+        #expect(reply.isComplete && reply.other == bytes("x"))
+        #expect(TerminalQuery.answers(to: reply).widthModel == expected)
     }
 
     @Test func keysTypedAheadLoseLineFeedsAndCtrlL() {

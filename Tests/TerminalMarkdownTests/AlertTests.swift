@@ -14,7 +14,7 @@ struct AlertTests {
     func anAlertShowsItsTitleInItsColourInsteadOfTheMarker(kind: Alert.Kind) {
         let text = "Before.\n\n> [!\(kind.rawValue.uppercased())]\n> Back up the library first.\n"
         #expect(whole(text, capabilities) == ["Before.", "", "│ \(kind.title)", "│ Back up the library first."])
-        let colour = MarkdownTheme.standard.alert(kind).color!
+        let colour = MarkdownTheme.standard.alert(kind).parameters(at: .color)
         let rendered = MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
         #expect(rendered.contains("\u{1B}[1;\(colour)m\(kind.title)\u{1B}[0m"))
         #expect(rendered.contains("\u{1B}[\(colour)m│\u{1B}[0m Back up"))

@@ -185,8 +185,8 @@ struct CapabilityTests {
         let text = "# Title\n\n**bold** `code`\n\n```sh\nls\n```"
         let colored = MarkdownRenderer(capabilities: TerminalCapabilities(), mode: .always).render(text)
         let plain = MarkdownRenderer(capabilities: TerminalCapabilities(noColor: true), mode: .always).render(text)
-        #expect(colored.contains("35m"))
-        #expect(!plain.contains("35m") && !plain.contains("36m") && plain.contains("\u{1B}[1m"))
+        #expect(colored.contains("95m"))
+        #expect(!plain.contains("95m") && !plain.contains("36m") && plain.contains("\u{1B}[1m"))
         #expect(screenLines(colored, width: 80) == ["# Title", "", "bold code", "", "sh", "ls", "╶──"])
         #expect(screenLines(plain, width: 80) == ["# Title", "", "bold `code`", "", "```sh", "ls", "```"])
     }

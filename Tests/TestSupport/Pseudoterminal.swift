@@ -6,7 +6,8 @@ import Synchronization
 /// The child is started with `posix_spawn` in a new session with the pty's slave as its controlling
 /// terminal and standard streams, so Ctrl-C typed here is a real SIGINT from the line discipline.
 /// A reader thread collects the output; waits are bounded by a deadline. Like xterm, the terminal answers a primary
-/// device attributes request (`ESC [ c`), and an OSC 11 background query when it was given a `background` colour.
+/// device attributes request (`ESC [ c`), an OSC 11 background query when it was given a `background` colour, a
+/// DECRQM query for mode 2027 when given a `graphemeMode`, and cursor position requests with `cursorColumns`.
 public final class Pseudoterminal: @unchecked Sendable {
     public let pid: pid_t
     private let master: Int32
@@ -14,6 +15,10 @@ public final class Pseudoterminal: @unchecked Sendable {
     private let background: String?
     /// Whether device attributes requests are answered (a terminal that answers nothing at all: false).
     private let answersDeviceAttributes: Bool
+    /// The state reported for mode 2027 (grapheme clusters); nil: the query goes unanswered.
+    private let graphemeMode: Int?
+    /// The cursor columns reported to the next cursor position requests, one each, in order; unanswered past them.
+    private var cursorColumns: [Int]
     /// How far the output has been looked at for queries to answer.
     private var answeredUpTo = 0
     private let condition = NSCondition()
@@ -28,9 +33,11 @@ public final class Pseudoterminal: @unchecked Sendable {
     /// starts programs in its buffers.
     public init(_ executable: String, _ arguments: [String], environment: [String: String],
                 width: Int = 100, height: Int = 40, echo: Bool = true, background: String? = nil,
-                answersDeviceAttributes: Bool = true) throws {
+                answersDeviceAttributes: Bool = true, graphemeMode: Int? = nil, cursorColumns: [Int] = []) throws {
         self.background = background
         self.answersDeviceAttributes = answersDeviceAttributes
+        self.graphemeMode = graphemeMode
+        self.cursorColumns = cursorColumns
         // /dev/ptmx with the Linux ioctls (Swift's Glibc module lacks posix_openpt and ptsname):
         // TIOCSPTLCK (0x40045431) unlocks the slave, TIOCGPTN (0x80045430) gives its number.
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -116,15 +123,17 @@ public final class Pseudoterminal: @unchecked Sendable {
 
     /// The answers to the queries in the output since the last look (called with the lock held).
     private func queryAnswers() -> String {
-        let queries: [(request: [UInt8], answer: String?)] = [
-            (Array("\u{1B}]11;?".utf8), background.map { "\u{1B}]11;\($0)\u{1B}\\" }),
-            (Array("\u{1B}[c".utf8), answersDeviceAttributes ? "\u{1B}[?62;22c" : nil),
+        let queries: [(request: [UInt8], answer: () -> String?)] = [
+            (Array("\u{1B}]11;?".utf8), { self.background.map { "\u{1B}]11;\($0)\u{1B}\\" } }),
+            (Array("\u{1B}[c".utf8), { self.answersDeviceAttributes ? "\u{1B}[?62;22c" : nil }),
+            (Array("\u{1B}[?2027$p".utf8), { self.graphemeMode.map { "\u{1B}[?2027;\($0)$y" } }),
+            (Array("\u{1B}[6n".utf8), { self.cursorColumns.isEmpty ? nil : "\u{1B}[1;\(self.cursorColumns.removeFirst())R" }),
         ]
         var answers = ""
         var index = max(answeredUpTo - 8, 0)
         while index < bytes.count {
             if let query = queries.first(where: { bytes.count >= index + $0.request.count && Array(bytes[index..<index + $0.request.count]) == $0.request }) {
-                if index + query.request.count > answeredUpTo { answers += query.answer ?? "" }
+                if index + query.request.count > answeredUpTo { answers += query.answer() ?? "" }
                 index += query.request.count
             } else {
                 index += 1

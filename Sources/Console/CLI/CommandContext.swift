@@ -25,6 +25,9 @@ public struct CommandContext: Sendable {
     public var preset: String?
     /// What named the server in effect (`doctor` says it).
     public var serverSource = ServerDiscovery.Source.builtInDefault
+    /// How the terminal on standard output was found to count emoji columns (`MeasuredWidths`), which stands in for
+    /// the guess from its name while `width_mode` is `auto`.
+    public var measuredWidthModel: WidthModel?
     public var output = StandardStream.output
     public var errors = StandardStream.error
 

@@ -108,13 +108,17 @@ import TerminalMarkdown
             output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth, fit: textFit)
                 .joined(separator: "\n"))
         }
-        let probe = backgroundProbe()
+        let probe = terminalProbe()
         await refreshModels(reportingFailure: true)
         if let probe {
-            let (background, typed) = await probe.value
-            if let background { context.configuration.theme = background.rawValue }
+            let answers = await probe.value
+            if let background = answers.background { context.configuration.theme = background.rawValue }
+            if let model = answers.widthModel {
+                context.measuredWidthModel = model
+                MeasuredWidths.record(model, paths: context.paths, environment: context.environment)
+            }
             // Mostly typed before the terminal left its normal mode, where Enter became a line feed.
-            editor?.typedAhead.withLock { $0 = LineEditor.asTyped(typed) + $0 }
+            editor?.typedAhead.withLock { $0 = LineEditor.asTyped(answers.typed) + $0 }
         }
         await refreshLibraryCompletions()
         completions.update(presets: chat.presets.map(\.name))
@@ -177,18 +181,24 @@ import TerminalMarkdown
         return typed
     }
 
-    /// Asks the terminal for its background (OSC 11, `TerminalBackground.query`) while the server is asked for its
-    /// models, when nothing says it already: `theme` is `auto`, `COLORFGBG` is unset or unreadable, and this is a full
-    /// terminal outside Emacs (not the Linux console, which reads `ESC ]` as its palette commands).
-    private func backgroundProbe() -> Task<(background: TerminalBackground?, typed: [UInt8]), Never>? {
-        guard let editor, !editor.readsPlainLines, context.configuration.theme == "auto",
-              TerminalBackground(readingColorFgBg: context.environment["COLORFGBG"]) == nil,
-              context.environment["TERM"] != "linux", context.terminal(fd: 1).allowsOperatingSystemCommands else { return nil }
+    /// Asks the terminal what nothing else says (`TerminalQuery`) while the server is asked for its models, on a full
+    /// terminal outside Emacs (not the Linux console, which reads `ESC ]` as its palette commands): its background
+    /// when `theme` is `auto` and `COLORFGBG` is unset or unreadable, how it counts emoji columns when `width_mode`
+    /// is `auto`.
+    private func terminalProbe() -> Task<TerminalAnswers, Never>? {
+        guard let editor, !editor.readsPlainLines, context.environment["TERM"] != "linux",
+              context.terminal(fd: 1).allowsOperatingSystemCommands else { return nil }
+        let background = context.configuration.theme == "auto"
+            && TerminalBackground(readingColorFgBg: context.environment["COLORFGBG"]) == nil
+        let widths = context.configuration.widthMode == "auto"
+        guard background || widths else { return nil }
         // Over SSH the answer takes a round trip: a longer bound, so a late one does not land in the line as keys.
         let remote = context.environment["SSH_CONNECTION"] != nil || context.environment["SSH_TTY"] != nil
         let timeout: Int32 = remote ? 1000 : 300
         return Task {
-            await BlockingThread.run("llmster-background-query") { TerminalBackground.query(input: 0, output: 1, timeoutMilliseconds: timeout) }
+            await BlockingThread.run("llmster-terminal-query") {
+                TerminalQuery.ask(input: 0, output: 1, background: background, widths: widths, timeoutMilliseconds: timeout)
+            }
         }
     }
 
