@@ -1,3 +1,4 @@
+import HTTP
 import Library
 import LMStudio
 import SystemSupport
@@ -46,19 +47,97 @@ public enum ErrorCategory: String, Sendable, CaseIterable {
         }
     }
 
-    /// The category of any error llmster throws; errors of other types are `internal`.
+    /// The category of any error: what a `CategorizedError` says it is; a cancelled task's `cancelled`; and
+    /// `internal` for an error of a type llmster does not define (from Foundation or the toolchain), which no
+    /// code path means to throw. Every error type in Sources conforms (`ErrorCategoryTests` checks the tree).
     public init(of error: any Error) {
-        switch error {
-        case let error as ChatError: self = error.category
-        case let error as LMStudioError: self = error.category
-        case let error as LibraryError: self = error.category
-        case let error as ArchiveError: self = error.category
-        case let error as TurnDecisionNeeded: self = error.category
-        case is CredentialsError: self = .authentication
-        case is OutputFileError: self = .storage
-        case is ConfigurationError, is SettingError: self = .invalid
-        case is CancellationError: self = .cancelled
-        default: self = .internal
+        if let error = error as? any CategorizedError {
+            self = error.category
+        } else {
+            self = error is CancellationError ? .cancelled : .internal
+        }
+    }
+}
+
+/// An error that says what kind of failure it is, by an exhaustive switch over its cases where it has any. Every
+/// error type llmster throws conforms: beside its declaration, or here for those of modules below `Chat`.
+public protocol CategorizedError: Error {
+    var category: ErrorCategory { get }
+}
+
+extension ChatError: CategorizedError {}
+extension LMStudioError: CategorizedError {}
+extension LibraryError: CategorizedError {}
+extension ArchiveError: CategorizedError {}
+extension TurnDecisionNeeded: CategorizedError {}
+
+extension CredentialsError: CategorizedError {
+    public var category: ErrorCategory { .authentication }
+}
+
+extension ConfigurationError: CategorizedError {
+    public var category: ErrorCategory { .invalid }
+}
+
+extension SettingError: CategorizedError {
+    public var category: ErrorCategory { .invalid }
+}
+
+extension SSEError: CategorizedError {
+    /// A stream that cannot be read is the server's failure.
+    public var category: ErrorCategory { .server }
+}
+
+extension HTTPError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .unreachable, .timedOut, .tls, .transfer: .unreachable
+        case .invalidURL: .invalid
+        case .bodyTooLarge: .server
+        case .cancelled: .cancelled
+        }
+    }
+}
+
+extension OutputFileError: CategorizedError {
+    public var category: ErrorCategory { .storage }
+}
+
+extension AtomicFileError: CategorizedError {
+    public var category: ErrorCategory { .storage }
+}
+
+extension SystemCallError: CategorizedError {
+    public var category: ErrorCategory { .storage }
+}
+
+extension RegularFileError: CategorizedError {
+    public var category: ErrorCategory { .storage }
+}
+
+extension SpawnError: CategorizedError {
+    /// A helper program (the editor, the pager, a context command) that could not be started: what to install or
+    /// set is the user's to change.
+    public var category: ErrorCategory { .invalid }
+}
+
+extension ContextError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .unreadable: .storage
+        case .notFound, .noMatch: .notFound
+        case .fetch, .tooManyRedirects: .unreachable
+        case .symlinkLoop, .notRegular, .itemTooLarge, .pageTooLarge, .noReadableText, .messageTooLarge, .binary, .notUTF8,
+             .emptyDirectory, .invalidURL, .httpStatus, .unsupportedType, .command, .commandStopped, .commandTimedOut: .invalid
+        }
+    }
+}
+
+extension ImageInputError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .unreadable: .storage
+        case .directory, .tooLarge, .unsupported: .invalid
         }
     }
 }
@@ -84,7 +163,7 @@ extension LibraryError {
     public var category: ErrorCategory {
         switch self {
         case .notFound, .ambiguousConversation: .notFound
-        case .invalidFolderName, .folderExists, .folderCycle: .invalid
+        case .invalidFolderName, .folderExists: .invalid
         case .inUse, .conversationInUse: .busy
         case .sqlite, .cannotCreate, .newerSchema, .notALibrary, .readOnly: .storage
         }

@@ -167,7 +167,9 @@ public struct ArgumentParser: Sendable {
 ///
 /// Its message is a ``SanitizedMessage``: whatever a server, a file or the user typed that is interpolated into it
 /// prints with its control characters made inert.
-public struct UsageError: Error, CustomStringConvertible, Equatable {
+public struct UsageError: CategorizedError, CustomStringConvertible, Equatable {
+    public var category: ErrorCategory { .invalid }
+
     public let message: String
     /// Creates the error.
     public init(_ message: SanitizedMessage) { self.message = message.description }

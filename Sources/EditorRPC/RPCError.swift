@@ -3,7 +3,7 @@ import Library
 import LMStudio
 
 /// A JSON-RPC error: a code, a readable message, and for application errors a stable `kind` and the engine's `category`.
-public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct RPCError: CategorizedError, Equatable, Sendable, CustomStringConvertible {
     public var code: Int
     public var message: String
     /// A stable word clients branch on, e.g. `server_unreachable` (see llmster-rpc(7)).

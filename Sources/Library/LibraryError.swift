@@ -14,8 +14,6 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidFolderName(String)
     /// A sibling folder already has this name (compared case-insensitively).
     case folderExists(name: String, parentId: Int64?)
-    /// Moving a folder would put it inside itself.
-    case folderCycle(folderId: Int64, parentId: Int64)
     /// The file is not an llmster library (another program's database, not a database, not a regular file);
     /// nothing in it was changed.
     case notALibrary(path: String, reason: String)
@@ -48,8 +46,6 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
             return "invalid folder name \"\(name)\": it must be non-empty and must not contain \"/\""
         case let .folderExists(name, _):
             return "a folder named \"\(name)\" already exists there"
-        case let .folderCycle(folderId, parentId):
-            return "cannot move folder \(folderId) into \(parentId): that folder is inside it"
         case let .notALibrary(path, reason):
             return "\(path) is not an llmster library (\(reason)); nothing in it was changed. Give another --library"
         case let .readOnly(path):

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Finds single bytes in UTF-8 text with `memchr`: the scans the stream and the parser make over each update's
 /// text (newlines, brackets) run once per update over tens of KiB, so they read the bytes in place.

@@ -1,5 +1,7 @@
+import Chat
+
 /// Why voice cannot start or had to stop, said so the user knows what to do.
-public enum VoiceError: Error, Equatable, CustomStringConvertible {
+public enum VoiceError: CategorizedError, Equatable, CustomStringConvertible {
     /// Something voice needs is missing; each entry says what and how to install it.
     case unavailable([String])
     /// The audio file could not be read.
@@ -24,6 +26,16 @@ public enum VoiceError: Error, Equatable, CustomStringConvertible {
         case .capture(let command, let message):
             return "audio capture (\(command)) failed" + (message.isEmpty ? "" : ": \(message)")
                 + "; check the microphone, or use --audio-input FILE.wav"
+        }
+    }
+}
+
+extension VoiceError {
+    public var category: ErrorCategory {
+        switch self {
+        case .unavailable, .unsupportedAudio, .capture: .invalid
+        case .unreadableAudio: .storage
+        case .recognizer: .internal
         }
     }
 }

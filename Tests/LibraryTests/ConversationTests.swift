@@ -39,8 +39,6 @@ import Library
         #expect(try store.mostRecentConversation()?.id == middle.id)
         #expect(try store.conversations().map(\.title) == ["old", "pinned later", "middle", "new"])
 
-        try store.reorderPins([pinnedLater.id, old.id])
-        #expect(try store.conversations(pinnedOnly: true).map(\.title) == ["pinned later", "old"])
         try store.unpin(conversationId: pinnedLater.id)
         #expect(try store.conversations().map(\.title) == ["old", "middle", "pinned later", "new"])
         #expect(try store.conversation(id: pinnedLater.id)?.pinOrder == nil)

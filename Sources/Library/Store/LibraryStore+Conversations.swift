@@ -212,18 +212,6 @@ extension LibraryStore {
             conversationId)
     }
 
-    /// Sets the pin order to the order of `conversationIds`; all must be pinned.
-    public func reorderPins(_ conversationIds: [String]) throws {
-        try connection.transaction {
-            for (order, id) in conversationIds.enumerated() {
-                try requireChanged(
-                    connection.run(
-                        "UPDATE conversations SET pin_order = ? WHERE id = ? AND pinned",
-                        [.integer(Int64(order)), .text(id)]), id)
-            }
-        }
-    }
-
     /// Deletes a conversation with its messages, tool calls and attachments.
     public func delete(conversationId: String) throws {
         try connection.transaction {

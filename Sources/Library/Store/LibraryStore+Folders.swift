@@ -34,27 +34,6 @@ extension LibraryStore {
         }
     }
 
-    /// Moves a folder (with its contents) under `parentId`, at the end of its new siblings.
-    public func moveFolder(id: Int64, to parentId: Int64?) throws {
-        try connection.transaction {
-            let folder = try requireFolder(id)
-            if let parentId {
-                var ancestor: Int64? = parentId
-                while let current = ancestor {
-                    if current == id { throw LibraryError.folderCycle(folderId: id, parentId: parentId) }
-                    ancestor = try requireFolder(current).parentId
-                }
-            }
-            try requireFreeName(folder.name, parentId: parentId, except: id)
-            try connection.run(
-                """
-                UPDATE folders SET parent_id = ?1,
-                    position = (SELECT ifnull(max(position) + 1, 0) FROM folders WHERE parent_id IS ?1)
-                WHERE id = ?2
-                """, [.integer(parentId), .integer(id)])
-        }
-    }
-
     /// Deletes a folder; its conversations and subfolders move to its parent (or the top level).
     ///
     /// A subfolder whose name is taken in its new place gets a suffix: "Notes (2)".
