@@ -34,7 +34,7 @@ define ensure_packages
 	fi
 endef
 
-.PHONY: run build release deps test-deps test editor-tests package-test bench editor-bench stage dist install uninstall clean
+.PHONY: lint run build release deps test-deps test editor-tests package-test bench editor-bench stage dist install uninstall clean
 
 deps:
 	$(call ensure_packages,$(BUILD_PACKAGES))
@@ -65,11 +65,16 @@ run: deps
 
 # Tests run one at a time: on a 2-core machine Swift concurrency's pool has two threads, and tests that
 # wait on child processes would otherwise compete for them. A run that hangs is stopped after 20 minutes.
-test: test-deps
+test: test-deps lint
 	$(SWIFT) build --build-tests
 	@timeout -k 10 1200 $(SWIFT) test --skip-build --no-parallel; status=$$?; 	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then echo "llmster: the test run did not finish in 20 minutes and was stopped" >&2; fi; 	exit $$status
 	$(MAKE) --no-print-directory editor-tests
 	$(MAKE) --no-print-directory package-test
+
+# The Swift sources as swift-format (in the toolchain) lays them out under the checked-in .swift-format; a
+# warning fails. `swift format format -i -r -p Sources Tests Package.swift` fixes what it reports.
+lint:
+	$(SWIFT) format lint --strict -r -p Sources Tests Package.swift
 
 # The Emacs (ERT) and Neovim (headless Lua) suites, against the built llmster rpc and lmstudio-sim.
 # The ERT suite runs twice: chat buffers in text-mode, then in markdown-mode (whose font-lock must not undo folds).

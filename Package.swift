@@ -10,7 +10,7 @@ let package = Package(
     name: "llmster",
     products: [
         .executable(name: "llmster", targets: ["llmster"]),
-        .executable(name: "lmstudio-sim", targets: ["lmstudio-sim"]),
+        .executable(name: "lmstudio-sim", targets: ["lmstudio-sim"])
     ],
     targets: [
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
@@ -21,7 +21,9 @@ let package = Package(
         systemLibrary("CLibXML2", pkgConfig: "libxml-2.0", apt: ["libxml2-dev"]),
         .systemLibrary(name: "CPocketSphinx"),  // shim.h opens libpocketsphinx with dlopen (start-up cost)
 
-        .target(name: "CSourceHighlight", linkerSettings: [.linkedLibrary("source-highlight"), .linkedLibrary("boost_regex")]),
+        .target(
+            name: "CSourceHighlight",
+            linkerSettings: [.linkedLibrary("source-highlight"), .linkedLibrary("boost_regex")]),
         .systemLibrary(name: "CSystem"),
         .target(name: "SystemSupport", dependencies: ["CSystem"]),
         .target(name: "HTTP", dependencies: ["CCurl"]),
@@ -29,27 +31,46 @@ let package = Package(
         .target(name: "Library", dependencies: ["SystemSupport", "CSQLite", "CSodium"]),
         .target(name: "Chat", dependencies: ["LMStudio", "Library", "HTTP", "SystemSupport", "CLibXML2"]),
         .target(name: "TerminalMarkdown", dependencies: ["SystemSupport", "CCmarkGFM", "CSourceHighlight"]),
-        .target(name: "EditorRPC", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "SystemSupport", "TerminalMarkdown"]),
+        .target(
+            name: "EditorRPC",
+            dependencies: ["Chat", "Library", "LMStudio", "HTTP", "SystemSupport", "TerminalMarkdown"]),
         .target(name: "Voice", dependencies: ["Chat", "SystemSupport", "CPocketSphinx"]),
-        .target(name: "Console", dependencies: ["Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "SystemSupport", "CReadline"]),
+        .target(
+            name: "Console",
+            dependencies: [
+                "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "SystemSupport",
+                "CReadline"
+            ]),
         .target(name: "Simulator", dependencies: ["SystemSupport"]),
 
         .executableTarget(name: "llmster", dependencies: ["Console", "Simulator", "SystemSupport", "CSodium"]),
         .executableTarget(name: "lmstudio-sim", dependencies: ["Simulator"]),
-        .executableTarget(name: "llmster-bench", dependencies: ["LMStudio", "HTTP", "Chat", "Library", "TerminalMarkdown", "SystemSupport", "Simulator"]),
+        .executableTarget(
+            name: "llmster-bench",
+            dependencies: ["LMStudio", "HTTP", "Chat", "Library", "TerminalMarkdown", "SystemSupport", "Simulator"]),
 
         .target(name: "TestSupport", dependencies: ["Simulator", "LMStudio"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "LMStudioTests", dependencies: ["LMStudio", "HTTP", "Simulator", "TestSupport"]),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
-        .testTarget(name: "ChatTests", dependencies: ["Chat", "LMStudio", "Library", "HTTP", "Simulator", "SystemSupport", "TestSupport"]),
-        .testTarget(name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "SystemSupport", "TestSupport"], exclude: ["Snapshots", "Fixtures"]),
+        .testTarget(
+            name: "ChatTests",
+            dependencies: ["Chat", "LMStudio", "Library", "HTTP", "Simulator", "SystemSupport", "TestSupport"]),
+        .testTarget(
+            name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "SystemSupport", "TestSupport"],
+            exclude: ["Snapshots", "Fixtures"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "TestSupport"]),
-        .testTarget(name: "EditorRPCTests", dependencies: ["EditorRPC", "Chat", "Library", "LMStudio", "HTTP", "Simulator", "SystemSupport", "TestSupport"]),
+        .testTarget(
+            name: "EditorRPCTests",
+            dependencies: [
+                "EditorRPC", "Chat", "Library", "LMStudio", "HTTP", "Simulator", "SystemSupport", "TestSupport"
+            ]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "TestSupport"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Chat", "Library", "LMStudio", "Simulator", "TerminalMarkdown", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "Simulator", "Library"], exclude: ["Snapshots"]),
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: ["Console", "Chat", "Library", "LMStudio", "Simulator", "TerminalMarkdown", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "Simulator", "Library"], exclude: ["Snapshots"])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
-import Library
 import LMStudio
+import Library
 
 /// Why a message could not be sent or its reply not saved, in words a user can act on.
 public enum ChatError: Error, Equatable, CustomStringConvertible {
@@ -42,8 +42,10 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     public var category: ErrorCategory {
         switch self {
         case .noModel, .modelNotDownloaded: .modelNotFound
-        case .notAChatModel, .notLoadable, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .unknownIntegration, .unknownPreset,
-             .invalidSetting: .invalid
+        case .notAChatModel, .notLoadable, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry,
+            .unknownIntegration, .unknownPreset,
+            .invalidSetting:
+            .invalid
         case .continuationLost, .continuationElsewhere: .continuationLost
         case .noSuchReply, .unknownConversation, .notLoaded: .notFound
         case .integrationRefused, .integrationFieldUnknown: .server
@@ -57,11 +59,14 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noModel:
-            return "No model chosen for this conversation. Pass -m MODEL, use /model, or set default_model in the config; `llmster models` lists them."
+            return
+                "No model chosen for this conversation. Pass -m MODEL, use /model, or set default_model in the config; `llmster models` lists them."
         case .modelNotDownloaded(let key, let suggestion?):
-            return "\(key) is not downloaded on this server; did you mean \(suggestion)? (`llmster models` lists what is downloaded)"
+            return
+                "\(key) is not downloaded on this server; did you mean \(suggestion)? (`llmster models` lists what is downloaded)"
         case .modelNotDownloaded(let key, nil):
-            return "\(key) is not downloaded on this server. `llmster models` lists the downloaded models; `llmster download \(key)` fetches it."
+            return
+                "\(key) is not downloaded on this server. `llmster models` lists the downloaded models; `llmster download \(key)` fetches it."
         case .notAChatModel(let key):
             return "\(key) is an embedding model and cannot chat. Choose an LLM (`llmster models`)."
         case .notLoadable(let key):
@@ -69,38 +74,48 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
         case .notLoaded(let instance):
             return "\(instance) is not a loaded instance; `llmster ps` (or /ps) lists them."
         case .visionUnsupported(let key):
-            return "\(key) cannot read images (no vision capability). Choose a vision model (`llmster models --vision`)."
+            return
+                "\(key) cannot read images (no vision capability). Choose a vision model (`llmster models --vision`)."
         case .reasoningNotAllowed(let value, let model, let allowed):
             if allowed.isEmpty { return "\(model) has no reasoning setting; remove reasoning '\(value)'." }
             return "reasoning '\(value)' is not offered by \(model); choose one of: \(allowed.joined(separator: ", "))."
         case .continuationLost:
-            return "The server no longer has this conversation's context (it was restarted, or this conversation comes from another machine). The local transcript is kept; continue with a fresh server context to go on (the model will not remember earlier turns)."
+            return
+                "The server no longer has this conversation's context (it was restarted, or this conversation comes from another machine). The local transcript is kept; continue with a fresh server context to go on (the model will not remember earlier turns)."
         case .continuationElsewhere(_, let server, let configured):
-            let holder = server.map { "is held by \(ServerURL.redactingPasswords(in: $0))" } ?? "is on a server llmster did not record"
-            return "This conversation's server context \(holder), but llmster is configured for \(ServerURL.redactingPasswords(in: configured)): this server would answer without the earlier turns, so nothing was sent. The local transcript is kept; continue with a fresh server context here (the model will not remember earlier turns), or switch to that server to continue there."
+            let holder =
+                server.map { "is held by \(ServerURL.redactingPasswords(in: $0))" }
+                ?? "is on a server llmster did not record"
+            return
+                "This conversation's server context \(holder), but llmster is configured for \(ServerURL.redactingPasswords(in: configured)): this server would answer without the earlier turns, so nothing was sent. The local transcript is kept; continue with a fresh server context here (the model will not remember earlier turns), or switch to that server to continue there."
         case .nothingToRetry:
             return "There is no earlier message in this conversation to send again."
         case .noSuchReply(_, 0):
             return "This conversation has no reply yet to fork from."
         case .noSuchReply(let number, let count):
-            return "There is no reply \(number): this conversation has \(count == 1 ? "1 reply" : "\(count) replies") (1 is the first)."
+            return
+                "There is no reply \(number): this conversation has \(count == 1 ? "1 reply" : "\(count) replies") (1 is the first)."
         case .unknownConversation(let reference, let closest):
             let head = "no conversation matches \"\(reference)\" (an id, id prefix or title)"
             guard !closest.isEmpty else { return head + "; `llmster chats` or /chats lists them" }
-            return head + "; close ones:\n" + closest.map { "  \($0.id.prefix(8))  \($0.title)" }.joined(separator: "\n")
+            return head + "; close ones:\n"
+                + closest.map { "  \($0.id.prefix(8))  \($0.title)" }.joined(separator: "\n")
         case .unknownIntegration(let name, let configured):
             let known = configured.isEmpty ? "" : " (configured: \(configured.joined(separator: ", ")))"
-            return "The integration '\(name)' is not configured\(known). Add `integration.\(name) = …` to the config, or turn it off for this conversation (/integrations off \(name))."
+            return
+                "The integration '\(name)' is not configured\(known). Add `integration.\(name) = …` to the config, or turn it off for this conversation (/integrations off \(name))."
         case .unknownPreset(let name, let configured):
             let known = configured.isEmpty ? "none is configured" : "configured: " + configured.joined(separator: ", ")
             return "There is no preset '\(name)' (\(known)). Add `preset.\(name).system = …` to the config."
         case .integrationFieldUnknown(let message, let name):
             let which = name.map { "the integration '\($0)'" } ?? "an integration"
-            return "This LM Studio does not accept a field of \(which): \(message). Update LM Studio, or drop the field from "
+            return
+                "This LM Studio does not accept a field of \(which): \(message). Update LM Studio, or drop the field from "
                 + "`integration.\(name ?? "NAME")` in the config (a tools list is sent as allowed_tools)."
         case .integrationRefused(let message):
             if let remedy = LMStudioError.nonPublicMCPRemedy(message) { return message + " " + remedy }
-            return "\(message) LM Studio must allow the integration: in LM Studio's Developer → Server Settings, turn on \"Allow per-request MCPs\" for MCP server URLs (remote servers only), or, for plugins such as mcp/… from mcp.json, \"Allow calling servers from mcp.json\" — which needs \"Require Authentication\" on and an API token (LM_API_TOKEN or the credentials file)."
+            return
+                "\(message) LM Studio must allow the integration: in LM Studio's Developer → Server Settings, turn on \"Allow per-request MCPs\" for MCP server URLs (remote servers only), or, for plugins such as mcp/… from mcp.json, \"Allow calling servers from mcp.json\" — which needs \"Require Authentication\" on and an API token (LM_API_TOKEN or the credentials file)."
         case .credentials(let error):
             return error.description
         case .server(let error):

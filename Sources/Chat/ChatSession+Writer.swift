@@ -48,7 +48,9 @@ extension ChatSession {
 
     /// Takes a cancelled send out of the conversation's queue (if its turn has not come yet) and wakes it.
     private func leaveWriterQueue(_ waiter: WriterWaiter, of conversationId: String) {
-        guard var waiting = waitingWriters[conversationId], let index = waiting.firstIndex(where: { $0.waiter === waiter }) else { return }
+        guard var waiting = waitingWriters[conversationId],
+            let index = waiting.firstIndex(where: { $0.waiter === waiter })
+        else { return }
         let left = waiting.remove(at: index)
         waitingWriters[conversationId] = waiting.isEmpty ? nil : waiting
         left.continuation.resume(returning: false)

@@ -1,6 +1,6 @@
 import Foundation
-import Library
 import LMStudio
+import Library
 import Synchronization
 import SystemSupport
 
@@ -39,9 +39,11 @@ public actor ChatSession {
     /// Creates a session on `library`, which it owns from now on.
     ///
     /// `makeClient` lets ``useServer(_:)`` reach another server (a `server.NAME` profile, with its own token).
-    public init(client: LMStudioClient, library: sending LibraryStore, configuration: Configuration,
-                clock: any DisplayClock = SystemDisplayClock(), saveInterval: Duration = .seconds(1),
-                makeClient: (@Sendable (Configuration) throws -> LMStudioClient)? = nil) {
+    public init(
+        client: LMStudioClient, library: sending LibraryStore, configuration: Configuration,
+        clock: any DisplayClock = SystemDisplayClock(), saveInterval: Duration = .seconds(1),
+        makeClient: (@Sendable (Configuration) throws -> LMStudioClient)? = nil
+    ) {
         server = Mutex(ServerInUse(configuration: configuration, client: client))
         self.makeClient = makeClient
         openLibrary = library
@@ -57,7 +59,9 @@ public actor ChatSession {
     /// Finds the conversation `reference` names (as ``resolveConversation(_:)`` does) and runs `body` with it on the
     /// library in the same turn, so a request that finds a conversation and then reads or changes it is not
     /// overtaken between the two by one sent after it.
-    public func withConversation<T: Sendable>(_ reference: String, _ body: @Sendable (Conversation, LibraryStore) throws -> T) throws -> T {
+    public func withConversation<T: Sendable>(
+        _ reference: String, _ body: @Sendable (Conversation, LibraryStore) throws -> T
+    ) throws -> T {
         try body(try resolveConversation(reference), library)
     }
 
@@ -102,14 +106,19 @@ public actor ChatSession {
     /// asks for one (with `recap`, starting with a recap of the earlier turns), else in the context the conversation has;
     /// returns the saved reply, or throws what refused the turn (`TurnOutcome.savedReply()`). With
     /// `discardingNewConversation`, a turn not sent removes the conversation the caller made for it.
-    public func send(_ turn: Turn, in conversationId: String, freshContext: Bool = false, recap: Bool = false,
-                     discardingNewConversation: Bool = false,
-                     display: @escaping ReplyObserver,
-                     replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
-        let submission = TurnSubmission(text: turn.text, images: turn.images, context: turn.context,
-                                        serverContext: freshContext ? recap ? .recap : .empty : .keep)
-        return try await submit(submission, in: conversationId, createdForTurn: discardingNewConversation,
-                                display: display, replyCreated: replyCreated).savedReply()
+    public func send(
+        _ turn: Turn, in conversationId: String, freshContext: Bool = false, recap: Bool = false,
+        discardingNewConversation: Bool = false,
+        display: @escaping ReplyObserver,
+        replyCreated: (@Sendable (String) async -> Void)? = nil
+    ) async throws -> SavedReply {
+        let submission = TurnSubmission(
+            text: turn.text, images: turn.images, context: turn.context,
+            serverContext: freshContext ? recap ? .recap : .empty : .keep)
+        return try await submit(
+            submission, in: conversationId, createdForTurn: discardingNewConversation,
+            display: display, replyCreated: replyCreated
+        ).savedReply()
     }
 
     /// `send`, by the conversation's writer (``writerLock(_:)`` is held), the context items already checked.
@@ -118,37 +127,48 @@ public actor ChatSession {
     /// reply leaves the library as it was. With `answeringUnanswered`, a turn with no images or items whose text is the
     /// branch's unanswered last turn (left by an older llmster, whose failed sends stayed in the library) answers that
     /// turn rather than repeating it.
-    func sendAsWriter(_ turn: Turn, in conversationId: String, freshContext: Bool, recap: Bool, answeringUnanswered: Bool = false,
-                      stopReason: @escaping @Sendable () -> String? = { nil },
-                      display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
+    func sendAsWriter(
+        _ turn: Turn, in conversationId: String, freshContext: Bool, recap: Bool, answeringUnanswered: Bool = false,
+        stopReason: @escaping @Sendable () -> String? = { nil },
+        display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?
+    ) async throws -> SavedReply {
         let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
-        let waiting = answeringUnanswered && turn.images.isEmpty && turn.context.isEmpty
+        let waiting =
+            answeringUnanswered && turn.images.isEmpty && turn.context.isEmpty
             ? try storage({ try library.trailingUnansweredMessage(conversationId: conversationId) })
             : nil
         let answersWaiting = waiting?.text == turn.text
-        let recapped = freshContext && recap
-            ? try await self.recap(conversationId: conversationId, excludingLastTurn: answersWaiting, model: prepared.model,
-                                   reference: prepared.modelReference)
+        let recapped =
+            freshContext && recap
+            ? try await self.recap(
+                conversationId: conversationId, excludingLastTurn: answersWaiting, model: prepared.model,
+                reference: prepared.modelReference)
             : nil
-        return try await stream(turn, prepared, recap: recapped, savingTurn: !answersWaiting, stopReason: stopReason,
-                                display: display, replyCreated: replyCreated)
+        return try await stream(
+            turn, prepared, recap: recapped, savingTurn: !answersWaiting, stopReason: stopReason,
+            display: display, replyCreated: replyCreated)
     }
 
     /// Saves `turn` as the conversation's next user message, with its images and context items as attachments, and
     /// titles an untitled conversation by it.
     private func saveTurn(_ turn: Turn, in conversation: Conversation) throws -> Message {
         try storage {
-            let message = try library.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: turn.text))
+            let message = try library.appendMessage(
+                conversationId: conversation.id, role: .user, MessageContent(text: turn.text))
             for image in turn.images {
-                _ = try library.addAttachment(messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
+                _ = try library.addAttachment(
+                    messageId: message.id, name: image.name, mimeType: image.mimeType, bytes: image.bytes)
             }
             for item in turn.context {
-                _ = try library.addAttachment(messageId: message.id, name: item.name, mimeType: item.mimeType, bytes: Array(item.text.utf8))
+                _ = try library.addAttachment(
+                    messageId: message.id, name: item.name, mimeType: item.mimeType, bytes: Array(item.text.utf8))
             }
             if conversation.title.isEmpty {
                 // A message of context items alone is titled by their names (a file's without its directory).
-                let named = turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-                    ? turn.context.map { $0.source == .file ? ($0.name as NSString).lastPathComponent : $0.name }.joined(separator: ", ")
+                let named =
+                    turn.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                    ? turn.context.map { $0.source == .file ? ($0.name as NSString).lastPathComponent : $0.name }
+                        .joined(separator: ", ")
                     : turn.text
                 try library.rename(conversationId: conversation.id, to: Self.title(from: named))
             }
@@ -158,13 +178,17 @@ public actor ChatSession {
 
     /// Streams a new reply to `turn`, already saved as the last turn of the current branch, from the
     /// conversation's continuation as the library holds it.
-    func answer(_ turn: Turn, in conversationId: String, freshContext: Bool, recap: Bool = false,
-                display: @escaping ReplyObserver,
-                replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
+    func answer(
+        _ turn: Turn, in conversationId: String, freshContext: Bool, recap: Bool = false,
+        display: @escaping ReplyObserver,
+        replyCreated: (@Sendable (String) async -> Void)?
+    ) async throws -> SavedReply {
         let prepared = try await prepare(conversationId, images: !turn.images.isEmpty, freshContext: freshContext)
-        let recapped = freshContext && recap
-            ? try await self.recap(conversationId: conversationId, excludingLastTurn: true, model: prepared.model,
-                                   reference: prepared.modelReference)
+        let recapped =
+            freshContext && recap
+            ? try await self.recap(
+                conversationId: conversationId, excludingLastTurn: true, model: prepared.model,
+                reference: prepared.modelReference)
             : nil
         return try await stream(turn, prepared, recap: recapped, display: display, replyCreated: replyCreated)
     }
@@ -185,8 +209,11 @@ public actor ChatSession {
         let startsContext = conversation.lastResponseId == nil
         if startsContext { conversation.needsFreshContext = false }
         let models = try await serverCall { try await self.models() }
-        guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil,
-                                                     defaultModel: configuration.defaultModelKey, models: models) else {
+        guard
+            let effective = EffectiveModel.resolve(
+                conversation: conversation, pending: nil,
+                defaultModel: configuration.defaultModelKey, models: models)
+        else {
             throw ChatError.noModel
         }
         guard let model = effective.model else { throw models.notDownloaded(effective.reference) }
@@ -195,17 +222,20 @@ public actor ChatSession {
         if images, model.capabilities?.vision != true { throw ChatError.visionUnsupported(key) }
         // A server that lists reasoning for no model predates that field: any value goes, and it decides.
         if let reasoning = conversation.settings.reasoning, let allowed = model.reasoningOptions(in: models),
-           !allowed.contains(reasoning) {
+            !allowed.contains(reasoning)
+        {
             throw ChatError.reasoningNotAllowed(value: reasoning, model: key, allowed: allowed)
         }
         if conversation.modelKey == nil {
             conversation.modelKey = key
             try storage { try library.updateConversation(conversation) }
         }
-        return Prepared(conversation: conversation, model: model, modelReference: key,
-                        contextLength: effective.contextLength(settings: conversation.settings, configured: configuration.contextLength),
-                        integrations: try requestIntegrations(conversation.settings.integrations ?? []), server: server,
-                        startsContext: startsContext)
+        return Prepared(
+            conversation: conversation, model: model, modelReference: key,
+            contextLength: effective.contextLength(
+                settings: conversation.settings, configured: configuration.contextLength),
+            integrations: try requestIntegrations(conversation.settings.integrations ?? []), server: server,
+            startsContext: startsContext)
     }
 
     /// A conversation, its model and its integrations, checked and ready to send.
@@ -228,7 +258,9 @@ public actor ChatSession {
     private func requestIntegrations(_ names: [String]) throws -> [Integration] {
         guard !names.isEmpty else { return [] }
         let headers: [String: [String: String]]
-        do { headers = try configuration.credentialsFile.map(Credentials.integrationHeaders(file:)) ?? [:] } catch { throw ChatError.credentials(error) }
+        do { headers = try configuration.credentialsFile.map(Credentials.integrationHeaders(file:)) ?? [:] } catch {
+            throw ChatError.credentials(error)
+        }
         return try names.map { name in
             guard let setting = configuration.integrations[name] else {
                 throw ChatError.unknownIntegration(name, configured: configuration.integrations.keys.sorted())
@@ -241,26 +273,35 @@ public actor ChatSession {
     /// is brought up to date: a context it starts replaces the old continuation, and with `savingTurn` the turn is
     /// saved; then the reply, as it streams. After that nothing is thrown: a reply the library can no longer take is
     /// still the turn's outcome, incomplete, saved as far as it fits.
-    private func stream(_ turn: Turn, _ prepared: Prepared, recap: Recap? = nil, savingTurn: Bool = false,
-                        stopReason: @escaping @Sendable () -> String? = { nil },
-                        display: @escaping ReplyObserver,
-                        replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
+    private func stream(
+        _ turn: Turn, _ prepared: Prepared, recap: Recap? = nil, savingTurn: Bool = false,
+        stopReason: @escaping @Sendable () -> String? = { nil },
+        display: @escaping ReplyObserver,
+        replyCreated: (@Sendable (String) async -> Void)?
+    ) async throws -> SavedReply {
         let conversation = prepared.conversation
         try requireServerContextHere(conversation)
-        let sent = recap.map { Turn(text: $0.input(before: turn.text), images: turn.images, context: turn.context) } ?? turn
+        let sent =
+            recap.map { Turn(text: $0.input(before: turn.text), images: turn.images, context: turn.context) } ?? turn
         let server = prepared.server.configuration
-        let request = RequestBuilder.request(for: sent, conversation: conversation, model: prepared.modelReference,
-                                             server: server.server, integrations: prepared.integrations)
+        let request = RequestBuilder.request(
+            for: sent, conversation: conversation, model: prepared.modelReference,
+            server: server.server, integrations: prepared.integrations)
         let events: AsyncThrowingStream<ChatEvent, any Error>
         do {
             events = try await prepared.server.client.streamChat(request)
         } catch let error as LMStudioError {
-            if request.previousResponseId != nil, error.isUnknownResponseId { throw ChatError.continuationLost(conversationId: conversation.id) }
+            if request.previousResponseId != nil, error.isUnknownResponseId {
+                throw ChatError.continuationLost(conversationId: conversation.id)
+            }
             if let index = error.unknownIntegrationFieldIndex {
                 let names = conversation.settings.integrations ?? []
-                throw ChatError.integrationFieldUnknown(error.description, integration: names.indices.contains(index) ? names[index] : nil)
+                throw ChatError.integrationFieldUnknown(
+                    error.description, integration: names.indices.contains(index) ? names[index] : nil)
             }
-            if !prepared.integrations.isEmpty, error.concernsIntegrations { throw ChatError.integrationRefused(error.description) }
+            if !prepared.integrations.isEmpty, error.concernsIntegrations {
+                throw ChatError.integrationRefused(error.description)
+            }
             throw ChatError.server(error)
         } catch is CancellationError {
             throw ChatError.server(.cancelled)
@@ -278,14 +319,16 @@ public actor ChatSession {
         let reply: Message
         do {
             reply = try storage {
-                try library.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
+                try library.appendMessage(
+                    conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
             }
         } catch {
             if let saved { try? storage { try library.removeUnanswered(messageId: saved.id) } }
             throw error
         }
         await replyCreated?(reply.id)
-        let coalescer = DisplayCoalescer(interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
+        let coalescer = DisplayCoalescer(
+            interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
         // Partial text is saved every `saveInterval` even while the server is silent, so a killed
         // process loses at most that much; each save appends only the text that arrived since the last.
         let saver = Task { [clock, saveInterval] in
@@ -312,7 +355,8 @@ public actor ChatSession {
             // skips drawing the backlog (the text is saved) and the prompt comes back at once.
             if ending == .cancelled { group.cancelAll() }
             let state = await coalescer.close()
-            let (status, message) = Self.status(of: state, ending: ending, stopReason: stopReason(), contextLength: prepared.contextLength)
+            let (status, message) = Self.status(
+                of: state, ending: ending, stopReason: stopReason(), contextLength: prepared.contextLength)
             await coalescer.finish(ReplyEnd(ending: ending, status: status, errorMessage: message, state: state))
             let result: SavedReply
             do {
@@ -322,16 +366,20 @@ public actor ChatSession {
                     streamedVersionId = try persistence.keepStreamedVersion(of: state, in: library)
                     try persistence.saveFinal(state, status: status, error: message, to: library)
                     if let responseId = state.responseId {
-                        try library.setContinuation(conversationId: conversation.id, serverURL: server.server, responseId: responseId)
+                        try library.setContinuation(
+                            conversationId: conversation.id, serverURL: server.server, responseId: responseId)
                         try library.setServerProfile(conversationId: conversation.id, profile: server.serverProfile)
                     }
                 }
-                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: status, state: state, errorMessage: message,
-                                    streamedVersionId: streamedVersionId, wasCancelled: ending == .cancelled)
+                result = SavedReply(
+                    messageId: reply.id, conversationId: conversation.id, status: status, state: state,
+                    errorMessage: message,
+                    streamedVersionId: streamedVersionId, wasCancelled: ending == .cancelled)
             } catch {
                 let kept = openLibrary.flatMap { persistence.saveWhatFits(state, to: $0) }
-                result = SavedReply(messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state,
-                                    errorMessage: kept ?? String(describing: error), wasCancelled: ending == .cancelled)
+                result = SavedReply(
+                    messageId: reply.id, conversationId: conversation.id, status: .incomplete, state: state,
+                    errorMessage: kept ?? String(describing: error), wasCancelled: ending == .cancelled)
             }
             try await group.waitForAll()
             return result
@@ -342,8 +390,10 @@ public actor ChatSession {
     /// the hot loop hops only between the reader and the coalescer, never to the library's thread, which it reaches only
     /// through `saveStreamedVersion` (at most once: before a final event that replaces what streamed is applied).
     @concurrent
-    private static func pump(_ events: AsyncThrowingStream<ChatEvent, any Error>, into coalescer: DisplayCoalescer,
-                             saveStreamedVersion: @Sendable () async -> ReplyPersistence) async -> (ReplyEnding, ReplyPersistence?) {
+    private static func pump(
+        _ events: AsyncThrowingStream<ChatEvent, any Error>, into coalescer: DisplayCoalescer,
+        saveStreamedVersion: @Sendable () async -> ReplyPersistence
+    ) async -> (ReplyEnding, ReplyPersistence?) {
         var ending = ReplyEnding.interrupted(endedEarly)
         var savedBeforeEnd: ReplyPersistence?
         do {
@@ -373,7 +423,9 @@ public actor ChatSession {
 
     /// Stops the periodic saves and saves everything that streamed, before a `chat.end` that replaces some of it is
     /// applied: the library then holds the streamed version whole to keep as an alternative.
-    private func saveStreamedVersion(of coalescer: DisplayCoalescer, saver: Task<ReplyPersistence, Never>) async -> ReplyPersistence {
+    private func saveStreamedVersion(of coalescer: DisplayCoalescer, saver: Task<ReplyPersistence, Never>) async
+        -> ReplyPersistence
+    {
         saver.cancel()
         var persistence = await saver.value
         let state = await coalescer.state
@@ -385,7 +437,9 @@ public actor ChatSession {
     private static let endedEarly = "The stream ended before the reply was complete."
 
     /// A reply is complete only with `chat.end`, no `error` event and no event that could not be read.
-    private static func status(of state: ReplyState, ending: ReplyEnding, stopReason: String?, contextLength: Int?) -> (MessageStatus, String?) {
+    private static func status(of state: ReplyState, ending: ReplyEnding, stopReason: String?, contextLength: Int?) -> (
+        MessageStatus, String?
+    ) {
         if let error = state.errors.first {
             return (.error, LMStudioError.describe(streamError: error))
         }
@@ -393,16 +447,25 @@ public actor ChatSession {
         if ending != .cancelled, let unreadable = state.firstUnreadableEvent {
             let count = state.unreadableEventCount
             let cause = if case .interrupted(let reason) = ending, reason != endedEarly { reason + " " } else { "" }
-            return (.incomplete, cause + "The server sent \(count) event\(count == 1 ? "" : "s") llmster could not read; the reply may be "
-                + "missing text (\(unreadable)).")
+            return (
+                .incomplete,
+                cause
+                    + "The server sent \(count) event\(count == 1 ? "" : "s") llmster could not read; the reply may be "
+                    + "missing text (\(unreadable))."
+            )
         }
         // An empty answer whose prompt filled the context: GGUF models were seen to answer an overflow so
         // (lmstudio-bug-tracker#2339).
-        if ending == .completed, state.answer.allSatisfy(\.isWhitespace), state.toolCalls.isEmpty, let limit = contextLength,
-           let input = state.stats?.inputTokens, input.saturatingMultiply(100) >= limit.saturatingMultiply(98) {
-            return (.incomplete, "The reply is empty: the prompt filled the model's context (\(Figures.grouped(input)) of \(Figures.grouped(limit)) "
-                + "tokens), leaving no room for an answer. Reload the model with a larger context (llmster load MODEL --context-length N), "
-                + "or start a fresh context with a recap.")
+        if ending == .completed, state.answer.allSatisfy(\.isWhitespace), state.toolCalls.isEmpty,
+            let limit = contextLength,
+            let input = state.stats?.inputTokens, input.saturatingMultiply(100) >= limit.saturatingMultiply(98)
+        {
+            return (
+                .incomplete,
+                "The reply is empty: the prompt filled the model's context (\(Figures.grouped(input)) of \(Figures.grouped(limit)) "
+                    + "tokens), leaving no room for an answer. Reload the model with a larger context (llmster load MODEL --context-length N), "
+                    + "or start a fresh context with a recap."
+            )
         }
         switch ending {
         case .completed: return (.complete, nil)
@@ -443,11 +506,16 @@ public actor ChatSession {
         }
         var rest = lines[...]
         while let first = rest.first {
-            let named = fence(first) == nil && rest.count > 1 && fence(rest[rest.startIndex + 1]) != nil
+            let named =
+                fence(first) == nil && rest.count > 1 && fence(rest[rest.startIndex + 1]) != nil
                 && (first.hasSuffix(":") || first.hasPrefix("File: "))
             let opening = named ? rest.startIndex + 1 : rest.startIndex
             guard let ticks = fence(rest[opening]) else { break }
-            guard let closing = rest[(opening + 1)...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == ticks }) else { break }
+            guard
+                let closing = rest[(opening + 1)...].firstIndex(where: {
+                    $0.trimmingCharacters(in: .whitespaces) == ticks
+                })
+            else { break }
             rest = rest[(closing + 1)...]
         }
         return rest
@@ -476,7 +544,8 @@ public struct SavedReply: Sendable {
     /// connection only once the prompt is processed (lmstudio-ai/lms#194), so the model stays busy until then.
     public var stopNotice: String? {
         guard wasCancelled, case .processingPrompt(let progress) = state.stage else { return nil }
-        return "Stopped while the server was processing the prompt (\(Int(progress * 100))%): LM Studio finishes processing it "
+        return
+            "Stopped while the server was processing the prompt (\(Int(progress * 100))%): LM Studio finishes processing it "
             + "before it stops, so the model stays busy for a while."
     }
 }

@@ -81,9 +81,14 @@ public struct Configuration: Sendable, Equatable {
 
     /// Bytes from `268435456`, `512K`, `256M` or `1G` (binary units; `KiB`, `MiB`, `GiB` too); nil for anything else.
     public static func byteSize(_ text: String) -> UInt64? {
-        let units: [(String, UInt64)] = [("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("", 1)]
+        let units: [(String, UInt64)] = [
+            ("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30),
+            ("", 1)
+        ]
         let upper = text.uppercased()
-        guard let (suffix, scale) = units.first(where: { upper.hasSuffix($0.0) }), let number = UInt64(upper.dropLast(suffix.count)) else { return nil }
+        guard let (suffix, scale) = units.first(where: { upper.hasSuffix($0.0) }),
+            let number = UInt64(upper.dropLast(suffix.count))
+        else { return nil }
         let (bytes, overflow) = number.multipliedReportingOverflow(by: scale)
         return overflow ? nil : bytes
     }
@@ -115,10 +120,13 @@ public struct Configuration: Sendable, Equatable {
 
     /// `preset.NAME.FIELD` → (NAME, FIELD) when FIELD is `system`, `model`, `template` or a conversation setting.
     private static func presetKey(_ key: String) -> (name: String, field: String)? {
-        guard key.hasPrefix("preset."), let dot = key.lastIndex(of: "."), dot > key.index(key.startIndex, offsetBy: 6) else { return nil }
+        guard key.hasPrefix("preset."), let dot = key.lastIndex(of: "."), dot > key.index(key.startIndex, offsetBy: 6)
+        else { return nil }
         let name = key[key.index(key.startIndex, offsetBy: 7)..<dot]
         let field = String(key[key.index(after: dot)...])
-        guard isIntegrationName(name), ["system", "model", "template"].contains(field) || ConversationSetting(rawValue: field) != nil else { return nil }
+        guard isIntegrationName(name),
+            ["system", "model", "template"].contains(field) || ConversationSetting(rawValue: field) != nil
+        else { return nil }
         return (String(name), field)
     }
 
@@ -145,7 +153,11 @@ public struct Configuration: Sendable, Equatable {
     static func serverProfileKey(_ key: String) -> String? {
         guard key.hasPrefix("server.") else { return nil }
         let name = key.dropFirst("server.".count)
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }) else {
+        guard !name.isEmpty,
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
+            })
+        else {
             return nil
         }
         return String(name)
@@ -161,8 +173,10 @@ public struct Configuration: Sendable, Equatable {
             return
         }
         guard reference.contains("://") || servers.isEmpty else {
-            throw ConfigurationError.invalidValue(key: "server", value: reference,
-                                                  expected: "an http:// or https:// URL or a profile (" + servers.keys.sorted().joined(separator: ", ") + ")")
+            throw ConfigurationError.invalidValue(
+                key: "server", value: reference,
+                expected: "an http:// or https:// URL or a profile (" + servers.keys.sorted().joined(separator: ", ")
+                    + ")")
         }
         try setValue(reference, forKey: "server")
         chosenProfile = nil
@@ -182,7 +196,10 @@ public struct Configuration: Sendable, Equatable {
 
     /// Whether `name` may follow `integration.`: ASCII letters, digits, `-` and `_`.
     private static func isIntegrationName(_ name: some StringProtocol) -> Bool {
-        !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+        !name.isEmpty
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+            }
     }
 
     /// Whether `text` holds a character that could end, rewrite or reorder a line of the file: one of `UnsafeScalars`.
@@ -198,7 +215,10 @@ public struct Configuration: Sendable, Equatable {
         guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }
         if let setting = Self.setting(key) { return try setting.write(&self, value) }
         if let name = Self.serverProfileKey(key) {
-            guard !value.isEmpty else { servers[name] = nil; return }
+            guard !value.isEmpty else {
+                servers[name] = nil
+                return
+            }
             guard value.hasPrefix("http://") || value.hasPrefix("https://"), ServerURL.hasValidPort(value) else {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "an http:// or https:// URL")
             }
@@ -206,7 +226,10 @@ public struct Configuration: Sendable, Equatable {
             return
         }
         if let name = Self.aliasKey(key) {
-            guard !value.isEmpty else { aliases[name] = nil; return }
+            guard !value.isEmpty else {
+                aliases[name] = nil
+                return
+            }
             guard !value.contains(where: \.isWhitespace) else {
                 throw ConfigurationError.invalidValue(key: key, value: value, expected: "a model key (no spaces)")
             }
@@ -234,13 +257,20 @@ public struct Configuration: Sendable, Equatable {
         }
         guard let (name, field) = Self.integrationKey(key) else { throw ConfigurationError.unknownKey(key, line: nil) }
         if field == nil {
-            guard !value.isEmpty else { integrations[name] = nil; return }
-            integrations[name] = IntegrationSetting(name: name, target: value, allowedTools: integrations[name]?.allowedTools)
+            guard !value.isEmpty else {
+                integrations[name] = nil
+                return
+            }
+            integrations[name] = IntegrationSetting(
+                name: name, target: value, allowedTools: integrations[name]?.allowedTools)
         } else {
             guard var integration = integrations[name] else {
-                throw ConfigurationError.invalidValue(key: key, value: value, expected: "a line `integration.\(name) = …` before it")
+                throw ConfigurationError.invalidValue(
+                    key: key, value: value, expected: "a line `integration.\(name) = …` before it")
             }
-            let tools = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let tools = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty
+            }
             integration.allowedTools = tools.isEmpty ? nil : tools
             integrations[name] = integration
         }
@@ -258,7 +288,9 @@ public struct Configuration: Sendable, Equatable {
             guard let equals = line.firstIndex(of: "=") else { throw ConfigurationError.malformedLine(index + 1) }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces)
             var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
             do { try setValue(value, forKey: key) } catch ConfigurationError.unknownKey(let key, _) {
                 throw ConfigurationError.unknownKey(key, line: index + 1)
             }
@@ -267,7 +299,8 @@ public struct Configuration: Sendable, Equatable {
 
     /// The file's text for these settings (unset optional keys are left out).
     public var fileText: String {
-        (["# llmster configuration — see `man llmster`, section CONFIGURATION."] + entries.map { "\($0.key) = \($0.value)" })
+        (["# llmster configuration — see `man llmster`, section CONFIGURATION."]
+            + entries.map { "\($0.key) = \($0.value)" })
             .joined(separator: "\n") + "\n"
     }
 
@@ -281,13 +314,21 @@ public struct Configuration: Sendable, Equatable {
         for (name, key) in aliases.sorted(by: { $0.key < $1.key }) { entries.append(("alias.\(name)", key)) }
         for integration in integrations.values.sorted(by: { $0.name < $1.name }) {
             entries.append(("integration.\(integration.name)", integration.target))
-            if let tools = integration.allowedTools { entries.append(("integration.\(integration.name).allowed_tools", tools.joined(separator: ", "))) }
+            if let tools = integration.allowedTools {
+                entries.append(("integration.\(integration.name).allowed_tools", tools.joined(separator: ", ")))
+            }
         }
         for preset in presets.values.sorted(by: { $0.name < $1.name }) {
-            if let system = preset.systemPrompt { entries.append(("preset.\(preset.name).system", system.replacingOccurrences(of: "\n", with: "\\n"))) }
+            if let system = preset.systemPrompt {
+                entries.append(("preset.\(preset.name).system", system.replacingOccurrences(of: "\n", with: "\\n")))
+            }
             if let model = preset.model { entries.append(("preset.\(preset.name).model", model)) }
-            if let template = preset.template { entries.append(("preset.\(preset.name).template", template.replacingOccurrences(of: "\n", with: "\\n"))) }
-            for key in preset.settings.keys.sorted() { entries.append(("preset.\(preset.name).\(key)", preset.settings[key]!)) }
+            if let template = preset.template {
+                entries.append(("preset.\(preset.name).template", template.replacingOccurrences(of: "\n", with: "\\n")))
+            }
+            for key in preset.settings.keys.sorted() {
+                entries.append(("preset.\(preset.name).\(key)", preset.settings[key]!))
+            }
         }
         return entries
     }
@@ -314,8 +355,12 @@ public struct Configuration: Sendable, Equatable {
         } catch .unreadable(_, let reason) {
             throw ConfigurationError.notAFile(path, reason: "cannot be read: " + reason)
         }
-        guard let data = read else { throw ConfigurationError.notAFile(path, reason: "is larger than \(Self.largestFile >> 20) MiB") }
-        do { return try Configuration(parsing: String(decoding: data, as: UTF8.self)) } catch let error as ConfigurationError {
+        guard let data = read else {
+            throw ConfigurationError.notAFile(path, reason: "is larger than \(Self.largestFile >> 20) MiB")
+        }
+        do { return try Configuration(parsing: String(decoding: data, as: UTF8.self)) } catch let error
+            as ConfigurationError
+        {
             throw ConfigurationError.inFile(path, error)
         }
     }
@@ -327,8 +372,10 @@ public struct Configuration: Sendable, Equatable {
     public func save(path: String) throws {
         for (key, value) in entries {
             guard !Self.containsControl(key),
-                  Self.keys.contains(where: { $0.key == key }) || Self.integrationKey(key) != nil || Self.presetKey(key) != nil
-                    || Self.serverProfileKey(key) != nil || Self.aliasKey(key) != nil else {
+                Self.keys.contains(where: { $0.key == key }) || Self.integrationKey(key) != nil
+                    || Self.presetKey(key) != nil
+                    || Self.serverProfileKey(key) != nil || Self.aliasKey(key) != nil
+            else {
                 throw ConfigurationError.unknownKey(key, line: nil)
             }
             guard !Self.containsControl(value) else { throw ConfigurationError.controlCharacter(key: key) }
@@ -354,15 +401,21 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unknownKey(let key, let line):
             let keys = Configuration.keys.map(\.key)
-            let known = (keys + ["server.NAME", "alias.NAME", "preset.NAME.…", "integration.NAME", "integration.NAME.allowed_tools"]).joined(separator: ", ")
+            let known =
+                (keys + [
+                    "server.NAME", "alias.NAME", "preset.NAME.…", "integration.NAME", "integration.NAME.allowed_tools"
+                ]).joined(separator: ", ")
             let suggestion = EditDistance.nearest(to: key, in: keys, maximum: 3).map { " (did you mean \($0)?)" } ?? ""
-            return "unknown setting '\(Self.visible(key))'\(line.map { " on line \($0)" } ?? "")\(suggestion); known settings: \(known)"
+            return
+                "unknown setting '\(Self.visible(key))'\(line.map { " on line \($0)" } ?? "")\(suggestion); known settings: \(known)"
         case .invalidValue(let key, let value, let expected):
-            return "'\(Self.visible(ServerURL.redactingPasswords(in: value)))' is not a valid \(key): expected \(expected)"
+            return
+                "'\(Self.visible(ServerURL.redactingPasswords(in: value)))' is not a valid \(key): expected \(expected)"
         case .malformedLine(let line):
             return "line \(line) is not `key = value`: it has no `=` (the line is not shown, in case it holds a secret)"
         case .controlCharacter(let key):
-            return "the value of \(Self.visible(key)) contains a control character (such as a newline); a setting is one line of text"
+            return
+                "the value of \(Self.visible(key)) contains a control character (such as a newline); a setting is one line of text"
         case .notAFile(let path, let reason):
             return "the configuration file \(path) \(reason)"
         case .inFile(let path, let error):
@@ -373,6 +426,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// `text` with control characters written as `\u{…}`, so a message can never carry them to a terminal.
     private static func visible(_ text: String) -> String {
         guard Configuration.containsControl(text) else { return text }
-        return text.unicodeScalars.map { Configuration.containsControl(String($0)) ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+        return text.unicodeScalars.map {
+            Configuration.containsControl(String($0)) ? "\\u{\(String($0.value, radix: 16))}" : String($0)
+        }.joined()
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import SystemSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs a shell command and keeps its output (standard output and standard error together) as a context item.
@@ -16,9 +17,12 @@ public enum ContextCommand {
     ///
     /// Throws `commandStopped` once `stop` is requested and `commandTimedOut` after `timeout` seconds; the group is
     /// killed and nothing is kept then.
-    public static func run(_ command: String, limits: ContextLimits, timeout: Double, stop: StopRequest) throws(ContextError) -> ContextItem {
+    public static func run(_ command: String, limits: ContextLimits, timeout: Double, stop: StopRequest)
+        throws(ContextError) -> ContextItem
+    {
         guard !stop.isRequested else { throw .commandStopped(command) }
-        let output: (read: Int32, write: Int32), ended: (read: Int32, write: Int32)
+        let output: (read: Int32, write: Int32)
+        let ended: (read: Int32, write: Int32)
         do {
             output = try Descriptor.pipe()
             ended = try Descriptor.pipe()
@@ -32,8 +36,9 @@ public enum ContextCommand {
         let process: SpawnedProcess
         do {
             defer { close(output.write) }
-            process = try SpawnedProcess(program: "/bin/sh", arguments: ["-c", command], standardInput: input >= 0 ? input : nil,
-                                         standardOutput: output.write, standardError: output.write, ownProcessGroup: true)
+            process = try SpawnedProcess(
+                program: "/bin/sh", arguments: ["-c", command], standardInput: input >= 0 ? input : nil,
+                standardOutput: output.write, standardError: output.write, ownProcessGroup: true)
         } catch {
             throw .command(command, reason: error.description)
         }
@@ -45,16 +50,19 @@ public enum ContextCommand {
             _ = write(ended.write, &byte, 1)
         }.start()
         var reading = Reading(limits: limits)
-        let stopped = reading.collect(from: output.read, until: ended.read, stop: stop, deadline: Deadline(seconds: timeout)) {
+        let stopped = reading.collect(
+            from: output.read, until: ended.read, stop: stop, deadline: Deadline(seconds: timeout)
+        ) {
             process.signalGroup($0)
         }
         // The watcher's byte: the shell has ended and the group was killed (its descriptors may be closed now).
         var byte: UInt8 = 0
         while read(ended.read, &byte, 1) < 0, errno == EINTR {}
-        let status: Int32 = switch process.wait() {
-        case .exited(let code): code
-        case .signalled(let number): 128 + number
-        }
+        let status: Int32 =
+            switch process.wait() {
+            case .exited(let code): code
+            case .signalled(let number): 128 + number
+            }
         switch stopped {
         case .requested: throw .commandStopped(command)
         case .timedOut: throw .commandTimedOut(command, seconds: timeout)
@@ -97,13 +105,17 @@ public enum ContextCommand {
         /// Reads `fd` until the shell ends (`ended` turns readable; what is in the pipe then is kept), the output ends
         /// and the shell with it, `stop` is requested or `deadline` passes; `signal` reaches the command's group. Returns
         /// why it stopped early, nil when the shell ended.
-        mutating func collect(from fd: Int32, until ended: Int32, stop: StopRequest, deadline: Deadline,
-                              signal: (Int32) -> Void) -> Stop? {
+        mutating func collect(
+            from fd: Int32, until ended: Int32, stop: StopRequest, deadline: Deadline,
+            signal: (Int32) -> Void
+        ) -> Stop? {
             var readable = true
             while true {
-                var fds = [pollfd(fd: readable ? fd : -1, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: ended, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)]
+                var fds = [
+                    pollfd(fd: readable ? fd : -1, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: ended, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)
+                ]
                 let ready = poll(&fds, nfds_t(fds.count), deadline.milliseconds)
                 if ready < 0, errno == EINTR { continue }
                 if fds[1].revents != 0 {
@@ -144,9 +156,13 @@ public enum ContextCommand {
             if kept.contains(0) { throw .binary("the output of \(command)") }
             // A cut in the middle of a character drops that character's first bytes.
             var text = String(decoding: kept, as: UTF8.self)
-            if total == kept.count, String(validating: kept, as: UTF8.self) == nil { throw .notUTF8("the output of \(command)") }
+            if total == kept.count, String(validating: kept, as: UTF8.self) == nil {
+                throw .notUTF8("the output of \(command)")
+            }
             if text.hasSuffix("\u{FFFD}"), total > kept.count { text.removeLast() }
-            return ContextItem(name: command, source: .command(exitStatus: exitStatus), text: text, cutFrom: total > kept.count ? total : nil)
+            return ContextItem(
+                name: command, source: .command(exitStatus: exitStatus), text: text,
+                cutFrom: total > kept.count ? total : nil)
         }
     }
 }

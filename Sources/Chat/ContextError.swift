@@ -37,14 +37,17 @@ public enum ContextError: Error, Equatable, CustomStringConvertible {
         case .pageTooLarge(let url, let limit):
             "\(url) is larger than \(ContextLimits.spelled(limit)) (\(ContextPage.markupAllowance) times context_item_limit for a page's "
                 + "markup); nothing was added"
-        case .noReadableText(let url): "\(url) has no readable text (or nests its elements too deep to read); nothing was added"
+        case .noReadableText(let url):
+            "\(url) has no readable text (or nests its elements too deep to read); nothing was added"
         case .itemTooLarge(let name, let size, let limit):
             "\(name) is \(size.map { ContextItem.size($0) + ", " } ?? "")larger than the context item limit "
                 + "(context_item_limit = \(ContextLimits.spelled(limit))); nothing was added"
         case .messageTooLarge(let items, let size, let limit):
             "the context items come to \(ContextItem.size(size)), more than one message may carry "
-                + "(context_message_limit = \(ContextLimits.spelled(limit))); nothing was sent:\n" + items.map { "  " + $0 }.joined(separator: "\n")
-        case .binary(let path): "\(path) is a binary file (it contains NUL bytes); only text files can be sent as context"
+                + "(context_message_limit = \(ContextLimits.spelled(limit))); nothing was sent:\n"
+                + items.map { "  " + $0 }.joined(separator: "\n")
+        case .binary(let path):
+            "\(path) is a binary file (it contains NUL bytes); only text files can be sent as context"
         case .notUTF8(let path): "\(path) is not valid UTF-8 text; only UTF-8 text can be sent as context"
         case .emptyDirectory(let path, let skipped): "\(path) holds no text file to send (\(skipped) skipped)"
         case .noMatch(let pattern): "\(pattern) matches no file"

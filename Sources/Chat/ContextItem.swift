@@ -55,7 +55,8 @@ public struct ContextItem: Sendable, Equatable {
         switch source {
         case .file: "File \(name):"
         case .page(let date): "Page \(name) (fetched \(Self.timestamp(date))):"
-        case .command(let status): "Output of `\(name)` (exit status \(status)\(cutFrom.map { ", only the first \(byteCount) of \($0) bytes" } ?? "")):"
+        case .command(let status):
+            "Output of `\(name)` (exit status \(status)\(cutFrom.map { ", only the first \(byteCount) of \($0) bytes" } ?? "")):"
         case .text: "\(name):"
         }
     }
@@ -83,7 +84,8 @@ public struct ContextItem: Sendable, Equatable {
     public static func size(_ bytes: Int) -> String {
         if bytes < 1000 { return "\(bytes) B" }
         let (value, unit) = bytes < 1_000_000 ? (Double(bytes) / 1000, "KB") : (Double(bytes) / 1_000_000, "MB")
-        return String(format: value >= 100 ? "%.0f %@" : "%.1f %@", value, unit).replacingOccurrences(of: ".0 ", with: " ")
+        return String(format: value >= 100 ? "%.0f %@" : "%.1f %@", value, unit).replacingOccurrences(
+            of: ".0 ", with: " ")
     }
 
     private static func timestamp(_ date: Date) -> String {
@@ -122,11 +124,13 @@ extension ContextItem {
         case "file": source = .file
         case "page":
             let formatter = ISO8601DateFormatter()
-            source = .page(fetchedAt: parameters["fetched"].flatMap(formatter.date(from:)) ?? Date(timeIntervalSince1970: 0))
+            source = .page(
+                fetchedAt: parameters["fetched"].flatMap(formatter.date(from:)) ?? Date(timeIntervalSince1970: 0))
         case "command": source = .command(exitStatus: parameters["exit"].flatMap { Int32($0) } ?? 0)
         default: source = .text
         }
-        self.init(name: attachment.name, source: source, text: String(decoding: attachment.bytes, as: UTF8.self),
-                  cutFrom: parameters["cut-from"].flatMap { Int($0) })
+        self.init(
+            name: attachment.name, source: source, text: String(decoding: attachment.bytes, as: UTF8.self),
+            cutFrom: parameters["cut-from"].flatMap { Int($0) })
     }
 }

@@ -45,6 +45,8 @@ public struct ContextMeter: Sendable, Equatable {
         if tokens < 1000 { return String(tokens) }
         if tokens % 1024 == 0 { return "\(tokens / 1024)k" }
         let thousands = Double(tokens) / 1000
-        return thousands >= 100 ? "\(Int(saturating: thousands.rounded()))k" : String(format: "%.1fk", thousands).replacingOccurrences(of: ".0k", with: "k")
+        return thousands >= 100
+            ? "\(Int(saturating: thousands.rounded()))k"
+            : String(format: "%.1fk", thousands).replacingOccurrences(of: ".0k", with: "k")
     }
 }

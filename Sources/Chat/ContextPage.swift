@@ -21,20 +21,25 @@ public struct ContextPage: Sendable {
 
     /// The page at `url`, named by the URL as given and stamped with `now`.
     public func fetch(_ url: String, now: Date = Date()) async throws(ContextError) -> ContextItem {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              parsed.host?.isEmpty == false else { throw .invalidURL(url) }
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
+            ["http", "https"].contains(scheme),
+            parsed.host?.isEmpty == false
+        else { throw .invalidURL(url) }
         var current = parsed.absoluteString
         for _ in 0...5 {
             let response: HTTPResponse
             do {
-                response = try await transport.send(HTTPRequest(
-                    url: current, headers: ["Accept": "text/html, text/*;q=0.9, application/json;q=0.8"], timeouts: timeouts))
+                response = try await transport.send(
+                    HTTPRequest(
+                        url: current, headers: ["Accept": "text/html, text/*;q=0.9, application/json;q=0.8"],
+                        timeouts: timeouts))
             } catch {
                 throw .fetch(url, reason: Self.reason(error))
             }
             if [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] {
                 guard let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL,
-                      ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
+                    ["http", "https"].contains(next.scheme?.lowercased() ?? "")
+                else {
                     throw .fetch(url, reason: "it redirects to \(location), not an http or https URL")
                 }
                 current = next.absoluteString
@@ -44,7 +49,10 @@ public struct ContextPage: Sendable {
             let type = (response.headers["content-type"] ?? "text/plain").lowercased()
             let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? type
             let isHTML = mediaType == "text/html" || mediaType == "application/xhtml+xml"
-            guard isHTML || mediaType.hasPrefix("text/") || mediaType == "application/json" || mediaType.hasSuffix("+json") else {
+            guard
+                isHTML || mediaType.hasPrefix("text/") || mediaType == "application/json"
+                    || mediaType.hasSuffix("+json")
+            else {
                 throw .unsupportedType(url, type: mediaType)
             }
             let cap = isHTML ? limits.item * Self.markupAllowance : limits.item
@@ -65,7 +73,9 @@ public struct ContextPage: Sendable {
             } else {
                 throw bytes.contains(0) ? .binary(url) : .notUTF8(url)
             }
-            guard text.utf8.count <= limits.item else { throw .itemTooLarge(url, size: text.utf8.count, limit: limits.item) }
+            guard text.utf8.count <= limits.item else {
+                throw .itemTooLarge(url, size: text.utf8.count, limit: limits.item)
+            }
             return ContextItem(name: ServerURL.redactingPasswords(in: url), source: .page(fetchedAt: now), text: text)
         }
         throw .tooManyRedirects(url)

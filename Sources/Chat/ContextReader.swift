@@ -1,7 +1,8 @@
 import Foundation
 import SystemSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads files, directories and glob patterns into context items, each read once and checked.
@@ -71,7 +72,9 @@ public struct ContextReader: Sendable {
     }
 
     /// The item for bytes read elsewhere (standard input, an editor's buffer), checked as a named file is.
-    public func text(named name: String, bytes: [UInt8], source: ContextItem.Source = .text) throws(ContextError) -> ContextItem {
+    public func text(named name: String, bytes: [UInt8], source: ContextItem.Source = .text) throws(ContextError)
+        -> ContextItem
+    {
         guard bytes.count <= limits.item else { throw .itemTooLarge(name, size: bytes.count, limit: limits.item) }
         return ContextItem(name: name, source: source, text: try Self.decode(bytes, name: name))
     }
@@ -105,19 +108,22 @@ public struct ContextReader: Sendable {
         guard !reading.isFull else { return }
         if reading.items.count == Self.maximumFiles || reading.items.reduce(0, { $0 + $1.byteCount }) > limits.message {
             reading.isFull = true
-            let reason = reading.items.count == Self.maximumFiles ? "more than \(Self.maximumFiles) files" : "past context_message_limit"
+            let reason =
+                reading.items.count == Self.maximumFiles
+                ? "more than \(Self.maximumFiles) files" : "past context_message_limit"
             reading.skipped.append(Skipped(path: name, reason: "\(reason): it and everything after it not read"))
             return
         }
         do { reading.items.append(try file(full, name: name)) } catch {
-            let reason = switch error {
-            case .binary: "binary"
-            case .notUTF8: "not UTF-8 text"
-            case .itemTooLarge: "larger than \(ContextItem.size(limits.item))"
-            case .notRegular(_, let kind): "\(kind), not a regular file"
-            case .symlinkLoop: "a symlink loop"
-            default: error.description
-            }
+            let reason =
+                switch error {
+                case .binary: "binary"
+                case .notUTF8: "not UTF-8 text"
+                case .itemTooLarge: "larger than \(ContextItem.size(limits.item))"
+                case .notRegular(_, let kind): "\(kind), not a regular file"
+                case .symlinkLoop: "a symlink loop"
+                default: error.description
+                }
             reading.skipped.append(Skipped(path: name, reason: reason))
         }
     }
@@ -146,7 +152,10 @@ public struct ContextReader: Sendable {
                 continue
             }
             if isDirectory.boolValue {
-                if isLink { reading.skipped.append(Skipped(path: shown, reason: "a link to a directory")); continue }
+                if isLink {
+                    reading.skipped.append(Skipped(path: shown, reason: "a link to a directory"))
+                    continue
+                }
                 walk(path, name: shown, rules: rules, into: &reading)
             } else {
                 take(path, name: shown, into: &reading)

@@ -109,7 +109,9 @@ public actor DisplayCoalescer {
     private func take() -> Take {
         guard hasPending else { return finished ? .end : .wait }
         let now = clock.now()
-        if !finished, !backlog, textHandedOut || !pendingHoldsText, let last = lastPublished, now < last + interval { return .wait }
+        if !finished, !backlog, textHandedOut || !pendingHoldsText, let last = lastPublished, now < last + interval {
+            return .wait
+        }
         backlog = false
         var batch: [ReplyUpdate] = []
         var budget = Self.batchTextBytes
@@ -183,8 +185,10 @@ public actor DisplayCoalescer {
             let end = start + text.utf8.count
             if reasoning { ends.reasoning = end } else { ends.answer = end }
             if case .append(let open)? = pending.last, open.reasoning == reasoning, open.detached == nil,
-               open.range.upperBound == start {
-                pending[pending.count - 1] = .append(OpenAppend(reasoning: reasoning, range: open.range.lowerBound..<end))
+                open.range.upperBound == start
+            {
+                pending[pending.count - 1] = .append(
+                    OpenAppend(reasoning: reasoning, range: open.range.lowerBound..<end))
             } else {
                 pending.append(.append(OpenAppend(reasoning: reasoning, range: start..<end)))
             }
@@ -243,8 +247,9 @@ private struct OpenAppend {
     mutating func takePrefix(atMost count: Int, in state: ReplyState) -> String {
         let utf8 = (detached ?? (reasoning ? state.reasoning : state.answer)).utf8
         let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
-        let endIndex = utf8.characterBoundary(atOrBefore: utf8.index(utf8.startIndex, offsetBy: min(range.lowerBound + count, range.upperBound)),
-                                              notBefore: start)
+        let endIndex = utf8.characterBoundary(
+            atOrBefore: utf8.index(utf8.startIndex, offsetBy: min(range.lowerBound + count, range.upperBound)),
+            notBefore: start)
         let end = utf8.distance(from: utf8.startIndex, to: endIndex)
         let text = String(decoding: utf8[start..<endIndex], as: UTF8.self)
         range = end..<range.upperBound

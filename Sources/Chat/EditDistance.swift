@@ -4,7 +4,8 @@ public enum EditDistance {
     /// The number of single-character edits (insertions, deletions, substitutions and swaps of two adjacent
     /// characters, each weighing 1) that turn `a` into `b`.
     public static func between(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var beforePrevious = [Int](repeating: 0, count: b.count + 1)

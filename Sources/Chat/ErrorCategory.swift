@@ -1,6 +1,6 @@
 import HTTP
-import Library
 import LMStudio
+import Library
 import SystemSupport
 
 /// What kind of failure an error is: the one classification from which every face derives its own signal (the
@@ -43,7 +43,8 @@ public enum ErrorCategory: String, Sendable, CaseIterable {
         switch self {
         case .unreachable, .continuationLost, .server, .busy: true
         case .invalid, .authentication, .modelNotFound, .notFound, .contextOverflow, .storage, .invalidFile,
-             .needsConfirmation, .cancelled, .internal: false
+            .needsConfirmation, .cancelled, .internal:
+            false
         }
     }
 
@@ -127,8 +128,10 @@ extension ContextError: CategorizedError {
         case .unreadable: .storage
         case .notFound, .noMatch: .notFound
         case .fetch, .tooManyRedirects: .unreachable
-        case .symlinkLoop, .notRegular, .itemTooLarge, .pageTooLarge, .noReadableText, .messageTooLarge, .binary, .notUTF8,
-             .emptyDirectory, .invalidURL, .httpStatus, .unsupportedType, .command, .commandStopped, .commandTimedOut: .invalid
+        case .symlinkLoop, .notRegular, .itemTooLarge, .pageTooLarge, .noReadableText, .messageTooLarge, .binary,
+            .notUTF8,
+            .emptyDirectory, .invalidURL, .httpStatus, .unsupportedType, .command, .commandStopped, .commandTimedOut:
+            .invalid
         }
     }
 }
@@ -151,7 +154,8 @@ extension LMStudioError {
         case .tokenMissing, .tokenRejected, .tokenLacksPermission, .malformedToken: .authentication
         case .modelNotFound: .modelNotFound
         case .invalidRequest(let message, let param, let code):
-            ReplyErrorKind(APIErrorPayload(message: message, code: code, param: param)) == .contextOverflow ? .contextOverflow : .invalid
+            ReplyErrorKind(APIErrorPayload(message: message, code: code, param: param)) == .contextOverflow
+                ? .contextOverflow : .invalid
         case .server, .invalidResponse, .notLMStudio, .stream: .server
         case .cancelled: .cancelled
         }
@@ -174,8 +178,10 @@ extension ArchiveError {
     /// The category of the failure (see `ErrorCategory`).
     public var category: ErrorCategory {
         switch self {
-        case .notAnArchive, .unsupportedVersion, .passwordRequired, .wrongPasswordOrDamaged, .truncated, .damaged, .tooLarge,
-             .invalid, .keyDerivationTooCostly: .invalidFile
+        case .notAnArchive, .unsupportedVersion, .passwordRequired, .wrongPasswordOrDamaged, .truncated, .damaged,
+            .tooLarge,
+            .invalid, .keyDerivationTooCostly:
+            .invalidFile
         case .alreadyImported: .needsConfirmation
         case .io, .keyDerivationFailed: .storage
         }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One line of a `.gitignore`, matched as git does for the common forms: `name`, `*.log`, `dir/`, `/anchored`,
@@ -28,7 +29,8 @@ struct GitignoreRule: Sendable {
             let anchored = text.contains("/")
             if text.hasPrefix("/") { text.removeFirst() }
             guard !text.isEmpty else { return nil }
-            return GitignoreRule(base: directory, pattern: text, negated: negated, directoryOnly: directoryOnly, anchored: anchored)
+            return GitignoreRule(
+                base: directory, pattern: text, negated: negated, directoryOnly: directoryOnly, anchored: anchored)
         }
     }
 
@@ -41,11 +43,15 @@ struct GitignoreRule: Sendable {
     private func matches(_ path: String, isDirectory: Bool) -> Bool {
         guard !directoryOnly || isDirectory, path.hasPrefix(base + "/") else { return false }
         let relative = String(path.dropFirst(base.count + 1))
-        if !anchored { return fnmatch(pattern, relative.split(separator: "/").last.map(String.init) ?? relative, 0) == 0 }
+        if !anchored {
+            return fnmatch(pattern, relative.split(separator: "/").last.map(String.init) ?? relative, 0) == 0
+        }
         if pattern.hasPrefix("**/") {
             let rest = String(pattern.dropFirst(3))
             let components = relative.split(separator: "/")
-            return components.indices.contains { fnmatch(rest, components[$0...].joined(separator: "/"), FNM_PATHNAME) == 0 }
+            return components.indices.contains {
+                fnmatch(rest, components[$0...].joined(separator: "/"), FNM_PATHNAME) == 0
+            }
         }
         if pattern.hasSuffix("/**") { return relative.hasPrefix(String(pattern.dropLast(2))) }
         return fnmatch(pattern, relative, pattern.contains("**") ? 0 : FNM_PATHNAME) == 0

@@ -40,8 +40,11 @@ public struct ImportPlan: Sendable, Equatable {
     /// What to tell the user before asking; nil when the plan does not ask.
     public var question: String? {
         guard case .elsewhere(let server) = continuation else { return nil }
-        let holder = server.map { "a context held by \(ServerURL.redactingPasswords(in: $0))" } ?? "a server context, but the file does not say which server holds it"
-        return "\"\(file.title)\" continues \(holder); llmster is configured for \(ServerURL.redactingPasswords(in: configured))."
+        let holder =
+            server.map { "a context held by \(ServerURL.redactingPasswords(in: $0))" }
+            ?? "a server context, but the file does not say which server holds it"
+        return
+            "\"\(file.title)\" continues \(holder); llmster is configured for \(ServerURL.redactingPasswords(in: configured))."
     }
 
     /// What `answer` does, in words for the user (after "keep the continuation:" or "drop it:").

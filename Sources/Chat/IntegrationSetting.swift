@@ -24,8 +24,9 @@ public struct IntegrationSetting: Sendable, Equatable {
     /// The request's `integrations` entry, with `headers` (from the credentials file) for an MCP server.
     public func requestIntegration(headers: [String: String]?) -> Integration {
         if isEphemeralMCP {
-            return .ephemeralMCP(serverLabel: name, serverURL: target, allowedTools: allowedTools,
-                                 headers: headers?.isEmpty == false ? headers : nil)
+            return .ephemeralMCP(
+                serverLabel: name, serverURL: target, allowedTools: allowedTools,
+                headers: headers?.isEmpty == false ? headers : nil)
         }
         return .plugin(id: target, allowedTools: allowedTools)
     }

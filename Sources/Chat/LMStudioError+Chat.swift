@@ -17,7 +17,8 @@ extension LMStudioError {
     public var concernsIntegrations: Bool {
         switch self {
         case .invalidRequest(let message, let param, _):
-            return param == "integrations" || param?.hasPrefix("integrations.") == true || Self.mentionsIntegration(message)
+            return param == "integrations" || param?.hasPrefix("integrations.") == true
+                || Self.mentionsIntegration(message)
         case .server(_, let message):
             return Self.mentionsIntegration(message)
         default:
@@ -29,7 +30,8 @@ extension LMStudioError {
     /// older 0.4 server answers a field it does not know), the integration's position in the request.
     public var unknownIntegrationFieldIndex: Int? {
         guard case .invalidRequest(_, let param?, let code) = self, code == "unrecognized_keys",
-              param.hasPrefix("integrations.") else { return nil }
+            param.hasPrefix("integrations.")
+        else { return nil }
         return Int(param.dropFirst("integrations.".count).prefix { $0.isNumber })
     }
 
@@ -60,14 +62,17 @@ extension LMStudioError {
         switch error.type {
         case "mcp_connection_error":
             if let remedy = nonPublicMCPRemedy(message) { return "An MCP server was refused: \(message) " + remedy }
-            return "An MCP server could not be reached: \(message). Check that it is running, and that LM Studio allows it: Developer → Server Settings → \"Allow per-request MCPs\" (for MCP server URLs) or \"Allow calling servers from mcp.json\" (for mcp/… plugins; it needs \"Require Authentication\" on and an API token)."
+            return
+                "An MCP server could not be reached: \(message). Check that it is running, and that LM Studio allows it: Developer → Server Settings → \"Allow per-request MCPs\" (for MCP server URLs) or \"Allow calling servers from mcp.json\" (for mcp/… plugins; it needs \"Require Authentication\" on and an API token)."
         case "plugin_connection_error":
-            return "An LM Studio plugin could not be reached: \(message). Check that the plugin is installed and enabled in LM Studio, and that Developer → Server Settings → \"Allow calling servers from mcp.json\" is on for mcp/… plugins (it needs \"Require Authentication\" on and an API token)."
+            return
+                "An LM Studio plugin could not be reached: \(message). Check that the plugin is installed and enabled in LM Studio, and that Developer → Server Settings → \"Allow calling servers from mcp.json\" is on for mcp/… plugins (it needs \"Require Authentication\" on and an API token)."
         case "model_not_found":
             return "Model not found: \(message). `llmster models` lists the downloaded models."
         default:
             if ReplyErrorKind(error) == .contextOverflow {
-                return "The conversation no longer fits the model's context: \(message). Load the model with a larger context (`llmster load MODEL --context-length N`) or start a new conversation."
+                return
+                    "The conversation no longer fits the model's context: \(message). Load the model with a larger context (`llmster load MODEL --context-length N`) or start a new conversation."
             }
             return "The server reported an error (\(error.type ?? "unknown")): \(message)"
         }

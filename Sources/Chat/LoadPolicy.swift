@@ -43,7 +43,8 @@ public struct LoadPolicy: Sendable, Equatable {
         var unload: [String] = []
         let chosenInstances = loaded.filter { $0.modelKey == chosen }
         // Keep the named instance, else the plain-key one when there is one (`key` rather than `key:2`).
-        let kept = chosenInstances.first { $0.id == (instance ?? chosen) } ?? chosenInstances.first { $0.id == chosen }
+        let kept =
+            chosenInstances.first { $0.id == (instance ?? chosen) } ?? chosenInstances.first { $0.id == chosen }
             ?? chosenInstances.first
         if chosen != summarizerModel {
             unload += chosenInstances.filter { $0 != kept }.map(\.id)

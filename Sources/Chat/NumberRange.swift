@@ -32,7 +32,8 @@ public struct NumberRange: Sendable, Equatable {
     /// `a whole number from 0 to 100`, `seconds from 1 to 86400`, `seconds above 0, at most 60`.
     public var description: String {
         let kind = wholeNumbers ? "a whole number" : "seconds"
-        return excludesLower ? "\(kind) above \(Self.figure(lower)), at most \(Self.figure(upper))"
+        return excludesLower
+            ? "\(kind) above \(Self.figure(lower)), at most \(Self.figure(upper))"
             : "\(kind) from \(Self.figure(lower)) to \(Self.figure(upper))"
     }
 

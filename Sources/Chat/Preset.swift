@@ -14,8 +14,10 @@ public struct Preset: Sendable, Equatable {
     public var template: String?
 
     /// Creates a preset.
-    public init(name: String, systemPrompt: String? = nil, model: String? = nil, settings: [String: String] = [:],
-                template: String? = nil) {
+    public init(
+        name: String, systemPrompt: String? = nil, model: String? = nil, settings: [String: String] = [:],
+        template: String? = nil
+    ) {
         self.name = name
         self.systemPrompt = systemPrompt
         self.model = model
@@ -38,8 +40,14 @@ public struct Preset: Sendable, Equatable {
     private static func placeholders(in template: String) -> [(range: Range<String.Index>, name: String)] {
         var found: [(Range<String.Index>, String)] = []
         var rest = template.startIndex..<template.endIndex
-        while let open = template.range(of: "{{", range: rest), let close = template.range(of: "}}", range: open.upperBound..<template.endIndex) {
-            found.append((open.lowerBound..<close.upperBound, template[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)))
+        while let open = template.range(of: "{{", range: rest),
+            let close = template.range(of: "}}", range: open.upperBound..<template.endIndex)
+        {
+            found.append(
+                (
+                    open.lowerBound..<close.upperBound,
+                    template[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+                ))
             rest = close.upperBound..<template.endIndex
         }
         return found
@@ -78,7 +86,8 @@ public struct Preset: Sendable, Equatable {
         if let model { parts.append("model \(model)") }
         if let template {
             let slots = Self.placeholders(in: template).map { "{{\($0.name)}}" }
-            parts.append("template " + (slots.isEmpty ? "(no slots)" : Array(Set(slots)).sorted().joined(separator: " ")))
+            parts.append(
+                "template " + (slots.isEmpty ? "(no slots)" : Array(Set(slots)).sorted().joined(separator: " ")))
         }
         parts += settings.keys.sorted().map { "\($0) \(settings[$0]!)" }
         if let systemPrompt {

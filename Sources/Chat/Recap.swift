@@ -32,7 +32,9 @@ public struct Recap: Sendable, Equatable {
         let turns = conversation.indices.compactMap { index -> String? in
             let message = conversation[index]
             guard !message.text.isEmpty else { return nil }
-            if message.role == .user, index + 1 == conversation.count || conversation[index + 1].role == .user { return nil }
+            if message.role == .user, index + 1 == conversation.count || conversation[index + 1].role == .user {
+                return nil
+            }
             switch message.role {
             case .user: return "User: " + message.text
             case .assistant: return "Assistant: " + message.text
@@ -45,7 +47,8 @@ public struct Recap: Sendable, Equatable {
 
     /// Wraps `body` (a transcript or a summary) in the markers that tell the model what it is.
     static func block(_ body: String, kind: Kind) -> String {
-        let what = kind == .transcript ? "a transcript of our earlier conversation" : "a summary of our earlier conversation"
+        let what =
+            kind == .transcript ? "a transcript of our earlier conversation" : "a summary of our earlier conversation"
         return "[llmster recap: \(what), sent because the server no longer has its context]\n"
             + "<<<RECAP\n" + body + "\nRECAP>>>\n[end of recap; my new message follows]"
     }
@@ -68,7 +71,8 @@ public struct RecapEstimate: Sendable, Equatable {
     /// tokens of transcript) by MODEL".
     public var summary: String {
         if isEmpty { return "nothing to recap: no earlier turns" }
-        return fits ? "the earlier turns as a transcript (about \(Self.grouped(transcriptTokens)) tokens)"
+        return fits
+            ? "the earlier turns as a transcript (about \(Self.grouped(transcriptTokens)) tokens)"
             : "a summary of the earlier turns (about \(Self.grouped(transcriptTokens)) tokens of transcript, more than the \(Self.grouped(budget)) that fit) by \(summarizer)"
     }
 

@@ -61,8 +61,12 @@ public struct ReplyAccumulator: Sendable {
                 $0.provider = provider ?? $0.provider
             }
         case .toolCallSuccess(let tool, let arguments, let output, let provider):
-            updateCall(placement, orAppend: ToolCallState(name: tool, arguments: arguments, output: output,
-                                                          provider: provider, status: .succeeded)) {
+            updateCall(
+                placement,
+                orAppend: ToolCallState(
+                    name: tool, arguments: arguments, output: output,
+                    provider: provider, status: .succeeded)
+            ) {
                 $0.arguments = arguments
                 $0.output = output
                 $0.provider = provider ?? $0.provider
@@ -70,8 +74,12 @@ public struct ReplyAccumulator: Sendable {
             }
             setStage(.waiting)
         case .toolCallFailure(let reason, let metadata):
-            updateCall(placement, orAppend: ToolCallState(name: metadata?.toolName ?? "tool", arguments: metadata?.arguments,
-                                                          provider: metadata?.providerInfo, status: .failed(reason: reason))) {
+            updateCall(
+                placement,
+                orAppend: ToolCallState(
+                    name: metadata?.toolName ?? "tool", arguments: metadata?.arguments,
+                    provider: metadata?.providerInfo, status: .failed(reason: reason))
+            ) {
                 $0.arguments = metadata?.arguments ?? $0.arguments
                 $0.provider = metadata?.providerInfo ?? $0.provider
                 $0.status = .failed(reason: reason)
@@ -159,8 +167,10 @@ public struct ReplyAccumulator: Sendable {
 
     /// Updates the running call a tool-call event goes to (events carry no id; ``ReplyPartBoundaries`` matches them),
     /// or appends `fallback` when the event starts a call of its own.
-    private mutating func updateCall(_ placement: ReplyPartBoundaries.Placement, orAppend fallback: ToolCallState,
-                                     _ update: (inout ToolCallState) -> Void) {
+    private mutating func updateCall(
+        _ placement: ReplyPartBoundaries.Placement, orAppend fallback: ToolCallState,
+        _ update: (inout ToolCallState) -> Void
+    ) {
         guard case .updatesCall(let index) = placement else { return appendCall(fallback) }
         update(&state.toolCalls[index])
         updates.append(.toolCallChanged(index: index, state.toolCalls[index]))
@@ -180,7 +190,7 @@ public struct ReplyAccumulator: Sendable {
         guard Self.carriesOutput(result) else { return }
         let (messages, reasonings, calls) = Self.items(of: result)
         guard let reasoningPlan = reconciliation(of: reasonings, reasoning: true),
-              let messagePlan = reconciliation(of: messages, reasoning: false)
+            let messagePlan = reconciliation(of: messages, reasoning: false)
         else {
             // A text confirmed while it arrived must start where a streamed part does; the streamed text stays.
             noteUnreadable("the chat.end event's text could not be placed in what streamed")
@@ -223,7 +233,8 @@ public struct ReplyAccumulator: Sendable {
         guard !Self.drops(state.toolCalls, for: calls) else { return false }
         func keeps(_ streamed: String, _ texts: [OutputText], reasoning: Bool) -> Bool {
             streamed.utf8.withContiguousStorageIfAvailable {
-                partStarts(sayingTheSameAs: texts, in: $0, reasoning: reasoning) != nil || Self.extension(of: $0, to: texts) != nil
+                partStarts(sayingTheSameAs: texts, in: $0, reasoning: reasoning) != nil
+                    || Self.extension(of: $0, to: texts) != nil
             } == true
         }
         return keeps(state.reasoning, reasonings, reasoning: true) && keeps(state.answer, messages, reasoning: false)
@@ -232,7 +243,9 @@ public struct ReplyAccumulator: Sendable {
     /// Where the streamed parts of the reasoning (`reasoning`) or the answer, `streamed`, start, when `texts` are as
     /// many and each says the same as its part (``FinalTextRule``); else nil. A part runs to the next one's start:
     /// the separator before it is whitespace at its end.
-    private func partStarts(sayingTheSameAs texts: [OutputText], in streamed: UnsafeBufferPointer<UInt8>, reasoning: Bool) -> [Int]? {
+    private func partStarts(
+        sayingTheSameAs texts: [OutputText], in streamed: UnsafeBufferPointer<UInt8>, reasoning: Bool
+    ) -> [Int]? {
         let starts = state.parts.compactMap { part -> Int? in
             switch part {
             case .reasoning(let start) where reasoning, .message(let start) where !reasoning: start
@@ -242,7 +255,9 @@ public struct ReplyAccumulator: Sendable {
         guard starts.count == texts.count else { return nil }
         for (index, text) in texts.enumerated() {
             let end = index + 1 < starts.count ? starts[index + 1] : streamed.count
-            guard FinalTextRule.saysTheSame(streamed: UnsafeBufferPointer(rebasing: streamed[starts[index]..<end]), final: text)
+            guard
+                FinalTextRule.saysTheSame(
+                    streamed: UnsafeBufferPointer(rebasing: streamed[starts[index]..<end]), final: text)
             else { return nil }
         }
         return starts
@@ -254,7 +269,9 @@ public struct ReplyAccumulator: Sendable {
     }
 
     /// The final event's answer texts, reasoning texts and tool calls, in order.
-    private static func items(of result: ChatResult) -> (messages: [OutputText], reasonings: [OutputText], calls: [ToolCallState]) {
+    private static func items(of result: ChatResult) -> (
+        messages: [OutputText], reasonings: [OutputText], calls: [ToolCallState]
+    ) {
         var messages: [OutputText] = []
         var reasonings: [OutputText] = []
         var calls: [ToolCallState] = []
@@ -263,11 +280,15 @@ public struct ReplyAccumulator: Sendable {
             case .message(let text): messages.append(text)
             case .reasoning(let text): reasonings.append(text)
             case .toolCall(let call):
-                calls.append(ToolCallState(name: call.tool, arguments: call.arguments, output: call.output,
-                                           provider: call.providerInfo, status: .succeeded))
+                calls.append(
+                    ToolCallState(
+                        name: call.tool, arguments: call.arguments, output: call.output,
+                        provider: call.providerInfo, status: .succeeded))
             case .invalidToolCall(let invalid):
-                calls.append(ToolCallState(name: invalid.metadata?.toolName ?? "tool", arguments: invalid.metadata?.arguments,
-                                           provider: invalid.metadata?.providerInfo, status: .failed(reason: invalid.reason)))
+                calls.append(
+                    ToolCallState(
+                        name: invalid.metadata?.toolName ?? "tool", arguments: invalid.metadata?.arguments,
+                        provider: invalid.metadata?.providerInfo, status: .failed(reason: invalid.reason)))
             case .unknown:
                 break
             }
@@ -279,7 +300,9 @@ public struct ReplyAccumulator: Sendable {
     /// arguments yet may get them), which loses what streamed as surely as a rewritten text.
     private static func drops(_ streamed: [ToolCallState], for calls: [ToolCallState]) -> Bool {
         calls.count < streamed.count
-            || zip(streamed, calls).contains { $0.name != $1.name || ($0.arguments != nil && $0.arguments != $1.arguments) }
+            || zip(streamed, calls).contains {
+                $0.name != $1.name || ($0.arguments != nil && $0.arguments != $1.arguments)
+            }
     }
 
     /// How the reasoning or the answer becomes the final `texts` joined by part separators.
@@ -298,15 +321,21 @@ public struct ReplyAccumulator: Sendable {
         let own = reasoning ? state.reasoning : state.answer
         let other = reasoning ? state.answer : state.reasoning
         return own.utf8.withContiguousStorageIfAvailable { streamed -> Reconciliation? in
-            if let starts = partStarts(sayingTheSameAs: texts, in: streamed, reasoning: reasoning) { return .keep(starts: starts) }
-            if let (starts, rest) = Self.extension(of: streamed, to: texts) { return .extend(starts: starts, rest: rest) }
+            if let starts = partStarts(sayingTheSameAs: texts, in: streamed, reasoning: reasoning) {
+                return .keep(starts: starts)
+            }
+            if let (starts, rest) = Self.extension(of: streamed, to: texts) {
+                return .extend(starts: starts, rest: rest)
+            }
             var final = ""
             var starts: [Int] = []
             for (position, text) in texts.enumerated() {
                 if position > 0 { final += ReplyState.partSeparator }
                 starts.append(final.utf8.count)
-                guard let whole = text.string ?? resolve(text, in: streamed, reasoning: reasoning)
-                    ?? other.utf8.withContiguousStorageIfAvailable({ resolve(text, in: $0, reasoning: !reasoning) }) ?? nil
+                guard
+                    let whole = text.string ?? resolve(text, in: streamed, reasoning: reasoning)
+                        ?? other.utf8.withContiguousStorageIfAvailable({ resolve(text, in: $0, reasoning: !reasoning) })
+                        ?? nil
                 else { return nil }
                 final += whole
             }
@@ -331,9 +360,9 @@ public struct ReplyAccumulator: Sendable {
     /// Makes the reasoning or the answer what `plan` says; returns where each final text starts.
     private mutating func apply(_ plan: Reconciliation, reasoning: Bool) -> [Int] {
         switch plan {
-        case let .keep(starts):
+        case .keep(let starts):
             return starts
-        case let .extend(starts, rest):
+        case .extend(let starts, let rest):
             guard !rest.isEmpty else { return starts }
             if reasoning {
                 state.reasoning += rest
@@ -343,7 +372,7 @@ public struct ReplyAccumulator: Sendable {
             }
             updates.append(reasoning ? .reasoningAppended(rest) : .answerAppended(rest))
             return starts
-        case let .replace(starts, final):
+        case .replace(let starts, let final):
             if reasoning {
                 state.reasoning = final
                 state.reasoningCharacterCount = final.count
@@ -360,7 +389,9 @@ public struct ReplyAccumulator: Sendable {
     ///
     /// Compares in place and decodes only the added text. Nil when they do not start with it, or when a text's
     /// encoded form differs from its decoded one (invalid UTF-8), which the caller's full comparison settles.
-    private static func `extension`(of streamed: UnsafeBufferPointer<UInt8>, to texts: [OutputText]) -> (starts: [Int], rest: String)? {
+    private static func `extension`(of streamed: UnsafeBufferPointer<UInt8>, to texts: [OutputText]) -> (
+        starts: [Int], rest: String
+    )? {
         var offset = 0
         var starts: [Int] = []
         var rest = ""

@@ -1,6 +1,6 @@
 import Foundation
-import Library
 import LMStudio
+import Library
 import SystemSupport
 
 /// The saves of one streaming reply, and how much of its answer and reasoning the library holds (`saved`), which
@@ -27,12 +27,14 @@ struct ReplyPersistence: Sendable {
     /// `saved` as it was, so the next save retries it (and the final save reports its own).
     mutating func saveArrived(_ state: ReplyState, to library: LibraryStore) {
         do {
-            if state.isRewritten || state.answer.utf8.count < saved.text || state.reasoning.utf8.count < saved.reasoning {
+            if state.isRewritten || state.answer.utf8.count < saved.text || state.reasoning.utf8.count < saved.reasoning
+            {
                 try saveWhole(state, status: .streaming, error: nil, to: library)
                 saved = Self.length(of: state)
                 return
             }
-            try library.appendReplyPieces(messageId: messageId, content(of: state, status: .streaming, error: nil), after: saved)
+            try library.appendReplyPieces(
+                messageId: messageId, content(of: state, status: .streaming, error: nil), after: saved)
             saved = Self.length(of: state)
             try saveToolCalls(state, to: library)
         } catch {}
@@ -51,7 +53,7 @@ struct ReplyPersistence: Sendable {
     /// whole.
     func saveFinal(_ state: ReplyState, status: MessageStatus, error: String?, to library: LibraryStore) throws {
         guard !state.isRewritten, saved.text + saved.reasoning > 0, saved.text <= state.answer.utf8.count,
-              saved.reasoning <= state.reasoning.utf8.count
+            saved.reasoning <= state.reasoning.utf8.count
         else { return try saveWhole(state, status: status, error: error, to: library) }
         try library.finishReply(messageId: messageId, content(of: state, status: status, error: error), after: saved)
         try saveToolCalls(state, to: library)
@@ -71,7 +73,8 @@ struct ReplyPersistence: Sendable {
         while true {
             let end = utf8.characterBoundary(atOrBefore: utf8.index(start, offsetBy: length), notBefore: start)
             let kept = utf8.distance(from: utf8.startIndex, to: end)
-            let message = "The library could not store the whole reply (is the disk full?): kept the first "
+            let message =
+                "The library could not store the whole reply (is the disk full?): kept the first "
                 + "\(Self.megabytes(kept)) of \(Self.megabytes(total)) of the answer."
             var rest = content(of: state, status: .incomplete, error: message)
             rest.text = String(decoding: utf8[start..<end], as: UTF8.self)
@@ -84,27 +87,33 @@ struct ReplyPersistence: Sendable {
     }
 
     /// Saves the reply whole, replacing what was saved of it.
-    private func saveWhole(_ state: ReplyState, status: MessageStatus, error: String?, to library: LibraryStore) throws {
-        try library.updateReply(messageId: messageId, content(of: state, status: status, error: error), rewritten: state.isRewritten)
+    private func saveWhole(_ state: ReplyState, status: MessageStatus, error: String?, to library: LibraryStore) throws
+    {
+        try library.updateReply(
+            messageId: messageId, content(of: state, status: status, error: error), rewritten: state.isRewritten)
         try saveToolCalls(state, to: library)
     }
 
     /// The reply's answer, reasoning, stats and ids, with `status` and `error`.
     private func content(of state: ReplyState, status: MessageStatus, error: String?) -> MessageContent {
-        MessageContent(text: state.answer, reasoning: state.reasoning, status: status, error: error,
-                       statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId,
-                       responseId: state.responseId)
+        MessageContent(
+            text: state.answer, reasoning: state.reasoning, status: status, error: error,
+            statsJSON: state.stats.flatMap(Self.json), modelInstanceId: state.modelInstanceId,
+            responseId: state.responseId)
     }
 
     private func saveToolCalls(_ state: ReplyState, to library: LibraryStore) throws {
         let offsets = state.toolCallOffsets
-        try library.replaceToolCalls(messageId: messageId, state.toolCalls.enumerated().map { position, call in
-            ToolCallRecord(messageId: messageId, position: position, name: call.name,
-                           argumentsJSON: call.arguments?.jsonString ?? "{}", output: call.output,
-                           providerJSON: call.provider.flatMap(Self.json), status: call.status.record,
-                           failureReason: call.status.failureReason,
-                           answerOffset: offsets[position].answer, reasoningOffset: offsets[position].reasoning)
-        })
+        try library.replaceToolCalls(
+            messageId: messageId,
+            state.toolCalls.enumerated().map { position, call in
+                ToolCallRecord(
+                    messageId: messageId, position: position, name: call.name,
+                    argumentsJSON: call.arguments?.jsonString ?? "{}", output: call.output,
+                    providerJSON: call.provider.flatMap(Self.json), status: call.status.record,
+                    failureReason: call.status.failureReason,
+                    answerOffset: offsets[position].answer, reasoningOffset: offsets[position].reasoning)
+            })
     }
 
     private static func length(of state: ReplyState) -> SavedLength {
@@ -122,8 +131,8 @@ struct ReplyPersistence: Sendable {
     }
 }
 
-private extension ToolCallState.Status {
-    var record: ToolCallStatus {
+extension ToolCallState.Status {
+    fileprivate var record: ToolCallStatus {
         switch self {
         case .running: .running
         case .succeeded: .succeeded
@@ -131,7 +140,7 @@ private extension ToolCallState.Status {
         }
     }
 
-    var failureReason: String? {
+    fileprivate var failureReason: String? {
         if case .failed(let reason) = self { reason } else { nil }
     }
 }

@@ -89,10 +89,12 @@ public struct ReplyState: Sendable, Equatable {
             case .toolCall(let index):
                 result.append(.toolCall(toolCalls[index]))
             case .reasoning(let start):
-                let end = parts[(position + 1)...].lazy.compactMap { if case .reasoning(let s) = $0 { s } else { nil } }.first
+                let end = parts[(position + 1)...].lazy.compactMap { if case .reasoning(let s) = $0 { s } else { nil } }
+                    .first
                 result.append(.reasoning(Self.slice(reasoning, from: start, toNextPartAt: end)))
             case .message(let start):
-                let end = parts[(position + 1)...].lazy.compactMap { if case .message(let s) = $0 { s } else { nil } }.first
+                let end = parts[(position + 1)...].lazy.compactMap { if case .message(let s) = $0 { s } else { nil } }
+                    .first
                 result.append(.message(Self.slice(answer, from: start, toNextPartAt: end)))
             }
         }
@@ -103,8 +105,9 @@ public struct ReplyState: Sendable, Equatable {
         let utf8 = text.utf8
         let end = next.map { $0 - partSeparator.utf8.count } ?? utf8.count
         guard start <= end else { return "" }
-        return String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)],
-                      as: UTF8.self)
+        return String(
+            decoding: utf8[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)],
+            as: UTF8.self)
     }
 }
 
@@ -124,8 +127,10 @@ public struct ToolCallState: Sendable, Equatable {
     public var status: Status
 
     /// Creates a tool call record.
-    public init(name: String, arguments: JSONValue? = nil, output: String? = nil, provider: ProviderInfo? = nil,
-                status: Status = .running) {
+    public init(
+        name: String, arguments: JSONValue? = nil, output: String? = nil, provider: ProviderInfo? = nil,
+        status: Status = .running
+    ) {
         self.name = name
         self.arguments = arguments
         self.output = output

@@ -1,5 +1,5 @@
-import Library
 import LMStudio
+import Library
 
 /// One change to a streaming reply, as the engine publishes it to every face (REPL, `ask`, `rpc`, `voice`).
 ///
@@ -54,8 +54,10 @@ public enum ReplyErrorKind: String, Sendable, Equatable {
             return
         }
         let lower = error.message.lowercased()
-        let overflow = lower.contains("context") && (lower.contains("overflow") || lower.contains("exceed")
-            || lower.contains("too long") || lower.contains("length"))
+        let overflow =
+            lower.contains("context")
+            && (lower.contains("overflow") || lower.contains("exceed")
+                || lower.contains("too long") || lower.contains("length"))
         self = overflow ? .contextOverflow : .serverError
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Library
 import LMStudio
+import Library
 
 /// Builds the `/api/v1/chat` request for a turn, sending only documented fields.
 public enum RequestBuilder {
@@ -10,17 +10,21 @@ public enum RequestBuilder {
     /// A plain string `input` without images; `previous_response_id` only when the conversation's
     /// continuation belongs to `server`; `system_prompt` only on a conversation's first turn there
     /// (servers refuse it beside `previous_response_id`).
-    public static func request(for turn: Turn, conversation: Conversation, model: String, server: String,
-                               integrations: [Integration] = []) -> ChatRequest {
+    public static func request(
+        for turn: Turn, conversation: Conversation, model: String, server: String,
+        integrations: [Integration] = []
+    ) -> ChatRequest {
         let continuation = continuationId(of: conversation, server: server)
         let settings = conversation.settings
         let text = ContextItem.input(turn.context, message: turn.text)
-        let input: ChatInput = turn.images.isEmpty
+        let input: ChatInput =
+            turn.images.isEmpty
             ? .text(text)
             : .items([.text(text)] + turn.images.map { .image(dataURL: dataURL($0)) })
         let systemPrompt = continuation == nil ? conversation.systemPrompt.flatMap { $0.isEmpty ? nil : $0 } : nil
         return ChatRequest(
-            model: model, input: input, systemPrompt: systemPrompt, integrations: integrations.isEmpty ? nil : integrations, stream: true,
+            model: model, input: input, systemPrompt: systemPrompt,
+            integrations: integrations.isEmpty ? nil : integrations, stream: true,
             temperature: settings.temperature, topP: settings.topP, topK: settings.topK, minP: settings.minP,
             repeatPenalty: settings.repeatPenalty, maxOutputTokens: settings.maxOutputTokens,
             reasoning: settings.reasoning, contextLength: settings.contextLength, previousResponseId: continuation)
@@ -29,7 +33,8 @@ public enum RequestBuilder {
     /// The conversation's `previous_response_id` if it was issued by `server`.
     public static func continuationId(of conversation: Conversation, server: String) -> String? {
         guard let id = conversation.lastResponseId, let owner = conversation.serverURL,
-              ServerURL.same(owner, server) else { return nil }
+            ServerURL.same(owner, server)
+        else { return nil }
         return id
     }
 

@@ -39,7 +39,9 @@ extension ServerURL {
         } else {
             return true
         }
-        guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCII), let port = Int(portText) else { return false }
+        guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCII), let port = Int(portText) else {
+            return false
+        }
         return (1...65_535).contains(port)
     }
 }

@@ -22,8 +22,10 @@ public struct ArgumentParser: Sendable {
         public let help: String
 
         /// Declares an option.
-        public init(_ names: [String], short: Character? = nil, value: String? = nil, optionalValue: Bool = false,
-                    choices: [String]? = nil, help: String) {
+        public init(
+            _ names: [String], short: Character? = nil, value: String? = nil, optionalValue: Bool = false,
+            choices: [String]? = nil, help: String
+        ) {
             self.names = names
             self.short = short
             self.value = value
@@ -52,7 +54,9 @@ public struct ArgumentParser: Sendable {
         /// The option's value as a positive whole number, nil when the option is absent.
         public func positiveInteger(_ name: String) throws(UsageError) -> Int? {
             guard let text = value(name) else { return nil }
-            guard let number = Int(text), number > 0 else { throw UsageError("--\(name) must be a positive number, not '\(text)'") }
+            guard let number = Int(text), number > 0 else {
+                throw UsageError("--\(name) must be a positive number, not '\(text)'")
+            }
             return number
         }
         /// Every value given for a repeatable option.
@@ -76,7 +80,10 @@ public struct ArgumentParser: Sendable {
                 parsed.positionals.append(word)
                 continue
             }
-            if word == "--" { onlyPositionals = true; continue }
+            if word == "--" {
+                onlyPositionals = true
+                continue
+            }
             var name: String
             var attached: String?
             let option: Option
@@ -99,7 +106,9 @@ public struct ArgumentParser: Sendable {
                 if letters.count > 1 {
                     // A short option whose value is optional takes none: `-c=ID` is not the name `=ID`.
                     if option.valueIsOptional {
-                        throw UsageError("-\(first) takes no value; write --\(option.names[0])=\(option.value ?? "VALUE") to give one")
+                        throw UsageError(
+                            "-\(first) takes no value; write --\(option.names[0])=\(option.value ?? "VALUE") to give one"
+                        )
                     }
                     if option.value != nil {
                         attached = String(letters.dropFirst())
@@ -140,10 +149,13 @@ public struct ArgumentParser: Sendable {
 
     /// This parser with `others` added, except those whose long or short name it already declares.
     public func including(_ others: [Option]) -> ArgumentParser {
-        let names = Set(options.flatMap(\.names)), shorts = Set(options.compactMap(\.short))
-        return ArgumentParser(options + others.filter { other in
-            !other.names.contains(where: names.contains) && !(other.short.map(shorts.contains) ?? false)
-        })
+        let names = Set(options.flatMap(\.names))
+        let shorts = Set(options.compactMap(\.short))
+        return ArgumentParser(
+            options
+                + others.filter { other in
+                    !other.names.contains(where: names.contains) && !(other.short.map(shorts.contains) ?? false)
+                })
     }
 
     /// The options' help lines, aligned; with a `width`, each help text wraps under its column at word boundaries.

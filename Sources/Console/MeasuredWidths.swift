@@ -15,7 +15,8 @@ enum MeasuredWidths {
     /// draws; nil without `TERM`.
     static func identity(_ environment: [String: String]) -> String? {
         guard let term = environment["TERM"], !term.isEmpty else { return nil }
-        let version = environment["TERM_PROGRAM_VERSION"] ?? environment["VTE_VERSION"] ?? environment["KONSOLE_VERSION"] ?? ""
+        let version =
+            environment["TERM_PROGRAM_VERSION"] ?? environment["VTE_VERSION"] ?? environment["KONSOLE_VERSION"] ?? ""
         return [term, environment["TERM_PROGRAM"] ?? "", version].joined(separator: " ")
     }
 
@@ -44,7 +45,9 @@ enum MeasuredWidths {
         var entries: [String: WidthModel] = [:]
         for line in lines(paths) {
             let parts = line.split(separator: "\t", maxSplits: 1)
-            if parts.count == 2, let model = WidthModel(rawValue: String(parts[1])) { entries[String(parts[0])] = model }
+            if parts.count == 2, let model = WidthModel(rawValue: String(parts[1])) {
+                entries[String(parts[0])] = model
+            }
         }
         return entries
     }

@@ -1,7 +1,7 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
 import Synchronization
 import TerminalMarkdown
 
@@ -10,8 +10,10 @@ enum Repl {
     /// Runs the REPL until the user quits, on `conversationId` or else with `model` chosen; returns the exit status.
     ///
     /// `chat` is the session that resolved them, if any (else one is opened).
-    @ReplActor static func run(context: CommandContext, chat: ChatSession? = nil, conversationId: String? = nil,
-                               model: String? = nil) async -> Int32 {
+    @ReplActor static func run(
+        context: CommandContext, chat: ChatSession? = nil, conversationId: String? = nil,
+        model: String? = nil
+    ) async -> Int32 {
         let session: ChatSession
         do { session = try chat ?? context.session() } catch {
             context.warn(String(describing: error))

@@ -56,25 +56,34 @@ public actor ReplyDisplay {
     private let started = ContinuousClock.now
 
     /// Creates a display: `rendered` decides whether standard output gets the live view.
-    init(rendered: Bool, statusOnStandardError: Bool, capabilities: TerminalCapabilities,
-         errorCapabilities: TerminalCapabilities, mode: MarkdownMode, reasoningLines: Int, modelName: String) {
+    init(
+        rendered: Bool, statusOnStandardError: Bool, capabilities: TerminalCapabilities,
+        errorCapabilities: TerminalCapabilities, mode: MarkdownMode, reasoningLines: Int, modelName: String
+    ) {
         self.modelName = modelName
         self.showsStatus = statusOnStandardError
         reply.stage = .waiting
         answerOnly = rendered && !capabilities.isTTY
         if rendered {
             // Line mode (Emacs comint, TERM=dumb): `LineModeReplyView`, appended lines only.
-            answerView = replyView(sink: FileDescriptorSink(fd: 1), capabilities: capabilities, mode: mode, reasoningLines: reasoningLines)
+            answerView = replyView(
+                sink: FileDescriptorSink(fd: 1), capabilities: capabilities, mode: mode, reasoningLines: reasoningLines)
             // `--markdown always` into a pipe: the rendered answer alone on standard output, the rest on standard error.
-            statusView = answerOnly && statusOnStandardError
-                ? LiveReplyView(sink: FileDescriptorSink(fd: 2), capabilities: errorCapabilities, mode: .never, reasoningLines: reasoningLines)
+            statusView =
+                answerOnly && statusOnStandardError
+                ? LiveReplyView(
+                    sink: FileDescriptorSink(fd: 2), capabilities: errorCapabilities, mode: .never,
+                    reasoningLines: reasoningLines)
                 : nil
             plainOutput = nil
         } else {
             answerView = nil
             plainOutput = .output
-            statusView = statusOnStandardError
-                ? LiveReplyView(sink: FileDescriptorSink(fd: 2), capabilities: errorCapabilities, mode: .never, reasoningLines: reasoningLines)
+            statusView =
+                statusOnStandardError
+                ? LiveReplyView(
+                    sink: FileDescriptorSink(fd: 2), capabilities: errorCapabilities, mode: .never,
+                    reasoningLines: reasoningLines)
                 : nil
         }
         // Once a second the live area is drawn again while it waits on the server, so its time moves on in a silence.
@@ -103,9 +112,10 @@ public actor ReplyDisplay {
         let rendered = output.isTTY && mode != .never || mode == .always
         // Line mode: stages and reasoning go with the answer, as lines (standard error is the same front end).
         let showsStatus = errors.allowsCursorMovement || output.isLineMode && errors.isLineMode
-        return ReplyDisplay(rendered: rendered, statusOnStandardError: showsStatus, capabilities: output,
-                            errorCapabilities: errors, mode: mode, reasoningLines: context.configuration.reasoningTailLines,
-                            modelName: modelName)
+        return ReplyDisplay(
+            rendered: rendered, statusOnStandardError: showsStatus, capabilities: output,
+            errorCapabilities: errors, mode: mode, reasoningLines: context.configuration.reasoningTailLines,
+            modelName: modelName)
     }
 
     /// Shows one update of the reply; in a cancelled task (a reply the user cancelled), text still arriving is
@@ -118,14 +128,15 @@ public actor ReplyDisplay {
         case .stageChanged(let stage):
             if case .toolCall = stage { elapse() }
             if case .preparingToolCall = stage { elapse() }
-            reply.stage = switch stage {
-            case .loadingModel(let instance, let progress): .loadingModel(instance ?? modelName, progress: progress)
-            case .processingPrompt(let progress): .processingPrompt(progress: progress)
-            case .toolCall(let name): .runningTool(name, since: reply.elapsedSeconds)
-            case .preparingToolCall(let name): .preparingTool(name, since: reply.elapsedSeconds)
-            case .waiting where !answerStarted: .waiting
-            default: nil
-            }
+            reply.stage =
+                switch stage {
+                case .loadingModel(let instance, let progress): .loadingModel(instance ?? modelName, progress: progress)
+                case .processingPrompt(let progress): .processingPrompt(progress: progress)
+                case .toolCall(let name): .runningTool(name, since: reply.elapsedSeconds)
+                case .preparingToolCall(let name): .preparingTool(name, since: reply.elapsedSeconds)
+                case .waiting where !answerStarted: .waiting
+                default: nil
+                }
         case .reasoningAppended(let text):
             appendReasoning(text)
         case .reasoningReplaced(let text):
@@ -187,7 +198,9 @@ public actor ReplyDisplay {
 
     /// Adds the calls that finished, in order up to the first still running, to what the views show.
     private func publishFinishedToolCalls() {
-        while reply.finishedToolCalls.count < toolSummaries.count, let next = toolSummaries[reply.finishedToolCalls.count] {
+        while reply.finishedToolCalls.count < toolSummaries.count,
+            let next = toolSummaries[reply.finishedToolCalls.count]
+        {
             reply.finishedToolCalls.append(next)
             var status = next
             status.answerOffset = 0
@@ -209,7 +222,9 @@ public actor ReplyDisplay {
             }
             var cut = utf8.index(start, offsetBy: Self.renderStepBytes, limitedBy: utf8.endIndex) ?? utf8.endIndex
             if cut < utf8.endIndex {
-                if let lineEnd = utf8[start..<cut].lastIndex(of: UInt8(ascii: "\n")) { cut = utf8.index(after: lineEnd) }
+                if let lineEnd = utf8[start..<cut].lastIndex(of: UInt8(ascii: "\n")) {
+                    cut = utf8.index(after: lineEnd)
+                }
                 cut = utf8.characterBoundary(atOrBefore: cut, notBefore: start)
                 if cut == start { cut = text.index(after: start) }
             }
@@ -247,11 +262,14 @@ public actor ReplyDisplay {
         reply.reasoningCharacterCount = state.reasoningCharacterCount
         reply.reasoningSeconds = state.reasoningSeconds ?? reply.reasoningSeconds
         reply.stats = state.stats.map(ReplyStats.init)
-        reply.outcome = switch end.ending {
-        case .cancelled: .cancelled
-        case .interrupted(let reason): .failed(reason)
-        case .completed: state.errors.first.map { .failed(LMStudioError.describe(streamError: $0)) } ?? (skipped ? .shownInPart : .complete)
-        }
+        reply.outcome =
+            switch end.ending {
+            case .cancelled: .cancelled
+            case .interrupted(let reason): .failed(reason)
+            case .completed:
+                state.errors.first.map { .failed(LMStudioError.describe(streamError: $0)) }
+                    ?? (skipped ? .shownInPart : .complete)
+            }
         if let plainOutput, !plainEndsLine {
             plainOutput.send("\n")
             plainEndsLine = true
@@ -309,15 +327,22 @@ public actor ReplyDisplay {
     }
 
     /// A finished call's summary; nil for one still running, unless `unfinished` (the reply ended while it ran).
-    private static func summary(_ call: ToolCallState, answerOffset: Int, unfinished: Bool = false) -> ToolCallSummary? {
+    private static func summary(_ call: ToolCallState, answerOffset: Int, unfinished: Bool = false) -> ToolCallSummary?
+    {
         switch call.status {
-        case .running where unfinished: ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
-                                                        result: .unfinished, answerOffset: answerOffset)
+        case .running where unfinished:
+            ToolCallSummary(
+                name: call.name, arguments: call.arguments?.compactDescription ?? "",
+                result: .unfinished, answerOffset: answerOffset)
         case .running: nil
-        case .succeeded: ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
-                                         result: .succeeded(bytes: call.output?.utf8.count ?? 0), answerOffset: answerOffset)
-        case .failed(let reason): ToolCallSummary(name: call.name, arguments: call.arguments?.compactDescription ?? "",
-                                                  result: .failed(reason), answerOffset: answerOffset)
+        case .succeeded:
+            ToolCallSummary(
+                name: call.name, arguments: call.arguments?.compactDescription ?? "",
+                result: .succeeded(bytes: call.output?.utf8.count ?? 0), answerOffset: answerOffset)
+        case .failed(let reason):
+            ToolCallSummary(
+                name: call.name, arguments: call.arguments?.compactDescription ?? "",
+                result: .failed(reason), answerOffset: answerOffset)
         }
     }
 
@@ -338,7 +363,8 @@ extension JSONValue {
     var compactDescription: String {
         switch self {
         case .object(let members):
-            "{" + members.keys.sorted().map { "\($0): \(members[$0]!.compactDescription)" }.joined(separator: ", ") + "}"
+            "{" + members.keys.sorted().map { "\($0): \(members[$0]!.compactDescription)" }.joined(separator: ", ")
+                + "}"
         case .array(let items): "[" + items.map(\.compactDescription).joined(separator: ", ") + "]"
         case .string(let text): "\"\(text)\""
         default: jsonString
@@ -349,7 +375,8 @@ extension JSONValue {
 extension ReplyStats {
     /// The figures of the server's `stats` the line after a reply shows.
     init(_ stats: ChatStats) {
-        self.init(tokens: stats.totalOutputTokens ?? 0, tokensPerSecond: stats.tokensPerSecond,
-                  timeToFirstToken: stats.timeToFirstTokenSeconds, modelLoadTime: stats.modelLoadTimeSeconds)
+        self.init(
+            tokens: stats.totalOutputTokens ?? 0, tokensPerSecond: stats.tokensPerSecond,
+            timeToFirstToken: stats.timeToFirstTokenSeconds, modelLoadTime: stats.modelLoadTimeSeconds)
     }
 }

@@ -1,6 +1,6 @@
 import Chat
-import Library
 import LMStudio
+import Library
 
 /// `conversations/alternatives` and `conversations/chooseAlternative`: the replaced answers and edited turns
 /// that regenerate (`chat/send {retry: true}`) and edit (`chat/send {edit: true}`) keep.
@@ -14,7 +14,7 @@ enum AlternativeMethods {
             let current = alternatives.firstIndex { $0.onBranch }
             return .object([
                 "alternatives": .array(try await json(alternatives, context)),
-                "current": current.map { .number(Double($0)) } ?? .null,
+                "current": current.map { .number(Double($0)) } ?? .null
             ])
         }
         registry.register("conversations/chooseAlternative") { context, params in
@@ -22,7 +22,7 @@ enum AlternativeMethods {
             let branch = try await context.session.chooseAlternative(messageId)
             return .object([
                 "conversationId": branch.first.map { .string($0.conversationId) } ?? .null,
-                "messages": .array(try await json(branch, context)),
+                "messages": .array(try await json(branch, context))
             ])
         }
     }

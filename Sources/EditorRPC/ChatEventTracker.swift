@@ -12,7 +12,7 @@ public struct ChatEventTracker: Sendable {
     public static let eventTypes = [
         "model_load.progress", "prompt_processing.progress", "reasoning.delta", "reasoning.replace", "reasoning.end",
         "tool_call.name", "tool_call.start", "tool_call.arguments", "tool_call.success", "tool_call.failure",
-        "message.delta", "message.replace", "error",
+        "message.delta", "message.replace", "error"
     ]
 
     private var toolCalls: [ToolCallState] = []
@@ -24,7 +24,12 @@ public struct ChatEventTracker: Sendable {
     public mutating func events(for update: ReplyUpdate) -> [(type: String, fields: [String: JSONValue])] {
         switch update {
         case .stageChanged(.loadingModel(let instance, let progress)):
-            return [("model_load.progress", ["progress": .number(progress), "modelInstanceId": instance.map(JSONValue.string) ?? .null])]
+            return [
+                (
+                    "model_load.progress",
+                    ["progress": .number(progress), "modelInstanceId": instance.map(JSONValue.string) ?? .null]
+                )
+            ]
         case .stageChanged(.processingPrompt(let progress)):
             return [("prompt_processing.progress", ["progress": .number(progress)])]
         case .stageChanged(.preparingToolCall(let name)):
@@ -32,7 +37,12 @@ public struct ChatEventTracker: Sendable {
         case .stageChanged, .ended:
             return []
         case .reasoningEnded(let seconds):
-            return [("reasoning.end", ["seconds": .number(seconds), "reasoningLabel": .string(Figures.reasoningLabel(seconds: seconds))])]
+            return [
+                (
+                    "reasoning.end",
+                    ["seconds": .number(seconds), "reasoningLabel": .string(Figures.reasoningLabel(seconds: seconds))]
+                )
+            ]
         case .reasoningAppended(let text):
             return [("reasoning.delta", ["text": .string(text)])]
         case .answerAppended(let text):
@@ -44,12 +54,21 @@ public struct ChatEventTracker: Sendable {
         case .toolCallChanged(let index, let call):
             return toolCallEvents(index: index, call)
         case .error(let error):
-            return [("error", ["message": .string(error.message), "errorType": error.type.map(JSONValue.string) ?? .null,
-                               "kind": .string(ReplyErrorKind(error).rawValue)])]
+            return [
+                (
+                    "error",
+                    [
+                        "message": .string(error.message), "errorType": error.type.map(JSONValue.string) ?? .null,
+                        "kind": .string(ReplyErrorKind(error).rawValue)
+                    ]
+                )
+            ]
         }
     }
 
-    private mutating func toolCallEvents(index: Int, _ call: ToolCallState) -> [(type: String, fields: [String: JSONValue])] {
+    private mutating func toolCallEvents(index: Int, _ call: ToolCallState) -> [(
+        type: String, fields: [String: JSONValue]
+    )] {
         var events: [(type: String, fields: [String: JSONValue])] = []
         let previous = index < toolCalls.count ? toolCalls[index] : nil
         if previous == nil {
@@ -71,8 +90,10 @@ public struct ChatEventTracker: Sendable {
     }
 
     private static func fields(_ call: ToolCallState, index: Int) -> [String: JSONValue] {
-        var fields: [String: JSONValue] = ["index": .integer(index), "name": .string(call.name),
-                                           "arguments": call.arguments ?? .null, "status": .string(call.status.name)]
+        var fields: [String: JSONValue] = [
+            "index": .integer(index), "name": .string(call.name),
+            "arguments": call.arguments ?? .null, "status": .string(call.status.name)
+        ]
         switch call.status {
         case .running: break
         case .succeeded: fields["output"] = call.output.map(JSONValue.string) ?? .null

@@ -8,10 +8,15 @@ enum ConfigMethods {
     static func serversJSON(_ configuration: Configuration) -> JSONValue {
         let current = configuration.server
         let profiles: [JSONValue] = configuration.servers.sorted { $0.key < $1.key }.map { name, url in
-            .object(["name": .string(name), "url": .string(ServerURL.redactingPasswords(in: url)), "current": .bool(ServerURL.same(url, current))])
+            .object([
+                "name": .string(name), "url": .string(ServerURL.redactingPasswords(in: url)),
+                "current": .bool(ServerURL.same(url, current))
+            ])
         }
-        return .object(["servers": .array(profiles), "current": .string(ServerURL.redactingPasswords(in: current)),
-                        "currentProfile": configuration.serverProfile.map(JSONValue.string) ?? .null])
+        return .object([
+            "servers": .array(profiles), "current": .string(ServerURL.redactingPasswords(in: current)),
+            "currentProfile": configuration.serverProfile.map(JSONValue.string) ?? .null
+        ])
     }
 
     static func register(in registry: inout MethodRegistry) {
@@ -19,7 +24,9 @@ enum ConfigMethods {
         registry.register("config/get") { context, params in
             let configuration = try Configuration.load(path: context.server.configurationPath)
             if let key = try params.optionalString("key") {
-                return .object(["key": .string(key), "value": try configuration.value(forKey: key).map(JSONValue.string) ?? .null])
+                return .object([
+                    "key": .string(key), "value": try configuration.value(forKey: key).map(JSONValue.string) ?? .null
+                ])
             }
             var values: [String: JSONValue] = [:]
             for (key, _) in Configuration.keys {
@@ -39,7 +46,9 @@ enum ConfigMethods {
             var configuration = try Configuration.load(path: context.server.configurationPath)
             try configuration.setValue(value, forKey: key)
             try configuration.save(path: context.server.configurationPath)
-            return .object(["key": .string(key), "value": try configuration.value(forKey: key).map(JSONValue.string) ?? .null])
+            return .object([
+                "key": .string(key), "value": try configuration.value(forKey: key).map(JSONValue.string) ?? .null
+            ])
         }
     }
 }

@@ -1,8 +1,8 @@
 import Chat
 import Foundation
 import HTTP
-import Library
 import LMStudio
+import Library
 
 /// `context/add`, `context/list`, `context/remove`: the context items (files, pages, command output, an editor's
 /// named text) waiting for the next `chat/send` on a conversation, which sends and saves them with its message.
@@ -12,11 +12,13 @@ enum ContextMethods {
             let key = try await conversationKey(params, session: context.session)
             let (added, skipped) = try await read(params, session: context.session)
             let items: [ContextItem]
-            do { items = try await context.session.addPendingContext(added, to: key) } catch let error as ContextError { throw rpcError(error) }
+            do { items = try await context.session.addPendingContext(added, to: key) } catch let error as ContextError {
+                throw rpcError(error)
+            }
             return .object([
                 "added": .array(added.map(json)),
                 "skipped": .array(skipped.map { .object(["path": .string($0.path), "reason": .string($0.reason)]) }),
-                "items": .array(items.map(json)),
+                "items": .array(items.map(json))
             ])
         }
         registry.register("context/list") { context, params in
@@ -25,7 +27,7 @@ enum ContextMethods {
             return .object([
                 "items": .array(items.map(json)),
                 "bytes": .integer(items.reduce(0) { $0 + $1.byteCount }),
-                "estimatedTokens": .integer(ContextMeter.estimateTokens(ContextItem.input(items, message: ""))),
+                "estimatedTokens": .integer(ContextMeter.estimateTokens(ContextItem.input(items, message: "")))
             ])
         }
         registry.register("context/remove") { context, params in
@@ -54,7 +56,9 @@ enum ContextMethods {
         case .none, .null?: break
         case .array(let entries)?:
             for entry in entries {
-                guard case .object(let members) = entry else { throw RPCError.invalidParams("each entry of \"context\" must be an object") }
+                guard case .object(let members) = entry else {
+                    throw RPCError.invalidParams("each entry of \"context\" must be an object")
+                }
                 items += try await read(try Params(.object(members)), session: session).added
             }
         default: throw RPCError.invalidParams("parameter \"context\" must be an array")
@@ -70,9 +74,15 @@ enum ContextMethods {
 
     /// The items one entry names: `path` (a file, directory or glob, relative to `directory` or llmster's working
     /// directory), `url`, `text` with `name`, or `command`.
-    private static func read(_ params: Params, session: ChatSession) async throws -> (added: [ContextItem], skipped: [ContextReader.Skipped]) {
-        let given = ["path", "url", "text", "command"].filter { params.members[$0] != nil && params.members[$0] != .null }
-        guard given.count == 1 else { throw RPCError.invalidParams("give one of \"path\", \"url\", \"text\" (with \"name\") or \"command\"") }
+    private static func read(_ params: Params, session: ChatSession) async throws -> (
+        added: [ContextItem], skipped: [ContextReader.Skipped]
+    ) {
+        let given = ["path", "url", "text", "command"].filter {
+            params.members[$0] != nil && params.members[$0] != .null
+        }
+        guard given.count == 1 else {
+            throw RPCError.invalidParams("give one of \"path\", \"url\", \"text\" (with \"name\") or \"command\"")
+        }
         do {
             switch given[0] {
             case "path":
@@ -86,7 +96,9 @@ enum ContextMethods {
             default:
                 let name = try params.string("name")
                 let text = try params.string("text")
-                return ([try ContextReader(limits: session.contextLimits).text(named: name, bytes: Array(text.utf8))], [])
+                return (
+                    [try ContextReader(limits: session.contextLimits).text(named: name, bytes: Array(text.utf8))], []
+                )
             }
         } catch let error as ContextError {
             throw rpcError(error)
@@ -110,8 +122,9 @@ enum ContextMethods {
     /// `chip`, and by kind `fetchedAt`, `exitStatus`, `cutFrom`.
     static func json(_ item: ContextItem) -> JSONValue {
         var fields: [String: JSONValue] = [
-            "name": .string(item.name), "bytes": .integer(item.byteCount), "estimatedTokens": .integer(item.estimatedTokens),
-            "chip": .string(item.chip),
+            "name": .string(item.name), "bytes": .integer(item.byteCount),
+            "estimatedTokens": .integer(item.estimatedTokens),
+            "chip": .string(item.chip)
         ]
         switch item.source {
         case .file: fields["kind"] = .string("file")
@@ -130,15 +143,20 @@ enum ContextMethods {
     /// A user message's JSON with `context`: the items it was sent with (``json(_:)``, and each one's `text`).
     static func addingContext(to message: JSONValue, of record: Message, attachments: [Attachment]) -> JSONValue {
         guard record.role == .user, case .object(var members) = message else { return message }
-        members["context"] = .array(attachments.compactMap(ContextItem.init(attachment:)).map { item in
-            guard case .object(var fields) = json(item) else { return .null }
-            fields["text"] = .string(item.text)
-            return .object(fields)
-        })
+        members["context"] = .array(
+            attachments.compactMap(ContextItem.init(attachment:)).map { item in
+                guard case .object(var fields) = json(item) else { return .null }
+                fields["text"] = .string(item.text)
+                return .object(fields)
+            })
         // The images sent with it, by name, so a reopened chat lists them as the open one did.
-        members["images"] = .array(attachments.filter { $0.mimeType.hasPrefix("image/") }.map { image in
-            .object(["name": .string(image.name), "mimeType": .string(image.mimeType), "bytes": .integer(image.bytes.count)])
-        })
+        members["images"] = .array(
+            attachments.filter { $0.mimeType.hasPrefix("image/") }.map { image in
+                .object([
+                    "name": .string(image.name), "mimeType": .string(image.mimeType),
+                    "bytes": .integer(image.bytes.count)
+                ])
+            })
         return .object(members)
     }
 

@@ -1,6 +1,6 @@
 import Chat
-import Library
 import LMStudio
+import Library
 
 /// `conversations/fork`: a new conversation from an earlier reply (`ChatSession.fork`).
 enum ForkMethods {
@@ -8,11 +8,12 @@ enum ForkMethods {
         registry.register("conversations/fork") { context, params in
             let reference = try params.string("conversationId")
             let reply = try params.optionalInteger("atReply")
-            let fork = try await context.session.fork(reference, atReply: reply, title: try params.optionalString("title"))
+            let fork = try await context.session.fork(
+                reference, atReply: reply, title: try params.optionalString("title"))
             return try await context.session.withLibrary { library in
                 .object([
                     "conversation": try LibraryMethods.json(fork, paths: try library.folderPaths()),
-                    "forkedFrom": try origin(of: fork.id, in: library),
+                    "forkedFrom": try origin(of: fork.id, in: library)
                 ])
             }
         }
@@ -27,7 +28,7 @@ enum ForkMethods {
     static func json(_ origin: ForkOrigin) -> JSONValue {
         .object([
             "conversationId": .string(origin.sourceId), "title": .string(origin.sourceTitle),
-            "reply": .number(Double(origin.replyNumber)),
+            "reply": .number(Double(origin.replyNumber))
         ])
     }
 }

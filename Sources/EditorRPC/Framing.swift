@@ -106,13 +106,17 @@ public struct FrameParser: Sendable {
                     buffer.removeAll()
                 } else {
                     guard buffer.count >= length else {
-                        return [.badHeader("the input ended \(length - buffer.count) bytes before the end of a message")]
+                        return [
+                            .badHeader("the input ended \(length - buffer.count) bytes before the end of a message")
+                        ]
                     }
                     frames.append(.message(Array(buffer[..<length])))
                     buffer.removeFirst(length)
                 }
             }
-            if buffer.contains(where: { !Self.isSpace($0) }) { frames.append(.badHeader("the input ended inside a header block")) }
+            if buffer.contains(where: { !Self.isSpace($0) }) {
+                frames.append(.badHeader("the input ended inside a header block"))
+            }
             return frames
         }
     }
@@ -174,7 +178,10 @@ public struct FrameParser: Sendable {
                 continue
             }
             bodyLength = length
-            if length == 0 { bodyLength = nil; frames.append(.message([])) }
+            if length == 0 {
+                bodyLength = nil
+                frames.append(.message([]))
+            }
         }
     }
 
@@ -229,7 +236,9 @@ public struct FrameParser: Sendable {
     private static func contentLength(in header: [UInt8]) -> (length: Int?, skipped: Int)? {
         var index = header.count - contentLengthName.count
         while index >= 0 {
-            if zip(header[index...], contentLengthName).allSatisfy({ $0 | 0x20 == $1 }), let digits = headerValue(in: header, after: index) {
+            if zip(header[index...], contentLengthName).allSatisfy({ $0 | 0x20 == $1 }),
+                let digits = headerValue(in: header, after: index)
+            {
                 let lineStart = header[..<index].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
                 return (Int(digits), index - lineStart)
             }
@@ -241,11 +250,15 @@ public struct FrameParser: Sendable {
     /// The digits of `: digits` ending the line after the header name at `index`, or nil.
     private static func headerValue(in header: [UInt8], after index: Int) -> Substring? {
         var rest = header[(index + contentLengthName.count)...]
-        if let lineEnd = rest.firstIndex(where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) { rest = rest[..<lineEnd] }
+        if let lineEnd = rest.firstIndex(where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) {
+            rest = rest[..<lineEnd]
+        }
         let text = String(decoding: rest, as: UTF8.self).drop { $0 == " " || $0 == "\t" }
         guard text.first == ":" else { return nil }
         let digits = Substring(text.dropFirst().trimmingSpaces)
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
         return digits
     }
 
@@ -255,7 +268,9 @@ public struct FrameParser: Sendable {
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "\n") {
                 if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") { return (index, index + 2) }
-                if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\r"), bytes[index + 2] == UInt8(ascii: "\n") {
+                if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\r"),
+                    bytes[index + 2] == UInt8(ascii: "\n")
+                {
                     return (index, index + 3)
                 }
             }

@@ -1,6 +1,6 @@
 import Chat
-import Library
 import LMStudio
+import Library
 
 /// `integrations/list` and `conversations/setIntegrations`: which configured integrations a conversation may use.
 ///
@@ -12,14 +12,17 @@ enum IntegrationMethods {
     static func register(in registry: inout MethodRegistry) {
         registry.register("integrations/list") { context, _ in
             let settings = context.session.configuration.integrations.values.sorted { $0.name < $1.name }
-            return .object(["integrations": .array(settings.map { setting in
-                .object([
-                    "name": .string(setting.name),
-                    "kind": .string(setting.isEphemeralMCP ? "mcp" : "plugin"),
-                    "target": .string(setting.target),
-                    "allowedTools": setting.allowedTools.map { .array($0.map(JSONValue.string)) } ?? .null,
-                ])
-            })])
+            return .object([
+                "integrations": .array(
+                    settings.map { setting in
+                        .object([
+                            "name": .string(setting.name),
+                            "kind": .string(setting.isEphemeralMCP ? "mcp" : "plugin"),
+                            "target": .string(setting.target),
+                            "allowedTools": setting.allowedTools.map { .array($0.map(JSONValue.string)) } ?? .null
+                        ])
+                    })
+            ])
         }
         registry.register("conversations/setIntegrations") { context, params in
             let reference = try params.string("conversationId")
@@ -44,7 +47,9 @@ enum IntegrationMethods {
             throw RPCError(
                 code: RPCError.invalidParamsCode,
                 message: "no integration named '\(name)' is configured; "
-                    + (known.isEmpty ? "add `integration.\(name) = mcp/… or https://…` to the config" : "configured: \(known.joined(separator: ", "))"),
+                    + (known.isEmpty
+                        ? "add `integration.\(name) = mcp/… or https://…` to the config"
+                        : "configured: \(known.joined(separator: ", "))"),
                 kind: "invalid_params", details: ["configured": .array(known.map(JSONValue.string))])
         }
     }

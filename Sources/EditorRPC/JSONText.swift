@@ -7,15 +7,26 @@ enum JSONText {
 
     /// The deepest nesting of arrays and objects in `bytes` (brackets inside strings do not count).
     static func depth(of bytes: [UInt8]) -> Int {
-        var depth = 0, deepest = 0, inString = false, escaped = false
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
         for byte in bytes {
             if inString {
-                if escaped { escaped = false } else if byte == backslash { escaped = true } else if byte == quote { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == backslash {
+                    escaped = true
+                } else if byte == quote {
+                    inString = false
+                }
                 continue
             }
             switch byte {
             case quote: inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; deepest = max(deepest, depth)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
             case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
             default: break
             }
@@ -43,7 +54,8 @@ enum JSONText {
             skipSpace(bytes, &index)
             let valueStart = index
             guard skipValue(bytes, &index) else { return found }
-            if key.elementsEqual(wanted), bytes[valueStart] != UInt8(ascii: "{"), bytes[valueStart] != UInt8(ascii: "[") {
+            if key.elementsEqual(wanted), bytes[valueStart] != UInt8(ascii: "{"), bytes[valueStart] != UInt8(ascii: "[")
+            {
                 found = String(decoding: bytes[valueStart..<index], as: UTF8.self)
             }
             skipSpace(bytes, &index)
@@ -59,12 +71,20 @@ enum JSONText {
     /// Moves past one value (a string, a bracketed value, or a bare word or number); false when the text ends first.
     private static func skipValue(_ bytes: [UInt8], _ index: inout Int) -> Bool {
         guard index < bytes.count else { return false }
-        var depth = 0, inString = false, escaped = false
+        var depth = 0
+        var inString = false
+        var escaped = false
         let start = index
         while index < bytes.count {
             let byte = bytes[index]
             if inString {
-                if escaped { escaped = false } else if byte == backslash { escaped = true } else if byte == quote { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == backslash {
+                    escaped = true
+                } else if byte == quote {
+                    inString = false
+                }
             } else {
                 switch byte {
                 case quote: inString = true
@@ -78,7 +98,9 @@ enum JSONText {
                 }
             }
             index += 1
-            if depth == 0, !inString, bytes[start] == quote || bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
+            if depth == 0, !inString,
+                bytes[start] == quote || bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[")
+            {
                 return true
             }
         }

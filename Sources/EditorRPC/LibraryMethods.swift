@@ -1,7 +1,7 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
 import SystemSupport
 import TerminalMarkdown
 
@@ -20,7 +20,8 @@ enum LibraryMethods {
         }
         registry.register("drafts/set") { context, params in
             let text = try params.optionalString("text") ?? ""
-            return try await context.session.withConversation(try params.string("conversationId")) { conversation, library in
+            return try await context.session.withConversation(try params.string("conversationId")) {
+                conversation, library in
                 try library.setDraft(conversationId: conversation.id, text: text)
                 return .object(["conversationId": .string(conversation.id), "text": .string(text)])
             }
@@ -29,26 +30,36 @@ enum LibraryMethods {
 
     private static func registerConversations(in registry: inout MethodRegistry) {
         registry.register("conversations/list") { context, params in
-            let folder: Int64?? = params.has("folderId") ? .some(try params.optionalInteger("folderId").map(Int64.init)) : .none
+            let folder: Int64?? =
+                params.has("folderId") ? .some(try params.optionalInteger("folderId").map(Int64.init)) : .none
             let pinnedOnly = try params.bool("pinnedOnly")
             let limit = try params.optionalInteger("limit") ?? .max
             return try await context.session.withLibrary { library in
                 let paths = try library.folderPaths()
                 let list = try library.conversations(folderId: folder, pinnedOnly: pinnedOnly, limit: limit)
                 let forks = try library.forkOrigins(of: list.map(\.id))
-                return .object(["conversations": .array(try list.map { conversation in
-                    guard case .object(var members) = try json(conversation, paths: paths) else { return .null }
-                    members["forkedFrom"] = forks[conversation.id].map(ForkMethods.json) ?? .null
-                    return .object(members)
-                })])
+                return .object([
+                    "conversations": .array(
+                        try list.map { conversation in
+                            guard case .object(var members) = try json(conversation, paths: paths) else { return .null }
+                            members["forkedFrom"] = forks[conversation.id].map(ForkMethods.json) ?? .null
+                            return .object(members)
+                        })
+                ])
             }
         }
         registry.register("conversations/get") { context, params in
-            let (id, answer) = try await context.session.withConversation(try params.string("id")) { conversation, library in
+            let (id, answer) = try await context.session.withConversation(try params.string("id")) {
+                conversation, library in
                 let messages = try branchJSON(try library.messages(conversationId: conversation.id), library: library)
-                return (conversation.id, JSONValue.object(["conversation": try json(conversation, paths: try library.folderPaths()),
-                                                           "messages": messages,
-                                                           "forkedFrom": try ForkMethods.origin(of: conversation.id, in: library)]))
+                return (
+                    conversation.id,
+                    JSONValue.object([
+                        "conversation": try json(conversation, paths: try library.folderPaths()),
+                        "messages": messages,
+                        "forkedFrom": try ForkMethods.origin(of: conversation.id, in: library)
+                    ])
+                )
             }
             // An editor opening the conversation (`open`) uses it: `llmster -c` continues it; other lookups do not.
             if try params.bool("open") { try await context.session.recordUse(of: id) }
@@ -57,13 +68,16 @@ enum LibraryMethods {
         registry.register("conversations/create") { context, params in
             let overrides = ConversationOverrides(
                 title: try params.optionalString("title") ?? "", model: try params.optionalString("model"),
-                systemPrompt: try params.optionalString("systemPrompt"), reasoning: try params.optionalString("reasoning"),
+                systemPrompt: try params.optionalString("systemPrompt"),
+                reasoning: try params.optionalString("reasoning"),
                 folder: try params.optionalInteger("folderId").map { .id(Int64($0)) },
-                integrations: try params.optionalStrings("integrations") ?? [], preset: try params.optionalString("preset"))
+                integrations: try params.optionalStrings("integrations") ?? [],
+                preset: try params.optionalString("preset"))
             let opened = try await context.session.openConversation(.new, overrides: overrides)
             let created = opened.conversation
             return try await context.session.withLibrary { library in
-                IntegrationMethods.withNotice(try json(created, paths: try library.folderPaths()), added: opened.enabledIntegrations)
+                IntegrationMethods.withNotice(
+                    try json(created, paths: try library.folderPaths()), added: opened.enabledIntegrations)
             }
         }
         registry.register("conversations/setSettings") { context, params in
@@ -71,13 +85,18 @@ enum LibraryMethods {
         }
         registry.register("conversations/rename") { context, params in
             let title = try params.string("title")
-            return try await update(params, context) { library, id in try library.rename(conversationId: id, to: title) }
+            return try await update(params, context) { library, id in try library.rename(conversationId: id, to: title)
+            }
         }
         registry.register("conversations/move") { context, params in
-            guard params.has("folderId") else { throw RPCError.invalidParams("missing parameter \"folderId\" (null for the top level)") }
+            guard params.has("folderId") else {
+                throw RPCError.invalidParams("missing parameter \"folderId\" (null for the top level)")
+            }
             let folderId = try params.optionalInteger("folderId").map(Int64.init)
             return try await update(params, context) { library, id in
-                if let folderId, try library.folder(id: folderId) == nil { throw RPCError.notFound("no folder has id \(folderId)") }
+                if let folderId, try library.folder(id: folderId) == nil {
+                    throw RPCError.notFound("no folder has id \(folderId)")
+                }
                 try library.move(conversationId: id, to: folderId)
             }
         }
@@ -113,7 +132,9 @@ enum LibraryMethods {
             let name = try params.string("name")
             let parentId = try params.optionalInteger("parentId").map(Int64.init)
             return try await context.session.withLibrary { library in
-                if let parentId, try library.folder(id: parentId) == nil { throw RPCError.notFound("no folder has id \(parentId)") }
+                if let parentId, try library.folder(id: parentId) == nil {
+                    throw RPCError.notFound("no folder has id \(parentId)")
+                }
                 let folder = try library.createFolder(name: name, parentId: parentId)
                 return try folderJSON(folder, paths: try library.folderPaths())
             }
@@ -165,18 +186,24 @@ enum LibraryMethods {
             _ = try await session.setSystemPrompt(text?.isEmpty == true ? nil : text, conversationId: id)
         }
         // The record carries `needsFreshContext`, saved by the engine.
-        return try await session.withLibrary { library in try json(try existing(id, in: library), paths: try library.folderPaths()) }
+        return try await session.withLibrary { library in
+            try json(try existing(id, in: library), paths: try library.folderPaths())
+        }
     }
 
     /// The conversation with exactly this id, else `not_found`.
     static func existing(_ id: String, in library: LibraryStore) throws -> Conversation {
-        guard let conversation = try library.conversation(id: id) else { throw RPCError.notFound("no conversation has id \(id)") }
+        guard let conversation = try library.conversation(id: id) else {
+            throw RPCError.notFound("no conversation has id \(id)")
+        }
         return conversation
     }
 
     /// Changes the conversation the `id` parameter names (given the library and its exact id) and answers with its new state.
-    private static func update(_ params: Params, _ context: RequestContext,
-                               _ change: @Sendable @escaping (LibraryStore, String) throws -> Void) async throws -> JSONValue {
+    private static func update(
+        _ params: Params, _ context: RequestContext,
+        _ change: @Sendable @escaping (LibraryStore, String) throws -> Void
+    ) async throws -> JSONValue {
         try await context.session.withConversation(try params.string("id")) { conversation, library in
             try change(library, conversation.id)
             return try json(try existing(conversation.id, in: library), paths: try library.folderPaths())
@@ -184,7 +211,9 @@ enum LibraryMethods {
     }
 
     /// `answer` (an object) with `contextMeter`: how full the conversation's context is (`ChatSession.contextMeter`).
-    static func withContextMeter(_ answer: JSONValue, conversationId: String, _ context: RequestContext) async throws -> JSONValue {
+    static func withContextMeter(_ answer: JSONValue, conversationId: String, _ context: RequestContext) async throws
+        -> JSONValue
+    {
         guard case .object(var members) = answer else { return answer }
         members["contextMeter"] = meterJSON(try await context.session.contextMeter(conversationId: conversationId))
         return .object(members)
@@ -195,12 +224,15 @@ enum LibraryMethods {
     /// A branch's messages as `conversations/get` gives them: with tool calls, context items, and `unanswered` on user messages.
     static func branchJSON(_ branch: [Message], library: LibraryStore) throws -> JSONValue {
         let unanswered = Message.unansweredIds(in: branch)
-        return .array(try branch.map { message in
-            let json = try messageJSON(message, toolCalls: try library.toolCalls(messageId: message.id),
-                                       unanswered: message.role == .user ? unanswered.contains(message.id) : nil)
-            return ContextMethods.addingContext(to: json, of: message,
-                                                attachments: message.role == .user ? try library.attachments(messageId: message.id) : [])
-        })
+        return .array(
+            try branch.map { message in
+                let json = try messageJSON(
+                    message, toolCalls: try library.toolCalls(messageId: message.id),
+                    unanswered: message.role == .user ? unanswered.contains(message.id) : nil)
+                return ContextMethods.addingContext(
+                    to: json, of: message,
+                    attachments: message.role == .user ? try library.attachments(messageId: message.id) : [])
+            })
     }
 
     static func meterJSON(_ meter: ContextMeter) -> JSONValue {
@@ -208,7 +240,7 @@ enum LibraryMethods {
             "used": .integer(meter.usedTokens),
             "limit": meter.contextLength.map(JSONValue.integer) ?? .null,
             "ratio": meter.ratio().map(JSONValue.number) ?? .null,
-            "label": .string(meter.label()),
+            "label": .string(meter.label())
         ])
     }
 
@@ -231,29 +263,34 @@ enum LibraryMethods {
     /// A message record with `stats` as an object (instead of `statsJSON` text) and its tool calls; an assistant
     /// message also has its `parts` in the server's order (`Message.timeline`) and its `reasoningSeconds`; `unanswered`
     /// (given for a user message of a current branch) says no reply followed it (`Message.unansweredIds(in:)`).
-    static func messageJSON(_ message: Message, toolCalls: [ToolCallRecord], unanswered: Bool? = nil) throws -> JSONValue {
+    static func messageJSON(_ message: Message, toolCalls: [ToolCallRecord], unanswered: Bool? = nil) throws
+        -> JSONValue
+    {
         guard case .object(var members) = try JSONValue.encoding(message) else { return .null }
         if let unanswered { members["unanswered"] = .bool(unanswered) }
         members["statsJSON"] = nil
         members["streamedVersionId"] = message.streamedVersionId.map(JSONValue.string) ?? .null
         members["stats"] = message.statsJSON.flatMap { try? JSONValue.parsing(Array($0.utf8)) } ?? .null
-        members["toolCalls"] = .array(toolCalls.map { call in
-            .object([
-                "name": .string(call.name),
-                "arguments": (try? JSONValue.parsing(Array(call.argumentsJSON.utf8))) ?? .string(call.argumentsJSON),
-                "output": call.output.map(JSONValue.string) ?? .null,
-                "status": .string(call.status.rawValue),
-                "failureReason": call.failureReason.map(JSONValue.string) ?? .null,
-                "answerOffset": call.answerOffset.map { .number(Double($0)) } ?? .null,
-                "reasoningOffset": call.reasoningOffset.map { .number(Double($0)) } ?? .null,
-            ])
-        })
+        members["toolCalls"] = .array(
+            toolCalls.map { call in
+                .object([
+                    "name": .string(call.name),
+                    "arguments": (try? JSONValue.parsing(Array(call.argumentsJSON.utf8)))
+                        ?? .string(call.argumentsJSON),
+                    "output": call.output.map(JSONValue.string) ?? .null,
+                    "status": .string(call.status.rawValue),
+                    "failureReason": call.failureReason.map(JSONValue.string) ?? .null,
+                    "answerOffset": call.answerOffset.map { .number(Double($0)) } ?? .null,
+                    "reasoningOffset": call.reasoningOffset.map { .number(Double($0)) } ?? .null
+                ])
+            })
         if message.role == .assistant {
             let timeline = message.timeline(toolCalls: toolCalls)
             let partSeconds = message.reasoningPartSeconds(in: timeline)
             members["parts"] = .array(partsJSON(timeline, reasoningSeconds: partSeconds))
             members["reasoningSeconds"] = message.reasoningSeconds.map(JSONValue.number) ?? .null
-            members["reasoningLabel"] = message.reasoning.isEmpty ? .null : .string(Figures.reasoningLabel(seconds: message.reasoningSeconds))
+            members["reasoningLabel"] =
+                message.reasoning.isEmpty ? .null : .string(Figures.reasoningLabel(seconds: message.reasoningSeconds))
             members["codeBlocks"] = .array(CodeBlocks.find(in: message.text).map(JSONValue.string))
         }
         return .object(members)
@@ -266,9 +303,11 @@ enum LibraryMethods {
         return timeline.map { part in
             switch part {
             case .reasoning(let thought):
-                return .object(["kind": .string("reasoning"), "text": .string(thought),
-                                "seconds": reasoningSeconds.map(JSONValue.number) ?? .null,
-                                "reasoningLabel": .string(Figures.reasoningLabel(seconds: reasoningSeconds))])
+                return .object([
+                    "kind": .string("reasoning"), "text": .string(thought),
+                    "seconds": reasoningSeconds.map(JSONValue.number) ?? .null,
+                    "reasoningLabel": .string(Figures.reasoningLabel(seconds: reasoningSeconds))
+                ])
             case .text(let said): return .object(["kind": .string("text"), "text": .string(said)])
             case .toolCall:
                 defer { calls += 1 }

@@ -7,21 +7,28 @@ enum ModelMethods {
         registry.register("models/list") { context, params in
             let models = try await context.session.models(refresh: try params.bool("refresh", default: true))
             let aliases = context.session.configuration.aliases
-            return .object(["models": .array(try models.map { model in
-                guard case .object(var members) = try json(model) else { return .null }
-                members["aliases"] = .array(aliases.filter { $0.value == model.key }.keys.sorted().map(JSONValue.string))
-                return .object(members)
-            }), "aliases": .object(aliases.mapValues(JSONValue.string))])
+            return .object([
+                "models": .array(
+                    try models.map { model in
+                        guard case .object(var members) = try json(model) else { return .null }
+                        members["aliases"] = .array(
+                            aliases.filter { $0.value == model.key }.keys.sorted().map(JSONValue.string))
+                        return .object(members)
+                    }), "aliases": .object(aliases.mapValues(JSONValue.string))
+            ])
         }
         registry.register("models/load") { context, params in
-            let reply = try await context.session.loadModel(try params.string("model"), conversationId: nil, options: try loadOptions(params))
+            let reply = try await context.session.loadModel(
+                try params.string("model"), conversationId: nil, options: try loadOptions(params))
             return try .encoding(reply)
         }
         registry.register("models/select") { context, params in
             let reference = try params.string("conversationId")
             let model = try params.string("model")
             let id = try await context.session.resolveConversation(reference).id
-            let selection = try await context.session.selectModel(model, conversationId: id, options: try loadOptions(params)) { step in
+            let selection = try await context.session.selectModel(
+                model, conversationId: id, options: try loadOptions(params)
+            ) { step in
                 context.notify("models/progress", progress(step, requestId: context.id, conversationId: id))
             }
             return .object([
@@ -32,7 +39,7 @@ enum ModelMethods {
                 "loadTimeSeconds": selection.load?.loadTimeSeconds.map(JSONValue.number) ?? .null,
                 "loadConfig": try selection.load?.loadConfig.map { try JSONValue.encoding($0) } ?? .null,
                 "instanceId": selection.instanceId.map(JSONValue.string) ?? .null,
-                "contextMeter": LibraryMethods.meterJSON(try await context.session.contextMeter(conversationId: id)),
+                "contextMeter": LibraryMethods.meterJSON(try await context.session.contextMeter(conversationId: id))
             ])
         }
         registry.register("models/unload") { context, params in
@@ -45,14 +52,19 @@ enum ModelMethods {
     /// The load options of `models/load` and `models/select`: `contextLength`, `evalBatchSize`, `flashAttention`,
     /// `numExperts`, `offloadKvCacheToGpu`, each optional.
     private static func loadOptions(_ params: Params) throws -> LoadOptions {
-        LoadOptions(contextLength: try params.optionalInteger("contextLength"), evalBatchSize: try params.optionalInteger("evalBatchSize"),
-                    flashAttention: try params.optionalBool("flashAttention"), numExperts: try params.optionalInteger("numExperts"),
-                    offloadKVCacheToGPU: try params.optionalBool("offloadKvCacheToGpu"))
+        LoadOptions(
+            contextLength: try params.optionalInteger("contextLength"),
+            evalBatchSize: try params.optionalInteger("evalBatchSize"),
+            flashAttention: try params.optionalBool("flashAttention"),
+            numExperts: try params.optionalInteger("numExperts"),
+            offloadKVCacheToGPU: try params.optionalBool("offloadKvCacheToGpu"))
     }
 
     /// A `models/progress` notification for one step of `models/select` (or `models/selectPending`: no conversation).
     static func progress(_ step: ModelSelectionStep, requestId: JSONValue, conversationId: String?) -> JSONValue {
-        var fields: [String: JSONValue] = ["requestId": requestId, "conversationId": conversationId.map(JSONValue.string) ?? .null]
+        var fields: [String: JSONValue] = [
+            "requestId": requestId, "conversationId": conversationId.map(JSONValue.string) ?? .null
+        ]
         switch step {
         case .unloaded(let instance):
             fields["type"] = .string("unloaded")

@@ -16,7 +16,9 @@ public struct Params: Sendable {
 
     /// A required string.
     public func string(_ name: String) throws(RPCError) -> String {
-        guard let value = try optionalString(name) else { throw RPCError.invalidParams("missing string parameter \"\(name)\"") }
+        guard let value = try optionalString(name) else {
+            throw RPCError.invalidParams("missing string parameter \"\(name)\"")
+        }
         return value
     }
 
@@ -36,7 +38,9 @@ public struct Params: Sendable {
         case .array(let values)?:
             var strings: [String] = []
             for value in values {
-                guard case .string(let string) = value else { throw RPCError.invalidParams("parameter \"\(name)\" must be an array of strings") }
+                guard case .string(let string) = value else {
+                    throw RPCError.invalidParams("parameter \"\(name)\" must be an array of strings")
+                }
                 strings.append(string)
             }
             return strings
@@ -55,7 +59,9 @@ public struct Params: Sendable {
 
     /// A required integer.
     public func integer(_ name: String) throws(RPCError) -> Int {
-        guard let value = try optionalInteger(name) else { throw RPCError.invalidParams("missing integer parameter \"\(name)\"") }
+        guard let value = try optionalInteger(name) else {
+            throw RPCError.invalidParams("missing integer parameter \"\(name)\"")
+        }
         return value
     }
 

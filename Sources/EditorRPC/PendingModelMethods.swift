@@ -12,15 +12,17 @@ enum PendingModelMethods {
         registry.register("models/selectPending") { context, params in
             let model = try params.string("model")
             let previous = try params.optionalString("previous")
-            let selection = try await context.session.selectModel(model, conversationId: nil, pending: previous) { step in
-                context.notify("models/progress", ModelMethods.progress(step, requestId: context.id, conversationId: nil))
+            let selection = try await context.session.selectModel(model, conversationId: nil, pending: previous) {
+                step in
+                context.notify(
+                    "models/progress", ModelMethods.progress(step, requestId: context.id, conversationId: nil))
             }
             return .object([
                 "model": .string(selection.model),
                 "unloaded": .array(selection.unloaded.map(JSONValue.string)),
                 "loaded": selection.load.map { .string($0.instanceId) } ?? .null,
                 "loadTimeSeconds": selection.load?.loadTimeSeconds.map(JSONValue.number) ?? .null,
-                "instanceId": selection.instanceId.map(JSONValue.string) ?? .null,
+                "instanceId": selection.instanceId.map(JSONValue.string) ?? .null
             ])
         }
     }

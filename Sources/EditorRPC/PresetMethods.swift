@@ -9,7 +9,8 @@ enum PresetMethods {
             .object(["presets": .array(context.session.presets.map(json))])
         }
         registry.register("presets/apply") { context, params in
-            let applied = try await context.session.applyPreset(try params.string("name"), conversationId: try params.string("conversationId"))
+            let applied = try await context.session.applyPreset(
+                try params.string("name"), conversationId: try params.string("conversationId"))
             // The record carries `needsFreshContext`, saved by the engine.
             return try await context.session.withLibrary { library in
                 try LibraryMethods.json(applied.conversation, paths: try library.folderPaths())
@@ -27,7 +28,7 @@ enum PresetMethods {
             "model": preset.model.map(JSONValue.string) ?? .null,
             "settings": .object(preset.settings.mapValues(JSONValue.string)),
             "template": preset.template.map(JSONValue.string) ?? .null,
-            "slots": .array(Preset.slots.filter(preset.hasSlot).map(JSONValue.string)),
+            "slots": .array(Preset.slots.filter(preset.hasSlot).map(JSONValue.string))
         ])
     }
 }

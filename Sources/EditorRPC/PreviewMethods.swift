@@ -12,7 +12,8 @@ enum PreviewMethods {
             }
             let overrides = ConversationOverrides(
                 model: try params.optionalString("model"), systemPrompt: try params.optionalString("systemPrompt"),
-                reasoning: try params.optionalString("reasoning"), integrations: try params.optionalStrings("integrations"))
+                reasoning: try params.optionalString("reasoning"),
+                integrations: try params.optionalStrings("integrations"))
             let reference = try params.optionalString("conversationId")
             let items = try await ContextMethods.items(for: reference, params, session: context.session)
             let request = try await context.session.previewRequest(
@@ -24,8 +25,9 @@ enum PreviewMethods {
             encoder.userInfo[InputItem.textTypeKey] = InputItem.defaultTextType
             let body = shortened(try JSONValue.parsing(Array(try encoder.encode(request))))
             return .object([
-                "method": .string("POST"), "path": .string("/api/v1/chat"), "server": .string(ServerURL.redactingPasswords(in: context.session.configuration.server)),
-                "body": body, "text": .string(pretty(body)),
+                "method": .string("POST"), "path": .string("/api/v1/chat"),
+                "server": .string(ServerURL.redactingPasswords(in: context.session.configuration.server)),
+                "body": body, "text": .string(pretty(body))
             ])
         }
     }

@@ -1,6 +1,6 @@
 import Chat
-import Library
 import LMStudio
+import Library
 
 /// A JSON-RPC error: a code, a readable message, and for application errors a stable `kind` and the engine's `category`.
 public struct RPCError: CategorizedError, Equatable, Sendable, CustomStringConvertible {
@@ -16,8 +16,10 @@ public struct RPCError: CategorizedError, Equatable, Sendable, CustomStringConve
     public var details: [String: JSONValue]
 
     /// Creates an error; the protocol's own errors (a bad frame, an unknown method) are `invalid`.
-    public init(code: Int, message: String, kind: String? = nil, category: ErrorCategory = .invalid, retryable: Bool = false,
-                details: [String: JSONValue] = [:]) {
+    public init(
+        code: Int, message: String, kind: String? = nil, category: ErrorCategory = .invalid, retryable: Bool = false,
+        details: [String: JSONValue] = [:]
+    ) {
         self.code = code
         self.message = message
         self.kind = kind
@@ -29,7 +31,9 @@ public struct RPCError: CategorizedError, Equatable, Sendable, CustomStringConve
     /// The error of `category`: its code, kind and retryability follow from the category.
     public init(_ category: ErrorCategory, message: String, details: [String: JSONValue] = [:]) {
         let (code, kind) = Self.codeAndKind(of: category)
-        self.init(code: code, message: message, kind: kind, category: category, retryable: category.isRetryable, details: details)
+        self.init(
+            code: code, message: message, kind: kind, category: category, retryable: category.isRetryable,
+            details: details)
     }
 
     public var description: String { message }
@@ -38,8 +42,11 @@ public struct RPCError: CategorizedError, Equatable, Sendable, CustomStringConve
     var json: JSONValue {
         var object: [String: JSONValue] = ["code": .number(Double(code)), "message": .string(message)]
         if let kind {
-            object["data"] = .object(details.merging(["kind": .string(kind), "category": .string(category.rawValue),
-                                                      "retryable": .bool(retryable)]) { $1 })
+            object["data"] = .object(
+                details.merging([
+                    "kind": .string(kind), "category": .string(category.rawValue),
+                    "retryable": .bool(retryable)
+                ]) { $1 })
         }
         return .object(object)
     }
@@ -144,8 +151,12 @@ public struct RPCError: CategorizedError, Equatable, Sendable, CustomStringConve
 
     /// `data.candidates`: the conversations a reference came near or matched, each `{id, title, displayTitle}`.
     private static func candidates(_ candidates: [ConversationCandidate]) -> JSONValue {
-        .array(candidates.map {
-            .object(["id": .string($0.id), "title": .string($0.title), "displayTitle": .string(Conversation.displayTitle(of: $0.title))])
-        })
+        .array(
+            candidates.map {
+                .object([
+                    "id": .string($0.id), "title": .string($0.title),
+                    "displayTitle": .string(Conversation.displayTitle(of: $0.title))
+                ])
+            })
     }
 }

@@ -22,7 +22,8 @@ extension RPCServer {
     func reload(id: RequestId) {
         do {
             guard session != nil else {
-                throw RPCError(code: RPCError.notInitializedCode, message: "Send initialize first.", kind: "not_initialized")
+                throw RPCError(
+                    code: RPCError.notInitializedCode, message: "Send initialize first.", kind: "not_initialized")
             }
             guard runningCount(besides: id.value) == 0 else {
                 throw RPCError.invalidRequest("requests are running; reload the configuration when they have ended")
@@ -38,7 +39,8 @@ extension RPCServer {
     /// running; a file that no longer reads keeps the settings in use (and says why on standard error).
     func reloadIfChanged() {
         guard reloadConfiguration != nil, ConfigurationStamp(path: configurationPath) != configurationStamp,
-              runningCount(besides: .null) == 0 else { return }
+            runningCount(besides: .null) == 0
+        else { return }
         do { _ = try reloadSession() } catch {
             configurationStamp = ConfigurationStamp(path: configurationPath)
             log("llmster rpc: \(configurationPath) was not read again: \(error)")
@@ -51,7 +53,9 @@ extension RPCServer {
         let stamp = ConfigurationStamp(path: configurationPath)
         var fresh = try reloadConfiguration?() ?? configuration
         fresh.displayIntervalMilliseconds = configuration.displayIntervalMilliseconds
-        if let inUse = session?.configuration, inUse.serverIsChosen, let profile = inUse.serverProfile, fresh.servers[profile] != nil {
+        if let inUse = session?.configuration, inUse.serverIsChosen, let profile = inUse.serverProfile,
+            fresh.servers[profile] != nil
+        {
             try fresh.selectServer(profile)
         }
         let session = try makeSession(fresh)

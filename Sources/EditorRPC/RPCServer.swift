@@ -46,10 +46,12 @@ public actor RPCServer {
     /// Creates a server writing framed messages through `output` (which must be safe to call from any thread).
     ///
     /// `reloadConfiguration` reads the settings afresh, for `config/reload` and for a configuration file that changed.
-    public init(framing: Framing, version: String, configuration: Configuration, configurationPath: String,
-                methods: MethodRegistry = .standard, makeSession: @escaping SessionFactory,
-                reloadConfiguration: (@Sendable () throws -> Configuration)? = nil,
-                output: @escaping @Sendable ([UInt8]) -> Void, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        framing: Framing, version: String, configuration: Configuration, configurationPath: String,
+        methods: MethodRegistry = .standard, makeSession: @escaping SessionFactory,
+        reloadConfiguration: (@Sendable () throws -> Configuration)? = nil,
+        output: @escaping @Sendable ([UInt8]) -> Void, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.framing = framing
         self.version = version
         self.configuration = configuration
@@ -103,9 +105,12 @@ public actor RPCServer {
         let bytes: [UInt8]
         switch frame {
         case .oversized(let limit):
-            send(response: .null, error: RPCError(code: RPCError.invalidRequestCode,
-                                                   message: "A message longer than \(limit) bytes was skipped; send smaller messages.",
-                                                   kind: "too_large"))
+            send(
+                response: .null,
+                error: RPCError(
+                    code: RPCError.invalidRequestCode,
+                    message: "A message longer than \(limit) bytes was skipped; send smaller messages.",
+                    kind: "too_large"))
             return nil
         case .badHeader(let detail):
             send(response: .null, error: .parse(detail))
@@ -116,10 +121,13 @@ public actor RPCServer {
         let idText = JSONText.scalarMember("id", in: bytes)
         guard JSONText.depth(of: bytes) <= Self.maximumNesting else {
             let value = idText.flatMap { try? JSONValue.parsing(Array($0.utf8)) }
-            send(response: value.map { RequestId($0, text: idText) } ?? .null,
-                 error: RPCError(code: RPCError.invalidRequestCode,
-                                 message: "Invalid request: the message nests arrays and objects deeper than \(Self.maximumNesting) levels.",
-                                 kind: "too_deep"))
+            send(
+                response: value.map { RequestId($0, text: idText) } ?? .null,
+                error: RPCError(
+                    code: RPCError.invalidRequestCode,
+                    message:
+                        "Invalid request: the message nests arrays and objects deeper than \(Self.maximumNesting) levels.",
+                    kind: "too_deep"))
             return nil
         }
         let value: JSONValue
@@ -137,7 +145,9 @@ public actor RPCServer {
             return nil
         }
         guard members["jsonrpc"] == .string("2.0"), case .string(let method)? = members["method"] else {
-            if let id { send(response: id, error: .invalidRequest("expected \"jsonrpc\": \"2.0\" and a string \"method\"")) }
+            if let id {
+                send(response: id, error: .invalidRequest("expected \"jsonrpc\": \"2.0\" and a string \"method\""))
+            }
             return nil
         }
         guard let id else {
@@ -173,26 +183,31 @@ public actor RPCServer {
             guard session == nil else { throw RPCError.invalidRequest("initialize was already called") }
             let requested = try params.integer("protocolVersion")
             guard requested == Self.protocolVersion else {
-                throw RPCError.invalidParams("protocolVersion \(requested) is not supported; this llmster speaks \(Self.protocolVersion)")
+                throw RPCError.invalidParams(
+                    "protocolVersion \(requested) is not supported; this llmster speaks \(Self.protocolVersion)")
             }
             let interval = try params.optionalInteger("coalesceMilliseconds") ?? Self.defaultCoalesceMilliseconds
             let range = Configuration.displayIntervalRange
-            guard range.contains(Double(interval)) else { throw RPCError.invalidParams("coalesceMilliseconds must be \(range.description)") }
+            guard range.contains(Double(interval)) else {
+                throw RPCError.invalidParams("coalesceMilliseconds must be \(range.description)")
+            }
             configuration.displayIntervalMilliseconds = interval
             configurationStamp = ConfigurationStamp(path: configurationPath)
             session = try makeSession(configuration)
             watchLibrary()
-            send(response: id, result: .object([
-                "protocolVersion": .integer(Self.protocolVersion),
-                "serverInfo": .object(["name": .string("llmster"), "version": .string(version)]),
-                "server": .string(ServerURL.redactingPasswords(in: configuration.server)),
-                "capabilities": .object([
-                    "coalesceMilliseconds": .integer(interval),
-                    "framing": .string(framing.rawValue),
-                    "methods": .array(methods.names.map(JSONValue.string)),
-                    "events": .array(ChatEventTracker.eventTypes.map(JSONValue.string)),
-                ]),
-            ]))
+            send(
+                response: id,
+                result: .object([
+                    "protocolVersion": .integer(Self.protocolVersion),
+                    "serverInfo": .object(["name": .string("llmster"), "version": .string(version)]),
+                    "server": .string(ServerURL.redactingPasswords(in: configuration.server)),
+                    "capabilities": .object([
+                        "coalesceMilliseconds": .integer(interval),
+                        "framing": .string(framing.rawValue),
+                        "methods": .array(methods.names.map(JSONValue.string)),
+                        "events": .array(ChatEventTracker.eventTypes.map(JSONValue.string))
+                    ])
+                ]))
         } catch {
             send(response: id, error: RPCError.from(error))
         }
@@ -201,12 +216,18 @@ public actor RPCServer {
     private func dispatch(_ method: String, id: RequestId, params: Params) {
         if session != nil { reloadIfChanged() }
         guard let session else {
-            send(response: id, error: RPCError(code: RPCError.notInitializedCode, message: "Send initialize first.", kind: "not_initialized"))
+            send(
+                response: id,
+                error: RPCError(
+                    code: RPCError.notInitializedCode, message: "Send initialize first.", kind: "not_initialized"))
             return
         }
         guard let handler = methods.handler(method) else {
-            send(response: id, error: RPCError(code: RPCError.methodNotFoundCode, message: "Unknown method \(method); see llmster-rpc(7).",
-                                               kind: "method_not_found"))
+            send(
+                response: id,
+                error: RPCError(
+                    code: RPCError.methodNotFoundCode, message: "Unknown method \(method); see llmster-rpc(7).",
+                    kind: "method_not_found"))
             return
         }
         let key = id.value.jsonString
@@ -215,7 +236,9 @@ public actor RPCServer {
             return
         }
         let context = RequestContext(id: id.value, session: session, server: self)
-        let conversation = ["chat/send", "chat/withdraw"].contains(method) ? (try? params.optionalString("conversationId")) ?? nil : nil
+        let conversation =
+            ["chat/send", "chat/withdraw"].contains(method)
+            ? (try? params.optionalString("conversationId")) ?? nil : nil
         let previous = conversation.flatMap { lastTurnRequest[$0] }
         let task = Task {
             do {
@@ -236,7 +259,9 @@ public actor RPCServer {
     }
 
     private func finished(_ key: String, conversation: String? = nil) {
-        if let conversation, lastTurnRequest[conversation] == running[key] { lastTurnRequest.removeValue(forKey: conversation) }
+        if let conversation, lastTurnRequest[conversation] == running[key] {
+            lastTurnRequest.removeValue(forKey: conversation)
+        }
         running.removeValue(forKey: key)
     }
 
@@ -250,8 +275,12 @@ public actor RPCServer {
                 if let session, let (next, changed) = try? await session.conversationsChangedElsewhere(since: watch) {
                     watch = next
                     for change in changed {
-                        notify("conversation/changed", .object(["conversationId": .string(change.id),
-                                                                "updatedAt": .string(ISO8601DateFormatter().string(from: change.updatedAt))]))
+                        notify(
+                            "conversation/changed",
+                            .object([
+                                "conversationId": .string(change.id),
+                                "updatedAt": .string(ISO8601DateFormatter().string(from: change.updatedAt))
+                            ]))
                     }
                 }
                 try? await Task.sleep(for: Self.libraryWatchInterval)
@@ -272,7 +301,9 @@ public actor RPCServer {
     nonisolated func send(response id: RequestId, error: RPCError) {
         var error = error
         error.message = ServerURL.redactingPasswords(in: error.message)
-        if error.code == RPCError.parseErrorCode || error.code == RPCError.internalErrorCode { log("llmster rpc: \(error.message)") }
+        if error.code == RPCError.parseErrorCode || error.code == RPCError.internalErrorCode {
+            log("llmster rpc: \(error.message)")
+        }
         writeResponse(id, "error", error.json)
     }
 

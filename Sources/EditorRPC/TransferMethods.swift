@@ -1,7 +1,7 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
 import SystemSupport
 
 /// `transfer/export|import` (`.llmster` files) and `library/backup|restore`, through `ChatSession`'s library.
@@ -26,7 +26,9 @@ enum TransferMethods {
             let path = try params.string("path")
             let password = try password(params)
             let statistics = try await context.session.backupLibrary(to: path, password: password)
-            return .object(["path": .string(path), "encrypted": .bool(password != nil), "statistics": try .encoding(statistics)])
+            return .object([
+                "path": .string(path), "encrypted": .bool(password != nil), "statistics": try .encoding(statistics)
+            ])
         }
         registry.register("library/restore") { context, params in
             let path = try params.string("path")
@@ -34,24 +36,30 @@ enum TransferMethods {
             let ceiling = context.session.configuration.maxKeyDerivationMemory
             guard try params.bool("confirm") else {
                 return try await context.session.withLibrary { library in
-                    let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: library.path,
-                                                                    maximumKeyDerivationMemory: ceiling)
+                    let prepared = try LibraryBackup.prepareRestore(
+                        archive: path, password: password, libraryPath: library.path,
+                        maximumKeyDerivationMemory: ceiling)
                     prepared.discard()
-                    return try preview(prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: false, keptAs: nil)
+                    return try preview(
+                        prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: false, keptAs: nil)
                 }
             }
             // A reply still streaming would be saved into the library being replaced.
             let others = await context.server.runningCount(besides: context.id)
             guard others == 0 else {
-                throw RPCError(.busy, message: "\(others) other request(s) are running: let replies finish or cancel them, then restore.")
+                throw RPCError(
+                    .busy,
+                    message: "\(others) other request(s) are running: let replies finish or cancel them, then restore.")
             }
             // Another llmster process holding the library open answers `busy` (see llmster(1), restore).
             return try await context.session.reopenLibrary { libraryPath in
                 try LibraryBackup.checkNotInUse(libraryPath: libraryPath)
-                let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: libraryPath,
-                                                                maximumKeyDerivationMemory: ceiling)
+                let prepared = try LibraryBackup.prepareRestore(
+                    archive: path, password: password, libraryPath: libraryPath,
+                    maximumKeyDerivationMemory: ceiling)
                 let kept = try prepared.commit()
-                return try preview(prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
+                return try preview(
+                    prepared, path: path, encrypted: LibraryBackup.isEncrypted(path), restored: true, keptAs: kept)
             }
         }
     }
@@ -60,12 +68,18 @@ enum TransferMethods {
     /// imported unless `dryRun`.
     private static func importLMStudio(_ context: RequestContext, _ params: Params) async throws -> JSONValue {
         let home = Paths.home(environment: ProcessInfo.processInfo.environment)
-        let (scan, before) = try await context.session.scanLMStudioChats(directory: try params.optionalString("directory"), home: home)
+        let (scan, before) = try await context.session.scanLMStudioChats(
+            directory: try params.optionalString("directory"), home: home)
         var result: [String: JSONValue] = [
-            "directory": .string(scan.directory), "chats": .integer(scan.chats.count), "messages": .integer(scan.messageCount),
+            "directory": .string(scan.directory), "chats": .integer(scan.chats.count),
+            "messages": .integer(scan.messageCount),
             "folders": .array(scan.folders.map(JSONValue.string)), "importedBefore": .integer(before),
-            "unreadable": .array(scan.unreadable.map { .object(["file": .string($0.file), "reason": .string($0.reason)]) }),
-            "missingImages": .array(scan.chats.flatMap { chat in chat.missingImages.map { .object(["file": .string(chat.file), "image": .string($0)]) } }),
+            "unreadable": .array(
+                scan.unreadable.map { .object(["file": .string($0.file), "reason": .string($0.reason)]) }),
+            "missingImages": .array(
+                scan.chats.flatMap { chat in
+                    chat.missingImages.map { .object(["file": .string(chat.file), "image": .string($0)]) }
+                })
         ]
         if try !params.bool("dryRun") {
             let (imported, there) = try await context.session.importLMStudioChats(scan)
@@ -88,16 +102,19 @@ enum TransferMethods {
             var details = planJSON(plan)
             details["title"] = .string(plan.file.title)
             details["configuredServer"] = .string(ServerURL.redactingPasswords(in: plan.configured))
-            throw RPCError(.needsConfirmation,
-                           message: question + " Import again with continuation \"keep\" (\(plan.effect(of: .keep))) or \"drop\" (\(plan.effect(of: .drop))).",
-                           details: details)
+            throw RPCError(
+                .needsConfirmation,
+                message: question
+                    + " Import again with continuation \"keep\" (\(plan.effect(of: .keep))) or \"drop\" (\(plan.effect(of: .drop))).",
+                details: details)
         }
         let answer = ImportPlan.Answer(rawValue: policy)
-        let conversation = try await context.session.importConversation(from: path, options: plan.options(answer: answer, folder: folder, asNew: asNew))
+        let conversation = try await context.session.importConversation(
+            from: path, options: plan.options(answer: answer, folder: folder, asNew: asNew))
         return try await context.session.withLibrary { library in
             .object([
                 "conversation": try LibraryMethods.json(conversation, paths: try library.folderPaths()),
-                "continuationKept": .bool(conversation.serverURL != nil),
+                "continuationKept": .bool(conversation.serverURL != nil)
             ])
         }
     }
@@ -108,32 +125,44 @@ enum TransferMethods {
         [
             "fileServer": plan.fileServer.map(JSONValue.string) ?? .null,
             "carries": .object([
-                "title": .string(plan.file.title), "displayTitle": .string(Conversation.displayTitle(of: plan.file.title)),
+                "title": .string(plan.file.title),
+                "displayTitle": .string(Conversation.displayTitle(of: plan.file.title)),
                 "folder": plan.file.folder.map(JSONValue.string) ?? .null,
                 "messages": .integer(plan.file.messages), "attachments": .integer(plan.file.attachments),
-                "continuation": .bool(plan.file.responseId != nil),
+                "continuation": .bool(plan.file.responseId != nil)
             ]),
             "mustAsk": .bool(plan.mustAsk),
             "question": plan.question.map(JSONValue.string) ?? .null,
-            "answers": .object(Dictionary(uniqueKeysWithValues: ImportPlan.Answer.allCases.map { ($0.rawValue, JSONValue.string(plan.effect(of: $0))) })),
+            "answers": .object(
+                Dictionary(
+                    uniqueKeysWithValues: ImportPlan.Answer.allCases.map {
+                        ($0.rawValue, JSONValue.string(plan.effect(of: $0)))
+                    }))
         ]
     }
 
     /// The `password` parameter as bytes; nil when absent. An empty password is refused.
     private static func password(_ params: Params) throws(RPCError) -> [UInt8]? {
         guard let text = try params.optionalString("password") else { return nil }
-        guard !text.isEmpty else { throw RPCError.invalidParams("the password is empty; omit it for an unencrypted backup") }
+        guard !text.isEmpty else {
+            throw RPCError.invalidParams("the password is empty; omit it for an unencrypted backup")
+        }
         return Array(text.utf8)
     }
 
     /// What a backup holds, as `library/restore` answers it, with what its key derivation costs (`keyDerivation`).
-    private static func preview(_ prepared: PreparedRestore, path: String, encrypted: Bool, restored: Bool, keptAs: String?) throws -> JSONValue {
+    private static func preview(
+        _ prepared: PreparedRestore, path: String, encrypted: Bool, restored: Bool, keptAs: String?
+    ) throws -> JSONValue {
         guard case .object(var members) = try JSONValue.encoding(prepared.statistics) else { return .null }
         members["size"] = .integer(prepared.archiveSize)
         members["encrypted"] = .bool(encrypted)
-        members["keyDerivation"] = try LibraryBackup.keyDerivation(of: path).map {
-            .object(["memory": .integer(Int(clamping: $0.memory)), "operations": .integer(Int(clamping: $0.operations))])
-        } ?? .null
+        members["keyDerivation"] =
+            try LibraryBackup.keyDerivation(of: path).map {
+                .object([
+                    "memory": .integer(Int(clamping: $0.memory)), "operations": .integer(Int(clamping: $0.operations))
+                ])
+            } ?? .null
         members["restored"] = .bool(restored)
         members["previousLibrary"] = keptAs.map(JSONValue.string) ?? .null
         return .object(members)

@@ -94,7 +94,8 @@ final class CurlEasy {
             llmster_curl_setopt_header_function(handle) { data, size, count, context in
                 guard let context else { return 0 }
                 let line = UnsafeRawBufferPointer(start: data, count: size * count)
-                return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receiveHeader(line) ? size * count : 0
+                return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receiveHeader(line)
+                    ? size * count : 0
             },
             llmster_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context),
             llmster_curl_setopt_write_function(handle) { data, size, count, context in
@@ -105,7 +106,7 @@ final class CurlEasy {
                 case .pause: return Int(CURL_WRITEFUNC_PAUSE)
                 case .abort: return 0
                 }
-            },
+            }
         ]
         // An empty `Expect:` stops curl from waiting for `100 Continue` before larger bodies.
         for line in request.headers.map({ "\($0.key): \($0.value)" }) + ["Expect:"] {
@@ -117,15 +118,19 @@ final class CurlEasy {
             codes.append(llmster_curl_setopt_long(handle, CURLOPT_HTTPGET, 1))
         case ("HEAD", nil):
             codes.append(llmster_curl_setopt_long(handle, CURLOPT_NOBODY, 1))
-        case let (method, body):
+        case (let method, let body):
             if method != "POST" {
                 codes.append(llmster_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
             }
             let body = body ?? []
             codes.append(llmster_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-            codes.append(body.isEmpty
-                ? llmster_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
-                : body.withUnsafeBytes { llmster_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) })
+            codes.append(
+                body.isEmpty
+                    ? llmster_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+                    : body.withUnsafeBytes {
+                        llmster_curl_setopt_pointer(
+                            handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+                    })
         }
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
             throw error(for: failed)
@@ -134,7 +139,8 @@ final class CurlEasy {
 
     private func error(for code: CURLcode) -> HTTPError {
         let url = transfer.request.url
-        let detail = errorBuffer.pointee == 0
+        let detail =
+            errorBuffer.pointee == 0
             ? String(cString: curl_easy_strerror(code))
             : String(cString: errorBuffer)
         switch code {
@@ -153,9 +159,9 @@ final class CurlEasy {
             _ = llmster_curl_getinfo_off_t(handle, CURLINFO_CONNECT_TIME_T, &connectMicroseconds)
             return .timedOut(url: url, phase: connectMicroseconds == 0 ? .connect : .idle)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
-             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_USE_SSL_FAILED:
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
+            CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_USE_SSL_FAILED:
             return .tls(url: url, reason: detail)
         case CURLE_GOT_NOTHING:
             return .transfer(url: url, reason: "the server closed the connection without replying")

@@ -29,13 +29,13 @@ public enum HTTPError: Error, Sendable, Equatable {
 extension HTTPError: CustomStringConvertible, LocalizedError {
     public var description: String {
         switch self {
-        case let .unreachable(url, reason): "\(url) is not reachable (\(reason))"
-        case let .timedOut(url, .connect): "connecting to \(url) timed out"
-        case let .timedOut(url, .idle): "\(url) stopped sending data (timed out)"
-        case let .tls(url, reason): "secure connection to \(url) failed: \(reason)"
-        case let .invalidURL(url): "cannot request \(url): not a valid http or https URL"
-        case let .transfer(url, reason): "transfer from \(url) failed: \(reason)"
-        case let .bodyTooLarge(limit): "the response is larger than \(limit) bytes"
+        case .unreachable(let url, let reason): "\(url) is not reachable (\(reason))"
+        case .timedOut(let url, .connect): "connecting to \(url) timed out"
+        case .timedOut(let url, .idle): "\(url) stopped sending data (timed out)"
+        case .tls(let url, let reason): "secure connection to \(url) failed: \(reason)"
+        case .invalidURL(let url): "cannot request \(url): not a valid http or https URL"
+        case .transfer(let url, let reason): "transfer from \(url) failed: \(reason)"
+        case .bodyTooLarge(let limit): "the response is larger than \(limit) bytes"
         case .cancelled: "the request was cancelled"
         }
     }

@@ -19,10 +19,12 @@ public struct HTTPResponse: Sendable {
 
     /// Creates a response whose body is the given chunks, for fakes and tests.
     public init(status: Int, headers: [String: String] = [:], chunks: [[UInt8]]) {
-        self.init(status: status, headers: headers, body: AsyncThrowingStream { continuation in
-            for chunk in chunks { continuation.yield(chunk) }
-            continuation.finish()
-        })
+        self.init(
+            status: status, headers: headers,
+            body: AsyncThrowingStream { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            })
     }
 
     /// Reads the whole body, throwing ``HTTPError/bodyTooLarge(limit:)`` once it exceeds `limit` bytes.

@@ -20,7 +20,9 @@ public struct ChatEventDecoder: Sendable {
 
     /// The chat event a raw event carries, decoded from its bytes without building a `String` of the payload.
     func decode(_ event: RawSSEEvent) -> ChatEvent? {
-        let lifted = event.literals.isEmpty ? nil : LiftedStrings(skeleton: event.data, literals: event.literals, token: event.literalToken)
+        let lifted =
+            event.literals.isEmpty
+            ? nil : LiftedStrings(skeleton: event.data, literals: event.literals, token: event.literalToken)
         return decode(name: event.name.map { String(decoding: $0, as: UTF8.self) }, data: event.data, lifted: lifted)
     }
 
@@ -28,7 +30,9 @@ public struct ChatEventDecoder: Sendable {
     /// long strings taken out of `data` while it arrived.
     private func decode(name: @autoclosure () -> String?, data: [UInt8], lifted: LiftedStrings? = nil) -> ChatEvent? {
         if lifted == nil, let delta = data.withUnsafeBufferPointer({ TextDeltaScanner.event(in: $0) }) { return delta }
-        guard data.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{") else { return nil }
+        guard data.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) == UInt8(ascii: "{") else {
+            return nil
+        }
         let payload: Payload
         switch lifted.map({ self.payload(liftedAsItArrived: $0) }) ?? self.payload(of: data) {
         case .success(let decoded): payload = decoded
@@ -49,7 +53,8 @@ public struct ChatEventDecoder: Sendable {
             return .toolCallStart(tool: payload.tool ?? "", provider: payload.providerInfo)
         case "tool_call.name": return .toolCallName(tool: payload.tool ?? payload.name ?? "")
         case "tool_call.arguments":
-            return .toolCallArguments(tool: payload.tool ?? "", arguments: payload.arguments ?? .object([:]), provider: payload.providerInfo)
+            return .toolCallArguments(
+                tool: payload.tool ?? "", arguments: payload.arguments ?? .object([:]), provider: payload.providerInfo)
         case "tool_call.success":
             return .toolCallSuccess(
                 tool: payload.tool ?? "", arguments: payload.arguments ?? .object([:]),
@@ -59,16 +64,18 @@ public struct ChatEventDecoder: Sendable {
         case "message.delta": return .messageDelta(payload.content ?? "")
         case "message.end": return .messageEnd
         case "error":
-            return .error(payload.error ?? APIErrorPayload(message: payload.errorMessage ?? "the server reported an unspecified error"))
+            return .error(
+                payload.error
+                    ?? APIErrorPayload(message: payload.errorMessage ?? "the server reported an unspecified error"))
         case "chat.end": return .chatEnd(payload.result ?? ChatResult())
         default: return nil
         }
     }
 }
 
-private extension ChatEventDecoder {
+extension ChatEventDecoder {
     /// The payload in `bytes`, decoded in place (a `chat.end` can be as large as the reply).
-    func payload(of bytes: [UInt8]) -> Result<Payload, any Error> {
+    fileprivate func payload(of bytes: [UInt8]) -> Result<Payload, any Error> {
         if var lifted = LiftedStrings(payload: bytes), var payload = try? decodeRepairing(lifted.skeleton) {
             payload.restore(from: &lifted)
             if lifted.isRestored { return .success(payload) }
@@ -80,7 +87,7 @@ private extension ChatEventDecoder {
     /// arguments) is put back as it came and the payload read again. A text confirmed against the streamed reply
     /// that stands where no reply text is read (the content of an item of an unknown type) is left out, as reading
     /// the event whole would ignore it.
-    func payload(liftedAsItArrived lifted: LiftedStrings) -> Result<Payload, any Error> {
+    fileprivate func payload(liftedAsItArrived lifted: LiftedStrings) -> Result<Payload, any Error> {
         guard !lifted.hasUndecodableLiteral else { return .failure(LiftedTextError.undecodable) }
         var restoring = lifted
         if var payload = try? decodeRepairing(restoring.skeleton) {
@@ -98,10 +105,12 @@ private extension ChatEventDecoder {
 
     /// The payload in `bytes`, decoded in place; bytes that are not valid UTF-8 are decoded again with U+FFFD for
     /// the invalid sequences.
-    func decodeRepairing(_ bytes: [UInt8]) throws -> Payload {
+    fileprivate func decodeRepairing(_ bytes: [UInt8]) throws -> Payload {
         try bytes.withUnsafeBufferPointer { bytes in
             // No copy: the bytes outlive the decode, and the decoder copies whatever it keeps.
-            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count, deallocator: .none)
+            let data = Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count,
+                deallocator: .none)
             do {
                 return try decoder.decode(Payload.self, from: data)
             } catch {
@@ -114,11 +123,11 @@ private extension ChatEventDecoder {
     /// Why an event could not be read, in a few words for the reply's error message (no payload text).
     ///
     /// A number no Swift type holds (beyond Int64, say) fails the whole decode; the field that holds it is named.
-    static func reason(_ error: any Error, event name: String?, data: [UInt8]) -> String {
+    fileprivate static func reason(_ error: any Error, event name: String?, data: [UInt8]) -> String {
         var detail = "not valid JSON"
         if let error = error as? LiftedTextError {
             detail = error.description
-        } else if case let DecodingError.dataCorrupted(context) = error {
+        } else if case DecodingError.dataCorrupted(let context) = error {
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             detail = underlying ?? context.debugDescription
             if let field = fieldPath(context.codingPath) {
@@ -129,14 +138,18 @@ private extension ChatEventDecoder {
         }
         let words = LMStudioError.sanitized(detail, limit: 160)
         guard let name else { return "an event could not be read (\(words))" }
-        let event = String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.properties.isAlphabetic || $0 == "." || $0 == "_" }.prefix(40)))
+        let event = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.filter { $0.properties.isAlphabetic || $0 == "." || $0 == "_" }.prefix(40)))
         return "a \(event) event could not be read (\(words))"
     }
 
     /// The dotted path of the first field in the JSON `data` whose number is an integer beyond Int64 or a float beyond
     /// Double; nil when there is none or `data` is not JSON.
-    static func unrepresentableNumberField(in data: [UInt8]) -> String? {
-        guard let root = try? JSONSerialization.jsonObject(with: Data(data), options: [.fragmentsAllowed]) else { return nil }
+    fileprivate static func unrepresentableNumberField(in data: [UInt8]) -> String? {
+        guard let root = try? JSONSerialization.jsonObject(with: Data(data), options: [.fragmentsAllowed]) else {
+            return nil
+        }
         func find(_ value: Any, _ path: [String]) -> [String]? {
             switch value {
             case let object as [String: Any]:
@@ -149,7 +162,9 @@ private extension ChatEventDecoder {
                 }
             case let number as NSNumber where !(number is Bool):
                 let double = number.doubleValue
-                if !double.isFinite || (double == double.rounded() && double.magnitude >= 9.223372036854775807e18) { return path }
+                if !double.isFinite || (double == double.rounded() && double.magnitude >= 9.223372036854775807e18) {
+                    return path
+                }
             default:
                 break
             }
@@ -160,7 +175,7 @@ private extension ChatEventDecoder {
     }
 
     /// The dotted JSON path of a field (`result.stats.input_tokens`, array items as `[2]`); nil at the top.
-    static func fieldPath(_ path: [any CodingKey]) -> String? {
+    fileprivate static func fieldPath(_ path: [any CodingKey]) -> String? {
         guard !path.isEmpty else { return nil }
         return dotted(path.map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue })
     }
@@ -243,8 +258,8 @@ private struct Payload: Decodable {
         self.result = nil
         for index in result.output.indices {
             switch result.output[index] {
-            case let .message(text): result.output[index] = .message(lifted.restore(text))
-            case let .reasoning(text): result.output[index] = .reasoning(lifted.restore(text))
+            case .message(let text): result.output[index] = .message(lifted.restore(text))
+            case .reasoning(let text): result.output[index] = .reasoning(lifted.restore(text))
             default: break
             }
         }

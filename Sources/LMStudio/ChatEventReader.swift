@@ -88,7 +88,7 @@ final class ChatEventReader: @unchecked Sendable {
     /// A failure after the reply started: a broken connection keeps its detail, a cancelled transfer reads as cancelled.
     static func midReplyError(_ error: any Error, server: String) -> LMStudioError {
         switch error {
-        case let HTTPError.transfer(_, reason): .replyConnectionLost(detail: reason)
+        case HTTPError.transfer(_, let reason): .replyConnectionLost(detail: reason)
         default: LMStudioError.from(error, server: server)
         }
     }

@@ -80,7 +80,7 @@ public enum ChatInput: Encodable, Sendable, Equatable {
 
     /// Whether the input goes out as items with a text item (the ones whose spelling servers disagree on).
     public var hasTextItems: Bool {
-        guard case let .items(items) = self else { return false }
+        guard case .items(let items) = self else { return false }
         let texts = items.filter { if case .text = $0 { true } else { false } }.count
         return texts > 0 && texts < items.count
     }
@@ -93,11 +93,11 @@ public enum ChatInput: Encodable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
-        case let .text(text):
+        case .text(let text):
             try container.encode(text)
-        case let .items(items):
+        case .items(let items):
             let texts = items.compactMap { item -> String? in
-                if case let .text(text) = item { text } else { nil }
+                if case .text(let text) = item { text } else { nil }
             }
             if texts.count == items.count {
                 try container.encode(texts.joined(separator: "\n\n"))
@@ -135,10 +135,10 @@ public enum InputItem: Encodable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case let .text(text):
+        case .text(let text):
             try c.encode(encoder.userInfo[Self.textTypeKey] as? String ?? Self.defaultTextType, forKey: .type)
             try c.encode(text, forKey: .content)
-        case let .image(dataURL):
+        case .image(let dataURL):
             try c.encode("image", forKey: .type)
             try c.encode(dataURL, forKey: .dataURL)
         }
@@ -161,15 +161,15 @@ public enum Integration: Encodable, Sendable, Equatable {
 
     public func encode(to encoder: any Encoder) throws {
         switch self {
-        case let .plugin(id, nil):
+        case .plugin(let id, nil):
             var container = encoder.singleValueContainer()
             try container.encode(id)
-        case let .plugin(id, allowedTools):
+        case .plugin(let id, let allowedTools):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode("plugin", forKey: .type)
             try c.encode(id, forKey: .id)
             try c.encodeIfPresent(allowedTools, forKey: .allowedTools)
-        case let .ephemeralMCP(serverLabel, serverURL, allowedTools, headers):
+        case .ephemeralMCP(let serverLabel, let serverURL, let allowedTools, let headers):
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode("ephemeral_mcp", forKey: .type)
             try c.encode(serverLabel, forKey: .serverLabel)

@@ -10,7 +10,9 @@ public struct ChatResult: Codable, Sendable, Equatable {
     public var responseId: String?
 
     /// Creates a result.
-    public init(modelInstanceId: String? = nil, output: [OutputItem] = [], stats: ChatStats? = nil, responseId: String? = nil) {
+    public init(
+        modelInstanceId: String? = nil, output: [OutputItem] = [], stats: ChatStats? = nil, responseId: String? = nil
+    ) {
         self.modelInstanceId = modelInstanceId
         self.output = output
         self.stats = stats
@@ -63,7 +65,9 @@ public enum OutputItem: Codable, Sendable, Equatable {
     /// The text to encode; a text confirmed against the streamed reply cannot be encoded without that reply.
     private static func content(_ text: OutputText, at path: [any CodingKey]) throws -> String {
         guard let string = text.string else {
-            throw EncodingError.invalidValue(text, .init(codingPath: path, debugDescription: "the text needs the streamed reply it was confirmed against"))
+            throw EncodingError.invalidValue(
+                text,
+                .init(codingPath: path, debugDescription: "the text needs the streamed reply it was confirmed against"))
         }
         return string
     }
@@ -71,19 +75,19 @@ public enum OutputItem: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case let .message(text):
+        case .message(let text):
             try c.encode("message", forKey: .type)
             try c.encode(Self.content(text, at: c.codingPath), forKey: .content)
-        case let .reasoning(text):
+        case .reasoning(let text):
             try c.encode("reasoning", forKey: .type)
             try c.encode(Self.content(text, at: c.codingPath), forKey: .content)
-        case let .toolCall(call):
+        case .toolCall(let call):
             try c.encode("tool_call", forKey: .type)
             try call.encode(to: encoder)
-        case let .invalidToolCall(call):
+        case .invalidToolCall(let call):
             try c.encode("invalid_tool_call", forKey: .type)
             try call.encode(to: encoder)
-        case let .unknown(type):
+        case .unknown(let type):
             try c.encode(type, forKey: .type)
         }
     }
@@ -101,7 +105,9 @@ public struct ToolCall: Codable, Sendable, Equatable {
     public var providerInfo: ProviderInfo?
 
     /// Creates a tool call.
-    public init(tool: String, arguments: JSONValue = .object([:]), output: String? = nil, providerInfo: ProviderInfo? = nil) {
+    public init(
+        tool: String, arguments: JSONValue = .object([:]), output: String? = nil, providerInfo: ProviderInfo? = nil
+    ) {
         self.tool = tool
         self.arguments = arguments
         self.output = output
@@ -158,7 +164,9 @@ public struct ToolCallFailureMetadata: Codable, Sendable, Equatable {
     public var providerInfo: ProviderInfo?
 
     /// Creates failure details.
-    public init(type: String? = nil, toolName: String? = nil, arguments: JSONValue? = nil, providerInfo: ProviderInfo? = nil) {
+    public init(
+        type: String? = nil, toolName: String? = nil, arguments: JSONValue? = nil, providerInfo: ProviderInfo? = nil
+    ) {
         self.type = type
         self.toolName = toolName
         self.arguments = arguments
@@ -246,7 +254,7 @@ extension JSONValue {
     var textValue: String? {
         switch self {
         case .null: nil
-        case let .string(text): text
+        case .string(let text): text
         default: jsonString
         }
     }

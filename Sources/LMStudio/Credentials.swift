@@ -20,7 +20,7 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .environment: "LM_API_TOKEN"
-            case let .file(path): path
+            case .file(let path): path
             }
         }
     }
@@ -47,13 +47,16 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
 
     /// The warning to show once when the token has an unusual shape; never contains the token.
     public var shapeWarning: String? {
-        hasUsualShape ? nil
+        hasUsualShape
+            ? nil
             : "the API token from \(source) does not look like the LM Studio tokens seen so far (sk-lm-…:…); sending it anyway."
     }
 
     /// Finds the token in `LM_API_TOKEN` of `environment`, else in `file` (for a server `profile`, its `token.PROFILE`
     /// line first); nil when neither has one.
-    public static func load(environment: [String: String], file: String, profile: String? = nil) throws(CredentialsError) -> Credentials? {
+    public static func load(environment: [String: String], file: String, profile: String? = nil)
+        throws(CredentialsError) -> Credentials?
+    {
         if let token = environment["LM_API_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
             return try Credentials(token: token, source: .environment)
         }
@@ -114,14 +117,18 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
 
     private static func entry(_ line: String) -> (key: String, value: String)? {
         guard let equals = line.firstIndex(of: "=") else { return nil }
-        return (line[..<equals].trimmingCharacters(in: .whitespaces), line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces))
+        return (
+            line[..<equals].trimmingCharacters(in: .whitespaces),
+            line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        )
     }
 
     /// Writes `token` to `path` atomically (`AtomicFile`, mode 0600), creating the directory 0700.
     public static func save(token: String, to path: String) throws(CredentialsError) {
         guard isSendable(token) else { throw .malformedToken(source: "the token to save") }
         do {
-            try AtomicFile.write(Array("# LM Studio API token for llmster\ntoken = \(token)\n".utf8), to: path, permissions: 0o600)
+            try AtomicFile.write(
+                Array("# LM Studio API token for llmster\ntoken = \(token)\n".utf8), to: path, permissions: 0o600)
         } catch let error as AtomicFileError {
             throw .unwritable(path: path, reason: error.reason)
         } catch {
@@ -141,10 +148,11 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
         let bytes = Array(token.utf8)
         let prefix = Array("sk-lm-".utf8)
         guard bytes.count == prefix.count + 8 + 1 + 20, bytes.starts(with: prefix),
-              bytes[prefix.count + 8] == UInt8(ascii: ":")
+            bytes[prefix.count + 8] == UInt8(ascii: ":")
         else { return false }
         let isAlphanumeric = { (byte: UInt8) in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
         return bytes[prefix.count..<(prefix.count + 8)].allSatisfy(isAlphanumeric)
@@ -165,13 +173,13 @@ public enum CredentialsError: Error, Equatable, Sendable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case let .insecurePermissions(path, mode):
+        case .insecurePermissions(let path, let mode):
             "Refusing to read the API token from \(path): other users can access it (mode \(String(mode, radix: 8))). Run `chmod 600 \(path)`."
-        case let .unreadable(path, reason):
+        case .unreadable(let path, let reason):
             "Cannot read the API token from \(path): \(reason)."
-        case let .malformedToken(source):
+        case .malformedToken(let source):
             "The API token from \(source) cannot be sent: it is empty or contains spaces, control or non-ASCII characters."
-        case let .unwritable(path, reason):
+        case .unwritable(let path, let reason):
             "Cannot save the API token to \(path): \(reason)."
         }
     }

@@ -20,7 +20,8 @@ public struct DownloadStatus: Codable, Sendable, Equatable {
     /// Creates a job state.
     public init(
         jobId: String? = nil, status: String, totalSizeBytes: Int64? = nil, downloadedBytes: Int64? = nil,
-        bytesPerSecond: Double? = nil, estimatedCompletion: String? = nil, startedAt: String? = nil, completedAt: String? = nil
+        bytesPerSecond: Double? = nil, estimatedCompletion: String? = nil, startedAt: String? = nil,
+        completedAt: String? = nil
     ) {
         self.jobId = jobId
         self.status = status

@@ -20,7 +20,9 @@ public enum FinalTextRule {
     }
 
     /// Whether the text made of the first `shared` bytes of `streamed` followed by `rest` says the same as `streamed`.
-    static func saysTheSame(_ streamed: UnsafeBufferPointer<UInt8>, sharing shared: Int, rest: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func saysTheSame(
+        _ streamed: UnsafeBufferPointer<UInt8>, sharing shared: Int, rest: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
         // Leading whitespace is the same in both, unless the shared start is whitespace only and it goes on past it.
         let startsShared = shared > 0 && streamed[..<shared].contains { !isASCIIWhitespace($0) }
         var mine = streamed[shared...]
@@ -59,10 +61,14 @@ public enum FinalTextRule {
         let scalars = text.unicodeScalars
         var start = scalars.startIndex
         if leading {
-            while start < scalars.endIndex, scalars[start].properties.isWhitespace { start = scalars.index(after: start) }
+            while start < scalars.endIndex, scalars[start].properties.isWhitespace {
+                start = scalars.index(after: start)
+            }
         }
         var end = scalars.endIndex
-        while end > start, scalars[scalars.index(before: end)].properties.isWhitespace { end = scalars.index(before: end) }
+        while end > start, scalars[scalars.index(before: end)].properties.isWhitespace {
+            end = scalars.index(before: end)
+        }
         return Substring(scalars[start..<end])
     }
 }

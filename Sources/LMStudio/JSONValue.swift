@@ -36,11 +36,11 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
-        case let .bool(value): try container.encode(value)
-        case let .number(value): try container.encode(value)
-        case let .string(value): try container.encode(value)
-        case let .array(value): try container.encode(value)
-        case let .object(value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
         }
     }
 
@@ -58,9 +58,9 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
         switch self {
         case .null:
             text += "null"
-        case let .bool(value):
+        case .bool(let value):
             text += value ? "true" : "false"
-        case let .number(value):
+        case .number(let value):
             if !value.isFinite {
                 text += "null"
             } else if value == value.rounded(), abs(value) < 1e15 {
@@ -68,16 +68,16 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
             } else {
                 text += "\(value)"
             }
-        case let .string(value):
+        case .string(let value):
             Self.renderString(value, into: &text)
-        case let .array(values):
+        case .array(let values):
             text += "["
             for (index, value) in values.enumerated() {
                 if index > 0 { text += "," }
                 value.render(into: &text)
             }
             text += "]"
-        case let .object(members):
+        case .object(let members):
             text += "{"
             for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { text += "," }

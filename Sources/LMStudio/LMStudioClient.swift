@@ -27,8 +27,10 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
 
     /// Creates a client; a trailing slash in `server` is ignored. `userAgent` should name the client and its
     /// version, e.g. `llmster-client/0.1.0`.
-    public init(server: String, token: String?, transport: any Transport, timeouts: HTTPTimeouts = HTTPTimeouts(),
-                userAgent: String = LMStudioClient.defaultUserAgent) {
+    public init(
+        server: String, token: String?, transport: any Transport, timeouts: HTTPTimeouts = HTTPTimeouts(),
+        userAgent: String = LMStudioClient.defaultUserAgent
+    ) {
         var server = server
         while server.hasSuffix("/") { server.removeLast() }
         self.server = server
@@ -45,7 +47,9 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
     /// Asks whether the server is LM Studio; a server that is something else answers `lmstudio == false`.
     public func greeting() async throws -> Greeting {
         let response: HTTPResponse
-        do { response = try await send("GET", "/lmstudio-greeting", allowingStatus: 404) } catch LMStudioError.notLMStudio { return Greeting(lmstudio: false) }
+        do { response = try await send("GET", "/lmstudio-greeting", allowingStatus: 404) } catch LMStudioError
+            .notLMStudio
+        { return Greeting(lmstudio: false) }
         let body = try await collect(response, limit: 1 << 20)
         guard response.status != 404, let greeting = try? JSONDecoder().decode(Greeting.self, from: Data(body)) else {
             return Greeting(lmstudio: false)
@@ -60,12 +64,15 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
 
     /// Loads a model and returns once it is loaded, waiting up to ``slowReplyIdleLimit`` for the reply.
     public func load(_ request: LoadRequest) async throws -> LoadResponse {
-        try await decode(LoadResponse.self, from: send("POST", "/api/v1/models/load", json: request, idle: Self.slowReplyIdleLimit))
+        try await decode(
+            LoadResponse.self, from: send("POST", "/api/v1/models/load", json: request, idle: Self.slowReplyIdleLimit))
     }
 
     /// Unloads one loaded instance, named by its `loaded_instances[].id`.
     public func unload(instanceId: String) async throws {
-        _ = try await collect(send("POST", "/api/v1/models/unload", json: UnloadRequest(instanceId: instanceId)), limit: Self.maxReplyBytes)
+        _ = try await collect(
+            send("POST", "/api/v1/models/unload", json: UnloadRequest(instanceId: instanceId)),
+            limit: Self.maxReplyBytes)
     }
 
     /// Starts downloading a model.
@@ -84,7 +91,8 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
     public func chat(_ request: ChatRequest) async throws -> ChatResult {
         var request = request
         request.stream = false
-        return ThinkTagSplitter.splitting(try await decode(ChatResult.self, from: sendChat(request, idle: Self.slowReplyIdleLimit)))
+        return ThinkTagSplitter.splitting(
+            try await decode(ChatResult.self, from: sendChat(request, idle: Self.slowReplyIdleLimit)))
     }
 
     /// Runs one chat turn as a stream of events, read from the network only as fast as they are consumed.
@@ -116,14 +124,18 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
     /// The docs spell a text input item `message` in the reference and `text` in the example (`chat.md`); servers
     /// have been seen to take only `text`, which is sent first. When the server refuses the item type, the other
     /// spelling is tried once and, if taken, kept for every later request of this client and its copies.
-    private func sendChat(_ request: ChatRequest, idle: Double? = nil, accept: String = "application/json") async throws -> HTTPResponse {
+    private func sendChat(_ request: ChatRequest, idle: Double? = nil, accept: String = "application/json") async throws
+        -> HTTPResponse
+    {
         let spelling = textItemType.current
         do {
-            return try await send("POST", "/api/v1/chat", json: request, idle: idle, accept: accept, textItemType: spelling)
+            return try await send(
+                "POST", "/api/v1/chat", json: request, idle: idle, accept: accept, textItemType: spelling)
         } catch let error as LMStudioError {
             guard request.input.hasTextItems, error.refusesTextItemType else { throw error }
             let other = InputItem.otherTextType(than: spelling)
-            let response = try await send("POST", "/api/v1/chat", json: request, idle: idle, accept: accept, textItemType: other)
+            let response = try await send(
+                "POST", "/api/v1/chat", json: request, idle: idle, accept: accept, textItemType: other)
             textItemType.current = other
             return response
         }
@@ -164,7 +176,9 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
                 ?? .server(status: response.status, message: "unexpected status")
         }
         // A web server, proxy or captive portal at the address answers with a page, not LM Studio's API.
-        if (200..<300).contains(response.status), let type = response.headers["content-type"], type.lowercased().contains("html") {
+        if (200..<300).contains(response.status), let type = response.headers["content-type"],
+            type.lowercased().contains("html")
+        {
             throw LMStudioError.notLMStudio(server: server, contentType: type)
         }
         return response
@@ -201,9 +215,11 @@ public struct LMStudioClient: Sendable, CustomStringConvertible {
             context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         }
         switch error {
-        case let .keyNotFound(key, context): return "missing field \(path(context)).\(key.stringValue)"
-        case let .typeMismatch(_, context), let .valueNotFound(_, context): return "unexpected value at \(path(context))"
-        case let .dataCorrupted(context): return context.codingPath.isEmpty ? "not valid JSON" : "invalid value at \(path(context))"
+        case .keyNotFound(let key, let context): return "missing field \(path(context)).\(key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "unexpected value at \(path(context))"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "invalid value at \(path(context))"
         @unknown default: return "\(error)"
         }
     }
@@ -220,13 +236,14 @@ private final class TextItemSpelling: Sendable {
     }
 }
 
-private extension LMStudioError {
+extension LMStudioError {
     /// Whether the server refused an input item's `type` (e.g. "Invalid discriminator value. Expected 'text' | 'image'").
-    var refusesTextItemType: Bool {
-        guard case let .invalidRequest(message, param, code) = self else { return false }
+    fileprivate var refusesTextItemType: Bool {
+        guard case .invalidRequest(let message, let param, let code) = self else { return false }
         let lowered = message.lowercased()
         let namesInput = param?.hasPrefix("input") ?? lowered.contains("input")
-        return namesInput && (code == "invalid_union_discriminator" || param?.hasSuffix("type") == true
-            || lowered.contains("discriminator") || lowered.contains("'text'") || lowered.contains("'message'"))
+        return namesInput
+            && (code == "invalid_union_discriminator" || param?.hasSuffix("type") == true
+                || lowered.contains("discriminator") || lowered.contains("'text'") || lowered.contains("'message'"))
     }
 }

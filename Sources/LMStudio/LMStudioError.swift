@@ -43,23 +43,25 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
     /// The message, naming `credentialsFile` (the one in effect, e.g. `Paths.credentialsFile`) as the place for a token;
     /// nil names the default place.
     public func description(credentialsFile: String?) -> String {
-        let credentials = credentialsFile ?? "the credentials file ($XDG_CONFIG_HOME/llmster/credentials, default ~/.config/llmster/credentials)"
+        let credentials =
+            credentialsFile
+            ?? "the credentials file ($XDG_CONFIG_HOME/llmster/credentials, default ~/.config/llmster/credentials)"
         return switch self {
-        case let .unreachable(server, reason):
+        case .unreachable(let server, let reason):
             "LM Studio is not reachable at \(server) (\(reason)). Is the server running? Try `lms server start`."
-        case let .timedOut(server, .connect):
+        case .timedOut(let server, .connect):
             "Connecting to LM Studio at \(server) timed out. Is the address right and the machine awake?"
-        case let .timedOut(server, .idle):
+        case .timedOut(let server, .idle):
             "LM Studio at \(server) stopped responding: nothing arrived within the idle timeout (the `idle_timeout` setting)."
-        case let .tls(server, reason):
+        case .tls(let server, let reason):
             "The secure connection to \(server) failed: \(reason)."
-        case let .connectionLost(server, reason):
+        case .connectionLost(let server, let reason):
             "The connection to LM Studio at \(server) failed: \(reason)."
         case .tokenMissing:
             "LM Studio requires an API token. Set LM_API_TOKEN, or save it as a `token = …` line in \(credentials) (chmod 600)."
         case .tokenRejected:
             "LM Studio rejected the API token. Check LM_API_TOKEN or \(credentials) against the token in LM Studio's server settings."
-        case let .tokenLacksPermission(message):
+        case .tokenLacksPermission(let message):
             "LM Studio refused this request: the token lacks permission for this request (LM Studio's per-token permissions)."
                 + (message.isEmpty ? "" : " The server said: \(message).")
                 + " Give the token that permission in LM Studio's Developer → Server Settings → Manage Tokens, or use another token."
@@ -67,19 +69,23 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
             "The API token cannot be sent: it is empty or contains spaces, control or non-ASCII characters. Nothing was sent."
         case .serverTooOld:
             "LM Studio 0.4 or newer is required: this server does not offer the /api/v1 REST API. Please update LM Studio."
-        case let .modelNotFound(message):
+        case .modelNotFound(let message):
             "Model not found: \(message). `llmster models` lists the downloaded models."
-        case let .invalidRequest(message, param, _):
-            if let param { "LM Studio refused the request (\(param)): \(message)" } else { "LM Studio refused the request: \(message)" }
-        case let .server(status, message):
+        case .invalidRequest(let message, let param, _):
+            if let param {
+                "LM Studio refused the request (\(param)): \(message)"
+            } else {
+                "LM Studio refused the request: \(message)"
+            }
+        case .server(let status, let message):
             "LM Studio answered with HTTP \(status): \(message)"
-        case let .invalidResponse(detail):
+        case .invalidResponse(let detail):
             "LM Studio sent a reply llmster cannot read: \(detail)"
-        case let .notLMStudio(server, contentType):
+        case .notLMStudio(let server, let contentType):
             "\(server) answered with an HTML page (\(Self.sanitized(contentType, limit: 80))), not LM Studio's API. Is this the address of the LM Studio server?"
-        case let .replyConnectionLost(detail):
+        case .replyConnectionLost(let detail):
             "connection lost (\(detail))"
-        case let .stream(detail):
+        case .stream(let detail):
             "The reply stream broke: \(detail)"
         case .cancelled:
             "The request was cancelled."
@@ -99,13 +105,17 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
         if (200..<300).contains(status) {
             return payload.map { .server(status: status, message: sanitized($0.message)) }
         }
-        if status == 403, tokenSent { return .tokenLacksPermission(message: payload.map { sanitized($0.message, limit: 200) } ?? "") }
+        if status == 403, tokenSent {
+            return .tokenLacksPermission(message: payload.map { sanitized($0.message, limit: 200) } ?? "")
+        }
         if status == 401 || status == 403 { return tokenSent ? .tokenRejected : .tokenMissing }
         let message = sanitized(payload?.message ?? String(decoding: body, as: UTF8.self))
         let fallback = message.isEmpty ? "(no message)" : message
         if payload?.type == "model_not_found" || payload?.code == "model_not_found" { return .modelNotFound(fallback) }
         if status == 400 {
-            return .invalidRequest(message: fallback, param: payload?.param.map { sanitized($0) }, code: payload?.code.map { sanitized($0) })
+            return .invalidRequest(
+                message: fallback, param: payload?.param.map { sanitized($0) },
+                code: payload?.code.map { sanitized($0) })
         }
         return .server(status: status, message: fallback)
     }
@@ -117,12 +127,12 @@ public enum LMStudioError: Error, CustomStringConvertible, LocalizedError, Equat
         case is CancellationError: .cancelled
         case let error as HTTPError:
             switch error {
-            case let .unreachable(_, reason): .unreachable(server: server, reason: reason)
-            case let .timedOut(_, phase): .timedOut(server: server, phase: phase)
-            case let .tls(_, reason): .tls(server: server, reason: reason)
+            case .unreachable(_, let reason): .unreachable(server: server, reason: reason)
+            case .timedOut(_, let phase): .timedOut(server: server, phase: phase)
+            case .tls(_, let reason): .tls(server: server, reason: reason)
             case .invalidURL: .invalidResponse("\(server) is not a valid http or https server address")
-            case let .transfer(_, reason): .connectionLost(server: server, reason: reason)
-            case let .bodyTooLarge(limit): .invalidResponse("the reply is larger than \(limit) bytes")
+            case .transfer(_, let reason): .connectionLost(server: server, reason: reason)
+            case .bodyTooLarge(let limit): .invalidResponse("the reply is larger than \(limit) bytes")
             case .cancelled: .cancelled
             }
         case let error as SSEError: .stream(error.description)

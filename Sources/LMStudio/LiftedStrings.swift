@@ -27,7 +27,7 @@ struct LiftedStrings {
     /// Lifts the long strings out of the JSON `payload`; nil when there are none or lifting would not be exact.
     init?(payload: [UInt8]) {
         guard payload.count >= Self.minimumLength,
-              let (skeleton, literals) = payload.withUnsafeBufferPointer({ Self.lift($0) })
+            let (skeleton, literals) = payload.withUnsafeBufferPointer({ Self.lift($0) })
         else { return nil }
         self.payload = payload
         self.skeleton = skeleton
@@ -148,7 +148,7 @@ struct LiftedStrings {
     /// The number of the lifted string `placeholder` stands for.
     private func literalNumber(_ placeholder: String?) -> Int? {
         guard let placeholder, placeholder.utf8.first == 0x01, placeholder.dropFirst().hasPrefix(token),
-              let number = Int(placeholder.dropFirst(1 + token.count)), literals.indices.contains(number)
+            let number = Int(placeholder.dropFirst(1 + token.count)), literals.indices.contains(number)
         else { return nil }
         return number
     }

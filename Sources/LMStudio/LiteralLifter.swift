@@ -23,7 +23,9 @@ struct LiteralLifter {
     /// Where in the skeleton the content of the last short string lies: the key, when a colon follows.
     private var lastString: Range<Int>?
     /// The keys of a reply text: the `content` of an item of `result.output`.
-    private static let replyTextKeys: [[UInt8]?] = [Array("result".utf8), Array("output".utf8), nil, Array("content".utf8)]
+    private static let replyTextKeys: [[UInt8]?] = [
+        Array("result".utf8), Array("output".utf8), nil, Array("content".utf8)
+    ]
 
     private enum State {
         case outside
@@ -68,9 +70,16 @@ struct LiteralLifter {
             case .short(let start, var escaped):
                 let from = index
                 var closed = false
-                while index < bytes.count, !closed, skeleton.count + index - from < start + LiftedStrings.minimumLength {
+                while index < bytes.count, !closed, skeleton.count + index - from < start + LiftedStrings.minimumLength
+                {
                     let byte = bytes[index]
-                    if escaped { escaped = false } else if byte == .backslash { escaped = true } else if byte == .quote { closed = true }
+                    if escaped {
+                        escaped = false
+                    } else if byte == .backslash {
+                        escaped = true
+                    } else if byte == .quote {
+                        closed = true
+                    }
                     index += 1
                 }
                 skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<index]))
@@ -81,7 +90,8 @@ struct LiteralLifter {
                     var literal = LongLiteral(digests: digests, comparing: keys == Self.replyTextKeys)
                     _ = skeleton[(start + 1)...].withUnsafeBufferPointer { literal.feedContent($0) }
                     skeleton.removeSubrange(start...)
-                    skeleton.append(contentsOf: LiftedStrings.placeholder(firstNumber + literals.count, token: token).utf8)
+                    skeleton.append(
+                        contentsOf: LiftedStrings.placeholder(firstNumber + literals.count, token: token).utf8)
                     state = .long(literal)
                 } else {
                     state = .short(start: start, escaped: escaped)
@@ -221,7 +231,9 @@ private struct LongLiteral {
         case .matching:
             guard isClosed, pending.isEmpty else { return .invalid }
             let digest = hasher.finalize()
-            if candidates.contains(where: { digests.segments[$0].count == count && digests.segments[$0].digest == digest }) {
+            if candidates.contains(where: {
+                digests.segments[$0].count == count && digests.segments[$0].digest == digest
+            }) {
                 return .confirmed(prefixCount: count, prefixDigest: digest, rest: [])
             }
             guard let prefix else { return keptLiteral() }
@@ -286,7 +298,9 @@ private struct LongLiteral {
         let digest = hasher.finalize()
         let number = checkpoint
         checkpoint += 1
-        candidates.removeAll { digests.segments[$0].checkpoints.count <= number || digests.segments[$0].checkpoints[number] != digest }
+        candidates.removeAll {
+            digests.segments[$0].checkpoints.count <= number || digests.segments[$0].checkpoints[number] != digest
+        }
         if !candidates.isEmpty {
             prefix = (count, digest)
             window.removeAll(keepingCapacity: true)
@@ -319,7 +333,9 @@ private struct LongLiteral {
         } else if let lastEscape, isHighSurrogateEscape(content, at: lastEscape), lastEscape + 6 == content.count {
             end = lastEscape
         }
-        if end == lastEscape, let escapeBefore, escapeBefore + 6 == end, isHighSurrogateEscape(content, at: escapeBefore) {
+        if end == lastEscape, let escapeBefore, escapeBefore + 6 == end,
+            isHighSurrogateEscape(content, at: escapeBefore)
+        {
             end = escapeBefore
         }
         return end
@@ -327,7 +343,7 @@ private struct LongLiteral {
 
     private static func isHighSurrogateEscape(_ content: [UInt8], at index: Int) -> Bool {
         guard index + 6 <= content.count, content[index + 1] == UInt8(ascii: "u"),
-              content[index + 2] == UInt8(ascii: "d") || content[index + 2] == UInt8(ascii: "D")
+            content[index + 2] == UInt8(ascii: "d") || content[index + 2] == UInt8(ascii: "D")
         else { return false }
         return (UInt8(ascii: "8")...UInt8(ascii: "9")).contains(content[index + 3])
             || (UInt8(ascii: "a")...UInt8(ascii: "b")).contains(content[index + 3])
@@ -335,7 +351,7 @@ private struct LongLiteral {
     }
 }
 
-private extension UInt8 {
-    static let quote = UInt8(ascii: "\"")
-    static let backslash = UInt8(ascii: "\\")
+extension UInt8 {
+    fileprivate static let quote = UInt8(ascii: "\"")
+    fileprivate static let backslash = UInt8(ascii: "\\")
 }

@@ -12,8 +12,10 @@ public struct LoadOptions: Sendable, Equatable {
     public var offloadKVCacheToGPU: Bool?
 
     /// Creates load options.
-    public init(contextLength: Int? = nil, evalBatchSize: Int? = nil, flashAttention: Bool? = nil, numExperts: Int? = nil,
-                offloadKVCacheToGPU: Bool? = nil) {
+    public init(
+        contextLength: Int? = nil, evalBatchSize: Int? = nil, flashAttention: Bool? = nil, numExperts: Int? = nil,
+        offloadKVCacheToGPU: Bool? = nil
+    ) {
         self.contextLength = contextLength
         self.evalBatchSize = evalBatchSize
         self.flashAttention = flashAttention
@@ -25,8 +27,9 @@ public struct LoadOptions: Sendable, Equatable {
 extension LoadRequest {
     /// A request to load `model` with `options`, asking the server for the configuration it applied.
     public init(model: String, options: LoadOptions, echoLoadConfig: Bool = true) {
-        self.init(model: model, contextLength: options.contextLength, evalBatchSize: options.evalBatchSize,
-                  flashAttention: options.flashAttention, numExperts: options.numExperts,
-                  offloadKVCacheToGPU: options.offloadKVCacheToGPU, echoLoadConfig: echoLoadConfig)
+        self.init(
+            model: model, contextLength: options.contextLength, evalBatchSize: options.evalBatchSize,
+            flashAttention: options.flashAttention, numExperts: options.numExperts,
+            offloadKVCacheToGPU: options.offloadKVCacheToGPU, echoLoadConfig: echoLoadConfig)
     }
 }

@@ -13,7 +13,10 @@ public struct LoadResponse: Codable, Sendable, Equatable {
     public var loadConfig: InstanceConfig?
 
     /// Creates a load reply.
-    public init(type: String? = nil, instanceId: String, loadTimeSeconds: Double? = nil, status: String? = nil, loadConfig: InstanceConfig? = nil) {
+    public init(
+        type: String? = nil, instanceId: String, loadTimeSeconds: Double? = nil, status: String? = nil,
+        loadConfig: InstanceConfig? = nil
+    ) {
         self.type = type
         self.instanceId = instanceId
         self.loadTimeSeconds = loadTimeSeconds

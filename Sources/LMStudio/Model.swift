@@ -125,7 +125,7 @@ public enum ModelType: Codable, Sendable, Equatable, Hashable {
         switch self {
         case .llm: "llm"
         case .embedding: "embedding"
-        case let .other(name): name
+        case .other(let name): name
         }
     }
 
@@ -332,6 +332,8 @@ public struct InstanceConfig: Codable, Sendable, Equatable {
         try c.encodeIfPresent(numExperts, forKey: .numExperts)
         try c.encodeIfPresent(offloadKVCacheToGPU, forKey: .offloadKVCacheToGPU)
         var all = encoder.container(keyedBy: AnyKey.self)
-        for (key, value) in otherKeys.sorted(by: { $0.key < $1.key }) { try all.encode(value, forKey: AnyKey(stringValue: key)) }
+        for (key, value) in otherKeys.sorted(by: { $0.key < $1.key }) {
+            try all.encode(value, forKey: AnyKey(stringValue: key))
+        }
     }
 }

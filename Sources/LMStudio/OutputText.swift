@@ -55,7 +55,7 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
     /// The whole text, its confirmed start read from `source` at `offset`; nil when the bytes there are not the
     /// ones the digest confirmed. A text that needs no streamed text is returned as it is.
     public func resolved(in source: UnsafeBufferPointer<UInt8>, at offset: Int) -> String? {
-        guard case let .streamed(prefixCount, _, rest) = storage else { return string }
+        guard case .streamed(let prefixCount, _, let rest) = storage else { return string }
         guard confirms(source, at: offset) else { return nil }
         // One copy; the cut between the two parts may fall inside a character, so they are decoded together.
         return String(unsafeUninitializedCapacity: prefixCount + rest.count) { output in
@@ -67,7 +67,7 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
 
     /// Whether `source` holds, at `offset`, the confirmed start of this text (always true for other texts).
     func confirms(_ source: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
-        guard case let .streamed(prefixCount, digest, _) = storage else { return true }
+        guard case .streamed(let prefixCount, let digest, _) = storage else { return true }
         guard offset >= 0, offset <= source.count, source.count - offset >= prefixCount else { return false }
         return TextDigest.of(UnsafeBufferPointer(rebasing: source[offset..<offset + prefixCount])) == digest
     }
@@ -81,7 +81,7 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
         case .encoded:
             guard var string else { return false }
             return string.withUTF8 { FinalTextRule.saysTheSame(streamed, sharing: 0, rest: $0) }
-        case let .streamed(prefixCount, _, rest):
+        case .streamed(let prefixCount, _, let rest):
             guard confirms(streamed, at: 0) else { return false }
             return rest.withUnsafeBufferPointer { FinalTextRule.saysTheSame(streamed, sharing: prefixCount, rest: $0) }
         }
@@ -102,14 +102,17 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
                 count += 1
             }
             return (count, count == string.utf8.count)
-        case let .streamed(prefixCount, _, rest):
+        case .streamed(let prefixCount, _, let rest):
             guard confirms(other, at: 0) else { return (0, false) }
             var same = 0
-            while same < rest.count, prefixCount + same < other.count, rest[same] == other[prefixCount + same] { same += 1 }
+            while same < rest.count, prefixCount + same < other.count, rest[same] == other[prefixCount + same] {
+                same += 1
+            }
             return (prefixCount + same, same == rest.count)
         case .encoded(let bytes, let range):
             return bytes.withUnsafeBufferPointer { buffer in
-                var cursor = TextDeltaScanner.Cursor(bytes: UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]), index: range.lowerBound)
+                var cursor = TextDeltaScanner.Cursor(
+                    bytes: UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]), index: range.lowerBound)
                 var count = 0
                 let whole = cursor.decodeString { run in
                     let remaining = other.count - count
@@ -128,15 +131,17 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
     /// that is inside a confirmed start this text does not hold.
     public func dropFirst(utf8 count: Int) -> String? {
         switch storage {
-        case let .streamed(prefixCount, _, rest):
+        case .streamed(let prefixCount, _, let rest):
             guard count >= prefixCount else { return nil }
             return String(decoding: rest.dropFirst(count - prefixCount), as: UTF8.self)
         case .decoded(let string):
             let utf8 = string.utf8
-            return String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: min(count, utf8.count))...], as: UTF8.self)
+            return String(
+                decoding: utf8[utf8.index(utf8.startIndex, offsetBy: min(count, utf8.count))...], as: UTF8.self)
         case .encoded(let bytes, let range):
             return bytes.withUnsafeBufferPointer { buffer in
-                var cursor = TextDeltaScanner.Cursor(bytes: UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]), index: range.lowerBound)
+                var cursor = TextDeltaScanner.Cursor(
+                    bytes: UnsafeBufferPointer(rebasing: buffer[..<range.upperBound]), index: range.lowerBound)
                 return String(unsafeUninitializedCapacity: range.count) { output in
                     var skipped = 0
                     var written = 0
@@ -154,7 +159,9 @@ public struct OutputText: Sendable, Equatable, ExpressibleByStringLiteral, Custo
     }
 
     public static func == (lhs: OutputText, rhs: OutputText) -> Bool {
-        if case let .streamed(leftCount, leftDigest, leftRest) = lhs.storage, case let .streamed(rightCount, rightDigest, rightRest) = rhs.storage {
+        if case .streamed(let leftCount, let leftDigest, let leftRest) = lhs.storage,
+            case .streamed(let rightCount, let rightDigest, let rightRest) = rhs.storage
+        {
             return leftCount == rightCount && leftDigest == rightDigest && leftRest == rightRest
         }
         return !lhs.needsStreamedText && !rhs.needsStreamedText && lhs.string == rhs.string

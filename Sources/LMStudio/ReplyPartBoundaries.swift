@@ -59,7 +59,7 @@ public struct ReplyPartBoundaries: Sendable {
             ended = true
             return .outside
         case .chatStart, .toolCallName, .modelLoadStart, .modelLoadProgress, .modelLoadEnd, .promptProcessingStart,
-             .promptProcessingProgress, .promptProcessingEnd, .reasoningEnd, .messageEnd, .error, .unreadable:
+            .promptProcessingProgress, .promptProcessingEnd, .reasoningEnd, .messageEnd, .error, .unreadable:
             return .outside
         }
     }

@@ -52,7 +52,9 @@ public struct SSEParser: Sendable {
     ///
     /// `digests` must include every delta of the events this parser dispatched before: the caller decodes those
     /// before feeding more, in pieces small enough that no line reaches ``LiftedStrings/minimumLength`` within one.
-    mutating func feedRaw(_ bytes: some Collection<UInt8>, confirmingAgainst digests: StreamedTextDigests? = nil) throws -> [RawSSEEvent] {
+    mutating func feedRaw(_ bytes: some Collection<UInt8>, confirmingAgainst digests: StreamedTextDigests? = nil) throws
+        -> [RawSSEEvent]
+    {
         if let failure { throw failure }
         self.digests = digests
         defer { self.digests = nil }
@@ -80,7 +82,9 @@ public struct SSEParser: Sendable {
         return []
     }
 
-    private mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [RawSSEEvent]) throws(SSEError) {
+    private mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [RawSSEEvent])
+        throws(SSEError)
+    {
         let count = buffer.count
         var index = 0
         while let matched = byteOrderMarkPrefix, index < count {
@@ -183,7 +187,8 @@ public struct SSEParser: Sendable {
     private func chatEndDataStart() -> Int? {
         let prefix = Self.dataPrefix
         guard partialLine.starts(with: prefix) else { return nil }
-        let value = partialLine.count > prefix.count && partialLine[prefix.count] == .space ? prefix.count + 1 : prefix.count
+        let value =
+            partialLine.count > prefix.count && partialLine[prefix.count] == .space ? prefix.count + 1 : prefix.count
         if let name, !name.isEmpty { return name.elementsEqual("chat.end".utf8) ? value : nil }
         return partialLine[value...].starts(with: Self.chatEndOpening) ? value : nil
     }
@@ -248,7 +253,10 @@ public struct SSEParser: Sendable {
             var lifted: [LiftedLiteral] = []
             swap(&lifted, &literals)
             literalBytes = 0
-            events.append(RawSSEEvent(name: name.flatMap { $0.isEmpty ? nil : $0 }, data: taken, literals: lifted, literalToken: literalToken))
+            events.append(
+                RawSSEEvent(
+                    name: name.flatMap { $0.isEmpty ? nil : $0 }, data: taken, literals: lifted,
+                    literalToken: literalToken))
         } else {
             data.removeAll(keepingCapacity: true)
         }
@@ -300,14 +308,14 @@ public enum SSEError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .eventTooLarge(limit): "a server event is larger than the \(limit)-byte limit"
+        case .eventTooLarge(let limit): "a server event is larger than the \(limit)-byte limit"
         }
     }
 }
 
-private extension UInt8 {
-    static let lineFeed = UInt8(ascii: "\n")
-    static let carriageReturn = UInt8(ascii: "\r")
-    static let colon = UInt8(ascii: ":")
-    static let space = UInt8(ascii: " ")
+extension UInt8 {
+    fileprivate static let lineFeed = UInt8(ascii: "\n")
+    fileprivate static let carriageReturn = UInt8(ascii: "\r")
+    fileprivate static let colon = UInt8(ascii: ":")
+    fileprivate static let space = UInt8(ascii: " ")
 }

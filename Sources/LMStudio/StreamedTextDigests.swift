@@ -52,8 +52,10 @@ enum TextDigest {
 
     /// Feeds `bytes` to `hasher`, `count` counting them; `checkpoint` gets the digest of every prefix whose length
     /// is a multiple of ``StreamedTextDigests/checkpointBytes``.
-    static func feed(_ bytes: UnsafeBufferPointer<UInt8>, into hasher: inout Hasher, count: inout Int,
-                     checkpoint: (Int) -> Void) {
+    static func feed(
+        _ bytes: UnsafeBufferPointer<UInt8>, into hasher: inout Hasher, count: inout Int,
+        checkpoint: (Int) -> Void
+    ) {
         var rest = bytes
         while !rest.isEmpty {
             let room = StreamedTextDigests.checkpointBytes - count % StreamedTextDigests.checkpointBytes

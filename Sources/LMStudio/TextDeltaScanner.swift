@@ -61,7 +61,10 @@ enum TextDeltaScanner {
         }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, bytes[index] == .space || bytes[index] == .tab || bytes[index] == .lineFeed || bytes[index] == .carriageReturn {
+            while index < bytes.count,
+                bytes[index] == .space || bytes[index] == .tab || bytes[index] == .lineFeed
+                    || bytes[index] == .carriageReturn
+            {
                 index += 1
             }
         }
@@ -145,15 +148,22 @@ enum TextDeltaScanner {
                     var encoded: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
                     let emitted = withUnsafeMutableBytes(of: &encoded) { raw in
                         var count = 0
-                        UTF8.encode(scalar) { raw[count] = $0; count += 1 }
-                        return emit(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
+                        UTF8.encode(scalar) {
+                            raw[count] = $0
+                            count += 1
+                        }
+                        return emit(
+                            UnsafeBufferPointer(
+                                start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
                     }
                     guard emitted else { return false }
                     runStart = index
                     continue
                 default: return false
                 }
-                guard withUnsafePointer(to: &decoded, { emit(UnsafeBufferPointer(start: $0, count: 1)) }) else { return false }
+                guard withUnsafePointer(to: &decoded, { emit(UnsafeBufferPointer(start: $0, count: 1)) }) else {
+                    return false
+                }
                 runStart = index
             }
             return false
@@ -164,7 +174,9 @@ enum TextDeltaScanner {
             guard let unit = hexUnit() else { return nil }
             switch unit {
             case 0xD800...0xDBFF:
-                guard index + 1 < bytes.count, bytes[index] == .backslash, bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+                guard index + 1 < bytes.count, bytes[index] == .backslash, bytes[index + 1] == UInt8(ascii: "u") else {
+                    return nil
+                }
                 index += 2
                 guard let low = hexUnit(), (0xDC00...0xDFFF).contains(low) else { return nil }
                 return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
@@ -196,16 +208,16 @@ enum TextDeltaScanner {
     }
 }
 
-private extension UInt8 {
-    static let openBrace = UInt8(ascii: "{")
-    static let closeBrace = UInt8(ascii: "}")
-    static let comma = UInt8(ascii: ",")
-    static let colon = UInt8(ascii: ":")
-    static let quote = UInt8(ascii: "\"")
-    static let backslash = UInt8(ascii: "\\")
-    static let slash = UInt8(ascii: "/")
-    static let space = UInt8(ascii: " ")
-    static let tab = UInt8(ascii: "\t")
-    static let lineFeed = UInt8(ascii: "\n")
-    static let carriageReturn = UInt8(ascii: "\r")
+extension UInt8 {
+    fileprivate static let openBrace = UInt8(ascii: "{")
+    fileprivate static let closeBrace = UInt8(ascii: "}")
+    fileprivate static let comma = UInt8(ascii: ",")
+    fileprivate static let colon = UInt8(ascii: ":")
+    fileprivate static let quote = UInt8(ascii: "\"")
+    fileprivate static let backslash = UInt8(ascii: "\\")
+    fileprivate static let slash = UInt8(ascii: "/")
+    fileprivate static let space = UInt8(ascii: " ")
+    fileprivate static let tab = UInt8(ascii: "\t")
+    fileprivate static let lineFeed = UInt8(ascii: "\n")
+    fileprivate static let carriageReturn = UInt8(ascii: "\r")
 }

@@ -42,7 +42,8 @@ struct ThinkTagSplitter {
             guard !answer.isEmpty else { return [] }
             state = .passing
             return [.messageStart, .messageDelta(answer)]
-        case (.thinking, .messageEnd), (.afterThinking, .messageEnd), (.thinking, .messageStart), (.afterThinking, .messageStart):
+        case (.thinking, .messageEnd), (.afterThinking, .messageEnd), (.thinking, .messageStart),
+            (.afterThinking, .messageStart):
             return []
         case (.head, .messageEnd):
             // A part that ended before its head was decided: what was held goes first, then the end.
@@ -55,7 +56,8 @@ struct ThinkTagSplitter {
             state = .passing
             flushed.append(.chatEnd(Self.splitting(result)))
             return flushed
-        case (_, .reasoningStart), (_, .toolCallStart), (_, .toolCallSuccess), (_, .toolCallFailure), (_, .reasoningEnd):
+        case (_, .reasoningStart), (_, .toolCallStart), (_, .toolCallSuccess), (_, .toolCallFailure),
+            (_, .reasoningEnd):
             // A part of another kind: what was held goes first, and the next message part is looked at afresh.
             var flushed = flush()
             flushed.append(event)
@@ -110,7 +112,8 @@ struct ThinkTagSplitter {
 
     /// The length of the longest end of `text` that begins the closing tag.
     private static func closingPrefixLength(atEndOf text: String) -> Int {
-        for length in stride(from: min(closing.count - 1, text.count), to: 0, by: -1) where closing.hasPrefix(text.suffix(length)) {
+        for length in stride(from: min(closing.count - 1, text.count), to: 0, by: -1)
+        where closing.hasPrefix(text.suffix(length)) {
             return length
         }
         return 0
@@ -135,13 +138,16 @@ struct ThinkTagSplitter {
     static func splitting(_ result: ChatResult) -> ChatResult {
         var split = result
         split.output = result.output.flatMap { item -> [OutputItem] in
-            guard case .message(let text) = item, !text.needsStreamedText, let string = text.string else { return [item] }
+            guard case .message(let text) = item, !text.needsStreamedText, let string = text.string else {
+                return [item]
+            }
             let start = string.drop(while: \.isWhitespace)
             guard start.hasPrefix(opening) else { return [item] }
             let inside = start.dropFirst(opening.count)
             guard let close = inside.range(of: closing) else { return [.reasoning(OutputText(String(inside)))] }
             let answer = String(inside[close.upperBound...].drop(while: \.isWhitespace))
-            return [.reasoning(OutputText(String(inside[..<close.lowerBound])))] + (answer.isEmpty ? [] : [.message(OutputText(answer))])
+            return [.reasoning(OutputText(String(inside[..<close.lowerBound])))]
+                + (answer.isEmpty ? [] : [.message(OutputText(answer))])
         }
         return split
     }

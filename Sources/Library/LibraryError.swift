@@ -28,35 +28,41 @@ public enum LibraryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A message fit to show the user.
     public var description: String {
         switch self {
-        case let .sqlite(code, _, _, path) where code & 0xFF == 8:
+        case .sqlite(let code, _, _, let path) where code & 0xFF == 8:
             return LibraryError.readOnly(path: path).description
-        case let .sqlite(code, message, sql, path):
+        case .sqlite(let code, let message, let sql, let path):
             let statement = sql.map { " while running: \($0.trimmingWhitespace)" } ?? ""
             return "library \(path): SQLite error \(code): \(message)\(statement)"
-        case let .cannotCreate(path, reason):
+        case .cannotCreate(let path, let reason):
             return "cannot create library at \(path): \(reason)"
-        case let .newerSchema(found, supported, path):
-            return "library \(path) has schema version \(found), newer than this llmster supports (\(supported)); upgrade llmster"
-        case let .notFound(kind, reference):
+        case .newerSchema(let found, let supported, let path):
+            return
+                "library \(path) has schema version \(found), newer than this llmster supports (\(supported)); upgrade llmster"
+        case .notFound(let kind, let reference):
             return "no \(kind) matches \"\(reference)\""
-        case let .ambiguousConversation(reference, candidates):
+        case .ambiguousConversation(let reference, let candidates):
             let list = candidates.map { "  \($0.id)  \($0.title)" }.joined(separator: "\n")
             return "\"\(reference)\" matches several conversations; use a longer id prefix:\n\(list)"
-        case let .invalidFolderName(name):
+        case .invalidFolderName(let name):
             return "invalid folder name \"\(name)\": it must be non-empty and must not contain \"/\""
-        case let .folderExists(name, _):
+        case .folderExists(let name, _):
             return "a folder named \"\(name)\" already exists there"
-        case let .notALibrary(path, reason):
+        case .notALibrary(let path, let reason):
             return "\(path) is not an llmster library (\(reason)); nothing in it was changed. Give another --library"
-        case let .readOnly(path):
-            return "library \(path) is read-only: it can be listed, shown and exported, but nothing can be saved or changed (make it and its directory writable)"
-        case let .inUse(path, holders):
+        case .readOnly(let path):
+            return
+                "library \(path) is read-only: it can be listed, shown and exported, but nothing can be saved or changed (make it and its directory writable)"
+        case .inUse(let path, let holders):
             let who = holders.isEmpty ? "another process" : "process " + holders.joined(separator: ", ")
             return "library \(path) is in use by \(who); let it finish (or quit it), then try again"
-        case let .conversationInUse(conversationId, inThisProcess, holders):
-            let who = inThisProcess ? "another reply in this process"
-                : holders.isEmpty ? "another process (which may just have ended)" : "process " + holders.joined(separator: ", ")
-            return "conversation \(conversationId) is being answered by \(who); one writer at a time: wait for that reply to end, then try again"
+        case .conversationInUse(let conversationId, let inThisProcess, let holders):
+            let who =
+                inThisProcess
+                ? "another reply in this process"
+                : holders.isEmpty
+                    ? "another process (which may just have ended)" : "process " + holders.joined(separator: ", ")
+            return
+                "conversation \(conversationId) is being answered by \(who); one writer at a time: wait for that reply to end, then try again"
         }
     }
 }

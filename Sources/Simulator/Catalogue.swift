@@ -112,27 +112,28 @@ enum Catalogue {
           "max_context_length": 2048,
           "format": "gguf"
         }
-        """#,
+        """#
     ]
 
     /// The fixture for a model that a download job just completed.
     static func downloaded(key: String, sizeBytes: Int) -> String {
         let publisher = key.split(separator: "/").first.map(String.init) ?? "unknown"
         let name = key.split(separator: "/").last.map(String.init) ?? key
-        return JSON.encode([
-            "type": "llm",
-            "publisher": publisher,
-            "key": key,
-            "display_name": name,
-            "architecture": "llama",
-            "quantization": ["name": "Q4_K_M", "bits_per_weight": 4],
-            "size_bytes": sizeBytes,
-            "params_string": "3B",
-            "max_context_length": 32768,
-            "format": "gguf",
-            "capabilities": ["vision": false, "trained_for_tool_use": false],
-            "description": "Downloaded through the simulator.",
-        ] as [String: Any])
+        return JSON.encode(
+            [
+                "type": "llm",
+                "publisher": publisher,
+                "key": key,
+                "display_name": name,
+                "architecture": "llama",
+                "quantization": ["name": "Q4_K_M", "bits_per_weight": 4],
+                "size_bytes": sizeBytes,
+                "params_string": "3B",
+                "max_context_length": 32768,
+                "format": "gguf",
+                "capabilities": ["vision": false, "trained_for_tool_use": false],
+                "description": "Downloaded through the simulator."
+            ] as [String: Any])
     }
 
     /// Models as 0.4.x servers were seen to list them beyond `list.md` (`SimulatorOptions.observedShapes`): a key
@@ -172,12 +173,15 @@ enum Catalogue {
             "reasoning": {"allowed_options": ["low", "medium", "high", "xhigh"], "default": "medium"}
           }
         }
-        """#,
+        """#
     ]
 
     /// `loaded_instances[].config` keys 0.4.x servers were seen to add to the documented ones.
     static var observedConfigKeys: [String: Any] {
-        ["physical_batch_size": 512, "context_checkpoints": 3, "reasoning_budget_message": "Thinking budget reached.",
-         "speculative_draft_max_tokens": 16]
+        [
+            "physical_batch_size": 512, "context_checkpoints": 3,
+            "reasoning_budget_message": "Thinking budget reached.",
+            "speculative_draft_max_tokens": 16
+        ]
     }
 }

@@ -88,12 +88,16 @@ struct ChatPlan {
             "total_output_tokens": (streamedCharacters + 3) / 4,
             "reasoning_output_tokens": (reasoningCharacters + 3) / 4,
             "tokens_per_second": 42.5,
-            "time_to_first_token_seconds": 0.125,
+            "time_to_first_token_seconds": 0.125
         ]
         if turn.jitLoad { stats["model_load_time_seconds"] = 1.25 }
         result = ["model_instance_id": instance, "output": output, "stats": stats]
         if let id = turn.responseID { result["response_id"] = id }
-        if turn.faults.hostile.isActive { steps.append(.event("chat.end", turn.faults.hostile.chatEnd(result))) } else { event("chat.end", ["result": result]) }
+        if turn.faults.hostile.isActive {
+            steps.append(.event("chat.end", turn.faults.hostile.chatEnd(result)))
+        } else {
+            event("chat.end", ["result": result])
+        }
         if turn.faults.afterEnd { event("message.delta", ["content": " (sent after chat.end)"]) }
     }
 
@@ -120,8 +124,10 @@ struct ChatPlan {
     }
 
     /// Cuts `text` into deltas of `size` characters, by default a few (more for very long texts, at most ~4000 deltas).
-    private mutating func deltas(_ name: String, _ text: String, size: Int?, delay: Double, stallAfter: Int? = nil, stall: Double? = nil,
-                                 badEvent: Faults.BadEvent? = nil) {
+    private mutating func deltas(
+        _ name: String, _ text: String, size: Int?, delay: Double, stallAfter: Int? = nil, stall: Double? = nil,
+        badEvent: Faults.BadEvent? = nil
+    ) {
         let characters = Array(text)
         let size = size ?? max(4, characters.count / 4000)
         var index = 0
@@ -142,8 +148,10 @@ struct ChatPlan {
 
     private mutating func message(_ text: String, turn: Turn, stall: Bool) {
         marker("message.start", sparse: turn.faults.sparseEvents)
-        deltas("message.delta", stall ? ScriptedReply.streamed(text, faults: turn.faults) : text, size: turn.faults.delta, delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall,
-               badEvent: stall ? turn.faults.badEvent : nil)
+        deltas(
+            "message.delta", stall ? ScriptedReply.streamed(text, faults: turn.faults) : text, size: turn.faults.delta,
+            delay: turn.tokenDelay, stallAfter: stall ? 3 : nil, stall: turn.faults.stall,
+            badEvent: stall ? turn.faults.badEvent : nil)
         marker("message.end", sparse: turn.faults.sparseEvents)
         output.append(["type": "message", "content": stall ? ScriptedReply.final(text, faults: turn.faults) : text])
     }
@@ -162,8 +170,16 @@ struct ChatPlan {
         event("tool_call.arguments", ["tool": "search_docs", "arguments": arguments, "provider_info": provider])
         if let stall { steps.append(.pause(stall)) }
         if drops { steps.append(.close) }
-        event("tool_call.success", ["tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput, "provider_info": provider])
-        output.append(["type": "tool_call", "tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput, "provider_info": provider])
+        event(
+            "tool_call.success",
+            [
+                "tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput,
+                "provider_info": provider
+            ])
+        output.append([
+            "type": "tool_call", "tool": "search_docs", "arguments": arguments, "output": ScriptedReply.toolOutput,
+            "provider_info": provider
+        ])
     }
 
     /// `count` successful calls, each followed by one line of answer naming it (the `tool-calls` directive).
@@ -172,7 +188,9 @@ struct ChatPlan {
             let arguments: [String: Any] = ["query": "sse \(number)", "limit": 5]
             event("tool_call.start", ["tool": "search_docs"])
             event("tool_call.success", ["tool": "search_docs", "arguments": arguments, "output": "result \(number)"])
-            output.append(["type": "tool_call", "tool": "search_docs", "arguments": arguments, "output": "result \(number)"])
+            output.append([
+                "type": "tool_call", "tool": "search_docs", "arguments": arguments, "output": "result \(number)"
+            ])
             event("message.start", [:])
             event("message.delta", ["content": "Call \(number) done.\n\n"])
             event("message.end", [:])

@@ -140,17 +140,25 @@ struct Faults: Sendable, Equatable {
             }
         case "seed": seed = UInt64(try int(0...Int.max))
         case "tool-stall":
-            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
+            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
+                throw .invalidDirective(token)
+            }
             toolStall = seconds
         case "tool-drop": toolDrop = try flag()
         case "tool-name":
-            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
+            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
+                throw .invalidDirective(token)
+            }
             toolName = seconds
         case "prefill":
-            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
+            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
+                throw .invalidDirective(token)
+            }
             prefill = seconds
         case "stall":
-            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else { throw .invalidDirective(token) }
+            guard let value, let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
+                throw .invalidDirective(token)
+            }
             stall = seconds
         case "reasoning": reasoning = try flag()
         case "tools": tools = try flag()
@@ -185,7 +193,7 @@ struct Faults: Sendable, Equatable {
     /// The `error` types the streaming API documents.
     static let errorTypes: Set<String> = [
         "invalid_request", "unknown", "mcp_connection_error", "plugin_connection_error",
-        "not_implemented", "model_not_found", "job_not_found", "internal_error",
+        "not_implemented", "model_not_found", "job_not_found", "internal_error"
     ]
 
     /// Removes every `[[sim:…]]` directive (and the whitespace right after it) from `text`, applying each.

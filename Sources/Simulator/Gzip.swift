@@ -34,7 +34,8 @@ struct Gzip {
 
     private static func storedBlock(_ bytes: ArraySlice<UInt8>, final: Bool) -> [UInt8] {
         let length = UInt16(bytes.count)
-        return [final ? 1 : 0, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)] + bytes
+        return [final ? 1 : 0, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)]
+            + bytes
     }
 
     private static func littleEndian(_ value: UInt32) -> [UInt8] {

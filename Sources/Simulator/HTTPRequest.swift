@@ -35,7 +35,9 @@ struct HTTPRequest {
         var headerEnd: Int?
         while headerEnd == nil {
             let count = recv(fd, &chunk, chunk.count, 0)
-            guard count > 0 else { throw Failure(status: nil, message: "connection closed before the request was complete") }
+            guard count > 0 else {
+                throw Failure(status: nil, message: "connection closed before the request was complete")
+            }
             buffer += chunk[0..<count]
             headerEnd = endOfHeaders(buffer)
             if headerEnd == nil, buffer.count > maxHeaderBytes {
@@ -49,7 +51,9 @@ struct HTTPRequest {
         guard requestLine.count == 3 else { throw Failure(status: 400, message: "Malformed request line") }
         var headers: [String: String] = [:]
         for line in lines where !line.isEmpty {
-            guard let colon = line.firstIndex(of: ":") else { throw Failure(status: 400, message: "Malformed header line") }
+            guard let colon = line.firstIndex(of: ":") else {
+                throw Failure(status: 400, message: "Malformed header line")
+            }
             let name = line[..<colon].lowercased()
             headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
@@ -58,7 +62,9 @@ struct HTTPRequest {
         }
         let length: Int
         if let value = headers["content-length"] {
-            guard let parsed = Int(value), parsed >= 0 else { throw Failure(status: 400, message: "Bad Content-Length") }
+            guard let parsed = Int(value), parsed >= 0 else {
+                throw Failure(status: 400, message: "Bad Content-Length")
+            }
             length = parsed
         } else {
             length = 0
@@ -72,12 +78,17 @@ struct HTTPRequest {
         var body = Array(buffer[(end + 4)...])
         while body.count < length {
             let count = recv(fd, &chunk, min(chunk.count, length - body.count), 0)
-            guard count > 0 else { throw Failure(status: nil, message: "connection closed before the body was complete") }
+            guard count > 0 else {
+                throw Failure(status: nil, message: "connection closed before the body was complete")
+            }
             body += chunk[0..<count]
         }
         let target = String(requestLine[1])
-        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
-        return HTTPRequest(method: String(requestLine[0]), path: path, headers: headers, body: Array(body.prefix(length)))
+        let path =
+            target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+            ?? target
+        return HTTPRequest(
+            method: String(requestLine[0]), path: path, headers: headers, body: Array(body.prefix(length)))
     }
 
     private static func endOfHeaders(_ buffer: [UInt8]) -> Int? {

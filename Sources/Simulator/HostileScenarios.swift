@@ -56,29 +56,33 @@ public struct HostileScenarios: Sendable, Equatable {
             }
         }
         let json = JSON.encode(["type": "chat.end", "result": result])
-        guard overflowStats, let range = json.range(of: #""input_tokens":[0-9]+"#, options: .regularExpression) else { return json }
+        guard overflowStats, let range = json.range(of: #""input_tokens":[0-9]+"#, options: .regularExpression) else {
+            return json
+        }
         return json.replacingCharacters(in: range, with: #""input_tokens":99999999999999999999"#)
     }
 
     /// The key of the hostile catalogue's chat model: OSC 52 (clipboard), OSC 0 (title), the alternate screen and a
     /// clear, an 8-bit CSI, a C1 control and a right-to-left override, behind the plain prefix `evil/`.
-    public static let modelKey = "evil/\u{1B}]52;c;cHduZWQ=\u{07}\u{1B}]0;pwned\u{07}\u{1B}[?1049h\u{1B}[2J\u{9B}31m\u{85}\u{202E}model"
+    public static let modelKey =
+        "evil/\u{1B}]52;c;cHduZWQ=\u{07}\u{1B}]0;pwned\u{07}\u{1B}[?1049h\u{1B}[2J\u{9B}31m\u{85}\u{202E}model"
 
     /// Models whose key, display name, publisher and description carry terminal control sequences.
     static let modelFixtures: [String] = [
-        JSON.encode([
-            "type": "llm",
-            "publisher": "evil\u{1B}[5m",
-            "key": modelKey,
-            "display_name": "Evil \u{1B}]52;c;cHduZWQ=\u{07}\u{9B}2J\u{202E}Model",
-            "architecture": "llama\u{1B}[31m",
-            "quantization": ["name": "Q4\u{1B}[2J", "bits_per_weight": 4],
-            "size_bytes": 1_000_000,
-            "params_string": "1B\u{07}",
-            "max_context_length": 8192,
-            "format": "gguf",
-            "capabilities": ["vision": false, "trained_for_tool_use": false],
-            "description": "Sets the clipboard \u{1B}]52;c;cHduZWQ=\u{07} and the title \u{1B}]0;pwned\u{07}.",
-        ] as [String: Any]),
+        JSON.encode(
+            [
+                "type": "llm",
+                "publisher": "evil\u{1B}[5m",
+                "key": modelKey,
+                "display_name": "Evil \u{1B}]52;c;cHduZWQ=\u{07}\u{9B}2J\u{202E}Model",
+                "architecture": "llama\u{1B}[31m",
+                "quantization": ["name": "Q4\u{1B}[2J", "bits_per_weight": 4],
+                "size_bytes": 1_000_000,
+                "params_string": "1B\u{07}",
+                "max_context_length": 8192,
+                "format": "gguf",
+                "capabilities": ["vision": false, "trained_for_tool_use": false],
+                "description": "Sets the clipboard \u{1B}]52;c;cHduZWQ=\u{07} and the title \u{1B}]0;pwned\u{07}."
+            ] as [String: Any])
     ]
 }

@@ -9,7 +9,10 @@ enum JSON {
 
     /// Serialises any JSON value, including bare strings and numbers.
     static func fragment(_ value: Any) -> String? {
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+        else {
             return nil
         }
         return String(decoding: data, as: UTF8.self)

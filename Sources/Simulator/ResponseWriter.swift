@@ -1,5 +1,5 @@
-import SystemSupport
 import Glibc
+import SystemSupport
 
 /// Writes one HTTP response to a socket, cutting the bytes into writes as a `split` fault asks.
 struct ResponseWriter {
@@ -30,14 +30,18 @@ struct ResponseWriter {
     /// Writes a complete response with a `Content-Length` body.
     mutating func respond(status: Int, contentType: String = "application/json; charset=utf-8", body: String) {
         let bytes = gzip == nil ? Array(body.utf8) : Gzip.member(Array(body.utf8))
-        write(head: status, headers: ["Content-Type: \(contentType)", "Content-Length: \(bytes.count)"] + encodingHeader)
+        write(
+            head: status, headers: ["Content-Type: \(contentType)", "Content-Length: \(bytes.count)"] + encodingHeader)
         emit(bytes)
         flush()
     }
 
     /// Starts a chunked `text/event-stream` response.
     mutating func startStream() {
-        write(head: 200, headers: ["Content-Type: text/event-stream", "Cache-Control: no-cache", "Transfer-Encoding: chunked"] + encodingHeader)
+        write(
+            head: 200,
+            headers: ["Content-Type: text/event-stream", "Cache-Control: no-cache", "Transfer-Encoding: chunked"]
+                + encodingHeader)
         chunked = true
         if gzip != nil { emit(Gzip.header) }
     }

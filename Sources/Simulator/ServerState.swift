@@ -131,7 +131,9 @@ struct ServerState {
 
     /// The catalogue with `loadedAtStart` loaded.
     init(loadedAtStart: [String: Int], hostileModels: Bool = false, observedShapes: Bool = false) {
-        models = (Catalogue.fixtures + (hostileModels ? HostileScenarios.modelFixtures : []) + (observedShapes ? Catalogue.observedFixtures : []))
+        models =
+            (Catalogue.fixtures + (hostileModels ? HostileScenarios.modelFixtures : [])
+            + (observedShapes ? Catalogue.observedFixtures : []))
             .map(Model.init(fixture:))
         for (key, context) in loadedAtStart.sorted(by: { $0.key < $1.key }) where model(key) != nil {
             _ = load(key: key, contextLength: context)
@@ -154,8 +156,9 @@ struct ServerState {
             suffix += 1
         }
         let found = model(key)
-        let instance = Instance(id: id, key: key, contextLength: contextLength, engine: found?.engine ?? .llamaCpp,
-                                mixtureOfExperts: found?.mixtureOfExperts ?? false, jit: jit)
+        let instance = Instance(
+            id: id, key: key, contextLength: contextLength, engine: found?.engine ?? .llamaCpp,
+            mixtureOfExperts: found?.mixtureOfExperts ?? false, jit: jit)
         instances.append(instance)
         return instance
     }

@@ -14,7 +14,8 @@ struct Reply {
     }
 
     /// An error object body with `status`.
-    static func error(_ status: Int, type: String, message: String, code: String? = nil, param: String? = nil) -> Reply {
+    static func error(_ status: Int, type: String, message: String, code: String? = nil, param: String? = nil) -> Reply
+    {
         Reply(status: status, body: JSON.error(type: type, message: message, code: code, param: param))
     }
 
@@ -37,7 +38,9 @@ extension Simulator {
             return
         }
         state.withLock {
-            $0.requests.append(RecordedRequest(method: request.method, path: request.path, headers: request.headers, body: request.bodyText))
+            $0.requests.append(
+                RecordedRequest(
+                    method: request.method, path: request.path, headers: request.headers, body: request.bodyText))
         }
         if let denied = authorize(request) {
             writer.respond(status: denied.status, body: denied.body)
@@ -52,7 +55,9 @@ extension Simulator {
         }
         if headerFaults.gzip { writer.gzip = Gzip() }
         if let status = headerFaults.status {
-            writer.respond(status: status, body: JSON.error(type: "internal_error", message: "Simulated failure (status=\(status))"))
+            writer.respond(
+                status: status,
+                body: JSON.error(type: "internal_error", message: "Simulated failure (status=\(status))"))
             return
         }
         let reply: Reply
@@ -93,17 +98,28 @@ extension Simulator {
     private func authorize(_ request: HTTPRequest) -> Reply? {
         guard let token = options.requireToken else { return nil }
         guard let header = request.headers["authorization"] else {
-            return .error(401, type: "invalid_request", message: "An LM Studio API token is required to make requests to this server. Pass it as 'Authorization: Bearer <token>'.", code: "invalid_api_key")
+            return .error(
+                401, type: "invalid_request",
+                message:
+                    "An LM Studio API token is required to make requests to this server. Pass it as 'Authorization: Bearer <token>'.",
+                code: "invalid_api_key")
         }
         if let limited = options.listOnlyToken, header == "Bearer \(limited)" {
             // Documented: tokens carry permissions. Not documented: the 403 and its body, a guess.
-            guard request.method == "GET", request.path == "/api/v1/models" || request.path == "/lmstudio-greeting" else {
-                return .error(403, type: "invalid_request", message: "This API token does not have permission to access \(request.method) \(request.path).", code: "insufficient_permissions")
+            guard request.method == "GET", request.path == "/api/v1/models" || request.path == "/lmstudio-greeting"
+            else {
+                return .error(
+                    403, type: "invalid_request",
+                    message: "This API token does not have permission to access \(request.method) \(request.path).",
+                    code: "insufficient_permissions")
             }
             return nil
         }
         guard header == "Bearer \(token)" else {
-            return .error(401, type: "invalid_request", message: "An LM Studio API token is required, but the provided token is invalid.", code: "invalid_api_key")
+            return .error(
+                401, type: "invalid_request",
+                message: "An LM Studio API token is required, but the provided token is invalid.",
+                code: "invalid_api_key")
         }
         return nil
     }
@@ -116,7 +132,7 @@ extension Simulator {
                     "method": recorded.method,
                     "path": recorded.path,
                     "headers": recorded.headers,
-                    "body": recorded.body.isEmpty ? NSNull() : (JSON.parse(recorded.body) ?? recorded.body),
+                    "body": recorded.body.isEmpty ? NSNull() : (JSON.parse(recorded.body) ?? recorded.body)
                 ]
             }
             return Reply(status: 200, body: JSON.encode(list))
@@ -133,12 +149,17 @@ extension Simulator {
     /// Observed, not documented: the docs list the fields but do not say that others are refused, nor with what.
     func strictBody(_ request: HTTPRequest, allowed: Set<String>) -> Result<[String: Any], ReplyError> {
         guard let json = JSON.object(request.bodyText) else {
-            return .failure(ReplyError(.error(400, type: "invalid_request", message: "Request body must be a JSON object")))
+            return .failure(
+                ReplyError(.error(400, type: "invalid_request", message: "Request body must be a JSON object")))
         }
         let unknown = json.keys.filter { !allowed.contains($0) }.sorted()
         guard unknown.isEmpty else {
             let list = unknown.map { "'\($0)'" }.joined(separator: ", ")
-            return .failure(ReplyError(.error(400, type: "invalid_request", message: "Unrecognized key(s) in object: \(list)", code: "unrecognized_keys")))
+            return .failure(
+                ReplyError(
+                    .error(
+                        400, type: "invalid_request", message: "Unrecognized key(s) in object: \(list)",
+                        code: "unrecognized_keys")))
         }
         return .success(json)
     }
@@ -149,7 +170,8 @@ extension Simulator {
         let models: [[String: Any]] = state.withLock { state in
             state.models.map { model in
                 var json = JSON.object(model.fixture) ?? [:]
-                json["loaded_instances"] = state.instances.filter { $0.key == model.key }.map { instance -> [String: Any] in
+                json["loaded_instances"] = state.instances.filter { $0.key == model.key }.map {
+                    instance -> [String: Any] in
                     var config = instance.config(listsParallel: !early)
                     if options.observedShapes { config.merge(Catalogue.observedConfigKeys) { current, _ in current } }
                     return ["id": instance.id, "config": config]
@@ -169,32 +191,48 @@ extension Simulator {
     }
 
     private func load(_ request: HTTPRequest) -> Reply {
-        let allowed: Set<String> = ["model", "context_length", "eval_batch_size", "flash_attention", "num_experts", "offload_kv_cache_to_gpu", "echo_load_config"]
+        let allowed: Set<String> = [
+            "model", "context_length", "eval_batch_size", "flash_attention", "num_experts", "offload_kv_cache_to_gpu",
+            "echo_load_config"
+        ]
         let json: [String: Any]
         switch strictBody(request, allowed: allowed) {
-        case let .success(body): json = body
-        case let .failure(error): return error.reply
+        case .success(let body): json = body
+        case .failure(let error): return error.reply
         }
         guard let key = json["model"] as? String else {
-            return .error(400, type: "invalid_request", message: "Required: 'model' must be a string", code: "invalid_type", param: "model")
+            return .error(
+                400, type: "invalid_request", message: "Required: 'model' must be a string", code: "invalid_type",
+                param: "model")
         }
         return state.withLock { state in
             guard let model = state.model(key) else {
-                return .error(404, type: "model_not_found", message: "Model '\(key)' not found", code: "model_not_found", param: "model")
+                return .error(
+                    404, type: "model_not_found", message: "Model '\(key)' not found", code: "model_not_found",
+                    param: "model")
             }
             let context = json["context_length"] as? Int ?? min(4096, model.maxContextLength)
             guard context >= 1, context <= model.maxContextLength else {
-                return .error(400, type: "invalid_request", message: "context_length \(context) is outside 1…\(model.maxContextLength) for '\(key)'", code: "invalid_value", param: "context_length")
+                return .error(
+                    400, type: "invalid_request",
+                    message: "context_length \(context) is outside 1…\(model.maxContextLength) for '\(key)'",
+                    code: "invalid_value", param: "context_length")
             }
             if options.loadForgetsResponses { state.chains = [:] }
             var instance = state.load(key: key, contextLength: context)
             // The llama.cpp options "only have an effect" on that engine (`load.md`): others ignore them.
             if instance.engine == .llamaCpp {
-                for name in ["eval_batch_size", "num_experts"] { if let value = json[name] as? Int { instance.extra[name] = value } }
-                for name in ["flash_attention", "offload_kv_cache_to_gpu"] { if let value = json[name] as? Bool { instance.flags[name] = value } }
+                for name in ["eval_batch_size", "num_experts"] {
+                    if let value = json[name] as? Int { instance.extra[name] = value }
+                }
+                for name in ["flash_attention", "offload_kv_cache_to_gpu"] {
+                    if let value = json[name] as? Bool { instance.flags[name] = value }
+                }
             }
             state.instances[state.instances.count - 1] = instance
-            var reply: [String: Any] = ["type": model.type, "instance_id": instance.id, "load_time_seconds": 1.25, "status": "loaded"]
+            var reply: [String: Any] = [
+                "type": model.type, "instance_id": instance.id, "load_time_seconds": 1.25, "status": "loaded"
+            ]
             if json["echo_load_config"] as? Bool == true { reply["load_config"] = instance.loadConfig }
             return .ok(reply)
         }
@@ -203,15 +241,19 @@ extension Simulator {
     private func unload(_ request: HTTPRequest) -> Reply {
         let json: [String: Any]
         switch strictBody(request, allowed: ["instance_id"]) {
-        case let .success(body): json = body
-        case let .failure(error): return error.reply
+        case .success(let body): json = body
+        case .failure(let error): return error.reply
         }
         guard let id = json["instance_id"] as? String else {
-            return .error(400, type: "invalid_request", message: "Required: 'instance_id' must be a string", code: "invalid_type", param: "instance_id")
+            return .error(
+                400, type: "invalid_request", message: "Required: 'instance_id' must be a string", code: "invalid_type",
+                param: "instance_id")
         }
         return state.withLock { state in
             guard let index = state.instances.firstIndex(where: { $0.id == id }) else {
-                return .error(404, type: "model_not_found", message: "No loaded instance with id '\(id)'", code: "model_not_found", param: "instance_id")
+                return .error(
+                    404, type: "model_not_found", message: "No loaded instance with id '\(id)'",
+                    code: "model_not_found", param: "instance_id")
             }
             state.instances.remove(at: index)
             return .ok(["instance_id": id])
@@ -221,30 +263,35 @@ extension Simulator {
     private func download(_ request: HTTPRequest) -> Reply {
         let json: [String: Any]
         switch strictBody(request, allowed: ["model", "quantization"]) {
-        case let .success(body): json = body
-        case let .failure(error): return error.reply
+        case .success(let body): json = body
+        case .failure(let error): return error.reply
         }
         guard let model = json["model"] as? String, !model.isEmpty else {
-            return .error(400, type: "invalid_request", message: "Required: 'model' must be a string", code: "invalid_type", param: "model")
+            return .error(
+                400, type: "invalid_request", message: "Required: 'model' must be a string", code: "invalid_type",
+                param: "model")
         }
         let key = Self.modelKey(fromDownload: model)
         return state.withLock { state in
             if state.model(key) != nil {
                 return .ok(["status": "already_downloaded"])
             }
-            let id = "job_\(String(format: "%08x", state.nextJob * 0x9E3779B1 & 0xFFFF_FFFF))"
+            let id = "job_\(String(format: "%08x", state.nextJob * 0x9E37_79B1 & 0xFFFF_FFFF))"
             state.nextJob += 1
             let job = ServerState.Download(id: id, model: key, totalBytes: 2_000_000_000 + key.utf8.count * 1_000_000)
             state.downloads[id] = job
             // The start reply has the fields of `download.md` only; speed, progress and estimate are status fields.
-            return .ok(["job_id": job.id, "status": job.status, "total_size_bytes": job.totalBytes, "started_at": Self.startedAt])
+            return .ok([
+                "job_id": job.id, "status": job.status, "total_size_bytes": job.totalBytes, "started_at": Self.startedAt
+            ])
         }
     }
 
     private func downloadStatus(_ id: String) -> Reply {
         state.withLock { state in
             guard var job = state.downloads[id] else {
-                return .error(404, type: "job_not_found", message: "Download job '\(id)' not found", code: "job_not_found")
+                return .error(
+                    404, type: "job_not_found", message: "Download job '\(id)' not found", code: "job_not_found")
             }
             if job.status == "downloading" {
                 job.polls += 1
@@ -254,7 +301,8 @@ extension Simulator {
                     job.status = "completed"
                     job.completedAt = "2026-01-01T00:00:\(String(format: "%02d", job.polls))Z"
                     if state.model(job.model) == nil {
-                        state.models.append(ServerState.Model(fixture: Catalogue.downloaded(key: job.model, sizeBytes: job.totalBytes)))
+                        state.models.append(
+                            ServerState.Model(fixture: Catalogue.downloaded(key: job.model, sizeBytes: job.totalBytes)))
                     }
                 }
                 state.downloads[id] = job
@@ -274,7 +322,7 @@ extension Simulator {
             "status": job.status,
             "total_size_bytes": job.totalBytes,
             "downloaded_bytes": downloaded,
-            "started_at": startedAt,
+            "started_at": startedAt
         ]
         if job.status == "downloading" {
             json["bytes_per_second"] = 50_000_000

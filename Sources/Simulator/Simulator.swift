@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Glibc
+import Synchronization
 
 /// An LM Studio 0.4 stand-in serving HTTP/1.1 on 127.0.0.1, with scripted replies and fault injection.
 ///
@@ -24,8 +24,10 @@ public final class Simulator: Sendable {
     /// Creates a stopped simulator; call `start` to serve.
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
-        state = Mutex(ServerState(loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels,
-                                  observedShapes: options.observedShapes))
+        state = Mutex(
+            ServerState(
+                loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels,
+                observedShapes: options.observedShapes))
     }
 
     deinit {
@@ -86,8 +88,11 @@ public final class Simulator: Sendable {
 
     /// Forgets recorded requests, conversations and downloads, and reloads `loadedAtStart`.
     public func reset() {
-        state.withLock { $0 = ServerState(loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels,
-                                  observedShapes: options.observedShapes) }
+        state.withLock {
+            $0 = ServerState(
+                loadedAtStart: options.loadedAtStart, hostileModels: options.hostileModels,
+                observedShapes: options.observedShapes)
+        }
     }
 
     /// The parsed `options.defaultFaults`, set by `start`.
@@ -105,7 +110,9 @@ public final class Simulator: Sendable {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else {
             let code = errno

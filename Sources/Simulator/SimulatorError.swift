@@ -12,8 +12,8 @@ public enum SimulatorError: Error, Equatable, CustomStringConvertible {
     /// A one-line explanation.
     public var description: String {
         switch self {
-        case let .socket(call, code): "simulator: \(call) failed: \(String(cString: strerror(code)))"
-        case let .invalidDirective(text): "simulator: invalid directive '\(text)'"
+        case .socket(let call, let code): "simulator: \(call) failed: \(String(cString: strerror(code)))"
+        case .invalidDirective(let text): "simulator: invalid directive '\(text)'"
         case .alreadyStarted: "simulator: already started"
         }
     }

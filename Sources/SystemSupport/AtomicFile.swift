@@ -32,7 +32,9 @@ public enum AtomicFile {
             defer { close(fd) }
             try body(fd)
             guard fsync(fd) == 0 else { throw AtomicFileError(path: path, operation: "flush", code: errno) }
-            guard rename(temporary, path) == 0 else { throw AtomicFileError(path: path, operation: "replace", code: errno) }
+            guard rename(temporary, path) == 0 else {
+                throw AtomicFileError(path: path, operation: "replace", code: errno)
+            }
         } catch {
             unlink(temporary)
             throw error

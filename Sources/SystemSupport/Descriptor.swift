@@ -6,12 +6,15 @@ public enum Descriptor {
     ///
     /// With `suppressingSIGPIPE` the bytes go out with `send(…, MSG_NOSIGNAL)` (sockets only), so a peer that went away
     /// yields `EPIPE` instead of killing the process.
-    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer,
-                                suppressingSIGPIPE: Bool = false) throws(SystemCallError) {
+    public static func writeAll(
+        _ fd: Int32, _ bytes: UnsafeRawBufferPointer,
+        suppressingSIGPIPE: Bool = false
+    ) throws(SystemCallError) {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            let written = suppressingSIGPIPE
+            let written =
+                suppressingSIGPIPE
                 ? send(fd, base + offset, bytes.count - offset, noSignalFlag)
                 : write(fd, base + offset, bytes.count - offset)
             if written < 0 {
@@ -23,7 +26,8 @@ public enum Descriptor {
     }
 
     /// Writes every byte of `bytes` to `fd`; see `writeAll(_:_:suppressingSIGPIPE:)`.
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], suppressingSIGPIPE: Bool = false) throws(SystemCallError) {
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], suppressingSIGPIPE: Bool = false) throws(SystemCallError)
+    {
         let failure: SystemCallError? = bytes.withUnsafeBytes { buffer in
             do throws(SystemCallError) {
                 try writeAll(fd, buffer, suppressingSIGPIPE: suppressingSIGPIPE)

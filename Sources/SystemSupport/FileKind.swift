@@ -13,15 +13,16 @@ public enum FileKind: Sendable, Equatable, CustomStringConvertible {
 
     /// The kind `mode` (a `stat`'s `st_mode`) shows.
     public init(mode: mode_t) {
-        self = switch mode & S_IFMT {
-        case S_IFREG: .regular
-        case S_IFDIR: .directory
-        case S_IFLNK: .symlink
-        case S_IFIFO: .fifo
-        case S_IFCHR: .characterDevice
-        case S_IFBLK: .blockDevice
-        default: .socket
-        }
+        self =
+            switch mode & S_IFMT {
+            case S_IFREG: .regular
+            case S_IFDIR: .directory
+            case S_IFLNK: .symlink
+            case S_IFIFO: .fifo
+            case S_IFCHR: .characterDevice
+            case S_IFBLK: .blockDevice
+            default: .socket
+            }
     }
 
     /// The kind of what `path` names after following symlinks (`stat`), or the `errno` that says why it cannot be known.

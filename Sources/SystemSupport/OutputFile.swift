@@ -31,7 +31,9 @@ public struct OutputFile: Sendable, Equatable, CustomStringConvertible {
         for _ in 0..<40 {
             var info = stat()
             guard lstat(current, &info) == 0 else {
-                guard errno == ENOENT else { throw OutputFileError(path: path, problem: SystemCallError(call: "lstat", code: errno).reason) }
+                guard errno == ENOENT else {
+                    throw OutputFileError(path: path, problem: SystemCallError(call: "lstat", code: errno).reason)
+                }
                 (method, replacesAFile) = (.replace(current), false)
                 return
             }
@@ -44,7 +46,8 @@ public struct OutputFile: Sendable, Equatable, CustomStringConvertible {
                 throw OutputFileError(path: path, problem: "it is a directory; name a file")
             case .symlink:
                 let directory = (current as NSString).deletingLastPathComponent
-                let resolved = directory.isEmpty ? FileManager.default.currentDirectoryPath : Self.realDirectory(directory)
+                let resolved =
+                    directory.isEmpty ? FileManager.default.currentDirectoryPath : Self.realDirectory(directory)
                 if resolved.hasPrefix("/proc/") {
                     (method, replacesAFile) = (try Self.inPlace(path, ownDescriptors: resolved, name: current), false)
                     return
@@ -76,9 +79,14 @@ public struct OutputFile: Sendable, Equatable, CustomStringConvertible {
             let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {
                 if errno == ENXIO, kind == .fifo {
-                    throw OutputFileError(path: path, problem: "no program is reading this FIFO; start its reader first")
+                    throw OutputFileError(
+                        path: path, problem: "no program is reading this FIFO; start its reader first")
                 }
-                throw OutputFileError(path: path, problem: "it is \(kind) that cannot be opened for writing (\(SystemCallError(call: "open", code: errno).reason))")
+                throw OutputFileError(
+                    path: path,
+                    problem:
+                        "it is \(kind) that cannot be opened for writing (\(SystemCallError(call: "open", code: errno).reason))"
+                )
             }
             defer { close(fd) }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
@@ -101,7 +109,8 @@ public struct OutputFile: Sendable, Equatable, CustomStringConvertible {
         switch method {
         case .replace(let target): target == path ? path : "\(path) → \(target)"
         case .inPlace(let kind): "\(path) (\(kind), written in place)"
-        case .descriptor(let fd): "\(path) (\([0: "standard input", 1: "standard output", 2: "standard error"][fd] ?? "descriptor \(fd)"), written in place)"
+        case .descriptor(let fd):
+            "\(path) (\([0: "standard input", 1: "standard output", 2: "standard error"][fd] ?? "descriptor \(fd)"), written in place)"
         }
     }
 
@@ -115,12 +124,16 @@ public struct OutputFile: Sendable, Equatable, CustomStringConvertible {
     /// How to write `name` in the `/proc` directory `directory`: a descriptor this process was started with (what the
     /// shell opened: `/dev/stdout`, `3>file`) as it is; anything else opened in place as what it leads to. A descriptor
     /// llmster opened itself (the library, its locks: all close-on-exec) is refused, never written.
-    private static func inPlace(_ path: String, ownDescriptors directory: String, name: String) throws(OutputFileError) -> Method {
+    private static func inPlace(_ path: String, ownDescriptors directory: String, name: String) throws(OutputFileError)
+        -> Method
+    {
         if directory == realDirectory("/proc/self/fd"), let fd = Int32((name as NSString).lastPathComponent) {
             let flags = fcntl(fd, F_GETFD)
             if flags >= 0 {
                 guard flags & FD_CLOEXEC == 0 else {
-                    throw OutputFileError(path: path, problem: "it names a descriptor llmster opened itself; name a file, or one the shell opened")
+                    throw OutputFileError(
+                        path: path,
+                        problem: "it names a descriptor llmster opened itself; name a file, or one the shell opened")
                 }
                 return .descriptor(fd)
             }

@@ -17,12 +17,16 @@ public enum RegularFile {
         guard fd >= 0 else { throw RegularFileError(path: path, failure: SystemCallError(call: "open", code: errno)) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw RegularFileError(path: path, failure: SystemCallError(call: "fstat", code: errno)) }
+        guard fstat(fd, &info) == 0 else {
+            throw RegularFileError(path: path, failure: SystemCallError(call: "fstat", code: errno))
+        }
         guard FileKind(mode: info.st_mode) == .regular else { throw .notRegular(path, FileKind(mode: info.st_mode)) }
         var bytes: [UInt8] = []
         while bytes.count <= limit {
             let chunk: [UInt8]
-            do throws(SystemCallError) { chunk = try Descriptor.readSome(fd, maximum: min(1 << 16, limit + 1 - bytes.count)) } catch {
+            do throws(SystemCallError) {
+                chunk = try Descriptor.readSome(fd, maximum: min(1 << 16, limit + 1 - bytes.count))
+            } catch {
                 throw RegularFileError(path: path, failure: error)
             }
             if chunk.isEmpty { break }

@@ -1,5 +1,5 @@
-import Synchronization
 import Glibc
+import Synchronization
 
 /// A program started with `posix_spawn`: arguments go to it as they are (no shell), it gets no descriptor beyond
 /// its standard three, the signals llmster ignores or blocks are back at their defaults in it, and llmster's
@@ -28,9 +28,11 @@ public final class SpawnedProcess: Sendable {
     /// same standard descriptor as this process; a given one is made the child's standard input, output or error (the
     /// caller keeps and closes its own copy). With `ownProcessGroup` the program leads a new process group, which
     /// ``signalGroup(_:)`` reaches with everything it started, and which the terminal's Ctrl-C does not reach.
-    public init(program: String, arguments: [String], environment: [String: String]? = nil,
-                standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
-                ownProcessGroup: Bool = false) throws(SpawnError) {
+    public init(
+        program: String, arguments: [String], environment: [String: String]? = nil,
+        standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
+        ownProcessGroup: Bool = false
+    ) throws(SpawnError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -57,7 +59,10 @@ public final class SpawnedProcess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        var envp = (environment.map { $0.map { "\($0.key)=\($0.value)" } } ?? Self.childEnvironment()).map { strdup($0) } + [nil]
+        var envp =
+            (environment.map { $0.map { "\($0.key)=\($0.value)" } } ?? Self.childEnvironment()).map { strdup($0) } + [
+                nil
+            ]
         defer {
             for pointer in argv + envp { free(pointer) }
         }
@@ -78,7 +83,8 @@ public final class SpawnedProcess: Sendable {
             if let ended { return ended }
             var status: Int32 = 0
             while waitpid(id, &status, 0) < 0, errno == EINTR {}
-            let termination: Termination = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
+            let termination: Termination =
+                status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
             ended = termination
             return termination
         }
@@ -120,8 +126,10 @@ public final class SpawnedProcess: Sendable {
             let text = String(cString: entry)
             let name = String(text.prefix { $0 != "=" })
             let value = text.dropFirst(name.count + 1)
-            let carriesUser = name == "LLMSTER_SERVER" && value.split(separator: "://", maxSplits: 1).dropFirst().first?
-                .prefix { $0 != "/" }.contains("@") == true
+            let carriesUser =
+                name == "LLMSTER_SERVER"
+                && value.split(separator: "://", maxSplits: 1).dropFirst().first?
+                    .prefix { $0 != "/" }.contains("@") == true
             if !credentialVariables.contains(name), !carriesUser { entries.append(text) }
             pointer += 1
         }
@@ -132,8 +140,11 @@ public final class SpawnedProcess: Sendable {
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not import;
 /// nil where the C library lacks it.
 private let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+        return nil
+    }
+    return unsafeBitCast(
+        symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
 }()
 
 /// A program that could not be started.

@@ -13,7 +13,8 @@ extension String.UTF8View {
         var start = index(startIndex, offsetBy: Swift.min(offset, count))
         var ranges: [Range<Index>] = []
         while start < endIndex {
-            var end = characterBoundary(atOrBefore: index(start, offsetBy: length, limitedBy: endIndex) ?? endIndex, notBefore: start)
+            var end = characterBoundary(
+                atOrBefore: index(start, offsetBy: length, limitedBy: endIndex) ?? endIndex, notBefore: start)
             if end == start { end = endIndex }
             ranges.append(start..<end)
             start = end

@@ -29,7 +29,9 @@ public enum UnsafeScalars {
     /// (C0, DEL, C2 for C1, D8 for U+061C, E2 for the U+20xx marks) are looked at further, and eight bytes of
     /// printable ASCII are passed over at once.
     public static func any<Bytes: Collection<UInt8>>(inUTF8 text: Bytes, exceptNewlineAndTab: Bool) -> Bool {
-        if let found = text.withContiguousStorageIfAvailable({ scan($0, exceptNewlineAndTab: exceptNewlineAndTab) }) { return found }
+        if let found = text.withContiguousStorageIfAvailable({ scan($0, exceptNewlineAndTab: exceptNewlineAndTab) }) {
+            return found
+        }
         return Array(text).withUnsafeBufferPointer { scan($0, exceptNewlineAndTab: exceptNewlineAndTab) }
     }
 
@@ -37,7 +39,8 @@ public enum UnsafeScalars {
     /// one of its scalars: no byte has the high bit, none is below 0x20 and none is DEL (the tests for a byte below
     /// a value and for a zero byte, done on all eight bytes at once).
     private static func isPrintableASCII(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
         let belowSpace = (word &- ones &* 0x20) & ~word & high
         let delete = word ^ (ones &* 0x7F)
         let isDelete = (delete &- ones) & ~delete & high
@@ -48,7 +51,8 @@ public enum UnsafeScalars {
         var index = bytes.startIndex
         while index != bytes.endIndex {
             if let base = bytes.baseAddress, bytes.endIndex - index >= 8,
-               isPrintableASCII(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                isPrintableASCII(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            {
                 index += 8
                 continue
             }
@@ -67,7 +71,10 @@ public enum UnsafeScalars {
                     guard thirdIndex != bytes.endIndex else { return false }
                     let third = bytes[thirdIndex]
                     // U+200E–U+200F, U+2028–U+202E (E2 80 …); U+2066–U+2069 (E2 81 …).
-                    if second == 0x80 ? (third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third)) : (0xA6...0xA9).contains(third) {
+                    if second == 0x80
+                        ? (third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third))
+                        : (0xA6...0xA9).contains(third)
+                    {
                         return true
                     }
                 default: break

@@ -15,7 +15,8 @@ struct Alert {
     /// The alert a block quote with `children` is, or nil for a plain quote.
     init?(_ children: [MarkdownBlock]) {
         guard case .paragraph(let inlines)? = children.first, case .text(let first)? = inlines.first,
-              let kind = Self.kind(marker: first) else { return nil }
+            let kind = Self.kind(marker: first)
+        else { return nil }
         var rest = inlines.dropFirst()
         switch rest.first {
         case nil: break
@@ -30,7 +31,8 @@ struct Alert {
     static func kind(marker line: some StringProtocol) -> Kind? {
         let trimmed = line.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
         guard trimmed.hasPrefix("[!"), let close = trimmed.firstIndex(of: "]"),
-              trimmed[trimmed.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" }) else { return nil }
+            trimmed[trimmed.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" })
+        else { return nil }
         return Kind(rawValue: trimmed[trimmed.index(trimmed.startIndex, offsetBy: 2)..<close].lowercased())
     }
 }

@@ -62,8 +62,10 @@ struct BlockRenderer {
     func lines(for block: MarkdownBlock, afterFootnote footnote: Int?) -> [String] {
         guard case .indentedCode(let literal) = block, let footnote else { return lines(for: block) }
         let padding = String(repeating: " ", count: footnote)
-        return childLines(MarkdownParser.parse(literal, depth: 1).map(\.block), width: proseWidth - footnote, depth: depth,
-                          inListItem: false).map { $0.isEmpty ? "" : padding + $0 }
+        return childLines(
+            MarkdownParser.parse(literal, depth: 1).map(\.block), width: proseWidth - footnote, depth: depth,
+            inListItem: false
+        ).map { $0.isEmpty ? "" : padding + $0 }
     }
 
     /// The footnote text indent in force after top-level `block`: a footnote definition's (that of its last note),
@@ -87,9 +89,10 @@ struct BlockRenderer {
             if let definitions = Footnotes.definitions(inlines) {
                 return definitions.flatMap { definition in
                     let marker = footnoteMarker(definition.label)
-                    return itemLines(marker: theme.footnote.apply(marker, at: level),
-                                     markerWidth: DisplayWidth.of(marker, model: widthModel),
-                                     blocks: [.paragraph(definition.text)], depth: depth, width: width)
+                    return itemLines(
+                        marker: theme.footnote.apply(marker, at: level),
+                        markerWidth: DisplayWidth.of(marker, model: widthModel),
+                        blocks: [.paragraph(definition.text)], depth: depth, width: width)
                 }
             }
             return wrapper.wrap(runs(inlines, style: .plain), width: width).map(\.text)
@@ -103,9 +106,12 @@ struct BlockRenderer {
         case .html(let literal):
             return HTMLMarkup.blockLines(literal).flatMap { line -> [String] in
                 // An HTML line too wide is cut as a code line is, in the HTML colour.
-                guard line.isSummary else { return codeLine(line.text, highlighter: nil, advance: false, width: width, style: theme.html) }
+                guard line.isSummary else {
+                    return codeLine(line.text, highlighter: nil, advance: false, width: width, style: theme.html)
+                }
                 let marker = StyledRun(text: unicode ? "▸ " : "> ", style: theme.listMarker)
-                return wrapper.wrap([marker, StyledRun(text: line.text, style: theme.tableHeader)], width: width).map(\.text)
+                return wrapper.wrap([marker, StyledRun(text: line.text, style: theme.tableHeader)], width: width).map(
+                    \.text)
             }
 
         case .thematicBreak:
@@ -171,7 +177,8 @@ struct BlockRenderer {
             item.blocks = blocks
         }
         let marker = listItemMarker(number: number, task: item.task, depth: depth)
-        return itemLines(marker: marker.text, markerWidth: marker.width, blocks: item.blocks, depth: depth, width: width)
+        return itemLines(
+            marker: marker.text, markerWidth: marker.width, blocks: item.blocks, depth: depth, width: width)
     }
 
     /// What goes in front of a top-level list item's rows: the styled marker before its first row (followed by a
@@ -208,7 +215,8 @@ struct BlockRenderer {
     /// The state and remaining blocks of an item whose text starts with `[ ]` or `[x]`, which cmark-gfm 0.29's
     /// task list extension leaves as text inside block quotes.
     private static func taskBox(_ blocks: [MarkdownBlock]) -> (done: Bool, blocks: [MarkdownBlock])? {
-        guard case .paragraph(var inlines)? = blocks.first, case .text(let text)? = inlines.first, text.count >= 4 else { return nil }
+        guard case .paragraph(var inlines)? = blocks.first, case .text(let text)? = inlines.first, text.count >= 4
+        else { return nil }
         let box = text.prefix(4)
         guard ["[ ] ", "[x] ", "[X] "].contains(box) else { return nil }
         inlines[0] = .text(String(text.dropFirst(4)))
@@ -216,7 +224,9 @@ struct BlockRenderer {
     }
 
     /// Blocks after a marker, continuation lines indented to the text after it.
-    private func itemLines(marker: String, markerWidth: Int, blocks: [MarkdownBlock], depth: Int, width: Int) -> [String] {
+    private func itemLines(marker: String, markerWidth: Int, blocks: [MarkdownBlock], depth: Int, width: Int)
+        -> [String]
+    {
         let padding = Self.itemPadding(markerWidth: markerWidth)
         let body = childLines(blocks, width: width - padding.utf8.count, depth: depth + 1, inListItem: true)
         guard let first = body.first else { return [marker] }
@@ -227,7 +237,8 @@ struct BlockRenderer {
     /// is not UTF-8.
     private func footnoteMarker(_ label: String) -> String {
         guard unicode, !label.isEmpty, label.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let marker = HTMLMarkup.script(label, superscript: true) else { return "[\(label)]" }
+            let marker = HTMLMarkup.script(label, superscript: true)
+        else { return "[\(label)]" }
         return marker
     }
 
@@ -268,10 +279,13 @@ struct BlockRenderer {
     /// row starts with a dim `↪ `, so the marker is the only thing added and a copied line is easy to mend; without
     /// styles (a pipe, a file, Emacs) the line stays whole. A row ends after a space or a separator (`,;)]}`) when
     /// one is in its last quarter, so a token (`#FFFFFF`, `7000`) is not split; else between characters.
-    private func codeLine(_ line: String, highlighter: CodeHighlighter?, advance: Bool, width: Int, style: TextStyle? = nil) -> [String] {
-        let spans: [(text: Substring, style: TextStyle)] = highlighter.map {
-            $0.spans(line, advance: advance).map { ($0.text, theme.code.style(for: $0.kind)) }
-        } ?? [(Substring(line), style ?? theme.codeLine)]
+    private func codeLine(
+        _ line: String, highlighter: CodeHighlighter?, advance: Bool, width: Int, style: TextStyle? = nil
+    ) -> [String] {
+        let spans: [(text: Substring, style: TextStyle)] =
+            highlighter.map {
+                $0.spans(line, advance: advance).map { ($0.text, theme.code.style(for: $0.kind)) }
+            } ?? [(Substring(line), style ?? theme.codeLine)]
         guard level != .plain, DisplayWidth.of(line, model: widthModel) > width else {
             return [spans.map { $0.style.apply(String($0.text), at: level) }.joined()]
         }
@@ -287,10 +301,13 @@ struct BlockRenderer {
             let next = DisplayWidth.advance(from: column, over: character, model: widthModel)
             let rowStart = starts.isEmpty ? 0 : markerWidth
             if next > width && column > rowStart {
-                let cut = candidate.flatMap { $0.column >= rowStart + (width - rowStart) * 3 / 4 ? $0.index : nil } ?? index
+                let cut =
+                    candidate.flatMap { $0.column >= rowStart + (width - rowStart) * 3 / 4 ? $0.index : nil } ?? index
                 starts.append(cut)
                 candidate = nil
-                column = characters[cut..<index].reduce(markerWidth) { DisplayWidth.advance(from: $0, over: $1.0, model: widthModel) }
+                column = characters[cut..<index].reduce(markerWidth) {
+                    DisplayWidth.advance(from: $0, over: $1.0, model: widthModel)
+                }
                 continue
             }
             column = next
@@ -318,7 +335,8 @@ struct BlockRenderer {
     private func codeBlockLines(info: String, literal: String, width: Int) -> [String] {
         let highlighter = codeHighlighter(info: info)
         return codeFenceOpening(info: info)
-            + codeLines(literal).flatMap { codeLine($0, highlighter: highlighter, advance: true, width: width) } + codeFenceClosing
+            + codeLines(literal).flatMap { codeLine($0, highlighter: highlighter, advance: true, width: width) }
+            + codeFenceClosing
     }
 
     private func codeLines(_ literal: String) -> [String] {
@@ -342,10 +360,12 @@ struct BlockRenderer {
             for (column, cell) in row.prefix(columns).enumerated() {
                 let cellRuns = runs(cell, style: .plain)
                 natural[column] = max(natural[column], wrapper.widestLine(cellRuns))
-                let text = cellRuns.count == 1 && !cellRuns[0].isBreak
+                let text =
+                    cellRuns.count == 1 && !cellRuns[0].isBreak
                     ? cellRuns[0].text : cellRuns.filter { !$0.isBreak }.map(\.text).joined()
                 for word in Self.words(text) {
-                    let wordWidth = Self.isASCII(word) ? Self.asciiWidth(word) : DisplayWidth.of(String(word), model: widthModel)
+                    let wordWidth =
+                        Self.isASCII(word) ? Self.asciiWidth(word) : DisplayWidth.of(String(word), model: widthModel)
                     let unsplittable = wordWidth <= Self.unsplitWordWidth || Self.isNumber(word)
                     longestWord[column] = max(longestWord[column], wordWidth)
                     minimum[column] = max(minimum[column], unsplittable ? wordWidth : Self.unsplitWordWidth)
@@ -359,7 +379,9 @@ struct BlockRenderer {
         // quarter of it: a column of long unbreakable code must not squeeze a column of prose to a sliver.
         if longestWord.reduce(0, +) <= available {
             let shared = Self.shared(available, minimum: longestWord, natural: natural)
-            if shared.indices.allSatisfy({ shared[$0] >= min(natural[$0], max(minimum[$0], natural[$0] / 4)) }) { return shared }
+            if shared.indices.allSatisfy({ shared[$0] >= min(natural[$0], max(minimum[$0], natural[$0] / 4)) }) {
+                return shared
+            }
         }
         return Self.shared(available, minimum: minimum, natural: natural)
     }
@@ -406,7 +428,9 @@ struct BlockRenderer {
     private static func isASCII(_ text: Substring) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
 
     /// The columns of ASCII text without tabs: one per printable byte.
-    private static func asciiWidth(_ text: Substring) -> Int { text.utf8.reduce(0) { $0 + ($1 >= 0x20 && $1 != 0x7F ? 1 : 0) } }
+    private static func asciiWidth(_ text: Substring) -> Int {
+        text.utf8.reduce(0) { $0 + ($1 >= 0x20 && $1 != 0x7F ? 1 : 0) }
+    }
 
     /// Words longer than this may be split across lines of a cell; shorter ones never are.
     static let unsplitWordWidth = 16
@@ -418,7 +442,9 @@ struct BlockRenderer {
     }
 
     /// The top border, header row and header separator; for records, the rule above the first record.
-    func tableOpening(_ table: MarkdownTable, widths: [Int]) -> [String] { tableOpening(table, widths: widths, width: proseWidth) }
+    func tableOpening(_ table: MarkdownTable, widths: [Int]) -> [String] {
+        tableOpening(table, widths: widths, width: proseWidth)
+    }
 
     /// The lines of one body row; for records, one `Column: value` entry per column and a rule below.
     func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int]) -> [String] {
@@ -433,7 +459,8 @@ struct BlockRenderer {
     private func tableLines(_ table: MarkdownTable, width: Int) -> [String] {
         let widths = columnWidths(table, width: width)
         return tableOpening(table, widths: widths, width: width)
-            + table.rows.flatMap { tableRow($0, table: table, widths: widths, width: width) } + tableClosing(widths: widths)
+            + table.rows.flatMap { tableRow($0, table: table, widths: widths, width: width) }
+            + tableClosing(widths: widths)
     }
 
     private func tableOpening(_ table: MarkdownTable, widths: [Int], width: Int) -> [String] {
@@ -455,7 +482,8 @@ struct BlockRenderer {
     /// A row as `Header: value` entries; an entry that wraps continues two columns in.
     private func recordLines(_ row: [[MarkdownInline]], table: MarkdownTable, width: Int) -> [String] {
         table.header.indices.flatMap { column -> [String] in
-            let label = runs(table.header[column], style: theme.tableHeader) + [StyledRun(text: ":", style: theme.tableHeader)]
+            let label =
+                runs(table.header[column], style: theme.tableHeader) + [StyledRun(text: ":", style: theme.tableHeader)]
             let value = column < row.count ? runs(row[column], style: .plain) : []
             let lines = wrapper.wrap(label + [StyledRun(text: " ", style: .plain)] + value, width: max(width - 2, 1))
             return lines.enumerated().map { $0.offset == 0 ? $0.element.text : "  " + $0.element.text }
@@ -474,7 +502,8 @@ struct BlockRenderer {
         return theme.tableBorder.apply(line, at: level)
     }
 
-    private func rowLines(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], style: TextStyle) -> [String] {
+    private func rowLines(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], style: TextStyle) -> [String]
+    {
         let cells = widths.indices.map { column in
             wrapper.wrap(runs(column < row.count ? row[column] : [], style: style), width: widths[column])
         }
@@ -491,7 +520,8 @@ struct BlockRenderer {
                 case .center: left = slack / 2
                 case .left, .none: left = 0
                 }
-                line += " " + String(repeating: " ", count: left) + piece.text
+                line +=
+                    " " + String(repeating: " ", count: left) + piece.text
                     + String(repeating: " ", count: slack - left) + " " + bar
             }
             return line
@@ -510,19 +540,23 @@ struct BlockRenderer {
     }
 
     /// `runs(_:style:link:)` appended to `output`, so nested spans add to one array instead of each building its own.
-    private func appendRuns(_ inlines: [MarkdownInline], style: TextStyle, link: String?, to output: inout [StyledRun]) {
+    private func appendRuns(_ inlines: [MarkdownInline], style: TextStyle, link: String?, to output: inout [StyledRun])
+    {
         var keyDepth = 0
         var script: Bool?
         for inline in Footnotes.references(in: inlines) {
             switch inline {
             case .text(let text) where keyDepth > 0:
-                output.append(StyledRun(text: level == .plain ? "[\(text)]" : text, style: merged(style, theme.key), link: link))
+                output.append(
+                    StyledRun(text: level == .plain ? "[\(text)]" : text, style: merged(style, theme.key), link: link))
             case .text(let text):
                 let shown = script.flatMap { HTMLMarkup.script(text, superscript: $0) } ?? text
                 output.append(StyledRun(text: shown, style: style, link: link))
             case .code(let code):
                 // Without colours (a pipe, NO_COLOR) the backticks are inline code's only mark.
-                output.append(StyledRun(text: level == .color ? code : "`\(code)`", style: merged(style, theme.inlineCode), link: link))
+                output.append(
+                    StyledRun(
+                        text: level == .color ? code : "`\(code)`", style: merged(style, theme.inlineCode), link: link))
             case .emphasis(let children):
                 var inner = style
                 inner.italic = true
@@ -543,7 +577,9 @@ struct BlockRenderer {
             case .image(let url, let children):
                 let alt = plainText(children)
                 output.append(StyledRun(text: "[image: \(alt)]", style: merged(style, theme.linkDetail), link: link))
-                if !url.isEmpty { output.append(StyledRun(text: " " + url, style: merged(style, theme.linkDetail), link: link)) }
+                if !url.isEmpty {
+                    output.append(StyledRun(text: " " + url, style: merged(style, theme.linkDetail), link: link))
+                }
             case .html(let html):
                 switch HTMLMarkup.tag(html) {
                 case .comment: break
@@ -565,7 +601,8 @@ struct BlockRenderer {
         }
     }
 
-    private func appendLinkRuns(url: String, children: [MarkdownInline], style: TextStyle, to output: inout [StyledRun]) {
+    private func appendLinkRuns(url: String, children: [MarkdownInline], style: TextStyle, to output: inout [StyledRun])
+    {
         let linkable = hyperlinks && LinkPolicy.isLinkable(url)
         appendRuns(children, style: merged(style, theme.link), link: linkable ? url : nil, to: &output)
         if url.isEmpty { return }
@@ -596,7 +633,8 @@ struct BlockRenderer {
             switch inline {
             case .text(let text), .code(let text), .html(let text): return text
             case .emphasis(let children), .strong(let children), .strikethrough(let children),
-                 .link(_, let children), .image(_, let children): return plainText(children)
+                .link(_, let children), .image(_, let children):
+                return plainText(children)
             case .footnoteReference(let label): return footnoteMarker(label)
             case .softBreak, .lineBreak: return " "
             }

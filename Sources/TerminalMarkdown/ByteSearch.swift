@@ -4,7 +4,9 @@ import Glibc
 /// text (newlines, brackets) run once per update over tens of KiB, so they read the bytes in place.
 enum ByteSearch {
     /// Calls `body` with the text's bytes, in place when they are contiguous (native strings) or else copied once.
-    static func withBytes<Result>(_ utf8: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    static func withBytes<Result>(_ utf8: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+        -> Result
+    {
         if let result = utf8.withContiguousStorageIfAvailable(body) { return result }
         return Array(utf8).withUnsafeBufferPointer(body)
     }

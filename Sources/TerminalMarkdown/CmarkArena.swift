@@ -21,15 +21,16 @@ enum CmarkArena {
     /// here, and never freed, so every thread may read it.
     nonisolated(unsafe) static let memory: UnsafeMutablePointer<cmark_mem> = {
         let memory = UnsafeMutablePointer<cmark_mem>.allocate(capacity: 1)
-        memory.initialize(to: cmark_mem(
-            calloc: { count, size in
-                let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
-                // cmark's default allocator aborts as well when memory cannot be had; it never checks for NULL.
-                if overflow { fatalError("cmark-gfm asked for \(count) × \(size) bytes") }
-                return CmarkArena.allocate(bytes, zeroed: true)
-            },
-            realloc: { pointer, size in CmarkArena.reallocate(pointer, to: size) },
-            free: { _ in }))
+        memory.initialize(
+            to: cmark_mem(
+                calloc: { count, size in
+                    let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
+                    // cmark's default allocator aborts as well when memory cannot be had; it never checks for NULL.
+                    if overflow { fatalError("cmark-gfm asked for \(count) × \(size) bytes") }
+                    return CmarkArena.allocate(bytes, zeroed: true)
+                },
+                realloc: { pointer, size in CmarkArena.reallocate(pointer, to: size) },
+                free: { _ in }))
         return memory
     }()
 
@@ -64,7 +65,9 @@ enum CmarkArena {
     private static func allocate(_ bytes: Int, zeroed: Bool) -> UnsafeMutableRawPointer {
         let block: UnsafeMutableRawPointer
         if bytes > largeBlockBytes {
-            guard let own = malloc(headerBytes + bytes) else { fatalError("out of memory for cmark-gfm (\(bytes) bytes)") }
+            guard let own = malloc(headerBytes + bytes) else {
+                fatalError("out of memory for cmark-gfm (\(bytes) bytes)")
+            }
             large.append(own)
             block = own
             block.storeBytes(of: large.count, toByteOffset: 8, as: Int.self)
@@ -91,14 +94,18 @@ enum CmarkArena {
         let oldBytes = block.load(as: Int.self)
         let ownIndex = block.load(fromByteOffset: 8, as: Int.self)
         if ownIndex > 0, bytes > largeBlockBytes {
-            guard let moved = realloc(block, headerBytes + bytes) else { fatalError("out of memory for cmark-gfm (\(bytes) bytes)") }
+            guard let moved = realloc(block, headerBytes + bytes) else {
+                fatalError("out of memory for cmark-gfm (\(bytes) bytes)")
+            }
             large[ownIndex - 1] = moved
             moved.storeBytes(of: bytes, as: Int.self)
             return moved + headerBytes
         }
         // The last block of the current chunk grows (or shrinks) where it is when the chunk has room.
         let growth = rounded(bytes) - rounded(oldBytes)
-        if ownIndex == 0, bytes <= largeBlockBytes, pointer + rounded(oldBytes) == chunks[current] + used, used + growth <= chunkBytes {
+        if ownIndex == 0, bytes <= largeBlockBytes, pointer + rounded(oldBytes) == chunks[current] + used,
+            used + growth <= chunkBytes
+        {
             used += growth
             block.storeBytes(of: bytes, as: Int.self)
             return pointer

@@ -18,7 +18,8 @@ final class CodeHighlighter {
     /// llmster's own definitions (`share/highlight`) know the language (the block is then shown plain).
     init?(language: String) {
         guard !language.isEmpty, language.utf8.count <= 64, !language.utf8.contains(0),
-              let handle = llmster_highlighter_create(language, Self.bundledDefinitions) else { return nil }
+            let handle = llmster_highlighter_create(language, Self.bundledDefinitions)
+        else { return nil }
         self.handle = handle
     }
 
@@ -35,18 +36,22 @@ final class CodeHighlighter {
             var spans: UnsafePointer<llmster_highlight_span>?
             var count = 0
             // The C side reads exactly `bytes.count` bytes and keeps no pointer past the call.
-            let status = llmster_highlighter_line(handle, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
-                                                  bytes.count, advance ? 1 : 0, &spans, &count)
+            let status = llmster_highlighter_line(
+                handle, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                bytes.count, advance ? 1 : 0, &spans, &count)
             let whole = Substring(decoding: bytes, as: UTF8.self)
             guard status == 0, let spans, count > 0 else { return [(whole, .plain)] }
             // The span array belongs to the handle and stays valid until the next call; it is copied out here.
             let buffer = UnsafeBufferPointer(start: spans, count: count)
             // The lexer works on bytes; a boundary inside a UTF-8 sequence would corrupt the character.
-            guard buffer.allSatisfy({ $0.offset == 0 || $0.offset >= bytes.count || bytes[$0.offset] & 0xC0 != 0x80 }) else {
+            guard buffer.allSatisfy({ $0.offset == 0 || $0.offset >= bytes.count || bytes[$0.offset] & 0xC0 != 0x80 })
+            else {
                 return [(whole, .plain)]
             }
             return buffer.map { span in
-                let text = Substring(decoding: UnsafeBufferPointer(rebasing: bytes[span.offset..<span.offset + span.length]), as: UTF8.self)
+                let text = Substring(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[span.offset..<span.offset + span.length]),
+                    as: UTF8.self)
                 return (text, Kind(rawValue: Int(span.kind.rawValue)) ?? .plain)
             }
         }

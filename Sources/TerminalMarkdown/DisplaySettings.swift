@@ -17,8 +17,10 @@ public struct DisplaySettings: Sendable, Equatable {
     }
 
     /// Creates settings; the defaults detect everything and hide fences.
-    public init(theme: Choice<TerminalBackground> = .auto, hyperlinks: Choice<Bool> = .auto,
-                widthModel: Choice<WidthModel> = .auto, showsCodeFences: Bool = false) {
+    public init(
+        theme: Choice<TerminalBackground> = .auto, hyperlinks: Choice<Bool> = .auto,
+        widthModel: Choice<WidthModel> = .auto, showsCodeFences: Bool = false
+    ) {
         self.theme = theme
         self.hyperlinks = hyperlinks
         self.widthModel = widthModel
@@ -28,10 +30,11 @@ public struct DisplaySettings: Sendable, Equatable {
     /// Settings from configuration values (`auto|dark|light`, `auto|always|never`, `auto|codepoint|grapheme`,
     /// `hide|show`); an unknown value counts as `auto` (the configuration validates values when it is written).
     public init(theme: String, hyperlinks: String, widthMode: String, codeFences: String) {
-        self.init(theme: TerminalBackground(rawValue: theme).map { .fixed($0) } ?? .auto,
-                  hyperlinks: hyperlinks == "always" ? .fixed(true) : hyperlinks == "never" ? .fixed(false) : .auto,
-                  widthModel: WidthModel(rawValue: widthMode).map { .fixed($0) } ?? .auto,
-                  showsCodeFences: codeFences == "show")
+        self.init(
+            theme: TerminalBackground(rawValue: theme).map { .fixed($0) } ?? .auto,
+            hyperlinks: hyperlinks == "always" ? .fixed(true) : hyperlinks == "never" ? .fixed(false) : .auto,
+            widthModel: WidthModel(rawValue: widthMode).map { .fixed($0) } ?? .auto,
+            showsCodeFences: codeFences == "show")
     }
 }
 

@@ -9,11 +9,16 @@ public enum WidthModel: String, Sendable, CaseIterable {
     /// inside tmux or screen, which count code points themselves.
     public static func detect(_ environment: [String: String]) -> WidthModel {
         let term = environment["TERM"] ?? ""
-        if environment["TMUX"] != nil || environment["STY"] != nil || term.hasPrefix("screen") || term.hasPrefix("tmux") {
+        if environment["TMUX"] != nil || environment["STY"] != nil || term.hasPrefix("screen") || term.hasPrefix("tmux")
+        {
             return .codepoint
         }
-        if let program = environment["TERM_PROGRAM"], ["iTerm.app", "WezTerm", "ghostty"].contains(program) { return .grapheme }
-        if environment["KITTY_WINDOW_ID"] != nil || ["xterm-kitty", "xterm-ghostty", "wezterm"].contains(where: term.hasPrefix) {
+        if let program = environment["TERM_PROGRAM"], ["iTerm.app", "WezTerm", "ghostty"].contains(program) {
+            return .grapheme
+        }
+        if environment["KITTY_WINDOW_ID"] != nil
+            || ["xterm-kitty", "xterm-ghostty", "wezterm"].contains(where: term.hasPrefix)
+        {
             return .grapheme
         }
         return .codepoint
@@ -75,7 +80,11 @@ public enum DisplayWidth {
             return column
         }
         for byte in string.utf8 {
-            if byte == 0x09 { column += tabStop - column % tabStop } else if byte >= 0x20 && byte != 0x7F { column += 1 }
+            if byte == 0x09 {
+                column += tabStop - column % tabStop
+            } else if byte >= 0x20 && byte != 0x7F {
+                column += 1
+            }
         }
         return column
     }
@@ -105,7 +114,13 @@ public enum DisplayWidth {
         while low <= high {
             let mid = (low + high) / 2
             let range = eastAsianWideRanges[mid]
-            if value < range.lowerBound { high = mid - 1 } else if value > range.upperBound { low = mid + 1 } else { return true }
+            if value < range.lowerBound {
+                high = mid - 1
+            } else if value > range.upperBound {
+                low = mid + 1
+            } else {
+                return true
+            }
         }
         return false
     }

@@ -10,7 +10,15 @@ enum Footnotes {
 
     /// `inlines` with every `[^label]` in their text replaced by a `.footnoteReference`.
     static func references(in inlines: [MarkdownInline]) -> [MarkdownInline] {
-        guard inlines.contains(where: { if case .text(let text) = $0 { return ByteSearch.contains(UInt8(ascii: "^"), in: text.utf8) } else { return false } }) else {
+        guard
+            inlines.contains(where: {
+                if case .text(let text) = $0 {
+                    return ByteSearch.contains(UInt8(ascii: "^"), in: text.utf8)
+                } else {
+                    return false
+                }
+            })
+        else {
             return inlines
         }
         var output: [MarkdownInline] = []
@@ -75,7 +83,8 @@ enum Footnotes {
     /// The label when `inlines` start with `[^label]:`.
     private static func definitionStart(_ inlines: ArraySlice<MarkdownInline>) -> String? {
         guard case .footnoteReference(let label)? = inlines.first, inlines.count >= 2,
-              case .text(let text) = inlines[inlines.startIndex + 1], text.hasPrefix(":") else { return nil }
+            case .text(let text) = inlines[inlines.startIndex + 1], text.hasPrefix(":")
+        else { return nil }
         return label
     }
 
@@ -86,7 +95,9 @@ enum Footnotes {
             let afterOpen = rest[open.upperBound...]
             guard let close = afterOpen.firstIndex(of: "]") else { break }
             let label = afterOpen[..<close]
-            if label.isEmpty || label.count > maximumLabelLength || label.contains(where: { $0 == " " || $0 == "[" || $0 == "\t" }) {
+            if label.isEmpty || label.count > maximumLabelLength
+                || label.contains(where: { $0 == " " || $0 == "[" || $0 == "\t" })
+            {
                 output.append(.text(String(rest[..<open.upperBound])))
                 rest = afterOpen
                 continue
@@ -140,11 +151,13 @@ struct FootnoteLedger {
         case .heading(_, let inlines):
             recordReferences(inlines)
         case .blockQuote(let blocks):
-            blocks.forEach { record($0) }
+            for child in blocks { record(child) }
         case .list(let list):
-            for item in list.items { item.blocks.forEach { record($0) } }
+            for item in list.items {
+                for child in item.blocks { record(child) }
+            }
         case .table(let table):
-            table.header.forEach { recordReferences($0) }
+            for cell in table.header { recordReferences(cell) }
             record(rows: table.rows)
         case .codeBlock, .indentedCode, .html, .thematicBreak:
             break
@@ -153,16 +166,18 @@ struct FootnoteLedger {
 
     /// Records the references in table rows printed on their own.
     mutating func record(rows: [[[MarkdownInline]]]) {
-        for row in rows { row.forEach { recordReferences($0) } }
+        for cell in rows.joined() { recordReferences(cell) }
     }
 
     private mutating func recordReferences(_ inlines: [MarkdownInline]) {
         for inline in Footnotes.references(in: inlines) {
             switch inline {
             case .footnoteReference(let label):
-                if usedKeys.count < Self.maximumLabels, usedKeys.insert(label.lowercased()).inserted { used.append(label) }
+                if usedKeys.count < Self.maximumLabels, usedKeys.insert(label.lowercased()).inserted {
+                    used.append(label)
+                }
             case .emphasis(let children), .strong(let children), .strikethrough(let children),
-                 .link(_, let children), .image(_, let children):
+                .link(_, let children), .image(_, let children):
                 recordReferences(children)
             case .text, .code, .html, .softBreak, .lineBreak:
                 break
@@ -179,7 +194,8 @@ struct FootnoteLedger {
             if index > 0 { inlines.append(.text(index == undefined.count - 1 ? " and " : ", ")) }
             inlines.append(.code("[^\(label)]"))
         }
-        inlines.append(.text(undefined.count == 1 ? " is not defined in this reply." : " are not defined in this reply."))
+        inlines.append(
+            .text(undefined.count == 1 ? " is not defined in this reply." : " are not defined in this reply."))
         return .paragraph(inlines)
     }
 }

@@ -47,11 +47,16 @@ enum HTMLMarkup {
 
     /// `text` in subscript or superscript characters, or nil when one of its characters has no such form.
     static func script(_ text: String, superscript: Bool) -> String? {
-        let map: [Character: Character] = superscript
-            ? ["0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹",
-               "+": "⁺", "-": "⁻", "=": "⁼", "(": "⁽", ")": "⁾", "n": "ⁿ", "i": "ⁱ"]
-            : ["0": "₀", "1": "₁", "2": "₂", "3": "₃", "4": "₄", "5": "₅", "6": "₆", "7": "₇", "8": "₈", "9": "₉",
-               "+": "₊", "-": "₋", "=": "₌", "(": "₍", ")": "₎"]
+        let map: [Character: Character] =
+            superscript
+            ? [
+                "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹",
+                "+": "⁺", "-": "⁻", "=": "⁼", "(": "⁽", ")": "⁾", "n": "ⁿ", "i": "ⁱ"
+            ]
+            : [
+                "0": "₀", "1": "₁", "2": "₂", "3": "₃", "4": "₄", "5": "₅", "6": "₆", "7": "₇", "8": "₈", "9": "₉",
+                "+": "₊", "-": "₋", "=": "₌", "(": "₍", ")": "₎"
+            ]
         var output = ""
         for character in text {
             guard let mapped = map[character] else { return nil }
@@ -80,7 +85,10 @@ enum HTMLMarkup {
         var index = 0
         while index < bytes.count {
             if index + target.count <= bytes.count,
-               zip(bytes[index..<index + target.count], target).allSatisfy({ ($0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0)) == $1 }) {
+                zip(bytes[index..<index + target.count], target).allSatisfy({
+                    ($0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0)) == $1
+                })
+            {
                 index += target.count
                 continue
             }
@@ -91,8 +99,8 @@ enum HTMLMarkup {
     }
 }
 
-private extension String {
-    var trimmingSpaces: String {
+extension String {
+    fileprivate var trimmingSpaces: String {
         String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

@@ -106,7 +106,8 @@ public final class LineModeReplyView<Sink: TerminalSink> {
             lines += stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds)
         }
         if !answering && snapshot.reasoningCharacterCount > 0 && !reasoningAnnounced && !reasoningCollapsed {
-            lines.append(TextStyle(dim: true).apply((presenter.unicode ? "▸" : ">") + " Reasoning…", at: presenter.level))
+            lines.append(
+                TextStyle(dim: true).apply((presenter.unicode ? "▸" : ">") + " Reasoning…", at: presenter.level))
             reasoningAnnounced = true
         }
         for call in snapshot.finishedToolCalls.dropFirst(printedToolCalls) {
@@ -128,7 +129,8 @@ public final class LineModeReplyView<Sink: TerminalSink> {
             finished = true
         } else if answering {
             let (committed, tail) = stream.update(snapshot.answer)
-            lines += unprinted(committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
+            lines += unprinted(
+                committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
         }
         // Unlike `LiveReplyView`, a cancelled reply goes on printing what arrived (`drawsAllWhenCancelled`).
         guard !lines.isEmpty else { return }
@@ -142,7 +144,10 @@ public final class LineModeReplyView<Sink: TerminalSink> {
     private func reasoningSummary(_ snapshot: ReplySnapshot) -> [String] {
         guard !reasoningCollapsed && snapshot.reasoningCharacterCount > 0 else { return [] }
         reasoningCollapsed = true
-        return [presenter.reasoningSummary(seconds: snapshot.reasoningSeconds, characterCount: snapshot.reasoningCharacterCount)]
+        return [
+            presenter.reasoningSummary(
+                seconds: snapshot.reasoningSeconds, characterCount: snapshot.reasoningCharacterCount)
+        ]
     }
 
     /// A line for `stage` when it differs from the one printed, or its progress moved `stageInterval` seconds later.
@@ -159,7 +164,10 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         }
         let percent = progress.map { Int((min(max($0, 0), 1) * 100).rounded(.down)) }
         if let shownStage, shownStage.key == key,
-           percent == shownStage.percent || elapsedSeconds - shownStage.seconds < Self.stageInterval { return [] }
+            percent == shownStage.percent || elapsedSeconds - shownStage.seconds < Self.stageInterval
+        {
+            return []
+        }
         shownStage = (key, percent, elapsedSeconds)
         return [presenter.stageLine(stage, elapsedSeconds: elapsedSeconds)]
     }
@@ -172,7 +180,8 @@ public final class LineModeReplyView<Sink: TerminalSink> {
     private func stableRows(of tail: [String], answer: String) -> Int {
         // Only rows beyond those printed are news: without any, the probe's second render is saved.
         guard tail.count - 1 > printedTail.count,
-              !answer.utf8.dropFirst(stream.committedBytes).contains(UInt8(ascii: "|")) else { return 0 }
+            !answer.utf8.dropFirst(stream.committedBytes).contains(UInt8(ascii: "|"))
+        else { return 0 }
         var probe = stream
         let probed = probe.update(answer + ")]x").tail
         var stable = 0
@@ -190,7 +199,9 @@ public final class LineModeReplyView<Sink: TerminalSink> {
     private func unprinted(committed: [String], tail: [String], stableRows: Int) -> [String] {
         var matched = 0
         while matched < printedTail.count, matched < committed.count + tail.count,
-              Self.unstyled(matched < committed.count ? committed[matched] : tail[matched - committed.count]) == printedTail[matched] {
+            Self.unstyled(matched < committed.count ? committed[matched] : tail[matched - committed.count])
+                == printedTail[matched]
+        {
             matched += 1
         }
         if matched < printedTail.count && matched >= committed.count {

@@ -150,7 +150,9 @@ struct LineWrapper {
             self.stretch = nil
             open(stretch.run)
             let utf8 = runs[stretch.run].text.utf8
-            let copied: Void? = utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[stretch.range])) }
+            let copied: Void? = utf8.withContiguousStorageIfAvailable {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[stretch.range]))
+            }
             if copied == nil { bytes += utf8.dropFirst(stretch.range.lowerBound).prefix(stretch.range.count) }
         }
 
@@ -166,7 +168,9 @@ struct LineWrapper {
 
         /// Copies the bytes of `spans.sequences` in `range` without forming a slice (which retained the buffer).
         private mutating func appendSequence(_ range: Range<Int>) {
-            spans.sequences.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+            spans.sequences.withUnsafeBufferPointer {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range]))
+            }
         }
 
         private mutating func closeSpan() {
@@ -221,7 +225,9 @@ struct LineWrapper {
                 let clusterEnd: Int
                 let isSpace: Bool
                 let clusterWidth: Int
-                if byte < 0x80 && (next == bytes.count || bytes[next] < 0x80) && !(byte == 0x0D && next < bytes.count && bytes[next] == 0x0A) {
+                if byte < 0x80 && (next == bytes.count || bytes[next] < 0x80)
+                    && !(byte == 0x0D && next < bytes.count && bytes[next] == 0x0A)
+                {
                     clusterEnd = next
                     isSpace = byte == 0x20 || byte == 0x09 || byte == 0x0A
                     clusterWidth = byte < 0x20 || byte == 0x7F ? 0 : 1
@@ -324,7 +330,8 @@ struct LineWrapper {
                     var cut = position
                     var carried = 0
                     if let previous, offset(previous.index) > chunkStart, previous.width < column,
-                       LineBreakRules.mayNotStartLine(character) || LineBreakRules.mayNotEndLine(text[previous.index]) {
+                        LineBreakRules.mayNotStartLine(character) || LineBreakRules.mayNotEndLine(text[previous.index])
+                    {
                         cut = previous.index
                         carried = previous.width
                     }
@@ -399,6 +406,7 @@ enum LineBreakRules {
         character.unicodeScalars.first.map { opening.contains($0) } ?? false
     }
 
-    private static let closing = Set("、。，．：；！？）」』】〕〉》〙〗〛｝］〟｠»›’”…‥ー々〻ゝゞヽヾ・ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶ゠！？),.:;!?]}%".unicodeScalars)
+    private static let closing = Set(
+        "、。，．：；！？）」』】〕〉》〙〗〛｝］〟｠»›’”…‥ー々〻ゝゞヽヾ・ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶ゠！？),.:;!?]}%".unicodeScalars)
     private static let opening = Set("（「『【〔〈《〘〖〚｛［〝｟«‹‘“([{".unicodeScalars)
 }

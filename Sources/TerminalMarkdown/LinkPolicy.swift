@@ -17,7 +17,9 @@ enum LinkPolicy {
         let utf8 = url.utf8
         if hasPrefix(utf8, "mailto:") { return String(url.dropFirst(7)) }
         guard let schemeEnd = firstRange(of: Array("://".utf8), in: utf8) else { return nil }
-        var authority = utf8[schemeEnd...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        var authority = utf8[schemeEnd...].prefix {
+            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+        }
         if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
         return authority.isEmpty ? nil : String(Substring(authority))
     }
@@ -26,8 +28,11 @@ enum LinkPolicy {
     /// `mailto:`, `http://` or `https://`.
     static func textShowsURL(_ text: String, _ url: String) -> Bool {
         let urlBytes = url.utf8
-        for prefix in ["", "mailto:", "http://", "https://"] where urlBytes.count == prefix.utf8.count + text.utf8.count {
-            if urlBytes.starts(with: prefix.utf8) && urlBytes.dropFirst(prefix.utf8.count).elementsEqual(text.utf8) { return true }
+        for prefix in ["", "mailto:", "http://", "https://"] where urlBytes.count == prefix.utf8.count + text.utf8.count
+        {
+            if urlBytes.starts(with: prefix.utf8) && urlBytes.dropFirst(prefix.utf8.count).elementsEqual(text.utf8) {
+                return true
+            }
         }
         return false
     }

@@ -110,10 +110,12 @@ struct LinkReferences {
         events += scan.uses.filter { $0.line <= lastLine }.map { ($0.line, nil, $0.labels) }
         for event in events.sorted(by: { $0.line < $1.line }) {
             if let definition = event.definition, recorded[definition.label] == nil,
-               recorded.count < Self.maximumLabels, definition.source.utf8.count <= Self.maximumDefinitionBytes,
-               recordedBytes + definition.source.utf8.count <= Self.maximumRecordedBytes {
-                recorded[definition.label] = Recorded(order: recorded.count, source: definition.source,
-                                                      written: definition.written)
+                recorded.count < Self.maximumLabels, definition.source.utf8.count <= Self.maximumDefinitionBytes,
+                recordedBytes + definition.source.utf8.count <= Self.maximumRecordedBytes
+            {
+                recorded[definition.label] = Recorded(
+                    order: recorded.count, source: definition.source,
+                    written: definition.written)
                 recordedBytes += definition.source.utf8.count
                 if earlyUses.contains(definition.label) { late.append(definition.label) }
             }
@@ -128,12 +130,13 @@ struct LinkReferences {
     func lateDefinitions() -> MarkdownBlock? {
         let definitions = late.compactMap { recorded[$0] }
         guard !definitions.isEmpty else { return nil }
-        let probes = MarkdownParser.parse(definitions.map { "[\($0.written)]" }.joined(separator: "\n\n"),
-                                          references: definitions.map(\.source).joined(separator: "\n"))
+        let probes = MarkdownParser.parse(
+            definitions.map { "[\($0.written)]" }.joined(separator: "\n\n"),
+            references: definitions.map(\.source).joined(separator: "\n"))
         var urls: [Int: String] = [:]
         for probe in probes {
             guard case .paragraph(let content) = probe.block,
-                  case .link(let url, _)? = content.first(where: { if case .link = $0 { true } else { false } })
+                case .link(let url, _)? = content.first(where: { if case .link = $0 { true } else { false } })
             else { continue }
             urls[probe.startLine] = url
         }
@@ -218,7 +221,9 @@ struct LinkReferences {
                 case .paragraph, .heading, .list, .blockQuote, .table:
                     if line == blocks[index].startLine, Self.mayStartWithDefinitions(blocks[index].block) {
                         var end = line
-                        while end <= lines.count && owner[end] == index && Self.definedLabel(lines[end - 1]) != nil { end += 1 }
+                        while end <= lines.count && owner[end] == index && Self.definedLabel(lines[end - 1]) != nil {
+                            end += 1
+                        }
                         if end > line { addRun(lines[(line - 1)..<(end - 1)], firstLine: line) }
                     }
                     let labels = Self.bracketLabels(lines[line - 1])
@@ -235,8 +240,10 @@ struct LinkReferences {
             let starts = runLines.indices.compactMap { index in Self.definedLabel(runLines[index]).map { (index, $0) } }
             for (position, (index, label)) in starts.enumerated() {
                 let end = position + 1 < starts.count ? starts[position + 1].0 : runLines.endIndex
-                definitions.append(Definition(line: firstLine + index - runLines.startIndex, label: label.0,
-                                              written: label.1, source: runLines[index..<end].joined(separator: "\n")))
+                definitions.append(
+                    Definition(
+                        line: firstLine + index - runLines.startIndex, label: label.0,
+                        written: label.1, source: runLines[index..<end].joined(separator: "\n")))
             }
         }
 
@@ -249,7 +256,9 @@ struct LinkReferences {
             }
         }
 
-        private static func isBlank(_ line: Substring) -> Bool { line.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+        private static func isBlank(_ line: Substring) -> Bool {
+            line.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+        }
 
         /// The normalised and the written label of a line that looks like `[label]: …` (at most three spaces in).
         static func definedLabel(_ line: Substring) -> (String, String)? {
@@ -257,8 +266,10 @@ struct LinkReferences {
             var index = 0
             while index < bytes.count && index < 3 && bytes[index] == 0x20 { index += 1 }
             guard index < bytes.count, bytes[index] == 0x5B else { return nil }
-            guard let close = bytes[(index + 1)...].firstIndex(where: { $0 == 0x5D || $0 == 0x5B }), bytes[close] == 0x5D,
-                  close + 1 < bytes.count, bytes[close + 1] == 0x3A, close > index + 1 else { return nil }
+            guard let close = bytes[(index + 1)...].firstIndex(where: { $0 == 0x5D || $0 == 0x5B }),
+                bytes[close] == 0x5D,
+                close + 1 < bytes.count, bytes[close + 1] == 0x3A, close > index + 1
+            else { return nil }
             let written = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
             guard let label = normalised(written) else { return nil }
             return (label, written)
@@ -276,7 +287,8 @@ struct LinkReferences {
                     let next = utf8.index(after: index)
                     let inlineLink = next < utf8.endIndex && utf8[next] == 0x28
                     if let start = open, start < index, !inlineLink, utf8.distance(from: start, to: index) <= 999,
-                       let label = normalised(String(decoding: utf8[start..<index], as: UTF8.self)) {
+                        let label = normalised(String(decoding: utf8[start..<index], as: UTF8.self))
+                    {
                         labels.append(label)
                     }
                     open = nil

@@ -44,12 +44,17 @@ public struct LiveArea: Sendable {
         var text = ""
         var scalars = line.unicodeScalars.makeIterator()
         while let scalar = scalars.next() {
-            guard scalar == "\u{1B}" else { text.unicodeScalars.append(scalar); continue }
+            guard scalar == "\u{1B}" else {
+                text.unicodeScalars.append(scalar)
+                continue
+            }
             switch scalars.next() {
             case "[": while let next = scalars.next(), !(0x40...0x7E).contains(next.value) {}
             case "]":
                 var previous: Unicode.Scalar = " "
-                while let next = scalars.next(), next != "\u{7}", !(previous == "\u{1B}" && next == "\\") { previous = next }
+                while let next = scalars.next(), next != "\u{7}", !(previous == "\u{1B}" && next == "\\") {
+                    previous = next
+                }
             default: break
             }
         }
@@ -61,11 +66,15 @@ public struct LiveArea: Sendable {
     /// The committed lines are written a piece at a time (`TerminalSink.writeLines`); when `stopsOnCancellation`
     /// is set and the task is cancelled, the rest is dropped: the update ends after the last whole line written,
     /// with nothing live, so Ctrl-C stops a large step at once even on a slow terminal.
-    public mutating func update<Sink: TerminalSink>(committed: [String], live: [String], sink: inout Sink,
-                                                    stopsOnCancellation: Bool = false) {
+    public mutating func update<Sink: TerminalSink>(
+        committed: [String], live: [String], sink: inout Sink,
+        stopsOnCancellation: Bool = false
+    ) {
         guard redraws else {
             var output = ""
-            guard sink.writeLines(committed, after: &output, stoppingOnCancellation: stopsOnCancellation) else { return }
+            guard sink.writeLines(committed, after: &output, stoppingOnCancellation: stopsOnCancellation) else {
+                return
+            }
             if !output.isEmpty { sink.write(output) }
             return
         }

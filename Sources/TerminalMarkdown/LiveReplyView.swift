@@ -74,7 +74,11 @@ public final class LiveReplyView<Sink: TerminalSink> {
     public func replaceAnswer(with text: String) -> Int {
         guard !finished else { return text.utf8.count }
         let committed = stream.committedBytes
-        if text.utf8.count >= committed, stream.replace(with: String(decoding: text.utf8.prefix(committed), as: UTF8.self)) { return committed }
+        if text.utf8.count >= committed,
+            stream.replace(with: String(decoding: text.utf8.prefix(committed), as: UTF8.self))
+        {
+            return committed
+        }
         pendingNote = ["", presenter.replacementNote()]
         stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
         return 0
@@ -116,8 +120,10 @@ public final class LiveReplyView<Sink: TerminalSink> {
             // The text before the call is not drawn yet: its line waits for it.
             guard call.answerOffset <= received || snapshot.isFinished else { break }
             if !reasoningCollapsed && snapshot.reasoningCharacterCount > 0 {
-                committed.append(presenter.reasoningSummary(seconds: snapshot.reasoningSeconds,
-                                                            characterCount: snapshot.reasoningCharacterCount))
+                committed.append(
+                    presenter.reasoningSummary(
+                        seconds: snapshot.reasoningSeconds,
+                        characterCount: snapshot.reasoningCharacterCount))
                 reasoningCollapsed = true
             }
             if call.answerOffset > stream.committedBytes {
@@ -129,8 +135,10 @@ public final class LiveReplyView<Sink: TerminalSink> {
 
         let answering = stream.receivedBytes > 0 || snapshot.isFinished
         if answering && !reasoningCollapsed && snapshot.reasoningCharacterCount > 0 {
-            committed.append(presenter.reasoningSummary(seconds: snapshot.reasoningSeconds,
-                                                        characterCount: snapshot.reasoningCharacterCount))
+            committed.append(
+                presenter.reasoningSummary(
+                    seconds: snapshot.reasoningSeconds,
+                    characterCount: snapshot.reasoningCharacterCount))
             reasoningCollapsed = true
         }
 
@@ -150,7 +158,8 @@ public final class LiveReplyView<Sink: TerminalSink> {
             live = [presenter.stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds)]
         }
         // A tool call being prepared or running shows below what is there so far, its time ticking.
-        if !snapshot.isFinished, let stage = snapshot.stage, stage.isToolCall, answering || !snapshot.reasoning.isEmpty {
+        if !snapshot.isFinished, let stage = snapshot.stage, stage.isToolCall, answering || !snapshot.reasoning.isEmpty
+        {
             live.append(presenter.stageLine(stage, elapsedSeconds: snapshot.elapsedSeconds))
         }
         // Cancelled while this snapshot rendered (Ctrl-C during a backlog): its lines are not written, so the screen

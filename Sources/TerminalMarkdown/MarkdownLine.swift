@@ -78,7 +78,9 @@ struct MarkdownLine {
                 bytes.formIndex(after: &index)
                 digits += 1
             }
-            guard digits > 0, let delimiter = byte(at: index), delimiter == 0x2E || delimiter == 0x29 else { return nil }
+            guard digits > 0, let delimiter = byte(at: index), delimiter == 0x2E || delimiter == 0x29 else {
+                return nil
+            }
             marker = delimiter
             column += digits
         }
@@ -94,7 +96,9 @@ struct MarkdownLine {
     /// The code fence the line opens; nil when it opens none (a backtick fence's info string has no backticks).
     var fence: Fence? {
         let start = firstNonSpace
-        guard start.column <= 3, let character = byte(at: start.index), character == 0x60 || character == 0x7E else { return nil }
+        guard start.column <= 3, let character = byte(at: start.index), character == 0x60 || character == 0x7E else {
+            return nil
+        }
         let (length, rest) = run(of: character, from: start.index)
         guard length >= 3, character == 0x7E || !bytes[rest...].contains(0x60) else { return nil }
         return Fence(character: character, length: length, indent: start.column)
@@ -112,7 +116,8 @@ struct MarkdownLine {
     var isThematicBreak: Bool {
         let start = firstNonSpace
         guard start.column <= 3, let character = byte(at: start.index),
-              character == 0x2A || character == 0x2D || character == 0x5F else { return false }
+            character == 0x2A || character == 0x2D || character == 0x5F
+        else { return false }
         var count = 0
         for byte in bytes[start.index...] {
             if byte == character {

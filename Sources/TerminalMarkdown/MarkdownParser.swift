@@ -28,7 +28,8 @@ enum MarkdownParser {
         // After the tree and the parser are freed: the blocks hold Swift copies of everything they took from it.
         defer { CmarkArena.reset() }
         cmark_gfm_core_extensions_ensure_registered()
-        let memory = references.utf8.count + text.utf8.count <= CmarkArena.largestParseBytes
+        let memory =
+            references.utf8.count + text.utf8.count <= CmarkArena.largestParseBytes
             ? CmarkArena.memory : cmark_get_default_mem_allocator()
         guard let parser = cmark_parser_new_with_mem(CMARK_OPT_SOURCEPOS, memory) else { return [] }
         defer { cmark_parser_free(parser) }
@@ -47,14 +48,17 @@ enum MarkdownParser {
         }
         guard let document = cmark_parser_finish(parser) else { return [] }
         defer { cmark_node_free(document) }
-        let conversion = Conversion(lines: text.utf8.count > longParagraphBytes ? SourceLines(text) : nil,
-                                    sanitisesLiterals: ByteSearch.contains(UInt8(ascii: "&"), in: text.utf8)
-                                        || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true))
+        let conversion = Conversion(
+            lines: text.utf8.count > longParagraphBytes ? SourceLines(text) : nil,
+            sanitisesLiterals: ByteSearch.contains(UInt8(ascii: "&"), in: text.utf8)
+                || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true))
         var blocks: [SourceBlock] = []
         for node in blockNodes(of: document, depth: depth) {
             if let block = conversion.block(node, depth: depth) {
-                blocks.append(SourceBlock(block: block, startLine: Int(cmark_node_get_start_line(node)),
-                                          endLine: Int(cmark_node_get_end_line(node))))
+                blocks.append(
+                    SourceBlock(
+                        block: block, startLine: Int(cmark_node_get_start_line(node)),
+                        endLine: Int(cmark_node_get_end_line(node))))
             }
         }
         correctHTMLBlockEnds(&blocks, in: text)
@@ -71,7 +75,8 @@ enum MarkdownParser {
         let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
         for index in blocks.indices {
             guard case .html = blocks[index].block, blocks[index].startLine > 0,
-                  let end = htmlBlockEnd(startingOn: blocks[index].startLine, lines: lines) else { continue }
+                let end = htmlBlockEnd(startingOn: blocks[index].startLine, lines: lines)
+            else { continue }
             blocks[index].endLine = end
         }
     }
@@ -84,7 +89,8 @@ enum MarkdownParser {
         while index > blocks.startIndex {
             let previous = blocks.index(before: index)
             if case .html(let second) = blocks[index].block, case .html(let first) = blocks[previous].block,
-               blocks[previous].startLine > 0, blocks[index].startLine == blocks[previous].endLine + 1 {
+                blocks[previous].startLine > 0, blocks[index].startLine == blocks[previous].endLine + 1
+            {
                 blocks[previous].block = .html(first + (first.hasSuffix("\n") ? "" : "\n") + second)
                 blocks[previous].endLine = blocks[index].endLine
                 blocks.remove(at: index)
@@ -131,7 +137,9 @@ enum MarkdownParser {
 
     private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard haystack.count >= needle.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+        return (0...(haystack.count - needle.count)).contains {
+            haystack[$0..<($0 + needle.count)].elementsEqual(needle)
+        }
     }
 
     fileprivate static func children(_ node: OpaquePointer) -> [OpaquePointer] {
@@ -210,7 +218,8 @@ enum MarkdownParser {
 
         /// The bytes of the whole lines `node` spans, a newline after each (also after a last line without one).
         func bytes(of node: OpaquePointer) -> Int {
-            let first = Int(cmark_node_get_start_line(node)), last = Int(cmark_node_get_end_line(node))
+            let first = Int(cmark_node_get_start_line(node))
+            let last = Int(cmark_node_get_end_line(node))
             guard first >= 1, last >= first, first <= starts.count else { return 0 }
             let end = last < starts.count ? starts[last] : count + 1
             return end - starts[first - 1]
@@ -234,12 +243,16 @@ private struct Conversion {
         switch type {
         case CMARK_NODE_PARAGRAPH:
             let inlines = inlines(node, depth: 0)
-            guard let lines, lines.bytes(of: node) > MarkdownParser.longParagraphBytes else { return .paragraph(inlines) }
+            guard let lines, lines.bytes(of: node) > MarkdownParser.longParagraphBytes else {
+                return .paragraph(inlines)
+            }
             return .paragraph(inlines.map { if case .softBreak = $0 { .lineBreak } else { $0 } })
-        case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)), inlines(node, depth: 0))
+        case CMARK_NODE_HEADING:
+            return .heading(level: Int(cmark_node_get_heading_level(node)), inlines(node, depth: 0))
         case CMARK_NODE_CODE_BLOCK:
             let info = cmark_node_get_fence_info(node).map { sanitized(String(cString: $0)) } ?? ""
-            var length: Int32 = 0, offset: Int32 = 0
+            var length: Int32 = 0
+            var offset: Int32 = 0
             var character: CChar = 0
             return cmark_node_get_fenced(node, &length, &offset, &character) == 0
                 ? .indentedCode(literal(node)) : .codeBlock(info: info, literal: literal(node))
@@ -250,10 +263,11 @@ private struct Conversion {
             let ordered = cmark_node_get_list_type(node) == CMARK_ORDERED_LIST
             let items = MarkdownParser.children(node).map { item in
                 let isTask = String(cString: cmark_node_get_type_string(item)) == "tasklist"
-                return MarkdownListItem(task: isTask ? cmark_gfm_extensions_get_tasklist_item_checked(item) : nil,
-                                        blocks: blocks(item, depth: depth + 1),
-                                        startLine: Int(cmark_node_get_start_line(item)),
-                                        endLine: Int(cmark_node_get_end_line(item)))
+                return MarkdownListItem(
+                    task: isTask ? cmark_gfm_extensions_get_tasklist_item_checked(item) : nil,
+                    blocks: blocks(item, depth: depth + 1),
+                    startLine: Int(cmark_node_get_start_line(item)),
+                    endLine: Int(cmark_node_get_end_line(item)))
             }
             return .list(MarkdownList(start: ordered ? Int(cmark_node_get_list_start(node)) : nil, items: items))
         case llmster_node_table():

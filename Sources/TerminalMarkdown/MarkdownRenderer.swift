@@ -20,7 +20,7 @@ public struct MarkdownRenderer: Sendable {
         references.record(Substring(clean), blocks: blocks, through: Int.max)
         var footnotes = FootnoteLedger()
         var all = blocks.map(\.block) + [references.lateDefinitions()].compactMap { $0 }
-        all.forEach { footnotes.record($0) }
+        for block in all { footnotes.record(block) }
         if let undefined = footnotes.undefinedNote() { all.append(undefined) }
         return blockRenderer.lines(for: all)
     }
@@ -31,8 +31,10 @@ public struct MarkdownRenderer: Sendable {
     }
 
     var blockRenderer: BlockRenderer {
-        var renderer = BlockRenderer(width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
-                                     hyperlinks: capabilities.hyperlinks, theme: .standard(for: capabilities.background, depth: capabilities.colorDepth))
+        var renderer = BlockRenderer(
+            width: capabilities.width, level: capabilities.styleLevel, unicode: capabilities.isUTF8,
+            hyperlinks: capabilities.hyperlinks,
+            theme: .standard(for: capabilities.background, depth: capabilities.colorDepth))
         renderer.showsFences = capabilities.showsCodeFences
         renderer.widthModel = capabilities.widthModel
         renderer.reservesLastColumn = capabilities.insideEmacs

@@ -226,7 +226,8 @@ struct MarkdownStream {
                 emit(blocks, into: &output)
             case .fence(let fence):
                 if !rest.isEmpty && !isClosingFence(Substring(rest), fence) {
-                    appendOpened(renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter), to: &output)
+                    appendOpened(
+                        renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter), to: &output)
                 }
                 appendOpened(renderer.codeFenceClosing, to: &output)
                 awaitedSeparator = nil
@@ -347,13 +348,14 @@ struct MarkdownStream {
                 separate(&output, before: last.block)
                 for (itemIndex, item) in list.items.dropLast().enumerated() {
                     output += renderer.listItemLines(item, number: start.map { $0 + itemIndex })
-                    item.blocks.forEach { footnotes.record($0) }
+                    for block in item.blocks { footnotes.record(block) }
                 }
                 continuation = ListContinuation(nextNumber: start.map { $0 + list.items.count - 1 })
                 hasOutput = true
                 let lastFinished = list.items[list.items.count - 2]
                 let nextStart = list.items[list.items.count - 1].startLine
-                consumedLines = nextStart > lastFinished.startLine ? min(lastFinished.endLine, nextStart - 1) : lastFinished.endLine
+                consumedLines =
+                    nextStart > lastFinished.startLine ? min(lastFinished.endLine, nextStart - 1) : lastFinished.endLine
                 changed = true
             case .codeBlock(let info, _):
                 if let fence = MarkdownLine(Substring(line(last.startLine, of: complete))).fence {
@@ -365,7 +367,8 @@ struct MarkdownStream {
                     consumedLines = last.startLine
                     changed = true
                 }
-            case .table(let table) where table.rows.count >= BlockRenderer.tableWidthRows && table.rowLines.allSatisfy({ $0 > 0 }):
+            case .table(let table)
+            where table.rows.count >= BlockRenderer.tableWidthRows && table.rowLines.allSatisfy({ $0 > 0 }):
                 guard let header = headerLine(of: last) else { break }
                 let widths = renderer.columnWidths(table)
                 separate(&output, before: last.block)
@@ -387,7 +390,8 @@ struct MarkdownStream {
                 continuation = nil
                 consumedLines = last.startLine - 1
                 changed = true
-            case .list(let list) where list.items.count == 1
+            case .list(let list)
+            where list.items.count == 1
                 && containerBytes(from: last.startLine, in: complete) > containerThreshold:
                 references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
                 guard let container = openItem(list, firstLine: line(last.startLine, of: complete)) else { break }
@@ -449,7 +453,9 @@ struct MarkdownStream {
         return line > 0 ? line : nil
     }
 
-    private mutating func stepTable(_ complete: Substring, _ progress: TableProgress, into output: inout [String]) -> Bool {
+    private mutating func stepTable(_ complete: Substring, _ progress: TableProgress, into output: inout [String])
+        -> Bool
+    {
         let source = progress.prefix + UntrustedText.sanitize(String(complete))
         var blocks = references.parse(source, depth: nesting)
         guard case .table(let table)? = blocks.first?.block else {
@@ -537,14 +543,16 @@ struct MarkdownStream {
     private func openQuote(alert: Alert.Kind?) -> Container {
         var inner = renderer
         inner.width = max(renderer.width - 2, 1)
-        return Container(kind: .quote, stream: nested(inner, insideListItem: false), bar: renderer.quoteBar(alert),
-                         skipsAlertMarker: alert != nil)
+        return Container(
+            kind: .quote, stream: nested(inner, insideListItem: false), bar: renderer.quoteBar(alert),
+            skipsAlertMarker: alert != nil)
     }
 
     /// A stream for the content of `list`'s one item, whose first source line is `firstLine`, narrower by the
     /// item's marker; nil when that line does not start with a list marker or has nothing after it.
     private func openItem(_ list: MarkdownList, firstLine: String) -> Container? {
-        guard let item = list.items.first, let marker = MarkdownLine(Substring(firstLine)).listMarker, !marker.isEmpty else {
+        guard let item = list.items.first, let marker = MarkdownLine(Substring(firstLine)).listMarker, !marker.isEmpty
+        else {
             return nil
         }
         let number = continuation?.nextNumber ?? list.start
@@ -552,9 +560,10 @@ struct MarkdownStream {
         var inner = renderer
         inner.width = max(renderer.width - DisplayWidth.of(prefix.padding), 1)
         inner.depth += 1
-        return Container(kind: .item(contentIndent: marker.contentIndent, number: number, marker: marker.marker),
-                         stream: nested(inner, insideListItem: true), pendingMarker: prefix.marker, padding: prefix.padding,
-                         hasTaskBox: item.task != nil)
+        return Container(
+            kind: .item(contentIndent: marker.contentIndent, number: number, marker: marker.marker),
+            stream: nested(inner, insideListItem: true), pendingMarker: prefix.marker, padding: prefix.padding,
+            hasTaskBox: item.task != nil)
     }
 
     private func nested(_ renderer: BlockRenderer, insideListItem: Bool) -> MarkdownStream {
@@ -619,7 +628,9 @@ struct MarkdownStream {
         state = .blocks
         awaitedSeparator = nil
         continuation = nil
-        if case .item(_, let number, let marker) = container.kind, let next, MarkdownLine(next).listMarker?.marker == marker {
+        if case .item(_, let number, let marker) = container.kind, let next,
+            MarkdownLine(next).listMarker?.marker == marker
+        {
             continuation = ListContinuation(nextNumber: number.map { $0 + 1 })
         }
     }
@@ -674,9 +685,12 @@ struct MarkdownStream {
     /// yet committed, put back into the quote or item (and any container open inside), it stays inside.
     private func continuesLazily(_ line: MarkdownLine, _ container: Container) -> Bool {
         guard let content = container.stream.uncommittedLines(container.inner),
-              content.contains(where: { !$0.allSatisfy { $0 == " " || $0 == "\t" } }),
-              let rebuilt = rebuilt(content, in: container.kind) else { return false }
-        let blocks = MarkdownParser.parse(UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + Substring(line.bytes) + "\n"), depth: nesting)
+            content.contains(where: { !$0.allSatisfy { $0 == " " || $0 == "\t" } }),
+            let rebuilt = rebuilt(content, in: container.kind)
+        else { return false }
+        let blocks = MarkdownParser.parse(
+            UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + Substring(line.bytes) + "\n"),
+            depth: nesting)
         guard blocks.count == 1, blocks[0].endLine == rebuilt.count + 1 else { return false }
         if case .list(let list) = blocks[0].block { return list.items.count == 1 }
         return true
@@ -687,7 +701,9 @@ struct MarkdownStream {
     private func uncommittedLines(_ text: String) -> [String]? {
         switch state {
         case .blocks:
-            var lines = remainder(text).utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
+            var lines = remainder(text).utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+                String(Substring($0))
+            }
             if lines.last == "" { lines.removeLast() }
             return lines
         case .container(let container):
@@ -751,7 +767,8 @@ struct MarkdownStream {
         case .plainLines:
             return plainLines(rest).lines
         case .fence(let fence):
-            return isClosingFence(Substring(rest), fence) ? [] : renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter, advance: false)
+            return isClosingFence(Substring(rest), fence)
+                ? [] : renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter, advance: false)
         case .table(let progress):
             var blocks = references.parse(progress.prefix + UntrustedText.sanitize(rest), depth: nesting)
             var output: [String] = []
@@ -767,8 +784,10 @@ struct MarkdownStream {
             guard let inner = innerLine(Substring(rest), of: &container) else {
                 var output = decorate(container.stream.tail(rest: pending), &container)
                 for (index, block) in references.parse(UntrustedText.sanitize(rest)).enumerated() {
-                    if index == 0, case .item(_, let number, let marker) = container.kind, case .list(var list) = block.block,
-                       MarkdownLine(Substring(rest)).listMarker?.marker == marker {
+                    if index == 0, case .item(_, let number, let marker) = container.kind,
+                        case .list(var list) = block.block,
+                        MarkdownLine(Substring(rest)).listMarker?.marker == marker
+                    {
                         list.start = number.map { $0 + 1 }
                         output += renderer.lines(for: .list(list))
                     } else {
@@ -787,8 +806,10 @@ struct MarkdownStream {
                 if shown.utf8.count != clean.utf8.count { blocks = references.parse(shown) }
             }
             for (index, block) in blocks.enumerated() {
-                if index > 0 ? blankLine(before: block.block, continuing: false)
-                    : hasOutput && blankLine(before: block.block, continuing: continuation != nil) {
+                if index > 0
+                    ? blankLine(before: block.block, continuing: false)
+                    : hasOutput && blankLine(before: block.block, continuing: continuation != nil)
+                {
                     output.append("")
                 }
                 output += index == 0 ? render(block.block) : renderer.lines(for: block.block)
@@ -828,7 +849,8 @@ struct MarkdownStream {
         guard !text.isEmpty else { return ([], nil) }
         let clean = UntrustedText.sanitize(text)
         if rendersMarkdown, case let blocks = references.parse(clean, depth: nesting), blocks.count == 1,
-           case .paragraph = blocks[0].block {
+            case .paragraph = blocks[0].block
+        {
             return (renderer.lines(for: blocks[0].block), blocks[0].block)
         }
         let wrapper = LineWrapper(level: .plain, hyperlinks: false)

@@ -42,10 +42,12 @@ public struct ReplyPresenter: Sendable {
             text = "Processing prompt"
             if let progress { text += " " + percent(progress) }
         case .runningTool(let tool, let since):
-            return toolLine("Running " + UntrustedText.sanitize(tool).replacing("\n", with: " "), seconds: elapsedSeconds - since)
+            return toolLine(
+                "Running " + UntrustedText.sanitize(tool).replacing("\n", with: " "), seconds: elapsedSeconds - since)
         case .preparingTool(let tool, let since):
             let name = UntrustedText.sanitize(tool).replacing("\n", with: " ")
-            return toolLine(name.isEmpty ? "Preparing a tool call" : "Preparing a call to " + name, seconds: elapsedSeconds - since)
+            return toolLine(
+                name.isEmpty ? "Preparing a tool call" : "Preparing a call to " + name, seconds: elapsedSeconds - since)
         }
         return dim.apply(fitted(text + " · " + Self.seconds(elapsedSeconds)), at: level)
     }
@@ -79,8 +81,9 @@ public struct ReplyPresenter: Sendable {
 
     /// "▸ Thought for 12.4 s · 3,402 chars", dim.
     public func reasoningSummary(seconds: Double, characterCount: Int) -> String {
-        dim.apply((unicode ? "▸" : ">") + " " + Self.reasoningLabel(seconds: seconds) + " · "
-                  + Self.grouped(characterCount) + " chars", at: level)
+        dim.apply(
+            (unicode ? "▸" : ">") + " " + Self.reasoningLabel(seconds: seconds) + " · "
+                + Self.grouped(characterCount) + " chars", at: level)
     }
 
     /// "Thought for 12.4 s", or "Reasoning" when the time is unknown (`Figures.reasoningLabel`).
@@ -88,7 +91,8 @@ public struct ReplyPresenter: Sendable {
 
     /// "↻ The server's final answer differs from the streamed text:", dim; committed above a rewritten answer.
     public func replacementNote() -> String {
-        dim.apply(fitted((unicode ? "↻" : "*") + " The server's final answer differs from the streamed text:"), at: level)
+        dim.apply(
+            fitted((unicode ? "↻" : "*") + " The server's final answer differs from the streamed text:"), at: level)
     }
 
     /// `⚙ search_docs {query: "sse"} … ✓ 1.2 KB` or `⚙ open_browser {} … ✗ Cannot find tool open_browser`.
@@ -125,7 +129,9 @@ public struct ReplyPresenter: Sendable {
         let (parts, figures) = statsFigures(stats)
         var line = dim.apply(figures, at: level)
         if let (warning, _) = outcomeMark(outcome, after: parts, figures: figures) {
-            line += (parts.isEmpty ? "" : dim.apply(" · ", at: level)) + TextStyle(bold: true, color: theme.unfinished.color).apply(warning, at: level)
+            line +=
+                (parts.isEmpty ? "" : dim.apply(" · ", at: level))
+                + TextStyle(bold: true, color: theme.unfinished.color).apply(warning, at: level)
         }
         return line
     }
@@ -154,7 +160,9 @@ public struct ReplyPresenter: Sendable {
     }
 
     /// "⚠ incomplete: REASON", cut to what is left of the row after `figures`, and whether it is whole; nil when complete.
-    private func outcomeMark(_ outcome: ReplyOutcome, after parts: [String], figures: String) -> (text: String, whole: Bool)? {
+    private func outcomeMark(_ outcome: ReplyOutcome, after parts: [String], figures: String) -> (
+        text: String, whole: Bool
+    )? {
         let mark: String
         switch outcome {
         case .complete: return nil

@@ -23,10 +23,12 @@ public struct ReplySnapshot: Sendable, Equatable {
     public var outcome: ReplyOutcome
 
     /// Creates a snapshot; everything but the answer defaults to "nothing yet".
-    public init(stage: ReplyStage? = nil, elapsedSeconds: Double = 0, reasoning: String = "",
-                reasoningCharacterCount: Int? = nil, reasoningSeconds: Double = 0, answer: String = "",
-                finishedToolCalls: [ToolCallSummary] = [], isFinished: Bool = false, stats: ReplyStats? = nil,
-                outcome: ReplyOutcome = .complete) {
+    public init(
+        stage: ReplyStage? = nil, elapsedSeconds: Double = 0, reasoning: String = "",
+        reasoningCharacterCount: Int? = nil, reasoningSeconds: Double = 0, answer: String = "",
+        finishedToolCalls: [ToolCallSummary] = [], isFinished: Bool = false, stats: ReplyStats? = nil,
+        outcome: ReplyOutcome = .complete
+    ) {
         self.stage = stage
         self.elapsedSeconds = elapsedSeconds
         self.reasoning = reasoning

@@ -28,8 +28,10 @@ extension LineModeReplyView: ReplyView {
 }
 
 /// The view for a reply on `capabilities`: appended lines on a line-mode front end, the live area elsewhere.
-public func replyView<Sink: TerminalSink>(sink: Sink, capabilities: TerminalCapabilities, mode: MarkdownMode,
-                                          reasoningLines: Int) -> any ReplyView {
+public func replyView<Sink: TerminalSink>(
+    sink: Sink, capabilities: TerminalCapabilities, mode: MarkdownMode,
+    reasoningLines: Int
+) -> any ReplyView {
     capabilities.isLineMode
         ? LineModeReplyView(sink: sink, capabilities: capabilities, mode: mode)
         : LiveReplyView(sink: sink, capabilities: capabilities, mode: mode, reasoningLines: reasoningLines)

@@ -15,7 +15,8 @@ public final class StreamRenderer<Sink: TerminalSink> {
     public init(sink: Sink, capabilities: TerminalCapabilities, mode: MarkdownMode = .auto) {
         self.sink = sink
         let reference = MarkdownRenderer(capabilities: capabilities, mode: mode)
-        stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: mode.rendersMarkdown(on: capabilities))
+        stream = MarkdownStream(
+            renderer: reference.blockRenderer, rendersMarkdown: mode.rendersMarkdown(on: capabilities))
         area = LiveArea(capabilities: capabilities)
     }
 

@@ -33,10 +33,12 @@ public struct TerminalCapabilities: Sendable, Equatable {
     /// Creates capabilities from explicit values; tests and callers with their own detection use this.
     ///
     /// `insideEmacs` alone stands for an Emacs buffer that is neither comint nor a terminal emulator (`emacs` says which).
-    public init(isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, emacs: EmacsBuffer? = nil,
-                noColor: Bool = false, isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false,
-                background: TerminalBackground = .dark, showsCodeFences: Bool = false,
-                widthModel: WidthModel = .grapheme, reflowsOnResize: Bool = false, colorDepth: ColorDepth = .base16) {
+    public init(
+        isTTY: Bool = true, isDumb: Bool = false, insideEmacs: Bool = false, emacs: EmacsBuffer? = nil,
+        noColor: Bool = false, isUTF8: Bool = true, width: Int = 80, height: Int = 24, hyperlinks: Bool = false,
+        background: TerminalBackground = .dark, showsCodeFences: Bool = false,
+        widthModel: WidthModel = .grapheme, reflowsOnResize: Bool = false, colorDepth: ColorDepth = .base16
+    ) {
         self.isTTY = isTTY
         self.isDumb = isDumb
         self.emacs = emacs ?? (insideEmacs ? .other : nil)
@@ -85,8 +87,10 @@ public struct TerminalCapabilities: Sendable, Equatable {
     /// is known to work: iTerm2, WezTerm and Ghostty (`TERM_PROGRAM`), Windows Terminal (`WT_SESSION`), kitty (`TERM`,
     /// `KITTY_WINDOW_ID`), foot (`TERM`) and VTE ≥ 0.50 (`VTE_VERSION` ≥ 5000); inside tmux only from 3.4 on and when the terminal outside is one of those; never
     /// inside screen. `FORCE_HYPERLINK=1`/`0` overrides the guess, the `hyperlinks` setting overrides both.
-    public static func detect(fd: Int32, environment: [String: String],
-                              settings: DisplaySettings = DisplaySettings()) -> TerminalCapabilities {
+    public static func detect(
+        fd: Int32, environment: [String: String],
+        settings: DisplaySettings = DisplaySettings()
+    ) -> TerminalCapabilities {
         let term = environment["TERM"] ?? ""
         let emacs = environment["INSIDE_EMACS"].map(EmacsBuffer.init(insideEmacs:))
         var size = winsize()
@@ -114,14 +118,21 @@ public struct TerminalCapabilities: Sendable, Equatable {
         let term = environment["TERM"] ?? ""
         if environment["STY"] != nil || term.hasPrefix("screen") { return false }
         if environment["TMUX"] != nil || term.hasPrefix("tmux") { return true }
-        if ["VTE_VERSION", "KITTY_WINDOW_ID", "KONSOLE_VERSION", "ALACRITTY_SOCKET", "ALACRITTY_WINDOW_ID", "WT_SESSION"]
-            .contains(where: { environment[$0] != nil }) { return true }
-        if let program = environment["TERM_PROGRAM"], ["iTerm.app", "WezTerm", "ghostty"].contains(program) { return true }
+        if [
+            "VTE_VERSION", "KITTY_WINDOW_ID", "KONSOLE_VERSION", "ALACRITTY_SOCKET", "ALACRITTY_WINDOW_ID", "WT_SESSION"
+        ]
+        .contains(where: { environment[$0] != nil }) {
+            return true
+        }
+        if let program = environment["TERM_PROGRAM"], ["iTerm.app", "WezTerm", "ghostty"].contains(program) {
+            return true
+        }
         return ["xterm-kitty", "xterm-ghostty", "wezterm", "foot", "alacritty"].contains(where: term.hasPrefix)
     }
 
     static func localeIsUTF8(_ environment: [String: String]) -> Bool {
-        let locale = [environment["LC_ALL"], environment["LC_CTYPE"], environment["LANG"]]
+        let locale =
+            [environment["LC_ALL"], environment["LC_CTYPE"], environment["LANG"]]
             .compactMap { $0 }.first { !$0.isEmpty } ?? ""
         let lowered = locale.lowercased()
         return lowered.contains("utf-8") || lowered.contains("utf8")
@@ -134,14 +145,17 @@ public struct TerminalCapabilities: Sendable, Equatable {
         if environment["TMUX"] != nil || term.hasPrefix("tmux") {
             // tmux passes OSC 8 on from 3.4; the variables of the terminal it was started in are still set.
             guard environment["TERM_PROGRAM"] == "tmux",
-                  let version = environment["TERM_PROGRAM_VERSION"].flatMap(versionNumber), version >= 304 else { return false }
+                let version = environment["TERM_PROGRAM_VERSION"].flatMap(versionNumber), version >= 304
+            else { return false }
             return outerTerminalSupportsHyperlinks(environment, term: "")
         }
         return outerTerminalSupportsHyperlinks(environment, term: term)
     }
 
     private static func outerTerminalSupportsHyperlinks(_ environment: [String: String], term: String) -> Bool {
-        if let program = environment["TERM_PROGRAM"], ["iTerm.app", "WezTerm", "ghostty"].contains(program) { return true }
+        if let program = environment["TERM_PROGRAM"], ["iTerm.app", "WezTerm", "ghostty"].contains(program) {
+            return true
+        }
         if environment["WT_SESSION"] != nil || environment["KITTY_WINDOW_ID"] != nil { return true }
         if ["xterm-kitty", "foot", "xterm-ghostty", "wezterm"].contains(where: term.hasPrefix) { return true }
         if let vte = environment["VTE_VERSION"].flatMap(Int.init), vte >= 5000 { return true }

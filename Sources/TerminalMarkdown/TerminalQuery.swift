@@ -3,7 +3,8 @@ import Glibc
 extension TerminalBackground {
     /// The background `COLORFGBG` names, or nil when it is unset or unreadable (then the terminal may be asked).
     public init?(readingColorFgBg value: String?) {
-        guard let value, let number = value.split(separator: ";").last.flatMap({ Int($0) }), (0...255).contains(number) else {
+        guard let value, let number = value.split(separator: ";").last.flatMap({ Int($0) }), (0...255).contains(number)
+        else {
             return nil
         }
         self.init(colorFgBg: value)
@@ -25,8 +26,10 @@ public struct TerminalAnswers: Sendable, Equatable {
 /// name: kitty 0.26 draws a ZWJ family 8 columns wide, later ones 2).
 public enum TerminalQuery {
     /// The clusters whose drawn width tells the width models apart: a ZWJ family, a flag, a heart with VS16.
-    static let probes = ["\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}", "\u{1F1EF}\u{1F1F5}",
-                         "\u{2764}\u{FE0F}"]
+    static let probes = [
+        "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}", "\u{1F1EF}\u{1F1F5}",
+        "\u{2764}\u{FE0F}"
+    ]
 
     /// Asks the terminal on `input`/`output`, in one round trip: its background (OSC 11) when `background` is set;
     /// when `widths` is set, whether it clusters graphemes (DECRQM for mode 2027) and, for a terminal that does not
@@ -34,15 +37,20 @@ public enum TerminalQuery {
     /// at once, all inside synchronized output). A primary device attributes request (DA1), which every terminal
     /// answers, ends the round trip, so a terminal that ignores the rest costs no wait; one that answers nothing is
     /// given up on after `timeoutMilliseconds`.
-    public static func ask(input: Int32, output: Int32, background: Bool, widths: Bool,
-                           timeoutMilliseconds: Int32 = 300) -> TerminalAnswers {
+    public static func ask(
+        input: Int32, output: Int32, background: Bool, widths: Bool,
+        timeoutMilliseconds: Int32 = 300
+    ) -> TerminalAnswers {
         var saved = termios()
         guard background || widths, isatty(input) == 1, isatty(output) == 1, tcgetattr(input, &saved) == 0 else {
             return TerminalAnswers()
         }
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
-        withUnsafeMutableBytes(of: &raw.c_cc) { $0[Int(VMIN)] = 0; $0[Int(VTIME)] = 0 }
+        withUnsafeMutableBytes(of: &raw.c_cc) {
+            $0[Int(VMIN)] = 0
+            $0[Int(VTIME)] = 0
+        }
         tcsetattr(input, TCSANOW, &raw)
         defer { tcsetattr(input, TCSANOW, &saved) }
         var request = background ? "\u{1B}]11;?\u{1B}\\" : ""
@@ -53,7 +61,9 @@ public enum TerminalQuery {
         }
         request += "\u{1B}[c"
         let bytes = Array(request.utf8)
-        guard bytes.withUnsafeBytes({ write(output, $0.baseAddress, $0.count) }) == bytes.count else { return TerminalAnswers() }
+        guard bytes.withUnsafeBytes({ write(output, $0.baseAddress, $0.count) }) == bytes.count else {
+            return TerminalAnswers()
+        }
         return answers(to: readReplies(input, timeoutMilliseconds: timeoutMilliseconds))
     }
 
@@ -139,7 +149,9 @@ struct TerminalReply: Equatable {
 
     private static func colourReport(in bytes: [UInt8], at start: Int) -> (Int, TerminalBackground?)? {
         let prefix = Array("\u{1B}]11;".utf8)
-        guard bytes.count >= start + prefix.count, Array(bytes[start..<start + prefix.count]) == prefix else { return nil }
+        guard bytes.count >= start + prefix.count, Array(bytes[start..<start + prefix.count]) == prefix else {
+            return nil
+        }
         var end = start + prefix.count
         while end < bytes.count, bytes[end] != 7, bytes[end] != 0x1B { end += 1 }
         guard end < bytes.count else { return nil }
@@ -151,9 +163,12 @@ struct TerminalReply: Equatable {
     /// `ESC [ ? 2027 ; Ps $ y`: the end and Ps.
     private static func modeReport(in bytes: [UInt8], at start: Int) -> (Int, Int)? {
         let prefix = Array("\u{1B}[?2027;".utf8)
-        guard bytes.count >= start + prefix.count, Array(bytes[start..<start + prefix.count]) == prefix else { return nil }
+        guard bytes.count >= start + prefix.count, Array(bytes[start..<start + prefix.count]) == prefix else {
+            return nil
+        }
         let (end, value) = number(in: bytes, at: start + prefix.count)
-        guard let value, end + 1 < bytes.count, bytes[end] == UInt8(ascii: "$"), bytes[end + 1] == UInt8(ascii: "y") else {
+        guard let value, end + 1 < bytes.count, bytes[end] == UInt8(ascii: "$"), bytes[end + 1] == UInt8(ascii: "y")
+        else {
             return nil
         }
         return (end + 2, value)
@@ -181,11 +196,15 @@ struct TerminalReply: Equatable {
     }
 
     private static func attributesAnswer(in bytes: [UInt8], at start: Int) -> Int? {
-        guard bytes.count >= start + 3, bytes[start] == 0x1B, bytes[start + 1] == UInt8(ascii: "["), bytes[start + 2] == UInt8(ascii: "?") else {
+        guard bytes.count >= start + 3, bytes[start] == 0x1B, bytes[start + 1] == UInt8(ascii: "["),
+            bytes[start + 2] == UInt8(ascii: "?")
+        else {
             return nil
         }
         var end = start + 3
-        while end < bytes.count, bytes[end] == UInt8(ascii: ";") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) { end += 1 }
+        while end < bytes.count,
+            bytes[end] == UInt8(ascii: ";") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end])
+        { end += 1 }
         guard end < bytes.count, bytes[end] == UInt8(ascii: "c") else { return nil }
         return end + 1
     }

@@ -16,8 +16,10 @@ extension TerminalSink {
     /// piece flushed. When `stoppingOnCancellation` is set it returns false, leaving the rest unwritten, once the
     /// task is cancelled after a piece (Ctrl-C then stops a step of a backlog within a piece, however slowly the
     /// terminal reads). What did not fill a piece stays in `output`, for the caller to finish and write.
-    mutating func writeLines(_ lines: [String], after output: inout String, stoppingOnCancellation: Bool,
-                             pieceBytes: Int = 16 << 10) -> Bool {
+    mutating func writeLines(
+        _ lines: [String], after output: inout String, stoppingOnCancellation: Bool,
+        pieceBytes: Int = 16 << 10
+    ) -> Bool {
         for line in lines {
             output += line
             output += "\n"
@@ -66,7 +68,9 @@ public struct FileDescriptorSink: TerminalSink {
     public mutating func write(_ text: String) {
         if text.utf8.count >= 1 << 16 {
             flush()
-            let written: Void?? = text.utf8.withContiguousStorageIfAvailable { try? Descriptor.writeAll(fd, UnsafeRawBufferPointer($0)) }
+            let written: Void?? = text.utf8.withContiguousStorageIfAvailable {
+                try? Descriptor.writeAll(fd, UnsafeRawBufferPointer($0))
+            }
             if written != nil { return }
         }
         buffer.append(contentsOf: text.utf8)

@@ -87,7 +87,7 @@ struct MarkdownTheme: Sendable {
         TextStyle(bold: true, underline: true, color: 95),
         TextStyle(bold: true, color: 95),
         TextStyle(bold: true, color: 96),
-        TextStyle(bold: true),
+        TextStyle(bold: true)
     ]
     var headingMarker = TextStyle(dim: true)
     var inlineCode = TextStyle(color: 36)
@@ -129,8 +129,10 @@ struct MarkdownTheme: Sendable {
         case (.dark, .base16):
             break
         case (.light, .base16):
-            theme.headings = [TextStyle(bold: true, underline: true, color: 34), TextStyle(bold: true, color: 34),
-                              TextStyle(bold: true, underline: true), TextStyle(bold: true)]
+            theme.headings = [
+                TextStyle(bold: true, underline: true, color: 34), TextStyle(bold: true, color: 34),
+                TextStyle(bold: true, underline: true), TextStyle(bold: true)
+            ]
             theme.inlineCode = TextStyle(color: 31)
             theme.link = TextStyle(underline: true, color: 34)
             theme.quoteBar = TextStyle(color: 34)
@@ -146,9 +148,11 @@ struct MarkdownTheme: Sendable {
         case (_, .indexed256), (_, .truecolor):
             let palette = background == .light ? CubePalette.light : CubePalette.dark
             let color = { (cube: CubeColor) in cube.color(at: depth) }
-            theme.headings = [TextStyle(bold: true, underline: true, color: color(palette.magenta)),
-                              TextStyle(bold: true, color: color(palette.magenta)),
-                              TextStyle(bold: true, color: color(palette.cyan)), TextStyle(bold: true)]
+            theme.headings = [
+                TextStyle(bold: true, underline: true, color: color(palette.magenta)),
+                TextStyle(bold: true, color: color(palette.magenta)),
+                TextStyle(bold: true, color: color(palette.cyan)), TextStyle(bold: true)
+            ]
             theme.inlineCode = TextStyle(color: color(background == .light ? palette.red : palette.cyan))
             theme.link = TextStyle(underline: true, color: color(palette.blue))
             theme.quoteBar = TextStyle(color: color(palette.green))
@@ -237,12 +241,14 @@ struct CubeColor: Sendable {
 struct CubePalette: Sendable {
     var blue, green, yellow, red, magenta, cyan, grey: CubeColor
 
-    static let dark = CubePalette(blue: CubeColor(1, 2, 5), green: CubeColor(1, 4, 1), yellow: CubeColor(4, 3, 0),
-                                  red: CubeColor(5, 1, 1), magenta: CubeColor(4, 1, 4), cyan: CubeColor(1, 4, 4),
-                                  grey: CubeColor(grey: 14))
-    static let light = CubePalette(blue: CubeColor(0, 1, 3), green: CubeColor(0, 1, 0), yellow: CubeColor(2, 1, 0),
-                                   red: CubeColor(3, 0, 0), magenta: CubeColor(2, 0, 3), cyan: CubeColor(0, 1, 2),
-                                   grey: CubeColor(grey: 8))
+    static let dark = CubePalette(
+        blue: CubeColor(1, 2, 5), green: CubeColor(1, 4, 1), yellow: CubeColor(4, 3, 0),
+        red: CubeColor(5, 1, 1), magenta: CubeColor(4, 1, 4), cyan: CubeColor(1, 4, 4),
+        grey: CubeColor(grey: 14))
+    static let light = CubePalette(
+        blue: CubeColor(0, 1, 3), green: CubeColor(0, 1, 0), yellow: CubeColor(2, 1, 0),
+        red: CubeColor(3, 0, 0), magenta: CubeColor(2, 0, 3), cyan: CubeColor(0, 1, 2),
+        grey: CubeColor(grey: 8))
 }
 
 /// Colours of highlighted code, one per kind of token.
@@ -295,9 +301,10 @@ extension CodeTheme {
     /// A colour for each kind of token from `palette`, for 256-colour and truecolor terminals.
     init(palette: CubePalette, depth: ColorDepth) {
         let style = { (cube: CubeColor) in TextStyle(color: cube.color(at: depth)) }
-        self.init(keyword: style(palette.magenta), type: style(palette.cyan), string: style(palette.green),
-                  comment: TextStyle(italic: true, color: palette.grey.color(at: depth)), number: style(palette.yellow),
-                  preprocessor: style(palette.blue), function: style(palette.blue), variable: style(palette.cyan),
-                  special: style(palette.yellow), inserted: style(palette.green), deleted: style(palette.red))
+        self.init(
+            keyword: style(palette.magenta), type: style(palette.cyan), string: style(palette.green),
+            comment: TextStyle(italic: true, color: palette.grey.color(at: depth)), number: style(palette.yellow),
+            preprocessor: style(palette.blue), function: style(palette.blue), variable: style(palette.cyan),
+            special: style(palette.yellow), inserted: style(palette.green), deleted: style(palette.red))
     }
 }

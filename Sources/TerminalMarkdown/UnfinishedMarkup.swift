@@ -34,7 +34,8 @@ enum UnfinishedMarkup {
         func isAlphanumeric(_ offset: Int) -> Bool {
             guard offset >= start, offset < bytes.count else { return false }
             let byte = bytes[offset]
-            return (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte >= 0x80
+            return (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte >= 0x80
         }
         while index < bytes.count {
             let byte = bytes[index]
@@ -79,8 +80,10 @@ enum UnfinishedMarkup {
                     return earliest(open, openers)
                 }
             case 0x3C:
-                if index + 1 < bytes.count, (0x41...0x5A).contains(bytes[index + 1]) || (0x61...0x7A).contains(bytes[index + 1]),
-                   !bytes[(index + 1)...].contains(0x3E), !bytes[(index + 1)...].contains(0x20) {
+                if index + 1 < bytes.count,
+                    (0x41...0x5A).contains(bytes[index + 1]) || (0x61...0x7A).contains(bytes[index + 1]),
+                    !bytes[(index + 1)...].contains(0x3E), !bytes[(index + 1)...].contains(0x20)
+                {
                     return earliest(index, openers)
                 }
             default:
@@ -89,7 +92,8 @@ enum UnfinishedMarkup {
             index += 1
         }
         guard let bracket = brackets.first, bracket < (openers.first?.offset ?? Int.max),
-              !bytes[bracket...].contains(0x0A) else {
+            !bytes[bracket...].contains(0x0A)
+        else {
             return openers.first?.offset
         }
         return bracket

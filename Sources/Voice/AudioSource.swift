@@ -18,7 +18,8 @@ final class WAVFileSource: AudioSource {
 
     init(path: String) throws(VoiceError) {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadableAudio(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+            throw .unreadableAudio(
+                path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
         }
         samples = try WAVFile.samples(Array(data), path: path)
     }

@@ -1,7 +1,7 @@
 import Foundation
+import Glibc
 import Synchronization
 import SystemSupport
-import Glibc
 
 /// A helper program (recorder, player, speech synthesiser) run with pipes; its standard error is kept for messages.
 ///
@@ -18,16 +18,18 @@ final class ChildProcess: Sendable {
     /// Starts `command` (a program looked up on `PATH`, then its arguments).
     init(_ command: [String], captureOutput: Bool) throws {
         guard let program = command.first else { throw SpawnError(program: "", code: EINVAL) }
-        let inputPipe = try Descriptor.pipe(), errorPipe = try Descriptor.pipe()
+        let inputPipe = try Descriptor.pipe()
+        let errorPipe = try Descriptor.pipe()
         let outputPipe = captureOutput ? try Descriptor.pipe() : nil
         let discard = captureOutput ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC)
         defer {
             for fd in [inputPipe.read, errorPipe.write, outputPipe?.write ?? -1, discard] where fd >= 0 { close(fd) }
         }
         do {
-            process = try SpawnedProcess(program: program, arguments: Array(command.dropFirst()),
-                                         standardInput: inputPipe.read, standardOutput: outputPipe?.write ?? discard,
-                                         standardError: errorPipe.write)
+            process = try SpawnedProcess(
+                program: program, arguments: Array(command.dropFirst()),
+                standardInput: inputPipe.read, standardOutput: outputPipe?.write ?? discard,
+                standardError: errorPipe.write)
         } catch {
             for fd in [inputPipe.write, errorPipe.read, outputPipe?.read ?? -1] where fd >= 0 { close(fd) }
             throw error
@@ -72,7 +74,8 @@ final class ChildProcess: Sendable {
         var message: [UInt8] = []
         while let chunk = try? Descriptor.readSome(errors, maximum: 4096), !chunk.isEmpty { message += chunk }
         let ended = process.wait()
-        let lastLine = String(decoding: message, as: UTF8.self).split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+        let lastLine =
+            String(decoding: message, as: UTF8.self).split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
         if !lastLine.isEmpty { return lastLine }
         return switch ended {
         case .exited(0): ""

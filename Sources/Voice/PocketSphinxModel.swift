@@ -13,7 +13,8 @@ public struct PocketSphinxModel: Sendable, Equatable {
     /// The model for `language` in `LLMSTER_POCKETSPHINX_MODEL`, else Debian's location.
     public init(language: String, environment: [String: String]) {
         self.language = language
-        directory = environment["LLMSTER_POCKETSPHINX_MODEL"].flatMap { $0.isEmpty ? nil : $0 }
+        directory =
+            environment["LLMSTER_POCKETSPHINX_MODEL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? "/usr/share/pocketsphinx/model/\(language)"
     }
 

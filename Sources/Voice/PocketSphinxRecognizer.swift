@@ -1,5 +1,5 @@
-import Foundation
 internal import CPocketSphinx
+import Foundation
 
 /// Speech recognition with CMU pocketsphinx, entirely on this machine.
 public final class PocketSphinxRecognizer: SpeechRecognizer {

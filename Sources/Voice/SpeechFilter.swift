@@ -17,7 +17,8 @@ public enum SpeechFilter {
                 continue
             }
             if let marker = fenceMarker(line) {
-                let language = line.dropFirst(marker.count).trimmingCharacters(in: .whitespaces)
+                let language =
+                    line.dropFirst(marker.count).trimmingCharacters(in: .whitespaces)
                     .split(separator: " ").first.map(String.init) ?? ""
                 fence = (marker, language)
                 spoken.append(language.isEmpty ? "A code block." : "A code block in \(languageName(language)).")
@@ -42,9 +43,14 @@ public enum SpeechFilter {
         var text = Substring(line)
         if text.isEmpty { return nil }
         let stripped = text.filter { !$0.isWhitespace }
-        if stripped.count >= 3, let first = stripped.first, "-*_".contains(first), stripped.allSatisfy({ $0 == first }) { return nil }
+        if stripped.count >= 3, let first = stripped.first, "-*_".contains(first), stripped.allSatisfy({ $0 == first })
+        {
+            return nil
+        }
         if text.hasPrefix("|") {
-            let cells = text.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let cells = text.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty
+            }
             if cells.allSatisfy({ $0.allSatisfy { "-:".contains($0) } }) { return nil }
             text = Substring(cells.joined(separator: ", "))
         }
@@ -93,7 +99,9 @@ public enum SpeechFilter {
             }
             if let replacement = spokenForm(core) {
                 words.append(lead + replacement + trail)
-            } else if let end = trail.first(where: { ".!?".contains($0) }), let last = words.last?.last, !".!?".contains(last) {
+            } else if let end = trail.first(where: { ".!?".contains($0) }), let last = words.last?.last,
+                !".!?".contains(last)
+            {
                 words[words.count - 1].append(end)
             }
         }
@@ -137,11 +145,14 @@ public enum SpeechFilter {
         }
         if UUID(uuidString: token) != nil { return true }
         if matches(#"^[A-Za-z]{2,12}_[A-Za-z0-9]{6,}$"#, token), token.contains(where: \.isNumber) { return true }
-        if token.count >= 12, token.allSatisfy(\.isHexDigit), token.contains(where: \.isNumber), token.contains(where: \.isLetter) {
+        if token.count >= 12, token.allSatisfy(\.isHexDigit), token.contains(where: \.isNumber),
+            token.contains(where: \.isLetter)
+        {
             return true
         }
         if token.count >= 20, matches(#"^[A-Za-z0-9+/_=-]+$"#, token), token.contains(where: \.isNumber),
-           token.contains(where: \.isLetter) {
+            token.contains(where: \.isLetter)
+        {
             return true
         }
         return false
@@ -157,16 +168,18 @@ public enum SpeechFilter {
     private static let mediaExtensions: Set<String> = [
         "png", "jpg", "jpeg", "gif", "webp", "bmp", "svg", "tif", "tiff", "ico", "heic", "avif",
         "mp3", "wav", "ogg", "oga", "flac", "m4a", "aac", "opus",
-        "mp4", "m4v", "webm", "mov", "mkv", "avi",
+        "mp4", "m4v", "webm", "mov", "mkv", "avi"
     ]
 
     /// A code block's language as it is said: `swift` → Swift, `cpp` → C++.
     private static func languageName(_ tag: String) -> String {
-        let names = ["cpp": "C++", "c++": "C++", "cs": "C#", "csharp": "C#", "js": "JavaScript", "javascript": "JavaScript",
-                     "ts": "TypeScript", "typescript": "TypeScript", "py": "Python", "sh": "shell", "bash": "shell",
-                     "zsh": "shell", "json": "JSON", "yaml": "YAML", "yml": "YAML", "html": "HTML", "css": "CSS",
-                     "sql": "SQL", "objc": "Objective-C", "rb": "Ruby", "rs": "Rust", "kt": "Kotlin", "md": "Markdown",
-                     "xml": "XML", "toml": "TOML", "c": "C", "go": "Go"]
+        let names = [
+            "cpp": "C++", "c++": "C++", "cs": "C#", "csharp": "C#", "js": "JavaScript", "javascript": "JavaScript",
+            "ts": "TypeScript", "typescript": "TypeScript", "py": "Python", "sh": "shell", "bash": "shell",
+            "zsh": "shell", "json": "JSON", "yaml": "YAML", "yml": "YAML", "html": "HTML", "css": "CSS",
+            "sql": "SQL", "objc": "Objective-C", "rb": "Ruby", "rs": "Rust", "kt": "Kotlin", "md": "Markdown",
+            "xml": "XML", "toml": "TOML", "c": "C", "go": "Go"
+        ]
         if let name = names[tag.lowercased()] { return name }
         return tag.prefix(1).uppercased() + tag.dropFirst()
     }

@@ -18,7 +18,9 @@ public final class VoiceConversation: Sendable {
 
     /// Checks that voice can run, then loads the recogniser (about a second) on its own thread.
     public static func prepare(options: VoiceOptions) async throws -> VoiceConversation {
-        try await BlockingThread.run("llmster-voice", stackSize: voiceStack) { () throws(any Error) in try VoiceConversation(options: options) }
+        try await BlockingThread.run("llmster-voice", stackSize: voiceStack) { () throws(any Error) in
+            try VoiceConversation(options: options)
+        }
     }
 
     private init(options: VoiceOptions) throws(VoiceError) {
@@ -26,20 +28,26 @@ public final class VoiceConversation: Sendable {
         let model = PocketSphinxModel(language: options.language, environment: options.environment)
         var missing: [String] = []
         if !PocketSphinxRecognizer.engineInstalled {
-            missing.append("the pocketsphinx library is not installed; install it with `sudo apt-get install libpocketsphinx3`")
+            missing.append(
+                "the pocketsphinx library is not installed; install it with `sudo apt-get install libpocketsphinx3`")
         }
         if !model.missingFiles.isEmpty {
-            missing.append("the pocketsphinx model for \(options.language) is not installed (missing \(model.missingFiles.joined(separator: ", ")));"
-                + " install it with `sudo apt-get install pocketsphinx-\(options.language)`, or set LLMSTER_POCKETSPHINX_MODEL to its directory")
+            missing.append(
+                "the pocketsphinx model for \(options.language) is not installed (missing \(model.missingFiles.joined(separator: ", ")));"
+                    + " install it with `sudo apt-get install pocketsphinx-\(options.language)`, or set LLMSTER_POCKETSPHINX_MODEL to its directory"
+            )
         }
         let capture = options.audioInput == nil ? Self.captureCommand(path: options.environment["PATH"]) : nil
         if options.audioInput == nil, capture == nil {
-            missing.append("no audio capture program was found; install alsa-utils (arecord), sox or pulseaudio-utils (parec),"
-                + " or give a recording with --audio-input FILE.wav")
+            missing.append(
+                "no audio capture program was found; install alsa-utils (arecord), sox or pulseaudio-utils (parec),"
+                    + " or give a recording with --audio-input FILE.wav")
         }
         synthesizer = options.speak ? SpeechSynthesizer(environment: options.environment) : nil
         if options.speak, synthesizer == nil {
-            missing.append("no local voice reads answers aloud; install espeak-ng (`sudo apt-get install espeak-ng`) or set LLMSTER_SPEAK_COMMAND")
+            missing.append(
+                "no local voice reads answers aloud; install espeak-ng (`sudo apt-get install espeak-ng`) or set LLMSTER_SPEAK_COMMAND"
+            )
         }
         guard missing.isEmpty else { throw .unavailable(missing) }
 
@@ -61,9 +69,11 @@ public final class VoiceConversation: Sendable {
     /// Converses on `conversationId` until the audio ends or the task is cancelled; returns the saved replies.
     ///
     /// `display` makes the update handler for one reply; `events` hears what voice is doing.
-    public func run(session: ChatSession, conversationId: String,
-                    display: @escaping @Sendable () -> ReplyObserver,
-                    events: @escaping @Sendable (VoiceEvent) -> Void) async throws -> [SavedReply] {
+    public func run(
+        session: ChatSession, conversationId: String,
+        display: @escaping @Sendable () -> ReplyObserver,
+        events: @escaping @Sendable (VoiceEvent) -> Void
+    ) async throws -> [SavedReply] {
         events(.ready(engine: setting.engine, audio: setting.audio))
         var replies: [SavedReply] = []
         while !Task.isCancelled {
@@ -89,7 +99,9 @@ public final class VoiceConversation: Sendable {
             if let synthesizer, !reply.state.answer.isEmpty {
                 let spoken = SpeechFilter.speakableText(reply.state.answer)
                 events(.speaking)
-                let failure = try await blocking { [interruption] in synthesizer.speak(spoken, interruption: interruption) }
+                let failure = try await blocking { [interruption] in
+                    synthesizer.speak(spoken, interruption: interruption)
+                }
                 if let failure { events(.speechFailed(failure)) }
             }
         }
@@ -102,7 +114,9 @@ public final class VoiceConversation: Sendable {
     /// Runs blocking work on a thread of its own; cancelling the task interrupts it.
     private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withTaskCancellationHandler {
-            try await BlockingThread.run("llmster-voice", stackSize: Self.voiceStack) { () throws(any Error) in try body() }
+            try await BlockingThread.run("llmster-voice", stackSize: Self.voiceStack) { () throws(any Error) in
+                try body()
+            }
         } onCancel: { [interruption] in
             interruption.interrupt()
         }
@@ -112,7 +126,8 @@ public final class VoiceConversation: Sendable {
     static func captureCommand(path: String?) -> [String]? {
         switch ChildProcess.firstAvailable(["arecord", "sox", "parec"], path: path) {
         case "arecord": ["arecord", "-q", "-f", "S16_LE", "-r", "16000", "-c", "1", "-t", "raw"]
-        case "sox": ["sox", "-q", "-d", "-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", "-L", "-"]
+        case "sox":
+            ["sox", "-q", "-d", "-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", "-L", "-"]
         case "parec": ["parec", "--format=s16le", "--rate=16000", "--channels=1", "--raw"]
         default: nil
         }

@@ -12,8 +12,10 @@ public struct VoiceOptions: Sendable, Equatable {
     public var environment: [String: String]
 
     /// Options with the defaults: capture device, silent answers, 1.6 s of silence, American English.
-    public init(audioInput: String? = nil, speak: Bool = false, silenceSeconds: Double = 1.6, language: String = "en-us",
-                environment: [String: String]) {
+    public init(
+        audioInput: String? = nil, speak: Bool = false, silenceSeconds: Double = 1.6, language: String = "en-us",
+        environment: [String: String]
+    ) {
         self.audioInput = audioInput
         self.speak = speak
         self.silenceSeconds = silenceSeconds

@@ -34,17 +34,21 @@ private func buildAttachmentLibrary(at path: String) throws {
     var attachment = [UInt8](repeating: 0, count: 1 << 20)
     try store.transaction {
         for index in 0..<400 {
-            let conversation = try store.createConversation(title: "Bench \(index)", folderId: index % 2 == 0 ? folder.id : nil)
+            let conversation = try store.createConversation(
+                title: "Bench \(index)", folderId: index % 2 == 0 ? folder.id : nil)
             for turn in 0..<10 {
                 let text = String(repeating: "The river carries lanterns past the harbor at night. ", count: 20)
                 let message = try store.appendMessage(
-                    conversationId: conversation.id, role: turn % 2 == 0 ? .user : .assistant, MessageContent(text: text))
+                    conversationId: conversation.id, role: turn % 2 == 0 ? .user : .assistant,
+                    MessageContent(text: text))
                 if turn == 0, index % 4 == 0, index / 4 < 96 {
                     for offset in stride(from: 0, to: attachment.count, by: 8) {
                         seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                         withUnsafeBytes(of: seed) { attachment.replaceSubrange(offset..<(offset + 8), with: $0) }
                     }
-                    try store.addAttachment(messageId: message.id, name: "blob-\(index).bin", mimeType: "application/octet-stream", bytes: attachment)
+                    try store.addAttachment(
+                        messageId: message.id, name: "blob-\(index).bin", mimeType: "application/octet-stream",
+                        bytes: attachment)
                 }
             }
         }

@@ -20,7 +20,9 @@ func libraryBench() async throws {
     var store = try LibraryStore(path: path)
     report("open", runs: 21) { store = try LibraryStore(path: path) }
     let statistics = try store.statistics()
-    print("  library: \(statistics.folders) folders, \(statistics.conversations) conversations, \(statistics.messages) messages")
+    print(
+        "  library: \(statistics.folders) folders, \(statistics.conversations) conversations, \(statistics.messages) messages"
+    )
     let folder = try store.folders()[3]
     report("list 50 most recent in a folder") { _ = try store.conversations(folderId: folder.id, limit: 50) }
     report("list 50 most recent overall") { _ = try store.conversations(limit: 50) }
@@ -34,7 +36,8 @@ func libraryBench() async throws {
     report("load a 50-message transcript") { _ = try store.messages(conversationId: target.id) }
     var reply: Message?
     report("append a message") {
-        reply = try store.appendMessage(conversationId: target.id, role: .assistant, MessageContent(text: "", status: .streaming))
+        reply = try store.appendMessage(
+            conversationId: target.id, role: .assistant, MessageContent(text: "", status: .streaming))
     }
     var text = ""
     report("updateReply (streaming, growing text)") {
@@ -73,7 +76,8 @@ private func buildBenchLibrary(
                     if random.below(2_000) == 0 { sentence.append("zephyr") }
                     try store.appendMessage(
                         conversationId: conversation.id, role: turn % 2 == 0 ? .user : .assistant,
-                        MessageContent(text: sentence.joined(separator: " ")), createdAt: created.addingTimeInterval(Double(turn)))
+                        MessageContent(text: sentence.joined(separator: " ")),
+                        createdAt: created.addingTimeInterval(Double(turn)))
                 }
             }
         }

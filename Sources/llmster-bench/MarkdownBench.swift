@@ -33,8 +33,9 @@ func markdownBench() async throws {
     reportScaling("python fence, highlighted", capabilities: capabilities, MarkdownCorpusGenerator.codeFence)
     var noColor = capabilities
     noColor.noColor = true
-    report("stream 1 MiB python fence, NO_COLOR (no highlighting)",
-           streamCost(MarkdownCorpusGenerator.codeFence(bytes: 1 << 20), capabilities: noColor))
+    report(
+        "stream 1 MiB python fence, NO_COLOR (no highlighting)",
+        streamCost(MarkdownCorpusGenerator.codeFence(bytes: 1 << 20), capabilities: noColor))
     reportScaling("table, wrapped cells", capabilities: capabilities, MarkdownCorpusGenerator.table)
 
     let pipeline = await pipelineCost(mixed, capabilities: capabilities)
@@ -42,7 +43,9 @@ func markdownBench() async throws {
     let pipelineFence = await pipelineCost(fence, capabilities: capabilities)
     report("pipeline 1 MiB (4-byte deltas → DisplayCoalescer → StreamRenderer)", pipeline)
     report("pipeline 256 KiB", pipelineQuarter)
-    print(String(format: "  pipeline ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", pipeline.seconds / pipelineQuarter.seconds))
+    print(
+        String(
+            format: "  pipeline ratio 1 MiB / 256 KiB: %.2f (linear ≈ 4)", pipeline.seconds / pipelineQuarter.seconds))
     report("pipeline 200 KB code fence", pipelineFence)
 
     var naive: [(bytes: Int, cost: Cost)] = []
@@ -55,8 +58,10 @@ func markdownBench() async throws {
     let last = naive[naive.count - 1]
     let scale = Double(mixed.utf8.count) / Double(last.bytes)
     let extrapolated = last.cost.seconds * scale * scale
-    print(String(format: "  naive 1 MiB extrapolated (quadratic from %d KiB): %.1f s CPU; stream is %.0fx cheaper",
-                 last.bytes >> 10, extrapolated, extrapolated / full.seconds))
+    print(
+        String(
+            format: "  naive 1 MiB extrapolated (quadratic from %d KiB): %.1f s CPU; stream is %.0fx cheaper",
+            last.bytes >> 10, extrapolated, extrapolated / full.seconds))
 }
 
 /// Benchmark section `render`: the rendering half of the stream section's terminal figures, in this process: the
@@ -71,20 +76,28 @@ func renderBench() async throws {
     for prose in [true, false] {
         let text = ScriptedReply.largeText(bytes: 2 << 20, prose: prose)
         for pieceBytes in [4 << 10, 64 << 10] {
-            let best = (0..<7).map { _ in streamCost(text, capabilities: capabilities, pieceBytes: pieceBytes).seconds }.min()!
-            print(String(format: "  stream %@ in %2d KiB pieces: %.3f s CPU per MiB (best of 7)", prose ? "prose" : "mix  ",
-                         pieceBytes >> 10, best / 2))
+            let best = (0..<7).map { _ in streamCost(text, capabilities: capabilities, pieceBytes: pieceBytes).seconds }
+                .min()!
+            print(
+                String(
+                    format: "  stream %@ in %2d KiB pieces: %.3f s CPU per MiB (best of 7)", prose ? "prose" : "mix  ",
+                    pieceBytes >> 10, best / 2))
         }
     }
     // Untrusted replies that lean on link references: labels used before they are defined (each block is parsed
     // again without the later definitions), and a reply of definitions only (no block commits them).
     for count in [3_000, 12_000] {
-        let uses = stride(from: 0, to: count, by: 100).map { start in (start..<(start + 100)).map { "[r\($0)]" }.joined(separator: " ") }
-        let text = uses.joined(separator: "\n\n") + "\n\n"
+        let uses = stride(from: 0, to: count, by: 100).map { start in
+            (start..<(start + 100)).map { "[r\($0)]" }.joined(separator: " ")
+        }
+        let text =
+            uses.joined(separator: "\n\n") + "\n\n"
             + (0..<count).map { "[r\($0)]: https://e.example/\($0)" }.joined(separator: "\n") + "\n"
         let seconds = streamCost(text, capabilities: capabilities, pieceBytes: 4 << 10).seconds
-        print(String(format: "  stream %5d labels used before their definitions (%4d KB) in 4 KiB pieces: %.3f s CPU",
-                     count, text.utf8.count / 1000, seconds))
+        print(
+            String(
+                format: "  stream %5d labels used before their definitions (%4d KB) in 4 KiB pieces: %.3f s CPU",
+                count, text.utf8.count / 1000, seconds))
     }
     for kib in [256, 1024] {
         var text = ""
@@ -114,8 +127,10 @@ private func reportScaling(_ label: String, capabilities: TerminalCapabilities, 
 }
 
 private func report(_ label: String, _ cost: Cost) {
-    print(String(format: "  %@: %.3f s CPU, %d snapshots, %.1f µs/snapshot", label, cost.seconds, cost.snapshots,
-                 cost.seconds * 1e6 / Double(max(cost.snapshots, 1))))
+    print(
+        String(
+            format: "  %@: %.3f s CPU, %d snapshots, %.1f µs/snapshot", label, cost.seconds, cost.snapshots,
+            cost.seconds * 1e6 / Double(max(cost.snapshots, 1))))
 }
 
 private func cpuSeconds() -> Double {
@@ -224,12 +239,14 @@ private enum MarkdownCorpusGenerator {
         while text.utf8.count < bytes {
             section += 1
             text += "## Section \(section): streaming details\n\n"
-            text += "This paragraph explains *why* the renderer commits **finished blocks** once and only redraws "
+            text +=
+                "This paragraph explains *why* the renderer commits **finished blocks** once and only redraws "
                 + "the `tail`, with a [link](https://example.com/docs/\(section)) and some more words to wrap "
                 + "across lines at the terminal width, section \(section).\n"
                 + "A second line of the same paragraph keeps going for a while so that it wraps too.\n\n"
             text += "混合テキストの段落です。日本語と中文句子，以及한국어 문장도 포함합니다。絵文字 🎉👍🏽🇯🇵 も。\n\n"
-            text += "- first point about item \(section)\n- second point\n  - nested detail one\n  - nested detail two\n"
+            text +=
+                "- first point about item \(section)\n- second point\n  - nested detail one\n  - nested detail two\n"
                 + "    1. deeper ordered\n    2. deeper again\n- third point with `code`\n\n"
             text += "```swift\n"
             for line in 0..<20 {
@@ -250,7 +267,8 @@ private enum MarkdownCorpusGenerator {
         var text = "| Model | Parameters | Context | Notes on this model | Score |\n|---|--:|--:|---|--:|\n"
         var row = 0
         while text.utf8.count < bytes {
-            text += "| model-\(row)-instruct | \(row % 70).\(row % 10)B | \(4096 << (row % 6)) | "
+            text +=
+                "| model-\(row)-instruct | \(row % 70).\(row % 10)B | \(4096 << (row % 6)) | "
                 + "a longer note about model \(row) that has to wrap inside its cell when the table is narrow | \(row % 100) |\n"
             row += 1
         }
@@ -263,7 +281,8 @@ private enum MarkdownCorpusGenerator {
         var part = 0
         while text.utf8.count < bytes {
             part += 1
-            text += "> Part \(part) of a long quoted answer with *emphasis* and a [link](https://example.com/\(part)).\n>\n"
+            text +=
+                "> Part \(part) of a long quoted answer with *emphasis* and a [link](https://example.com/\(part)).\n>\n"
                 + "> - point one\n> - point two\n>\n> ```sh\n> make part\(part)\n> ```\n>\n"
         }
         return text

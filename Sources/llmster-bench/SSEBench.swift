@@ -44,7 +44,10 @@ func sseBench() async throws {
 
 /// A realistic `/api/v1/chat` stream: a reasoning phase, a tool call, then many small answer deltas mixing ASCII and multi-byte UTF-8.
 private func syntheticChatStream(approximateBytes: Int) -> [UInt8] {
-    let pieces = ["The", " quick", " brown", " fox", " — ", " héllo", " wörld", " 日本語", " の", " テキスト", " 👩‍💻", " code", "\\n\\n", "```swift", " let", " x", " =", " 42", "```", ".", ","]
+    let pieces = [
+        "The", " quick", " brown", " fox", " — ", " héllo", " wörld", " 日本語", " の", " テキスト", " 👩‍💻", " code", "\\n\\n",
+        "```swift", " let", " x", " =", " 42", "```", ".", ","
+    ]
     var text = ""
     func event(_ name: String, _ json: String) {
         text += "event: \(name)\ndata: \(json)\n\n"
@@ -55,8 +58,13 @@ private func syntheticChatStream(approximateBytes: Int) -> [UInt8] {
         event("reasoning.delta", #"{"type":"reasoning.delta","content":"\#(pieces[index % pieces.count])"}"#)
     }
     event("reasoning.end", #"{"type":"reasoning.end"}"#)
-    event("tool_call.start", #"{"type":"tool_call.start","tool":"search","provider_info":{"type":"plugin","plugin_id":"mcp/web"}}"#)
-    event("tool_call.success", #"{"type":"tool_call.success","tool":"search","arguments":{"q":"swift"},"output":"[]","provider_info":{"type":"plugin","plugin_id":"mcp/web"}}"#)
+    event(
+        "tool_call.start",
+        #"{"type":"tool_call.start","tool":"search","provider_info":{"type":"plugin","plugin_id":"mcp/web"}}"#)
+    event(
+        "tool_call.success",
+        #"{"type":"tool_call.success","tool":"search","arguments":{"q":"swift"},"output":"[]","provider_info":{"type":"plugin","plugin_id":"mcp/web"}}"#
+    )
     event("message.start", #"{"type":"message.start"}"#)
     var index = 0
     while text.utf8.count < approximateBytes {
@@ -65,6 +73,8 @@ private func syntheticChatStream(approximateBytes: Int) -> [UInt8] {
         if index % 500 == 0 { text += ": keep-alive\n\n" }
     }
     event("message.end", #"{"type":"message.end"}"#)
-    event("chat.end", #"{"type":"chat.end","result":{"model_instance_id":"qwen/qwen3-4b","output":[],"response_id":"resp_1"}}"#)
+    event(
+        "chat.end",
+        #"{"type":"chat.end","result":{"model_instance_id":"qwen/qwen3-4b","output":[],"response_id":"resp_1"}}"#)
     return Array(text.utf8)
 }

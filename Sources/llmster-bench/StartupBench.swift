@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Start-up: CPU and wall time of `llmster --version` and of `llmster models --help` (parses commands, opens
@@ -9,7 +10,9 @@ import Glibc
 func startupBench() async throws {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     var binaries = [("release build", directory.appendingPathComponent("llmster").path)]
-    if let packaged = ProcessInfo.processInfo.environment["LLMSTER_PACKAGED"] { binaries.append(("packaged", packaged)) }
+    if let packaged = ProcessInfo.processInfo.environment["LLMSTER_PACKAGED"] {
+        binaries.append(("packaged", packaged))
+    }
     for (name, executable) in binaries {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             print("llmster (\(name)) is not built at \(executable)")
@@ -32,9 +35,12 @@ func startupBench() async throws {
             }
             wall.sort()
             cpu.sort()
-            print(String(format: "llmster %@ (%@): CPU median %.1f ms (min %.1f, max %.1f), wall median %.1f ms over %d runs%@",
-                         arguments.joined(separator: " "), name, cpu[cpu.count / 2], cpu.first!, cpu.last!,
-                         wall[wall.count / 2], wall.count, cpu[cpu.count / 2] < 20 ? "" : "  (over the 20 ms goal)"))
+            print(
+                String(
+                    format:
+                        "llmster %@ (%@): CPU median %.1f ms (min %.1f, max %.1f), wall median %.1f ms over %d runs%@",
+                    arguments.joined(separator: " "), name, cpu[cpu.count / 2], cpu.first!, cpu.last!,
+                    wall[wall.count / 2], wall.count, cpu[cpu.count / 2] < 20 ? "" : "  (over the 20 ms goal)"))
         }
     }
 }

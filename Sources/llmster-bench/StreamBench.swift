@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
-import Library
 import LMStudio
+import Library
 import Simulator
 import Synchronization
 
@@ -34,8 +34,10 @@ func streamBench() async throws {
     for bytes in [256 << 10, 8 << 20] {
         let run = try BenchChild.run(llmster, ["ask", "[[sim:large=\(bytes)]] memory"], environment: home.environment)
         peaks[bytes] = Double(run.usage.ru_maxrss) / 1024
-        print(String(format: "ask piped, %5d KiB reply: peak RSS %6.1f MB, %d bytes out, exit %d",
-                     bytes >> 10, peaks[bytes]!, run.outputBytes, run.status))
+        print(
+            String(
+                format: "ask piped, %5d KiB reply: peak RSS %6.1f MB, %d bytes out, exit %d",
+                bytes >> 10, peaks[bytes]!, run.outputBytes, run.status))
     }
     let growth = peaks[8 << 20]! - peaks[256 << 10]!
     print(String(format: "peak RSS difference 8 MiB - 256 KiB: %.1f MB (goal < 20 MB)", growth))
@@ -45,30 +47,44 @@ func streamBench() async throws {
         let run = try BenchChild.run(llmster, ["ask", "[[sim:\(directive)]] memory"], environment: home.environment)
         let peak = Double(run.usage.ru_maxrss) / 1024
         let goal = 1.3 * Double(100 << 20) / 1_048_576 + 60
-        print(String(format: "ask piped, 100 MiB reply%@: peak RSS %6.1f MB (goal ≤ 1.3 × the reply + 60 MB = %.0f MB), exit %d",
-                     directive.hasSuffix("rewrite") ? " rewritten" : "", peak, goal, run.status))
+        print(
+            String(
+                format:
+                    "ask piped, 100 MiB reply%@: peak RSS %6.1f MB (goal ≤ 1.3 × the reply + 60 MB = %.0f MB), exit %d",
+                directive.hasSuffix("rewrite") ? " rewritten" : "", peak, goal, run.status))
     }
     var pipelinePeaks: [Double] = []
     for bytes in [256 << 10, 8 << 20] {
-        let run = try BenchChild.run(CommandLine.arguments[0], [consumeChatArgument, simulator.url, "[[sim:large=\(bytes)]] memory"],
-                                     environment: home.environment)
+        let run = try BenchChild.run(
+            CommandLine.arguments[0], [consumeChatArgument, simulator.url, "[[sim:large=\(bytes)]] memory"],
+            environment: home.environment)
         pipelinePeaks.append(Double(run.usage.ru_maxrss) / 1024)
     }
-    print(String(format: "of which the HTTP + SSE + decoding pipeline alone (streamChat, events dropped): %.1f MB vs %.1f MB, difference %.1f MB",
-                 pipelinePeaks[0], pipelinePeaks[1], pipelinePeaks[1] - pipelinePeaks[0]))
+    print(
+        String(
+            format:
+                "of which the HTTP + SSE + decoding pipeline alone (streamChat, events dropped): %.1f MB vs %.1f MB, difference %.1f MB",
+            pipelinePeaks[0], pipelinePeaks[1], pipelinePeaks[1] - pipelinePeaks[0]))
 
     // (b) CPU against curl + a minimal JSON parse of each event.
     let prompt = "[[sim:large=\(1 << 20),delta=7]] cpu"
     // Medians of three runs each: the figures are CPU times, but a loaded machine still moves them.
-    let ask = try median(of: 3) { try BenchChild.run(llmster, ["ask", "--no-save", prompt], environment: home.environment) }
-    let body = try JSONSerialization.data(withJSONObject: ["model": "acme/tiny-1b", "input": prompt, "stream": true, "store": false])
+    let ask = try median(of: 3) {
+        try BenchChild.run(llmster, ["ask", "--no-save", prompt], environment: home.environment)
+    }
+    let body = try JSONSerialization.data(withJSONObject: [
+        "model": "acme/tiny-1b", "input": prompt, "stream": true, "store": false
+    ])
     let bodyPath = home.root + "/chat.json"
     try body.write(to: URL(fileURLWithPath: bodyPath))
-    let pipeline = "curl -sN -H 'Content-Type: application/json' --data-binary @\(bodyPath) \(simulator.url)/api/v1/chat"
+    let pipeline =
+        "curl -sN -H 'Content-Type: application/json' --data-binary @\(bodyPath) \(simulator.url)/api/v1/chat"
         + " | python3 -c 'import sys, json\nfor line in sys.stdin:\n    if line.startswith(\"data: \"): json.loads(line[6:])'"
     let baseline = try median(of: 3) { try BenchChild.run("/bin/sh", ["-c", pipeline], environment: home.environment) }
-    print(String(format: "ask, 1 MiB in 7-char deltas: %.3f s CPU (%d bytes out); curl -N | python3 json.loads: %.3f s CPU",
-                 ask.cpuSeconds, ask.outputBytes, baseline.cpuSeconds))
+    print(
+        String(
+            format: "ask, 1 MiB in 7-char deltas: %.3f s CPU (%d bytes out); curl -N | python3 json.loads: %.3f s CPU",
+            ask.cpuSeconds, ask.outputBytes, baseline.cpuSeconds))
     print(String(format: "CPU ratio ask / (curl + parse): %.2f (goal ≤ 1.5)", ask.cpuSeconds / baseline.cpuSeconds))
 
     // Before anything here reads a long reply back: a child's peak RSS counts this process's (it is spawned with
@@ -77,7 +93,8 @@ func streamBench() async throws {
     try smoothnessBench(llmster)
 
     // (c) Ctrl-C on a terminal during a 40 MB reply.
-    let terminal = try BenchTerminal(llmster, ["ask", "[[sim:large=40000000]] interrupt me"], environment: home.environment)
+    let terminal = try BenchTerminal(
+        llmster, ["ask", "[[sim:large=40000000]] interrupt me"], environment: home.environment)
     terminal.waitForOutput(bytes: 16 << 10)
     let start = ContinuousClock.now
     terminal.type([3])
@@ -85,8 +102,11 @@ func streamBench() async throws {
     let exit = (ContinuousClock.now - start) / .seconds(1)
     let saved = try home.latestReply()
     // Exit comes after the save of everything that arrived, which a fast server makes tens of megabytes.
-    print(String(format: "Ctrl-C during a 40 MB reply: drawing stopped after %.3f s (goal ≤ 0.5 s), exit after %.3f s, status %d; saved: %@",
-                 terminal.drawingStopped(since: start), exit, status, saved))
+    print(
+        String(
+            format:
+                "Ctrl-C during a 40 MB reply: drawing stopped after %.3f s (goal ≤ 0.5 s), exit after %.3f s, status %d; saved: %@",
+            terminal.drawingStopped(since: start), exit, status, saved))
 }
 
 /// The figures of the path people use: `ask` rendering Markdown on a 100×40 pseudo-terminal that is read as fast
@@ -97,44 +117,70 @@ func streamBench() async throws {
 /// (f) 1,000 vs 4,000 tool calls in one reply (goal: linear); (g) Ctrl-C on a terminal after a 40 MiB reply has
 /// arrived whole (goal: drawing stops ≤ 0.5 s after the signal, nothing drawn after it but the end line, the reply saved).
 private func terminalBench(_ llmster: String, home: BenchHome) throws {
-    func markdown(_ bytes: Int, prose: Bool = false) -> String { "[[sim:large=\(bytes),delta=4096\(prose ? ",prose" : "")]] markdown" }
+    func markdown(_ bytes: Int, prose: Bool = false) -> String {
+        "[[sim:large=\(bytes),delta=4096\(prose ? ",prose" : "")]] markdown"
+    }
     var peaks: [Int: Double] = [:]
     for bytes in [256 << 10, 8 << 20] {
         let started = ContinuousClock.now
-        let run = try BenchTerminal.run(llmster, ["--markdown", "always", "ask", "--no-save", markdown(bytes)], environment: home.environment)
+        let run = try BenchTerminal.run(
+            llmster, ["--markdown", "always", "ask", "--no-save", markdown(bytes)], environment: home.environment)
         let wall = (ContinuousClock.now - started) / .seconds(1)
         peaks[bytes] = Double(run.usage.ru_maxrss) / 1024
-        print(String(format: "ask on a terminal, %5d KiB Markdown: peak RSS %6.1f MB, %.3f s CPU, %.3f s wall, %d bytes drawn, exit %d",
-                     bytes >> 10, peaks[bytes]!, run.cpuSeconds, wall, run.outputBytes, run.status))
+        print(
+            String(
+                format:
+                    "ask on a terminal, %5d KiB Markdown: peak RSS %6.1f MB, %.3f s CPU, %.3f s wall, %d bytes drawn, exit %d",
+                bytes >> 10, peaks[bytes]!, run.cpuSeconds, wall, run.outputBytes, run.status))
     }
-    print(String(format: "terminal peak RSS difference 8 MiB - 256 KiB: %.1f MB (goal < 20 MB)", peaks[8 << 20]! - peaks[256 << 10]!))
+    print(
+        String(
+            format: "terminal peak RSS difference 8 MiB - 256 KiB: %.1f MB (goal < 20 MB)",
+            peaks[8 << 20]! - peaks[256 << 10]!))
     // Paragraphs with emphasis, code spans and links (the reply the issue measured), then the mix of every block
     // kind (headings, lists, a table, highlighted code and a quote every 420 bytes).
     // Terminal and piped runs alternate, so a machine whose speed drifts moves both sides of the ratio alike.
     for (name, prose) in [("prose", true), ("mixed", false)] {
-        var terminalRuns: [BenchChild] = [], pipedRuns: [BenchChild] = []
+        var terminalRuns: [BenchChild] = []
+        var pipedRuns: [BenchChild] = []
         for _ in 0..<5 {
-            terminalRuns.append(try BenchTerminal.run(llmster, ["--markdown", "always", "ask", "--no-save", markdown(8 << 20, prose: prose)],
-                                                      environment: home.environment))
-            pipedRuns.append(try BenchChild.run(llmster, ["--markdown", "never", "ask", "--no-save", markdown(8 << 20, prose: prose)],
-                                                environment: home.environment))
+            terminalRuns.append(
+                try BenchTerminal.run(
+                    llmster, ["--markdown", "always", "ask", "--no-save", markdown(8 << 20, prose: prose)],
+                    environment: home.environment))
+            pipedRuns.append(
+                try BenchChild.run(
+                    llmster, ["--markdown", "never", "ask", "--no-save", markdown(8 << 20, prose: prose)],
+                    environment: home.environment))
         }
-        let terminal = median(terminalRuns), piped = median(pipedRuns)
-        print(String(format: "8 MiB %@ Markdown: %.3f s CPU on a terminal, %.3f s piped: ratio terminal / piped %.2f (goal ≤ 4)",
-                     name, terminal.cpuSeconds, piped.cpuSeconds, terminal.cpuSeconds / piped.cpuSeconds))
+        let terminal = median(terminalRuns)
+        let piped = median(pipedRuns)
+        print(
+            String(
+                format:
+                    "8 MiB %@ Markdown: %.3f s CPU on a terminal, %.3f s piped: ratio terminal / piped %.2f (goal ≤ 4)",
+                name, terminal.cpuSeconds, piped.cpuSeconds, terminal.cpuSeconds / piped.cpuSeconds))
     }
 
     var toolSeconds: [Int: Double] = [:]
     for count in [1000, 4000] {
         let started = ContinuousClock.now
-        let run = try BenchTerminal.run(llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:tool-calls=\(count)]] tools"],
-                                        environment: home.environment)
+        let run = try BenchTerminal.run(
+            llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:tool-calls=\(count)]] tools"],
+            environment: home.environment)
         toolSeconds[count] = (ContinuousClock.now - started) / .seconds(1)
-        print(String(format: "%5d tool calls on a terminal: %.3f s wall, %.3f s CPU, exit %d", count, toolSeconds[count]!, run.cpuSeconds, run.status))
+        print(
+            String(
+                format: "%5d tool calls on a terminal: %.3f s wall, %.3f s CPU, exit %d", count, toolSeconds[count]!,
+                run.cpuSeconds, run.status))
     }
-    print(String(format: "tool calls 4,000 / 1,000 wall time: %.1f× (linear: about 4×)", toolSeconds[4000]! / toolSeconds[1000]!))
+    print(
+        String(
+            format: "tool calls 4,000 / 1,000 wall time: %.1f× (linear: about 4×)",
+            toolSeconds[4000]! / toolSeconds[1000]!))
 
-    let terminal = try BenchTerminal(llmster, ["--markdown", "always", "ask", markdown(40 << 20) + " interrupt me"], environment: home.environment)
+    let terminal = try BenchTerminal(
+        llmster, ["--markdown", "always", "ask", markdown(40 << 20) + " interrupt me"], environment: home.environment)
     terminal.waitForOutput(bytes: 64 << 10)
     // Long enough for a fast server to have sent the whole reply: the display's backlog is what Ctrl-C must stop.
     Thread.sleep(forTimeInterval: 2)
@@ -144,9 +190,12 @@ private func terminalBench(_ llmster: String, home: BenchHome) throws {
     let status = terminal.waitForExit().status
     let exit = (ContinuousClock.now - start) / .seconds(1)
     let after = terminal.receivedBytes - before
-    print(String(format: "Ctrl-C 2 s into a 40 MiB Markdown reply on a terminal: drawing stopped after %.3f s (goal ≤ 0.5 s), "
-                 + "exit after %.3f s, status %d, %d bytes drawn after the signal; saved: %@",
-                 terminal.drawingStopped(since: start), exit, status, after, try home.latestReply()))
+    print(
+        String(
+            format:
+                "Ctrl-C 2 s into a 40 MiB Markdown reply on a terminal: drawing stopped after %.3f s (goal ≤ 0.5 s), "
+                + "exit after %.3f s, status %d, %d bytes drawn after the signal; saved: %@",
+            terminal.drawingStopped(since: start), exit, status, after, try home.latestReply()))
 }
 
 /// Streaming at a model's pace on a terminal, for each `display_interval_ms` (250, the seed's; 50, the default; 16):
@@ -167,22 +216,30 @@ private func smoothnessBench(_ llmster: String) throws {
     for interval in [250, 50, 16] {
         try home.writeConfig("display_interval_ms = \(interval)\n")
         let started = ContinuousClock.now
-        let run = try BenchTerminal.run(llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:large=3200,delta=4,rate=80]] markdown"],
-                                        environment: home.environment)
+        let run = try BenchTerminal.run(
+            llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:large=3200,delta=4,rate=80]] markdown"],
+            environment: home.environment)
         let wall = (ContinuousClock.now - started) / .seconds(1)
         var latencies: [Double] = []
         for _ in 0..<5 {
             firstDelta.withLock { $0 = nil }
-            let terminal = try BenchTerminal(llmster, ["--markdown", "always", "ask", "--no-save", "[[sim:delta=40,rate=4]] echo:zqfirst words of a reply"],
-                                             environment: home.environment, marker: "zqfirst")
+            let terminal = try BenchTerminal(
+                llmster,
+                ["--markdown", "always", "ask", "--no-save", "[[sim:delta=40,rate=4]] echo:zqfirst words of a reply"],
+                environment: home.environment, marker: "zqfirst")
             _ = terminal.waitForExit()
-            if let sent = firstDelta.withLock({ $0 }), let drawn = terminal.markerSeen { latencies.append((drawn - sent) / .seconds(1)) }
+            if let sent = firstDelta.withLock({ $0 }), let drawn = terminal.markerSeen {
+                latencies.append((drawn - sent) / .seconds(1))
+            }
         }
         latencies.sort()
         let latency = latencies.isEmpty ? Double.nan : latencies[latencies.count / 2] * 1000
-        print(String(format: "display_interval_ms %3d on a terminal: %.3f s CPU per streamed second (80 tok/s mixed Markdown, %.1f s, exit %d); "
-                     + "first delta sent to drawn %.1f ms (median of %d)",
-                     interval, run.cpuSeconds / wall, wall, run.status, latency, latencies.count))
+        print(
+            String(
+                format:
+                    "display_interval_ms %3d on a terminal: %.3f s CPU per streamed second (80 tok/s mixed Markdown, %.1f s, exit %d); "
+                    + "first delta sent to drawn %.1f ms (median of %d)",
+                interval, run.cpuSeconds / wall, wall, run.status, latency, latencies.count))
     }
 }
 
@@ -205,7 +262,7 @@ func consumeChat(server: String, prompt: String) async throws {
     let client = LMStudioClient(server: server, token: nil, transport: CurlTransport())
     var answerBytes = 0
     for try await event in try await client.streamChat(ChatRequest(model: "acme/tiny-1b", input: .text(prompt))) {
-        if case let .messageDelta(text) = event { answerBytes += text.utf8.count }
+        if case .messageDelta(let text) = event { answerBytes += text.utf8.count }
     }
     print(answerBytes)
 }
@@ -247,7 +304,7 @@ private struct BenchHome {
         environment = [
             "HOME": root + "/home", "XDG_CONFIG_HOME": root + "/config", "XDG_DATA_HOME": root + "/data",
             "XDG_STATE_HOME": root + "/state", "LLMSTER_SERVER": server, "LANG": "C.UTF-8", "TERM": "xterm-256color",
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         ]
     }
 
@@ -261,7 +318,7 @@ private struct BenchHome {
     func latestReply() throws -> String {
         let library = try LibraryStore(path: root + "/data/llmster/library.sqlite3")
         guard let conversation = try library.mostRecentConversation(),
-              let reply = try library.messages(conversationId: conversation.id).last(where: { $0.role == .assistant })
+            let reply = try library.messages(conversationId: conversation.id).last(where: { $0.role == .assistant })
         else { return "nothing" }
         return "\(reply.status.rawValue), \(reply.text.utf8.count) bytes"
     }
@@ -279,14 +336,17 @@ private struct BenchChild {
 
     /// User plus system CPU time, including the child's own waited-for children.
     var cpuSeconds: Double {
-        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+            / 1e6
     }
 
     /// Runs `path` with standard output on a pipe that is drained and counted, and waits for it.
     static func run(_ path: String, _ arguments: [String], environment: [String: String]) throws -> BenchChild {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw BenchError("pipe failed: errno \(errno)") }
-        let pid = try spawn(path, arguments, environment: environment, standardStreams: [open("/dev/null", O_RDONLY), fds[1], open("/dev/null", O_WRONLY)])
+        let pid = try spawn(
+            path, arguments, environment: environment,
+            standardStreams: [open("/dev/null", O_RDONLY), fds[1], open("/dev/null", O_WRONLY)])
         close(fds[1])
         var count = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -415,8 +475,10 @@ private struct BenchError: Error, CustomStringConvertible {
 
 /// Starts `path` with fds 0, 1, 2 from `standardStreams` (closed here afterwards), or in a new session
 /// whose controlling terminal and standard streams are `terminal`.
-private func spawn(_ path: String, _ arguments: [String], environment: [String: String],
-                   standardStreams: [Int32], terminal: String? = nil) throws -> pid_t {
+private func spawn(
+    _ path: String, _ arguments: [String], environment: [String: String],
+    standardStreams: [Int32], terminal: String? = nil
+) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -439,7 +501,8 @@ private func spawn(_ path: String, _ arguments: [String], environment: [String: 
     posix_spawnattr_setsigdefault(&attributes, &defaults)
     posix_spawnattr_setsigmask(&attributes, &empty)
     // POSIX_SPAWN_SETSID (0x80): the pseudo-terminal becomes the controlling terminal, so Ctrl-C is a real SIGINT.
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (terminal == nil ? 0 : 0x80)))
+    posix_spawnattr_setflags(
+        &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (terminal == nil ? 0 : 0x80)))
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }

@@ -19,7 +19,7 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == consumeChatArgu
         ("render", renderBench),
         ("library", libraryBench),
         ("startup", startupBench),
-        ("backup", backupBench),
+        ("backup", backupBench)
     ]
     for section in sections where requested.isEmpty || requested.contains(section.name) {
         print("== \(section.name)")

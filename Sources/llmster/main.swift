@@ -1,5 +1,5 @@
-import Console
 import CSodium
+import Console
 import Foundation
 import Simulator
 import Synchronization

@@ -1,31 +1,30 @@
 import Dispatch
 import Foundation
+import Glibc
 import Simulator
 
-import Glibc
-
 let usage = """
-usage: lmstudio-sim [--port N] [--token T] [--legacy] [--faults DIRECTIVES] [--token-delay S] [--no-auto-evict] [--hostile-models] [--observed-shapes] [--exit-on-eof]
+    usage: lmstudio-sim [--port N] [--token T] [--legacy] [--faults DIRECTIVES] [--token-delay S] [--no-auto-evict] [--hostile-models] [--observed-shapes] [--exit-on-eof]
 
-Runs the LM Studio simulator on 127.0.0.1 and prints its base URL as the first line.
+    Runs the LM Studio simulator on 127.0.0.1 and prints its base URL as the first line.
 
-  --port N          port to listen on (default 0: a free port)
-  --token T         require `Authorization: Bearer T` on every request
-  --legacy          behave like LM Studio before 0.4 (every /api/v1 path is "unexpected")
-  --faults D        directives applied to every chat (syntax below)
-  --token-delay S   seconds between streamed deltas (default 0.02)
-  --no-auto-evict   keep every JIT-loaded model (default: a JIT load evicts earlier JIT loads)
-  --hostile-models  also list a model whose key, name and description carry terminal control
-                    sequences (OSC 52, OSC 0, the alternate screen, C1, a bidi override)
-  --observed-shapes also serve what 0.4.x servers were seen to send beyond the docs: a model key
-                    without publisher/, a model listing reasoning xhigh, extra instance config keys
-  --exit-on-eof     stop when standard input reaches end of file
-  --help            show this help
+      --port N          port to listen on (default 0: a free port)
+      --token T         require `Authorization: Bearer T` on every request
+      --legacy          behave like LM Studio before 0.4 (every /api/v1 path is "unexpected")
+      --faults D        directives applied to every chat (syntax below)
+      --token-delay S   seconds between streamed deltas (default 0.02)
+      --no-auto-evict   keep every JIT-loaded model (default: a JIT load evicts earlier JIT loads)
+      --hostile-models  also list a model whose key, name and description carry terminal control
+                        sequences (OSC 52, OSC 0, the alternate screen, C1, a bidi override)
+      --observed-shapes also serve what 0.4.x servers were seen to send beyond the docs: a model key
+                        without publisher/, a model listing reasoning xhigh, extra instance config keys
+      --exit-on-eof     stop when standard input reaches end of file
+      --help            show this help
 
-Also served: GET /__sim/requests (recorded requests as JSON), POST /__sim/reset.
+    Also served: GET /__sim/requests (recorded requests as JSON), POST /__sim/reset.
 
-\(Simulator.directiveHelp)
-"""
+    \(Simulator.directiveHelp)
+    """
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("lmstudio-sim: \(message)\n\(usage)\n".utf8))

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// Ctrl-C on a terminal stops the drawing of a reply that has already arrived whole, which is saved complete.
 @Suite struct AskCancellationTests {
@@ -13,9 +13,10 @@ import TestSupport
     @Test func ctrlCDuringARenderedBacklogDrawsOnlyTheEndLine() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"),
-                                          ["--markdown", "always", "ask", "[[sim:large=\(8 << 20),delta=4096]] backlog"],
-                                          environment: cli.environment, width: 100, height: 40)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"),
+            ["--markdown", "always", "ask", "[[sim:large=\(8 << 20),delta=4096]] backlog"],
+            environment: cli.environment, width: 100, height: 40)
         _ = try terminal.waitFor("Section 1")
         terminal.pauseReading()
         let saved = try await Self.completeReply(in: cli.sandbox.libraryPath)
@@ -45,8 +46,11 @@ import TestSupport
             if FileManager.default.fileExists(atPath: path) {
                 let library = try LibraryStore(path: path)
                 if let conversation = try library.mostRecentConversation(),
-                   let reply = try library.messages(conversationId: conversation.id).last(where: { $0.role == .assistant }),
-                   reply.status == .complete {
+                    let reply = try library.messages(conversationId: conversation.id).last(where: {
+                        $0.role == .assistant
+                    }),
+                    reply.status == .complete
+                {
                     return reply
                 }
             }

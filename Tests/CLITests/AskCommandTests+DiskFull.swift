@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// A library that cannot grow (here a file size limit, so writes fail as on a full disk) still keeps what fits.
 extension AskCommandTests {
@@ -11,10 +11,13 @@ extension AskCommandTests {
         _ = try cli.run(["ask", "echo:create the library first"])
         // 3 MiB per file: the 5 MB answer cannot be written whole; SIGXFSZ ignored, so writes fail with EFBIG.
         let limited = #"ulimit -f 3072 && trap '' XFSZ && exec "$0" "$@""#
-        let result = try ProcessRunner.run("/bin/bash", ["-c", limited, try BuiltProduct.path("llmster"), "ask", "[[sim:large=5000000]] big"],
-                                           environment: cli.environment)
+        let result = try ProcessRunner.run(
+            "/bin/bash", ["-c", limited, try BuiltProduct.path("llmster"), "ask", "[[sim:large=5000000]] big"],
+            environment: cli.environment)
         #expect(result.status == 6, "incomplete: \(result.errors)")
-        #expect(result.errors.contains("kept the first") && result.errors.contains("of 5.0 MB of the answer"), "\(result.errors)")
+        #expect(
+            result.errors.contains("kept the first") && result.errors.contains("of 5.0 MB of the answer"),
+            "\(result.errors)")
         let show = try cli.run(["show", try latestConversation(cli)])
         #expect(show.status == 0)
         #expect(show.output.utf8.count > 500_000, "a large part of the answer is kept, not 0 bytes")
@@ -30,8 +33,9 @@ extension AskCommandTests {
         // a save that caught the 2.7 MB in two steps filled the write-ahead log before the second step.)
         let limited = #"ulimit -f 4096 && trap '' XFSZ && exec "$0" "$@""#
         let prompt = "[[sim:large=5000000,delta=900000,stall=5]] big"
-        let result = try ProcessRunner.run("/bin/bash", ["-c", limited, try BuiltProduct.path("llmster"), "ask", prompt],
-                                           environment: cli.environment)
+        let result = try ProcessRunner.run(
+            "/bin/bash", ["-c", limited, try BuiltProduct.path("llmster"), "ask", prompt],
+            environment: cli.environment)
         #expect(result.status == 6, "incomplete: \(result.errors)")
         #expect(result.errors.contains("of 5.0 MB of the answer"), "\(result.errors)")
         let show = try cli.run(["show", try latestConversation(cli)])

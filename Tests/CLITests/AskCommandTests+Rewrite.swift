@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `ask` piped, when `chat.end` carries a final answer other than the one that streamed.
 extension AskCommandTests {
@@ -12,8 +12,10 @@ extension AskCommandTests {
         let result = try cli.run(["ask", "[[sim:rewrite]] echo:first draft"])
         #expect(result.status == 0, "\(result)")
         #expect(result.output == "first draft\n", "what streamed, once: standard output never gets the answer twice")
-        #expect(result.errors.contains("the server's final reply replaced what streamed; the streamed version is kept as an alternative"),
-                "\(result.errors)")
+        #expect(
+            result.errors.contains(
+                "the server's final reply replaced what streamed; the streamed version is kept as an alternative"),
+            "\(result.errors)")
         let show = try cli.run(["show", try latestConversation(cli), "--alternatives"])
         #expect(show.output.contains("Revised: first draft"), "the server's final text is saved: \(show.output)")
         #expect(show.output.contains("Alternative 1 of 2"), "the streamed version is its alternative: \(show.output)")
@@ -27,8 +29,9 @@ extension AskCommandTests {
         let show = try cli.run(["show", try latestConversation(cli), "--alternatives", "--reasoning"])
         let alternative = try #require(show.output.range(of: "### Alternative 1 of 2"), "\(show.output)")
         let kept = show.output[alternative.upperBound...]
-        #expect(kept.contains("> The user wrote") && kept.contains("first draft") && !kept.contains("Revised"),
-                "the streamed version, its reasoning first: \(kept)")
+        #expect(
+            kept.contains("> The user wrote") && kept.contains("first draft") && !kept.contains("Revised"),
+            "the streamed version, its reasoning first: \(kept)")
         let plain = try cli.run(["show", try latestConversation(cli), "--alternatives"])
         #expect(!plain.output.contains("The user wrote"), "reasoning only with --reasoning: \(plain.output)")
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension AskCommandTests {
     /// Where `needle` first appears in `text`; fails the test when it does not.
@@ -16,9 +16,12 @@ extension AskCommandTests {
         #expect(result.status == 0, "\(result)")
         let show = try cli.run(["show", try latestConversation(cli), "--tools", "--reasoning"])
         #expect(show.status == 0, "\(show)")
-        let order = try ["**Thought for ", "search_docs", "Let me look that up in the docs first.", "open_browser",
-                         "You said:"].map { try offset(of: $0, in: show.output) }
-        #expect(order == order.sorted(), "reasoning → search_docs → text → failed open_browser → answer:\n\(show.output)")
+        let order = try [
+            "**Thought for ", "search_docs", "Let me look that up in the docs first.", "open_browser",
+            "You said:"
+        ].map { try offset(of: $0, in: show.output) }
+        #expect(
+            order == order.sorted(), "reasoning → search_docs → text → failed open_browser → answer:\n\(show.output)")
         #expect(!show.output.contains("no answer text"))
 
         let plain = try cli.run(["show", try latestConversation(cli)])
@@ -31,14 +34,17 @@ extension AskCommandTests {
     @Test func theTerminalShowsReasoningToolCallsAndTextInTheServersOrder() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools]] find docs"],
-                                          environment: cli.environment, width: 100, height: 50)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools]] find docs"],
+            environment: cli.environment, width: 100, height: 50)
         #expect(try terminal.waitForExit() == 0)
         var emulated = TerminalScreen(width: 100, height: 50)
         emulated.apply(terminal.rawOutput)
         let screen = emulated.lines.joined(separator: "\n")
-        let order = try ["Thought for", "search_docs", "Let me look that up in the docs first.", "open_browser", "You said:"]
-            .map { try offset(of: $0, in: screen) }
+        let order = try [
+            "Thought for", "search_docs", "Let me look that up in the docs first.", "open_browser", "You said:"
+        ]
+        .map { try offset(of: $0, in: screen) }
         #expect(order == order.sorted(), "reasoning → search_docs → text → failed open_browser → answer:\n\(screen)")
     }
 
@@ -46,26 +52,34 @@ extension AskCommandTests {
     @Test func aRunningToolCallShowsItsNameAndTicks() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools,tool-stall=4]] find docs"],
-                                          environment: cli.environment, width: 100, height: 50)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"),
+            ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools,tool-stall=4]] find docs"],
+            environment: cli.environment, width: 100, height: 50)
         #expect(try terminal.waitForExit() == 0)
         let shown = Set(terminal.rawOutput.matches(of: /Running search_docs · (\d+)\.\d s/).map { Int($0.1)! })
-        #expect(shown.count >= 2 && shown.contains { $0 >= 1 }, "the running call's time moved on in the silence: \(shown)")
+        #expect(
+            shown.count >= 2 && shown.contains { $0 >= 1 }, "the running call's time moved on in the silence: \(shown)")
         var emulated = TerminalScreen(width: 100, height: 50)
         emulated.apply(terminal.rawOutput)
-        #expect(!emulated.lines.contains { $0.contains("Running search_docs") }, "the running line goes when the call ends: \(emulated.lines)")
+        #expect(
+            !emulated.lines.contains { $0.contains("Running search_docs") },
+            "the running line goes when the call ends: \(emulated.lines)")
     }
 
     /// A reply that ends while a tool call runs shows that call as one that did not finish, as `show` records it.
     @Test func aToolCallCutOffByTheEndOfTheStreamStaysOnTheScreen() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools,tool-drop]] find docs"],
-                                          environment: cli.environment, width: 100, height: 50)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools,tool-drop]] find docs"],
+            environment: cli.environment, width: 100, height: 50)
         #expect(try terminal.waitForExit() == 6)
         var emulated = TerminalScreen(width: 100, height: 50)
         emulated.apply(terminal.rawOutput)
-        #expect(emulated.lines.contains { $0.contains("search_docs") && $0.contains("did not finish") }, "\(emulated.lines)")
+        #expect(
+            emulated.lines.contains { $0.contains("search_docs") && $0.contains("did not finish") }, "\(emulated.lines)"
+        )
         let show = try cli.run(["show", try latestConversation(cli)])
         #expect(show.output.contains("search_docs") && show.output.contains("(did not finish)"), "\(show.output)")
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct AskCommandTests {
     @Test func completeReplyStreamsRawMarkdownWhenPipedAndIsSaved() throws {
@@ -36,7 +36,9 @@ import TestSupport
         let cli = try CLI(server: fixture.url)
         let result = try cli.run(["ask", "[[sim:drop-after=12]] echo:one two three four five six seven eight nine ten"])
         #expect(result.status == 6, "\(result)")
-        #expect(result.errors.contains("connection lost (the connection closed before the whole response arrived)"), "\(result)")
+        #expect(
+            result.errors.contains("connection lost (the connection closed before the whole response arrived)"),
+            "\(result)")
         #expect(!result.output.isEmpty, "the text received so far is shown")
         let show = try cli.run(["show", try latestConversation(cli)])
         #expect(show.output.contains("incomplete"))
@@ -97,7 +99,9 @@ import TestSupport
         #expect(lost.errors.contains("no longer has this conversation's context"))
         #expect(lost.errors.contains("Nothing was sent or saved"))
         #expect(lost.errors.contains("--fresh-context"))
-        #expect(try !cli.run(["show", "remember bananas"]).output.contains("what did I say?"), "no unanswered turn is left behind")
+        #expect(
+            try !cli.run(["show", "remember bananas"]).output.contains("what did I say?"),
+            "no unanswered turn is left behind")
         let fresh = try cli.run(["ask", "-c", "--fresh-context", "what did I say? recall"])
         #expect(fresh.status == 0, "\(fresh)")
         #expect(fresh.output.contains("Nothing earlier in this conversation."))
@@ -106,7 +110,9 @@ import TestSupport
         #expect(last.field("input") == "what did I say? recall", "the message is sent again")
         let show = try cli.run(["show", "remember bananas"])
         #expect(show.output.contains("remember bananas"), "the local transcript stays")
-        #expect(show.output.components(separatedBy: "what did I say? recall").count == 2, "the message is saved once: \(show.output)")
+        #expect(
+            show.output.components(separatedBy: "what did I say? recall").count == 2,
+            "the message is saved once: \(show.output)")
     }
 
     @Test func notLoadedModelIsLoadedJustInTime() throws {
@@ -191,7 +197,10 @@ import TestSupport
             if FileManager.default.fileExists(atPath: cli.sandbox.libraryPath) {
                 let library = try LibraryStore(path: cli.sandbox.libraryPath)
                 if let conversation = try library.mostRecentConversation(),
-                   try library.messages(conversationId: conversation.id).contains(where: { $0.role == .assistant && $0.text.contains(text) }) {
+                    try library.messages(conversationId: conversation.id).contains(where: {
+                        $0.role == .assistant && $0.text.contains(text)
+                    })
+                {
                     return
                 }
             }

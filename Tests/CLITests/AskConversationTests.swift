@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `llmster ask` as an adapter over `ChatSession.openConversation`: references, overrides and not-found exit codes.
 @Suite struct AskConversationTests {

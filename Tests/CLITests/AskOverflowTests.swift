@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `ask --on-overflow`: a message that would fill the loaded context is refused with its figures and the ways on, or
 /// sent the way the option says.
@@ -13,9 +13,14 @@ import TestSupport
         #expect(try cli.run(["ask", "echo:one"]).status == 0)
         let refused = try cli.run(["ask", "-c", Self.large])
         #expect(refused.status != 0 && refused.output.isEmpty)
-        #expect(refused.errors.contains("would nearly fill the context (ctx") && refused.errors.contains("/4k 93%)"), "\(refused.errors)")
-        #expect(refused.errors.contains("--on-overflow=grow reloads acme/tiny-1b with a 8k context"), "\(refused.errors)")
-        #expect(refused.errors.contains("--on-overflow=recap") && refused.errors.contains("--on-overflow=send"), "\(refused.errors)")
+        #expect(
+            refused.errors.contains("would nearly fill the context (ctx") && refused.errors.contains("/4k 93%)"),
+            "\(refused.errors)")
+        #expect(
+            refused.errors.contains("--on-overflow=grow reloads acme/tiny-1b with a 8k context"), "\(refused.errors)")
+        #expect(
+            refused.errors.contains("--on-overflow=recap") && refused.errors.contains("--on-overflow=send"),
+            "\(refused.errors)")
         #expect(fixture.requests(to: "/api/v1/chat").count == 1, "nothing was sent")
     }
 
@@ -26,6 +31,8 @@ import TestSupport
         let grown = try cli.run(["ask", "-c", "--on-overflow=grow", Self.large])
         #expect(grown.status == 0, "\(grown)")
         let ps = try cli.run(["ps"])
-        #expect(ps.output.contains("8,192") && !ps.output.contains("4,096"), "one instance, with the larger context: \(ps.output)")
+        #expect(
+            ps.output.contains("8,192") && !ps.output.contains("4,096"),
+            "one instance, with the larger context: \(ps.output)")
     }
 }

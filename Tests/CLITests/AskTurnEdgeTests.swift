@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// `ask` at the turn's edges: a reader that goes away early, and the load policy.
 @Suite struct AskTurnEdgeTests {
@@ -18,7 +18,9 @@ import TestSupport
         process.standardInput = FileHandle.nullDevice
         try process.run()
         var head = Data()
-        while head.count < 8, let chunk = try output.fileHandleForReading.read(upToCount: 8 - head.count), !chunk.isEmpty {
+        while head.count < 8, let chunk = try output.fileHandleForReading.read(upToCount: 8 - head.count),
+            !chunk.isEmpty
+        {
             head += chunk
         }
         return (process, output, head)
@@ -34,8 +36,10 @@ import TestSupport
         process.waitUntilExit()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(String(decoding: head, as: UTF8.self) == "w0 w1 w2")
-        #expect(process.terminationReason == .exit && process.terminationStatus == 6,
-                "the incomplete status, not SIGPIPE: \(process.terminationReason.rawValue)/\(process.terminationStatus) \(stderr)")
+        #expect(
+            process.terminationReason == .exit && process.terminationStatus == 6,
+            "the incomplete status, not SIGPIPE: \(process.terminationReason.rawValue)/\(process.terminationStatus) \(stderr)"
+        )
         #expect(stderr.contains("Output closed; the text received so far is kept."), "\(stderr)")
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
@@ -63,8 +67,9 @@ import TestSupport
         kill(process.processIdentifier, SIGINT)
         try output.fileHandleForReading.close()
         process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 130,
-                "\(process.terminationReason.rawValue)/\(process.terminationStatus)")
+        #expect(
+            process.terminationReason == .exit && process.terminationStatus == 130,
+            "\(process.terminationReason.rawValue)/\(process.terminationStatus)")
     }
 
     /// The load policy holds in `ask` as in the REPL: the previous chat model is unloaded, not left beside the new one.
@@ -74,11 +79,15 @@ import TestSupport
         #expect(try cli.run(["ask", "-m", "acme/tiny-1b", "echo:one"]).status == 0)
         #expect(try cli.run(["ask", "-m", "acme/thinker-8b", "echo:two"]).status == 0)
         let ps = try cli.run(["ps"])
-        #expect(ps.output.contains("acme/thinker-8b") && !ps.output.contains("acme/tiny-1b"), "one chat model loaded: \(ps.output)")
+        #expect(
+            ps.output.contains("acme/thinker-8b") && !ps.output.contains("acme/tiny-1b"),
+            "one chat model loaded: \(ps.output)")
         try cli.sandbox.write("keep_previous_models = true\n", to: "config/llmster/config")
         #expect(try cli.run(["ask", "-m", "acme/toolsmith-12b", "echo:three"]).status == 0)
         let kept = try cli.run(["ps"])
-        #expect(kept.output.contains("acme/thinker-8b") && kept.output.contains("acme/toolsmith-12b"), "kept: \(kept.output)")
+        #expect(
+            kept.output.contains("acme/thinker-8b") && kept.output.contains("acme/toolsmith-12b"),
+            "kept: \(kept.output)")
     }
 
     /// `ask -c` continues a conversation whose model is no longer loaded: it is loaded again and the other chat model
@@ -90,6 +99,8 @@ import TestSupport
         #expect(try cli.run(["ask", "--no-save", "-m", "acme/tiny-1b", "echo:elsewhere"]).status == 0)
         #expect(try cli.run(["ask", "-c", "echo:two"]).status == 0)
         let ps = try cli.run(["ps"])
-        #expect(ps.output.contains("acme/thinker-8b") && !ps.output.contains("acme/tiny-1b"), "one chat model loaded: \(ps.output)")
+        #expect(
+            ps.output.contains("acme/thinker-8b") && !ps.output.contains("acme/tiny-1b"),
+            "one chat model loaded: \(ps.output)")
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `ask` after a failed first send, and `show` with alternatives.
 @Suite struct BranchingCommandTests {
@@ -27,7 +27,8 @@ import TestSupport
             let conversation = try #require(try library.conversations().first)
             let messages = try library.messages(conversationId: conversation.id)
             try library.rewindBranch(conversationId: conversation.id, to: messages[0].id)
-            try library.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "second answer"))
+            try library.appendMessage(
+                conversationId: conversation.id, role: .assistant, MessageContent(text: "second answer"))
         }
         let plain = try cli.run(["show", "echo:alpha"])
         #expect(plain.output.contains("(2 of 2)"), "\(plain.output)")

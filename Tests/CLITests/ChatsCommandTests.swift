@@ -1,14 +1,16 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `llmster chats --folder F`: the folder and its sub-folders, said so in the listing.
 @Suite struct ChatsCommandTests {
     @Test func aFolderIncludesItsSubFolders() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        for (folder, prompt) in [("Work/Clients", "echo:Client call"), ("Work", "echo:Weekly plan"), ("Workshop", "echo:Sawdust"),
-                                 ("Home", "echo:Groceries")] {
+        for (folder, prompt) in [
+            ("Work/Clients", "echo:Client call"), ("Work", "echo:Weekly plan"), ("Workshop", "echo:Sawdust"),
+            ("Home", "echo:Groceries")
+        ] {
             #expect(try cli.run(["ask", "--folder", folder, prompt]).status == 0)
         }
         let listing = try cli.run(["chats", "--folder", "work"])
@@ -19,7 +21,9 @@ import TestSupport
         #expect(!listing.output.contains("Sawdust") && !listing.output.contains("Groceries"), "\(listing.output)")
 
         let json = try cli.run(["chats", "--folder", "Work", "--json"])
-        #expect(json.output.contains("\"folder\":\"Work/Clients\"") || json.output.contains("\"folder\": \"Work/Clients\""), "\(json.output)")
+        #expect(
+            json.output.contains("\"folder\":\"Work/Clients\"") || json.output.contains("\"folder\": \"Work/Clients\""),
+            "\(json.output)")
         #expect(!json.output.contains("In Work"))
 
         let leaf = try cli.run(["chats", "--folder", "Work/Clients"])
@@ -34,9 +38,11 @@ import TestSupport
     @Test func jsonOnATerminalIsNeverWrapped() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "echo:a title long enough to pass the edge of a forty column terminal"]).status == 0)
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["chats", "--json"], environment: cli.environment,
-                                          width: 40, height: 20)
+        #expect(
+            try cli.run(["ask", "echo:a title long enough to pass the edge of a forty column terminal"]).status == 0)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["chats", "--json"], environment: cli.environment,
+            width: 40, height: 20)
         #expect(try terminal.waitForExit() == 0)
         let line = terminal.text.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!line.contains("\n") && (try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Mistyped or hostile command-line values get a clear error instead of a misleading one or none.
 @Suite struct CommandLineHardeningTests {
@@ -52,8 +52,10 @@ import TestSupport
     @Test func aPasswordInTheServerURLIsNeverPrinted() throws {
         let port = unusedPort()
         let cli = try CLI(server: "http://127.0.0.1:\(port)")
-        for arguments in [["--server", "http://ann:hunter2@127.0.0.1:\(port)", "models"],
-                          ["--server", "http://ann:hunter2@127.0.0.1:\(port)", "doctor"]] {
+        for arguments in [
+            ["--server", "http://ann:hunter2@127.0.0.1:\(port)", "models"],
+            ["--server", "http://ann:hunter2@127.0.0.1:\(port)", "doctor"]
+        ] {
             let result = try cli.run(arguments)
             #expect(result.status != 0, "\(result)")
             #expect(!(result.output + result.errors).contains("hunter2"), "\(arguments): \(result)")

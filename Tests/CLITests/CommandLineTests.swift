@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The command line as a newcomer types it: piped input with a prompt, choosing a conversation, global options
 /// after the command, and suggestions for slips.
@@ -28,9 +28,12 @@ import TestSupport
 
         let continued = try cli.run(["ask", "-c", "echo:And WebSockets?"])
         #expect(continued.status == 0, "\(continued)")
-        #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:And WebSockets?",
-                "-c takes no value: every word is the prompt")
-        #expect(try cli.run(["show", "echo:Something else"]).output.contains("And WebSockets?"), "the most recent conversation")
+        #expect(
+            fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:And WebSockets?",
+            "-c takes no value: every word is the prompt")
+        #expect(
+            try cli.run(["show", "echo:Something else"]).output.contains("And WebSockets?"),
+            "the most recent conversation")
 
         let chosen = try cli.run(["ask", "--chat", "echo:Explain SSE", "echo:And long polling?"])
         #expect(chosen.status == 0, "\(chosen)")
@@ -66,7 +69,9 @@ import TestSupport
         #expect(result.status == 0, "\(result)")
         #expect(result.output == "**bold**\n")
         let library = sandbox.sandbox.root + "/elsewhere.sqlite3"
-        #expect(try sandbox.run(["chats", "--library", library, "--server", fixture.url]).errors.contains("No conversations"))
+        #expect(
+            try sandbox.run(["chats", "--library", library, "--server", fixture.url]).errors.contains(
+                "No conversations"))
         let afterDashes = try CLI(server: fixture.url).run(["ask", "--", "--markdown"])
         #expect(afterDashes.status == 6 || afterDashes.status == 0, "after -- an option is the prompt: \(afterDashes)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "--markdown")

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `llmster ask -f`: files, directories, standard input and pages as context, against the simulator over loopback.
 @Suite struct ContextItemCommandTests {
@@ -19,13 +19,16 @@ import TestSupport
         #expect(result.errors.contains("Context: \(notes) · 23 B · ~"), "each item is announced by its chip: \(result)")
 
         let input = try #require(fixture.requests(to: "/api/v1/chat").last?.field("input"))
-        #expect(input == "File \(notes):\n```\n# Notes\nship on Friday\n```\n\nFile \(code):\n````\nlet answer = 42\n```\n````\n\necho:read them",
-                "each item is a fenced block under its name (a fence longer than the file's own), then the prompt")
+        #expect(
+            input
+                == "File \(notes):\n```\n# Notes\nship on Friday\n```\n\nFile \(code):\n````\nlet answer = 42\n```\n````\n\necho:read them",
+            "each item is a fenced block under its name (a fence longer than the file's own), then the prompt")
 
         let show = try cli.run(["show", "echo:read them"])
         #expect(show.output.contains("📎 \(notes) · 23 B · ~"), "the library keeps the items with the message: \(show)")
         #expect(show.output.contains("📎 \(code) · "))
-        #expect(!show.output.contains("ship on Friday"), "show lists the items, not their text, under the message as typed")
+        #expect(
+            !show.output.contains("ship on Friday"), "show lists the items, not their text, under the message as typed")
 
         // Sent again as it was sent the first time: a regenerated reply gets the same blocks.
         let retry = try cli.run(["ask", "--chat", "echo:read them", "--fresh-context"])
@@ -48,8 +51,10 @@ import TestSupport
         #expect(show.output.contains("📎 \(todo) · 9 B · ~"), "the item came back as a context item: \(show)")
         let retry = try elsewhere.run(["ask", "--chat", "echo:noted", "--fresh-context"])
         #expect(retry.status == 0, "\(retry)")
-        #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "File \(todo):\n```\nline one\n```\n\necho:noted",
-                "the imported copy resends its item as it was first sent")
+        #expect(
+            fixture.requests(to: "/api/v1/chat").last?.field("input")
+                == "File \(todo):\n```\nline one\n```\n\necho:noted",
+            "the imported copy resends its item as it was first sent")
     }
 
     @Test func itemsAloneMakeAMessageTitledByTheirNames() throws {
@@ -60,7 +65,9 @@ import TestSupport
         let result = try cli.run(["ask", "-f", todo])
         #expect(result.status == 0, "\(result)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "File \(todo):\n```\necho:summary\n```")
-        let chats = try JSONSerialization.jsonObject(with: Data(try cli.run(["chats", "--json"]).output.utf8)) as? [[String: Any]]
+        let chats =
+            try JSONSerialization.jsonObject(with: Data(try cli.run(["chats", "--json"]).output.utf8))
+            as? [[String: Any]]
         #expect(chats?.first?["title"] as? String == "todo.md", "the conversation is titled by the item")
     }
 
@@ -110,13 +117,17 @@ import TestSupport
         try Data([0x66, 0x6F, 0xFF, 0x6F]).write(to: URL(fileURLWithPath: cli.sandbox.root + "/bad.txt"))
         let binary = try cli.run(["ask", "-f", cli.sandbox.root + "/image.png", "echo:no"])
         #expect(binary.status == 2, "\(binary)")
-        #expect(binary.errors.contains("image.png is a binary file (it contains NUL bytes); only text files can be sent as context"))
+        #expect(
+            binary.errors.contains(
+                "image.png is a binary file (it contains NUL bytes); only text files can be sent as context"))
         let invalid = try cli.run(["ask", "-f", cli.sandbox.root + "/bad.txt", "echo:no"])
         #expect(invalid.errors.contains("bad.txt is not valid UTF-8 text"), "\(invalid)")
         let missing = try cli.run(["ask", "-f", cli.sandbox.root + "/nothing-here.md", "echo:no"])
         #expect(missing.errors.contains("nothing-here.md does not exist"), "\(missing)")
         #expect(fixture.requests(to: "/api/v1/chat").isEmpty)
-        #expect(try cli.run(["chats", "--json"]).output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "nothing is saved either")
+        #expect(
+            try cli.run(["chats", "--json"]).output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]",
+            "nothing is saved either")
     }
 
     @Test func sizeCapsFromTheConfigRefuseWithTheSizes() throws {
@@ -127,10 +138,16 @@ import TestSupport
         try cli.sandbox.write(String(repeating: "y", count: 900) + "\n", to: "a.txt")
         let big = try cli.run(["ask", "-f", cli.sandbox.root + "/big.txt", "echo:no"])
         #expect(big.status == 2, "\(big)")
-        #expect(big.errors.contains("big.txt is 2 KB, larger than the context item limit (context_item_limit = 1K); nothing was added"), "\(big)")
+        #expect(
+            big.errors.contains(
+                "big.txt is 2 KB, larger than the context item limit (context_item_limit = 1K); nothing was added"),
+            "\(big)")
         let a = cli.sandbox.root + "/a.txt"
         let many = try cli.run(["ask", "-f", a, "-f", a, "-f", a, "-f", a, "echo:no"])
-        #expect(many.errors.contains("the context items come to 3.6 KB, more than one message may carry (context_message_limit = 3K); nothing was sent"), "\(many)")
+        #expect(
+            many.errors.contains(
+                "the context items come to 3.6 KB, more than one message may carry (context_message_limit = 3K); nothing was sent"
+            ), "\(many)")
         #expect(many.errors.contains("\(a) · 901 B · ~"), "the refusal lists each item with its size")
         #expect(fixture.requests(to: "/api/v1/chat").isEmpty)
     }
@@ -141,11 +158,17 @@ import TestSupport
         try cli.sandbox.write(String(repeating: "word ", count: 60_000), to: "long.txt")
         let result = try cli.run(["ask", "-m", "acme/tiny-1b", "-f", cli.sandbox.root + "/long.txt", "echo:no"])
         #expect(result.status == 2, "a usage error, as documented: \(result)")
-        #expect(result.errors.contains("This message and its context items would overflow the context (ctx 75k/4k 1832%):\n"),
-                "\(result)")
-        #expect(result.errors.contains("  \(cli.sandbox.root)/long.txt · 300 KB · ~750"), "each item with its size: \(result)")
+        #expect(
+            result.errors.contains(
+                "This message and its context items would overflow the context (ctx 75k/4k 1832%):\n"),
+            "\(result)")
+        #expect(
+            result.errors.contains("  \(cli.sandbox.root)/long.txt · 300 KB · ~750"),
+            "each item with its size: \(result)")
         #expect(fixture.requests(to: "/api/v1/chat").isEmpty, "nothing is sent")
-        #expect(try cli.run(["chats", "--json"]).output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "and nothing is saved")
+        #expect(
+            try cli.run(["chats", "--json"]).output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]",
+            "and nothing is saved")
     }
 
     @Test func standardInputIsAnItemWithDash() throws {
@@ -153,13 +176,16 @@ import TestSupport
         let cli = try CLI(server: fixture.url)
         let result = try cli.run(["ask", "-f", "-", "echo:reviewed"], input: "diff --git a b\n")
         #expect(result.status == 0, "\(result)")
-        #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "standard input:\n```\ndiff --git a b\n```\n\necho:reviewed")
+        #expect(
+            fixture.requests(to: "/api/v1/chat").last?.field("input")
+                == "standard input:\n```\ndiff --git a b\n```\n\necho:reviewed")
     }
 
     @Test func aPageIsFetchedAsReadableTextWithItsURLAndFetchTime() throws {
         let fixture = try SimulatorFixture()
         let pages = try PageServer([
-            "/article": .ok("""
+            "/article": .ok(
+                """
                 <!doctype html><html><head><title>Release notes</title><style>p { color: red }</style>
                 <script>alert("x")</script></head><body><nav>Home | About</nav>
                 <h1>Version 2</h1><p>Faster   <b>startup</b>,
@@ -170,15 +196,20 @@ import TestSupport
             "/data.json": .ok(#"{"ok": true}"#, type: "application/json"),
             "/image": .page(status: 200, headers: ["Content-Type": "image/png"], body: [0x89, 0x50]),
             "/huge": .ok(String(repeating: "z", count: 9 << 20), type: "text/plain"),
-            "/slow": .stall(contentType: "text/plain"),
+            "/slow": .stall(contentType: "text/plain")
         ])
         let cli = try CLI(server: fixture.url)
         let result = try cli.run(["ask", "-f", pages.url + "/moved", "-f", pages.url + "/data.json", "echo:ok"])
         #expect(result.status == 0, "\(result)")
         let input = try #require(fixture.requests(to: "/api/v1/chat").last?.field("input"))
-        #expect(input.hasPrefix("Page \(pages.url)/moved (fetched 20"), "the page is named by its URL with the fetch time: \(input)")
-        #expect(input.contains("```\n# Release notes\n\n# Version 2\n\nFaster startup, fewer bugs.\n\n- one\n\n- two & three\n\n  keep\n  spacing\n```"),
-                "HTML becomes readable text; scripts, styles and navigation are dropped: \(input)")
+        #expect(
+            input.hasPrefix("Page \(pages.url)/moved (fetched 20"),
+            "the page is named by its URL with the fetch time: \(input)")
+        #expect(
+            input.contains(
+                "```\n# Release notes\n\n# Version 2\n\nFaster startup, fewer bugs.\n\n- one\n\n- two & three\n\n  keep\n  spacing\n```"
+            ),
+            "HTML becomes readable text; scripts, styles and navigation are dropped: \(input)")
         #expect(!input.contains("alert") && !input.contains("color: red") && !input.contains("Home | About"))
         #expect(input.contains("Page \(pages.url)/data.json (fetched "))
         #expect(input.contains(#"{"ok": true}"#))
@@ -188,10 +219,15 @@ import TestSupport
         let missing = try cli.run(["ask", "-f", pages.url + "/gone", "echo:no"])
         #expect(missing.errors.contains("/gone answered with HTTP status 404; nothing was added"), "\(missing)")
         let huge = try cli.run(["ask", "-f", pages.url + "/huge", "echo:no"])
-        #expect(huge.errors.contains("/huge is larger than the context item limit (context_item_limit = 512K); nothing was added"), "\(huge)")
+        #expect(
+            huge.errors.contains(
+                "/huge is larger than the context item limit (context_item_limit = 512K); nothing was added"), "\(huge)"
+        )
         try cli.sandbox.write("idle_timeout = 1\n", to: "config/llmster/config")
         let slow = try cli.run(["ask", "-f", pages.url + "/slow", "echo:no"])
-        #expect(slow.errors.contains("cannot fetch \(pages.url)/slow: the server stopped sending data (timed out)"), "\(slow)")
+        #expect(
+            slow.errors.contains("cannot fetch \(pages.url)/slow: the server stopped sending data (timed out)"),
+            "\(slow)")
         #expect(fixture.requests(to: "/api/v1/chat").count == 1, "a page that cannot be used sends nothing")
     }
 }

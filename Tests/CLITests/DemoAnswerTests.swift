@@ -1,6 +1,6 @@
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// `--demo` answers what a message asks for in plain words, so a newcomer's first questions show what llmster draws.
 @Suite struct DemoAnswerTests {
@@ -17,7 +17,9 @@ import TestSupport
     @Test func reasoningAToolCallAndALongAnswerAskedForAreGiven() throws {
         let cli = try CLI(server: "http://127.0.0.1:9")
         let path = cli.sandbox.root + "/demo.sqlite3"
-        let asked = try cli.run(["--demo", "--library", path, "ask", "think, then search the docs and write a long answer"])
+        let asked = try cli.run([
+            "--demo", "--library", path, "ask", "think, then search the docs and write a long answer"
+        ])
         #expect(asked.status == 0, "\(asked)")
         let library = try LibraryStore(path: path)
         let conversation = try #require(try library.mostRecentConversation())

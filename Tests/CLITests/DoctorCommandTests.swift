@@ -1,15 +1,17 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct DoctorCommandTests {
     let snapshots = snapshotDirectory(for: #filePath)
 
     /// The report with timings masked, so it can be compared with a golden file.
     func masked(_ text: String, server: String, sandbox: String = "") -> String {
-        text.replacingOccurrences(of: server, with: "SERVER").replacingOccurrences(of: sandbox.isEmpty ? "\u{0}" : sandbox, with: "SANDBOX")
-            .replacingOccurrences(of: #"answered in \d+ ms"#, with: "answered in N ms", options: .regularExpression)
+        text.replacingOccurrences(of: server, with: "SERVER").replacingOccurrences(
+            of: sandbox.isEmpty ? "\u{0}" : sandbox, with: "SANDBOX"
+        )
+        .replacingOccurrences(of: #"answered in \d+ ms"#, with: "answered in N ms", options: .regularExpression)
     }
 
     @Test func healthyServer() throws {
@@ -32,7 +34,9 @@ import TestSupport
         let cli = try CLI(server: fixture.url)
         let result = try cli.run(["doctor"])
         #expect(result.status == 4)
-        assertGolden(masked(result.output, server: fixture.url, sandbox: cli.sandbox.root), named: "doctor-token-missing", in: snapshots)
+        assertGolden(
+            masked(result.output, server: fixture.url, sandbox: cli.sandbox.root), named: "doctor-token-missing",
+            in: snapshots)
     }
 
     @Test func legacyServerExitsThree() throws {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct DownloadCommandTests {
     @Test func watchedToCompletionThenListed() throws {
@@ -9,7 +9,8 @@ import TestSupport
         let result = try cli.run(["download", "acme/new-3b", "--interval", "0.01"])
         #expect(result.status == 0, "\(result)")
         #expect(result.output.contains("Downloaded acme/new-3b"))
-        #expect(result.errors.contains("Downloading acme/new-3b"), "progress lines when standard error is not a terminal")
+        #expect(
+            result.errors.contains("Downloading acme/new-3b"), "progress lines when standard error is not a terminal")
         #expect(result.errors.contains("%"))
         #expect(try cli.run(["models"]).output.contains("acme/new-3b"), "the picker offers the new model")
     }
@@ -50,8 +51,9 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let name = "acme/an-unusually-long-model-name-as-hugging-face-repositories-have-GGUF-Q4_K_M"
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["download", name, "--interval", "0.01"],
-                                          environment: cli.environment, width: 80, height: 24)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["download", name, "--interval", "0.01"],
+            environment: cli.environment, width: 80, height: 24)
         #expect(try terminal.waitForExit() == 0)
         var screen = TerminalScreen(width: 80, height: 24)
         screen.apply(terminal.rawOutput)

@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// The exit status comes from the engine's error category, the one rpc's `category` also carries.
 @Suite struct ExitCategoryTests {
@@ -27,7 +27,9 @@ import TestSupport
         #expect(loaded.status == 0, "\(loaded)")
         let listed = try cli.run(["ps", "--json"])
         let instances = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]] ?? []
-        #expect(instances.first { $0["model"] as? String == "acme/thinker-8b" }?["context_length"] as? Int == 2048, "\(listed)")
+        #expect(
+            instances.first { $0["model"] as? String == "acme/thinker-8b" }?["context_length"] as? Int == 2048,
+            "\(listed)")
         let typo = try cli.run(["load", "acme/thinker-8"])
         #expect(typo.status == 5 && typo.errors.contains("did you mean acme/thinker-8b"), "\(typo)")
         let unload = try cli.run(["unload", "nobody/nothing", "acme/thinker-8b"])

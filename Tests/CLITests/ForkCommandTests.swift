@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// `llmster fork`, `/fork` and rpc `conversations/fork`: a new conversation from an earlier reply, continuing from
 /// that reply's server context, with the original untouched.
@@ -13,7 +13,8 @@ import TestSupport
         #expect(try cli.run(["ask", "-c", "echo:three"]).status == 0)
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
-        return try library.messages(conversationId: conversation.id).filter { $0.role == .assistant }.compactMap(\.responseId)
+        return try library.messages(conversationId: conversation.id).filter { $0.role == .assistant }.compactMap(
+            \.responseId)
     }
 
     @Test func aForkHoldsTurnsUpToItsReplyAndContinuesFromThere() throws {
@@ -25,13 +26,16 @@ import TestSupport
         #expect(forked.status == 0, "\(forked)")
         #expect(forked.output.contains("Forked as Side path"), "\(forked)")
         #expect(try cli.run(["ask", "--chat", "Side path", "echo:branching off"]).status == 0)
-        #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == responses[1],
-                "the fork continues from reply 2's context")
+        #expect(
+            fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == responses[1],
+            "the fork continues from reply 2's context")
         let show = try cli.run(["show", "Side path"])
         #expect(show.output.contains("forked from echo:one at reply 2"), "\(show.output)")
         #expect(show.output.contains("echo:two") && !show.output.contains("echo:three"), "\(show.output)")
         let original = try cli.run(["show", "echo:one"])
-        #expect(original.output.contains("echo:three") && !original.output.contains("branching off"), "the original is untouched")
+        #expect(
+            original.output.contains("echo:three") && !original.output.contains("branching off"),
+            "the original is untouched")
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         #expect(try library.conversations().count == 2)
     }
@@ -79,7 +83,9 @@ import TestSupport
         mark = terminal.mark
         terminal.send("/chats\r")
         let listed = try terminal.waitFor("› ", after: mark + 7)
-        #expect(listed.contains("echo:one (fork of echo:one at reply 1)") && !listed.contains("(fork) (fork of"), "\(listed)")
+        #expect(
+            listed.contains("echo:one (fork of echo:one at reply 1)") && !listed.contains("(fork) (fork of"),
+            "\(listed)")
         terminal.send("\u{4}")
         #expect(try terminal.waitForExit() == 0)
     }
@@ -98,7 +104,9 @@ import TestSupport
 
             """
         let result = try cli.run(["rpc"], input: requests)
-        let lines = result.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let lines = result.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         let first = try #require(lines.first { $0["id"] as? Int == 1 }?["result"] as? [String: Any], "\(result)")
         let origin = try #require(first["forkedFrom"] as? [String: Any])
         #expect(origin["conversationId"] as? String == source.id)
@@ -119,7 +127,9 @@ import TestSupport
         #expect(try cli.run(["fork", "echo:one", "--at", "1", "--title", "After restart"]).status == 0)
         let lost = try cli.run(["ask", "--chat", "After restart", "echo:still there?"])
         #expect(lost.status == 1, "\(lost)")
-        #expect(lost.errors.contains("no longer has this conversation's context") && lost.errors.contains("--fresh-context"), "\(lost)")
+        #expect(
+            lost.errors.contains("no longer has this conversation's context")
+                && lost.errors.contains("--fresh-context"), "\(lost)")
         let fresh = try cli.run(["ask", "--chat", "After restart", "--fresh-context"])
         #expect(fresh.status == 0, "\(fresh)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
@@ -133,7 +143,9 @@ import TestSupport
         let chats = try cli.run(["chats"])
         let lines = chats.output.split(separator: "\n")
         #expect(lines.contains { $0.contains("Side path (fork of echo:one at reply 2)") }, "\(chats.output)")
-        #expect(lines.contains { $0.contains("echo:one") && !$0.contains("fork of") }, "the source is no fork: \(chats.output)")
+        #expect(
+            lines.contains { $0.contains("echo:one") && !$0.contains("fork of") },
+            "the source is no fork: \(chats.output)")
         let json = try cli.run(["chats", "--json"])
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
         let fork = try #require(objects.first { $0["title"] as? String == "Side path" })
@@ -148,8 +160,12 @@ import TestSupport
 
             """
         let rpc = try cli.run(["rpc"], input: requests)
-        let replies = rpc.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let list = try #require((replies.first { $0["id"] as? Int == 1 }?["result"] as? [String: Any])?["conversations"] as? [[String: Any]], "\(rpc)")
+        let replies = rpc.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let list = try #require(
+            (replies.first { $0["id"] as? Int == 1 }?["result"] as? [String: Any])?["conversations"]
+                as? [[String: Any]], "\(rpc)")
         let listed = try #require(list.first { $0["title"] as? String == "Side path" })
         #expect((listed["forkedFrom"] as? [String: Any])?["reply"] as? Int == 2, "\(listed)")
         #expect(list.first { $0["title"] as? String == "echo:one" }?["forkedFrom"] is NSNull)
@@ -162,7 +178,9 @@ import TestSupport
         #expect(try cli.run(["fork", "echo:one", "--at", "1", "--title", "Side path"]).status == 0)
         let archive = cli.sandbox.root + "/library.llmster-backup"
         #expect(try cli.run(["backup", "-o", archive]).status == 0)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cli.sandbox.libraryPath + suffix) }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: cli.sandbox.libraryPath + suffix)
+        }
         #expect(try cli.run(["ask", "echo:a new library"]).status == 0)
         #expect(!(try cli.run(["chats"]).output.contains("Side path")))
         let restored = try cli.run(["restore", archive, "--yes"])

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// The findings of an adversarial pass against a hostile LM Studio stand-in, each kept as a scenario of the
 /// simulator: control sequences in the model list, a final event that drops what streamed, stats no 64-bit integer
@@ -35,20 +35,26 @@ import TestSupport
         #expect(asked.status == 0, "\(asked)")
         let chat = try AskCommandTests().latestConversation(cli)
         let runs: [[String]] = [
-            ["models"], ["ps"], ["chats"], ["chats", "--folder", folder], ["show", chat], ["show", chat, "--alternatives"],
+            ["models"], ["ps"], ["chats"], ["chats", "--folder", folder], ["show", chat],
+            ["show", chat, "--alternatives"],
             ["search", "Clip"], ["load", "evil/"], ["ask", "-m", "evil/", "hi"], ["unload", "evil/"],
             ["__complete", "models"], ["__complete", "instances"], ["__complete", "chats"], ["__complete", "folders"],
-            ["export", "no such \u{1B}]0;x\u{07} chat"],
+            ["export", "no such \u{1B}]0;x\u{07} chat"]
         ]
         for arguments in runs {
             let result = try cli.run(arguments)
             for (stream, text) in [("stdout", result.output), ("stderr", result.errors)] {
                 let raw = Self.rawControl(in: text)
-                #expect(raw == nil, "llmster \(arguments.map(\.debugDescription).joined(separator: " ")) printed U+\(String(raw?.value ?? 0, radix: 16)) raw on \(stream):\n\(text.debugDescription)")
+                #expect(
+                    raw == nil,
+                    "llmster \(arguments.map(\.debugDescription).joined(separator: " ")) printed U+\(String(raw?.value ?? 0, radix: 16)) raw on \(stream):\n\(text.debugDescription)"
+                )
             }
         }
         let models = try cli.run(["__complete", "models"])
-        #expect(models.output.contains("evil/␛]52;c;cHduZWQ=␇"), "the hostile key is offered, inert: \(models.output.debugDescription)")
+        #expect(
+            models.output.contains("evil/␛]52;c;cHduZWQ=␇"),
+            "the hostile key is offered, inert: \(models.output.debugDescription)")
         let suggestion = try cli.run(["ask", "-m", "evil/", "hi"])
         #expect(suggestion.errors.contains("did you mean evil/␛]52"), "\(suggestion)")
     }
@@ -56,9 +62,11 @@ import TestSupport
     @Test(arguments: [
         ("final-drop=answer", "echo:every streamed word"),
         ("reasoning final-drop=reasoning", "echo:the answer stays"),
-        ("tools final-drop=tools", "echo:after the tools"),
+        ("tools final-drop=tools", "echo:after the tools")
     ])
-    func aFinalEventDroppingWhatStreamedKeepsTheStreamedVersionAsAnAlternative(directives: String, prompt: String) throws {
+    func aFinalEventDroppingWhatStreamedKeepsTheStreamedVersionAsAnAlternative(directives: String, prompt: String)
+        throws
+    {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let result = try cli.run(["ask", "[[sim:\(directives)]] \(prompt)"])
@@ -67,9 +75,12 @@ import TestSupport
         let conversation = try #require(try library.mostRecentConversation())
         let reply = try #require(try library.messages(conversationId: conversation.id).last)
         #expect(reply.isRewritten, "the saved reply is the server's final one")
-        let kept = try #require(reply.streamedVersionId.flatMap { try library.message(id: $0) }, "the streamed version is kept")
+        let kept = try #require(
+            reply.streamedVersionId.flatMap { try library.message(id: $0) }, "the streamed version is kept")
         #expect(!kept.onBranch && kept.parentId == reply.parentId, "as an alternative of the reply")
-        #expect(try library.alternatives(messageId: reply.id).map(\.id) == [kept.id, reply.id], "the final reply stays the newest")
+        #expect(
+            try library.alternatives(messageId: reply.id).map(\.id) == [kept.id, reply.id],
+            "the final reply stays the newest")
         switch directives {
         case "final-drop=answer":
             #expect(reply.text.isEmpty)
@@ -95,7 +106,9 @@ import TestSupport
         let reply = try #require(try library.messages(conversationId: conversation.id).last)
         let kept = try #require(reply.streamedVersionId.flatMap { try library.message(id: $0) })
         #expect(reply.text.isEmpty)
-        #expect(kept.text.utf8.count >= 3_000_000 && kept.text.hasPrefix("## Section 1"), "\(kept.text.utf8.count) bytes kept")
+        #expect(
+            kept.text.utf8.count >= 3_000_000 && kept.text.hasPrefix("## Section 1"),
+            "\(kept.text.utf8.count) bytes kept")
     }
 
     @Test func statsBeyondInt64AreAnUnreadableEventNamingTheField() throws {
@@ -116,7 +129,8 @@ import TestSupport
         try AskCommandTests().waitForPartialReply(in: cli, containing: "alpha")
         let refused = try cli.run(["ask", "-c", "echo:second writer"])
         #expect(refused.status == 1, "\(refused)")
-        #expect(refused.errors.contains("is being answered by process \(asking.process.processIdentifier)"), "\(refused)")
+        #expect(
+            refused.errors.contains("is being answered by process \(asking.process.processIdentifier)"), "\(refused)")
         asking.signal(SIGTERM)
         #expect(asking.wait().status == 143)
         let after = try cli.run(["ask", "-c", "echo:third"])
@@ -139,9 +153,12 @@ import TestSupport
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.mostRecentConversation())
         let branch = try library.messages(conversationId: conversation.id)
-        #expect(branch.count == 2 * (1 + results.filter { $0.status == 0 }.count), "one turn and one answer per success")
+        #expect(
+            branch.count == 2 * (1 + results.filter { $0.status == 0 }.count), "one turn and one answer per success")
         for (index, message) in branch.enumerated() {
-            #expect(message.role == (index.isMultiple(of: 2) ? .user : .assistant), "turns alternate: \(branch.map(\.role))")
+            #expect(
+                message.role == (index.isMultiple(of: 2) ? .user : .assistant), "turns alternate: \(branch.map(\.role))"
+            )
             #expect(message.parentId == (index == 0 ? nil : branch[index - 1].id), "each follows the one before it")
             if message.role == .assistant, let question = branch[index - 1].text.split(separator: ":").last {
                 #expect(message.text == question, "the answer to \(question) follows it")
@@ -161,7 +178,8 @@ extension HostileServerTests {
         process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
         process.arguments = ["rpc"]
         process.environment = cli.environment
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -192,13 +210,16 @@ extension HostileServerTests {
         let cli = try CLI(server: fixture.url, environment: ["LLMSTER_BACKUP_PASSWORD": "correct horse"])
         try #require(try cli.run(["ask", "echo:keep me"]).status == 0)
         let backup = cli.sandbox.root + "/costly.backup"
-        try LibraryBackup.write(libraryPath: cli.sandbox.libraryPath, to: backup, password: Array("correct horse".utf8), limits: .interactive)
+        try LibraryBackup.write(
+            libraryPath: cli.sandbox.libraryPath, to: backup, password: Array("correct horse".utf8),
+            limits: .interactive)
 
         let refused = try cli.run(["restore", backup, "--yes", "--max-kdf-memory", "32M"])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.errors.contains("asks for 64 MiB of memory"), "\(refused)")
         #expect(refused.errors.contains("above the ceiling of 32 MiB"), "\(refused)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: (cli.sandbox.libraryPath as NSString).deletingLastPathComponent)
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: (cli.sandbox.libraryPath as NSString).deletingLastPathComponent)
         #expect(!files.contains { $0.contains("restoring") }, "nothing was built: \(files)")
 
         try cli.sandbox.write("max_kdf_memory = 16M\n", to: "config/llmster/config")
@@ -207,6 +228,8 @@ extension HostileServerTests {
 
         let restored = try cli.run(["restore", backup, "--yes", "--max-kdf-memory", "1G"])
         #expect(restored.status == 0, "\(restored)")
-        #expect(restored.errors.contains("Deriving this backup's key takes 64 MiB of memory, 2 passes (Argon2id)"), "\(restored)")
+        #expect(
+            restored.errors.contains("Deriving this backup's key takes 64 MiB of memory, 2 passes (Argon2id)"),
+            "\(restored)")
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `llmster import` asks exactly when the engine's import plan says so; a file whose continuation names no server is
 /// asked about too, rather than imported into a conversation whose first message is refused.

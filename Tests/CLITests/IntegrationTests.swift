@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct IntegrationTests {
     static let secret = "Bearer top-secret-value-42"
@@ -8,12 +8,14 @@ import TestSupport
     /// A CLI whose config names a plugin and an MCP server, with the server's header secret in the credentials file.
     func configured(_ fixture: SimulatorFixture) throws -> CLI {
         let cli = try CLI(server: fixture.url)
-        try cli.sandbox.write("""
+        try cli.sandbox.write(
+            """
             integration.playwright = mcp/playwright
             integration.playwright.allowed_tools = browser_navigate, browser_click
             integration.docs = https://docs.example.com/mcp
             """, to: "config/llmster/config", permissions: 0o644)
-        try cli.sandbox.write("integration.docs.header.Authorization = \(Self.secret)\n", to: "config/llmster/credentials")
+        try cli.sandbox.write(
+            "integration.docs.header.Authorization = \(Self.secret)\n", to: "config/llmster/credentials")
         return cli
     }
 
@@ -38,12 +40,15 @@ import TestSupport
         let again = try cli.run(["ask", "-c", "echo:again"])
         #expect(again.status == 0)
         #expect(!again.errors.contains("may contact external services"), "said once per conversation")
-        #expect(fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == true, "the choice is saved")
+        #expect(
+            fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == true, "the choice is saved")
 
         #expect(try cli.run(["ask", "-c", "--integration", "none", "echo:off"]).status == 0)
         #expect(fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == false)
         #expect(try cli.run(["ask", "echo:new"]).status == 0)
-        #expect(fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == false, "absent unless enabled")
+        #expect(
+            fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == false,
+            "absent unless enabled")
     }
 
     @Test func secretsNeverReachTheLibraryOrJSONOutput() throws {
@@ -82,7 +87,9 @@ import TestSupport
         #expect(failed.errors.contains("\"Require Authentication\" on and an API token"), "\(failed)")
         let refused = try cli.run(["ask", "--integration", "playwright", "[[sim:integrations-off]] hi"])
         #expect(refused.status != 0, "\(refused)")
-        #expect(refused.errors.contains("Allow per-request MCPs") && refused.errors.contains("Allow calling servers from mcp.json"), "\(refused)")
+        #expect(
+            refused.errors.contains("Allow per-request MCPs")
+                && refused.errors.contains("Allow calling servers from mcp.json"), "\(refused)")
         #expect(refused.errors.contains("\"Require Authentication\" on and an API token"), "\(refused)")
         #expect(!refused.errors.contains(Self.secret), "the integration's secret header stays out of the message")
     }

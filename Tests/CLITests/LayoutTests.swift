@@ -1,14 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Help and tables laid out to the terminal: hanging indents at word boundaries, columns that give way, and no
 /// line wider than the terminal, at 60, 80 and 100 columns.
 @Suite struct LayoutTests {
     /// Runs `llmster ARGUMENTS` on a `width`-column pseudo-terminal until `last` appears; returns its lines.
     func onTerminal(_ cli: CLI, _ arguments: [String], width: Int, last: String) throws -> [String] {
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: cli.environment,
-                                          width: width, height: 50)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), arguments, environment: cli.environment,
+            width: width, height: 50)
         _ = try terminal.waitFor(last)
         #expect(try terminal.waitForExit() == 0)
         return terminal.text.components(separatedBy: "\n")
@@ -27,11 +28,15 @@ import TestSupport
         expectFits(lines, width: width, "llmster --help")
         let text = lines.joined(separator: "\n")
         let models = try #require(lines.firstIndex { $0.hasPrefix("  models ") })
-        let column = lines[models].distance(from: lines[models].startIndex, to: try #require(lines[models].range(of: "List"))
-            .lowerBound)
+        let column = lines[models].distance(
+            from: lines[models].startIndex,
+            to: try #require(lines[models].range(of: "List"))
+                .lowerBound)
         // Every continuation of the command list starts at the description column.
         var index = models + 1
-        while index < lines.count, !lines[index].isEmpty, !lines[index].hasPrefix("  ") || lines[index].hasPrefix(String(repeating: " ", count: column)) {
+        while index < lines.count, !lines[index].isEmpty,
+            !lines[index].hasPrefix("  ") || lines[index].hasPrefix(String(repeating: " ", count: column))
+        {
             if lines[index].hasPrefix(String(repeating: " ", count: column)) {
                 #expect(lines[index].dropFirst(column).first != " ", "continuation aligned: '\(lines[index])'")
             }
@@ -65,7 +70,11 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         #expect(try cli.run(["load", "acme/thinker-8b"]).status == 0)
-        #expect(try cli.run(["ask", "--folder", "Work/Clients/Very Long Client Name", "echo:A rather long conversation title that needs cutting somewhere"]).status == 0)
+        #expect(
+            try cli.run([
+                "ask", "--folder", "Work/Clients/Very Long Client Name",
+                "echo:A rather long conversation title that needs cutting somewhere"
+            ]).status == 0)
 
         let models = try onTerminal(cli, ["models"], width: width, last: "acme/vision-7b")
         expectFits(models, width: width, "llmster models")
@@ -83,8 +92,9 @@ import TestSupport
         let chatsHeader = try #require(chats.first { $0.hasPrefix("ID") })
         #expect(chatsHeader.contains("TITLE") && chatsHeader.contains("UPDATED"), "\(chatsHeader)")
 
-        let doctor = try Pseudoterminal(try BuiltProduct.path("llmster"), ["--server", "http://127.0.0.1:\(unusedPort())", "doctor"],
-                                        environment: cli.environment, width: width, height: 50)
+        let doctor = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["--server", "http://127.0.0.1:\(unusedPort())", "doctor"],
+            environment: cli.environment, width: width, height: 50)
         _ = try doctor.waitFor("start`.")
         #expect(try doctor.waitForExit() == 3)
         let advice = doctor.text.components(separatedBy: "\n")
@@ -93,7 +103,9 @@ import TestSupport
         #expect(advice[failing + 1].hasPrefix(String(repeating: " ", count: 18)), "a hanging indent: \(advice)")
 
         let piped = try cli.run(["models"])
-        #expect(piped.output.contains("reasoning(off/low/medium/high, default medium)"), "piped output keeps whole cells for scripts")
+        #expect(
+            piped.output.contains("reasoning(off/low/medium/high, default medium)"),
+            "piped output keeps whole cells for scripts")
     }
 
     /// The columns `line` takes on a terminal that counts code points (`codepoint`) or clusters: CJK and emoji two,
@@ -102,7 +114,8 @@ import TestSupport
         func width(_ scalar: Unicode.Scalar) -> Int {
             scalar.value == 0x200D ? 0 : (0x3040...0x9FFF).contains(scalar.value) || scalar.value >= 0x1F000 ? 2 : 1
         }
-        return codepoint ? line.unicodeScalars.map(width).reduce(0, +)
+        return codepoint
+            ? line.unicodeScalars.map(width).reduce(0, +)
             : line.map { $0.unicodeScalars.first.map(width) ?? 0 }.reduce(0, +)
     }
 
@@ -118,7 +131,8 @@ import TestSupport
         #expect(row.contains(ellipsis) && (ellipsis == "…" || !row.contains("…")), "the \(locale) ellipsis: \(row)")
         // The cut title is padded by display width: the date starts under UPDATED.
         let updated = try #require(header.range(of: "UPDATED"))
-        #expect(columns(String(row.dropLast(16))) == columns(String(header[..<updated.lowerBound])), "\(header)\n\(row)")
+        #expect(
+            columns(String(row.dropLast(16))) == columns(String(header[..<updated.lowerBound])), "\(header)\n\(row)")
     }
 
     @Test(arguments: ["codepoint", "grapheme"])
@@ -133,8 +147,9 @@ import TestSupport
         let header = try #require(lines.first { $0.hasPrefix("ID") })
         let row = try #require(lines.first { $0.contains("👨‍👩‍👧‍👦") })
         let updated = try #require(header.range(of: "UPDATED"))
-        #expect(columns(String(row.dropLast(16)), codepoint: codepoint) == updated.lowerBound.utf16Offset(in: header),
-                "the date starts under UPDATED as a \(mode) terminal draws it:\n\(header)\n\(row)")
+        #expect(
+            columns(String(row.dropLast(16)), codepoint: codepoint) == updated.lowerBound.utf16Offset(in: header),
+            "the date starts under UPDATED as a \(mode) terminal draws it:\n\(header)\n\(row)")
     }
 
     @Test(arguments: [60, 100])
@@ -142,7 +157,8 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         #expect(try cli.run(["ask", "keep this"]).status == 0)
-        let archive = cli.sandbox.root + "/a-backup-file-whose-name-is-longer-than-a-narrow-terminal-line.llmster-backup"
+        let archive =
+            cli.sandbox.root + "/a-backup-file-whose-name-is-longer-than-a-narrow-terminal-line.llmster-backup"
         #expect(try cli.run(["backup", "-o", archive]).status == 0)
         let lines = try onTerminal(cli, ["restore", archive, "--yes"], width: width, last: "Restored the library")
         expectFits(lines, width: width, "llmster restore")
@@ -154,14 +170,18 @@ import TestSupport
     @Test(arguments: [60, 100])
     func warningsWrapBetweenWordsUnderTheMessage(width: Int) throws {
         let cli = try CLI(server: "http://127.0.0.1:9")
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["chats", "--folder", "Nowhere"],
-                                          environment: cli.environment, width: width, height: 20)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["chats", "--folder", "Nowhere"],
+            environment: cli.environment, width: width, height: 20)
         #expect(try terminal.waitForExit() == 5)
-        let lines = terminal.text.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        let lines = terminal.text.components(separatedBy: "\n").filter {
+            !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        }
         expectFits(lines, width: width, "the warning")
         #expect(lines.first?.hasPrefix("llmster: there is no folder 'Nowhere';") == true, "\(lines)")
-        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("         ") && !$0.hasPrefix("          ") },
-                "continuations hang under the message: \(lines)")
+        #expect(
+            lines.dropFirst().allSatisfy { $0.hasPrefix("         ") && !$0.hasPrefix("          ") },
+            "continuations hang under the message: \(lines)")
         let words = lines.joined(separator: " ").split(separator: " ")
         for word in ["`llmster", "chats`", "conversations", "every", "folder"] {
             #expect(words.contains(Substring(word)), "'\(word)' is whole: \(lines)")

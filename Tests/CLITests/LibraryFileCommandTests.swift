@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// The command line on a library it cannot or must not write.
 @Suite struct LibraryFileCommandTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// Library strings from elsewhere (an imported `.llmster`) cannot break a listing's rows or reach a file viewer raw.
 @Suite struct LibraryStringListingTests {
@@ -11,8 +11,9 @@ import TestSupport
         let store = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try store.conversations().first)
         try store.rename(conversationId: conversation.id, to: "First line\nSecond line \u{9B}31mred")
-        _ = try store.appendMessage(conversationId: conversation.id, role: .user,
-                                    MessageContent(text: "csi \u{9B}2J dcs \u{90}q reversed \u{202E}txt.exe isolate \u{2066}x\u{2069}"))
+        _ = try store.appendMessage(
+            conversationId: conversation.id, role: .user,
+            MessageContent(text: "csi \u{9B}2J dcs \u{90}q reversed \u{202E}txt.exe isolate \u{2066}x\u{2069}"))
         let file = cli.sandbox.root + "/hostile.llmster"
         let exported = try cli.run(["export", conversation.id, "-o", file])
         try #require(exported.status == 0, "\(exported)")
@@ -43,17 +44,23 @@ import TestSupport
         let cli = try CLI(server: fixture.url)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: try hostileExport(cli)))
         // The file's frame lengths and checksum are binary, so the controls are looked for beside their text.
-        for raw in ["csi \u{9B}2J", "dcs \u{90}q", "reversed \u{202E}txt", "isolate \u{2066}x\u{2069}", "First line\nSecond"] {
+        for raw in [
+            "csi \u{9B}2J", "dcs \u{90}q", "reversed \u{202E}txt", "isolate \u{2066}x\u{2069}", "First line\nSecond"
+        ] {
             #expect(bytes.range(of: Data(raw.utf8)) == nil, "\(raw.debugDescription) is in the file raw")
         }
-        for escaped in [#"csi \u009b2J"#, #"dcs \u0090q"#, #"reversed \u202etxt"#, #"isolate \u2066x\u2069"#, #"First line\nSecond"#] {
+        for escaped in [
+            #"csi \u009b2J"#, #"dcs \u0090q"#, #"reversed \u202etxt"#, #"isolate \u2066x\u2069"#, #"First line\nSecond"#
+        ] {
             #expect(bytes.range(of: Data(escaped.utf8)) != nil, "\(escaped) is not in the file")
         }
         let elsewhere = try CLI(server: fixture.url)
         #expect(try elsewhere.run(["import", cli.sandbox.root + "/hostile.llmster"]).status == 0)
         let store = try LibraryStore(path: elsewhere.sandbox.libraryPath)
         let conversation = try #require(try store.conversations().first)
-        #expect(try store.messages(conversationId: conversation.id).last?.text
-                == "csi \u{9B}2J dcs \u{90}q reversed \u{202E}txt.exe isolate \u{2066}x\u{2069}", "the text comes back as it was")
+        #expect(
+            try store.messages(conversationId: conversation.id).last?.text
+                == "csi \u{9B}2J dcs \u{90}q reversed \u{202E}txt.exe isolate \u{2066}x\u{2069}",
+            "the text comes back as it was")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `--markdown always` into a pipe: rendered Markdown on standard output, nothing else.
 @Suite struct MarkdownPipeTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ModelsCommandTests {
     let snapshots = snapshotDirectory(for: #filePath)
@@ -28,9 +28,18 @@ import TestSupport
         (["--tools"], ["acme/multi-26b", "acme/toolsmith-12b"]),
         (["--reasoning"], ["acme/multi-26b", "acme/thinker-8b"]),
         (["--loaded"], ["acme/tiny-1b"]),
-        (["--sort", "size"], ["acme/tiny-1b", "acme/vision-7b", "acme/thinker-8b", "acme/toolsmith-12b", "acme/multi-26b"]),
+        (
+            ["--sort", "size"],
+            ["acme/tiny-1b", "acme/vision-7b", "acme/thinker-8b", "acme/toolsmith-12b", "acme/multi-26b"]
+        ),
         (["--embedding"], ["acme/embed-small"]),
-        (["--sort", "format", "--all"], ["acme/embed-small", "acme/multi-26b", "acme/thinker-8b", "acme/tiny-1b", "acme/toolsmith-12b", "acme/vision-7b"]),
+        (
+            ["--sort", "format", "--all"],
+            [
+                "acme/embed-small", "acme/multi-26b", "acme/thinker-8b", "acme/tiny-1b", "acme/toolsmith-12b",
+                "acme/vision-7b"
+            ]
+        )
     ])
     func filtersAndSorts(arguments: [String], keys: [String]) throws {
         let fixture = try SimulatorFixture()

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// What LM Studio 0.4.x servers were seen to send beyond their documentation, each from its report: read, shown and
 /// explained, never an error.
@@ -20,8 +20,10 @@ import TestSupport
         let (fixture, cli) = try observed()
         let ps = try withExtendedLifetime(fixture) { try cli.run(["ps"]) }
         #expect(ps.status == 0, "\(ps)")
-        for shown in ["physical_batch_size 512", "context_checkpoints 3", "reasoning_budget_message Thinking budget reached.",
-                      "speculative_draft_max_tokens 16", "batch 512"] {
+        for shown in [
+            "physical_batch_size 512", "context_checkpoints 3", "reasoning_budget_message Thinking budget reached.",
+            "speculative_draft_max_tokens 16", "batch 512"
+        ] {
             #expect(ps.output.contains(shown), "\(shown): \(ps.output)")
         }
     }
@@ -43,7 +45,8 @@ import TestSupport
         #expect(asked.status == 0, "\(asked)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("reasoning") == "xhigh")
         let refused = try cli.run(["ask", "-m", "acme/deep-20b", "--reasoning", "off", "echo:off"])
-        #expect(refused.status != 0 && refused.errors.contains("xhigh"), "the model's own options are named: \(refused)")
+        #expect(
+            refused.status != 0 && refused.errors.contains("xhigh"), "the model's own options are named: \(refused)")
     }
 
     /// The undocumented `tool_call.name` (lmstudio-bug-tracker#1880) followed by a long silence while the arguments are
@@ -51,10 +54,13 @@ import TestSupport
     @Test func aToolCallBeingNamedShowsAsPreparedNotStalled() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools,tool-name=3]] find docs"],
-                                          environment: cli.environment, width: 100, height: 50)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"),
+            ["ask", "-m", "acme/toolsmith-12b", "[[sim:tools,tool-name=3]] find docs"],
+            environment: cli.environment, width: 100, height: 50)
         #expect(try terminal.waitForExit() == 0)
-        let shown = Set(terminal.rawOutput.matches(of: /Preparing a call to search_docs · (\d+)\.\d s/).map { Int($0.1)! })
+        let shown = Set(
+            terminal.rawOutput.matches(of: /Preparing a call to search_docs · (\d+)\.\d s/).map { Int($0.1)! })
         #expect(shown.count >= 2 && shown.contains { $0 >= 1 }, "the time moved on in the silence: \(shown)")
     }
 
@@ -71,11 +77,13 @@ import TestSupport
     @Test func anUnknownIntegrationFieldNamesTheIntegrationAndWhatToChange() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        try cli.sandbox.write("integration.playwright = mcp/playwright\nintegration.playwright.allowed_tools = browser_click\n",
-                              to: "config/llmster/config", permissions: 0o644)
+        try cli.sandbox.write(
+            "integration.playwright = mcp/playwright\nintegration.playwright.allowed_tools = browser_click\n",
+            to: "config/llmster/config", permissions: 0o644)
         let asked = try cli.run(["ask", "--integration", "playwright", "[[sim:integration-keys]] echo:hi"])
         #expect(asked.status != 0)
-        #expect(asked.errors.contains("does not accept a field of the integration 'playwright'")
+        #expect(
+            asked.errors.contains("does not accept a field of the integration 'playwright'")
                 && asked.errors.contains("Update LM Studio"), "\(asked.errors)")
     }
 
@@ -84,9 +92,11 @@ import TestSupport
     @Test func aRefusedLocalMcpUrlSaysToUseMcpJson() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        try cli.sandbox.write("integration.docs = http://localhost:21776/sse\n", to: "config/llmster/config", permissions: 0o644)
+        try cli.sandbox.write(
+            "integration.docs = http://localhost:21776/sse\n", to: "config/llmster/config", permissions: 0o644)
         let asked = try cli.run(["ask", "--integration", "docs", "[[sim:mcp-private]] echo:hi"])
-        #expect(asked.errors.contains("non-public address") && asked.errors.contains("mcp.json")
+        #expect(
+            asked.errors.contains("non-public address") && asked.errors.contains("mcp.json")
                 && asked.errors.contains("integration.NAME = mcp/NAME"), "\(asked.errors)")
     }
 
@@ -100,15 +110,20 @@ import TestSupport
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
         let reply = try #require(try library.messages(conversationId: conversation.id).last)
-        #expect(reply.text == "only the answer" && reply.reasoning.hasPrefix("The user wrote"), "\(reply.text) | \(reply.reasoning)")
+        #expect(
+            reply.text == "only the answer" && reply.reasoning.hasPrefix("The user wrote"),
+            "\(reply.text) | \(reply.reasoning)")
         #expect(try library.alternatives(messageId: reply.id).count == 1, "not kept as a rewrite")
 
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "[[sim:think-tags]] echo:shown answer"],
-                                          environment: cli.environment, width: 100, height: 40)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["ask", "[[sim:think-tags]] echo:shown answer"],
+            environment: cli.environment, width: 100, height: 40)
         #expect(try terminal.waitForExit() == 0)
         var screen = TerminalScreen(width: 100, height: 40)
         screen.apply(terminal.rawOutput)
-        #expect(screen.lines.contains { $0.contains("Thought for") } && !screen.lines.contains { $0.contains("<think>") }, "\(screen.lines)")
+        #expect(
+            screen.lines.contains { $0.contains("Thought for") } && !screen.lines.contains { $0.contains("<think>") },
+            "\(screen.lines)")
         #expect(screen.lines.contains { $0.hasPrefix("shown answer") }, "\(screen.lines)")
     }
 }

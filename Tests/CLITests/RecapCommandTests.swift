@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `ask --fresh-context=recap` after the server lost a conversation's context (a restart).
 @Suite struct RecapCommandTests {
@@ -15,10 +15,14 @@ import TestSupport
         #expect(lost.errors.contains("--fresh-context=recap"), "\(lost.errors)")
         let resent = try cli.run(["ask", "-c", "--fresh-context=recap", "recall"])
         #expect(resent.status == 0, "\(resent)")
-        #expect(resent.errors.contains("Recap for the fresh server context: the earlier turns as a transcript (about"), "\(resent.errors)")
+        #expect(
+            resent.errors.contains("Recap for the fresh server context: the earlier turns as a transcript (about"),
+            "\(resent.errors)")
         let input = fixture.requests(to: "/api/v1/chat").last?.field("input") ?? ""
         #expect(input.contains("User: The code word is heron.") && input.hasSuffix("recall"))
         let next = try cli.run(["ask", "-c", "recall"])
-        #expect(next.output.contains("Earlier you said: \"[llmster recap:"), "the new server context starts with the recap: \(next.output)")
+        #expect(
+            next.output.contains("Earlier you said: \"[llmster recap:"),
+            "the new server context starts with the recap: \(next.output)")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `llmster -m MODEL`, `llmster -c` and `llmster --chat CHAT` open the REPL there, as `ollama run MODEL`,
 /// `lms chat MODEL` and `llm chat -c` do.

@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// `restore` refuses while another llmster process has the library open, naming it, so a reply streaming in that
 /// process is saved in the library it started in instead of being lost with the replaced file.
@@ -27,10 +27,12 @@ import TestSupport
             // Closed again before the restore below: this test process would hold the library too.
             let library = try LibraryStore(path: cli.sandbox.libraryPath)
             let streamed = try #require(try library.mostRecentConversation())
-            #expect(try library.messages(conversationId: streamed.id).contains { $0.text.contains("alpha") },
-                    "the reply that was streaming is in the library")
+            #expect(
+                try library.messages(conversationId: streamed.id).contains { $0.text.contains("alpha") },
+                "the reply that was streaming is in the library")
         }
-        let files = try FileManager.default.contentsOfDirectory(atPath: (cli.sandbox.libraryPath as NSString).deletingLastPathComponent)
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: (cli.sandbox.libraryPath as NSString).deletingLastPathComponent)
         #expect(!files.contains { $0.contains("restoring") || $0.contains("before-restore") }, "\(files)")
 
         let restored = try cli.run(["restore", backup, "--yes"])

@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// `ask` on a conversation whose context another server holds says so and offers the fresh context, instead of
 /// letting this server answer without the earlier turns.
@@ -23,8 +23,9 @@ import TestSupport
         #expect(other.requests(to: "/api/v1/chat").isEmpty, "nothing was sent")
 
         let conversation = try #require(try LibraryStore(path: cli.sandbox.libraryPath).conversations().first)
-        #expect(try LibraryStore(path: cli.sandbox.libraryPath).messages(conversationId: conversation.id).count == 2,
-                "the refused message is not left unanswered in the library")
+        #expect(
+            try LibraryStore(path: cli.sandbox.libraryPath).messages(conversationId: conversation.id).count == 2,
+            "the refused message is not left unanswered in the library")
         let fresh = try cli.run(["ask", "--continue=\(conversation.id)", "--fresh-context", "please recall"])
         #expect(fresh.status == 0, "\(fresh)")
         #expect(other.requests(to: "/api/v1/chat").last?.field("input") == "please recall", "the message is sent")

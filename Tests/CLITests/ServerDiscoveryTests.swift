@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// With no server named (no `--server`, `$LLMSTER_SERVER` or config line) and nothing at localhost:1234, the port
 /// LM Studio publishes in `~/.lmstudio/.internal/http-server.json` (or `$LMS_API_SERVER_INFO_PATH`) is used, and
@@ -15,8 +15,10 @@ import TestSupport
         try cli.sandbox.write("{\"port\": \(try port(of: fixture))}", to: "home/.lmstudio/.internal/http-server.json")
         let doctor = try cli.run(["doctor"])
         #expect(doctor.status == 0, "\(doctor)")
-        #expect(doctor.output.contains("http://127.0.0.1:\(try port(of: fixture)), named by the port LM Studio published in "
-                                       + cli.sandbox.root + "/home/.lmstudio/.internal/http-server.json"), "\(doctor.output)")
+        #expect(
+            doctor.output.contains(
+                "http://127.0.0.1:\(try port(of: fixture)), named by the port LM Studio published in "
+                    + cli.sandbox.root + "/home/.lmstudio/.internal/http-server.json"), "\(doctor.output)")
         let asked = try cli.run(["ask", "echo:found where it runs"])
         #expect(asked.status == 0 && asked.output.contains("found where it runs"), "\(asked)")
         #expect(fixture.requests(to: "/api/v1/chat").count == 1)

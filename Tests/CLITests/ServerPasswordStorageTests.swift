@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A password in the server URL (`http://user:PASSWORD@host`) stays in the configuration: the library, exports and
 /// backups keep the URL without it, and the conversation still continues on that server.
@@ -24,11 +24,15 @@ import TestSupport
         let backedUp = try cli.run(["backup", "-o", backup])
         #expect(backedUp.status == 0, "\(backedUp)")
         let libraryDirectory = (cli.sandbox.libraryPath as NSString).deletingLastPathComponent
-        let libraryFiles = try FileManager.default.contentsOfDirectory(atPath: libraryDirectory).map { libraryDirectory + "/" + $0 }
+        let libraryFiles = try FileManager.default.contentsOfDirectory(atPath: libraryDirectory).map {
+            libraryDirectory + "/" + $0
+        }
         #expect(libraryFiles.contains(cli.sandbox.libraryPath))
         for path in [export, backup] + libraryFiles {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                continue
+            }
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             #expect(bytes.range(of: Data("hunter2".utf8)) == nil, "\(path) holds the password")
             #expect(bytes.range(of: Data("ann:".utf8)) == nil, "\(path) holds the user name")

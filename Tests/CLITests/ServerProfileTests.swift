@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// Named server profiles: `server.NAME = URL` in the config, `token.NAME` in the credentials file, `--server NAME`.
 @Suite struct ServerProfileTests {
@@ -18,7 +18,9 @@ import TestSupport
         #expect(rig.requests(to: "/api/v1/models").last?.headers["authorization"] == "Bearer \(rigToken)")
         #expect(desktop.requests(to: "/api/v1/models").isEmpty)
         #expect(try cli.run(["--server", "desktop", "models"]).status == 0)
-        #expect(desktop.requests(to: "/api/v1/models").last?.headers["authorization"] == nil, "the rig's token stays with the rig")
+        #expect(
+            desktop.requests(to: "/api/v1/models").last?.headers["authorization"] == nil,
+            "the rig's token stays with the rig")
         let unknown = try cli.run(["--server", "laptop", "models"])
         #expect(unknown.status != 0 && unknown.errors.contains("desktop, rig"), "\(unknown.errors)")
     }
@@ -30,15 +32,22 @@ import TestSupport
         let here = try SimulatorFixture()
         let rig = try SimulatorFixture()
         let cli = try CLI(server: here.url)
-        try cli.sandbox.write("server.here = \(here.url)\nserver.rig = \(rig.url)\nserver.laptop = http://127.0.0.1:\(unusedPort())\n",
-                              to: "config/llmster/config")
+        try cli.sandbox.write(
+            "server.here = \(here.url)\nserver.rig = \(rig.url)\nserver.laptop = http://127.0.0.1:\(unusedPort())\n",
+            to: "config/llmster/config")
         let result = try cli.run(["doctor"])
-        #expect(result.output.contains("ok    rig") && result.output.contains("profile rig, \(rig.url): LM Studio answers (0.4.0)"), "\(result.output)")
-        #expect(result.output.contains("warn  laptop")
-                && result.output.contains("profile laptop (not in use: the exit status is not affected): LM Studio is not reachable"),
-                "\(result.output)")
+        #expect(
+            result.output.contains("ok    rig")
+                && result.output.contains("profile rig, \(rig.url): LM Studio answers (0.4.0)"), "\(result.output)")
+        #expect(
+            result.output.contains("warn  laptop")
+                && result.output.contains(
+                    "profile laptop (not in use: the exit status is not affected): LM Studio is not reachable"),
+            "\(result.output)")
         #expect(!result.output.contains("profile here"), "the server in use is checked by the lines above")
-        #expect(result.status == 0, "the server in use works: a profile not in use that is down is a warning: \(result.output)")
+        #expect(
+            result.status == 0,
+            "the server in use works: a profile not in use that is down is a warning: \(result.output)")
     }
 }
 
@@ -50,7 +59,9 @@ import TestSupport
         let desktop = try SimulatorFixture()
         let rig = try SimulatorFixture()
         let cli = try CLI(server: desktop.url, environment: ["LLMSTER_SERVER": ""])
-        try cli.sandbox.write("server = \(desktop.url)\nserver.desktop = \(desktop.url)\nserver.rig = \(rig.url)\n", to: "config/llmster/config")
+        try cli.sandbox.write(
+            "server = \(desktop.url)\nserver.desktop = \(desktop.url)\nserver.rig = \(rig.url)\n",
+            to: "config/llmster/config")
         return (cli, desktop, rig)
     }
 
@@ -62,11 +73,14 @@ import TestSupport
         #expect(conversation.serverProfile == "rig")
         let again = try cli.run(["ask", "-c", "echo:still on the rig"])
         #expect(again.status == 0, "\(again)")
-        #expect(desktop.requests(to: "/api/v1/chat").isEmpty, "the config's server is not where this conversation lives")
+        #expect(
+            desktop.requests(to: "/api/v1/chat").isEmpty, "the config's server is not where this conversation lives")
         let second = try #require(rig.requests(to: "/api/v1/chat").last)
         #expect(second.field("input") == "echo:still on the rig")
         #expect(second.field("previous_response_id") != nil && first.field("previous_response_id") == nil)
-        #expect(try cli.run(["show", "echo:on the rig"]).output.contains("server profile `rig`"), "show says where it is held")
+        #expect(
+            try cli.run(["show", "echo:on the rig"]).output.contains("server profile `rig`"),
+            "show says where it is held")
     }
 
     @Test func anotherChosenServerOrAProfileGoneSaysWhereTheContextIs() throws {
@@ -76,20 +90,29 @@ import TestSupport
         #expect(rig.requests(to: "/api/v1/chat").count == 1)
         let chosen = try cli.run(["--server", "desktop", "ask", "-c", "echo:here instead"])
         #expect(chosen.status == 1, "\(chosen)")
-        #expect(chosen.errors.contains("server profile rig; --server rig or /server rig continues there"), "\(chosen.errors)")
+        #expect(
+            chosen.errors.contains("server profile rig; --server rig or /server rig continues there"),
+            "\(chosen.errors)")
         #expect(desktop.requests(to: "/api/v1/chat").isEmpty, "nothing was sent without the earlier turns")
         try cli.sandbox.write("server = \(desktop.url)\n", to: "config/llmster/config")
-        #expect(try !cli.run(["show", "echo:on the rig"]).output.contains("echo:here instead"), "the refused message was not saved")
+        #expect(
+            try !cli.run(["show", "echo:on the rig"]).output.contains("echo:here instead"),
+            "the refused message was not saved")
         let gone = try cli.run(["ask", "-c", "echo:where now"])
         #expect(gone.status == 1, "\(gone)")
-        #expect(try !cli.run(["show", "echo:on the rig"]).output.contains("echo:where now"), "nor this one, before it is resent")
+        #expect(
+            try !cli.run(["show", "echo:on the rig"]).output.contains("echo:where now"),
+            "nor this one, before it is resent")
         #expect(gone.errors.contains("server profile rig, which this configuration does not define"), "\(gone.errors)")
         let fresh = try cli.run(["ask", "-c", "--fresh-context", "echo:where now"])
         #expect(fresh.status == 0, "a fresh context here continues: \(fresh)")
         let resent = try #require(desktop.requests(to: "/api/v1/chat").last)
-        #expect(resent.field("previous_response_id") == nil && resent.field("input") == "echo:where now", "the message is sent in a fresh context")
-        #expect(try cli.run(["show", "echo:on the rig"]).output.components(separatedBy: "echo:where now").count == 2,
-                "the refused tries left nothing behind: the message is saved once")
+        #expect(
+            resent.field("previous_response_id") == nil && resent.field("input") == "echo:where now",
+            "the message is sent in a fresh context")
+        #expect(
+            try cli.run(["show", "echo:on the rig"]).output.components(separatedBy: "echo:where now").count == 2,
+            "the refused tries left nothing behind: the message is saved once")
     }
 
     /// Without profiles, `/server` names the address alone (no empty profile name, no parentheses around it).

@@ -1,8 +1,8 @@
-import Library
 import Foundation
+import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// What the server reports about models and instances reaches the user: load options and the applied
 /// configuration, instance configs, variants, the reasoning default and descriptions; and the token rules.
@@ -10,15 +10,20 @@ import TestSupport
     @Test func loadTakesEveryLoadOptionAndShowsTheAppliedConfiguration() throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let loaded = try cli.run(["load", "acme/multi-26b", "--context-length", "8192", "--eval-batch-size", "256",
-                                  "--flash-attention", "off", "--num-experts", "4", "--offload-kv-cache-to-gpu", "off"])
+        let loaded = try cli.run([
+            "load", "acme/multi-26b", "--context-length", "8192", "--eval-batch-size", "256",
+            "--flash-attention", "off", "--num-experts", "4", "--offload-kv-cache-to-gpu", "off"
+        ])
         #expect(loaded.status == 0, "\(loaded)")
         let request = try #require(fixture.requests(to: "/api/v1/models/load").last)
         #expect(request.field("eval_batch_size") == "256" && request.field("flash_attention") == "false")
         #expect(request.field("num_experts") == "4" && request.field("offload_kv_cache_to_gpu") == "false")
         #expect(request.field("echo_load_config") == "true")
-        #expect(loaded.output.contains("Loaded acme/multi-26b as acme/multi-26b in 1.2 s: context 8,192 · batch 256 · no flash attention · 4 experts · KV cache in RAM."),
-                "\(loaded.output)")
+        #expect(
+            loaded.output.contains(
+                "Loaded acme/multi-26b as acme/multi-26b in 1.2 s: context 8,192 · batch 256 · no flash attention · 4 experts · KV cache in RAM."
+            ),
+            "\(loaded.output)")
         let bad = try cli.run(["load", "acme/multi-26b", "--flash-attention", "maybe"])
         #expect(bad.status == 2)
     }
@@ -34,8 +39,11 @@ import TestSupport
         #expect(!embed.contains("batch"), "an embedding instance has no llama.cpp options")
         let json = try cli.run(["ps", "--json"])
         let instances = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
-        let config = try #require(instances.first { $0["id"] as? String == "acme/tiny-1b" }?["config"] as? [String: Any])
-        #expect(config["parallel"] as? Int == 4 && config["flash_attention"] as? Bool == true && config["eval_batch_size"] as? Int == 512)
+        let config = try #require(
+            instances.first { $0["id"] as? String == "acme/tiny-1b" }?["config"] as? [String: Any])
+        #expect(
+            config["parallel"] as? Int == 4 && config["flash_attention"] as? Bool == true
+                && config["eval_batch_size"] as? Int == 512)
     }
 
     @Test func modelsShowVariantsTheReasoningDefaultAndDescriptions() throws {
@@ -68,7 +76,9 @@ import TestSupport
         let token = "sk-lm-abcd1234:abcdefghij0123456789"
         let limited = "sk-lm-list0000:listlistlistlistlist"
         let fixture = try SimulatorFixture(SimulatorOptions(requireToken: token, listOnlyToken: limited))
-        let result = try CLI(server: fixture.url, environment: ["LM_API_TOKEN": limited]).run(["load", "acme/thinker-8b"])
+        let result = try CLI(server: fixture.url, environment: ["LM_API_TOKEN": limited]).run([
+            "load", "acme/thinker-8b"
+        ])
         #expect(result.status == 4)
         #expect(result.errors.contains("the token lacks permission for this request"), "\(result.errors)")
         #expect(!result.errors.contains("rejected") && !result.errors.contains(limited))
@@ -77,7 +87,8 @@ import TestSupport
     @Test func requestsNameTheClient() throws {
         let fixture = try SimulatorFixture()
         _ = try CLI(server: fixture.url).run(["models"])
-        #expect(fixture.requests(to: "/api/v1/models").last?.headers["user-agent"]?.hasPrefix("llmster-client/") == true)
+        #expect(
+            fixture.requests(to: "/api/v1/models").last?.headers["user-agent"]?.hasPrefix("llmster-client/") == true)
     }
 }
 
@@ -93,10 +104,15 @@ import TestSupport
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
         let reply = try #require(try library.messages(conversationId: conversation.id).first { $0.role == .assistant })
-        try library.updateReply(messageId: reply.id, MessageContent(
-            text: reply.text, status: .complete, statsJSON: #"{"total_output_tokens":3,"model_load_time_seconds":1.26}"#))
+        try library.updateReply(
+            messageId: reply.id,
+            MessageContent(
+                text: reply.text, status: .complete,
+                statsJSON: #"{"total_output_tokens":3,"model_load_time_seconds":1.26}"#))
         let show = try cli.run(["show", "echo:loaded for me"])
         #expect(show.status == 0, "\(show)")
-        #expect(show.output.components(separatedBy: "the server loaded the model for this reply in 1.3 s").count == 2, "once: \(show.output)")
+        #expect(
+            show.output.components(separatedBy: "the server loaded the model for this reply in 1.3 s").count == 2,
+            "once: \(show.output)")
     }
 }

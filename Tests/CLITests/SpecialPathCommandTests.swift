@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// Output files (`export -o`, `backup -o`) that are symlinks, FIFOs or standard output are written through, never
 /// replaced; input files (`ask -f`, `--image`) that are FIFOs or symlink loops are refused at once, saying what they are.
@@ -21,7 +21,8 @@ import TestSupport
         process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
         process.arguments = arguments
         process.environment = cli.environment
-        let output = Pipe(), errors = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = Pipe()
@@ -47,16 +48,21 @@ import TestSupport
         let before = try FileManager.default.attributesOfItem(atPath: existing)[.systemFileNumber] as? Int
         let plain = try cli.run(["export", "echo:the lighthouse keeper", "-o", existing])
         #expect(plain.status == 0 && plain.errors.contains("Exported to \(existing)\n"), "\(plain)")
-        #expect(try FileManager.default.attributesOfItem(atPath: existing)[.systemFileNumber] as? Int != before,
-                "a complete new file renamed over the old one")
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: existing)[.systemFileNumber] as? Int != before,
+            "a complete new file renamed over the old one")
         #expect(try isExport(Data(contentsOf: URL(fileURLWithPath: existing)), in: cli.sandbox))
 
-        try FileManager.default.createDirectory(atPath: cli.sandbox.root + "/dotfiles", withIntermediateDirectories: true)
-        let target = cli.sandbox.root + "/dotfiles/kept.llmster", link = cli.sandbox.root + "/kept.llmster"
+        try FileManager.default.createDirectory(
+            atPath: cli.sandbox.root + "/dotfiles", withIntermediateDirectories: true)
+        let target = cli.sandbox.root + "/dotfiles/kept.llmster"
+        let link = cli.sandbox.root + "/kept.llmster"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "dotfiles/kept.llmster")
         let linked = try cli.run(["export", "echo:the lighthouse keeper", "-o", link])
         #expect(linked.status == 0 && linked.errors.contains("Exported to \(link) → \(target)"), "\(linked)")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "dotfiles/kept.llmster", "the link stays a link")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: link) == "dotfiles/kept.llmster",
+            "the link stays a link")
         #expect(try isExport(Data(contentsOf: URL(fileURLWithPath: target)), in: cli.sandbox))
         #expect(try FileManager.default.contentsOfDirectory(atPath: cli.sandbox.root + "/dotfiles") == ["kept.llmster"])
     }
@@ -67,7 +73,8 @@ import TestSupport
         let fifo = try FIFO(cli.sandbox.root + "/pipe")
         let exported = try cli.run(["export", "echo:the lighthouse keeper", "-o", fifo.path])
         #expect(exported.status == 0, "\(exported)")
-        #expect(exported.errors.contains("Exported to \(fifo.path) (a FIFO (named pipe), written in place)"), "\(exported)")
+        #expect(
+            exported.errors.contains("Exported to \(fifo.path) (a FIFO (named pipe), written in place)"), "\(exported)")
         #expect(fifo.isStillAFIFO, "the FIFO is not replaced by a file")
         #expect(try isExport(fifo.drain(), in: cli.sandbox), "the reader got the whole export")
 
@@ -104,9 +111,12 @@ import TestSupport
         let file = try cli.start(["ask", "-f", fifo.path, "echo:no"]).wait(killingAfter: 30)
         #expect(!file.killedBySignal && file.status == 2, "\(file)")
         #expect(file.errors.contains("\(fifo.path) is a FIFO (named pipe), not a regular file"), "\(file)")
-        let image = try cli.start(["ask", "-m", "acme/vision-7b", "--image", fifo.path, "echo:no"]).wait(killingAfter: 30)
+        let image = try cli.start(["ask", "-m", "acme/vision-7b", "--image", fifo.path, "echo:no"]).wait(
+            killingAfter: 30)
         #expect(!image.killedBySignal && image.status == 2, "\(image)")
-        #expect(image.errors.contains("\(fifo.path) is a FIFO (named pipe), not a regular file; the image was not attached"), "\(image)")
+        #expect(
+            image.errors.contains(
+                "\(fifo.path) is a FIFO (named pipe), not a regular file; the image was not attached"), "\(image)")
         #expect(fixture.requests(to: "/api/v1/chat").isEmpty, "nothing was sent")
     }
 
@@ -119,8 +129,11 @@ import TestSupport
         for source in [directory, directory + "/*"] {
             let result = try cli.start(["ask", "-f", source, "echo:ok"]).wait(killingAfter: 30)
             #expect(!result.killedBySignal && result.status == 0, "\(result)")
-            #expect(result.errors.contains("Skipped \(fifo.path) (a FIFO (named pipe), not a regular file)"), "\(result)")
-            #expect(fixture.requests(to: "/api/v1/chat").last?.field("input")?.contains("File \(directory)/README:") == true)
+            #expect(
+                result.errors.contains("Skipped \(fifo.path) (a FIFO (named pipe), not a regular file)"), "\(result)")
+            #expect(
+                fixture.requests(to: "/api/v1/chat").last?.field("input")?.contains("File \(directory)/README:") == true
+            )
         }
     }
 

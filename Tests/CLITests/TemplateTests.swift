@@ -1,13 +1,16 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// `preset.NAME.template` with `{{input}}` and `{{stdin}}`: `ask --preset`, `/preset` and rpc `chat/send` send it filled in.
 @Suite struct TemplateTests {
-    private func configured(_ fixture: SimulatorFixture, template: String = "Review this diff:\\n\\n{{stdin}}\\n\\nFocus on {{input}}.") throws -> CLI {
+    private func configured(
+        _ fixture: SimulatorFixture, template: String = "Review this diff:\\n\\n{{stdin}}\\n\\nFocus on {{input}}."
+    ) throws -> CLI {
         let cli = try CLI(server: fixture.url)
-        try cli.sandbox.write("""
+        try cli.sandbox.write(
+            """
             preset.review.system = You review diffs.
             preset.review.template = \(template)
             preset.wrap.template = echo:[{{ input }}]
@@ -25,7 +28,8 @@ import TestSupport
         #expect(request.field("input") == "Review this diff:\n\n+ let x = 1\n\n\nFocus on naming.")
         #expect(request.field("system_prompt") == "You review diffs.")
         let stored = try #require(try LibraryStore(path: cli.sandbox.libraryPath).conversations().first)
-        #expect(try LibraryStore(path: cli.sandbox.libraryPath).messages(conversationId: stored.id).first?.text
+        #expect(
+            try LibraryStore(path: cli.sandbox.libraryPath).messages(conversationId: stored.id).first?.text
                 == "Review this diff:\n\n+ let x = 1\n\n\nFocus on naming.", "the library keeps what was sent")
     }
 
@@ -41,7 +45,9 @@ import TestSupport
         let cli = try configured(fixture, template: "Look at {{selection}} and {{input}}")
         let result = try cli.run(["--preset", "review", "ask", "hi"])
         #expect(result.status != 0, "\(result)")
-        #expect(result.errors.contains("{{selection}} is no slot") && result.errors.contains("preset.review.template"), "\(result.errors)")
+        #expect(
+            result.errors.contains("{{selection}} is no slot") && result.errors.contains("preset.review.template"),
+            "\(result.errors)")
         #expect(fixture.requests(to: "/api/v1/chat").isEmpty, "nothing is sent")
     }
 
@@ -58,7 +64,8 @@ import TestSupport
         mark = terminal.mark
         terminal.send("echo:plain\r")
         _ = try terminal.waitFor("› ", after: mark + 10)
-        #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:plain", "one message takes the template")
+        #expect(
+            fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:plain", "one message takes the template")
         mark = terminal.mark
         terminal.send("/preset wrap\r")
         let waiting = try terminal.waitFor("› ", after: mark + 12)
@@ -76,8 +83,9 @@ import TestSupport
 @Suite struct ModelAliasTests {
     private func configured(_ fixture: SimulatorFixture) throws -> CLI {
         let cli = try CLI(server: fixture.url)
-        try cli.sandbox.write("alias.fast = acme/tiny-1b\nalias.typo = acme/tiny-lb\npreset.quick.model = fast\npreset.quick.system = Be quick.\n",
-                              to: "config/llmster/config")
+        try cli.sandbox.write(
+            "alias.fast = acme/tiny-1b\nalias.typo = acme/tiny-lb\npreset.quick.model = fast\npreset.quick.system = Be quick.\n",
+            to: "config/llmster/config")
         return cli
     }
 
@@ -95,7 +103,9 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let result = try configured(fixture).run(["ask", "-m", "typo", "echo:hi"])
         #expect(result.status != 0)
-        #expect(result.errors.contains("acme/tiny-lb is not downloaded") && result.errors.contains("did you mean acme/tiny-1b?"), "\(result.errors)")
+        #expect(
+            result.errors.contains("acme/tiny-lb is not downloaded")
+                && result.errors.contains("did you mean acme/tiny-1b?"), "\(result.errors)")
     }
 
     @Test func listingsAndCompletionShowAliases() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct TransferCommandTests {
     /// A conversation with a server context on `fixture`, exported from its own sandbox.
@@ -89,10 +89,12 @@ import TestSupport
         let imported = try copy.run(["import", file])
         #expect(imported.status == 0 && imported.output.contains("\"Hello, World!\""), "\(imported)")
         let named = try ProcessRunner.run(
-            "/bin/sh", ["-c", "cd '\(cli.sandbox.root)' && '\(try BuiltProduct.path("llmster"))' export 'Hello, World!'"],
+            "/bin/sh",
+            ["-c", "cd '\(cli.sandbox.root)' && '\(try BuiltProduct.path("llmster"))' export 'Hello, World!'"],
             environment: cli.environment)
         #expect(named.status == 0, "\(named)")
-        #expect(FileManager.default.fileExists(atPath: cli.sandbox.root + "/hello-world.llmster"), "named after the title")
+        #expect(
+            FileManager.default.fileExists(atPath: cli.sandbox.root + "/hello-world.llmster"), "named after the title")
         let missing = try cli.run(["export", "no such chat"])
         #expect(missing.status == 5, "\(missing)")
     }
@@ -105,7 +107,9 @@ import TestSupport
         let archive = cli.sandbox.root + "/library.backup"
         let backup = try cli.run(["backup", "-o", archive, "--password-file", cli.sandbox.root + "/password"])
         #expect(backup.status == 0, "\(backup)")
-        #expect(!(try String(decoding: Data(contentsOf: URL(fileURLWithPath: archive)), as: UTF8.self)).contains("keep this"))
+        #expect(
+            !(try String(decoding: Data(contentsOf: URL(fileURLWithPath: archive)), as: UTF8.self)).contains(
+                "keep this"))
 
         let target = try CLI(server: fixture.url)
         #expect(try target.run(["ask", "mine"]).status == 0)
@@ -147,6 +151,7 @@ import TestSupport
         let restored = try onTerminal("restore '\(archive)'", typing: "hunter2\ny\n", in: target)
         #expect(restored.status == 0, "\(restored)")
         #expect(restored.output.contains("Replace the library"))
-        #expect(try LibraryStore(path: target.sandbox.libraryPath).conversations().map(\.title) == ["typed secret test"])
+        #expect(
+            try LibraryStore(path: target.sandbox.libraryPath).conversations().map(\.title) == ["typed secret test"])
     }
 }

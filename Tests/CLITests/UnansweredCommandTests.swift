@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// `llmster show` marks the messages an older version left without a reply (a send that failed, server down).
 @Suite struct UnansweredCommandTests {
@@ -21,6 +21,8 @@ import TestSupport
         #expect(shown.output.components(separatedBy: mark).count == 3, "both orphans are marked: \(shown.output)")
         let answered = try #require(shown.output.range(of: "## You\n\necho:alpha\n\n"))
         #expect(!shown.output[answered.upperBound...].hasPrefix("**⚠"), "the answered message is not marked")
-        #expect(shown.output.contains("RECALL\n\n**" + mark + "\n\n## You\n\nRECALL again\n\n**" + mark + "\n"), "\(shown.output)")
+        #expect(
+            shown.output.contains("RECALL\n\n**" + mark + "\n\n## You\n\nRECALL again\n\n**" + mark + "\n"),
+            "\(shown.output)")
     }
 }

@@ -1,9 +1,9 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
-import Testing
+import Library
 import TestSupport
+import Testing
 
 /// Regenerate, edit, alternatives, fresh-context recovery and failed first sends, against the simulator.
 @Suite struct BranchingTests {
@@ -76,8 +76,9 @@ import TestSupport
         await #expect(throws: ChatError.continuationLost(conversationId: harness.conversationId)) {
             try await harness.session.regenerate(in: harness.conversationId) { _ in }
         }
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).last?.id == second.messageId,
-                "the answer stays current when nothing reached the server")
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).last?.id == second.messageId,
+            "the answer stays current when nothing reached the server")
         let fresh = try await harness.session.regenerate(in: harness.conversationId, freshContext: true) { _ in }
         #expect(fresh.status == .complete)
         #expect(harness.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
@@ -91,9 +92,14 @@ import TestSupport
         await #expect(throws: ChatError.continuationLost(conversationId: harness.conversationId)) {
             try await harness.session.edit(in: harness.conversationId, text: "echo:zwei") { _ in }
         }
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one", "echo:two", "two"],
-                "the original turn and its answer are current again")
-        let recovered = try await harness.session.edit(in: harness.conversationId, text: "echo:zwei", freshContext: true) { _ in }
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == [
+                "echo:one", "one", "echo:two", "two"
+            ],
+            "the original turn and its answer are current again")
+        let recovered = try await harness.session.edit(
+            in: harness.conversationId, text: "echo:zwei", freshContext: true
+        ) { _ in }
         #expect(recovered.state.answer == "zwei", "the edited turn is the one sent")
     }
 
@@ -101,8 +107,10 @@ import TestSupport
     func aFirstSendThatFailsBeforeTheServerAcceptedItLeavesNoConversation(failure: String) async throws {
         let harness = try Harness(model: failure == "no model" ? "acme/not-there" : "acme/tiny-1b")
         await #expect(throws: ChatError.self) {
-            try await harness.session.send(Turn(text: "[[sim:status=500]] hello"), in: harness.conversationId,
-                                           discardingNewConversation: true) { _ in }
+            try await harness.session.send(
+                Turn(text: "[[sim:status=500]] hello"), in: harness.conversationId,
+                discardingNewConversation: true
+            ) { _ in }
         }
         let library = try harness.observer()
         #expect(try library.conversation(id: harness.conversationId) == nil)
@@ -123,10 +131,13 @@ import TestSupport
         await #expect(throws: ChatError.self) {
             try await harness.session.send(Turn(text: "[[sim:status=500]] hello"), in: harness.conversationId) { _ in }
         }
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one"])
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one"])
         let next = try await harness.session.send(Turn(text: "echo:two"), in: harness.conversationId) { _ in }
         #expect(next.status == .complete)
-        #expect(harness.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id")?.hasPrefix("resp_") == true,
-                "the conversation continues from its last answer")
+        #expect(
+            harness.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id")?.hasPrefix("resp_")
+                == true,
+            "the conversation continues from its last answer")
     }
 }

@@ -1,12 +1,12 @@
 import Chat
 import Foundation
 import HTTP
-import Library
 import LMStudio
+import Library
 import Simulator
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// `ChatSession` against the simulator over loopback, with a real library file.
 @Suite struct ChatSessionTests {
@@ -16,8 +16,11 @@ import TestSupport
         let session: ChatSession
         let conversationId: String
 
-        init(configure: (inout Configuration) -> Void = { _ in }, systemPrompt: String? = nil, model: String = "acme/tiny-1b",
-             simulator: SimulatorOptions = SimulatorOptions()) throws {
+        init(
+            configure: (inout Configuration) -> Void = { _ in }, systemPrompt: String? = nil,
+            model: String = "acme/tiny-1b",
+            simulator: SimulatorOptions = SimulatorOptions()
+        ) throws {
             fixture = try SimulatorFixture(simulator)
             sandbox = try Sandbox()
             var configuration = Configuration()
@@ -25,10 +28,13 @@ import TestSupport
             configuration.displayIntervalMilliseconds = 20
             configure(&configuration)
             let library = try LibraryStore(path: sandbox.libraryPath)
-            conversationId = try library.createConversation(title: "", folderId: nil, modelKey: model, systemPrompt: systemPrompt,
-                                                            settings: ConversationSettings()).id
-            session = ChatSession(client: LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()),
-                                  library: library, configuration: configuration, saveInterval: .milliseconds(100))
+            conversationId = try library.createConversation(
+                title: "", folderId: nil, modelKey: model, systemPrompt: systemPrompt,
+                settings: ConversationSettings()
+            ).id
+            session = ChatSession(
+                client: LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()),
+                library: library, configuration: configuration, saveInterval: .milliseconds(100))
         }
 
         /// A second connection to the library file, as another process would have.
@@ -39,7 +45,9 @@ import TestSupport
         /// loop moves on).
         func firstSavedText(seenBy observer: LibraryStore) async throws -> Message? {
             for _ in 0..<1000 {
-                let saved = try observer.messages(conversationId: conversationId).first { $0.role == .assistant && !$0.text.isEmpty }
+                let saved = try observer.messages(conversationId: conversationId).first {
+                    $0.role == .assistant && !$0.text.isEmpty
+                }
                 if saved != nil { return saved }
                 // Polling must not block a thread of the concurrency pool: the session needs it to stream.
                 try await Task.sleep(for: .milliseconds(20))
@@ -50,7 +58,9 @@ import TestSupport
 
     @Test func completeReplyIsSavedWithItsContinuation() async throws {
         let harness = try Harness(systemPrompt: "Be brief.")
-        let reply = try await harness.session.send(Turn(text: "echo:Hello **there**"), in: harness.conversationId) { _ in }
+        let reply = try await harness.session.send(Turn(text: "echo:Hello **there**"), in: harness.conversationId) {
+            _ in
+        }
         #expect(reply.status == .complete)
         let library = try harness.observer()
         let messages = try library.messages(conversationId: harness.conversationId)
@@ -76,7 +86,8 @@ import TestSupport
         #expect(requests[1].field("system_prompt") == nil)
 
         try await harness.session.withLibrary { library in
-            try library.setContinuation(conversationId: harness.conversationId, serverURL: "http://elsewhere:1234", responseId: "resp_other")
+            try library.setContinuation(
+                conversationId: harness.conversationId, serverURL: "http://elsewhere:1234", responseId: "resp_other")
         }
         // Another server's continuation is never sent here, nor silently dropped: the user chooses a fresh context.
         await #expect(throws: TurnDecisionNeeded.self) {
@@ -91,7 +102,9 @@ import TestSupport
     @Test func partialTextIsSavedWhileTheServerIsSilent() async throws {
         let harness = try Harness()
         let send = Task {
-            try await harness.session.send(Turn(text: "[[sim:stall=30]] echo:alpha beta gamma delta"), in: harness.conversationId) { _ in }
+            try await harness.session.send(
+                Turn(text: "[[sim:stall=30]] echo:alpha beta gamma delta"), in: harness.conversationId
+            ) { _ in }
         }
         let observer = try harness.observer()
         let saved = try await harness.firstSavedText(seenBy: observer)
@@ -108,8 +121,10 @@ import TestSupport
     @Test func droppedStreamIsIncompleteWithEverythingReceived() async throws {
         let harness = try Harness()
         let updates = Mutex<[ReplyUpdate]>([])
-        let reply = try await harness.session.send(Turn(text: "[[sim:drop-after=10]] echo:one two three four five six seven"),
-                                                   in: harness.conversationId) { update in
+        let reply = try await harness.session.send(
+            Turn(text: "[[sim:drop-after=10]] echo:one two three four five six seven"),
+            in: harness.conversationId
+        ) { update in
             updates.withLock { $0.append(update) }
         }
         #expect(reply.status == .incomplete)
@@ -120,7 +135,8 @@ import TestSupport
             return
         }
         #expect(end.status == .incomplete)
-        #expect(ReplyAccumulatorTests.replay(seen).answer == reply.state.answer, "the updates carry everything received")
+        #expect(
+            ReplyAccumulatorTests.replay(seen).answer == reply.state.answer, "the updates carry everything received")
         let saved = try harness.observer().message(id: reply.messageId)
         #expect(saved?.text == reply.state.answer)
     }
@@ -128,7 +144,9 @@ import TestSupport
     @Test func aChatEndThatRewritesTheAnswerIsSavedAndPublishedAsAReplacement() async throws {
         let harness = try Harness()
         let updates = Mutex<[ReplyUpdate]>([])
-        let reply = try await harness.session.send(Turn(text: "[[sim:rewrite]] echo:first draft"), in: harness.conversationId) { update in
+        let reply = try await harness.session.send(
+            Turn(text: "[[sim:rewrite]] echo:first draft"), in: harness.conversationId
+        ) { update in
             updates.withLock { $0.append(update) }
         }
         #expect(reply.status == .complete)
@@ -144,12 +162,16 @@ import TestSupport
         let harness = try Harness()
         _ = try await harness.session.send(Turn(text: "remember pears"), in: harness.conversationId) { _ in }
         harness.fixture.simulator.reset()
-        let lost = await harness.session.submit(TurnSubmission(text: "recall please"), in: harness.conversationId) { _ in }
+        let lost = await harness.session.submit(TurnSubmission(text: "recall please"), in: harness.conversationId) {
+            _ in
+        }
         guard case .needsDecision(.freshContext(.continuationLost, _), var returned) = lost else {
             Issue.record("a lost context asks for a fresh one: \(lost)")
             return
         }
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).count == 2, "no unanswered turn is left")
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).count == 2,
+            "no unanswered turn is left")
         returned.serverContext = .empty
         let retried = try #require(await harness.session.submit(returned, in: harness.conversationId) { _ in }.reply)
         #expect(retried.status == .complete)
@@ -159,7 +181,9 @@ import TestSupport
 
     @Test func toolCallsArePersistedWithArgumentsOutputAndStatus() async throws {
         let harness = try Harness(model: "acme/toolsmith-12b")
-        let reply = try await harness.session.send(Turn(text: "[[sim:tools]] look it up"), in: harness.conversationId) { _ in }
+        let reply = try await harness.session.send(Turn(text: "[[sim:tools]] look it up"), in: harness.conversationId) {
+            _ in
+        }
         let calls = try harness.observer().toolCalls(messageId: reply.messageId)
         #expect(calls.map(\.name) == ["search_docs", "open_browser"])
         #expect(calls[0].status == .succeeded)

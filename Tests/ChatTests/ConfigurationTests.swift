@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct ConfigurationTests {
     @Test func theShippedSampleIsValid() throws {
-        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../share/config.sample")
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../share/config.sample")
         let configuration = try Configuration(parsing: String(contentsOf: sample, encoding: .utf8))
         #expect(configuration.server == "http://localhost:1234")
         #expect(configuration.voiceLanguage == "en-us")
@@ -24,11 +25,14 @@ import Testing
 
     @Test(arguments: [
         ("colour = blue", "unknown setting 'colour' on line 1"),
-        ("keep_previous_model = true", "unknown setting 'keep_previous_model' on line 1 (did you mean keep_previous_models?)"),
+        (
+            "keep_previous_model = true",
+            "unknown setting 'keep_previous_model' on line 1 (did you mean keep_previous_models?)"
+        ),
         ("markdown = sometimes", "'sometimes' is not a valid markdown"),
         ("server = localhost:1234", "expected an http:// or https:// URL"),
         ("just words", "line 1 is not `key = value`"),
-        ("integration.docs.allowed_tools = a", "a line `integration.docs = …` before it"),
+        ("integration.docs.allowed_tools = a", "a line `integration.docs = …` before it")
     ])
     func badLinesSayWhatIsWrong(line: String, message: String) {
         do {

@@ -1,11 +1,11 @@
 import Chat
 import Foundation
 import HTTP
-import Library
 import LMStudio
+import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// A turn that would fill the loaded context: offered once, with its figures, a larger context, a recap or sending
 /// anyway; and an empty reply whose prompt filled the context explained as that.
@@ -24,13 +24,16 @@ import TestSupport
     @Test func aTurnPastTheWarningShareIsOfferedALargerContextARecapOrSending() async throws {
         let harness = try Harness()
         _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
-        let outcome = await harness.session.submit(TurnSubmission(text: Self.text(tokens: 3_800)), in: harness.conversationId) { _ in }
+        let outcome = await harness.session.submit(
+            TurnSubmission(text: Self.text(tokens: 3_800)), in: harness.conversationId
+        ) { _ in }
         guard case .needsDecision(.overflow(let overflow), _) = outcome else {
             Issue.record("3,800 tokens in a 4,096-token context are past 90 %: \(outcome)")
             return
         }
         #expect(overflow.growTo == 8192, "the smallest power of two the turn fills to at most 90 %")
-        #expect(overflow.model == "acme/tiny-1b" && !overflow.exceeds && overflow.label.hasSuffix("/4k 93%"), "\(overflow)")
+        #expect(
+            overflow.model == "acme/tiny-1b" && !overflow.exceeds && overflow.label.hasSuffix("/4k 93%"), "\(overflow)")
         #expect(overflow.choices == [.grow, .recap, .send])
         #expect(harness.fixture.requests(to: "/api/v1/chat").count == 1, "nothing was sent")
         #expect(try harness.observer().messages(conversationId: harness.conversationId).count == 2, "nothing was saved")
@@ -50,8 +53,9 @@ import TestSupport
         #expect(request.field("previous_response_id")?.hasPrefix("resp_") == true, "the same server context goes on")
         let load = try #require(harness.fixture.requests(to: "/api/v1/models/load").last)
         #expect(load.body.contains("\"context_length\":8192"), "\(load.body)")
-        #expect(try harness.observer().conversation(id: harness.conversationId)?.settings.contextLength == 8192,
-                "later loads keep the larger context")
+        #expect(
+            try harness.observer().conversation(id: harness.conversationId)?.settings.contextLength == 8192,
+            "later loads keep the larger context")
     }
 
     /// `keep_previous_models` is about switching models: the grown instance replaces the small one, which would
@@ -61,7 +65,8 @@ import TestSupport
         _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
         var submission = TurnSubmission(text: Self.text(tokens: 3_800))
         submission.overflowChoice = .grow
-        #expect(await harness.session.submit(submission, in: harness.conversationId) { _ in }.reply?.status == .complete)
+        #expect(
+            await harness.session.submit(submission, in: harness.conversationId) { _ in }.reply?.status == .complete)
         #expect(try await Self.contexts(harness) == [8192])
     }
 
@@ -77,9 +82,13 @@ import TestSupport
         #expect(reply.status == .complete && reply.startedFreshContext)
         let request = try #require(harness.fixture.requests(to: "/api/v1/chat").last)
         #expect(request.field("previous_response_id") == nil)
-        #expect(request.field("input")?.hasPrefix("[llmster recap") == true && request.field("input")?.contains("remember blue") == true)
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).filter { $0.role == .user }.count == 2,
-                "the turn is saved once")
+        #expect(
+            request.field("input")?.hasPrefix("[llmster recap") == true
+                && request.field("input")?.contains("remember blue") == true)
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).filter { $0.role == .user }.count
+                == 2,
+            "the turn is saved once")
     }
 
     @Test func aRecapChoiceStartsAFreshContextWithTheEarlierTurns() async throws {
@@ -90,7 +99,8 @@ import TestSupport
         let reply = try #require(await harness.session.submit(submission, in: harness.conversationId) { _ in }.reply)
         #expect(reply.startedFreshContext)
         let request = try #require(harness.fixture.requests(to: "/api/v1/chat").last)
-        #expect(request.field("previous_response_id") == nil && request.field("input")?.hasPrefix("[llmster recap") == true)
+        #expect(
+            request.field("previous_response_id") == nil && request.field("input")?.hasPrefix("[llmster recap") == true)
         #expect(try await Self.contexts(harness) == [4096], "no reload")
     }
 
@@ -101,8 +111,10 @@ import TestSupport
         submission.overflowChoice = .send
         let reply = try #require(await harness.session.submit(submission, in: harness.conversationId) { _ in }.reply)
         #expect(reply.status == .incomplete)
-        #expect(reply.errorMessage?.hasPrefix("The reply is empty: the prompt filled the model's context (4,096 of 4,096 tokens)") == true,
-                "\(String(describing: reply.errorMessage))")
+        #expect(
+            reply.errorMessage?.hasPrefix(
+                "The reply is empty: the prompt filled the model's context (4,096 of 4,096 tokens)") == true,
+            "\(String(describing: reply.errorMessage))")
     }
 
     /// An edit is sent in the context before the turn it replaces: a long last turn does not count against its edit.
@@ -119,6 +131,8 @@ import TestSupport
         #expect(ChatSession.grownContext(for: 30_000, current: 4_096, maximum: 32_768, percent: 90) == 32_768)
         #expect(ChatSession.grownContext(for: 3_800, current: 32_768, maximum: 32_768, percent: 90) == nil)
         #expect(ChatSession.grownContext(for: 3_800, current: 4_096, maximum: nil, percent: 90) == nil)
-        #expect(ChatSession.grownContext(for: 75_000, current: 4_096, maximum: 32_768, percent: 90) == nil, "no size holds it")
+        #expect(
+            ChatSession.grownContext(for: 75_000, current: 4_096, maximum: 32_768, percent: 90) == nil,
+            "no size holds it")
     }
 }

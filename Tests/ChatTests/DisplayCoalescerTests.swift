@@ -92,7 +92,8 @@ import Testing
         let count = 3 * DisplayCoalescer.batchTextBytes / delta.utf8.count
         for _ in 0..<count { await coalescer.apply(.messageDelta(delta)) }
         await coalescer.apply(.messageEnd)
-        await coalescer.apply(.chatEnd(ChatResult(output: [.message(OutputText(String(repeating: delta, count: count)))])))
+        await coalescer.apply(
+            .chatEnd(ChatResult(output: [.message(OutputText(String(repeating: delta, count: count)))])))
         await end(coalescer)
         var pieces: [String] = []
         var updates: [ReplyUpdate] = []
@@ -171,7 +172,9 @@ import Testing
 
     private func pieces(_ text: String, _ size: Int) -> [String] {
         let characters = Array(text)
-        return stride(from: 0, to: characters.count, by: size).map { String(characters[$0..<min($0 + size, characters.count)]) }
+        return stride(from: 0, to: characters.count, by: size).map {
+            String(characters[$0..<min($0 + size, characters.count)])
+        }
     }
 
     @Test(arguments: [ReplyEnding.completed, .cancelled, .interrupted("cut")])
@@ -207,7 +210,7 @@ import Testing
     /// Text still pending when `chat.end` arrives is handed out as streamed, before the final answer's extension or rewrite.
     @Test(arguments: [
         ("héllo wörld 👩‍💻!", [ReplyUpdate.answerAppended("héllo wörld 👩‍💻"), .answerAppended("!")]),
-        ("rewritten", [.answerAppended("héllo wörld 👩‍💻"), .answerReplaced("rewritten")]),
+        ("rewritten", [.answerAppended("héllo wörld 👩‍💻"), .answerReplaced("rewritten")])
     ])
     func pendingTextSurvivesTheFinalEvent(final: String, expected: [ReplyUpdate]) async {
         let clock = ManualClock()

@@ -1,10 +1,12 @@
 import Testing
+
 @testable import Chat
 
 /// The display keys: `theme`, `hyperlinks`, `width_mode`, `code_fences`.
 struct DisplayConfigurationTests {
     @Test func displayKeysAreReadAndRefusedOutsideTheirChoices() throws {
-        let configuration = try Configuration(parsing: "theme = light\nhyperlinks = never\nwidth_mode = grapheme\ncode_fences = show\n")
+        let configuration = try Configuration(
+            parsing: "theme = light\nhyperlinks = never\nwidth_mode = grapheme\ncode_fences = show\n")
         #expect(configuration.theme == "light")
         #expect(try configuration.value(forKey: "hyperlinks") == "never")
         #expect(configuration.widthMode == "grapheme")

@@ -3,6 +3,7 @@ import HTTP
 import LMStudio
 import SystemSupport
 import Testing
+
 @testable import Chat
 
 /// Every failure llmster reports has a category a face can act on: the exit status, rpc's `kind`.
@@ -10,7 +11,8 @@ struct ErrorCategoryTests {
     /// Every public error type in Sources (the simulator's aside, which only tests see) is a `CategorizedError`,
     /// in its declaration or an extension, so none falls through to `internal`.
     @Test func everyErrorTypeLlmsterThrowsSaysItsCategory() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Sources")
         let enumerator = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
         var text = ""
         for case let url as URL in enumerator where url.pathExtension == "swift" && !url.path.contains("/Simulator/") {
@@ -21,7 +23,9 @@ struct ErrorCategoryTests {
         var conforming: Set<String> = []
         for match in text.matches(of: declaration) {
             let name = String(match.output[1].substring ?? "")
-            let inherited = (match.output[2].substring ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let inherited = (match.output[2].substring ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             if inherited.contains("Error") || inherited.contains("CategorizedError") { errorTypes.append(name) }
             if inherited.contains("CategorizedError") { conforming.insert(name) }
         }

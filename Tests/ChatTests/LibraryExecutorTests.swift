@@ -1,10 +1,10 @@
 import Chat
 import Foundation
 import HTTP
-import Library
 import LMStudio
-import Testing
+import Library
 import TestSupport
+import Testing
 
 /// A session's library work runs on a thread of its own, so a library call that blocks (SQLite's busy timeout, a
 /// backup's key derivation) never holds a thread of the cooperative pool, which has one per core.
@@ -14,8 +14,10 @@ import TestSupport
         let count = ProcessInfo.processInfo.activeProcessorCount + 1
         let sandbox = try Sandbox()
         let sessions = try (0..<count).map { index in
-            ChatSession(client: LMStudioClient(server: "http://127.0.0.1:9", token: nil, transport: CurlTransport()),
-                        library: try LibraryStore(path: sandbox.root + "/library-\(index).sqlite3"), configuration: Configuration())
+            ChatSession(
+                client: LMStudioClient(server: "http://127.0.0.1:9", token: nil, transport: CurlTransport()),
+                library: try LibraryStore(path: sandbox.root + "/library-\(index).sqlite3"),
+                configuration: Configuration())
         }
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)

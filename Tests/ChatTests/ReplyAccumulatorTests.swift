@@ -1,6 +1,6 @@
 import Chat
-import LMStudio
 import Foundation
+import LMStudio
 import Testing
 
 @Suite struct ReplyAccumulatorTests {
@@ -9,31 +9,42 @@ import Testing
     /// reasoning → tool → message → tool (failed) → message, then chat.end.
     static let interleaved: [ChatEvent] = [
         .chatStart(modelInstanceId: "acme/thinker-8b"),
-        .modelLoadStart(modelInstanceId: "acme/thinker-8b"), .modelLoadProgress(0.5), .modelLoadEnd(loadTimeSeconds: 2.5),
+        .modelLoadStart(modelInstanceId: "acme/thinker-8b"), .modelLoadProgress(0.5),
+        .modelLoadEnd(loadTimeSeconds: 2.5),
         .promptProcessingStart, .promptProcessingProgress(0.8), .promptProcessingEnd,
         .reasoningStart, .reasoningDelta("Think "), .reasoningDelta("hard."), .reasoningEnd,
         .toolCallStart(tool: "search_docs", provider: plugin),
         .toolCallArguments(tool: "search_docs", arguments: .object(["query": .string("sse")]), provider: plugin),
-        .toolCallSuccess(tool: "search_docs", arguments: .object(["query": .string("sse")]), output: "found", provider: plugin),
+        .toolCallSuccess(
+            tool: "search_docs", arguments: .object(["query": .string("sse")]), output: "found", provider: plugin),
         .messageStart, .messageDelta("Part "), .messageDelta("one."), .messageEnd,
         .toolCallStart(tool: "open_browser", provider: nil),
-        .toolCallFailure(reason: "Cannot find tool open_browser",
-                         metadata: ToolCallFailureMetadata(type: "invalid_name", toolName: "open_browser", arguments: nil, providerInfo: nil)),
-        .messageStart, .messageDelta("Part two."), .messageEnd,
+        .toolCallFailure(
+            reason: "Cannot find tool open_browser",
+            metadata: ToolCallFailureMetadata(
+                type: "invalid_name", toolName: "open_browser", arguments: nil, providerInfo: nil)),
+        .messageStart, .messageDelta("Part two."), .messageEnd
     ]
 
     static let result = ChatResult(
         modelInstanceId: "acme/thinker-8b",
         output: [
             .reasoning("Think hard."),
-            .toolCall(ToolCall(tool: "search_docs", arguments: .object(["query": .string("sse")]), output: "found", providerInfo: plugin)),
+            .toolCall(
+                ToolCall(
+                    tool: "search_docs", arguments: .object(["query": .string("sse")]), output: "found",
+                    providerInfo: plugin)),
             .message("Part one."),
-            .invalidToolCall(InvalidToolCall(reason: "Cannot find tool open_browser",
-                                             metadata: ToolCallFailureMetadata(type: "invalid_name", toolName: "open_browser", arguments: nil, providerInfo: nil))),
-            .message("Part two."),
+            .invalidToolCall(
+                InvalidToolCall(
+                    reason: "Cannot find tool open_browser",
+                    metadata: ToolCallFailureMetadata(
+                        type: "invalid_name", toolName: "open_browser", arguments: nil, providerInfo: nil))),
+            .message("Part two.")
         ],
-        stats: ChatStats(inputTokens: 12, totalOutputTokens: 40, reasoningOutputTokens: 4, tokensPerSecond: 50,
-                         timeToFirstTokenSeconds: 0.2, modelLoadTimeSeconds: 2.5),
+        stats: ChatStats(
+            inputTokens: 12, totalOutputTokens: 40, reasoningOutputTokens: 4, tokensPerSecond: 50,
+            timeToFirstTokenSeconds: 0.2, modelLoadTimeSeconds: 2.5),
         responseId: "resp_abc")
 
     func accumulate(_ events: [ChatEvent]) -> ReplyState {
@@ -53,8 +64,10 @@ import Testing
         #expect(state.toolCalls[0].provider == Self.plugin)
         #expect(state.toolCalls[1].status == .failed(reason: "Cannot find tool open_browser"))
         #expect(state.items.count == 5)
-        guard case .reasoning = state.items[0], case .toolCall = state.items[1], case .message("Part one.") = state.items[2],
-              case .toolCall = state.items[3], case .message("Part two.") = state.items[4] else {
+        guard case .reasoning = state.items[0], case .toolCall = state.items[1],
+            case .message("Part one.") = state.items[2],
+            case .toolCall = state.items[3], case .message("Part two.") = state.items[4]
+        else {
             Issue.record("items out of order: \(state.items)")
             return
         }
@@ -87,14 +100,18 @@ import Testing
         #expect(state.answer == "Part one.\n\nPart two.")
 
         var differing = Array(Self.interleaved.prefix(16))
-        differing.append(.chatEnd(ChatResult(modelInstanceId: nil, output: [.message("The saved text.")], stats: nil, responseId: nil)))
+        differing.append(
+            .chatEnd(
+                ChatResult(modelInstanceId: nil, output: [.message("The saved text.")], stats: nil, responseId: nil)))
         #expect(accumulate(differing).answer == "The saved text.")
     }
 
     @Test func errorThenChatEndKeepsTheError() {
         let error = APIErrorPayload(type: "internal_error", message: "boom", code: nil, param: nil)
-        let state = accumulate([.chatStart(modelInstanceId: "m"), .messageStart, .messageDelta("Half"), .error(error),
-                                .chatEnd(ChatResult(modelInstanceId: "m", output: [], stats: nil, responseId: nil))])
+        let state = accumulate([
+            .chatStart(modelInstanceId: "m"), .messageStart, .messageDelta("Half"), .error(error),
+            .chatEnd(ChatResult(modelInstanceId: "m", output: [], stats: nil, responseId: nil))
+        ])
         #expect(state.errors == [error])
         #expect(state.isComplete)
         #expect(state.answer == "Half", "an empty result must not erase streamed text")
@@ -109,7 +126,8 @@ import Testing
         let expectedAnswer = events.compactMap { if case .messageDelta(let text) = $0 { text } else { nil } }
         let answerWithoutSeparators = state.answer.replacingOccurrences(of: "\n\n", with: "")
         #expect(answerWithoutSeparators == expectedAnswer.joined())
-        let expectedReasoning = events.compactMap { if case .reasoningDelta(let text) = $0 { text } else { nil } }.joined()
+        let expectedReasoning = events.compactMap { if case .reasoningDelta(let text) = $0 { text } else { nil } }
+            .joined()
         #expect(state.reasoning == expectedReasoning)
     }
 
@@ -141,9 +159,13 @@ import Testing
         let replayed = Self.replay(updates)
         #expect(replayed.answer == accumulator.state.answer)
         #expect(replayed.reasoning == accumulator.state.reasoning)
-        #expect(!updates.contains { if case .answerReplaced = $0 { true } else { false } }, "an agreeing chat.end replaces nothing")
+        #expect(
+            !updates.contains { if case .answerReplaced = $0 { true } else { false } },
+            "an agreeing chat.end replaces nothing")
         #expect(!accumulator.state.isRewritten)
-        let calls = updates.compactMap { if case .toolCallChanged(let index, let call) = $0 { "\(index) \(call.status)" } else { nil } }
+        let calls = updates.compactMap {
+            if case .toolCallChanged(let index, let call) = $0 { "\(index) \(call.status)" } else { nil }
+        }
         #expect(calls.first == "0 running")
         #expect(calls.contains("0 succeeded"))
         #expect(calls.last == "1 failed(reason: \"Cannot find tool open_browser\")")
@@ -153,8 +175,11 @@ import Testing
     @Test func chatEndThatRewritesTheAnswerReplacesItAndSaysSo() {
         var accumulator = ReplyAccumulator()
         var updates: [ReplyUpdate] = []
-        for event: ChatEvent in [.messageStart, .messageDelta("Streamed "), .messageDelta("draft")] { updates += accumulator.apply(event) }
-        let end = accumulator.apply(.chatEnd(ChatResult(modelInstanceId: nil, output: [.message("Final text.")], stats: nil, responseId: nil)))
+        for event: ChatEvent in [.messageStart, .messageDelta("Streamed "), .messageDelta("draft")] {
+            updates += accumulator.apply(event)
+        }
+        let end = accumulator.apply(
+            .chatEnd(ChatResult(modelInstanceId: nil, output: [.message("Final text.")], stats: nil, responseId: nil)))
         #expect(end.contains(.answerReplaced("Final text.")))
         #expect(accumulator.state.answer == "Final text.")
         #expect(accumulator.state.isRewritten)
@@ -164,14 +189,18 @@ import Testing
     @Test func chatEndThatOnlyExtendsTheStreamAppendsTheRest() {
         var accumulator = ReplyAccumulator()
         for event: ChatEvent in [.messageStart, .messageDelta("Grü")] { accumulator.apply(event) }
-        let end = accumulator.apply(.chatEnd(ChatResult(modelInstanceId: nil, output: [.message("Grüße 🙂")], stats: nil, responseId: nil)))
+        let end = accumulator.apply(
+            .chatEnd(ChatResult(modelInstanceId: nil, output: [.message("Grüße 🙂")], stats: nil, responseId: nil)))
         #expect(end.contains(.answerAppended("ße 🙂")))
         #expect(!accumulator.state.isRewritten)
     }
 
     @Test func nothingAfterChatEndIsApplied() {
         var accumulator = ReplyAccumulator()
-        for event: ChatEvent in [.messageStart, .messageDelta("Done."), .chatEnd(ChatResult(modelInstanceId: nil, output: [.message("Done.")], stats: nil, responseId: nil))] {
+        for event: ChatEvent in [
+            .messageStart, .messageDelta("Done."),
+            .chatEnd(ChatResult(modelInstanceId: nil, output: [.message("Done.")], stats: nil, responseId: nil))
+        ] {
             accumulator.apply(event)
         }
         #expect(accumulator.apply(.messageDelta(" Late text.")).isEmpty)
@@ -211,8 +240,11 @@ import Testing
 
     /// The `chat.end` event carrying `messages` as its message items, decoded as the client decodes it.
     static func chatEnd(_ messages: [String]) throws -> ChatEvent {
-        let items = try messages.map { #"{"type":"message","content":"# + String(decoding: try JSONEncoder().encode($0), as: UTF8.self) + "}" }
-        let data = #"{"type":"chat.end","result":{"output":["# + items.joined(separator: ",") + #"],"response_id":"r"}}"#
+        let items = try messages.map {
+            #"{"type":"message","content":"# + String(decoding: try JSONEncoder().encode($0), as: UTF8.self) + "}"
+        }
+        let data =
+            #"{"type":"chat.end","result":{"output":["# + items.joined(separator: ",") + #"],"response_id":"r"}}"#
         return try #require(ChatEventDecoder().decode(SSEEvent(name: "chat.end", data: data)))
     }
 
@@ -240,7 +272,9 @@ import Testing
         var (accumulator, updates) = streamed(String(cut))
         updates += accumulator.apply(try Self.chatEnd([Self.longText, "second part"]))
         #expect(accumulator.state.answer == Self.longText + "\n\nsecond part" && !accumulator.state.isRewritten)
-        #expect(updates.last { if case .answerAppended = $0 { true } else { false } } == .answerAppended(String(Self.longText.dropFirst(cut.count)) + "\n\nsecond part"))
+        #expect(
+            updates.last { if case .answerAppended = $0 { true } else { false } }
+                == .answerAppended(String(Self.longText.dropFirst(cut.count)) + "\n\nsecond part"))
         #expect(accumulator.state.items == [.message(Self.longText), .message("second part")])
     }
 

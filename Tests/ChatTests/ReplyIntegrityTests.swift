@@ -9,10 +9,14 @@ import Testing
     @Test(arguments: ["surrogate", "nul", "nesting"])
     func anUnreadableEventMakesTheReplyIncompleteWithAReason(kind: String) async throws {
         let harness = try ChatSessionTests.Harness()
-        let reply = try await harness.session.send(Turn(text: "[[sim:bad-event=\(kind)]] echo:alpha beta gamma delta"),
-                                                   in: harness.conversationId) { _ in }
+        let reply = try await harness.session.send(
+            Turn(text: "[[sim:bad-event=\(kind)]] echo:alpha beta gamma delta"),
+            in: harness.conversationId
+        ) { _ in }
         #expect(reply.status == .incomplete, "\(reply.state.answer.debugDescription)")
-        #expect(reply.errorMessage?.contains("1 event llmster could not read") == true, "\(reply.errorMessage ?? "no message")")
+        #expect(
+            reply.errorMessage?.contains("1 event llmster could not read") == true,
+            "\(reply.errorMessage ?? "no message")")
         #expect(reply.errorMessage?.contains("message.delta") == true)
         let saved = try #require(try harness.observer().message(id: reply.messageId))
         #expect(saved.status == .incomplete && saved.text == "alpha beta gamma delta")
@@ -21,14 +25,17 @@ import Testing
 
     @Test func nothingAfterChatEndIsSaved() async throws {
         let harness = try ChatSessionTests.Harness()
-        let reply = try await harness.session.send(Turn(text: "[[sim:after-end]] echo:the whole answer"), in: harness.conversationId) { _ in }
+        let reply = try await harness.session.send(
+            Turn(text: "[[sim:after-end]] echo:the whole answer"), in: harness.conversationId
+        ) { _ in }
         #expect(reply.status == .complete)
         #expect(try harness.observer().message(id: reply.messageId)?.text == "the whole answer")
     }
 
     @Test func aRewrittenAnswerKeepsTheServersTextAndSaysItWasRewritten() async throws {
         let harness = try ChatSessionTests.Harness()
-        let reply = try await harness.session.send(Turn(text: "[[sim:rewrite]] echo:draft"), in: harness.conversationId) { _ in }
+        let reply = try await harness.session.send(Turn(text: "[[sim:rewrite]] echo:draft"), in: harness.conversationId)
+        { _ in }
         #expect(reply.status == .complete)
         let saved = try #require(try harness.observer().message(id: reply.messageId))
         #expect(saved.text == "Revised: draft" && saved.isRewritten)

@@ -1,6 +1,7 @@
 import Chat
-import Testing
 import TestSupport
+import Testing
+
 @testable import LMStudio
 
 /// The contract between the reply's accumulator and the stream's text digests (both follow `ReplyPartBoundaries`):
@@ -10,9 +11,11 @@ import TestSupport
     /// Every kind of chat event. The two exhaustive switches below stop a new kind from compiling until it has
     /// samples here.
     enum Kind: CaseIterable {
-        case chatStart, modelLoadStart, modelLoadProgress, modelLoadEnd, promptProcessingStart, promptProcessingProgress,
-             promptProcessingEnd, reasoningStart, reasoningDelta, reasoningEnd, toolCallStart, toolCallName, toolCallArguments,
-             toolCallSuccess, toolCallFailure, messageStart, messageDelta, messageEnd, error, chatEnd, unreadable
+        case chatStart, modelLoadStart, modelLoadProgress, modelLoadEnd, promptProcessingStart,
+            promptProcessingProgress,
+            promptProcessingEnd, reasoningStart, reasoningDelta, reasoningEnd, toolCallStart, toolCallName,
+            toolCallArguments,
+            toolCallSuccess, toolCallFailure, messageStart, messageDelta, messageEnd, error, chatEnd, unreadable
     }
 
     static func kind(of event: ChatEvent) -> Kind {
@@ -58,7 +61,8 @@ import TestSupport
         case .reasoningEnd: return [.reasoningEnd]
         case .toolCallStart: return tools.map { .toolCallStart(tool: $0, provider: nil) }
         case .toolCallName: return tools.map { .toolCallName(tool: $0) }
-        case .toolCallArguments: return tools.map { .toolCallArguments(tool: $0, arguments: .object([:]), provider: nil) }
+        case .toolCallArguments:
+            return tools.map { .toolCallArguments(tool: $0, arguments: .object([:]), provider: nil) }
         case .toolCallSuccess:
             return tools.map { .toolCallSuccess(tool: $0, arguments: .object([:]), output: "done", provider: nil) }
         case .toolCallFailure:
@@ -109,7 +113,7 @@ import TestSupport
                     [], [.messageDelta("one ")], [.reasoningDelta("why ")], [.messageStart],
                     [.toolCallStart(tool: "read", provider: nil)],
                     [.toolCallStart(tool: "read", provider: nil), .messageDelta("while reading ")],
-                    [.messageDelta("one "), .toolCallStart(tool: "write", provider: nil), .messageDelta("two ")],
+                    [.messageDelta("one "), .toolCallStart(tool: "write", provider: nil), .messageDelta("two ")]
                 ]
                 let after: [ChatEvent] = [.messageDelta("then "), .reasoningDelta("hmm "), .messageDelta("end")]
                 for before in befores {

@@ -1,9 +1,10 @@
-@testable import Chat
 import Foundation
-@testable import Library
 import LMStudio
-import Testing
 import TestSupport
+import Testing
+
+@testable import Chat
+@testable import Library
 
 /// What each save of a streaming reply writes, given what the saves before it hold, on a real library file.
 @Suite struct ReplyPersistenceTests {
@@ -18,8 +19,10 @@ import TestSupport
             sandbox = try Sandbox()
             library = try LibraryStore(path: sandbox.libraryPath)
             let conversation = try library.createConversation(title: "saves")
-            messageId = try library.appendMessage(conversationId: conversation.id, role: .assistant,
-                                                  MessageContent(text: "", status: .streaming)).id
+            messageId = try library.appendMessage(
+                conversationId: conversation.id, role: .assistant,
+                MessageContent(text: "", status: .streaming)
+            ).id
         }
 
         mutating func stream(_ events: ChatEvent...) {
@@ -30,7 +33,9 @@ import TestSupport
 
         /// The answer of each reply piece, in order.
         func pieces() throws -> [String] {
-            try library.connection.query("SELECT text FROM reply_pieces WHERE message_id = ? ORDER BY seq", [.text(messageId)]) {
+            try library.connection.query(
+                "SELECT text FROM reply_pieces WHERE message_id = ? ORDER BY seq", [.text(messageId)]
+            ) {
                 $0.string(0)
             }
         }
@@ -40,7 +45,8 @@ import TestSupport
         /// Makes the library refuse any piece that would take the reply's answer in pieces past `bytes`, as a full
         /// disk would; each refusal rolls back the whole save.
         func refuseAnswersLongerThan(_ bytes: Int) throws {
-            try library.connection.execute("""
+            try library.connection.execute(
+                """
                 CREATE TEMP TRIGGER full_disk BEFORE INSERT ON reply_pieces
                 WHEN (SELECT ifnull(sum(length(CAST(text AS BLOB))), 0) FROM reply_pieces WHERE message_id = NEW.message_id)
                     + length(CAST(NEW.text AS BLOB)) > \(bytes)
@@ -108,7 +114,10 @@ import TestSupport
         }
         // The rest, 4 MB, does not fit; half of it does.
         let message = try #require(persistence.saveWhatFits(reply.state, to: reply.library))
-        #expect(message == "The library could not store the whole reply (is the disk full?): kept the first 3.0 MB of 5.0 MB of the answer.")
+        #expect(
+            message
+                == "The library could not store the whole reply (is the disk full?): kept the first 3.0 MB of 5.0 MB of the answer."
+        )
         let saved = try reply.saved()
         #expect(saved.status == .incomplete && saved.error == message)
         #expect(saved.text == String(repeating: "a", count: 1_000_000) + String(repeating: "b", count: 2_000_000))

@@ -1,11 +1,11 @@
 import Chat
 import Foundation
 import HTTP
-import Library
 import LMStudio
+import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// Settings checked as LM Studio documents them, and left to the server where the server's model list is silent.
 @Suite struct ServerCompatibilityTests {
@@ -21,8 +21,9 @@ import TestSupport
             sandbox = try Sandbox()
             var configuration = Configuration()
             configuration.server = fixture.url
-            session = ChatSession(client: LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()),
-                                  library: try LibraryStore(path: sandbox.libraryPath), configuration: configuration)
+            session = ChatSession(
+                client: LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()),
+                library: try LibraryStore(path: sandbox.libraryPath), configuration: configuration)
             library = try LibraryStore(path: sandbox.libraryPath)
         }
 
@@ -57,7 +58,10 @@ import TestSupport
             _ = try await harness.send("hi", in: tiny)
             Issue.record("the server's refusal was not reported")
         } catch let error as ChatError {
-            guard case .server(.invalidRequest(let message, let param, _)) = error else { Issue.record("got \(error)"); return }
+            guard case .server(.invalidRequest(let message, let param, _)) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(param == "reasoning" && message.contains("does not support reasoning"))
             #expect(error.description.contains("LM Studio refused the request (reasoning)"))
         }
@@ -68,10 +72,14 @@ import TestSupport
             _ = try await harness.send("hi", in: thinker)
             Issue.record("the server's refusal was not reported")
         } catch let error as ChatError {
-            guard case .server(.invalidRequest(_, let param, _)) = error else { Issue.record("got \(error)"); return }
+            guard case .server(.invalidRequest(_, let param, _)) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(param == "reasoning")
         }
-        #expect(harness.chatRequests.last?.field("reasoning") == "xhigh", "not refused before sending: the server decided")
+        #expect(
+            harness.chatRequests.last?.field("reasoning") == "xhigh", "not refused before sending: the server decided")
     }
 
     /// A newer server lists reasoning for the models that have it: another model's reasoning is refused before sending.
@@ -106,7 +114,9 @@ import TestSupport
             _ = try await harness.send("hi", in: old)
             Issue.record("an out-of-range temperature was accepted")
         } catch let error as ChatError {
-            #expect(error.description.contains("temperature") && error.description.contains("less than or equal to 1"), "\(error)")
+            #expect(
+                error.description.contains("temperature") && error.description.contains("less than or equal to 1"),
+                "\(error)")
         }
     }
 }

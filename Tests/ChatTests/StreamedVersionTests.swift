@@ -9,8 +9,9 @@ import Testing
         for event: ChatEvent in [
             .reasoningStart, .reasoningDelta("Think it over."), .reasoningEnd,
             .toolCallStart(tool: "search_docs", provider: nil),
-            .toolCallSuccess(tool: "search_docs", arguments: .object(["query": .string("sse")]), output: "found", provider: nil),
-            .messageStart, .messageDelta("Every streamed word"),
+            .toolCallSuccess(
+                tool: "search_docs", arguments: .object(["query": .string("sse")]), output: "found", provider: nil),
+            .messageStart, .messageDelta("Every streamed word")
         ] { accumulator.apply(event) }
         return accumulator
     }
@@ -19,7 +20,9 @@ import Testing
 
     @Test func aFinalEventThatOnlyExtendsWhatStreamedKeepsIt() {
         var accumulator = Self.streamed()
-        let result = ChatResult(output: [.reasoning("Think it over."), .toolCall(Self.search), .message("Every streamed word, and more.")])
+        let result = ChatResult(output: [
+            .reasoning("Think it over."), .toolCall(Self.search), .message("Every streamed word, and more.")
+        ])
         #expect(accumulator.keepsStreamed(result))
         #expect(accumulator.keepsStreamed(ChatResult(output: [])), "an empty output keeps the streamed text")
         accumulator.apply(.chatEnd(result))
@@ -47,8 +50,10 @@ import Testing
         accumulator.apply(.messageStart)
         accumulator.apply(.messageDelta("Second part. "))
         let streamed = accumulator.state
-        let result = ChatResult(output: [.reasoning("\nThink it over. "), .toolCall(Self.search),
-                                         .message("Every streamed word cafe\u{301}"), .message("Second part.")])
+        let result = ChatResult(output: [
+            .reasoning("\nThink it over. "), .toolCall(Self.search),
+            .message("Every streamed word cafe\u{301}"), .message("Second part.")
+        ])
         #expect(accumulator.keepsStreamed(result))
         accumulator.apply(.chatEnd(result))
         #expect(!accumulator.state.isRewritten)

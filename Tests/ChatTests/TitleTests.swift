@@ -10,7 +10,8 @@ import Testing
     }
 
     @Test func attachedFilesBeforeTheTextAreSkipped() {
-        let neovim = "work/sample.py:\n```python\nprint(1)\n```\n\nnotes.txt:\n````text\n```\n````\n\nWhy does it print?"
+        let neovim =
+            "work/sample.py:\n```python\nprint(1)\n```\n\nnotes.txt:\n````text\n```\n````\n\nWhy does it print?"
         #expect(ChatSession.title(from: neovim) == "Why does it print?")
         let emacs = "File: notes.txt\n```text\nThe secret word\n```\n\nexplain this"
         #expect(ChatSession.title(from: emacs) == "explain this")

@@ -1,11 +1,11 @@
 import Chat
 import Foundation
 import HTTP
-import Library
 import LMStudio
-import Testing
+import Library
 import Synchronization
 import TestSupport
+import Testing
 
 /// `ChatSession.submit`, the turn every face sends through: one outcome, and nothing typed is lost or left unanswered.
 @Suite struct TurnTests {
@@ -28,14 +28,17 @@ import TestSupport
             return
         }
         #expect(returned == submission, "the text and its items come back as typed")
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one"],
-                "no unanswered turn is left in the library")
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one"],
+            "no unanswered turn is left in the library")
     }
 
     @Test func aRefusedTurnComesBackWithItsImages() async throws {
         let harness = try Harness()
         let image = ImageInput(name: "red.png", mimeType: "image/png", bytes: [0x89, 0x50, 0x4E, 0x47])
-        let outcome = await harness.session.submit(TurnSubmission(text: "echo:look", images: [image]), in: harness.conversationId) { _ in }
+        let outcome = await harness.session.submit(
+            TurnSubmission(text: "echo:look", images: [image]), in: harness.conversationId
+        ) { _ in }
         guard case .refused(let error, let returned) = outcome else {
             Issue.record("a model without vision refuses an image: \(outcome)")
             return
@@ -48,8 +51,10 @@ import TestSupport
 
     @Test func aConversationMadeForTheTurnGoesWithATurnNotSent() async throws {
         let harness = try Harness()
-        let outcome = await harness.session.submit(TurnSubmission(text: "[[sim:status=500]] hi"), in: harness.conversationId,
-                                                   createdForTurn: true) { _ in }
+        let outcome = await harness.session.submit(
+            TurnSubmission(text: "[[sim:status=500]] hi"), in: harness.conversationId,
+            createdForTurn: true
+        ) { _ in }
         #expect(outcome.returned?.text == "[[sim:status=500]] hi")
         #expect(try harness.observer().conversation(id: harness.conversationId) == nil)
     }
@@ -58,10 +63,16 @@ import TestSupport
     @Test func resendingAnUnansweredTurnAnswersItInsteadOfRepeatingIt() async throws {
         let harness = try Harness()
         _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
-        try harness.observer().appendMessage(conversationId: harness.conversationId, role: .user, MessageContent(text: "echo:again"))
-        let outcome = await harness.session.submit(TurnSubmission(text: "echo:again"), in: harness.conversationId) { _ in }
+        try harness.observer().appendMessage(
+            conversationId: harness.conversationId, role: .user, MessageContent(text: "echo:again"))
+        let outcome = await harness.session.submit(TurnSubmission(text: "echo:again"), in: harness.conversationId) {
+            _ in
+        }
         #expect(outcome.reply?.status == .complete)
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one", "echo:again", "again"])
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == [
+                "echo:one", "one", "echo:again", "again"
+            ])
     }
 
     @Test func aChangedSystemPromptAsksForAFreshContextUnlessTheFaceKeepsIt() async throws {
@@ -76,7 +87,9 @@ import TestSupport
         returned.serverContext = .keep
         #expect(await harness.session.submit(returned, in: harness.conversationId) { _ in }.reply?.status == .complete)
         let request = try #require(harness.fixture.requests(to: "/api/v1/chat").last)
-        #expect(request.field("previous_response_id") != nil && request.field("system_prompt") == nil, "the context is kept")
+        #expect(
+            request.field("previous_response_id") != nil && request.field("system_prompt") == nil, "the context is kept"
+        )
         returned.text = "echo:three"
         returned.serverContext = .empty
         #expect(await harness.session.submit(returned, in: harness.conversationId) { _ in }.reply?.status == .complete)
@@ -88,9 +101,13 @@ import TestSupport
         let harness = try Harness()
         var preset = Preset(name: "review")
         preset.template = "echo:Review: {{input}}"
-        let outcome = await harness.session.submit(TurnSubmission(text: "this diff", template: preset), in: harness.conversationId) { _ in }
+        let outcome = await harness.session.submit(
+            TurnSubmission(text: "this diff", template: preset), in: harness.conversationId
+        ) { _ in }
         #expect(outcome.reply?.state.answer == "Review: this diff")
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).first?.text == "echo:Review: this diff")
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).first?.text
+                == "echo:Review: this diff")
     }
 
     /// The load policy in the engine: a turn to a model that is not loaded loads it and unloads the previous chat model.
@@ -98,8 +115,10 @@ import TestSupport
         let harness = try Harness(model: "acme/thinker-8b")
         #expect(try await Self.loadedInstances(harness) == ["acme/tiny-1b"])
         let steps = Mutex<[TurnStep]>([])
-        let outcome = await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId,
-                                                   progress: { step in steps.withLock { $0.append(step) } }) { _ in }
+        let outcome = await harness.session.submit(
+            TurnSubmission(text: "echo:hi"), in: harness.conversationId,
+            progress: { step in steps.withLock { $0.append(step) } }
+        ) { _ in }
         #expect(outcome.reply?.status == .complete)
         #expect(try await Self.loadedInstances(harness) == ["acme/thinker-8b"])
         #expect(steps.withLock { $0 }.first == .model(.unloaded("acme/tiny-1b")))
@@ -109,7 +128,9 @@ import TestSupport
     /// conversation's own again under the policy instead of letting the server load it beside the other.
     @Test func aRetryLoadsItsModelUnderThePolicy() async throws {
         let harness = try Harness(model: "acme/thinker-8b")
-        #expect(await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId) { _ in }.reply != nil)
+        #expect(
+            await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId) { _ in }.reply
+                != nil)
         let other = LMStudioClient(server: harness.fixture.url, token: nil, transport: CurlTransport())
         _ = try await other.load(LoadRequest(model: "acme/tiny-1b"))
         try await other.unload(instanceId: "acme/thinker-8b")
@@ -134,19 +155,23 @@ import TestSupport
             return
         }
         #expect(returned == submission)
-        #expect(recap.transcriptTokens < ContextMeter.estimateTokens("User: echo:one\n\nAssistant: one\n\nUser: echo:two"),
-                "the recap leaves out the turn sent again")
+        #expect(
+            recap.transcriptTokens < ContextMeter.estimateTokens("User: echo:one\n\nAssistant: one\n\nUser: echo:two"),
+            "the recap leaves out the turn sent again")
         var again = returned
         again.serverContext = .empty
         let reply = try #require(await harness.session.submit(again, in: harness.conversationId) { _ in }.reply)
         #expect(reply.startedFreshContext && reply.status == .complete)
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text).suffix(2)
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).map(\.text).suffix(2)
                 == (submission.kind == .retry ? ["echo:two", "two"] : ["echo:three", "three"]))
     }
 
     @Test func keepPreviousModelsKeepsThePreviousOneLoaded() async throws {
         let harness = try Harness(configure: { $0.keepPreviousModels = true }, model: "acme/thinker-8b")
-        #expect(await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId) { _ in }.reply != nil)
+        #expect(
+            await harness.session.submit(TurnSubmission(text: "echo:hi"), in: harness.conversationId) { _ in }.reply
+                != nil)
         #expect(try await Self.loadedInstances(harness) == ["acme/thinker-8b", "acme/tiny-1b"])
     }
 
@@ -155,17 +180,24 @@ import TestSupport
     @Test func aFailedSendChangesNothingInTheConversation() async throws {
         let harness = try Harness()
         let untitled = try #require(try harness.observer().conversation(id: harness.conversationId))
-        _ = await harness.session.submit(TurnSubmission(text: "[[sim:status=500]] secret plans"), in: harness.conversationId) { _ in }
-        #expect(try harness.observer().conversation(id: harness.conversationId)?.title == untitled.title, "not titled by the unsent text")
+        _ = await harness.session.submit(
+            TurnSubmission(text: "[[sim:status=500]] secret plans"), in: harness.conversationId
+        ) { _ in }
+        #expect(
+            try harness.observer().conversation(id: harness.conversationId)?.title == untitled.title,
+            "not titled by the unsent text")
 
         _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
         let before = try #require(try harness.observer().conversation(id: harness.conversationId))
-        let failed = await harness.session.submit(TurnSubmission(text: "[[sim:status=500]] again", serverContext: .empty),
-                                                  in: harness.conversationId) { _ in }
+        let failed = await harness.session.submit(
+            TurnSubmission(text: "[[sim:status=500]] again", serverContext: .empty),
+            in: harness.conversationId
+        ) { _ in }
         #expect(failed.returned != nil)
         let after = try #require(try harness.observer().conversation(id: harness.conversationId))
         #expect(after.lastResponseId == before.lastResponseId && after.lastResponseId != nil, "the context is kept")
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one"])
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).map(\.text) == ["echo:one", "one"])
     }
 
     /// A send queued behind a reply to the same conversation can be cancelled while it waits: it leaves the queue at
@@ -174,9 +206,13 @@ import TestSupport
         let harness = try Harness()
         let session = harness.session
         let id = harness.conversationId
-        let streaming = Task { await session.submit(TurnSubmission(text: "[[sim:stall=30]] echo:alpha beta gamma delta"), in: id) { _ in } }
+        let streaming = Task {
+            await session.submit(TurnSubmission(text: "[[sim:stall=30]] echo:alpha beta gamma delta"), in: id) { _ in }
+        }
         let observer = try harness.observer()
-        for _ in 0..<1000 where try observer.messages(conversationId: id).isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<1000 where try observer.messages(conversationId: id).isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let queued = Task { await session.submit(TurnSubmission(text: "echo:queued"), in: id) { _ in } }
         queued.cancel()
         let outcome = await queued.value
@@ -184,8 +220,9 @@ import TestSupport
         #expect(try observer.messages(conversationId: id).allSatisfy { $0.text != "echo:queued" })
         streaming.cancel()
         #expect(await streaming.value.reply?.wasCancelled == true)
-        #expect(await session.submit(TurnSubmission(text: "echo:after"), in: id) { _ in }.reply?.status == .complete,
-                "the writer turn was handed on")
+        #expect(
+            await session.submit(TurnSubmission(text: "echo:after"), in: id) { _ in }.reply?.status == .complete,
+            "the writer turn was handed on")
     }
 
     /// A failed edit brings back the reply that was shown, not the newest one.
@@ -200,6 +237,7 @@ import TestSupport
         await #expect(throws: ChatError.continuationLost(conversationId: harness.conversationId)) {
             try await harness.session.edit(in: harness.conversationId, text: "echo:zwei") { _ in }
         }
-        #expect(try harness.observer().messages(conversationId: harness.conversationId).map(\.id).last == shown.messageId)
+        #expect(
+            try harness.observer().messages(conversationId: harness.conversationId).map(\.id).last == shown.messageId)
     }
 }

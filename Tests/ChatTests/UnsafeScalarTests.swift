@@ -25,8 +25,10 @@ import Testing
             let text = "ab" + String(scalar) + "c"
             let expected = UnsafeScalars.contains(scalar)
             if UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: false) != expected
-                || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true) != (expected && scalar != "\n" && scalar != "\t")
-                || UnsafeScalars.any(inUTF8: String(scalar).utf8, exceptNewlineAndTab: false) != expected {
+                || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true)
+                    != (expected && scalar != "\n" && scalar != "\t")
+                || UnsafeScalars.any(inUTF8: String(scalar).utf8, exceptNewlineAndTab: false) != expected
+            {
                 mismatches.append("U+" + String(value, radix: 16))
             }
         }
@@ -36,14 +38,19 @@ import Testing
     /// Eight bytes of printable ASCII are passed over at once: a scalar of the set is found at every offset of a
     /// longer text, and printable ASCII beside the set's lead bytes (space, tilde, DEL's neighbours) is not taken for one.
     @Test func theWordAtATimeScanFindsTheSetAtEveryOffset() {
-        let safe: [Unicode.Scalar] = [" ", "~", "!", "\u{A0}", "\u{C2}", "é", "\u{0600}", "\u{2000}", "\u{2030}", "\u{2065}", "🙂"]
+        let safe: [Unicode.Scalar] = [
+            " ", "~", "!", "\u{A0}", "\u{C2}", "é", "\u{0600}", "\u{2000}", "\u{2030}", "\u{2065}", "🙂"
+        ]
         var mismatches: [String] = []
         for scalar in Self.unsafe + safe {
             for offset in 0..<17 {
-                let text = String(repeating: "x", count: offset) + String(scalar) + String(repeating: "y", count: 24 - offset)
+                let text =
+                    String(repeating: "x", count: offset) + String(scalar) + String(repeating: "y", count: 24 - offset)
                 let expected = UnsafeScalars.contains(scalar)
                 if UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: false) != expected
-                    || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true) != (expected && scalar != "\n" && scalar != "\t") {
+                    || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true)
+                        != (expected && scalar != "\n" && scalar != "\t")
+                {
                     mismatches.append("U+\(String(scalar.value, radix: 16)) at \(offset)")
                 }
             }

@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What llmster's child processes (`/run`, `$PAGER`) get of its environment: all of it but its credentials.
 @Suite struct ChildEnvironmentTests {
     @Test func commandsAndThePagerDoNotGetLlmstersCredentials() throws {
         let token = "sk-lm-Abc12345:abcdefghij0123456789"
-        var repl = try ReplHarness(environment: ["LM_API_TOKEN": token, "LLMSTER_BACKUP_PASSWORD": "backup-secret",
-                                                 "LLMSTER_VISIBLE": "passed-on"])
+        var repl = try ReplHarness(environment: [
+            "LM_API_TOKEN": token, "LLMSTER_BACKUP_PASSWORD": "backup-secret",
+            "LLMSTER_VISIBLE": "passed-on"
+        ])
         // A server URL with a password in it is a credential too.
         repl.extra["LLMSTER_SERVER"] = repl.fixture.url.replacingOccurrences(of: "://", with: "://llm:url-secret@")
         let pagerEnvironment = repl.sandbox.root + "/pager-environment"

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Console
 
 /// The usage line of `llmster NAME --help` names every option the command takes, so none is found only by reading

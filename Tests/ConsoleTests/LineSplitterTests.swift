@@ -1,5 +1,6 @@
-@testable import Console
 import Testing
+
+@testable import Console
 
 @Suite struct LineSplitterTests {
     private func pieces(_ bytes: [UInt8], cutAt cut: Int) -> [LineSplitter.Piece] {
@@ -18,8 +19,11 @@ import Testing
     @Test func linesEndAtLineFeedCarriageReturnOrBothAtEveryCut() {
         let bytes = Array("one\ntwo\rthree\r\nfour\n\nsix é\n\u{4}ignored\n".utf8)
         for cut in 0...bytes.count {
-            #expect(pieces(bytes, cutAt: cut) == [.line("one"), .line("two"), .line("three"), .line("four"), .line(""),
-                                                  .line("six é"), .end], "cut at \(cut)")
+            #expect(
+                pieces(bytes, cutAt: cut) == [
+                    .line("one"), .line("two"), .line("three"), .line("four"), .line(""),
+                    .line("six é"), .end
+                ], "cut at \(cut)")
         }
     }
 

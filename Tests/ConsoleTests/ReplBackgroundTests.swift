@@ -1,8 +1,8 @@
 import Foundation
 import Simulator
-import Testing
 import TerminalMarkdown
 import TestSupport
+import Testing
 
 /// The REPL asks the terminal for its background (OSC 11) when nothing says it, and colours prose and code to read
 /// on it; a terminal that does not answer costs no more than a short wait.
@@ -18,7 +18,9 @@ import TestSupport
         try terminal.enter(reply)
         let shown = String(terminal.rawOutput.dropFirst(start))
         // The sandbox's terminal shows 256 colours (TERM=xterm-256color): the light palette's red is entry 124.
-        #expect(shown.contains("\u{1B}[38;5;124mmake\u{1B}[0m"), "inline code in red, not washed-out cyan: \(shown.debugDescription)")
+        #expect(
+            shown.contains("\u{1B}[38;5;124mmake\u{1B}[0m"),
+            "inline code in red, not washed-out cyan: \(shown.debugDescription)")
     }
 
     @Test func aDarkBackgroundGetsABlueThatReadsOnBlack() throws {
@@ -28,18 +30,23 @@ import TestSupport
         try terminal.enter(reply)
         let shown = String(terminal.rawOutput.dropFirst(start))
         #expect(shown.contains("\u{1B}[38;5;80mmake\u{1B}[0m"), "\(shown.debugDescription)")
-        #expect(shown.contains("\u{1B}[4;38;5;69mthe docs"), "links in a blue that reads on black: \(shown.debugDescription)")
+        #expect(
+            shown.contains("\u{1B}[4;38;5;69mthe docs"),
+            "links in a blue that reads on black: \(shown.debugDescription)")
     }
 
     @Test(arguments: [true, false])
     func aTerminalThatDoesNotAnswerStillGetsThePromptAndKeepsWhatWasTyped(answersDeviceAttributes: Bool) throws {
         let repl = try ReplHarness()
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), [], environment: repl.environment,
-                                          answersDeviceAttributes: answersDeviceAttributes)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), [], environment: repl.environment,
+            answersDeviceAttributes: answersDeviceAttributes)
         terminal.send("echo:typed at once\r")
         try terminal.waitFor("tok/s")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:typed at once")
-        #expect(terminal.rawOutput.contains("\u{1B}[38;5;80m") || !terminal.rawOutput.contains("\u{1B}[38;5;124m"), "the dark default")
+        #expect(
+            terminal.rawOutput.contains("\u{1B}[38;5;80m") || !terminal.rawOutput.contains("\u{1B}[38;5;124m"),
+            "the dark default")
     }
 
     @Test func anAnswerThatComesTooLateDoesNotLandInTheLine() throws {
@@ -97,10 +104,13 @@ import TestSupport
         var environment = repl.environment
         environment["TERM"] = "xterm-kitty"
         environment["KITTY_WINDOW_ID"] = "1"
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), [], environment: environment, width: 40,
-                                          cursorColumns: [9, 3, 2])
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), [], environment: environment, width: 40,
+            cursorColumns: [9, 3, 2])
         try terminal.waitFor("› ")
-        #expect(terminal.rawOutput.contains("\u{1B}[?2027$p") && terminal.rawOutput.contains("\u{1B}[6n"), "the terminal was asked")
+        #expect(
+            terminal.rawOutput.contains("\u{1B}[?2027$p") && terminal.rawOutput.contains("\u{1B}[6n"),
+            "the terminal was asked")
         try sendTable(terminal)
         let widths = tableRowWidths(terminal.rawOutput, model: .codepoint)
         #expect(widths.count == 4 && Set(widths).count == 1, "every row as wide as the borders: \(widths)")
@@ -108,7 +118,8 @@ import TestSupport
         #expect(kept.contains("xterm-kitty") && kept.hasSuffix("\tcodepoint\n"), "\(kept)")
         terminal.send("\u{4}")
         _ = try terminal.waitForExit()
-        let ask = try Pseudoterminal(try BuiltProduct.path("llmster"), ["ask", "echo:" + table], environment: environment, width: 40)
+        let ask = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["ask", "echo:" + table], environment: environment, width: 40)
         _ = try ask.waitForExit()
         let asked = tableRowWidths(ask.rawOutput, model: .codepoint)
         #expect(asked.count == 4 && Set(asked).count == 1, "ask lays the table out as measured: \(asked)")

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `/retry`, `/edit`, `/alt` and a failed first message, in the REPL on a pseudo-terminal.
 @Suite struct ReplBranchingTests {
@@ -15,8 +15,9 @@ import TestSupport
         let chats = repl.fixture.requests(to: "/api/v1/chat")
         #expect(chats.count == 3)
         #expect(chats[2].field("input") == "echo:two")
-        #expect(chats[2].field("previous_response_id") == chats[1].field("previous_response_id"),
-                "regenerate continues from the answer before, not from the replaced one")
+        #expect(
+            chats[2].field("previous_response_id") == chats[1].field("previous_response_id"),
+            "regenerate continues from the answer before, not from the replaced one")
 
         let listed = try terminal.enter("/alt")
         #expect(listed.contains("  1. two"), "\(listed)")
@@ -26,7 +27,8 @@ import TestSupport
         #expect(try terminal.enter("/alt").contains("  1. two  (current)"))
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
-        #expect(try library.messages(conversationId: conversation.id).map(\.text) == ["echo:one", "one", "echo:two", "two"])
+        #expect(
+            try library.messages(conversationId: conversation.id).map(\.text) == ["echo:one", "one", "echo:two", "two"])
         #expect(try library.messages(conversationId: conversation.id).last?.responseId == conversation.lastResponseId)
     }
 
@@ -41,7 +43,8 @@ import TestSupport
         terminal.send(String(repeating: "\u{7F}", count: 3))
         let shown = try terminal.enter("deux")
         #expect(shown.contains("deux"), "\(shown)")
-        #expect(shown.contains("Message version 2 of 2 (/alt message lists them; /alt message 1 goes back)."), "\(shown)")
+        #expect(
+            shown.contains("Message version 2 of 2 (/alt message lists them; /alt message 1 goes back)."), "\(shown)")
         let chats = repl.fixture.requests(to: "/api/v1/chat")
         #expect(chats.last?.field("input") == "echo:deux")
         #expect(chats.last?.field("previous_response_id") == chats[1].field("previous_response_id"))
@@ -58,7 +61,10 @@ import TestSupport
         let start = terminal.mark
         terminal.send("[[sim:status=500]] keep me\r")
         let failure = try terminal.waitFor("Simulated failure", after: start)
-        let failureEnd = start + failure.distance(from: failure.startIndex, to: try #require(failure.range(of: "Simulated failure")).upperBound)
+        let failureEnd =
+            start
+            + failure.distance(
+                from: failure.startIndex, to: try #require(failure.range(of: "Simulated failure")).upperBound)
         // Looked for after the failure, so the echo of the typed line cannot satisfy it.
         try terminal.waitFor("› [[sim:status=500]] keep me", after: failureEnd)
         let library = try LibraryStore(path: repl.sandbox.libraryPath)

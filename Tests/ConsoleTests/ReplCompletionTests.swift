@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// Tab completion offers what exists now, titles with spaces included.
 @Suite struct ReplCompletionTests {
@@ -11,8 +11,9 @@ import TestSupport
         let start = terminal.mark
         terminal.send("/mo\t")
         let listed = try terminal.waitFor("/models", after: start)
-        #expect(listed.split(separator: "\n").contains { $0.hasPrefix("/model ") && $0.hasSuffix(" /models") },
-                "both /model and /models are listed, side by side: \(listed)")
+        #expect(
+            listed.split(separator: "\n").contains { $0.hasPrefix("/model ") && $0.hasSuffix(" /models") },
+            "both /model and /models are listed, side by side: \(listed)")
     }
 
     @Test(arguments: [60, 100])
@@ -75,7 +76,8 @@ import TestSupport
 
     @Test func modelAliasesAndServerProfilesAreOffered() throws {
         let repl = try ReplHarness()
-        try repl.sandbox.write("alias.speedy = acme/tiny-1b\nserver.gpurig = \(repl.fixture.url)\n", to: "config/llmster/config")
+        try repl.sandbox.write(
+            "alias.speedy = acme/tiny-1b\nserver.gpurig = \(repl.fixture.url)\n", to: "config/llmster/config")
         let terminal = try repl.start()
         var start = terminal.mark
         terminal.send("/model spe\t")

@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `/file`, `/url`, `/run` and `/context` in the REPL on a real pseudo-terminal, against the simulator.
 @Suite struct ReplContextTests {
@@ -17,13 +17,16 @@ import TestSupport
         #expect(added.contains("It goes with your next message"), "\(added)")
         let prompt = try terminal.waitFor("› ")
         #expect(prompt.contains("+1 context"), "\(prompt)")
-        #expect(prompt.contains("ctx 1k/") || prompt.contains("ctx 1.0k/"), "the meter counts the waiting item before sending: \(prompt)")
+        #expect(
+            prompt.contains("ctx 1k/") || prompt.contains("ctx 1.0k/"),
+            "the meter counts the waiting item before sending: \(prompt)")
         try terminal.enter("echo:got it")
         let input = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
         #expect(input.hasPrefix("File \(path):\n```\nnote note"))
         #expect(input.hasSuffix("```\n\necho:got it"))
         let after = try terminal.enter("/context")
-        #expect(after.contains("No context items wait for the next message"), "the items went with that message: \(after)")
+        #expect(
+            after.contains("No context items wait for the next message"), "the items went with that message: \(after)")
         let two = try terminal.enter("/file \(path) \(path)")
         #expect(two.contains("They go with your next message"), "\(two)")
         #expect(try terminal.enter("/context clear").contains("Context items cleared."))
@@ -40,10 +43,12 @@ import TestSupport
         let pages = try PageServer(["/hostile": .ok("<title>\u{1B}]0;owned\u{07}</title><p>\u{1B}[2Jwiped</p>")])
         let terminal = try repl.start()
         let ran = try terminal.enter("/run printf 'x\\033[31mred\\n'; exit 4")
-        #expect(ran.contains("1. printf 'x\\033[31mred\\n'; exit 4 · 10 B · ~") && ran.contains("exit status 4"), "\(ran)")
+        #expect(
+            ran.contains("1. printf 'x\\033[31mred\\n'; exit 4 · 10 B · ~") && ran.contains("exit status 4"), "\(ran)")
         let fetched = try terminal.enter("/url " + pages.url + "/hostile")
         #expect(fetched.contains("2. \(pages.url)/hostile · "), "\(fetched)")
-        #expect(!terminal.rawOutput.contains("\u{1B}[31mred") && !terminal.rawOutput.contains("\u{1B}[2J")
+        #expect(
+            !terminal.rawOutput.contains("\u{1B}[31mred") && !terminal.rawOutput.contains("\u{1B}[2J")
                 && !terminal.rawOutput.contains("\u{1B}]0;owned"), "untrusted output never reaches the terminal raw")
         let listed = try terminal.enter("/context")
         #expect(listed.contains("1. printf") && listed.contains("2. http://"), "\(listed)")
@@ -64,7 +69,9 @@ import TestSupport
         let start = terminal.mark
         terminal.send("echo:read these\r")
         let asked = try terminal.waitFor("N: not now [g/r/s/N] ", after: start)
-        #expect(asked.contains("would nearly fill the context") && asked.contains("g: reload acme/tiny-1b with a 8k context"), "\(asked)")
+        #expect(
+            asked.contains("would nearly fill the context")
+                && asked.contains("g: reload acme/tiny-1b with a 8k context"), "\(asked)")
         let grown = try terminal.enter("g")
         #expect(grown.contains("Loaded acme/tiny-1b") && grown.contains("context 8,192"), "\(grown)")
         #expect(grown.contains("read these"), "the message is answered: \(grown)")

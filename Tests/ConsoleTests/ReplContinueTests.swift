@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `llmster -c` continues the conversation last used (opened or sent to), not the one created or changed last.
 @Suite struct ReplContinueTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// A long reply's notification only when the terminal reports it lost the focus.
 @Suite struct ReplFocusTests {
@@ -29,6 +29,8 @@ import TestSupport
         #expect(!terminal.text.contains("[O"), "the focus report was not echoed")
         terminal.send("\u{4}")
         #expect(try terminal.waitForExit() == 0)
-        #expect(terminal.rawOutput.hasSuffix("\u{1B}[?1004l") || terminal.rawOutput.contains("\u{1B}[?1004l"), "focus reports are turned off at the end")
+        #expect(
+            terminal.rawOutput.hasSuffix("\u{1B}[?1004l") || terminal.rawOutput.contains("\u{1B}[?1004l"),
+            "focus reports are turned off at the end")
     }
 }

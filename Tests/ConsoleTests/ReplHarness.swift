@@ -18,11 +18,14 @@ struct ReplHarness {
 
     /// Starts the REPL on a `width`×`height` terminal (with echo off when `echo` is false) and waits for its first prompt.
     /// The terminal answers an OSC 11 background query with `background` (`rgb:ffff/ffff/ffff`) when it is given.
-    func start(_ arguments: [String] = [], width: Int = 100, height: Int = 40, echo: Bool = true,
-               background: String? = nil, graphemeMode: Int? = nil, cursorColumns: [Int] = []) throws -> Pseudoterminal {
-        let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: environment,
-                                          width: width, height: height, echo: echo, background: background,
-                                          graphemeMode: graphemeMode, cursorColumns: cursorColumns)
+    func start(
+        _ arguments: [String] = [], width: Int = 100, height: Int = 40, echo: Bool = true,
+        background: String? = nil, graphemeMode: Int? = nil, cursorColumns: [Int] = []
+    ) throws -> Pseudoterminal {
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), arguments, environment: environment,
+            width: width, height: height, echo: echo, background: background,
+            graphemeMode: graphemeMode, cursorColumns: cursorColumns)
         try terminal.waitFor("› ")
         return terminal
     }

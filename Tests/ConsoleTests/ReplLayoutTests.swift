@@ -1,8 +1,8 @@
 import Foundation
 import Simulator
-import Testing
 import TerminalMarkdown
 import TestSupport
+import Testing
 
 /// Command output laid out to the terminal's width: wrapped at spaces with a hanging indent, never wider.
 @Suite struct ReplLayoutTests {
@@ -28,9 +28,11 @@ import TestSupport
         let help = try terminal.enter("/help")
         expectFits(help, width: width)
         let flat = flattened(help)
-        for summary in ["Use model KEY (or row N of the list) for this conversation, loading it and unloading the previous one; without KEY, pick from a numbered list.",
-                        "List the server's models: loaded state, size, format, capabilities.",
-                        "Move a conversation (default: this one) into a folder (/ for the top level)."] {
+        for summary in [
+            "Use model KEY (or row N of the list) for this conversation, loading it and unloading the previous one; without KEY, pick from a numbered list.",
+            "List the server's models: loaded state, size, format, capabilities.",
+            "Move a conversation (default: this one) into a folder (/ for the top level)."
+        ] {
             #expect(flat.contains(summary), "'\(summary)' is whole, wrapped only at spaces")
         }
         let modelLine = try #require(help.components(separatedBy: "\n").first { $0.hasPrefix("  /model [KEY|N]") })
@@ -53,7 +55,9 @@ import TestSupport
     @Test(arguments: [60, 100])
     func chatsInAFolderIncludeItsSubFoldersAndSaySo(width: Int) throws {
         let repl = try ReplHarness()
-        #expect(try repl.runBounded(["ask", "--folder", "Work/Clients", "echo:Quarterly report for the client"]).status == 0)
+        #expect(
+            try repl.runBounded(["ask", "--folder", "Work/Clients", "echo:Quarterly report for the client"]).status == 0
+        )
         #expect(try repl.runBounded(["ask", "echo:Not at work"]).status == 0)
         let terminal = try repl.start(width: width)
         let chats = try terminal.enter("/chats Work")
@@ -61,7 +65,9 @@ import TestSupport
         #expect(flattened(chats).contains("In Work and its sub-folders (Work/Clients):"), "\(chats)")
         #expect(chats.contains("Quarterly") && !chats.contains("Not at work"), "\(chats)")
         let cli = try repl.runBounded(["chats", "--folder", "Work"])
-        #expect(cli.output.hasPrefix("In Work and its sub-folders (Work/Clients):"), "both faces say it the same way: \(cli)")
+        #expect(
+            cli.output.hasPrefix("In Work and its sub-folders (Work/Clients):"),
+            "both faces say it the same way: \(cli)")
         let unknown = try terminal.enter("/chats Nowhere")
         #expect(unknown.contains("there is no folder 'Nowhere'"))
     }
@@ -78,17 +84,21 @@ import TestSupport
             try terminal.enter("/context"),
             try terminal.enter("/file \(path) \(path)"),
             try terminal.enter("/server"),
-            try terminal.enter("/context clear"),
+            try terminal.enter("/context clear")
         ]
         var screen = TerminalScreen(width: width, height: 400, widthOf: DisplayWidth.of)
         screen.apply(terminal.rawOutput)
         let rows = screen.lines
-        for expected in ["No context items wait for the next message (/file, /url, /run and /attach add them).",
-                         "They go with your next message (/context lists what waits).",
-                         "no profiles are configured: add `server.NAME = http://HOST:1234` to the config."] {
+        for expected in [
+            "No context items wait for the next message (/file, /url, /run and /attach add them).",
+            "They go with your next message (/context lists what waits).",
+            "no profiles are configured: add `server.NAME = http://HOST:1234` to the config."
+        ] {
             #expect(notices.contains { flattened($0).contains(expected) }, "\(expected) was said: \(notices)")
             for word in expected.split(separator: " ") where word.count > 1 {
-                #expect(rows.contains { $0.split(separator: " ").contains(word) }, "'\(word)' is split on the screen: \(rows)")
+                #expect(
+                    rows.contains { $0.split(separator: " ").contains(word) },
+                    "'\(word)' is split on the screen: \(rows)")
             }
         }
     }
@@ -124,10 +134,12 @@ import TestSupport
         #expect(DisplayWidth.of(lines[stats]) < width, "the stats line takes one row: \(lines[stats...])")
         let reported = lines.filter { $0.contains("The server reported") }
         if lines[stats].hasSuffix("…") {
-            #expect(lines[stats + 1].hasPrefix("llmster: The server reported") && reported.count == 2,
-                    "a reason cut from the stats line follows it whole, once: \(lines[stats...])")
+            #expect(
+                lines[stats + 1].hasPrefix("llmster: The server reported") && reported.count == 2,
+                "a reason cut from the stats line follows it whole, once: \(lines[stats...])")
         } else {
-            #expect(reported == [lines[stats]], "a reason the stats line shows whole is not repeated: \(lines[stats...])")
+            #expect(
+                reported == [lines[stats]], "a reason the stats line shows whole is not repeated: \(lines[stats...])")
         }
     }
 
@@ -189,10 +201,14 @@ import TestSupport
         for key in ["temperature,", "top_p,", "repeat_penalty,", "max_output_tokens,", "context_length,"] {
             #expect(words.contains(Substring(key)), "'\(key)' is whole at \(width) columns: \(unknownSetting)")
         }
-        let lines = unknownSetting.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let lines = unknownSetting.components(separatedBy: "\n").filter {
+            !$0.trimmingCharacters(in: .whitespaces).isEmpty
+        }
         let first = try #require(lines.firstIndex { $0.hasPrefix("/set: ") })
         if width == 60 {
-            #expect(lines[first + 1].hasPrefix("  ") && !lines[first + 1].hasPrefix("   "), "continuations hang by two: \(lines)")
+            #expect(
+                lines[first + 1].hasPrefix("  ") && !lines[first + 1].hasPrefix("   "),
+                "continuations hang by two: \(lines)")
         }
         let unknownCommand = try terminal.enter("/modle acme/a-model-name-that-makes-the-line-long")
         expectFits(unknownCommand, width: width)

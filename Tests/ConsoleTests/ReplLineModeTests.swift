@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The REPL on line-mode front ends, on a real pseudo-terminal with echo off and lines ended by LF, as Emacs's
 /// M-x shell (comint) and scripts drive it.
@@ -38,7 +38,8 @@ import TestSupport
         #expect(try terminal.waitFor("› ", after: start).contains("ended by CR LF"))
         terminal.send("\u{4}")
         #expect(try terminal.waitForExit() == 0, "Ctrl-D quits")
-        #expect(!terminal.rawOutput.contains("\u{1B}"), "no escape sequence at all: \(terminal.rawOutput.debugDescription)")
+        #expect(
+            !terminal.rawOutput.contains("\u{1B}"), "no escape sequence at all: \(terminal.rawOutput.debugDescription)")
         #expect(!terminal.text.contains("^J"))
     }
 
@@ -57,7 +58,9 @@ import TestSupport
         #expect(first.contains("\u{1B}[1mbold\u{1B}[0m"), "bold carries SGR 1: \(first.debugDescription)")
         #expect(!first.contains("**") && !first.contains("`"), "no raw Markdown: \(first.debugDescription)")
         let second = try replyPart(raw, from: "You said")
-        #expect(second.contains("\u{1B}[33m•\u{1B}[0m it has 3 words"), "list bullets are coloured: \(second.debugDescription)")
+        #expect(
+            second.contains("\u{1B}[33m•\u{1B}[0m it has 3 words"),
+            "list bullets are coloured: \(second.debugDescription)")
         #expect(raw.firstMatch(of: /\r[^\n]/) == nil, "nothing is redrawn")
     }
 
@@ -65,7 +68,9 @@ import TestSupport
         let repl = try ReplHarness(environment: ["TERM": "dumb"])
         let terminal = try repl.start(echo: false)
         let start = terminal.mark
-        terminal.send("[[sim:stall=30,delta=300]] echo:" + Array(repeating: "alpha", count: 200).joined(separator: " ") + " omega\n")
+        terminal.send(
+            "[[sim:stall=30,delta=300]] echo:" + Array(repeating: "alpha", count: 200).joined(separator: " ")
+                + " omega\n")
         try terminal.waitFor("alpha alpha", after: start)
         terminal.send("\u{3}")
         let after = try terminal.waitFor("› ", after: start)

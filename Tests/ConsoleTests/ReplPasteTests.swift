@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// What the prompt does with pasted and interrupted input.
 @Suite struct ReplPasteTests {
@@ -22,7 +22,9 @@ import TestSupport
         #expect(sent == "echo:" + lines.joined(separator: "\n"), "the message holds every pasted line")
         var screen = TerminalScreen(width: width, height: 20)
         screen.apply(terminal.rawOutput)
-        #expect(screen.lines.contains { $0.hasSuffix("› echo:[pasted 63 lines]") }, "the summary stays in the scrollback: \(screen.lines)")
+        #expect(
+            screen.lines.contains { $0.hasSuffix("› echo:[pasted 63 lines]") },
+            "the summary stays in the scrollback: \(screen.lines)")
     }
 
     @Test func aTallDraftComesBackSummarisedAndIsSentWhole() throws {
@@ -41,7 +43,8 @@ import TestSupport
         #expect(!terminal.text.dropFirst(start).contains("draft line 20"), "the tall draft is not drawn line by line")
         terminal.send("\r")
         try terminal.waitFor("draft line 40", after: start)
-        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:" + lines.joined(separator: "\n"))
+        #expect(
+            repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:" + lines.joined(separator: "\n"))
     }
 
     @Test func aShortPasteIsShownAsTyped() throws {
@@ -52,7 +55,9 @@ import TestSupport
         try terminal.waitFor("second pasted line", after: start)
         terminal.send("\r")
         try terminal.waitFor("› ", after: start + 40)
-        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:first pasted line\nsecond pasted line")
+        #expect(
+            repl.fixture.requests(to: "/api/v1/chat").last?.field("input")
+                == "echo:first pasted line\nsecond pasted line")
     }
 
     /// A `"""` or a trailing `\\` in a paste is text: a pasted Python file that starts with its docstring, or text
@@ -61,7 +66,7 @@ import TestSupport
     @Test(arguments: [
         ("\"\"\"\necho:A module.\n\"\"\"\nimport os\nprint(os.name)", "\n"),
         ("echo:first line \\\nlast line ends in \\", "\n"),
-        ("\"\"\"\recho:A module.\r\"\"\"\rimport os\rprint(os.name)", "\r"),
+        ("\"\"\"\recho:A module.\r\"\"\"\rimport os\rprint(os.name)", "\r")
     ])
     func aPasteArrivesLiterally(file: String, lineEnd: Character) throws {
         let repl = try ReplHarness()
@@ -73,8 +78,10 @@ import TestSupport
         terminal.send("\r")
         let shown = try terminal.waitFor("› ", after: start + file.count)
         #expect(shown.contains(last), "the reply echoes the end of the paste: \(shown)")
-        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == file.replacingOccurrences(of: "\r", with: "\n"),
-                "the message is the paste as it stands")
+        #expect(
+            repl.fixture.requests(to: "/api/v1/chat").last?.field("input")
+                == file.replacingOccurrences(of: "\r", with: "\n"),
+            "the message is the paste as it stands")
     }
 
     @Test func aLineTypedDuringAReplyIsSentAfterIt() throws {

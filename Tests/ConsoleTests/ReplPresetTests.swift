@@ -1,17 +1,17 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// System-prompt presets from the config: `--preset`, `/preset`, `/presets`.
 @Suite struct ReplPresetTests {
     private static let config = """
-    preset.reviewer.system = You review diffs tersely.
-    preset.reviewer.model = acme/thinker-8b
-    preset.reviewer.temperature = 0.2
-    preset.poet.system = Answer in verse.
+        preset.reviewer.system = You review diffs tersely.
+        preset.reviewer.model = acme/thinker-8b
+        preset.reviewer.temperature = 0.2
+        preset.poet.system = Answer in verse.
 
-    """
+        """
 
     @Test func startingWithAPresetGivesTheFirstMessageItsPromptModelAndSettings() throws {
         let repl = try ReplHarness()
@@ -69,7 +69,9 @@ import TestSupport
         var request = try #require(repl.fixture.requests(to: "/api/v1/chat").last)
         #expect(request.field("system_prompt") == "You review diffs tersely.")
         #expect(request.field("model") == "acme/thinker-8b")
-        let second = try repl.runBounded(["--preset", "reviewer", "ask", "--system", "Be kind.", "-m", "acme/tiny-1b", "echo:hi"])
+        let second = try repl.runBounded([
+            "--preset", "reviewer", "ask", "--system", "Be kind.", "-m", "acme/tiny-1b", "echo:hi"
+        ])
         #expect(second.status == 0, "\(second)")
         request = try #require(repl.fixture.requests(to: "/api/v1/chat").last)
         #expect(request.field("system_prompt") == "Be kind.")

@@ -1,8 +1,8 @@
 import Foundation
 import Simulator
-import Testing
 import TerminalMarkdown
 import TestSupport
+import Testing
 
 /// The reasoning tail on real terminals: rows measured as the terminal counts them, and no row left behind when the
 /// window is resized while the tail is drawn.
@@ -15,7 +15,8 @@ import TestSupport
         #expect(rows.count == 3)
         for row in rows {
             let shown = Pseudoterminal.strip(row)
-            #expect(DisplayWidth.of(shown, model: model) <= 29, "'\(shown)' fits 29 columns as the terminal counts them")
+            #expect(
+                DisplayWidth.of(shown, model: model) <= 29, "'\(shown)' fits 29 columns as the terminal counts them")
         }
     }
 
@@ -32,7 +33,9 @@ import TestSupport
         let tail = screen.lines.filter { $0.contains("weigh") || $0.contains("answering") }
         #expect(!tail.isEmpty)
         for row in tail {
-            #expect(DisplayWidth.of(row, model: .codepoint) < 60, "the row fits, its end not overwritten at the last column: '\(row)'")
+            #expect(
+                DisplayWidth.of(row, model: .codepoint) < 60,
+                "the row fits, its end not overwritten at the last column: '\(row)'")
         }
         try terminal.waitFor("Thought for", after: echoed)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `/run` on a real pseudo-terminal: a command's process group ends with the command, and Ctrl-C and SIGTERM stop it.
 @Suite struct ReplRunStopTests {
@@ -19,7 +19,8 @@ import TestSupport
         try terminal.enter("echo:with it")
         let input = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
         #expect(input.contains("\nbg\n```"), "what the command printed is kept: \(input)")
-        #expect(ChildProbe.waitForEnd(of: try printedPid(repl)), "the background child is killed with the command's group")
+        #expect(
+            ChildProbe.waitForEnd(of: try printedPid(repl)), "the background child is killed with the command's group")
     }
 
     @Test func ctrlCStopsARunningCommandWithItsChildrenAndTheNextLineRuns() throws {
@@ -31,11 +32,13 @@ import TestSupport
         let start = try terminal.sendLine("/run sleep 1000 & echo $! > \(fifo); wait")
         let child = try ChildProbe.pid(fromFIFO: fifo)
         terminal.send("\u{3}")
-        let stopped = try terminal.outputBeforePrompt(after: start).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let stopped = try terminal.outputBeforePrompt(after: start).split(whereSeparator: \.isWhitespace).joined(
+            separator: " ")
         #expect(stopped.contains("was stopped before it finished; nothing was added"), "\(stopped)")
         #expect(ChildProbe.waitForEnd(of: child), "the command's background child is killed with its group")
         let next = try terminal.enter("/run echo after")
-        #expect(next.contains("1. echo after · "), "the next line runs, and nothing of the stopped one was added: \(next)")
+        #expect(
+            next.contains("1. echo after · "), "the next line runs, and nothing of the stopped one was added: \(next)")
     }
 
     @Test func sigtermDuringACommandEndsTheReplAndTheCommand() throws {

@@ -1,24 +1,29 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `/integrations`, `/export`, `/import` and `/download` through the REPL, driven with piped input.
 @Suite struct ReplServerCommandsTests {
     func run(_ lines: [String], sandbox: Sandbox, fixture: SimulatorFixture) throws -> ProcessResult {
-        try ProcessRunner.run(try BuiltProduct.path("llmster"), [], environment: sandbox.environment(server: fixture.url),
-                              input: lines.joined(separator: "\n") + "\n")
+        try ProcessRunner.run(
+            try BuiltProduct.path("llmster"), [], environment: sandbox.environment(server: fixture.url),
+            input: lines.joined(separator: "\n") + "\n")
     }
 
     @Test func integrationsAreListedAndTurnedOnForTheConversation() throws {
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
-        try sandbox.write("integration.docs = https://docs.example.com/mcp\n", to: "config/llmster/config", permissions: 0o644)
-        let result = try run(["/integrations", "/integrations on docs", "echo:hi", "/integrations", "/integrations on nope"],
-                             sandbox: sandbox, fixture: fixture)
+        try sandbox.write(
+            "integration.docs = https://docs.example.com/mcp\n", to: "config/llmster/config", permissions: 0o644)
+        let result = try run(
+            ["/integrations", "/integrations on docs", "echo:hi", "/integrations", "/integrations on nope"],
+            sandbox: sandbox, fixture: fixture)
         #expect(result.output.contains("off docs  MCP server https://docs.example.com/mcp"), "\(result)")
         #expect(result.output.contains("may contact external services"))
         #expect(result.output.contains("on  docs"))
-        #expect(result.errors.contains("no integration named 'nope'") || result.output.contains("no integration named 'nope'"))
+        #expect(
+            result.errors.contains("no integration named 'nope'")
+                || result.output.contains("no integration named 'nope'"))
         #expect(fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == true)
     }
 
@@ -40,8 +45,12 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
         let escaped = sandbox.root.replacingOccurrences(of: " ", with: "\\ ") + "/SSE\\ notes.llmster"
-        let first = try run(["echo:kept once", "/export \(sandbox.root)/SSE notes.llmster", "/import \(escaped)", "/import \(sandbox.root)/none.llmster"],
-                            sandbox: sandbox, fixture: fixture)
+        let first = try run(
+            [
+                "echo:kept once", "/export \(sandbox.root)/SSE notes.llmster", "/import \(escaped)",
+                "/import \(sandbox.root)/none.llmster"
+            ],
+            sandbox: sandbox, fixture: fixture)
         #expect(first.output.contains("Exported to"), "\(first)")
         #expect(first.errors.contains("/import: this library already holds this conversation"), "\(first)")
         #expect(first.errors.contains("/import: ") && first.errors.contains("none.llmster"), "\(first)")
@@ -55,12 +64,15 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
         let file = sandbox.root + "/twice.llmster"
-        let result = try run(["echo:imported twice", "/export \(file)", "/import \(file)", "/import \(file) --as-new", "/chats"],
-                             sandbox: sandbox, fixture: fixture)
+        let result = try run(
+            ["echo:imported twice", "/export \(file)", "/import \(file)", "/import \(file) --as-new", "/chats"],
+            sandbox: sandbox, fixture: fixture)
         #expect(result.errors.contains("pass --as-new to import a copy"), "\(result)")
         #expect(!result.errors.contains("unknown option"), "\(result)")
         #expect(result.output.contains("Imported and opened echo:imported twice"), "\(result)")
-        let listed = result.output.split(separator: "\n").filter { $0.contains("echo:imported twice") && !$0.contains("Imported") }
+        let listed = result.output.split(separator: "\n").filter {
+            $0.contains("echo:imported twice") && !$0.contains("Imported")
+        }
         #expect(listed.count == 2, "/chats lists the original and the copy: \(result.output)")
     }
 
@@ -73,7 +85,8 @@ import TestSupport
 
     @Test func downloadStartsAServerJob() throws {
         let fixture = try SimulatorFixture()
-        let result = try run(["/download acme/new-3b", "/download acme/tiny-1b"], sandbox: try Sandbox(), fixture: fixture)
+        let result = try run(
+            ["/download acme/new-3b", "/download acme/tiny-1b"], sandbox: try Sandbox(), fixture: fixture)
         #expect(result.output.contains("llmster download --status job_"), "\(result)")
         #expect(result.output.contains("acme/tiny-1b is already downloaded"))
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// What the server reports reaches the REPL: the model load time of a reply, load options and instance configs.
 @Suite struct ReplServerReportTests {
@@ -20,8 +20,11 @@ import TestSupport
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
         let reply = try #require(try library.messages(conversationId: conversation.id).last)
-        try library.updateReply(messageId: reply.id, MessageContent(
-            text: reply.text, status: .complete, statsJSON: #"{"total_output_tokens":2,"model_load_time_seconds":1.25}"#))
+        try library.updateReply(
+            messageId: reply.id,
+            MessageContent(
+                text: reply.text, status: .complete,
+                statsJSON: #"{"total_output_tokens":2,"model_load_time_seconds":1.25}"#))
         let stats = try terminal.enter("/stats")
         #expect(stats.contains("model loaded for this reply in 1.25 s"), "\(stats)")
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `/save`, `/clear`, the `/model` picker and `/copy`'s clipboard programs.
 @Suite struct ReplSessionCommandTests {
@@ -14,7 +14,9 @@ import TestSupport
         let saved = try terminal.enter("/save " + transcript)
         #expect(saved.contains("Saved this conversation to"), "\(saved)")
         let text = try String(contentsOfFile: transcript, encoding: .utf8)
-        #expect(text.contains("## You") && text.contains("echo:The **answer** is 42.") && text.contains("The **answer** is 42.\n"), "\(text)")
+        #expect(
+            text.contains("## You") && text.contains("echo:The **answer** is 42.")
+                && text.contains("The **answer** is 42.\n"), "\(text)")
         let reply = repl.sandbox.root + "/reply.md"
         try terminal.enter("/save --last " + reply)
         #expect(try String(contentsOfFile: reply, encoding: .utf8) == "The **answer** is 42.\n")
@@ -37,9 +39,12 @@ import TestSupport
         let id = try #require(try LibraryStore(path: repl.sandbox.libraryPath).conversations().first?.id)
         let shown = try repl.runBounded(["show", id])
         #expect(shown.status == 0, "\(shown)")
-        #expect(file == Data(shown.output.utf8), "/save:\n\(String(decoding: file, as: UTF8.self))\nshow:\n\(shown.output)")
+        #expect(
+            file == Data(shown.output.utf8), "/save:\n\(String(decoding: file, as: UTF8.self))\nshow:\n\(shown.output)")
         for raw in ["\u{1B}", "\u{9B}", "\u{07}"] {
-            #expect(file.range(of: Data(raw.utf8)) == nil, "the saved file holds a raw U+\(String(raw.unicodeScalars.first!.value, radix: 16))")
+            #expect(
+                file.range(of: Data(raw.utf8)) == nil,
+                "the saved file holds a raw U+\(String(raw.unicodeScalars.first!.value, radix: 16))")
         }
         #expect(String(decoding: file, as: UTF8.self).contains("␛[2J"), "the escapes are there, made visible")
     }
@@ -52,12 +57,16 @@ import TestSupport
         try terminal.enter("/system Answer in one word.")
         try terminal.enter("echo:first")
         let cleared = try terminal.enter("/clear")
-        #expect(cleared.contains("acme/thinker-8b (loaded)") && cleared.contains("new chat"), "the prompt reads as at start: \(cleared)")
+        #expect(
+            cleared.contains("acme/thinker-8b (loaded)") && cleared.contains("new chat"),
+            "the prompt reads as at start: \(cleared)")
         let settings = try terminal.enter("/set")
         #expect(settings.contains("temperature") && settings.contains("0.3"), "\(settings)")
         #expect(try terminal.enter("/system").contains("Answer in one word."))
         try terminal.enter("echo:second")
-        #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil, "the new chat has no earlier context")
+        #expect(
+            repl.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil,
+            "the new chat has no earlier context")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/thinker-8b")
     }
 
@@ -115,8 +124,10 @@ import TestSupport
         start = terminal.mark
         terminal.send("reason\r")
         let reasoning = try terminal.waitFor("Enter cancels", after: start)
-        #expect(reasoning.contains("acme/thinker-8b") && reasoning.contains("acme/multi-26b") && !reasoning.contains("acme/tiny-1b"),
-                "\(reasoning)")
+        #expect(
+            reasoning.contains("acme/thinker-8b") && reasoning.contains("acme/multi-26b")
+                && !reasoning.contains("acme/tiny-1b"),
+            "\(reasoning)")
         terminal.send("\r")
         try terminal.waitFor("› ", after: start)
         // Words that match no model are a message typed at the wrong prompt: the list is left and the message sent.
@@ -132,7 +143,9 @@ import TestSupport
         #expect(try terminal.waitForExit() == 0)
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         let texts = try library.conversations().flatMap { try library.messages(conversationId: $0.id).map(\.text) }
-        #expect(texts.contains("echo:typed at the list") && texts.contains("typed at the list"), "sent and answered: \(texts)")
+        #expect(
+            texts.contains("echo:typed at the list") && texts.contains("typed at the list"),
+            "sent and answered: \(texts)")
     }
 
     /// `/clear` and `/new` followed by another switch, or by quitting, leave no empty untitled conversations in the
@@ -178,8 +191,11 @@ import TestSupport
 /// The pager is given a file named for what it shows, so its status line reads "llmster help", not a temporary path.
 @Suite struct ReplPagerTests {
     @Test func thePagerIsGivenTheTitleNotATemporaryPath() throws {
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("llmster-test-pager-\(UUID().uuidString)").path
-        try "#!/bin/sh\nprintf 'paged [%s] in %s\\n' \"$1\" \"$(basename \"$PWD\")\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "llmster-test-pager-\(UUID().uuidString)"
+        ).path
+        try "#!/bin/sh\nprintf 'paged [%s] in %s\\n' \"$1\" \"$(basename \"$PWD\")\"\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: script) }
         chmod(script, 0o755)
         let repl = try ReplHarness(environment: ["PAGER": script])
@@ -204,7 +220,8 @@ import TestSupport
         var start = terminal.mark
         terminal.send("/restore \(backup)\r")
         let question = try terminal.waitFor("[y/N] ", after: start)
-        let preview = try #require(question.range(of: "conversations"), "the preview comes before the question: \(question)")
+        let preview = try #require(
+            question.range(of: "conversations"), "the preview comes before the question: \(question)")
         #expect(question[preview.lowerBound...].contains("Replace the library"), "\(question)")
         let size = try #require(question.split(separator: "\n").first { $0.hasPrefix("size") }, "\(question)")
         #expect(size.contains(" KB") || size.contains(" B,"), "the size is in readable units: \(size)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `/save` into a FIFO or through a symlink, and `/file` of a FIFO, on a real pseudo-terminal.
 @Suite struct ReplSpecialPathTests {
@@ -10,7 +10,9 @@ import TestSupport
         try terminal.enter("echo:The **answer** is 42.")
         let fifo = try FIFO(repl.sandbox.root + "/pipe")
         let saved = try terminal.enter("/save --last " + fifo.path)
-        #expect(saved.contains("written in place") && !saved.contains("replace it?"), "a FIFO is written, not replaced: \(saved)")
+        #expect(
+            saved.contains("written in place") && !saved.contains("replace it?"),
+            "a FIFO is written, not replaced: \(saved)")
         #expect(fifo.isStillAFIFO)
         #expect(fifo.drain() == Array("The **answer** is 42.\n".utf8))
 
@@ -21,8 +23,12 @@ import TestSupport
         terminal.send("/save --last " + link + "\r")
         try terminal.waitFor("exists; replace it? [y/N]", after: start)
         try terminal.enter("y")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "dotfiles/answer.md", "the link stays a link")
-        #expect(try String(contentsOfFile: repl.sandbox.root + "/dotfiles/answer.md", encoding: .utf8) == "The **answer** is 42.\n")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: link) == "dotfiles/answer.md",
+            "the link stays a link")
+        #expect(
+            try String(contentsOfFile: repl.sandbox.root + "/dotfiles/answer.md", encoding: .utf8)
+                == "The **answer** is 42.\n")
     }
 
     @Test func fileOfAFIFOIsRefusedAtOnceAndTheNextLineRuns() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// The REPL says where a reply's streamed version went when the server's final event replaced it.
 @Suite struct ReplStreamedVersionTests {

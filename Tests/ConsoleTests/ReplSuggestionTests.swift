@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// The engine's "did you mean" in the REPL: the nearest model key for `/model`, the closest titles for `/open`.
 @Suite struct ReplSuggestionTests {

@@ -1,8 +1,8 @@
 import Foundation
 import Simulator
-import Testing
-import TestSupport
 import TerminalMarkdown
+import TestSupport
+import Testing
 
 @Suite struct ReplTests {
     @Test func messageGetsItsRenderedReplyAndTheContextFigureChanges() throws {
@@ -211,7 +211,8 @@ import TerminalMarkdown
         let start = terminal.mark
         terminal.send("echo:second after a restart\r")
         let question = try terminal.waitFor("[y/r/N]", after: start)
-        #expect(question.contains("Continue with a fresh server context? y: empty, r: with a recap of the earlier turns"))
+        #expect(
+            question.contains("Continue with a fresh server context? y: empty, r: with a recap of the earlier turns"))
         #expect(!question.contains("\nsecond after a restart"), "nothing was answered yet")
         let answered = try terminal.enter("y")
         #expect(answered.contains("second after a restart"), "\(answered)")
@@ -229,10 +230,14 @@ import TerminalMarkdown
         let start = terminal.mark
         terminal.send("recall\r")
         let question = try terminal.waitFor("[y/r/N]", after: start)
-        #expect(question.contains("r: with a recap of the earlier turns (the earlier turns as a transcript (about "), "\(question)")
+        #expect(
+            question.contains("r: with a recap of the earlier turns (the earlier turns as a transcript (about "),
+            "\(question)")
         _ = try terminal.enter("r")
         let input = repl.fixture.requests(to: "/api/v1/chat").last?.field("input") ?? ""
-        #expect(input.hasPrefix("[llmster recap:") && input.contains("User: echo:the heron is the code word") && input.hasSuffix("recall"), "\(input)")
+        #expect(
+            input.hasPrefix("[llmster recap:") && input.contains("User: echo:the heron is the code word")
+                && input.hasSuffix("recall"), "\(input)")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
     }
 }
@@ -249,7 +254,9 @@ import TerminalMarkdown
         #expect(titling.first?.field("stream") != "true")
         let chats = try repl.runBounded(["chats", "--json"])
         #expect(chats.output.contains("\"title\""))
-        #expect(!chats.output.contains("\"title\":\"echo:the first message\""), "the summarizer's title replaced the first message: \(chats.output)")
+        #expect(
+            !chats.output.contains("\"title\":\"echo:the first message\""),
+            "the summarizer's title replaced the first message: \(chats.output)")
     }
 
     @Test func longRepliesEndWithATerminalNotification() throws {
@@ -257,7 +264,9 @@ import TerminalMarkdown
         try repl.sandbox.write("notify_after_seconds = 0\n", to: "config/llmster/config")
         let terminal = try repl.start()
         try terminal.enter("echo:done now")
-        #expect(terminal.rawOutput.contains("\u{1B}]777;notify;acme/tiny-1b finished;done now\u{7}"), "\(terminal.rawOutput.debugDescription)")
+        #expect(
+            terminal.rawOutput.contains("\u{1B}]777;notify;acme/tiny-1b finished;done now\u{7}"),
+            "\(terminal.rawOutput.debugDescription)")
     }
 }
 
@@ -316,11 +325,14 @@ import TerminalMarkdown
         #expect(try terminal.enter("/pin").contains("Pinned"))
         #expect(try terminal.enter("/unpin").contains("Unpinned."))
         #expect(try terminal.enter("/rename Kept chat").contains("Renamed this conversation to Kept chat."))
-        #expect(try terminal.enter("/folder rename Job/Research Notes").contains("Renamed folder Job/Research to Notes."))
+        #expect(
+            try terminal.enter("/folder rename Job/Research Notes").contains("Renamed folder Job/Research to Notes."))
         let start = terminal.mark
         terminal.send("/folder rm Job\r")
         let question = try terminal.waitFor("[y/N] ", after: start)
-        #expect(question.contains("Remove folder Job? Its 1 conversation and sub-folder Notes move to the top level."), "\(question)")
+        #expect(
+            question.contains("Remove folder Job? Its 1 conversation and sub-folder Notes move to the top level."),
+            "\(question)")
         #expect(try terminal.enter("n").contains("Kept folder Job."))
         #expect(try terminal.enter("/folder list").contains("Job/Notes"), "nothing moved after a no")
         let again = terminal.mark
@@ -343,7 +355,8 @@ import TerminalMarkdown
     /// `‹ ›` rather than brackets that read as Markdown.
     @Test func searchHitsAreATableFittedToTheTerminal() throws {
         let repl = try ReplHarness()
-        let long = "echo:the quarterly report covers revenue, churn, hiring plans and a long list of other things worth reading"
+        let long =
+            "echo:the quarterly report covers revenue, churn, hiring plans and a long list of other things worth reading"
         #expect(try repl.runBounded(["ask", long]).status == 0)
         let terminal = try repl.start(width: 60)
         let found = try terminal.enter("/search churn")

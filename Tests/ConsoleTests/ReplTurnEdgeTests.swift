@@ -1,8 +1,8 @@
 import Foundation
 import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// The REPL at the turn's edges: what was typed comes back when a turn is not sent, images wait like other items, and
 /// a piped REPL says in its exit status that a reply was incomplete.
@@ -17,12 +17,14 @@ import TestSupport
         let failed = try terminal.waitFor(notice, after: start + 30)
         #expect(failed.contains("500"), "the failure is said: \(failed)")
         // The next prompt, after the notice, comes with the message in its line.
-        let noticeEnd = start + 30 + failed.distance(from: failed.startIndex, to: try #require(failed.range(of: notice)).upperBound)
+        let noticeEnd =
+            start + 30 + failed.distance(from: failed.startIndex, to: try #require(failed.range(of: notice)).upperBound)
         try terminal.waitFor("› [[sim:status=500]] RECALL", after: noticeEnd)
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
-        #expect(try library.messages(conversationId: conversation.id).map(\.text) == ["echo:first", "first"],
-                "the failed message is not saved unanswered")
+        #expect(
+            try library.messages(conversationId: conversation.id).map(\.text) == ["echo:first", "first"],
+            "the failed message is not saved unanswered")
     }
 
     @Test func anAttachedImageIsShownOnThePromptListedAndDroppable() throws {
@@ -42,14 +44,18 @@ import TestSupport
     /// `printf 'a\nDROP\nc\n' | llmster`: every message is answered, each answer set apart, and the status says one was not whole.
     @Test func aPipedReplExitsWithTheIncompleteStatusAndSetsAnswersApart() throws {
         let repl = try ReplHarness()
-        let result = try repl.runBounded(["-m", "acme/tiny-1b"],
-                                         input: "echo:alpha\n[[sim:drop-after=5]] echo:b c d e f g h i\necho:gamma\n")
+        let result = try repl.runBounded(
+            ["-m", "acme/tiny-1b"],
+            input: "echo:alpha\n[[sim:drop-after=5]] echo:b c d e f g h i\necho:gamma\n")
         #expect(result.status == 6, "\(result)")
-        #expect(result.output.contains("alpha\n\n") && result.output.contains("\n\ngamma"), "answers are set apart: \(result.output)")
+        #expect(
+            result.output.contains("alpha\n\n") && result.output.contains("\n\ngamma"),
+            "answers are set apart: \(result.output)")
         let clean = try repl.runBounded(["-m", "acme/tiny-1b"], input: "echo:alpha\necho:beta\n")
         #expect(clean.status == 0, "\(clean)")
-        let worst = try repl.runBounded(["-m", "acme/tiny-1b"],
-                                        input: "[[sim:drop-after=5]] echo:b c d e f g h i\n[[sim:status=500]] echo:x\necho:gamma\n")
+        let worst = try repl.runBounded(
+            ["-m", "acme/tiny-1b"],
+            input: "[[sim:drop-after=5]] echo:b c d e f g h i\n[[sim:status=500]] echo:x\necho:gamma\n")
         #expect(worst.status == 1, "a message not sent is worse than an incomplete reply: \(worst)")
     }
 }
@@ -67,7 +73,10 @@ import TestSupport
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         var arrived = ""
         for _ in 0..<1000 where arrived.isEmpty {
-            arrived = (try? library.conversations().first.flatMap { try library.messages(conversationId: $0.id).last { $0.role == .assistant } }?.text) ?? ""
+            arrived =
+                (try? library.conversations().first.flatMap {
+                    try library.messages(conversationId: $0.id).last { $0.role == .assistant }
+                }?.text) ?? ""
             if arrived.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(arrived.hasPrefix("alpha"))
@@ -76,7 +85,8 @@ import TestSupport
         #expect(shown.contains(arrived.trimmingCharacters(in: .whitespaces)), "what arrived is printed: \(shown)")
         let rows = shown.components(separatedBy: "\n")
         let end = try #require(rows.firstIndex { $0.contains("cancelled") }, "\(shown)")
-        #expect(end > 0 && rows[end - 1].trimmingCharacters(in: .whitespaces).isEmpty, "the end line stands apart: \(rows)")
+        #expect(
+            end > 0 && rows[end - 1].trimmingCharacters(in: .whitespaces).isEmpty, "the end line stands apart: \(rows)")
     }
 }
 
@@ -99,10 +109,15 @@ import TestSupport
         terminal.send("n\r")
         let declined = try terminal.waitFor("› ", after: mark)
         #expect(declined.contains("Nothing sent; the message is back in the line."), "\(declined)")
-        #expect(!repl.fixture.requests(to: "/api/v1/chat").contains { $0.field("input")?.hasPrefix("[llmster recap") == true },
-                "recall was not taken as recap")
+        #expect(
+            !repl.fixture.requests(to: "/api/v1/chat").contains {
+                $0.field("input")?.hasPrefix("[llmster recap") == true
+            },
+            "recall was not taken as recap")
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
-        #expect(try library.messages(conversationId: conversation.id).map(\.text) == ["echo:first", "first"], "nothing left unanswered")
+        #expect(
+            try library.messages(conversationId: conversation.id).map(\.text) == ["echo:first", "first"],
+            "nothing left unanswered")
     }
 }

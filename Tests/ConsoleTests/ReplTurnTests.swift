@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// How turns read in the scrollback: set apart, previews and notifications as plain text, the way to the reasoning
 /// named, pastes counted right.
@@ -31,7 +31,8 @@ import TestSupport
         let listing = try terminal.enter("/alt")
         let rows = listing.split(separator: "\n").filter { $0.hasPrefix("  1.") || $0.hasPrefix("  2.") }
         #expect(rows.count == 2 && rows.allSatisfy { $0.contains("• bold and `code` first") }, "\(listing)")
-        #expect(!rows.contains { $0.contains("**") || $0.contains("* ") }, "no emphasis syntax in the previews: \(rows)")
+        #expect(
+            !rows.contains { $0.contains("**") || $0.contains("* ") }, "no emphasis syntax in the previews: \(rows)")
         #expect(rows.last?.hasSuffix("(current)") == true)
     }
 
@@ -50,7 +51,9 @@ import TestSupport
         try repl.sandbox.write("notify_after_seconds = 0\n", to: "config/llmster/config")
         let terminal = try repl.start()
         try terminal.enter("echo:**done** with `make`")
-        #expect(terminal.rawOutput.contains("\u{1B}]777;notify;acme/tiny-1b finished;done with `make`\u{7}"), "\(terminal.rawOutput.debugDescription)")
+        #expect(
+            terminal.rawOutput.contains("\u{1B}]777;notify;acme/tiny-1b finished;done with `make`\u{7}"),
+            "\(terminal.rawOutput.debugDescription)")
     }
 
     @Test func aPasteEndingInANewlineIsCountedByItsLines() throws {

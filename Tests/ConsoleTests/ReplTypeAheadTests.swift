@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// Input is never lost or misdirected: lines typed ahead, a draft given back to the line, questions, Ctrl-D and
 /// Ctrl-L, all driven by real keystrokes on a pseudo-terminal.
@@ -26,7 +26,8 @@ import TestSupport
         screen.apply(terminal.rawOutput)
         let lines = screen.lines
         for typed in ["/modle", "/stats", "echo:third line"] {
-            let row = try #require(lines.firstIndex { $0.hasSuffix("› " + typed) }, "\(typed) shows at a prompt: \(lines)")
+            let row = try #require(
+                lines.firstIndex { $0.hasSuffix("› " + typed) }, "\(typed) shows at a prompt: \(lines)")
             #expect(lines[row + 1] != "", "no blank line follows the typed-ahead \(typed): \(lines[row...])")
         }
     }
@@ -101,7 +102,9 @@ import TestSupport
         #expect(answered.contains("Taken as no"), "\(answered)")
         #expect(answered.contains("temperature = 0.5"), "the command ran: \(answered)")
         try terminal.ask("/system Be terse.")
-        #expect(try terminal.enter("Yes").contains("the next message starts a fresh server context"), "yes in any case is yes")
+        #expect(
+            try terminal.enter("Yes").contains("the next message starts a fresh server context"),
+            "yes in any case is yes")
     }
 
     /// A message typed at a question answers it no and is then sent, once in the history; a command typed there runs.
@@ -185,7 +188,8 @@ import TestSupport
     @Test func textFromTheEditorTallerThanTheScreenIsSummarisedAndSentWhole() throws {
         let repl = try ReplHarness()
         let script = repl.sandbox.root + "/editor.sh"
-        try "printf 'echo:edited line %s\\n' $(seq 1 40) > \"$1\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "printf 'echo:edited line %s\\n' $(seq 1 40) > \"$1\"\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
         var harness = repl
         harness.extra = ["VISUAL": "/bin/sh " + script]
         let terminal = try harness.start(height: 20)
@@ -199,6 +203,8 @@ import TestSupport
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == expected)
         var screen = TerminalScreen(width: 100, height: 20)
         screen.apply(terminal.rawOutput)
-        #expect(screen.lines.contains { $0.hasSuffix("› [edited 40 lines]") }, "the summary stays in the scrollback: \(screen.lines)")
+        #expect(
+            screen.lines.contains { $0.hasSuffix("› [edited 40 lines]") },
+            "the summary stays in the scrollback: \(screen.lines)")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// The REPL as an adapter over the engine's use cases: the effective model in the prompt, `/set`, `/system`, `/export`.
 @Suite struct ReplUseCaseTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// The REPL on a terminal, when `chat.end` carries a different final answer than the one that streamed.
 @Suite struct ReplyRewriteTests {

@@ -1,7 +1,7 @@
 import Console
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The bash, zsh and fish scripts `llmster completions` generates from the command table, and the copies in
 /// share/completions; bash and fish are driven for real.
@@ -23,8 +23,9 @@ import TestSupport
             environment = sandbox.environment(server: fixture.url)
             environment["PATH"] = BuiltProduct.directory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
             for (folder, prompt) in [("Work/Clients", "echo:Explain SSE"), ("Home", "echo:Plan a trip")] {
-                let result = try ProcessRunner.run(try BuiltProduct.path("llmster"), ["ask", "--folder", folder, prompt],
-                                                   environment: environment)
+                let result = try ProcessRunner.run(
+                    try BuiltProduct.path("llmster"), ["ask", "--folder", folder, prompt],
+                    environment: environment)
                 #expect(result.status == 0, "\(result)")
             }
             try sandbox.write("", to: "photo.png")
@@ -42,7 +43,8 @@ import TestSupport
         }
         let quoted = (split.last == ":" ? split + [""] : split).map { "'\($0)'" }.joined(separator: " ")
         let words = split.last == ":" ? split + [""] : split
-        let script = "cd '\(setup.sandbox.root)'; source '\(Self.directory)/llmster.bash'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _llmster; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let script =
+            "cd '\(setup.sandbox.root)'; source '\(Self.directory)/llmster.bash'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _llmster; printf '%s\\n' \"${COMPREPLY[@]}\""
         let result = try ProcessRunner.run("/bin/bash", ["-c", script], environment: setup.environment)
         #expect(result.status == 0, "\(result)")
         return result.output.split(separator: "\n").map(String.init).sorted()
@@ -51,17 +53,21 @@ import TestSupport
     /// What fish offers for `line` (its `complete -C`), the candidates without their descriptions.
     func fishCompletions(_ line: String, _ setup: Setup) throws -> [String] {
         let script = "cd '\(setup.sandbox.root)'; source '\(Self.directory)/llmster.fish'; complete -C '\(line)'"
-        let result = try ProcessRunner.run("/usr/bin/fish", ["--no-config", "-c", script], environment: setup.environment)
+        let result = try ProcessRunner.run(
+            "/usr/bin/fish", ["--no-config", "-c", script], environment: setup.environment)
         #expect(result.status == 0, "\(result)")
         return result.output.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }.sorted()
     }
 
     @Test func theCommittedScriptsAreTheGeneratedOnes() throws {
         for (shell, file) in Self.files {
-            let generated = try ProcessRunner.run(try BuiltProduct.path("llmster"), ["completions", shell], environment: [:])
+            let generated = try ProcessRunner.run(
+                try BuiltProduct.path("llmster"), ["completions", shell], environment: [:])
             #expect(generated.status == 0)
             let committed = try String(contentsOfFile: Self.directory + "/" + file, encoding: .utf8)
-            #expect(generated.output == committed, "share/completions/\(file) is stale: run llmster completions \(shell) > share/completions/\(file)")
+            #expect(
+                generated.output == committed,
+                "share/completions/\(file) is stale: run llmster completions \(shell) > share/completions/\(file)")
         }
     }
 
@@ -74,12 +80,17 @@ import TestSupport
         #expect(commands.count >= 17)
         for command in commands {
             #expect(script.contains(command), "\(shell) offers \(command)")
-            let commandHelp = try ProcessRunner.run(try BuiltProduct.path("llmster"), [command, "--help"], environment: [:]).output
+            let commandHelp = try ProcessRunner.run(
+                try BuiltProduct.path("llmster"), [command, "--help"], environment: [:]
+            ).output
             for option in commandHelp.matches(of: /--([a-z][a-z-]+)/).map({ String($0.output.1) }) {
-                #expect(script.contains(shell == "fish" ? "-l \(option)" : "--\(option)"), "\(shell) offers \(command) --\(option)")
+                #expect(
+                    script.contains(shell == "fish" ? "-l \(option)" : "--\(option)"),
+                    "\(shell) offers \(command) --\(option)")
             }
         }
-        #expect(!script.contains("__complete '") && !script.contains(" __complete:"), "the hidden command is not offered")
+        #expect(
+            !script.contains("__complete '") && !script.contains(" __complete:"), "the hidden command is not offered")
     }
 
     @Test func bashCompletesCommandsOptionsAndNamesFromTheLibraryAndServer() throws {
@@ -87,21 +98,28 @@ import TestSupport
         #expect(try bashCompletions(["llmster", "mo"], setup) == ["models"])
         #expect(try bashCompletions(["llmster", "com"], setup) == ["completions"])
         #expect(try bashCompletions(["llmster", "models", "--vi"], setup) == ["--vision"])
-        #expect(try bashCompletions(["llmster", "ask", "--mark"], setup) == ["--markdown"], "global options after the command")
+        #expect(
+            try bashCompletions(["llmster", "ask", "--mark"], setup) == ["--markdown"],
+            "global options after the command")
         #expect(try bashCompletions(["llmster", "load", "acme/th"], setup) == ["acme/thinker-8b"])
         #expect(try bashCompletions(["llmster", "ask", "-m", "acme/vi"], setup) == ["acme/vision-7b"])
         #expect(try bashCompletions(["llmster", "-m", "acme/vi"], setup) == ["acme/vision-7b"], "the REPL's -m")
-        #expect(try bashCompletions(["llmster", "show", "echo:Exp"], setup) == ["Explain\\ SSE"], "a title with a space, quoted (bash has echo: already)")
+        #expect(
+            try bashCompletions(["llmster", "show", "echo:Exp"], setup) == ["Explain\\ SSE"],
+            "a title with a space, quoted (bash has echo: already)")
         #expect(try bashCompletions(["llmster", "ask", "--chat", "echo:P"], setup) == ["Plan\\ a\\ trip"])
         #expect(try bashCompletions(["llmster", "chats", "--folder", "Wo"], setup) == ["Work", "Work/Clients"])
         #expect(try bashCompletions(["llmster", "import", "sse"], setup) == ["sse.llmster"])
         #expect(try bashCompletions(["llmster", "restore", "pho"], setup) == ["photo.png"])
         #expect(try bashCompletions(["llmster", "ask", "--image", "ph"], setup) == ["photo.png"])
         #expect(try bashCompletions(["llmster", "completions", "z"], setup) == ["zsh"])
-        let load = try ProcessRunner.run(try BuiltProduct.path("llmster"), ["load", "acme/tiny-1b"], environment: setup.environment)
+        let load = try ProcessRunner.run(
+            try BuiltProduct.path("llmster"), ["load", "acme/tiny-1b"], environment: setup.environment)
         #expect(load.output.contains("acme/tiny-1b:2"), "\(load)")
         #expect(try bashCompletions(["llmster", "unload", "acme/tiny-1"], setup) == ["acme/tiny-1b", "acme/tiny-1b:2"])
-        #expect(try bashCompletions(["llmster", "unload", "acme/tiny-1b:"], setup) == ["2"], "bash has the part before the colon")
+        #expect(
+            try bashCompletions(["llmster", "unload", "acme/tiny-1b:"], setup) == ["2"],
+            "bash has the part before the colon")
     }
 
     @Test func fishCompletesCommandsOptionsAndNames() throws {
@@ -123,12 +141,16 @@ import TestSupport
         environment["PS1"] = "%% "
         environment["TERM"] = "dumb"
         let zsh = try Pseudoterminal("/usr/bin/zsh", ["-f", "-i"], environment: environment)
-        zsh.send("cd '\(setup.sandbox.root)'; fpath=('\(Self.directory)' $fpath); autoload -U compinit; compinit -u -D; print ready\r")
+        zsh.send(
+            "cd '\(setup.sandbox.root)'; fpath=('\(Self.directory)' $fpath); autoload -U compinit; compinit -u -D; print ready\r"
+        )
         _ = try zsh.waitFor("\nready")
-        for (typed, expected) in [("llmster mo", "llmster models "), ("llmster models --vi", "--vision "),
-                                  ("llmster ask --mark", "--markdown "), ("llmster completions z", "completions zsh "),
-                                  ("llmster load acme/th", "acme/thinker-8b "), ("llmster show echo:Exp", "echo:Explain\\ SSE "),
-                                  ("llmster chats --folder Work/C", "Work/Clients "), ("llmster import sse", "sse.llmster ")] {
+        for (typed, expected) in [
+            ("llmster mo", "llmster models "), ("llmster models --vi", "--vision "),
+            ("llmster ask --mark", "--markdown "), ("llmster completions z", "completions zsh "),
+            ("llmster load acme/th", "acme/thinker-8b "), ("llmster show echo:Exp", "echo:Explain\\ SSE "),
+            ("llmster chats --folder Work/C", "Work/Clients "), ("llmster import sse", "sse.llmster ")
+        ] {
             let mark = zsh.mark
             zsh.send(typed + "\t")
             _ = try zsh.waitFor(expected, after: mark)

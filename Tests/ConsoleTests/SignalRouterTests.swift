@@ -1,13 +1,15 @@
 import Chat
-@testable import Console
 import Foundation
 import Testing
+
+@testable import Console
 
 /// Signals that land between two of the REPL's states: a read that has its line but has not ended yet, a command.
 @Suite struct SignalRouterTests {
     private func router() -> (SignalRouter, LineEditor) {
-        let editor = LineEditor(history: HistoryFile(path: FileManagerPath.temporary("history")), environment: [:],
-                                lineMode: true, completer: { _ in [] }, describer: { $0.map { _ in "" } })
+        let editor = LineEditor(
+            history: HistoryFile(path: FileManagerPath.temporary("history")), environment: [:],
+            lineMode: true, completer: { _ in [] }, describer: { $0.map { _ in "" } })
         return (SignalRouter(editor: editor), editor)
     }
 
@@ -24,7 +26,11 @@ import Testing
             throw CancellationError()
         }
         // Past the time limit the reply is cancelled too, so a failure ends the test instead of hanging it.
-        let (result, _) = await withTaskCancellationHandler { await router.streaming(reply) {} } onCancel: { reply.cancel() }
+        let (result, _) = await withTaskCancellationHandler {
+            await router.streaming(reply) {}
+        } onCancel: {
+            reply.cancel()
+        }
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(editor.takeWakeReasons().isEmpty, "the next prompt is not woken by it")
     }

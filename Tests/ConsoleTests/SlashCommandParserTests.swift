@@ -1,11 +1,16 @@
-@testable import Console
 import Foundation
 import Testing
 
+@testable import Console
+
 @Suite struct SlashCommandParserTests {
     @Test func knownCommandWithOptionsAndPositionals() throws {
-        guard case .command(let command, let arguments) = SlashLine.parse("/models --vision --sort size", commands: ReplCommands.all) else {
-            Issue.record("not parsed as a command"); return
+        guard
+            case .command(let command, let arguments) = SlashLine.parse(
+                "/models --vision --sort size", commands: ReplCommands.all)
+        else {
+            Issue.record("not parsed as a command")
+            return
         }
         #expect(command.name == "models")
         #expect(arguments.has("vision"))
@@ -13,19 +18,30 @@ import Testing
     }
 
     @Test func quotesKeepSpacesInOneArgument() throws {
-        guard case .command(_, let arguments) = SlashLine.parse("/mv 'my chat' \"Work/Deep Research\"", commands: ReplCommands.all) else {
-            Issue.record("not parsed as a command"); return
+        guard
+            case .command(_, let arguments) = SlashLine.parse(
+                "/mv 'my chat' \"Work/Deep Research\"", commands: ReplCommands.all)
+        else {
+            Issue.record("not parsed as a command")
+            return
         }
         #expect(arguments.positionals == ["my chat", "Work/Deep Research"])
     }
 
     @Test func backslashesOutsideQuotesTakeTheNextCharacterLiterally() throws {
-        #expect(try SlashLine.words(#"SSE\ notes.llmster 'a\b' x\\y end\"#) == ["SSE notes.llmster", #"a\b"#, #"x\y"#, #"end\"#])
+        #expect(
+            try SlashLine.words(#"SSE\ notes.llmster 'a\b' x\\y end\"#) == [
+                "SSE notes.llmster", #"a\b"#, #"x\y"#, #"end\"#
+            ])
     }
 
     @Test func textCommandsTakeTheRestOfTheLineVerbatim() throws {
-        guard case .command(let command, let arguments) = SlashLine.parse("/system  be terse --no fluff", commands: ReplCommands.all) else {
-            Issue.record("not parsed as a command"); return
+        guard
+            case .command(let command, let arguments) = SlashLine.parse(
+                "/system  be terse --no fluff", commands: ReplCommands.all)
+        else {
+            Issue.record("not parsed as a command")
+            return
         }
         #expect(command.name == "system")
         #expect(arguments.positionals == ["be terse --no fluff"])
@@ -34,15 +50,18 @@ import Testing
     @Test(arguments: [("hepl", "help"), ("modle", "model"), ("modles", "models"), ("sav", "save")])
     func unknownCommandSuggestsTheNearest(typed: String, expected: String) {
         guard case .unknown(let name, let suggestion) = SlashLine.parse("/" + typed, commands: ReplCommands.all) else {
-            Issue.record("an unknown command was accepted"); return
+            Issue.record("an unknown command was accepted")
+            return
         }
         #expect(name == typed)
         #expect(suggestion == expected)
     }
 
     @Test func badOptionsAndOpenQuotesAreUsageErrors() {
-        guard case .badArguments(let command, _) = SlashLine.parse("/models --colour", commands: ReplCommands.all) else {
-            Issue.record("a bad option was accepted"); return
+        guard case .badArguments(let command, _) = SlashLine.parse("/models --colour", commands: ReplCommands.all)
+        else {
+            Issue.record("a bad option was accepted")
+            return
         }
         #expect(command.usageLine.hasPrefix("usage: /models"))
     }

@@ -4,6 +4,7 @@ import Foundation
 enum FileManagerPath {
     /// A path that does not exist yet, in a directory of its own.
     static func temporary(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("llmster-console-\(UUID().uuidString)/\(name)").path
+        FileManager.default.temporaryDirectory.appendingPathComponent("llmster-console-\(UUID().uuidString)/\(name)")
+            .path
     }
 }

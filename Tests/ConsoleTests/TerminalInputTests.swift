@@ -1,6 +1,7 @@
 import Testing
-@testable import TerminalMarkdown
+
 @testable import Console
+@testable import TerminalMarkdown
 
 /// What the terminal sends besides keys (its answers to the background query, read as they may arrive: split
 /// anywhere, with keys typed around them, in the forms terminals use), keys typed ahead, and the Tab list's layout.
@@ -11,7 +12,7 @@ import Testing
         ("\u{1B}]11;rgb:ffff/ffff/ffff\u{1B}\\", TerminalBackground.light),
         ("\u{1B}]11;rgb:0000/0000/0000\u{7}", .dark),
         ("\u{1B}]11;rgb:fd/f6/e3\u{7}", .light),
-        ("\u{1B}]11;rgba:2828/2c2c/3434/ffff\u{1B}\\", .dark),
+        ("\u{1B}]11;rgba:2828/2c2c/3434/ffff\u{1B}\\", .dark)
     ])
     func aColourReportNamesTheBackground(report: String, expected: TerminalBackground) {
         let reply = TerminalReply(bytes(report + "\u{1B}[?62;22c"))
@@ -22,7 +23,8 @@ import Testing
         let answer = bytes("ab\u{1B}]11;rgb:ffff/ffff/ffff\u{1B}\\c\u{1B}[?64;1;2c\r")
         for cut in 0...answer.count {
             let early = TerminalReply(Array(answer.prefix(cut)))
-            #expect(!early.isComplete || cut >= answer.count - 1, "complete only once the DA1 answer is whole (cut \(cut))")
+            #expect(
+                !early.isComplete || cut >= answer.count - 1, "complete only once the DA1 answer is whole (cut \(cut))")
             #expect(early.background == nil || early.background == .light)
         }
         let whole = TerminalReply(answer)
@@ -33,8 +35,11 @@ import Testing
     @Test func aTerminalWithoutOSC11AnswersOnlyTheAttributes() {
         let reply = TerminalReply(bytes("\u{1B}[?1;2c"))
         #expect(reply.isComplete && reply.background == nil)
-        #expect(TerminalBackground(readingColorFgBg: nil) == nil && TerminalBackground(readingColorFgBg: "default") == nil)
-        #expect(TerminalBackground(readingColorFgBg: "0;15") == .light && TerminalBackground(readingColorFgBg: "15;default;0") == .dark)
+        #expect(
+            TerminalBackground(readingColorFgBg: nil) == nil && TerminalBackground(readingColorFgBg: "default") == nil)
+        #expect(
+            TerminalBackground(readingColorFgBg: "0;15") == .light
+                && TerminalBackground(readingColorFgBg: "15;default;0") == .dark)
     }
 
     /// The width answers: mode 2027 set means grapheme clusters; otherwise the probes' measured advances pick the
@@ -45,7 +50,7 @@ import Testing
         ("\u{1B}[?2027;0$y\u{1B}[1;9R\u{1B}[1;3R\u{1B}[1;2R", .codepoint),
         ("\u{1B}[?2027;2$y\u{1B}[3;3R\u{1B}[3;3R\u{1B}[3;3R", .grapheme),
         ("\u{1B}[1;3R\u{1B}[1;3R", nil),
-        ("", nil),
+        ("", nil)
     ])
     func theWidthAnswersPickTheModelTheTerminalDraws(answer: String, expected: WidthModel?) {
         let reply = TerminalReply(bytes("x" + answer + "\u{1B}[?62;22c"))

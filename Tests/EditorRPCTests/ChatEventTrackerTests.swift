@@ -22,7 +22,9 @@ import Testing
 
     @Test func rewrittenTextIsSentWhole() {
         var tracker = ChatEventTracker()
-        let events = tracker.events(for: .answerReplaced("Revised: the whole answer.")) + tracker.events(for: .reasoningReplaced("Why."))
+        let events =
+            tracker.events(for: .answerReplaced("Revised: the whole answer."))
+            + tracker.events(for: .reasoningReplaced("Why."))
         #expect(events.map(\.type) == ["message.replace", "reasoning.replace"])
         #expect(events.map(text) == ["Revised: the whole answer.", "Why."])
     }
@@ -36,9 +38,11 @@ import Testing
 
     @Test func stageProgressCarriesTheInstanceAndOtherStagesAreSilent() {
         var tracker = ChatEventTracker()
-        let events = [ReplyState.Stage.loadingModel(instanceId: "acme/tiny-1b:2", progress: 0.5), .processingPrompt(progress: 1),
-                      .reasoning, .answering, .ended]
-            .flatMap { tracker.events(for: .stageChanged($0)) }
+        let events = [
+            ReplyState.Stage.loadingModel(instanceId: "acme/tiny-1b:2", progress: 0.5), .processingPrompt(progress: 1),
+            .reasoning, .answering, .ended
+        ]
+        .flatMap { tracker.events(for: .stageChanged($0)) }
         #expect(events.map(\.type) == ["model_load.progress", "prompt_processing.progress"])
         #expect(events[0].fields["modelInstanceId"] == .string("acme/tiny-1b:2"))
     }
@@ -53,7 +57,8 @@ import Testing
         call.output = "found"
         let success = tracker.events(for: .toolCallChanged(index: 0, call))
         // A call whose start and failure were merged into one update still starts first.
-        let failed = tracker.events(for: .toolCallChanged(index: 1, ToolCallState(name: "open_browser", status: .failed(reason: "no browser"))))
+        let failed = tracker.events(
+            for: .toolCallChanged(index: 1, ToolCallState(name: "open_browser", status: .failed(reason: "no browser"))))
         #expect(start.map(\.type) == ["tool_call.start"])
         #expect(arguments.map(\.type) == ["tool_call.arguments"])
         #expect(arguments[0].fields["arguments"] == .object(["query": .string("sse")]))

@@ -1,8 +1,8 @@
 import EditorRPC
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// What an editor sees of settings changed while `llmster rpc` runs, and of a model chosen before a chat's first message.
 @Suite struct ConfigReloadTests {
@@ -18,7 +18,8 @@ import TestSupport
         let reloaded = await rpc.call("config/reload")?["result"]?["presets"]?.array.compactMap { $0["name"]?.string }
         #expect(reloaded == ["pirate", "poet"])
         try rpc.sandbox.write("no equals here\n", to: "config/llmster/config")
-        #expect(await rpc.call("config/reload")?.errorKind != nil, "a config that does not read is an error, not a crash")
+        #expect(
+            await rpc.call("config/reload")?.errorKind != nil, "a config that does not read is an error, not a crash")
         #expect(await rpc.call("presets/list")?["result"]?["presets"]?.array.count == 2, "the settings in use stay")
         await rpc.closeInput()
     }
@@ -30,11 +31,16 @@ import TestSupport
         let id = await rpc.request("models/selectPending", ["model": "acme/thinker-8b"])
         let (response, notifications) = await rpc.response(to: id)
         let result = try #require(response?["result"])
-        #expect(result["unloaded"] == ["acme/tiny-1b"], "the model the chat would have used is unloaded, as the REPL's /model does")
+        #expect(
+            result["unloaded"] == ["acme/tiny-1b"],
+            "the model the chat would have used is unloaded, as the REPL's /model does")
         #expect(result["instanceId"] == "acme/thinker-8b")
-        let steps = notifications.filter { $0["method"] == "models/progress" }.compactMap { $0["params"]?["type"]?.string }
+        let steps = notifications.filter { $0["method"] == "models/progress" }.compactMap {
+            $0["params"]?["type"]?.string
+        }
         #expect(steps == ["unloaded", "loading", "loaded"])
-        let again = await rpc.call("models/selectPending", ["model": "acme/vision-7b", "previous": "acme/thinker-8b"])?["result"]
+        let again = await rpc.call("models/selectPending", ["model": "acme/vision-7b", "previous": "acme/thinker-8b"])?[
+            "result"]
         #expect(again?["unloaded"] == ["acme/thinker-8b"], "the chat's earlier choice is the previous model")
         #expect(await rpc.call("models/selectPending", ["model": "nobody/nothing"])?.errorKind == "model_not_found")
         await rpc.closeInput()

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `llmster` holds `LM_API_TOKEN` in memory: a crash must not write it to a core file.
 @Suite struct CoreDumpTests {
@@ -17,8 +17,10 @@ import TestSupport
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["rpc"]
         }
-        process.environment = sandbox.environment(server: "http://127.0.0.1:9", extra: ["LM_API_TOKEN": "sk-lm-secret:token"])
-        let input = Pipe(), output = Pipe()
+        process.environment = sandbox.environment(
+            server: "http://127.0.0.1:9", extra: ["LM_API_TOKEN": "sk-lm-secret:token"])
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()

@@ -4,8 +4,8 @@ import Foundation
 import LMStudio
 import Simulator
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The values the engine decides and rpc carries ready to show, so the editors print them rather than compute them:
 /// `displayTitle`, `contextMeter`, `reasoningLabel`, and the `category` of every error.
@@ -20,7 +20,8 @@ import TestSupport
         #expect(created["displayTitle"] == "Untitled")
         let listed = await rpc.call("conversations/list")?["result"]?["conversations"]?.array ?? []
         #expect(listed.first { $0["id"] == id }?["displayTitle"] == "Untitled")
-        #expect(await rpc.call("conversations/get", ["id": id])?["result"]?["conversation"]?["displayTitle"] == "Untitled")
+        #expect(
+            await rpc.call("conversations/get", ["id": id])?["result"]?["conversation"]?["displayTitle"] == "Untitled")
         let renamed = await rpc.call("conversations/rename", ["id": id, "title": "Trip plans"])?["result"]
         #expect(renamed?["displayTitle"] == "Trip plans")
         await rpc.closeInput()
@@ -33,7 +34,8 @@ import TestSupport
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
         let answer = "Try:\n\n~~~ python\nx = 1\n~~~\n\n````md\n```\ninner\n```\n````\n\n    indented\n"
-        let sent = try #require(await rpc.call("chat/send", ["text": .string("echo:" + answer), "model": "acme/tiny-1b"])?["result"])
+        let sent = try #require(
+            await rpc.call("chat/send", ["text": .string("echo:" + answer), "model": "acme/tiny-1b"])?["result"])
         #expect(sent["message"]?["codeBlocks"] == .array(["x = 1", "```\ninner\n```", "indented"]), "\(sent)")
         await rpc.closeInput()
     }
@@ -42,14 +44,17 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        let sent = try #require(await rpc.call("chat/send", ["text": "echo:a short answer", "model": "acme/tiny-1b"])?["result"])
+        let sent = try #require(
+            await rpc.call("chat/send", ["text": "echo:a short answer", "model": "acme/tiny-1b"])?["result"])
         let meter = try #require(sent["contextMeter"])
         let stats = try #require(sent["message"]?["stats"])
-        let used = try #require(stats["input_tokens"]?.int).saturatingAdd(try #require(stats["total_output_tokens"]?.int))
+        let used = try #require(stats["input_tokens"]?.int).saturatingAdd(
+            try #require(stats["total_output_tokens"]?.int))
         #expect(meter["used"]?.int == used)
         #expect(meter["limit"] == 4096, "the loaded instance's context length, not the model's maximum (32k)")
         #expect(meter["ratio"] == .number(Double(used) / 4096))
-        #expect(meter["label"]?.string == ContextMeter(usedTokens: used, contextLength: 4096).label(), "the REPL's figure")
+        #expect(
+            meter["label"]?.string == ContextMeter(usedTokens: used, contextLength: 4096).label(), "the REPL's figure")
         #expect(meter["label"]?.string?.hasPrefix("ctx \(used)/4k ") == true, "8k-style, one number format: \(meter)")
         let got = await rpc.call("conversations/get", ["id": try #require(sent["conversationId"])])?["result"]
         #expect(got?["contextMeter"] == meter)
@@ -61,10 +66,13 @@ import TestSupport
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
         _ = await rpc.call("models/list")
-        let sent = try #require(await rpc.call("chat/send", ["text": "echo:hello", "model": "acme/thinker-8b"])?["result"])
+        let sent = try #require(
+            await rpc.call("chat/send", ["text": "echo:hello", "model": "acme/thinker-8b"])?["result"])
         let models = await rpc.call("models/list")?["result"]?["models"]?.array ?? []
         let instance = try #require(models.first { $0["key"] == "acme/thinker-8b" }?["loaded_instances"]?.array.first)
-        #expect(sent["contextMeter"]?["limit"] == instance["config"]?["context_length"], "\(sent["contextMeter"] ?? .null) vs \(instance)")
+        #expect(
+            sent["contextMeter"]?["limit"] == instance["config"]?["context_length"],
+            "\(sent["contextMeter"] ?? .null) vs \(instance)")
         await rpc.closeInput()
     }
 
@@ -74,7 +82,9 @@ import TestSupport
         await rpc.initialize()
         let id = try #require(await rpc.call("conversations/create", ["model": "nobody/unknown"])?["result"]?["id"])
         let meter = try #require(await rpc.call("conversations/get", ["id": id])?["result"]?["contextMeter"])
-        #expect(meter == JSONValue.object(["used": 0, "limit": JSONValue.null, "ratio": JSONValue.null, "label": "ctx 0/?"]))
+        #expect(
+            meter == JSONValue.object(["used": 0, "limit": JSONValue.null, "ratio": JSONValue.null, "label": "ctx 0/?"])
+        )
         await rpc.closeInput()
     }
 
@@ -119,7 +129,7 @@ import TestSupport
             ("chat/send", ["text": "hi", "conversationId": "nope"], "not_found", "not_found"),
             ("chat/send", [:], "invalid_params", "invalid"),
             ("no/such", [:], "method_not_found", "invalid"),
-            ("models/unload", ["instanceId": "nobody/nothing"], "not_found", "not_found"),
+            ("models/unload", ["instanceId": "nobody/nothing"], "not_found", "not_found")
         ]
         for (method, params, kind, category) in cases {
             let answer = try #require(await rpc.call(method, params))
@@ -128,7 +138,8 @@ import TestSupport
         }
         let created = try #require(await rpc.call("conversations/create", [:])?["result"]?["id"])
         let noReply = try #require(await rpc.call("conversations/fork", ["conversationId": created, "atReply": 3]))
-        #expect(noReply.errorKind == "not_found", "no such reply is not found, as on the command line (exit 5): \(noReply)")
+        #expect(
+            noReply.errorKind == "not_found", "no such reply is not found, as on the command line (exit 5): \(noReply)")
         #expect(noReply["error"]?["data"]?["category"] == "not_found")
         await rpc.closeInput()
 
@@ -141,13 +152,17 @@ import TestSupport
     }
 
     @Test func aContextOverflowIsOneCategoryWhetherTheCodeOrTheWordingSaysIt() {
-        let coded = APIErrorPayload(type: "invalid_request", message: "prompt rejected", code: "context_length_exceeded")
+        let coded = APIErrorPayload(
+            type: "invalid_request", message: "prompt rejected", code: "context_length_exceeded")
         let worded = APIErrorPayload(message: "The context length was exceeded")
         #expect(ReplyErrorKind(coded) == .contextOverflow)
         #expect(ReplyErrorKind(worded) == .contextOverflow)
         #expect(ReplyErrorKind(APIErrorPayload(message: "model crashed")) == .serverError)
-        let refused = LMStudioError.invalidRequest(message: "prompt rejected", param: nil, code: "context_length_exceeded")
+        let refused = LMStudioError.invalidRequest(
+            message: "prompt rejected", param: nil, code: "context_length_exceeded")
         #expect(ChatError.server(refused).category == .contextOverflow)
-        #expect(LMStudioError.describe(streamError: worded).contains("--context-length"), "the remedy follows the same rule")
+        #expect(
+            LMStudioError.describe(streamError: worded).contains("--context-length"), "the remedy follows the same rule"
+        )
     }
 }

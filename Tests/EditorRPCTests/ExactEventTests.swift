@@ -2,8 +2,8 @@ import EditorRPC
 import Foundation
 import LMStudio
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `chat/event` text is exact: deltas add up to the saved text, and a rewritten answer arrives whole.
 @Suite struct ExactEventTests {

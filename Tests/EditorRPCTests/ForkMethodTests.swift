@@ -2,8 +2,8 @@ import EditorRPC
 import Foundation
 import LMStudio
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `conversations/fork`, and the fork's mark where editors look for it: `conversations/get` and the listing.
 @Suite struct ForkMethodTests {
@@ -14,7 +14,8 @@ import TestSupport
         let first = await rpc.response(to: await rpc.request("chat/send", ["text": "echo:one"])).0
         let original = try #require(first?["result"]?["conversationId"])
         _ = await rpc.response(to: await rpc.request("chat/send", ["conversationId": original, "text": "echo:two"]))
-        let fork = try #require(await rpc.call("conversations/fork", ["conversationId": original, "atReply": 1])?["result"])
+        let fork = try #require(
+            await rpc.call("conversations/fork", ["conversationId": original, "atReply": 1])?["result"])
         #expect(fork["forkedFrom"]?["conversationId"] == original && fork["forkedFrom"]?["reply"] == 1)
         let forkId = try #require(fork["conversation"]?["id"])
         let messages = await rpc.call("conversations/get", ["id": forkId])?["result"]?["messages"]?.array ?? []

@@ -3,8 +3,10 @@ import Testing
 
 @Suite struct FrameParserTests {
     static let lines = "{\"a\":1}\n\n  \n{\"b\":\"é ✓ 🙂\"}\r\n{\"c\":[1,2]}\n"
-    static let expected: [Frame] = [.message(Array("{\"a\":1}".utf8)), .message(Array("{\"b\":\"é ✓ 🙂\"}".utf8)),
-                                    .message(Array("{\"c\":[1,2]}".utf8))]
+    static let expected: [Frame] = [
+        .message(Array("{\"a\":1}".utf8)), .message(Array("{\"b\":\"é ✓ 🙂\"}".utf8)),
+        .message(Array("{\"c\":[1,2]}".utf8))
+    ]
 
     @Test func jsonLinesGiveTheSameMessagesWhereverTheStreamIsSplit() {
         let bytes = Array(Self.lines.utf8)
@@ -19,7 +21,8 @@ import Testing
 
     @Test func lspFramingGivesTheSameMessagesWhereverTheStreamIsSplit() {
         let bodies = ["{\"a\":1}", "{\"b\":\"é ✓ 🙂\"}", "{\"c\":[1,2]}"]
-        let bytes = bodies.flatMap { Framing.lsp.frame($0) }
+        let bytes =
+            bodies.flatMap { Framing.lsp.frame($0) }
             + Array("Content-Type: application/vscode-jsonrpc\r\ncontent-length: 2\r\n\r\n{}".utf8)
         let expected = bodies.map { Frame.message(Array($0.utf8)) } + [.message(Array("{}".utf8))]
         for split in 0...bytes.count {
@@ -52,7 +55,8 @@ import Testing
     }
 
     /// Every frame `bytes` gives when split at `split`, the end of input included.
-    static func frames(_ bytes: [UInt8], framing: Framing, split: Int, limit: Int = FrameParser.defaultLimit) -> [Frame] {
+    static func frames(_ bytes: [UInt8], framing: Framing, split: Int, limit: Int = FrameParser.defaultLimit) -> [Frame]
+    {
         var parser = FrameParser(framing: framing, limit: limit)
         return parser.feed(bytes[..<split]) + parser.feed(bytes[split...]) + parser.finish()
     }
@@ -60,8 +64,11 @@ import Testing
     @Test func anUnterminatedLastLineIsAMessageAtTheEndOfInput() {
         let bytes = Array("{\"a\":1}\n{\"b\":2}".utf8)
         for split in 0...bytes.count {
-            #expect(Self.frames(bytes, framing: .jsonLines, split: split) == [.message(Array("{\"a\":1}".utf8)), .message(Array("{\"b\":2}".utf8))],
-                    "split at \(split)")
+            #expect(
+                Self.frames(bytes, framing: .jsonLines, split: split) == [
+                    .message(Array("{\"a\":1}".utf8)), .message(Array("{\"b\":2}".utf8))
+                ],
+                "split at \(split)")
         }
         var blank = FrameParser(framing: .jsonLines)
         #expect(blank.feed(Array("{}\n  \r".utf8)) + blank.finish() == [.message(Array("{}".utf8))])
@@ -80,8 +87,11 @@ import Testing
     @Test func aContentLengthTooLargeForAnIntIsOversizedAndParsingResumes() {
         let bytes = Array("Content-Length: 99999999999999999999999\r\n\r\n{}".utf8) + Framing.lsp.frame("{}")
         for split in 0...bytes.count {
-            #expect(Self.frames(bytes, framing: .lsp, split: split) == [.oversized(limit: FrameParser.defaultLimit), .message(Array("{}".utf8))],
-                    "split at \(split)")
+            #expect(
+                Self.frames(bytes, framing: .lsp, split: split) == [
+                    .oversized(limit: FrameParser.defaultLimit), .message(Array("{}".utf8))
+                ],
+                "split at \(split)")
         }
     }
 
@@ -89,19 +99,28 @@ import Testing
         let body = "{\"text\":\"send Content-Length: 12 then a blank line\"}"
         let bytes = Framing.lsp.frame(body) + Framing.lsp.frame("{}")
         for split in 0...bytes.count {
-            #expect(Self.frames(bytes, framing: .lsp, split: split) == [.message(Array(body.utf8)), .message(Array("{}".utf8))], "split at \(split)")
+            #expect(
+                Self.frames(bytes, framing: .lsp, split: split) == [
+                    .message(Array(body.utf8)), .message(Array("{}".utf8))
+                ], "split at \(split)")
         }
     }
 
     @Test func theHeaderNameInAnotherHeadersValueDoesNotHideTheRealOne() {
         var parser = FrameParser(framing: .lsp)
-        #expect(parser.feed(Array("Content-Length: 2\r\nX-Note: see content-length\r\n\r\n{}".utf8)) == [.message(Array("{}".utf8))])
+        #expect(
+            parser.feed(Array("Content-Length: 2\r\nX-Note: see content-length\r\n\r\n{}".utf8)) == [
+                .message(Array("{}".utf8))
+            ])
     }
 
     @Test func anLSPMessageCutShortByTheEndOfInputIsReported() {
         var parser = FrameParser(framing: .lsp)
         #expect(parser.feed(Array("Content-Length: 10\r\n\r\n{}".utf8)).isEmpty)
-        guard case .badHeader(let detail)? = parser.finish().first else { Issue.record("nothing reported"); return }
+        guard case .badHeader(let detail)? = parser.finish().first else {
+            Issue.record("nothing reported")
+            return
+        }
         #expect(detail.contains("ended"))
     }
 }

@@ -1,10 +1,10 @@
 import EditorRPC
 import Foundation
-import Library
 import LMStudio
+import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `transfer/plan` and `transfer/import` follow the engine's import plan (`ImportPlan`), as `llmster import` and
 /// `/import` do.
@@ -23,7 +23,8 @@ import TestSupport
         let library = try LibraryStore(path: source.sandbox.libraryPath)
         let conversationId = try #require(id.string)
         let conversation = try #require(try library.conversation(id: conversationId))
-        try library.setContinuation(conversationId: conversation.id, serverURL: nil, responseId: conversation.lastResponseId)
+        try library.setContinuation(
+            conversationId: conversation.id, serverURL: nil, responseId: conversation.lastResponseId)
         #expect(await source.call("transfer/export", ["conversationId": id, "path": .string(path)])?["result"] != nil)
 
         let target = try RPCHarness(serverURL: fixture.url)
@@ -39,7 +40,8 @@ import TestSupport
         #expect(asked.errorKind == "confirmation_required", "the same server, but the file does not say so: \(asked)")
         #expect(asked["error"]?["data"]?["category"] == "confirmation")
         #expect(asked["error"]?["data"]?["mustAsk"] == true)
-        let dropped = try #require(await target.call("transfer/import", ["path": .string(path), "continuation": "drop"])?["result"])
+        let dropped = try #require(
+            await target.call("transfer/import", ["path": .string(path), "continuation": "drop"])?["result"])
         #expect(dropped["continuationKept"] == false)
         await source.closeInput()
         await target.closeInput()

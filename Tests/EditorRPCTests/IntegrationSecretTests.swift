@@ -1,7 +1,7 @@
 import Foundation
 import LMStudio
-import Testing
 import TestSupport
+import Testing
 
 /// The built `llmster rpc` with an integration whose header secret lives in the credentials file.
 @Suite struct IntegrationSecretTests {
@@ -10,7 +10,8 @@ import TestSupport
     @Test func theSecretReachesTheServerButNoAnswerExportOrBackup() throws {
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
-        try sandbox.write("""
+        try sandbox.write(
+            """
             integration.docs = https://docs.example.com/mcp
             integration.docs.allowed_tools = search
             """, to: "config/llmster/config", permissions: 0o644)
@@ -18,18 +19,26 @@ import TestSupport
         let client = try RPCPipe(sandbox: sandbox, server: fixture.url)
         #expect(client.call("initialize", #"{"protocolVersion":1}"#)?["result"] != nil)
         let listed = client.call("integrations/list", "{}")?["result"]?["integrations"]
-        #expect(listed == .array([.object(["name": .string("docs"), "kind": .string("mcp"),
-                                            "target": .string("https://docs.example.com/mcp"),
-                                            "allowedTools": .array([.string("search")])])]))
+        #expect(
+            listed
+                == .array([
+                    .object([
+                        "name": .string("docs"), "kind": .string("mcp"),
+                        "target": .string("https://docs.example.com/mcp"),
+                        "allowedTools": .array([.string("search")])
+                    ])
+                ]))
         let sent = try #require(client.call("chat/send", #"{"text":"echo:hi","integrations":["docs"]}"#)?["result"])
         #expect(sent["status"] == .string("complete"), "\(sent)")
         let request = try #require(fixture.requests(to: "/api/v1/chat").last)
         #expect(request.body.contains(Self.secret), "the header goes to the server, from the credentials file")
         let id = try #require(sent["conversationId"]?.string)
-        #expect(client.call("conversations/get", #"{"id":"\#(id)"}"#)?["result"]?["conversation"]?["integrations"]
-            == .array([.string("docs")]))
+        #expect(
+            client.call("conversations/get", #"{"id":"\#(id)"}"#)?["result"]?["conversation"]?["integrations"]
+                == .array([.string("docs")]))
         #expect(client.call("conversations/list", "{}")?["result"] != nil)
-        let export = sandbox.root + "/docs.llmster", backup = sandbox.root + "/all.llmster-backup"
+        let export = sandbox.root + "/docs.llmster"
+        let backup = sandbox.root + "/all.llmster-backup"
         #expect(client.call("transfer/export", #"{"conversationId":"\#(id)","path":"\#(export)"}"#)?["result"] != nil)
         #expect(client.call("library/backup", #"{"path":"\#(backup)"}"#)?["result"] != nil)
         #expect(client.call("config/get", "{}")?["result"] != nil)

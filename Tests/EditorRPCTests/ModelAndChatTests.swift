@@ -1,10 +1,10 @@
 import EditorRPC
 import Foundation
-import Library
 import LMStudio
+import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ModelAndChatTests {
     @Test func modelsListLoadAndUnload() async throws {

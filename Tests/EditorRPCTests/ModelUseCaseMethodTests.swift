@@ -2,8 +2,8 @@ import EditorRPC
 import Foundation
 import LMStudio
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `models/load` and `models/unload` are the engine's load and unload, as `/load`, `/unload`, `llmster load` and
 /// `llmster unload` are: one context-length default, one answer for an instance that is not loaded.
@@ -17,9 +17,14 @@ import TestSupport
         let models = await rpc.call("models/list")?["result"]?["models"]?.array ?? []
         let instances = models.flatMap { $0["loaded_instances"]?.array ?? [] }
         #expect(instances.first { $0["id"] == instance }?["config"]?["context_length"] == 2048, "\(instances)")
-        let asked = try #require(await rpc.call("models/load", ["model": "acme/thinker-8b", "contextLength": 1024])?["result"])
-        let again = await rpc.call("models/list")?["result"]?["models"]?.array.flatMap { $0["loaded_instances"]?.array ?? [] } ?? []
-        #expect(again.first { $0["id"] == asked["instance_id"] }?["config"]?["context_length"] == 1024, "an asked length wins")
+        let asked = try #require(
+            await rpc.call("models/load", ["model": "acme/thinker-8b", "contextLength": 1024])?["result"])
+        let again =
+            await rpc.call("models/list")?["result"]?["models"]?.array.flatMap { $0["loaded_instances"]?.array ?? [] }
+            ?? []
+        #expect(
+            again.first { $0["id"] == asked["instance_id"] }?["config"]?["context_length"] == 1024,
+            "an asked length wins")
         await rpc.closeInput()
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// llmster.nvim's messages in a real Neovim on a narrow pseudo-terminal: one wider than the window would stop the
 /// editor at a hit-enter prompt, which headless Neovim never shows.
@@ -33,12 +33,15 @@ import TestSupport
         let result = sandbox.root + "/message-result"
         try sandbox.write(Self.initFile(llmster: try BuiltProduct.path("llmster"), result: result), to: "init.lua")
         // Nothing listens on port 9 (discard): the send fails with llmster's long "cannot reach" message.
-        let nvim = try Pseudoterminal("/usr/bin/env", ["nvim", "-n", "-i", "NONE", "-u", sandbox.root + "/init.lua"],
-                                      environment: sandbox.environment(server: "http://127.0.0.1:9"), width: 50, height: 20)
+        let nvim = try Pseudoterminal(
+            "/usr/bin/env", ["nvim", "-n", "-i", "NONE", "-u", sandbox.root + "/init.lua"],
+            environment: sandbox.environment(server: "http://127.0.0.1:9"), width: 50, height: 20)
         let screen = try nvim.waitFor("LLMSTER-MSG-DONE", seconds: 60)
         nvim.send("\u{1B}:qa!\r")
         #expect(try nvim.waitForExit() == 0)
-        let lines = try String(contentsOfFile: result, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = try String(contentsOfFile: result, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).map(String.init)
         try #require(lines.count >= 2)
         #expect(lines[0] == "n", "Neovim waits in mode \(lines[0]) (r: a hit-enter prompt)")
         #expect(!screen.contains("Press ENTER"), "\(screen)")

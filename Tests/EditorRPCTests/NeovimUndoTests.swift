@@ -1,7 +1,7 @@
 import Foundation
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// llmster.nvim in a real Neovim on a pseudo-terminal: headless Neovim groups undo on its own, an interactive one does not.
 @Suite struct NeovimUndoTests {
@@ -85,13 +85,17 @@ import TestSupport
         let fixture = try SimulatorFixture(SimulatorOptions(tokenDelay: 0.0005))
         let sandbox = try Sandbox()
         let result = sandbox.root + "/undo-result"
-        try sandbox.write(Self.undoWhileStreamingInitFile(llmster: try BuiltProduct.path("llmster"), result: result), to: "init.lua")
-        let nvim = try Pseudoterminal("/usr/bin/env", ["nvim", "-n", "-i", "NONE", "-u", sandbox.root + "/init.lua"],
-                                      environment: sandbox.environment(server: fixture.url))
+        try sandbox.write(
+            Self.undoWhileStreamingInitFile(llmster: try BuiltProduct.path("llmster"), result: result), to: "init.lua")
+        let nvim = try Pseudoterminal(
+            "/usr/bin/env", ["nvim", "-n", "-i", "NONE", "-u", sandbox.root + "/init.lua"],
+            environment: sandbox.environment(server: fixture.url))
         try nvim.waitFor("LLMSTER-UNDO-DONE", seconds: 120)
         nvim.send("\u{1B}:qa!\r")
         #expect(try nvim.waitForExit() == 0)
-        let lines = try String(contentsOfFile: result, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = try String(contentsOfFile: result, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).map(String.init)
         try #require(lines.count >= 4)
         #expect(lines[0] == "true", "the reply stops streaming after the undo")
         #expect(lines[1] == "true", "undo takes the send back to the typed prompt")
@@ -104,8 +108,9 @@ import TestSupport
         let sandbox = try Sandbox()
         let result = sandbox.root + "/undo-result"
         try sandbox.write(Self.initFile(llmster: try BuiltProduct.path("llmster"), result: result), to: "init.lua")
-        let nvim = try Pseudoterminal("/usr/bin/env", ["nvim", "-n", "-i", "NONE", "-u", sandbox.root + "/init.lua"],
-                                      environment: sandbox.environment(server: fixture.url))
+        let nvim = try Pseudoterminal(
+            "/usr/bin/env", ["nvim", "-n", "-i", "NONE", "-u", sandbox.root + "/init.lua"],
+            environment: sandbox.environment(server: fixture.url))
         try nvim.waitFor("LLMSTER-UNDO-DONE", seconds: 120)
         nvim.send("\u{1B}:qa!\r")
         #expect(try nvim.waitForExit() == 0)

@@ -1,6 +1,6 @@
 import LMStudio
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct PasswordRedactionTests {
     @Test func aPasswordInTheServerURLNeverReachesTheEditor() async throws {
@@ -26,8 +26,9 @@ import TestSupport
         for answer in [got, listed, preview] { #expect(!answer.jsonString.contains("hunter2"), "\(answer.jsonString)") }
         #expect(got["result"]?["conversation"]?["serverURL"]?.string == fixture.url)
         #expect(preview["result"]?["server"]?.string?.contains("ann:***@") == true)
-        #expect(preview["result"]?["body"]?["previous_response_id"]?.string?.isEmpty == false,
-                "the conversation's server, kept without the password, is the configured one")
+        #expect(
+            preview["result"]?["body"]?["previous_response_id"]?.string?.isEmpty == false,
+            "the conversation's server, kept without the password, is the configured one")
         await rpc.closeInput()
     }
 }

@@ -1,8 +1,8 @@
 import EditorRPC
 import Foundation
 import LMStudio
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ProtocolTests {
     @Test func requestsBeforeInitializeAreRefusedAndInitializeReportsCapabilities() async throws {

@@ -2,8 +2,8 @@ import Chat
 import EditorRPC
 import Foundation
 import HTTP
-import Library
 import LMStudio
+import Library
 import TestSupport
 
 /// An `RPCServer` driven in-process: requests go in as bytes, framed answers come out and are parsed.
@@ -20,7 +20,10 @@ actor RPCHarness {
 
     /// Starts a server talking to `serverURL` in a fresh sandbox (or `librarySandbox`'s, as a second process on the
     /// same library), with further `settings` (config keys and values).
-    init(serverURL: String, framing: Framing = .jsonLines, settings: [(String, String)] = [], librarySandbox: Sandbox? = nil) throws {
+    init(
+        serverURL: String, framing: Framing = .jsonLines, settings: [(String, String)] = [],
+        librarySandbox: Sandbox? = nil
+    ) throws {
         let sandbox = try librarySandbox ?? Sandbox()
         self.sandbox = sandbox
         self.framing = framing
@@ -32,11 +35,13 @@ actor RPCHarness {
         let (outputStream, outputContinuation) = AsyncStream.makeStream(of: [UInt8].self)
         output = outputStream.makeAsyncIterator()
         server = RPCServer(
-            framing: framing, version: "test", configuration: configuration, configurationPath: sandbox.root + "/config/llmster/config",
+            framing: framing, version: "test", configuration: configuration,
+            configurationPath: sandbox.root + "/config/llmster/config",
             makeSession: { configuration in
                 let client = LMStudioClient(server: configuration.server, token: nil, transport: CurlTransport())
-                return ChatSession(client: client, library: try LibraryStore(path: libraryPath), configuration: configuration,
-                                   makeClient: { LMStudioClient(server: $0.server, token: nil, transport: CurlTransport()) })
+                return ChatSession(
+                    client: client, library: try LibraryStore(path: libraryPath), configuration: configuration,
+                    makeClient: { LMStudioClient(server: $0.server, token: nil, transport: CurlTransport()) })
             },
             reloadConfiguration: { [configurationPath = sandbox.root + "/config/llmster/config"] in
                 var fresh = try Configuration.load(path: configurationPath)
@@ -131,7 +136,8 @@ actor RPCHarness {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral
+{
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }

@@ -10,9 +10,10 @@ import Testing
     /// Serves `input` (then end of input) without a session and returns everything written.
     static func serve(_ input: String, framing: Framing = .jsonLines) async -> String {
         let written = Mutex<[UInt8]>([])
-        let server = RPCServer(framing: framing, version: "test", configuration: Configuration(), configurationPath: "/nonexistent/config",
-                               makeSession: { _ in throw RPCError.invalidParams("no session in this test") },
-                               output: { bytes in written.withLock { $0 += bytes } })
+        let server = RPCServer(
+            framing: framing, version: "test", configuration: Configuration(), configurationPath: "/nonexistent/config",
+            makeSession: { _ in throw RPCError.invalidParams("no session in this test") },
+            output: { bytes in written.withLock { $0 += bytes } })
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         continuation.yield(Array(input.utf8))
         continuation.finish()
@@ -49,7 +50,8 @@ import Testing
     @Test func aWrongContentLengthDoesNotLoseTheNextMessage() async {
         let good = #"{"jsonrpc":"2.0","id":2,"method":"models/list"}"#
         for announced in [5, 60, 500, 9_223_372_036_854_775_807] {
-            let input = "Content-Length: \(announced)\r\n\r\n" + #"{"jsonrpc":"2.0","id":1,"method":"models/list"}"#
+            let input =
+                "Content-Length: \(announced)\r\n\r\n" + #"{"jsonrpc":"2.0","id":1,"method":"models/list"}"#
                 + "Content-Length: \(good.utf8.count)\r\n\r\n" + good
             let output = await Self.serve(input, framing: .lsp)
             #expect(output.contains(#""id":2"#), "Content-Length \(announced): \(output)")

@@ -1,7 +1,7 @@
 import Foundation
 import Library
-import Testing
 import TestSupport
+import Testing
 
 /// `library/restore` answers `busy`, naming the process, while another llmster process has the library open.
 @Suite struct RestoreLockMethodTests {
@@ -21,7 +21,8 @@ import TestSupport
         #expect(refused?["error"]?["message"]?.string?.contains("process \(asking.process.processIdentifier)") == true)
         asking.signal(SIGTERM)
         #expect(asking.wait().status == 143)
-        #expect(await rpc.call("library/restore", ["path": .string(path), "confirm": true])?["result"]?["restored"] == true)
+        #expect(
+            await rpc.call("library/restore", ["path": .string(path), "confirm": true])?["result"]?["restored"] == true)
         await rpc.closeInput()
     }
 
@@ -31,7 +32,10 @@ import TestSupport
         while Date() < deadline {
             let store = try LibraryStore(path: library)
             if let conversation = try store.mostRecentConversation(),
-               try store.messages(conversationId: conversation.id).contains(where: { $0.role == .assistant && $0.text.contains(text) }) {
+                try store.messages(conversationId: conversation.id).contains(where: {
+                    $0.role == .assistant && $0.text.contains(text)
+                })
+            {
                 return
             }
             usleep(50_000)

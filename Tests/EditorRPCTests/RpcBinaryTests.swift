@@ -1,7 +1,7 @@
 import Foundation
 import LMStudio
-import Testing
 import TestSupport
+import Testing
 
 /// The built `llmster rpc`, driven over real pipes.
 @Suite struct RpcBinaryTests {
@@ -12,7 +12,9 @@ import TestSupport
         process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
         process.arguments = ["rpc"]
         process.environment = sandbox.environment(server: fixture.url)
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
@@ -20,7 +22,7 @@ import TestSupport
         let requests = [
             #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#,
             "this is not json",
-            #"{"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"echo:over real pipes"}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"echo:over real pipes"}}"#
         ]
         input.fileHandleForWriting.write(Data((requests.joined(separator: "\n") + "\n").utf8))
         // Blocking reads of a child process's output: the child, not this pool, produces it.
@@ -56,16 +58,19 @@ import TestSupport
         process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
         process.arguments = ["rpc"]
         process.environment = sandbox.environment(server: fixture.url)
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        input.fileHandleForWriting.write(Data("""
-            {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}
-            {"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"[[sim:stall=30]] echo:one two three four five"}}
+        input.fileHandleForWriting.write(
+            Data(
+                """
+                {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}
+                {"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"[[sim:stall=30]] echo:one two three four five"}}
 
-            """.utf8))
+                """.utf8))
         var received = ""
         while !received.contains(#""type":"message.delta""#) {
             let chunk = output.fileHandleForReading.availableData
@@ -79,9 +84,10 @@ import TestSupport
         try? input.fileHandleForWriting.close()
         #expect(process.terminationStatus == 0)
         #expect(process.terminationReason == .exit)
-        let reply = try #require(received.split(separator: "\n").compactMap {
-            try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))
-        }.first { $0["id"] == 2 })
+        let reply = try #require(
+            received.split(separator: "\n").compactMap {
+                try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))
+            }.first { $0["id"] == 2 })
         #expect(reply["result"]?["status"] == "incomplete", "\(received)")
         #expect(reply["result"]?["message"]?["text"]?.string?.hasPrefix("one") == true)
     }
@@ -97,14 +103,17 @@ import TestSupport
         let requests = [
             #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"config/get","params":{"key":"default_model"}}"#,
-            #"{"jsonrpc":"2.0","id":3,"method":"config/set","params":{"key":"reasoning_tail_lines","value":"5"}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"config/set","params":{"key":"reasoning_tail_lines","value":"5"}}"#
         ]
-        let result = try ProcessRunner.run(try BuiltProduct.path("llmster"), ["--config", path, "rpc"],
-                                           environment: sandbox.environment(server: fixture.url),
-                                           input: requests.joined(separator: "\n") + "\n")
+        let result = try ProcessRunner.run(
+            try BuiltProduct.path("llmster"), ["--config", path, "rpc"],
+            environment: sandbox.environment(server: fixture.url),
+            input: requests.joined(separator: "\n") + "\n")
         #expect(result.status == 0, "\(result)")
         #expect(result.output.contains(#""value":"acme/vision-7b""#), "\(result)")
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("reasoning_tail_lines = 5"))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/config/llmster/config"), "the default file is left alone")
+        #expect(
+            !FileManager.default.fileExists(atPath: sandbox.root + "/config/llmster/config"),
+            "the default file is left alone")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import LMStudio
-import Testing
 import TestSupport
+import Testing
 
 /// Commands run for context over rpc are bounded: they end with their shell, on `$/cancelRequest`, at the end of the
 /// input and at `command_timeout`, with everything they started; through the built `llmster rpc` over real pipes.
@@ -23,7 +23,8 @@ import TestSupport
     @Test func aBackgroundChildHoldingTheOutputDoesNotHoldTheAnswer() throws {
         let fixture = try SimulatorFixture()
         let (rpc, _) = try start(fixture)
-        let added = rpc.response(to: rpc.send("context/add", #"{"command":"sleep 778 & echo $!; echo bg"}"#), seconds: 30)
+        let added = rpc.response(
+            to: rpc.send("context/add", #"{"command":"sleep 778 & echo $!; echo bg"}"#), seconds: 30)
         #expect(added?["result"]?["added"]?.array.count == 1, "\(String(describing: added))")
         let sent = rpc.call("chat/send", #"{"text":"echo:with it"}"#)
         #expect(sent?["result"]?["status"] == "complete")

@@ -1,7 +1,7 @@
 import Foundation
 import LMStudio
-import Testing
 import TestSupport
+import Testing
 
 /// `context/add`, `context/list`, `context/remove` and `chat/send`'s `context`, through the built `llmster rpc` over real pipes.
 @Suite struct RpcContextTests {
@@ -49,14 +49,17 @@ import TestSupport
         let sent = try rpc.call("chat/send", #"{"text":"echo:thanks","context":[{"command":"echo ran; exit 1"}]}"#)
         #expect(sent["status"] == "complete", "\(sent)")
         let input = try #require(fixture.requests(to: "/api/v1/chat").last?.field("input"))
-        #expect(input == "File src/a.txt:\n```\nalpha\n```\n\n*scratch*:\n```\nfrom the editor\n```\n\n"
+        #expect(
+            input == "File src/a.txt:\n```\nalpha\n```\n\n*scratch*:\n```\nfrom the editor\n```\n\n"
                 + "Output of `echo ran; exit 1` (exit status 1):\n```\nran\n```\n\necho:thanks")
         #expect(try rpc.call("context/list", "{}")["items"]?.array.isEmpty == true, "the items went with that message")
 
         let conversation = try #require(sent["conversationId"]?.string)
         let shown = try rpc.call("conversations/get", #"{"id":"\#(conversation)"}"#)
         let context = shown["messages"]?.at(0)?["context"]
-        #expect(context?.array.compactMap { $0["name"]?.string } == ["src/a.txt", "*scratch*", "echo ran; exit 1"], "\(shown)")
+        #expect(
+            context?.array.compactMap { $0["name"]?.string } == ["src/a.txt", "*scratch*", "echo ran; exit 1"],
+            "\(shown)")
         #expect(context?.at(2)?["exitStatus"] == 1)
         #expect(context?.at(1)?["text"] == "from the editor", "the library shows what was sent")
     }
@@ -66,7 +69,8 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
         let rpc = try Connection(server: fixture.url, sandbox: sandbox)
-        let sent = try rpc.call("chat/send", #"{"text":"","model":"acme/tiny-1b","context":[{"name":"plan.txt","text":"step one"}]}"#)
+        let sent = try rpc.call(
+            "chat/send", #"{"text":"","model":"acme/tiny-1b","context":[{"name":"plan.txt","text":"step one"}]}"#)
         #expect(sent["status"] == "complete", "\(sent)")
         let nothing = try rpc.call("chat/send", #"{"text":"","model":"acme/tiny-1b"}"#)
         #expect(nothing["code"] == -32602, "nothing to send is still refused: \(nothing)")
@@ -85,7 +89,8 @@ import TestSupport
         #expect(two["message"]?.string?.contains("give one of") == true, "\(two)")
 
         let long = Self.json(sandbox.root + "/long.txt")
-        let overflow = try rpc.call("chat/send", #"{"text":"echo:no","model":"acme/tiny-1b","context":[{"path":\#(long)}]}"#)
+        let overflow = try rpc.call(
+            "chat/send", #"{"text":"echo:no","model":"acme/tiny-1b","context":[{"path":\#(long)}]}"#)
         #expect(overflow["code"] == -32013, "\(overflow)")
         #expect(overflow["data"]?["kind"] == "context_overflow" || "\(overflow)".contains("context_overflow"))
         #expect(overflow["message"]?.string?.contains("long.txt · 300 KB · ~75") == true, "\(overflow)")

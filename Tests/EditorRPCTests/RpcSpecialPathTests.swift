@@ -1,8 +1,8 @@
 import Foundation
-import Library
 import LMStudio
-import Testing
+import Library
 import TestSupport
+import Testing
 
 /// `library/backup` into a FIFO and `context/add` of a FIFO, through the built `llmster rpc` over real pipes.
 @Suite struct RpcSpecialPathTests {
@@ -12,7 +12,9 @@ import TestSupport
         let rpc = try RpcContextTests.Connection(server: fixture.url, sandbox: sandbox)
         // Should a read of the FIFO block, the process is killed and `call` answers nil, failing the test.
         let process = rpc.process
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         #expect(try rpc.call("chat/send", #"{"text":"echo:kept"}"#)["status"] == "complete")
 
         let fifo = try FIFO(sandbox.root + "/pipe")

@@ -3,8 +3,8 @@ import Foundation
 import HTTP
 import LMStudio
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// The editors see what the server reports: the configuration a load applied, and a reply's model load time.
 @Suite struct ServerReportMethodTests {
@@ -12,12 +12,21 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        let loaded = try #require(await rpc.call("models/load", ["model": "acme/multi-26b", "contextLength": 8192, "evalBatchSize": 128,
-                                                                 "flashAttention": false, "numExperts": 2, "offloadKvCacheToGpu": true])?["result"])
+        let loaded = try #require(
+            await rpc.call(
+                "models/load",
+                [
+                    "model": "acme/multi-26b", "contextLength": 8192, "evalBatchSize": 128,
+                    "flashAttention": false, "numExperts": 2, "offloadKvCacheToGpu": true
+                ])?["result"])
         let config = try #require(loaded["load_config"])
         #expect(config["context_length"] == .number(8192) && config["eval_batch_size"] == .number(128), "\(loaded)")
-        #expect(config["flash_attention"] == .bool(false) && config["num_experts"] == .number(2) && config["offload_kv_cache_to_gpu"] == .bool(true))
-        #expect(await rpc.call("models/load", ["model": "acme/multi-26b", "flashAttention": "no"])?.errorKind == "invalid_params")
+        #expect(
+            config["flash_attention"] == .bool(false) && config["num_experts"] == .number(2)
+                && config["offload_kv_cache_to_gpu"] == .bool(true))
+        #expect(
+            await rpc.call("models/load", ["model": "acme/multi-26b", "flashAttention": "no"])?.errorKind
+                == "invalid_params")
         await rpc.closeInput()
     }
 
@@ -27,9 +36,12 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        let first = try #require(await rpc.call("chat/send", ["text": "echo:hi", "model": "acme/toolsmith-12b"])?["result"])
-        try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).unload(instanceId: "acme/toolsmith-12b")
-        let id = await rpc.request("chat/send", ["text": "echo:again", "conversationId": try #require(first["conversationId"])])
+        let first = try #require(
+            await rpc.call("chat/send", ["text": "echo:hi", "model": "acme/toolsmith-12b"])?["result"])
+        try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).unload(
+            instanceId: "acme/toolsmith-12b")
+        let id = await rpc.request(
+            "chat/send", ["text": "echo:again", "conversationId": try #require(first["conversationId"])])
         let (response, notifications) = await rpc.response(to: id)
         #expect(response?["result"]?["status"] == "complete", "\(String(describing: response))")
         #expect(notifications.contains { $0["params"]?["type"] == "model_load.progress" }, "\(notifications)")
@@ -44,7 +56,8 @@ import TestSupport
 @Suite struct ServerListMethodTests {
     @Test func serversListNamesEachProfileAndTheCurrentServer() async throws {
         let fixture = try SimulatorFixture()
-        let rpc = try RPCHarness(serverURL: fixture.url, settings: [("server.rig", "http://rig.local:1234"), ("server.here", fixture.url)])
+        let rpc = try RPCHarness(
+            serverURL: fixture.url, settings: [("server.rig", "http://rig.local:1234"), ("server.here", fixture.url)])
         await rpc.initialize()
         let result = try #require(await rpc.call("servers/list")?["result"])
         let servers = result["servers"]?.array ?? []

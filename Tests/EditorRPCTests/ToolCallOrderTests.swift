@@ -1,8 +1,8 @@
 import EditorRPC
 import Foundation
 import LMStudio
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ToolCallOrderTests {
     /// The simulator and a harness that has answered a reply with reasoning, search_docs, text, open_browser and
@@ -11,7 +11,8 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        let sent = try #require(await rpc.call("chat/send", ["text": "[[sim:tools]] find docs", "model": "acme/toolsmith-12b"])?["result"])
+        let sent = try #require(
+            await rpc.call("chat/send", ["text": "[[sim:tools]] find docs", "model": "acme/toolsmith-12b"])?["result"])
         let id = try #require(sent["conversationId"])
         return (fixture, rpc, id, await rpc.call("conversations/get", ["id": id])?["result"]?["messages"]?.array ?? [])
     }
@@ -25,7 +26,8 @@ import TestSupport
         #expect(calls.first?["answerOffset"] == 0, "search_docs came before any text")
         let preamble = "Let me look that up in the docs first.\n\n"
         #expect(text.hasPrefix(preamble))
-        #expect(calls.last?["answerOffset"] == .number(Double(preamble.utf8.count)), "open_browser came after the preamble")
+        #expect(
+            calls.last?["answerOffset"] == .number(Double(preamble.utf8.count)), "open_browser came after the preamble")
         #expect(calls.first?["reasoningOffset"] == .number(Double(reply["reasoning"]?.string?.utf8.count ?? -1)))
     }
 
@@ -38,18 +40,22 @@ import TestSupport
         #expect(parts.map { $0["kind"] } == ["reasoning", "tool", "text", "tool", "text"], "\(parts)")
         #expect(parts.first?["text"] == reply["reasoning"], "one reasoning part: all of it")
         #expect(parts.compactMap { $0["index"] } == [0, 1], "each tool part points into toolCalls")
-        #expect(parts[2]["text"]?.string?.hasPrefix("Let me look that up in the docs first.") == true, "the text between the calls")
+        #expect(
+            parts[2]["text"]?.string?.hasPrefix("Let me look that up in the docs first.") == true,
+            "the text between the calls")
         #expect(parts[4]["text"]?.string?.hasPrefix("You said:") == true)
         #expect(messages.first?["parts"] == nil, "only a reply has parts")
 
         guard case .number(let tokens)? = reply["stats"]?["reasoning_output_tokens"],
-              case .number(let rate)? = reply["stats"]?["tokens_per_second"] else {
+            case .number(let rate)? = reply["stats"]?["tokens_per_second"]
+        else {
             Issue.record("the simulator's stats have reasoning tokens and a speed: \(reply)")
             return
         }
         #expect(reply["reasoningSeconds"] == .number(tokens / rate), "the saved reasoning tokens at the reply's speed")
         #expect(parts.first?["seconds"] == .number(tokens / rate), "the one reasoning part is labelled with it")
-        let plain = try #require(await rpc.call("chat/send", ["conversationId": id, "text": "echo:hi"])?["result"]?["message"])
+        let plain = try #require(
+            await rpc.call("chat/send", ["conversationId": id, "text": "echo:hi"])?["result"]?["message"])
         #expect(plain["reasoningSeconds"] == .null, "no reasoning, no time")
         #expect(plain["parts"] == [.object(["kind": "text", "text": "hi"])], "\(plain)")
         await rpc.closeInput()

@@ -1,10 +1,10 @@
 import EditorRPC
 import Foundation
-import Library
 import LMStudio
+import Library
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct TransferMethodTests {
     /// A harness whose library holds one answered conversation; returns it with the conversation's id.
@@ -22,8 +22,12 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let (source, id) = try await answered(fixture)
         let path = source.sandbox.root + "/lighthouse.llmster"
-        #expect(await source.call("transfer/export", ["conversationId": id, "path": .string(path)])?["result"]?["path"] == .string(path))
-        #expect(await source.call("transfer/export", ["conversationId": "nope", "path": .string(path + "2")])?.errorKind == "not_found")
+        #expect(
+            await source.call("transfer/export", ["conversationId": id, "path": .string(path)])?["result"]?["path"]
+                == .string(path))
+        #expect(
+            await source.call("transfer/export", ["conversationId": "nope", "path": .string(path + "2")])?.errorKind
+                == "not_found")
 
         let target = try RPCHarness(serverURL: fixture.url)
         await target.initialize()
@@ -59,20 +63,32 @@ import TestSupport
         #expect(data["fileServer"] == .string(origin.url))
         #expect(data["configuredServer"] == .string(other.url))
         #expect(data["title"]?.string?.isEmpty == false)
-        #expect(await target.call("conversations/list")?["result"]?["conversations"]?.array.isEmpty == true, "nothing imported")
+        #expect(
+            await target.call("conversations/list")?["result"]?["conversations"]?.array.isEmpty == true,
+            "nothing imported")
 
-        let kept = try #require(await target.call("transfer/import", ["path": .string(path), "continuation": "keep"])?["result"])
+        let kept = try #require(
+            await target.call("transfer/import", ["path": .string(path), "continuation": "keep"])?["result"])
         #expect(kept["continuationKept"] == true)
         #expect(kept["conversation"]?["serverURL"] == .string(origin.url))
-        let dropped = try #require(await target.call("transfer/import", ["path": .string(path), "continuation": "drop", "asNew": true,
-                                                                          "folder": "Moved"])?["result"])
+        let dropped = try #require(
+            await target.call(
+                "transfer/import",
+                [
+                    "path": .string(path), "continuation": "drop", "asNew": true,
+                    "folder": "Moved"
+                ])?["result"])
         #expect(dropped["continuationKept"] == false)
         #expect(dropped["conversation"]?["serverURL"] == nil, "no server holds its context any more")
         #expect(dropped["conversation"]?["folderPath"] == "Moved")
         let droppedId = try #require(dropped["conversation"]?["id"])
-        #expect(await target.call("chat/send", ["conversationId": droppedId, "text": "echo:fresh start"])?["result"]?["status"] == "complete")
+        #expect(
+            await target.call("chat/send", ["conversationId": droppedId, "text": "echo:fresh start"])?["result"]?[
+                "status"] == "complete")
         #expect(other.requests(to: "/api/v1/chat").last?.bodyKeys.contains("previous_response_id") == false)
-        #expect(await target.call("transfer/import", ["path": .string(path), "continuation": "maybe"])?.errorKind == "invalid_params")
+        #expect(
+            await target.call("transfer/import", ["path": .string(path), "continuation": "maybe"])?.errorKind
+                == "invalid_params")
         await source.closeInput()
         await target.closeInput()
     }
@@ -97,13 +113,15 @@ import TestSupport
         #expect(await rpc.call("conversations/pin", ["id": id])?["result"] != nil)
         #expect(await rpc.call("folders/create", ["name": "Kept"])?["result"] != nil)
         let path = rpc.sandbox.root + "/library.llmster-backup"
-        let backup = try #require(await rpc.call("library/backup", ["path": .string(path), "password": "correct horse"])?["result"])
+        let backup = try #require(
+            await rpc.call("library/backup", ["path": .string(path), "password": "correct horse"])?["result"])
         #expect(backup["path"] == .string(path))
         #expect(backup["encrypted"] == true)
         #expect(backup["statistics"]?["conversations"] == 1)
 
         #expect(await rpc.call("conversations/delete", ["id": id])?["result"] != nil)
-        let preview = try #require(await rpc.call("library/restore", ["path": .string(path), "password": "correct horse"])?["result"])
+        let preview = try #require(
+            await rpc.call("library/restore", ["path": .string(path), "password": "correct horse"])?["result"])
         #expect(preview["restored"] == false)
         #expect(preview["conversations"] == 1)
         #expect(preview["messages"] == 2)
@@ -112,10 +130,17 @@ import TestSupport
         #expect(preview["encrypted"] == true)
         #expect(preview["oldest"]?.string != nil)
         #expect((preview["size"]?.int ?? 0) > 0)
-        #expect(await rpc.call("conversations/list")?["result"]?["conversations"]?.array.isEmpty == true, "a preview changes nothing")
+        #expect(
+            await rpc.call("conversations/list")?["result"]?["conversations"]?.array.isEmpty == true,
+            "a preview changes nothing")
 
-        let restored = try #require(await rpc.call("library/restore", ["path": .string(path), "password": "correct horse",
-                                                                       "confirm": true])?["result"])
+        let restored = try #require(
+            await rpc.call(
+                "library/restore",
+                [
+                    "path": .string(path), "password": "correct horse",
+                    "confirm": true
+                ])?["result"])
         #expect(restored["restored"] == true)
         let previous = try #require(restored["previousLibrary"]?.string)
         #expect(FileManager.default.fileExists(atPath: previous))
@@ -126,8 +151,9 @@ import TestSupport
         let next = await rpc.call("chat/send", ["conversationId": id, "text": "echo:after the restore"])
         #expect(next?["result"]?["status"] == "complete")
         let onDisk = try LibraryStore(path: rpc.sandbox.libraryPath)
-        #expect(try onDisk.messages(conversationId: id.string ?? "").map(\.text).last == "after the restore",
-                "the session writes to the restored file, not the renamed previous one")
+        #expect(
+            try onDisk.messages(conversationId: id.string ?? "").map(\.text).last == "after the restore",
+            "the session writes to the restored file, not the renamed previous one")
         await rpc.closeInput()
     }
 
@@ -136,21 +162,28 @@ import TestSupport
         let (rpc, id) = try await answered(fixture)
         let path = rpc.sandbox.root + "/locked.llmster-backup"
         #expect(await rpc.call("library/backup", ["path": .string(path), "password": "right"])?["result"] != nil)
-        #expect(await rpc.call("conversations/rename", ["id": id, "title": "Renamed after the backup"])?["result"] != nil)
-        for params: [String: JSONValue] in [["path": .string(path), "password": "wrong", "confirm": true],
-                                            ["path": .string(path), "confirm": true],
-                                            ["path": .string(path), "password": "wrong"]] {
+        #expect(
+            await rpc.call("conversations/rename", ["id": id, "title": "Renamed after the backup"])?["result"] != nil)
+        for params: [String: JSONValue] in [
+            ["path": .string(path), "password": "wrong", "confirm": true],
+            ["path": .string(path), "confirm": true],
+            ["path": .string(path), "password": "wrong"]
+        ] {
             let answer = await rpc.call("library/restore", params)
             #expect(answer?.errorKind == "invalid_archive", "\(params)")
             #expect(answer?.errorCode == -32018)
         }
-        #expect(await rpc.call("library/backup", ["path": .string(path + "2"), "password": ""])?.errorKind == "invalid_params")
+        #expect(
+            await rpc.call("library/backup", ["path": .string(path + "2"), "password": ""])?.errorKind
+                == "invalid_params")
         #expect(await rpc.call("library/restore", ["path": .string(rpc.sandbox.root + "/none")])?.errorKind != nil)
         let after = await rpc.call("conversations/get", ["id": id])?["result"]?["conversation"]
         #expect(after?["title"] == "Renamed after the backup")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: rpc.sandbox.root + "/data/llmster")
         #expect(!leftovers.contains { $0.contains("restoring") || $0.contains("before-restore") }, "\(leftovers)")
-        #expect(await rpc.call("chat/send", ["conversationId": id, "text": "echo:still here"])?["result"]?["status"] == "complete")
+        #expect(
+            await rpc.call("chat/send", ["conversationId": id, "text": "echo:still here"])?["result"]?["status"]
+                == "complete")
         await rpc.closeInput()
     }
 }
@@ -167,10 +200,13 @@ import TestSupport
         let refused = await rpc.call("library/restore", ["path": .string(path), "confirm": true])
         #expect(refused?.errorKind == "busy")
         #expect(refused?["error"]?["data"]?["retryable"] == true)
-        #expect(await rpc.call("library/restore", ["path": .string(path)])?["result"]?["conversations"] == 0, "a preview may run meanwhile")
+        #expect(
+            await rpc.call("library/restore", ["path": .string(path)])?["result"]?["conversations"] == 0,
+            "a preview may run meanwhile")
         await rpc.notify("$/cancelRequest", ["id": send])
         #expect(await rpc.response(to: send).response?["result"]?["status"] == "incomplete")
-        #expect(await rpc.call("library/restore", ["path": .string(path), "confirm": true])?["result"]?["restored"] == true)
+        #expect(
+            await rpc.call("library/restore", ["path": .string(path), "confirm": true])?["result"]?["restored"] == true)
         #expect(await rpc.call("conversations/list")?["result"]?["conversations"]?.array.isEmpty == true)
         await rpc.closeInput()
     }

@@ -1,10 +1,10 @@
 import EditorRPC
 import Foundation
 import HTTP
-import Library
 import LMStudio
-import Testing
+import Library
 import TestSupport
+import Testing
 
 /// rpc at the turn's edges: an editor's undo takes an exchange back from the library, and a conversation another
 /// process changes is announced.
@@ -16,29 +16,39 @@ import TestSupport
         let first = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"])
         let conversation = try #require(first["conversationId"])
         // A reply still streaming: the editor cancels it, then withdraws it.
-        let slow = await rpc.request("chat/send", ["conversationId": conversation, "text": "[[sim:stall=30]] echo:two three four five"])
+        let slow = await rpc.request(
+            "chat/send", ["conversationId": conversation, "text": "[[sim:stall=30]] echo:two three four five"])
         var replyId: JSONValue?
         while replyId == nil, let message = await rpc.next() {
-            if message["method"] == "chat/event", message["params"]?["type"] == "message.delta" { replyId = message["params"]?["messageId"] }
+            if message["method"] == "chat/event", message["params"]?["type"] == "message.delta" {
+                replyId = message["params"]?["messageId"]
+            }
         }
         await rpc.notify("$/cancelRequest", ["id": slow])
         let reply = try #require(replyId)
-        let withdrawn = try #require(await rpc.call("chat/withdraw", ["conversationId": conversation, "messageId": reply])?["result"],
-                                     "the withdrawal waits for the cancelled send")
+        let withdrawn = try #require(
+            await rpc.call("chat/withdraw", ["conversationId": conversation, "messageId": reply])?["result"],
+            "the withdrawal waits for the cancelled send")
         #expect(withdrawn["messages"]?.array.compactMap { $0["text"]?.string } == ["echo:one", "one"])
         let got = try #require(await rpc.call("conversations/get", ["id": conversation])?["result"])
         #expect(got["messages"]?.array.count == 2, "the library no longer holds the exchange")
 
-        let again = try #require(await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["result"])
+        let again = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["result"])
         #expect(again["message"]?["text"] == "one", "regenerate answers the message the editor shows last")
         let alternatives = await rpc.call("conversations/alternatives", ["conversationId": conversation])
         #expect(alternatives?["result"]?["alternatives"]?.array.count == 2, "\(String(describing: alternatives))")
         #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"] != nil)
-        let branch = try #require(await rpc.call("conversations/get", ["id": conversation])?["result"]?["messages"]?.array)
+        let branch = try #require(
+            await rpc.call("conversations/get", ["id": conversation])?["result"]?["messages"]?.array)
         let earlier = try #require(branch.first?["id"], "the first exchange's user message")
         let refused = await rpc.call("chat/withdraw", ["conversationId": conversation, "messageId": earlier])
-        #expect(refused?.errorKind == "not_found", "an exchange other than the last is not withdrawn: \(String(describing: refused))")
-        #expect(try #require(await rpc.call("conversations/get", ["id": conversation])?["result"]?["messages"]?.array).count == 4)
+        #expect(
+            refused?.errorKind == "not_found",
+            "an exchange other than the last is not withdrawn: \(String(describing: refused))")
+        #expect(
+            try #require(await rpc.call("conversations/get", ["id": conversation])?["result"]?["messages"]?.array).count
+                == 4)
         await rpc.closeInput()
     }
 
@@ -48,14 +58,18 @@ import TestSupport
         let editor = try RPCHarness(serverURL: fixture.url)
         await editor.initialize()
         let shared = try #require(await editor.call("chat/send", ["text": "echo:shared"])?["result"]?["conversationId"])
-        let own = try #require(await editor.call("chat/send", ["text": "echo:this editor's own"])?["result"]?["conversationId"])
+        let own = try #require(
+            await editor.call("chat/send", ["text": "echo:this editor's own"])?["result"]?["conversationId"])
         // Another process on the same library (another editor's llmster) sends to the shared conversation.
         let other = try RPCHarness(serverURL: fixture.url, librarySandbox: editor.sandbox)
         await other.initialize()
-        #expect(await other.call("chat/send", ["conversationId": shared, "text": "echo:from elsewhere"])?["result"] != nil)
+        #expect(
+            await other.call("chat/send", ["conversationId": shared, "text": "echo:from elsewhere"])?["result"] != nil)
         var announced: [JSONValue] = []
         while !announced.contains(shared), let message = await editor.next() {
-            if message["method"] == "conversation/changed", let id = message["params"]?["conversationId"] { announced.append(id) }
+            if message["method"] == "conversation/changed", let id = message["params"]?["conversationId"] {
+                announced.append(id)
+            }
         }
         #expect(announced.contains(shared))
         #expect(!announced.contains(own), "this editor's own change is not announced to it: \(announced)")
@@ -75,18 +89,24 @@ import TestSupport
         let first = try #require(rpc.call("chat/send", #"{"text":"echo:turn start"}"#)?["result"])
         let conversation = try #require(first["conversationId"]?.string)
         rpc.send("chat/send", #"{"conversationId":"\#(conversation)","text":"[[sim:stall=1]] echo:a slow turn first"}"#)
-        let ids = (0..<200).map { rpc.send("chat/send", #"{"conversationId":"\#(conversation)","text":"echo:turn \#($0)"}"#) }
+        let ids = (0..<200).map {
+            rpc.send("chat/send", #"{"conversationId":"\#(conversation)","text":"echo:turn \#($0)"}"#)
+        }
         for id in ids { #expect(rpc.response(to: id, seconds: 30)?["result"]?["status"] == "complete") }
         let answered = rpc.transcript.split(separator: "\n").compactMap { line -> Int? in
-            guard let message = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)), message["result"] != nil,
-                  case .number(let id)? = message["id"] else { return nil }
+            guard let message = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)),
+                message["result"] != nil,
+                case .number(let id)? = message["id"]
+            else { return nil }
             return Int(id)
         }.filter { ids.contains($0) }
         #expect(answered == ids, "answered in the order sent")
         let got = try #require(rpc.call("conversations/get", #"{"id":"\#(conversation)"}"#)?["result"])
         let texts = got["messages"]?.array.compactMap { $0["role"] == "user" ? $0["text"]?.string : nil }
-        #expect(texts == ["echo:turn start", "[[sim:stall=1]] echo:a slow turn first"] + (0..<200).map { "echo:turn \($0)" },
-                "saved in the order sent")
+        #expect(
+            texts == ["echo:turn start", "[[sim:stall=1]] echo:a slow turn first"]
+                + (0..<200).map { "echo:turn \($0)" },
+            "saved in the order sent")
     }
 }
 
@@ -116,7 +136,9 @@ import TestSupport
         await rpc.initialize()
         let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
         #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"] != nil)
-        let retried = try #require(await rpc.call("chat/send", ["conversationId": conversation, "retry": true, "systemPrompt": "Be brief."])?["result"])
+        let retried = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "retry": true, "systemPrompt": "Be brief."])?[
+                "result"])
         #expect(retried["freshContext"] == .bool(true), "\(retried)")
         let request = try #require(fixture.requests(to: "/api/v1/chat").last)
         #expect(request.field("system_prompt") == "Be brief." && request.field("previous_response_id") == nil)
@@ -129,13 +151,19 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one", "model": "acme/thinker-8b"])?["result"]?["conversationId"])
+        let conversation = try #require(
+            await rpc.call("chat/send", ["text": "echo:one", "model": "acme/thinker-8b"])?["result"]?["conversationId"])
         #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"] != nil)
         fixture.simulator.reset()
-        let refused = try #require(await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["error"])
-        #expect(refused["data"]?["kind"] == "continuation_lost" && refused["data"]?["outcome"] == "needs_decision", "\(refused)")
+        let refused = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["error"])
+        #expect(
+            refused["data"]?["kind"] == "continuation_lost" && refused["data"]?["outcome"] == "needs_decision",
+            "\(refused)")
         #expect(refused["data"]?["returned"]?["kind"] == "retry", "\(refused)")
-        let retried = try #require(await rpc.call("chat/send", ["conversationId": conversation, "retry": true, "freshContext": true])?["result"])
+        let retried = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "retry": true, "freshContext": true])?[
+                "result"])
         #expect(retried["status"] == "complete" && retried["freshContext"] == .bool(true), "\(retried)")
         let loaded = try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).models()
             .flatMap { $0.loadedInstances.map(\.id) }
@@ -148,10 +176,14 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        let first = try #require(await rpc.call("chat/send", ["text": "echo:first"])?["result"]?["conversationId"]?.string)
-        let second = try #require(await rpc.call("chat/send", ["text": "echo:second"])?["result"]?["conversationId"]?.string)
+        let first = try #require(
+            await rpc.call("chat/send", ["text": "echo:first"])?["result"]?["conversationId"]?.string)
+        let second = try #require(
+            await rpc.call("chat/send", ["text": "echo:second"])?["result"]?["conversationId"]?.string)
         _ = await rpc.call("conversations/get", ["id": .string(first)])
-        #expect(try LibraryStore(path: rpc.sandbox.libraryPath).mostRecentConversation()?.id == second, "a lookup is no use")
+        #expect(
+            try LibraryStore(path: rpc.sandbox.libraryPath).mostRecentConversation()?.id == second, "a lookup is no use"
+        )
         _ = await rpc.call("conversations/get", ["id": .string(first), "open": true])
         #expect(try LibraryStore(path: rpc.sandbox.libraryPath).mostRecentConversation()?.id == first)
         await rpc.closeInput()
@@ -165,11 +197,16 @@ import TestSupport
         await rpc.initialize()
         let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
         let large = "echo:" + String(repeating: "word ", count: 3_040)
-        let refused = try #require(await rpc.call("chat/send", ["conversationId": conversation, "text": .string(large)])?["error"])
+        let refused = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "text": .string(large)])?["error"])
         let decision = try #require(refused["data"]?["decision"])
-        #expect(decision["type"] == "overflow" && decision["growTo"] == 8192 && decision["model"] == "acme/tiny-1b", "\(decision)")
+        #expect(
+            decision["type"] == "overflow" && decision["growTo"] == 8192 && decision["model"] == "acme/tiny-1b",
+            "\(decision)")
         #expect(decision["choices"] == .array(["grow", "recap", "send"]), "\(decision)")
-        let grown = try #require(await rpc.call("chat/send", ["conversationId": conversation, "text": .string(large), "onOverflow": "grow"])?["result"])
+        let grown = try #require(
+            await rpc.call(
+                "chat/send", ["conversationId": conversation, "text": .string(large), "onOverflow": "grow"])?["result"])
         #expect(grown["status"] == "complete", "\(grown)")
         let contexts = try await LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()).models()
             .flatMap { $0.loadedInstances.map(\.config.contextLength) }
@@ -184,12 +221,19 @@ import TestSupport
         await rpc.initialize(["coalesceMilliseconds": 0])
         let thinking = await rpc.request("chat/send", ["text": "[[sim:think-tags]] echo:the answer"])
         let (answered, events) = await rpc.response(to: thinking)
-        let texts = { (type: String) in events.filter { $0["params"]?["type"] == .string(type) }.compactMap { $0["params"]?["text"]?.string }.joined() }
+        let texts = { (type: String) in
+            events.filter { $0["params"]?["type"] == .string(type) }.compactMap { $0["params"]?["text"]?.string }
+                .joined()
+        }
         #expect(answered?["result"]?["message"]?["text"] == "the answer", "\(String(describing: answered))")
-        #expect(texts("message.delta") == "the answer" && texts("reasoning.delta").hasPrefix("The user wrote"), "\(events)")
-        let naming = await rpc.request("chat/send", ["text": "[[sim:tools,tool-name=1]] find docs", "model": "acme/toolsmith-12b"])
+        #expect(
+            texts("message.delta") == "the answer" && texts("reasoning.delta").hasPrefix("The user wrote"), "\(events)")
+        let naming = await rpc.request(
+            "chat/send", ["text": "[[sim:tools,tool-name=1]] find docs", "model": "acme/toolsmith-12b"])
         let (_, toolEvents) = await rpc.response(to: naming)
-        #expect(toolEvents.contains { $0["params"]?["type"] == "tool_call.name" && $0["params"]?["name"] == "search_docs" }, "\(toolEvents)")
+        #expect(
+            toolEvents.contains { $0["params"]?["type"] == "tool_call.name" && $0["params"]?["name"] == "search_docs" },
+            "\(toolEvents)")
         await rpc.closeInput()
     }
 }

@@ -1,9 +1,9 @@
 import EditorRPC
 import Foundation
-import Library
 import LMStudio
-import Testing
+import Library
 import TestSupport
+import Testing
 
 /// rpc `conversations/get` says which user messages no reply followed, so an editor marks them as the REPL does.
 @Suite struct UnansweredMethodTests {
@@ -17,7 +17,8 @@ import TestSupport
         try LibraryStore(path: rpc.sandbox.libraryPath)
             .appendMessage(conversationId: id, role: .user, MessageContent(text: "RECALL"))
 
-        let messages = try #require(await rpc.call("conversations/get", ["id": .string(id)])?["result"]?["messages"]?.array)
+        let messages = try #require(
+            await rpc.call("conversations/get", ["id": .string(id)])?["result"]?["messages"]?.array)
         #expect(messages.map { $0["role"] } == ["user", "assistant", "user"])
         #expect(messages.map { $0["unanswered"] } == [.bool(false), nil, .bool(true)], "only user messages carry it")
         await rpc.closeInput()

@@ -1,7 +1,8 @@
 import Foundation
-@testable import HTTP
-import Testing
 import TestSupport
+import Testing
+
+@testable import HTTP
 
 /// The bounded body buffer of `CurlTransport` over loopback: a slow consumer pauses the transfer, and cancelling ends it.
 @Suite struct BackpressureTests {
@@ -22,11 +23,14 @@ import TestSupport
 
     func chatRequest(_ url: String, _ input: String) -> HTTPRequest {
         let object: [String: Any] = ["model": "acme/tiny-1b", "input": input, "stream": true, "store": false]
-        return HTTPRequest(method: "POST", url: url + "/api/v1/chat", headers: ["Content-Type": "application/json"],
-                           body: [UInt8](try! JSONSerialization.data(withJSONObject: object)))
+        return HTTPRequest(
+            method: "POST", url: url + "/api/v1/chat", headers: ["Content-Type": "application/json"],
+            body: [UInt8](try! JSONSerialization.data(withJSONObject: object)))
     }
 
-    @Test(.timeLimit(.minutes(1))) func slowConsumerPausesTheTransferWithinTheBoundAndGetsEveryByteInOrder() async throws {
+    @Test(.timeLimit(.minutes(1))) func slowConsumerPausesTheTransferWithinTheBoundAndGetsEveryByteInOrder()
+        async throws
+    {
         let fixture = try SimulatorFixture()
         let limit = 64 << 10
         let log = BufferLog()
@@ -55,7 +59,8 @@ import TestSupport
         var answer = ""
         var final: String?
         for line in text.split(separator: "\n") where line.hasPrefix("data: ") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8)) as? [String: Any])
             if object["type"] as? String == "message.delta" { answer += object["content"] as? String ?? "" }
             if object["type"] as? String == "chat.end" {
                 let output = (object["result"] as? [String: Any])?["output"] as? [[String: Any]]

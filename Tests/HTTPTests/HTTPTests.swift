@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP
 
 struct HTTPResponseTests {
@@ -33,8 +34,11 @@ struct CurlTransportTests {
     }
 
     @Test func errorsReadAsWords() {
-        #expect(HTTPError.unreachable(url: "http://localhost:1234", reason: "connection refused").description
-            == "http://localhost:1234 is not reachable (connection refused)")
-        #expect(HTTPError.timedOut(url: "http://h", phase: .idle).description == "http://h stopped sending data (timed out)")
+        #expect(
+            HTTPError.unreachable(url: "http://localhost:1234", reason: "connection refused").description
+                == "http://localhost:1234 is not reachable (connection refused)")
+        #expect(
+            HTTPError.timedOut(url: "http://h", phase: .idle).description == "http://h stopped sending data (timed out)"
+        )
     }
 }

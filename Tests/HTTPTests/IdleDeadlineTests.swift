@@ -1,5 +1,6 @@
-@testable import HTTP
 import Testing
+
+@testable import HTTP
 
 /// The idle limit `CurlTransfer` applies, decided from given instants: a server silent for longer than the limit
 /// stops the transfer, one that just made it does not, and a paused transfer's wait is not the server's silence.
@@ -27,7 +28,8 @@ import Testing
         var deadline = IdleDeadline(limit: limit, start: start)
         let heard = start + .seconds(8)
         deadline.activity(at: heard)
-        #expect(!deadline.hasPassed(at: start + limit + tick), "the limit counts from the last chunk, not from the start")
+        #expect(
+            !deadline.hasPassed(at: start + limit + tick), "the limit counts from the last chunk, not from the start")
         #expect(!deadline.hasPassed(at: heard + limit))
         #expect(deadline.hasPassed(at: heard + limit + tick))
         #expect(deadline.silence(at: heard + .seconds(3)) == .seconds(3))
@@ -64,7 +66,9 @@ import Testing
         deadline.resume(at: start + .seconds(25))
         deadline.pause(at: start + .seconds(27))
         deadline.resume(at: start + .seconds(40))
-        #expect(deadline.silence(at: start + .seconds(40)) == .seconds(10), "3 s before the first pause, 7 s between the first resume and the next pause")
+        #expect(
+            deadline.silence(at: start + .seconds(40)) == .seconds(10),
+            "3 s before the first pause, 7 s between the first resume and the next pause")
         #expect(!deadline.hasPassed(at: start + .seconds(40)))
         #expect(deadline.hasPassed(at: start + .seconds(40) + tick))
     }

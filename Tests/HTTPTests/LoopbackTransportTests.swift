@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
-import Testing
 import TestSupport
+import Testing
 
 /// `CurlTransport` over loopback against the simulator's real HTTP server.
 @Suite struct LoopbackTransportTests {
@@ -21,8 +21,9 @@ import TestSupport
 
     @Test func postSendsItsBodyAndStreamsChunkedEvents() async throws {
         let fixture = try SimulatorFixture()
-        let request = HTTPRequest(method: "POST", url: fixture.url + "/api/v1/chat",
-                                  headers: ["Content-Type": "application/json"], body: chatBody("[[sim:split=every]] echo:hello"))
+        let request = HTTPRequest(
+            method: "POST", url: fixture.url + "/api/v1/chat",
+            headers: ["Content-Type": "application/json"], body: chatBody("[[sim:split=every]] echo:hello"))
         let response = try await CurlTransport().send(request)
         #expect(response.status == 200)
         #expect(response.headers["content-type"]?.hasPrefix("text/event-stream") == true)
@@ -39,16 +40,20 @@ import TestSupport
 
     @Test func silentStreamTimesOutAsIdle() async throws {
         let fixture = try SimulatorFixture()
-        let request = HTTPRequest(method: "POST", url: fixture.url + "/api/v1/chat",
-                                  headers: ["Content-Type": "application/json"], body: chatBody("[[sim:stall=20]] echo:a b c d e f"),
-                                  timeouts: HTTPTimeouts(connect: 5, idle: 1))
+        let request = HTTPRequest(
+            method: "POST", url: fixture.url + "/api/v1/chat",
+            headers: ["Content-Type": "application/json"], body: chatBody("[[sim:stall=20]] echo:a b c d e f"),
+            timeouts: HTTPTimeouts(connect: 5, idle: 1))
         let response = try await CurlTransport().send(request)
         var received = 0
         do {
             for try await chunk in response.body { received += chunk.count }
             Issue.record("a stalled stream ended without an error")
         } catch let error as HTTPError {
-            guard case .timedOut(_, .idle) = error else { Issue.record("expected an idle timeout, got \(error)"); return }
+            guard case .timedOut(_, .idle) = error else {
+                Issue.record("expected an idle timeout, got \(error)")
+                return
+            }
         }
         #expect(received > 0, "what arrived before the stall was delivered")
     }
@@ -61,7 +66,10 @@ import TestSupport
             _ = try await CurlTransport().send(HTTPRequest(url: url + "/lmstudio-greeting"))
             Issue.record("a stopped server answered")
         } catch let error as HTTPError {
-            guard case .unreachable(_, let reason) = error else { Issue.record("got \(error)"); return }
+            guard case .unreachable(_, let reason) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(reason == "connection refused")
         }
     }

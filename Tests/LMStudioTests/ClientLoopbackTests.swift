@@ -2,8 +2,8 @@ import Foundation
 import HTTP
 import LMStudio
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// `LMStudioClient` against the simulator over loopback: every endpoint and the user-facing error messages.
 @Suite struct ClientLoopbackTests {
@@ -15,21 +15,28 @@ import TestSupport
     @Test func anHTMLPageIsNotLMStudio() async throws {
         let fixture = try SimulatorFixture()
         do {
-            for try await _ in try await client(fixture).streamChat(ChatRequest(model: "acme/tiny-1b", input: .text("[[sim:html]] hi"))) {}
+            for try await _ in try await client(fixture).streamChat(
+                ChatRequest(model: "acme/tiny-1b", input: .text("[[sim:html]] hi")))
+            {}
             Issue.record("an HTML page was read as a chat stream")
         } catch let error as LMStudioError {
             #expect(error == .notLMStudio(server: fixture.url, contentType: "text/html; charset=utf-8"))
-            #expect(error.description.contains("answered with an HTML page") && error.description.contains("not LM Studio's API"))
+            #expect(
+                error.description.contains("answered with an HTML page")
+                    && error.description.contains("not LM Studio's API"))
         }
     }
 
     /// A server that goes silent mid-reply stops the stream with an error that names the idle timeout.
     @Test func aSilentServerStopsAtTheIdleTimeout() async throws {
         let fixture = try SimulatorFixture()
-        let client = LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport(), timeouts: HTTPTimeouts(connect: 5, idle: 1))
+        let client = LMStudioClient(
+            server: fixture.url, token: nil, transport: CurlTransport(), timeouts: HTTPTimeouts(connect: 5, idle: 1))
         var text = ""
         do {
-            for try await event in try await client.streamChat(ChatRequest(model: "acme/tiny-1b", input: .text("[[sim:stall=60]] echo:alpha beta gamma delta"))) {
+            for try await event in try await client.streamChat(
+                ChatRequest(model: "acme/tiny-1b", input: .text("[[sim:stall=60]] echo:alpha beta gamma delta")))
+            {
                 if case .messageDelta(let delta) = event { text += delta }
             }
             Issue.record("the stall did not stop the stream")
@@ -55,7 +62,10 @@ import TestSupport
         let second = try await client.load(LoadRequest(model: "acme/thinker-8b"))
         #expect(second.instanceId == "acme/thinker-8b:2")
         try await client.unload(instanceId: "acme/thinker-8b:2")
-        #expect(try await client.models().first { $0.key == "acme/thinker-8b" }?.loadedInstances.map(\.id) == ["acme/thinker-8b"])
+        #expect(
+            try await client.models().first { $0.key == "acme/thinker-8b" }?.loadedInstances.map(\.id) == [
+                "acme/thinker-8b"
+            ])
 
         let already = try await client.download(DownloadRequest(model: "acme/tiny-1b"))
         #expect(already.status == "already_downloaded")
@@ -70,13 +80,19 @@ import TestSupport
         #expect(result.responseId?.hasPrefix("resp_") == true)
 
         var events: [ChatEvent] = []
-        for try await event in try await client.streamChat(ChatRequest(model: "acme/thinker-8b", input: .text("echo:streamed"),
-                                                                      previousResponseId: nil)) {
+        for try await event in try await client.streamChat(
+            ChatRequest(
+                model: "acme/thinker-8b", input: .text("echo:streamed"),
+                previousResponseId: nil))
+        {
             events.append(event)
         }
         #expect(events.first == .chatStart(modelInstanceId: "acme/thinker-8b"))
         #expect(events.contains(.reasoningStart))
-        guard case .chatEnd(let end) = events.last else { Issue.record("no chat.end"); return }
+        guard case .chatEnd(let end) = events.last else {
+            Issue.record("no chat.end")
+            return
+        }
         #expect(end.output.last == .message("streamed"))
     }
 
@@ -84,12 +100,18 @@ import TestSupport
         let fixture = try SimulatorFixture()
         var deltas = 0
         do {
-            for try await event in try await client(fixture).streamChat(ChatRequest(model: "acme/tiny-1b", input: .text("[[sim:drop-after=9]] echo:one two three four five six"))) {
+            for try await event in try await client(fixture).streamChat(
+                ChatRequest(
+                    model: "acme/tiny-1b", input: .text("[[sim:drop-after=9]] echo:one two three four five six")))
+            {
                 if case .messageDelta = event { deltas += 1 }
             }
             Issue.record("a dropped connection ended the stream quietly")
         } catch let error as LMStudioError {
-            guard case .replyConnectionLost(let detail) = error else { Issue.record("got \(error)"); return }
+            guard case .replyConnectionLost(let detail) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(!detail.isEmpty)
             #expect(error.description.hasPrefix("connection lost ("))
         }
@@ -110,16 +132,21 @@ import TestSupport
     @Test func badRequestsCarryTheServersMessage() async throws {
         let fixture = try SimulatorFixture()
         do {
-            _ = try await client(fixture).chat(ChatRequest(model: "acme/thinker-8b", input: .text("hi"), reasoning: "xhigh"))
+            _ = try await client(fixture).chat(
+                ChatRequest(model: "acme/thinker-8b", input: .text("hi"), reasoning: "xhigh"))
             Issue.record("an invalid reasoning value was accepted")
         } catch let error as LMStudioError {
-            guard case .invalidRequest(_, let param, let code) = error else { Issue.record("got \(error)"); return }
+            guard case .invalidRequest(_, let param, let code) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(param == "reasoning")
             #expect(code == "invalid_value")
             #expect(error.description.contains("reasoning"))
         }
         await #expect(throws: LMStudioError.self) {
-            try await client(fixture).chat(ChatRequest(model: "acme/tiny-1b", input: .text("hi"), previousResponseId: "resp_unknown"))
+            try await client(fixture).chat(
+                ChatRequest(model: "acme/tiny-1b", input: .text("hi"), previousResponseId: "resp_unknown"))
         }
     }
 
@@ -129,7 +156,10 @@ import TestSupport
             _ = try await client(fixture).streamChat(ChatRequest(model: "acme/nothing", input: .text("hi")))
             Issue.record("an unknown model was accepted")
         } catch let error as LMStudioError {
-            guard case .modelNotFound = error else { Issue.record("got \(error)"); return }
+            guard case .modelNotFound = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(error.description.contains("llmster models"))
         }
     }
@@ -142,7 +172,10 @@ import TestSupport
             _ = try await LMStudioClient(server: url, token: nil, transport: CurlTransport()).models()
             Issue.record("a stopped server answered")
         } catch let error as LMStudioError {
-            #expect(error.description == "LM Studio is not reachable at \(url) (connection refused). Is the server running? Try `lms server start`.")
+            #expect(
+                error.description
+                    == "LM Studio is not reachable at \(url) (connection refused). Is the server running? Try `lms server start`."
+            )
         }
         let legacy = try SimulatorFixture(SimulatorOptions(legacy: true))
         await #expect(throws: LMStudioError.serverTooOld) { try await client(legacy).models() }

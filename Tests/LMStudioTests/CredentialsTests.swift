@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LMStudio
 
 let goodToken = "sk-lm-Abc12345:abcdefghij0123456789"
@@ -41,7 +42,8 @@ struct CredentialsTests {
     @Test func environmentWinsOverTheFile() throws {
         let home = try temporaryConfigHome()
         _ = try writeCredentials("token = sk-lm-Zzz12345:zzzzzzzzzz0123456789\n", in: home, mode: 0o600)
-        let credentials = try Credentials.load(environment: ["LM_API_TOKEN": goodToken], file: home + "/llmster/credentials")
+        let credentials = try Credentials.load(
+            environment: ["LM_API_TOKEN": goodToken], file: home + "/llmster/credentials")
         #expect(credentials?.token == goodToken && credentials?.source == .environment)
     }
 
@@ -50,10 +52,14 @@ struct CredentialsTests {
     }
 
     /// The docs give no token format: a token of another shape is used, with a warning that does not show it.
-    @Test(arguments: ["sk-lm-short:abcdefghij0123456789", "sk-lm-Abc12345:abcdefghij012345678!", "sk-lm-Abc12345abcdefghij0123456789x", "lm-v2.Zx9"])
+    @Test(arguments: [
+        "sk-lm-short:abcdefghij0123456789", "sk-lm-Abc12345:abcdefghij012345678!",
+        "sk-lm-Abc12345abcdefghij0123456789x", "lm-v2.Zx9"
+    ])
     func unusualTokenShapeIsAWarningNotARefusal(token: String) throws {
         #expect(!Credentials.isWellFormed(token))
-        let credentials = try #require(try Credentials.load(environment: ["LM_API_TOKEN": token], file: "/nonexistent/credentials"))
+        let credentials = try #require(
+            try Credentials.load(environment: ["LM_API_TOKEN": token], file: "/nonexistent/credentials"))
         #expect(credentials.token == token && !credentials.hasUsualShape)
         let warning = try #require(credentials.shapeWarning)
         #expect(warning.contains("LM_API_TOKEN") && warning.contains("sending it anyway") && !warning.contains(token))
@@ -84,7 +90,9 @@ struct CredentialsTests {
     @Test func tokenNeverAppearsInDescriptions() throws {
         let credentials = try Credentials(token: goodToken, source: .environment)
         #expect(!credentials.description.contains(goodToken) && !"\(credentials)".contains("abcdefghij"))
-        let client = LMStudioClient(server: "http://localhost:1234", token: goodToken, transport: FakeTransport { _ in .init(status: 200, chunks: []) })
+        let client = LMStudioClient(
+            server: "http://localhost:1234", token: goodToken,
+            transport: FakeTransport { _ in .init(status: 200, chunks: []) })
         #expect(!"\(client)".contains("abcdefghij"))
         #expect(!CredentialsError.malformedToken(source: "LM_API_TOKEN").description.contains(goodToken))
     }

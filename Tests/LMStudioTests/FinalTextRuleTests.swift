@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LMStudio
 
 /// The rewrite rule: a final text that differs from what streamed only by whitespace at its ends or by Unicode
@@ -17,7 +18,7 @@ import Testing
         ("The answer.\u{A0}", "The answer."),
         ("Caf\u{E9} au lait", "Cafe\u{301} au lait"),
         ("Cafe\u{301} au lait\n", "Caf\u{E9} au lait"),
-        ("\n\n", ""),
+        ("\n\n", "")
     ])
     func whitespaceAtTheEndsAndNormalisationSayTheSame(streamed: String, final: String) {
         #expect(Self.saysTheSame(streamed: streamed, final: OutputText(final)))
@@ -29,7 +30,7 @@ import Testing
         ("The answer.", "The answer!"),
         ("Caf\u{E9}", "Cafe"),
         ("Caf\u{E9}", "Caf\u{E8}"),
-        ("streamed words", ""),
+        ("streamed words", "")
     ])
     func anyOtherDifferenceIsARewrite(streamed: String, final: String) {
         #expect(!Self.saysTheSame(streamed: streamed, final: OutputText(final)))
@@ -40,7 +41,9 @@ import Testing
     @Test func aConfirmedTextIsComparedFromWhereItPartsFromTheStreamedOne() {
         var streamed = Array((String(repeating: "Caf\u{E9} au lait. ", count: 100) + "Caf\u{E9}\n").utf8)
         func final(sharing shared: Int, rest: [UInt8]) -> OutputText {
-            let digest = streamed.withUnsafeBufferPointer { TextDigest.of(UnsafeBufferPointer(rebasing: $0[..<shared])) }
+            let digest = streamed.withUnsafeBufferPointer {
+                TextDigest.of(UnsafeBufferPointer(rebasing: $0[..<shared]))
+            }
             return OutputText(streamedPrefix: shared, digest: digest, rest: rest)
         }
         let beforeAccent = streamed.count - "\u{E9}\n".utf8.count

@@ -1,5 +1,6 @@
-import Testing
 import HTTP
+import Testing
+
 @testable import LMStudio
 
 struct LMStudioErrorTests {
@@ -8,8 +9,12 @@ struct LMStudioErrorTests {
     }
 
     @Test func objectFormCarriesMessageParamAndCode() {
-        let body = #"{"error":{"type":"invalid_request","message":"Invalid reasoning value 'xhigh'","code":"invalid_value","param":"reasoning"}}"#
-        #expect(error(400, body) == .invalidRequest(message: "Invalid reasoning value 'xhigh'", param: "reasoning", code: "invalid_value"))
+        let body =
+            #"{"error":{"type":"invalid_request","message":"Invalid reasoning value 'xhigh'","code":"invalid_value","param":"reasoning"}}"#
+        #expect(
+            error(400, body)
+                == .invalidRequest(
+                    message: "Invalid reasoning value 'xhigh'", param: "reasoning", code: "invalid_value"))
     }
 
     @Test func stringFormIsTheMessage() {
@@ -18,7 +23,7 @@ struct LMStudioErrorTests {
 
     @Test func rawTextIsSanitisedAndShortened() {
         let shown = error(502, "Bad \u{1B}[31mgateway\r\n" + String(repeating: "x", count: 2000))
-        guard case let .server(502, message)? = shown else {
+        guard case .server(502, let message)? = shown else {
             Issue.record("expected a server error, got \(String(describing: shown))")
             return
         }
@@ -43,7 +48,10 @@ struct LMStudioErrorTests {
     }
 
     @Test func unauthorisedWithoutTokenExplainsHowToProvideOne() {
-        let shown = error(401, #"{"error":{"type":"invalid_request","code":"invalid_api_key","message":"An LM Studio API token is required"}}"#)
+        let shown = error(
+            401,
+            #"{"error":{"type":"invalid_request","code":"invalid_api_key","message":"An LM Studio API token is required"}}"#
+        )
         #expect(shown == .tokenMissing)
         #expect(shown?.description.contains("LM_API_TOKEN") == true)
         #expect(shown?.description.contains("llmster/credentials") == true)
@@ -57,19 +65,29 @@ struct LMStudioErrorTests {
     @Test func forbiddenWithTokenSaysTheTokenLacksPermission() {
         let shown = error(403, #"{"error":{"message":"Not allowed to load models"}}"#, tokenSent: true)
         #expect(shown == .tokenLacksPermission(message: "Not allowed to load models"))
-        #expect(shown?.description.contains("the token lacks permission for this request (LM Studio's per-token permissions)") == true)
+        #expect(
+            shown?.description.contains(
+                "the token lacks permission for this request (LM Studio's per-token permissions)") == true)
         #expect(shown?.description.contains("rejected") == false)
         #expect(error(403, "{}", tokenSent: false) == .tokenMissing)
     }
 
     @Test func modelNotFoundIsRecognisedByTypeOrCode() {
-        #expect(error(404, #"{"error":{"type":"model_not_found","message":"No model 'ghost'"}}"#) == .modelNotFound("No model 'ghost'"))
-        #expect(error(400, #"{"error":{"code":"model_not_found","message":"No model 'ghost'"}}"#) == .modelNotFound("No model 'ghost'"))
+        #expect(
+            error(404, #"{"error":{"type":"model_not_found","message":"No model 'ghost'"}}"#)
+                == .modelNotFound("No model 'ghost'"))
+        #expect(
+            error(400, #"{"error":{"code":"model_not_found","message":"No model 'ghost'"}}"#)
+                == .modelNotFound("No model 'ghost'"))
     }
 
     @Test func unreachableReadsAsAHint() {
-        let shown = LMStudioError.from(HTTPError.unreachable(url: "http://localhost:1234/api/v1/models", reason: "connection refused"),
-                                       server: "http://localhost:1234")
-        #expect(shown.description == "LM Studio is not reachable at http://localhost:1234 (connection refused). Is the server running? Try `lms server start`.")
+        let shown = LMStudioError.from(
+            HTTPError.unreachable(url: "http://localhost:1234/api/v1/models", reason: "connection refused"),
+            server: "http://localhost:1234")
+        #expect(
+            shown.description
+                == "LM Studio is not reachable at http://localhost:1234 (connection refused). Is the server running? Try `lms server start`."
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LMStudio
 
 /// A large `chat.end` decodes its long texts straight from the bytes, with exactly the general decoder's result.
@@ -10,28 +11,36 @@ struct LiftedStringsTests {
     static let longText = String(repeating: "line \"quoted\" \\ back/slash\ttab é日 👩‍💻 \u{1F600}\n", count: 2000)
 
     /// A `chat.end` whose message and reasoning texts are `answer` and `reasoning`, given as JSON string literals.
-    static func chatEnd(answerJSON: String, reasoning: String = "why", responseId: String = "resp_1") throws -> [UInt8] {
+    static func chatEnd(answerJSON: String, reasoning: String = "why", responseId: String = "resp_1") throws -> [UInt8]
+    {
         let reasoningJSON = String(decoding: try JSONEncoder().encode(reasoning), as: UTF8.self)
-        return Array(("{\"type\":\"chat.end\",\"result\":{\"model_instance_id\":\"acme/tiny-1b\",\"output\":["
-            + "{\"type\":\"reasoning\",\"content\":\(reasoningJSON)},{\"type\":\"message\",\"content\":\(answerJSON)}],"
-            + "\"response_id\":\"\(responseId)\"}}").utf8)
+        return Array(
+            ("{\"type\":\"chat.end\",\"result\":{\"model_instance_id\":\"acme/tiny-1b\",\"output\":["
+                + "{\"type\":\"reasoning\",\"content\":\(reasoningJSON)},{\"type\":\"message\",\"content\":\(answerJSON)}],"
+                + "\"response_id\":\"\(responseId)\"}}").utf8)
     }
 
     /// Like ``chatEnd(answerJSON:reasoning:responseId:)`` with `answer` encoded by `JSONEncoder`.
     static func chatEnd(answer: String, reasoning: String = "why", responseId: String = "resp_1") throws -> [UInt8] {
-        try chatEnd(answerJSON: String(decoding: try JSONEncoder().encode(answer), as: UTF8.self), reasoning: reasoning, responseId: responseId)
+        try chatEnd(
+            answerJSON: String(decoding: try JSONEncoder().encode(answer), as: UTF8.self), reasoning: reasoning,
+            responseId: responseId)
     }
 
     @Test func longTextsWithEscapesAndSurrogatePairsDecodeExactly() throws {
         // JSONEncoder writes these characters raw; spell some as \u escapes (a surrogate pair included) too.
-        let answerJSON = String(String(decoding: try JSONEncoder().encode(Self.longText), as: UTF8.self).dropLast())
+        let answerJSON =
+            String(String(decoding: try JSONEncoder().encode(Self.longText), as: UTF8.self).dropLast())
             + #"\ud83d\ude00\u00e9\u65E5""#
         let bytes = try Self.chatEnd(answerJSON: answerJSON, reasoning: Self.longText + "more")
         #expect(LiftedStrings(payload: bytes) != nil, "the texts are lifted")
         let event = decoder.decode(RawSSEEvent(name: nil, data: bytes))
-        let expected = ChatResult(modelInstanceId: "acme/tiny-1b",
-                                  output: [.reasoning(OutputText(Self.longText + "more")), .message(OutputText(Self.longText + "\u{1F600}é日"))],
-                                  responseId: "resp_1")
+        let expected = ChatResult(
+            modelInstanceId: "acme/tiny-1b",
+            output: [
+                .reasoning(OutputText(Self.longText + "more")), .message(OutputText(Self.longText + "\u{1F600}é日"))
+            ],
+            responseId: "resp_1")
         #expect(event == .chatEnd(expected))
     }
 
@@ -40,8 +49,12 @@ struct LiftedStringsTests {
         let bytes = try Self.chatEnd(answer: Self.longText, responseId: responseId)
         #expect(LiftedStrings(payload: bytes) == nil, "no lifting when a placeholder could occur")
         let expectedId = responseId.replacingOccurrences(of: "\\u0001", with: "\u{1}")
-        #expect(decoder.decode(RawSSEEvent(name: nil, data: bytes))
-            == .chatEnd(ChatResult(modelInstanceId: "acme/tiny-1b", output: [.reasoning("why"), .message(OutputText(Self.longText))], responseId: expectedId)))
+        #expect(
+            decoder.decode(RawSSEEvent(name: nil, data: bytes))
+                == .chatEnd(
+                    ChatResult(
+                        modelInstanceId: "acme/tiny-1b",
+                        output: [.reasoning("why"), .message(OutputText(Self.longText))], responseId: expectedId)))
     }
 
     @Test func invalidUTF8InALongTextBecomesReplacementCharactersAsBefore() throws {
@@ -49,13 +62,18 @@ struct LiftedStringsTests {
         let end = bytes.firstRange(of: Array("END".utf8))!
         bytes.replaceSubrange(end, with: [0xFF, 0xC3])
         let event = decoder.decode(RawSSEEvent(name: nil, data: bytes))
-        #expect(event == .chatEnd(ChatResult(modelInstanceId: "acme/tiny-1b",
-                                             output: [.reasoning("why"), .message(OutputText(Self.longText + "\u{FFFD}\u{FFFD}"))],
-                                             responseId: "resp_1")))
+        #expect(
+            event
+                == .chatEnd(
+                    ChatResult(
+                        modelInstanceId: "acme/tiny-1b",
+                        output: [.reasoning("why"), .message(OutputText(Self.longText + "\u{FFFD}\u{FFFD}"))],
+                        responseId: "resp_1")))
     }
 
     @Test func aLoneSurrogateOrALongTextOutsideTheReplyFallsBackToTheGeneralDecoder() throws {
-        let lone = try Self.chatEnd(answer: Self.longText + "LONE").replacing(Array("LONE".utf8), with: Array(#"\ud83d"#.utf8))
+        let lone = try Self.chatEnd(answer: Self.longText + "LONE").replacing(
+            Array("LONE".utf8), with: Array(#"\ud83d"#.utf8))
         #expect(LiftedStrings(payload: lone) == nil)
         // JSONDecoder refuses the lone surrogate: the event is unreadable, as a short one would be.
         guard case .unreadable? = decoder.decode(RawSSEEvent(name: nil, data: lone)) else {
@@ -63,7 +81,8 @@ struct LiftedStringsTests {
             return
         }
 
-        let call = ToolCall(tool: "read", arguments: .object(["path": .string("a")]), output: Self.longText, providerInfo: nil)
+        let call = ToolCall(
+            tool: "read", arguments: .object(["path": .string("a")]), output: Self.longText, providerInfo: nil)
         let result = ChatResult(output: [.toolCall(call), .message("short")])
         let json = String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
         let event = decoder.decode(RawSSEEvent(name: nil, data: Array(#"{"type":"chat.end","result":\#(json)}"#.utf8)))
@@ -74,11 +93,16 @@ struct LiftedStringsTests {
     @Test func splitPointsGiveTheSameEvent() throws {
         let payload = try Self.chatEnd(answer: Self.longText)
         let stream = Array("event: chat.end\ndata: ".utf8) + payload + Array("\n\n".utf8)
-        let expected = ChatResult(modelInstanceId: "acme/tiny-1b", output: [.reasoning("why"), .message(OutputText(Self.longText))], responseId: "resp_1")
-        let splits = Array(0..<200) + Array(stride(from: 200, to: stream.count, by: 4093)) + Array(stream.count - 200...stream.count)
+        let expected = ChatResult(
+            modelInstanceId: "acme/tiny-1b", output: [.reasoning("why"), .message(OutputText(Self.longText))],
+            responseId: "resp_1")
+        let splits =
+            Array(0..<200) + Array(stride(from: 200, to: stream.count, by: 4093))
+            + Array(stream.count - 200...stream.count)
         for split in splits {
             var parser = SSEParser()
-            let events = try (parser.feedRaw(stream[..<split]) + parser.feedRaw(stream[split...])).compactMap(decoder.decode)
+            let events = try (parser.feedRaw(stream[..<split]) + parser.feedRaw(stream[split...])).compactMap(
+                decoder.decode)
             #expect(events == [.chatEnd(expected)], "split at \(split)")
         }
     }

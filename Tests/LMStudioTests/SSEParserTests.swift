@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LMStudio
 
 /// A recorded `/api/v1/chat` stream: CRLF line ends, keep-alive comments, `id:`/`retry:`, a multi-line data event, multi-byte UTF-8, `[DONE]`.
@@ -46,7 +47,7 @@ let recordedChatStream = [
     "",
     "data: [DONE]",
     "",
-    "",
+    ""
 ].joined(separator: "\r\n")
 
 /// Feeds `chunks` in order and collects every event.
@@ -75,11 +76,14 @@ struct SSEParserTests {
     @Test func recordedStreamYieldsEachEventWithNameAndJoinedData() throws {
         let events = try parse([bytes[...]])
         #expect(events.count == 13)
-        #expect(events.first == SSEEvent(name: "chat.start", data: #"{"type":"chat.start","model_instance_id":"qwen/qwen3-4b"}"#))
-        #expect(events[5].data == """
-            {"type":"tool_call.arguments","tool":"browser_navigate","arguments":{"url":"https://example.com"},
-             "provider_info":{"type":"plugin","plugin_id":"mcp/playwright"}}
-            """)
+        #expect(
+            events.first
+                == SSEEvent(name: "chat.start", data: #"{"type":"chat.start","model_instance_id":"qwen/qwen3-4b"}"#))
+        #expect(
+            events[5].data == """
+                {"type":"tool_call.arguments","tool":"browser_navigate","arguments":{"url":"https://example.com"},
+                 "provider_info":{"type":"plugin","plugin_id":"mcp/playwright"}}
+                """)
         #expect(events[8].data.contains("héllo 日本 👩‍💻"))
         #expect(events.last == SSEEvent(name: nil, data: "[DONE]"))
     }
@@ -101,7 +105,10 @@ struct SSEParserTests {
         for start in stride(from: 0, to: stream.count, by: chunk) {
             events += try parser.feed(stream[start..<min(start + chunk, stream.count)])
         }
-        #expect(events == [SSEEvent(name: "chat.end", data: String(decoding: payload, as: UTF8.self)), SSEEvent(data: "next")])
+        #expect(
+            events == [
+                SSEEvent(name: "chat.end", data: String(decoding: payload, as: UTF8.self)), SSEEvent(data: "next")
+            ])
     }
 
     @Test func oneByteChunksGiveTheSameEvents() throws {
@@ -111,7 +118,8 @@ struct SSEParserTests {
 
     @Test(arguments: ["\n", "\r\n", "\r"])
     func everyPairOfSplitPointsGivesTheSameEvents(lineEnd: String) throws {
-        let small = Array(["event: a", "data: é1", "data:2", "", ": c", "data: 👩‍💻", "", ""].joined(separator: lineEnd).utf8)
+        let small = Array(
+            ["event: a", "data: é1", "data:2", "", ": c", "data: 👩‍💻", "", ""].joined(separator: lineEnd).utf8)
         let whole = try parse([small[...]])
         #expect(whole == [SSEEvent(name: "a", data: "é1\n2"), SSEEvent(data: "👩‍💻")])
         for first in 0...small.count {
@@ -126,7 +134,9 @@ struct SSEParserTests {
         for offset in 0...bytes.count {
             #expect(try parse(split(bytes, at: [offset])) == [SSEEvent(data: "a")], "split at \(offset)")
         }
-        #expect(try parse([([0xEF, 0xBB] + Array("\ndata: b\n\n".utf8))[...]]) == [SSEEvent(data: "b")], "a partial mark is a line of its own")
+        #expect(
+            try parse([([0xEF, 0xBB] + Array("\ndata: b\n\n".utf8))[...]]) == [SSEEvent(data: "b")],
+            "a partial mark is a line of its own")
     }
 
     @Test func carriageReturnEndingAChunkThenLineFeedIsOneLineEnd() throws {
@@ -142,7 +152,9 @@ struct SSEParserTests {
                 try parse(split(oversize, at: [offset]), maxEventBytes: 64)
             }
         }
-        #expect(try parse([Array("data: \(String(repeating: "x", count: 58))\n\n".utf8)[...]], maxEventBytes: 64).count == 1)
+        #expect(
+            try parse([Array("data: \(String(repeating: "x", count: 58))\n\n".utf8)[...]], maxEventBytes: 64).count == 1
+        )
     }
 
     @Test func parserStaysFailedAfterAnOversizeEvent() throws {

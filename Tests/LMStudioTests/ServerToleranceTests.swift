@@ -2,8 +2,8 @@ import Foundation
 import HTTP
 import LMStudio
 import Simulator
-import Testing
 import TestSupport
+import Testing
 
 /// Where LM Studio's docs are silent or contradict themselves, the client copes with the servers seen or possible.
 @Suite struct ServerToleranceTests {
@@ -11,7 +11,8 @@ import TestSupport
         LMStudioClient(server: fixture.url, token: token, transport: CurlTransport())
     }
 
-    static let image = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAoAAAAKCAYAAACNMs+9AAAAFUlEQVR42mP8z8BQz0AEYBxVSF+FABJADveWkH6oAAAAAElFTkSuQmCC"
+    static let image =
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAoAAAAKCAYAAACNMs+9AAAAFUlEQVR42mP8z8BQz0AEYBxVSF+FABJADveWkH6oAAAAAElFTkSuQmCC"
 
     /// The text item `type` of each recorded chat request.
     func textItemTypes(_ fixture: SimulatorFixture) -> [String] {
@@ -26,9 +27,13 @@ import TestSupport
     @Test func aServerThatRefusesTheTextItemSpellingGetsTheOtherOnce() async throws {
         let fixture = try SimulatorFixture(SimulatorOptions(inputTextType: "message"))
         let client = client(fixture)
-        let request = ChatRequest(model: "acme/vision-7b", input: ChatInput(text: "what is this?", imageDataURLs: [Self.image]))
+        let request = ChatRequest(
+            model: "acme/vision-7b", input: ChatInput(text: "what is this?", imageDataURLs: [Self.image]))
         let first = try await client.chat(request)
-        #expect(first.output.last.map { if case .message(let text) = $0 { text.description.contains("1 image") } else { false } } == true)
+        #expect(
+            first.output.last.map {
+                if case .message(let text) = $0 { text.description.contains("1 image") } else { false }
+            } == true)
         #expect(textItemTypes(fixture) == ["text", "message"])
         let copy = client
         var events: [ChatEvent] = []
@@ -39,7 +44,8 @@ import TestSupport
 
     @Test func aServerThatTakesTextIsSentTextOnly() async throws {
         let fixture = try SimulatorFixture()
-        _ = try await client(fixture).chat(ChatRequest(model: "acme/vision-7b", input: ChatInput(text: "see", imageDataURLs: [Self.image])))
+        _ = try await client(fixture).chat(
+            ChatRequest(model: "acme/vision-7b", input: ChatInput(text: "see", imageDataURLs: [Self.image])))
         #expect(textItemTypes(fixture) == ["text"])
     }
 
@@ -47,7 +53,8 @@ import TestSupport
     @Test func otherRefusalsAreNotRetried() async throws {
         let fixture = try SimulatorFixture()
         await #expect(throws: LMStudioError.self) {
-            try await client(fixture).chat(ChatRequest(model: "acme/tiny-1b", input: ChatInput(text: "see", imageDataURLs: [Self.image])))
+            try await client(fixture).chat(
+                ChatRequest(model: "acme/tiny-1b", input: ChatInput(text: "see", imageDataURLs: [Self.image])))
         }
         #expect(fixture.requests(to: "/api/v1/chat").count == 1)
     }
@@ -60,7 +67,9 @@ import TestSupport
         #expect(result.output == [.message("squeezed")])
         var text = ""
         var ended = false
-        for try await event in try await client.streamChat(ChatRequest(model: "acme/tiny-1b", input: .text("echo:streamed and squeezed"))) {
+        for try await event in try await client.streamChat(
+            ChatRequest(model: "acme/tiny-1b", input: .text("echo:streamed and squeezed")))
+        {
             if case .messageDelta(let delta) = event { text += delta }
             if case .chatEnd = event { ended = true }
         }
@@ -78,16 +87,27 @@ import TestSupport
             _ = try await client(fixture, token: limited).load(LoadRequest(model: "acme/thinker-8b"))
             Issue.record("a list-only token loaded a model")
         } catch let error as LMStudioError {
-            guard case .tokenLacksPermission = error else { Issue.record("got \(error)"); return }
-            #expect(error.description.contains("the token lacks permission for this request (LM Studio's per-token permissions)"))
+            guard case .tokenLacksPermission = error else {
+                Issue.record("got \(error)")
+                return
+            }
+            #expect(
+                error.description.contains(
+                    "the token lacks permission for this request (LM Studio's per-token permissions)"))
             #expect(!error.description.contains(limited))
         }
-        await #expect(throws: LMStudioError.tokenRejected) { try await client(fixture, token: "sk-lm-zzzz9999:zzzzzzzzzz9999999999").models() }
+        await #expect(throws: LMStudioError.tokenRejected) {
+            try await client(fixture, token: "sk-lm-zzzz9999:zzzzzzzzzz9999999999").models()
+        }
     }
 
     /// The documented sampling ranges are enforced by the simulator; a refusal names the parameter and the bound.
-    @Test(arguments: [("temperature", 1.5, "less than or equal to 1"), ("top_p", -0.1, "greater than or equal to 0"), ("min_p", 2.0, "less than or equal to 1")])
-    func aSamplingValueOutsideItsDocumentedRangeIsRefusedByName(name: String, value: Double, bound: String) async throws {
+    @Test(arguments: [
+        ("temperature", 1.5, "less than or equal to 1"), ("top_p", -0.1, "greater than or equal to 0"),
+        ("min_p", 2.0, "less than or equal to 1")
+    ])
+    func aSamplingValueOutsideItsDocumentedRangeIsRefusedByName(name: String, value: Double, bound: String) async throws
+    {
         let fixture = try SimulatorFixture()
         var request = ChatRequest(model: "acme/tiny-1b", input: .text("hi"))
         switch name {
@@ -99,7 +119,10 @@ import TestSupport
             _ = try await client(fixture).chat(request)
             Issue.record("\(name) \(value) was accepted")
         } catch let error as LMStudioError {
-            guard case .invalidRequest(_, let param, _) = error else { Issue.record("got \(error)"); return }
+            guard case .invalidRequest(_, let param, _) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(param == name)
             #expect(error.description.contains(name) && error.description.contains(bound), "\(error.description)")
         }

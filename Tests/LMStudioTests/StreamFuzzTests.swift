@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import LMStudio
 
 /// Seeded fuzzing of the SSE parser and the chat event decoder: a recorded stream truncated, bit-flipped, spliced with
@@ -9,9 +10,10 @@ import Testing
 
     private static let hostile: [[UInt8]] = [
         [0], [0xFF, 0xFE], [0xED, 0xA0, 0x80], Array(#"\ud800"#.utf8), Array("data: {\"type\":".utf8),
-        Array(String(repeating: "[", count: 1_200).utf8), Array(#"{"type":"chat.end","result":{"stats":{"input_tokens":9223372036854775807}}}"#.utf8),
+        Array(String(repeating: "[", count: 1_200).utf8),
+        Array(#"{"type":"chat.end","result":{"stats":{"input_tokens":9223372036854775807}}}"#.utf8),
         Array(#"{"type":"prompt_processing.progress","progress":1e309}"#.utf8), Array("\r\r\n\n".utf8),
-        Array(#"{"type":"message.delta","content":"\u0000\u009b\u202e"}"#.utf8), Array("event: \n:\n".utf8),
+        Array(#"{"type":"message.delta","content":"\u0000\u009b\u202e"}"#.utf8), Array("event: \n:\n".utf8)
     ]
 
     @Test func damagedStreamsNeverTrapTheParserOrDecoder() throws {
@@ -24,14 +26,17 @@ import Testing
             case 0: bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
             case 1:
                 for _ in 0..<Int.random(in: 1...8, using: &generator) {
-                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^= 1 << UInt8.random(in: 0...7, using: &generator)
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^=
+                        1 << UInt8.random(in: 0...7, using: &generator)
                 }
             default:
                 let at = Int.random(in: 0...bytes.count, using: &generator)
                 bytes.insert(contentsOf: Self.hostile.randomElement(using: &generator)!, at: at)
             }
             var offsets: [Int] = []
-            for _ in 0..<Int.random(in: 0...6, using: &generator) { offsets.append(Int.random(in: 0...bytes.count, using: &generator)) }
+            for _ in 0..<Int.random(in: 0...6, using: &generator) {
+                offsets.append(Int.random(in: 0...bytes.count, using: &generator))
+            }
             var parser = SSEParser(maxEventBytes: 4_096)
             var events: [SSEEvent] = []
             do {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LMStudio
 
 /// The delta fast path gives exactly what `JSONDecoder` gives, and steps aside for anything unusual.
@@ -10,11 +11,14 @@ struct TextDeltaScannerTests {
         (#"{"type":"message.delta","content":"plain"}"#, ChatEvent.messageDelta("plain")),
         (#"{"content":"sorted keys","type":"reasoning.delta"}"#, .reasoningDelta("sorted keys")),
         (#" { "type" : "message.delta" ,\#n\#t"content" : "spaced" }\#r\#n"#, .messageDelta("spaced")),
-        (#"{"type":"message.delta","content":"q\"b\\s\/n\nt\tr\rb\bf\f"}"#, .messageDelta("q\"b\\s/n\nt\tr\rb\u{8}f\u{C}")),
+        (
+            #"{"type":"message.delta","content":"q\"b\\s\/n\nt\tr\rb\bf\f"}"#,
+            .messageDelta("q\"b\\s/n\nt\tr\rb\u{8}f\u{C}")
+        ),
         (#"{"type":"message.delta","content":"\u00e9\u65E5 \ud83d\udc69\u200d\ud83d\udcbb"}"#, .messageDelta("é日 👩‍💻")),
         (#"{"type":"message.delta","content":"raw héllo 日本 👩‍💻"}"#, .messageDelta("raw héllo 日本 👩‍💻")),
         (#"{"type":"message.delta","content":"\u0000nul"}"#, .messageDelta("\u{0}nul")),
-        (#"{"type":"message.delta","content":""}"#, .messageDelta("")),
+        (#"{"type":"message.delta","content":""}"#, .messageDelta(""))
     ])
     func decodesDeltasLikeTheGeneralDecoder(data: String, expected: ChatEvent) throws {
         #expect(TextDeltaScanner.event(in: data) == expected)
@@ -23,11 +27,12 @@ struct TextDeltaScannerTests {
         let text: String
         switch expected {
         case .messageDelta(let content), .reasoningDelta(let content): text = content
-        default: Issue.record("not a delta: \(expected)"); return
+        default:
+            Issue.record("not a delta: \(expected)")
+            return
         }
         #expect(general.content == text)
     }
-
 
     @Test(arguments: [
         #"{"type":"message.delta","content":"x","extra":1}"#,
@@ -41,7 +46,7 @@ struct TextDeltaScannerTests {
         #"{"type":"message.delta","content":"x"} trailing"#,
         #"{"type":"message.delta","type":"message.delta","content":"x"}"#,
         "{\"type\":\"message.delta\",\"content\":\"raw\ttab\"}",
-        #"{"type":"message.delta","content":7}"#,
+        #"{"type":"message.delta","content":7}"#
     ])
     func stepsAsideForAnythingUnusual(data: String) {
         #expect(TextDeltaScanner.event(in: data) == nil)
@@ -55,15 +60,15 @@ struct TextDeltaScannerTests {
     /// Delta events with escapes and surrogate pairs, parsed at every split point of the stream, give the same events.
     @Test func everySplitPointGivesTheSameEvents() throws {
         let stream = """
-        event: message.delta
-        data: {"type":"message.delta","content":"a\\"b\\\\c \\ud83d\\udc69\\u200d\\ud83d\\udcbb é"}
+            event: message.delta
+            data: {"type":"message.delta","content":"a\\"b\\\\c \\ud83d\\udc69\\u200d\\ud83d\\udcbb é"}
 
-        data: {"content":"日本\\n","type":"reasoning.delta"}
+            data: {"content":"日本\\n","type":"reasoning.delta"}
 
-        data: {"type":"message.delta","content":"x","extra":true}
+            data: {"type":"message.delta","content":"x","extra":true}
 
 
-        """
+            """
         let bytes = Array(stream.utf8)
         let expected: [ChatEvent] = [.messageDelta("a\"b\\c 👩‍💻 é"), .reasoningDelta("日本\n"), .messageDelta("x")]
         for split in 0...bytes.count {

@@ -1,11 +1,13 @@
-@testable import LMStudio
 import Testing
+
+@testable import LMStudio
 
 /// `<think>…</think>` at the start of an answer becomes reasoning, wherever the deltas cut the tags.
 @Suite struct ThinkTagSplitterTests {
     /// Reasoning and answer text of `events`.
     static func texts(_ events: [ChatEvent]) -> (reasoning: String, answer: String) {
-        var reasoning = "", answer = ""
+        var reasoning = ""
+        var answer = ""
         for event in events {
             if case .reasoningDelta(let text) = event { reasoning += text }
             if case .messageDelta(let text) = event { answer += text }
@@ -26,7 +28,10 @@ import Testing
         let text = "\n<think>Count: 2 + 2.</think>\n\nIt is **4**."
         for cut in 0...text.count {
             for second in cut...text.count {
-                let pieces = [String(text.prefix(cut)), String(text.dropFirst(cut).prefix(second - cut)), String(text.dropFirst(second))]
+                let pieces = [
+                    String(text.prefix(cut)), String(text.dropFirst(cut).prefix(second - cut)),
+                    String(text.dropFirst(second))
+                ]
                 let (reasoning, answer) = Self.texts(Self.run(pieces))
                 #expect(reasoning == "Count: 2 + 2." && answer == "It is **4**.", "cut at \(cut), \(second)")
             }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Library
 import TestSupport
 import Testing
+
+@testable import Library
 
 /// Seeded fuzzing of the two archive readers: truncations, bit flips, and well-formed files carrying crafted numbers
 /// and strings. Whatever the damage, reading never traps, a refusal is a readable error, and a refused file changes
@@ -10,17 +11,21 @@ import Testing
     private static let iterations = 150
 
     /// Values a hostile file might put where llmster expects a number or a string.
-    private static var craftedValues: [Any] { [
-        NSNumber(value: Int64.max), NSNumber(value: Int64.min), NSNumber(value: -1), NSNumber(value: 0),
-        NSNumber(value: 1e308), NSNumber(value: -1e308), NSNumber(value: 9_007_199_254_740_993 as Int64),
-        NSNumber(value: 0.5), NSNumber(value: UInt64.max), "", "\u{0}", "\u{202E}\u{9B}2J", "../../etc/passwd",
-        String(repeating: "x", count: 70_000), "{", "null", [Any](), [String: Any](), NSNull(),
-    ] }
+    private static var craftedValues: [Any] {
+        [
+            NSNumber(value: Int64.max), NSNumber(value: Int64.min), NSNumber(value: -1), NSNumber(value: 0),
+            NSNumber(value: 1e308), NSNumber(value: -1e308), NSNumber(value: 9_007_199_254_740_993 as Int64),
+            NSNumber(value: 0.5), NSNumber(value: UInt64.max), "", "\u{0}", "\u{202E}\u{9B}2J", "../../etc/passwd",
+            String(repeating: "x", count: 70_000), "{", "null", [Any](), [String: Any](), NSNull()
+        ]
+    }
 
     private enum Damage: CaseIterable { case truncate, flip, craft }
 
     /// `original` damaged one way, chosen by `generator`.
-    private static func damaged(_ original: [UInt8], kind: ArchiveKind, path: String, using generator: inout SeededGenerator)
+    private static func damaged(
+        _ original: [UInt8], kind: ArchiveKind, path: String, using generator: inout SeededGenerator
+    )
         throws -> (bytes: [UInt8], how: String)
     {
         switch Damage.allCases.randomElement(using: &generator)! {

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Library
 
 /// An unencrypted archive as its list of records, so a test can alter one and write a well-formed (checksummed) file.
@@ -43,8 +44,8 @@ enum JSONPathStep: CustomStringConvertible {
 
     var description: String {
         switch self {
-        case let .key(key): return "." + key
-        case let .index(index): return "[\(index)]"
+        case .key(let key): return "." + key
+        case .index(let index): return "[\(index)]"
         }
     }
 
@@ -63,11 +64,11 @@ enum JSONPathStep: CustomStringConvertible {
     static func setting(_ path: [JSONPathStep], to newValue: Any, in value: Any) -> Any {
         guard let step = path.first else { return newValue }
         switch step {
-        case let .key(key):
+        case .key(let key):
             var object = value as? [String: Any] ?? [:]
             object[key] = setting(Array(path.dropFirst()), to: newValue, in: object[key] ?? NSNull())
             return object
-        case let .index(index):
+        case .index(let index):
             var array = value as? [Any] ?? []
             guard array.indices.contains(index) else { return array }
             array[index] = setting(Array(path.dropFirst()), to: newValue, in: array[index])

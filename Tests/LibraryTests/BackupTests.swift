@@ -53,8 +53,10 @@ import Testing
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: archive)))
         #expect(original.count > 150_000)
         let header = 10 + 16 + 16 + 24
-        let offsets = [0, 8, 9, 12, 30, 40, header - 1, header, header + 2, header + 4, header + 70_000,
-                       original.count / 2, original.count - 20, original.count - 1]
+        let offsets = [
+            0, 8, 9, 12, 30, 40, header - 1, header, header + 2, header + 4, header + 70_000,
+            original.count / 2, original.count - 20, original.count - 1
+        ]
         let target = TemporaryLibrary()
         try target.open().createConversation(title: "mine")
         let damaged = source.directory + "/damaged.backup"

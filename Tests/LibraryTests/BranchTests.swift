@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Library
 
 /// Alternatives: replaced answers and edited turns stay in the library off the current branch.
@@ -16,10 +17,12 @@ import Testing
             var appended: [Message] = []
             for (index, text) in ["q1", "a1", "q2", "a2"].enumerated() {
                 let role: MessageRole = index.isMultiple(of: 2) ? .user : .assistant
-                let message = try store.appendMessage(conversationId: conversationId, role: role,
+                let message = try store.appendMessage(
+                    conversationId: conversationId, role: role,
                     MessageContent(text: text, responseId: role == .assistant ? "resp_\(text)" : nil))
                 if role == .assistant {
-                    try store.setContinuation(conversationId: conversationId, serverURL: "http://server:1234", responseId: "resp_\(text)")
+                    try store.setContinuation(
+                        conversationId: conversationId, serverURL: "http://server:1234", responseId: "resp_\(text)")
                 }
                 appended.append(message)
             }
@@ -42,8 +45,10 @@ import Testing
         let exchange = try Exchange(library)
         let store = exchange.store
         try store.rewindBranch(conversationId: exchange.conversationId, to: exchange.messages[2].id)
-        let again = try store.appendMessage(conversationId: exchange.conversationId, role: .assistant, MessageContent(text: "a2 again"))
-        #expect(try store.messages(conversationId: exchange.conversationId).map(\.text) == ["q1", "a1", "q2", "a2 again"])
+        let again = try store.appendMessage(
+            conversationId: exchange.conversationId, role: .assistant, MessageContent(text: "a2 again"))
+        #expect(
+            try store.messages(conversationId: exchange.conversationId).map(\.text) == ["q1", "a1", "q2", "a2 again"])
         let alternatives = try store.alternatives(messageId: again.id)
         #expect(alternatives.map(\.text) == ["a2", "a2 again"])
         #expect(alternatives.map(\.onBranch) == [false, true])
@@ -51,8 +56,9 @@ import Testing
 
         let branch = try store.chooseAlternative(messageId: exchange.messages[3].id)
         #expect(branch.map(\.text) == ["q1", "a1", "q2", "a2"])
-        #expect(try store.conversation(id: exchange.conversationId)?.lastResponseId == "resp_a2",
-                "the conversation continues from the chosen answer")
+        #expect(
+            try store.conversation(id: exchange.conversationId)?.lastResponseId == "resp_a2",
+            "the conversation continues from the chosen answer")
     }
 
     @Test func anEditedTurnKeepsTheOldTurnAndItsAnswersAsAnAlternative() throws {
@@ -60,7 +66,8 @@ import Testing
         let exchange = try Exchange(library)
         let store = exchange.store
         try store.rewindBranch(conversationId: exchange.conversationId, to: exchange.messages[1].id)
-        let edited = try store.appendMessage(conversationId: exchange.conversationId, role: .user, MessageContent(text: "q2 edited"))
+        let edited = try store.appendMessage(
+            conversationId: exchange.conversationId, role: .user, MessageContent(text: "q2 edited"))
         #expect(try store.messages(conversationId: exchange.conversationId).map(\.text) == ["q1", "a1", "q2 edited"])
         #expect(try store.alternatives(messageId: edited.id).map(\.text) == ["q2", "q2 edited"])
         let branch = try store.chooseAlternative(messageId: exchange.messages[2].id)
@@ -72,8 +79,10 @@ import Testing
         let exchange = try Exchange(library)
         let store = exchange.store
         try store.rewindBranch(conversationId: exchange.conversationId, to: exchange.messages[2].id)
-        try store.setContinuation(conversationId: exchange.conversationId, serverURL: "http://server:1234", responseId: "resp_a1")
-        try store.appendMessage(conversationId: exchange.conversationId, role: .assistant, MessageContent(text: "a2 again"))
+        try store.setContinuation(
+            conversationId: exchange.conversationId, serverURL: "http://server:1234", responseId: "resp_a1")
+        try store.appendMessage(
+            conversationId: exchange.conversationId, role: .assistant, MessageContent(text: "a2 again"))
         let file = library.directory + "/branches.llmster"
         try store.exportConversation(id: exchange.conversationId, to: file)
 
@@ -99,7 +108,8 @@ import Testing
         let file = library.directory + "/old.llmster"
         try writeOutput(to: file) { sink in
             let writer = try ArchiveWriter(kind: .conversation, sink: sink, password: nil, limits: .interactive)
-            try writer.record(.manifest, json: ExportManifest(format: ExportManifest.formatName, exportId: "old", exportedAt: 1))
+            try writer.record(
+                .manifest, json: ExportManifest(format: ExportManifest.formatName, exportId: "old", exportedAt: 1))
             try writer.record(.conversation, json: document)
             try writer.finish()
         }
@@ -118,7 +128,8 @@ import Testing
         let library = TemporaryLibrary()
         let exchange = try Exchange(library)
         try exchange.store.rewindBranch(conversationId: exchange.conversationId, to: exchange.messages[2].id)
-        let again = try exchange.store.appendMessage(conversationId: exchange.conversationId, role: .assistant,
+        let again = try exchange.store.appendMessage(
+            conversationId: exchange.conversationId, role: .assistant,
             MessageContent(text: "a2 again"))
         let archive = library.directory + "/library.backup"
         try LibraryBackup.write(libraryPath: library.path, to: archive, password: nil, limits: .interactive)
@@ -138,7 +149,8 @@ import Testing
             let connection = try SQLiteConnection(path: library.path)
             for step in Schema.migrations[..<2] { try connection.execute(step) }
             try connection.execute("PRAGMA user_version = 2")
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO conversations (id, title, created_at, updated_at, server_url, last_response_id)
                     VALUES ('c1', 'Old', 1, 1, 'http://old:1234', 'resp_2');
                 INSERT INTO messages (id, conversation_id, position, role, text, status, response_id, created_at, updated_at)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Library
+import Testing
 
 /// Errors collected from worker threads.
 private final class Failures: @unchecked Sendable {
@@ -44,7 +44,8 @@ private final class Failures: @unchecked Sendable {
                 try store.transaction {
                     let reply = try store.appendMessage(
                         conversationId: conversationId, role: .assistant, MessageContent(text: "", status: .streaming))
-                    try store.updateReply(messageId: reply.id, MessageContent(text: "worker \(worker) reply \(index)", status: .complete))
+                    try store.updateReply(
+                        messageId: reply.id, MessageContent(text: "worker \(worker) reply \(index)", status: .complete))
                 }
                 _ = try store.messages(conversationId: conversationId).count
             }
@@ -64,7 +65,8 @@ private final class Failures: @unchecked Sendable {
         let count = 300
         var script = ".timeout 5000\n"
         for index in 0..<count {
-            script += "BEGIN IMMEDIATE; INSERT INTO folders (name, position) VALUES ('cli \(index)', \(index)); COMMIT;\n"
+            script +=
+                "BEGIN IMMEDIATE; INSERT INTO folders (name, position) VALUES ('cli \(index)', \(index)); COMMIT;\n"
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
@@ -78,7 +80,8 @@ private final class Failures: @unchecked Sendable {
         try input.fileHandleForWriting.close()
 
         for index in 0..<count {
-            try store.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: "message \(index)"))
+            try store.appendMessage(
+                conversationId: conversation.id, role: .user, MessageContent(text: "message \(index)"))
         }
         process.waitUntilExit()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

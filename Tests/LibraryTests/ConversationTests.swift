@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Library
+import Testing
 
 @Suite struct ConversationTests {
     @Test func createdConversationsReadBackEqual() throws {
@@ -8,8 +8,9 @@ import Library
         let store = try library.open()
         let created = try store.createConversation(
             title: "Trip", modelKey: "gemma-3", systemPrompt: "You plan trips.",
-            settings: ConversationSettings(topP: 0.9, minP: 0.05, repeatPenalty: 1.1, maxOutputTokens: 512,
-                                           contextLength: 8192))
+            settings: ConversationSettings(
+                topP: 0.9, minP: 0.05, repeatPenalty: 1.1, maxOutputTokens: 512,
+                contextLength: 8192))
         #expect(created.id.count == 16)
         #expect(created.id.allSatisfy { $0.isHexDigit && !$0.isUppercase })
         #expect(try store.conversation(id: created.id) == created)
@@ -54,7 +55,8 @@ import Library
         try store.rename(conversationId: conversation.id, to: "Renamed")
         try store.move(conversationId: conversation.id, to: folder.id)
         try store.setDraft(conversationId: conversation.id, text: "half a thought")
-        try store.setContinuation(conversationId: conversation.id, serverURL: "http://127.0.0.1:1234", responseId: "resp_1")
+        try store.setContinuation(
+            conversationId: conversation.id, serverURL: "http://127.0.0.1:1234", responseId: "resp_1")
         var stored = try #require(try store.conversation(id: conversation.id))
         #expect(stored.title == "Renamed")
         #expect(stored.folderId == folder.id)
@@ -123,7 +125,7 @@ import Library
         #expect {
             try store.resolveConversation(String(digit))
         } throws: { error in
-            guard case let LibraryError.ambiguousConversation(_, candidates) = error else { return false }
+            guard case LibraryError.ambiguousConversation(_, let candidates) = error else { return false }
             return Set(shared.map(\.id)).isSubset(of: Set(candidates.map(\.id)))
         }
     }
@@ -134,10 +136,13 @@ import Library
         let kept = try store.createConversation(title: "kept")
         try store.appendMessage(conversationId: kept.id, role: .user, MessageContent(text: "stay"))
         let doomed = try store.createConversation(title: "doomed")
-        let message = try store.appendMessage(conversationId: doomed.id, role: .assistant, MessageContent(text: "unique-word-zebra"))
-        try store.replaceToolCalls(messageId: message.id, [
-            ToolCallRecord(messageId: message.id, position: 0, name: "f", argumentsJSON: "{}", status: .succeeded),
-        ])
+        let message = try store.appendMessage(
+            conversationId: doomed.id, role: .assistant, MessageContent(text: "unique-word-zebra"))
+        try store.replaceToolCalls(
+            messageId: message.id,
+            [
+                ToolCallRecord(messageId: message.id, position: 0, name: "f", argumentsJSON: "{}", status: .succeeded)
+            ])
         try store.addAttachment(messageId: message.id, name: "a.txt", mimeType: "text/plain", bytes: [1, 2, 3])
 
         try store.delete(conversationId: doomed.id)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Library
 import Testing
+
+@testable import Library
 
 /// Files whose numbers are out of range (dates near 2^63, negative orders, huge token counts) are refused before
 /// anything is written, and a library that already holds such values still exports and backs up.
@@ -23,7 +24,7 @@ import Testing
         ("message", "createdAt", -Int64.max, "messages[1].createdAt"),
         ("manifest", "exportedAt", Int64.max, "exportedAt"),
         ("conversation", "pinOrder", -1, "pinOrder"),
-        ("stats", "input_tokens", Int64.max, "messages[1].stats.input_tokens"),
+        ("stats", "input_tokens", Int64.max, "messages[1].stats.input_tokens")
     ])
     func anOutOfRangeNumberIsRefusedNamingTheField(record: String, key: String, value: Int64, field: String) throws {
         let source = TemporaryLibrary()
@@ -32,7 +33,8 @@ import Testing
         try archive.editJSON(at: index) { json in
             switch record {
             case "message":
-                json = JSONPathStep.setting([.key("messages"), .index(1), .key(key)], to: NSNumber(value: value), in: json)
+                json = JSONPathStep.setting(
+                    [.key("messages"), .index(1), .key(key)], to: NSNumber(value: value), in: json)
             case "stats":
                 let stats = #"{"input_tokens":\#(value),"total_output_tokens":1}"#
                 json = JSONPathStep.setting([.key("messages"), .index(1), .key("stats")], to: stats, in: json)
@@ -61,7 +63,8 @@ import Testing
         var archive = try ArchiveRecords(kind: .backup, path: archivePath)
         let index = try #require(archive.first(.conversation))
         try archive.editJSON(at: index) { json in
-            json = JSONPathStep.setting([.key("messages"), .index(0), .key("updatedAt")], to: NSNumber(value: Int64.max), in: json)
+            json = JSONPathStep.setting(
+                [.key("messages"), .index(0), .key("updatedAt")], to: NSNumber(value: Int64.max), in: json)
         }
         try archive.write(to: archivePath)
 

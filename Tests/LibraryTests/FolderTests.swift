@@ -1,5 +1,5 @@
-import Testing
 import Library
+import Testing
 
 @Suite struct FolderTests {
     @Test func nestedFoldersAreOrderedAndFoundByPath() throws {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Library
 import Testing
+
+@testable import Library
 
 /// What `--library` may point at: a device, another program's database, a read-only file.
 @Suite struct HostileLibraryFileTests {
@@ -26,18 +27,24 @@ import Testing
         try FileManager.default.createDirectory(atPath: library.directory + "/data", withIntermediateDirectories: true)
         do {
             let connection = try SQLiteConnection(path: library.path)
-            try connection.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine')")
+            try connection.execute(
+                "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine')")
             if kind == "versioned" { try connection.execute("PRAGMA user_version = 3") }
             if kind == "application id" { try connection.execute("PRAGMA application_id = 1234") }
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: library.path))
         let error = try #require(throws: LibraryError.self) { try library.open() }
-        guard case .notALibrary(let path, _) = error else { Issue.record("\(error)"); return }
+        guard case .notALibrary(let path, _) = error else {
+            Issue.record("\(error)")
+            return
+        }
         #expect(path == library.path)
-        #expect(error.description.contains("not an llmster library") && !error.description.contains("CREATE"), "\(error)")
+        #expect(
+            error.description.contains("not an llmster library") && !error.description.contains("CREATE"), "\(error)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: library.path)) == before, "not switched to WAL, not migrated")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: library.directory + "/data") == ["library.sqlite3"],
-                "no -wal, -shm or lock file beside it")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: library.directory + "/data") == ["library.sqlite3"],
+            "no -wal, -shm or lock file beside it")
     }
 
     @Test func aLibraryOpensMarkedAsLlmsters() throws {

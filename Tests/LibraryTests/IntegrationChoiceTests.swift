@@ -6,7 +6,8 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let id = try store.createConversation(title: "tools").id
-        #expect(try store.setIntegrations(conversationId: id, names: ["docs", "browser", "docs"]) == ["docs", "browser"])
+        #expect(
+            try store.setIntegrations(conversationId: id, names: ["docs", "browser", "docs"]) == ["docs", "browser"])
         #expect(try store.conversation(id: id)?.settings.integrations == ["docs", "browser"])
         #expect(try store.setIntegrations(conversationId: id, names: ["browser", "search"]) == ["search"])
         #expect(try store.setIntegrations(conversationId: id, names: []) == [])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Library
 
 /// The conversation last used (opened or sent to) is the one `-c` continues; listings keep sorting by activity.
@@ -9,7 +10,8 @@ import Testing
         let store = try library.open()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         let older = try store.createConversation(title: "Older topic", createdAt: start)
-        try store.appendMessage(conversationId: older.id, role: .user, MessageContent(text: "hello"), createdAt: start + 1)
+        try store.appendMessage(
+            conversationId: older.id, role: .user, MessageContent(text: "hello"), createdAt: start + 1)
         let planning = try store.createConversation(title: "Planning notes", createdAt: start + 10)
         #expect(try store.mostRecentConversation()?.id == planning.id, "a new conversation counts as used")
 
@@ -21,7 +23,8 @@ import Testing
         try store.markUsed(conversationId: planning.id, at: start + 5)
         #expect(try store.mostRecentConversation()?.id == older.id, "an earlier time never moves the last use back")
 
-        try store.appendMessage(conversationId: planning.id, role: .user, MessageContent(text: "agenda"), createdAt: start + 30)
+        try store.appendMessage(
+            conversationId: planning.id, role: .user, MessageContent(text: "agenda"), createdAt: start + 30)
         #expect(try store.mostRecentConversation()?.id == planning.id, "sending to a conversation uses it")
         #expect(throws: LibraryError.self) { try store.markUsed(conversationId: "0000000000000000") }
     }
@@ -33,7 +36,8 @@ import Testing
             let connection = try SQLiteConnection(path: library.path)
             for step in Schema.migrations[..<11] { try connection.execute(step) }
             try connection.execute("PRAGMA user_version = 11")
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO conversations (id, title, created_at, updated_at) VALUES
                     ('c1', 'Active', 1, 3000), ('c2', 'Created later', 2000, 2000);
                 """)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Library
+import Testing
 
 @Suite struct MessageTests {
     @Test func messagesAppendInOrderAndTouchTheConversation() throws {
@@ -8,8 +8,10 @@ import Library
         let store = try library.open()
         let created = Date(timeIntervalSince1970: 1_600_000_000)
         let conversation = try store.createConversation(title: "chat", createdAt: created)
-        let question = try store.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: "Why is the sky blue?"))
-        let system = try store.appendMessage(conversationId: conversation.id, role: .system, MessageContent(text: "note"))
+        let question = try store.appendMessage(
+            conversationId: conversation.id, role: .user, MessageContent(text: "Why is the sky blue?"))
+        let system = try store.appendMessage(
+            conversationId: conversation.id, role: .system, MessageContent(text: "note"))
         #expect(question.position == 0 && system.position == 1)
         #expect(try store.messages(conversationId: conversation.id) == [question, system])
         #expect(try store.message(id: question.id) == question)
@@ -23,13 +25,17 @@ import Library
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "chat")
-        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
-        try store.updateReply(messageId: reply.id,
+        let reply = try store.appendMessage(
+            conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
+        try store.updateReply(
+            messageId: reply.id,
             MessageContent(text: "Rayleigh", reasoning: "think", status: .streaming, modelInstanceId: "qwen:1"))
         try store.updateReply(
             messageId: reply.id,
-            MessageContent(text: "Rayleigh scattering.", reasoning: "thinking done", status: .complete,
-                           statsJSON: #"{"input_tokens":12,"total_output_tokens":40,"tokens_per_second":31.5}"#, responseId: "resp_9"))
+            MessageContent(
+                text: "Rayleigh scattering.", reasoning: "thinking done", status: .complete,
+                statsJSON: #"{"input_tokens":12,"total_output_tokens":40,"tokens_per_second":31.5}"#,
+                responseId: "resp_9"))
         let stored = try #require(try store.message(id: reply.id))
         #expect(stored.text == "Rayleigh scattering.")
         #expect(stored.reasoning == "thinking done")
@@ -41,7 +47,8 @@ import Library
         #expect(try store.search("scattering", limit: 5).map(\.messageId) == [reply.id])
         #expect(try store.search("Rayleigh", limit: 5).count == 1)
 
-        try store.updateReply(messageId: reply.id, MessageContent(text: stored.text, status: .error, error: "server went away"))
+        try store.updateReply(
+            messageId: reply.id, MessageContent(text: stored.text, status: .error, error: "server went away"))
         #expect(try store.message(id: reply.id)?.error == "server went away")
         #expect(try store.message(id: reply.id)?.statsJSON == stored.statsJSON)
         #expect(throws: LibraryError.notFound(kind: "message", reference: "nope")) {
@@ -56,16 +63,20 @@ import Library
         #expect(try store.lastReplyStatistics(conversationId: conversation.id) == nil)
         try store.appendMessage(
             conversationId: conversation.id, role: .assistant,
-            MessageContent(text: "one", statsJSON: #"{"input_tokens":10,"total_output_tokens":5,"tokens_per_second":20}"#))
+            MessageContent(
+                text: "one", statsJSON: #"{"input_tokens":10,"total_output_tokens":5,"tokens_per_second":20}"#))
         let second = try store.appendMessage(
             conversationId: conversation.id, role: .assistant,
-            MessageContent(text: "two",
-                           statsJSON: #"{"input_tokens":30,"total_output_tokens":12,"reasoning_output_tokens":4,"#
-                               + #""tokens_per_second":41.5,"time_to_first_token_seconds":0.25,"unknown":{"x":1}}"#))
+            MessageContent(
+                text: "two",
+                statsJSON: #"{"input_tokens":30,"total_output_tokens":12,"reasoning_output_tokens":4,"#
+                    + #""tokens_per_second":41.5,"time_to_first_token_seconds":0.25,"unknown":{"x":1}}"#))
         try store.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: "no stats"))
-        #expect(try store.lastReplyStatistics(conversationId: conversation.id) == ReplyStatistics(
-            messageId: second.id, inputTokens: 30, totalOutputTokens: 12, reasoningOutputTokens: 4,
-            tokensPerSecond: 41.5, timeToFirstTokenSeconds: 0.25))
+        #expect(
+            try store.lastReplyStatistics(conversationId: conversation.id)
+                == ReplyStatistics(
+                    messageId: second.id, inputTokens: 30, totalOutputTokens: 12, reasoningOutputTokens: 4,
+                    tokensPerSecond: 41.5, timeToFirstTokenSeconds: 0.25))
     }
 
     @Test func statsJSONMustBeValid() throws {
@@ -73,7 +84,8 @@ import Library
         let store = try library.open()
         let conversation = try store.createConversation(title: "chat")
         #expect(throws: LibraryError.self) {
-            try store.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", statsJSON: "{oops"))
+            try store.appendMessage(
+                conversationId: conversation.id, role: .assistant, MessageContent(text: "", statsJSON: "{oops"))
         }
         #expect(try store.messages(conversationId: conversation.id).isEmpty)
     }
@@ -82,7 +94,8 @@ import Library
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "tools")
-        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
+        let reply = try store.appendMessage(
+            conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
         let running = ToolCallRecord(
             messageId: reply.id, position: 0, name: "search", argumentsJSON: #"{"q":"swift"}"#,
             providerJSON: #"{"type":"plugin","plugin_id":"web"}"#, status: .running)
@@ -106,8 +119,10 @@ import Library
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "files")
-        let message = try store.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: "see attached"))
-        let text = try store.addAttachment(messageId: message.id, name: "abc.txt", mimeType: "text/plain", bytes: Array("abc".utf8))
+        let message = try store.appendMessage(
+            conversationId: conversation.id, role: .user, MessageContent(text: "see attached"))
+        let text = try store.addAttachment(
+            messageId: message.id, name: "abc.txt", mimeType: "text/plain", bytes: Array("abc".utf8))
         let binary: [UInt8] = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let image = try store.addAttachment(messageId: message.id, name: "x.png", mimeType: "image/png", bytes: binary)
         let empty = try store.addAttachment(messageId: message.id, name: "empty", mimeType: "text/plain", bytes: [])
@@ -125,15 +140,19 @@ import Library
         try store.createFolder(name: "a")
         let first = try store.createConversation(title: "one", createdAt: Date(timeIntervalSince1970: 1_000))
         let second = try store.createConversation(title: "two", createdAt: Date(timeIntervalSince1970: 2_000))
-        try store.appendMessage(conversationId: first.id, role: .user,
+        try store.appendMessage(
+            conversationId: first.id, role: .user,
             MessageContent(text: "x"), createdAt: Date(timeIntervalSince1970: 5_000))
-        try store.appendMessage(conversationId: second.id, role: .user,
+        try store.appendMessage(
+            conversationId: second.id, role: .user,
             MessageContent(text: "y"), createdAt: Date(timeIntervalSince1970: 3_000))
         try store.pin(conversationId: second.id)
         try store.setDraft(conversationId: first.id, text: "later")
-        #expect(try store.statistics() == LibraryStatistics(
-            folders: 1, conversations: 2, messages: 2, attachments: 0, attachmentBytes: 0, pinned: 1, drafts: 1,
-            oldest: Date(timeIntervalSince1970: 1_000), newest: Date(timeIntervalSince1970: 5_000)))
+        #expect(
+            try store.statistics()
+                == LibraryStatistics(
+                    folders: 1, conversations: 2, messages: 2, attachments: 0, attachmentBytes: 0, pinned: 1, drafts: 1,
+                    oldest: Date(timeIntervalSince1970: 1_000), newest: Date(timeIntervalSince1970: 5_000)))
     }
 
     @Test func aFailedTransactionLeavesNothingBehind() throws {

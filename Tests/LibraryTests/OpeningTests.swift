@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Library
 
 @Suite struct OpeningTests {
@@ -10,9 +11,11 @@ import Testing
         let directory = try FileManager.default.attributesOfItem(atPath: library.directory + "/data")
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect((directory[.posixPermissions] as? NSNumber)?.intValue == 0o700)
-        #expect(try store.statistics() == LibraryStatistics(
-            folders: 0, conversations: 0, messages: 0, attachments: 0, attachmentBytes: 0, pinned: 0, drafts: 0,
-            oldest: nil, newest: nil))
+        #expect(
+            try store.statistics()
+                == LibraryStatistics(
+                    folders: 0, conversations: 0, messages: 0, attachments: 0, attachmentBytes: 0, pinned: 0, drafts: 0,
+                    oldest: nil, newest: nil))
     }
 
     @Test func migratesAnExistingEmptyFile() throws {

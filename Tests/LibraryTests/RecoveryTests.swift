@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Library
 
 @Suite struct RecoveryTests {
@@ -21,9 +22,11 @@ import Testing
         do {
             let otherStore = try LibraryStore(path: library.path, writer: identity)
             let conversation = try otherStore.createConversation(title: "interrupted")
-            reply = try otherStore.appendMessage(conversationId: conversation.id, role: .assistant,
+            reply = try otherStore.appendMessage(
+                conversationId: conversation.id, role: .assistant,
                 MessageContent(text: "", status: .streaming))
-            try otherStore.updateReply(messageId: reply.id,
+            try otherStore.updateReply(
+                messageId: reply.id,
                 MessageContent(text: "The partial answer", reasoning: "hmm", status: .streaming))
         }
         let store = try library.open()
@@ -48,10 +51,13 @@ import Testing
         do {
             let otherStore = try LibraryStore(path: library.path, writer: identity)
             let conversation = try otherStore.createConversation(title: "interrupted")
-            reply = try otherStore.appendMessage(conversationId: conversation.id, role: .assistant,
+            reply = try otherStore.appendMessage(
+                conversationId: conversation.id, role: .assistant,
                 MessageContent(text: "", status: .streaming))
-            try otherStore.appendReplyPieces(messageId: reply.id, MessageContent(text: "The partial", reasoning: "hm", status: .streaming))
-            try otherStore.appendReplyPieces(messageId: reply.id, MessageContent(text: " answer", reasoning: "m", status: .streaming))
+            try otherStore.appendReplyPieces(
+                messageId: reply.id, MessageContent(text: "The partial", reasoning: "hm", status: .streaming))
+            try otherStore.appendReplyPieces(
+                messageId: reply.id, MessageContent(text: " answer", reasoning: "m", status: .streaming))
         }
         let store = try library.open()
         #expect(try store.message(id: reply.id)?.text == "The partial answer", "a reader sees the joined pieces")
@@ -70,7 +76,8 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "live")
-        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant,
+        let reply = try store.appendMessage(
+            conversationId: conversation.id, role: .assistant,
             MessageContent(text: "so far", status: .streaming))
         #expect(try library.open().recoverInterruptedReplies() == 0)
         try store.updateReply(messageId: reply.id, MessageContent(text: "so far, and more", status: .complete))
@@ -81,9 +88,11 @@ import Testing
         let library = TemporaryLibrary()
         let impostor = try LibraryStore(path: library.path, writer: "\(getpid()):0")
         let conversation = try impostor.createConversation(title: "old run")
-        let reply = try impostor.appendMessage(conversationId: conversation.id, role: .assistant,
+        let reply = try impostor.appendMessage(
+            conversationId: conversation.id, role: .assistant,
             MessageContent(text: "x", status: .streaming))
-        let anonymous = try impostor.appendMessage(conversationId: conversation.id, role: .assistant,
+        let anonymous = try impostor.appendMessage(
+            conversationId: conversation.id, role: .assistant,
             MessageContent(text: "y", status: .streaming))
         try impostor.connection.run("UPDATE messages SET writer = NULL WHERE id = ?", [.text(anonymous.id)])
         #expect(try library.open().recoverInterruptedReplies() == 2)

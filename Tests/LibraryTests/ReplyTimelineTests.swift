@@ -1,6 +1,7 @@
 import Foundation
-@testable import Library
 import Testing
+
+@testable import Library
 
 @Suite struct ReplyTimelineTests {
     private func reply(text: String, reasoning: String, calls: [(answer: Int?, reasoning: Int?)]) throws
@@ -9,12 +10,16 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "Tools")
-        let message = try store.appendMessage(conversationId: conversation.id, role: .assistant,
+        let message = try store.appendMessage(
+            conversationId: conversation.id, role: .assistant,
             MessageContent(text: text, reasoning: reasoning))
-        try store.replaceToolCalls(messageId: message.id, calls.enumerated().map { position, offsets in
-            ToolCallRecord(messageId: message.id, position: position, name: "tool\(position)", argumentsJSON: "{}",
-                           status: .succeeded, answerOffset: offsets.answer, reasoningOffset: offsets.reasoning)
-        })
+        try store.replaceToolCalls(
+            messageId: message.id,
+            calls.enumerated().map { position, offsets in
+                ToolCallRecord(
+                    messageId: message.id, position: position, name: "tool\(position)", argumentsJSON: "{}",
+                    status: .succeeded, answerOffset: offsets.answer, reasoningOffset: offsets.reasoning)
+            })
         return (message, try store.toolCalls(messageId: message.id), library)
     }
 
@@ -24,17 +29,19 @@ import Testing
             calls: [(0, 6), (20, 20)])
         #expect(calls.map(\.answerOffset) == [0, 20], "the offsets are stored")
         #expect(calls.map(\.reasoningOffset) == [6, 20])
-        #expect(message.timeline(toolCalls: calls) == [
-            .reasoning("Think."), .toolCall(calls[0]), .reasoning("Think again."), .text("Let me look that up."),
-            .toolCall(calls[1]), .text("The answer: ünï."),
-        ])
+        #expect(
+            message.timeline(toolCalls: calls) == [
+                .reasoning("Think."), .toolCall(calls[0]), .reasoning("Think again."), .text("Let me look that up."),
+                .toolCall(calls[1]), .text("The answer: ünï.")
+            ])
     }
 
     @Test func callsSavedWithoutOffsetsComeAfterTheReasoningAndBeforeTheText() throws {
         let (message, calls, _) = try reply(text: "Answer.", reasoning: "Thought.", calls: [(nil, nil), (nil, nil)])
-        #expect(message.timeline(toolCalls: calls) == [
-            .reasoning("Thought."), .toolCall(calls[0]), .toolCall(calls[1]), .text("Answer."),
-        ])
+        #expect(
+            message.timeline(toolCalls: calls) == [
+                .reasoning("Thought."), .toolCall(calls[0]), .toolCall(calls[1]), .text("Answer.")
+            ])
     }
 
     @Test func offsetsOutOfRangeOrOrderNeverTrap() throws {
@@ -50,7 +57,8 @@ import Testing
             let connection = try SQLiteConnection(path: library.path)
             for step in Schema.migrations[..<4] { try connection.execute(step) }
             try connection.execute("PRAGMA user_version = 4")
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Old', 1, 1);
                 INSERT INTO messages (id, conversation_id, position, role, text, reasoning, status, created_at, updated_at)
                     VALUES ('m1', 'c1', 0, 'assistant', 'Answer.', 'Thought.', 'complete', 1, 1);

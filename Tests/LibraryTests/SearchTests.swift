@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Library
 
 @Suite struct SearchTests {
@@ -7,10 +8,14 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "Café planning")
-        try store.appendMessage(conversationId: conversation.id, role: .user, MessageContent(text: "Where should we open the café?"))
+        try store.appendMessage(
+            conversationId: conversation.id, role: .user, MessageContent(text: "Where should we open the café?"))
         let answer = try store.appendMessage(
             conversationId: conversation.id, role: .assistant,
-            MessageContent(text: "Near the station. Rents AND foot traffic matter; see \"zoning\" rules. 東京 is expensive. C++ * wildcard"))
+            MessageContent(
+                text:
+                    "Near the station. Rents AND foot traffic matter; see \"zoning\" rules. 東京 is expensive. C++ * wildcard"
+            ))
         let other = try store.createConversation(title: "Unrelated")
         try store.appendMessage(conversationId: other.id, role: .user, MessageContent(text: "nothing to see"))
         return (library, store, conversation, answer)
@@ -19,8 +24,11 @@ import Testing
     @Test func titlesComeFirstThenMessagesWithHighlightedSnippets() throws {
         let (_, store, conversation, _) = try populated()
         let hits = try store.search("cafe", limit: 10)
-        #expect(hits.first == SearchHit(
-            conversationId: conversation.id, messageId: nil, title: "Café planning", snippet: "[Café] planning"))
+        #expect(
+            hits.first
+                == SearchHit(
+                    conversationId: conversation.id, messageId: nil, title: "Café planning", snippet: "[Café] planning")
+        )
         #expect(hits.count == 2)
         #expect(hits.dropFirst().allSatisfy { $0.conversationId == conversation.id && $0.messageId != nil })
         #expect(try store.search("CAFÉ", limit: 1).count == 1)
@@ -38,7 +46,7 @@ import Testing
     @Test(arguments: [
         ("\"", 0), ("\"zoning\"", 1), ("zoning\"", 1), ("AND", 1), ("rents AND traffic", 1), ("OR", 0),
         ("NOT", 0), ("*", 0), ("C++", 1), ("wild*", 0), ("(station", 1), ("NEAR(", 1), ("station:", 1),
-        ("東京", 1), ("", 0), ("   ", 0), ("-", 0), ("^station", 1), ("title:café", 0),
+        ("東京", 1), ("", 0), ("   ", 0), ("-", 0), ("^station", 1), ("title:café", 0)
     ])
     func userInputIsSearchedLiterally(query: String, expectedHits: Int) throws {
         let (_, store, _, _) = try populated()
@@ -49,7 +57,8 @@ import Testing
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "Streaming")
-        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
+        let reply = try store.appendMessage(
+            conversationId: conversation.id, role: .assistant, MessageContent(text: "", status: .streaming))
         try store.updateReply(messageId: reply.id, MessageContent(text: "draft walrus", status: .streaming))
         #expect(try store.search("walrus", limit: 10).isEmpty, "a streaming reply is not indexed at every partial save")
         try store.updateReply(messageId: reply.id, MessageContent(text: "final narwhal", status: .incomplete))
@@ -66,10 +75,12 @@ import Testing
         let store = try library.open()
         let conversation = try store.createConversation(title: "Huge")
         let filler = String(repeating: "lorem ipsum ", count: 100_000)
-        let reply = try store.appendMessage(conversationId: conversation.id, role: .assistant,
+        let reply = try store.appendMessage(
+            conversationId: conversation.id, role: .assistant,
             MessageContent(text: "aardvark " + filler + " zebra", status: .complete))
         #expect(try store.search("aardvark", limit: 10).map(\.messageId) == [reply.id])
-        #expect(try store.search("zebra", limit: 10).isEmpty, "words past the first 1,048,576 characters are not indexed")
+        #expect(
+            try store.search("zebra", limit: 10).isEmpty, "words past the first 1,048,576 characters are not indexed")
         try store.delete(conversationId: conversation.id)
         #expect(try store.search("aardvark", limit: 10).isEmpty)
     }
@@ -104,13 +115,15 @@ import Testing
             let connection = try SQLiteConnection(path: library.path)
             for step in Schema.migrations[..<3] { try connection.execute(step) }
             try connection.execute("PRAGMA user_version = 3")
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Old', 1, 1);
                 INSERT INTO messages (id, conversation_id, position, role, text, status, created_at, updated_at)
                     VALUES ('m0', 'c1', 0, 'user', 'walrus question', 'complete', 1, 1),
                            ('m1', 'c1', 1, 'assistant', 'half narwhal', 'streaming', 1, 1);
                 """)
-            _ = try connection.run("""
+            _ = try connection.run(
+                """
                 INSERT INTO messages (id, conversation_id, position, role, text, status, created_at, updated_at)
                     VALUES ('m2', 'c1', 2, 'assistant', ?, 'complete', 1, 1)
                 """, [.text(huge)])

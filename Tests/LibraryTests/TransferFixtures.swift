@@ -14,24 +14,30 @@ enum RichLibrary {
             settings: ConversationSettings(temperature: 0.4, topK: 20, reasoning: "high", integrations: ["mcp/files"]),
             createdAt: start)
         let question = try store.appendMessage(
-            conversationId: main.id, role: .user, MessageContent(text: "What is SSE? ünïcödé 🧪"), createdAt: start.addingTimeInterval(1))
+            conversationId: main.id, role: .user, MessageContent(text: "What is SSE? ünïcödé 🧪"),
+            createdAt: start.addingTimeInterval(1))
         try store.addAttachment(
             messageId: question.id, name: "diagram.png", mimeType: "image/png",
             bytes: (0..<attachmentBytes).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try store.addAttachment(messageId: question.id, name: "empty.txt", mimeType: "text/plain", bytes: [])
         let reply = try store.appendMessage(
             conversationId: main.id, role: .assistant,
-            MessageContent(text: "Server-sent events.", reasoning: "The user asks…",
-                           statsJSON: #"{"input_tokens":12,"total_output_tokens":40,"tokens_per_second":31.5}"#,
-                           modelInstanceId: "acme/thinker-8b:2", responseId: "resp_1"),
+            MessageContent(
+                text: "Server-sent events.", reasoning: "The user asks…",
+                statsJSON: #"{"input_tokens":12,"total_output_tokens":40,"tokens_per_second":31.5}"#,
+                modelInstanceId: "acme/thinker-8b:2", responseId: "resp_1"),
             createdAt: start.addingTimeInterval(2))
-        try store.replaceToolCalls(messageId: reply.id, [
-            ToolCallRecord(messageId: reply.id, position: 0, name: "search", argumentsJSON: #"{"q":"sse"}"#,
-                           output: "3 results", providerJSON: #"{"type":"plugin","plugin_id":"web"}"#, status: .succeeded,
-                           answerOffset: 7, reasoningOffset: 8),
-            ToolCallRecord(messageId: reply.id, position: 1, name: "fetch", argumentsJSON: "{}", status: .failed,
-                           failureReason: "timeout"),
-        ])
+        try store.replaceToolCalls(
+            messageId: reply.id,
+            [
+                ToolCallRecord(
+                    messageId: reply.id, position: 0, name: "search", argumentsJSON: #"{"q":"sse"}"#,
+                    output: "3 results", providerJSON: #"{"type":"plugin","plugin_id":"web"}"#, status: .succeeded,
+                    answerOffset: 7, reasoningOffset: 8),
+                ToolCallRecord(
+                    messageId: reply.id, position: 1, name: "fetch", argumentsJSON: "{}", status: .failed,
+                    failureReason: "timeout")
+            ])
         let cut = try store.appendMessage(
             conversationId: main.id, role: .assistant,
             MessageContent(text: "Half an ans", reasoning: "partial", status: .incomplete, error: "cancelled"),
@@ -42,7 +48,8 @@ enum RichLibrary {
 
         let drafty = try store.createConversation(title: "Groceries", createdAt: start.addingTimeInterval(10))
         try store.appendMessage(conversationId: drafty.id, role: .system, MessageContent(text: "List mode."))
-        try store.appendMessage(conversationId: drafty.id, role: .assistant,
+        try store.appendMessage(
+            conversationId: drafty.id, role: .assistant,
             MessageContent(text: "", status: .error, error: "model crashed"))
         try store.setDraft(conversationId: drafty.id, text: "and milk")
         let other = try store.createConversation(title: "Pinned too", createdAt: start.addingTimeInterval(20))
@@ -70,7 +77,7 @@ enum RichLibrary {
             conversation.title, try conversation.folderId.map { try store.folderPath(id: $0) } ?? "-",
             "\(conversation.pinned)", "\(conversation.createdAt)", "\(conversation.updatedAt)",
             conversation.modelKey ?? "-", conversation.systemPrompt ?? "-", "\(conversation.settings)",
-            conversation.serverURL ?? "-", conversation.lastResponseId ?? "-", conversation.draft,
+            conversation.serverURL ?? "-", conversation.lastResponseId ?? "-", conversation.draft
         ]
         for message in try store.messages(conversationId: conversationId) {
             lines.append(
@@ -81,7 +88,9 @@ enum RichLibrary {
                 "\($0.position) \($0.name) \($0.argumentsJSON) \($0.output ?? "-") \($0.providerJSON ?? "-") \($0.status) \($0.failureReason ?? "-") "
                     + "\($0.answerOffset.map(String.init) ?? "-") \($0.reasoningOffset.map(String.init) ?? "-")"
             }
-            lines += try store.attachments(messageId: message.id).map { "\($0.name) \($0.mimeType) \($0.sha256) \($0.bytes)" }
+            lines += try store.attachments(messageId: message.id).map {
+                "\($0.name) \($0.mimeType) \($0.sha256) \($0.bytes)"
+            }
         }
         return lines.joined(separator: "\n")
     }

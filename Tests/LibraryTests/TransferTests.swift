@@ -3,7 +3,9 @@ import Library
 import Testing
 
 @Suite struct TransferTests {
-    private func exported(_ store: LibraryStore, _ library: TemporaryLibrary, title: String = "SSE deep dive") throws -> String {
+    private func exported(_ store: LibraryStore, _ library: TemporaryLibrary, title: String = "SSE deep dive") throws
+        -> String
+    {
         let path = library.directory + "/chat.llmster"
         try store.exportConversation(id: try store.resolveConversation(title).id, to: path)
         return path
@@ -68,7 +70,8 @@ import Testing
         let file = try exported(store, source)
         let target = TemporaryLibrary()
         let other = try target.open()
-        let imported = try other.importConversation(from: file, options: .init(keepContinuation: false, folder: "Inbox"))
+        let imported = try other.importConversation(
+            from: file, options: .init(keepContinuation: false, folder: "Inbox"))
         #expect(imported.serverURL == nil && imported.lastResponseId == nil)
         #expect(try other.folderPath(id: try #require(imported.folderId)) == "Inbox")
     }

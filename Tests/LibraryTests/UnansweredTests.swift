@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Library
+import Testing
 
 /// A user message no reply followed, as older versions left one when a send failed: found on the current branch.
 @Suite struct UnansweredTests {

@@ -12,13 +12,18 @@ import Testing
             #expect(response.complete)
             #expect(response.text.contains(": keep-alive\n\n"))
             let names = collapsed(response.eventNames)
-            #expect(names == ["chat.start", "prompt_processing.start", "prompt_processing.progress", "prompt_processing.end",
-                              "message.start", "message.delta", "message.end", "chat.end"])
+            #expect(
+                names == [
+                    "chat.start", "prompt_processing.start", "prompt_processing.progress", "prompt_processing.end",
+                    "message.start", "message.delta", "message.end", "chat.end"
+                ])
             #expect(response.eventNames.filter { $0 == "message.delta" }.count > 5)
             for event in response.events {
                 #expect(event.json["type"] as? String == event.name)
             }
-            let streamed = response.events.filter { $0.name == "message.delta" }.compactMap { $0.json["content"] as? String }.joined()
+            let streamed = response.events.filter { $0.name == "message.delta" }.compactMap {
+                $0.json["content"] as? String
+            }.joined()
             #expect(streamed.hasPrefix("You said: *hello*"))
             #expect(streamed.contains("```"))
             let result = try #require(response.events.last?.json["result"] as? [String: Any])
@@ -28,7 +33,10 @@ import Testing
             #expect(output.first?["type"] as? String == "message")
             #expect(output.first?["content"] as? String == streamed)
             let stats = result["stats"] as? [String: Any] ?? [:]
-            for key in ["input_tokens", "total_output_tokens", "reasoning_output_tokens", "tokens_per_second", "time_to_first_token_seconds"] {
+            for key in [
+                "input_tokens", "total_output_tokens", "reasoning_output_tokens", "tokens_per_second",
+                "time_to_first_token_seconds"
+            ] {
                 #expect(stats[key] != nil, "stats lacks \(key)")
             }
             #expect((result["response_id"] as? String)?.hasPrefix("resp_") == true)
@@ -52,8 +60,13 @@ import Testing
             #expect(loadedIDs(sim, "acme/thinker-8b").isEmpty)
             let response = try chat(sim, ["model": "acme/thinker-8b", "input": "think", "stream": true])
             let names = collapsed(response.eventNames)
-            #expect(Array(names.prefix(5)) == ["chat.start", "model_load.start", "model_load.progress", "model_load.end", "prompt_processing.start"])
-            let progress = response.events.filter { $0.name == "model_load.progress" }.compactMap { $0.json["progress"] as? Double }
+            #expect(
+                Array(names.prefix(5)) == [
+                    "chat.start", "model_load.start", "model_load.progress", "model_load.end", "prompt_processing.start"
+                ])
+            let progress = response.events.filter { $0.name == "model_load.progress" }.compactMap {
+                $0.json["progress"] as? Double
+            }
             #expect(progress.count >= 3)
             #expect(progress == progress.sorted())
             #expect(progress.last == 1)
@@ -68,7 +81,8 @@ import Testing
 
     @Test func reasoningModelsReasonBeforeAnswering() throws {
         try withSimulator { sim in
-            let response = try chat(sim, ["model": "acme/thinker-8b", "input": "why", "stream": true, "reasoning": "high"])
+            let response = try chat(
+                sim, ["model": "acme/thinker-8b", "input": "why", "stream": true, "reasoning": "high"])
             let names = collapsed(response.eventNames)
             let reasoningStart = try #require(names.firstIndex(of: "reasoning.start"))
             let messageStart = try #require(names.firstIndex(of: "message.start"))
@@ -94,7 +108,8 @@ import Testing
 
     @Test func aJITContextLengthNoInstanceHasLoadsAnotherInstance() throws {
         try withSimulator { sim in
-            let response = try chat(sim, ["model": "acme/tiny-1b", "input": "hi", "stream": true, "context_length": 8192])
+            let response = try chat(
+                sim, ["model": "acme/tiny-1b", "input": "hi", "stream": true, "context_length": 8192])
             #expect(response.events.first?.json["model_instance_id"] as? String == "acme/tiny-1b:2")
             #expect(response.eventNames.contains("model_load.end"))
             #expect(loadedIDs(sim, "acme/tiny-1b") == ["acme/tiny-1b", "acme/tiny-1b:2"])
@@ -122,12 +137,19 @@ import Testing
         try withSimulator { sim in
             let fresh = try chat(sim, ["model": "acme/tiny-1b", "input": "please recall"])
             #expect(answer(fresh) == "Nothing earlier in this conversation.")
-            let first = try chat(sim, ["model": "acme/tiny-1b", "input": "My name is Ada", "system_prompt": "Be brief."])
+            let first = try chat(
+                sim, ["model": "acme/tiny-1b", "input": "My name is Ada", "system_prompt": "Be brief."])
             let firstID = try #require(first.json["response_id"] as? String)
-            let second = try chat(sim, ["model": "acme/tiny-1b", "input": "and I like tea", "previous_response_id": firstID])
+            let second = try chat(
+                sim, ["model": "acme/tiny-1b", "input": "and I like tea", "previous_response_id": firstID])
             let secondID = try #require(second.json["response_id"] as? String)
             #expect(secondID != firstID)
-            let third = try chat(sim, ["model": "acme/tiny-1b", "input": "Recall what I said", "previous_response_id": secondID, "stream": true])
+            let third = try chat(
+                sim,
+                [
+                    "model": "acme/tiny-1b", "input": "Recall what I said", "previous_response_id": secondID,
+                    "stream": true
+                ])
             let result = third.events.last?.json["result"] as? [String: Any]
             let output = result?["output"] as? [[String: Any]]
             #expect(output?.last?["content"] as? String == "Earlier you said: \"My name is Ada\"")
@@ -139,7 +161,8 @@ import Testing
             let plain = try chat(sim, ["model": "acme/tiny-1b", "input": "title this", "store": false])
             #expect(plain.status == 200)
             #expect(plain.json["response_id"] == nil)
-            let streamed = try chat(sim, ["model": "acme/tiny-1b", "input": "title this", "store": false, "stream": true])
+            let streamed = try chat(
+                sim, ["model": "acme/tiny-1b", "input": "title this", "store": false, "stream": true])
             let result = streamed.events.last?.json["result"] as? [String: Any]
             #expect(result != nil)
             #expect(result?["response_id"] == nil)
@@ -148,7 +171,8 @@ import Testing
 
     @Test func echoAnswersExactlyTheTextAfterIt() throws {
         try withSimulator { sim in
-            let response = try chat(sim, ["model": "acme/tiny-1b", "input": "[[sim:reasoning]] echo: **bold** \u{1B}[31m\n- item"])
+            let response = try chat(
+                sim, ["model": "acme/tiny-1b", "input": "[[sim:reasoning]] echo: **bold** \u{1B}[31m\n- item"])
             #expect(answer(response) == "**bold** \u{1B}[31m\n- item")
         }
     }
@@ -175,28 +199,42 @@ import Testing
     }
 
     static let refusals: [Refusal] = [
-        Refusal(label: "unknown keys", body: #"{"model":"acme/tiny-1b","input":"hi","stop":["x"],"max_tokens":5}"#,
-                status: 400, message: "Unrecognized key(s) in object: 'max_tokens', 'stop'"),
-        Refusal(label: "system prompt with previous id", body: #"{"model":"acme/tiny-1b","input":"hi","system_prompt":"s","previous_response_id":"resp_1"}"#,
-                status: 500, message: "previous_response_id"),
-        Refusal(label: "reasoning not allowed", body: #"{"model":"acme/thinker-8b","input":"hi","reasoning":"on"}"#,
-                status: 400, message: "reasoning", param: "reasoning"),
-        Refusal(label: "reasoning without capability", body: #"{"model":"acme/tiny-1b","input":"hi","reasoning":"low"}"#,
-                status: 400, message: "reasoning", param: "reasoning"),
-        Refusal(label: "message item type", body: #"{"model":"acme/tiny-1b","input":[{"type":"message","content":"hi"}]}"#,
-                status: 400, message: "Expected 'text' | 'image'"),
-        Refusal(label: "unknown model", body: #"{"model":"acme/nope","input":"hi","stream":true}"#,
-                status: 404, message: "acme/nope"),
-        Refusal(label: "embedding model", body: #"{"model":"acme/embed-small","input":"hi"}"#,
-                status: 400, message: "embedding"),
-        Refusal(label: "unknown previous response", body: #"{"model":"acme/tiny-1b","input":"hi","previous_response_id":"resp_deadbeef"}"#,
-                status: 400, message: "not found", param: "previous_response_id"),
-        Refusal(label: "JIT context over maximum", body: #"{"model":"acme/vision-7b","input":"hi","context_length":100000}"#,
-                status: 400, message: "context_length", param: "context_length"),
-        Refusal(label: "stream of the wrong type", body: #"{"model":"acme/tiny-1b","input":"hi","stream":"yes"}"#,
-                status: 400, message: "boolean", param: "stream"),
-        Refusal(label: "unknown directive", body: #"{"model":"acme/tiny-1b","input":"[[sim:explode]] hi"}"#,
-                status: 400, message: "explode"),
+        Refusal(
+            label: "unknown keys", body: #"{"model":"acme/tiny-1b","input":"hi","stop":["x"],"max_tokens":5}"#,
+            status: 400, message: "Unrecognized key(s) in object: 'max_tokens', 'stop'"),
+        Refusal(
+            label: "system prompt with previous id",
+            body: #"{"model":"acme/tiny-1b","input":"hi","system_prompt":"s","previous_response_id":"resp_1"}"#,
+            status: 500, message: "previous_response_id"),
+        Refusal(
+            label: "reasoning not allowed", body: #"{"model":"acme/thinker-8b","input":"hi","reasoning":"on"}"#,
+            status: 400, message: "reasoning", param: "reasoning"),
+        Refusal(
+            label: "reasoning without capability", body: #"{"model":"acme/tiny-1b","input":"hi","reasoning":"low"}"#,
+            status: 400, message: "reasoning", param: "reasoning"),
+        Refusal(
+            label: "message item type", body: #"{"model":"acme/tiny-1b","input":[{"type":"message","content":"hi"}]}"#,
+            status: 400, message: "Expected 'text' | 'image'"),
+        Refusal(
+            label: "unknown model", body: #"{"model":"acme/nope","input":"hi","stream":true}"#,
+            status: 404, message: "acme/nope"),
+        Refusal(
+            label: "embedding model", body: #"{"model":"acme/embed-small","input":"hi"}"#,
+            status: 400, message: "embedding"),
+        Refusal(
+            label: "unknown previous response",
+            body: #"{"model":"acme/tiny-1b","input":"hi","previous_response_id":"resp_deadbeef"}"#,
+            status: 400, message: "not found", param: "previous_response_id"),
+        Refusal(
+            label: "JIT context over maximum",
+            body: #"{"model":"acme/vision-7b","input":"hi","context_length":100000}"#,
+            status: 400, message: "context_length", param: "context_length"),
+        Refusal(
+            label: "stream of the wrong type", body: #"{"model":"acme/tiny-1b","input":"hi","stream":"yes"}"#,
+            status: 400, message: "boolean", param: "stream"),
+        Refusal(
+            label: "unknown directive", body: #"{"model":"acme/tiny-1b","input":"[[sim:explode]] hi"}"#,
+            status: 400, message: "explode")
     ]
 
     @Test(arguments: refusals)

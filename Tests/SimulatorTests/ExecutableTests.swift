@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import TestSupport
+import Testing
 
 /// The built `lmstudio-sim` next to the test bundle.
 private func executable() throws -> URL { URL(fileURLWithPath: try BuiltProduct.path("lmstudio-sim")) }

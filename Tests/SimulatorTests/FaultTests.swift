@@ -3,7 +3,10 @@ import Simulator
 import Testing
 
 @Suite struct FaultTests {
-    private func stream(_ sim: Simulator, _ input: String, model: String = "acme/tiny-1b", store: Bool = true, headers: [String: String] = [:]) throws -> LoopbackResponse {
+    private func stream(
+        _ sim: Simulator, _ input: String, model: String = "acme/tiny-1b", store: Bool = true,
+        headers: [String: String] = [:]
+    ) throws -> LoopbackResponse {
         try chat(sim, ["model": model, "input": input, "stream": true, "store": store], headers: headers)
     }
 
@@ -38,7 +41,7 @@ import Testing
 
     @Test(arguments: [
         ("error", "internal_error"), ("error=model_not_found", "model_not_found"),
-        ("mcp-error", "mcp_connection_error"), ("plugin-error", "plugin_connection_error"),
+        ("mcp-error", "mcp_connection_error"), ("plugin-error", "plugin_connection_error")
     ])
     func errorFaultsSendAnErrorEventThenChatEnd(_ directive: String, _ type: String) throws {
         try withSimulator { sim in
@@ -63,14 +66,15 @@ import Testing
         try withSimulator { sim in
             let response = try stream(sim, "[[sim:tools]] find sse docs")
             let names = collapsed(response.eventNames)
-            #expect(names == [
-                "chat.start", "prompt_processing.start", "prompt_processing.progress", "prompt_processing.end",
-                "reasoning.start", "reasoning.delta", "reasoning.end",
-                "tool_call.start", "tool_call.arguments", "tool_call.success",
-                "message.start", "message.delta", "message.end",
-                "tool_call.start", "tool_call.failure",
-                "message.start", "message.delta", "message.end", "chat.end",
-            ])
+            #expect(
+                names == [
+                    "chat.start", "prompt_processing.start", "prompt_processing.progress", "prompt_processing.end",
+                    "reasoning.start", "reasoning.delta", "reasoning.end",
+                    "tool_call.start", "tool_call.arguments", "tool_call.success",
+                    "message.start", "message.delta", "message.end",
+                    "tool_call.start", "tool_call.failure",
+                    "message.start", "message.delta", "message.end", "chat.end"
+                ])
             let success = try #require(response.events.first { $0.name == "tool_call.success" }?.json)
             #expect(success["tool"] as? String == "search_docs")
             #expect((success["arguments"] as? [String: Any])?["query"] as? String == "sse")
@@ -80,7 +84,10 @@ import Testing
             #expect(failure["reason"] as? String == "Cannot find tool open_browser")
             #expect((failure["metadata"] as? [String: Any])?["type"] as? String == "invalid_name")
             let output = (response.events.last?.json["result"] as? [String: Any])?["output"] as? [[String: Any]] ?? []
-            #expect(output.compactMap { $0["type"] as? String } == ["reasoning", "tool_call", "message", "invalid_tool_call", "message"])
+            #expect(
+                output.compactMap { $0["type"] as? String } == [
+                    "reasoning", "tool_call", "message", "invalid_tool_call", "message"
+                ])
         }
     }
 
@@ -155,7 +162,8 @@ import Testing
         let sim = Simulator()
         try sim.start()
         defer { sim.stop() }
-        let body = #"{"model":"acme/tiny-1b","input":"[[sim:stall=600]] a reply long enough to stall in","stream":true}"#
+        let body =
+            #"{"model":"acme/tiny-1b","input":"[[sim:stall=600]] a reply long enough to stall in","stream":true}"#
         let connection = try LoopbackConnection(sim, "POST", "/api/v1/chat", body: body)
         #expect(connection.read(until: "message.delta"))
         sim.stop()
@@ -207,11 +215,17 @@ import Testing
 
     @Test func integrationsOffRefusesOnlyARequestWithIntegrations() throws {
         try withSimulator { sim in
-            let refused = try chat(sim, ["model": "acme/tiny-1b", "input": "[[sim:integrations-off]] hi",
-                                         "integrations": [["type": "plugin", "id": "mcp/playwright"]]])
+            let refused = try chat(
+                sim,
+                [
+                    "model": "acme/tiny-1b", "input": "[[sim:integrations-off]] hi",
+                    "integrations": [["type": "plugin", "id": "mcp/playwright"]]
+                ])
             #expect(refused.status == 400)
             let error = refused.json["error"] as? [String: Any]
-            #expect(error?["param"] as? String == "integrations" && error?["type"] as? String == "invalid_request", "\(refused.text)")
+            #expect(
+                error?["param"] as? String == "integrations" && error?["type"] as? String == "invalid_request",
+                "\(refused.text)")
             #expect(try chat(sim, ["model": "acme/tiny-1b", "input": "[[sim:integrations-off]] hi"]).status == 200)
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Simulator
 import Glibc
+import Simulator
 
 /// A response read off a raw loopback socket until the server closed it.
 struct LoopbackResponse {
@@ -67,7 +67,9 @@ final class LoopbackConnection {
     private(set) var received: [UInt8] = []
 
     /// Connects to `simulator` and sends the request.
-    init(_ simulator: Simulator, _ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) throws {
+    init(_ simulator: Simulator, _ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:])
+        throws
+    {
         let port = UInt16(simulator.baseURL.split(separator: ":").last!)!
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -75,7 +77,9 @@ final class LoopbackConnection {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw LoopbackError.connect }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
@@ -127,7 +131,9 @@ func request(
 }
 
 /// Sends a JSON body built from a dictionary.
-func post(_ simulator: Simulator, _ path: String, _ json: [String: Any], headers: [String: String] = [:]) throws -> LoopbackResponse {
+func post(_ simulator: Simulator, _ path: String, _ json: [String: Any], headers: [String: String] = [:]) throws
+    -> LoopbackResponse
+{
     let data = try JSONSerialization.data(withJSONObject: json)
     return try request(simulator, "POST", path, body: String(decoding: data, as: UTF8.self), headers: headers)
 }
@@ -142,7 +148,11 @@ enum LoopbackError: Error {
 }
 
 private func parseResponse(_ raw: [UInt8]) throws -> LoopbackResponse {
-    guard let end = raw.indices.dropLast(3).first(where: { raw[$0] == 13 && raw[$0 + 1] == 10 && raw[$0 + 2] == 13 && raw[$0 + 3] == 10 }) else {
+    guard
+        let end = raw.indices.dropLast(3).first(where: {
+            raw[$0] == 13 && raw[$0 + 1] == 10 && raw[$0 + 2] == 13 && raw[$0 + 3] == 10
+        })
+    else {
         throw LoopbackError.malformed
     }
     let lines = String(decoding: raw[..<end], as: UTF8.self).components(separatedBy: "\r\n")

@@ -15,9 +15,16 @@ import Testing
         try withSimulator { sim in
             let models = try request(sim, "GET", "/api/v1/models").json["models"] as? [[String: Any]] ?? []
             let keys = models.compactMap { $0["key"] as? String }
-            #expect(keys == ["acme/tiny-1b", "acme/thinker-8b", "acme/vision-7b", "acme/toolsmith-12b", "acme/multi-26b", "acme/embed-small"])
+            #expect(
+                keys == [
+                    "acme/tiny-1b", "acme/thinker-8b", "acme/vision-7b", "acme/toolsmith-12b", "acme/multi-26b",
+                    "acme/embed-small"
+                ])
             for model in models {
-                for field in ["type", "publisher", "key", "display_name", "size_bytes", "loaded_instances", "max_context_length", "format"] {
+                for field in [
+                    "type", "publisher", "key", "display_name", "size_bytes", "loaded_instances", "max_context_length",
+                    "format"
+                ] {
                     #expect(model[field] != nil, "\(model["key"] ?? "?") lacks \(field)")
                 }
             }
@@ -43,7 +50,8 @@ import Testing
 
     @Test func loadingTwiceAddsASecondInstanceAndUnloadRemovesIt() throws {
         try withSimulator { sim in
-            let second = try post(sim, "/api/v1/models/load", ["model": "acme/tiny-1b", "context_length": 8192, "echo_load_config": true])
+            let second = try post(
+                sim, "/api/v1/models/load", ["model": "acme/tiny-1b", "context_length": 8192, "echo_load_config": true])
             #expect(second.status == 200)
             #expect(second.json["instance_id"] as? String == "acme/tiny-1b:2")
             #expect(second.json["status"] as? String == "loaded")
@@ -108,7 +116,8 @@ import Testing
             #expect(wrong.status == 401)
             #expect(wrong.error["code"] as? String == "invalid_api_key")
             #expect(wrong.errorMessage != missing.errorMessage)
-            let right = try request(sim, "GET", "/api/v1/models", headers: ["Authorization": "Bearer sk-lm-abcdefgh:abcdefghijklmnopqrst"])
+            let right = try request(
+                sim, "GET", "/api/v1/models", headers: ["Authorization": "Bearer sk-lm-abcdefgh:abcdefghijklmnopqrst"])
             #expect(right.status == 200)
             #expect(right.json["models"] != nil)
         }
@@ -133,7 +142,9 @@ import Testing
             }
             #expect(statuses == ["downloading", "downloading", "downloading", "completed", "completed"])
             #expect(downloaded == downloaded.sorted())
-            let keys = (try request(sim, "GET", "/api/v1/models").json["models"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String }
+            let keys = (try request(sim, "GET", "/api/v1/models").json["models"] as? [[String: Any]] ?? []).compactMap {
+                $0["key"] as? String
+            }
             #expect(keys.contains("acme/new-3b"))
             let again = try post(sim, "/api/v1/models/download", ["model": "acme/new-3b"])
             #expect(again.json["status"] as? String == "already_downloaded")
@@ -142,10 +153,12 @@ import Testing
 
     @Test func downloadOfAFailingModelEndsFailed() throws {
         try withSimulator { sim in
-            let job = try #require(try post(sim, "/api/v1/models/download", ["model": "acme/fail-2b"]).json["job_id"] as? String)
+            let job = try #require(
+                try post(sim, "/api/v1/models/download", ["model": "acme/fail-2b"]).json["job_id"] as? String)
             var statuses: [String] = []
             for _ in 0..<3 {
-                statuses.append(try request(sim, "GET", "/api/v1/models/download/status/\(job)").json["status"] as? String ?? "?")
+                statuses.append(
+                    try request(sim, "GET", "/api/v1/models/download/status/\(job)").json["status"] as? String ?? "?")
             }
             #expect(statuses == ["downloading", "failed", "failed"])
             let unknown = try request(sim, "GET", "/api/v1/models/download/status/job_nope")

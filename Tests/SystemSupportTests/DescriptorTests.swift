@@ -36,7 +36,10 @@ import Testing
 
     @Test func pipeEndsAreClosedOnExec() throws {
         let pipe = try Descriptor.pipe()
-        defer { close(pipe.read); close(pipe.write) }
+        defer {
+            close(pipe.read)
+            close(pipe.write)
+        }
         #expect(fcntl(pipe.read, F_GETFD) & FD_CLOEXEC != 0)
         #expect(fcntl(pipe.write, F_GETFD) & FD_CLOEXEC != 0)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The inode number of `path` (not following a symlink there), so a test can tell a file replaced from one written in place.
 private func inode(_ path: String) -> ino_t? {
@@ -17,7 +17,8 @@ private func inode(_ path: String) -> ino_t? {
         let path = scratch.path + "/pipe"
         #expect(mkfifo(path, 0o600) == 0)
         let output = try OutputFile(path)
-        #expect(throws: OutputFileError(path: path, problem: "no program is reading this FIFO; start its reader first")) {
+        #expect(throws: OutputFileError(path: path, problem: "no program is reading this FIFO; start its reader first"))
+        {
             try output.write(Array("lost".utf8))
         }
         var info = stat()
@@ -52,18 +53,24 @@ private func inode(_ path: String) -> ino_t? {
         let scratch = ScratchDirectory()
         try FileManager.default.createDirectory(atPath: scratch.path + "/dotfiles", withIntermediateDirectories: true)
         try Data("old".utf8).write(to: URL(fileURLWithPath: scratch.path + "/dotfiles/notes.md"))
-        try FileManager.default.createSymbolicLink(atPath: scratch.path + "/notes.md", withDestinationPath: "dotfiles/notes.md")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path + "/notes.md", withDestinationPath: "dotfiles/notes.md")
         let output = try OutputFile(scratch.path + "/notes.md")
         #expect(output.replacesAFile)
         #expect(output.description == "\(scratch.path)/notes.md → \(scratch.path)/dotfiles/notes.md")
         try output.write(Array("new".utf8))
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path + "/notes.md") == "dotfiles/notes.md")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path + "/notes.md") == "dotfiles/notes.md"
+        )
         #expect(try String(contentsOfFile: scratch.path + "/dotfiles/notes.md", encoding: .utf8) == "new")
         #expect(try scratch.names(in: "dotfiles") == ["notes.md"])
 
-        try FileManager.default.createSymbolicLink(atPath: scratch.path + "/fresh.md", withDestinationPath: scratch.path + "/dotfiles/fresh.md")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path + "/fresh.md", withDestinationPath: scratch.path + "/dotfiles/fresh.md")
         try OutputFile(scratch.path + "/fresh.md").write(Array("made".utf8))
-        #expect(try String(contentsOfFile: scratch.path + "/dotfiles/fresh.md", encoding: .utf8) == "made", "a dangling link's target is created")
+        #expect(
+            try String(contentsOfFile: scratch.path + "/dotfiles/fresh.md", encoding: .utf8) == "made",
+            "a dangling link's target is created")
     }
 
     @Test func aFIFOIsWrittenInPlaceAndStaysAFIFO() throws {
@@ -85,13 +92,15 @@ private func inode(_ path: String) -> ino_t? {
         let pipe = Pipe()
         let fd = pipe.fileHandleForWriting.fileDescriptor
         // The shape of /dev/stdout: a symlink to /proc/self/fd/N.
-        try FileManager.default.createSymbolicLink(atPath: scratch.path + "/out", withDestinationPath: "/proc/self/fd/\(fd)")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path + "/out", withDestinationPath: "/proc/self/fd/\(fd)")
         let output = try OutputFile(scratch.path + "/out")
         #expect(output.method == .descriptor(fd))
         try output.write(Array("streamed".utf8))
         try pipe.fileHandleForWriting.close()
         #expect(pipe.fileHandleForReading.readDataToEndOfFile() == Data("streamed".utf8))
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path + "/out") == "/proc/self/fd/\(fd)")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path + "/out") == "/proc/self/fd/\(fd)")
     }
 
     @Test func aDirectoryOrASymlinkLoopIsRefusedSayingWhatItIs() throws {
@@ -113,12 +122,18 @@ private func inode(_ path: String) -> ino_t? {
         let fifo = try FIFO(scratch.path + "/pipe")
         try FileManager.default.createSymbolicLink(atPath: scratch.path + "/loop", withDestinationPath: "loop")
         #expect(throws: RegularFileError.notRegular(fifo.path, .fifo)) { try RegularFile.read(fifo.path, limit: 10) }
-        #expect(RegularFileError.notRegular(fifo.path, .fifo).description == "\(fifo.path) is a FIFO (named pipe), not a regular file")
-        #expect(throws: RegularFileError.symlinkLoop(scratch.path + "/loop")) { try RegularFile.read(scratch.path + "/loop", limit: 10) }
+        #expect(
+            RegularFileError.notRegular(fifo.path, .fifo).description
+                == "\(fifo.path) is a FIFO (named pipe), not a regular file")
+        #expect(throws: RegularFileError.symlinkLoop(scratch.path + "/loop")) {
+            try RegularFile.read(scratch.path + "/loop", limit: 10)
+        }
         #expect(throws: RegularFileError.notRegular(scratch.path + "/folder", .directory)) {
             try RegularFile.read(scratch.path + "/folder", limit: 10)
         }
-        #expect(throws: RegularFileError.notFound(scratch.path + "/absent")) { try RegularFile.read(scratch.path + "/absent", limit: 10) }
+        #expect(throws: RegularFileError.notFound(scratch.path + "/absent")) {
+            try RegularFile.read(scratch.path + "/absent", limit: 10)
+        }
     }
 
     @Test func aRegularFileIsReadWholeOrFoundTooLarge() throws {
@@ -133,7 +148,8 @@ private func inode(_ path: String) -> ino_t? {
     func anUnreadableFileSaysPermissionDenied() throws {
         let scratch = ScratchDirectory()
         try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: scratch.path + "/secret", contents: Data("x".utf8), attributes: [.posixPermissions: 0])
+        _ = FileManager.default.createFile(
+            atPath: scratch.path + "/secret", contents: Data("x".utf8), attributes: [.posixPermissions: 0])
         #expect(throws: RegularFileError.unreadable(scratch.path + "/secret", reason: "permission denied")) {
             try RegularFile.read(scratch.path + "/secret", limit: 10)
         }

@@ -6,7 +6,7 @@ import Testing
     @Test func absoluteXDGDirectoriesHoldLlmstersFiles() {
         let paths = Paths(environment: [
             "HOME": "/home/u", "XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "/data",
-            "XDG_STATE_HOME": "/state", "XDG_CACHE_HOME": "/cache",
+            "XDG_STATE_HOME": "/state", "XDG_CACHE_HOME": "/cache"
         ])
         #expect(paths.configFile == "/cfg/llmster/config")
         #expect(paths.credentialsFile == "/cfg/llmster/credentials")

@@ -5,7 +5,7 @@ import Testing
 @Suite struct SaturatingConversionTests {
     @Test(arguments: [
         (1e308, Int.max), (-1e308, Int.min), (Double.infinity, Int.max), (-Double.infinity, Int.min),
-        (Double.nan, 0), (9.223372036854775807e18, Int.max), (41.9, 41), (-2.5, -2),
+        (Double.nan, 0), (9.223372036854775807e18, Int.max), (41.9, 41), (-2.5, -2)
     ])
     func aDoubleBecomesTheNearestInt(value: Double, expected: Int) {
         #expect(Int(saturating: value) == expected)

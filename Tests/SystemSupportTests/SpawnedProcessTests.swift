@@ -5,13 +5,15 @@ import Testing
 
 /// Runs `program` with its standard output in a pipe; returns what it printed and how it ended.
 private func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) throws
-    -> (output: String, termination: SpawnedProcess.Termination) {
+    -> (output: String, termination: SpawnedProcess.Termination)
+{
     let pipe = try Descriptor.pipe()
     defer { close(pipe.read) }
     let process: SpawnedProcess
     do {
         defer { close(pipe.write) }
-        process = try SpawnedProcess(program: program, arguments: arguments, environment: environment, standardOutput: pipe.write)
+        process = try SpawnedProcess(
+            program: program, arguments: arguments, environment: environment, standardOutput: pipe.write)
     }
     var output: [UInt8] = []
     while let chunk = try? Descriptor.readSome(pipe.read, maximum: 4096), !chunk.isEmpty { output += chunk }
@@ -36,7 +38,8 @@ private func run(_ program: String, _ arguments: [String], environment: [String:
     }
 
     @Test func theGivenEnvironmentIsTheWholeEnvironment() throws {
-        let result = try run("/bin/sh", ["-c", #"printf '%s,%s' "$ONLY" "${HOME-unset}""#], environment: ["ONLY": "this"])
+        let result = try run(
+            "/bin/sh", ["-c", #"printf '%s,%s' "$ONLY" "${HOME-unset}""#], environment: ["ONLY": "this"])
         #expect(result.output == "this,unset")
     }
 

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// GitHub alerts (`> [!NOTE]` …) show a coloured title and bar instead of their marker, streamed and whole alike.
@@ -34,7 +35,8 @@ struct AlertTests {
         let expected = whole(text, capabilities)
         #expect(expected[2] == "│ Caution")
         for seed in UInt64(0)..<3 {
-            let output = streamedOutput(Snapshots.random(text, seed: seed, maxStep: 300), final: text, capabilities: capabilities)
+            let output = streamedOutput(
+                Snapshots.random(text, seed: seed, maxStep: 300), final: text, capabilities: capabilities)
             let streamed = screenLines(output, width: 60)
             #expect(streamed == expected, "seed \(seed)")
             #expect(!output.contains("[!CAUTION]"))

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// Syntax colouring, themes and the layout of code blocks.
@@ -24,8 +25,10 @@ struct CodeBlockTests {
         ```
         """
 
-    private func render(_ text: String, width: Int = 80, noColor: Bool = false, dumb: Bool = false,
-                        background: TerminalBackground = .dark) -> String {
+    private func render(
+        _ text: String, width: Int = 80, noColor: Bool = false, dumb: Bool = false,
+        background: TerminalBackground = .dark
+    ) -> String {
         let capabilities = TerminalCapabilities(isDumb: dumb, noColor: noColor, width: width, background: background)
         return MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
     }
@@ -47,17 +50,22 @@ struct CodeBlockTests {
     @Test func aWideHTMLLineIsCutLikeCode() {
         let line = "<p class=\"lead\">" + (1...20).map { "word\($0)" }.joined(separator: " ") + "</p>"
         let rendered = render("<div>\n\(line)\n</div>", width: 60, noColor: true)
-        let rows = rendered.split(separator: "\n").map { $0.replacing(/\u{1B}\[[0-9;]*m/, with: "") }.filter { !$0.isEmpty }
+        let rows = rendered.split(separator: "\n").map { $0.replacing(/\u{1B}\[[0-9;]*m/, with: "") }.filter {
+            !$0.isEmpty
+        }
         #expect(rows.allSatisfy { $0.count <= 60 }, "\(rows)")
-        #expect(rows.map { $0.hasPrefix("↪ ") ? String($0.dropFirst(2)) : String($0) }.joined().contains(line), "\(rows)")
+        #expect(
+            rows.map { $0.hasPrefix("↪ ") ? String($0.dropFirst(2)) : String($0) }.joined().contains(line), "\(rows)")
     }
 
     @Test(arguments: [40, 80, 120])
     func highlightedCodeMatchesGolden(width: Int) {
-        assertGolden(render(Self.document, width: width), named: "code-highlight.dark-\(width)",
-                     in: snapshotDirectory(for: #filePath))
-        assertGolden(render(Self.document, width: width, background: .light), named: "code-highlight.light-\(width)",
-                     in: snapshotDirectory(for: #filePath))
+        assertGolden(
+            render(Self.document, width: width), named: "code-highlight.dark-\(width)",
+            in: snapshotDirectory(for: #filePath))
+        assertGolden(
+            render(Self.document, width: width, background: .light), named: "code-highlight.light-\(width)",
+            in: snapshotDirectory(for: #filePath))
     }
 
     @Test func keywordsStringsAndCommentsAreColoured() {
@@ -102,10 +110,11 @@ struct CodeBlockTests {
         ("dockerfile", "FROM debian:12", "\u{1B}[95mFROM\u{1B}[0m"),
         ("http", "GET /api/v1/models HTTP/1.1", "\u{1B}[95mGET\u{1B}[0m"),
         ("diff", "+added line", "\u{1B}[92m+added line\u{1B}[0m"),
-        ("zsh", "echo \"$HOME\"", "\u{1B}[92m"),
+        ("zsh", "echo \"$HOME\"", "\u{1B}[92m")
     ])
     func commonLanguagesAreColoured(language: String, line: String, coloured: String) {
-        let code = render("```\(language)\n\(line)\n```\n").split(separator: "\n").dropFirst().first.map(String.init) ?? ""
+        let code =
+            render("```\(language)\n\(line)\n```\n").split(separator: "\n").dropFirst().first.map(String.init) ?? ""
         #expect(code.contains(coloured), "\(language): \(code.debugDescription)")
     }
 
@@ -130,9 +139,12 @@ struct CodeBlockTests {
 
     @Test(arguments: [40, 80])
     func longCodeLinesWrapWithAContinuationMarkAndCopyBackWhole(width: Int) {
-        let line = "let total = values.map { $0 * factor }.filter { $0 > threshold }.reduce(0, +) // sum of the big ones"
+        let line =
+            "let total = values.map { $0 * factor }.filter { $0 > threshold }.reduce(0, +) // sum of the big ones"
         let rows = render("```swift\n\(line)\n```\n", width: width).split(separator: "\n").map(String.init)
-        var visible = rows.map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression) }
+        var visible = rows.map {
+            $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+        }
         #expect(visible.allSatisfy { DisplayWidth.of($0) <= width })
         #expect(visible.last == "╶──")
         visible.removeLast()
@@ -153,7 +165,8 @@ struct CodeBlockTests {
 
     /// `CodeBlocks` finds code as cmark-gfm does: tildes, longer fences, indented code, code in lists and quotes.
     @Test func codeBlocksAreFoundAsTheParserFindsThem() {
-        let text = "~~~sh\nls\n~~~\n\n- item\n\n  ```\n  in a list\n  ```\n\n> ```\n> quoted\n> ```\n\n````\n```\nnested\n```\n````\n\n    indented\n"
+        let text =
+            "~~~sh\nls\n~~~\n\n- item\n\n  ```\n  in a list\n  ```\n\n> ```\n> quoted\n> ```\n\n````\n```\nnested\n```\n````\n\n    indented\n"
         #expect(CodeBlocks.find(in: text) == ["ls", "in a list", "quoted", "```\nnested\n```", "indented"])
         #expect(CodeBlocks.find(in: "no code here") == [])
     }
@@ -183,7 +196,8 @@ struct CodeBlockTests {
     }
 
     @Test func oddInputNeverBreaksTheHighlighter() {
-        let odd = "```c\n/* open comment\n\u{FFFD}\u{0}é\\\"'\"\n" + String(repeating: "((((\"", count: 2_000) + "\n```\n"
+        let odd =
+            "```c\n/* open comment\n\u{FFFD}\u{0}é\\\"'\"\n" + String(repeating: "((((\"", count: 2_000) + "\n```\n"
         let output = render(odd)
         #expect(output.contains("open comment"))
         #expect(CodeHighlighter(language: String(repeating: "x", count: 10_000)) == nil)
@@ -193,10 +207,12 @@ struct CodeBlockTests {
     @Test(arguments: [40, 80])
     func streamedCodeEndsOnTheScreenOfTheWholeRender(width: Int) {
         let capabilities = TerminalCapabilities(width: width, height: 1000)
-        let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(Self.document), width: width)
+        let expected = screenLines(
+            MarkdownRenderer(capabilities: capabilities, mode: .always).render(Self.document), width: width)
         for seed in UInt64(0)..<20 {
-            let output = streamedOutput(Snapshots.random(Self.document, seed: seed, maxStep: 12), final: Self.document,
-                                        capabilities: capabilities)
+            let output = streamedOutput(
+                Snapshots.random(Self.document, seed: seed, maxStep: 12), final: Self.document,
+                capabilities: capabilities)
             #expect(screenLines(output, width: width) == expected, "seed \(seed)")
         }
     }

@@ -1,7 +1,9 @@
 /// Markdown documents covering every construct the renderer handles, shared by golden and streaming tests.
 enum Corpus {
     static let documents: [(name: String, text: String)] = [
-        ("headings", """
+        (
+            "headings",
+            """
             # Streaming Markdown in the terminal
 
             Some intro text with *emphasis*, **strong words**, ~~struck out~~ and `inline code`.
@@ -16,8 +18,11 @@ enum Corpus {
             ==============
 
             Text after.
-            """),
-        ("paragraphs", """
+            """
+        ),
+        (
+            "paragraphs",
+            """
             A long paragraph that has to wrap at the terminal width because it keeps going and going, with \
             words of varying length such as supercalifragilisticexpialidocious and a URL-like token \
             https://example.com/a/very/long/path/that/does/not/fit/anywhere/on/one/line/at/all/even/at/eighty.
@@ -27,8 +32,11 @@ enum Corpus {
             混合テキスト：日本語の文章と中文句子，以及한국어 문장。全角文字は二桁を占めます。折り返しが正しく行われるか確認します。
 
             Emoji: 👨‍👩‍👧‍👦 family, 🇯🇵 flag, 👍🏽 thumbs, ❤️ heart, e\u{301} combining, tab\there.
-            """),
-        ("code", """
+            """
+        ),
+        (
+            "code",
+            """
             Before the code.
 
             ```swift
@@ -46,8 +54,11 @@ enum Corpus {
 
             ```python
             print("unclosed fence at the end")
-            """),
-        ("lists", """
+            """
+        ),
+        (
+            "lists",
+            """
             - first bullet
             - second bullet with a long text that needs to wrap around when the terminal is narrow enough
               - nested bullet
@@ -73,8 +84,11 @@ enum Corpus {
             * loose item two
 
               with a second paragraph
-            """),
-        ("quotes", """
+            """
+        ),
+        (
+            "quotes",
+            """
             > A block quote with *style* and a long line that wraps inside the quote bar when narrow.
             >
             > > A nested quote.
@@ -87,8 +101,11 @@ enum Corpus {
             ***
 
             After the rules.
-            """),
-        ("tables", """
+            """
+        ),
+        (
+            "tables",
+            """
             | Name | Size | Notes |
             |:-----|-----:|:-----:|
             | alpha | 1 KB | first |
@@ -113,8 +130,11 @@ enum Corpus {
             | 10 | ten |
             | 11 | eleven, wider than any earlier row in this table |
             | 12 | twelve |
-            """),
-        ("links", """
+            """
+        ),
+        (
+            "links",
+            """
             An [inline link](https://example.com/docs?q=1) and an autolink https://swift.org and \
             <mailto:someone@example.com> and [same](https://same.example) text, plus \
             [a script](javascript:alert(1)) and ![an image](https://example.com/cat.png "Cat").
@@ -126,8 +146,11 @@ enum Corpus {
             <div class="raw">raw <b>HTML</b> block</div>
 
             Inline <span>html</span> stays text.
-            """),
-        ("edge-cases", """
+            """
+        ),
+        (
+            "edge-cases",
+            """
             Intro text
             | a | b |
             |---|---|
@@ -179,8 +202,11 @@ enum Corpus {
             ```
             unclosed at the end
 
-            """),
-        ("mixed", """
+            """
+        ),
+        (
+            "mixed",
+            """
             # Report
 
             Intro paragraph.
@@ -199,6 +225,7 @@ enum Corpus {
             > Quote after table.
 
             Final words with 中文 and 🎉.
-            """),
+            """
+        )
     ]
 }

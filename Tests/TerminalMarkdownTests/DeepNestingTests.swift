@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// Model output nested far deeper than any reader needs renders flattened at `MarkdownParser.maximumNesting`, in the
@@ -12,7 +13,10 @@ struct DeepNestingTests {
         ("ordered lists", String(repeating: "1. ", count: levels) + "deep\n"),
         ("quotes in lists", String(repeating: "- > ", count: levels / 2) + "deep\n"),
         // Kept under `MarkdownStream.fallbackLimit`, past which one paragraph streams as plain lines.
-        ("emphasis", String(repeating: "*x ", count: levels / 10) + "deep" + String(repeating: " x*", count: levels / 10) + "\n"),
+        (
+            "emphasis",
+            String(repeating: "*x ", count: levels / 10) + "deep" + String(repeating: " x*", count: levels / 10) + "\n"
+        )
     ]
     private let capabilities = TerminalCapabilities(width: 100, height: 1000, hyperlinks: true)
 
@@ -22,10 +26,13 @@ struct DeepNestingTests {
         let whole = MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
         let expected = screenLines(whole, width: 100)
         #expect(expected.joined().filter { $0 != " " }.contains("deep"))
-        let marks = expected.joined().filter { "│•◦▪".contains($0) }.count + expected.joined().components(separatedBy: "1.").count - 1
+        let marks =
+            expected.joined().filter { "│•◦▪".contains($0) }.count
+            + expected.joined().components(separatedBy: "1.").count - 1
         #expect(marks <= MarkdownParser.maximumNesting)
         for maxStep in [90_000] {
-            let output = streamedOutput(Snapshots.random(text, seed: 7, maxStep: maxStep), final: text, capabilities: capabilities)
+            let output = streamedOutput(
+                Snapshots.random(text, seed: 7, maxStep: maxStep), final: text, capabilities: capabilities)
             #expect(screenLines(output, width: 100) == expected, "chunks of up to \(maxStep) scalars")
         }
     }

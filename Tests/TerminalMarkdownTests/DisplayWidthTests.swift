@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 struct DisplayWidthTests {
@@ -29,7 +30,7 @@ struct DisplayWidthTests {
         ("ab\tc", 9),
         ("日本\t", 8),
         ("–—…", 3),
-        ("Ω", 1),
+        ("Ω", 1)
     ]
 
     @Test(arguments: samples)
@@ -44,7 +45,7 @@ struct DisplayWidthTests {
     }
 
     static let codepointSamples: [(String, Int)] = [
-        ("👨‍👩‍👧‍👦", 8), ("🧑🏽‍💻", 6), ("👍🏽", 4), ("1️⃣", 1), ("❤️", 1), ("🎉", 2), ("日本語", 6), ("e\u{301}", 1),
+        ("👨‍👩‍👧‍👦", 8), ("🧑🏽‍💻", 6), ("👍🏽", 4), ("1️⃣", 1), ("❤️", 1), ("🎉", 2), ("日本語", 6), ("e\u{301}", 1)
     ]
 
     @Test(arguments: codepointSamples)
@@ -55,7 +56,7 @@ struct DisplayWidthTests {
     @Test(arguments: [
         (["TERM": "xterm-256color", "VTE_VERSION": "7600"], WidthModel.codepoint), (["TERM": "xterm-kitty"], .grapheme),
         (["TERM_PROGRAM": "WezTerm"], .grapheme), (["TERM_PROGRAM": "WezTerm", "TMUX": "/tmp/t"], .codepoint),
-        (["TERM": "foot"], .codepoint), ([:], .codepoint),
+        (["TERM": "foot"], .codepoint), ([:], .codepoint)
     ])
     func theWidthModelFollowsTheTerminal(environment: [String: String], model: WidthModel) {
         #expect(TerminalCapabilities.detect(fd: -1, environment: environment).widthModel == model)

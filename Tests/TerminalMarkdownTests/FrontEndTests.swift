@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TerminalMarkdown
 
 /// The one rule that picks the front end, from a real terminal descriptor and the environment.
@@ -27,7 +28,7 @@ struct FrontEndTests {
         (["TERM": "dumb"], .plainLines),
         (["TERM": "dumb", "INSIDE_EMACS": "28.2,compile"], .plainLines),
         (["TERM": "eterm-color", "INSIDE_EMACS": "28.2,term:0.96"], .terminal),
-        (["TERM": "xterm-256color", "INSIDE_EMACS": "vterm"], .terminal),
+        (["TERM": "xterm-256color", "INSIDE_EMACS": "vterm"], .terminal)
     ])
     func theFrontEndFollowsTermAndInsideEmacs(environment: [String: String], expected: FrontEnd) throws {
         let capabilities = try detected(environment.merging(["LANG": "C.UTF-8"]) { $1 })
@@ -45,7 +46,8 @@ struct FrontEndTests {
     }
 
     @Test func notATerminalIsThePipeWhateverTheEnvironment() {
-        let capabilities = TerminalCapabilities.detect(fd: -1, environment: ["TERM": "dumb", "INSIDE_EMACS": "28.2,comint"])
+        let capabilities = TerminalCapabilities.detect(
+            fd: -1, environment: ["TERM": "dumb", "INSIDE_EMACS": "28.2,comint"])
         #expect(capabilities.frontEnd == .pipe && !capabilities.isLineMode)
     }
 }

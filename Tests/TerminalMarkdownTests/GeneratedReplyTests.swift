@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// Streaming equivalence on replies assembled at random from Markdown fragments, joined with and without blank
@@ -36,7 +37,7 @@ struct GeneratedReplyTests {
         "**bold across\nlines** and _under_",
         "<span>inline html start</span> of paragraph",
         "\ttab indented code",
-        "+ plus list\n+ more\n\n\n+ after two blanks",
+        "+ plus list\n+ more\n\n\n+ after two blanks"
     ]
 
     static func reply(seed: UInt64) -> String {
@@ -54,9 +55,11 @@ struct GeneratedReplyTests {
         let text = Self.reply(seed: seed)
         for width in [80, 40] {
             let capabilities = TerminalCapabilities(width: width, height: 1000, hyperlinks: true)
-            let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
+            let expected = screenLines(
+                MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
             for chunking in UInt64(0)..<3 {
-                let output = streamedOutput(Snapshots.random(text, seed: chunking, maxStep: 24), final: text, capabilities: capabilities)
+                let output = streamedOutput(
+                    Snapshots.random(text, seed: chunking, maxStep: 24), final: text, capabilities: capabilities)
                 #expect(screenLines(output, width: width) == expected, "width \(width), chunking \(chunking)\n\(text)")
             }
         }

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// Raw HTML that replies use for layout, and task boxes in block quotes.
@@ -33,9 +34,12 @@ struct HTMLAndTaskTests {
 
     @Test(arguments: [40, 80, 120])
     func htmlAndTasksMatchGolden(width: Int) {
-        assertGolden(render(Self.document, width: width), named: "html-tasks.color-\(width)", in: snapshotDirectory(for: #filePath))
-        assertGolden(render(Self.document, width: width, dumb: true), named: "html-tasks.dumb-\(width)",
-                     in: snapshotDirectory(for: #filePath))
+        assertGolden(
+            render(Self.document, width: width), named: "html-tasks.color-\(width)",
+            in: snapshotDirectory(for: #filePath))
+        assertGolden(
+            render(Self.document, width: width, dumb: true), named: "html-tasks.dumb-\(width)",
+            in: snapshotDirectory(for: #filePath))
     }
 
     @Test func whatTheUserSees() {
@@ -44,7 +48,9 @@ struct HTMLAndTaskTests {
         #expect(output.contains("│ • ☑ finished task in a quote"))
         #expect(output.contains("▸ Click to expand the full build log"))
         #expect(!output.contains("<details>") && !output.contains("<summary>") && !output.contains("<kbd>"))
-        #expect(output.contains("Press [Ctrl]+[C] to stop; water is H₂O, area is r², the nth item, a line\nbreak and no comment."))
+        #expect(
+            output.contains(
+                "Press [Ctrl]+[C] to stop; water is H₂O, area is r², the nth item, a line\nbreak and no comment."))
         #expect(!output.contains("comment -->") && !output.contains("block comment"))
         #expect(output.contains("<div align=\"center\">kept, dimmed</div>\n\nAfter the HTML."))
     }
@@ -55,7 +61,8 @@ struct HTMLAndTaskTests {
     func streamedHTMLEndsOnTheScreenOfTheWholeRender(width: Int) {
         let text = Self.document.replacingOccurrences(of: "<!-- a block comment\nover two lines -->\n\n", with: "")
         let capabilities = TerminalCapabilities(width: width, height: 1000)
-        let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
+        let expected = screenLines(
+            MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
         for seed in UInt64(0)..<20 {
             let output = streamedOutput(Snapshots.random(text, seed: seed), final: text, capabilities: capabilities)
             #expect(screenLines(output, width: width) == expected, "seed \(seed)")
@@ -70,7 +77,10 @@ struct HTMLAndTaskTests {
         let capabilities = TerminalCapabilities(width: width, height: 1000)
         let whole = MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
         let expected = screenLines(whole, width: width)
-        #expect(expected.filter { !$0.isEmpty } == ["<!DOCTYPE html>", "<html>", "<body>hello</body>", "</html>", "<div>after</div>"])
+        #expect(
+            expected.filter { !$0.isEmpty } == [
+                "<!DOCTYPE html>", "<html>", "<body>hello</body>", "</html>", "<div>after</div>"
+            ])
         #expect(expected.firstIndex(of: "<html>") == 1, "\(expected)")
         for seed in UInt64(0)..<20 {
             let output = streamedOutput(Snapshots.random(text, seed: seed), final: text, capabilities: capabilities)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalMarkdown
 
 /// Statistics a hostile or broken server sends are shown, never trapped on.

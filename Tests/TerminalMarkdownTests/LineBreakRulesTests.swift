@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalMarkdown
 
 /// CJK text breaks where CJK typesetting allows: closing punctuation never starts a line, opening punctuation never
@@ -29,7 +30,8 @@ struct LineBreakRulesTests {
         let cell = "使用框架、Flask，如Core。日本語の文章と中文句子，以及「引用」の折り返し。"
         let shown = rows("| 説明 | 値 |\n|---|---|\n| \(cell) | 1 |", width: 40)
         let lines = shown.filter { $0.contains("│") }.compactMap { row in
-            row.split(separator: "│", omittingEmptySubsequences: false).dropFirst().first?.trimmingCharacters(in: .whitespaces)
+            row.split(separator: "│", omittingEmptySubsequences: false).dropFirst().first?.trimmingCharacters(
+                in: .whitespaces)
         }.filter { !$0.isEmpty && $0 != "説明" }
         #expect(lines.count > 1 && lines.joined() == cell, "\(shown.joined(separator: "\n"))")
         for line in lines.dropFirst() {

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// `LineModeReplyView`: what Emacs's M-x shell and a `TERM=dumb` terminal get, appended lines only.
@@ -18,8 +19,10 @@ struct LineModeReplyViewTests {
     func streamedRepliesReadAsTheWholeRenderWithSGROnly(capabilities: TerminalCapabilities, text: String) {
         for seed: UInt64 in [7, 11, 23, 42] {
             let output = streamed(text, capabilities: capabilities, seed: seed)
-            #expect(LineModeReplyView<StringSink>.unstyled(output)
-                    == LineModeReplyView<StringSink>.unstyled(MarkdownRenderer(capabilities: capabilities).render(text)), "seed \(seed)")
+            #expect(
+                LineModeReplyView<StringSink>.unstyled(output)
+                    == LineModeReplyView<StringSink>.unstyled(MarkdownRenderer(capabilities: capabilities).render(text)),
+                "seed \(seed)")
         }
         let output = streamed(text, capabilities: capabilities)
         let whole = MarkdownRenderer(capabilities: capabilities).render(text)
@@ -45,33 +48,43 @@ struct LineModeReplyViewTests {
         #expect(early.count == 2, "the rows text flowed past are printed, the last one waits: \(view.sink.output)")
         view.update(ReplySnapshot(answer: paragraph + "\n\nNext"))
         view.update(ReplySnapshot(answer: paragraph + "\n\nNext", isFinished: true))
-        #expect(view.sink.output == MarkdownRenderer(capabilities: Self.dumb).render(paragraph + "\n\nNext"), "each row once")
+        #expect(
+            view.sink.output == MarkdownRenderer(capabilities: Self.dumb).render(paragraph + "\n\nNext"),
+            "each row once")
     }
 
     @Test func aTableWaitsForItsColumnsAndFitsTheWidth() {
-        let table = "| name | description |\n|---|---|\n| alpha | a long cell that is wider than the whole terminal is |\n| b | c |\n"
+        let table =
+            "| name | description |\n|---|---|\n| alpha | a long cell that is wider than the whole terminal is |\n| b | c |\n"
         let view = LineModeReplyView(sink: StringSink(), capabilities: Self.dumb)
         view.update(ReplySnapshot(answer: String(table.prefix(60))))
         #expect(view.sink.output.isEmpty, "nothing of the table before its rows are known")
         view.update(ReplySnapshot(answer: table, isFinished: true))
         let lines = view.sink.output.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("┌") == true && lines.allSatisfy { DisplayWidth.of(String($0)) <= 60 }, "\(view.sink.output)")
+        #expect(
+            lines.first?.hasPrefix("┌") == true && lines.allSatisfy { DisplayWidth.of(String($0)) <= 60 },
+            "\(view.sink.output)")
     }
 
     @Test func stagesAreLinesAtMostEveryFewSeconds() {
         let view = LineModeReplyView(sink: StringSink(), capabilities: Self.dumb)
         let steps: [(Double, Double)] = [(0.2, 0), (1.2, 0.1), (2.0, 0.3), (4.0, 0.3), (4.5, 0.6), (5.0, 0.9), (8.0, 1)]
         for (seconds, progress) in steps {
-            view.update(ReplySnapshot(stage: .loadingModel("acme/thinker", progress: progress), elapsedSeconds: seconds))
+            view.update(
+                ReplySnapshot(stage: .loadingModel("acme/thinker", progress: progress), elapsedSeconds: seconds))
         }
         view.update(ReplySnapshot(stage: .processingPrompt(progress: 0.5), elapsedSeconds: 8.2))
         let lines = view.sink.output.split(separator: "\n").map(String.init)
-        #expect(lines == [
-            "Loading acme/thinker [#.........] 10% · 1.2 s", "Loading acme/thinker [######....] 60% · 4.5 s",
-            "Loading acme/thinker [##########] 100% · 8.0 s", "Processing prompt 50% · 8.2 s",
-        ].map { $0.replacingOccurrences(of: "[#.........]", with: "▕█░░░░░░░░░▏")
-            .replacingOccurrences(of: "[######....]", with: "▕██████░░░░▏")
-            .replacingOccurrences(of: "[##########]", with: "▕██████████▏") })
+        #expect(
+            lines
+                == [
+                    "Loading acme/thinker [#.........] 10% · 1.2 s", "Loading acme/thinker [######....] 60% · 4.5 s",
+                    "Loading acme/thinker [##########] 100% · 8.0 s", "Processing prompt 50% · 8.2 s"
+                ].map {
+                    $0.replacingOccurrences(of: "[#.........]", with: "▕█░░░░░░░░░▏")
+                        .replacingOccurrences(of: "[######....]", with: "▕██████░░░░▏")
+                        .replacingOccurrences(of: "[##########]", with: "▕██████████▏")
+                })
     }
 
     @Test func reasoningIsOneLineWhenItStartsAndTheSummaryWhenTheAnswerDoes() {
@@ -79,7 +92,10 @@ struct LineModeReplyViewTests {
         for end in stride(from: 10, through: 200, by: 10) {
             view.update(ReplySnapshot(elapsedSeconds: Double(end) / 10, reasoning: String(repeating: "r", count: end)))
         }
-        view.update(ReplySnapshot(reasoning: String(repeating: "r", count: 200), reasoningSeconds: 20, answer: "Done.", isFinished: true))
-        #expect(view.sink.output.split(separator: "\n") == ["▸ Reasoning…", "▸ Thought for 20.0 s · 200 chars", "Done."])
+        view.update(
+            ReplySnapshot(
+                reasoning: String(repeating: "r", count: 200), reasoningSeconds: 20, answer: "Done.", isFinished: true))
+        #expect(
+            view.sink.output.split(separator: "\n") == ["▸ Reasoning…", "▸ Thought for 20.0 s · 200 chars", "Done."])
     }
 }

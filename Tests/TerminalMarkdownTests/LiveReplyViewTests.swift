@@ -1,34 +1,44 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 struct LiveReplyViewTests {
     /// A reply as the engine would report it: loading, prompt processing, reasoning, a tool call, the answer.
     static let script: [ReplySnapshot] = {
-        let reasoning = "First I consider the question.\nThen I look up the docs.\nThe docs say SSE is a stream.\n"
+        let reasoning =
+            "First I consider the question.\nThen I look up the docs.\nThe docs say SSE is a stream.\n"
             + "So the answer is simple."
-        let answer = "## Server-sent events\n\nSSE is a **one-way** stream over HTTP.\n\n- one event per `data:` line\n- ends on close\n"
+        let answer =
+            "## Server-sent events\n\nSSE is a **one-way** stream over HTTP.\n\n- one event per `data:` line\n- ends on close\n"
         var snapshots: [ReplySnapshot] = [
             ReplySnapshot(stage: .waiting, elapsedSeconds: 0.2),
             ReplySnapshot(stage: .loadingModel("acme/thinker", progress: 0.45), elapsedSeconds: 1.5),
             ReplySnapshot(stage: .loadingModel("acme/thinker", progress: 1), elapsedSeconds: 3.1),
-            ReplySnapshot(stage: .processingPrompt(progress: 0.8), elapsedSeconds: 3.6),
+            ReplySnapshot(stage: .processingPrompt(progress: 0.8), elapsedSeconds: 3.6)
         ]
         for end in stride(from: 20, through: reasoning.count, by: 20) {
             snapshots.append(ReplySnapshot(elapsedSeconds: 4, reasoning: String(reasoning.prefix(end))))
         }
         let tool = ToolCallSummary(name: "search_docs", arguments: "{query: \"sse\"}", result: .succeeded(bytes: 1234))
-        let failed = ToolCallSummary(name: "open_browser", arguments: "{}", result: .failed("Cannot find tool open_browser"))
-        snapshots.append(ReplySnapshot(reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4,
-                                       finishedToolCalls: [tool, failed]))
+        let failed = ToolCallSummary(
+            name: "open_browser", arguments: "{}", result: .failed("Cannot find tool open_browser"))
+        snapshots.append(
+            ReplySnapshot(
+                reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4,
+                finishedToolCalls: [tool, failed]))
         for end in stride(from: 7, through: answer.count, by: 7) {
-            snapshots.append(ReplySnapshot(reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4,
-                                           answer: String(answer.prefix(end)),
-                                           finishedToolCalls: [tool, failed]))
+            snapshots.append(
+                ReplySnapshot(
+                    reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4,
+                    answer: String(answer.prefix(end)),
+                    finishedToolCalls: [tool, failed]))
         }
-        snapshots.append(ReplySnapshot(reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4, answer: answer,
-                                       finishedToolCalls: [tool, failed], isFinished: true,
-                                       stats: ReplyStats(tokens: 3402, tokensPerSecond: 38.25, timeToFirstToken: 0.94)))
+        snapshots.append(
+            ReplySnapshot(
+                reasoning: reasoning, reasoningCharacterCount: 3402, reasoningSeconds: 12.4, answer: answer,
+                finishedToolCalls: [tool, failed], isFinished: true,
+                stats: ReplyStats(tokens: 3402, tokensPerSecond: 38.25, timeToFirstToken: 0.94)))
         return snapshots
     }()
 
@@ -69,13 +79,17 @@ struct LiveReplyViewTests {
         #expect(frames[0] == ["Waiting · 0.2 s"])
         #expect(frames[1] == ["Loading acme/thinker ▕████░░░░░░▏ 45% · 1.5 s"])
         #expect(frames[3] == ["Processing prompt 80% · 3.6 s"])
-        #expect(!frames.last!.contains { $0.hasPrefix("Loading") || $0.hasPrefix("Processing") || $0.hasPrefix("Waiting") })
+        #expect(
+            !frames.last!.contains { $0.hasPrefix("Loading") || $0.hasPrefix("Processing") || $0.hasPrefix("Waiting") })
     }
 
     @Test func reasoningTailShowsTheLastLinesThenCollapses() {
         let frames = play(Self.script, capabilities: TerminalCapabilities(width: 60))
         let reasoningFrame = frames.first { $0.contains("So the answer is simple.") }!
-        #expect(reasoningFrame.suffix(3) == ["Then I look up the docs.", "The docs say SSE is a stream.", "So the answer is simple."])
+        #expect(
+            reasoningFrame.suffix(3) == [
+                "Then I look up the docs.", "The docs say SSE is a stream.", "So the answer is simple."
+            ])
         let final = frames.last!
         // The reasoning came before the tool calls, so its summary is committed above them.
         #expect(final.first == "▸ Thought for 12.4 s · 3,402 chars")
@@ -87,35 +101,49 @@ struct LiveReplyViewTests {
 
     @Test func aToolCallLineFollowsTheTextThatCameBeforeIt() {
         let before = "Let me look that up in the docs first."
-        let call = ToolCallSummary(name: "open_browser", arguments: "{}", result: .failed("no such tool"),
-                                   answerOffset: before.utf8.count)
+        let call = ToolCallSummary(
+            name: "open_browser", arguments: "{}", result: .failed("no such tool"),
+            answerOffset: before.utf8.count)
         let answer = before + "\n\nSSE is one-way."
-        let frames = play([
-            // The call has ended but the text before it is not drawn yet: its line waits.
-            ReplySnapshot(answer: "Let me look", finishedToolCalls: [call]),
-            ReplySnapshot(answer: before, finishedToolCalls: [call]),
-            ReplySnapshot(answer: answer, finishedToolCalls: [call], isFinished: true),
-        ], capabilities: TerminalCapabilities(noColor: true, width: 60))
+        let frames = play(
+            [
+                // The call has ended but the text before it is not drawn yet: its line waits.
+                ReplySnapshot(answer: "Let me look", finishedToolCalls: [call]),
+                ReplySnapshot(answer: before, finishedToolCalls: [call]),
+                ReplySnapshot(answer: answer, finishedToolCalls: [call], isFinished: true)
+            ], capabilities: TerminalCapabilities(noColor: true, width: 60))
         #expect(!frames[0].contains { $0.contains("open_browser") })
         #expect(frames.last == [before, "⚙ open_browser {} … ✗ no such tool", "", "SSE is one-way."])
     }
 
-    @Test(arguments: [(ReplyOutcome.cancelled, "⚠ incomplete: cancelled"), (.failed("server\u{1B}[2J gone"), "⚠ incomplete: server␛[2J gone")])
+    @Test(arguments: [
+        (ReplyOutcome.cancelled, "⚠ incomplete: cancelled"),
+        (.failed("server\u{1B}[2J gone"), "⚠ incomplete: server␛[2J gone")
+    ])
     func incompleteRepliesAreMarked(outcome: ReplyOutcome, mark: String) {
-        let frames = play([ReplySnapshot(answer: "Partial ans"), ReplySnapshot(answer: "Partial answer", isFinished: true,
-                                                                                 stats: ReplyStats(tokens: 3, tokensPerSecond: 2), outcome: outcome)],
-                          capabilities: TerminalCapabilities(width: 60))
+        let frames = play(
+            [
+                ReplySnapshot(answer: "Partial ans"),
+                ReplySnapshot(
+                    answer: "Partial answer", isFinished: true,
+                    stats: ReplyStats(tokens: 3, tokensPerSecond: 2), outcome: outcome)
+            ],
+            capabilities: TerminalCapabilities(width: 60))
         #expect(frames.last == ["Partial answer", "3 tokens · 2.0 tok/s · " + mark])
     }
 
     /// A reply of one token says "1 token"; one of none (a server error) shows no speed, only its mark.
     @Test func tokenFiguresReadAsUsersCountThem() {
         let presenter = ReplyPresenter(capabilities: TerminalCapabilities(isDumb: true, width: 80))
-        #expect(presenter.statsLine(ReplyStats(tokens: 1, tokensPerSecond: 2), outcome: .complete) == "1 token · 2.0 tok/s")
+        #expect(
+            presenter.statsLine(ReplyStats(tokens: 1, tokensPerSecond: 2), outcome: .complete) == "1 token · 2.0 tok/s")
         // A speed the server did not report is left out, not shown as 0.0 tok/s.
-        #expect(presenter.statsLine(ReplyStats(tokens: 12, tokensPerSecond: nil, timeToFirstToken: 0.5), outcome: .complete)
+        #expect(
+            presenter.statsLine(ReplyStats(tokens: 12, tokensPerSecond: nil, timeToFirstToken: 0.5), outcome: .complete)
                 == "12 tokens · first token 0.5 s")
-        #expect(presenter.statsLine(ReplyStats(tokens: 0, tokensPerSecond: 42.5), outcome: .failed("server error")) == "⚠ incomplete: server error")
+        #expect(
+            presenter.statsLine(ReplyStats(tokens: 0, tokensPerSecond: 42.5), outcome: .failed("server error"))
+                == "⚠ incomplete: server error")
     }
 
     /// At 40 columns the stats line leaves out the figures that do not fit, whole: it never ends in half a number.
@@ -144,8 +172,11 @@ struct LiveReplyViewTests {
 
     @Test func aReplacementThatChangesCommittedLinesIsNotedAndShownInFull() {
         let lines = replace("First paragraph.\n\nSecond\ndra", with: "Revised first.\n\nSecond, final.")
-        #expect(lines == ["First paragraph.", "", "↻ The server's final answer differs from the streamed text:",
-                          "Revised first.", "", "Second, final."])
+        #expect(
+            lines == [
+                "First paragraph.", "", "↻ The server's final answer differs from the streamed text:",
+                "Revised first.", "", "Second, final."
+            ])
     }
 
     @Test(arguments: [(0.0, "▕░░░░░░░░░░▏"), (0.45, "▕████░░░░░░▏"), (1.0, "▕██████████▏"), (1.7, "▕██████████▏")])
@@ -160,8 +191,10 @@ struct LiveReplyViewTests {
 
     @Test func longToolArgumentsAreShortenedToOneRow() {
         let presenter = ReplyPresenter(capabilities: TerminalCapabilities(isDumb: true, width: 40))
-        let line = presenter.toolCallLine(ToolCallSummary(name: "search", arguments: String(repeating: "x", count: 100),
-                                                          result: .succeeded(bytes: 10)))
+        let line = presenter.toolCallLine(
+            ToolCallSummary(
+                name: "search", arguments: String(repeating: "x", count: 100),
+                result: .succeeded(bytes: 10)))
         #expect(DisplayWidth.of(line) <= 39)
         #expect(line.hasSuffix("… ✓ 10 B"))
     }
@@ -177,7 +210,8 @@ struct LiveReplyViewTests {
     /// adds only its line below what was on the screen.
     @Test func aStepRenderedInACancelledTaskIsNotDrawn() async {
         let (drawn, afterSignal) = await Task {
-            let view = replyView(sink: StringSink(), capabilities: TerminalCapabilities(width: 60), mode: .always, reasoningLines: 3)
+            let view = replyView(
+                sink: StringSink(), capabilities: TerminalCapabilities(width: 60), mode: .always, reasoningLines: 3)
             func output() -> String { (view as! LiveReplyView<StringSink>).sink.output }
             view.update(ReplySnapshot(), appendingAnswer: "First paragraph, drawn.\n\nSecond paragraph, drawn.\n\n")
             let drawn = output()
@@ -189,14 +223,16 @@ struct LiveReplyViewTests {
         #expect(drawn.contains("First paragraph, drawn."))
         #expect(!afterSignal.contains("Third paragraph"), "a step rendered after the signal was drawn: \(afterSignal)")
         #expect(afterSignal.contains("shown in part"))
-        #expect(afterSignal.split(separator: "\n").count == 1, "more than the end line after the signal: \(afterSignal)")
+        #expect(
+            afterSignal.split(separator: "\n").count == 1, "more than the end line after the signal: \(afterSignal)")
     }
 
     /// In line mode (Emacs's M-x shell) a cancelled reply still prints everything that arrived, the open last rows
     /// included, then the end line below a blank one (Ctrl-C may have left `^C` after the last row).
     @Test func aLineModeReplyPrintsWhatArrivedAfterTheSignal() async {
         let output = await Task {
-            let view = replyView(sink: StringSink(), capabilities: LineModeReplyViewTests.dumb, mode: .always, reasoningLines: 3)
+            let view = replyView(
+                sink: StringSink(), capabilities: LineModeReplyViewTests.dumb, mode: .always, reasoningLines: 3)
             view.update(ReplySnapshot(), appendingAnswer: "First paragraph, drawn.\n\n")
             withUnsafeCurrentTask { $0?.cancel() }
             view.update(ReplySnapshot(), appendingAnswer: "Second paragraph, after the signal.\n\nStill open")
@@ -214,7 +250,8 @@ struct LiveReplyViewTests {
         let paragraphs = (1...3000).map { "Paragraph \($0) of a long backlog, written in one step.\n\n" }.joined()
         let (output, cancelledAt) = await Task {
             let sink = CancellingSink(cancelAfter: 20_000)
-            let view = replyView(sink: sink, capabilities: TerminalCapabilities(width: 60), mode: .always, reasoningLines: 3)
+            let view = replyView(
+                sink: sink, capabilities: TerminalCapabilities(width: 60), mode: .always, reasoningLines: 3)
             view.update(ReplySnapshot(), appendingAnswer: paragraphs)
             view.stop(ReplySnapshot(isFinished: true, outcome: .shownInPart))
             let written = (view as! LiveReplyView<CancellingSink>).sink
@@ -222,12 +259,16 @@ struct LiveReplyViewTests {
         }.value
         #expect(cancelledAt > 0)
         // Cancelled during the piece that passed 20,000 bytes: that piece is finished, nothing after it.
-        #expect(output.utf8.count < 20_000 + 2 * (16 << 10), "\(output.utf8.count) bytes written, cancelled at \(cancelledAt)")
+        #expect(
+            output.utf8.count < 20_000 + 2 * (16 << 10),
+            "\(output.utf8.count) bytes written, cancelled at \(cancelledAt)")
         #expect(!output.contains("Paragraph 2000 "))
         let lines = output.split(separator: "\n")
         #expect(lines.last?.contains("shown in part") == true)
         #expect(lines.dropLast().last?.contains("Paragraph") == true, "the end line follows the last whole line")
-        #expect(output.components(separatedBy: "\u{1B}[?2026h").count == output.components(separatedBy: "\u{1B}[?2026l").count)
+        #expect(
+            output.components(separatedBy: "\u{1B}[?2026h").count
+                == output.components(separatedBy: "\u{1B}[?2026l").count)
     }
 }
 

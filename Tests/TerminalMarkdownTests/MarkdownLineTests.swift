@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalMarkdown
 
 /// `MarkdownLine` reads each line as cmark-gfm does: every expectation below is checked against the block
@@ -18,7 +19,7 @@ struct MarkdownLineTests {
         "> a", ">a", "   > a", "    > a", ">\ta", "> > a",
         "```", "~~~", "``", "````js x", "~~~ a`b", "```a`b", "   ```", "    ```", "\t```",
         "# a", "###### a", "####### a", "#a", "#", "   # a", "    # a", "#\ta",
-        "***", "---", "___", " - - -", "_ _ _ _", "--", "*-*", "-\t-\t-", "    ***", "a", "",
+        "***", "---", "___", " - - -", "_ _ _ _", "--", "*-*", "-\t-\t-", "    ***", "a", ""
     ]
 
     /// The blocks a line can open, as `MarkdownLine` reads them.
@@ -59,8 +60,9 @@ struct MarkdownLineTests {
             let blocks = MarkdownParser.parse(text)
             for block in blocks where block.startLine > 0 && block.startLine <= lines.count {
                 guard let opening = Self.opening(of: block) else { continue }
-                #expect(Self.opening(of: MarkdownLine(lines[block.startLine - 1])) == opening,
-                        "\(example.title), line \(block.startLine)")
+                #expect(
+                    Self.opening(of: MarkdownLine(lines[block.startLine - 1])) == opening,
+                    "\(example.title), line \(block.startLine)")
             }
             let first = blocks.first.flatMap { $0.startLine == 1 ? Self.opening(of: $0) : nil }
             #expect(Self.opening(of: MarkdownLine(lines[0])) == first, "\(example.title), line 1")
@@ -70,8 +72,9 @@ struct MarkdownLineTests {
     // MARK: List items
 
     static let listItemLines: [String] = [
-        "- a", "* a", "+ a", "1. a", "3) a", "10. a", "123456789. a", " - a", "   1. a", "-\ta", " -\ta", "1.\ta", "-  \ta",
-        "-\t\ta", "-    a", "-     a", "1.     a", "-", "1.", "- ", "-\t", "- [ ] task", "- [x] done",
+        "- a", "* a", "+ a", "1. a", "3) a", "10. a", "123456789. a", " - a", "   1. a", "-\ta", " -\ta", "1.\ta",
+        "-  \ta",
+        "-\t\ta", "-    a", "-     a", "1.     a", "-", "1.", "- ", "-\t", "- [ ] task", "- [x] done"
     ]
 
     /// The column an item's content starts at is the one its later lines must reach: indented that far a line
@@ -100,7 +103,7 @@ struct MarkdownLineTests {
         "> - a\n>   b", ">```\n>\tx\n>```", ">>> deep", "   > three", ">     code\n>\n>     more",
         "- foo\n\n  bar", "-\tfoo\n\n\tbar", "-\t\tfoo", "1.  a\n\n    b", "10) x\n    y", "7. seven\n   more",
         "-    x\n\n     y", "-     x", " -  a\n\n    b", "-\n  foo", "* a\n\n      code", "- a\n  > b\n  > c",
-        "1. ```\n   x\n\t y\n   ```", "- [ ] task\n  more", "- [x] done", "2)\t\tcode\n\n   \tmore", "-  a\n\t b",
+        "1. ```\n   x\n\t y\n   ```", "- [ ] task\n  more", "- [x] done", "2)\t\tcode\n\n   \tmore", "-  a\n\t b"
     ]
 
     /// The content `MarkdownLine` takes out of a container's lines parses to the blocks cmark-gfm puts inside the
@@ -150,10 +153,12 @@ struct MarkdownLineTests {
         ("> a\n-", false), ("> a\n2. b", false), ("> a\n1) b", false), ("> a\n***", false), ("> a\n---", false),
         ("> a\n# h", false), ("> a\n```", false), ("> a\n~~~ x", false), ("> a\n ", false), ("- a\nb", true),
         ("- a\n    b", true), ("- a\n* b", false), ("- a\n2) b", false), ("- a\n> b", false), ("1. a\n- b", false),
-        ("1. a\nb", true), ("> - a\nb", true), ("> - a\n- b", false),
+        ("1. a\nb", true), ("> - a\nb", true), ("> - a\n- b", false)
     ]
 
-    @Test(arguments: lazyLines) func aLineWithoutTheMarkerContinuesLazilyWhenCmarkKeepsIt(_ text: String, _ lazy: Bool) throws {
+    @Test(arguments: lazyLines) func aLineWithoutTheMarkerContinuesLazilyWhenCmarkKeepsIt(_ text: String, _ lazy: Bool)
+        throws
+    {
         let blocks = Self.parse(text)
         let first = try #require(blocks.first)
         #expect((first.endLine == 2) == lazy, "cmark-gfm reads \(blocks)")
@@ -165,7 +170,7 @@ struct MarkdownLineTests {
     static let fences: [String] = [
         "```\ncode\n```", "~~~~ info\n~~~\ncode\n~~~~", "  ```\n  x\n   y\n z\n```", " ```\n\tx\n ```",
         "   ~~~\n\t\tx\n  \ty\n~~~", "````\n```\n````", "```\n```` \n", "~~~\n```\n~~~", "```\nx\n   ```  ",
-        "```\nx\n    ```\n```", "```\nunclosed", "``` js\n\tx\n```", "```\n\t```\n```",
+        "```\nx\n    ```\n```", "```\nunclosed", "``` js\n\tx\n```", "```\n\t```\n```"
     ]
 
     /// A fence opens where cmark-gfm's code block starts, closes on the line where it ends, and its code lines
@@ -206,11 +211,13 @@ struct MarkdownLineTests {
 /// The texts above, streamed: the stream decides with `MarkdownLine` where containers and fences go on, so each
 /// text must stream to its whole render, also with every container streamed child by child.
 struct MarkdownLineStreamingTests {
-    static let texts: [String] = MarkdownLineTests.containers + MarkdownLineTests.fences
+    static let texts: [String] =
+        MarkdownLineTests.containers + MarkdownLineTests.fences
         + MarkdownLineTests.lazyLines.map(\.0) + MarkdownLineTests.listItemLines.map { $0 + "\n\n  z\n" } + [
             "> a\n> b\n2. c\n3. d", "- a\n- - -\n- b", "* a\n* * *", "1. a\n   b\n\n2) c", "- a\n\n\t- b\n\n\t\tc",
-            "> quote\n> ```\n>     code\n> ```\nlazy?", "1.     code\n  not code\n\n  after", "10.   a\nlazy\n\n      b\nlazy",
-            "1234567. x\n\n          y\nlazy", "- [ ] task\n\tmore\n- [x] done",
+            "> quote\n> ```\n>     code\n> ```\nlazy?", "1.     code\n  not code\n\n  after",
+            "10.   a\nlazy\n\n      b\nlazy",
+            "1234567. x\n\n          y\nlazy", "- [ ] task\n\tmore\n- [x] done"
         ]
 
     @Test(arguments: texts) func aTextStreamsToItsWholeRender(_ text: String) {
@@ -219,7 +226,9 @@ struct MarkdownLineStreamingTests {
             let reference = MarkdownRenderer(capabilities: capabilities, mode: .always)
             let expected = screenLines(reference.render(text), width: width)
             for snapshots in [Snapshots.scalarByScalar(text), [text]] {
-                #expect(screenLines(streamedOutput(snapshots, final: text, capabilities: capabilities), width: width) == expected)
+                #expect(
+                    screenLines(streamedOutput(snapshots, final: text, capabilities: capabilities), width: width)
+                        == expected)
                 var stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: true)
                 stream.containerThreshold = 0
                 var committed: [String] = []

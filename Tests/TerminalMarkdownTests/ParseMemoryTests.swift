@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalMarkdown
 
 /// cmark-gfm parses texts up to `CmarkArena.largestParseBytes` in the arena and longer ones with its own allocator:

@@ -1,10 +1,13 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// Output variants the golden files are recorded for.
 enum Variant: String, CaseIterable {
-    case color, noColor = "no-color", dumb
+    case color
+    case noColor = "no-color"
+    case dumb
 
     func capabilities(width: Int) -> TerminalCapabilities {
         switch self {

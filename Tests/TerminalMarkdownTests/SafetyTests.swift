@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 struct SafetyTests {
@@ -19,11 +20,17 @@ struct SafetyTests {
         ("inTable", "| a\u{1B}[5m | b |\n|---|---|\n| \u{9B}2J | \u{1B}]8;;http://evil\u{1B}\\ |\n"),
         ("html", "<b>\u{1B}[1m</b>\n\n<div>\u{1B}]2;x\u{07}</div>\n"),
         // Character references that cmark decodes into controls: in text, link text and URL, image, info string.
-        ("references", "clear &#27;[2J, &#x9B;31m red, &#x202E;gpj, &#7;ring, &#13;EVIL\n\n"
-            + "[x&#27;[2J](https://example.com/&#27;]0;t&#7;) ![a&#x1b;[5m](https://e.com/&#x9D;0)\n\n"
-            + "```py&#27;[31m\ncode\n```\n\n| &#27;[5m | b |\n|---|---|\n| &#x9b;2J | c |\n"),
+        (
+            "references",
+            "clear &#27;[2J, &#x9B;31m red, &#x202E;gpj, &#7;ring, &#13;EVIL\n\n"
+                + "[x&#27;[2J](https://example.com/&#27;]0;t&#7;) ![a&#x1b;[5m](https://e.com/&#x9D;0)\n\n"
+                + "```py&#27;[31m\ncode\n```\n\n| &#27;[5m | b |\n|---|---|\n| &#x9b;2J | c |\n"
+        ),
         // A reference whose definition comes later: a stream parses the definition as a prefix of later blocks.
-        ("definedReference", "[text][r] and more\n\nmore text\n\n[r]: https://e.com/&#27;]0;t&#7; \"&#27;[2J\"\n\n[again][r]\n"),
+        (
+            "definedReference",
+            "[text][r] and more\n\nmore text\n\n[r]: https://e.com/&#27;]0;t&#7; \"&#27;[2J\"\n\n[again][r]\n"
+        )
     ]
 
     /// Fails when `output` holds an escape sequence other than the renderer's own, or a live control character.
@@ -41,7 +48,8 @@ struct SafetyTests {
                 index += length
                 continue
             }
-            let isControl = (value < 0x20 && value != 0x0A && value != 0x0D && value != 0x09) || (0x7F...0x9F).contains(value)
+            let isControl =
+                (value < 0x20 && value != 0x0A && value != 0x0D && value != 0x09) || (0x7F...0x9F).contains(value)
             let isBidi = (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
             #expect(!isControl && !isBidi, "\(name): live control U+\(String(value, radix: 16))")
             index += 1
@@ -69,7 +77,9 @@ struct SafetyTests {
         let prefix = "\u{1B}]8;;"
         guard text.hasPrefix(prefix) else { return nil }
         let body = scalars.dropFirst(prefix.unicodeScalars.count)
-        guard let end = body.firstIndex(of: "\u{1B}"), end + 1 < scalars.count, scalars[end + 1] == "\\" else { return nil }
+        guard let end = body.firstIndex(of: "\u{1B}"), end + 1 < scalars.count, scalars[end + 1] == "\\" else {
+            return nil
+        }
         let url = String(String.UnicodeScalarView(scalars[prefix.unicodeScalars.count..<end]))
         guard url.isEmpty || LinkPolicy.isLinkable(url) else { return nil }
         return end + 2
@@ -103,7 +113,8 @@ struct SafetyTests {
             let capabilities = variant.capabilities(width: 40)
             expectOnlyRendererSequences(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), name)
             expectOnlyRendererSequences(MarkdownRenderer(capabilities: capabilities, mode: .never).render(text), name)
-            expectOnlyRendererSequences(streamedOutput(Snapshots.scalarByScalar(text), final: text, capabilities: capabilities), name)
+            expectOnlyRendererSequences(
+                streamedOutput(Snapshots.scalarByScalar(text), final: text, capabilities: capabilities), name)
         }
     }
 
@@ -120,19 +131,22 @@ struct SafetyTests {
     @Test(arguments: [
         ("https://example.com/a", true), ("http://x.y", true), ("mailto:a@b.c", true), ("HTTPS://EXAMPLE.COM", true),
         ("javascript:alert(1)", false), ("file:///etc/passwd", false), ("https://exa mple.com", false),
-        ("https://example.com/\u{1B}", false), ("https://例え.jp", false), ("https://x/" + String(repeating: "a", count: 3000), false),
+        ("https://example.com/\u{1B}", false), ("https://例え.jp", false),
+        ("https://x/" + String(repeating: "a", count: 3000), false)
     ])
     func onlyWebAndMailURLsBecomeHyperlinks(url: String, linkable: Bool) {
         #expect(LinkPolicy.isLinkable(url) == linkable)
         guard !url.contains(" ") else { return }
-        let output = MarkdownRenderer(capabilities: TerminalCapabilities(hyperlinks: true), mode: .always).render("[go](\(url))")
+        let output = MarkdownRenderer(capabilities: TerminalCapabilities(hyperlinks: true), mode: .always).render(
+            "[go](\(url))")
         #expect(output.contains("\u{1B}]8;;") == linkable)
     }
 
     @Test func linkShowsTheHostWhenItsTextDiffersFromTheURL() {
         let capabilities = TerminalCapabilities(width: 80, hyperlinks: true)
-        let lines = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(
-            "[docs](https://user@docs.example.com:8080/path?q) and https://plain.example"), width: 80)
+        let lines = screenLines(
+            MarkdownRenderer(capabilities: capabilities, mode: .always).render(
+                "[docs](https://user@docs.example.com:8080/path?q) and https://plain.example"), width: 80)
         #expect(lines == ["docs (docs.example.com:8080) and https://plain.example"])
     }
 
@@ -143,10 +157,11 @@ struct SafetyTests {
         ("[me@a.example](mailto:me@a.example)", "me@a.example"),
         ("[**a.example**/x](https://a.example/x)", "a.example/x"),
         ("[a.example/y](https://a.example/x)", "a.example/y (https://a.example/x)"),
-        ("[ftp.example](ftp://ftp.example)", "ftp.example (ftp://ftp.example)"),
+        ("[ftp.example](ftp://ftp.example)", "ftp.example (ftp://ftp.example)")
     ])
     func aLinkWhoseTextIsItsURLShowsNoDetail(markdown: String, shown: String) {
-        let lines = screenLines(MarkdownRenderer(capabilities: TerminalCapabilities(width: 80), mode: .always).render(markdown), width: 80)
+        let lines = screenLines(
+            MarkdownRenderer(capabilities: TerminalCapabilities(width: 80), mode: .always).render(markdown), width: 80)
         #expect(lines == [shown])
     }
 
@@ -165,13 +180,16 @@ struct SafetyTests {
             let opened = line.components(separatedBy: "\u{1B}]8;;https").count - 1
             let closed = line.components(separatedBy: "\u{1B}]8;;\u{1B}\\").count - 1
             #expect(opened == closed, "\(line.debugDescription)")
-            if line.contains("\u{1B}[1m") || line.contains("\u{1B}[4") { #expect(line.hasSuffix("\u{1B}[0m") || line.hasSuffix("\u{1B}]8;;\u{1B}\\")) }
+            if line.contains("\u{1B}[1m") || line.contains("\u{1B}[4") {
+                #expect(line.hasSuffix("\u{1B}[0m") || line.hasSuffix("\u{1B}]8;;\u{1B}\\"))
+            }
         }
     }
 
     @Test func withoutHyperlinksTheURLFollowsTheText() {
-        let lines = screenLines(MarkdownRenderer(capabilities: TerminalCapabilities(width: 80), mode: .always)
-            .render("[docs](https://docs.example.com/path)"), width: 80)
+        let lines = screenLines(
+            MarkdownRenderer(capabilities: TerminalCapabilities(width: 80), mode: .always)
+                .render("[docs](https://docs.example.com/path)"), width: 80)
         #expect(lines == ["docs (https://docs.example.com/path)"])
     }
 }

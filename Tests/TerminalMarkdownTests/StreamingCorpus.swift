@@ -4,7 +4,9 @@ enum StreamingCorpus {
     static let documents: [(name: String, text: String)] = [
         ("html-comment", "Intro.\n\n<!-- note -->\n\nMore text here.\n\nAnd a final paragraph."),
         ("html-list-separator", "- foo\n- bar\n\n<!-- -->\n\n- baz"),
-        ("html-blocks", """
+        (
+            "html-blocks",
+            """
             Intro.
             <!-- a comment
             over two lines -->
@@ -37,16 +39,22 @@ enum StreamingCorpus {
 
             <!-- unclosed at the end
             still a comment
-            """),
-        ("references-after-use", """
+            """
+        ),
+        (
+            "references-after-use",
+            """
             Rust is memory-safe [1]. Go has a GC [2].
 
             Both compile to native code.
 
             [1]: https://doc.rust-lang.org/book/
             [2]: https://go.dev/doc/gc-guide
-            """),
-        ("references-before-use", """
+            """
+        ),
+        (
+            "references-before-use",
+            """
             [x]: https://x.example
 
             A [a][x]
@@ -67,7 +75,8 @@ enum StreamingCorpus {
 
             [z]:
             https://z.example
-            """),
+            """
+        )
     ]
 
     /// One paragraph of 1,800 lines (75 KB), past `MarkdownStream.fallbackLimit`.
@@ -75,34 +84,52 @@ enum StreamingCorpus {
 
     /// Documents past `MarkdownStream.containerLimit` or `fallbackLimit` inside one block quote or list item.
     static let longContainers: [(name: String, text: String)] = [
-        ("long-quote", (0..<2500).map { "> line \($0): a quoted paragraph with *some* words" }.joined(separator: "\n>\n")),
-        ("fence-in-list-item", "1. Step one\n2. Build it:\n\n   ```sh\n"
-            + (0..<2000).map { "   make target\($0)" }.joined(separator: "\n") + "\n   ```\n3. Done\n\nAfter the list."),
-        ("mixed-quote", (0..<60).map { number in """
-            > ## Part \(number)
-            > A paragraph with *emphasis* and a lazy
-            continuation line [\(number)].
-            >
-            > - item a
-            > - item b
-            >   > nested quote
-            >
-            > ```
-            > code \(number)
-            > ```
-            > | a | b |
-            > |---|---|
-            > | \(number) | x |
-            """ }.joined(separator: "\n>\n") + "\n\nOutside.\n\n[7]: https://seven.example\n"),
-        ("long-task-item", "- [ ] first task\n- [x] " + (0..<80).map { number in """
-            step \(number) with text that goes on for a while
-              - nested \(number)
-              - nested again
+        (
+            "long-quote",
+            (0..<2500).map { "> line \($0): a quoted paragraph with *some* words" }.joined(separator: "\n>\n")
+        ),
+        (
+            "fence-in-list-item",
+            "1. Step one\n2. Build it:\n\n   ```sh\n"
+                + (0..<2000).map { "   make target\($0)" }.joined(separator: "\n")
+                + "\n   ```\n3. Done\n\nAfter the list."
+        ),
+        (
+            "mixed-quote",
+            (0..<60).map { number in
+                """
+                > ## Part \(number)
+                > A paragraph with *emphasis* and a lazy
+                continuation line [\(number)].
+                >
+                > - item a
+                > - item b
+                >   > nested quote
+                >
+                > ```
+                > code \(number)
+                > ```
+                > | a | b |
+                > |---|---|
+                > | \(number) | x |
+                """
+            }.joined(separator: "\n>\n") + "\n\nOutside.\n\n[7]: https://seven.example\n"
+        ),
+        (
+            "long-task-item",
+            "- [ ] first task\n- [x] "
+                + (0..<80).map { number in
+                    """
+                    step \(number) with text that goes on for a while
+                      - nested \(number)
+                      - nested again
 
-              ```js
-              call(\(number))
-              ```
+                      ```js
+                      call(\(number))
+                      ```
 
-            """.replacing("\n", with: "\n  ") }.joined() + "\n- [ ] last task\n\n1. ordered after\n"),
+                    """.replacing("\n", with: "\n  ")
+                }.joined() + "\n- [ ] last task\n\n1. ordered after\n"
+        )
     ]
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// The examples of the GFM spec (Fixtures/gfm-spec-examples.txt), read once.
@@ -42,9 +43,11 @@ struct StreamingSpecTests {
         for (number, example) in SpecExamples.all.enumerated() {
             let width = number % 2 == 0 ? 40 : 80
             let capabilities = TerminalCapabilities(width: width, height: 1000, hyperlinks: true)
-            let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(example.markdown),
-                                       width: width)
-            let chunkings = [[example.markdown], Snapshots.scalarByScalar(example.markdown)]
+            let expected = screenLines(
+                MarkdownRenderer(capabilities: capabilities, mode: .always).render(example.markdown),
+                width: width)
+            let chunkings =
+                [[example.markdown], Snapshots.scalarByScalar(example.markdown)]
                 + (0..<2).map { Snapshots.random(example.markdown, seed: UInt64(number * 2 + $0), maxStep: 8) }
             for (index, snapshots) in chunkings.enumerated() {
                 let output = streamedOutput(snapshots, final: example.markdown, capabilities: capabilities)
@@ -63,13 +66,16 @@ struct StreamingSpecTests {
     /// The same examples with every block quote and list item streamed through a nested stream (the limit that
     /// normally keeps small containers whole set to 0), compared by their committed lines.
     @Test func everySpecExampleCommitsTheWholeRenderThroughNestedStreams() {
-        for (number, example) in SpecExamples.all.enumerated() where !Self.definitionsInsideContainers.contains(number + 1) {
+        for (number, example) in SpecExamples.all.enumerated()
+        where !Self.definitionsInsideContainers.contains(number + 1) {
             let width = number % 2 == 0 ? 80 : 40
             let capabilities = TerminalCapabilities(width: width, height: 1000, hyperlinks: true)
             let reference = MarkdownRenderer(capabilities: capabilities, mode: .always)
             let expected = reference.lines(example.markdown)
-            let chunkings = [[], Snapshots.scalarByScalar(example.markdown),
-                             Snapshots.random(example.markdown, seed: UInt64(number), maxStep: 8)]
+            let chunkings = [
+                [], Snapshots.scalarByScalar(example.markdown),
+                Snapshots.random(example.markdown, seed: UInt64(number), maxStep: 8)
+            ]
             for (index, snapshots) in chunkings.enumerated() {
                 var stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: true)
                 stream.containerThreshold = 0

@@ -1,4 +1,5 @@
 import TestSupport
+
 @testable import TerminalMarkdown
 
 /// Ways of cutting a reply into the growing snapshots a stream delivers.
@@ -37,8 +38,10 @@ func screenLines(_ output: String, width: Int, height: Int = 1000) -> [String] {
 }
 
 /// Streams `snapshots` and then `final` through a `StreamRenderer` and returns everything it wrote.
-func streamedOutput(_ snapshots: [String], final: String, capabilities: TerminalCapabilities,
-                    mode: MarkdownMode = .always) -> String {
+func streamedOutput(
+    _ snapshots: [String], final: String, capabilities: TerminalCapabilities,
+    mode: MarkdownMode = .always
+) -> String {
     let renderer = StreamRenderer(sink: StringSink(), capabilities: capabilities, mode: mode)
     for snapshot in snapshots { renderer.update(snapshot) }
     renderer.finish(final)

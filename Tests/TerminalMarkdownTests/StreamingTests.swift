@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 struct StreamingTests {
@@ -12,7 +13,8 @@ struct StreamingTests {
     func randomChunkingsEndOnTheScreenOfTheWholeRender(name: String, width: Int) {
         let text = document(name)
         let capabilities = TerminalCapabilities(width: width, height: 1000, hyperlinks: true)
-        let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
+        let expected = screenLines(
+            MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
         for seed in UInt64(0)..<40 {
             let output = streamedOutput(Snapshots.random(text, seed: seed), final: text, capabilities: capabilities)
             let actual = screenLines(output, width: width)
@@ -25,7 +27,8 @@ struct StreamingTests {
     func scalarByScalarStreamingEndsOnTheScreenOfTheWholeRender(name: String, width: Int) {
         let text = document(name)
         let capabilities = TerminalCapabilities(width: width, height: 1000, hyperlinks: true)
-        let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
+        let expected = screenLines(
+            MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
         let output = streamedOutput(Snapshots.scalarByScalar(text), final: text, capabilities: capabilities)
         #expect(screenLines(output, width: width) == expected)
     }
@@ -40,15 +43,19 @@ struct StreamedContainerTests {
         let text = StreamingCorpus.longContainers[index].text
         let width = index % 2 == 0 ? 80 : 40
         let capabilities = TerminalCapabilities(width: width, height: 1000, hyperlinks: true)
-        let expected = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
+        let expected = screenLines(
+            MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: width)
         for (seed, maxStep) in [(UInt64(0), 400), (1, 3000)] {
             let snapshots = Snapshots.random(text, seed: seed, maxStep: maxStep)
             let actual = screenLines(streamedOutput(snapshots, final: text, capabilities: capabilities), width: width)
             #expect(actual == expected, "chunks of up to \(maxStep) scalars")
             if actual != expected {
-                let first = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                let first =
+                    zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                     ?? min(actual.count, expected.count)
-                Issue.record("first difference at row \(first): \(actual.dropFirst(first).prefix(3)) vs \(expected.dropFirst(first).prefix(3))")
+                Issue.record(
+                    "first difference at row \(first): \(actual.dropFirst(first).prefix(3)) vs \(expected.dropFirst(first).prefix(3))"
+                )
                 return
             }
         }
@@ -60,12 +67,15 @@ struct LongParagraphTests {
     /// whole render shows the same lines, and the block after it keeps its blank line.
     @Test(arguments: [false, true])
     func aParagraphTooLongToHoldBackShowsItsLinesRendered(quoted: Bool) {
-        let body = StreamingCorpus.longParagraph.split(separator: "\n").map { (quoted ? "> " : "") + $0 }.joined(separator: "\n")
+        let body = StreamingCorpus.longParagraph.split(separator: "\n").map { (quoted ? "> " : "") + $0 }.joined(
+            separator: "\n")
         let text = "Before.\n\n" + body + "\n\nAfter it."
         let capabilities = TerminalCapabilities(noColor: true, width: 80, height: 1000)
         let whole = screenLines(MarkdownRenderer(capabilities: capabilities, mode: .always).render(text), width: 80)
-        let streamed = screenLines(streamedOutput(Snapshots.random(text, seed: 7, maxStep: 2000), final: text,
-                                                  capabilities: capabilities), width: 80)
+        let streamed = screenLines(
+            streamedOutput(
+                Snapshots.random(text, seed: 7, maxStep: 2000), final: text,
+                capabilities: capabilities), width: 80)
         #expect(streamed == whole)
         #expect(!streamed.contains { $0.contains("*lazy*") })
         #expect(streamed.filter { $0.contains("the quick brown fox lazy dog") }.count == 1800)
@@ -88,13 +98,15 @@ struct StreamedReferenceTests {
     }
 
     @Test func definitionsAfterTheirUseAreListedWithTheirURLsAtTheEnd() {
-        let text = "Rust is memory-safe [1]. Go has a GC [2].\n\nBoth compile to native code.\n\n"
+        let text =
+            "Rust is memory-safe [1]. Go has a GC [2].\n\nBoth compile to native code.\n\n"
             + "[1]: https://doc.rust-lang.org/book/\n[2]: https://go.dev/doc/gc-guide\n"
         let streamed = screenLines(streamedOutput(lineByLine(text), final: text, capabilities: capabilities), width: 60)
-        #expect(streamed == [
-            "Rust is memory-safe [1]. Go has a GC [2].", "", "Both compile to native code.", "",
-            "[1]: https://doc.rust-lang.org/book/", "[2]: https://go.dev/doc/gc-guide",
-        ])
+        #expect(
+            streamed == [
+                "Rust is memory-safe [1]. Go has a GC [2].", "", "Both compile to native code.", "",
+                "[1]: https://doc.rust-lang.org/book/", "[2]: https://go.dev/doc/gc-guide"
+            ])
         #expect(streamed == screenLines(MarkdownRenderer(capabilities: capabilities).render(text), width: 60))
     }
 
@@ -118,8 +130,10 @@ struct LinkReferenceBoundTests {
         let text = uses.joined(separator: "\n\n") + "\n\n" + definitions.joined(separator: "\n") + "\n"
         let capabilities = TerminalCapabilities(noColor: true, width: 100)
         let whole = screenLines(MarkdownRenderer(capabilities: capabilities).render(text), width: 100, height: 100_000)
-        let streamed = screenLines(streamedOutput(Snapshots.random(text, seed: 3, maxStep: 8192), final: text,
-                                                  capabilities: capabilities), width: 100, height: 100_000)
+        let streamed = screenLines(
+            streamedOutput(
+                Snapshots.random(text, seed: 3, maxStep: 8192), final: text,
+                capabilities: capabilities), width: 100, height: 100_000)
         #expect(streamed == whole)
         let listed = streamed.filter { $0.hasPrefix("[r") && $0.contains("]: https://e.example/") }
         #expect(listed.count == LinkReferences.maximumLabels)
@@ -140,7 +154,8 @@ struct LinkReferenceBoundTests {
         let definitions: [String]
         switch bound {
         case "count": definitions = (0...bounded).map { "[d\($0)]: https://e.example/\($0)" }
-        case "length": definitions = ["[d0]: https://e.example/0", titled("d\(bounded)", LinkReferences.maximumDefinitionBytes)]
+        case "length":
+            definitions = ["[d0]: https://e.example/0", titled("d\(bounded)", LinkReferences.maximumDefinitionBytes)]
         default:
             // Definitions of 12 KiB up to 1 MiB; the one that no longer fits is the one used.
             let fill = (0..<(LinkReferences.maximumRecordedBytes / (12 << 10))).map { titled("f\($0)", 12 << 10) }
@@ -148,12 +163,14 @@ struct LinkReferenceBoundTests {
         }
         // Paragraphs between, longer than a snapshot step, so the use arrives in a parse of its own.
         let filler = Array(repeating: "Filler text between the definitions and their use.", count: 400)
-        let text = definitions.joined(separator: "\n") + "\n\n" + filler.joined(separator: "\n\n")
+        let text =
+            definitions.joined(separator: "\n") + "\n\n" + filler.joined(separator: "\n\n")
             + "\n\nKept [d0] and bounded [d\(bounded)].\n"
         let capabilities = TerminalCapabilities(noColor: true, width: 200)
         let last = "/\(bounded))"
         let whole = MarkdownRenderer(capabilities: capabilities).render(text)
-        let streamed = streamedOutput(Snapshots.random(text, seed: 5, maxStep: 4096), final: text, capabilities: capabilities)
+        let streamed = streamedOutput(
+            Snapshots.random(text, seed: 5, maxStep: 4096), final: text, capabilities: capabilities)
         let wholeUse = whole.split(separator: "\n").first { $0.hasPrefix("Kept ") }.map(String.init) ?? ""
         let streamedUse = streamed.split(separator: "\n").first { $0.hasPrefix("Kept ") }.map(String.init) ?? ""
         #expect(wholeUse.contains("e.example/0)") && wholeUse.contains(last), "\(wholeUse)")
@@ -168,7 +185,8 @@ struct DefinitionsOnlyStreamingTests {
     /// still go on and what arrived after it, not every definition so far (each update parsed them all again), and a
     /// paragraph after them links its references as the whole render does.
     @Test func definitionsAreDroppedAsTheyCompleteAndStillResolve() {
-        let text = (0..<3_000).map { "[d\($0)]: https://e.example/\($0)" }.joined(separator: "\n")
+        let text =
+            (0..<3_000).map { "[d\($0)]: https://e.example/\($0)" }.joined(separator: "\n")
             + "\n\nFirst [d0] and last [d2999].\n"
         let reference = MarkdownRenderer(capabilities: TerminalCapabilities(width: 100, height: 1000), mode: .always)
         var stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: true)
@@ -207,12 +225,15 @@ struct NestedContainerStreamingTests {
     func generatedRepliesCommitTheWholeRenderThroughNestedStreams(seed: UInt64) {
         let text = GeneratedReplyTests.reply(seed: seed)
         let width = seed % 2 == 0 ? 80 : 40
-        let reference = MarkdownRenderer(capabilities: TerminalCapabilities(width: width, height: 1000, hyperlinks: true),
-                                         mode: .always)
+        let reference = MarkdownRenderer(
+            capabilities: TerminalCapabilities(width: width, height: 1000, hyperlinks: true),
+            mode: .always)
         var stream = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: true)
         stream.containerThreshold = 0
         var committed: [String] = []
-        for snapshot in Snapshots.random(text, seed: seed, maxStep: 24) { committed += stream.update(snapshot).committed }
+        for snapshot in Snapshots.random(text, seed: seed, maxStep: 24) {
+            committed += stream.update(snapshot).committed
+        }
         committed += stream.finish(text)
         #expect(committed == reference.lines(text), "width \(width)\n\(text)")
     }

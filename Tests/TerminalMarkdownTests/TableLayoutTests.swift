@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// Tables that do not fit: word-boundary wrapping, numbers kept whole, and the record layout.
@@ -26,10 +27,12 @@ struct TableLayoutTests {
     @Test(arguments: [40, 80, 120])
     func tablesMatchGolden(width: Int) {
         let capabilities = TerminalCapabilities(width: width)
-        assertGolden(MarkdownRenderer(capabilities: capabilities, mode: .always).render(Self.document),
-                     named: "table-layout.color-\(width)", in: snapshotDirectory(for: #filePath))
-        assertGolden(render(Self.document, width: width).map { $0 + "\n" }.joined(),
-                     named: "table-layout.dumb-\(width)", in: snapshotDirectory(for: #filePath))
+        assertGolden(
+            MarkdownRenderer(capabilities: capabilities, mode: .always).render(Self.document),
+            named: "table-layout.color-\(width)", in: snapshotDirectory(for: #filePath))
+        assertGolden(
+            render(Self.document, width: width).map { $0 + "\n" }.joined(),
+            named: "table-layout.dumb-\(width)", in: snapshotDirectory(for: #filePath))
     }
 
     @Test(arguments: [40, 60, 80, 120])

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 struct TailTests {
@@ -87,9 +88,10 @@ struct TailTests {
         renderer.update("| a | b |\n|---|---|\n| 1 |")
         #expect(renderer.liveRows == 5)
         renderer.finish("| a | b |\n|---|---|\n| 1 | wide cell |\n")
-        #expect(screenLines(renderer.sink.output, width: 80) == [
-            "┌───┬───────────┐", "│ a │ b         │", "├───┼───────────┤", "│ 1 │ wide cell │", "└───┴───────────┘",
-        ])
+        #expect(
+            screenLines(renderer.sink.output, width: 80) == [
+                "┌───┬───────────┐", "│ a │ b         │", "├───┼───────────┤", "│ 1 │ wide cell │", "└───┴───────────┘"
+            ])
     }
 }
 
@@ -97,7 +99,7 @@ struct AppendOnlyTests {
     static let plainTerminals: [TerminalCapabilities] = [
         TerminalCapabilities(isTTY: false, width: 60),
         TerminalCapabilities(isDumb: true, width: 60),
-        TerminalCapabilities(insideEmacs: true, width: 60),
+        TerminalCapabilities(insideEmacs: true, width: 60)
     ]
 
     @Test(arguments: plainTerminals, Corpus.documents.map(\.text))
@@ -112,7 +114,8 @@ struct AppendOnlyTests {
     }
 
     @Test func paragraphSplitOffByATableIsCommittedBeforeTheEnd() {
-        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(isDumb: true, width: 40), mode: .always)
+        let renderer = StreamRenderer(
+            sink: StringSink(), capabilities: TerminalCapabilities(isDumb: true, width: 40), mode: .always)
         renderer.update("Intro line\n| a | b |\n|---|---|\n| 1 | 2 |\n\nNext paragraph\n\nmo")
         #expect(renderer.sink.output == "Intro line\n\n┌───┬───┐\n│ a │ b │\n├───┼───┤\n│ 1 │ 2 │\n└───┴───┘\n")
     }
@@ -120,12 +123,14 @@ struct AppendOnlyTests {
     @Test func rawModeStreamsSanitisedTextLineByLine() {
         let text = "# not a heading\n**kept** as is\u{1B}[2J\npartial"
         let capabilities = TerminalCapabilities(width: 80)
-        let output = streamedOutput(Snapshots.scalarByScalar(text), final: text, capabilities: capabilities, mode: .never)
+        let output = streamedOutput(
+            Snapshots.scalarByScalar(text), final: text, capabilities: capabilities, mode: .never)
         #expect(screenLines(output, width: 80) == ["# not a heading", "**kept** as is␛[2J", "partial"])
     }
 
     @Test func widthChangeAppliesToWhatFollows() {
-        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(isTTY: false, width: 80), mode: .always)
+        let renderer = StreamRenderer(
+            sink: StringSink(), capabilities: TerminalCapabilities(isTTY: false, width: 80), mode: .always)
         let paragraph = String(repeating: "word ", count: 20)
         renderer.update(paragraph + "\n\nshort line\n")
         renderer.width = 40
@@ -139,14 +144,15 @@ struct AppendOnlyTests {
 
 struct CapabilityTests {
     @Test func pipesAreNotTerminals() {
-        let capabilities = TerminalCapabilities.detect(fd: -1, environment: ["TERM": "xterm-256color", "LANG": "en_US.UTF-8"])
+        let capabilities = TerminalCapabilities.detect(
+            fd: -1, environment: ["TERM": "xterm-256color", "LANG": "en_US.UTF-8"])
         #expect(!capabilities.isTTY && !capabilities.allowsCursorMovement)
         #expect(capabilities.width == 80 && capabilities.isUTF8)
     }
 
     @Test(arguments: [
         (["TERM": "dumb"], "dumb"), (["INSIDE_EMACS": "29.1,comint"], "emacs"), (["NO_COLOR": "1"], "nocolor"),
-        (["NO_COLOR": ""], "color"),
+        (["NO_COLOR": ""], "color")
     ])
     func environmentFlags(environment: [String: String], expected: String) {
         let capabilities = TerminalCapabilities.detect(fd: -1, environment: environment)
@@ -157,7 +163,7 @@ struct CapabilityTests {
 
     @Test(arguments: [
         (["LANG": "C"], false), (["LANG": "de_DE.utf8"], true), (["LC_ALL": "C", "LANG": "en_US.UTF-8"], false),
-        (["LC_CTYPE": "en_US.UTF-8", "LANG": "C"], true), ([:], false),
+        (["LC_CTYPE": "en_US.UTF-8", "LANG": "C"], true), ([:], false)
     ])
     func utf8Locale(environment: [String: String], utf8: Bool) {
         #expect(TerminalCapabilities.detect(fd: -1, environment: environment).isUTF8 == utf8)
@@ -167,7 +173,7 @@ struct CapabilityTests {
         (["TERM_PROGRAM": "iTerm.app"], true), (["TERM": "xterm-kitty"], true), (["VTE_VERSION": "7200"], true),
         (["VTE_VERSION": "4200"], false), (["TERM_PROGRAM": "WezTerm", "TMUX": "/tmp/x"], false),
         (["TERM": "xterm-256color"], false), (["TERM": "xterm", "FORCE_HYPERLINK": "1"], true),
-        (["WT_SESSION": "abc"], true),
+        (["WT_SESSION": "abc"], true)
     ])
     func hyperlinkHeuristic(environment: [String: String], supported: Bool) {
         #expect(TerminalCapabilities.detect(fd: -1, environment: environment).hyperlinks == supported)
@@ -175,8 +181,11 @@ struct CapabilityTests {
 
     @Test func asciiTablesAndBulletsWhenTheLocaleIsNotUTF8() {
         let capabilities = TerminalCapabilities(isDumb: true, isUTF8: false, width: 40)
-        let lines = MarkdownRenderer(capabilities: capabilities, mode: .always).lines("- [x] a\n\n| a |\n|---|\n| b |\n\n---")
-        #expect(lines == ["- [x] a", "", "+---+", "| a |", "+---+", "| b |", "+---+", "", String(repeating: "-", count: 40)])
+        let lines = MarkdownRenderer(capabilities: capabilities, mode: .always).lines(
+            "- [x] a\n\n| a |\n|---|\n| b |\n\n---")
+        #expect(
+            lines == ["- [x] a", "", "+---+", "| a |", "+---+", "| b |", "+---+", "", String(repeating: "-", count: 40)]
+        )
     }
 
     /// `NO_COLOR` keeps the layout and the attributes; inline code, whose only mark was its colour, keeps its
@@ -195,13 +204,16 @@ struct CapabilityTests {
 struct RedrawProtocolTests {
     @Test func redrawBytesMatchGolden() {
         let text = "# Title\n\nA paragraph that streams in.\n\n```sh\necho hi\n```\n"
-        let snapshots = ["# Ti", "# Title\n\nA para", "# Title\n\nA paragraph that streams in.\n\n```s",
-                         "# Title\n\nA paragraph that streams in.\n\n```sh\necho hi\n"]
+        let snapshots = [
+            "# Ti", "# Title\n\nA para", "# Title\n\nA paragraph that streams in.\n\n```s",
+            "# Title\n\nA paragraph that streams in.\n\n```sh\necho hi\n"
+        ]
         let output = streamedOutput(snapshots, final: text, capabilities: TerminalCapabilities(width: 40))
         let readable = output.replacingOccurrences(of: "\r", with: "␍")
             .replacingOccurrences(of: "\u{1B}[?2026l", with: "\u{1B}[?2026l\n--- update\n")
-        assertGolden(readable,
-                     named: "redraw-protocol", in: snapshotDirectory(for: #filePath))
+        assertGolden(
+            readable,
+            named: "redraw-protocol", in: snapshotDirectory(for: #filePath))
     }
 
     @Test func fileDescriptorSinkWritesOnFlush() throws {
@@ -235,7 +247,7 @@ struct UnfinishedMarkupTests {
         ("Gone ~~soon", "Gone"),
         ("See <https://lmstudio", "See"),
         ("- item with *open", "• item with"),
-        ("> quoted _start", "│ quoted"),
+        ("> quoted _start", "│ quoted")
     ])
     func unclosedInlineMarkupIsHiddenInTheLiveTail(text: String, shown: String) {
         #expect(tail(text) == [shown])
@@ -244,7 +256,7 @@ struct UnfinishedMarkupTests {
     @Test(arguments: [
         ("Closed *emphasis* and `code`.", "Closed emphasis and code."),
         ("2 * 3 = 6 and snake_case_name", "2 * 3 = 6 and snake_case_name"),
-        ("* a bullet", "• a bullet"),
+        ("* a bullet", "• a bullet")
     ])
     func closedOrLiteralMarkupStaysVisible(text: String, shown: String) {
         #expect(tail(text) == [shown])
@@ -256,7 +268,8 @@ struct UnfinishedMarkupTests {
     }
 
     @Test func theFinishedReplyShowsWhatWasHidden() {
-        let renderer = StreamRenderer(sink: StringSink(), capabilities: TerminalCapabilities(noColor: true, width: 80), mode: .always)
+        let renderer = StreamRenderer(
+            sink: StringSink(), capabilities: TerminalCapabilities(noColor: true, width: 80), mode: .always)
         renderer.update("You said: *E")
         renderer.finish("You said: *E")
         #expect(screenLines(renderer.sink.output, width: 80) == ["You said: *E"])
@@ -269,7 +282,8 @@ struct ProseWidthTests {
         let paragraph = String(repeating: "x", count: 98) + " z"
         let terminal = MarkdownRenderer(capabilities: TerminalCapabilities(noColor: true, width: 100), mode: .always)
         #expect(terminal.lines(paragraph) == [paragraph])
-        let comint = MarkdownRenderer(capabilities: TerminalCapabilities(emacs: .comint, noColor: true, width: 100), mode: .always)
+        let comint = MarkdownRenderer(
+            capabilities: TerminalCapabilities(emacs: .comint, noColor: true, width: 100), mode: .always)
         #expect(comint.lines(paragraph) == [String(repeating: "x", count: 98), "z"])
     }
 }

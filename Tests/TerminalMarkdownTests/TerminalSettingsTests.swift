@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// Detection of hyperlink support and the background, and the user's settings that override it.
@@ -10,7 +11,7 @@ struct TerminalSettingsTests {
         (["TERM_PROGRAM": "tmux", "TERM_PROGRAM_VERSION": "3.5a", "TMUX": "/tmp/t"], false),
         (["TERM": "screen-256color", "VTE_VERSION": "7600"], false),
         (["TERM": "foot"], true), (["KITTY_WINDOW_ID": "1"], true), (["TERM_PROGRAM": "vscode"], false),
-        (["KONSOLE_VERSION": "210800"], false), (["TERM": "alacritty"], false),
+        (["KONSOLE_VERSION": "210800"], false), (["TERM": "alacritty"], false)
     ])
     func hyperlinksOnlyWhereTheyAreKnownToWork(environment: [String: String], supported: Bool) {
         #expect(TerminalCapabilities.detect(fd: -1, environment: environment).hyperlinks == supported)
@@ -33,16 +34,21 @@ struct TerminalSettingsTests {
 
     @Test(arguments: [40, 80, 120])
     func linksShowTheirURLOnlyWithoutHyperlinks(width: Int) {
-        let text = "Read [the guide](https://example.com/guide/intro) or [mail us](mailto:help@example.com) "
+        let text =
+            "Read [the guide](https://example.com/guide/intro) or [mail us](mailto:help@example.com) "
             + "but not [this](file:///etc/passwd) or [that](ftp://example.com/x)."
         for hyperlinks in [true, false] {
             let capabilities = TerminalCapabilities(width: width, hyperlinks: hyperlinks)
             let output = MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
-            assertGolden(output, named: "hyperlinks.\(hyperlinks ? "on" : "off")-\(width)", in: snapshotDirectory(for: #filePath))
+            assertGolden(
+                output, named: "hyperlinks.\(hyperlinks ? "on" : "off")-\(width)", in: snapshotDirectory(for: #filePath)
+            )
             if hyperlinks {
                 #expect(output.contains("\u{1B}]8;;https://example.com/guide/intro"), "the text links to the URL")
             } else {
-                #expect(output.contains("https://example.com/guide/intro") && !output.contains("\u{1B}]8;;"), "the URL is shown, no link")
+                #expect(
+                    output.contains("https://example.com/guide/intro") && !output.contains("\u{1B}]8;;"),
+                    "the URL is shown, no link")
             }
             #expect(!output.contains("\u{1B}]8;;file:") && !output.contains("\u{1B}]8;;ftp:"))
         }

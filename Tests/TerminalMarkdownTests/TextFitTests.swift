@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TerminalMarkdown
 
 /// Cutting and padding plain text to a terminal's columns: by the terminal's width model, with an ellipsis it can show.
@@ -17,7 +18,8 @@ struct TextFitTests {
 
     @Test func emojiSequencesAreMeasuredAsTheTerminalCountsThem() {
         let family = "👨‍👩‍👧‍👦 family"
-        let grapheme = TextFit(widthModel: .grapheme), codepoint = TextFit(widthModel: .codepoint)
+        let grapheme = TextFit(widthModel: .grapheme)
+        let codepoint = TextFit(widthModel: .codepoint)
         #expect(grapheme.columns(family) == 9)
         #expect(codepoint.columns(family) == 15)
         #expect(grapheme.cut(family, to: 10) == family)
@@ -45,9 +47,13 @@ struct TextFitTests {
         #expect(Self.utf8.cut("long", to: 1) == "…")
     }
 
-    @Test(arguments: ["a rather long title", "日本語の文章です", "👨‍👩‍👧‍👦🧑🏽‍💻👍🏽 keycaps 1️⃣2️⃣", "e\u{301}e\u{301}e\u{301}e\u{301}", "tab\tstop\tcut"])
+    @Test(arguments: [
+        "a rather long title", "日本語の文章です", "👨‍👩‍👧‍👦🧑🏽‍💻👍🏽 keycaps 1️⃣2️⃣", "e\u{301}e\u{301}e\u{301}e\u{301}", "tab\tstop\tcut"
+    ])
     func noCutIsWiderThanItsColumn(text: String) {
-        for fit in [Self.utf8, Self.ascii, TextFit(widthModel: .codepoint), TextFit(widthModel: .codepoint, isUTF8: false)] {
+        for fit in [
+            Self.utf8, Self.ascii, TextFit(widthModel: .codepoint), TextFit(widthModel: .codepoint, isUTF8: false)
+        ] {
             for width in 0...24 {
                 let cut = fit.cut(text, to: width)
                 #expect(fit.columns(cut) <= width, "'\(cut)' at \(width) under \(fit)")
@@ -68,7 +74,8 @@ struct TextFitTests {
         let plain = TerminalCapabilities.detect(fd: -1, environment: ["LANG": "C", "TERM": "xterm-kitty"])
         #expect(plain.textFit == TextFit(widthModel: .grapheme, isUTF8: false))
         let codepoint = DisplaySettings(theme: "auto", hyperlinks: "auto", widthMode: "codepoint", codeFences: "hide")
-        let utf8 = TerminalCapabilities.detect(fd: -1, environment: ["LANG": "C.UTF-8", "TERM": "xterm-kitty"], settings: codepoint)
+        let utf8 = TerminalCapabilities.detect(
+            fd: -1, environment: ["LANG": "C.UTF-8", "TERM": "xterm-kitty"], settings: codepoint)
         #expect(utf8.textFit == TextFit(widthModel: .codepoint, isUTF8: true))
     }
 
@@ -79,9 +86,12 @@ struct TextFitTests {
         let asciiLine = ascii.toolCallLine(call)
         #expect(asciiLine.hasSuffix("... ok 10 B") && !asciiLine.contains("…"), "\(asciiLine)")
         #expect(DisplayWidth.of(asciiLine) <= 39)
-        let codepoint = ReplyPresenter(capabilities: TerminalCapabilities(isDumb: true, width: 40, widthModel: .codepoint))
+        let codepoint = ReplyPresenter(
+            capabilities: TerminalCapabilities(isDumb: true, width: 40, widthModel: .codepoint))
         let codepointLine = codepoint.toolCallLine(call)
-        #expect(DisplayWidth.of(codepointLine, model: .codepoint) <= 39, "measured as a codepoint terminal draws it: \(codepointLine)")
+        #expect(
+            DisplayWidth.of(codepointLine, model: .codepoint) <= 39,
+            "measured as a codepoint terminal draws it: \(codepointLine)")
         #expect(codepointLine.hasSuffix("… ✓ 10 B"))
     }
 }

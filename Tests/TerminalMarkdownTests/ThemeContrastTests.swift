@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TerminalMarkdown
 
 /// Every colour of both themes reads on its background: a contrast of at least 4.5:1 (WCAG AA) at 16 colours
@@ -11,7 +12,7 @@ struct ThemeContrastTests {
     static let xterm: [UInt8: RGB] = [
         30: (0, 0, 0), 31: (205, 0, 0), 32: (0, 205, 0), 33: (205, 205, 0), 34: (0, 0, 238), 35: (205, 0, 205),
         36: (0, 205, 205), 37: (229, 229, 229), 90: (127, 127, 127), 91: (255, 0, 0), 92: (0, 255, 0),
-        93: (255, 255, 0), 94: (92, 92, 255), 95: (255, 0, 255), 96: (0, 255, 255), 97: (255, 255, 255),
+        93: (255, 255, 0), 94: (92, 92, 255), 95: (255, 0, 255), 96: (0, 255, 255), 97: (255, 255, 255)
     ]
 
     /// The backgrounds each theme must read on: the palette's own black or white with 16 colours; with more,
@@ -31,7 +32,12 @@ struct ThemeContrastTests {
         case .indexed(let index):
             // xterm's 256 colours: the 6×6×6 cube from 16, the grey ramp from 232.
             guard index >= 16 else { return nil }
-            if index >= 232 { return (Double(8 + 10 * Int(index - 232)), Double(8 + 10 * Int(index - 232)), Double(8 + 10 * Int(index - 232))) }
+            if index >= 232 {
+                return (
+                    Double(8 + 10 * Int(index - 232)), Double(8 + 10 * Int(index - 232)),
+                    Double(8 + 10 * Int(index - 232))
+                )
+            }
             let levels: [Double] = [0, 95, 135, 175, 215, 255]
             let cube = Int(index) - 16
             return (levels[cube / 36], levels[cube / 6 % 6], levels[cube % 6])
@@ -56,12 +62,14 @@ struct ThemeContrastTests {
     /// Every style of `theme` with the construct it colours.
     static func styles(of theme: MarkdownTheme) -> [(String, TextStyle)] {
         var styles: [(String, TextStyle)] = theme.headings.enumerated().map { ("heading \($0.offset + 1)", $0.element) }
-        styles += [("inline code", theme.inlineCode), ("code fence", theme.codeFence), ("code label", theme.codeLabel),
-                   ("link", theme.link), ("link detail", theme.linkDetail), ("quote bar", theme.quoteBar),
-                   ("list marker", theme.listMarker), ("done task", theme.taskDone), ("open task", theme.taskOpen),
-                   ("rule", theme.rule), ("table border", theme.tableBorder), ("table header", theme.tableHeader),
-                   ("html", theme.html), ("footnote", theme.footnote), ("key", theme.key),
-                   ("succeeded", theme.succeeded), ("failed", theme.failed), ("unfinished", theme.unfinished)]
+        styles += [
+            ("inline code", theme.inlineCode), ("code fence", theme.codeFence), ("code label", theme.codeLabel),
+            ("link", theme.link), ("link detail", theme.linkDetail), ("quote bar", theme.quoteBar),
+            ("list marker", theme.listMarker), ("done task", theme.taskDone), ("open task", theme.taskOpen),
+            ("rule", theme.rule), ("table border", theme.tableBorder), ("table header", theme.tableHeader),
+            ("html", theme.html), ("footnote", theme.footnote), ("key", theme.key),
+            ("succeeded", theme.succeeded), ("failed", theme.failed), ("unfinished", theme.unfinished)
+        ]
         styles += [Alert.Kind.note, .tip, .important, .warning, .caution].map { ("alert \($0)", theme.alert($0)) }
         styles += CodeHighlighter.Kind.allCases.map { ("code \($0)", theme.code.style(for: $0)) }
         return styles
@@ -97,7 +105,7 @@ struct ThemeContrastTests {
         (["TERM": "xterm-direct"], .truecolor),
         (["TERM": "tmux-256color"], .indexed256),
         (["TERM": "xterm"], .base16),
-        (["TERM": "xterm-256color", "INSIDE_EMACS": "29.1,comint"], .base16),
+        (["TERM": "xterm-256color", "INSIDE_EMACS": "29.1,comint"], .base16)
     ])
     func theColourDepthFollowsTheEnvironment(environment: [String: String], depth: ColorDepth) {
         #expect(ColorDepth.detect(environment) == depth)

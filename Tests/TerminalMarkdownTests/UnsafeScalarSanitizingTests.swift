@@ -1,6 +1,6 @@
 import SystemSupport
-import Testing
 import TerminalMarkdown
+import Testing
 
 /// The terminal sanitiser replaces exactly the one set of unsafe characters (`UnsafeScalars`), newline and tab aside.
 @Suite struct UnsafeScalarSanitizingTests {

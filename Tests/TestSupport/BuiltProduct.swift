@@ -19,5 +19,7 @@ public enum BuiltProduct {
 public struct BuiltProductMissing: Error, CustomStringConvertible {
     public let name: String
     public let directory: String
-    public var description: String { "\(name) is not built in \(directory): run `swift build --build-tests` (make test does)" }
+    public var description: String {
+        "\(name) is not built in \(directory): run `swift build --build-tests` (make test does)"
+    }
 }

@@ -19,12 +19,16 @@ public enum ChildProbe {
         while !text.contains("\n") {
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
-            guard poll(&ready, 1, left) > 0 else { throw ProbeError("no process id arrived in \(path) within \(seconds) s") }
+            guard poll(&ready, 1, left) > 0 else {
+                throw ProbeError("no process id arrived in \(path) within \(seconds) s")
+            }
             var buffer = [UInt8](repeating: 0, count: 64)
             let count = read(fd, &buffer, buffer.count)
             if count > 0 { text += String(decoding: buffer[..<count], as: UTF8.self) }
         }
-        guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw ProbeError("not a process id: \(text)") }
+        guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ProbeError("not a process id: \(text)")
+        }
         return pid
     }
 

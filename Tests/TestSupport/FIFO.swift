@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A FIFO made with `mkfifo`, held open for reading without blocking: a writer's `open` does not wait for a reader,

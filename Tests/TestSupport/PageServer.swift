@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A tiny HTTP/1.1 server on a free loopback port serving fixed pages, for fetching web pages in tests (HTML,
@@ -42,9 +43,14 @@ public final class PageServer: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard bound == 0, listen(listener, 16) == 0 else { close(listener); throw POSIXError(.EADDRINUSE) }
+        guard bound == 0, listen(listener, 16) == 0 else {
+            close(listener)
+            throw POSIXError(.EADDRINUSE)
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
@@ -53,7 +59,10 @@ public final class PageServer: Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 let connection = accept(listener, nil, nil)
-                if connection < 0 { if errno == EINTR { continue }; return }
+                if connection < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
                 Thread.detachNewThread { self.answer(connection) }
             }
         }
@@ -63,7 +72,10 @@ public final class PageServer: Sendable {
 
     /// Stops accepting and ends stalled responses.
     public func stop() {
-        let already = stopped.withLock { stopped in defer { stopped = true }; return stopped }
+        let already = stopped.withLock { stopped in
+            defer { stopped = true }
+            return stopped
+        }
         guard !already else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
@@ -80,13 +92,19 @@ public final class PageServer: Sendable {
         }
         let line = String(decoding: request.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self).split(separator: " ")
         let path = line.count > 1 ? String(line[1]) : "/"
-        switch pages[path] ?? .page(status: 404, headers: ["Content-Type": "text/plain"], body: Array("not found".utf8)) {
+        switch pages[path] ?? .page(status: 404, headers: ["Content-Type": "text/plain"], body: Array("not found".utf8))
+        {
         case .page(let status, let headers, let body):
-            var head = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Status")\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+            var head =
+                "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Status")\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             send(connection, Array((head + "\r\n").utf8) + body)
         case .stall(let type):
-            send(connection, Array("HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n<p>start".utf8))
+            send(
+                connection,
+                Array(
+                    "HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n<p>start"
+                        .utf8))
             // Holds the connection open without sending until the client gives up (its idle timeout) and closes it.
             _ = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
         }
@@ -95,15 +113,20 @@ public final class PageServer: Sendable {
     private func send(_ connection: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { return }
             offset += sent
         }
     }
 }
 
-private extension [UInt8] {
-    var containsHeaderEnd: Bool {
-        count >= 4 && indices.dropLast(3).contains { self[$0] == 13 && self[$0 + 1] == 10 && self[$0 + 2] == 13 && self[$0 + 3] == 10 }
+extension [UInt8] {
+    fileprivate var containsHeaderEnd: Bool {
+        count >= 4
+            && indices.dropLast(3).contains {
+                self[$0] == 13 && self[$0 + 1] == 10 && self[$0 + 2] == 13 && self[$0 + 3] == 10
+            }
     }
 }

@@ -8,28 +8,36 @@ public struct ProcessResult: Sendable, CustomStringConvertible {
     public let output: String
     public let errors: String
 
-    public var description: String { "status \(status)\(killedBySignal ? " (signal)" : "")\n--- stdout\n\(output)\n--- stderr\n\(errors)" }
+    public var description: String {
+        "status \(status)\(killedBySignal ? " (signal)" : "")\n--- stdout\n\(output)\n--- stderr\n\(errors)"
+    }
 }
 
 /// Runs executables with captured output, for end-to-end tests.
 public enum ProcessRunner {
     /// Runs `executable` to completion with `input` on standard input (empty when nil).
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String],
-                           input: String? = nil) throws -> ProcessResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        input: String? = nil
+    ) throws -> ProcessResult {
         let process = try start(executable, arguments, environment: environment, input: input)
         return process.wait()
     }
 
     /// Starts `executable`; standard output and error go to temporary files read when it ends.
-    public static func start(_ executable: String, _ arguments: [String], environment: [String: String],
-                             input: String? = nil) throws -> RunningProcess {
+    public static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        input: String? = nil
+    ) throws -> RunningProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("llmster-run-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "llmster-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let outputURL = directory.appendingPathComponent("stdout"), errorURL = directory.appendingPathComponent("stderr")
+        let outputURL = directory.appendingPathComponent("stdout")
+        let errorURL = directory.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
@@ -80,7 +88,8 @@ public final class RunningProcess: @unchecked Sendable {
         let output = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
         let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(at: outputURL.deletingLastPathComponent())
-        return ProcessResult(status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
-                             output: output, errors: errors)
+        return ProcessResult(
+            status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
+            output: output, errors: errors)
     }
 }

@@ -31,9 +31,11 @@ public final class Pseudoterminal: @unchecked Sendable {
 
     /// Starts `executable` on a `width`×`height` terminal; `echo: false` starts it with echo off, as Emacs
     /// starts programs in its buffers.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String],
-                width: Int = 100, height: Int = 40, echo: Bool = true, background: String? = nil,
-                answersDeviceAttributes: Bool = true, graphemeMode: Int? = nil, cursorColumns: [Int] = []) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        width: Int = 100, height: Int = 40, echo: Bool = true, background: String? = nil,
+        answersDeviceAttributes: Bool = true, graphemeMode: Int? = nil, cursorColumns: [Int] = []
+    ) throws {
         self.background = background
         self.answersDeviceAttributes = answersDeviceAttributes
         self.graphemeMode = graphemeMode
@@ -89,7 +91,10 @@ public final class Pseudoterminal: @unchecked Sendable {
         defer { for pointer in cArguments + cEnvironment { free(pointer) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, &cEnvironment)
-        guard status == 0 else { close(master); throw PseudoterminalError("could not start \(executable): error \(status)") }
+        guard status == 0 else {
+            close(master)
+            throw PseudoterminalError("could not start \(executable): error \(status)")
+        }
         self.pid = pid
         let reader = Thread { [self] in readLoop() }
         reader.name = "pty-reader"
@@ -127,12 +132,17 @@ public final class Pseudoterminal: @unchecked Sendable {
             (Array("\u{1B}]11;?".utf8), { self.background.map { "\u{1B}]11;\($0)\u{1B}\\" } }),
             (Array("\u{1B}[c".utf8), { self.answersDeviceAttributes ? "\u{1B}[?62;22c" : nil }),
             (Array("\u{1B}[?2027$p".utf8), { self.graphemeMode.map { "\u{1B}[?2027;\($0)$y" } }),
-            (Array("\u{1B}[6n".utf8), { self.cursorColumns.isEmpty ? nil : "\u{1B}[1;\(self.cursorColumns.removeFirst())R" }),
+            (
+                Array("\u{1B}[6n".utf8),
+                { self.cursorColumns.isEmpty ? nil : "\u{1B}[1;\(self.cursorColumns.removeFirst())R" }
+            )
         ]
         var answers = ""
         var index = max(answeredUpTo - 8, 0)
         while index < bytes.count {
-            if let query = queries.first(where: { bytes.count >= index + $0.request.count && Array(bytes[index..<index + $0.request.count]) == $0.request }) {
+            if let query = queries.first(where: {
+                bytes.count >= index + $0.request.count && Array(bytes[index..<index + $0.request.count]) == $0.request
+            }) {
                 if index + query.request.count > answeredUpTo { answers += query.answer() ?? "" }
                 index += query.request.count
             } else {
@@ -164,7 +174,10 @@ public final class Pseudoterminal: @unchecked Sendable {
         var offset = 0
         while offset < data.count {
             let written = data[offset...].withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
-            if written <= 0 { if errno == EINTR { continue }; return }
+            if written <= 0 {
+                if errno == EINTR { continue }
+                return
+            }
             offset += written
         }
         data.removeAll()
@@ -193,7 +206,9 @@ public final class Pseudoterminal: @unchecked Sendable {
             let text = String(Self.strip(String(decoding: bytes, as: UTF8.self)).dropFirst(mark))
             if text.contains(expected) { return text }
             if closed || !condition.wait(until: deadline) {
-                throw PseudoterminalError("did not see \(expected.debugDescription) within \(seconds) s\(closed ? " (the program closed the terminal)" : ""); output after the mark:\n\(text)")
+                throw PseudoterminalError(
+                    "did not see \(expected.debugDescription) within \(seconds) s\(closed ? " (the program closed the terminal)" : ""); output after the mark:\n\(text)"
+                )
             }
         }
     }
@@ -208,7 +223,8 @@ public final class Pseudoterminal: @unchecked Sendable {
     /// Whether the program is stopped (Ctrl-Z), from /proc.
     public var isStopped: Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
     }
 

@@ -68,7 +68,8 @@ public final class RPCPipe {
                 buffer = Data(buffer[(newline + 1)...])
                 transcript += String(decoding: line, as: UTF8.self) + "\n"
                 if let message = try? JSONDecoder().decode(JSONValue.self, from: Data(line)),
-                   case .object(let members) = message, members["id"] == .number(Double(id)) {
+                    case .object(let members) = message, members["id"] == .number(Double(id))
+                {
                     return message
                 }
             }

@@ -21,8 +21,9 @@ public final class Sandbox: @unchecked Sendable {
     public func environment(server: String, extra: [String: String] = [:]) -> [String: String] {
         var environment = [
             "HOME": root + "/home", "XDG_CONFIG_HOME": root + "/config", "XDG_DATA_HOME": root + "/data",
-            "XDG_STATE_HOME": root + "/state", "LLMSTER_SERVER": server, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-            "LANG": "C.UTF-8", "TERM": "xterm-256color",
+            "XDG_STATE_HOME": root + "/state", "LLMSTER_SERVER": server,
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "LANG": "C.UTF-8", "TERM": "xterm-256color"
         ]
         environment.merge(extra) { $1 }
         return environment
@@ -31,7 +32,9 @@ public final class Sandbox: @unchecked Sendable {
     /// Writes a file under the sandbox root with the given permissions.
     public func write(_ text: String, to relativePath: String, permissions: Int = 0o600) throws {
         let path = root + "/" + relativePath
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: permissions])
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(
+            atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: permissions])
     }
 }

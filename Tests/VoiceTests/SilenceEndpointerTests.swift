@@ -34,7 +34,8 @@ struct SyntheticAudio {
 /// The sample offsets (frame ends) at which the endpointer reported each decision other than waiting/continuing.
 func endpoints(_ samples: [Int16], silenceSeconds: Double = 1.6) -> (began: [Int], ended: [Int]) {
     var endpointer = SilenceEndpointer(silenceSeconds: silenceSeconds)
-    var began: [Int] = [], ended: [Int] = []
+    var began: [Int] = []
+    var ended: [Int] = []
     let size = SilenceEndpointer.frameSamples
     var offset = 0
     while offset + size <= samples.count {

@@ -1,5 +1,5 @@
-import Voice
 import Testing
+import Voice
 
 @Suite struct SpeechFilterTests {
     static let cases: [(markdown: String, spoken: String)] = [
@@ -24,8 +24,11 @@ import Testing
         ("| name | size |\n|---|:---:|\n| tiny | 1B |", "name, size\ntiny, 1B"),
         ("> A quoted line", "A quoted line"),
         ("Above\n\n---\n\nBelow", "Above\nBelow"),
-        ("snake_case names, internationalization and version 2024 stay", "snake_case names, internationalization and version 2024 stay"),
-        ("Short hex like cafe or deadbeef stays", "Short hex like cafe or deadbeef stays"),
+        (
+            "snake_case names, internationalization and version 2024 stay",
+            "snake_case names, internationalization and version 2024 stay"
+        ),
+        ("Short hex like cafe or deadbeef stays", "Short hex like cafe or deadbeef stays")
     ]
 
     @Test(arguments: cases)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Runs the built `llmster` in a sandbox against a simulator.
 struct VoiceCLI {
@@ -13,13 +13,15 @@ struct VoiceCLI {
     }
 
     func start(_ arguments: [String], environment: [String: String]) throws -> RunningProcess {
-        try ProcessRunner.start(try BuiltProduct.path("llmster"), arguments,
-                                environment: sandbox.environment(server: server, extra: environment))
+        try ProcessRunner.start(
+            try BuiltProduct.path("llmster"), arguments,
+            environment: sandbox.environment(server: server, extra: environment))
     }
 
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
-        try ProcessRunner.run(try BuiltProduct.path("llmster"), arguments,
-                              environment: sandbox.environment(server: server, extra: environment))
+        try ProcessRunner.run(
+            try BuiltProduct.path("llmster"), arguments,
+            environment: sandbox.environment(server: server, extra: environment))
     }
 
     /// Runs a helper program (espeak-ng, sox) and fails the test when it is missing or fails.
@@ -30,7 +32,8 @@ struct VoiceCLI {
 
     /// A spoken question generated with espeak-ng, then `silence` seconds of silence, as 16 kHz mono 16-bit WAV.
     func spokenQuestion(_ text: String, silence: Double = 2.5) throws -> String {
-        let raw = sandbox.root + "/question-22k.wav", converted = sandbox.root + "/question.wav"
+        let raw = sandbox.root + "/question-22k.wav"
+        let converted = sandbox.root + "/question.wav"
         try tool(["espeak-ng", "-v", "en-us", "-s", "150", "-w", raw, text])
         try tool(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", converted, "pad", "0", String(silence)])
         return converted
@@ -46,7 +49,9 @@ struct VoiceCLI {
         #expect(result.status == 0, "\(result)")
         let request = try #require(fixture.requests(to: "/api/v1/chat").last, "\(result)")
         let input = try #require(request.field("input"))
-        #expect(input.hasPrefix("what is"), "pocketsphinx hears the start of \"what is the weather\" reliably; got \"\(input)\"")
+        #expect(
+            input.hasPrefix("what is"),
+            "pocketsphinx hears the start of \"what is the weather\" reliably; got \"\(input)\"")
         #expect(result.output.contains("> " + input), "the recognised words are shown")
         #expect(result.output.contains("scripted reply"), "the reply is shown")
         #expect(fixture.requests(to: "/api/v1/chat").count == 1, "the trailing silence is not a second turn")
@@ -60,8 +65,9 @@ struct VoiceCLI {
         let cli = try VoiceCLI(server: fixture.url)
         let question = try cli.spokenQuestion("what is the weather")
         let spokenFile = cli.sandbox.root + "/spoken.txt"
-        let result = try cli.run(["voice", "--audio-input", question, "--speak"],
-                                 environment: ["LLMSTER_SPEAK_COMMAND": "cat >> '\(spokenFile)'"])
+        let result = try cli.run(
+            ["voice", "--audio-input", question, "--speak"],
+            environment: ["LLMSTER_SPEAK_COMMAND": "cat >> '\(spokenFile)'"])
         #expect(result.status == 0, "\(result)")
         let spoken = try String(contentsOfFile: spokenFile, encoding: .utf8)
         #expect(spoken.contains("scripted reply from the LM Studio simulator"))
@@ -78,7 +84,8 @@ struct VoiceCLI {
         try cli.tool(["sox", question, "-t", "raw", raw])
         // A stand-in for arecord: the question the first time it runs, then a microphone nobody speaks into.
         let bin = cli.sandbox.root + "/bin"
-        try cli.sandbox.write("""
+        try cli.sandbox.write(
+            """
             #!/bin/sh
             if [ -e "\(bin)/spoken" ]; then exec cat; fi
             touch "\(bin)/spoken"
@@ -120,11 +127,13 @@ struct VoiceCLI {
         let question = try cli.spokenQuestion("hello")
         let empty = cli.sandbox.root + "/no-model"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-        let result = try cli.run(["voice", "--audio-input", question], environment: ["LLMSTER_POCKETSPHINX_MODEL": empty])
+        let result = try cli.run(
+            ["voice", "--audio-input", question], environment: ["LLMSTER_POCKETSPHINX_MODEL": empty])
         #expect(result.status == 1, "\(result)")
         #expect(result.errors.contains("voice is off"))
         #expect(result.errors.contains("apt-get install pocketsphinx-en-us"))
-        #expect(fixture.requests(to: "/api/v1/chat").isEmpty, "nothing is sent, and nothing goes to a network recogniser")
+        #expect(
+            fixture.requests(to: "/api/v1/chat").isEmpty, "nothing is sent, and nothing goes to a network recogniser")
     }
 
     @Test func voiceIsRefusedWithoutAnAudioSource() throws {

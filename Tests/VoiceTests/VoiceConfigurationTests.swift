@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `voice_language` and `speak_command` in the configuration file reach `llmster voice`.
 @Suite struct VoiceConfigurationTests {
@@ -20,8 +20,9 @@ import TestSupport
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)
         let spokenFile = cli.sandbox.root + "/spoken.txt"
-        try cli.sandbox.write("speak_command = cat >> '\(spokenFile)'\nvoice_silence_seconds = 1.2\n",
-                              to: "config/llmster/config", permissions: 0o644)
+        try cli.sandbox.write(
+            "speak_command = cat >> '\(spokenFile)'\nvoice_silence_seconds = 1.2\n",
+            to: "config/llmster/config", permissions: 0o644)
         let question = try cli.spokenQuestion("what is the weather")
         let result = try cli.run(["voice", "--audio-input", question, "--speak"])
         #expect(result.status == 0, "\(result)")

@@ -15,6 +15,8 @@ extension Array where Element == Model {
     /// `ChatError.modelNotDownloaded` for `reference`, suggesting the key it is a prefix of or the nearest key
     /// within a quarter of its length in edits (at least 2), so every face offers the same "did you mean".
     public func notDownloaded(_ reference: String) -> ChatError {
-        .modelNotDownloaded(reference, suggestion: EditDistance.nearest(to: reference, in: map(\.key), maximum: Swift.max(2, reference.count / 4)))
+        .modelNotDownloaded(
+            reference,
+            suggestion: EditDistance.nearest(to: reference, in: map(\.key), maximum: Swift.max(2, reference.count / 4)))
     }
 }

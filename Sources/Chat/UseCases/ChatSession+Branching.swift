@@ -11,32 +11,39 @@ extension ChatSession {
     /// conversation's); `freshContext` asks without any (after `ChatError.continuationLost`), `recap` with a ``Recap``
     /// of the turns before it as the fresh context's first input. When nothing reached the server, the replaced reply
     /// stays current.
-    public func regenerate(in conversationId: String, freshContext: Bool = false, recap: Bool = false,
-                           display: @escaping ReplyObserver,
-                           replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
+    public func regenerate(
+        in conversationId: String, freshContext: Bool = false, recap: Bool = false,
+        display: @escaping ReplyObserver,
+        replyCreated: (@Sendable (String) async -> Void)? = nil
+    ) async throws -> SavedReply {
         let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
-        var saved = try await regenerateAsWriter(in: conversationId, freshContext: freshContext, recap: recap, display: display,
-                                                 replyCreated: replyCreated)
+        var saved = try await regenerateAsWriter(
+            in: conversationId, freshContext: freshContext, recap: recap, display: display,
+            replyCreated: replyCreated)
         saved.startedFreshContext = freshContext
         return saved
     }
 
     /// `regenerate`, by the conversation's writer.
-    func regenerateAsWriter(in conversationId: String, freshContext: Bool, recap: Bool, display: @escaping ReplyObserver,
-                            replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
+    func regenerateAsWriter(
+        in conversationId: String, freshContext: Bool, recap: Bool, display: @escaping ReplyObserver,
+        replyCreated: (@Sendable (String) async -> Void)?
+    ) async throws -> SavedReply {
         let last = try lastTurn(in: conversationId)
         if let reply = last.reply {
             try storage {
                 try withLibrary { library in
                     try library.rewindBranch(conversationId: conversationId, to: last.turn.id)
-                    try library.setContinuation(conversationId: conversationId, serverURL: reply.serverURL, responseId: reply.parentResponseId)
+                    try library.setContinuation(
+                        conversationId: conversationId, serverURL: reply.serverURL, responseId: reply.parentResponseId)
                 }
             }
         }
         do {
-            return try await answer(Turn(text: last.turn.text, images: last.images, context: last.context), in: conversationId,
-                                    freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
+            return try await answer(
+                Turn(text: last.turn.text, images: last.images, context: last.context), in: conversationId,
+                freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
             if let reply = last.reply {
                 try? storage {
@@ -56,35 +63,46 @@ extension ChatSession {
     ///
     /// Faces edit through `submit` (`TurnSubmission.edit`); this is the send alone. When the send fails before a reply,
     /// nothing of the edit is kept: the original turn is current again.
-    public func edit(in conversationId: String, text: String, freshContext: Bool = false, recap: Bool = false,
-                     display: @escaping ReplyObserver,
-                     replyCreated: (@Sendable (String) async -> Void)? = nil) async throws -> SavedReply {
+    public func edit(
+        in conversationId: String, text: String, freshContext: Bool = false, recap: Bool = false,
+        display: @escaping ReplyObserver,
+        replyCreated: (@Sendable (String) async -> Void)? = nil
+    ) async throws -> SavedReply {
         let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
-        var saved = try await editAsWriter(in: conversationId, text: text, freshContext: freshContext, recap: recap, display: display,
-                                           replyCreated: replyCreated)
+        var saved = try await editAsWriter(
+            in: conversationId, text: text, freshContext: freshContext, recap: recap, display: display,
+            replyCreated: replyCreated)
         saved.startedFreshContext = freshContext
         return saved
     }
 
     /// `edit`, by the conversation's writer.
-    func editAsWriter(in conversationId: String, text: String, freshContext: Bool, recap: Bool, display: @escaping ReplyObserver,
-                      replyCreated: (@Sendable (String) async -> Void)?) async throws -> SavedReply {
+    func editAsWriter(
+        in conversationId: String, text: String, freshContext: Bool, recap: Bool, display: @escaping ReplyObserver,
+        replyCreated: (@Sendable (String) async -> Void)?
+    ) async throws -> SavedReply {
         let last = try lastTurn(in: conversationId)
         try storage {
             try withLibrary { library in
                 try library.rewindBranch(conversationId: conversationId, to: last.turn.parentId)
                 if let reply = last.reply {
-                    try library.setContinuation(conversationId: conversationId, serverURL: reply.serverURL, responseId: reply.parentResponseId)
+                    try library.setContinuation(
+                        conversationId: conversationId, serverURL: reply.serverURL, responseId: reply.parentResponseId)
                 }
             }
         }
         do {
-            return try await sendAsWriter(Turn(text: text, images: last.images, context: last.context), in: conversationId,
-                                          freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
+            return try await sendAsWriter(
+                Turn(text: text, images: last.images, context: last.context), in: conversationId,
+                freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
             // Nothing answered the edited turn (`sendAsWriter` saved none): the original, with the reply that was shown, is current again.
-            try? storage { try withLibrary { library in _ = try library.chooseAlternative(messageId: last.reply?.id ?? last.turn.id) } }
+            try? storage {
+                try withLibrary { library in
+                    _ = try library.chooseAlternative(messageId: last.reply?.id ?? last.turn.id)
+                }
+            }
             throw error
         }
     }
@@ -116,7 +134,9 @@ extension ChatSession {
     }
 
     /// The last user turn on the current branch, its images, its context items and its reply (if any).
-    private func lastTurn(in conversationId: String) throws -> (turn: Message, images: [ImageInput], context: [ContextItem], reply: Message?) {
+    private func lastTurn(in conversationId: String) throws -> (
+        turn: Message, images: [ImageInput], context: [ContextItem], reply: Message?
+    ) {
         try storage {
             try withLibrary { library in
                 let branch = try library.messages(conversationId: conversationId)
@@ -133,7 +153,8 @@ extension ChatSession {
     /// Removes a conversation whose first send failed before any reply was saved.
     func discardUnanswered(_ conversationId: String) throws {
         try withLibrary { library in
-            guard try !library.messages(conversationId: conversationId).contains(where: { $0.role == .assistant }) else { return }
+            guard try !library.messages(conversationId: conversationId).contains(where: { $0.role == .assistant })
+            else { return }
             try library.delete(conversationId: conversationId)
         }
     }

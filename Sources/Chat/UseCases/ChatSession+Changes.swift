@@ -17,7 +17,9 @@ public struct LibraryWatch: Sendable, Equatable {
 extension ChatSession {
     /// The conversations another process changed since `watch` looked (none when nothing else committed), with their
     /// update times, and the watch to look with next. The first look only notes where the library stands.
-    public func conversationsChangedElsewhere(since watch: LibraryWatch) throws -> (LibraryWatch, [(id: String, updatedAt: Date)]) {
+    public func conversationsChangedElsewhere(since watch: LibraryWatch) throws -> (
+        LibraryWatch, [(id: String, updatedAt: Date)]
+    ) {
         var next = watch
         let count = try storage { try library.externalChangeCount() }
         next.changeCount = count

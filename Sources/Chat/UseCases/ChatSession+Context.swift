@@ -12,12 +12,16 @@ extension ChatSession {
     }
 
     /// The items a file, directory or glob pattern gives (``ContextReader``), relative to `directory`.
-    public nonisolated func readContext(_ path: String, directory: String = FileManager.default.currentDirectoryPath) throws(ContextError) -> ContextReader.Reading {
+    public nonisolated func readContext(_ path: String, directory: String = FileManager.default.currentDirectoryPath)
+        throws(ContextError) -> ContextReader.Reading
+    {
         try ContextReader(limits: contextLimits, directory: directory).read(path: path)
     }
 
     /// The page at `url` (``ContextPage``), through the server's transport with the configured timeouts.
-    public nonisolated func fetchContext(_ url: String, transport: any Transport) async throws(ContextError) -> ContextItem {
+    public nonisolated func fetchContext(_ url: String, transport: any Transport) async throws(ContextError)
+        -> ContextItem
+    {
         let timeouts = HTTPTimeouts(connect: configuration.connectTimeout, idle: configuration.idleTimeout)
         return try await ContextPage(transport: transport, timeouts: timeouts, limits: contextLimits).fetch(url)
     }
@@ -25,13 +29,16 @@ extension ChatSession {
     /// The output of `command` (``ContextCommand``), bounded by `command_timeout`; cancelling the task kills the
     /// command's process group and throws `ContextError.commandStopped`.
     public nonisolated func runContext(_ command: String) async throws(ContextError) -> ContextItem {
-        let limits = contextLimits, timeout = configuration.commandTimeout
+        let limits = contextLimits
+        let timeout = configuration.commandTimeout
         let stop: StopRequest
         do { stop = try StopRequest() } catch { throw .command(command, reason: error.reason) }
         // On a thread of its own: the command's wait must not hold one of the few cooperative threads.
         let result = await withTaskCancellationHandler {
             await BlockingThread.run("llmster-command") { () -> Result<ContextItem, ContextError> in
-                Result { () throws(ContextError) in try ContextCommand.run(command, limits: limits, timeout: timeout, stop: stop) }
+                Result { () throws(ContextError) in
+                    try ContextCommand.run(command, limits: limits, timeout: timeout, stop: stop)
+                }
             }
         } onCancel: {
             stop.request()
@@ -40,11 +47,15 @@ extension ChatSession {
     }
 
     /// The items waiting for the next message on `conversationId` (nil: the next new conversation), oldest first.
-    public func pendingContext(_ conversationId: String?) -> [ContextItem] { pendingContextItems[conversationId ?? ""] ?? [] }
+    public func pendingContext(_ conversationId: String?) -> [ContextItem] {
+        pendingContextItems[conversationId ?? ""] ?? []
+    }
 
     /// Adds `items` to those waiting for the next message on `conversationId`; throws when together they would exceed
     /// the message limit (nothing is added then).
-    public func addPendingContext(_ items: [ContextItem], to conversationId: String?) throws(ContextError) -> [ContextItem] {
+    public func addPendingContext(_ items: [ContextItem], to conversationId: String?) throws(ContextError)
+        -> [ContextItem]
+    {
         let all = pendingContext(conversationId) + items
         try contextLimits.check(all)
         pendingContextItems[conversationId ?? ""] = all

@@ -1,6 +1,6 @@
 import Foundation
-import Library
 import LMStudio
+import Library
 
 /// Which conversation a face means.
 public enum ConversationReference: Sendable, Equatable {
@@ -36,8 +36,10 @@ public struct ConversationOverrides: Sendable, Equatable {
     public var preset: String?
 
     /// Creates overrides; every value is optional.
-    public init(title: String? = nil, model: String? = nil, systemPrompt: String? = nil, reasoning: String? = nil,
-                folder: Folder? = nil, integrations: [String]? = nil, preset: String? = nil) {
+    public init(
+        title: String? = nil, model: String? = nil, systemPrompt: String? = nil, reasoning: String? = nil,
+        folder: Folder? = nil, integrations: [String]? = nil, preset: String? = nil
+    ) {
         self.title = title
         self.model = model
         self.systemPrompt = systemPrompt
@@ -80,18 +82,24 @@ extension ChatSession {
     /// case-insensitively) only those in it and its sub-folders.
     ///
     /// An unknown folder throws `ChatError.storage(.notFound(kind: "folder", …))`.
-    public func listConversations(folder: String? = nil, pinnedOnly: Bool = false, limit: Int = 50) throws -> ConversationListing {
+    public func listConversations(folder: String? = nil, pinnedOnly: Bool = false, limit: Int = 50) throws
+        -> ConversationListing
+    {
         try storage {
             let paths = try library.folderPaths()
             var listing: ConversationListing
             if let folder {
-                guard let found = try library.folder(path: folder) else { throw LibraryError.notFound(kind: "folder", reference: folder) }
+                guard let found = try library.folder(path: folder) else {
+                    throw LibraryError.notFound(kind: "folder", reference: folder)
+                }
                 listing = ConversationListing(
-                    conversations: try library.conversations(inFolderTree: found.id, pinnedOnly: pinnedOnly, limit: limit),
+                    conversations: try library.conversations(
+                        inFolderTree: found.id, pinnedOnly: pinnedOnly, limit: limit),
                     folderPaths: paths, includedFolders: try library.folderTree(found.id).compactMap { paths[$0.id] })
             } else {
-                listing = ConversationListing(conversations: try library.conversations(pinnedOnly: pinnedOnly, limit: limit),
-                                              folderPaths: paths, includedFolders: [])
+                listing = ConversationListing(
+                    conversations: try library.conversations(pinnedOnly: pinnedOnly, limit: limit),
+                    folderPaths: paths, includedFolders: [])
             }
             listing.forkOrigins = try library.forkOrigins(of: listing.conversations.map(\.id))
             return listing
@@ -131,8 +139,10 @@ extension ChatSession {
     /// Everything is checked before anything is saved: an unknown preset throws `ChatError.unknownPreset`, a
     /// refused setting (the preset's, or the reasoning override) `ChatError.invalidSetting`, unconfigured
     /// integrations `ChatError.unknownIntegration`, and a reference see `resolveConversation`.
-    public func openConversation(_ reference: ConversationReference,
-                                 overrides: ConversationOverrides = ConversationOverrides()) async throws -> OpenedConversation {
+    public func openConversation(
+        _ reference: ConversationReference,
+        overrides: ConversationOverrides = ConversationOverrides()
+    ) async throws -> OpenedConversation {
         let preset = try overrides.preset.map { try self.preset(named: $0) }
         for name in overrides.integrations ?? [] where configuration.integrations[name] == nil {
             throw ChatError.unknownIntegration(name, configured: configuration.integrations.keys.sorted())
@@ -149,19 +159,23 @@ extension ChatSession {
         switch reference {
         case .new:
             let now = Date()
-            let planned = Conversation(id: "", title: overrides.title ?? "", createdAt: now, updatedAt: now, modelKey: model)
+            let planned = Conversation(
+                id: "", title: overrides.title ?? "", createdAt: now, updatedAt: now, modelKey: model)
             let settings = try await checkedSettings(changes, for: planned)
             conversation = try storage {
                 let folderId: Int64?
                 switch overrides.folder {
                 case .path(let path)?: folderId = try library.ensureFolder(path: path).id
                 case .id(let id)?:
-                    guard try library.folder(id: id) != nil else { throw LibraryError.notFound(kind: "folder", reference: String(id)) }
+                    guard try library.folder(id: id) != nil else {
+                        throw LibraryError.notFound(kind: "folder", reference: String(id))
+                    }
                     folderId = id
                 case nil: folderId = nil
                 }
-                return try library.createConversation(title: planned.title, folderId: folderId, modelKey: model,
-                                                      systemPrompt: systemPrompt, settings: settings)
+                return try library.createConversation(
+                    title: planned.title, folderId: folderId, modelKey: model,
+                    systemPrompt: systemPrompt, settings: settings)
             }
             if systemPrompt != nil { effect = .nextRequest }
         case .mostRecent, .named:
@@ -169,7 +183,8 @@ extension ChatSession {
                 conversation = try resolveConversation(name)
             } else {
                 guard let recent = try storage({ try library.mostRecentConversation() }) else {
-                    throw ChatError.storage(.notFound(kind: "conversation", reference: "the most recent one (there is none yet)"))
+                    throw ChatError.storage(
+                        .notFound(kind: "conversation", reference: "the most recent one (there is none yet)"))
                 }
                 conversation = recent
             }
@@ -192,8 +207,9 @@ extension ChatSession {
             enabled = try storage { try library.setIntegrations(conversationId: id, names: names) }
             conversation = try storage { try library.conversation(id: id) } ?? conversation
         }
-        return OpenedConversation(conversation: conversation, isNew: reference == .new, enabledIntegrations: enabled,
-                                  systemPrompt: effect)
+        return OpenedConversation(
+            conversation: conversation, isNew: reference == .new, enabledIntegrations: enabled,
+            systemPrompt: effect)
     }
 
     /// Records that a face opened the conversation now: it is the one `-c` continues (`LibraryStore.markUsed`). A

@@ -8,12 +8,15 @@ extension ChatSession {
     public func fork(_ reference: String, atReply number: Int?, title: String?) throws -> Conversation {
         let source = try resolveConversation(reference)
         return try storage {
-            let replies = try library.messages(conversationId: source.id).filter { $0.onBranch && $0.role == .assistant }
+            let replies = try library.messages(conversationId: source.id).filter {
+                $0.onBranch && $0.role == .assistant
+            }
             let chosen = number ?? replies.count
             guard (1...max(replies.count, 1)).contains(chosen), !replies.isEmpty else {
                 throw ChatError.noSuchReply(number: chosen, count: replies.count)
             }
-            return try library.forkConversation(id: source.id, throughReply: replies[chosen - 1].id, replyNumber: chosen, title: title)
+            return try library.forkConversation(
+                id: source.id, throughReply: replies[chosen - 1].id, replyNumber: chosen, title: title)
         }
     }
 }

@@ -1,5 +1,5 @@
-import Library
 import LMStudio
+import Library
 import SystemSupport
 
 /// What choosing a conversation's model did on the server.
@@ -28,19 +28,25 @@ extension ChatSession {
     /// The conversation's effective model (see `EffectiveModel`); `pending` is a choice made before the conversation exists.
     ///
     /// A server that cannot be asked gives the state `serverUnreachable` rather than an error.
-    public func effectiveModel(conversationId: String?, pending: String? = nil, refresh: Bool = false) async throws -> EffectiveModel? {
+    public func effectiveModel(conversationId: String?, pending: String? = nil, refresh: Bool = false) async throws
+        -> EffectiveModel?
+    {
         let conversation = try conversationId.flatMap { id in try storage { try library.conversation(id: id) } }
         let models = try? await models(refresh: refresh)
-        return EffectiveModel.resolve(conversation: conversation, pending: pending, defaultModel: configuration.defaultModelKey, models: models)
+        return EffectiveModel.resolve(
+            conversation: conversation, pending: pending, defaultModel: configuration.defaultModelKey, models: models)
     }
 
     /// How full the conversation's context is with `model`: its context length and the latest reply's tokens.
     public func contextMeter(conversation: Conversation?, model: EffectiveModel?) throws -> ContextMeter {
-        let length = model?.contextLength(settings: conversation?.settings, configured: configuration.contextLength)
+        let length =
+            model?.contextLength(settings: conversation?.settings, configured: configuration.contextLength)
             ?? conversation?.settings.contextLength ?? configuration.contextLength
         guard let id = conversation?.id else { return ContextMeter(usedTokens: 0, contextLength: length) }
         let statistics = try storage { try library.lastReplyStatistics(conversationId: id) }
-        return ContextMeter(usedTokens: (statistics?.inputTokens ?? 0).saturatingAdd(statistics?.totalOutputTokens ?? 0), contextLength: length)
+        return ContextMeter(
+            usedTokens: (statistics?.inputTokens ?? 0).saturatingAdd(statistics?.totalOutputTokens ?? 0),
+            contextLength: length)
     }
 
     /// How full the context of the conversation with this exact id is, with its effective model against the model list
@@ -49,7 +55,8 @@ extension ChatSession {
     public func contextMeter(conversationId: String) async throws -> ContextMeter {
         let conversation = try existingConversation(conversationId)
         func resolve(_ models: [Model]?) -> EffectiveModel? {
-            EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey, models: models)
+            EffectiveModel.resolve(
+                conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey, models: models)
         }
         var model = resolve(try? await models())
         if model?.state == .notLoaded { model = resolve(try? await models(refresh: true)) }
@@ -62,20 +69,29 @@ extension ChatSession {
     /// Without a conversation, `pending` stands for the previous choice and nothing is saved; `replacing` names the
     /// previous model outright (a chat model loaded for another conversation, when this one's is not loaded). A model
     /// the server lacks throws `ChatError.modelNotDownloaded` with the nearest downloaded key.
-    public func selectModel(_ reference: String, conversationId: String?, pending: String? = nil, replacing: String? = nil,
-                            options: LoadOptions = LoadOptions(),
-                            progress: @Sendable (ModelSelectionStep) async -> Void = { _ in }) async throws -> ModelSelection {
+    public func selectModel(
+        _ reference: String, conversationId: String?, pending: String? = nil, replacing: String? = nil,
+        options: LoadOptions = LoadOptions(),
+        progress: @Sendable (ModelSelectionStep) async -> Void = { _ in }
+    ) async throws -> ModelSelection {
         let reference = configuration.modelKey(for: reference)
         let models = try await serverCall { try await self.models(refresh: true) }
         let model = try models.downloadedModel(reference)
         guard model.canChat else { throw ChatError.notAChatModel(reference) }
         let conversation = try conversationId.map { id in try existingConversation(id) }
-        let previous = replacing ?? EffectiveModel.resolve(conversation: conversation, pending: pending,
-                                                           defaultModel: configuration.defaultModelKey, models: models)?.model?.key
-        let policy = LoadPolicy(keepPreviousModels: configuration.keepPreviousModels, summarizerModel: configuration.summarizerModelKey)
-        let loaded = models.flatMap { model in model.loadedInstances.map { LoadPolicy.Instance(id: $0.id, modelKey: model.key) } }
-        let plan = policy.plan(loaded: loaded, previous: previous, chosen: model.key,
-                               instance: reference == model.key ? nil : reference)
+        let previous =
+            replacing
+            ?? EffectiveModel.resolve(
+                conversation: conversation, pending: pending,
+                defaultModel: configuration.defaultModelKey, models: models)?.model?.key
+        let policy = LoadPolicy(
+            keepPreviousModels: configuration.keepPreviousModels, summarizerModel: configuration.summarizerModelKey)
+        let loaded = models.flatMap { model in
+            model.loadedInstances.map { LoadPolicy.Instance(id: $0.id, modelKey: model.key) }
+        }
+        let plan = policy.plan(
+            loaded: loaded, previous: previous, chosen: model.key,
+            instance: reference == model.key ? nil : reference)
         invalidateModels()
         for instance in plan.unload {
             try await serverCall { try await client.unload(instanceId: instance) }
@@ -92,7 +108,8 @@ extension ChatSession {
             await progress(.loaded(response))
             load = response
         }
-        return ModelSelection(model: reference, unloaded: plan.unload, load: load, instanceId: load?.instanceId ?? plan.keep)
+        return ModelSelection(
+            model: reference, unloaded: plan.unload, load: load, instanceId: load?.instanceId ?? plan.keep)
     }
 
     /// Loads the model `reference` names (a key, an `alias.NAME`, or a loaded instance id: another instance of its model): every face's
@@ -101,7 +118,9 @@ extension ChatSession {
     /// A model the server lacks throws `ChatError.modelNotDownloaded` with the nearest key; one LM Studio cannot load,
     /// `notLoadable`. Without a context length in `options`, `contextLengthToLoad` gives it; `options` set anything else,
     /// and the reply carries the configuration the server applied (`echo_load_config`).
-    public func loadModel(_ reference: String, conversationId: String?, options: LoadOptions = LoadOptions()) async throws -> LoadResponse {
+    public func loadModel(_ reference: String, conversationId: String?, options: LoadOptions = LoadOptions())
+        async throws -> LoadResponse
+    {
         let reference = configuration.modelKey(for: reference)
         let models = try await serverCall { try await self.models(refresh: true) }
         let model = try models.downloadedModel(reference)
@@ -138,7 +157,9 @@ extension ChatSession {
 
     func loadKey(_ key: String, conversationId: String?, options: LoadOptions) async throws -> LoadResponse {
         var options = options
-        if options.contextLength == nil { options.contextLength = try contextLengthToLoad(conversationId: conversationId) }
+        if options.contextLength == nil {
+            options.contextLength = try contextLengthToLoad(conversationId: conversationId)
+        }
         defer { invalidateModels() }
         let request = LoadRequest(model: key, options: options)
         return try await serverCall { try await client.load(request) }

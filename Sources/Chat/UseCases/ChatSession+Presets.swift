@@ -39,7 +39,9 @@ extension Preset {
     func settingChanges() throws(ChatError) -> [(ConversationSetting, ConversationSetting.Value)] {
         var changes: [(ConversationSetting, ConversationSetting.Value)] = []
         for (key, value) in settings.sorted(by: { $0.key < $1.key }) {
-            do { changes.append((try ConversationSetting.named(key), .init(typed: value))) } catch { throw .invalidSetting(error) }
+            do { changes.append((try ConversationSetting.named(key), .init(typed: value))) } catch {
+                throw .invalidSetting(error)
+            }
         }
         return changes
     }

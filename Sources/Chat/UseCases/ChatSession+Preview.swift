@@ -1,6 +1,6 @@
 import Foundation
-import Library
 import LMStudio
+import Library
 
 extension ChatSession {
     /// The `/api/v1/chat` request `send` would make now for `turn` on `conversationId` (nil: a conversation not made
@@ -9,12 +9,17 @@ extension ChatSession {
     /// The model is the one `send` resolves (the `EffectiveModel` rule); an integration goes without the secret
     /// headers llmster would add from its credentials file. With `freshContext` it is the first request of a fresh
     /// context (no `previous_response_id`); the recap that `send` would put before the text is not made here.
-    public func previewRequest(_ turn: Turn, in conversationId: String?, freshContext: Bool = false,
-                               overrides: ConversationOverrides = ConversationOverrides()) async throws -> ChatRequest {
-        var conversation = try conversationId.map { try existingConversation($0) }
+    public func previewRequest(
+        _ turn: Turn, in conversationId: String?, freshContext: Bool = false,
+        overrides: ConversationOverrides = ConversationOverrides()
+    ) async throws -> ChatRequest {
+        var conversation =
+            try conversationId.map { try existingConversation($0) }
             ?? Conversation(id: "", title: "", createdAt: Date(), updatedAt: Date())
         if let model = overrides.model { conversation.modelKey = model }
-        if let systemPrompt = overrides.systemPrompt { conversation.systemPrompt = systemPrompt.isEmpty ? nil : systemPrompt }
+        if let systemPrompt = overrides.systemPrompt {
+            conversation.systemPrompt = systemPrompt.isEmpty ? nil : systemPrompt
+        }
         if let reasoning = overrides.reasoning { conversation.settings.reasoning = reasoning }
         if let integrations = overrides.integrations { conversation.settings.integrations = integrations }
         if freshContext {
@@ -22,8 +27,11 @@ extension ChatSession {
             conversation.lastResponseId = nil
         }
         let models = try await serverCall { try await self.models() }
-        guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil,
-                                                     defaultModel: configuration.defaultModelKey, models: models) else {
+        guard
+            let effective = EffectiveModel.resolve(
+                conversation: conversation, pending: nil,
+                defaultModel: configuration.defaultModelKey, models: models)
+        else {
             throw ChatError.noModel
         }
         let integrations = try (conversation.settings.integrations ?? []).map { name in
@@ -32,7 +40,8 @@ extension ChatSession {
             }
             return setting.requestIntegration(headers: nil)
         }
-        return RequestBuilder.request(for: turn, conversation: conversation, model: effective.reference,
-                                      server: configuration.server, integrations: integrations)
+        return RequestBuilder.request(
+            for: turn, conversation: conversation, model: effective.reference,
+            server: configuration.server, integrations: integrations)
     }
 }

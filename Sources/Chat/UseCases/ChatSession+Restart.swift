@@ -7,9 +7,11 @@ extension ChatSession {
     /// The settings go through `setSettings`, so the new conversation holds only values every face accepts.
     public func startAfresh(from conversation: Conversation, model: String?) async throws -> String {
         let integrations = conversation.settings.integrations ?? []
-        let opened = try await openConversation(.new, overrides: ConversationOverrides(
-            model: model ?? conversation.modelKey, systemPrompt: conversation.systemPrompt,
-            folder: conversation.folderId.map { .id($0) }, integrations: integrations.isEmpty ? nil : integrations))
+        let opened = try await openConversation(
+            .new,
+            overrides: ConversationOverrides(
+                model: model ?? conversation.modelKey, systemPrompt: conversation.systemPrompt,
+                folder: conversation.folderId.map { .id($0) }, integrations: integrations.isEmpty ? nil : integrations))
         let values = ConversationSetting.allCases.compactMap { setting in
             setting.value(in: conversation.settings).map { (setting, ConversationSetting.Value.text($0)) }
         }
@@ -24,8 +26,9 @@ extension ChatSession {
     public func discardIfEmpty(_ conversationId: String) throws -> Bool {
         try withLibrary { library in
             guard let conversation = try library.conversation(id: conversationId), conversation.title.isEmpty,
-                  conversation.draft.isEmpty,
-                  try library.messages(conversationId: conversationId).isEmpty else { return false }
+                conversation.draft.isEmpty,
+                try library.messages(conversationId: conversationId).isEmpty
+            else { return false }
             try library.delete(conversationId: conversationId)
             return true
         }

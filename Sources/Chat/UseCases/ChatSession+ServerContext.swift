@@ -13,8 +13,14 @@ public enum ServerContext: Equatable, Sendable {
     /// The rule: no response id is nothing to continue; one without a server, or from a server that is not
     /// `configured`, is elsewhere (llmster never continues it silently).
     public init(responseId: String?, serverURL: String?, configured: String) {
-        guard responseId != nil else { self = .none; return }
-        guard let serverURL else { self = .elsewhere(server: nil); return }
+        guard responseId != nil else {
+            self = .none
+            return
+        }
+        guard let serverURL else {
+            self = .elsewhere(server: nil)
+            return
+        }
         self = ServerURL.same(serverURL, configured) ? .here : .elsewhere(server: serverURL)
     }
 }
@@ -27,14 +33,17 @@ extension ChatSession {
     /// `regenerate` and `edit` throw `ChatError.continuationElsewhere`, so the face can say so and offer a fresh server
     /// context the way it does after a lost one.
     public nonisolated func serverContext(of conversation: Conversation) -> ServerContext {
-        ServerContext(responseId: conversation.lastResponseId, serverURL: conversation.serverURL, configured: configuration.server)
+        ServerContext(
+            responseId: conversation.lastResponseId, serverURL: conversation.serverURL, configured: configuration.server
+        )
     }
 
     /// Throws `ChatError.continuationElsewhere` when another server holds the conversation's context.
     func requireServerContextHere(_ conversation: Conversation) throws {
         if case .elsewhere(let server) = serverContext(of: conversation) {
-            throw ChatError.continuationElsewhere(conversationId: conversation.id, server: heldOn(server, by: conversation),
-                                                  configured: configuration.server)
+            throw ChatError.continuationElsewhere(
+                conversationId: conversation.id, server: heldOn(server, by: conversation),
+                configured: configuration.server)
         }
     }
 }

@@ -1,5 +1,5 @@
-import Library
 import LMStudio
+import Library
 
 extension ChatSession {
     /// Makes `reference` the server this session talks to from now on: the name of a `server.NAME` profile, or an
@@ -15,12 +15,15 @@ extension ChatSession {
 
     private func switchServer(to reference: String, explicitly: Bool) throws -> Configuration {
         guard let makeClient else {
-            throw ConfigurationError.invalidValue(key: "server", value: reference, expected: "the server this session started with (it cannot change)")
+            throw ConfigurationError.invalidValue(
+                key: "server", value: reference, expected: "the server this session started with (it cannot change)")
         }
         var chosen = configuration
         try chosen.selectServer(reference, explicitly: explicitly)
         let client: LMStudioClient
-        do { client = try makeClient(chosen) } catch let error as CredentialsError { throw ChatError.credentials(error) }
+        do { client = try makeClient(chosen) } catch let error as CredentialsError {
+            throw ChatError.credentials(error)
+        }
         setServer(ServerInUse(configuration: chosen, client: client))
         invalidateModels()
         return chosen
@@ -34,7 +37,9 @@ extension ChatSession {
     public func followServer(of conversation: Conversation) throws -> String? {
         guard let profile = conversation.serverProfile else { return nil }
         let current = configuration
-        guard profile != current.serverProfile, current.servers[profile] != nil, !current.serverIsChosen, makeClient != nil else { return nil }
+        guard profile != current.serverProfile, current.servers[profile] != nil, !current.serverIsChosen,
+            makeClient != nil
+        else { return nil }
         _ = try switchServer(to: profile, explicitly: false)
         return profile
     }
@@ -43,7 +48,8 @@ extension ChatSession {
     /// there (or that the profile is gone from the configuration).
     nonisolated func heldOn(_ url: String?, by conversation: Conversation) -> String? {
         guard let profile = conversation.serverProfile, profile != configuration.serverProfile else { return url }
-        let why = configuration.servers[profile] != nil
+        let why =
+            configuration.servers[profile] != nil
             ? "server profile \(profile); --server \(profile) or /server \(profile) continues there"
             : "server profile \(profile), which this configuration does not define"
         return (url ?? "an unrecorded server") + " (\(why))"

@@ -1,5 +1,5 @@
-import Library
 import LMStudio
+import Library
 
 /// When a changed system prompt reaches the model.
 public enum SystemPromptEffect: Sendable, Equatable {
@@ -38,8 +38,10 @@ extension ChatSession {
     /// Checks every change against its range (and reasoning against the effective model's options), then saves them together.
     ///
     /// Nothing is saved when one change is refused (`ChatError.invalidSetting`). Returns the settings now in effect.
-    public func setSettings(_ changes: [(ConversationSetting, ConversationSetting.Value)],
-                            conversationId: String) async throws -> ConversationSettings {
+    public func setSettings(
+        _ changes: [(ConversationSetting, ConversationSetting.Value)],
+        conversationId: String
+    ) async throws -> ConversationSettings {
         var conversation = try existingConversation(conversationId)
         conversation.settings = try await checkedSettings(changes, for: conversation)
         let updated = conversation
@@ -49,14 +51,17 @@ extension ChatSession {
 
     /// The settings `conversation` would have after `changes`, each checked (reasoning against the options of the
     /// model `conversation` names); nothing is saved. A refused change throws `ChatError.invalidSetting`.
-    func checkedSettings(_ changes: [(ConversationSetting, ConversationSetting.Value)],
-                         for conversation: Conversation) async throws -> ConversationSettings {
+    func checkedSettings(
+        _ changes: [(ConversationSetting, ConversationSetting.Value)],
+        for conversation: Conversation
+    ) async throws -> ConversationSettings {
         var settings = conversation.settings
         var reasoningOptions: [String]? = []
         var modelName: String?
         if changes.contains(where: { $0.0 == .reasoning && $0.1 != .clear }) {
             let models = try await serverCall { try await self.models() }
-            let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey, models: models)
+            let effective = EffectiveModel.resolve(
+                conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey, models: models)
             modelName = effective?.key
             reasoningOptions = effective?.model.map { $0.reasoningOptions(in: models) } ?? []
         }

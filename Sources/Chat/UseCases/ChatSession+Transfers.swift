@@ -13,13 +13,15 @@ extension ChatSession {
     /// returns the conversation and that target. A reference is resolved as `resolveConversation` does.
     @discardableResult
     public func exportConversation(_ reference: String, target: @Sendable (Conversation) throws -> ExportTarget) throws
-        -> (conversation: Conversation, target: ExportTarget) {
+        -> (conversation: Conversation, target: ExportTarget)
+    {
         let conversation = try resolveConversation(reference)
         return try storage {
             let chosen = try target(conversation)
             switch chosen {
             case .file(let path): try library.exportConversation(id: conversation.id, to: path)
-            case .descriptor(let descriptor): try library.exportConversation(id: conversation.id, descriptor: descriptor)
+            case .descriptor(let descriptor):
+                try library.exportConversation(id: conversation.id, descriptor: descriptor)
             }
             return (conversation, chosen)
         }
@@ -38,9 +40,13 @@ extension ChatSession {
     /// LM Studio's own desktop chats under `directory` (nil: where LM Studio keeps them under `home`), read without
     /// changing anything, and how many of them are in the library already.
     /// A `~` at the start of `directory` stands for `home`, in every face.
-    public func scanLMStudioChats(directory: String?, home: String) throws -> (scan: LMStudioChats.Scan, alreadyImported: Int) {
+    public func scanLMStudioChats(directory: String?, home: String) throws -> (
+        scan: LMStudioChats.Scan, alreadyImported: Int
+    ) {
         let named = directory.map { $0 == "~" ? home : $0.hasPrefix("~/") ? home + $0.dropFirst() : $0 }
-        let scan = try storage { try LMStudioChats.scan(directory: named ?? LMStudioChats.defaultDirectory(home: home)) }
+        let scan = try storage {
+            try LMStudioChats.scan(directory: named ?? LMStudioChats.defaultDirectory(home: home))
+        }
         return (scan, try storage { try library.importedLMStudioChats(scan) })
     }
 

@@ -1,5 +1,5 @@
-import Library
 import LMStudio
+import Library
 
 /// What a face hands the engine for one turn: the text as typed and what goes with it.
 ///
@@ -43,8 +43,11 @@ public struct TurnSubmission: Sendable, Equatable {
     public var sendsNearlyFull = false
 
     /// Creates a submission.
-    public init(text: String, images: [ImageInput] = [], context: [ContextItem] = [], template: Preset? = nil, stdin: String? = nil,
-                serverContext: ServerContextChoice? = nil) {
+    public init(
+        text: String, images: [ImageInput] = [], context: [ContextItem] = [], template: Preset? = nil,
+        stdin: String? = nil,
+        serverContext: ServerContextChoice? = nil
+    ) {
         self.text = text
         self.images = images
         self.context = context
@@ -164,7 +167,8 @@ public enum TurnDecision: Sendable, Equatable, CustomStringConvertible {
         case .chooseModel: ChatError.noModel.description
         case .overflow(let overflow):
             "This message" + (overflow.items.isEmpty ? "" : " and its context items")
-                + (overflow.exceeds ? " would overflow the context" : " would nearly fill the context") + " (\(overflow.label))"
+                + (overflow.exceeds ? " would overflow the context" : " would nearly fill the context")
+                + " (\(overflow.label))"
                 + (overflow.items.isEmpty ? "." : ":\n" + overflow.items.map { "  " + $0 }.joined(separator: "\n"))
         case .freshContext(let reason, _): reason.description
         }
@@ -219,18 +223,21 @@ extension ChatSession {
     /// turn), a turn not sent removes it. `stopReason` says why a cancelled reply stopped ("Output closed"); nil gives
     /// the usual reason. A resend of the text of the branch's unanswered last turn (which older versions left after a
     /// failed send) answers that turn instead of repeating it.
-    public func submit(_ submission: TurnSubmission, in conversationId: String, createdForTurn: Bool = false,
-                       progress: @escaping @Sendable (TurnStep) async -> Void = { _ in },
-                       stopReason: @escaping @Sendable () -> String? = { nil },
-                       display: @escaping ReplyObserver,
-                       replyCreated: (@Sendable (String) async -> Void)? = nil) async -> TurnOutcome {
+    public func submit(
+        _ submission: TurnSubmission, in conversationId: String, createdForTurn: Bool = false,
+        progress: @escaping @Sendable (TurnStep) async -> Void = { _ in },
+        stopReason: @escaping @Sendable () -> String? = { nil },
+        display: @escaping ReplyObserver,
+        replyCreated: (@Sendable (String) async -> Void)? = nil
+    ) async -> TurnOutcome {
         let writing: WriterTurn
         do { writing = try await writerLock(conversationId) } catch {
             return Self.refuses(error) ? .refused(error, returned: submission) : .failed(error, returned: submission)
         }
         defer { withExtendedLifetime(writing) {} }
-        let outcome = await attempt(submission, in: conversationId, progress: progress, stopReason: stopReason,
-                                    display: display, replyCreated: replyCreated)
+        let outcome = await attempt(
+            submission, in: conversationId, progress: progress, stopReason: stopReason,
+            display: display, replyCreated: replyCreated)
         // Still the conversation's writer: nobody else can have sent to it meanwhile.
         if createdForTurn, outcome.reply == nil { try? storage { try discardUnanswered(conversationId) } }
         return outcome
@@ -240,9 +247,11 @@ extension ChatSession {
     ///
     /// A retry or an edit is asked in the context the replaced turn was asked in, so its recap leaves that turn out and
     /// a retry is not checked for overflow (it was sent in that context before).
-    private func attempt(_ submission: TurnSubmission, in conversationId: String,
-                         progress: @escaping @Sendable (TurnStep) async -> Void, stopReason: @escaping @Sendable () -> String?,
-                         display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?) async -> TurnOutcome {
+    private func attempt(
+        _ submission: TurnSubmission, in conversationId: String,
+        progress: @escaping @Sendable (TurnStep) async -> Void, stopReason: @escaping @Sendable () -> String?,
+        display: @escaping ReplyObserver, replyCreated: (@Sendable (String) async -> Void)?
+    ) async -> TurnOutcome {
         let resends = submission.kind != .message
         do {
             let conversation = try existingConversation(conversationId)
@@ -252,10 +261,13 @@ extension ChatSession {
             let turn = submission.turn
             try contextLimits.check(turn.context)
             var choice = submission.serverContext
-            if choice != .empty, choice != .recap, let reason = freshContextReason(conversation, keeping: choice == .keep) {
+            if choice != .empty, choice != .recap,
+                let reason = freshContextReason(conversation, keeping: choice == .keep)
+            {
                 guard reason == .systemPromptChanged, submission.changedPromptStartsFresh, choice == nil else {
-                    return .needsDecision(.freshContext(reason, recap: await recapOffer(conversationId, excludingLastTurn: resends)),
-                                          returned: submission)
+                    return .needsDecision(
+                        .freshContext(reason, recap: await recapOffer(conversationId, excludingLastTurn: resends)),
+                        returned: submission)
                 }
                 choice = .empty
                 await progress(.startsFreshContext(reason))
@@ -265,18 +277,24 @@ extension ChatSession {
             }
             var grown = false
             if submission.kind != .retry, submission.overflowChoice != .send,
-               let overflow = try await contextOverflow(turn, conversation: try existingConversation(conversationId),
-                                                         fresh: choice == .empty || choice == .recap, excludingLastTurn: resends) {
+                let overflow = try await contextOverflow(
+                    turn, conversation: try existingConversation(conversationId),
+                    fresh: choice == .empty || choice == .recap, excludingLastTurn: resends)
+            {
                 switch submission.overflowChoice {
                 case nil where submission.sendsNearlyFull && !overflow.exceeds:
                     break
                 case nil, .send?:
                     return .needsDecision(.overflow(overflow), returned: submission)
                 case .recap?:
-                    guard overflow.recap != nil else { return .needsDecision(.overflow(overflow), returned: submission) }
+                    guard overflow.recap != nil else {
+                        return .needsDecision(.overflow(overflow), returned: submission)
+                    }
                     choice = .recap
                 case .grow?:
-                    guard let size = overflow.growTo else { return .needsDecision(.overflow(overflow), returned: submission) }
+                    guard let size = overflow.growTo else {
+                        return .needsDecision(.overflow(overflow), returned: submission)
+                    }
                     try await growContext(conversationId, to: size, progress: progress)
                     grown = true
                 }
@@ -284,17 +302,21 @@ extension ChatSession {
             let fresh = choice == .empty || choice == .recap
             do {
                 let recap = choice == .recap
-                var saved = switch submission.kind {
-                case .message:
-                    try await sendAsWriter(turn, in: conversationId, freshContext: fresh, recap: recap, answeringUnanswered: true,
-                                           stopReason: stopReason, display: display, replyCreated: replyCreated)
-                case .retry:
-                    try await regenerateAsWriter(in: conversationId, freshContext: fresh, recap: recap, display: display,
-                                                 replyCreated: replyCreated)
-                case .edit:
-                    try await editAsWriter(in: conversationId, text: turn.text, freshContext: fresh, recap: recap, display: display,
-                                           replyCreated: replyCreated)
-                }
+                var saved =
+                    switch submission.kind {
+                    case .message:
+                        try await sendAsWriter(
+                            turn, in: conversationId, freshContext: fresh, recap: recap, answeringUnanswered: true,
+                            stopReason: stopReason, display: display, replyCreated: replyCreated)
+                    case .retry:
+                        try await regenerateAsWriter(
+                            in: conversationId, freshContext: fresh, recap: recap, display: display,
+                            replyCreated: replyCreated)
+                    case .edit:
+                        try await editAsWriter(
+                            in: conversationId, text: turn.text, freshContext: fresh, recap: recap, display: display,
+                            replyCreated: replyCreated)
+                    }
                 saved.startedFreshContext = fresh
                 return saved.wasCancelled ? .cancelled(saved) : .sent(saved)
             } catch ChatError.continuationLost where !fresh && grown {
@@ -302,12 +324,15 @@ extension ChatSession {
                 var again = submission
                 again.serverContext = .recap
                 again.overflowChoice = .send
-                return await attempt(again, in: conversationId, progress: progress, stopReason: stopReason, display: display,
-                                     replyCreated: replyCreated)
+                return await attempt(
+                    again, in: conversationId, progress: progress, stopReason: stopReason, display: display,
+                    replyCreated: replyCreated)
             } catch ChatError.continuationLost where !fresh {
                 // Nothing was saved: the face asks whether to go on in a fresh context, and submits the turn again.
-                return .needsDecision(.freshContext(.continuationLost, recap: await recapOffer(conversationId, excludingLastTurn: resends)),
-                                      returned: submission)
+                return .needsDecision(
+                    .freshContext(
+                        .continuationLost, recap: await recapOffer(conversationId, excludingLastTurn: resends)),
+                    returned: submission)
             }
         } catch {
             return Self.refuses(error) ? .refused(error, returned: submission) : .failed(error, returned: submission)
@@ -338,26 +363,35 @@ extension ChatSession {
 
     /// `turn` against the conversation's context (counted from empty when the turn starts a fresh one): nil when it
     /// stays under `context_warn_percent` or no limit is known, else the figures and what a larger context would be.
-    private func contextOverflow(_ turn: Turn, conversation: Conversation, fresh: Bool, excludingLastTurn: Bool) async throws -> ContextOverflow? {
-        let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
-                                               models: try? await models())
+    private func contextOverflow(_ turn: Turn, conversation: Conversation, fresh: Bool, excludingLastTurn: Bool)
+        async throws -> ContextOverflow?
+    {
+        let effective = EffectiveModel.resolve(
+            conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
+            models: try? await models())
         var meter = try contextMeter(conversation: conversation, model: effective)
         if fresh {
             meter = ContextMeter(usedTokens: 0, contextLength: meter.contextLength)
         } else if excludingLastTurn, let replaced = try lastUserMessage(in: conversation.id) {
             // An edit is sent in the context before the turn it replaces: counted from the reply before that turn.
-            let before = try storage { try library.lastReplyStatistics(conversationId: conversation.id, before: replaced.id) }
-            meter = ContextMeter(usedTokens: (before?.inputTokens ?? 0).saturatingAdd(before?.totalOutputTokens ?? 0),
-                                 contextLength: meter.contextLength)
+            let before = try storage {
+                try library.lastReplyStatistics(conversationId: conversation.id, before: replaced.id)
+            }
+            meter = ContextMeter(
+                usedTokens: (before?.inputTokens ?? 0).saturatingAdd(before?.totalOutputTokens ?? 0),
+                contextLength: meter.contextLength)
         }
         let input = ContextItem.input(turn.context, message: turn.text)
-        guard let length = meter.contextLength, meter.wouldFill(draft: input, percent: configuration.contextWarnPercent) else { return nil }
+        guard let length = meter.contextLength, meter.wouldFill(draft: input, percent: configuration.contextWarnPercent)
+        else { return nil }
         let projected = meter.projected(draft: input)
-        return ContextOverflow(label: meter.label(draft: input), items: turn.context.map(\.chip), exceeds: projected > length,
-                               model: effective?.key ?? "the model",
-                               growTo: Self.grownContext(for: projected, current: length, maximum: effective?.model?.maxContextLength,
-                                                         percent: configuration.contextWarnPercent),
-                               recap: await recapOffer(conversation.id, excludingLastTurn: excludingLastTurn))
+        return ContextOverflow(
+            label: meter.label(draft: input), items: turn.context.map(\.chip), exceeds: projected > length,
+            model: effective?.key ?? "the model",
+            growTo: Self.grownContext(
+                for: projected, current: length, maximum: effective?.model?.maxContextLength,
+                percent: configuration.contextWarnPercent),
+            recap: await recapOffer(conversation.id, excludingLastTurn: excludingLastTurn))
     }
 
     /// The context a reload gives a turn of `projected` tokens: the smallest power of two it fills to at most `percent`,
@@ -376,12 +410,17 @@ extension ChatSession {
     /// conversation, which would ask to grow again), the new one loaded (`echo_load_config` says what the server applied), and the
     /// conversation keeps `size` for later loads once it loaded (a load that fails puts the old instance back). The
     /// conversation's server context is not touched: the next request continues it when the server still knows it.
-    private func growContext(_ conversationId: String, to size: Int, progress: @escaping @Sendable (TurnStep) async -> Void) async throws {
+    private func growContext(
+        _ conversationId: String, to size: Int, progress: @escaping @Sendable (TurnStep) async -> Void
+    ) async throws {
         // The list this turn's load policy just asked for; the load below refreshes it.
         let models = try await serverCall { try await self.models() }
-        guard let effective = EffectiveModel.resolve(conversation: try existingConversation(conversationId), pending: nil,
-                                                     defaultModel: configuration.defaultModelKey, models: models),
-              let model = effective.model else { throw ChatError.noModel }
+        guard
+            let effective = EffectiveModel.resolve(
+                conversation: try existingConversation(conversationId), pending: nil,
+                defaultModel: configuration.defaultModelKey, models: models),
+            let model = effective.model
+        else { throw ChatError.noModel }
         let replaced = effective.instance
         if let replaced {
             try await serverCall { try await client.unload(instanceId: replaced.id) }
@@ -390,10 +429,15 @@ extension ChatSession {
         await progress(.model(.loading(model.key)))
         let response: LoadResponse
         do {
-            response = try await loadKey(model.key, conversationId: conversationId, options: LoadOptions(contextLength: size))
+            response = try await loadKey(
+                model.key, conversationId: conversationId, options: LoadOptions(contextLength: size))
         } catch {
             // The larger context did not load (memory, guardrails): the model comes back as it was, and the size is not kept.
-            if let replaced { _ = try? await loadKey(model.key, conversationId: conversationId, options: LoadOptions(contextLength: replaced.config.contextLength)) }
+            if let replaced {
+                _ = try? await loadKey(
+                    model.key, conversationId: conversationId,
+                    options: LoadOptions(contextLength: replaced.config.contextLength))
+            }
             throw error
         }
         await progress(.model(.loaded(response)))
@@ -410,18 +454,25 @@ extension ChatSession {
     ///
     /// Asks the server for its models each turn (one small request): another face or client may have loaded or unloaded
     /// models since, and a stale list would leave the load to the server, beside the model the policy would unload.
-    private func loadUnderPolicy(_ conversationId: String, progress: @escaping @Sendable (TurnStep) async -> Void) async throws -> [String]? {
+    private func loadUnderPolicy(_ conversationId: String, progress: @escaping @Sendable (TurnStep) async -> Void)
+        async throws -> [String]?
+    {
         let conversation = try existingConversation(conversationId)
         let models = try await serverCall { try await self.models(refresh: true) }
-        guard let effective = EffectiveModel.resolve(conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
-                                                     models: models) else {
+        guard
+            let effective = EffectiveModel.resolve(
+                conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
+                models: models)
+        else {
             let candidates = models.filter(\.canChat).map(\.key)
             if candidates.isEmpty { throw ChatError.noModel }
             return candidates
         }
         guard effective.state == .notLoaded, effective.model?.canChat == true else { return nil }
         let previous = models.first { $0.canChat && $0.isLoaded && $0.key != effective.key }?.key
-        _ = try await selectModel(effective.reference, conversationId: conversationId, replacing: previous) { await progress(.model($0)) }
+        _ = try await selectModel(effective.reference, conversationId: conversationId, replacing: previous) {
+            await progress(.model($0))
+        }
         return nil
     }
 }

@@ -26,13 +26,17 @@ public enum ConversationSetting: String, CaseIterable, Sendable {
 
     /// The setting named `name` (as `/set` and the protocol spell it), else `SettingError.unknownKey`.
     public static func named(_ name: String) throws(SettingError) -> ConversationSetting {
-        guard let setting = ConversationSetting(rawValue: name) else { throw .unknownKey(name, known: allCases.map(\.rawValue)) }
+        guard let setting = ConversationSetting(rawValue: name) else {
+            throw .unknownKey(name, known: allCases.map(\.rawValue))
+        }
         return setting
     }
 
     /// Applies `value` to `settings` after checking it; `reasoningOptions` are the effective model's allowed values
     /// (`Model.reasoningOptions(in:)`; nil: any value, for the server to decide).
-    public func apply(_ value: Value, to settings: inout ConversationSettings, model: String?, reasoningOptions: [String]?) throws(SettingError) {
+    public func apply(
+        _ value: Value, to settings: inout ConversationSettings, model: String?, reasoningOptions: [String]?
+    ) throws(SettingError) {
         switch self {
         // The ranges `chat.md` documents; repeat_penalty has none documented (1 is no penalty).
         case .temperature: settings.temperature = try number(value, 0...1)
@@ -109,8 +113,9 @@ public enum SettingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notPositive(let key):
             "\(key) takes a positive whole number, or 'default'"
         case .reasoningNotOffered(let model, let allowed):
-            allowed.isEmpty ? "\(model ?? "this model") has no reasoning options"
-                            : "reasoning takes one of " + allowed.joined(separator: ", ")
+            allowed.isEmpty
+                ? "\(model ?? "this model") has no reasoning options"
+                : "reasoning takes one of " + allowed.joined(separator: ", ")
         }
     }
 }

@@ -1,5 +1,5 @@
-import Library
 import LMStudio
+import Library
 
 /// The model a conversation uses, as the one rule resolves it, and that model's state on the server.
 ///
@@ -27,16 +27,22 @@ public struct EffectiveModel: Sendable, Equatable {
     public var key: String { model?.key ?? reference }
 
     /// Resolves the rule against `models` (nil when the server could not be asked); nil when no model applies.
-    public static func resolve(conversation: Conversation?, pending: String?, defaultModel: String?, models: [Model]?) -> EffectiveModel? {
+    public static func resolve(conversation: Conversation?, pending: String?, defaultModel: String?, models: [Model]?)
+        -> EffectiveModel?
+    {
         let fallback = models?.first { $0.canChat && $0.isLoaded }?.key
         guard let reference = conversation?.modelKey ?? pending ?? defaultModel ?? fallback else { return nil }
-        guard let models else { return EffectiveModel(reference: reference, model: nil, instance: nil, state: .serverUnreachable) }
+        guard let models else {
+            return EffectiveModel(reference: reference, model: nil, instance: nil, state: .serverUnreachable)
+        }
         guard let model = models.model(named: reference) else {
             return EffectiveModel(reference: reference, model: nil, instance: nil, state: .notDownloaded)
         }
-        let instance = model.loadedInstances.first { $0.id == reference }
+        let instance =
+            model.loadedInstances.first { $0.id == reference }
             ?? model.loadedInstances.first { $0.id == model.key } ?? model.loadedInstances.first
-        return EffectiveModel(reference: reference, model: model, instance: instance, state: instance == nil ? .notLoaded : .loaded)
+        return EffectiveModel(
+            reference: reference, model: model, instance: instance, state: instance == nil ? .notLoaded : .loaded)
     }
 
     /// The context length in effect: the serving instance's, else the conversation's setting, else `configured`, else the model's maximum.

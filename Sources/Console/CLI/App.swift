@@ -1,10 +1,10 @@
-import TerminalMarkdown
 import Chat
 import Foundation
 import HTTP
-import Library
 import LMStudio
+import Library
 import SystemSupport
+import TerminalMarkdown
 
 /// The `llmster` command line: global options, subcommand dispatch, errors to exit statuses.
 public enum App {
@@ -12,21 +12,37 @@ public enum App {
     public static let version = "0.1.0"
 
     static let globalOptions = ArgumentParser([
-        .init(["server"], value: "URL", help: "LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234, else the port LM Studio publishes)"),
+        .init(
+            ["server"], value: "URL",
+            help:
+                "LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234, else the port LM Studio publishes)"
+        ),
         .init(["library"], value: "PATH", help: "library file (default $XDG_DATA_HOME/llmster/library.sqlite3)"),
-        .init(["config"], value: "PATH", help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
-        .init(["markdown"], value: "WHEN", choices: ["auto", "always", "never"], help: "render Markdown: auto (on a terminal), always, never"),
+        .init(
+            ["config"], value: "PATH",
+            help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
+        .init(
+            ["markdown"], value: "WHEN", choices: ["auto", "always", "never"],
+            help: "render Markdown: auto (on a terminal), always, never"),
         .init(["demo"], help: "run against the built-in LM Studio simulator, with a temporary library"),
-        .init(["preset"], value: "NAME", help: "use preset NAME (preset.NAME.… in the config): its system prompt, model, settings and message template"),
+        .init(
+            ["preset"], value: "NAME",
+            help:
+                "use preset NAME (preset.NAME.… in the config): its system prompt, model, settings and message template"
+        ),
         .init(["version"], short: "V", help: "print the version"),
-        .init(["help"], short: "h", help: "show this help"),
+        .init(["help"], short: "h", help: "show this help")
     ])
 
     /// The options of `llmster` without a command: where the REPL starts.
     static let replOptions: [ArgumentParser.Option] = [
-        .init(["model"], short: "m", value: "MODEL", help: "start the REPL on MODEL (a key, an alias.NAME or an instance id)"),
-        .init(["continue"], short: "c", value: "CHAT", optionalValue: true, help: "resume the conversation last used (opened or sent to)"),
-        .init(["chat"], value: "CHAT", help: "resume CHAT: an id, id prefix or title"),
+        .init(
+            ["model"], short: "m", value: "MODEL",
+            help: "start the REPL on MODEL (a key, an alias.NAME or an instance id)"),
+        .init(
+            ["continue"], short: "c", value: "CHAT", optionalValue: true,
+            help: "resume the conversation last used (opened or sent to)"),
+        .init(["chat"], value: "CHAT", help: "resume CHAT: an id, id prefix or title")
     ]
 
     /// Every subcommand, in the order `--help` lists them.
@@ -37,7 +53,7 @@ public enum App {
         LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search, ForkCommand.command,
         DownloadCommand.command,
         TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,
-        RpcCommand.command, CompletionCommands.completions, CompletionCommands.complete,
+        RpcCommand.command, CompletionCommands.completions, CompletionCommands.complete
     ]
 
     /// The usage line of `llmster` itself.
@@ -50,37 +66,42 @@ public enum App {
         let list = shown.map { TextLayout.hanging("  " + $0.name, $0.summary, column: column, width: width, fit: fit) }
         func paragraph(_ text: String) -> String { TextLayout.paragraphs(text, width: width, fit: fit) }
         return """
-        \(usageLine)
+            \(usageLine)
 
-        \(paragraph("A terminal client for LM Studio. Without a command, opens the chat REPL: `llmster -m MODEL` on a model, `llmster -c` on the conversation last used, `llmster --chat CHAT` on one."))
+            \(paragraph("A terminal client for LM Studio. Without a command, opens the chat REPL: `llmster -m MODEL` on a model, `llmster -c` on the conversation last used, `llmster --chat CHAT` on one."))
 
-        commands:
-        \(list.joined(separator: "\n"))
+            commands:
+            \(list.joined(separator: "\n"))
 
-        REPL options:
-        \(ArgumentParser(replOptions).optionHelp(width: width, fit: fit))
+            REPL options:
+            \(ArgumentParser(replOptions).optionHelp(width: width, fit: fit))
 
-        global options (before or after the command):
-        \(globalOptions.optionHelp(width: width, fit: fit))
+            global options (before or after the command):
+            \(globalOptions.optionHelp(width: width, fit: fit))
 
-        \(paragraph("`llmster COMMAND --help` describes a command; `man llmster` describes everything. Exit status: 0 ok, 1 failure, 2 usage, 3 server unreachable or too old, 4 token missing or rejected, 5 not found, 6 reply incomplete, 130 interrupted, 143 terminated."))
+            \(paragraph("`llmster COMMAND --help` describes a command; `man llmster` describes everything. Exit status: 0 ok, 1 failure, 2 usage, 3 server unreachable or too old, 4 token missing or rejected, 5 not found, 6 reply incomplete, 130 interrupted, 143 terminated."))
 
-        """
+            """
     }
 
     /// Runs llmster with `arguments` (without the program name); `startDemo` starts the simulator and returns its URL.
     ///
     /// The first word that is not an option names the command; global options may come before or after it.
-    public static func run(arguments: [String], environment: [String: String],
-                           startDemo: @Sendable () throws -> String) async -> Int32 {
+    public static func run(
+        arguments: [String], environment: [String: String],
+        startDemo: @Sendable () throws -> String
+    ) async -> Int32 {
         let errors = StandardStream.error
         let commandIndex = firstCommandWord(in: arguments)
         var command: Command?
         if let commandIndex {
             let name = arguments[commandIndex]
             guard let named = commands.first(where: { $0.name == name }) else {
-                let suggestion = EditDistance.nearest(to: name, in: commands.filter { !$0.isHidden }.map(\.name), maximum: 2)
-                errors.wrappedLine("llmster: unknown command '\(UntrustedText.sanitize(name))'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "; see llmster --help", indent: 9)
+                let suggestion = EditDistance.nearest(
+                    to: name, in: commands.filter { !$0.isHidden }.map(\.name), maximum: 2)
+                errors.wrappedLine(
+                    "llmster: unknown command '\(UntrustedText.sanitize(name))'"
+                        + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "; see llmster --help", indent: 9)
                 return ExitCode.usage
             }
             command = named
@@ -91,7 +112,9 @@ public enum App {
         do {
             parsed = try (command?.parser ?? ArgumentParser(replOptions)).including(globalOptions.options).parse(words)
         } catch {
-            errors.wrappedLine("llmster\(command.map { " " + $0.name } ?? ""): \(error)\n\(command?.usageLine ?? usageLine)" + (command == nil ? "; see llmster --help" : ""), indent: 9)
+            errors.wrappedLine(
+                "llmster\(command.map { " " + $0.name } ?? ""): \(error)\n\(command?.usageLine ?? usageLine)"
+                    + (command == nil ? "; see llmster --help" : ""), indent: 9)
             return ExitCode.usage
         }
         if parsed.has("version") {
@@ -105,7 +128,8 @@ public enum App {
             return ExitCode.success
         }
         if command == nil, let stray = parsed.positionals.first {
-            errors.wrappedLine("llmster: unexpected '\(UntrustedText.sanitize(stray))'\n\(usageLine); see llmster --help", indent: 9)
+            errors.wrappedLine(
+                "llmster: unexpected '\(UntrustedText.sanitize(stray))'\n\(usageLine); see llmster --help", indent: 9)
             return ExitCode.usage
         }
 
@@ -113,22 +137,27 @@ public enum App {
         do {
             context = try makeContext(global: parsed, environment: environment, startDemo: startDemo)
         } catch {
-            errors.wrappedLine("llmster: \(UntrustedText.sanitize(ServerURL.redactingPasswords(in: String(describing: error))))", indent: 9)
+            errors.wrappedLine(
+                "llmster: \(UntrustedText.sanitize(ServerURL.redactingPasswords(in: String(describing: error))))",
+                indent: 9)
             return ExitCode.failure
         }
         if context.isDemo {
-            errors.wrappedLine("llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.",
-                               indent: 9)
+            errors.wrappedLine(
+                "llmster: demo mode — talking to the built-in LM Studio simulator at \(context.server); the library is temporary.",
+                indent: 9)
         } else if case .lmStudioFile(let path) = context.serverSource, errors.isTerminal {
-            errors.wrappedLine("llmster: LM Studio's server found at \(context.server) (the port it published in \(UntrustedText.sanitize(path)));"
-                               + " nothing answered at localhost:1234.", indent: 9)
+            errors.wrappedLine(
+                "llmster: LM Studio's server found at \(context.server) (the port it published in \(UntrustedText.sanitize(path)));"
+                    + " nothing answered at localhost:1234.", indent: 9)
         }
         let name = command?.name ?? ""
         do {
             guard let command else { return try await startRepl(parsed, context: context) }
             return try await command.run(parsed, context)
         } catch let error as UsageError {
-            errors.wrappedLine("llmster\(name.isEmpty ? "" : " " + name): \(error)\n\(command?.usageLine ?? usageLine)", indent: 9)
+            errors.wrappedLine(
+                "llmster\(name.isEmpty ? "" : " " + name): \(error)\n\(command?.usageLine ?? usageLine)", indent: 9)
             return ExitCode.usage
         } catch {
             context.warn(explanation(of: error, context: context))
@@ -157,14 +186,21 @@ public enum App {
     /// second. Piped (scripts, editors checking the binary) nothing is asked of the server, so it stays instant.
     private static func printVersion(global: ArgumentParser.Parsed, environment: [String: String]) async {
         let output = StandardStream.output
-        output.line("llmster-client \(version) — a terminal client for LM Studio, not LM Studio's own headless daemon (`lms daemon up`, also named llmster)")
-        guard output.isTerminal, !global.has("demo"), let context = try? makeContext(global: global, environment: environment, startDemo: { "" }) else { return }
-        let client = LMStudioClient(server: context.server, token: nil, transport: CurlTransport(),
-                                    timeouts: HTTPTimeouts(connect: 0.3, idle: 0.5), userAgent: CommandContext.userAgent)
+        output.line(
+            "llmster-client \(version) — a terminal client for LM Studio, not LM Studio's own headless daemon (`lms daemon up`, also named llmster)"
+        )
+        guard output.isTerminal, !global.has("demo"),
+            let context = try? makeContext(global: global, environment: environment, startDemo: { "" })
+        else { return }
+        let client = LMStudioClient(
+            server: context.server, token: nil, transport: CurlTransport(),
+            timeouts: HTTPTimeouts(connect: 0.3, idle: 0.5), userAgent: CommandContext.userAgent)
         let server = UntrustedText.sanitize(ServerURL.redactingPasswords(in: context.server))
         switch await Result(catching: { try await client.greeting() }) {
         case .success(let greeting) where greeting.lmstudio:
-            let named = greeting.version.map { "LM Studio " + UntrustedText.sanitize(String($0.prefix(40))) } ?? "LM Studio (version not given)"
+            let named =
+                greeting.version.map { "LM Studio " + UntrustedText.sanitize(String($0.prefix(40))) }
+                ?? "LM Studio (version not given)"
             output.line("server: \(named) at \(server)")
         case .success:
             output.line("server: \(server) answers, but does not say it is LM Studio")
@@ -175,11 +211,12 @@ public enum App {
 
     /// What `error` means for the user; a server that cannot be reached also gets the way to try llmster without one.
     static func explanation(of error: any Error, context: CommandContext) -> String {
-        let server: LMStudioError? = switch error {
-        case let error as LMStudioError: error
-        case ChatError.server(let inner): inner
-        default: nil
-        }
+        let server: LMStudioError? =
+            switch error {
+            case let error as LMStudioError: error
+            case ChatError.server(let inner): inner
+            default: nil
+            }
         guard let error = server else { return String(describing: error) }
         let text = error.description(credentialsFile: context.paths.credentialsFile)
         switch error {
@@ -197,33 +234,41 @@ public enum App {
         case .authentication: ExitCode.authentication
         case .modelNotFound, .notFound: ExitCode.notFound
         case .invalid, .contextOverflow, .continuationLost, .server, .storage, .invalidFile, .needsConfirmation, .busy,
-             .cancelled, .internal: ExitCode.failure
+            .cancelled, .internal:
+            ExitCode.failure
         }
     }
 
     /// The index of the command word: the first word that is neither an option of `llmster` itself nor its value.
     private static func firstCommandWord(in arguments: [String]) -> Int? {
         let valued = (globalOptions.options + replOptions).filter { $0.value != nil && !$0.valueIsOptional }
-        let takesValue = Set(valued.flatMap { option in option.names.map { "--" + $0 } + (option.short.map { ["-\($0)"] } ?? []) })
+        let takesValue = Set(
+            valued.flatMap { option in option.names.map { "--" + $0 } + (option.short.map { ["-\($0)"] } ?? []) })
         var index = 0
         while index < arguments.count {
             let word = arguments[index]
             if word == "--" { return nil }
-            if takesValue.contains(word) { index += 2; continue }
+            if takesValue.contains(word) {
+                index += 2
+                continue
+            }
             if !word.hasPrefix("-") { return index }
             index += 1
         }
         return nil
     }
 
-    private static func makeContext(global: ArgumentParser.Parsed, environment: [String: String],
-                                    startDemo: () throws -> String) throws -> CommandContext {
+    private static func makeContext(
+        global: ArgumentParser.Parsed, environment: [String: String],
+        startDemo: () throws -> String
+    ) throws -> CommandContext {
         let paths = Paths(environment: environment)
         let configPath = global.value("config") ?? paths.configFile
         var configuration = try Configuration.load(path: configPath, mustExist: global.value("config") != nil)
         configuration.credentialsFile = paths.credentialsFile
         // A config line naming the default address is the default: the published port may still be looked for.
-        var source: ServerDiscovery.Source = ServerURL.same(configuration.server, Configuration.defaultServer) ? .builtInDefault : .configuration
+        var source: ServerDiscovery.Source =
+            ServerURL.same(configuration.server, Configuration.defaultServer) ? .builtInDefault : .configuration
         if let server = environment["LLMSTER_SERVER"], !server.isEmpty {
             try configuration.selectServer(server)
             source = .environment
@@ -234,7 +279,9 @@ public enum App {
         }
         var libraryPath = global.value("library") ?? paths.libraryFile
         let isDemo = global.has("demo")
-        if source == .builtInDefault, !isDemo, let (server, found) = ServerDiscovery.discovered(environment: environment) {
+        if source == .builtInDefault, !isDemo,
+            let (server, found) = ServerDiscovery.discovered(environment: environment)
+        {
             try configuration.setValue(server, forKey: "server")
             source = found
         }
@@ -245,10 +292,11 @@ public enum App {
                 libraryPath = NSTemporaryDirectory() + "llmster-demo-\(getpid())/library.sqlite3"
             }
         }
-        var context = CommandContext(environment: environment, paths: paths, configuration: configuration, configurationPath: configPath,
-                                     libraryPath: libraryPath,
-                                     markdownMode: global.value("markdown") ?? configuration.markdown, isDemo: isDemo,
-                                     preset: global.value("preset"))
+        var context = CommandContext(
+            environment: environment, paths: paths, configuration: configuration, configurationPath: configPath,
+            libraryPath: libraryPath,
+            markdownMode: global.value("markdown") ?? configuration.markdown, isDemo: isDemo,
+            preset: global.value("preset"))
         context.serverSource = source
         if isatty(1) == 1 { context.measuredWidthModel = MeasuredWidths.model(paths: paths, environment: environment) }
         return context

@@ -1,62 +1,83 @@
 import Chat
 import Foundation
-import Library
 import HTTP
 import LMStudio
+import Library
 import TerminalMarkdown
 
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.
 enum AskCommand {
     static let command = Command(
-        "ask", synopsis: "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f FILE|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--fresh-context[=empty|recap]] [--on-overflow=grow|recap|send|refuse] [--no-save]",
+        "ask",
+        synopsis:
+            "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f FILE|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--fresh-context[=empty|recap]] [--on-overflow=grow|recap|send|refuse] [--no-save]",
         summary: "Send one message and stream the answer to standard output.",
         details: """
-        The prompt is the arguments. Piped standard input is added after them and a blank line, so
-        `git diff | llmster ask "Review this diff:"` sends the instruction, then the diff; with no arguments
-        standard input is the whole prompt. With `--preset NAME` whose preset has a template, the template is
-        sent with {{input}} filled by the arguments and {{stdin}} by standard input. On a terminal the answer is
-        rendered Markdown; piped, it is the raw Markdown text. Stages (model loading, prompt processing),
-        the reasoning tail and tool calls go to standard error, only when it is a terminal.
-        `-f PATH|GLOB|DIR|URL` (repeatable) sends files, a directory's text files (hidden and .gitignored
-        entries skipped), a glob's matches, a web page's text or (`-f -`) standard input as context: each
-        goes before the prompt as a block under its name and is saved with the message. A binary or non-UTF-8
-        file, one over context_item_limit, items over context_message_limit together are refused with the sizes,
-        and nothing is sent. A message that would fill the loaded context past context_warn_percent (90 by
-        default; the last reply's input and output tokens plus the new text at about four characters a token)
-        is refused with the figures unless `--on-overflow` says otherwise: `grow` reloads the model with a
-        larger context (up to its maximum; the instance that served the conversation replaced) and goes on
-        in the same server context when the server still has it, else with a recap; `recap` starts a fresh
-        context with a recap of the earlier turns; `send` sends it as it is. Only regular files
-        are read (`-f` and `--image`): a FIFO, device or socket is refused at once, never read
-        (listed as skipped inside a directory or glob); pipe such input to `-f -` instead.
-        The conversation's model is loaded first under the load policy (the previous chat model unloaded
-        unless keep_previous_models is set).
-        Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved),
-        also when the reader of standard output goes away early (`| head`: "Output closed"); 130 after
-        Ctrl-C and 143 after SIGTERM, with the partial reply saved, whether standard output is a terminal
-        or a pipe. A message that is not sent saves nothing.
-        When the server no longer knows the conversation's context, llmster says so, keeps the transcript
-        and sends nothing: the same command with `--fresh-context` sends the message with a fresh server
-        context; `--fresh-context=recap` starts it with a recap of the earlier turns from the library (a
-        transcript when it fits the context, else a summary by summarizer_model), and says first how many
-        tokens the recap costs. Without a PROMPT, `--fresh-context` answers a message an older version left
-        unanswered.
-        """,
+            The prompt is the arguments. Piped standard input is added after them and a blank line, so
+            `git diff | llmster ask "Review this diff:"` sends the instruction, then the diff; with no arguments
+            standard input is the whole prompt. With `--preset NAME` whose preset has a template, the template is
+            sent with {{input}} filled by the arguments and {{stdin}} by standard input. On a terminal the answer is
+            rendered Markdown; piped, it is the raw Markdown text. Stages (model loading, prompt processing),
+            the reasoning tail and tool calls go to standard error, only when it is a terminal.
+            `-f PATH|GLOB|DIR|URL` (repeatable) sends files, a directory's text files (hidden and .gitignored
+            entries skipped), a glob's matches, a web page's text or (`-f -`) standard input as context: each
+            goes before the prompt as a block under its name and is saved with the message. A binary or non-UTF-8
+            file, one over context_item_limit, items over context_message_limit together are refused with the sizes,
+            and nothing is sent. A message that would fill the loaded context past context_warn_percent (90 by
+            default; the last reply's input and output tokens plus the new text at about four characters a token)
+            is refused with the figures unless `--on-overflow` says otherwise: `grow` reloads the model with a
+            larger context (up to its maximum; the instance that served the conversation replaced) and goes on
+            in the same server context when the server still has it, else with a recap; `recap` starts a fresh
+            context with a recap of the earlier turns; `send` sends it as it is. Only regular files
+            are read (`-f` and `--image`): a FIFO, device or socket is refused at once, never read
+            (listed as skipped inside a directory or glob); pipe such input to `-f -` instead.
+            The conversation's model is loaded first under the load policy (the previous chat model unloaded
+            unless keep_previous_models is set).
+            Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved),
+            also when the reader of standard output goes away early (`| head`: "Output closed"); 130 after
+            Ctrl-C and 143 after SIGTERM, with the partial reply saved, whether standard output is a terminal
+            or a pipe. A message that is not sent saves nothing.
+            When the server no longer knows the conversation's context, llmster says so, keeps the transcript
+            and sends nothing: the same command with `--fresh-context` sends the message with a fresh server
+            context; `--fresh-context=recap` starts it with a recap of the earlier turns from the library (a
+            transcript when it fits the context, else a summary by summarizer_model), and says first how many
+            tokens the recap costs. Without a PROMPT, `--fresh-context` answers a message an older version left
+            unanswered.
+            """,
         options: [
-            .init(["model"], short: "m", value: "MODEL", help: "model key or alias (default: the conversation's, default_model, or the loaded model)"),
+            .init(
+                ["model"], short: "m", value: "MODEL",
+                help: "model key or alias (default: the conversation's, default_model, or the loaded model)"),
             continueOption, chatOption,
-            .init(["folder"], value: "F", help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
-            .init(["system"], value: "TEXT", help: "system prompt (with -c: replaces it and starts a fresh server context)"),
-            .init(["file"], short: "f", value: "FILE|URL",
-                  help: "send a file, directory, glob, web page or (-) standard input as context before the prompt; repeatable"),
-            .init(["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"),
+            .init(
+                ["folder"], value: "F",
+                help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
+            .init(
+                ["system"], value: "TEXT",
+                help: "system prompt (with -c: replaces it and starts a fresh server context)"),
+            .init(
+                ["file"], short: "f", value: "FILE|URL",
+                help:
+                    "send a file, directory, glob, web page or (-) standard input as context before the prompt; repeatable"
+            ),
+            .init(
+                ["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"
+            ),
             .init(["reasoning"], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
-            .init(["integration"], value: "NAME", help: "let the model use this configured integration (repeatable; `none` turns them off)"),
-            .init(["fresh-context"], value: "empty|recap", optionalValue: true, choices: ["empty", "recap"],
-                  help: "drop the server-side context and start a fresh one (the transcript is kept); =recap starts it with a recap of the earlier turns"),
-            .init(["on-overflow"], value: "grow|recap|send|refuse", choices: ["grow", "recap", "send", "refuse"],
-                  help: "for a message that would fill the context: reload with a larger context, start a fresh one with a recap, send anyway, or refuse (default)"),
-            .init(["no-save"], help: "do not keep this exchange in the library"),
+            .init(
+                ["integration"], value: "NAME",
+                help: "let the model use this configured integration (repeatable; `none` turns them off)"),
+            .init(
+                ["fresh-context"], value: "empty|recap", optionalValue: true, choices: ["empty", "recap"],
+                help:
+                    "drop the server-side context and start a fresh one (the transcript is kept); =recap starts it with a recap of the earlier turns"
+            ),
+            .init(
+                ["on-overflow"], value: "grow|recap|send|refuse", choices: ["grow", "recap", "send", "refuse"],
+                help:
+                    "for a message that would fill the context: reload with a larger context, start a fresh one with a recap, send anyway, or refuse (default)"
+            ),
+            .init(["no-save"], help: "do not keep this exchange in the library")
         ]
     ) { arguments, context in
         try await run(arguments, context)
@@ -97,8 +118,10 @@ enum AskCommand {
         let preset = context.preset.flatMap { context.configuration.presets[$0] }
         let prompt = TurnSubmission(text: resend ? "" : typed, template: preset, stdin: resend ? nil : piped)
         if prompt.message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, !resend, sources.isEmpty {
-            throw UsageError(StandardStream(fd: 0).isTerminal ? "give a prompt, or pipe one on standard input"
-                                                               : "the prompt on standard input is empty")
+            throw UsageError(
+                StandardStream(fd: 0).isTerminal
+                    ? "give a prompt, or pipe one on standard input"
+                    : "the prompt on standard input is empty")
         }
         var images: [ImageInput] = []
         for path in arguments.all("image") {
@@ -107,17 +130,23 @@ enum AskCommand {
 
         var context = context
         if arguments.has("no-save") {
-            context.libraryPath = NSTemporaryDirectory() + "llmster-nosave-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/library.sqlite3"
+            context.libraryPath =
+                NSTemporaryDirectory()
+                + "llmster-nosave-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/library.sqlite3"
         }
         defer {
-            if arguments.has("no-save") { try? FileManager.default.removeItem(atPath: (context.libraryPath as NSString).deletingLastPathComponent) }
+            if arguments.has("no-save") {
+                try? FileManager.default.removeItem(atPath: (context.libraryPath as NSString).deletingLastPathComponent)
+            }
         }
         let session = try context.session()
         let items = try await contextItems(sources, session: session, context: context)
         let opened = try await open(for: arguments, session: session, preset: context.preset)
         let conversationId = opened.conversation.id
         if !opened.enabledIntegrations.isEmpty {
-            context.errors.line("Note: enabled integrations (\(opened.enabledIntegrations.joined(separator: ", "))) may contact external services on the server's behalf.")
+            context.errors.line(
+                "Note: enabled integrations (\(opened.enabledIntegrations.joined(separator: ", "))) may contact external services on the server's behalf."
+            )
         }
         let recap = arguments.value("fresh-context") == "recap"
         if recap {
@@ -143,13 +172,18 @@ enum AskCommand {
             if arguments.has("fresh-context") { submission.serverContext = recap ? .recap : .empty }
             submission.overflowChoice = arguments.value("on-overflow").flatMap(OverflowChoice.init(rawValue:))
             submission.changedPromptStartsFresh = true
-            return await session.submit(submission, in: conversationId, createdForTurn: opened.isNew, progress: { step in
-                switch step {
-                case .model(let step): if reportsLoading { errors.line(LoadOptionArguments.line(for: step)) }
-                case .startsFreshContext:
-                    errors.line("Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns).")
-                }
-            }, stopReason: { latch.signal == SIGPIPE ? "Output closed" : nil }) { await display.show($0) }
+            return await session.submit(
+                submission, in: conversationId, createdForTurn: opened.isNew,
+                progress: { step in
+                    switch step {
+                    case .model(let step): if reportsLoading { errors.line(LoadOptionArguments.line(for: step)) }
+                    case .startsFreshContext:
+                        errors.line(
+                            "Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns)."
+                        )
+                    }
+                }, stopReason: { latch.signal == SIGPIPE ? "Output closed" : nil }
+            ) { await display.show($0) }
         }
         // The first cause wins: Ctrl-C on `ask | cat` kills the reader too, and the signal is what the user did.
         let watch = OutputClosedWatch(fd: 1) {
@@ -180,14 +214,21 @@ enum AskCommand {
             saved = reply
         case .needsDecision(.freshContext(let reason, _), _):
             context.warn(reason.description)
-            context.errors.line("Nothing was sent or saved. To send it with a fresh server context, run the same command with --fresh-context"
-                                + " (or --fresh-context=recap to start it with a recap of the earlier turns).")
+            context.errors.line(
+                "Nothing was sent or saved. To send it with a fresh server context, run the same command with --fresh-context"
+                    + " (or --fresh-context=recap to start it with a recap of the earlier turns).")
             return ExitCode.failure
         case .needsDecision(.overflow(let overflow), _):
-            let ways = [overflow.growTo.map { "--on-overflow=grow reloads \(overflow.model) with a \(ContextMeter.compact($0)) context" },
-                        overflow.recap.map { "--on-overflow=recap starts a fresh context with a recap (\($0.summary))" },
-                        "--on-overflow=send sends it anyway"].compactMap(\.self)
-            throw UsageError("\(TurnDecision.overflow(overflow)) Nothing was sent: \(ways.joined(separator: "; ")); or send less (fewer -f items).")
+            let ways = [
+                overflow.growTo.map {
+                    "--on-overflow=grow reloads \(overflow.model) with a \(ContextMeter.compact($0)) context"
+                },
+                overflow.recap.map { "--on-overflow=recap starts a fresh context with a recap (\($0.summary))" },
+                "--on-overflow=send sends it anyway"
+            ].compactMap(\.self)
+            throw UsageError(
+                "\(TurnDecision.overflow(overflow)) Nothing was sent: \(ways.joined(separator: "; ")); or send less (fewer -f items)."
+            )
         case .needsDecision(.chooseModel, _):
             throw ChatError.noModel
         case .refused(let error, _), .failed(let error, _):
@@ -195,8 +236,9 @@ enum AskCommand {
             throw error
         }
         if saved.streamedVersionId != nil {
-            context.warn("the server's final reply replaced what streamed; the streamed version is kept as an alternative "
-                         + "(llmster show \(conversationId.prefix(8)) --alternatives)")
+            context.warn(
+                "the server's final reply replaced what streamed; the streamed version is kept as an alternative "
+                    + "(llmster show \(conversationId.prefix(8)) --alternatives)")
         }
         switch saved.status {
         case .complete:
@@ -209,7 +251,9 @@ enum AskCommand {
 
     /// The context items `-f` names, in order, each announced on standard error with its chip (and a directory's or
     /// pattern's skipped paths with why); a path or page that cannot be used is a usage error, before anything is sent.
-    static func contextItems(_ sources: [String], session: ChatSession, context: CommandContext) async throws -> [ContextItem] {
+    static func contextItems(_ sources: [String], session: ChatSession, context: CommandContext) async throws
+        -> [ContextItem]
+    {
         var items: [ContextItem] = []
         let transport = CurlTransport()
         do throws(ContextError) {
@@ -217,14 +261,19 @@ enum AskCommand {
                 if source == "-" {
                     let limit = session.contextLimits.item
                     let bytes = [UInt8]((try? FileHandle.standardInput.read(upToCount: limit + 1)) ?? Data())
-                    guard bytes.count <= limit else { throw ContextError.itemTooLarge("standard input", size: nil, limit: limit) }
-                    items.append(try ContextReader(limits: session.contextLimits).text(named: "standard input", bytes: bytes))
+                    guard bytes.count <= limit else {
+                        throw ContextError.itemTooLarge("standard input", size: nil, limit: limit)
+                    }
+                    items.append(
+                        try ContextReader(limits: session.contextLimits).text(named: "standard input", bytes: bytes))
                 } else if source.hasPrefix("http://") || source.hasPrefix("https://") {
                     items.append(try await session.fetchContext(source, transport: transport))
                 } else {
                     let reading = try session.readContext(source)
                     items += reading.items
-                    for skipped in reading.skipped { context.errors.line("Skipped \(UntrustedText.sanitize(skipped.description))") }
+                    for skipped in reading.skipped {
+                        context.errors.line("Skipped \(UntrustedText.sanitize(skipped.description))")
+                    }
                 }
             }
             try session.contextLimits.check(items)
@@ -241,10 +290,13 @@ enum AskCommand {
     ///
     /// A CHAT that matches nothing throws `ChatError.unknownConversation` with the closest titles; an unknown
     /// preset or integration is a usage error, found before anything is created.
-    static func open(for arguments: ArgumentParser.Parsed, session: ChatSession, preset: String?) async throws -> OpenedConversation {
+    static func open(for arguments: ArgumentParser.Parsed, session: ChatSession, preset: String?) async throws
+        -> OpenedConversation
+    {
         let names = arguments.all("integration")
         let overrides = ConversationOverrides(
-            model: arguments.value("model"), systemPrompt: arguments.value("system"), reasoning: arguments.value("reasoning"),
+            model: arguments.value("model"), systemPrompt: arguments.value("system"),
+            reasoning: arguments.value("reasoning"),
             folder: arguments.value("folder").map(ConversationOverrides.Folder.path),
             integrations: names.isEmpty ? nil : names == ["none"] ? [] : names, preset: preset)
         do {

@@ -1,11 +1,11 @@
-import TerminalMarkdown
 import Chat
 import Foundation
 import HTTP
-import Library
 import LMStudio
+import Library
 import Synchronization
 import SystemSupport
+import TerminalMarkdown
 
 /// What every command needs: settings, where the server and library are, and the output streams.
 public struct CommandContext: Sendable {
@@ -37,8 +37,14 @@ public struct CommandContext: Sendable {
     /// The API token from `LM_API_TOKEN` or the credentials file; throws when the file is unsafe or the token cannot
     /// be sent. A token of an unusual shape is used, with a warning the first time in this process.
     public func token() throws -> String? {
-        let credentials = try Credentials.load(environment: environment, file: paths.credentialsFile, profile: configuration.serverProfile)
-        if let warning = credentials?.shapeWarning, Self.tokenShapeWarned.withLock({ warned in defer { warned = true }; return !warned }) {
+        let credentials = try Credentials.load(
+            environment: environment, file: paths.credentialsFile, profile: configuration.serverProfile)
+        if let warning = credentials?.shapeWarning,
+            Self.tokenShapeWarned.withLock({ warned in
+                defer { warned = true }
+                return !warned
+            })
+        {
             warn(warning)
         }
         return credentials?.token
@@ -57,9 +63,10 @@ public struct CommandContext: Sendable {
     }
 
     private func client(token: String?) -> LMStudioClient {
-        LMStudioClient(server: server, token: token, transport: CurlTransport(),
-                       timeouts: HTTPTimeouts(connect: configuration.connectTimeout, idle: configuration.idleTimeout),
-                       userAgent: Self.userAgent)
+        LMStudioClient(
+            server: server, token: token, transport: CurlTransport(),
+            timeouts: HTTPTimeouts(connect: configuration.connectTimeout, idle: configuration.idleTimeout),
+            userAgent: Self.userAgent)
     }
 
     /// Opens the library and recovers replies a crashed run left mid-stream; says so when it is read-only.
@@ -74,13 +81,15 @@ public struct CommandContext: Sendable {
 
     /// A chat session on a freshly opened library; it can move to another server profile (`/server`, rpc `server`).
     public func session() throws -> ChatSession {
-        ChatSession(client: try client(), library: try openLibrary(), configuration: configuration, makeClient: clientMaker)
+        ChatSession(
+            client: try client(), library: try openLibrary(), configuration: configuration, makeClient: clientMaker)
     }
 
     /// A session for work on the library alone (export, import, backup): a bad token does not stop it.
     public func librarySession() throws -> ChatSession {
-        ChatSession(client: client(token: (try? token()) ?? nil), library: try openLibrary(), configuration: configuration,
-                    makeClient: clientMaker)
+        ChatSession(
+            client: client(token: (try? token()) ?? nil), library: try openLibrary(), configuration: configuration,
+            makeClient: clientMaker)
     }
 
     /// Makes a client for another server of the same settings, with that profile's token.

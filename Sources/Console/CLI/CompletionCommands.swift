@@ -8,17 +8,18 @@ enum CompletionCommands {
         "completions", synopsis: "SHELL",
         summary: "Print the shell completion script for bash, zsh or fish.",
         details: """
-        bash: llmster completions bash > ~/.local/share/bash-completion/completions/llmster
+            bash: llmster completions bash > ~/.local/share/bash-completion/completions/llmster
 
-        zsh: llmster completions zsh > ~/.zfunc/_llmster (a directory on $fpath)
+            zsh: llmster completions zsh > ~/.zfunc/_llmster (a directory on $fpath)
 
-        fish: llmster completions fish > ~/.config/fish/completions/llmster.fish
+            fish: llmster completions fish > ~/.config/fish/completions/llmster.fish
 
-        The scripts complete commands and options, conversation titles, folders, model keys and instances
-        (asked of llmster at completion time) and file names. share/completions holds the same scripts.
-        """
+            The scripts complete commands and options, conversation titles, folders, model keys and instances
+            (asked of llmster at completion time) and file names. share/completions holds the same scripts.
+            """
     ) { arguments, context in
-        guard arguments.positionals.count == 1, let script = ShellCompletion.script(for: arguments.positionals[0]) else {
+        guard arguments.positionals.count == 1, let script = ShellCompletion.script(for: arguments.positionals[0])
+        else {
             throw UsageError("name one shell: \(ShellCompletion.shells.joined(separator: ", "))")
         }
         context.output.send(script)
@@ -29,7 +30,8 @@ enum CompletionCommands {
         "__complete", synopsis: "chats|folders|models|instances",
         summary: "Print the names a completion script offers, one a line.", isHidden: true
     ) { arguments, context in
-        guard arguments.positionals.count == 1, let source = ShellCompletion.Source(rawValue: arguments.positionals[0]) else {
+        guard arguments.positionals.count == 1, let source = ShellCompletion.Source(rawValue: arguments.positionals[0])
+        else {
             throw UsageError("name one of chats, folders, models, instances")
         }
         let names: [String]
@@ -40,7 +42,9 @@ enum CompletionCommands {
             let library = try context.openLibrary()
             names = try library.folderPaths().values.sorted()
         case .models:
-            names = context.configuration.aliases.keys.sorted() + (try await context.session().models().filter(\.canChat).map(\.key))
+            names =
+                context.configuration.aliases.keys.sorted()
+                + (try await context.session().models().filter(\.canChat).map(\.key))
         case .instances:
             names = try await context.session().models().flatMap { $0.loadedInstances.map(\.id) }
         case .files, .shells:

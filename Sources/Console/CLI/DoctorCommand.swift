@@ -20,10 +20,10 @@ enum DoctorCommand {
         "doctor", synopsis: "[--quiet]",
         summary: "Check the server URL, reachability, LM Studio version, authentication, models and terminal.",
         details: """
-        Exits 0 when everything works, 3 when LM Studio cannot be reached (or is older than 0.4),
-        4 when the token is missing or rejected, 1 for anything else. Server profiles not in use are
-        checked too; one that does not answer is a warning, not a failure.
-        """,
+            Exits 0 when everything works, 3 when LM Studio cannot be reached (or is older than 0.4),
+            4 when the token is missing or rejected, 1 for anything else. Server profiles not in use are
+            checked too; one that does not answer is a warning, not a failure.
+            """,
         options: [.init(["quiet"], short: "q", help: "print only problems")]
     ) { arguments, context in
         var (checks, status) = await run(context)
@@ -33,8 +33,9 @@ enum DoctorCommand {
         for check in checks where !(arguments.has("quiet") && check.ok) {
             let term = (check.ok ? "ok  " : check.advisory ? "warn" : "FAIL") + "  " + check.name
             let detail = UntrustedText.sanitize(ServerURL.redactingPasswords(in: check.detail))
-            context.output.line(width.map { TextLayout.hanging(term, detail, column: 18, width: $0, maximumColumn: 18, fit: fit) }
-                ?? fit.pad(term, to: 18) + detail)
+            context.output.line(
+                width.map { TextLayout.hanging(term, detail, column: 18, width: $0, maximumColumn: 18, fit: fit) }
+                    ?? fit.pad(term, to: 18) + detail)
         }
         return status
     }
@@ -43,41 +44,65 @@ enum DoctorCommand {
     /// greeting, with its own token's authentication not checked), within a short connect limit.
     static func otherProfiles(_ context: CommandContext) async -> [Check] {
         var checks: [Check] = []
-        for (name, url) in context.configuration.servers.sorted(by: { $0.key < $1.key }) where !ServerURL.same(url, context.server) {
-            let client = LMStudioClient(server: url, token: nil, transport: CurlTransport(),
-                                        timeouts: .init(connect: min(context.configuration.connectTimeout, 2), idle: 5), userAgent: CommandContext.userAgent)
+        for (name, url) in context.configuration.servers.sorted(by: { $0.key < $1.key })
+        where !ServerURL.same(url, context.server) {
+            let client = LMStudioClient(
+                server: url, token: nil, transport: CurlTransport(),
+                timeouts: .init(connect: min(context.configuration.connectTimeout, 2), idle: 5),
+                userAgent: CommandContext.userAgent)
             switch await Result(catching: { try await client.greeting() }) {
             case .success(let greeting) where greeting.lmstudio:
-                checks.append(Check(ok: true, name: name, detail: "profile \(name), \(url): LM Studio answers" + (greeting.version.map { " (\($0))" } ?? "")))
+                checks.append(
+                    Check(
+                        ok: true, name: name,
+                        detail: "profile \(name), \(url): LM Studio answers"
+                            + (greeting.version.map { " (\($0))" } ?? "")))
             case .success:
-                checks.append(Check(ok: false, name: name, detail: "profile \(name), \(url): something answers, but it does not say it is LM Studio (not in use: the exit status is not affected)", advisory: true))
+                checks.append(
+                    Check(
+                        ok: false, name: name,
+                        detail:
+                            "profile \(name), \(url): something answers, but it does not say it is LM Studio (not in use: the exit status is not affected)",
+                        advisory: true))
             case .failure(let error):
-                checks.append(Check(ok: false, name: name, detail: "profile \(name) (not in use: the exit status is not affected): "
-                                    + ((error as? LMStudioError)?.description ?? String(describing: error)), advisory: true))
+                checks.append(
+                    Check(
+                        ok: false, name: name,
+                        detail: "profile \(name) (not in use: the exit status is not affected): "
+                            + ((error as? LMStudioError)?.description ?? String(describing: error)), advisory: true))
             }
         }
         return checks
     }
 
     static func run(_ context: CommandContext) async -> ([Check], Int32) {
-        var checks = [Check(ok: true, name: "server", detail: context.server + (context.isDemo ? " (built-in simulator)" : "")
-                                + ", named by " + UntrustedText.sanitize(context.serverSource.description))]
+        var checks = [
+            Check(
+                ok: true, name: "server",
+                detail: context.server + (context.isDemo ? " (built-in simulator)" : "")
+                    + ", named by " + UntrustedText.sanitize(context.serverSource.description))
+        ]
         let token: String?
         do { token = try context.token() } catch {
             checks.append(Check(ok: false, name: "token", detail: String(describing: error)))
             return (checks, ExitCode.authentication)
         }
         func client(_ token: String?) -> LMStudioClient {
-            LMStudioClient(server: context.server, token: token, transport: CurlTransport(),
-                           timeouts: .init(connect: context.configuration.connectTimeout, idle: 30), userAgent: CommandContext.userAgent)
+            LMStudioClient(
+                server: context.server, token: token, transport: CurlTransport(),
+                timeouts: .init(connect: context.configuration.connectTimeout, idle: 30),
+                userAgent: CommandContext.userAgent)
         }
         let started = ContinuousClock.now
         do {
             let greeting = try await client(token).greeting()
             checks.append(Check(ok: true, name: "reachable", detail: "answered in \(milliseconds(since: started)) ms"))
-            checks.append(Check(ok: greeting.lmstudio, name: "lm studio",
-                                detail: greeting.lmstudio ? "the server says it is LM Studio"
-                                    : "something answers here, but it does not say it is LM Studio: check the port"))
+            checks.append(
+                Check(
+                    ok: greeting.lmstudio, name: "lm studio",
+                    detail: greeting.lmstudio
+                        ? "the server says it is LM Studio"
+                        : "something answers here, but it does not say it is LM Studio: check the port"))
         } catch LMStudioError.tokenMissing, LMStudioError.tokenRejected {
             checks.append(Check(ok: true, name: "reachable", detail: "answered in \(milliseconds(since: started)) ms"))
         } catch let error as LMStudioError {
@@ -86,7 +111,8 @@ enum DoctorCommand {
                 checks.append(Check(ok: false, name: "reachable", detail: App.explanation(of: error, context: context)))
                 return (checks, ExitCode.unreachable)
             default:
-                checks.append(Check(ok: false, name: "lm studio", detail: "no LM Studio greeting (\(error.description))"))
+                checks.append(
+                    Check(ok: false, name: "lm studio", detail: "no LM Studio greeting (\(error.description))"))
             }
         } catch {
             checks.append(Check(ok: false, name: "reachable", detail: String(describing: error)))
@@ -110,24 +136,34 @@ enum DoctorCommand {
 
         do {
             let models = try await client(token).models()
-            let detail = authRequired ? "required; the token is accepted"
+            let detail =
+                authRequired
+                ? "required; the token is accepted"
                 : token == nil ? "not required" : "not required (the configured token is accepted)"
             checks.append(Check(ok: true, name: "auth", detail: detail))
             let llms = models.filter(\.canChat).count
             let loaded = models.flatMap(\.loadedInstances).count
-            let detailText = "\(Figures.count(llms, "LLM")) and \(Figures.count(models.count - llms, "other model")) downloaded, "
+            let detailText =
+                "\(Figures.count(llms, "LLM")) and \(Figures.count(models.count - llms, "other model")) downloaded, "
                 + "\(Figures.count(loaded, "instance")) loaded"
-            checks.append(Check(ok: llms > 0, name: "models",
-                                detail: llms > 0 ? detailText : detailText + ": download one in LM Studio or with `llmster download MODEL`"))
+            checks.append(
+                Check(
+                    ok: llms > 0, name: "models",
+                    detail: llms > 0
+                        ? detailText : detailText + ": download one in LM Studio or with `llmster download MODEL`"))
             var status = llms > 0 ? ExitCode.success : ExitCode.failure
             let terminal = context.terminal(fd: 1)
-            checks.append(Check(ok: true, name: "terminal", detail: terminalSummary(terminal, environment: context.environment)))
+            checks.append(
+                Check(ok: true, name: "terminal", detail: terminalSummary(terminal, environment: context.environment)))
             if checks.contains(where: { !$0.ok }), status == ExitCode.success { status = ExitCode.failure }
             return (checks, status)
         } catch let error as LMStudioError {
             switch error {
             case .tokenMissing, .tokenRejected, .tokenLacksPermission, .malformedToken:
-                checks.append(Check(ok: false, name: "auth", detail: error.description(credentialsFile: context.paths.credentialsFile)))
+                checks.append(
+                    Check(
+                        ok: false, name: "auth",
+                        detail: error.description(credentialsFile: context.paths.credentialsFile)))
                 return (checks, ExitCode.authentication)
             default:
                 checks.append(Check(ok: false, name: "models", detail: error.description))

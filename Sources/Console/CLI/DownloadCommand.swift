@@ -1,7 +1,7 @@
-import Synchronization
 import Chat
 import Foundation
 import LMStudio
+import Synchronization
 import SystemSupport
 import TerminalMarkdown
 
@@ -11,21 +11,24 @@ enum DownloadCommand {
         "download", synopsis: "ID|URL [--quantization Q] [--interval SECONDS] | --status JOB",
         summary: "Download a model on the server (catalog id or Hugging Face URL) and show its progress.",
         details: """
-        Progress (bytes, speed, time left) comes from the server's job status. Ctrl-C stops watching,
-        not the download: `llmster download --status JOB` watches again. A model that is already on the
-        server is reported as such. Exit status 0 when the model is there, 1 when the job failed,
-        130 after Ctrl-C.
-        """,
+            Progress (bytes, speed, time left) comes from the server's job status. Ctrl-C stops watching,
+            not the download: `llmster download --status JOB` watches again. A model that is already on the
+            server is reported as such. Exit status 0 when the model is there, 1 when the job failed,
+            130 after Ctrl-C.
+            """,
         options: [
             .init(["quantization"], value: "Q", help: "the quantization to download, e.g. Q4_K_M"),
             .init(["status"], value: "JOB", help: "watch an existing download job"),
-            .init(["interval"], value: "SECONDS", help: "seconds between status polls (default 1)"),
+            .init(["interval"], value: "SECONDS", help: "seconds between status polls (default 1)")
         ]
     ) { arguments, context in
-        let interval = try arguments.value("interval").map { text in
-            guard let value = Double(text), value > 0, value <= 60 else { throw UsageError("--interval takes seconds between 0 and 60") }
-            return value
-        } ?? 1
+        let interval =
+            try arguments.value("interval").map { text in
+                guard let value = Double(text), value > 0, value <= 60 else {
+                    throw UsageError("--interval takes seconds between 0 and 60")
+                }
+                return value
+            } ?? 1
         let session = try context.session()
         var status: DownloadStatus
         var name: String
@@ -34,11 +37,14 @@ enum DownloadCommand {
             status = try await session.downloadStatus(jobId: job)
             name = job
         } else {
-            guard arguments.positionals.count == 1, !arguments.positionals[0].trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard arguments.positionals.count == 1,
+                !arguments.positionals[0].trimmingCharacters(in: .whitespaces).isEmpty
+            else {
                 throw UsageError("name one model to download")
             }
             name = arguments.positionals[0]
-            status = try await session.download(DownloadRequest(model: name, quantization: arguments.value("quantization")))
+            status = try await session.download(
+                DownloadRequest(model: name, quantization: arguments.value("quantization")))
         }
         if status.status == "already_downloaded" {
             context.output.line("\(UntrustedText.sanitize(name)) is already downloaded on the server.")
@@ -56,7 +62,8 @@ enum DownloadCommand {
             watching.withLock { $0?.cancel() }
         }
         defer { trap.remove() }
-        context.errors.line("Download job \(UntrustedText.sanitize(jobId)) — Ctrl-C stops watching; the download goes on.")
+        context.errors.line(
+            "Download job \(UntrustedText.sanitize(jobId)) — Ctrl-C stops watching; the download goes on.")
         let progress = DownloadProgressLine(name: name, stream: context.errors, environment: context.environment)
         let watcher = Task {
             var current = status
@@ -75,7 +82,8 @@ enum DownloadCommand {
         } catch {
             progress.clear()
             if let signal = latch.signal {
-                context.errors.line("Stopped watching; the server keeps downloading. Watch again: llmster download --status \(jobId)")
+                context.errors.line(
+                    "Stopped watching; the server keeps downloading. Watch again: llmster download --status \(jobId)")
                 return SignalTrap.exitStatus(for: signal)
             }
             throw error
@@ -83,11 +91,15 @@ enum DownloadCommand {
         progress.clear()
         switch final.status {
         case "completed":
-            context.output.line("Downloaded \(UntrustedText.sanitize(name))" + (final.totalSizeBytes.map { " (\(Units.bytes($0)))" } ?? "")
-                                + ". `llmster models` lists it.")
+            context.output.line(
+                "Downloaded \(UntrustedText.sanitize(name))"
+                    + (final.totalSizeBytes.map { " (\(Units.bytes($0)))" } ?? "")
+                    + ". `llmster models` lists it.")
             return ExitCode.success
         default:
-            context.warn("the download \(final.status == "failed" ? "failed" : "ended with status '\(final.status)'") on the server; see LM Studio's downloads for details")
+            context.warn(
+                "the download \(final.status == "failed" ? "failed" : "ended with status '\(final.status)'") on the server; see LM Studio's downloads for details"
+            )
             return ExitCode.failure
         }
     }
@@ -135,11 +147,14 @@ final class DownloadProgressLine: Sendable {
     /// one row short of it (a redrawn line that wrapped would leave a row behind each time): the name is cut to as
     /// little as 16 columns, then the time left, the speed and the sizes are dropped in that order; `fit` measures and
     /// cuts (by default as a UTF-8 terminal does).
-    static func describe(_ status: DownloadStatus, name: String, width: Int? = nil, fit: TextFit = TextFit()) -> String {
+    static func describe(_ status: DownloadStatus, name: String, width: Int? = nil, fit: TextFit = TextFit()) -> String
+    {
         let fraction = fraction(status)
         let filled = Int((fraction * 10).rounded(.down))
         let verb = status.status == "paused" ? "Paused" : "Downloading"
-        let bar = " ▕" + String(repeating: "█", count: filled) + String(repeating: "░", count: 10 - filled) + "▏ \(Int(fraction * 100))%"
+        let bar =
+            " ▕" + String(repeating: "█", count: filled) + String(repeating: "░", count: 10 - filled)
+            + "▏ \(Int(fraction * 100))%"
         var details: [String] = []
         if let total = status.totalSizeBytes {
             details.append(" \(Units.bytes(status.downloadedBytes ?? 0)) of \(Units.bytes(total))")
@@ -155,7 +170,9 @@ final class DownloadProgressLine: Sendable {
         guard let width else { return verb + " " + name + bar + details.joined() }
         let room = max(width - 1, 1)
         let shortestName = min(fit.columns(name), 16)
-        while !details.isEmpty, fit.columns(verb + " " + bar + details.joined()) + shortestName > room { details.removeLast() }
+        while !details.isEmpty, fit.columns(verb + " " + bar + details.joined()) + shortestName > room {
+            details.removeLast()
+        }
         let tail = bar + details.joined()
         let nameRoom = room - fit.columns(verb + " " + tail)
         guard nameRoom >= 2 else { return fit.cut(verb + tail, to: room) }

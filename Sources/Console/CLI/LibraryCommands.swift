@@ -1,8 +1,8 @@
-import TerminalMarkdown
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
+import TerminalMarkdown
 
 /// `llmster chats`, `show` and `search`: reading the library from the command line.
 enum LibraryCommands {
@@ -13,14 +13,15 @@ enum LibraryCommands {
             .init(["folder"], value: "F", help: "only conversations in folder F and its sub-folders (e.g. Work)"),
             .init(["pinned"], help: "only pinned conversations"),
             .init(["limit"], value: "N", help: "at most N conversations (default 50)"),
-            .init(["json"], help: "print JSON for scripts"),
+            .init(["json"], help: "print JSON for scripts")
         ]
     ) { arguments, context in
         let limit = try arguments.positiveInteger("limit") ?? 50
         let listing: ConversationListing
         do {
-            listing = try await context.librarySession().listConversations(folder: arguments.value("folder"),
-                                                                            pinnedOnly: arguments.has("pinned"), limit: limit)
+            listing = try await context.librarySession().listConversations(
+                folder: arguments.value("folder"),
+                pinnedOnly: arguments.has("pinned"), limit: limit)
         } catch ChatError.storage(.notFound(kind: "folder", let path)) {
             context.warn("there is no folder '\(path)'; `llmster chats` lists conversations in every folder")
             return ExitCode.notFound
@@ -38,9 +39,11 @@ enum LibraryCommands {
                     "updated_at": .string(ISO8601DateFormatter().string(from: conversation.updatedAt)),
                     "has_draft": .bool(!conversation.draft.isEmpty),
                     "forked_from": listing.forkOrigins[conversation.id].map { origin in
-                        .object(["id": .string(origin.sourceId), "title": .string(origin.sourceTitle),
-                                 "reply": .number(Double(origin.replyNumber))])
-                    } ?? .null,
+                        .object([
+                            "id": .string(origin.sourceId), "title": .string(origin.sourceTitle),
+                            "reply": .number(Double(origin.replyNumber))
+                        ])
+                    } ?? .null
                 ])
             }
             context.output.json(.array(objects))
@@ -50,7 +53,9 @@ enum LibraryCommands {
             context.errors.line(listing.emptyNotice)
             return ExitCode.success
         }
-        context.output.send(listing.text(width: TextLayout.outputWidth(environment: context.environment), fit: context.terminal(fd: 1).textFit))
+        context.output.send(
+            listing.text(
+                width: TextLayout.outputWidth(environment: context.environment), fit: context.terminal(fd: 1).textFit))
         return ExitCode.success
     }
 
@@ -60,15 +65,18 @@ enum LibraryCommands {
         options: [
             .init(["reasoning"], help: "include each reply's full reasoning"),
             .init(["tools"], help: "include each tool call's arguments and output"),
-            .init(["alternatives"], help: "include replaced answers and earlier versions of edited messages"),
+            .init(["alternatives"], help: "include replaced answers and earlier versions of edited messages")
         ]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
         let session = try context.librarySession()
         let conversation = try await session.resolveConversation(arguments.positionals[0])
-        let (reasoning, tools, alternatives) = (arguments.has("reasoning"), arguments.has("tools"), arguments.has("alternatives"))
+        let (reasoning, tools, alternatives) = (
+            arguments.has("reasoning"), arguments.has("tools"), arguments.has("alternatives")
+        )
         let transcript = try await session.withLibrary { library in
-            try Transcript.markdown(of: conversation, library: library, reasoning: reasoning, tools: tools, alternatives: alternatives)
+            try Transcript.markdown(
+                of: conversation, library: library, reasoning: reasoning, tools: tools, alternatives: alternatives)
         }
         ReplyDisplay.printDocument(transcript, context: context)
         return ExitCode.success
@@ -78,17 +86,23 @@ enum LibraryCommands {
         "search", synopsis: "TEXT… [--limit N] [--json]", summary: "Full-text search over titles and messages.",
         options: [
             .init(["limit"], value: "N", help: "at most N hits (default 20)"),
-            .init(["json"], help: "print JSON for scripts"),
+            .init(["json"], help: "print JSON for scripts")
         ]
     ) { arguments, context in
         let text = arguments.positionals.joined(separator: " ")
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("give the text to search for") }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw UsageError("give the text to search for")
+        }
         let limit = try arguments.positiveInteger("limit") ?? 20
-        let hits = try context.openLibrary().search(text, limit: limit, highlight: arguments.has("json") ? ("[", "]") : SearchListing.highlight)
+        let hits = try context.openLibrary().search(
+            text, limit: limit, highlight: arguments.has("json") ? ("[", "]") : SearchListing.highlight)
         if arguments.has("json") {
             let objects: [JSONValue] = hits.map { hit in
-                .object(["conversation_id": .string(hit.conversationId), "message_id": hit.messageId.map(JSONValue.string) ?? .null,
-                         "title": .string(hit.title), "snippet": .string(hit.snippet)])
+                .object([
+                    "conversation_id": .string(hit.conversationId),
+                    "message_id": hit.messageId.map(JSONValue.string) ?? .null,
+                    "title": .string(hit.title), "snippet": .string(hit.snippet)
+                ])
             }
             context.output.json(.array(objects))
             return ExitCode.success
@@ -97,8 +111,10 @@ enum LibraryCommands {
             context.errors.line("Nothing matches '\(UntrustedText.sanitize(text))'.")
             return ExitCode.success
         }
-        context.output.send(SearchListing.table(hits, width: TextLayout.outputWidth(environment: context.environment),
-                                                 fit: context.terminal(fd: 1).textFit))
+        context.output.send(
+            SearchListing.table(
+                hits, width: TextLayout.outputWidth(environment: context.environment),
+                fit: context.terminal(fd: 1).textFit))
         return ExitCode.success
     }
 
@@ -124,15 +140,19 @@ enum Transcript {
     /// What follows a message no reply followed (`Message.unansweredIds(in:)`), as `⚠ incomplete` follows a cut reply.
     static let unansweredMark = "**⚠ not answered** — the send failed or stopped before a reply"
 
-    static func markdown(of conversation: Conversation, library: LibraryStore, reasoning: Bool, tools: Bool,
-                         alternatives: Bool = false) throws -> String {
+    static func markdown(
+        of conversation: Conversation, library: LibraryStore, reasoning: Bool, tools: Bool,
+        alternatives: Bool = false
+    ) throws -> String {
         var parts = ["# \(conversation.displayTitle)"]
         var meta: [String] = []
         if let model = conversation.modelKey { meta.append("model `\(model)`") }
         meta.append("id `\(conversation.id)`")
         if let profile = conversation.serverProfile { meta.append("server profile `\(profile)`") }
         if let origin = try library.forkOrigin(of: conversation.id) {
-            meta.append("forked from \(origin.sourceTitle.isEmpty ? origin.sourceId : origin.sourceTitle) at reply \(origin.replyNumber)")
+            meta.append(
+                "forked from \(origin.sourceTitle.isEmpty ? origin.sourceId : origin.sourceTitle) at reply \(origin.replyNumber)"
+            )
         }
         parts.append(meta.joined(separator: " · "))
         if let system = conversation.systemPrompt, !system.isEmpty { parts.append("> **System:** " + system) }
@@ -144,7 +164,8 @@ enum Transcript {
             let count = siblings.count > 1 ? " (\(number) of \(siblings.count))" : ""
             switch message.role {
             case .user: parts.append("## You" + count)
-            case .assistant: parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
+            case .assistant:
+                parts.append("## " + (message.modelInstanceId ?? conversation.modelKey ?? "Assistant") + count)
             case .system: break
             }
             parts += try body(of: message, siblings: siblings, library: library, reasoning: reasoning, tools: tools)
@@ -153,8 +174,10 @@ enum Transcript {
                 for (index, other) in siblings.enumerated() where other.id != message.id {
                     parts.append("### Alternative \(index + 1) of \(siblings.count)")
                     // The same parts as the shown one: a rewritten reply's streamed version keeps its own reasoning.
-                    let shown = try body(of: other, siblings: siblings, library: library, reasoning: reasoning, tools: tools)
-                        .filter { !$0.isEmpty }
+                    let shown = try body(
+                        of: other, siblings: siblings, library: library, reasoning: reasoning, tools: tools
+                    )
+                    .filter { !$0.isEmpty }
                     parts += shown.isEmpty ? ["*(no text)*"] : shown
                 }
             }
@@ -164,18 +187,21 @@ enum Transcript {
 
     /// A message's parts under its heading: a user message's text and attachments; a reply's reasoning (with
     /// `reasoning`), text and tool calls (their output with `tools`) in the server's order, then its marks.
-    private static func body(of message: Message, siblings: [Message], library: LibraryStore, reasoning: Bool,
-                             tools: Bool) throws -> [String] {
+    private static func body(
+        of message: Message, siblings: [Message], library: LibraryStore, reasoning: Bool,
+        tools: Bool
+    ) throws -> [String] {
         var parts: [String] = []
         switch message.role {
         case .user:
             parts.append(message.text)
             let attachments = try library.attachments(messageId: message.id)
             if !attachments.isEmpty {
-                parts.append(attachments.map { attachment in
-                    ContextItem(attachment: attachment).map { "📎 " + $0.chip }
-                        ?? "📎 \(attachment.name) (\(attachment.mimeType), \(Units.bytes(Int64(attachment.bytes.count))))"
-                }.joined(separator: "\n"))
+                parts.append(
+                    attachments.map { attachment in
+                        ContextItem(attachment: attachment).map { "📎 " + $0.chip }
+                            ?? "📎 \(attachment.name) (\(attachment.mimeType), \(Units.bytes(Int64(attachment.bytes.count))))"
+                    }.joined(separator: "\n"))
             }
         case .assistant:
             let timeline = message.timeline(toolCalls: try library.toolCalls(messageId: message.id))
@@ -184,8 +210,10 @@ enum Transcript {
                 switch part {
                 case .reasoning(let thought):
                     guard reasoning else { continue }
-                    parts.append("**\(label)**\n\n" + thought.split(separator: "\n", omittingEmptySubsequences: false)
-                        .map { "> " + $0 }.joined(separator: "\n"))
+                    parts.append(
+                        "**\(label)**\n\n"
+                            + thought.split(separator: "\n", omittingEmptySubsequences: false)
+                            .map { "> " + $0 }.joined(separator: "\n"))
                 case .text(let said):
                     let trimmed = String(said.reversed().drop(while: \.isNewline).reversed())
                     if !trimmed.isEmpty { parts.append(trimmed) }
@@ -204,12 +232,17 @@ enum Transcript {
             }
             if message.text.isEmpty { parts.append("*(no answer text)*") }
             if message.isRewritten {
-                let kept = message.streamedVersionId.flatMap { id in siblings.firstIndex { $0.id == id } }
-                    .map { "; the streamed version is kept as alternative \($0 + 1) of \(siblings.count) (`--alternatives` shows it)" } ?? ""
+                let kept =
+                    message.streamedVersionId.flatMap { id in siblings.firstIndex { $0.id == id } }
+                    .map {
+                        "; the streamed version is kept as alternative \($0 + 1) of \(siblings.count) (`--alternatives` shows it)"
+                    } ?? ""
                 parts.append("*(rewritten: the server's final text replaced what streamed\(kept))*")
             }
             if let load = Self.modelLoadTime(message) {
-                parts.append("*(the server loaded the model for this reply in \(String(format: "%.1f s", (load * 10).rounded() / 10)))*")
+                parts.append(
+                    "*(the server loaded the model for this reply in \(String(format: "%.1f s", (load * 10).rounded() / 10)))*"
+                )
             }
             switch message.status {
             case .incomplete: parts.append("**⚠ incomplete**" + (message.error.map { " — " + $0 } ?? ""))
@@ -235,7 +268,9 @@ extension ConversationListing {
 
     /// What `chats` and `/chats` say when the listing is empty.
     var emptyNotice: String {
-        UntrustedText.oneLine(scope.map { "No conversations in \($0)." } ?? "No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
+        UntrustedText.oneLine(
+            scope.map { "No conversations in \($0)." }
+                ?? "No conversations yet. `llmster ask PROMPT` or `llmster` starts one.")
     }
 
     /// The listing as `chats` and `/chats` show it: `In SCOPE:` when a folder was asked for, then a table laid out to
@@ -247,13 +282,15 @@ extension ConversationListing {
             text = (width.map { TextLayout.paragraphs(heading, width: $0, fit: fit) } ?? heading) + "\n"
         }
         var table = TextTable(columns: [
-            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 1), .init("FOLDER", minimumWidth: 8, priority: 3),
-            .init("MODEL", minimumWidth: 10, priority: 4), .init("UPDATED", priority: 2),
+            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 1),
+            .init("FOLDER", minimumWidth: 8, priority: 3),
+            .init("MODEL", minimumWidth: 10, priority: 4), .init("UPDATED", priority: 2)
         ])
         for conversation in conversations {
             table.append([
                 String(conversation.id.prefix(8)), (conversation.pinned ? "📌 " : "") + markedTitle(conversation),
-                folderPath(of: conversation), conversation.modelKey ?? "-", LibraryCommands.dateLabel(conversation.updatedAt),
+                folderPath(of: conversation), conversation.modelKey ?? "-",
+                LibraryCommands.dateLabel(conversation.updatedAt)
             ])
         }
         return text + table.text(width: width, fit: fit)
@@ -264,7 +301,8 @@ extension ConversationListing {
     func markedTitle(_ conversation: Conversation) -> String {
         guard let origin = forkOrigins[conversation.id] else { return conversation.displayTitle }
         let source = origin.sourceTitle.isEmpty ? String(origin.sourceId.prefix(8)) : origin.sourceTitle
-        let title = conversation.title == origin.sourceTitle + " (fork)" ? origin.sourceTitle : conversation.displayTitle
+        let title =
+            conversation.title == origin.sourceTitle + " (fork)" ? origin.sourceTitle : conversation.displayTitle
         return title + " (fork of \(source) at reply \(origin.replyNumber))"
     }
 }

@@ -1,7 +1,7 @@
-import TerminalMarkdown
 import Chat
 import Foundation
 import LMStudio
+import TerminalMarkdown
 
 /// `llmster models`, `ps`, `load` and `unload`.
 enum ModelCommands {
@@ -12,21 +12,24 @@ enum ModelCommands {
         .init(["loaded"], help: "only loaded models"),
         .init(["embedding"], help: "only embedding models (hidden otherwise: they cannot chat)"),
         .init(["all"], help: "every model, embedding models too"),
-        .init(["sort"], value: "KEY", choices: ["name", "size", "format"], help: "sort by name (default), size or format"),
+        .init(
+            ["sort"], value: "KEY", choices: ["name", "size", "format"], help: "sort by name (default), size or format")
     ]
 
     static let models = Command(
-        "models", synopsis: "[--vision] [--tools] [--reasoning] [--loaded] [--embedding] [--all] [--sort name|size|format] [--json]",
+        "models",
+        synopsis:
+            "[--vision] [--tools] [--reasoning] [--loaded] [--embedding] [--all] [--sort name|size|format] [--json]",
         summary: "List the server's downloaded models with their loaded state, size, format and capabilities.",
         details: """
-        LOADED lists each running instance with the context it was loaded with (which may be smaller than
-        MAX CTX, the model's maximum). `--json` prints a stable array of objects for scripts: key,
-        display_name, type, publisher, format, params, quantization, size_bytes, max_context_length,
-        loaded_instances [{id, context_length, config}], capabilities {vision, tools, reasoning: [options] or
-        null, reasoning_default}, description, variants and selected_variant (null when the server lists none),
-        and aliases (the alias.NAME names of the key; the table shows them after it, `acme/tiny-1b (fast)`).
-        VARIANT shows the selected variant of a multi-variant model and how many there are.
-        """,
+            LOADED lists each running instance with the context it was loaded with (which may be smaller than
+            MAX CTX, the model's maximum). `--json` prints a stable array of objects for scripts: key,
+            display_name, type, publisher, format, params, quantization, size_bytes, max_context_length,
+            loaded_instances [{id, context_length, config}], capabilities {vision, tools, reasoning: [options] or
+            null, reasoning_default}, description, variants and selected_variant (null when the server lists none),
+            and aliases (the alias.NAME names of the key; the table shows them after it, `acme/tiny-1b (fast)`).
+            VARIANT shows the selected variant of a multi-variant model and how many there are.
+            """,
         options: filterOptions + [.init(["json"], help: "print JSON for scripts")]
     ) { arguments, context in
         let all = try await context.session().models()
@@ -34,54 +37,66 @@ enum ModelCommands {
         if arguments.has("json") {
             context.output.send(ModelListing.json(shown, aliases: context.configuration.aliases))
         } else if shown.isEmpty {
-            context.errors.line(all.isEmpty ? "No models are downloaded on this server. `llmster download MODEL` fetches one."
-                                            : "No model matches those filters.")
+            context.errors.line(
+                all.isEmpty
+                    ? "No models are downloaded on this server. `llmster download MODEL` fetches one."
+                    : "No model matches those filters.")
         } else {
-            context.output.send(ModelListing.table(shown, width: TextLayout.outputWidth(environment: context.environment),
-                                                   fit: context.terminal(fd: 1).textFit, aliases: context.configuration.aliases))
+            context.output.send(
+                ModelListing.table(
+                    shown, width: TextLayout.outputWidth(environment: context.environment),
+                    fit: context.terminal(fd: 1).textFit, aliases: context.configuration.aliases))
         }
         return ExitCode.success
     }
 
     static let ps = Command(
-        "ps", synopsis: "[--json]", summary: "List the loaded model instances with their context length and the rest of their configuration.",
+        "ps", synopsis: "[--json]",
+        summary: "List the loaded model instances with their context length and the rest of their configuration.",
         details: """
-        CONFIG is what the server reports for the instance: parallel requests, evaluation batch, flash attention,
-        experts and where the KV cache lives (embedding and non-llama.cpp instances list less), then any key the
-        documentation does not list, by the server's name for it (physical_batch_size 512). `--json` gives
-        each instance's id, model, type, context_length, size_bytes and config (the server's field names).
-        """,
+            CONFIG is what the server reports for the instance: parallel requests, evaluation batch, flash attention,
+            experts and where the KV cache lives (embedding and non-llama.cpp instances list less), then any key the
+            documentation does not list, by the server's name for it (physical_batch_size 512). `--json` gives
+            each instance's id, model, type, context_length, size_bytes and config (the server's field names).
+            """,
         options: [.init(["json"], help: "print JSON for scripts")]
     ) { arguments, context in
         let models = try await context.session().models()
         let instances = models.flatMap { model in model.loadedInstances.map { (model, $0) } }
         if arguments.has("json") {
             let objects: [JSONValue] = instances.map { model, instance in
-                .object(["id": .string(instance.id), "model": .string(model.key), "type": .string(model.type.rawValue),
-                         "context_length": instance.config.contextLength.map { .number(Double($0)) } ?? .null,
-                         "size_bytes": .number(Double(model.sizeBytes)), "config": ModelListing.configJSON(instance.config)])
+                .object([
+                    "id": .string(instance.id), "model": .string(model.key), "type": .string(model.type.rawValue),
+                    "context_length": instance.config.contextLength.map { .number(Double($0)) } ?? .null,
+                    "size_bytes": .number(Double(model.sizeBytes)), "config": ModelListing.configJSON(instance.config)
+                ])
             }
             context.output.json(.array(objects))
             return ExitCode.success
         }
         guard !instances.isEmpty else {
-            context.errors.line("No model is loaded. `llmster load MODEL` loads one; a chat loads its model just in time.")
+            context.errors.line(
+                "No model is loaded. `llmster load MODEL` loads one; a chat loads its model just in time.")
             return ExitCode.success
         }
-        context.output.send(ModelListing.instances(models, width: TextLayout.outputWidth(environment: context.environment),
-                                                     fit: context.terminal(fd: 1).textFit))
+        context.output.send(
+            ModelListing.instances(
+                models, width: TextLayout.outputWidth(environment: context.environment),
+                fit: context.terminal(fd: 1).textFit))
         return ExitCode.success
     }
 
     static let load = Command(
-        "load", synopsis: "MODEL [--context-length N] [--eval-batch-size N] [--flash-attention on|off] [--num-experts N] [--offload-kv-cache-to-gpu on|off]",
+        "load",
+        synopsis:
+            "MODEL [--context-length N] [--eval-batch-size N] [--flash-attention on|off] [--num-experts N] [--offload-kv-cache-to-gpu on|off]",
         summary: "Load a model on the server (a second load of a loaded model adds an instance such as MODEL:2).",
         details: """
-        Without --context-length the configured context_length applies (as for /load and rpc models/load).
-        Other options not given keep the server's defaults; the batch, flash attention, experts and KV cache options
-        apply to LM Studio's llama.cpp engine only. The line printed after the load is the configuration the
-        server reports it applied, including settings it chose itself.
-        """,
+            Without --context-length the configured context_length applies (as for /load and rpc models/load).
+            Other options not given keep the server's defaults; the batch, flash attention, experts and KV cache options
+            apply to LM Studio's llama.cpp engine only. The line printed after the load is the configuration the
+            server reports it applied, including settings it chose itself.
+            """,
         options: LoadOptionArguments.options
     ) { arguments, context in
         guard arguments.positionals.count == 1, let named = arguments.positionals.first else {
@@ -90,7 +105,8 @@ enum ModelCommands {
         let key = context.configuration.modelKey(for: named)
         let options = try LoadOptionArguments.parse(arguments)
         let session = try context.session()
-        let reply = try await LoadProgress(model: key, stream: context.errors, environment: context.environment).around {
+        let reply = try await LoadProgress(model: key, stream: context.errors, environment: context.environment).around
+        {
             try await session.loadModel(key, conversationId: nil, options: options)
         }
         context.output.line(LoadOptionArguments.loadedLine(reply, model: key))
@@ -98,7 +114,8 @@ enum ModelCommands {
     }
 
     static let unload = Command(
-        "unload", synopsis: "INSTANCE… | --all", summary: "Unload loaded model instances (by instance id, as `llmster ps` shows).",
+        "unload", synopsis: "INSTANCE… | --all",
+        summary: "Unload loaded model instances (by instance id, as `llmster ps` shows).",
         options: [.init(["all"], help: "unload every loaded instance")]
     ) { arguments, context in
         var targets = arguments.positionals
@@ -110,7 +127,10 @@ enum ModelCommands {
         let session = try context.session()
         if arguments.has("all") {
             targets = try await session.models(refresh: true).flatMap { $0.loadedInstances.map(\.id) }
-            if targets.isEmpty { context.errors.line("No model is loaded."); return ExitCode.success }
+            if targets.isEmpty {
+                context.errors.line("No model is loaded.")
+                return ExitCode.success
+            }
         }
         var status = ExitCode.success
         for instance in targets {

@@ -7,8 +7,11 @@ public enum ModelListing {
     /// which cannot chat, only with it or `--all`), sorted by `--sort`.
     public static func filter(_ models: [Model], _ arguments: ArgumentParser.Parsed) -> [Model] {
         let shown = models.filter { model in
-            if arguments.has("embedding") { if model.type != .embedding { return false } }
-            else if model.type == .embedding, !arguments.has("all") { return false }
+            if arguments.has("embedding") {
+                if model.type != .embedding { return false }
+            } else if model.type == .embedding, !arguments.has("all") {
+                return false
+            }
             if arguments.has("vision"), model.capabilities?.vision != true { return false }
             if arguments.has("tools"), model.capabilities?.trainedForToolUse != true { return false }
             if arguments.has("reasoning"), !model.supportsReasoning { return false }
@@ -85,14 +88,17 @@ public enum ModelListing {
         // The key is kept whole (no minimum width to cut it to): the least useful columns go first.
         var table = TextTable(columns: [
             .init("MODEL", priority: 0), .init("LOADED", minimumWidth: 8, priority: 1),
-            .init("SIZE", priority: 2), .init("FORMAT", priority: 7), .init("PARAMS", priority: 5), .init("QUANT", priority: 6),
-            .init("MAX CTX", priority: 4), .init("CAPABILITIES", minimumWidth: 12, priority: 3), .init("VARIANT", priority: 8),
+            .init("SIZE", priority: 2), .init("FORMAT", priority: 7), .init("PARAMS", priority: 5),
+            .init("QUANT", priority: 6),
+            .init("MAX CTX", priority: 4), .init("CAPABILITIES", minimumWidth: 12, priority: 3),
+            .init("VARIANT", priority: 8)
         ])
         for model in models {
             table.append([
-                model.key + aliasLabel(model.key, aliases), loadedState(model), Units.bytes(model.sizeBytes), model.format ?? "-",
+                model.key + aliasLabel(model.key, aliases), loadedState(model), Units.bytes(model.sizeBytes),
+                model.format ?? "-",
                 model.paramsString ?? "-", model.quantization?.name ?? "-",
-                model.maxContextLength.map(contextLabel) ?? "-", capabilities(model), variant(model),
+                model.maxContextLength.map(contextLabel) ?? "-", capabilities(model), variant(model)
             ])
         }
         return table.text(width: width, fit: fit)
@@ -103,15 +109,17 @@ public enum ModelListing {
     public static func instances(_ models: [Model], width: Int?, fit: TextFit) -> String {
         var table = TextTable(columns: [
             .init("INSTANCE", minimumWidth: 16, priority: 0), .init("MODEL", minimumWidth: 12, priority: 2),
-            .init("CONTEXT", priority: 1), .init("SIZE", priority: 3), .init("CONFIG", minimumWidth: 12, priority: 4),
+            .init("CONTEXT", priority: 1), .init("SIZE", priority: 3), .init("CONFIG", minimumWidth: 12, priority: 4)
         ])
         for model in models {
             for instance in model.loadedInstances {
                 var config = instance.config
                 config.contextLength = nil
                 let summary = configSummary(config)
-                table.append([instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-",
-                              Units.bytes(model.sizeBytes), summary.isEmpty ? "-" : summary])
+                table.append([
+                    instance.id, model.key, instance.config.contextLength.map { Units.grouped($0) } ?? "-",
+                    Units.bytes(model.sizeBytes), summary.isEmpty ? "-" : summary
+                ])
             }
         }
         return table.text(width: width, fit: fit)
@@ -159,19 +167,23 @@ public enum ModelListing {
                 "quantization": optional(model.quantization?.name),
                 "size_bytes": .number(Double(model.sizeBytes)),
                 "max_context_length": optional(model.maxContextLength),
-                "loaded_instances": .array(model.loadedInstances.map { instance in
-                    .object(["id": .string(instance.id), "context_length": optional(instance.config.contextLength),
-                             "config": configJSON(instance.config)])
-                }),
+                "loaded_instances": .array(
+                    model.loadedInstances.map { instance in
+                        .object([
+                            "id": .string(instance.id), "context_length": optional(instance.config.contextLength),
+                            "config": configJSON(instance.config)
+                        ])
+                    }),
                 "capabilities": .object([
                     "vision": .bool(model.capabilities?.vision ?? false),
                     "tools": .bool(model.capabilities?.trainedForToolUse ?? false),
-                    "reasoning": model.capabilities?.reasoning.map { .array($0.allowedOptions.map(JSONValue.string)) } ?? .null,
-                    "reasoning_default": optional(model.capabilities?.reasoning?.default),
+                    "reasoning": model.capabilities?.reasoning.map { .array($0.allowedOptions.map(JSONValue.string)) }
+                        ?? .null,
+                    "reasoning_default": optional(model.capabilities?.reasoning?.default)
                 ]),
                 "description": optional(model.description),
                 "variants": model.variants.map { .array($0.map(JSONValue.string)) } ?? .null,
-                "selected_variant": optional(model.selectedVariant),
+                "selected_variant": optional(model.selectedVariant)
             ])
         }
         return JSONValue.array(objects).jsonString + "\n"

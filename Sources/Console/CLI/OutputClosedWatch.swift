@@ -15,10 +15,14 @@ final class OutputClosedWatch: Sendable {
     init?(fd: Int32, onClose: @escaping @Sendable () -> Void) {
         var status = stat()
         guard fstat(fd, &status) == 0, [.fifo, .socket].contains(FileKind(mode: status.st_mode)),
-              let stopping = try? StopRequest() else { return nil }
+            let stopping = try? StopRequest()
+        else { return nil }
         self.stopping = stopping
         Thread {
-            var watched = [pollfd(fd: fd, events: 0, revents: 0), pollfd(fd: stopping.descriptor, events: Int16(POLLIN), revents: 0)]
+            var watched = [
+                pollfd(fd: fd, events: 0, revents: 0),
+                pollfd(fd: stopping.descriptor, events: Int16(POLLIN), revents: 0)
+            ]
             while poll(&watched, 2, -1) < 0, errno == EINTR {}
             if watched[1].revents == 0, watched[0].revents & Int16(POLLERR | POLLHUP) != 0 { onClose() }
         }.start()

@@ -1,7 +1,7 @@
 import Chat
 import EditorRPC
-import Library
 import Foundation
+import Library
 import Synchronization
 import SystemSupport
 
@@ -11,12 +11,16 @@ enum RpcCommand {
         "rpc", synopsis: "[--framing=jsonl|lsp]",
         summary: "Serve the editor protocol (JSON-RPC 2.0) on standard input and output.",
         details: """
-        One compact JSON object per line in each direction (or Content-Length framing with --framing=lsp,
-        for Emacs' jsonrpc.el). Nothing but protocol messages reaches standard output; logs go to standard
-        error. The end of standard input (or SIGTERM) cancels running work, saves partial replies and
-        exits 0. `man 7 llmster-rpc` documents every method, notification and error.
-        """,
-        options: [.init(["framing"], value: "FRAMING", choices: ["jsonl", "lsp"], help: "message framing: jsonl (default) or lsp")]
+            One compact JSON object per line in each direction (or Content-Length framing with --framing=lsp,
+            for Emacs' jsonrpc.el). Nothing but protocol messages reaches standard output; logs go to standard
+            error. The end of standard input (or SIGTERM) cancels running work, saves partial replies and
+            exits 0. `man 7 llmster-rpc` documents every method, notification and error.
+            """,
+        options: [
+            .init(
+                ["framing"], value: "FRAMING", choices: ["jsonl", "lsp"],
+                help: "message framing: jsonl (default) or lsp")
+        ]
     ) { arguments, context in
         let framing = Framing(rawValue: arguments.value("framing") ?? "jsonl") ?? .jsonLines
         // Held from the start, not from `initialize`: a restore elsewhere must not swap the file an editor is about to open.

@@ -10,10 +10,14 @@ enum SearchListing {
     /// The hits laid out to `width` columns (nil: whole lines, for pipes).
     static func table(_ hits: [SearchHit], width: Int?, fit: TextFit) -> String {
         var table = TextTable(columns: [
-            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 2), .init("MATCH", minimumWidth: 20, priority: 1),
+            .init("ID", priority: 0), .init("TITLE", minimumWidth: 12, priority: 2),
+            .init("MATCH", minimumWidth: 20, priority: 1)
         ])
         for hit in hits {
-            table.append([String(hit.conversationId.prefix(8)), hit.title, leadingToMatch(hit.snippet.replacingOccurrences(of: "\n", with: " "), fit: fit)])
+            table.append([
+                String(hit.conversationId.prefix(8)), hit.title,
+                leadingToMatch(hit.snippet.replacingOccurrences(of: "\n", with: " "), fit: fit)
+            ])
         }
         return table.text(width: width, fit: fit)
     }

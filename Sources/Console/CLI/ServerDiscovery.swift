@@ -36,8 +36,9 @@ public enum ServerDiscovery {
     static func publishedPort(environment: [String: String]) -> Int? {
         let path = infoPath(environment: environment)
         guard let data = try? RegularFile.read(path, limit: 64 << 10),
-              let object = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any],
-              let port = object["port"] as? Int, (1...65535).contains(port) else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any],
+            let port = object["port"] as? Int, (1...65535).contains(port)
+        else { return nil }
         return port
     }
 
@@ -53,7 +54,9 @@ public enum ServerDiscovery {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let started = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if started == 0 { return true }
         guard errno == EINPROGRESS else { return false }
@@ -67,7 +70,8 @@ public enum ServerDiscovery {
 
     /// The server of LM Studio's file, when it names a port other than the default one and nothing answers there.
     static func discovered(environment: [String: String]) -> (server: String, source: Source)? {
-        guard let port = publishedPort(environment: environment), port != defaultPort, !answers(port: defaultPort) else { return nil }
+        guard let port = publishedPort(environment: environment), port != defaultPort, !answers(port: defaultPort)
+        else { return nil }
         return ("http://127.0.0.1:\(port)", .lmStudioFile(path: infoPath(environment: environment)))
     }
 }

@@ -1,6 +1,6 @@
-import Synchronization
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Turns SIGINT, SIGTERM and SIGHUP into a callback while a reply streams, so it can be cancelled and saved.
 ///

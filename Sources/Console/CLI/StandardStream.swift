@@ -42,11 +42,14 @@ public struct StandardStream: Sendable, TextOutputStream {
         let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
         guard terminal.isTTY else { return send(text + "\n") }
         let fit = terminal.textFit
-        send(text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            let line = String(line)
-            guard fit.columns(line) > terminal.width else { return line }
-            return TextLayout.wrap(line, width: terminal.width, indent: indent ?? line.prefix { $0 == " " }.count, fit: fit)
+        send(
+            text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                let line = String(line)
+                guard fit.columns(line) > terminal.width else { return line }
+                return TextLayout.wrap(
+                    line, width: terminal.width, indent: indent ?? line.prefix { $0 == " " }.count, fit: fit
+                )
                 .joined(separator: "\n")
-        }.joined(separator: "\n") + "\n")
+            }.joined(separator: "\n") + "\n")
     }
 }

@@ -47,9 +47,12 @@ public struct TextTable {
         var shown = Array(columns.indices)
         if let width {
             func minimum(_ column: Int) -> Int { min(natural[column], columns[column].minimumWidth ?? natural[column]) }
-            func total(_ columns: [Int], _ width: (Int) -> Int) -> Int { columns.map(width).reduce(0, +) + 2 * max(columns.count - 1, 0) }
+            func total(_ columns: [Int], _ width: (Int) -> Int) -> Int {
+                columns.map(width).reduce(0, +) + 2 * max(columns.count - 1, 0)
+            }
             while shown.count > 1, total(shown, minimum) > width,
-                  let dropped = shown.max(by: { columns[$0].priority < columns[$1].priority }) {
+                let dropped = shown.max(by: { columns[$0].priority < columns[$1].priority })
+            {
                 shown.removeAll { $0 == dropped }
             }
             if total(shown, { natural[$0] }) > width {
@@ -65,7 +68,9 @@ public struct TextTable {
         return all.map { row in
             var line = ""
             for (position, column) in shown.enumerated() where column < row.count {
-                line += position < shown.count - 1 ? fit.pad(row[column], to: widths[column]) + "  "
+                line +=
+                    position < shown.count - 1
+                    ? fit.pad(row[column], to: widths[column]) + "  "
                     : fit.cut(row[column], to: widths[column])
             }
             if let width { line = fit.cut(line, to: width) }
@@ -130,8 +135,10 @@ public enum TextLayout {
     /// `term` then `description` from `column` on, the description wrapped with a hanging indent to `width`
     /// (`  -m, --model MODEL  model key …`); a term too wide for the column (which is at most `maximumColumn`,
     /// by default a third of the width) puts the description below it.
-    public static func hanging(_ term: String, _ description: String, column: Int, width: Int, gap: Int = 2,
-                               maximumColumn: Int? = nil, fit: TextFit) -> String {
+    public static func hanging(
+        _ term: String, _ description: String, column: Int, width: Int, gap: Int = 2,
+        maximumColumn: Int? = nil, fit: TextFit
+    ) -> String {
         let column = min(column, maximumColumn ?? max(width / 3, 12), max(width - 20, 0))
         let indent = String(repeating: " ", count: column)
         let lines = wrap(description, width: width - column, fit: fit)
@@ -141,7 +148,8 @@ public enum TextLayout {
             result = [fit.pad(term, to: column) + lines[0]] + lines.dropFirst().map { indent + $0 }
         } else {
             let leading = String(term.prefix { $0 == " " })
-            result = (termWidth <= width ? [term] : wrap(term, width: width, indent: leading.count, fit: fit))
+            result =
+                (termWidth <= width ? [term] : wrap(term, width: width, indent: leading.count, fit: fit))
                 + lines.map { indent + $0 }
         }
         return result.map { line in
@@ -156,7 +164,8 @@ public enum TextLayout {
     public static func paragraphs(_ text: String, width: Int, indent: Int = 0, fit: TextFit) -> String {
         let pad = String(repeating: " ", count: indent)
         return text.components(separatedBy: "\n\n").map { paragraph in
-            let joined = paragraph.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            let joined = paragraph.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+                separator: " ")
             return wrap(joined, width: width - indent, fit: fit).map { pad + $0 }.joined(separator: "\n")
         }.joined(separator: "\n\n")
     }

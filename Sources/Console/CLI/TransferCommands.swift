@@ -1,9 +1,9 @@
 import Chat
 import Foundation
-import Library
-import TerminalMarkdown
 import Glibc
+import Library
 import SystemSupport
+import TerminalMarkdown
 
 /// `llmster export`, `import`, `backup` and `restore`: moving conversations and whole libraries.
 enum TransferCommands {
@@ -17,8 +17,9 @@ enum TransferCommands {
         options: [.init(["output"], short: "o", value: "FILE", help: "the file to write (- for standard output)")]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
-        let written = try await Transfer.exportConversation(arguments.positionals[0], to: arguments.value("output"),
-                                                            session: try context.librarySession(), context: context)
+        let written = try await Transfer.exportConversation(
+            arguments.positionals[0], to: arguments.value("output"),
+            session: try context.librarySession(), context: context)
         if let written { context.errors.line("Exported to \(UntrustedText.sanitize(written))") }
         return ExitCode.success
     }
@@ -30,7 +31,8 @@ enum TransferCommands {
         """
 
     static let `import` = Command(
-        "import", synopsis: "FILE [--yes | --drop-continuation] [--folder F] [--as-new] | --from-lmstudio[=DIR] [--dry-run]",
+        "import",
+        synopsis: "FILE [--yes | --drop-continuation] [--folder F] [--as-new] | --from-lmstudio[=DIR] [--dry-run]",
         summary: "Add the conversation in a .llmster file to the library, or LM Studio's own chats.",
         details: """
             When the file's server differs from the configured one, llmster asks whether to keep the
@@ -48,14 +50,19 @@ enum TransferCommands {
             .init(["drop-continuation"], help: "drop the server continuation; the next message starts a fresh context"),
             .init(["folder"], value: "F", help: "put the conversation in folder F (created when missing)"),
             .init(["as-new"], help: "import a copy even if this export was imported before"),
-            .init(["from-lmstudio"], value: "DIR", optionalValue: true, help: "import LM Studio's own chats (default ~/.lmstudio/conversations)"),
-            .init(["dry-run"], help: "with --from-lmstudio: say what would be imported, import nothing"),
+            .init(
+                ["from-lmstudio"], value: "DIR", optionalValue: true,
+                help: "import LM Studio's own chats (default ~/.lmstudio/conversations)"),
+            .init(["dry-run"], help: "with --from-lmstudio: say what would be imported, import nothing")
         ]
     ) { arguments, context in
         if arguments.has("from-lmstudio") {
-            guard arguments.positionals.isEmpty else { throw UsageError("--from-lmstudio takes its directory as --from-lmstudio=DIR, not a FILE") }
-            try await Transfer.importLMStudioChats(from: arguments.value("from-lmstudio"), dryRun: arguments.has("dry-run"),
-                                                   session: try context.librarySession(), context: context)
+            guard arguments.positionals.isEmpty else {
+                throw UsageError("--from-lmstudio takes its directory as --from-lmstudio=DIR, not a FILE")
+            }
+            try await Transfer.importLMStudioChats(
+                from: arguments.value("from-lmstudio"), dryRun: arguments.has("dry-run"),
+                session: try context.librarySession(), context: context)
             return ExitCode.success
         }
         if arguments.has("dry-run") { throw UsageError("--dry-run goes with --from-lmstudio") }
@@ -81,9 +88,11 @@ enum TransferCommands {
             scripts) the file is encrypted with a key derived by Argon2id. \(outputFileRule)
             """,
         options: [
-            .init(["output"], short: "o", value: "FILE", help: "the file to write (default llmster-<time>.llmster-backup)"),
+            .init(
+                ["output"], short: "o", value: "FILE", help: "the file to write (default llmster-<time>.llmster-backup)"
+            ),
             .init(["password"], help: "encrypt, asking for the password on the terminal"),
-            .init(["password-file"], value: "F", help: "encrypt with the password in file F"),
+            .init(["password-file"], value: "F", help: "encrypt with the password in file F")
         ]
     ) { arguments, context in
         guard arguments.positionals.isEmpty else { throw UsageError("backup takes no arguments") }
@@ -110,14 +119,17 @@ enum TransferCommands {
         options: [
             .init(["yes"], short: "y", help: "replace without asking"),
             .init(["password-file"], value: "F", help: "the backup's password is in file F"),
-            .init(["max-kdf-memory"], value: "SIZE", help: "refuse a key derivation asking for more memory (256M, 1G)"),
+            .init(["max-kdf-memory"], value: "SIZE", help: "refuse a key derivation asking for more memory (256M, 1G)")
         ]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one backup file") }
-        let ceiling = try arguments.value("max-kdf-memory").map { value in
-            guard let bytes = Configuration.byteSize(value) else { throw UsageError("--max-kdf-memory takes a size such as 256M or 1G, not \(value)") }
-            return bytes
-        } ?? context.configuration.maxKeyDerivationMemory
+        let ceiling =
+            try arguments.value("max-kdf-memory").map { value in
+                guard let bytes = Configuration.byteSize(value) else {
+                    throw UsageError("--max-kdf-memory takes a size such as 256M or 1G, not \(value)")
+                }
+                return bytes
+            } ?? context.configuration.maxKeyDerivationMemory
         try Transfer.restore(
             from: arguments.positionals[0], confirmed: arguments.has("yes"),
             passwordFile: arguments.value("password-file"), maximumKeyDerivationMemory: ceiling, context: context)
@@ -148,8 +160,10 @@ public enum Transfer {
     ///
     /// Goes through `session`'s library connection (`ChatSession.exportConversation`).
     @discardableResult
-    public static func exportConversation(_ reference: String, to path: String?, session: ChatSession,
-                                          context: CommandContext) async throws -> String? {
+    public static func exportConversation(
+        _ reference: String, to path: String?, session: ChatSession,
+        context: CommandContext
+    ) async throws -> String? {
         if path == "-", context.output.isTerminal {
             throw Refusal(description: "a .llmster file is binary: redirect standard output, or use -o FILE")
         }
@@ -163,18 +177,22 @@ public enum Transfer {
 
     /// Reads LM Studio's desktop chats from `directory` (nil: where LM Studio keeps them), says what they hold and what
     /// cannot be read, then (unless `dryRun`) imports those not imported before.
-    public static func importLMStudioChats(from directory: String?, dryRun: Bool, session: ChatSession, context: CommandContext) async throws {
+    public static func importLMStudioChats(
+        from directory: String?, dryRun: Bool, session: ChatSession, context: CommandContext
+    ) async throws {
         let home = Paths.home(environment: context.environment)
         let (scan, before) = try await session.scanLMStudioChats(directory: directory, home: home)
         let output = context.output
-        output.line("LM Studio chats in \(UntrustedText.oneLine(scan.directory)) (read only): \(Figures.count(scan.chats.count, "chat")), "
-                    + "\(Figures.count(scan.messageCount, "message")), \(Figures.count(scan.folders.count, "folder"))"
-                    + (scan.folders.isEmpty ? "" : " (\(UntrustedText.oneLine(scan.folders.joined(separator: ", "))))")
-                    + (before > 0 ? "; \(before) imported before" : "") + ".")
+        output.line(
+            "LM Studio chats in \(UntrustedText.oneLine(scan.directory)) (read only): \(Figures.count(scan.chats.count, "chat")), "
+                + "\(Figures.count(scan.messageCount, "message")), \(Figures.count(scan.folders.count, "folder"))"
+                + (scan.folders.isEmpty ? "" : " (\(UntrustedText.oneLine(scan.folders.joined(separator: ", "))))")
+                + (before > 0 ? "; \(before) imported before" : "") + ".")
         let missing = scan.chats.flatMap { chat in chat.missingImages.map { (chat.file, $0) } }
         if !missing.isEmpty {
-            output.line("\(Figures.count(missing.count, "image")) not found in LM Studio's user-files, left out: "
-                        + UntrustedText.oneLine(missing.map { "\($0.1) (\($0.0))" }.joined(separator: ", ")))
+            output.line(
+                "\(Figures.count(missing.count, "image")) not found in LM Studio's user-files, left out: "
+                    + UntrustedText.oneLine(missing.map { "\($0.1) (\($0.0))" }.joined(separator: ", ")))
         }
         if !scan.unreadable.isEmpty {
             output.line("Cannot be read, left out whole:")
@@ -182,7 +200,8 @@ public enum Transfer {
         }
         guard !dryRun else { return }
         let (imported, there) = try await session.importLMStudioChats(scan)
-        output.line("Imported \(Figures.count(imported, "chat"))" + (there > 0 ? "; \(there) were imported before." : "."))
+        output.line(
+            "Imported \(Figures.count(imported, "chat"))" + (there > 0 ? "; \(there) were imported before." : "."))
     }
 
     /// Checks a `.llmster` file, settles its continuation by `policy`, and imports it in one transaction.
@@ -191,11 +210,12 @@ public enum Transfer {
         session: ChatSession, context: CommandContext
     ) async throws -> Conversation {
         let plan = try session.importPlan(forFileAt: path)
-        var answer: ImportPlan.Answer? = switch policy {
-        case .keep: .keep
-        case .drop: .drop
-        case .ask: nil
-        }
+        var answer: ImportPlan.Answer? =
+            switch policy {
+            case .keep: .keep
+            case .drop: .drop
+            case .ask: nil
+            }
         if answer == nil, plan.mustAsk, let question = plan.question {
             let prompt = """
                 \(UntrustedText.oneLine(question))
@@ -204,9 +224,10 @@ public enum Transfer {
                 Keep or drop? [k/d]\u{20}
                 """
             guard let typed = Terminal.ask(prompt) else {
-                throw Refusal(description: """
-                    \(UntrustedText.oneLine(question)) There is no terminal to ask: pass --yes to keep the continuation or --drop-continuation to drop it
-                    """)
+                throw Refusal(
+                    description: """
+                        \(UntrustedText.oneLine(question)) There is no terminal to ask: pass --yes to keep the continuation or --drop-continuation to drop it
+                        """)
             }
             switch typed.lowercased() {
             case "k", "keep": answer = .keep
@@ -214,15 +235,18 @@ public enum Transfer {
             default: throw Refusal(description: "import cancelled (answer k or d)")
             }
         }
-        return try await session.importConversation(from: path, options: plan.options(answer: answer, folder: folder, asNew: asNew))
+        return try await session.importConversation(
+            from: path, options: plan.options(answer: answer, folder: folder, asNew: asNew))
     }
 
     /// Backs the library up to `path` (nil for `llmster-<time>.llmster-backup` here); returns the file written.
     ///
     /// Encrypted when a password comes from `passwordFile`, `LLMSTER_BACKUP_PASSWORD`, or (with `askPassword`) the terminal.
     @discardableResult
-    public static func backup(to path: String?, passwordFile: String?, askPassword: Bool, session: ChatSession,
-                              context: CommandContext) async throws -> String {
+    public static func backup(
+        to path: String?, passwordFile: String?, askPassword: Bool, session: ChatSession,
+        context: CommandContext
+    ) async throws -> String {
         let password = try Self.password(file: passwordFile, environment: context.environment, askTwice: askPassword)
         let target = path ?? stamped("llmster-", ".llmster-backup")
         let statistics = try await session.backupLibrary(to: target, password: password)
@@ -236,8 +260,10 @@ public enum Transfer {
     /// An encrypted backup's key derivation cost is shown before its password is asked; one asking for more memory
     /// than `maximumKeyDerivationMemory` is refused before anything is derived.
     @discardableResult
-    public static func restore(from path: String, confirmed: Bool, passwordFile: String?, maximumKeyDerivationMemory: UInt64? = nil,
-                               context: CommandContext) throws -> Bool {
+    public static func restore(
+        from path: String, confirmed: Bool, passwordFile: String?, maximumKeyDerivationMemory: UInt64? = nil,
+        context: CommandContext
+    ) throws -> Bool {
         try LibraryBackup.checkNotInUse(libraryPath: context.libraryPath)
         var password: [UInt8]?
         let derivation = try LibraryBackup.keyDerivation(of: path)
@@ -245,31 +271,39 @@ public enum Transfer {
             if let ceiling = maximumKeyDerivationMemory, derivation.memory > ceiling {
                 throw ArchiveError.keyDerivationTooCostly(derivation, ceiling: ceiling)
             }
-            context.errors.wrappedLine("Deriving this backup's key takes \(derivation.summary) before the password can be checked.")
+            context.errors.wrappedLine(
+                "Deriving this backup's key takes \(derivation.summary) before the password can be checked.")
             password = try Self.password(file: passwordFile, environment: context.environment, askTwice: false)
             if password == nil { password = Terminal.readSecret("Password for \(path): ") }
             guard password != nil else { throw ArchiveError.passwordRequired }
         }
-        let prepared = try LibraryBackup.prepareRestore(archive: path, password: password, libraryPath: context.libraryPath,
-                                                        maximumKeyDerivationMemory: maximumKeyDerivationMemory)
+        let prepared = try LibraryBackup.prepareRestore(
+            archive: path, password: password, libraryPath: context.libraryPath,
+            maximumKeyDerivationMemory: maximumKeyDerivationMemory)
         let statistics = prepared.statistics
         let day = DateFormatter()
         day.locale = Locale(identifier: "en_US_POSIX")
         day.dateFormat = "yyyy-MM-dd"
-        let range = statistics.oldest.map { day.string(from: $0) + " to " + day.string(from: statistics.newest ?? $0) } ?? "-"
-        var table = TextTable(columns: [.init("BACKUP", priority: 0), .init(UntrustedText.sanitize(path), minimumWidth: 12, priority: 1)])
+        let range =
+            statistics.oldest.map { day.string(from: $0) + " to " + day.string(from: statistics.newest ?? $0) } ?? "-"
+        var table = TextTable(columns: [
+            .init("BACKUP", priority: 0), .init(UntrustedText.sanitize(path), minimumWidth: 12, priority: 1)
+        ])
         for (label, value) in [
             ("size", byteCount(prepared.archiveSize) + (password == nil ? ", not encrypted" : ", encrypted")),
             ("key cost", derivation?.summary ?? "none (not encrypted)"),
             ("folders", "\(statistics.folders)"), ("conversations", "\(statistics.conversations)"),
             ("messages", "\(statistics.messages)"),
             ("attachments", "\(statistics.attachments) (\(byteCount(statistics.attachmentBytes)))"),
-            ("pinned", "\(statistics.pinned)"), ("drafts", "\(statistics.drafts)"), ("dates", range),
+            ("pinned", "\(statistics.pinned)"), ("drafts", "\(statistics.drafts)"), ("dates", range)
         ] { table.append([label, value]) }
-        context.errors.send(table.text(width: TextLayout.outputWidth(environment: context.environment, fd: 2),
-                                      fit: context.terminal(fd: 2).textFit))
+        context.errors.send(
+            table.text(
+                width: TextLayout.outputWidth(environment: context.environment, fd: 2),
+                fit: context.terminal(fd: 2).textFit))
         if !confirmed {
-            guard let answer = Terminal.ask("Replace the library at \(context.libraryPath) with this backup? [y/N] ") else {
+            guard let answer = Terminal.ask("Replace the library at \(context.libraryPath) with this backup? [y/N] ")
+            else {
                 prepared.discard()
                 throw Refusal(description: "restoring replaces the library: pass --yes to confirm without a terminal")
             }

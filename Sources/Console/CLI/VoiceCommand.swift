@@ -9,28 +9,33 @@ enum VoiceCommand {
         "voice", synopsis: "[-m MODEL] [-c | --chat CHAT] [--audio-input FILE.wav] [--speak] [--silence SECONDS]",
         summary: "Talk to a model: each spoken turn is recognised locally and sent after a pause.",
         details: """
-        Recognition runs on this machine (pocketsphinx); no audio leaves it. A chime marks that listening
-        began; a turn is sent after SECONDS of silence (default 1.6), and shorter pauses do not cut it.
-        The recognised words are shown and saved like typed input. With --speak, a local voice (espeak-ng,
-        or the command in $LLMSTER_SPEAK_COMMAND, which reads the text on standard input) reads each answer,
-        without ids, hashes, emoji, media links or code, and listening resumes when it has finished.
-        With --audio-input the turns come from a 16 kHz mono 16-bit WAV file and the command ends with it;
-        otherwise it listens until Ctrl-C. When the engine, its model or an audio source is missing, voice
-        stays off and llmster says what to install.
-        """,
+            Recognition runs on this machine (pocketsphinx); no audio leaves it. A chime marks that listening
+            began; a turn is sent after SECONDS of silence (default 1.6), and shorter pauses do not cut it.
+            The recognised words are shown and saved like typed input. With --speak, a local voice (espeak-ng,
+            or the command in $LLMSTER_SPEAK_COMMAND, which reads the text on standard input) reads each answer,
+            without ids, hashes, emoji, media links or code, and listening resumes when it has finished.
+            With --audio-input the turns come from a 16 kHz mono 16-bit WAV file and the command ends with it;
+            otherwise it listens until Ctrl-C. When the engine, its model or an audio source is missing, voice
+            stays off and llmster says what to install.
+            """,
         options: [
-            .init(["model"], short: "m", value: "MODEL", help: "model key (default: the conversation's, default_model, or the loaded model)"),
+            .init(
+                ["model"], short: "m", value: "MODEL",
+                help: "model key (default: the conversation's, default_model, or the loaded model)"),
             AskCommand.continueOption, AskCommand.chatOption,
-            .init(["audio-input"], value: "FILE.wav", help: "read speech from a 16 kHz mono WAV file instead of the microphone"),
+            .init(
+                ["audio-input"], value: "FILE.wav",
+                help: "read speech from a 16 kHz mono WAV file instead of the microphone"),
             .init(["speak"], help: "read answers aloud with a local voice"),
-            .init(["silence"], value: "SECONDS", help: "seconds of silence that end a spoken turn (default 1.6)"),
+            .init(["silence"], value: "SECONDS", help: "seconds of silence that end a spoken turn (default 1.6)")
         ]
     ) { arguments, context in
         try await run(arguments, context)
     }
 
     static func run(_ arguments: ArgumentParser.Parsed, _ context: CommandContext) async throws -> Int32 {
-        var options = VoiceOptions.configured(context, audioInput: arguments.value("audio-input"), speak: arguments.has("speak"))
+        var options = VoiceOptions.configured(
+            context, audioInput: arguments.value("audio-input"), speak: arguments.has("speak"))
         if let silence = arguments.value("silence") {
             guard let seconds = Double(silence), seconds > 0, seconds <= 60 else {
                 throw UsageError("--silence takes a number of seconds between 0 and 60, not '\(silence)'")
@@ -43,10 +48,13 @@ enum VoiceCommand {
             return ExitCode.failure
         }
         let session = try context.session()
-        let conversationId = try await AskCommand.open(for: arguments, session: session, preset: context.preset).conversation.id
+        let conversationId = try await AskCommand.open(for: arguments, session: session, preset: context.preset)
+            .conversation.id
 
         let latch = SignalLatch()
-        let work = Task { try await converse(voice, session: session, conversationId: conversationId, context: context) }
+        let work = Task {
+            try await converse(voice, session: session, conversationId: conversationId, context: context)
+        }
         let trap = SignalTrap { signal in
             latch.record(signal)
             work.cancel()
@@ -75,20 +83,27 @@ enum VoiceCommand {
     ///
     /// Recognised turns are printed on standard output as `> words`, like typed input; listening and
     /// speaking notes go to standard error.
-    static func converse(_ voice: VoiceConversation, session: ChatSession, conversationId: String,
-                         context: CommandContext) async throws -> [SavedReply] {
-        try await voice.run(session: session, conversationId: conversationId, display: {
-            let display = ReplyDisplay.forCommandLine(context: context)
-            return { await display.show($0) }
-        }, events: { event in
-            switch event {
-            case .ready(let engine, let audio): context.errors.line("llmster: voice on: \(engine), listening to \(audio).")
-            case .listening(let seconds): context.errors.line("llmster: listening… (a pause of \(seconds.formatted()) s sends)")
-            case .heard(let text): context.output.line("> " + text)
-            case .notUnderstood: context.errors.line("llmster: no words recognised; still listening.")
-            case .speaking: context.errors.line("llmster: speaking…")
-            case .speechFailed(let reason): context.warn("reading the answer aloud failed: \(reason)")
-            }
-        })
+    static func converse(
+        _ voice: VoiceConversation, session: ChatSession, conversationId: String,
+        context: CommandContext
+    ) async throws -> [SavedReply] {
+        try await voice.run(
+            session: session, conversationId: conversationId,
+            display: {
+                let display = ReplyDisplay.forCommandLine(context: context)
+                return { await display.show($0) }
+            },
+            events: { event in
+                switch event {
+                case .ready(let engine, let audio):
+                    context.errors.line("llmster: voice on: \(engine), listening to \(audio).")
+                case .listening(let seconds):
+                    context.errors.line("llmster: listening… (a pause of \(seconds.formatted()) s sends)")
+                case .heard(let text): context.output.line("> " + text)
+                case .notUnderstood: context.errors.line("llmster: no words recognised; still listening.")
+                case .speaking: context.errors.line("llmster: speaking…")
+                case .speechFailed(let reason): context.warn("reading the answer aloud failed: \(reason)")
+                }
+            })
     }
 }

@@ -9,7 +9,8 @@ extension VoiceOptions {
         if environment["LLMSTER_SPEAK_COMMAND"] == nil, let command = context.configuration.speakCommand {
             environment["LLMSTER_SPEAK_COMMAND"] = command
         }
-        return VoiceOptions(audioInput: audioInput, speak: speak, silenceSeconds: context.configuration.voiceSilenceSeconds,
-                            language: context.configuration.voiceLanguage, environment: environment)
+        return VoiceOptions(
+            audioInput: audioInput, speak: speak, silenceSeconds: context.configuration.voiceSilenceSeconds,
+            language: context.configuration.voiceLanguage, environment: environment)
     }
 }

@@ -1,7 +1,7 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
 import SystemSupport
 import TerminalMarkdown
 
@@ -10,7 +10,10 @@ import TerminalMarkdown
     /// Copies the last reply, or with `code N` its Nth code block.
     static func copy(_ words: [String], repl: ReplSession) async throws {
         guard let id = repl.conversationId,
-              let reply = try await repl.chat.withLibrary({ try $0.messages(conversationId: id).last { $0.role == .assistant } }) else {
+            let reply = try await repl.chat.withLibrary({
+                try $0.messages(conversationId: id).last { $0.role == .assistant }
+            })
+        else {
             repl.output.line("There is no reply to copy yet.")
             return
         }
@@ -29,20 +32,26 @@ import TerminalMarkdown
         if sendsOSC52 { repl.output.send("\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{7}") }
         let environment = repl.context.environment
         let program = clipboardPrograms.first { name, variable, _ in
-            environment[variable].map { !$0.isEmpty } == true && ExternalProgram.isAvailable(name, environment: environment)
+            environment[variable].map { !$0.isEmpty } == true
+                && ExternalProgram.isAvailable(name, environment: environment)
         }
         let copying = text
-        let copied = if let (name, _, arguments) = program {
-            await BlockingThread.run("llmster-clipboard") { ExternalProgram.feed(copying, to: name, arguments: arguments) }
-        } else { false }
+        let copied =
+            if let (name, _, arguments) = program {
+                await BlockingThread.run("llmster-clipboard") {
+                    ExternalProgram.feed(copying, to: name, arguments: arguments)
+                }
+            } else { false }
         if copied, let (name, _, _) = program {
             repl.output.line("Copied \(text.utf8.count) bytes to the clipboard with \(name).")
         } else if sendsOSC52 {
-            repl.output.line("Sent \(text.utf8.count) bytes to the terminal's clipboard with OSC 52 (if the terminal allows it; "
-                             + "with wl-copy, xclip or tmux present the copy is certain).")
+            repl.output.line(
+                "Sent \(text.utf8.count) bytes to the terminal's clipboard with OSC 52 (if the terminal allows it; "
+                    + "with wl-copy, xclip or tmux present the copy is certain).")
         } else {
-            repl.output.line("Not copied: no clipboard program (wl-copy, xclip or tmux) is available, and this terminal "
-                             + "gets no OSC 52 (inside Emacs or TERM=dumb).")
+            repl.output.line(
+                "Not copied: no clipboard program (wl-copy, xclip or tmux) is available, and this terminal "
+                    + "gets no OSC 52 (inside Emacs or TERM=dumb).")
         }
     }
 
@@ -50,7 +59,7 @@ import TerminalMarkdown
     nonisolated static let clipboardPrograms: [(String, String, [String])] = [
         ("wl-copy", "WAYLAND_DISPLAY", []),
         ("xclip", "DISPLAY", ["-selection", "clipboard"]),
-        ("tmux", "TMUX", ["load-buffer", "-"]),
+        ("tmux", "TMUX", ["load-buffer", "-"])
     ]
 
     /// The contents of the code blocks in `markdown`, in order, as the renderer finds them.

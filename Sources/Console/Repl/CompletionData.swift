@@ -48,7 +48,9 @@ final class CompletionData: Sendable {
             guard request.word.hasPrefix("/") else { return [] }
             return ReplCommands.all.map { "/" + $0.name }.filter { $0.hasPrefix(request.word) }
         }
-        guard first.hasPrefix("/"), let command = ReplCommands.all.first(where: { "/" + $0.name == first }) else { return [] }
+        guard first.hasPrefix("/"), let command = ReplCommands.all.first(where: { "/" + $0.name == first }) else {
+            return []
+        }
         let candidates: [String]
         if request.word.hasPrefix("-") {
             candidates = command.parser.options.map { "--" + $0.names[0] }
@@ -58,7 +60,8 @@ final class CompletionData: Sendable {
             case .commandName: candidates = ReplCommands.all.map(\.name)
             case .modelKey: candidates = data.aliases + data.models.filter(\.canChat).map(\.key)
             case .instance: candidates = data.models.flatMap { $0.loadedInstances.map(\.id) }
-            case .folder: candidates = words.count == 1 && first == "/folder" ? ["new", "rename", "rm", "list"] : data.folders
+            case .folder:
+                candidates = words.count == 1 && first == "/folder" ? ["new", "rename", "rm", "list"] : data.folders
             case .conversation: return Self.titles(data.titles, for: request)
             case .choices(let choices): candidates = choices
             case .preset: candidates = data.presets

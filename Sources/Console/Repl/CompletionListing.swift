@@ -19,7 +19,9 @@ struct CompletionListing: Equatable {
         let room = max(height - 3, 2)
         let columnWidth = (items.map { DisplayWidth.of($0) }.max() ?? 0) + 2
         let columns = oneALine ? 1 : max(1, (max(width, 1) + 2) / columnWidth)
-        guard (items.count + columns - 1) / columns > room else { return Self.columns(items, columns: columns, width: columnWidth) }
+        guard (items.count + columns - 1) / columns > room else {
+            return Self.columns(items, columns: columns, width: columnWidth)
+        }
         let shown = Array(items.prefix((room - 1) * columns))
         return Self.columns(shown, columns: columns, width: columnWidth)
             + ["… and \(items.count - shown.count) more; type more of the word to narrow them"]
@@ -32,7 +34,9 @@ struct CompletionListing: Equatable {
             var line = ""
             for index in stride(from: row, to: items.count, by: rowCount) {
                 let item = items[index]
-                line += index + rowCount >= items.count ? item : item + String(repeating: " ", count: width - DisplayWidth.of(item))
+                line +=
+                    index + rowCount >= items.count
+                    ? item : item + String(repeating: " ", count: width - DisplayWidth.of(item))
             }
             return line
         }

@@ -8,7 +8,8 @@ enum ExternalProgram {
     /// The REPL ignores SIGINT, SIGTERM and SIGHUP while it traps them; the program gets the defaults back.
     static func runShell(_ script: String, arguments: [String]) -> Int32 {
         TerminalFocus.shared.suspended {
-            guard let process = try? SpawnedProcess(program: "/bin/sh", arguments: ["-c", script, "sh"] + arguments) else { return -1 }
+            guard let process = try? SpawnedProcess(program: "/bin/sh", arguments: ["-c", script, "sh"] + arguments)
+            else { return -1 }
             guard case .exited(let status) = process.wait() else { return -1 }
             return status
         }
@@ -28,8 +29,11 @@ enum ExternalProgram {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return false }
         let null = open("/dev/null", O_WRONLY)
         defer { if null >= 0 { close(null) } }
-        guard let process = try? SpawnedProcess(program: program, arguments: arguments, standardInput: ends[1],
-                                                standardOutput: null, standardError: null) else {
+        guard
+            let process = try? SpawnedProcess(
+                program: program, arguments: arguments, standardInput: ends[1],
+                standardOutput: null, standardError: null)
+        else {
             close(ends[0])
             close(ends[1])
             return false

@@ -14,7 +14,10 @@ extension LineEditor {
         var raw = settings
         raw.c_lflag &= ~tcflag_t(ICANON)
         raw.c_iflag &= ~tcflag_t(ICRNL | INLCR | IGNCR)
-        withUnsafeMutableBytes(of: &raw.c_cc) { $0[Int(VMIN)] = 1; $0[Int(VTIME)] = 0 }
+        withUnsafeMutableBytes(of: &raw.c_cc) {
+            $0[Int(VMIN)] = 1
+            $0[Int(VTIME)] = 0
+        }
         tcsetattr(0, TCSANOW, &raw)
         return settings
     }
@@ -39,7 +42,8 @@ extension LineEditor {
     /// A line typed while a reply streamed (whole before the prompt) is printed after the prompt, so the transcript
     /// shows it where it was sent, as typed: the front end echoed it in the middle of the reply.
     func readPlainLine(prompt: String) -> LineInput {
-        let shown = Data(prompt.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: "").utf8)
+        let shown = Data(
+            prompt.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: "").utf8)
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         if plainInputDescriptor != 0 {
             // What is pending before the prompt is shown (the descriptor does not block) was typed ahead.
@@ -56,8 +60,10 @@ extension LineEditor {
             case .end: return .endOfInput
             case nil: typedAhead = false
             }
-            var descriptors = [pollfd(fd: plainInputDescriptor, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [
+                pollfd(fd: plainInputDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+            ]
             if poll(&descriptors, 2, -1) < 0 {
                 if errno == EINTR { continue }
                 return .endOfInput

@@ -35,7 +35,10 @@ extension LineEditor {
         }
         var reading = settings
         reading.c_lflag &= ~tcflag_t(ECHO | ICANON)
-        withUnsafeMutableBytes(of: &reading.c_cc) { $0[Int(VMIN)] = 0; $0[Int(VTIME)] = 0 }
+        withUnsafeMutableBytes(of: &reading.c_cc) {
+            $0[Int(VMIN)] = 0
+            $0[Int(VTIME)] = 0
+        }
         tcsetattr(0, TCSANOW, &reading)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1024)

@@ -33,9 +33,11 @@ final class LineEditor: Sendable {
     /// Sets readline up: name `llmster` for ~/.inputrc, Emacs bindings, newline keys, bracketed paste, and Ctrl-X Ctrl-E
     /// editing in `$VISUAL` or `$EDITOR` of `environment` (default vi). With `lineMode`, readline is not touched and
     /// the terminal is prepared for plain lines (`LineEditor.prepareLineMode`).
-    init(history: HistoryFile, environment: [String: String], lineMode: Bool = false,
-         completer: @escaping @Sendable (CompletionRequest) -> [String],
-         describer: @escaping @Sendable ([String]) -> [String]) {
+    init(
+        history: HistoryFile, environment: [String: String], lineMode: Bool = false,
+        completer: @escaping @Sendable (CompletionRequest) -> [String],
+        describer: @escaping @Sendable ([String]) -> [String]
+    ) {
         var fds: [Int32] = [0, 0]
         if pipe(&fds) != 0 { fds = [-1, -1] }
         wakeRead = fds[0]
@@ -118,10 +120,11 @@ final class LineEditor: Sendable {
             $0.listedFor = nil
             $0.pasted = false
         }
-        var unread = typedAhead.withLock { typed in
-            defer { typed = [] }
-            return typed
-        } + Self.takeTypeAhead()
+        var unread =
+            typedAhead.withLock { typed in
+                defer { typed = [] }
+                return typed
+            } + Self.takeTypeAhead()
         rl_callback_handler_install(prompt, ReadlineBridge.lineAccepted)
         if !draft.isEmpty {
             let shown = ReadlineBridge.shown(draft, as: "draft of")
@@ -131,8 +134,10 @@ final class LineEditor: Sendable {
         }
         if let input = readPushedInput(&unread) { return input }
         while true {
-            var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [
+                pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+            ]
             if poll(&descriptors, 2, -1) < 0 {
                 if errno == EINTR { continue }
                 rl_callback_handler_remove()

@@ -63,7 +63,8 @@ struct LineSplitter: Sendable, Equatable {
 
     /// Drops everything not yet returned (Ctrl-C at the prompt) and returns it, lines joined by newlines.
     mutating func discard() -> String {
-        let text = (lines[taken...] + [String(decoding: pending, as: UTF8.self)]).filter { !$0.isEmpty }.joined(separator: "\n")
+        let text = (lines[taken...] + [String(decoding: pending, as: UTF8.self)]).filter { !$0.isEmpty }.joined(
+            separator: "\n")
         lines.removeAll()
         taken = 0
         pending.removeAll()

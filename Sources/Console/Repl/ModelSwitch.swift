@@ -1,7 +1,7 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
 import SystemSupport
 import TerminalMarkdown
 
@@ -12,8 +12,9 @@ import TerminalMarkdown
     static func choose(_ reference: String, repl: ReplSession, options: LoadOptions = LoadOptions()) async throws {
         let selection: ModelSelection
         do {
-            selection = try await repl.chat.selectModel(reference, conversationId: repl.conversationId, pending: repl.pendingModel,
-                                                        options: options, progress: reporter(repl: repl))
+            selection = try await repl.chat.selectModel(
+                reference, conversationId: repl.conversationId, pending: repl.pendingModel,
+                options: options, progress: reporter(repl: repl))
         } catch ChatError.modelNotDownloaded(let key, let suggestion) {
             let hint: SanitizedMessage = suggestion.map { "did you mean \($0)? " } ?? ""
             throw UsageError("\(key) is not downloaded on this server; \(hint)/models lists what is downloaded")
@@ -48,7 +49,9 @@ import TerminalMarkdown
     static func load(_ key: String, repl: ReplSession, options: LoadOptions = LoadOptions()) async throws {
         let chat = repl.chat
         let id = repl.conversationId
-        let reply = try await LoadProgress(model: key, stream: repl.context.errors, environment: repl.context.environment).around {
+        let reply = try await LoadProgress(
+            model: key, stream: repl.context.errors, environment: repl.context.environment
+        ).around {
             try await chat.loadModel(key, conversationId: id, options: options)
         }
         await repl.refreshModels()
@@ -61,23 +64,31 @@ import TerminalMarkdown
     /// as typed (`ReplSession.handBack`), Enter alone cancels. Returns the key.
     static func pick(repl: ReplSession) async throws -> String? {
         let all = try await chatModels(repl: repl)
-        guard !all.isEmpty else { repl.output.line("The server has no chat models; /download fetches one."); return nil }
+        guard !all.isEmpty else {
+            repl.output.line("The server has no chat models; /download fetches one.")
+            return nil
+        }
         let current = await repl.effectiveModel()?.key
         var shown = Array(all.indices)
         // Each row's words after its key (state, size, capabilities), which the text filter matches too.
         let badges = zip(all, repl.completions.badges(for: all.map(\.key))).map { model, line in
-            line.hasPrefix(model.key) ? String(line.dropFirst(model.key.count)).trimmingCharacters(in: .whitespaces) : ""
+            line.hasPrefix(model.key)
+                ? String(line.dropFirst(model.key.count)).trimmingCharacters(in: .whitespaces) : ""
         }
         while true {
             var table = TextTable(columns: [
-                .init("#", priority: 0), .init("MODEL", minimumWidth: 16, priority: 0), .init("", minimumWidth: 10, priority: 1),
+                .init("#", priority: 0), .init("MODEL", minimumWidth: 16, priority: 0),
+                .init("", minimumWidth: 10, priority: 1)
             ])
             for index in shown {
                 let key = all[index].key
                 table.append([String(index + 1), key + (key == current ? " (current)" : ""), badges[index]])
             }
             repl.output.send(table.text(width: repl.terminalWidth, fit: repl.textFit))
-            guard case .line(let answer) = await repl.readLine(prompt: "Model number, or text to narrow the list (Enter cancels): ", draft: "") else {
+            guard
+                case .line(let answer) = await repl.readLine(
+                    prompt: "Model number, or text to narrow the list (Enter cancels): ", draft: "")
+            else {
                 return nil
             }
             let typed = answer.trimmingCharacters(in: .whitespaces)
@@ -93,7 +104,9 @@ import TerminalMarkdown
                 continue
             }
             let narrowed = shown.filter { index in
-                [all[index].key, all[index].displayName, badges[index]].contains { $0.localizedCaseInsensitiveContains(typed) }
+                [all[index].key, all[index].displayName, badges[index]].contains {
+                    $0.localizedCaseInsensitiveContains(typed)
+                }
             }
             if narrowed.count == 1 { return all[narrowed[0]].key }
             if narrowed.isEmpty, typed.contains(where: \.isWhitespace) {
@@ -102,7 +115,11 @@ import TerminalMarkdown
                 repl.handBack(answer)
                 return nil
             }
-            if narrowed.isEmpty { repl.output.line("No model matches '\(UntrustedText.sanitize(typed))'.") } else { shown = narrowed }
+            if narrowed.isEmpty {
+                repl.output.line("No model matches '\(UntrustedText.sanitize(typed))'.")
+            } else {
+                shown = narrowed
+            }
         }
     }
 
@@ -115,7 +132,9 @@ import TerminalMarkdown
     static func numbered(_ number: Int, repl: ReplSession) async throws -> String {
         let all = try await chatModels(repl: repl)
         guard (1...max(all.count, 1)).contains(number), !all.isEmpty else {
-            throw UsageError(all.isEmpty ? "the server has no chat models" : "there is no model \(number); /model lists 1 to \(all.count)")
+            throw UsageError(
+                all.isEmpty
+                    ? "the server has no chat models" : "there is no model \(number); /model lists 1 to \(all.count)")
         }
         return all[number - 1].key
     }

@@ -1,7 +1,7 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
 import SystemSupport
 import TerminalMarkdown
 
@@ -9,25 +9,34 @@ import TerminalMarkdown
 @ReplActor enum Pager {
     /// Shows the transcript (with reasoning or tool details), or message number N of `words`.
     static func show(_ words: [String], repl: ReplSession) async throws {
-        guard let conversation = await repl.currentConversation() else { repl.output.line("Nothing to show yet."); return }
+        guard let conversation = await repl.currentConversation() else {
+            repl.output.line("Nothing to show yet.")
+            return
+        }
         let reasoning = words.contains("reasoning")
         let tools = words.contains("tools")
         let index = try words.first { !["reasoning", "tools"].contains($0) }.map { word -> Int in
-            guard let number = Int(word), number > 0 else { throw UsageError("say a message number, reasoning or tools") }
+            guard let number = Int(word), number > 0 else {
+                throw UsageError("say a message number, reasoning or tools")
+            }
             return number
         }
         let id = conversation.id
         let markdown: String = try await repl.chat.withLibrary { library in
             if let index {
                 let messages = try library.messages(conversationId: id)
-                guard index <= messages.count else { throw UsageError("this conversation has \(messages.count) messages") }
+                guard index <= messages.count else {
+                    throw UsageError("this conversation has \(messages.count) messages")
+                }
                 let message = messages[index - 1]
                 return (reasoning && !message.reasoning.isEmpty ? message.reasoning + "\n\n---\n\n" : "") + message.text
             }
             return try Transcript.markdown(of: conversation, library: library, reasoning: reasoning, tools: tools)
         }
         let capabilities = repl.context.terminal(fd: 1)
-        let rendered = MarkdownRenderer(capabilities: capabilities, mode: MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto).render(markdown)
+        let rendered = MarkdownRenderer(
+            capabilities: capabilities, mode: MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto
+        ).render(markdown)
         try await page(rendered, repl: repl, title: index.map { "llmster message \($0)" } ?? "llmster transcript")
     }
 
@@ -45,7 +54,8 @@ import TerminalMarkdown
             return
         }
         let directory = NSTemporaryDirectory() + "llmster-page-\(getpid())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try AtomicFile.write(Array(text.utf8), to: directory + "/" + title, permissions: 0o600)
         // The REPL's actor waits, not a thread of the cooperative pool, for as long as the pager is open.

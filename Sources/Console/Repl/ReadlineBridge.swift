@@ -51,7 +51,9 @@ enum ReadlineBridge {
         while llmster_rl_has_pushed_input() != 0 || keyArrives(withinMilliseconds: 100) {
             let next = rl_read_key()
             guard next >= 0 else { break }
-            if endsAtLetter ? (65...90).contains(next) || (97...122).contains(next) : next == 7 || (previous == 27 && next == 92) {
+            if endsAtLetter
+                ? (65...90).contains(next) || (97...122).contains(next) : next == 7 || (previous == 27 && next == 92)
+            {
                 break
             }
             previous = next
@@ -89,8 +91,11 @@ enum ReadlineBridge {
         var columns: Int32 = 0
         rl_get_screen_size(&rows, &columns)
         // A paste of 42 lines usually ends with the 42nd line's newline: that is not a 43rd line.
-        let lines = (text.hasSuffix("\n") ? String(text.dropLast()) : text).split(separator: "\n", omittingEmptySubsequences: false)
-        let screenRows = lines.reduce(0) { $0 + max(1, (DisplayWidth.of(String($1)) + Int(columns) - 1) / max(Int(columns), 1)) }
+        let lines = (text.hasSuffix("\n") ? String(text.dropLast()) : text).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        let screenRows = lines.reduce(0) {
+            $0 + max(1, (DisplayWidth.of(String($1)) + Int(columns) - 1) / max(Int(columns), 1))
+        }
         guard rows > 0, screenRows > Int(rows) - 3 else { return text }
         let placeholder = "[\(kind) \(lines.count) lines]"
         state.withLock { $0.pastes.append((placeholder, text)) }
@@ -102,7 +107,9 @@ enum ReadlineBridge {
         var result = line
         var searchStart = result.startIndex
         for paste in state.withLock({ $0.pastes }) {
-            guard let range = result.range(of: paste.placeholder, range: searchStart..<result.endIndex) else { continue }
+            guard let range = result.range(of: paste.placeholder, range: searchStart..<result.endIndex) else {
+                continue
+            }
             let end = result.utf8.distance(from: result.startIndex, to: range.lowerBound) + paste.text.utf8.count
             result.replaceSubrange(range, with: paste.text)
             searchStart = result.utf8.index(result.startIndex, offsetBy: end)
@@ -113,25 +120,30 @@ enum ReadlineBridge {
     /// Lists the matches, then redraws the prompt: described ones (model keys with their badges,
     /// `acme/thinker-8b  loaded · reasoning · 4.9 GB`) one a line, plain ones in columns (`CompletionListing`), cut
     /// to the screen with a note of how many more. A Tab again on the same line does not list them again.
-    static let displayMatches: @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, Int32, Int32) -> Void = { matches, count, _ in
-        guard let matches, count > 0 else { return }
-        let words = (1...Int(count)).compactMap { matches[$0].map { String(cString: $0) } }
-        let line = String(cString: llmster_rl_line_buffer())
-        let listedAlready = state.withLock { state in
-            defer { state.listedFor = line }
-            return state.listedFor == line
+    static let displayMatches:
+        @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, Int32, Int32) -> Void = {
+            matches, count, _ in
+            guard let matches, count > 0 else { return }
+            let words = (1...Int(count)).compactMap { matches[$0].map { String(cString: $0) } }
+            let line = String(cString: llmster_rl_line_buffer())
+            let listedAlready = state.withLock { state in
+                defer { state.listedFor = line }
+                return state.listedFor == line
+            }
+            guard !listedAlready else {
+                rl_ding()
+                return
+            }
+            let described = state.withLock { $0.describer }?(words) ?? words
+            var rows: Int32 = 0
+            var columns: Int32 = 0
+            rl_get_screen_size(&rows, &columns)
+            let listing = CompletionListing(described == words ? words : described, oneALine: described != words)
+            let text = listing.lines(width: Int(columns), height: Int(rows)).joined(separator: "\n")
+            FileHandle.standardOutput.write(Data(("\n" + text + "\n").utf8))
+            rl_on_new_line()
+            rl_forced_update_display()
         }
-        guard !listedAlready else { rl_ding(); return }
-        let described = state.withLock { $0.describer }?(words) ?? words
-        var rows: Int32 = 0
-        var columns: Int32 = 0
-        rl_get_screen_size(&rows, &columns)
-        let listing = CompletionListing(described == words ? words : described, oneALine: described != words)
-        let text = listing.lines(width: Int(columns), height: Int(rows)).joined(separator: "\n")
-        FileHandle.standardOutput.write(Data(("\n" + text + "\n").utf8))
-        rl_on_new_line()
-        rl_forced_update_display()
-    }
 
     /// The shared state.
     static let state = Mutex(State())
@@ -170,7 +182,10 @@ enum ReadlineBridge {
     static let editInEditor: @convention(c) (Int32, Int32) -> Int32 = { _, _ in
         let text = expandingPastes(String(cString: llmster_rl_line_buffer()))
         let path = NSTemporaryDirectory() + "llmster-edit-\(getpid()).md"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else {
             rl_ding()
             return 0
         }
@@ -195,26 +210,29 @@ enum ReadlineBridge {
     }
 
     /// Readline's completion: commands and arguments from the completer, `/attach` paths from readline's own.
-    static let complete: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, end in
-        let word = text.map { String(cString: $0) } ?? ""
-        let line = String(cString: llmster_rl_line_buffer())
-        let prefix = String(decoding: Array(line.utf8.prefix(Int(start))), as: UTF8.self)
-        guard let completer = state.withLock({ $0.completer }) else { return nil }
-        let quote = llmster_rl_completion_quote_character()
-        let request = CompletionRequest(before: prefix, word: word, quote: quote == 0 ? nil : Character(UnicodeScalar(UInt8(quote))))
-        if request.wantsPaths {
-            return llmster_filename_matches(word)
+    static let complete:
+        @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = {
+            text, start, end in
+            let word = text.map { String(cString: $0) } ?? ""
+            let line = String(cString: llmster_rl_line_buffer())
+            let prefix = String(decoding: Array(line.utf8.prefix(Int(start))), as: UTF8.self)
+            guard let completer = state.withLock({ $0.completer }) else { return nil }
+            let quote = llmster_rl_completion_quote_character()
+            let request = CompletionRequest(
+                before: prefix, word: word, quote: quote == 0 ? nil : Character(UnicodeScalar(UInt8(quote))))
+            if request.wantsPaths {
+                return llmster_filename_matches(word)
+            }
+            llmster_rl_set_no_default_completion(1)
+            let matches = completer(request)
+            guard !matches.isEmpty else { return nil }
+            let array = llmster_match_array(Int32(matches.count + 1))!
+            // A common prefix shorter than the word (a quoted title among plain ones) would delete what was typed.
+            let common = CompletionRequest.commonPrefix(of: matches)
+            array[0] = llmster_strdup(matches.count == 1 ? matches[0] : common.count >= word.count ? common : word)
+            if matches.count > 1 {
+                for (index, match) in matches.enumerated() { array[index + 1] = llmster_strdup(match) }
+            }
+            return array
         }
-        llmster_rl_set_no_default_completion(1)
-        let matches = completer(request)
-        guard !matches.isEmpty else { return nil }
-        let array = llmster_match_array(Int32(matches.count + 1))!
-        // A common prefix shorter than the word (a quoted title among plain ones) would delete what was typed.
-        let common = CompletionRequest.commonPrefix(of: matches)
-        array[0] = llmster_strdup(matches.count == 1 ? matches[0] : common.count >= word.count ? common : word)
-        if matches.count > 1 {
-            for (index, match) in matches.enumerated() { array[index + 1] = llmster_strdup(match) }
-        }
-        return array
-    }
 }

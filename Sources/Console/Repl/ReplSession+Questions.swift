@@ -18,7 +18,9 @@ extension ReplSession {
             return await BlockingThread.run("llmster-read-line") { Swift.readLine().map(LineInput.line) ?? .endOfInput }
         }
         let input = await editor.read(prompt: prompt, draft: draft)
-        if case .terminated(_, let signal) = input, exitStatus == nil { exitStatus = SignalTrap.exitStatus(for: signal) }
+        if case .terminated(_, let signal) = input, exitStatus == nil {
+            exitStatus = SignalTrap.exitStatus(for: signal)
+        }
         return input
     }
 
@@ -48,13 +50,18 @@ extension ReplSession {
     /// alone, Ctrl-D and Ctrl-C give the default. Any other line (a message, even one word such as `recall`, or a
     /// slash command) counts as the default too, said as "Taken as `takenAs`", and is handed back: it is sent or run next.
     func choose(_ question: String, choices: [String], defaultChoice: String, takenAs: String = "no") async -> String {
-        let shown = choices.map { $0 == defaultChoice ? $0.prefix(1).uppercased() : String($0.prefix(1)) }.joined(separator: "/")
-        guard case .line(let line) = await readLine(prompt: "\(question) [\(shown)] ", draft: "") else { return defaultChoice }
+        let shown = choices.map { $0 == defaultChoice ? $0.prefix(1).uppercased() : String($0.prefix(1)) }.joined(
+            separator: "/")
+        guard case .line(let line) = await readLine(prompt: "\(question) [\(shown)] ", draft: "") else {
+            return defaultChoice
+        }
         let answer = line.trimmingCharacters(in: .whitespaces).lowercased()
         guard !answer.isEmpty else { return defaultChoice }
         if let chosen = choices.first(where: { answer == $0 || answer == String($0.prefix(1)) }) { return chosen }
         let isCommand = answer.hasPrefix("/") && !answer.hasPrefix("//")
-        output.line("Taken as \(takenAs); " + (isCommand ? "running \(UntrustedText.sanitize(answer))." : "sending your message."))
+        output.line(
+            "Taken as \(takenAs); "
+                + (isCommand ? "running \(UntrustedText.sanitize(answer))." : "sending your message."))
         handBack(line)
         return defaultChoice
     }

@@ -1,7 +1,7 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
 import SystemSupport
 import TerminalMarkdown
 
@@ -88,9 +88,11 @@ import TerminalMarkdown
         let interactive = isatty(0) == 1 && isatty(1) == 1
         let lineMode = TerminalCapabilities.detect(fd: 1, environment: context.environment).isLineMode
         let completions = completions
-        editor = interactive
-            ? LineEditor(history: HistoryFile(path: context.paths.historyFile), environment: context.environment,
-                         lineMode: lineMode, completer: { completions.complete($0) }, describer: { completions.badges(for: $0) })
+        editor =
+            interactive
+            ? LineEditor(
+                history: HistoryFile(path: context.paths.historyFile), environment: context.environment,
+                lineMode: lineMode, completer: { completions.complete($0) }, describer: { completions.badges(for: $0) })
             : nil
         router = SignalRouter(editor: editor)
     }
@@ -101,11 +103,16 @@ import TerminalMarkdown
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP]) { router.receive($0) }
         defer { trap.remove() }
         defer { editor?.restoreTerminal() }
-        let reportsFocus = editor != nil && TerminalCapabilities.detect(fd: 1, environment: context.environment).allowsCursorMovement
+        let reportsFocus =
+            editor != nil && TerminalCapabilities.detect(fd: 1, environment: context.environment).allowsCursorMovement
         if reportsFocus { TerminalFocus.shared.setReporting(true) }
         defer { if reportsFocus { TerminalFocus.shared.setReporting(false) } }
         if editor != nil {
-            output.line(TextLayout.wrap("llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth, fit: textFit)
+            output.line(
+                TextLayout.wrap(
+                    "llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth,
+                    fit: textFit
+                )
                 .joined(separator: "\n"))
         }
         let probe = terminalProbe()
@@ -187,8 +194,10 @@ import TerminalMarkdown
     /// is `auto`.
     private func terminalProbe() -> Task<TerminalAnswers, Never>? {
         guard let editor, !editor.readsPlainLines, context.environment["TERM"] != "linux",
-              context.terminal(fd: 1).allowsOperatingSystemCommands else { return nil }
-        let background = context.configuration.theme == "auto"
+            context.terminal(fd: 1).allowsOperatingSystemCommands
+        else { return nil }
+        let background =
+            context.configuration.theme == "auto"
             && TerminalBackground(readingColorFgBg: context.environment["COLORFGBG"]) == nil
         let widths = context.configuration.widthMode == "auto"
         guard background || widths else { return nil }
@@ -197,7 +206,8 @@ import TerminalMarkdown
         let timeout: Int32 = remote ? 1000 : 300
         return Task {
             await BlockingThread.run("llmster-terminal-query") {
-                TerminalQuery.ask(input: 0, output: 1, background: background, widths: widths, timeoutMilliseconds: timeout)
+                TerminalQuery.ask(
+                    input: 0, output: 1, background: background, widths: widths, timeoutMilliseconds: timeout)
             }
         }
     }
@@ -231,7 +241,9 @@ import TerminalMarkdown
         defer { editor?.endReply(terminal) }
         switch SlashLine.parse(line, commands: ReplCommands.all) {
         case .unknown(let name, let suggestion):
-            context.errors.wrappedLine("unknown command /\(UntrustedText.sanitize(name))" + (suggestion.map { " (did you mean /\($0)?)" } ?? "") + "; /help lists them", indent: 2)
+            context.errors.wrappedLine(
+                "unknown command /\(UntrustedText.sanitize(name))"
+                    + (suggestion.map { " (did you mean /\($0)?)" } ?? "") + "; /help lists them", indent: 2)
         case .badArguments(let command, let message):
             usage(command, message)
         case .command(let command, let arguments):
@@ -240,7 +252,8 @@ import TerminalMarkdown
             } catch let error as UsageError {
                 usage(command, error.description)
             } catch {
-                let explanation = UntrustedText.sanitize(ServerURL.redactingPasswords(in: App.explanation(of: error, context: context)))
+                let explanation = UntrustedText.sanitize(
+                    ServerURL.redactingPasswords(in: App.explanation(of: error, context: context)))
                 context.errors.wrappedLine("/\(command.name): " + explanation, indent: 2)
             }
         }
@@ -277,7 +290,9 @@ import TerminalMarkdown
         if let conversation {
             let folder = await folderPath(conversation.folderId)
             // One `/new` made reads as the chat llmster starts with, until it has a title or a reply.
-            let title = conversation.title.isEmpty && conversation.lastResponseId == nil ? "new chat" : conversation.displayTitle
+            let title =
+                conversation.title.isEmpty && conversation.lastResponseId == nil
+                ? "new chat" : conversation.displayTitle
             parts.append(UntrustedText.oneLine((folder.map { $0 + "/" } ?? "") + title))
         } else {
             parts.append("new chat")
@@ -291,8 +306,9 @@ import TerminalMarkdown
 
     /// The conversation's model by the one rule (`EffectiveModel`), against the cached model list.
     func effectiveModel(conversation: Conversation?) -> EffectiveModel? {
-        EffectiveModel.resolve(conversation: conversation, pending: pendingModel,
-                               defaultModel: context.configuration.defaultModelKey, models: serverModels)
+        EffectiveModel.resolve(
+            conversation: conversation, pending: pendingModel,
+            defaultModel: context.configuration.defaultModelKey, models: serverModels)
     }
 
     /// The effective model of the current conversation (see `effectiveModel(conversation:)`).
@@ -316,7 +332,10 @@ import TerminalMarkdown
     /// Refreshes the model list in the background after a reply or a command; a change while a refresh runs
     /// queues one more.
     func refreshInBackground() {
-        guard !refreshing else { refreshAgain = true; return }
+        guard !refreshing else {
+            refreshAgain = true
+            return
+        }
         refreshing = true
         Task {
             await refreshModels()
@@ -331,16 +350,21 @@ import TerminalMarkdown
     /// Offers the library's current folders and conversation titles to Tab (after every command or message, since
     /// any of them may have changed).
     func refreshLibraryCompletions() async {
-        guard editor != nil, let (folders, titles) = try? await chat.withLibrary({ library in
-            (try library.folderPaths().values.sorted(),
-             try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty })
-        }) else { return }
+        guard editor != nil,
+            let (folders, titles) = try? await chat.withLibrary({ library in
+                (
+                    try library.folderPaths().values.sorted(),
+                    try library.conversations(limit: 200).map(\.title).filter { !$0.isEmpty }
+                )
+            })
+        else { return }
         completions.update(folders: folders, titles: titles)
     }
 
     /// The context estimate for `conversation` with `model` (`ChatSession.contextMeter`).
     func contextMeter(conversation: Conversation?, model: EffectiveModel?) async -> ContextMeter {
-        (try? await chat.contextMeter(conversation: conversation, model: model)) ?? ContextMeter(usedTokens: 0, contextLength: nil)
+        (try? await chat.contextMeter(conversation: conversation, model: model))
+            ?? ContextMeter(usedTokens: 0, contextLength: nil)
     }
 
     /// The current conversation, fresh from the library.
@@ -372,7 +396,8 @@ import TerminalMarkdown
     /// the prompt the decisions it raises; a turn not sent comes back into the line with its items. Returns an exit
     /// status after SIGTERM/SIGHUP.
     func send(_ text: String) async -> Int32? {
-        let submission = TurnSubmission(text: text, images: attachments, context: pendingContext, template: templatePreset)
+        let submission = TurnSubmission(
+            text: text, images: attachments, context: pendingContext, template: templatePreset)
         attachments = []
         pendingContext = []
         templatePreset = nil
@@ -403,9 +428,12 @@ import TerminalMarkdown
             let progress = ModelSwitch.reporter(repl: self)
             let turn = submission
             let result = await stream(conversationId: id, modelName: modelName) { chat, display in
-                let outcome = await chat.submit(turn, in: id, createdForTurn: createdForTurn, progress: { step in
-                    if case .model(let step) = step { await progress(step) }
-                }) { await display.show($0) }
+                let outcome = await chat.submit(
+                    turn, in: id, createdForTurn: createdForTurn,
+                    progress: { step in
+                        if case .model(let step) = step { await progress(step) }
+                    }
+                ) { await display.show($0) }
                 guard let reply = outcome.reply else { throw TurnNotSent(outcome: outcome) }
                 return reply
             }
@@ -452,14 +480,17 @@ import TerminalMarkdown
             context.errors.wrappedLine(decision.description, indent: 2)
             let offers = overflow.choices.map { choice -> String in
                 switch choice {
-                case .grow: "g: reload \(UntrustedText.oneLine(overflow.model)) with a \(ContextMeter.compact(overflow.growTo ?? 0)) context"
-                case .recap: "r: a fresh context with a recap (\(UntrustedText.sanitize(overflow.recap?.summary ?? "")))"
+                case .grow:
+                    "g: reload \(UntrustedText.oneLine(overflow.model)) with a \(ContextMeter.compact(overflow.growTo ?? 0)) context"
+                case .recap:
+                    "r: a fresh context with a recap (\(UntrustedText.sanitize(overflow.recap?.summary ?? "")))"
                 case .send: "s: send it anyway"
                 }
             }
-            let picked = await choose(offers.joined(separator: ", ") + ", N: not now", choices: overflow.choices.map(\.rawValue) + ["no"],
-                                      defaultChoice: "no",
-                                      takenAs: "not now")
+            let picked = await choose(
+                offers.joined(separator: ", ") + ", N: not now", choices: overflow.choices.map(\.rawValue) + ["no"],
+                defaultChoice: "no",
+                takenAs: "not now")
             guard let choice = OverflowChoice(rawValue: picked) else {
                 if !overflow.items.isEmpty { output.line("/context drop N or /context clear removes items.") }
                 return nil
@@ -476,10 +507,14 @@ import TerminalMarkdown
     /// Asks whether to go on with a fresh server context, empty or (when there are earlier turns) with a recap of them;
     /// like every question, it takes only its answers (any other line counts as "not now" and is handled next).
     func askFreshContext(recap: RecapEstimate?) async -> ServerContextChoice? {
-        let question = "Continue with a fresh server context? y: empty"
+        let question =
+            "Continue with a fresh server context? y: empty"
             + (recap.map { ", r: with a recap of the earlier turns (\(UntrustedText.sanitize($0.summary)))" } ?? "")
             + ", N: not now"
-        switch await choose(question, choices: recap == nil ? ["yes", "no"] : ["yes", "recap", "no"], defaultChoice: "no", takenAs: "not now") {
+        switch await choose(
+            question, choices: recap == nil ? ["yes", "no"] : ["yes", "recap", "no"], defaultChoice: "no",
+            takenAs: "not now")
+        {
         case "yes": return .empty
         case "recap": return .recap
         default: return nil
@@ -496,10 +531,12 @@ import TerminalMarkdown
             return
         }
         let text = submission.kind == .edit ? "/edit " + submission.text : submission.text
-        let items = submission.context.isEmpty && submission.images.isEmpty ? "" : ", with its items (/context lists them)"
-        output.line(editor?.readsPlainLines == true
-            ? "Nothing sent; the message is kept\(items): Enter on an empty line sends it again."
-            : "Nothing sent; the message is back in the line\(items).")
+        let items =
+            submission.context.isEmpty && submission.images.isEmpty ? "" : ", with its items (/context lists them)"
+        output.line(
+            editor?.readsPlainLines == true
+                ? "Nothing sent; the message is kept\(items): Enter on an empty line sends it again."
+                : "Nothing sent; the message is back in the line\(items).")
         draft = [draft, text].filter { !$0.isEmpty }.joined(separator: "\n")
         keptDraft = draft
         await saveDraft(keptDraft)
@@ -524,8 +561,10 @@ import TerminalMarkdown
     ///
     /// A body that throws `TurnNotSent` ends as `.notSent` with its outcome, for the caller to act on.
     @discardableResult
-    func stream(conversationId id: String, modelName: String,
-                _ body: @escaping @Sendable (ChatSession, ReplyDisplay) async throws -> SavedReply) async -> StreamResult {
+    func stream(
+        conversationId id: String, modelName: String,
+        _ body: @escaping @Sendable (ChatSession, ReplyDisplay) async throws -> SavedReply
+    ) async -> StreamResult {
         if editor == nil, answeredBefore { output.line("") }
         answeredBefore = true
         let display = ReplyDisplay.forCommandLine(context: context, modelName: modelName)
@@ -542,7 +581,10 @@ import TerminalMarkdown
         followsReply = true
         if let signal {
             // SIGTERM or SIGHUP ends the REPL; a message that was not sent stays as the conversation's draft.
-            let unsent = if case .failure(let notSent as TurnNotSent) = outcome { notSent.outcome.returned?.text } else { String?.none }
+            let unsent =
+                if case .failure(let notSent as TurnNotSent) = outcome { notSent.outcome.returned?.text } else {
+                    String?.none
+                }
             await saveDraft(unsent ?? "")
             return .done(SignalTrap.exitStatus(for: signal))
         }
@@ -550,22 +592,27 @@ import TerminalMarkdown
             let saved = try outcome.get()
             if saved.status != .complete { noteFailure(ExitCode.incompleteReply) }
             if saved.status != .complete, let message = saved.errorMessage, !work.isCancelled,
-               !statsLineShowsWhole(message, of: saved) {
+                !statsLineShowsWhole(message, of: saved)
+            {
                 context.warn(message)
             }
             if let instance = saved.state.modelInstanceId,
-               serverModels?.contains(where: { $0.loadedInstances.contains { $0.id == instance } }) != true {
+                serverModels?.contains(where: { $0.loadedInstances.contains { $0.id == instance } }) != true
+            {
                 // The server loaded the model just in time: the prompt below must show it loaded, with its context.
                 await refreshModels()
             }
             if let notice = saved.stopNotice { context.errors.wrappedLine(notice, indent: 2) }
             if saved.streamedVersionId != nil {
-                context.errors.wrappedLine("The server's final reply replaced what streamed; the streamed version is kept as an alternative (/alt lists it).", indent: 2)
+                context.errors.wrappedLine(
+                    "The server's final reply replaced what streamed; the streamed version is kept as an alternative (/alt lists it).",
+                    indent: 2)
             }
             if saved.state.reasoningCharacterCount > 0, !toldAboutReasoning, editor != nil {
                 toldAboutReasoning = true
                 let capabilities = context.terminal(fd: 1)
-                let hint = "The reasoning is folded into the \(capabilities.isUTF8 ? "▸" : ">") line; /show reasoning opens it."
+                let hint =
+                    "The reasoning is folded into the \(capabilities.isUTF8 ? "▸" : ">") line; /show reasoning opens it."
                 output.line(capabilities.allowsStyles ? "\u{1B}[2m" + hint + "\u{1B}[0m" : hint)
             }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
@@ -579,7 +626,9 @@ import TerminalMarkdown
 
     /// Records a turn that did not end complete, for the exit status of a piped REPL (see `pipedStatus`).
     private func noteFailure(_ status: Int32) {
-        if pipedStatus == ExitCode.success || pipedStatus == ExitCode.incompleteReply && status != ExitCode.incompleteReply {
+        if pipedStatus == ExitCode.success
+            || pipedStatus == ExitCode.incompleteReply && status != ExitCode.incompleteReply
+        {
             pipedStatus = status
         }
     }
@@ -592,7 +641,8 @@ import TerminalMarkdown
         guard output.isTTY, errors.allowsCursorMovement || output.isLineMode && errors.isLineMode else { return false }
         // Unreadable events explain more than the mark's reason says.
         guard saved.state.firstUnreadableEvent == nil,
-              saved.state.errors.first.map({ LMStudioError.describe(streamError: $0) == message }) ?? true else { return false }
+            saved.state.errors.first.map({ LMStudioError.describe(streamError: $0) == message }) ?? true
+        else { return false }
         let stats = saved.state.stats.map(ReplyStats.init)
         return ReplyPresenter(capabilities: output).showsWholeMark(stats, outcome: .failed(message))
     }
@@ -601,9 +651,12 @@ import TerminalMarkdown
     private func afterReply(_ saved: SavedReply, elapsed: Duration) async {
         if saved.status == .complete { await chat.titleFirstReply(conversationId: saved.conversationId) }
         // A terminal that reports its focus and has it: the user is watching, no notification.
-        if let threshold = context.configuration.notifyAfterSeconds, elapsed.seconds >= threshold, TerminalFocus.shared.isFocused != true {
-            ReplyNotification.post(model: saved.state.modelInstanceId ?? "llmster", text: saved.state.answer,
-                                   environment: context.environment)
+        if let threshold = context.configuration.notifyAfterSeconds, elapsed.seconds >= threshold,
+            TerminalFocus.shared.isFocused != true
+        {
+            ReplyNotification.post(
+                model: saved.state.modelInstanceId ?? "llmster", text: saved.state.answer,
+                environment: context.environment)
         }
     }
 
@@ -628,9 +681,11 @@ import TerminalMarkdown
         keptDraft = conversation?.draft ?? ""
         draft = keptDraft
         if !keptDraft.isEmpty {
-            output.line(editor?.readsPlainLines == true
-                ? "This conversation has an unsent draft: Enter on an empty line sends it, any other message replaces it."
-                : "Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it.")
+            output.line(
+                editor?.readsPlainLines == true
+                    ? "This conversation has an unsent draft: Enter on an empty line sends it, any other message replaces it."
+                    : "Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it."
+            )
         }
         await followServer()
     }
@@ -639,8 +694,11 @@ import TerminalMarkdown
     /// when it cannot, the next message says why.
     func followServer() async {
         guard let conversation = await currentConversation(),
-              let profile = try? await chat.followServer(of: conversation) else { return }
-        output.line("Server: \(profile) (\(UntrustedText.sanitize(ServerURL.redactingPasswords(in: chat.configuration.server)))), where this conversation was held.")
+            let profile = try? await chat.followServer(of: conversation)
+        else { return }
+        output.line(
+            "Server: \(profile) (\(UntrustedText.sanitize(ServerURL.redactingPasswords(in: chat.configuration.server)))), where this conversation was held."
+        )
         await refreshModels(reportingFailure: true)
     }
 }

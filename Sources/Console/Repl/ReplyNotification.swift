@@ -13,7 +13,11 @@ enum ReplyNotification {
             .replacingOccurrences(of: ";", with: ",")
         if ExternalProgram.isAvailable("notify-send", environment: environment) {
             // Not waited for: the prompt comes back while notify-send runs, on a thread of its own.
-            Task { _ = await BlockingThread.run("llmster-notify") { ExternalProgram.runShell("notify-send \"$1\" \"$2\" >/dev/null 2>&1", arguments: [title, preview]) } }
+            Task {
+                _ = await BlockingThread.run("llmster-notify") {
+                    ExternalProgram.runShell("notify-send \"$1\" \"$2\" >/dev/null 2>&1", arguments: [title, preview])
+                }
+            }
             return
         }
         guard TerminalCapabilities.detect(fd: 1, environment: environment).allowsOperatingSystemCommands else { return }

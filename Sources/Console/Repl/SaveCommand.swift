@@ -12,27 +12,39 @@ import TerminalMarkdown
     /// sequence a model wrote reaches a terminal that later shows the file.
     static func save(_ arguments: ArgumentParser.Parsed, repl: ReplSession) async throws {
         guard arguments.positionals.count == 1 else { throw UsageError("name the file to write") }
-        guard let conversation = await repl.currentConversation() else { repl.output.line("Nothing to save yet."); return }
+        guard let conversation = await repl.currentConversation() else {
+            repl.output.line("Nothing to save yet.")
+            return
+        }
         let path = (arguments.positionals[0] as NSString).expandingTildeInPath
         let lastOnly = arguments.has("last")
         let transcript: String = try await repl.chat.withLibrary { library in
             if lastOnly {
-                guard let reply = try library.messages(conversationId: conversation.id).last(where: { $0.role == .assistant }) else {
+                guard
+                    let reply = try library.messages(conversationId: conversation.id).last(where: {
+                        $0.role == .assistant
+                    })
+                else {
                     throw UsageError("there is no reply to save yet")
                 }
                 return reply.text.hasSuffix("\n") ? reply.text : reply.text + "\n"
             }
-            return try Transcript.markdown(of: conversation, library: library, reasoning: arguments.has("reasoning"), tools: false)
+            return try Transcript.markdown(
+                of: conversation, library: library, reasoning: arguments.has("reasoning"), tools: false)
         }
         let markdown = UntrustedText.sanitize(transcript)
         let output: OutputFile
         do { output = try OutputFile(path) } catch { throw UsageError("\(error)") }
-        if output.replacesAFile, !(await repl.confirm("\(UntrustedText.sanitize(arguments.positionals[0])) exists; replace it?")) {
+        if output.replacesAFile,
+            !(await repl.confirm("\(UntrustedText.sanitize(arguments.positionals[0])) exists; replace it?"))
+        {
             return
         }
         // The error names the path and, for a replaced file, that the previous one is unchanged.
         do { try output.write(Array(markdown.utf8)) } catch { throw UsageError("\(error)") }
         let what = lastOnly ? "the last reply" : "this conversation"
-        repl.output.line("Saved \(what) to \(UntrustedText.sanitize(output.description)) (\(Units.bytes(Int64(markdown.utf8.count)))).")
+        repl.output.line(
+            "Saved \(what) to \(UntrustedText.sanitize(output.description)) (\(Units.bytes(Int64(markdown.utf8.count))))."
+        )
     }
 }

@@ -1,7 +1,7 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
 import SystemSupport
 import TerminalMarkdown
 
@@ -26,7 +26,8 @@ import TerminalMarkdown
         } catch ChatError.invalidSetting(let error) {
             throw UsageError("\(error)")
         }
-        repl.output.line(typed == .clear ? "\(key) is back to the model's default." : "\(key) = \(UntrustedText.sanitize(value))")
+        repl.output.line(
+            typed == .clear ? "\(key) is back to the model's default." : "\(key) = \(UntrustedText.sanitize(value))")
     }
 
     /// Lists every setting of this conversation, `default` where the model's own value applies.

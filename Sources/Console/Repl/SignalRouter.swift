@@ -27,9 +27,13 @@ final class SignalRouter: Sendable {
         let (reply, resize, atPrompt, cancelCommand) = state.withLock { state in
             if state.reply != nil, signal != SIGWINCH, signal != SIGINT, state.signal == nil { state.signal = signal }
             // Ctrl-Z is acted on at once (below), never kept for the reply that follows.
-            if state.reply == nil, !state.atPrompt, signal != SIGWINCH, signal != SIGTSTP, state.pending == nil { state.pending = signal }
+            if state.reply == nil, !state.atPrompt, signal != SIGWINCH, signal != SIGTSTP, state.pending == nil {
+                state.pending = signal
+            }
             // Woken under the lock: `setAtPrompt(false)` then finds every wake-up its read did not take.
-            if state.reply == nil, state.atPrompt || signal == SIGWINCH, let editor { editor.wake(Self.wakeReason(for: signal)) }
+            if state.reply == nil, state.atPrompt || signal == SIGWINCH, let editor {
+                editor.wake(Self.wakeReason(for: signal))
+            }
             return (state.reply, state.resize, state.atPrompt, state.atPrompt ? nil : state.cancelCommand)
         }
         if let cancelCommand, [SIGINT, SIGTERM, SIGHUP].contains(signal) {
@@ -73,12 +77,16 @@ final class SignalRouter: Sendable {
             defer { if atPrompt { state.pending = nil } }
             guard let editor else { return false }
             if atPrompt {
-                if let pending = state.pending, pending == SIGTERM || pending == SIGHUP { editor.wake(Self.wakeReason(for: pending)) }
+                if let pending = state.pending, pending == SIGTERM || pending == SIGHUP {
+                    editor.wake(Self.wakeReason(for: pending))
+                }
                 return false
             }
             let unread = editor.takeWakeReasons()
             if unread.contains(UInt8(ascii: "w")) { editor.wake(UInt8(ascii: "w")) }
-            let signals: [(UInt8, Int32)] = [(UInt8(ascii: "t"), SIGTERM), (UInt8(ascii: "h"), SIGHUP), (UInt8(ascii: "i"), SIGINT)]
+            let signals: [(UInt8, Int32)] = [
+                (UInt8(ascii: "t"), SIGTERM), (UInt8(ascii: "h"), SIGHUP), (UInt8(ascii: "i"), SIGINT)
+            ]
             state.pending = signals.first { unread.contains($0.0) }?.1
             return unread.contains(UInt8(ascii: "z"))
         }
@@ -99,7 +107,9 @@ final class SignalRouter: Sendable {
 
     /// Sends signals to `reply` until it ends; returns how it ended, with SIGTERM or SIGHUP when one arrived meanwhile
     /// (whether the reply was saved or its turn not sent: the REPL must end either way).
-    func streaming(_ reply: Task<SavedReply, any Error>, resize: @escaping @Sendable () -> Void) async -> (Result<SavedReply, any Error>, Int32?) {
+    func streaming(_ reply: Task<SavedReply, any Error>, resize: @escaping @Sendable () -> Void) async -> (
+        Result<SavedReply, any Error>, Int32?
+    ) {
         let pending = state.withLock { state in
             state.reply = reply
             state.resize = resize
@@ -108,7 +118,12 @@ final class SignalRouter: Sendable {
             return state.pending
         }
         if pending != nil { reply.cancel() }
-        defer { state.withLock { $0.reply = nil; $0.resize = nil } }
+        defer {
+            state.withLock {
+                $0.reply = nil
+                $0.resize = nil
+            }
+        }
         let result = await reply.result
         return (result, state.withLock { $0.signal })
     }

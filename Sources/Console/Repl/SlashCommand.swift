@@ -18,9 +18,11 @@ struct SlashCommand: Sendable {
     let run: @ReplActor @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void
 
     /// Declares a command.
-    init(_ name: String, _ synopsis: String = "", _ summary: String, options: [ArgumentParser.Option] = [],
-         takesText: Bool = false, argument: SlashArgument = .none,
-         run: @escaping @ReplActor @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void) {
+    init(
+        _ name: String, _ synopsis: String = "", _ summary: String, options: [ArgumentParser.Option] = [],
+        takesText: Bool = false, argument: SlashArgument = .none,
+        run: @escaping @ReplActor @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void
+    ) {
         self.name = name
         self.synopsis = synopsis
         self.summary = summary

@@ -1,7 +1,7 @@
 import Chat
 import Foundation
-import Library
 import LMStudio
+import Library
 import SystemSupport
 import TerminalMarkdown
 
@@ -20,7 +20,10 @@ import TerminalMarkdown
         let value = text == "clear" ? nil : text
         let id = try await repl.ensureConversation()
         let effect = try await repl.chat.setSystemPrompt(value, conversationId: id)
-        if effect == .unchanged { repl.output.line("The system prompt is already that."); return }
+        if effect == .unchanged {
+            repl.output.line("The system prompt is already that.")
+            return
+        }
         await report(effect, what: value == nil ? "System prompt cleared" : "System prompt set", repl: repl)
     }
 
@@ -33,7 +36,9 @@ import TerminalMarkdown
         if let model = preset.model { try await ModelSwitch.choose(model, repl: repl) }
         if preset.template != nil {
             repl.templatePreset = preset
-            repl.output.line("Preset \(name)'s template fills \(sendsText ? "this" : "your next") message (" + Preset.slots.filter(preset.hasSlot).map { "{{\($0)}}" }.joined(separator: ", ") + ").")
+            repl.output.line(
+                "Preset \(name)'s template fills \(sendsText ? "this" : "your next") message ("
+                    + Preset.slots.filter(preset.hasSlot).map { "{{\($0)}}" }.joined(separator: ", ") + ").")
         }
         guard let id = repl.conversationId else {
             repl.pendingPreset = name
@@ -41,7 +46,9 @@ import TerminalMarkdown
             return
         }
         let applied: PresetApplication
-        do { applied = try await repl.chat.applyPreset(name, conversationId: id) } catch ChatError.invalidSetting(let error) {
+        do { applied = try await repl.chat.applyPreset(name, conversationId: id) } catch ChatError.invalidSetting(
+            let error)
+        {
             throw UsageError("preset \(name): \(error)")
         }
         await report(applied.systemPrompt ?? .unchanged, what: "Preset \(name) applied", repl: repl)
@@ -49,7 +56,10 @@ import TerminalMarkdown
 
     /// Says how a changed prompt takes effect; after the first turn, offers a fresh server context.
     private static func report(_ effect: SystemPromptEffect, what: String, repl: ReplSession) async {
-        guard effect == .needsFreshContext else { repl.output.line(what + "."); return }
+        guard effect == .needsFreshContext else {
+            repl.output.line(what + ".")
+            return
+        }
         await offerFreshContext(after: what, repl: repl)
     }
 
@@ -59,13 +69,18 @@ import TerminalMarkdown
     static func offerFreshContext(after what: String?, repl: ReplSession) async {
         repl.offersFreshContext = false
         if what == nil { repl.output.line("This conversation's system prompt changed after its server context began.") }
-        repl.output.line("The server keeps this conversation's context with the old system prompt; a change takes effect only with a fresh server context (the model will not remember earlier turns).")
-        if what != nil || repl.editor != nil, await repl.confirm("Start a fresh server context with the next message?") {
+        repl.output.line(
+            "The server keeps this conversation's context with the old system prompt; a change takes effect only with a fresh server context (the model will not remember earlier turns)."
+        )
+        if what != nil || repl.editor != nil, await repl.confirm("Start a fresh server context with the next message?")
+        {
             repl.serverContextAnswer = .empty
             repl.output.line((what.map { $0 + "; the" } ?? "The") + " next message starts a fresh server context.")
         } else {
             repl.serverContextAnswer = .keep
-            repl.output.line("Saved, not yet in effect: the prompt applies when this conversation next starts a fresh server context.")
+            repl.output.line(
+                "Saved, not yet in effect: the prompt applies when this conversation next starts a fresh server context."
+            )
         }
     }
 }

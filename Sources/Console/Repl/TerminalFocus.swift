@@ -42,7 +42,8 @@ final class TerminalFocus: Sendable {
         var index = 0
         while index < bytes.count {
             if index + 2 < bytes.count, bytes[index] == 0x1B, bytes[index + 1] == UInt8(ascii: "["),
-               bytes[index + 2] == UInt8(ascii: "I") || bytes[index + 2] == UInt8(ascii: "O") {
+                bytes[index + 2] == UInt8(ascii: "I") || bytes[index + 2] == UInt8(ascii: "O")
+            {
                 record(focused: bytes[index + 2] == UInt8(ascii: "I"))
                 index += 3
             } else {

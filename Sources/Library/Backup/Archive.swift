@@ -1,6 +1,6 @@
+internal import CSodium
 import Foundation
 import SystemSupport
-internal import CSodium
 
 /// The cost of deriving a backup's key from its password (libsodium Argon2id).
 public struct KeyDerivationLimits: Equatable, Sendable {
@@ -170,7 +170,10 @@ final class ArchiveWriter {
         var frame = chunk
         if var state = stream {
             frame = [UInt8](repeating: 0, count: chunk.count + Int(crypto_secretstream_xchacha20poly1305_abytes()))
-            let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
+            let tag =
+                final
+                ? crypto_secretstream_xchacha20poly1305_tag_final()
+                : crypto_secretstream_xchacha20poly1305_tag_message()
             crypto_secretstream_xchacha20poly1305_push(
                 &state, &frame, nil, chunk, UInt64(chunk.count), header, UInt64(header.count), tag)
             stream = state
@@ -201,7 +204,8 @@ final class ArchiveReader {
         }
         header = start
         guard start[kind.magic.count] == ArchiveFormat.version else {
-            throw ArchiveError.unsupportedVersion(found: Int(start[kind.magic.count]), supported: Int(ArchiveFormat.version))
+            throw ArchiveError.unsupportedVersion(
+                found: Int(start[kind.magic.count]), supported: Int(ArchiveFormat.version))
         }
         crypto_hash_sha256_init(&digest)
         switch start[kind.magic.count + 1] {
@@ -210,7 +214,8 @@ final class ArchiveReader {
         case 1 where kind == .backup:
             encrypted = true
             let saltCount = Int(crypto_pwhash_saltbytes())
-            let rest = try source.read(exactly: saltCount + 16 + Int(crypto_secretstream_xchacha20poly1305_headerbytes()))
+            let rest = try source.read(
+                exactly: saltCount + 16 + Int(crypto_secretstream_xchacha20poly1305_headerbytes()))
             header += rest
             let salt = Array(rest[..<saltCount])
             let limits = KeyDerivationLimits(
@@ -283,8 +288,9 @@ final class ArchiveReader {
         if var state = stream {
             var chunk = [UInt8](repeating: 0, count: size - overhead)
             var tag: UInt8 = 0
-            guard crypto_secretstream_xchacha20poly1305_pull(
-                &state, &chunk, nil, &tag, frame, UInt64(frame.count), header, UInt64(header.count)) == 0
+            guard
+                crypto_secretstream_xchacha20poly1305_pull(
+                    &state, &chunk, nil, &tag, frame, UInt64(frame.count), header, UInt64(header.count)) == 0
             else { throw ArchiveError.wrongPasswordOrDamaged }
             stream = state
             guard (tag == crypto_secretstream_xchacha20poly1305_tag_final()) == final else {
@@ -334,11 +340,11 @@ enum ArchiveJSON {
             return try JSONDecoder().decode(type, from: Data(bytes))
         } catch let error as DecodingError {
             switch error {
-            case let .keyNotFound(key, context):
+            case .keyNotFound(let key, let context):
                 throw ArchiveError.invalid("\(record): missing field \(path(context.codingPath + [key]))")
-            case let .valueNotFound(_, context), let .typeMismatch(_, context):
+            case .valueNotFound(_, let context), .typeMismatch(_, let context):
                 throw ArchiveError.invalid("\(record): field \(path(context.codingPath)) has the wrong type")
-            case let .dataCorrupted(context):
+            case .dataCorrupted(let context):
                 throw ArchiveError.invalid("\(record): \(path(context.codingPath)) \(context.debugDescription)")
             @unknown default:
                 throw ArchiveError.invalid("\(record): \(error)")

@@ -28,29 +28,31 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A message fit to show the user.
     public var description: String {
         switch self {
-        case let .notAnArchive(path, expected):
+        case .notAnArchive(let path, let expected):
             return "\(path) is not \(expected)"
-        case let .unsupportedVersion(found, supported):
+        case .unsupportedVersion(let found, let supported):
             return "format version \(found) is not supported (this llmster reads version \(supported)); upgrade llmster"
         case .passwordRequired:
-            return "the backup is encrypted: give its password with --password-file F or LLMSTER_BACKUP_PASSWORD, or run on a terminal"
+            return
+                "the backup is encrypted: give its password with --password-file F or LLMSTER_BACKUP_PASSWORD, or run on a terminal"
         case .wrongPasswordOrDamaged:
             return "cannot decrypt the backup: the password is wrong or the file was altered"
         case .truncated:
             return "the file is truncated: it ends before the archive does"
-        case let .damaged(detail):
+        case .damaged(let detail):
             return "the file is damaged: \(detail)"
-        case let .tooLarge(part, size, limit):
+        case .tooLarge(let part, let size, let limit):
             return "the file is damaged or hostile: \(part) declares \(size) bytes, above the limit of \(limit)"
-        case let .invalid(detail):
+        case .invalid(let detail):
             return "the file does not follow the llmster format: \(detail)"
-        case let .alreadyImported(conversationId, title):
-            return "this library already holds this conversation as \"\(title)\" (\(conversationId)); open it, or pass --as-new to import a copy"
-        case let .io(path, reason):
+        case .alreadyImported(let conversationId, let title):
+            return
+                "this library already holds this conversation as \"\(title)\" (\(conversationId)); open it, or pass --as-new to import a copy"
+        case .io(let path, let reason):
             return "\(path): \(reason)"
         case .keyDerivationFailed:
             return "deriving the key from the password failed (not enough memory?)"
-        case let .keyDerivationTooCostly(limits, ceiling):
+        case .keyDerivationTooCostly(let limits, let ceiling):
             return "the backup's key derivation asks for \(limits.summary), above the ceiling of "
                 + "\(KeyDerivationLimits.bytes(ceiling)) (--max-kdf-memory or max_kdf_memory); nothing was derived or changed"
         }

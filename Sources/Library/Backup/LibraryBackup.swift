@@ -1,5 +1,5 @@
-import Foundation
 internal import CSodium
+import Foundation
 
 /// Password-protected (or plain, checksummed) backups of a whole library, and their atomic restore.
 public enum LibraryBackup {
@@ -16,7 +16,8 @@ public enum LibraryBackup {
         defer { try? store.connection.execute("COMMIT") }
         try writeOutput(to: path) { sink in
             let writer = try ArchiveWriter(kind: .backup, sink: sink, password: password, limits: limits)
-            try writer.record(.manifest, json: BackupManifest(format: BackupManifest.formatName, createdAt: Date().milliseconds))
+            try writer.record(
+                .manifest, json: BackupManifest(format: BackupManifest.formatName, createdAt: Date().milliseconds))
             try writer.record(
                 .folders,
                 json: try store.folders().map {
@@ -39,8 +40,10 @@ public enum LibraryBackup {
     /// Whether the backup at `path` needs a password (reads only its header).
     public static func isEncrypted(_ path: String) throws -> Bool {
         let file = try OpenFile(reading: path)
-        let start = try ByteSource(descriptor: file.descriptor, name: path).read(upTo: ArchiveKind.backup.magic.count + 2)
-        guard start.count == ArchiveKind.backup.magic.count + 2, Array(start.prefix(8)) == ArchiveKind.backup.magic else {
+        let start = try ByteSource(descriptor: file.descriptor, name: path).read(
+            upTo: ArchiveKind.backup.magic.count + 2)
+        guard start.count == ArchiveKind.backup.magic.count + 2, Array(start.prefix(8)) == ArchiveKind.backup.magic
+        else {
             throw ArchiveError.notAnArchive(path: path, expected: ArchiveKind.backup.label)
         }
         return start[9] == 1
@@ -51,10 +54,12 @@ public enum LibraryBackup {
         guard try isEncrypted(path) else { return nil }
         let file = try OpenFile(reading: path)
         let saltCount = Int(crypto_pwhash_saltbytes())
-        let head = try ByteSource(descriptor: file.descriptor, name: path).read(upTo: ArchiveKind.backup.magic.count + 2 + saltCount + 16)
+        let head = try ByteSource(descriptor: file.descriptor, name: path).read(
+            upTo: ArchiveKind.backup.magic.count + 2 + saltCount + 16)
         guard head.count == ArchiveKind.backup.magic.count + 2 + saltCount + 16 else { throw ArchiveError.truncated }
         let limits = head[(head.count - 16)...]
-        return KeyDerivationLimits(operations: UInt64(bigEndian: limits.prefix(8)), memory: UInt64(bigEndian: limits.suffix(8)))
+        return KeyDerivationLimits(
+            operations: UInt64(bigEndian: limits.prefix(8)), memory: UInt64(bigEndian: limits.suffix(8)))
     }
 
     /// Throws `LibraryError.inUse`, naming the processes, while another process has the library at `libraryPath`
@@ -69,8 +74,10 @@ public enum LibraryBackup {
     /// Any failure (wrong password, truncation, tampering, invalid contents) removes what was built and throws. A key
     /// derivation asking for more than `maximumKeyDerivationMemory` bytes is refused (`ArchiveError.keyDerivationTooCostly`)
     /// before anything is derived or built.
-    public static func prepareRestore(archive path: String, password: [UInt8]?, libraryPath: String,
-                                      maximumKeyDerivationMemory: UInt64? = nil) throws -> PreparedRestore {
+    public static func prepareRestore(
+        archive path: String, password: [UInt8]?, libraryPath: String,
+        maximumKeyDerivationMemory: UInt64? = nil
+    ) throws -> PreparedRestore {
         if let ceiling = maximumKeyDerivationMemory, let limits = try keyDerivation(of: path), limits.memory > ceiling {
             throw ArchiveError.keyDerivationTooCostly(limits, ceiling: ceiling)
         }
@@ -78,7 +85,8 @@ public enum LibraryBackup {
         do {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             let statistics = try build(aside: aside, from: path, password: password)
-            return PreparedRestore(asidePath: aside, libraryPath: libraryPath, statistics: statistics, archiveSize: size)
+            return PreparedRestore(
+                asidePath: aside, libraryPath: libraryPath, statistics: statistics, archiveSize: size)
         } catch {
             PreparedRestore.remove(aside)
             throw error
@@ -89,7 +97,8 @@ public enum LibraryBackup {
         let store = try LibraryStore(path: aside, writer: ProcessIdentity.current, locking: false)
         let file = try OpenFile(reading: path)
         let reader = try ArchiveReader(
-            kind: .backup, source: ByteSource(descriptor: file.descriptor, name: path), name: path, password: { password })
+            kind: .backup, source: ByteSource(descriptor: file.descriptor, name: path), name: path,
+            password: { password })
         let limit: (RecordType) -> Int = {
             $0 == .attachment ? ArchiveFormat.maximumAttachment : ArchiveFormat.maximumJSONRecord
         }
@@ -99,7 +108,8 @@ public enum LibraryBackup {
             }
             let manifest = try ArchiveJSON.decode(BackupManifest.self, manifestBytes, record: "the manifest")
             guard manifest.format == BackupManifest.formatName else {
-                throw ArchiveError.invalid("the manifest's format is \"\(manifest.format)\", not \"\(BackupManifest.formatName)\"")
+                throw ArchiveError.invalid(
+                    "the manifest's format is \"\(manifest.format)\", not \"\(BackupManifest.formatName)\"")
             }
             try ArchiveNumbers.date(manifest.createdAt, field: "the manifest's createdAt")
             guard let (foldersType, foldersBytes) = try reader.next(limit: limit), foldersType == .folders else {
@@ -110,17 +120,24 @@ public enum LibraryBackup {
                 guard folder.parentId.map(folderIds.contains) ?? true else {
                     throw ArchiveError.invalid("folder \(folder.name) refers to a missing parent \(folder.parentId!)")
                 }
-                guard folder.id > 0 else { throw ArchiveError.invalid("folder \(folder.name) has the id \(folder.id), not a positive number") }
+                guard folder.id > 0 else {
+                    throw ArchiveError.invalid("folder \(folder.name) has the id \(folder.id), not a positive number")
+                }
                 try ArchiveNumbers.order(folder.position, field: "folder \(folder.id)'s position")
                 guard !folder.name.trimmingCharacters(in: .whitespaces).isEmpty, !folder.name.contains("/"),
                     folderIds.insert(folder.id).inserted
                 else { throw ArchiveError.invalid("folder \(folder.id) has an invalid or repeated name or id") }
                 try store.connection.run(
                     "INSERT INTO folders (id, name, parent_id, position) VALUES (?, ?, ?, ?)",
-                    [.integer(folder.id), .text(folder.name), .integer(folder.parentId), .integer(Int64(folder.position))])
+                    [
+                        .integer(folder.id), .text(folder.name), .integer(folder.parentId),
+                        .integer(Int64(folder.position))
+                    ])
             }
             while let (type, bytes) = try reader.next(limit: limit) {
-                guard type == .conversation else { throw ArchiveError.invalid("an attachment without its conversation") }
+                guard type == .conversation else {
+                    throw ArchiveError.invalid("an attachment without its conversation")
+                }
                 let document = try ArchiveJSON.decode(ConversationDocument.self, bytes, record: "a conversation")
                 try document.validate()
                 let folderId = try document.folder.map { text in
@@ -136,7 +153,8 @@ public enum LibraryBackup {
                     document, folderId: folderId, newIds: false, keepContinuation: true,
                     pinOrder: document.pinned ? document.pinOrder : nil)
                 for (attachment, owner) in zip(document.messages.flatMap(\.attachments), owners) {
-                    guard let (type, bytes) = try reader.next(limit: { _ in attachment.size }), type == .attachment else {
+                    guard let (type, bytes) = try reader.next(limit: { _ in attachment.size }), type == .attachment
+                    else {
                         throw ArchiveError.invalid("attachment \(attachment.name) is missing")
                     }
                     try store.insertAttachment(attachment, bytes: bytes, messageId: owner, newId: false)

@@ -8,10 +8,10 @@ extension Message {
     /// from this one estimate (a live reply shows the engine's measurement instead).
     public var reasoningSeconds: Double? {
         guard !reasoning.isEmpty, let statsJSON,
-              let stats = try? JSONSerialization.jsonObject(with: Data(statsJSON.utf8)) as? [String: Any],
-              let tokens = (stats["reasoning_output_tokens"] as? NSNumber)?.doubleValue,
-              let rate = (stats["tokens_per_second"] as? NSNumber)?.doubleValue,
-              tokens > 0, rate > 0, tokens.isFinite, rate.isFinite
+            let stats = try? JSONSerialization.jsonObject(with: Data(statsJSON.utf8)) as? [String: Any],
+            let tokens = (stats["reasoning_output_tokens"] as? NSNumber)?.doubleValue,
+            let rate = (stats["tokens_per_second"] as? NSNumber)?.doubleValue,
+            tokens > 0, rate > 0, tokens.isFinite, rate.isFinite
         else { return nil }
         return tokens / rate
     }

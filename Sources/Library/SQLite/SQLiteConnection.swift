@@ -20,12 +20,14 @@ final class SQLiteConnection {
     init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000) throws {
         self.path = path
         if readOnly {
-            let attempt = try Self.open(Self.uri(path, query: "mode=ro"), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path)
+            let attempt = try Self.open(
+                Self.uri(path, query: "mode=ro"), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path)
             if sqlite3_exec(attempt, "PRAGMA schema_version", nil, nil, nil) == SQLITE_OK {
                 handle = attempt
             } else {
                 sqlite3_close_v2(attempt)
-                handle = try Self.open(Self.uri(path, query: "immutable=1"), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path)
+                handle = try Self.open(
+                    Self.uri(path, query: "immutable=1"), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path)
             }
         } else {
             handle = try Self.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path: path)
@@ -39,7 +41,8 @@ final class SQLiteConnection {
         var connection: OpaquePointer?
         let code = sqlite3_open_v2(name, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            let message =
+                connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(connection)
             throw LibraryError.sqlite(code: code, message: message, sql: nil, path: path)
         }

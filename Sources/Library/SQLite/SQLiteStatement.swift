@@ -50,21 +50,22 @@ final class SQLiteStatement {
         }
         let rest = values.dropFirst()
         switch value {
-        case let .integer(number): try check(sqlite3_bind_int64(handle, index, number))
-        case let .real(number): try check(sqlite3_bind_double(handle, index, number))
-        case let .text(string) where string.utf8.count >= Self.inPlaceTextLength:
+        case .integer(let number): try check(sqlite3_bind_int64(handle, index, number))
+        case .real(let number): try check(sqlite3_bind_double(handle, index, number))
+        case .text(let string) where string.utf8.count >= Self.inPlaceTextLength:
             let length = string.utf8.count
             return try string.withCString { text in
                 if strlen(text) == length {
                     try check(sqlite3_bind_text(handle, index, text, -1, nil))
                 } else {
-                    try check(sqlite3_bind_text(handle, index, text, Int32(clamping: length), llmster_sqlite_transient()))
+                    try check(
+                        sqlite3_bind_text(handle, index, text, Int32(clamping: length), llmster_sqlite_transient()))
                 }
                 return try bind(rest, at: index + 1, body)
             }
-        case let .text(string): try check(sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient()))
-        case let .blob(bytes) where bytes.isEmpty: try check(sqlite3_bind_zeroblob(handle, index, 0))
-        case let .blob(bytes):
+        case .text(let string): try check(sqlite3_bind_text(handle, index, string, -1, llmster_sqlite_transient()))
+        case .blob(let bytes) where bytes.isEmpty: try check(sqlite3_bind_zeroblob(handle, index, 0))
+        case .blob(let bytes):
             return try bytes.withUnsafeBytes { buffer in
                 try check(sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(clamping: buffer.count), nil))
                 return try bind(rest, at: index + 1, body)

@@ -47,8 +47,9 @@ public final class ConversationLock {
             guard result == 0 else {
                 close(descriptor)
                 let here = heldHere.withLock { $0.contains(path) }
-                throw LibraryError.conversationInUse(conversationId: conversationId, inThisProcess: here,
-                                                     holders: here ? [] : LibraryLock.holders(inode: UInt64(held.st_ino)))
+                throw LibraryError.conversationInUse(
+                    conversationId: conversationId, inThisProcess: here,
+                    holders: here ? [] : LibraryLock.holders(inode: UInt64(held.st_ino)))
             }
             var current = stat()
             if stat(path, &current) == 0, current.st_ino == held.st_ino, current.st_dev == held.st_dev {
@@ -60,9 +61,12 @@ public final class ConversationLock {
 
     /// The lock file's path: the conversation id when it is a plain word, else its SHA-256 (an imported id may be anything).
     private static func lockPath(library: String, conversationId: String) -> String {
-        let plain = conversationId.utf8.count <= 64 && conversationId.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
-        }
+        let plain =
+            conversationId.utf8.count <= 64
+            && conversationId.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+                    || $0 == "_"
+            }
         let name = plain && !conversationId.isEmpty ? conversationId : LibraryStore.sha256(Array(conversationId.utf8))
         return library + "." + name + ".writer.lock"
     }

@@ -111,8 +111,10 @@ final class LibraryLock {
         return pids.map { pid in
             let bytes = procFile("/proc/\(pid)/cmdline")
             let words = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            let command = words.enumerated().map { $0.offset == 0 ? ($0.element as NSString).lastPathComponent : $0.element }
-                .joined(separator: " ")
+            let command = words.enumerated().map {
+                $0.offset == 0 ? ($0.element as NSString).lastPathComponent : $0.element
+            }
+            .joined(separator: " ")
             let shown = command.count > 60 ? command.prefix(59) + "…" : Substring(command)
             return shown.isEmpty ? "\(pid)" : "\(pid) (\(shown))"
         }

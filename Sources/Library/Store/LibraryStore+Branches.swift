@@ -4,12 +4,15 @@ extension LibraryStore {
     /// The alternatives of a message — itself and every other message of its role that follows the same
     /// message — oldest first; exactly one of them is on the current branch.
     public func alternatives(messageId: String) throws -> [Message] {
-        guard let message = try message(id: messageId) else { throw LibraryError.notFound(kind: "message", reference: messageId) }
+        guard let message = try message(id: messageId) else {
+            throw LibraryError.notFound(kind: "message", reference: messageId)
+        }
         return try connection.query(
             """
             SELECT \(Self.messageColumns) FROM messages
             WHERE conversation_id = ? AND role = ? AND parent_id IS ? ORDER BY position
-            """, [.text(message.conversationId), .text(message.role.rawValue), .text(message.parentId)], row: Self.message)
+            """, [.text(message.conversationId), .text(message.role.rawValue), .text(message.parentId)],
+            row: Self.message)
     }
 
     /// Makes `messageId` the end of its conversation's current branch: the messages after it leave the branch
@@ -18,7 +21,9 @@ extension LibraryStore {
         try connection.transaction {
             let position: Int
             if let messageId {
-                guard let message = try message(id: messageId), message.conversationId == conversationId, message.onBranch else {
+                guard let message = try message(id: messageId), message.conversationId == conversationId,
+                    message.onBranch
+                else {
                     throw LibraryError.notFound(kind: "message on the current branch", reference: messageId)
                 }
                 position = message.position
@@ -38,21 +43,27 @@ extension LibraryStore {
     @discardableResult
     public func chooseAlternative(messageId: String) throws -> [Message] {
         try connection.transaction {
-            guard let chosen = try message(id: messageId) else { throw LibraryError.notFound(kind: "message", reference: messageId) }
+            guard let chosen = try message(id: messageId) else {
+                throw LibraryError.notFound(kind: "message", reference: messageId)
+            }
             let conversationId = chosen.conversationId
             try connection.run("UPDATE messages SET on_branch = 0 WHERE conversation_id = ?", [.text(conversationId)])
             var branch: [String] = []
             var ancestor = chosen.parentId
             while let id = ancestor, !branch.contains(id) {
                 branch.append(id)
-                ancestor = try connection.first("SELECT parent_id FROM messages WHERE id = ?", [.text(id)]) { $0.optionalString(0) } ?? nil
+                ancestor =
+                    try connection.first("SELECT parent_id FROM messages WHERE id = ?", [.text(id)]) {
+                        $0.optionalString(0)
+                    } ?? nil
             }
             var descendant: String? = chosen.id
             while let id = descendant, !branch.contains(id) {
                 branch.append(id)
                 descendant = try connection.first(
                     "SELECT id FROM messages WHERE conversation_id = ? AND parent_id = ? ORDER BY position DESC LIMIT 1",
-                    [.text(conversationId), .text(id)]) { $0.string(0) }
+                    [.text(conversationId), .text(id)]
+                ) { $0.string(0) }
             }
             for id in branch {
                 try connection.run("UPDATE messages SET on_branch = 1 WHERE id = ?", [.text(id)])
@@ -60,8 +71,9 @@ extension LibraryStore {
             let current = try messages(conversationId: conversationId)
             if let reply = current.last(where: { $0.role == .assistant }) {
                 let server = try reply.serverURL ?? conversation(id: conversationId)?.serverURL
-                try setContinuation(conversationId: conversationId, serverURL: server,
-                                    responseId: reply.responseId ?? reply.parentResponseId)
+                try setContinuation(
+                    conversationId: conversationId, serverURL: server,
+                    responseId: reply.responseId ?? reply.parentResponseId)
             } else {
                 try setContinuation(conversationId: conversationId, serverURL: nil, responseId: nil)
             }
@@ -75,7 +87,9 @@ extension LibraryStore {
     /// Throws `LibraryError.notFound` when the message is not a user message, or something follows it.
     public func removeUnanswered(messageId: String) throws {
         try connection.transaction {
-            let followed = try connection.first("SELECT 1 FROM messages WHERE parent_id = ?", [.text(messageId)]) { _ in true } ?? false
+            let followed =
+                try connection.first("SELECT 1 FROM messages WHERE parent_id = ?", [.text(messageId)]) { _ in true }
+                ?? false
             guard !followed, try message(id: messageId)?.role == .user else {
                 throw LibraryError.notFound(kind: "unanswered message", reference: messageId)
             }
@@ -93,7 +107,8 @@ extension LibraryStore {
         try connection.transaction {
             let branch = try messages(conversationId: conversationId)
             guard let turn = branch.lastIndex(where: { $0.role == .user }),
-                  branch[turn...].contains(where: { $0.id == messageId }) else {
+                branch[turn...].contains(where: { $0.id == messageId })
+            else {
                 throw LibraryError.notFound(kind: "message of the last exchange", reference: messageId)
             }
             try rewindBranch(conversationId: conversationId, to: branch[turn].parentId)
@@ -105,8 +120,10 @@ extension LibraryStore {
                 """, [.text(branch[turn].id)])
             let current = Array(branch[..<turn])
             if let reply = current.last(where: { $0.role == .assistant }) {
-                try setContinuation(conversationId: conversationId, serverURL: try reply.serverURL ?? conversation(id: conversationId)?.serverURL,
-                                    responseId: reply.responseId ?? reply.parentResponseId)
+                try setContinuation(
+                    conversationId: conversationId,
+                    serverURL: try reply.serverURL ?? conversation(id: conversationId)?.serverURL,
+                    responseId: reply.responseId ?? reply.parentResponseId)
             } else {
                 try setContinuation(conversationId: conversationId, serverURL: nil, responseId: nil)
             }

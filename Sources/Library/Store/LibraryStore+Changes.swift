@@ -11,9 +11,11 @@ extension LibraryStore {
     /// rename or a setting change leaves it as it was), oldest change first: one whose last update is this connection's
     /// own is left out.
     public func conversationsUpdated(after date: Date) throws -> [(id: String, updatedAt: Date)] {
-        try connection.query("SELECT id, updated_at FROM conversations WHERE updated_at > ? ORDER BY updated_at",
-                             [.integer(date.stored.milliseconds)]) { (id: $0.string(0), updated: $0.int64(1)) }
-            .filter { updatesWrittenHere[$0.id] != $0.updated }
-            .map { (id: $0.id, updatedAt: Date(milliseconds: $0.updated)) }
+        try connection.query(
+            "SELECT id, updated_at FROM conversations WHERE updated_at > ? ORDER BY updated_at",
+            [.integer(date.stored.milliseconds)]
+        ) { (id: $0.string(0), updated: $0.int64(1)) }
+        .filter { updatesWrittenHere[$0.id] != $0.updated }
+        .map { (id: $0.id, updatedAt: Date(milliseconds: $0.updated)) }
     }
 }

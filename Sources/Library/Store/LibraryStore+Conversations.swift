@@ -58,9 +58,10 @@ extension LibraryStore {
                     .bool(conversation.pinned), .integer(conversation.pinned ? conversation.pinOrder : nil),
                     .integer(conversation.createdAt.milliseconds), .integer(conversation.updatedAt.milliseconds),
                     .text(conversation.modelKey), .text(conversation.systemPrompt),
-                    .text(try Self.encodeSettings(conversation.settings)), .text(conversation.serverURL.map(ServerAddress.withoutUserinfo)),
+                    .text(try Self.encodeSettings(conversation.settings)),
+                    .text(conversation.serverURL.map(ServerAddress.withoutUserinfo)),
                     .text(conversation.lastResponseId), .text(conversation.draft), .text(conversation.serverProfile),
-                    .bool(conversation.needsFreshContext),
+                    .bool(conversation.needsFreshContext)
                 ])
         }
     }
@@ -121,7 +122,7 @@ extension LibraryStore {
             return try connection.query(
                 "SELECT \(Self.conversationColumns) FROM conversations WHERE folder_id IS NULL AND \(pinned) \(order)",
                 [limit], row: Self.conversation)
-        case let .some(.some(folder)):
+        case .some(.some(let folder)):
             return try connection.query(
                 "SELECT \(Self.conversationColumns) FROM conversations WHERE folder_id = ? AND \(pinned) \(order)",
                 [.integer(folder), limit], row: Self.conversation)
@@ -162,8 +163,9 @@ extension LibraryStore {
                     .integer(conversation.pinned ? conversation.pinOrder : nil),
                     .integer(conversation.updatedAt.milliseconds), .text(conversation.modelKey),
                     .text(conversation.systemPrompt), .text(try Self.encodeSettings(conversation.settings)),
-                    .text(conversation.serverURL.map(ServerAddress.withoutUserinfo)), .text(conversation.lastResponseId), .text(conversation.draft),
-                    .text(conversation.serverProfile), .bool(conversation.needsFreshContext), .text(conversation.id),
+                    .text(conversation.serverURL.map(ServerAddress.withoutUserinfo)),
+                    .text(conversation.lastResponseId), .text(conversation.draft),
+                    .text(conversation.serverProfile), .bool(conversation.needsFreshContext), .text(conversation.id)
                 ])
             try requireChanged(changed, conversation.id)
             updatesWrittenHere[conversation.id] = conversation.updatedAt.milliseconds
@@ -192,7 +194,8 @@ extension LibraryStore {
     public func pin(conversationId: String) throws {
         try connection.transaction {
             let pinned = try connection.first(
-                "SELECT pinned FROM conversations WHERE id = ?", [.text(conversationId)]) { $0.bool(0) }
+                "SELECT pinned FROM conversations WHERE id = ?", [.text(conversationId)]
+            ) { $0.bool(0) }
             guard let pinned else { throw LibraryError.notFound(kind: "conversation", reference: conversationId) }
             guard !pinned else { return }
             try connection.run(
@@ -256,7 +259,8 @@ extension LibraryStore {
     /// Records the `server.NAME` profile the conversation's last reply came from (nil: none, a plain URL).
     public func setServerProfile(conversationId: String, profile: String?) throws {
         try requireChanged(
-            connection.run("UPDATE conversations SET server_profile = ? WHERE id = ?", [.text(profile), .text(conversationId)]),
+            connection.run(
+                "UPDATE conversations SET server_profile = ? WHERE id = ?", [.text(profile), .text(conversationId)]),
             conversationId)
     }
 

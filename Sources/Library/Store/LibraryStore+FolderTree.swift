@@ -8,7 +8,9 @@ extension LibraryStore {
     }
 
     /// Conversations in `folderId` or any folder below it, pinned first (by pin order), then the most recently updated.
-    public func conversations(inFolderTree folderId: Int64, pinnedOnly: Bool = false, limit: Int = .max) throws -> [Conversation] {
+    public func conversations(inFolderTree folderId: Int64, pinnedOnly: Bool = false, limit: Int = .max) throws
+        -> [Conversation]
+    {
         try connection.query(
             """
             WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT folders.id FROM folders JOIN tree ON folders.parent_id = tree.id)

@@ -14,9 +14,10 @@ extension LibraryStore {
         return try connection.transaction {
             if let parentId { _ = try requireFolder(parentId) }
             try requireFreeName(name, parentId: parentId, except: nil)
-            let position = try connection.first(
-                "SELECT ifnull(max(position) + 1, 0) FROM folders WHERE parent_id IS ?", [.integer(parentId)]
-            ) { $0.int(0) } ?? 0
+            let position =
+                try connection.first(
+                    "SELECT ifnull(max(position) + 1, 0) FROM folders WHERE parent_id IS ?", [.integer(parentId)]
+                ) { $0.int(0) } ?? 0
             try connection.run(
                 "INSERT INTO folders (name, parent_id, position) VALUES (?, ?, ?)",
                 [.text(name), .integer(parentId), .integer(Int64(position))])
@@ -109,7 +110,9 @@ extension LibraryStore {
         return try transaction {
             var current: Folder?
             for name in names {
-                current = try folderNamed(name, parentId: current?.id, except: nil) ?? createFolder(name: name, parentId: current?.id)
+                current =
+                    try folderNamed(name, parentId: current?.id, except: nil)
+                    ?? createFolder(name: name, parentId: current?.id)
             }
             return current!
         }
@@ -135,7 +138,8 @@ extension LibraryStore {
         func path(of id: Int64, depth: Int) -> String? {
             if let known = paths[id] { return known }
             guard let folder = byId[id], depth <= byId.count else { return nil }
-            let result = folder.parentId.flatMap { path(of: $0, depth: depth + 1) }.map { $0 + "/" + folder.name } ?? folder.name
+            let result =
+                folder.parentId.flatMap { path(of: $0, depth: depth + 1) }.map { $0 + "/" + folder.name } ?? folder.name
             paths[id] = result
             return result
         }

@@ -40,22 +40,28 @@ extension LibraryStore {
     ) throws -> Message {
         let date = createdAt.stored
         return try connection.transaction {
-            let position = try connection.first(
-                "SELECT ifnull(max(position) + 1, 0) FROM messages WHERE conversation_id = ?", [.text(conversationId)]
-            ) { $0.int(0) } ?? 0
+            let position =
+                try connection.first(
+                    "SELECT ifnull(max(position) + 1, 0) FROM messages WHERE conversation_id = ?",
+                    [.text(conversationId)]
+                ) { $0.int(0) } ?? 0
             try touch(conversationId, at: date)
             let parentId = try connection.first(
                 "SELECT id FROM messages WHERE conversation_id = ? AND on_branch ORDER BY position DESC LIMIT 1",
-                [.text(conversationId)]) { $0.string(0) }
-            let context = try role == .assistant
+                [.text(conversationId)]
+            ) { $0.string(0) }
+            let context =
+                try role == .assistant
                 ? connection.first(
                     "SELECT last_response_id, server_url FROM conversations WHERE id = ?", [.text(conversationId)]
                 ) { (responseId: $0.optionalString(0), serverURL: $0.optionalString(1)) }
                 : nil
             let message = Message(
-                id: Self.newID(), conversationId: conversationId, role: role, text: content.text, reasoning: content.reasoning,
+                id: Self.newID(), conversationId: conversationId, role: role, text: content.text,
+                reasoning: content.reasoning,
                 status: content.status, error: content.error, statsJSON: content.statsJSON,
-                modelInstanceId: content.modelInstanceId, responseId: content.responseId, createdAt: date, updatedAt: date, position: position, parentId: parentId,
+                modelInstanceId: content.modelInstanceId, responseId: content.responseId, createdAt: date,
+                updatedAt: date, position: position, parentId: parentId,
                 parentResponseId: context?.responseId, serverURL: context?.serverURL)
             try connection.run(
                 """
@@ -70,7 +76,7 @@ extension LibraryStore {
                     .text(content.statsJSON), .text(content.modelInstanceId), .text(content.responseId),
                     .integer(date.milliseconds), .integer(date.milliseconds),
                     .text(content.status == .streaming ? writer : nil), .text(parentId),
-                    .text(message.parentResponseId), .text(message.serverURL),
+                    .text(message.parentResponseId), .text(message.serverURL)
                 ])
             return message
         }
@@ -92,10 +98,12 @@ extension LibraryStore {
         let textHead = Self.firstPiece(of: reply.text)
         let reasoningHead = Self.firstPiece(of: reply.reasoning)
         try connection.transaction {
-            try updateReplyRow(messageId: messageId, text: textHead, reasoning: reasoningHead, reply, rewritten: rewritten, now: now)
+            try updateReplyRow(
+                messageId: messageId, text: textHead, reasoning: reasoningHead, reply, rewritten: rewritten, now: now)
             try connection.run("DELETE FROM reply_pieces WHERE message_id = ?", [.text(messageId)])
-            try insertPieces(messageId: messageId, reply,
-                             after: SavedLength(text: textHead.utf8.count, reasoning: reasoningHead.utf8.count))
+            try insertPieces(
+                messageId: messageId, reply,
+                after: SavedLength(text: textHead.utf8.count, reasoning: reasoningHead.utf8.count))
         }
     }
 
@@ -106,7 +114,9 @@ extension LibraryStore {
     /// Readers see the message's text followed by its pieces. The status is `.streaming` while the reply streams, or
     /// the final status when the final save (`finishReply` or `updateReply`) did not fit; nil values keep what is
     /// stored. Touches the conversation's `updatedAt`.
-    public func appendReplyPieces(messageId: String, _ reply: MessageContent, after saved: SavedLength = SavedLength()) throws {
+    public func appendReplyPieces(messageId: String, _ reply: MessageContent, after saved: SavedLength = SavedLength())
+        throws
+    {
         let now = Date().milliseconds
         try connection.transaction {
             try insertPieces(messageId: messageId, reply, after: saved)
@@ -128,7 +138,9 @@ extension LibraryStore {
 
     /// The first piece of `text` (all of it, not copied, when it fits one).
     private static func firstPiece(of text: String) -> String {
-        guard let first = text.utf8.pieces(after: 0, atMost: pieceBytes).first, first.upperBound < text.endIndex else { return text }
+        guard let first = text.utf8.pieces(after: 0, atMost: pieceBytes).first, first.upperBound < text.endIndex else {
+            return text
+        }
         return String(decoding: text.utf8[first], as: UTF8.self)
     }
 
@@ -140,19 +152,29 @@ extension LibraryStore {
         for index in 0..<max(textPieces.count, reasoningPieces.count) {
             try connection.run(
                 "INSERT INTO reply_pieces (message_id, text, reasoning) VALUES (?, ?, ?)",
-                [.text(messageId),
-                 .text(index < textPieces.count ? String(decoding: reply.text.utf8[textPieces[index]], as: UTF8.self) : ""),
-                 .text(index < reasoningPieces.count ? String(decoding: reply.reasoning.utf8[reasoningPieces[index]], as: UTF8.self) : "")])
+                [
+                    .text(messageId),
+                    .text(
+                        index < textPieces.count
+                            ? String(decoding: reply.text.utf8[textPieces[index]], as: UTF8.self) : ""),
+                    .text(
+                        index < reasoningPieces.count
+                            ? String(decoding: reply.reasoning.utf8[reasoningPieces[index]], as: UTF8.self) : "")
+                ])
         }
     }
 
     /// Moves the answer of the message's first pieces into the message until it holds about ``pieceBytes`` of it
     /// (at most one piece more), leaving the pieces' reasoning where it is; pieces left empty are removed.
     func moveAnswerStartIntoMessage(_ messageId: String) throws {
-        var held = try connection.first("SELECT length(CAST(text AS BLOB)) FROM messages WHERE id = ?", [.text(messageId)]) { $0.int(0) } ?? 0
+        var held =
+            try connection.first("SELECT length(CAST(text AS BLOB)) FROM messages WHERE id = ?", [.text(messageId)]) {
+                $0.int(0)
+            } ?? 0
         let pieces = try connection.query(
             "SELECT seq, length(CAST(text AS BLOB)) FROM reply_pieces WHERE message_id = ? AND text <> '' ORDER BY seq",
-            [.text(messageId)]) { ($0.int64(0), $0.int(1)) }
+            [.text(messageId)]
+        ) { ($0.int64(0), $0.int(1)) }
         var last: Int64?
         for (seq, length) in pieces where held < Self.pieceBytes {
             held += length
@@ -164,8 +186,10 @@ extension LibraryStore {
             UPDATE messages SET text = text || (SELECT group_concat(piece, '') FROM (SELECT text AS piece FROM reply_pieces
                 WHERE message_id = ?1 AND seq <= ?2 ORDER BY seq)) WHERE id = ?1
             """, [.text(messageId), .integer(last)])
-        try connection.run("UPDATE reply_pieces SET text = '' WHERE message_id = ? AND seq <= ?", [.text(messageId), .integer(last)])
-        try connection.run("DELETE FROM reply_pieces WHERE message_id = ? AND text = '' AND reasoning = ''", [.text(messageId)])
+        try connection.run(
+            "UPDATE reply_pieces SET text = '' WHERE message_id = ? AND seq <= ?", [.text(messageId), .integer(last)])
+        try connection.run(
+            "DELETE FROM reply_pieces WHERE message_id = ? AND text = '' AND reasoning = ''", [.text(messageId)])
     }
 
     /// Writes a reply's row (`text` and `reasoning` in place of the reply's own) and touches its conversation's
@@ -183,16 +207,16 @@ extension LibraryStore {
             [
                 .text(text), .text(reasoning), .text(reply.status.rawValue), .text(reply.error), .text(reply.statsJSON),
                 .text(reply.modelInstanceId), .text(reply.responseId), .integer(now),
-                .text(reply.status == .streaming ? writer : nil), SQLValue.bool(rewritten), .text(messageId),
+                .text(reply.status == .streaming ? writer : nil), SQLValue.bool(rewritten), .text(messageId)
             ])
         guard changed > 0 else { throw LibraryError.notFound(kind: "message", reference: messageId) }
         if let id = try connection.first(
             "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?) RETURNING id",
-            [.integer(now), .text(messageId)], row: { $0.string(0) }) {
+            [.integer(now), .text(messageId)], row: { $0.string(0) })
+        {
             updatesWrittenHere[id] = now
         }
     }
-
 
     /// Copies the write-ahead log into the library file and empties it, so a write that failed for lack of space
     /// (the log keeps what streamed since the last checkpoint) can be tried again.
@@ -218,7 +242,8 @@ extension LibraryStore {
             """
             SELECT id, role FROM messages
             WHERE conversation_id = ? AND on_branch AND role <> 'system' ORDER BY position DESC LIMIT 1
-            """, [.text(conversationId)]) { (id: $0.string(0), role: $0.string(1)) }
+            """, [.text(conversationId)]
+        ) { (id: $0.string(0), role: $0.string(1)) }
         guard let last, last.role == MessageRole.user.rawValue else { return nil }
         return try message(id: last.id)
     }
@@ -245,7 +270,8 @@ extension LibraryStore {
             ReplyStatistics(
                 messageId: row.string(0), inputTokens: row.optionalInt(1), totalOutputTokens: row.optionalInt(2),
                 reasoningOutputTokens: row.optionalInt(3), tokensPerSecond: row.isNull(4) ? nil : row.double(4),
-                timeToFirstTokenSeconds: row.isNull(5) ? nil : row.double(5), modelLoadTimeSeconds: row.isNull(6) ? nil : row.double(6))
+                timeToFirstTokenSeconds: row.isNull(5) ? nil : row.double(5),
+                modelLoadTimeSeconds: row.isNull(6) ? nil : row.double(6))
         }
     }
 
@@ -264,7 +290,7 @@ extension LibraryStore {
                     [
                         .text(messageId), .integer(Int64(call.position)), .text(call.name), .text(call.argumentsJSON),
                         .text(call.output), .text(call.providerJSON), .text(call.status.rawValue),
-                        .text(call.failureReason), .integer(call.answerOffset), .integer(call.reasoningOffset),
+                        .text(call.failureReason), .integer(call.answerOffset), .integer(call.reasoningOffset)
                     ])
             }
         }
@@ -299,7 +325,7 @@ extension LibraryStore {
                 "INSERT INTO attachments (id, message_id, name, mime_type, bytes, sha256) VALUES (?, ?, ?, ?, ?, ?)",
                 [
                     .text(attachment.id), .text(messageId), .text(name), .text(mimeType), .blob(bytes),
-                    .text(attachment.sha256),
+                    .text(attachment.sha256)
                 ])
         }
         return attachment
@@ -320,7 +346,8 @@ extension LibraryStore {
     private func touch(_ conversationId: String, at date: Date) throws {
         let updated = try connection.first(
             "UPDATE conversations SET updated_at = max(updated_at, ?1), used_at = max(used_at, ?1) WHERE id = ?2 RETURNING updated_at",
-            [.integer(date.milliseconds), .text(conversationId)]) { $0.int64(0) }
+            [.integer(date.milliseconds), .text(conversationId)]
+        ) { $0.int64(0) }
         guard let updated else { throw LibraryError.notFound(kind: "conversation", reference: conversationId) }
         updatesWrittenHere[conversationId] = updated
     }

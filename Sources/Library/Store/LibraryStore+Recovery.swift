@@ -12,11 +12,13 @@ extension LibraryStore {
         guard !isReadOnly else { return 0 }
         return try connection.transaction {
             let writers = try connection.query(
-                "SELECT DISTINCT writer FROM messages WHERE status = 'streaming'") { $0.optionalString(0) }
+                "SELECT DISTINCT writer FROM messages WHERE status = 'streaming'"
+            ) { $0.optionalString(0) }
             var recovered = 0
             for writer in writers where writer.map({ !ProcessIdentity.isAlive($0) }) ?? true {
                 let replies = try connection.query(
-                    "SELECT id FROM messages WHERE status = 'streaming' AND writer IS ?", [.text(writer)]) { $0.string(0) }
+                    "SELECT id FROM messages WHERE status = 'streaming' AND writer IS ?", [.text(writer)]
+                ) { $0.string(0) }
                 for reply in replies {
                     recovered += try connection.run(
                         """

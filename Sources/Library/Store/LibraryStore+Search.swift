@@ -28,7 +28,9 @@ extension LibraryStore {
                 CROSS JOIN conversations c ON c.id = m.conversation_id
             WHERE message_search MATCH ? AND m.on_branch ORDER BY message_search.rowid DESC LIMIT ?
             """, [open, close, .text(query), .integer(Int64(limit - titles.count))]
-        ) { SearchHit(conversationId: $0.string(0), messageId: $0.string(1), title: $0.string(2), snippet: $0.string(3)) }
+        ) {
+            SearchHit(conversationId: $0.string(0), messageId: $0.string(1), title: $0.string(2), snippet: $0.string(3))
+        }
         return titles + messages
     }
 

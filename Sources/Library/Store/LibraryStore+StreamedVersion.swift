@@ -13,9 +13,13 @@ extension LibraryStore {
         let copy = Self.newID()
         let now = Date().milliseconds
         try connection.transaction {
-            guard let reply = try message(id: messageId) else { throw LibraryError.notFound(kind: "message", reference: messageId) }
-            let last = try connection.first(
-                "SELECT max(position) FROM messages WHERE conversation_id = ?", [.text(reply.conversationId)]) { $0.int(0) } ?? reply.position
+            guard let reply = try message(id: messageId) else {
+                throw LibraryError.notFound(kind: "message", reference: messageId)
+            }
+            let last =
+                try connection.first(
+                    "SELECT max(position) FROM messages WHERE conversation_id = ?", [.text(reply.conversationId)]
+                ) { $0.int(0) } ?? reply.position
             try connection.run(
                 """
                 INSERT INTO messages (id, conversation_id, position, role, text, reasoning, status, error, stats,
@@ -38,10 +42,13 @@ extension LibraryStore {
             try moveAnswerStartIntoMessage(copy)
             // Indexed for search once it is no longer streaming, as any reply.
             try connection.run("UPDATE messages SET status = 'complete' WHERE id = ?", [.text(copy)])
-            try connection.run("UPDATE messages SET position = ? WHERE id = ?", [.integer(Int64(-1 - last)), .text(messageId)])
-            try connection.run("UPDATE messages SET position = ? WHERE id = ?", [.integer(Int64(reply.position)), .text(copy)])
-            try connection.run("UPDATE messages SET position = ?, streamed_version_id = ? WHERE id = ?",
-                               [.integer(Int64(last + 1)), .text(copy), .text(messageId)])
+            try connection.run(
+                "UPDATE messages SET position = ? WHERE id = ?", [.integer(Int64(-1 - last)), .text(messageId)])
+            try connection.run(
+                "UPDATE messages SET position = ? WHERE id = ?", [.integer(Int64(reply.position)), .text(copy)])
+            try connection.run(
+                "UPDATE messages SET position = ?, streamed_version_id = ? WHERE id = ?",
+                [.integer(Int64(last + 1)), .text(copy), .text(messageId)])
         }
         return copy
     }

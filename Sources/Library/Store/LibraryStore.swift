@@ -1,6 +1,6 @@
+internal import CSodium
 import Foundation
 import SystemSupport
-internal import CSodium
 
 /// The local library: folders, conversations, messages, tool calls, attachments and search, in one SQLite file.
 ///

@@ -234,7 +234,7 @@ enum Schema {
         UPDATE messages SET server_url = (SELECT stripped FROM server_url_without_userinfo WHERE url = messages.server_url)
             WHERE server_url IN (SELECT url FROM server_url_without_userinfo);
         DROP TABLE server_url_without_userinfo;
-        """,
+        """
     ]
 
     /// llmster's SQLite application id ("llms"), written into every library's header.
@@ -258,7 +258,8 @@ enum Schema {
         if application == applicationId { return }
         guard application == 0 else {
             throw LibraryError.notALibrary(
-                path: connection.path, reason: "its SQLite application id is 0x\(String(application, radix: 16)), another program's")
+                path: connection.path,
+                reason: "its SQLite application id is 0x\(String(application, radix: 16)), another program's")
         }
         if version == 0, tables.isEmpty { return }
         guard version > 0, tables.isSuperset(of: ["folders", "conversations", "messages"]) else {

@@ -190,15 +190,19 @@ extension ConversationDocument {
             if let parent = message.parentId, parent == message.id || !ids.contains(parent) {
                 throw ArchiveError.invalid("message \(index): parentId \(parent) is not an earlier message")
             }
-            for call in message.toolCalls where !Self.isJSON(call.arguments) || !(call.provider.map(Self.isJSON) ?? true) {
-                throw ArchiveError.invalid("message \(index): tool call \(call.name) has arguments or provider that are not JSON")
+            for call in message.toolCalls
+            where !Self.isJSON(call.arguments) || !(call.provider.map(Self.isJSON) ?? true) {
+                throw ArchiveError.invalid(
+                    "message \(index): tool call \(call.name) has arguments or provider that are not JSON")
             }
             for attachment in message.attachments {
                 guard attachment.size >= 0, attachment.size <= ArchiveFormat.maximumAttachment else {
                     throw ArchiveError.tooLarge(
-                        part: "attachment \(attachment.name)", size: attachment.size, limit: ArchiveFormat.maximumAttachment)
+                        part: "attachment \(attachment.name)", size: attachment.size,
+                        limit: ArchiveFormat.maximumAttachment)
                 }
-                guard attachment.sha256.count == 64, attachment.sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+                guard attachment.sha256.count == 64, attachment.sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase })
+                else {
                     throw ArchiveError.invalid("attachment \(attachment.name): sha256 is not 64 lowercase hex digits")
                 }
             }
@@ -206,14 +210,18 @@ extension ConversationDocument {
     }
 
     private func settings(_ settings: ConversationSettings) throws {
-        let counts = [("topK", settings.topK), ("maxOutputTokens", settings.maxOutputTokens),
-                      ("contextLength", settings.contextLength)]
-        for case let (name, value?) in counts {
+        let counts = [
+            ("topK", settings.topK), ("maxOutputTokens", settings.maxOutputTokens),
+            ("contextLength", settings.contextLength)
+        ]
+        for case (let name, let value?) in counts {
             try ArchiveNumbers.count(value, field: "configuration.settings.\(name)")
         }
-        let rates = [("temperature", settings.temperature), ("topP", settings.topP), ("minP", settings.minP),
-                     ("repeatPenalty", settings.repeatPenalty)]
-        for case let (name, value?) in rates {
+        let rates = [
+            ("temperature", settings.temperature), ("topP", settings.topP), ("minP", settings.minP),
+            ("repeatPenalty", settings.repeatPenalty)
+        ]
+        for case (let name, let value?) in rates {
             try ArchiveNumbers.rate(value, field: "configuration.settings.\(name)")
         }
     }

@@ -58,8 +58,9 @@ extension LibraryStore {
         let writer = try ArchiveWriter(kind: .conversation, sink: sink, password: nil, limits: .interactive)
         try writer.record(
             .manifest,
-            json: ExportManifest(format: ExportManifest.formatName, exportId: Self.newID() + Self.newID(),
-                                 exportedAt: Date().milliseconds))
+            json: ExportManifest(
+                format: ExportManifest.formatName, exportId: Self.newID() + Self.newID(),
+                exportedAt: Date().milliseconds))
         try writer.record(.conversation, json: document)
         for attachment in document.messages.flatMap(\.attachments) {
             try writer.record(.attachment, attachmentBytes(id: attachment.id))
@@ -89,21 +90,30 @@ extension LibraryStore {
     /// Throws `ArchiveError.alreadyImported` when the library holds the exported conversation itself or this export was
     /// imported before, unless `options.asNew`.
     @discardableResult
-    public func importConversation(from path: String, options: ConversationImportOptions = .init()) throws -> Conversation {
+    public func importConversation(from path: String, options: ConversationImportOptions = .init()) throws
+        -> Conversation
+    {
         try transaction {
             var conversationId = ""
             var owners: [String] = []
             var next = 0
             try Self.readConversationFile(at: path) { manifest, document in
-                if !options.asNew, let existing = try conversation(id: document.id) ?? connection.first(
-                    "SELECT conversation_id FROM imported_exports WHERE export_id = ?", [.text(manifest.exportId)],
-                    row: { $0.string(0) }).flatMap({ try conversation(id: $0) })
+                if !options.asNew,
+                    let existing = try conversation(id: document.id)
+                        ?? connection.first(
+                            "SELECT conversation_id FROM imported_exports WHERE export_id = ?",
+                            [.text(manifest.exportId)],
+                            row: { $0.string(0) }
+                        ).flatMap({ try conversation(id: $0) })
                 {
                     throw ArchiveError.alreadyImported(conversationId: existing.id, title: existing.title)
                 }
                 let folder = try (options.folder ?? document.folder).map { try ensureFolder(path: $0).id }
-                let pinOrder = document.pinned
-                    ? try connection.first("SELECT ifnull(max(pin_order) + 1, 0) FROM conversations WHERE pinned") { $0.int(0) }
+                let pinOrder =
+                    document.pinned
+                    ? try connection.first("SELECT ifnull(max(pin_order) + 1, 0) FROM conversations WHERE pinned") {
+                        $0.int(0)
+                    }
                     : nil
                 (conversationId, owners) = try insert(
                     document, folderId: folder, newIds: true, keepContinuation: options.keepContinuation,
@@ -136,7 +146,8 @@ extension LibraryStore {
         }
         let manifest = try ArchiveJSON.decode(ExportManifest.self, first, record: "the manifest")
         guard manifest.format == ExportManifest.formatName else {
-            throw ArchiveError.invalid("the manifest's format is \"\(manifest.format)\", not \"\(ExportManifest.formatName)\"")
+            throw ArchiveError.invalid(
+                "the manifest's format is \"\(manifest.format)\", not \"\(ExportManifest.formatName)\"")
         }
         try ArchiveNumbers.date(manifest.exportedAt, field: "the manifest's exportedAt")
         guard let (secondType, second) = try reader.next(limit: limit), secondType == .conversation else {
@@ -150,7 +161,8 @@ extension LibraryStore {
                 throw ArchiveError.invalid("attachment \(attachment.name) is missing")
             }
             guard bytes.count == attachment.size else {
-                throw ArchiveError.invalid("attachment \(attachment.name) has \(bytes.count) bytes, not \(attachment.size)")
+                throw ArchiveError.invalid(
+                    "attachment \(attachment.name) has \(bytes.count) bytes, not \(attachment.size)")
             }
             try onAttachment(attachment, bytes)
         }

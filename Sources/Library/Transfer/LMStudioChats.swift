@@ -52,7 +52,8 @@ public enum LMStudioChats {
     public static func defaultDirectory(home: String) -> String {
         let current = home + "/.lmstudio/conversations"
         let older = home + "/.cache/lm-studio/conversations"
-        return FileManager.default.fileExists(atPath: current) || !FileManager.default.fileExists(atPath: older) ? current : older
+        return FileManager.default.fileExists(atPath: current) || !FileManager.default.fileExists(atPath: older)
+            ? current : older
     }
 
     /// The largest chat file read (LM Studio keeps images apart, so a chat is text).
@@ -84,7 +85,9 @@ public enum LMStudioChats {
         let path = root + "/" + file
         // Regular files only, read without blocking: a FIFO in LM Studio's folder is refused, never waited on.
         let read: [UInt8]?
-        do throws(RegularFileError) { read = try RegularFile.read(path, limit: maximumFileBytes) } catch { throw Unreadable(error.description) }
+        do throws(RegularFileError) { read = try RegularFile.read(path, limit: maximumFileBytes) } catch {
+            throw Unreadable(error.description)
+        }
         guard let bytes = read else { throw Unreadable("larger than \(maximumFileBytes >> 20) MiB") }
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
@@ -96,7 +99,8 @@ public enum LMStudioChats {
         let createdAt = created > 0 ? created : modified
         let model = (object["lastUsedModel"] as? [String: Any])?["identifier"] as? String
         let fields = ((object["perChatPredictionConfig"] as? [String: Any])?["fields"] as? [[String: Any]]) ?? []
-        let prompt = (object["systemPrompt"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        let prompt =
+            (object["systemPrompt"] as? String).flatMap { $0.isEmpty ? nil : $0 }
             ?? fields.first { $0["key"] as? String == "llm.prediction.systemPrompt" }?["value"] as? String
         var built = Builder(userFiles: userFiles, createdAt: createdAt)
         for (index, message) in messages.enumerated() {
@@ -107,13 +111,16 @@ public enum LMStudioChats {
         let document = ConversationDocument(
             id: UUID().uuidString, title: name, folder: folder.isEmpty ? nil : folder, pinned: false, pinOrder: nil,
             createdAt: createdAt, updatedAt: max(modified, createdAt), draft: "",
-            configuration: .init(modelKey: model, systemPrompt: prompt?.isEmpty == false ? prompt : nil, settings: ConversationSettings()),
+            configuration: .init(
+                modelKey: model, systemPrompt: prompt?.isEmpty == false ? prompt : nil, settings: ConversationSettings()
+            ),
             continuation: .init(serverURL: nil, responseId: nil, modelInstanceId: nil, serverProfile: nil),
             messages: built.messages, forkedFrom: nil)
         // Without its creation time a chat is known by its file alone: the file's modification time changes with it.
-        return Chat(file: file, folder: document.folder, missingImages: built.missingImages,
-                    origin: created > 0 ? "lmstudio:\(file):\(created)" : "lmstudio:\(file)",
-                    document: document, images: built.images)
+        return Chat(
+            file: file, folder: document.folder, missingImages: built.missingImages,
+            origin: created > 0 ? "lmstudio:\(file):\(created)" : "lmstudio:\(file)",
+            document: document, images: built.images)
     }
 
     /// Turns LM Studio's messages, each a list of versions, into the library's branch: the chosen version of each on
@@ -143,7 +150,10 @@ public enum LMStudioChats {
             let parent = previous
             var chosen: String?
             for (index, version) in versions.enumerated() {
-                guard let document = try self.document(version, number: number, parent: parent, alternative: index != selected) else { continue }
+                guard
+                    let document = try self.document(
+                        version, number: number, parent: parent, alternative: index != selected)
+                else { continue }
                 messages.append(document)
                 if index == selected { chosen = document.id }
             }
@@ -151,7 +161,9 @@ public enum LMStudioChats {
         }
 
         /// One version as a message; nil for a role the library does not keep (a system message).
-        private mutating func document(_ version: [String: Any], number: Int, parent: String?, alternative: Bool) throws -> MessageDocument? {
+        private mutating func document(_ version: [String: Any], number: Int, parent: String?, alternative: Bool) throws
+            -> MessageDocument?
+        {
             let role: MessageRole
             switch version["role"] as? String {
             case "user": role = .user
@@ -168,8 +180,14 @@ public enum LMStudioChats {
                 for step in version["steps"] as? [[String: Any]] ?? [] where step["type"] as? String == "contentBlock" {
                     let block = Self.text(of: step["content"])
                     guard !block.isEmpty else { continue }
-                    if (step["style"] as? [String: Any])?["type"] as? String == "thinking" { reasoning.append(block) } else { text.append(block) }
-                    if let figures = ((step["genInfo"] as? [String: Any])?["stats"] as? [String: Any]) { stats = Self.stats(figures) }
+                    if (step["style"] as? [String: Any])?["type"] as? String == "thinking" {
+                        reasoning.append(block)
+                    } else {
+                        text.append(block)
+                    }
+                    if let figures = ((step["genInfo"] as? [String: Any])?["stats"] as? [String: Any]) {
+                        stats = Self.stats(figures)
+                    }
                 }
             } else {
                 text.append(Self.text(of: version["content"]))
@@ -178,7 +196,8 @@ public enum LMStudioChats {
                 }
             }
             return MessageDocument(
-                id: id, role: role, text: text.joined(separator: "\n\n"), reasoning: reasoning.joined(separator: "\n\n"),
+                id: id, role: role, text: text.joined(separator: "\n\n"),
+                reasoning: reasoning.joined(separator: "\n\n"),
                 status: .complete, error: nil, stats: stats, modelInstanceId: nil, responseId: nil,
                 createdAt: createdAt, updatedAt: createdAt, toolCalls: [], attachments: attachments, parentId: parent,
                 alternative: alternative ? true : nil, parentResponseId: nil, serverURL: nil)
@@ -188,31 +207,39 @@ public enum LMStudioChats {
         private static func text(of content: Any?) -> String {
             if let text = content as? String { return text }
             let parts = content as? [[String: Any]] ?? []
-            return parts.compactMap { $0["type"] as? String == "text" ? $0["text"] as? String : nil }.joined(separator: "\n")
+            return parts.compactMap { $0["type"] as? String == "text" ? $0["text"] as? String : nil }.joined(
+                separator: "\n")
         }
 
         /// LM Studio's generation figures under the server's names (`stats` of `/api/v1/chat`), as JSON text.
         private static func stats(_ figures: [String: Any]) -> String? {
-            let names = ["promptTokensCount": "input_tokens", "predictedTokensCount": "total_output_tokens",
-                         "tokensPerSecond": "tokens_per_second", "timeToFirstTokenSec": "time_to_first_token_seconds"]
+            let names = [
+                "promptTokensCount": "input_tokens", "predictedTokensCount": "total_output_tokens",
+                "tokensPerSecond": "tokens_per_second", "timeToFirstTokenSec": "time_to_first_token_seconds"
+            ]
             var mapped: [String: Any] = [:]
             for (from, to) in names { if let value = figures[from] as? NSNumber { mapped[to] = value } }
-            guard !mapped.isEmpty, let data = try? JSONSerialization.data(withJSONObject: mapped, options: .sortedKeys) else { return nil }
+            guard !mapped.isEmpty, let data = try? JSONSerialization.data(withJSONObject: mapped, options: .sortedKeys)
+            else { return nil }
             return String(decoding: data, as: UTF8.self)
         }
 
         /// An image part's file from LM Studio's `user-files`, when it is there and no larger than an attachment may be.
         private mutating func image(_ part: [String: Any]) -> AttachmentDocument? {
-            guard let identifier = part["fileIdentifier"] as? String, !identifier.contains("/"), !identifier.hasPrefix(".") else { return nil }
+            guard let identifier = part["fileIdentifier"] as? String, !identifier.contains("/"),
+                !identifier.hasPrefix(".")
+            else { return nil }
             let name = (part["name"] as? String) ?? identifier
             let path = userFiles + "/" + identifier
             let mime = Self.imageType(of: identifier) ?? Self.imageType(of: name)
-            guard let mime, let bytes = (try? RegularFile.read(path, limit: ArchiveFormat.maximumAttachment)) ?? nil else {
+            guard let mime, let bytes = (try? RegularFile.read(path, limit: ArchiveFormat.maximumAttachment)) ?? nil
+            else {
                 missingImages.append(name)
                 return nil
             }
-            let attachment = AttachmentDocument(id: UUID().uuidString, name: name, mimeType: mime, size: bytes.count,
-                                                sha256: LibraryStore.sha256(bytes))
+            let attachment = AttachmentDocument(
+                id: UUID().uuidString, name: name, mimeType: mime, size: bytes.count,
+                sha256: LibraryStore.sha256(bytes))
             images.append((attachment, bytes))
             return attachment
         }
@@ -234,13 +261,18 @@ extension LibraryStore {
     /// whole or not at all); a chat imported before (the same file, created at the same time) is left out. Returns how
     /// many were imported and how many were there already.
     public func importLMStudioChats(_ scan: LMStudioChats.Scan) throws -> (imported: Int, alreadyThere: Int) {
-        var imported = 0, there = 0
+        var imported = 0
+        var there = 0
         for chat in scan.chats {
             let done = try transaction { () -> Bool in
-                guard try connection.first("SELECT 1 FROM imported_exports WHERE export_id = ?", [.text(chat.origin)], row: { $0.int(0) }) == nil
+                guard
+                    try connection.first(
+                        "SELECT 1 FROM imported_exports WHERE export_id = ?", [.text(chat.origin)], row: { $0.int(0) })
+                        == nil
                 else { return false }
                 let folder = try chat.folder.map { try ensureFolder(path: $0).id }
-                let (conversationId, owners) = try insert(chat.document, folderId: folder, newIds: true, keepContinuation: false, pinOrder: nil)
+                let (conversationId, owners) = try insert(
+                    chat.document, folderId: folder, newIds: true, keepContinuation: false, pinOrder: nil)
                 for (index, image) in chat.images.enumerated() {
                     try insertAttachment(image.attachment, bytes: image.bytes, messageId: owners[index], newId: true)
                 }
@@ -257,7 +289,8 @@ extension LibraryStore {
     /// How many of `scan`'s chats were imported before.
     public func importedLMStudioChats(_ scan: LMStudioChats.Scan) throws -> Int {
         try scan.chats.filter { chat in
-            try connection.first("SELECT 1 FROM imported_exports WHERE export_id = ?", [.text(chat.origin)], row: { $0.int(0) }) != nil
+            try connection.first(
+                "SELECT 1 FROM imported_exports WHERE export_id = ?", [.text(chat.origin)], row: { $0.int(0) }) != nil
         }.count
     }
 }

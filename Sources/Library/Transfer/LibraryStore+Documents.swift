@@ -19,7 +19,8 @@ extension LibraryStore {
                 [.text(message.id)]
             ) { row in
                 AttachmentDocument(
-                    id: row.string(0), name: row.string(1), mimeType: row.string(2), size: row.int(3), sha256: row.string(4))
+                    id: row.string(0), name: row.string(1), mimeType: row.string(2), size: row.int(3),
+                    sha256: row.string(4))
             }
             messages.append(
                 MessageDocument(
@@ -31,16 +32,20 @@ extension LibraryStore {
                     alternative: message.onBranch ? nil : true, parentResponseId: message.parentResponseId,
                     serverURL: message.serverURL))
         }
-        let lastInstance = messages.last { $0.alternative != true && $0.role == .assistant && $0.modelInstanceId != nil }?.modelInstanceId
+        let lastInstance = messages.last {
+            $0.alternative != true && $0.role == .assistant && $0.modelInstanceId != nil
+        }?.modelInstanceId
         return ConversationDocument(
             id: conversation.id, title: conversation.title, folder: try conversation.folderId.map(folderPath(id:)),
             pinned: conversation.pinned, pinOrder: conversation.pinOrder,
             createdAt: conversation.createdAt.milliseconds, updatedAt: conversation.updatedAt.milliseconds,
             draft: conversation.draft,
             configuration: .init(
-                modelKey: conversation.modelKey, systemPrompt: conversation.systemPrompt, settings: conversation.settings),
+                modelKey: conversation.modelKey, systemPrompt: conversation.systemPrompt,
+                settings: conversation.settings),
             continuation: .init(
-                serverURL: conversation.serverURL, responseId: conversation.lastResponseId, modelInstanceId: lastInstance,
+                serverURL: conversation.serverURL, responseId: conversation.lastResponseId,
+                modelInstanceId: lastInstance,
                 serverProfile: conversation.serverProfile),
             messages: messages,
             forkedFrom: try forkOrigin(of: conversation.id).map {
@@ -72,7 +77,10 @@ extension LibraryStore {
         if let origin = document.forkedFrom {
             try connection.run(
                 "INSERT INTO forks (conversation_id, source_id, source_title, reply_number) VALUES (?, ?, ?, ?)",
-                [.text(conversationId), .text(origin.conversationId), .text(origin.title), .integer(Int64(origin.reply))])
+                [
+                    .text(conversationId), .text(origin.conversationId), .text(origin.title),
+                    .integer(Int64(origin.reply))
+                ])
         }
         var owners: [String] = []
         // A file from before branches has no parent ids: its messages follow each other.
@@ -98,7 +106,7 @@ extension LibraryStore {
                     .text(message.error), .text(message.stats), .text(message.modelInstanceId),
                     .text(message.responseId), .integer(message.createdAt), .integer(message.updatedAt),
                     .text(parentId), .integer(message.alternative == true ? 0 : 1), .text(message.parentResponseId),
-                    .text(message.serverURL.map(ServerAddress.withoutUserinfo)),
+                    .text(message.serverURL.map(ServerAddress.withoutUserinfo))
                 ])
             for (index, call) in message.toolCalls.enumerated() {
                 try connection.run(
@@ -109,8 +117,9 @@ extension LibraryStore {
                     """,
                     [
                         .text(messageId), .integer(Int64(index)), .text(call.name), .text(call.arguments),
-                        .text(call.output), .text(call.provider), .text(call.status.rawValue), .text(call.failureReason),
-                        .integer(call.answerOffset), .integer(call.reasoningOffset),
+                        .text(call.output), .text(call.provider), .text(call.status.rawValue),
+                        .text(call.failureReason),
+                        .integer(call.answerOffset), .integer(call.reasoningOffset)
                     ])
             }
             owners += Array(repeating: messageId, count: message.attachments.count)
@@ -121,7 +130,8 @@ extension LibraryStore {
     /// Stores archived attachment bytes after checking them against their description.
     func insertAttachment(_ attachment: AttachmentDocument, bytes: [UInt8], messageId: String, newId: Bool) throws {
         guard bytes.count == attachment.size else {
-            throw ArchiveError.invalid("attachment \(attachment.name) has \(bytes.count) bytes, not the \(attachment.size) declared")
+            throw ArchiveError.invalid(
+                "attachment \(attachment.name) has \(bytes.count) bytes, not the \(attachment.size) declared")
         }
         guard Self.sha256(bytes) == attachment.sha256 else {
             throw ArchiveError.invalid("attachment \(attachment.name): the SHA-256 does not match its bytes")
@@ -130,7 +140,7 @@ extension LibraryStore {
             "INSERT INTO attachments (id, message_id, name, mime_type, bytes, sha256) VALUES (?, ?, ?, ?, ?, ?)",
             [
                 .text(newId ? Self.newID() : attachment.id), .text(messageId), .text(attachment.name),
-                .text(attachment.mimeType), .blob(bytes), .text(attachment.sha256),
+                .text(attachment.mimeType), .blob(bytes), .text(attachment.sha256)
             ])
     }
 }
