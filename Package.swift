@@ -30,16 +30,17 @@ let package = Package(
         .target(name: "LMStudio", dependencies: ["HTTP", "SystemSupport"]),
         .target(name: "Library", dependencies: ["SystemSupport", "CSQLite", "CSodium"]),
         .target(name: "Chat", dependencies: ["LMStudio", "Library", "HTTP", "SystemSupport", "CLibXML2"]),
-        .target(name: "TerminalMarkdown", dependencies: ["SystemSupport", "CCmarkGFM", "CSourceHighlight"]),
+        .target(name: "Markdown", dependencies: ["SystemSupport", "CCmarkGFM"]),
+        .target(name: "TerminalMarkdown", dependencies: ["Markdown", "SystemSupport", "CSourceHighlight"]),
         .target(
             name: "EditorRPC",
-            dependencies: ["Chat", "Library", "LMStudio", "HTTP", "SystemSupport", "TerminalMarkdown"]),
+            dependencies: ["Chat", "Library", "LMStudio", "HTTP", "SystemSupport", "Markdown"]),
         .target(name: "Voice", dependencies: ["Chat", "SystemSupport", "CPocketSphinx"]),
         .target(
             name: "Console",
             dependencies: [
-                "Chat", "Library", "LMStudio", "HTTP", "TerminalMarkdown", "EditorRPC", "Voice", "SystemSupport",
-                "CReadline"
+                "Chat", "Library", "LMStudio", "HTTP", "Markdown", "TerminalMarkdown", "EditorRPC", "Voice",
+                "SystemSupport", "CReadline"
             ]),
         .target(name: "Simulator", dependencies: ["SystemSupport"]),
 
@@ -58,7 +59,8 @@ let package = Package(
             name: "ChatTests",
             dependencies: ["Chat", "LMStudio", "Library", "HTTP", "Simulator", "SystemSupport", "TestSupport"]),
         .testTarget(
-            name: "TerminalMarkdownTests", dependencies: ["TerminalMarkdown", "SystemSupport", "TestSupport"],
+            name: "TerminalMarkdownTests",
+            dependencies: ["Markdown", "TerminalMarkdown", "SystemSupport", "TestSupport"],
             exclude: ["Snapshots", "Fixtures"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "TestSupport"]),
         .testTarget(

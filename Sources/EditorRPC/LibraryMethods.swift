@@ -2,8 +2,8 @@ import Chat
 import Foundation
 import LMStudio
 import Library
+import Markdown
 import SystemSupport
-import TerminalMarkdown
 
 /// `conversations/*`, `folders/*` and `drafts/*`: the library, always through `ChatSession.withLibrary`.
 ///

@@ -1,3 +1,5 @@
+import Markdown
+
 /// A GitHub alert: a block quote whose first line is `[!NOTE]`, `[!TIP]`, `[!IMPORTANT]`, `[!WARNING]` or
 /// `[!CAUTION]` (any case, alone on its line). It shows as a coloured title row and bar instead of the marker.
 struct Alert {

@@ -1,3 +1,5 @@
+import Markdown
+
 /// Renders parsed Markdown blocks to terminal lines at a given width.
 ///
 /// Prose is hard-wrapped at `width − 1` columns so the renderer always knows how many rows a line takes; code

@@ -1,3 +1,5 @@
+import Markdown
+
 /// Renders a whole Markdown text at once; the reference that streamed output must match.
 public struct MarkdownRenderer: Sendable {
     /// The terminal rendered for.

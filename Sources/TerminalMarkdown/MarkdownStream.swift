@@ -1,3 +1,5 @@
+import Markdown
+
 /// The incremental core of streaming: turns a growing reply, given piece by piece, into lines to print once
 /// (committed) and lines to show provisionally (the tail), without touching the terminal.
 ///

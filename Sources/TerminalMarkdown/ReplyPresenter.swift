@@ -1,3 +1,4 @@
+import Markdown
 import SystemSupport
 
 /// The one-line pieces shown around an answer: stage line, reasoning tail and summary, tool calls, stats.

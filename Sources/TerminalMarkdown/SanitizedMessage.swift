@@ -1,3 +1,5 @@
+import Markdown
+
 /// A message for the user (an error, a warning, a suggestion) that is safe to print by construction.
 ///
 /// The literal parts of a string literal are llmster's own words and pass as written; everything interpolated

@@ -1,3 +1,5 @@
+import Markdown
+
 /// Renders a reply that arrives as successive snapshots of its whole text, printing each finished block once and
 /// redrawing only the in-progress tail.
 ///

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import Markdown
 @testable import TerminalMarkdown
 
 /// `MarkdownLine` reads each line as cmark-gfm does: every expectation below is checked against the block

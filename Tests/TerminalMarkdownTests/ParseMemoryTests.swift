@@ -1,3 +1,4 @@
+import Markdown
 import Testing
 
 @testable import TerminalMarkdown

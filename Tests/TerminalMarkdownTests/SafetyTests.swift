@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 
+@testable import Markdown
 @testable import TerminalMarkdown
 
 struct SafetyTests {

@@ -1,3 +1,4 @@
+import Markdown
 import SystemSupport
 import TerminalMarkdown
 import Testing

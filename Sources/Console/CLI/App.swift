@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import LMStudio
 import Library
+import Markdown
 import SystemSupport
 import TerminalMarkdown
 

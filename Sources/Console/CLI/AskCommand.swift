@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import LMStudio
 import Library
+import Markdown
 import TerminalMarkdown
 
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.

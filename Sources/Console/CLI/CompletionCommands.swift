@@ -1,5 +1,6 @@
 import Chat
 import Library
+import Markdown
 import TerminalMarkdown
 
 /// `llmster completions SHELL` and the hidden `llmster __complete KIND` the scripts call for names that change.

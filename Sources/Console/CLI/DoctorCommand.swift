@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import HTTP
 import LMStudio
+import Markdown
 import SystemSupport
 import TerminalMarkdown
 

@@ -1,6 +1,7 @@
 import Chat
 import Foundation
 import LMStudio
+import Markdown
 import Synchronization
 import SystemSupport
 import TerminalMarkdown

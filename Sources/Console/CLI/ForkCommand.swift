@@ -1,4 +1,5 @@
 import Chat
+import Markdown
 import TerminalMarkdown
 
 /// `llmster fork CHAT [--at N] [--title T]`: a new conversation from an earlier reply.

@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import LMStudio
 import Library
+import Markdown
 import TerminalMarkdown
 
 /// `llmster chats`, `show` and `search`: reading the library from the command line.

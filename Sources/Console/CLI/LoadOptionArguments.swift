@@ -1,6 +1,7 @@
 import Chat
 import Foundation
 import LMStudio
+import Markdown
 import TerminalMarkdown
 
 /// The load options (`load.md`) as `llmster load`, `/load` and `/model` take them.

@@ -1,6 +1,7 @@
 import Chat
 import Foundation
 import LMStudio
+import Markdown
 import TerminalMarkdown
 
 /// `llmster models`, `ps`, `load` and `unload`.

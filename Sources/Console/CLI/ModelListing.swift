@@ -1,4 +1,5 @@
 import LMStudio
+import Markdown
 import TerminalMarkdown
 
 /// The model picker's data as a table or JSON: filters, sorts, and the columns users compare models by.

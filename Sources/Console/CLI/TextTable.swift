@@ -1,4 +1,5 @@
 import Foundation
+import Markdown
 import TerminalMarkdown
 
 /// A plain column-aligned table for command output: a header row, then rows, columns separated by two spaces.

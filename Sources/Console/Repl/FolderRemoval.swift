@@ -1,5 +1,6 @@
 import Chat
 import Library
+import Markdown
 import TerminalMarkdown
 
 /// `/folder rm PATH`: removes a folder; when it holds conversations or sub-folders, says where they go (its

@@ -1,4 +1,5 @@
 import Foundation
+import Markdown
 import TerminalMarkdown
 
 /// Line mode: the prompt printed once, lines read as the front end sends them (Emacs comint, `TERM=dumb`, a

@@ -1,6 +1,7 @@
 import Chat
 import Foundation
 import HTTP
+import Markdown
 import TerminalMarkdown
 
 extension ReplCommands {

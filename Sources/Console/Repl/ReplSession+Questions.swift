@@ -1,5 +1,6 @@
 import Chat
 import Foundation
+import Markdown
 import SystemSupport
 import TerminalMarkdown
 

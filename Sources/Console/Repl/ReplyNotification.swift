@@ -1,4 +1,5 @@
 import Foundation
+import Markdown
 import SystemSupport
 import TerminalMarkdown
 

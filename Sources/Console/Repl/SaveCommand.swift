@@ -1,6 +1,7 @@
 import Chat
 import Foundation
 import Library
+import Markdown
 import SystemSupport
 import TerminalMarkdown
 

@@ -2,6 +2,7 @@ import Chat
 import Foundation
 import LMStudio
 import Library
+import Markdown
 import SystemSupport
 import TerminalMarkdown
 

@@ -9,17 +9,19 @@
 ///
 /// Definitions are found by line: a non-blank line that no top-level block covers (cmark-gfm drops paragraphs made
 /// only of definitions) and the leading `[label]:` lines of a paragraph or setext heading.
-struct LinkReferences {
+package struct LinkReferences {
+    package init() {}
+
     /// Labels recorded at most: past it, a later definition is not recorded, so the stream leaves a reference to
     /// it unresolved where the whole render, one parse, resolves it.
-    static let maximumLabels = 10_000
+    package static let maximumLabels = 10_000
     /// Bytes of recorded definition source at most, under the same rule; a single definition longer than
     /// `maximumDefinitionBytes` is not recorded either. Together they bound what a parse puts in front of its text.
-    static let maximumRecordedBytes = 1 << 20
-    static let maximumDefinitionBytes = 16 << 10
+    package static let maximumRecordedBytes = 1 << 20
+    package static let maximumDefinitionBytes = 16 << 10
     /// Bytes of definitions, beyond the text's own size, that one `parse` may put in front of its blocks' second
     /// parses; past it the remaining blocks keep their first parse.
-    static let reparseAllowance = 64 << 10
+    package static let reparseAllowance = 64 << 10
 
     /// A recorded definition: its source lines, and the label as first written, for the list of late definitions.
     private struct Recorded {
@@ -42,7 +44,7 @@ struct LinkReferences {
     ///
     /// Linear in `text`: uses are matched to blocks by line, and a block parsed again gets in front of it only the
     /// definitions of its own labels.
-    func parse(_ text: String, depth: Int = 0) -> [SourceBlock] {
+    package func parse(_ text: String, depth: Int = 0) -> [SourceBlock] {
         var blocks = MarkdownParser.parse(text, references: prefix(for: Substring(text)), depth: depth)
         guard Self.mayDefine(text.utf8) else { return blocks }
         let lines = Self.lines(of: Substring(text))
@@ -84,7 +86,7 @@ struct LinkReferences {
 
     /// Records the definitions and the uses on lines `1...lastLine` of `text`, which `blocks` came from
     /// (`parse(text)`); call it for each stretch of text as it is committed, in order.
-    mutating func record(_ text: Substring, blocks: [SourceBlock], through lastLine: Int) {
+    package mutating func record(_ text: Substring, blocks: [SourceBlock], through lastLine: Int) {
         guard lastLine > 0, Self.mayReference(text.utf8) else { return }
         record(Scan(lines: Self.lines(of: text), blocks: blocks), through: lastLine)
     }
@@ -92,7 +94,7 @@ struct LinkReferences {
     /// Records the definitions of `text`, in which no block starts (definitions and blank lines only), but the
     /// last, which may still go on (a title on the next line); returns the lines that covers, which the caller can
     /// commit: 0 until a second definition starts.
-    mutating func recordSettledDefinitions(_ text: Substring) -> Int {
+    package mutating func recordSettledDefinitions(_ text: Substring) -> Int {
         guard Self.mayReference(text.utf8) else { return 0 }
         let scan = Scan(lines: Self.lines(of: text), blocks: [])
         guard let last = scan.definitions.last?.line, last > 1 else { return 0 }
@@ -127,7 +129,7 @@ struct LinkReferences {
 
     /// The labels used before their definition with the URLs they stand for, as one paragraph (`[1]: https://…`
     /// per line); nil when there are none. One parse: each label's probe is a paragraph of its own, on line 2i + 1.
-    func lateDefinitions() -> MarkdownBlock? {
+    package func lateDefinitions() -> MarkdownBlock? {
         let definitions = late.compactMap { recorded[$0] }
         guard !definitions.isEmpty else { return nil }
         let probes = MarkdownParser.parse(

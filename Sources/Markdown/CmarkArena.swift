@@ -16,7 +16,7 @@ import Glibc
 /// cmark's own allocator: an 8 MiB reply's render peaked 54 MB higher in the arena.
 ///
 /// Parses are serialised by `MarkdownParser.lock`, and only they use the arena (its state is that lock's).
-enum CmarkArena {
+package enum CmarkArena {
     /// The allocator to hand `cmark_parser_new_with_mem`. Unsafe only to the compiler: the pointee is written once,
     /// here, and never freed, so every thread may read it.
     nonisolated(unsafe) static let memory: UnsafeMutablePointer<cmark_mem> = {
@@ -35,7 +35,7 @@ enum CmarkArena {
     }()
 
     /// The longest text parsed in the arena: the stream's parses (a block, or what one step of the display draws) are shorter.
-    static let largestParseBytes = 1 << 20
+    package static let largestParseBytes = 1 << 20
     private static let chunkBytes = 256 << 10
     private static let largeBlockBytes = 64 << 10
     private static let keptChunks = 16
@@ -51,7 +51,7 @@ enum CmarkArena {
     @exclusivity(unchecked) nonisolated(unsafe) private static var large: [UnsafeMutableRawPointer] = []
 
     /// Releases every block: the large ones to the system, the chunks for the next parse (beyond `keptChunks`, to the system).
-    static func reset() {
+    package static func reset() {
         for block in large { free(block) }
         large.removeAll(keepingCapacity: true)
         while chunks.count > keptChunks { chunks.removeLast().deallocate() }

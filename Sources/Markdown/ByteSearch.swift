@@ -2,9 +2,11 @@ import Glibc
 
 /// Finds single bytes in UTF-8 text with `memchr`: the scans the stream and the parser make over each update's
 /// text (newlines, brackets) run once per update over tens of KiB, so they read the bytes in place.
-enum ByteSearch {
+package enum ByteSearch {
     /// Calls `body` with the text's bytes, in place when they are contiguous (native strings) or else copied once.
-    static func withBytes<Result>(_ utf8: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+    package static func withBytes<Result>(
+        _ utf8: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    )
         -> Result
     {
         if let result = utf8.withContiguousStorageIfAvailable(body) { return result }
@@ -12,7 +14,7 @@ enum ByteSearch {
     }
 
     /// Visits the offset of each `byte` in `bytes`, in order, until `visit` returns false.
-    static func forEach(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ visit: (Int) -> Bool) {
+    package static func forEach(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ visit: (Int) -> Bool) {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count, let found = memchr(base + offset, Int32(byte), bytes.count - offset) {
@@ -23,12 +25,12 @@ enum ByteSearch {
     }
 
     /// Whether `utf8` holds `byte`.
-    static func contains(_ byte: UInt8, in utf8: some Collection<UInt8>) -> Bool {
+    package static func contains(_ byte: UInt8, in utf8: some Collection<UInt8>) -> Bool {
         withBytes(utf8) { bytes in bytes.baseAddress.map { memchr($0, Int32(byte), bytes.count) != nil } ?? false }
     }
 
     /// The number of bytes up to and including the `count`th newline of `utf8`, or all of them when it has fewer.
-    static func offset(afterLines count: Int, in utf8: some Collection<UInt8>) -> Int {
+    package static func offset(afterLines count: Int, in utf8: some Collection<UInt8>) -> Int {
         withBytes(utf8) { bytes in
             guard count > 0 else { return 0 }
             var seen = 0

@@ -11,10 +11,10 @@ import SystemSupport
 /// Containers (block quotes, lists) nested deeper than `maximumNesting` are flattened: their leaf blocks take their
 /// place, and inline spans nested deeper become their plain text. Model output is untrusted, so neither the
 /// conversion nor anything rendering its result recurses more than that many levels, however deep the input.
-enum MarkdownParser {
+package enum MarkdownParser {
     private static let lock = NSLock()
     /// Containers, and inline spans, deeper than this are flattened.
-    static let maximumNesting = 32
+    package static let maximumNesting = 32
 
     /// Parses `text`, which must already be sanitised, and frees the C tree before returning.
     ///
@@ -22,7 +22,9 @@ enum MarkdownParser {
     /// definitions resolve there; blocks it produces are dropped. Line numbers count from `firstLine` for the
     /// first line of `text`. `depth` is the number of containers `text` sits in (a streamed container's content), so
     /// that flattening starts at the same depth as in the whole document.
-    static func parse(_ text: String, references: String = "", firstLine: Int = 1, depth: Int = 0) -> [SourceBlock] {
+    package static func parse(_ text: String, references: String = "", firstLine: Int = 1, depth: Int = 0)
+        -> [SourceBlock]
+    {
         lock.lock()
         defer { lock.unlock() }
         // After the tree and the parser are freed: the blocks hold Swift copies of everything they took from it.
@@ -102,7 +104,7 @@ enum MarkdownParser {
     /// The 1-based line on which an HTML block of types 1–5 starting on line `start` (at most three spaces in)
     /// ends; nil for other types or when no line ends it. Tag and marker tests follow cmark-gfm 0.29, which
     /// does not know `<textarea>` and wants an uppercase letter after `<!`.
-    static func htmlBlockEnd(startingOn start: Int, lines: [Substring.UTF8View]) -> Int? {
+    package static func htmlBlockEnd(startingOn start: Int, lines: [Substring.UTF8View]) -> Int? {
         guard start <= lines.count else { return nil }
         let first = Array(lines[start - 1].drop { $0 == 0x20 }).map(asciiLowercase)
         let original = Array(lines[start - 1].drop { $0 == 0x20 })
@@ -199,7 +201,7 @@ enum MarkdownParser {
     /// Source bytes past which a paragraph keeps its source lines (its soft breaks become hard ones): the stream
     /// cannot hold a paragraph that long back until it ends, so it shows it line by line as it arrives
     /// (`MarkdownStream.fallbackLimit`), and the whole render does the same so that both read alike.
-    static let longParagraphBytes = 64 * 1024
+    package static let longParagraphBytes = 64 * 1024
 
     /// Where each source line of a parsed text starts, to measure a paragraph by the lines it spans.
     fileprivate struct SourceLines {
@@ -376,7 +378,7 @@ private struct Conversion {
 
 extension SourceBlock {
     /// The block with every known (non-zero) source line moved by `lines`.
-    func shifted(by lines: Int) -> SourceBlock {
+    package func shifted(by lines: Int) -> SourceBlock {
         func move(_ line: Int) -> Int { line > 0 ? max(line + lines, 0) : 0 }
         var block = self.block
         switch block {

@@ -4,12 +4,12 @@
 /// reference without its definition as text, so a streamed reply, parsed a block at a time, would lose its notes.
 /// Footnotes are therefore recognised per block here, which renders every block the same whether it is parsed
 /// alone or with the whole reply; definitions stay where they are written (replies put them at the end).
-enum Footnotes {
+package enum Footnotes {
     /// Longest label recognised, in characters.
-    static let maximumLabelLength = 32
+    package static let maximumLabelLength = 32
 
     /// `inlines` with every `[^label]` in their text replaced by a `.footnoteReference`.
-    static func references(in inlines: [MarkdownInline]) -> [MarkdownInline] {
+    package static func references(in inlines: [MarkdownInline]) -> [MarkdownInline] {
         guard
             inlines.contains(where: {
                 if case .text(let text) = $0 {
@@ -42,7 +42,7 @@ enum Footnotes {
 
     /// The definitions a paragraph consists of (`[^label]: text`, one per line that starts with a label), or nil
     /// when it does not start with one.
-    static func definitions(_ inlines: [MarkdownInline]) -> [(label: String, text: [MarkdownInline])]? {
+    package static func definitions(_ inlines: [MarkdownInline]) -> [(label: String, text: [MarkdownInline])]? {
         guard opensWithLabel(inlines) else { return nil }
         var definitions: [(label: String, text: [MarkdownInline])] = []
         var rest = references(in: inlines)[...]
@@ -129,9 +129,11 @@ enum Footnotes {
 /// A streamed block is printed before the definitions further down have arrived, so a reference is marked as a
 /// note (`¹`) when it is printed; where GFM would leave an undefined `[^1]` as text, the reader learns at the end
 /// that it has no note. The whole render records the same blocks, so both renders end with the same note.
-struct FootnoteLedger {
+package struct FootnoteLedger {
+    package init() {}
+
     /// Labels remembered at most, used and defined each; past it a label is not recorded.
-    static let maximumLabels = 10_000
+    package static let maximumLabels = 10_000
 
     /// Referenced labels as first written, in order of first use.
     private var used: [String] = []
@@ -140,7 +142,7 @@ struct FootnoteLedger {
     private var definedKeys: Set<String> = []
 
     /// Records the references and definitions in `block`, which has been printed.
-    mutating func record(_ block: MarkdownBlock) {
+    package mutating func record(_ block: MarkdownBlock) {
         switch block {
         case .paragraph(let inlines):
             guard let definitions = Footnotes.definitions(inlines) else { return recordReferences(inlines) }
@@ -165,7 +167,7 @@ struct FootnoteLedger {
     }
 
     /// Records the references in table rows printed on their own.
-    mutating func record(rows: [[[MarkdownInline]]]) {
+    package mutating func record(rows: [[[MarkdownInline]]]) {
         for cell in rows.joined() { recordReferences(cell) }
     }
 
@@ -186,7 +188,7 @@ struct FootnoteLedger {
     }
 
     /// A paragraph naming the references that no definition answered, as written (`[^3]`); nil when there are none.
-    func undefinedNote() -> MarkdownBlock? {
+    package func undefinedNote() -> MarkdownBlock? {
         let undefined = used.filter { !definedKeys.contains($0.lowercased()) }
         guard !undefined.isEmpty else { return nil }
         var inlines: [MarkdownInline] = [.text(undefined.count == 1 ? "Footnote " : "Footnotes ")]

@@ -1,5 +1,5 @@
 /// A block of a parsed Markdown document, as plain Swift values (the C nodes are freed right after parsing).
-enum MarkdownBlock: Equatable {
+package enum MarkdownBlock: Equatable {
     case paragraph([MarkdownInline])
     case heading(level: Int, [MarkdownInline])
     case codeBlock(info: String, literal: String)
@@ -14,33 +14,52 @@ enum MarkdownBlock: Equatable {
 }
 
 /// An ordered or bullet list and its items.
-struct MarkdownList: Equatable {
+package struct MarkdownList: Equatable {
     /// The first item's number, for ordered lists; nil for bullet lists.
-    var start: Int?
-    var items: [MarkdownListItem]
+    package var start: Int?
+    package var items: [MarkdownListItem]
+
+    package init(start: Int?, items: [MarkdownListItem]) {
+        self.start = start
+        self.items = items
+    }
 }
 
 /// One list item: its blocks, its task state, and the source lines it spans.
-struct MarkdownListItem: Equatable {
+package struct MarkdownListItem: Equatable {
     /// Nil for an ordinary item, true or false for a checked or unchecked task.
-    var task: Bool?
-    var blocks: [MarkdownBlock]
-    var startLine: Int
-    var endLine: Int
+    package var task: Bool?
+    package var blocks: [MarkdownBlock]
+    package var startLine: Int
+    package var endLine: Int
+
+    package init(task: Bool?, blocks: [MarkdownBlock], startLine: Int, endLine: Int) {
+        self.task = task
+        self.blocks = blocks
+        self.startLine = startLine
+        self.endLine = endLine
+    }
 }
 
 /// A GFM table: alignments, the header row and the body rows, each cell a run of inlines.
-struct MarkdownTable: Equatable {
-    enum Alignment: Equatable { case none, left, center, right }
-    var alignments: [Alignment]
-    var header: [[MarkdownInline]]
-    var rows: [[[MarkdownInline]]]
+package struct MarkdownTable: Equatable {
+    package enum Alignment: Equatable { case none, left, center, right }
+    package var alignments: [Alignment]
+    package var header: [[MarkdownInline]]
+    package var rows: [[[MarkdownInline]]]
     /// The source line of each body row (1-based), parallel to `rows`.
-    var rowLines: [Int]
+    package var rowLines: [Int]
+
+    package init(alignments: [Alignment], header: [[MarkdownInline]], rows: [[[MarkdownInline]]], rowLines: [Int]) {
+        self.alignments = alignments
+        self.header = header
+        self.rows = rows
+        self.rowLines = rowLines
+    }
 }
 
 /// Inline content of a paragraph, heading or table cell.
-enum MarkdownInline: Equatable {
+package enum MarkdownInline: Equatable {
     case text(String)
     case code(String)
     case emphasis([MarkdownInline])
@@ -56,8 +75,14 @@ enum MarkdownInline: Equatable {
 }
 
 /// A top-level block with the source lines (1-based, inclusive) it came from; `startLine` 0 means unknown.
-struct SourceBlock: Equatable {
-    var block: MarkdownBlock
-    var startLine: Int
-    var endLine: Int
+package struct SourceBlock: Equatable {
+    package var block: MarkdownBlock
+    package var startLine: Int
+    package var endLine: Int
+
+    package init(block: MarkdownBlock, startLine: Int, endLine: Int) {
+        self.block = block
+        self.startLine = startLine
+        self.endLine = endLine
+    }
 }

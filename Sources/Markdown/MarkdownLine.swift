@@ -7,49 +7,49 @@
 /// `MarkdownParser`) decides everything else. It reads the line's UTF-8 bytes in place and copies nothing. A
 /// carriage return, which `UntrustedText` removes before cmark-gfm sees the text, counts as white space where
 /// the rest of a line must be blank.
-struct MarkdownLine {
-    let bytes: Substring.UTF8View
+package struct MarkdownLine {
+    package let bytes: Substring.UTF8View
 
-    init(_ line: Substring) {
+    package init(_ line: Substring) {
         bytes = line.utf8
     }
 
     /// A place in the line: the byte at `index` starts at `column`; the `padding` columns before that are what is
     /// left of a tab consumed only partly, and read as spaces.
-    struct Position: Equatable {
-        var index: String.Index
-        var column: Int
-        var padding = 0
+    package struct Position: Equatable {
+        package var index: String.Index
+        package var column: Int
+        package var padding = 0
     }
 
     /// A code fence's opening line: its character (backtick or tilde), how many of them, and the columns before them.
-    struct Fence: Equatable {
-        var character: UInt8
-        var length: Int
-        var indent: Int
+    package struct Fence: Equatable {
+        package var character: UInt8
+        package var length: Int
+        package var indent: Int
     }
 
     /// A list item's marker.
-    struct ListMarker: Equatable {
+    package struct ListMarker: Equatable {
         /// The bullet (`-`, `+`, `*`), or the delimiter (`.`, `)`) after an ordered item's number.
-        var marker: UInt8
+        package var marker: UInt8
         /// The column the item's content starts at: its later lines belong to it when indented that far.
-        var contentIndent: Int
+        package var contentIndent: Int
         /// Nothing but white space follows the marker.
-        var isEmpty: Bool
+        package var isEmpty: Bool
     }
 
     /// Only white space.
-    var isBlank: Bool { bytes.allSatisfy(Self.isWhiteSpace) }
+    package var isBlank: Bool { bytes.allSatisfy(Self.isWhiteSpace) }
 
     /// Where the line's first byte that is not a space or tab starts (the end of a blank line).
-    var firstNonSpace: Position { skippingSpaces(from: Position(index: bytes.startIndex, column: 0)) }
+    package var firstNonSpace: Position { skippingSpaces(from: Position(index: bytes.startIndex, column: 0)) }
 
     /// The columns of white space the line starts with.
-    var indentation: Int { firstNonSpace.column }
+    package var indentation: Int { firstNonSpace.column }
 
     /// Where the text after a block quote marker (`>` and one optional space) starts; nil without the marker.
-    var quoteContent: Position? {
+    package var quoteContent: Position? {
         let marker = firstNonSpace
         guard marker.column <= 3, byte(at: marker.index) == 0x3E else { return nil }
         let index = bytes.index(after: marker.index)
@@ -64,7 +64,7 @@ struct MarkdownLine {
     }
 
     /// The list item marker the line starts with; nil without one, or when the line is a thematic break (`- - -`).
-    var listMarker: ListMarker? {
+    package var listMarker: ListMarker? {
         let start = firstNonSpace
         guard start.column <= 3, let first = byte(at: start.index), !isThematicBreak else { return nil }
         var index = start.index
@@ -94,7 +94,7 @@ struct MarkdownLine {
     }
 
     /// The code fence the line opens; nil when it opens none (a backtick fence's info string has no backticks).
-    var fence: Fence? {
+    package var fence: Fence? {
         let start = firstNonSpace
         guard start.column <= 3, let character = byte(at: start.index), character == 0x60 || character == 0x7E else {
             return nil
@@ -105,7 +105,7 @@ struct MarkdownLine {
     }
 
     /// Whether the line closes `fence`: at most three columns in, at least as many of its character, then nothing.
-    func closes(_ fence: Fence) -> Bool {
+    package func closes(_ fence: Fence) -> Bool {
         let start = firstNonSpace
         guard start.column <= 3 else { return false }
         let (length, rest) = run(of: fence.character, from: start.index)
@@ -113,7 +113,7 @@ struct MarkdownLine {
     }
 
     /// A line of three or more `*`, `-` or `_` (the same one), with spaces or tabs between, at most three columns in.
-    var isThematicBreak: Bool {
+    package var isThematicBreak: Bool {
         let start = firstNonSpace
         guard start.column <= 3, let character = byte(at: start.index),
             character == 0x2A || character == 0x2D || character == 0x5F
@@ -130,7 +130,7 @@ struct MarkdownLine {
     }
 
     /// An ATX heading's opening: one to six `#`, at most three columns in, then white space or the line's end.
-    var isATXHeading: Bool {
+    package var isATXHeading: Bool {
         let start = firstNonSpace
         guard start.column <= 3, byte(at: start.index) == 0x23 else { return false }
         let (length, rest) = run(of: 0x23, from: start.index)
@@ -144,7 +144,7 @@ struct MarkdownLine {
     /// Where the container's marker is missing, cmark-gfm looks for block starts in the container's parent, which
     /// is never a paragraph, so an ordered item starting at any number or an empty item interrupts too. HTML block
     /// starts (which interrupt there as well) are left to the parser.
-    var canContinueLazily: Bool {
+    package var canContinueLazily: Bool {
         guard !isBlank else { return false }
         guard indentation < 4 else { return true }
         return quoteContent == nil && listMarker == nil && fence == nil && !isThematicBreak && !isATXHeading
@@ -152,7 +152,7 @@ struct MarkdownLine {
 
     /// The place `column` columns from the line's start (the line's end when it is shorter); a tab reaching past
     /// `column` is consumed, its other columns left as padding.
-    func position(atColumn column: Int) -> Position {
+    package func position(atColumn column: Int) -> Position {
         var index = bytes.startIndex
         var current = 0
         while current < column, let byte = byte(at: index) {
@@ -165,11 +165,11 @@ struct MarkdownLine {
     }
 
     /// The line's end.
-    var end: Position { position(atColumn: Int.max) }
+    package var end: Position { position(atColumn: Int.max) }
 
     /// Where the text after a task list item's box (`[ ]`, `[x]` or `[X]`) and the spaces after it starts, for a box
     /// at `position`; nil when there is none.
-    func afterTaskBox(at position: Position) -> Position? {
+    package func afterTaskBox(at position: Position) -> Position? {
         var index = position.index
         guard position.padding == 0, byte(at: index) == 0x5B else { return nil }
         bytes.formIndex(after: &index)
@@ -186,7 +186,7 @@ struct MarkdownLine {
     }
 
     /// Appends the line from `position` on to `text`, its padding as spaces first.
-    func appendText(from position: Position, to text: inout String) {
+    package func appendText(from position: Position, to text: inout String) {
         if position.padding > 0 { text += String(repeating: " ", count: position.padding) }
         text += Substring(bytes[position.index...])
     }
@@ -194,7 +194,7 @@ struct MarkdownLine {
     /// Appends a container's content, the line from `position` on, to `text`: the padding as spaces, and the tabs
     /// among the markers and white space right after it widened to spaces at this line's tab stops, so that the
     /// content read from its own column 0 (by a nested container's stream) keeps the columns cmark-gfm counts.
-    func appendContent(from position: Position, to text: inout String) {
+    package func appendContent(from position: Position, to text: inout String) {
         if position.padding > 0 { text += String(repeating: " ", count: position.padding) }
         var index = position.index
         var column = position.column
