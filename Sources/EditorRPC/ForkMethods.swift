@@ -19,15 +19,16 @@ enum ForkMethods {
         }
     }
 
-    /// `{conversationId, title, reply}` of the conversation `id` was forked from, or null.
+    /// `{conversationId, title, displayTitle, reply}` of the conversation `id` was forked from, or null.
     static func origin(of id: String, in library: LibraryStore) throws -> JSONValue {
         try library.forkOrigin(of: id).map(json) ?? .null
     }
 
-    /// `{conversationId, title, reply}` of `origin`.
+    /// `{conversationId, title, displayTitle, reply}` of `origin`: the title as stored and as every face shows it.
     static func json(_ origin: ForkOrigin) -> JSONValue {
         .object([
             "conversationId": .string(origin.sourceId), "title": .string(origin.sourceTitle),
+            "displayTitle": .string(Conversation.displayTitle(of: origin.sourceTitle)),
             "reply": .number(Double(origin.replyNumber))
         ])
     }

@@ -116,7 +116,7 @@ enum LibraryMethods {
             let query = try params.string("query")
             let limit = try params.optionalInteger("limit") ?? 50
             return try await context.session.withLibrary { library in
-                .object(["hits": try .encoding(try library.search(query, limit: limit))])
+                .object(["hits": try withDisplayTitles(.encoding(try library.search(query, limit: limit)))])
             }
         }
     }
@@ -242,6 +242,17 @@ enum LibraryMethods {
             "ratio": meter.ratio().map(JSONValue.number) ?? .null,
             "label": .string(meter.label())
         ])
+    }
+
+    /// `hits` (search hits, each with its conversation's stored `title`) with each hit's `displayTitle` beside it.
+    static func withDisplayTitles(_ hits: JSONValue) -> JSONValue {
+        guard case .array(let items) = hits else { return hits }
+        return .array(
+            items.map { item in
+                guard case .object(var members) = item, case .string(let title)? = members["title"] else { return item }
+                members["displayTitle"] = .string(Conversation.displayTitle(of: title))
+                return .object(members)
+            })
     }
 
     /// A conversation record plus `displayTitle` (what every face shows: `Untitled` while it has no title), `folderPath`

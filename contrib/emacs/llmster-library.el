@@ -50,7 +50,7 @@
                                  (alist-get 'displayTitle c)
                                  (let ((origin (alist-get 'forkedFrom c)))
                                    (if origin
-                                       (format "%s, reply %d" (llmster--title-or-untitled (alist-get 'title origin))
+                                       (format "%s, reply %d" (alist-get 'displayTitle origin)
                                                (alist-get 'reply origin))
                                      ""))
                                  (or (alist-get 'modelKey c) "")
@@ -124,7 +124,7 @@ the chat, or the conversation on this line of the list."
     (dolist (list (buffer-list))
       (with-current-buffer list (when (derived-mode-p 'llmster-chats-mode) (revert-buffer))))
     (message "llmster: forked at reply %d of \"%s\"; the original is unchanged" (alist-get 'reply origin)
-             (llmster--title-or-untitled (alist-get 'title origin)))
+             (alist-get 'displayTitle origin))
     buffer))
 
 (defun llmster--folder-id (path)
@@ -326,7 +326,7 @@ Return the report's lines."
 
 (defun llmster--hit-label (hit)
   "The line showing search HIT."
-  (format "%s — %s" (alist-get 'title hit)
+  (format "%s — %s" (alist-get 'displayTitle hit)
           (replace-regexp-in-string "[\n\t]+" " " (or (alist-get 'snippet hit) ""))))
 
 ;;;###autoload
@@ -360,7 +360,7 @@ Return the report's lines."
       (setq tabulated-list-entries
             (cl-loop for hit in hits for n from 0
                      collect (list (alist-get 'conversationId hit)
-                                   (vector (alist-get 'title hit)
+                                   (vector (alist-get 'displayTitle hit)
                                            (replace-regexp-in-string "[\n\t]+" " " (or (alist-get 'snippet hit) ""))))))
       (tabulated-list-print))
     (pop-to-buffer-same-window buffer)

@@ -435,12 +435,6 @@ With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (llmster--insert-heading "### You")
   (set-marker llmster--input-start (point)))
 
-(defun llmster--title-or-untitled (title)
-  "TITLE, or \"Untitled\" when it is empty.
-Only for the title of a fork's origin (`forkedFrom'), which rpc sends
-without a `displayTitle'."
-  (if (or (null title) (string-empty-p title)) "Untitled" title))
-
 (defun llmster--name-buffer (title)
   "Name this buffer after the conversation's TITLE, rpc's `displayTitle'.
 A long title is cut, so the mode line still shows the model and context use."
@@ -1594,7 +1588,7 @@ these, there is no header line."
   (setq header-line-format
         (let ((parts (delq nil (list (when llmster--forked-from
                                        (format "Fork of \"%s\" at reply %d"
-                                               (llmster--title-or-untitled (alist-get 'title llmster--forked-from))
+                                               (alist-get 'displayTitle llmster--forked-from)
                                                (alist-get 'reply llmster--forked-from)))
                                      (when llmster--edit-next
                                        (substitute-command-keys

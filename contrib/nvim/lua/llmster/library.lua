@@ -6,19 +6,12 @@ local M = {}
 
 local function llmster() return require('llmster') end
 
--- The title to show: rpc's displayTitle; a search hit and a fork's origin carry only the title.
-local function title_of(conversation)
-  if not isnil(conversation.displayTitle) then return conversation.displayTitle end
-  local title = conversation.title
-  return (not isnil(title) and title ~= '') and title or 'Untitled'
-end
-
 -- One line of the library list: pin, folder and title, and for a fork where it came from.
 function M.format(conversation)
   local folder = isnil(conversation.folderPath) and '' or ('[' .. conversation.folderPath .. '] ')
   local origin = conversation.forkedFrom
-  local fork = isnil(origin) and '' or string.format('  (fork of "%s" at reply %d)', title_of(origin), origin.reply)
-  return string.format('%s %s%s%s', conversation.pinned == true and '*' or ' ', folder, title_of(conversation), fork)
+  local fork = isnil(origin) and '' or string.format('  (fork of "%s" at reply %d)', origin.displayTitle, origin.reply)
+  return string.format('%s %s%s%s', conversation.pinned == true and '*' or ' ', folder, conversation.displayTitle, fork)
 end
 
 -- The conversation an action applies to: the library line under the cursor, or the current chat's.
@@ -157,7 +150,7 @@ function M.fork(reply)
   local origin = result.forkedFrom
   local buffer = llmster().open(result.conversation.id)
   refresh_views(nil)
-  client.notify(string.format('forked at reply %d of "%s"; the original is unchanged', origin.reply, title_of(origin)),
+  client.notify(string.format('forked at reply %d of "%s"; the original is unchanged', origin.reply, origin.displayTitle),
     vim.log.levels.INFO)
   return buffer
 end
@@ -178,7 +171,7 @@ function M.delete(force)
   end, vim.api.nvim_list_bufs())
   if not force then
     -- Names the conversation: from the library list, the line under the cursor is easy to mistake.
-    local name = title_of(client.request_sync('conversations/get', { id = id }).conversation)
+    local name = client.request_sync('conversations/get', { id = id }).conversation.displayTitle
     local question = string.format('Delete "%s"%s?', name, #open > 0 and ' (its open chat closes)' or '')
     if vim.fn.confirm(question, '&Yes\n&No', 2) ~= 1 then return end
   end
@@ -280,7 +273,7 @@ end
 
 local function hit_line(hit)
   local snippet = not isnil(hit.snippet) and hit.snippet:gsub('%s+', ' ') or ''
-  return string.format('%s — %s', title_of(hit), snippet)
+  return string.format('%s — %s', hit.displayTitle, snippet)
 end
 
 -- :LlmsterSearch: full-text search; picks a hit with vim.ui.select, or with `in_buffer` lists them in a buffer.
