@@ -83,6 +83,18 @@ import Testing
         #expect(try terminal.waitForExit() == 0, "Ctrl-D on the untouched message quits: \(terminal.text)")
     }
 
+    /// Ctrl-D typed while a reply streams is kept: once the reply has ended, it quits at the prompt (the terminal's
+    /// normal mode used to turn it into an end of file no read was waiting for, and it was lost).
+    @Test func ctrlDTypedDuringAReplyQuitsOnceTheReplyEnds() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try terminal.waitFor("alpha", after: echoed)
+        terminal.send("\u{4}")
+        #expect(try terminal.waitForExit() == 0, "Ctrl-D typed during the reply quits after it: \(terminal.text)")
+        #expect(terminal.text.contains("epsilon"), "the reply ended whole first")
+    }
+
     @Test func ctrlDOnAnEditedLineStillDeletesACharacter() throws {
         let repl = try ReplHarness()
         let terminal = try repl.start()

@@ -5,11 +5,19 @@ import Foundation
 extension LineEditor {
     /// Turns echo off while a reply streams or a command runs, so focus reports and keys typed meanwhile do not garble
     /// its output; returns the terminal settings `endReply` restores.
+    ///
+    /// Outside line mode the end-of-file key is disabled too, so Ctrl-D typed meanwhile is kept as the key it is (the
+    /// terminal's normal mode would turn it into an end of file that no read is waiting for, and it would be lost):
+    /// at the next prompt it quits as it would have there. In line mode the terminal keeps its keys, since the typed
+    /// lines stay in it for the next read (Emacs's C-c C-d sends the end-of-file key).
     func beginReply() -> termios? {
         var settings = termios()
         guard tcgetattr(0, &settings) == 0 else { return nil }
         var quiet = settings
         quiet.c_lflag &= ~tcflag_t(ECHO)
+        if !readsPlainLines {
+            withUnsafeMutableBytes(of: &quiet.c_cc) { $0[Int(VEOF)] = 0 }  // _POSIX_VDISABLE on Linux
+        }
         tcsetattr(0, TCSANOW, &quiet)
         return settings
     }
