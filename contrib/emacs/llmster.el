@@ -260,7 +260,7 @@ Nothing of it was saved; `llmster-fresh-context' sends it again.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
 (defvar-local llmster--progress nil
   "What the streaming reply waits for, with the time since the send:
-\"reading the prompt 25% · 12 s\"; shown in the mode line and header line.")
+\"processing prompt 25% · 12 s\"; shown in the mode line and header line.")
 (defvar-local llmster--progress-timer nil
   "The timer that moves `llmster--progress' on every second.")
 (defvar-local llmster--changed-elsewhere nil
@@ -290,7 +290,7 @@ The chat is drawn again from the library when the reply ends.")
   message-id    ; the reply's id in the library, from its first event
   answer        ; chat/send's answer once it came, (RESULT . ERROR)
   started       ; `float-time' of the send
-  progress)     ; what it waits for and how far: ("reading the prompt" . 0.25), or nil
+  progress)     ; what it waits for and how far: ("processing prompt" . 0.25), or nil
 
 (defvar llmster-chat-mode-map
   (let ((map (make-sparse-keymap)))
@@ -810,7 +810,7 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
                (propertize (concat " ⋯ " text) 'face 'llmster-progress-face)))
 
 (defun llmster--show-progress (reply what fraction)
-  "Show that REPLY waits for WHAT (\"reading the prompt\"), FRACTION done.
+  "Show that REPLY waits for WHAT (\"processing prompt\"), FRACTION done.
 With the time since the send, in the reply, the mode line and the header
 line; the time moves on every second, events or not, until the next event
 of another kind."
@@ -965,7 +965,7 @@ not one measured here); the message's label covers the rest."
             ("model_load.progress"
              (llmster--show-progress reply "loading the model" (alist-get 'progress event)))
             ("prompt_processing.progress"
-             (llmster--show-progress reply "reading the prompt" (alist-get 'progress event)))
+             (llmster--show-progress reply "processing prompt" (alist-get 'progress event)))
             ((guard (llmster--reply-progress reply))
              (llmster--end-progress reply)
              (llmster--apply-event buffer reply event))

@@ -370,11 +370,11 @@ without events; a cancel during it says the server finishes the prompt first."
       (with-current-buffer buffer
         (llmster-test--send buffer "[[sim:prefill=90]] echo:a long prompt")
         ;; The first progress event after 0% comes 30 s in: a second is counted by the timer.
-        (llmster-test--wait (lambda () (string-match-p "\\`reading the prompt 0% · [1-9][0-9]* s\\'" (or llmster--progress ""))))
+        (llmster-test--wait (lambda () (string-match-p "\\`processing prompt 0% · [1-9][0-9]* s\\'" (or llmster--progress ""))))
         ;; `format-mode-line' gives "" in batch Emacs: the mode line shows the variable, and the header line is a string.
         (should (member '(llmster--progress (" ⋯ " llmster--progress)) mode-line-process))
-        (should (string-match-p "Reading the prompt 0% · [1-9]" header-line-format))
-        (should (string-match-p "reading the prompt 0% · [1-9]"
+        (should (string-match-p "Processing prompt 0% · [1-9]" header-line-format))
+        (should (string-match-p "processing prompt 0% · [1-9]"
                                 (overlay-get (llmster--reply-indicator llmster--stream) 'after-string)))
         (cl-letf* ((original (symbol-function 'message))
                    ((symbol-function 'message)
