@@ -1,10 +1,11 @@
-import Chat
 import Foundation
 import HTTP
 import LMStudio
 import Library
 import TestSupport
 import Testing
+
+@testable import Chat
 
 /// A session's library work runs on a thread of its own, so a library call that blocks (SQLite's busy timeout, a
 /// backup's key derivation) never holds a thread of the cooperative pool, which has one per core.
@@ -35,4 +36,20 @@ import Testing
         for _ in 0..<count { gate.signal() }
         for call in calls { #expect(try await call.value == 0) }
     }
+
+    /// The executor answers the runtime's question "is this its thread?": yes in a job it runs, no elsewhere, so
+    /// synchronous code may assume a session's isolation only where it really has it.
+    @Test func theExecutorKnowsItsOwnThread() async {
+        let probe = ExecutorProbe()
+        #expect(probe.executor.isIsolatingCurrentContext() == false)
+        #expect(await probe.askedFromAJob() == true)
+    }
+}
+
+/// An actor on a `LibraryExecutor`, which asks its executor from one of its jobs.
+private actor ExecutorProbe {
+    nonisolated let executor = LibraryExecutor(name: "llmster test probe")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    func askedFromAJob() -> Bool? { executor.isIsolatingCurrentContext() }
 }
