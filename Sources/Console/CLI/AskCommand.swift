@@ -177,7 +177,10 @@ enum AskCommand {
                 submission, in: conversationId, createdForTurn: opened.isNew,
                 progress: { step in
                     switch step {
-                    case .model(let step): if reportsLoading { errors.line(LoadOptionArguments.line(for: step)) }
+                    case .model(let step):
+                        if reportsLoading {
+                            errors.line(SanitizedMessage(untrusted: LoadOptionArguments.line(for: step)))
+                        }
                     case .startsFreshContext:
                         errors.line(
                             "Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns)."
@@ -206,7 +209,7 @@ enum AskCommand {
         // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request. A closed
         // output (recorded as SIGPIPE) is an incomplete reply, saved with its reason.
         if let signal = latch.signal, signal != SIGPIPE {
-            if let notice = outcome.reply?.stopNotice { context.errors.wrappedLine(notice, indent: 2) }
+            if let notice = outcome.reply?.stopNotice { context.errors.wrappedLine("\(notice)", indent: 2) }
             return SignalTrap.exitStatus(for: signal)
         }
         let saved: SavedReply
@@ -281,7 +284,7 @@ enum AskCommand {
         } catch {
             throw UsageError("\(error)")
         }
-        for item in items { context.errors.line("Context: " + UntrustedText.sanitize(item.chip)) }
+        for item in items { context.errors.line("Context: \(item.chip)") }
         return items
     }
 

@@ -105,6 +105,6 @@ public struct CommandContext: Sendable {
     /// Prints `message` to standard error as `llmster: message`, neutralising control characters; on a terminal it is
     /// wrapped at word boundaries to the width, continuation lines indented under the message.
     public func warn(_ message: String) {
-        errors.wrappedLine("llmster: " + UntrustedText.sanitize(ServerURL.redactingPasswords(in: message)), indent: 9)
+        errors.wrappedLine("llmster: \(ServerURL.redactingPasswords(in: message))", indent: 9)
     }
 }

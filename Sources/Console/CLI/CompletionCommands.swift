@@ -54,7 +54,7 @@ enum CompletionCommands {
         // A name is offered as it would print anywhere else: with its control characters made inert (a tab, which
         // would split the word in a shell's list, and a newline, which would split the line, leave it out).
         for name in names where !name.isEmpty && !name.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\t" }) {
-            context.output.line(UntrustedText.sanitize(name))
+            context.output.line("\(name)")
         }
         return ExitCode.success
     }

@@ -35,8 +35,10 @@ enum DoctorCommand {
             let term = (check.ok ? "ok  " : check.advisory ? "warn" : "FAIL") + "  " + check.name
             let detail = UntrustedText.sanitize(ServerURL.redactingPasswords(in: check.detail))
             context.output.line(
-                width.map { TextLayout.hanging(term, detail, column: 18, width: $0, maximumColumn: 18, fit: fit) }
-                    ?? fit.pad(term, to: 18) + detail)
+                SanitizedMessage(
+                    untrusted: width.map {
+                        TextLayout.hanging(term, detail, column: 18, width: $0, maximumColumn: 18, fit: fit)
+                    } ?? fit.pad(term, to: 18) + detail))
         }
         return status
     }

@@ -134,7 +134,7 @@ final class DownloadProgressLine: Sendable {
             defer { last = max(last, decile) }
             return decile > last
         }
-        if isNew { stream.line(Self.describe(status, name: name)) }
+        if isNew { stream.line(SanitizedMessage(untrusted: Self.describe(status, name: name))) }
     }
 
     func clear() { if inPlace { stream.send("\r\u{1B}[2K") } }

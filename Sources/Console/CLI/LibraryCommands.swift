@@ -51,7 +51,7 @@ enum LibraryCommands {
             return ExitCode.success
         }
         guard !conversations.isEmpty else {
-            context.errors.line(listing.emptyNotice)
+            context.errors.line(SanitizedMessage(untrusted: listing.emptyNotice))
             return ExitCode.success
         }
         context.output.send(

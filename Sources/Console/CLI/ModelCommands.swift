@@ -110,7 +110,7 @@ enum ModelCommands {
         {
             try await session.loadModel(key, conversationId: nil, options: options)
         }
-        context.output.line(LoadOptionArguments.loadedLine(reply, model: key))
+        context.output.line(SanitizedMessage(untrusted: LoadOptionArguments.loadedLine(reply, model: key)))
         return ExitCode.success
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import Library
 import Synchronization
 import SystemSupport
+import TerminalMarkdown
 
 /// `llmster rpc`: the editor protocol (JSON-RPC 2.0) on standard input and output.
 enum RpcCommand {
@@ -55,7 +56,7 @@ enum RpcCommand {
                 try fresh.setValue(context.configuration.server, forKey: "server")
                 return fresh
             },
-            output: { writer.write($0) }, log: { errors.line($0) })
+            output: { writer.write($0) }, log: { errors.line(SanitizedMessage(untrusted: $0)) })
         await server.run(input: input)
         return ExitCode.success
     }

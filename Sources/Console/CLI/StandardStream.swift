@@ -21,12 +21,23 @@ public struct StandardStream: Sendable, TextOutputStream {
         sink.flush()
     }
 
-    /// Writes `string` and a newline. On a terminal, a line of it wider than the terminal is wrapped at word
+    /// Writes `message` and a newline. On a terminal, a line of it wider than the terminal is wrapped at word
     /// boundaries, its continuation indented as it is, so no word is split at the edge; a line holding escape
-    /// sequences was laid out already and is left alone, and so is everything when the stream is not a terminal.
-    public func line(_ string: String = "") {
+    /// sequences (llmster's own styling) was laid out already and is left alone, and so is everything when the
+    /// stream is not a terminal.
+    ///
+    /// A `SanitizedMessage` is llmster's own words with every value put into them made inert, so a message cannot
+    /// carry a control sequence from a model, a server or a file: passing a plain `String` does not compile.
+    public func line(_ message: SanitizedMessage = "") {
+        let string = message.description
         guard string.utf8.count > 20, !string.utf8.contains(0x1B) else { return send(string + "\n") }
-        wrappedLine(string, indent: nil)
+        wrappedLine(message, indent: nil)
+    }
+
+    /// Writes `text` and a newline as it is: a line llmster styled itself (SGR around its own words, the values in
+    /// it sanitised when they were put in), laid out already.
+    public func line(styled text: String) {
+        send(text + "\n")
     }
 
     /// Writes `value` as one line of JSON, never wrapped: it is read by programs, and copied from a terminal it must
@@ -35,10 +46,11 @@ public struct StandardStream: Sendable, TextOutputStream {
         send(value.jsonString + "\n")
     }
 
-    /// Writes `text` and a newline, each of its lines wrapped at word boundaries to the terminal's width with
+    /// Writes `message` and a newline, each of its lines wrapped at word boundaries to the terminal's width with
     /// continuation lines indented by `indent` spaces (nil: as far as the line itself is); unchanged when the stream
     /// is not a terminal (for scripts).
-    public func wrappedLine(_ text: String, indent: Int? = 0) {
+    public func wrappedLine(_ message: SanitizedMessage, indent: Int? = 0) {
+        let text = message.description
         let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
         guard terminal.isTTY else { return send(text + "\n") }
         let fit = terminal.textFit

@@ -193,11 +193,11 @@ public enum Transfer {
         if !missing.isEmpty {
             output.line(
                 "\(Figures.count(missing.count, "image")) not found in LM Studio's user-files, left out: "
-                    + UntrustedText.oneLine(missing.map { "\($0.1) (\($0.0))" }.joined(separator: ", ")))
+                    + "\(UntrustedText.oneLine(missing.map { "\($0.1) (\($0.0))" }.joined(separator: ", ")))")
         }
         if !scan.unreadable.isEmpty {
             output.line("Cannot be read, left out whole:")
-            for (file, reason) in scan.unreadable { output.line("  " + UntrustedText.oneLine("\(file): \(reason)")) }
+            for (file, reason) in scan.unreadable { output.line("  \(UntrustedText.oneLine("\(file): \(reason)"))") }
         }
         guard !dryRun else { return }
         let (imported, there) = try await session.importLMStudioChats(scan)
@@ -253,7 +253,7 @@ public enum Transfer {
         let statistics = try await session.backupLibrary(to: target, password: password)
         context.errors.line(
             "Backed up \(statistics.conversations) conversations (\(password == nil ? "not encrypted" : "encrypted")) to "
-                + UntrustedText.sanitize(try OutputFile(target).description))
+                + "\(try OutputFile(target).description)")
         return target
     }
 

@@ -99,7 +99,7 @@ enum VoiceCommand {
                     context.errors.line("llmster: voice on: \(engine), listening to \(audio).")
                 case .listening(let seconds):
                     context.errors.line("llmster: listening… (a pause of \(seconds.formatted()) s sends)")
-                case .heard(let text): context.output.line("> " + text)
+                case .heard(let text): context.output.line("> \(text)")
                 case .notUnderstood: context.errors.line("llmster: no words recognised; still listening.")
                 case .speaking: context.errors.line("llmster: speaking…")
                 case .speechFailed(let reason): context.warn("reading the answer aloud failed: \(reason)")

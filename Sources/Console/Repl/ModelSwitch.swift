@@ -39,9 +39,9 @@ import TerminalMarkdown
                 if inPlace { errors.send(LoadOptionArguments.line(for: step)) }
             case .loaded:
                 if inPlace { errors.send("\r\u{1B}[2K") }
-                output.line(LoadOptionArguments.line(for: step))
+                output.line(SanitizedMessage(untrusted: LoadOptionArguments.line(for: step)))
             case .unloaded:
-                output.line(LoadOptionArguments.line(for: step))
+                output.line(SanitizedMessage(untrusted: LoadOptionArguments.line(for: step)))
             }
         }
     }
@@ -56,7 +56,7 @@ import TerminalMarkdown
             try await chat.loadModel(key, conversationId: id, options: options)
         }
         await repl.refreshModels()
-        repl.output.line(loadedLine(reply))
+        repl.output.line(SanitizedMessage(untrusted: loadedLine(reply)))
     }
 
     /// `/model` without a key: the chat models numbered in the server's order, the current one marked, as an aligned

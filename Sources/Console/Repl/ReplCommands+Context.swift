@@ -18,7 +18,7 @@ extension ReplCommands {
                 do { reading = try repl.chat.readContext(path) } catch { throw UsageError("\(error)") }
                 items += reading.items
                 for skipped in reading.skipped {
-                    repl.output.line("Skipped " + UntrustedText.sanitize(skipped.description))
+                    repl.output.line("Skipped \(skipped.description)")
                 }
             }
             try add(items, repl: repl)
@@ -68,7 +68,7 @@ extension ReplCommands {
                         "No context items wait for the next message (/file, /url, /run and /attach add them).")
                     return
                 }
-                repl.output.line(chips(repl).joined(separator: "\n"))
+                repl.output.line(SanitizedMessage(untrusted: chips(repl).joined(separator: "\n")))
             case "clear":
                 repl.pendingContext = []
                 repl.attachments = []
@@ -85,7 +85,7 @@ extension ReplCommands {
                     number <= count
                     ? repl.pendingContext.remove(at: number - 1).name
                     : repl.attachments.remove(at: number - count - 1).name
-                repl.output.line("Dropped " + UntrustedText.oneLine(dropped) + ".")
+                repl.output.line("Dropped \(UntrustedText.oneLine(dropped)).")
             default:
                 throw UsageError("say /context, /context drop N or /context clear")
             }
@@ -99,8 +99,7 @@ extension ReplCommands {
         repl.pendingContext = all
         let first = all.count - items.count
         repl.output.line(
-            chips(repl)[first..<all.count].joined(separator: "\n")
-                + (items.count == 1 ? "\nIt goes" : "\nThey go")
+            "\(chips(repl)[first..<all.count].joined(separator: "\n"))\n\(items.count == 1 ? "It goes" : "They go")"
                 + " with your next message (/context lists what waits).")
     }
 

@@ -43,7 +43,7 @@ extension ReplCommands {
             if !arguments.has("yes"), !arguments.has("drop-continuation") {
                 let plan = try repl.chat.importPlan(forFileAt: path)
                 if let question = plan.question {
-                    repl.output.line(UntrustedText.oneLine(question))
+                    repl.output.line("\(UntrustedText.oneLine(question))")
                     policy =
                         await repl.confirm(
                             "Keep the continuation? (yes: \(plan.effect(of: .keep)); no: \(plan.effect(of: .drop)))")
@@ -102,14 +102,14 @@ extension ReplCommands {
                     + UntrustedText.sanitize(configuration.serverProfile.map { "\($0) (\(address))" } ?? address)
                 guard !configuration.servers.isEmpty else {
                     repl.output.line(
-                        currentLine
-                            + "; no profiles are configured: add `server.NAME = http://HOST:1234` to the config.")
+                        "\(currentLine); no profiles are configured: add `server.NAME = http://HOST:1234` to the config."
+                    )
                     return
                 }
-                repl.output.line(currentLine)
+                repl.output.line("\(currentLine)")
                 for (name, url) in configuration.servers.sorted(by: { $0.key < $1.key }) {
                     let mark = ServerURL.same(url, current) ? "* " : "  "
-                    repl.output.line(UntrustedText.sanitize(mark + name + "  " + ServerURL.redactingPasswords(in: url)))
+                    repl.output.line("\(mark + name)  \(ServerURL.redactingPasswords(in: url))")
                 }
                 return
             }
@@ -121,9 +121,8 @@ extension ReplCommands {
                 throw UsageError("\(error)")
             }
             repl.output.line(
-                UntrustedText.sanitize(
-                    "Now talking to " + (chosen.serverProfile.map { $0 + " " } ?? "")
-                        + "(" + ServerURL.redactingPasswords(in: chosen.server) + ")."))
+                "Now talking to \(chosen.serverProfile.map { $0 + " " } ?? "")"
+                    + "(\(ServerURL.redactingPasswords(in: chosen.server))).")
             await repl.refreshModels(reportingFailure: true)
             if let conversation = await repl.currentConversation(),
                 case .elsewhere = repl.chat.serverContext(of: conversation)
@@ -142,7 +141,7 @@ extension ReplCommands {
             if status.status == "already_downloaded" {
                 repl.output.line("\(UntrustedText.sanitize(model)) is already downloaded.")
             } else if let job = status.jobId {
-                repl.output.line(DownloadProgressLine.describe(status, name: model))
+                repl.output.line(SanitizedMessage(untrusted: DownloadProgressLine.describe(status, name: model)))
                 repl.output.line(
                     "Download job \(UntrustedText.sanitize(job)) runs on the server; watch it: llmster download --status \(UntrustedText.sanitize(job))"
                 )

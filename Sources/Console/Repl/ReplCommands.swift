@@ -27,9 +27,11 @@ enum ReplCommands {
                 }
                 let usage = TextLayout.wrap(command.usageLine, width: width, indent: 4, fit: fit)
                 repl.output.line(
-                    (usage + TextLayout.wrap(command.summary, width: width, fit: fit)).joined(separator: "\n"))
+                    SanitizedMessage(
+                        untrusted: (usage + TextLayout.wrap(command.summary, width: width, fit: fit)).joined(
+                            separator: "\n")))
                 if !command.parser.options.isEmpty {
-                    repl.output.line(command.parser.optionHelp(width: width, fit: fit))
+                    repl.output.line(SanitizedMessage(untrusted: command.parser.optionHelp(width: width, fit: fit)))
                 }
                 return
             }
@@ -178,7 +180,7 @@ enum ReplCommands {
             case ("list", 1), (nil, 0):
                 let paths = try await repl.chat.withLibrary { library in try library.folderPaths().values.sorted() }
                 repl.output.line(
-                    paths.isEmpty ? "No folders." : paths.map(UntrustedText.oneLine).joined(separator: "\n"))
+                    paths.isEmpty ? "No folders." : "\(paths.map(UntrustedText.oneLine).joined(separator: "\n"))")
             case ("new", 2):
                 let existed = try await repl.chat.withLibrary { library in
                     let existed = try library.folder(path: words[1]) != nil
@@ -290,7 +292,7 @@ enum ReplCommands {
                     "  " + $0.name, UntrustedText.sanitize($0.summary), column: column, width: width,
                     maximumColumn: max(width - 30, 6), fit: repl.textFit)
             }
-            repl.output.line(lines.joined(separator: "\n"))
+            repl.output.line(SanitizedMessage(untrusted: lines.joined(separator: "\n")))
         },
         SlashCommand(
             "preset", "NAME [TEXT]",
@@ -378,7 +380,7 @@ enum ReplCommands {
                     lines.append(String(format: "model loaded for this reply in %.2f s", load))
                 }
             }
-            repl.output.line(lines.joined(separator: "\n"))
+            repl.output.line(SanitizedMessage(untrusted: lines.joined(separator: "\n")))
         },
         SlashCommand("quit", "", "Leave the REPL (the draft is kept).") { _, repl in
             repl.exitStatus = ExitCode.success

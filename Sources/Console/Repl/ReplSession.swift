@@ -110,11 +110,12 @@ import TerminalMarkdown
         defer { if reportsFocus { TerminalFocus.shared.setReporting(false) } }
         if editor != nil {
             output.line(
-                TextLayout.wrap(
-                    "llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth,
-                    fit: textFit
-                )
-                .joined(separator: "\n"))
+                SanitizedMessage(
+                    untrusted: TextLayout.wrap(
+                        "llmster \(App.version) — type a message, or /help. Ctrl-D quits.", width: terminalWidth,
+                        fit: textFit
+                    )
+                    .joined(separator: "\n")))
         }
         let probe = terminalProbe()
         await refreshModels(reportingFailure: true)
@@ -255,7 +256,7 @@ import TerminalMarkdown
             } catch {
                 let explanation = UntrustedText.sanitize(
                     ServerURL.redactingPasswords(in: App.explanation(of: error, context: context)))
-                context.errors.wrappedLine("/\(command.name): " + explanation, indent: 2)
+                context.errors.wrappedLine("/\(command.name): \(explanation)", indent: 2)
             }
         }
     }
@@ -263,7 +264,7 @@ import TerminalMarkdown
     /// Prints `/COMMAND: message` and the command's usage line, wrapped to the terminal.
     private func usage(_ command: SlashCommand, _ message: String) {
         context.errors.wrappedLine("/\(command.name): \(message)", indent: 2)
-        context.errors.wrappedLine(command.usageLine, indent: 4)
+        context.errors.wrappedLine(SanitizedMessage(untrusted: command.usageLine), indent: 4)
     }
 
     // MARK: The prompt
@@ -478,7 +479,7 @@ import TerminalMarkdown
                 return nil
             }
         case .overflow(let overflow):
-            context.errors.wrappedLine(decision.description, indent: 2)
+            context.errors.wrappedLine("\(decision)", indent: 2)
             let offers = overflow.choices.map { choice -> String in
                 switch choice {
                 case .grow:
@@ -603,7 +604,7 @@ import TerminalMarkdown
                 // The server loaded the model just in time: the prompt below must show it loaded, with its context.
                 await refreshModels()
             }
-            if let notice = saved.stopNotice { context.errors.wrappedLine(notice, indent: 2) }
+            if let notice = saved.stopNotice { context.errors.wrappedLine("\(notice)", indent: 2) }
             if saved.streamedVersionId != nil {
                 context.errors.wrappedLine(
                     "The server's final reply replaced what streamed; the streamed version is kept as an alternative (/alt lists it).",
@@ -614,7 +615,7 @@ import TerminalMarkdown
                 let capabilities = context.terminal(fd: 1)
                 let hint =
                     "The reasoning is folded into the \(capabilities.isUTF8 ? "▸" : ">") line; /show reasoning opens it."
-                output.line(capabilities.allowsStyles ? "\u{1B}[2m" + hint + "\u{1B}[0m" : hint)
+                output.line(styled: capabilities.allowsStyles ? "\u{1B}[2m" + hint + "\u{1B}[0m" : hint)
             }
             await afterReply(saved, elapsed: ContinuousClock.now - started)
         } catch let notSent as TurnNotSent {

@@ -15,7 +15,7 @@ import TerminalMarkdown
     static func run(_ text: String?, repl: ReplSession) async throws {
         guard let text else {
             let prompt = await repl.currentConversation()?.systemPrompt
-            repl.output.line(prompt.map { UntrustedText.sanitize($0) } ?? "This conversation has no system prompt.")
+            repl.output.line(prompt.map { "\($0)" } ?? "This conversation has no system prompt.")
             return
         }
         let value = text == "clear" ? nil : text
@@ -39,7 +39,7 @@ import TerminalMarkdown
             repl.templatePreset = preset
             repl.output.line(
                 "Preset \(name)'s template fills \(sendsText ? "this" : "your next") message ("
-                    + Preset.slots.filter(preset.hasSlot).map { "{{\($0)}}" }.joined(separator: ", ") + ").")
+                    + "\(Preset.slots.filter(preset.hasSlot).map { "{{\($0)}}" }.joined(separator: ", "))).")
         }
         guard let id = repl.conversationId else {
             repl.pendingPreset = name
@@ -58,7 +58,7 @@ import TerminalMarkdown
     /// Says how a changed prompt takes effect; after the first turn, offers a fresh server context.
     private static func report(_ effect: SystemPromptEffect, what: String, repl: ReplSession) async {
         guard effect == .needsFreshContext else {
-            repl.output.line(what + ".")
+            repl.output.line("\(what).")
             return
         }
         await offerFreshContext(after: what, repl: repl)
@@ -76,7 +76,7 @@ import TerminalMarkdown
         if what != nil || repl.editor != nil, await repl.confirm("Start a fresh server context with the next message?")
         {
             repl.serverContextAnswer = .empty
-            repl.output.line((what.map { $0 + "; the" } ?? "The") + " next message starts a fresh server context.")
+            repl.output.line("\(what.map { $0 + "; the" } ?? "The") next message starts a fresh server context.")
         } else {
             repl.serverContextAnswer = .keep
             repl.output.line(
