@@ -1320,6 +1320,21 @@ without events; a cancel during it says the server finishes the prompt first."
 
 ;;;; The scenarios both editors share (contrib/editor-scenarios.txt)
 
+(ert-deftest llmster-test-think-tags-in-the-answer-are-folded-as-reasoning ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "[[sim:think-tags]] echo:The answer")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (let ((fold (car (llmster--folds 'reasoning)))
+              (reply (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))))
+          (should fold)
+          (should (> (length (alist-get 'reasoning reply)) 20))
+          (should (equal (string-trim (buffer-substring-no-properties (overlay-start fold) (overlay-end fold)))
+                         (alist-get 'reasoning reply)))
+          (should (string-prefix-p "The answer" (buffer-substring-no-properties (overlay-end fold) (point-max))))
+          (should-not (string-match-p "</?think>" (buffer-substring-no-properties (point-min) (point-max)))))))))
+
 ;;;; Issue 41: the turn's edges
 
 (ert-deftest llmster-test-a-code-block-of-the-last-reply-is-copied-or-inserted ()
@@ -1635,6 +1650,7 @@ without events; a cancel during it says the server finishes the prompt first."
     (server-switch . llmster-test-the-server-profile-is-switched-from-emacs)
     (encrypted-backup . llmster-test-a-backup-password-is-asked-twice)
     (control-characters . llmster-test-control-characters-are-shown-as-visible-escapes)
+    (think-tags . llmster-test-think-tags-in-the-answer-are-folded-as-reasoning)
     (changed-elsewhere . llmster-test-a-chat-changed-elsewhere-is-drawn-again)
     (progress-ticks . llmster-test-prompt-progress-ticks-in-the-mode-and-header-lines)
     (overflow-offer . llmster-test-a-message-that-would-fill-the-context-offers-a-larger-one)

@@ -236,6 +236,19 @@ local ok, err = pcall(function()
     assert(text(buffer):match('### Assistant\nslow two three four five six seven\n\n### You\n$'), text(buffer))
   end)
 
+  test('reasoning written inside <think> tags in the answer is folded as reasoning, without the tags', function()
+    local buffer = new_chat('[[sim:think-tags]] echo:the answer')
+    local reasoning = saved(buffer).messages[2].reasoning
+    assert(reasoning and #reasoning > 20, 'the reasoning was taken out of the answer and saved as such')
+    local folds = llmster.folds(buffer)
+    assert(#folds == 1, 'one fold: ' .. vim.inspect(folds))
+    local first, last = unpack(folds[1])
+    local folded = table.concat(vim.api.nvim_buf_get_lines(buffer, first - 1, last, false), '\n')
+    assert(folded == reasoning, 'the whole reasoning, exactly: ' .. folded)
+    assert(vim.api.nvim_buf_get_lines(buffer, last + 1, last + 2, false)[1] == 'the answer', text(buffer))
+    assert(not text(buffer):find('</?think>'), 'no tags are shown: ' .. text(buffer))
+  end)
+
   test('reasoning is folded with a one-line summary, toggleable, whole', function()
     -- The engine's reasoning time, as chat/event reasoning.end carries it.
     local client, engine_seconds = require('llmster.client'), nil
@@ -1501,6 +1514,7 @@ local ok, err = pcall(function()
     ['open-equals-reopened'] = 'the open transcript is the reopened one: markers, reasoning time, chips, template, meter',
     ['refused-send'] = 'a refused send puts text, images and context items back, drawn as not sent',
     ['control-characters'] = 'control characters in model output are shown as visible escapes, never as raw bytes',
+    ['think-tags'] = 'reasoning written inside <think> tags in the answer is folded as reasoning, without the tags',
     ['progress-ticks'] = 'a long prompt shows its progress ticking, and a cancel during it says the server finishes it',
     ['overflow-offer'] = 'a message that would fill the context is offered a larger one, which sends it again',
     ['lmstudio-import'] = ':LlmsterImportLMStudio previews LM Studio\'s chats and imports them once',
