@@ -59,4 +59,26 @@ import Testing
                 "\(target) declares unused \(dependencies.subtracting(imported).sorted())")
         }
     }
+
+    /// README's module table names every target under Sources once, in an order in which each module's declared
+    /// dependencies come above it ("a module imports only modules above it"), so the table is the manifest's graph.
+    @Test func readmesModuleTableIsTheManifestsGraph() throws {
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        let table = try #require(readme.components(separatedBy: "| module | responsibility |").dropFirst().first)
+            .components(separatedBy: "\n\n")[0]
+        var order: [String] = []
+        for row in table.split(separator: "\n") where row.hasPrefix("| `") {
+            let cell = row.split(separator: "|", omittingEmptySubsequences: true)[0]
+            order += cell.matches(of: /`([^`]+)`/).map { String($0.1) }
+        }
+        let sources = try FileManager.default.contentsOfDirectory(atPath: Self.root + "/Sources")
+        #expect(order.sorted() == sources.sorted(), "README's modules against Sources")
+        let declared = try Self.declared()
+        for (index, module) in order.enumerated() {
+            for dependency in declared[module] ?? [] {
+                let above = order.firstIndex(of: dependency).map { $0 < index } ?? false
+                #expect(above, "\(module) depends on \(dependency), which the table does not list above it")
+            }
+        }
+    }
 }
