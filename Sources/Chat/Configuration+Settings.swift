@@ -104,18 +104,21 @@ extension Configuration {
         }
     }
 
+    /// Refuses `value` for `key` (`server` or a `server.NAME` profile) unless it is an http:// or https:// URL whose
+    /// port, if given, is 1 to 65535.
+    static func checkServerURL(_ value: String, key: String) throws {
+        guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
+            throw ConfigurationError.invalidValue(key: key, value: value, expected: "an http:// or https:// URL")
+        }
+        guard ServerURL.hasValidPort(value) else {
+            throw ConfigurationError.invalidValue(
+                key: key, value: value, expected: "a port from 1 to 65535 after the host")
+        }
+    }
+
     /// Every plain key of the file, in the order the file and `config/get` list them.
     static let settings: [Setting] = [
-        .text("server", "LM Studio base URL", \.server) { value in
-            guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
-                throw ConfigurationError.invalidValue(
-                    key: "server", value: value, expected: "an http:// or https:// URL")
-            }
-            guard ServerURL.hasValidPort(value) else {
-                throw ConfigurationError.invalidValue(
-                    key: "server", value: value, expected: "a port from 1 to 65535 after the host")
-            }
-        },
+        .text("server", "LM Studio base URL", \.server) { value in try checkServerURL(value, key: "server") },
         .optionalText("default_model", "model for new conversations", \.defaultModel),
         .optionalText(
             "summarizer_model", "model that writes conversation titles (never unloaded by the load policy)",

@@ -219,9 +219,7 @@ public struct Configuration: Sendable, Equatable {
                 servers[name] = nil
                 return
             }
-            guard value.hasPrefix("http://") || value.hasPrefix("https://"), ServerURL.hasValidPort(value) else {
-                throw ConfigurationError.invalidValue(key: key, value: value, expected: "an http:// or https:// URL")
-            }
+            try Self.checkServerURL(value, key: key)
             servers[name] = value
             return
         }

@@ -31,6 +31,7 @@ import Testing
         ),
         ("markdown = sometimes", "'sometimes' is not a valid markdown"),
         ("server = localhost:1234", "expected an http:// or https:// URL"),
+        ("server.lab = http://lab:99999", "expected a port from 1 to 65535 after the host"),
         ("just words", "line 1 is not `key = value`"),
         ("integration.docs.allowed_tools = a", "a line `integration.docs = …` before it")
     ])
