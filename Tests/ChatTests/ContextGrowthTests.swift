@@ -126,6 +126,24 @@ import Testing
         #expect(outcome.reply?.status == .complete, "the edit fits the context it is sent in: \(outcome)")
     }
 
+    /// An edit keeps the context items of the turn it replaces and sends them again: they count against the context,
+    /// so a short new text over a large file is offered a larger context like any turn that would fill it.
+    @Test func anEditCountsTheItemsItSendsAgain() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        let file = ContextItem(name: "big.txt", source: .file, text: String(repeating: "word ", count: 3_800 * 4 / 5))
+        var withFile = TurnSubmission(text: "echo:two", context: [file])
+        withFile.overflowChoice = .send
+        let first = await harness.session.submit(withFile, in: harness.conversationId) { _ in }
+        #expect(first.reply?.status == .complete, "\(first)")
+        let outcome = await harness.session.submit(.edit("echo:short"), in: harness.conversationId) { _ in }
+        guard case .needsDecision(.overflow(let overflow), _) = outcome else {
+            Issue.record("the file sent again fills the 4,096-token context past 90 %: \(outcome)")
+            return
+        }
+        #expect(overflow.items.isEmpty, "no item waits to be dropped: the file goes with the edited turn")
+    }
+
     @Test func theGrownContextIsAPowerOfTwoWithinTheModelsMaximum() {
         #expect(ChatSession.grownContext(for: 3_800, current: 4_096, maximum: 32_768, percent: 90) == 8_192)
         #expect(ChatSession.grownContext(for: 30_000, current: 4_096, maximum: 32_768, percent: 90) == 32_768)

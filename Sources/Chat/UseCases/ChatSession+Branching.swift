@@ -134,7 +134,7 @@ extension ChatSession {
     }
 
     /// The last user turn on the current branch, its images, its context items and its reply (if any).
-    private func lastTurn(in conversationId: String) throws -> (
+    func lastTurn(in conversationId: String) throws -> (
         turn: Message, images: [ImageInput], context: [ContextItem], reply: Message?
     ) {
         try storage {

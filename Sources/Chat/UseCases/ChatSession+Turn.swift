@@ -278,7 +278,8 @@ extension ChatSession {
             var grown = false
             if submission.kind != .retry, submission.overflowChoice != .send,
                 let overflow = try await contextOverflow(
-                    turn, conversation: try existingConversation(conversationId),
+                    turn, resent: submission.kind == .edit ? try lastTurn(in: conversationId).context : [],
+                    conversation: try existingConversation(conversationId),
                     fresh: choice == .empty || choice == .recap, excludingLastTurn: resends)
             {
                 switch submission.overflowChoice {
@@ -363,9 +364,11 @@ extension ChatSession {
 
     /// `turn` against the conversation's context (counted from empty when the turn starts a fresh one): nil when it
     /// stays under `context_warn_percent` or no limit is known, else the figures and what a larger context would be.
-    private func contextOverflow(_ turn: Turn, conversation: Conversation, fresh: Bool, excludingLastTurn: Bool)
-        async throws -> ContextOverflow?
-    {
+    /// `resent` are the context items that go again with the turn (an edit keeps those of the turn it replaces): they
+    /// count, but are not the items the user may drop.
+    private func contextOverflow(
+        _ turn: Turn, resent: [ContextItem], conversation: Conversation, fresh: Bool, excludingLastTurn: Bool
+    ) async throws -> ContextOverflow? {
         let effective = EffectiveModel.resolve(
             conversation: conversation, pending: nil, defaultModel: configuration.defaultModelKey,
             models: try? await models())
@@ -381,7 +384,7 @@ extension ChatSession {
                 usedTokens: (before?.inputTokens ?? 0).saturatingAdd(before?.totalOutputTokens ?? 0),
                 contextLength: meter.contextLength)
         }
-        let input = ContextItem.input(turn.context, message: turn.text)
+        let input = ContextItem.input(resent + turn.context, message: turn.text)
         guard let length = meter.contextLength, meter.wouldFill(draft: input, percent: configuration.contextWarnPercent)
         else { return nil }
         let projected = meter.projected(draft: input)
