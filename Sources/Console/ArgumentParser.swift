@@ -21,12 +21,12 @@ public struct ArgumentParser: Sendable {
         /// The help line.
         public let help: String
 
-        /// Declares an option.
+        /// Declares an option: its long names, the first canonical.
         public init(
-            _ names: [String], short: Character? = nil, value: String? = nil, optionalValue: Bool = false,
+            _ names: [OptionName], short: Character? = nil, value: String? = nil, optionalValue: Bool = false,
             choices: [String]? = nil, help: String
         ) {
-            self.names = names
+            self.names = names.map(\.rawValue)
             self.short = short
             self.value = value
             self.valueIsOptional = optionalValue
@@ -47,20 +47,23 @@ public struct ArgumentParser: Sendable {
         public var values: [String: [String]] = [:]
         public var positionals: [String] = []
 
-        /// Whether the option was given.
-        public func has(_ name: String) -> Bool { values[name] != nil }
+        /// Whether the option was given (false for one the command does not declare: helpers shared by commands,
+        /// such as `AskCommand.open`, read every option any of them may have).
+        public func has(_ name: OptionName) -> Bool { values[name.rawValue] != nil }
         /// The option's last value.
-        public func value(_ name: String) -> String? { values[name]?.last.flatMap { $0.isEmpty ? nil : $0 } }
+        public func value(_ name: OptionName) -> String? {
+            values[name.rawValue]?.last.flatMap { $0.isEmpty ? nil : $0 }
+        }
         /// The option's value as a positive whole number, nil when the option is absent.
-        public func positiveInteger(_ name: String) throws(UsageError) -> Int? {
+        public func positiveInteger(_ name: OptionName) throws(UsageError) -> Int? {
             guard let text = value(name) else { return nil }
             guard let number = Int(text), number > 0 else {
-                throw UsageError("--\(name) must be a positive number, not '\(text)'")
+                throw UsageError("--\(name.rawValue) must be a positive number, not '\(text)'")
             }
             return number
         }
         /// Every value given for a repeatable option.
-        public func all(_ name: String) -> [String] { values[name]?.filter { !$0.isEmpty } ?? [] }
+        public func all(_ name: OptionName) -> [String] { values[name.rawValue]?.filter { !$0.isEmpty } ?? [] }
     }
 
     public let options: [Option]

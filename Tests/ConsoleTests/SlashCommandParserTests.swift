@@ -13,8 +13,8 @@ import Testing
             return
         }
         #expect(command.name == "models")
-        #expect(arguments.has("vision"))
-        #expect(arguments.value("sort") == "size")
+        #expect(arguments.has(.vision))
+        #expect(arguments.value(.sort) == "size")
     }
 
     @Test func quotesKeepSpacesInOneArgument() throws {

@@ -14,36 +14,36 @@ public enum App {
 
     static let globalOptions = ArgumentParser([
         .init(
-            ["server"], value: "URL",
+            [.server], value: "URL",
             help:
                 "LM Studio server: a URL or the NAME of a server.NAME profile (default $LLMSTER_SERVER, the config, or http://localhost:1234, else the port LM Studio publishes)"
         ),
-        .init(["library"], value: "PATH", help: "library file (default $XDG_DATA_HOME/llmster/library.sqlite3)"),
+        .init([.library], value: "PATH", help: "library file (default $XDG_DATA_HOME/llmster/library.sqlite3)"),
         .init(
-            ["config"], value: "PATH",
+            [.config], value: "PATH",
             help: "configuration file, which must exist (default $XDG_CONFIG_HOME/llmster/config)"),
         .init(
-            ["markdown"], value: "WHEN", choices: ["auto", "always", "never"],
+            [.markdown], value: "WHEN", choices: ["auto", "always", "never"],
             help: "render Markdown: auto (on a terminal), always, never"),
-        .init(["demo"], help: "run against the built-in LM Studio simulator, with a temporary library"),
+        .init([.demo], help: "run against the built-in LM Studio simulator, with a temporary library"),
         .init(
-            ["preset"], value: "NAME",
+            [.preset], value: "NAME",
             help:
                 "use preset NAME (preset.NAME.… in the config): its system prompt, model, settings and message template"
         ),
-        .init(["version"], short: "V", help: "print the version"),
-        .init(["help"], short: "h", help: "show this help")
+        .init([.version], short: "V", help: "print the version"),
+        .init([.help], short: "h", help: "show this help")
     ])
 
     /// The options of `llmster` without a command: where the REPL starts.
     static let replOptions: [ArgumentParser.Option] = [
         .init(
-            ["model"], short: "m", value: "MODEL",
+            [.model], short: "m", value: "MODEL",
             help: "start the REPL on MODEL (a key, an alias.NAME or an instance id)"),
         .init(
-            ["continue"], short: "c", value: "CHAT", optionalValue: true,
+            [.continue], short: "c", value: "CHAT", optionalValue: true,
             help: "resume the conversation last used (opened or sent to)"),
-        .init(["chat"], value: "CHAT", help: "resume CHAT: an id, id prefix or title")
+        .init([.chat], value: "CHAT", help: "resume CHAT: an id, id prefix or title")
     ]
 
     /// Every subcommand, in the order `--help` lists them.
@@ -118,11 +118,11 @@ public enum App {
                     + (command == nil ? "; see llmster --help" : ""), indent: 9)
             return ExitCode.usage
         }
-        if parsed.has("version") {
+        if parsed.has(.version) {
             await printVersion(global: parsed, environment: environment)
             return ExitCode.success
         }
-        if parsed.has("help") {
+        if parsed.has(.help) {
             let width = TextLayout.outputWidth(environment: environment) ?? 80
             let fit = TerminalCapabilities.detect(fd: 1, environment: environment).textFit
             StandardStream.output.send(command.map { $0.help(width: width, fit: fit) } ?? help(width: width, fit: fit))
@@ -170,7 +170,7 @@ public enum App {
     /// model) as `ask` does, and a model alone must be one the server has downloaded, when it can be asked.
     private static func startRepl(_ arguments: ArgumentParser.Parsed, context: CommandContext) async throws -> Int32 {
         let reference = try AskCommand.reference(arguments)
-        let model = arguments.value("model").map(context.configuration.modelKey(for:))
+        let model = arguments.value(.model).map(context.configuration.modelKey(for:))
         guard reference != .new || model != nil else { return await Repl.run(context: context) }
         let session = try context.session()
         if reference != .new {
@@ -190,7 +190,7 @@ public enum App {
         output.line(
             "llmster-client \(version) — a terminal client for LM Studio, not LM Studio's own headless daemon (`lms daemon up`, also named llmster)"
         )
-        guard output.isTerminal, !global.has("demo"),
+        guard output.isTerminal, !global.has(.demo),
             let context = try? makeContext(global: global, environment: environment, startDemo: { "" })
         else { return }
         let client = LMStudioClient(
@@ -264,8 +264,8 @@ public enum App {
         startDemo: () throws -> String
     ) throws -> CommandContext {
         let paths = Paths(environment: environment)
-        let configPath = global.value("config") ?? paths.configFile
-        var configuration = try Configuration.load(path: configPath, mustExist: global.value("config") != nil)
+        let configPath = global.value(.config) ?? paths.configFile
+        var configuration = try Configuration.load(path: configPath, mustExist: global.value(.config) != nil)
         configuration.credentialsFile = paths.credentialsFile
         // A config line naming the default address is the default: the published port may still be looked for.
         var source: ServerDiscovery.Source =
@@ -274,12 +274,12 @@ public enum App {
             try configuration.selectServer(server)
             source = .environment
         }
-        if let server = global.value("server") {
+        if let server = global.value(.server) {
             try configuration.selectServer(server)
             source = .option
         }
-        var libraryPath = global.value("library") ?? paths.libraryFile
-        let isDemo = global.has("demo")
+        var libraryPath = global.value(.library) ?? paths.libraryFile
+        let isDemo = global.has(.demo)
         if source == .builtInDefault, !isDemo,
             let (server, found) = ServerDiscovery.discovered(environment: environment)
         {
@@ -289,15 +289,15 @@ public enum App {
         if isDemo {
             source = .demo
             try configuration.setValue(try startDemo(), forKey: "server")
-            if global.value("library") == nil {
+            if global.value(.library) == nil {
                 libraryPath = NSTemporaryDirectory() + "llmster-demo-\(getpid())/library.sqlite3"
             }
         }
         var context = CommandContext(
             environment: environment, paths: paths, configuration: configuration, configurationPath: configPath,
             libraryPath: libraryPath,
-            markdownMode: global.value("markdown") ?? configuration.markdown, isDemo: isDemo,
-            preset: global.value("preset"))
+            markdownMode: global.value(.markdown) ?? configuration.markdown, isDemo: isDemo,
+            preset: global.value(.preset))
         context.serverSource = source
         if isatty(1) == 1 { context.measuredWidthModel = MeasuredWidths.model(paths: paths, environment: environment) }
         return context

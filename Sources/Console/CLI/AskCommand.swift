@@ -47,38 +47,38 @@ enum AskCommand {
             """,
         options: [
             .init(
-                ["model"], short: "m", value: "MODEL",
+                [.model], short: "m", value: "MODEL",
                 help: "model key or alias (default: the conversation's, default_model, or the loaded model)"),
             continueOption, chatOption,
             .init(
-                ["folder"], value: "F",
+                [.folder], value: "F",
                 help: "put a new conversation in folder F (e.g. Work/Research; created if missing)"),
             .init(
-                ["system"], value: "TEXT",
+                [.system], value: "TEXT",
                 help: "system prompt (with -c: replaces it and starts a fresh server context)"),
             .init(
-                ["file"], short: "f", value: "FILE|URL",
+                [.file], short: "f", value: "FILE|URL",
                 help:
                     "send a file, directory, glob, web page or (-) standard input as context before the prompt; repeatable"
             ),
             .init(
-                ["image"], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"
+                [.image], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"
             ),
-            .init(["reasoning"], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
+            .init([.reasoning], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
             .init(
-                ["integration"], value: "NAME",
+                [.integration], value: "NAME",
                 help: "let the model use this configured integration (repeatable; `none` turns them off)"),
             .init(
-                ["fresh-context"], value: "empty|recap", optionalValue: true, choices: ["empty", "recap"],
+                [.freshContext], value: "empty|recap", optionalValue: true, choices: ["empty", "recap"],
                 help:
                     "drop the server-side context and start a fresh one (the transcript is kept); =recap starts it with a recap of the earlier turns"
             ),
             .init(
-                ["on-overflow"], value: "grow|recap|send|refuse", choices: ["grow", "recap", "send", "refuse"],
+                [.onOverflow], value: "grow|recap|send|refuse", choices: ["grow", "recap", "send", "refuse"],
                 help:
                     "for a message that would fill the context: reload with a larger context, start a fresh one with a recap, send anyway, or refuse (default)"
             ),
-            .init(["no-save"], help: "do not keep this exchange in the library")
+            .init([.noSave], help: "do not keep this exchange in the library")
         ]
     ) { arguments, context in
         try await run(arguments, context)
@@ -86,29 +86,29 @@ enum AskCommand {
 
     /// `-c`/`--continue[=CHAT]`: the conversation last used (opened or sent to), or (attached, kept for scripts) CHAT.
     static let continueOption = ArgumentParser.Option(
-        ["continue"], short: "c", value: "CHAT", optionalValue: true,
+        [.continue], short: "c", value: "CHAT", optionalValue: true,
         help: "continue the conversation last used (--continue=CHAT: the one --chat names)")
     /// `--chat CHAT`: a conversation by id, id prefix or title.
     static let chatOption = ArgumentParser.Option(
-        ["chat"], value: "CHAT", help: "continue CHAT: an id, id prefix or title (exit 5 when none or several match)")
+        [.chat], value: "CHAT", help: "continue CHAT: an id, id prefix or title (exit 5 when none or several match)")
 
     /// The conversation `-c`, `--continue=CHAT` and `--chat CHAT` name; `.new` when none is given.
     static func reference(_ arguments: ArgumentParser.Parsed) throws(UsageError) -> ConversationReference {
-        let named = [arguments.value("chat"), arguments.value("continue")].compactMap(\.self)
+        let named = [arguments.value(.chat), arguments.value(.continue)].compactMap(\.self)
         if Set(named).count > 1 { throw UsageError("--chat and --continue name different conversations; give one") }
         if let name = named.first { return .named(name) }
-        if arguments.has("chat") { throw UsageError("--chat needs a conversation (an id, id prefix or title)") }
-        return arguments.has("continue") ? .mostRecent : .new
+        if arguments.has(.chat) { throw UsageError("--chat needs a conversation (an id, id prefix or title)") }
+        return arguments.has(.continue) ? .mostRecent : .new
     }
 
     static func run(_ arguments: ArgumentParser.Parsed, _ context: CommandContext) async throws -> Int32 {
         let reference = try reference(arguments)
-        if arguments.has("no-save"), reference != .new {
+        if arguments.has(.noSave), reference != .new {
             throw UsageError("--no-save starts a throwaway conversation; it cannot continue one")
         }
         let typed = arguments.positionals.joined(separator: " ")
-        let sources = arguments.all("file")
-        let resend = typed.isEmpty && sources.isEmpty && arguments.has("fresh-context") && reference != .new
+        let sources = arguments.all(.file)
+        let resend = typed.isEmpty && sources.isEmpty && arguments.has(.freshContext) && reference != .new
         var piped: String?
         if !resend, !sources.contains("-"), !StandardStream(fd: 0).isTerminal {
             let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
@@ -125,18 +125,18 @@ enum AskCommand {
                     : "the prompt on standard input is empty")
         }
         var images: [ImageInput] = []
-        for path in arguments.all("image") {
+        for path in arguments.all(.image) {
             do { images.append(try ImageInput.load(path: path)) } catch { throw UsageError("\(error)") }
         }
 
         var context = context
-        if arguments.has("no-save") {
+        if arguments.has(.noSave) {
             context.libraryPath =
                 NSTemporaryDirectory()
                 + "llmster-nosave-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/library.sqlite3"
         }
         defer {
-            if arguments.has("no-save") {
+            if arguments.has(.noSave) {
                 try? FileManager.default.removeItem(atPath: (context.libraryPath as NSString).deletingLastPathComponent)
             }
         }
@@ -149,7 +149,7 @@ enum AskCommand {
                 "Note: enabled integrations (\(opened.enabledIntegrations.joined(separator: ", "))) may contact external services on the server's behalf."
             )
         }
-        let recap = arguments.value("fresh-context") == "recap"
+        let recap = arguments.value(.freshContext) == "recap"
         if recap {
             let estimate = try await session.recapEstimate(conversationId: conversationId, excludingLastTurn: resend)
             context.errors.line("Recap for the fresh server context: \(estimate.summary).")
@@ -170,8 +170,8 @@ enum AskCommand {
                 submission.images = images
                 submission.context = items
             }
-            if arguments.has("fresh-context") { submission.serverContext = recap ? .recap : .empty }
-            submission.overflowChoice = arguments.value("on-overflow").flatMap(OverflowChoice.init(rawValue:))
+            if arguments.has(.freshContext) { submission.serverContext = recap ? .recap : .empty }
+            submission.overflowChoice = arguments.value(.onOverflow).flatMap(OverflowChoice.init(rawValue:))
             submission.changedPromptStartsFresh = true
             return await session.submit(
                 submission, in: conversationId, createdForTurn: opened.isNew,
@@ -297,11 +297,11 @@ enum AskCommand {
     static func open(for arguments: ArgumentParser.Parsed, session: ChatSession, preset: String?) async throws
         -> OpenedConversation
     {
-        let names = arguments.all("integration")
+        let names = arguments.all(.integration)
         let overrides = ConversationOverrides(
-            model: arguments.value("model"), systemPrompt: arguments.value("system"),
-            reasoning: arguments.value("reasoning"),
-            folder: arguments.value("folder").map(ConversationOverrides.Folder.path),
+            model: arguments.value(.model), systemPrompt: arguments.value(.system),
+            reasoning: arguments.value(.reasoning),
+            folder: arguments.value(.folder).map(ConversationOverrides.Folder.path),
             integrations: names.isEmpty ? nil : names == ["none"] ? [] : names, preset: preset)
         do {
             return try await session.openConversation(try reference(arguments), overrides: overrides)

@@ -24,7 +24,7 @@ public struct Command: Sendable {
         self.synopsis = synopsis
         self.summary = summary
         self.details = details
-        self.parser = ArgumentParser(options + [.init(["help"], short: "h", help: "show this help")])
+        self.parser = ArgumentParser(options + [.init([.help], short: "h", help: "show this help")])
         self.isHidden = isHidden
         self.run = run
     }

@@ -25,13 +25,13 @@ enum DoctorCommand {
             4 when the token is missing or rejected, 1 for anything else. Server profiles not in use are
             checked too; one that does not answer is a warning, not a failure.
             """,
-        options: [.init(["quiet"], short: "q", help: "print only problems")]
+        options: [.init([.quiet], short: "q", help: "print only problems")]
     ) { arguments, context in
         var (checks, status) = await run(context)
         checks += await otherProfiles(context)
         let width = TextLayout.outputWidth(environment: context.environment)
         let fit = context.terminal(fd: 1).textFit
-        for check in checks where !(arguments.has("quiet") && check.ok) {
+        for check in checks where !(arguments.has(.quiet) && check.ok) {
             let term = (check.ok ? "ok  " : check.advisory ? "warn" : "FAIL") + "  " + check.name
             let detail = UntrustedText.sanitize(ServerURL.redactingPasswords(in: check.detail))
             context.output.line(

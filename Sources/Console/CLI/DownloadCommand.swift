@@ -18,13 +18,13 @@ enum DownloadCommand {
             130 after Ctrl-C.
             """,
         options: [
-            .init(["quantization"], value: "Q", help: "the quantization to download, e.g. Q4_K_M"),
-            .init(["status"], value: "JOB", help: "watch an existing download job"),
-            .init(["interval"], value: "SECONDS", help: "seconds between status polls (default 1)")
+            .init([.quantization], value: "Q", help: "the quantization to download, e.g. Q4_K_M"),
+            .init([.status], value: "JOB", help: "watch an existing download job"),
+            .init([.interval], value: "SECONDS", help: "seconds between status polls (default 1)")
         ]
     ) { arguments, context in
         let interval =
-            try arguments.value("interval").map { text in
+            try arguments.value(.interval).map { text in
                 guard let value = Double(text), value > 0, value <= 60 else {
                     throw UsageError("--interval takes seconds between 0 and 60")
                 }
@@ -33,7 +33,7 @@ enum DownloadCommand {
         let session = try context.session()
         var status: DownloadStatus
         var name: String
-        if let job = arguments.value("status") {
+        if let job = arguments.value(.status) {
             guard arguments.positionals.isEmpty else { throw UsageError("give a MODEL or --status JOB, not both") }
             status = try await session.downloadStatus(jobId: job)
             name = job
@@ -45,7 +45,7 @@ enum DownloadCommand {
             }
             name = arguments.positionals[0]
             status = try await session.download(
-                DownloadRequest(model: name, quantization: arguments.value("quantization")))
+                DownloadRequest(model: name, quantization: arguments.value(.quantization)))
         }
         if status.status == "already_downloaded" {
             context.output.line("\(UntrustedText.sanitize(name)) is already downloaded on the server.")

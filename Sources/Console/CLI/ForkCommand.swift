@@ -14,14 +14,14 @@ enum ForkCommand {
             next message offers a fresh one, as for any lost context.
             """,
         options: [
-            .init(["at"], value: "N", help: "the reply to fork at, counting from 1 (default: the last)"),
-            .init(["title"], value: "TITLE", help: "the fork's title (default: the original's, followed by (fork))")
+            .init([.at], value: "N", help: "the reply to fork at, counting from 1 (default: the last)"),
+            .init([.title], value: "TITLE", help: "the fork's title (default: the original's, followed by (fork))")
         ]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
-        let reply = try arguments.positiveInteger("at")
+        let reply = try arguments.positiveInteger(.at)
         let session = try context.librarySession()
-        let fork = try await session.fork(arguments.positionals[0], atReply: reply, title: arguments.value("title"))
+        let fork = try await session.fork(arguments.positionals[0], atReply: reply, title: arguments.value(.title))
         context.output.line(
             "Forked as \(UntrustedText.oneLine(fork.title)) (\(fork.id)); continue it: llmster ask --chat \(fork.id) …")
         return ExitCode.success

@@ -11,25 +11,25 @@ enum LibraryCommands {
         "chats", synopsis: "[--folder F] [--pinned] [--limit N] [--json]",
         summary: "List conversations, pinned first, then the most recently updated; a fork says where it came from.",
         options: [
-            .init(["folder"], value: "F", help: "only conversations in folder F and its sub-folders (e.g. Work)"),
-            .init(["pinned"], help: "only pinned conversations"),
-            .init(["limit"], value: "N", help: "at most N conversations (default 50)"),
-            .init(["json"], help: "print JSON for scripts")
+            .init([.folder], value: "F", help: "only conversations in folder F and its sub-folders (e.g. Work)"),
+            .init([.pinned], help: "only pinned conversations"),
+            .init([.limit], value: "N", help: "at most N conversations (default 50)"),
+            .init([.json], help: "print JSON for scripts")
         ]
     ) { arguments, context in
-        let limit = try arguments.positiveInteger("limit") ?? 50
+        let limit = try arguments.positiveInteger(.limit) ?? 50
         let listing: ConversationListing
         do {
             listing = try await context.librarySession().listConversations(
-                folder: arguments.value("folder"),
-                pinnedOnly: arguments.has("pinned"), limit: limit)
+                folder: arguments.value(.folder),
+                pinnedOnly: arguments.has(.pinned), limit: limit)
         } catch ChatError.storage(.notFound(kind: "folder", let path)) {
             context.warn("there is no folder '\(path)'; `llmster chats` lists conversations in every folder")
             return ExitCode.notFound
         }
         let conversations = listing.conversations
         func folderPath(_ conversation: Conversation) -> String { listing.folderPath(of: conversation) }
-        if arguments.has("json") {
+        if arguments.has(.json) {
             let objects: [JSONValue] = conversations.map { conversation in
                 .object([
                     "id": .string(conversation.id), "title": .string(conversation.title),
@@ -64,16 +64,16 @@ enum LibraryCommands {
         "show", synopsis: "CHAT [--reasoning] [--tools] [--alternatives]",
         summary: "Print a conversation's transcript (CHAT: an id, an id prefix or a title).",
         options: [
-            .init(["reasoning"], help: "include each reply's full reasoning"),
-            .init(["tools"], help: "include each tool call's arguments and output"),
-            .init(["alternatives"], help: "include replaced answers and earlier versions of edited messages")
+            .init([.reasoning], help: "include each reply's full reasoning"),
+            .init([.tools], help: "include each tool call's arguments and output"),
+            .init([.alternatives], help: "include replaced answers and earlier versions of edited messages")
         ]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
         let session = try context.librarySession()
         let conversation = try await session.resolveConversation(arguments.positionals[0])
         let (reasoning, tools, alternatives) = (
-            arguments.has("reasoning"), arguments.has("tools"), arguments.has("alternatives")
+            arguments.has(.reasoning), arguments.has(.tools), arguments.has(.alternatives)
         )
         let transcript = try await session.withLibrary { library in
             try Transcript.markdown(
@@ -86,18 +86,18 @@ enum LibraryCommands {
     static let search = Command(
         "search", synopsis: "TEXT… [--limit N] [--json]", summary: "Full-text search over titles and messages.",
         options: [
-            .init(["limit"], value: "N", help: "at most N hits (default 20)"),
-            .init(["json"], help: "print JSON for scripts")
+            .init([.limit], value: "N", help: "at most N hits (default 20)"),
+            .init([.json], help: "print JSON for scripts")
         ]
     ) { arguments, context in
         let text = arguments.positionals.joined(separator: " ")
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw UsageError("give the text to search for")
         }
-        let limit = try arguments.positiveInteger("limit") ?? 20
+        let limit = try arguments.positiveInteger(.limit) ?? 20
         let hits = try context.openLibrary().search(
-            text, limit: limit, highlight: arguments.has("json") ? ("[", "]") : SearchListing.highlight)
-        if arguments.has("json") {
+            text, limit: limit, highlight: arguments.has(.json) ? ("[", "]") : SearchListing.highlight)
+        if arguments.has(.json) {
             let objects: [JSONValue] = hits.map { hit in
                 .object([
                     "conversation_id": .string(hit.conversationId),

@@ -9,34 +9,27 @@ enum LoadOptionArguments {
     /// `--context-length`, `--eval-batch-size`, `--flash-attention`, `--num-experts`, `--offload-kv-cache-to-gpu`.
     static let options: [ArgumentParser.Option] = [
         .init(
-            ["context-length"], value: "N",
+            [.contextLength], value: "N",
             help:
                 "context length to load with (default: the conversation's or config's context_length, else the server's)"
         ),
-        .init(["eval-batch-size"], value: "N", help: "tokens evaluated per batch (llama.cpp engine)"),
-        .init(["flash-attention"], value: "on|off", choices: ["on", "off"], help: "flash attention (llama.cpp engine)"),
-        .init(["num-experts"], value: "N", help: "experts to use, for mixture-of-experts models (llama.cpp engine)"),
+        .init([.evalBatchSize], value: "N", help: "tokens evaluated per batch (llama.cpp engine)"),
+        .init([.flashAttention], value: "on|off", choices: ["on", "off"], help: "flash attention (llama.cpp engine)"),
+        .init([.numExperts], value: "N", help: "experts to use, for mixture-of-experts models (llama.cpp engine)"),
         .init(
-            ["offload-kv-cache-to-gpu"], value: "on|off", choices: ["on", "off"],
+            [.offloadKvCacheToGpu], value: "on|off", choices: ["on", "off"],
             help: "keep the KV cache in GPU memory (llama.cpp engine)")
     ]
 
     /// The options given in `arguments`; unset ones stay nil (the server's defaults).
     static func parse(_ arguments: ArgumentParser.Parsed) throws -> LoadOptions {
-        func count(_ name: String) throws -> Int? {
-            guard let text = arguments.value(name) else { return nil }
-            guard let value = Int(text), value > 0 else {
-                throw UsageError("--\(name) must be a positive number, not '\(text)'")
-            }
-            return value
-        }
-        func flag(_ name: String) -> Bool? {
+        func flag(_ name: OptionName) -> Bool? {
             arguments.value(name).map { $0 == "on" }
         }
         return LoadOptions(
-            contextLength: try count("context-length"), evalBatchSize: try count("eval-batch-size"),
-            flashAttention: flag("flash-attention"), numExperts: try count("num-experts"),
-            offloadKVCacheToGPU: flag("offload-kv-cache-to-gpu"))
+            contextLength: try arguments.positiveInteger(.contextLength),
+            evalBatchSize: try arguments.positiveInteger(.evalBatchSize), flashAttention: flag(.flashAttention),
+            numExperts: try arguments.positiveInteger(.numExperts), offloadKVCacheToGPU: flag(.offloadKvCacheToGpu))
     }
 
     /// A step of the load policy as a line: `Unloaded X.`, `Loading X …`, `Loaded X in 1.2 s: …`.

@@ -7,14 +7,14 @@ import TerminalMarkdown
 /// `llmster models`, `ps`, `load` and `unload`.
 enum ModelCommands {
     static let filterOptions: [ArgumentParser.Option] = [
-        .init(["vision"], help: "only models that read images"),
-        .init(["tools"], help: "only models trained for tool use"),
-        .init(["reasoning"], help: "only models with reasoning options"),
-        .init(["loaded"], help: "only loaded models"),
-        .init(["embedding"], help: "only embedding models (hidden otherwise: they cannot chat)"),
-        .init(["all"], help: "every model, embedding models too"),
+        .init([.vision], help: "only models that read images"),
+        .init([.tools], help: "only models trained for tool use"),
+        .init([.reasoning], help: "only models with reasoning options"),
+        .init([.loaded], help: "only loaded models"),
+        .init([.embedding], help: "only embedding models (hidden otherwise: they cannot chat)"),
+        .init([.all], help: "every model, embedding models too"),
         .init(
-            ["sort"], value: "KEY", choices: ["name", "size", "format"], help: "sort by name (default), size or format")
+            [.sort], value: "KEY", choices: ["name", "size", "format"], help: "sort by name (default), size or format")
     ]
 
     static let models = Command(
@@ -31,11 +31,11 @@ enum ModelCommands {
             and aliases (the alias.NAME names of the key; the table shows them after it, `acme/tiny-1b (fast)`).
             VARIANT shows the selected variant of a multi-variant model and how many there are.
             """,
-        options: filterOptions + [.init(["json"], help: "print JSON for scripts")]
+        options: filterOptions + [.init([.json], help: "print JSON for scripts")]
     ) { arguments, context in
         let all = try await context.session().models()
         let shown = ModelListing.filter(all, arguments)
-        if arguments.has("json") {
+        if arguments.has(.json) {
             context.output.send(ModelListing.json(shown, aliases: context.configuration.aliases))
         } else if shown.isEmpty {
             context.errors.line(
@@ -60,11 +60,11 @@ enum ModelCommands {
             documentation does not list, by the server's name for it (physical_batch_size 512). `--json` gives
             each instance's id, model, type, context_length, size_bytes and config (the server's field names).
             """,
-        options: [.init(["json"], help: "print JSON for scripts")]
+        options: [.init([.json], help: "print JSON for scripts")]
     ) { arguments, context in
         let models = try await context.session().models()
         let instances = models.flatMap { model in model.loadedInstances.map { (model, $0) } }
-        if arguments.has("json") {
+        if arguments.has(.json) {
             let objects: [JSONValue] = instances.map { model, instance in
                 .object([
                     "id": .string(instance.id), "model": .string(model.key), "type": .string(model.type.rawValue),
@@ -117,16 +117,16 @@ enum ModelCommands {
     static let unload = Command(
         "unload", synopsis: "INSTANCE… | --all",
         summary: "Unload loaded model instances (by instance id, as `llmster ps` shows).",
-        options: [.init(["all"], help: "unload every loaded instance")]
+        options: [.init([.all], help: "unload every loaded instance")]
     ) { arguments, context in
         var targets = arguments.positionals
-        if arguments.has("all") {
+        if arguments.has(.all) {
             guard targets.isEmpty else { throw UsageError("give instance ids or --all, not both") }
         } else {
             guard !targets.isEmpty else { throw UsageError("name the instances to unload, or --all") }
         }
         let session = try context.session()
-        if arguments.has("all") {
+        if arguments.has(.all) {
             targets = try await session.models(refresh: true).flatMap { $0.loadedInstances.map(\.id) }
             if targets.isEmpty {
                 context.errors.line("No model is loaded.")

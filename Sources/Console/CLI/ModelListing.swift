@@ -8,18 +8,18 @@ public enum ModelListing {
     /// which cannot chat, only with it or `--all`), sorted by `--sort`.
     public static func filter(_ models: [Model], _ arguments: ArgumentParser.Parsed) -> [Model] {
         let shown = models.filter { model in
-            if arguments.has("embedding") {
+            if arguments.has(.embedding) {
                 if model.type != .embedding { return false }
-            } else if model.type == .embedding, !arguments.has("all") {
+            } else if model.type == .embedding, !arguments.has(.all) {
                 return false
             }
-            if arguments.has("vision"), model.capabilities?.vision != true { return false }
-            if arguments.has("tools"), model.capabilities?.trainedForToolUse != true { return false }
-            if arguments.has("reasoning"), !model.supportsReasoning { return false }
-            if arguments.has("loaded"), !model.isLoaded { return false }
+            if arguments.has(.vision), model.capabilities?.vision != true { return false }
+            if arguments.has(.tools), model.capabilities?.trainedForToolUse != true { return false }
+            if arguments.has(.reasoning), !model.supportsReasoning { return false }
+            if arguments.has(.loaded), !model.isLoaded { return false }
             return true
         }
-        return sort(shown, by: arguments.value("sort") ?? "name")
+        return sort(shown, by: arguments.value(.sort) ?? "name")
     }
 
     /// Sorts by `name`, `size` (smallest first) or `format` (then name).

@@ -19,11 +19,11 @@ enum RpcCommand {
             """,
         options: [
             .init(
-                ["framing"], value: "FRAMING", choices: ["jsonl", "lsp"],
+                [.framing], value: "FRAMING", choices: ["jsonl", "lsp"],
                 help: "message framing: jsonl (default) or lsp")
         ]
     ) { arguments, context in
-        let framing = Framing(rawValue: arguments.value("framing") ?? "jsonl") ?? .jsonLines
+        let framing = Framing(rawValue: arguments.value(.framing) ?? "jsonl") ?? .jsonLines
         // Held from the start, not from `initialize`: a restore elsewhere must not swap the file an editor is about to open.
         let hold = LibraryHold(path: context.libraryPath)
         defer { withExtendedLifetime(hold) {} }

@@ -15,11 +15,11 @@ enum TransferCommands {
             Without -o the file is named after the title ("SSE notes" → sse-notes.llmster, numbered if taken) in the
             current directory; -o - writes to standard output. \(outputFileRule)
             """,
-        options: [.init(["output"], short: "o", value: "FILE", help: "the file to write (- for standard output)")]
+        options: [.init([.output], short: "o", value: "FILE", help: "the file to write (- for standard output)")]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one conversation") }
         let written = try await Transfer.exportConversation(
-            arguments.positionals[0], to: arguments.value("output"),
+            arguments.positionals[0], to: arguments.value(.output),
             session: try context.librarySession(), context: context)
         if let written { context.errors.line("Exported to \(UntrustedText.sanitize(written))") }
         return ExitCode.success
@@ -47,35 +47,35 @@ enum TransferCommands {
             whole; a chat imported before is not imported again. --dry-run only says what it would import.
             """,
         options: [
-            .init(["yes"], short: "y", help: "keep the continuation without asking"),
-            .init(["drop-continuation"], help: "drop the server continuation; the next message starts a fresh context"),
-            .init(["folder"], value: "F", help: "put the conversation in folder F (created when missing)"),
-            .init(["as-new"], help: "import a copy even if this export was imported before"),
+            .init([.yes], short: "y", help: "keep the continuation without asking"),
+            .init([.dropContinuation], help: "drop the server continuation; the next message starts a fresh context"),
+            .init([.folder], value: "F", help: "put the conversation in folder F (created when missing)"),
+            .init([.asNew], help: "import a copy even if this export was imported before"),
             .init(
-                ["from-lmstudio"], value: "DIR", optionalValue: true,
+                [.fromLmstudio], value: "DIR", optionalValue: true,
                 help: "import LM Studio's own chats (default ~/.lmstudio/conversations)"),
-            .init(["dry-run"], help: "with --from-lmstudio: say what would be imported, import nothing")
+            .init([.dryRun], help: "with --from-lmstudio: say what would be imported, import nothing")
         ]
     ) { arguments, context in
-        if arguments.has("from-lmstudio") {
+        if arguments.has(.fromLmstudio) {
             guard arguments.positionals.isEmpty else {
                 throw UsageError("--from-lmstudio takes its directory as --from-lmstudio=DIR, not a FILE")
             }
             try await Transfer.importLMStudioChats(
-                from: arguments.value("from-lmstudio"), dryRun: arguments.has("dry-run"),
+                from: arguments.value(.fromLmstudio), dryRun: arguments.has(.dryRun),
                 session: try context.librarySession(), context: context)
             return ExitCode.success
         }
-        if arguments.has("dry-run") { throw UsageError("--dry-run goes with --from-lmstudio") }
+        if arguments.has(.dryRun) { throw UsageError("--dry-run goes with --from-lmstudio") }
         guard arguments.positionals.count == 1 else { throw UsageError("name one .llmster file") }
-        if arguments.has("yes") && arguments.has("drop-continuation") {
+        if arguments.has(.yes) && arguments.has(.dropContinuation) {
             throw UsageError("--yes and --drop-continuation contradict each other")
         }
         let policy: Transfer.ContinuationPolicy =
-            arguments.has("drop-continuation") ? .drop : arguments.has("yes") ? .keep : .ask
+            arguments.has(.dropContinuation) ? .drop : arguments.has(.yes) ? .keep : .ask
         let conversation = try await Transfer.importConversation(
-            from: arguments.positionals[0], continuation: policy, folder: arguments.value("folder"),
-            asNew: arguments.has("as-new"), session: try context.librarySession(), context: context)
+            from: arguments.positionals[0], continuation: policy, folder: arguments.value(.folder),
+            asNew: arguments.has(.asNew), session: try context.librarySession(), context: context)
         context.output.line("Imported \"\(UntrustedText.oneLine(conversation.displayTitle))\" as \(conversation.id)")
         return ExitCode.success
     }
@@ -90,10 +90,10 @@ enum TransferCommands {
             """,
         options: [
             .init(
-                ["output"], short: "o", value: "FILE", help: "the file to write (default llmster-<time>.llmster-backup)"
+                [.output], short: "o", value: "FILE", help: "the file to write (default llmster-<time>.llmster-backup)"
             ),
-            .init(["password"], help: "encrypt, asking for the password on the terminal"),
-            .init(["password-file"], value: "F", help: "encrypt with the password in file F")
+            .init([.password], help: "encrypt, asking for the password on the terminal"),
+            .init([.passwordFile], value: "F", help: "encrypt with the password in file F")
         ]
     ) { arguments, context in
         guard arguments.positionals.isEmpty else { throw UsageError("backup takes no arguments") }
@@ -101,8 +101,8 @@ enum TransferCommands {
             throw ArchiveError.io(path: context.libraryPath, reason: "there is no library to back up")
         }
         try await Transfer.backup(
-            to: arguments.value("output"), passwordFile: arguments.value("password-file"),
-            askPassword: arguments.has("password"), session: try context.librarySession(), context: context)
+            to: arguments.value(.output), passwordFile: arguments.value(.passwordFile),
+            askPassword: arguments.has(.password), session: try context.librarySession(), context: context)
         return ExitCode.success
     }
 
@@ -118,22 +118,22 @@ enum TransferCommands {
             --max-kdf-memory (or the max_kdf_memory setting) is refused before any work.
             """,
         options: [
-            .init(["yes"], short: "y", help: "replace without asking"),
-            .init(["password-file"], value: "F", help: "the backup's password is in file F"),
-            .init(["max-kdf-memory"], value: "SIZE", help: "refuse a key derivation asking for more memory (256M, 1G)")
+            .init([.yes], short: "y", help: "replace without asking"),
+            .init([.passwordFile], value: "F", help: "the backup's password is in file F"),
+            .init([.maxKdfMemory], value: "SIZE", help: "refuse a key derivation asking for more memory (256M, 1G)")
         ]
     ) { arguments, context in
         guard arguments.positionals.count == 1 else { throw UsageError("name one backup file") }
         let ceiling =
-            try arguments.value("max-kdf-memory").map { value in
+            try arguments.value(.maxKdfMemory).map { value in
                 guard let bytes = Configuration.byteSize(value) else {
                     throw UsageError("--max-kdf-memory takes a size such as 256M or 1G, not \(value)")
                 }
                 return bytes
             } ?? context.configuration.maxKeyDerivationMemory
         try Transfer.restore(
-            from: arguments.positionals[0], confirmed: arguments.has("yes"),
-            passwordFile: arguments.value("password-file"), maximumKeyDerivationMemory: ceiling, context: context)
+            from: arguments.positionals[0], confirmed: arguments.has(.yes),
+            passwordFile: arguments.value(.passwordFile), maximumKeyDerivationMemory: ceiling, context: context)
         return ExitCode.success
     }
 }

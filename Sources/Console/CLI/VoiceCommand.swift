@@ -20,14 +20,14 @@ enum VoiceCommand {
             """,
         options: [
             .init(
-                ["model"], short: "m", value: "MODEL",
+                [.model], short: "m", value: "MODEL",
                 help: "model key (default: the conversation's, default_model, or the loaded model)"),
             AskCommand.continueOption, AskCommand.chatOption,
             .init(
-                ["audio-input"], value: "FILE.wav",
+                [.audioInput], value: "FILE.wav",
                 help: "read speech from a 16 kHz mono WAV file instead of the microphone"),
-            .init(["speak"], help: "read answers aloud with a local voice"),
-            .init(["silence"], value: "SECONDS", help: "seconds of silence that end a spoken turn (default 1.6)")
+            .init([.speak], help: "read answers aloud with a local voice"),
+            .init([.silence], value: "SECONDS", help: "seconds of silence that end a spoken turn (default 1.6)")
         ]
     ) { arguments, context in
         try await run(arguments, context)
@@ -35,8 +35,8 @@ enum VoiceCommand {
 
     static func run(_ arguments: ArgumentParser.Parsed, _ context: CommandContext) async throws -> Int32 {
         var options = VoiceOptions.configured(
-            context, audioInput: arguments.value("audio-input"), speak: arguments.has("speak"))
-        if let silence = arguments.value("silence") {
+            context, audioInput: arguments.value(.audioInput), speak: arguments.has(.speak))
+        if let silence = arguments.value(.silence) {
             guard let seconds = Double(silence), seconds > 0, seconds <= 60 else {
                 throw UsageError("--silence takes a number of seconds between 0 and 60, not '\(silence)'")
             }

@@ -23,24 +23,24 @@ extension ReplCommands {
             "import", "FILE [--yes|--drop-continuation] [--as-new] | --from-lmstudio[=DIR] [--dry-run]",
             "Add a conversation from a .llmster file and open it, or LM Studio's own chats.",
             options: [
-                .init(["yes"], help: "keep the continuation when the file's server differs"),
-                .init(["drop-continuation"], help: "drop it: the next message starts a fresh server context"),
-                .init(["as-new"], help: "import a copy even if this export was imported before"),
+                .init([.yes], help: "keep the continuation when the file's server differs"),
+                .init([.dropContinuation], help: "drop it: the next message starts a fresh server context"),
+                .init([.asNew], help: "import a copy even if this export was imported before"),
                 .init(
-                    ["from-lmstudio"], value: "DIR", optionalValue: true,
+                    [.fromLmstudio], value: "DIR", optionalValue: true,
                     help: "import LM Studio's own chats (default ~/.lmstudio/conversations)"),
-                .init(["dry-run"], help: "with --from-lmstudio: say what would be imported, import nothing")
+                .init([.dryRun], help: "with --from-lmstudio: say what would be imported, import nothing")
             ], argument: .path
         ) { arguments, repl in
-            if arguments.has("from-lmstudio") {
+            if arguments.has(.fromLmstudio) {
                 try await Transfer.importLMStudioChats(
-                    from: arguments.value("from-lmstudio"), dryRun: arguments.has("dry-run"),
+                    from: arguments.value(.fromLmstudio), dryRun: arguments.has(.dryRun),
                     session: repl.chat, context: repl.context)
                 return
             }
             guard let path = arguments.positionals.first else { throw UsageError("name the .llmster file") }
-            var policy: Transfer.ContinuationPolicy = arguments.has("drop-continuation") ? .drop : .keep
-            if !arguments.has("yes"), !arguments.has("drop-continuation") {
+            var policy: Transfer.ContinuationPolicy = arguments.has(.dropContinuation) ? .drop : .keep
+            if !arguments.has(.yes), !arguments.has(.dropContinuation) {
                 let plan = try repl.chat.importPlan(forFileAt: path)
                 if let question = plan.question {
                     repl.output.line("\(UntrustedText.oneLine(question))")
@@ -51,7 +51,7 @@ extension ReplCommands {
                 }
             }
             let conversation = try await Transfer.importConversation(
-                from: path, continuation: policy, folder: nil, asNew: arguments.has("as-new"),
+                from: path, continuation: policy, folder: nil, asNew: arguments.has(.asNew),
                 session: repl.chat, context: repl.context)
             await repl.switchTo(conversation.id)
             // Imported with the file's dates; opened here, it is the one `llmster -c` continues.
@@ -191,13 +191,13 @@ extension ReplCommands {
         SlashCommand(
             "voice", "[--speak]",
             "Talk instead of typing: on-device recognition; a pause sends the turn (Ctrl-C stops); --speak or /set speak on reads answers aloud.",
-            options: [.init(["speak"], help: "read the answers aloud")]
+            options: [.init([.speak], help: "read the answers aloud")]
         ) { arguments, repl in
             let voice: VoiceConversation
             do {
                 voice = try await VoiceConversation.prepare(
                     options: .configured(
-                        repl.context, audioInput: nil, speak: arguments.has("speak") || repl.speaksAnswers))
+                        repl.context, audioInput: nil, speak: arguments.has(.speak) || repl.speaksAnswers))
             } catch let error as VoiceError {
                 repl.context.warn(error.description)
                 return

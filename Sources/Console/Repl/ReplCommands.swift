@@ -351,8 +351,8 @@ enum ReplCommands {
             "save", "[--last] [--reasoning] FILE",
             "Write this conversation (or only its last reply) to FILE as Markdown; `llmster show CHAT > FILE` does it from the shell.",
             options: [
-                .init(["last"], help: "only the last reply"),
-                .init(["reasoning"], help: "include the reasoning")
+                .init([.last], help: "only the last reply"),
+                .init([.reasoning], help: "include the reasoning")
             ], argument: .path
         ) { arguments, repl in
             try await SaveCommand.save(arguments, repl: repl)

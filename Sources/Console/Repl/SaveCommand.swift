@@ -18,7 +18,7 @@ import TerminalMarkdown
             return
         }
         let path = (arguments.positionals[0] as NSString).expandingTildeInPath
-        let lastOnly = arguments.has("last")
+        let lastOnly = arguments.has(.last)
         let transcript: String = try await repl.chat.withLibrary { library in
             if lastOnly {
                 guard
@@ -31,7 +31,7 @@ import TerminalMarkdown
                 return reply.text.hasSuffix("\n") ? reply.text : reply.text + "\n"
             }
             return try Transcript.markdown(
-                of: conversation, library: library, reasoning: arguments.has("reasoning"), tools: false)
+                of: conversation, library: library, reasoning: arguments.has(.reasoning), tools: false)
         }
         let markdown = UntrustedText.sanitize(transcript)
         let output: OutputFile
