@@ -1530,10 +1530,23 @@ local ok, err = pcall(function()
     assert(#missing == 0, 'scenarios without a test in this suite: ' .. table.concat(missing, ', '))
   end)
 
-  -- In the order they are written; each makes the conversations it needs (LLMSTER_TEST runs one on its own).
+  -- In the order they are written; each makes the conversations it needs (LLMSTER_TEST runs one on its own), so
+  -- LLMSTER_TEST_SEED=N runs them in an order shuffled by N instead, to show none depends on another. Each starts
+  -- on a reset simulator (nothing loaded) with no chat or other buffer open.
   local only = os.getenv('LLMSTER_TEST')
+  local seed = tonumber(os.getenv('LLMSTER_TEST_SEED') or '')
+  if seed then
+    math.randomseed(seed)
+    for index = #order, 2, -1 do
+      local other = math.random(index)
+      order[index], order[other] = order[other], order[index]
+    end
+    report('order shuffled by seed ' .. seed)
+  end
   for _, name in ipairs(order) do
     if only and not name:find(only, 1, true) then goto continue end
+    reset_simulator()
+    vim.cmd('silent! %bwipeout!')
     local passed_ok, failure = pcall(tests[name])
     if passed_ok then
       passed = passed + 1
