@@ -26,10 +26,13 @@ enum MeasuredWidths {
         return entries(paths)[identity]
     }
 
-    /// Records `model` for the terminal `environment` describes (a write that fails leaves the previous file).
+    /// Records `model` for the terminal `environment` describes, unless it is recorded already (a write that fails
+    /// leaves the previous file).
     static func record(_ model: WidthModel, paths: Paths, environment: [String: String]) {
         guard let identity = identity(environment) else { return }
-        var lines = lines(paths).filter { !$0.hasPrefix(identity + "\t") }
+        var lines = lines(paths)
+        guard !lines.contains(identity + "\t" + model.rawValue) else { return }
+        lines.removeAll { $0.hasPrefix(identity + "\t") }
         lines.append(identity + "\t" + model.rawValue)
         let text = lines.suffix(maximumEntries).map { $0 + "\n" }.joined()
         try? Directory.create(paths.stateDirectory)

@@ -119,6 +119,20 @@ import Testing
             "yes in any case is yes")
     }
 
+    /// Ctrl-D at a question a command asks gives its default, as documented, and the REPL goes on: the end-of-file key
+    /// that is kept as a key while a command runs is an end of file again for the question's read.
+    @Test func ctrlDAtAQuestionGivesTheDefault() throws {
+        let repl = try ReplHarness()
+        let terminal = try repl.start()
+        try terminal.enter("echo:first")
+        try terminal.ask("/delete")
+        let answered = terminal.mark
+        terminal.send("\u{4}")
+        let after = try terminal.outputBeforePrompt(after: answered)
+        #expect(after.contains("Kept echo:first."), "Ctrl-D answered no: \(after)")
+        #expect(try terminal.enter("/chats").contains("echo:first"), "the REPL goes on, the chat kept")
+    }
+
     /// A message typed at a question answers it no and is then sent, once in the history; a command typed there runs.
     @Test func aMessageTypedAtAQuestionCountsAsNoAndIsSent() throws {
         let repl = try ReplHarness()

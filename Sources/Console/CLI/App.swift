@@ -299,7 +299,9 @@ public enum App {
             markdownMode: global.value(.markdown) ?? configuration.markdown, isDemo: isDemo,
             preset: global.value(.preset))
         context.serverSource = source
-        if isatty(1) == 1 { context.measuredWidthModel = MeasuredWidths.model(paths: paths, environment: environment) }
+        if configuration.widthMode == "auto", isatty(1) == 1 {
+            context.measuredWidthModel = MeasuredWidths.model(paths: paths, environment: environment)
+        }
         return context
     }
 }
