@@ -63,11 +63,13 @@ run: deps
 	  exec $$bin --server "$(SERVER)"; \
 	fi
 
-# Tests run one at a time: on a 2-core machine Swift concurrency's pool has two threads, and tests that
-# wait on child processes would otherwise compete for them. A run that hangs is stopped after 20 minutes.
+# Tests run in parallel. Every wait on a child process runs on a thread of its own, never on one of Swift
+# concurrency's few pool threads, and suites marked .spawnsProcesses take one of a few slots (one per core;
+# LLMSTER_TEST_PROCESS_SLOTS=N overrides), so the children are not starved into timeouts. A run that hangs is
+# stopped after 20 minutes.
 test: test-deps lint
 	$(SWIFT) build --build-tests
-	@timeout -k 10 1200 $(SWIFT) test --skip-build --no-parallel; status=$$?; 	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then echo "llmster: the test run did not finish in 20 minutes and was stopped" >&2; fi; 	exit $$status
+	@timeout -k 10 1200 $(SWIFT) test --skip-build; status=$$?; 	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then echo "llmster: the test run did not finish in 20 minutes and was stopped" >&2; fi; 	exit $$status
 	$(MAKE) --no-print-directory editor-tests
 	$(MAKE) --no-print-directory package-test
 

@@ -50,7 +50,8 @@ let package = Package(
             name: "llmster-bench",
             dependencies: ["LMStudio", "HTTP", "Chat", "Library", "TerminalMarkdown", "SystemSupport", "Simulator"]),
 
-        .target(name: "TestSupport", dependencies: ["Simulator", "LMStudio"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["Simulator", "LMStudio", "SystemSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "LMStudioTests", dependencies: ["LMStudio", "HTTP", "Simulator", "TestSupport"]),

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Ctrl-C on a terminal stops the drawing of a reply that has already arrived whole, which is saved complete.
-@Suite struct AskCancellationTests {
+@Suite(.spawnsProcesses) struct AskCancellationTests {
     /// The simulator sends 8 MiB of Markdown as fast as the socket takes it, and the terminal stops reading after the
     /// first section (as a slow one would): the reply is saved complete while the start of it is on the screen.
     /// Ctrl-C then adds the end line and nothing else (at most the rest of the piece being written), and the reply
@@ -17,13 +17,13 @@ import Testing
             try BuiltProduct.path("llmster"),
             ["--markdown", "always", "ask", "[[sim:large=\(8 << 20),delta=4096]] backlog"],
             environment: cli.environment, width: 100, height: 40)
-        _ = try terminal.waitFor("Section 1")
+        _ = try await terminal.waitFor("Section 1")
         terminal.pauseReading()
         let saved = try await Self.completeReply(in: cli.sandbox.libraryPath)
         let mark = terminal.mark
         terminal.send("\u{3}")
         terminal.resumeReading()
-        #expect(try terminal.waitForExit() == 130)
+        #expect(try await terminal.waitForExit() == 130)
 
         let sections = saved.text.components(separatedBy: "## Section ").count - 1
         #expect(saved.text.utf8.count >= 8 << 20 && saved.text.hasSuffix("> A quote closing section \(sections).\n\n"))

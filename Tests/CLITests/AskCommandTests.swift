@@ -4,11 +4,11 @@ import Simulator
 import TestSupport
 import Testing
 
-@Suite struct AskCommandTests {
-    @Test func completeReplyStreamsRawMarkdownWhenPipedAndIsSaved() throws {
+@Suite(.spawnsProcesses) struct AskCommandTests {
+    @Test func completeReplyStreamsRawMarkdownWhenPipedAndIsSaved() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["ask", "echo:# Title\n\nSome **bold** text."])
+        let result = try await cli.run(["ask", "echo:# Title\n\nSome **bold** text."])
         #expect(result.status == 0, "\(result)")
         #expect(result.output == "# Title\n\nSome **bold** text.\n")
         #expect(result.errors.isEmpty, "stages go to stderr only when it is a terminal")
@@ -17,59 +17,61 @@ import Testing
         #expect(request.field("stream") == "true")
         #expect(request.field("previous_response_id") == nil)
 
-        let chats = try cli.run(["chats"])
+        let chats = try await cli.run(["chats"])
         #expect(chats.output.contains("echo:# Title"))
-        let show = try cli.run(["show", "echo:# Title"])
+        let show = try await cli.run(["show", "echo:# Title"])
         #expect(show.output.contains("Some **bold** text."))
         #expect(!show.output.contains("incomplete"))
     }
 
-    @Test func promptFromStandardInput() throws {
+    @Test func promptFromStandardInput() async throws {
         let fixture = try SimulatorFixture()
-        let result = try CLI(server: fixture.url).run(["ask"], input: "echo:from stdin")
+        let result = try await CLI(server: fixture.url).run(["ask"], input: "echo:from stdin")
         #expect(result.status == 0, "\(result)")
         #expect(result.output == "from stdin\n")
     }
 
-    @Test func droppedStreamIsIncompleteKeepsTextAndExitsSix() throws {
+    @Test func droppedStreamIsIncompleteKeepsTextAndExitsSix() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["ask", "[[sim:drop-after=12]] echo:one two three four five six seven eight nine ten"])
+        let result = try await cli.run([
+            "ask", "[[sim:drop-after=12]] echo:one two three four five six seven eight nine ten"
+        ])
         #expect(result.status == 6, "\(result)")
         #expect(
             result.errors.contains("connection lost (the connection closed before the whole response arrived)"),
             "\(result)")
         #expect(!result.output.isEmpty, "the text received so far is shown")
-        let show = try cli.run(["show", try latestConversation(cli)])
+        let show = try await cli.run(["show", try latestConversation(cli)])
         #expect(show.output.contains("incomplete"))
         let partial = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(show.output.contains(partial))
     }
 
-    @Test func errorEventMarksTheReplyAndExitsSix() throws {
+    @Test func errorEventMarksTheReplyAndExitsSix() async throws {
         let fixture = try SimulatorFixture()
-        let result = try CLI(server: fixture.url).run(["ask", "[[sim:error]] hello"])
+        let result = try await CLI(server: fixture.url).run(["ask", "[[sim:error]] hello"])
         #expect(result.status == 6, "\(result)")
         #expect(result.errors.contains("internal_error") || result.errors.lowercased().contains("error"))
     }
 
-    @Test func toolCallsAreSavedWithArgumentsAndOutput() throws {
+    @Test func toolCallsAreSavedWithArgumentsAndOutput() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["ask", "-m", "acme/toolsmith-12b", "[[sim:tools]] find docs"])
+        let result = try await cli.run(["ask", "-m", "acme/toolsmith-12b", "[[sim:tools]] find docs"])
         #expect(result.status == 0, "\(result)")
-        let show = try cli.run(["show", try latestConversation(cli), "--tools"])
+        let show = try await cli.run(["show", try latestConversation(cli), "--tools"])
         #expect(show.output.contains("search_docs"))
         #expect(show.output.contains(#"{"query":"sse"}"#))
         #expect(show.output.contains("✗ Cannot find tool open_browser"))
         #expect(show.output.contains("```"), "--tools shows the output")
     }
 
-    @Test func continuationChainCarriesTheServerContext() throws {
+    @Test func continuationChainCarriesTheServerContext() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "my favourite fruit is apples"]).status == 0)
-        let second = try cli.run(["ask", "-c", "please recall"])
+        #expect(try await cli.run(["ask", "my favourite fruit is apples"]).status == 0)
+        let second = try await cli.run(["ask", "-c", "please recall"])
         #expect(second.status == 0, "\(second)")
         #expect(second.output.contains(#"Earlier you said: "my favourite fruit is apples""#))
         let requests = fixture.requests(to: "/api/v1/chat")
@@ -78,52 +80,52 @@ import Testing
         #expect(requests[1].field("system_prompt") == nil)
     }
 
-    @Test func systemPromptOnlyOnTheFirstTurn() throws {
+    @Test func systemPromptOnlyOnTheFirstTurn() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "--system", "Be brief.", "hello"]).status == 0)
-        #expect(try cli.run(["ask", "-c", "again"]).status == 0)
+        #expect(try await cli.run(["ask", "--system", "Be brief.", "hello"]).status == 0)
+        #expect(try await cli.run(["ask", "-c", "again"]).status == 0)
         let requests = fixture.requests(to: "/api/v1/chat")
         try #require(requests.count == 2)
         #expect(requests[0].field("system_prompt") == "Be brief.")
         #expect(requests[1].field("system_prompt") == nil, "servers refuse system_prompt beside previous_response_id")
     }
 
-    @Test func lostContinuationIsExplainedAndAFreshContextContinues() throws {
+    @Test func lostContinuationIsExplainedAndAFreshContextContinues() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "remember bananas"]).status == 0)
+        #expect(try await cli.run(["ask", "remember bananas"]).status == 0)
         fixture.simulator.reset()
-        let lost = try cli.run(["ask", "-c", "what did I say? recall"])
+        let lost = try await cli.run(["ask", "-c", "what did I say? recall"])
         #expect(lost.status == 1, "\(lost)")
         #expect(lost.errors.contains("no longer has this conversation's context"))
         #expect(lost.errors.contains("Nothing was sent or saved"))
         #expect(lost.errors.contains("--fresh-context"))
-        #expect(
+        await #expect(
             try !cli.run(["show", "remember bananas"]).output.contains("what did I say?"),
             "no unanswered turn is left behind")
-        let fresh = try cli.run(["ask", "-c", "--fresh-context", "what did I say? recall"])
+        let fresh = try await cli.run(["ask", "-c", "--fresh-context", "what did I say? recall"])
         #expect(fresh.status == 0, "\(fresh)")
         #expect(fresh.output.contains("Nothing earlier in this conversation."))
         let last = try #require(fixture.requests(to: "/api/v1/chat").last)
         #expect(last.field("previous_response_id") == nil)
         #expect(last.field("input") == "what did I say? recall", "the message is sent again")
-        let show = try cli.run(["show", "remember bananas"])
+        let show = try await cli.run(["show", "remember bananas"])
         #expect(show.output.contains("remember bananas"), "the local transcript stays")
         #expect(
             show.output.components(separatedBy: "what did I say? recall").count == 2,
             "the message is saved once: \(show.output)")
     }
 
-    @Test func notLoadedModelIsLoadedJustInTime() throws {
+    @Test func notLoadedModelIsLoadedJustInTime() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["ask", "-m", "acme/vision-7b", "echo:hi"])
+        let result = try await cli.run(["ask", "-m", "acme/vision-7b", "echo:hi"])
         #expect(result.status == 0, "\(result)")
-        #expect(try cli.run(["ps"]).output.contains("acme/vision-7b"))
+        #expect(try await cli.run(["ps"]).output.contains("acme/vision-7b"))
     }
 
-    @Test func imagesAreCheckedByTheirBytesAndByTheModel() throws {
+    @Test func imagesAreCheckedByTheirBytesAndByTheModel() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
@@ -132,13 +134,13 @@ import Testing
         let textPath = cli.sandbox.root + "/notes.png"
         _ = FileManager.default.createFile(atPath: textPath, contents: Data("not an image".utf8))
 
-        let refused = try cli.run(["ask", "-m", "acme/tiny-1b", "--image", imagePath, "what is this?"])
+        let refused = try await cli.run(["ask", "-m", "acme/tiny-1b", "--image", imagePath, "what is this?"])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("cannot read images"))
-        let wrongType = try cli.run(["ask", "-m", "acme/vision-7b", "--image", textPath, "what is this?"])
+        let wrongType = try await cli.run(["ask", "-m", "acme/vision-7b", "--image", textPath, "what is this?"])
         #expect(wrongType.status == 2)
         #expect(wrongType.errors.contains("is not a PNG, JPEG, WebP or GIF image"))
-        let seen = try cli.run(["ask", "-m", "acme/vision-7b", "--image", imagePath, "what is this?"])
+        let seen = try await cli.run(["ask", "-m", "acme/vision-7b", "--image", imagePath, "what is this?"])
         #expect(seen.status == 0, "\(seen)")
         #expect(seen.output.contains("I can see 1 image"))
         let request = try #require(fixture.requests(to: "/api/v1/chat").last)
@@ -146,52 +148,52 @@ import Testing
         #expect(request.body.contains("data:image/png;base64,"))
     }
 
-    @Test func reasoningValueMustBeOneTheModelOffers() throws {
+    @Test func reasoningValueMustBeOneTheModelOffers() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let refused = try cli.run(["ask", "-m", "acme/thinker-8b", "--reasoning", "xhigh", "hi"])
+        let refused = try await cli.run(["ask", "-m", "acme/thinker-8b", "--reasoning", "xhigh", "hi"])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("off, low, medium, high"))
         #expect(fixture.requests(to: "/api/v1/chat").isEmpty, "refused before sending")
-        let accepted = try cli.run(["ask", "-m", "acme/thinker-8b", "--reasoning", "low", "hi"])
+        let accepted = try await cli.run(["ask", "-m", "acme/thinker-8b", "--reasoning", "low", "hi"])
         #expect(accepted.status == 0, "\(accepted)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("reasoning") == "low")
     }
 
-    @Test func sigtermSavesThePartialReplyAndExits143() throws {
+    @Test func sigtermSavesThePartialReplyAndExits143() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let process = try cli.start(["ask", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"])
-        try waitForPartialReply(in: cli, containing: "alpha")
+        try await waitForPartialReply(in: cli, containing: "alpha")
         process.signal(SIGTERM)
-        let result = process.wait()
+        let result = await process.wait()
         #expect(result.status == 143, "\(result)")
-        let show = try cli.run(["show", try latestConversation(cli)])
+        let show = try await cli.run(["show", try latestConversation(cli)])
         #expect(show.output.contains("incomplete"))
         #expect(show.output.contains("alpha"))
     }
 
-    @Test func afterKill9TheNextStartFindsThePartialReplyIncomplete() throws {
+    @Test func afterKill9TheNextStartFindsThePartialReplyIncomplete() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let process = try cli.start(["ask", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"])
-        try waitForPartialReply(in: cli, containing: "alpha")
+        try await waitForPartialReply(in: cli, containing: "alpha")
         process.signal(SIGKILL)
-        _ = process.wait()
-        let show = try cli.run(["show", try latestConversation(cli)])
+        _ = await process.wait()
+        let show = try await cli.run(["show", try latestConversation(cli)])
         #expect(show.output.contains("incomplete"), "\(show)")
         #expect(show.output.contains("alpha"))
     }
 
     /// The id of the most recently updated conversation, from `llmster chats --json`.
-    func latestConversation(_ cli: CLI) throws -> String {
-        let chats = try cli.run(["chats", "--json"])
+    func latestConversation(_ cli: CLI) async throws -> String {
+        let chats = try await cli.run(["chats", "--json"])
         let list = try JSONSerialization.jsonObject(with: Data(chats.output.utf8)) as? [[String: Any]]
         return try #require(list?.first?["id"] as? String)
     }
 
     /// Waits (up to a generous deadline) until the library holds a streaming reply containing `text`.
-    func waitForPartialReply(in cli: CLI, containing text: String) throws {
+    func waitForPartialReply(in cli: CLI, containing text: String) async throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if FileManager.default.fileExists(atPath: cli.sandbox.libraryPath) {
@@ -204,7 +206,7 @@ import Testing
                     return
                 }
             }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("no partial reply containing \(text) was saved")
     }

@@ -4,14 +4,14 @@ import Testing
 
 /// `ask --on-overflow`: a message that would fill the loaded context is refused with its figures and the ways on, or
 /// sent the way the option says.
-@Suite struct AskOverflowTests {
+@Suite(.spawnsProcesses) struct AskOverflowTests {
     static let large = "echo:" + String(repeating: "word ", count: 3_040)
 
-    @Test func aMessageThatWouldFillTheContextIsRefusedWithTheWaysOn() throws {
+    @Test func aMessageThatWouldFillTheContextIsRefusedWithTheWaysOn() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "echo:one"]).status == 0)
-        let refused = try cli.run(["ask", "-c", Self.large])
+        #expect(try await cli.run(["ask", "echo:one"]).status == 0)
+        let refused = try await cli.run(["ask", "-c", Self.large])
         #expect(refused.status != 0 && refused.output.isEmpty)
         #expect(
             refused.errors.contains("would nearly fill the context (ctx") && refused.errors.contains("/4k 93%)"),
@@ -24,13 +24,13 @@ import Testing
         #expect(fixture.requests(to: "/api/v1/chat").count == 1, "nothing was sent")
     }
 
-    @Test func growReloadsTheModelWithALargerContextAndAnswers() throws {
+    @Test func growReloadsTheModelWithALargerContextAndAnswers() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "echo:one"]).status == 0)
-        let grown = try cli.run(["ask", "-c", "--on-overflow=grow", Self.large])
+        #expect(try await cli.run(["ask", "echo:one"]).status == 0)
+        let grown = try await cli.run(["ask", "-c", "--on-overflow=grow", Self.large])
         #expect(grown.status == 0, "\(grown)")
-        let ps = try cli.run(["ps"])
+        let ps = try await cli.run(["ps"])
         #expect(
             ps.output.contains("8,192") && !ps.output.contains("4,096"),
             "one instance, with the larger context: \(ps.output)")

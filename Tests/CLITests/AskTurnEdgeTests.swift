@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `ask` at the turn's edges: a reader that goes away early, and the load policy.
-@Suite struct AskTurnEdgeTests {
+@Suite(.spawnsProcesses) struct AskTurnEdgeTests {
     /// Starts `ask` on a reply that sends three deltas and then goes quiet for 30 s (only the test can end it early),
     /// standard output on a pipe, and reads its first 8 bytes.
     static func askReadingEightBytes(_ cli: CLI, errors: Pipe) throws -> (Process, Pipe, Data) {
@@ -27,14 +27,14 @@ import Testing
     }
 
     /// `llmster ask … | head -c 8`: the reader closes after 8 bytes while the reply is still coming.
-    @Test func aReaderThatClosesEarlyLeavesWhatArrivedSavedAndTheIncompleteStatus() throws {
+    @Test func aReaderThatClosesEarlyLeavesWhatArrivedSavedAndTheIncompleteStatus() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let errors = Pipe()
         let (process, output, head) = try Self.askReadingEightBytes(cli, errors: errors)
         try output.fileHandleForReading.close()
-        process.waitUntilExit()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        await process.waitForExit()
+        let stderr = String(decoding: await errors.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         #expect(String(decoding: head, as: UTF8.self) == "w0 w1 w2")
         #expect(
             process.terminationReason == .exit && process.terminationStatus == 6,
@@ -48,25 +48,25 @@ import Testing
         #expect(reply.error == "Output closed; the text received so far is kept.")
     }
 
-    @Test func ctrlCWithOutputPipedExitsInterrupted() throws {
+    @Test func ctrlCWithOutputPipedExitsInterrupted() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let (process, output, _) = try Self.askReadingEightBytes(cli, errors: Pipe())
         kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
+        await process.waitForExit()
         withExtendedLifetime(output) {}
         #expect(process.terminationReason == .exit && process.terminationStatus == 130)
     }
 
     /// Ctrl-C on `ask | cat` interrupts the reader too: the closed pipe does not turn the interruption into SIGPIPE's
     /// 141 or the incomplete reply's 6.
-    @Test func ctrlCThatAlsoEndsTheReaderExitsInterrupted() throws {
+    @Test func ctrlCThatAlsoEndsTheReaderExitsInterrupted() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let (process, output, _) = try Self.askReadingEightBytes(cli, errors: Pipe())
         kill(process.processIdentifier, SIGINT)
         try output.fileHandleForReading.close()
-        process.waitUntilExit()
+        await process.waitForExit()
         #expect(
             process.terminationReason == .exit && process.terminationStatus == 130,
             "\(process.terminationReason.rawValue)/\(process.terminationStatus)")
@@ -76,15 +76,15 @@ import Testing
     @Test func askLoadsItsModelAndUnloadsThePreviousChatModel() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "-m", "acme/tiny-1b", "echo:one"]).status == 0)
-        #expect(try cli.run(["ask", "-m", "acme/thinker-8b", "echo:two"]).status == 0)
-        let ps = try cli.run(["ps"])
+        #expect(try await cli.run(["ask", "-m", "acme/tiny-1b", "echo:one"]).status == 0)
+        #expect(try await cli.run(["ask", "-m", "acme/thinker-8b", "echo:two"]).status == 0)
+        let ps = try await cli.run(["ps"])
         #expect(
             ps.output.contains("acme/thinker-8b") && !ps.output.contains("acme/tiny-1b"),
             "one chat model loaded: \(ps.output)")
         try cli.sandbox.write("keep_previous_models = true\n", to: "config/llmster/config")
-        #expect(try cli.run(["ask", "-m", "acme/toolsmith-12b", "echo:three"]).status == 0)
-        let kept = try cli.run(["ps"])
+        #expect(try await cli.run(["ask", "-m", "acme/toolsmith-12b", "echo:three"]).status == 0)
+        let kept = try await cli.run(["ps"])
         #expect(
             kept.output.contains("acme/thinker-8b") && kept.output.contains("acme/toolsmith-12b"),
             "kept: \(kept.output)")
@@ -95,10 +95,10 @@ import Testing
     @Test func askContinuingLoadsTheConversationsModelUnderThePolicy() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "-m", "acme/thinker-8b", "echo:one"]).status == 0)
-        #expect(try cli.run(["ask", "--no-save", "-m", "acme/tiny-1b", "echo:elsewhere"]).status == 0)
-        #expect(try cli.run(["ask", "-c", "echo:two"]).status == 0)
-        let ps = try cli.run(["ps"])
+        #expect(try await cli.run(["ask", "-m", "acme/thinker-8b", "echo:one"]).status == 0)
+        #expect(try await cli.run(["ask", "--no-save", "-m", "acme/tiny-1b", "echo:elsewhere"]).status == 0)
+        #expect(try await cli.run(["ask", "-c", "echo:two"]).status == 0)
+        let ps = try await cli.run(["ps"])
         #expect(
             ps.output.contains("acme/thinker-8b") && !ps.output.contains("acme/tiny-1b"),
             "one chat model loaded: \(ps.output)")

@@ -5,23 +5,23 @@ import TestSupport
 import Testing
 
 /// `ask` after a failed first send, and `show` with alternatives.
-@Suite struct BranchingCommandTests {
+@Suite(.spawnsProcesses) struct BranchingCommandTests {
     @Test(arguments: ["HTTP error", "server down"])
-    func aFailedFirstAskLeavesNoUntitledChat(failure: String) throws {
+    func aFailedFirstAskLeavesNoUntitledChat(failure: String) async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: failure == "server down" ? "http://127.0.0.1:\(unusedPort())" : fixture.url)
-        let result = try cli.run(["ask", "[[sim:status=500]] hello"])
+        let result = try await cli.run(["ask", "[[sim:status=500]] hello"])
         #expect(result.status != 0, "\(result)")
         #expect(!result.errors.isEmpty)
-        let chats = try cli.run(["chats", "--json"])
+        let chats = try await cli.run(["chats", "--json"])
         let list = try JSONSerialization.jsonObject(with: Data(chats.output.utf8)) as? [[String: Any]]
         #expect(list?.isEmpty == true, "\(chats.output)")
     }
 
-    @Test func showMarksRepliesWithAlternativesAndListsThem() throws {
+    @Test func showMarksRepliesWithAlternativesAndListsThem() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "echo:alpha"]).status == 0)
+        #expect(try await cli.run(["ask", "echo:alpha"]).status == 0)
         do {
             let library = try LibraryStore(path: cli.sandbox.libraryPath)
             let conversation = try #require(try library.conversations().first)
@@ -30,11 +30,11 @@ import Testing
             try library.appendMessage(
                 conversationId: conversation.id, role: .assistant, MessageContent(text: "second answer"))
         }
-        let plain = try cli.run(["show", "echo:alpha"])
+        let plain = try await cli.run(["show", "echo:alpha"])
         #expect(plain.output.contains("(2 of 2)"), "\(plain.output)")
         #expect(plain.output.contains("second answer"))
         #expect(!plain.output.contains("\nalpha\n"), "the replaced answer is not in the transcript")
-        let full = try cli.run(["show", "echo:alpha", "--alternatives"])
+        let full = try await cli.run(["show", "echo:alpha", "--alternatives"])
         #expect(full.output.contains("Alternative 1 of 2"), "\(full.output)")
         #expect(full.output.contains("\nalpha\n"))
     }

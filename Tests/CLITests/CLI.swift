@@ -24,8 +24,8 @@ struct CLI {
     var environment: [String: String] { sandbox.environment(server: server, extra: extraEnvironment) }
 
     /// Runs `llmster ARGUMENTS` to completion.
-    func run(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
-        try ProcessRunner.run(try BuiltProduct.path("llmster"), arguments, environment: environment, input: input)
+    func run(_ arguments: [String], input: String? = nil) async throws -> ProcessResult {
+        try await ProcessRunner.run(try BuiltProduct.path("llmster"), arguments, environment: environment, input: input)
     }
 
     /// Starts `llmster ARGUMENTS` without waiting.

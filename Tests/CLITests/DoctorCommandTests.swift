@@ -3,7 +3,7 @@ import Simulator
 import TestSupport
 import Testing
 
-@Suite struct DoctorCommandTests {
+@Suite(.spawnsProcesses) struct DoctorCommandTests {
     let snapshots = snapshotDirectory(for: #filePath)
 
     /// The report with timings masked, so it can be compared with a golden file.
@@ -14,34 +14,34 @@ import Testing
         .replacingOccurrences(of: #"answered in \d+ ms"#, with: "answered in N ms", options: .regularExpression)
     }
 
-    @Test func healthyServer() throws {
+    @Test func healthyServer() async throws {
         let fixture = try SimulatorFixture()
-        let result = try CLI(server: fixture.url).run(["doctor"])
+        let result = try await CLI(server: fixture.url).run(["doctor"])
         #expect(result.status == 0, "\(result)")
         assertGolden(masked(result.output, server: fixture.url), named: "doctor-ok", in: snapshots)
     }
 
-    @Test func unreachableExitsThree() throws {
-        let result = try CLI(server: "http://127.0.0.1:\(unusedPort())").run(["doctor"])
+    @Test func unreachableExitsThree() async throws {
+        let result = try await CLI(server: "http://127.0.0.1:\(unusedPort())").run(["doctor"])
         #expect(result.status == 3)
         #expect(result.output.contains("FAIL  reachable"))
         #expect(result.output.contains("lms server start"))
         #expect(result.output.contains("llmster --demo"))
     }
 
-    @Test func missingTokenExitsFour() throws {
+    @Test func missingTokenExitsFour() async throws {
         let fixture = try SimulatorFixture(SimulatorOptions(requireToken: "sk-lm-abcd1234:abcdefghij0123456789"))
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["doctor"])
+        let result = try await cli.run(["doctor"])
         #expect(result.status == 4)
         assertGolden(
             masked(result.output, server: fixture.url, sandbox: cli.sandbox.root), named: "doctor-token-missing",
             in: snapshots)
     }
 
-    @Test func legacyServerExitsThree() throws {
+    @Test func legacyServerExitsThree() async throws {
         let fixture = try SimulatorFixture(SimulatorOptions(legacy: true))
-        let result = try CLI(server: fixture.url).run(["doctor"])
+        let result = try await CLI(server: fixture.url).run(["doctor"])
         #expect(result.status == 3)
         #expect(result.output.contains("0.4 or newer"))
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// Every example command line in README.md's Usage section and in man/llmster.1's EXAMPLES runs, in order,
 /// against the simulator with a sandboxed HOME, and succeeds: a broken example fails the build.
-@Suite struct DocumentationExampleTests {
+@Suite(.spawnsProcesses) struct DocumentationExampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
@@ -34,21 +34,22 @@ import Testing
 
     /// Runs `line` with /bin/sh in the sandbox; `restore`, which asks before replacing the library, runs on a
     /// pseudo-terminal and is answered yes.
-    func run(_ line: String, environment: [String: String], directory: String) throws -> (status: Int32, output: String)
-    {
+    func run(_ line: String, environment: [String: String], directory: String) async throws -> (
+        status: Int32, output: String
+    ) {
         let script = "cd '\(directory)' && " + line
         if line.hasPrefix("llmster restore "), !line.contains("--yes") {
             let terminal = try Pseudoterminal("/bin/sh", ["-c", script], environment: environment)
-            _ = try terminal.waitFor("[y/N] ")
+            _ = try await terminal.waitFor("[y/N] ")
             terminal.send("y\r")
-            return (try terminal.waitForExit(), terminal.text)
+            return (try await terminal.waitForExit(), terminal.text)
         }
-        let result = try ProcessRunner.run("/bin/sh", ["-c", script], environment: environment)
+        let result = try await ProcessRunner.run("/bin/sh", ["-c", script], environment: environment)
         return (result.status, result.output + result.errors)
     }
 
     @Test(arguments: ["README.md", "man/llmster.1"])
-    func everyExampleRuns(document: String) throws {
+    func everyExampleRuns(document: String) async throws {
         let examples = document == "README.md" ? try Self.readmeExamples() : try Self.manExamples()
         #expect(examples.count >= 10, "\(examples)")
         let fixture = try SimulatorFixture()
@@ -70,7 +71,7 @@ import Testing
         for example in examples {
             #expect(
                 example.hasPrefix("llmster") || example.contains("| llmster"), "an example runs llmster: \(example)")
-            let result = try run(example, environment: environment, directory: sandbox.root)
+            let result = try await run(example, environment: environment, directory: sandbox.root)
             #expect(result.status == 0, "\(document): `\(example)` exited \(result.status):\n\(result.output)")
         }
     }

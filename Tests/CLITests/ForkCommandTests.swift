@@ -5,34 +5,34 @@ import Testing
 
 /// `llmster fork`, `/fork` and rpc `conversations/fork`: a new conversation from an earlier reply, continuing from
 /// that reply's server context, with the original untouched.
-@Suite struct ForkCommandTests {
+@Suite(.spawnsProcesses) struct ForkCommandTests {
     /// A conversation of three turns; returns its title and the response ids of its three replies.
-    private func threeTurns(_ cli: CLI, _ fixture: SimulatorFixture) throws -> [String] {
-        #expect(try cli.run(["ask", "echo:one"]).status == 0)
-        #expect(try cli.run(["ask", "-c", "echo:two"]).status == 0)
-        #expect(try cli.run(["ask", "-c", "echo:three"]).status == 0)
+    private func threeTurns(_ cli: CLI, _ fixture: SimulatorFixture) async throws -> [String] {
+        #expect(try await cli.run(["ask", "echo:one"]).status == 0)
+        #expect(try await cli.run(["ask", "-c", "echo:two"]).status == 0)
+        #expect(try await cli.run(["ask", "-c", "echo:three"]).status == 0)
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
         return try library.messages(conversationId: conversation.id).filter { $0.role == .assistant }.compactMap(
             \.responseId)
     }
 
-    @Test func aForkHoldsTurnsUpToItsReplyAndContinuesFromThere() throws {
+    @Test func aForkHoldsTurnsUpToItsReplyAndContinuesFromThere() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let responses = try threeTurns(cli, fixture)
+        let responses = try await threeTurns(cli, fixture)
         #expect(responses.count == 3)
-        let forked = try cli.run(["fork", "echo:one", "--at", "2", "--title", "Side path"])
+        let forked = try await cli.run(["fork", "echo:one", "--at", "2", "--title", "Side path"])
         #expect(forked.status == 0, "\(forked)")
         #expect(forked.output.contains("Forked as Side path"), "\(forked)")
-        #expect(try cli.run(["ask", "--chat", "Side path", "echo:branching off"]).status == 0)
+        #expect(try await cli.run(["ask", "--chat", "Side path", "echo:branching off"]).status == 0)
         #expect(
             fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == responses[1],
             "the fork continues from reply 2's context")
-        let show = try cli.run(["show", "Side path"])
+        let show = try await cli.run(["show", "Side path"])
         #expect(show.output.contains("forked from echo:one at reply 2"), "\(show.output)")
         #expect(show.output.contains("echo:two") && !show.output.contains("echo:three"), "\(show.output)")
-        let original = try cli.run(["show", "echo:one"])
+        let original = try await cli.run(["show", "echo:one"])
         #expect(
             original.output.contains("echo:three") && !original.output.contains("branching off"),
             "the original is untouched")
@@ -42,58 +42,59 @@ import Testing
 
     /// A conversation with no title reads `Untitled` in `chats`, in `show`'s heading and in `--json`'s
     /// `display_title`, as the REPL and the editors show it (the engine's one rule).
-    @Test func anUntitledConversationIsShownAsUntitledByTheCommands() throws {
+    @Test func anUntitledConversationIsShownAsUntitledByTheCommands() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "echo:one"]).status == 0)
+        #expect(try await cli.run(["ask", "echo:one"]).status == 0)
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
         try library.rename(conversationId: conversation.id, to: "")
-        let chats = try cli.run(["chats"])
+        let chats = try await cli.run(["chats"])
         #expect(chats.output.contains(String(conversation.id.prefix(8)) + "  Untitled"), "\(chats.output)")
-        #expect(try cli.run(["show", String(conversation.id.prefix(8))]).output.hasPrefix("# Untitled\n"))
-        #expect(try cli.run(["chats", "--json"]).output.contains(#""display_title":"Untitled""#))
+        #expect(try await cli.run(["show", String(conversation.id.prefix(8))]).output.hasPrefix("# Untitled\n"))
+        #expect(try await cli.run(["chats", "--json"]).output.contains(#""display_title":"Untitled""#))
     }
 
-    @Test func aReplyThatDoesNotExistIsRefusedAndNothingIsMade() throws {
+    @Test func aReplyThatDoesNotExistIsRefusedAndNothingIsMade() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        _ = try threeTurns(cli, fixture)
-        let refused = try cli.run(["fork", "echo:one", "--at", "4"])
+        _ = try await threeTurns(cli, fixture)
+        let refused = try await cli.run(["fork", "echo:one", "--at", "4"])
         #expect(refused.status == 5, "not found")
         #expect(refused.errors.contains("There is no reply 4: this conversation has 3 replies"), "\(refused)")
-        #expect(try cli.run(["fork", "echo:one", "--at", "zero"]).errors.contains("--at must be a positive number"))
+        #expect(
+            try await cli.run(["fork", "echo:one", "--at", "zero"]).errors.contains("--at must be a positive number"))
         #expect(try LibraryStore(path: cli.sandbox.libraryPath).conversations().count == 1)
     }
 
-    @Test func replForkSwitchesToTheForkAtTheReplyNamed() throws {
+    @Test func replForkSwitchesToTheForkAtTheReplyNamed() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let responses = try threeTurns(cli, fixture)
+        let responses = try await threeTurns(cli, fixture)
         let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), ["-c"], environment: cli.environment)
-        _ = try terminal.waitFor("› ")
+        _ = try await terminal.waitFor("› ")
         var mark = terminal.mark
         terminal.send("/fork 1\r")
-        let forked = try terminal.waitFor("› ", after: mark + 8)
+        let forked = try await terminal.waitFor("› ", after: mark + 8)
         #expect(forked.contains("Forked at reply 1 as echo:one (fork); echo:one is unchanged"), "\(forked)")
         mark = terminal.mark
         terminal.send("echo:from the first answer\r")
-        _ = try terminal.waitFor("› ", after: mark + 28)
+        _ = try await terminal.waitFor("› ", after: mark + 28)
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == responses[0])
         mark = terminal.mark
         terminal.send("/chats\r")
-        let listed = try terminal.waitFor("› ", after: mark + 7)
+        let listed = try await terminal.waitFor("› ", after: mark + 7)
         #expect(
             listed.contains("echo:one (fork of echo:one at reply 1)") && !listed.contains("(fork) (fork of"),
             "\(listed)")
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0)
+        #expect(try await terminal.waitForExit() == 0)
     }
 
-    @Test func rpcForksAndSaysWhereFrom() throws {
+    @Test func rpcForksAndSaysWhereFrom() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        _ = try threeTurns(cli, fixture)
+        _ = try await threeTurns(cli, fixture)
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let source = try #require(try library.conversations().first)
         let requests = """
@@ -103,7 +104,7 @@ import Testing
             {"jsonrpc":"2.0","id":3,"method":"shutdown"}
 
             """
-        let result = try cli.run(["rpc"], input: requests)
+        let result = try await cli.run(["rpc"], input: requests)
         let lines = result.output.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
@@ -119,34 +120,34 @@ import Testing
 
     /// After the server restarted, a fork's first message meets the lost context as any conversation does: it is
     /// explained, and a fresh context continues.
-    @Test func aForkAfterARestartOffersAFreshContext() throws {
+    @Test func aForkAfterARestartOffersAFreshContext() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        _ = try threeTurns(cli, fixture)
+        _ = try await threeTurns(cli, fixture)
         fixture.simulator.reset()
-        #expect(try cli.run(["fork", "echo:one", "--at", "1", "--title", "After restart"]).status == 0)
-        let lost = try cli.run(["ask", "--chat", "After restart", "echo:still there?"])
+        #expect(try await cli.run(["fork", "echo:one", "--at", "1", "--title", "After restart"]).status == 0)
+        let lost = try await cli.run(["ask", "--chat", "After restart", "echo:still there?"])
         #expect(lost.status == 1, "\(lost)")
         #expect(
             lost.errors.contains("no longer has this conversation's context")
                 && lost.errors.contains("--fresh-context"), "\(lost)")
-        let fresh = try cli.run(["ask", "--chat", "After restart", "--fresh-context"])
+        let fresh = try await cli.run(["ask", "--chat", "After restart", "--fresh-context"])
         #expect(fresh.status == 0, "\(fresh)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == nil)
     }
 
-    @Test func listingsMarkForksWithWhereTheyCameFrom() throws {
+    @Test func listingsMarkForksWithWhereTheyCameFrom() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        _ = try threeTurns(cli, fixture)
-        #expect(try cli.run(["fork", "echo:one", "--at", "2", "--title", "Side path"]).status == 0)
-        let chats = try cli.run(["chats"])
+        _ = try await threeTurns(cli, fixture)
+        #expect(try await cli.run(["fork", "echo:one", "--at", "2", "--title", "Side path"]).status == 0)
+        let chats = try await cli.run(["chats"])
         let lines = chats.output.split(separator: "\n")
         #expect(lines.contains { $0.contains("Side path (fork of echo:one at reply 2)") }, "\(chats.output)")
         #expect(
             lines.contains { $0.contains("echo:one") && !$0.contains("fork of") },
             "the source is no fork: \(chats.output)")
-        let json = try cli.run(["chats", "--json"])
+        let json = try await cli.run(["chats", "--json"])
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
         let fork = try #require(objects.first { $0["title"] as? String == "Side path" })
         let origin = try #require(fork["forked_from"] as? [String: Any], "\(fork)")
@@ -159,7 +160,7 @@ import Testing
             {"jsonrpc":"2.0","id":2,"method":"shutdown"}
 
             """
-        let rpc = try cli.run(["rpc"], input: requests)
+        let rpc = try await cli.run(["rpc"], input: requests)
         let replies = rpc.output.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
@@ -171,21 +172,21 @@ import Testing
         #expect(list.first { $0["title"] as? String == "echo:one" }?["forkedFrom"] is NSNull)
     }
 
-    @Test func aBackupAndItsRestoreKeepWhereAForkCameFrom() throws {
+    @Test func aBackupAndItsRestoreKeepWhereAForkCameFrom() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        _ = try threeTurns(cli, fixture)
-        #expect(try cli.run(["fork", "echo:one", "--at", "1", "--title", "Side path"]).status == 0)
+        _ = try await threeTurns(cli, fixture)
+        #expect(try await cli.run(["fork", "echo:one", "--at", "1", "--title", "Side path"]).status == 0)
         let archive = cli.sandbox.root + "/library.llmster-backup"
-        #expect(try cli.run(["backup", "-o", archive]).status == 0)
+        #expect(try await cli.run(["backup", "-o", archive]).status == 0)
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: cli.sandbox.libraryPath + suffix)
         }
-        #expect(try cli.run(["ask", "echo:a new library"]).status == 0)
-        #expect(!(try cli.run(["chats"]).output.contains("Side path")))
-        let restored = try cli.run(["restore", archive, "--yes"])
+        #expect(try await cli.run(["ask", "echo:a new library"]).status == 0)
+        #expect(!(try await cli.run(["chats"]).output.contains("Side path")))
+        let restored = try await cli.run(["restore", archive, "--yes"])
         #expect(restored.status == 0, "\(restored)")
-        #expect(try cli.run(["show", "Side path"]).output.contains("forked from echo:one at reply 1"))
-        #expect(try cli.run(["chats"]).output.contains("Side path (fork of echo:one at reply 1)"))
+        #expect(try await cli.run(["show", "Side path"]).output.contains("forked from echo:one at reply 1"))
+        #expect(try await cli.run(["chats"]).output.contains("Side path (fork of echo:one at reply 1)"))
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// The findings of an adversarial pass against a hostile LM Studio stand-in, each kept as a scenario of the
 /// simulator: control sequences in the model list, a final event that drops what streamed, stats no 64-bit integer
 /// holds, and concurrent writers of one conversation.
-@Suite struct HostileServerTests {
+@Suite(.spawnsProcesses) struct HostileServerTests {
     /// Whether `text` holds a control character a terminal would act on (C0 but newline and tab, DEL, C1, bidi controls).
     static func rawControl(in text: String) -> Unicode.Scalar? {
         text.unicodeScalars.first { scalar in
@@ -26,14 +26,14 @@ import Testing
         return try SimulatorFixture(options)
     }
 
-    @Test func everyCommandNamingAModelTitleOrFolderPrintsNoRawControlCharacter() throws {
+    @Test func everyCommandNamingAModelTitleOrFolderPrintsNoRawControlCharacter() async throws {
         let fixture = try Self.hostileSimulator()
         let cli = try CLI(server: fixture.url)
         let title = "Clip \u{1B}]52;c;cHduZWQ=\u{07} title \u{1B}]0;pwned\u{07} \u{9B}31m \u{202E}rtl"
         let folder = "Folder\u{1B}[2J\u{85}\u{202E}"
-        let asked = try cli.run(["ask", "-m", HostileScenarios.modelKey, "--folder", folder, title + "\necho:hi"])
+        let asked = try await cli.run(["ask", "-m", HostileScenarios.modelKey, "--folder", folder, title + "\necho:hi"])
         #expect(asked.status == 0, "\(asked)")
-        let chat = try AskCommandTests().latestConversation(cli)
+        let chat = try await AskCommandTests().latestConversation(cli)
         let runs: [[String]] = [
             ["models"], ["ps"], ["chats"], ["chats", "--folder", folder], ["show", chat],
             ["show", chat, "--alternatives"],
@@ -42,7 +42,7 @@ import Testing
             ["export", "no such \u{1B}]0;x\u{07} chat"]
         ]
         for arguments in runs {
-            let result = try cli.run(arguments)
+            let result = try await cli.run(arguments)
             for (stream, text) in [("stdout", result.output), ("stderr", result.errors)] {
                 let raw = Self.rawControl(in: text)
                 #expect(
@@ -51,11 +51,11 @@ import Testing
                 )
             }
         }
-        let models = try cli.run(["__complete", "models"])
+        let models = try await cli.run(["__complete", "models"])
         #expect(
             models.output.contains("evil/␛]52;c;cHduZWQ=␇"),
             "the hostile key is offered, inert: \(models.output.debugDescription)")
-        let suggestion = try cli.run(["ask", "-m", "evil/", "hi"])
+        let suggestion = try await cli.run(["ask", "-m", "evil/", "hi"])
         #expect(suggestion.errors.contains("did you mean evil/␛]52"), "\(suggestion)")
     }
 
@@ -65,11 +65,11 @@ import Testing
         ("tools final-drop=tools", "echo:after the tools")
     ])
     func aFinalEventDroppingWhatStreamedKeepsTheStreamedVersionAsAnAlternative(directives: String, prompt: String)
-        throws
+        async throws
     {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["ask", "[[sim:\(directives)]] \(prompt)"])
+        let result = try await cli.run(["ask", "[[sim:\(directives)]] \(prompt)"])
         #expect(result.status == 0, "\(result)")
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.mostRecentConversation())
@@ -92,14 +92,14 @@ import Testing
             #expect(try library.toolCalls(messageId: reply.id).isEmpty)
             #expect(try library.toolCalls(messageId: kept.id).map(\.name) == ["search_docs", "open_browser"])
         }
-        let show = try cli.run(["show", conversation.id])
+        let show = try await cli.run(["show", conversation.id])
         #expect(show.output.contains("the streamed version is kept as alternative 1 of 2"), "\(show)")
     }
 
-    @Test func aLongStreamedAnswerTheFinalEventEmptiesIsKeptWhole() throws {
+    @Test func aLongStreamedAnswerTheFinalEventEmptiesIsKeptWhole() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["ask", "[[sim:large=3000000 final-drop=answer]] write a lot"])
+        let result = try await cli.run(["ask", "[[sim:large=3000000 final-drop=answer]] write a lot"])
         #expect(result.status == 0, "\(result.status) \(result.errors)")
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.mostRecentConversation())
@@ -111,29 +111,29 @@ import Testing
             "\(kept.text.utf8.count) bytes kept")
     }
 
-    @Test func statsBeyondInt64AreAnUnreadableEventNamingTheField() throws {
+    @Test func statsBeyondInt64AreAnUnreadableEventNamingTheField() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["ask", "[[sim:overflow-stats]] echo:counted"])
+        let result = try await cli.run(["ask", "[[sim:overflow-stats]] echo:counted"])
         #expect(result.status == 6, "the reply is not complete: \(result)")
         #expect(result.errors.contains("could not read"), "\(result.errors)")
         #expect(result.errors.contains("result.stats.input_tokens"), "the field is named: \(result.errors)")
         #expect(!result.errors.contains("stream ended before"), "\(result.errors)")
     }
 
-    @Test func aSecondWriterOfAConversationBeingAnsweredIsRefusedNamingTheFirst() throws {
+    @Test func aSecondWriterOfAConversationBeingAnsweredIsRefusedNamingTheFirst() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        try #require(try cli.run(["ask", "echo:first"]).status == 0)
+        try #require(try await cli.run(["ask", "echo:first"]).status == 0)
         let asking = try cli.start(["ask", "-c", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"])
-        try AskCommandTests().waitForPartialReply(in: cli, containing: "alpha")
-        let refused = try cli.run(["ask", "-c", "echo:second writer"])
+        try await AskCommandTests().waitForPartialReply(in: cli, containing: "alpha")
+        let refused = try await cli.run(["ask", "-c", "echo:second writer"])
         #expect(refused.status == 1, "\(refused)")
         #expect(
             refused.errors.contains("is being answered by process \(asking.process.processIdentifier)"), "\(refused)")
         asking.signal(SIGTERM)
-        #expect(asking.wait().status == 143)
-        let after = try cli.run(["ask", "-c", "echo:third"])
+        await #expect(asking.wait().status == 143)
+        let after = try await cli.run(["ask", "-c", "echo:third"])
         #expect(after.status == 0, "the lock went with its writer: \(after)")
         let library = try LibraryStore(path: cli.sandbox.libraryPath)
         let conversation = try #require(try library.mostRecentConversation())
@@ -141,12 +141,13 @@ import Testing
         #expect(!texts.contains { $0.contains("second writer") }, "the refused turn was not saved: \(texts)")
     }
 
-    @Test func tenParallelAsksOnOneConversationNeverInterleaveItsTurns() throws {
+    @Test func tenParallelAsksOnOneConversationNeverInterleaveItsTurns() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        try #require(try cli.run(["ask", "echo:start"]).status == 0)
+        try #require(try await cli.run(["ask", "echo:start"]).status == 0)
         let asks = try (0..<10).map { try cli.start(["ask", "-c", "[[sim:stall=0.5]] echo:same\($0)"]) }
-        let results = asks.map { $0.wait() }
+        var results: [ProcessResult] = []
+        for ask in asks { results.append(await ask.wait()) }
         for result in results where result.status != 0 {
             #expect(result.status == 1 && result.errors.contains("is being answered by"), "\(result)")
         }
@@ -168,12 +169,12 @@ import Testing
 }
 
 extension HostileServerTests {
-    @Test func anIdleRpcHoldsTheLibrarySoARestoreRefusesNamingIt() throws {
+    @Test func anIdleRpcHoldsTheLibrarySoARestoreRefusesNamingIt() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        try #require(try cli.run(["ask", "echo:first"]).status == 0)
+        try #require(try await cli.run(["ask", "echo:first"]).status == 0)
         let backup = cli.sandbox.root + "/library.backup"
-        try #require(try cli.run(["backup", "-o", backup]).status == 0)
+        try #require(try await cli.run(["backup", "-o", backup]).status == 0)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltProduct.path("llmster"))
         process.arguments = ["rpc"]
@@ -193,28 +194,29 @@ extension HostileServerTests {
             received += String(decoding: chunk, as: UTF8.self)
         }
         #expect(received.contains(#""id":1"#), "\(received)")
-        let refused = try cli.run(["restore", backup, "--yes"])
+        let refused = try await cli.run(["restore", backup, "--yes"])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.errors.contains("in use by process \(process.processIdentifier) (llmster rpc)"), "\(refused)")
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        #expect(try cli.run(["restore", backup, "--yes"]).status == 0, "once the editor quit, the restore goes ahead")
+        await process.waitForExit()
+        #expect(
+            try await cli.run(["restore", backup, "--yes"]).status == 0, "once the editor quit, the restore goes ahead")
     }
 }
 
 extension HostileServerTests {
     /// An encrypted backup whose header asks for a costly key derivation: the cost is stated before the password is
     /// used, and a ceiling refuses it before anything is derived.
-    @Test func restoreStatesTheKeyDerivationCostAndACeilingRefusesACostlierOne() throws {
+    @Test func restoreStatesTheKeyDerivationCostAndACeilingRefusesACostlierOne() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url, environment: ["LLMSTER_BACKUP_PASSWORD": "correct horse"])
-        try #require(try cli.run(["ask", "echo:keep me"]).status == 0)
+        try #require(try await cli.run(["ask", "echo:keep me"]).status == 0)
         let backup = cli.sandbox.root + "/costly.backup"
         try LibraryBackup.write(
             libraryPath: cli.sandbox.libraryPath, to: backup, password: Array("correct horse".utf8),
             limits: .interactive)
 
-        let refused = try cli.run(["restore", backup, "--yes", "--max-kdf-memory", "32M"])
+        let refused = try await cli.run(["restore", backup, "--yes", "--max-kdf-memory", "32M"])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.errors.contains("asks for 64 MiB of memory"), "\(refused)")
         #expect(refused.errors.contains("above the ceiling of 32 MiB"), "\(refused)")
@@ -223,10 +225,10 @@ extension HostileServerTests {
         #expect(!files.contains { $0.contains("restoring") }, "nothing was built: \(files)")
 
         try cli.sandbox.write("max_kdf_memory = 16M\n", to: "config/llmster/config")
-        let configured = try cli.run(["restore", backup, "--yes"])
+        let configured = try await cli.run(["restore", backup, "--yes"])
         #expect(configured.status == 1 && configured.errors.contains("above the ceiling of 16 MiB"), "\(configured)")
 
-        let restored = try cli.run(["restore", backup, "--yes", "--max-kdf-memory", "1G"])
+        let restored = try await cli.run(["restore", backup, "--yes", "--max-kdf-memory", "1G"])
         #expect(restored.status == 0, "\(restored)")
         #expect(
             restored.errors.contains("Deriving this backup's key takes 64 MiB of memory, 2 passes (Argon2id)"),

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct IntegrationTests {
+@Suite(.spawnsProcesses) struct IntegrationTests {
     static let secret = "Bearer top-secret-value-42"
 
     /// A CLI whose config names a plugin and an MCP server, with the server's header secret in the credentials file.
@@ -19,10 +19,10 @@ import Testing
         return cli
     }
 
-    @Test func requestCarriesIntegrationsExactlyAsConfiguredAndNoneWhenOff() throws {
+    @Test func requestCarriesIntegrationsExactlyAsConfiguredAndNoneWhenOff() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture)
-        let first = try cli.run(["ask", "--integration", "playwright", "--integration", "docs", "echo:hi"])
+        let first = try await cli.run(["ask", "--integration", "playwright", "--integration", "docs", "echo:hi"])
         #expect(first.status == 0, "\(first)")
         #expect(first.errors.contains("may contact external services"), "the first use is announced")
         let request = try #require(fixture.requests(to: "/api/v1/chat").last)
@@ -37,55 +37,57 @@ import Testing
         #expect(integrations[1]["server_url"] as? String == "https://docs.example.com/mcp")
         #expect((integrations[1]["headers"] as? [String: String])?["Authorization"] == Self.secret)
 
-        let again = try cli.run(["ask", "-c", "echo:again"])
+        let again = try await cli.run(["ask", "-c", "echo:again"])
         #expect(again.status == 0)
         #expect(!again.errors.contains("may contact external services"), "said once per conversation")
         #expect(
             fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == true, "the choice is saved")
 
-        #expect(try cli.run(["ask", "-c", "--integration", "none", "echo:off"]).status == 0)
+        #expect(try await cli.run(["ask", "-c", "--integration", "none", "echo:off"]).status == 0)
         #expect(fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == false)
-        #expect(try cli.run(["ask", "echo:new"]).status == 0)
+        #expect(try await cli.run(["ask", "echo:new"]).status == 0)
         #expect(
             fixture.requests(to: "/api/v1/chat").last?.bodyKeys.contains("integrations") == false,
             "absent unless enabled")
     }
 
-    @Test func secretsNeverReachTheLibraryOrJSONOutput() throws {
+    @Test func secretsNeverReachTheLibraryOrJSONOutput() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture)
-        #expect(try cli.run(["ask", "--integration", "docs", "echo:hi"]).status == 0)
+        #expect(try await cli.run(["ask", "--integration", "docs", "echo:hi"]).status == 0)
         let library = try Data(contentsOf: URL(fileURLWithPath: cli.sandbox.libraryPath))
         #expect(library.range(of: Data("top-secret-value-42".utf8)) == nil)
-        for arguments in [["chats", "--json"], ["show", try AskCommandTests().latestConversation(cli)], ["doctor"]] {
-            let result = try cli.run(arguments)
+        for arguments in await [
+            ["chats", "--json"], ["show", try AskCommandTests().latestConversation(cli)], ["doctor"]
+        ] {
+            let result = try await cli.run(arguments)
             #expect(!result.output.contains("top-secret") && !result.errors.contains("top-secret"), "\(arguments)")
         }
     }
 
-    @Test func unknownIntegrationIsAUsageError() throws {
+    @Test func unknownIntegrationIsAUsageError() async throws {
         let fixture = try SimulatorFixture()
-        let result = try configured(fixture).run(["ask", "--integration", "nope", "hi"])
+        let result = try await configured(fixture).run(["ask", "--integration", "nope", "hi"])
         #expect(result.status == 2)
         #expect(result.errors.contains("configured: docs, playwright"))
     }
 
     @Test(arguments: [("mcp-error", "Allow per-request MCPs"), ("plugin-error", "Allow calling servers from mcp.json")])
-    func connectionErrorsNameTheServerSetting(fault: String, setting: String) throws {
+    func connectionErrorsNameTheServerSetting(fault: String, setting: String) async throws {
         let fixture = try SimulatorFixture()
-        let result = try configured(fixture).run(["ask", "--integration", "docs", "[[sim:\(fault)]] hi"])
+        let result = try await configured(fixture).run(["ask", "--integration", "docs", "[[sim:\(fault)]] hi"])
         #expect(result.status == 6, "\(result)")
         #expect(result.errors.contains(setting))
     }
 
     /// Calling servers from mcp.json needs "Require Authentication" and a token (LM Studio's server settings), so the
     /// errors about plugins say so, whether the stream failed or the server refused the request.
-    @Test func pluginErrorsSayMcpJsonNeedsAuthenticationAndAToken() throws {
+    @Test func pluginErrorsSayMcpJsonNeedsAuthenticationAndAToken() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture)
-        let failed = try cli.run(["ask", "--integration", "playwright", "[[sim:plugin-error]] hi"])
+        let failed = try await cli.run(["ask", "--integration", "playwright", "[[sim:plugin-error]] hi"])
         #expect(failed.errors.contains("\"Require Authentication\" on and an API token"), "\(failed)")
-        let refused = try cli.run(["ask", "--integration", "playwright", "[[sim:integrations-off]] hi"])
+        let refused = try await cli.run(["ask", "--integration", "playwright", "[[sim:integrations-off]] hi"])
         #expect(refused.status != 0, "\(refused)")
         #expect(
             refused.errors.contains("Allow per-request MCPs")

@@ -5,7 +5,7 @@ import Testing
 
 /// `llmster import --from-lmstudio`: LM Studio's desktop chats, read from a fake home in the shape public converters
 /// read them (YorkieDev/lm-studio-conversation-converter), brought into the library once.
-@Suite struct LMStudioImportTests {
+@Suite(.spawnsProcesses) struct LMStudioImportTests {
     /// A chat with a system prompt, an image, an answer LM Studio regenerated (the second version chosen) with its
     /// reasoning, and generation figures; fields llmster does not read are there to be skipped.
     static let chat = #"""
@@ -60,13 +60,13 @@ import Testing
         return home
     }
 
-    @Test func lmStudioChatsArePreviewedThenImportedOnceWithBranchesFoldersAndImages() throws {
+    @Test func lmStudioChatsArePreviewedThenImportedOnceWithBranchesFoldersAndImages() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let home = try Self.fakeHome(cli)
         let before = try FileManager.default.contentsOfDirectory(atPath: home + "/.lmstudio/conversations").sorted()
 
-        let preview = try cli.run(["import", "--from-lmstudio", "--dry-run"])
+        let preview = try await cli.run(["import", "--from-lmstudio", "--dry-run"])
         #expect(preview.status == 0, "\(preview)")
         #expect(preview.output.contains("2 chats, 6 messages, 1 folder (Work)"), "\(preview.output)")
         #expect(preview.output.contains("1733000200000.conversation.json: not a JSON object"), "\(preview.output)")
@@ -76,7 +76,7 @@ import Testing
         #expect(!preview.output.contains("Imported"))
         #expect(try LibraryStore(path: cli.sandbox.libraryPath).conversations().isEmpty, "a dry run imports nothing")
 
-        let imported = try cli.run(["import", "--from-lmstudio"])
+        let imported = try await cli.run(["import", "--from-lmstudio"])
         #expect(imported.output.contains("Imported 2 chats."), "\(imported.output)")
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: home + "/.lmstudio/conversations").sorted() == before,
@@ -100,17 +100,17 @@ import Testing
         let notes = try #require(try library.conversations().first { $0.title == "Notes" })
         #expect(try notes.folderId.map { try library.folderPath(id: $0) } == "Work")
 
-        let again = try cli.run(["import", "--from-lmstudio=" + home + "/.lmstudio/conversations"])
+        let again = try await cli.run(["import", "--from-lmstudio=" + home + "/.lmstudio/conversations"])
         #expect(
             again.output.contains("2 imported before")
                 && again.output.contains("Imported 0 chats; 2 were imported before."), "\(again.output)")
         #expect(try library.conversations().count == 2, "nothing twice")
     }
 
-    @Test func aMissingDirectorySaysWhereItLooked() throws {
+    @Test func aMissingDirectorySaysWhereItLooked() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["import", "--from-lmstudio"])
+        let result = try await cli.run(["import", "--from-lmstudio"])
         #expect(
             result.status != 0
                 && result.errors.contains(".lmstudio/conversations is not a directory of LM Studio chats"), "\(result)")

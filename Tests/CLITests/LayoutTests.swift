@@ -4,14 +4,14 @@ import Testing
 
 /// Help and tables laid out to the terminal: hanging indents at word boundaries, columns that give way, and no
 /// line wider than the terminal, at 60, 80 and 100 columns.
-@Suite struct LayoutTests {
+@Suite(.spawnsProcesses) struct LayoutTests {
     /// Runs `llmster ARGUMENTS` on a `width`-column pseudo-terminal until `last` appears; returns its lines.
-    func onTerminal(_ cli: CLI, _ arguments: [String], width: Int, last: String) throws -> [String] {
+    func onTerminal(_ cli: CLI, _ arguments: [String], width: Int, last: String) async throws -> [String] {
         let terminal = try Pseudoterminal(
             try BuiltProduct.path("llmster"), arguments, environment: cli.environment,
             width: width, height: 50)
-        _ = try terminal.waitFor(last)
-        #expect(try terminal.waitForExit() == 0)
+        _ = try await terminal.waitFor(last)
+        #expect(try await terminal.waitForExit() == 0)
         return terminal.text.components(separatedBy: "\n")
     }
 
@@ -22,9 +22,9 @@ import Testing
     }
 
     @Test(arguments: [60, 80, 100])
-    func helpWrapsUnderItsColumnAtWordBoundaries(width: Int) throws {
+    func helpWrapsUnderItsColumnAtWordBoundaries(width: Int) async throws {
         let cli = try CLI(server: "http://127.0.0.1:9")
-        let lines = try onTerminal(cli, ["--help"], width: width, last: "143 terminated.")
+        let lines = try await onTerminal(cli, ["--help"], width: width, last: "143 terminated.")
         expectFits(lines, width: width, "llmster --help")
         let text = lines.joined(separator: "\n")
         let models = try #require(lines.firstIndex { $0.hasPrefix("  models ") })
@@ -50,33 +50,34 @@ import Testing
     }
 
     @Test(arguments: [60, 80, 100])
-    func everyCommandsHelpFitsTheWidth(width: Int) throws {
+    func everyCommandsHelpFitsTheWidth(width: Int) async throws {
         let cli = try CLI(server: "http://127.0.0.1:9", environment: ["COLUMNS": String(width)])
-        let help = try cli.run(["--help"]).output
+        let help = try await cli.run(["--help"]).output
         let commands = help.components(separatedBy: "\ncommands:\n")[1].components(separatedBy: "\n\n")[0]
             .split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { String($0.split(separator: " ")[0]) }
         #expect(commands.contains("ask") && commands.contains("completions"))
         for command in commands {
-            let result = try cli.run([command, "--help"])
+            let result = try await cli.run([command, "--help"])
             #expect(result.status == 0)
             expectFits(result.output.components(separatedBy: "\n"), width: width, "llmster \(command) --help")
             #expect(result.output.contains("\n  -h, --help"), "the options keep their indent: \(command)")
         }
-        #expect(try cli.run(["ask", "--help"]).output.contains("[--image FILE]…"), "a bracketed group stays whole")
+        #expect(
+            try await cli.run(["ask", "--help"]).output.contains("[--image FILE]…"), "a bracketed group stays whole")
     }
 
     @Test(arguments: [60, 80, 100])
-    func tablesGiveWayLeastImportantColumnFirst(width: Int) throws {
+    func tablesGiveWayLeastImportantColumnFirst(width: Int) async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["load", "acme/thinker-8b"]).status == 0)
+        #expect(try await cli.run(["load", "acme/thinker-8b"]).status == 0)
         #expect(
-            try cli.run([
+            try await cli.run([
                 "ask", "--folder", "Work/Clients/Very Long Client Name",
                 "echo:A rather long conversation title that needs cutting somewhere"
             ]).status == 0)
 
-        let models = try onTerminal(cli, ["models"], width: width, last: "acme/vision-7b")
+        let models = try await onTerminal(cli, ["models"], width: width, last: "acme/vision-7b")
         expectFits(models, width: width, "llmster models")
         let header = try #require(models.first { $0.hasPrefix("MODEL") })
         #expect(header.contains("LOADED") && header.contains("SIZE"), "the important columns stay: \(header)")
@@ -84,10 +85,10 @@ import Testing
         #expect(header.contains("FORMAT") == (width >= 100), "FORMAT is dropped first: \(header)")
         #expect(header.contains("PARAMS") == (width >= 80), "\(header)")
 
-        let ps = try onTerminal(cli, ["ps"], width: width, last: " GB")
+        let ps = try await onTerminal(cli, ["ps"], width: width, last: " GB")
         expectFits(ps, width: width, "llmster ps")
 
-        let chats = try onTerminal(cli, ["chats"], width: width, last: "UPDATED")
+        let chats = try await onTerminal(cli, ["chats"], width: width, last: "UPDATED")
         expectFits(chats, width: width, "llmster chats")
         let chatsHeader = try #require(chats.first { $0.hasPrefix("ID") })
         #expect(chatsHeader.contains("TITLE") && chatsHeader.contains("UPDATED"), "\(chatsHeader)")
@@ -95,14 +96,14 @@ import Testing
         let doctor = try Pseudoterminal(
             try BuiltProduct.path("llmster"), ["--server", "http://127.0.0.1:\(unusedPort())", "doctor"],
             environment: cli.environment, width: width, height: 50)
-        _ = try doctor.waitFor("start`.")
-        #expect(try doctor.waitForExit() == 3)
+        _ = try await doctor.waitFor("start`.")
+        #expect(try await doctor.waitForExit() == 3)
         let advice = doctor.text.components(separatedBy: "\n")
         expectFits(advice, width: width, "llmster doctor")
         let failing = try #require(advice.firstIndex { $0.hasPrefix("FAIL  reachable   ") })
         #expect(advice[failing + 1].hasPrefix(String(repeating: " ", count: 18)), "a hanging indent: \(advice)")
 
-        let piped = try cli.run(["models"])
+        let piped = try await cli.run(["models"])
         #expect(
             piped.output.contains("reasoning(off/low/medium/high, default medium)"),
             "piped output keeps whole cells for scripts")
@@ -120,11 +121,11 @@ import Testing
     }
 
     @Test(arguments: [("C.UTF-8", "…"), ("C", "...")])
-    func wideTitlesAreCutToTheirColumnWithTheLocalesEllipsis(locale: String, ellipsis: String) throws {
+    func wideTitlesAreCutToTheirColumnWithTheLocalesEllipsis(locale: String, ellipsis: String) async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url, environment: ["COLUMNS": "40", "LANG": locale])
-        #expect(try cli.run(["ask", "日本語の長い会話のタイトルはここで切られます"]).status == 0)
-        let lines = try cli.run(["chats"]).output.split(separator: "\n").map(String.init)
+        #expect(try await cli.run(["ask", "日本語の長い会話のタイトルはここで切られます"]).status == 0)
+        let lines = try await cli.run(["chats"]).output.split(separator: "\n").map(String.init)
         for line in lines { #expect(columns(line) <= 40, "'\(line)'") }
         let header = try #require(lines.first { $0.hasPrefix("ID") })
         let row = try #require(lines.first { $0.contains("日本") })
@@ -136,12 +137,12 @@ import Testing
     }
 
     @Test(arguments: ["codepoint", "grapheme"])
-    func tablesMeasureEmojiByTheWidthMode(mode: String) throws {
+    func tablesMeasureEmojiByTheWidthMode(mode: String) async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url, environment: ["COLUMNS": "40"])
         try cli.sandbox.write("width_mode = \(mode)\n", to: "config/llmster/config")
-        #expect(try cli.run(["ask", "👨‍👩‍👧‍👦👨‍👩‍👧‍👦 family reunion notes"]).status == 0)
-        let lines = try cli.run(["chats"]).output.split(separator: "\n").map(String.init)
+        #expect(try await cli.run(["ask", "👨‍👩‍👧‍👦👨‍👩‍👧‍👦 family reunion notes"]).status == 0)
+        let lines = try await cli.run(["chats"]).output.split(separator: "\n").map(String.init)
         let codepoint = mode == "codepoint"
         for line in lines { #expect(columns(line, codepoint: codepoint) <= 40, "'\(line)'") }
         let header = try #require(lines.first { $0.hasPrefix("ID") })
@@ -153,14 +154,14 @@ import Testing
     }
 
     @Test(arguments: [60, 100])
-    func theRestorePreviewFitsTheTerminal(width: Int) throws {
+    func theRestorePreviewFitsTheTerminal(width: Int) async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "keep this"]).status == 0)
+        #expect(try await cli.run(["ask", "keep this"]).status == 0)
         let archive =
             cli.sandbox.root + "/a-backup-file-whose-name-is-longer-than-a-narrow-terminal-line.llmster-backup"
-        #expect(try cli.run(["backup", "-o", archive]).status == 0)
-        let lines = try onTerminal(cli, ["restore", archive, "--yes"], width: width, last: "Restored the library")
+        #expect(try await cli.run(["backup", "-o", archive]).status == 0)
+        let lines = try await onTerminal(cli, ["restore", archive, "--yes"], width: width, last: "Restored the library")
         expectFits(lines, width: width, "llmster restore")
         #expect(lines.contains { $0.hasPrefix("conversations  1") }, "the preview is shown: \(lines)")
         let header = try #require(lines.first { $0.hasPrefix("BACKUP") })
@@ -168,12 +169,12 @@ import Testing
     }
 
     @Test(arguments: [60, 100])
-    func warningsWrapBetweenWordsUnderTheMessage(width: Int) throws {
+    func warningsWrapBetweenWordsUnderTheMessage(width: Int) async throws {
         let cli = try CLI(server: "http://127.0.0.1:9")
         let terminal = try Pseudoterminal(
             try BuiltProduct.path("llmster"), ["chats", "--folder", "Nowhere"],
             environment: cli.environment, width: width, height: 20)
-        #expect(try terminal.waitForExit() == 5)
+        #expect(try await terminal.waitForExit() == 5)
         let lines = terminal.text.components(separatedBy: "\n").filter {
             !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         }

@@ -3,11 +3,11 @@ import TestSupport
 import Testing
 
 /// `--markdown always` into a pipe: rendered Markdown on standard output, nothing else.
-@Suite struct MarkdownPipeTests {
-    @Test func renderedAnswerIntoAPipeCarriesNoStatsLine() throws {
+@Suite(.spawnsProcesses) struct MarkdownPipeTests {
+    @Test func renderedAnswerIntoAPipeCarriesNoStatsLine() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let result = try cli.run(["--markdown", "always", "ask", "echo:# Title\n\nSome **bold** text."])
+        let result = try await cli.run(["--markdown", "always", "ask", "echo:# Title\n\nSome **bold** text."])
         #expect(result.status == 0, "\(result)")
         #expect(result.output.contains("Title"))
         #expect(!result.output.contains("**"), "the answer is rendered")

@@ -5,121 +5,121 @@ import Testing
 
 /// `llmster -m MODEL`, `llmster -c` and `llmster --chat CHAT` open the REPL there, as `ollama run MODEL`,
 /// `lms chat MODEL` and `llm chat -c` do.
-@Suite struct ReplStartTests {
+@Suite(.spawnsProcesses) struct ReplStartTests {
     /// Starts the REPL on a pseudo-terminal and waits for its first prompt.
-    func startRepl(_ cli: CLI, _ arguments: [String]) throws -> Pseudoterminal {
+    func startRepl(_ cli: CLI, _ arguments: [String]) async throws -> Pseudoterminal {
         let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), arguments, environment: cli.environment)
-        _ = try terminal.waitFor("› ")
+        _ = try await terminal.waitFor("› ")
         return terminal
     }
 
-    @Test func startsOnAModel() throws {
+    @Test func startsOnAModel() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let terminal = try startRepl(cli, ["-m", "acme/vision-7b"])
+        let terminal = try await startRepl(cli, ["-m", "acme/vision-7b"])
         #expect(terminal.text.contains("acme/vision-7b"), "the prompt shows the model: \(terminal.text)")
         let mark = terminal.mark
         terminal.send("echo:hello there\r")
-        _ = try terminal.waitFor("› ", after: mark + 20)
+        _ = try await terminal.waitFor("› ", after: mark + 20)
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/vision-7b")
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0)
+        #expect(try await terminal.waitForExit() == 0)
     }
 
-    @Test func resumesTheMostRecentOrANamedConversation() throws {
+    @Test func resumesTheMostRecentOrANamedConversation() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        #expect(try cli.run(["ask", "echo:Older chat"]).status == 0)
-        #expect(try cli.run(["ask", "echo:Newer chat"]).status == 0)
+        #expect(try await cli.run(["ask", "echo:Older chat"]).status == 0)
+        #expect(try await cli.run(["ask", "echo:Newer chat"]).status == 0)
 
-        let recent = try startRepl(cli, ["-c"])
+        let recent = try await startRepl(cli, ["-c"])
         #expect(recent.text.contains("echo:Newer chat"), "the prompt shows the resumed title: \(recent.text)")
         var mark = recent.mark
         recent.send("echo:more\r")
-        _ = try recent.waitFor("› ", after: mark + 12)
+        _ = try await recent.waitFor("› ", after: mark + 12)
         recent.send("\u{4}")
-        #expect(try recent.waitForExit() == 0)
-        #expect(try cli.run(["show", "echo:Newer chat"]).output.contains("echo:more"))
+        #expect(try await recent.waitForExit() == 0)
+        #expect(try await cli.run(["show", "echo:Newer chat"]).output.contains("echo:more"))
 
-        let named = try startRepl(cli, ["--chat", "echo:Older chat", "--markdown", "never"])
+        let named = try await startRepl(cli, ["--chat", "echo:Older chat", "--markdown", "never"])
         #expect(named.text.contains("echo:Older chat"), "\(named.text)")
         mark = named.mark
         named.send("echo:again\r")
-        _ = try named.waitFor("› ", after: mark + 12)
+        _ = try await named.waitFor("› ", after: mark + 12)
         named.send("\u{4}")
-        #expect(try named.waitForExit() == 0)
-        #expect(try cli.run(["show", "echo:Older chat"]).output.contains("echo:again"))
+        #expect(try await named.waitForExit() == 0)
+        #expect(try await cli.run(["show", "echo:Older chat"]).output.contains("echo:again"))
     }
 
     /// With no server answering, the REPL says so before the first prompt, with what to do, instead of failing
     /// only after the first message.
-    @Test func anUnreachableServerIsSaidAtStartUp() throws {
+    @Test func anUnreachableServerIsSaidAtStartUp() async throws {
         let cli = try CLI(server: "http://127.0.0.1:\(unusedPort())")
-        let terminal = try startRepl(cli, [])
+        let terminal = try await startRepl(cli, [])
         let start = terminal.text
         #expect(start.contains("LM Studio is not reachable at http://127.0.0.1:"), "\(start)")
         #expect(start.contains("llmster --demo"), "\(start)")
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0)
+        #expect(try await terminal.waitForExit() == 0)
     }
 
     /// With LM Studio running and nothing loaded, the first message opens the model picker instead of failing,
     /// then goes to the model picked; cancelling the picker keeps the message in the line.
-    @Test func aFirstMessageWithNothingLoadedOffersThePickerThenSends() throws {
+    @Test func aFirstMessageWithNothingLoadedOffersThePickerThenSends() async throws {
         let fixture = try SimulatorFixture(SimulatorOptions(loadedAtStart: [:]))
         let cli = try CLI(server: fixture.url)
-        let terminal = try startRepl(cli, [])
+        let terminal = try await startRepl(cli, [])
         var mark = terminal.mark
         terminal.send("echo:first words\r")
-        let picker = try terminal.waitFor("Enter cancels): ", after: mark + 10)
+        let picker = try await terminal.waitFor("Enter cancels): ", after: mark + 10)
         #expect(picker.contains("No model is chosen"), "\(picker)")
         #expect(picker.contains("acme/tiny-1b"), "\(picker)")
         mark = terminal.mark
         terminal.send("\r")
-        let cancelled = try terminal.waitFor("› ", after: mark)
+        let cancelled = try await terminal.waitFor("› ", after: mark)
         #expect(cancelled.contains("Nothing sent"), "\(cancelled)")
         #expect(fixture.requests(to: "/api/v1/chat").isEmpty)
         mark = terminal.mark
         terminal.send("\r")
-        _ = try terminal.waitFor("Enter cancels): ", after: mark)
+        _ = try await terminal.waitFor("Enter cancels): ", after: mark)
         mark = terminal.mark
         terminal.send("tiny\r")
-        let sent = try terminal.waitFor("› ", after: mark + 4)
+        let sent = try await terminal.waitFor("› ", after: mark + 4)
         #expect(sent.contains("This conversation now uses acme/tiny-1b."), "\(sent)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/tiny-1b")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:first words")
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0)
+        #expect(try await terminal.waitForExit() == 0)
     }
 
     /// Started on a model that is not loaded, the first message loads it under the load policy (the previous chat
     /// model is unloaded, as /model does) and the prompt after the reply shows it loaded with its context.
-    @Test func aModelNamedAtStartIsLoadedUnderTheLoadPolicy() throws {
+    @Test func aModelNamedAtStartIsLoadedUnderTheLoadPolicy() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let terminal = try startRepl(cli, ["-m", "acme/thinker-8b"])
+        let terminal = try await startRepl(cli, ["-m", "acme/thinker-8b"])
         let mark = terminal.mark
         terminal.send("echo:hi\r")
-        let shown = try terminal.waitFor("› ", after: mark + 8)
+        let shown = try await terminal.waitFor("› ", after: mark + 8)
         #expect(shown.contains("Unloaded acme/tiny-1b."), "\(shown)")
         #expect(shown.contains("acme/thinker-8b (loaded)"), "\(shown)")
         #expect(!shown.contains("(not loaded)"), "\(shown)")
         #expect(fixture.requests(to: "/api/v1/models/unload").first?.field("instance_id") == "acme/tiny-1b")
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0)
-        #expect(try !cli.run(["ps"]).output.contains("acme/tiny-1b"))
+        #expect(try await terminal.waitForExit() == 0)
+        await #expect(try !cli.run(["ps"]).output.contains("acme/tiny-1b"))
     }
 
-    @Test func anUnknownChatOrModelDoesNotOpenTheRepl() throws {
+    @Test func anUnknownChatOrModelDoesNotOpenTheRepl() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        let chat = try cli.run(["--chat", "no such chat"])
+        let chat = try await cli.run(["--chat", "no such chat"])
         #expect(chat.status == 5, "\(chat)")
         #expect(chat.errors.contains("no conversation matches"))
-        let model = try cli.run(["-m", "acme/vison-7b"])
+        let model = try await cli.run(["-m", "acme/vison-7b"])
         #expect(model.status == 5, "\(model)")
         #expect(model.errors.contains("did you mean acme/vision-7b?"), "\(model)")
-        let none = try cli.run(["-c"])
+        let none = try await cli.run(["-c"])
         #expect(none.status == 5, "no conversation yet: \(none)")
     }
 }

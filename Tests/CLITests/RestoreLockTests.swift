@@ -5,24 +5,24 @@ import Testing
 
 /// `restore` refuses while another llmster process has the library open, naming it, so a reply streaming in that
 /// process is saved in the library it started in instead of being lost with the replaced file.
-@Suite struct RestoreLockTests {
-    @Test func restoreIsRefusedWhileAnotherProcessStreamsAndWorksAfterIt() throws {
+@Suite(.spawnsProcesses) struct RestoreLockTests {
+    @Test func restoreIsRefusedWhileAnotherProcessStreamsAndWorksAfterIt() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
-        try #require(try cli.run(["ask", "first question"]).status == 0)
+        try #require(try await cli.run(["ask", "first question"]).status == 0)
         let backup = cli.sandbox.root + "/library.backup"
-        let backedUp = try cli.run(["backup", "-o", backup])
+        let backedUp = try await cli.run(["backup", "-o", backup])
         try #require(backedUp.status == 0, "\(backedUp)")
 
         let asking = try cli.start(["ask", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"])
-        try AskCommandTests().waitForPartialReply(in: cli, containing: "alpha")
-        let refused = try cli.run(["restore", backup, "--yes"])
+        try await AskCommandTests().waitForPartialReply(in: cli, containing: "alpha")
+        let refused = try await cli.run(["restore", backup, "--yes"])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.errors.contains("in use by process \(asking.process.processIdentifier)"), "\(refused)")
         #expect(refused.errors.contains("ask"), "the command is named: \(refused)")
 
         asking.signal(SIGTERM)
-        #expect(asking.wait().status == 143)
+        await #expect(asking.wait().status == 143)
         do {
             // Closed again before the restore below: this test process would hold the library too.
             let library = try LibraryStore(path: cli.sandbox.libraryPath)
@@ -35,7 +35,7 @@ import Testing
             atPath: (cli.sandbox.libraryPath as NSString).deletingLastPathComponent)
         #expect(!files.contains { $0.contains("restoring") || $0.contains("before-restore") }, "\(files)")
 
-        let restored = try cli.run(["restore", backup, "--yes"])
+        let restored = try await cli.run(["restore", backup, "--yes"])
         #expect(restored.status == 0, "once the other process has ended, the restore goes ahead\n\(restored)")
         #expect(try LibraryStore(path: cli.sandbox.libraryPath).conversations().map(\.title) == ["first question"])
     }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `preset.NAME.template` with `{{input}}` and `{{stdin}}`: `ask --preset`, `/preset` and rpc `chat/send` send it filled in.
-@Suite struct TemplateTests {
+@Suite(.spawnsProcesses) struct TemplateTests {
     private func configured(
         _ fixture: SimulatorFixture, template: String = "Review this diff:\\n\\n{{stdin}}\\n\\nFocus on {{input}}."
     ) throws -> CLI {
@@ -19,10 +19,10 @@ import Testing
         return cli
     }
 
-    @Test func askFillsTheSlotsFromItsArgumentsAndStandardInput() throws {
+    @Test func askFillsTheSlotsFromItsArgumentsAndStandardInput() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture)
-        let result = try cli.run(["--preset", "review", "ask", "naming"], input: "+ let x = 1\n")
+        let result = try await cli.run(["--preset", "review", "ask", "naming"], input: "+ let x = 1\n")
         #expect(result.status == 0, "\(result)")
         let request = try #require(fixture.requests(to: "/api/v1/chat").last)
         #expect(request.field("input") == "Review this diff:\n\n+ let x = 1\n\n\nFocus on naming.")
@@ -33,17 +33,17 @@ import Testing
                 == "Review this diff:\n\n+ let x = 1\n\n\nFocus on naming.", "the library keeps what was sent")
     }
 
-    @Test func inputWithoutAStdinSlotCarriesThePipedTextAfterABlankLine() throws {
+    @Test func inputWithoutAStdinSlotCarriesThePipedTextAfterABlankLine() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture)
-        #expect(try cli.run(["--preset", "wrap", "ask", "hello"], input: "piped").status == 0)
+        #expect(try await cli.run(["--preset", "wrap", "ask", "hello"], input: "piped").status == 0)
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:[hello\n\npiped]")
     }
 
-    @Test func anUnknownSlotIsRefusedNamingIt() throws {
+    @Test func anUnknownSlotIsRefusedNamingIt() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture, template: "Look at {{selection}} and {{input}}")
-        let result = try cli.run(["--preset", "review", "ask", "hi"])
+        let result = try await cli.run(["--preset", "review", "ask", "hi"])
         #expect(result.status != 0, "\(result)")
         #expect(
             result.errors.contains("{{selection}} is no slot") && result.errors.contains("preset.review.template"),
@@ -51,36 +51,36 @@ import Testing
         #expect(fixture.requests(to: "/api/v1/chat").isEmpty, "nothing is sent")
     }
 
-    @Test func replPresetFillsTheTextGivenOrTheNextMessage() throws {
+    @Test func replPresetFillsTheTextGivenOrTheNextMessage() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture)
         let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), [], environment: cli.environment)
-        _ = try terminal.waitFor("› ")
+        _ = try await terminal.waitFor("› ")
         var mark = terminal.mark
         terminal.send("/preset wrap first\r")
-        let sent = try terminal.waitFor("› ", after: mark + 18)
+        let sent = try await terminal.waitFor("› ", after: mark + 18)
         #expect(sent.contains("template fills this message ({{input}})"), "sent at once: \(sent)")
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:[first]")
         mark = terminal.mark
         terminal.send("echo:plain\r")
-        _ = try terminal.waitFor("› ", after: mark + 10)
+        _ = try await terminal.waitFor("› ", after: mark + 10)
         #expect(
             fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:plain", "one message takes the template")
         mark = terminal.mark
         terminal.send("/preset wrap\r")
-        let waiting = try terminal.waitFor("› ", after: mark + 12)
+        let waiting = try await terminal.waitFor("› ", after: mark + 12)
         #expect(waiting.contains("template fills your next message ({{input}})"), "\(waiting)")
         mark = terminal.mark
         terminal.send("second\r")
-        _ = try terminal.waitFor("› ", after: mark + 6)
+        _ = try await terminal.waitFor("› ", after: mark + 6)
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:[second]")
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0)
+        #expect(try await terminal.waitForExit() == 0)
     }
 }
 
 /// `alias.NAME = MODEL-KEY`: a short name accepted wherever a model key is, and shown beside the key.
-@Suite struct ModelAliasTests {
+@Suite(.spawnsProcesses) struct ModelAliasTests {
     private func configured(_ fixture: SimulatorFixture) throws -> CLI {
         let cli = try CLI(server: fixture.url)
         try cli.sandbox.write(
@@ -89,50 +89,50 @@ import Testing
         return cli
     }
 
-    @Test func askAndPresetsAcceptAnAlias() throws {
+    @Test func askAndPresetsAcceptAnAlias() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture)
-        #expect(try cli.run(["ask", "-m", "fast", "echo:hi"]).status == 0)
+        #expect(try await cli.run(["ask", "-m", "fast", "echo:hi"]).status == 0)
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/tiny-1b")
         #expect(try LibraryStore(path: cli.sandbox.libraryPath).conversations().first?.modelKey == "acme/tiny-1b")
-        #expect(try cli.run(["--preset", "quick", "ask", "echo:quick"]).status == 0)
+        #expect(try await cli.run(["--preset", "quick", "ask", "echo:quick"]).status == 0)
         #expect(fixture.requests(to: "/api/v1/chat").last?.field("model") == "acme/tiny-1b")
     }
 
-    @Test func anAliasOfAMissingModelSaysSoWithTheNearestKey() throws {
+    @Test func anAliasOfAMissingModelSaysSoWithTheNearestKey() async throws {
         let fixture = try SimulatorFixture()
-        let result = try configured(fixture).run(["ask", "-m", "typo", "echo:hi"])
+        let result = try await configured(fixture).run(["ask", "-m", "typo", "echo:hi"])
         #expect(result.status != 0)
         #expect(
             result.errors.contains("acme/tiny-lb is not downloaded")
                 && result.errors.contains("did you mean acme/tiny-1b?"), "\(result.errors)")
     }
 
-    @Test func listingsAndCompletionShowAliases() throws {
+    @Test func listingsAndCompletionShowAliases() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture)
-        let models = try cli.run(["models"])
+        let models = try await cli.run(["models"])
         #expect(models.output.contains("acme/tiny-1b (fast)"), "\(models.output)")
-        let json = try cli.run(["models", "--json"])
+        let json = try await cli.run(["models", "--json"])
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
         #expect(objects.first { $0["key"] as? String == "acme/tiny-1b" }?["aliases"] as? [String] == ["fast"])
         #expect(objects.first { $0["key"] as? String == "acme/thinker-8b" }?["aliases"] as? [String] == [])
-        let completion = try cli.run(["__complete", "models"])
+        let completion = try await cli.run(["__complete", "models"])
         #expect(completion.output.split(separator: "\n").contains("fast"), "\(completion.output)")
-        #expect(try cli.run(["load", "fast"]).status == 0)
+        #expect(try await cli.run(["load", "fast"]).status == 0)
         #expect(fixture.requests(to: "/api/v1/models/load").last?.field("model") == "acme/tiny-1b")
     }
 
-    @Test func replModelAcceptsAnAlias() throws {
+    @Test func replModelAcceptsAnAlias() async throws {
         let fixture = try SimulatorFixture()
         let cli = try configured(fixture)
         let terminal = try Pseudoterminal(try BuiltProduct.path("llmster"), [], environment: cli.environment)
-        _ = try terminal.waitFor("› ")
+        _ = try await terminal.waitFor("› ")
         let mark = terminal.mark
         terminal.send("/model fast\r")
-        let chosen = try terminal.waitFor("› ", after: mark + 11)
+        let chosen = try await terminal.waitFor("› ", after: mark + 11)
         #expect(chosen.contains("now uses acme/tiny-1b"), "\(chosen)")
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0)
+        #expect(try await terminal.waitForExit() == 0)
     }
 }

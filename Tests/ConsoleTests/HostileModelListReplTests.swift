@@ -5,22 +5,22 @@ import Testing
 
 /// A server whose model list carries terminal control sequences: every slash command that names a model prints
 /// them inert (`␛]52;…` as text), so the clipboard, title and screen stay the user's.
-@Suite struct HostileModelListReplTests {
+@Suite(.spawnsProcesses) struct HostileModelListReplTests {
     /// The sequences of `HostileScenarios`' model list, as they would act on a terminal.
     static let hostileSequences = [
         "\u{1B}]52;c;cHduZWQ=", "\u{1B}]0;pwned", "\u{1B}[?1049h", "\u{1B}[5m", "\u{9B}", "\u{85}", "\u{202E}"
     ]
 
-    @Test func slashCommandsNamingAModelPrintItsControlSequencesInert() throws {
+    @Test func slashCommandsNamingAModelPrintItsControlSequencesInert() async throws {
         var options = SimulatorOptions()
         options.hostileModels = true
         let repl = try ReplHarness(options, environment: ["PAGER": "cat"])
         let title = "Clip \u{1B}]52;c;cHduZWQ=\u{07} title \u{1B}[?1049h \u{9B}31m \u{202E}rtl"
-        let made = try repl.runBounded([
+        let made = try await repl.runBounded([
             "ask", "-m", HostileScenarios.modelKey, "--folder", "Folder\u{1B}[5m\u{85}", title + "\necho:hi"
         ])
         try #require(made.status == 0, "\(made)")
-        let terminal = try repl.start(width: 240)
+        let terminal = try await repl.start(width: 240)
         var shown: [String: String] = [:]
         for command in [
             "/model evil/", "/load evil/", "/models", "/ps", "/model evil/not-there", "/chats", "/folder",
@@ -28,7 +28,7 @@ import Testing
             "/open Clip", "/show", "/alt", "/stats", "/unload evil/", "/open no such chat"
         ] {
             let start = terminal.rawOutput.unicodeScalars.count
-            try terminal.enter(command)
+            try await terminal.enter(command)
             shown[command] = String(String.UnicodeScalarView(terminal.rawOutput.unicodeScalars.dropFirst(start)))
         }
         for (command, output) in shown {

@@ -5,13 +5,13 @@ import TestSupport
 import Testing
 
 /// `/retry`, `/edit`, `/alt` and a failed first message, in the REPL on a pseudo-terminal.
-@Suite struct ReplBranchingTests {
-    @Test func retryAsksInTheReplacedAnswersContextAndAltSwitchesBack() throws {
+@Suite(.spawnsProcesses) struct ReplBranchingTests {
+    @Test func retryAsksInTheReplacedAnswersContextAndAltSwitchesBack() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:one")
-        try terminal.enter("echo:two")
-        #expect(try terminal.enter("/retry").contains("Answer 2 of 2 (/alt lists them; /alt 1 goes back)."))
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:one")
+        try await terminal.enter("echo:two")
+        #expect(try await terminal.enter("/retry").contains("Answer 2 of 2 (/alt lists them; /alt 1 goes back)."))
         let chats = repl.fixture.requests(to: "/api/v1/chat")
         #expect(chats.count == 3)
         #expect(chats[2].field("input") == "echo:two")
@@ -19,12 +19,12 @@ import Testing
             chats[2].field("previous_response_id") == chats[1].field("previous_response_id"),
             "regenerate continues from the answer before, not from the replaced one")
 
-        let listed = try terminal.enter("/alt")
+        let listed = try await terminal.enter("/alt")
         #expect(listed.contains("  1. two"), "\(listed)")
         #expect(listed.contains("  2. two  (current)"), "\(listed)")
-        let chosen = try terminal.enter("/alt 1")
+        let chosen = try await terminal.enter("/alt 1")
         #expect(chosen.contains("Alternative 1 of 2"), "\(chosen)")
-        #expect(try terminal.enter("/alt").contains("  1. two  (current)"))
+        #expect(try await terminal.enter("/alt").contains("  1. two  (current)"))
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
         #expect(
@@ -32,52 +32,52 @@ import Testing
         #expect(try library.messages(conversationId: conversation.id).last?.responseId == conversation.lastResponseId)
     }
 
-    @Test func editResendsTheLastMessageChanged() throws {
+    @Test func editResendsTheLastMessageChanged() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:one")
-        try terminal.enter("echo:two")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:one")
+        try await terminal.enter("echo:two")
         let start = terminal.mark
         terminal.send("/edit\r")
-        try terminal.waitFor("/edit echo:two", after: start + 6)
+        try await terminal.waitFor("/edit echo:two", after: start + 6)
         terminal.send(String(repeating: "\u{7F}", count: 3))
-        let shown = try terminal.enter("deux")
+        let shown = try await terminal.enter("deux")
         #expect(shown.contains("deux"), "\(shown)")
         #expect(
             shown.contains("Message version 2 of 2 (/alt message lists them; /alt message 1 goes back)."), "\(shown)")
         let chats = repl.fixture.requests(to: "/api/v1/chat")
         #expect(chats.last?.field("input") == "echo:deux")
         #expect(chats.last?.field("previous_response_id") == chats[1].field("previous_response_id"))
-        let versions = try terminal.enter("/alt message")
+        let versions = try await terminal.enter("/alt message")
         #expect(versions.contains("  1. echo:two"), "\(versions)")
         #expect(versions.contains("  2. echo:deux  (current)"), "\(versions)")
-        try terminal.enter("/alt message 1")
-        #expect(try terminal.enter("/alt").contains("has no alternatives"), "the original turn's answer is back")
+        try await terminal.enter("/alt message 1")
+        #expect(try await terminal.enter("/alt").contains("has no alternatives"), "the original turn's answer is back")
     }
 
-    @Test func aFailedFirstMessageGoesBackIntoTheLineAndLeavesNoChat() throws {
+    @Test func aFailedFirstMessageGoesBackIntoTheLineAndLeavesNoChat() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let start = terminal.mark
         terminal.send("[[sim:status=500]] keep me\r")
-        let failure = try terminal.waitFor("Simulated failure", after: start)
+        let failure = try await terminal.waitFor("Simulated failure", after: start)
         let failureEnd =
             start
             + failure.distance(
                 from: failure.startIndex, to: try #require(failure.range(of: "Simulated failure")).upperBound)
         // Looked for after the failure, so the echo of the typed line cannot satisfy it.
-        try terminal.waitFor("› [[sim:status=500]] keep me", after: failureEnd)
+        try await terminal.waitFor("› [[sim:status=500]] keep me", after: failureEnd)
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         #expect(try library.conversations().isEmpty)
     }
 
-    @Test func aChatMadeWithNewOutlivesAFailedFirstMessage() throws {
+    @Test func aChatMadeWithNewOutlivesAFailedFirstMessage() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("/new Kept on purpose")
+        let terminal = try await repl.start()
+        try await terminal.enter("/new Kept on purpose")
         let start = terminal.mark
         terminal.send("[[sim:status=500]] fails\r")
-        try terminal.waitFor("Simulated failure", after: start)
+        try await terminal.waitFor("Simulated failure", after: start)
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         #expect(try library.conversations().map(\.title) == ["Kept on purpose"])
     }

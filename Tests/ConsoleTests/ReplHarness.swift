@@ -21,12 +21,12 @@ struct ReplHarness {
     func start(
         _ arguments: [String] = [], width: Int = 100, height: Int = 40, echo: Bool = true,
         background: String? = nil, graphemeMode: Int? = nil, cursorColumns: [Int] = []
-    ) throws -> Pseudoterminal {
+    ) async throws -> Pseudoterminal {
         let terminal = try Pseudoterminal(
             try BuiltProduct.path("llmster"), arguments, environment: environment,
             width: width, height: height, echo: echo, background: background,
             graphemeMode: graphemeMode, cursorColumns: cursorColumns)
-        try terminal.waitFor("› ")
+        try await terminal.waitFor("› ")
         return terminal
     }
 
@@ -35,33 +35,33 @@ struct ReplHarness {
 extension Pseudoterminal {
     /// Types `line` and Enter, then waits for the next prompt; returns what appeared in between.
     @discardableResult
-    func enter(_ line: String) throws -> String {
+    func enter(_ line: String) async throws -> String {
         let start = mark
         send(line + "\r")
-        return try waitFor("› ", after: start + line.count)
+        return try await waitFor("› ", after: start + line.count)
     }
 
     /// Types `command` and Enter and waits for the `[y/N]` question it asks.
-    func ask(_ command: String) throws {
+    func ask(_ command: String) async throws {
         let start = mark
         send(command + "\r")
-        try waitFor("[y/N] ", after: start)
+        try await waitFor("[y/N] ", after: start)
     }
 
     /// Waits for the next prompt after `mark`; returns what appeared before it.
-    func outputBeforePrompt(after mark: Int) throws -> String {
-        let shown = try waitFor("› ", after: mark)
+    func outputBeforePrompt(after mark: Int) async throws -> String {
+        let shown = try await waitFor("› ", after: mark)
         return shown.components(separatedBy: "› ").first ?? shown
     }
 
     /// Types `line` and Enter and waits for the echo of its last word (which must not occur earlier in it); returns
     /// the mark just after it, where the answer starts. A fixed offset guessed from the mark before could land past
     /// the answer's first words when less than guessed (a spinner, a status line) comes before them.
-    func sendLine(_ line: String) throws -> Int {
+    func sendLine(_ line: String) async throws -> Int {
         let start = mark
         send(line + "\r")
         let word = String(line.split(separator: " ").last ?? "")
-        let shown = try waitFor(word, after: start)
+        let shown = try await waitFor(word, after: start)
         guard let echo = shown.range(of: word) else { return start }
         return start + shown.distance(from: shown.startIndex, to: echo.upperBound)
     }
@@ -69,8 +69,10 @@ extension Pseudoterminal {
 
 extension ReplHarness {
     /// Runs `llmster ARGUMENTS` to completion within `seconds`, killing it after that so a test cannot hang.
-    func runBounded(_ arguments: [String], input: String? = nil, seconds: Double = 60) throws -> ProcessResult {
-        try ProcessRunner.start(try BuiltProduct.path("llmster"), arguments, environment: environment, input: input)
-            .wait(killingAfter: seconds)
+    func runBounded(_ arguments: [String], input: String? = nil, seconds: Double = 60) async throws -> ProcessResult {
+        try await ProcessRunner.start(
+            try BuiltProduct.path("llmster"), arguments, environment: environment, input: input
+        )
+        .wait(killingAfter: seconds)
     }
 }

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Command output laid out to the terminal's width: wrapped at spaces with a hanging indent, never wider.
-@Suite struct ReplLayoutTests {
+@Suite(.spawnsProcesses) struct ReplLayoutTests {
     /// The lines of `text` wider than `width` columns.
     private func tooWide(_ text: String, width: Int) -> [String] {
         text.components(separatedBy: "\n").filter { DisplayWidth.of($0) > width }
@@ -22,10 +22,10 @@ import Testing
     }
 
     @Test(arguments: [60, 100])
-    func helpFitsTheTerminalAndBreaksOnlyBetweenWords(width: Int) throws {
+    func helpFitsTheTerminalAndBreaksOnlyBetweenWords(width: Int) async throws {
         let repl = try ReplHarness(environment: ["PAGER": "cat"])
-        let terminal = try repl.start(width: width)
-        let help = try terminal.enter("/help")
+        let terminal = try await repl.start(width: width)
+        let help = try await terminal.enter("/help")
         expectFits(help, width: width)
         let flat = flattened(help)
         for summary in [
@@ -40,51 +40,52 @@ import Testing
     }
 
     @Test(arguments: [60, 100])
-    func theGreetingTheChatListAndThePromptFitTheTerminal(width: Int) throws {
+    func theGreetingTheChatListAndThePromptFitTheTerminal(width: Int) async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start(["--demo"], width: width)
+        let terminal = try await repl.start(["--demo"], width: width)
         expectFits(terminal.text, width: width)
         #expect(flattened(terminal.text).contains("the library is temporary."))
         let title = "A conversation whose title is far longer than any terminal line at sixty columns"
-        try terminal.enter("/new " + title)
-        let chats = try terminal.enter("/chats")
+        try await terminal.enter("/new " + title)
+        let chats = try await terminal.enter("/chats")
         expectFits(chats, width: width)
         #expect(chats.contains("TITLE") && chats.contains("A conversation"), "the chats table: \(chats)")
     }
 
     @Test(arguments: [60, 100])
-    func chatsInAFolderIncludeItsSubFoldersAndSaySo(width: Int) throws {
+    func chatsInAFolderIncludeItsSubFoldersAndSaySo(width: Int) async throws {
         let repl = try ReplHarness()
         #expect(
-            try repl.runBounded(["ask", "--folder", "Work/Clients", "echo:Quarterly report for the client"]).status == 0
+            try await repl.runBounded(["ask", "--folder", "Work/Clients", "echo:Quarterly report for the client"])
+                .status == 0
         )
-        #expect(try repl.runBounded(["ask", "echo:Not at work"]).status == 0)
-        let terminal = try repl.start(width: width)
-        let chats = try terminal.enter("/chats Work")
+        #expect(try await repl.runBounded(["ask", "echo:Not at work"]).status == 0)
+        let terminal = try await repl.start(width: width)
+        let chats = try await terminal.enter("/chats Work")
         expectFits(chats, width: width)
         #expect(flattened(chats).contains("In Work and its sub-folders (Work/Clients):"), "\(chats)")
         #expect(chats.contains("Quarterly") && !chats.contains("Not at work"), "\(chats)")
-        let cli = try repl.runBounded(["chats", "--folder", "Work"])
+        let cli = try await repl.runBounded(["chats", "--folder", "Work"])
         #expect(
             cli.output.hasPrefix("In Work and its sub-folders (Work/Clients):"),
             "both faces say it the same way: \(cli)")
-        let unknown = try terminal.enter("/chats Nowhere")
+        let unknown = try await terminal.enter("/chats Nowhere")
         #expect(unknown.contains("there is no folder 'Nowhere'"))
     }
 
     /// llmster's own notices keep every word whole on the screen: a line wider than the terminal is wrapped at
     /// spaces by llmster, never cut by the terminal at its edge.
     @Test(arguments: [40, 60, 100])
-    func noticesKeepTheirWordsWholeAtTheEdge(width: Int) throws {
+    func noticesKeepTheirWordsWholeAtTheEdge(width: Int) async throws {
         let repl = try ReplHarness()
         try repl.sandbox.write("a few words", to: "a-file-with-a-rather-long-name-for-the-test.txt")
         let path = repl.sandbox.root + "/a-file-with-a-rather-long-name-for-the-test.txt"
-        let terminal = try repl.start(width: width)
+        let terminal = try await repl.start(width: width)
         let notices = [
-            try terminal.enter("/context"),
-            try terminal.enter("/file \(path) \(path)"),
-            try terminal.enter("/server"),
-            try terminal.enter("/context clear")
+            try await terminal.enter("/context"),
+            try await terminal.enter("/file \(path) \(path)"),
+            try await terminal.enter("/server"),
+            try await terminal.enter("/context clear")
         ]
         var screen = TerminalScreen(width: width, height: 400, widthOf: DisplayWidth.of)
         screen.apply(terminal.rawOutput)
@@ -106,12 +107,12 @@ import Testing
     /// A reply's prose takes every column of a terminal: a paragraph as wide as the terminal is one row (the
     /// terminal's wrap waits for a next character that never comes), where it used to wrap its last word.
     @Test(arguments: [60, 100])
-    func proseAsWideAsTheTerminalTakesOneRow(width: Int) throws {
+    func proseAsWideAsTheTerminalTakesOneRow(width: Int) async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start(width: width)
+        let terminal = try await repl.start(width: width)
         let paragraph = String(repeating: "x", count: width - 2) + " z"
-        let echoed = try terminal.sendLine("echo:" + paragraph)
-        try terminal.waitFor("› ", after: echoed)
+        let echoed = try await terminal.sendLine("echo:" + paragraph)
+        try await terminal.waitFor("› ", after: echoed)
         var screen = TerminalScreen(width: width, height: 40, widthOf: DisplayWidth.of)
         screen.apply(terminal.rawOutput)
         let rows = screen.lines
@@ -121,12 +122,12 @@ import Testing
     }
 
     @Test(arguments: [60, 100])
-    func theStatsLineOfAFailedReplyIsCutToTheWidth(width: Int) throws {
+    func theStatsLineOfAFailedReplyIsCutToTheWidth(width: Int) async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start(width: width)
-        let echoed = try terminal.sendLine("[[sim:error]] echo:some words before the failure")
-        try terminal.waitFor("incomplete", after: echoed)
-        try terminal.waitFor("› ", after: echoed)
+        let terminal = try await repl.start(width: width)
+        let echoed = try await terminal.sendLine("[[sim:error]] echo:some words before the failure")
+        try await terminal.waitFor("incomplete", after: echoed)
+        try await terminal.waitFor("› ", after: echoed)
         var screen = TerminalScreen(width: width, height: 40, widthOf: DisplayWidth.of)
         screen.apply(terminal.rawOutput)
         let lines = screen.lines
@@ -143,59 +144,59 @@ import Testing
         }
     }
 
-    @Test func aCancelledReplyIsReportedOnce() throws {
+    @Test func aCancelledReplyIsReportedOnce() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let start = terminal.mark
         terminal.send("[[sim:stall=30]] echo:alpha beta gamma delta epsilon\r")
         // The reply stalls after its first words, before "epsilon": what follows the echoed line is the reply.
-        try terminal.waitFor("epsilon", after: start)
+        try await terminal.waitFor("epsilon", after: start)
         let echoed = terminal.mark
-        try terminal.waitFor("alpha", after: echoed)
+        try await terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{3}")
-        let after = try terminal.waitFor("› ", after: echoed)
+        let after = try await terminal.waitFor("› ", after: echoed)
         #expect(after.contains("⚠ incomplete: cancelled"), "\(after)")
         #expect(!after.contains("llmster: Cancelled"), "the mark says it once: \(after)")
     }
 
     /// A long prompt shows its progress with the time it has taken, and Ctrl-C during it says what the cancel does
     /// not stop: LM Studio finishes processing the prompt first.
-    @Test func ctrlCWhileThePromptIsProcessedSaysTheServerFinishesIt() throws {
+    @Test func ctrlCWhileThePromptIsProcessedSaysTheServerFinishesIt() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let start = terminal.mark
         terminal.send("[[sim:prefill=90]] echo:a long prompt\r")
         // The time moves on without events: a second tick before the first progress event, 30 s in.
-        try terminal.waitFor("Processing prompt 0% · 1.0 s", after: start)
+        try await terminal.waitFor("Processing prompt 0% · 1.0 s", after: start)
         terminal.send("\u{3}")
-        let after = try terminal.waitFor("› ", after: start)
+        let after = try await terminal.waitFor("› ", after: start)
         #expect(after.contains("LM Studio finishes processing it"), "\(after)")
     }
 
     @Test(arguments: [60, 100])
-    func modelsLoadedInstancesAndSettingsAreTablesAtTheTerminalWidth(width: Int) throws {
+    func modelsLoadedInstancesAndSettingsAreTablesAtTheTerminalWidth(width: Int) async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start(width: width)
-        try terminal.enter("/load acme/thinker-8b")
-        let models = try terminal.enter("/models")
+        let terminal = try await repl.start(width: width)
+        try await terminal.enter("/load acme/thinker-8b")
+        let models = try await terminal.enter("/models")
         expectFits(models, width: width)
         #expect(models.contains("acme/toolsmith-12b "), "model keys are never cut")
         let header = try #require(models.components(separatedBy: "\n").first { $0.hasPrefix("MODEL") })
         #expect(header.contains("LOADED") && header.contains("SIZE"), "the important columns stay: \(header)")
         #expect(header.contains("FORMAT") == (width >= 100), "FORMAT is dropped first on a narrow terminal: \(header)")
-        let loaded = try terminal.enter("/ps")
+        let loaded = try await terminal.enter("/ps")
         expectFits(loaded, width: width)
         #expect(loaded.contains("acme/thinker-8b"))
-        let settings = try terminal.enter("/set")
+        let settings = try await terminal.enter("/set")
         expectFits(settings, width: width)
         #expect(settings.contains("temperature") && settings.contains("speak"))
     }
 
     @Test(arguments: [60, 100])
-    func errorLinesWrapBetweenWordsWithAHangingIndent(width: Int) throws {
+    func errorLinesWrapBetweenWordsWithAHangingIndent(width: Int) async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start(width: width)
-        let unknownSetting = try terminal.enter("/set no_such_setting 1")
+        let terminal = try await repl.start(width: width)
+        let unknownSetting = try await terminal.enter("/set no_such_setting 1")
         expectFits(unknownSetting, width: width)
         let words = flattened(unknownSetting).split(separator: " ")
         for key in ["temperature,", "top_p,", "repeat_penalty,", "max_output_tokens,", "context_length,"] {
@@ -210,7 +211,7 @@ import Testing
                 lines[first + 1].hasPrefix("  ") && !lines[first + 1].hasPrefix("   "),
                 "continuations hang by two: \(lines)")
         }
-        let unknownCommand = try terminal.enter("/modle acme/a-model-name-that-makes-the-line-long")
+        let unknownCommand = try await terminal.enter("/modle acme/a-model-name-that-makes-the-line-long")
         expectFits(unknownCommand, width: width)
         #expect(flattened(unknownCommand).contains("unknown command /modle (did you mean /model?); /help lists them"))
     }

@@ -4,14 +4,14 @@ import Testing
 
 /// The REPL on line-mode front ends, on a real pseudo-terminal with echo off and lines ended by LF, as Emacs's
 /// M-x shell (comint) and scripts drive it.
-@Suite struct ReplLineModeTests {
+@Suite(.spawnsProcesses) struct ReplLineModeTests {
     /// Sends `line` ended by LF, as comint does, and waits for the next prompt (`… ` while a message continues);
     /// returns what appeared meanwhile.
     @discardableResult
-    private func send(_ line: String, to terminal: Pseudoterminal, prompt: String = "› ") throws -> String {
+    private func send(_ line: String, to terminal: Pseudoterminal, prompt: String = "› ") async throws -> String {
         let start = terminal.mark
         terminal.send(line + "\n")
-        return try terminal.waitFor(prompt, after: start)
+        return try await terminal.waitFor(prompt, after: start)
     }
 
     /// The raw output from the first `marker` to the stats line after it (the prompt after it repeats the typed title).
@@ -21,33 +21,34 @@ import Testing
         return String(raw[start.lowerBound..<end.upperBound])
     }
 
-    @Test func dumbTerminalSendsLinesEndedByLineFeedWithoutAnyEscape() throws {
+    @Test func dumbTerminalSendsLinesEndedByLineFeedWithoutAnyEscape() async throws {
         let repl = try ReplHarness(environment: ["TERM": "dumb"])
-        let terminal = try repl.start(echo: false)
-        let reply = try send("echo:Hello **there** world", to: terminal)
+        let terminal = try await repl.start(echo: false)
+        let reply = try await send("echo:Hello **there** world", to: terminal)
         #expect(reply.contains("Hello there world\n"), "the line was sent and its reply rendered: \(reply)")
-        #expect(try send("/ps", to: terminal).contains("INSTANCE"), "slash commands run")
-        try send("\"\"\"", to: terminal, prompt: "… ")
-        try send("echo:first line", to: terminal, prompt: "… ")
-        try send("second line", to: terminal, prompt: "… ")
-        #expect(try send("\"\"\"", to: terminal).contains("first line second line"), "a \"\"\" block is one message")
-        try send("echo:trailing \\", to: terminal, prompt: "… ")
-        #expect(try send("backslash", to: terminal).contains("trailing backslash"), "a trailing \\ continues")
+        await #expect(try send("/ps", to: terminal).contains("INSTANCE"), "slash commands run")
+        try await send("\"\"\"", to: terminal, prompt: "… ")
+        try await send("echo:first line", to: terminal, prompt: "… ")
+        try await send("second line", to: terminal, prompt: "… ")
+        await #expect(
+            try send("\"\"\"", to: terminal).contains("first line second line"), "a \"\"\" block is one message")
+        try await send("echo:trailing \\", to: terminal, prompt: "… ")
+        await #expect(try send("backslash", to: terminal).contains("trailing backslash"), "a trailing \\ continues")
         let start = terminal.mark
         terminal.send("echo:ended by CR LF\r\n")
-        #expect(try terminal.waitFor("› ", after: start).contains("ended by CR LF"))
+        #expect(try await terminal.waitFor("› ", after: start).contains("ended by CR LF"))
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0, "Ctrl-D quits")
+        #expect(try await terminal.waitForExit() == 0, "Ctrl-D quits")
         #expect(
             !terminal.rawOutput.contains("\u{1B}"), "no escape sequence at all: \(terminal.rawOutput.debugDescription)")
         #expect(!terminal.text.contains("^J"))
     }
 
-    @Test func comintGetsSGRColoursAndNothingElse() throws {
+    @Test func comintGetsSGRColoursAndNothingElse() async throws {
         let repl = try ReplHarness(environment: ["TERM": "dumb", "INSIDE_EMACS": "30.1,comint"])
-        let terminal = try repl.start(echo: false)
-        try send("echo:Hello **bold** world and `code`.", to: terminal)
-        try send("tell me more", to: terminal)
+        let terminal = try await repl.start(echo: false)
+        try await send("echo:Hello **bold** world and `code`.", to: terminal)
+        try await send("tell me more", to: terminal)
         let raw = terminal.rawOutput
         let sequences = raw.components(separatedBy: "\u{1B}").dropFirst()
         #expect(!sequences.isEmpty, "the reply is coloured")
@@ -64,30 +65,31 @@ import Testing
         #expect(raw.firstMatch(of: /\r[^\n]/) == nil, "nothing is redrawn")
     }
 
-    @Test func ctrlCCancelsTheReplyAndTheTypedLine() throws {
+    @Test func ctrlCCancelsTheReplyAndTheTypedLine() async throws {
         let repl = try ReplHarness(environment: ["TERM": "dumb"])
-        let terminal = try repl.start(echo: false)
+        let terminal = try await repl.start(echo: false)
         let start = terminal.mark
         terminal.send(
             "[[sim:stall=30,delta=300]] echo:" + Array(repeating: "alpha", count: 200).joined(separator: " ")
                 + " omega\n")
-        try terminal.waitFor("alpha alpha", after: start)
+        try await terminal.waitFor("alpha alpha", after: start)
         terminal.send("\u{3}")
-        let after = try terminal.waitFor("› ", after: start)
+        let after = try await terminal.waitFor("› ", after: start)
         #expect(after.contains("incomplete: cancelled"), "\(after)")
         #expect(!after.contains("omega"))
-        #expect(try send("echo:still here", to: terminal).contains("still here"))
+        await #expect(try send("echo:still here", to: terminal).contains("still here"))
         let typed = terminal.mark
         terminal.send("half a line")
         terminal.send("\u{3}")
-        try terminal.waitFor("› ", after: typed)
-        #expect(try send("echo:and on", to: terminal).contains("and on"), "Ctrl-C at the prompt keeps the REPL running")
+        try await terminal.waitFor("› ", after: typed)
+        await #expect(
+            try send("echo:and on", to: terminal).contains("and on"), "Ctrl-C at the prompt keeps the REPL running")
     }
 
-    @Test func reasoningAndStagesAreAppendedLines() throws {
+    @Test func reasoningAndStagesAreAppendedLines() async throws {
         let repl = try ReplHarness(environment: ["TERM": "dumb", "INSIDE_EMACS": "28.2,comint"])
-        let terminal = try repl.start(["-m", "acme/thinker-8b"], echo: false)
-        let reply = try send("[[sim:reasoning]] echo:thought through", to: terminal)
+        let terminal = try await repl.start(["-m", "acme/thinker-8b"], echo: false)
+        let reply = try await send("[[sim:reasoning]] echo:thought through", to: terminal)
         #expect(reply.contains("▸ Reasoning…\n"), "\(reply)")
         #expect(reply.contains("▸ Thought for"), "the summary line follows: \(reply)")
         #expect(reply.contains("thought through\n"))

@@ -4,19 +4,19 @@ import TestSupport
 import Testing
 
 /// What the prompt does with pasted and interrupted input.
-@Suite struct ReplPasteTests {
+@Suite(.spawnsProcesses) struct ReplPasteTests {
     @Test(arguments: [60, 100])
-    func aPasteTallerThanTheScreenIsSummarisedAndSentWhole(width: Int) throws {
+    func aPasteTallerThanTheScreenIsSummarisedAndSentWhole(width: Int) async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start(width: width, height: 20)
+        let terminal = try await repl.start(width: width, height: 20)
         let lines = (1...63).map { "line \($0) of the pasted text" }
         let start = terminal.mark
         terminal.send("echo:\u{1B}[200~" + lines.joined(separator: "\n") + "\u{1B}[201~")
-        let echo = try terminal.waitFor("[pasted 63 lines]", after: start)
+        let echo = try await terminal.waitFor("[pasted 63 lines]", after: start)
         #expect(!echo.contains("line 30 of"), "the tall paste is not drawn line by line: \(echo)")
         let entered = terminal.mark
         terminal.send("\r")
-        let reply = try terminal.waitFor("› ", after: entered)
+        let reply = try await terminal.waitFor("› ", after: entered)
         #expect(reply.contains("line 63 of the"), "the reply echoes the last pasted line: \(reply)")
         let sent = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
         #expect(sent == "echo:" + lines.joined(separator: "\n"), "the message holds every pasted line")
@@ -27,34 +27,34 @@ import Testing
             "the summary stays in the scrollback: \(screen.lines)")
     }
 
-    @Test func aTallDraftComesBackSummarisedAndIsSentWhole() throws {
+    @Test func aTallDraftComesBackSummarisedAndIsSentWhole() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start(height: 20)
-        try terminal.enter("echo:first")
+        let terminal = try await repl.start(height: 20)
+        try await terminal.enter("echo:first")
         let lines = (1...40).map { "draft line \($0)" }
         terminal.send("echo:\u{1B}[200~" + lines.joined(separator: "\n") + "\u{1B}[201~")
-        try terminal.waitFor("[pasted 40 lines]")
+        try await terminal.waitFor("[pasted 40 lines]")
         terminal.send("\u{3}")
-        try terminal.waitFor("^C")
-        try terminal.enter("/new")
+        try await terminal.waitFor("^C")
+        try await terminal.enter("/new")
         let start = terminal.mark
         terminal.send("/open echo:first\r")
-        try terminal.waitFor("› [draft of 40 lines]", after: start)
+        try await terminal.waitFor("› [draft of 40 lines]", after: start)
         #expect(!terminal.text.dropFirst(start).contains("draft line 20"), "the tall draft is not drawn line by line")
         terminal.send("\r")
-        try terminal.waitFor("draft line 40", after: start)
+        try await terminal.waitFor("draft line 40", after: start)
         #expect(
             repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:" + lines.joined(separator: "\n"))
     }
 
-    @Test func aShortPasteIsShownAsTyped() throws {
+    @Test func aShortPasteIsShownAsTyped() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start(height: 20)
+        let terminal = try await repl.start(height: 20)
         let start = terminal.mark
         terminal.send("\u{1B}[200~echo:first pasted line\nsecond pasted line\u{1B}[201~")
-        try terminal.waitFor("second pasted line", after: start)
+        try await terminal.waitFor("second pasted line", after: start)
         terminal.send("\r")
-        try terminal.waitFor("› ", after: start + 40)
+        try await terminal.waitFor("› ", after: start + 40)
         #expect(
             repl.fixture.requests(to: "/api/v1/chat").last?.field("input")
                 == "echo:first pasted line\nsecond pasted line")
@@ -68,15 +68,15 @@ import Testing
         ("echo:first line \\\nlast line ends in \\", "\n"),
         ("\"\"\"\recho:A module.\r\"\"\"\rimport os\rprint(os.name)", "\r")
     ])
-    func aPasteArrivesLiterally(file: String, lineEnd: Character) throws {
+    func aPasteArrivesLiterally(file: String, lineEnd: Character) async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let start = terminal.mark
         let last = String(file.split(separator: lineEnd).last!)
         terminal.send("\u{1B}[200~" + file + "\u{1B}[201~")
-        try terminal.waitFor(last, after: start)
+        try await terminal.waitFor(last, after: start)
         terminal.send("\r")
-        let shown = try terminal.waitFor("› ", after: start + file.count)
+        let shown = try await terminal.waitFor("› ", after: start + file.count)
         #expect(shown.contains(last), "the reply echoes the end of the paste: \(shown)")
         #expect(
             repl.fixture.requests(to: "/api/v1/chat").last?.field("input")
@@ -84,25 +84,25 @@ import Testing
             "the message is the paste as it stands")
     }
 
-    @Test func aLineTypedDuringAReplyIsSentAfterIt() throws {
+    @Test func aLineTypedDuringAReplyIsSentAfterIt() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         terminal.send("[[sim:stall=2]] echo:alpha beta gamma delta epsilon\r")
-        try terminal.waitFor("epsilon")
+        try await terminal.waitFor("epsilon")
         let start = terminal.mark
-        try terminal.waitFor("alpha", after: start)
+        try await terminal.waitFor("alpha", after: start)
         terminal.send("echo:**typed** ahead\r")
-        try terminal.waitFor("typed ahead", after: start)
+        try await terminal.waitFor("typed ahead", after: start)
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:**typed** ahead")
     }
 
-    @Test func ctrlCAtThePromptLeavesTheTypedLineOnTheScreen() throws {
+    @Test func ctrlCAtThePromptLeavesTheTypedLineOnTheScreen() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         terminal.send("a thought I abandon")
-        try terminal.waitFor("a thought I abandon")
+        try await terminal.waitFor("a thought I abandon")
         terminal.send("\u{3}")
-        try terminal.waitFor("^C")
+        try await terminal.waitFor("^C")
         var screen = TerminalScreen(width: 100, height: 40)
         screen.apply(terminal.rawOutput)
         #expect(screen.lines.contains { $0.hasSuffix("› a thought I abandon^C") }, "\(screen.lines)")

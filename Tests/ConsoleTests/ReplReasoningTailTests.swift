@@ -6,7 +6,7 @@ import Testing
 
 /// The reasoning tail on real terminals: rows measured as the terminal counts them, and no row left behind when the
 /// window is resized while the tail is drawn.
-@Suite struct ReplReasoningTailTests {
+@Suite(.spawnsProcesses) struct ReplReasoningTailTests {
     @Test(arguments: [WidthModel.codepoint, .grapheme])
     func tailRowsFitTheTerminalAsItCountsColumns(model: WidthModel) {
         let presenter = ReplyPresenter(capabilities: TerminalCapabilities(width: 30, widthModel: model))
@@ -21,13 +21,13 @@ import Testing
     }
 
     /// On xterm (code points: 👩‍💻 takes 4 columns) the tail's rows, drawn with autowrap off, keep their last characters.
-    @Test func tailRowsOnAnXtermAreNotCutAtTheEdge() throws {
+    @Test func tailRowsOnAnXtermAreNotCutAtTheEdge() async throws {
         var options = SimulatorOptions()
         options.tokenDelay = 0.05
         let repl = try ReplHarness(options)
-        let terminal = try repl.start(width: 60)
-        let echoed = try terminal.sendLine("[[sim:reasoning large-reasoning=1500 delta=30]] echo:the answer")
-        try terminal.waitFor("6:", after: echoed)
+        let terminal = try await repl.start(width: 60)
+        let echoed = try await terminal.sendLine("[[sim:reasoning large-reasoning=1500 delta=30]] echo:the answer")
+        try await terminal.waitFor("6:", after: echoed)
         var screen = TerminalScreen(width: 60, height: 40) { DisplayWidth.of($0, model: .codepoint) }
         screen.apply(terminal.rawOutput)
         let tail = screen.lines.filter { $0.contains("weigh") || $0.contains("answering") }
@@ -37,23 +37,23 @@ import Testing
                 DisplayWidth.of(row, model: .codepoint) < 60,
                 "the row fits, its end not overwritten at the last column: '\(row)'")
         }
-        try terminal.waitFor("Thought for", after: echoed)
+        try await terminal.waitFor("Thought for", after: echoed)
     }
 
-    @Test func resizingWhileTheTailIsDrawnLeavesNoStaleRows() throws {
+    @Test func resizingWhileTheTailIsDrawnLeavesNoStaleRows() async throws {
         var options = SimulatorOptions()
         options.tokenDelay = 0.08
         let repl = try ReplHarness(options, environment: ["VTE_VERSION": "7200"])
-        let terminal = try repl.start(width: 80)
-        let echoed = try terminal.sendLine("[[sim:reasoning large-reasoning=1800 delta=30]] echo:the answer")
-        try terminal.waitFor("5:", after: echoed)
+        let terminal = try await repl.start(width: 80)
+        let echoed = try await terminal.sendLine("[[sim:reasoning large-reasoning=1800 delta=30]] echo:the answer")
+        try await terminal.waitFor("5:", after: echoed)
         let atFifty = terminal.rawOutput.count
         terminal.resize(width: 50, height: 40)
-        try terminal.waitFor("14:", after: echoed)
+        try await terminal.waitFor("14:", after: echoed)
         let atEighty = terminal.rawOutput.count
         terminal.resize(width: 80, height: 40)
-        let end = try terminal.waitFor("Thought for", after: echoed)
-        try terminal.waitFor("› ", after: echoed + end.count)
+        let end = try await terminal.waitFor("Thought for", after: echoed)
+        try await terminal.waitFor("› ", after: echoed + end.count)
         let raw = Array(terminal.rawOutput)
         var screen = TerminalScreen(width: 80, height: 40) { DisplayWidth.of($0, model: .codepoint) }
         screen.apply(String(raw[..<atFifty]))

@@ -4,98 +4,98 @@ import TerminalMarkdown
 import TestSupport
 import Testing
 
-@Suite struct ReplTests {
-    @Test func messageGetsItsRenderedReplyAndTheContextFigureChanges() throws {
+@Suite(.spawnsProcesses) struct ReplTests {
+    @Test func messageGetsItsRenderedReplyAndTheContextFigureChanges() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         #expect(terminal.text.contains("acme/tiny-1b (loaded)"), "the prompt names the model and its state")
         #expect(terminal.text.contains("ctx 0/4k 0%"))
-        let shown = try terminal.enter("echo:Hello from **the** simulator.")
+        let shown = try await terminal.enter("echo:Hello from **the** simulator.")
         let lines = shown.components(separatedBy: "\n")
         #expect(lines.contains { $0.hasSuffix("Hello from the simulator.") }, "the Markdown is rendered: \(shown)")
         let prompt = try #require(lines.last { $0.contains("ctx ") })
         #expect(!prompt.contains("ctx 0/4k"), "the context figure grew after the reply: \(prompt)")
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0)
+        #expect(try await terminal.waitForExit() == 0)
     }
 
-    @Test func tabCompletesCommandNames() throws {
+    @Test func tabCompletesCommandNames() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         var start = terminal.mark
         terminal.send("/mo\t")
-        let listed = try terminal.waitFor("/models", after: start)
+        let listed = try await terminal.waitFor("/models", after: start)
         #expect(listed.contains("/model "), "both candidates are listed: \(listed)")
         start = terminal.mark
         terminal.send("s\r")
-        let table = try terminal.waitFor("acme/vision-7b", after: start)
+        let table = try await terminal.waitFor("acme/vision-7b", after: start)
         #expect(table.contains("MODEL") && table.contains("CAPABILITIES"), "/models ran: \(table)")
     }
 
-    @Test func tabCompletesModelKeys() throws {
+    @Test func tabCompletesModelKeys() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let start = terminal.mark
         terminal.send("/model acme/thi\t")
-        try terminal.waitFor("acme/thinker-8b", after: start)
+        try await terminal.waitFor("acme/thinker-8b", after: start)
     }
 
-    @Test func ctrlCDuringAReplyKeepsThePartialReplyAndReturnsToThePrompt() throws {
+    @Test func ctrlCDuringAReplyKeepsThePartialReplyAndReturnsToThePrompt() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         terminal.send("[[sim:stall=30]] echo:alpha beta gamma delta epsilon\r")
-        try terminal.waitFor("epsilon")
+        try await terminal.waitFor("epsilon")
         let start = terminal.mark
-        try terminal.waitFor("alpha", after: start)
+        try await terminal.waitFor("alpha", after: start)
         terminal.send("\u{3}")
-        let after = try terminal.waitFor("› ", after: start)
+        let after = try await terminal.waitFor("› ", after: start)
         let reply = try #require(after.components(separatedBy: "[acme/tiny-1b").first)
         #expect(reply.contains("incomplete"), "\(after)")
         #expect(!reply.contains("epsilon"))
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0)
-        let chats = try repl.runBounded(["chats", "--json"])
+        #expect(try await terminal.waitForExit() == 0)
+        let chats = try await repl.runBounded(["chats", "--json"])
         let list = try JSONSerialization.jsonObject(with: Data(chats.output.utf8)) as? [[String: Any]]
-        let show = try repl.runBounded(["show", try #require(list?.first?["id"] as? String)])
+        let show = try await repl.runBounded(["show", try #require(list?.first?["id"] as? String)])
         #expect(show.output.contains("incomplete"), "\(show)")
         #expect(show.output.contains("alpha"))
     }
 
-    @Test func draftComesBackAfterOpeningAnotherChatAndReturning() throws {
+    @Test func draftComesBackAfterOpeningAnotherChatAndReturning() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:first chat")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first chat")
         terminal.send("half-written thought")
-        try terminal.waitFor("half-written thought")
+        try await terminal.waitFor("half-written thought")
         terminal.send("\u{3}")
-        try terminal.waitFor("^C")
-        try terminal.enter("/new")
-        try terminal.enter("echo:second chat")
+        try await terminal.waitFor("^C")
+        try await terminal.enter("/new")
+        try await terminal.enter("echo:second chat")
         let start = terminal.mark
         terminal.send("/open echo:first chat\r")
-        let reopened = try terminal.waitFor("half-written thought", after: start + 20)
+        let reopened = try await terminal.waitFor("half-written thought", after: start + 20)
         #expect(reopened.contains("Opened"))
     }
 
-    @Test func historySurvivesARestart() throws {
+    @Test func historySurvivesARestart() async throws {
         let repl = try ReplHarness()
-        let first = try repl.start()
-        try first.enter("/ps")
-        try first.enter(" /chats")
+        let first = try await repl.start()
+        try await first.enter("/ps")
+        try await first.enter(" /chats")
         first.send("\u{4}")
-        _ = try first.waitForExit()
-        let second = try repl.start()
+        _ = try await first.waitForExit()
+        let second = try await repl.start()
         let start = second.mark
         second.send("\u{10}")
-        try second.waitFor("/ps", after: start)
+        try await second.waitFor("/ps", after: start)
         #expect(!second.text.dropFirst(start).contains("/chats"), "a line starting with a space is not recorded")
     }
 
-    @Test func choosingAModelAppliesTheLoadPolicy() throws {
+    @Test func choosingAModelAppliesTheLoadPolicy() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:on the tiny model")
-        let shown = try terminal.enter("/model acme/thinker-8b")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:on the tiny model")
+        let shown = try await terminal.enter("/model acme/thinker-8b")
         #expect(shown.contains("Unloaded acme/tiny-1b"), "\(shown)")
         let unloads = repl.fixture.requests(to: "/api/v1/models/unload")
         #expect(unloads.count == 1)
@@ -104,58 +104,58 @@ import Testing
         #expect(shown.contains("acme/thinker-8b (loaded)"), "the prompt shows the new model: \(shown)")
     }
 
-    @Test func badCommandsAndBadArgumentsGetUsageNotACrash() throws {
+    @Test func badCommandsAndBadArgumentsGetUsageNotACrash() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        let unknown = try terminal.enter("/modle acme/tiny-1b")
+        let terminal = try await repl.start()
+        let unknown = try await terminal.enter("/modle acme/tiny-1b")
         #expect(unknown.contains("unknown command /modle (did you mean /model?)"), "\(unknown)")
-        let bad = try terminal.enter("/set temperature hot")
+        let bad = try await terminal.enter("/set temperature hot")
         #expect(bad.contains("usage: /set [KEY VALUE]"), "\(bad)")
-        let worse = try terminal.enter("/models --colour")
+        let worse = try await terminal.enter("/models --colour")
         #expect(worse.contains("usage: /models"), "\(worse)")
-        let quote = try terminal.enter("/mv \"unclosed")
+        let quote = try await terminal.enter("/mv \"unclosed")
         #expect(quote.contains("usage: /mv"), "\(quote)")
         terminal.send("/quit\r")
-        #expect(try terminal.waitForExit() == 0)
+        #expect(try await terminal.waitForExit() == 0)
     }
 
-    @Test func pipedInputSendsEachLineAndExitsAtTheEnd() throws {
+    @Test func pipedInputSendsEachLineAndExitsAtTheEnd() async throws {
         let repl = try ReplHarness()
-        let result = try repl.runBounded([], input: "echo:first answer\necho:second answer\n")
+        let result = try await repl.runBounded([], input: "echo:first answer\necho:second answer\n")
         #expect(result.status == 0, "\(result)")
         #expect(result.output == "first answer\n\nsecond answer\n", "a blank line sets the answers apart")
     }
 }
 
-@Suite struct ReplInputTests {
-    @Test func modelKeyMatchesAreListedWithBadges() throws {
+@Suite(.spawnsProcesses) struct ReplInputTests {
+    @Test func modelKeyMatchesAreListedWithBadges() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let start = terminal.mark
         terminal.send("/model acme/t\t\t")
-        let listed = try terminal.waitFor("acme/toolsmith-12b  not loaded · tools", after: start)
+        let listed = try await terminal.waitFor("acme/toolsmith-12b  not loaded · tools", after: start)
         #expect(listed.contains("acme/thinker-8b  not loaded · reasoning"), "\(listed)")
         #expect(listed.contains("acme/tiny-1b  loaded"), "\(listed)")
     }
 
-    @Test func tripleQuotesAndCtrlJMakeOneMultiLineMessage() throws {
+    @Test func tripleQuotesAndCtrlJMakeOneMultiLineMessage() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         // One line at a time, each after the continuation prompt (lines typed at once: ReplTypeAheadTests).
         for line in ["\"\"\"", "echo:first line", "second line"] {
             let start = terminal.mark
             terminal.send(line + "\r")
-            try terminal.waitFor("… ", after: start + line.count)
+            try await terminal.waitFor("… ", after: start + line.count)
         }
-        try terminal.enter("\"\"\"")
+        try await terminal.enter("\"\"\"")
         terminal.send("echo:top\u{0A}bottom")
-        try terminal.waitFor("bottom")
-        try terminal.enter("")
+        try await terminal.waitFor("bottom")
+        try await terminal.enter("")
         let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
         #expect(inputs == ["echo:first line\nsecond line", "echo:top\nbottom"])
     }
 
-    @Test func ctrlXCtrlEEditsTheMessageInTheEditor() throws {
+    @Test func ctrlXCtrlEEditsTheMessageInTheEditor() async throws {
         let repl = try ReplHarness()
         let script = repl.sandbox.root + "/editor.sh"
         try "printf 'echo:edited in the editor' > \"$1\"\n".write(toFile: script, atomically: true, encoding: .utf8)
@@ -163,58 +163,58 @@ import Testing
         // Run through sh rather than exec'd: a script just written can be "text file busy" while
         // another test's spawn briefly holds the write descriptor.
         harness.extra = ["EDITOR": "/bin/sh " + script]
-        let terminal = try harness.start()
+        let terminal = try await harness.start()
         terminal.send("draft to edit\u{18}\u{5}")
-        try terminal.waitFor("edited in the editor")
+        try await terminal.waitFor("edited in the editor")
         // The line comes back in place: no prompt is left behind, empty or with the draft.
         var screen = TerminalScreen(width: 100, height: 40)
         screen.apply(terminal.rawOutput)
         let prompts = screen.lines.filter { $0.hasPrefix("›") }
         #expect(prompts == ["› echo:edited in the editor"], "\(screen.lines)")
-        try terminal.enter("")
+        try await terminal.enter("")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:edited in the editor")
     }
 
-    @Test func sigtermAtThePromptKeepsTheDraftAndExits143() throws {
+    @Test func sigtermAtThePromptKeepsTheDraftAndExits143() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:a reply")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:a reply")
         terminal.send("unfinished words")
-        try terminal.waitFor("unfinished words")
+        try await terminal.waitFor("unfinished words")
         kill(terminal.pid, SIGTERM)
-        #expect(try terminal.waitForExit() == 143)
-        let again = try repl.start()
+        #expect(try await terminal.waitForExit() == 143)
+        let again = try await repl.start()
         let start = again.mark
         again.send("/open echo:a reply\r")
-        try again.waitFor("unfinished words", after: start + 20)
+        try await again.waitFor("unfinished words", after: start + 20)
     }
 
-    @Test func setSavesValidatedSettingsOnTheConversation() throws {
+    @Test func setSavesValidatedSettingsOnTheConversation() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:hello")
-        let set = try terminal.enter("/set temperature 0.3")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:hello")
+        let set = try await terminal.enter("/set temperature 0.3")
         #expect(set.contains("temperature = 0.3"))
-        let rejected = try terminal.enter("/set reasoning high")
+        let rejected = try await terminal.enter("/set reasoning high")
         #expect(rejected.contains("has no reasoning options"), "\(rejected)")
-        try terminal.enter("echo:again")
+        try await terminal.enter("echo:again")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("temperature") == "0.3")
     }
 }
 
-@Suite struct ReplRecoveryTests {
-    @Test func lostServerContextOffersAFreshOne() throws {
+@Suite(.spawnsProcesses) struct ReplRecoveryTests {
+    @Test func lostServerContextOffersAFreshOne() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:first")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first")
         repl.fixture.simulator.reset()
         let start = terminal.mark
         terminal.send("echo:second after a restart\r")
-        let question = try terminal.waitFor("[y/r/N]", after: start)
+        let question = try await terminal.waitFor("[y/r/N]", after: start)
         #expect(
             question.contains("Continue with a fresh server context? y: empty, r: with a recap of the earlier turns"))
         #expect(!question.contains("\nsecond after a restart"), "nothing was answered yet")
-        let answered = try terminal.enter("y")
+        let answered = try await terminal.enter("y")
         #expect(answered.contains("second after a restart"), "\(answered)")
         let chats = repl.fixture.requests(to: "/api/v1/chat")
         #expect(chats.last?.field("previous_response_id") == nil)
@@ -222,18 +222,18 @@ import Testing
     }
 
     /// The recap choice shows what it costs, then starts the fresh context with the earlier turns.
-    @Test func lostServerContextCanContinueWithARecap() throws {
+    @Test func lostServerContextCanContinueWithARecap() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:the heron is the code word")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:the heron is the code word")
         repl.fixture.simulator.reset()
         let start = terminal.mark
         terminal.send("recall\r")
-        let question = try terminal.waitFor("[y/r/N]", after: start)
+        let question = try await terminal.waitFor("[y/r/N]", after: start)
         #expect(
             question.contains("r: with a recap of the earlier turns (the earlier turns as a transcript (about "),
             "\(question)")
-        _ = try terminal.enter("r")
+        _ = try await terminal.enter("r")
         let input = repl.fixture.requests(to: "/api/v1/chat").last?.field("input") ?? ""
         #expect(
             input.hasPrefix("[llmster recap:") && input.contains("User: echo:the heron is the code word")
@@ -242,130 +242,132 @@ import Testing
     }
 }
 
-@Suite struct ReplAfterReplyTests {
-    @Test func summarizerTitlesTheConversationWithoutStoringOnTheServer() throws {
+@Suite(.spawnsProcesses) struct ReplAfterReplyTests {
+    @Test func summarizerTitlesTheConversationWithoutStoringOnTheServer() async throws {
         let repl = try ReplHarness()
         try repl.sandbox.write("summarizer_model = acme/tiny-1b\n", to: "config/llmster/config")
-        let terminal = try repl.start()
-        try terminal.enter("echo:the first message")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:the first message")
         let titling = repl.fixture.requests(to: "/api/v1/chat").filter { $0.field("store") == "false" }
         #expect(titling.count == 1)
         #expect(titling.first?.field("model") == "acme/tiny-1b")
         #expect(titling.first?.field("stream") != "true")
-        let chats = try repl.runBounded(["chats", "--json"])
+        let chats = try await repl.runBounded(["chats", "--json"])
         #expect(chats.output.contains("\"title\""))
         #expect(
             !chats.output.contains("\"title\":\"echo:the first message\""),
             "the summarizer's title replaced the first message: \(chats.output)")
     }
 
-    @Test func longRepliesEndWithATerminalNotification() throws {
+    @Test func longRepliesEndWithATerminalNotification() async throws {
         let repl = try ReplHarness(environment: ["PATH": "/nonexistent"])
         try repl.sandbox.write("notify_after_seconds = 0\n", to: "config/llmster/config")
-        let terminal = try repl.start()
-        try terminal.enter("echo:done now")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:done now")
         #expect(
             terminal.rawOutput.contains("\u{1B}]777;notify;acme/tiny-1b finished;done now\u{7}"),
             "\(terminal.rawOutput.debugDescription)")
     }
 }
 
-@Suite struct ReplJobControlTests {
-    @Test func ctrlZLeavesACookedTerminalAndFgResumesThePrompt() throws {
+@Suite(.spawnsProcesses) struct ReplJobControlTests {
+    @Test func ctrlZLeavesACookedTerminalAndFgResumesThePrompt() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         #expect(!terminal.isCooked, "readline has the terminal in raw mode at the prompt")
         terminal.send("\u{1A}")
-        let deadline = Date().addingTimeInterval(30)
-        while !terminal.isStopped, Date() < deadline { usleep(20_000) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !terminal.isStopped, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(terminal.isStopped)
         #expect(terminal.isCooked, "while stopped the shell gets a sane terminal")
         kill(terminal.pid, SIGCONT)
         let start = terminal.mark
         terminal.send("/ps\r")
-        try terminal.waitFor("acme/tiny-1b", after: start)
+        try await terminal.waitFor("acme/tiny-1b", after: start)
     }
 }
 
-@Suite struct ReplLibraryCommandTests {
-    @Test func showUsesThePagerAndCopySendsOSC52() throws {
+@Suite(.spawnsProcesses) struct ReplLibraryCommandTests {
+    @Test func showUsesThePagerAndCopySendsOSC52() async throws {
         let repl = try ReplHarness(environment: ["PAGER": "cat"])
-        let terminal = try repl.start()
-        try terminal.enter("echo:Run this:\n\n```sh\nls -la\n```")
-        let shown = try terminal.enter("/show")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:Run this:\n\n```sh\nls -la\n```")
+        let shown = try await terminal.enter("/show")
         #expect(shown.contains("You"), "\(shown)")
         #expect(shown.contains("ls -la"))
-        try terminal.enter("/copy code 1")
+        try await terminal.enter("/copy code 1")
         let encoded = Data("ls -la".utf8).base64EncodedString()
         #expect(terminal.rawOutput.contains("\u{1B}]52;c;\(encoded)\u{7}"))
-        let usage = try terminal.enter("/copy code 7")
+        let usage = try await terminal.enter("/copy code 7")
         #expect(usage.contains("the last reply has 1 code blocks"), "\(usage)")
     }
 
-    @Test func foldersMoveAndPinOrganiseTheChat() throws {
+    @Test func foldersMoveAndPinOrganiseTheChat() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:organise me")
-        try terminal.enter("/mv Work/Research")
-        try terminal.enter("/pin")
-        let listed = try terminal.enter("/chats Work/Research")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:organise me")
+        try await terminal.enter("/mv Work/Research")
+        try await terminal.enter("/pin")
+        let listed = try await terminal.enter("/chats Work/Research")
         #expect(listed.contains("📌") && listed.contains("echo:organise me"), "\(listed)")
-        let prompt = try terminal.enter("/rename Tidy title")
+        let prompt = try await terminal.enter("/rename Tidy title")
         #expect(prompt.contains("Work/Research/Tidy title"), "the prompt shows folder and title: \(prompt)")
     }
 
     /// Every organisation command says what it did, and removing a folder that holds things asks first, naming
     /// what it holds and where it goes.
-    @Test func organisationCommandsSayWhatTheyDidAndFolderRemovalAsks() throws {
+    @Test func organisationCommandsSayWhatTheyDidAndFolderRemovalAsks() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        #expect(try terminal.enter("/folder new Job/Research").contains("Created folder Job/Research."))
-        try terminal.enter("echo:keep me")
-        #expect(try terminal.enter("/mv Job").contains("Moved this conversation to folder Job."))
-        #expect(try terminal.enter("/pin").contains("Pinned"))
-        #expect(try terminal.enter("/unpin").contains("Unpinned."))
-        #expect(try terminal.enter("/rename Kept chat").contains("Renamed this conversation to Kept chat."))
+        let terminal = try await repl.start()
+        #expect(try await terminal.enter("/folder new Job/Research").contains("Created folder Job/Research."))
+        try await terminal.enter("echo:keep me")
+        #expect(try await terminal.enter("/mv Job").contains("Moved this conversation to folder Job."))
+        #expect(try await terminal.enter("/pin").contains("Pinned"))
+        #expect(try await terminal.enter("/unpin").contains("Unpinned."))
+        #expect(try await terminal.enter("/rename Kept chat").contains("Renamed this conversation to Kept chat."))
         #expect(
-            try terminal.enter("/folder rename Job/Research Notes").contains("Renamed folder Job/Research to Notes."))
+            try await terminal.enter("/folder rename Job/Research Notes").contains(
+                "Renamed folder Job/Research to Notes."))
         let start = terminal.mark
         terminal.send("/folder rm Job\r")
-        let question = try terminal.waitFor("[y/N] ", after: start)
+        let question = try await terminal.waitFor("[y/N] ", after: start)
         #expect(
             question.contains("Remove folder Job? Its 1 conversation and sub-folder Notes move to the top level."),
             "\(question)")
-        #expect(try terminal.enter("n").contains("Kept folder Job."))
-        #expect(try terminal.enter("/folder list").contains("Job/Notes"), "nothing moved after a no")
+        #expect(try await terminal.enter("n").contains("Kept folder Job."))
+        #expect(try await terminal.enter("/folder list").contains("Job/Notes"), "nothing moved after a no")
         let again = terminal.mark
         terminal.send("/folder rm Job\r")
-        try terminal.waitFor("[y/N] ", after: again)
-        #expect(try terminal.enter("y").contains("Removed folder Job."))
-        #expect(try terminal.enter("/folder new Notes/Deep").contains("Created folder Notes/Deep."))
+        try await terminal.waitFor("[y/N] ", after: again)
+        #expect(try await terminal.enter("y").contains("Removed folder Job."))
+        #expect(try await terminal.enter("/folder new Notes/Deep").contains("Created folder Notes/Deep."))
         let single = terminal.mark
         terminal.send("/folder rm Notes\r")
-        let one = try terminal.waitFor("[y/N] ", after: single)
+        let one = try await terminal.waitFor("[y/N] ", after: single)
         #expect(one.contains("Remove folder Notes? Its sub-folder Deep moves to the top level."), "\(one)")
-        #expect(try terminal.enter("n").contains("Kept folder Notes."))
+        #expect(try await terminal.enter("n").contains("Kept folder Notes."))
         let deleting = terminal.mark
         terminal.send("/delete\r")
-        #expect(try terminal.waitFor("[y/N] ", after: deleting).contains("Delete Kept chat and all its messages?"))
-        #expect(try terminal.enter("y").contains("Deleted Kept chat."))
+        #expect(
+            try await terminal.waitFor("[y/N] ", after: deleting).contains("Delete Kept chat and all its messages?"))
+        #expect(try await terminal.enter("y").contains("Deleted Kept chat."))
     }
 
     /// `/search` lays its hits out as `llmster search` does: a table fitted to the terminal, the match marked with
     /// `‹ ›` rather than brackets that read as Markdown.
-    @Test func searchHitsAreATableFittedToTheTerminal() throws {
+    @Test func searchHitsAreATableFittedToTheTerminal() async throws {
         let repl = try ReplHarness()
         let long =
             "echo:the quarterly report covers revenue, churn, hiring plans and a long list of other things worth reading"
-        #expect(try repl.runBounded(["ask", long]).status == 0)
-        let terminal = try repl.start(width: 60)
-        let found = try terminal.enter("/search churn")
+        #expect(try await repl.runBounded(["ask", long]).status == 0)
+        let terminal = try await repl.start(width: 60)
+        let found = try await terminal.enter("/search churn")
         let rows = found.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }
         #expect(rows.contains { $0.hasPrefix("ID") && $0.contains("TITLE") && $0.contains("MATCH") }, "\(found)")
         #expect(found.contains("‹churn›"), "\(found)")
         #expect(!found.contains("[churn]"))
         #expect(rows.allSatisfy { DisplayWidth.of($0) <= 60 }, "\(rows)")
-        let cli = try repl.runBounded(["search", "churn"])
+        let cli = try await repl.runBounded(["search", "churn"])
         #expect(cli.output.contains("‹churn›") && cli.output.hasPrefix("ID"), "\(cli)")
     }
 }

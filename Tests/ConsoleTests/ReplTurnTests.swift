@@ -5,12 +5,12 @@ import Testing
 
 /// How turns read in the scrollback: set apart, previews and notifications as plain text, the way to the reasoning
 /// named, pastes counted right.
-@Suite struct ReplTurnTests {
-    @Test func aBlankRowSetsEachTurnApartFromTheNextPrompt() throws {
+@Suite(.spawnsProcesses) struct ReplTurnTests {
+    @Test func aBlankRowSetsEachTurnApartFromTheNextPrompt() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:first answer")
-        try terminal.enter("/ps")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first answer")
+        try await terminal.enter("/ps")
         var screen = TerminalScreen(width: 100, height: 40)
         screen.apply(terminal.rawOutput)
         let lines = screen.lines
@@ -23,12 +23,12 @@ import Testing
         #expect(lines[next - 1] != "", "command output is not padded: \(lines[command...])")
     }
 
-    @Test func alternativesArePreviewedAsTheyReadNotAsMarkdown() throws {
+    @Test func alternativesArePreviewedAsTheyReadNotAsMarkdown() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:* **bold** and `code` first")
-        try terminal.enter("/retry")
-        let listing = try terminal.enter("/alt")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:* **bold** and `code` first")
+        try await terminal.enter("/retry")
+        let listing = try await terminal.enter("/alt")
         let rows = listing.split(separator: "\n").filter { $0.hasPrefix("  1.") || $0.hasPrefix("  2.") }
         #expect(rows.count == 2 && rows.allSatisfy { $0.contains("• bold and `code` first") }, "\(listing)")
         #expect(
@@ -36,34 +36,34 @@ import Testing
         #expect(rows.last?.hasSuffix("(current)") == true)
     }
 
-    @Test func theFirstReasoningReplySaysHowToOpenTheReasoning() throws {
+    @Test func theFirstReasoningReplySaysHowToOpenTheReasoning() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        let first = try terminal.enter("[[sim:reasoning]] echo:thought about")
+        let terminal = try await repl.start()
+        let first = try await terminal.enter("[[sim:reasoning]] echo:thought about")
         #expect(first.contains("Thought for"), "\(first)")
         #expect(first.contains("/show reasoning opens it"), "\(first)")
-        let second = try terminal.enter("[[sim:reasoning]] echo:again")
+        let second = try await terminal.enter("[[sim:reasoning]] echo:again")
         #expect(!second.contains("/show reasoning opens it"), "said once a session: \(second)")
     }
 
-    @Test func notificationsCarryTheAnswerAsPlainText() throws {
+    @Test func notificationsCarryTheAnswerAsPlainText() async throws {
         let repl = try ReplHarness(environment: ["PATH": "/nonexistent"])
         try repl.sandbox.write("notify_after_seconds = 0\n", to: "config/llmster/config")
-        let terminal = try repl.start()
-        try terminal.enter("echo:**done** with `make`")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:**done** with `make`")
         #expect(
             terminal.rawOutput.contains("\u{1B}]777;notify;acme/tiny-1b finished;done with `make`\u{7}"),
             "\(terminal.rawOutput.debugDescription)")
     }
 
-    @Test func aPasteEndingInANewlineIsCountedByItsLines() throws {
+    @Test func aPasteEndingInANewlineIsCountedByItsLines() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start(height: 20)
+        let terminal = try await repl.start(height: 20)
         let lines = (1...42).map { "pasted line \($0)" }
         let start = terminal.mark
         terminal.send("echo:\u{1B}[200~" + lines.joined(separator: "\n") + "\n\u{1B}[201~")
-        try terminal.waitFor("[pasted 42 lines]", after: start)
+        try await terminal.waitFor("[pasted 42 lines]", after: start)
         terminal.send("\r")
-        try terminal.waitFor("pasted line 42", after: start)
+        try await terminal.waitFor("pasted line 42", after: start)
     }
 }

@@ -5,18 +5,18 @@ import Testing
 
 /// Input is never lost or misdirected: lines typed ahead, a draft given back to the line, questions, Ctrl-D and
 /// Ctrl-L, all driven by real keystrokes on a pseudo-terminal.
-@Suite struct ReplTypeAheadTests {
+@Suite(.spawnsProcesses) struct ReplTypeAheadTests {
     /// Enter sends CR; a terminal in its normal mode (during a reply) turns it into LF, and Ctrl-J is LF too.
     @Test(arguments: ["\r", "\n"])
-    func everyLineTypedDuringAReplyRunsInTurnAtItsOwnPrompt(lineEnd: String) throws {
+    func everyLineTypedDuringAReplyRunsInTurnAtItsOwnPrompt(lineEnd: String) async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let start = terminal.mark
-        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
-        try terminal.waitFor("alpha", after: echoed)
+        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
         terminal.send(["/modle", "/stats", "echo:third line"].map { $0 + lineEnd }.joined())
-        let after = try terminal.waitFor("third line\n", after: echoed)
-        try terminal.waitFor("› ", after: echoed + after.count)
+        let after = try await terminal.waitFor("third line\n", after: echoed)
+        try await terminal.waitFor("› ", after: echoed + after.count)
         let shown = terminal.text.dropFirst(start)
         #expect(shown.contains("unknown command /modle"), "the first line ran: \(shown)")
         #expect(shown.contains("output ") && shown.contains(" tokens"), "the second line ran (/stats): \(shown)")
@@ -32,116 +32,116 @@ import Testing
         }
     }
 
-    @Test func aPasteDuringAReplyArrivesWholeWithItsLineBreaks() throws {
+    @Test func aPasteDuringAReplyArrivesWholeWithItsLineBreaks() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
-        try terminal.waitFor("alpha", after: echoed)
+        let terminal = try await repl.start()
+        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{1B}[200~echo:pasted one\rpasted two\u{1B}[201~\r")
         // The answer is Markdown: its soft line break shows as a space, unlike the input's echo.
-        try terminal.waitFor("pasted one pasted two", after: echoed)
+        try await terminal.waitFor("pasted one pasted two", after: echoed)
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:pasted one\npasted two")
     }
 
-    @Test func linesTypedAtOnceAtThePromptAllArrive() throws {
+    @Test func linesTypedAtOnceAtThePromptAllArrive() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let start = terminal.mark
         terminal.send("\"\"\"\recho:first line\rsecond line\r\"\"\"\r/ps\r")
-        try terminal.waitFor("acme/tiny-1b  ", after: start + 40)
+        try await terminal.waitFor("acme/tiny-1b  ", after: start + 40)
         #expect(repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") } == ["echo:first line\nsecond line"])
     }
 
-    @Test func aCommandTypedAfterARestoredDraftRunsAndTheDraftStays() throws {
+    @Test func aCommandTypedAfterARestoredDraftRunsAndTheDraftStays() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:first chat")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first chat")
         terminal.send("draft again more")
-        try terminal.waitFor("draft again more")
+        try await terminal.waitFor("draft again more")
         terminal.send("\u{3}")
-        try terminal.waitFor("^C")
-        try terminal.enter("/new")
+        try await terminal.waitFor("^C")
+        try await terminal.enter("/new")
         let start = terminal.mark
         terminal.send("/open echo:first chat\r")
-        let opened = try terminal.waitFor("› draft again more", after: start + 20)
+        let opened = try await terminal.waitFor("› draft again more", after: start + 20)
         #expect(opened.contains("draft is back in the line"), "the restored draft is announced: \(opened)")
         terminal.send("/delete\r")
-        let question = try terminal.waitFor("[y/N] ", after: start + opened.count)
+        let question = try await terminal.waitFor("[y/N] ", after: start + opened.count)
         #expect(question.contains("Delete echo:first chat and all its messages?"), "\(question)")
-        #expect(try terminal.enter("y").contains("Deleted echo:first chat."))
+        #expect(try await terminal.enter("y").contains("Deleted echo:first chat."))
         let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
         #expect(inputs == ["echo:first chat"], "neither the draft nor the answer went to the model: \(inputs)")
     }
 
-    @Test func ctrlDStillQuitsWhenAFailedFirstMessageIsBackInTheLine() throws {
+    @Test func ctrlDStillQuitsWhenAFailedFirstMessageIsBackInTheLine() async throws {
         let repl = try ReplHarness(environment: ["LLMSTER_SERVER": "http://127.0.0.1:9"])
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let start = terminal.mark
         terminal.send("hello\r")
-        try terminal.waitFor("› hello", after: start + 10)
+        try await terminal.waitFor("› hello", after: start + 10)
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0, "Ctrl-D on the untouched message quits: \(terminal.text)")
+        #expect(try await terminal.waitForExit() == 0, "Ctrl-D on the untouched message quits: \(terminal.text)")
     }
 
     /// Ctrl-D typed while a reply streams is kept: once the reply has ended, it quits at the prompt (the terminal's
     /// normal mode used to turn it into an end of file no read was waiting for, and it was lost).
-    @Test func ctrlDTypedDuringAReplyQuitsOnceTheReplyEnds() throws {
+    @Test func ctrlDTypedDuringAReplyQuitsOnceTheReplyEnds() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
-        try terminal.waitFor("alpha", after: echoed)
+        let terminal = try await repl.start()
+        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{4}")
-        #expect(try terminal.waitForExit() == 0, "Ctrl-D typed during the reply quits after it: \(terminal.text)")
+        #expect(try await terminal.waitForExit() == 0, "Ctrl-D typed during the reply quits after it: \(terminal.text)")
         #expect(terminal.text.contains("epsilon"), "the reply ended whole first")
     }
 
-    @Test func ctrlDOnAnEditedLineStillDeletesACharacter() throws {
+    @Test func ctrlDOnAnEditedLineStillDeletesACharacter() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         terminal.send("echo:abcX\u{2}\u{4}\r")
-        try terminal.waitFor("abc\n")
+        try await terminal.waitFor("abc\n")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:abc")
     }
 
-    @Test func aSlashCommandAtAQuestionIsNotTakenAsTheAnswer() throws {
+    @Test func aSlashCommandAtAQuestionIsNotTakenAsTheAnswer() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:first")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first")
         let start = terminal.mark
         terminal.send("/system Be brief.\r")
-        try terminal.waitFor("[y/N] ", after: start)
-        let answered = try terminal.enter("/set temperature 0.5")
+        try await terminal.waitFor("[y/N] ", after: start)
+        let answered = try await terminal.enter("/set temperature 0.5")
         #expect(answered.contains("Taken as no"), "\(answered)")
         #expect(answered.contains("temperature = 0.5"), "the command ran: \(answered)")
-        try terminal.ask("/system Be terse.")
+        try await terminal.ask("/system Be terse.")
         #expect(
-            try terminal.enter("Yes").contains("the next message starts a fresh server context"),
+            try await terminal.enter("Yes").contains("the next message starts a fresh server context"),
             "yes in any case is yes")
     }
 
     /// Ctrl-D at a question a command asks gives its default, as documented, and the REPL goes on: the end-of-file key
     /// that is kept as a key while a command runs is an end of file again for the question's read.
-    @Test func ctrlDAtAQuestionGivesTheDefault() throws {
+    @Test func ctrlDAtAQuestionGivesTheDefault() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:first")
-        try terminal.ask("/delete")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first")
+        try await terminal.ask("/delete")
         let answered = terminal.mark
         terminal.send("\u{4}")
-        let after = try terminal.outputBeforePrompt(after: answered)
+        let after = try await terminal.outputBeforePrompt(after: answered)
         #expect(after.contains("Kept echo:first."), "Ctrl-D answered no: \(after)")
-        #expect(try terminal.enter("/chats").contains("echo:first"), "the REPL goes on, the chat kept")
+        #expect(try await terminal.enter("/chats").contains("echo:first"), "the REPL goes on, the chat kept")
     }
 
     /// A message typed at a question answers it no and is then sent, once in the history; a command typed there runs.
-    @Test func aMessageTypedAtAQuestionCountsAsNoAndIsSent() throws {
+    @Test func aMessageTypedAtAQuestionCountsAsNoAndIsSent() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        try terminal.enter("echo:first")
-        try terminal.ask("/delete")
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first")
+        try await terminal.ask("/delete")
         let answered = terminal.mark
         terminal.send("echo:typed while waiting\r")
-        let after = try terminal.outputBeforePrompt(after: answered)
+        let after = try await terminal.outputBeforePrompt(after: answered)
         #expect(after.contains("Taken as no; sending your message."), "\(after)")
         let kept = try #require(after.range(of: "Kept echo:first."), "the question was answered no: \(after)")
         #expect(after[kept.upperBound...].contains("typed while waiting"), "the reply to the message follows: \(after)")
@@ -149,21 +149,21 @@ import Testing
         #expect(inputs == ["echo:first", "echo:typed while waiting"], "\(inputs)")
         let history = try String(contentsOfFile: repl.sandbox.root + "/state/llmster/history", encoding: .utf8)
         #expect(history.split(separator: "\n").filter { $0 == "echo:typed while waiting" }.count == 1, "\(history)")
-        try terminal.ask("/delete")
-        let ran = try terminal.enter("/ps")
+        try await terminal.ask("/delete")
+        let ran = try await terminal.enter("/ps")
         #expect(ran.contains("Taken as no; running /ps.") && ran.contains("Kept echo:first."), "\(ran)")
         #expect(ran.contains("acme/tiny-1b  "), "the command ran: \(ran)")
     }
 
     /// Lines typed during a reply, before the question a command asks appears, reach the question and the prompt in
     /// order: the message is not taken as the answer, and is sent; the command after it runs.
-    @Test func linesTypedAheadOfAQuestionAreNotLost() throws {
+    @Test func linesTypedAheadOfAQuestionAreNotLost() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
-        try terminal.waitFor("alpha", after: echoed)
+        let terminal = try await repl.start()
+        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
         terminal.send("/delete\recho:typed ahead\r/ps\r")
-        let shown = try terminal.waitFor("acme/tiny-1b  ", after: echoed)
+        let shown = try await terminal.waitFor("acme/tiny-1b  ", after: echoed)
         #expect(shown.contains("Taken as no; sending your message."), "\(shown)")
         #expect(shown.contains("Kept "), "the conversation was kept: \(shown)")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:typed ahead")
@@ -172,59 +172,59 @@ import Testing
     }
 
     /// Keys typed while a slow command runs are not echoed into its output; they wait in the next prompt's line.
-    @Test func keysTypedDuringASlowCommandWaitForTheNextPrompt() throws {
+    @Test func keysTypedDuringASlowCommandWaitForTheNextPrompt() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
+        let terminal = try await repl.start()
         let gate = repl.sandbox.root + "/gate"
         #expect(mkfifo(gate, 0o600) == 0)
-        let ran = try terminal.sendLine("/run cat \(gate)")
+        let ran = try await terminal.sendLine("/run cat \(gate)")
         // Opening the pipe succeeds once the command has opened it: the command is running. Opened without waiting,
         // and looked at for at most 30 s, so a command that never runs fails the test instead of hanging it.
         var writer: Int32 = -1
         for _ in 0..<1500 where writer < 0 {
             writer = open(gate, O_WRONLY | O_NONBLOCK)
-            if writer < 0 { usleep(20_000) }
+            if writer < 0 { try await Task.sleep(for: .milliseconds(20)) }
         }
         try #require(writer >= 0, "/run never opened the FIFO")
         terminal.send("echo:typed during the command")
         _ = write(writer, "opened\n", 7)
         close(writer)
-        let output = try terminal.outputBeforePrompt(after: ran)
+        let output = try await terminal.outputBeforePrompt(after: ran)
         #expect(output.contains("It goes with your next message"), "\(output)")
         #expect(!output.contains("typed during"), "the keys are not echoed into the command's output: \(output)")
-        try terminal.waitFor("› echo:typed during the command", after: ran)
+        try await terminal.waitFor("› echo:typed during the command", after: ran)
         let typed = terminal.mark
         terminal.send("\r")
-        try terminal.waitFor("typed during the command", after: typed)
+        try await terminal.waitFor("typed during the command", after: typed)
         let sent = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
         #expect(sent.hasSuffix("echo:typed during the command"), "the keys were sent as the next message: \(sent)")
     }
 
-    @Test func ctrlLTypedDuringAReplyDoesNotClearTheScreenAfterIt() throws {
+    @Test func ctrlLTypedDuringAReplyDoesNotClearTheScreenAfterIt() async throws {
         let repl = try ReplHarness()
-        let terminal = try repl.start()
-        let echoed = try terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
-        try terminal.waitFor("alpha", after: echoed)
+        let terminal = try await repl.start()
+        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{C}/ps\r")
-        try terminal.waitFor("acme/tiny-1b  ", after: echoed)
+        try await terminal.waitFor("acme/tiny-1b  ", after: echoed)
         #expect(!terminal.rawOutput.contains("\u{1B}[2J"), "the answer stays on the screen")
         #expect(terminal.text.contains("epsilon"))
     }
 
-    @Test func textFromTheEditorTallerThanTheScreenIsSummarisedAndSentWhole() throws {
+    @Test func textFromTheEditorTallerThanTheScreenIsSummarisedAndSentWhole() async throws {
         let repl = try ReplHarness()
         let script = repl.sandbox.root + "/editor.sh"
         try "printf 'echo:edited line %s\\n' $(seq 1 40) > \"$1\"\n".write(
             toFile: script, atomically: true, encoding: .utf8)
         var harness = repl
         harness.extra = ["VISUAL": "/bin/sh " + script]
-        let terminal = try harness.start(height: 20)
+        let terminal = try await harness.start(height: 20)
         let start = terminal.mark
         terminal.send("to edit\u{18}\u{5}")
-        try terminal.waitFor("[edited 40 lines]", after: start)
+        try await terminal.waitFor("[edited 40 lines]", after: start)
         #expect(!terminal.text.dropFirst(start).contains("edited line 20"), "the tall text is not drawn line by line")
         terminal.send("\r")
-        try terminal.waitFor("edited line 40", after: start + 20)
+        try await terminal.waitFor("edited line 40", after: start + 20)
         let expected = (1...40).map { "echo:edited line \($0)" }.joined(separator: "\n")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == expected)
         var screen = TerminalScreen(width: 100, height: 20)

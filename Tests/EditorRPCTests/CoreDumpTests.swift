@@ -3,10 +3,10 @@ import TestSupport
 import Testing
 
 /// `llmster` holds `LM_API_TOKEN` in memory: a crash must not write it to a core file.
-@Suite struct CoreDumpTests {
+@Suite(.spawnsProcesses) struct CoreDumpTests {
     /// Linux gives a process that is not dumpable `/proc/PID` files owned by root, whoever runs it; so the
     /// check runs llmster as an unprivileged user (through setpriv when the tests run as root).
-    @Test func llmsterRpcTurnsOffCoreDumpsAtStartUp() throws {
+    @Test func llmsterRpcTurnsOffCoreDumpsAtStartUp() async throws {
         let binary = try BuiltProduct.path("llmster")
         let sandbox = try Sandbox()
         let process = Process()
@@ -35,7 +35,7 @@ import Testing
         let attributes = try FileManager.default.attributesOfItem(atPath: "/proc/\(process.processIdentifier)/status")
         let owner = (attributes[.ownerAccountID] as? NSNumber)?.intValue
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        await process.waitForExit()
         #expect(String(decoding: received, as: UTF8.self).contains("not_initialized"), "llmster rpc answered")
         #expect(owner == 0, "a dumpable process's /proc files belong to its own user")
         #expect(process.terminationStatus == 0)

@@ -4,10 +4,10 @@ import TestSupport
 import Testing
 
 /// The built `llmster rpc` with an integration whose header secret lives in the credentials file.
-@Suite struct IntegrationSecretTests {
+@Suite(.spawnsProcesses) struct IntegrationSecretTests {
     static let secret = "Bearer rpc-secret-value-77"
 
-    @Test func theSecretReachesTheServerButNoAnswerExportOrBackup() throws {
+    @Test func theSecretReachesTheServerButNoAnswerExportOrBackup() async throws {
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
         try sandbox.write(
@@ -17,8 +17,8 @@ import Testing
             """, to: "config/llmster/config", permissions: 0o644)
         try sandbox.write("integration.docs.header.Authorization = \(Self.secret)\n", to: "config/llmster/credentials")
         let client = try RPCPipe(sandbox: sandbox, server: fixture.url)
-        #expect(client.call("initialize", #"{"protocolVersion":1}"#)?["result"] != nil)
-        let listed = client.call("integrations/list", "{}")?["result"]?["integrations"]
+        await #expect(client.call("initialize", #"{"protocolVersion":1}"#)?["result"] != nil)
+        let listed = await client.call("integrations/list", "{}")?["result"]?["integrations"]
         #expect(
             listed
                 == .array([
@@ -28,21 +28,23 @@ import Testing
                         "allowedTools": .array([.string("search")])
                     ])
                 ]))
-        let sent = try #require(client.call("chat/send", #"{"text":"echo:hi","integrations":["docs"]}"#)?["result"])
+        let sent = try await #require(
+            client.call("chat/send", #"{"text":"echo:hi","integrations":["docs"]}"#)?["result"])
         #expect(sent["status"] == .string("complete"), "\(sent)")
         let request = try #require(fixture.requests(to: "/api/v1/chat").last)
         #expect(request.body.contains(Self.secret), "the header goes to the server, from the credentials file")
         let id = try #require(sent["conversationId"]?.string)
-        #expect(
+        await #expect(
             client.call("conversations/get", #"{"id":"\#(id)"}"#)?["result"]?["conversation"]?["integrations"]
                 == .array([.string("docs")]))
-        #expect(client.call("conversations/list", "{}")?["result"] != nil)
+        await #expect(client.call("conversations/list", "{}")?["result"] != nil)
         let export = sandbox.root + "/docs.llmster"
         let backup = sandbox.root + "/all.llmster-backup"
-        #expect(client.call("transfer/export", #"{"conversationId":"\#(id)","path":"\#(export)"}"#)?["result"] != nil)
-        #expect(client.call("library/backup", #"{"path":"\#(backup)"}"#)?["result"] != nil)
-        #expect(client.call("config/get", "{}")?["result"] != nil)
-        try client.finish()
+        await #expect(
+            client.call("transfer/export", #"{"conversationId":"\#(id)","path":"\#(export)"}"#)?["result"] != nil)
+        await #expect(client.call("library/backup", #"{"path":"\#(backup)"}"#)?["result"] != nil)
+        await #expect(client.call("config/get", "{}")?["result"] != nil)
+        try await client.finish()
         #expect(client.process.terminationStatus == 0)
         #expect(!client.transcript.contains("rpc-secret-value"), "\(client.transcript)")
         for file in [export, backup, sandbox.libraryPath] {

@@ -5,7 +5,7 @@ import Testing
 
 /// llmster.nvim's messages in a real Neovim on a narrow pseudo-terminal: one wider than the window would stop the
 /// editor at a hit-enter prompt, which headless Neovim never shows.
-@Suite struct NeovimMessageTests {
+@Suite(.spawnsProcesses) struct NeovimMessageTests {
     /// An init file that sends a prompt to a server that is down and, once the failure is shown, writes Neovim's
     /// mode (`r` is the hit-enter prompt) and the message history's last line to `result`.
     static func initFile(llmster: String, result: String) -> String {
@@ -28,7 +28,7 @@ import Testing
         """
     }
 
-    @Test func anErrorWiderThanTheWindowAsksForNoEnter() throws {
+    @Test func anErrorWiderThanTheWindowAsksForNoEnter() async throws {
         let sandbox = try Sandbox()
         let result = sandbox.root + "/message-result"
         try sandbox.write(Self.initFile(llmster: try BuiltProduct.path("llmster"), result: result), to: "init.lua")
@@ -36,9 +36,9 @@ import Testing
         let nvim = try Pseudoterminal(
             "/usr/bin/env", ["nvim", "-n", "-i", "NONE", "-u", sandbox.root + "/init.lua"],
             environment: sandbox.environment(server: "http://127.0.0.1:9"), width: 50, height: 20)
-        let screen = try nvim.waitFor("LLMSTER-MSG-DONE", seconds: 60)
+        let screen = try await nvim.waitFor("LLMSTER-MSG-DONE", seconds: 60)
         nvim.send("\u{1B}:qa!\r")
-        #expect(try nvim.waitForExit() == 0)
+        #expect(try await nvim.waitForExit() == 0)
         let lines = try String(contentsOfFile: result, encoding: .utf8).split(
             separator: "\n", omittingEmptySubsequences: false
         ).map(String.init)

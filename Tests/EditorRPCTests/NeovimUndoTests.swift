@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// llmster.nvim in a real Neovim on a pseudo-terminal: headless Neovim groups undo on its own, an interactive one does not.
-@Suite struct NeovimUndoTests {
+@Suite(.spawnsProcesses) struct NeovimUndoTests {
     /// The plugin's directory in this checkout.
     static let plugin = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("contrib/nvim").path
@@ -81,7 +81,7 @@ import Testing
         """
     }
 
-    @Test func undoWhileAReplyStreamsCancelsItAndTheChatGoesOn() throws {
+    @Test func undoWhileAReplyStreamsCancelsItAndTheChatGoesOn() async throws {
         let fixture = try SimulatorFixture(SimulatorOptions(tokenDelay: 0.0005))
         let sandbox = try Sandbox()
         let result = sandbox.root + "/undo-result"
@@ -90,9 +90,9 @@ import Testing
         let nvim = try Pseudoterminal(
             "/usr/bin/env", ["nvim", "-n", "-i", "NONE", "-u", sandbox.root + "/init.lua"],
             environment: sandbox.environment(server: fixture.url))
-        try nvim.waitFor("LLMSTER-UNDO-DONE", seconds: 120)
+        try await nvim.waitFor("LLMSTER-UNDO-DONE", seconds: 120)
         nvim.send("\u{1B}:qa!\r")
-        #expect(try nvim.waitForExit() == 0)
+        #expect(try await nvim.waitForExit() == 0)
         let lines = try String(contentsOfFile: result, encoding: .utf8).split(
             separator: "\n", omittingEmptySubsequences: false
         ).map(String.init)
@@ -103,7 +103,7 @@ import Testing
         #expect(lines[3] == "true", "the prompt can be sent again")
     }
 
-    @Test func aStreamedReplyIsOneUndoStep() throws {
+    @Test func aStreamedReplyIsOneUndoStep() async throws {
         let fixture = try SimulatorFixture(SimulatorOptions(tokenDelay: 0.0005))
         let sandbox = try Sandbox()
         let result = sandbox.root + "/undo-result"
@@ -111,9 +111,9 @@ import Testing
         let nvim = try Pseudoterminal(
             "/usr/bin/env", ["nvim", "-n", "-i", "NONE", "-u", sandbox.root + "/init.lua"],
             environment: sandbox.environment(server: fixture.url))
-        try nvim.waitFor("LLMSTER-UNDO-DONE", seconds: 120)
+        try await nvim.waitFor("LLMSTER-UNDO-DONE", seconds: 120)
         nvim.send("\u{1B}:qa!\r")
-        #expect(try nvim.waitForExit() == 0)
+        #expect(try await nvim.waitForExit() == 0)
         let lines = try String(contentsOfFile: result, encoding: .utf8).split(separator: "\n").map(String.init)
         try #require(lines.count == 4)
         #expect(lines[0] == "1", "the send and its streamed reply make one undo step, not \(lines[0])")

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `library/restore` answers `busy`, naming the process, while another llmster process has the library open.
-@Suite struct RestoreLockMethodTests {
+@Suite(.spawnsProcesses) struct RestoreLockMethodTests {
     @Test func aConfirmedRestoreIsBusyWhileAnotherProcessStreams() async throws {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
@@ -14,20 +14,20 @@ import Testing
         let asking = try ProcessRunner.start(
             try BuiltProduct.path("llmster"), ["ask", "[[sim:stall=30]] echo:alpha beta gamma delta"],
             environment: rpc.sandbox.environment(server: fixture.url))
-        try Self.waitForPartialReply(in: rpc.sandbox.libraryPath, containing: "alpha")
+        try await Self.waitForPartialReply(in: rpc.sandbox.libraryPath, containing: "alpha")
 
         let refused = await rpc.call("library/restore", ["path": .string(path), "confirm": true])
         #expect(refused?.errorKind == "busy", "\(String(describing: refused))")
         #expect(refused?["error"]?["message"]?.string?.contains("process \(asking.process.processIdentifier)") == true)
         asking.signal(SIGTERM)
-        #expect(asking.wait().status == 143)
+        await #expect(asking.wait().status == 143)
         #expect(
             await rpc.call("library/restore", ["path": .string(path), "confirm": true])?["result"]?["restored"] == true)
         await rpc.closeInput()
     }
 
     /// Waits (up to 30 s) until the library holds a reply containing `text`: the other process is streaming.
-    private static func waitForPartialReply(in library: String, containing text: String) throws {
+    private static func waitForPartialReply(in library: String, containing text: String) async throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let store = try LibraryStore(path: library)
@@ -38,7 +38,7 @@ import Testing
             {
                 return
             }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("no partial reply containing \(text) was saved")
     }

@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// The built `llmster rpc`, driven over real pipes.
-@Suite struct RpcBinaryTests {
-    @Test func theBinarySpeaksOnlyProtocolOnStandardOutputAndExitsZeroAtEndOfInput() throws {
+@Suite(.spawnsProcesses) struct RpcBinaryTests {
+    @Test func theBinarySpeaksOnlyProtocolOnStandardOutputAndExitsZeroAtEndOfInput() async throws {
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
         let process = Process()
@@ -35,9 +35,9 @@ import Testing
             lines = String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
         }
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        received.append(output.fileHandleForReading.readDataToEndOfFile())
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        await process.waitForExit()
+        received.append(await output.fileHandleForReading.readToEndOfFile())
+        let stderr = String(decoding: await errors.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(stderr)")
         let messages = String(decoding: received, as: UTF8.self).split(separator: "\n").map {
             try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))
@@ -51,7 +51,7 @@ import Testing
         #expect(stderr.contains("Parse error"), "logs go to standard error")
     }
 
-    @Test func sigtermMidStreamSavesThePartialReplyAnswersAndExitsZero() throws {
+    @Test func sigtermMidStreamSavesThePartialReplyAnswersAndExitsZero() async throws {
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
         let process = Process()
@@ -79,8 +79,8 @@ import Testing
         }
         #expect(received.contains(#""type":"message.delta""#))
         kill(process.processIdentifier, SIGTERM)
-        received += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        received += String(decoding: await output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
+        await process.waitForExit()
         try? input.fileHandleForWriting.close()
         #expect(process.terminationStatus == 0)
         #expect(process.terminationReason == .exit)
@@ -94,8 +94,8 @@ import Testing
 }
 
 /// `llmster --config PATH rpc` reads and writes that file, not the default one.
-@Suite struct RpcConfigurationPathTests {
-    @Test func configMethodsUseTheConfigGivenOnTheCommandLine() throws {
+@Suite(.spawnsProcesses) struct RpcConfigurationPathTests {
+    @Test func configMethodsUseTheConfigGivenOnTheCommandLine() async throws {
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
         let path = sandbox.root + "/elsewhere.conf"
@@ -105,7 +105,7 @@ import Testing
             #"{"jsonrpc":"2.0","id":2,"method":"config/get","params":{"key":"default_model"}}"#,
             #"{"jsonrpc":"2.0","id":3,"method":"config/set","params":{"key":"reasoning_tail_lines","value":"5"}}"#
         ]
-        let result = try ProcessRunner.run(
+        let result = try await ProcessRunner.run(
             try BuiltProduct.path("llmster"), ["--config", path, "rpc"],
             environment: sandbox.environment(server: fixture.url),
             input: requests.joined(separator: "\n") + "\n")

@@ -8,7 +8,7 @@ import Testing
 
 /// rpc at the turn's edges: an editor's undo takes an exchange back from the library, and a conversation another
 /// process changes is announced.
-@Suite struct TurnEdgeMethodTests {
+@Suite(.spawnsProcesses) struct TurnEdgeMethodTests {
     @Test func withdrawTakesTheLastExchangeBackSoRegenerateAnswersTheOneBefore() async throws {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
@@ -79,20 +79,20 @@ import Testing
 }
 
 /// rpc runs requests concurrently, but a conversation's turns are saved and answered in the order they were sent.
-@Suite struct TurnOrderMethodTests {
+@Suite(.spawnsProcesses) struct TurnOrderMethodTests {
     /// Two hundred sends written at once to `llmster rpc` over real pipes, behind a first one still streaming.
-    @Test func queuedSendsToOneConversationAreSavedAndAnsweredInOrder() throws {
+    @Test func queuedSendsToOneConversationAreSavedAndAnsweredInOrder() async throws {
         let fixture = try SimulatorFixture()
         let sandbox = try Sandbox()
         let rpc = try RPCPipe(sandbox: sandbox, server: fixture.url)
-        _ = rpc.call("initialize", #"{"protocolVersion":1}"#)
-        let first = try #require(rpc.call("chat/send", #"{"text":"echo:turn start"}"#)?["result"])
+        _ = await rpc.call("initialize", #"{"protocolVersion":1}"#)
+        let first = try await #require(rpc.call("chat/send", #"{"text":"echo:turn start"}"#)?["result"])
         let conversation = try #require(first["conversationId"]?.string)
         rpc.send("chat/send", #"{"conversationId":"\#(conversation)","text":"[[sim:stall=1]] echo:a slow turn first"}"#)
         let ids = (0..<200).map {
             rpc.send("chat/send", #"{"conversationId":"\#(conversation)","text":"echo:turn \#($0)"}"#)
         }
-        for id in ids { #expect(rpc.response(to: id, seconds: 30)?["result"]?["status"] == "complete") }
+        for id in ids { await #expect(rpc.response(to: id, seconds: 30)?["result"]?["status"] == "complete") }
         let answered = rpc.transcript.split(separator: "\n").compactMap { line -> Int? in
             guard let message = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)),
                 message["result"] != nil,
@@ -101,7 +101,7 @@ import Testing
             return Int(id)
         }.filter { ids.contains($0) }
         #expect(answered == ids, "answered in the order sent")
-        let got = try #require(rpc.call("conversations/get", #"{"id":"\#(conversation)"}"#)?["result"])
+        let got = try await #require(rpc.call("conversations/get", #"{"id":"\#(conversation)"}"#)?["result"])
         let texts = got["messages"]?.array.compactMap { $0["role"] == "user" ? $0["text"]?.string : nil }
         #expect(
             texts == ["echo:turn start", "[[sim:stall=1]] echo:a slow turn first"]
@@ -111,7 +111,7 @@ import Testing
 }
 
 /// The load policy in rpc, as in the REPL and `ask`.
-@Suite struct LoadPolicyMethodTests {
+@Suite(.spawnsProcesses) struct LoadPolicyMethodTests {
     @Test func chatSendLoadsTheModelAndUnloadsThePreviousChatModel() async throws {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
@@ -129,7 +129,7 @@ import Testing
 }
 
 /// A changed system prompt starts a fresh context for a retry as for a message: the engine's rule, not rpc's.
-@Suite struct RetryPromptMethodTests {
+@Suite(.spawnsProcesses) struct RetryPromptMethodTests {
     @Test func aRetryWithANewSystemPromptStartsAFreshContext() async throws {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)

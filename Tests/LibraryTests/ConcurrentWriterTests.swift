@@ -11,7 +11,7 @@ private final class Failures: @unchecked Sendable {
     var all: [String] { lock.withLock { messages } }
 }
 
-@Suite struct ConcurrentWriterTests {
+@Suite(.spawnsProcesses) struct ConcurrentWriterTests {
     /// Runs `body(worker)` on `count` threads at once and waits for all of them.
     private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) -> [String] {
         let failures = Failures()
@@ -58,7 +58,7 @@ private final class Failures: @unchecked Sendable {
     }
 
     @Test
-    func anotherProcessWritingAtTheSameTime() throws {
+    func anotherProcessWritingAtTheSameTime() async throws {
         let library = TemporaryLibrary()
         let store = try library.open()
         let conversation = try store.createConversation(title: "busy")
@@ -83,8 +83,8 @@ private final class Failures: @unchecked Sendable {
             try store.appendMessage(
                 conversationId: conversation.id, role: .user, MessageContent(text: "message \(index)"))
         }
-        process.waitUntilExit()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        await process.waitForExit()
+        let stderr = String(decoding: await errors.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "sqlite3 failed: \(stderr)")
         #expect(stderr.isEmpty)
         let statistics = try store.statistics()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Library
 
-@Suite struct RecoveryTests {
+@Suite(.spawnsProcesses) struct RecoveryTests {
     /// A real process standing in for a second llmster that streams a reply.
     private func startOtherProcess() throws -> (Process, String) {
         let process = Process()
@@ -14,7 +14,7 @@ import Testing
         return (process, identity)
     }
 
-    @Test func aReplyLeftStreamingByAProcessThatDiedBecomesIncompleteWithItsText() throws {
+    @Test func aReplyLeftStreamingByAProcessThatDiedBecomesIncompleteWithItsText() async throws {
         let library = TemporaryLibrary()
         let (other, identity) = try startOtherProcess()
         defer { if other.isRunning { kill(other.processIdentifier, SIGKILL) } }
@@ -34,7 +34,7 @@ import Testing
         #expect(try store.message(id: reply.id)?.status == .streaming)
 
         kill(other.processIdentifier, SIGKILL)
-        other.waitUntilExit()
+        await other.waitForExit()
         #expect(try store.recoverInterruptedReplies() == 1)
         let recovered = try #require(try store.message(id: reply.id))
         #expect(recovered.status == .incomplete)
@@ -43,7 +43,7 @@ import Testing
         #expect(try store.recoverInterruptedReplies() == 0)
     }
 
-    @Test func recoveryJoinsTheSavedPiecesOfAReply() throws {
+    @Test func recoveryJoinsTheSavedPiecesOfAReply() async throws {
         let library = TemporaryLibrary()
         let (other, identity) = try startOtherProcess()
         defer { if other.isRunning { kill(other.processIdentifier, SIGKILL) } }
@@ -62,7 +62,7 @@ import Testing
         let store = try library.open()
         #expect(try store.message(id: reply.id)?.text == "The partial answer", "a reader sees the joined pieces")
         kill(other.processIdentifier, SIGKILL)
-        other.waitUntilExit()
+        await other.waitForExit()
         #expect(try store.recoverInterruptedReplies() == 1)
         let recovered = try #require(try store.message(id: reply.id))
         #expect(recovered.status == .incomplete)

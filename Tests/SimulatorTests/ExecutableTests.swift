@@ -5,9 +5,9 @@ import Testing
 /// The built `lmstudio-sim` next to the test bundle.
 private func executable() throws -> URL { URL(fileURLWithPath: try BuiltProduct.path("lmstudio-sim")) }
 
-@Suite struct ExecutableTests {
+@Suite(.spawnsProcesses) struct ExecutableTests {
     @Test
-    func printsItsURLFirstAndStopsOnEndOfInput() throws {
+    func printsItsURLFirstAndStopsOnEndOfInput() async throws {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = ["--token-delay", "0", "--exit-on-eof", "--faults", "reasoning"]
@@ -27,12 +27,12 @@ private func executable() throws -> URL { URL(fileURLWithPath: try BuiltProduct.
         let port = UInt16(url.split(separator: ":").last ?? "") ?? 0
         #expect(port > 0)
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        await process.waitForExit()
         #expect(process.terminationStatus == 0)
     }
 
     @Test
-    func exitsCleanlyOnSIGTERM() throws {
+    func exitsCleanlyOnSIGTERM() async throws {
         let process = Process()
         process.executableURL = try executable()
         let output = Pipe()
@@ -40,13 +40,13 @@ private func executable() throws -> URL { URL(fileURLWithPath: try BuiltProduct.
         try process.run()
         #expect(output.fileHandleForReading.readData(ofLength: 7) == Data("http://".utf8))
         process.terminate()
-        process.waitUntilExit()
+        await process.waitForExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
     }
 
     @Test
-    func refusesBadDirectivesWithUsage() throws {
+    func refusesBadDirectivesWithUsage() async throws {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = ["--faults", "split=sideways"]
@@ -54,8 +54,8 @@ private func executable() throws -> URL { URL(fileURLWithPath: try BuiltProduct.
         process.standardError = errors
         process.standardOutput = Pipe()
         try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = String(decoding: await errors.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
+        await process.waitForExit()
         #expect(process.terminationStatus != 0)
         #expect(text.contains("split=sideways"))
     }

@@ -4,7 +4,7 @@ import Synchronization
 import SystemSupport
 import Testing
 
-@Suite struct DescriptorTests {
+@Suite(.spawnsProcesses) struct DescriptorTests {
     @Test func aLargeBufferArrivesWholeThroughAPipe() throws {
         let pipe = try Descriptor.pipe()
         let received = Mutex<[UInt8]>([])

@@ -86,7 +86,7 @@ private func inode(_ path: String) -> ino_t? {
         #expect(try scratch.names() == ["pipe"])
     }
 
-    @Test func aLinkIntoProcSelfFdWritesThatDescriptorAsItIs() throws {
+    @Test func aLinkIntoProcSelfFdWritesThatDescriptorAsItIs() async throws {
         let scratch = ScratchDirectory()
         try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
         let pipe = Pipe()
@@ -98,7 +98,7 @@ private func inode(_ path: String) -> ino_t? {
         #expect(output.method == .descriptor(fd))
         try output.write(Array("streamed".utf8))
         try pipe.fileHandleForWriting.close()
-        #expect(pipe.fileHandleForReading.readDataToEndOfFile() == Data("streamed".utf8))
+        #expect(await pipe.fileHandleForReading.readToEndOfFile() == Data("streamed".utf8))
         #expect(
             try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path + "/out") == "/proc/self/fd/\(fd)")
     }

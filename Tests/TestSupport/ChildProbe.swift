@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SystemSupport
 
 /// Watches processes a command under test started: their ids, told through a FIFO, and whether they ended.
 public enum ChildProbe {
@@ -9,7 +10,11 @@ public enum ChildProbe {
     }
 
     /// The process id a command wrote into the FIFO at `path`, waiting at most `seconds` for it.
-    public static func pid(fromFIFO path: String, seconds: Double = 30) throws -> pid_t {
+    public static func pid(fromFIFO path: String, seconds: Double = 30) async throws -> pid_t {
+        try await BlockingThread.run("fifo-read") { try blockingPid(fromFIFO: path, seconds: seconds) }
+    }
+
+    private static func blockingPid(fromFIFO path: String, seconds: Double) throws -> pid_t {
         // Opened without waiting for a writer; until one comes and writes, poll reports nothing.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -33,7 +38,12 @@ public enum ChildProbe {
     }
 
     /// Waits at most `seconds` for process `pid` to end (a zombie has ended); whether it did.
-    public static func waitForEnd(of pid: pid_t, seconds: Double = 30) -> Bool {
+    public static func waitForEnd(of pid: pid_t, seconds: Double = 30) async -> Bool {
+        await BlockingThread.run("pid-wait") { blockingWaitForEnd(of: pid, seconds: seconds) }
+    }
+
+    /// `waitForEnd` on the calling thread, for a `deinit`, which cannot wait otherwise.
+    public static func blockingWaitForEnd(of pid: pid_t, seconds: Double = 30) -> Bool {
         guard let pidfdOpen else { return kill(pid, 0) != 0 }
         let fd = pidfdOpen(pid, 0)
         guard fd >= 0 else { return errno == ESRCH }

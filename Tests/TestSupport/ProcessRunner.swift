@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// What a finished process left: its exit status and everything it wrote.
 public struct ProcessResult: Sendable, CustomStringConvertible {
@@ -19,9 +20,9 @@ public enum ProcessRunner {
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String],
         input: String? = nil
-    ) throws -> ProcessResult {
+    ) async throws -> ProcessResult {
         let process = try start(executable, arguments, environment: environment, input: input)
-        return process.wait()
+        return await process.wait()
     }
 
     /// Starts `executable`; standard output and error go to temporary files read when it ends.
@@ -73,17 +74,21 @@ public final class RunningProcess: @unchecked Sendable {
     public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Waits at most `seconds` for the process to end, killing it (SIGKILL) after that, so a test cannot hang on it.
-    public func wait(killingAfter seconds: Double) -> ProcessResult {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline {
-            usleep(20_000)
+    public func wait(killingAfter seconds: Double) async -> ProcessResult {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
         }
         if process.isRunning { signal(SIGKILL) }
-        return wait()
+        return await wait()
     }
 
-    /// Waits for the process to end and returns what it wrote.
-    public func wait() -> ProcessResult {
+    /// Waits for the process to end (on a thread of its own, not the cooperative pool) and returns what it wrote.
+    public func wait() async -> ProcessResult {
+        await BlockingThread.run("process-wait") { self.blockingWait() }
+    }
+
+    private func blockingWait() -> ProcessResult {
         process.waitUntilExit()
         let output = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
         let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
@@ -91,5 +96,19 @@ public final class RunningProcess: @unchecked Sendable {
         return ProcessResult(
             status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
             output: output, errors: errors)
+    }
+}
+
+extension Process {
+    /// Waits for the process to end on a thread of its own, so the wait never holds a thread of the cooperative pool.
+    public func waitForExit() async {
+        await BlockingThread.run("process-exit") { self.waitUntilExit() }
+    }
+}
+
+extension FileHandle {
+    /// Reads to the end of the file (a pipe: until every writer closed it) on a thread of its own.
+    public func readToEndOfFile() async -> Data {
+        await BlockingThread.run("read-to-end") { self.readDataToEndOfFile() }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// A program running on a real pseudo-terminal: keys go in, everything it draws comes out.
 ///
@@ -8,6 +9,9 @@ import Synchronization
 /// A reader thread collects the output; waits are bounded by a deadline. Like xterm, the terminal answers a primary
 /// device attributes request (`ESC [ c`), an OSC 11 background query when it was given a `background` colour, a
 /// DECRQM query for mode 2027 when given a `graphemeMode`, and cursor position requests with `cursorColumns`.
+///
+/// Sendable because every mutable property (the output, the answered queries, the pause flag, the exit status) is
+/// read and written with `condition` held, by the reader thread and by the waits, each on a thread of its own.
 public final class Pseudoterminal: @unchecked Sendable {
     public let pid: pid_t
     private let master: Int32
@@ -196,9 +200,14 @@ public final class Pseudoterminal: @unchecked Sendable {
     /// A position in `text`, for waiting on what comes after it.
     public var mark: Int { text.count }
 
-    /// Waits until the stripped output after `mark` contains `expected`; returns that output.
+    /// Waits until the stripped output after `mark` contains `expected`; returns that output. The wait blocks a
+    /// thread of its own, never one of the cooperative pool that tests running beside this one need.
     @discardableResult
-    public func waitFor(_ expected: String, after mark: Int = 0, seconds: Double = 30) throws -> String {
+    public func waitFor(_ expected: String, after mark: Int = 0, seconds: Double = 30) async throws -> String {
+        try await BlockingThread.run("pty-wait") { try self.blockingWaitFor(expected, after: mark, seconds: seconds) }
+    }
+
+    private func blockingWaitFor(_ expected: String, after mark: Int, seconds: Double) throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
         condition.lock()
         defer { condition.unlock() }
@@ -234,9 +243,16 @@ public final class Pseudoterminal: @unchecked Sendable {
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
     }
 
-    /// Waits for the program to exit (blocking this thread on the child); returns its exit status, or 128+signal.
-    public func waitForExit(seconds: Double = 30) throws -> Int32 {
-        if let exitStatus { return exitStatus }
+    /// Waits for the program to exit (on a thread of its own); returns its exit status, or 128+signal.
+    public func waitForExit(seconds: Double = 30) async throws -> Int32 {
+        try await BlockingThread.run("pty-exit") { try self.blockingWaitForExit(seconds: seconds) }
+    }
+
+    private func blockingWaitForExit(seconds: Double) throws -> Int32 {
+        condition.lock()
+        let known = exitStatus
+        condition.unlock()
+        if let known { return known }
         let deadline = Date().addingTimeInterval(seconds)
         var status: Int32 = 0
         while true {
@@ -251,11 +267,11 @@ public final class Pseudoterminal: @unchecked Sendable {
             condition.unlock()
         }
         let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        exitStatus = code
         // What the program wrote just before it exited may still be on its way to the reader: wait for the end of
         // file (the terminal's last writer gone), briefly, in case a process it started still holds the terminal.
         let drained = Date().addingTimeInterval(2)
         condition.lock()
+        exitStatus = code
         while !closed, condition.wait(until: drained) {}
         condition.unlock()
         return code

@@ -1,8 +1,12 @@
 import Foundation
 import LMStudio
+import SystemSupport
 
 /// The built `llmster rpc` driven over real pipes, one request at a time, keeping everything it wrote.
-public final class RPCPipe {
+///
+/// Sendable so that its blocking reads can run on a thread of their own: one test drives it, awaiting each call, so
+/// no two threads ever touch its buffer, its next id or its transcript at once.
+public final class RPCPipe: @unchecked Sendable {
     public let process = Process()
     private let input = Pipe(), output = Pipe()
     private var buffer = Data()
@@ -24,7 +28,7 @@ public final class RPCPipe {
     deinit {
         try? closeInput()
         // A process that does not end at the end of its input fails its test instead of hanging it.
-        if !ChildProbe.waitForEnd(of: process.processIdentifier) { kill(process.processIdentifier, SIGKILL) }
+        if !ChildProbe.blockingWaitForEnd(of: process.processIdentifier) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
@@ -55,12 +59,16 @@ public final class RPCPipe {
     }
 
     /// Sends `method` with `params` (JSON text) and reads until its response; nil when the output ended first.
-    public func call(_ method: String, _ params: String) -> JSONValue? {
-        response(to: send(method, params))
+    public func call(_ method: String, _ params: String) async -> JSONValue? {
+        await response(to: send(method, params))
     }
 
     /// Reads until the response to request `id`; nil when the output ended first or nothing came for `seconds`.
-    public func response(to id: Int, seconds: Double = 120) -> JSONValue? {
+    public func response(to id: Int, seconds: Double = 120) async -> JSONValue? {
+        await BlockingThread.run("rpc-read") { self.blockingResponse(to: id, seconds: seconds) }
+    }
+
+    private func blockingResponse(to id: Int, seconds: Double) -> JSONValue? {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             while let newline = buffer.firstIndex(of: 10) {
@@ -73,8 +81,8 @@ public final class RPCPipe {
                     return message
                 }
             }
-            // Blocking reads of a child process's output (the child, not this pool, produces it), bounded: a request
-            // that is never answered fails the test instead of hanging it.
+            // Blocking reads of a child process's output, bounded: a request that is never answered fails the test
+            // instead of hanging it.
             var readable = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&readable, 1, Int32(max(0, deadline.timeIntervalSinceNow * 1000)))
             if ready < 0, errno == EINTR { continue }
@@ -86,8 +94,12 @@ public final class RPCPipe {
     }
 
     /// Closes standard input, reads the rest of the output and waits for the exit.
-    public func finish() throws {
+    public func finish() async throws {
         try input.fileHandleForWriting.close()
+        await BlockingThread.run("rpc-finish") { self.blockingFinish() }
+    }
+
+    private func blockingFinish() {
         transcript += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
     }

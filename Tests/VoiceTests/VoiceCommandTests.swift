@@ -18,34 +18,35 @@ struct VoiceCLI {
             environment: sandbox.environment(server: server, extra: environment))
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
-        try ProcessRunner.run(
+    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+        try await ProcessRunner.run(
             try BuiltProduct.path("llmster"), arguments,
             environment: sandbox.environment(server: server, extra: environment))
     }
 
     /// Runs a helper program (espeak-ng, sox) and fails the test when it is missing or fails.
-    func tool(_ arguments: [String]) throws {
-        let result = try ProcessRunner.run("/usr/bin/env", arguments, environment: sandbox.environment(server: server))
+    func tool(_ arguments: [String]) async throws {
+        let result = try await ProcessRunner.run(
+            "/usr/bin/env", arguments, environment: sandbox.environment(server: server))
         try #require(result.status == 0, "\(arguments[0]) failed (make test-deps installs it): \(result)")
     }
 
     /// A spoken question generated with espeak-ng, then `silence` seconds of silence, as 16 kHz mono 16-bit WAV.
-    func spokenQuestion(_ text: String, silence: Double = 2.5) throws -> String {
+    func spokenQuestion(_ text: String, silence: Double = 2.5) async throws -> String {
         let raw = sandbox.root + "/question-22k.wav"
         let converted = sandbox.root + "/question.wav"
-        try tool(["espeak-ng", "-v", "en-us", "-s", "150", "-w", raw, text])
-        try tool(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", converted, "pad", "0", String(silence)])
+        try await tool(["espeak-ng", "-v", "en-us", "-s", "150", "-w", raw, text])
+        try await tool(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", converted, "pad", "0", String(silence)])
         return converted
     }
 }
 
-@Suite struct VoiceCommandTests {
-    @Test func spokenQuestionReachesTheServerAndIsSavedLikeTypedInput() throws {
+@Suite(.spawnsProcesses) struct VoiceCommandTests {
+    @Test func spokenQuestionReachesTheServerAndIsSavedLikeTypedInput() async throws {
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)
-        let question = try cli.spokenQuestion("what is the weather")
-        let result = try cli.run(["voice", "--audio-input", question])
+        let question = try await cli.spokenQuestion("what is the weather")
+        let result = try await cli.run(["voice", "--audio-input", question])
         #expect(result.status == 0, "\(result)")
         let request = try #require(fixture.requests(to: "/api/v1/chat").last, "\(result)")
         let input = try #require(request.field("input"))
@@ -56,16 +57,16 @@ struct VoiceCLI {
         #expect(result.output.contains("scripted reply"), "the reply is shown")
         #expect(fixture.requests(to: "/api/v1/chat").count == 1, "the trailing silence is not a second turn")
 
-        let show = try cli.run(["show", input])
+        let show = try await cli.run(["show", input])
         #expect(show.output.contains(input), "the spoken turn is saved in the library")
     }
 
-    @Test func spokenAnswersGoThroughTheSpeechFilterAndTheTranscriptKeepsTheOriginal() throws {
+    @Test func spokenAnswersGoThroughTheSpeechFilterAndTheTranscriptKeepsTheOriginal() async throws {
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)
-        let question = try cli.spokenQuestion("what is the weather")
+        let question = try await cli.spokenQuestion("what is the weather")
         let spokenFile = cli.sandbox.root + "/spoken.txt"
-        let result = try cli.run(
+        let result = try await cli.run(
             ["voice", "--audio-input", question, "--speak"],
             environment: ["LLMSTER_SPEAK_COMMAND": "cat >> '\(spokenFile)'"])
         #expect(result.status == 0, "\(result)")
@@ -76,12 +77,12 @@ struct VoiceCLI {
         #expect(result.output.contains("```swift"), "the displayed reply keeps its code")
     }
 
-    @Test func liveCaptureSendsATurnAndStopsOnInterrupt() throws {
+    @Test func liveCaptureSendsATurnAndStopsOnInterrupt() async throws {
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)
-        let question = try cli.spokenQuestion("what is the weather")
+        let question = try await cli.spokenQuestion("what is the weather")
         let raw = cli.sandbox.root + "/question.raw"
-        try cli.tool(["sox", question, "-t", "raw", raw])
+        try await cli.tool(["sox", question, "-t", "raw", raw])
         // A stand-in for arecord: the question the first time it runs, then a microphone nobody speaks into.
         let bin = cli.sandbox.root + "/bin"
         try cli.sandbox.write(
@@ -95,14 +96,16 @@ struct VoiceCLI {
         let running = try cli.start(["voice"], environment: ["PATH": path])
         let deadline = ContinuousClock.now + .seconds(60)
         while fixture.requests(to: "/api/v1/chat").isEmpty, running.process.isRunning, ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         running.signal(SIGINT)
         let stopDeadline = ContinuousClock.now + .seconds(30)
-        while running.process.isRunning, ContinuousClock.now < stopDeadline { Thread.sleep(forTimeInterval: 0.05) }
+        while running.process.isRunning, ContinuousClock.now < stopDeadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let stopped = !running.process.isRunning
         if !stopped { running.signal(SIGKILL) }
-        let result = running.wait()
+        let result = await running.wait()
         #expect(stopped, "Ctrl-C stops listening within 30 s")
         #expect(result.status == 130, "\(result)")
         #expect(result.errors.contains("the default microphone (arecord)"))
@@ -110,24 +113,24 @@ struct VoiceCLI {
         #expect(input.hasPrefix("what is"), "got \"\(input)\"")
     }
 
-    @Test func aRecordingWithoutSpeechSendsNothingAndSaysSo() throws {
+    @Test func aRecordingWithoutSpeechSendsNothingAndSaysSo() async throws {
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)
         let silent = cli.sandbox.root + "/silent.wav"
-        try cli.tool(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", silent, "trim", "0", "3"])
-        let result = try cli.run(["voice", "--audio-input", silent])
+        try await cli.tool(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", silent, "trim", "0", "3"])
+        let result = try await cli.run(["voice", "--audio-input", silent])
         #expect(result.status == 1, "\(result)")
         #expect(result.errors.contains("no words were recognised"))
         #expect(fixture.requests(to: "/api/v1/chat").isEmpty)
     }
 
-    @Test func voiceIsRefusedWhenTheRecognitionModelIsMissing() throws {
+    @Test func voiceIsRefusedWhenTheRecognitionModelIsMissing() async throws {
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)
-        let question = try cli.spokenQuestion("hello")
+        let question = try await cli.spokenQuestion("hello")
         let empty = cli.sandbox.root + "/no-model"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-        let result = try cli.run(
+        let result = try await cli.run(
             ["voice", "--audio-input", question], environment: ["LLMSTER_POCKETSPHINX_MODEL": empty])
         #expect(result.status == 1, "\(result)")
         #expect(result.errors.contains("voice is off"))
@@ -136,29 +139,29 @@ struct VoiceCLI {
             fixture.requests(to: "/api/v1/chat").isEmpty, "nothing is sent, and nothing goes to a network recogniser")
     }
 
-    @Test func voiceIsRefusedWithoutAnAudioSource() throws {
+    @Test func voiceIsRefusedWithoutAnAudioSource() async throws {
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)
         let emptyPath = cli.sandbox.root + "/bin"
         try FileManager.default.createDirectory(atPath: emptyPath, withIntermediateDirectories: true)
-        let result = try cli.run(["voice"], environment: ["PATH": emptyPath])
+        let result = try await cli.run(["voice"], environment: ["PATH": emptyPath])
         #expect(result.status == 1, "\(result)")
         #expect(result.errors.contains("install alsa-utils"))
     }
 
-    @Test func recordingsAtOtherRatesAreRefusedWithTheConversion() throws {
+    @Test func recordingsAtOtherRatesAreRefusedWithTheConversion() async throws {
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)
         let raw = cli.sandbox.root + "/raw.wav"
-        try cli.tool(["espeak-ng", "-w", raw, "hello"])
-        let result = try cli.run(["voice", "--audio-input", raw])
+        try await cli.tool(["espeak-ng", "-w", raw, "hello"])
+        let result = try await cli.run(["voice", "--audio-input", raw])
         #expect(result.status == 1, "\(result)")
         #expect(result.errors.contains("22050 Hz") && result.errors.contains("sox"))
     }
 
-    @Test func silenceMustBeAPositiveNumber() throws {
+    @Test func silenceMustBeAPositiveNumber() async throws {
         let cli = try VoiceCLI(server: "http://127.0.0.1:9")
-        let result = try cli.run(["voice", "--silence", "soon"])
+        let result = try await cli.run(["voice", "--silence", "soon"])
         #expect(result.status == 2, "\(result)")
         #expect(result.errors.contains("--silence"))
     }

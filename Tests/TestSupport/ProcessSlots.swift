@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// How many tests that start child processes (llmster on a pseudo-terminal or a pipe, `rpc`, helper programs) run at
+/// once; tests in the test process alone run beside them without a limit.
+///
+/// Such tests wait on programs that need the machine's cores themselves, and many assert what a user sees while a
+/// reply is still streaming: run all at once on a small machine, the children starve one another and those waits time
+/// out. `LLMSTER_TEST_PROCESS_SLOTS` overrides the default of one slot per core (at least two).
+public struct SpawnsProcesses: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        // A suite's own scope holds no slot: each of its test cases takes one.
+        guard testCase != nil else { return try await function() }
+        await ProcessSlots.shared.acquire()
+        do {
+            try await function()
+        } catch {
+            await ProcessSlots.shared.release()
+            throw error
+        }
+        await ProcessSlots.shared.release()
+    }
+}
+
+extension Trait where Self == SpawnsProcesses {
+    /// The suite's tests start child processes: they take one of a few slots (`SpawnsProcesses`).
+    public static var spawnsProcesses: Self { SpawnsProcesses() }
+}
+
+/// A counting semaphore for `SpawnsProcesses`, handing slots out in the order they were asked for.
+actor ProcessSlots {
+    static let shared = ProcessSlots(
+        count: ProcessInfo.processInfo.environment["LLMSTER_TEST_PROCESS_SLOTS"].flatMap { Int($0) }.map { max($0, 1) }
+            ?? max(ProcessInfo.processInfo.activeProcessorCount, 2))
+
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) { free = count }
+
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+}
