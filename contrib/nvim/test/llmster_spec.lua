@@ -1532,7 +1532,7 @@ local ok, err = pcall(function()
 
   -- In the order they are written; each makes the conversations it needs (LLMSTER_TEST runs one on its own), so
   -- LLMSTER_TEST_SEED=N runs them in an order shuffled by N instead, to show none depends on another. Each starts
-  -- on a reset simulator (nothing loaded) with no chat or other buffer open.
+  -- on a reset simulator (nothing loaded) with no chat or other buffer open and no request running.
   local only = os.getenv('LLMSTER_TEST')
   local seed = tonumber(os.getenv('LLMSTER_TEST_SEED') or '')
   if seed then
@@ -1547,6 +1547,10 @@ local ok, err = pcall(function()
     if only and not name:find(only, 1, true) then goto continue end
     reset_simulator()
     vim.cmd('silent! %bwipeout!')
+    -- A reply an earlier test left streaming would make this one's configuration reload wait for it.
+    local client = require('llmster.client')
+    for _, id in ipairs(client.waiting()) do client.cancel_request(id) end
+    vim.wait(10000, function() return #client.waiting() == 0 end, 10)
     local passed_ok, failure = pcall(tests[name])
     if passed_ok then
       passed = passed + 1

@@ -205,6 +205,13 @@ function M.request_sync(method, params)
   return result
 end
 
+-- The ids of the requests sent and not answered yet, oldest first.
+function M.waiting()
+  local ids = vim.tbl_keys(state.callbacks)
+  table.sort(ids)
+  return ids
+end
+
 function M.cancel_request(id)
   if state.job then send({ jsonrpc = '2.0', method = '$/cancelRequest', params = { id = id } }) end
 end
