@@ -18,20 +18,32 @@ public struct ArgumentParser: Sendable {
         public let valueIsOptional: Bool
         /// The values the option accepts, when they form a closed set.
         public let choices: [String]?
+        /// Whether it may be given more than once, each value kept (`-f a -f b`); usage lines mark it with `…`.
+        public let isRepeatable: Bool
         /// The help line.
         public let help: String
 
         /// Declares an option: its long names, the first canonical.
         public init(
             _ names: [OptionName], short: Character? = nil, value: String? = nil, optionalValue: Bool = false,
-            choices: [String]? = nil, help: String
+            choices: [String]? = nil, repeatable: Bool = false, help: String
         ) {
             self.names = names.map(\.rawValue)
             self.short = short
             self.value = value
             self.valueIsOptional = optionalValue
             self.choices = choices
+            self.isRepeatable = repeatable
             self.help = help
+        }
+
+        /// The option as a usage line names it: by its short name when it has one (`-m MODEL`; `-c`, whose
+        /// optional value only the long name takes), else by its long name and value, its choices when it has
+        /// them (`--sort name|size|format`, `--fresh-context[=empty|recap]`).
+        var usage: String {
+            let shown = choices?.joined(separator: "|") ?? value
+            if let short { return "-\(short)" + (shown.map { valueIsOptional ? "" : " " + $0 } ?? "") }
+            return "--" + names[0] + (shown.map { valueIsOptional ? "[=\($0)]" : " " + $0 } ?? "")
         }
 
         /// The option as `--help` shows it.
@@ -161,6 +173,31 @@ public struct ArgumentParser: Sendable {
                 })
     }
 
+    /// The usage line's words after the command's name, made from the declared options: each `form` is a way to
+    /// call the command, its arguments then its options, and the forms are joined by `|`. An option in brackets may
+    /// be left out, options of one `exclusive` group share a bracket (`[-c | --chat CHAT]`), and a repeatable one is
+    /// followed by `…`. Without forms the command has one: `arguments` and every option but `--help`.
+    public func synopsis(arguments: String, forms: [UsageForm]? = nil, exclusive: [[OptionName]] = []) -> String {
+        let forms = forms ?? [UsageForm(arguments, options.map(\.names[0]).filter { $0 != OptionName.help.rawValue })]
+        return forms.map { form in
+            var words = form.arguments.isEmpty ? [] : [form.arguments]
+            words += form.required.compactMap { option(named: $0.rawValue)?.usage }
+            var shown: Set<String> = []
+            for name in form.optional where !shown.contains(name) {
+                let group = exclusive.first { $0.contains { $0.rawValue == name } }?.map(\.rawValue) ?? [name]
+                shown.formUnion(group)
+                let members = group.compactMap(option(named:))
+                guard !members.isEmpty else { continue }
+                words.append(
+                    "[" + members.map(\.usage).joined(separator: " | ") + "]"
+                        + (members.contains(where: \.isRepeatable) ? "…" : ""))
+            }
+            return words.joined(separator: " ")
+        }.joined(separator: " | ")
+    }
+
+    private func option(named name: String) -> Option? { options.first { $0.names[0] == name } }
+
     /// The options' help lines, aligned; with a `width`, each help text wraps under its column at word boundaries.
     public func optionHelp(width: Int?, fit: TextFit) -> String {
         let column = (options.map(\.synopsis.count).max() ?? 0) + 4
@@ -189,4 +226,24 @@ public struct UsageError: CategorizedError, CustomStringConvertible, Equatable {
     /// Creates the error.
     public init(_ message: SanitizedMessage) { self.message = message.description }
     public var description: String { message }
+}
+
+/// One way to call a command, for its usage line: the arguments it takes (`FILE`, `ID|URL`, `[PROMPT…]`), the options
+/// this way needs, and those it may add.
+public struct UsageForm: Sendable {
+    let arguments: String
+    let required: [OptionName]
+    /// The canonical names of the options it may add, in the order the line shows them.
+    let optional: [String]
+
+    /// Declares a form.
+    public init(_ arguments: String = "", required: [OptionName] = [], _ optional: [OptionName] = []) {
+        self.init(arguments, optional.map(\.rawValue), required: required)
+    }
+
+    init(_ arguments: String, _ optional: [String], required: [OptionName] = []) {
+        self.arguments = arguments
+        self.required = required
+        self.optional = optional
+    }
 }

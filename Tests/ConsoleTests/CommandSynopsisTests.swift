@@ -1,17 +1,59 @@
+import TerminalMarkdown
 import Testing
 
 @testable import Console
 
-/// The usage line of `llmster NAME --help` names every option the command takes, so none is found only by reading
-/// the option list (`chats --limit`, `ask --fresh-context` were missing).
+/// Usage lines are made from the options a command declares, so `llmster NAME --help`, a usage error and `/help`
+/// name every option the command takes (`chats --limit`, `ask --fresh-context` and `/load`'s load options were
+/// missing when they were written by hand).
 @Suite struct CommandSynopsisTests {
     @Test(arguments: App.commands.filter { !$0.isHidden }.map(\.name))
     func theUsageLineNamesEveryOption(command name: String) throws {
         let command = try #require(App.commands.first { $0.name == name })
-        let missing = command.parser.options.filter { option in
-            option.names != ["help"] && !option.names.contains { command.synopsis.contains("--" + $0) }
-                && !(option.short.map { command.synopsis.contains("-\($0)") } ?? false)
-        }
-        #expect(missing.isEmpty, "llmster \(name)'s usage line leaves out \(missing.map { "--" + $0.names[0] })")
+        let missing = Self.missing(command.parser.options, from: command.synopsis)
+        #expect(missing.isEmpty, "llmster \(name)'s usage line leaves out \(missing)")
+    }
+
+    @Test(arguments: ReplCommands.all.map(\.name))
+    func theSlashCommandsUsageNamesEveryOption(command name: String) throws {
+        let command = try #require(ReplCommands.all.first { $0.name == name })
+        let missing = Self.missing(command.parser.options, from: command.synopsis)
+        #expect(missing.isEmpty, "/\(name)'s usage line leaves out \(missing)")
+    }
+
+    @Test func formsExclusiveGroupsRepeatableOptionsAndChoicesReadAsUsage() {
+        let parser = ArgumentParser([
+            .init([.model], short: "m", value: "MODEL", help: "model"),
+            .init([.continue], short: "c", value: "CHAT", optionalValue: true, help: "continue"),
+            .init([.chat], value: "CHAT", help: "chat"),
+            .init([.file], short: "f", value: "FILE", repeatable: true, help: "file"),
+            .init([.sort], value: "KEY", choices: ["name", "size"], help: "sort"),
+            .init([.freshContext], value: "MODE", optionalValue: true, choices: ["empty", "recap"], help: "fresh"),
+            .init([.all], help: "all"),
+            .init([.help], short: "h", help: "help")
+        ])
+        #expect(
+            parser.synopsis(arguments: "[PROMPT…]", exclusive: [[.continue, .chat]])
+                == "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [-f FILE]… [--sort name|size] [--fresh-context[=empty|recap]] [--all]"
+        )
+        #expect(
+            parser.synopsis(arguments: "", forms: [UsageForm("ITEM…", [.sort]), UsageForm(required: [.all], [.model])])
+                == "ITEM… [--sort name|size] | --all [-m MODEL]")
+    }
+
+    @Test func aLongUsageWrapsBetweenItsBracketedGroups() {
+        let lines = TextLayout.usage(
+            "usage: /load [KEY] [--context-length N] [--flash-attention on|off] [--offload-kv-cache-to-gpu on|off]",
+            width: 40, indent: 4, fit: TextFit())
+        #expect(lines.count > 1)
+        for line in lines.dropFirst() { #expect(line.hasPrefix("    [") && line.hasSuffix("]"), "\(lines)") }
+    }
+
+    /// The options whose long and short names are both absent from `synopsis`.
+    private static func missing(_ options: [ArgumentParser.Option], from synopsis: String) -> [String] {
+        options.filter { option in
+            option.names != ["help"] && !option.names.contains { synopsis.contains("--" + $0) }
+                && !(option.short.map { synopsis.contains("-\($0)") } ?? false)
+        }.map { "--" + $0.names[0] }
     }
 }

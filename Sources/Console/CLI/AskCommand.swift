@@ -10,8 +10,7 @@ import TerminalMarkdown
 enum AskCommand {
     static let command = Command(
         "ask",
-        synopsis:
-            "[PROMPT…] [-m MODEL] [-c | --chat CHAT] [--folder F] [--system TEXT] [-f FILE|URL]… [--image FILE]… [--reasoning VALUE] [--integration NAME]… [--fresh-context[=empty|recap]] [--on-overflow=grow|recap|send|refuse] [--no-save]",
+        arguments: "[PROMPT…]", exclusive: [[.continue, .chat]],
         summary: "Send one message and stream the answer to standard output.",
         details: """
             The prompt is the arguments. Piped standard input is added after them and a blank line, so
@@ -57,16 +56,17 @@ enum AskCommand {
                 [.system], value: "TEXT",
                 help: "system prompt (with -c: replaces it and starts a fresh server context)"),
             .init(
-                [.file], short: "f", value: "FILE|URL",
+                [.file], short: "f", value: "FILE|URL", repeatable: true,
                 help:
                     "send a file, directory, glob, web page or (-) standard input as context before the prompt; repeatable"
             ),
             .init(
-                [.image], value: "FILE", help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"
+                [.image], value: "FILE", repeatable: true,
+                help: "attach an image (PNG, JPEG, WebP, GIF; vision models only); repeatable"
             ),
             .init([.reasoning], value: "VALUE", help: "reasoning setting, one of the model's allowed options"),
             .init(
-                [.integration], value: "NAME",
+                [.integration], value: "NAME", repeatable: true,
                 help: "let the model use this configured integration (repeatable; `none` turns them off)"),
             .init(
                 [.freshContext], value: "empty|recap", optionalValue: true, choices: ["empty", "recap"],

@@ -6,7 +6,7 @@ import TerminalMarkdown
 /// `llmster completions SHELL` and the hidden `llmster __complete KIND` the scripts call for names that change.
 enum CompletionCommands {
     static let completions = Command(
-        "completions", synopsis: "SHELL",
+        "completions", arguments: "SHELL",
         summary: "Print the shell completion script for bash, zsh or fish.",
         details: """
             bash: llmster completions bash > ~/.local/share/bash-completion/completions/llmster
@@ -28,7 +28,7 @@ enum CompletionCommands {
     }
 
     static let complete = Command(
-        "__complete", synopsis: "chats|folders|models|instances",
+        "__complete", arguments: "chats|folders|models|instances",
         summary: "Print the names a completion script offers, one a line.", isHidden: true
     ) { arguments, context in
         guard arguments.positionals.count == 1, let source = ShellCompletion.Source(rawValue: arguments.positionals[0])

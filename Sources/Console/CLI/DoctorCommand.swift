@@ -18,7 +18,7 @@ enum DoctorCommand {
     }
 
     static let command = Command(
-        "doctor", synopsis: "[--quiet]",
+        "doctor",
         summary: "Check the server URL, reachability, LM Studio version, authentication, models and terminal.",
         details: """
             Exits 0 when everything works, 3 when LM Studio cannot be reached (or is older than 0.4),

@@ -9,7 +9,8 @@ import TerminalMarkdown
 /// `llmster download`: starts a server-side download and watches it until it ends.
 enum DownloadCommand {
     static let command = Command(
-        "download", synopsis: "ID|URL [--quantization Q] [--interval SECONDS] | --status JOB",
+        "download",
+        forms: [UsageForm("ID|URL", [.quantization, .interval]), UsageForm(required: [.status])],
         summary: "Download a model on the server (catalog id or Hugging Face URL) and show its progress.",
         details: """
             Progress (bytes, speed, time left) comes from the server's job status. Ctrl-C stops watching,

@@ -5,7 +5,7 @@ import TerminalMarkdown
 /// `llmster fork CHAT [--at N] [--title T]`: a new conversation from an earlier reply.
 enum ForkCommand {
     static let command = Command(
-        "fork", synopsis: "CHAT [--at N] [--title TITLE]",
+        "fork", arguments: "CHAT",
         summary: "Start a new conversation from reply N of CHAT (default: its last), continuing from that point.",
         details: """
             The fork holds the messages up to and including reply N of the conversation's current branch and

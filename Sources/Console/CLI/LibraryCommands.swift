@@ -8,7 +8,7 @@ import TerminalMarkdown
 /// `llmster chats`, `show` and `search`: reading the library from the command line.
 enum LibraryCommands {
     static let chats = Command(
-        "chats", synopsis: "[--folder F] [--pinned] [--limit N] [--json]",
+        "chats",
         summary: "List conversations, pinned first, then the most recently updated; a fork says where it came from.",
         options: [
             .init([.folder], value: "F", help: "only conversations in folder F and its sub-folders (e.g. Work)"),
@@ -61,7 +61,7 @@ enum LibraryCommands {
     }
 
     static let show = Command(
-        "show", synopsis: "CHAT [--reasoning] [--tools] [--alternatives]",
+        "show", arguments: "CHAT",
         summary: "Print a conversation's transcript (CHAT: an id, an id prefix or a title).",
         options: [
             .init([.reasoning], help: "include each reply's full reasoning"),
@@ -84,7 +84,7 @@ enum LibraryCommands {
     }
 
     static let search = Command(
-        "search", synopsis: "TEXT… [--limit N] [--json]", summary: "Full-text search over titles and messages.",
+        "search", arguments: "TEXT…", summary: "Full-text search over titles and messages.",
         options: [
             .init([.limit], value: "N", help: "at most N hits (default 20)"),
             .init([.json], help: "print JSON for scripts")

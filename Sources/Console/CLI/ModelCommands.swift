@@ -19,8 +19,6 @@ enum ModelCommands {
 
     static let models = Command(
         "models",
-        synopsis:
-            "[--vision] [--tools] [--reasoning] [--loaded] [--embedding] [--all] [--sort name|size|format] [--json]",
         summary: "List the server's downloaded models with their loaded state, size, format and capabilities.",
         details: """
             LOADED lists each running instance with the context it was loaded with (which may be smaller than
@@ -52,7 +50,7 @@ enum ModelCommands {
     }
 
     static let ps = Command(
-        "ps", synopsis: "[--json]",
+        "ps",
         summary: "List the loaded model instances with their context length and the rest of their configuration.",
         details: """
             CONFIG is what the server reports for the instance: parallel requests, evaluation batch, flash attention,
@@ -89,8 +87,7 @@ enum ModelCommands {
 
     static let load = Command(
         "load",
-        synopsis:
-            "MODEL [--context-length N] [--eval-batch-size N] [--flash-attention on|off] [--num-experts N] [--offload-kv-cache-to-gpu on|off]",
+        arguments: "MODEL",
         summary: "Load a model on the server (a second load of a loaded model adds an instance such as MODEL:2).",
         details: """
             Without --context-length the configured context_length applies (as for /load and rpc models/load).
@@ -115,7 +112,7 @@ enum ModelCommands {
     }
 
     static let unload = Command(
-        "unload", synopsis: "INSTANCE… | --all",
+        "unload", forms: [UsageForm("INSTANCE…"), UsageForm(required: [.all])],
         summary: "Unload loaded model instances (by instance id, as `llmster ps` shows).",
         options: [.init([.all], help: "unload every loaded instance")]
     ) { arguments, context in

@@ -9,7 +9,7 @@ import TerminalMarkdown
 /// `llmster rpc`: the editor protocol (JSON-RPC 2.0) on standard input and output.
 enum RpcCommand {
     static let command = Command(
-        "rpc", synopsis: "[--framing=jsonl|lsp]",
+        "rpc",
         summary: "Serve the editor protocol (JSON-RPC 2.0) on standard input and output.",
         details: """
             One compact JSON object per line in each direction (or Content-Length framing with --framing=lsp,

@@ -148,9 +148,10 @@ public enum TextLayout {
         if termWidth + gap <= column {
             result = [fit.pad(term, to: column) + lines[0]] + lines.dropFirst().map { indent + $0 }
         } else {
-            let leading = String(term.prefix { $0 == " " })
+            // A term wider than the line continues two columns further in than it starts.
+            let leading = term.prefix { $0 == " " }.count
             result =
-                (termWidth <= width ? [term] : wrap(term, width: width, indent: leading.count, fit: fit))
+                (termWidth <= width ? [term] : wrap(term, width: width, indent: leading + 2, fit: fit))
                 + lines.map { indent + $0 }
         }
         return result.map { line in
@@ -159,6 +160,24 @@ public enum TextLayout {
             return line
         }.joined(separator: "\n")
     }
+
+    /// `synopsis` wrapped as `wrap` does, but never inside a bracketed group (`[--sort name|size|format]`).
+    public static func usage(_ synopsis: String, width: Int, indent: Int = 0, fit: TextFit) -> [String] {
+        wrap(keepingGroups(synopsis), width: width, indent: indent, fit: fit).map(restoringSpaces)
+    }
+
+    /// `synopsis` with the spaces inside its bracketed groups made no-break, so that wrapping breaks only between
+    /// groups; `restoringSpaces` undoes it.
+    static func keepingGroups(_ synopsis: String) -> String {
+        var depth = 0
+        return String(
+            synopsis.map { character -> Character in
+                if character == "[" { depth += 1 } else if character == "]" { depth -= 1 }
+                return character == " " && depth > 0 ? "\u{A0}" : character
+            })
+    }
+
+    static func restoringSpaces(_ text: String) -> String { text.replacingOccurrences(of: "\u{A0}", with: " ") }
 
     /// Paragraphs (separated by blank lines; the lines of one are joined) wrapped to `width`, each line indented
     /// by `indent` spaces.

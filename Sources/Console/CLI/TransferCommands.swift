@@ -9,7 +9,7 @@ import TerminalMarkdown
 /// `llmster export`, `import`, `backup` and `restore`: moving conversations and whole libraries.
 enum TransferCommands {
     static let export = Command(
-        "export", synopsis: "CHAT [-o FILE]",
+        "export", arguments: "CHAT",
         summary: "Write a conversation to a .llmster file (CHAT: an id, an id prefix or a title).",
         details: """
             Without -o the file is named after the title ("SSE notes" → sse-notes.llmster, numbered if taken) in the
@@ -33,7 +33,11 @@ enum TransferCommands {
 
     static let `import` = Command(
         "import",
-        synopsis: "FILE [--yes | --drop-continuation] [--folder F] [--as-new] | --from-lmstudio[=DIR] [--dry-run]",
+        forms: [
+            UsageForm("FILE", [.yes, .dropContinuation, .folder, .asNew]),
+            UsageForm(required: [.fromLmstudio], [.dryRun])
+        ],
+        exclusive: [[.yes, .dropContinuation]],
         summary: "Add the conversation in a .llmster file to the library, or LM Studio's own chats.",
         details: """
             When the file's server differs from the configured one, llmster asks whether to keep the
@@ -81,7 +85,7 @@ enum TransferCommands {
     }
 
     static let backup = Command(
-        "backup", synopsis: "[-o FILE] [--password | --password-file F]",
+        "backup", exclusive: [[.password, .passwordFile]],
         summary: "Write the whole library (folders, pins, drafts, conversations, attachments) to one file.",
         details: """
             Credentials, the configured server and app-wide settings are not included. With a password
@@ -107,7 +111,7 @@ enum TransferCommands {
     }
 
     static let restore = Command(
-        "restore", synopsis: "FILE [--yes] [--password-file F] [--max-kdf-memory SIZE]",
+        "restore", arguments: "FILE",
         summary: "Replace the library with a backup, after checking it and showing what it holds.",
         details: """
             The backup is read and checked completely first; a wrong password or a damaged file changes

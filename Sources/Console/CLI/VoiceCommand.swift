@@ -6,7 +6,7 @@ import Voice
 /// `llmster voice`: a spoken conversation, recognised on this machine.
 enum VoiceCommand {
     static let command = Command(
-        "voice", synopsis: "[-m MODEL] [-c | --chat CHAT] [--audio-input FILE.wav] [--speak] [--silence SECONDS]",
+        "voice", exclusive: [[.continue, .chat]],
         summary: "Talk to a model: each spoken turn is recognised locally and sent after a pause.",
         details: """
             Recognition runs on this machine (pocketsphinx); no audio leaves it. A chime marks that listening

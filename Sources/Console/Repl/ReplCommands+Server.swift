@@ -20,7 +20,7 @@ extension ReplCommands {
             repl.output.line("Exported to \(UntrustedText.sanitize(file ?? "standard output")).")
         },
         SlashCommand(
-            "import", "FILE [--yes|--drop-continuation] [--as-new] | --from-lmstudio[=DIR] [--dry-run]",
+            "import", "",
             "Add a conversation from a .llmster file and open it, or LM Studio's own chats.",
             options: [
                 .init([.yes], help: "keep the continuation when the file's server differs"),
@@ -30,7 +30,11 @@ extension ReplCommands {
                     [.fromLmstudio], value: "DIR", optionalValue: true,
                     help: "import LM Studio's own chats (default ~/.lmstudio/conversations)"),
                 .init([.dryRun], help: "with --from-lmstudio: say what would be imported, import nothing")
-            ], argument: .path
+            ],
+            forms: [
+                UsageForm("FILE", [.yes, .dropContinuation, .asNew]), UsageForm(required: [.fromLmstudio], [.dryRun])
+            ],
+            exclusive: [[.yes, .dropContinuation]], argument: .path
         ) { arguments, repl in
             if arguments.has(.fromLmstudio) {
                 try await Transfer.importLMStudioChats(
@@ -189,7 +193,7 @@ extension ReplCommands {
             }
         },
         SlashCommand(
-            "voice", "[--speak]",
+            "voice", "",
             "Talk instead of typing: on-device recognition; a pause sends the turn (Ctrl-C stops); --speak or /set speak on reads answers aloud.",
             options: [.init([.speak], help: "read the answers aloud")]
         ) { arguments, repl in

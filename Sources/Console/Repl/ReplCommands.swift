@@ -25,7 +25,7 @@ enum ReplCommands {
                 guard let command = all.first(where: { $0.name == name }) else {
                     throw UsageError("there is no command /\(name)")
                 }
-                let usage = TextLayout.wrap(command.usageLine, width: width, indent: 4, fit: fit)
+                let usage = TextLayout.usage(command.usageLine, width: width, indent: 4, fit: fit)
                 repl.output.line(
                     SanitizedMessage(
                         untrusted: (usage + TextLayout.wrap(command.summary, width: width, fit: fit)).joined(
@@ -37,8 +37,9 @@ enum ReplCommands {
             }
             let lines = all.map { command in
                 TextLayout.hanging(
-                    "  /\(command.name) \(command.synopsis)", command.summary, column: 30, width: width,
-                    maximumColumn: max(width - 30, 6), fit: fit)
+                    "  " + command.listing, command.summary, column: 30, width: width,
+                    maximumColumn: max(width - 30, 6),
+                    fit: fit)
             }
             let keys = """
                 Enter sends. A trailing \\ or a \"\"\" … \"\"\" block continues a message; Alt-Enter or Ctrl-J inserts a newline; \
@@ -51,7 +52,7 @@ enum ReplCommands {
                 repl: repl, title: "llmster help", whenTaller: true)
         },
         SlashCommand(
-            "models", "[--vision] [--tools] [--reasoning] [--loaded] [--embedding] [--all] [--sort name|size|format]",
+            "models", "",
             "List the server's models: loaded state, size, format, capabilities.",
             options: ModelCommands.filterOptions
         ) { arguments, repl in
@@ -348,7 +349,7 @@ enum ReplCommands {
             try await Clipboard.copy(arguments.positionals, repl: repl)
         },
         SlashCommand(
-            "save", "[--last] [--reasoning] FILE",
+            "save", "FILE",
             "Write this conversation (or only its last reply) to FILE as Markdown; `llmster show CHAT > FILE` does it from the shell.",
             options: [
                 .init([.last], help: "only the last reply"),

@@ -4,8 +4,11 @@ import Chat
 struct SlashCommand: Sendable {
     /// The name after the slash.
     let name: String
-    /// The arguments as `/help` shows them, e.g. `[CHAT] FOLDER`.
+    /// The arguments and options as its usage line shows them, e.g. `[KEY] [--context-length N]`.
     let synopsis: String
+    /// The command as `/help`'s list shows it: its arguments, and `[options]` when it has any (`/help NAME` names
+    /// them), so that every command of the list has its description beside it.
+    let listing: String
     /// One line for `/help`.
     let summary: String
     /// The options it accepts (none for most).
@@ -17,16 +20,19 @@ struct SlashCommand: Sendable {
     /// Does the work; a `UsageError` prints the usage line.
     let run: @ReplActor @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void
 
-    /// Declares a command.
+    /// Declares a command taking `arguments` (`[CHAT] FOLDER`); its usage adds the options as
+    /// `ArgumentParser.synopsis` makes them from `forms` and `exclusive`.
     init(
-        _ name: String, _ synopsis: String = "", _ summary: String, options: [ArgumentParser.Option] = [],
-        takesText: Bool = false, argument: SlashArgument = .none,
+        _ name: String, _ arguments: String = "", _ summary: String, options: [ArgumentParser.Option] = [],
+        forms: [UsageForm]? = nil, exclusive: [[OptionName]] = [], takesText: Bool = false,
+        argument: SlashArgument = .none,
         run: @escaping @ReplActor @Sendable (ArgumentParser.Parsed, ReplSession) async throws -> Void
     ) {
         self.name = name
-        self.synopsis = synopsis
         self.summary = summary
         self.parser = ArgumentParser(options)
+        self.synopsis = parser.synopsis(arguments: arguments, forms: forms, exclusive: exclusive)
+        self.listing = "/\(name)" + (arguments.isEmpty ? "" : " " + arguments) + (options.isEmpty ? "" : " [options]")
         self.takesText = takesText
         self.argument = argument
         self.run = run
