@@ -39,12 +39,16 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Chat", "Library", "LMStudio", "HTTP", "Markdown", "TerminalMarkdown", "EditorRPC", "Voice",
-                "SystemSupport", "CReadline"
+                "Chat", "Library", "LMStudio", "HTTP", "Markdown", "TerminalMarkdown", "SystemSupport", "CReadline"
             ]),
         .target(name: "Simulator", dependencies: ["SystemSupport"]),
 
-        .executableTarget(name: "llmster", dependencies: ["Console", "Simulator", "SystemSupport", "CSodium"]),
+        .executableTarget(
+            name: "llmster",
+            dependencies: [
+                "Console", "EditorRPC", "Voice", "Chat", "Library", "TerminalMarkdown", "Simulator", "SystemSupport",
+                "CSodium"
+            ]),
         .executableTarget(name: "lmstudio-sim", dependencies: ["Simulator"]),
         .executableTarget(
             name: "llmster-bench",

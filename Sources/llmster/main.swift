@@ -13,9 +13,13 @@ _ = llmster_forbid_core_dumps()
 
 ProcessMemory.returnLargeBuffersToSystem()
 
+// Console is the terminal; the editor protocol and voice are wired in here.
 let status = await App.run(
     arguments: Array(CommandLine.arguments.dropFirst()),
     environment: ProcessInfo.processInfo.environment,
+    faces: AddedFaces(
+        commands: [(VoiceCommand.command, after: "ask"), (RpcCommand.command, after: "restore")],
+        voice: { context, speak in await VoiceCommand.startInRepl(context, speak: speak) }),
     startDemo: {
         var options = SimulatorOptions()
         options.tokenDelay = 0.02

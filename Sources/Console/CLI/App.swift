@@ -4,6 +4,7 @@ import HTTP
 import LMStudio
 import Library
 import Markdown
+import Synchronization
 import SystemSupport
 import TerminalMarkdown
 
@@ -46,16 +47,32 @@ public enum App {
         .init([.chat], value: "CHAT", help: "resume CHAT: an id, id prefix or title")
     ]
 
-    /// Every subcommand, in the order `--help` lists them.
-    public static let commands: [Command] = [
+    /// Console's own subcommands, in the order `--help` lists them.
+    static let ownCommands: [Command] = [
         ModelCommands.models, ModelCommands.ps, ModelCommands.load, ModelCommands.unload,
         DoctorCommand.command,
-        AskCommand.command, VoiceCommand.command,
+        AskCommand.command,
         LibraryCommands.chats, LibraryCommands.show, LibraryCommands.search, ForkCommand.command,
         DownloadCommand.command,
         TransferCommands.export, TransferCommands.import, TransferCommands.backup, TransferCommands.restore,
-        RpcCommand.command, CompletionCommands.completions, CompletionCommands.complete
+        CompletionCommands.completions, CompletionCommands.complete
     ]
+
+    /// What the executable added with `run(…, faces:)`.
+    private static let added = Mutex(AddedFaces())
+
+    /// The faces the executable added to this process (none until `run`).
+    static var faces: AddedFaces { added.withLock { $0 } }
+
+    /// Every subcommand, in the order `--help` lists them: Console's own with the executable's placed among them.
+    public static var commands: [Command] {
+        var commands = ownCommands
+        for (command, predecessor) in faces.commands {
+            let index = commands.firstIndex { $0.name == predecessor }.map { $0 + 1 } ?? commands.count
+            commands.insert(command, at: index)
+        }
+        return commands
+    }
 
     /// The usage line of `llmster` itself.
     static let usageLine = "usage: llmster [options] [command] [arguments]"
@@ -85,13 +102,15 @@ public enum App {
             """
     }
 
-    /// Runs llmster with `arguments` (without the program name); `startDemo` starts the simulator and returns its URL.
+    /// Runs llmster with `arguments` (without the program name), with the commands of the `faces` the executable
+    /// links; `startDemo` starts the simulator and returns its URL.
     ///
     /// The first word that is not an option names the command; global options may come before or after it.
     public static func run(
-        arguments: [String], environment: [String: String],
+        arguments: [String], environment: [String: String], faces: AddedFaces = AddedFaces(),
         startDemo: @Sendable () throws -> String
     ) async -> Int32 {
+        added.withLock { $0 = faces }
         let errors = StandardStream.error
         let commandIndex = firstCommandWord(in: arguments)
         var command: Command?

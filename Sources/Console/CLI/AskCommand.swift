@@ -7,7 +7,7 @@ import Markdown
 import TerminalMarkdown
 
 /// `llmster ask`: one turn from the command line, the answer streamed to standard output.
-enum AskCommand {
+package enum AskCommand {
     static let command = Command(
         "ask",
         arguments: "[PROMPT…]", exclusive: [[.continue, .chat]],
@@ -85,11 +85,11 @@ enum AskCommand {
     }
 
     /// `-c`/`--continue[=CHAT]`: the conversation last used (opened or sent to), or (attached, kept for scripts) CHAT.
-    static let continueOption = ArgumentParser.Option(
+    package static let continueOption = ArgumentParser.Option(
         [.continue], short: "c", value: "CHAT", optionalValue: true,
         help: "continue the conversation last used (--continue=CHAT: the one --chat names)")
     /// `--chat CHAT`: a conversation by id, id prefix or title.
-    static let chatOption = ArgumentParser.Option(
+    package static let chatOption = ArgumentParser.Option(
         [.chat], value: "CHAT", help: "continue CHAT: an id, id prefix or title (exit 5 when none or several match)")
 
     /// The conversation `-c`, `--continue=CHAT` and `--chat CHAT` name; `.new` when none is given.
@@ -294,7 +294,7 @@ enum AskCommand {
     ///
     /// A CHAT that matches nothing throws `ChatError.unknownConversation` with the closest titles; an unknown
     /// preset or integration is a usage error, found before anything is created.
-    static func open(for arguments: ArgumentParser.Parsed, session: ChatSession, preset: String?) async throws
+    package static func open(for arguments: ArgumentParser.Parsed, session: ChatSession, preset: String?) async throws
         -> OpenedConversation
     {
         let names = arguments.all(.integration)

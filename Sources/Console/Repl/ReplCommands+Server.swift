@@ -4,7 +4,6 @@ import LMStudio
 import Library
 import Markdown
 import TerminalMarkdown
-import Voice
 
 extension ReplCommands {
     /// `/export`, `/import`, `/backup`, `/restore`: the command-line transfer, without its terminal questions
@@ -197,26 +196,15 @@ extension ReplCommands {
             "Talk instead of typing: on-device recognition; a pause sends the turn (Ctrl-C stops); --speak or /set speak on reads answers aloud.",
             options: [.init([.speak], help: "read the answers aloud")]
         ) { arguments, repl in
-            let voice: VoiceConversation
-            do {
-                voice = try await VoiceConversation.prepare(
-                    options: .configured(
-                        repl.context, audioInput: nil, speak: arguments.has(.speak) || repl.speaksAnswers))
-            } catch let error as VoiceError {
-                repl.context.warn(error.description)
+            guard let start = App.faces.voice else {
+                repl.context.warn("voice is not part of this build of llmster")
                 return
             }
+            guard let converse = await start(repl.context, arguments.has(.speak) || repl.speaksAnswers) else { return }
             let id = try await repl.ensureConversation()
-            let context = repl.context
             let chat = repl.chat
             _ = await repl.stream(conversationId: id, modelName: (await repl.effectiveModel())?.reference ?? "") {
-                _, _ in
-                let replies = try await VoiceCommand.converse(
-                    voice, session: chat, conversationId: id, context: context)
-                guard let last = replies.last else {
-                    throw VoiceError.recognizer("voice stopped before a turn was heard")
-                }
-                return last
+                _, _ in try await converse(chat, id)
             }
         }
     ]

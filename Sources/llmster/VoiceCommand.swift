@@ -1,4 +1,5 @@
 import Chat
+import Console
 import Foundation
 import Library
 import Voice
@@ -77,6 +78,26 @@ enum VoiceCommand {
             return ExitCode.incompleteReply
         }
         return ExitCode.success
+    }
+
+    /// The REPL's `/voice`: prepares listening on `context` (nil, after saying why, when voice cannot run) and returns
+    /// the conversation to run, which ends with its last reply.
+    static func startInRepl(_ context: CommandContext, speak: Bool) async -> (
+        @Sendable (ChatSession, String) async throws -> SavedReply
+    )? {
+        let voice: VoiceConversation
+        do {
+            voice = try await VoiceConversation.prepare(
+                options: .configured(context, audioInput: nil, speak: speak))
+        } catch {
+            context.warn(String(describing: error))
+            return nil
+        }
+        return { session, conversationId in
+            let replies = try await converse(voice, session: session, conversationId: conversationId, context: context)
+            guard let last = replies.last else { throw VoiceError.recognizer("voice stopped before a turn was heard") }
+            return last
+        }
     }
 
     /// Runs a prepared voice conversation with llmster's terminal display; the REPL's `/voice` calls this too.

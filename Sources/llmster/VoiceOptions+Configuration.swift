@@ -1,4 +1,5 @@
 import Chat
+import Console
 import Voice
 
 extension VoiceOptions {

@@ -1,4 +1,5 @@
 import Chat
+import Console
 import EditorRPC
 import Foundation
 import Library

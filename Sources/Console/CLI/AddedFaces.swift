@@ -1,0 +1,24 @@
+import Chat
+import Library
+
+/// What the `llmster` executable adds to Console: the faces Console does not link, so that the terminal front end
+/// builds without the editor protocol or speech recognition. The executable wires them (`rpc`, `voice` and the
+/// REPL's `/voice`); a Console without them answers that voice is not part of this build.
+public struct AddedFaces: Sendable {
+    /// Starts the REPL's `/voice` on `context`, reading answers aloud when `speak` is true: the conversation to run
+    /// on a chat session and conversation id, giving its last reply; nil, after saying why, when voice cannot run.
+    public typealias VoiceStart =
+        @Sendable (_ context: CommandContext, _ speak: Bool) async -> (
+            @Sendable (ChatSession, String) async throws -> SavedReply
+        )?
+
+    /// Commands with the name of the command `--help` lists each after.
+    public var commands: [(command: Command, after: String)]
+    public var voice: VoiceStart?
+
+    /// The faces the executable links.
+    public init(commands: [(command: Command, after: String)] = [], voice: VoiceStart? = nil) {
+        self.commands = commands
+        self.voice = voice
+    }
+}
