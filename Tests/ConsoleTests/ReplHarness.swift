@@ -1,6 +1,7 @@
 import Foundation
 import Simulator
 import TestSupport
+import Testing
 
 /// `llmster` (the REPL) on a real pseudo-terminal, in a sandbox, against an in-process simulator.
 struct ReplHarness {
@@ -39,6 +40,16 @@ extension Pseudoterminal {
         let start = mark
         send(line + "\r")
         return try await waitFor("› ", after: start + line.count)
+    }
+
+    /// Types Ctrl-C at the prompt and waits for the fresh prompt below the `^C`. A line typed before that prompt is
+    /// drawn could reach the REPL together with the next, as one paste.
+    func interruptLine() async throws {
+        let before = mark
+        send("\u{3}")
+        let shown = try await waitFor("^C", after: before)
+        let caret = try #require(shown.range(of: "^C"))
+        try await waitFor("› ", after: before + shown.distance(from: shown.startIndex, to: caret.upperBound))
     }
 
     /// Types `command` and Enter and waits for the `[y/N]` question it asks.

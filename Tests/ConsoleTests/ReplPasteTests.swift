@@ -34,8 +34,7 @@ import Testing
         let lines = (1...40).map { "draft line \($0)" }
         terminal.send("echo:\u{1B}[200~" + lines.joined(separator: "\n") + "\u{1B}[201~")
         try await terminal.waitFor("[pasted 40 lines]")
-        terminal.send("\u{3}")
-        try await terminal.waitFor("^C")
+        try await terminal.interruptLine()
         try await terminal.enter("/new")
         let start = terminal.mark
         terminal.send("/open echo:first\r")

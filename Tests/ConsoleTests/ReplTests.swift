@@ -67,8 +67,7 @@ import Testing
         try await terminal.enter("echo:first chat")
         terminal.send("half-written thought")
         try await terminal.waitFor("half-written thought")
-        terminal.send("\u{3}")
-        try await terminal.waitFor("^C")
+        try await terminal.interruptLine()
         try await terminal.enter("/new")
         try await terminal.enter("echo:second chat")
         let start = terminal.mark

@@ -58,8 +58,7 @@ import Testing
         try await terminal.enter("echo:first chat")
         terminal.send("draft again more")
         try await terminal.waitFor("draft again more")
-        terminal.send("\u{3}")
-        try await terminal.waitFor("^C")
+        try await terminal.interruptLine()
         try await terminal.enter("/new")
         let start = terminal.mark
         terminal.send("/open echo:first chat\r")
