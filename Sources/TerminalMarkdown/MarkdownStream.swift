@@ -31,16 +31,16 @@ struct MarkdownStream {
     /// False for raw mode: complete lines are committed as they are.
     let rendersMarkdown: Bool
     /// True for the stream of a list item's content: a list follows the block before it without a blank line.
-    private var insideListItem = false
+    var insideListItem = false
     /// True for the stream of a container's content: the late link definitions are listed by the outer stream.
-    private var isNested = false
+    var isNested = false
     /// The containers this stream's text sits in; at `MarkdownParser.maximumNesting` its parses hold only leaf
     /// blocks, so no container opens a stream deeper than that.
-    private var nesting = 0
+    var nesting = 0
 
     /// UTF-8 offset in `buffer` (or, for a nested stream, in its container's content) up to which everything has
     /// been committed.
-    private(set) var committedOffset = 0
+    var committedOffset = 0
     /// The reply's text from `droppedBytes` on: what has not been committed, and what was received after it.
     private var buffer = ""
     /// UTF-8 bytes of the reply committed and dropped from `buffer`.
@@ -48,62 +48,31 @@ struct MarkdownStream {
     /// The digest of the committed bytes, so a rewritten answer can be checked against them without keeping them.
     private var committedDigest = Hasher()
     private var hasOutput = false
-    private var continuation: ListContinuation?
-    private var state: State = .blocks
+    var continuation: ListContinuation?
+    var state: State = .blocks
     /// Colours the lines of the open fence, carrying the lexer state from one committed line to the next.
-    private var highlighter: CodeHighlighter?
+    var highlighter: CodeHighlighter?
     /// A fence or container opened without printing a line yet (hidden fence markers, a container streamed child
     /// by child): whether a blank line goes before its first printed line; nil when nothing waits. A block that
     /// ends up printing nothing leaves no blank line, as in the whole render.
-    private var awaitedSeparator: Bool?
+    var awaitedSeparator: Bool?
     /// The text indent of the footnote the last committed block defined or continued (see
     /// `BlockRenderer.footnoteIndent`); nil when it was anything else.
-    private var footnote: Int?
+    var footnote: Int?
     /// Link reference definitions committed so far; every parse goes through it.
-    private var references = LinkReferences()
+    var references = LinkReferences()
     /// The footnotes committed blocks referenced and defined.
-    private var footnotes = FootnoteLedger()
+    var footnotes = FootnoteLedger()
 
-    private struct ListContinuation {
+    struct ListContinuation {
         /// The number the next item of a committed ordered list gets; nil for bullet lists.
         var nextNumber: Int?
     }
 
-    private struct TableProgress {
-        /// The header and delimiter rows, parsed again in front of each remainder so its rows keep their columns.
-        var prefix: String
-        var prefixLines: Int
-        var widths: [Int]
-    }
-
-    /// A block quote or list item whose content streams through a stream of its own, one narrower.
-    private struct Container {
-        enum Kind {
-            case quote
-            /// A list item whose content is indented `contentIndent` columns in the source.
-            /// `marker` is the bullet character, or the delimiter after an ordered item's number.
-            case item(contentIndent: Int, number: Int?, marker: UInt8)
-        }
-
-        var kind: Kind
-        var stream: MarkdownStream
-        /// The container's lines its stream has not committed, quote markers or item indentation removed.
-        var inner = ""
-        /// The rendered list marker still to put in front of the item's first row (nil for quotes or once shown).
-        var pendingMarker: String?
-        /// Spaces in front of an item's later rows.
-        var padding = ""
-        /// The styled quote bar in front of a quote's rows.
-        var bar = ""
-        /// A task item's `[ ]` or `[x]` still to remove from the content's first line.
-        var hasTaskBox = false
-        /// An alert's `[!KIND]` line still to remove: the quote's first line.
-        var skipsAlertMarker = false
-        /// True until the item's first line (the one with the marker) has been read.
-        var atFirstLine = true
-    }
-
-    private enum State {
+    /// What the stream is in the middle of. Top-level blocks are handled here; each other state has its commit
+    /// step, its end and its tail together in a file of its own (`MarkdownStream+Fence`, `+Table`, `+PlainLines`,
+    /// `+Container`), where its progress type lives too.
+    enum State {
         case blocks
         case fence(MarkdownLine.Fence)
         case table(TableProgress)
@@ -185,7 +154,7 @@ struct MarkdownStream {
         return finish()
     }
 
-    private static func text(_ text: String, after offset: Int) -> String {
+    static func text(_ text: String, after offset: Int) -> String {
         let utf8 = text.utf8
         guard offset < utf8.count else { return "" }
         return String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: offset)...]))
@@ -205,18 +174,10 @@ struct MarkdownStream {
     }
 
     /// Commits everything in `text` from `committedOffset` on, as at the end of the reply.
-    private mutating func finishing(_ text: String) -> [String] {
+    mutating func finishing(_ text: String) -> [String] {
         var output = commitCompleteLines(text)
         var rest = remainder(text)
-        if case .container(var container) = state {
-            state = .blocks
-            let inner = rest.isEmpty ? nil : innerLine(Substring(rest), of: &container)
-            if let inner {
-                container.inner += inner
-                rest = ""
-            }
-            close(container, before: inner == nil && !rest.isEmpty ? Substring(rest) : nil, into: &output)
-        }
+        if case .container(let container) = state { finishContainer(container, rest: &rest, into: &output) }
         if !rendersMarkdown {
             if !rest.isEmpty { output.append(UntrustedText.sanitize(rest)) }
         } else {
@@ -227,24 +188,9 @@ struct MarkdownStream {
                 references.record(Substring(clean), blocks: blocks, through: Int.max)
                 emit(blocks, into: &output)
             case .fence(let fence):
-                if !rest.isEmpty && !isClosingFence(Substring(rest), fence) {
-                    appendOpened(
-                        renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter), to: &output)
-                }
-                appendOpened(renderer.codeFenceClosing, to: &output)
-                awaitedSeparator = nil
+                finishFence(fence, rest: rest, into: &output)
             case .table(let progress):
-                let source = progress.prefix + UntrustedText.sanitize(rest)
-                var blocks = references.parse(source, depth: nesting)
-                references.record(Substring(source), blocks: blocks, through: Int.max)
-                if case .table(let table)? = blocks.first?.block {
-                    output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
-                    footnotes.record(rows: table.rows)
-                    blocks.removeFirst()
-                }
-                output += renderer.tableClosing(widths: progress.widths)
-                state = .blocks
-                emit(blocks, into: &output)
+                finishTable(progress, rest: rest, into: &output)
             case .plainLines:
                 output += commitPlainLines(rest)
             case .container:
@@ -268,7 +214,7 @@ struct MarkdownStream {
 
     // MARK: Committing
 
-    private mutating func commitCompleteLines(_ text: String) -> [String] {
+    mutating func commitCompleteLines(_ text: String) -> [String] {
         var output: [String] = []
         while committedOffset <= text.utf8.count {
             let utf8 = text.utf8
@@ -290,31 +236,9 @@ struct MarkdownStream {
         }
         switch state {
         case .plainLines:
-            var consumed = 0
-            for line in completeLines(complete) {
-                consumed += line.utf8.count + 1
-                if UntrustedText.sanitize(String(line)).allSatisfy({ $0 == " " || $0 == "\t" }) {
-                    state = .blocks
-                    break
-                }
-                output += commitPlainLines(String(line))
-            }
-            committedOffset += consumed
-            return true
+            return stepPlainLines(complete, into: &output)
         case .fence(let fence):
-            var consumed = 0
-            for line in completeLines(complete) {
-                consumed += line.utf8.count + 1
-                if isClosingFence(line, fence) {
-                    appendOpened(renderer.codeFenceClosing, to: &output)
-                    awaitedSeparator = nil
-                    state = .blocks
-                    break
-                }
-                appendOpened(renderer.codeLine(codeText(line, fence), highlighter: highlighter), to: &output)
-            }
-            committedOffset += consumed
-            return true
+            return stepFence(complete, fence, into: &output)
         case .table(let progress):
             return stepTable(complete, progress, into: &output)
         case .container:
@@ -455,32 +379,8 @@ struct MarkdownStream {
         return line > 0 ? line : nil
     }
 
-    private mutating func stepTable(_ complete: Substring, _ progress: TableProgress, into output: inout [String])
-        -> Bool
-    {
-        let source = progress.prefix + UntrustedText.sanitize(String(complete))
-        var blocks = references.parse(source, depth: nesting)
-        guard case .table(let table)? = blocks.first?.block else {
-            output += renderer.tableClosing(widths: progress.widths)
-            state = .blocks
-            return true
-        }
-        references.record(Substring(source), blocks: blocks, through: table.rowLines.last ?? 0)
-        blocks.removeFirst()
-        let ended = !blocks.isEmpty
-        output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
-        footnotes.record(rows: table.rows)
-        let consumed = table.rowLines.last.map { byteOffset(afterLine: $0 - progress.prefixLines, in: complete) } ?? 0
-        committedOffset += consumed
-        if ended {
-            output += renderer.tableClosing(widths: progress.widths)
-            state = .blocks
-        }
-        return ended || consumed > 0
-    }
-
     /// Appends top-level blocks to `output` with the blank lines between them.
-    private mutating func emit(_ blocks: [SourceBlock], into output: inout [String]) {
+    mutating func emit(_ blocks: [SourceBlock], into output: inout [String]) {
         for source in blocks {
             let lines: [String]
             if case .indentedCode = source.block, footnote != nil {
@@ -499,12 +399,12 @@ struct MarkdownStream {
     }
 
     /// Starts `block` (a fence or a streamed container) without printing: its blank line waits for its first line.
-    private mutating func open(_ block: MarkdownBlock) {
+    mutating func open(_ block: MarkdownBlock) {
         awaitedSeparator = hasOutput && blankLine(before: block, continuing: continuation != nil)
     }
 
     /// Appends lines of the block `open` started, after the blank line that waited for them.
-    private mutating func appendOpened(_ lines: [String], to output: inout [String]) {
+    mutating func appendOpened(_ lines: [String], to output: inout [String]) {
         guard !lines.isEmpty else { return }
         if awaitedSeparator == true { output.append("") }
         awaitedSeparator = nil
@@ -525,7 +425,7 @@ struct MarkdownStream {
     }
 
     /// Renders a block, continuing a list whose first items were already committed.
-    private func render(_ block: MarkdownBlock) -> [String] {
+    func render(_ block: MarkdownBlock) -> [String] {
         if let continuation, case .list(var list) = block {
             list.start = continuation.nextNumber
             return renderer.lines(for: .list(list))
@@ -533,231 +433,12 @@ struct MarkdownStream {
         return renderer.lines(for: block)
     }
 
-    // MARK: Containers
-
-    /// The bytes of `complete` from 1-based line `start` on.
-    private func containerBytes(from start: Int, in complete: Substring) -> Int {
-        complete.utf8.count - byteOffset(afterLine: start - 1, in: complete)
-    }
-
-    /// A stream for the content of a block quote, two columns narrower, that sees the definitions made so far; an
-    /// alert's bar has its colour, and its marker line (the quote's first) is read as a blank line.
-    private func openQuote(alert: Alert.Kind?) -> Container {
-        var inner = renderer
-        inner.width = max(renderer.width - 2, 1)
-        return Container(
-            kind: .quote, stream: nested(inner, insideListItem: false), bar: renderer.quoteBar(alert),
-            skipsAlertMarker: alert != nil)
-    }
-
-    /// A stream for the content of `list`'s one item, whose first source line is `firstLine`, narrower by the
-    /// item's marker; nil when that line does not start with a list marker or has nothing after it.
-    private func openItem(_ list: MarkdownList, firstLine: String) -> Container? {
-        guard let item = list.items.first, let marker = MarkdownLine(Substring(firstLine)).listMarker, !marker.isEmpty
-        else {
-            return nil
-        }
-        let number = continuation?.nextNumber ?? list.start
-        let prefix = renderer.listItemPrefix(number: number, task: item.task)
-        var inner = renderer
-        inner.width = max(renderer.width - DisplayWidth.of(prefix.padding), 1)
-        inner.depth += 1
-        return Container(
-            kind: .item(contentIndent: marker.contentIndent, number: number, marker: marker.marker),
-            stream: nested(inner, insideListItem: true), pendingMarker: prefix.marker, padding: prefix.padding,
-            hasTaskBox: item.task != nil)
-    }
-
-    private func nested(_ renderer: BlockRenderer, insideListItem: Bool) -> MarkdownStream {
-        var stream = MarkdownStream(renderer: renderer, rendersMarkdown: true)
-        stream.insideListItem = insideListItem
-        stream.containerThreshold = containerThreshold
-        stream.isNested = true
-        stream.nesting = nesting + 1
-        stream.references = references
-        stream.footnotes = footnotes
-        return stream
-    }
-
-    /// Feeds the complete lines that continue the open container to its stream; closes it at the first that does not.
-    private mutating func stepContainer(_ complete: Substring, into output: inout [String]) -> Bool {
-        guard case .container(var container) = state else { return false }
-        state = .blocks  // so that `container` is the only owner of its buffers and grows in place
-        var consumed = 0
-        var ending: Substring?
-        for line in completeLines(complete) {
-            let source = MarkdownLine(line)
-            if let start = contentStart(of: source, in: &container) {
-                source.appendContent(from: start, to: &container.inner)
-            } else {
-                appendOpened(commitContent(of: &container), to: &output)
-                guard let lazy = lazyLine(source, container) else {
-                    ending = line
-                    break
-                }
-                container.inner += "    "
-                container.inner += lazy
-            }
-            container.inner += "\n"
-            consumed += line.utf8.count + 1
-        }
-        appendOpened(commitContent(of: &container), to: &output)
-        committedOffset += consumed
-        guard let ending else {
-            state = .container(container)
-            return false
-        }
-        close(container, before: ending, into: &output)
-        return true
-    }
-
-    /// Commits what the container's stream can and keeps only the content it has not committed, so the content
-    /// held stays as small as the block in progress.
-    private func commitContent(of container: inout Container) -> [String] {
-        let lines = container.stream.commitCompleteLines(container.inner)
-        container.inner = container.stream.remainder(container.inner)
-        container.stream.committedOffset = 0
-        return decorate(lines, &container)
-    }
-
-    /// Flushes the container's stream and returns to top-level blocks; `next` is the line after the container.
-    private mutating func close(_ container: Container, before next: Substring?, into output: inout [String]) {
-        var container = container
-        appendOpened(decorate(container.stream.finishing(container.inner), &container), to: &output)
-        if let marker = container.pendingMarker { appendOpened([marker], to: &output) }
-        references = container.stream.references
-        footnotes = container.stream.footnotes
-        state = .blocks
-        awaitedSeparator = nil
-        continuation = nil
-        if case .item(_, let number, let marker) = container.kind, let next,
-            MarkdownLine(next).listMarker?.marker == marker
-        {
-            continuation = ListContinuation(nextNumber: number.map { $0 + 1 })
-        }
-    }
-
-    /// `line` without the container's quote marker or item indentation, or nil when it ends the container.
-    private func innerLine(_ line: Substring, of container: inout Container) -> String? {
-        let source = MarkdownLine(line)
-        var text = ""
-        if let start = contentStart(of: source, in: &container) {
-            source.appendContent(from: start, to: &text)
-        } else {
-            guard let lazy = lazyLine(source, container) else { return nil }
-            text = "    " + lazy
-        }
-        return text
-    }
-
-    /// Where `line`'s content starts once the container's quote marker or item indentation is removed (an alert's
-    /// marker line and a blank item line read as empty, a task item's box is skipped); nil when it has neither.
-    private func contentStart(of line: MarkdownLine, in container: inout Container) -> MarkdownLine.Position? {
-        switch container.kind {
-        case .quote:
-            guard let start = line.quoteContent else { return nil }
-            if container.skipsAlertMarker {
-                container.skipsAlertMarker = false
-                var text = ""
-                line.appendContent(from: start, to: &text)
-                if Alert.kind(marker: text) != nil { return line.end }
-            }
-            return start
-        case .item(let indent, _, _):
-            let first = container.atFirstLine
-            container.atFirstLine = false
-            if !first && line.isBlank { return line.end }
-            guard first || line.indentation >= indent else { return nil }
-            let start = line.position(atColumn: indent)
-            guard container.hasTaskBox else { return start }
-            container.hasTaskBox = false
-            return line.afterTaskBox(at: start) ?? start
-        }
-    }
-
-    /// The text of `line` after its leading white space when it continues the paragraph the container's stream has
-    /// open (a lazy continuation line), which goes into the stream indented four spaces so that the stream cannot
-    /// take it for the start of a block; nil otherwise.
-    private func lazyLine(_ line: MarkdownLine, _ container: Container) -> Substring? {
-        guard line.canContinueLazily, continuesLazily(line, container) else { return nil }
-        return Substring(line.bytes[line.firstNonSpace.index...])
-    }
-
-    /// Whether `line` continues the paragraph the container's stream has open: parsed after the content not
-    /// yet committed, put back into the quote or item (and any container open inside), it stays inside.
-    private func continuesLazily(_ line: MarkdownLine, _ container: Container) -> Bool {
-        guard let content = container.stream.uncommittedLines(container.inner),
-            content.contains(where: { !$0.allSatisfy { $0 == " " || $0 == "\t" } }),
-            let rebuilt = rebuilt(content, in: container.kind)
-        else { return false }
-        let blocks = MarkdownParser.parse(
-            UntrustedText.sanitize(rebuilt.joined(separator: "\n") + "\n" + Substring(line.bytes) + "\n"),
-            depth: nesting)
-        guard blocks.count == 1, blocks[0].endLine == rebuilt.count + 1 else { return false }
-        if case .list(let list) = blocks[0].block { return list.items.count == 1 }
-        return true
-    }
-
-    /// The source lines of `text` this stream has not committed, an open container's markers put back; nil
-    /// while a code fence, table or plain-lines fallback is open.
-    private func uncommittedLines(_ text: String) -> [String]? {
-        switch state {
-        case .blocks:
-            var lines = remainder(text).utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
-                String(Substring($0))
-            }
-            if lines.last == "" { lines.removeLast() }
-            return lines
-        case .container(let container):
-            return container.stream.uncommittedLines(container.inner).flatMap { rebuilt($0, in: container.kind) }
-        case .fence, .table, .plainLines:
-            return nil
-        }
-    }
-
-    /// Content lines with a quote marker in front, or indented to the item's content column below a list marker
-    /// standing alone two columns before it (the marker takes the place of an empty first line). A marker with
-    /// text after it would not do: five spaces or more after it (indented code) put the content column one column
-    /// after the marker.
-    private func rebuilt(_ lines: [String], in kind: Container.Kind) -> [String]? {
-        switch kind {
-        case .quote:
-            return lines.map { "> " + $0 }
-        case .item(let indent, _, _):
-            let marker: String
-            switch indent {
-            case 2...5: marker = String(repeating: " ", count: indent - 2) + "-"
-            case 6...11: marker = String(repeating: "1", count: indent - 2) + "."
-            default: return nil
-            }
-            let later = String(repeating: " ", count: indent)
-            let indented = lines.map { $0.isEmpty ? "" : later + $0 }
-            return [marker] + (lines.first?.isEmpty == true ? indented.dropFirst() : indented[...])
-        }
-    }
-
-    /// The container's stream output with the quote bar or the item's marker and indentation in front.
-    private func decorate(_ lines: [String], _ container: inout Container) -> [String] {
-        lines.map { line in
-            switch container.kind {
-            case .quote:
-                return line.isEmpty ? container.bar : container.bar + " " + line
-            case .item:
-                if let marker = container.pendingMarker {
-                    container.pendingMarker = nil
-                    return marker + " " + line
-                }
-                return line.isEmpty ? "" : container.padding + line
-            }
-        }
-    }
-
     // MARK: Tail
 
-    private func tail(_ text: String) -> [String] { tail(rest: remainder(text)) }
+    func tail(_ text: String) -> [String] { tail(rest: remainder(text)) }
 
     /// The tail for the uncommitted text `rest`, after the blank line an opened block still waits for.
-    private func tail(rest: String) -> [String] {
+    func tail(rest: String) -> [String] {
         let lines = tailLines(rest: rest)
         return awaitedSeparator == true && !lines.isEmpty ? [""] + lines : lines
     }
@@ -769,36 +450,11 @@ struct MarkdownStream {
         case .plainLines:
             return plainLines(rest).lines
         case .fence(let fence):
-            return isClosingFence(Substring(rest), fence)
-                ? [] : renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter, advance: false)
+            return fenceTail(fence, rest: rest)
         case .table(let progress):
-            var blocks = references.parse(progress.prefix + UntrustedText.sanitize(rest), depth: nesting)
-            var output: [String] = []
-            if case .table(let table)? = blocks.first?.block {
-                output += table.rows.flatMap { renderer.tableRow($0, table: table, widths: progress.widths) }
-                blocks.removeFirst()
-            }
-            output += renderer.tableClosing(widths: progress.widths)
-            for block in blocks { output += [""] + renderer.lines(for: block.block) }
-            return output
-        case .container(var container):
-            let pending = container.stream.remainder(container.inner)
-            guard let inner = innerLine(Substring(rest), of: &container) else {
-                var output = decorate(container.stream.tail(rest: pending), &container)
-                for (index, block) in references.parse(UntrustedText.sanitize(rest)).enumerated() {
-                    if index == 0, case .item(_, let number, let marker) = container.kind,
-                        case .list(var list) = block.block,
-                        MarkdownLine(Substring(rest)).listMarker?.marker == marker
-                    {
-                        list.start = number.map { $0 + 1 }
-                        output += renderer.lines(for: .list(list))
-                    } else {
-                        output += [""] + renderer.lines(for: block.block)
-                    }
-                }
-                return output
-            }
-            return decorate(container.stream.tail(rest: pending + inner), &container)
+            return tableTail(progress, rest: rest)
+        case .container(let container):
+            return containerTail(container, rest: rest)
         case .blocks:
             var output: [String] = []
             let clean = UntrustedText.sanitize(rest)
@@ -830,45 +486,22 @@ struct MarkdownStream {
         }
     }
 
-    private func remainder(_ text: String) -> String {
+    func remainder(_ text: String) -> String {
         let utf8 = text.utf8
         guard committedOffset < utf8.count else { return "" }
         return String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: committedOffset)...]))
     }
 
-    /// One source line of a block too long to hold back: with its inline Markdown rendered when the line alone is
-    /// a paragraph (as a line of a paragraph too long to reflow is in the whole render), else as plain text.
-    /// `plainLines(text)`, printed: their footnote references are recorded.
-    private mutating func commitPlainLines(_ text: String) -> [String] {
-        let plain = plainLines(text)
-        if let paragraph = plain.paragraph { footnotes.record(paragraph) }
-        return plain.lines
-    }
-
-    /// The lines of `text`, a line of a block too long to parse whole: rendered as the paragraph it parses to, or
-    /// wrapped as it is.
-    private func plainLines(_ text: String) -> (lines: [String], paragraph: MarkdownBlock?) {
-        guard !text.isEmpty else { return ([], nil) }
-        let clean = UntrustedText.sanitize(text)
-        if rendersMarkdown, case let blocks = references.parse(clean, depth: nesting), blocks.count == 1,
-            case .paragraph = blocks[0].block
-        {
-            return (renderer.lines(for: blocks[0].block), blocks[0].block)
-        }
-        let wrapper = LineWrapper(level: .plain, hyperlinks: false)
-        return (wrapper.wrap([StyledRun(text: clean, style: .plain)], width: renderer.proseWidth).map(\.text), nil)
-    }
-
-    // MARK: Lines and fences
+    // MARK: Lines
 
     /// The lines of `text`, which ends with a newline, split at newline bytes (a Character split would keep
     /// `\r\n` together), without their newlines.
-    private func completeLines(_ text: Substring) -> [Substring] {
+    func completeLines(_ text: Substring) -> [Substring] {
         text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().map { Substring($0) }
     }
 
     /// The text of 1-based line `number` of `text`, without its newline.
-    private func line(_ number: Int, of text: Substring) -> String {
+    func line(_ number: Int, of text: Substring) -> String {
         var current = 1
         var start = text.startIndex
         for index in text.utf8.indices where text.utf8[index] == 0x0A {
@@ -880,27 +513,8 @@ struct MarkdownStream {
     }
 
     /// The number of bytes in the first `lines` lines of `text`, newlines included.
-    private func byteOffset(afterLine lines: Int, in text: Substring) -> Int {
+    func byteOffset(afterLine lines: Int, in text: Substring) -> Int {
         ByteSearch.offset(afterLines: lines, in: text.utf8)
     }
 
-    /// Whether `line` closes `fence` once sanitised, as cmark-gfm sees it; only a line with a byte that sanitising
-    /// could remove is sanitised.
-    private func isClosingFence(_ line: Substring, _ fence: MarkdownLine.Fence) -> Bool {
-        if MarkdownLine(line).closes(fence) { return true }
-        guard line.utf8.contains(where: { $0 >= 0x80 || $0 == 0x0D }) else { return false }
-        return MarkdownLine(Substring(UntrustedText.sanitize(String(line)))).closes(fence)
-    }
-
-    /// A code line, sanitised, without the columns of indentation the fence had (a tab reaching past them leaves
-    /// spaces for its other columns).
-    private func codeText(_ line: Substring, _ fence: MarkdownLine.Fence) -> String {
-        let clean = UntrustedText.sanitize(String(line))
-        let source = MarkdownLine(Substring(clean))
-        let start = source.position(atColumn: min(fence.indent, source.indentation))
-        if start.index == clean.startIndex { return clean }
-        var text = ""
-        source.appendText(from: start, to: &text)
-        return text
-    }
 }
