@@ -323,7 +323,7 @@ public actor ReplyDisplay {
     /// Writes appended answer text to standard output.
     private func appendPlain(_ text: String) {
         guard let plainOutput, !text.isEmpty else { return }
-        plainOutput.send(UntrustedText.sanitize(text))
+        plainOutput.send(SanitizedMessage(untrusted: text))
         plainEndsLine = text.hasSuffix("\n")
     }
 
@@ -352,9 +352,9 @@ public actor ReplyDisplay {
         let capabilities = context.terminal(fd: 1)
         let mode = MarkdownMode(rawValue: context.markdownMode) ?? .auto
         if mode.rendersMarkdown(on: capabilities) {
-            context.output.send(MarkdownRenderer(capabilities: capabilities, mode: mode).render(markdown))
+            context.output.send(laidOut: MarkdownRenderer(capabilities: capabilities, mode: mode).render(markdown))
         } else {
-            context.output.send(UntrustedText.sanitize(markdown))
+            context.output.send(SanitizedMessage(untrusted: markdown))
         }
     }
 }

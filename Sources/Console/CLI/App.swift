@@ -144,7 +144,8 @@ public enum App {
         if parsed.has(.help) {
             let width = TextLayout.outputWidth(environment: environment) ?? 80
             let fit = TerminalCapabilities.detect(fd: 1, environment: environment).textFit
-            StandardStream.output.send(command.map { $0.help(width: width, fit: fit) } ?? help(width: width, fit: fit))
+            StandardStream.output.send(
+                laidOut: command.map { $0.help(width: width, fit: fit) } ?? help(width: width, fit: fit))
             return ExitCode.success
         }
         if command == nil, let stray = parsed.positionals.first {

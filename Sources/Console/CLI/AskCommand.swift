@@ -276,7 +276,7 @@ package enum AskCommand {
                     let reading = try session.readContext(source)
                     items += reading.items
                     for skipped in reading.skipped {
-                        context.errors.line("Skipped \(UntrustedText.sanitize(skipped.description))")
+                        context.errors.line("Skipped \(skipped.description)")
                     }
                 }
             }

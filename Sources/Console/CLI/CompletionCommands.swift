@@ -23,7 +23,7 @@ enum CompletionCommands {
         else {
             throw UsageError("name one shell: \(ShellCompletion.shells.joined(separator: ", "))")
         }
-        context.output.send(script)
+        context.output.send(laidOut: script)
         return ExitCode.success
     }
 

@@ -49,7 +49,7 @@ enum DownloadCommand {
                 DownloadRequest(model: name, quantization: arguments.value(.quantization)))
         }
         if status.status == "already_downloaded" {
-            context.output.line("\(UntrustedText.sanitize(name)) is already downloaded on the server.")
+            context.output.line("\(name) is already downloaded on the server.")
             return ExitCode.success
         }
         guard let jobId = status.jobId else {
@@ -127,7 +127,7 @@ final class DownloadProgressLine: Sendable {
     func show(_ status: DownloadStatus) {
         if inPlace {
             let terminal = TerminalCapabilities.detect(fd: stream.fd, environment: environment)
-            stream.send("\r\u{1B}[2K" + Self.describe(status, name: name, width: terminal.width, fit: terminal.textFit))
+            stream.send("\r\u{1B}[2K\(Self.describe(status, name: name, width: terminal.width, fit: terminal.textFit))")
             return
         }
         let decile = Int(Self.fraction(status) * 10)

@@ -55,8 +55,10 @@ enum LibraryCommands {
             return ExitCode.success
         }
         context.output.send(
-            listing.text(
-                width: TextLayout.outputWidth(environment: context.environment), fit: context.terminal(fd: 1).textFit))
+            laidOut:
+                listing.text(
+                    width: TextLayout.outputWidth(environment: context.environment),
+                    fit: context.terminal(fd: 1).textFit))
         return ExitCode.success
     }
 
@@ -109,13 +111,14 @@ enum LibraryCommands {
             return ExitCode.success
         }
         guard !hits.isEmpty else {
-            context.errors.line("Nothing matches '\(UntrustedText.sanitize(text))'.")
+            context.errors.line("Nothing matches '\(text)'.")
             return ExitCode.success
         }
         context.output.send(
-            SearchListing.table(
-                hits, width: TextLayout.outputWidth(environment: context.environment),
-                fit: context.terminal(fd: 1).textFit))
+            laidOut:
+                SearchListing.table(
+                    hits, width: TextLayout.outputWidth(environment: context.environment),
+                    fit: context.terminal(fd: 1).textFit))
         return ExitCode.success
     }
 

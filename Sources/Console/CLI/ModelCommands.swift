@@ -34,7 +34,7 @@ enum ModelCommands {
         let all = try await context.session().models()
         let shown = ModelListing.filter(all, arguments)
         if arguments.has(.json) {
-            context.output.send(ModelListing.json(shown, aliases: context.configuration.aliases))
+            context.output.send(laidOut: ModelListing.json(shown, aliases: context.configuration.aliases))
         } else if shown.isEmpty {
             context.errors.line(
                 all.isEmpty
@@ -42,9 +42,10 @@ enum ModelCommands {
                     : "No model matches those filters.")
         } else {
             context.output.send(
-                ModelListing.table(
-                    shown, width: TextLayout.outputWidth(environment: context.environment),
-                    fit: context.terminal(fd: 1).textFit, aliases: context.configuration.aliases))
+                laidOut:
+                    ModelListing.table(
+                        shown, width: TextLayout.outputWidth(environment: context.environment),
+                        fit: context.terminal(fd: 1).textFit, aliases: context.configuration.aliases))
         }
         return ExitCode.success
     }
@@ -79,9 +80,10 @@ enum ModelCommands {
             return ExitCode.success
         }
         context.output.send(
-            ModelListing.instances(
-                models, width: TextLayout.outputWidth(environment: context.environment),
-                fit: context.terminal(fd: 1).textFit))
+            laidOut:
+                ModelListing.instances(
+                    models, width: TextLayout.outputWidth(environment: context.environment),
+                    fit: context.terminal(fd: 1).textFit))
         return ExitCode.success
     }
 
@@ -140,7 +142,7 @@ enum ModelCommands {
                 status = App.exitCode(for: error)
                 continue
             }
-            context.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
+            context.output.line("Unloaded \(instance).")
         }
         return status
     }
@@ -157,13 +159,13 @@ struct LoadProgress: Sendable {
     /// an Emacs shell buffer) one line says the load started.
     func around<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         let terminal = TerminalCapabilities.detect(fd: stream.fd, environment: environment)
-        if terminal.isLineMode { stream.line("Loading \(UntrustedText.sanitize(model)) …") }
+        if terminal.isLineMode { stream.line("Loading \(model) …") }
         guard terminal.allowsCursorMovement else { return try await body() }
         let started = ContinuousClock.now
         let ticker = Task { [model, stream] in
             while !Task.isCancelled {
                 let elapsed = ContinuousClock.now - started
-                stream.send("\r\u{1B}[2KLoading \(UntrustedText.sanitize(model)) … \(elapsed.seconds.formatted1) s")
+                stream.send("\r\u{1B}[2KLoading \(model) … \(elapsed.seconds.formatted1) s")
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }

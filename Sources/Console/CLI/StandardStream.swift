@@ -3,7 +3,11 @@ import LMStudio
 import TerminalMarkdown
 
 /// Unbuffered writes to standard output or standard error, safe from any thread.
-public struct StandardStream: Sendable, TextOutputStream {
+///
+/// It writes only a ``SanitizedMessage`` (llmster's own words, every value put into them made inert) or, under its
+/// own label, text llmster laid out for the terminal itself: a plain string from a model, a server or a file does not
+/// compile as either by accident.
+public struct StandardStream: Sendable {
     public let fd: Int32
 
     public static let output = StandardStream(fd: 1)
@@ -12,10 +16,15 @@ public struct StandardStream: Sendable, TextOutputStream {
     /// Whether the stream is a terminal.
     public var isTerminal: Bool { isatty(fd) == 1 }
 
-    public mutating func write(_ string: String) { send(string) }
+    /// Writes `message` completely; errors such as a closed pipe are ignored.
+    public func send(_ message: SanitizedMessage) { write(message.description) }
+
+    /// Writes `text` as it is: what llmster laid out for the terminal itself (rendered Markdown, a table, a help page,
+    /// a JSON document, its own escape sequences), from values it sanitised as it put them in.
+    public func send(laidOut text: String) { write(text) }
 
     /// Writes `string` completely; errors such as a closed pipe are ignored.
-    public func send(_ string: String) {
+    private func write(_ string: String) {
         var sink = FileDescriptorSink(fd: fd)
         sink.write(string)
         sink.flush()
@@ -30,20 +39,20 @@ public struct StandardStream: Sendable, TextOutputStream {
     /// carry a control sequence from a model, a server or a file: passing a plain `String` does not compile.
     public func line(_ message: SanitizedMessage = "") {
         let string = message.description
-        guard string.utf8.count > 20, !string.utf8.contains(0x1B) else { return send(string + "\n") }
+        guard string.utf8.count > 20, !string.utf8.contains(0x1B) else { return write(string + "\n") }
         wrappedLine(message, indent: nil)
     }
 
     /// Writes `text` and a newline as it is: a line llmster styled itself (SGR around its own words, the values in
     /// it sanitised when they were put in), laid out already.
     public func line(styled text: String) {
-        send(text + "\n")
+        write(text + "\n")
     }
 
     /// Writes `value` as one line of JSON, never wrapped: it is read by programs, and copied from a terminal it must
     /// still parse (a line break inside a string would not).
     public func json(_ value: JSONValue) {
-        send(value.jsonString + "\n")
+        write(value.jsonString + "\n")
     }
 
     /// Writes `message` and a newline, each of its lines wrapped at word boundaries to the terminal's width with
@@ -52,9 +61,9 @@ public struct StandardStream: Sendable, TextOutputStream {
     public func wrappedLine(_ message: SanitizedMessage, indent: Int? = 0) {
         let text = message.description
         let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
-        guard terminal.isTTY else { return send(text + "\n") }
+        guard terminal.isTTY else { return write(text + "\n") }
         let fit = terminal.textFit
-        send(
+        write(
             text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
                 let line = String(line)
                 guard fit.columns(line) > terminal.width else { return line }

@@ -21,7 +21,7 @@ enum TransferCommands {
         let written = try await Transfer.exportConversation(
             arguments.positionals[0], to: arguments.value(.output),
             session: try context.librarySession(), context: context)
-        if let written { context.errors.line("Exported to \(UntrustedText.sanitize(written))") }
+        if let written { context.errors.line("Exported to \(written)") }
         return ExitCode.success
     }
 
@@ -222,10 +222,10 @@ public enum Transfer {
             case .ask: nil
             }
         if answer == nil, plan.mustAsk, let question = plan.question {
-            let prompt = """
+            let prompt: SanitizedMessage = """
                 \(UntrustedText.oneLine(question))
-                  k  keep the continuation: \(UntrustedText.sanitize(plan.effect(of: .keep)))
-                  d  drop it: \(UntrustedText.sanitize(plan.effect(of: .drop)))
+                  k  keep the continuation: \(plan.effect(of: .keep))
+                  d  drop it: \(plan.effect(of: .drop))
                 Keep or drop? [k/d]\u{20}
                 """
             guard let typed = Terminal.ask(prompt) else {
@@ -303,7 +303,7 @@ public enum Transfer {
             ("pinned", "\(statistics.pinned)"), ("drafts", "\(statistics.drafts)"), ("dates", range)
         ] { table.append([label, value]) }
         context.errors.send(
-            table.text(
+            laidOut: table.text(
                 width: TextLayout.outputWidth(environment: context.environment, fd: 2),
                 fit: context.terminal(fd: 2).textFit))
         if !confirmed {
@@ -382,7 +382,7 @@ public enum Transfer {
 enum Terminal {
     /// The answer to `question` (trimmed), or nil when there is no terminal or input ended. The answer is echoed
     /// as typed even where echo was off (the REPL turns it off while a command runs).
-    static func ask(_ question: String) -> String? {
+    static func ask(_ question: SanitizedMessage) -> String? {
         guard isatty(0) == 1, isatty(2) == 1 else { return nil }
         var saved = termios()
         let restores = tcgetattr(0, &saved) == 0
@@ -396,7 +396,7 @@ enum Terminal {
     }
 
     /// A line typed with echo off, or nil when there is no terminal.
-    static func readSecret(_ prompt: String) -> [UInt8]? {
+    static func readSecret(_ prompt: SanitizedMessage) -> [UInt8]? {
         guard isatty(0) == 1, isatty(2) == 1 else { return nil }
         StandardStream.error.send(prompt)
         var saved = termios()

@@ -24,7 +24,7 @@ import TerminalMarkdown
         }
         if repl.conversationId == nil { repl.pendingModel = selection.model }
         await repl.refreshModels()
-        repl.output.line("This conversation now uses \(UntrustedText.sanitize(selection.model)).")
+        repl.output.line("This conversation now uses \(selection.model).")
     }
 
     /// Prints the load policy's steps as they happen: unloads, and the load (its "Loading …" line erased once loaded,
@@ -36,7 +36,7 @@ import TerminalMarkdown
         return { step in
             switch step {
             case .loading:
-                if inPlace { errors.send(LoadOptionArguments.line(for: step)) }
+                if inPlace { errors.send(SanitizedMessage(untrusted: LoadOptionArguments.line(for: step))) }
             case .loaded:
                 if inPlace { errors.send("\r\u{1B}[2K") }
                 output.line(SanitizedMessage(untrusted: LoadOptionArguments.line(for: step)))
@@ -85,7 +85,7 @@ import TerminalMarkdown
                 let key = all[index].key
                 table.append([String(index + 1), key + (key == current ? " (current)" : ""), badges[index]])
             }
-            repl.output.send(table.text(width: repl.terminalWidth, fit: repl.textFit))
+            repl.output.send(laidOut: table.text(width: repl.terminalWidth, fit: repl.textFit))
             guard
                 case .line(let answer) = await repl.readLine(
                     prompt: "Model number, or text to narrow the list (Enter cancels): ", draft: "")
@@ -117,7 +117,7 @@ import TerminalMarkdown
                 return nil
             }
             if narrowed.isEmpty {
-                repl.output.line("No model matches '\(UntrustedText.sanitize(typed))'.")
+                repl.output.line("No model matches '\(typed)'.")
             } else {
                 shown = narrowed
             }

@@ -50,7 +50,7 @@ import TerminalMarkdown
         let pager = repl.context.environment["PAGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "less -R"
         let rows = text.split(separator: "\n", omittingEmptySubsequences: false).count
         guard capabilities.allowsCursorMovement, !whenTaller || rows > capabilities.height - 2 else {
-            repl.output.send(text)
+            repl.output.send(laidOut: text)
             return
         }
         let directory = NSTemporaryDirectory() + "llmster-page-\(getpid())"
@@ -62,6 +62,6 @@ import TerminalMarkdown
         let status = await BlockingThread.run("llmster-pager") {
             ExternalProgram.runShell("cd \"$1\" && \(pager) \"$2\"", arguments: [directory, title])
         }
-        if status != 0 { repl.output.send(text) }
+        if status != 0 { repl.output.send(laidOut: text) }
     }
 }

@@ -69,7 +69,9 @@ extension ReplCommands {
             let alternatives = try await repl.chat.alternatives(in: id, messageId: messageId)
             guard let number = words.first else {
                 repl.output.send(
-                    listing(alternatives, of: ofMessage ? "Your last message" : "The last reply", fit: repl.textFit))
+                    laidOut:
+                        listing(alternatives, of: ofMessage ? "Your last message" : "The last reply", fit: repl.textFit)
+                )
                 return
             }
             guard let index = Int(number), alternatives.indices.contains(index - 1) else {
@@ -80,7 +82,7 @@ extension ReplCommands {
             let capabilities = repl.context.terminal(fd: 1)
             let mode = MarkdownMode(rawValue: repl.context.markdownMode) ?? .auto
             repl.output.line("Alternative \(index) of \(alternatives.count):")
-            repl.output.send(MarkdownRenderer(capabilities: capabilities, mode: mode).render(chosen.text))
+            repl.output.send(laidOut: MarkdownRenderer(capabilities: capabilities, mode: mode).render(chosen.text))
         }
     ]
 

@@ -16,7 +16,7 @@ extension ReplCommands {
             guard let id = repl.conversationId else { throw UsageError("there is no conversation to export yet") }
             let file = try await Transfer.exportConversation(
                 id, to: arguments.positionals.first, session: repl.chat, context: repl.context)
-            repl.output.line("Exported to \(UntrustedText.sanitize(file ?? "standard output")).")
+            repl.output.line("Exported to \(file ?? "standard output").")
         },
         SlashCommand(
             "import", "",
@@ -142,7 +142,7 @@ extension ReplCommands {
             guard let model = arguments.positionals.first else { throw UsageError("name the model to download") }
             let status = try await repl.chat.download(DownloadRequest(model: model))
             if status.status == "already_downloaded" {
-                repl.output.line("\(UntrustedText.sanitize(model)) is already downloaded.")
+                repl.output.line("\(model) is already downloaded.")
             } else if let job = status.jobId {
                 repl.output.line(SanitizedMessage(untrusted: DownloadProgressLine.describe(status, name: model)))
                 repl.output.line(

@@ -62,8 +62,10 @@ enum ReplCommands {
                 return
             }
             repl.output.send(
-                ModelListing.table(
-                    models, width: repl.terminalWidth, fit: repl.textFit, aliases: repl.context.configuration.aliases))
+                laidOut:
+                    ModelListing.table(
+                        models, width: repl.terminalWidth, fit: repl.textFit,
+                        aliases: repl.context.configuration.aliases))
         },
         SlashCommand(
             "model", "[KEY|N]",
@@ -110,14 +112,15 @@ enum ReplCommands {
                     repl.context.warn("\(instance) is not loaded; /ps lists what is loaded")
                     continue
                 }
-                repl.output.line("Unloaded \(UntrustedText.sanitize(instance)).")
+                repl.output.line("Unloaded \(instance).")
             }
             await repl.refreshModels()
         },
         SlashCommand("ps", "", "List the loaded model instances.") { _, repl in
             let models = try await repl.chat.models(refresh: true)
             repl.output.send(
-                models.contains(where: \.isLoaded)
+                laidOut:
+                    models.contains(where: \.isLoaded)
                     ? ModelListing.instances(models, width: repl.terminalWidth, fit: repl.textFit)
                     : "No model is loaded.\n")
         },
@@ -149,7 +152,8 @@ enum ReplCommands {
                 throw UsageError("there is no folder '\(path)'; /folder lists them")
             }
             repl.output.send(
-                listing.conversations.isEmpty
+                laidOut:
+                    listing.conversations.isEmpty
                     ? listing.emptyNotice + "\n" : listing.text(width: repl.terminalWidth, fit: repl.textFit))
         },
         SlashCommand(
@@ -262,10 +266,10 @@ enum ReplCommands {
                 try $0.search(text, limit: 20, highlight: SearchListing.highlight)
             }
             if hits.isEmpty {
-                repl.output.line("Nothing matches '\(UntrustedText.sanitize(text))'.")
+                repl.output.line("Nothing matches '\(text)'.")
                 return
             }
-            repl.output.send(SearchListing.table(hits, width: repl.terminalWidth, fit: repl.textFit))
+            repl.output.send(laidOut: SearchListing.table(hits, width: repl.terminalWidth, fit: repl.textFit))
         },
         SlashCommand(
             "show", "[N|reasoning|tools]", "Show this conversation (or its Nth message) in the pager.",

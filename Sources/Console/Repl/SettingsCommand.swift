@@ -39,6 +39,6 @@ import TerminalMarkdown
             table.append([setting.rawValue, setting.value(in: settings).map(UntrustedText.sanitize) ?? "default"])
         }
         table.append(["speak", repl.speaksAnswers ? "on" : "off"])
-        repl.output.send(table.text(width: repl.terminalWidth, fit: repl.textFit))
+        repl.output.send(laidOut: table.text(width: repl.terminalWidth, fit: repl.textFit))
     }
 }
