@@ -63,8 +63,8 @@ run: deps
 	  exec $$bin --server "$(SERVER)"; \
 	fi
 
-# Tests run in parallel. Every wait on a child process runs on a thread of its own, never on one of Swift
-# concurrency's few pool threads, and suites marked .spawnsProcesses take one of a few slots (one per core;
+# Tests run in parallel. The waits on child processes, terminals and pipes run on threads of their own, not on
+# Swift concurrency's few pool threads, and suites marked .spawnsProcesses take one of a few slots (one per core;
 # LLMSTER_TEST_PROCESS_SLOTS=N overrides), so the children are not starved into timeouts. A run that hangs is
 # stopped after 20 minutes.
 test: test-deps lint

@@ -39,7 +39,7 @@ struct MarkdownStream {
     var nesting = 0
 
     /// UTF-8 offset in `buffer` (or, for a nested stream, in its container's content) up to which everything has
-    /// been committed.
+    /// been committed; each state's file advances it, and a container resets its stream's.
     var committedOffset = 0
     /// The reply's text from `droppedBytes` on: what has not been committed, and what was received after it.
     private var buffer = ""
@@ -154,7 +154,7 @@ struct MarkdownStream {
         return finish()
     }
 
-    static func text(_ text: String, after offset: Int) -> String {
+    private static func text(_ text: String, after offset: Int) -> String {
         let utf8 = text.utf8
         guard offset < utf8.count else { return "" }
         return String(Substring(utf8[utf8.index(utf8.startIndex, offsetBy: offset)...]))

@@ -33,11 +33,3 @@ struct CLI {
         try ProcessRunner.start(try BuiltProduct.path("llmster"), arguments, environment: environment)
     }
 }
-
-/// A port nothing listens on: bound, then closed.
-func unusedPort() -> UInt16 {
-    let simulator = Simulator()
-    let port = (try? simulator.start(port: 0)) ?? 9
-    simulator.stop()
-    return port
-}

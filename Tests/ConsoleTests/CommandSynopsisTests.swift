@@ -49,11 +49,15 @@ import Testing
         for line in lines.dropFirst() { #expect(line.hasPrefix("    [") && line.hasSuffix("]"), "\(lines)") }
     }
 
-    /// The options whose long and short names are both absent from `synopsis`.
+    /// The options whose long and short names are both absent from `synopsis`, read as whole words (`-f` is not
+    /// found inside `--folder`).
     private static func missing(_ options: [ArgumentParser.Option], from synopsis: String) -> [String] {
-        options.filter { option in
-            option.names != ["help"] && !option.names.contains { synopsis.contains("--" + $0) }
-                && !(option.short.map { synopsis.contains("-\($0)") } ?? false)
+        let words = Set(
+            synopsis.split(whereSeparator: { " []|…".contains($0) }).map { $0.split(separator: "=")[0] }.map(
+                String.init))
+        return options.filter { option in
+            option.names != ["help"] && !option.names.contains { words.contains("--" + $0) }
+                && !(option.short.map { words.contains("-\($0)") } ?? false)
         }.map { "--" + $0.names[0] }
     }
 }

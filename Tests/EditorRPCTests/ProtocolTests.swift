@@ -70,11 +70,3 @@ import Testing
         #expect(await rpc.next() == nil, "the server stopped writing")
     }
 }
-
-/// A port nothing listens on: bound, then closed.
-func unusedPort() -> UInt16 {
-    let fixture = try? SimulatorFixture()
-    let port = fixture.map { UInt16($0.url.split(separator: ":").last.map(String.init) ?? "9") ?? 9 } ?? 9
-    fixture?.simulator.stop()
-    return port
-}

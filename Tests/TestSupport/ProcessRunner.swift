@@ -73,11 +73,12 @@ public final class RunningProcess: @unchecked Sendable {
     /// Sends `signal` to the process.
     public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// Waits at most `seconds` for the process to end, killing it (SIGKILL) after that, so a test cannot hang on it.
+    /// Waits at most `seconds` for the process to end, killing it (SIGKILL) after that, so a test cannot hang on it;
+    /// a cancelled test kills it at once.
     public func wait(killingAfter seconds: Double) async -> ProcessResult {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
         }
         if process.isRunning { signal(SIGKILL) }
         return await wait()
@@ -89,7 +90,7 @@ public final class RunningProcess: @unchecked Sendable {
     }
 
     private func blockingWait() -> ProcessResult {
-        process.waitUntilExit()
+        process.blockingWaitForExit()
         let output = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
         let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(at: outputURL.deletingLastPathComponent())
@@ -102,7 +103,16 @@ public final class RunningProcess: @unchecked Sendable {
 extension Process {
     /// Waits for the process to end on a thread of its own, so the wait never holds a thread of the cooperative pool.
     public func waitForExit() async {
-        await BlockingThread.run("process-exit") { self.waitUntilExit() }
+        await BlockingThread.run("process-exit") { self.blockingWaitForExit() }
+    }
+
+    /// Blocks in the kernel until the process has ended, without reaping it (Foundation does), then until Foundation
+    /// has noticed. Foundation's own `waitUntilExit` spins a core for as long as it waits on a thread whose run loop
+    /// has nothing to run, as every thread of a test has.
+    func blockingWaitForExit() {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT) < 0, errno == EINTR {}
+        while isRunning { usleep(1000) }
     }
 }
 

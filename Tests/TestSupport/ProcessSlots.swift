@@ -7,6 +7,8 @@ import Testing
 /// Such tests wait on programs that need the machine's cores themselves, and many assert what a user sees while a
 /// reply is still streaming: run all at once on a small machine, the children starve one another and those waits time
 /// out. `LLMSTER_TEST_PROCESS_SLOTS` overrides the default of one slot per core (at least two).
+///
+/// Put it on a suite or on tests, not on both: a test inside a marked suite would then wait for a second slot.
 public struct SpawnsProcesses: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 

@@ -70,12 +70,18 @@ public final class Pseudoterminal: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, name, O_RDWR, 0)
         posix_spawn_file_actions_adddup2(&actions, 0, 1)
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
-        // Descriptors other tests have open at this moment (pipe ends above all) must not leak into
-        // a long-lived child, or their readers would never see end of file. (glibc ignores a close
-        // action on a descriptor that was closed meanwhile.)
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for fd in open.compactMap({ Int32($0) }) where fd > 2 {
-            posix_spawn_file_actions_addclose(&actions, fd)
+        // Descriptors other tests have open at this moment (pipe ends above all, and the socket by which
+        // Foundation learns that a process it started ended) must not leak into a long-lived child, or their
+        // readers would never see end of file. Tests run in parallel open descriptors between a listing of
+        // /proc/self/fd and the spawn, so every descriptor past 2 is closed in the child as it starts
+        // (glibc 2.34's closefrom action); the listing is the fallback.
+        if let addCloseFrom = Self.addCloseFrom {
+            _ = addCloseFrom(&actions, 3)
+        } else {
+            let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            for fd in open.compactMap({ Int32($0) }) where fd > 2 {
+                posix_spawn_file_actions_addclose(&actions, fd)
+            }
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -276,6 +282,16 @@ public final class Pseudoterminal: @unchecked Sendable {
         condition.unlock()
         return code
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
+    /// import; nil where the C library lacks it.
+    private static let addCloseFrom:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+            else { return nil }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// Removes CSI and OSC sequences, other two-byte escapes, \001/\002 and carriage returns.
     public static func strip(_ raw: String) -> String {

@@ -29,7 +29,7 @@ public final class RPCPipe: @unchecked Sendable {
         try? closeInput()
         // A process that does not end at the end of its input fails its test instead of hanging it.
         if !ChildProbe.blockingWaitForEnd(of: process.processIdentifier) { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.blockingWaitForExit()
     }
 
     /// Sends `method` with `params` (JSON text) without waiting for its response; returns the request's id.
@@ -101,6 +101,6 @@ public final class RPCPipe: @unchecked Sendable {
 
     private func blockingFinish() {
         transcript += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.blockingWaitForExit()
     }
 }

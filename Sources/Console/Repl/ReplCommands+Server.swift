@@ -19,7 +19,7 @@ extension ReplCommands {
             repl.output.line("Exported to \(file ?? "standard output").")
         },
         SlashCommand(
-            "import", "",
+            "import", "FILE",
             "Add a conversation from a .llmster file and open it, or LM Studio's own chats.",
             options: [
                 .init([.yes], help: "keep the continuation when the file's server differs"),

@@ -1545,13 +1545,17 @@ local ok, err = pcall(function()
   end
   for _, name in ipairs(order) do
     if only and not name:find(only, 1, true) then goto continue end
-    reset_simulator()
-    vim.cmd('silent! %bwipeout!')
-    -- A reply an earlier test left streaming would make this one's configuration reload wait for it.
+    -- A reply an earlier test left streaming would make this one's configuration reload wait for it, and would
+    -- reach the simulator after its reset: it is cancelled and waited out first.
     local client = require('llmster.client')
     for _, id in ipairs(client.waiting()) do client.cancel_request(id) end
-    vim.wait(10000, function() return #client.waiting() == 0 end, 10)
-    local passed_ok, failure = pcall(tests[name])
+    local idle = vim.wait(10000, function() return #client.waiting() == 0 end, 10)
+    reset_simulator()
+    vim.cmd('silent! %bwipeout!')
+    local passed_ok, failure = pcall(function()
+      assert(idle, 'requests of earlier tests still running: ' .. vim.inspect(client.waiting()))
+      tests[name]()
+    end)
     if passed_ok then
       passed = passed + 1
       report('ok   ' .. name)

@@ -187,9 +187,13 @@ end
 -- Sends a request and waits for its answer: the result, or nil and the error (its data.kind says which).
 function M.call(method, params)
   local done, result, failure = false, nil, nil
-  M.request(method, params, function(r, e) done, result, failure = true, r, e end)
+  local id = M.request(method, params, function(r, e) done, result, failure = true, r, e end)
   vim.wait(M.config.timeout * 1000, function() return done end, 10)
-  if not done then error('no answer to ' .. method, 0) end
+  if not done then
+    -- Given up on: a late answer has no one waiting for it.
+    state.callbacks[id], state.events[id] = nil, nil
+    error('no answer to ' .. method, 0)
+  end
   return result, failure
 end
 
