@@ -10,28 +10,14 @@ import SystemSupport
 /// device attributes request (`ESC [ c`), an OSC 11 background query when it was given a `background` colour, a
 /// DECRQM query for mode 2027 when given a `graphemeMode`, and cursor position requests with `cursorColumns`.
 ///
-/// Sendable because every mutable property (the output, the answered queries, the pause flag, the exit status) is
-/// read and written with `condition` held, by the reader thread and by the waits, each on a thread of its own.
+/// The reader thread holds only the shared `Output` and a descriptor of its own, not the terminal: a terminal the
+/// test lets go of is freed, which kills its program, and the reader ends at the end of file that follows. Sendable
+/// because its own properties never change: what does is in `Output`, guarded by its condition.
 public final class Pseudoterminal: @unchecked Sendable {
     public let pid: pid_t
+    /// The master side, for typing; the reader reads a duplicate of it, which it closes when it ends.
     private let master: Int32
-    /// The colour an OSC 11 query is answered with (`rgb:ffff/ffff/ffff`); nil: such queries go unanswered.
-    private let background: String?
-    /// Whether device attributes requests are answered (a terminal that answers nothing at all: false).
-    private let answersDeviceAttributes: Bool
-    /// The state reported for mode 2027 (grapheme clusters); nil: the query goes unanswered.
-    private let graphemeMode: Int?
-    /// The cursor columns reported to the next cursor position requests, one each, in order; unanswered past them.
-    private var cursorColumns: [Int]
-    /// How far the output has been looked at for queries to answer.
-    private var answeredUpTo = 0
-    private let condition = NSCondition()
-    private var bytes: [UInt8] = []
-    private var closed = false
-    private var exitStatus: Int32?
-    /// While true the output is not read, so the program's writes block once the pty's buffer is full: a terminal
-    /// slower than anything the program could draw.
-    private var paused = false
+    private let output: Output
 
     /// Starts `executable` on a `width`×`height` terminal; `echo: false` starts it with echo off, as Emacs
     /// starts programs in its buffers.
@@ -40,10 +26,9 @@ public final class Pseudoterminal: @unchecked Sendable {
         width: Int = 100, height: Int = 40, echo: Bool = true, background: String? = nil,
         answersDeviceAttributes: Bool = true, graphemeMode: Int? = nil, cursorColumns: [Int] = []
     ) throws {
-        self.background = background
-        self.answersDeviceAttributes = answersDeviceAttributes
-        self.graphemeMode = graphemeMode
-        self.cursorColumns = cursorColumns
+        output = Output(
+            background: background, answersDeviceAttributes: answersDeviceAttributes, graphemeMode: graphemeMode,
+            cursorColumns: cursorColumns)
         // /dev/ptmx with the Linux ioctls (Swift's Glibc module lacks posix_openpt and ptsname):
         // TIOCSPTLCK (0x40045431) unlocks the slave, TIOCGPTN (0x80045430) gives its number.
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -106,38 +91,91 @@ public final class Pseudoterminal: @unchecked Sendable {
             throw PseudoterminalError("could not start \(executable): error \(status)")
         }
         self.pid = pid
-        let reader = Thread { [self] in readLoop() }
+        let readerFD = dup(master)
+        guard readerFD >= 0 else {
+            kill(pid, SIGKILL)
+            waitpid(pid, nil, 0)
+            close(master)
+            throw PseudoterminalError("could not set up the pty's reader: errno \(errno)")
+        }
+        let reader = Thread { [output] in Self.readLoop(output, fd: readerFD) }
         reader.name = "pty-reader"
         reader.start()
     }
 
     deinit {
-        if exitStatus == nil { kill(pid, SIGKILL) }
-        var status: Int32 = 0
-        if exitStatus == nil { waitpid(pid, &status, 0) }
+        if output.exitStatus == nil {
+            kill(pid, SIGKILL)
+            waitpid(pid, nil, 0)
+        }
         close(master)
     }
 
-    private func readLoop() {
+    /// Collects the output from `fd` into `output`, answering the terminal queries in it, until the end of file.
+    private static func readLoop(_ output: Output, fd: Int32) {
+        defer { close(fd) }
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            condition.lock()
-            while paused { condition.wait() }
-            condition.unlock()
-            let count = read(master, &chunk, chunk.count)
+            output.condition.lock()
+            while output.paused { output.condition.wait() }
+            output.condition.unlock()
+            let count = read(fd, &chunk, chunk.count)
             if count < 0, errno == EINTR { continue }
-            condition.lock()
-            if count <= 0 { closed = true } else { bytes += chunk[0..<count] }
-            let answers = count > 0 ? queryAnswers() : ""
-            condition.broadcast()
-            condition.unlock()
-            if !answers.isEmpty { send(answers) }
+            output.condition.lock()
+            if count <= 0 { output.closed = true } else { output.bytes += chunk[0..<count] }
+            let answers = count > 0 ? output.queryAnswers() : ""
+            output.condition.broadcast()
+            output.condition.unlock()
+            if !answers.isEmpty { write(answers, to: fd) }
             if count <= 0 { return }
         }
     }
 
+    /// Writes all of `text` to `fd`; a terminal whose program has gone takes nothing more.
+    private static func write(_ text: String, to fd: Int32) {
+        let data = Array(text.utf8)
+        var offset = 0
+        while offset < data.count {
+            let written = data[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written <= 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}
+
+/// What the reader thread and the terminal's waits share. Sendable because every mutable property is read and
+/// written with `condition` held.
+private final class Output: @unchecked Sendable {
+    let condition = NSCondition()
+    var bytes: [UInt8] = []
+    var closed = false
+    var exitStatus: Int32?
+    /// While true the output is not read, so the program's writes block once the pty's buffer is full: a terminal
+    /// slower than anything the program could draw.
+    var paused = false
+    /// How far the output has been looked at for queries to answer.
+    var answeredUpTo = 0
+    /// The colour an OSC 11 query is answered with (`rgb:ffff/ffff/ffff`); nil: such queries go unanswered.
+    let background: String?
+    /// Whether device attributes requests are answered (a terminal that answers nothing at all: false).
+    let answersDeviceAttributes: Bool
+    /// The state reported for mode 2027 (grapheme clusters); nil: the query goes unanswered.
+    let graphemeMode: Int?
+    /// The cursor columns reported to the next cursor position requests, one each, in order; unanswered past them.
+    var cursorColumns: [Int]
+
+    init(background: String?, answersDeviceAttributes: Bool, graphemeMode: Int?, cursorColumns: [Int]) {
+        self.background = background
+        self.answersDeviceAttributes = answersDeviceAttributes
+        self.graphemeMode = graphemeMode
+        self.cursorColumns = cursorColumns
+    }
+
     /// The answers to the queries in the output since the last look (called with the lock held).
-    private func queryAnswers() -> String {
+    func queryAnswers() -> String {
         let queries: [(request: [UInt8], answer: () -> String?)] = [
             (Array("\u{1B}]11;?".utf8), { self.background.map { "\u{1B}]11;\($0)\u{1B}\\" } }),
             (Array("\u{1B}[c".utf8), { self.answersDeviceAttributes ? "\u{1B}[?62;22c" : nil }),
@@ -162,42 +200,32 @@ public final class Pseudoterminal: @unchecked Sendable {
         answeredUpTo = bytes.count
         return answers
     }
+}
 
+extension Pseudoterminal {
     /// Stops reading the output (after the chunk being read), so the program's drawing stalls on a full buffer.
     public func pauseReading() {
-        condition.lock()
-        paused = true
-        condition.unlock()
+        output.condition.lock()
+        output.paused = true
+        output.condition.unlock()
     }
 
     /// Reads the output again.
     public func resumeReading() {
-        condition.lock()
-        paused = false
-        condition.broadcast()
-        condition.unlock()
+        output.condition.lock()
+        output.paused = false
+        output.condition.broadcast()
+        output.condition.unlock()
     }
 
     /// Types `text` (use `\r` for Enter, `\u{3}` for Ctrl-C, `\t` for Tab).
-    public func send(_ text: String) {
-        var data = Array(text.utf8)
-        var offset = 0
-        while offset < data.count {
-            let written = data[offset...].withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
-            if written <= 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
-        data.removeAll()
-    }
+    public func send(_ text: String) { Self.write(text, to: master) }
 
     /// Everything the program wrote, raw.
     public var rawOutput: String {
-        condition.lock()
-        defer { condition.unlock() }
-        return String(decoding: bytes, as: UTF8.self)
+        output.condition.lock()
+        defer { output.condition.unlock() }
+        return String(decoding: output.bytes, as: UTF8.self)
     }
 
     /// Everything the program wrote, with escape sequences, readline's prompt markers and carriage returns removed.
@@ -215,14 +243,14 @@ public final class Pseudoterminal: @unchecked Sendable {
 
     private func blockingWaitFor(_ expected: String, after mark: Int, seconds: Double) throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
-        condition.lock()
-        defer { condition.unlock() }
+        output.condition.lock()
+        defer { output.condition.unlock() }
         while true {
-            let text = String(Self.strip(String(decoding: bytes, as: UTF8.self)).dropFirst(mark))
+            let text = String(Self.strip(String(decoding: output.bytes, as: UTF8.self)).dropFirst(mark))
             if text.contains(expected) { return text }
-            if closed || !condition.wait(until: deadline) {
+            if output.closed || !output.condition.wait(until: deadline) {
                 throw PseudoterminalError(
-                    "did not see \(expected.debugDescription) within \(seconds) s\(closed ? " (the program closed the terminal)" : ""); output after the mark:\n\(text)"
+                    "did not see \(expected.debugDescription) within \(seconds) s\(output.closed ? " (the program output.closed the terminal)" : ""); output after the mark:\n\(text)"
                 )
             }
         }
@@ -255,9 +283,9 @@ public final class Pseudoterminal: @unchecked Sendable {
     }
 
     private func blockingWaitForExit(seconds: Double) throws -> Int32 {
-        condition.lock()
-        let known = exitStatus
-        condition.unlock()
+        output.condition.lock()
+        let known = output.exitStatus
+        output.condition.unlock()
         if let known { return known }
         let deadline = Date().addingTimeInterval(seconds)
         var status: Int32 = 0
@@ -268,18 +296,18 @@ public final class Pseudoterminal: @unchecked Sendable {
             if Date() > deadline {
                 throw PseudoterminalError("the program did not exit within \(seconds) s; output:\n\(text)")
             }
-            condition.lock()
-            _ = condition.wait(until: Date().addingTimeInterval(0.05))
-            condition.unlock()
+            output.condition.lock()
+            _ = output.condition.wait(until: Date().addingTimeInterval(0.05))
+            output.condition.unlock()
         }
         let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         // What the program wrote just before it exited may still be on its way to the reader: wait for the end of
         // file (the terminal's last writer gone), briefly, in case a process it started still holds the terminal.
         let drained = Date().addingTimeInterval(2)
-        condition.lock()
-        exitStatus = code
-        while !closed, condition.wait(until: drained) {}
-        condition.unlock()
+        output.condition.lock()
+        output.exitStatus = code
+        while !output.closed, output.condition.wait(until: drained) {}
+        output.condition.unlock()
         return code
     }
 
