@@ -1,0 +1,30 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What a user reads: every command's `--help` usage line (the executable's `voice` and `rpc` included) names every
+/// option its option list shows, as a whole word.
+@Suite(.spawnsProcesses) struct UsageLineTests {
+    @Test func everyCommandsUsageNamesEveryOptionItLists() async throws {
+        let llmster = try BuiltProduct.path("llmster")
+        let help = try await ProcessRunner.run(llmster, ["--help"], environment: [:]).output
+        let commands = help.components(separatedBy: "\ncommands:\n")[1].components(separatedBy: "\n\n")[0]
+            .split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { String($0.split(separator: " ")[0]) }
+        #expect(commands.contains("voice") && commands.contains("rpc"), "\(commands)")
+        for command in commands {
+            let page = try await ProcessRunner.run(llmster, [command, "--help"], environment: [:]).output
+            let usage = page.components(separatedBy: "\n\n")[0]
+            let words = Set(
+                usage.split(whereSeparator: { " \n[]|…".contains($0) }).map { String($0.split(separator: "=")[0]) })
+            let listed = page.components(separatedBy: "\noptions:\n")[1].split(separator: "\n")
+                .filter { $0.hasPrefix("  -") }
+                .map {
+                    $0.split(separator: " ").filter { $0.hasPrefix("-") }.map { String($0.split(separator: "[")[0]) }
+                }
+            for names in listed where !names.contains("--help") {
+                let spellings = names.map { $0.hasSuffix(",") ? String($0.dropLast()) : $0 }
+                #expect(spellings.contains(where: words.contains), "llmster \(command)'s usage leaves out \(spellings)")
+            }
+        }
+    }
+}
