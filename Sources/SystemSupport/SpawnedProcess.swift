@@ -39,7 +39,7 @@ public final class SpawnedProcess: Sendable {
         for (source, target) in [(standardInput, 0), (standardOutput, 1), (standardError, 2)] {
             if let source { posix_spawn_file_actions_adddup2(&actions, source, Int32(target)) }
         }
-        _ = closeFrom?(&actions, 3)
+        closeDescriptorsPastStandardError(in: &actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -135,6 +135,12 @@ public final class SpawnedProcess: Sendable {
         }
         return entries
     }
+}
+
+/// Makes `actions` close, in the child, every descriptor past standard error at spawn time (glibc 2.34's closefrom
+/// action; the package's glibc has it), so a pipe or socket another thread opened meanwhile cannot leak into it.
+public func closeDescriptorsPastStandardError(in actions: inout posix_spawn_file_actions_t) {
+    _ = closeFrom?(&actions, 3)
 }
 
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not import;

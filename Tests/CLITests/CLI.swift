@@ -1,5 +1,4 @@
 import Foundation
-import Simulator
 import TestSupport
 
 /// Runs the built `llmster` in a sandbox against a simulator.

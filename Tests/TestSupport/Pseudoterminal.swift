@@ -57,17 +57,8 @@ public final class Pseudoterminal: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
         // Descriptors other tests have open at this moment (pipe ends above all, and the socket by which
         // Foundation learns that a process it started ended) must not leak into a long-lived child, or their
-        // readers would never see end of file. Tests run in parallel open descriptors between a listing of
-        // /proc/self/fd and the spawn, so every descriptor past 2 is closed in the child as it starts
-        // (glibc 2.34's closefrom action); the listing is the fallback.
-        if let addCloseFrom = Self.addCloseFrom {
-            _ = addCloseFrom(&actions, 3)
-        } else {
-            let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-            for fd in open.compactMap({ Int32($0) }) where fd > 2 {
-                posix_spawn_file_actions_addclose(&actions, fd)
-            }
-        }
+        // readers would never see end of file.
+        closeDescriptorsPastStandardError(in: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -126,22 +117,8 @@ public final class Pseudoterminal: @unchecked Sendable {
             let answers = count > 0 ? output.queryAnswers() : ""
             output.condition.broadcast()
             output.condition.unlock()
-            if !answers.isEmpty { write(answers, to: fd) }
+            if !answers.isEmpty { try? Descriptor.writeAll(fd, Array(answers.utf8)) }
             if count <= 0 { return }
-        }
-    }
-
-    /// Writes all of `text` to `fd`; a terminal whose program has gone takes nothing more.
-    private static func write(_ text: String, to fd: Int32) {
-        let data = Array(text.utf8)
-        var offset = 0
-        while offset < data.count {
-            let written = data[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written <= 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
         }
     }
 }
@@ -219,7 +196,10 @@ extension Pseudoterminal {
     }
 
     /// Types `text` (use `\r` for Enter, `\u{3}` for Ctrl-C, `\t` for Tab).
-    public func send(_ text: String) { Self.write(text, to: master) }
+    public func send(_ text: String) {
+        // A terminal whose program has gone takes nothing more.
+        try? Descriptor.writeAll(master, Array(text.utf8))
+    }
 
     /// Everything the program wrote, raw.
     public var rawOutput: String {
@@ -310,16 +290,6 @@ extension Pseudoterminal {
         output.condition.unlock()
         return code
     }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
-    /// import; nil where the C library lacks it.
-    private static let addCloseFrom:
-        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-            else { return nil }
-            return unsafeBitCast(
-                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-        }()
 
     /// Removes CSI and OSC sequences, other two-byte escapes, \001/\002 and carriage returns.
     public static func strip(_ raw: String) -> String {
