@@ -1,57 +1,65 @@
 import Markdown
 
-/// A code fence streaming line by line: each committed line is highlighted once, carrying the lexer state, and the
-/// partial line is previewed without moving the lexer.
 extension MarkdownStream {
-    /// Commits the fence's complete lines; the closing fence returns the stream to blocks.
-    mutating func stepFence(_ complete: Substring, _ fence: MarkdownLine.Fence, into output: inout [String]) -> Bool {
-        var consumed = 0
-        for line in completeLines(complete) {
-            consumed += line.utf8.count + 1
-            if isClosingFence(line, fence) {
-                appendOpened(renderer.codeFenceClosing, to: &output)
-                awaitedSeparator = nil
-                state = .blocks
-                break
+    /// A code fence streaming line by line: each committed line is highlighted once, carrying the lexer state in
+    /// the stream's highlighter, and the partial line is previewed without moving the lexer.
+    struct FenceState {
+        /// The opening fence, which says what closes it and how far its lines are indented.
+        let fence: MarkdownLine.Fence
+
+        /// Commits the fence's complete lines; the closing fence returns the stream to blocks.
+        func step(_ complete: Substring, in stream: inout MarkdownStream, into output: inout [String]) -> Bool {
+            var consumed = 0
+            for line in stream.completeLines(complete) {
+                consumed += line.utf8.count + 1
+                if isClosing(line) {
+                    stream.appendOpened(stream.renderer.codeFenceClosing, to: &output)
+                    stream.awaitedSeparator = nil
+                    stream.state = .blocks
+                    break
+                }
+                stream.appendOpened(
+                    stream.renderer.codeLine(codeText(line), highlighter: stream.highlighter), to: &output)
             }
-            appendOpened(renderer.codeLine(codeText(line, fence), highlighter: highlighter), to: &output)
+            stream.committedOffset += consumed
+            return true
         }
-        committedOffset += consumed
-        return true
-    }
 
-    /// Ends the fence at the end of the reply: its last, unterminated line and the closing the render adds.
-    mutating func finishFence(_ fence: MarkdownLine.Fence, rest: String, into output: inout [String]) {
-        if !rest.isEmpty && !isClosingFence(Substring(rest), fence) {
-            appendOpened(renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter), to: &output)
+        /// Ends the fence at the end of the reply: its last, unterminated line and the closing the render adds.
+        func finish(rest: String, in stream: inout MarkdownStream, into output: inout [String]) {
+            if !rest.isEmpty && !isClosing(Substring(rest)) {
+                stream.appendOpened(
+                    stream.renderer.codeLine(codeText(Substring(rest)), highlighter: stream.highlighter), to: &output)
+            }
+            stream.appendOpened(stream.renderer.codeFenceClosing, to: &output)
+            stream.awaitedSeparator = nil
         }
-        appendOpened(renderer.codeFenceClosing, to: &output)
-        awaitedSeparator = nil
-    }
 
-    /// The partial line `rest`, highlighted without moving the lexer past it.
-    func fenceTail(_ fence: MarkdownLine.Fence, rest: String) -> [String] {
-        isClosingFence(Substring(rest), fence)
-            ? [] : renderer.codeLine(codeText(Substring(rest), fence), highlighter: highlighter, advance: false)
-    }
+        /// The partial line `rest`, highlighted without moving the lexer past it.
+        func tail(rest: String, of stream: MarkdownStream) -> [String] {
+            isClosing(Substring(rest))
+                ? []
+                : stream.renderer.codeLine(codeText(Substring(rest)), highlighter: stream.highlighter, advance: false)
+        }
 
-    /// Whether `line` closes `fence` once sanitised, as cmark-gfm sees it; only a line with a byte that sanitising
-    /// could remove is sanitised.
-    private func isClosingFence(_ line: Substring, _ fence: MarkdownLine.Fence) -> Bool {
-        if MarkdownLine(line).closes(fence) { return true }
-        guard line.utf8.contains(where: { $0 >= 0x80 || $0 == 0x0D }) else { return false }
-        return MarkdownLine(Substring(UntrustedText.sanitize(String(line)))).closes(fence)
-    }
+        /// Whether `line` closes the fence once sanitised, as cmark-gfm sees it; only a line with a byte that
+        /// sanitising could remove is sanitised.
+        private func isClosing(_ line: Substring) -> Bool {
+            if MarkdownLine(line).closes(fence) { return true }
+            guard line.utf8.contains(where: { $0 >= 0x80 || $0 == 0x0D }) else { return false }
+            return MarkdownLine(Substring(UntrustedText.sanitize(String(line)))).closes(fence)
+        }
 
-    /// A code line, sanitised, without the columns of indentation the fence had (a tab reaching past them leaves
-    /// spaces for its other columns).
-    private func codeText(_ line: Substring, _ fence: MarkdownLine.Fence) -> String {
-        let clean = UntrustedText.sanitize(String(line))
-        let source = MarkdownLine(Substring(clean))
-        let start = source.position(atColumn: min(fence.indent, source.indentation))
-        if start.index == clean.startIndex { return clean }
-        var text = ""
-        source.appendText(from: start, to: &text)
-        return text
+        /// A code line, sanitised, without the columns of indentation the fence had (a tab reaching past them
+        /// leaves spaces for its other columns).
+        private func codeText(_ line: Substring) -> String {
+            let clean = UntrustedText.sanitize(String(line))
+            let source = MarkdownLine(Substring(clean))
+            let start = source.position(atColumn: min(fence.indent, source.indentation))
+            if start.index == clean.startIndex { return clean }
+            var text = ""
+            source.appendText(from: start, to: &text)
+            return text
+        }
     }
 }

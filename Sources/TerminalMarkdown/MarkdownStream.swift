@@ -69,15 +69,15 @@ struct MarkdownStream {
         var nextNumber: Int?
     }
 
-    /// What the stream is in the middle of. Top-level blocks are handled here; each other state has its commit
-    /// step, its end and its tail together in a file of its own (`MarkdownStream+Fence`, `+Table`, `+PlainLines`,
-    /// `+Container`), where its progress type lives too.
+    /// What the stream is in the middle of. Top-level blocks are handled here; each other state is a type of its
+    /// own (`MarkdownStream+Fence`, `+Table`, `+PlainLines`, `+Container`) holding its progress, with its commit
+    /// step, its end and its tail, which work on the stream that holds it.
     enum State {
         case blocks
-        case fence(MarkdownLine.Fence)
-        case table(TableProgress)
-        case plainLines
-        indirect case container(Container)
+        case fence(FenceState)
+        case table(TableState)
+        case plainLines(PlainLinesState)
+        indirect case container(ContainerState)
     }
 
     /// Creates a stream that has committed nothing.
@@ -177,7 +177,7 @@ struct MarkdownStream {
     mutating func finishing(_ text: String) -> [String] {
         var output = commitCompleteLines(text)
         var rest = remainder(text)
-        if case .container(let container) = state { finishContainer(container, rest: &rest, into: &output) }
+        if case .container(var container) = state { container.finish(rest: &rest, in: &self, into: &output) }
         if !rendersMarkdown {
             if !rest.isEmpty { output.append(UntrustedText.sanitize(rest)) }
         } else {
@@ -188,11 +188,11 @@ struct MarkdownStream {
                 references.record(Substring(clean), blocks: blocks, through: Int.max)
                 emit(blocks, into: &output)
             case .fence(let fence):
-                finishFence(fence, rest: rest, into: &output)
-            case .table(let progress):
-                finishTable(progress, rest: rest, into: &output)
-            case .plainLines:
-                output += commitPlainLines(rest)
+                fence.finish(rest: rest, in: &self, into: &output)
+            case .table(let table):
+                table.finish(rest: rest, in: &self, into: &output)
+            case .plainLines(let plainLines):
+                plainLines.finish(rest: rest, in: &self, into: &output)
             case .container:
                 break
             }
@@ -235,14 +235,15 @@ struct MarkdownStream {
             return false
         }
         switch state {
-        case .plainLines:
-            return stepPlainLines(complete, into: &output)
+        case .plainLines(let plainLines):
+            return plainLines.step(complete, in: &self, into: &output)
         case .fence(let fence):
-            return stepFence(complete, fence, into: &output)
-        case .table(let progress):
-            return stepTable(complete, progress, into: &output)
-        case .container:
-            return stepContainer(complete, into: &output)
+            return fence.step(complete, in: &self, into: &output)
+        case .table(let table):
+            return table.step(complete, in: &self, into: &output)
+        case .container(var container):
+            state = .blocks  // so that `container` is the only owner of its buffers and grows in place
+            return container.step(complete, in: &self, into: &output)
         case .blocks:
             return stepBlocks(complete, into: &output)
         }
@@ -289,7 +290,7 @@ struct MarkdownStream {
                     appendOpened(renderer.codeFenceOpening(info: info), to: &output)
                     highlighter = renderer.codeHighlighter(info: info)
                     continuation = nil
-                    state = .fence(fence)
+                    state = .fence(FenceState(fence: fence))
                     consumedLines = last.startLine
                     changed = true
                 }
@@ -304,14 +305,14 @@ struct MarkdownStream {
                 hasOutput = true
                 continuation = nil
                 let prefix = line(header, of: complete) + "\n" + line(header + 1, of: complete) + "\n"
-                state = .table(TableProgress(prefix: UntrustedText.sanitize(prefix), prefixLines: 2, widths: widths))
+                state = .table(TableState(prefix: UntrustedText.sanitize(prefix), prefixLines: 2, widths: widths))
                 consumedLines = table.rowLines[table.rowLines.count - 1]
                 changed = true
             case .blockQuote(let children) where containerBytes(from: last.startLine, in: complete) > containerThreshold:
                 references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
                 open(last.block)
                 let alert = Alert(children)
-                state = .container(openQuote(alert: alert?.kind))
+                state = .container(.quote(alert: alert?.kind, in: self))
                 if let alert { appendOpened([renderer.alertLabel(alert.kind)], to: &output) }
                 continuation = nil
                 consumedLines = last.startLine - 1
@@ -320,7 +321,8 @@ struct MarkdownStream {
             where list.items.count == 1
                 && containerBytes(from: last.startLine, in: complete) > containerThreshold:
                 references.record(Substring(clean), blocks: blocks, through: last.startLine - 1)
-                guard let container = openItem(list, firstLine: line(last.startLine, of: complete)) else { break }
+                guard let container = ContainerState.item(list, firstLine: line(last.startLine, of: complete), in: self)
+                else { break }
                 open(last.block)
                 state = .container(container)
                 continuation = nil
@@ -345,7 +347,7 @@ struct MarkdownStream {
                 separate(&output, before: .paragraph([]))
                 hasOutput = true
                 continuation = nil
-                state = .plainLines
+                state = .plainLines(PlainLinesState())
                 return true
             }
             emit(Array(blocks[index...]), into: &output)
@@ -447,14 +449,14 @@ struct MarkdownStream {
         guard !rest.isEmpty else { return [] }
         guard rendersMarkdown else { return [UntrustedText.sanitize(rest)] }
         switch state {
-        case .plainLines:
-            return plainLines(rest).lines
+        case .plainLines(let plainLines):
+            return plainLines.tail(rest: rest, of: self)
         case .fence(let fence):
-            return fenceTail(fence, rest: rest)
-        case .table(let progress):
-            return tableTail(progress, rest: rest)
+            return fence.tail(rest: rest, of: self)
+        case .table(let table):
+            return table.tail(rest: rest, of: self)
         case .container(let container):
-            return containerTail(container, rest: rest)
+            return container.tail(rest: rest, of: self)
         case .blocks:
             var output: [String] = []
             let clean = UntrustedText.sanitize(rest)
@@ -483,6 +485,23 @@ struct MarkdownStream {
         case .codeBlock, .indentedCode, .html, .thematicBreak: false
         case .blockQuote(let children): children.last.map(endsInProse) ?? false
         case .list(let list): list.items.last?.blocks.last.map(endsInProse) ?? false
+        }
+    }
+
+    /// The source lines of `text` this stream has not committed, an open container's markers put back; nil
+    /// while a code fence, table or plain-lines fallback is open.
+    func uncommittedLines(_ text: String) -> [String]? {
+        switch state {
+        case .blocks:
+            var lines = remainder(text).utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+                String(Substring($0))
+            }
+            if lines.last == "" { lines.removeLast() }
+            return lines
+        case .container(let container):
+            return container.uncommittedLines()
+        case .fence, .table, .plainLines:
+            return nil
         }
     }
 
