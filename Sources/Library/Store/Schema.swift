@@ -249,9 +249,16 @@ enum Schema {
         let version: Int
         let tables: Set<String>
         do {
-            application = try connection.first("PRAGMA application_id") { $0.int64(0) } ?? 0
-            version = try connection.first("PRAGMA user_version") { $0.int(0) } ?? 0
-            tables = Set(try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.string(0) })
+            // One statement, so one snapshot: read apart, a migration another process commits in between showed
+            // its tables with the version from before it, and a new library read as another program's.
+            let sql = """
+                SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
+                       (SELECT group_concat(name, char(10)) FROM sqlite_master WHERE type = 'table')
+                """
+            let header = try connection.first(sql) { ($0.int64(0), $0.int(1), $0.optionalString(2)) }
+            application = header?.0 ?? 0
+            version = header?.1 ?? 0
+            tables = Set((header?.2 ?? "").split(separator: "\n").map(String.init))
         } catch LibraryError.sqlite(let code, let message, _, _) where code & 0xFF == 26 {
             throw LibraryError.notALibrary(path: connection.path, reason: message)
         }
