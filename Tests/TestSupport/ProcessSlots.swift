@@ -6,7 +6,9 @@ import Testing
 ///
 /// Such tests wait on programs that need the machine's cores themselves, and many assert what a user sees while a
 /// reply is still streaming: run all at once on a small machine, the children starve one another and those waits time
-/// out. `LLMSTER_TEST_PROCESS_SLOTS` overrides the default of one slot per core (at least two).
+/// out (all 100-odd suites at once on 2 cores: 8 failures). Most of their time is spent waiting, so a few per core
+/// keep the cores busy: on 2 cores the Swift suite took 158 s with 2 slots, 134–140 s with 4, 122–125 s with 6
+/// (280 s one test at a time). `LLMSTER_TEST_PROCESS_SLOTS` overrides the default of three slots per core.
 ///
 /// Put it on a suite or on tests, not on both: a test inside a marked suite would then wait for a second slot.
 public struct SpawnsProcesses: SuiteTrait, TestTrait, TestScoping {
@@ -19,12 +21,26 @@ public struct SpawnsProcesses: SuiteTrait, TestTrait, TestScoping {
         guard testCase != nil else { return try await function() }
         await ProcessSlots.shared.acquire()
         do {
-            try await function()
+            try await Self.aheadOfComputingTests(function)
         } catch {
             await ProcessSlots.shared.release()
             throw error
         }
         await ProcessSlots.shared.release()
+    }
+
+    /// Runs `function` at high priority. Tests that only compute (a 10⁵-level nesting rendered in a debug build takes
+    /// seconds) hold the cooperative pool's threads while they run, and a test watching a child waits for a thread
+    /// each time its child answers: at the default priority it waited behind them past the child's own timeouts (a
+    /// 30 s stall was over before its Ctrl-C was typed). Its high-priority jobs run first.
+    private static func aheadOfComputingTests(_ function: @Sendable () async throws -> Void) async throws {
+        // The child task ends before the group returns, so `function` does not outlive this call.
+        try await withoutActuallyEscaping(function) { function in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask(priority: .high) { try await function() }
+                try await group.waitForAll()
+            }
+        }
     }
 }
 
@@ -37,7 +53,7 @@ extension Trait where Self == SpawnsProcesses {
 actor ProcessSlots {
     static let shared = ProcessSlots(
         count: ProcessInfo.processInfo.environment["LLMSTER_TEST_PROCESS_SLOTS"].flatMap { Int($0) }.map { max($0, 1) }
-            ?? max(ProcessInfo.processInfo.activeProcessorCount, 2))
+            ?? 3 * max(ProcessInfo.processInfo.activeProcessorCount, 1))
 
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
