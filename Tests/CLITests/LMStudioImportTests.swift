@@ -55,8 +55,7 @@ import Testing
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
         try FileManager.default.createDirectory(
             atPath: home + "/.lmstudio/user-files", withIntermediateDirectories: true)
-        FileManager.default.createFile(
-            atPath: home + "/.lmstudio/user-files/1733000000000 - 1.png", contents: Data(png))
+        try Data(png).write(to: URL(fileURLWithPath: home + "/.lmstudio/user-files/1733000000000 - 1.png"))
         return home
     }
 

@@ -22,7 +22,8 @@ import Testing
         router.setAtPrompt(false)
         let reply = Task<SavedReply, any Error> {
             // A reply that streams until it is cancelled.
-            for await _ in AsyncStream<Never> { _ in } {}
+            let endless = AsyncStream<Never> { _ in }
+            for await _ in endless {}
             throw CancellationError()
         }
         // Past the time limit the reply is cancelled too, so a failure ends the test instead of hanging it.

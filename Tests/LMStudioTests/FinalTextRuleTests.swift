@@ -39,7 +39,7 @@ import Testing
     /// A final text confirmed against the streamed text while it arrived: its shared start is compared by digest,
     /// the rest by the same rule, from a character boundary even when the cut falls inside a character.
     @Test func aConfirmedTextIsComparedFromWhereItPartsFromTheStreamedOne() {
-        var streamed = Array((String(repeating: "Caf\u{E9} au lait. ", count: 100) + "Caf\u{E9}\n").utf8)
+        let streamed = Array((String(repeating: "Caf\u{E9} au lait. ", count: 100) + "Caf\u{E9}\n").utf8)
         func final(sharing shared: Int, rest: [UInt8]) -> OutputText {
             let digest = streamed.withUnsafeBufferPointer {
                 TextDigest.of(UnsafeBufferPointer(rebasing: $0[..<shared]))
