@@ -10,7 +10,7 @@ import Markdown
 /// paragraph split off by a table, which is then taken to end just before the table), and then re-parses the uncommitted remainder, partial line included, for the tail.
 /// The last block is kept small: an open code fence commits its lines one by one, a list commits its finished
 /// items, a table freezes its column widths after `BlockRenderer.tableWidthRows` rows and commits rows, a block
-/// quote or list item past `containerLimit` bytes streams its content through a nested stream (markers removed
+/// quote or list item past `containerThreshold` bytes streams its content through a nested stream (markers removed
 /// where `MarkdownLine` reads them, output drawn with `BlockRenderer`'s quote bar or item prefix) that commits
 /// its children the same way, and more than `fallbackLimit` bytes without a commit switch to line-by-line
 /// streaming until the next blank line (each line rendered on its own, as the whole render shows a paragraph that
@@ -39,7 +39,7 @@ struct MarkdownStream {
     var nesting = 0
 
     /// UTF-8 offset in `buffer` (or, for a nested stream, in its container's content) up to which everything has
-    /// been committed; each state's file advances it, and a container resets its stream's.
+    /// been committed; each state's step advances it, and a container resets its stream's.
     var committedOffset = 0
     /// The reply's text from `droppedBytes` on: what has not been committed, and what was received after it.
     private var buffer = ""
@@ -70,8 +70,9 @@ struct MarkdownStream {
     }
 
     /// What the stream is in the middle of. Top-level blocks are handled here; each other state is a type of its
-    /// own (`MarkdownStream+Fence`, `+Table`, `+PlainLines`, `+Container`) holding its progress, with its commit
-    /// step, its end and its tail, which work on the stream that holds it.
+    /// own (`MarkdownStream+Fence`, `+Table`, `+PlainLines`, `+Container`) holding what it needs to go on (the
+    /// fence, the frozen table widths, the container's stream; the fence's lexer state is the stream's
+    /// `highlighter`), with its commit step, its end and its tail, which work on the stream that holds it.
     enum State {
         case blocks
         case fence(FenceState)
