@@ -9,21 +9,9 @@ enum JSONText {
     static func depth(of bytes: [UInt8]) -> Int {
         var depth = 0
         var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == backslash {
-                    escaped = true
-                } else if byte == quote {
-                    inString = false
-                }
-                continue
-            }
+        var strings = StringTracker()
+        for byte in bytes where !strings.read(byte) {
             switch byte {
-            case quote: inString = true
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1
                 deepest = max(deepest, depth)
@@ -32,6 +20,28 @@ enum JSONText {
             }
         }
         return deepest
+    }
+
+    /// Whether each byte of JSON text, read in order, is part of a string (its quotes and escapes included).
+    private struct StringTracker {
+        private(set) var inString = false
+        private var escaped = false
+
+        /// Reads the next byte; true when it belongs to a string.
+        mutating func read(_ byte: UInt8) -> Bool {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == backslash {
+                    escaped = true
+                } else if byte == quote {
+                    inString = false
+                }
+                return true
+            }
+            inString = byte == quote
+            return inString
+        }
     }
 
     /// The text of member `name` of the top-level object when its value is a string, number, `true`, `false`
@@ -72,22 +82,12 @@ enum JSONText {
     private static func skipValue(_ bytes: [UInt8], _ index: inout Int) -> Bool {
         guard index < bytes.count else { return false }
         var depth = 0
-        var inString = false
-        var escaped = false
+        var strings = StringTracker()
         let start = index
         while index < bytes.count {
             let byte = bytes[index]
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == backslash {
-                    escaped = true
-                } else if byte == quote {
-                    inString = false
-                }
-            } else {
+            if !strings.read(byte) {
                 switch byte {
-                case quote: inString = true
                 case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
                     if depth == 0 { return index > start }
@@ -98,7 +98,7 @@ enum JSONText {
                 }
             }
             index += 1
-            if depth == 0, !inString,
+            if depth == 0, !strings.inString,
                 bytes[start] == quote || bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[")
             {
                 return true

@@ -47,6 +47,15 @@ import Testing
         #expect(output.contains(#""id":3"#))
     }
 
+    /// Brackets in a string, after an escaped quote too, are text: the message is read, not refused as too deep.
+    @Test func bracketsInsideAStringAreNotNesting() async {
+        let brackets = String(repeating: "[", count: 600)
+        let output = await Self.serve(
+            #"{"jsonrpc":"2.0","id":4,"method":"models/list","params":{"a":"say \" "# + brackets + #""}}"# + "\n")
+        #expect(!output.contains("too_deep"), "\(output)")
+        #expect(output.contains(#""id":4"#), "\(output)")
+    }
+
     @Test func aWrongContentLengthDoesNotLoseTheNextMessage() async {
         let good = #"{"jsonrpc":"2.0","id":2,"method":"models/list"}"#
         for announced in [5, 60, 500, 9_223_372_036_854_775_807] {
