@@ -132,9 +132,9 @@ public enum App {
         do {
             parsed = try (command?.parser ?? ArgumentParser(replOptions)).including(globalOptions.options).parse(words)
         } catch {
-            errors.wrappedLine(
-                "llmster\(command.map { " " + $0.name } ?? ""): \(error)\n\(command?.usageLine ?? usageLine)"
-                    + (command == nil ? "; see llmster --help" : ""), indent: 9)
+            errors.usageError(
+                "llmster\(command.map { " " + $0.name } ?? ""): \(error)",
+                usage: "\(command?.usageLine ?? usageLine + "; see llmster --help")", indent: 9)
             return ExitCode.usage
         }
         if parsed.has(.version) {
@@ -149,8 +149,9 @@ public enum App {
             return ExitCode.success
         }
         if command == nil, let stray = parsed.positionals.first {
-            errors.wrappedLine(
-                "llmster: unexpected '\(UntrustedText.sanitize(stray))'\n\(usageLine); see llmster --help", indent: 9)
+            errors.usageError(
+                "llmster: unexpected '\(UntrustedText.sanitize(stray))'", usage: "\(usageLine); see llmster --help",
+                indent: 9)
             return ExitCode.usage
         }
 
@@ -177,8 +178,9 @@ public enum App {
             guard let command else { return try await startRepl(parsed, context: context) }
             return try await command.run(parsed, context)
         } catch let error as UsageError {
-            errors.wrappedLine(
-                "llmster\(name.isEmpty ? "" : " " + name): \(error)\n\(command?.usageLine ?? usageLine)", indent: 9)
+            errors.usageError(
+                "llmster\(name.isEmpty ? "" : " " + name): \(error)", usage: "\(command?.usageLine ?? usageLine)",
+                indent: 9)
             return ExitCode.usage
         } catch {
             context.warn(explanation(of: error, context: context))

@@ -56,9 +56,8 @@ public struct StandardStream: Sendable {
     }
 
     /// Writes `message` and a newline, each of its lines wrapped at word boundaries to the terminal's width with
-    /// continuation lines indented by `indent` spaces (nil: as far as the line itself is); a `usage: ` line breaks
-    /// only between its bracketed groups, its continuations four columns in, as `--help` shows it. Unchanged when
-    /// the stream is not a terminal (for scripts).
+    /// continuation lines indented by `indent` spaces (nil: as far as the line itself is). Unchanged when the stream
+    /// is not a terminal (for scripts).
     public func wrappedLine(_ message: SanitizedMessage, indent: Int? = 0) {
         let text = message.description
         let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
@@ -68,13 +67,20 @@ public struct StandardStream: Sendable {
             text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
                 let line = String(line)
                 guard fit.columns(line) > terminal.width else { return line }
-                if line.hasPrefix("usage: ") {
-                    return TextLayout.usage(line, width: terminal.width, indent: 4, fit: fit).joined(separator: "\n")
-                }
                 return TextLayout.wrap(
                     line, width: terminal.width, indent: indent ?? line.prefix { $0 == " " }.count, fit: fit
                 )
                 .joined(separator: "\n")
             }.joined(separator: "\n") + "\n")
+    }
+
+    /// Writes a usage error: `message` as `wrappedLine` writes it, then the usage line `usage`, which on a terminal
+    /// breaks only between its bracketed groups, its continuations four columns in, as `--help` shows it.
+    public func usageError(_ message: SanitizedMessage, usage: SanitizedMessage, indent: Int) {
+        wrappedLine(message, indent: indent)
+        let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
+        guard terminal.isTTY else { return write(usage.description + "\n") }
+        let lines = TextLayout.usage(usage.description, width: terminal.width, indent: 4, fit: terminal.textFit)
+        write(lines.joined(separator: "\n") + "\n")
     }
 }

@@ -265,8 +265,7 @@ import TerminalMarkdown
 
     /// Prints `/COMMAND: message` and the command's usage line, wrapped to the terminal.
     private func usage(_ command: SlashCommand, _ message: String) {
-        context.errors.wrappedLine("/\(command.name): \(message)", indent: 2)
-        context.errors.wrappedLine(SanitizedMessage(untrusted: command.usageLine), indent: 4)
+        context.errors.usageError("/\(command.name): \(message)", usage: "\(command.usageLine)", indent: 2)
     }
 
     /// Keeps unsent input on the current conversation (only when there is one).
