@@ -33,12 +33,18 @@ public struct SpawnsProcesses: SuiteTrait, TestTrait, TestScoping {
     /// seconds) hold the cooperative pool's threads while they run, and a test watching a child waits for a thread
     /// each time its child answers: at the default priority it waited behind them past the child's own timeouts (a
     /// 30 s stall was over before its Ctrl-C was typed). Its high-priority jobs run first.
+    ///
+    /// An unstructured task, because a task group's child asked for `.high` still ran at the default priority here
+    /// (its base priority high, its current one medium); it keeps the test's task-locals, and cancelling the test
+    /// cancels it.
     private static func aheadOfComputingTests(_ function: @Sendable () async throws -> Void) async throws {
-        // The child task ends before the group returns, so `function` does not outlive this call.
+        // The task is awaited to its end before this returns, so `function` does not outlive the call.
         try await withoutActuallyEscaping(function) { function in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask(priority: .high) { try await function() }
-                try await group.waitForAll()
+            let task = Task(priority: .high) { try await function() }
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
             }
         }
     }
