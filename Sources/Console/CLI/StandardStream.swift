@@ -59,28 +59,35 @@ public struct StandardStream: Sendable {
     /// continuation lines indented by `indent` spaces (nil: as far as the line itself is). Unchanged when the stream
     /// is not a terminal (for scripts).
     public func wrappedLine(_ message: SanitizedMessage, indent: Int? = 0) {
-        let text = message.description
         let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
-        guard terminal.isTTY else { return write(text + "\n") }
-        let fit = terminal.textFit
-        write(
-            text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-                let line = String(line)
-                guard fit.columns(line) > terminal.width else { return line }
-                return TextLayout.wrap(
-                    line, width: terminal.width, indent: indent ?? line.prefix { $0 == " " }.count, fit: fit
-                )
-                .joined(separator: "\n")
-            }.joined(separator: "\n") + "\n")
+        write(wrapped(message.description, indent: indent, on: terminal) + "\n")
     }
 
     /// Writes a usage error: `message` as `wrappedLine` writes it, then the usage line `usage`, which on a terminal
-    /// breaks only between its bracketed groups, its continuations four columns in, as `--help` shows it.
+    /// breaks only between its bracketed groups, its continuations four columns in (as `/help NAME` shows it).
     public func usageError(_ message: SanitizedMessage, usage: SanitizedMessage, indent: Int) {
-        wrappedLine(message, indent: indent)
         let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
-        guard terminal.isTTY else { return write(usage.description + "\n") }
-        let lines = TextLayout.usage(usage.description, width: terminal.width, indent: 4, fit: terminal.textFit)
-        write(lines.joined(separator: "\n") + "\n")
+        let usageLines =
+            terminal.isTTY
+            ? TextLayout.usage(usage.description, width: terminal.width, indent: 4, fit: terminal.textFit)
+            : [usage.description]
+        write(
+            wrapped(message.description, indent: indent, on: terminal) + "\n" + usageLines.joined(separator: "\n")
+                + "\n")
+    }
+
+    /// `text` with each line wider than `terminal` wrapped at word boundaries, continuation lines indented by
+    /// `indent` spaces (nil: as far as the line itself is); unchanged when it is not a terminal.
+    private func wrapped(_ text: String, indent: Int?, on terminal: TerminalCapabilities) -> String {
+        guard terminal.isTTY else { return text }
+        let fit = terminal.textFit
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let line = String(line)
+            guard fit.columns(line) > terminal.width else { return line }
+            return TextLayout.wrap(
+                line, width: terminal.width, indent: indent ?? line.prefix { $0 == " " }.count, fit: fit
+            )
+            .joined(separator: "\n")
+        }.joined(separator: "\n")
     }
 }
