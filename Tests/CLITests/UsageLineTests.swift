@@ -8,7 +8,8 @@ import Testing
     @Test func everyCommandsUsageNamesEveryOptionItLists() async throws {
         let llmster = try BuiltProduct.path("llmster")
         let help = try await ProcessRunner.run(llmster, ["--help"], environment: [:]).output
-        let commands = help.components(separatedBy: "\ncommands:\n")[1].components(separatedBy: "\n\n")[0]
+        let list = try #require(help.components(separatedBy: "\ncommands:\n").dropFirst().first, "\(help)")
+        let commands = list.components(separatedBy: "\n\n")[0]
             .split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { String($0.split(separator: " ")[0]) }
         #expect(commands.contains("voice") && commands.contains("rpc"), "\(commands)")
         for command in commands {
@@ -16,8 +17,10 @@ import Testing
             let usage = page.components(separatedBy: "\n\n")[0]
             let words = Set(
                 usage.split(whereSeparator: { " \n[]|…".contains($0) }).map { String($0.split(separator: "=")[0]) })
-            let listed = page.components(separatedBy: "\noptions:\n")[1].split(separator: "\n")
-                .filter { $0.hasPrefix("  -") }
+            let options = try #require(page.components(separatedBy: "\noptions:\n").dropFirst().first, "\(page)")
+            // Only the option's own term, before the gap to its help text (which may name other options).
+            let listed = options.split(separator: "\n").filter { $0.hasPrefix("  -") }
+                .map { $0.dropFirst(2).components(separatedBy: "  ")[0] }
                 .map {
                     $0.split(separator: " ").filter { $0.hasPrefix("-") }.map { String($0.split(separator: "[")[0]) }
                 }

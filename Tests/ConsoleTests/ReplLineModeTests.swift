@@ -84,6 +84,9 @@ import Testing
         try await terminal.waitFor("› ", after: typed)
         await #expect(
             try send("echo:and on", to: terminal).contains("and on"), "Ctrl-C at the prompt keeps the REPL running")
+        #expect(
+            repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:and on",
+            "the half line Ctrl-C dropped is not sent with the next one")
     }
 
     @Test func reasoningAndStagesAreAppendedLines() async throws {

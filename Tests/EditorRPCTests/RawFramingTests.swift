@@ -47,11 +47,12 @@ import Testing
         #expect(output.contains(#""id":3"#))
     }
 
-    /// Brackets in a string, after an escaped quote too, are text: the message is read, not refused as too deep.
+    /// Brackets in a string, after an escaped quote too, are text: the message is read, not refused as too deep,
+    /// and the id written after that string is still found.
     @Test func bracketsInsideAStringAreNotNesting() async {
         let brackets = String(repeating: "[", count: 600)
         let output = await Self.serve(
-            #"{"jsonrpc":"2.0","id":4,"method":"models/list","params":{"a":"say \" "# + brackets + #""}}"# + "\n")
+            #"{"jsonrpc":"2.0","method":"models/list","params":{"a":"say \" "# + brackets + #""},"id":4}"# + "\n")
         #expect(!output.contains("too_deep"), "\(output)")
         #expect(output.contains(#""id":4"#), "\(output)")
     }

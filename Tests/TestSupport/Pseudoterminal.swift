@@ -230,7 +230,7 @@ extension Pseudoterminal {
             if text.contains(expected) { return text }
             if output.closed || !output.condition.wait(until: deadline) {
                 throw PseudoterminalError(
-                    "did not see \(expected.debugDescription) within \(seconds) s\(output.closed ? " (the program output.closed the terminal)" : ""); output after the mark:\n\(text)"
+                    "did not see \(expected.debugDescription) within \(seconds) s\(output.closed ? " (the program closed the terminal)" : ""); output after the mark:\n\(text)"
                 )
             }
         }
