@@ -538,15 +538,23 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
   (let ((text (string-trim (buffer-substring-no-properties llmster--input-start (point-max)))))
     (when (string-empty-p text) (user-error "Nothing to send: type below the last \"### You\" line"))
-    (if llmster--edit-next
-        (llmster--send-edit text)
-      (llmster--start-reply text `((text . ,text)
-                                   ,@extra
-                                   ,@(when llmster--template-preset
-                                       (prog1 `((preset . ,llmster--template-preset))
-                                         (setq llmster--template-preset nil)))
-                                   ,@(when llmster--context `((context . ,(llmster--context-items))))
-                                   ,@(when llmster--images `((images . ,(vconcat llmster--images)))))))))
+    (let ((new (null llmster--conversation-id)))
+      ;; The conversation a preset chosen for this chat goes to is made before anything changes, so a preset that
+      ;; fails (an unknown one) leaves the typed text, its items and the template as they were.
+      (when (and new llmster--pending-preset)
+        (setq llmster--conversation-id
+              (alist-get 'id (llmster--request-sync "conversations/create"
+                                                    `((preset . ,llmster--pending-preset) ,@llmster--pending-settings)))))
+      (if llmster--edit-next
+          (llmster--send-edit text)
+        (llmster--start-reply text `((text . ,text)
+                                     ,@extra
+                                     ,@(when llmster--template-preset
+                                         (prog1 `((preset . ,llmster--template-preset))
+                                           (setq llmster--template-preset nil)))
+                                     ,@(when llmster--context `((context . ,(llmster--context-items))))
+                                     ,@(when llmster--images `((images . ,(vconcat llmster--images)))))
+                              new)))))
 
 (defun llmster-preview ()
   "Show the request the next send would make: the JSON llmster would post.
@@ -578,10 +586,10 @@ conversation yet applies only once the first send makes it."
     (display-buffer buffer)
     buffer))
 
-(defun llmster--start-reply (text params)
+(defun llmster--start-reply (text params &optional new)
   "Move the typed TEXT above a new reply and send PARAMS with this chat's settings.
 The transcript shows the text sent (attached context included), as a
-reopened chat does."
+reopened chat does.  NEW says the send is the chat's first."
   (let ((text-start (copy-marker llmster--input-start)))
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (goto-char (point-max))
@@ -590,19 +598,15 @@ reopened chat does."
                `((text . ,(or (alist-get 'text params) text))
                  (context . ,(mapcar (lambda (entry) `((name . ,(car entry)))) llmster--context))
                  (images . ,(mapcar #'file-name-nondirectory llmster--images))))))
-    (llmster--open-reply params text-start text)))
+    (llmster--open-reply params text-start text nil new)))
 
-(defun llmster--open-reply (params text-start text &optional reply-start)
+(defun llmster--open-reply (params text-start text &optional reply-start new)
   "Stream the reply to PARAMS into a new \"### Assistant\" section.
 With REPLY-START, stream it there instead.
-TEXT-START and TEXT are the message it answers, as shown and as typed."
+TEXT-START and TEXT are the message it answers, as shown and as typed.
+NEW says the send is the chat's first."
   (let* ((buffer (current-buffer))
-         (new (null llmster--conversation-id))
          start body end)
-    (when (and new llmster--pending-preset)
-      (setq llmster--conversation-id
-            (alist-get 'id (llmster--request-sync "conversations/create"
-                                                  `((preset . ,llmster--pending-preset) ,@llmster--pending-settings)))))
     ;; Point stays where the user left it (a new send leaves it in the new input area).
     (let ((buffer-undo-list t) (inhibit-read-only t) (from-end (and (not reply-start) (= (point) (point-max)))))
       (save-excursion
@@ -632,12 +636,20 @@ TEXT-START and TEXT are the message it answers, as shown and as typed."
       (setq llmster--stream reply)
       (llmster--set-indicator reply "waiting for the server")
       (setf (llmster--reply-id reply)
-            (llmster--request
-             "chat/send" params
-             (lambda (result error)
-               (setf (llmster--reply-answer reply) (cons result error))
-               (llmster--finish-reply buffer reply result error))
-             (lambda (event) (llmster--apply-event buffer reply event))))
+            (condition-case failure
+                (llmster--request
+                 "chat/send" params
+                 (lambda (result error)
+                   (setf (llmster--reply-answer reply) (cons result error))
+                   (llmster--finish-reply buffer reply result error))
+                 (lambda (event) (llmster--apply-event buffer reply event)))
+              (error
+               ;; The request never left (llmster could not be started): nothing was saved, so the message goes
+               ;; back to the input area as after a refused send, and the chat is not left waiting for it.
+               (llmster--finish-reply buffer reply nil
+                                      `((message . ,(error-message-string failure))
+                                        (data (returned (text . ,text)))))
+               (signal (car failure) (cdr failure)))))
       reply)))
 
 (defun llmster--restore-prompt (reply error)

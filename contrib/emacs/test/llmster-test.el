@@ -664,6 +664,38 @@ without events; a cancel during it says the server finishes the prompt first."
         (llmster-test--wait-reply buffer)
         (should (string-match-p "### You\nmy long prompt echo:works\n\n### Assistant\nworks" (buffer-string)))))))
 
+(ert-deftest llmster-test-a-send-when-llmster-cannot-start-puts-the-message-back ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:first")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (delete-process llmster--process)
+        (let ((llmster-program "no-such-llmster"))
+          (should-error (llmster-test--send buffer "my long prompt")))
+        ;; Not stuck "waiting for the server": the message is back where it was typed, and sends once llmster runs.
+        (should-not llmster--stream)
+        (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\nmy long prompt"))
+        (goto-char (point-max))
+        (insert " echo:works")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### You\nmy long prompt echo:works\n\n### Assistant\nworks" (buffer-string)))))))
+
+(ert-deftest llmster-test-an-unknown-preset-leaves-the-typed-message-as-it-was ()
+  (llmster-test--with-llmster
+    (let* ((buffer (let ((llmster-default-preset "no-such-preset")) (llmster)))
+           (notes (get-buffer-create "plover.txt")))
+      (with-current-buffer notes (erase-buffer) (insert "The secret word is plover.\n"))
+      (with-current-buffer buffer
+        (llmster-add-context notes buffer)
+        (should-error (llmster-test--send buffer "my long prompt"))
+        ;; The conversation for the preset could not be made: nothing was drawn as sent, the item stays attached.
+        (should-not llmster--stream)
+        (should-not llmster--conversation-id)
+        (should (equal (buffer-string) "### You\nmy long prompt"))
+        (should (equal (mapcar #'car llmster--context) '("plover.txt")))))))
+
 (ert-deftest llmster-test-fresh-context-command-answers-again ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
