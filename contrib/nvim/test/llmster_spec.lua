@@ -120,6 +120,21 @@ local ok, err = pcall(function()
     assert(reply.text:sub(1, 3) == 'one', reply.text)
   end)
 
+  test('a call given up on is cancelled in llmster too', function()
+    local client = require('llmster.client')
+    local timeout = client.config.timeout
+    client.config.timeout = 0.5
+    local ok, err = pcall(client.call, 'chat/send', { text = '[[sim:stall=30]] echo:one two three four five six' })
+    client.config.timeout = timeout
+    assert(not ok and tostring(err):find('no answer to chat/send', 1, true), tostring(err))
+    -- The reply stops now, kept incomplete, rather than streaming on for 30 s with no one waiting for it.
+    wait(function()
+      local conversation = llmster.request_sync('conversations/list', {}).conversations[1]
+      local messages = conversation and llmster.request_sync('conversations/get', { id = conversation.id }).messages
+      return messages ~= nil and messages[#messages].status == 'incomplete'
+    end, 'the reply given up on to end incomplete')
+  end)
+
   test('partial lines from jobstart are joined', function()
     vim.cmd('Llmster')
     local buffer = vim.api.nvim_get_current_buf()

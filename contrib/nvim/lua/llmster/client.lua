@@ -190,8 +190,9 @@ function M.call(method, params)
   local id = M.request(method, params, function(r, e) done, result, failure = true, r, e end)
   vim.wait(M.config.timeout * 1000, function() return done end, 10)
   if not done then
-    -- Given up on: a late answer has no one waiting for it.
-    state.callbacks[id], state.events[id] = nil, nil
+    -- Given up on: llmster is told to stop it, and a late answer has no one waiting for it.
+    M.cancel_request(id)
+    state.callbacks[id] = nil
     error('no answer to ' .. method, 0)
   end
   return result, failure
