@@ -82,15 +82,15 @@ enum VoiceCommand {
 
     /// The REPL's `/voice`: prepares listening on `context` (nil, after saying why, when voice cannot run) and returns
     /// the conversation to run, which ends with its last reply.
-    static func startInRepl(_ context: CommandContext, speak: Bool) async -> (
+    static func startInRepl(_ context: CommandContext, speak: Bool) async throws -> (
         @Sendable (ChatSession, String) async throws -> SavedReply
     )? {
         let voice: VoiceConversation
         do {
             voice = try await VoiceConversation.prepare(
                 options: .configured(context, audioInput: nil, speak: speak))
-        } catch {
-            context.warn(String(describing: error))
+        } catch let error as VoiceError {
+            context.warn(error.description)
             return nil
         }
         return { session, conversationId in

@@ -19,7 +19,7 @@ let status = await App.run(
     environment: ProcessInfo.processInfo.environment,
     faces: AddedFaces(
         commands: [(VoiceCommand.command, after: "ask"), (RpcCommand.command, after: "restore")],
-        voice: { context, speak in await VoiceCommand.startInRepl(context, speak: speak) }),
+        voice: { context, speak in try await VoiceCommand.startInRepl(context, speak: speak) }),
     startDemo: {
         var options = SimulatorOptions()
         options.tokenDelay = 0.02
