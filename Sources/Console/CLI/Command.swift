@@ -6,6 +6,8 @@ public struct Command: Sendable {
     public let name: String
     /// The words after `llmster NAME` in the usage line, e.g. `MODEL [--context-length N]`.
     public let synopsis: String
+    /// The arguments it was declared with (those of its first form), e.g. `MODEL` or `INSTANCE…`.
+    public let operands: String
     public let summary: String
     /// More help shown by `llmster NAME --help`, after the options.
     public let details: String
@@ -26,6 +28,7 @@ public struct Command: Sendable {
         self.details = details
         self.parser = ArgumentParser(options + [.init([.help], short: "h", help: "show this help")])
         self.synopsis = parser.synopsis(arguments: arguments, forms: forms, exclusive: exclusive)
+        self.operands = forms?.first?.arguments ?? arguments
         self.isHidden = isHidden
         self.run = run
     }

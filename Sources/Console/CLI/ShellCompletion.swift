@@ -33,9 +33,10 @@ public enum ShellCompletion {
         return value.hasPrefix("FILE") || value == "PATH" || option.names[0].hasSuffix("-file") ? .files : nil
     }
 
-    /// The source of a command's operands, from the first word of its synopsis (`MODEL`, `CHAT`, `FILE`, …).
+    /// The source of a command's operands, from the first word of the arguments it declares (`MODEL`, `CHAT`,
+    /// `FILE`, …).
     static func operandSource(of command: Command) -> Source? {
-        let first = command.synopsis.split(separator: " ").first.map { String($0).filter { $0.isLetter } } ?? ""
+        let first = command.operands.split(separator: " ").first.map { String($0).filter { $0.isLetter } } ?? ""
         switch first {
         case "MODEL": return .models
         case "INSTANCE": return .instances
