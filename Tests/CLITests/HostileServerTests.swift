@@ -187,12 +187,7 @@ extension HostileServerTests {
         try process.run()
         // Any answer shows the process is serving; it has not been initialised, so it has not opened the library.
         input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"conversations/list"}"#.utf8 + [0x0A]))
-        var received = ""
-        while !received.contains("\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            received += String(decoding: chunk, as: UTF8.self)
-        }
+        let received = await output.fileHandleForReading.read(until: { $0.contains("\n") })
         #expect(received.contains(#""id":1"#), "\(received)")
         let refused = try await cli.run(["restore", backup, "--yes"])
         #expect(refused.status == 1, "\(refused)")

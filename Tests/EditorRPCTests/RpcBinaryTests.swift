@@ -25,15 +25,10 @@ import Testing
             #"{"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"echo:over real pipes"}}"#
         ]
         input.fileHandleForWriting.write(Data((requests.joined(separator: "\n") + "\n").utf8))
-        // Blocking reads of a child process's output: the child, not this pool, produces it.
-        var received = Data()
-        var lines: [String] = []
-        while !lines.contains(where: { $0.contains(#""id":2"#) }) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            received.append(chunk)
-            lines = String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
-        }
+        var received = Data(
+            await output.fileHandleForReading.read(until: {
+                $0.split(separator: "\n").contains { $0.contains(#""id":2"#) }
+            }).utf8)
         try input.fileHandleForWriting.close()
         await process.waitForExit()
         received.append(await output.fileHandleForReading.readToEndOfFile())
@@ -71,12 +66,7 @@ import Testing
                 {"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"[[sim:stall=30]] echo:one two three four five"}}
 
                 """.utf8))
-        var received = ""
-        while !received.contains(#""type":"message.delta""#) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            received += String(decoding: chunk, as: UTF8.self)
-        }
+        var received = await output.fileHandleForReading.read(until: { $0.contains(#""type":"message.delta""#) })
         #expect(received.contains(#""type":"message.delta""#))
         kill(process.processIdentifier, SIGTERM)
         received += String(decoding: await output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)

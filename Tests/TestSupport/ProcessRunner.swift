@@ -121,4 +121,31 @@ extension FileHandle {
     public func readToEndOfFile() async -> Data {
         await BlockingThread.run("read-to-end") { self.readDataToEndOfFile() }
     }
+
+    /// Reads a child's output on a thread of its own until the text read so far is `enough`, the output ends, or
+    /// nothing arrives for `seconds`; returns all it read. A child that never says it fails its test instead of
+    /// hanging it.
+    public func read(until enough: @escaping @Sendable (String) -> Bool, seconds: Double = 60) async -> String {
+        await BlockingThread.run("read-until") {
+            let deadline = Date().addingTimeInterval(seconds)
+            var received = Data()
+            while !enough(String(decoding: received, as: UTF8.self)) {
+                let chunk = self.blockingChunk(before: deadline)
+                if chunk.isEmpty { break }
+                received.append(chunk)
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+    }
+
+    /// The bytes available next, waiting for them until `deadline`; empty at the end of the output or when nothing
+    /// came in time. Blocks the calling thread.
+    func blockingChunk(before deadline: Date) -> Data {
+        var readable = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&readable, 1, Int32(max(0, deadline.timeIntervalSinceNow * 1000)))
+            if ready < 0, errno == EINTR { continue }
+            return ready > 0 ? availableData : Data()
+        }
+    }
 }

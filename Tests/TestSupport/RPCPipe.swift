@@ -81,13 +81,8 @@ public final class RPCPipe: @unchecked Sendable {
                     return message
                 }
             }
-            // Blocking reads of a child process's output, bounded: a request that is never answered fails the test
-            // instead of hanging it.
-            var readable = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&readable, 1, Int32(max(0, deadline.timeIntervalSinceNow * 1000)))
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { return nil }
-            let chunk = output.fileHandleForReading.availableData
+            // Bounded: a request that is never answered fails the test instead of hanging it.
+            let chunk = output.fileHandleForReading.blockingChunk(before: deadline)
             if chunk.isEmpty { return nil }
             buffer.append(chunk)
         }
