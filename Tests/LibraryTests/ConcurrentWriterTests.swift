@@ -11,7 +11,7 @@ private final class Failures: @unchecked Sendable {
     var all: [String] { lock.withLock { messages } }
 }
 
-@Suite(.spawnsProcesses) struct ConcurrentWriterTests {
+@Suite struct ConcurrentWriterTests {
     /// Runs `body(worker)` on `count` threads at once and waits for all of them.
     private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) -> [String] {
         let failures = Failures()
@@ -61,7 +61,7 @@ private final class Failures: @unchecked Sendable {
         #expect(messages.allSatisfy { $0.status == .complete })
     }
 
-    @Test
+    @Test(.spawnsProcesses)
     func anotherProcessWritingAtTheSameTime() async throws {
         let library = TemporaryLibrary()
         let store = try library.open()

@@ -6,9 +6,10 @@ import Testing
 ///
 /// Such tests wait on programs that need the machine's cores themselves, and many assert what a user sees while a
 /// reply is still streaming: run all at once on a small machine, the children starve one another and those waits time
-/// out (all 100-odd suites at once on 2 cores: 8 failures). Most of their time is spent waiting, so a few per core
-/// keep the cores busy: on 2 cores the Swift suite took 158 s with 2 slots, 134–140 s with 4, 122–125 s with 6
-/// (280 s one test at a time). `LLMSTER_TEST_PROCESS_SLOTS` overrides the default of three slots per core.
+/// out (all 100-odd suites at once on 2 cores, at the default priority: 8 failures; at high priority: 1). Most of
+/// their time is spent waiting, so a few per core keep the cores busy: on 2 cores the Swift suite took 158 s with 2
+/// slots and 134–140 s with 4 (at the default priority), and 120–124 s with 6 at high priority (280 s one test at a
+/// time). `LLMSTER_TEST_PROCESS_SLOTS` overrides the default of three slots per core.
 ///
 /// Put it on a suite or on tests, not on both: a test inside a marked suite would then wait for a second slot.
 public struct SpawnsProcesses: SuiteTrait, TestTrait, TestScoping {

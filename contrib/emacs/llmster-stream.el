@@ -10,8 +10,9 @@
 ;; A reply streaming into a chat buffer: chat/send's events (text, reasoning, tool calls,
 ;; progress, errors) applied to the buffer as they arrive, then the reply's end, all inserted
 ;; without breaking the user's undo history.  The commands, the mode and the rest of the
-;; display stay in llmster.el, which requires this file: the stream layer is kept apart from
-;; the UI as gptel keeps gptel-request.el apart from its own.
+;; display stay in llmster.el, which requires this file.  Unlike gptel's gptel-request.el,
+;; this file is not used alone: it calls back into llmster.el (offers, the context meter,
+;; the buffer's name, putting a prompt back), which it declares.
 
 ;;; Code:
 

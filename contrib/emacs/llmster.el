@@ -34,7 +34,7 @@
 ;; The package's files, as gptel's and codecompanion's are split:
 ;;
 ;;   llmster.el            chat buffers: commands, the mode, folds, models, settings
-;;   llmster-stream.el     a reply streamed into the buffer, undo-safe (gptel-request.el's part)
+;;   llmster-stream.el     a reply streamed into the buffer, undo-safe
 ;;   llmster-rpc.el        the `llmster rpc' process and its requests (no display)
 ;;   llmster-context.el    buffers, files and regions sent with a message
 ;;   llmster-rewrite.el    rewriting a region, shown as a diff
