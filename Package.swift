@@ -55,7 +55,8 @@ let package = Package(
             dependencies: ["LMStudio", "HTTP", "Chat", "Library", "TerminalMarkdown", "SystemSupport", "Simulator"]),
 
         .target(
-            name: "TestSupport", dependencies: ["Simulator", "LMStudio", "SystemSupport"], path: "Tests/TestSupport"),
+            name: "TestSupport", dependencies: ["Simulator", "LMStudio", "Library", "SystemSupport"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "LMStudioTests", dependencies: ["LMStudio", "HTTP", "Simulator", "TestSupport"]),

@@ -164,7 +164,7 @@ import Testing
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let process = try cli.start(["ask", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"])
-        try await waitForPartialReply(in: cli, containing: "alpha")
+        try await cli.sandbox.waitForPartialReply(containing: "alpha")
         process.signal(SIGTERM)
         let result = await process.wait()
         #expect(result.status == 143, "\(result)")
@@ -177,7 +177,7 @@ import Testing
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)
         let process = try cli.start(["ask", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"])
-        try await waitForPartialReply(in: cli, containing: "alpha")
+        try await cli.sandbox.waitForPartialReply(containing: "alpha")
         process.signal(SIGKILL)
         _ = await process.wait()
         let show = try await cli.run(["show", try latestConversation(cli)])
@@ -190,24 +190,5 @@ import Testing
         let chats = try await cli.run(["chats", "--json"])
         let list = try JSONSerialization.jsonObject(with: Data(chats.output.utf8)) as? [[String: Any]]
         return try #require(list?.first?["id"] as? String)
-    }
-
-    /// Waits (up to a generous deadline) until the library holds a streaming reply containing `text`.
-    func waitForPartialReply(in cli: CLI, containing text: String) async throws {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if FileManager.default.fileExists(atPath: cli.sandbox.libraryPath) {
-                let library = try LibraryStore(path: cli.sandbox.libraryPath)
-                if let conversation = try library.mostRecentConversation(),
-                    try library.messages(conversationId: conversation.id).contains(where: {
-                        $0.role == .assistant && $0.text.contains(text)
-                    })
-                {
-                    return
-                }
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("no partial reply containing \(text) was saved")
     }
 }

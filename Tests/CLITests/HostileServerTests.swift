@@ -126,7 +126,7 @@ import Testing
         let cli = try CLI(server: fixture.url)
         try #require(try await cli.run(["ask", "echo:first"]).status == 0)
         let asking = try cli.start(["ask", "-c", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"])
-        try await AskCommandTests().waitForPartialReply(in: cli, containing: "alpha")
+        try await cli.sandbox.waitForPartialReply(containing: "alpha")
         let refused = try await cli.run(["ask", "-c", "echo:second writer"])
         #expect(refused.status == 1, "\(refused)")
         #expect(

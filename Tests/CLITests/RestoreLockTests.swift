@@ -15,7 +15,7 @@ import Testing
         try #require(backedUp.status == 0, "\(backedUp)")
 
         let asking = try cli.start(["ask", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"])
-        try await AskCommandTests().waitForPartialReply(in: cli, containing: "alpha")
+        try await cli.sandbox.waitForPartialReply(containing: "alpha")
         let refused = try await cli.run(["restore", backup, "--yes"])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.errors.contains("in use by process \(asking.process.processIdentifier)"), "\(refused)")

@@ -14,7 +14,7 @@ import Testing
         let asking = try ProcessRunner.start(
             try BuiltProduct.path("llmster"), ["ask", "[[sim:stall=30]] echo:alpha beta gamma delta"],
             environment: rpc.sandbox.environment(server: fixture.url))
-        try await Self.waitForPartialReply(in: rpc.sandbox.libraryPath, containing: "alpha")
+        try await rpc.sandbox.waitForPartialReply(containing: "alpha")
 
         let refused = await rpc.call("library/restore", ["path": .string(path), "confirm": true])
         #expect(refused?.errorKind == "busy", "\(String(describing: refused))")
@@ -24,22 +24,5 @@ import Testing
         #expect(
             await rpc.call("library/restore", ["path": .string(path), "confirm": true])?["result"]?["restored"] == true)
         await rpc.closeInput()
-    }
-
-    /// Waits (up to 30 s) until the library holds a reply containing `text`: the other process is streaming.
-    private static func waitForPartialReply(in library: String, containing text: String) async throws {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let store = try LibraryStore(path: library)
-            if let conversation = try store.mostRecentConversation(),
-                try store.messages(conversationId: conversation.id).contains(where: {
-                    $0.role == .assistant && $0.text.contains(text)
-                })
-            {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("no partial reply containing \(text) was saved")
     }
 }
