@@ -99,11 +99,7 @@ struct VoiceCLI {
             try await Task.sleep(for: .milliseconds(50))
         }
         running.signal(SIGINT)
-        let stopDeadline = ContinuousClock.now + .seconds(30)
-        while running.process.isRunning, ContinuousClock.now < stopDeadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let stopped = !running.process.isRunning
+        let stopped = await ChildProbe.waitForEnd(of: running.process.processIdentifier, seconds: 30)
         if !stopped { running.signal(SIGKILL) }
         let result = await running.wait()
         #expect(stopped, "Ctrl-C stops listening within 30 s")
