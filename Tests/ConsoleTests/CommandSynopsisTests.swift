@@ -43,10 +43,11 @@ import Testing
 
     @Test func aLongUsageWrapsBetweenItsBracketedGroups() {
         let lines = TextLayout.usage(
-            "usage: /load [KEY] [--context-length N] [--flash-attention on|off] [--offload-kv-cache-to-gpu on|off]",
-            width: 40, indent: 4, fit: TextFit())
+            "usage: /load", "[KEY] [--context-length N] [--flash-attention on|off] [--offload-kv-cache-to-gpu on|off]",
+            width: 50, fit: TextFit())
         #expect(lines.count > 1)
-        for line in lines.dropFirst() { #expect(line.hasPrefix("    [") && line.hasSuffix("]"), "\(lines)") }
+        // Continuations start under the synopsis, each a whole group.
+        for line in lines.dropFirst() { #expect(line.hasPrefix("             [") && line.hasSuffix("]"), "\(lines)") }
     }
 
     /// The options whose long and short names are both absent from `synopsis`, read as whole words (`-f` is not

@@ -63,7 +63,7 @@ import Testing
             Issue.record("a bad option was accepted")
             return
         }
-        #expect(command.usageLine.hasPrefix("usage: /models"))
+        #expect(command.usageLine.description.hasPrefix("usage: /models"))
     }
 
     @Test func wordsRejectAnOpenQuote() {

@@ -75,7 +75,7 @@ public enum App {
     }
 
     /// The usage line of `llmster` itself.
-    static let usageLine = "usage: llmster [options] [command] [arguments]"
+    static let usageLine = UsageLine(term: "usage: llmster", synopsis: "[options] [command] [arguments]")
 
     /// The text of `llmster --help` laid out to `width` columns: descriptions wrap under their column.
     public static func help(width: Int, fit: TextFit) -> String {
@@ -134,7 +134,7 @@ public enum App {
         } catch {
             errors.usageError(
                 "llmster\(command.map { " " + $0.name } ?? ""): \(error)",
-                usage: "\(command?.usageLine ?? usageLine + "; see llmster --help")", indent: 9)
+                usage: command?.usageLine ?? usageLine.adding("; see llmster --help"), indent: 9)
             return ExitCode.usage
         }
         if parsed.has(.version) {
@@ -150,7 +150,8 @@ public enum App {
         }
         if command == nil, let stray = parsed.positionals.first {
             errors.usageError(
-                "llmster: unexpected '\(UntrustedText.sanitize(stray))'", usage: "\(usageLine); see llmster --help",
+                "llmster: unexpected '\(UntrustedText.sanitize(stray))'",
+                usage: usageLine.adding("; see llmster --help"),
                 indent: 9)
             return ExitCode.usage
         }
@@ -179,7 +180,7 @@ public enum App {
             return try await command.run(parsed, context)
         } catch let error as UsageError {
             errors.usageError(
-                "llmster\(name.isEmpty ? "" : " " + name): \(error)", usage: "\(command?.usageLine ?? usageLine)",
+                "llmster\(name.isEmpty ? "" : " " + name): \(error)", usage: command?.usageLine ?? usageLine,
                 indent: 9)
             return ExitCode.usage
         } catch {

@@ -35,13 +35,7 @@ public struct Command: Sendable {
 
     /// The text of `llmster NAME --help`, wrapped to `width` columns.
     public func help(width: Int, fit: TextFit) -> String {
-        let term = "usage: llmster \(name)"
-        // A bracketed group (`[--image FILE]…`) breaks only around it.
-        var text =
-            TextLayout.restoringSpaces(
-                TextLayout.hanging(
-                    term, TextLayout.keepingGroups(synopsis), column: term.count + 1, width: width, gap: 1,
-                    maximumColumn: width / 2, fit: fit)) + "\n\n"
+        var text = usageLine.lines(width: width, fit: fit).joined(separator: "\n") + "\n\n"
         text +=
             TextLayout.paragraphs(summary, width: width, fit: fit) + "\n\noptions:\n"
             + parser.optionHelp(width: width, fit: fit) + "\n"
@@ -52,6 +46,6 @@ public struct Command: Sendable {
         return text
     }
 
-    /// The one-line usage shown after a usage error.
-    public var usageLine: String { "usage: llmster \(name)\(synopsis.isEmpty ? "" : " " + synopsis)" }
+    /// `usage: llmster NAME` and the synopsis, as `--help` and a usage error show them.
+    public var usageLine: UsageLine { UsageLine(term: "usage: llmster \(name)", synopsis: synopsis) }
 }

@@ -63,14 +63,12 @@ public struct StandardStream: Sendable {
         write(wrapped(message.description, indent: indent, on: terminal) + "\n")
     }
 
-    /// Writes a usage error: `message` as `wrappedLine` writes it, then the usage line `usage`, which on a terminal
-    /// breaks only between its bracketed groups, its continuations four columns in (as `/help NAME` shows it).
-    public func usageError(_ message: SanitizedMessage, usage: SanitizedMessage, indent: Int) {
+    /// Writes a usage error: `message` as `wrappedLine` writes it, then the usage line `usage`, laid out on a
+    /// terminal as `--help` shows it (breaking only between bracketed groups).
+    public func usageError(_ message: SanitizedMessage, usage: UsageLine, indent: Int) {
         let terminal = TerminalCapabilities.detect(fd: fd, environment: [:])
         let usageLines =
-            terminal.isTTY
-            ? TextLayout.usage(usage.description, width: terminal.width, indent: 4, fit: terminal.textFit)
-            : [usage.description]
+            terminal.isTTY ? usage.lines(width: terminal.width, fit: terminal.textFit) : [usage.description]
         write(
             wrapped(message.description, indent: indent, on: terminal) + "\n" + usageLines.joined(separator: "\n")
                 + "\n")

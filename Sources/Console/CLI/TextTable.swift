@@ -161,14 +161,21 @@ public enum TextLayout {
         }.joined(separator: "\n")
     }
 
-    /// `synopsis` wrapped as `wrap` does, but never inside a bracketed group (`[--sort name|size|format]`).
-    public static func usage(_ synopsis: String, width: Int, indent: Int = 0, fit: TextFit) -> [String] {
-        wrap(keepingGroups(synopsis), width: width, indent: indent, fit: fit).map(restoringSpaces)
+    /// A usage line laid out to `width`: `term` (`usage: llmster load`), then `synopsis` wrapped only between its
+    /// bracketed groups (`[--sort name|size|format]` stays whole), continuing under the synopsis's start (at most
+    /// half the width in), or further out, below the term, when the widest group would not fit there.
+    public static func usage(_ term: String, _ synopsis: String, width: Int, fit: TextFit) -> [String] {
+        guard !synopsis.isEmpty else { return [term] }
+        let groups = keepingGroups(synopsis)
+        let widest = groups.split(separator: " ").map { fit.columns(String($0)) }.max() ?? 0
+        let column = max(min(fit.columns(term) + 1, width / 2, width - widest), 4)
+        let text = hanging(term, groups, column: column, width: width, gap: 1, maximumColumn: column, fit: fit)
+        return restoringSpaces(text).components(separatedBy: "\n")
     }
 
     /// `synopsis` with the spaces inside its bracketed groups made no-break, so that wrapping breaks only between
     /// groups; `restoringSpaces` undoes it.
-    static func keepingGroups(_ synopsis: String) -> String {
+    private static func keepingGroups(_ synopsis: String) -> String {
         var depth = 0
         return String(
             synopsis.map { character -> Character in
@@ -177,7 +184,7 @@ public enum TextLayout {
             })
     }
 
-    static func restoringSpaces(_ text: String) -> String { text.replacingOccurrences(of: "\u{A0}", with: " ") }
+    private static func restoringSpaces(_ text: String) -> String { text.replacingOccurrences(of: "\u{A0}", with: " ") }
 
     /// Paragraphs (separated by blank lines; the lines of one are joined) wrapped to `width`, each line indented
     /// by `indent` spaces.

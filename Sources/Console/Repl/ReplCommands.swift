@@ -25,7 +25,7 @@ enum ReplCommands {
                 guard let command = all.first(where: { $0.name == name }) else {
                     throw UsageError("there is no command /\(name)")
                 }
-                let usage = TextLayout.usage(command.usageLine, width: width, indent: 4, fit: fit)
+                let usage = command.usageLine.lines(width: width, fit: fit)
                 repl.output.line(
                     SanitizedMessage(
                         untrusted: (usage + TextLayout.wrap(command.summary, width: width, fit: fit)).joined(

@@ -265,7 +265,7 @@ import TerminalMarkdown
 
     /// Prints `/COMMAND: message` and the command's usage line, wrapped to the terminal.
     private func usage(_ command: SlashCommand, _ message: String) {
-        context.errors.usageError("/\(command.name): \(message)", usage: "\(command.usageLine)", indent: 2)
+        context.errors.usageError("/\(command.name): \(message)", usage: command.usageLine, indent: 2)
     }
 
     /// Keeps unsent input on the current conversation (only when there is one).

@@ -39,5 +39,5 @@ struct SlashCommand: Sendable {
     }
 
     /// `usage: /name synopsis`.
-    var usageLine: String { "usage: /\(name)\(synopsis.isEmpty ? "" : " " + synopsis)" }
+    var usageLine: UsageLine { UsageLine(term: "usage: /\(name)", synopsis: synopsis) }
 }
