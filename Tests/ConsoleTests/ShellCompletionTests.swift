@@ -74,11 +74,13 @@ import Testing
     @Test(arguments: ["bash", "zsh", "fish"])
     func everyCommandAndOptionAppears(shell: String) async throws {
         // The executable's script: it adds the commands of the faces Console does not link (rpc, voice).
-        let script = try await ProcessRunner.run(
-            try BuiltProduct.path("llmster"), ["completions", shell], environment: [:]
-        ).output
+        let generated = try await ProcessRunner.run(
+            try BuiltProduct.path("llmster"), ["completions", shell], environment: [:])
+        try #require(generated.status == 0, "\(generated)")
+        let script = generated.output
         let help = try await ProcessRunner.run(try BuiltProduct.path("llmster"), ["--help"], environment: [:]).output
-        let commands = help.components(separatedBy: "\ncommands:\n")[1].components(separatedBy: "\n\n")[0]
+        let list = try #require(help.components(separatedBy: "\ncommands:\n").dropFirst().first, "\(help)")
+        let commands = list.components(separatedBy: "\n\n")[0]
             .split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { String($0.split(separator: " ")[0]) }
         #expect(commands.count >= 17)
         for command in commands {
