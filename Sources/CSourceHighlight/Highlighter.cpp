@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -21,10 +22,21 @@
 
 namespace {
 
-// Guards source-highlight's global language map and definition cache (Instances), shared by every handle.
+// Guards source-highlight's global language map and definition cache (Instances), shared by every handle. Never
+// destroyed: holdLibraryAtExit keeps it locked while exit destroys static objects.
 std::mutex &libraryLock() {
-    static std::mutex lock;
-    return lock;
+    static std::mutex *lock = new std::mutex;
+    return *lock;
+}
+
+// From the start of exit on, holds the library lock, so that no thread is inside source-highlight (or boost's regex
+// caches) while exit destroys their static objects: a reply still rendering on another thread when llmster exits
+// (Ctrl-C during a long reply) would use them freed, and once crashed in malloc. Registered after the first line was
+// highlighted, when those objects (boost's are made by the first match) exist, so it runs before their destructors
+// (exit runs handlers in reverse order).
+void holdLibraryAtExit() {
+    static std::once_flag once;
+    std::call_once(once, [] { std::atexit([] { libraryLock().lock(); }); });
 }
 
 // Receives the text of one element and appends it as a span of its kind.
@@ -196,6 +208,7 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
         highlighter->spans.clear();
         highlighter->params.start = 0;
         lexer.highlightParagraph(text);
+        holdLibraryAtExit();
         if (!advance) {
             lexer.setCurrentState(savedState);
             lexer.setStateStack(savedStack);
