@@ -5,8 +5,15 @@
 #include <srchilite/formatterparams.h>
 #include <srchilite/instances.h>
 #include <srchilite/langdefmanager.h>
+#include <srchilite/highlightstate.h>
+#include <srchilite/highlighttoken.h>
 #include <srchilite/langmap.h>
+#include <srchilite/matchingparameters.h>
+#include <srchilite/regexhighlightrule.h>
+#include <srchilite/regexpreprocessor.h>
 #include <srchilite/sourcehighlighter.h>
+
+#include <boost/regex.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -16,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +45,207 @@ std::mutex &libraryLock() {
 void holdLibraryAtExit() {
     static std::once_flag once;
     std::call_once(once, [] { std::atexit([] { libraryLock().lock(); }); });
+}
+
+// Counts the lines highlighted, so that a rule's remembered search is used only on the line it was made on (a new
+// line may reuse the old one's memory). Guarded by libraryLock().
+unsigned long currentLine = 0;
+
+// A regex rule of source-highlight that remembers its last search on the current line, for highlightLine.
+// source-highlight asks every rule of the state for its leftmost match after each token, so a line of n tokens
+// searched the rest of the line n times per rule; this rule searches it once and answers later questions from that
+// search when they have the same answer. Its tryToMatch is source-highlight's own rule's.
+//
+// Why the answer is the same: a search from `start` finds the leftmost position at or after it where the expression
+// matches. Every position after `start` is matched exactly as in the remembered search from an earlier start (the
+// characters before it are visible to \b and look-behind in both; match_not_bol only concerns the first position).
+// Only the position `start` itself differs, where the new search sees the beginning of its text. So: a match that
+// begins exactly at `start` (tried alone, with the new search's flags) is the answer; otherwise the remembered match
+// is, when it begins after `start`, and "none" is when the remembered search found none. Expressions that could look
+// behind by more than one character, or anchor at the search's own start (\G), are searched afresh every time.
+class ReusingRegexRule : public srchilite::HighlightRule {
+public:
+    explicit ReusingRegexRule(srchilite::HighlightRulePtr original)
+        : srchilite::HighlightRule(*original), original(original), expression(original->toString()),
+          reusable(reusableExpression(original->toString())) {}
+
+    bool tryToMatch(std::string::const_iterator start, std::string::const_iterator end, srchilite::HighlightToken &token,
+                    const srchilite::MatchingParameters &params) override {
+        return original->tryToMatch(start, end, token, params);
+    }
+
+    const std::string toString() const override { return original->toString(); }
+
+    void replaceReferences(const srchilite::ReplacementList &replacements) override {
+        original->replaceReferences(replacements);
+        expression.assign(original->toString());
+        reusable = reusableExpression(original->toString());
+        line = 0;
+    }
+
+    srchilite::HighlightRule *clone() override {
+        auto copy = new ReusingRegexRule(*this);
+        copy->original.reset(original->clone());
+        copy->line = 0;
+        return copy;
+    }
+
+    // The leftmost match at or after `start`, as tryToMatch's search finds it, or nullptr; valid until this rule's
+    // next search.
+    const boost::smatch *search(std::string::const_iterator start, std::string::const_iterator end,
+                                bool beginningOfLine) {
+        boost::match_flag_type flags = beginningOfLine ? boost::match_default : boost::match_not_bol;
+        bool sameSearch = line == currentLine && searchEnd == end && searchStart == start && searchFlags == flags;
+        if (!sameSearch) {
+            bool later = reusable && line == currentLine && searchEnd == end && searchStart < start &&
+                         (!found || match[0].first > start);
+            if (!later) {
+                found = boost::regex_search(start, end, match, expression, flags);
+            } else if (mayBeginAt(start, end) &&
+                       boost::regex_search(start, end, here, expression, flags | boost::match_continuous)) {
+                match.swap(here);
+                found = true;
+            }
+            line = currentLine;
+            searchStart = start;
+            searchEnd = end;
+            searchFlags = flags;
+        }
+        return found ? &match : nullptr;
+    }
+
+    // How many characters a token of `found` covers (source-highlight's matchedSize): the whole match, or for a rule
+    // of several elements the groups that matched.
+    size_t matchedSize(const boost::smatch &found) const {
+        if (getElemList().size() <= 1) return static_cast<size_t>(found.length(0));
+        size_t size = 0;
+        for (unsigned int group = 1; group < found.size(); ++group) {
+            if (found[group].matched) size += static_cast<size_t>(found.length(group));
+        }
+        return size;
+    }
+
+private:
+    srchilite::HighlightRulePtr original;
+    boost::regex expression;
+    bool reusable;
+
+    // The remembered search: on which line, from where to where with which flags, and what it found; `here` is the
+    // scratch space of the one-position search.
+    unsigned long line = 0;
+    std::string::const_iterator searchStart, searchEnd;
+    boost::match_flag_type searchFlags = boost::match_default;
+    bool found = false;
+    boost::smatch match, here;
+
+    // Whether a match could begin at `start`, by the expression's map of first characters (what boost's own search
+    // skips positions by): most rules cannot begin at most tokens, and this spares trying them there.
+    bool mayBeginAt(std::string::const_iterator start, std::string::const_iterator end) const {
+        if (start == end) return expression.can_be_null();
+        return (expression.get_map()[static_cast<unsigned char>(*start)] & boost::BOOST_REGEX_DETAIL_NS::mask_any) != 0;
+    }
+
+    static bool reusableExpression(const std::string &text) {
+        return text.find("(?<") == std::string::npos && text.find("\\G") == std::string::npos;
+    }
+};
+
+// Replaces every regex rule reachable from `state` by a ReusingRegexRule, once per state (the states are
+// source-highlight's cached definitions, shared by every handle). Whether every rule reachable is now one.
+bool reuseSearchesIn(const srchilite::HighlightStatePtr &state, std::set<const srchilite::HighlightState *> &seen) {
+    if (!state || !seen.insert(state.get()).second) return true;
+    bool all = true;
+    const srchilite::RuleList &rules = state->getRuleList();
+    for (srchilite::RuleList::size_type index = 0; index < rules.size(); ++index) {
+        srchilite::HighlightRulePtr rule = rules[index];
+        if (dynamic_cast<srchilite::RegexHighlightRule *>(rule.get()) != nullptr) {
+            state->replaceRule(index, srchilite::HighlightRulePtr(new ReusingRegexRule(rule)));
+        } else if (dynamic_cast<ReusingRegexRule *>(rule.get()) == nullptr) {
+            all = false;
+        }
+        all = reuseSearchesIn(rule->getNextState(), seen) && all;
+    }
+    return all;
+}
+
+// Whether [start, end) is only blanks, as source-highlight's "[[:blank:]]*" test of a token's prefix says.
+bool onlyBlanks(std::string::const_iterator start, std::string::const_iterator end) {
+    static const boost::regex blanks("[[:blank:]]*");
+    return start == end || boost::regex_match(start, end, blanks);
+}
+
+// Highlights `line` as SourceHighlighter::highlightParagraph does (the same tokens, states and formatter calls), for
+// states whose rules are all ReusingRegexRule: searches are answered from the rules' memory, and only the best
+// rule's match becomes strings (source-highlight builds a token of strings for every rule that matches).
+void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line) {
+    const srchilite::FormatterManager &formatters = *lexer.getFormatterManager();
+    auto format = [&](const std::string &element, std::string::const_iterator from, std::string::const_iterator to) {
+        if (from != to) formatters.getFormatter(element)->format(std::string(from, to), nullptr);
+    };
+    auto start = line.begin();
+    const auto end = line.end();
+    bool beginningOfLine = true;
+    while (true) {
+        srchilite::HighlightStatePtr state = lexer.getCurrentState();
+        ReusingRegexRule *best = nullptr;
+        const boost::smatch *bestMatch = nullptr;
+        size_t bestPrefix = 0, bestSize = 0;
+        for (const auto &entry : state->getRuleList()) {
+            auto rule = static_cast<ReusingRegexRule *>(entry.get());
+            const boost::smatch *match = rule->search(start, end, beginningOfLine);
+            if (match == nullptr) continue;
+            auto prefix = static_cast<size_t>((*match)[0].first - start);
+            size_t size = rule->matchedSize(*match);
+            if (best == nullptr || prefix < bestPrefix || (prefix == bestPrefix && size > bestSize)) {
+                best = rule;
+                bestMatch = match;
+                bestPrefix = prefix;
+                bestSize = size;
+                if (onlyBlanks(start, (*match)[0].first)) break;
+            }
+        }
+        if (best == nullptr) {
+            format(state->getDefaultElement(), start, end);
+            return;
+        }
+        const boost::smatch &match = *bestMatch;
+        format(state->getDefaultElement(), start, match[0].first);
+        const srchilite::ElemList &elements = best->getElemList();
+        if (elements.size() > 1) {
+            for (unsigned int group = 1; group < match.size() && group <= elements.size(); ++group) {
+                if (match[group].matched) format(elements[group - 1], match[group].first, match[group].second);
+            }
+        } else {
+            format(elements[0], match[0].first, match[0].second);
+        }
+        if (bestSize > 0) beginningOfLine = false;
+
+        srchilite::HighlightStatePtr next = best->isNested() ? state : best->getNextState();
+        if (next && next->getNeedsReferenceReplacement()) {
+            if (next->getOriginalState()) next = next->getOriginalState();
+            srchilite::ReplacementList groups;
+            if (best->getHasSubexpressions()) {
+                for (unsigned int group = 1; group < match.size(); ++group) groups.push_back(match[group]);
+            }
+            srchilite::HighlightStatePtr copy(new srchilite::HighlightState(*next));
+            copy->setOriginalState(next);
+            copy->replaceReferences(groups);
+            next = copy;
+        }
+        srchilite::HighlightStateStack &stack = *lexer.getStateStack();
+        if (next) {
+            stack.push(state);
+            lexer.setCurrentState(next);
+        } else if (best->getExitLevel() < 0 || (best->getExitLevel() > 0 && stack.size() < size_t(best->getExitLevel()))) {
+            lexer.clearStateStack();
+            lexer.setCurrentState(lexer.getMainState());
+        } else if (best->getExitLevel() > 0) {
+            for (int level = 1; level < best->getExitLevel(); ++level) stack.pop();
+            lexer.setCurrentState(stack.top());
+            stack.pop();
+        }
+        start += static_cast<std::string::difference_type>(bestPrefix + bestSize);
+    }
 }
 
 // Receives the text of one element and appends it as a span of its kind.
@@ -124,6 +333,10 @@ struct llmster_highlighter {
     std::unique_ptr<srchilite::FormatterManager> formatters;
     std::unique_ptr<srchilite::SourceHighlighter> highlighter;
     srchilite::FormatterParams params;
+    /// Whether its definition's rules are all ReusingRegexRule, so that its lines can go through highlightLine.
+    bool reusable = false;
+    /// Whether its lines go through highlightLine when they can; false only to compare with source-highlight's own.
+    bool reuseSearches = true;
 };
 
 namespace {
@@ -154,8 +367,11 @@ extern "C" llmster_highlighter *llmster_highlighter_create(const char *language,
         }
         auto manager = srchilite::Instances::getLangDefManager();
         auto state = directory.empty() ? manager->getHighlightState(file) : manager->getHighlightState(directory, file);
+        std::set<const srchilite::HighlightState *> seen;
+        bool reusing = reuseSearchesIn(state, seen);
         std::unique_ptr<llmster_highlighter> handle(new llmster_highlighter());
         handle->definition = {directory, file};
+        handle->reusable = reusing;
         handle->formatters.reset(new srchilite::FormatterManager(
             srchilite::FormatterPtr(new SpanFormatter(handle->spans, LLMSTER_TOKEN_PLAIN))));
         for (const auto &entry : elementKinds) {
@@ -179,6 +395,7 @@ extern "C" void llmster_highlighter_destroy(llmster_highlighter *highlighter) {
         auto &idle = idleHighlighters()[highlighter->definition];
         if (idle.size() < idleHighlightersPerDefinition) {
             highlighter->spans.clear();
+            highlighter->reuseSearches = true;
             highlighter->highlighter->clearStateStack();
             highlighter->highlighter->setCurrentState(highlighter->highlighter->getMainState());
             idle.push_back(highlighter);
@@ -207,7 +424,12 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
         }
         highlighter->spans.clear();
         highlighter->params.start = 0;
-        lexer.highlightParagraph(text);
+        if (highlighter->reusable && highlighter->reuseSearches) {
+            ++currentLine;
+            highlightLine(lexer, text);
+        } else {
+            lexer.highlightParagraph(text);
+        }
         holdLibraryAtExit();
         if (!advance) {
             lexer.setCurrentState(savedState);
@@ -229,4 +451,8 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
         lexer.setCurrentState(lexer.getMainState());
         return -1;
     }
+}
+
+extern "C" void llmster_highlighter_reuse_searches(llmster_highlighter *highlighter, int reuse) {
+    if (highlighter != nullptr) highlighter->reuseSearches = reuse != 0;
 }

@@ -16,11 +16,14 @@ final class CodeHighlighter {
 
     /// A highlighter for the first word of a fence's info string, or nil when neither source-highlight nor
     /// llmster's own definitions (`share/highlight`) know the language (the block is then shown plain).
-    init?(language: String) {
+    /// `reusingSearches` false runs every regular-expression search as source-highlight does itself, without the
+    /// answers remembered from earlier searches on the line; the spans are the same, which tests show with it.
+    init?(language: String, reusingSearches: Bool = true) {
         guard !language.isEmpty, language.utf8.count <= 64, !language.utf8.contains(0),
             let handle = llmster_highlighter_create(language, Self.bundledDefinitions)
         else { return nil }
         self.handle = handle
+        if !reusingSearches { llmster_highlighter_reuse_searches(handle, 0) }
     }
 
     deinit { llmster_highlighter_destroy(handle) }

@@ -63,6 +63,11 @@ void llmster_highlighter_destroy(llmster_highlighter *highlighter);
 int llmster_highlighter_line(llmster_highlighter *highlighter, const char *line, size_t length, int advance,
                              const llmster_highlight_span **spans, size_t *count);
 
+/// Whether `highlighter` may answer a rule's search from the rule's earlier search on the same line (non-zero, the
+/// default) or runs every search as source-highlight itself does (zero). The spans are the same either way; zero is
+/// for tests that show it.
+void llmster_highlighter_reuse_searches(llmster_highlighter *highlighter, int reuse);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,91 @@
+import Testing
+
+@testable import TerminalMarkdown
+
+/// Highlighting that answers a rule's searches from its earlier search on the line colours every line exactly as
+/// source-highlight's own matching does: the same spans, kinds and lexer state, in every language llmster maps, on
+/// hand-written lines and on generated token soup that glues keywords to names, opens and closes strings and
+/// comments across lines, and starts tokens where a word boundary or a look-behind depends on the character before.
+struct HighlightSearchReuseTests {
+    static let languages = [
+        "python", "javascript", "typescript", "c", "cpp", "rust", "go", "java", "sh", "zsh", "ruby", "perl", "php",
+        "sql", "html", "xml", "css", "json", "yaml", "toml", "swift", "kotlin", "diff", "dockerfile", "lua", "haskell",
+        "erlang", "latex", "makefile", "scala", "csharp", "http"
+    ]
+
+    static let lines = [
+        "def section_1(): return 1 * 2  # comment",
+        "xdef ifx _if if_ elif: pass; classy class Foo(Bar): ...",
+        "s = 'it\\'s' + \"a \\\"quote\\\"\" + r'raw\\' + f\"{x!r:>10}\"",
+        "/* open comment", "still inside */ int x = 0x1F + 1e10 + .5f; // tail",
+        "\"\"\"doc string", "continues\"\"\" + '''other'''",
+        "let re = /ab+c/gi; const t = `tmpl ${a + `nested`}`;",
+        "fn main() { let r = br\"bytes\"; let s = r#\"raw\"#; 'a'; b'x'; }",
+        "cat <<EOF > file", "  $HOME ${var:-x} $(cmd) `old` \\$esc", "EOF",
+        "#include <stdio.h>", "#define MAX(a, b) ((a) > (b) ? (a) : (b))",
+        "SELECT a.b, COUNT(*) FROM t WHERE x = 'y' -- note", "<!-- c --><a href=\"x\">t</a><br/>&amp;",
+        "@media (max-width: 600px) { .a:hover { color: #FFF; } }",
+        "{\"k\": [1, 2.5e-3, true, null], \"s\": \"\\u00e9\"}",
+        "key: value # c", "- item: 'q' \"d\" &anchor *ref !!tag",
+        "[section] k = \"v\" n = 1_000 d = 2024-01-01T00:00:00Z",
+        "+added line", "-removed line", "@@ -1,3 +1,4 @@", "FROM debian:12 AS build", "RUN apt-get install -y x \\",
+        "local function f(...) return #t end --[[ long", "comment ]] x = [[str]]",
+        "main = do { putStrLn \"hi\"; let x = 'c' } -- c {- block -}", "apply(M, F, A) -> io:format(\"~p~n\", [A]).",
+        "\\begin{document} % comment $x^2$ \\end{document}", "all: dep ; $(CC) -o $@ $< # c",
+        "GET /path HTTP/1.1", "Content-Type: text/plain",
+        "", "   ", "\t\tindented\ttabs", "é ü 日本語 🙂 mixed bytes", "if(if)if if", "x+=1;y-=2;z*=3",
+        "trailing backslash \\", "\"unterminated", "'", "/*", "*/", "#", "//"
+    ]
+
+    /// Tokens the soup is made of: keywords of many languages, names that contain them, quotes, comment and
+    /// string delimiters, numbers and punctuation.
+    static let tokens = [
+        "if", "xif", "if_", "def", "class", "return", "fn", "let", "const", "var", "int", "void", "SELECT", "from",
+        "import", "true", "null", "self", "this", "end", "do", "begin", "x", "_", "a1", "0x1F", "42", "3.14", "1e-3",
+        "\"", "'", "`", "\\", "\"\"\"", "/*", "*/", "//", "#", "--", "<!--", "-->", "${", "}", "$", "@", "(", ")", "[",
+        "]", "{", "<", ">", "/", "*", "=", ",", ";", ":", ".", "r\"", "b'", "<<", "%", "&", "é", " ", " ", " ", "\t"
+    ]
+
+    /// Deterministic token soup: `count` lines from a fixed linear congruential sequence.
+    static func soup(seed: UInt64, count: Int) -> [String] {
+        var state = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        return (0..<count).map { _ in
+            (0..<next(24)).map { _ in tokens[next(tokens.count)] }.joined(separator: next(3) == 0 ? " " : "")
+        }
+    }
+
+    /// Each line's spans, committing every line and previewing every third one first, as a stream does.
+    static func highlight(_ lines: [String], language: String, reusingSearches: Bool) -> [[String]]? {
+        guard let highlighter = CodeHighlighter(language: language, reusingSearches: reusingSearches) else {
+            return nil
+        }
+        return lines.enumerated().flatMap { index, line in
+            let preview = index % 3 == 0 ? [highlighter.spans(line, advance: false)] : []
+            return (preview + [highlighter.spans(line, advance: true)]).map { spans in
+                spans.map { "\($0.kind):\($0.text)" }
+            }
+        }
+    }
+
+    @Test(arguments: languages)
+    func reusedSearchesColourAsSourceHighlightDoes(language: String) throws {
+        let text = Self.lines + Self.soup(seed: UInt64(language.utf8.count), count: 400)
+        let own = try #require(Self.highlight(text, language: language, reusingSearches: false))
+        let reused = try #require(Self.highlight(text, language: language, reusingSearches: true))
+        #expect(own.count == reused.count)
+        for (index, (expected, actual)) in zip(own, reused).enumerated() where expected != actual {
+            Issue.record("\(language) line \(index): \(actual) ≠ \(expected)")
+            break
+        }
+    }
+
+    @Test func theSampleLinesAreColouredAtAll() throws {
+        let spans = try #require(Self.highlight(Self.lines, language: "python", reusingSearches: true))
+        #expect(spans.contains { $0.contains { $0.hasPrefix("keyword:") } })
+        #expect(spans.contains { $0.contains { $0.hasPrefix("string:") } })
+    }
+}
