@@ -11,6 +11,7 @@
 #include <srchilite/matchingparameters.h>
 #include <srchilite/regexhighlightrule.h>
 #include <srchilite/regexpreprocessor.h>
+#include <srchilite/regexrulefactory.h>
 #include <srchilite/sourcehighlighter.h>
 
 #include <boost/regex.hpp>
@@ -61,8 +62,12 @@ unsigned long currentLine = 0;
 // characters before it are visible to \b and look-behind in both; match_not_bol only concerns the first position).
 // Only the position `start` itself differs, where the new search sees the beginning of its text. So: a match that
 // begins exactly at `start` (tried alone, with the new search's flags) is the answer; otherwise the remembered match
-// is, when it begins after `start`, and "none" is when the remembered search found none. Expressions that could look
-// behind by more than one character, or anchor at the search's own start (\G), are searched afresh every time.
+// is, when it begins after `start`, and "none" is when the remembered search found none. Expressions with a
+// look-behind (which could look past a later start), an anchor at the search's own start (\G), a reset of the match
+// start (\K) or a backtracking verb ((*SKIP), (*COMMIT): they move where a search resumes) are searched afresh every
+// time. One difference remains: boost gives up on an expression that backtracks too much by a budget that grows with
+// the text searched, so a remembered search from an earlier start may finish where source-highlight's later, shorter
+// one gives up (the line is then shown plain); never the other way round.
 class ReusingRegexRule : public srchilite::HighlightRule {
 public:
     explicit ReusingRegexRule(srchilite::HighlightRulePtr original)
@@ -84,10 +89,10 @@ public:
     }
 
     srchilite::HighlightRule *clone() override {
-        auto copy = new ReusingRegexRule(*this);
+        std::unique_ptr<ReusingRegexRule> copy(new ReusingRegexRule(*this));
         copy->original.reset(original->clone());
         copy->line = 0;
-        return copy;
+        return copy.release();
     }
 
     // The leftmost match at or after `start`, as tryToMatch's search finds it, or nullptr; valid until this rule's
@@ -139,14 +144,18 @@ private:
     boost::smatch match, here;
 
     // Whether a match could begin at `start`, by the expression's map of first characters (what boost's own search
-    // skips positions by): most rules cannot begin at most tokens, and this spares trying them there.
+    // skips positions by): most rules cannot begin at most tokens, and this spares trying them there. The map and
+    // its mask are boost 1.74's (Debian 12's libboost-regex-dev).
     bool mayBeginAt(std::string::const_iterator start, std::string::const_iterator end) const {
         if (start == end) return expression.can_be_null();
         return (expression.get_map()[static_cast<unsigned char>(*start)] & boost::BOOST_REGEX_DETAIL_NS::mask_any) != 0;
     }
 
     static bool reusableExpression(const std::string &text) {
-        return text.find("(?<") == std::string::npos && text.find("\\G") == std::string::npos;
+        for (const char *construct : {"(?<", "\\G", "\\K", "(*"}) {
+            if (text.find(construct) != std::string::npos) return false;
+        }
+        return true;
     }
 };
 
@@ -170,8 +179,9 @@ bool reuseSearchesIn(const srchilite::HighlightStatePtr &state, std::set<const s
 
 // Whether [start, end) is only blanks, as source-highlight's "[[:blank:]]*" test of a token's prefix says.
 bool onlyBlanks(std::string::const_iterator start, std::string::const_iterator end) {
-    static const boost::regex blanks("[[:blank:]]*");
-    return start == end || boost::regex_match(start, end, blanks);
+    // Never destroyed, like the library lock: a thread may still be highlighting while exit destroys static objects.
+    static const boost::regex *blanks = new boost::regex("[[:blank:]]*");
+    return start == end || boost::regex_match(start, end, *blanks);
 }
 
 // Highlights `line` as SourceHighlighter::highlightParagraph does (the same tokens, states and formatter calls), for
@@ -333,10 +343,10 @@ struct llmster_highlighter {
     std::unique_ptr<srchilite::FormatterManager> formatters;
     std::unique_ptr<srchilite::SourceHighlighter> highlighter;
     srchilite::FormatterParams params;
-    /// Whether its definition's rules are all ReusingRegexRule, so that its lines can go through highlightLine.
-    bool reusable = false;
-    /// Whether its lines go through highlightLine when they can; false only to compare with source-highlight's own.
-    bool reuseSearches = true;
+    /// Whether its lines go through highlightLine: its definition's rules are all ReusingRegexRule.
+    bool searchesOnce = false;
+    /// Whether it runs source-highlight's own matching on definitions of its own (for tests); not kept in the pool.
+    bool sourceHighlightMatching = false;
 };
 
 namespace {
@@ -353,25 +363,35 @@ const size_t idleHighlightersPerDefinition = 4;
 
 }  // namespace
 
-extern "C" llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory) {
+// Language definitions loaded apart from source-highlight's shared ones, whose rules are never replaced: what
+// handles made for source-highlight's own matching highlight with. Never destroyed, like the library lock.
+srchilite::LangDefManager &unchangedDefinitions() {
+    static srchilite::LangDefManager *manager = new srchilite::LangDefManager(new srchilite::RegexRuleFactory());
+    return *manager;
+}
+
+extern "C" llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory,
+                                                           int source_highlight_matching) {
     if (language == nullptr) return nullptr;
     try {
         std::lock_guard<std::mutex> guard(libraryLock());
         auto [directory, file] = cachedDefinition(language, bundled_directory);
         if (file.empty()) return nullptr;
         auto &idle = idleHighlighters()[{directory, file}];
-        if (!idle.empty()) {
+        if (!idle.empty() && !source_highlight_matching) {
             llmster_highlighter *reused = idle.back();
             idle.pop_back();
             return reused;
         }
-        auto manager = srchilite::Instances::getLangDefManager();
+        auto manager = source_highlight_matching ? &unchangedDefinitions() : srchilite::Instances::getLangDefManager();
         auto state = directory.empty() ? manager->getHighlightState(file) : manager->getHighlightState(directory, file);
-        std::set<const srchilite::HighlightState *> seen;
-        bool reusing = reuseSearchesIn(state, seen);
         std::unique_ptr<llmster_highlighter> handle(new llmster_highlighter());
         handle->definition = {directory, file};
-        handle->reusable = reusing;
+        handle->sourceHighlightMatching = source_highlight_matching != 0;
+        if (!source_highlight_matching) {
+            std::set<const srchilite::HighlightState *> seen;
+            handle->searchesOnce = reuseSearchesIn(state, seen);
+        }
         handle->formatters.reset(new srchilite::FormatterManager(
             srchilite::FormatterPtr(new SpanFormatter(handle->spans, LLMSTER_TOKEN_PLAIN))));
         for (const auto &entry : elementKinds) {
@@ -393,9 +413,8 @@ extern "C" void llmster_highlighter_destroy(llmster_highlighter *highlighter) {
     try {
         std::lock_guard<std::mutex> guard(libraryLock());
         auto &idle = idleHighlighters()[highlighter->definition];
-        if (idle.size() < idleHighlightersPerDefinition) {
+        if (idle.size() < idleHighlightersPerDefinition && !highlighter->sourceHighlightMatching) {
             highlighter->spans.clear();
-            highlighter->reuseSearches = true;
             highlighter->highlighter->clearStateStack();
             highlighter->highlighter->setCurrentState(highlighter->highlighter->getMainState());
             idle.push_back(highlighter);
@@ -424,7 +443,7 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
         }
         highlighter->spans.clear();
         highlighter->params.start = 0;
-        if (highlighter->reusable && highlighter->reuseSearches) {
+        if (highlighter->searchesOnce) {
             ++currentLine;
             highlightLine(lexer, text);
         } else {
@@ -453,6 +472,6 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
     }
 }
 
-extern "C" void llmster_highlighter_reuse_searches(llmster_highlighter *highlighter, int reuse) {
-    if (highlighter != nullptr) highlighter->reuseSearches = reuse != 0;
+extern "C" int llmster_highlighter_searches_once(const llmster_highlighter *highlighter) {
+    return highlighter != nullptr && highlighter->searchesOnce ? 1 : 0;
 }

@@ -51,7 +51,11 @@ typedef struct llmster_highlighter llmster_highlighter;
 /// A highlighter for `language` (a Markdown info string word such as "python" or "sh", NUL-terminated), or NULL
 /// when source-highlight has no definition for it or its files cannot be read. Definitions source-highlight lacks
 /// are looked up as `LANGUAGE.lang` in `bundled_directory` (llmster's own, self-contained; NULL for none).
-llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory);
+/// Lines are highlighted by llmster's loop over source-highlight's rules, which gives source-highlight's spans while
+/// searching each rule once per line; `source_highlight_matching` non-zero runs source-highlight's own loop on
+/// definitions loaded apart instead, for tests that compare the two.
+llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory,
+                                                int source_highlight_matching);
 
 /// Frees a highlighter; NULL is ignored. A few per language are kept, reset, for the next create of that language.
 void llmster_highlighter_destroy(llmster_highlighter *highlighter);
@@ -63,10 +67,9 @@ void llmster_highlighter_destroy(llmster_highlighter *highlighter);
 int llmster_highlighter_line(llmster_highlighter *highlighter, const char *line, size_t length, int advance,
                              const llmster_highlight_span **spans, size_t *count);
 
-/// Whether `highlighter` may answer a rule's search from the rule's earlier search on the same line (non-zero, the
-/// default) or runs every search as source-highlight itself does (zero). The spans are the same either way; zero is
-/// for tests that show it.
-void llmster_highlighter_reuse_searches(llmster_highlighter *highlighter, int reuse);
+/// Whether `highlighter`'s lines go through llmster's own loop over the definition's rules, which searches each rule
+/// once per line (1), or source-highlight's (0: asked for at create, or a definition with rules of another kind).
+int llmster_highlighter_searches_once(const llmster_highlighter *highlighter);
 
 #ifdef __cplusplus
 }

@@ -2,11 +2,13 @@ import Testing
 
 @testable import TerminalMarkdown
 
-/// Highlighting that answers a rule's searches from its earlier search on the line colours every line exactly as
-/// source-highlight's own matching does: the same spans, kinds and lexer state, in every language llmster maps, on
-/// hand-written lines and on generated token soup that glues keywords to names, opens and closes strings and
-/// comments across lines, and starts tokens where a word boundary or a look-behind depends on the character before.
-struct HighlightSearchReuseTests {
+/// llmster's loop over source-highlight's rules, which searches each rule once per line, colours every line exactly as
+/// source-highlight's own loop does (on definitions loaded apart, which llmster's loop never touches): the same spans,
+/// kinds and lexer state, in every language llmster maps, on hand-written lines and on generated token soup that
+/// glues keywords to names, opens and closes strings and comments across lines, and starts tokens where a word
+/// boundary depends on the character before; two highlighters of one language take turns, as two code blocks on two
+/// threads do.
+struct HighlightLoopTests {
     static let languages = [
         "python", "javascript", "typescript", "c", "cpp", "rust", "go", "java", "sh", "zsh", "ruby", "perl", "php",
         "sql", "html", "xml", "css", "json", "yaml", "toml", "swift", "kotlin", "diff", "dockerfile", "lua", "haskell",
@@ -46,24 +48,28 @@ struct HighlightSearchReuseTests {
         "]", "{", "<", ">", "/", "*", "=", ",", ";", ":", ".", "r\"", "b'", "<<", "%", "&", "é", " ", " ", " ", "\t"
     ]
 
-    /// Deterministic token soup: `count` lines from a fixed linear congruential sequence.
+    /// Deterministic token soup: `count` lines from a fixed linear congruential sequence, every fifth one long.
     static func soup(seed: UInt64, count: Int) -> [String] {
         var state = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         func next(_ bound: Int) -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(bound))
         }
-        return (0..<count).map { _ in
-            (0..<next(24)).map { _ in tokens[next(tokens.count)] }.joined(separator: next(3) == 0 ? " " : "")
+        return (0..<count).map { index in
+            (0..<next(index % 5 == 0 ? 90 : 24)).map { _ in tokens[next(tokens.count)] }
+                .joined(separator: next(3) == 0 ? " " : "")
         }
     }
 
-    /// Each line's spans, committing every line and previewing every third one first, as a stream does.
-    static func highlight(_ lines: [String], language: String, reusingSearches: Bool) -> [[String]]? {
-        guard let highlighter = CodeHighlighter(language: language, reusingSearches: reusingSearches) else {
-            return nil
+    /// Each line's spans from two highlighters taking turns (even lines to one, odd to the other), committing every
+    /// line and previewing every third one first, as a stream does.
+    static func highlight(_ lines: [String], language: String, sourceHighlightMatching: Bool) throws -> [[String]] {
+        let pair = try [0, 1].map { _ in
+            try #require(CodeHighlighter(language: language, sourceHighlightMatching: sourceHighlightMatching))
         }
+        #expect(pair.allSatisfy { $0.searchesEachRuleOnce != sourceHighlightMatching })
         return lines.enumerated().flatMap { index, line in
+            let highlighter = pair[index % 2]
             let preview = index % 3 == 0 ? [highlighter.spans(line, advance: false)] : []
             return (preview + [highlighter.spans(line, advance: true)]).map { spans in
                 spans.map { "\($0.kind):\($0.text)" }
@@ -72,19 +78,20 @@ struct HighlightSearchReuseTests {
     }
 
     @Test(arguments: languages)
-    func reusedSearchesColourAsSourceHighlightDoes(language: String) throws {
-        let text = Self.lines + Self.soup(seed: UInt64(language.utf8.count), count: 400)
-        let own = try #require(Self.highlight(text, language: language, reusingSearches: false))
-        let reused = try #require(Self.highlight(text, language: language, reusingSearches: true))
-        #expect(own.count == reused.count)
-        for (index, (expected, actual)) in zip(own, reused).enumerated() where expected != actual {
+    func llmstersLoopColoursAsSourceHighlightDoes(language: String) throws {
+        let seed = language.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) }
+        let text = Self.lines + Self.soup(seed: seed, count: 400)
+        let expected = try Self.highlight(text, language: language, sourceHighlightMatching: true)
+        let actual = try Self.highlight(text, language: language, sourceHighlightMatching: false)
+        #expect(expected.count == actual.count)
+        for (index, (expected, actual)) in zip(expected, actual).enumerated() where expected != actual {
             Issue.record("\(language) line \(index): \(actual) ≠ \(expected)")
             break
         }
     }
 
     @Test func theSampleLinesAreColouredAtAll() throws {
-        let spans = try #require(Self.highlight(Self.lines, language: "python", reusingSearches: true))
+        let spans = try Self.highlight(Self.lines, language: "python", sourceHighlightMatching: false)
         #expect(spans.contains { $0.contains { $0.hasPrefix("keyword:") } })
         #expect(spans.contains { $0.contains { $0.hasPrefix("string:") } })
     }
