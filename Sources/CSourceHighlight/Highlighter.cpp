@@ -177,11 +177,19 @@ bool reuseSearchesIn(const srchilite::HighlightStatePtr &state, std::set<const s
     return all;
 }
 
-// Whether [start, end) is only blanks, as source-highlight's "[[:blank:]]*" test of a token's prefix says.
+// Whether [start, end) is only blanks, as source-highlight's "[[:blank:]]*" test of a token's prefix says: spaces and
+// tabs are blanks and other printable ASCII is not in every locale, so only text with other bytes is asked of the
+// expression.
 bool onlyBlanks(std::string::const_iterator start, std::string::const_iterator end) {
     // Never destroyed, like the library lock: a thread may still be highlighting while exit destroys static objects.
     static const boost::regex *blanks = new boost::regex("[[:blank:]]*");
-    return start == end || boost::regex_match(start, end, *blanks);
+    bool undecided = false;
+    for (auto character = start; character != end; ++character) {
+        auto byte = static_cast<unsigned char>(*character);
+        if (byte > 0x20 && byte < 0x7F) return false;
+        if (byte != ' ' && byte != '\t') undecided = true;
+    }
+    return !undecided || boost::regex_match(start, end, *blanks);
 }
 
 // Highlights `line` as SourceHighlighter::highlightParagraph does (the same tokens, states and formatter calls), for
