@@ -31,8 +31,10 @@
 
 namespace {
 
-// Guards source-highlight's global language map and definition cache (Instances), shared by every handle. Never
-// destroyed: holdLibraryAtExit keeps it locked while exit destroys static objects.
+// Guards source-highlight's global language map and definition cache (Instances), shared by every handle, and the
+// searches the definitions' rules remember (ReusingRegexRule, currentLine), which every handle of a language shares:
+// it is held for the whole of a line. Never destroyed: holdLibraryAtExit keeps it locked while exit destroys static
+// objects.
 std::mutex &libraryLock() {
     static std::mutex *lock = new std::mutex;
     return *lock;
@@ -54,8 +56,9 @@ unsigned long currentLine = 0;
 
 // A regex rule of source-highlight that remembers its last search on the current line, for highlightLine.
 // source-highlight asks every rule of the state for its leftmost match after each token, so a line of n tokens
-// searched the rest of the line n times per rule; this rule searches it once and answers later questions from that
-// search when they have the same answer. Its tryToMatch is source-highlight's own rule's.
+// searched the rest of the line n times per rule; this rule answers later questions from its last search when they
+// have the same answer, and searches again only once the line has moved past the match it found. Its tryToMatch is
+// source-highlight's own rule's.
 //
 // Why the answer is the same: a search from `start` finds the leftmost position at or after it where the expression
 // matches. Every position after `start` is matched exactly as in the remembered search from an earlier start (the
@@ -178,8 +181,9 @@ bool reuseSearchesIn(const srchilite::HighlightStatePtr &state, std::set<const s
 }
 
 // Whether [start, end) is only blanks, as source-highlight's "[[:blank:]]*" test of a token's prefix says: spaces and
-// tabs are blanks and other printable ASCII is not in every locale, so only text with other bytes is asked of the
-// expression.
+// tabs are blanks and other printable ASCII is not, in every locale, so only text with other bytes is asked of the
+// expression. It is compiled at its first use where source-highlight's is compiled when the library loads; the two
+// agree unless the global C++ locale changes in between, which llmster never does.
 bool onlyBlanks(std::string::const_iterator start, std::string::const_iterator end) {
     // Never destroyed, like the library lock: a thread may still be highlighting while exit destroys static objects.
     static const boost::regex *blanks = new boost::regex("[[:blank:]]*");
@@ -192,9 +196,13 @@ bool onlyBlanks(std::string::const_iterator start, std::string::const_iterator e
     return !undecided || boost::regex_match(start, end, *blanks);
 }
 
-// Highlights `line` as SourceHighlighter::highlightParagraph does (the same tokens, states and formatter calls), for
+// Highlights `line` as SourceHighlighter::highlightParagraph does (the same tokens, states and formatted texts), for
 // states whose rules are all ReusingRegexRule: searches are answered from the rules' memory, and only the best
-// rule's match becomes strings (source-highlight builds a token of strings for every rule that matches).
+// rule's match becomes strings (source-highlight builds a token of strings for every rule that matches). Where
+// source-highlight's behaviour is undefined it does something safe instead: a rule that exits more states than are
+// open exits them all (source-highlight pops an empty stack), and groups past the rule's elements are not
+// formatted (source-highlight reads past its element list). The formatters get no parameters; SpanFormatter reads
+// none.
 void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line) {
     const srchilite::FormatterManager &formatters = *lexer.getFormatterManager();
     auto format = [&](const std::string &element, std::string::const_iterator from, std::string::const_iterator to) {
@@ -352,7 +360,7 @@ struct llmster_highlighter {
     std::unique_ptr<srchilite::SourceHighlighter> highlighter;
     srchilite::FormatterParams params;
     /// Whether its lines go through highlightLine: its definition's rules are all ReusingRegexRule.
-    bool searchesOnce = false;
+    bool usesOwnLoop = false;
     /// Whether it runs source-highlight's own matching on definitions of its own (for tests); not kept in the pool.
     bool sourceHighlightMatching = false;
 };
@@ -369,14 +377,14 @@ std::map<std::pair<std::string, std::string>, std::vector<llmster_highlighter *>
 
 const size_t idleHighlightersPerDefinition = 4;
 
-}  // namespace
-
 // Language definitions loaded apart from source-highlight's shared ones, whose rules are never replaced: what
 // handles made for source-highlight's own matching highlight with. Never destroyed, like the library lock.
 srchilite::LangDefManager &unchangedDefinitions() {
     static srchilite::LangDefManager *manager = new srchilite::LangDefManager(new srchilite::RegexRuleFactory());
     return *manager;
 }
+
+}  // namespace
 
 extern "C" llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory,
                                                            int source_highlight_matching) {
@@ -398,7 +406,7 @@ extern "C" llmster_highlighter *llmster_highlighter_create(const char *language,
         handle->sourceHighlightMatching = source_highlight_matching != 0;
         if (!source_highlight_matching) {
             std::set<const srchilite::HighlightState *> seen;
-            handle->searchesOnce = reuseSearchesIn(state, seen);
+            handle->usesOwnLoop = reuseSearchesIn(state, seen);
         }
         handle->formatters.reset(new srchilite::FormatterManager(
             srchilite::FormatterPtr(new SpanFormatter(handle->spans, LLMSTER_TOKEN_PLAIN))));
@@ -451,7 +459,7 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
         }
         highlighter->spans.clear();
         highlighter->params.start = 0;
-        if (highlighter->searchesOnce) {
+        if (highlighter->usesOwnLoop) {
             ++currentLine;
             highlightLine(lexer, text);
         } else {
@@ -472,14 +480,20 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
         *count = highlighter->spans.size();
         return 0;
     } catch (...) {
-        // std::bad_alloc or a regex error (boost::regex throws on pathological backtracking): reset and report.
+        // std::bad_alloc or a regex error (boost::regex throws on pathological backtracking): report it, with the
+        // lexer back where the last committed line left it for a preview, or at the start of the language.
         highlighter->spans.clear();
-        lexer.clearStateStack();
-        lexer.setCurrentState(lexer.getMainState());
+        if (!advance) {
+            lexer.setCurrentState(savedState);
+            lexer.setStateStack(savedStack);
+        } else {
+            lexer.clearStateStack();
+            lexer.setCurrentState(lexer.getMainState());
+        }
         return -1;
     }
 }
 
-extern "C" int llmster_highlighter_searches_once(const llmster_highlighter *highlighter) {
-    return highlighter != nullptr && highlighter->searchesOnce ? 1 : 0;
+extern "C" int llmster_highlighter_uses_own_loop(const llmster_highlighter *highlighter) {
+    return highlighter != nullptr && highlighter->usesOwnLoop ? 1 : 0;
 }

@@ -17,7 +17,7 @@ final class CodeHighlighter {
     /// A highlighter for the first word of a fence's info string, or nil when neither source-highlight nor
     /// llmster's own definitions (`share/highlight`) know the language (the block is then shown plain).
     /// `sourceHighlightMatching` runs source-highlight's own matching loop instead of llmster's, which searches each
-    /// rule once per line; the spans are the same, which tests show with it.
+    /// rule again only once the line has moved past its last match; the spans are the same, which tests show with it.
     init?(language: String, sourceHighlightMatching: Bool = false) {
         guard !language.isEmpty, language.utf8.count <= 64, !language.utf8.contains(0),
             let handle = llmster_highlighter_create(language, Self.bundledDefinitions, sourceHighlightMatching ? 1 : 0)
@@ -25,9 +25,9 @@ final class CodeHighlighter {
         self.handle = handle
     }
 
-    /// Whether lines go through llmster's loop, which searches each rule once per line (source-highlight's when it
-    /// was asked for, or for a definition with rules of a kind the loop does not know).
-    var searchesEachRuleOnce: Bool { llmster_highlighter_searches_once(handle) != 0 }
+    /// Whether lines go through llmster's loop (source-highlight's when it was asked for, or for a definition with
+    /// rules of a kind the loop does not know).
+    var usesOwnLoop: Bool { llmster_highlighter_uses_own_loop(handle) != 0 }
 
     deinit { llmster_highlighter_destroy(handle) }
 

@@ -8,7 +8,8 @@
  *
  * Threads: a handle is used by one thread at a time (it is not synchronised). Handles may live on different
  * threads: every call takes one process-wide lock, because source-highlight keeps its language map and the cache of
- * compiled language definitions in unsynchronised globals that all handles share.
+ * compiled language definitions in unsynchronised globals that all handles share, and the rules of a definition
+ * remember their searches on the line being highlighted (see llmster_highlighter_create).
  *
  * Errors: no function lets a C++ exception cross into the caller; failures are return values.
  */
@@ -52,7 +53,7 @@ typedef struct llmster_highlighter llmster_highlighter;
 /// when source-highlight has no definition for it or its files cannot be read. Definitions source-highlight lacks
 /// are looked up as `LANGUAGE.lang` in `bundled_directory` (llmster's own, self-contained; NULL for none).
 /// Lines are highlighted by llmster's loop over source-highlight's rules, which gives source-highlight's spans while
-/// searching each rule once per line; `source_highlight_matching` non-zero runs source-highlight's own loop on
+/// searching a rule again only once the line has moved past its last match; `source_highlight_matching` non-zero runs source-highlight's own loop on
 /// definitions loaded apart instead, for tests that compare the two.
 llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory,
                                                 int source_highlight_matching);
@@ -67,9 +68,9 @@ void llmster_highlighter_destroy(llmster_highlighter *highlighter);
 int llmster_highlighter_line(llmster_highlighter *highlighter, const char *line, size_t length, int advance,
                              const llmster_highlight_span **spans, size_t *count);
 
-/// Whether `highlighter`'s lines go through llmster's own loop over the definition's rules, which searches each rule
-/// once per line (1), or source-highlight's (0: asked for at create, or a definition with rules of another kind).
-int llmster_highlighter_searches_once(const llmster_highlighter *highlighter);
+/// Whether `highlighter`'s lines go through llmster's own loop over the definition's rules (1), or source-highlight's
+/// (0: asked for at create, or a definition with rules of another kind).
+int llmster_highlighter_uses_own_loop(const llmster_highlighter *highlighter);
 
 #ifdef __cplusplus
 }
