@@ -645,6 +645,15 @@ without events; a cancel during it says the server finishes the prompt first."
           (llmster-test--wait-reply (current-buffer)))
         (should (string-match-p "### Assistant\nfirst\n\n### You\necho:second\n\n### Assistant\nsecond\n\n### You\n\\'" (buffer-string)))))))
 
+;; The message "my long prompt" put back after a failed send: more typed after it, it is sent and answered.
+(defun llmster-test--send-after-failure (buffer)
+  (with-current-buffer buffer
+    (goto-char (point-max))
+    (insert " echo:works")
+    (llmster-send)
+    (llmster-test--wait-reply buffer)
+    (should (string-match-p "### You\nmy long prompt echo:works\n\n### Assistant\nworks" (buffer-string)))))
+
 (ert-deftest llmster-test-a-failed-send-puts-the-message-back ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
@@ -658,11 +667,7 @@ without events; a cancel during it says the server finishes the prompt first."
         (goto-char (point-max))
         (search-backward "[[sim:status=500]] ")
         (replace-match "")
-        (goto-char (point-max))
-        (insert " echo:works")
-        (llmster-send)
-        (llmster-test--wait-reply buffer)
-        (should (string-match-p "### You\nmy long prompt echo:works\n\n### Assistant\nworks" (buffer-string)))))))
+        (llmster-test--send-after-failure buffer)))))
 
 (ert-deftest llmster-test-a-send-when-llmster-cannot-start-puts-the-message-back ()
   (llmster-test--with-llmster
@@ -676,11 +681,7 @@ without events; a cancel during it says the server finishes the prompt first."
         ;; Not stuck "waiting for the server": the message is back where it was typed, and sends once llmster runs.
         (should-not llmster--stream)
         (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\nmy long prompt"))
-        (goto-char (point-max))
-        (insert " echo:works")
-        (llmster-send)
-        (llmster-test--wait-reply buffer)
-        (should (string-match-p "### You\nmy long prompt echo:works\n\n### Assistant\nworks" (buffer-string)))))))
+        (llmster-test--send-after-failure buffer)))))
 
 (ert-deftest llmster-test-an-unknown-preset-leaves-the-typed-message-as-it-was ()
   (llmster-test--with-llmster
