@@ -123,7 +123,7 @@ extension FileHandle {
     }
 
     /// Reads a child's output on a thread of its own until the text read so far is `enough`, the output ends, or
-    /// nothing arrives for `seconds`; returns all it read. A child that never says it fails its test instead of
+    /// `seconds` have passed since the read began; returns all it read. A child that never says it fails its test instead of
     /// hanging it.
     public func read(until enough: @escaping @Sendable (String) -> Bool, seconds: Double = 60) async -> String {
         await BlockingThread.run("read-until") {
