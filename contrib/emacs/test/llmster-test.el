@@ -683,6 +683,27 @@ without events; a cancel during it says the server finishes the prompt first."
         (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\nmy long prompt"))
         (llmster-test--send-after-failure buffer)))))
 
+(ert-deftest llmster-test-a-regenerate-when-llmster-cannot-start-keeps-the-exchange ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:first")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (delete-process llmster--process)
+        (let ((llmster-program "no-such-llmster"))
+          (should-error (llmster-regenerate)))
+        ;; As llmster ends a refused retry: the message stays in its exchange, not moved to the input area (sent
+        ;; from there it would be saved twice), and the chat is not left waiting.
+        (should-not llmster--stream)
+        (should (string-prefix-p "### You\necho:first\n\n### Assistant\n" (buffer-string)))
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
+        (llmster-regenerate)
+        (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\n"))
+        (should (equal (mapcar (lambda (m) (alist-get 'text m))
+                               (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+                       '("echo:first" "first")))))))
+
 (ert-deftest llmster-test-an-unknown-preset-leaves-the-typed-message-as-it-was ()
   (llmster-test--with-llmster
     (let* ((buffer (let ((llmster-default-preset "no-such-preset")) (llmster)))
