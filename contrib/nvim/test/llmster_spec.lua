@@ -1366,6 +1366,39 @@ local ok, err = pcall(function()
       text(first) .. vim.inspect(llmster.context(first)))
   end)
 
+  test('a send, a regenerate or an edit that never leaves (llmster cannot start) ends as a refused one of its kind', function()
+    local client = require('llmster.client')
+    local buffer = new_chat('echo:first')
+    local cmd = client.config.cmd
+    client.stop()
+    client.config.cmd = { 'no-such-llmster' }
+    local regenerated = pcall(llmster.regenerate, buffer)
+    -- A retry keeps its exchange, as llmster keeps a refused one: the message is not moved to the input area, where
+    -- sending it would save it twice.
+    local after_retry = text(buffer)
+    -- So does an edit: its text is not put back as a new message, which would be saved after the one it replaces.
+    llmster.edit_last(buffer)
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:edited' })
+    local edited = pcall(llmster.send_chat, buffer)
+    local after_edit = text(buffer)
+    type_input(buffer, 'echo:second')
+    local sent = pcall(llmster.send_chat, buffer)
+    local after_send = text(buffer)
+    client.config.cmd = cmd
+    assert(not regenerated and not edited and not sent, 'all refused')
+    assert(after_edit:match('### You\necho:edited\n\n### Assistant\n') and not after_edit:match('echo:edited$'), after_edit)
+    assert(after_retry:match('^### You\necho:first\n\n### Assistant\n') and not after_retry:find('### You\n\necho:first'),
+      after_retry)
+    assert(after_send:match('### You\n\necho:second$'), 'the message is back in the input area: ' .. after_send)
+    assert(not llmster.streaming(buffer), 'not left waiting')
+    llmster.regenerate(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
+    assert(#saved(buffer).messages == 2, vim.inspect(saved(buffer).messages))
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the reply')
+    assert(text(buffer):match('### You\necho:second\n\n### Assistant\nsecond\n'), text(buffer))
+  end)
+
   test('a dropped reply shows its reason at once, as the reopened chat does', function()
     local buffer = new_chat('[[sim:drop-after=3]] echo:one two three four five six')
     local reply = saved(buffer).messages[2]

@@ -272,10 +272,10 @@ function M.send_chat(buffer, options)
     function(result, failure) on_reply(buffer, reply, result, failure) end,
     function(event) on_event(buffer, reply, event) end)
   if not sent then
-    finish_reply(buffer, chat)
-    put_prompt_back(buffer, reply)
-    chat.context, chat.template_preset = attached, template_preset
-    context().show_context(chat)
+    -- The request never left (llmster could not be started): nothing was saved, so it ends as llmster ends a
+    -- refused send of its kind (a message goes back to the input area; a retry or an edit stays shown with the error).
+    on_reply(buffer, reply, nil, { message = tostring(id), data = { returned = {
+      kind = options.retry and 'retry' or (edit and 'edit' or 'message'), text = params.text } } })
     error(id, 0)
   end
   reply.id = id
