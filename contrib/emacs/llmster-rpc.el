@@ -92,9 +92,14 @@ Objects become alists with symbol keys, arrays lists, null nil."
            :filter #'llmster--filter
            :sentinel #'llmster--sentinel))
     (process-put llmster--process 'llmster-pending nil)
-    (process-put llmster--process 'llmster-info
-                 (llmster--request-sync "initialize" `((protocolVersion . 1)
-                                                        (coalesceMilliseconds . ,llmster-coalesce-milliseconds))))))
+    (condition-case failure
+        (process-put llmster--process 'llmster-info
+                     (llmster--request-sync "initialize" `((protocolVersion . 1)
+                                                            (coalesceMilliseconds . ,llmster-coalesce-milliseconds))))
+      ;; An llmster that did not initialize would refuse every later request: the next one starts it again.
+      (error (delete-process llmster--process)
+             (setq llmster--process nil)
+             (signal (car failure) (cdr failure))))))
 
 (defun llmster--sentinel (process _event)
   "Fail every waiting request when PROCESS ends."
@@ -169,10 +174,15 @@ Signal a `user-error' when none comes."
          (deadline (+ (float-time) llmster-request-timeout))
          ;; Large answers (a long conversation) arrive in few reads.
          (read-process-output-max (max read-process-output-max (* 1024 1024))))
-    (llmster--request method params (lambda (r e) (setq done t result r failure e)))
-    (while (and (not done) (llmster--live-p) (< (float-time) deadline))
-      (accept-process-output llmster--process 0.05))
-    (unless done (user-error "No answer from llmster to %s" method))
+    (let ((id (llmster--request method params (lambda (r e) (setq done t result r failure e)))))
+      (while (and (not done) (llmster--live-p) (< (float-time) deadline))
+        (accept-process-output llmster--process 0.05))
+      (unless done
+        ;; Given up on here, so stopped in llmster too: a reply would otherwise stream on with no one waiting.
+        (remhash id llmster--callbacks)
+        (remhash id llmster--event-handlers)
+        (llmster--cancel-request id)
+        (user-error "No answer from llmster to %s" method)))
     (cons result failure)))
 
 (defun llmster--request-sync (method &optional params)

@@ -713,6 +713,38 @@ without events; a cancel during it says the server finishes the prompt first."
                                (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
                        '("echo:first" "first")))))))
 
+(ert-deftest llmster-test-an-llmster-that-fails-to-initialize-is-not-kept ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (when (llmster--live-p) (delete-process llmster--process))
+        ;; A program that starts and refuses initialize, then stays alive.
+        (let ((llmster-program "sh")
+              (llmster-program-arguments
+               '("-c" "read x; id=$(echo \"$x\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/'); echo \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"error\\\":{\\\"code\\\":-32600,\\\"message\\\":\\\"refused\\\"}}\"; exec sleep 60" "--")))
+          (should-error (llmster-test--send buffer "my long prompt")))
+        (should-not (llmster--live-p))
+        (should (equal (buffer-string) "### You\nmy long prompt"))
+        (goto-char (point-max))
+        (insert " echo:works")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "### You\nmy long prompt echo:works\n\n### Assistant\nworks" (buffer-string)))))))
+
+(ert-deftest llmster-test-a-call-given-up-on-is-cancelled-in-llmster-too ()
+  (llmster-test--with-llmster
+    (llmster--ensure-process)
+    (let ((llmster-request-timeout 0.5))
+      (should-error (llmster--call "chat/send" '((text . "[[sim:stall=30]] echo:one two three four five six")))))
+    ;; The reply stops now, kept incomplete, rather than streaming on for 30 s with no one waiting for it.
+    (llmster-test--wait
+     (lambda ()
+       (let* ((conversation (elt (alist-get 'conversations (llmster-test--call "conversations/list")) 0))
+              (messages (and conversation
+                             (alist-get 'messages (llmster-test--call "conversations/get"
+                                                                      'id (alist-get 'id conversation))))))
+         (and messages (equal (alist-get 'status (elt messages (1- (length messages)))) "incomplete")))))))
+
 (ert-deftest llmster-test-an-unknown-preset-leaves-the-typed-message-as-it-was ()
   (llmster-test--with-llmster
     (let* ((buffer (let ((llmster-default-preset "no-such-preset")) (llmster)))
