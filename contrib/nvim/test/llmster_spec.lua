@@ -919,6 +919,26 @@ local ok, err = pcall(function()
     llmster.config.rewrite_prompt = nil
   end)
 
+  test('a rewrite that never leaves (llmster cannot start) leaves nothing waiting', function()
+    local inline, client = require('llmster.inline'), require('llmster.client')
+    llmster.setup({ rewrite_prompt = function() return 'echo:```lua\nlocal x = 2\n```' end })
+    local source = vim.api.nvim_create_buf(true, false)
+    vim.api.nvim_buf_set_lines(source, 0, -1, false, { 'header', 'local x = 1', 'footer' })
+    vim.api.nvim_set_current_buf(source)
+    local cmd = client.config.cmd
+    client.stop()
+    client.config.cmd = { 'no-such-llmster' }
+    local refused = pcall(inline.rewrite, 2, 2, 'double it')
+    client.config.cmd = cmd
+    assert(not refused and not inline.pending(source), 'nothing waiting after the refusal')
+    assert(#vim.api.nvim_buf_get_extmarks(source, vim.api.nvim_create_namespace('llmster_rewrite'), 0, -1, {}) == 0)
+    vim.cmd('2LlmsterRewrite double it')
+    wait(function() return inline.pending(source) and inline.pending(source).ready end, 'the rewrite once llmster runs')
+    llmster.config.rewrite_prompt = nil
+    assert(text(source) == 'header\nlocal x = 2\nfooter', text(source))
+    vim.cmd('LlmsterAccept')
+  end)
+
   test('a rejected rewrite leaves the buffer unmodified, and undo does not bring it back', function()
     local inline = require('llmster.inline')
     llmster.setup({ rewrite_prompt = function() return 'echo:```lua\nlocal x = 2\n```' end })

@@ -86,12 +86,10 @@ function M.rewrite(first, last, instruction)
   ask_instruction('Rewrite: ', instruction, function(text)
     local prompt = (llmster().config.rewrite_prompt or M.rewrite_prompt)(text, block)
     local state = { first = first - 1, count = #old, old = old }
-    pending[buffer] = state
-    vim.api.nvim_buf_set_extmark(buffer, namespace, first - 1, 0,
-      { virt_text = { { '  llmster is rewriting…', 'Comment' } }, virt_text_pos = 'eol' })
     local folder = llmster().config.rewrite_folder
     local params = { text = prompt, folderId = folder and require('llmster.library').folder_id(folder) or nil,
       model = llmster().config.rewrite_model }
+    -- Waiting only once sent: a request that never leaves (llmster cannot start) leaves nothing to accept or reject.
     state.request = client.request('chat/send', params, function(result, failure)
       if pending[buffer] ~= state or not vim.api.nvim_buf_is_valid(buffer) then
         -- Rejected while it was written: it leaves the library, as a rejected rewrite does.
@@ -107,6 +105,9 @@ function M.rewrite(first, last, instruction)
       show_diff(buffer, state, M.code_of(result.message))
       vim.api.nvim_exec_autocmds('User', { pattern = 'LlmsterRewrite', modeline = false })
     end)
+    pending[buffer] = state
+    vim.api.nvim_buf_set_extmark(buffer, namespace, first - 1, 0,
+      { virt_text = { { '  llmster is rewriting…', 'Comment' } }, virt_text_pos = 'eol' })
   end)
 end
 
