@@ -80,6 +80,8 @@ import Testing
         await #expect(try send("echo:still here", to: terminal).contains("still here"))
         let typed = terminal.mark
         terminal.send("half a line")
+        // Read by llmster first: the terminal's own Ctrl-C flush would otherwise drop it before llmster could.
+        try await terminal.waitUntilInputIsRead()
         terminal.send("\u{3}")
         try await terminal.waitFor("› ", after: typed)
         await #expect(

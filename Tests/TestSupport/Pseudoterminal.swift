@@ -17,6 +17,8 @@ public final class Pseudoterminal: @unchecked Sendable {
     public let pid: pid_t
     /// The master side, for typing; the reader reads a duplicate of it, which it closes when it ends.
     private let master: Int32
+    /// The slave's path, for `waitUntilInputIsRead`.
+    private let slavePath: String
     private let output: Output
 
     /// Starts `executable` on a `width`×`height` terminal; `echo: false` starts it with echo off, as Emacs
@@ -41,6 +43,7 @@ public final class Pseudoterminal: @unchecked Sendable {
         }
         let name = "/dev/pts/\(number)"
         self.master = master
+        slavePath = name
         var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
         var settings = termios()
@@ -232,6 +235,25 @@ extension Pseudoterminal {
                 throw PseudoterminalError(
                     "did not see \(expected.debugDescription) within \(seconds) s\(output.closed ? " (the program closed the terminal)" : ""); output after the mark:\n\(text)"
                 )
+            }
+        }
+    }
+
+    /// Waits until the program has read everything typed (the terminal's input queue is empty), so that a key sent
+    /// next (Ctrl-C) meets text the program holds, not text the terminal would discard itself.
+    public func waitUntilInputIsRead(seconds: Double = 30) async throws {
+        let path = slavePath
+        try await BlockingThread.run("pty-input-read") {
+            let slave = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+            guard slave >= 0 else { throw PseudoterminalError("could not open \(path): errno \(errno)") }
+            defer { close(slave) }
+            let deadline = Date().addingTimeInterval(seconds)
+            var unread: Int32 = 0
+            while ioctl(slave, UInt(FIONREAD), &unread) == 0, unread > 0 {
+                guard Date() < deadline else {
+                    throw PseudoterminalError("the program left \(unread) typed bytes unread for \(seconds) s")
+                }
+                usleep(1000)
             }
         }
     }
