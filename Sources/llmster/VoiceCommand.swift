@@ -80,19 +80,12 @@ enum VoiceCommand {
         return ExitCode.success
     }
 
-    /// The REPL's `/voice`: prepares listening on `context` (nil, after saying why, when voice cannot run) and returns
-    /// the conversation to run, which ends with its last reply.
+    /// The REPL's `/voice`: prepares listening on `context` (throwing why voice cannot run) and returns the
+    /// conversation to run, which ends with its last reply.
     static func startInRepl(_ context: CommandContext, speak: Bool) async throws -> (
         @Sendable (ChatSession, String) async throws -> SavedReply
-    )? {
-        let voice: VoiceConversation
-        do {
-            voice = try await VoiceConversation.prepare(
-                options: .configured(context, audioInput: nil, speak: speak))
-        } catch let error as VoiceError {
-            context.warn(error.description)
-            return nil
-        }
+    ) {
+        let voice = try await VoiceConversation.prepare(options: .configured(context, audioInput: nil, speak: speak))
         return { session, conversationId in
             let replies = try await converse(voice, session: session, conversationId: conversationId, context: context)
             guard let last = replies.last else { throw VoiceError.recognizer("voice stopped before a turn was heard") }

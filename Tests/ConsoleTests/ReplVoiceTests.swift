@@ -13,7 +13,8 @@ import Testing
         let terminal = try await repl.start()
         let refused = try await terminal.enter("/voice")
         #expect(
-            refused.contains("voice is off") && refused.contains("apt-get install pocketsphinx-en-us"), "\(refused)")
+            refused.contains("/voice: voice is off") && refused.contains("apt-get install pocketsphinx-en-us"),
+            "\(refused)")
         #expect(!refused.contains("not part of this build"))
         let answered = try await terminal.enter("echo:still typing")
         #expect(answered.contains("still typing"))

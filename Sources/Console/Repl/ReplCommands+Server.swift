@@ -200,9 +200,7 @@ extension ReplCommands {
                 repl.context.warn("voice is not part of this build of llmster")
                 return
             }
-            guard let converse = try await start(repl.context, arguments.has(.speak) || repl.speaksAnswers) else {
-                return
-            }
+            let converse = try await start(repl.context, arguments.has(.speak) || repl.speaksAnswers)
             let id = try await repl.ensureConversation()
             let chat = repl.chat
             _ = await repl.stream(conversationId: id, modelName: (await repl.effectiveModel())?.reference ?? "") {
