@@ -84,7 +84,7 @@ public enum App {
         let list = shown.map { TextLayout.hanging("  " + $0.name, $0.summary, column: column, width: width, fit: fit) }
         func paragraph(_ text: String) -> String { TextLayout.paragraphs(text, width: width, fit: fit) }
         return """
-            \(usageLine)
+            \(usageLine.lines(width: width, fit: fit).joined(separator: "\n"))
 
             \(paragraph("A terminal client for LM Studio. Without a command, opens the chat REPL: `llmster -m MODEL` on a model, `llmster -c` on the conversation last used, `llmster --chat CHAT` on one."))
 
@@ -100,6 +100,15 @@ public enum App {
             \(paragraph("`llmster COMMAND --help` describes a command; `man llmster` describes everything. Exit status: 0 ok, 1 failure, 2 usage, 3 server unreachable or too old, 4 token missing or rejected, 5 not found, 6 reply incomplete, 130 interrupted, 143 terminated."))
 
             """
+    }
+
+    /// Reports a usage error of `command` (llmster itself when nil) with its usage line, llmster's own pointing at
+    /// `--help`; the usage exit status.
+    private static func usageError(_ message: String, of command: Command?) -> Int32 {
+        StandardStream.error.usageError(
+            "llmster\(command.map { " " + $0.name } ?? ""): \(message)",
+            usage: command?.usageLine ?? usageLine.adding("; see llmster --help"), indent: 9)
+        return ExitCode.usage
     }
 
     /// Runs llmster with `arguments` (without the program name), with the commands of the `faces` the executable
@@ -132,10 +141,7 @@ public enum App {
         do {
             parsed = try (command?.parser ?? ArgumentParser(replOptions)).including(globalOptions.options).parse(words)
         } catch {
-            errors.usageError(
-                "llmster\(command.map { " " + $0.name } ?? ""): \(error)",
-                usage: command?.usageLine ?? usageLine.adding("; see llmster --help"), indent: 9)
-            return ExitCode.usage
+            return usageError("\(error)", of: command)
         }
         if parsed.has(.version) {
             await printVersion(global: parsed, environment: environment)
@@ -149,11 +155,7 @@ public enum App {
             return ExitCode.success
         }
         if command == nil, let stray = parsed.positionals.first {
-            errors.usageError(
-                "llmster: unexpected '\(UntrustedText.sanitize(stray))'",
-                usage: usageLine.adding("; see llmster --help"),
-                indent: 9)
-            return ExitCode.usage
+            return usageError("unexpected '\(UntrustedText.sanitize(stray))'", of: nil)
         }
 
         var context: CommandContext
@@ -174,15 +176,11 @@ public enum App {
                 "llmster: LM Studio's server found at \(context.server) (the port it published in \(UntrustedText.sanitize(path)));"
                     + " nothing answered at localhost:1234.", indent: 9)
         }
-        let name = command?.name ?? ""
         do {
             guard let command else { return try await startRepl(parsed, context: context) }
             return try await command.run(parsed, context)
         } catch let error as UsageError {
-            errors.usageError(
-                "llmster\(name.isEmpty ? "" : " " + name): \(error)", usage: command?.usageLine ?? usageLine,
-                indent: 9)
-            return ExitCode.usage
+            return usageError(error.description, of: command)
         } catch {
             context.warn(explanation(of: error, context: context))
             return exitCode(for: error)
