@@ -6,14 +6,11 @@ import Testing
 /// option its option list shows, as a whole word.
 @Suite(.spawnsProcesses) struct UsageLineTests {
     @Test func everyCommandsUsageNamesEveryOptionItLists() async throws {
-        let llmster = try BuiltProduct.path("llmster")
-        let help = try await ProcessRunner.run(llmster, ["--help"], environment: [:]).output
-        let list = try #require(help.components(separatedBy: "\ncommands:\n").dropFirst().first, "\(help)")
-        let commands = list.components(separatedBy: "\n\n")[0]
-            .split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { String($0.split(separator: " ")[0]) }
-        #expect(commands.contains("voice") && commands.contains("rpc"), "\(commands)")
-        for command in commands {
-            let page = try await ProcessRunner.run(llmster, [command, "--help"], environment: [:]).output
+        let commands = try await HelpPages.commands()
+        #expect(
+            commands.contains { $0.name == "voice" } && commands.contains { $0.name == "rpc" },
+            "\(commands.map(\.name))")
+        for (command, page) in commands {
             let usage = page.components(separatedBy: "\n\n")[0]
             let words = Set(
                 usage.split(whereSeparator: { " \n[]|…".contains($0) }).map { String($0.split(separator: "=")[0]) })

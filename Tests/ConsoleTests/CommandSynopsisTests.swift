@@ -3,17 +3,10 @@ import Testing
 
 @testable import Console
 
-/// Usage lines are made from the options a command declares, so `llmster NAME --help`, a usage error and `/help`
-/// name every option the command takes (`chats --limit`, `ask --fresh-context` and `/load`'s load options were
-/// missing when they were written by hand).
+/// Usage lines are made from the options a command declares, so `/help`, a slash command's usage error and (in
+/// CLITests' UsageLineTests, through the built executable) `llmster NAME --help` name every option the command takes
+/// (`chats --limit`, `ask --fresh-context` and `/load`'s load options were missing when they were written by hand).
 @Suite struct CommandSynopsisTests {
-    @Test(arguments: App.commands.filter { !$0.isHidden }.map(\.name))
-    func theUsageLineNamesEveryOption(command name: String) throws {
-        let command = try #require(App.commands.first { $0.name == name })
-        let missing = Self.missing(command.parser.options, from: command.synopsis)
-        #expect(missing.isEmpty, "llmster \(name)'s usage line leaves out \(missing)")
-    }
-
     @Test(arguments: ReplCommands.all.map(\.name))
     func theSlashCommandsUsageNamesEveryOption(command name: String) throws {
         let command = try #require(ReplCommands.all.first { $0.name == name })

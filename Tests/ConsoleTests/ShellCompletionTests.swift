@@ -78,16 +78,10 @@ import Testing
             try BuiltProduct.path("llmster"), ["completions", shell], environment: [:])
         try #require(generated.status == 0, "\(generated)")
         let script = generated.output
-        let help = try await ProcessRunner.run(try BuiltProduct.path("llmster"), ["--help"], environment: [:]).output
-        let list = try #require(help.components(separatedBy: "\ncommands:\n").dropFirst().first, "\(help)")
-        let commands = list.components(separatedBy: "\n\n")[0]
-            .split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { String($0.split(separator: " ")[0]) }
+        let commands = try await HelpPages.commands()
         #expect(commands.count >= 17)
-        for command in commands {
+        for (command, commandHelp) in commands {
             #expect(script.contains(command), "\(shell) offers \(command)")
-            let commandHelp = try await ProcessRunner.run(
-                try BuiltProduct.path("llmster"), [command, "--help"], environment: [:]
-            ).output
             for option in commandHelp.matches(of: /--([a-z][a-z-]+)/).map({ String($0.output.1) }) {
                 #expect(
                     script.contains(shell == "fish" ? "-l \(option)" : "--\(option)"),
