@@ -458,7 +458,6 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
             lexer.setStateStack(srchilite::HighlightStateStackPtr(new srchilite::HighlightStateStack(*savedStack)));
         }
         highlighter->spans.clear();
-        highlighter->params.start = 0;
         if (highlighter->usesOwnLoop) {
             ++currentLine;
             highlightLine(lexer, text);

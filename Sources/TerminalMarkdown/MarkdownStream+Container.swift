@@ -71,11 +71,12 @@ extension MarkdownStream {
         }
 
         /// Feeds the complete lines that continue the container to its stream; closes it at the first that does
-        /// not. `outer` must not hold the container meanwhile (its state is `.blocks`), so that the container is
-        /// the only owner of its buffers and they grow in place; it is put back while it stays open.
+        /// not. `outer` stops holding the container first (its state is `.blocks` meanwhile), so that this copy is
+        /// the only owner of the buffers and they grow in place; it is put back while it stays open.
         mutating func step(_ complete: Substring, in outer: inout MarkdownStream, into output: inout [String])
             -> Bool
         {
+            outer.state = .blocks
             var consumed = 0
             var ending: Substring?
             for line in outer.completeLines(complete) {

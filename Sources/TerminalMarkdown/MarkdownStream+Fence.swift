@@ -2,10 +2,13 @@ import Markdown
 
 extension MarkdownStream {
     /// A code fence streaming line by line: each committed line is highlighted once, carrying the lexer state in
-    /// the stream's highlighter, and the partial line is previewed without moving the lexer.
+    /// its highlighter, and the partial line is previewed without moving the lexer.
     struct FenceState {
         /// The opening fence, which says what closes it and how far its lines are indented.
         let fence: MarkdownLine.Fence
+        /// Colours the fence's lines, carrying the lexer state from one committed line to the next; nil for a
+        /// language it does not know, or without colours.
+        let highlighter: CodeHighlighter?
 
         /// Commits the fence's complete lines; the closing fence returns the stream to blocks.
         func step(_ complete: Substring, in stream: inout MarkdownStream, into output: inout [String]) -> Bool {
@@ -13,13 +16,11 @@ extension MarkdownStream {
             for line in stream.completeLines(complete) {
                 consumed += line.utf8.count + 1
                 if isClosing(line) {
-                    stream.appendOpened(stream.renderer.codeFenceClosing, to: &output)
-                    stream.awaitedSeparator = nil
+                    close(&stream, into: &output)
                     stream.state = .blocks
                     break
                 }
-                stream.appendOpened(
-                    stream.renderer.codeLine(codeText(line), highlighter: stream.highlighter), to: &output)
+                stream.appendOpened(codeLine(line, of: stream), to: &output)
             }
             stream.committedOffset += consumed
             return true
@@ -28,18 +29,25 @@ extension MarkdownStream {
         /// Ends the fence at the end of the reply: its last, unterminated line and the closing the render adds.
         func finish(rest: String, in stream: inout MarkdownStream, into output: inout [String]) {
             if !rest.isEmpty && !isClosing(Substring(rest)) {
-                stream.appendOpened(
-                    stream.renderer.codeLine(codeText(Substring(rest)), highlighter: stream.highlighter), to: &output)
+                stream.appendOpened(codeLine(Substring(rest), of: stream), to: &output)
             }
-            stream.appendOpened(stream.renderer.codeFenceClosing, to: &output)
-            stream.awaitedSeparator = nil
+            close(&stream, into: &output)
         }
 
         /// The partial line `rest`, highlighted without moving the lexer past it.
         func tail(rest: String, of stream: MarkdownStream) -> [String] {
-            isClosing(Substring(rest))
-                ? []
-                : stream.renderer.codeLine(codeText(Substring(rest)), highlighter: stream.highlighter, advance: false)
+            isClosing(Substring(rest)) ? [] : codeLine(Substring(rest), of: stream, advance: false)
+        }
+
+        /// `line` rendered as code; `advance` false previews it without moving the lexer.
+        private func codeLine(_ line: Substring, of stream: MarkdownStream, advance: Bool = true) -> [String] {
+            stream.renderer.codeLine(codeText(line), highlighter: highlighter, advance: advance)
+        }
+
+        /// Prints the closing the whole render shows (nothing with fences hidden).
+        private func close(_ stream: inout MarkdownStream, into output: inout [String]) {
+            stream.appendOpened(stream.renderer.codeFenceClosing, to: &output)
+            stream.awaitedSeparator = nil
         }
 
         /// Whether `line` closes the fence once sanitised, as cmark-gfm sees it; only a line with a byte that

@@ -4,10 +4,10 @@ extension MarkdownStream {
     /// A table streaming row by row once its column widths are frozen (`BlockRenderer.tableWidthRows`): its header
     /// and delimiter rows are parsed again in front of each remainder so that the rows keep their columns.
     struct TableState {
-        /// The header and delimiter rows, parsed again in front of each remainder so its rows keep their columns.
-        var prefix: String
-        var prefixLines: Int
-        var widths: [Int]
+        /// The header and delimiter rows (two lines), parsed again in front of each remainder so its rows keep their
+        /// columns.
+        let prefix: String
+        let widths: [Int]
 
         /// Commits the rows `complete` finishes; the first line that is not a row ends the table.
         func step(_ complete: Substring, in stream: inout MarkdownStream, into output: inout [String]) -> Bool {
@@ -24,7 +24,7 @@ extension MarkdownStream {
             output += rows(of: table, in: stream)
             stream.footnotes.record(rows: table.rows)
             let consumed =
-                table.rowLines.last.map { stream.byteOffset(afterLine: $0 - prefixLines, in: complete) } ?? 0
+                table.rowLines.last.map { stream.byteOffset(afterLine: $0 - 2, in: complete) } ?? 0
             stream.committedOffset += consumed
             if ended {
                 output += stream.renderer.tableClosing(widths: widths)

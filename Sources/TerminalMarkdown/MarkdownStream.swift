@@ -50,8 +50,6 @@ struct MarkdownStream {
     private var hasOutput = false
     var continuation: ListContinuation?
     var state: State = .blocks
-    /// Colours the lines of the open fence, carrying the lexer state from one committed line to the next.
-    var highlighter: CodeHighlighter?
     /// A fence or container opened without printing a line yet (hidden fence markers, a container streamed child
     /// by child): whether a blank line goes before its first printed line; nil when nothing waits. A block that
     /// ends up printing nothing leaves no blank line, as in the whole render.
@@ -71,8 +69,8 @@ struct MarkdownStream {
 
     /// What the stream is in the middle of. Top-level blocks are handled here; each other state is a type of its
     /// own (`MarkdownStream+Fence`, `+Table`, `+PlainLines`, `+Container`) holding what it needs to go on (the
-    /// fence, the frozen table widths, the container's stream; the fence's lexer state is the stream's
-    /// `highlighter`), with its commit step, its end and its tail, which work on the stream that holds it.
+    /// fence and its highlighter, the frozen table widths, the container's stream), with its commit step, its end and
+    /// its tail, which work on the stream that holds it.
     enum State {
         case blocks
         case fence(FenceState)
@@ -243,7 +241,6 @@ struct MarkdownStream {
         case .table(let table):
             return table.step(complete, in: &self, into: &output)
         case .container(var container):
-            state = .blocks  // so that `container` is the only owner of its buffers and grows in place
             return container.step(complete, in: &self, into: &output)
         case .blocks:
             return stepBlocks(complete, into: &output)
@@ -289,9 +286,8 @@ struct MarkdownStream {
                 if let fence = MarkdownLine(Substring(line(last.startLine, of: complete))).fence {
                     open(last.block)
                     appendOpened(renderer.codeFenceOpening(info: info), to: &output)
-                    highlighter = renderer.codeHighlighter(info: info)
                     continuation = nil
-                    state = .fence(FenceState(fence: fence))
+                    state = .fence(FenceState(fence: fence, highlighter: renderer.codeHighlighter(info: info)))
                     consumedLines = last.startLine
                     changed = true
                 }
@@ -306,7 +302,7 @@ struct MarkdownStream {
                 hasOutput = true
                 continuation = nil
                 let prefix = line(header, of: complete) + "\n" + line(header + 1, of: complete) + "\n"
-                state = .table(TableState(prefix: UntrustedText.sanitize(prefix), prefixLines: 2, widths: widths))
+                state = .table(TableState(prefix: UntrustedText.sanitize(prefix), widths: widths))
                 consumedLines = table.rowLines[table.rowLines.count - 1]
                 changed = true
             case .blockQuote(let children) where containerBytes(from: last.startLine, in: complete) > containerThreshold:
