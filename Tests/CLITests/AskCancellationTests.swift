@@ -19,7 +19,9 @@ import Testing
             environment: cli.environment, width: 100, height: 40)
         _ = try await terminal.waitFor("Section 1")
         terminal.pauseReading()
-        let saved = try await Self.completeReply(in: cli.sandbox.libraryPath)
+        let saved = try #require(
+            try await cli.sandbox.waitForReply(seconds: 120) { $0.status == .complete },
+            "the reply was not saved complete within 120 s")
         let mark = terminal.mark
         terminal.send("\u{3}")
         terminal.resumeReading()
@@ -38,30 +40,4 @@ import Testing
         let drawnAfter = after.components(separatedBy: "Section ").count - 1
         #expect(drawnAfter < 120, "\(drawnAfter) sections drawn after Ctrl-C")
     }
-
-    /// The newest reply once it is saved complete; fails after 120 s.
-    private static func completeReply(in path: String) async throws -> Message {
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline {
-            if FileManager.default.fileExists(atPath: path) {
-                let library = try LibraryStore(path: path)
-                if let conversation = try library.mostRecentConversation(),
-                    let reply = try library.messages(conversationId: conversation.id).last(where: {
-                        $0.role == .assistant
-                    }),
-                    reply.status == .complete
-                {
-                    return reply
-                }
-            }
-            // Polling must not block a thread of the concurrency pool: tests running beside this one need it.
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw CancellationFailure("the reply was not saved complete within 120 s")
-    }
-}
-
-private struct CancellationFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
