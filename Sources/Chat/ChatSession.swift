@@ -68,9 +68,13 @@ public actor ChatSession {
     /// Closes the library, runs `body` with its path (it may replace the file, as a restore does), then opens that path afresh.
     ///
     /// The old connection is closed first: it would still point at a renamed previous file, and closing it
-    /// later would remove the new file's `-wal` and `-shm` by name.
+    /// later would remove the new file's `-wal` and `-shm` by name. The process's shared hold on the library's lock is
+    /// kept throughout, so a restore turns that same lock exclusive: a child being started, which holds a copy of the
+    /// lock's descriptor until it executes its program, is then not taken for another process using the library.
     public func reopenLibrary<T: Sendable>(around body: @Sendable (String) throws -> T) throws -> T {
         let path = try library.path
+        let hold = LibraryHold(path: path)
+        defer { withExtendedLifetime(hold) {} }
         openLibrary = nil
         let result: T
         do { result = try body(path) } catch {

@@ -1,7 +1,8 @@
-/// A process's shared hold on a library's lock, taken before the library is first opened.
+/// A process's shared hold on a library's lock, apart from any open store.
 ///
 /// A process that will open the library later (an editor's idle `llmster rpc`, before `initialize`) takes it at
-/// start, so a restore in another process refuses, naming this one, instead of replacing the file it is about to use.
+/// start, so a restore in another process refuses, naming this one, instead of replacing the file it is about to use;
+/// a session reopening its library keeps one while no store is open.
 public final class LibraryHold {
     private let lock: LibraryLock?
 
