@@ -18,6 +18,9 @@ public struct LiveArea: Sendable {
     let widthModel: WidthModel
     /// Screen rows; the live area shows at most `height − 1` of them.
     public var height: Int
+
+    /// The most rows the live area shows: the last of those it is given.
+    var shownRows: Int { max(height - 1, 1) }
     /// Rows the live area occupies now; the cursor rests at the end of the last one.
     public private(set) var rows = 0
     private var shown: [String] = []
@@ -78,7 +81,7 @@ public struct LiveArea: Sendable {
             if !output.isEmpty { sink.write(output) }
             return
         }
-        let visible = Array(live.suffix(max(height - 1, 1)))
+        let visible = Array(live.suffix(shownRows))
         guard !committed.isEmpty || visible != shown else { return }
         var output = "\u{1B}[?2026h"
         if rows > 0 {

@@ -149,7 +149,7 @@ public final class LiveReplyView<Sink: TerminalSink> {
             if !stats.isEmpty { committed.append(stats) }
             finished = true
         } else if answering {
-            let (answerCommitted, tail) = stream.update()
+            let (answerCommitted, tail) = stream.update(showingRows: area.shownRows)
             committed += answerCommitted
             live = tail
         } else if !snapshot.reasoning.isEmpty {

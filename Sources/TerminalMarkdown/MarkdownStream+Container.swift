@@ -118,7 +118,7 @@ extension MarkdownStream {
         }
 
         /// The container's tail: its stream's, decorated, or, when `rest` ends the container, what follows it.
-        func tail(rest: String, of outer: MarkdownStream) -> [String] {
+        func tail(rest: String, of outer: MarkdownStream, showingRows shownRows: Int?) -> [String] {
             var container = self
             let pending = stream.remainder(inner)
             guard let line = container.innerLine(Substring(rest), nesting: outer.nesting) else {
@@ -135,7 +135,7 @@ extension MarkdownStream {
                 }
                 return output
             }
-            return container.decorate(stream.tail(rest: pending + line))
+            return container.decorate(stream.tail(rest: pending + line, showingRows: shownRows))
         }
 
         /// The source lines the container's stream has not committed, its markers (and those of any container

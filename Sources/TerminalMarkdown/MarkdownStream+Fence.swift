@@ -34,9 +34,29 @@ extension MarkdownStream {
             close(&stream, into: &output)
         }
 
-        /// The partial line `rest`, highlighted without moving the lexer past it.
-        func tail(rest: String, of stream: MarkdownStream) -> [String] {
-            isClosing(Substring(rest)) ? [] : codeLine(Substring(rest), of: stream, advance: false)
+        /// The partial line `rest`, highlighted without moving the lexer past it; when only `shownRows` rows of the
+        /// tail are shown, a line far longer than they hold is previewed by its end.
+        func tail(rest: String, of stream: MarkdownStream, showingRows shownRows: Int?) -> [String] {
+            guard !isClosing(Substring(rest)) else { return [] }
+            let shown = shownRows.map { Self.preview(rest, screen: max($0, 1) * stream.renderer.width) } ?? rest
+            return codeLine(Substring(shown), of: stream, advance: false)
+        }
+
+        /// The end of the partial line `rest` when it is longer than three screens of `screen` bytes: from a cut that
+        /// leaves two to three screens, at a scalar's start; else `rest`.
+        ///
+        /// So a tail costs what a screen shows rather than what the unfinished line holds: a 64 KiB line of code was
+        /// highlighted and laid out whole at every update, which made streaming it quadratic. The cut moves a screen
+        /// at a time, so between moves the rows shown stay put and only the last one grows; they are laid out from
+        /// the cut, so their breaks (and, from a lexer state the line's start left, their colours) may differ from
+        /// the committed line's, which is rendered whole. Code has no inline markup a cut could unbalance; prose has,
+        /// and is not cut.
+        static func preview(_ rest: String, screen: Int) -> String {
+            let utf8 = rest.utf8
+            guard utf8.count > 3 * screen else { return rest }
+            var cut = utf8.index(utf8.startIndex, offsetBy: (utf8.count - 2 * screen) / screen * screen)
+            while cut < utf8.endIndex, UTF8.isContinuation(utf8[cut]) { cut = utf8.index(after: cut) }
+            return String(Substring(utf8[cut...]))
         }
 
         /// `line` rendered as code; `advance` false previews it without moving the lexer.

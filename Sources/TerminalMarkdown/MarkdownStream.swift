@@ -98,10 +98,14 @@ struct MarkdownStream {
 
     /// Commits what the text received so far finishes and returns the lines to print once and the provisional tail;
     /// the committed text is dropped.
-    mutating func update() -> (committed: [String], tail: [String]) {
+    ///
+    /// With `shownRows`, only that many rows at the end of the tail are shown (a live area): an unfinished line of
+    /// code far longer than they hold is previewed by its end (`FenceState.preview`). Without, the tail is the whole
+    /// text's (line mode prints rows of it).
+    mutating func update(showingRows shownRows: Int? = nil) -> (committed: [String], tail: [String]) {
         let committed = commitCompleteLines(buffer)
         dropCommitted()
-        return (committed, tail(buffer))
+        return (committed, tail(rest: remainder(buffer), showingRows: shownRows))
     }
 
     /// Commits everything received so far, as at the end of the reply; text received later starts afresh.
@@ -142,9 +146,9 @@ struct MarkdownStream {
     /// Shows the snapshot `text` of the whole reply so far: receives what it adds, then updates.
     ///
     /// `text` must extend the previous snapshot; a text shorter than what was received shows nothing new.
-    mutating func update(_ text: String) -> (committed: [String], tail: [String]) {
+    mutating func update(_ text: String, showingRows shownRows: Int? = nil) -> (committed: [String], tail: [String]) {
         receive(Self.text(text, after: receivedBytes))
-        return update()
+        return update(showingRows: shownRows)
     }
 
     /// Finishes with the final snapshot `text` of the whole reply: receives what it adds, then finishes.
@@ -436,24 +440,25 @@ struct MarkdownStream {
 
     func tail(_ text: String) -> [String] { tail(rest: remainder(text)) }
 
-    /// The tail for the uncommitted text `rest`, after the blank line an opened block still waits for.
-    func tail(rest: String) -> [String] {
-        let lines = tailLines(rest: rest)
+    /// The tail for the uncommitted text `rest`, after the blank line an opened block still waits for; `shownRows`
+    /// as for `update(showingRows:)`.
+    func tail(rest: String, showingRows shownRows: Int? = nil) -> [String] {
+        let lines = tailLines(rest: rest, showingRows: shownRows)
         return awaitedSeparator == true && !lines.isEmpty ? [""] + lines : lines
     }
 
-    private func tailLines(rest: String) -> [String] {
+    private func tailLines(rest: String, showingRows shownRows: Int?) -> [String] {
         guard !rest.isEmpty else { return [] }
         guard rendersMarkdown else { return [UntrustedText.sanitize(rest)] }
         switch state {
         case .plainLines(let plainLines):
             return plainLines.tail(rest: rest, of: self)
         case .fence(let fence):
-            return fence.tail(rest: rest, of: self)
+            return fence.tail(rest: rest, of: self, showingRows: shownRows)
         case .table(let table):
             return table.tail(rest: rest, of: self)
         case .container(let container):
-            return container.tail(rest: rest, of: self)
+            return container.tail(rest: rest, of: self, showingRows: shownRows)
         case .blocks:
             var output: [String] = []
             let clean = UntrustedText.sanitize(rest)

@@ -39,7 +39,7 @@ public final class StreamRenderer<Sink: TerminalSink> {
 
     /// Shows the snapshot `text`: prints newly finished blocks and redraws the tail.
     public func update(_ text: String) {
-        let (committed, tail) = stream.update(text)
+        let (committed, tail) = stream.update(text, showingRows: area.shownRows)
         area.update(committed: committed, live: tail, sink: &sink)
         sink.flush()
     }

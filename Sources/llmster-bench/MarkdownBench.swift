@@ -130,8 +130,8 @@ private func reportScaling(_ label: String, capabilities: TerminalCapabilities, 
 
 /// A python block of one line of 16 KiB and of 64 KiB: rendered whole (the best of five), where highlighting a line
 /// costs in proportion to its length (source-highlight's own loop searched the rest of the line again after every
-/// token: 42 s for the 64 KiB line), and streamed in 128-byte snapshots, where the unfinished line is highlighted
-/// again at each update.
+/// token: 42 s for the 64 KiB line), and streamed in 128-byte snapshots, where the end of the unfinished line that
+/// the tail shows (at most three screens of it, so a constant cost past 15 KB) is highlighted again at each update.
 private func reportLongCodeLine(capabilities: TerminalCapabilities) {
     var whole: [Int: Double] = [:]
     var streamed: [Int: Double] = [:]

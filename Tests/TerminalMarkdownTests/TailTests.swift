@@ -50,6 +50,41 @@ struct TailTests {
         return snapshots
     }
 
+    /// An unfinished line of code far longer than the live area shows is previewed by its end: the tail holds about
+    /// three screens of it however long the line grows (a 64 KiB line was highlighted and laid out whole at every
+    /// update), the rows shown read as the end of the whole line's tail (laid out from a cut, their breaks may differ
+    /// until the line is committed), and the finished line is committed whole.
+    @Test(arguments: [("```python\n", "x = 1; "), ("```\n", "日本語のコード ")])
+    func aLongUnfinishedLineOfCodeIsPreviewedByItsEnd(opening: String, unit: String) {
+        let (width, rows) = (40, 7)
+        let capabilities = TerminalCapabilities(width: width, height: rows + 1, hyperlinks: true)
+        let reference = MarkdownRenderer(capabilities: capabilities, mode: .always)
+        var shown = MarkdownStream(renderer: reference.blockRenderer, rendersMarkdown: true)
+        var whole = shown
+        let line = opening + String(repeating: unit, count: (8 << 10) / unit.utf8.count)
+        /// What rows read as, without styles, spaces or the continuation marker.
+        func reading(_ rows: some Sequence<String>) -> String {
+            rows.map(LineModeReplyView<StringSink>.unstyled).joined().filter { !$0.isWhitespace && $0 != "↪" }
+        }
+        var committed: [String] = []
+        var previewed = 0
+        let bytes = Array(line.utf8)
+        for step in stride(from: 256, through: bytes.count, by: 256) {
+            let end = bytes[step...].firstIndex { !UTF8.isContinuation($0) } ?? bytes.count
+            let snapshot = String(decoding: bytes[..<end], as: UTF8.self)
+            let update = shown.update(snapshot, showingRows: rows)
+            let full = whole.update(snapshot).tail
+            committed += update.committed
+            #expect(update.tail.count <= 4 * rows, "at \(end) bytes")
+            let seen = reading(update.tail.suffix(rows))
+            #expect(seen.count > 3 * rows && reading(full).hasSuffix(seen), "at \(end) bytes: \(seen)")
+            if full.count > 2 * update.tail.count { previewed += 1 }
+        }
+        #expect(previewed > 10, "the line was previewed by its end")
+        committed += shown.finish(line + "\n")
+        #expect(committed == reference.lines(line + "\n"))
+    }
+
     @Test func openCodeFenceCommitsEachLine() {
         let text = "```c\n" + (1...500).map { "int line\($0) = \($0);" }.joined(separator: "\n")
         #expect(checkTailAccounting(lineByLine(text), width: 80, height: 1000) <= 1)
