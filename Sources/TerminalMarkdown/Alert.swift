@@ -31,6 +31,8 @@ struct Alert {
 
     /// The kind a quote's first line names: `[!KIND]` with nothing else on it but spaces.
     static func kind(marker line: some StringProtocol) -> Kind? {
+        // The first byte after blanks must be "[": a quote's first line is ruled out before it is read as characters.
+        guard line.utf8.first(where: { $0 != 0x20 && $0 != 0x09 }) == UInt8(ascii: "[") else { return nil }
         let trimmed = line.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
         guard trimmed.hasPrefix("[!"), let close = trimmed.firstIndex(of: "]"),
             trimmed[trimmed.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" })

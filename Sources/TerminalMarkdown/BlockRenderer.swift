@@ -217,7 +217,9 @@ struct BlockRenderer {
     /// The state and remaining blocks of an item whose text starts with `[ ]` or `[x]`, which cmark-gfm 0.29's
     /// task list extension leaves as text inside block quotes.
     private static func taskBox(_ blocks: [MarkdownBlock]) -> (done: Bool, blocks: [MarkdownBlock])? {
-        guard case .paragraph(var inlines)? = blocks.first, case .text(let text)? = inlines.first, text.count >= 4
+        // A box starts with "[": the first byte rules out nearly every item before its text is read as characters.
+        guard case .paragraph(var inlines)? = blocks.first, case .text(let text)? = inlines.first,
+            text.utf8.first == UInt8(ascii: "[")
         else { return nil }
         let box = text.prefix(4)
         guard ["[ ] ", "[x] ", "[X] "].contains(box) else { return nil }
@@ -254,7 +256,8 @@ struct BlockRenderer {
 
     /// A fence's language: the first word of its info string.
     private static func language(_ info: String) -> String {
-        info.split(separator: " ").first.map(String.init) ?? ""
+        let start = info.firstIndex { $0 != " " } ?? info.endIndex
+        return String(info[start..<(info[start...].firstIndex(of: " ") ?? info.endIndex)])
     }
 
     /// The first line of a code block: the dim fence naming the language, or with fences hidden just the dim
@@ -342,7 +345,11 @@ struct BlockRenderer {
     }
 
     private func codeLines(_ literal: String) -> [String] {
-        var lines = literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Split by bytes, which is the split by characters when no "\r" can join a "\n" into one ("\r\n").
+        var lines =
+            literal.utf8.contains(0x0D)
+            ? literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            : literal.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
         if lines.last == "" { lines.removeLast() }
         return lines
     }

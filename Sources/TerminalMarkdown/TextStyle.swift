@@ -9,23 +9,23 @@ struct TextStyle: Equatable, Sendable {
 
     static let plain = TextStyle()
 
-    /// The SGR parameters for this style at `level`, or an empty string when nothing is to be set.
-    func parameters(at level: StyleLevel) -> String {
-        var codes: [UInt8] = []
-        appendParameters(at: level, to: &codes)
-        return String(decoding: codes, as: UTF8.self)
+    /// Appends the SGR parameters for this style at `level` (`1;38;5;77`) to `bytes`, nothing when nothing is to be
+    /// set: wrapping builds a span's sequence for each run of a paragraph, so this writes no intermediate string.
+    func appendParameters(at level: StyleLevel, to bytes: inout [UInt8]) {
+        forEachParameterByte(at: level) { bytes.append($0) }
     }
 
-    /// Appends `parameters(at:)`'s bytes to `bytes` (nothing when nothing is to be set): wrapping builds a span's
-    /// sequence for each run of a paragraph, so this writes no intermediate string.
-    func appendParameters(at level: StyleLevel, to bytes: inout [UInt8]) {
+    /// Passes the bytes of this style's SGR parameters at `level` to `emit`, in order.
+    @inline(__always)
+    private func forEachParameterByte(at level: StyleLevel, _ emit: (UInt8) -> Void) {
         guard level != .plain else { return }
-        let start = bytes.count
+        var first = true
         func add(_ code: UInt8) {
-            if bytes.count > start { bytes.append(UInt8(ascii: ";")) }
-            if code >= 100 { bytes.append(UInt8(ascii: "0") + code / 100) }
-            if code >= 10 { bytes.append(UInt8(ascii: "0") + code / 10 % 10) }
-            bytes.append(UInt8(ascii: "0") + code % 10)
+            if !first { emit(UInt8(ascii: ";")) }
+            first = false
+            if code >= 100 { emit(UInt8(ascii: "0") + code / 100) }
+            if code >= 10 { emit(UInt8(ascii: "0") + code / 10 % 10) }
+            emit(UInt8(ascii: "0") + code % 10)
         }
         if bold { add(1) }
         if dim { add(2) }
@@ -37,30 +37,55 @@ struct TextStyle: Equatable, Sendable {
             case .base(let code):
                 add(code)
             case .indexed(let index):
-                for code in [38, 5, index] { add(code) }
+                add(38)
+                add(5)
+                add(index)
             case .rgb(let red, let green, let blue):
-                for code in [38, 2, red, green, blue] { add(code) }
+                add(38)
+                add(2)
+                add(red)
+                add(green)
+                add(blue)
             }
+        }
+    }
+
+    /// The SGR sequence that sets this style at `level`, nil when it sets nothing. Built in a buffer on the stack:
+    /// most sequences fit in a small string, which allocates nothing (the styles of a table or a code line are
+    /// applied to every cell and token).
+    private func opening(at level: StyleLevel) -> String? {
+        // "\e[" + at most "1;2;3;4;9;38;2;255;255;255" + "m".
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            buffer[0] = 0x1B
+            buffer[1] = UInt8(ascii: "[")
+            var count = 2
+            forEachParameterByte(at: level) { byte in
+                buffer[count] = byte
+                count += 1
+            }
+            guard count > 2 else { return nil }
+            buffer[count] = UInt8(ascii: "m")
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[...count]), as: UTF8.self)
         }
     }
 
     /// `text` wrapped in this style's SGR sequence and a reset, or `text` alone when the style sets nothing.
     func apply(_ text: String, at level: StyleLevel) -> String {
-        var output = ""
-        append(Substring(text), at: level, to: &output)
+        guard !text.isEmpty, let opening = opening(at: level) else { return text }
+        var output = opening
+        output.reserveCapacity(opening.utf8.count + text.utf8.count + 4)
+        output += text
+        output += "\u{1B}[0m"
         return output
     }
 
     /// Appends `text` to `output` as `apply(_:at:)` renders it, without an intermediate string.
     func append(_ text: Substring, at level: StyleLevel, to output: inout String) {
-        let codes = parameters(at: level)
-        guard !codes.isEmpty, !text.isEmpty else {
+        guard !text.isEmpty, let opening = opening(at: level) else {
             output += text
             return
         }
-        output += "\u{1B}["
-        output += codes
-        output += "m"
+        output += opening
         output += text
         output += "\u{1B}[0m"
     }
