@@ -38,12 +38,13 @@ extension MarkdownStream {
         /// tail are shown, a line far longer than they hold is previewed by its end.
         func tail(rest: String, of stream: MarkdownStream, showingRows shownRows: Int?) -> [String] {
             guard !isClosing(Substring(rest)) else { return [] }
-            let shown = shownRows.map { Self.preview(rest, screen: max($0, 1) * stream.renderer.width) } ?? rest
+            let shown = shownRows.map { Self.preview(rest, screen: max($0, 1) * max(stream.renderer.width, 1)) } ?? rest
             return codeLine(Substring(shown), of: stream, advance: false)
         }
 
         /// The end of the partial line `rest` when it is longer than three screens of `screen` bytes: from a cut that
-        /// leaves two to three screens, at a scalar's start; else `rest`.
+        /// leaves two to three screens, before the next ASCII character (which starts a character, but after a rare
+        /// prepended mark: the partial line holds no "\r\n") or else at a scalar's start; `rest` when it is shorter.
         ///
         /// So a tail costs what a screen shows rather than what the unfinished line holds: a 64 KiB line of code was
         /// highlighted and laid out whole at every update, which made streaming it quadratic. The cut moves a screen
@@ -54,8 +55,10 @@ extension MarkdownStream {
         static func preview(_ rest: String, screen: Int) -> String {
             let utf8 = rest.utf8
             guard utf8.count > 3 * screen else { return rest }
-            var cut = utf8.index(utf8.startIndex, offsetBy: (utf8.count - 2 * screen) / screen * screen)
-            while cut < utf8.endIndex, UTF8.isContinuation(utf8[cut]) { cut = utf8.index(after: cut) }
+            let start = utf8.index(utf8.startIndex, offsetBy: (utf8.count - 2 * screen) / screen * screen)
+            // A cut inside a character would pair a flag's halves wrongly or leave a combining mark alone.
+            let beforeASCII = utf8[start...].prefix(64).firstIndex { $0 < 0x80 }
+            let cut = beforeASCII ?? utf8[start...].firstIndex { !UTF8.isContinuation($0) } ?? utf8.endIndex
             return String(Substring(utf8[cut...]))
         }
 

@@ -60,6 +60,7 @@ struct TextStyle: Equatable, Sendable {
             buffer[1] = UInt8(ascii: "[")
             var count = 2
             forEachParameterByte(at: level) { byte in
+                precondition(count < 31, "an SGR sequence longer than its buffer")
                 buffer[count] = byte
                 count += 1
             }

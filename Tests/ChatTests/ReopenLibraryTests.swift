@@ -33,7 +33,7 @@ import Testing
         for descriptor in names.compactMap({ Int32($0) }) {
             var status = stat()
             if fstat(descriptor, &status) == 0, status.st_dev == wanted.st_dev, status.st_ino == wanted.st_ino {
-                let copy = dup(descriptor)
+                let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
                 if copy >= 0 { return copy }
             }
         }

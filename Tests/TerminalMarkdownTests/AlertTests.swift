@@ -15,12 +15,12 @@ struct AlertTests {
     func anAlertShowsItsTitleInItsColourInsteadOfTheMarker(kind: Alert.Kind) {
         let text = "Before.\n\n> [!\(kind.rawValue.uppercased())]\n> Back up the library first.\n"
         #expect(whole(text, capabilities) == ["Before.", "", "│ \(kind.title)", "│ Back up the library first."])
-        let colour = MarkdownTheme.standard.alert(kind)
-        var title = colour
-        title.bold = true
+        var parameters: [UInt8] = []
+        MarkdownTheme.standard.alert(kind).appendParameters(at: .color, to: &parameters)
+        let colour = String(decoding: parameters, as: UTF8.self)
         let rendered = MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
-        #expect(rendered.contains(title.apply(kind.title, at: .color)))
-        #expect(rendered.contains(colour.apply("│", at: .color) + " Back up"))
+        #expect(rendered.contains("\u{1B}[1;\(colour)m\(kind.title)\u{1B}[0m"))
+        #expect(rendered.contains("\u{1B}[\(colour)m│\u{1B}[0m Back up"))
     }
 
     @Test func aMarkerWithTextAfterItOrAnUnknownKindIsAPlainQuote() {

@@ -54,7 +54,7 @@ struct TailTests {
     /// three screens of it however long the line grows (a 64 KiB line was highlighted and laid out whole at every
     /// update), the rows shown read as the end of the whole line's tail (laid out from a cut, their breaks may differ
     /// until the line is committed), and the finished line is committed whole.
-    @Test(arguments: [("```python\n", "x = 1; "), ("```\n", "日本語のコード ")])
+    @Test(arguments: [("```python\n", "x = 1; "), ("```\n", "日本語のコード "), ("```\n", "🇯🇵🇫🇷 ")])
     func aLongUnfinishedLineOfCodeIsPreviewedByItsEnd(opening: String, unit: String) {
         let (width, rows) = (40, 7)
         let capabilities = TerminalCapabilities(width: width, height: rows + 1, hyperlinks: true)

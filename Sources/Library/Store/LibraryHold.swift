@@ -13,5 +13,5 @@ public final class LibraryHold {
     }
 }
 
-@available(*, unavailable, message: "a LibraryHold belongs to the process's main task")
+@available(*, unavailable, message: "a LibraryHold belongs to the task that took it")
 extension LibraryHold: Sendable {}
