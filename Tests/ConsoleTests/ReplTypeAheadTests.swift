@@ -202,7 +202,9 @@ import Testing
     @Test func ctrlLTypedDuringAReplyDoesNotClearTheScreenAfterIt() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
-        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        // Long enough that Ctrl-L arrives while the reply streams however late this test runs on a loaded machine:
+        // at the prompt, Ctrl-L rightly clears the screen.
+        let echoed = try await terminal.sendLine("[[sim:stall=10]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{C}/ps\r")
         try await terminal.waitFor("acme/tiny-1b  ", after: echoed)

@@ -35,7 +35,8 @@ public final class PageServer: Sendable {
     /// Starts serving `pages` by path; anything else is a 404.
     public init(_ pages: [String: Page]) throws {
         self.pages = pages
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a child started meanwhile by another test must not keep the port listening.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.EIO) }
         self.listener = listener
         var address = sockaddr_in()
@@ -59,8 +60,12 @@ public final class PageServer: Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 let connection = accept(listener, nil, nil)
+                if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
                 if connection < 0 {
                     if errno == EINTR { continue }
+                    // Closed here, once no accept can use it: closed by `stop` while this thread was between two
+                    // accepts, its number could be reused by another test's socket, whose connections this took.
+                    close(listener)
                     return
                 }
                 Thread.detachNewThread { self.answer(connection) }
@@ -77,8 +82,8 @@ public final class PageServer: Sendable {
             return stopped
         }
         guard !already else { return }
+        // The accepting thread's accept fails and it closes the listener.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func answer(_ connection: Int32) {
