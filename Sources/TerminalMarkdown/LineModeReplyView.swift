@@ -30,6 +30,8 @@ public final class LineModeReplyView<Sink: TerminalSink> {
     public var height: Int
     /// The rows of the block in progress printed so far, without styles.
     private var printedTail: [String] = []
+    /// Where the committed text ended and how many bytes were uncommitted when the tail was last rendered.
+    private var lastTail: (committedBytes: Int, pendingBytes: Int)?
     /// The answer so far, when it is given piece by piece (`update(_:appendingAnswer:)`).
     private var answer = ""
     private var pendingNote: [String] = []
@@ -73,6 +75,7 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         pendingNote = ["", presenter.replacementNote()]
         stream = MarkdownStream(renderer: stream.renderer, rendersMarkdown: rendersMarkdown)
         printedTail = []
+        lastTail = nil
         answer = ""
         return 0
     }
@@ -128,9 +131,13 @@ public final class LineModeReplyView<Sink: TerminalSink> {
             if !stats.isEmpty { lines += snapshot.outcome == .cancelled ? ["", stats] : [stats] }
             finished = true
         } else if answering {
-            let (committed, tail) = stream.update(snapshot.answer)
-            lines += unprinted(
-                committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
+            let committed = stream.commit(snapshot.answer)
+            if let tail = renderedTail() {
+                lines += unprinted(
+                    committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
+            } else {
+                lines += unprinted(committed: committed, tail: [], stableRows: 0)
+            }
         }
         // Unlike `LiveReplyView`, a cancelled reply goes on printing what arrived (`drawsAllWhenCancelled`).
         guard !lines.isEmpty else { return }
@@ -170,6 +177,26 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         }
         shownStage = (key, percent, elapsedSeconds)
         return [presenter.stageLine(stage, elapsedSeconds: elapsedSeconds)]
+    }
+
+    /// Uncommitted bytes past which the tail is rendered again only once they have grown by half (see `renderedTail`).
+    static var longTailBytes: Int { 16 << 10 }
+
+    /// The tail of the block in progress, or nil while rendering it again can wait: past `longTailBytes` of
+    /// uncommitted text, until that text has grown by half since the tail was last rendered.
+    ///
+    /// Each rendering lays out (and highlights) the whole block so far, twice with the probe: at every update a line
+    /// of code 64 KiB long cost 16 s in 128-byte snapshots, quadratic in its length. Growing by half each time keeps
+    /// the work linear; such a block's rows are printed in bursts.
+    private func renderedTail() -> [String]? {
+        let pending = stream.receivedBytes - stream.committedBytes
+        if pending > Self.longTailBytes, let lastTail, lastTail.committedBytes == stream.committedBytes,
+            pending < lastTail.pendingBytes + lastTail.pendingBytes / 2
+        {
+            return nil
+        }
+        lastTail = (stream.committedBytes, pending)
+        return stream.tail()
     }
 
     /// How many rows of `tail`, the block in progress for `answer`, read the same whatever comes next: those `probe`

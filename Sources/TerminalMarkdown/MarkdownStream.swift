@@ -103,9 +103,15 @@ struct MarkdownStream {
     /// code far longer than they hold is previewed by its end (`FenceState.preview`). Without, the tail is the whole
     /// text's (line mode prints rows of it).
     mutating func update(showingRows shownRows: Int? = nil) -> (committed: [String], tail: [String]) {
+        let committed = commit()
+        return (committed, tail(showingRows: shownRows))
+    }
+
+    /// Commits what the text received so far finishes, as `update` does, without rendering the tail.
+    mutating func commit() -> [String] {
         let committed = commitCompleteLines(buffer)
         dropCommitted()
-        return (committed, tail(rest: remainder(buffer), showingRows: shownRows))
+        return committed
     }
 
     /// Commits everything received so far, as at the end of the reply; text received later starts afresh.
@@ -149,6 +155,12 @@ struct MarkdownStream {
     mutating func update(_ text: String, showingRows shownRows: Int? = nil) -> (committed: [String], tail: [String]) {
         receive(Self.text(text, after: receivedBytes))
         return update(showingRows: shownRows)
+    }
+
+    /// Receives what the snapshot `text` adds and commits, as `update(_:)` does, without rendering the tail.
+    mutating func commit(_ text: String) -> [String] {
+        receive(Self.text(text, after: receivedBytes))
+        return commit()
     }
 
     /// Finishes with the final snapshot `text` of the whole reply: receives what it adds, then finishes.
@@ -438,7 +450,8 @@ struct MarkdownStream {
 
     // MARK: Tail
 
-    func tail(_ text: String) -> [String] { tail(rest: remainder(text)) }
+    /// The provisional tail of what is received and not committed, as `update(showingRows:)` returns it.
+    func tail(showingRows shownRows: Int? = nil) -> [String] { tail(rest: remainder(buffer), showingRows: shownRows) }
 
     /// The tail for the uncommitted text `rest`, after the blank line an opened block still waits for; `shownRows`
     /// as for `update(showingRows:)`.

@@ -131,10 +131,13 @@ private func reportScaling(_ label: String, capabilities: TerminalCapabilities, 
 /// A python block of one line of 16 KiB and of 64 KiB: rendered whole (the best of five), where highlighting a line
 /// costs in proportion to its length (source-highlight's own loop searched the rest of the line again after every
 /// token: 42 s for the 64 KiB line), and streamed in 128-byte snapshots, where the end of the unfinished line that
-/// the tail shows (at most three screens of it, so a constant cost past 15 KB) is highlighted again at each update.
+/// the tail shows (at most three screens of it, so a constant cost past 15 KB) is highlighted again at each update;
+/// and streamed in line mode (Emacs's M-x shell), which renders the whole unfinished line again only once it has grown
+/// by half.
 private func reportLongCodeLine(capabilities: TerminalCapabilities) {
     var whole: [Int: Double] = [:]
     var streamed: [Int: Double] = [:]
+    var lineMode: [Int: Double] = [:]
     for kib in [16, 64] {
         let text = "```python\n" + String(repeating: "x = 1; ", count: (kib << 10) / 7) + "\n```\n"
         let renderer = MarkdownRenderer(capabilities: capabilities, mode: .always)
@@ -145,16 +148,17 @@ private func reportLongCodeLine(capabilities: TerminalCapabilities) {
             return cpuSeconds() - start
         }.min()!
         streamed[kib] = streamCost(text, capabilities: capabilities).seconds
+        lineMode[kib] = lineModeCost(text, width: capabilities.width)
         print(
             String(
-                format: "  a python line of %2d KiB: rendered whole %.3f s CPU (best of 5), streamed %.3f s CPU", kib,
-                whole[kib]!, streamed[kib]!))
+                format:
+                    "  a python line of %2d KiB: rendered whole %.3f s CPU (best of 5), streamed %.3f s CPU, in line mode %.3f s CPU",
+                kib, whole[kib]!, streamed[kib]!, lineMode[kib]!))
     }
     print(
         String(
-            format: "  long-line ratios 64 KiB / 16 KiB: whole %.2f (linear ≈ 4), streamed %.2f",
-            whole[64]! / whole[16]!,
-            streamed[64]! / streamed[16]!))
+            format: "  long-line ratios 64 KiB / 16 KiB: whole %.2f (linear ≈ 4), streamed %.2f, in line mode %.2f",
+            whole[64]! / whole[16]!, streamed[64]! / streamed[16]!, lineMode[64]! / lineMode[16]!))
 }
 
 private func report(_ label: String, _ cost: Cost) {
@@ -203,6 +207,20 @@ private func streamCost(_ text: String, capabilities: TerminalCapabilities, piec
     }
     renderer.finish(reply)
     return Cost(seconds: cpuSeconds() - start, snapshots: pieces.count)
+}
+
+/// CPU time of `LineModeReplyView` (what Emacs's M-x shell gets) shown `text` in 128-byte snapshots.
+private func lineModeCost(_ text: String, width: Int) -> Double {
+    let view = LineModeReplyView(
+        sink: NullSink(), capabilities: TerminalCapabilities(isDumb: true, emacs: .comint, width: width))
+    var reply = ""
+    let start = cpuSeconds()
+    for piece in chunks(text) {
+        reply += piece
+        view.update(ReplySnapshot(answer: reply))
+    }
+    view.update(ReplySnapshot(answer: reply, isFinished: true))
+    return cpuSeconds() - start
 }
 
 /// A clock the benchmark moves by hand: one display interval per 128 bytes of 4-byte deltas. Its timers never

@@ -34,6 +34,31 @@ struct LineModeReplyViewTests {
         if capabilities == Self.dumb { #expect(!output.contains("\u{1B}")) }
     }
 
+    /// A line of code far longer than `longTailBytes` is rendered again only as it grows by half, so its rows come in
+    /// bursts (it was rendered whole twice at every update, quadratic in its length), and it still reads as the whole
+    /// render, with rows printed while it arrives.
+    @Test func aVeryLongLineOfCodeIsPrintedInBurstsAndReadsAsTheWholeRender() {
+        let text = "```python\n" + String(repeating: "x = 1; ", count: (64 << 10) / 7) + "\n```\n"
+        let view = LineModeReplyView(sink: StringSink(), capabilities: Self.comint, mode: .auto)
+        let bytes = Array(text.utf8)
+        var updates = 0
+        var printing = 0
+        for end in stride(from: 2048, to: bytes.count - 6, by: 2048) {
+            let before = view.sink.output.utf8.count
+            view.update(ReplySnapshot(answer: String(decoding: bytes[..<end], as: UTF8.self)))
+            guard end > 2 * LineModeReplyView<StringSink>.longTailBytes else { continue }
+            updates += 1
+            if view.sink.output.utf8.count > before { printing += 1 }
+        }
+        let rowsBeforeTheEnd = view.sink.output.components(separatedBy: "↪").count - 1
+        view.update(ReplySnapshot(answer: text, isFinished: true))
+        let whole = MarkdownRenderer(capabilities: Self.comint).render(text)
+        #expect(
+            LineModeReplyView<StringSink>.unstyled(view.sink.output) == LineModeReplyView<StringSink>.unstyled(whole))
+        #expect(rowsBeforeTheEnd > 100, "rows were printed while the line arrived")
+        #expect(printing < updates / 2, "rows were printed at \(printing) of \(updates) updates")
+    }
+
     @Test func comintGetsColoursAndADumbTerminalNone() {
         let text = "# Title\n\nSome **bold** and `code`.\n\n- item\n"
         #expect(streamed(text, capabilities: Self.comint).contains("\u{1B}[1mbold\u{1B}[0m"))
