@@ -30,8 +30,8 @@ public final class LineModeReplyView<Sink: TerminalSink> {
     public var height: Int
     /// The rows of the block in progress printed so far, without styles.
     private var printedTail: [String] = []
-    /// Where the committed text ended and how many bytes were uncommitted when the tail was last rendered.
-    private var lastTail: (committedBytes: Int, pendingBytes: Int)?
+    /// The bytes the tail laid out when it was last rendered, and when (the reply's elapsed seconds).
+    private var lastTail: (bytes: Int, seconds: Double)?
     /// The answer so far, when it is given piece by piece (`update(_:appendingAnswer:)`).
     private var answer = ""
     private var pendingNote: [String] = []
@@ -70,6 +70,7 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         let kept = String(decoding: text.utf8.prefix(committed), as: UTF8.self)
         if text.utf8.count >= committed, stream.replace(with: kept) {
             answer = kept
+            lastTail = nil
             return committed
         }
         pendingNote = ["", presenter.replacementNote()]
@@ -132,7 +133,7 @@ public final class LineModeReplyView<Sink: TerminalSink> {
             finished = true
         } else if answering {
             let committed = stream.commit(snapshot.answer)
-            if let tail = renderedTail() {
+            if let tail = renderedTail(at: snapshot.elapsedSeconds) {
                 lines += unprinted(
                     committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
             } else {
@@ -179,23 +180,26 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         return [presenter.stageLine(stage, elapsedSeconds: elapsedSeconds)]
     }
 
-    /// Uncommitted bytes past which the tail is rendered again only once they have grown by half (see `renderedTail`).
+    /// Bytes of a tail past which it is rendered again only once they have grown by half (see `renderedTail(at:)`).
     static var longTailBytes: Int { 16 << 10 }
+    /// The longest a growing tail past `longTailBytes` waits to be rendered again, in seconds of the reply.
+    static var longTailInterval: Double { 2 }
 
-    /// The tail of the block in progress, or nil while rendering it again can wait: past `longTailBytes` of
-    /// uncommitted text, until that text has grown by half since the tail was last rendered.
+    /// The tail of the block in progress, or nil while rendering it again can wait: past `longTailBytes` laid out
+    /// (`MarkdownStream.tailBytes`, a paragraph inside a quote or list item included), until they have grown by half
+    /// since the tail was last rendered, or `longTailInterval` has passed.
     ///
     /// Each rendering lays out (and highlights) the whole block so far, twice with the probe: at every update a line
     /// of code 64 KiB long cost 16 s in 128-byte snapshots, quadratic in its length. Growing by half each time keeps
-    /// the work linear; such a block's rows are printed in bursts.
-    private func renderedTail() -> [String]? {
-        let pending = stream.receivedBytes - stream.committedBytes
-        if pending > Self.longTailBytes, let lastTail, lastTail.committedBytes == stream.committedBytes,
-            pending < lastTail.pendingBytes + lastTail.pendingBytes / 2
+    /// the work linear; such a block's rows are printed in bursts, at least every `longTailInterval`.
+    private func renderedTail(at seconds: Double) -> [String]? {
+        let bytes = stream.tailBytes
+        if bytes > Self.longTailBytes, let lastTail, bytes >= lastTail.bytes,
+            bytes < lastTail.bytes + lastTail.bytes / 2, seconds - lastTail.seconds < Self.longTailInterval
         {
             return nil
         }
-        lastTail = (stream.committedBytes, pending)
+        lastTail = (bytes, seconds)
         return stream.tail()
     }
 

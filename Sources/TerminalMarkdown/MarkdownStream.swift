@@ -91,6 +91,16 @@ struct MarkdownStream {
     /// UTF-8 offset in the reply up to which everything has been committed.
     var committedBytes: Int { droppedBytes + committedOffset }
 
+    /// The bytes the tail lays out: those received and not committed, and inside a quote or list item those its own
+    /// stream has not committed (the outer stream commits each of its lines into it).
+    var tailBytes: Int { tailBytes(of: buffer) }
+
+    /// `tailBytes` for a stream whose text is `text`.
+    func tailBytes(of text: String) -> Int {
+        guard case .container(let container) = state else { return text.utf8.count - committedOffset }
+        return text.utf8.count - committedOffset + container.stream.tailBytes(of: container.inner)
+    }
+
     /// Appends `piece` to the reply without rendering anything yet.
     mutating func receive(_ piece: String) {
         buffer += piece
@@ -461,7 +471,11 @@ struct MarkdownStream {
     }
 
     private func tailLines(rest: String, showingRows shownRows: Int?) -> [String] {
-        guard !rest.isEmpty else { return [] }
+        // A quote or list item streaming through its own stream holds its unfinished paragraph there, whose lines may
+        // all be complete: it has a tail also when nothing of the next line has arrived.
+        if rest.isEmpty {
+            guard case .container = state else { return [] }
+        }
         guard rendersMarkdown else { return [UntrustedText.sanitize(rest)] }
         switch state {
         case .plainLines(let plainLines):

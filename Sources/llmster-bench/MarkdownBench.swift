@@ -132,8 +132,8 @@ private func reportScaling(_ label: String, capabilities: TerminalCapabilities, 
 /// costs in proportion to its length (source-highlight's own loop searched the rest of the line again after every
 /// token: 42 s for the 64 KiB line), and streamed in 128-byte snapshots, where the end of the unfinished line that
 /// the tail shows (at most three screens of it, so a constant cost past 15 KB) is highlighted again at each update;
-/// and streamed in line mode (Emacs's M-x shell), which renders the whole unfinished line again only once it has grown
-/// by half.
+/// and streamed in line mode (Emacs's M-x shell), which past 16 KiB renders the whole unfinished line again only once
+/// it has grown by half.
 private func reportLongCodeLine(capabilities: TerminalCapabilities) {
     var whole: [Int: Double] = [:]
     var streamed: [Int: Double] = [:]

@@ -85,6 +85,23 @@ struct TailTests {
         #expect(committed == reference.lines(line + "\n"))
     }
 
+    /// A quote or list item long enough to stream through its own stream holds its unfinished paragraph there: a
+    /// snapshot that ends at a line's end, nothing of the next line yet, still shows it (the tail went blank, and the
+    /// paragraph blinked out of the live area until the next line began).
+    @Test(arguments: [("> ", "> "), ("- ", "  ")])
+    func aLongQuoteOrItemKeepsItsParagraphInTheTailAtALinesEnd(first: String, continuation: String) {
+        let capabilities = TerminalCapabilities(width: 60, height: 40, hyperlinks: true)
+        var stream = MarkdownStream(
+            renderer: MarkdownRenderer(capabilities: capabilities, mode: .always).blockRenderer, rendersMarkdown: true)
+        var snapshot = ""
+        for index in 0..<200 {
+            snapshot += (index == 0 ? first : continuation) + "line \(index) of a long paragraph\n"
+            let words = stream.update(snapshot).tail.map(LineModeReplyView<StringSink>.unstyled).joined(separator: " ")
+                .split(whereSeparator: { $0 == " " || $0 == "│" || $0 == "•" }).joined(separator: " ")
+            #expect(words.hasSuffix("line \(index) of a long paragraph"), "after line \(index): \(words.suffix(80))")
+        }
+    }
+
     @Test func openCodeFenceCommitsEachLine() {
         let text = "```c\n" + (1...500).map { "int line\($0) = \($0);" }.joined(separator: "\n")
         #expect(checkTailAccounting(lineByLine(text), width: 80, height: 1000) <= 1)
