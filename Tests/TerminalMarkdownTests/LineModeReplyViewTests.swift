@@ -64,6 +64,25 @@ struct LineModeReplyViewTests {
         #expect(printing >= 2 && printing < updates / 2, "rows were printed at \(printing) of \(updates) updates")
     }
 
+    /// A long block's rows wait for it to grow by half at most `longTailInterval` seconds of the reply: a slow one
+    /// still prints a row as it fills.
+    @Test func aSlowLongBlockPrintsItsRowsAtLeastEveryInterval() {
+        let text = "```python\n" + String(repeating: "x = 1; ", count: (40 << 10) / 7)
+        let view = LineModeReplyView(sink: StringSink(), capabilities: Self.comint, mode: .auto)
+        let bytes = Array(text.utf8)
+        var updates = 0
+        var printing = 0
+        for (step, end) in stride(from: 2048, to: bytes.count, by: 2048).enumerated() {
+            let before = view.sink.output.utf8.count
+            let seconds = Double(step) * LineModeReplyView<StringSink>.longTailInterval
+            view.update(ReplySnapshot(elapsedSeconds: seconds, answer: String(decoding: bytes[..<end], as: UTF8.self)))
+            guard end > 2 * LineModeReplyView<StringSink>.longTailBytes else { continue }
+            updates += 1
+            if view.sink.output.utf8.count > before { printing += 1 }
+        }
+        #expect(updates > 2 && printing == updates, "rows were printed at \(printing) of \(updates) updates")
+    }
+
     @Test func comintGetsColoursAndADumbTerminalNone() {
         let text = "# Title\n\nSome **bold** and `code`.\n\n- item\n"
         #expect(streamed(text, capabilities: Self.comint).contains("\u{1B}[1mbold\u{1B}[0m"))
