@@ -472,9 +472,11 @@ struct MarkdownStream {
 
     private func tailLines(rest: String, showingRows shownRows: Int?) -> [String] {
         // A quote or list item streaming through its own stream holds its unfinished paragraph there, whose lines may
-        // all be complete: it has a tail also when nothing of the next line has arrived.
-        if rest.isEmpty {
-            guard case .container = state else { return [] }
+        // all be complete, and a table's rows end with its bottom border: they have a tail also when nothing of the
+        // next line has arrived.
+        switch state {
+        case .container, .table: break
+        default: guard !rest.isEmpty else { return [] }
         }
         guard rendersMarkdown else { return [UntrustedText.sanitize(rest)] }
         switch state {

@@ -102,6 +102,22 @@ struct TailTests {
         }
     }
 
+    /// A table streaming row by row keeps its bottom border below its rows when a snapshot ends at a row's end (the
+    /// border blinked out of the live area at each row until the next began).
+    @Test func aStreamingTableKeepsItsBottomBorderAtARowsEnd() {
+        let capabilities = TerminalCapabilities(width: 60, height: 40, hyperlinks: true)
+        var stream = MarkdownStream(
+            renderer: MarkdownRenderer(capabilities: capabilities, mode: .always).blockRenderer, rendersMarkdown: true)
+        var snapshot = "| name | value |\n|---|---|\n"
+        for index in 0..<(BlockRenderer.tableWidthRows + 20) {
+            snapshot += "| row \(index) | \(index * 7) |\n"
+            let tail = stream.update(snapshot).tail
+            #expect(
+                tail.last.map { LineModeReplyView<StringSink>.unstyled($0).hasPrefix("└") } == true,
+                "after row \(index)")
+        }
+    }
+
     @Test func openCodeFenceCommitsEachLine() {
         let text = "```c\n" + (1...500).map { "int line\($0) = \($0);" }.joined(separator: "\n")
         #expect(checkTailAccounting(lineByLine(text), width: 80, height: 1000) <= 1)
