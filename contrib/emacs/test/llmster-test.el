@@ -669,15 +669,23 @@ without events; a cancel during it says the server finishes the prompt first."
         (replace-match "")
         (llmster-test--send-after-failure buffer)))))
 
+(defun llmster-test--answer-once-then-stop (buffer)
+  "Send one message in BUFFER and wait for its reply, then stop the chat's llmster."
+  (llmster-test--send buffer "echo:first")
+  (llmster-test--wait-reply buffer)
+  (with-current-buffer buffer (delete-process llmster--process)))
+
+(defmacro llmster-test--fails-without-llmster (form)
+  "Check that FORM fails while the llmster program cannot be started."
+  `(let ((llmster-program "no-such-llmster"))
+     (should-error ,form)))
+
 (ert-deftest llmster-test-a-send-when-llmster-cannot-start-puts-the-message-back ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
-      (llmster-test--send buffer "echo:first")
-      (llmster-test--wait-reply buffer)
+      (llmster-test--answer-once-then-stop buffer)
       (with-current-buffer buffer
-        (delete-process llmster--process)
-        (let ((llmster-program "no-such-llmster"))
-          (should-error (llmster-test--send buffer "my long prompt")))
+        (llmster-test--fails-without-llmster (llmster-test--send buffer "my long prompt"))
         ;; Not stuck "waiting for the server": the message is back where it was typed, and sends once llmster runs.
         (should-not llmster--stream)
         (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\nmy long prompt"))
@@ -686,12 +694,9 @@ without events; a cancel during it says the server finishes the prompt first."
 (ert-deftest llmster-test-a-regenerate-or-edit-when-llmster-cannot-start-keeps-the-exchange ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
-      (llmster-test--send buffer "echo:first")
-      (llmster-test--wait-reply buffer)
+      (llmster-test--answer-once-then-stop buffer)
       (with-current-buffer buffer
-        (delete-process llmster--process)
-        (let ((llmster-program "no-such-llmster"))
-          (should-error (llmster-regenerate)))
+        (llmster-test--fails-without-llmster (llmster-regenerate))
         ;; As llmster ends a refused retry: the message stays in its exchange, not moved to the input area (sent
         ;; from there it would be saved twice), and the chat is not left waiting.
         (should-not llmster--stream)
@@ -702,8 +707,7 @@ without events; a cancel during it says the server finishes the prompt first."
         (delete-region llmster--input-start (point-max))
         (goto-char (point-max))
         (insert "echo:edited")
-        (let ((llmster-program "no-such-llmster"))
-          (should-error (llmster-send)))
+        (llmster-test--fails-without-llmster (llmster-send))
         (should-not llmster--stream)
         (should (string-prefix-p "### You\necho:edited\n\n### Assistant\n" (buffer-string)))
         (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
