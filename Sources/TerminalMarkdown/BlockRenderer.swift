@@ -340,16 +340,14 @@ struct BlockRenderer {
     private func codeBlockLines(info: String, literal: String, width: Int) -> [String] {
         let highlighter = codeHighlighter(info: info)
         return codeFenceOpening(info: info)
-            + codeLines(literal).flatMap { codeLine($0, highlighter: highlighter, advance: true, width: width) }
+            + Self.lines(of: literal).flatMap { codeLine($0, highlighter: highlighter, advance: true, width: width) }
             + codeFenceClosing
     }
 
-    private func codeLines(_ literal: String) -> [String] {
-        // Split by bytes, which is the split by characters when no "\r" can join a "\n" into one ("\r\n").
-        var lines =
-            literal.utf8.contains(0x0D)
-            ? literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            : literal.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
+    /// The lines of `text` (sanitised: no CR can join a newline into one character), without the empty one after a
+    /// final newline; split by bytes.
+    static func lines(of text: String) -> [String] {
+        var lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
         if lines.last == "" { lines.removeLast() }
         return lines
     }

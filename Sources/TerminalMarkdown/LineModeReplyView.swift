@@ -133,12 +133,9 @@ public final class LineModeReplyView<Sink: TerminalSink> {
             finished = true
         } else if answering {
             let committed = stream.commit(snapshot.answer)
-            if let tail = renderedTail(at: snapshot.elapsedSeconds) {
-                lines += unprinted(
-                    committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
-            } else {
-                lines += unprinted(committed: committed, tail: [], stableRows: 0)
-            }
+            let tail = renderedTail(at: snapshot.elapsedSeconds) ?? []
+            lines += unprinted(
+                committed: committed, tail: tail, stableRows: stableRows(of: tail, answer: snapshot.answer))
         }
         // Unlike `LiveReplyView`, a cancelled reply goes on printing what arrived (`drawsAllWhenCancelled`).
         guard !lines.isEmpty else { return }

@@ -37,9 +37,14 @@ extension MarkdownStream {
         /// The partial line `rest`, highlighted without moving the lexer past it; when only `shownRows` rows of the
         /// tail are shown, a line far longer than they hold is previewed by its end.
         func tail(rest: String, of stream: MarkdownStream, showingRows shownRows: Int?) -> [String] {
-            guard !isClosing(Substring(rest)) else { return [] }
+            guard !rest.isEmpty, !isClosing(Substring(rest)) else { return [] }
             let shown = shownRows.map { Self.preview(rest, screen: max($0, 1) * max(stream.renderer.width, 1)) } ?? rest
-            return codeLine(Substring(shown), of: stream, advance: false)
+            guard shown.utf8.count == rest.utf8.count else {
+                // The fence's indentation is at the line's start, not the cut's.
+                return stream.renderer.codeLine(
+                    UntrustedText.sanitize(shown), highlighter: highlighter, advance: false)
+            }
+            return codeLine(Substring(rest), of: stream, advance: false)
         }
 
         /// The end of the partial line `rest` when it is longer than three screens of `screen` bytes: from a cut that

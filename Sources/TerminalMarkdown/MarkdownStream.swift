@@ -163,8 +163,8 @@ struct MarkdownStream {
     ///
     /// `text` must extend the previous snapshot; a text shorter than what was received shows nothing new.
     mutating func update(_ text: String, showingRows shownRows: Int? = nil) -> (committed: [String], tail: [String]) {
-        receive(Self.text(text, after: receivedBytes))
-        return update(showingRows: shownRows)
+        let committed = commit(text)
+        return (committed, tail(showingRows: shownRows))
     }
 
     /// Receives what the snapshot `text` adds and commits, as `update(_:)` does, without rendering the tail.
@@ -471,14 +471,10 @@ struct MarkdownStream {
     }
 
     private func tailLines(rest: String, showingRows shownRows: Int?) -> [String] {
-        // A quote or list item streaming through its own stream holds its unfinished paragraph there, whose lines may
-        // all be complete, and a table's rows end with its bottom border: they have a tail also when nothing of the
-        // next line has arrived.
-        switch state {
-        case .container, .table: break
-        default: guard !rest.isEmpty else { return [] }
-        }
-        guard rendersMarkdown else { return [UntrustedText.sanitize(rest)] }
+        // Each state says what an empty `rest` shows: a quote or list item streaming through its own stream holds its
+        // unfinished paragraph there, and a table's rows end with its bottom border, also when nothing of the next
+        // line has arrived.
+        guard rendersMarkdown else { return rest.isEmpty ? [] : [UntrustedText.sanitize(rest)] }
         switch state {
         case .plainLines(let plainLines):
             return plainLines.tail(rest: rest, of: self)
@@ -489,6 +485,7 @@ struct MarkdownStream {
         case .container(let container):
             return container.tail(rest: rest, of: self, showingRows: shownRows)
         case .blocks:
+            guard !rest.isEmpty else { return [] }
             var output: [String] = []
             let clean = UntrustedText.sanitize(rest)
             var blocks = references.parse(clean, depth: nesting)
@@ -524,11 +521,7 @@ struct MarkdownStream {
     func uncommittedLines(_ text: String) -> [String]? {
         switch state {
         case .blocks:
-            var lines = remainder(text).utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
-                String(Substring($0))
-            }
-            if lines.last == "" { lines.removeLast() }
-            return lines
+            return BlockRenderer.lines(of: remainder(text))
         case .container(let container):
             return container.uncommittedLines()
         case .fence, .table, .plainLines:

@@ -50,7 +50,6 @@ struct LineModeReplyViewTests {
         for end in stride(from: 2048, to: bytes.count - 6, by: 2048) {
             let before = view.sink.output.utf8.count
             view.update(ReplySnapshot(answer: String(decoding: bytes[..<end], as: UTF8.self)))
-            print("DBG", end, view.sink.output.utf8.count - before)
             guard end > 2 * LineModeReplyView<StringSink>.longTailBytes else { continue }
             updates += 1
             if view.sink.output.utf8.count > before { printing += 1 }
