@@ -186,7 +186,8 @@ extension HostileServerTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Any answer shows the process is serving; it has not been initialised, so it has not opened the library.
-        input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"conversations/list"}"#.utf8 + [0x0A]))
+        input.fileHandleForWriting.writeToChild(
+            #"{"jsonrpc":"2.0","id":1,"method":"conversations/list"}"#.utf8 + [0x0A])
         let received = await output.fileHandleForReading.read(until: { $0.contains("\n") })
         #expect(received.contains(#""id":1"#), "\(received)")
         let refused = try await cli.run(["restore", backup, "--yes"])

@@ -24,7 +24,7 @@ import Testing
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"models/list"}"#.utf8 + [0x0A]))
+        input.fileHandleForWriting.writeToChild(#"{"jsonrpc":"2.0","id":1,"method":"models/list"}"#.utf8 + [0x0A])
         // Once llmster answers, its start-up is over.
         let received = await output.fileHandleForReading.read(until: { $0.contains("\n") })
         let attributes = try FileManager.default.attributesOfItem(atPath: "/proc/\(process.processIdentifier)/status")

@@ -24,7 +24,7 @@ import Testing
             "this is not json",
             #"{"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"echo:over real pipes"}}"#
         ]
-        input.fileHandleForWriting.write(Data((requests.joined(separator: "\n") + "\n").utf8))
+        input.fileHandleForWriting.writeToChild((requests.joined(separator: "\n") + "\n").utf8)
         var received = Data(
             await output.fileHandleForReading.read(until: {
                 $0.split(separator: "\n").contains { $0.contains(#""id":2"#) }
@@ -59,13 +59,12 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        input.fileHandleForWriting.write(
-            Data(
-                """
-                {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}
-                {"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"[[sim:stall=30]] echo:one two three four five"}}
+        input.fileHandleForWriting.writeToChild(
+            """
+            {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}
+            {"jsonrpc":"2.0","id":2,"method":"chat/send","params":{"text":"[[sim:stall=30]] echo:one two three four five"}}
 
-                """.utf8))
+            """.utf8)
         var received = await output.fileHandleForReading.read(until: { $0.contains(#""type":"message.delta""#) })
         #expect(received.contains(#""type":"message.delta""#))
         kill(process.processIdentifier, SIGTERM)

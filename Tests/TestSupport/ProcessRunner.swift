@@ -46,10 +46,7 @@ public enum ProcessRunner {
         let stdin = Pipe()
         process.standardInput = stdin
         try process.run()
-        // A process that ended before reading its input is left to the test's expectations, rather than ending
-        // the test process with SIGPIPE (or the write trapping on EPIPE).
-        signal(SIGPIPE, SIG_IGN)
-        if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
+        if let input { stdin.fileHandleForWriting.writeToChild(input.utf8) }
         try? stdin.fileHandleForWriting.close()
         return RunningProcess(process: process, outputURL: outputURL, errorURL: errorURL)
     }

@@ -46,11 +46,9 @@ public final class RPCPipe: @unchecked Sendable {
         write(#"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params)}"#)
     }
 
-    /// Writes `message` and a newline; a process that already exited (its input closed) is left to the test's
-    /// expectations rather than ending the test process with SIGPIPE.
+    /// Writes `message` and a newline (see `FileHandle.writeToChild`).
     private func write(_ message: String) {
-        signal(SIGPIPE, SIG_IGN)
-        try? input.fileHandleForWriting.write(contentsOf: Data(message.utf8 + [10]))
+        input.fileHandleForWriting.writeToChild(message.utf8 + [10])
     }
 
     /// Closes standard input, as an editor that goes away does, without waiting for the exit.
