@@ -96,10 +96,12 @@ Objects become alists with symbol keys, arrays lists, null nil."
         (process-put llmster--process 'llmster-info
                      (llmster--request-sync "initialize" `((protocolVersion . 1)
                                                             (coalesceMilliseconds . ,llmster-coalesce-milliseconds))))
-      ;; An llmster that did not initialize would refuse every later request: the next one starts it again.
-      (error (delete-process llmster--process)
-             (setq llmster--process nil)
-             (signal (car failure) (cdr failure))))))
+      ;; An llmster that did not initialize would refuse every later request (C-g while it starts included): the
+      ;; next one starts it again.
+      ((error quit)
+       (delete-process llmster--process)
+       (setq llmster--process nil)
+       (signal (car failure) (cdr failure))))))
 
 (defun llmster--sentinel (process _event)
   "Fail every waiting request when PROCESS ends."
@@ -175,14 +177,15 @@ Signal a `user-error' when none comes."
          ;; Large answers (a long conversation) arrive in few reads.
          (read-process-output-max (max read-process-output-max (* 1024 1024))))
     (let ((id (llmster--request method params (lambda (r e) (setq done t result r failure e)))))
-      (while (and (not done) (llmster--live-p) (< (float-time) deadline))
-        (accept-process-output llmster--process 0.05))
-      (unless done
-        ;; Given up on here, so stopped in llmster too: a reply would otherwise stream on with no one waiting.
-        (remhash id llmster--callbacks)
-        (remhash id llmster--event-handlers)
-        (llmster--cancel-request id)
-        (user-error "No answer from llmster to %s" method)))
+      (unwind-protect
+          (while (and (not done) (llmster--live-p) (< (float-time) deadline))
+            (accept-process-output llmster--process 0.05))
+        (unless done
+          ;; Given up on here (the timeout, or C-g), so stopped in llmster too: a reply would otherwise stream on
+          ;; with no one waiting.
+          (remhash id llmster--callbacks)
+          (llmster--cancel-request id)))
+      (unless done (user-error "No answer from llmster to %s" method)))
     (cons result failure)))
 
 (defun llmster--request-sync (method &optional params)

@@ -643,16 +643,15 @@ NEW says the send is the chat's first."
                    (setf (llmster--reply-answer reply) (cons result error))
                    (llmster--finish-reply buffer reply result error))
                  (lambda (event) (llmster--apply-event buffer reply event)))
-              (error
-               ;; The request never left (llmster could not be started): nothing was saved, so it ends as llmster
-               ;; ends a refused send of its kind (a message goes back to the input area; a retry or an edit
-               ;; stays shown with the error), and the chat is not left waiting for it.
+              ((error quit)
+               ;; The request never left (llmster could not be started, or C-g while it started): nothing was
+               ;; saved, so it ends as llmster ends a refused send of its kind (a message goes back to the input
+               ;; area; a retry or an edit stays shown with the error), and the chat is not left waiting for it.
                (llmster--finish-reply buffer reply nil
                                       `((message . ,(error-message-string failure))
                                         (data (returned (kind . ,(cond ((assq 'retry params) "retry")
                                                                        ((assq 'edit params) "edit")
-                                                                       (t "message")))
-                                                        (text . ,text)))))
+                                                                       (t "message")))))))
                (signal (car failure) (cdr failure)))))
       reply)))
 

@@ -729,11 +729,25 @@ without events; a cancel during it says the server finishes the prompt first."
           (should-error (llmster-test--send buffer "my long prompt")))
         (should-not (llmster--live-p))
         (should (equal (buffer-string) "### You\nmy long prompt"))
-        (goto-char (point-max))
-        (insert " echo:works")
-        (llmster-send)
-        (llmster-test--wait-reply buffer)
-        (should (string-match-p "### You\nmy long prompt echo:works\n\n### Assistant\nworks" (buffer-string)))))))
+        (llmster-test--send-after-failure buffer)))))
+
+(ert-deftest llmster-test-c-g-while-llmster-starts-puts-the-message-back ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (when (llmster--live-p) (delete-process llmster--process))
+        ;; A program that never answers initialize; C-g (the quit flag a key would set) ends the wait.
+        (let ((llmster-program "sh")
+              (llmster-program-arguments '("-c" "exec sleep 60" "--")))
+          (run-at-time 0.3 nil (lambda () (setq quit-flag t)))
+          (should (equal (condition-case caught (progn (llmster-test--send buffer "my long prompt") nil)
+                           (quit caught))
+                         '(quit))))
+        ;; Not kept half started, not left waiting: the message is back, and sends once llmster runs.
+        (should-not (llmster--live-p))
+        (should-not llmster--stream)
+        (should (equal (buffer-string) "### You\nmy long prompt"))
+        (llmster-test--send-after-failure buffer)))))
 
 (ert-deftest llmster-test-a-call-given-up-on-is-cancelled-in-llmster-too ()
   (llmster-test--with-llmster

@@ -180,7 +180,18 @@ local ok, err = pcall(function()
     vim.ui.select = original
     assert(ok, failure)
   end
-  local function new_chat(input)
+  -- Runs fn with llmster stopped and its program not to be found; llmster starts again afterwards.
+local function without_llmster(fn)
+  local client = require('llmster.client')
+  local cmd = client.config.cmd
+  client.stop()
+  client.config.cmd = { 'no-such-llmster' }
+  local ok, failure = pcall(fn)
+  client.config.cmd = cmd
+  if not ok then error(failure, 0) end
+end
+
+local function new_chat(input)
     vim.cmd('Llmster')
     local buffer = vim.api.nvim_get_current_buf()
     if input then
@@ -920,16 +931,13 @@ local ok, err = pcall(function()
   end)
 
   test('a rewrite that never leaves (llmster cannot start) leaves nothing waiting', function()
-    local inline, client = require('llmster.inline'), require('llmster.client')
+    local inline = require('llmster.inline')
     llmster.setup({ rewrite_prompt = function() return 'echo:```lua\nlocal x = 2\n```' end })
     local source = vim.api.nvim_create_buf(true, false)
     vim.api.nvim_buf_set_lines(source, 0, -1, false, { 'header', 'local x = 1', 'footer' })
     vim.api.nvim_set_current_buf(source)
-    local cmd = client.config.cmd
-    client.stop()
-    client.config.cmd = { 'no-such-llmster' }
-    local refused = pcall(inline.rewrite, 2, 2, 'double it')
-    client.config.cmd = cmd
+    local refused
+    without_llmster(function() refused = pcall(inline.rewrite, 2, 2, 'double it') end)
     assert(not refused and not inline.pending(source), 'nothing waiting after the refusal')
     assert(#vim.api.nvim_buf_get_extmarks(source, vim.api.nvim_create_namespace('llmster_rewrite'), 0, -1, {}) == 0)
     vim.cmd('2LlmsterRewrite double it')
@@ -1387,26 +1395,31 @@ local ok, err = pcall(function()
   end)
 
   test('a send, a regenerate or an edit that never leaves (llmster cannot start) ends as a refused one of its kind', function()
-    local client = require('llmster.client')
     local buffer = new_chat('echo:first')
-    local cmd = client.config.cmd
-    client.stop()
-    client.config.cmd = { 'no-such-llmster' }
-    local regenerated = pcall(llmster.regenerate, buffer)
-    -- A retry keeps its exchange, as llmster keeps a refused one: the message is not moved to the input area, where
-    -- sending it would save it twice.
-    local after_retry = text(buffer)
-    -- So does an edit: its text is not put back as a new message, which would be saved after the one it replaces.
-    llmster.edit_last(buffer)
-    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:edited' })
-    local edited = pcall(llmster.send_chat, buffer)
-    local after_edit = text(buffer)
-    type_input(buffer, 'echo:second')
-    local sent = pcall(llmster.send_chat, buffer)
-    local after_send = text(buffer)
-    client.config.cmd = cmd
+    local file = vim.fn.tempname() .. '.txt'
+    vim.fn.writefile({ 'remember this' }, file)
+    local regenerated, edited, sent, after_retry, after_edit, after_send, attached
+    without_llmster(function()
+      regenerated = pcall(llmster.regenerate, buffer)
+      -- A retry keeps its exchange, as llmster keeps a refused one: the message is not moved to the input area,
+      -- where sending it would save it twice.
+      after_retry = text(buffer)
+      -- So does an edit: its text is not put back as a new message, which would be saved after the one it replaces;
+      -- what was attached to it waits for the next send.
+      llmster.edit_last(buffer)
+      vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:edited' })
+      llmster.add_context(file, buffer)
+      edited = pcall(llmster.send_chat, buffer)
+      after_edit = text(buffer)
+      attached = #llmster.context(buffer)
+      type_input(buffer, 'echo:second')
+      sent = pcall(llmster.send_chat, buffer)
+      after_send = text(buffer)
+    end)
     assert(not regenerated and not edited and not sent, 'all refused')
-    assert(after_edit:match('### You\necho:edited\n\n### Assistant\n') and not after_edit:match('echo:edited$'), after_edit)
+    assert(attached == 1, 'the edit\'s context item waits: ' .. vim.inspect(llmster.context(buffer)))
+    assert(after_edit:match('### You\necho:edited\n.-### Assistant\n%[error') and not after_edit:match('echo:edited$'),
+      after_edit)
     assert(after_retry:match('^### You\necho:first\n\n### Assistant\n') and not after_retry:find('### You\n\necho:first'),
       after_retry)
     assert(after_send:match('### You\n\necho:second$'), 'the message is back in the input area: ' .. after_send)
@@ -1416,7 +1429,7 @@ local ok, err = pcall(function()
     assert(#saved(buffer).messages == 2, vim.inspect(saved(buffer).messages))
     llmster.send_chat(buffer)
     wait(function() return not llmster.streaming(buffer) end, 'the reply')
-    assert(text(buffer):match('### You\necho:second\n\n### Assistant\nsecond\n'), text(buffer))
+    assert(text(buffer):match('### You\necho:second\n.-### Assistant\nsecond\n'), text(buffer))
   end)
 
   test('a dropped reply shows its reason at once, as the reopened chat does', function()

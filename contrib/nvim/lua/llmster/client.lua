@@ -191,8 +191,8 @@ function M.call(method, params)
   vim.wait(M.config.timeout * 1000, function() return done end, 10)
   if not done then
     -- Given up on: llmster is told to stop it, and a late answer has no one waiting for it.
-    M.cancel_request(id)
     state.callbacks[id] = nil
+    M.cancel_request(id)
     error('no answer to ' .. method, 0)
   end
   return result, failure

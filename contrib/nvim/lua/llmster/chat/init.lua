@@ -14,7 +14,7 @@ local new_input_area = state.new_input_area
 local rename_buffer = state.rename_buffer
 local require_chat = state.require_chat
 local add_fold, refresh_folds, setup_window = folds.add_fold, folds.refresh_folds, folds.setup_window
-local set_indicator, finish_reply, put_prompt_back = stream.set_indicator, stream.finish_reply, stream.put_prompt_back
+local set_indicator = stream.set_indicator
 local on_event, on_reply = stream.on_event, stream.on_reply
 local isnil = client.isnil
 -- Required when used: llmster.context uses this module's chat_for_range.
@@ -275,7 +275,7 @@ function M.send_chat(buffer, options)
     -- The request never left (llmster could not be started): nothing was saved, so it ends as llmster ends a
     -- refused send of its kind (a message goes back to the input area; a retry or an edit stays shown with the error).
     on_reply(buffer, reply, nil, { message = tostring(id), data = { returned = {
-      kind = options.retry and 'retry' or (edit and 'edit' or 'message'), text = params.text } } })
+      kind = options.retry and 'retry' or (edit and 'edit' or 'message') } } })
     error(id, 0)
   end
   reply.id = id

@@ -611,6 +611,8 @@ function M.on_reply(buffer, reply, result, failure)
       end
       -- The fresh-context prompt says it already; a second message would only ask for Enter first.
       if kind ~= 'continuation_lost' or not config.options.prompt_fresh_context then client.notify(failure.message) end
+      -- An edit handed back unsent keeps what was attached to it for the next send (a retry attached nothing).
+      if not isnil(data.returned) then restore_attachments(chat, reply) end
     elseif not isnil(result.message) and not reply.detached then
       -- The exchange is drawn again as the reopened chat draws it, from what the library saved: the user message
       -- (the filled template, its context chips) and the reply (its parts, reasoning times, why it stopped).
@@ -645,7 +647,8 @@ function M.on_reply(buffer, reply, result, failure)
   if result and result.recap == true then
     client.notify('the fresh context started with a recap of the earlier turns', vim.log.levels.INFO)
   end
-  learn_title(buffer, chat)
+  -- Only an answer can have changed the title (a send that never left would try to start llmster again here).
+  if result then learn_title(buffer, chat) end
   vim.api.nvim_exec_autocmds('User', { pattern = 'LlmsterReply', modeline = false })
 end
 
