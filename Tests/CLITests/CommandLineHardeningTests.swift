@@ -12,6 +12,16 @@ import Testing
         #expect(!result.errors.contains("larger than"))
     }
 
+    /// A usage error on the way into the REPL (two conversations named) says so with llmster's usage line and where
+    /// to read more, as an unknown option does, before anything starts.
+    @Test func aUsageErrorStartingTheReplPointsAtHelp() async throws {
+        let cli = try CLI(server: "http://127.0.0.1:\(unusedPort())")
+        let result = try await cli.run(["--chat", "first", "--continue=second"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.errors.contains("--chat and --continue name different conversations"), "\(result)")
+        #expect(result.errors.contains("usage: llmster") && result.errors.contains("see llmster --help"), "\(result)")
+    }
+
     @Test(arguments: ["http://[::1]:99999", "http://127.0.0.1:0", "http://localhost:port"])
     func aServerWithAnInvalidPortSaysThePortIsInvalid(server: String) async throws {
         let cli = try CLI(server: "http://127.0.0.1:\(unusedPort())")

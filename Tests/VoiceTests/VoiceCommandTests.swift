@@ -99,10 +99,8 @@ struct VoiceCLI {
             try await Task.sleep(for: .milliseconds(50))
         }
         running.signal(SIGINT)
-        let stopped = await ChildProbe.waitForEnd(of: running.process.processIdentifier, seconds: 30)
-        if !stopped { running.signal(SIGKILL) }
-        let result = await running.wait()
-        #expect(stopped, "Ctrl-C stops listening within 30 s")
+        let result = await running.wait(killingAfter: 30)
+        #expect(!(result.killedBySignal && result.status == SIGKILL), "Ctrl-C stops listening within 30 s")
         #expect(result.status == 130, "\(result)")
         #expect(result.errors.contains("the default microphone (arecord)"))
         let input = try #require(fixture.requests(to: "/api/v1/chat").first?.field("input"), "\(result)")
