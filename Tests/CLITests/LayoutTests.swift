@@ -53,8 +53,7 @@ import Testing
     func everyCommandsHelpFitsTheWidth(width: Int) async throws {
         let cli = try CLI(server: "http://127.0.0.1:9", environment: ["COLUMNS": String(width)])
         let help = try await cli.run(["--help"]).output
-        let commands = help.components(separatedBy: "\ncommands:\n")[1].components(separatedBy: "\n\n")[0]
-            .split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { String($0.split(separator: " ")[0]) }
+        let commands = try HelpPages.commandNames(inHelp: help)
         #expect(commands.contains("ask") && commands.contains("completions"))
         for command in commands {
             let result = try await cli.run([command, "--help"])
