@@ -427,10 +427,10 @@ not one measured here); the message's label covers the rest."
          ((and error (or (llmster--reply-new reply) (llmster--returned-of error)))
           (llmster--restore-prompt reply error)
           ;; The server lost the context (or another holds it): the message waits in the input area.
-          (let ((decision (alist-get 'decision (alist-get 'data error))))
-            (pcase (alist-get 'type decision)
-              ("fresh_context" (run-at-time 0 nil #'llmster--offer-fresh-context buffer (alist-get 'reason decision)))
-              ("overflow" (run-at-time 0 nil #'llmster--offer-overflow buffer decision)))))
+          (run-at-time 0 nil #'llmster--offer-decision buffer error))
+         ((and error (alist-get 'returned (alist-get 'data error)))
+          ;; A retry or an edit that saved nothing: the library still has the exchange it would have replaced.
+          (llmster--restore-exchange buffer reply error))
          (t
           (let ((end (llmster--reply-end reply))
                 (status (alist-get 'status result)))
@@ -498,7 +498,7 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
 (defun llmster--returned-of (error)
   "The message chat/send handed back with ERROR when it saved nothing, or nil.
 An alist: the `text' as typed, its `images' and `context' items.  A retry or
-an edit handed back is nil: its exchange stays shown, with the error."
+an edit handed back is nil: see `llmster--restore-exchange'."
   (let ((returned (alist-get 'returned (alist-get 'data error))))
     (and returned
          (member (alist-get 'kind returned) '(nil "message"))

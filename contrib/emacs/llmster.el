@@ -546,7 +546,7 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
               (alist-get 'id (llmster--request-sync "conversations/create"
                                                     `((preset . ,llmster--pending-preset) ,@llmster--pending-settings)))))
       (if llmster--edit-next
-          (llmster--send-edit text)
+          (llmster--send-edit text extra)
         (llmster--start-reply text `((text . ,text)
                                      ,@extra
                                      ,@(when llmster--template-preset
@@ -646,7 +646,7 @@ NEW says the send is the chat's first."
               ((error quit)
                ;; The request never left (llmster could not be started, or C-g while it started): nothing was
                ;; saved, so it ends as llmster ends a refused send of its kind (a message goes back to the input
-               ;; area; a retry or an edit stays shown with the error), and the chat is not left waiting for it.
+               ;; area; a retry or an edit gives way to the exchange the library kept), and the chat is not left waiting.
                (llmster--finish-reply buffer reply nil
                                       `((message . ,(error-message-string failure))
                                         (data (returned (kind . ,(cond ((assq 'retry params) "retry")
@@ -686,6 +686,52 @@ beforehand with a preset is deleted here, and the next try makes it again."
   (setq llmster--returned t)
   (llmster--show-context)
   (message "llmster: %s (your message is back in the input area)" (alist-get 'message error)))
+
+(defun llmster--restore-exchange (buffer reply error)
+  "Show BUFFER's last exchange as the library kept it after REPLY's retry or edit saved nothing.
+ERROR handed the turn back.  An edited message goes back to the input
+area, still to replace the last message when sent; text typed since
+comes back when the edit is left (\\[llmster-cancel]).  The transcript is
+then drawn again from the library, the answer asked again back in view,
+and what ERROR waits for (a fresh context, an overflow) is offered."
+  (let ((edit (equal (alist-get 'kind (alist-get 'returned (alist-get 'data error))) "edit")))
+    (if (not edit)
+        (llmster--insert-at reply (llmster--reply-end reply) (format "\n[error: %s]" (alist-get 'message error)))
+      (let* ((inhibit-read-only t)
+             (text-start (marker-position (llmster--reply-text-start reply)))
+             (typed (buffer-substring-no-properties llmster--input-start (point-max))))
+        (let ((buffer-undo-list t))
+          (dolist (o (overlays-in text-start (point-max)))
+            (when (>= (overlay-start o) text-start) (delete-overlay o)))
+          (delete-region text-start (point-max))
+          (goto-char text-start)
+          (insert (llmster--reply-text reply))
+          (set-marker llmster--input-start text-start))
+        (setq llmster--edit-next typed
+              llmster--returned t)
+        (llmster--show-context)))
+    (message "llmster: %s (%s)" (alist-get 'message error)
+             (if edit
+                 (substitute-command-keys "your edit is back in the input area: \\[llmster-send] sends it in place \
+of the last message")
+               "the last answer stays"))
+    (run-at-time 0 nil #'llmster--redraw-kept buffer error)))
+
+(defun llmster--redraw-kept (buffer error)
+  "Draw BUFFER again from the library, which kept its last exchange; then offer ERROR's decision."
+  (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)))
+    (with-current-buffer buffer
+      (condition-case failure
+          (llmster--redraw)
+        (error (message "llmster: %s" (error-message-string failure)))))
+    (llmster--offer-decision buffer error)))
+
+(defun llmster--offer-decision (buffer error)
+  "Offer in BUFFER what ERROR's unsent turn waits for: a fresh context, or how to send an overflow."
+  (let ((decision (alist-get 'decision (alist-get 'data error))))
+    (pcase (alist-get 'type decision)
+      ("fresh_context" (llmster--offer-fresh-context buffer (alist-get 'reason decision)))
+      ("overflow" (llmster--offer-overflow buffer decision)))))
 
 (defun llmster--name-after-title (buffer)
   "Name BUFFER after its conversation's title, once llmster has it."
@@ -800,6 +846,8 @@ Removing the last reply can be undone."
   (llmster--require-chat)
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
   (unless (and llmster--conversation-id llmster--last-reply) (user-error "No reply to answer again yet"))
+  ;; A retry that cannot leave (llmster does not start) fails before the answer it replaces goes from view.
+  (llmster--ensure-process)
   (let* ((last llmster--last-reply)
          (start (marker-position (llmster--reply-start last))))
     (dolist (o (overlays-in start (llmster--reply-end last))) (delete-overlay o))
@@ -818,13 +866,14 @@ For when LM Studio lost the conversation's context (it restarted): the model
 no longer remembers the earlier turns, the library still has them.  A send
 that found the context lost saved nothing and put its message back in the
 input area: this sends it again, as a new message, with the context items
-still attached.  Otherwise it answers the last message again, in place.
+still attached (an edit handed back so goes again as the edit).  Otherwise
+it answers the last message again, in place.
 With RECAP (interactively, a prefix argument) the fresh context starts with
 a recap of the earlier turns: their transcript when it fits the model's
 context, else a summary."
   (interactive "P")
   (let ((fresh `((freshContext . ,(if recap "recap" t)))))
-    (if (and llmster--returned (not llmster--edit-next)
+    (if (and llmster--returned
              (not (string-empty-p (string-trim (buffer-substring-no-properties llmster--input-start (point-max))))))
         (llmster--send-input fresh)
       (llmster--reuse-last-reply `((retry . t) ,@fresh)))))
@@ -911,8 +960,10 @@ The original and its answer stay in the library as an alternative."
     (llmster--show-context)
     (message "llmster: the next send is a new message again")))
 
-(defun llmster--send-edit (text)
-  "Replace the last exchange with TEXT and its new answer."
+(defun llmster--send-edit (text extra)
+  "Replace the last exchange with TEXT and its new answer, with chat/send parameters EXTRA."
+  ;; An edit that cannot leave (llmster does not start) fails before the exchange it replaces goes from view.
+  (llmster--ensure-process)
   (let* ((last llmster--last-reply)
          (text-start (marker-position (llmster--reply-text-start last))))
     (setq llmster--edit-next nil)
@@ -923,7 +974,7 @@ The original and its answer stay in the library as an alternative."
       (goto-char text-start))
     (set-marker llmster--input-start text-start)
     (insert text)
-    (llmster--start-reply text `((text . ,text) (edit . t)))))
+    (llmster--start-reply text `((text . ,text) (edit . t) ,@extra))))
 
 ;;;; Alternatives: the other answers to a message, and its other versions
 

@@ -697,25 +697,68 @@ without events; a cancel during it says the server finishes the prompt first."
       (llmster-test--answer-once-then-stop buffer)
       (with-current-buffer buffer
         (llmster-test--fails-without-llmster (llmster-regenerate))
-        ;; As llmster ends a refused retry: the message stays in its exchange, not moved to the input area (sent
-        ;; from there it would be saved twice), and the chat is not left waiting.
+        ;; Nothing left: the answer asked again stays in view, and the chat is not left waiting.
         (should-not llmster--stream)
-        (should (string-prefix-p "### You\necho:first\n\n### Assistant\n" (buffer-string)))
-        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
-        ;; So does an edit: its text is not put back as a new message, to be saved after the one it replaces.
+        (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\n"))
+        ;; So does an edit: the edited text stays in the input area, still editing the last message.
         (llmster-edit-last)
         (delete-region llmster--input-start (point-max))
         (goto-char (point-max))
         (insert "echo:edited")
         (llmster-test--fails-without-llmster (llmster-send))
         (should-not llmster--stream)
-        (should (string-prefix-p "### You\necho:edited\n\n### Assistant\n" (buffer-string)))
-        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
-        (llmster-regenerate)
+        (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\necho:edited"))
+        (should llmster--edit-next)
+        (llmster-send)
         (llmster-test--wait-reply buffer)
+        (should (equal (buffer-string) "### You\necho:edited\n\n### Assistant\nedited\n\n### You\n"))
         (should (equal (mapcar (lambda (m) (alist-get 'text m))
                                (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
-                       '("echo:first" "first")))))))
+                       '("echo:edited" "edited")))))))
+
+(ert-deftest llmster-test-a-failed-regenerate-or-edit-shows-the-exchange-the-library-kept ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (shown nil))
+      (llmster-test--send buffer "echo:first")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (cl-letf (((symbol-function 'message)
+                   (lambda (format &rest args) (when format (push (apply #'format-message format args) shown)))))
+          ;; The server fails the edit (HTTP 500): nothing was saved, so the exchange it would have replaced comes
+          ;; back from the library, and the edited text waits in the input area, still replacing the last message.
+          (llmster-edit-last)
+          (delete-region llmster--input-start (point-max))
+          (goto-char (point-max))
+          (insert "[[sim:status=500]] echo:edited")
+          (llmster-send)
+          (goto-char (point-max))
+          (insert "typed meanwhile")
+          (llmster-test--wait-reply buffer)
+          (llmster-test--wait (lambda () (string-prefix-p "### You\necho:first\n" (buffer-string))))
+          (should (equal (buffer-string)
+                         "### You\necho:first\n\n### Assistant\nfirst\n\n### You\n[[sim:status=500]] echo:edited"))
+          (should (string-match-p "your edit is back in the input area" (car shown)))
+          (should (string-match-p "Editing the last message" (format "%s" header-line-format)))
+          ;; Leaving the edit brings back what was typed while it was sent.
+          (llmster-cancel)
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "typed meanwhile"))
+          ;; Asking again of another model, which does not hold the conversation's context, saves nothing either:
+          ;; the answer it would have replaced comes back, and a fresh context is offered (declined here).
+          (setq llmster--model "acme/no-such-model")
+          (cl-letf (((symbol-function 'read-multiple-choice)
+                     (lambda (prompt choices) (push prompt shown) (assq ?n choices))))
+            (llmster-regenerate)
+            (llmster-test--wait-reply buffer)
+            (llmster-test--wait (lambda () (string-match-p "Another server holds" (car shown)))))
+          (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\ntyped meanwhile"))
+          (should (cl-find-if (lambda (line) (string-match-p "(the last answer stays)" line)) shown))
+          (setq llmster--model nil)
+          (should (equal (mapcar (lambda (m) (alist-get 'text m))
+                                 (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+                         '("echo:first" "first")))
+          (should-not (cdr (alist-get 'alternatives (llmster--alternatives-of
+                                                     (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))
+                                                     nil)))))))))
 
 (ert-deftest llmster-test-an-llmster-that-fails-to-initialize-is-not-kept ()
   (llmster-test--with-llmster
@@ -1756,6 +1799,7 @@ without events; a cancel during it says the server finishes the prompt first."
     (image . llmster-test-an-image-goes-with-the-next-message)
     (dry-run . llmster-test-the-request-can-be-seen-before-it-is-sent)
     (refused-send . llmster-test-a-refused-send-is-not-drawn-as-sent)
+    (failed-regenerate-or-edit . llmster-test-a-failed-regenerate-or-edit-shows-the-exchange-the-library-kept)
     (cursor-after-send . llmster-test-after-a-send-point-stays-in-the-input-area)
     (dropped-reply-reason . llmster-test-a-dropped-reply-shows-its-reason-at-once)
     (open-equals-reopened . llmster-test-the-open-chat-reads-as-the-reopened-one)
