@@ -200,6 +200,8 @@ function M.send_chat(buffer, options)
   end
   if options.retry and not chat.conversation then error('nothing to regenerate yet', 0) end
   local edit = options.edit or chat.edit_next
+  -- A retry or an edit that cannot leave (llmster does not start) fails before the exchange it replaces goes.
+  if options.retry or edit then client.start() end
   -- What the send detaches, put back if it comes back unsent.
   local attached, template_preset = chat.context, chat.template_preset
   chat.returned = nil
@@ -317,14 +319,14 @@ function M.regenerate(buffer)
 end
 
 -- Sends the message again with a fresh server context (after LM Studio lost the conversation's context): the one
--- a send that found the context lost put back in the input area, as a new message; otherwise the last message is
--- answered again in place. With `recap`, the fresh context starts with a recap of the earlier turns (their
+-- a send that found the context lost put back in the input area, as a new message (an edit put back, as the edit);
+-- otherwise the last message is answered again in place. With `recap`, the fresh context starts with a recap of the earlier turns (their
 -- transcript when it fits, else a summary).
 function M.fresh(buffer, recap)
   buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
   local chat = require_chat(buffer)
   local fresh = recap and 'recap' or true
-  if chat.returned and not chat.edit_next and (input_text(buffer) ~= '' or #chat.context > 0) then
+  if chat.returned and (input_text(buffer) ~= '' or #chat.context > 0) then
     return M.send_chat(buffer, { fresh = fresh })
   end
   return M.send_chat(buffer, { retry = true, fresh = fresh })
@@ -360,6 +362,13 @@ function M.edit_last(buffer)
   vim.ui.select({ 'Replace it with the last message', 'Keep it' }, { prompt = 'The input holds unsent text' }, function(_, index)
     if index == 1 and chats[buffer] == chat and not chat.reply then client.guard(edit) end
   end)
+end
+
+-- Puts the chat back in edit mode after an edit that saved nothing: the edited text is in the input area again, and
+-- `displaced` (the lines typed since it was sent) comes back when the edit is left.
+function M.resume_edit(buffer, chat, displaced)
+  chat.edit_next = displaced
+  show_edit(buffer, 'editing the last message: sending replaces it, :LlmsterCancel leaves')
 end
 
 -- Stops editing the last message: the input it displaced comes back.

@@ -472,15 +472,18 @@ local function learn_title(buffer, chat)
 end
 
 -- Puts the message of a send that saved nothing back in the input area, in place of the exchange drawn for it;
--- text typed since follows it.
-function M.put_prompt_back(buffer, reply)
+-- text typed since follows it, or with `typed_apart` is left out and returned (as lines).
+function M.put_prompt_back(buffer, reply, typed_apart)
   local row = position(buffer, reply.prompt)
-  if not row then return end
+  if not row then return {} end
   local lines = vim.list_extend({}, reply.prompt_lines)
   local input = state.last_header(buffer, '### You')
   local typed = input and input > row and vim.api.nvim_buf_get_lines(buffer, input + 1, -1, false) or {}
-  if vim.trim(table.concat(typed, '\n')) ~= '' then vim.list_extend(vim.list_extend(lines, { '' }), typed) end
+  if not typed_apart and vim.trim(table.concat(typed, '\n')) ~= '' then
+    vim.list_extend(vim.list_extend(lines, { '' }), typed)
+  end
   vim.api.nvim_buf_set_lines(buffer, row, -1, false, lines)
+  return typed
 end
 
 -- Puts back what a send that saved nothing took from the chat: the context items it detached, its template.
@@ -574,7 +577,7 @@ function M.on_reply(buffer, reply, result, failure)
   local kind = data.kind
   local decision = not isnil(data.decision) and data.decision or {}
   -- A message that saved nothing (rpc hands the text back in data.returned) goes back to the input area; a retry
-  -- or an edit (data.returned.kind) leaves the exchange shown, with the error under it.
+  -- or an edit (data.returned.kind) gives way to the exchange the library kept.
   local returned = not isnil(data.returned) and (isnil(data.returned.kind) or data.returned.kind == 'message')
   if failure and not reply.retry and (reply.created or returned) then
     M.finish_reply(buffer, chat)
@@ -598,6 +601,28 @@ function M.on_reply(buffer, reply, result, failure)
     else
       client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
     end
+  elseif failure and not isnil(data.returned) then
+    -- A retry or an edit that saved nothing: the library still has the exchange it would have replaced, drawn again
+    -- from it. The edited text waits in the input area, still replacing the last message when sent.
+    M.finish_reply(buffer, chat)
+    local edit = data.returned.kind == 'edit'
+    if edit then
+      chat_module().resume_edit(buffer, chat, M.put_prompt_back(buffer, reply, true))
+      restore_attachments(chat, reply)
+      chat.returned = true
+    end
+    client.notify(tostring(failure.message) .. (edit
+      and ' (your edit is back in the input area: sending it replaces the last message, :LlmsterCancel leaves)'
+      or ' (the last answer stays)'))
+    vim.schedule(function()
+      if chats[buffer] ~= chat or chat.reply then return end
+      client.guard(chat_module().redraw, buffer, chat)
+      if decision.type == 'overflow' then
+        offer_overflow(buffer, decision)
+      elseif decision.type == 'fresh_context' then
+        offer_fresh_context(buffer, decision.reason)
+      end
+    end)
   else
     local note
     if failure then
@@ -611,8 +636,6 @@ function M.on_reply(buffer, reply, result, failure)
       end
       -- The fresh-context prompt says it already; a second message would only ask for Enter first.
       if kind ~= 'continuation_lost' or not config.options.prompt_fresh_context then client.notify(failure.message) end
-      -- An edit handed back unsent keeps what was attached to it for the next send (a retry attached nothing).
-      if not isnil(data.returned) then restore_attachments(chat, reply) end
     elseif not isnil(result.message) and not reply.detached then
       -- The exchange is drawn again as the reopened chat draws it, from what the library saved: the user message
       -- (the filled template, its context chips) and the reply (its parts, reasoning times, why it stopped).
