@@ -31,8 +31,9 @@
 (declare-function llmster--show-context "llmster")
 (declare-function llmster--show-meter "llmster")
 (declare-function llmster--restore-prompt "llmster")
+(declare-function llmster--restore-exchange "llmster")
+(declare-function llmster--offer-decision "llmster")
 (declare-function llmster--offer-fresh-context "llmster")
-(declare-function llmster--offer-overflow "llmster")
 (declare-function llmster--name-after-title "llmster")
 (declare-function llmster--redraw-changed "llmster")
 

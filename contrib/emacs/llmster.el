@@ -688,12 +688,13 @@ beforehand with a preset is deleted here, and the next try makes it again."
   (message "llmster: %s (your message is back in the input area)" (alist-get 'message error)))
 
 (defun llmster--restore-exchange (buffer reply error)
-  "Show BUFFER's last exchange as the library kept it after REPLY's retry or edit saved nothing.
-ERROR handed the turn back.  An edited message goes back to the input
-area, still to replace the last message when sent; text typed since
-comes back when the edit is left (\\[llmster-cancel]).  The transcript is
-then drawn again from the library, the answer asked again back in view,
-and what ERROR waits for (a fresh context, an overflow) is offered."
+  "Show BUFFER's last exchange as the library kept it after REPLY.
+REPLY, a retry or an edit, saved nothing: ERROR handed it back.  An
+edited message goes back to the input area, still to replace the last
+message when sent; text typed since comes back when the edit is left
+\(\\[llmster-cancel]).  The transcript is then drawn again from the
+library, the answer asked again back in view, and what ERROR waits for
+\(a fresh context, an overflow) is offered."
   (let ((edit (equal (alist-get 'kind (alist-get 'returned (alist-get 'data error))) "edit")))
     (if (not edit)
         (llmster--insert-at reply (llmster--reply-end reply) (format "\n[error: %s]" (alist-get 'message error)))
@@ -718,7 +719,8 @@ of the last message")
     (run-at-time 0 nil #'llmster--redraw-kept buffer error)))
 
 (defun llmster--redraw-kept (buffer error)
-  "Draw BUFFER again from the library, which kept its last exchange; then offer ERROR's decision."
+  "Draw BUFFER again from the library, which kept its last exchange.
+Then offer what ERROR's turn waits for."
   (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)))
     (with-current-buffer buffer
       (condition-case failure
@@ -727,7 +729,8 @@ of the last message")
     (llmster--offer-decision buffer error)))
 
 (defun llmster--offer-decision (buffer error)
-  "Offer in BUFFER what ERROR's unsent turn waits for: a fresh context, or how to send an overflow."
+  "Offer in BUFFER what ERROR's unsent turn waits for.
+That is a fresh context, or how to send a message that would overflow."
   (let ((decision (alist-get 'decision (alist-get 'data error))))
     (pcase (alist-get 'type decision)
       ("fresh_context" (llmster--offer-fresh-context buffer (alist-get 'reason decision)))
@@ -961,7 +964,8 @@ The original and its answer stay in the library as an alternative."
     (message "llmster: the next send is a new message again")))
 
 (defun llmster--send-edit (text extra)
-  "Replace the last exchange with TEXT and its new answer, with chat/send parameters EXTRA."
+  "Replace the last exchange with TEXT and its new answer.
+EXTRA are more chat/send parameters."
   ;; An edit that cannot leave (llmster does not start) fails before the exchange it replaces goes from view.
   (llmster--ensure-process)
   (let* ((last llmster--last-reply)

@@ -54,11 +54,18 @@ function M.notify(message, level)
   vim.api.nvim_echo({ { shown, highlight } }, true, {})
 end
 
+-- An error whose notice the user has already had (the one that said what happened and where the typed text went):
+-- raised to stop the caller, and not shown a second time by `guard`. tostring gives its message.
+local shown_error = { __tostring = function(self) return self.message end }
+function M.shown_error(message)
+  return setmetatable({ message = tostring(message) }, shown_error)
+end
+
 -- Runs `body(...)`; an error becomes a notification instead of a stack trace. Returns body's results.
 function M.guard(body, ...)
   local results = { pcall(body, ...) }
   if not results[1] then
-    M.notify(results[2])
+    if getmetatable(results[2]) ~= shown_error then M.notify(results[2]) end
     return nil
   end
   return unpack(results, 2)

@@ -278,7 +278,7 @@ function M.send_chat(buffer, options)
     -- refused send of its kind (a message goes back to the input area; a retry or an edit stays shown with the error).
     on_reply(buffer, reply, nil, { message = tostring(id), data = { returned = {
       kind = options.retry and 'retry' or (edit and 'edit' or 'message') } } })
-    error(id, 0)
+    error(client.shown_error(id))
   end
   reply.id = id
   return id
