@@ -59,6 +59,61 @@ import Testing
         #expect(try harness.observer().conversation(id: harness.conversationId) == nil)
     }
 
+    /// `ask -c CHAT -m TYPO` or rpc's `model`: the overrides a turn came with go when the turn is not sent, so a
+    /// refused model (or a failed send) leaves the conversation's model, prompt and settings as they were.
+    @Test func theOverridesOfATurnNotSentArePutBack() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        let before = try #require(try harness.observer().conversation(id: harness.conversationId))
+        for (model, text) in [("acme/no-such-model", "echo:two"), ("acme/thinker-8b", "[[sim:status=500]] echo:two")] {
+            let opened = try await harness.session.openConversation(
+                .named(harness.conversationId),
+                overrides: ConversationOverrides(model: model, systemPrompt: "Answer in French."))
+            #expect(opened.previous?.modelKey == before.modelKey)
+            let outcome = await harness.session.submit(
+                TurnSubmission(text: text), in: harness.conversationId, restoring: opened.previous
+            ) { _ in }
+            #expect(outcome.reply == nil, "\(model): \(outcome)")
+            let after = try #require(try harness.observer().conversation(id: harness.conversationId))
+            #expect(after.modelKey == before.modelKey, "\(model)")
+            #expect(after.systemPrompt == before.systemPrompt && after.settings == before.settings, "\(model)")
+            #expect(after.needsFreshContext == before.needsFreshContext, "\(model)")
+        }
+        // A turn that is sent keeps them.
+        let opened = try await harness.session.openConversation(
+            .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/thinker-8b"))
+        let outcome = await harness.session.submit(
+            TurnSubmission(text: "echo:three"), in: harness.conversationId, restoring: opened.previous
+        ) { _ in }
+        #expect(outcome.reply?.status == .complete)
+        #expect(try harness.observer().conversation(id: harness.conversationId)?.modelKey == "acme/thinker-8b")
+    }
+
+    /// A retry or an edit of the first turn that nothing answered leaves the server context as it was: the next turn
+    /// continues it (it was left without its server, held "elsewhere", and the next send asked for a fresh context).
+    @Test func aFailedRetryOrEditOfTheFirstTurnKeepsTheServerContext() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        let before = try #require(try harness.observer().conversation(id: harness.conversationId))
+        #expect(before.serverURL != nil && before.lastResponseId != nil)
+        let edit = await harness.session.submit(
+            .edit(TurnSubmission(text: "[[sim:status=500]] echo:edited").message), in: harness.conversationId
+        ) { _ in }
+        #expect(edit.reply == nil, "\(edit)")
+        let opened = try await harness.session.openConversation(
+            .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/no-such-model"))
+        let retry = await harness.session.submit(.retry(), in: harness.conversationId, restoring: opened.previous) {
+            _ in
+        }
+        #expect(retry.reply == nil, "\(retry)")
+        let after = try #require(try harness.observer().conversation(id: harness.conversationId))
+        #expect(after.serverURL == before.serverURL && after.lastResponseId == before.lastResponseId)
+        let next = await harness.session.submit(TurnSubmission(text: "echo:two"), in: harness.conversationId) { _ in }
+        #expect(next.reply?.status == .complete, "\(next)")
+        let request = try #require(harness.fixture.requests(to: "/api/v1/chat").last)
+        #expect(request.field("previous_response_id") == before.lastResponseId)
+    }
+
     /// Older versions left a failed send's message unanswered; sending the same text again answers it, once.
     @Test func resendingAnUnansweredTurnAnswersItInsteadOfRepeatingIt() async throws {
         let harness = try Harness()

@@ -31,6 +31,7 @@ extension ChatSession {
         replyCreated: (@Sendable (String) async -> Void)?
     ) async throws -> SavedReply {
         let last = try lastTurn(in: conversationId)
+        let continuation = try existingConversation(conversationId)
         if let reply = last.reply {
             try storage {
                 try withLibrary { library in
@@ -50,6 +51,7 @@ extension ChatSession {
                     try withLibrary { library in
                         if try library.messages(conversationId: conversationId).last?.role == .user {
                             try library.chooseAlternative(messageId: reply.id)
+                            try Self.restoreContinuation(of: continuation, in: library)
                         }
                     }
                 }
@@ -83,6 +85,7 @@ extension ChatSession {
         replyCreated: (@Sendable (String) async -> Void)?
     ) async throws -> SavedReply {
         let last = try lastTurn(in: conversationId)
+        let continuation = try existingConversation(conversationId)
         try storage {
             try withLibrary { library in
                 try library.rewindBranch(conversationId: conversationId, to: last.turn.parentId)
@@ -101,6 +104,7 @@ extension ChatSession {
             try? storage {
                 try withLibrary { library in
                     _ = try library.chooseAlternative(messageId: last.reply?.id ?? last.turn.id)
+                    try Self.restoreContinuation(of: continuation, in: library)
                 }
             }
             throw error
@@ -148,6 +152,14 @@ extension ChatSession {
                 return (branch[index], images, context, branch[(index + 1)...].first { $0.role == .assistant })
             }
         }
+    }
+
+    /// Puts back the server context `conversation` had before a retry or an edit that nothing answered. Choosing the
+    /// replaced turn again does not: a reply records the server of the context it was asked in, not of its own, so the
+    /// first turn's reply would leave its response id without a server, and the conversation held "elsewhere".
+    static func restoreContinuation(of conversation: Conversation, in library: LibraryStore) throws {
+        try library.setContinuation(
+            conversationId: conversation.id, serverURL: conversation.serverURL, responseId: conversation.lastResponseId)
     }
 
     /// Removes a conversation whose first send failed before any reply was saved.

@@ -59,6 +59,9 @@ public struct OpenedConversation: Sendable, Equatable {
     public let enabledIntegrations: [String]
     /// How a system prompt from the overrides reaches the model; nil when none was given.
     public let systemPrompt: SystemPromptEffect?
+    /// The conversation as saved before the overrides changed it; nil when new or unchanged. A face passes it to
+    /// `submit(_:in:createdForTurn:restoring:…)`, which puts it back when the turn is not sent.
+    public var previous: Conversation? = nil
 }
 
 /// Conversations as `llmster chats` and `/chats` list them, with each one's folder path.
@@ -156,6 +159,7 @@ extension ChatSession {
         }
         var conversation: Conversation
         var effect: SystemPromptEffect?
+        var previous: Conversation?
         switch reference {
         case .new:
             let now = Date()
@@ -196,8 +200,9 @@ extension ChatSession {
             }
             conversation.settings = try await checkedSettings(changes, for: conversation)
             let changed = conversation
-            try storage {
-                if changed != before { try library.updateConversation(changed) }
+            if changed != before {
+                try storage { try library.updateConversation(changed) }
+                previous = before
             }
             try recordUse(of: changed.id)
         }
@@ -209,7 +214,7 @@ extension ChatSession {
         }
         return OpenedConversation(
             conversation: conversation, isNew: reference == .new, enabledIntegrations: enabled,
-            systemPrompt: effect)
+            systemPrompt: effect, previous: previous)
     }
 
     /// Records that a face opened the conversation now: it is the one `-c` continues (`LibraryStore.markUsed`). A

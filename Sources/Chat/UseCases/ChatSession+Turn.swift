@@ -220,11 +220,14 @@ extension ChatSession {
     /// A turn that needs a fresh server context (a changed system prompt, a lost context, one held by another server),
     /// would overflow the context, or has no model comes back as `needsDecision`; the face submits it again with the
     /// answer. `progress` hears the load policy's steps. With `createdForTurn` (the face made the conversation for this
-    /// turn), a turn not sent removes it. `stopReason` says why a cancelled reply stopped ("Output closed"); nil gives
+    /// turn), a turn not sent removes it; with `previous` (`OpenedConversation.previous`: the overrides the turn came
+    /// with changed the conversation), a turn not sent puts back what they changed, so a refused `-m` typo or prompt
+    /// leaves the conversation as it was. `stopReason` says why a cancelled reply stopped ("Output closed"); nil gives
     /// the usual reason. A resend of the text of the branch's unanswered last turn (which older versions left after a
     /// failed send) answers that turn instead of repeating it.
     public func submit(
         _ submission: TurnSubmission, in conversationId: String, createdForTurn: Bool = false,
+        restoring previous: Conversation? = nil,
         progress: @escaping @Sendable (TurnStep) async -> Void = { _ in },
         stopReason: @escaping @Sendable () -> String? = { nil },
         display: @escaping ReplyObserver,
@@ -239,8 +242,28 @@ extension ChatSession {
             submission, in: conversationId, progress: progress, stopReason: stopReason,
             display: display, replyCreated: replyCreated)
         // Still the conversation's writer: nobody else can have sent to it meanwhile.
-        if createdForTurn, outcome.reply == nil { try? storage { try discardUnanswered(conversationId) } }
+        if outcome.reply == nil {
+            if createdForTurn {
+                try? storage { try discardUnanswered(conversationId) }
+            } else if let previous {
+                try? storage { try restoreOverridden(previous) }
+            }
+        }
         return outcome
+    }
+
+    /// Puts back what `openConversation`'s overrides changed (title, model, system prompt, settings) to `previous`;
+    /// what the attempt itself learned (a lost server context) stays.
+    private func restoreOverridden(_ previous: Conversation) throws {
+        guard var current = try library.conversation(id: previous.id) else { return }
+        current.title = previous.title
+        current.modelKey = previous.modelKey
+        if current.systemPrompt != previous.systemPrompt {
+            current.systemPrompt = previous.systemPrompt
+            current.needsFreshContext = previous.needsFreshContext
+        }
+        current.settings = previous.settings
+        try library.updateConversation(current)
     }
 
     /// `submit`, by the conversation's writer. The cheap refusals come first, then what changes the server (the load).

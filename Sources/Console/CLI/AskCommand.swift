@@ -36,7 +36,8 @@ package enum AskCommand {
             Exit status 0 only for a complete reply; 6 when the reply is incomplete (what arrived is saved),
             also when the reader of standard output goes away early (`| head`: "Output closed"); 130 after
             Ctrl-C and 143 after SIGTERM, with the partial reply saved, whether standard output is a terminal
-            or a pipe. A message that is not sent saves nothing.
+            or a pipe. A message that is not sent saves nothing: with -c or --chat, its -m, --system and
+            --reasoning leave the conversation as it was.
             When the server no longer knows the conversation's context, llmster says so, keeps the transcript
             and sends nothing: the same command with `--fresh-context` sends the message with a fresh server
             context; `--fresh-context=recap` starts it with a recap of the earlier turns from the library (a
@@ -174,7 +175,7 @@ package enum AskCommand {
             submission.overflowChoice = arguments.value(.onOverflow).flatMap(OverflowChoice.init(rawValue:))
             submission.changedPromptStartsFresh = true
             return await session.submit(
-                submission, in: conversationId, createdForTurn: opened.isNew,
+                submission, in: conversationId, createdForTurn: opened.isNew, restoring: opened.previous,
                 progress: { step in
                     switch step {
                     case .model(let step):
