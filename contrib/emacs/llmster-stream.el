@@ -71,6 +71,7 @@
   undo-cell     ; the cell of `buffer-undo-list' whose undo takes the send back
   in-place      ; whether it replaces the last reply (regenerate, fresh context)
   new           ; whether this send created the conversation
+  displaced     ; for an edit, the input `llmster-edit-last' displaced (back if the edit is handed back)
   text          ; the text the user typed
   params        ; the chat/send parameters the send began with
   errored       ; whether the stream showed an error already
@@ -457,8 +458,8 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
             (llmster--record-exchange reply)
             (setq llmster--last-reply reply)
             (when result
-              ;; What waits goes with a new message; asking again sends the last one's items.
-              (unless (assq 'retry (llmster--reply-params reply))
+              ;; What waits went with a new message; asking again and an edit send the last one's items.
+              (unless (cl-some (lambda (key) (assq key (llmster--reply-params reply))) '(retry edit))
                 (setq llmster--context nil llmster--images nil))
               (setq llmster--conversation-id (alist-get 'conversationId result)
                     llmster--fresh-next nil
@@ -467,7 +468,7 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
               (llmster--show-context)
               (llmster--show-meter (alist-get 'modelInstanceId (alist-get 'message result)) (alist-get 'contextMeter result))
               (llmster--name-after-title buffer)
-              (when (cl-some (lambda (key) (assq key (llmster--reply-params reply))) '(preset context images))
+              (when (cl-some (lambda (key) (assq key (llmster--reply-params reply))) '(preset context images edit))
                 (llmster--redraw-message-sent buffer reply (alist-get 'parentId (alist-get 'message result))))
               (when (eq (alist-get 'recap result) t)
                 (message "llmster: the fresh context started with a recap of the earlier turns"))

@@ -255,7 +255,8 @@ The REPL's /preset NAME does the same: the template applies to one message.")
 (defvar-local llmster--fresh-next nil "Whether the next message starts a fresh server context.")
 (defvar-local llmster--returned nil
   "Whether the input area holds a message a send handed back unsent.
-Nothing of it was saved; `llmster-fresh-context' sends it again.")
+Nothing of it was saved; `llmster-fresh-context' sends it again.  The
+value `edit' is an edit handed back: leaving the edit clears it.")
 (defvar-local llmster--edit-next nil
   "While the next send replaces the last message: the input it displaced, else nil.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
@@ -545,16 +546,22 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
         (setq llmster--conversation-id
               (alist-get 'id (llmster--request-sync "conversations/create"
                                                     `((preset . ,llmster--pending-preset) ,@llmster--pending-settings)))))
-      (if llmster--edit-next
-          (llmster--send-edit text extra)
-        (llmster--start-reply text `((text . ,text)
-                                     ,@extra
-                                     ,@(when llmster--template-preset
-                                         (prog1 `((preset . ,llmster--template-preset))
-                                           (setq llmster--template-preset nil)))
-                                     ,@(when llmster--context `((context . ,(llmster--context-items))))
-                                     ,@(when llmster--images `((images . ,(vconcat llmster--images)))))
-                              new)))))
+      ;; An edit that cannot leave (llmster does not start) fails before the exchange it replaces goes from view.
+      (when llmster--edit-next (llmster--ensure-process))
+      ;; An edit keeps the attachments of the message it replaces (llmster-rpc(7)): what is attached now waits for
+      ;; the next message.
+      (let ((params `((text . ,text)
+                      ,@extra
+                      ,@(when llmster--template-preset
+                          (prog1 `((preset . ,llmster--template-preset))
+                            (setq llmster--template-preset nil)))
+                      ,@(when (and llmster--context (not llmster--edit-next))
+                          `((context . ,(llmster--context-items))))
+                      ,@(when (and llmster--images (not llmster--edit-next))
+                          `((images . ,(vconcat llmster--images)))))))
+        (if llmster--edit-next
+            (llmster--send-edit text params)
+          (llmster--start-reply text params new))))))
 
 (defun llmster-preview ()
   "Show the request the next send would make: the JSON llmster would post.
@@ -586,25 +593,28 @@ conversation yet applies only once the first send makes it."
     (display-buffer buffer)
     buffer))
 
-(defun llmster--start-reply (text params &optional new)
+(defun llmster--start-reply (text params &optional new displaced)
   "Move the typed TEXT above a new reply and send PARAMS with this chat's settings.
 The transcript shows the text sent (attached context included), as a
-reopened chat does.  NEW says the send is the chat's first."
+reopened chat does.  NEW says the send is the chat's first; DISPLACED is
+an edit's (see `llmster--send-edit')."
   (let ((text-start (copy-marker llmster--input-start)))
     (let ((buffer-undo-list t) (inhibit-read-only t))
       (goto-char (point-max))
       (delete-region llmster--input-start (point-max))
       (insert (llmster--user-message-text
                `((text . ,(or (alist-get 'text params) text))
-                 (context . ,(mapcar (lambda (entry) `((name . ,(car entry)))) llmster--context))
-                 (images . ,(mapcar #'file-name-nondirectory llmster--images))))))
-    (llmster--open-reply params text-start text nil new)))
+                 (context . ,(when (assq 'context params)
+                               (mapcar (lambda (entry) `((name . ,(car entry)))) llmster--context)))
+                 (images . ,(when (assq 'images params) (mapcar #'file-name-nondirectory llmster--images)))))))
+    (llmster--open-reply params text-start text nil new displaced)))
 
-(defun llmster--open-reply (params text-start text &optional reply-start new)
+(defun llmster--open-reply (params text-start text &optional reply-start new displaced)
   "Stream the reply to PARAMS into a new \"### Assistant\" section.
 With REPLY-START, stream it there instead.
 TEXT-START and TEXT are the message it answers, as shown and as typed.
-NEW says the send is the chat's first."
+NEW says the send is the chat's first.  DISPLACED is an edit's input
+that `llmster-edit-last' displaced."
   (let* ((buffer (current-buffer))
          start body end)
     ;; Point stays where the user left it (a new send leaves it in the new input area).
@@ -624,7 +634,8 @@ NEW says the send is the chat's first."
     (setq llmster--returned nil)
     (let* ((reply (llmster--make-reply :text-start text-start :start start :body body :end end :params params
                                        :started (float-time)
-                                       :tools (make-hash-table) :new new :text text :in-place (and reply-start t)))
+                                       :tools (make-hash-table) :new new :text text :in-place (and reply-start t)
+                                       :displaced displaced))
            (indicator (make-overlay end end nil t t))
            (params `(,@params
                      ,@(when llmster--conversation-id `((conversationId . ,llmster--conversation-id)))
@@ -691,8 +702,8 @@ beforehand with a preset is deleted here, and the next try makes it again."
   "Show BUFFER's last exchange as the library kept it after REPLY.
 REPLY, a retry or an edit, saved nothing: ERROR handed it back.  An
 edited message goes back to the input area, still to replace the last
-message when sent; text typed since comes back when the edit is left
-\(\\[llmster-cancel]).  The transcript is then drawn again from the
+message when sent; the input it displaced and text typed since come back
+when the edit is left \(\\[llmster-cancel]).  The transcript is then drawn again from the
 library, the answer asked again back in view, and what ERROR waits for
 \(a fresh context, an overflow) is offered."
   (let ((edit (equal (alist-get 'kind (alist-get 'returned (alist-get 'data error))) "edit")))
@@ -708,8 +719,10 @@ library, the answer asked again back in view, and what ERROR waits for
           (goto-char text-start)
           (insert (llmster--reply-text reply))
           (set-marker llmster--input-start text-start))
-        (setq llmster--edit-next typed
-              llmster--returned t)
+        (setq llmster--edit-next (llmster--joined-input (or (llmster--reply-displaced reply) "") typed)
+              llmster--returned 'edit)
+        (let ((preset (alist-get 'preset (llmster--reply-params reply))))
+          (when preset (setq llmster--template-preset preset)))
         (llmster--show-context)))
     (message "llmster: %s (%s)" (alist-get 'message error)
              (if edit
@@ -717,6 +730,12 @@ library, the answer asked again back in view, and what ERROR waits for
 of the last message")
                "the last answer stays"))
     (run-at-time 0 nil #'llmster--redraw-kept buffer error)))
+
+(defun llmster--joined-input (first second)
+  "Unsent inputs FIRST and SECOND as one; a blank one gives way to the other."
+  (cond ((string-empty-p (string-trim first)) second)
+        ((string-empty-p (string-trim second)) first)
+        (t (concat first "\n\n" second))))
 
 (defun llmster--redraw-kept (buffer error)
   "Draw BUFFER again from the library, which kept its last exchange.
@@ -957,19 +976,20 @@ The original and its answer stay in the library as an alternative."
   "Stop editing the last message: the input it displaced comes back."
   (let ((typed llmster--edit-next))
     (setq llmster--edit-next nil)
+    (when (eq llmster--returned 'edit) (setq llmster--returned nil))
     (delete-region llmster--input-start (point-max))
     (goto-char llmster--input-start)
     (insert typed)
     (llmster--show-context)
     (message "llmster: the next send is a new message again")))
 
-(defun llmster--send-edit (text extra)
-  "Replace the last exchange with TEXT and its new answer.
-EXTRA are more chat/send parameters."
-  ;; An edit that cannot leave (llmster does not start) fails before the exchange it replaces goes from view.
-  (llmster--ensure-process)
+(defun llmster--send-edit (text params)
+  "Replace the last exchange with TEXT and its new answer, sent with PARAMS.
+The input that `llmster-edit-last' displaced goes with the reply, to come
+back should the edit be handed back."
   (let* ((last llmster--last-reply)
-         (text-start (marker-position (llmster--reply-text-start last))))
+         (text-start (marker-position (llmster--reply-text-start last)))
+         (displaced llmster--edit-next))
     (setq llmster--edit-next nil)
     (llmster--show-context)
     (dolist (o (overlays-in text-start (point-max))) (delete-overlay o))
@@ -978,7 +998,7 @@ EXTRA are more chat/send parameters."
       (goto-char text-start))
     (set-marker llmster--input-start text-start)
     (insert text)
-    (llmster--start-reply text `((text . ,text) (edit . t) ,@extra))))
+    (llmster--start-reply text `(,@params (edit . t)) nil displaced)))
 
 ;;;; Alternatives: the other answers to a message, and its other versions
 

@@ -718,18 +718,24 @@ without events; a cancel during it says the server finishes the prompt first."
 
 (ert-deftest llmster-test-a-failed-regenerate-or-edit-shows-the-exchange-the-library-kept ()
   (llmster-test--with-llmster
-    (let ((buffer (llmster)) (shown nil))
+    (let ((buffer (llmster)) (shown nil) (notes (get-buffer-create "plover.txt")))
+      (with-current-buffer notes (erase-buffer) (insert "The secret word is plover.\n"))
       (llmster-test--send buffer "echo:first")
       (llmster-test--wait-reply buffer)
       (with-current-buffer buffer
         (cl-letf (((symbol-function 'message)
-                   (lambda (format &rest args) (when format (push (apply #'format-message format args) shown)))))
+                   (lambda (format &rest args) (when format (push (apply #'format-message format args) shown))))
+                  ((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
           ;; The server fails the edit (HTTP 500): nothing was saved, so the exchange it would have replaced comes
-          ;; back from the library, and the edited text waits in the input area, still replacing the last message.
+          ;; back from the library, and the edited text waits in the input area, still replacing the last message,
+          ;; with the context item attached to it.
+          (goto-char (point-max))
+          (insert "note to self")
           (llmster-edit-last)
           (delete-region llmster--input-start (point-max))
           (goto-char (point-max))
           (insert "[[sim:status=500]] echo:edited")
+          (llmster-add-context notes buffer)
           (llmster-send)
           (goto-char (point-max))
           (insert "typed meanwhile")
@@ -739,26 +745,40 @@ without events; a cancel during it says the server finishes the prompt first."
                          "### You\necho:first\n\n### Assistant\nfirst\n\n### You\n[[sim:status=500]] echo:edited"))
           (should (string-match-p "your edit is back in the input area" (car shown)))
           (should (string-match-p "Editing the last message" (format "%s" header-line-format)))
-          ;; Leaving the edit brings back what was typed while it was sent.
+          (should (equal (mapcar #'car llmster--context) '("plover.txt")))
+          ;; Leaving the edit brings back the draft it displaced and what was typed while it was sent; the next
+          ;; send is a message again, which a fresh context would not resend as the edit.
           (llmster-cancel)
-          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "typed meanwhile"))
-          ;; Asking again of another model, which does not hold the conversation's context, saves nothing either:
-          ;; the answer it would have replaced comes back, and a fresh context is offered (declined here).
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max))
+                         "note to self\n\ntyped meanwhile"))
+          (should-not llmster--returned)
+          ;; Asking again of a model the server does not have saves nothing either: the answer it would have
+          ;; replaced comes back.
           (setq llmster--model "acme/no-such-model")
-          (cl-letf (((symbol-function 'read-multiple-choice)
-                     (lambda (prompt choices) (push prompt shown) (assq ?n choices))))
-            (llmster-regenerate)
-            (llmster-test--wait-reply buffer)
-            (llmster-test--wait (lambda () (string-match-p "Another server holds" (car shown)))))
-          (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\ntyped meanwhile"))
-          (should (cl-find-if (lambda (line) (string-match-p "(the last answer stays)" line)) shown))
+          (llmster-regenerate)
+          (llmster-test--wait-reply buffer)
+          (llmster-test--wait (lambda () (string-match-p "not downloaded.*(the last answer stays)" (car shown))))
+          (llmster-test--wait (lambda () (string-match-p "### Assistant\nfirst\n" (buffer-string))))
+          (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\nnote to self\n\ntyped meanwhile"))
           (setq llmster--model nil)
           (should (equal (mapcar (lambda (m) (alist-get 'text m))
                                  (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
                          '("echo:first" "first")))
           (should-not (cdr (alist-get 'alternatives (llmster--alternatives-of
                                                      (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))
-                                                     nil)))))))))
+                                                     nil))))
+          ;; Sent again, the edit keeps the attachments of the message it replaces (none): the context item is
+          ;; not drawn under it and waits for the next message.
+          (llmster-edit-last)
+          (delete-region llmster--input-start (point-max))
+          (insert "echo:edited")
+          (llmster-send)
+          (llmster-test--wait-reply buffer)
+          (let ((messages (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))
+            (should (equal (mapcar (lambda (m) (alist-get 'text m)) messages) '("echo:edited" "edited")))
+            (should-not (alist-get 'context (car messages))))
+          (should (string-prefix-p "### You\necho:edited\n\n### Assistant\nedited\n" (buffer-string)))
+          (should (equal (mapcar #'car llmster--context) '("plover.txt"))))))))
 
 (ert-deftest llmster-test-an-llmster-that-fails-to-initialize-is-not-kept ()
   (llmster-test--with-llmster

@@ -1440,10 +1440,15 @@ local function new_chat(input)
   test('a regenerate or an edit that the server fails shows the exchange the library kept', function()
     local buffer = new_chat('echo:first')
     local kept = text(buffer)
+    local file = vim.fn.tempname() .. '.txt'
+    vim.fn.writefile({ 'remember this' }, file)
     -- The server fails the edit (HTTP 500): nothing was saved, so the exchange it would have replaced is drawn again
-    -- from the library, and the edited text waits in the input area, still replacing the last message.
-    llmster.edit_last(buffer)
+    -- from the library, and the edited text waits in the input area, still replacing the last message. The draft the
+    -- edit displaced comes back when it is left.
+    type_input(buffer, 'note to self')
+    select_with(function(items) return items[1], 1 end, function() llmster.edit_last(buffer) end)
     vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { '[[sim:status=500]] echo:edited' })
+    llmster.add_context(file, buffer)
     local seen = notifications(function()
       llmster.send_chat(buffer)
       type_input(buffer, 'typed meanwhile')
@@ -1452,28 +1457,39 @@ local function new_chat(input)
     end)
     assert(text(buffer) == kept .. '[[sim:status=500]] echo:edited', text(buffer))
     assert(llmster.editing(buffer), 'still editing the last message')
+    local hint = vim.api.nvim_buf_get_extmarks(buffer, require('llmster.chat.buffer').edit_namespace, 0, -1, {})
+    assert(#hint == 1 and hint[1][2] == #vim.split(kept, '\n') - 2, 'the editing hint beside the input header: ' .. vim.inspect(hint))
+    assert(#llmster.context(buffer) == 1, 'the context item waits, once: ' .. vim.inspect(llmster.context(buffer)))
     assert(vim.tbl_filter(function(n) return n.message:find('your edit is back in the input area', 1, true) end, seen)[1],
       vim.inspect(seen))
-    -- Leaving the edit brings back what was typed while it was sent.
+    -- Leaving the edit brings back the draft it displaced and what was typed while it was sent.
     llmster.cancel(buffer)
-    assert(text(buffer) == kept .. '\ntyped meanwhile', text(buffer))
-    -- Asking again of a model that does not hold the conversation's context saves nothing either: the answer it would
-    -- have replaced comes back, and the fresh context offered is declined.
+    assert(text(buffer) == kept .. '\nnote to self\n\ntyped meanwhile', text(buffer))
+    -- Asking again of a model the server does not have saves nothing either: the answer it would have replaced
+    -- comes back.
     llmster.chat(buffer).model = 'acme/no-such-model'
-    local offered
     seen = notifications(function()
-      select_with(function(items, options) offered = options.prompt return nil, nil end, function()
-        llmster.regenerate(buffer)
-        wait(function() return offered ~= nil end, 'the fresh-context offer')
-      end)
+      llmster.regenerate(buffer)
+      wait(function() return not llmster.streaming(buffer) end, 'the failed regenerate')
+      wait(function() return text(buffer) == kept .. '\nnote to self\n\ntyped meanwhile' end, 'the kept answer')
     end)
     llmster.chat(buffer).model = nil
-    assert(offered:find('Another server holds', 1, true), offered)
-    assert(text(buffer) == kept .. '\ntyped meanwhile', text(buffer))
     assert(vim.tbl_filter(function(n) return n.message:find('(the last answer stays)', 1, true) end, seen)[1],
       vim.inspect(seen))
     local texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
     assert(vim.deep_equal(texts, { 'echo:first', 'first' }), vim.inspect(texts))
+    -- Sent again, the edit keeps the attachments of the message it replaces (none): the context item waits for the
+    -- next message.
+    select_with(function(items) return items[1], 1 end, function() llmster.edit_last(buffer) end)
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:edited' })
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the edit')
+    local messages = saved(buffer).messages
+    texts = vim.tbl_map(function(m) return m.text end, messages)
+    assert(vim.deep_equal(texts, { 'echo:edited', 'edited' }), vim.inspect(texts))
+    assert(vim.tbl_isempty(messages[1].context or {}), vim.inspect(messages[1]))
+    assert(#llmster.context(buffer) == 1, vim.inspect(llmster.context(buffer)))
+    assert(text(buffer):match('^### You\necho:edited\n\n### Assistant\nedited\n'), text(buffer))
   end)
 
   test('a dropped reply shows its reason at once, as the reopened chat does', function()

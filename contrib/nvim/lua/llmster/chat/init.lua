@@ -200,6 +200,8 @@ function M.send_chat(buffer, options)
   end
   if options.retry and not chat.conversation then error('nothing to regenerate yet', 0) end
   local edit = options.edit or chat.edit_next
+  -- The input the edit displaced, back should the edit be handed back.
+  local displaced = edit and chat.edit_next or nil
   -- A retry or an edit that cannot leave (llmster does not start) fails before the exchange it replaces goes.
   if options.retry or edit then client.start() end
   -- What the send detaches, put back if it comes back unsent.
@@ -230,11 +232,18 @@ function M.send_chat(buffer, options)
     header = last_header(buffer, '### Assistant', input_row) or input_row
     vim.api.nvim_buf_set_lines(buffer, header, input_row, false, { '### Assistant', '', '' })
   else
-    params.images = vim.tbl_map(function(item) return item.image end, vim.tbl_filter(function(item) return item.image end, chat.context))
+    -- An edit keeps the attachments of the message it replaces (llmster-rpc(7)): what is attached now waits for the
+    -- next message.
+    local attaching = edit and {} or chat.context
+    params.images = vim.tbl_map(function(item) return item.image end, vim.tbl_filter(function(item) return item.image end, attaching))
     if #params.images == 0 then params.images = nil end
     local names = vim.tbl_map(function(item) return item.name end,
-      vim.tbl_filter(function(item) return not item.image end, chat.context))
-    params.text, params.context = expand_input(chat, text)
+      vim.tbl_filter(function(item) return not item.image end, attaching))
+    if edit then
+      params.text = vim.trim(text)
+    else
+      params.text, params.context = expand_input(chat, text)
+    end
     -- A preset's template fills this one message, as the REPL's /preset NAME does.
     params.preset, chat.template_preset = chat.template_preset, nil
     if edit then
@@ -259,7 +268,8 @@ function M.send_chat(buffer, options)
   show_edit(buffer, nil)
   local reply = {
     chat = chat, segments = {}, tools = {}, created = created, preset = preset, retry = options.retry,
-    images = params.images, context = not options.retry and attached or nil, template_preset = not options.retry and template_preset or nil,
+    images = params.images, context = not (options.retry or edit) and attached or nil,
+    displaced = displaced, template_preset = not options.retry and template_preset or nil,
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,
@@ -365,10 +375,28 @@ function M.edit_last(buffer)
 end
 
 -- Puts the chat back in edit mode after an edit that saved nothing: the edited text is in the input area again, and
--- `displaced` (the lines typed since it was sent) comes back when the edit is left.
-function M.resume_edit(buffer, chat, displaced)
-  chat.edit_next = displaced
-  show_edit(buffer, 'editing the last message: sending replaces it, :LlmsterCancel leaves')
+-- the input lines the edit `displaced` and those `typed` since it was sent come back when the edit is left.
+function M.resume_edit(buffer, chat, displaced, typed)
+  local function blank(lines) return vim.trim(table.concat(lines, '\n')) == '' end
+  local back = typed
+  if not blank(displaced) then
+    back = vim.list_extend({}, displaced)
+    if not blank(typed) then
+      while back[#back] == '' do table.remove(back) end
+      local first = 1
+      while typed[first] == '' do first = first + 1 end
+      vim.list_extend(back, { '' })
+      vim.list_extend(back, typed, first)
+    end
+  end
+  chat.edit_next = back
+  chat.returned = 'edit'
+  M.show_editing(buffer, chat)
+end
+
+-- The hint beside the input header while the next send replaces the last message (drawn again after a redraw).
+function M.show_editing(buffer, chat)
+  show_edit(buffer, chat.edit_next and 'editing the last message: sending replaces it, :LlmsterCancel leaves' or nil)
 end
 
 -- Stops editing the last message: the input it displaced comes back.
@@ -376,6 +404,7 @@ local function leave_edit(buffer, chat)
   local _, row = input_text(buffer)
   vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, chat.edit_next)
   chat.edit_next = nil
+  if chat.returned == 'edit' then chat.returned = nil end
   show_edit(buffer, nil)
   client.notify('the next send is a new message again', vim.log.levels.INFO)
 end
@@ -465,6 +494,7 @@ function M.redraw(buffer, chat)
   vim.api.nvim_buf_set_lines(buffer, -1, -1, false, #input > 0 and input or { '' })
   vim.bo[buffer].undolevels = -123456
   refresh_folds(buffer)
+  M.show_editing(buffer, chat)
 end
 
 -- conversation/changed: another process (the REPL, `llmster ask -c`, another editor) changed a conversation. An open

@@ -607,13 +607,20 @@ function M.on_reply(buffer, reply, result, failure)
     M.finish_reply(buffer, chat)
     local edit = data.returned.kind == 'edit'
     if edit then
-      chat_module().resume_edit(buffer, chat, M.put_prompt_back(buffer, reply, true))
+      chat_module().resume_edit(buffer, chat, reply.displaced or {}, M.put_prompt_back(buffer, reply, true))
       restore_attachments(chat, reply)
-      chat.returned = true
     end
-    client.notify(tostring(failure.message) .. (edit
-      and ' (your edit is back in the input area: sending it replaces the last message, :LlmsterCancel leaves)'
-      or ' (the last answer stays)'))
+    local fresh = decision.type == 'fresh_context'
+    if fresh and config.options.prompt_fresh_context then
+      -- The prompt says it; a second message would only ask for Enter first.
+    elseif fresh then
+      client.notify(tostring(failure.message) .. (edit and ' (your edit is back in the input area: ' or ' (')
+        .. ':LlmsterFresh sends it with a fresh server context, :LlmsterFresh recap with a recap)')
+    else
+      client.notify(tostring(failure.message) .. (edit
+        and ' (your edit is back in the input area: sending it replaces the last message, :LlmsterCancel leaves)'
+        or ' (the last answer stays)'))
+    end
     vim.schedule(function()
       if chats[buffer] ~= chat or chat.reply then return end
       client.guard(chat_module().redraw, buffer, chat)
