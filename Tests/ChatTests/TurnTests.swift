@@ -71,7 +71,7 @@ import Testing
                 overrides: ConversationOverrides(model: model, systemPrompt: "Answer in French."))
             #expect(opened.previous?.modelKey == before.modelKey)
             let outcome = await harness.session.submit(
-                TurnSubmission(text: text), in: harness.conversationId, restoring: opened.previous
+                TurnSubmission(text: text), in: harness.conversationId, restoring: opened
             ) { _ in }
             #expect(outcome.reply == nil, "\(model): \(outcome)")
             let after = try #require(try harness.observer().conversation(id: harness.conversationId))
@@ -79,11 +79,21 @@ import Testing
             #expect(after.systemPrompt == before.systemPrompt && after.settings == before.settings, "\(model)")
             #expect(after.needsFreshContext == before.needsFreshContext, "\(model)")
         }
+        // What changed since the overrides were saved stays: here another send's model, saved after them.
+        let first = try await harness.session.openConversation(
+            .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/thinker-8b"))
+        _ = try await harness.session.openConversation(
+            .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/vision-7b"))
+        let failed = await harness.session.submit(
+            TurnSubmission(text: "[[sim:status=500]] echo:two"), in: harness.conversationId, restoring: first
+        ) { _ in }
+        #expect(failed.reply == nil)
+        #expect(try harness.observer().conversation(id: harness.conversationId)?.modelKey == "acme/vision-7b")
         // A turn that is sent keeps them.
         let opened = try await harness.session.openConversation(
             .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/thinker-8b"))
         let outcome = await harness.session.submit(
-            TurnSubmission(text: "echo:three"), in: harness.conversationId, restoring: opened.previous
+            TurnSubmission(text: "echo:three"), in: harness.conversationId, restoring: opened
         ) { _ in }
         #expect(outcome.reply?.status == .complete)
         #expect(try harness.observer().conversation(id: harness.conversationId)?.modelKey == "acme/thinker-8b")
@@ -102,7 +112,7 @@ import Testing
         #expect(edit.reply == nil, "\(edit)")
         let opened = try await harness.session.openConversation(
             .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/no-such-model"))
-        let retry = await harness.session.submit(.retry(), in: harness.conversationId, restoring: opened.previous) {
+        let retry = await harness.session.submit(.retry(), in: harness.conversationId, restoring: opened) {
             _ in
         }
         #expect(retry.reply == nil, "\(retry)")

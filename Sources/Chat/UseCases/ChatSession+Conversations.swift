@@ -59,8 +59,8 @@ public struct OpenedConversation: Sendable, Equatable {
     public let enabledIntegrations: [String]
     /// How a system prompt from the overrides reaches the model; nil when none was given.
     public let systemPrompt: SystemPromptEffect?
-    /// The conversation as saved before the overrides changed it; nil when new or unchanged. A face passes it to
-    /// `submit(_:in:createdForTurn:restoring:…)`, which puts it back when the turn is not sent.
+    /// The conversation as saved before the overrides changed it; nil when new or unchanged. A face passes the opened
+    /// conversation to `submit(_:in:createdForTurn:restoring:…)`, which puts it back when the turn is not sent.
     public var previous: Conversation? = nil
 }
 

@@ -220,14 +220,14 @@ extension ChatSession {
     /// A turn that needs a fresh server context (a changed system prompt, a lost context, one held by another server),
     /// would overflow the context, or has no model comes back as `needsDecision`; the face submits it again with the
     /// answer. `progress` hears the load policy's steps. With `createdForTurn` (the face made the conversation for this
-    /// turn), a turn not sent removes it; with `previous` (`OpenedConversation.previous`: the overrides the turn came
-    /// with changed the conversation), a turn not sent puts back what they changed, so a refused `-m` typo or prompt
-    /// leaves the conversation as it was. `stopReason` says why a cancelled reply stopped ("Output closed"); nil gives
+    /// turn), a turn not sent removes it; with `opened` (the overrides the turn came with, `openConversation`'s
+    /// answer), a turn not sent puts back what they changed, so a refused `-m` typo or prompt leaves the conversation
+    /// as it was. `stopReason` says why a cancelled reply stopped ("Output closed"); nil gives
     /// the usual reason. A resend of the text of the branch's unanswered last turn (which older versions left after a
     /// failed send) answers that turn instead of repeating it.
     public func submit(
         _ submission: TurnSubmission, in conversationId: String, createdForTurn: Bool = false,
-        restoring previous: Conversation? = nil,
+        restoring opened: OpenedConversation? = nil,
         progress: @escaping @Sendable (TurnStep) async -> Void = { _ in },
         stopReason: @escaping @Sendable () -> String? = { nil },
         display: @escaping ReplyObserver,
@@ -235,6 +235,7 @@ extension ChatSession {
     ) async -> TurnOutcome {
         let writing: WriterTurn
         do { writing = try await writerLock(conversationId) } catch {
+            if let opened { try? storage { try restoreOverridden(opened) } }
             return Self.refuses(error) ? .refused(error, returned: submission) : .failed(error, returned: submission)
         }
         defer { withExtendedLifetime(writing) {} }
@@ -245,25 +246,39 @@ extension ChatSession {
         if outcome.reply == nil {
             if createdForTurn {
                 try? storage { try discardUnanswered(conversationId) }
-            } else if let previous {
-                try? storage { try restoreOverridden(previous) }
+            } else if let opened {
+                try? storage { try restoreOverridden(opened) }
             }
         }
         return outcome
     }
 
-    /// Puts back what `openConversation`'s overrides changed (title, model, system prompt, settings) to `previous`;
-    /// what the attempt itself learned (a lost server context) stays.
-    private func restoreOverridden(_ previous: Conversation) throws {
-        guard var current = try library.conversation(id: previous.id) else { return }
-        current.title = previous.title
-        current.modelKey = previous.modelKey
-        if current.systemPrompt != previous.systemPrompt {
+    /// Puts back what `openConversation`'s overrides changed (title, model, system prompt, settings) as `opened`
+    /// found them, each only where it still holds what the overrides wrote: what changed since (another send's
+    /// overrides, a context grown by the load policy, a lost server context) stays, and so do integrations, which are
+    /// saved before sending.
+    private func restoreOverridden(_ opened: OpenedConversation) throws {
+        guard let previous = opened.previous, let saved = try library.conversation(id: previous.id) else { return }
+        let applied = opened.conversation
+        var current = saved
+        func putBack<Value: Equatable>(_ field: WritableKeyPath<Conversation, Value>) {
+            if current[keyPath: field] == applied[keyPath: field] { current[keyPath: field] = previous[keyPath: field] }
+        }
+        putBack(\.title)
+        putBack(\.modelKey)
+        if current.systemPrompt == applied.systemPrompt, applied.systemPrompt != previous.systemPrompt {
             current.systemPrompt = previous.systemPrompt
             current.needsFreshContext = previous.needsFreshContext
         }
-        current.settings = previous.settings
-        try library.updateConversation(current)
+        putBack(\.settings.temperature)
+        putBack(\.settings.topP)
+        putBack(\.settings.topK)
+        putBack(\.settings.minP)
+        putBack(\.settings.repeatPenalty)
+        putBack(\.settings.maxOutputTokens)
+        putBack(\.settings.reasoning)
+        putBack(\.settings.contextLength)
+        if current != saved { try library.updateConversation(current) }
     }
 
     /// `submit`, by the conversation's writer. The cheap refusals come first, then what changes the server (the load).
