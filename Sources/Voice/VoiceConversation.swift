@@ -68,14 +68,17 @@ public final class VoiceConversation: Sendable {
 
     /// Converses on `conversationId` until the audio ends or the task is cancelled; returns the saved replies.
     ///
-    /// `display` makes the update handler for one reply; `events` hears what voice is doing.
+    /// `display` makes the update handler for one reply; `events` hears what voice is doing. `opened`, the
+    /// conversation as the command line opened it, goes with the first turn sent: if that turn is not sent, a
+    /// conversation made for it goes and the overrides it came with are put back (`ChatSession.submit`).
     public func run(
-        session: ChatSession, conversationId: String,
+        session: ChatSession, conversationId: String, opened: OpenedConversation? = nil,
         display: @escaping @Sendable () -> ReplyObserver,
         events: @escaping @Sendable (VoiceEvent) -> Void
     ) async throws -> [SavedReply] {
         events(.ready(engine: setting.engine, audio: setting.audio))
         var replies: [SavedReply] = []
+        var opening = opened
         while !Task.isCancelled {
             events(.listening(silenceSeconds: options.silenceSeconds))
             let outcome = try await blocking { [self] in
@@ -93,7 +96,11 @@ public final class VoiceConversation: Sendable {
             // Nobody answers a question here: a turn that only nears the context's end goes; one that would overflow
             // it ends the conversation with the figures.
             submission.sendsNearlyFull = true
-            let reply = try await session.submit(submission, in: conversationId, display: display()).savedReply()
+            let turn = await session.submit(
+                submission, in: conversationId, createdForTurn: opening?.isNew ?? false, restoring: opening,
+                display: display())
+            opening = nil
+            let reply = try turn.savedReply()
             replies.append(reply)
             guard !Task.isCancelled else { break }
             if let synthesizer, !reply.state.answer.isEmpty {

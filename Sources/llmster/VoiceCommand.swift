@@ -49,12 +49,13 @@ enum VoiceCommand {
             return ExitCode.failure
         }
         let session = try context.session()
-        let conversationId = try await AskCommand.open(for: arguments, session: session, preset: context.preset)
-            .conversation.id
+        let opened = try await AskCommand.open(for: arguments, session: session, preset: context.preset)
+        let conversationId = opened.conversation.id
 
         let latch = SignalLatch()
         let work = Task {
-            try await converse(voice, session: session, conversationId: conversationId, context: context)
+            try await converse(
+                voice, session: session, conversationId: conversationId, opened: opened, context: context)
         }
         let trap = SignalTrap { signal in
             latch.record(signal)
@@ -98,11 +99,11 @@ enum VoiceCommand {
     /// Recognised turns are printed on standard output as `> words`, like typed input; listening and
     /// speaking notes go to standard error.
     static func converse(
-        _ voice: VoiceConversation, session: ChatSession, conversationId: String,
+        _ voice: VoiceConversation, session: ChatSession, conversationId: String, opened: OpenedConversation? = nil,
         context: CommandContext
     ) async throws -> [SavedReply] {
         try await voice.run(
-            session: session, conversationId: conversationId,
+            session: session, conversationId: conversationId, opened: opened,
             display: {
                 let display = ReplyDisplay.forCommandLine(context: context)
                 return { await display.show($0) }

@@ -61,6 +61,23 @@ struct VoiceCLI {
         #expect(show.output.contains(input), "the spoken turn is saved in the library")
     }
 
+    /// The first spoken turn goes as `ask`'s would: not sent, it leaves the conversation it continued as it was
+    /// (not on the `-m` typo) and none made for it.
+    @Test func aSpokenTurnNotSentLeavesTheLibraryAsItWas() async throws {
+        let fixture = try SimulatorFixture()
+        let cli = try VoiceCLI(server: fixture.url)
+        let question = try await cli.spokenQuestion("what is the weather")
+        #expect(try await cli.run(["ask", "echo:first"]).status == 0)
+        for arguments in [["-c"], []] {
+            let result = try await cli.run(
+                ["voice"] + arguments + ["-m", "acme/no-such-model", "--audio-input", question])
+            #expect(result.status != 0 && result.errors.contains("not downloaded"), "\(result)")
+            let chats = try await cli.run(["chats"])
+            #expect(chats.output.contains("acme/tiny-1b") && !chats.output.contains("no-such-model"), "\(chats)")
+            #expect(chats.output.split(separator: "\n").count == 2, "the header and the one conversation: \(chats)")
+        }
+    }
+
     @Test func spokenAnswersGoThroughTheSpeechFilterAndTheTranscriptKeepsTheOriginal() async throws {
         let fixture = try SimulatorFixture()
         let cli = try VoiceCLI(server: fixture.url)
