@@ -232,7 +232,13 @@ public actor ChatSession {
         }
         if conversation.modelKey == nil {
             conversation.modelKey = key
-            try storage { try library.updateConversation(conversation) }
+            // The model alone: this copy may hold a fresh context's dropped continuation, which the library drops
+            // only once the server accepts the request.
+            try storage {
+                guard var saved = try library.conversation(id: conversationId) else { return }
+                saved.modelKey = key
+                try library.updateConversation(saved)
+            }
         }
         return Prepared(
             conversation: conversation, model: model, modelReference: key,

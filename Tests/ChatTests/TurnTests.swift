@@ -124,6 +124,23 @@ import Testing
         #expect(request.field("previous_response_id") == before.lastResponseId)
     }
 
+    /// A fresh-context send that fails keeps the context the conversation had, also when the send is the one that
+    /// first records the conversation's model (it saved the conversation with the continuation already dropped).
+    @Test func aFailedFreshContextSendKeepsTheServerContext() async throws {
+        let harness = try Harness()
+        _ = try await harness.session.send(Turn(text: "echo:one"), in: harness.conversationId) { _ in }
+        var conversation = try #require(try harness.observer().conversation(id: harness.conversationId))
+        conversation.modelKey = nil
+        try harness.observer().updateConversation(conversation)
+        var submission = TurnSubmission(text: "[[sim:status=500]] echo:two")
+        submission.serverContext = .empty
+        let outcome = await harness.session.submit(submission, in: harness.conversationId) { _ in }
+        #expect(outcome.reply == nil, "\(outcome)")
+        let after = try #require(try harness.observer().conversation(id: harness.conversationId))
+        #expect(after.lastResponseId == conversation.lastResponseId && after.serverURL == conversation.serverURL)
+        #expect(after.modelKey == "acme/tiny-1b", "the model it was asked of is recorded")
+    }
+
     /// Older versions left a failed send's message unanswered; sending the same text again answers it, once.
     @Test func resendingAnUnansweredTurnAnswersItInsteadOfRepeatingIt() async throws {
         let harness = try Harness()
