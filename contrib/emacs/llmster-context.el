@@ -148,7 +148,13 @@ Interactively BUFFER is asked for; without one a new chat opens."
   (let ((text (llmster--region-text start end instruction))
         (target (or buffer (save-window-excursion (llmster)))))
     (with-current-buffer target
+      ;; Sent, the region would replace the message being edited.
+      (when llmster--edit-next
+        (user-error (substitute-command-keys "%s is editing its last message: send the edit, or leave it with \
+\[llmster-cancel], first") (buffer-name)))
       (goto-char (point-max))
+      (unless (string-empty-p (string-trim (buffer-substring-no-properties llmster--input-start (point-max))))
+        (insert "\n\n"))
       (insert text)
       (llmster-send))
     (display-buffer target)

@@ -1072,6 +1072,33 @@ without events; a cancel during it says the server finishes the prompt first."
                                   (buffer-string)))
           (should (string-match-p "### Assistant\nlooks fine" (buffer-string))))))))
 
+(ert-deftest llmster-test-a-region-goes-after-the-draft-and-not-into-an-edit ()
+  (llmster-test--with-llmster
+    (let ((chat (llmster)))
+      (llmster-test--send chat "echo:first")
+      (llmster-test--wait-reply chat)
+      (with-temp-buffer
+        (insert "from a region")
+        ;; Editing its last message, the chat refuses the region: sent, it would have replaced that message.
+        (with-current-buffer chat
+          (llmster-edit-last)
+          (delete-region llmster--input-start (point-max))
+          (insert "echo:edited"))
+        (let ((editing (with-current-buffer chat (buffer-string))))
+          (should (string-match-p "editing its last message"
+                                  (cadr (should-error (llmster-send-region (point-min) (point-max) "echo:check" chat)
+                                                      :type 'user-error))))
+          (should (equal (with-current-buffer chat (buffer-string)) editing)))
+        ;; Otherwise what is typed there stays, the region after it.
+        (with-current-buffer chat
+          (llmster-cancel)
+          (goto-char (point-max))
+          (insert "echo:draft"))
+        (llmster-send-region (point-min) (point-max) "check" chat)
+        (llmster-test--wait-reply chat)
+        (with-current-buffer chat
+          (should (string-match-p "### You\necho:draft\n\n" (buffer-string))))))))
+
 (defun llmster-test--rewrite (instruction)
   "Rewrite a buffer holding \"old text\" with INSTRUCTION; return (SOURCE . DIFF)."
   (let ((source (generate-new-buffer "notes.txt")))
@@ -1819,6 +1846,7 @@ without events; a cancel during it says the server finishes the prompt first."
     (image . llmster-test-an-image-goes-with-the-next-message)
     (dry-run . llmster-test-the-request-can-be-seen-before-it-is-sent)
     (refused-send . llmster-test-a-refused-send-is-not-drawn-as-sent)
+    (range-into-chat . llmster-test-a-region-goes-after-the-draft-and-not-into-an-edit)
     (failed-regenerate-or-edit . llmster-test-a-failed-regenerate-or-edit-shows-the-exchange-the-library-kept)
     (cursor-after-send . llmster-test-after-a-send-point-stays-in-the-input-area)
     (dropped-reply-reason . llmster-test-a-dropped-reply-shows-its-reason-at-once)

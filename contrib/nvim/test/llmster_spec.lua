@@ -1492,6 +1492,28 @@ local function new_chat(input)
     assert(text(buffer):match('^### You\necho:edited\n\n### Assistant\nedited\n'), text(buffer))
   end)
 
+  test('a range sent to a chat goes after its draft, and not into an edit of its last message', function()
+    local chat = new_chat('echo:first')
+    local source = vim.api.nvim_create_buf(true, true)
+    vim.api.nvim_buf_set_lines(source, 0, -1, false, { 'from a range' })
+    -- Editing its last message, the chat refuses the range: sent, it would have replaced that message.
+    llmster.edit_last(chat)
+    vim.api.nvim_buf_set_lines(chat, -2, -1, false, { 'echo:edited' })
+    local editing = text(chat)
+    vim.api.nvim_set_current_buf(source)
+    local seen = notifications(function() vim.cmd('1LlmsterSend') end)
+    assert(seen[1] and seen[1].message:find('editing its last message', 1, true), vim.inspect(seen))
+    assert(text(chat) == editing and not llmster.streaming(chat), text(chat))
+    -- Otherwise what is typed there stays, the range after it.
+    vim.api.nvim_set_current_buf(chat)
+    llmster.cancel(chat)
+    type_input(chat, 'echo:draft')
+    vim.api.nvim_set_current_buf(source)
+    vim.cmd('1LlmsterSend')
+    wait(function() return not llmster.streaming(chat) end, 'the reply')
+    assert(text(chat):find('### You\necho:draft\n\nfrom a range\n', 1, true), text(chat))
+  end)
+
   test('a dropped reply shows its reason at once, as the reopened chat does', function()
     local buffer = new_chat('[[sim:drop-after=3]] echo:one two three four five six')
     local reply = saved(buffer).messages[2]
@@ -1654,6 +1676,7 @@ local function new_chat(input)
     ['dropped-reply-reason'] = 'a dropped reply shows its reason at once, as the reopened chat does',
     ['open-equals-reopened'] = 'the open transcript is the reopened one: markers, reasoning time, chips, template, meter',
     ['refused-send'] = 'a refused send puts text, images and context items back, drawn as not sent',
+    ['range-into-chat'] = 'a range sent to a chat goes after its draft, and not into an edit of its last message',
     ['failed-regenerate-or-edit'] = 'a regenerate or an edit that the server fails shows the exchange the library kept',
     ['control-characters'] = 'control characters in model output are shown as visible escapes, never as raw bytes',
     ['think-tags'] = 'reasoning written inside <think> tags in the answer is folded as reasoning, without the tags',

@@ -418,11 +418,19 @@ function M.chat_for_range()
   return M.open()
 end
 
--- Puts `text` into the input area of a chat (the current one, or another open chat, or a new one) and sends it.
+-- Puts `text` into the input area of a chat (the current one, or another open chat, or a new one), after what is
+-- typed there, and sends it. A chat editing its last message refuses it: sent, it would replace that message.
 function M.send_text(text)
   local target = chats[vim.api.nvim_get_current_buf()] and vim.api.nvim_get_current_buf() or M.chat_for_range()
-  local _, row = input_text(target)
-  vim.api.nvim_buf_set_lines(target, row + 1, -1, false, lines_of(text))
+  if chats[target].edit_next then
+    error('the chat is editing its last message: send the edit, or leave it with :LlmsterCancel, first', 0)
+  end
+  local typed, row = input_text(target)
+  if typed ~= '' then
+    vim.api.nvim_buf_set_lines(target, -1, -1, false, vim.list_extend({ '' }, lines_of(text)))
+  else
+    vim.api.nvim_buf_set_lines(target, row + 1, -1, false, lines_of(text))
+  end
   if vim.api.nvim_get_current_buf() ~= target then show(target) end
   return M.send_chat(target)
 end
