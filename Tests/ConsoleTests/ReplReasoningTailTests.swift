@@ -52,8 +52,8 @@ import Testing
         try await terminal.waitFor("14:", after: echoed)
         let atEighty = terminal.rawOutput.count
         terminal.resize(width: 80, height: 40)
-        let end = try await terminal.waitFor("Thought for", after: echoed)
-        try await terminal.waitFor("› ", after: echoed + end.count)
+        let past = try await terminal.waitPast("Thought for", after: echoed)
+        try await terminal.waitFor("› ", after: past)
         let raw = Array(terminal.rawOutput)
         var screen = TerminalScreen(width: 80, height: 40) { DisplayWidth.of($0, model: .codepoint) }
         screen.apply(String(raw[..<atFifty]))

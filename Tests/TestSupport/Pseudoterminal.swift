@@ -224,6 +224,15 @@ extension Pseudoterminal {
         try await BlockingThread.run("pty-wait") { try self.blockingWaitFor(expected, after: mark, seconds: seconds) }
     }
 
+    /// Waits as `waitFor` does and returns the position in `text` just past the first `expected` after `mark`. What
+    /// came after it may already be there when the wait ends (a busy machine wakes the waiter late), so waiting for
+    /// what follows `expected` starts here, never at the end of the output.
+    public func waitPast(_ expected: String, after mark: Int = 0, seconds: Double = 30) async throws -> Int {
+        let shown = try await waitFor(expected, after: mark, seconds: seconds)
+        guard let match = shown.range(of: expected) else { return mark + shown.count }
+        return mark + shown.distance(from: shown.startIndex, to: match.upperBound)
+    }
+
     private func blockingWaitFor(_ expected: String, after mark: Int, seconds: Double) throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
         output.condition.lock()
