@@ -79,6 +79,18 @@ import Testing
             #expect(after.systemPrompt == before.systemPrompt && after.settings == before.settings, "\(model)")
             #expect(after.needsFreshContext == before.needsFreshContext, "\(model)")
         }
+        // A turn refused because another process is writing the conversation puts them back too.
+        do {
+            let lock = try harness.observer().lockForWriting(conversationId: harness.conversationId)
+            let busy = try await harness.session.openConversation(
+                .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/thinker-8b"))
+            let refused = await harness.session.submit(
+                TurnSubmission(text: "echo:two"), in: harness.conversationId, restoring: busy
+            ) { _ in }
+            withExtendedLifetime(lock) {}
+            #expect(refused.reply == nil, "\(refused)")
+        }
+        #expect(try harness.observer().conversation(id: harness.conversationId)?.modelKey == before.modelKey)
         // What changed since the overrides were saved stays: here another send's model, saved after them.
         let first = try await harness.session.openConversation(
             .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/thinker-8b"))
