@@ -753,7 +753,22 @@ That is a fresh context, or how to send a message that would overflow."
   (let ((decision (alist-get 'decision (alist-get 'data error))))
     (pcase (alist-get 'type decision)
       ("fresh_context" (llmster--offer-fresh-context buffer (alist-get 'reason decision)))
-      ("overflow" (llmster--offer-overflow buffer decision)))))
+      ("overflow" (llmster--offer-overflow buffer decision))
+      ("choose_model" (llmster--offer-model buffer (append (alist-get 'candidates decision) nil))))))
+
+(defun llmster--offer-model (buffer candidates)
+  "Offer CANDIDATES, the server's chat models, to BUFFER's chat, which has none.
+The chosen one becomes the chat's model and what came back is sent again:
+the message in the input area, else the answer asked again.  Declined
+\(\\[keyboard-quit]), the message stays in the input area."
+  (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)) candidates)
+    (with-current-buffer buffer
+      (let ((model (completing-read "No model is chosen for this chat; send it with: " candidates nil t)))
+        (unless (string-empty-p model)
+          (setq llmster--model model)
+          (if llmster--returned
+              (llmster--send-input nil)
+            (llmster--reuse-last-reply '((retry . t)))))))))
 
 (defun llmster--name-after-title (buffer)
   "Name BUFFER after its conversation's title, once llmster has it."

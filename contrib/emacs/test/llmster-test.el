@@ -691,6 +691,25 @@ without events; a cancel during it says the server finishes the prompt first."
         (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\nmy long prompt"))
         (llmster-test--send-after-failure buffer)))))
 
+(ert-deftest llmster-test-a-chat-without-a-model-offers-the-servers-models ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (offered nil))
+      ;; Nothing loaded and no default model: the send comes back asking for a model, which is offered; the
+      ;; one chosen answers the message, which the input area held meanwhile.
+      (dolist (model (append (alist-get 'models (llmster-test--call "models/list")) nil))
+        (dolist (instance (append (alist-get 'loaded_instances model) nil))
+          (llmster-test--call "models/unload" 'instanceId (alist-get 'id instance))))
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (prompt candidates &rest _) (setq offered (cons prompt candidates)) "acme/tiny-1b")))
+        (llmster-test--send buffer "echo:which model")
+        (llmster-test--wait (lambda () (and offered (not (llmster-streaming-p buffer))
+                                            (string-match-p "### Assistant\nwhich model" (buffer-string))))))
+      (should (string-match-p "No model is chosen" (car offered)))
+      (should (member "acme/tiny-1b" (cdr offered)))
+      (with-current-buffer buffer
+        (should (equal (alist-get 'modelKey (alist-get 'conversation (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+                       "acme/tiny-1b"))))))
+
 (ert-deftest llmster-test-a-regenerate-or-edit-when-llmster-cannot-start-keeps-the-exchange ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
@@ -1847,6 +1866,7 @@ without events; a cancel during it says the server finishes the prompt first."
     (dry-run . llmster-test-the-request-can-be-seen-before-it-is-sent)
     (refused-send . llmster-test-a-refused-send-is-not-drawn-as-sent)
     (range-into-chat . llmster-test-a-region-goes-after-the-draft-and-not-into-an-edit)
+    (choose-model . llmster-test-a-chat-without-a-model-offers-the-servers-models)
     (failed-regenerate-or-edit . llmster-test-a-failed-regenerate-or-edit-shows-the-exchange-the-library-kept)
     (cursor-after-send . llmster-test-after-a-send-point-stays-in-the-input-area)
     (dropped-reply-reason . llmster-test-a-dropped-reply-shows-its-reason-at-once)

@@ -1514,6 +1514,25 @@ local function new_chat(input)
     assert(text(chat):find('### You\necho:draft\n\nfrom a range\n', 1, true), text(chat))
   end)
 
+  test('a chat without a model offers the server\'s models and sends with the one chosen', function()
+    for _, model in ipairs(llmster.request_sync('models/list', {}).models) do
+      for _, instance in ipairs(model.loaded_instances or {}) do
+        llmster.request_sync('models/unload', { instanceId = instance.id })
+      end
+    end
+    vim.cmd('Llmster')
+    local buffer = vim.api.nvim_get_current_buf()
+    type_input(buffer, 'echo:which model')
+    local offered, prompt
+    select_with(function(items, options) offered, prompt = items, options.prompt return 'acme/tiny-1b', 1 end, function()
+      vim.cmd('LlmsterSend')
+      wait(function() return offered ~= nil and not llmster.streaming(buffer)
+        and text(buffer):find('### Assistant\nwhich model') ~= nil end, 'the offer and the answer')
+    end)
+    assert(prompt:find('No model is chosen', 1, true) and vim.tbl_contains(offered, 'acme/tiny-1b'), vim.inspect(offered))
+    assert(saved(buffer).conversation.modelKey == 'acme/tiny-1b', vim.inspect(saved(buffer).conversation))
+  end)
+
   test('a dropped reply shows its reason at once, as the reopened chat does', function()
     local buffer = new_chat('[[sim:drop-after=3]] echo:one two three four five six')
     local reply = saved(buffer).messages[2]
@@ -1677,6 +1696,7 @@ local function new_chat(input)
     ['open-equals-reopened'] = 'the open transcript is the reopened one: markers, reasoning time, chips, template, meter',
     ['refused-send'] = 'a refused send puts text, images and context items back, drawn as not sent',
     ['range-into-chat'] = 'a range sent to a chat goes after its draft, and not into an edit of its last message',
+    ['choose-model'] = 'a chat without a model offers the server\'s models and sends with the one chosen',
     ['failed-regenerate-or-edit'] = 'a regenerate or an edit that the server fails shows the exchange the library kept',
     ['control-characters'] = 'control characters in model output are shown as visible escapes, never as raw bytes',
     ['think-tags'] = 'reasoning written inside <think> tags in the answer is folded as reasoning, without the tags',

@@ -539,6 +539,24 @@ local function offer_overflow(buffer, decision)
   end)
 end
 
+-- Offers the server's chat models (rpc's choose_model decision) to a chat that has none: the chosen one becomes the
+-- chat's model and what came back is sent again (the message in the input area, else the answer asked again).
+local function offer_model(buffer, candidates)
+  if not candidates or #candidates == 0 then return end
+  vim.schedule(function()
+    vim.ui.select(candidates, { prompt = 'No model is chosen for this chat: send it with' }, function(choice)
+      local chat = chats[buffer]
+      if not (choice and chat) or chat.reply then return end
+      chat.model = choice
+      if chat.returned then
+        client.guard(chat_module().send_chat, buffer)
+      else
+        client.guard(chat_module().regenerate, buffer)
+      end
+    end)
+  end)
+end
+
 function M.on_reply(buffer, reply, result, failure)
   if reply.detached then
     if reply.withdraw_later then
@@ -592,6 +610,8 @@ function M.on_reply(buffer, reply, result, failure)
     if decision.type == 'overflow' then
       client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
       offer_overflow(buffer, decision)
+    elseif decision.type == 'choose_model' then
+      offer_model(buffer, decision.candidates)
     elseif decision.type == 'fresh_context' and config.options.prompt_fresh_context then
       -- The prompt says it; a second message would only ask for Enter first.
       offer_fresh_context(buffer, decision.reason)
@@ -628,6 +648,8 @@ function M.on_reply(buffer, reply, result, failure)
         offer_overflow(buffer, decision)
       elseif decision.type == 'fresh_context' then
         offer_fresh_context(buffer, decision.reason)
+      elseif decision.type == 'choose_model' then
+        offer_model(buffer, decision.candidates)
       end
     end)
   else
