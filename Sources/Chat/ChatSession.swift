@@ -234,11 +234,7 @@ public actor ChatSession {
             conversation.modelKey = key
             // The model alone: this copy may hold a fresh context's dropped continuation, which the library drops
             // only once the server accepts the request.
-            try storage {
-                guard var saved = try library.conversation(id: conversationId) else { return }
-                saved.modelKey = key
-                try library.updateConversation(saved)
-            }
+            try storage { try library.setModelKey(conversationId: conversationId, modelKey: key) }
         }
         return Prepared(
             conversation: conversation, model: model, modelReference: key,

@@ -96,7 +96,7 @@ enum ChatMethods {
         let replyCreated: @Sendable (String) async -> Void = { stream.start(messageId: $0) }
         // The load policy's load, before the reply exists, reads as the stage a just-in-time load would show.
         let outcome = await context.session.submit(
-            submission, in: conversationId, createdForTurn: opened.isNew, restoring: opened,
+            submission, in: conversationId, opened: opened,
             progress: { step in
                 switch step {
                 case .model(.loading(let key)):

@@ -96,9 +96,7 @@ public final class VoiceConversation: Sendable {
             // Nobody answers a question here: a turn that only nears the context's end goes; one that would overflow
             // it ends the conversation with the figures.
             submission.sendsNearlyFull = true
-            let turn = await session.submit(
-                submission, in: conversationId, createdForTurn: opening?.isNew ?? false, restoring: opening,
-                display: display())
+            let turn = await session.submit(submission, in: conversationId, opened: opening, display: display())
             opening = nil
             let reply = try turn.savedReply()
             replies.append(reply)

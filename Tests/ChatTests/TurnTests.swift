@@ -71,7 +71,7 @@ import Testing
                 overrides: ConversationOverrides(model: model, systemPrompt: "Answer in French."))
             #expect(opened.previous?.modelKey == before.modelKey)
             let outcome = await harness.session.submit(
-                TurnSubmission(text: text), in: harness.conversationId, restoring: opened
+                TurnSubmission(text: text), in: harness.conversationId, opened: opened
             ) { _ in }
             #expect(outcome.reply == nil, "\(model): \(outcome)")
             let after = try #require(try harness.observer().conversation(id: harness.conversationId))
@@ -85,7 +85,7 @@ import Testing
             let busy = try await harness.session.openConversation(
                 .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/thinker-8b"))
             let refused = await harness.session.submit(
-                TurnSubmission(text: "echo:two"), in: harness.conversationId, restoring: busy
+                TurnSubmission(text: "echo:two"), in: harness.conversationId, opened: busy
             ) { _ in }
             withExtendedLifetime(lock) {}
             #expect(refused.reply == nil, "\(refused)")
@@ -97,7 +97,7 @@ import Testing
         _ = try await harness.session.openConversation(
             .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/vision-7b"))
         let failed = await harness.session.submit(
-            TurnSubmission(text: "[[sim:status=500]] echo:two"), in: harness.conversationId, restoring: first
+            TurnSubmission(text: "[[sim:status=500]] echo:two"), in: harness.conversationId, opened: first
         ) { _ in }
         #expect(failed.reply == nil)
         #expect(try harness.observer().conversation(id: harness.conversationId)?.modelKey == "acme/vision-7b")
@@ -105,7 +105,7 @@ import Testing
         let opened = try await harness.session.openConversation(
             .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/thinker-8b"))
         let outcome = await harness.session.submit(
-            TurnSubmission(text: "echo:three"), in: harness.conversationId, restoring: opened
+            TurnSubmission(text: "echo:three"), in: harness.conversationId, opened: opened
         ) { _ in }
         #expect(outcome.reply?.status == .complete)
         #expect(try harness.observer().conversation(id: harness.conversationId)?.modelKey == "acme/thinker-8b")
@@ -124,7 +124,7 @@ import Testing
         #expect(edit.reply == nil, "\(edit)")
         let opened = try await harness.session.openConversation(
             .named(harness.conversationId), overrides: ConversationOverrides(model: "acme/no-such-model"))
-        let retry = await harness.session.submit(.retry(), in: harness.conversationId, restoring: opened) {
+        let retry = await harness.session.submit(.retry(), in: harness.conversationId, opened: opened) {
             _ in
         }
         #expect(retry.reply == nil, "\(retry)")

@@ -53,14 +53,14 @@ public struct ConversationOverrides: Sendable, Equatable {
 /// A conversation a face opened, with what opening it changed.
 public struct OpenedConversation: Sendable, Equatable {
     public var conversation: Conversation
-    /// Whether this call created the conversation; a face passes it to `submit(_:in:createdForTurn:…)`.
+    /// Whether this call created the conversation (`submit(_:in:opened:…)` removes it when the turn is not sent).
     public let isNew: Bool
     /// Integrations newly enabled by the overrides (worth a notice: they may contact external services).
     public let enabledIntegrations: [String]
     /// How a system prompt from the overrides reaches the model; nil when none was given.
     public let systemPrompt: SystemPromptEffect?
     /// The conversation as saved before the overrides changed it; nil when new or unchanged. A face passes the opened
-    /// conversation to `submit(_:in:createdForTurn:restoring:…)`, which puts it back when the turn is not sent.
+    /// conversation to `submit(_:in:opened:…)`, which puts it back when the turn is not sent.
     public var previous: Conversation? = nil
 }
 

@@ -175,7 +175,7 @@ package enum AskCommand {
             submission.overflowChoice = arguments.value(.onOverflow).flatMap(OverflowChoice.init(rawValue:))
             submission.changedPromptStartsFresh = true
             return await session.submit(
-                submission, in: conversationId, createdForTurn: opened.isNew, restoring: opened,
+                submission, in: conversationId, opened: opened,
                 progress: { step in
                     switch step {
                     case .model(let step):

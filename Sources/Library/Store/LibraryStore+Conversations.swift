@@ -256,6 +256,14 @@ extension LibraryStore {
             conversationId)
     }
 
+    /// Records the model the conversation uses, leaving every other field as saved.
+    public func setModelKey(conversationId: String, modelKey: String?) throws {
+        try requireChanged(
+            connection.run(
+                "UPDATE conversations SET model_key = ? WHERE id = ?", [.text(modelKey), .text(conversationId)]),
+            conversationId)
+    }
+
     /// Records the `server.NAME` profile the conversation's last reply came from (nil: none, a plain URL).
     public func setServerProfile(conversationId: String, profile: String?) throws {
         try requireChanged(
