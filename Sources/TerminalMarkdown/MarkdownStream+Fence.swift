@@ -63,8 +63,30 @@ extension MarkdownStream {
             let start = utf8.index(utf8.startIndex, offsetBy: (utf8.count - 2 * screen) / screen * screen)
             // A cut inside a character would pair a flag's halves wrongly or leave a combining mark alone.
             let beforeASCII = utf8[start...].prefix(64).firstIndex { $0 < 0x80 }
-            let cut = beforeASCII ?? utf8[start...].firstIndex { !UTF8.isContinuation($0) } ?? utf8.endIndex
+            let cut =
+                beforeASCII
+                ?? pairingFlags(utf8, at: utf8[start...].firstIndex { !UTF8.isContinuation($0) } ?? utf8.endIndex)
             return String(Substring(utf8[cut...]))
+        }
+
+        /// `cut`, or the scalar before it when it falls after an odd number of regional indicators (U+1F1E6…U+1F1FF,
+        /// `F0 9F 87 A6…BF`), counting back at most 1,024: a flag is a pair of them, and a cut inside one would pair
+        /// every later flag's halves wrongly.
+        private static func pairingFlags(_ utf8: String.UTF8View, at cut: String.Index) -> String.Index {
+            func isIndicator(_ index: String.Index) -> Bool {
+                let bytes = utf8[index...].prefix(4)
+                return bytes.elementsEqual([0xF0, 0x9F, 0x87, bytes.last ?? 0]) && (0xA6...0xBF).contains(bytes.last!)
+            }
+            guard cut < utf8.endIndex, isIndicator(cut) else { return cut }
+            var before = 0
+            var index = cut
+            while before < 1024, utf8.distance(from: utf8.startIndex, to: index) >= 4 {
+                let previous = utf8.index(index, offsetBy: -4)
+                guard isIndicator(previous) else { break }
+                before += 1
+                index = previous
+            }
+            return before % 2 == 1 ? utf8.index(cut, offsetBy: -4) : cut
         }
 
         /// `line` rendered as code; `advance` false previews it without moving the lexer.
@@ -79,10 +101,13 @@ extension MarkdownStream {
         }
 
         /// Whether `line` closes the fence once sanitised, as cmark-gfm sees it; only a line with a byte that
-        /// sanitising could remove is sanitised.
+        /// sanitising could remove is sanitised, and not one holding printable ASCII besides the fence's character,
+        /// which sanitising keeps (so an unfinished non-ASCII code line is not copied whole at each update).
         private func isClosing(_ line: Substring) -> Bool {
             if MarkdownLine(line).closes(fence) { return true }
-            guard line.utf8.contains(where: { $0 >= 0x80 || $0 == 0x0D }) else { return false }
+            guard line.utf8.contains(where: { $0 >= 0x80 || $0 == 0x0D }),
+                !line.utf8.contains(where: { $0 > 0x20 && $0 < 0x7F && $0 != fence.character })
+            else { return false }
             return MarkdownLine(Substring(UntrustedText.sanitize(String(line)))).closes(fence)
         }
 

@@ -71,10 +71,7 @@ extension Pseudoterminal {
     func sendLine(_ line: String) async throws -> Int {
         let start = mark
         send(line + "\r")
-        let word = String(line.split(separator: " ").last ?? "")
-        let shown = try await waitFor(word, after: start)
-        guard let echo = shown.range(of: word) else { return start }
-        return start + shown.distance(from: shown.startIndex, to: echo.upperBound)
+        return try await waitPast(String(line.split(separator: " ").last ?? ""), after: start)
     }
 }
 

@@ -85,6 +85,17 @@ struct TailTests {
         #expect(committed == reference.lines(line + "\n"))
     }
 
+    /// A preview cut far from any ASCII character falls between two flags, never inside one: a cut after an odd
+    /// number of regional indicators would pair every later flag's halves wrongly on the terminal.
+    @Test(arguments: 300...330)
+    func aPreviewCutInARunOfFlagsKeepsThemPaired(indicators: Int) {
+        let line = "x" + String(repeating: "\u{1F1EF}", count: indicators)
+        let shown = MarkdownStream.FenceState.preview(line, screen: 60)
+        let skipped = line.utf8.count - shown.utf8.count - 1
+        #expect(shown.utf8.count < line.utf8.count && shown.unicodeScalars.allSatisfy { $0 == "\u{1F1EF}" })
+        #expect(skipped % 8 == 0, "the cut leaves \(skipped / 4) regional indicators before it")
+    }
+
     /// A quote or list item long enough to stream through its own stream holds its unfinished paragraph there: a
     /// snapshot that ends at a line's end, nothing of the next line yet, still shows it (the tail went blank, and the
     /// paragraph blinked out of the live area until the next line began).
