@@ -148,6 +148,7 @@ Interactively BUFFER is asked for; without one a new chat opens."
   (let ((text (llmster--region-text start end instruction))
         (target (or buffer (save-window-excursion (llmster)))))
     (with-current-buffer target
+      (when llmster--stream (user-error "A reply is still streaming in %s; C-c C-k cancels it" (buffer-name)))
       ;; Sent, the region would replace the message being edited.
       (when llmster--edit-next
         (user-error (substitute-command-keys "%s is editing its last message: send the edit, or leave it with \

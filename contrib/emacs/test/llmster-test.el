@@ -1116,7 +1116,16 @@ without events; a cancel during it says the server finishes the prompt first."
         (llmster-send-region (point-min) (point-max) "check" chat)
         (llmster-test--wait-reply chat)
         (with-current-buffer chat
-          (should (string-match-p "### You\necho:draft\n\n" (buffer-string))))))))
+          (should (string-match-p "### You\necho:draft\n\n\\(?:.*\n\\)*from a region\n\\(?:.*\n\\)*check\n\n### Assistant\ndraft"
+                                  (buffer-string))))
+        ;; A chat whose reply streams refuses the region before it touches the input.
+        (llmster-test--send chat "[[sim:stall=30]] echo:slow one two three four")
+        (llmster-test--wait (lambda () (with-current-buffer chat (string-match-p "### Assistant\nslow" (buffer-string)))))
+        (let ((streaming (with-current-buffer chat (buffer-string))))
+          (should-error (llmster-send-region (point-min) (point-max) "check" chat) :type 'user-error)
+          (should (equal (with-current-buffer chat (buffer-string)) streaming)))
+        (with-current-buffer chat (llmster-cancel))
+        (llmster-test--wait-reply chat)))))
 
 (defun llmster-test--rewrite (instruction)
   "Rewrite a buffer holding \"old text\" with INSTRUCTION; return (SOURCE . DIFF)."

@@ -195,11 +195,12 @@ function M.send_chat(buffer, options)
   options = options or {}
   local chat = require_chat(buffer)
   local text, input_row = input_text(buffer)
-  if not options.retry and text == '' and #chat.context == 0 then
+  -- Asking again leaves an edit in progress where it is; an edit needs its text (it keeps the original's items).
+  local edit = not options.retry and (options.edit or chat.edit_next)
+  if not options.retry and text == '' and (edit or #chat.context == 0) then
     error('nothing to send: type below the last "### You" line', 0)
   end
   if options.retry and not chat.conversation then error('nothing to regenerate yet', 0) end
-  local edit = options.edit or chat.edit_next
   -- The input the edit displaced, back should the edit be handed back.
   local displaced = edit and chat.edit_next or nil
   -- A retry or an edit that cannot leave (llmster does not start) fails before the exchange it replaces goes.
@@ -264,8 +265,10 @@ function M.send_chat(buffer, options)
     header = vim.api.nvim_buf_line_count(buffer) - 2
     new_input_area(buffer)
   end
-  chat.edit_next = nil
-  show_edit(buffer, nil)
+  if not options.retry then
+    chat.edit_next = nil
+    show_edit(buffer, nil)
+  end
   local reply = {
     chat = chat, segments = {}, tools = {}, created = created, preset = preset, retry = options.retry,
     images = params.images, context = not (options.retry or edit) and attached or nil,
@@ -422,6 +425,7 @@ end
 -- typed there, and sends it. A chat editing its last message refuses it: sent, it would replace that message.
 function M.send_text(text)
   local target = chats[vim.api.nvim_get_current_buf()] and vim.api.nvim_get_current_buf() or M.chat_for_range()
+  if chats[target].reply then error('a reply is still streaming in that chat; :LlmsterCancel stops it', 0) end
   if chats[target].edit_next then
     error('the chat is editing its last message: send the edit, or leave it with :LlmsterCancel, first', 0)
   end
