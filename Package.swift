@@ -39,7 +39,8 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Chat", "Library", "LMStudio", "HTTP", "Markdown", "TerminalMarkdown", "SystemSupport", "CReadline"
+                "Chat", "Library", "LMStudio", "HTTP", "Markdown", "TerminalMarkdown", "SystemSupport", "CSystem",
+                "CReadline"
             ]),
         .target(name: "Simulator", dependencies: ["SystemSupport"]),
 

@@ -2,6 +2,7 @@
 #define LLMSTER_CSYSTEM_SHIM_H
 /* glibc declarations Swift's Glibc module does not import. Nothing to link: they are in libc itself. */
 #include <malloc.h>
+#include <sys/signalfd.h>
 
 /* Serves allocations of `bytes` and more from mmap, and keeps glibc from raising that threshold after
    the first such buffer is freed, so large buffers go back to the system as soon as they are freed.

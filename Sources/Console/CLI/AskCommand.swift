@@ -190,12 +190,6 @@ package enum AskCommand {
                 }, stopReason: { latch.signal == SIGPIPE ? "Output closed" : nil }
             ) { await display.show($0) }
         }
-        // The first cause wins: Ctrl-C on `ask | cat` kills the reader too, and the signal is what the user did.
-        let watch = OutputClosedWatch(fd: 1) {
-            latch.record(SIGPIPE)
-            work.cancel()
-        }
-        defer { watch?.stop() }
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { signal in
             guard signal != SIGWINCH else {
                 let size = TerminalCapabilities.detect(fd: 1, environment: environment)
@@ -206,6 +200,14 @@ package enum AskCommand {
             work.cancel()
         }
         defer { trap.remove() }
+        // Ctrl-C on `ask | cat` kills the reader too, and the signal is what the user did: the terminal sent it to both
+        // before the reader could close the pipe, so it is taken before the closed output is recorded.
+        let watch = OutputClosedWatch(fd: 1) {
+            trap.takePending()
+            latch.record(SIGPIPE)
+            work.cancel()
+        }
+        defer { watch?.stop() }
         let outcome = await work.value
         // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request. A closed
         // output (recorded as SIGPIPE) is an incomplete reply, saved with its reason.
