@@ -457,6 +457,7 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
               (llmster--label-reasoning reply (alist-get 'message result)))
             (llmster--record-exchange reply)
             (setq llmster--last-reply reply)
+            (llmster--give-back-displaced reply)
             (when result
               ;; What waits went with a new message; asking again and an edit send the last one's items.
               (unless (cl-some (lambda (key) (assq key (llmster--reply-params reply))) '(retry edit))
@@ -479,6 +480,22 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
         (when llmster--changed-elsewhere
           (run-at-time 0 nil #'llmster--redraw-changed buffer))
         (run-hooks 'llmster-reply-finished-hook)))))
+
+(defun llmster--give-back-displaced (reply)
+  "Put the input that REPLY's edit set aside back in the input area.
+The edit is saved and the input it displaced was never sent: it goes
+before any text typed while the reply streamed."
+  (let ((displaced (llmster--reply-displaced reply)))
+    (when (and displaced (not (string-empty-p (string-trim displaced))))
+      (let* ((typed (buffer-substring-no-properties llmster--input-start (point-max)))
+             (blank (string-empty-p (string-trim typed)))
+             (at-end (= (point) (point-max))))
+        (save-excursion
+          (when blank (delete-region llmster--input-start (point-max)))
+          (goto-char llmster--input-start)
+          (insert displaced (if blank "" "\n\n")))
+        (when (and blank at-end) (goto-char (point-max)))
+        (message "llmster: the input the edit set aside is back in the input area")))))
 
 (defun llmster--complete-reasoning (reply message)
   "Show the saved reasoning of MESSAGE in REPLY, unless the stream showed it all."

@@ -966,7 +966,9 @@ that way; declined, it stays there."
 
 (defun llmster-edit-last ()
   "Put the last message in the input area, for the next send to replace it.
-The original and its answer stay in the library as an alternative."
+The original and its answer stay in the library as an alternative.  Text
+the input area held comes back when the edit is left, or once the edit is
+sent and saved (before anything typed while its reply streamed)."
   (interactive)
   (llmster--require-chat)
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))

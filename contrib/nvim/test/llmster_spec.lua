@@ -1200,6 +1200,19 @@ local function new_chat(input)
     llmster.send_chat(buffer)
     wait(function() return not llmster.streaming(buffer) end, 'the reply')
     assert(#saved(buffer).messages == 4, 'a new message, not an edit')
+    -- An edit that is saved gives back the input it set aside, before what was typed as its reply streamed.
+    type_input(buffer, 'second draft')
+    select_with(function(items) return items[1], 1 end, function() vim.cmd('LlmsterEditLast') end)
+    local rows = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
+    local header = #rows
+    while rows[header] ~= '### You' do header = header - 1 end
+    vim.api.nvim_buf_set_lines(buffer, header, -1, false, { 'echo:edited' })
+    llmster.send_chat(buffer)
+    type_input(buffer, 'typed meanwhile')
+    wait(function() return not llmster.streaming(buffer) end, 'the reply to the edit')
+    assert(text(buffer):find('### You\necho:edited\n\n### Assistant\nedited', 1, true), text(buffer))
+    assert(text(buffer):find('### You\n\nsecond draft\n\ntyped meanwhile$'), text(buffer))
+    assert(not llmster.editing(buffer) and #saved(buffer).messages == 4, 'the edit replaced the last exchange')
   end)
 
   test('deleting an open conversation closes its chat; deleted elsewhere, the next send says so', function()

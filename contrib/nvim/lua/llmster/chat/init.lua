@@ -377,24 +377,35 @@ function M.edit_last(buffer)
   end)
 end
 
+local function blank(lines) return vim.trim(table.concat(lines, '\n')) == '' end
+
+-- Unsent input lines `first` and `second` as one, a blank line between; a blank one gives way to the other.
+local function joined_input(first, second)
+  if blank(first) then return second end
+  if blank(second) then return first end
+  local lines = vim.list_extend({}, first)
+  while lines[#lines] == '' do table.remove(lines) end
+  local from = 1
+  while second[from] == '' do from = from + 1 end
+  return vim.list_extend(vim.list_extend(lines, { '' }), second, from)
+end
+
 -- Puts the chat back in edit mode after an edit that saved nothing: the edited text is in the input area again, and
 -- the input lines the edit `displaced` and those `typed` since it was sent come back when the edit is left.
 function M.resume_edit(buffer, chat, displaced, typed)
-  local function blank(lines) return vim.trim(table.concat(lines, '\n')) == '' end
-  local back = typed
-  if not blank(displaced) then
-    back = vim.list_extend({}, displaced)
-    if not blank(typed) then
-      while back[#back] == '' do table.remove(back) end
-      local first = 1
-      while typed[first] == '' do first = first + 1 end
-      vim.list_extend(back, { '' })
-      vim.list_extend(back, typed, first)
-    end
-  end
-  chat.edit_next = back
+  chat.edit_next = joined_input(displaced, typed)
   chat.returned = 'edit'
   M.show_editing(buffer, chat)
+end
+
+-- After an edit that was saved: the input lines it `displaced`, never sent, come back to the input area, before what
+-- was typed there while its reply streamed.
+function M.give_back_displaced(buffer, displaced)
+  if not displaced or blank(displaced) then return end
+  local _, row = input_text(buffer)
+  local typed = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
+  vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, joined_input(displaced, typed))
+  client.notify('the input the edit set aside is back in the input area', vim.log.levels.INFO)
 end
 
 -- The hint beside the input header while the next send replaces the last message (drawn again after a redraw).

@@ -680,6 +680,7 @@ function M.on_reply(buffer, reply, result, failure)
     end
     if reply.detached then return end
     M.finish_reply(buffer, chat)
+    chat_module().give_back_displaced(buffer, reply.displaced)
     if chat.changed_elsewhere and chat.conversation then
       chat.changed_elsewhere = nil
       vim.schedule(function()
