@@ -36,6 +36,7 @@
 (declare-function llmster--offer-fresh-context "llmster")
 (declare-function llmster--name-after-title "llmster")
 (declare-function llmster--redraw-changed "llmster")
+(declare-function llmster--restore-template "llmster")
 
 (defvar llmster-fold-map)
 (defvar llmster--conversation-id)
@@ -136,8 +137,9 @@ It takes the place of the step that took the send back."
 (defun llmster--take-back (buffer reply)
   "Undo of a send while its REPLY streams into BUFFER.
 The reply is cancelled (llmster keeps what arrived) and the chat looks as
-before the send: the typed text back in the input area, or, for an answer
-asked again, the old answer next in the undo history."
+before the send: the typed text back in the input area (a preset's template
+waiting to fill it again), or, for an answer asked again, the old answer
+next in the undo history."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
       (when (eq llmster--stream reply)
@@ -155,6 +157,7 @@ asked again, the old answer next in the undo history."
               (goto-char (point-max))
               (insert (llmster--reply-text reply)))
             (set-marker llmster--input-start from)))
+        (llmster--restore-template reply)
         (message "llmster: undo took the message back: its reply is cancelled and the exchange withdrawn")))))
 
 (defun llmster--withdraw (reply)

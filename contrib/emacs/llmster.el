@@ -666,6 +666,11 @@ that `llmster-edit-last' displaced."
                (signal (car failure) (cdr failure)))))
       reply)))
 
+(defun llmster--restore-template (reply)
+  "Make the preset template REPLY's send filled wait for the next message again."
+  (let ((preset (alist-get 'preset (llmster--reply-params reply))))
+    (when preset (setq llmster--template-preset preset))))
+
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR: nothing was saved.
 The exchange drawn for the send goes; text typed since follows the message.
@@ -688,8 +693,7 @@ beforehand with a preset is deleted here, and the next try makes it again."
       (set-marker llmster--input-start text-start))
     ;; The user's undo records since the send follow the text they typed.
     (when keep (llmster--shift-undo reply typed-start (- (+ text-start (length text) 2) typed-start))))
-  (let ((preset (alist-get 'preset (llmster--reply-params reply))))
-    (when preset (setq llmster--template-preset preset)))
+  (llmster--restore-template reply)
   (when (llmster--reply-new reply)
     (when (and llmster--pending-preset llmster--conversation-id)
       (llmster--request "conversations/delete" `((id . ,llmster--conversation-id)) #'ignore))
@@ -721,8 +725,7 @@ library, the answer asked again back in view, and what ERROR waits for
           (set-marker llmster--input-start text-start))
         (setq llmster--edit-next (llmster--joined-input (or (llmster--reply-displaced reply) "") typed)
               llmster--returned 'edit)
-        (let ((preset (alist-get 'preset (llmster--reply-params reply))))
-          (when preset (setq llmster--template-preset preset)))
+        (llmster--restore-template reply)
         (llmster--show-context)))
     (message "llmster: %s (%s)" (alist-get 'message error)
              (if edit

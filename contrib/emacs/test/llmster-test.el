@@ -1776,6 +1776,7 @@ without events; a cancel during it says the server finishes the prompt first."
 
 (ert-deftest llmster-test-undo-while-streaming-withdraws-the-exchange-from-the-library ()
   (llmster-test--with-llmster
+    (llmster-test--write-config "preset.same.template = {{input}}")
     (let ((buffer (llmster)))
       (with-current-buffer buffer
         (buffer-enable-undo)
@@ -1788,6 +1789,7 @@ without events; a cancel during it says the server finishes the prompt first."
           (insert " edited")
           (llmster-send)
           (llmster-test--wait-reply buffer)
+          (llmster-apply-preset "same")
           (goto-char (point-max))
           (undo-boundary)
           (insert "[[sim:stall=30]] echo:slow one two three four")
@@ -1798,6 +1800,8 @@ without events; a cancel during it says the server finishes the prompt first."
           (should-not (llmster-streaming-p))
           (should (equal (buffer-substring-no-properties llmster--input-start (point-max))
                          "[[sim:stall=30]] echo:slow one two three four"))
+          ;; The template the send filled waits for the message again.
+          (should (equal llmster--template-preset "same"))
           ;; The library holds what the buffer shows.
           (should (equal (texts) '("echo:one edited" "one edited")))
           ;; Asking again answers the message shown last, and its answers and versions are there to choose.

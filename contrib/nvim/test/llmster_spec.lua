@@ -227,6 +227,9 @@ local function new_chat(input)
     vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:one edited' })
     llmster.send_chat(buffer)
     wait(function() return not llmster.streaming(buffer) end, 'the edited reply')
+    local file = vim.fn.tempname() .. '.txt'
+    vim.fn.writefile({ 'remember this' }, file)
+    llmster.add_context(file, buffer)
     type_input(buffer, '[[sim:stall=1]] echo:slow two three four five six seven')
     local typed = text(buffer)
     -- Headless Neovim keeps a script's changes in one undo block: end the typing's block, as a key press would.
@@ -242,6 +245,7 @@ local function new_chat(input)
     local errors = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, seen)
     assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
     assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
+    assert(#llmster.context(buffer) == 1, 'the context item taken back waits again: ' .. vim.inspect(llmster.context(buffer)))
     -- The library withdrew the exchange too: it holds what the buffer shows.
     local texts
     wait(function()

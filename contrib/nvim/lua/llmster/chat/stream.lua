@@ -49,11 +49,22 @@ local function withdraw(chat, conversation, message_id)
   end)
 end
 
+-- Puts back what a send that saved nothing (or that undo took back) took from the chat: the context items it detached, its template.
+local function restore_attachments(chat, reply)
+  if reply.context and #reply.context > 0 then
+    chat.context = vim.list_extend(vim.list_extend({}, reply.context), chat.context)
+    context_module().show_context(chat)
+  end
+  chat.template_preset = chat.template_preset or reply.template_preset
+end
+
 -- Stops showing a reply whose exchange the user took away (undo): it is cancelled, and its exchange leaves the
--- library too, so regenerate, alternatives and the next send act on what the buffer shows.
+-- library too, so regenerate, alternatives and the next send act on what the buffer shows. What the send took from
+-- the chat (its context items, its template) waits for the next send again, as its text is back in the input.
 function M.detach(buffer, reply)
   reply.detached = true
   local chat = reply.chat
+  restore_attachments(chat, reply)
   client.cancel_request(reply.id)
   if chat.reply == reply then chat.reply = nil end
   M.set_indicator(buffer, reply, nil)
@@ -484,15 +495,6 @@ function M.put_prompt_back(buffer, reply, typed_apart)
   end
   vim.api.nvim_buf_set_lines(buffer, row, -1, false, lines)
   return typed
-end
-
--- Puts back what a send that saved nothing took from the chat: the context items it detached, its template.
-local function restore_attachments(chat, reply)
-  if reply.context and #reply.context > 0 then
-    chat.context = vim.list_extend(vim.list_extend({}, reply.context), chat.context)
-    context_module().show_context(chat)
-  end
-  chat.template_preset = chat.template_preset or reply.template_preset
 end
 
 -- Offers a fresh server context after a lost one: the message back in the input area is sent again in it (or,
