@@ -52,6 +52,33 @@ import Testing
         await rpc.closeInput()
     }
 
+    /// Undoing an edit takes the library back to the version it replaced, as the editor's undo shows it: that version
+    /// and its answer are current again, and the next message continues from that answer's server context.
+    @Test func withdrawingAnEditMakesTheVersionItReplacedCurrentAgain() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
+        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"] != nil)
+        let edit = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two edited", "edit": true])?[
+                "result"])
+        let editReply = try #require(edit["message"]?["id"])
+        let withdrawn = try #require(
+            await rpc.call("chat/withdraw", ["conversationId": conversation, "messageId": editReply])?["result"])
+        #expect(
+            withdrawn["messages"]?.array.compactMap { $0["text"]?.string } == ["echo:one", "one", "echo:two", "two"],
+            "\(withdrawn)")
+        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:three"])?["result"] != nil)
+        let chats = fixture.requests(to: "/api/v1/chat")
+        #expect(chats.count == 4)
+        #expect(
+            chats.last?.field("previous_response_id") != nil
+                && chats.last?.field("previous_response_id") != chats[1].field("previous_response_id"),
+            "the next message follows the answer to the version shown, not the exchange before it")
+        await rpc.closeInput()
+    }
+
     /// Another process's change is announced; this editor's own, made since the last look, is not.
     @Test func aConversationChangedByAnotherProcessIsAnnounced() async throws {
         let fixture = try SimulatorFixture()

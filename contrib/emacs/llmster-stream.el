@@ -37,6 +37,7 @@
 (declare-function llmster--name-after-title "llmster")
 (declare-function llmster--redraw-changed "llmster")
 (declare-function llmster--restore-template "llmster")
+(declare-function llmster--redraw-kept "llmster")
 
 (defvar llmster-fold-map)
 (defvar llmster--conversation-id)
@@ -48,6 +49,7 @@
 (defvar llmster--pending-preset)
 (defvar llmster--pending-settings)
 (defvar llmster--changed-elsewhere)
+(defvar llmster--edit-next)
 
 ;;;; A streaming reply
 
@@ -138,8 +140,9 @@ It takes the place of the step that took the send back."
   "Undo of a send while its REPLY streams into BUFFER.
 The reply is cancelled (llmster keeps what arrived) and the chat looks as
 before the send: the typed text back in the input area (a preset's template
-waiting to fill it again), or, for an answer asked again, the old answer
-next in the undo history."
+waiting to fill it again; an edit still replacing the last message, which
+is drawn again from the library), or, for an answer asked again, the old
+answer next in the undo history."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
       (when (eq llmster--stream reply)
@@ -158,7 +161,14 @@ next in the undo history."
               (insert (llmster--reply-text reply)))
             (set-marker llmster--input-start from)))
         (llmster--restore-template reply)
-        (message "llmster: undo took the message back: its reply is cancelled and the exchange withdrawn")))))
+        (if (not (assq 'edit (llmster--reply-params reply)))
+            (message "llmster: undo took the message back: its reply is cancelled and the exchange withdrawn")
+          ;; Before the send the chat was editing its last message, which the library holds as current again.
+          (setq llmster--edit-next (or (llmster--reply-displaced reply) ""))
+          (llmster--show-context)
+          (run-at-time 0 nil #'llmster--redraw-kept buffer nil)
+          (message "llmster: undo took the edit back: the last message is current again and the edit waits \
+in the input area"))))))
 
 (defun llmster--withdraw (reply)
   "Withdraw the cancelled REPLY's send in the library too, as in the buffer.

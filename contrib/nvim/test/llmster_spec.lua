@@ -264,6 +264,29 @@ local function new_chat(input)
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
     assert(text(buffer):match('### Assistant\nslow two three four five six seven\n\n### You\n$'), text(buffer))
+    -- Undo while an edit streams leaves the chat editing its last message again, which the library holds as current.
+    llmster.edit_last(buffer)
+    local function replace_input(line)
+      local rows = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
+      local header = #rows
+      while rows[header] ~= '### You' do header = header - 1 end
+      vim.api.nvim_buf_set_lines(buffer, header, -1, false, { line })
+    end
+    replace_input('[[sim:stall=1]] echo:slow edit one two three four')
+    local editing = text(buffer)
+    vim.cmd('let &undolevels = &undolevels')
+    llmster.send_chat(buffer)
+    wait(function() return text(buffer):find('### Assistant\nslow edit') ~= nil end, 'the first words of the edit')
+    vim.cmd('silent undo')
+    wait(function() return not llmster.streaming(buffer) and not llmster.chat(buffer).withdrawing end, 'the edit to stop')
+    assert(text(buffer) == editing and llmster.editing(buffer), 'undo took the edit back: ' .. text(buffer))
+    local last = saved(buffer).messages
+    assert(last[#last].text == 'slow two three four five six seven', 'the library holds the last message again: ' .. vim.inspect(last))
+    replace_input('echo:edited at last')
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the edit sent again')
+    last = saved(buffer).messages
+    assert(#last == 4 and last[4].text == 'edited at last', 'the edit replaced the last message: ' .. vim.inspect(last))
   end)
 
   test('reasoning written inside <think> tags in the answer is folded as reasoning, without the tags', function()

@@ -272,7 +272,8 @@ function M.send_chat(buffer, options)
   local reply = {
     chat = chat, segments = {}, tools = {}, created = created, preset = preset, retry = options.retry,
     images = params.images, context = not (options.retry or edit) and attached or nil,
-    displaced = displaced, template_preset = not options.retry and template_preset or nil,
+    edit = edit and true or nil, displaced = displaced,
+    template_preset = not options.retry and template_preset or nil,
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),
     prompt = mark_at(buffer, input_row, 0, false), prompt_lines = prompt_lines,

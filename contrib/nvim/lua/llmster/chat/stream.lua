@@ -60,11 +60,16 @@ end
 
 -- Stops showing a reply whose exchange the user took away (undo): it is cancelled, and its exchange leaves the
 -- library too, so regenerate, alternatives and the next send act on what the buffer shows. What the send took from
--- the chat (its context items, its template) waits for the next send again, as its text is back in the input.
+-- the chat (its context items, its template) waits for the next send again, as its text is back in the input; an
+-- edit taken back is being edited again (the library makes the message it replaced current again, as undo shows it).
 function M.detach(buffer, reply)
   reply.detached = true
   local chat = reply.chat
   restore_attachments(chat, reply)
+  if reply.edit then
+    chat.edit_next = reply.displaced or {}
+    chat_module().show_editing(buffer, chat)
+  end
   client.cancel_request(reply.id)
   if chat.reply == reply then chat.reply = nil end
   M.set_indicator(buffer, reply, nil)
@@ -75,7 +80,8 @@ function M.detach(buffer, reply)
     -- No event named the reply yet: it is withdrawn when the send answers (see M.on_reply).
     reply.withdraw_later = true
   end
-  client.notify('undo took the message back: the reply is cancelled and the exchange leaves the library', vim.log.levels.INFO)
+  client.notify(reply.edit and 'undo took the edit back: the last message is current again and the edit waits in the input'
+    or 'undo took the message back: the reply is cancelled and the exchange leaves the library', vim.log.levels.INFO)
 end
 
 -- Runs `change` in `buffer` as part of the reply's undo step, unless the user changed the buffer since.
