@@ -39,4 +39,28 @@ import Testing
         #expect(restored.status == 0, "once the other process has ended, the restore goes ahead\n\(restored)")
         #expect(try LibraryStore(path: cli.sandbox.libraryPath).conversations().map(\.title) == ["first question"])
     }
+
+    /// A process that opens the library while restore waits for its yes makes the swap refuse, and the restored copy
+    /// built beside the library goes with the refusal.
+    @Test func aLibraryOpenedWhileRestoreAsksIsRefusedAtTheSwapLeavingNothing() async throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        try #require(try await cli.run(["ask", "first question"]).status == 0)
+        let backup = cli.sandbox.root + "/library.backup"
+        try #require(try await cli.run(["backup", "-o", backup]).status == 0)
+
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["restore", backup], environment: cli.environment)
+        let asked = try await terminal.waitPast("Replace the library at")
+        let asking = try cli.start(["ask", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"])
+        try await cli.sandbox.waitForPartialReply(containing: "alpha")
+        terminal.send("y\r")
+        let refusal = try await terminal.waitFor("in use by process \(asking.process.processIdentifier)", after: asked)
+        #expect(try await terminal.waitForExit() == 1, "\(refusal)")
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: (cli.sandbox.libraryPath as NSString).deletingLastPathComponent)
+        #expect(!files.contains { $0.contains("restoring") || $0.contains("before-restore") }, "\(files)")
+        asking.signal(SIGTERM)
+        await #expect(asking.wait().status == 143)
+    }
 }

@@ -318,7 +318,12 @@ public enum Transfer {
                 return false
             }
         }
-        let kept = try prepared.commit()
+        let kept: String?
+        do { kept = try prepared.commit() } catch {
+            // Another process opened the library while the backup was read or the answer awaited.
+            prepared.discard()
+            throw error
+        }
         context.errors.wrappedLine(
             "Restored the library" + (kept.map { "; the previous one is kept as \($0)" } ?? ""))
         return true

@@ -72,25 +72,32 @@ final class LibraryLock {
     }
 
     /// Runs `body` holding the lock of the library at `library` exclusively (without a lock when the directory
-    /// allows none: nothing can be replaced there either).
+    /// allows none: nothing can be replaced there either). A library not made yet is locked too, so a process that
+    /// makes it meanwhile waits for the restore instead of writing to a file about to be replaced.
     ///
     /// Throws `LibraryError.inUse` naming the other processes (pid and command) when any holds the library.
     static func exclusively<T>(library: String, _ body: () throws -> T) throws -> T {
-        guard FileManager.default.fileExists(atPath: library), let lock = shared(library + ".lock") else {
-            return try body()
-        }
+        guard let lock = shared(library + ".lock") else { return try body() }
         return try lock.exclusively(library: library, body)
     }
+
+    /// How long a holder is given to let go before a restore is refused: a process ending (`llmster list`), or a
+    /// child started by another that holds a copy of its descriptor until it runs its own program.
+    private static let releaseGrace = Duration.seconds(1)
 
     /// Runs `body` holding the lock exclusively, then returns to shared.
     ///
     /// Throws `LibraryError.inUse` naming the other processes (pid and command) when any holds the library.
     private func exclusively<T>(library: String, _ body: () throws -> T) throws -> T {
         let descriptor = Self.open.withLock { $0[key]?.descriptor } ?? -1
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        let deadline = ContinuousClock.now + Self.releaseGrace
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             // A failed conversion has already dropped the shared lock: take it back.
             flock(descriptor, LOCK_SH)
-            throw LibraryError.inUse(path: library, holders: Self.holders(inode: key.inode))
+            guard ContinuousClock.now < deadline else {
+                throw LibraryError.inUse(path: library, holders: Self.holders(inode: key.inode))
+            }
+            usleep(20_000)
         }
         defer { flock(descriptor, LOCK_SH) }
         return try body()
