@@ -52,14 +52,19 @@ import Testing
         await rpc.closeInput()
     }
 
-    /// Undoing an edit takes the library back to the version it replaced, as the editor's undo shows it: that version
-    /// and its answer are current again, and the next message continues from that answer's server context.
-    @Test func withdrawingAnEditMakesTheVersionItReplacedCurrentAgain() async throws {
+    /// Undoing an edit takes the library back to what the edit replaced, as the editor's undo shows it: the message and
+    /// the answer that was shown (here the older of two) are current again, and the next message continues from that
+    /// answer's server context.
+    @Test func withdrawingAnEditMakesWhatItReplacedCurrentAgain() async throws {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
         let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
-        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"] != nil)
+        let shown = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"]?["message"]?[
+                "id"])
+        #expect(await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["result"] != nil)
+        #expect(await rpc.call("conversations/chooseAlternative", ["messageId": shown])?["result"] != nil)
         let edit = try #require(
             await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two edited", "edit": true])?[
                 "result"])
@@ -69,9 +74,10 @@ import Testing
         #expect(
             withdrawn["messages"]?.array.compactMap { $0["text"]?.string } == ["echo:one", "one", "echo:two", "two"],
             "\(withdrawn)")
+        #expect(withdrawn["messages"]?.array.last?["id"] == shown, "the answer that was shown, not the newest")
         #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:three"])?["result"] != nil)
         let chats = fixture.requests(to: "/api/v1/chat")
-        #expect(chats.count == 4)
+        #expect(chats.count == 5)
         #expect(
             chats.last?.field("previous_response_id") != nil
                 && chats.last?.field("previous_response_id") != chats[1].field("previous_response_id"),

@@ -95,12 +95,15 @@ extension ChatSession {
                 }
             }
         }
+        replacedByEdit[conversationId] = ReplacedByEdit(
+            parentId: last.turn.parentId, shown: last.reply?.id ?? last.turn.id, continuation: continuation)
         do {
             return try await sendAsWriter(
                 Turn(text: text, images: last.images, context: last.context), in: conversationId,
                 freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
             // Nothing answered the edited turn (`sendAsWriter` saved none): the original, with the reply that was shown, is current again.
+            replacedByEdit[conversationId] = nil
             try? storage {
                 try withLibrary { library in
                     _ = try library.chooseAlternative(messageId: last.reply?.id ?? last.turn.id)
@@ -109,6 +112,14 @@ extension ChatSession {
             }
             throw error
         }
+    }
+
+    /// What an edit replaced: the edited turn's parent, the message shown last before it (the reply, or the turn when
+    /// none answered it) and the conversation as it stood, with its server context.
+    struct ReplacedByEdit {
+        var parentId: String?
+        var shown: String
+        var continuation: Conversation
     }
 
     /// The alternatives of `messageId`, or of the conversation's last message when nil, oldest first.

@@ -31,10 +31,20 @@ extension ChatSession {
 
     /// Takes back the conversation's last exchange, as an editor's undo of a send does: waits for the conversation's
     /// running send to end (cancel it first), then removes the user message `messageId` names (or whose reply it names)
-    /// and its replies; the conversation continues from the exchange before. Returns the current branch.
+    /// and its replies; the conversation continues from the exchange before, or, when that exchange was this session's
+    /// last edit, from what the edit replaced, current again as the editor shows it. Returns the current branch.
     public func withdrawLastExchange(_ messageId: String, in conversationId: String) async throws -> [Message] {
         let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
-        return try storage { try library.withdrawLastExchange(conversationId: conversationId, messageId: messageId) }
+        let edit = replacedByEdit.removeValue(forKey: conversationId)
+        return try storage {
+            try library.transaction {
+                let branch = try library.withdrawLastExchange(conversationId: conversationId, messageId: messageId)
+                guard let edit, branch.last?.id == edit.parentId else { return branch }
+                let current = try library.chooseAlternative(messageId: edit.shown)
+                try Self.restoreContinuation(of: edit.continuation, in: library)
+                return current
+            }
+        }
     }
 }

@@ -99,9 +99,7 @@ extension LibraryStore {
 
     /// Withdraws the last exchange of the conversation's current branch — the user message `messageId` names (or whose
     /// reply it names), its replies and whatever follows them — as an editor's undo of a send does; the branch ends at the
-    /// exchange before, and the conversation continues from its reply. When the user message was an edit, the newest
-    /// version left of it becomes current again with its newest answer (what the editor shows once the edit is undone),
-    /// and the conversation continues from that. Returns the new current branch.
+    /// exchange before, and the conversation continues from its reply. Returns the new current branch.
     ///
     /// Throws `LibraryError.notFound` when `messageId` is not in the branch's last exchange.
     @discardableResult
@@ -120,13 +118,6 @@ extension LibraryStore {
                     SELECT ? UNION SELECT messages.id FROM messages JOIN withdrawn ON messages.parent_id = withdrawn.id)
                 DELETE FROM messages WHERE id IN (SELECT id FROM withdrawn)
                 """, [.text(branch[turn].id)])
-            let replaced = try connection.first(
-                """
-                SELECT id FROM messages WHERE conversation_id = ? AND role = ? AND parent_id IS ?
-                ORDER BY position DESC LIMIT 1
-                """, [.text(conversationId), .text(MessageRole.user.rawValue), .text(branch[turn].parentId)]
-            ) { $0.string(0) }
-            if let replaced { return try chooseAlternative(messageId: replaced) }
             let current = Array(branch[..<turn])
             if let reply = current.last(where: { $0.role == .assistant }) {
                 try setContinuation(
