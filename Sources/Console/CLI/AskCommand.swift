@@ -209,8 +209,10 @@ package enum AskCommand {
         }
         defer { watch?.stop() }
         let outcome = await work.value
-        // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request. A closed
-        // output (recorded as SIGPIPE) is an incomplete reply, saved with its reason.
+        // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request, and one
+        // that came as the reply ended is taken here rather than lost when the trap goes. A closed output (recorded
+        // as SIGPIPE) is an incomplete reply, saved with its reason.
+        trap.takePending()
         if let signal = latch.signal, signal != SIGPIPE {
             if let notice = outcome.reply?.stopNotice { context.errors.wrappedLine("\(notice)", indent: 2) }
             return SignalTrap.exitStatus(for: signal)

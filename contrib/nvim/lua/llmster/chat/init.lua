@@ -405,7 +405,17 @@ function M.give_back_displaced(buffer, displaced)
   if not displaced or blank(displaced) then return end
   local _, row = input_text(buffer)
   local typed = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
-  vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, joined_input(displaced, typed))
+  if blank(typed) then
+    vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, displaced)
+  else
+    -- Inserted above the typed text, whose lines stay as they are, a cursor in them included; a blank line between.
+    local first, from, to = 1, 1, #displaced
+    while typed[first] == '' do first = first + 1 end
+    while displaced[from] == '' do from = from + 1 end
+    while displaced[to] == '' do to = to - 1 end
+    local above = vim.list_extend(vim.list_slice(displaced, from, to), { '' })
+    vim.api.nvim_buf_set_lines(buffer, row + first, row + first, false, above)
+  end
   client.notify('the input the edit set aside is back in the input area', vim.log.levels.INFO)
 end
 
