@@ -148,34 +148,39 @@ answer next in the undo history."
       (when (eq llmster--stream reply)
         (setq llmster--stream nil)
         (llmster--cancel-request (llmster--reply-id reply))
-        (llmster--withdraw reply)
-        (let ((inhibit-read-only t) (buffer-undo-list t)
-              (from (if (llmster--reply-in-place reply) (llmster--reply-start reply) (llmster--reply-text-start reply)))
-              (to (if (llmster--reply-in-place reply) (llmster--reply-end reply) (point-max))))
-          (dolist (o (overlays-in from to)) (delete-overlay o))
-          (delete-overlay (llmster--reply-indicator reply))
-          (delete-region from to)
-          (unless (llmster--reply-in-place reply)
-            (save-excursion
-              (goto-char (point-max))
-              (insert (llmster--reply-text reply)))
-            (set-marker llmster--input-start from)))
-        (llmster--restore-template reply)
-        (if (not (assq 'edit (llmster--reply-params reply)))
-            (message "llmster: undo took the message back: its reply is cancelled and the exchange withdrawn")
-          ;; Before the send the chat was editing its last message, which the library holds as current again.
-          (setq llmster--edit-next (or (llmster--reply-displaced reply) ""))
-          (llmster--show-context)
-          (run-at-time 0 nil #'llmster--redraw-kept buffer nil)
-          (message "llmster: undo took the edit back: the last message is current again and the edit waits \
-in the input area"))))))
+        (let ((withdrawn (llmster--withdraw reply))
+              (edit (assq 'edit (llmster--reply-params reply))))
+          (let ((inhibit-read-only t) (buffer-undo-list t)
+                (from (if (llmster--reply-in-place reply) (llmster--reply-start reply) (llmster--reply-text-start reply)))
+                (to (if (llmster--reply-in-place reply) (llmster--reply-end reply) (point-max))))
+            (dolist (o (overlays-in from to)) (delete-overlay o))
+            (delete-overlay (llmster--reply-indicator reply))
+            (delete-region from to)
+            (unless (llmster--reply-in-place reply)
+              (save-excursion
+                (goto-char (point-max))
+                (insert (llmster--reply-text reply)))
+              (set-marker llmster--input-start from)))
+          (llmster--restore-template reply)
+          (when edit
+            ;; Before the send the chat was editing its last message, which the library holds as current again.
+            (setq llmster--edit-next (or (llmster--reply-displaced reply) ""))
+            (llmster--show-context)
+            (run-at-time 0 nil #'llmster--redraw-kept buffer nil))
+          ;; Else the message of `llmster--withdraw' says what the library kept.
+          (when withdrawn
+            (message (if edit
+                         "llmster: undo took the edit back: the last message is current again and the edit waits \
+in the input area"
+                       "llmster: undo took the message back: its reply is cancelled and the exchange withdrawn"))))))))
 
 (defun llmster--withdraw (reply)
   "Withdraw the cancelled REPLY's send in the library too, as in the buffer.
 A new message's exchange is withdrawn (chat/withdraw), so regenerate,
 alternatives and the next send act on the exchange shown last; an answer
 asked again gives way to the one it replaced, which the buffer shows
-again.  Waits for llmster (it ends the send first): undo is a command."
+again.  Waits for llmster (it ends the send first): undo is a command.
+Return nil when the library keeps the exchange (a message says why)."
   (let ((id (llmster--reply-message-id reply)))
     (unless id
       ;; No event yet: the send's answer says whether anything was saved.
@@ -183,17 +188,21 @@ again.  Waits for llmster (it ends the send first): undo is a command."
         (while (and (not (llmster--reply-answer reply)) (llmster--live-p) (< (float-time) deadline))
           (accept-process-output llmster--process 0.05)))
       (setq id (alist-get 'id (alist-get 'message (car (llmster--reply-answer reply))))))
-    (when (and id llmster--conversation-id)
-      (let ((previous (and (llmster--reply-in-place reply) llmster--last-reply
-                           (alist-get 'id (llmster--reply-message llmster--last-reply)))))
-        (cond ((not (llmster--reply-in-place reply))
-               (let ((answer (llmster--call "chat/withdraw" `((conversationId . ,llmster--conversation-id) (messageId . ,id)))))
-                 (if (cdr answer)
-                     (message "llmster: the library keeps the exchange: %s" (alist-get 'message (cdr answer)))
-                   (llmster--show-meter (alist-get 'modelInstanceId (car (last (alist-get 'messages (car answer)))))
-                                        (alist-get 'contextMeter (car answer))))))
-              (previous
-               (llmster--call "conversations/chooseAlternative" `((messageId . ,previous)))))))))
+    (or (not (and id llmster--conversation-id))
+        (let ((previous (and (llmster--reply-in-place reply) llmster--last-reply
+                             (alist-get 'id (llmster--reply-message llmster--last-reply)))))
+          (cond ((not (llmster--reply-in-place reply))
+                 (let ((answer (llmster--call "chat/withdraw" `((conversationId . ,llmster--conversation-id) (messageId . ,id)))))
+                   (if (cdr answer)
+                       (progn (message "llmster: the library keeps the exchange: %s" (alist-get 'message (cdr answer)))
+                              nil)
+                     (llmster--show-meter (alist-get 'modelInstanceId (car (last (alist-get 'messages (car answer)))))
+                                          (alist-get 'contextMeter (car answer)))
+                     t)))
+                (previous
+                 (llmster--call "conversations/chooseAlternative" `((messageId . ,previous)))
+                 t)
+                (t t))))))
 
 (defun llmster--insert-at (reply pos text)
   "Insert TEXT at POS for REPLY, with no undo record.

@@ -1839,6 +1839,32 @@ without events; a cancel during it says the server finishes the prompt first."
           (llmster-test--wait-reply buffer)
           (should (equal (texts) '("echo:one edited" "one edited" "echo:after edited" "after edited"))))))))
 
+(ert-deftest llmster-test-an-undo-the-library-refuses-says-so ()
+  ;; A fake answer for chat/withdraw alone: llmster refuses it only in races a test cannot stage.
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (said nil))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send buffer "echo:one")
+        (llmster-test--wait-reply buffer)
+        (goto-char (point-max))
+        (undo-boundary)
+        (insert "[[sim:stall=30]] echo:slow one two three four")
+        (undo-boundary)
+        (llmster-send)
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\nslow" nil t))))
+        (let ((call (symbol-function 'llmster--call)))
+          (cl-letf (((symbol-function 'llmster--call)
+                     (lambda (method &rest args)
+                       (if (equal method "chat/withdraw")
+                           '(nil (message . "refused for the test"))
+                         (apply call method args))))
+                    ((symbol-function 'message)
+                     (lambda (format &rest args) (when format (push (apply #'format format args) said)))))
+            (let ((last-command nil)) (undo))))
+        (should (member "llmster: the library keeps the exchange: refused for the test" said))
+        (should-not (cl-some (lambda (line) (string-match-p "exchange withdrawn" line)) said))))))
+
 (ert-deftest llmster-test-a-chat-changed-elsewhere-is-drawn-again ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)) (shown nil))
