@@ -31,9 +31,9 @@ public actor ChatSession {
     /// The sends waiting for each conversation's writer turn, in the order they asked; each is resumed with true when
     /// its turn comes, false when it was cancelled first.
     var waitingWriters: [String: [(waiter: WriterWaiter, continuation: CheckedContinuation<Bool, Never>)]] = [:]
-    /// What each conversation's last edit replaced, by conversation id, so that withdrawing the edit (an editor's
-    /// undo) makes it current again (see `withdrawLastExchange`).
-    var replacedByEdit: [String: ReplacedByEdit] = [:]
+    /// What each conversation's last edit or answer asked again replaced, by conversation id, so that withdrawing it
+    /// (an editor's undo) makes that current again (see `withdrawLastExchange`).
+    var replacedTurns: [String: ReplacedTurn] = [:]
     /// The thread the session runs on (see `LibraryExecutor`).
     private nonisolated let executor = LibraryExecutor(name: "llmster library")
 

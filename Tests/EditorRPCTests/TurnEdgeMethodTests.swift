@@ -85,6 +85,35 @@ import Testing
         await rpc.closeInput()
     }
 
+    /// Undoing an answer asked again takes only that answer out of the library: the one shown before is current again
+    /// (the exchange stays), and the next message continues from it.
+    @Test func withdrawingAnAnswerAskedAgainBringsTheOneBeforeBack() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
+        let shown = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"]?["message"]?[
+                "id"])
+        let again = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["result"]?["message"]?["id"])
+        let withdrawn = try #require(
+            await rpc.call("chat/withdraw", ["conversationId": conversation, "messageId": again])?["result"])
+        #expect(
+            withdrawn["messages"]?.array.compactMap { $0["text"]?.string } == ["echo:one", "one", "echo:two", "two"],
+            "\(withdrawn)")
+        #expect(withdrawn["messages"]?.array.last?["id"] == shown)
+        let alternatives = await rpc.call("conversations/alternatives", ["conversationId": conversation])
+        #expect(alternatives?["result"]?["alternatives"]?.array.count == 1, "\(String(describing: alternatives))")
+        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:three"])?["result"] != nil)
+        let chats = fixture.requests(to: "/api/v1/chat")
+        #expect(
+            chats.last?.field("previous_response_id") != nil
+                && chats.last?.field("previous_response_id") != chats[1].field("previous_response_id"),
+            "the next message follows the answer shown")
+        await rpc.closeInput()
+    }
+
     /// Another process's change is announced; this editor's own, made since the last look, is not.
     @Test func aConversationChangedByAnotherProcessIsAnnounced() async throws {
         let fixture = try SimulatorFixture()

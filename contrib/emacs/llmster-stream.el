@@ -169,17 +169,20 @@ answer next in the undo history."
             (run-at-time 0 nil #'llmster--redraw-kept buffer nil))
           ;; Else the message of `llmster--withdraw' says what the library kept.
           (when withdrawn
-            (message (if edit
-                         "llmster: undo took the edit back: the last message is current again and the edit waits \
-in the input area"
-                       "llmster: undo took the message back: its reply is cancelled and the exchange withdrawn"))))))))
+            (message (cond (edit "llmster: undo took the edit back: the last message is current again and the \
+edit waits in the input area")
+                           ((llmster--reply-in-place reply) "llmster: undo took the answer asked again back: it is \
+cancelled, and the answer before is current again")
+                           (t "llmster: undo took the message back: its reply is cancelled and the exchange \
+withdrawn")))))))))
 
 (defun llmster--withdraw (reply)
   "Withdraw the cancelled REPLY's send in the library too, as in the buffer.
 A new message's exchange is withdrawn (chat/withdraw), so regenerate,
 alternatives and the next send act on the exchange shown last; an answer
-asked again gives way to the one it replaced, which the buffer shows
-again.  Waits for llmster (it ends the send first): undo is a command.
+asked again is withdrawn alone, and the one it replaced, which the buffer
+shows again, is current again.  Waits for llmster (it ends the send
+first): undo is a command.
 Return nil when the library keeps the exchange (a message says why)."
   (let ((id (llmster--reply-message-id reply)))
     (unless id
@@ -189,20 +192,13 @@ Return nil when the library keeps the exchange (a message says why)."
           (accept-process-output llmster--process 0.05)))
       (setq id (alist-get 'id (alist-get 'message (car (llmster--reply-answer reply))))))
     (or (not (and id llmster--conversation-id))
-        (let ((previous (and (llmster--reply-in-place reply) llmster--last-reply
-                             (alist-get 'id (llmster--reply-message llmster--last-reply)))))
-          (cond ((not (llmster--reply-in-place reply))
-                 (let ((answer (llmster--call "chat/withdraw" `((conversationId . ,llmster--conversation-id) (messageId . ,id)))))
-                   (if (cdr answer)
-                       (progn (message "llmster: the library keeps the exchange: %s" (alist-get 'message (cdr answer)))
-                              nil)
-                     (llmster--show-meter (alist-get 'modelInstanceId (car (last (alist-get 'messages (car answer)))))
-                                          (alist-get 'contextMeter (car answer)))
-                     t)))
-                (previous
-                 (llmster--call "conversations/chooseAlternative" `((messageId . ,previous)))
-                 t)
-                (t t))))))
+        (let ((answer (llmster--call "chat/withdraw" `((conversationId . ,llmster--conversation-id) (messageId . ,id)))))
+          (if (cdr answer)
+              (progn (message "llmster: the library keeps the exchange: %s" (alist-get 'message (cdr answer)))
+                     nil)
+            (llmster--show-meter (alist-get 'modelInstanceId (car (last (alist-get 'messages (car answer)))))
+                                 (alist-get 'contextMeter (car answer)))
+            t)))))
 
 (defun llmster--insert-at (reply pos text)
   "Insert TEXT at POS for REPLY, with no undo record.

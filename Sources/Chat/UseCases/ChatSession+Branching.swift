@@ -40,12 +40,15 @@ extension ChatSession {
                         conversationId: conversationId, serverURL: reply.serverURL, responseId: reply.parentResponseId)
                 }
             }
+            replacedTurns[conversationId] = ReplacedTurn(
+                by: .retry(turnId: last.turn.id), shown: reply.id, continuation: continuation)
         }
         do {
             return try await answer(
                 Turn(text: last.turn.text, images: last.images, context: last.context), in: conversationId,
                 freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
+            replacedTurns[conversationId] = nil
             if let reply = last.reply {
                 try? storage {
                     try withLibrary { library in
@@ -95,15 +98,15 @@ extension ChatSession {
                 }
             }
         }
-        replacedByEdit[conversationId] = ReplacedByEdit(
-            parentId: last.turn.parentId, shown: last.reply?.id ?? last.turn.id, continuation: continuation)
+        replacedTurns[conversationId] = ReplacedTurn(
+            by: .edit(parentId: last.turn.parentId), shown: last.reply?.id ?? last.turn.id, continuation: continuation)
         do {
             return try await sendAsWriter(
                 Turn(text: text, images: last.images, context: last.context), in: conversationId,
                 freshContext: freshContext, recap: recap, display: display, replyCreated: replyCreated)
         } catch {
             // Nothing answered the edited turn (`sendAsWriter` saved none): the original, with the reply that was shown, is current again.
-            replacedByEdit[conversationId] = nil
+            replacedTurns[conversationId] = nil
             try? storage {
                 try withLibrary { library in
                     _ = try library.chooseAlternative(messageId: last.reply?.id ?? last.turn.id)
@@ -114,10 +117,16 @@ extension ChatSession {
         }
     }
 
-    /// What an edit replaced: the edited turn's parent, the message shown last before it (the reply, or the turn when
+    /// What an edit or an answer asked again replaced: the message shown last before it (the reply, or the turn when
     /// none answered it) and the conversation as it stood, with its server context.
-    struct ReplacedByEdit {
-        var parentId: String?
+    struct ReplacedTurn {
+        enum Replacement {
+            /// An edit of the turn that followed `parentId`.
+            case edit(parentId: String?)
+            /// Another answer to the turn `turnId`.
+            case retry(turnId: String)
+        }
+        var by: Replacement
         var shown: String
         var continuation: Conversation
     }

@@ -31,19 +31,31 @@ extension ChatSession {
 
     /// Takes back the conversation's last exchange, as an editor's undo of a send does: waits for the conversation's
     /// running send to end (cancel it first), then removes the user message `messageId` names (or whose reply it names)
-    /// and its replies; the conversation continues from the exchange before, or, when that exchange was this session's
-    /// last edit, from what the edit replaced, current again as the editor shows it. Returns the current branch.
+    /// and its replies; the conversation continues from the exchange before. When `messageId` is the reply of this
+    /// session's last answer asked again, only that reply goes; when the exchange was its last edit, the edit goes.
+    /// Either way what it replaced is current again, as the editor's undo shows it. Returns the current branch.
     public func withdrawLastExchange(_ messageId: String, in conversationId: String) async throws -> [Message] {
         let writing = try await writerLock(conversationId)
         defer { withExtendedLifetime(writing) {} }
-        let edit = replacedByEdit.removeValue(forKey: conversationId)
+        let replaced = replacedTurns.removeValue(forKey: conversationId)
         return try storage {
             try library.transaction {
+                func restore(_ replaced: ReplacedTurn) throws -> [Message] {
+                    let current = try library.chooseAlternative(messageId: replaced.shown)
+                    try Self.restoreContinuation(of: replaced.continuation, in: library)
+                    return current
+                }
+                if let replaced, case .retry(let turnId) = replaced.by,
+                    let reply = try library.message(id: messageId), reply.role == .assistant, reply.parentId == turnId
+                {
+                    try library.removeReply(conversationId: conversationId, messageId: messageId)
+                    return try restore(replaced)
+                }
                 let branch = try library.withdrawLastExchange(conversationId: conversationId, messageId: messageId)
-                guard let edit, branch.last?.id == edit.parentId else { return branch }
-                let current = try library.chooseAlternative(messageId: edit.shown)
-                try Self.restoreContinuation(of: edit.continuation, in: library)
-                return current
+                guard let replaced, case .edit(let parentId) = replaced.by, branch.last?.id == parentId else {
+                    return branch
+                }
+                return try restore(replaced)
             }
         }
     }

@@ -97,6 +97,26 @@ extension LibraryStore {
         }
     }
 
+    /// Removes the reply `messageId` of the conversation and whatever follows it, as an editor's undo of an answer asked
+    /// again does; the caller chooses what is current afterwards.
+    ///
+    /// Throws `LibraryError.notFound` when `messageId` is not a reply in the conversation.
+    public func removeReply(conversationId: String, messageId: String) throws {
+        try connection.transaction {
+            guard let reply = try message(id: messageId), reply.conversationId == conversationId,
+                reply.role == .assistant
+            else {
+                throw LibraryError.notFound(kind: "reply", reference: messageId)
+            }
+            try connection.run(
+                """
+                WITH RECURSIVE removed(id) AS (
+                    SELECT ? UNION SELECT messages.id FROM messages JOIN removed ON messages.parent_id = removed.id)
+                DELETE FROM messages WHERE id IN (SELECT id FROM removed)
+                """, [.text(messageId)])
+        }
+    }
+
     /// Withdraws the last exchange of the conversation's current branch — the user message `messageId` names (or whose
     /// reply it names), its replies and whatever follows them — as an editor's undo of a send does; the branch ends at the
     /// exchange before, and the conversation continues from its reply. Returns the new current branch.

@@ -314,7 +314,8 @@
         (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t))))
         (llmster-cancel)
         (llmster-test--wait-reply buffer)
-        (let ((before (buffer-string)))
+        (let ((before (buffer-string))
+              (shown (alist-get 'id (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))))
           (undo-boundary)
           (llmster-regenerate)
           (llmster-test--wait (lambda () (and (not (string-match-p "incomplete" (buffer-string)))
@@ -322,7 +323,12 @@
           (let ((last-command nil)) (undo))
           (should-not (llmster-streaming-p))
           (let ((last-command 'undo)) (undo))
-          (should (equal (buffer-string) before)))))))
+          (should (equal (buffer-string) before))
+          ;; The library holds what the buffer shows: the answer before, with the one asked again taken out.
+          (should (equal (alist-get 'id (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))
+                         shown))
+          (should (= 1 (length (alist-get 'alternatives (llmster-test--call "conversations/alternatives"
+                                                                            'conversationId llmster--conversation-id))))))))))
 
 (ert-deftest llmster-test-undo-works-after-typing-while-a-reply-is-rewritten ()
   (llmster-test--with-llmster

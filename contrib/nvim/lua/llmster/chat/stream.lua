@@ -32,8 +32,15 @@ function M.set_indicator(buffer, reply, text)
   end
 end
 
--- Whether the reply's "### Assistant" line is still where it was: undo, or deleting it, takes the exchange away.
+-- Whether an undo went back past the reply's last change.
+local function undone(buffer, reply)
+  return vim.api.nvim_buf_call(buffer, function() return reply.change ~= nil and vim.fn.changenr() < reply.change end)
+end
+
+-- Whether the reply's "### Assistant" line is still where it was: undo, or deleting it, takes the exchange away. An
+-- answer asked again streams in place of the old one, which an undo brings back: that takes it away too.
 function M.intact(buffer, reply)
+  if reply.retry and undone(buffer, reply) then return false end
   local header, finish = position(buffer, reply.header), position(buffer, reply.finish)
   local count = vim.api.nvim_buf_line_count(buffer)
   return header ~= nil and finish ~= nil and header < count and finish < count
@@ -58,8 +65,9 @@ local function restore_attachments(chat, reply)
   chat.template_preset = chat.template_preset or reply.template_preset
 end
 
--- Stops showing a reply whose exchange the user took away (undo): it is cancelled, and its exchange leaves the
--- library too, so regenerate, alternatives and the next send act on what the buffer shows. What the send took from
+-- Stops showing a reply whose exchange the user took away (undo): it is cancelled, and its exchange (an answer asked
+-- again: that answer) leaves the library too, so regenerate, alternatives and the next send act on what the buffer
+-- shows. What the send took from
 -- the chat (its context items, its template) waits for the next send again, as its text is back in the input; an
 -- edit taken back is being edited again (the library makes the message it replaced current again, as undo shows it).
 function M.detach(buffer, reply)
@@ -81,6 +89,7 @@ function M.detach(buffer, reply)
     reply.withdraw_later = true
   end
   client.notify(reply.edit and 'undo took the edit back: the last message is current again and the edit waits in the input'
+    or reply.retry and 'undo took the answer asked again back: it is cancelled, and the answer before is current again'
     or 'undo took the message back: the reply is cancelled and the exchange leaves the library', vim.log.levels.INFO)
 end
 
@@ -90,8 +99,7 @@ end
 local function write(buffer, reply, change)
   if reply.detached then return end
   if not M.intact(buffer, reply) then return M.detach(buffer, reply) end
-  local undone = vim.api.nvim_buf_call(buffer, function() return reply.change ~= nil and vim.fn.changenr() < reply.change end)
-  if undone then reply.redraw = true end
+  if undone(buffer, reply) then reply.redraw = true end
   local row, col = position(buffer, reply.finish)
   local followers = {}
   for _, window in ipairs(vim.fn.win_findbuf(buffer)) do
@@ -698,8 +706,12 @@ function M.on_reply(buffer, reply, result, failure)
           vim.log.levels.INFO)
       end)
     elseif reply.redraw and chat.conversation then
-      chat_module().redraw(buffer, chat)
-      client.notify('undo changed the reply as it streamed: the chat is shown again from the library', vim.log.levels.INFO)
+      -- Scheduled: the redraw waits for conversations/get, whose answer cannot arrive inside this one's callback.
+      vim.schedule(function()
+        if chats[buffer] ~= chat or chat.reply then return end
+        client.guard(chat_module().redraw, buffer, chat)
+        client.notify('undo changed the reply as it streamed: the chat is shown again from the library', vim.log.levels.INFO)
+      end)
     end
     if kind == 'continuation_lost' then offer_fresh_context(buffer, decision.reason) end
   end
