@@ -52,6 +52,30 @@ import Testing
         await rpc.closeInput()
     }
 
+    /// A conversation of two exchanges, and the id of its last answer.
+    static func twoExchanges(_ rpc: RPCHarness) async throws -> (conversation: JSONValue, shown: JSONValue) {
+        let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
+        let second = await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])
+        return (conversation, try #require(second?["result"]?["message"]?["id"]))
+    }
+
+    /// Expects `withdrawn` (chat/withdraw's result) to end at the answer `shown`, and the next message to continue
+    /// from that answer's server context.
+    static func expectShownAgain(
+        _ shown: JSONValue, withdrawn: JSONValue, conversation: JSONValue, rpc: RPCHarness, fixture: SimulatorFixture
+    ) async throws {
+        #expect(
+            withdrawn["messages"]?.array.compactMap { $0["text"]?.string } == ["echo:one", "one", "echo:two", "two"],
+            "\(withdrawn)")
+        #expect(withdrawn["messages"]?.array.last?["id"] == shown, "the answer that was shown, not the newest")
+        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:three"])?["result"] != nil)
+        let answer = try LibraryStore(path: rpc.sandbox.libraryPath).message(id: try #require(shown.string))
+        let responseId = try #require(answer?.responseId)
+        #expect(
+            fixture.requests(to: "/api/v1/chat").last?.field("previous_response_id") == responseId,
+            "the next message follows the answer shown")
+    }
+
     /// Undoing an edit takes the library back to what the edit replaced, as the editor's undo shows it: the message and
     /// the answer that was shown (here the older of two) are current again, and the next message continues from that
     /// answer's server context.
@@ -59,29 +83,16 @@ import Testing
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
-        let shown = try #require(
-            await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"]?["message"]?[
-                "id"])
+        let (conversation, shown) = try await Self.twoExchanges(rpc)
         #expect(await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["result"] != nil)
         #expect(await rpc.call("conversations/chooseAlternative", ["messageId": shown])?["result"] != nil)
-        let edit = try #require(
-            await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two edited", "edit": true])?[
-                "result"])
-        let editReply = try #require(edit["message"]?["id"])
+        let edit = await rpc.call(
+            "chat/send", ["conversationId": conversation, "text": "echo:two edited", "edit": true])
+        let editReply = try #require(edit?["result"]?["message"]?["id"])
         let withdrawn = try #require(
             await rpc.call("chat/withdraw", ["conversationId": conversation, "messageId": editReply])?["result"])
-        #expect(
-            withdrawn["messages"]?.array.compactMap { $0["text"]?.string } == ["echo:one", "one", "echo:two", "two"],
-            "\(withdrawn)")
-        #expect(withdrawn["messages"]?.array.last?["id"] == shown, "the answer that was shown, not the newest")
-        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:three"])?["result"] != nil)
-        let chats = fixture.requests(to: "/api/v1/chat")
-        #expect(chats.count == 5)
-        #expect(
-            chats.last?.field("previous_response_id") != nil
-                && chats.last?.field("previous_response_id") != chats[1].field("previous_response_id"),
-            "the next message follows the answer to the version shown, not the exchange before it")
+        try await Self.expectShownAgain(
+            shown, withdrawn: withdrawn, conversation: conversation, rpc: rpc, fixture: fixture)
         await rpc.closeInput()
     }
 
@@ -91,26 +102,15 @@ import Testing
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)
         await rpc.initialize()
-        let conversation = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"])
-        let shown = try #require(
-            await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two"])?["result"]?["message"]?[
-                "id"])
+        let (conversation, shown) = try await Self.twoExchanges(rpc)
         let again = try #require(
             await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["result"]?["message"]?["id"])
         let withdrawn = try #require(
             await rpc.call("chat/withdraw", ["conversationId": conversation, "messageId": again])?["result"])
-        #expect(
-            withdrawn["messages"]?.array.compactMap { $0["text"]?.string } == ["echo:one", "one", "echo:two", "two"],
-            "\(withdrawn)")
-        #expect(withdrawn["messages"]?.array.last?["id"] == shown)
         let alternatives = await rpc.call("conversations/alternatives", ["conversationId": conversation])
         #expect(alternatives?["result"]?["alternatives"]?.array.count == 1, "\(String(describing: alternatives))")
-        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:three"])?["result"] != nil)
-        let chats = fixture.requests(to: "/api/v1/chat")
-        #expect(
-            chats.last?.field("previous_response_id") != nil
-                && chats.last?.field("previous_response_id") != chats[1].field("previous_response_id"),
-            "the next message follows the answer shown")
+        try await Self.expectShownAgain(
+            shown, withdrawn: withdrawn, conversation: conversation, rpc: rpc, fixture: fixture)
         await rpc.closeInput()
     }
 

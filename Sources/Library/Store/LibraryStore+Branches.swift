@@ -108,13 +108,18 @@ extension LibraryStore {
             else {
                 throw LibraryError.notFound(kind: "reply", reference: messageId)
             }
-            try connection.run(
-                """
-                WITH RECURSIVE removed(id) AS (
-                    SELECT ? UNION SELECT messages.id FROM messages JOIN removed ON messages.parent_id = removed.id)
-                DELETE FROM messages WHERE id IN (SELECT id FROM removed)
-                """, [.text(messageId)])
+            try deleteWithFollowers(messageId)
         }
+    }
+
+    /// Deletes the message `messageId` and every message that follows it, on any branch.
+    private func deleteWithFollowers(_ messageId: String) throws {
+        try connection.run(
+            """
+            WITH RECURSIVE removed(id) AS (
+                SELECT ? UNION SELECT messages.id FROM messages JOIN removed ON messages.parent_id = removed.id)
+            DELETE FROM messages WHERE id IN (SELECT id FROM removed)
+            """, [.text(messageId)])
     }
 
     /// Withdraws the last exchange of the conversation's current branch — the user message `messageId` names (or whose
@@ -132,12 +137,7 @@ extension LibraryStore {
                 throw LibraryError.notFound(kind: "message of the last exchange", reference: messageId)
             }
             try rewindBranch(conversationId: conversationId, to: branch[turn].parentId)
-            try connection.run(
-                """
-                WITH RECURSIVE withdrawn(id) AS (
-                    SELECT ? UNION SELECT messages.id FROM messages JOIN withdrawn ON messages.parent_id = withdrawn.id)
-                DELETE FROM messages WHERE id IN (SELECT id FROM withdrawn)
-                """, [.text(branch[turn].id)])
+            try deleteWithFollowers(branch[turn].id)
             let current = Array(branch[..<turn])
             if let reply = current.last(where: { $0.role == .assistant }) {
                 try setContinuation(
