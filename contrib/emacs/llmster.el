@@ -771,7 +771,7 @@ the message in the input area, else the answer asked again.  Declined
           (setq llmster--model model)
           (if llmster--returned
               (llmster--send-input nil)
-            (llmster--reuse-last-reply '((retry . t)))))))))
+            (llmster-regenerate)))))))
 
 (defun llmster--name-after-title (buffer)
   "Name BUFFER after its conversation's title, once llmster has it."

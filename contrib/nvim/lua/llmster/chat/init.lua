@@ -196,7 +196,7 @@ function M.send_chat(buffer, options)
   local chat = require_chat(buffer)
   local text, input_row = input_text(buffer)
   -- Asking again leaves an edit in progress where it is; an edit needs its text (it keeps the original's items).
-  local edit = not options.retry and (options.edit or chat.edit_next)
+  local edit = not options.retry and chat.edit_next
   if not options.retry and text == '' and (edit or #chat.context == 0) then
     error('nothing to send: type below the last "### You" line', 0)
   end
@@ -289,7 +289,8 @@ function M.send_chat(buffer, options)
     function(event) on_event(buffer, reply, event) end)
   if not sent then
     -- The request never left (llmster could not be started): nothing was saved, so it ends as llmster ends a
-    -- refused send of its kind (a message goes back to the input area; a retry or an edit stays shown with the error).
+    -- refused send of its kind (a message goes back to the input area; a retry or an edit gives way to the exchange
+    -- the library kept).
     on_reply(buffer, reply, nil, { message = tostring(id), data = { returned = {
       kind = options.retry and 'retry' or (edit and 'edit' or 'message') } } })
     error(client.shown_error(id))
@@ -447,8 +448,7 @@ end
 -- typed there, and sends it. A chat editing its last message refuses it: sent, it would replace that message.
 function M.send_text(text)
   local target = chats[vim.api.nvim_get_current_buf()] and vim.api.nvim_get_current_buf() or M.chat_for_range()
-  if chats[target].reply then error('a reply is still streaming in that chat; :LlmsterCancel stops it', 0) end
-  if chats[target].edit_next then
+  if require_chat(target).edit_next then
     error('the chat is editing its last message: send the edit, or leave it with :LlmsterCancel, first', 0)
   end
   local typed, row = input_text(target)

@@ -32,15 +32,16 @@ function M.set_indicator(buffer, reply, text)
   end
 end
 
--- Whether an undo went back past the reply's last change.
-local function undone(buffer, reply)
-  return vim.api.nvim_buf_call(buffer, function() return reply.change ~= nil and vim.fn.changenr() < reply.change end)
+-- Whether an undo went back past the reply's change numbered `change` (nil: none yet).
+local function undone(buffer, change)
+  return vim.api.nvim_buf_call(buffer, function() return change ~= nil and vim.fn.changenr() < change end)
 end
 
 -- Whether the reply's "### Assistant" line is still where it was: undo, or deleting it, takes the exchange away. An
--- answer asked again streams in place of the old one, which an undo brings back: that takes it away too.
+-- answer asked again streams in place of the old one, which an undo of its first change brings back: that takes it
+-- away too (an undo of a later chunk only cuts it short).
 function M.intact(buffer, reply)
-  if reply.retry and undone(buffer, reply) then return false end
+  if reply.retry and undone(buffer, reply.first_change) then return false end
   local header, finish = position(buffer, reply.header), position(buffer, reply.finish)
   local count = vim.api.nvim_buf_line_count(buffer)
   return header ~= nil and finish ~= nil and header < count and finish < count
@@ -99,7 +100,7 @@ end
 local function write(buffer, reply, change)
   if reply.detached then return end
   if not M.intact(buffer, reply) then return M.detach(buffer, reply) end
-  if undone(buffer, reply) then reply.redraw = true end
+  if undone(buffer, reply.change) then reply.redraw = true end
   local row, col = position(buffer, reply.finish)
   local followers = {}
   for _, window in ipairs(vim.fn.win_findbuf(buffer)) do
@@ -114,6 +115,7 @@ local function write(buffer, reply, change)
     reply.writing = false
     if not ok then error(failure, 0) end
     reply.change = vim.fn.changenr()
+    reply.first_change = reply.first_change or reply.change
   end)
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
   local new_row, new_col = position(buffer, reply.finish)
@@ -573,6 +575,17 @@ local function offer_model(buffer, candidates)
   end)
 end
 
+-- Offers what rpc's `decision` waits for (an overflow's choices, a fresh context, a model); nothing for none.
+local function offer_decision(buffer, decision)
+  if decision.type == 'overflow' then
+    offer_overflow(buffer, decision)
+  elseif decision.type == 'fresh_context' then
+    offer_fresh_context(buffer, decision.reason)
+  elseif decision.type == 'choose_model' then
+    offer_model(buffer, decision.candidates)
+  end
+end
+
 function M.on_reply(buffer, reply, result, failure)
   if reply.detached then
     if reply.withdraw_later then
@@ -623,20 +636,14 @@ function M.on_reply(buffer, reply, result, failure)
       client.request('conversations/delete', { id = chat.conversation })
       chat.conversation, chat.preset = nil, reply.preset
     end
-    if decision.type == 'overflow' then
-      client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
-      offer_overflow(buffer, decision)
-    elseif decision.type == 'choose_model' then
-      offer_model(buffer, decision.candidates)
-    elseif decision.type == 'fresh_context' and config.options.prompt_fresh_context then
-      -- The prompt says it; a second message would only ask for Enter first.
-      offer_fresh_context(buffer, decision.reason)
-    elseif decision.type == 'fresh_context' then
+    if decision.type == 'fresh_context' and not config.options.prompt_fresh_context then
       client.notify(tostring(failure.message) .. ' (your message is back in the input area: :LlmsterFresh sends it'
         .. ' with a fresh server context, :LlmsterFresh recap with a recap)')
-    else
+    elseif decision.type ~= 'fresh_context' and decision.type ~= 'choose_model' then
+      -- A fresh-context or model prompt says it; a second message would only ask for Enter first.
       client.notify(tostring(failure.message) .. ' (your message is back in the input area)')
     end
+    offer_decision(buffer, decision)
   elseif failure and not isnil(data.returned) then
     -- A retry or an edit that saved nothing: the library still has the exchange it would have replaced, drawn again
     -- from it. The edited text waits in the input area, still replacing the last message when sent.
@@ -660,13 +667,7 @@ function M.on_reply(buffer, reply, result, failure)
     vim.schedule(function()
       if chats[buffer] ~= chat or chat.reply then return end
       client.guard(chat_module().redraw, buffer, chat)
-      if decision.type == 'overflow' then
-        offer_overflow(buffer, decision)
-      elseif decision.type == 'fresh_context' then
-        offer_fresh_context(buffer, decision.reason)
-      elseif decision.type == 'choose_model' then
-        offer_model(buffer, decision.candidates)
-      end
+      offer_decision(buffer, decision)
     end)
   else
     local note
