@@ -339,13 +339,14 @@ public actor ChatSession {
         let coalescer = DisplayCoalescer(
             interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
         // Partial text is saved every `saveInterval` even while the server is silent, so a killed
-        // process loses at most that much; each save appends only the text that arrived since the last.
+        // process loses at most that much; each save appends only the text that arrived since the last, at most
+        // `ReplyPersistence.Arrived.bytesPerSave` of it, copied out so the growing answer is never shared.
         let saver = Task { [clock, saveInterval] in
             var persistence = ReplyPersistence(messageId: reply.id)
             var next = clock.now() + saveInterval
             while (try? await clock.sleep(until: next)) != nil {
-                let state = await coalescer.state
-                if let openLibrary = self.openLibrary { persistence.saveArrived(state, to: openLibrary) }
+                let arrived = await coalescer.arrived(after: persistence.saved)
+                if let openLibrary = self.openLibrary { persistence.saveArrived(arrived, to: openLibrary) }
                 next = clock.now() + saveInterval
             }
             return persistence

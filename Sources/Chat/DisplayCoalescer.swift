@@ -1,4 +1,5 @@
 import LMStudio
+import Library
 import SystemSupport
 
 /// Accumulates a reply's events and hands out its updates in batches, at most one batch per interval.
@@ -38,6 +39,13 @@ public actor DisplayCoalescer {
 
     /// The full reply state, reasoning included.
     public var state: ReplyState { accumulator.state }
+
+    /// What a periodic save writes when the library holds `saved` of the reply: the state cut to a stretch of the
+    /// text after it (`ReplyPersistence.Arrived(cutting:after:atMost:)`), so that the save, which runs beside the
+    /// stream, keeps no reference to the answer `apply` appends to.
+    func arrived(after saved: SavedLength) -> ReplyPersistence.Arrived {
+        ReplyPersistence.Arrived(cutting: accumulator.state, after: saved)
+    }
 
     /// Whether `result` as the final event would keep everything that streamed (see `ReplyAccumulator.keepsStreamed`).
     public func keepsStreamed(_ result: ChatResult) -> Bool { accumulator.keepsStreamed(result) }

@@ -22,21 +22,81 @@ struct ReplyPersistence: Sendable {
         self.messageId = messageId
     }
 
+    /// What a save writes of a streaming reply: its state, whose answer and reasoning may be cut to a stretch after
+    /// `start` when the library already holds what comes before.
+    struct Arrived: Sendable {
+        /// The most of the answer, and of the reasoning, that one periodic save copies out of a reply.
+        static let bytesPerSave = 4 << 20
+
+        private(set) var state: ReplyState
+        private(set) var start = SavedLength()
+        /// Where each tool call sits in the answer and reasoning as far as `state` reaches, which a cut state cannot
+        /// say.
+        private(set) var toolCallOffsets: [(answer: Int, reasoning: Int)]
+
+        /// The whole of `state`.
+        init(_ state: ReplyState) {
+            self.state = state
+            toolCallOffsets = state.toolCallOffsets
+        }
+
+        /// The text of `state` after `saved`, at most `limit` bytes each of the answer and the reasoning, copied out:
+        /// a save runs beside the stream, and while it held a reference to the answer, the next append copied the
+        /// whole answer beside it (a long reply in memory twice, and copied again at each save). Whole when the text
+        /// was rewritten or is shorter than `saved`.
+        init(cutting state: ReplyState, after saved: SavedLength, atMost limit: Int = bytesPerSave) {
+            self.init(state)
+            guard !state.isRewritten, state.answer.utf8.count >= saved.text,
+                state.reasoning.utf8.count >= saved.reasoning
+            else { return }
+            self.state.answer = Self.text(state.answer, from: saved.text, atMost: limit)
+            self.state.reasoning = Self.text(state.reasoning, from: saved.reasoning, atMost: limit)
+            start = saved
+            let reach = length
+            toolCallOffsets = toolCallOffsets.map { (min($0.answer, reach.text), min($0.reasoning, reach.reasoning)) }
+        }
+
+        /// The lengths of the answer and reasoning up to where `state` reaches.
+        var length: SavedLength {
+            SavedLength(
+                text: start.text + state.answer.utf8.count, reasoning: start.reasoning + state.reasoning.utf8.count)
+        }
+
+        /// At most `limit` UTF-8 bytes of `text` from `offset` (the end of text appended earlier, so a character
+        /// boundary), ending at a scalar boundary.
+        private static func text(_ text: String, from offset: Int, atMost limit: Int) -> String {
+            let utf8 = text.utf8
+            let start = utf8.index(utf8.startIndex, offsetBy: offset)
+            var end = utf8.index(start, offsetBy: limit, limitedBy: utf8.endIndex) ?? utf8.endIndex
+            while end > start, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { utf8.formIndex(before: &end) }
+            return String(decoding: utf8[start..<end], as: UTF8.self)
+        }
+    }
+
     /// Saves the text streamed since the last save as pieces of at most `LibraryStore.pieceBytes`, or, when the
     /// answer was rewritten or is shorter than what is saved, the reply whole, still streaming. A failure leaves
     /// `saved` as it was, so the next save retries it (and the final save reports its own).
     mutating func saveArrived(_ state: ReplyState, to library: LibraryStore) {
+        saveArrived(Arrived(state), to: library)
+    }
+
+    /// `saveArrived(_:to:)` of what `arrived` holds; a state cut after `saved` (`Arrived(cutting:after:atMost:)`) is
+    /// never one to save whole. `saved` then reaches as far as the cut.
+    mutating func saveArrived(_ arrived: Arrived, to library: LibraryStore) {
+        let state = arrived.state
+        let length = arrived.length
         do {
-            if state.isRewritten || state.answer.utf8.count < saved.text || state.reasoning.utf8.count < saved.reasoning
-            {
+            if state.isRewritten || length.text < saved.text || length.reasoning < saved.reasoning {
                 try saveWhole(state, status: .streaming, error: nil, to: library)
-                saved = Self.length(of: state)
+                saved = length
                 return
             }
+            let after = SavedLength(
+                text: saved.text - arrived.start.text, reasoning: saved.reasoning - arrived.start.reasoning)
             try library.appendReplyPieces(
-                messageId: messageId, content(of: state, status: .streaming, error: nil), after: saved)
-            saved = Self.length(of: state)
-            try saveToolCalls(state, to: library)
+                messageId: messageId, content(of: state, status: .streaming, error: nil), after: after)
+            saved = length
+            try saveToolCalls(state.toolCalls, offsets: arrived.toolCallOffsets, to: library)
         } catch {}
     }
 
@@ -56,7 +116,7 @@ struct ReplyPersistence: Sendable {
             saved.reasoning <= state.reasoning.utf8.count
         else { return try saveWhole(state, status: status, error: error, to: library) }
         try library.finishReply(messageId: messageId, content(of: state, status: status, error: error), after: saved)
-        try saveToolCalls(state, to: library)
+        try saveToolCalls(state.toolCalls, offsets: state.toolCallOffsets, to: library)
     }
 
     /// After the final save failed (a full disk, a file size limit), keeps what was saved while streaming and adds
@@ -91,7 +151,7 @@ struct ReplyPersistence: Sendable {
     {
         try library.updateReply(
             messageId: messageId, content(of: state, status: status, error: error), rewritten: state.isRewritten)
-        try saveToolCalls(state, to: library)
+        try saveToolCalls(state.toolCalls, offsets: state.toolCallOffsets, to: library)
     }
 
     /// The reply's answer, reasoning, stats and ids, with `status` and `error`.
@@ -102,11 +162,12 @@ struct ReplyPersistence: Sendable {
             responseId: state.responseId)
     }
 
-    private func saveToolCalls(_ state: ReplyState, to library: LibraryStore) throws {
-        let offsets = state.toolCallOffsets
+    private func saveToolCalls(
+        _ toolCalls: [ToolCallState], offsets: [(answer: Int, reasoning: Int)], to library: LibraryStore
+    ) throws {
         try library.replaceToolCalls(
             messageId: messageId,
-            state.toolCalls.enumerated().map { position, call in
+            toolCalls.enumerated().map { position, call in
                 ToolCallRecord(
                     messageId: messageId, position: position, name: call.name,
                     argumentsJSON: call.arguments?.jsonString ?? "{}", output: call.output,

@@ -71,6 +71,35 @@ import Testing
         #expect(saved.text == "alpha béta" && saved.reasoning == "Think." && saved.status == .streaming)
     }
 
+    /// The periodic saves copy a stretch of what arrived out of the reply rather than hold the whole answer, which
+    /// the stream goes on appending to; a stretch ends between characters, and saves catch up one after another.
+    @Test func savesOfStretchesOfTheArrivedTextCatchUpWithTheWholeReply() throws {
+        var reply = try Reply()
+        var persistence = ReplyPersistence(messageId: reply.messageId)
+        reply.stream(
+            .reasoningStart, .reasoningDelta("Thïnk."), .messageStart, .messageDelta("héllo wörld "),
+            .toolCallStart(tool: "search", provider: nil),
+            .toolCallSuccess(tool: "search", arguments: .object([:]), output: "found", provider: nil),
+            .messageStart, .messageDelta("ünd 🙂 mehr"))
+        var saves = 0
+        while persistence.saved.text < reply.state.answer.utf8.count
+            || persistence.saved.reasoning < reply.state.reasoning.utf8.count
+        {
+            let arrived = ReplyPersistence.Arrived(cutting: reply.state, after: persistence.saved, atMost: 5)
+            #expect(arrived.state.answer.utf8.count <= 5 && arrived.state.reasoning.utf8.count <= 5)
+            persistence.saveArrived(arrived, to: reply.library)
+            saves += 1
+            try #require(saves < 100, "the saves do not catch up")
+        }
+
+        #expect(saves > 4)
+        let saved = try reply.saved()
+        #expect(saved.text == reply.state.answer && saved.reasoning == reply.state.reasoning)
+        let call = try #require(try reply.library.toolCalls(messageId: reply.messageId).first)
+        #expect(call.answerOffset == reply.state.toolCallOffsets[0].answer && call.answerOffset! > 0)
+        #expect(call.output == "found")
+    }
+
     @Test func aSaveThatFailsIsWrittenByTheNextOne() throws {
         var reply = try Reply()
         var persistence = ReplyPersistence(messageId: reply.messageId)
