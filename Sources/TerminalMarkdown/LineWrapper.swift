@@ -27,6 +27,7 @@ struct LineWrapper {
 
     /// Lays `runs` out in lines of at most `width` columns; when `measuring`, the lines have widths but no text.
     private func lay(_ runs: [StyledRun], width: Int, measuring: Bool) -> [WrappedLine] {
+        if runs.count == 1, let line = singleLine(runs[0], width: width, measuring: measuring) { return [line] }
         var layout = Layout(wrapper: self, runs: runs, width: width, measuring: measuring)
         for index in runs.indices {
             if runs[index].isBreak {
@@ -38,6 +39,21 @@ struct LineWrapper {
         }
         layout.placeWord()
         return layout.finish()
+    }
+
+    /// The one line that the layout makes of a run of printable ASCII words with single spaces between them that fits
+    /// `width` (a table cell, a list item, a short heading or quote), made without the layout's buffers; nil for any
+    /// other run.
+    private func singleLine(_ run: StyledRun, width: Int, measuring: Bool) -> WrappedLine? {
+        guard !run.isBreak, !(hyperlinks && run.link != nil) else { return nil }
+        let utf8 = run.text.utf8
+        guard utf8.count <= width, utf8.first != 0x20, utf8.last != 0x20 else { return nil }
+        var previous: UInt8 = 0
+        for byte in utf8 {
+            guard byte >= 0x20, byte < 0x7F, byte != 0x20 || previous != 0x20 else { return nil }
+            previous = byte
+        }
+        return WrappedLine(text: measuring ? "" : run.style.apply(run.text, at: level), width: utf8.count)
     }
 
     /// The SGR and OSC 8 sequences that open and close each run's span, built once per `wrap` so that lines are
