@@ -1796,6 +1796,7 @@ without events; a cancel during it says the server finishes the prompt first."
           (llmster-send)
           (llmster-test--wait-reply buffer)
           (llmster-apply-preset "same")
+          (llmster-add-context (make-temp-file "llmster-notes-" nil ".txt" "the notes\n") buffer)
           (goto-char (point-max))
           (undo-boundary)
           (insert "[[sim:stall=30]] echo:slow one two three four")
@@ -1806,8 +1807,9 @@ without events; a cancel during it says the server finishes the prompt first."
           (should-not (llmster-streaming-p))
           (should (equal (buffer-substring-no-properties llmster--input-start (point-max))
                          "[[sim:stall=30]] echo:slow one two three four"))
-          ;; The template the send filled waits for the message again.
+          ;; The template the send filled and the context item it took wait for the message again.
           (should (equal llmster--template-preset "same"))
+          (should (equal (length llmster--context) 1))
           ;; The library holds what the buffer shows.
           (should (equal (texts) '("echo:one edited" "one edited")))
           ;; Asking again answers the message shown last, and its answers and versions are there to choose.
@@ -1822,7 +1824,9 @@ without events; a cancel during it says the server finishes the prompt first."
           (insert "echo:after")
           (llmster-send)
           (llmster-test--wait-reply buffer)
-          (should (string-match-p "### Assistant\none edited\n\n### You\necho:after\n\n### Assistant\nafter\n\n### You\n\\'" (buffer-string)))
+          ;; The context item taken back went with it.
+          (should (string-match-p "### Assistant\none edited\n\n### You\necho:after\n\n\\[context: llmster-notes-[^]]+\\.txt]\n\n### Assistant\nafter\n\n### You\n\\'" (buffer-string)))
+          (should-not llmster--context)
           (should (equal (texts) '("echo:one edited" "one edited" "echo:after" "after")))
           ;; Undo while an edit streams leaves the chat editing its last message again, shown as the library holds it.
           (llmster-edit-last)
@@ -1836,7 +1840,7 @@ without events; a cancel during it says the server finishes the prompt first."
           (should-not (llmster-streaming-p))
           (should llmster--edit-next)
           (should (equal (texts) '("echo:one edited" "one edited" "echo:after" "after")))
-          (llmster-test--wait (lambda () (string-match-p "### You\necho:after\n\n### Assistant\nafter\n" (buffer-string))))
+          (llmster-test--wait (lambda () (string-match-p "### You\necho:after\n\n\\[context: llmster-notes-[^]]+\\.txt]\n\n### Assistant\nafter\n" (buffer-string))))
           (should (equal (buffer-substring-no-properties llmster--input-start (point-max))
                          "[[sim:stall=30]] echo:slow edit one two three"))
           (delete-region llmster--input-start (point-max))

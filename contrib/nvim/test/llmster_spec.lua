@@ -222,6 +222,10 @@ local function new_chat(input)
   end
 
   test('undo while a reply streams cancels it and leaves the chat usable', function()
+    -- Written while nothing runs, so llmster rpc reads it again at the next request.
+    local config = vim.env.XDG_CONFIG_HOME .. '/llmster/config'
+    vim.fn.mkdir(vim.fn.fnamemodify(config, ':h'), 'p')
+    vim.fn.writefile({ 'preset.polite.template = {{input}}, please' }, config)
     local buffer = new_chat('echo:one')
     llmster.edit_last(buffer)
     vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:one edited' })
@@ -230,6 +234,7 @@ local function new_chat(input)
     local file = vim.fn.tempname() .. '.txt'
     vim.fn.writefile({ 'remember this' }, file)
     llmster.add_context(file, buffer)
+    llmster.apply_preset('polite', buffer)
     type_input(buffer, '[[sim:stall=1]] echo:slow two three four five six seven')
     local typed = text(buffer)
     -- Headless Neovim keeps a script's changes in one undo block: end the typing's block, as a key press would.
@@ -246,6 +251,7 @@ local function new_chat(input)
     assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
     assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
     assert(#llmster.context(buffer) == 1, 'the context item taken back waits again: ' .. vim.inspect(llmster.context(buffer)))
+    assert(llmster.chat(buffer).template_preset == 'polite', 'the template taken back waits again')
     -- The library withdrew the exchange too: it holds what the buffer shows.
     local texts
     wait(function()
@@ -263,7 +269,8 @@ local function new_chat(input)
     assert(versions == 2, 'the two versions of the message: ' .. tostring(versions))
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
-    assert(text(buffer):match('### Assistant\nslow two three four five six seven\n\n### You\n$'), text(buffer))
+    vim.fn.delete(config)
+    assert(text(buffer):match('### Assistant\nslow two three four five six seven, please\n\n### You\n$'), text(buffer))
     -- Undo while an edit streams leaves the chat editing its last message again, which the library holds as current.
     llmster.edit_last(buffer)
     local function replace_input(line)
@@ -281,7 +288,7 @@ local function new_chat(input)
     wait(function() return not llmster.streaming(buffer) and not llmster.chat(buffer).withdrawing end, 'the edit to stop')
     assert(text(buffer) == editing and llmster.editing(buffer), 'undo took the edit back: ' .. text(buffer))
     local last = saved(buffer).messages
-    assert(last[#last].text == 'slow two three four five six seven', 'the library holds the last message again: ' .. vim.inspect(last))
+    assert(last[#last].text == 'slow two three four five six seven, please', 'the library holds the last message again: ' .. vim.inspect(last))
     replace_input('echo:edited at last')
     llmster.send_chat(buffer)
     wait(function() return not llmster.streaming(buffer) end, 'the edit sent again')
