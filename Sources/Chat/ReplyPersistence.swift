@@ -177,10 +177,6 @@ struct ReplyPersistence: Sendable {
             })
     }
 
-    private static func length(of state: ReplyState) -> SavedLength {
-        SavedLength(text: state.answer.utf8.count, reasoning: state.reasoning.utf8.count)
-    }
-
     private static func megabytes(_ bytes: Int) -> String {
         String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
