@@ -513,6 +513,17 @@ function M.put_prompt_back(buffer, reply, typed_apart)
   return typed
 end
 
+-- Draws `chat` again from the library, then runs `after`, once this callback has returned (the redraw waits for
+-- conversations/get, whose answer cannot arrive inside another request's callback) and unless another reply started
+-- in the chat meanwhile.
+local function redraw_later(buffer, chat, after)
+  vim.schedule(function()
+    if chats[buffer] ~= chat or chat.reply then return end
+    client.guard(chat_module().redraw, buffer, chat)
+    after()
+  end)
+end
+
 -- Offers a fresh server context after a lost one: the message back in the input area is sent again in it (or,
 -- after an answer asked again, the last message is answered again). `reason` is rpc's decision.reason.
 local function offer_fresh_context(buffer, reason)
@@ -664,11 +675,7 @@ function M.on_reply(buffer, reply, result, failure)
         and ' (your edit is back in the input area: sending it replaces the last message, :LlmsterCancel leaves)'
         or ' (the last answer stays)'))
     end
-    vim.schedule(function()
-      if chats[buffer] ~= chat or chat.reply then return end
-      client.guard(chat_module().redraw, buffer, chat)
-      offer_decision(buffer, decision)
-    end)
+    redraw_later(buffer, chat, function() offer_decision(buffer, decision) end)
   else
     local note
     if failure then
@@ -700,17 +707,12 @@ function M.on_reply(buffer, reply, result, failure)
     chat_module().give_back_displaced(buffer, reply.displaced)
     if chat.changed_elsewhere and chat.conversation then
       chat.changed_elsewhere = nil
-      vim.schedule(function()
-        if chats[buffer] ~= chat or chat.reply then return end
-        client.guard(chat_module().redraw, buffer, chat)
+      redraw_later(buffer, chat, function()
         client.notify('this conversation changed elsewhere while the reply streamed: it is shown again from the library',
           vim.log.levels.INFO)
       end)
     elseif reply.redraw and chat.conversation then
-      -- Scheduled: the redraw waits for conversations/get, whose answer cannot arrive inside this one's callback.
-      vim.schedule(function()
-        if chats[buffer] ~= chat or chat.reply then return end
-        client.guard(chat_module().redraw, buffer, chat)
+      redraw_later(buffer, chat, function()
         client.notify('undo changed the reply as it streamed: the chat is shown again from the library', vim.log.levels.INFO)
       end)
     end
