@@ -671,28 +671,36 @@ that `llmster-edit-last' displaced."
   (let ((preset (alist-get 'preset (llmster--reply-params reply))))
     (when preset (setq llmster--template-preset preset))))
 
+(defun llmster--put-back-message (reply &optional typed)
+  "Replace the exchange drawn for REPLY with its message, in the input area.
+TYPED, text typed since the send, follows the message after a blank line.
+Not an undo step.  Returns where the message starts."
+  (let ((inhibit-read-only t)
+        (buffer-undo-list t)
+        (text-start (marker-position (llmster--reply-text-start reply))))
+    (dolist (o (overlays-in text-start (point-max)))
+      (when (>= (overlay-start o) text-start) (delete-overlay o)))
+    (delete-region text-start (point-max))
+    (goto-char text-start)
+    (insert (llmster--reply-text reply))
+    (when typed (insert "\n\n" typed))
+    (set-marker llmster--input-start text-start)
+    text-start))
+
 (defun llmster--restore-prompt (reply error)
   "Put REPLY's typed text back in the input area after ERROR: nothing was saved.
 The exchange drawn for the send goes; text typed since follows the message.
 Context items and images stay attached for the next send.  After a first
 send llmster removed the conversation it had made for it; one made
 beforehand with a preset is deleted here, and the next try makes it again."
-  (let* ((inhibit-read-only t)
-         (text-start (marker-position (llmster--reply-text-start reply)))
-         (typed-start (marker-position llmster--input-start))
+  (let* ((typed-start (marker-position llmster--input-start))
          (typed (buffer-substring-no-properties typed-start (point-max)))
-         (text (llmster--reply-text reply))
-         (keep (not (string-empty-p (string-trim typed)))))
-    (let ((buffer-undo-list t))
-      (dolist (o (overlays-in text-start (point-max)))
-        (when (>= (overlay-start o) text-start) (delete-overlay o)))
-      (delete-region text-start (point-max))
-      (goto-char text-start)
-      (insert text)
-      (when keep (insert "\n\n" typed))
-      (set-marker llmster--input-start text-start))
+         (keep (not (string-empty-p (string-trim typed))))
+         (text-start (llmster--put-back-message reply (and keep typed))))
     ;; The user's undo records since the send follow the text they typed.
-    (when keep (llmster--shift-undo reply typed-start (- (+ text-start (length text) 2) typed-start))))
+    (when keep
+      (llmster--shift-undo reply typed-start
+                           (- (+ text-start (length (llmster--reply-text reply)) 2) typed-start))))
   (llmster--restore-template reply)
   (when (llmster--reply-new reply)
     (when (and llmster--pending-preset llmster--conversation-id)
@@ -713,16 +721,8 @@ library, the answer asked again back in view, and what ERROR waits for
   (let ((edit (equal (alist-get 'kind (alist-get 'returned (alist-get 'data error))) "edit")))
     (if (not edit)
         (llmster--insert-at reply (llmster--reply-end reply) (format "\n[error: %s]" (alist-get 'message error)))
-      (let* ((inhibit-read-only t)
-             (text-start (marker-position (llmster--reply-text-start reply)))
-             (typed (buffer-substring-no-properties llmster--input-start (point-max))))
-        (let ((buffer-undo-list t))
-          (dolist (o (overlays-in text-start (point-max)))
-            (when (>= (overlay-start o) text-start) (delete-overlay o)))
-          (delete-region text-start (point-max))
-          (goto-char text-start)
-          (insert (llmster--reply-text reply))
-          (set-marker llmster--input-start text-start))
+      (let ((typed (buffer-substring-no-properties llmster--input-start (point-max))))
+        (llmster--put-back-message reply)
         (setq llmster--edit-next (llmster--joined-input (or (llmster--reply-displaced reply) "") typed)
               llmster--returned 'edit)
         (llmster--restore-template reply)
