@@ -30,8 +30,7 @@ struct ReplyPersistence: Sendable {
 
         private(set) var state: ReplyState
         private(set) var start = SavedLength()
-        /// Where each tool call sits in the answer and reasoning as far as `state` reaches, which a cut state cannot
-        /// say.
+        /// Where each tool call of `state` sits in the whole answer and reasoning, which a cut state cannot say.
         private(set) var toolCallOffsets: [(answer: Int, reasoning: Int)]
 
         /// The whole of `state`.
@@ -52,8 +51,11 @@ struct ReplyPersistence: Sendable {
             self.state.answer = Self.text(state.answer, from: saved.text, atMost: limit)
             self.state.reasoning = Self.text(state.reasoning, from: saved.reasoning, atMost: limit)
             start = saved
+            // The calls the cut text reaches: a later one saved now would show before text that comes before it.
             let reach = length
-            toolCallOffsets = toolCallOffsets.map { (min($0.answer, reach.text), min($0.reasoning, reach.reasoning)) }
+            let reached = toolCallOffsets.prefix { $0.answer <= reach.text && $0.reasoning <= reach.reasoning }.count
+            toolCallOffsets.removeLast(toolCallOffsets.count - reached)
+            self.state.toolCalls.removeLast(self.state.toolCalls.count - reached)
         }
 
         /// The lengths of the answer and reasoning up to where `state` reaches.
@@ -63,12 +65,17 @@ struct ReplyPersistence: Sendable {
         }
 
         /// At most `limit` UTF-8 bytes of `text` from `offset` (the end of text appended earlier, so a character
-        /// boundary), ending at a scalar boundary.
+        /// boundary), ending at a scalar boundary and not between two newlines (the separator of two parts, which the
+        /// library reads whole).
         private static func text(_ text: String, from offset: Int, atMost limit: Int) -> String {
             let utf8 = text.utf8
             let start = utf8.index(utf8.startIndex, offsetBy: offset)
             var end = utf8.index(start, offsetBy: limit, limitedBy: utf8.endIndex) ?? utf8.endIndex
-            while end > start, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { utf8.formIndex(before: &end) }
+            while end > start, end < utf8.endIndex,
+                utf8[end] & 0xC0 == 0x80 || utf8[end] == 0x0A && utf8[utf8.index(before: end)] == 0x0A
+            {
+                utf8.formIndex(before: &end)
+            }
             return String(decoding: utf8[start..<end], as: UTF8.self)
         }
     }

@@ -90,6 +90,14 @@ import Testing
             persistence.saveArrived(arrived, to: reply.library)
             saves += 1
             try #require(saves < 100, "the saves do not catch up")
+            // What a reader sees meanwhile is a start of the reply: no part separator cut in two, and no tool call
+            // before text that comes before it.
+            let saved = try reply.saved().text.utf8.count
+            let answer = Array(reply.state.answer.utf8)
+            #expect(saved == answer.count || !(answer[saved - 1] == 0x0A && answer[saved] == 0x0A), "cut at \(saved)")
+            let calls = try reply.library.toolCalls(messageId: reply.messageId)
+            let offsets = reply.state.toolCallOffsets
+            #expect(calls.allSatisfy { $0.answerOffset == offsets[$0.position].answer }, "a call moved at \(saved)")
         }
 
         #expect(saves > 4)
