@@ -111,11 +111,11 @@ public actor ChatSession {
 
     /// `submit` for a face (or a test) that asks nothing: `turn` as it is, in a fresh server context when `freshContext`
     /// asks for one (with `recap`, starting with a recap of the earlier turns), else in the context the conversation has;
-    /// returns the saved reply, or throws what refused the turn (`TurnOutcome.savedReply()`). With
-    /// `discardingNewConversation`, a turn not sent removes the conversation the caller made for it.
+    /// returns the saved reply, or throws what refused the turn (`TurnOutcome.savedReply()`). `opened` is as for
+    /// `submit`: a turn not sent removes the conversation it made, and puts back what its overrides changed.
     public func send(
         _ turn: Turn, in conversationId: String, freshContext: Bool = false, recap: Bool = false,
-        discardingNewConversation: Bool = false,
+        opened: OpenedConversation? = nil,
         display: @escaping ReplyObserver,
         replyCreated: (@Sendable (String) async -> Void)? = nil
     ) async throws -> SavedReply {
@@ -123,7 +123,7 @@ public actor ChatSession {
             text: turn.text, images: turn.images, context: turn.context,
             serverContext: freshContext ? recap ? .recap : .empty : .keep)
         return try await submit(
-            submission, in: conversationId, createdForTurn: discardingNewConversation,
+            submission, in: conversationId, opened: opened,
             display: display, replyCreated: replyCreated
         ).savedReply()
     }

@@ -109,7 +109,7 @@ import Testing
         await #expect(throws: ChatError.self) {
             try await harness.session.send(
                 Turn(text: "[[sim:status=500]] hello"), in: harness.conversationId,
-                discardingNewConversation: true
+                opened: try harness.openedForTurn()
             ) { _ in }
         }
         let library = try harness.observer()

@@ -1,4 +1,3 @@
-import Chat
 import Foundation
 import HTTP
 import LMStudio
@@ -7,6 +6,8 @@ import Simulator
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import Chat
 
 /// `ChatSession` against the simulator over loopback, with a real library file.
 @Suite struct ChatSessionTests {
@@ -35,6 +36,13 @@ import Testing
             session = ChatSession(
                 client: LMStudioClient(server: fixture.url, token: nil, transport: CurlTransport()),
                 library: library, configuration: configuration, saveInterval: .milliseconds(100))
+        }
+
+        /// The harness's conversation as `openConversation` answers for a conversation it made for the turn.
+        func openedForTurn() throws -> OpenedConversation {
+            let conversation = try #require(try observer().conversation(id: conversationId))
+            return OpenedConversation(
+                conversation: conversation, isNew: true, enabledIntegrations: [], systemPrompt: nil)
         }
 
         /// A second connection to the library file, as another process would have.

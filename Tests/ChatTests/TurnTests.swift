@@ -53,7 +53,7 @@ import Testing
         let harness = try Harness()
         let outcome = await harness.session.submit(
             TurnSubmission(text: "[[sim:status=500]] hi"), in: harness.conversationId,
-            createdForTurn: true
+            opened: try harness.openedForTurn()
         ) { _ in }
         #expect(outcome.returned?.text == "[[sim:status=500]] hi")
         #expect(try harness.observer().conversation(id: harness.conversationId) == nil)

@@ -221,13 +221,12 @@ extension ChatSession {
     /// would overflow the context, or has no model comes back as `needsDecision`; the face submits it again with the
     /// answer. `progress` hears the load policy's steps. A turn not sent leaves the library as the face found it: with
     /// `opened` (`openConversation`'s answer for this turn) a conversation it created goes and what its overrides
-    /// changed is put back, so a refused `-m` typo or prompt leaves the conversation as it was; `createdForTurn` says
-    /// the same of a conversation made without overrides. `stopReason` says why a cancelled reply stopped ("Output closed"); nil gives
+    /// changed is put back, so a refused `-m` typo or prompt leaves the conversation as it was. `stopReason` says why a
+    /// cancelled reply stopped ("Output closed"); nil gives
     /// the usual reason. A resend of the text of the branch's unanswered last turn (which older versions left after a
     /// failed send) answers that turn instead of repeating it.
     public func submit(
-        _ submission: TurnSubmission, in conversationId: String, createdForTurn: Bool = false,
-        opened: OpenedConversation? = nil,
+        _ submission: TurnSubmission, in conversationId: String, opened: OpenedConversation? = nil,
         progress: @escaping @Sendable (TurnStep) async -> Void = { _ in },
         stopReason: @escaping @Sendable () -> String? = { nil },
         display: @escaping ReplyObserver,
@@ -244,7 +243,7 @@ extension ChatSession {
             display: display, replyCreated: replyCreated)
         // Still the conversation's writer: nobody else can have sent to it meanwhile.
         if outcome.reply == nil {
-            if createdForTurn || opened?.isNew == true {
+            if opened?.isNew == true {
                 try? storage { try discardUnanswered(conversationId) }
             } else if let opened {
                 try? storage { try restoreOverridden(opened) }

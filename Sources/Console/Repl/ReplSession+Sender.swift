@@ -11,13 +11,17 @@ import TerminalMarkdown
 extension ReplSession {
     /// The conversation to send on, created (with the `/model` and `/preset` choices) through
     /// `ChatSession.openConversation` when there is none yet.
-    func ensureConversation() async throws -> String {
-        if let conversationId { return conversationId }
+    func ensureConversation() async throws -> String { try await conversationForTurn().id }
+
+    /// `ensureConversation`, with `openConversation`'s answer when the conversation was made now: a turn passes it
+    /// to `ChatSession.submit`, which removes the conversation when the turn is not sent.
+    private func conversationForTurn() async throws -> (id: String, opened: OpenedConversation?) {
+        if let conversationId { return (conversationId, nil) }
         let overrides = ConversationOverrides(model: pendingModel, preset: pendingPreset)
-        let id = try await chat.openConversation(.new, overrides: overrides).conversation.id
-        conversationId = id
+        let opened = try await chat.openConversation(.new, overrides: overrides)
+        conversationId = opened.conversation.id
         pendingPreset = nil
-        return id
+        return (opened.conversation.id, opened)
     }
 
     /// Sends `text` with the waiting images and context items as one turn through `ChatSession.submit`, answering at
@@ -44,10 +48,10 @@ extension ReplSession {
         // (no question at each message). Otherwise the engine says when the turn needs one.
         if submission.serverContext == nil { submission.serverContext = takeServerContextAnswer() }
         while true {
-            let createdForTurn = conversationId == nil
             let preset = pendingPreset
             let id: String
-            do { id = try await ensureConversation() } catch {
+            let opened: OpenedConversation?
+            do { (id, opened) = try await conversationForTurn() } catch {
                 context.warn(App.explanation(of: error, context: context))
                 await returnToLine(submission)
                 return nil
@@ -57,7 +61,7 @@ extension ReplSession {
             let turn = submission
             let result = await stream(conversationId: id, modelName: modelName) { chat, display in
                 let outcome = await chat.submit(
-                    turn, in: id, createdForTurn: createdForTurn,
+                    turn, in: id, opened: opened,
                     progress: { step in
                         if case .model(let step) = step { await progress(step) }
                     }
@@ -66,7 +70,7 @@ extension ReplSession {
                 return reply
             }
             guard case .notSent(let outcome) = result else { return result.exitStatus }
-            if createdForTurn {
+            if opened != nil {
                 // The engine removed the conversation it was made for: the next try makes it again, with the same choices.
                 conversationId = nil
                 pendingPreset = preset
