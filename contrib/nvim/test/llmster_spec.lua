@@ -1600,6 +1600,15 @@ local function new_chat(input)
     local buffer = vim.api.nvim_get_current_buf()
     type_input(buffer, 'echo:which model')
     local offered, prompt
+    -- Declined, the message stays in the input area and nothing is saved.
+    select_with(function(items) offered = items return nil, nil end, function()
+      vim.cmd('LlmsterSend')
+      wait(function() return offered ~= nil and not llmster.streaming(buffer) end, 'the offer')
+    end)
+    assert(text(buffer) == '### You\n\necho:which model', text(buffer))
+    local listed = llmster.request_sync('conversations/list', {}).conversations
+    assert(#listed == 0, vim.inspect(listed))
+    offered = nil
     select_with(function(items, options) offered, prompt = items, options.prompt return 'acme/tiny-1b', 1 end, function()
       vim.cmd('LlmsterSend')
       wait(function() return offered ~= nil and not llmster.streaming(buffer)
