@@ -222,9 +222,8 @@ extension ChatSession {
     /// answer. `progress` hears the load policy's steps. A turn not sent leaves the library as the face found it: with
     /// `opened` (`openConversation`'s answer for this turn) a conversation it created goes and what its overrides
     /// changed is put back, so a refused `-m` typo or prompt leaves the conversation as it was. `stopReason` says why a
-    /// cancelled reply stopped ("Output closed"); nil gives
-    /// the usual reason. A resend of the text of the branch's unanswered last turn (which older versions left after a
-    /// failed send) answers that turn instead of repeating it.
+    /// cancelled reply stopped ("Output closed"); nil gives the usual reason. A resend of the text of the branch's
+    /// unanswered last turn (which older versions left after a failed send) answers that turn instead of repeating it.
     public func submit(
         _ submission: TurnSubmission, in conversationId: String, opened: OpenedConversation? = nil,
         progress: @escaping @Sendable (TurnStep) async -> Void = { _ in },

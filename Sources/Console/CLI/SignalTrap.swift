@@ -112,7 +112,7 @@ private func recordSignal(_ number: Int32) {
     errno = saved
 }
 
-/// The first signal received, shared between the trap's queue and the task that waits.
+/// The first signal received, shared between the trap's thread and the task that waits.
 ///
 /// `SIGPIPE` stands for a reader that went away; a signal the user sent outranks it, since Ctrl-C on `ask | cat` ends
 /// the reader too and the pipe may be seen closed before the signal is.
