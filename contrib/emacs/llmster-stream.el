@@ -164,7 +164,7 @@ answer next in the undo history."
           (llmster--restore-template reply)
           (when edit
             ;; Before the send the chat was editing its last message, which the library holds as current again.
-            (setq llmster--edit-next (or (llmster--reply-displaced reply) ""))
+            (setq llmster--edit-next (llmster--reply-displaced reply))
             (llmster--show-context)
             (run-at-time 0 nil #'llmster--redraw-kept buffer nil))
           ;; Else the message of `llmster--withdraw' says what the library kept.
@@ -191,14 +191,18 @@ Return nil when the library keeps the exchange (a message says why)."
         (while (and (not (llmster--reply-answer reply)) (llmster--live-p) (< (float-time) deadline))
           (accept-process-output llmster--process 0.05)))
       (setq id (alist-get 'id (alist-get 'message (car (llmster--reply-answer reply))))))
-    (or (not (and id llmster--conversation-id))
-        (let ((answer (llmster--call "chat/withdraw" `((conversationId . ,llmster--conversation-id) (messageId . ,id)))))
+    (cond
+     ((not (or id (llmster--reply-answer reply)))
+      (message "llmster: the send got no answer, so the library may keep its exchange")
+      nil)
+     ((not (and id llmster--conversation-id)) t)
+     (t (let ((answer (llmster--call "chat/withdraw" `((conversationId . ,llmster--conversation-id) (messageId . ,id)))))
           (if (cdr answer)
               (progn (message "llmster: the library keeps the exchange: %s" (alist-get 'message (cdr answer)))
                      nil)
             (llmster--show-meter (alist-get 'modelInstanceId (car (last (alist-get 'messages (car answer)))))
                                  (alist-get 'contextMeter (car answer)))
-            t)))))
+            t))))))
 
 (defun llmster--insert-at (reply pos text)
   "Insert TEXT at POS for REPLY, with no undo record.

@@ -723,7 +723,7 @@ library, the answer asked again back in view, and what ERROR waits for
         (llmster--insert-at reply (llmster--reply-end reply) (format "\n[error: %s]" (alist-get 'message error)))
       (let ((typed (buffer-substring-no-properties llmster--input-start (point-max))))
         (llmster--put-back-message reply)
-        (setq llmster--edit-next (llmster--joined-input (or (llmster--reply-displaced reply) "") typed)
+        (setq llmster--edit-next (llmster--joined-input (llmster--reply-displaced reply) typed)
               llmster--returned 'edit)
         (llmster--restore-template reply)
         (llmster--show-context)))
