@@ -187,9 +187,9 @@ local function expand_input(chat, text, keep)
   return vim.trim(table.concat(kept, '\n')), #items > 0 and items or nil
 end
 
--- Sends the chat's input (or, with `options.retry`, asks again for the last answer) and streams the reply.
--- `options`: retry, fresh (a fresh server context; 'recap': one that starts with a recap of the earlier turns), edit
--- (replace the last user message).
+-- Sends the chat's input (or, with `options.retry`, asks again for the last answer) and streams the reply; while the
+-- chat edits its last message, the input replaces it. `options`: retry, fresh (a fresh server context; 'recap': one
+-- that starts with a recap of the earlier turns), overflow (the answer to an overflow decision).
 function M.send_chat(buffer, options)
   buffer = (buffer and buffer ~= 0) and buffer or vim.api.nvim_get_current_buf()
   options = options or {}
@@ -201,8 +201,6 @@ function M.send_chat(buffer, options)
     error('nothing to send: type below the last "### You" line', 0)
   end
   if options.retry and not chat.conversation then error('nothing to regenerate yet', 0) end
-  -- The input the edit displaced, back should the edit be handed back.
-  local displaced = edit and chat.edit_next or nil
   -- A retry or an edit that cannot leave (llmster does not start) fails before the exchange it replaces goes.
   if options.retry or edit then client.start() end
   -- What the send detaches, put back if it comes back unsent.
@@ -272,7 +270,8 @@ function M.send_chat(buffer, options)
   local reply = {
     chat = chat, segments = {}, tools = {}, created = created, preset = preset, retry = options.retry,
     images = params.images, context = not (options.retry or edit) and attached or nil,
-    edit = edit and true or nil, displaced = displaced,
+    -- An edit's reply: the input lines the edit displaced (maybe none), back when it is left or saved.
+    displaced = edit or nil,
     template_preset = not options.retry and template_preset or nil,
     header = mark_at(buffer, header, 0, false),
     finish = mark_at(buffer, header + 1, 0, true),

@@ -75,8 +75,8 @@ function M.detach(buffer, reply)
   reply.detached = true
   local chat = reply.chat
   restore_attachments(chat, reply)
-  if reply.edit then
-    chat.edit_next = reply.displaced or {}
+  if reply.displaced then
+    chat.edit_next = reply.displaced
     chat_module().show_editing(buffer, chat)
   end
   client.cancel_request(reply.id)
@@ -89,7 +89,7 @@ function M.detach(buffer, reply)
     -- No event named the reply yet: it is withdrawn when the send answers (see M.on_reply).
     reply.withdraw_later = true
   end
-  client.notify(reply.edit and 'undo took the edit back: the last message is current again and the edit waits in the input'
+  client.notify(reply.displaced and 'undo took the edit back: the last message is current again and the edit waits in the input'
     or reply.retry and 'undo took the answer asked again back: it is cancelled, and the answer before is current again'
     or 'undo took the message back: the reply is cancelled and the exchange leaves the library', vim.log.levels.INFO)
 end
@@ -661,7 +661,7 @@ function M.on_reply(buffer, reply, result, failure)
     M.finish_reply(buffer, chat)
     local edit = data.returned.kind == 'edit'
     if edit then
-      chat_module().resume_edit(buffer, chat, reply.displaced or {}, M.put_prompt_back(buffer, reply, true))
+      chat_module().resume_edit(buffer, chat, reply.displaced, M.put_prompt_back(buffer, reply, true))
       restore_attachments(chat, reply)
     end
     local fresh = decision.type == 'fresh_context'
