@@ -103,6 +103,17 @@
     (kill-buffer buffer)
     (llmster id)))
 
+(defun llmster-test--send-undoably (text seen)
+  "Type TEXT at the end of this chat as an undo step of its own and send it.
+Waits until the reply shows SEEN."
+  (goto-char (point-max))
+  (undo-boundary)
+  (insert text)
+  (undo-boundary)
+  (llmster-send)
+  (llmster-test--wait (lambda () (save-excursion (goto-char (point-min))
+                                                 (search-forward (concat "### Assistant\n" seen) nil t)))))
+
 (defun llmster-test--send (buffer text)
   "Type TEXT in chat BUFFER and send it."
   (with-current-buffer buffer
@@ -287,12 +298,7 @@
     (let ((buffer (llmster)))
       (with-current-buffer buffer
         (buffer-enable-undo)
-        (goto-char (point-max))
-        (undo-boundary)
-        (insert "[[sim:stall=30]] echo:alpha beta gamma delta")
-        (undo-boundary)
-        (llmster-send)
-        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\nalpha" nil t))))
+        (llmster-test--send-undoably "[[sim:stall=30]] echo:alpha beta gamma delta" "alpha")
         (let ((last-command nil)) (undo))
         ;; As before the send: the text in the input, nothing streaming; the library keeps the exchange.
         (should-not (llmster-streaming-p))
@@ -1807,12 +1813,7 @@ without events; a cancel during it says the server finishes the prompt first."
           (llmster-test--wait-reply buffer)
           (llmster-apply-preset "same")
           (llmster-add-context (make-temp-file "llmster-notes-" nil ".txt" "the notes\n") buffer)
-          (goto-char (point-max))
-          (undo-boundary)
-          (insert "[[sim:stall=30]] echo:slow one two three four")
-          (undo-boundary)
-          (llmster-send)
-          (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\nslow" nil t))))
+          (llmster-test--send-undoably "[[sim:stall=30]] echo:slow one two three four" "slow")
           (let ((last-command nil)) (undo))
           (should-not (llmster-streaming-p))
           (should (equal (buffer-substring-no-properties llmster--input-start (point-max))
@@ -1841,11 +1842,7 @@ without events; a cancel during it says the server finishes the prompt first."
           ;; Undo while an edit streams leaves the chat editing its last message again, shown as the library holds it.
           (llmster-edit-last)
           (delete-region llmster--input-start (point-max))
-          (undo-boundary)
-          (insert "[[sim:stall=30]] echo:slow edit one two three")
-          (undo-boundary)
-          (llmster-send)
-          (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\nslow" nil t))))
+          (llmster-test--send-undoably "[[sim:stall=30]] echo:slow edit one two three" "slow")
           (let ((last-command nil)) (undo))
           (should-not (llmster-streaming-p))
           (should llmster--edit-next)
@@ -1867,12 +1864,7 @@ without events; a cancel during it says the server finishes the prompt first."
         (buffer-enable-undo)
         (llmster-test--send buffer "echo:one")
         (llmster-test--wait-reply buffer)
-        (goto-char (point-max))
-        (undo-boundary)
-        (insert "[[sim:stall=30]] echo:slow one two three four")
-        (undo-boundary)
-        (llmster-send)
-        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\nslow" nil t))))
+        (llmster-test--send-undoably "[[sim:stall=30]] echo:slow one two three four" "slow")
         (let ((call (symbol-function 'llmster--call)))
           (cl-letf (((symbol-function 'llmster--call)
                      (lambda (method &rest args)

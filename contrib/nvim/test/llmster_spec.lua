@@ -204,6 +204,18 @@ local function new_chat(input)
   local function saved(buffer)
     return llmster.request_sync('conversations/get', { id = llmster.chat(buffer).conversation })
   end
+  -- Runs `body` with `lines` added to the suite's config, which it then puts back as it was, also when `body` fails.
+  -- Written before `body` starts a request: llmster rpc reads a changed config at the next request that finds none
+  -- running.
+  local function with_config(lines, body)
+    local path = vim.env.XDG_CONFIG_HOME .. '/llmster/config'
+    vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+    local before = vim.fn.filereadable(path) == 1 and vim.fn.readfile(path) or {}
+    vim.fn.writefile(vim.list_extend(vim.deepcopy(before), lines), path)
+    local ok, failure = pcall(body)
+    vim.fn.writefile(before, path)
+    assert(ok, failure)
+  end
   local function reset_simulator()
     vim.fn.system({ 'curl', '-s', '-X', 'POST', url .. '/__sim/reset' })
     assert(vim.v.shell_error == 0, 'the simulator reset')
@@ -222,78 +234,75 @@ local function new_chat(input)
   end
 
   test('undo while a reply streams cancels it and leaves the chat usable', function()
-    -- Written while nothing runs, so llmster rpc reads it again at the next request.
-    local config = vim.env.XDG_CONFIG_HOME .. '/llmster/config'
-    vim.fn.mkdir(vim.fn.fnamemodify(config, ':h'), 'p')
-    vim.fn.writefile({ 'preset.polite.template = {{input}}, please' }, config)
-    local buffer = new_chat('echo:one')
-    llmster.edit_last(buffer)
-    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:one edited' })
-    llmster.send_chat(buffer)
-    wait(function() return not llmster.streaming(buffer) end, 'the edited reply')
-    local file = vim.fn.tempname() .. '.txt'
-    vim.fn.writefile({ 'remember this' }, file)
-    llmster.add_context(file, buffer)
-    llmster.apply_preset('polite', buffer)
-    type_input(buffer, '[[sim:stall=1]] echo:slow two three four five six seven')
-    local typed = text(buffer)
-    -- Headless Neovim keeps a script's changes in one undo block: end the typing's block, as a key press would.
-    vim.cmd('let &undolevels = &undolevels')
-    vim.v.errmsg = ''
-    local seen = notifications(function()
+    with_config({ 'preset.polite.template = {{input}}, please' }, function()
+      local buffer = new_chat('echo:one')
+      llmster.edit_last(buffer)
+      vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:one edited' })
+      llmster.send_chat(buffer)
+      wait(function() return not llmster.streaming(buffer) end, 'the edited reply')
+      local file = vim.fn.tempname() .. '.txt'
+      vim.fn.writefile({ 'remember this' }, file)
+      llmster.add_context(file, buffer)
+      llmster.apply_preset('polite', buffer)
+      type_input(buffer, '[[sim:stall=1]] echo:slow two three four five six seven')
+      local typed = text(buffer)
+      -- Headless Neovim keeps a script's changes in one undo block: end the typing's block, as a key press would.
+      vim.cmd('let &undolevels = &undolevels')
+      vim.v.errmsg = ''
+      local seen = notifications(function()
+        vim.cmd('LlmsterSend')
+        wait(function() return text(buffer):find('### Assistant\nslow') ~= nil end, 'the first words')
+        vim.cmd('silent undo')
+        wait(function() return not llmster.streaming(buffer) end, 'the reply to stop')
+      end)
+      assert(text(buffer) == typed, 'undo took the send back: ' .. text(buffer))
+      local errors = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, seen)
+      assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
+      assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
+      assert(#llmster.context(buffer) == 1, 'the context item taken back waits again: ' .. vim.inspect(llmster.context(buffer)))
+      assert(llmster.chat(buffer).template_preset == 'polite', 'the template taken back waits again')
+      -- The library withdrew the exchange too: it holds what the buffer shows.
+      local texts
+      wait(function()
+        texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
+        return #texts == 2
+      end, 'the exchange to leave the library')
+      assert(vim.deep_equal(texts, { 'echo:one edited', 'one edited' }), vim.inspect(texts))
+      -- Regenerate answers the message shown last, and its versions are offered.
+      vim.cmd('LlmsterRegenerate')
+      wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
+      assert(last_chat_input() == 'echo:one edited', last_chat_input())
+      assert(text(buffer):match('### You\necho:one edited\n\n### Assistant\none edited\n\n### You\n\n%[%[sim:stall=1%]%] echo:slow'), text(buffer))
+      local versions
+      select_with(function(items) versions = #items return nil, nil end, function() llmster.pick_alternative(buffer, true) end)
+      assert(versions == 2, 'the two versions of the message: ' .. tostring(versions))
       vim.cmd('LlmsterSend')
-      wait(function() return text(buffer):find('### Assistant\nslow') ~= nil end, 'the first words')
+      wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
+      assert(text(buffer):match('### Assistant\nslow two three four five six seven, please\n\n### You\n$'), text(buffer))
+      -- Undo while an edit streams leaves the chat editing its last message again, which the library holds as current.
+      llmster.edit_last(buffer)
+      local function replace_input(line)
+        local rows = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
+        local header = #rows
+        while rows[header] ~= '### You' do header = header - 1 end
+        vim.api.nvim_buf_set_lines(buffer, header, -1, false, { line })
+      end
+      replace_input('[[sim:stall=1]] echo:slow edit one two three four')
+      local editing = text(buffer)
+      vim.cmd('let &undolevels = &undolevels')
+      llmster.send_chat(buffer)
+      wait(function() return text(buffer):find('### Assistant\nslow edit') ~= nil end, 'the first words of the edit')
       vim.cmd('silent undo')
-      wait(function() return not llmster.streaming(buffer) end, 'the reply to stop')
+      wait(function() return not llmster.streaming(buffer) and not llmster.chat(buffer).withdrawing end, 'the edit to stop')
+      assert(text(buffer) == editing and llmster.editing(buffer), 'undo took the edit back: ' .. text(buffer))
+      local last = saved(buffer).messages
+      assert(last[#last].text == 'slow two three four five six seven, please', 'the library holds the last message again: ' .. vim.inspect(last))
+      replace_input('echo:edited at last')
+      llmster.send_chat(buffer)
+      wait(function() return not llmster.streaming(buffer) end, 'the edit sent again')
+      last = saved(buffer).messages
+      assert(#last == 4 and last[4].text == 'edited at last', 'the edit replaced the last message: ' .. vim.inspect(last))
     end)
-    assert(text(buffer) == typed, 'undo took the send back: ' .. text(buffer))
-    local errors = vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, seen)
-    assert(#errors == 0 and vim.v.errmsg == '', vim.inspect(errors) .. vim.v.errmsg)
-    assert(not llmster.statusline():find('streaming', 1, true), llmster.statusline())
-    assert(#llmster.context(buffer) == 1, 'the context item taken back waits again: ' .. vim.inspect(llmster.context(buffer)))
-    assert(llmster.chat(buffer).template_preset == 'polite', 'the template taken back waits again')
-    -- The library withdrew the exchange too: it holds what the buffer shows.
-    local texts
-    wait(function()
-      texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
-      return #texts == 2
-    end, 'the exchange to leave the library')
-    assert(vim.deep_equal(texts, { 'echo:one edited', 'one edited' }), vim.inspect(texts))
-    -- Regenerate answers the message shown last, and its versions are offered.
-    vim.cmd('LlmsterRegenerate')
-    wait(function() return not llmster.streaming(buffer) end, 'the regenerated reply')
-    assert(last_chat_input() == 'echo:one edited', last_chat_input())
-    assert(text(buffer):match('### You\necho:one edited\n\n### Assistant\none edited\n\n### You\n\n%[%[sim:stall=1%]%] echo:slow'), text(buffer))
-    local versions
-    select_with(function(items) versions = #items return nil, nil end, function() llmster.pick_alternative(buffer, true) end)
-    assert(versions == 2, 'the two versions of the message: ' .. tostring(versions))
-    vim.cmd('LlmsterSend')
-    wait(function() return not llmster.streaming(buffer) end, 'the reply sent again')
-    vim.fn.delete(config)
-    assert(text(buffer):match('### Assistant\nslow two three four five six seven, please\n\n### You\n$'), text(buffer))
-    -- Undo while an edit streams leaves the chat editing its last message again, which the library holds as current.
-    llmster.edit_last(buffer)
-    local function replace_input(line)
-      local rows = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
-      local header = #rows
-      while rows[header] ~= '### You' do header = header - 1 end
-      vim.api.nvim_buf_set_lines(buffer, header, -1, false, { line })
-    end
-    replace_input('[[sim:stall=1]] echo:slow edit one two three four')
-    local editing = text(buffer)
-    vim.cmd('let &undolevels = &undolevels')
-    llmster.send_chat(buffer)
-    wait(function() return text(buffer):find('### Assistant\nslow edit') ~= nil end, 'the first words of the edit')
-    vim.cmd('silent undo')
-    wait(function() return not llmster.streaming(buffer) and not llmster.chat(buffer).withdrawing end, 'the edit to stop')
-    assert(text(buffer) == editing and llmster.editing(buffer), 'undo took the edit back: ' .. text(buffer))
-    local last = saved(buffer).messages
-    assert(last[#last].text == 'slow two three four five six seven, please', 'the library holds the last message again: ' .. vim.inspect(last))
-    replace_input('echo:edited at last')
-    llmster.send_chat(buffer)
-    wait(function() return not llmster.streaming(buffer) end, 'the edit sent again')
-    last = saved(buffer).messages
-    assert(#last == 4 and last[4].text == 'edited at last', 'the edit replaced the last message: ' .. vim.inspect(last))
   end)
 
   test('undo while an answer asked again streams brings the answer before back, here and in the library', function()
@@ -302,7 +311,10 @@ local function new_chat(input)
     vim.cmd('LlmsterSend')
     wait(function() return not llmster.streaming(buffer) end, 'the first answer')
     local shown = saved(buffer).messages[4].id
-    vim.wait(100, function() return false end)
+    -- What the reply's end scheduled (callbacks run in order) has drawn before the text is taken.
+    local flushed = false
+    vim.schedule(function() flushed = true end)
+    wait(function() return flushed end, 'the drawing scheduled at the reply\'s end')
     local before = text(buffer)
     vim.cmd('let &undolevels = &undolevels')
     vim.v.errmsg = ''
@@ -1396,20 +1408,17 @@ local function new_chat(input)
   end)
 
   test('integrations are turned on and off for a chat', function()
-    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
-    vim.fn.mkdir(dir, 'p')
-    local config = vim.fn.filereadable(dir .. '/config') == 1 and vim.fn.readfile(dir .. '/config') or {}
-    vim.fn.writefile(vim.list_extend(vim.deepcopy(config), { 'integration.docs = https://docs.example.com/mcp' }), dir .. '/config')
-    local buffer = llmster.open()
-    send_and_wait(buffer, 'echo:plain')
-    vim.api.nvim_set_current_buf(buffer)
-    vim.cmd('LlmsterIntegrations docs')
-    assert(vim.deep_equal(conversation_of(buffer).integrations, { 'docs' }), vim.inspect(conversation_of(buffer).integrations))
-    vim.cmd('LlmsterIntegrations')
-    local now = conversation_of(buffer).integrations
-    assert(now == nil or now == vim.NIL or #now == 0, vim.inspect(now))
-    assert(not pcall(llmster.set_integrations, { 'nope' }, buffer), 'an unknown name is refused')
-    vim.fn.writefile(config, dir .. '/config')
+    with_config({ 'integration.docs = https://docs.example.com/mcp' }, function()
+      local buffer = llmster.open()
+      send_and_wait(buffer, 'echo:plain')
+      vim.api.nvim_set_current_buf(buffer)
+      vim.cmd('LlmsterIntegrations docs')
+      assert(vim.deep_equal(conversation_of(buffer).integrations, { 'docs' }), vim.inspect(conversation_of(buffer).integrations))
+      vim.cmd('LlmsterIntegrations')
+      local now = conversation_of(buffer).integrations
+      assert(now == nil or now == vim.NIL or #now == 0, vim.inspect(now))
+      assert(not pcall(llmster.set_integrations, { 'nope' }, buffer), 'an unknown name is refused')
+    end)
   end)
 
   test('control characters in model output are shown as visible escapes, never as raw bytes', function()
@@ -1660,11 +1669,7 @@ local function new_chat(input)
   end)
 
   test('the open transcript is the reopened one: markers, reasoning time, chips, template, meter', function()
-    local dir = vim.env.XDG_CONFIG_HOME .. '/llmster'
-    vim.fn.mkdir(dir, 'p')
-    local config = vim.fn.filereadable(dir .. '/config') == 1 and vim.fn.readfile(dir .. '/config') or {}
-    vim.fn.writefile(vim.list_extend(vim.deepcopy(config), { 'preset.kindly.template = {{input}}, kindly' }), dir .. '/config')
-    local ok, failure = pcall(function()
+    with_config({ 'preset.kindly.template = {{input}}, kindly' }, function()
       local notes = home .. '/chips.txt'
       vim.fn.writefile({ 'chip words' }, notes)
       local buffer = new_chat('[[sim:reasoning]] echo:think')
@@ -1689,8 +1694,6 @@ local function new_chat(input)
       assert(vim.deep_equal(llmster.folds(reopened), open_folds), vim.inspect(open_folds) .. vim.inspect(llmster.folds(reopened)))
       assert(llmster.statusline():find(answer.contextMeter.label, 1, true), llmster.statusline())
     end)
-    vim.fn.writefile(config, dir .. '/config')
-    assert(ok, failure)
   end)
 
   test('a conversation changed elsewhere is drawn again from the library', function()
