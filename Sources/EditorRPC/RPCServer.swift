@@ -28,7 +28,7 @@ public actor RPCServer {
     let makeSession: SessionFactory
     /// Reads the settings again (`config/reload`, or the file changed); nil: they stay as read at start.
     let reloadConfiguration: (@Sendable () throws -> Configuration)?
-    /// The configuration file's state when the session was made.
+    /// The configuration file's state when its settings were last read (at `initialize` or a reload).
     var configurationStamp: ConfigurationStamp?
     private let methods: MethodRegistry
     private let output: @Sendable ([UInt8]) -> Void
@@ -87,7 +87,7 @@ public actor RPCServer {
 
     /// Handles one frame; when it is `shutdown`, stops the running requests, answers it and returns true.
     private func handle(_ frame: Frame) async -> Bool {
-        guard let shutdownId = receive(frame) else { return false }
+        guard let shutdownId = await receive(frame) else { return false }
         await stopRunning()
         send(response: shutdownId, result: .null)
         return true
@@ -101,7 +101,7 @@ public actor RPCServer {
     }
 
     /// Handles one frame; returns the request id when it is `shutdown`.
-    private func receive(_ frame: Frame) -> RequestId? {
+    private func receive(_ frame: Frame) async -> RequestId? {
         let bytes: [UInt8]
         switch frame {
         case .oversized(let limit):
@@ -165,9 +165,9 @@ public actor RPCServer {
         case "shutdown":
             return id
         case "config/reload":
-            reload(id: id)
+            await reload(id: id)
         default:
-            dispatch(method, id: id, params: params)
+            await dispatch(method, id: id, params: params)
         }
         return nil
     }
@@ -213,8 +213,8 @@ public actor RPCServer {
         }
     }
 
-    private func dispatch(_ method: String, id: RequestId, params: Params) {
-        if session != nil { reloadIfChanged() }
+    private func dispatch(_ method: String, id: RequestId, params: Params) async {
+        await reloadIfChanged()
         guard let session else {
             send(
                 response: id,

@@ -24,6 +24,38 @@ import Testing
         await rpc.closeInput()
     }
 
+    /// Settings read again keep what the editor handed llmster rpc for the turns in hand: a context item waiting for
+    /// the next message goes with it, and undoing an answer asked again still brings the one before back (a reload
+    /// used to make a new session, which knew neither).
+    @Test func settingsReadAgainKeepTheWaitingContextAndWhatAnUndoBringsBack() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let (conversation, shown) = try await TurnEdgeMethodTests.twoExchanges(rpc)
+        let again = try #require(
+            await rpc.call("chat/send", ["conversationId": conversation, "retry": true])?["result"]?["message"]?["id"])
+        let added = await rpc.call(
+            "context/add", ["conversationId": conversation, "name": "notes", "text": "kept across the reload"])
+        #expect(added?["result"]?["items"]?.array.count == 1, "\(String(describing: added))")
+        try rpc.sandbox.write("preset.pirate.system = Arr.\n", to: "config/llmster/config")
+        let names = await rpc.call("presets/list")?["result"]?["presets"]?.array.compactMap { $0["name"]?.string }
+        #expect(names == ["pirate"], "the changed file was read again")
+        #expect(await rpc.call("config/reload")?["result"] != nil)
+
+        let withdrawn = try #require(
+            await rpc.call("chat/withdraw", ["conversationId": conversation, "messageId": again])?["result"])
+        #expect(
+            withdrawn["messages"]?.array.compactMap { $0["text"]?.string } == ["echo:one", "one", "echo:two", "two"],
+            "only the answer asked again went: \(withdrawn)")
+        #expect(withdrawn["messages"]?.array.last?["id"] == shown, "the answer shown before it is current again")
+        #expect(await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:three"])?["result"] != nil)
+        #expect(
+            fixture.requests(to: "/api/v1/chat").last?.field("input")
+                == "notes:\n```\nkept across the reload\n```\n\necho:three",
+            "the waiting item went with the next message")
+        await rpc.closeInput()
+    }
+
     @Test func aModelChosenBeforeTheFirstMessageFollowsTheLoadPolicy() async throws {
         let fixture = try SimulatorFixture()
         let rpc = try RPCHarness(serverURL: fixture.url)

@@ -13,20 +13,36 @@ extension ChatSession {
         try switchServer(to: reference, explicitly: true)
     }
 
-    private func switchServer(to reference: String, explicitly: Bool) throws -> Configuration {
+    /// Puts `settings` (the configuration file read again: an editor's `config/reload`) in effect, with a new client
+    /// for the server they name; returns them.
+    ///
+    /// Everything else this session holds stays: its library connection (so its own commits are still told apart
+    /// from other processes'), the context items waiting for a message, and what an undo of the last edit or answer
+    /// asked again makes current. A session made without `makeClient` throws as ``useServer(_:)`` does.
+    @discardableResult
+    public func reconfigure(_ settings: Configuration) throws -> Configuration {
         guard let makeClient else {
+            throw ConfigurationError.invalidValue(
+                key: "server", value: settings.server,
+                expected: "the server this session started with (it cannot change)")
+        }
+        let client: LMStudioClient
+        do { client = try makeClient(settings) } catch let error as CredentialsError {
+            throw ChatError.credentials(error)
+        }
+        setServer(ServerInUse(configuration: settings, client: client))
+        invalidateModels()
+        return settings
+    }
+
+    private func switchServer(to reference: String, explicitly: Bool) throws -> Configuration {
+        guard makeClient != nil else {
             throw ConfigurationError.invalidValue(
                 key: "server", value: reference, expected: "the server this session started with (it cannot change)")
         }
         var chosen = configuration
         try chosen.selectServer(reference, explicitly: explicitly)
-        let client: LMStudioClient
-        do { client = try makeClient(chosen) } catch let error as CredentialsError {
-            throw ChatError.credentials(error)
-        }
-        setServer(ServerInUse(configuration: chosen, client: client))
-        invalidateModels()
-        return chosen
+        return try reconfigure(chosen)
     }
 
     /// Continues `conversation` on the `server.NAME` profile its last reply came from: switches to it when the server
