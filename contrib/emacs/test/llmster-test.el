@@ -1877,6 +1877,18 @@ without events; a cancel during it says the server finishes the prompt first."
         (should (member "llmster: the library keeps the exchange: refused for the test" said))
         (should-not (cl-some (lambda (line) (string-match-p "exchange withdrawn" line)) said))))))
 
+;; A process that reads and never answers stands in for an llmster whose send got stuck before its first event.
+(ert-deftest llmster-test-an-undo-whose-send-never-answered-says-the-library-may-keep-it ()
+  (let* ((llmster--process (make-process :name "silent llmster" :command '("cat") :connection-type 'pipe :noquery t))
+         (llmster-request-timeout 0.3)
+         (said nil))
+    (unwind-protect
+        (cl-letf (((symbol-function 'message)
+                   (lambda (format &rest args) (when format (push (apply #'format format args) said)))))
+          (should-not (llmster--withdraw (llmster--make-reply)))
+          (should (equal said '("llmster: the send got no answer, so the library may keep its exchange"))))
+      (delete-process llmster--process))))
+
 (ert-deftest llmster-test-a-chat-changed-elsewhere-is-drawn-again ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)) (shown nil))
