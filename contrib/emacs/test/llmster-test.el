@@ -1798,7 +1798,7 @@ without events; a cancel during it says the server finishes the prompt first."
 
 (ert-deftest llmster-test-undo-while-streaming-withdraws-the-exchange-from-the-library ()
   (llmster-test--with-llmster
-    (llmster-test--write-config "preset.same.template = {{input}}")
+    (llmster-test--write-config "preset.polite.template = {{input}}, please")
     (let ((buffer (llmster)))
       (with-current-buffer buffer
         (buffer-enable-undo)
@@ -1811,7 +1811,7 @@ without events; a cancel during it says the server finishes the prompt first."
           (insert " edited")
           (llmster-send)
           (llmster-test--wait-reply buffer)
-          (llmster-apply-preset "same")
+          (llmster-apply-preset "polite")
           (llmster-add-context (make-temp-file "llmster-notes-" nil ".txt" "the notes\n") buffer)
           (llmster-test--send-undoably "[[sim:stall=30]] echo:slow one two three four" "slow")
           (let ((last-command nil)) (undo))
@@ -1819,7 +1819,7 @@ without events; a cancel during it says the server finishes the prompt first."
           (should (equal (buffer-substring-no-properties llmster--input-start (point-max))
                          "[[sim:stall=30]] echo:slow one two three four"))
           ;; The template the send filled and the context item it took wait for the message again.
-          (should (equal llmster--template-preset "same"))
+          (should (equal llmster--template-preset "polite"))
           (should (equal (length llmster--context) 1))
           ;; The library holds what the buffer shows.
           (should (equal (texts) '("echo:one edited" "one edited")))
@@ -1835,10 +1835,10 @@ without events; a cancel during it says the server finishes the prompt first."
           (insert "echo:after")
           (llmster-send)
           (llmster-test--wait-reply buffer)
-          ;; The context item taken back went with it.
-          (should (string-match-p "### Assistant\none edited\n\n### You\necho:after\n\n\\[context: llmster-notes-[^]]+\\.txt]\n\n### Assistant\nafter\n\n### You\n\\'" (buffer-string)))
+          ;; The template taken back filled it, and the context item taken back went with it.
+          (should (string-match-p "### Assistant\none edited\n\n### You\necho:after, please\n\n\\[context: llmster-notes-[^]]+\\.txt]\n\n### Assistant\nafter, please\n\n### You\n\\'" (buffer-string)))
           (should-not llmster--context)
-          (should (equal (texts) '("echo:one edited" "one edited" "echo:after" "after")))
+          (should (equal (texts) '("echo:one edited" "one edited" "echo:after, please" "after, please")))
           ;; Undo while an edit streams leaves the chat editing its last message again, shown as the library holds it.
           (llmster-edit-last)
           (delete-region llmster--input-start (point-max))
@@ -1846,8 +1846,8 @@ without events; a cancel during it says the server finishes the prompt first."
           (let ((last-command nil)) (undo))
           (should-not (llmster-streaming-p))
           (should llmster--edit-next)
-          (should (equal (texts) '("echo:one edited" "one edited" "echo:after" "after")))
-          (llmster-test--wait (lambda () (string-match-p "### You\necho:after\n\n\\[context: llmster-notes-[^]]+\\.txt]\n\n### Assistant\nafter\n" (buffer-string))))
+          (should (equal (texts) '("echo:one edited" "one edited" "echo:after, please" "after, please")))
+          (llmster-test--wait (lambda () (string-match-p "### You\necho:after, please\n\n\\[context: llmster-notes-[^]]+\\.txt]\n\n### Assistant\nafter, please\n" (buffer-string))))
           (should (equal (buffer-substring-no-properties llmster--input-start (point-max))
                          "[[sim:stall=30]] echo:slow edit one two three"))
           (delete-region llmster--input-start (point-max))
