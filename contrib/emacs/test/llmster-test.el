@@ -1835,8 +1835,9 @@ without events; a cancel during it says the server finishes the prompt first."
           (insert "echo:after")
           (llmster-send)
           (llmster-test--wait-reply buffer)
-          ;; The template taken back filled it, and the context item taken back went with it.
-          (should (string-match-p "### Assistant\none edited\n\n### You\necho:after, please\n\n\\[context: llmster-notes-[^]]+\\.txt]\n\n### Assistant\nafter, please\n\n### You\n\\'" (buffer-string)))
+          ;; The template taken back filled it, and the context item taken back went with it (the message is drawn
+          ;; again from the library once the reply ends).
+          (llmster-test--wait (lambda () (string-match-p "### Assistant\none edited\n\n### You\necho:after, please\n\n\\[context: llmster-notes-[^]]+\\.txt]\n\n### Assistant\nafter, please\n\n### You\n\\'" (buffer-string))))
           (should-not llmster--context)
           (should (equal (texts) '("echo:one edited" "one edited" "echo:after, please" "after, please")))
           ;; Undo while an edit streams leaves the chat editing its last message again, shown as the library holds it.
