@@ -49,7 +49,7 @@ public final class ConversationLock {
                 let here = heldHere.withLock { $0.contains(path) }
                 throw LibraryError.conversationInUse(
                     conversationId: conversationId, inThisProcess: here,
-                    holders: here ? [] : LibraryLock.holders(inode: UInt64(held.st_ino)))
+                    holders: here ? [] : LibraryLock.holders(device: UInt64(held.st_dev), inode: UInt64(held.st_ino)))
             }
             var current = stat()
             if stat(path, &current) == 0, current.st_ino == held.st_ino, current.st_dev == held.st_dev {

@@ -95,7 +95,7 @@ final class LibraryLock {
             // A failed conversion has already dropped the shared lock: take it back.
             flock(descriptor, LOCK_SH)
             guard ContinuousClock.now < deadline else {
-                throw LibraryError.inUse(path: library, holders: Self.holders(inode: key.inode))
+                throw LibraryError.inUse(path: library, holders: Self.holders(device: key.device, inode: key.inode))
             }
             usleep(20_000)
         }
@@ -103,18 +103,10 @@ final class LibraryLock {
         return try body()
     }
 
-    /// "pid (command)" for each other process holding a lock on the file with this inode, from `/proc/locks`.
-    static func holders(inode: UInt64) -> [String] {
+    /// "pid (command)" for each other process holding a lock on the file with this device and inode, from `/proc/locks`.
+    static func holders(device: UInt64, inode: UInt64) -> [String] {
         let table = String(decoding: procFile("/proc/locks"), as: UTF8.self)
-        var pids: [Int32] = []
-        for line in table.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            // "1: FLOCK  ADVISORY  READ  1234 00:2a:5678 0 EOF"; waiting requests have "->" after the number.
-            guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]), pid != getpid(),
-                fields[5].split(separator: ":").last.flatMap({ UInt64($0) }) == inode, !pids.contains(pid)
-            else { continue }
-            pids.append(pid)
-        }
+        let pids = lockingProcesses(in: table, device: device, inode: inode).filter { $0 != getpid() }
         return pids.map { pid in
             let bytes = procFile("/proc/\(pid)/cmdline")
             let words = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
@@ -125,6 +117,26 @@ final class LibraryLock {
             let shown = command.count > 60 ? command.prefix(59) + "…" : Substring(command)
             return shown.isEmpty ? "\(pid)" : "\(pid) (\(shown))"
         }
+    }
+
+    /// The processes `table` (the text of `/proc/locks`) lists as holding an `flock` on the file with
+    /// this device and inode, each once. The kernel writes a file as "MAJOR:MINOR:INODE", the device numbers in hex;
+    /// an inode alone would also match files of other file systems.
+    static func lockingProcesses(in table: String, device: UInt64, inode: UInt64) -> [Int32] {
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        var pids: [Int32] = []
+        for line in table.split(separator: "\n") {
+            // "1: FLOCK  ADVISORY  READ  1234 00:2a:5678 0 EOF"; waiting requests have "->" after the number.
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]) else { continue }
+            let file = fields[5].split(separator: ":")
+            guard file.count == 3, UInt64(file[0], radix: 16) == major, UInt64(file[1], radix: 16) == minor,
+                UInt64(file[2]) == inode, !pids.contains(pid)
+            else { continue }
+            pids.append(pid)
+        }
+        return pids
     }
 }
 
