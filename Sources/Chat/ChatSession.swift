@@ -339,8 +339,9 @@ public actor ChatSession {
         let coalescer = DisplayCoalescer(
             interval: .milliseconds(configuration.displayIntervalMilliseconds), clock: clock)
         // Partial text is saved every `saveInterval` even while the server is silent, so a killed
-        // process loses at most that much; each save appends only the text that arrived since the last, at most
-        // `ReplyPersistence.Arrived.bytesPerSave` of it, copied out so the growing answer is never shared.
+        // process loses at most that much (more when a server outruns the saves); each save appends only the text
+        // that arrived since the last, at most `ReplyPersistence.Arrived.bytesPerSave` of it, copied out so the
+        // growing answer is never shared.
         let saver = Task { [clock, saveInterval] in
             var persistence = ReplyPersistence(messageId: reply.id)
             var next = clock.now() + saveInterval

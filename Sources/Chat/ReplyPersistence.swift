@@ -54,6 +54,12 @@ struct ReplyPersistence: Sendable {
             // The calls the cut text reaches: a later one saved now would show before text that comes before it.
             let reach = length
             let reached = toolCallOffsets.prefix { $0.answer <= reach.text && $0.reasoning <= reach.reasoning }.count
+            guard reached < toolCallOffsets.count else { return }
+            // The first call left for a later save ends the stretches too: the answer (or reasoning) after it, saved
+            // now, would follow the reasoning (or answer) before it without the call between.
+            let next = toolCallOffsets[reached]
+            self.state.answer = Self.prefix(self.state.answer, bytes: next.answer - start.text)
+            self.state.reasoning = Self.prefix(self.state.reasoning, bytes: next.reasoning - start.reasoning)
             toolCallOffsets.removeLast(toolCallOffsets.count - reached)
             self.state.toolCalls.removeLast(self.state.toolCalls.count - reached)
         }
@@ -66,17 +72,26 @@ struct ReplyPersistence: Sendable {
 
         /// At most `limit` UTF-8 bytes of `text` from `offset` (the end of text appended earlier, so a character
         /// boundary), ending at a scalar boundary and not between two newlines (the separator of two parts, which the
-        /// library reads whole).
+        /// library reads whole) unless the stretch is all newlines: saves go on through a run of them.
         private static func text(_ text: String, from offset: Int, atMost limit: Int) -> String {
             let utf8 = text.utf8
             let start = utf8.index(utf8.startIndex, offsetBy: offset)
             var end = utf8.index(start, offsetBy: limit, limitedBy: utf8.endIndex) ?? utf8.endIndex
-            while end > start, end < utf8.endIndex,
-                utf8[end] & 0xC0 == 0x80 || utf8[end] == 0x0A && utf8[utf8.index(before: end)] == 0x0A
+            while end > start, end < utf8.endIndex, utf8[end] & 0xC0 == 0x80 { utf8.formIndex(before: &end) }
+            var beforeNewlines = end
+            while beforeNewlines > start, beforeNewlines < utf8.endIndex, utf8[beforeNewlines] == 0x0A,
+                utf8[utf8.index(before: beforeNewlines)] == 0x0A
             {
-                utf8.formIndex(before: &end)
+                utf8.formIndex(before: &beforeNewlines)
             }
+            if beforeNewlines > start { end = beforeNewlines }
             return String(decoding: utf8[start..<end], as: UTF8.self)
+        }
+
+        /// The first `bytes` UTF-8 bytes of `text` (a boundary where text was appended), or all of it when it is shorter.
+        private static func prefix(_ text: String, bytes: Int) -> String {
+            guard bytes < text.utf8.count else { return text }
+            return String(Substring(text.utf8.prefix(max(bytes, 0))))
         }
     }
 

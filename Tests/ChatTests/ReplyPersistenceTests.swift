@@ -75,37 +75,69 @@ import Testing
     /// the stream goes on appending to; a stretch ends between characters, and saves catch up one after another.
     @Test func savesOfStretchesOfTheArrivedTextCatchUpWithTheWholeReply() throws {
         var reply = try Reply()
-        var persistence = ReplyPersistence(messageId: reply.messageId)
         reply.stream(
             .reasoningStart, .reasoningDelta("Thïnk."), .messageStart, .messageDelta("héllo wörld "),
             .toolCallStart(tool: "search", provider: nil),
             .toolCallSuccess(tool: "search", arguments: .object([:]), output: "found", provider: nil),
             .messageStart, .messageDelta("ünd 🙂 mehr"))
-        var saves = 0
-        while persistence.saved.text < reply.state.answer.utf8.count
-            || persistence.saved.reasoning < reply.state.reasoning.utf8.count
-        {
-            let arrived = ReplyPersistence.Arrived(cutting: reply.state, after: persistence.saved, atMost: 5)
-            #expect(arrived.state.answer.utf8.count <= 5 && arrived.state.reasoning.utf8.count <= 5)
-            persistence.saveArrived(arrived, to: reply.library)
-            saves += 1
-            try #require(saves < 100, "the saves do not catch up")
-            // What a reader sees meanwhile is a start of the reply: no part separator cut in two, and no tool call
-            // before text that comes before it.
-            let saved = try reply.saved().text.utf8.count
-            let answer = Array(reply.state.answer.utf8)
-            #expect(saved == answer.count || !(answer[saved - 1] == 0x0A && answer[saved] == 0x0A), "cut at \(saved)")
-            let calls = try reply.library.toolCalls(messageId: reply.messageId)
-            let offsets = reply.state.toolCallOffsets
-            #expect(calls.allSatisfy { $0.answerOffset == offsets[$0.position].answer }, "a call moved at \(saved)")
-        }
-
-        #expect(saves > 4)
-        let saved = try reply.saved()
-        #expect(saved.text == reply.state.answer && saved.reasoning == reply.state.reasoning)
+        #expect(try Self.saveInStretches(reply, atMost: 5) > 4)
         let call = try #require(try reply.library.toolCalls(messageId: reply.messageId).first)
         #expect(call.answerOffset == reply.state.toolCallOffsets[0].answer && call.answerOffset! > 0)
         #expect(call.output == "found")
+    }
+
+    /// A run of newlines longer than a stretch (a model repeating blank lines on a fast server) is saved through: the
+    /// saves once stopped at its start for good, as a stretch may not end between two newlines.
+    @Test func savesGoOnThroughARunOfNewlinesLongerThanAStretch() throws {
+        var reply = try Reply()
+        reply.stream(.messageStart, .messageDelta("a" + String(repeating: "\n", count: 20) + "more text after them"))
+        #expect(try Self.saveInStretches(reply, atMost: 8) > 3)
+    }
+
+    /// Text that came after a tool call is not saved before the call: reasoning longer than a stretch, then a call,
+    /// then the answer.
+    @Test func textAfterAToolCallWaitsForTheSaveThatReachesTheCall() throws {
+        var reply = try Reply()
+        reply.stream(
+            .reasoningStart, .reasoningDelta("Thinking it over."),
+            .toolCallStart(tool: "search", provider: nil),
+            .toolCallSuccess(tool: "search", arguments: .object([:]), output: "found", provider: nil),
+            .messageStart, .messageDelta("Result"))
+        #expect(try Self.saveInStretches(reply, atMost: 8) > 2)
+        #expect(try reply.library.toolCalls(messageId: reply.messageId).count == 1)
+    }
+
+    /// Saves `reply` in stretches of at most `limit` bytes until the library holds all of it, checking after each that
+    /// what a reader sees is a start of the reply: no part separator (the newlines at a tool call) cut in two, no tool call before text that comes
+    /// before it, and no text after a call that is not saved yet. Returns how many saves it took.
+    static func saveInStretches(_ reply: Reply, atMost limit: Int) throws -> Int {
+        var persistence = ReplyPersistence(messageId: reply.messageId)
+        let answer = Array(reply.state.answer.utf8)
+        let offsets = reply.state.toolCallOffsets
+        var saves = 0
+        while persistence.saved.text < answer.count || persistence.saved.reasoning < reply.state.reasoning.utf8.count {
+            let arrived = ReplyPersistence.Arrived(cutting: reply.state, after: persistence.saved, atMost: limit)
+            #expect(arrived.state.answer.utf8.count <= limit && arrived.state.reasoning.utf8.count <= limit)
+            persistence.saveArrived(arrived, to: reply.library)
+            saves += 1
+            try #require(saves < 100, "the saves do not catch up")
+            let message = try reply.saved()
+            let saved = message.text.utf8.count
+            let inSeparator =
+                saved > 0 && saved < answer.count && answer[saved - 1] == 0x0A && answer[saved] == 0x0A
+                && offsets.contains { $0.answer == saved - 1 || $0.answer == saved + 1 }
+            #expect(!inSeparator, "a part separator cut at \(saved)")
+            let calls = try reply.library.toolCalls(messageId: reply.messageId)
+            #expect(calls.allSatisfy { $0.answerOffset == offsets[$0.position].answer }, "a call moved at \(saved)")
+            for offset in offsets.dropFirst(calls.count) {
+                #expect(
+                    saved <= offset.answer && message.reasoning.utf8.count <= offset.reasoning,
+                    "text after a call not saved yet: \(message.reasoning.utf8.count), \(saved)")
+            }
+        }
+        let saved = try reply.saved()
+        #expect(saved.text == reply.state.answer && saved.reasoning == reply.state.reasoning)
+        return saves
     }
 
     @Test func aSaveThatFailsIsWrittenByTheNextOne() throws {
