@@ -187,7 +187,10 @@ Return nil when the library keeps the exchange (a message says why)."
       (let ((deadline (+ (float-time) llmster-request-timeout)))
         (while (and (not (llmster--reply-answer reply)) (llmster--live-p) (< (float-time) deadline))
           (accept-process-output llmster--process 0.05)))
-      (setq id (alist-get 'id (alist-get 'message (car (llmster--reply-answer reply))))))
+      (setq id (alist-get 'id (alist-get 'message (car (llmster--reply-answer reply)))))
+      ;; A first message's conversation: no event named it to the chat, the answer does.
+      (unless llmster--conversation-id
+        (setq llmster--conversation-id (alist-get 'conversationId (car (llmster--reply-answer reply))))))
     (cond
      ((not (or id (llmster--reply-answer reply)))
       (message "llmster: the send got no answer, so the library may keep its exchange")

@@ -311,6 +311,35 @@ Waits until the reply shows SEEN."
         (llmster-test--wait-reply buffer)
         (should (string-match-p "### You\necho:again\n\n### Assistant\nagain\n\n### You\n\\'" (buffer-string)))))))
 
+(ert-deftest llmster-test-undo-of-a-first-message-before-emacs-read-its-events-withdraws-it ()
+  ;; Undo once the reply streams but before Emacs applied any of its events (it was busy): the send's answer names
+  ;; the conversation the send made.
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (arrived nil))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (goto-char (point-max))
+        (undo-boundary)
+        (insert "[[sim:stall=30]] echo:alpha beta gamma delta")
+        (undo-boundary)
+        (cl-letf (((symbol-function 'llmster--apply-event) (lambda (&rest _) (setq arrived t))))
+          (llmster-send)
+          (llmster-test--wait (lambda () arrived)))
+        (should-not (llmster--reply-message-id llmster--stream))
+        (let ((last-command nil)) (undo))
+        (should-not (llmster-streaming-p))
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "[[sim:stall=30]] echo:alpha beta gamma delta"))
+        ;; The library does not keep the exchange the buffer no longer shows, and the chat goes on in its conversation.
+        (should llmster--conversation-id)
+        (should-not (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+        (delete-region llmster--input-start (point-max))
+        (insert "echo:again")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (equal (mapcar (lambda (m) (alist-get 'text m))
+                               (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
+                       '("echo:again" "again")))))))
+
 (ert-deftest llmster-test-undo-while-an-answer-asked-again-streams-brings-the-old-one-back ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
