@@ -77,6 +77,7 @@
   new           ; whether this send created the conversation
   displaced     ; for an edit, the input `llmster-edit-last' displaced (back if the edit is handed back)
   text          ; the text the user typed
+  attached      ; the context entries and images that went with it, (CONTEXT . IMAGES)
   params        ; the chat/send parameters the send began with
   errored       ; whether the stream showed an error already
   message       ; the saved reply, as rpc gives it (`codeBlocks' …), once it ended
@@ -481,9 +482,12 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
             (setq llmster--last-reply reply)
             (llmster--give-back-displaced reply)
             (when result
-              ;; What waits went with a new message; asking again and an edit send the last one's items.
+              ;; What went with a new message waits no more (what was attached while it streamed still does);
+              ;; asking again and an edit send the last one's items.
               (unless (cl-some (lambda (key) (assq key (llmster--reply-params reply))) '(retry edit))
-                (setq llmster--context nil llmster--images nil))
+                (let ((attached (llmster--reply-attached reply)))
+                  (setq llmster--context (cl-remove-if (lambda (entry) (memq entry (car attached))) llmster--context)
+                        llmster--images (cl-remove-if (lambda (image) (memq image (cdr attached))) llmster--images))))
               (setq llmster--conversation-id (alist-get 'conversationId result)
                     llmster--fresh-next nil
                     llmster--pending-preset nil

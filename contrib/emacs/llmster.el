@@ -635,7 +635,9 @@ that `llmster-edit-last' displaced."
     (let* ((reply (llmster--make-reply :text-start text-start :start start :body body :end end :params params
                                        :started (float-time)
                                        :tools (make-hash-table) :new new :text text :in-place (and reply-start t)
-                                       :displaced displaced))
+                                       :displaced displaced
+                                       :attached (cons (and (assq 'context params) (copy-sequence llmster--context))
+                                                       (and (assq 'images params) (copy-sequence llmster--images)))))
            (indicator (make-overlay end end nil t t))
            (params `(,@params
                      ,@(when llmster--conversation-id `((conversationId . ,llmster--conversation-id)))

@@ -1254,6 +1254,30 @@ without events; a cancel during it says the server finishes the prompt first."
         (should (equal (alist-get 'text (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)) 2)))
                        "echo:again"))))))
 
+(ert-deftest llmster-test-context-attached-while-a-reply-streams-waits-for-the-next-message ()
+  (llmster-test--with-llmster
+    (let ((chat (llmster))
+          (first (generate-new-buffer "first.txt"))
+          (later (generate-new-buffer "later.txt")))
+      (with-current-buffer first (insert "sent now\n"))
+      (with-current-buffer later (insert "attached meanwhile\n"))
+      (llmster-add-context first chat)
+      (with-current-buffer chat
+        (llmster-test--send chat "[[sim:stall=1]] echo:one two three four five")
+        (llmster-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t))))
+        (llmster-add-context later chat)
+        (llmster-test--wait-reply chat)
+        ;; The item that went with the message is done; the one attached while its reply streamed still waits.
+        (should (equal (mapcar #'car llmster--context) '("later.txt")))
+        (should (string-match-p "later.txt" (format "%s" header-line-format)))
+        (llmster-test--send chat "echo:next")
+        (llmster-test--wait-reply chat)
+        (let ((messages (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))
+          (should (equal (mapcar (lambda (message) (mapcar (lambda (item) (alist-get 'name item)) (alist-get 'context message)))
+                                 messages)
+                         '(("first.txt") nil ("later.txt") nil))))
+        (should-not llmster--context)))))
+
 (ert-deftest llmster-test-system-prompt-and-reasoning-effort ()
   (llmster-test--with-llmster
     (with-current-buffer (llmster)
