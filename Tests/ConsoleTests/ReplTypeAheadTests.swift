@@ -72,6 +72,26 @@ import Testing
         #expect(inputs == ["echo:first chat"], "neither the draft nor the answer went to the model: \(inputs)")
     }
 
+    /// A line typed ahead of a message that comes back (refused) waits for its own prompt after it: it used to run on
+    /// into the message given back to the line, and the two went as one.
+    @Test func aLineTypedAheadOfARefusedMessageComesAtItsOwnPromptAfterIt() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        let start = terminal.mark
+        terminal.send("[[sim:status=500]] echo:first\recho:second thought\r")
+        let failure = try await terminal.waitPast("Simulated failure", after: start)
+        let back = try await terminal.waitPast("› [[sim:status=500]] echo:first", after: failure)
+        // Ctrl-U empties the line, which held the message alone.
+        terminal.send("\u{15}echo:first again\r")
+        let second = try await terminal.waitPast("› echo:second thought", after: back)
+        try await terminal.waitFor(" tok/s", after: second)
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs.suffix(2) == ["echo:first again", "echo:second thought"], "\(inputs)")
+        var screen = TerminalScreen(width: 100, height: 40)
+        screen.apply(terminal.rawOutput)
+        #expect(!screen.lines.contains { $0.contains("firstecho:") }, "\(screen.lines)")
+    }
+
     @Test func ctrlDStillQuitsWhenAFailedFirstMessageIsBackInTheLine() async throws {
         let repl = try ReplHarness(environment: ["LLMSTER_SERVER": "http://127.0.0.1:9"])
         let terminal = try await repl.start()

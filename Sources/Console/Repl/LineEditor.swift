@@ -131,6 +131,10 @@ final class LineEditor: Sendable {
             ReadlineBridge.state.withLock { $0.given = shown }
             rl_insert_text(shown)
             rl_redisplay()
+            // Keys typed ahead were typed to come after the text now given back (a refused message, a draft): they
+            // wait for the prompts after this one rather than run on into it.
+            typedAhead.withLock { $0 = unread + $0 }
+            unread = []
         }
         if let input = readPushedInput(&unread) { return input }
         while true {
@@ -180,7 +184,7 @@ final class LineEditor: Sendable {
 
     /// Feeds readline the keys typed ahead (`unread`, as many as its buffer takes at a time) and what it holds in
     /// its own buffer (poll cannot see either); once a line is accepted, returns it, and what readline and `unread`
-    /// still hold waits in `typedAhead` for the next read.
+    /// still hold waits in `typedAhead` for the next read, after the keys typed earlier that a given draft held back.
     private func readPushedInput(_ unread: inout [UInt8]) -> LineInput? {
         while true {
             if let accepted = ReadlineBridge.state.withLock({ $0.accepted }) {
@@ -189,7 +193,7 @@ final class LineEditor: Sendable {
                     return state.heldBack
                 }
                 let rest = heldBack + unread
-                typedAhead.withLock { $0 = rest + $0 }
+                typedAhead.withLock { $0 += rest }
                 unread = []
                 return accepted.map(LineInput.line) ?? .endOfInput
             }
