@@ -71,6 +71,21 @@ import Testing
         #expect(try library.conversations().isEmpty)
     }
 
+    /// A message escaped with a second slash comes back escaped: Enter sends it again rather than run it as a command.
+    @Test func aFailedMessageThatStartsWithASlashComesBackEscaped() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        let start = terminal.mark
+        terminal.send("//new [[sim:status=500]] ideas\r")
+        let failure = try await terminal.waitPast("Simulated failure", after: start)
+        let back = try await terminal.waitPast("› //new [[sim:status=500]] ideas", after: failure)
+        terminal.send("\r")
+        try await terminal.waitFor("Simulated failure", after: back)
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs == ["/new [[sim:status=500]] ideas", "/new [[sim:status=500]] ideas"], "\(inputs)")
+        #expect(try LibraryStore(path: repl.sandbox.libraryPath).conversations().isEmpty, "/new did not run")
+    }
+
     @Test func aChatMadeWithNewOutlivesAFailedFirstMessage() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()

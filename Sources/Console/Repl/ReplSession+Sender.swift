@@ -162,7 +162,11 @@ extension ReplSession {
             output.line("Nothing sent; /retry asks again.")
             return
         }
-        let text = submission.kind == .edit ? "/edit " + submission.text : submission.text
+        // As it would be typed: a message starting with a slash goes back escaped, or Enter would run it as a command.
+        let text =
+            submission.kind == .edit
+            ? "/edit " + submission.text
+            : submission.text.hasPrefix("/") ? "/" + submission.text : submission.text
         let items =
             submission.context.isEmpty && submission.images.isEmpty ? "" : ", with its items (/context lists them)"
         output.line(
