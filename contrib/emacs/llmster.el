@@ -537,7 +537,8 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
   "Send the input area's text as a new message, with chat/send parameters EXTRA."
   (llmster--require-chat)
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
-  (let ((text (string-trim (buffer-substring-no-properties llmster--input-start (point-max)))))
+  (let* ((typed (buffer-substring-no-properties llmster--input-start (point-max)))
+         (text (string-trim typed)))
     (when (string-empty-p text) (user-error "Nothing to send: type below the last \"### You\" line"))
     (let ((new (null llmster--conversation-id)))
       ;; The conversation a preset chosen for this chat goes to is made before anything changes, so a preset that
@@ -561,7 +562,9 @@ MESSAGE are its reasoning, text and tool calls in the server's order."
                           `((images . ,(vconcat llmster--images)))))))
         (if llmster--edit-next
             (llmster--send-edit text params)
-          (llmster--start-reply text params new))))))
+          ;; The reply keeps the text as typed, blank lines and all: given back, it matches the undo records of
+          ;; its typing.
+          (llmster--start-reply typed params new))))))
 
 (defun llmster-preview ()
   "Show the request the next send would make: the JSON llmster would post.

@@ -340,6 +340,24 @@ Waits until the reply shows SEEN."
                                (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))
                        '("echo:again" "again")))))))
 
+(ert-deftest llmster-test-undo-goes-on-after-a-refused-message-with-a-blank-line-comes-back ()
+  ;; RET in the input area leaves a newline after the text; the message goes without it, and comes back with it.
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (goto-char (point-max))
+        (undo-boundary)
+        (insert "[[sim:status=500]] echo:x\n")
+        (undo-boundary)
+        (llmster-send)
+        (llmster-test--wait (lambda () llmster--returned))
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "[[sim:status=500]] echo:x\n"))
+        ;; The send's own step does nothing now that nothing streams; the next takes the typing back.
+        (let ((last-command nil)) (undo))
+        (let ((last-command 'undo)) (undo))
+        (should (equal (buffer-string) "### You\n"))))))
+
 (ert-deftest llmster-test-undo-while-an-answer-asked-again-streams-brings-the-old-one-back ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
