@@ -984,8 +984,13 @@ sent and saved (before anything typed while its reply streamed)."
   (let ((text (llmster--reply-text llmster--last-reply))
         (typed (buffer-substring-no-properties llmster--input-start (point-max))))
     (unless text
-      (setq text (string-trim (buffer-substring-no-properties (llmster--reply-text-start llmster--last-reply)
-                                                              (llmster--reply-start llmster--last-reply)))))
+      ;; A chat drawn from the library (reopened, or drawn again): the message as the library holds it, since the
+      ;; transcript shows its context items and images after its text.
+      (let* ((conversation (llmster--request-sync "conversations/get" `((id . ,llmster--conversation-id))))
+             (sent (seq-filter (lambda (message) (equal (alist-get 'role message) "user"))
+                               (alist-get 'messages conversation))))
+        (setq text (alist-get 'text (car (last sent)))))
+      (unless (stringp text) (user-error "No message to edit yet")))
     (unless (or llmster--edit-next (string-empty-p (string-trim typed))
                 (y-or-n-p "Replace the unsent text with the last message? "))
       (user-error "The unsent text stays; send it or clear it first"))

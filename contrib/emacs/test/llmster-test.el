@@ -1296,6 +1296,18 @@ without events; a cancel during it says the server finishes the prompt first."
                          '(("first.txt") nil ("later.txt") nil))))
         (should-not llmster--context)))))
 
+(ert-deftest llmster-test-editing-a-reopened-message-sent-with-context-takes-its-text-alone ()
+  (llmster-test--with-llmster
+    (let ((chat (llmster)) (notes (generate-new-buffer "notes.txt")))
+      (with-current-buffer notes (insert "remember this\n"))
+      (llmster-add-context notes chat)
+      (llmster-test--send chat "echo:with notes")
+      (llmster-test--wait-reply chat)
+      (with-current-buffer (llmster-test--reopen chat)
+        (should (string-match-p "^\\[context: notes.txt[^]]*\\]$" (buffer-string)))
+        (llmster-edit-last)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:with notes"))))))
+
 (ert-deftest llmster-test-system-prompt-and-reasoning-effort ()
   (llmster-test--with-llmster
     (with-current-buffer (llmster)

@@ -1628,6 +1628,25 @@ local function new_chat(input)
     assert(saved(buffer).conversation.modelKey == 'acme/tiny-1b', vim.inspect(saved(buffer).conversation))
   end)
 
+  test('editing a message sent with a context item puts its text alone in the input', function()
+    vim.cmd('Llmster')
+    local chat = vim.api.nvim_get_current_buf()
+    local file = vim.fn.tempname() .. '.txt'
+    vim.fn.writefile({ 'remember this' }, file)
+    llmster.add_context(file, chat)
+    type_input(chat, 'echo:with notes')
+    vim.cmd('LlmsterSend')
+    wait(function() return not llmster.streaming(chat) end, 'the reply')
+    assert(text(chat):find('[context: ', 1, true), text(chat))
+    llmster.edit_last(chat)
+    assert(text(chat):match('### You\necho:with notes$'), 'the message alone, no [context: …] line: ' .. text(chat))
+    llmster.send_chat(chat)
+    wait(function() return not llmster.streaming(chat) end, 'the edited reply')
+    local messages = saved(chat).messages
+    assert(messages[1].text == 'echo:with notes', vim.inspect(messages[1]))
+    assert(#messages[1].context == 1, 'the edit keeps the item: ' .. vim.inspect(messages[1].context))
+  end)
+
   test('an edit without text is refused, regenerating keeps the edit, and a streaming chat refuses a range', function()
     local chat = new_chat('echo:first')
     local file = vim.fn.tempname() .. '.txt'

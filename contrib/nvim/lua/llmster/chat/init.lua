@@ -361,7 +361,18 @@ function M.edit_last(buffer)
   local previous = last_header(buffer, '### You', input_row)
   local answer = previous and last_header(buffer, '### Assistant', input_row)
   if not previous or not answer or answer < previous then error('there is no sent message to edit', 0) end
-  local lines = vim.api.nvim_buf_get_lines(buffer, previous + 1, answer, false)
+  -- The message as the library holds it: the transcript shows its context items and images after its text, which
+  -- an edit keeps without their lines. When llmster cannot be asked (it does not start), the transcript's lines.
+  local asked, conversation = false, nil
+  if chat.conversation then
+    asked, conversation = pcall(client.request_sync, 'conversations/get', { id = chat.conversation })
+  end
+  local sent
+  for _, message in ipairs(asked and conversation.messages or {}) do
+    if message.role == 'user' then sent = message.text end
+  end
+  local lines = type(sent) == 'string' and vim.split(sent, '\n', { plain = true })
+    or vim.api.nvim_buf_get_lines(buffer, previous + 1, answer, false)
   while #lines > 0 and lines[#lines] == '' do table.remove(lines) end
   while #lines > 0 and lines[1] == '' do table.remove(lines, 1) end
   local function edit()
