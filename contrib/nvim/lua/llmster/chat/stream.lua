@@ -509,7 +509,12 @@ function M.put_prompt_back(buffer, reply, typed_apart)
   if not typed_apart and vim.trim(table.concat(typed, '\n')) ~= '' then
     vim.list_extend(vim.list_extend(lines, { '' }), typed)
   end
-  vim.api.nvim_buf_set_lines(buffer, row, -1, false, lines)
+  vim.api.nvim_buf_call(buffer, function()
+    -- Part of the send's undo step when nothing changed since: an undo then goes back to before the send, not to an
+    -- exchange the library never held.
+    if reply.tick == vim.api.nvim_buf_get_changedtick(buffer) then pcall(vim.cmd, 'undojoin') end
+    vim.api.nvim_buf_set_lines(buffer, row, -1, false, lines)
+  end)
   return typed
 end
 
