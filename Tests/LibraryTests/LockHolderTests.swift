@@ -18,7 +18,7 @@ import Testing
         try #require(flock(descriptor, LOCK_SH) == 0)
         var status = stat()
         try #require(fstat(descriptor, &status) == 0)
-        let table = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
+        let table = LibraryLock.locksTable()
         let device = UInt64(status.st_dev)
         let inode = UInt64(status.st_ino)
         #expect(LibraryLock.lockingProcesses(in: table, device: device, inode: inode) == [getpid()], "\(table)")

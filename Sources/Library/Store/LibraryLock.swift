@@ -105,8 +105,7 @@ final class LibraryLock {
 
     /// "pid (command)" for each other process holding a lock on the file with this device and inode, from `/proc/locks`.
     static func holders(device: UInt64, inode: UInt64) -> [String] {
-        let table = String(decoding: procFile("/proc/locks"), as: UTF8.self)
-        let pids = lockingProcesses(in: table, device: device, inode: inode).filter { $0 != getpid() }
+        let pids = lockingProcesses(in: locksTable(), device: device, inode: inode).filter { $0 != getpid() }
         return pids.map { pid in
             let bytes = procFile("/proc/\(pid)/cmdline")
             let words = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
@@ -118,6 +117,9 @@ final class LibraryLock {
             return shown.isEmpty ? "\(pid)" : "\(pid) (\(shown))"
         }
     }
+
+    /// The text of `/proc/locks`, read to its end (its size reads as 0, and it outgrows a page while many locks are held).
+    static func locksTable() -> String { String(decoding: procFile("/proc/locks"), as: UTF8.self) }
 
     /// The processes `table` (the text of `/proc/locks`) lists as holding an `flock` on the file with
     /// this device and inode, each once. The kernel writes a file as "MAJOR:MINOR:INODE", the device numbers in hex;
