@@ -133,25 +133,10 @@ The step sits where the send happened, older than the user's edits since."
 
 (defun llmster--record-exchange (reply)
   "Record REPLY's exchange as one undo step, older than the user's edits since.
-It takes the place of the step that took the send back.  A new message's
-undo puts the chat back as before the send (`llmster--take-back-shown');
-an answer asked again or an edit goes, and the steps before it bring back
-what it replaced."
+It takes the place of the step that took the send back."
   (let ((cell (llmster--reply-undo-cell reply)))
     (when (and cell (listp buffer-undo-list))
-      (setcar cell (if (or (llmster--reply-in-place reply) (assq 'edit (llmster--reply-params reply)))
-                       (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply)))
-                     (list 'apply #'llmster--take-back-shown (current-buffer) reply))))))
-
-(defun llmster--take-back-shown (buffer reply)
-  "Undo of a new message's exchange once its REPLY ended in BUFFER.
-The chat looks as before the send, the typed text back in the input area
-\(the step before takes the typing away).  The view only: the library
-keeps the exchange."
-  (when (buffer-live-p buffer)
-    (with-current-buffer buffer
-      (unless llmster--stream
-        (save-excursion (llmster--put-back-message reply))))))
+      (setcar cell (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply)))))))
 
 (defun llmster--take-back (buffer reply)
   "Undo of a send while its REPLY streams into BUFFER.

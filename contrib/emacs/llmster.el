@@ -63,8 +63,7 @@
 ;; Undo while a reply streams takes the message back (to the input area), cancels the reply
 ;; and withdraws the exchange from the library, so asking again answers what the chat shows
 ;; last.  After a reply, undo changes the view only (the library keeps the exchange): it takes
-;; the exchange away, the message back in the input area, then the typing.  A chat another
-;; process changed is drawn again.
+;; the exchange away, then the typing.  A chat another process changed is drawn again.
 ;;
 ;; `llmster-copy-code-block' and `llmster-insert-code-block' take a code block of the last
 ;; reply; `llmster-switch-server' changes the server profile.
