@@ -996,7 +996,7 @@ sent and saved (before anything typed while its reply streamed)."
       (user-error "The unsent text stays; send it or clear it first"))
     (delete-region llmster--input-start (point-max))
     (goto-char llmster--input-start)
-    (insert text)
+    (insert (string-trim text))
     (setq llmster--edit-next (or llmster--edit-next typed))
     (llmster--show-context)
     (message "llmster: edit the message, then %s sends it in place of the last one (%s leaves)"
