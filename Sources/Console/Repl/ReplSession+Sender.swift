@@ -156,7 +156,9 @@ extension ReplSession {
     /// Puts a turn that was not sent back: its text in the line (an edit as `/edit TEXT`; a retry has none), its images
     /// and items waiting again, its template chosen.
     ///
-    /// It is also kept as the conversation's draft (Ctrl-D or `/open` keep it), after any text the line already had.
+    /// It is also kept as the conversation's draft (Ctrl-D or `/open` keep it), after any text the line already had,
+    /// when the conversation outlives the turn: a first message's conversation goes with it, and only the line
+    /// history keeps its text.
     private func returnToLine(_ submission: TurnSubmission) async {
         if submission.kind == .retry {
             output.line("Nothing sent; /retry asks again.")
