@@ -44,6 +44,19 @@ import Testing
         #expect(!terminal.text.contains("^J"))
     }
 
+    /// comint sends each line ended by LF as soon as Enter is pressed: a line typed ahead of a message that is refused
+    /// arrives on its own, never joined to it, and the refused message is said to be kept.
+    @Test func aLineTypedAheadOfARefusedMessageArrivesOnItsOwn() async throws {
+        let repl = try ReplHarness(environment: ["TERM": "dumb", "INSIDE_EMACS": "30.1,comint"])
+        let terminal = try await repl.start(echo: false)
+        let start = terminal.mark
+        terminal.send("[[sim:status=500]] echo:first\necho:second thought\n")
+        let kept = try await terminal.waitPast("Nothing sent; the message is kept", after: start)
+        try await terminal.waitFor("tok/s", after: kept)
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs == ["[[sim:status=500]] echo:first", "echo:second thought"], "\(inputs)")
+    }
+
     @Test func comintGetsSGRColoursAndNothingElse() async throws {
         let repl = try ReplHarness(environment: ["TERM": "dumb", "INSIDE_EMACS": "30.1,comint"])
         let terminal = try await repl.start(echo: false)

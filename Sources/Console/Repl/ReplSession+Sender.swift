@@ -70,7 +70,7 @@ extension ReplSession {
                 return reply
             }
             guard case .notSent(let outcome) = result else { return result.exitStatus }
-            if opened != nil {
+            if opened?.isNew == true {
                 // The engine removed the conversation it was made for: the next try makes it again, with the same choices.
                 conversationId = nil
                 pendingPreset = preset
