@@ -86,6 +86,44 @@ import Testing
         #expect(try LibraryStore(path: repl.sandbox.libraryPath).conversations().isEmpty, "/new did not run")
     }
 
+    /// The library keeps a draft as the message it sends, which the editors show as it stands: a refused escaped
+    /// message is kept with one slash, and comes back to the line escaped again.
+    @Test func aRefusedEscapedMessageIsKeptAsTheMessageItSends() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first chat")
+        let start = terminal.mark
+        terminal.send("//new [[sim:status=500]] ideas\r")
+        let failure = try await terminal.waitPast("Simulated failure", after: start)
+        try await terminal.waitPast("› //new [[sim:status=500]] ideas", after: failure)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        #expect(try library.conversation(id: conversation.id)?.draft == "/new [[sim:status=500]] ideas")
+        terminal.send("\u{15}/new\r")
+        let opened = terminal.mark
+        terminal.send("/open echo:first chat\r")
+        try await terminal.waitFor("› //new [[sim:status=500]] ideas", after: opened + 20)
+    }
+
+    /// A draft an editor kept that starts with a slash comes to the line escaped: Enter sends it as the message.
+    @Test func anEditorsDraftStartingWithASlashIsSentAsAMessage() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first chat")
+        try await terminal.enter("/new")
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first { $0.title == "echo:first chat" })
+        try library.setDraft(conversationId: conversation.id, text: "/etc/hosts maps names")
+        let start = terminal.mark
+        terminal.send("/open echo:first chat\r")
+        try await terminal.waitFor("› //etc/hosts maps names", after: start + 20)
+        let sent = terminal.mark
+        terminal.send("\r")
+        try await terminal.waitFor(" tok/s", after: sent)
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs == ["echo:first chat", "/etc/hosts maps names"], "\(inputs)")
+    }
+
     @Test func aChatMadeWithNewOutlivesAFailedFirstMessage() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()

@@ -268,10 +268,12 @@ import TerminalMarkdown
         context.errors.usageError("/\(command.name): \(message)", usage: command.usageLine, indent: 2)
     }
 
-    /// Keeps unsent input on the current conversation (only when there is one).
+    /// Keeps unsent input on the current conversation (only when there is one), as the message it would send
+    /// (`DraftText`), which every face reads.
     func saveDraft(_ text: String) async {
         guard let id = conversationId else { return }
-        try? await chat.withLibrary { try $0.setDraft(conversationId: id, text: text) }
+        let message = DraftText.message(fromLine: text)
+        try? await chat.withLibrary { try $0.setDraft(conversationId: id, text: message) }
     }
 
     /// Switches to conversation `id`, saving the draft of the one left and putting the new one's in the line.
@@ -286,7 +288,7 @@ import TerminalMarkdown
         serverContextAnswer = nil
         let conversation = await currentConversation()
         offersFreshContext = conversation?.systemPromptAwaitsFreshContext ?? false
-        keptDraft = conversation?.draft ?? ""
+        keptDraft = DraftText.line(fromMessage: conversation?.draft ?? "")
         draft = keptDraft
         if !keptDraft.isEmpty {
             output.line(
