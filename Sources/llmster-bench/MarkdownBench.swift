@@ -75,7 +75,9 @@ func markdownBench() async throws {
 /// ≈ 4× apart): labels used before their definitions, and definitions alone.
 func renderBench() async throws {
     let capabilities = TerminalCapabilities(width: 100, height: 40)
-    for prose in [true, false] {
+    // LLMSTER_BENCH_KIND=NAME (a block kind below) runs only that kind, for a profiler.
+    let only = ProcessInfo.processInfo.environment["LLMSTER_BENCH_KIND"]
+    for prose in [true, false] where only == nil {
         let text = ScriptedReply.largeText(bytes: 2 << 20, prose: prose)
         for pieceBytes in [4 << 10, 64 << 10] {
             let best = (0..<7).map { _ in streamCost(text, capabilities: capabilities, pieceBytes: pieceBytes).seconds }
@@ -86,6 +88,31 @@ func renderBench() async throws {
                     pieceBytes >> 10, best / 2))
         }
     }
+    // The mix's blocks one kind at a time (each section's block repeated to 1 MiB): where the mix's cost lies.
+    let kinds: [(name: String, block: (Int) -> String)] = [
+        ("heading", { "## Section \($0)\n\n" }),
+        ("paragraph", {
+            "Paragraph \($0) has *emphasis*, **strong text**, `inline code` and a [link](https://lmstudio.ai/docs/\($0)). "
+                + "Wide characters too: 日本語 and emoji 🙂.\n\n"
+        }),
+        ("table", { "| column | value |\n|---|---|\n| section | \($0) |\n\n" }),
+        ("python code", { "```python\ndef section_\($0)():\n    return \($0) * 2\n```\n\n" }),
+        ("quote", { "> A quote closing section \($0).\n\n\n" }),
+    ]
+    for kind in kinds where only == nil || only == kind.name {
+        var text = ""
+        var section = 1
+        while text.utf8.count < 1 << 20 {
+            text += kind.block(section)
+            section += 1
+        }
+        let best = (0..<5).map { _ in streamCost(text, capabilities: capabilities, pieceBytes: 4 << 10).seconds }.min()!
+        print(
+            String(
+                format: "  stream 1 MiB of %@ blocks only in 4 KiB pieces: %.3f s CPU, %.1f µs a block (best of 5)",
+                kind.name, best, best * 1e6 / Double(section - 1)))
+    }
+    guard only == nil else { return }
     // Untrusted replies that lean on link references: labels used before they are defined (each block is parsed
     // again without the later definitions), and a reply of definitions only (no block commits them).
     for count in [3_000, 12_000] {
