@@ -91,13 +91,16 @@ func renderBench() async throws {
     // The mix's blocks one kind at a time (each section's block repeated to 1 MiB): where the mix's cost lies.
     let kinds: [(name: String, block: (Int) -> String)] = [
         ("heading", { "## Section \($0)\n\n" }),
-        ("paragraph", {
-            "Paragraph \($0) has *emphasis*, **strong text**, `inline code` and a [link](https://lmstudio.ai/docs/\($0)). "
-                + "Wide characters too: 日本語 and emoji 🙂.\n\n"
-        }),
+        (
+            "paragraph",
+            {
+                "Paragraph \($0) has *emphasis*, **strong text**, `inline code` and a [link](https://lmstudio.ai/docs/\($0)). "
+                    + "Wide characters too: 日本語 and emoji 🙂.\n\n"
+            }
+        ),
         ("table", { "| column | value |\n|---|---|\n| section | \($0) |\n\n" }),
         ("python code", { "```python\ndef section_\($0)():\n    return \($0) * 2\n```\n\n" }),
-        ("quote", { "> A quote closing section \($0).\n\n\n" }),
+        ("quote", { "> A quote closing section \($0).\n\n\n" })
     ]
     for kind in kinds where only == nil || only == kind.name {
         var text = ""
