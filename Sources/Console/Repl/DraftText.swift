@@ -1,3 +1,5 @@
+import Foundation
+
 /// A draft as the library keeps it and as the REPL's line holds it.
 ///
 /// The library keeps the message a draft would send, which the editors show as it stands. The line holds it as it is
@@ -5,11 +7,13 @@
 /// edit of the last message as `/edit TEXT`. A draft goes through `message(fromLine:)` on its way into the library
 /// and `line(fromMessage:)` on its way back, so a draft written by one face means the same in the other.
 enum DraftText {
-    /// The message `line` sends: one slash of an escaped message dropped, an edit's text without `/edit`. A
-    /// half-typed command kept as a draft stays as typed (it sends nothing here; an editor shows its text).
+    /// The message `line` sends: one slash of an escaped message dropped (the line trimmed, as Enter sends it), an
+    /// edit's text without `/edit`. A half-typed command kept as a draft stays as typed (it sends nothing here; an
+    /// editor shows its text).
     static func message(fromLine line: String) -> String {
-        if line.hasPrefix("//") { return String(line.dropFirst()) }
-        if line.hasPrefix("/edit ") { return String(line.dropFirst("/edit ".count)) }
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("//") { return String(trimmed.dropFirst()) }
+        if trimmed.hasPrefix("/edit ") { return String(trimmed.dropFirst("/edit ".count)) }
         return line
     }
 

@@ -235,7 +235,7 @@ import TerminalMarkdown
             await runCommand(trimmed)
             return nil
         }
-        return await send(trimmed.hasPrefix("//") ? String(trimmed.dropFirst()) : message)
+        return await send(DraftText.message(fromLine: message))
     }
 
     /// Parses and runs a slash command; unknown names and bad arguments print a usage line.
