@@ -497,42 +497,68 @@ struct BlockRenderer {
         }
     }
 
+    /// A horizontal border from the corner and junction pieces `corners` (left, between columns, right).
     private func border(_ widths: [Int], _ corners: (String, String, String)) -> String {
-        let horizontal = unicode ? "─" : "-"
-        var line = corners.0
-        line.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * horizontal.utf8.count)
-        for (index, width) in widths.enumerated() {
-            if index > 0 { line += corners.1 }
-            line += String(repeating: horizontal, count: width + 2)
+        let rule = unicode ? Self.unicodeRule : Self.asciiRule
+        let ruleCharacterBytes = unicode ? 3 : 1
+        var line: [UInt8] = []
+        line.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * ruleCharacterBytes + 8)
+        theme.tableBorder.append(at: level, to: &line) { line in
+            line += corners.0.utf8
+            for (index, width) in widths.enumerated() {
+                if index > 0 { line += corners.1.utf8 }
+                var remaining = (width + 2) * ruleCharacterBytes
+                while remaining > 0 {
+                    let count = min(remaining, rule.count)
+                    rule.withUnsafeBufferPointer {
+                        line.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<count]))
+                    }
+                    remaining -= count
+                }
+            }
+            line += corners.2.utf8
         }
-        line += corners.2
-        return theme.tableBorder.apply(line, at: level)
+        return String(decoding: line, as: UTF8.self)
     }
+
+    /// The UTF-8 of a stretch of horizontal border, copied in pieces (a column wider than it takes several).
+    private static let unicodeRule = Array(String(repeating: "─", count: 64).utf8)
+    private static let asciiRule = Array(String(repeating: "-", count: 64).utf8)
 
     private func rowLines(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], style: TextStyle) -> [String]
     {
         let cells = widths.indices.map { column in
             wrapper.wrap(runs(column < row.count ? row[column] : [], style: style), width: widths[column])
         }
-        let height = cells.map(\.count).max() ?? 1
-        let bar = theme.tableBorder.apply(unicode ? "│" : "|", at: level)
-        return (0..<height).map { lineIndex in
-            var line = bar
+        var height = 1
+        for cell in cells { height = max(height, cell.count) }
+        var bar: [UInt8] = []
+        theme.tableBorder.append(at: level, to: &bar) { $0 += (unicode ? "│" : "|").utf8 }
+        var lines: [String] = []
+        lines.reserveCapacity(height)
+        // One buffer for the row's lines, each copied once into its string.
+        var line: [UInt8] = []
+        line.reserveCapacity(widths.reduce(bar.count, +) + widths.count * (bar.count + 2) + LineWrapper.lineBytesHint)
+        for lineIndex in 0..<height {
+            line.removeAll(keepingCapacity: true)
+            line += bar
             for (column, cell) in cells.enumerated() {
-                let piece = lineIndex < cell.count ? cell[lineIndex] : WrappedLine(text: "", width: 0)
-                let slack = max(widths[column] - piece.width, 0)
+                let piece = lineIndex < cell.count ? cell[lineIndex] : nil
+                let slack = max(widths[column] - (piece?.width ?? 0), 0)
                 let left: Int
                 switch table.alignments[column] {
                 case .right: left = slack
                 case .center: left = slack / 2
                 case .left, .none: left = 0
                 }
-                line +=
-                    " " + String(repeating: " ", count: left) + piece.text
-                    + String(repeating: " ", count: slack - left) + " " + bar
+                line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 1 + left))
+                if let piece { line += piece.text.utf8 }
+                line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: slack - left + 1))
+                line += bar
             }
-            return line
+            lines.append(String(decoding: line, as: UTF8.self))
         }
+        return lines
     }
 
     // MARK: Inlines

@@ -80,6 +80,26 @@ struct TextStyle: Equatable, Sendable {
         return output
     }
 
+    /// Appends the bytes `write` appends to `bytes` wrapped as `apply(_:at:)` wraps text (so not when it appends
+    /// none), for a line assembled as bytes without an intermediate string.
+    func append(at level: StyleLevel, to bytes: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
+        let start = bytes.count
+        bytes.append(0x1B)
+        bytes.append(UInt8(ascii: "["))
+        appendParameters(at: level, to: &bytes)
+        let styled = bytes.count > start + 2
+        if styled { bytes.append(UInt8(ascii: "m")) } else { bytes.removeLast(2) }
+        let text = bytes.count
+        write(&bytes)
+        if bytes.count == text {
+            bytes.removeSubrange(start...)
+        } else if styled {
+            bytes += Self.reset
+        }
+    }
+
+    private static let reset: [UInt8] = Array("\u{1B}[0m".utf8)
+
     /// Appends `text` to `output` as `apply(_:at:)` renders it, without an intermediate string.
     func append(_ text: Substring, at level: StyleLevel, to output: inout String) {
         guard !text.isEmpty, let opening = opening(at: level) else {
