@@ -356,29 +356,37 @@ struct BlockRenderer {
 
     /// Column widths from the header and every body row; words up to `unsplitWordWidth` columns and numbers are
     /// never split, and when even that does not fit the result is empty: the table is laid out as records.
-    func columnWidths(_ table: MarkdownTable) -> [Int] { columnWidths(table, width: proseWidth) }
-
-    private func columnWidths(_ table: MarkdownTable, width: Int) -> [Int] {
+    func columnWidths(_ table: MarkdownTable) -> [Int] {
         let columns = table.alignments.count
+        return columnWidths(
+            header: cellRuns(table.header, columns: columns, style: .plain),
+            body: table.rows.map { cellRuns($0, columns: columns, style: .plain) }, width: proseWidth)
+    }
+
+    /// The runs of a row's first `columns` cells in `style`, no runs for a cell the row lacks: each cell's runs are
+    /// made once for both measuring and laying out the table.
+    private func cellRuns(_ row: [[MarkdownInline]], columns: Int, style: TextStyle) -> [[StyledRun]] {
+        (0..<columns).map { runs($0 < row.count ? row[$0] : [], style: style) }
+    }
+
+    /// `columnWidths(_:)` from the cells' runs (a style does not change a width).
+    private func columnWidths(header: [[StyledRun]], body: [[[StyledRun]]], width: Int) -> [Int] {
+        let columns = header.count
         var natural = [Int](repeating: 1, count: columns)
         var longestWord = [Int](repeating: 1, count: columns)
         var minimum = [Int](repeating: 1, count: columns)
-        for row in [table.header] + table.rows {
-            for (column, cell) in row.prefix(columns).enumerated() {
-                let cellRuns = runs(cell, style: .plain)
+        func measure(_ cells: [[StyledRun]]) {
+            for (column, cellRuns) in cells.enumerated() {
                 natural[column] = max(natural[column], wrapper.widestLine(cellRuns))
-                let text =
-                    cellRuns.count == 1 && !cellRuns[0].isBreak
-                    ? cellRuns[0].text : cellRuns.filter { !$0.isBreak }.map(\.text).joined()
-                for word in Self.words(text) {
-                    let wordWidth =
-                        Self.isASCII(word) ? Self.asciiWidth(word) : DisplayWidth.of(String(word), model: widthModel)
+                forEachWord(in: Self.text(of: cellRuns)) { word, wordWidth in
                     let unsplittable = wordWidth <= Self.unsplitWordWidth || Self.isNumber(word)
                     longestWord[column] = max(longestWord[column], wordWidth)
                     minimum[column] = max(minimum[column], unsplittable ? wordWidth : Self.unsplitWordWidth)
                 }
             }
         }
+        measure(header)
+        for row in body { measure(row) }
         let available = width - (3 * columns + 1)
         guard natural.reduce(0, +) > available else { return natural }
         guard minimum.reduce(0, +) <= available else { return [] }
@@ -422,14 +430,42 @@ struct BlockRenderer {
         return widths
     }
 
-    /// The words of a cell's text between spaces, tabs and newlines; ASCII text is split by bytes, which is the
-    /// same split without forming grapheme clusters.
-    private static func words(_ text: String) -> [Substring] {
-        let isSeparator: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A }
-        guard isASCII(Substring(text)) else {
-            return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+    /// A cell's text without its hard breaks; a cell of one run is that run's string, not a copy.
+    private static func text(of cellRuns: [StyledRun]) -> String {
+        if cellRuns.count == 1 && !cellRuns[0].isBreak { return cellRuns[0].text }
+        var text = ""
+        for run in cellRuns where !run.isBreak { text += run.text }
+        return text
+    }
+
+    /// Calls `body` with each word of a cell's text between spaces, tabs and newlines and the columns it takes;
+    /// ASCII text is split and measured by bytes, which is the same split without forming grapheme clusters.
+    private func forEachWord(in text: String, _ body: (Substring, Int) -> Void) {
+        guard Self.isASCII(Substring(text)) else {
+            for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
+                body(
+                    word, Self.isASCII(word) ? Self.asciiWidth(word) : DisplayWidth.of(String(word), model: widthModel))
+            }
+            return
         }
-        return text.utf8.split(whereSeparator: isSeparator).map { Substring($0) }
+        let utf8 = text.utf8
+        var index = utf8.startIndex
+        var wordStart: String.Index?
+        var wordWidth = 0
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A {
+                if let start = wordStart { body(Substring(utf8[start..<index]), wordWidth) }
+                wordStart = nil
+                wordWidth = 0
+            } else {
+                if wordStart == nil { wordStart = index }
+                // One column per printable byte, as `asciiWidth` counts.
+                if byte >= 0x20 && byte != 0x7F { wordWidth += 1 }
+            }
+            utf8.formIndex(after: &index)
+        }
+        if let start = wordStart { body(Substring(utf8[start...]), wordWidth) }
     }
 
     private static func isASCII(_ text: Substring) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
@@ -464,22 +500,43 @@ struct BlockRenderer {
     }
 
     private func tableLines(_ table: MarkdownTable, width: Int) -> [String] {
-        let widths = columnWidths(table, width: width)
-        return tableOpening(table, widths: widths, width: width)
-            + table.rows.flatMap { tableRow($0, table: table, widths: widths, width: width) }
-            + tableClosing(widths: widths)
+        let columns = table.alignments.count
+        let header = cellRuns(table.header, columns: columns, style: theme.tableHeader)
+        let body = table.rows.map { cellRuns($0, columns: columns, style: .plain) }
+        let widths = columnWidths(header: header, body: body, width: width)
+        guard !widths.isEmpty else {
+            return [recordRule(width: width)]
+                + table.rows.flatMap { tableRow($0, table: table, widths: [], width: width) }
+        }
+        let bar = tableBar
+        var lines = tableOpening(header: header, table: table, widths: widths, bar: bar)
+        for row in body { lines += rowLines(row, table: table, widths: widths, bar: bar) }
+        return lines + tableClosing(widths: widths)
     }
 
     private func tableOpening(_ table: MarkdownTable, widths: [Int], width: Int) -> [String] {
         guard !widths.isEmpty else { return [recordRule(width: width)] }
-        return [border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+"))]
-            + rowLines(table.header, table: table, widths: widths, style: theme.tableHeader)
+        let header = cellRuns(table.header, columns: table.alignments.count, style: theme.tableHeader)
+        return tableOpening(header: header, table: table, widths: widths, bar: tableBar)
+    }
+
+    private func tableOpening(header: [[StyledRun]], table: MarkdownTable, widths: [Int], bar: [UInt8]) -> [String] {
+        [border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+"))]
+            + rowLines(header, table: table, widths: widths, bar: bar)
             + [border(widths, unicode ? ("├", "┼", "┤") : ("+", "+", "+"))]
     }
 
     private func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], width: Int) -> [String] {
         guard !widths.isEmpty else { return recordLines(row, table: table, width: width) + [recordRule(width: width)] }
-        return rowLines(row, table: table, widths: widths, style: .plain)
+        let cells = cellRuns(row, columns: table.alignments.count, style: .plain)
+        return rowLines(cells, table: table, widths: widths, bar: tableBar)
+    }
+
+    /// The styled bar between cells, made once for a table's rows.
+    private var tableBar: [UInt8] {
+        var bar: [UInt8] = []
+        theme.tableBorder.append(at: level, to: &bar) { $0 += (unicode ? "│" : "|").utf8 }
+        return bar
     }
 
     private func recordRule(width: Int) -> String {
@@ -525,15 +582,11 @@ struct BlockRenderer {
     private static let unicodeRule = Array(String(repeating: "─", count: 64).utf8)
     private static let asciiRule = Array(String(repeating: "-", count: 64).utf8)
 
-    private func rowLines(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], style: TextStyle) -> [String]
-    {
-        let cells = widths.indices.map { column in
-            wrapper.wrap(runs(column < row.count ? row[column] : [], style: style), width: widths[column])
-        }
+    /// The lines of a row whose cells have the runs `cellRuns`, each cell wrapped to its column's width.
+    private func rowLines(_ cellRuns: [[StyledRun]], table: MarkdownTable, widths: [Int], bar: [UInt8]) -> [String] {
+        let cells = widths.indices.map { wrapper.wrap(cellRuns[$0], width: widths[$0]) }
         var height = 1
         for cell in cells { height = max(height, cell.count) }
-        var bar: [UInt8] = []
-        theme.tableBorder.append(at: level, to: &bar) { $0 += (unicode ? "│" : "|").utf8 }
         var lines: [String] = []
         lines.reserveCapacity(height)
         // One buffer for the row's lines, each copied once into its string.

@@ -22,7 +22,10 @@ struct LineWrapper {
     /// The width of the widest line of `runs` laid out without a width limit (split only at hard breaks), measured
     /// without rendering the lines.
     func widestLine(_ runs: [StyledRun]) -> Int {
-        lay(runs, width: Int.max / 2, measuring: true).map(\.width).max() ?? 0
+        if runs.count == 1, let line = singleLine(runs[0], width: Int.max / 2, measuring: true) { return line.width }
+        var widest = 0
+        for line in lay(runs, width: Int.max / 2, measuring: true) { widest = max(widest, line.width) }
+        return widest
     }
 
     /// Lays `runs` out in lines of at most `width` columns; when `measuring`, the lines have widths but no text.
