@@ -357,10 +357,16 @@ struct BlockRenderer {
     /// Column widths from the header and every body row; words up to `unsplitWordWidth` columns and numbers are
     /// never split, and when even that does not fit the result is empty: the table is laid out as records.
     func columnWidths(_ table: MarkdownTable) -> [Int] {
+        columnWidths(tableCells(table, headerStyle: .plain), width: proseWidth)
+    }
+
+    /// The runs of the header's cells and then of each body row's, as `cellRuns(_:columns:style:)` makes them.
+    private func tableCells(_ table: MarkdownTable, headerStyle: TextStyle) -> [[[StyledRun]]] {
         let columns = table.alignments.count
-        return columnWidths(
-            header: cellRuns(table.header, columns: columns, style: .plain),
-            body: table.rows.map { cellRuns($0, columns: columns, style: .plain) }, width: proseWidth)
+        var cells = [cellRuns(table.header, columns: columns, style: headerStyle)]
+        cells.reserveCapacity(1 + table.rows.count)
+        for row in table.rows { cells.append(cellRuns(row, columns: columns, style: .plain)) }
+        return cells
     }
 
     /// The runs of a row's first `columns` cells in `style`, no runs for a cell the row lacks: each cell's runs are
@@ -369,24 +375,21 @@ struct BlockRenderer {
         (0..<columns).map { runs($0 < row.count ? row[$0] : [], style: style) }
     }
 
-    /// `columnWidths(_:)` from the cells' runs (a style does not change a width).
-    private func columnWidths(header: [[StyledRun]], body: [[[StyledRun]]], width: Int) -> [Int] {
-        let columns = header.count
+    /// `columnWidths(_:)` from the runs of the cells of every row, the header's first (a style does not change a
+    /// width).
+    private func columnWidths(_ cells: [[[StyledRun]]], width: Int) -> [Int] {
+        let columns = cells[0].count
         var natural = [Int](repeating: 1, count: columns)
         var longestWord = [Int](repeating: 1, count: columns)
         var minimum = [Int](repeating: 1, count: columns)
-        func measure(_ cells: [[StyledRun]]) {
-            for (column, cellRuns) in cells.enumerated() {
+        for row in cells {
+            for (column, cellRuns) in row.enumerated() {
                 natural[column] = max(natural[column], wrapper.widestLine(cellRuns))
-                forEachWord(in: Self.text(of: cellRuns)) { word, wordWidth in
-                    let unsplittable = wordWidth <= Self.unsplitWordWidth || Self.isNumber(word)
-                    longestWord[column] = max(longestWord[column], wordWidth)
-                    minimum[column] = max(minimum[column], unsplittable ? wordWidth : Self.unsplitWordWidth)
-                }
+                let words = wordWidths(of: Self.text(of: cellRuns))
+                longestWord[column] = max(longestWord[column], words.longest)
+                minimum[column] = max(minimum[column], words.least)
             }
         }
-        measure(header)
-        for row in body { measure(row) }
         let available = width - (3 * columns + 1)
         guard natural.reduce(0, +) > available else { return natural }
         guard minimum.reduce(0, +) <= available else { return [] }
@@ -438,34 +441,49 @@ struct BlockRenderer {
         return text
     }
 
-    /// Calls `body` with each word of a cell's text between spaces, tabs and newlines and the columns it takes;
-    /// ASCII text is split and measured by bytes, which is the same split without forming grapheme clusters.
-    private func forEachWord(in text: String, _ body: (Substring, Int) -> Void) {
+    /// The columns of the widest word of a cell's text (words are between spaces, tabs and newlines), and the
+    /// fewest its column may have so that no word is split that must stay whole; 0 for a cell without words. ASCII
+    /// text is split and measured by bytes, which is the same split without forming grapheme clusters.
+    private func wordWidths(of text: String) -> (longest: Int, least: Int) {
+        var longest = 0
+        var least = 0
         guard Self.isASCII(Substring(text)) else {
             for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
-                body(
-                    word, Self.isASCII(word) ? Self.asciiWidth(word) : DisplayWidth.of(String(word), model: widthModel))
+                let width =
+                    Self.isASCII(word) ? Self.asciiWidth(word) : DisplayWidth.of(String(word), model: widthModel)
+                longest = max(longest, width)
+                least = max(least, Self.leastWidth(word, width: width))
             }
-            return
+            return (longest, least)
         }
         let utf8 = text.utf8
         var index = utf8.startIndex
         var wordStart: String.Index?
-        var wordWidth = 0
-        while index < utf8.endIndex {
-            let byte = utf8[index]
+        var width = 0
+        while true {
+            let atEnd = index == utf8.endIndex
+            let byte = atEnd ? 0x20 : utf8[index]
             if byte == 0x20 || byte == 0x09 || byte == 0x0A {
-                if let start = wordStart { body(Substring(utf8[start..<index]), wordWidth) }
+                if let start = wordStart {
+                    longest = max(longest, width)
+                    least = max(least, Self.leastWidth(Substring(utf8[start..<index]), width: width))
+                }
+                if atEnd { return (longest, least) }
                 wordStart = nil
-                wordWidth = 0
+                width = 0
             } else {
                 if wordStart == nil { wordStart = index }
                 // One column per printable byte, as `asciiWidth` counts.
-                if byte >= 0x20 && byte != 0x7F { wordWidth += 1 }
+                if byte >= 0x20 && byte != 0x7F { width += 1 }
             }
             utf8.formIndex(after: &index)
         }
-        if let start = wordStart { body(Substring(utf8[start...]), wordWidth) }
+    }
+
+    /// The columns a word of `width` columns needs in its column: all of them when it may not be split (it is
+    /// short, or a number), else `unsplitWordWidth`.
+    private static func leastWidth(_ word: @autoclosure () -> Substring, width: Int) -> Int {
+        width <= unsplitWordWidth || isNumber(word()) ? width : unsplitWordWidth
     }
 
     private static func isASCII(_ text: Substring) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
@@ -500,17 +518,15 @@ struct BlockRenderer {
     }
 
     private func tableLines(_ table: MarkdownTable, width: Int) -> [String] {
-        let columns = table.alignments.count
-        let header = cellRuns(table.header, columns: columns, style: theme.tableHeader)
-        let body = table.rows.map { cellRuns($0, columns: columns, style: .plain) }
-        let widths = columnWidths(header: header, body: body, width: width)
+        let cells = tableCells(table, headerStyle: theme.tableHeader)
+        let widths = columnWidths(cells, width: width)
         guard !widths.isEmpty else {
             return [recordRule(width: width)]
                 + table.rows.flatMap { tableRow($0, table: table, widths: [], width: width) }
         }
         let bar = tableBar
-        var lines = tableOpening(header: header, table: table, widths: widths, bar: bar)
-        for row in body { lines += rowLines(row, table: table, widths: widths, bar: bar) }
+        var lines = tableOpening(header: cells[0], table: table, widths: widths, bar: bar)
+        for row in cells.dropFirst() { lines += rowLines(row, table: table, widths: widths, bar: bar) }
         return lines + tableClosing(widths: widths)
     }
 
