@@ -26,6 +26,7 @@
 #include <new>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,44 @@ void holdLibraryAtExit() {
 // line may reuse the old one's memory). Guarded by libraryLock().
 unsigned long currentLine = 0;
 
+struct ElementKind {
+    std::string_view element;
+    llmster_token_kind kind;
+};
+
+// source-highlight's element names (see its default.style) and the kind each is coloured as.
+const ElementKind elementKinds[] = {
+    {"keyword", LLMSTER_TOKEN_KEYWORD},     {"type", LLMSTER_TOKEN_TYPE},
+    {"usertype", LLMSTER_TOKEN_TYPE},       {"classname", LLMSTER_TOKEN_TYPE},
+    {"string", LLMSTER_TOKEN_STRING},       {"regexp", LLMSTER_TOKEN_STRING},
+    {"comment", LLMSTER_TOKEN_COMMENT},     {"todo", LLMSTER_TOKEN_COMMENT},
+    {"number", LLMSTER_TOKEN_NUMBER},       {"preproc", LLMSTER_TOKEN_PREPROCESSOR},
+    {"function", LLMSTER_TOKEN_FUNCTION},   {"variable", LLMSTER_TOKEN_VARIABLE},
+    {"specialchar", LLMSTER_TOKEN_SPECIAL}, {"label", LLMSTER_TOKEN_PREPROCESSOR},
+    {"newfile", LLMSTER_TOKEN_INSERTED},    {"oldfile", LLMSTER_TOKEN_DELETED},
+    {"difflines", LLMSTER_TOKEN_PREPROCESSOR},
+};
+
+// The kind `element` is coloured as: plain for an element the table does not name, as source-highlight's
+// FormatterManager gives such an element its default formatter.
+llmster_token_kind elementKind(const std::string &element) {
+    for (const auto &entry : elementKinds) {
+        if (std::string_view(element) == entry.element) return entry.kind;
+    }
+    return LLMSTER_TOKEN_PLAIN;
+}
+
+// Appends `length` bytes of `kind` to `spans`, joining them to the last span when it is of the same kind.
+void appendSpan(std::vector<llmster_highlight_span> &spans, llmster_token_kind kind, size_t length) {
+    if (length == 0) return;
+    if (!spans.empty() && spans.back().kind == kind) {
+        spans.back().length += length;
+    } else {
+        size_t offset = spans.empty() ? 0 : spans.back().offset + spans.back().length;
+        spans.push_back({offset, length, kind});
+    }
+}
+
 // A regex rule of source-highlight that remembers its last search on the current line, for highlightLine.
 // source-highlight asks every rule of the state for its leftmost match after each token, so a line of n tokens
 // searched the rest of the line n times per rule; this rule answers later questions from its last search when they
@@ -75,7 +114,9 @@ class ReusingRegexRule : public srchilite::HighlightRule {
 public:
     explicit ReusingRegexRule(srchilite::HighlightRulePtr original)
         : srchilite::HighlightRule(*original), original(original), expression(original->toString()),
-          reusable(reusableExpression(original->toString())) {}
+          reusable(reusableExpression(original->toString())) {
+        for (const auto &element : getElemList()) kindsOfElements.push_back(elementKind(element));
+    }
 
     bool tryToMatch(std::string::const_iterator start, std::string::const_iterator end, srchilite::HighlightToken &token,
                     const srchilite::MatchingParameters &params) override {
@@ -133,10 +174,14 @@ public:
         return size;
     }
 
+    // The kind of each of the rule's elements, in the order of getElemList().
+    const std::vector<llmster_token_kind> &kinds() const { return kindsOfElements; }
+
 private:
     srchilite::HighlightRulePtr original;
     boost::regex expression;
     bool reusable;
+    std::vector<llmster_token_kind> kindsOfElements;
 
     // The remembered search: on which line, from where to where with which flags, and what it found; `here` is the
     // scratch space of the one-position search.
@@ -198,15 +243,15 @@ bool onlyBlanks(std::string::const_iterator start, std::string::const_iterator e
 
 // Highlights `line` as SourceHighlighter::highlightParagraph does (the same tokens, states and formatted texts), for
 // states whose rules are all ReusingRegexRule: searches are answered from the rules' memory, and only the best
-// rule's match becomes strings (source-highlight builds a token of strings for every rule that matches). Where
-// source-highlight's behaviour is undefined it does something safe instead: a rule that exits more states than are
-// open exits them all (source-highlight pops an empty stack), and groups past the rule's elements are not
-// formatted (source-highlight reads past its element list). The formatters get no parameters; SpanFormatter reads
-// none.
-void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line) {
-    const srchilite::FormatterManager &formatters = *lexer.getFormatterManager();
-    auto format = [&](const std::string &element, std::string::const_iterator from, std::string::const_iterator to) {
-        if (from != to) formatters.getFormatter(element)->format(std::string(from, to), nullptr);
+// rule's match becomes spans (source-highlight builds a token of strings for every rule that matches, and formats
+// each string by looking its element's formatter up by name), appended to `spans` as SpanFormatter appends them.
+// Where source-highlight's behaviour is undefined it does something safe instead: a rule that exits more states
+// than are open exits them all (source-highlight pops an empty stack), and groups past the rule's elements are not
+// formatted (source-highlight reads past its element list).
+void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
+                   std::vector<llmster_highlight_span> &spans) {
+    auto format = [&](llmster_token_kind kind, std::string::const_iterator from, std::string::const_iterator to) {
+        appendSpan(spans, kind, static_cast<size_t>(to - from));
     };
     auto start = line.begin();
     const auto end = line.end();
@@ -231,18 +276,18 @@ void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line)
             }
         }
         if (best == nullptr) {
-            format(state->getDefaultElement(), start, end);
+            format(elementKind(state->getDefaultElement()), start, end);
             return;
         }
         const boost::smatch &match = *bestMatch;
-        format(state->getDefaultElement(), start, match[0].first);
-        const srchilite::ElemList &elements = best->getElemList();
-        if (elements.size() > 1) {
-            for (unsigned int group = 1; group < match.size() && group <= elements.size(); ++group) {
-                if (match[group].matched) format(elements[group - 1], match[group].first, match[group].second);
+        format(elementKind(state->getDefaultElement()), start, match[0].first);
+        const std::vector<llmster_token_kind> &kinds = best->kinds();
+        if (kinds.size() > 1) {
+            for (unsigned int group = 1; group < match.size() && group <= kinds.size(); ++group) {
+                if (match[group].matched) format(kinds[group - 1], match[group].first, match[group].second);
             }
         } else {
-            format(elements[0], match[0].first, match[0].second);
+            format(kinds[0], match[0].first, match[0].second);
         }
         if (bestSize > 0) beginningOfLine = false;
 
@@ -280,36 +325,12 @@ public:
     SpanFormatter(std::vector<llmster_highlight_span> &spans, llmster_token_kind kind) : spans(spans), kind(kind) {}
 
     void format(const std::string &text, const srchilite::FormatterParams *) override {
-        if (text.empty()) return;
-        size_t offset = spans.empty() ? 0 : spans.back().offset + spans.back().length;
-        if (!spans.empty() && spans.back().kind == kind) {
-            spans.back().length += text.size();
-        } else {
-            spans.push_back({offset, text.size(), kind});
-        }
+        appendSpan(spans, kind, text.size());
     }
 
 private:
     std::vector<llmster_highlight_span> &spans;
     llmster_token_kind kind;
-};
-
-struct ElementKind {
-    const char *element;
-    llmster_token_kind kind;
-};
-
-// source-highlight's element names (see its default.style) and the kind each is coloured as.
-const ElementKind elementKinds[] = {
-    {"keyword", LLMSTER_TOKEN_KEYWORD},     {"type", LLMSTER_TOKEN_TYPE},
-    {"usertype", LLMSTER_TOKEN_TYPE},       {"classname", LLMSTER_TOKEN_TYPE},
-    {"string", LLMSTER_TOKEN_STRING},       {"regexp", LLMSTER_TOKEN_STRING},
-    {"comment", LLMSTER_TOKEN_COMMENT},     {"todo", LLMSTER_TOKEN_COMMENT},
-    {"number", LLMSTER_TOKEN_NUMBER},       {"preproc", LLMSTER_TOKEN_PREPROCESSOR},
-    {"function", LLMSTER_TOKEN_FUNCTION},   {"variable", LLMSTER_TOKEN_VARIABLE},
-    {"specialchar", LLMSTER_TOKEN_SPECIAL}, {"label", LLMSTER_TOKEN_PREPROCESSOR},
-    {"newfile", LLMSTER_TOKEN_INSERTED},    {"oldfile", LLMSTER_TOKEN_DELETED},
-    {"difflines", LLMSTER_TOKEN_PREPROCESSOR},
 };
 
 // Info-string words models write that lang.map lacks, and the name they go by there or in llmster's own files.
@@ -355,6 +376,8 @@ std::pair<std::string, std::string> cachedDefinition(const char *language, const
 struct llmster_highlighter {
     /// The definition it highlights, as `cachedDefinition` gives it: the key of its pool.
     std::pair<std::string, std::string> definition;
+    /// The line being highlighted, kept so that its memory serves the next line too.
+    std::string text;
     std::vector<llmster_highlight_span> spans;
     std::unique_ptr<srchilite::FormatterManager> formatters;
     std::unique_ptr<srchilite::SourceHighlighter> highlighter;
@@ -411,7 +434,7 @@ extern "C" llmster_highlighter *llmster_highlighter_create(const char *language,
         handle->formatters.reset(new srchilite::FormatterManager(
             srchilite::FormatterPtr(new SpanFormatter(handle->spans, LLMSTER_TOKEN_PLAIN))));
         for (const auto &entry : elementKinds) {
-            handle->formatters->addFormatter(entry.element,
+            handle->formatters->addFormatter(std::string(entry.element),
                                              srchilite::FormatterPtr(new SpanFormatter(handle->spans, entry.kind)));
         }
         handle->highlighter.reset(new srchilite::SourceHighlighter(state));
@@ -431,6 +454,7 @@ extern "C" void llmster_highlighter_destroy(llmster_highlighter *highlighter) {
         auto &idle = idleHighlighters()[highlighter->definition];
         if (idle.size() < idleHighlightersPerDefinition && !highlighter->sourceHighlightMatching) {
             highlighter->spans.clear();
+            std::string().swap(highlighter->text);
             highlighter->highlighter->clearStateStack();
             highlighter->highlighter->setCurrentState(highlighter->highlighter->getMainState());
             idle.push_back(highlighter);
@@ -452,7 +476,8 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
     srchilite::HighlightStateStackPtr savedStack = lexer.getStateStack();
     try {
         std::lock_guard<std::mutex> guard(libraryLock());
-        std::string text(line == nullptr ? "" : line, length);
+        std::string &text = highlighter->text;
+        text.assign(line == nullptr ? "" : line, length);
         if (!advance) {
             // The lexer mutates its stack in place; a copy keeps the committed state for the next line.
             lexer.setStateStack(srchilite::HighlightStateStackPtr(new srchilite::HighlightStateStack(*savedStack)));
@@ -460,7 +485,7 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
         highlighter->spans.clear();
         if (highlighter->usesOwnLoop) {
             ++currentLine;
-            highlightLine(lexer, text);
+            highlightLine(lexer, text, highlighter->spans);
         } else {
             lexer.highlightParagraph(text);
         }
