@@ -292,7 +292,11 @@ struct BlockRenderer {
                 $0.spans(line, advance: advance).map { ($0.text, theme.code.style(for: $0.kind)) }
             } ?? [(Substring(line), style ?? theme.codeLine)]
         guard level != .plain, DisplayWidth.of(line, model: widthModel) > width else {
-            return [spans.map { $0.style.apply(String($0.text), at: level) }.joined()]
+            // One row, its spans styled into one string (no string per span, no join).
+            var row = ""
+            row.reserveCapacity(line.utf8.count + 16 * spans.count)
+            for span in spans { span.style.append(span.text, at: level, to: &row) }
+            return [row]
         }
         let markerWidth = 2
         // Each character with the span it came from; then the indices where a row after the first starts.
