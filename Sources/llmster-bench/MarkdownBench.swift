@@ -98,6 +98,8 @@ func renderBench() async throws {
                     + "Wide characters too: 日本語 and emoji 🙂.\n\n"
             }
         ),
+        // A rule keeps the lists apart: lists separated by blank lines alone would be one long list.
+        ("list", { "1. first item of \($0)\n2. second item with `code`\n   - nested bullet\n\n---\n\n" }),
         ("table", { "| column | value |\n|---|---|\n| section | \($0) |\n\n" }),
         ("python code", { "```python\ndef section_\($0)():\n    return \($0) * 2\n```\n\n" }),
         ("quote", { "> A quote closing section \($0).\n\n\n" })
