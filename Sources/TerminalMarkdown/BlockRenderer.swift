@@ -99,8 +99,10 @@ struct BlockRenderer {
             }
             return wrapper.wrap(runs(inlines, style: .plain), width: width).map(\.text)
         case .heading(let level, let inlines):
-            let marker = StyledRun(text: String(repeating: "#", count: level) + " ", style: theme.headingMarker)
-            return wrapper.wrap([marker] + runs(inlines, style: theme.heading(level)), width: width).map(\.text)
+            var runs = [StyledRun(text: Self.headingMarkers[level - 1], style: theme.headingMarker)]
+            runs.reserveCapacity(1 + 2 * inlines.count)
+            appendRuns(inlines, style: theme.heading(level), link: nil, to: &runs)
+            return wrapper.wrap(runs, width: width).map(\.text)
         case .codeBlock(let info, let literal):
             return codeBlockLines(info: info, literal: literal, width: width)
         case .indentedCode(let literal):
@@ -117,12 +119,20 @@ struct BlockRenderer {
             }
 
         case .thematicBreak:
-            return [theme.rule.apply(String(repeating: unicode ? "─" : "-", count: min(width, 60)), at: level)]
+            let rule = unicode ? Self.unicodeBreakRule : Self.asciiBreakRule
+            let columns = min(max(width, 0), Self.ruleColumns)
+            let bytes = rule.utf8.count / Self.ruleColumns * columns
+            let text = columns == Self.ruleColumns ? rule : String(Substring(rule.utf8.prefix(bytes)))
+            return [theme.rule.apply(text, at: level)]
         case .blockQuote(let children):
             let alert = Alert(children)
             let bar = quoteBar(alert?.kind)
             let body = childLines(alert?.blocks ?? children, width: width - 2, depth: depth, inListItem: false)
-            return (alert.map { [alertLabel($0.kind)] } ?? []) + body.map { $0.isEmpty ? bar : bar + " " + $0 }
+            var output = alert.map { [alertLabel($0.kind)] } ?? []
+            output.reserveCapacity(output.count + body.count)
+            let barAndSpace = bar + " "
+            for line in body { output.append(line.isEmpty ? bar : barAndSpace + line) }
+            return output
         case .list(let list):
             var output: [String] = []
             for (index, item) in list.items.enumerated() {
@@ -133,6 +143,15 @@ struct BlockRenderer {
             return tableLines(table, width: width)
         }
     }
+
+    /// A heading's `#` marks and the space after them, by level.
+    private static let headingMarkers = (1...6).map { String(repeating: "#", count: $0) + " " }
+
+    /// Columns of a thematic break's rule at most; narrower windows take a prefix of the prebuilt rules, whose
+    /// marks are each as many bytes.
+    private static let ruleColumns = 60
+    private static let unicodeBreakRule = String(repeating: "─", count: ruleColumns)
+    private static let asciiBreakRule = String(repeating: "-", count: ruleColumns)
 
     /// The bar in front of a block quote's rows, coloured like its alert when it is one.
     func quoteBar(_ alert: Alert.Kind?) -> String {
@@ -193,16 +212,43 @@ struct BlockRenderer {
 
     /// An item's bullet (by nesting depth) or number, and a task's box, styled, with the columns it takes.
     private func listItemMarker(number: Int?, task: Bool?, depth: Int) -> (text: String, width: Int) {
-        let bullets = unicode ? ["•", "◦", "▪"] : ["-", "*", "+"]
-        var marker = number.map(Self.orderedMarker) ?? bullets[depth % bullets.count]
-        var markerText = theme.listMarker.apply(marker, at: level)
-        if let done = task {
-            let box = unicode ? (done ? "☑" : "☐") : (done ? "[x]" : "[ ]")
-            marker += " " + box
-            markerText += " " + (done ? theme.taskDone : theme.taskOpen).apply(box, at: level)
-        }
-        return (markerText, DisplayWidth.of(marker, model: widthModel))
+        let marks = unicode ? Self.unicodeMarks : Self.asciiMarks
+        let marker =
+            number.map { ListMark(ascii: Self.orderedMarker($0)) } ?? marks.bullets[depth % marks.bullets.count]
+        var text = ""
+        text.reserveCapacity(marker.text.utf8.count + 32)
+        theme.listMarker.append(Substring(marker.text), at: level, to: &text)
+        guard let done = task else { return (text, marker.width) }
+        let box = done ? marks.done : marks.open
+        text += " "
+        (done ? theme.taskDone : theme.taskOpen).append(Substring(box.text), at: level, to: &text)
+        return (text, marker.width + 1 + box.width)
     }
+
+    /// A list mark's text and the columns it takes, measured once: each mark is a single code point or ASCII, which
+    /// both width models count alike, and a space between marks keeps their widths apart.
+    private struct ListMark {
+        var text: String
+        var width: Int
+
+        init(_ text: String) {
+            self.text = text
+            width = DisplayWidth.of(text, model: .grapheme)
+        }
+
+        init(ascii text: String) {
+            self.text = text
+            width = text.utf8.count
+        }
+    }
+
+    /// The bullets by nesting depth and the task boxes, from Unicode or ASCII.
+    private static let unicodeMarks = (
+        bullets: ["•", "◦", "▪"].map { ListMark($0) }, done: ListMark("☑"), open: ListMark("☐")
+    )
+    private static let asciiMarks = (
+        bullets: ["-", "*", "+"].map { ListMark(ascii: $0) }, done: ListMark(ascii: "[x]"), open: ListMark(ascii: "[ ]")
+    )
 
     /// The spaces in front of an item's later rows: as wide as its marker and the space after it.
     private static func itemPadding(markerWidth: Int) -> String { String(repeating: " ", count: markerWidth + 1) }
@@ -210,8 +256,7 @@ struct BlockRenderer {
     /// An ordered item's number and period, right-aligned in two digits so that items 9 and 10 start their text in
     /// the same column; a fixed width because a streamed list prints its first items before it knows its last.
     private static func orderedMarker(_ number: Int) -> String {
-        let digits = String(number)
-        return String(repeating: " ", count: max(2 - digits.count, 0)) + digits + "."
+        number >= 0 && number < 10 ? " \(number)." : "\(number)."
     }
 
     /// The state and remaining blocks of an item whose text starts with `[ ]` or `[x]`, which cmark-gfm 0.29's
@@ -234,7 +279,15 @@ struct BlockRenderer {
         let padding = Self.itemPadding(markerWidth: markerWidth)
         let body = childLines(blocks, width: width - padding.utf8.count, depth: depth + 1, inListItem: true)
         guard let first = body.first else { return [marker] }
-        return [marker + " " + first] + body.dropFirst().map { $0.isEmpty ? "" : padding + $0 }
+        var firstRow = ""
+        firstRow.reserveCapacity(marker.utf8.count + 1 + first.utf8.count)
+        firstRow += marker
+        firstRow += " "
+        firstRow += first
+        var output = [firstRow]
+        output.reserveCapacity(body.count)
+        for line in body.dropFirst() { output.append(line.isEmpty ? "" : padding + line) }
+        return output
     }
 
     /// A footnote's label as superscript digits (`¹²`), or in brackets when it is not a number or the terminal
