@@ -66,19 +66,17 @@ package enum Footnotes {
     /// Whether the leading text of `inlines` starts with `[^`, however cmark-gfm split it into text nodes: a
     /// paragraph that does not cannot be a definition, and is not looked at further.
     private static func opensWithLabel(_ inlines: [MarkdownInline]) -> Bool {
-        var matched = 0
+        var expected = UInt8(ascii: "[")
         for inline in inlines {
-            guard case .text(let text) = inline else { break }
-            for byte in text.utf8.prefix(labelOpening.count - matched) {
-                guard byte == labelOpening[matched] else { return false }
-                matched += 1
+            guard case .text(let text) = inline else { return false }
+            for byte in text.utf8 {
+                guard byte == expected else { return false }
+                if expected == UInt8(ascii: "^") { return true }
+                expected = UInt8(ascii: "^")
             }
-            if matched == labelOpening.count { return true }
         }
         return false
     }
-
-    private static let labelOpening = Array("[^".utf8)
 
     /// The label when `inlines` start with `[^label]:`.
     private static func definitionStart(_ inlines: ArraySlice<MarkdownInline>) -> String? {

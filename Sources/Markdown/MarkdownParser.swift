@@ -264,7 +264,7 @@ private struct Conversion {
         case CMARK_NODE_LIST:
             let ordered = cmark_node_get_list_type(node) == CMARK_ORDERED_LIST
             let items = MarkdownParser.children(node).map { item in
-                let isTask = String(cString: cmark_node_get_type_string(item)) == "tasklist"
+                let isTask = strcmp(cmark_node_get_type_string(item), "tasklist") == 0
                 return MarkdownListItem(
                     task: isTask ? cmark_gfm_extensions_get_tasklist_item_checked(item) : nil,
                     blocks: blocks(item, depth: depth + 1),
