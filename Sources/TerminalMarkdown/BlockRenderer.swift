@@ -99,7 +99,10 @@ struct BlockRenderer {
             }
             return wrapper.wrap(runs(inlines, style: .plain), width: width).map(\.text)
         case .heading(let level, let inlines):
-            var runs = [StyledRun(text: Self.headingMarkers[level - 1], style: theme.headingMarker)]
+            let marks =
+                Self.headingMarkers.indices.contains(level - 1)
+                ? Self.headingMarkers[level - 1] : String(repeating: "#", count: max(level, 0)) + " "
+            var runs = [StyledRun(text: marks, style: theme.headingMarker)]
             runs.reserveCapacity(1 + 2 * inlines.count)
             appendRuns(inlines, style: theme.heading(level), link: nil, to: &runs)
             return wrapper.wrap(runs, width: width).map(\.text)
@@ -144,7 +147,7 @@ struct BlockRenderer {
         }
     }
 
-    /// A heading's `#` marks and the space after them, by level.
+    /// A heading's `#` marks and the space after them, by level (cmark-gfm's 1 to 6).
     private static let headingMarkers = (1...6).map { String(repeating: "#", count: $0) + " " }
 
     /// Columns of a thematic break's rule at most; narrower windows take a prefix of the prebuilt rules, whose
