@@ -46,7 +46,7 @@ public enum DisplayWidth {
         }
         let scalars = character.unicodeScalars
         if model == .codepoint {
-            return scalars.reduce(0) { $0 + (isZeroWidth($1) ? 0 : isWide($1) ? 2 : 1) }
+            return scalars.reduce(0) { $0 + of($1) }
         }
         let first = scalars.first!
         if isZeroWidth(first) { return 0 }
@@ -63,6 +63,23 @@ public enum DisplayWidth {
         }
         return isWide(first) ? 2 : 1
     }
+
+    /// The columns a cluster of one non-ASCII code point occupies, in either model.
+    static func of(_ scalar: Unicode.Scalar) -> Int { commonWidth(scalar) ?? measuredWidth(scalar) }
+
+    /// The width of a code point in the blocks of Latin letters, kana, CJK ideographs, Hangul syllables and
+    /// fullwidth forms, known without looking up its properties; nil for others.
+    static func commonWidth(_ scalar: Unicode.Scalar) -> Int? {
+        switch scalar.value {
+        case 0xA0...0xAC, 0xAE...0x2FF: return 1
+        case 0x3041...0x3096, 0x30A1...0x30FA, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7A3, 0xFF01...0xFF60:
+            return 2
+        default: return nil
+        }
+    }
+
+    /// The width of a code point by its general category, emoji presentation and East Asian width.
+    static func measuredWidth(_ scalar: Unicode.Scalar) -> Int { isZeroWidth(scalar) ? 0 : isWide(scalar) ? 2 : 1 }
 
     /// The columns a string occupies in the grapheme model when printed from column 0, tabs expanded.
     public static func of(_ string: String) -> Int { of(string, model: .grapheme) }

@@ -1,7 +1,8 @@
 /// Greedy word wrapping of styled runs by display width.
 ///
-/// The runs are read once, byte by byte: a stretch of ASCII is measured without forming grapheme clusters, and
-/// only non-ASCII text (or ASCII followed by it, which a combining mark may join) is taken a cluster at a time.
+/// The runs are read once, byte by byte: a stretch of ASCII is measured without forming grapheme clusters, so is a
+/// code point that is a cluster of its own by `GraphemeBoundary` (most letters, CJK, kana, Hangul, single emoji), and
+/// only the rest (marks, emoji sequences, flags, jamo) is taken a cluster at a time.
 /// Lines are rendered as they fill, so wrapping allocates per line and per style change, not per word.
 struct LineWrapper {
     let level: StyleLevel
@@ -231,8 +232,10 @@ struct LineWrapper {
             contiguous.withUTF8 { scan(run: index, text, bytes: $0) }
         }
 
-        /// `scan(run:)` over the run's UTF-8 `bytes`, by offset: ASCII is read a byte at a time, and only non-ASCII
-        /// text (or ASCII followed by it, which a combining mark may join) a grapheme cluster of `text` at a time.
+        /// `scan(run:)` over the run's UTF-8 `bytes`, by offset: a stretch of printable ASCII is added to the word at
+        /// once, and a code point that `GraphemeBoundary` shows to be a cluster of its own is measured alone; only
+        /// the rest (combining marks, emoji sequences, flags, jamo, CRLF) is taken a grapheme cluster of `text` at a
+        /// time.
         private mutating func scan(run index: Int, _ text: String, bytes: UnsafeBufferPointer<UInt8>) {
             let utf8 = text.utf8
             func stringIndex(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
@@ -240,21 +243,39 @@ struct LineWrapper {
             var wordStart: Int?
             while position < bytes.count {
                 let byte = bytes[position]
-                let next = position + 1
+                if byte > 0x20 && byte < 0x7F {
+                    var end = position + 1
+                    while end < bytes.count && bytes[end] > 0x20 && bytes[end] < 0x7F { end += 1 }
+                    // A mark may join the last byte before non-ASCII text: that byte is left to the steps below.
+                    if end < bytes.count && bytes[end] >= 0x80 { end -= 1 }
+                    if end > position {
+                        if wordStart == nil { wordStart = position }
+                        wordWidth += end - position
+                        position = end
+                        continue
+                    }
+                }
+                let scalar = Self.scalar(in: bytes, at: position)
                 let clusterEnd: Int
                 let isSpace: Bool
                 let clusterWidth: Int
-                if byte < 0x80 && (next == bytes.count || bytes[next] < 0x80)
-                    && !(byte == 0x0D && next < bytes.count && bytes[next] == 0x0A)
+                if scalar.end == bytes.count
+                    || GraphemeBoundary.endsBefore(after: scalar.value)
+                        && (bytes[scalar.end] < 0x80
+                            || GraphemeBoundary.startsCluster(Self.scalar(in: bytes, at: scalar.end).value))
                 {
-                    clusterEnd = next
+                    clusterEnd = scalar.end
                     isSpace = byte == 0x20 || byte == 0x09 || byte == 0x0A
-                    clusterWidth = byte < 0x20 || byte == 0x7F ? 0 : 1
+                    if byte < 0x80 {
+                        clusterWidth = byte < 0x20 || byte == 0x7F ? 0 : 1
+                    } else {
+                        clusterWidth = DisplayWidth.of(Unicode.Scalar(scalar.value)!)
+                    }
                 } else {
                     let cluster = stringIndex(position)
                     clusterEnd = utf8.distance(from: utf8.startIndex, to: text.index(after: cluster))
                     // A space is a cluster of its own unless a combining mark follows it.
-                    isSpace = clusterEnd == next && (byte == 0x20 || byte == 0x09 || byte == 0x0A)
+                    isSpace = clusterEnd == scalar.end && (byte == 0x20 || byte == 0x09 || byte == 0x0A)
                     clusterWidth = DisplayWidth.of(text[cluster], model: wrapper.widthModel)
                 }
                 if isSpace {
@@ -282,6 +303,16 @@ struct LineWrapper {
                 position = clusterEnd
             }
             if let start = wordStart { word.append((index, start..<bytes.count)) }
+        }
+
+        /// The code point whose UTF-8 encoding starts at `offset` in the valid UTF-8 `bytes`, and the offset after it.
+        private static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> (value: UInt32, end: Int) {
+            let lead = UInt32(bytes[offset])
+            if lead < 0x80 { return (lead, offset + 1) }
+            let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            var value = lead & (0x7F >> UInt32(length))
+            for index in offset + 1..<offset + length { value = value << 6 | UInt32(bytes[index] & 0x3F) }
+            return (value, offset + length)
         }
 
         /// Puts the word read so far on the line, after the pending spaces, or on a new line when it does not fit

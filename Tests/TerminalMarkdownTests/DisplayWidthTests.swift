@@ -64,6 +64,37 @@ struct DisplayWidthTests {
         #expect(TerminalCapabilities.detect(fd: -1, environment: environment, settings: fixed).widthModel == .grapheme)
     }
 
+    /// A code point the wrapper measures alone is a cluster of its own beside each kind of neighbour it is
+    /// trusted with (letters, CJK, Hangul syllables, emoji, controls; marks, jamo and Indic consonants before), and
+    /// every width known without a lookup is the measured one.
+    @Test func codePointShortcutsAgreeWithTheStandardLibrary() {
+        let followers: [Unicode.Scalar] = ["a", " ", "\n", "日", "가", "각", "🙂", "\u{AD}", "©", "あ", "—", "☺", "🏺"]
+        let leaders: [Unicode.Scalar] = [
+            "a", " ", "\t", "\n", "日", "가", "각", "🙂", "é", "\u{301}", "\u{903}", "\u{915}", "\u{94D}", "\u{1F3FB}",
+            "\u{FE0F}", "\u{AD}", "\u{200B}", "\u{E0020}", "\u{3099}", "❤", "\u{E01EF}", "\u{FF9E}"
+        ]
+        var disagreements: [String] = []
+        func check(_ first: Unicode.Scalar, _ second: Unicode.Scalar) {
+            if (String(first) + String(second)).count != 2 { disagreements.append("\(first) \(second)") }
+        }
+        // Every code point of the planes with letters, symbols, emoji and tags; a sample of the CJK, private and
+        // unassigned planes (the whole range took minutes in a debug build).
+        for value in UInt32(0)...0x10FFFF {
+            guard value < 0x20000 || (0xE0000..<0xE1000).contains(value) || value % 97 == 0,
+                let scalar = Unicode.Scalar(value)
+            else { continue }
+            if GraphemeBoundary.endsBefore(after: value) { for follower in followers { check(scalar, follower) } }
+            if GraphemeBoundary.startsCluster(value) {
+                for leader in leaders where GraphemeBoundary.endsBefore(after: leader.value) { check(leader, scalar) }
+            }
+            if let width = DisplayWidth.commonWidth(scalar), width != DisplayWidth.measuredWidth(scalar) {
+                disagreements.append("width \(value)")
+            }
+        }
+        #expect(followers.allSatisfy { GraphemeBoundary.startsCluster($0.value) })
+        #expect(disagreements.isEmpty)
+    }
+
     static let emoji = "Family 👨‍👩‍👧‍👦 at work 🧑🏽‍💻, keycaps 1️⃣ 2️⃣ 3️⃣ and thumbs 👍🏽 in a sentence that wraps: 👨‍👩‍👧‍👦 👨‍👩‍👧‍👦 👨‍👩‍👧‍👦 👨‍👩‍👧‍👦 end."
 
     @Test(arguments: [40, 80, 120])
