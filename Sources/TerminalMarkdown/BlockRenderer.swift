@@ -616,7 +616,8 @@ struct BlockRenderer {
     }
 
     private func recordRule(width: Int) -> String {
-        theme.tableBorder.apply(String(repeating: unicode ? "─" : "-", count: min(width, 20)), at: level)
+        // A table deep in quotes and items of a narrow window has no columns left: the rule is then empty.
+        theme.tableBorder.apply(String(repeating: unicode ? "─" : "-", count: min(max(width, 0), 20)), at: level)
     }
 
     /// A row as `Header: value` entries; an entry that wraps continues two columns in.

@@ -119,6 +119,18 @@ struct SafetyTests {
         }
     }
 
+    /// Blocks deep in quotes of a window narrower than their bars leave no columns: a rule or a table laid out as
+    /// records used to stop llmster ("Negative count not allowed"); every block still renders, whole and streamed.
+    @Test(arguments: [1, 2, 3])
+    func blocksWithNoColumnsLeftStillRender(width: Int) {
+        let text = "> > ---\n>\n> > | name | value |\n> > |---|---|\n> > | a | 1 |\n\n- > ---\n"
+        let capabilities = TerminalCapabilities(width: width)
+        let whole = MarkdownRenderer(capabilities: capabilities, mode: .always).render(text)
+        #expect(whole.contains("a"), "\(whole)")
+        let streamed = streamedOutput([String(text.prefix(20))], final: text, capabilities: capabilities)
+        #expect(streamed.contains("a"), "\(streamed)")
+    }
+
     @Test func escapeSequencesBecomeVisibleText() {
         #expect(UntrustedText.sanitize("a\u{1B}[2Jb") == "a␛[2Jb")
         #expect(UntrustedText.sanitize("\u{9B}31m") == "␛[31m")
