@@ -122,11 +122,7 @@ struct BlockRenderer {
             }
 
         case .thematicBreak:
-            let rule = unicode ? Self.unicodeBreakRule : Self.asciiBreakRule
-            let columns = min(max(width, 0), Self.ruleColumns)
-            let bytes = rule.utf8.count / Self.ruleColumns * columns
-            let text = columns == Self.ruleColumns ? rule : String(Substring(rule.utf8.prefix(bytes)))
-            return [theme.rule.apply(text, at: level)]
+            return [styledRule(columns: min(width, 60), style: theme.rule)]
         case .blockQuote(let children):
             let alert = Alert(children)
             let bar = quoteBar(alert?.kind)
@@ -149,12 +145,6 @@ struct BlockRenderer {
 
     /// A heading's `#` marks and the space after them, by level (cmark-gfm's 1 to 6).
     private static let headingMarkers = (1...6).map { String(repeating: "#", count: $0) + " " }
-
-    /// Columns of a thematic break's rule at most; narrower windows take a prefix of the prebuilt rules, whose
-    /// marks are each as many bytes.
-    private static let ruleColumns = 60
-    private static let unicodeBreakRule = String(repeating: "─", count: ruleColumns)
-    private static let asciiBreakRule = String(repeating: "-", count: ruleColumns)
 
     /// The bar in front of a block quote's rows, coloured like its alert when it is one.
     func quoteBar(_ alert: Alert.Kind?) -> String {
@@ -615,9 +605,25 @@ struct BlockRenderer {
         return bar
     }
 
-    private func recordRule(width: Int) -> String {
-        // A table deep in quotes and items of a narrow window has no columns left: the rule is then empty.
-        theme.tableBorder.apply(String(repeating: unicode ? "─" : "-", count: min(max(width, 0), 20)), at: level)
+    private func recordRule(width: Int) -> String { styledRule(columns: min(width, 20), style: theme.tableBorder) }
+
+    /// A horizontal rule of `columns` columns in `style`; empty when a block deep in quotes and items of a narrow
+    /// window has no columns left.
+    private func styledRule(columns: Int, style: TextStyle) -> String {
+        var line: [UInt8] = []
+        style.append(at: level, to: &line) { appendRule(columns: columns, to: &$0) }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// Appends `columns` horizontal rule marks (none for 0 or fewer), copied from a prebuilt stretch in pieces.
+    private func appendRule(columns: Int, to line: inout [UInt8]) {
+        let rule = unicode ? Self.unicodeRule : Self.asciiRule
+        var remaining = max(columns, 0) * (unicode ? 3 : 1)
+        while remaining > 0 {
+            let count = min(remaining, rule.count)
+            rule.withUnsafeBufferPointer { line.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<count])) }
+            remaining -= count
+        }
     }
 
     /// A row as `Header: value` entries; an entry that wraps continues two columns in.
@@ -633,29 +639,20 @@ struct BlockRenderer {
 
     /// A horizontal border from the corner and junction pieces `corners` (left, between columns, right).
     private func border(_ widths: [Int], _ corners: (String, String, String)) -> String {
-        let rule = unicode ? Self.unicodeRule : Self.asciiRule
-        let ruleCharacterBytes = unicode ? 3 : 1
         var line: [UInt8] = []
-        line.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * ruleCharacterBytes + 8)
+        line.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * (unicode ? 3 : 1) + 8)
         theme.tableBorder.append(at: level, to: &line) { line in
             line += corners.0.utf8
             for (index, width) in widths.enumerated() {
                 if index > 0 { line += corners.1.utf8 }
-                var remaining = (width + 2) * ruleCharacterBytes
-                while remaining > 0 {
-                    let count = min(remaining, rule.count)
-                    rule.withUnsafeBufferPointer {
-                        line.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<count]))
-                    }
-                    remaining -= count
-                }
+                appendRule(columns: width + 2, to: &line)
             }
             line += corners.2.utf8
         }
         return String(decoding: line, as: UTF8.self)
     }
 
-    /// The UTF-8 of a stretch of horizontal border, copied in pieces (a column wider than it takes several).
+    /// The UTF-8 of a stretch of horizontal rule (borders, record rules, thematic breaks), copied in pieces.
     private static let unicodeRule = Array(String(repeating: "─", count: 64).utf8)
     private static let asciiRule = Array(String(repeating: "-", count: 64).utf8)
 

@@ -64,7 +64,6 @@ struct LineWrapper {
     /// assembled by copying bytes.
     fileprivate struct Spans {
         private static let controlSequenceIntroducer: [UInt8] = [0x1B, UInt8(ascii: "[")]
-        private static let reset: [UInt8] = Array("\u{1B}[0m".utf8)
         private static let hyperlinkStart: [UInt8] = Array("\u{1B}]8;;".utf8)
         private static let stringTerminator: [UInt8] = Array("\u{1B}\\".utf8)
         private static let hyperlinkEnd = hyperlinkStart + stringTerminator
@@ -109,7 +108,7 @@ struct LineWrapper {
                     sequences.removeLast(2)
                 }
                 let close = sequences.count
-                if styled { sequences += Self.reset }
+                if styled { sequences += TextStyle.reset }
                 if link != nil { sequences += Self.hyperlinkEnd }
                 opening.append(open..<close)
                 closing.append(close..<sequences.count)

@@ -98,7 +98,8 @@ struct TextStyle: Equatable, Sendable {
         }
     }
 
-    private static let reset: [UInt8] = Array("\u{1B}[0m".utf8)
+    /// The SGR sequence that ends a styled span.
+    static let reset: [UInt8] = Array("\u{1B}[0m".utf8)
 
     /// Appends `text` to `output` as `apply(_:at:)` renders it, without an intermediate string.
     func append(_ text: Substring, at level: StyleLevel, to output: inout String) {
