@@ -17,8 +17,10 @@ enum DraftText {
         return line
     }
 
-    /// The line that sends `message`: a leading slash doubled.
+    /// The line that sends `message`: a leading slash doubled. Enter trims the line before it looks for a command,
+    /// so a slash after blanks is escaped too (the blanks go, as they would from a typed line).
     static func line(fromMessage message: String) -> String {
-        message.hasPrefix("/") ? "/" + message : message
+        let start = message.drop { $0.isWhitespace }
+        return start.hasPrefix("/") ? "/" + start : message
     }
 }

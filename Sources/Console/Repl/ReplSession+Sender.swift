@@ -223,7 +223,8 @@ extension ReplSession {
                 if case .failure(let notSent as TurnNotSent) = outcome { notSent.outcome.returned?.text } else {
                     String?.none
                 }
-            await saveDraft(unsent ?? "")
+            // `saveDraft` takes the line's text: the message goes as the line that sends it.
+            await saveDraft(unsent.map(DraftText.line(fromMessage:)) ?? "")
             return .done(SignalTrap.exitStatus(for: signal))
         }
         do {
