@@ -1,4 +1,5 @@
 import Foundation
+import Library
 import Simulator
 import TerminalMarkdown
 import TestSupport
@@ -186,6 +187,24 @@ import Testing
         let start = again.mark
         again.send("/open echo:a reply\r")
         try await again.waitFor("unfinished words", after: start + 20)
+    }
+
+    /// The draft SIGTERM keeps is the message the line would send (every face reads it): an escaped slash is one slash.
+    @Test func sigtermKeepsAnEscapedLineAsTheMessageItSends() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:a reply")
+        terminal.send("//etc/hosts maps names")
+        try await terminal.waitFor("//etc/hosts maps names")
+        kill(terminal.pid, SIGTERM)
+        #expect(try await terminal.waitForExit() == 143)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        #expect(try library.conversation(id: conversation.id)?.draft == "/etc/hosts maps names")
+        let again = try await repl.start()
+        let start = again.mark
+        again.send("/open echo:a reply\r")
+        try await again.waitFor("› //etc/hosts maps names", after: start + 20)
     }
 
     @Test func setSavesValidatedSettingsOnTheConversation() async throws {
