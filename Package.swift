@@ -53,7 +53,9 @@ let package = Package(
         .executableTarget(name: "lmstudio-sim", dependencies: ["Simulator"]),
         .executableTarget(
             name: "llmster-bench",
-            dependencies: ["LMStudio", "HTTP", "Chat", "Library", "TerminalMarkdown", "SystemSupport", "Simulator"]),
+            dependencies: [
+                "LMStudio", "HTTP", "Chat", "Library", "Markdown", "TerminalMarkdown", "SystemSupport", "Simulator"
+            ]),
 
         .target(
             name: "TestSupport", dependencies: ["Simulator", "LMStudio", "Library", "SystemSupport"],

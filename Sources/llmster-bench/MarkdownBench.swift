@@ -1,5 +1,6 @@
 import Chat
 import Foundation
+import Markdown
 import Simulator
 import Synchronization
 import TerminalMarkdown
@@ -71,7 +72,8 @@ func markdownBench() async throws {
 /// update when the server is slow, and when it is faster than the terminal) into a null sink, without the network,
 /// the terminal or the simulator beside it, on the stream section's 100×40 colour terminal without hyperlinks
 /// (its TERM=xterm-256color). The best of seven short runs, because this machine's speed drifts over seconds; the
-/// figure is CPU seconds per MiB. Then, once each, untrusted replies built on link references at two sizes (linear
+/// figure is CPU seconds per MiB. The mix's parse alone follows (the part of its figure no renderer change can
+/// remove), then the mix's block kinds one at a time. Then, once each, untrusted replies built on link references at two sizes (linear
 /// ≈ 4× apart): labels used before their definitions, and definitions alone.
 func renderBench() async throws {
     let capabilities = TerminalCapabilities(width: 100, height: 40)
@@ -87,6 +89,21 @@ func renderBench() async throws {
                     format: "  stream %@ in %2d KiB pieces: %.3f s CPU per MiB (best of 7)", prose ? "prose" : "mix  ",
                     pieceBytes >> 10, best / 2))
         }
+    }
+    if only == nil {
+        // What every rendering of the mix pays before it draws a line: cmark-gfm's parse with its four extensions and
+        // the conversion to blocks, on the pieces the stream commits.
+        let pieces = chunks(ScriptedReply.largeText(bytes: 2 << 20, prose: false), bytes: 4 << 10)
+        let best = (0..<7).map { _ in
+            let start = cpuSeconds()
+            for piece in pieces { _ = MarkdownParser.parse(piece) }
+            return cpuSeconds() - start
+        }.min()!
+        print(
+            String(
+                format:
+                    "  parse alone, mix in 4 KiB pieces: %.3f s CPU per MiB (cmark-gfm and the conversion to blocks)",
+                best / 2))
     }
     // The mix's blocks one kind at a time (each section's block repeated to 1 MiB): where the mix's cost lies.
     let kinds: [(name: String, block: (Int) -> String)] = [
