@@ -59,6 +59,16 @@ extension Pseudoterminal {
         try await waitFor("[y/N] ", after: start)
     }
 
+    /// Pastes `text` as a terminal does: wrapped in bracketed-paste marks only while the program has that mode on (its
+    /// last `CSI ? 2004` says so), else as bare keys.
+    func paste(_ text: String) {
+        let raw = rawOutput
+        let on = raw.range(of: "\u{1B}[?2004h", options: .backwards)?.lowerBound
+        let off = raw.range(of: "\u{1B}[?2004l", options: .backwards)?.lowerBound
+        let marked = on.map { on in off.map { $0 < on } ?? true } ?? false
+        send(marked ? "\u{1B}[200~" + text + "\u{1B}[201~" : text)
+    }
+
     /// Waits for the next prompt after `mark`; returns what appeared before it.
     func outputBeforePrompt(after mark: Int) async throws -> String {
         let shown = try await waitFor("› ", after: mark)

@@ -46,6 +46,22 @@ import Testing
             repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:" + lines.joined(separator: "\n"))
     }
 
+    /// A paste of several lines is text as it stands even when its first line starts with a slash (a log path, a
+    /// command quoted in a question): Enter sends it whole rather than running its first word as a command.
+    @Test func aPasteOfSeveralLinesStartingWithASlashIsSent() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        let start = terminal.mark
+        terminal.paste("/var/log/syslog says:\rkernel: oops at 0x0")
+        try await terminal.waitFor("oops at 0x0", after: start)
+        terminal.send("\r")
+        let shown = try await terminal.outputBeforePrompt(after: start + 40)
+        #expect(!shown.contains("unknown command"), "\(shown)")
+        #expect(
+            repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+                == ["/var/log/syslog says:\nkernel: oops at 0x0"])
+    }
+
     @Test func aShortPasteIsShownAsTyped() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start(height: 20)

@@ -43,6 +43,24 @@ import Testing
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:pasted one\npasted two")
     }
 
+    /// A terminal marks a paste only while the program has bracketed paste on: llmster keeps it on while a reply
+    /// streams, so lines pasted then reach the next prompt as one paste and are one message once Enter sends it (a
+    /// slash command line among them runs nothing).
+    @Test func linesPastedDuringAReplyAreOneMessage() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
+        terminal.paste("echo:pasted A\rpasted B\r/ps\rpasted C")
+        let ended = try await terminal.waitPast("epsilon", after: echoed)
+        try await terminal.waitFor("pasted C", after: ended)
+        terminal.send("\r")
+        try await terminal.waitFor("pasted A pasted B /ps pasted C", after: ended)
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs.last == "echo:pasted A\npasted B\n/ps\npasted C", "\(inputs)")
+        #expect(inputs.count == 2, "\(inputs)")
+    }
+
     @Test func linesTypedAtOnceAtThePromptAllArrive() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()

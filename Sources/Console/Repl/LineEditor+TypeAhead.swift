@@ -1,3 +1,4 @@
+internal import CReadline
 import Foundation
 
 /// Keys typed while no read runs: during a reply (echo off) and during a command (the terminal's normal mode). They
@@ -10,6 +11,10 @@ extension LineEditor {
     /// terminal's normal mode would turn it into an end of file that no read is waiting for, and it would be lost):
     /// at the next prompt it quits as it would have there. In line mode the terminal keeps its keys, since the typed
     /// lines stay in it for the next read (Emacs's C-c C-d sends the end-of-file key).
+    ///
+    /// Readline turns the terminal's bracketed paste off when a read ends; it is turned on again here, so text pasted
+    /// meanwhile comes marked and reaches the next prompt as a paste (its newlines in the line, not sending it line by
+    /// line); `endReply` turns it off again, as readline leaves it between reads.
     func beginReply() -> termios? {
         var settings = termios()
         guard tcgetattr(0, &settings) == 0 else { return nil }
@@ -19,7 +24,19 @@ extension LineEditor {
             withUnsafeMutableBytes(of: &quiet.c_cc) { $0[Int(VEOF)] = 0 }  // _POSIX_VDISABLE on Linux
         }
         tcsetattr(0, TCSANOW, &quiet)
+        setPasteMarking(true)
         return settings
+    }
+
+    /// Turns the terminal's bracketed paste on or off, where readline would use it.
+    private func setPasteMarking(_ on: Bool) {
+        guard !readsPlainLines, isatty(1) == 1, Self.marksPastes else { return }
+        FileHandle.standardOutput.write(Data((on ? "\u{1B}[?2004h" : "\u{1B}[?2004l").utf8))
+    }
+
+    /// Whether readline marks pastes (`enable-bracketed-paste`, which ~/.inputrc may turn off).
+    private static var marksPastes: Bool {
+        rl_variable_value("enable-bracketed-paste").map { String(cString: $0) == "on" } ?? false
     }
 
     /// Turns echo on for a read while it is off (a question asked during a command); returns the settings to restore
@@ -56,6 +73,7 @@ extension LineEditor {
             bytes += chunk[0..<count]
         }
         tcsetattr(0, TCSANOW, &settings)
+        setPasteMarking(false)
         let typed = Self.asTyped(TerminalFocus.shared.removingReports(from: bytes))
         typedAhead.withLock { $0 += typed }
     }

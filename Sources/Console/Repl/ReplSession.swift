@@ -172,8 +172,11 @@ import TerminalMarkdown
                     continue
                 }
                 editor?.remember(line)
+                let pasted = assembler.nextLineIsPasted
                 guard let message = assembler.add(line) else { continue }
-                if let status = await handle(message) { return status }
+                if let status = await handle(message, pastedLines: pasted && message.contains("\n")) {
+                    return status
+                }
                 await refreshLibraryCompletions()
                 refreshInBackground()
             }
@@ -227,10 +230,13 @@ import TerminalMarkdown
         [assembler.pending, text].filter { !$0.isEmpty }.joined(separator: "\n")
     }
 
-    /// Runs a command or sends a message; returns an exit status when the REPL must end.
-    private func handle(_ message: String) async -> Int32? {
+    /// Runs a command or sends a message; returns an exit status when the REPL must end. A message holding a paste of
+    /// several lines is text as it stands, whatever its first line starts with (a pasted log line `/var/log/…`, or a
+    /// command quoted in it), so it is sent as it is.
+    private func handle(_ message: String, pastedLines: Bool) async -> Int32? {
         let trimmed = message.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
+        if pastedLines { return await send(message) }
         if trimmed.hasPrefix("/"), !trimmed.hasPrefix("//") {
             await runCommand(trimmed)
             return nil
