@@ -92,6 +92,27 @@ import Testing
         #expect(try await terminal.waitForExit() == 0)
     }
 
+    /// Lines typed ahead of the model list are not picks or filters ("hi" is in acme/thinker-8b): the list waits for
+    /// what is typed at it, and they follow the message at the prompts after it.
+    @Test func linesTypedAheadOfThePickerFollowTheMessage() async throws {
+        let fixture = try SimulatorFixture(SimulatorOptions(loadedAtStart: [:]))
+        let cli = try CLI(server: fixture.url)
+        let terminal = try await startRepl(cli, [])
+        var mark = terminal.mark
+        terminal.send("echo:first words\rhi\r")
+        let picker = try await terminal.waitFor("typed before the list appeared", after: mark + 10)
+        #expect(!picker.contains("now uses"), "nothing was picked: \(picker)")
+        mark = terminal.mark
+        terminal.send("tiny\r")
+        try await terminal.waitFor("You said", after: mark + 4)
+        let requests = fixture.requests(to: "/api/v1/chat")
+        #expect(
+            requests.map { $0.field("input") } == ["echo:first words", "hi"], "\(requests.map { $0.field("input") })")
+        #expect(requests.first?.field("model") == "acme/tiny-1b")
+        terminal.send("\u{4}")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+
     /// Started on a model that is not loaded, the first message loads it under the load policy (the previous chat
     /// model is unloaded, as /model does) and the prompt after the reply shows it loaded with its context.
     @Test func aModelNamedAtStartIsLoadedUnderTheLoadPolicy() async throws {

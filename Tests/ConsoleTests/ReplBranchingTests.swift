@@ -99,7 +99,8 @@ import Testing
         let library = try LibraryStore(path: repl.sandbox.libraryPath)
         let conversation = try #require(try library.conversations().first)
         #expect(try library.conversation(id: conversation.id)?.draft == "/new [[sim:status=500]] ideas")
-        terminal.send("\u{15}/new\r")
+        // A command typed after the draft runs and keeps it (Ctrl-U first would clear it).
+        terminal.send(" /new\r")
         let opened = terminal.mark
         terminal.send("/open echo:first chat\r")
         try await terminal.waitFor("› //new [[sim:status=500]] ideas", after: opened + 20)

@@ -104,6 +104,28 @@ import Testing
         }
     }
 
+    /// A question keeps its words whole too: readline shows only the last row of its prompt, laid out by llmster.
+    @Test(arguments: [40, 60])
+    func questionsKeepTheirWordsWholeAtTheEdge(width: Int) async throws {
+        let repl = try ReplHarness()
+        #expect(try await repl.runBounded(["ask", "--folder", "Work", "echo:Quarterly report"]).status == 0)
+        let terminal = try await repl.start(width: width)
+        let start = terminal.mark
+        terminal.send("/folder rm Work\r")
+        try await terminal.waitFor("[y/N] ", after: start)
+        var screen = TerminalScreen(width: width, height: 400, widthOf: DisplayWidth.of)
+        screen.apply(terminal.rawOutput)
+        let rows = screen.lines
+        let expected = "Remove folder Work? Its 1 conversation moves to the top level. [y/N]"
+        #expect(flattened(rows.joined(separator: "\n")).contains(expected), "\(rows)")
+        for word in expected.split(separator: " ") {
+            #expect(
+                rows.contains { $0.split(separator: " ").contains(word) }, "'\(word)' is split on the screen: \(rows)")
+        }
+        let answered = try await terminal.enter("n")
+        #expect(answered.contains("Kept folder Work."), "\(answered)")
+    }
+
     /// A reply's prose takes every column of a terminal: a paragraph as wide as the terminal is one row (the
     /// terminal's wrap waits for a next character that never comes), where it used to wrap its last word.
     @Test(arguments: [60, 100])

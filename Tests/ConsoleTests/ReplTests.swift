@@ -207,6 +207,52 @@ import Testing
         try await again.waitFor("› //etc/hosts maps names", after: start + 20)
     }
 
+    /// SIGHUP (a closed terminal window) at an empty prompt keeps the draft an earlier Ctrl-C kept.
+    @Test func sighupAtAnEmptyPromptKeepsTheDraftCtrlCKept() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:a reply")
+        terminal.send("draft kept by ctrl c")
+        try await terminal.waitFor("draft kept by ctrl c")
+        try await terminal.interruptLine()
+        kill(terminal.pid, SIGHUP)
+        #expect(try await terminal.waitForExit() == 129)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        #expect(try library.conversation(id: conversation.id)?.draft == "draft kept by ctrl c")
+    }
+
+    /// A message given back to the line and then cleared (Ctrl-U) is not kept: Ctrl-D does not bring it back.
+    @Test func aReturnedMessageClearedFromTheLineIsNotKept() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:a reply")
+        let start = terminal.mark
+        terminal.send("[[sim:status=500]] msg D\r")
+        try await terminal.waitFor("› [[sim:status=500]] msg D", after: start + 10)
+        terminal.send("\u{15}\u{4}")
+        #expect(try await terminal.waitForExit() == 0)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        #expect((try library.conversation(id: conversation.id)?.draft ?? "").isEmpty)
+    }
+
+    /// SIGTERM while a reply streams keeps what was typed meanwhile, which no prompt showed, as the draft.
+    @Test func sigtermDuringAReplyKeepsWhatWasTypedMeanwhile() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first")
+        let echoed = try await terminal.sendLine("[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
+        terminal.send("typed ahead line\rsecond line\r")
+        try await terminal.waitUntilInputIsQueued("typed ahead line\nsecond line\n".utf8.count)
+        kill(terminal.pid, SIGTERM)
+        #expect(try await terminal.waitForExit() == 143)
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        #expect(try library.conversation(id: conversation.id)?.draft == "typed ahead line\nsecond line")
+    }
+
     @Test func setSavesValidatedSettingsOnTheConversation() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
@@ -229,8 +275,9 @@ import Testing
         let start = terminal.mark
         terminal.send("echo:second after a restart\r")
         let question = try await terminal.waitFor("[y/r/N]", after: start)
-        #expect(
-            question.contains("Continue with a fresh server context? y: empty, r: with a recap of the earlier turns"))
+        // The question is wrapped at spaces to the terminal's width.
+        let asked = question.replacingOccurrences(of: "\n", with: " ")
+        #expect(asked.contains("Continue with a fresh server context? y: empty; r: with a recap, the earlier turns"))
         #expect(!question.contains("\nsecond after a restart"), "nothing was answered yet")
         let answered = try await terminal.enter("y")
         #expect(answered.contains("second after a restart"), "\(answered)")
@@ -249,8 +296,8 @@ import Testing
         terminal.send("recall\r")
         let question = try await terminal.waitFor("[y/r/N]", after: start)
         #expect(
-            question.contains("r: with a recap of the earlier turns (the earlier turns as a transcript (about "),
-            "\(question)")
+            question.replacingOccurrences(of: "\n", with: " ").contains(
+                "r: with a recap, the earlier turns as a transcript (about "), "\(question)")
         _ = try await terminal.enter("r")
         let input = repl.fixture.requests(to: "/api/v1/chat").last?.field("input") ?? ""
         #expect(

@@ -120,4 +120,25 @@ import Testing
             try library.messages(conversationId: conversation.id).map(\.text) == ["echo:first", "first"],
             "nothing left unanswered")
     }
+
+    /// A line typed ahead of the question is not its answer's occasion to jump the queue: the message the question
+    /// held back comes back to the line first, and the line typed ahead follows at the prompt after it.
+    @Test func aLineTypedAheadOfTheQuestionFollowsTheMessageItHeldBack() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start(["-m", "acme/tiny-1b"])
+        #expect(try await terminal.enter("echo:first").contains("first"))
+        repl.fixture.simulator.reset()
+        var mark = terminal.mark
+        terminal.send("echo:second\recho:third\r")
+        let taken = try await terminal.waitFor("› echo:second", after: mark)
+        #expect(taken.contains("Taken as not now; the line typed ahead of the question follows."), "\(taken)")
+        mark = terminal.mark
+        terminal.send("\r")
+        try await terminal.waitFor("[y/r/N] ", after: mark)
+        mark = terminal.mark
+        terminal.send("y\r")
+        try await terminal.waitFor("third", after: mark + 2)
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs.suffix(2) == ["echo:second", "echo:third"], "\(inputs)")
+    }
 }

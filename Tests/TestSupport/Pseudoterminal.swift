@@ -267,6 +267,26 @@ extension Pseudoterminal {
         }
     }
 
+    /// Waits until the terminal holds at least `count` typed bytes the program has not read (in canonical mode, bytes
+    /// of whole lines only), so a signal sent next finds them there.
+    public func waitUntilInputIsQueued(_ count: Int, seconds: Double = 30) async throws {
+        let path = slavePath
+        try await BlockingThread.run("pty-input-queued") {
+            let slave = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+            guard slave >= 0 else { throw PseudoterminalError("could not open \(path): errno \(errno)") }
+            defer { close(slave) }
+            let deadline = Date().addingTimeInterval(seconds)
+            var unread: Int32 = 0
+            while ioctl(slave, UInt(FIONREAD), &unread) == 0, unread < count {
+                guard Date() < deadline else {
+                    throw PseudoterminalError(
+                        "only \(unread) of \(count) typed bytes reached the program in \(seconds) s")
+                }
+                usleep(1000)
+            }
+        }
+    }
+
     /// Whether the terminal echoes and edits lines itself (the cooked mode a shell expects).
     public var isCooked: Bool {
         var settings = termios()

@@ -57,6 +57,7 @@ extension LineEditor {
             switch plainInput.withLock({ $0.next() }) {
             case .line(let text):
                 if typedAhead { FileHandle.standardOutput.write(Data((UntrustedText.sanitize(text) + "\n").utf8)) }
+                lastLineWasTypedAhead.withLock { $0 = typedAhead }
                 return .line(text)
             case .end: return .endOfInput
             case nil: typedAhead = false

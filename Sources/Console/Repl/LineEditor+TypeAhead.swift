@@ -78,6 +78,39 @@ extension LineEditor {
         typedAhead.withLock { $0 += typed }
     }
 
+    /// The text of the keys typed ahead that no read took, taken from them: lines joined by newlines, without the
+    /// terminal's key sequences and paste marks (for the draft kept when SIGTERM or SIGHUP ends the REPL before a
+    /// prompt could show them).
+    func takeTypedAheadText() -> String {
+        let keys = typedAhead.withLock { typed in
+            defer { typed = [] }
+            return typed
+        }
+        var text: [UInt8] = []
+        var index = 0
+        while index < keys.count {
+            let key = keys[index]
+            index += 1
+            if key == 0x1B {
+                // CSI and SS3 sequences end at their final byte; any other escape takes one key with it.
+                guard index < keys.count else { break }
+                let kind = keys[index]
+                index += 1
+                if kind == UInt8(ascii: "[") {
+                    while index < keys.count, !(0x40...0x7E).contains(keys[index]) { index += 1 }
+                    index += 1
+                } else if kind == UInt8(ascii: "O") {
+                    index += 1
+                }
+            } else if key == 13 || key == 10 {
+                text.append(10)
+            } else if key >= 0x20 && key != 0x7F {
+                text.append(key)
+            }
+        }
+        return String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Whole lines typed while the terminal was in its normal mode (during a reply or a command), up to 400 bytes.
     static func takeTypeAhead() -> [UInt8] {
         var bytes: [UInt8] = []

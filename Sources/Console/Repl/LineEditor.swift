@@ -101,6 +101,14 @@ final class LineEditor: Sendable {
     /// Whether a bracketed paste went into the line the last read returned (never in line mode).
     var lastLineHeldPaste: Bool { ReadlineBridge.state.withLock { $0.pasted } }
 
+    /// Whether the last read ended the input by Ctrl-D on the untouched text it was given (a draft), rather than on an
+    /// empty line.
+    var lastEndOfInputKeptGivenLine: Bool { ReadlineBridge.state.withLock { $0.endsInput } }
+
+    /// Whether the last read returned a line typed before its prompt appeared (during a reply or a command, or ahead of
+    /// a question), whole from keys that were waiting.
+    let lastLineWasTypedAhead = Mutex(false)
+
     /// Records `line` in the history unless it starts with a space.
     func remember(_ line: String) {
         guard !line.hasPrefix(" "), !line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
@@ -136,7 +144,11 @@ final class LineEditor: Sendable {
             typedAhead.withLock { $0 = unread + $0 }
             unread = []
         }
-        if let input = readPushedInput(&unread) { return input }
+        lastLineWasTypedAhead.withLock { $0 = false }
+        if let input = readPushedInput(&unread) {
+            lastLineWasTypedAhead.withLock { $0 = true }
+            return input
+        }
         while true {
             var descriptors = [
                 pollfd(fd: 0, events: Int16(POLLIN), revents: 0),

@@ -76,6 +76,7 @@ import TerminalMarkdown
             line.hasPrefix(model.key)
                 ? String(line.dropFirst(model.key.count)).trimmingCharacters(in: .whitespaces) : ""
         }
+        var showsList = true
         while true {
             var table = TextTable(columns: [
                 .init("#", priority: 0), .init("MODEL", minimumWidth: 16, priority: 0),
@@ -85,14 +86,27 @@ import TerminalMarkdown
                 let key = all[index].key
                 table.append([String(index + 1), key + (key == current ? " (current)" : ""), badges[index]])
             }
-            repl.output.send(laidOut: table.text(width: repl.terminalWidth, fit: repl.textFit))
+            if showsList { repl.output.send(laidOut: table.text(width: repl.terminalWidth, fit: repl.textFit)) }
+            showsList = true
             guard
                 case .line(let answer) = await repl.readLine(
-                    prompt: "Model number, or text to narrow the list (Enter cancels): ", draft: "")
+                    prompt: repl.promptRow("Model number, or text to narrow the list (Enter cancels):") + " ", draft: ""
+                )
             else {
                 return nil
             }
             let typed = answer.trimmingCharacters(in: .whitespaces)
+            if repl.readAheadOfQuestion {
+                // Typed before the list appeared (a message, a command): not a pick or a filter, whatever it matches.
+                // It comes at the prompt after the list, in order; the list waits for what is typed at it.
+                if !typed.isEmpty {
+                    repl.handBack(answer)
+                    repl.output.line(
+                        "That line was typed before the list appeared; it comes at the prompt after the list.")
+                }
+                showsList = false
+                continue
+            }
             if typed.isEmpty { return nil }
             if typed.hasPrefix("/") {
                 repl.output.line("Left the model list.")

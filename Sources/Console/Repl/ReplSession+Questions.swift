@@ -26,10 +26,11 @@ extension ReplSession {
     }
 
     /// The loop's next line: the oldest line a question handed back, else one read at the prompt with `given` in it.
-    /// A handed-back line leaves `given` as the draft of the prompt after it. Tells the assembler whether the line
-    /// came with a bracketed paste, which it takes literally.
+    /// A line typed at the question goes before `given`, which waits for the prompt after it; one typed ahead of the
+    /// question waits behind `given` (a message not sent, back in the line, comes first, as keys typed ahead do).
+    /// Tells the assembler whether the line came with a bracketed paste, which it takes literally.
     func nextLine(prompt: String, draft given: String) async -> LineInput {
-        guard pendingLines.isEmpty else {
+        if let first = pendingLines.first, !(first.typedAhead && !given.isEmpty) {
             let line = pendingLines.removeFirst()
             draft = given
             assembler.nextLineIsPasted = line.pasted
@@ -43,8 +44,11 @@ extension ReplSession {
     /// Gives `line`, just read at a question that does not take it, back to the loop: it is handled next, in order,
     /// as if typed at the prompt (and recorded in the history there, once).
     func handBack(_ line: String) {
-        pendingLines.append((line, editor?.lastLineHeldPaste ?? false))
+        pendingLines.append((line, editor?.lastLineHeldPaste ?? false, readAheadOfQuestion))
     }
+
+    /// Whether the line just read was typed before the question that read it appeared.
+    var readAheadOfQuestion: Bool { editor?.lastLineWasTypedAhead.withLock { $0 } ?? false }
 
     /// Asks `question`, showing `choices` (lower-case words) by their first letters as `[y/r/N]`, `defaultChoice`'s
     /// upper-case. An answer is a choice's letter or the whole word (`y`, `yes`, `r`, `recap`), in any case; Enter
@@ -53,7 +57,8 @@ extension ReplSession {
     func choose(_ question: String, choices: [String], defaultChoice: String, takenAs: String = "no") async -> String {
         let shown = choices.map { $0 == defaultChoice ? $0.prefix(1).uppercased() : String($0.prefix(1)) }.joined(
             separator: "/")
-        guard case .line(let line) = await readLine(prompt: "\(question) [\(shown)] ", draft: "") else {
+        guard case .line(let line) = await readLine(prompt: promptRow("\(question)\u{A0}[\(shown)]") + " ", draft: "")
+        else {
             return defaultChoice
         }
         let answer = line.trimmingCharacters(in: .whitespaces).lowercased()
@@ -62,9 +67,24 @@ extension ReplSession {
         let isCommand = answer.hasPrefix("/") && !answer.hasPrefix("//")
         output.line(
             "Taken as \(takenAs); "
-                + (isCommand ? "running \(UntrustedText.sanitize(answer))." : "sending your message."))
+                + (readAheadOfQuestion
+                    ? "the line typed ahead of the question follows."
+                    : isCommand
+                        ? "running \(UntrustedText.sanitize(line.trimmingCharacters(in: .whitespaces)))."
+                        : "sending your message."))
         handBack(line)
         return defaultChoice
+    }
+
+    /// `text` (llmster's own words, values sanitised) as a question's prompt, laid out as `output.line` lays out a
+    /// notice: every row but the last is printed now and the last is returned for readline, which would let a prompt
+    /// run past the terminal's edge and split the word there. A no-break space (U+00A0) keeps the words on either
+    /// side on one row, and prints as a space.
+    func promptRow(_ text: String) -> String {
+        let rows =
+            context.terminal(fd: 1).isTTY ? TextLayout.wrap(text, width: terminalWidth - 1, fit: textFit) : [text]
+        for row in rows.dropLast() { output.line(styled: row.replacingOccurrences(of: "\u{A0}", with: " ")) }
+        return (rows.last ?? text).replacingOccurrences(of: "\u{A0}", with: " ")
     }
 
     /// Asks a yes/no question (`choose` with `[y/N]`): yes only for `y` or `yes`.

@@ -113,14 +113,15 @@ extension ReplSession {
             let offers = overflow.choices.map { choice -> String in
                 switch choice {
                 case .grow:
-                    "g: reload \(UntrustedText.oneLine(overflow.model)) with a \(ContextMeter.compact(overflow.growTo ?? 0)) context"
+                    "g: reload \(UntrustedText.oneLine(overflow.model)) with its context grown to \(ContextMeter.compact(overflow.growTo ?? 0))"
                 case .recap:
-                    "r: a fresh context with a recap (\(UntrustedText.sanitize(overflow.recap?.summary ?? "")))"
+                    "r: a fresh context with a recap, \(UntrustedText.sanitize(overflow.recap?.summary ?? ""))"
                 case .send: "s: send it anyway"
                 }
             }
+            // Offers apart by semicolons: a recap's summary has commas of its own.
             let picked = await choose(
-                offers.joined(separator: ", ") + ", N: not now", choices: overflow.choices.map(\.rawValue) + ["no"],
+                offers.joined(separator: "; ") + "; N: not now", choices: overflow.choices.map(\.rawValue) + ["no"],
                 defaultChoice: "no",
                 takenAs: "not now")
             guard let choice = OverflowChoice(rawValue: picked) else {
@@ -140,9 +141,9 @@ extension ReplSession {
     /// like every question, it takes only its answers (any other line counts as "not now" and is handled next).
     func askFreshContext(recap: RecapEstimate?) async -> ServerContextChoice? {
         let question =
-            "Continue with a fresh server context? y: empty"
-            + (recap.map { ", r: with a recap of the earlier turns (\(UntrustedText.sanitize($0.summary)))" } ?? "")
-            + ", N: not now"
+            "Continue with a fresh server context? y: empty; "
+            + (recap.map { "r: with a recap, \(UntrustedText.sanitize($0.summary)); " } ?? "")
+            + "N: not now"
         switch await choose(
             question, choices: recap == nil ? ["yes", "no"] : ["yes", "recap", "no"], defaultChoice: "no",
             takenAs: "not now")
@@ -223,8 +224,11 @@ extension ReplSession {
                 if case .failure(let notSent as TurnNotSent) = outcome { notSent.outcome.returned?.text } else {
                     String?.none
                 }
-            // `saveDraft` takes the line's text: the message goes as the line that sends it.
-            await saveDraft(unsent.map(DraftText.line(fromMessage:)) ?? "")
+            // `saveDraft` takes the line's text: the message goes as the line that sends it, and what was typed
+            // during the reply, which no prompt will show, after it.
+            let typed = editor?.takeTypedAheadText() ?? ""
+            await saveDraft(
+                [unsent.map(DraftText.line(fromMessage:)) ?? "", typed].filter { !$0.isEmpty }.joined(separator: "\n"))
             return .done(SignalTrap.exitStatus(for: signal))
         }
         do {

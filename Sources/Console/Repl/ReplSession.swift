@@ -67,7 +67,7 @@ import TerminalMarkdown
     /// Lines of a message still being typed.
     var assembler = InputAssembler()
     /// Lines a question did not take as its answer, oldest first: the loop handles them next, as typed (`nextLine`).
-    var pendingLines: [(text: String, pasted: Bool)] = []
+    var pendingLines: [(text: String, pasted: Bool, typedAhead: Bool)] = []
     /// What the next prompt starts with.
     var draft = ""
     /// Unsent input kept for the current conversation (after Ctrl-C, or restored when returning to it).
@@ -149,16 +149,24 @@ import TerminalMarkdown
             let input = await nextLine(prompt: prompt, draft: given)
             switch input {
             case .endOfInput:
+                // Ctrl-D on a line the user emptied of its draft: the draft went with the text.
+                if emptiedDraft(given) { keptDraft = "" }
                 await leave(draft: joinDraft(keptDraft))
                 return editor == nil ? pipedStatus : ExitCode.success
             case .terminated(let text, let signal):
-                await leave(draft: joinDraft(text))
+                // An empty line keeps the draft an earlier Ctrl-C kept, unless the user emptied it of that draft.
+                await leave(draft: joinDraft(text.isEmpty && given.isEmpty ? keptDraft : text))
                 return SignalTrap.exitStatus(for: signal)
             case .interrupted(let text):
                 keptDraft = joinDraft(text)
                 assembler.reset()
                 await saveDraft(keptDraft)
             case .line(var line):
+                if editor?.readsPlainLines != true, !given.isEmpty, !line.hasPrefix(given) {
+                    // The user took the draft out of the line (Ctrl-U, or other text in its place): it is not kept.
+                    keptDraft = ""
+                    await saveDraft("")
+                }
                 if editor?.readsPlainLines == true, !given.isEmpty {
                     // Line mode cannot put a draft in the line: Enter alone sends it, and a command keeps it.
                     if line.isEmpty { line = given } else if line.hasPrefix("/") { draft = given }
@@ -224,6 +232,13 @@ import TerminalMarkdown
     private func leave(draft: String) async {
         await saveDraft(draft)
         if let conversationId { _ = try? await chat.discardIfEmpty(conversationId) }
+    }
+
+    /// Whether the prompt was given `given` as a draft and Ctrl-D ended it on a line the user had emptied (Ctrl-D on the
+    /// untouched draft keeps it); never in line mode, whose line cannot hold a draft.
+    private func emptiedDraft(_ given: String) -> Bool {
+        guard let editor, !editor.readsPlainLines, !given.isEmpty else { return false }
+        return !editor.lastEndOfInputKeptGivenLine
     }
 
     private func joinDraft(_ text: String) -> String {
