@@ -230,6 +230,8 @@ function M.send_chat(buffer, options)
     params.retry = true
     header = last_header(buffer, '### Assistant', input_row) or input_row
     vim.api.nvim_buf_set_lines(buffer, header, input_row, false, { '### Assistant', '', '' })
+    -- The old answer's lines gave way to three: the input's header moved (a long answer's old row is past the end).
+    input_row = header + 3
   else
     -- An edit keeps the attachments of the message it replaces (llmster-rpc(7)): what is attached now waits for the
     -- next message.
