@@ -1392,6 +1392,26 @@ local function new_chat(input)
     assert(llmster.request_sync('drafts/get', { conversationId = id }).text == 'typed before :qa')
   end)
 
+  test('a draft keeps its first line\'s indentation and its lines, only the blank end goes', function()
+    local buffer = new_chat('echo:hello')
+    local id = llmster.chat(buffer).conversation
+    type_input(buffer, '    indented first line')
+    type_input(buffer, '/second line')
+    type_input(buffer, '  ')
+    type_input(buffer, '')
+    vim.cmd('enew')
+    local draft = llmster.request_sync('drafts/get', { conversationId = id }).text
+    assert(draft == '    indented first line\n/second line', vim.inspect(draft))
+    vim.cmd('bwipeout! ' .. buffer)
+    local reopened = llmster.open(id)
+    assert(text(reopened):match('### You\n    indented first line\n/second line$'), text(reopened))
+    -- Whitespace alone is no draft.
+    vim.api.nvim_buf_set_lines(reopened, -3, -1, false, { '   ', '' })
+    vim.cmd('enew')
+    draft = llmster.request_sync('drafts/get', { conversationId = id }).text
+    assert(draft == '', vim.inspect(draft))
+  end)
+
   test('a rewrite without a final newline keeps the lines apart', function()
     local inline = require('llmster.inline')
     llmster.setup({ rewrite_prompt = function() return 'echo:a = 10' end })

@@ -49,11 +49,13 @@ function M.last_header(buffer, header, before)
   return nil
 end
 
--- The text typed below the last "### You" line, and that line's 0-based row.
+-- The text typed below the last "### You" line, and that line's 0-based row. Kept as typed (a draft keeps its first
+-- line's indentation) but for the blank lines before it and the whitespace at its end; whitespace alone is ''.
 function M.input_text(buffer)
   local row = M.last_header(buffer, '### You') or -1
   local lines = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
-  return vim.trim(table.concat(lines, '\n')), row
+  local text = table.concat(lines, '\n'):gsub('%s+$', '')
+  return (text:gsub('^%s*\n', '')), row
 end
 
 function M.new_input_area(buffer)
