@@ -1798,6 +1798,35 @@ local function new_chat(input)
     assert(streaming[2] and streaming[2].message:find('changed elsewhere while the reply streamed', 1, true), vim.inspect(streaming))
   end)
 
+  test('a draft sent elsewhere leaves the input, unless it was changed here', function()
+    -- The other client clears the library's draft as it sends it (an editor), or leaves it (llmster ask).
+    for _, case in ipairs({ { cleared = true }, { cleared = false }, { cleared = true, changed = true } }) do
+      local first = new_chat('echo:here')
+      local id = llmster.chat(first).conversation
+      vim.cmd('bwipeout! ' .. first)
+      llmster.request_sync('drafts/set', { conversationId = id, text = '  echo:the draft' })
+      local buffer = llmster.open(id)
+      assert(text(buffer):match('### You\n  echo:the draft$'), text(buffer))
+      if case.changed then vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:the draft, changed here' }) end
+      if case.cleared then llmster.request_sync('drafts/set', { conversationId = id, text = '' }) end
+      local seen = notifications(function()
+        local output = vim.fn.system({ bin .. '/llmster', 'ask', '--chat', id, 'echo:the draft' })
+        assert(vim.v.shell_error == 0, output)
+        wait(function() return text(buffer):find('### Assistant\nthe draft', 1, true) ~= nil end, 'the chat drawn again')
+      end)
+      if case.changed then
+        assert(text(buffer):match('\n### You\necho:the draft, changed here$'), 'the changed input stays: ' .. text(buffer))
+      else
+        assert(text(buffer):match('### Assistant\nthe draft\n\n### You\n$'), 'the input is empty: ' .. text(buffer))
+        assert(seen[1] and seen[1].message:find('was sent there', 1, true), 'it says why: ' .. vim.inspect(seen))
+        vim.cmd('enew')
+        local draft = llmster.request_sync('drafts/get', { conversationId = id }).text
+        assert(draft == '', 'the draft sent elsewhere left the library: ' .. vim.inspect(draft))
+      end
+      vim.cmd('bwipeout! ' .. buffer)
+    end
+  end)
+
   test('code block N of the last reply is yanked with gy or :LlmsterCode, or put with :LlmsterCode!', function()
     local buffer = new_chat()
     vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { 'echo:```lua', 'local x = 1', '```', '', '```sh', 'echo two', '```' })

@@ -54,8 +54,13 @@ end
 function M.input_text(buffer)
   local row = M.last_header(buffer, '### You') or -1
   local lines = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
-  local text = table.concat(lines, '\n'):gsub('%s+$', '')
-  return (text:gsub('^%s*\n', '')), row
+  return M.as_input(table.concat(lines, '\n')), row
+end
+
+-- `text` as input_text reads it from the input area.
+function M.as_input(text)
+  text = text:gsub('%s+$', '')
+  return (text:gsub('^%s*\n', ''))
 end
 
 function M.new_input_area(buffer)

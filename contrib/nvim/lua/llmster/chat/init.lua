@@ -526,12 +526,30 @@ end
 
 -- Alternatives: the other answers to a message, and its other versions.
 
--- Shows the chat's conversation again from the library, keeping the unsent input; undo starts afresh.
+-- Whether the input still holds, unchanged, the draft the chat loaded, which another client has sent since (the
+-- library's draft is gone, or the last message saved is its text): sent from here too, it would be there twice.
+-- The next save_draft clears a draft the library still holds.
+local function draft_sent_elsewhere(chat, answer, typed)
+  local loaded = state.as_input(chat.draft or '')
+  if loaded == '' or typed ~= loaded or chat.edit_next then return false end
+  local draft = not isnil(answer.conversation.draft) and state.as_input(answer.conversation.draft) or ''
+  if draft == '' then return true end
+  local last_user
+  for _, message in ipairs(answer.messages) do
+    if message.role == 'user' then last_user = message end
+  end
+  return draft == loaded and last_user ~= nil and type(last_user.text) == 'string' and vim.trim(last_user.text) == vim.trim(loaded)
+end
+
+-- Shows the chat's conversation again from the library, keeping the unsent input (not a draft sent elsewhere: then
+-- returns true); undo starts afresh.
 function M.redraw(buffer, chat)
   local answer = client.request_sync('conversations/get', { id = chat.conversation })
   if not isnil(answer.contextMeter) then chat.meter = answer.contextMeter end
-  local _, row = input_text(buffer)
+  local typed, row = input_text(buffer)
   local input = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
+  local sent = draft_sent_elsewhere(chat, answer, typed)
+  if sent then input = {} end
   vim.api.nvim_buf_clear_namespace(buffer, state.namespace, 0, -1)
   chat.folds = {}
   chat.fold_version = chat.fold_version + 1
@@ -541,6 +559,7 @@ function M.redraw(buffer, chat)
   vim.bo[buffer].undolevels = -123456
   refresh_folds(buffer)
   M.show_editing(buffer, chat)
+  return sent
 end
 
 -- conversation/changed: another process (the REPL, `llmster ask -c`, another editor) changed a conversation. An open
@@ -560,8 +579,9 @@ client.on_notification('conversation/changed', function(params)
         vim.schedule(function()
           chat.redraw_scheduled = nil
           if chats[buffer] ~= chat or chat.reply then return end
-          client.guard(M.redraw, buffer, chat)
-          client.notify('this conversation changed elsewhere: it is shown again from the library', vim.log.levels.INFO)
+          local cleared = client.guard(M.redraw, buffer, chat)
+          client.notify('this conversation changed elsewhere: it is shown again from the library'
+            .. (cleared and ' (the draft in the input was sent there, so it left the input)' or ''), vim.log.levels.INFO)
         end)
       end
     end
