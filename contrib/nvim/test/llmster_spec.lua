@@ -1667,17 +1667,31 @@ local function new_chat(input)
   end)
 
   test('undo after a refused send goes back to before it, not to an exchange the library never held', function()
-    local buffer = new_chat()
-    type_input(buffer, '[[sim:status=500]] echo:refused')
-    -- Headless Neovim keeps a script's changes in one undo block: end each, as key presses and callbacks would.
-    vim.cmd('let &undolevels = &undolevels')
-    llmster.send_chat(buffer)
-    vim.cmd('let &undolevels = &undolevels')
-    wait(function() return llmster.chat(buffer).returned end, 'the message back in the input area')
-    local back = text(buffer)
-    vim.cmd('silent undo')
-    assert(not text(buffer):find('### Assistant', 1, true), 'undo brought back an exchange: ' .. text(buffer))
-    assert(text(buffer) == back, 'the step of the send and its return changes nothing: ' .. text(buffer))
+    -- Refused by the server (HTTP 500), in a chat with replies, and never sent (llmster cannot start).
+    for _, case in ipairs({ { first = nil }, { first = 'echo:one' }, { first = 'echo:one', down = true } }) do
+      local buffer = new_chat(case.first)
+      -- Headless Neovim keeps a script's changes in one undo block: end each, as key presses and callbacks would.
+      vim.cmd('let &undolevels = &undolevels')
+      local untyped = text(buffer)
+      type_input(buffer, '[[sim:status=500]] echo:refused')
+      vim.cmd('let &undolevels = &undolevels')
+      local typed = text(buffer)
+      if case.down then
+        without_llmster(function() pcall(llmster.send_chat, buffer) end)
+      else
+        notifications(function() llmster.send_chat(buffer) end)
+      end
+      vim.cmd('let &undolevels = &undolevels')
+      wait(function() return llmster.chat(buffer).returned end, 'the message back in the input area')
+      assert(text(buffer) == typed, 'the message is back as typed: ' .. text(buffer))
+      -- The send and its return leave no undo step that changes nothing: the first undo takes the typing away.
+      vim.cmd('silent undo')
+      assert(not text(buffer):find('### Assistant\n\n', 1, true), 'undo brought back an exchange: ' .. text(buffer))
+      assert(text(buffer) == untyped, 'the first undo takes the typing away: ' .. text(buffer))
+      vim.cmd('silent redo')
+      assert(text(buffer) == typed, 'redo types it again: ' .. text(buffer))
+      vim.cmd('bwipeout! ' .. buffer)
+    end
   end)
 
   test('editing a message sent with a context item puts its text alone in the input', function()

@@ -225,6 +225,8 @@ function M.send_chat(buffer, options)
   local followers = vim.tbl_filter(function(window)
     return not options.retry and vim.api.nvim_win_get_cursor(window)[1] - 1 >= input_row
   end, vim.fn.win_findbuf(buffer))
+  local function changenr() return vim.api.nvim_buf_call(buffer, vim.fn.changenr) end
+  local before_change = changenr()
   local header
   if options.retry then
     params.retry = true
@@ -281,6 +283,8 @@ function M.send_chat(buffer, options)
     started = vim.loop.now(),
   }
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
+  -- The undo step of the send, when it has one of its own (see stream.put_prompt_back).
+  reply.sent_change = changenr() ~= before_change and changenr() or nil
   local last = vim.api.nvim_buf_line_count(buffer)
   for _, window in ipairs(followers) do vim.api.nvim_win_set_cursor(window, { last, 0 }) end
   chat.reply = reply

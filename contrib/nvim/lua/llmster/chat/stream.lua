@@ -510,9 +510,24 @@ function M.put_prompt_back(buffer, reply, typed_apart)
     vim.list_extend(vim.list_extend(lines, { '' }), typed)
   end
   vim.api.nvim_buf_call(buffer, function()
-    -- Part of the send's undo step when nothing changed since: an undo then goes back to before the send, not to an
-    -- exchange the library never held.
-    if reply.tick == vim.api.nvim_buf_get_changedtick(buffer) then pcall(vim.cmd, 'undojoin') end
+    if reply.tick == vim.api.nvim_buf_get_changedtick(buffer) then
+      -- Nothing changed since the send: its own undo step is undone, which leaves the buffer as before it, so the
+      -- next undo takes the typing away (a step of the send and its return would change nothing, the first undo
+      -- seeming to do nothing).
+      if not typed_apart and reply.sent_change and vim.fn.changenr() == reply.sent_change then
+        local windows = vim.tbl_filter(function(window) return vim.api.nvim_win_get_cursor(window)[1] > row end,
+          vim.fn.win_findbuf(buffer))
+        vim.cmd('silent undo')
+        if vim.deep_equal(vim.api.nvim_buf_get_lines(buffer, row, -1, false), lines) then
+          local count = vim.api.nvim_buf_line_count(buffer)
+          for _, window in ipairs(windows) do vim.api.nvim_win_set_cursor(window, { count, 0 }) end
+          return
+        end
+      end
+      -- Else part of the send's undo step: an undo then goes back to before the send, not to an exchange the
+      -- library never held.
+      pcall(vim.cmd, 'undojoin')
+    end
     vim.api.nvim_buf_set_lines(buffer, row, -1, false, lines)
   end)
   return typed
