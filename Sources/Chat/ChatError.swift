@@ -18,6 +18,9 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     /// nothing was sent; see `ChatSession.serverContext(of:)`.
     case continuationElsewhere(conversationId: String, server: String?, configured: String)
     case nothingToRetry
+    /// A retry or an edit named the last user message the face showed, and the branch's last user message is another
+    /// (another face sent meanwhile); nothing was sent.
+    case branchMovedOn(edit: Bool)
     /// A fork named reply `number`, but the conversation's current branch has `count` replies.
     case noSuchReply(number: Int, count: Int)
     /// No conversation's id, id prefix or title is `reference`; `closest` lists the conversations whose titles come nearest.
@@ -42,7 +45,7 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
     public var category: ErrorCategory {
         switch self {
         case .noModel, .modelNotDownloaded: .modelNotFound
-        case .notAChatModel, .notLoadable, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry,
+        case .notAChatModel, .notLoadable, .visionUnsupported, .reasoningNotAllowed, .nothingToRetry, .branchMovedOn,
             .unknownIntegration, .unknownPreset,
             .invalidSetting:
             .invalid
@@ -90,6 +93,9 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
                 "This conversation's server context \(holder), but llmster is configured for \(ServerURL.redactingPasswords(in: configured)): this server would answer without the earlier turns, so nothing was sent. The local transcript is kept; continue with a fresh server context here (the model will not remember earlier turns), or switch to that server to continue there."
         case .nothingToRetry:
             return "There is no earlier message in this conversation to send again."
+        case .branchMovedOn(let edit):
+            return
+                "This conversation's last message is no longer the one \(edit ? "this edit replaces" : "asked again here"): another client sent to it meanwhile, so nothing was sent. Look at the chat as the library has it now, then \(edit ? "edit" : "regenerate") again."
         case .noSuchReply(_, 0):
             return "This conversation has no reply yet to fork from."
         case .noSuchReply(let number, let count):

@@ -76,6 +76,7 @@ enum ChatMethods {
             text: text ?? "", images: images, context: contextItems, template: preset, stdin: stdin)
         if retry { submission = .retry() }
         if editing { submission = .edit(submission.message) }
+        submission.lastMessageId = try params.optionalString("lastMessageId")
         submission.sendsPastOverflow = try params.bool("sendPastOverflow")
         if let choice = try params.optionalString("onOverflow") {
             guard let known = OverflowChoice(rawValue: choice) else {

@@ -114,6 +114,63 @@ import Testing
         await rpc.closeInput()
     }
 
+    /// An edit or a regenerate names the last user message the editor shows: when another client has sent since, it
+    /// is refused with its text handed back and the library unchanged, instead of acting on a message the user never
+    /// saw; naming the message that is last, it goes ahead.
+    @Test func anEditOfAMessageNoLongerLastIsRefused() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let first = try #require(await rpc.call("chat/send", ["text": "echo:one"])?["result"])
+        let conversation = try #require(first["conversationId"])
+        let shown = try #require(first["message"]?["parentId"], "the user message this editor shows last")
+        let other = await rpc.call("chat/send", ["conversationId": conversation, "text": "echo:two from elsewhere"])
+        let last = try #require(other?["result"]?["message"]?["parentId"])
+        let edit = await rpc.call(
+            "chat/send",
+            ["conversationId": conversation, "text": "echo:one edited", "edit": true, "lastMessageId": shown])
+        #expect(edit?.errorKind == "invalid_params", "\(String(describing: edit))")
+        #expect(
+            edit?["error"]?["message"]?.string?.contains("another client sent to it meanwhile") == true,
+            "\(String(describing: edit))")
+        #expect(edit?["error"]?["data"]?["returned"]?["text"] == "echo:one edited", "the edit is handed back")
+        let retry = await rpc.call(
+            "chat/send", ["conversationId": conversation, "retry": true, "lastMessageId": shown])
+        #expect(retry?.errorKind == "invalid_params", "\(String(describing: retry))")
+        let messages = try #require(
+            await rpc.call("conversations/get", ["id": conversation])?["result"]?["messages"]?.array)
+        #expect(
+            messages.compactMap { $0["text"]?.string } == [
+                "echo:one", "one", "echo:two from elsewhere", "two from elsewhere"
+            ])
+        let current = await rpc.call(
+            "chat/send",
+            ["conversationId": conversation, "text": "echo:two edited", "edit": true, "lastMessageId": last])
+        #expect(current?["result"]?["message"]?["text"] == "two edited", "\(String(describing: current))")
+        await rpc.closeInput()
+    }
+
+    /// A draft sent, from any face, is no longer a draft: the library drops it, so the other faces do not offer it
+    /// again; a draft that is not what was sent stays.
+    @Test func aDraftSentFromAnotherFaceLeavesTheLibrary() async throws {
+        let fixture = try SimulatorFixture()
+        let rpc = try RPCHarness(serverURL: fixture.url)
+        await rpc.initialize()
+        let conversation = try #require(
+            await rpc.call("chat/send", ["text": "echo:one"])?["result"]?["conversationId"]?.string)
+        let library = try LibraryStore(path: rpc.sandbox.libraryPath)
+        try library.setDraft(conversationId: conversation, text: "echo:the shared draft\n")
+        #expect(
+            await rpc.call("chat/send", ["conversationId": .string(conversation), "text": "echo:something else"])?[
+                "result"] != nil)
+        #expect(try library.conversation(id: conversation)?.draft == "echo:the shared draft\n")
+        #expect(
+            await rpc.call("chat/send", ["conversationId": .string(conversation), "text": "echo:the shared draft"])?[
+                "result"] != nil)
+        #expect((try library.conversation(id: conversation)?.draft ?? "").isEmpty)
+        await rpc.closeInput()
+    }
+
     /// Another process's change is announced; this editor's own, made since the last look, is not.
     @Test func aConversationChangedByAnotherProcessIsAnnounced() async throws {
         let fixture = try SimulatorFixture()

@@ -17,6 +17,10 @@ public struct TurnSubmission: Sendable, Equatable {
     }
 
     public var kind = Kind.message
+    /// For a retry or an edit: the id of the branch's last user message as the face showed it, when the face knows it.
+    /// Another face may have sent since; then the turn is refused (`ChatError.branchMovedOn`) rather than asked again
+    /// or edited on a message the user never saw.
+    public var lastMessageId: String?
     /// The text as typed.
     public var text: String
     public var images: [ImageInput]
@@ -241,6 +245,9 @@ extension ChatSession {
             submission, in: conversationId, progress: progress, stopReason: stopReason,
             display: display, replyCreated: replyCreated)
         // Still the conversation's writer: nobody else can have sent to it meanwhile.
+        if outcome.reply != nil, submission.kind == .message {
+            try? storage { try clearDraft(sentAs: submission.text, in: conversationId) }
+        }
         if outcome.reply == nil {
             if opened?.isNew == true {
                 try? storage { try discardUnanswered(conversationId) }
@@ -249,6 +256,16 @@ extension ChatSession {
             }
         }
         return outcome
+    }
+
+    /// Clears the conversation's draft when it is the message just sent, whichever face kept it and whichever sent it
+    /// (an editor's draft sent with `ask --chat`), so no face offers it to be sent a second time.
+    private func clearDraft(sentAs text: String, in conversationId: String) throws {
+        let sent = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let draft = try library.conversation(id: conversationId)?.draft, !sent.isEmpty,
+            draft.trimmingCharacters(in: .whitespacesAndNewlines) == sent
+        else { return }
+        try library.setDraft(conversationId: conversationId, text: "")
     }
 
     /// Puts back what `openConversation`'s overrides changed (title, model, system prompt, settings) as `opened`
@@ -293,7 +310,12 @@ extension ChatSession {
             let conversation = try existingConversation(conversationId)
             // The server the conversation is held on, before anything is asked of a server.
             try followServer(of: conversation)
-            if resends, try lastUserMessage(in: conversationId) == nil { throw ChatError.nothingToRetry }
+            if resends {
+                guard let last = try lastUserMessage(in: conversationId) else { throw ChatError.nothingToRetry }
+                if let shown = submission.lastMessageId, shown != last.id {
+                    throw ChatError.branchMovedOn(edit: submission.kind == .edit)
+                }
+            }
             let turn = submission.turn
             try contextLimits.check(turn.context)
             var choice = submission.serverContext
