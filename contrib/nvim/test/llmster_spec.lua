@@ -1841,6 +1841,29 @@ local function new_chat(input)
     end
   end)
 
+  test('an edit begun before another client sent is refused, not applied to the newer message', function()
+    local buffer = new_chat('echo:one')
+    local id = llmster.chat(buffer).conversation
+    llmster.edit_last(buffer)
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { 'echo:one edited' })
+    local output = vim.fn.system({ bin .. '/llmster', 'ask', '--chat', id, 'echo:two from elsewhere' })
+    assert(vim.v.shell_error == 0, output)
+    wait(function() return text(buffer):find('two from elsewhere', 1, true) ~= nil end, 'the chat drawn again')
+    local said = function(seen)
+      return vim.tbl_filter(function(n) return n.message:find('another client sent to it meanwhile', 1, true) end, seen)
+    end
+    local seen = notifications(function()
+      llmster.send_chat(buffer)
+      wait(function() return not llmster.streaming(buffer) end, 'the refusal')
+    end)
+    assert(#said(seen) == 1, vim.inspect(seen) .. text(buffer))
+    local texts = vim.tbl_map(function(message) return message.text end,
+      llmster.request_sync('conversations/get', { id = id }).messages)
+    assert(vim.deep_equal(texts, { 'echo:one', 'one', 'echo:two from elsewhere', 'two from elsewhere' }), vim.inspect(texts))
+    assert(text(buffer):find('### You\necho:one edited$') ~= nil, 'the edit is back in the input: ' .. text(buffer))
+    vim.cmd('bwipeout! ' .. buffer)
+  end)
+
   test('code block N of the last reply is yanked with gy or :LlmsterCode, or put with :LlmsterCode!', function()
     local buffer = new_chat()
     vim.api.nvim_buf_set_lines(buffer, -1, -1, false, { 'echo:```lua', 'local x = 1', '```', '', '```sh', 'echo two', '```' })

@@ -84,7 +84,11 @@ end
 -- which a reply that ends draws its exchange with too (stream.message_lines).
 local function render_messages(buffer, chat, messages)
   local lines, folds = {}, {}
+  -- The last user message shown, which an edit or a regenerate names (lastMessageId), so that one sent from another
+  -- client meanwhile is not the one replaced or asked again.
+  chat.last_user_id = nil
   for _, message in ipairs(messages) do
+    if message.role == 'user' then chat.last_user_id = message.id end
     local more, more_folds = stream.message_lines(message)
     for _, fold in ipairs(more_folds) do table.insert(folds, { fold[1] + #lines, fold[2] + #lines, fold[3] }) end
     vim.list_extend(lines, more)
@@ -228,6 +232,8 @@ function M.send_chat(buffer, options)
   local function changenr() return vim.api.nvim_buf_call(buffer, vim.fn.changenr) end
   local before_change = changenr()
   local header
+  -- The message this acts on as the user saw it: an edit's from when it began, a regenerate's from the transcript.
+  if options.retry then params.lastMessageId = chat.last_user_id elseif edit then params.lastMessageId = chat.edit_of end
   if options.retry then
     params.retry = true
     header = last_header(buffer, '### Assistant', input_row) or input_row
@@ -268,7 +274,7 @@ function M.send_chat(buffer, options)
     new_input_area(buffer)
   end
   if not options.retry then
-    chat.edit_next = nil
+    chat.edit_next, chat.edit_of = nil, nil
     show_edit(buffer, nil)
   end
   local reply = {
@@ -373,9 +379,9 @@ function M.edit_last(buffer)
   if chat.conversation then
     asked, conversation = pcall(client.request_sync, 'conversations/get', { id = chat.conversation })
   end
-  local sent
+  local sent, sent_id
   for _, message in ipairs(asked and conversation.messages or {}) do
-    if message.role == 'user' then sent = message.text end
+    if message.role == 'user' then sent, sent_id = message.text, message.id end
   end
   local lines = type(sent) == 'string' and vim.split(sent, '\n', { plain = true })
     or vim.api.nvim_buf_get_lines(buffer, previous + 1, answer, false)
@@ -385,7 +391,8 @@ function M.edit_last(buffer)
     local _, row = input_text(buffer)
     local displaced = chat.edit_next or vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
     vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, lines)
-    chat.edit_next = displaced
+    -- The message the edit replaces: sent once another client has sent after it, the edit is refused.
+    chat.edit_next, chat.edit_of = displaced, sent_id
     show_edit(buffer, 'editing the last message: sending replaces it, :LlmsterCancel leaves')
     vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buffer), 0 })
   end
@@ -412,6 +419,8 @@ end
 -- the input lines the edit `displaced` and those `typed` since it was sent come back when the edit is left.
 function M.resume_edit(buffer, chat, displaced, typed)
   chat.edit_next = joined_input(displaced, typed)
+  -- The chat is drawn again from the library: sent again, the edit replaces the last message shown then.
+  chat.edit_of = nil
   chat.returned = 'edit'
   M.show_editing(buffer, chat)
 end
@@ -445,7 +454,7 @@ end
 local function leave_edit(buffer, chat)
   local _, row = input_text(buffer)
   vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, chat.edit_next)
-  chat.edit_next = nil
+  chat.edit_next, chat.edit_of = nil, nil
   if chat.returned == 'edit' then chat.returned = nil end
   show_edit(buffer, nil)
   client.notify('the next send is a new message again', vim.log.levels.INFO)

@@ -80,6 +80,8 @@ function M.detach(buffer, reply)
     chat_module().show_editing(buffer, chat)
   end
   client.cancel_request(reply.id)
+  -- Which message is last once the exchange leaves is not known here: the next edit or regenerate names none.
+  chat.last_user_id = nil
   if chat.reply == reply then chat.reply = nil end
   M.set_indicator(buffer, reply, nil)
   chat.withdrawing = true
@@ -645,6 +647,8 @@ function M.on_reply(buffer, reply, result, failure)
   end
   if result then
     chat.conversation = result.conversationId
+    -- The message this reply answers is now the last one shown (an edit's is new).
+    if not isnil(result.message) and not isnil(result.message.parentId) then chat.last_user_id = result.message.parentId end
     chat.meter = not isnil(result.contextMeter) and result.contextMeter or chat.meter
     local label = not isnil(result.message) and not isnil(result.message.reasoningLabel) and result.message.reasoningLabel or nil
     for _, segment in ipairs(reply.segments) do
