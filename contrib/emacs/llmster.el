@@ -381,10 +381,13 @@ llmster saves what arrived of the reply."
 
 (defun llmster--save-draft (&optional wait)
   "Keep this chat's unsent text as its conversation's draft.
+The text is kept as typed, its indentation included; only blanks at its
+very end go (blanks alone are no draft).
 With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (when (and llmster--conversation-id (llmster--live-p))
     (let ((params `((conversationId . ,llmster--conversation-id)
-                    (text . ,(string-trim (buffer-substring-no-properties llmster--input-start (point-max)))))))
+                    ;; Leading blanks are the message's: an indented code line, or a blank before a `/'.
+                    (text . ,(string-trim-right (buffer-substring-no-properties llmster--input-start (point-max)))))))
       (if wait
           (llmster--request-sync "drafts/set" params)
         (llmster--request "drafts/set" params #'ignore)))))

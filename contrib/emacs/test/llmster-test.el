@@ -976,6 +976,21 @@ without events; a cancel during it says the server finishes the prompt first."
       (with-current-buffer (llmster id)
         (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "half a thought"))))))
 
+(ert-deftest llmster-test-a-draft-keeps-its-indentation-and-loses-only-trailing-blanks ()
+  (llmster-test--with-llmster
+    (pcase-let ((`(,buffer . ,id) (llmster-test--chat-with-draft "    indented first line\n/second line\n\n")))
+      (kill-buffer buffer)
+      (llmster-test--wait (lambda () (equal (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id))
+                                            "    indented first line\n/second line")))
+      (with-current-buffer (llmster id)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "    indented first line\n/second line"))
+        ;; Blanks alone are no draft.
+        (goto-char (point-max))
+        (delete-region llmster--input-start (point-max))
+        (insert "  \n\t ")
+        (llmster--save-draft t)
+        (should (equal (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id)) ""))))))
+
 (ert-deftest llmster-test-choosing-a-model-selects-it-for-the-conversation ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
