@@ -138,6 +138,21 @@ It takes the place of the step that took the send back."
     (when (and cell (listp buffer-undo-list))
       (setcar cell (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply)))))))
 
+(defun llmster--drop-send-step (reply)
+  "Take REPLY's send out of the undo history: it saved nothing, nothing streams.
+Its step would undo nothing visible (the user saw `undo' do nothing);
+the step goes with the boundary that closed it, so the next undo takes
+back the typing."
+  (let ((cell (llmster--reply-undo-cell reply)))
+    (when (and cell (listp buffer-undo-list))
+      (if (eq (cdr buffer-undo-list) cell)
+          (setq buffer-undo-list (cdr cell))
+        (let ((before buffer-undo-list))
+          (while (and (cddr before) (not (eq (cddr before) cell)))
+            (setq before (cdr before)))
+          (when (cddr before) (setcdr before (cdr cell)))))
+      (setf (llmster--reply-undo-cell reply) nil))))
+
 (defun llmster--take-back (buffer reply)
   "Undo of a send while its REPLY streams into BUFFER.
 The reply is cancelled (llmster keeps what arrived) and the chat looks as

@@ -55,7 +55,7 @@
 ;;   C-c C-t   the menu of every command (`llmster-menu')
 ;;
 ;; A send refused or failed before any reply saves nothing: the message goes back to the input
-;; area, its images and context items still attached.
+;; area, its images and context items still attached, and undo goes on from its typing.
 ;; When LM Studio lost the conversation's context (it restarted), llmster offers to send it again
 ;; in a fresh context (with a recap of the earlier turns, or empty); declined, it stays in the
 ;; input area and `llmster-fresh-context' sends it later.
@@ -708,7 +708,8 @@ beforehand with a preset is deleted here, and the next try makes it again."
     ;; The user's undo records since the send follow the text they typed.
     (when keep
       (llmster--shift-undo reply typed-start
-                           (- (+ text-start (length (llmster--reply-text reply)) 2) typed-start))))
+                           (- (+ text-start (length (llmster--reply-text reply)) 2) typed-start)))
+    (llmster--drop-send-step reply))
   (llmster--restore-template reply)
   (when (llmster--reply-new reply)
     (when (and llmster--pending-preset llmster--conversation-id)

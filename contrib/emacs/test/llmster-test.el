@@ -353,10 +353,31 @@ Waits until the reply shows SEEN."
         (llmster-send)
         (llmster-test--wait (lambda () llmster--returned))
         (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "[[sim:status=500]] echo:x\n"))
-        ;; The send's own step does nothing now that nothing streams; the next takes the typing back.
+        ;; The send saved nothing and left the history: the first undo takes the typing back.
         (let ((last-command nil)) (undo))
-        (let ((last-command 'undo)) (undo))
         (should (equal (buffer-string) "### You\n"))))))
+
+(ert-deftest llmster-test-the-first-undo-after-a-message-comes-back-takes-the-typing-back ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (llmster-test--send buffer "echo:first")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        ;; Refused by the server, then sent to no server at all (which holds no context: the offer of a fresh one
+        ;; is declined).
+        (dolist (fail '("[[sim:status=500]] echo:x" "echo:to nowhere"))
+          (cl-letf (((symbol-function 'read-multiple-choice) (lambda (_prompt choices) (assq ?n choices))))
+            (when (equal fail "echo:to nowhere") (llmster-switch-server "http://127.0.0.1:1"))
+            (goto-char (point-max))
+            (undo-boundary)
+            (insert fail)
+            (undo-boundary)
+            (llmster-send)
+            (llmster-test--wait (lambda () llmster--returned))
+            (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) fail))
+            (let ((last-command nil)) (undo))
+            (should (equal (buffer-string) "### You\necho:first\n\n### Assistant\nfirst\n\n### You\n"))))))))
 
 (ert-deftest llmster-test-undo-while-an-answer-asked-again-streams-brings-the-old-one-back ()
   (llmster-test--with-llmster
