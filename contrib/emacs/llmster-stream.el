@@ -138,6 +138,12 @@ It takes the place of the step that took the send back."
     (when (and cell (listp buffer-undo-list))
       (setcar cell (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply)))))))
 
+(defun llmster--say-after-undo (format-string &rest args)
+  "Show FORMAT-STRING with ARGS once the undo command running ends.
+`undo' echoes \"Undo\" after the changes it made: said at once, what it
+did would flash by and be left to *Messages*."
+  (run-at-time 0 nil #'message "%s" (apply #'format-message format-string args)))
+
 (defun llmster--drop-send-step (reply)
   "Take REPLY's send out of the undo history: it saved nothing, nothing streams.
 Its step would undo nothing visible (the user saw `undo' do nothing);
@@ -159,7 +165,8 @@ The reply is cancelled (llmster keeps what arrived) and the chat looks as
 before the send: the typed text back in the input area (a preset's template
 waiting to fill it again; an edit still replacing the last message, which
 is drawn again from the library), or, for an answer asked again, the old
-answer next in the undo history."
+answer next in the undo history.  What it did is said once the undo
+command ends, after its \"Undo\"."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
       (when (eq llmster--stream reply)
@@ -182,7 +189,7 @@ answer next in the undo history."
             (run-at-time 0 nil #'llmster--redraw-kept buffer nil))
           ;; Else the message of `llmster--withdraw' says what the library kept.
           (when withdrawn
-            (message (cond (edit "llmster: undo took the edit back: the last message is current again and the \
+            (llmster--say-after-undo (cond (edit "llmster: undo took the edit back: the last message is current again and the \
 edit waits in the input area")
                            ((llmster--reply-in-place reply) "llmster: undo took the answer asked again back: it is \
 cancelled, and the answer before is current again")
@@ -209,12 +216,12 @@ Return nil when the library keeps the exchange (a message says why)."
         (setq llmster--conversation-id (alist-get 'conversationId (car (llmster--reply-answer reply))))))
     (cond
      ((not (or id (llmster--reply-answer reply)))
-      (message "llmster: the send got no answer, so the library may keep its exchange")
+      (llmster--say-after-undo "llmster: the send got no answer, so the library may keep its exchange")
       nil)
      ((not (and id llmster--conversation-id)) t)
      (t (let ((answer (llmster--call "chat/withdraw" `((conversationId . ,llmster--conversation-id) (messageId . ,id)))))
           (if (cdr answer)
-              (progn (message "llmster: the library keeps the exchange: %s" (alist-get 'message (cdr answer)))
+              (progn (llmster--say-after-undo "llmster: the library keeps the exchange: %s" (alist-get 'message (cdr answer)))
                      nil)
             (llmster--show-meter (alist-get 'modelInstanceId (car (last (alist-get 'messages (car answer)))))
                                  (alist-get 'contextMeter (car answer)))

@@ -1976,6 +1976,19 @@ without events; a cancel during it says the server finishes the prompt first."
           (llmster-test--wait-reply buffer)
           (should (equal (texts) '("echo:one edited" "one edited" "echo:after edited" "after edited"))))))))
 
+(ert-deftest llmster-test-what-undo-while-streaming-did-is-said-after-undo-says-undo ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (said nil))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send-undoably "[[sim:stall=30]] echo:alpha beta gamma delta" "alpha")
+        (cl-letf (((symbol-function 'message)
+                   (lambda (format &rest args) (when format (push (apply #'format-message format args) said)))))
+          (let ((last-command nil)) (undo))
+          ;; As after the command: the timers run.
+          (llmster-test--wait (lambda () (string-match-p "undo took the message back" (car said)))))
+        (should (member "Undo" said))))))
+
 (ert-deftest llmster-test-an-undo-the-library-refuses-says-so ()
   ;; A fake answer for chat/withdraw alone: llmster refuses it only in races a test cannot stage.
   (llmster-test--with-llmster
@@ -1993,8 +2006,9 @@ without events; a cancel during it says the server finishes the prompt first."
                          (apply call method args))))
                     ((symbol-function 'message)
                      (lambda (format &rest args) (when format (push (apply #'format format args) said)))))
-            (let ((last-command nil)) (undo))))
-        (should (member "llmster: the library keeps the exchange: refused for the test" said))
+            (let ((last-command nil)) (undo))
+            ;; Said once the command ends, after undo's own "Undo".
+            (llmster-test--wait (lambda () (member "llmster: the library keeps the exchange: refused for the test" said)))))
         (should-not (cl-some (lambda (line) (string-match-p "exchange withdrawn" line)) said))))))
 
 ;; A process that reads and never answers stands in for an llmster whose send got stuck before its first event.
@@ -2006,6 +2020,7 @@ without events; a cancel during it says the server finishes the prompt first."
         (cl-letf (((symbol-function 'message)
                    (lambda (format &rest args) (when format (push (apply #'format format args) said)))))
           (should-not (llmster--withdraw (llmster--make-reply)))
+          (llmster-test--wait (lambda () said))
           (should (equal said '("llmster: the send got no answer, so the library may keep its exchange"))))
       (delete-process llmster--process))))
 
