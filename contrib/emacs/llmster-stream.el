@@ -98,7 +98,8 @@
 ;; Streamed text is inserted without undo records, above the input area where the user
 ;; may be typing.  The user's records made meanwhile are shifted by what was inserted
 ;; before them, and when the reply ends one record for the whole exchange is put where
-;; the send happened: `undo' then takes back the user's typing, then the exchange.
+;; the send happened: `undo' then takes back the user's typing, then the exchange (the chat
+;; as before the send, the message back in the input area).
 
 (defun llmster--shift-record (record pos delta)
   "RECORD of `buffer-undo-list' with its positions at or after POS moved by DELTA."
@@ -133,10 +134,58 @@ The step sits where the send happened, older than the user's edits since."
 
 (defun llmster--record-exchange (reply)
   "Record REPLY's exchange as one undo step, older than the user's edits since.
-It takes the place of the step that took the send back."
-  (let ((cell (llmster--reply-undo-cell reply)))
+It takes the place of the step that took the send back.  Undone, it
+leaves the chat as before the send: the message as typed back in the
+input area (an answer asked again goes alone, the old one next in the
+undo history), with the folds of the text it takes away kept for redo."
+  (let ((cell (llmster--reply-undo-cell reply))
+        (end (marker-position (llmster--reply-end reply))))
     (when (and cell (listp buffer-undo-list))
-      (setcar cell (cons (marker-position (llmster--reply-start reply)) (marker-position (llmster--reply-end reply)))))))
+      (setcar cell (if (llmster--reply-in-place reply)
+                       (list 'apply #'llmster--take-away (marker-position (llmster--reply-start reply)) end)
+                     ;; The message as shown, its reply and the input area's heading after it; not up to
+                     ;; `llmster--input-start', which a later send moves on.
+                     (list 'apply #'llmster--take-away (marker-position (llmster--reply-text-start reply))
+                           (save-excursion (goto-char end) (if (looking-at "\n\n### You\n") (match-end 0) end))
+                           (llmster--reply-text reply)))))))
+
+(defun llmster--take-away (start end &optional text)
+  "Replace START to END, folds and all, with TEXT: the undo of an exchange.
+Without TEXT, START to END just goes."
+  (let ((inhibit-read-only t))
+    (llmster--drop-overlays start end)
+    (delete-region start end)
+    (goto-char start)
+    (when text (insert text))))
+
+(defconst llmster--reply-overlay-properties '(llmster-fold llmster-kind llmster-tool llmster-tool-part)
+  "The properties that mark the overlays of a reply: folds, segments, tool calls.")
+
+(defun llmster--drop-overlays (start end)
+  "Delete the overlays from START to END; undo puts a reply's back.
+Undo brings back text, not overlays: a reply brought back so lost its
+folds (its reasoning plain text, its fold empty)."
+  (let ((saved nil))
+    (dolist (o (overlays-in start end))
+      (when (and (>= (overlay-start o) start) (<= (overlay-end o) end))
+        (when (cl-some (lambda (property) (overlay-get o property)) llmster--reply-overlay-properties)
+          (push (list (- (overlay-start o) start) (- (overlay-end o) start) (overlay-properties o)) saved))
+        (delete-overlay o)))
+    (when (and saved (listp buffer-undo-list))
+      (push (list 'apply #'llmster--restore-overlays start saved) buffer-undo-list))))
+
+(defun llmster--restore-overlays (start saved)
+  "Make again at START the overlays SAVED by `llmster--drop-overlays'."
+  (let ((end start))
+    (dolist (entry saved)
+      (let* ((properties (nth 2 entry))
+             ;; Folds and segments are made front-advance (`llmster--make-fold'), the others not.
+             (front (and (or (plist-get properties 'llmster-fold) (plist-get properties 'llmster-kind)) t))
+             (o (make-overlay (+ start (nth 0 entry)) (+ start (nth 1 entry)) nil front nil)))
+        (setq end (max end (overlay-end o)))
+        (while properties (overlay-put o (pop properties) (pop properties)))))
+    (when (listp buffer-undo-list)
+      (push (list 'apply #'llmster--drop-overlays start end) buffer-undo-list))))
 
 (defun llmster--say-after-undo (format-string &rest args)
   "Show FORMAT-STRING with ARGS once the undo command running ends.

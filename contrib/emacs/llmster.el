@@ -63,7 +63,8 @@
 ;; Undo while a reply streams takes the message back (to the input area), cancels the reply
 ;; and withdraws the exchange from the library, so asking again answers what the chat shows
 ;; last.  After a reply, undo changes the view only (the library keeps the exchange): it takes
-;; the exchange away, then the typing.  A chat another process changed is drawn again.
+;; the exchange away, leaving the chat as before the send (the message as typed in the input
+;; area), then the typing.  A chat another process changed is drawn again.
 ;;
 ;; `llmster-copy-code-block' and `llmster-insert-code-block' take a code block of the last
 ;; reply; `llmster-switch-server' changes the server profile.
@@ -445,7 +446,8 @@ A conversation already open in a buffer is shown there."
                                                             llmster-default-preset))
                         (if conversation-id
                             (llmster--fill-transcript conversation-id)
-                          (llmster--new-input-area)))
+                          ;; Not an undo step: undo past the first send would take the heading away.
+                          (let ((buffer-undo-list t)) (llmster--new-input-area))))
                       new))))
     (pop-to-buffer-same-window buffer)
     buffer))

@@ -293,6 +293,39 @@ Waits until the reply shows SEEN."
         (let ((last-command 'undo)) (undo))
         (should-not (string-match-p "### Assistant" (buffer-string)))))))
 
+(ert-deftest llmster-test-undo-after-replies-leaves-a-chat-as-before-each-send ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send-undoably "[[sim:reasoning]] echo:first" "")
+        (llmster-test--wait-reply buffer)
+        (llmster-test--send-undoably "echo:second" "second")
+        (llmster-test--wait-reply buffer)
+        (let ((first (save-excursion (goto-char (point-max)) (search-backward "### You\necho:second")
+                                     (buffer-substring-no-properties (point-min) (point)))))
+          ;; Each undo leaves the chat as it was before a send, then before its typing.
+          (let ((last-command nil)) (undo))
+          (should (equal (buffer-string) (concat first "### You\necho:second")))
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:second"))
+          (let ((last-command 'undo)) (undo))
+          (should (equal (buffer-string) (concat first "### You\n")))
+          (should (= (point) (point-max) llmster--input-start)))
+        (let ((last-command 'undo)) (undo))
+        (should (equal (buffer-string) "### You\n[[sim:reasoning]] echo:first"))
+        ;; The reply's reasoning fold went with it.
+        (should-not (llmster--folds))
+        (let ((last-command 'undo)) (undo))
+        (should (equal (buffer-string) "### You\n"))
+        ;; The heading stays.
+        (let ((last-command 'undo)) (ignore-errors (undo)))
+        (should (equal (buffer-string) "### You\n"))
+        ;; The library keeps the exchanges; the chat goes on from the library's last one.
+        (insert "echo:again")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (string-match-p "\\`### You\necho:again\n\n### Assistant\nagain\n\n### You\n\\'" (buffer-string)))))))
+
 (ert-deftest llmster-test-undo-while-a-reply-streams-takes-the-message-back ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
