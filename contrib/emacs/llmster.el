@@ -893,7 +893,7 @@ Without a meter the mode line keeps what it showed."
 
 (defun llmster--reuse-last-reply (params)
   "Stream a new answer to PARAMS in place of the last reply.
-Removing the last reply can be undone."
+Removing the last reply can be undone: it comes back with its folds."
   (llmster--require-chat)
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
   (unless (and llmster--conversation-id llmster--last-reply) (user-error "No reply to answer again yet"))
@@ -901,7 +901,7 @@ Removing the last reply can be undone."
   (llmster--ensure-process)
   (let* ((last llmster--last-reply)
          (start (marker-position (llmster--reply-start last))))
-    (dolist (o (overlays-in start (llmster--reply-end last))) (delete-overlay o))
+    (llmster--drop-overlays start (llmster--reply-end last))
     (let ((inhibit-read-only t)) (delete-region start (llmster--reply-end last)))
     (llmster--open-reply params (llmster--reply-text-start last) (llmster--reply-text last) start)))
 
@@ -1028,7 +1028,7 @@ back should the edit be handed back."
          (displaced llmster--edit-next))
     (setq llmster--edit-next nil)
     (llmster--show-context)
-    (dolist (o (overlays-in text-start (point-max))) (delete-overlay o))
+    (llmster--drop-overlays text-start (point-max))
     (let ((inhibit-read-only t))
       (delete-region text-start (point-max))
       (goto-char text-start))

@@ -437,6 +437,27 @@ Waits until the reply shows SEEN."
           (should (= 1 (length (alist-get 'alternatives (llmster-test--call "conversations/alternatives"
                                                                             'conversationId llmster--conversation-id))))))))))
 
+(ert-deftest llmster-test-undo-after-asking-again-brings-the-old-answer-back-folded ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send buffer "[[sim:reasoning]] tell me")
+        (llmster-test--wait-reply buffer)
+        (cl-flet ((folds () (mapcar (lambda (o) (list (overlay-start o) (overlay-end o) (overlay-get o 'llmster-summary)
+                                                      (overlay-get o 'llmster-folded) (overlay-get o 'display)))
+                                    (llmster--folds))))
+          (let ((before (buffer-string)) (shown (folds)))
+            (should (car shown))
+            (undo-boundary)
+            (llmster-regenerate)
+            (llmster-test--wait-reply buffer)
+            (let ((last-command nil)) (undo))
+            (let ((last-command 'undo)) (undo))
+            (should (equal (buffer-string) before))
+            ;; Folded again behind its summary line, not plain text.
+            (should (equal (folds) shown))))))))
+
 (ert-deftest llmster-test-undo-works-after-typing-while-a-reply-is-rewritten ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
