@@ -64,7 +64,8 @@
 ;; and withdraws the exchange from the library, so asking again answers what the chat shows
 ;; last.  After a reply, undo changes the view only (the library keeps the exchange): it takes
 ;; the exchange away, leaving the chat as before the send (the message as typed in the input
-;; area), then the typing.  A chat another process changed is drawn again.
+;; area), then the typing.  A chat another process changed is drawn again, once for a send
+;; there (when its reply ends).
 ;;
 ;; `llmster-copy-code-block' and `llmster-insert-code-block' take a code block of the last
 ;; reply; `llmster-switch-server' changes the server profile.
@@ -264,6 +265,9 @@ value `edit' is an edit handed back: leaving the edit clears it.")
 (defvar-local llmster--changed-elsewhere nil
   "Whether another process changed the conversation while a reply streamed here.
 The chat is drawn again from the library when the reply ends.")
+(defvar-local llmster--drawn-messages nil
+  "The messages of conversations/get when the chat was last drawn from it.")
+
 (defvar-local llmster--forked-from nil
   "For a fork, where it came from: the `forkedFrom' alist of conversations/get.")
 
@@ -452,18 +456,20 @@ A conversation already open in a buffer is shown there."
     (pop-to-buffer-same-window buffer)
     buffer))
 
-(defun llmster--fill-transcript (conversation-id)
+(defun llmster--fill-transcript (conversation-id &optional answer)
   "Insert the saved messages of CONVERSATION-ID.
+ANSWER is conversations/get's for it, when it was asked already.
 The major mode's change hooks do not run for each part inserted, and its
 syntax scan of the transcript (markdown-mode's, which took 1.3-2 s for a
 500 KB reply) happens after the chat is shown, in slices of idle time:
 see `llmster--propertize-in-background'."
-  (let* ((answer (llmster--request-sync "conversations/get" `((id . ,conversation-id) (open . t))))
+  (let* ((answer (or answer (llmster--request-sync "conversations/get" `((id . ,conversation-id) (open . t)))))
          (conversation (alist-get 'conversation answer))
          (inhibit-read-only t) (buffer-undo-list t) (inhibit-modification-hooks t) text-start)
     (syntax-ppss-flush-cache (point-min))
     (setq llmster--conversation-id (alist-get 'id conversation)
-          llmster--forked-from (alist-get 'forkedFrom answer))
+          llmster--forked-from (alist-get 'forkedFrom answer)
+          llmster--drawn-messages (alist-get 'messages answer))
     (llmster--name-buffer (alist-get 'displayTitle conversation))
     (erase-buffer)
     (dolist (message (alist-get 'messages answer))
@@ -1079,42 +1085,74 @@ the chosen one."
     (llmster--request-sync "conversations/chooseAlternative" `((messageId . ,(alist-get 'id choice))))
     (llmster--redraw)))
 
+(defvar llmster-redraw-delay 0.3
+  "Seconds a chat changed elsewhere waits for more notices before it is drawn.")
+
+(defvar llmster-redraw-stale-seconds 5
+  "Seconds without a notice before a reply streaming elsewhere is drawn as it is.
+That process may have stopped, leaving the reply streaming in the library.")
+
+(defvar-local llmster--redraw-timer nil
+  "The timer that draws this chat again after notices that it changed elsewhere.")
+
 (defun llmster--on-notification (method params)
   "Follow llmster's notification METHOD with PARAMS in the chat buffers.
 On conversation/changed (another process -- the REPL, `llmster ask -c',
 another editor -- changed a conversation) its open chat is drawn again
-from the library, keeping the unsent input; while a reply streams there,
-the chat says so and is drawn again once it ends."
+from the library, keeping the unsent input, once: the notices of one
+send (its message, then a save each second or so of its reply) are
+drawn together when that reply ends.  While a reply streams in the chat,
+it says so (once) and is drawn again once the reply ends."
   (when (equal method "conversation/changed")
     (dolist (buffer (buffer-list))
       (when (and (llmster--chat-buffer-p buffer)
                  (equal (buffer-local-value 'llmster--conversation-id buffer) (alist-get 'conversationId params)))
         (with-current-buffer buffer
           (if llmster--stream
-              (progn (setq llmster--changed-elsewhere t)
-                     (message "llmster: %s changed elsewhere; it is drawn again when this reply ends" (buffer-name)))
+              (unless llmster--changed-elsewhere
+                (setq llmster--changed-elsewhere t)
+                (message "llmster: %s changed elsewhere; it is drawn again when this reply ends" (buffer-name)))
             ;; Not from the process filter: drawing asks llmster for the conversation.
-            (run-at-time 0 nil #'llmster--redraw-changed buffer)))))))
+            (llmster--schedule-redraw buffer llmster-redraw-delay)))))))
 
 (add-hook 'llmster--notification-functions #'llmster--on-notification)
 
-(defun llmster--redraw-changed (buffer)
-  "Draw chat BUFFER again from the library: its conversation changed elsewhere."
+(defun llmster--schedule-redraw (buffer delay &optional stale)
+  "Draw BUFFER again after DELAY seconds, in place of a drawing already due.
+With STALE, a reply still streaming elsewhere is drawn as it is."
+  (with-current-buffer buffer
+    (when (timerp llmster--redraw-timer) (cancel-timer llmster--redraw-timer))
+    (setq llmster--redraw-timer (run-at-time delay nil #'llmster--redraw-changed buffer stale))))
+
+(defun llmster--redraw-changed (buffer &optional stale)
+  "Draw chat BUFFER again from the library: its conversation changed elsewhere.
+While the library's last reply streams elsewhere, and not STALE, it waits
+for that reply's end (the notice of its last save)."
   (when (and (buffer-live-p buffer) (not (buffer-local-value 'llmster--stream buffer)))
     (with-current-buffer buffer
-      (setq llmster--changed-elsewhere nil)
+      (when (timerp llmster--redraw-timer) (cancel-timer llmster--redraw-timer))
+      (setq llmster--redraw-timer nil)
       (condition-case err
-          (progn (llmster--redraw)
-                 (message "llmster: %s changed elsewhere: drawn again from the library" (buffer-name)))
+          (let* ((answer (llmster--request-sync "conversations/get" `((id . ,llmster--conversation-id) (open . t))))
+                 (last (car (last (alist-get 'messages answer)))))
+            (cond ((and (not stale) (equal (alist-get 'status last) "streaming"))
+                   (llmster--schedule-redraw buffer llmster-redraw-stale-seconds t))
+                  ;; A notice after the burst (the last save's bookkeeping) changed no message drawn.
+                  ((equal (alist-get 'messages answer) llmster--drawn-messages)
+                   (setq llmster--changed-elsewhere nil))
+                  (t (setq llmster--changed-elsewhere nil)
+                     (llmster--redraw answer)
+                     (message "llmster: %s changed elsewhere: drawn again from the library" (buffer-name)))))
         (error (message "llmster: %s changed elsewhere: %s" (buffer-name) (error-message-string err)))))))
 
-(defun llmster--redraw ()
+(defun llmster--redraw (&optional answer)
   "Show this chat's conversation again from the library, keeping the unsent input.
+ANSWER is conversations/get's, when it was asked already.
 The transcript changed under the buffer, so its undo history starts afresh."
   (let ((input (buffer-substring llmster--input-start (point-max)))
         (inhibit-read-only t))
     (remove-overlays)
-    (llmster--fill-transcript llmster--conversation-id)
+    (llmster--fill-transcript llmster--conversation-id answer)
     (delete-region llmster--input-start (point-max))
     (goto-char (point-max))
     (insert input)

@@ -2106,6 +2106,26 @@ without events; a cancel during it says the server finishes the prompt first."
           (llmster-test--wait (lambda () (cl-find-if (lambda (line) (string-match-p "drawn again from the library" line)) shown))))
         (should (string-match-p "### Assistant\none two three four five\n\n### You\n\\'" (buffer-string)))))))
 
+(ert-deftest llmster-test-a-send-from-elsewhere-is-drawn-once ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (redraws 0) (said nil))
+      (llmster-test--send buffer "echo:from emacs")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (cl-letf* ((redraw (symbol-function 'llmster--redraw))
+                   ((symbol-function 'llmster--redraw) (lambda (&rest args) (cl-incf redraws) (apply redraw args)))
+                   ((symbol-function 'message) (lambda (format &rest args)
+                                                 (when format (push (apply #'format-message format args) said)))))
+          ;; A reply streaming elsewhere for some seconds: its saves come as several notices.
+          (make-process :name "ask" :noquery t :buffer nil
+                        :command (list llmster-program "ask" (concat "--continue=" llmster--conversation-id)
+                                       "[[sim:rate=6]] echo:a b c d e f g h i j k l m n o p q r"))
+          (llmster-test--wait (lambda () (string-match-p "### Assistant\na b c d e f g h i j k l m n o p q r\n\n### You\n\\'"
+                                                         (buffer-string))))
+          (let ((deadline (+ (float-time) 2))) (while (< (float-time) deadline) (accept-process-output nil 0.05))))
+        (should (= redraws 1))
+        (should (= 1 (cl-count-if (lambda (line) (string-match-p "drawn again from the library" line)) said)))))))
+
 (ert-deftest llmster-test-a-streaming-reply-is-scanned-for-syntax-after-it-ends ()
   (skip-unless (featurep 'markdown-mode))
   (llmster-test--with-llmster
