@@ -65,7 +65,8 @@
 ;; last.  After a reply, undo changes the view only (the library keeps the exchange): it takes
 ;; the exchange away, leaving the chat as before the send (the message as typed in the input
 ;; area), then the typing.  A chat another process changed is drawn again, once for a send
-;; there (when its reply ends).
+;; there (when its reply ends); an input left as the library's draft filled it follows the
+;; draft, so a draft sent from another client leaves it, and text typed since stays.
 ;;
 ;; `llmster-copy-code-block' and `llmster-insert-code-block' take a code block of the last
 ;; reply; `llmster-switch-server' changes the server profile.
@@ -268,6 +269,8 @@ The chat is drawn again from the library when the reply ends.")
 (defvar-local llmster--drawn-messages nil
   "The messages of conversations/get when the chat was last drawn from it.")
 
+(defvar-local llmster--loaded-draft nil
+  "The draft the library held when the chat was last drawn from it (\"\": none).")
 (defvar-local llmster--forked-from nil
   "For a fork, where it came from: the `forkedFrom' alist of conversations/get.")
 
@@ -485,7 +488,8 @@ see `llmster--propertize-in-background'."
       (insert "\n\n"))
     (llmster--new-input-area)
     (llmster--propertize-in-background (marker-position llmster--input-start))
-    (insert (or (alist-get 'draft conversation) ""))
+    (setq llmster--loaded-draft (or (alist-get 'draft conversation) ""))
+    (insert llmster--loaded-draft)
     (llmster--show-context)
     (let ((last (car (last (alist-get 'messages answer)))))
       (llmster--show-meter (and last (alist-get 'modelInstanceId last)) (alist-get 'contextMeter answer)))))
@@ -1148,14 +1152,20 @@ for that reply's end (the notice of its last save)."
 (defun llmster--redraw (&optional answer)
   "Show this chat's conversation again from the library, keeping the unsent input.
 ANSWER is conversations/get's, when it was asked already.
+An input still as the library's draft was loaded follows the draft: a
+draft sent (or changed) from another client leaves this input too.
 The transcript changed under the buffer, so its undo history starts afresh."
-  (let ((input (buffer-substring llmster--input-start (point-max)))
-        (inhibit-read-only t))
+  (let* ((input (buffer-substring llmster--input-start (point-max)))
+         (loaded llmster--loaded-draft)
+         (untouched (and loaded (not (string-empty-p loaded))
+                         (equal (substring-no-properties input) loaded)))
+         (inhibit-read-only t))
     (remove-overlays)
     (llmster--fill-transcript llmster--conversation-id answer)
-    (delete-region llmster--input-start (point-max))
-    (goto-char (point-max))
-    (insert input)
+    (unless (and untouched (not (equal llmster--loaded-draft loaded)))
+      (delete-region llmster--input-start (point-max))
+      (goto-char (point-max))
+      (insert input))
     (setq buffer-undo-list nil)))
 
 ;;;; Settings: system prompt, reasoning effort

@@ -2126,6 +2126,30 @@ without events; a cancel during it says the server finishes the prompt first."
         (should (= redraws 1))
         (should (= 1 (cl-count-if (lambda (line) (string-match-p "drawn again from the library" line)) said)))))))
 
+(ert-deftest llmster-test-a-draft-sent-from-elsewhere-leaves-the-input ()
+  (llmster-test--with-llmster
+    (pcase-let ((`(,buffer . ,id) (llmster-test--chat-with-draft "echo:shared draft")))
+      (cl-flet ((send-elsewhere (text seen)
+                  ;; Another client sends its copy of the draft, which leaves the library.
+                  (llmster-test--call "drafts/set" 'conversationId id 'text "")
+                  (should (zerop (call-process llmster-program nil nil nil "ask" (concat "--continue=" id) text)))
+                  (llmster-test--wait (lambda () (string-match-p (concat "### Assistant\n" seen "\n\n### You\n")
+                                                                 (with-current-buffer buffer (buffer-string)))))))
+        (kill-buffer buffer)
+        (setq buffer (llmster id))
+        (with-current-buffer buffer
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:shared draft"))
+          (send-elsewhere "echo:shared draft" "shared draft")
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
+          ;; Text the user changed since the draft was loaded stays.
+          (insert "echo:mine")
+          (kill-buffer buffer)
+          (setq buffer (llmster id))
+          (goto-char (point-max))
+          (insert " too")
+          (send-elsewhere "echo:theirs" "theirs")
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:mine too")))))))
+
 (ert-deftest llmster-test-a-streaming-reply-is-scanned-for-syntax-after-it-ends ()
   (skip-unless (featurep 'markdown-mode))
   (llmster-test--with-llmster
