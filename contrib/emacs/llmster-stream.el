@@ -124,9 +124,14 @@
 
 (defun llmster--note-send (reply)
   "Make undo while REPLY streams take the send back (see `llmster--take-back').
-The step sits where the send happened, older than the user's edits since."
+The step sits where the send happened, older than the user's edits since.
+An answer asked again shares the step that took the answer before away:
+one undo puts that one back in its place, folds and all."
   (when (listp buffer-undo-list)
-    (undo-boundary)
+    (unless (llmster--reply-in-place reply)
+      (undo-boundary)
+      ;; Undone, the reply shown last before the send is the last one again (asking again did this itself).
+      (push (list 'apply #'llmster--set-last-reply llmster--last-reply) buffer-undo-list))
     (push (list 'apply #'llmster--take-back (current-buffer) reply) buffer-undo-list)
     (setf (llmster--reply-undo-cell reply) buffer-undo-list)
     (undo-boundary)
@@ -148,6 +153,13 @@ undo history), with the folds of the text it takes away kept for redo."
                      (list 'apply #'llmster--take-away (marker-position (llmster--reply-text-start reply))
                            (save-excursion (goto-char end) (if (looking-at "\n\n### You\n") (match-end 0) end))
                            (llmster--reply-text reply)))))))
+
+(defun llmster--set-last-reply (reply)
+  "Make REPLY the last reply shown, in an undo step.
+Undone, the one before is the last again."
+  (when (listp buffer-undo-list)
+    (push (list 'apply #'llmster--set-last-reply llmster--last-reply) buffer-undo-list))
+  (setq llmster--last-reply reply))
 
 (defun llmster--take-away (start end &optional text)
   "Replace START to END, folds and all, with TEXT: the undo of an exchange.
@@ -200,12 +212,15 @@ the step goes with the boundary that closed it, so the next undo takes
 back the typing."
   (let ((cell (llmster--reply-undo-cell reply)))
     (when (and cell (listp buffer-undo-list))
-      (if (eq (cdr buffer-undo-list) cell)
-          (setq buffer-undo-list (cdr cell))
-        (let ((before buffer-undo-list))
-          (while (and (cddr before) (not (eq (cddr before) cell)))
-            (setq before (cdr before)))
-          (when (cddr before) (setcdr before (cdr cell)))))
+      (let ((older (cdr cell)))
+        ;; The step's other records, up to the boundary before it.
+        (while (car older) (setq older (cdr older)))
+        (if (eq (cdr buffer-undo-list) cell)
+            (setq buffer-undo-list older)
+          (let ((before buffer-undo-list))
+            (while (and (cddr before) (not (eq (cddr before) cell)))
+              (setq before (cdr before)))
+            (when (cddr before) (setcdr before older)))))
       (setf (llmster--reply-undo-cell reply) nil))))
 
 (defun llmster--take-back (buffer reply)
@@ -214,7 +229,7 @@ The reply is cancelled (llmster keeps what arrived) and the chat looks as
 before the send: the typed text back in the input area (a preset's template
 waiting to fill it again; an edit still replacing the last message, which
 is drawn again from the library), or, for an answer asked again, the old
-answer next in the undo history.  What it did is said once the undo
+answer back (the rest of the undo step).  What it did is said once the undo
 command ends, after its \"Undo\"."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer

@@ -64,7 +64,7 @@
 ;; and withdraws the exchange from the library, so asking again answers what the chat shows
 ;; last.  After a reply, undo changes the view only (the library keeps the exchange): it takes
 ;; the exchange away, leaving the chat as before the send (the message as typed in the input
-;; area), then the typing.  A chat another process changed is drawn again, once for a send
+;; area), then the typing; an answer asked again gives way to the one before in one undo.  A chat another process changed is drawn again, once for a send
 ;; there (when its reply ends); an input left as the library's draft filled it follows the
 ;; draft, so a draft sent from another client leaves it, and text typed since stays.
 ;;
@@ -911,6 +911,8 @@ Removing the last reply can be undone: it comes back with its folds."
   (llmster--ensure-process)
   (let* ((last llmster--last-reply)
          (start (marker-position (llmster--reply-start last))))
+    ;; Undone, the reply taken away is the last one again, folds and all.
+    (when (listp buffer-undo-list) (push (list 'apply #'llmster--set-last-reply last) buffer-undo-list))
     (llmster--drop-overlays start (llmster--reply-end last))
     (let ((inhibit-read-only t)) (delete-region start (llmster--reply-end last)))
     (llmster--open-reply params (llmster--reply-text-start last) (llmster--reply-text last) start)))

@@ -313,8 +313,9 @@ Waits until the reply shows SEEN."
           (should (= (point) (point-max) llmster--input-start)))
         (let ((last-command 'undo)) (undo))
         (should (equal (buffer-string) "### You\n[[sim:reasoning]] echo:first"))
-        ;; The reply's reasoning fold went with it.
+        ;; The reply's reasoning fold went with it, and no reply is shown to answer again.
         (should-not (llmster--folds))
+        (should-error (llmster-regenerate) :type 'user-error)
         (let ((last-command 'undo)) (undo))
         (should (equal (buffer-string) "### You\n"))
         ;; The heading stays.
@@ -427,9 +428,9 @@ Waits until the reply shows SEEN."
           (llmster-regenerate)
           (llmster-test--wait (lambda () (and (not (string-match-p "incomplete" (buffer-string)))
                                               (save-excursion (goto-char (point-min)) (search-forward "### Assistant\none" nil t)))))
+          ;; One undo: the answer asked again goes, the one before is back.
           (let ((last-command nil)) (undo))
           (should-not (llmster-streaming-p))
-          (let ((last-command 'undo)) (undo))
           (should (equal (buffer-string) before))
           ;; The library holds what the buffer shows: the answer before, with the one asked again taken out.
           (should (equal (alist-get 'id (car (last (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id)))))
@@ -452,11 +453,15 @@ Waits until the reply shows SEEN."
             (undo-boundary)
             (llmster-regenerate)
             (llmster-test--wait-reply buffer)
+            ;; One undo, as for a new message: the chat as before asking again.
             (let ((last-command nil)) (undo))
-            (let ((last-command 'undo)) (undo))
             (should (equal (buffer-string) before))
             ;; Folded again behind its summary line, not plain text.
-            (should (equal (folds) shown))))))))
+            (should (equal (folds) shown))
+            ;; And it is the one asking again replaces.
+            (llmster-regenerate)
+            (llmster-test--wait-reply buffer)
+            (should (equal (buffer-string) before))))))))
 
 (ert-deftest llmster-test-undo-works-after-typing-while-a-reply-is-rewritten ()
   (llmster-test--with-llmster
