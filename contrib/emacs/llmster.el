@@ -55,7 +55,9 @@
 ;;   C-c C-t   the menu of every command (`llmster-menu')
 ;;
 ;; A send refused or failed before any reply saves nothing: the message goes back to the input
-;; area, its images and context items still attached, and undo goes on from its typing.
+;; area, its images and context items still attached, and undo goes on from its typing.  An edit
+;; or a regenerate names the message it acts on: begun before another client sent to the chat, it
+;; is refused rather than applied to the newer message, and the chat is drawn again.
 ;; When LM Studio lost the conversation's context (it restarted), llmster offers to send it again
 ;; in a fresh context (with a recap of the earlier turns, or empty); declined, it stays in the
 ;; input area and `llmster-fresh-context' sends it later.
@@ -262,6 +264,10 @@ Nothing of it was saved; `llmster-fresh-context' sends it again.  The
 value `edit' is an edit handed back: leaving the edit clears it.")
 (defvar-local llmster--edit-next nil
   "While the next send replaces the last message: the input it displaced, else nil.")
+(defvar-local llmster--edit-of nil
+  "While the next send replaces the last message: that message's id, when known.
+The edit names it, so that one sent from another client meanwhile is not the
+message it replaces.")
 (defvar-local llmster--usage nil "The mode-line text: model and context use.")
 (defvar-local llmster--changed-elsewhere nil
   "Whether another process changed the conversation while a reply streamed here.
@@ -901,16 +907,26 @@ Without a meter the mode line keeps what it showed."
 
 ;;;; Regenerate, edit, fresh context
 
+(defun llmster--shown-message-id (reply)
+  "Return the id of the user message REPLY answers, or nil when not known.
+An edit or a regenerate names it (chat/send `lastMessageId'), so a message
+another client sent meanwhile is not the one replaced or asked again."
+  (and reply (alist-get 'parentId (llmster--reply-message reply))))
+
 (defun llmster--reuse-last-reply (params)
   "Stream a new answer to PARAMS in place of the last reply.
-Removing the last reply can be undone: it comes back with its folds."
+Removing the last reply can be undone: it comes back with its folds.  The
+message it answers is named, so a message sent since from elsewhere is not
+the one asked again."
   (llmster--require-chat)
   (when llmster--stream (user-error "A reply is still streaming; C-c C-k cancels it"))
   (unless (and llmster--conversation-id llmster--last-reply) (user-error "No reply to answer again yet"))
   ;; A retry that cannot leave (llmster does not start) fails before the answer it replaces goes from view.
   (llmster--ensure-process)
   (let* ((last llmster--last-reply)
-         (start (marker-position (llmster--reply-start last))))
+         (start (marker-position (llmster--reply-start last)))
+         (shown (llmster--shown-message-id last))
+         (params (if shown `(,@params (lastMessageId . ,shown)) params)))
     ;; Undone, the reply taken away is the last one again, folds and all.
     (when (listp buffer-undo-list) (push (list 'apply #'llmster--set-last-reply last) buffer-undo-list))
     (llmster--drop-overlays start (llmster--reply-end last))
@@ -1015,6 +1031,7 @@ sent and saved (before anything typed while its reply streamed)."
     (delete-region llmster--input-start (point-max))
     (goto-char llmster--input-start)
     (insert (string-trim text))
+    (unless llmster--edit-next (setq llmster--edit-of (llmster--shown-message-id llmster--last-reply)))
     (setq llmster--edit-next (or llmster--edit-next typed))
     (llmster--show-context)
     (message "llmster: edit the message, then %s sends it in place of the last one (%s leaves)"
@@ -1023,7 +1040,7 @@ sent and saved (before anything typed while its reply streamed)."
 (defun llmster--leave-edit ()
   "Stop editing the last message: the input it displaced comes back."
   (let ((typed llmster--edit-next))
-    (setq llmster--edit-next nil)
+    (setq llmster--edit-next nil llmster--edit-of nil)
     (when (eq llmster--returned 'edit) (setq llmster--returned nil))
     (delete-region llmster--input-start (point-max))
     (goto-char llmster--input-start)
@@ -1037,8 +1054,9 @@ The input that `llmster-edit-last' displaced goes with the reply, to come
 back should the edit be handed back."
   (let* ((last llmster--last-reply)
          (text-start (marker-position (llmster--reply-text-start last)))
-         (displaced llmster--edit-next))
-    (setq llmster--edit-next nil)
+         (displaced llmster--edit-next)
+         (params (if llmster--edit-of `(,@params (lastMessageId . ,llmster--edit-of)) params)))
+    (setq llmster--edit-next nil llmster--edit-of nil)
     (llmster--show-context)
     (llmster--drop-overlays text-start (point-max))
     (let ((inhibit-read-only t))

@@ -2155,6 +2155,32 @@ without events; a cancel during it says the server finishes the prompt first."
           (send-elsewhere "echo:theirs" "theirs")
           (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:mine too")))))))
 
+(ert-deftest llmster-test-an-edit-begun-before-another-client-sent-is-refused ()
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)) (shown nil))
+      (llmster-test--send buffer "echo:one")
+      (llmster-test--wait-reply buffer)
+      (with-current-buffer buffer
+        (let ((id llmster--conversation-id))
+          (llmster-edit-last)
+          (delete-region llmster--input-start (point-max))
+          (goto-char (point-max))
+          (insert "echo:one edited")
+          (should (zerop (call-process llmster-program nil nil nil "ask" (concat "--continue=" id)
+                                       "echo:two from elsewhere")))
+          (llmster-test--wait (lambda () (string-match-p "two from elsewhere" (buffer-string))))
+          (cl-letf (((symbol-function 'message)
+                     (lambda (format &rest args) (when format (push (apply #'format-message format args) shown)))))
+            (llmster-send)
+            (llmster-test--wait-reply buffer)
+            (llmster-test--wait (lambda () (seq-some (lambda (m) (string-match-p "another client sent to it" m)) shown))))
+          ;; Nothing was replaced: the library holds both exchanges, and the edit waits in the input area.
+          (should (equal (mapcar (lambda (m) (alist-get 'text m))
+                                 (alist-get 'messages (llmster-test--call "conversations/get" 'id id)))
+                         '("echo:one" "one" "echo:two from elsewhere" "two from elsewhere")))
+          (llmster-test--wait (lambda () (string-match-p "### Assistant\ntwo from elsewhere" (buffer-string))))
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:one edited")))))))
+
 (ert-deftest llmster-test-a-streaming-reply-is-scanned-for-syntax-after-it-ends ()
   (skip-unless (featurep 'markdown-mode))
   (llmster-test--with-llmster
