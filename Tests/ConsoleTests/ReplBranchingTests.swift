@@ -96,9 +96,7 @@ import Testing
         terminal.send("//new [[sim:status=500]] ideas\r")
         let failure = try await terminal.waitPast("Simulated failure", after: start)
         try await terminal.waitPast("› //new [[sim:status=500]] ideas", after: failure)
-        let library = try LibraryStore(path: repl.sandbox.libraryPath)
-        let conversation = try #require(try library.conversations().first)
-        #expect(try library.conversation(id: conversation.id)?.draft == "/new [[sim:status=500]] ideas")
+        #expect(try repl.firstDraft() == "/new [[sim:status=500]] ideas")
         // A command typed after the draft runs and keeps it (Ctrl-U first would clear it).
         terminal.send(" /new\r")
         let opened = terminal.mark

@@ -1,4 +1,5 @@
 import Foundation
+import Library
 import Simulator
 import TestSupport
 import Testing
@@ -16,6 +17,13 @@ struct ReplHarness {
     }
 
     var environment: [String: String] { sandbox.environment(server: fixture.url, extra: extra) }
+
+    /// The draft the library keeps for its first conversation (the one a test made), "" when it has none.
+    func firstDraft() throws -> String {
+        let library = try LibraryStore(path: sandbox.libraryPath)
+        let conversation = try #require(try library.conversations().first)
+        return try library.conversation(id: conversation.id)?.draft ?? ""
+    }
 
     /// Starts the REPL on a `width`×`height` terminal (with echo off when `echo` is false) and waits for its first prompt.
     /// The terminal answers an OSC 11 background query with `background` (`rgb:ffff/ffff/ffff`) when it is given.

@@ -1,5 +1,4 @@
 import Foundation
-import Library
 import Simulator
 import TerminalMarkdown
 import TestSupport
@@ -198,9 +197,7 @@ import Testing
         try await terminal.waitFor("//etc/hosts maps names")
         kill(terminal.pid, SIGTERM)
         #expect(try await terminal.waitForExit() == 143)
-        let library = try LibraryStore(path: repl.sandbox.libraryPath)
-        let conversation = try #require(try library.conversations().first)
-        #expect(try library.conversation(id: conversation.id)?.draft == "/etc/hosts maps names")
+        #expect(try repl.firstDraft() == "/etc/hosts maps names")
         let again = try await repl.start()
         let start = again.mark
         again.send("/open echo:a reply\r")
@@ -217,9 +214,7 @@ import Testing
         try await terminal.interruptLine()
         kill(terminal.pid, SIGHUP)
         #expect(try await terminal.waitForExit() == 129)
-        let library = try LibraryStore(path: repl.sandbox.libraryPath)
-        let conversation = try #require(try library.conversations().first)
-        #expect(try library.conversation(id: conversation.id)?.draft == "draft kept by ctrl c")
+        #expect(try repl.firstDraft() == "draft kept by ctrl c")
     }
 
     /// A message given back to the line and then cleared (Ctrl-U) is not kept: Ctrl-D does not bring it back.
@@ -232,9 +227,7 @@ import Testing
         try await terminal.waitFor("› [[sim:status=500]] msg D", after: start + 10)
         terminal.send("\u{15}\u{4}")
         #expect(try await terminal.waitForExit() == 0)
-        let library = try LibraryStore(path: repl.sandbox.libraryPath)
-        let conversation = try #require(try library.conversations().first)
-        #expect((try library.conversation(id: conversation.id)?.draft ?? "").isEmpty)
+        #expect(try repl.firstDraft().isEmpty)
     }
 
     /// SIGTERM while a reply streams keeps what was typed meanwhile, which no prompt showed, as the draft.
@@ -248,9 +241,7 @@ import Testing
         try await terminal.waitUntilInputIsQueued("typed ahead line\nsecond line\n".utf8.count)
         kill(terminal.pid, SIGTERM)
         #expect(try await terminal.waitForExit() == 143)
-        let library = try LibraryStore(path: repl.sandbox.libraryPath)
-        let conversation = try #require(try library.conversations().first)
-        #expect(try library.conversation(id: conversation.id)?.draft == "typed ahead line\nsecond line")
+        #expect(try repl.firstDraft() == "typed ahead line\nsecond line")
     }
 
     @Test func setSavesValidatedSettingsOnTheConversation() async throws {
