@@ -123,6 +123,28 @@ import Testing
         #expect(inputs == ["echo:first chat", "/etc/hosts maps names"], "\(inputs)")
     }
 
+    /// `/retry` and `/edit` act on the last message as this REPL last showed it: one another process sent since is not
+    /// asked again or replaced. The refusal says why, the edit comes back to the line, and at the next prompt the
+    /// REPL acts on the message that is last.
+    @Test func aRetryOrEditAfterAnotherProcessSentIsRefused() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:one")
+        let id = try #require(try LibraryStore(path: repl.sandbox.libraryPath).conversations().first?.id)
+        #expect(try await repl.runBounded(["ask", "--chat", id, "echo:two from elsewhere"]).status == 0)
+        let retried = try await terminal.enter("/retry")
+        #expect(retried.replacingOccurrences(of: "\n", with: " ").contains("another client sent to it"), "\(retried)")
+        #expect(try await repl.runBounded(["ask", "--chat", id, "echo:three from elsewhere"]).status == 0)
+        let start = terminal.mark
+        terminal.send("/edit echo:two edited\r")
+        try await terminal.waitFor("› /edit echo:two edited", after: start + 20)
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs == ["echo:one", "echo:two from elsewhere", "echo:three from elsewhere"], "\(inputs)")
+        terminal.send("\u{15}/retry\r")
+        try await terminal.waitFor("three from elsewhere", after: start + 40)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").count == 4, "the next prompt's /retry asks the last again")
+    }
+
     @Test func aChatMadeWithNewOutlivesAFailedFirstMessage() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()

@@ -13,7 +13,9 @@ extension ReplCommands {
         ) { _, repl in
             guard let id = repl.conversationId else { throw UsageError("there is nothing to retry yet") }
             let before = await alternativeCount(of: nil, in: id, repl: repl)
-            repl.exitStatus = await repl.submit(.retry())
+            var retry = TurnSubmission.retry()
+            retry.lastMessageId = repl.shownLastMessageId
+            repl.exitStatus = await repl.submit(retry)
             await announceAlternative(of: nil, in: id, subject: "Answer", after: before, repl: repl)
         },
         SlashCommand(
@@ -30,7 +32,9 @@ extension ReplCommands {
             }
             // A failed edit leaves the original current, and the edit back in the line.
             let before = await alternativeCount(of: last.id, in: id, repl: repl)
-            repl.exitStatus = await repl.submit(.edit(text))
+            var edit = TurnSubmission.edit(text)
+            edit.lastMessageId = repl.shownLastMessageId
+            repl.exitStatus = await repl.submit(edit)
             await announceAlternative(
                 of: try await repl.chat.lastUserMessage(in: id)?.id, in: id, subject: "Message version",
                 after: before, repl: repl)

@@ -72,6 +72,9 @@ import TerminalMarkdown
     var draft = ""
     /// Unsent input kept for the current conversation (after Ctrl-C, or restored when returning to it).
     var keptDraft = ""
+    /// The id of the conversation's last user message when the prompt was last shown: `/retry` and `/edit` name it,
+    /// so a message another process sent since (which this REPL never showed) is not the one asked again or replaced.
+    var shownLastMessageId: String?
     /// Set when the REPL must end (`/quit`, or a signal during a command's reply).
     var exitStatus: Int32?
     /// Standard output.
@@ -144,6 +147,7 @@ import TerminalMarkdown
             followsReply = false
             if offersFreshContext { await SystemPromptCommand.offerFreshContext(after: nil, repl: self) }
             let prompt = await promptText()
+            shownLastMessageId = await lastMessageId()
             let given = draft
             draft = ""
             let input = await nextLine(prompt: prompt, draft: given)
@@ -239,6 +243,12 @@ import TerminalMarkdown
     private func emptiedDraft(_ given: String) -> Bool {
         guard let editor, !editor.readsPlainLines, !given.isEmpty else { return false }
         return !editor.lastEndOfInputKeptGivenLine
+    }
+
+    /// The id of the current conversation's last user message, nil when there is none (or the library cannot say).
+    private func lastMessageId() async -> String? {
+        guard let conversationId else { return nil }
+        return try? await chat.lastUserMessage(in: conversationId)?.id
     }
 
     private func joinDraft(_ text: String) -> String {
