@@ -63,6 +63,21 @@ import Testing
         #expect(try await terminal.waitForExit() == 0)
     }
 
+    /// A rejected token is said as such at start-up and in the prompt, not as a server that cannot be reached.
+    @Test func aRejectedTokenIsNotCalledAnUnreachableServer() async throws {
+        let fixture = try SimulatorFixture(SimulatorOptions(requireToken: "sk-lm-abcd1234:abcdefghij0123456789"))
+        let cli = try CLI(
+            server: fixture.url,
+            environment: ["LM_API_TOKEN": "sk-lm-zzzz9999:zzzzzzzzzz9999999999"])
+        let terminal = try await startRepl(cli, ["-m", "acme/tiny-1b"])
+        let start = terminal.text
+        #expect(start.contains("rejected"), "\(start)")
+        #expect(start.contains("acme/tiny-1b (token refused)"), "\(start)")
+        #expect(!start.contains("server unreachable"), "\(start)")
+        terminal.send("\u{4}")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+
     /// With LM Studio running and nothing loaded, the first message opens the model picker instead of failing,
     /// then goes to the model picked; cancelling the picker keeps the message in the line.
     @Test func aFirstMessageWithNothingLoadedOffersThePickerThenSends() async throws {

@@ -21,7 +21,11 @@ extension ReplSession {
         completions.update(reasoningOptions: effective?.model?.reasoningSuggestions(in: serverModels ?? []) ?? [])
         var parts: [String] = []
         if let effective {
-            parts.append("\(UntrustedText.sanitize(effective.reference)) (\(effective.state.rawValue))")
+            // The server answered, refusing the token: it is not unreachable.
+            let state =
+                effective.state == .serverUnreachable && modelsFailure == .authentication
+                ? "token refused" : effective.state.rawValue
+            parts.append("\(UntrustedText.sanitize(effective.reference)) (\(state))")
         } else {
             parts.append("no model")
         }
@@ -64,8 +68,10 @@ extension ReplSession {
     func refreshModels(reportingFailure: Bool = false) async {
         do {
             serverModels = try await chat.models(refresh: true)
+            modelsFailure = nil
         } catch {
             serverModels = nil
+            modelsFailure = ErrorCategory(of: error)
             if reportingFailure { context.warn(App.explanation(of: error, context: context)) }
         }
         if let serverModels { completions.update(models: serverModels) }

@@ -32,6 +32,9 @@ import TerminalMarkdown
     var templatePreset: Preset?
     /// The server's models as last fetched; nil when the server could not be reached. The prompt reads only this.
     var serverModels: [Model]?
+    /// Why the last fetch of the models failed (nil when it did not): the prompt says a rejected token rather than
+    /// an unreachable server.
+    var modelsFailure: ErrorCategory?
     /// Whether a background refresh is running.
     var refreshing = false
     /// Whether something changed while a refresh was running, so another must follow it.
