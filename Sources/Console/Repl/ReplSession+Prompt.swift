@@ -45,9 +45,20 @@ extension ReplSession {
         }
         let capabilities = context.terminal(fd: 1)
         let width = capabilities.isTTY ? max(capabilities.width, 20) : 80
-        let info = capabilities.textFit.cut(parts.joined(separator: " · "), to: width - 3)
+        let info = Self.fitted(parts, to: width - 3, fit: capabilities.textFit)
         if capabilities.noColor || !capabilities.allowsStyles { return "[\(info)]\n› " }
         return "\u{1}\u{1B}[2m\u{2}[\(info)]\u{1}\u{1B}[0m\u{2}\n› "
+    }
+
+    /// The prompt's `parts` joined by " · " within `width` columns: the last part (the title, the least needed) is cut
+    /// first, then left out, and only then the rest, so a narrow terminal keeps the model and the context figure whole.
+    nonisolated static func fitted(_ parts: [String], to width: Int, fit: TextFit) -> String {
+        let whole = parts.joined(separator: " · ")
+        guard fit.columns(whole) > width, parts.count > 1 else { return fit.cut(whole, to: width) }
+        let head = parts.dropLast().joined(separator: " · ")
+        let room = width - fit.columns(head + " · ")
+        if room >= 4 { return head + " · " + fit.cut(parts[parts.count - 1], to: room) }
+        return fit.cut(head, to: width)
     }
 
     /// The conversation's model by the one rule (`EffectiveModel`), against the cached model list.
