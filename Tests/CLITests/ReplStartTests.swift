@@ -119,7 +119,9 @@ import Testing
         #expect(!picker.contains("now uses"), "nothing was picked: \(picker)")
         mark = terminal.mark
         terminal.send("tiny\r")
-        try await terminal.waitFor("You said", after: mark + 4)
+        let said = try await terminal.waitPast("You said", after: mark + 4)
+        // The prompt after the reply to the line typed ahead: Ctrl-D is typed at it.
+        try await terminal.waitFor("› ", after: said)
         let requests = fixture.requests(to: "/api/v1/chat")
         #expect(
             requests.map { $0.field("input") } == ["echo:first words", "hi"], "\(requests.map { $0.field("input") })")

@@ -204,6 +204,29 @@ import Testing
         try await again.waitFor("› //etc/hosts maps names", after: start + 20)
     }
 
+    /// A kept draft is announced just before the prompt that shows it: after the banner when the REPL starts on the
+    /// conversation, after "Opened …" when `/open` switches to it.
+    @Test func aDraftIsAnnouncedAfterWhatOpenedIt() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:a reply")
+        terminal.send("kept words")
+        try await terminal.waitFor("kept words")
+        try await terminal.interruptLine()
+        try await terminal.enter("/new")
+        let opened = try await terminal.enter("/open echo:a reply")
+        let said = try #require(opened.range(of: "Opened echo:a reply."), "\(opened)")
+        let draft = try #require(opened.range(of: "Your unsent draft is back"), "\(opened)")
+        #expect(said.upperBound <= draft.lowerBound, "\(opened)")
+        terminal.send("\u{4}")
+        #expect(try await terminal.waitForExit() == 0)
+        let again = try await repl.start(["-c"])
+        let start = again.text
+        let banner = try #require(start.range(of: "type a message, or /help"), "\(start)")
+        let back = try #require(start.range(of: "Your unsent draft is back"), "\(start)")
+        #expect(banner.upperBound <= back.lowerBound, "\(start)")
+    }
+
     /// SIGHUP (a closed terminal window) at an empty prompt keeps the draft an earlier Ctrl-C kept.
     @Test func sighupAtAnEmptyPromptKeepsTheDraftCtrlCKept() async throws {
         let repl = try ReplHarness()

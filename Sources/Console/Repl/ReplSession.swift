@@ -78,6 +78,8 @@ import TerminalMarkdown
     /// The id of the conversation's last user message when the prompt was last shown: `/retry` and `/edit` name it,
     /// so a message another process sent since (which this REPL never showed) is not the one asked again or replaced.
     var shownLastMessageId: String?
+    /// Whether the next prompt shows a draft the conversation kept, which llmster says just before it.
+    var announcesDraft = false
     /// Set when the REPL must end (`/quit`, or a signal during a command's reply).
     var exitStatus: Int32?
     /// Standard output.
@@ -149,6 +151,16 @@ import TerminalMarkdown
             }
             followsReply = false
             if offersFreshContext { await SystemPromptCommand.offerFreshContext(after: nil, repl: self) }
+            if announcesDraft {
+                announcesDraft = false
+                if !draft.isEmpty {
+                    output.line(
+                        editor?.readsPlainLines == true
+                            ? "This conversation has an unsent draft: Enter on an empty line sends it, any other message replaces it."
+                            : "Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it."
+                    )
+                }
+            }
             let prompt = await promptText()
             shownLastMessageId = await lastMessageId()
             let given = draft
@@ -324,13 +336,8 @@ import TerminalMarkdown
         offersFreshContext = conversation?.systemPromptAwaitsFreshContext ?? false
         keptDraft = DraftText.line(fromMessage: conversation?.draft ?? "")
         draft = keptDraft
-        if !keptDraft.isEmpty {
-            output.line(
-                editor?.readsPlainLines == true
-                    ? "This conversation has an unsent draft: Enter on an empty line sends it, any other message replaces it."
-                    : "Your unsent draft is back in the line below: Enter sends it, Ctrl-U clears it; a /command typed after it runs and keeps it."
-            )
-        }
+        // Said just before the prompt that shows it, after what the switch prints (the banner, "Opened …").
+        announcesDraft = !keptDraft.isEmpty
         await followServer()
     }
 
