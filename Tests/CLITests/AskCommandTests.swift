@@ -170,6 +170,7 @@ import Testing
         #expect(result.status == 143, "\(result)")
         let show = try await cli.run(["show", try latestConversation(cli)])
         #expect(show.output.contains("incomplete"))
+        #expect(show.output.contains("Stopped by SIGTERM"), "the reason names the signal: \(show.output)")
         #expect(show.output.contains("alpha"))
     }
 

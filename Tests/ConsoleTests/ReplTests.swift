@@ -265,6 +265,8 @@ import Testing
         kill(terminal.pid, SIGTERM)
         #expect(try await terminal.waitForExit() == 143)
         #expect(try repl.firstDraft() == "typed ahead line\nsecond line")
+        let shown = try await repl.runBounded(["show", "echo:first"])
+        #expect(shown.output.contains("Stopped by SIGTERM"), "the partial reply says why it stopped: \(shown.output)")
     }
 
     @Test func setSavesValidatedSettingsOnTheConversation() async throws {

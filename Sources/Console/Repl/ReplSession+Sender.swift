@@ -59,12 +59,14 @@ extension ReplSession {
             let modelName = effectiveModel(conversation: await currentConversation())?.reference ?? ""
             let progress = ModelSwitch.reporter(repl: self)
             let turn = submission
+            let router = router
             let result = await stream(conversationId: id, modelName: modelName) { chat, display in
                 let outcome = await chat.submit(
                     turn, in: id, opened: opened,
                     progress: { step in
                         if case .model(let step) = step { await progress(step) }
-                    }
+                    },
+                    stopReason: { SignalTrap.stopReason(for: router.replyStopSignal) }
                 ) { await display.show($0) }
                 guard let reply = outcome.reply else { throw TurnNotSent(outcome: outcome) }
                 return reply

@@ -105,6 +105,9 @@ final class SignalRouter: Sendable {
         return try await work.value
     }
 
+    /// The SIGTERM or SIGHUP that stopped the reply streaming now, if one did (the reason its end says).
+    var replyStopSignal: Int32? { state.withLock { $0.reply != nil ? $0.signal : nil } }
+
     /// Sends signals to `reply` until it ends; returns how it ended, with SIGTERM or SIGHUP when one arrived meanwhile
     /// (whether the reply was saved or its turn not sent: the REPL must end either way).
     func streaming(_ reply: Task<SavedReply, any Error>, resize: @escaping @Sendable () -> Void) async -> (
