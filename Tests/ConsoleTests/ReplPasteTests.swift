@@ -62,6 +62,19 @@ import Testing
                 == ["/var/log/syslog says:\nkernel: oops at 0x0"])
     }
 
+    /// One pasted line is one line with or without the line end a triple-click copies with it: a command runs.
+    @Test func aPastedCommandWithItsLineEndRuns() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        let start = terminal.mark
+        terminal.paste("/ps\r")
+        try await terminal.waitFor("/ps", after: start)
+        terminal.send("\r")
+        let shown = try await terminal.outputBeforePrompt(after: start + 4)
+        #expect(shown.contains("acme/tiny-1b  "), "the command ran: \(shown)")
+        #expect(repl.fixture.requests(to: "/api/v1/chat").isEmpty, "nothing was sent to the model")
+    }
+
     @Test func aShortPasteIsShownAsTyped() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start(height: 20)

@@ -61,6 +61,58 @@ import Testing
         #expect(inputs.count == 2, "\(inputs)")
     }
 
+    /// A paste longer than readline's input buffer (about 500 bytes), or than what the end of a reply drains at once
+    /// (4 KiB), made while a reply streams arrives whole in the next prompt's line and waits there for Enter.
+    @Test(arguments: [12, 60])
+    func aLongPasteDuringAReplyArrivesWholeAndWaits(lines: Int) async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
+        let pasted = (1...lines).map { String(format: "line %03d ", $0) + String(repeating: "x", count: 90) }
+        terminal.paste("echo:" + pasted.joined(separator: "\r"))
+        let ended = try await terminal.waitPast("epsilon", after: echoed)
+        try await terminal.waitFor(
+            lines > 30 ? "[pasted \(lines) lines]" : "line \(String(format: "%03d", lines))", after: ended)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").count == 1, "nothing is sent before Enter")
+        let sent = terminal.mark
+        terminal.send("\r")
+        try await terminal.waitFor(" tok/s", after: sent)
+        #expect(
+            repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:" + pasted.joined(separator: "\n"))
+    }
+
+    /// Ctrl-C stops the reply, not what was typed meanwhile: the terminal keeps the typed line (NOFLSH), and it is
+    /// sent at the prompt after the cancelled reply.
+    @Test func ctrlCDuringAReplyKeepsWhatWasTyped() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        let echoed = try await terminal.sendLine("[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
+        terminal.send("echo:typed while it streamed\r")
+        try await terminal.waitUntilInputIsQueued("echo:typed while it streamed\n".utf8.count)
+        terminal.send("\u{3}")
+        // The line at the prompt, then its answer.
+        let line = try await terminal.waitPast("while it streamed", after: echoed + 40)
+        try await terminal.waitFor("while it streamed", after: line)
+        let inputs = repl.fixture.requests(to: "/api/v1/chat").map { $0.field("input") }
+        #expect(inputs.last == "echo:typed while it streamed", "\(inputs)")
+    }
+
+    /// A question inside a command turns the terminal's paste marks off when it is read, as every read does; they are
+    /// on again for the rest of the command, so a paste made while it goes on (a model loading) arrives whole.
+    @Test func pasteMarksAreOnAgainAfterAQuestionInACommand() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first")
+        try await terminal.ask("/delete")
+        let answered = terminal.rawOutput.utf8.count
+        try await terminal.enter("n")
+        let raw = String(terminal.rawOutput.utf8.dropFirst(answered)) ?? ""
+        let modes = raw.ranges(of: "\u{1B}[?2004").map { raw[$0.upperBound...].prefix(1) }
+        #expect(modes.starts(with: ["l", "h", "l"]), "the read's end, the command's rest, the command's end: \(modes)")
+    }
+
     @Test func linesTypedAtOnceAtThePromptAllArrive() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
@@ -200,8 +252,13 @@ import Testing
         let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         terminal.send("/delete\recho:typed ahead\r/ps\r")
-        let shown = try await terminal.waitFor("acme/tiny-1b  ", after: echoed)
-        #expect(shown.contains("Taken as no; the line typed ahead of the question follows."), "\(shown)")
+        // Neither line typed ahead answers the question: each says so, and the question waits for its answer.
+        let first = try await terminal.waitPast("it comes after it.", after: echoed)
+        let second = try await terminal.waitPast("it comes after it.", after: first)
+        try await terminal.waitFor("[y/N] ", after: second)
+        #expect(repl.fixture.requests(to: "/api/v1/chat").count == 1, "nothing was sent while the question waited")
+        terminal.send("n\r")
+        let shown = try await terminal.waitFor("acme/tiny-1b  ", after: second)
         #expect(shown.contains("Kept "), "the conversation was kept: \(shown)")
         #expect(repl.fixture.requests(to: "/api/v1/chat").last?.field("input") == "echo:typed ahead")
         let reply = try #require(shown.range(of: "typed ahead", options: .backwards))

@@ -19,7 +19,9 @@ extension LineEditor {
         var settings = termios()
         guard tcgetattr(0, &settings) == 0 else { return nil }
         var quiet = settings
+        // NOFLSH: Ctrl-C stops the reply without the terminal discarding what was typed meanwhile.
         quiet.c_lflag &= ~tcflag_t(ECHO)
+        quiet.c_lflag |= tcflag_t(NOFLSH)
         if !readsPlainLines {
             withUnsafeMutableBytes(of: &quiet.c_cc) { $0[Int(VEOF)] = 0 }  // _POSIX_VDISABLE on Linux
         }
@@ -29,7 +31,7 @@ extension LineEditor {
     }
 
     /// Turns the terminal's bracketed paste on or off, where readline would use it.
-    private func setPasteMarking(_ on: Bool) {
+    func setPasteMarking(_ on: Bool) {
         guard !readsPlainLines, isatty(1) == 1, Self.marksPastes else { return }
         FileHandle.standardOutput.write(Data((on ? "\u{1B}[?2004h" : "\u{1B}[?2004l").utf8))
     }

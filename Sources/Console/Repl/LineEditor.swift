@@ -119,7 +119,13 @@ final class LineEditor: Sendable {
     private func readBlocking(prompt: String, draft: String) -> LineInput {
         // A question asked by a command comes with echo off (`beginReply`), where readline would not draw the line.
         let quiet = turnEchoOn()
-        defer { if var quiet { tcsetattr(0, TCSANOW, &quiet) } }
+        defer {
+            if var quiet {
+                tcsetattr(0, TCSANOW, &quiet)
+                // The command goes on after its question: what is pasted meanwhile comes marked again.
+                setPasteMarking(true)
+            }
+        }
         ReadlineBridge.state.withLock {
             $0.accepted = nil
             $0.pastes = []
@@ -210,12 +216,49 @@ final class LineEditor: Sendable {
                 return accepted.map(LineInput.line) ?? .endOfInput
             }
             if llmster_rl_has_pushed_input() == 0 {
+                if unread.starts(with: Self.pasteStart) {
+                    insertPaste(&unread)
+                    continue
+                }
+                // Keys up to a paste's start only: readline reads a paste's rest from the terminal, not from here.
+                let keys = unread.firstRange(of: Self.pasteStart)?.lowerBound ?? unread.count
                 var stuffed = 0
-                while stuffed < unread.count, rl_stuff_char(Int32(unread[stuffed])) != 0 { stuffed += 1 }
+                while stuffed < keys, rl_stuff_char(Int32(unread[stuffed])) != 0 { stuffed += 1 }
                 unread.removeFirst(stuffed)
                 guard stuffed > 0 else { return nil }
             }
             rl_callback_read_char()
         }
+    }
+
+    /// The marks a terminal puts around a paste while bracketed paste is on.
+    private static let pasteStart = Array("\u{1B}[200~".utf8)
+    private static let pasteEnd = Array("\u{1B}[201~".utf8)
+
+    /// Puts the paste at the start of `unread` (typed ahead, during a reply or a command) in the line as the paste key
+    /// binding does, and takes it out of `unread`. Readline's own paste reader reads up to the end mark from the
+    /// terminal, which does not hold what was typed ahead: a paste longer than readline's input buffer hung the prompt.
+    /// A paste whose end had not arrived when the reply ended is read on from the terminal up to its end mark.
+    private func insertPaste(_ unread: inout [UInt8]) {
+        var bytes = Array(unread.dropFirst(Self.pasteStart.count))
+        unread = []
+        while bytes.firstRange(of: Self.pasteEnd) == nil {
+            var descriptor = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            guard poll(&descriptor, 1, 1000) > 0 else { break }
+            let count = Foundation.read(0, &chunk, chunk.count)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        var text = bytes
+        if let end = bytes.firstRange(of: Self.pasteEnd) {
+            text = Array(bytes[..<end.lowerBound])
+            unread = Array(bytes[end.upperBound...])
+        }
+        // The terminal's normal mode turned the paste's line ends into the Enter key (`asTyped`): they are newlines.
+        let pasted = String(decoding: text.map { $0 == 13 ? 10 : $0 }, as: UTF8.self)
+        ReadlineBridge.state.withLock { $0.pasted = true }
+        rl_insert_text(ReadlineBridge.shown(pasted))
+        rl_redisplay()
     }
 }

@@ -6,8 +6,9 @@ import TerminalMarkdown
 
 /// Reading lines and asking questions at the REPL's prompt.
 ///
-/// A question never eats input: a line that is not one of its answers (a message, a slash command) counts as the
-/// question's default and is handed back (`pendingLines`), so the loop handles it next, as if typed at the prompt.
+/// A question never eats input: a line typed at it that is not one of its answers (a message, a slash command) counts
+/// as the question's default and is handed back (`pendingLines`), so the loop handles it next, as if typed at the
+/// prompt; one typed before the question appeared is handed back without answering it.
 extension ReplSession {
     /// Reads a line: with readline on a terminal, else plainly from standard input.
     ///
@@ -52,28 +53,33 @@ extension ReplSession {
 
     /// Asks `question`, showing `choices` (lower-case words) by their first letters as `[y/r/N]`, `defaultChoice`'s
     /// upper-case. An answer is a choice's letter or the whole word (`y`, `yes`, `r`, `recap`), in any case; Enter
-    /// alone, Ctrl-D and Ctrl-C give the default. Any other line (a message, even one word such as `recall`, or a
-    /// slash command) counts as the default too, said as "Taken as `takenAs`", and is handed back: it is sent or run next.
+    /// alone, Ctrl-D and Ctrl-C give the default. Any other line typed at the question (a message, even one word such as
+    /// `recall`, or a slash command) counts as the default too, said as "Taken as `takenAs`", and is handed back: it is
+    /// sent or run next. One typed before the question appeared is handed back without answering it, and the question
+    /// is asked again.
     func choose(_ question: String, choices: [String], defaultChoice: String, takenAs: String = "no") async -> String {
         let shown = choices.map { $0 == defaultChoice ? $0.prefix(1).uppercased() : String($0.prefix(1)) }.joined(
             separator: "/")
-        guard case .line(let line) = await readLine(prompt: promptRow("\(question)\u{A0}[\(shown)]") + " ", draft: "")
-        else {
-            return defaultChoice
-        }
-        let answer = line.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !answer.isEmpty else { return defaultChoice }
-        if let chosen = choices.first(where: { answer == $0 || answer == String($0.prefix(1)) }) { return chosen }
-        let isCommand = answer.hasPrefix("/") && !answer.hasPrefix("//")
-        output.line(
-            "Taken as \(takenAs); "
-                + (readAheadOfQuestion
-                    ? "the line typed ahead of the question follows."
-                    : isCommand
+        while true {
+            let prompt = promptRow("\(question)\u{A0}[\(shown)]") + " "
+            guard case .line(let line) = await readLine(prompt: prompt, draft: "") else { return defaultChoice }
+            let answer = line.trimmingCharacters(in: .whitespaces).lowercased()
+            guard !answer.isEmpty else { return defaultChoice }
+            if let chosen = choices.first(where: { answer == $0 || answer == String($0.prefix(1)) }) { return chosen }
+            handBack(line)
+            if readAheadOfQuestion {
+                // Typed before the question appeared, so not said to it: it waits, and the question is asked again.
+                output.line("That line was typed before the question appeared; it comes after it.")
+                continue
+            }
+            let isCommand = answer.hasPrefix("/") && !answer.hasPrefix("//")
+            output.line(
+                "Taken as \(takenAs); "
+                    + (isCommand
                         ? "running \(UntrustedText.sanitize(line.trimmingCharacters(in: .whitespaces)))."
                         : "sending your message."))
-        handBack(line)
-        return defaultChoice
+            return defaultChoice
+        }
     }
 
     /// `text` (llmster's own words, values sanitised) as a question's prompt, laid out as `output.line` lays out a

@@ -201,7 +201,9 @@ import TerminalMarkdown
                 editor?.remember(line)
                 let pasted = assembler.nextLineIsPasted
                 guard let message = assembler.add(line) else { continue }
-                if let status = await handle(message, pastedLines: pasted && message.contains("\n")) {
+                // A pasted line with its line end (as a triple-click copies it) is one line: a command runs.
+                let lines = message.trimmingCharacters(in: .whitespacesAndNewlines)
+                if let status = await handle(message, pastedLines: pasted && lines.contains("\n")) {
                     return status
                 }
                 await refreshLibraryCompletions()
