@@ -95,7 +95,7 @@ public enum ChatError: Error, Equatable, CustomStringConvertible {
             return "There is no earlier message in this conversation to send again."
         case .branchMovedOn(let edit):
             return
-                "\(edit ? "The message this edit replaces" : "The message shown last") is no longer the conversation's last (another client sent to it meanwhile, or undo took a later exchange out of view), so nothing was sent. Look at the chat as the library has it, then \(edit ? "edit" : "regenerate") again."
+                "\(edit ? "The message this edit replaces" : "The message shown last") is no longer the conversation's last: another client sent to it meanwhile (or, in an editor, undo took a later exchange out of view), so nothing was \(edit ? "sent" : "asked again"). Look at the conversation as it is now, then \(edit ? "edit" : "ask") again."
         case .noSuchReply(_, 0):
             return "This conversation has no reply yet to fork from."
         case .noSuchReply(let number, let count):
