@@ -113,6 +113,20 @@ import Testing
         #expect(modes.starts(with: ["l", "h", "l"]), "the read's end, the command's rest, the command's end: \(modes)")
     }
 
+    /// The pager reads the terminal itself, so paste marks are off while it runs, and on again for the command's rest.
+    @Test func pasteMarksAreOffWhileThePagerRuns() async throws {
+        let repl = try ReplHarness(environment: ["PAGER": "cat"])
+        let terminal = try await repl.start()
+        let asked = terminal.rawOutput.utf8.count
+        let shown = try await terminal.enter("/help")
+        #expect(shown.contains("/model"), "the help was paged: \(shown)")
+        let raw = String(terminal.rawOutput.utf8.dropFirst(asked)) ?? ""
+        let modes = raw.ranges(of: "\u{1B}[?2004").map { raw[$0.upperBound...].prefix(1) }
+        #expect(
+            modes.starts(with: ["l", "h", "l", "h", "l"]),
+            "the read's end, the command, the pager, the command's rest, the command's end: \(modes)")
+    }
+
     @Test func linesTypedAtOnceAtThePromptAllArrive() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()

@@ -58,6 +58,9 @@ import TerminalMarkdown
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try AtomicFile.write(Array(text.utf8), to: directory + "/" + title, permissions: 0o600)
+        // The pager reads the terminal itself: what is pasted into it comes without the marks a command has on.
+        repl.editor?.setPasteMarking(false)
+        defer { repl.editor?.setPasteMarking(true) }
         // The REPL's actor waits, not a thread of the cooperative pool, for as long as the pager is open.
         let status = await BlockingThread.run("llmster-pager") {
             ExternalProgram.runShell("cd \"$1\" && \(pager) \"$2\"", arguments: [directory, title])
