@@ -87,6 +87,7 @@ extension ReplSession {
                 submission = answered
             case .refused(let error, _), .failed(let error, _):
                 context.warn(App.explanation(of: error, context: context))
+                if case ChatError.branchMovedOn = error { await showLastMessage(of: id) }
                 noteFailure(App.exitCode(for: error))
                 await returnToLine(submission)
                 return nil
@@ -94,6 +95,14 @@ extension ReplSession {
                 return nil
             }
         }
+    }
+
+    /// Says which message is the conversation's last now, which another process sent and this REPL never showed, so
+    /// the next `/retry` or `/edit` is not a guess.
+    private func showLastMessage(of conversationId: String) async {
+        guard let last = try? await chat.lastUserMessage(in: conversationId) else { return }
+        let text = textFit.cut(UntrustedText.oneLine(last.text), to: max(terminalWidth - 30, 20))
+        output.line("The last message now: \(text) (/show shows the conversation).")
     }
 
     /// Asks the user `decision`; returns `submission` with the answer, or nil when the answer is not to send it.
