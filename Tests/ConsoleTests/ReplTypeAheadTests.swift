@@ -63,14 +63,15 @@ import Testing
 
     /// A paste longer than readline's input buffer (about 500 bytes), or than what the end of a reply drains at once
     /// (4 KiB), made while a reply streams arrives whole in the next prompt's line and waits there for Enter.
-    @Test(arguments: [12, 60])
-    func aLongPasteDuringAReplyArrivesWholeAndWaits(lines: Int) async throws {
+    /// Terminals end a pasted line with CR (xterm, kitty, tmux) or LF (some others); both arrive as newlines.
+    @Test(arguments: [(12, "\r"), (60, "\r"), (12, "\n"), (60, "\n")])
+    func aLongPasteDuringAReplyArrivesWholeAndWaits(lines: Int, lineEnd: String) async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
         let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         let pasted = (1...lines).map { String(format: "line %03d ", $0) + String(repeating: "x", count: 90) }
-        terminal.paste("echo:" + pasted.joined(separator: "\r"))
+        terminal.paste("echo:" + pasted.joined(separator: lineEnd))
         let ended = try await terminal.waitPast("epsilon", after: echoed)
         try await terminal.waitFor(
             lines > 30 ? "[pasted \(lines) lines]" : "line \(String(format: "%03d", lines))", after: ended)
