@@ -96,6 +96,7 @@ enum ChatMethods {
         let display: ReplyObserver = { stream.publish($0) }
         let replyCreated: @Sendable (String) async -> Void = { stream.start(messageId: $0) }
         // The load policy's load, before the reply exists, reads as the stage a just-in-time load would show.
+        let server = context.server
         let outcome = await context.session.submit(
             submission, in: conversationId, opened: opened,
             progress: { step in
@@ -106,7 +107,7 @@ enum ChatMethods {
                     stream.publish(.stageChanged(.loadingModel(instanceId: load.instanceId, progress: 1)))
                 case .model(.unloaded), .startsFreshContext: break
                 }
-            }, display: display, replyCreated: replyCreated)
+            }, stopReason: { server.stopReason }, display: display, replyCreated: replyCreated)
         guard let reply = outcome.reply else {
             throw notSent(outcome, conversationId: opened.isNew ? nil : conversationId)
         }

@@ -1,6 +1,7 @@
 import Chat
 import Foundation
 import LMStudio
+import Synchronization
 
 /// The editor protocol's server: reads framed JSON-RPC 2.0 requests, runs them on a `ChatSession`, writes answers.
 ///
@@ -35,6 +36,15 @@ public actor RPCServer {
     let log: @Sendable (String) -> Void
     var session: ChatSession?
     private var running: [String: Task<Void, Never>] = [:]
+    /// Why the server is stopping, once a signal ended its input ("Stopped by SIGTERM"): the reason a reply it cancels
+    /// is saved with, as `ask` and the REPL say it; nil until then (a cancelled request is "Cancelled").
+    private let stopping = Mutex<String?>(nil)
+
+    /// Says why the server stops (before its input ends), for the replies it cancels.
+    public nonisolated func stop(because reason: String?) { stopping.withLock { $0 = reason } }
+
+    /// The reason `stop(because:)` gave, if any.
+    nonisolated var stopReason: String? { stopping.withLock { $0 } }
     /// The last `chat/send` (or `chat/withdraw`) received for each conversation reference: the next one starts after it
     /// ends, so a conversation's turns are saved and answered in the order they were sent.
     private var lastTurnRequest: [String: Task<Void, Never>] = [:]

@@ -39,8 +39,6 @@ enum RpcCommand {
         let writer = ProtocolWriter(fd: protocolFD)
         let (input, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         startReading(fd: 0, into: continuation)
-        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP]) { _ in continuation.finish() }
-        defer { trap.remove() }
         let errors = context.errors
         let server = RPCServer(
             framing: framing, version: App.version, configuration: context.configuration,
@@ -58,6 +56,12 @@ enum RpcCommand {
                 return fresh
             },
             output: { writer.write($0) }, log: { errors.line(SanitizedMessage(untrusted: $0)) })
+        // A signal ends the input; the replies it cancels are saved with the reason `ask` and the REPL give.
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP]) { signal in
+            server.stop(because: SignalTrap.stopReason(for: signal))
+            continuation.finish()
+        }
+        defer { trap.remove() }
         await server.run(input: input)
         return ExitCode.success
     }

@@ -79,6 +79,8 @@ import Testing
             }.first { $0["id"] == 2 })
         #expect(reply["result"]?["status"] == "incomplete", "\(received)")
         #expect(reply["result"]?["message"]?["text"]?.string?.hasPrefix("one") == true)
+        #expect(
+            received.contains("Stopped by SIGTERM"), "the saved reason names the signal, as ask's does: \(received)")
     }
 }
 
