@@ -1813,7 +1813,7 @@ local function new_chat(input)
   end)
 
   test('a draft sent elsewhere leaves the input, unless it was changed here', function()
-    -- The other client clears the library's draft as it sends it (an editor), or leaves it (llmster ask).
+    -- The other client clears the library's draft before it sends (an editor), or the library drops it as `ask` sends it.
     for _, case in ipairs({ { cleared = true }, { cleared = false }, { cleared = true, changed = true } }) do
       local first = new_chat('echo:here')
       local id = llmster.chat(first).conversation

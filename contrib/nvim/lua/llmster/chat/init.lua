@@ -540,18 +540,12 @@ end
 -- Alternatives: the other answers to a message, and its other versions.
 
 -- Whether the input still holds, unchanged, the draft the chat loaded, which another client has sent since (the
--- library's draft is gone, or the last message saved is its text): sent from here too, it would be there twice.
--- The next save_draft clears a draft the library still holds.
+-- library's draft is gone): sent from here too, it would be there twice.
 local function draft_sent_elsewhere(chat, answer, typed)
   local loaded = state.as_input(chat.draft or '')
   if loaded == '' or typed ~= loaded or chat.edit_next then return false end
-  local draft = not isnil(answer.conversation.draft) and state.as_input(answer.conversation.draft) or ''
-  if draft == '' then return true end
-  local last_user
-  for _, message in ipairs(answer.messages) do
-    if message.role == 'user' then last_user = message end
-  end
-  return draft == loaded and last_user ~= nil and type(last_user.text) == 'string' and vim.trim(last_user.text) == vim.trim(loaded)
+  -- The library drops a draft once any face sends it (llmster-rpc(7), chat/send).
+  return isnil(answer.conversation.draft) or state.as_input(answer.conversation.draft) == ''
 end
 
 -- Shows the chat's conversation again from the library, keeping the unsent input (not a draft sent elsewhere: then
