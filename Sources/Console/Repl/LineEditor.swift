@@ -256,9 +256,7 @@ final class LineEditor: Sendable {
             unread = Array(bytes[end.upperBound...])
         }
         // The terminal's normal mode turned the paste's line ends into the Enter key (`asTyped`): they are newlines.
-        let pasted = String(decoding: text.map { $0 == 13 ? 10 : $0 }, as: UTF8.self)
-        ReadlineBridge.state.withLock { $0.pasted = true }
-        rl_insert_text(ReadlineBridge.shown(pasted))
+        ReadlineBridge.insertPasted(String(decoding: text.map { $0 == 13 ? 10 : $0 }, as: UTF8.self))
         rl_redisplay()
     }
 }

@@ -84,6 +84,13 @@ enum ReadlineBridge {
         return status
     }
 
+    /// Puts `text` in the line as the paste binding leaves a paste (taken literally when sent, a placeholder when it
+    /// is taller than the screen), for a paste readline did not read itself (one typed ahead).
+    static func insertPasted(_ text: String) {
+        state.withLock { $0.pasted = true }
+        rl_insert_text(shown(text))
+    }
+
     /// What the line shows for `text`: the text, or, when it is taller than the screen (the prompt's two lines and
     /// one more kept visible), a placeholder `[pasted 63 lines]` (`kind` names it) registered to stand for it.
     static func shown(_ text: String, as kind: String = "pasted") -> String {
