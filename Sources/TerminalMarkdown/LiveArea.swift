@@ -7,6 +7,10 @@
 /// live area and its position is never queried. Without cursor movement (not a terminal, `TERM=dumb`, Emacs)
 /// live lines are not shown at all and committed lines are simply appended.
 ///
+/// On a terminal that redraws, committed lines end with CR and IND (`ESC D`, index: down one row, scrolling at the
+/// bottom) rather than a newline: the screen is the same, but the kernel's `onlcr` handles every newline on its own
+/// (two pty writes a line), which for a long reply cost more system time than the rendering's whole write.
+///
 /// A terminal that rewraps its rows when the window narrows (VTE, tmux …) turns a live row wider than the new width
 /// into several; `resize(width:)` counts them, so the next redraw starts at the first of them and leaves none behind.
 public struct LiveArea: Sendable {
@@ -18,6 +22,9 @@ public struct LiveArea: Sendable {
     let widthModel: WidthModel
     /// Screen rows; the live area shows at most `height − 1` of them.
     public var height: Int
+
+    /// What ends a committed line: CR IND where the area redraws (see the type's comment), else a newline.
+    private var lineEnd: String { redraws ? "\r\u{1B}D" : "\n" }
 
     /// The most rows the live area shows: the last of those it is given.
     var shownRows: Int { max(height - 1, 1) }
@@ -87,7 +94,10 @@ public struct LiveArea: Sendable {
         if rows > 0 {
             output += "\r" + (rows > 1 ? "\u{1B}[\(rows - 1)A" : "") + "\u{1B}[J"
         }
-        guard sink.writeLines(committed, after: &output, stoppingOnCancellation: stopsOnCancellation) else {
+        guard
+            sink.writeLines(
+                committed, after: &output, stoppingOnCancellation: stopsOnCancellation, lineEnd: lineEnd)
+        else {
             sink.write("\u{1B}[?2026l")
             rows = 0
             shown = []
@@ -102,13 +112,13 @@ public struct LiveArea: Sendable {
         shown = visible
     }
 
-    /// `lines`, each ended by a newline, in one string sized once.
-    private static func lines(_ lines: [String]) -> String {
+    /// `lines`, each ended by `lineEnd`, in one string sized once.
+    private func lines(_ lines: [String]) -> String {
         var text = ""
-        text.reserveCapacity(lines.reduce(lines.count) { $0 + $1.utf8.count })
+        text.reserveCapacity(lines.reduce(lines.count * lineEnd.utf8.count) { $0 + $1.utf8.count })
         for line in lines {
             text += line
-            text += "\n"
+            text += lineEnd
         }
         return text
     }
@@ -117,7 +127,7 @@ public struct LiveArea: Sendable {
     public mutating func leave<Sink: TerminalSink>(committed: [String], sink: inout Sink) {
         guard redraws else { return update(committed: committed, live: [], sink: &sink) }
         var output = rows > 0 ? "\r\n" : ""
-        output += Self.lines(committed)
+        output += lines(committed)
         if !output.isEmpty { sink.write(output) }
         rows = 0
         shown = []

@@ -12,17 +12,17 @@ extension TerminalSink {
     /// Does nothing: unbuffered sinks have nothing to push.
     public mutating func flush() {}
 
-    /// Writes `output` and then `lines`, each ended by a newline, a piece of about `pieceBytes` at a time, each
+    /// Writes `output` and then `lines`, each ended by `lineEnd`, a piece of about `pieceBytes` at a time, each
     /// piece flushed. When `stoppingOnCancellation` is set it returns false, leaving the rest unwritten, once the
     /// task is cancelled after a piece (Ctrl-C then stops a step of a backlog within a piece, however slowly the
     /// terminal reads). What did not fill a piece stays in `output`, for the caller to finish and write.
     mutating func writeLines(
         _ lines: [String], after output: inout String, stoppingOnCancellation: Bool,
-        pieceBytes: Int = 16 << 10
+        lineEnd: String = "\n", pieceBytes: Int = 16 << 10
     ) -> Bool {
         for line in lines {
             output += line
-            output += "\n"
+            output += lineEnd
             guard output.utf8.count >= pieceBytes else { continue }
             write(output)
             flush()

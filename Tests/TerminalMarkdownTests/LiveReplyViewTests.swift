@@ -263,7 +263,7 @@ struct LiveReplyViewTests {
             output.utf8.count < 20_000 + 2 * (16 << 10),
             "\(output.utf8.count) bytes written, cancelled at \(cancelledAt)")
         #expect(!output.contains("Paragraph 2000 "))
-        let lines = output.split(separator: "\n")
+        let lines = screenLines(output, width: 60).filter { !$0.isEmpty }
         #expect(lines.last?.contains("shown in part") == true)
         #expect(lines.dropLast().last?.contains("Paragraph") == true, "the end line follows the last whole line")
         #expect(

@@ -288,7 +288,8 @@ struct RedrawProtocolTests {
             "# Title\n\nA paragraph that streams in.\n\n```sh\necho hi\n"
         ]
         let output = streamedOutput(snapshots, final: text, capabilities: TerminalCapabilities(width: 40))
-        let readable = output.replacingOccurrences(of: "\r", with: "␍")
+        let readable = output.replacingOccurrences(of: "\r\u{1B}D", with: "\r\u{1B}D\n")
+            .replacingOccurrences(of: "\r", with: "␍")
             .replacingOccurrences(of: "\u{1B}[?2026l", with: "\u{1B}[?2026l\n--- update\n")
         assertGolden(
             readable,

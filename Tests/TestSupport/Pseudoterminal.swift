@@ -342,7 +342,8 @@ extension Pseudoterminal {
         return code
     }
 
-    /// Removes CSI and OSC sequences, other two-byte escapes, \001/\002 and carriage returns.
+    /// Removes CSI and OSC sequences, other two-byte escapes, \001/\002 and carriage returns; IND (`ESC D`, which
+    /// ends a reply's lines on a terminal) becomes the newline it looks like.
     public static func strip(_ raw: String) -> String {
         var result = ""
         var iterator = raw.unicodeScalars.makeIterator()
@@ -350,7 +351,9 @@ extension Pseudoterminal {
             switch scalar {
             case "\u{1B}":
                 guard let next = iterator.next() else { break }
-                if next == "[" {
+                if next == "D" {
+                    result.unicodeScalars.append("\n")
+                } else if next == "[" {
                     while let c = iterator.next(), !(0x40...0x7E).contains(c.value) {}
                 } else if next == "]" {
                     var previous: Unicode.Scalar = " "

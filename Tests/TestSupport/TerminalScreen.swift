@@ -2,7 +2,8 @@
 ///
 /// It applies printable text (wide clusters take two cells, zero-width ones join the previous cell, tabs go to
 /// the next multiple of 8), CR, LF (as CR LF, like a tty with `onlcr`), CSI cursor up/down (`A`/`B`, clamped to
-/// the top of the screen), forward/back (`C`/`D`), erase below (`J`), erase line (`K`) and autowrap on/off (`?7h`/`?7l`); SGR, synchronized
+/// the top of the screen), forward/back (`C`/`D`), erase below (`J`), erase line (`K`), autowrap on/off (`?7h`/`?7l`)
+/// and index (`ESC D`: down a row, same column); SGR, synchronized
 /// output and OSC sequences (hyperlinks) are consumed without affecting the grid. Scrollback is unlimited: rows
 /// that scroll off the top stay in `lines`.
 public struct TerminalScreen {
@@ -144,6 +145,8 @@ public struct TerminalScreen {
                     return
                 }
             }
+        case "D":
+            moveTo(row: cursorRow + 1)
         default:
             unknownSequences.append("ESC \(kind)")
         }
