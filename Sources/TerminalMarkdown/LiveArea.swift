@@ -8,8 +8,8 @@
 /// live lines are not shown at all and committed lines are simply appended.
 ///
 /// On a terminal that redraws, committed lines end with CR and IND (`ESC D`, index: down one row, scrolling at the
-/// bottom) rather than a newline: the screen is the same, but the kernel's `onlcr` handles every newline on its own
-/// (two pty writes a line), which for a long reply cost more system time than the rendering's whole write.
+/// bottom) rather than a newline: the screen is the same, but under `onlcr` the kernel writes every newline on its
+/// own (two pty writes a line), which was two thirds of a long reply's system time.
 ///
 /// A terminal that rewraps its rows when the window narrows (VTE, tmux …) turns a live row wider than the new width
 /// into several; `resize(width:)` counts them, so the next redraw starts at the first of them and leaves none behind.
