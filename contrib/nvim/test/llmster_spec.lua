@@ -1694,6 +1694,60 @@ local function new_chat(input)
     end
   end)
 
+  test('redo after a refused send never brings back an exchange the library never held', function()
+    -- Refused by the server (HTTP 500), in a chat with replies, and never sent (llmster cannot start).
+    for _, case in ipairs({ { first = nil }, { first = 'echo:one' }, { first = 'echo:one', down = true } }) do
+      local buffer = new_chat(case.first)
+      local held = case.first and #saved(buffer).messages or 0
+      vim.cmd('let &undolevels = &undolevels')
+      local untyped = text(buffer)
+      type_input(buffer, '[[sim:status=500]] echo:refused')
+      vim.cmd('let &undolevels = &undolevels')
+      local typed = text(buffer)
+      if case.down then
+        without_llmster(function() pcall(llmster.send_chat, buffer) end)
+      else
+        notifications(function() llmster.send_chat(buffer) end)
+      end
+      vim.cmd('let &undolevels = &undolevels')
+      wait(function() return llmster.chat(buffer).returned end, 'the message back in the input area')
+      assert(text(buffer) == typed, 'the message is back as typed: ' .. text(buffer))
+      -- The library holds no exchange for the refused message: neither undo nor redo shows one.
+      local function shows_what_the_library_holds(what)
+        local body = text(buffer)
+        assert(not body:find('### Assistant\n\n', 1, true) and not body:find('refused\n\n### Assistant', 1, true),
+          what .. ' brought back an exchange the library never held: ' .. body)
+        assert(body == typed or body == untyped, what .. ' shows the chat as typed or as before the typing: ' .. body)
+        local conversation = llmster.chat(buffer).conversation
+        local messages = conversation and llmster.request_sync('conversations/get', { id = conversation }).messages or {}
+        assert(#messages == held, 'the library holds what it held before the send: ' .. vim.inspect(messages))
+      end
+      -- Redo straight after the refusal: nothing to redo.
+      vim.cmd('silent! redo')
+      shows_what_the_library_holds('redo after the refusal')
+      assert(text(buffer) == typed, 'the message stays in the input area: ' .. text(buffer))
+      vim.cmd('silent undo')
+      assert(text(buffer) == untyped, 'the first undo takes the typing away: ' .. text(buffer))
+      vim.cmd('silent redo')
+      assert(text(buffer) == typed, 'redo types it again: ' .. text(buffer))
+      -- A second redo (<C-r> again) has nothing more to bring back than the message in the input area.
+      vim.cmd('silent! redo')
+      shows_what_the_library_holds('a second redo')
+      assert(text(buffer) == typed, 'the message is still in the input area: ' .. text(buffer))
+      vim.cmd('silent! redo')
+      shows_what_the_library_holds('a third redo')
+      assert(text(buffer) == typed, 'the message is still in the input area: ' .. text(buffer))
+      -- The message sends from there once the server takes it.
+      local _, row = require('llmster.chat.buffer').input_text(buffer)
+      vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, { 'echo:accepted' })
+      llmster.send_chat(buffer)
+      wait(function() return not llmster.streaming(buffer) end, 'the reply')
+      assert(text(buffer):find('### You\necho:accepted\n\n### Assistant\naccepted\n\n### You\n$'), text(buffer))
+      assert(#saved(buffer).messages == held + 2, vim.inspect(saved(buffer).messages))
+      vim.cmd('bwipeout! ' .. buffer)
+    end
+  end)
+
   test('editing a message sent with a context item puts its text alone in the input', function()
     vim.cmd('Llmster')
     local chat = vim.api.nvim_get_current_buf()

@@ -500,6 +500,39 @@ local function learn_title(buffer, chat)
   end)
 end
 
+-- The rows from `first` (0-based) on of `lines` that differ from `other`'s, and as many rows from the end.
+local function differing_rows(lines, other)
+  local first = 0
+  while first < #lines and first < #other and lines[first + 1] == other[first + 1] do first = first + 1 end
+  local same = 0
+  while same < #lines - first and same < #other - first and lines[#lines - same] == other[#other - same] do same = same + 1 end
+  return first, same
+end
+
+-- After the refused send's own undo step was undone (the buffer as before the send), a redo would bring back that
+-- step, whose exchange the library never held. The step before it (the typing), when it changed the input area
+-- alone, is made again as a new change, which leaves the send off the redo chain: undo takes that typing away, redo
+-- types it again, and nothing is left to redo after it. Returns false when it is not done (the send's step stays
+-- the next redo, changing nothing).
+local function forget_send(buffer)
+  local returned = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
+  local change = vim.fn.changenr()
+  if change == 0 then return false end
+  vim.cmd('silent undo')
+  local earlier = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
+  if vim.fn.changenr() == change then return false end
+  local first, same = differing_rows(earlier, returned)
+  local input = state.last_header(buffer, '### You')
+  local returned_input = #returned
+  while returned_input > 0 and returned[returned_input] ~= '### You' do returned_input = returned_input - 1 end
+  if first == #earlier and first == #returned or not input or first <= input or first < returned_input then
+    vim.cmd('silent redo')
+    return false
+  end
+  vim.api.nvim_buf_set_lines(buffer, first, #earlier - same, false, vim.list_slice(returned, first + 1, #returned - same))
+  return true
+end
+
 -- Puts the message of a send that saved nothing back in the input area, in place of the exchange drawn for it;
 -- text typed since follows it, or with `typed_apart` is left out and returned (as lines).
 function M.put_prompt_back(buffer, reply, typed_apart)
@@ -512,25 +545,31 @@ function M.put_prompt_back(buffer, reply, typed_apart)
     vim.list_extend(vim.list_extend(lines, { '' }), typed)
   end
   vim.api.nvim_buf_call(buffer, function()
-    if reply.tick == vim.api.nvim_buf_get_changedtick(buffer) then
-      -- Nothing changed since the send: its own undo step is undone, which leaves the buffer as before it, so the
-      -- next undo takes the typing away (a step of the send and its return would change nothing, the first undo
-      -- seeming to do nothing).
-      if not typed_apart and reply.sent_change and vim.fn.changenr() == reply.sent_change then
-        local windows = vim.tbl_filter(function(window) return vim.api.nvim_win_get_cursor(window)[1] > row end,
-          vim.fn.win_findbuf(buffer))
-        vim.cmd('silent undo')
-        if vim.deep_equal(vim.api.nvim_buf_get_lines(buffer, row, -1, false), lines) then
-          local count = vim.api.nvim_buf_line_count(buffer)
-          for _, window in ipairs(windows) do vim.api.nvim_win_set_cursor(window, { count, 0 }) end
-          return
-        end
-      end
-      -- Else part of the send's undo step: an undo then goes back to before the send, not to an exchange the
-      -- library never held.
-      pcall(vim.cmd, 'undojoin')
-    end
+    local untouched = reply.tick == vim.api.nvim_buf_get_changedtick(buffer)
+    -- Nothing changed since the send: the return joins the send's undo step, so an undo goes back to before the
+    -- send, not to an exchange the library never held, and a redo of the step brings back the message in the input.
+    if untouched then pcall(vim.cmd, 'undojoin') end
     vim.api.nvim_buf_set_lines(buffer, row, -1, false, lines)
+    if not (untouched and not typed_apart and reply.sent_change and vim.fn.changenr() == reply.sent_change) then return end
+    -- The send had an undo step of its own, which now changes nothing: it is undone, and left off the redo chain
+    -- (forget_send), so the send leaves no step behind, the next undo taking the typing away (a step that changes
+    -- nothing would make the first undo seem to do nothing). Were the buffer before the send another, the step is
+    -- redone (undo then takes the send back whole).
+    local returned = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
+    local windows = vim.tbl_filter(function(window) return vim.api.nvim_win_get_cursor(window)[1] > row end,
+      vim.fn.win_findbuf(buffer))
+    local cursors = {}
+    for _, window in ipairs(vim.fn.win_findbuf(buffer)) do cursors[window] = vim.api.nvim_win_get_cursor(window) end
+    vim.cmd('silent undo')
+    if vim.deep_equal(vim.api.nvim_buf_get_lines(buffer, 0, -1, false), returned) then
+      forget_send(buffer)
+      local count = vim.api.nvim_buf_line_count(buffer)
+      for window, cursor in pairs(cursors) do pcall(vim.api.nvim_win_set_cursor, window, cursor) end
+      for _, window in ipairs(windows) do vim.api.nvim_win_set_cursor(window, { count, 0 }) end
+    else
+      vim.cmd('silent redo')
+      for window, cursor in pairs(cursors) do pcall(vim.api.nvim_win_set_cursor, window, cursor) end
+    end
   end)
   return typed
 end
