@@ -39,6 +39,7 @@
 (declare-function llmster--redraw-changed "llmster")
 (declare-function llmster--restore-template "llmster")
 (declare-function llmster--redraw-kept "llmster")
+(declare-function llmster--set-edit "llmster")
 
 (defvar llmster-fold-map)
 (defvar llmster--conversation-id)
@@ -126,10 +127,12 @@
   "Make undo while REPLY streams take the send back (see `llmster--take-back').
 The step sits where the send happened, older than the user's edits since.
 An answer asked again shares the step that took the answer before away:
-one undo puts that one back in its place, folds and all."
+one undo puts that one back in its place, folds and all.  So does an
+edit, the step that took the message it replaces away: one undo shows
+that one again, with the edit in the input area, still editing."
   (when (listp buffer-undo-list)
     (unless (llmster--reply-in-place reply)
-      (undo-boundary)
+      (unless (assq 'edit (llmster--reply-params reply)) (undo-boundary))
       ;; Undone, the reply shown last before the send is the last one again (asking again did this itself).
       (push (list 'apply #'llmster--set-last-reply llmster--last-reply) buffer-undo-list))
     (push (list 'apply #'llmster--take-back (current-buffer) reply) buffer-undo-list)
@@ -142,7 +145,8 @@ one undo puts that one back in its place, folds and all."
 It takes the place of the step that took the send back.  Undone, it
 leaves the chat as before the send: the message as typed back in the
 input area (an answer asked again goes alone, the old one next in the
-undo history), with the folds of the text it takes away kept for redo."
+undo history; an edit is still editing, now the version it saved), with
+the folds of the text it takes away kept for redo."
   (let ((cell (llmster--reply-undo-cell reply))
         (end (marker-position (llmster--reply-end reply))))
     (when (and cell (listp buffer-undo-list))
@@ -152,7 +156,11 @@ undo history), with the folds of the text it takes away kept for redo."
                      ;; `llmster--input-start', which a later send moves on.
                      (list 'apply #'llmster--take-away (marker-position (llmster--reply-text-start reply))
                            (save-excursion (goto-char end) (if (looking-at "\n\n### You\n") (match-end 0) end))
-                           (llmster--reply-text reply)))))))
+                           (llmster--reply-text reply)
+                           ;; The library keeps the edit: sent again, the text replaces the version it saved.
+                           (when (assq 'edit (llmster--reply-params reply))
+                             (cons (llmster--reply-displaced reply)
+                                   (alist-get 'parentId (llmster--reply-message reply))))))))))
 
 (defun llmster--set-last-reply (reply)
   "Make REPLY the last reply shown, in an undo step.
@@ -161,14 +169,17 @@ Undone, the one before is the last again."
     (push (list 'apply #'llmster--set-last-reply llmster--last-reply) buffer-undo-list))
   (setq llmster--last-reply reply))
 
-(defun llmster--take-away (start end &optional text)
+(defun llmster--take-away (start end &optional text edit)
   "Replace START to END, folds and all, with TEXT: the undo of an exchange.
-Without TEXT, START to END just goes."
+Without TEXT, START to END just goes.  EDIT, for an edit's exchange, is
+\(DISPLACED . ID): TEXT is then still editing message ID, and DISPLACED
+is the input the edit set aside (see `llmster--set-edit')."
   (let ((inhibit-read-only t))
     (llmster--drop-overlays start end)
     (delete-region start end)
     (goto-char start)
-    (when text (insert text))))
+    (when text (insert text))
+    (when edit (llmster--set-edit (car edit) (cdr edit)))))
 
 (defconst llmster--reply-overlay-properties '(llmster-fold llmster-kind llmster-tool llmster-tool-part)
   "The properties that mark the overlays of a reply: folds, segments, tool calls.")
@@ -248,8 +259,8 @@ command ends, after its \"Undo\"."
           (llmster--restore-template reply)
           (when edit
             ;; Before the send the chat was editing its last message, which the library holds as current again.
-            (setq llmster--edit-next (llmster--reply-displaced reply))
-            (llmster--show-context)
+            (llmster--set-edit (llmster--reply-displaced reply)
+                               (and withdrawn (alist-get 'lastMessageId (llmster--reply-params reply))))
             (run-at-time 0 nil #'llmster--redraw-kept buffer nil))
           ;; Else the message of `llmster--withdraw' says what the library kept.
           (when withdrawn

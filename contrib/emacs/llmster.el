@@ -66,9 +66,12 @@
 ;; and withdraws the exchange from the library, so asking again answers what the chat shows
 ;; last.  After a reply, undo changes the view only (the library keeps the exchange): it takes
 ;; the exchange away, leaving the chat as before the send (the message as typed in the input
-;; area), then the typing; an answer asked again gives way to the one before in one undo.  A chat another process changed is drawn again, once for a send
-;; there (when its reply ends); an input left as the library's draft filled it follows the
-;; draft, so a draft sent from another client leaves it, and text typed since stays.
+;; area), then the typing; an answer asked again gives way to the one before in one undo, and an
+;; edit to the message it replaced, the edit back in the input area and still editing (sent, it
+;; makes another version).  Undo and redo start and leave an edit with its text, so the header
+;; line says whether the next send is an edit.  A chat another process changed is drawn again,
+;; once for a send there (when its reply ends); an input left as the library's draft filled it
+;; follows the draft, so a draft sent from another client leaves it, and text typed since stays.
 ;;
 ;; `llmster-copy-code-block' and `llmster-insert-code-block' take a code block of the last
 ;; reply; `llmster-switch-server' changes the server profile.
@@ -1031,17 +1034,32 @@ sent and saved (before anything typed while its reply streamed)."
     (delete-region llmster--input-start (point-max))
     (goto-char llmster--input-start)
     (insert (string-trim text))
-    (unless llmster--edit-next (setq llmster--edit-of (llmster--shown-message-id llmster--last-reply)))
-    (setq llmster--edit-next (or llmster--edit-next typed))
-    (llmster--show-context)
+    ;; In the same undo step as the text: undone, the input is as it was and no longer an edit.
+    (llmster--set-edit (or llmster--edit-next typed)
+                       (if llmster--edit-next llmster--edit-of (llmster--shown-message-id llmster--last-reply))
+                       llmster--returned)
     (message "llmster: edit the message, then %s sends it in place of the last one (%s leaves)"
              (substitute-command-keys "\\[llmster-send]") (substitute-command-keys "\\[llmster-cancel]"))))
 
+(defun llmster--set-edit (displaced of &optional returned)
+  "Make the next send replace the last message, as an undo record.
+DISPLACED is the input the edit set aside (`llmster--edit-next'), or nil
+for no edit: the next send is a new message.  OF is the id of the message
+it replaces, when known (`llmster--edit-of').  RETURNED is the new value
+of `llmster--returned'.  Undone, the chat edits what it edited before, or
+nothing, and its header line says so."
+  (when (listp buffer-undo-list)
+    (push (list 'apply #'llmster--set-edit llmster--edit-next llmster--edit-of llmster--returned) buffer-undo-list))
+  (setq llmster--edit-next displaced
+        llmster--edit-of (and displaced of)
+        llmster--returned returned)
+  (llmster--show-context))
+
 (defun llmster--leave-edit ()
-  "Stop editing the last message: the input it displaced comes back."
+  "Stop editing the last message: the input it displaced comes back.
+Undone, the edit is back in the input area, still editing."
   (let ((typed llmster--edit-next))
-    (setq llmster--edit-next nil llmster--edit-of nil)
-    (when (eq llmster--returned 'edit) (setq llmster--returned nil))
+    (llmster--set-edit nil nil (unless (eq llmster--returned 'edit) llmster--returned))
     (delete-region llmster--input-start (point-max))
     (goto-char llmster--input-start)
     (insert typed)
@@ -1051,11 +1069,14 @@ sent and saved (before anything typed while its reply streamed)."
 (defun llmster--send-edit (text params)
   "Replace the last exchange with TEXT and its new answer, sent with PARAMS.
 The input that `llmster-edit-last' displaced goes with the reply, to come
-back should the edit be handed back."
+back should the edit be handed back.  The exchange replaced and the send
+are one undo step, which leaves the chat as before the send, still
+editing (see `llmster--note-send')."
   (let* ((last llmster--last-reply)
          (text-start (marker-position (llmster--reply-text-start last)))
          (displaced llmster--edit-next)
          (params (if llmster--edit-of `(,@params (lastMessageId . ,llmster--edit-of)) params)))
+    ;; Not an undo record: the send's own record, undone, edits again the message the library then holds.
     (setq llmster--edit-next nil llmster--edit-of nil)
     (llmster--show-context)
     (llmster--drop-overlays text-start (point-max))

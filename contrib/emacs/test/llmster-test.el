@@ -463,6 +463,117 @@ Waits until the reply shows SEEN."
             (llmster-test--wait-reply buffer)
             (should (equal (buffer-string) before))))))))
 
+;; What the user sees of an edit: the header line says so, and a send replaces the last message.
+(defun llmster-test--editing-p ()
+  "Whether this chat shows that its next send replaces the last message."
+  (and (string-match-p "Editing the last message" (format "%s" header-line-format)) t))
+
+(defun llmster-test--undo (again)
+  "Undo as the `undo' command does, after an undo boundary.
+AGAIN goes on from the undo before; else what was done last is undone,
+an undo included (a redo)."
+  (undo-boundary)
+  (let ((last-command (and again 'undo))) (undo)))
+
+(defun llmster-test--texts ()
+  "The texts of this chat's conversation as the library holds it."
+  (mapcar (lambda (m) (alist-get 'text m))
+          (alist-get 'messages (llmster-test--call "conversations/get" 'id llmster--conversation-id))))
+
+(ert-deftest llmster-test-undo-of-an-edit-brings-the-edit-back ()
+  ;; Undo after an edit's reply leaves the chat as before the send: the message it replaced in view and the edited
+  ;; text in the input area, still editing it, so that sending the text again makes another version of the message,
+  ;; not a new message.  Undo past the edit's start leaves editing; redo goes back the same way.
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send-undoably "echo:one" "one")
+        (llmster-test--wait-reply buffer)
+        (undo-boundary)
+        (llmster-edit-last)
+        (llmster-test--send-undoably " edited" "one edited")
+        (llmster-test--wait-reply buffer)
+        (let ((sent (buffer-string)))
+          (should (equal sent "### You\necho:one edited\n\n### Assistant\none edited\n\n### You\n"))
+          (should-not (llmster-test--editing-p))
+          (llmster-test--undo nil)
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:one edited"))
+          (should (llmster-test--editing-p))
+          (should (equal (buffer-string) "### You\necho:one\n\n### Assistant\none\n\n### You\necho:one edited"))
+          ;; The typing of the edit: still the edit.
+          (llmster-test--undo t)
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:one"))
+          (should (llmster-test--editing-p))
+          ;; The edit's start: the input as it was, and the next send a new message.
+          (llmster-test--undo t)
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
+          (should-not (llmster-test--editing-p))
+          (should-not llmster--edit-next)
+          ;; Redo, step by step, up to the edit sent.
+          (llmster-test--undo nil)
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:one"))
+          (should (llmster-test--editing-p))
+          (llmster-test--undo t)
+          (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:one edited"))
+          (should (llmster-test--editing-p))
+          (llmster-test--undo t)
+          (should (equal (buffer-string) sent))
+          (should-not (llmster-test--editing-p))
+          ;; Undone again, and sent again: another version of the last message.
+          (llmster-test--undo nil)
+          (should (equal (buffer-string) "### You\necho:one\n\n### Assistant\none\n\n### You\necho:one edited"))
+          (should (llmster-test--editing-p))
+          (llmster-test--send-undoably " again" "one edited again")
+          (llmster-test--wait-reply buffer)
+          (should (equal (llmster-test--texts) '("echo:one edited again" "one edited again")))
+          (should (= 3 (length (alist-get 'alternatives (llmster--alternatives-of
+                                                         (alist-get 'messages (llmster-test--call "conversations/get"
+                                                                                                  'id llmster--conversation-id))
+                                                         t)))))
+          (should (equal (buffer-string) "### You\necho:one edited again\n\n### Assistant\none edited again\n\n### You\n")))))))
+
+(ert-deftest llmster-test-undo-of-leaving-a-refused-edit-brings-the-edit-back ()
+  ;; An edit the server refused waits in the input area, still editing; leaving it and undoing that brings the edit
+  ;; back with its editing, and redo leaves it again.
+  (llmster-test--with-llmster
+    (let ((buffer (llmster)))
+      (with-current-buffer buffer
+        (buffer-enable-undo)
+        (llmster-test--send-undoably "echo:one" "one")
+        (llmster-test--wait-reply buffer)
+        (undo-boundary)
+        (llmster-edit-last)
+        (undo-boundary)
+        (delete-region llmster--input-start (point-max))
+        (insert "[[sim:status=500]] echo:edited")
+        (undo-boundary)
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (llmster-test--wait (lambda () (string-prefix-p "### You\necho:one\n" (buffer-string))))
+        (should (equal (buffer-string) "### You\necho:one\n\n### Assistant\none\n\n### You\n[[sim:status=500]] echo:edited"))
+        (should (llmster-test--editing-p))
+        (undo-boundary)
+        (llmster-cancel)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
+        (should-not (llmster-test--editing-p))
+        (llmster-test--undo nil)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "[[sim:status=500]] echo:edited"))
+        (should (llmster-test--editing-p))
+        (llmster-test--undo nil)
+        (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) ""))
+        (should-not (llmster-test--editing-p))
+        (should-not llmster--edit-next)
+        (llmster-test--undo nil)
+        (should (llmster-test--editing-p))
+        ;; Sent without the failure, it replaces the last message.
+        (delete-region llmster--input-start (point-max))
+        (insert "echo:edited")
+        (llmster-send)
+        (llmster-test--wait-reply buffer)
+        (should (equal (llmster-test--texts) '("echo:edited" "edited")))
+        (should (string-prefix-p "### You\necho:edited\n\n### Assistant\nedited\n\n### You\n" (buffer-string)))))))
+
 (ert-deftest llmster-test-undo-works-after-typing-while-a-reply-is-rewritten ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)))
