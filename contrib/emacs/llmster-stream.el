@@ -52,6 +52,7 @@
 (defvar llmster--pending-settings)
 (defvar llmster--changed-elsewhere)
 (defvar llmster--edit-next)
+(defvar llmster--loaded-draft)
 
 ;;;; A streaming reply
 
@@ -582,6 +583,10 @@ is no longer in the library (deleted?); \\[llmster] starts a new chat"))))
               ;; What went with a new message waits no more (what was attached while it streamed still does);
               ;; asking again and an edit send the last one's items.
               (unless (cl-some (lambda (key) (assq key (llmster--reply-params reply))) '(retry edit))
+                ;; A message that was the draft clears it in the library (llmster-rpc(7)): the input no
+                ;; longer shows one.
+                (when (equal (string-trim (or llmster--loaded-draft "")) (string-trim (or (llmster--reply-text reply) "")))
+                  (setq llmster--loaded-draft ""))
                 (let ((attached (llmster--reply-attached reply)))
                   (setq llmster--context (cl-remove-if (lambda (entry) (memq entry (car attached))) llmster--context)
                         llmster--images (cl-remove-if (lambda (image) (memq image (cdr attached))) llmster--images))))

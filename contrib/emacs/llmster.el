@@ -72,6 +72,8 @@
 ;; line says whether the next send is an edit.  A chat another process changed is drawn again,
 ;; once for a send there (when its reply ends); an input left as the library's draft filled it
 ;; follows the draft, so a draft sent from another client leaves it, and text typed since stays.
+;; Closing a chat (or Emacs) saves its input as the draft only when it is not the draft it last
+;; showed (as loaded, followed or saved): a draft another client saved meanwhile stays.
 ;;
 ;; `llmster-copy-code-block' and `llmster-insert-code-block' take a code block of the last
 ;; reply; `llmster-switch-server' changes the server profile.
@@ -279,7 +281,9 @@ The chat is drawn again from the library when the reply ends.")
   "The messages of conversations/get when the chat was last drawn from it.")
 
 (defvar-local llmster--loaded-draft nil
-  "The draft the library held when the chat was last drawn from it (\"\": none).")
+  "The draft this chat's input last showed: as loaded, followed or saved.
+\"\" or nil: none.  The input is saved as the draft only when it differs,
+so a draft another client saved, which this input never showed, stays.")
 (defvar-local llmster--forked-from nil
   "For a fork, where it came from: the `forkedFrom' alist of conversations/get.")
 
@@ -399,15 +403,20 @@ llmster saves what arrived of the reply."
 (defun llmster--save-draft (&optional wait)
   "Keep this chat's unsent text as its conversation's draft.
 The text is kept as typed, its indentation included; only blanks at its
-very end go (blanks alone are no draft).
+very end go (blanks alone are no draft).  It is saved only when it is
+not the draft the input last showed (`llmster--loaded-draft'): an input
+left as loaded, or as empty as it came, does not overwrite a draft
+another client saved since.
 With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (when (and llmster--conversation-id (llmster--live-p))
-    (let ((params `((conversationId . ,llmster--conversation-id)
-                    ;; Leading blanks are the message's: an indented code line, or a blank before a `/'.
-                    (text . ,(string-trim-right (buffer-substring-no-properties llmster--input-start (point-max)))))))
-      (if wait
-          (llmster--request-sync "drafts/set" params)
-        (llmster--request "drafts/set" params #'ignore)))))
+    ;; Leading blanks are the message's: an indented code line, or a blank before a `/'.
+    (let ((text (string-trim-right (buffer-substring-no-properties llmster--input-start (point-max)))))
+      (unless (equal text (string-trim-right (or llmster--loaded-draft "")))
+        (let ((params `((conversationId . ,llmster--conversation-id) (text . ,text))))
+          (if wait
+              (llmster--request-sync "drafts/set" params)
+            (llmster--request "drafts/set" params #'ignore)))
+        (setq llmster--loaded-draft text)))))
 
 (defun llmster--save-drafts ()
   "Keep the unsent text of every chat as a draft, before Emacs exits."
@@ -1194,7 +1203,9 @@ for that reply's end (the notice of its last save)."
   "Show this chat's conversation again from the library, keeping the unsent input.
 ANSWER is conversations/get's, when it was asked already.
 An input still as the library's draft was loaded follows the draft: a
-draft sent (or changed) from another client leaves this input too.
+draft sent (or changed) from another client leaves this input too.  An
+input that stays keeps the draft it showed as `llmster--loaded-draft', not
+the library's new one, so closing the chat leaves that one alone.
 The transcript changed under the buffer, so its undo history starts afresh."
   (let* ((input (buffer-substring llmster--input-start (point-max)))
          (loaded llmster--loaded-draft)
@@ -1204,6 +1215,7 @@ The transcript changed under the buffer, so its undo history starts afresh."
     (remove-overlays)
     (llmster--fill-transcript llmster--conversation-id answer)
     (unless (and untouched (not (equal llmster--loaded-draft loaded)))
+      (setq llmster--loaded-draft loaded)
       (delete-region llmster--input-start (point-max))
       (goto-char (point-max))
       (insert input))

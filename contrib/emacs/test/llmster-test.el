@@ -2266,6 +2266,59 @@ without events; a cancel during it says the server finishes the prompt first."
           (send-elsewhere "echo:theirs" "theirs")
           (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:mine too")))))))
 
+;; QA: an empty input wiped another client's draft as the chat was closed (C-x k or C-x C-c).
+(ert-deftest llmster-test-closing-a-chat-keeps-a-draft-another-client-saved ()
+  (llmster-test--with-llmster
+    (pcase-let ((`(,buffer . ,id) (llmster-test--chat-with-draft "")) (sets nil))
+      (cl-flet ((draft () (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id)))
+                (save-elsewhere (text) (llmster-test--call "drafts/set" 'conversationId id 'text text))
+                (input () (with-current-buffer buffer (buffer-substring-no-properties llmster--input-start (point-max)))))
+        (cl-flet ((kill (buffer)
+                    ;; C-x k asks llmster to save the draft without waiting: no drafts/set leaves at all.
+                    (let ((spy (lambda (method params &rest _)
+                                 (when (equal method "drafts/set") (push (alist-get 'text params) sets)))))
+                      (advice-add 'llmster--request :before spy)
+                      (unwind-protect (kill-buffer buffer) (advice-remove 'llmster--request spy)))))
+          ;; A new chat's empty input, closed with C-x k.
+          (save-elsewhere "precious draft P1")
+          (kill buffer)
+          (should-not sets)
+          (should (equal (draft) "precious draft P1"))
+          ;; An input left as the draft filled it, then C-x C-c after another client saved a newer one.
+          (setq buffer (llmster id))
+          (should (equal (input) "precious draft P1"))
+          (save-elsewhere "newer draft P2")
+          (run-hooks 'kill-emacs-hook)
+          (should (equal (draft) "newer draft P2"))
+          (kill buffer)
+          (should-not sets)
+          ;; An empty input the chat was drawn again around (another client sent a message, keeping its draft).
+          (save-elsewhere "")
+          (setq buffer (llmster id))
+          (should (equal (input) ""))
+          (save-elsewhere "precious draft P3")
+          (should (zerop (call-process llmster-program nil nil nil "ask" (concat "--continue=" id) "echo:theirs")))
+          (llmster-test--wait (lambda () (string-match-p "### Assistant\ntheirs\n\n### You\n"
+                                                         (with-current-buffer buffer (buffer-string)))))
+          (should (equal (input) ""))
+          (kill buffer)
+          (should-not sets)
+          (should (equal (draft) "precious draft P3"))
+          ;; A draft this chat showed and sent leaves the library, and the emptied input keeps no claim on it.
+          (save-elsewhere "echo:shown")
+          (setq buffer (llmster id))
+          (with-current-buffer buffer (llmster-send))
+          (llmster-test--wait-reply buffer)
+          (should (equal (draft) ""))
+          (save-elsewhere "precious draft P4")
+          (run-hooks 'kill-emacs-hook)
+          (should (equal (draft) "precious draft P4"))
+          ;; What the user typed is still saved.
+          (with-current-buffer buffer (goto-char (point-max)) (insert "typed here"))
+          (kill buffer)
+          (should (equal sets '("typed here")))
+          (llmster-test--wait (lambda () (equal (draft) "typed here"))))))))
+
 (ert-deftest llmster-test-an-edit-begun-before-another-client-sent-is-refused ()
   (llmster-test--with-llmster
     (let ((buffer (llmster)) (shown nil))
