@@ -1866,6 +1866,67 @@ local function new_chat(input)
     assert(streaming[2] and streaming[2].message:find('changed elsewhere while the reply streamed', 1, true), vim.inspect(streaming))
   end)
 
+  test('text typed in Insert mode while another client\'s reply streams into the chat stays in the input', function()
+    local buffer = new_chat('echo:here')
+    local id = llmster.chat(buffer).conversation
+    local answer = 'elsewhere one two three four five six seven eight nine ten eleven twelve'
+    -- The other client (another editor, as `llmster ask --chat` does it) sends with a slow reply: the chat is drawn
+    -- again from the library as that exchange is saved, while Insert mode goes on in the input here.
+    local exited, output = nil, {}
+    local other = vim.fn.jobstart({ bin .. '/llmster', 'ask', '--chat', id, '[[sim:rate=8]] echo:' .. answer }, {
+      on_stdout = function(_, data) vim.list_extend(output, data) end,
+      on_stderr = function(_, data) vim.list_extend(output, data) end,
+      on_exit = function(_, code) exited = code end,
+    })
+    assert(other > 0, 'the other client started')
+    vim.fn.chanclose(other, 'stdin')
+    -- After each redraw one more word is typed, as a user typing on does; once the chat shows the whole reply, and
+    -- the other client is done, Insert mode ends. Typed keys are read in Insert mode only (feedkeys ! below).
+    local words, redraws, done = { 'one ', 'two ', 'three ', 'four ', 'five ', 'six ', 'seven ', 'eight ' }, 0, false
+    local modes = {}
+    local typed = 'start '
+    local function finished()
+      return exited ~= nil and text(buffer):find('### Assistant\n' .. answer .. '\n', 1, true) ~= nil
+    end
+    local function stop()
+      if done then return end
+      done = true
+      vim.api.nvim_feedkeys('\27', 't', false)
+    end
+    local original = vim.notify
+    vim.notify = function(message, level)
+      if not message:find('changed elsewhere', 1, true) then return original(message, level) end
+      redraws = redraws + 1
+      table.insert(modes, vim.api.nvim_get_mode().mode)
+      local word = words[redraws] or 'more '
+      typed = typed .. word
+      vim.api.nvim_feedkeys(word, 't', false)
+      if finished() then stop() end
+    end
+    local poll = vim.loop.new_timer()
+    local started = vim.loop.now()
+    poll:start(50, 50, vim.schedule_wrap(function()
+      -- The last redraw may come before the other client exits; 30 s at most (then the test fails, not hangs).
+      if finished() or vim.loop.now() - started > 30000 then stop() end
+    end))
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    local ok, failure = pcall(vim.api.nvim_feedkeys, 'GAstart ', 'xt!', false)
+    poll:stop()
+    poll:close()
+    vim.notify = original
+    assert(ok, failure)
+    assert(exited == 0, 'the other client: ' .. tostring(exited) .. ' ' .. table.concat(output, '\n'))
+    assert(finished(), 'the chat shows the other client\'s whole reply: ' .. text(buffer))
+    assert(redraws >= 2, 'the chat was drawn again while the reply streamed: ' .. redraws)
+    assert(#vim.tbl_filter(function(mode) return mode ~= 'i' end, modes) == 0, 'each redraw came in Insert mode: '
+      .. vim.inspect(modes))
+    local body = text(buffer)
+    local input = '\n### You\n' .. typed
+    assert(body:sub(-#input) == input, 'every typed word is in the input (' .. typed .. '):\n' .. body)
+    assert(body:find('### You\n[[sim:rate=8]] echo:' .. answer .. '\n\n### Assistant\n' .. answer .. '\n\n### You\n', 1, true),
+      'the transcript is the library\'s: ' .. body)
+  end)
+
   test('a draft sent elsewhere leaves the input, unless it was changed here', function()
     -- The other client clears the library's draft before it sends (an editor), or the library drops it as `ask` sends it.
     for _, case in ipairs({ { cleared = true }, { cleared = false }, { cleared = true, changed = true } }) do

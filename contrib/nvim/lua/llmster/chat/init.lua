@@ -549,7 +549,9 @@ local function draft_sent_elsewhere(chat, answer, typed)
 end
 
 -- Shows the chat's conversation again from the library, keeping the unsent input (not a draft sent elsewhere: then
--- returns true); undo starts afresh.
+-- returns true); undo starts afresh. A cursor in the input area stays where it was in it (its line and column
+-- counted from the input's header), in Insert mode too, so typing goes on in the input however much the transcript
+-- above it grew (another client's exchange); one in the transcript keeps its line.
 function M.redraw(buffer, chat)
   local answer = client.request_sync('conversations/get', { id = chat.conversation })
   if not isnil(answer.contextMeter) then chat.meter = answer.contextMeter end
@@ -557,6 +559,11 @@ function M.redraw(buffer, chat)
   local input = vim.api.nvim_buf_get_lines(buffer, row + 1, -1, false)
   local sent = draft_sent_elsewhere(chat, answer, typed)
   if sent then input = {} end
+  local in_input = {}
+  for _, window in ipairs(vim.fn.win_findbuf(buffer)) do
+    local cursor = vim.api.nvim_win_get_cursor(window)
+    if row >= 0 and cursor[1] - 1 >= row then in_input[window] = { cursor[1] - 1 - row, cursor[2] } end
+  end
   vim.api.nvim_buf_clear_namespace(buffer, state.namespace, 0, -1)
   chat.folds = {}
   chat.fold_version = chat.fold_version + 1
@@ -564,6 +571,13 @@ function M.redraw(buffer, chat)
   render_messages(buffer, chat, answer.messages)
   vim.api.nvim_buf_set_lines(buffer, -1, -1, false, #input > 0 and input or { '' })
   vim.bo[buffer].undolevels = -123456
+  local header, count = last_header(buffer, '### You'), vim.api.nvim_buf_line_count(buffer)
+  for window, place in pairs(in_input) do
+    local line = sent and count - 1 or math.min(header + place[1], count - 1)
+    local length = #vim.api.nvim_buf_get_lines(buffer, line, line + 1, false)[1]
+    -- Insert mode's cursor may stand after the line's last character (nvim_win_set_cursor allows it there).
+    pcall(vim.api.nvim_win_set_cursor, window, { line + 1, sent and 0 or math.min(place[2], length) })
+  end
   refresh_folds(buffer)
   M.show_editing(buffer, chat)
   return sent
