@@ -1748,6 +1748,109 @@ local function new_chat(input)
     end
   end)
 
+  test('redo after an undo that took a streaming message, edit or answer asked again back never brings it back', function()
+    -- The buffer's transcript (up to the input's header) as the library holds the conversation, drawn as a reopened
+    -- chat draws it.
+    local function shows_the_library(buffer, what)
+      local lines = {}
+      for _, message in ipairs(saved(buffer).messages) do
+        vim.list_extend(lines, (require('llmster.chat.stream').message_lines(message)))
+        table.insert(lines, '')
+      end
+      table.insert(lines, '### You')
+      local _, row = require('llmster.chat.buffer').input_text(buffer)
+      local shown = table.concat(vim.api.nvim_buf_get_lines(buffer, 0, row + 1, false), '\n')
+      assert(shown == table.concat(lines, '\n'), what .. ': the buffer shows what the library does not hold:\n'
+        .. text(buffer) .. '\nthe library:\n' .. table.concat(lines, '\n'))
+    end
+    -- Starts a send with `start`, undoes it once its reply streams, and waits for the exchange to leave the library.
+    local function undo_while_streaming(buffer, start, first_words)
+      vim.cmd('let &undolevels = &undolevels')
+      local seen = notifications(function()
+        start()
+        wait(function() return llmster.streaming(buffer) and text(buffer):find(first_words, 1, true) ~= nil end, 'the first words')
+        vim.cmd('silent undo')
+        wait(function() return not llmster.streaming(buffer) and not llmster.chat(buffer).withdrawing end, 'the undo')
+      end)
+      assert(vim.tbl_filter(function(n) return n.message:find('undo took the', 1, true) end, seen)[1], vim.inspect(seen))
+    end
+    -- <C-r>, twice: it brings back nothing the library does not hold, and leaves the buffer as the undo left it.
+    local function redo_brings_nothing_back(buffer, shown, what)
+      for count = 1, 2 do
+        vim.cmd('silent! redo')
+        assert(text(buffer) == shown, what .. ', redo ' .. count .. ' brought back the exchange undo took back:\n' .. text(buffer))
+        shows_the_library(buffer, what .. ', redo ' .. count)
+      end
+    end
+    local function replace_input(buffer, line)
+      local _, row = require('llmster.chat.buffer').input_text(buffer)
+      vim.api.nvim_buf_set_lines(buffer, row + 1, -1, false, { line })
+    end
+    local function flush()
+      -- What a reply's end scheduled (callbacks run in order) has drawn.
+      local flushed = false
+      vim.schedule(function() flushed = true end)
+      wait(function() return flushed end, 'the drawing scheduled at the reply\'s end')
+    end
+
+    -- a) A message: the first undo took it back, redo neither brings it back nor keeps it for a later send.
+    local buffer = new_chat('echo:one')
+    flush()
+    vim.cmd('let &undolevels = &undolevels')
+    local untyped = text(buffer)
+    type_input(buffer, '[[sim:rate=5]] echo:ghost plain one two three four five six seven eight')
+    local typed = text(buffer)
+    undo_while_streaming(buffer, function() llmster.send_chat(buffer) end, '### Assistant\nghost')
+    assert(text(buffer) == typed, 'undo took the send back: ' .. text(buffer))
+    shows_the_library(buffer, 'the undo of a message')
+    redo_brings_nothing_back(buffer, typed, 'after the undo of a message')
+    vim.cmd('silent undo')
+    assert(text(buffer) == untyped, 'the next undo takes the typing away: ' .. text(buffer))
+    vim.cmd('silent redo')
+    assert(text(buffer) == typed, 'redo types it again: ' .. text(buffer))
+    redo_brings_nothing_back(buffer, typed, 'after the typing was undone and redone')
+    replace_input(buffer, 'echo:two')
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the next reply')
+    flush()
+    shows_the_library(buffer, 'a later send')
+    assert(#saved(buffer).messages == 4, vim.inspect(saved(buffer).messages))
+
+    -- b) An edit: undo leaves the chat editing again, and redo does not bring the edit back (with its header over
+    -- an empty input that a send would then make an edit of the library's last message).
+    llmster.edit_last(buffer)
+    vim.cmd('let &undolevels = &undolevels')
+    replace_input(buffer, '[[sim:rate=5]] echo:second edit then undo one two three four five six seven')
+    local editing = text(buffer)
+    undo_while_streaming(buffer, function() llmster.send_chat(buffer) end, '### Assistant\nsecond')
+    assert(text(buffer) == editing and llmster.editing(buffer), 'undo took the edit back, still editing: ' .. text(buffer))
+    shows_the_library(buffer, 'the undo of an edit')
+    redo_brings_nothing_back(buffer, editing, 'after the undo of an edit')
+    assert(llmster.editing(buffer), 'still editing the last message, which the input holds: ' .. text(buffer))
+    -- The edit, sent now, replaces the last message the library holds, as the buffer shows.
+    replace_input(buffer, '[[sim:rate=8]] echo:two edited one two three four five six seven')
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the edit')
+    flush()
+    shows_the_library(buffer, 'the edit sent')
+    local texts = vim.tbl_map(function(m) return m.text end, saved(buffer).messages)
+    assert(#texts == 4 and texts[4] == 'two edited one two three four five six seven', vim.inspect(texts))
+    assert(not llmster.editing(buffer), 'the next send is a new message')
+
+    -- c) An answer asked again: undo brings the answer before back, and redo does not put the cut-off one in its place.
+    local before, answer = text(buffer), saved(buffer).messages[4].id
+    undo_while_streaming(buffer, function() llmster.regenerate(buffer) end, '### Assistant\ntwo')
+    assert(text(buffer) == before, 'undo brought the answer before back: ' .. text(buffer))
+    redo_brings_nothing_back(buffer, before, 'after the undo of an answer asked again')
+    assert(saved(buffer).messages[4].id == answer, 'the library keeps the answer before')
+    type_input(buffer, 'echo:three')
+    llmster.send_chat(buffer)
+    wait(function() return not llmster.streaming(buffer) end, 'the last reply')
+    flush()
+    shows_the_library(buffer, 'the last send')
+    assert(#saved(buffer).messages == 6, vim.inspect(saved(buffer).messages))
+  end)
+
   test('editing a message sent with a context item puts its text alone in the input', function()
     vim.cmd('Llmster')
     local chat = vim.api.nvim_get_current_buf()

@@ -291,6 +291,8 @@ function M.send_chat(buffer, options)
   reply.tick = vim.api.nvim_buf_get_changedtick(buffer)
   -- The undo step of the send, when it has one of its own (see stream.put_prompt_back).
   reply.sent_change = changenr() ~= before_change and changenr() or nil
+  -- The undo step the send is in (its own, or the typing's it joined): an undo back past it took the send back.
+  reply.step = changenr()
   local last = vim.api.nvim_buf_line_count(buffer)
   for _, window in ipairs(followers) do vim.api.nvim_win_set_cursor(window, { last, 0 }) end
   chat.reply = reply

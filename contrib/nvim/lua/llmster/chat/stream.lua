@@ -16,7 +16,7 @@ local function context_module() return require('llmster.context') end
 
 local M = {}
 
-local draw_exchange
+local draw_exchange, forget_send
 
 function M.set_indicator(buffer, reply, text)
   if not vim.api.nvim_buf_is_valid(buffer) then return end
@@ -66,14 +66,34 @@ local function restore_attachments(chat, reply)
   chat.template_preset = chat.template_preset or reply.template_preset
 end
 
+-- After an undo took the send of a streaming reply back, the send's step (and the reply's) would come back with a
+-- redo: the exchange cut off, which the library no longer holds, and an edit's over an input still being edited.
+-- The send is taken off the redo chain as a refused one is (forget_send): the typing before it, made again as a new
+-- change, is what undo takes away and redo types again. When the step before is not such typing, a change that
+-- changes nothing is made and undone, which leaves it as the only redo: a redo then changes nothing. Cursors stay.
+local function forget_withdrawn(buffer)
+  vim.api.nvim_buf_call(buffer, function()
+    local cursors = {}
+    for _, window in ipairs(vim.fn.win_findbuf(buffer)) do cursors[window] = vim.api.nvim_win_get_cursor(window) end
+    if not forget_send(buffer) then
+      local count = vim.api.nvim_buf_line_count(buffer)
+      vim.api.nvim_buf_set_lines(buffer, count - 1, count, false, vim.api.nvim_buf_get_lines(buffer, count - 1, count, false))
+      vim.cmd('silent undo')
+    end
+    for window, cursor in pairs(cursors) do pcall(vim.api.nvim_win_set_cursor, window, cursor) end
+  end)
+end
+
 -- Stops showing a reply whose exchange the user took away (undo): it is cancelled, and its exchange (an answer asked
 -- again: that answer) leaves the library too, so regenerate, alternatives and the next send act on what the buffer
--- shows. What the send took from
+-- shows; a redo does not bring it back (forget_withdrawn). What the send took from
 -- the chat (its context items, its template) waits for the next send again, as its text is back in the input; an
 -- edit taken back is being edited again (the library makes the message it replaced current again, as undo shows it).
 function M.detach(buffer, reply)
   reply.detached = true
   local chat = reply.chat
+  -- Undone back past the send (or an answer asked again past its first change), not deleted by hand.
+  if undone(buffer, reply.first_change or reply.step) then pcall(forget_withdrawn, buffer) end
   restore_attachments(chat, reply)
   if reply.displaced then
     chat.edit_next = reply.displaced
@@ -514,7 +534,7 @@ end
 -- alone, is made again as a new change, which leaves the send off the redo chain: undo takes that typing away, redo
 -- types it again, and nothing is left to redo after it. Returns false when it is not done (the send's step stays
 -- the next redo, changing nothing).
-local function forget_send(buffer)
+forget_send = function(buffer)
   local returned = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)
   local change = vim.fn.changenr()
   if change == 0 then return false end
