@@ -240,6 +240,19 @@ import Testing
         #expect(try repl.firstDraft() == "draft kept by ctrl c")
     }
 
+    /// A terminal window closed at the prompt: the program's writes fail from then on, and the line typed there is
+    /// kept as the draft, as SIGHUP keeps it, whichever of the hang-up and the signal the REPL sees first.
+    @Test func aClosedTerminalKeepsTheLineAsTheDraft() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:a reply")
+        terminal.send("line at the prompt when the window closed")
+        try await terminal.waitFor("line at the prompt when the window closed")
+        terminal.hangUp()
+        #expect(try await terminal.waitForExit() == 129, "it exits as SIGHUP ends it, not by a crash")
+        #expect(try repl.firstDraft() == "line at the prompt when the window closed")
+    }
+
     /// A message given back to the line and then cleared (Ctrl-U) is not kept: Ctrl-D does not bring it back.
     @Test func aReturnedMessageClearedFromTheLineIsNotKept() async throws {
         let repl = try ReplHarness()

@@ -102,17 +102,48 @@ public final class Pseudoterminal: @unchecked Sendable {
             kill(pid, SIGKILL)
             waitpid(pid, nil, 0)
         }
-        close(master)
+        output.condition.lock()
+        if !output.masterClosed { close(master) }
+        output.condition.unlock()
+        close(output.hangUpPipe.write)
+    }
+
+    /// Closes the terminal as a closed window does: every master descriptor goes, so the kernel hangs the terminal
+    /// up (SIGHUP to the program, its reads end, its writes fail with EIO). Returns once the reader has let go.
+    public func hangUp() {
+        var byte: UInt8 = 1
+        _ = write(output.hangUpPipe.write, &byte, 1)
+        output.condition.lock()
+        while !output.closed { output.condition.wait() }
+        if !output.masterClosed { close(master) }
+        output.masterClosed = true
+        output.condition.unlock()
     }
 
     /// Collects the output from `fd` into `output`, answering the terminal queries in it, until the end of file.
     private static func readLoop(_ output: Output, fd: Int32) {
-        defer { close(fd) }
+        defer {
+            close(fd)
+            close(output.hangUpPipe.read)
+        }
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             output.condition.lock()
             while output.paused { output.condition.wait() }
             output.condition.unlock()
+            var descriptors = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: output.hangUpPipe.read, events: Int16(POLLIN), revents: 0)
+            ]
+            if poll(&descriptors, 2, -1) < 0 { continue }
+            if descriptors[1].revents != 0 {
+                // `hangUp`: this descriptor closes (at the defer), the last of the master side but the one it closes.
+                output.condition.lock()
+                output.closed = true
+                output.condition.broadcast()
+                output.condition.unlock()
+                return
+            }
             let count = read(fd, &chunk, chunk.count)
             if count < 0, errno == EINTR { continue }
             output.condition.lock()
@@ -132,6 +163,12 @@ private final class Output: @unchecked Sendable {
     let condition = NSCondition()
     var bytes: [UInt8] = []
     var closed = false
+    /// A byte written to its write end makes the reader close its descriptor and end (`Pseudoterminal.hangUp`);
+    /// each end is closed once, the read end by the reader, the write end with the terminal.
+    let hangUpPipe: (read: Int32, write: Int32)
+    /// Whether the terminal's own master descriptor was closed (`hangUp`): nothing more is typed, and it is not
+    /// closed again.
+    var masterClosed = false
     var exitStatus: Int32?
     /// While true the output is not read, so the program's writes block once the pty's buffer is full: a terminal
     /// slower than anything the program could draw.
@@ -148,6 +185,10 @@ private final class Output: @unchecked Sendable {
     var cursorColumns: [Int]
 
     init(background: String?, answersDeviceAttributes: Bool, graphemeMode: Int?, cursorColumns: [Int]) {
+        var ends: [Int32] = [-1, -1]
+        _ = pipe(&ends)
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        hangUpPipe = (ends[0], ends[1])
         self.background = background
         self.answersDeviceAttributes = answersDeviceAttributes
         self.graphemeMode = graphemeMode
@@ -200,7 +241,11 @@ extension Pseudoterminal {
 
     /// Types `text` (use `\r` for Enter, `\u{3}` for Ctrl-C, `\t` for Tab).
     public func send(_ text: String) {
-        // A terminal whose program has gone takes nothing more.
+        // A terminal whose program has gone takes nothing more; one hung up has no master to write to.
+        output.condition.lock()
+        let hungUp = output.masterClosed
+        output.condition.unlock()
+        guard !hungUp else { return }
         try? Descriptor.writeAll(master, Array(text.utf8))
     }
 

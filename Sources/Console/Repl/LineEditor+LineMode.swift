@@ -51,12 +51,14 @@ extension LineEditor {
             let count = Foundation.read(plainInputDescriptor, &chunk, chunk.count)
             if count > 0 { plainInput.withLock { $0.feed(chunk[0..<count]) } }
         }
-        FileHandle.standardOutput.write(shown)
+        try? FileHandle.standardOutput.write(contentsOf: shown)
         var typedAhead = true
         while true {
             switch plainInput.withLock({ $0.next() }) {
             case .line(let text):
-                if typedAhead { FileHandle.standardOutput.write(Data((UntrustedText.sanitize(text) + "\n").utf8)) }
+                if typedAhead {
+                    try? FileHandle.standardOutput.write(contentsOf: Data((UntrustedText.sanitize(text) + "\n").utf8))
+                }
                 lastLineWasTypedAhead.withLock { $0 = typedAhead }
                 return .line(text)
             case .end: return .endOfInput
@@ -77,7 +79,7 @@ extension LineEditor {
                 case UInt8(ascii: "i"), UInt8(ascii: "t"), UInt8(ascii: "h"):
                     // comint leaves `  C-c C-c` after the typed text and a terminal `^C`: the next prompt starts a line.
                     let draft = plainInput.withLock { $0.discard() }
-                    FileHandle.standardOutput.write(Data("\n".utf8))
+                    try? FileHandle.standardOutput.write(contentsOf: Data("\n".utf8))
                     if byte == UInt8(ascii: "i") { return .interrupted(draft: draft) }
                     return .terminated(draft: draft, signal: byte == UInt8(ascii: "t") ? SIGTERM : SIGHUP)
                 case UInt8(ascii: "z"):
@@ -85,7 +87,7 @@ extension LineEditor {
                     restoreTerminal()
                     _ = raise(SIGSTOP)
                     if settingsBeforeLineMode != nil { _ = Self.prepareLineMode() }
-                    FileHandle.standardOutput.write(shown)
+                    try? FileHandle.standardOutput.write(contentsOf: shown)
                 default:
                     break
                 }

@@ -180,24 +180,35 @@ final class LineEditor: Sendable {
                     rl_on_new_line()
                     rl_forced_update_display()
                 case UInt8(ascii: "i"), UInt8(ascii: "t"), UInt8(ascii: "h"):
-                    // Like bash: the typed line stays on the screen, `^C` after it, and a new prompt below.
-                    let text = ReadlineBridge.expandingPastes(String(cString: llmster_rl_line_buffer()))
-                    llmster_rl_set_point(llmster_rl_end())
-                    rl_redisplay()
-                    FileHandle.standardOutput.write(Data((byte == UInt8(ascii: "i") ? "^C\n" : "\n").utf8))
-                    rl_replace_line("", 0)
-                    rl_callback_handler_remove()
-                    if byte == UInt8(ascii: "i") { return .interrupted(draft: text) }
-                    return .terminated(draft: text, signal: byte == UInt8(ascii: "t") ? SIGTERM : SIGHUP)
+                    return interruptedRead(by: byte)
                 default:
                     break
                 }
+            }
+            // The terminal hung up (its window closed): the line goes as SIGHUP's would, before readline reads the
+            // end of file, which after a second one would empty the line. The SIGHUP itself may come later.
+            if descriptors[0].revents & Int16(POLLHUP) != 0 {
+                return interruptedRead(by: UInt8(ascii: "h"))
             }
             if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                 rl_callback_read_char()
                 if let input = readPushedInput(&unread) { return input }
             }
         }
+    }
+
+    /// Ends a read that Ctrl-C (`i`), SIGTERM (`t`) or SIGHUP (`h`) stopped, the line as it stands for the draft.
+    private func interruptedRead(by byte: UInt8) -> LineInput {
+        // Like bash: the typed line stays on the screen, `^C` after it, and a new prompt below. A terminal that hung up
+        // takes no more output: the writes fail, and are let fail.
+        let text = ReadlineBridge.expandingPastes(String(cString: llmster_rl_line_buffer()))
+        llmster_rl_set_point(llmster_rl_end())
+        rl_redisplay()
+        try? FileHandle.standardOutput.write(contentsOf: Data((byte == UInt8(ascii: "i") ? "^C\n" : "\n").utf8))
+        rl_replace_line("", 0)
+        rl_callback_handler_remove()
+        if byte == UInt8(ascii: "i") { return .interrupted(draft: text) }
+        return .terminated(draft: text, signal: byte == UInt8(ascii: "t") ? SIGTERM : SIGHUP)
     }
 
     /// Feeds readline the keys typed ahead (`unread`, as many as its buffer takes at a time) and what it holds in

@@ -55,6 +55,6 @@ final class TerminalFocus: Sendable {
     }
 
     private func write(_ on: Bool) {
-        FileHandle.standardOutput.write(Data((on ? "\u{1B}[?1004h" : "\u{1B}[?1004l").utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data((on ? "\u{1B}[?1004h" : "\u{1B}[?1004l").utf8))
     }
 }
