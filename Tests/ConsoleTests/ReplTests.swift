@@ -282,6 +282,21 @@ import Testing
         #expect(shown.output.contains("Stopped by SIGTERM"), "the partial reply says why it stopped: \(shown.output)")
     }
 
+    /// A terminal window closed while a reply streams: the partial reply is saved with SIGHUP's reason and the REPL
+    /// exits as SIGHUP ends it, though every write to the terminal now fails.
+    @Test func aTerminalClosedDuringAReplySavesThePartialReply() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first")
+        let echoed = try await terminal.sendLine("[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
+        terminal.hangUp()
+        #expect(try await terminal.waitForExit() == 129, "it exits as SIGHUP ends it, not by a crash")
+        let shown = try await repl.runBounded(["show", "echo:first"])
+        #expect(shown.output.contains("alpha"), "the partial reply is saved: \(shown.output)")
+        #expect(shown.output.contains("Stopped by SIGHUP"), "it says why it stopped: \(shown.output)")
+    }
+
     @Test func setSavesValidatedSettingsOnTheConversation() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
