@@ -253,6 +253,20 @@ import Testing
         #expect(try repl.firstDraft() == "line at the prompt when the window closed")
     }
 
+    /// A line set aside by Ctrl-C stays the draft when another message is sent at the empty prompt after it.
+    @Test func aLineSetAsideByCtrlCOutlivesAnotherMessage() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:a reply")
+        terminal.send("set aside for later")
+        try await terminal.waitFor("set aside for later")
+        try await terminal.interruptLine()
+        try await terminal.enter("echo:another question")
+        terminal.send("\u{4}")
+        #expect(try await terminal.waitForExit() == 0)
+        #expect(try repl.firstDraft() == "set aside for later")
+    }
+
     /// A message given back to the line and then cleared (Ctrl-U) is not kept: Ctrl-D does not bring it back.
     @Test func aReturnedMessageClearedFromTheLineIsNotKept() async throws {
         let repl = try ReplHarness()

@@ -33,10 +33,6 @@ extension ReplSession {
         attachments = []
         pendingContext = []
         templatePreset = nil
-        if !keptDraft.isEmpty {
-            keptDraft = ""
-            await saveDraft("")
-        }
         return await submit(submission)
     }
 

@@ -198,6 +198,12 @@ import TerminalMarkdown
                     await refreshLibraryCompletions()
                     continue
                 }
+                if !given.isEmpty, !keptDraft.isEmpty {
+                    // The draft was in the line: it goes with this message, or this message replaced it. A draft
+                    // an earlier Ctrl-C set aside, never in this line, stays for when the user returns.
+                    keptDraft = ""
+                    await saveDraft("")
+                }
                 editor?.remember(line)
                 let pasted = assembler.nextLineIsPasted
                 guard let message = assembler.add(line) else { continue }
