@@ -3,7 +3,7 @@
 /// Committed lines are printed above the live area once, with autowrap on. The live lines are printed with
 /// autowrap off (`CSI ?7l`), one row each, so a width misestimate clips instead of adding a row; when there are
 /// more of them than the screen has rows, only the bottom ones are shown. A redraw is CR, cursor up to the first
-/// live row, erase below, reprint — inside synchronized output (`CSI ?2026h/l`). The cursor never goes above the
+/// live row, erase it and below, reprint — inside synchronized output (`CSI ?2026h/l`). The cursor never goes above the
 /// live area and its position is never queried. Without cursor movement (not a terminal, `TERM=dumb`, Emacs)
 /// live lines are not shown at all and committed lines are simply appended.
 ///
@@ -92,7 +92,11 @@ public struct LiveArea: Sendable {
         guard !committed.isEmpty || visible != shown else { return }
         var output = "\u{1B}[?2026h"
         if rows > 0 {
-            output += "\r" + (rows > 1 ? "\u{1B}[\(rows - 1)A" : "") + "\u{1B}[J"
+            // The first live row is erased alone (EL) and the rest below it (ED from the second): tmux takes ED at the
+            // screen's top-left corner for a clear screen and, with its default `scroll-on-clear`, copies the whole
+            // screen into its history at each redraw of a live area that starts there (`clear; llmster ask …`).
+            output += "\r" + (rows > 1 ? "\u{1B}[\(rows - 1)A" : "") + "\u{1B}[K"
+            if rows > 1 { output += "\u{1B}[B\u{1B}[J\u{1B}[A" }
         }
         guard
             sink.writeLines(

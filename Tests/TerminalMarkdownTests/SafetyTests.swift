@@ -66,7 +66,7 @@ struct SafetyTests {
     }
 
     /// The length in scalars of the renderer sequence at the start of `text`: SGR, autowrap, synchronized output,
-    /// cursor up, erase below, or an OSC 8 hyperlink to an http(s)/mailto URL of printable ASCII.
+    /// cursor up and down, erase below and to the end of the row, or an OSC 8 hyperlink to an http(s)/mailto URL of printable ASCII.
     private func rendererSequenceLength(_ text: String) -> Int? {
         let scalars = Array(text.unicodeScalars)
         guard scalars.count >= 2 else { return nil }
@@ -79,7 +79,7 @@ struct SafetyTests {
             case "m" where !parameters.contains("?"): return index + 1
             case "h", "l": return ["?7", "?2026"].contains(parameters) ? index + 1 : nil
             case "A" where !parameters.contains("?"): return index + 1
-            case "J" where parameters.isEmpty: return index + 1
+            case "B", "J", "K" where parameters.isEmpty: return index + 1
             default: return nil
             }
         }

@@ -111,6 +111,18 @@ struct StreamedReferenceTests {
         #expect(streamed == screenLines(MarkdownRenderer(capabilities: capabilities).render(text), width: 60))
     }
 
+    /// A reply whose output starts at the top-left corner of a tmux pane (`clear; llmster ask …`): the redraws of its
+    /// live rows leave nothing in the scrollback, which holds the reply once, as the whole render shows it.
+    @Test func redrawsAtTheTopOfTheScreenLeaveTmuxScrollbackAlone() {
+        let text = (1...12).map { "Paragraph \($0) of a reply that streams in line by line.\n\n" }.joined()
+        let capabilities = TerminalCapabilities(noColor: true, width: 60, height: 6)
+        let output = streamedOutput(lineByLine(text), final: text, capabilities: capabilities)
+        var screen = TerminalScreen(width: 60, height: 6, widthOf: DisplayWidth.of)
+        screen.scrollsOnClear = true
+        screen.apply(output)
+        #expect(screen.lines == screenLines(MarkdownRenderer(capabilities: capabilities).render(text), width: 60))
+    }
+
     @Test func committedDefinitionsResolveLaterReferences() {
         let text = "[x]: https://x.example\n\nA [a][x]\n\nB [b][x]\n\nC [x]\n"
         let streamed = screenLines(streamedOutput(lineByLine(text), final: text, capabilities: capabilities), width: 60)

@@ -21,6 +21,9 @@ public struct TerminalScreen {
     public private(set) var autowrap = true
     /// Escape sequences seen that the model does not know, so tests can fail on them.
     public private(set) var unknownSequences: [String] = []
+    /// Whether erase below (`CSI J`) at the visible screen's top-left corner first copies the screen into the
+    /// scrollback, as tmux does with its default `scroll-on-clear`.
+    public var scrollsOnClear = false
 
     private var rows: [[String]] = [[]]
     private var pendingWrap = false
@@ -170,6 +173,12 @@ public struct TerminalScreen {
             pendingWrap = false
         case ("", "J"), ("0", "J"):
             ensureRow(cursorRow)
+            if scrollsOnClear, cursorColumn == 0, cursorRow == max(bottomRow - height + 1, 0) {
+                let screen = Array(rows[cursorRow...min(bottomRow, rows.count - 1)])
+                rows.insert(contentsOf: screen, at: cursorRow)
+                cursorRow += screen.count
+                bottomRow += screen.count
+            }
             rows[cursorRow] = Array(rows[cursorRow].prefix(cursorColumn))
             rows.removeSubrange((cursorRow + 1)...)
             bottomRow = cursorRow
