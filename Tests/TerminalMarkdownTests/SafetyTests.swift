@@ -79,7 +79,8 @@ struct SafetyTests {
             case "m" where !parameters.contains("?"): return index + 1
             case "h", "l": return ["?7", "?2026"].contains(parameters) ? index + 1 : nil
             case "A" where !parameters.contains("?"): return index + 1
-            case "B", "J", "K" where parameters.isEmpty: return index + 1
+            case "B" where parameters.isEmpty, "J" where parameters.isEmpty, "K" where parameters.isEmpty:
+                return index + 1
             default: return nil
             }
         }
