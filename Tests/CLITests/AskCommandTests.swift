@@ -31,6 +31,19 @@ import Testing
         #expect(result.output == "from stdin\n")
     }
 
+    /// A prompt piped in another encoding (Latin-1 here) is refused as `-f -` refuses it, not sent with its bytes
+    /// replaced.
+    @Test func aPromptOnStandardInputThatIsNotUTF8IsRefused() async throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let result = try await ProcessRunner.run(
+            "/bin/sh", ["-c", #"printf 'echo:caf\351 ok\n' | "$0" ask"#, try BuiltProduct.path("llmster")],
+            environment: cli.environment)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.errors.contains("standard input is not valid UTF-8 text"), "\(result)")
+        #expect(try await cli.run(["chats"]).output.contains("echo:caf") == false, "nothing was sent or saved")
+    }
+
     @Test func droppedStreamIsIncompleteKeepsTextAndExitsSix() async throws {
         let fixture = try SimulatorFixture()
         let cli = try CLI(server: fixture.url)

@@ -112,7 +112,11 @@ package enum AskCommand {
         let resend = typed.isEmpty && sources.isEmpty && arguments.has(.freshContext) && reference != .new
         var piped: String?
         if !resend, !sources.contains("-"), !StandardStream(fd: 0).isTerminal {
-            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            // Refused as `-f -` refuses it: replacing the bytes would send and save a text the user never wrote.
+            guard let text = String(validating: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) else {
+                throw UsageError(
+                    "standard input is not valid UTF-8 text; convert it first (for example with iconv -f latin1 -t utf-8)")
+            }
             if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { piped = text }
         }
         // `--preset NAME` with a template sends the template filled in (`{{input}}`, `{{stdin}}`); an unknown preset is
