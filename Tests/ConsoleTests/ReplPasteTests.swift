@@ -27,6 +27,22 @@ import Testing
             "the summary stays in the scrollback: \(screen.lines)")
     }
 
+    /// One line taller than the screen is summarised as one line, in the singular.
+    @Test func aSingleTallLineIsSummarisedAsOneLine() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start(width: 40, height: 10)
+        let line = String(repeating: "one very long pasted line ", count: 20)
+        let start = terminal.mark
+        terminal.send("echo:\u{1B}[200~" + line + "\u{1B}[201~")
+        let echo = try await terminal.waitFor("[pasted 1 line]", after: start)
+        #expect(!echo.contains("[pasted 1 lines]"), "\(echo)")
+        let entered = terminal.mark
+        terminal.send("\r")
+        try await terminal.waitFor("› ", after: entered)
+        let sent = try #require(repl.fixture.requests(to: "/api/v1/chat").last?.field("input"))
+        #expect(sent == "echo:" + line, "the message holds the whole line")
+    }
+
     @Test func aTallDraftComesBackSummarisedAndIsSentWhole() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start(height: 20)

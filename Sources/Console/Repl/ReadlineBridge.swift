@@ -104,7 +104,7 @@ enum ReadlineBridge {
             $0 + max(1, (DisplayWidth.of(String($1)) + Int(columns) - 1) / max(Int(columns), 1))
         }
         guard rows > 0, screenRows > Int(rows) - 3 else { return text }
-        let placeholder = "[\(kind) \(lines.count) lines]"
+        let placeholder = "[\(kind) \(lines.count) \(lines.count == 1 ? "line" : "lines")]"
         state.withLock { $0.pastes.append((placeholder, text)) }
         return placeholder
     }
