@@ -17,7 +17,11 @@ import Testing
             refused.errors.contains("would nearly fill the context (ctx") && refused.errors.contains("/4k 93%)"),
             "\(refused.errors)")
         #expect(
-            refused.errors.contains("--on-overflow=grow reloads acme/tiny-1b with a 8k context"), "\(refused.errors)")
+            refused.errors.contains("--on-overflow=grow reloads acme/tiny-1b with its context grown to 8k"),
+            "\(refused.errors)")
+        #expect(
+            refused.errors.contains("or send less.") && !refused.errors.contains("-f items"),
+            "no -f item was given, so fewer of them is no way on: \(refused.errors)")
         #expect(
             refused.errors.contains("--on-overflow=recap") && refused.errors.contains("--on-overflow=send"),
             "\(refused.errors)")

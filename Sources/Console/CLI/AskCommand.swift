@@ -235,14 +235,15 @@ package enum AskCommand {
         case .needsDecision(.overflow(let overflow), _):
             let ways = [
                 overflow.growTo.map {
-                    "--on-overflow=grow reloads \(overflow.model) with a \(ContextMeter.compact($0)) context"
+                    "--on-overflow=grow reloads \(overflow.model) with its context grown to \(ContextMeter.compact($0))"
                 },
                 overflow.recap.map { "--on-overflow=recap starts a fresh context with a recap (\($0.summary))" },
                 "--on-overflow=send sends it anyway"
             ].compactMap(\.self)
+            // Fewer `-f` items is a way to send less only when there are some.
+            let less = sources.isEmpty ? "or send less" : "or send less (fewer -f items)"
             throw UsageError(
-                "\(TurnDecision.overflow(overflow)) Nothing was sent: \(ways.joined(separator: "; ")); or send less (fewer -f items)."
-            )
+                "\(TurnDecision.overflow(overflow)) Nothing was sent: \(ways.joined(separator: "; ")); \(less).")
         case .needsDecision(.chooseModel, _):
             throw ChatError.noModel
         case .refused(let error, _), .failed(let error, _):
