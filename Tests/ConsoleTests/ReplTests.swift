@@ -103,6 +103,18 @@ import Testing
         #expect(shown.contains("acme/thinker-8b (loaded)"), "the prompt shows the new model: \(shown)")
     }
 
+    /// A command typed right in a new chat that has nothing for it yet says so, with no usage line.
+    @Test func branchingCommandsInANewChatSayWhatIsMissingWithoutUsage() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        let retry = try await terminal.enter("/retry")
+        #expect(retry.contains("/retry: there is nothing to retry yet") && !retry.contains("usage:"), "\(retry)")
+        let edit = try await terminal.enter("/edit")
+        #expect(edit.contains("/edit: there is no message to edit yet") && !edit.contains("usage:"), "\(edit)")
+        terminal.send("/quit\r")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+
     @Test func badCommandsAndBadArgumentsGetUsageNotACrash() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
