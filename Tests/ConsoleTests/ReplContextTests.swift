@@ -76,6 +76,8 @@ import Testing
         let grown = try await terminal.enter("g")
         #expect(grown.contains("Loaded acme/tiny-1b") && grown.contains("context 8,192"), "\(grown)")
         #expect(grown.contains("read these"), "the message is answered: \(grown)")
+        let prompt = try #require(grown.components(separatedBy: "\n").last { $0.contains("ctx ") }, "\(grown)")
+        #expect(prompt.contains("/8k") && !prompt.contains("/4k"), "the next prompt shows the grown context: \(prompt)")
     }
 
     @Test func anOverflowIsRefusedBeforeSendingAndKeepsTheMessageAndItsItems() async throws {

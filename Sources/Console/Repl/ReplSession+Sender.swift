@@ -67,7 +67,12 @@ extension ReplSession {
                 guard let reply = outcome.reply else { throw TurnNotSent(outcome: outcome) }
                 return reply
             }
-            guard case .notSent(let outcome) = result else { return result.exitStatus }
+            guard case .notSent(let outcome) = result else {
+                // A model reloaded with its context grown: the prompt after the reply shows the new limit, not the
+                // one the models were last listed with.
+                if submission.overflowChoice == .grow { await refreshModels() }
+                return result.exitStatus
+            }
             if opened?.isNew == true {
                 // The engine removed the conversation it was made for: the next try makes it again, with the same choices.
                 conversationId = nil
