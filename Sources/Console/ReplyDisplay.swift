@@ -268,7 +268,7 @@ public actor ReplyDisplay {
             case .cancelled: .cancelled
             case .interrupted(let reason): .failed(reason)
             case .completed:
-                state.errors.first.map { .failed(LMStudioError.describe(streamError: $0)) }
+                state.errors.first.map { .error(LMStudioError.describe(streamError: $0)) }
                     ?? (skipped ? .shownInPart : .complete)
             }
         if let plainOutput, !plainEndsLine {

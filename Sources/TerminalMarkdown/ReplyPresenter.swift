@@ -170,6 +170,7 @@ public struct ReplyPresenter: Sendable {
         case .cancelled: mark = "incomplete: cancelled"
         case .shownInPart: mark = "shown in part: cancelled; the whole reply is saved"
         case .failed(let message): mark = "incomplete: " + UntrustedText.sanitize(message).replacing("\n", with: " ")
+        case .error(let message): mark = "error: " + UntrustedText.sanitize(message).replacing("\n", with: " ")
         }
         let separator = parts.isEmpty ? "" : " · "
         let room = max(width - 1 - columns(figures) - columns(separator), 1)

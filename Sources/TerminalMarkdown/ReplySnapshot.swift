@@ -120,6 +120,10 @@ public enum ReplyOutcome: Sendable, Equatable {
     case cancelled
     /// Complete and saved, but its drawing was stopped by the user before all of it was shown.
     case shownInPart
-    /// Ended by an error, with its message (from the server: untrusted, sanitised when shown).
+    /// Ended early (the stream dropped, an unreadable event), with its message (untrusted, sanitised when shown):
+    /// saved as incomplete.
     case failed(String)
+    /// Ended by the server's `error` event, with its message (untrusted, sanitised when shown): saved as an error,
+    /// as `show` then marks it.
+    case error(String)
 }

@@ -48,6 +48,21 @@ extension AskCommandTests {
         #expect(order == order.sorted(), "reasoning → search_docs → text → failed open_browser → answer:\n\(screen)")
     }
 
+    /// A reply ended by the server's error event is marked an error on the screen, as `show` marks the saved reply.
+    @Test func aServerErrorIsMarkedAsShowMarksIt() async throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["ask", "[[sim:error]] hello"], environment: cli.environment, width: 100,
+            height: 30)
+        #expect(try await terminal.waitForExit() != 0)
+        var emulated = TerminalScreen(width: 100, height: 30)
+        emulated.apply(terminal.rawOutput)
+        #expect(emulated.lines.contains { $0.hasPrefix("⚠ error: The server reported an error") }, "\(emulated.lines)")
+        let shown = try await cli.run(["show", "[[sim:error]] hello"])
+        #expect(shown.output.contains("**⚠ error**"), "\(shown.output)")
+    }
+
     /// A tool call that runs for a while shows its name at once and its time moving on, with no event arriving.
     @Test func aRunningToolCallShowsItsNameAndTicks() async throws {
         let fixture = try SimulatorFixture()

@@ -118,7 +118,8 @@ struct LiveReplyViewTests {
 
     @Test(arguments: [
         (ReplyOutcome.cancelled, "⚠ incomplete: cancelled"),
-        (.failed("server\u{1B}[2J gone"), "⚠ incomplete: server␛[2J gone")
+        (.failed("server\u{1B}[2J gone"), "⚠ incomplete: server␛[2J gone"),
+        (.error("internal\u{1B}[2J error"), "⚠ error: internal␛[2J error")
     ])
     func incompleteRepliesAreMarked(outcome: ReplyOutcome, mark: String) {
         let frames = play(

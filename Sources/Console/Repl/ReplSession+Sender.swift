@@ -299,7 +299,8 @@ extension ReplSession {
             saved.state.errors.first.map({ LMStudioError.describe(streamError: $0) == message }) ?? true
         else { return false }
         let stats = saved.state.stats.map(ReplyStats.init)
-        return ReplyPresenter(capabilities: output).showsWholeMark(stats, outcome: .failed(message))
+        let outcome: ReplyOutcome = saved.state.errors.isEmpty ? .failed(message) : .error(message)
+        return ReplyPresenter(capabilities: output).showsWholeMark(stats, outcome: outcome)
     }
 
     /// Titles a new conversation with the summarizer and notifies about a long reply.
