@@ -148,12 +148,12 @@ import Testing
         let repl = try ReplHarness()
         let terminal = try await repl.start(width: width)
         let echoed = try await terminal.sendLine("[[sim:error]] echo:some words before the failure")
-        try await terminal.waitFor("incomplete", after: echoed)
+        try await terminal.waitFor("⚠ error", after: echoed)
         try await terminal.waitFor("› ", after: echoed)
         var screen = TerminalScreen(width: width, height: 40, widthOf: DisplayWidth.of)
         screen.apply(terminal.rawOutput)
         let lines = screen.lines
-        let stats = try #require(lines.lastIndex { $0.contains("incomplete") })
+        let stats = try #require(lines.lastIndex { $0.contains("⚠ error") })
         #expect(DisplayWidth.of(lines[stats]) < width, "the stats line takes one row: \(lines[stats...])")
         let reported = lines.filter { $0.contains("The server reported") }
         if lines[stats].hasSuffix("…") {
