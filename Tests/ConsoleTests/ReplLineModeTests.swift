@@ -57,6 +57,22 @@ import Testing
         #expect(inputs == ["[[sim:status=500]] echo:first", "echo:second thought"], "\(inputs)")
     }
 
+    /// In line mode a slash command typed while a refused message waits as the draft runs and keeps it, as Enter on an
+    /// empty line would still send it.
+    @Test func aCommandTypedWhileADraftWaitsKeepsIt() async throws {
+        let repl = try ReplHarness(environment: ["TERM": "dumb", "INSIDE_EMACS": "30.1,comint"])
+        let terminal = try await repl.start(echo: false)
+        try await send("echo:first", to: terminal)
+        let start = terminal.mark
+        terminal.send("[[sim:status=500]] echo:kept\n")
+        let kept = try await terminal.waitPast("Nothing sent; the message is kept", after: start)
+        try await terminal.waitFor("› ", after: kept)
+        await #expect(try send("/ps", to: terminal).contains("INSTANCE"), "the command runs")
+        terminal.send("\u{4}")
+        #expect(try await terminal.waitForExit() == 0)
+        #expect(try repl.firstDraft() == "[[sim:status=500]] echo:kept")
+    }
+
     @Test func comintGetsSGRColoursAndNothingElse() async throws {
         let repl = try ReplHarness(environment: ["TERM": "dumb", "INSIDE_EMACS": "30.1,comint"])
         let terminal = try await repl.start(echo: false)

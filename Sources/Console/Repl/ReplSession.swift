@@ -198,9 +198,10 @@ import TerminalMarkdown
                     await refreshLibraryCompletions()
                     continue
                 }
-                if !given.isEmpty, !keptDraft.isEmpty {
-                    // The draft was in the line: it goes with this message, or this message replaced it. A draft
-                    // an earlier Ctrl-C set aside, never in this line, stays for when the user returns.
+                if !given.isEmpty, draft.isEmpty, !keptDraft.isEmpty {
+                    // The draft was in the line: it goes with this message, or this message replaced it (a command,
+                    // which keeps it, put it back in `draft`). A draft an earlier Ctrl-C set aside, never in this
+                    // line, stays for when the user returns.
                     keptDraft = ""
                     await saveDraft("")
                 }
