@@ -58,7 +58,7 @@ enum RpcCommand {
             output: { writer.write($0) }, log: { errors.line(SanitizedMessage(untrusted: $0)) })
         // A signal ends the input; the replies it cancels are saved with the reason `ask` and the REPL give.
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP]) { signal in
-            server.stop(because: SignalTrap.stopReason(for: signal, hangUp: "the editor closed"))
+            server.stop(because: StopReason.signal(signal, hangUp: "the editor closed"))
             continuation.finish()
         }
         defer { trap.remove() }

@@ -192,7 +192,7 @@ package enum AskCommand {
                             "Note: the new system prompt takes effect with a fresh server context; this message starts one (the model will not remember earlier turns)."
                         )
                     }
-                }, stopReason: { SignalTrap.stopReason(for: latch.signal) }
+                }, stopReason: { StopReason.signal(latch.signal) }
             ) { await display.show($0) }
         }
         let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP, SIGWINCH]) { signal in

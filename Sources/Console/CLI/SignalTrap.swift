@@ -84,18 +84,6 @@ public final class SignalTrap: Sendable {
 
     deinit { if pending >= 0 { close(pending) } }
 
-    /// Why a reply stopped when `signal` stopped it, as its saved reason and end line say; nil for Ctrl-C (the usual
-    /// "Cancelled"). `hangUp` says what SIGHUP means where the process runs: its terminal closed, or for `rpc` the
-    /// editor that started it (Emacs hangs up on its processes when it exits).
-    public static func stopReason(for signal: Int32?, hangUp: String = "the terminal closed") -> String? {
-        switch signal {
-        case SIGPIPE: "Output closed"
-        case SIGTERM: "Stopped by SIGTERM"
-        case SIGHUP: "Stopped by SIGHUP (\(hangUp))"
-        default: nil
-        }
-    }
-
     /// The exit status for a process ended by `signal` (128 + its number).
     public static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }
 

@@ -62,7 +62,7 @@ extension ReplSession {
                     progress: { step in
                         if case .model(let step) = step { await progress(step) }
                     },
-                    stopReason: { SignalTrap.stopReason(for: router.replyStopSignal) }
+                    stopReason: { StopReason.signal(router.replyStopSignal) }
                 ) { await display.show($0) }
                 guard let reply = outcome.reply else { throw TurnNotSent(outcome: outcome) }
                 return reply
