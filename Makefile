@@ -19,7 +19,7 @@ endif
 export SOURCE_DATE_EPOCH
 
 BUILD_PACKAGES = pkg-config libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
-                 libreadline-dev libsqlite3-dev libsodium-dev libpocketsphinx-dev libsource-highlight-dev libxml2-dev
+                 libreadline-dev libsqlite3-dev libsodium-dev libpocketsphinx-dev libsource-highlight-dev libpcre2-dev libxml2-dev
 TEST_PACKAGES  = emacs-nox elpa-markdown-mode elpa-package-lint elpa-vterm neovim sqlite3 pocketsphinx-en-us espeak-ng sox alsa-utils zsh fish
 DIST_PACKAGES  = dpkg-dev binutils neovim
 PACKAGE_TEST_PACKAGES = lintian

@@ -23,7 +23,9 @@ let package = Package(
 
         .target(
             name: "CSourceHighlight",
-            linkerSettings: [.linkedLibrary("source-highlight"), .linkedLibrary("boost_regex")]),
+            linkerSettings: [
+                .linkedLibrary("source-highlight"), .linkedLibrary("boost_regex"), .linkedLibrary("pcre2-8")
+            ]),
         .systemLibrary(name: "CSystem"),
         .target(name: "SystemSupport", dependencies: ["CSystem"]),
         .target(name: "HTTP", dependencies: ["CCurl"]),

@@ -16,6 +16,9 @@
 
 #include <boost/regex.hpp>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -24,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -93,6 +97,150 @@ void appendSpan(std::vector<llmster_highlight_span> &spans, llmster_token_kind k
     }
 }
 
+// What a search found: where each group of the expression matched in the line, as boost::smatch says it (group 0
+// the whole match; a group that took no part is not `matched`). Filled from boost or from PCRE2.
+struct Found {
+    struct Group {
+        std::string::const_iterator first, second;
+        bool matched = false;
+        size_t length() const { return matched ? static_cast<size_t>(second - first) : 0; }
+    };
+    std::vector<Group> groups;
+
+    const Group &operator[](size_t group) const { return groups[group]; }
+    size_t size() const { return groups.size(); }
+
+    void assign(const boost::smatch &match) {
+        groups.resize(match.size());
+        for (size_t group = 0; group < match.size(); ++group) {
+            groups[group] = {match[group].first, match[group].second, match[group].matched};
+        }
+    }
+};
+
+// The boost expression `text` written for PCRE2, or nothing when it uses what the two may read differently. Boost's
+// word anchors \< and \> become \b with a look-ahead or look-behind at a word character; every other escape must be
+// one both read alike (a character class, a boundary, a control character, a back reference, a hex code, escaped
+// punctuation), or the expression stays with boost: \` and \' (buffer anchors in boost, quotes in PCRE2), \Q, \v,
+// \h, \p and the like. Bracket expressions are copied as they are, with the same rule for escapes inside them
+// (PCRE2 refuses a POSIX class or collating element it does not know, which also leaves the rule to boost); the one
+// class the two fill differently in the C locale, [:blank:], gets boost's vertical tab added.
+std::optional<std::string> pcreExpression(const std::string &text) {
+    if (text.find("(*") != std::string::npos) return std::nullopt;
+    auto sameEscape = [](char character, bool inBrackets) {
+        if (std::string_view("dDwWsStnrfx").find(character) != std::string_view::npos) return true;
+        if (!inBrackets && std::string_view("bBAz123456789").find(character) != std::string_view::npos) return true;
+        return std::ispunct(static_cast<unsigned char>(character)) && character != '\'' && character != '`' &&
+               character != '<' && character != '>';
+    };
+    std::string written;
+    written.reserve(text.size() + 16);
+    bool inBrackets = false;
+    for (size_t index = 0; index < text.size(); ++index) {
+        char character = text[index];
+        if (character == '\\') {
+            if (index + 1 == text.size()) return std::nullopt;
+            char escaped = text[++index];
+            if (!inBrackets && escaped == '<') {
+                written += "\\b(?=\\w)";
+            } else if (!inBrackets && escaped == '>') {
+                written += "\\b(?<=\\w)";
+            } else if (sameEscape(escaped, inBrackets)) {
+                written += character;
+                written += escaped;
+            } else {
+                return std::nullopt;
+            }
+            continue;
+        }
+        written += character;
+        if (!inBrackets && character == '[') {
+            inBrackets = true;
+            // A ']' first (after an optional '^') is a member, not the end.
+            if (index + 1 < text.size() && text[index + 1] == '^') written += text[++index];
+            if (index + 1 < text.size() && text[index + 1] == ']') written += text[++index];
+        } else if (inBrackets && character == '[' && index + 1 < text.size() &&
+                   std::string_view(":=.").find(text[index + 1]) != std::string_view::npos) {
+            // A POSIX class or collating element, copied up to its closing ":]", "=]" or ".]".
+            char kind = text[index + 1];
+            size_t close = text.find(std::string{kind, ']'}, index + 2);
+            if (close == std::string::npos) return std::nullopt;
+            std::string item = text.substr(index + 1, close + 2 - (index + 1));
+            written += item;
+            // Boost's blank class also holds the vertical tab (its blanks are spaces that separate no lines).
+            if (item == ":blank:]") written += "\\x0b";
+            index = close + 1;
+        } else if (inBrackets && character == ']') {
+            inBrackets = false;
+        }
+    }
+    if (inBrackets) return std::nullopt;
+    return written;
+}
+
+// A boost expression compiled by PCRE2 with its JIT, which searches the short lines of code several times faster
+// than boost's matcher: searched as boost searches it (the text from the search's start, with no character before it
+// visible; ^ and $ at the text's ends, ^ not at its start after the line's first token). Only for lines without a
+// character that boost takes as a line separator and PCRE2 does not (\n, \r, \f), and only when both count the
+// same groups. A search that PCRE2 cannot finish (its backtracking or JIT stack limit) is left to boost.
+class PcrePattern {
+public:
+    // The pattern for `expression` (boost's compiled `boostExpression`), or nullptr when it stays with boost.
+    static std::shared_ptr<PcrePattern> make(const std::string &expression, const boost::regex &boostExpression) {
+        auto written = pcreExpression(expression);
+        if (!written) return nullptr;
+        std::shared_ptr<PcrePattern> pattern(new PcrePattern());
+        for (auto [code, options] : {std::pair{&pattern->anywhere, 0u}, std::pair{&pattern->atStart, PCRE2_ANCHORED}}) {
+            int error = 0;
+            PCRE2_SIZE offset = 0;
+            *code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(written->data()), written->size(),
+                                  PCRE2_MULTILINE | PCRE2_DOTALL | options, &error, &offset, nullptr);
+            if (*code == nullptr || pcre2_jit_compile(*code, PCRE2_JIT_COMPLETE) != 0) return nullptr;
+        }
+        uint32_t captures = 0;
+        pcre2_pattern_info(pattern->anywhere, PCRE2_INFO_CAPTURECOUNT, &captures);
+        if (captures != boostExpression.mark_count()) return nullptr;
+        pattern->matchData = pcre2_match_data_create_from_pattern(pattern->anywhere, nullptr);
+        if (pattern->matchData == nullptr) return nullptr;
+        return pattern;
+    }
+
+    ~PcrePattern() {
+        pcre2_match_data_free(matchData);
+        pcre2_code_free(anywhere);
+        pcre2_code_free(atStart);
+    }
+
+    // Searches [start, end) (only at `start` when `anchored`): 1 with `found` filled, 0 for no match, -1 when PCRE2
+    // gave up and boost must search.
+    int search(std::string::const_iterator start, std::string::const_iterator end, bool beginningOfLine,
+               bool anchored, Found &found) {
+        const char *subject = start == end ? "" : &*start;
+        int result = pcre2_jit_match(anchored ? atStart : anywhere, reinterpret_cast<PCRE2_SPTR>(subject),
+                                     static_cast<PCRE2_SIZE>(end - start), 0, beginningOfLine ? 0 : PCRE2_NOTBOL,
+                                     matchData, nullptr);
+        if (result == PCRE2_ERROR_NOMATCH) return 0;
+        if (result <= 0) return -1;
+        uint32_t pairs = pcre2_get_ovector_count(matchData);
+        PCRE2_SIZE *offsets = pcre2_get_ovector_pointer(matchData);
+        found.groups.resize(pairs);
+        for (uint32_t group = 0; group < pairs; ++group) {
+            bool matched = group < static_cast<uint32_t>(result) && offsets[2 * group] != PCRE2_UNSET;
+            found.groups[group] = matched ? Found::Group{start + static_cast<std::ptrdiff_t>(offsets[2 * group]),
+                                                         start + static_cast<std::ptrdiff_t>(offsets[2 * group + 1]),
+                                                         true}
+                                          : Found::Group{end, end, false};
+        }
+        return 1;
+    }
+
+private:
+    PcrePattern() = default;
+    pcre2_code *anywhere = nullptr;
+    pcre2_code *atStart = nullptr;
+    pcre2_match_data *matchData = nullptr;
+};
+
 // A regex rule of source-highlight that remembers its last search on the current line, for highlightLine.
 // source-highlight asks every rule of the state for its leftmost match after each token, so a line of n tokens
 // searched the rest of the line n times per rule; this rule answers later questions from its last search when they
@@ -114,7 +262,7 @@ class ReusingRegexRule : public srchilite::HighlightRule {
 public:
     explicit ReusingRegexRule(srchilite::HighlightRulePtr original)
         : srchilite::HighlightRule(*original), original(original), expression(original->toString()),
-          reusable(reusableExpression(original->toString())) {
+          pcre(PcrePattern::make(original->toString(), expression)), reusable(reusableExpression(original->toString())) {
         for (const auto &element : getElemList()) kindsOfElements.push_back(elementKind(element));
     }
 
@@ -128,6 +276,7 @@ public:
     void replaceReferences(const srchilite::ReplacementList &replacements) override {
         original->replaceReferences(replacements);
         expression.assign(original->toString());
+        pcre = PcrePattern::make(original->toString(), expression);
         reusable = reusableExpression(original->toString());
         line = 0;
     }
@@ -140,39 +289,39 @@ public:
     }
 
     // The leftmost match at or after `start`, as tryToMatch's search finds it, or nullptr; valid until this rule's
-    // next search.
-    const boost::smatch *search(std::string::const_iterator start, std::string::const_iterator end,
-                                bool beginningOfLine) {
-        boost::match_flag_type flags = beginningOfLine ? boost::match_default : boost::match_not_bol;
-        bool sameSearch = line == currentLine && searchEnd == end && searchStart == start && searchFlags == flags;
+    // next search. `plainLine`: the line has no character boost takes as a line separator, so PCRE2 may search it.
+    const Found *search(std::string::const_iterator start, std::string::const_iterator end, bool beginningOfLine,
+                        bool plainLine) {
+        bool sameSearch = line == currentLine && searchEnd == end && searchStart == start &&
+                          searchBeginningOfLine == beginningOfLine;
         if (!sameSearch) {
             bool later = reusable && line == currentLine && searchEnd == end && searchStart < start &&
                          (!found || match[0].first > start);
             if (!later) {
-                found = boost::regex_search(start, end, match, expression, flags);
-            } else if (mayBeginAt(start, end) &&
-                       boost::regex_search(start, end, here, expression, flags | boost::match_continuous)) {
-                match.swap(here);
+                found = searchFrom(start, end, beginningOfLine, false, plainLine, match);
+            } else if (mayBeginAt(start, end) && searchFrom(start, end, beginningOfLine, true, plainLine, here)) {
+                std::swap(match, here);
                 found = true;
             }
             line = currentLine;
             searchStart = start;
             searchEnd = end;
-            searchFlags = flags;
+            searchBeginningOfLine = beginningOfLine;
         }
         return found ? &match : nullptr;
     }
 
     // How many characters a token of `found` covers (source-highlight's matchedSize): the whole match, or for a rule
     // of several elements the groups that matched.
-    size_t matchedSize(const boost::smatch &found) const {
-        if (getElemList().size() <= 1) return static_cast<size_t>(found.length(0));
+    size_t matchedSize(const Found &found) const {
+        if (getElemList().size() <= 1) return found[0].length();
         size_t size = 0;
-        for (unsigned int group = 1; group < found.size(); ++group) {
-            if (found[group].matched) size += static_cast<size_t>(found.length(group));
-        }
+        for (size_t group = 1; group < found.size(); ++group) size += found[group].length();
         return size;
     }
+
+    // Whether PCRE2 searches for this rule on lines without a line separator.
+    bool searchedByPcre() const { return pcre != nullptr; }
 
     // The kind of each of the rule's elements, in the order of getElemList().
     const std::vector<llmster_token_kind> &kinds() const { return kindsOfElements; }
@@ -180,6 +329,8 @@ public:
 private:
     srchilite::HighlightRulePtr original;
     boost::regex expression;
+    /// The expression for PCRE2, which searches in its place where it may; nullptr where boost alone searches.
+    std::shared_ptr<PcrePattern> pcre;
     bool reusable;
     std::vector<llmster_token_kind> kindsOfElements;
 
@@ -187,9 +338,25 @@ private:
     // scratch space of the one-position search.
     unsigned long line = 0;
     std::string::const_iterator searchStart, searchEnd;
-    boost::match_flag_type searchFlags = boost::match_default;
+    bool searchBeginningOfLine = true;
     bool found = false;
-    boost::smatch match, here;
+    Found match, here;
+    boost::smatch boostMatch;
+
+    // Searches [start, end) (only at `start` when `anchored`) with PCRE2 where it may and boost otherwise, filling
+    // `into`; whether it found a match.
+    bool searchFrom(std::string::const_iterator start, std::string::const_iterator end, bool beginningOfLine,
+                    bool anchored, bool plainLine, Found &into) {
+        if (pcre && plainLine) {
+            int result = pcre->search(start, end, beginningOfLine, anchored, into);
+            if (result >= 0) return result == 1;
+        }
+        boost::match_flag_type flags = beginningOfLine ? boost::match_default : boost::match_not_bol;
+        if (anchored) flags |= boost::match_continuous;
+        if (!boost::regex_search(start, end, boostMatch, expression, flags)) return false;
+        into.assign(boostMatch);
+        return true;
+    }
 
     // Whether a match could begin at `start`, by the expression's map of first characters (what boost's own search
     // skips positions by): most rules cannot begin at most tokens, and this spares trying them there. The map and
@@ -225,6 +392,19 @@ bool reuseSearchesIn(const srchilite::HighlightStatePtr &state, std::set<const s
     return all;
 }
 
+// Counts the rules reachable from `state` (each state once) and those of them PCRE2 searches.
+void countPcreRules(const srchilite::HighlightStatePtr &state, std::set<const srchilite::HighlightState *> &seen,
+                    size_t &pcre2, size_t &rules) {
+    if (!state || !seen.insert(state.get()).second) return;
+    for (const auto &rule : state->getRuleList()) {
+        ++rules;
+        if (auto reusing = dynamic_cast<const ReusingRegexRule *>(rule.get()); reusing && reusing->searchedByPcre()) {
+            ++pcre2;
+        }
+        countPcreRules(rule->getNextState(), seen, pcre2, rules);
+    }
+}
+
 // Whether [start, end) is only blanks, as source-highlight's "[[:blank:]]*" test of a token's prefix says: spaces and
 // tabs are blanks and other printable ASCII is not, in every locale, so only text with other bytes is asked of the
 // expression. It is compiled at its first use where source-highlight's is compiled when the library loads; the two
@@ -255,15 +435,16 @@ void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
     };
     auto start = line.begin();
     const auto end = line.end();
+    const bool plainLine = line.find_first_of("\n\r\f") == std::string::npos;
     bool beginningOfLine = true;
     while (true) {
         srchilite::HighlightStatePtr state = lexer.getCurrentState();
         ReusingRegexRule *best = nullptr;
-        const boost::smatch *bestMatch = nullptr;
+        const Found *bestMatch = nullptr;
         size_t bestPrefix = 0, bestSize = 0;
         for (const auto &entry : state->getRuleList()) {
             auto rule = static_cast<ReusingRegexRule *>(entry.get());
-            const boost::smatch *match = rule->search(start, end, beginningOfLine);
+            const Found *match = rule->search(start, end, beginningOfLine, plainLine);
             if (match == nullptr) continue;
             auto prefix = static_cast<size_t>((*match)[0].first - start);
             size_t size = rule->matchedSize(*match);
@@ -279,11 +460,11 @@ void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
             format(elementKind(state->getDefaultElement()), start, end);
             return;
         }
-        const boost::smatch &match = *bestMatch;
+        const Found &match = *bestMatch;
         format(elementKind(state->getDefaultElement()), start, match[0].first);
         const std::vector<llmster_token_kind> &kinds = best->kinds();
         if (kinds.size() > 1) {
-            for (unsigned int group = 1; group < match.size() && group <= kinds.size(); ++group) {
+            for (size_t group = 1; group < match.size() && group <= kinds.size(); ++group) {
                 if (match[group].matched) format(kinds[group - 1], match[group].first, match[group].second);
             }
         } else {
@@ -296,7 +477,9 @@ void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
             if (next->getOriginalState()) next = next->getOriginalState();
             srchilite::ReplacementList groups;
             if (best->getHasSubexpressions()) {
-                for (unsigned int group = 1; group < match.size(); ++group) groups.push_back(match[group]);
+                for (size_t group = 1; group < match.size(); ++group) {
+                    groups.push_back(match[group].matched ? std::string(match[group].first, match[group].second) : "");
+                }
             }
             srchilite::HighlightStatePtr copy(new srchilite::HighlightState(*next));
             copy->setOriginalState(next);
@@ -520,4 +703,18 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
 
 extern "C" int llmster_highlighter_uses_own_loop(const llmster_highlighter *highlighter) {
     return highlighter != nullptr && highlighter->usesOwnLoop ? 1 : 0;
+}
+
+extern "C" int llmster_highlighter_pcre2_rules(const llmster_highlighter *highlighter, size_t *pcre2, size_t *rules) {
+    if (highlighter == nullptr || pcre2 == nullptr || rules == nullptr) return -1;
+    *pcre2 = 0;
+    *rules = 0;
+    try {
+        std::lock_guard<std::mutex> guard(libraryLock());
+        std::set<const srchilite::HighlightState *> seen;
+        countPcreRules(highlighter->highlighter->getMainState(), seen, *pcre2, *rules);
+        return 0;
+    } catch (...) {
+        return -1;
+    }
 }

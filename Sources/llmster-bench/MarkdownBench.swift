@@ -77,9 +77,9 @@ func markdownBench() async throws {
 /// ≈ 4× apart): labels used before their definitions, and definitions alone.
 func renderBench() async throws {
     let capabilities = TerminalCapabilities(width: 100, height: 40)
-    // LLMSTER_BENCH_KIND=NAME (a block kind below) runs only that kind, for a profiler.
+    // LLMSTER_BENCH_KIND=NAME (a block kind below, or "mix" for the mix alone) runs only that, for a profiler.
     let only = ProcessInfo.processInfo.environment["LLMSTER_BENCH_KIND"]
-    for prose in [true, false] where only == nil {
+    for prose in [true, false] where only == nil || (only == "mix" && !prose) {
         let text = ScriptedReply.largeText(bytes: 2 << 20, prose: prose)
         for pieceBytes in [4 << 10, 64 << 10] {
             let best = (0..<7).map { _ in streamCost(text, capabilities: capabilities, pieceBytes: pieceBytes).seconds }

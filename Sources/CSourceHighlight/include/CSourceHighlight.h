@@ -53,7 +53,7 @@ typedef struct llmster_highlighter llmster_highlighter;
 /// when source-highlight has no definition for it or its files cannot be read. Definitions source-highlight lacks
 /// are looked up as `LANGUAGE.lang` in `bundled_directory` (llmster's own, self-contained; NULL for none).
 /// Lines are highlighted by llmster's loop over source-highlight's rules, which gives source-highlight's spans while
-/// searching a rule again only once the line has moved past its last match; `source_highlight_matching` non-zero runs source-highlight's own loop on
+/// searching a rule again only once the line has moved past its last match, with PCRE2 in boost's place; `source_highlight_matching` non-zero runs source-highlight's own loop on
 /// definitions loaded apart instead, for tests that compare the two.
 llmster_highlighter *llmster_highlighter_create(const char *language, const char *bundled_directory,
                                                 int source_highlight_matching);
@@ -71,6 +71,10 @@ int llmster_highlighter_line(llmster_highlighter *highlighter, const char *line,
 /// Whether `highlighter`'s lines go through llmster's own loop over the definition's rules (1), or source-highlight's
 /// (0: asked for at create, or a definition with rules of another kind).
 int llmster_highlighter_uses_own_loop(const llmster_highlighter *highlighter);
+
+/// How many of the regex rules reachable from `highlighter`'s language are searched by PCRE2 (the rest by boost), and
+/// how many there are, in `pcre2` and `rules`; 0 on success, -1 for a NULL argument.
+int llmster_highlighter_pcre2_rules(const llmster_highlighter *highlighter, size_t *pcre2, size_t *rules);
 
 #ifdef __cplusplus
 }
