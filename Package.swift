@@ -79,7 +79,7 @@ let package = Package(
             dependencies: [
                 "EditorRPC", "Chat", "Library", "LMStudio", "HTTP", "Simulator", "SystemSupport", "TestSupport"
             ]),
-        .testTarget(name: "VoiceTests", dependencies: ["Voice", "TestSupport"]),
+        .testTarget(name: "VoiceTests", dependencies: ["Voice", "TestSupport", "Simulator", "Library"]),
         .testTarget(
             name: "ConsoleTests",
             dependencies: ["Console", "Chat", "Library", "LMStudio", "Simulator", "TerminalMarkdown", "TestSupport"]),

@@ -71,8 +71,10 @@ public final class VoiceConversation: Sendable {
     /// `display` makes the update handler for one reply; `events` hears what voice is doing. `opened`, the
     /// conversation as the command line opened it, goes with the first turn sent: if that turn is not sent, a
     /// conversation made for it goes and the overrides it came with are put back (`ChatSession.submit`).
+    /// `stopReason` says why a reply the task's cancellation stopped was stopped (`StopReason.signal`), as `ask`'s.
     public func run(
         session: ChatSession, conversationId: String, opened: OpenedConversation? = nil,
+        stopReason: @escaping @Sendable () -> String? = { nil },
         display: @escaping @Sendable () -> ReplyObserver,
         events: @escaping @Sendable (VoiceEvent) -> Void
     ) async throws -> [SavedReply] {
@@ -96,7 +98,8 @@ public final class VoiceConversation: Sendable {
             // Nobody answers a question here: a turn that only nears the context's end goes; one that would overflow
             // it ends the conversation with the figures.
             submission.sendsNearlyFull = true
-            let turn = await session.submit(submission, in: conversationId, opened: opening, display: display())
+            let turn = await session.submit(
+                submission, in: conversationId, opened: opening, stopReason: stopReason, display: display())
             opening = nil
             let reply = try turn.savedReply()
             replies.append(reply)

@@ -55,7 +55,8 @@ enum VoiceCommand {
         let latch = SignalLatch()
         let work = Task {
             try await converse(
-                voice, session: session, conversationId: conversationId, opened: opened, context: context)
+                voice, session: session, conversationId: conversationId, opened: opened,
+                stopReason: { StopReason.signal(latch.signal) }, context: context)
         }
         let trap = SignalTrap { signal in
             latch.record(signal)
@@ -84,11 +85,12 @@ enum VoiceCommand {
     /// The REPL's `/voice`: prepares listening on `context` (throwing why voice cannot run) and returns the
     /// conversation to run, which ends with its last reply.
     static func startInRepl(_ context: CommandContext, speak: Bool) async throws -> (
-        @Sendable (ChatSession, String) async throws -> SavedReply
+        @Sendable (ChatSession, String, _ stopReason: @escaping @Sendable () -> String?) async throws -> SavedReply
     ) {
         let voice = try await VoiceConversation.prepare(options: .configured(context, audioInput: nil, speak: speak))
-        return { session, conversationId in
-            let replies = try await converse(voice, session: session, conversationId: conversationId, context: context)
+        return { session, conversationId, stopReason in
+            let replies = try await converse(
+                voice, session: session, conversationId: conversationId, stopReason: stopReason, context: context)
             guard let last = replies.last else { throw VoiceError.recognizer("voice stopped before a turn was heard") }
             return last
         }
@@ -100,10 +102,10 @@ enum VoiceCommand {
     /// speaking notes go to standard error.
     static func converse(
         _ voice: VoiceConversation, session: ChatSession, conversationId: String, opened: OpenedConversation? = nil,
-        context: CommandContext
+        stopReason: @escaping @Sendable () -> String? = { nil }, context: CommandContext
     ) async throws -> [SavedReply] {
         try await voice.run(
-            session: session, conversationId: conversationId, opened: opened,
+            session: session, conversationId: conversationId, opened: opened, stopReason: stopReason,
             display: {
                 let display = ReplyDisplay.forCommandLine(context: context)
                 return { await display.show($0) }

@@ -1,4 +1,6 @@
 import Foundation
+import Library
+import Simulator
 import TestSupport
 import Testing
 
@@ -122,6 +124,23 @@ struct VoiceCLI {
         #expect(result.errors.contains("the default microphone (arecord)"))
         let input = try #require(fixture.requests(to: "/api/v1/chat").first?.field("input"), "\(result)")
         #expect(input.hasPrefix("what is"), "got \"\(input)\"")
+    }
+
+    /// A signal stops a spoken turn's reply as it stops `ask`'s: the text received is kept, saved with the reason
+    /// that names the signal (not the "Cancelled" of Ctrl-C).
+    @Test func sigtermDuringASpokenTurnsReplySavesWhyItStopped() async throws {
+        let fixture = try SimulatorFixture(SimulatorOptions(defaultFaults: "stall=30"))
+        let cli = try VoiceCLI(server: fixture.url)
+        let question = try await cli.spokenQuestion("what is the weather")
+        let running = try cli.start(["voice", "--audio-input", question], environment: [:])
+        let partial = try await cli.sandbox.waitForReply(seconds: 60) { !$0.text.isEmpty }
+        try #require(partial != nil, "a partial reply was saved before the stall")
+        running.signal(SIGTERM)
+        let result = await running.wait(killingAfter: 30)
+        #expect(result.status == 143, "\(result)")
+        let saved = try #require(try await cli.sandbox.waitForReply(seconds: 10) { $0.status == .incomplete })
+        #expect(saved.error?.contains("Stopped by SIGTERM") == true, "\(String(describing: saved.error))")
+        #expect(saved.text == partial?.text, "the text received before the signal is kept")
     }
 
     @Test func aRecordingWithoutSpeechSendsNothingAndSaysSo() async throws {

@@ -6,11 +6,12 @@ import Library
 /// REPL's `/voice`); a Console without them answers that voice is not part of this build.
 public struct AddedFaces: Sendable {
     /// Starts the REPL's `/voice` on `context`, reading answers aloud when `speak` is true: the conversation to run
-    /// on a chat session and conversation id, giving its last reply. Why voice cannot run (speech recognition
-    /// missing or failing) is thrown, for the REPL to explain as any command's error.
+    /// on a chat session and conversation id, with why a signal stopped a reply (`StopReason.signal`), giving its
+    /// last reply. Why voice cannot run (speech recognition missing or failing) is thrown, for the REPL to explain as
+    /// any command's error.
     public typealias VoiceStart =
         @Sendable (_ context: CommandContext, _ speak: Bool) async throws -> (
-            @Sendable (ChatSession, String) async throws -> SavedReply
+            @Sendable (ChatSession, String, _ stopReason: @escaping @Sendable () -> String?) async throws -> SavedReply
         )
 
     /// Commands with the name of the command `--help` lists each after.

@@ -203,8 +203,9 @@ extension ReplCommands {
             let converse = try await start(repl.context, arguments.has(.speak) || repl.speaksAnswers)
             let id = try await repl.ensureConversation()
             let chat = repl.chat
+            let router = repl.router
             _ = await repl.stream(conversationId: id, modelName: (await repl.effectiveModel())?.reference ?? "") {
-                _, _ in try await converse(chat, id)
+                _, _ in try await converse(chat, id, { StopReason.signal(router.replyStopSignal) })
             }
         }
     ]
