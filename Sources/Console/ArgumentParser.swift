@@ -223,8 +223,14 @@ public struct UsageError: CategorizedError, CustomStringConvertible, Equatable {
     public var category: ErrorCategory { .invalid }
 
     public let message: String
+    /// Whether the command's usage line follows the message. Not for arguments the command understood but refuses
+    /// (a context item over its limit, a message the context cannot hold), where the usage line tells nothing.
+    public let showsUsage: Bool
     /// Creates the error.
-    public init(_ message: SanitizedMessage) { self.message = message.description }
+    public init(_ message: SanitizedMessage, showsUsage: Bool = true) {
+        self.message = message.description
+        self.showsUsage = showsUsage
+    }
     public var description: String { message }
 }
 

@@ -26,6 +26,8 @@ import Testing
             refused.errors.contains("--on-overflow=recap") && refused.errors.contains("--on-overflow=send"),
             "\(refused.errors)")
         #expect(fixture.requests(to: "/api/v1/chat").count == 1, "nothing was sent")
+        #expect(refused.status == 2)
+        #expect(!refused.errors.contains("usage:"), "the arguments were understood; the usage line tells nothing")
     }
 
     @Test func growReloadsTheModelWithALargerContextAndAnswers() async throws {

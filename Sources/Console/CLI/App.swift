@@ -103,11 +103,15 @@ public enum App {
     }
 
     /// Reports a usage error of `command` (llmster itself when nil) with its usage line, llmster's own pointing at
-    /// `--help`; the usage exit status.
-    private static func usageError(_ message: String, of command: Command?) -> Int32 {
-        StandardStream.error.usageError(
-            "llmster\(command.map { " " + $0.name } ?? ""): \(message)",
-            usage: command?.usageLine ?? usageLine.adding("; see llmster --help"), indent: 9)
+    /// `--help`, unless `showsUsage` is false; the usage exit status.
+    private static func usageError(_ message: String, of command: Command?, showsUsage: Bool = true) -> Int32 {
+        let message: SanitizedMessage = "llmster\(command.map { " " + $0.name } ?? ""): \(message)"
+        if showsUsage {
+            StandardStream.error.usageError(
+                message, usage: command?.usageLine ?? usageLine.adding("; see llmster --help"), indent: 9)
+        } else {
+            StandardStream.error.wrappedLine(message, indent: 9)
+        }
         return ExitCode.usage
     }
 
@@ -180,7 +184,7 @@ public enum App {
             guard let command else { return try await startRepl(parsed, context: context) }
             return try await command.run(parsed, context)
         } catch let error as UsageError {
-            return usageError(error.description, of: command)
+            return usageError(error.description, of: command, showsUsage: error.showsUsage)
         } catch {
             context.warn(explanation(of: error, context: context))
             return exitCode(for: error)

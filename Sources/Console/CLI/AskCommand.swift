@@ -243,11 +243,12 @@ package enum AskCommand {
             // Fewer `-f` items is a way to send less only when there are some.
             let less = sources.isEmpty ? "or send less" : "or send less (fewer -f items)"
             throw UsageError(
-                "\(TurnDecision.overflow(overflow)) Nothing was sent: \(ways.joined(separator: "; ")); \(less).")
+                "\(TurnDecision.overflow(overflow)) Nothing was sent: \(ways.joined(separator: "; ")); \(less).",
+                showsUsage: false)
         case .needsDecision(.chooseModel, _):
             throw ChatError.noModel
         case .refused(let error, _), .failed(let error, _):
-            if let error = error as? ContextError { throw UsageError("\(error)") }
+            if let error = error as? ContextError { throw UsageError("\(error)", showsUsage: false) }
             throw error
         }
         if saved.streamedVersionId != nil {
@@ -293,7 +294,7 @@ package enum AskCommand {
             }
             try session.contextLimits.check(items)
         } catch {
-            throw UsageError("\(error)")
+            throw UsageError("\(error)", showsUsage: false)
         }
         for item in items { context.errors.line("Context: \(item.chip)") }
         return items
