@@ -14,7 +14,7 @@ enum Chime {
             process.finish()
             if process.succeeded { return }
         }
-        if isatty(2) == 1 { try? FileHandle.standardError.write(contentsOf: Data([0x07])) }
+        if isatty(2) == 1 { try? Descriptor.writeAll(2, [0x07]) }
     }
 
     /// The bundled `sounds/chime.wav` (see `BundledFiles`).

@@ -43,21 +43,20 @@ extension LineEditor {
     /// A line typed while a reply streamed (whole before the prompt) is printed after the prompt, so the transcript
     /// shows it where it was sent, as typed: the front end echoed it in the middle of the reply.
     func readPlainLine(prompt: String) -> LineInput {
-        let shown = Data(
-            prompt.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: "").utf8)
+        let shown = prompt.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: "")
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         if plainInputDescriptor != 0 {
             // What is pending before the prompt is shown (the descriptor does not block) was typed ahead.
             let count = Foundation.read(plainInputDescriptor, &chunk, chunk.count)
             if count > 0 { plainInput.withLock { $0.feed(chunk[0..<count]) } }
         }
-        try? FileHandle.standardOutput.write(contentsOf: shown)
+        StandardStream.output.send(laidOut: shown)
         var typedAhead = true
         while true {
             switch plainInput.withLock({ $0.next() }) {
             case .line(let text):
                 if typedAhead {
-                    try? FileHandle.standardOutput.write(contentsOf: Data((UntrustedText.sanitize(text) + "\n").utf8))
+                    StandardStream.output.send(laidOut: UntrustedText.sanitize(text) + "\n")
                 }
                 lastLineWasTypedAhead.withLock { $0 = typedAhead }
                 return .line(text)
@@ -79,7 +78,7 @@ extension LineEditor {
                 case UInt8(ascii: "i"), UInt8(ascii: "t"), UInt8(ascii: "h"):
                     // comint leaves `  C-c C-c` after the typed text and a terminal `^C`: the next prompt starts a line.
                     let draft = plainInput.withLock { $0.discard() }
-                    try? FileHandle.standardOutput.write(contentsOf: Data("\n".utf8))
+                    StandardStream.output.send("\n")
                     if byte == UInt8(ascii: "i") { return .interrupted(draft: draft) }
                     return .terminated(draft: draft, signal: byte == UInt8(ascii: "t") ? SIGTERM : SIGHUP)
                 case UInt8(ascii: "z"):
@@ -87,7 +86,7 @@ extension LineEditor {
                     restoreTerminal()
                     _ = raise(SIGSTOP)
                     if settingsBeforeLineMode != nil { _ = Self.prepareLineMode() }
-                    try? FileHandle.standardOutput.write(contentsOf: shown)
+                    StandardStream.output.send(laidOut: shown)
                 default:
                     break
                 }

@@ -33,7 +33,7 @@ extension LineEditor {
     /// Turns the terminal's bracketed paste on or off, where readline would use it.
     func setPasteMarking(_ on: Bool) {
         guard !readsPlainLines, isatty(1) == 1, Self.marksPastes else { return }
-        try? FileHandle.standardOutput.write(contentsOf: Data((on ? "\u{1B}[?2004h" : "\u{1B}[?2004l").utf8))
+        StandardStream.output.send(laidOut: on ? "\u{1B}[?2004h" : "\u{1B}[?2004l")
     }
 
     /// Whether readline marks pastes (`enable-bracketed-paste`, which ~/.inputrc may turn off).

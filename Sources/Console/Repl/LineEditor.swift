@@ -204,7 +204,7 @@ final class LineEditor: Sendable {
         let text = ReadlineBridge.expandingPastes(String(cString: llmster_rl_line_buffer()))
         llmster_rl_set_point(llmster_rl_end())
         rl_redisplay()
-        try? FileHandle.standardOutput.write(contentsOf: Data((byte == UInt8(ascii: "i") ? "^C\n" : "\n").utf8))
+        StandardStream.output.send(byte == UInt8(ascii: "i") ? "^C\n" : "\n")
         rl_replace_line("", 0)
         rl_callback_handler_remove()
         if byte == UInt8(ascii: "i") { return .interrupted(draft: text) }

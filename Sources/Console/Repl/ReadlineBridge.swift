@@ -147,7 +147,7 @@ enum ReadlineBridge {
             rl_get_screen_size(&rows, &columns)
             let listing = CompletionListing(described == words ? words : described, oneALine: described != words)
             let text = listing.lines(width: Int(columns), height: Int(rows)).joined(separator: "\n")
-            try? FileHandle.standardOutput.write(contentsOf: Data(("\n" + text + "\n").utf8))
+            StandardStream.output.send(laidOut: "\n" + text + "\n")
             rl_on_new_line()
             rl_forced_update_display()
         }
@@ -163,7 +163,7 @@ enum ReadlineBridge {
         rl_callback_handler_remove()
         var held: [UInt8] = []
         while case let key = llmster_rl_take_pushed_key(), key >= 0 { held.append(UInt8(truncatingIfNeeded: key)) }
-        if text == nil { try? FileHandle.standardOutput.write(contentsOf: Data("\n".utf8)) }
+        if text == nil { StandardStream.output.send("\n") }
         state.withLock {
             $0.accepted = .some($0.endsInput ? nil : text)
             $0.heldBack = held

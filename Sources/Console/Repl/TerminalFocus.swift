@@ -55,6 +55,6 @@ final class TerminalFocus: Sendable {
     }
 
     private func write(_ on: Bool) {
-        try? FileHandle.standardOutput.write(contentsOf: Data((on ? "\u{1B}[?1004h" : "\u{1B}[?1004l").utf8))
+        StandardStream.output.send(laidOut: on ? "\u{1B}[?1004h" : "\u{1B}[?1004l")
     }
 }
