@@ -224,7 +224,8 @@ public struct UsageError: CategorizedError, CustomStringConvertible, Equatable {
 
     public let message: String
     /// Whether the command's usage line follows the message. Not for arguments the command understood but refuses
-    /// (a context item over its limit, a message the context cannot hold), where the usage line tells nothing.
+    /// (a context item over its limit, a message the context cannot hold, a branching command in a conversation with
+    /// nothing for it yet), where the usage line tells nothing.
     public let showsUsage: Bool
     /// Creates the error.
     public init(_ message: SanitizedMessage, showsUsage: Bool = true) {

@@ -41,6 +41,7 @@ import Testing
             environment: cli.environment)
         #expect(result.status == 2, "\(result)")
         #expect(result.errors.contains("standard input is not valid UTF-8 text"), "\(result)")
+        #expect(!result.errors.contains("usage:"), "the command was typed right: \(result.errors)")
         #expect(try await cli.run(["chats"]).output.contains("echo:caf") == false, "nothing was sent or saved")
     }
 

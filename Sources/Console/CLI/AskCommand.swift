@@ -115,8 +115,8 @@ package enum AskCommand {
             // Refused as `-f -` refuses it: replacing the bytes would send and save a text the user never wrote.
             guard let text = String(validating: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) else {
                 throw UsageError(
-                    "standard input is not valid UTF-8 text; convert it first (for example with iconv -f latin1 -t utf-8)"
-                )
+                    "standard input is not valid UTF-8 text; convert it first (for example with iconv -f latin1 -t utf-8)",
+                    showsUsage: false)
             }
             if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { piped = text }
         }

@@ -11,7 +11,9 @@ extension ReplCommands {
         SlashCommand(
             "retry", "", "Ask for a new answer to your last message; the old one stays as an alternative (/alt)."
         ) { _, repl in
-            guard let id = repl.conversationId else { throw NothingYet("there is nothing to retry yet") }
+            guard let id = repl.conversationId else {
+                throw UsageError("there is nothing to retry yet", showsUsage: false)
+            }
             let before = await alternativeCount(of: nil, in: id, repl: repl)
             var retry = TurnSubmission.retry()
             retry.lastMessageId = repl.shownLastMessageId
@@ -23,7 +25,7 @@ extension ReplCommands {
             takesText: true
         ) { arguments, repl in
             guard let id = repl.conversationId, let last = try await repl.chat.lastUserMessage(in: id) else {
-                throw NothingYet("there is no message to edit yet")
+                throw UsageError("there is no message to edit yet", showsUsage: false)
             }
             guard let text = arguments.positionals.first, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
             else {
@@ -42,7 +44,9 @@ extension ReplCommands {
         SlashCommand(
             "fork", "[N]", "Start a new conversation from reply N of this one (default: the last) and switch to it."
         ) { arguments, repl in
-            guard let id = repl.conversationId else { throw NothingYet("there is no reply to fork from yet") }
+            guard let id = repl.conversationId else {
+                throw UsageError("there is no reply to fork from yet", showsUsage: false)
+            }
             guard arguments.positionals.count <= 1 else { throw UsageError("give at most one reply number") }
             let number = try arguments.positionals.first.map { word -> Int in
                 guard let number = Int(word), number > 0 else {
@@ -64,12 +68,12 @@ extension ReplCommands {
             "List the alternatives of the last reply (or versions of your last message), or make N current.",
             argument: .choices(["message"])
         ) { arguments, repl in
-            guard let id = repl.conversationId else { throw NothingYet("there is no reply yet") }
+            guard let id = repl.conversationId else { throw UsageError("there is no reply yet", showsUsage: false) }
             var words = arguments.positionals
             let ofMessage = words.first == "message"
             if ofMessage { words.removeFirst() }
             let messageId = ofMessage ? try await repl.chat.lastUserMessage(in: id)?.id : nil
-            if ofMessage, messageId == nil { throw NothingYet("there is no message yet") }
+            if ofMessage, messageId == nil { throw UsageError("there is no message yet", showsUsage: false) }
             let alternatives = try await repl.chat.alternatives(in: id, messageId: messageId)
             guard let number = words.first else {
                 repl.output.send(
@@ -123,11 +127,4 @@ extension ReplCommands {
             "\(subject) \(current + 1) of \(alternatives.count) (\(command) lists them; \(command) \(other) goes back)."
         )
     }
-}
-
-/// A branching command in a conversation that has nothing for it yet: said as it is, without the usage line, since
-/// the command was typed right.
-struct NothingYet: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -308,8 +308,10 @@ import TerminalMarkdown
         case .command(let command, let arguments):
             do {
                 try await command.run(arguments, self)
-            } catch let error as UsageError {
+            } catch let error as UsageError where error.showsUsage {
                 usage(command, error.description)
+            } catch let error as UsageError {
+                context.errors.wrappedLine("/\(command.name): \(error.description)", indent: 2)
             } catch {
                 let explanation = UntrustedText.sanitize(
                     ServerURL.redactingPasswords(in: App.explanation(of: error, context: context)))
