@@ -451,9 +451,7 @@ public actor ChatSession {
     private static func status(of state: ReplyState, ending: ReplyEnding, stopReason: String?, contextLength: Int?) -> (
         MessageStatus, String?
     ) {
-        if let error = state.errors.first {
-            return (.error, LMStudioError.describe(streamError: error))
-        }
+        if let serverError = state.serverError { return (.error, serverError) }
         // An unreadable event explains a stream that ended without a readable `chat.end` (an unreadable one).
         if ending != .cancelled, let unreadable = state.firstUnreadableEvent {
             let count = state.unreadableEventCount

@@ -57,6 +57,9 @@ public struct ReplyState: Sendable, Equatable {
     public var modelLoadSeconds: Double?
     /// `error` events, in order.
     public var errors: [APIErrorPayload] = []
+    /// Why the server ended the reply with an error, as it is saved and every face shows it (the first `error`
+    /// event's); nil when it sent none. Such a reply is saved as an error whatever else ended it.
+    public var serverError: String? { errors.first.map(LMStudioError.describe(streamError:)) }
     /// True only once `chat.end` arrived: the one proof that the reply is whole.
     public var isComplete = false
     /// True when `chat.end`'s output differed from what streamed and replaced it: a text it rewrote or shortened, or

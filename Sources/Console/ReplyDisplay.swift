@@ -32,7 +32,7 @@ public actor ReplyDisplay {
     /// Rendered Markdown goes to a standard output that is not a terminal: it gets the answer only.
     private let answerOnly: Bool
     /// What the views show; its `answer` stays empty (the answer goes to the view as it arrives).
-    private var reply = ReplySnapshot()
+    private(set) var reply = ReplySnapshot()
     /// Each tool call's summary once it has finished (nil while it runs), made when that call changes.
     private var toolSummaries: [ToolCallSummary?] = []
     /// For each tool call, the answer's UTF-8 length when it started.
@@ -263,13 +263,16 @@ public actor ReplyDisplay {
         reply.reasoningCharacterCount = state.reasoningCharacterCount
         reply.reasoningSeconds = state.reasoningSeconds ?? reply.reasoningSeconds
         reply.stats = state.stats.map(ReplyStats.init)
+        // Marked as the reply is saved: a server error first, whatever else ended the reply.
         reply.outcome =
-            switch end.ending {
-            case .cancelled: .cancelled
-            case .interrupted(let reason): .failed(reason)
-            case .completed:
-                state.errors.first.map { .error(LMStudioError.describe(streamError: $0)) }
-                    ?? (skipped ? .shownInPart : .complete)
+            if let serverError = state.serverError {
+                .error(serverError)
+            } else {
+                switch end.ending {
+                case .cancelled: .cancelled
+                case .interrupted(let reason): .failed(reason)
+                case .completed: skipped ? .shownInPart : .complete
+                }
             }
         if let plainOutput, !plainEndsLine {
             plainOutput.send("\n")

@@ -296,10 +296,10 @@ extension ReplSession {
         guard output.isTTY, errors.allowsCursorMovement || output.isLineMode && errors.isLineMode else { return false }
         // Unreadable events explain more than the mark's reason says.
         guard saved.state.firstUnreadableEvent == nil,
-            saved.state.errors.first.map({ LMStudioError.describe(streamError: $0) == message }) ?? true
+            saved.state.serverError.map({ $0 == message }) ?? true
         else { return false }
         let stats = saved.state.stats.map(ReplyStats.init)
-        let outcome: ReplyOutcome = saved.state.errors.isEmpty ? .failed(message) : .error(message)
+        let outcome: ReplyOutcome = saved.state.serverError == nil ? .failed(message) : .error(message)
         return ReplyPresenter(capabilities: output).showsWholeMark(stats, outcome: outcome)
     }
 
