@@ -1666,24 +1666,31 @@ local function new_chat(input)
     assert(saved(buffer).conversation.modelKey == 'acme/tiny-1b', vim.inspect(saved(buffer).conversation))
   end)
 
+  -- Types a message the server refuses (HTTP 500) in `buffer` and sends it, or with `down` sends it when llmster
+  -- cannot start; returns the buffer's text before the typing and with it typed, once the message is back.
+  -- Headless Neovim keeps a script's changes in one undo block: each is ended, as key presses and callbacks would.
+  local function refused_send(buffer, down)
+    vim.cmd('let &undolevels = &undolevels')
+    local untyped = text(buffer)
+    type_input(buffer, '[[sim:status=500]] echo:refused')
+    vim.cmd('let &undolevels = &undolevels')
+    local typed = text(buffer)
+    if down then
+      without_llmster(function() pcall(llmster.send_chat, buffer) end)
+    else
+      notifications(function() llmster.send_chat(buffer) end)
+    end
+    vim.cmd('let &undolevels = &undolevels')
+    wait(function() return llmster.chat(buffer).returned end, 'the message back in the input area')
+    assert(text(buffer) == typed, 'the message is back as typed: ' .. text(buffer))
+    return untyped, typed
+  end
+
   test('undo after a refused send goes back to before it, not to an exchange the library never held', function()
     -- Refused by the server (HTTP 500), in a chat with replies, and never sent (llmster cannot start).
     for _, case in ipairs({ { first = nil }, { first = 'echo:one' }, { first = 'echo:one', down = true } }) do
       local buffer = new_chat(case.first)
-      -- Headless Neovim keeps a script's changes in one undo block: end each, as key presses and callbacks would.
-      vim.cmd('let &undolevels = &undolevels')
-      local untyped = text(buffer)
-      type_input(buffer, '[[sim:status=500]] echo:refused')
-      vim.cmd('let &undolevels = &undolevels')
-      local typed = text(buffer)
-      if case.down then
-        without_llmster(function() pcall(llmster.send_chat, buffer) end)
-      else
-        notifications(function() llmster.send_chat(buffer) end)
-      end
-      vim.cmd('let &undolevels = &undolevels')
-      wait(function() return llmster.chat(buffer).returned end, 'the message back in the input area')
-      assert(text(buffer) == typed, 'the message is back as typed: ' .. text(buffer))
+      local untyped, typed = refused_send(buffer, case.down)
       -- The send and its return leave no undo step that changes nothing: the first undo takes the typing away.
       vim.cmd('silent undo')
       assert(not text(buffer):find('### Assistant\n\n', 1, true), 'undo brought back an exchange: ' .. text(buffer))
@@ -1699,19 +1706,7 @@ local function new_chat(input)
     for _, case in ipairs({ { first = nil }, { first = 'echo:one' }, { first = 'echo:one', down = true } }) do
       local buffer = new_chat(case.first)
       local held = case.first and #saved(buffer).messages or 0
-      vim.cmd('let &undolevels = &undolevels')
-      local untyped = text(buffer)
-      type_input(buffer, '[[sim:status=500]] echo:refused')
-      vim.cmd('let &undolevels = &undolevels')
-      local typed = text(buffer)
-      if case.down then
-        without_llmster(function() pcall(llmster.send_chat, buffer) end)
-      else
-        notifications(function() llmster.send_chat(buffer) end)
-      end
-      vim.cmd('let &undolevels = &undolevels')
-      wait(function() return llmster.chat(buffer).returned end, 'the message back in the input area')
-      assert(text(buffer) == typed, 'the message is back as typed: ' .. text(buffer))
+      local untyped, typed = refused_send(buffer, case.down)
       -- The library holds no exchange for the refused message: neither undo nor redo shows one.
       local function shows_what_the_library_holds(what)
         local body = text(buffer)
