@@ -302,6 +302,11 @@ struct BlockRenderer {
 
     /// A fence's language: the first word of its info string.
     private static func language(_ info: String) -> String {
+        // An ASCII info string's characters are its bytes (no CR can reach it): split without forming graphemes.
+        if info.utf8.allSatisfy({ $0 < 0x80 }) {
+            let word = info.utf8.drop { $0 == UInt8(ascii: " ") }.prefix { $0 != UInt8(ascii: " ") }
+            return String(Substring(word))
+        }
         let start = info.firstIndex { $0 != " " } ?? info.endIndex
         return String(info[start..<(info[start...].firstIndex(of: " ") ?? info.endIndex)])
     }
@@ -333,17 +338,21 @@ struct BlockRenderer {
     private func codeLine(
         _ line: String, highlighter: CodeHighlighter?, advance: Bool, width: Int, style: TextStyle? = nil
     ) -> [String] {
-        let spans: [(text: Substring, style: TextStyle)] =
-            highlighter.map {
-                $0.spans(line, advance: advance).map { ($0.text, theme.code.style(for: $0.kind)) }
-            } ?? [(Substring(line), style ?? theme.codeLine)]
+        let highlighted = highlighter?.spans(line, advance: advance)
         guard level != .plain, DisplayWidth.of(line, model: widthModel) > width else {
             // One row, its spans styled into one string (no string per span, no join).
+            guard let highlighted else {
+                var row = ""
+                (style ?? theme.codeLine).append(Substring(line), at: level, to: &row)
+                return [row]
+            }
             var row = ""
-            row.reserveCapacity(line.utf8.count + 16 * spans.count)
-            for span in spans { span.style.append(span.text, at: level, to: &row) }
+            row.reserveCapacity(line.utf8.count + 16 * highlighted.count)
+            for span in highlighted { theme.code.style(for: span.kind).append(span.text, at: level, to: &row) }
             return [row]
         }
+        let spans: [(text: Substring, style: TextStyle)] =
+            highlighted?.map { ($0.text, theme.code.style(for: $0.kind)) } ?? [(Substring(line), style ?? theme.codeLine)]
         let markerWidth = 2
         // Each character with the span it came from; then the indices where a row after the first starts.
         let characters = spans.enumerated().flatMap { index, span in span.text.map { ($0, index) } }
@@ -397,7 +406,7 @@ struct BlockRenderer {
     /// The lines of `text` (sanitised: no CR can join a newline into one character), without the empty one after a
     /// final newline; split by bytes.
     static func lines(of text: String) -> [String] {
-        var lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
+        var lines = ByteSearch.lines(of: text.utf8) { String(decoding: $0, as: UTF8.self) }
         if lines.last == "" { lines.removeLast() }
         return lines
     }

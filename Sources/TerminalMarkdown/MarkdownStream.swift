@@ -545,14 +545,17 @@ struct MarkdownStream {
 
     /// The text of 1-based line `number` of `text`, without its newline.
     func line(_ number: Int, of text: Substring) -> String {
-        var current = 1
-        var start = text.startIndex
-        for index in text.utf8.indices where text.utf8[index] == 0x0A {
-            if current == number { return String(text[start..<index]) }
-            current += 1
-            start = text.utf8.index(after: index)
+        guard number >= 1 else { return "" }
+        return ByteSearch.withBytes(text.utf8) { bytes in
+            let start = ByteSearch.offset(afterLines: number - 1, in: bytes)
+            let rest = UnsafeBufferPointer(rebasing: bytes[start...])
+            var end = rest.count
+            ByteSearch.forEach(0x0A, in: rest) { position in
+                end = position
+                return false
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: rest[..<end]), as: UTF8.self)
         }
-        return current == number ? String(text[start...]) : ""
     }
 
     /// The number of bytes in the first `lines` lines of `text`, newlines included.
