@@ -139,9 +139,9 @@ public final class LineModeReplyView<Sink: TerminalSink> {
         }
         // Unlike `LiveReplyView`, a cancelled reply goes on printing what arrived (`drawsAllWhenCancelled`).
         guard !lines.isEmpty else { return }
-        var output = ""
+        var output: [UInt8] = []
         guard sink.writeLines(lines, after: &output, stoppingOnCancellation: false) else { return }
-        if !output.isEmpty { sink.write(output) }
+        if !output.isEmpty { sink.write(bytes: output) }
         sink.flush()
     }
 

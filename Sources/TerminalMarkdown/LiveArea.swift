@@ -81,22 +81,22 @@ public struct LiveArea: Sendable {
         stopsOnCancellation: Bool = false
     ) {
         guard redraws else {
-            var output = ""
+            var output: [UInt8] = []
             guard sink.writeLines(committed, after: &output, stoppingOnCancellation: stopsOnCancellation) else {
                 return
             }
-            if !output.isEmpty { sink.write(output) }
+            if !output.isEmpty { sink.write(bytes: output) }
             return
         }
         let visible = Array(live.suffix(shownRows))
         guard !committed.isEmpty || visible != shown else { return }
-        var output = "\u{1B}[?2026h"
+        var output = Array("\u{1B}[?2026h".utf8)
         if rows > 0 {
             // The first live row is erased alone (EL) and the rest below it (ED from the second): tmux takes ED at the
             // screen's top-left corner for a clear screen and, with its default `scroll-on-clear`, copies the whole
             // screen into its history at each redraw of a live area that starts there (`clear; llmster ask …`).
-            output += "\r" + (rows > 1 ? "\u{1B}[\(rows - 1)A" : "") + "\u{1B}[K"
-            if rows > 1 { output += "\u{1B}[B\u{1B}[J\u{1B}[A" }
+            output += ("\r" + (rows > 1 ? "\u{1B}[\(rows - 1)A" : "") + "\u{1B}[K").utf8
+            if rows > 1 { output += "\u{1B}[B\u{1B}[J\u{1B}[A".utf8 }
         }
         guard
             sink.writeLines(
@@ -108,10 +108,10 @@ public struct LiveArea: Sendable {
             return
         }
         if !visible.isEmpty {
-            output += "\u{1B}[?7l" + visible.joined(separator: "\n") + "\u{1B}[?7h"
+            output += ("\u{1B}[?7l" + visible.joined(separator: "\n") + "\u{1B}[?7h").utf8
         }
-        output += "\u{1B}[?2026l"
-        sink.write(output)
+        output += "\u{1B}[?2026l".utf8
+        sink.write(bytes: output)
         rows = visible.count
         shown = visible
     }

@@ -4,6 +4,9 @@ import SystemSupport
 public protocol TerminalSink {
     /// Appends `text` (already safe: renderer sequences and sanitised content only).
     mutating func write(_ text: String)
+    /// Appends the UTF-8 `bytes`, as safe as `write(_:)`'s text: a step's lines, assembled as bytes (appending a
+    /// line to a byte buffer costs a fifth of appending it to a string).
+    mutating func write(bytes: [UInt8])
     /// Pushes buffered output to its destination; called once per update.
     mutating func flush()
 }
@@ -12,19 +15,23 @@ extension TerminalSink {
     /// Does nothing: unbuffered sinks have nothing to push.
     public mutating func flush() {}
 
+    /// Writes the bytes as a string.
+    public mutating func write(bytes: [UInt8]) { write(String(decoding: bytes, as: UTF8.self)) }
+
     /// Writes `output` and then `lines`, each ended by `lineEnd`, a piece of about `pieceBytes` at a time, each
     /// piece flushed. When `stoppingOnCancellation` is set it returns false, leaving the rest unwritten, once the
     /// task is cancelled after a piece (Ctrl-C then stops a step of a backlog within a piece, however slowly the
     /// terminal reads). What did not fill a piece stays in `output`, for the caller to finish and write.
     mutating func writeLines(
-        _ lines: [String], after output: inout String, stoppingOnCancellation: Bool,
+        _ lines: [String], after output: inout [UInt8], stoppingOnCancellation: Bool,
         lineEnd: String = "\n", pieceBytes: Int = 16 << 10
     ) -> Bool {
-        for line in lines {
-            output += line
-            output += lineEnd
-            guard output.utf8.count >= pieceBytes else { continue }
-            write(output)
+        let end = Array(lineEnd.utf8)
+        for var line in lines {
+            line.withUTF8 { output.append(contentsOf: $0) }
+            output += end
+            guard output.count >= pieceBytes else { continue }
+            write(bytes: output)
             flush()
             output.removeAll(keepingCapacity: true)
             if stoppingOnCancellation && Task.isCancelled { return false }
@@ -53,6 +60,8 @@ public struct NullSink: TerminalSink, Sendable {
     public init() {}
 
     public mutating func write(_ text: String) { byteCount += text.utf8.count }
+
+    public mutating func write(bytes: [UInt8]) { byteCount += bytes.count }
 }
 
 /// Buffers output and writes it to a file descriptor on `flush()`, retrying short writes and EINTR.
@@ -74,6 +83,17 @@ public struct FileDescriptorSink: TerminalSink {
             if written != nil { return }
         }
         buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// Bytes of 64 KiB or more are written from their own storage, not copied into the buffer.
+    public mutating func write(bytes: [UInt8]) {
+        if bytes.count >= 1 << 16 {
+            flush()
+            try? Descriptor.writeAll(fd, bytes)
+            return
+        }
+        buffer += bytes
         if buffer.count >= 1 << 16 { flush() }
     }
 
