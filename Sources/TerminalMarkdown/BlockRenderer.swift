@@ -352,7 +352,9 @@ struct BlockRenderer {
             return [row]
         }
         let spans: [(text: Substring, style: TextStyle)] =
-            highlighted?.map { ($0.text, theme.code.style(for: $0.kind)) } ?? [(Substring(line), style ?? theme.codeLine)]
+            highlighted?.map { ($0.text, theme.code.style(for: $0.kind)) } ?? [
+                (Substring(line), style ?? theme.codeLine)
+            ]
         let markerWidth = 2
         // Each character with the span it came from; then the indices where a row after the first starts.
         let characters = spans.enumerated().flatMap { index, span in span.text.map { ($0, index) } }
