@@ -208,14 +208,14 @@ struct BlockRenderer {
         let marks = unicode ? Self.unicodeMarks : Self.asciiMarks
         let marker =
             number.map { ListMark(ascii: Self.orderedMarker($0)) } ?? marks.bullets[depth % marks.bullets.count]
-        var text = ""
-        text.reserveCapacity(marker.text.utf8.count + 32)
-        theme.listMarker.append(Substring(marker.text), at: level, to: &text)
-        guard let done = task else { return (text, marker.width) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(marker.text.utf8.count + 32)
+        theme.listMarker.append(at: level, to: &bytes) { $0 += marker.text.utf8 }
+        guard let done = task else { return (String(decoding: bytes, as: UTF8.self), marker.width) }
         let box = done ? marks.done : marks.open
-        text += " "
-        (done ? theme.taskDone : theme.taskOpen).append(Substring(box.text), at: level, to: &text)
-        return (text, marker.width + 1 + box.width)
+        bytes.append(UInt8(ascii: " "))
+        (done ? theme.taskDone : theme.taskOpen).append(at: level, to: &bytes) { $0 += box.text.utf8 }
+        return (String(decoding: bytes, as: UTF8.self), marker.width + 1 + box.width)
     }
 
     /// A list mark's text and the columns it takes, measured once: each mark is a single code point or ASCII, which
@@ -338,23 +338,33 @@ struct BlockRenderer {
     private func codeLine(
         _ line: String, highlighter: CodeHighlighter?, advance: Bool, width: Int, style: TextStyle? = nil
     ) -> [String] {
-        let highlighted = highlighter?.spans(line, advance: advance)
+        let highlighted = highlighter?.byteSpans(line, advance: advance)
+        var line = line
         guard level != .plain, DisplayWidth.of(line, model: widthModel) > width else {
-            // One row, its spans styled into one string (no string per span, no join).
-            guard let highlighted else {
-                var row = ""
-                (style ?? theme.codeLine).append(Substring(line), at: level, to: &row)
-                return [row]
+            // One row, its spans styled from the line's bytes into one buffer (no string per span, no join).
+            return line.withUTF8 { text in
+                var row: [UInt8] = []
+                row.reserveCapacity(text.count + 16 * (highlighted?.count ?? 1))
+                guard let highlighted else {
+                    (style ?? theme.codeLine).append(at: level, to: &row) { $0.append(contentsOf: text) }
+                    return [String(decoding: row, as: UTF8.self)]
+                }
+                for span in highlighted {
+                    theme.code.style(for: span.kind).append(at: level, to: &row) {
+                        $0.append(contentsOf: UnsafeBufferPointer(rebasing: text[span.bytes]))
+                    }
+                }
+                return [String(decoding: row, as: UTF8.self)]
             }
-            var row = ""
-            row.reserveCapacity(line.utf8.count + 16 * highlighted.count)
-            for span in highlighted { theme.code.style(for: span.kind).append(span.text, at: level, to: &row) }
-            return [row]
         }
-        let spans: [(text: Substring, style: TextStyle)] =
-            highlighted?.map { ($0.text, theme.code.style(for: $0.kind)) } ?? [
-                (Substring(line), style ?? theme.codeLine)
-            ]
+        let spans: [(text: Substring, style: TextStyle)] = line.withUTF8 { text in
+            highlighted?.map {
+                (
+                    Substring(decoding: UnsafeBufferPointer(rebasing: text[$0.bytes]), as: UTF8.self),
+                    theme.code.style(for: $0.kind)
+                )
+            } ?? [(Substring(decoding: text, as: UTF8.self), style ?? theme.codeLine)]
+        }
         let markerWidth = 2
         // Each character with the span it came from; then the indices where a row after the first starts.
         let characters = spans.enumerated().flatMap { index, span in span.text.map { ($0, index) } }

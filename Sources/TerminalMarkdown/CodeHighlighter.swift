@@ -47,27 +47,36 @@ final class CodeHighlighter {
     /// growing without moving the lexer past it.
     func spans(_ line: String, advance: Bool) -> [(text: Substring, kind: Kind)] {
         var line = line
-        return line.withUTF8 { bytes -> [(text: Substring, kind: Kind)] in
+        let spans = byteSpans(line, advance: advance)
+        return line.withUTF8 { bytes in
+            spans.map { span in
+                (Substring(decoding: UnsafeBufferPointer(rebasing: bytes[span.bytes]), as: UTF8.self), span.kind)
+            }
+        }
+    }
+
+    /// The stretches of `line` as `spans(_:advance:)` finds them, as ranges of its UTF-8 bytes: a line is styled
+    /// from its own bytes, without a string per stretch. Each range starts and ends between characters' scalars.
+    func byteSpans(_ line: String, advance: Bool) -> [(bytes: Range<Int>, kind: Kind)] {
+        var line = line
+        return line.withUTF8 { bytes -> [(bytes: Range<Int>, kind: Kind)] in
             var spans: UnsafePointer<llmster_highlight_span>?
             var count = 0
             // The C side reads exactly `bytes.count` bytes and keeps no pointer past the call.
             let status = llmster_highlighter_line(
                 handle, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
                 bytes.count, advance ? 1 : 0, &spans, &count)
-            let whole = Substring(decoding: bytes, as: UTF8.self)
-            guard status == 0, let spans, count > 0 else { return [(whole, .plain)] }
+            let whole = [(bytes: 0..<bytes.count, kind: Kind.plain)]
+            guard status == 0, let spans, count > 0 else { return whole }
             // The span array belongs to the handle and stays valid until the next call; it is copied out here.
             let buffer = UnsafeBufferPointer(start: spans, count: count)
             // The lexer works on bytes; a boundary inside a UTF-8 sequence would corrupt the character.
             guard buffer.allSatisfy({ $0.offset == 0 || $0.offset >= bytes.count || bytes[$0.offset] & 0xC0 != 0x80 })
             else {
-                return [(whole, .plain)]
+                return whole
             }
             return buffer.map { span in
-                let text = Substring(
-                    decoding: UnsafeBufferPointer(rebasing: bytes[span.offset..<span.offset + span.length]),
-                    as: UTF8.self)
-                return (text, Kind(rawValue: Int(span.kind.rawValue)) ?? .plain)
+                (span.offset..<span.offset + span.length, Kind(rawValue: Int(span.kind.rawValue)) ?? .plain)
             }
         }
     }
