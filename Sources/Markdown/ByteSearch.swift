@@ -24,22 +24,18 @@ package enum ByteSearch {
         }
     }
 
-    /// The lines of `utf8` split at every newline byte, without their newlines: one more than there are newlines (a
-    /// final newline ends with an empty line). Each line is passed to `make` as the bytes' offsets.
-    package static func lines<Line>(of utf8: some Collection<UInt8>, _ make: (UnsafeBufferPointer<UInt8>) -> Line)
-        -> [Line]
-    {
-        withBytes(utf8) { bytes in
-            var lines: [Line] = []
-            var start = 0
-            forEach(0x0A, in: bytes) { position in
-                lines.append(make(UnsafeBufferPointer(rebasing: bytes[start..<position])))
-                start = position + 1
-                return true
-            }
-            lines.append(make(UnsafeBufferPointer(rebasing: bytes[start...])))
-            return lines
+    /// The ranges of the lines of `bytes`, split at every newline byte, without their newlines: one more than there
+    /// are newlines (a final newline ends with an empty line).
+    package static func lineRanges(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var lines: [Range<Int>] = []
+        var start = 0
+        forEach(0x0A, in: bytes) { position in
+            lines.append(start..<position)
+            start = position + 1
+            return true
         }
+        lines.append(start..<bytes.count)
+        return lines
     }
 
     /// Whether `utf8` holds `byte`.
