@@ -303,7 +303,7 @@ public:
             bool later = reusable && line == currentLine && searchEnd == end && searchStart < start &&
                          (!found || match[0].first > start);
             if (!later) {
-                found = searchFrom(start, end, beginningOfLine, false, plainLine, match);
+                found = mayBeginIn(start, end) && searchFrom(start, end, beginningOfLine, false, plainLine, match);
             } else if (mayBeginAt(start, end) && searchFrom(start, end, beginningOfLine, true, plainLine, here)) {
                 std::swap(match, here);
                 found = true;
@@ -369,6 +369,17 @@ private:
     bool mayBeginAt(std::string::const_iterator start, std::string::const_iterator end) const {
         if (start == end) return expression.can_be_null();
         return (expression.get_map()[static_cast<unsigned char>(*start)] & boost::BOOST_REGEX_DETAIL_NS::mask_any) != 0;
+    }
+
+    // Whether a match could begin anywhere in [start, end), by the same map: a rule for strings, comments or
+    // numbers is not searched at all on the many lines without a character that could start one.
+    bool mayBeginIn(std::string::const_iterator start, std::string::const_iterator end) const {
+        if (expression.can_be_null()) return true;
+        const unsigned char *map = expression.get_map();
+        for (auto position = start; position != end; ++position) {
+            if ((map[static_cast<unsigned char>(*position)] & boost::BOOST_REGEX_DETAIL_NS::mask_any) != 0) return true;
+        }
+        return false;
     }
 
     static bool reusableExpression(const std::string &text) {
