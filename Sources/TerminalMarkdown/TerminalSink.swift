@@ -26,10 +26,11 @@ extension TerminalSink {
         _ lines: [String], after output: inout [UInt8], stoppingOnCancellation: Bool,
         lineEnd: String = "\n", pieceBytes: Int = 16 << 10
     ) -> Bool {
-        let end = Array(lineEnd.utf8)
+        var end = lineEnd
+        output.reserveCapacity(pieceBytes + (1 << 10))
         for var line in lines {
             line.withUTF8 { output.append(contentsOf: $0) }
-            output += end
+            end.withUTF8 { output.append(contentsOf: $0) }
             guard output.count >= pieceBytes else { continue }
             write(bytes: output)
             flush()
