@@ -43,20 +43,9 @@ final class CodeHighlighter {
     /// The directory of the language definitions llmster ships for languages source-highlight lacks.
     private static let bundledDefinitions = BundledFiles.path("highlight")
 
-    /// The stretches of `line` (no newline) and their kinds; `advance` false previews a line that is still
-    /// growing without moving the lexer past it.
-    func spans(_ line: String, advance: Bool) -> [(text: Substring, kind: Kind)] {
-        var line = line
-        let spans = byteSpans(line, advance: advance)
-        return line.withUTF8 { bytes in
-            spans.map { span in
-                (Substring(decoding: UnsafeBufferPointer(rebasing: bytes[span.bytes]), as: UTF8.self), span.kind)
-            }
-        }
-    }
-
-    /// The stretches of `line` as `spans(_:advance:)` finds them, as ranges of its UTF-8 bytes: a line is styled
-    /// from its own bytes, without a string per stretch. Each range starts and ends between characters' scalars.
+    /// The stretches of `line` (no newline) and their kinds, as ranges of its UTF-8 bytes that start and end between
+    /// scalars (a line is styled from its own bytes, without a string per stretch); `advance` false previews a line
+    /// that is still growing without moving the lexer past it.
     func byteSpans(_ line: String, advance: Bool) -> [(bytes: Range<Int>, kind: Kind)] {
         var line = line
         return line.withUTF8 { bytes -> [(bytes: Range<Int>, kind: Kind)] in

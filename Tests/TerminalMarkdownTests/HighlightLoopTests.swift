@@ -81,9 +81,10 @@ struct HighlightLoopTests {
         if !sourceHighlightMatching { #expect(pair.allSatisfy { $0.usesOwnLoop }) }
         return lines.enumerated().flatMap { index, line in
             let highlighter = pair[index % 2]
-            let preview = index % 3 == 0 ? [highlighter.spans(line, advance: false)] : []
-            return (preview + [highlighter.spans(line, advance: true)]).map { spans in
-                spans.map { "\($0.kind):\($0.text)" }
+            let preview = index % 3 == 0 ? [highlighter.byteSpans(line, advance: false)] : []
+            let bytes = Array(line.utf8)
+            return (preview + [highlighter.byteSpans(line, advance: true)]).map { spans in
+                spans.map { "\($0.kind):\(String(decoding: bytes[$0.bytes], as: UTF8.self))" }
             }
         }
     }
