@@ -77,17 +77,21 @@ func markdownBench() async throws {
 /// ≈ 4× apart): labels used before their definitions, and definitions alone.
 func renderBench() async throws {
     let capabilities = TerminalCapabilities(width: 100, height: 40)
-    // LLMSTER_BENCH_KIND=NAME (a block kind below, or "mix" for the mix alone) runs only that, for a profiler.
+    // LLMSTER_BENCH_KIND=NAME (a block kind below, or "mix" for the mix alone) runs only that, for a profiler;
+    // LLMSTER_BENCH_RUNS=N renders each text N times instead of 7 (1 under callgrind, whose instruction counts,
+    // unlike this machine's timings, are the same from run to run).
     let only = ProcessInfo.processInfo.environment["LLMSTER_BENCH_KIND"]
+    let runs = ProcessInfo.processInfo.environment["LLMSTER_BENCH_RUNS"].flatMap { Int($0) }.map { max($0, 1) } ?? 7
     for prose in [true, false] where only == nil || (only == "mix" && !prose) {
         let text = ScriptedReply.largeText(bytes: 2 << 20, prose: prose)
         for pieceBytes in [4 << 10, 64 << 10] {
-            let best = (0..<7).map { _ in streamCost(text, capabilities: capabilities, pieceBytes: pieceBytes).seconds }
-                .min()!
+            let best = (0..<runs).map { _ in
+                streamCost(text, capabilities: capabilities, pieceBytes: pieceBytes).seconds
+            }.min()!
             print(
                 String(
-                    format: "  stream %@ in %2d KiB pieces: %.3f s CPU per MiB (best of 7)", prose ? "prose" : "mix  ",
-                    pieceBytes >> 10, best / 2))
+                    format: "  stream %@ in %2d KiB pieces: %.3f s CPU per MiB (best of %d)", prose ? "prose" : "mix  ",
+                    pieceBytes >> 10, best / 2, runs))
         }
     }
     if only == nil {
