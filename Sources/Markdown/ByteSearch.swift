@@ -24,17 +24,21 @@ package enum ByteSearch {
         }
     }
 
-    /// The ranges of the lines of `bytes`, split at every newline byte, without their newlines: one more than there
-    /// are newlines (a final newline ends with an empty line).
-    package static func lineRanges(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
-        var lines: [Range<Int>] = []
-        var start = 0
-        forEach(0x0A, in: bytes) { position in
-            lines.append(start..<position)
-            start = position + 1
-            return true
+    /// The lines of `text` split at every newline byte (a Character split would keep `\r\n` together), without their
+    /// newlines: one more than there are newlines (a final newline ends with an empty line).
+    package static func lines(of text: Substring) -> [Substring] {
+        let utf8 = text.utf8
+        var lines: [Substring] = []
+        var start = utf8.startIndex
+        withBytes(utf8) { bytes in
+            forEach(0x0A, in: bytes) { position in
+                let end = utf8.index(utf8.startIndex, offsetBy: position)
+                lines.append(Substring(utf8[start..<end]))
+                start = utf8.index(after: end)
+                return true
+            }
         }
-        lines.append(start..<bytes.count)
+        lines.append(Substring(utf8[start...]))
         return lines
     }
 

@@ -47,7 +47,7 @@ package struct LinkReferences {
     package func parse(_ text: String, depth: Int = 0) -> [SourceBlock] {
         var blocks = MarkdownParser.parse(text, references: prefix(for: Substring(text)), depth: depth)
         guard Self.mayDefine(text.utf8) else { return blocks }
-        let lines = Self.lines(of: Substring(text))
+        let lines = ByteSearch.lines(of: Substring(text))
         let scan = Scan(lines: lines, blocks: blocks)
         guard !scan.definitions.isEmpty else { return blocks }
         var first: [String: Int] = [:]
@@ -88,7 +88,7 @@ package struct LinkReferences {
     /// (`parse(text)`); call it for each stretch of text as it is committed, in order.
     package mutating func record(_ text: Substring, blocks: [SourceBlock], through lastLine: Int) {
         guard lastLine > 0, Self.mayReference(text.utf8) else { return }
-        record(Scan(lines: Self.lines(of: text), blocks: blocks), through: lastLine)
+        record(Scan(lines: ByteSearch.lines(of: text), blocks: blocks), through: lastLine)
     }
 
     /// Records the definitions of `text`, in which no block starts (definitions and blank lines only), but the
@@ -96,14 +96,10 @@ package struct LinkReferences {
     /// commit: 0 until a second definition starts.
     package mutating func recordSettledDefinitions(_ text: Substring) -> Int {
         guard Self.mayReference(text.utf8) else { return 0 }
-        let scan = Scan(lines: Self.lines(of: text), blocks: [])
+        let scan = Scan(lines: ByteSearch.lines(of: text), blocks: [])
         guard let last = scan.definitions.last?.line, last > 1 else { return 0 }
         record(scan, through: last - 1)
         return last - 1
-    }
-
-    private static func lines(of text: Substring) -> [Substring] {
-        text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     private mutating func record(_ scan: Scan, through lastLine: Int) {

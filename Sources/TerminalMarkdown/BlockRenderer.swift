@@ -418,12 +418,7 @@ struct BlockRenderer {
     /// The lines of `text` (sanitised: no CR can join a newline into one character), without the empty one after a
     /// final newline; split by bytes.
     static func lines(of text: String) -> [String] {
-        var text = text
-        var lines = text.withUTF8 { bytes in
-            ByteSearch.lineRanges(in: bytes).map {
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self)
-            }
-        }
+        var lines = ByteSearch.lines(of: Substring(text)).map(String.init)
         if lines.last == "" { lines.removeLast() }
         return lines
     }

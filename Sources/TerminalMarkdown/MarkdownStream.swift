@@ -537,11 +537,8 @@ struct MarkdownStream {
 
     // MARK: Lines
 
-    /// The lines of `text`, which ends with a newline, split at newline bytes (a Character split would keep
-    /// `\r\n` together), without their newlines.
-    func completeLines(_ text: Substring) -> [Substring] {
-        text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().map { Substring($0) }
-    }
+    /// The lines of `text`, which ends with a newline, without their newlines.
+    func completeLines(_ text: Substring) -> [Substring] { Array(ByteSearch.lines(of: text).dropLast()) }
 
     /// The text of 1-based line `number` of `text`, without its newline.
     func line(_ number: Int, of text: Substring) -> String {
