@@ -367,19 +367,18 @@ private:
     // skips positions by): most rules cannot begin at most tokens, and this spares trying them there. The map and
     // its mask are boost 1.74's (Debian 12's libboost-regex-dev).
     bool mayBeginAt(std::string::const_iterator start, std::string::const_iterator end) const {
-        if (start == end) return expression.can_be_null();
-        return (expression.get_map()[static_cast<unsigned char>(*start)] & boost::BOOST_REGEX_DETAIL_NS::mask_any) != 0;
+        return start == end ? expression.can_be_null() : mayBeginWith(*start);
     }
 
     // Whether a match could begin anywhere in [start, end), by the same map: a rule for strings, comments or
     // numbers is not searched at all on the many lines without a character that could start one.
     bool mayBeginIn(std::string::const_iterator start, std::string::const_iterator end) const {
-        if (expression.can_be_null()) return true;
-        const unsigned char *map = expression.get_map();
-        for (auto position = start; position != end; ++position) {
-            if ((map[static_cast<unsigned char>(*position)] & boost::BOOST_REGEX_DETAIL_NS::mask_any) != 0) return true;
-        }
-        return false;
+        return expression.can_be_null() ||
+               std::any_of(start, end, [this](char character) { return mayBeginWith(character); });
+    }
+
+    bool mayBeginWith(char character) const {
+        return (expression.get_map()[static_cast<unsigned char>(character)] & boost::BOOST_REGEX_DETAIL_NS::mask_any) != 0;
     }
 
     static bool reusableExpression(const std::string &text) {
