@@ -116,23 +116,12 @@ public struct LiveArea: Sendable {
         shown = visible
     }
 
-    /// `lines`, each ended by `lineEnd`, in one string sized once.
-    private func lines(_ lines: [String]) -> String {
-        var text = ""
-        text.reserveCapacity(lines.reduce(lines.count * lineEnd.utf8.count) { $0 + $1.utf8.count })
-        for line in lines {
-            text += line
-            text += lineEnd
-        }
-        return text
-    }
-
     /// Leaves the live rows as they are on the screen and prints `committed` below them; nothing is live afterwards.
     public mutating func leave<Sink: TerminalSink>(committed: [String], sink: inout Sink) {
         guard redraws else { return update(committed: committed, live: [], sink: &sink) }
-        var output = rows > 0 ? "\r\n" : ""
-        output += lines(committed)
-        if !output.isEmpty { sink.write(output) }
+        var output = Array((rows > 0 ? "\r\n" : "").utf8)
+        _ = sink.writeLines(committed, after: &output, stoppingOnCancellation: false, lineEnd: lineEnd)
+        if !output.isEmpty { sink.write(bytes: output) }
         rows = 0
         shown = []
     }

@@ -27,7 +27,6 @@ extension TerminalSink {
         lineEnd: String = "\n", pieceBytes: Int = 16 << 10
     ) -> Bool {
         var end = lineEnd
-        output.reserveCapacity(pieceBytes + (1 << 10))
         for var line in lines {
             line.withUTF8 { output.append(contentsOf: $0) }
             end.withUTF8 { output.append(contentsOf: $0) }
@@ -74,27 +73,21 @@ public struct FileDescriptorSink: TerminalSink {
     /// Creates a sink for `fd` (usually `STDOUT_FILENO`).
     public init(fd: Int32) { self.fd = fd }
 
-    /// A text of 64 KiB or more is written straight from its own storage, not copied into the buffer.
     public mutating func write(_ text: String) {
-        if text.utf8.count >= 1 << 16 {
-            flush()
-            let written: Void?? = text.utf8.withContiguousStorageIfAvailable {
-                try? Descriptor.writeAll(fd, UnsafeRawBufferPointer($0))
-            }
-            if written != nil { return }
-        }
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        var text = text
+        text.withUTF8 { append($0) }
     }
 
-    /// Bytes of 64 KiB or more are written from their own storage, not copied into the buffer.
-    public mutating func write(bytes: [UInt8]) {
+    public mutating func write(bytes: [UInt8]) { bytes.withUnsafeBufferPointer { append($0) } }
+
+    /// Buffers `bytes`; 64 KiB or more are written straight from where they are, not copied into the buffer.
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         if bytes.count >= 1 << 16 {
             flush()
-            try? Descriptor.writeAll(fd, bytes)
+            try? Descriptor.writeAll(fd, UnsafeRawBufferPointer(bytes))
             return
         }
-        buffer += bytes
+        buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 16 { flush() }
     }
 
