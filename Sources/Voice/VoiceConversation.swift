@@ -74,7 +74,7 @@ public final class VoiceConversation: Sendable {
     /// `stopReason` says why a reply the task's cancellation stopped was stopped (`StopReason.signal`), as `ask`'s.
     public func run(
         session: ChatSession, conversationId: String, opened: OpenedConversation? = nil,
-        stopReason: @escaping @Sendable () -> String? = { nil },
+        stopReason: @escaping @Sendable () -> String?,
         display: @escaping @Sendable () -> ReplyObserver,
         events: @escaping @Sendable (VoiceEvent) -> Void
     ) async throws -> [SavedReply] {

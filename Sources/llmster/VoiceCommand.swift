@@ -102,7 +102,7 @@ enum VoiceCommand {
     /// speaking notes go to standard error.
     static func converse(
         _ voice: VoiceConversation, session: ChatSession, conversationId: String, opened: OpenedConversation? = nil,
-        stopReason: @escaping @Sendable () -> String? = { nil }, context: CommandContext
+        stopReason: @escaping @Sendable () -> String?, context: CommandContext
     ) async throws -> [SavedReply] {
         try await voice.run(
             session: session, conversationId: conversationId, opened: opened, stopReason: stopReason,
