@@ -28,7 +28,11 @@ import Testing
             "/open Clip", "/show", "/alt", "/stats", "/unload evil/", "/open no such chat"
         ] {
             let start = terminal.rawOutput.unicodeScalars.count
-            try await terminal.enter(command)
+            let typed = terminal.mark
+            terminal.send(command + "\r")
+            // The prompt's info row and the prompt: `/search Clip` prints "‹Clip› " in its table, which `enter`
+            // would take for the prompt, and the next command would then be typed while this one runs.
+            try await terminal.waitFor("]\n› ", after: typed + command.count)
             shown[command] = String(String.UnicodeScalarView(terminal.rawOutput.unicodeScalars.dropFirst(start)))
         }
         for (command, output) in shown {

@@ -34,8 +34,9 @@ import Testing
         terminal.send("/show\r")
         let show = try await terminal.waitFor("(END)", after: start)
         #expect(show.contains("📎 \(path) · 4 KB"), "the transcript lists what was sent: \(show)")
+        let quit = terminal.mark
         terminal.send("q")
-        try await terminal.waitFor("› ", after: terminal.mark)
+        try await terminal.waitFor("› ", after: quit)
     }
 
     @Test func commandOutputAndPagesAreChipsAndTheirTextNeverReachesTheTerminal() async throws {

@@ -169,11 +169,8 @@ import Testing
     @Test func aCancelledReplyIsReportedOnce() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
-        let start = terminal.mark
-        terminal.send("[[sim:stall=30]] echo:alpha beta gamma delta epsilon\r")
         // The reply stalls after its first words, before "epsilon": what follows the echoed line is the reply.
-        try await terminal.waitFor("epsilon", after: start)
-        let echoed = terminal.mark
+        let echoed = try await terminal.sendLine("[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{3}")
         let after = try await terminal.waitFor("› ", after: echoed)

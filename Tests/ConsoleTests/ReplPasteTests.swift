@@ -131,9 +131,7 @@ import Testing
     @Test func aLineTypedDuringAReplyIsSentAfterIt() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
-        terminal.send("[[sim:stall=2]] echo:alpha beta gamma delta epsilon\r")
-        try await terminal.waitFor("epsilon")
-        let start = terminal.mark
+        let start = try await terminal.sendLine("[[sim:stall=10]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: start)
         terminal.send("echo:**typed** ahead\r")
         try await terminal.waitFor("typed ahead", after: start)

@@ -43,9 +43,7 @@ import Testing
     @Test func ctrlCDuringAReplyKeepsThePartialReplyAndReturnsToThePrompt() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
-        terminal.send("[[sim:stall=30]] echo:alpha beta gamma delta epsilon\r")
-        try await terminal.waitFor("epsilon")
-        let start = terminal.mark
+        let start = try await terminal.sendLine("[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: start)
         terminal.send("\u{3}")
         let after = try await terminal.waitFor("› ", after: start)

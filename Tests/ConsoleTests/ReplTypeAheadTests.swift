@@ -12,7 +12,7 @@ import Testing
         let repl = try ReplHarness()
         let terminal = try await repl.start()
         let start = terminal.mark
-        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        let echoed = try await terminal.sendLine("[[sim:stall=10]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         terminal.send(["/modle", "/stats", "echo:third line"].map { $0 + lineEnd }.joined())
         let past = try await terminal.waitPast("third line\n", after: echoed)
@@ -35,7 +35,7 @@ import Testing
     @Test func aPasteDuringAReplyArrivesWholeWithItsLineBreaks() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
-        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        let echoed = try await terminal.sendLine("[[sim:stall=10]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{1B}[200~echo:pasted one\rpasted two\u{1B}[201~\r")
         // The answer is Markdown: its soft line break shows as a space, unlike the input's echo.
@@ -49,7 +49,7 @@ import Testing
     @Test func linesPastedDuringAReplyAreOneMessage() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
-        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        let echoed = try await terminal.sendLine("[[sim:stall=10]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         terminal.paste("echo:pasted A\rpasted B\r/ps\rpasted C")
         let ended = try await terminal.waitPast("epsilon", after: echoed)
@@ -68,7 +68,7 @@ import Testing
     func aLongPasteDuringAReplyArrivesWholeAndWaits(lines: Int, lineEnd: String) async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
-        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        let echoed = try await terminal.sendLine("[[sim:stall=10]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         let pasted = (1...lines).map { String(format: "line %03d ", $0) + String(repeating: "x", count: 90) }
         terminal.paste("echo:" + pasted.joined(separator: lineEnd))
@@ -192,7 +192,7 @@ import Testing
     @Test func ctrlDTypedDuringAReplyQuitsOnceTheReplyEnds() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
-        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        let echoed = try await terminal.sendLine("[[sim:stall=10]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         terminal.send("\u{4}")
         #expect(try await terminal.waitForExit() == 0, "Ctrl-D typed during the reply quits after it: \(terminal.text)")
@@ -264,7 +264,7 @@ import Testing
     @Test func linesTypedAheadOfAQuestionAreNotLost() async throws {
         let repl = try ReplHarness()
         let terminal = try await repl.start()
-        let echoed = try await terminal.sendLine("[[sim:stall=3]] echo:alpha beta gamma delta epsilon")
+        let echoed = try await terminal.sendLine("[[sim:stall=10]] echo:alpha beta gamma delta epsilon")
         try await terminal.waitFor("alpha", after: echoed)
         terminal.send("/delete\recho:typed ahead\r/ps\r")
         // Neither line typed ahead answers the question: each says so, and the question waits for its answer.
