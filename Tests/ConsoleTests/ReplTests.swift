@@ -1,4 +1,5 @@
 import Foundation
+import Library
 import Simulator
 import TerminalMarkdown
 import TestSupport
@@ -275,6 +276,42 @@ import Testing
         terminal.send("\u{4}")
         #expect(try await terminal.waitForExit() == 0)
         #expect(try repl.firstDraft() == "set aside for later")
+    }
+
+    /// Two faces on one chat: a draft another client saved while the REPL had the chat open is not undone by Ctrl-C
+    /// at the REPL's empty prompt, nor by quitting with the draft the REPL loaded still as it was; what the user typed
+    /// at the REPL is saved.
+    @Test func aDraftAnotherClientSavedOutlivesTheReplsUntouchedInput() async throws {
+        let repl = try ReplHarness()
+        let first = try await repl.start()
+        try await first.enter("echo:a reply")
+        first.send("the REPL's draft")
+        try await first.waitFor("the REPL's draft")
+        try await first.interruptLine()
+        first.send("\u{4}")
+        #expect(try await first.waitForExit() == 0)
+        #expect(try repl.firstDraft() == "the REPL's draft")
+
+        let terminal = try await repl.start(["-c"])
+        try await terminal.waitFor("› the REPL's draft")
+        let library = try LibraryStore(path: repl.sandbox.libraryPath)
+        let id = try #require(try library.conversations().first?.id)
+        try library.setDraft(conversationId: id, text: "typed in an editor meanwhile")
+        // Ctrl-C on the line as loaded, then Ctrl-D: the REPL's input is as it showed it.
+        try await terminal.interruptLine()
+        terminal.send("\u{4}")
+        #expect(try await terminal.waitForExit() == 0)
+        #expect(try repl.firstDraft() == "typed in an editor meanwhile")
+
+        let again = try await repl.start(["-c"])
+        try await again.waitFor("› typed in an editor meanwhile")
+        try library.setDraft(conversationId: id, text: "")
+        again.send(" and more")
+        try await again.waitFor("meanwhile and more")
+        try await again.interruptLine()
+        again.send("\u{15}\u{4}")
+        #expect(try await again.waitForExit() == 0)
+        #expect(try repl.firstDraft() == "typed in an editor meanwhile and more", "the REPL's typing is saved")
     }
 
     /// A message given back to the line and then cleared (Ctrl-U) is not kept: Ctrl-D does not bring it back.

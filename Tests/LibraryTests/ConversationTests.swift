@@ -81,6 +81,29 @@ import Testing
         }
     }
 
+    /// Two faces on one chat: a face that saves its input as it was shown, or emptied, does not undo the draft the
+    /// other saved since; what the user changed is saved.
+    @Test func aDraftAnotherClientSavedIsNotUndoneByInputLeftAsShown() throws {
+        let library = TemporaryLibrary()
+        let store = try library.open()
+        let id = try store.createConversation(title: "Shared").id
+        try store.setDraft(conversationId: id, text: "first thought")
+        // A face showed "first thought"; another saved a newer draft meanwhile.
+        try store.setDraft(conversationId: id, text: "second thought")
+        #expect(
+            try store.replaceDraft(conversationId: id, with: "first thought", shown: "first thought")
+                == "second thought")
+        #expect(try store.replaceDraft(conversationId: id, with: "", shown: "first thought") == "second thought")
+        #expect(try store.conversation(id: id)?.draft == "second thought")
+        // What the user typed is saved, and an input emptied of the draft it showed clears it.
+        #expect(try store.replaceDraft(conversationId: id, with: "third", shown: "first thought") == "third")
+        #expect(try store.replaceDraft(conversationId: id, with: "", shown: "third") == "")
+        #expect(try store.conversation(id: id)?.draft == "")
+        #expect(throws: LibraryError.notFound(kind: "conversation", reference: "nope")) {
+            try store.replaceDraft(conversationId: "nope", with: "x", shown: "")
+        }
+    }
+
     @Test func resolvesIdsPrefixesAndTitles() throws {
         let library = TemporaryLibrary()
         let store = try library.open()

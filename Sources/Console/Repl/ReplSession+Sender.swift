@@ -20,6 +20,7 @@ extension ReplSession {
         let overrides = ConversationOverrides(model: pendingModel, preset: pendingPreset)
         let opened = try await chat.openConversation(.new, overrides: overrides)
         conversationId = opened.conversation.id
+        shownDraft = opened.conversation.draft
         pendingPreset = nil
         return (opened.conversation.id, opened)
     }

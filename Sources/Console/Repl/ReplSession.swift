@@ -75,6 +75,8 @@ import TerminalMarkdown
     var draft = ""
     /// Unsent input kept for the current conversation (after Ctrl-C, or restored when returning to it).
     var keptDraft = ""
+    /// The current conversation's draft as this REPL last loaded or saved it (the message, not the line).
+    var shownDraft = ""
     /// The id of the conversation's last user message when the prompt was last shown: `/retry` and `/edit` name it,
     /// so a message another process sent since (which this REPL never showed) is not the one asked again or replaced.
     var shownLastMessageId: String?
@@ -327,10 +329,16 @@ import TerminalMarkdown
 
     /// Keeps unsent input on the current conversation (only when there is one), as the message it would send
     /// (`DraftText`), which every face reads.
+    /// The library's rule for two faces on one chat (`LibraryStore.replaceDraft`): input left as this REPL showed it,
+    /// or emptied, does not undo a draft another client saved since.
     func saveDraft(_ text: String) async {
         guard let id = conversationId else { return }
         let message = DraftText.message(fromLine: text)
-        try? await chat.withLibrary { try $0.setDraft(conversationId: id, text: message) }
+        let shown = shownDraft
+        let stored = try? await chat.withLibrary {
+            try $0.replaceDraft(conversationId: id, with: message, shown: shown)
+        }
+        if stored == message { shownDraft = message }
     }
 
     /// Switches to conversation `id`, saving the draft of the one left and putting the new one's in the line.
@@ -345,7 +353,8 @@ import TerminalMarkdown
         serverContextAnswer = nil
         let conversation = await currentConversation()
         offersFreshContext = conversation?.systemPromptAwaitsFreshContext ?? false
-        keptDraft = DraftText.line(fromMessage: conversation?.draft ?? "")
+        shownDraft = conversation?.draft ?? ""
+        keptDraft = DraftText.line(fromMessage: shownDraft)
         draft = keptDraft
         // Said just before the prompt that shows it, after what the switch prints (the banner, "Opened …").
         announcesDraft = !keptDraft.isEmpty

@@ -230,6 +230,23 @@ extension LibraryStore {
             conversationId)
     }
 
+    /// Keeps a face's unsent input (`text`) as the draft, given the draft that face last showed (`shown`: the one it
+    /// loaded, or last saved): an input left as shown writes nothing, so it cannot put back a draft another client
+    /// changed since, and an emptied input (sent, or cleared) leaves such a newer draft in place. Input the user
+    /// changed is saved. Returns the draft the conversation holds afterwards.
+    @discardableResult
+    public func replaceDraft(conversationId: String, with text: String, shown: String) throws -> String {
+        try transaction {
+            guard
+                let stored = try connection.first(
+                    "SELECT draft FROM conversations WHERE id = ?", [.text(conversationId)], row: { $0.string(0) })
+            else { throw LibraryError.notFound(kind: "conversation", reference: conversationId) }
+            if text == shown || (text.isEmpty && stored != shown) { return stored }
+            try setDraft(conversationId: conversationId, text: text)
+            return text
+        }
+    }
+
     /// Sets the integrations a conversation may use (by name, duplicates dropped, none when empty); returns the
     /// names it did not use before, so a face can say once that integrations may contact external services.
     @discardableResult
