@@ -18,12 +18,21 @@ enum LibraryMethods {
                 .object(["conversationId": .string(conversation.id), "text": .string(conversation.draft)])
             }
         }
+        // With `shown` (the draft the editor last loaded or saved), the library's rule for two faces on one chat
+        // (`LibraryStore.replaceDraft`): the answer's `text` is the draft held afterwards, which may be another
+        // client's.
         registry.register("drafts/set") { context, params in
             let text = try params.optionalString("text") ?? ""
+            let shown = try params.optionalString("shown")
             return try await context.session.withConversation(try params.string("conversationId")) {
                 conversation, library in
-                try library.setDraft(conversationId: conversation.id, text: text)
-                return .object(["conversationId": .string(conversation.id), "text": .string(text)])
+                var stored = text
+                if let shown {
+                    stored = try library.replaceDraft(conversationId: conversation.id, with: text, shown: shown)
+                } else {
+                    try library.setDraft(conversationId: conversation.id, text: text)
+                }
+                return .object(["conversationId": .string(conversation.id), "text": .string(stored)])
             }
         }
     }

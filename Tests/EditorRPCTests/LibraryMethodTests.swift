@@ -42,6 +42,14 @@ import Testing
             await rpc.call("drafts/set", ["conversationId": id, "text": "half a thought"])?["result"]?["text"]
                 == "half a thought")
         #expect(await rpc.call("drafts/get", ["conversationId": id])?["result"]?["text"] == "half a thought")
+        // An editor that showed an older draft, its input left as shown or emptied, keeps the newer one.
+        for text in ["an older thought", ""] {
+            #expect(
+                await rpc.call(
+                    "drafts/set", ["conversationId": id, "text": .string(text), "shown": "an older thought"])?[
+                        "result"]?["text"] == "half a thought")
+        }
+        #expect(await rpc.call("drafts/get", ["conversationId": id])?["result"]?["text"] == "half a thought")
 
         let sent = await rpc.call("chat/send", ["conversationId": id, "text": "echo:the quarterly zeppelin report"])
         #expect(sent?["result"]?["status"] == "complete")

@@ -73,7 +73,8 @@
 ;; once for a send there (when its reply ends); an input left as the library's draft filled it
 ;; follows the draft, so a draft sent from another client leaves it, and text typed since stays.
 ;; Closing a chat (or Emacs) saves its input as the draft only when it is not the draft it last
-;; showed (as loaded, followed or saved): a draft another client saved meanwhile stays.
+;; showed (as loaded, followed or saved): a draft another client saved meanwhile stays, and
+;; an input emptied of the draft it showed does not wipe it either.
 ;;
 ;; `llmster-copy-code-block' and `llmster-insert-code-block' take a code block of the last
 ;; reply; `llmster-switch-server' changes the server profile.
@@ -406,13 +407,15 @@ The text is kept as typed, its indentation included; only blanks at its
 very end go (blanks alone are no draft).  It is saved only when it is
 not the draft the input last showed (`llmster--loaded-draft'): an input
 left as loaded, or as empty as it came, does not overwrite a draft
-another client saved since.
+another client saved since.  That draft is sent along as `shown', so
+llmster also keeps such a newer draft when the input was emptied.
 With WAIT, return once llmster has saved it (Emacs is about to exit)."
   (when (and llmster--conversation-id (llmster--live-p))
     ;; Leading blanks are the message's: an indented code line, or a blank before a `/'.
     (let ((text (string-trim-right (buffer-substring-no-properties llmster--input-start (point-max)))))
       (unless (equal text (string-trim-right (or llmster--loaded-draft "")))
-        (let ((params `((conversationId . ,llmster--conversation-id) (text . ,text))))
+        (let ((params `((conversationId . ,llmster--conversation-id) (text . ,text)
+                        (shown . ,(or llmster--loaded-draft "")))))
           (if wait
               (llmster--request-sync "drafts/set" params)
             (llmster--request "drafts/set" params #'ignore)))

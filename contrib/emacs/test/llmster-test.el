@@ -2266,6 +2266,18 @@ without events; a cancel during it says the server finishes the prompt first."
           (send-elsewhere "echo:theirs" "theirs")
           (should (equal (buffer-substring-no-properties llmster--input-start (point-max)) "echo:mine too")))))))
 
+;; Two faces on one chat: the draft an input showed, emptied here, does not wipe a newer one saved elsewhere.
+(ert-deftest llmster-test-an-emptied-input-keeps-a-newer-draft-from-elsewhere ()
+  (llmster-test--with-llmster
+    (pcase-let ((`(,buffer . ,id) (llmster-test--chat-with-draft "echo:saved here P5")))
+      (cl-flet ((draft () (alist-get 'text (llmster-test--call "drafts/get" 'conversationId id))))
+        (run-hooks 'kill-emacs-hook)
+        (should (equal (draft) "echo:saved here P5"))
+        (with-current-buffer buffer (delete-region llmster--input-start (point-max)))
+        (llmster-test--call "drafts/set" 'conversationId id 'text "newer draft P6")
+        (run-hooks 'kill-emacs-hook)
+        (should (equal (draft) "newer draft P6"))))))
+
 ;; QA: an empty input wiped another client's draft as the chat was closed (C-x k or C-x C-c).
 (ert-deftest llmster-test-closing-a-chat-keeps-a-draft-another-client-saved ()
   (llmster-test--with-llmster

@@ -1392,6 +1392,20 @@ local function new_chat(input)
     assert(llmster.request_sync('drafts/get', { conversationId = id }).text == 'typed before :qa')
   end)
 
+  test('an input emptied of the draft it showed keeps a newer draft saved elsewhere', function()
+    local buffer = llmster.open()
+    send_and_wait(buffer, 'echo:hello')
+    type_input(buffer, 'saved here P5')
+    vim.api.nvim_exec_autocmds('VimLeavePre', { group = 'llmster_drafts' })
+    local id = llmster.chat(buffer).conversation
+    assert(llmster.request_sync('drafts/get', { conversationId = id }).text == 'saved here P5')
+    vim.api.nvim_buf_set_lines(buffer, -2, -1, false, { '' })
+    llmster.request_sync('drafts/set', { conversationId = id, text = 'newer draft P6' })
+    vim.api.nvim_exec_autocmds('VimLeavePre', { group = 'llmster_drafts' })
+    local draft = llmster.request_sync('drafts/get', { conversationId = id }).text
+    assert(draft == 'newer draft P6', 'the draft saved elsewhere stays: ' .. vim.inspect(draft))
+  end)
+
   test('a draft keeps its first line\'s indentation and its lines, only the blank end goes', function()
     local buffer = new_chat('echo:hello')
     local id = llmster.chat(buffer).conversation

@@ -28,8 +28,9 @@ local function save_draft(buffer, wait)
   if not (chat and chat.conversation and vim.api.nvim_buf_is_loaded(buffer)) then return end
   local text = input_text(buffer)
   if text ~= (chat.draft or '') then
+    -- `shown`: llmster keeps a draft another client saved since, when the input was emptied.
+    local params = { conversationId = chat.conversation, text = text, shown = chat.draft or '' }
     chat.draft = text
-    local params = { conversationId = chat.conversation, text = text }
     if wait then client.request_sync('drafts/set', params) else client.request('drafts/set', params) end
   end
 end
