@@ -40,4 +40,25 @@ import Testing
         let drawnAfter = after.components(separatedBy: "Section ").count - 1
         #expect(drawnAfter < 120, "\(drawnAfter) sections drawn after Ctrl-C")
     }
+
+    /// Keys typed while `ask` draws its reply on a terminal are not echoed into the drawing, and neither is Ctrl-C's
+    /// `^C` (it used to follow the last live row); the terminal is cooked again when llmster exits.
+    @Test func keysTypedDuringTheReplyAreNotEchoedIntoIt() async throws {
+        let fixture = try SimulatorFixture()
+        let cli = try CLI(server: fixture.url)
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["ask", "[[sim:stall=30]] echo:alpha beta gamma delta epsilon"],
+            environment: cli.environment, width: 100, height: 40)
+        _ = try await terminal.waitFor("alpha")
+        terminal.send("typed meanwhile\r")
+        // The terminal has taken the line (and echoed it, were echo on) before Ctrl-C comes.
+        try await terminal.waitUntilInputIsQueued("typed meanwhile\n".utf8.count)
+        terminal.send("\u{3}")
+        #expect(try await terminal.waitForExit() == 130)
+        let output = terminal.text
+        #expect(!output.contains("typed meanwhile"), "\(output)")
+        #expect(!output.contains("^C"), "\(output)")
+        #expect(output.contains("incomplete"), "\(output)")
+        #expect(terminal.isCooked)
+    }
 }

@@ -17,7 +17,8 @@ package enum AskCommand {
             `git diff | llmster ask "Review this diff:"` sends the instruction, then the diff; with no arguments
             standard input is the whole prompt. With `--preset NAME` whose preset has a template, the template is
             sent with {{input}} filled by the arguments and {{stdin}} by standard input. On a terminal the answer is
-            rendered Markdown; piped, it is the raw Markdown text. Stages (model loading, prompt processing),
+            rendered Markdown (keys typed meanwhile, Ctrl-C's ^C included, are not echoed into it; they reach the
+            shell afterwards); piped, it is the raw Markdown text. Stages (model loading, prompt processing),
             the reasoning tail and tool calls go to standard error, only when it is a terminal.
             `-f PATH|GLOB|DIR|URL` (repeatable) sends files, a directory's text files (hidden and .gitignored
             entries skipped), a glob's matches, a web page's text or (`-f -`) standard input as context: each
@@ -168,6 +169,8 @@ package enum AskCommand {
         let reportsLoading = context.terminal(fd: 2).isTTY
         // A reader that goes away ends the reply, saved as incomplete, instead of SIGPIPE ending the process.
         signal(SIGPIPE, SIG_IGN)
+        let drawing = Terminal.quietWhileDrawing()
+        defer { Terminal.restore(drawing) }
         let work = Task { () -> TurnOutcome in
             var submission = prompt
             if resend {

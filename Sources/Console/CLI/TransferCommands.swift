@@ -400,6 +400,29 @@ enum Terminal {
         return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
     }
 
+    /// Turns echo off while a reply is drawn on the terminal, when standard input is that terminal too: keys typed
+    /// meanwhile (Ctrl-C's `^C` included) are not echoed into the drawing and wait for the shell, and Ctrl-C does not
+    /// make the terminal discard the output it holds (NOFLSH), which could end inside an escape sequence. Returns
+    /// the settings for `restore`, nil when nothing changed. Never with standard output piped: a pager at the other
+    /// end sets the terminal's modes itself, and putting them back would undo its own. Nor in the background
+    /// (`llmster ask … &`), where changing them would stop the process (SIGTTOU).
+    static func quietWhileDrawing() -> termios? {
+        guard isatty(0) == 1, isatty(1) == 1, tcgetpgrp(0) == getpgrp() else { return nil }
+        var saved = termios()
+        guard tcgetattr(0, &saved) == 0 else { return nil }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        quiet.c_lflag |= tcflag_t(NOFLSH)
+        tcsetattr(0, TCSANOW, &quiet)
+        return saved
+    }
+
+    /// Puts back the settings `quietWhileDrawing` changed.
+    static func restore(_ settings: termios?) {
+        guard var settings else { return }
+        tcsetattr(0, TCSANOW, &settings)
+    }
+
     /// A line typed with echo off, or nil when there is no terminal.
     static func readSecret(_ prompt: SanitizedMessage) -> [UInt8]? {
         guard isatty(0) == 1, isatty(2) == 1 else { return nil }
