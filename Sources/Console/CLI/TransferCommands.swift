@@ -383,7 +383,8 @@ public enum Transfer {
     }
 }
 
-/// Questions on the controlling terminal: standard input and standard error must both be terminals.
+/// The controlling terminal: questions (standard input and standard error must both be terminals), and its echo
+/// while a reply is drawn on it.
 enum Terminal {
     /// The answer to `question` (trimmed), or nil when there is no terminal or input ended. The answer is echoed
     /// as typed even where echo was off (the REPL turns it off while a command runs).
