@@ -267,7 +267,8 @@ public:
     explicit ReusingRegexRule(srchilite::HighlightRulePtr original)
         : srchilite::HighlightRule(*original), original(original), expression(original->toString()),
           pcre(PcrePattern::make(original->toString(), expression)),
-          reusable(reusableExpression(original->toString())) {
+          reusable(reusableExpression(original->toString())),
+          contextFree(reusable && contextFreeExpression(original->toString())) {
         for (const auto &element : getElemList()) kindsOfElements.push_back(elementKind(element));
     }
 
@@ -283,6 +284,7 @@ public:
         expression.assign(original->toString());
         pcre = PcrePattern::make(original->toString(), expression);
         reusable = reusableExpression(original->toString());
+        contextFree = reusable && contextFreeExpression(original->toString());
         line = 0;
     }
 
@@ -304,6 +306,8 @@ public:
                          (!found || match[0].first > start);
             if (!later) {
                 found = mayBeginIn(start, end) && searchFrom(start, end, beginningOfLine, false, plainLine, match);
+            } else if (contextFree) {
+                // What the earlier search found (or that it found nothing) is the answer from here too.
             } else if (mayBeginAt(start, end) && searchFrom(start, end, beginningOfLine, true, plainLine, here)) {
                 std::swap(match, here);
                 found = true;
@@ -337,6 +341,9 @@ private:
     /// The expression for PCRE2, which searches in its place where it may; nullptr where boost alone searches.
     std::shared_ptr<PcrePattern> pcre;
     bool reusable;
+    /// Whether a match at a position never depends on where the search began (`contextFreeExpression`): a later
+    /// search of the line is answered from the earlier one alone, without trying the new start.
+    bool contextFree;
     std::vector<llmster_token_kind> kindsOfElements;
 
     // The remembered search: on which line, from where to where with which flags, and what it found; `here` is the
@@ -379,6 +386,39 @@ private:
 
     bool mayBeginWith(char character) const {
         return (expression.get_map()[static_cast<unsigned char>(character)] & boost::BOOST_REGEX_DETAIL_NS::mask_any) != 0;
+    }
+
+    // Whether an expression matches at a position the same whatever the search's start: no anchor or assertion that
+    // looks at the search's start or before it (^ outside a bracket expression, \b \B \< \> \A \G \` and
+    // lookbehind, which reusableExpression already refuses). Then a search from a later start finds what the earlier
+    // one found past it, and nothing where it found nothing: trying each new start again (a rule such as properties'
+    // `([^="+]+)…(\+?=)` runs to the end of a line without `=` from every one) made a long line cost its square.
+    static bool contextFreeExpression(const std::string &text) {
+        bool inBracket = false;
+        for (size_t index = 0; index < text.size(); ++index) {
+            char character = text[index];
+            if (character == '\\') {
+                if (++index == text.size()) return false;
+                if (!inBracket && std::string_view("bB<>AG`Q").find(text[index]) != std::string_view::npos) return false;
+            } else if (inBracket) {
+                if (character == '[' && index + 1 < text.size() && std::string_view(":=.").find(text[index + 1]) != std::string_view::npos) {
+                    // A POSIX class or collating element: skip to its closing ":]", "=]" or ".]".
+                    size_t close = text.find(std::string(1, text[index + 1]) + "]", index + 2);
+                    if (close == std::string::npos) return false;
+                    index = close + 1;
+                } else if (character == ']') {
+                    inBracket = false;
+                }
+            } else if (character == '[') {
+                inBracket = true;
+                // A leading ^ negates, and a ] right after "[" or "[^" is a literal, not the bracket's end.
+                if (index + 1 < text.size() && text[index + 1] == '^') ++index;
+                if (index + 1 < text.size() && text[index + 1] == ']') ++index;
+            } else if (character == '^') {
+                return false;
+            }
+        }
+        return !inBracket;
     }
 
     static bool reusableExpression(const std::string &text) {
