@@ -297,8 +297,9 @@ public:
 
     // The leftmost match at or after `start`, as tryToMatch's search finds it, or nullptr; valid until this rule's
     // next search. `plainLine`: the line has no character boost takes as a line separator, so PCRE2 may search it.
+    // Adds to `scanned` the bytes a search of the rest of the line went through (up to its match, or to the end).
     const Found *search(std::string::const_iterator start, std::string::const_iterator end, bool beginningOfLine,
-                        bool plainLine) {
+                        bool plainLine, size_t &scanned) {
         bool sameSearch = line == currentLine && searchEnd == end && searchStart == start &&
                           searchBeginningOfLine == beginningOfLine;
         if (!sameSearch) {
@@ -306,6 +307,7 @@ public:
                          (!found || match[0].first > start);
             if (!later) {
                 found = mayBeginIn(start, end) && searchFrom(start, end, beginningOfLine, false, plainLine, match);
+                scanned += static_cast<size_t>((found ? match[0].first : end) - start);
             } else if (contextFree) {
                 // What the earlier search found (or that it found nothing) is the answer from here too.
             } else if (mayBeginAt(start, end) && searchFrom(start, end, beginningOfLine, true, plainLine, here)) {
@@ -476,6 +478,12 @@ bool onlyBlanks(std::string::const_iterator start, std::string::const_iterator e
     return !undecided || boost::regex_match(start, end, *blanks);
 }
 
+// The bytes the searches of one line may go through before the rest of it is left plain: ordinary lines stay far
+// below (a 16 KiB python line goes through 13 times its length), while a rule searched afresh after each token of a
+// long line (erl's 16 KiB of `${a} $(b) ` went through 77 MB, 3 s) would make its cost grow as its square.
+const size_t scanBudgetPerByte = 32;
+const size_t scanBudgetPerLine = size_t(1) << 20;
+
 // Highlights `line` as SourceHighlighter::highlightParagraph does (the same tokens, states and formatted texts), for
 // states whose rules are all ReusingRegexRule: searches are answered from the rules' memory, and only the best
 // rule's match becomes spans (source-highlight builds a token of strings for every rule that matches, and formats
@@ -492,14 +500,22 @@ void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
     const auto end = line.end();
     const bool plainLine = line.find_first_of("\n\r\f") == std::string::npos;
     bool beginningOfLine = true;
+    size_t scanned = 0;
+    const size_t scanBudget = scanBudgetPerByte * line.size() + scanBudgetPerLine;
     while (true) {
         srchilite::HighlightStatePtr state = lexer.getCurrentState();
+        if (scanned > scanBudget) {
+            // Searched far more than the line holds (a rule that cannot remember its search, such as erl's
+            // lookbehind, finding nothing in the rest of a long line after every token): the rest stays plain.
+            format(elementKind(state->getDefaultElement()), start, end);
+            return;
+        }
         ReusingRegexRule *best = nullptr;
         const Found *bestMatch = nullptr;
         size_t bestPrefix = 0, bestSize = 0;
         for (const auto &entry : state->getRuleList()) {
             auto rule = static_cast<ReusingRegexRule *>(entry.get());
-            const Found *match = rule->search(start, end, beginningOfLine, plainLine);
+            const Found *match = rule->search(start, end, beginningOfLine, plainLine, scanned);
             if (match == nullptr) continue;
             auto prefix = static_cast<size_t>((*match)[0].first - start);
             size_t size = rule->matchedSize(*match);
