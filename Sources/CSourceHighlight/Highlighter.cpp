@@ -297,9 +297,9 @@ public:
 
     // The leftmost match at or after `start`, as tryToMatch's search finds it, or nullptr; valid until this rule's
     // next search. `plainLine`: the line has no character boost takes as a line separator, so PCRE2 may search it.
-    // Adds to `scanned` the bytes a search of the rest of the line went through (up to its match, or to the end).
+    // Adds to `searched` the bytes a search of the rest of the line went through (up to its match, or to the end).
     const Found *search(std::string::const_iterator start, std::string::const_iterator end, bool beginningOfLine,
-                        bool plainLine, size_t &scanned) {
+                        bool plainLine, size_t &searched) {
         bool sameSearch = line == currentLine && searchEnd == end && searchStart == start &&
                           searchBeginningOfLine == beginningOfLine;
         if (!sameSearch) {
@@ -307,7 +307,7 @@ public:
                          (!found || match[0].first > start);
             if (!later) {
                 found = mayBeginIn(start, end) && searchFrom(start, end, beginningOfLine, false, plainLine, match);
-                scanned += static_cast<size_t>((found ? match[0].first : end) - start);
+                searched += static_cast<size_t>((found ? match[0].first : end) - start);
             } else if (contextFree) {
                 // What the earlier search found (or that it found nothing) is the answer from here too.
             } else if (mayBeginAt(start, end) && searchFrom(start, end, beginningOfLine, true, plainLine, here)) {
@@ -392,7 +392,7 @@ private:
 
     // Whether an expression matches at a position the same whatever the search's start: no anchor or assertion that
     // looks at the search's start or before it (^ outside a bracket expression, \b \B \< \> \A \G \` and
-    // lookbehind, which reusableExpression already refuses). Then a search from a later start finds what the earlier
+    // lookbehind). Then a search from a later start finds what the earlier
     // one found past it, and nothing where it found nothing: trying each new start again (a rule such as properties'
     // `([^="+]+)…(\+?=)` runs to the end of a line without `=` from every one) made a long line cost its square.
     static bool contextFreeExpression(const std::string &text) {
@@ -416,18 +416,52 @@ private:
                 // A leading ^ negates, and a ] right after "[" or "[^" is a literal, not the bracket's end.
                 if (index + 1 < text.size() && text[index + 1] == '^') ++index;
                 if (index + 1 < text.size() && text[index + 1] == ']') ++index;
-            } else if (character == '^') {
+            } else if (character == '^' || text.compare(index, 3, "(?<") == 0) {
                 return false;
             }
         }
         return !inBracket;
     }
 
+    // Whether a search from a later start may be answered from an earlier one once the new start itself has been
+    // tried: nothing in the expression looks further back than one character before a position (a lookbehind of one
+    // character, class or escape, as every definition's are: erl's (?<!_), rust's (?<!r), vim's (?<=\s); and \b).
+    // A named group, \G, \K or a verb refuse it, and so does a longer lookbehind.
     static bool reusableExpression(const std::string &text) {
-        for (const char *construct : {"(?<", "\\G", "\\K", "(*"}) {
+        for (const char *construct : {"\\G", "\\K", "(*"}) {
             if (text.find(construct) != std::string::npos) return false;
         }
+        for (size_t at = text.find("(?<"); at != std::string::npos; at = text.find("(?<", at + 1)) {
+            if (at + 3 >= text.size() || (text[at + 3] != '=' && text[at + 3] != '!')) return false;
+            size_t close = atomEnd(text, at + 4);
+            if (close >= text.size() || text[close] != ')') return false;
+        }
         return true;
+    }
+
+    // Where the single character, escape or bracket expression at `index` ends (past the text when it is none).
+    static size_t atomEnd(const std::string &text, size_t index) {
+        if (index >= text.size()) return text.size() + 1;
+        char character = text[index];
+        if (character == '\\') return index + 2;
+        if (std::string_view("()|*+?{").find(character) != std::string_view::npos) return text.size() + 1;
+        if (character != '[') return index + 1;
+        size_t position = index + 1;
+        if (position < text.size() && text[position] == '^') ++position;
+        if (position < text.size() && text[position] == ']') ++position;
+        while (position < text.size() && text[position] != ']') {
+            if (text[position] == '\\') {
+                position += 2;
+            } else if (text[position] == '[' && position + 1 < text.size() &&
+                       std::string_view(":=.").find(text[position + 1]) != std::string_view::npos) {
+                size_t closing = text.find(std::string(1, text[position + 1]) + "]", position + 2);
+                if (closing == std::string::npos) return text.size() + 1;
+                position = closing + 2;
+            } else {
+                ++position;
+            }
+        }
+        return position < text.size() ? position + 1 : text.size() + 1;
     }
 };
 
@@ -478,12 +512,6 @@ bool onlyBlanks(std::string::const_iterator start, std::string::const_iterator e
     return !undecided || boost::regex_match(start, end, *blanks);
 }
 
-// The bytes the searches of one line may go through before the rest of it is left plain: ordinary lines stay far
-// below (a 16 KiB python line goes through 13 times its length), while a rule searched afresh after each token of a
-// long line (erl's 16 KiB of `${a} $(b) ` went through 77 MB, 3 s) would make its cost grow as its square.
-const size_t scanBudgetPerByte = 32;
-const size_t scanBudgetPerLine = size_t(1) << 20;
-
 // Highlights `line` as SourceHighlighter::highlightParagraph does (the same tokens, states and formatted texts), for
 // states whose rules are all ReusingRegexRule: searches are answered from the rules' memory, and only the best
 // rule's match becomes spans (source-highlight builds a token of strings for every rule that matches, and formats
@@ -492,7 +520,7 @@ const size_t scanBudgetPerLine = size_t(1) << 20;
 // than are open exits them all (source-highlight pops an empty stack), and groups past the rule's elements are not
 // formatted (source-highlight reads past its element list).
 void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
-                   std::vector<llmster_highlight_span> &spans) {
+                   std::vector<llmster_highlight_span> &spans, size_t &searched) {
     auto format = [&](llmster_token_kind kind, std::string::const_iterator from, std::string::const_iterator to) {
         appendSpan(spans, kind, static_cast<size_t>(to - from));
     };
@@ -500,22 +528,15 @@ void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
     const auto end = line.end();
     const bool plainLine = line.find_first_of("\n\r\f") == std::string::npos;
     bool beginningOfLine = true;
-    size_t scanned = 0;
-    const size_t scanBudget = scanBudgetPerByte * line.size() + scanBudgetPerLine;
+    searched = 0;
     while (true) {
         srchilite::HighlightStatePtr state = lexer.getCurrentState();
-        if (scanned > scanBudget) {
-            // Searched far more than the line holds (a rule that cannot remember its search, such as erl's
-            // lookbehind, finding nothing in the rest of a long line after every token): the rest stays plain.
-            format(elementKind(state->getDefaultElement()), start, end);
-            return;
-        }
         ReusingRegexRule *best = nullptr;
         const Found *bestMatch = nullptr;
         size_t bestPrefix = 0, bestSize = 0;
         for (const auto &entry : state->getRuleList()) {
             auto rule = static_cast<ReusingRegexRule *>(entry.get());
-            const Found *match = rule->search(start, end, beginningOfLine, plainLine, scanned);
+            const Found *match = rule->search(start, end, beginningOfLine, plainLine, searched);
             if (match == nullptr) continue;
             auto prefix = static_cast<size_t>((*match)[0].first - start);
             size_t size = rule->matchedSize(*match);
@@ -638,6 +659,8 @@ struct llmster_highlighter {
     srchilite::FormatterParams params;
     /// Whether its lines go through highlightLine: its definition's rules are all ReusingRegexRule.
     bool usesOwnLoop = false;
+    /// The bytes the searches of the last line highlighted went through (llmster_highlighter_searched_bytes).
+    size_t searchedBytes = 0;
     /// Whether it runs source-highlight's own matching on definitions of its own (for tests); not kept in the pool.
     bool sourceHighlightMatching = false;
 };
@@ -739,7 +762,7 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
         highlighter->spans.clear();
         if (highlighter->usesOwnLoop) {
             ++currentLine;
-            highlightLine(lexer, text, highlighter->spans);
+            highlightLine(lexer, text, highlighter->spans, highlighter->searchedBytes);
         } else {
             lexer.highlightParagraph(text);
         }
@@ -774,6 +797,13 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
 
 extern "C" int llmster_highlighter_uses_own_loop(const llmster_highlighter *highlighter) {
     return highlighter != nullptr && highlighter->usesOwnLoop ? 1 : 0;
+}
+
+extern "C" int llmster_highlighter_searched_bytes(const llmster_highlighter *highlighter, size_t *bytes) {
+    if (highlighter == nullptr || bytes == nullptr) return -1;
+    std::lock_guard<std::mutex> guard(libraryLock());
+    *bytes = highlighter->searchedBytes;
+    return 0;
 }
 
 extern "C" int llmster_highlighter_pcre2_rules(const llmster_highlighter *highlighter, size_t *pcre2, size_t *rules) {

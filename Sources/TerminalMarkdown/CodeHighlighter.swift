@@ -38,6 +38,14 @@ final class CodeHighlighter {
         return (pcre2, all)
     }
 
+    /// The bytes the rule searches of the last line went through in llmster's loop (each from its start to its match
+    /// or the line's end): what a line costs, in proportion to its length when every rule remembers its search.
+    var searchedBytes: Int {
+        var bytes = 0
+        guard llmster_highlighter_searched_bytes(handle, &bytes) == 0 else { return 0 }
+        return bytes
+    }
+
     deinit { llmster_highlighter_destroy(handle) }
 
     /// The directory of the language definitions llmster ships for languages source-highlight lacks.

@@ -218,8 +218,8 @@ private func reportLongCodeLine(capabilities: TerminalCapabilities) {
                 "  long-line ratios 64 KiB / 16 KiB: whole %.2f (linear ≈ 4), streamed %.2f, in line mode %.2f (%.2f at 2 KiB/s)",
             whole[64]! / whole[16]!, streamed[64]! / streamed[16]!, lineMode[64]! / lineMode[16]!,
             lineModeTimed[64]! / lineModeTimed[16]!))
-    // Lines written to be slow: erl's rule with a lookbehind is searched afresh after every token (until the line's
-    // search budget runs out), and a conf rule ran to the end of a line without `=` from every quote.
+    // Lines written to be slow: erl's rule with a lookbehind was searched afresh after every token, and a conf rule
+    // ran to the end of a line without `=` from every quote.
     for (language, unit) in [("erl", "${a} $(b) "), ("conf", "'")] {
         let seconds = [16, 64].map { kib -> Double in
             let text = "```\(language)\n" + String(repeating: unit, count: (kib << 10) / unit.utf8.count) + "\n```\n"

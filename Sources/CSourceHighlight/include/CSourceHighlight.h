@@ -76,6 +76,11 @@ int llmster_highlighter_uses_own_loop(const llmster_highlighter *highlighter);
 /// how many there are, in `pcre2` and `rules`; 0 on success, -1 for a NULL argument.
 int llmster_highlighter_pcre2_rules(const llmster_highlighter *highlighter, size_t *pcre2, size_t *rules);
 
+/// The bytes the rule searches of the last line `highlighter` coloured through llmster's loop went through, each
+/// search from its start to its match or the line's end, in `bytes`: in proportion to the line's length, not its
+/// square; 0 on success, -1 for a NULL argument.
+int llmster_highlighter_searched_bytes(const llmster_highlighter *highlighter, size_t *bytes);
+
 #ifdef __cplusplus
 }
 #endif
