@@ -17,8 +17,8 @@ package enum AskCommand {
             `git diff | llmster ask "Review this diff:"` sends the instruction, then the diff; with no arguments
             standard input is the whole prompt. With `--preset NAME` whose preset has a template, the template is
             sent with {{input}} filled by the arguments and {{stdin}} by standard input. On a terminal the answer is
-            rendered Markdown (keys typed meanwhile, Ctrl-C's ^C included, are not echoed into it; they reach the
-            shell afterwards); piped, it is the raw Markdown text. Stages (model loading, prompt processing),
+            rendered Markdown (keys typed meanwhile are not echoed into it, nor is Ctrl-C's ^C); piped, it is the raw
+            Markdown text. Stages (model loading, prompt processing),
             the reasoning tail and tool calls go to standard error, only when it is a terminal.
             `-f PATH|GLOB|DIR|URL` (repeatable) sends files, a directory's text files (hidden and .gitignored
             entries skipped), a glob's matches, a web page's text or (`-f -`) standard input as context: each
@@ -170,7 +170,6 @@ package enum AskCommand {
         // A reader that goes away ends the reply, saved as incomplete, instead of SIGPIPE ending the process.
         signal(SIGPIPE, SIG_IGN)
         let drawing = Terminal.quietWhileDrawing()
-        defer { Terminal.restore(drawing) }
         let work = Task { () -> TurnOutcome in
             var submission = prompt
             if resend {
@@ -216,6 +215,8 @@ package enum AskCommand {
             work.cancel()
         }
         defer { watch?.stop() }
+        // Put back while the trap still takes Ctrl-C, so a second one cannot end llmster with echo off.
+        defer { Terminal.restore(drawing) }
         let outcome = await work.value
         // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request, and one
         // that came as the reply ended is taken here rather than lost when the trap goes. A closed output (recorded

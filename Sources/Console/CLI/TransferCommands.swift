@@ -401,28 +401,33 @@ enum Terminal {
         return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
     }
 
-    /// Turns echo off while a reply is drawn on the terminal, when standard input is that terminal too: keys typed
-    /// meanwhile (Ctrl-C's `^C` included) are not echoed into the drawing and wait for the shell, and Ctrl-C does not
-    /// make the terminal discard the output it holds (NOFLSH), which could end inside an escape sequence. Returns
-    /// the settings for `restore`, nil when nothing changed. Never with standard output piped: a pager at the other
-    /// end sets the terminal's modes itself, and putting them back would undo its own. Nor in the background
-    /// (`llmster ask … &`), where changing them would stop the process (SIGTTOU).
+    /// Turns echo off while a reply is drawn on the terminal, when standard input is that same terminal: keys typed
+    /// meanwhile are not echoed into the drawing, nor is Ctrl-C's `^C` (Ctrl-C still makes the terminal discard what
+    /// was typed, as it always did). Returns the settings for `restore`, nil when nothing changed. Never with standard
+    /// output piped: a pager at the other end sets the terminal's modes itself, and putting them back would undo its
+    /// own. Nor in the background (`llmster ask … &`), where changing them would stop the process (SIGTTOU).
     static func quietWhileDrawing() -> termios? {
-        guard isatty(0) == 1, isatty(1) == 1, tcgetpgrp(0) == getpgrp() else { return nil }
+        guard isatty(0) == 1, isatty(1) == 1, isForeground else { return nil }
+        var input = stat()
+        var output = stat()
+        guard fstat(0, &input) == 0, fstat(1, &output) == 0, input.st_rdev == output.st_rdev else { return nil }
         var saved = termios()
         guard tcgetattr(0, &saved) == 0 else { return nil }
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
-        quiet.c_lflag |= tcflag_t(NOFLSH)
         tcsetattr(0, TCSANOW, &quiet)
         return saved
     }
 
-    /// Puts back the settings `quietWhileDrawing` changed.
+    /// Puts back the settings `quietWhileDrawing` changed, unless llmster was put in the background meanwhile (Ctrl-Z,
+    /// then `bg`), where it would be stopped for it.
     static func restore(_ settings: termios?) {
-        guard var settings else { return }
+        guard var settings, isForeground else { return }
         tcsetattr(0, TCSANOW, &settings)
     }
+
+    /// Whether llmster's process group holds the terminal.
+    private static var isForeground: Bool { tcgetpgrp(0) == getpgrp() }
 
     /// A line typed with echo off, or nil when there is no terminal.
     static func readSecret(_ prompt: SanitizedMessage) -> [UInt8]? {
