@@ -343,6 +343,22 @@ import Testing
         #expect(shown.output.contains("Stopped by SIGTERM"), "the partial reply says why it stopped: \(shown.output)")
     }
 
+    /// SIGTERM while a reply streams, with nothing typed meanwhile, keeps the draft an earlier Ctrl-C set aside (it was
+    /// saved empty, and the draft wiped).
+    @Test func sigtermDuringAReplyKeepsTheDraftCtrlCSetAside() async throws {
+        let repl = try ReplHarness()
+        let terminal = try await repl.start()
+        try await terminal.enter("echo:first")
+        terminal.send("set aside for later")
+        try await terminal.waitFor("set aside for later")
+        try await terminal.interruptLine()
+        let echoed = try await terminal.sendLine("[[sim:stall=30]] echo:alpha beta gamma delta epsilon")
+        try await terminal.waitFor("alpha", after: echoed)
+        kill(terminal.pid, SIGTERM)
+        #expect(try await terminal.waitForExit() == 143)
+        #expect(try repl.firstDraft() == "set aside for later")
+    }
+
     /// A terminal window closed while a reply streams: the partial reply is saved with SIGHUP's reason and the REPL
     /// exits as SIGHUP ends it, though every write to the terminal now fails.
     @Test func aTerminalClosedDuringAReplySavesThePartialReply() async throws {

@@ -257,6 +257,7 @@ enum ReplCommands {
             try await repl.chat.withLibrary { try $0.delete(conversationId: id) }
             repl.conversationId = nil
             repl.keptDraft = ""
+            repl.shownDraft = ""
             repl.draft = ""
             repl.output.line("Deleted \(name).")
         },

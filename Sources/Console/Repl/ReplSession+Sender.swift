@@ -240,8 +240,9 @@ extension ReplSession {
             // `saveDraft` takes the line's text: the message goes as the line that sends it, and what was typed
             // during the reply, which no prompt will show, after it.
             let typed = editor?.takeTypedAheadText() ?? ""
-            await saveDraft(
-                [unsent.map(DraftText.line(fromMessage:)) ?? "", typed].filter { !$0.isEmpty }.joined(separator: "\n"))
+            let kept = [unsent.map(DraftText.line(fromMessage:)) ?? "", typed].filter { !$0.isEmpty }
+            // With nothing of this turn to keep, a draft an earlier Ctrl-C set aside stays.
+            await saveDraft(kept.isEmpty ? keptDraft : kept.joined(separator: "\n"))
             return .done(SignalTrap.exitStatus(for: signal))
         }
         do {

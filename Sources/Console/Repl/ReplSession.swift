@@ -333,8 +333,10 @@ import TerminalMarkdown
     /// or emptied, does not undo a draft another client saved since.
     func saveDraft(_ text: String) async {
         guard let id = conversationId else { return }
-        let message = DraftText.message(fromLine: text)
         let shown = shownDraft
+        // A line left as the draft filled it is that draft, blanks and all: the round trip through the line does not
+        // give back blanks before a leading slash.
+        let message = text == DraftText.line(fromMessage: shown) ? shown : DraftText.message(fromLine: text)
         let stored = try? await chat.withLibrary {
             try $0.replaceDraft(conversationId: id, with: message, shown: shown)
         }

@@ -27,7 +27,7 @@ local function save_draft(buffer, wait)
   local chat = chats[buffer]
   if not (chat and chat.conversation and vim.api.nvim_buf_is_loaded(buffer)) then return end
   local text = input_text(buffer)
-  if text ~= (chat.draft or '') then
+  if text ~= state.as_input(chat.draft or '') then
     -- `shown`: llmster keeps a draft another client saved since, when the input was emptied.
     local params = { conversationId = chat.conversation, text = text, shown = chat.draft or '' }
     chat.draft = text
