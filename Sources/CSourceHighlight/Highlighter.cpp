@@ -392,35 +392,24 @@ private:
 
     // Whether an expression matches at a position the same whatever the search's start: no anchor or assertion that
     // looks at the search's start or before it (^ outside a bracket expression, \b \B \< \> \A \G \` and
-    // lookbehind). Then a search from a later start finds what the earlier
-    // one found past it, and nothing where it found nothing: trying each new start again (a rule such as properties'
-    // `([^="+]+)…(\+?=)` runs to the end of a line without `=` from every one) made a long line cost its square.
+    // lookbehind). Then a search from a later start finds what the earlier one found past it, and nothing where it
+    // found nothing: trying each new start again (a rule such as properties' `([^="+]+)…(\+?=)` runs to the end of a
+    // line without `=` from every one) made a long line cost its square.
     static bool contextFreeExpression(const std::string &text) {
-        bool inBracket = false;
         for (size_t index = 0; index < text.size(); ++index) {
             char character = text[index];
             if (character == '\\') {
                 if (++index == text.size()) return false;
-                if (!inBracket && std::string_view("bB<>AG`Q").find(text[index]) != std::string_view::npos) return false;
-            } else if (inBracket) {
-                if (character == '[' && index + 1 < text.size() && std::string_view(":=.").find(text[index + 1]) != std::string_view::npos) {
-                    // A POSIX class or collating element: skip to its closing ":]", "=]" or ".]".
-                    size_t close = text.find(std::string(1, text[index + 1]) + "]", index + 2);
-                    if (close == std::string::npos) return false;
-                    index = close + 1;
-                } else if (character == ']') {
-                    inBracket = false;
-                }
+                if (std::string_view("bB<>AG`Q").find(text[index]) != std::string_view::npos) return false;
             } else if (character == '[') {
-                inBracket = true;
-                // A leading ^ negates, and a ] right after "[" or "[^" is a literal, not the bracket's end.
-                if (index + 1 < text.size() && text[index + 1] == '^') ++index;
-                if (index + 1 < text.size() && text[index + 1] == ']') ++index;
+                index = bracketEnd(text, index);
+                if (index > text.size()) return false;
+                --index;  // on the closing ], which the loop steps past
             } else if (character == '^' || text.compare(index, 3, "(?<") == 0) {
                 return false;
             }
         }
-        return !inBracket;
+        return true;
     }
 
     // Whether a search from a later start may be answered from an earlier one once the new start itself has been
@@ -445,7 +434,13 @@ private:
         char character = text[index];
         if (character == '\\') return index + 2;
         if (std::string_view("()|*+?{").find(character) != std::string_view::npos) return text.size() + 1;
-        if (character != '[') return index + 1;
+        return character == '[' ? bracketEnd(text, index) : index + 1;
+    }
+
+    // Where the bracket expression opening at `index` ends (just past its "]"; past the text when it does not end).
+    // A leading ^ negates, a "]" right after "[" or "[^" is a literal, and a POSIX class or collating element runs to
+    // its ":]", "=]" or ".]".
+    static size_t bracketEnd(const std::string &text, size_t index) {
         size_t position = index + 1;
         if (position < text.size() && text[position] == '^') ++position;
         if (position < text.size() && text[position] == ']') ++position;
