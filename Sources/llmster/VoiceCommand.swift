@@ -53,6 +53,7 @@ enum VoiceCommand {
         let conversationId = opened.conversation.id
 
         let latch = SignalLatch()
+        let echo = ReplyEcho()
         let work = Task {
             try await converse(
                 voice, session: session, conversationId: conversationId, opened: opened,
@@ -63,6 +64,7 @@ enum VoiceCommand {
             work.cancel()
         }
         defer { trap.remove() }
+        defer { echo.restore() }
         let outcome = await work.result
         // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request.
         if let signal = latch.signal { return SignalTrap.exitStatus(for: signal) }

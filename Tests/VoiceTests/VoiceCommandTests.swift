@@ -128,6 +128,27 @@ struct VoiceCLI {
 
     /// A signal stops a spoken turn's reply as it stops `ask`'s: the text received is kept, saved with the reason
     /// that names the signal (not the "Cancelled" of Ctrl-C).
+    /// On a terminal, as with `ask`: keys typed while the spoken turn's reply is drawn are not echoed into it, nor is
+    /// Ctrl-C's `^C`, and the terminal is cooked again when llmster exits.
+    @Test func keysTypedDuringASpokenTurnsReplyAreNotEchoedIntoIt() async throws {
+        let fixture = try SimulatorFixture(SimulatorOptions(defaultFaults: "stall=30"))
+        let cli = try VoiceCLI(server: fixture.url)
+        let question = try await cli.spokenQuestion("what is the weather")
+        let terminal = try Pseudoterminal(
+            try BuiltProduct.path("llmster"), ["voice", "--audio-input", question],
+            environment: cli.sandbox.environment(server: cli.server), width: 100, height: 40)
+        let partial = try await cli.sandbox.waitForReply(seconds: 60) { !$0.text.isEmpty }
+        try #require(partial != nil, "a partial reply was saved before the stall")
+        terminal.send("typed meanwhile\r")
+        try await terminal.waitUntilInputIsQueued("typed meanwhile\n".utf8.count)
+        terminal.send("\u{3}")
+        #expect(try await terminal.waitForExit() == 130)
+        let output = terminal.text
+        #expect(!output.contains("typed meanwhile"), "\(output)")
+        #expect(!output.contains("^C"), "\(output)")
+        #expect(terminal.isCooked)
+    }
+
     @Test func sigtermDuringASpokenTurnsReplySavesWhyItStopped() async throws {
         let fixture = try SimulatorFixture(SimulatorOptions(defaultFaults: "stall=30"))
         let cli = try VoiceCLI(server: fixture.url)

@@ -169,7 +169,7 @@ package enum AskCommand {
         let reportsLoading = context.terminal(fd: 2).isTTY
         // A reader that goes away ends the reply, saved as incomplete, instead of SIGPIPE ending the process.
         signal(SIGPIPE, SIG_IGN)
-        let drawing = Terminal.quietWhileDrawing()
+        let echo = ReplyEcho()
         let work = Task { () -> TurnOutcome in
             var submission = prompt
             if resend {
@@ -215,8 +215,7 @@ package enum AskCommand {
             work.cancel()
         }
         defer { watch?.stop() }
-        // Put back while the trap still takes Ctrl-C, so a second one cannot end llmster with echo off.
-        defer { Terminal.restore(drawing) }
+        defer { echo.restore() }
         let outcome = await work.value
         // A signal wins over whatever it interrupted: Ctrl-C before the server answered cancels the request, and one
         // that came as the reply ended is taken here rather than lost when the trap goes. A closed output (recorded

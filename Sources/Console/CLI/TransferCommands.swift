@@ -383,8 +383,7 @@ public enum Transfer {
     }
 }
 
-/// The controlling terminal: questions (standard input and standard error must both be terminals), and its echo
-/// while a reply is drawn on it.
+/// Questions on the controlling terminal: standard input and standard error must both be terminals.
 enum Terminal {
     /// The answer to `question` (trimmed), or nil when there is no terminal or input ended. The answer is echoed
     /// as typed even where echo was off (the REPL turns it off while a command runs).
@@ -400,34 +399,6 @@ enum Terminal {
         StandardStream.error.send(question)
         return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
     }
-
-    /// Turns echo off while a reply is drawn on the terminal, when standard input is that same terminal: keys typed
-    /// meanwhile are not echoed into the drawing, nor is Ctrl-C's `^C` (Ctrl-C still makes the terminal discard what
-    /// was typed, as it always did). Returns the settings for `restore`, nil when nothing changed. Never with standard
-    /// output piped: a pager at the other end sets the terminal's modes itself, and putting them back would undo its
-    /// own. Nor in the background (`llmster ask … &`), where changing them would stop the process (SIGTTOU).
-    static func quietWhileDrawing() -> termios? {
-        guard isatty(0) == 1, isatty(1) == 1, isForeground else { return nil }
-        var input = stat()
-        var output = stat()
-        guard fstat(0, &input) == 0, fstat(1, &output) == 0, input.st_rdev == output.st_rdev else { return nil }
-        var saved = termios()
-        guard tcgetattr(0, &saved) == 0 else { return nil }
-        var quiet = saved
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(0, TCSANOW, &quiet)
-        return saved
-    }
-
-    /// Puts back the settings `quietWhileDrawing` changed, unless llmster was put in the background meanwhile (Ctrl-Z,
-    /// then `bg`), where it would be stopped for it.
-    static func restore(_ settings: termios?) {
-        guard var settings, isForeground else { return }
-        tcsetattr(0, TCSANOW, &settings)
-    }
-
-    /// Whether llmster's process group holds the terminal.
-    private static var isForeground: Bool { tcgetpgrp(0) == getpgrp() }
 
     /// A line typed with echo off, or nil when there is no terminal.
     static func readSecret(_ prompt: SanitizedMessage) -> [UInt8]? {
