@@ -78,15 +78,10 @@ test: test-deps lint
 lint:
 	$(SWIFT) format lint --strict -r -p Sources Tests Package.swift
 
-# The Emacs (ERT) and Neovim (headless Lua) suites, against the built llmster rpc and lmstudio-sim.
-# The ERT suite runs twice: chat buffers in text-mode, then in markdown-mode (whose font-lock must not undo folds).
+# The Emacs (ERT) and Neovim (headless Lua) suites, against the built llmster rpc and lmstudio-sim, all at once
+# (contrib/editor-suites). The ERT suite runs twice: chat buffers in text-mode, then in markdown-mode.
 editor-tests: test-deps
-	@bin=$$($(SWIFT) build --show-bin-path); markdown=$$(echo /usr/share/emacs/site-lisp/elpa/markdown-mode-*); \
-	for with in "" "-L $$markdown -l markdown-mode"; do \
-	  LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q $$with -L contrib/emacs -l llmster -l contrib/emacs/test/llmster-test.el \
-	    -f ert-run-tests-batch-and-exit || exit 1; done && \
-	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 emacs --batch -Q -l contrib/emacs/test/llmster-comint-test.el -f ert-run-tests-batch-and-exit && \
-	LLMSTER_BIN_DIR=$$bin timeout -k 10 300 nvim --headless -u NONE -i NONE --cmd 'set rtp^=contrib/nvim' -c 'luafile contrib/nvim/test/llmster_spec.lua'
+	@contrib/editor-suites "$$($(SWIFT) build --show-bin-path)"
 
 # The .deb and the tarball, checked as a user gets them: contents, Depends against ldd, lintian, and the
 # extracted llmster (no Swift anywhere) against the simulator, from the shell, Emacs and Neovim.
