@@ -39,8 +39,9 @@ endef
 deps:
 	$(call ensure_packages,$(BUILD_PACKAGES))
 
-test-deps: deps
-	$(call ensure_packages,$(TEST_PACKAGES))
+# Everything `make test` uses, with one apt-get update: the build's packages, the tests', the packaging tools, lintian.
+test-deps:
+	$(call ensure_packages,$(BUILD_PACKAGES) $(TEST_PACKAGES) $(DIST_PACKAGES) $(PACKAGE_TEST_PACKAGES))
 
 build: deps
 	$(SWIFT) build
