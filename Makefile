@@ -1,6 +1,6 @@
 # llmster — build, run, test, install, package.
-# `make run` and `make test` install missing Debian packages first (checked with dpkg -s,
-# so nothing is fetched when everything is present).
+# `make run` and `make test` install missing Debian packages first (checked with dpkg-query: a package removed
+# but for its configuration files counts as missing; nothing is fetched when everything is present).
 
 PREFIX   ?= /usr/local
 SERVER   ?= $(or $(LLMSTER_SERVER),http://localhost:1234)
@@ -26,7 +26,8 @@ PACKAGE_TEST_PACKAGES = lintian
 
 # Installs the Debian packages named in $(1) that dpkg does not already have.
 define ensure_packages
-	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null | grep -qx installed || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "llmster: installing$$missing"; \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
