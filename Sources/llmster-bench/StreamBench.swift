@@ -363,6 +363,9 @@ private struct BenchChild {
 }
 
 /// A child on a fresh pseudo-terminal (its controlling terminal), whose output is read and dropped.
+///
+/// `@unchecked Sendable`: the reader thread and the bench share it; every `var` is read and written with `condition`
+/// locked, and the descriptors and the marker never change once it is made.
 private final class BenchTerminal: @unchecked Sendable {
     private let master: Int32
     private let pid: pid_t

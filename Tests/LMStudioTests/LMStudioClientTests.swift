@@ -1,16 +1,16 @@
 import Foundation
 import HTTP
+import Synchronization
 import Testing
 
 @testable import LMStudio
 
 /// A transport that records requests and answers from a closure.
 struct FakeTransport: Transport {
-    final class Log: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: [HTTPRequest] = []
-        var requests: [HTTPRequest] { lock.withLock { stored } }
-        func append(_ request: HTTPRequest) { lock.withLock { stored.append(request) } }
+    final class Log: Sendable {
+        private let stored = Mutex<[HTTPRequest]>([])
+        var requests: [HTTPRequest] { stored.withLock { $0 } }
+        func append(_ request: HTTPRequest) { stored.withLock { $0.append(request) } }
     }
 
     let log = Log()

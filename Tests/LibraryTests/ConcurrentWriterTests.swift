@@ -1,14 +1,14 @@
 import Foundation
 import Library
+import Synchronization
 import Testing
 
 /// Errors collected from worker threads.
-private final class Failures: @unchecked Sendable {
-    private let lock = NSLock()
-    private var messages: [String] = []
+private final class Failures: Sendable {
+    private let messages = Mutex<[String]>([])
 
-    func record(_ error: any Error) { lock.withLock { messages.append("\(error)") } }
-    var all: [String] { lock.withLock { messages } }
+    func record(_ error: any Error) { messages.withLock { $0.append("\(error)") } }
+    var all: [String] { messages.withLock { $0 } }
 }
 
 @Suite struct ConcurrentWriterTests {

@@ -7,7 +7,7 @@ import Foundation
 /// A FIFO made with `mkfifo`, held open for reading without blocking: a writer's `open` does not wait for a reader,
 /// and what it writes (up to 1 MiB) waits in the pipe until `drain()`, so a test needs no reader thread and cannot
 /// hang when nothing writes.
-public final class FIFO: @unchecked Sendable {
+public final class FIFO: Sendable {
     public let path: String
     private let reader: Int32
 

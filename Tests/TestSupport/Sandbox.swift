@@ -1,7 +1,7 @@
 import Foundation
 
 /// A temporary home for one test: XDG directories, a library path and an environment that points at them.
-public final class Sandbox: @unchecked Sendable {
+public final class Sandbox: Sendable {
     public let root: String
 
     /// Creates the directories.
