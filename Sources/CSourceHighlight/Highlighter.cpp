@@ -118,6 +118,13 @@ struct Found {
     }
 };
 
+// What the searches of a line cost: the bytes each went through (from its start to its match, or the line's end) and
+// the searches PCRE2 stopped at its match limit.
+struct SearchCost {
+    size_t bytes = 0;
+    size_t stopped = 0;
+};
+
 // The boost expression `text` written for PCRE2, or nothing when it uses what the two may read differently. Boost's
 // word anchors \< and \> become \b with a look-ahead or look-behind at a word character; every other escape must be
 // one both read alike (a character class, a boundary, a control character, a back reference, a hex code, escaped
@@ -182,7 +189,8 @@ std::optional<std::string> pcreExpression(const std::string &text) {
 // than boost's matcher: searched as boost searches it (the text from the search's start, with no character before it
 // visible; ^ and $ at the text's ends, ^ not at its start after the line's first token). Only for lines without a
 // character that boost takes as a line separator and PCRE2 does not (\n, \r, \f), and only when both count the
-// same groups. A search that PCRE2 cannot finish (its backtracking or JIT stack limit) is left to boost. The search at
+// same groups. A search that outgrows PCRE2's JIT stack is left to boost; one past its match limit finds nothing (see
+// `limitedContext`). The search at
 // one position does without PCRE2's start-up checks: the one for a character every match needs scans the rest of the
 // line, which made a 64 KiB line quadratic (0.125 s against boost's 0.025 s).
 class PcrePattern {
@@ -215,15 +223,16 @@ public:
         pcre2_code_free(atStart);
     }
 
-    // Searches [start, end) (only at `start` when `anchored`): 1 with `found` filled, 0 for no match, -1 when PCRE2
-    // gave up and boost must search.
+    // Searches [start, end) (only at `start` when `anchored`): 1 with `found` filled, 0 for no match, 2 for a search
+    // stopped at the match limit (taken as no match), -1 when PCRE2 gave up otherwise and boost must search.
     int search(std::string::const_iterator start, std::string::const_iterator end, bool beginningOfLine,
                bool anchored, Found &found) {
         const char *subject = start == end ? "" : &*start;
         int result = pcre2_jit_match(anchored ? atStart : anywhere, reinterpret_cast<PCRE2_SPTR>(subject),
                                      static_cast<PCRE2_SIZE>(end - start), 0, beginningOfLine ? 0 : PCRE2_NOTBOL,
-                                     matchData, nullptr);
+                                     matchData, limitedContext());
         if (result == PCRE2_ERROR_NOMATCH) return 0;
+        if (result == PCRE2_ERROR_MATCHLIMIT) return 2;
         if (result <= 0) return -1;
         uint32_t pairs = pcre2_get_ovector_count(matchData);
         PCRE2_SIZE *offsets = pcre2_get_ovector_pointer(matchData);
@@ -240,6 +249,23 @@ public:
 
 private:
     PcrePattern() = default;
+
+    // The match context every search shares (it is only read): a search that backtracks more than `matchLimit` times
+    // finds nothing. A rule whose parts can split one long word many ways, such as erl's function rule
+    // `\w+(\s+)?[:@]?(\s+)?\w+(?=[[:blank:]]*[\(/])` on a word that no `(` follows, reached PCRE2's default limit and
+    // went to boost, which took 0.6 s on 4 KiB of letters and, on 16 KiB of digits, gave up by throwing: the whole line
+    // was plain. No line of the comparison with source-highlight comes near the limit, nor does a 64 KiB string or
+    // comment in any definition.
+    static pcre2_match_context *limitedContext() {
+        static pcre2_match_context *context = [] {
+            pcre2_match_context *made = pcre2_match_context_create(nullptr);
+            if (made != nullptr) pcre2_set_match_limit(made, matchLimit);
+            return made;
+        }();
+        return context;
+    }
+    static constexpr uint32_t matchLimit = 100000;
+
     pcre2_code *anywhere = nullptr;
     pcre2_code *atStart = nullptr;
     pcre2_match_data *matchData = nullptr;
@@ -297,20 +323,23 @@ public:
 
     // The leftmost match at or after `start`, as tryToMatch's search finds it, or nullptr; valid until this rule's
     // next search. `plainLine`: the line has no character boost takes as a line separator, so PCRE2 may search it.
-    // Adds to `searched` the bytes a search of the rest of the line went through (up to its match, or to the end).
+    // Adds to `cost` the bytes a search of the rest of the line went through (up to its match, or to the end), and
+    // the searches stopped at PCRE2's match limit.
     const Found *search(std::string::const_iterator start, std::string::const_iterator end, bool beginningOfLine,
-                        bool plainLine, size_t &searched) {
+                        bool plainLine, SearchCost &cost) {
         bool sameSearch = line == currentLine && searchEnd == end && searchStart == start &&
                           searchBeginningOfLine == beginningOfLine;
         if (!sameSearch) {
             bool later = reusable && line == currentLine && searchEnd == end && searchStart < start &&
                          (!found || match[0].first > start);
             if (!later) {
-                found = mayBeginIn(start, end) && searchFrom(start, end, beginningOfLine, false, plainLine, match);
-                searched += static_cast<size_t>((found ? match[0].first : end) - start);
+                found = mayBeginIn(start, end) &&
+                        searchFrom(start, end, beginningOfLine, false, plainLine, match, cost.stopped);
+                cost.bytes += static_cast<size_t>((found ? match[0].first : end) - start);
             } else if (contextFree) {
                 // What the earlier search found (or that it found nothing) is the answer from here too.
-            } else if (mayBeginAt(start, end) && searchFrom(start, end, beginningOfLine, true, plainLine, here)) {
+            } else if (mayBeginAt(start, end) &&
+                       searchFrom(start, end, beginningOfLine, true, plainLine, here, cost.stopped)) {
                 std::swap(match, here);
                 found = true;
             }
@@ -358,11 +387,12 @@ private:
     boost::smatch boostMatch;
 
     // Searches [start, end) (only at `start` when `anchored`) with PCRE2 where it may and boost otherwise, filling
-    // `into`; whether it found a match.
+    // `into`; whether it found a match. A search stopped at PCRE2's match limit finds none and adds one to `stopped`.
     bool searchFrom(std::string::const_iterator start, std::string::const_iterator end, bool beginningOfLine,
-                    bool anchored, bool plainLine, Found &into) {
+                    bool anchored, bool plainLine, Found &into, size_t &stopped) {
         if (pcre && plainLine) {
             int result = pcre->search(start, end, beginningOfLine, anchored, into);
+            if (result == 2) ++stopped;
             if (result >= 0) return result == 1;
         }
         boost::match_flag_type flags = beginningOfLine ? boost::match_default : boost::match_not_bol;
@@ -515,7 +545,7 @@ bool onlyBlanks(std::string::const_iterator start, std::string::const_iterator e
 // than are open exits them all (source-highlight pops an empty stack), and groups past the rule's elements are not
 // formatted (source-highlight reads past its element list).
 void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
-                   std::vector<llmster_highlight_span> &spans, size_t &searched) {
+                   std::vector<llmster_highlight_span> &spans, SearchCost &cost) {
     auto format = [&](llmster_token_kind kind, std::string::const_iterator from, std::string::const_iterator to) {
         appendSpan(spans, kind, static_cast<size_t>(to - from));
     };
@@ -523,7 +553,7 @@ void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
     const auto end = line.end();
     const bool plainLine = line.find_first_of("\n\r\f") == std::string::npos;
     bool beginningOfLine = true;
-    searched = 0;
+    cost = SearchCost();
     while (true) {
         srchilite::HighlightStatePtr state = lexer.getCurrentState();
         ReusingRegexRule *best = nullptr;
@@ -531,7 +561,7 @@ void highlightLine(srchilite::SourceHighlighter &lexer, const std::string &line,
         size_t bestPrefix = 0, bestSize = 0;
         for (const auto &entry : state->getRuleList()) {
             auto rule = static_cast<ReusingRegexRule *>(entry.get());
-            const Found *match = rule->search(start, end, beginningOfLine, plainLine, searched);
+            const Found *match = rule->search(start, end, beginningOfLine, plainLine, cost);
             if (match == nullptr) continue;
             auto prefix = static_cast<size_t>((*match)[0].first - start);
             size_t size = rule->matchedSize(*match);
@@ -654,8 +684,8 @@ struct llmster_highlighter {
     srchilite::FormatterParams params;
     /// Whether its lines go through highlightLine: its definition's rules are all ReusingRegexRule.
     bool usesOwnLoop = false;
-    /// The bytes the searches of the last line highlighted went through (llmster_highlighter_searched_bytes).
-    size_t searchedBytes = 0;
+    /// What the searches of the last line highlighted cost (llmster_highlighter_searched_bytes and _stopped_searches).
+    SearchCost lastLineCost;
     /// Whether it runs source-highlight's own matching on definitions of its own (for tests); not kept in the pool.
     bool sourceHighlightMatching = false;
 };
@@ -757,7 +787,7 @@ extern "C" int llmster_highlighter_line(llmster_highlighter *highlighter, const 
         highlighter->spans.clear();
         if (highlighter->usesOwnLoop) {
             ++currentLine;
-            highlightLine(lexer, text, highlighter->spans, highlighter->searchedBytes);
+            highlightLine(lexer, text, highlighter->spans, highlighter->lastLineCost);
         } else {
             lexer.highlightParagraph(text);
         }
@@ -797,7 +827,14 @@ extern "C" int llmster_highlighter_uses_own_loop(const llmster_highlighter *high
 extern "C" int llmster_highlighter_searched_bytes(const llmster_highlighter *highlighter, size_t *bytes) {
     if (highlighter == nullptr || bytes == nullptr) return -1;
     std::lock_guard<std::mutex> guard(libraryLock());
-    *bytes = highlighter->searchedBytes;
+    *bytes = highlighter->lastLineCost.bytes;
+    return 0;
+}
+
+extern "C" int llmster_highlighter_stopped_searches(const llmster_highlighter *highlighter, size_t *searches) {
+    if (highlighter == nullptr || searches == nullptr) return -1;
+    std::lock_guard<std::mutex> guard(libraryLock());
+    *searches = highlighter->lastLineCost.stopped;
     return 0;
 }
 

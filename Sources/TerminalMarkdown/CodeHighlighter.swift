@@ -46,6 +46,14 @@ final class CodeHighlighter {
         return bytes
     }
 
+    /// The searches of the last line that PCRE2 stopped at its match limit, each taken as finding nothing: a rule such as
+    /// erl's `\w+(\s+)?[:@]?(\s+)?\w+(?=…)` tries every split of a long word and would search it for seconds.
+    var stoppedSearches: Int {
+        var searches = 0
+        guard llmster_highlighter_stopped_searches(handle, &searches) == 0 else { return 0 }
+        return searches
+    }
+
     deinit { llmster_highlighter_destroy(handle) }
 
     /// The directory of the language definitions llmster ships for languages source-highlight lacks.

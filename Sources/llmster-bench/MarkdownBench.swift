@@ -10,8 +10,8 @@ import TerminalMarkdown
 /// Feeds generated replies as one snapshot per 128 bytes (the growing text, as the engine delivers it) into a
 /// null sink and reports process CPU time: a 1 MiB mixed reply, the same at 256 KiB (linear ≈ 4× apart), a
 /// 200 KB reply that is one code fence, a python fence highlighted at 1 MiB and 256 KiB against the same without
-/// colour, a 1 MiB and a 256 KiB table, one python line of 16 and of 64 KiB, hostile erl and conf lines of the same
-/// sizes, and the naive approach (render
+/// colour, a 1 MiB and a 256 KiB table, one python line of 16 and of 64 KiB, hostile erl, conf and sh lines of the
+/// same sizes (a word of letters among them), and the naive approach (render
 /// everything per snapshot) on smaller sizes.
 func markdownBench() async throws {
     let capabilities = TerminalCapabilities(width: 100, height: 50, hyperlinks: true)
@@ -218,9 +218,11 @@ private func reportLongCodeLine(capabilities: TerminalCapabilities) {
                 "  long-line ratios 64 KiB / 16 KiB: whole %.2f (linear ≈ 4), streamed %.2f, in line mode %.2f (%.2f at 2 KiB/s)",
             whole[64]! / whole[16]!, streamed[64]! / streamed[16]!, lineMode[64]! / lineMode[16]!,
             lineModeTimed[64]! / lineModeTimed[16]!))
-    // Lines written to be slow: erl's rule with a lookbehind was searched afresh after every token, and a conf rule
-    // ran to the end of a line without `=` from every quote.
-    for (language, unit) in [("erl", "${a} $(b) "), ("conf", "'")] {
+    // Lines written to be slow: erl's rule with a lookbehind was searched afresh after every token, a conf rule
+    // ran to the end of a line without `=` from every quote, erl's function rule tries every split of one long word
+    // (stopped at PCRE2's match limit), and sh's `([[:alpha:]]*[-/]+[[:alpha:]]+)+` fails from every letter of one
+    // (PCRE2 tries each start in one search, which no limit counts: still its square).
+    for (language, unit) in [("erl", "${a} $(b) "), ("conf", "'"), ("erl", "a"), ("sh", "a")] {
         let seconds = [16, 64].map { kib -> Double in
             let text = "```\(language)\n" + String(repeating: unit, count: (kib << 10) / unit.utf8.count) + "\n```\n"
             let renderer = MarkdownRenderer(capabilities: capabilities, mode: .always)
@@ -232,8 +234,9 @@ private func reportLongCodeLine(capabilities: TerminalCapabilities) {
         print(
             String(
                 format:
-                    "  a hostile %@ line of 16 and 64 KiB rendered whole: %.3f s and %.3f s CPU (ratio %.2f, linear ≈ 4)",
-                language, seconds[0], seconds[1], seconds[1] / seconds[0]))
+                    "  a hostile %@ line of 16 and 64 KiB (%@) rendered whole: %.3f s and %.3f s CPU (ratio %.2f, linear ≈ 4)",
+                language, unit.count == 1 ? "\"\(unit)\" repeated" : "\"\(unit)\"…", seconds[0], seconds[1],
+                seconds[1] / seconds[0]))
     }
 }
 

@@ -81,6 +81,11 @@ int llmster_highlighter_pcre2_rules(const llmster_highlighter *highlighter, size
 /// square; 0 on success, -1 for a NULL argument.
 int llmster_highlighter_searched_bytes(const llmster_highlighter *highlighter, size_t *bytes);
 
+/// The searches of the last line `highlighter` coloured through llmster's loop that PCRE2 stopped at its match limit
+/// (a rule whose parts split a long word many ways), each taken as finding nothing, in `searches`; 0 on success, -1
+/// for a NULL argument.
+int llmster_highlighter_stopped_searches(const llmster_highlighter *highlighter, size_t *searches);
+
 #ifdef __cplusplus
 }
 #endif
