@@ -326,6 +326,7 @@ struct UnfinishedMarkupTests {
         ("Very **bold and *both", "Very"),
         ("Gone ~~soon", "Gone"),
         ("See <https://lmstudio", "See"),
+        ("a<b and <https://lmstudio", "a<b and"),
         ("- item with *open", "• item with"),
         ("> quoted _start", "│ quoted")
     ])
@@ -336,6 +337,7 @@ struct UnfinishedMarkupTests {
     @Test(arguments: [
         ("Closed *emphasis* and `code`.", "Closed emphasis and code."),
         ("2 * 3 = 6 and snake_case_name", "2 * 3 = 6 and snake_case_name"),
+        ("if a<b and c<d then", "if a<b and c<d then"),
         ("* a bullet", "• a bullet")
     ])
     func closedOrLiteralMarkupStaysVisible(text: String, shown: String) {
