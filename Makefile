@@ -66,7 +66,7 @@ run: deps
 	fi
 
 # Tests run in parallel. The waits on child processes, terminals and pipes run on threads of their own, not on
-# Swift concurrency's few pool threads, and suites marked .spawnsProcesses take one of a few slots (three per core;
+# Swift concurrency's few pool threads, and suites marked .spawnsProcesses take one of a few slots (five per core;
 # LLMSTER_TEST_PROCESS_SLOTS=N overrides), so the children are not starved into timeouts. A run that hangs is
 # stopped after 20 minutes.
 test: test-deps lint
