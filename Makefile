@@ -27,7 +27,7 @@ PACKAGE_TEST_PACKAGES = lintian
 # Installs the Debian packages named in $(1) that dpkg does not already have.
 define ensure_packages
 	@missing=""; for p in $(1); do \
-	  dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null | grep -qx installed || missing="$$missing $$p"; done; \
+	  dpkg-query -W -f='$${db:Status-Status}\n' $$p 2>/dev/null | grep -qx installed || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "llmster: installing$$missing"; \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \

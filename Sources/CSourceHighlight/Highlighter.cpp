@@ -190,7 +190,7 @@ std::optional<std::string> pcreExpression(const std::string &text) {
 // visible; ^ and $ at the text's ends, ^ not at its start after the line's first token). Only for lines without a
 // character that boost takes as a line separator and PCRE2 does not (\n, \r, \f), and only when both count the
 // same groups. A search that outgrows PCRE2's JIT stack is left to boost; one past its match limit finds nothing (see
-// `limitedContext`). The search at
+// `search`). The search at
 // one position does without PCRE2's start-up checks: the one for a character every match needs scans the rest of the
 // line, which made a 64 KiB line quadratic (0.125 s against boost's 0.025 s).
 class PcrePattern {
@@ -224,13 +224,17 @@ public:
     }
 
     // Searches [start, end) (only at `start` when `anchored`): 1 with `found` filled, 0 for no match, 2 for a search
-    // stopped at the match limit (taken as no match), -1 when PCRE2 gave up otherwise and boost must search.
+    // stopped at PCRE2's match limit (taken as no match), -1 when PCRE2 gave up otherwise and boost must search.
+    // A search past the match limit went to boost before: a rule whose parts split one long word many ways, such as
+    // erl's function rule `\w+(\s+)?[:@]?(\s+)?\w+(?=[[:blank:]]*[\(/])` on a word that no `(` follows, then took 0.6 s
+    // on 4 KiB of letters, and on 16 KiB of digits boost threw and the whole line was plain. The rule remembers the
+    // stopped search like any other, so it colours nothing more on that line.
     int search(std::string::const_iterator start, std::string::const_iterator end, bool beginningOfLine,
                bool anchored, Found &found) {
         const char *subject = start == end ? "" : &*start;
         int result = pcre2_jit_match(anchored ? atStart : anywhere, reinterpret_cast<PCRE2_SPTR>(subject),
                                      static_cast<PCRE2_SIZE>(end - start), 0, beginningOfLine ? 0 : PCRE2_NOTBOL,
-                                     matchData, limitedContext());
+                                     matchData, nullptr);
         if (result == PCRE2_ERROR_NOMATCH) return 0;
         if (result == PCRE2_ERROR_MATCHLIMIT) return 2;
         if (result <= 0) return -1;
@@ -250,21 +254,6 @@ public:
 private:
     PcrePattern() = default;
 
-    // The match context every search shares (it is only read): a search that backtracks more than `matchLimit` times
-    // finds nothing. A rule whose parts can split one long word many ways, such as erl's function rule
-    // `\w+(\s+)?[:@]?(\s+)?\w+(?=[[:blank:]]*[\(/])` on a word that no `(` follows, reached PCRE2's default limit and
-    // went to boost, which took 0.6 s on 4 KiB of letters and, on 16 KiB of digits, gave up by throwing: the whole line
-    // was plain. No line of the comparison with source-highlight comes near the limit, nor does a 64 KiB string or
-    // comment in any definition.
-    static pcre2_match_context *limitedContext() {
-        static pcre2_match_context *context = [] {
-            pcre2_match_context *made = pcre2_match_context_create(nullptr);
-            if (made != nullptr) pcre2_set_match_limit(made, matchLimit);
-            return made;
-        }();
-        return context;
-    }
-    static constexpr uint32_t matchLimit = 100000;
 
     pcre2_code *anywhere = nullptr;
     pcre2_code *atStart = nullptr;

@@ -53,11 +53,7 @@ public enum ProcessRunner {
 }
 
 /// A started process whose output is being captured.
-///
-/// `@unchecked Sendable`: Foundation's `Process` is not marked Sendable. This holds one already launched and only
-/// reads it (`processIdentifier`, `isRunning`, and the termination status and reason once `waitid` saw it end), from
-/// whichever thread a test waits on; it never configures or launches it again, and its other properties never change.
-public final class RunningProcess: @unchecked Sendable {
+public final class RunningProcess: Sendable {
     public let process: Process
     let outputURL: URL
     let errorURL: URL

@@ -9,8 +9,9 @@ import Testing
 /// out (all 100-odd suites at once on 2 cores, at the default priority: 8 failures; at high priority: 1). Most of
 /// their time is spent waiting, so a few per core keep the cores busy: on 2 cores the Swift suite took 158 s with 2
 /// slots and 134–140 s with 4 (at the default priority), and 120–124 s with 6 at high priority (280 s one test at a
-/// time). The suite has grown since: 171–185 s with 6, 155 s with 10 and 167 s with 16; with 10 it also passed with
-/// two busy loops taking both cores (271 s). `LLMSTER_TEST_PROCESS_SLOTS` overrides the default of five slots per core.
+/// time). The suite has grown since: 171–185 s with 6, 155–185 s (median 158 s) with 10 and 167 s with 16; with 10
+/// it also passed with two busy loops taking both cores (271 s). `LLMSTER_TEST_PROCESS_SLOTS` overrides the default of
+/// five slots per core.
 ///
 /// Put it on a suite or on tests, not on both: a test inside a marked suite would then wait for a second slot.
 public struct SpawnsProcesses: SuiteTrait, TestTrait, TestScoping {
