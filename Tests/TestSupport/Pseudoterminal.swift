@@ -332,6 +332,15 @@ extension Pseudoterminal {
         }
     }
 
+    /// Types `line` and Enter while the program draws, waits until the terminal holds the line (and would have echoed
+    /// it, were echo on), then types Ctrl-C; returns the exit status.
+    public func typeLineThenInterrupt(_ line: String) async throws -> Int32 {
+        send(line + "\r")
+        try await waitUntilInputIsQueued((line + "\n").utf8.count)
+        send("\u{3}")
+        return try await waitForExit()
+    }
+
     /// Whether the terminal echoes and edits lines itself (the cooked mode a shell expects).
     public var isCooked: Bool {
         var settings = termios()

@@ -139,10 +139,7 @@ struct VoiceCLI {
             environment: cli.sandbox.environment(server: cli.server), width: 100, height: 40)
         let partial = try await cli.sandbox.waitForReply(seconds: 60) { !$0.text.isEmpty }
         try #require(partial != nil, "a partial reply was saved before the stall")
-        terminal.send("typed meanwhile\r")
-        try await terminal.waitUntilInputIsQueued("typed meanwhile\n".utf8.count)
-        terminal.send("\u{3}")
-        #expect(try await terminal.waitForExit() == 130)
+        #expect(try await terminal.typeLineThenInterrupt("typed meanwhile") == 130)
         let output = terminal.text
         #expect(!output.contains("typed meanwhile"), "\(output)")
         #expect(!output.contains("^C"), "\(output)")
