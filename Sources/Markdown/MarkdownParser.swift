@@ -55,7 +55,7 @@ package enum MarkdownParser {
             sanitisesLiterals: ByteSearch.contains(UInt8(ascii: "&"), in: text.utf8)
                 || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true))
         var blocks: [SourceBlock] = []
-        for node in blockNodes(of: document, depth: depth) {
+        forEachBlockNode(of: document, depth: depth) { node in
             if let block = conversion.block(node, depth: depth) {
                 blocks.append(
                     SourceBlock(
@@ -144,21 +144,40 @@ package enum MarkdownParser {
         }
     }
 
-    fileprivate static func children(_ node: OpaquePointer) -> [OpaquePointer] {
-        var result: [OpaquePointer] = []
-        var child = cmark_node_first_child(node)
-        while let current = child {
-            result.append(current)
-            child = cmark_node_next(current)
+    /// The children of a cmark node in order, read from the tree as they are iterated (no array is built).
+    fileprivate struct Children: Sequence, IteratorProtocol {
+        private var upcoming: OpaquePointer?
+
+        init(of node: OpaquePointer) { upcoming = cmark_node_first_child(node) }
+
+        /// The number of children left, counted along the siblings, so that `map` sizes its array once.
+        var underestimatedCount: Int {
+            var count = 0
+            var node = upcoming
+            while let current = node {
+                count += 1
+                node = cmark_node_next(current)
+            }
+            return count
         }
-        return result
+
+        mutating func next() -> OpaquePointer? {
+            guard let current = upcoming else { return nil }
+            upcoming = cmark_node_next(current)
+            return current
+        }
     }
 
-    /// The block nodes of `node`'s children, which sit `depth` containers deep: at the maximum, each container
-    /// among them gives way to its leaf blocks.
-    fileprivate static func blockNodes(of node: OpaquePointer, depth: Int) -> [OpaquePointer] {
-        let nodes = children(node)
-        return depth >= maximumNesting ? nodes.flatMap { isContainer($0) ? leaves(of: $0) : [$0] } : nodes
+    /// Passes the block nodes of `node`'s children, which sit `depth` containers deep, to `visit` in order: at the
+    /// maximum, each container among them gives way to its leaf blocks.
+    fileprivate static func forEachBlockNode(of node: OpaquePointer, depth: Int, _ visit: (OpaquePointer) -> Void) {
+        for child in Children(of: node) {
+            if depth >= maximumNesting && isContainer(child) {
+                leaves(of: child).forEach(visit)
+            } else {
+                visit(child)
+            }
+        }
     }
 
     private static func isContainer(_ node: OpaquePointer) -> Bool {
@@ -263,7 +282,7 @@ private struct Conversion {
         case CMARK_NODE_BLOCK_QUOTE: return .blockQuote(blocks(node, depth: depth + 1))
         case CMARK_NODE_LIST:
             let ordered = cmark_node_get_list_type(node) == CMARK_ORDERED_LIST
-            let items = MarkdownParser.children(node).map { item in
+            let items = MarkdownParser.Children(of: node).map { item in
                 let isTask = strcmp(cmark_node_get_type_string(item), "tasklist") == 0
                 return MarkdownListItem(
                     task: isTask ? cmark_gfm_extensions_get_tasklist_item_checked(item) : nil,
@@ -295,8 +314,8 @@ private struct Conversion {
         var header: [[MarkdownInline]] = []
         var rows: [[[MarkdownInline]]] = []
         var rowLines: [Int] = []
-        for row in MarkdownParser.children(node) {
-            var cells = MarkdownParser.children(row).map { inlines($0, depth: 0) }
+        for row in MarkdownParser.Children(of: node) {
+            var cells = MarkdownParser.Children(of: row).map { inlines($0, depth: 0) }
             while cells.count < columns { cells.append([]) }
             if cmark_gfm_extensions_get_table_row_is_header(row) != 0 {
                 header = cells
@@ -358,9 +377,13 @@ private struct Conversion {
         sanitisesLiterals ? UntrustedText.sanitize(text) : text
     }
 
-    /// The blocks of a container's children, which sit `depth` containers deep (see `MarkdownParser.blockNodes`).
+    /// The blocks of a container's children, which sit `depth` containers deep (see `MarkdownParser.forEachBlockNode`).
     private func blocks(_ node: OpaquePointer, depth: Int) -> [MarkdownBlock] {
-        MarkdownParser.blockNodes(of: node, depth: depth).compactMap { block($0, depth: depth) }
+        var blocks: [MarkdownBlock] = []
+        MarkdownParser.forEachBlockNode(of: node, depth: depth) { child in
+            if let block = block(child, depth: depth) { blocks.append(block) }
+        }
+        return blocks
     }
 
     /// The plain text of inline `node`'s descendants, found without recursion: a span nested too deep.
