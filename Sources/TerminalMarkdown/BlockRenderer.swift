@@ -97,7 +97,7 @@ struct BlockRenderer {
                         blocks: [.paragraph(definition.text)], depth: depth, width: width)
                 }
             }
-            return wrapper.wrap(runs(inlines, style: .plain), width: width).map(\.text)
+            return wrapper.wrappedText(runs(inlines, style: .plain), width: width)
         case .heading(let level, let inlines):
             let marks =
                 Self.headingMarkers.indices.contains(level - 1)
@@ -105,7 +105,7 @@ struct BlockRenderer {
             var runs = [StyledRun(text: marks, style: theme.headingMarker)]
             runs.reserveCapacity(1 + 2 * inlines.count)
             appendRuns(inlines, style: theme.heading(level), link: nil, to: &runs)
-            return wrapper.wrap(runs, width: width).map(\.text)
+            return wrapper.wrappedText(runs, width: width)
         case .codeBlock(let info, let literal):
             return codeBlockLines(info: info, literal: literal, width: width)
         case .indentedCode(let literal):
@@ -169,8 +169,10 @@ struct BlockRenderer {
                 for (itemIndex, item) in list.items.enumerated() {
                     output += listItemLines(item, number: list.start.map { $0 + itemIndex }, depth: depth, width: width)
                 }
+            } else if index == 0 {
+                output = lines(for: child, width: width, depth: depth)
             } else {
-                if index > 0 { output.append("") }
+                output.append("")
                 output += lines(for: child, width: width, depth: depth)
             }
         }
@@ -410,9 +412,14 @@ struct BlockRenderer {
 
     private func codeBlockLines(info: String, literal: String, width: Int) -> [String] {
         let highlighter = codeHighlighter(info: info)
-        return codeFenceOpening(info: info)
-            + Self.lines(of: literal).flatMap { codeLine($0, highlighter: highlighter, advance: true, width: width) }
-            + codeFenceClosing
+        let source = Self.lines(of: literal)
+        var lines = codeFenceOpening(info: info)
+        lines.reserveCapacity(lines.count + source.count + 1)
+        for line in source {
+            lines.append(contentsOf: codeLine(line, highlighter: highlighter, advance: true, width: width))
+        }
+        lines.append(contentsOf: codeFenceClosing)
+        return lines
     }
 
     /// The lines of `text` (sanitised: no CR can join a newline into one character), without the empty one after a
@@ -597,8 +604,10 @@ struct BlockRenderer {
         }
         let bar = tableBar
         var lines = tableOpening(header: cells[0], table: table, widths: widths, bar: bar)
+        lines.reserveCapacity(lines.count + cells.count)
         for row in cells.dropFirst() { lines += rowLines(row, table: table, widths: widths, bar: bar) }
-        return lines + tableClosing(widths: widths)
+        lines.append(border(widths, unicode ? ("└", "┴", "┘") : ("+", "+", "+")))
+        return lines
     }
 
     private func tableOpening(_ table: MarkdownTable, widths: [Int], width: Int) -> [String] {
@@ -608,9 +617,10 @@ struct BlockRenderer {
     }
 
     private func tableOpening(header: [[StyledRun]], table: MarkdownTable, widths: [Int], bar: [UInt8]) -> [String] {
-        [border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+"))]
-            + rowLines(header, table: table, widths: widths, bar: bar)
-            + [border(widths, unicode ? ("├", "┼", "┤") : ("+", "+", "+"))]
+        var lines = [border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+"))]
+        lines.append(contentsOf: rowLines(header, table: table, widths: widths, bar: bar))
+        lines.append(border(widths, unicode ? ("├", "┼", "┤") : ("+", "+", "+")))
+        return lines
     }
 
     private func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], width: Int) -> [String] {
@@ -679,7 +689,15 @@ struct BlockRenderer {
 
     /// The lines of a row whose cells have the runs `cellRuns`, each cell wrapped to its column's width.
     private func rowLines(_ cellRuns: [[StyledRun]], table: MarkdownTable, widths: [Int], bar: [UInt8]) -> [String] {
-        let cells = widths.indices.map { wrapper.wrap(cellRuns[$0], width: widths[$0]) }
+        let wrapper = wrapper
+        // A cell of one short run (most cells) is styled straight into the row; the others are wrapped.
+        let cells = widths.indices.map { column -> CellLines in
+            let runs = cellRuns[column]
+            if runs.count == 1, let width = wrapper.singleLineWidth(runs[0], width: widths[column]) {
+                return .single(runs[0], width: width)
+            }
+            return .wrapped(wrapper.wrap(runs, width: widths[column]))
+        }
         var height = 1
         for cell in cells { height = max(height, cell.count) }
         var lines: [String] = []
@@ -691,8 +709,8 @@ struct BlockRenderer {
             line.removeAll(keepingCapacity: true)
             line += bar
             for (column, cell) in cells.enumerated() {
-                let piece = lineIndex < cell.count ? cell[lineIndex] : nil
-                let slack = max(widths[column] - (piece?.width ?? 0), 0)
+                let pieceWidth = lineIndex < cell.count ? cell.width(ofLine: lineIndex) : 0
+                let slack = max(widths[column] - pieceWidth, 0)
                 let left: Int
                 switch table.alignments[column] {
                 case .right: left = slack
@@ -700,13 +718,38 @@ struct BlockRenderer {
                 case .left, .none: left = 0
                 }
                 line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 1 + left))
-                if let piece { line += piece.text.utf8 }
+                if lineIndex < cell.count {
+                    switch cell {
+                    case .single(let run, _): run.style.append(at: level, to: &line) { $0 += run.text.utf8 }
+                    case .wrapped(let pieces): line += pieces[lineIndex].text.utf8
+                    }
+                }
                 line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: slack - left + 1))
                 line += bar
             }
             lines.append(String(decoding: line, as: UTF8.self))
         }
         return lines
+    }
+
+    /// A table cell laid out in its column: one run on one line, or wrapped lines.
+    private enum CellLines {
+        case single(StyledRun, width: Int)
+        case wrapped([WrappedLine])
+
+        var count: Int {
+            switch self {
+            case .single: 1
+            case .wrapped(let lines): lines.count
+            }
+        }
+
+        func width(ofLine index: Int) -> Int {
+            switch self {
+            case .single(_, let width): width
+            case .wrapped(let lines): lines[index].width
+            }
+        }
     }
 
     // MARK: Inlines

@@ -20,6 +20,16 @@ struct LineWrapper {
         lay(runs, width: max(width, 1), measuring: false)
     }
 
+    /// The lines of `wrap(_:width:)` without their widths, collected as they are made (no second array).
+    func wrappedText(_ runs: [StyledRun], width: Int) -> [String] {
+        if runs.count == 1, let line = singleLine(runs[0], width: max(width, 1), measuring: false) {
+            return [line.text]
+        }
+        var layout = Layout(wrapper: self, runs: runs, width: max(width, 1), measuring: false, keepsWidths: false)
+        layout.read()
+        return layout.finishTexts()
+    }
+
     /// The width of the widest line of `runs` laid out without a width limit (split only at hard breaks), measured
     /// without rendering the lines.
     func widestLine(_ runs: [StyledRun]) -> Int {
@@ -32,17 +42,15 @@ struct LineWrapper {
     /// Lays `runs` out in lines of at most `width` columns; when `measuring`, the lines have widths but no text.
     private func lay(_ runs: [StyledRun], width: Int, measuring: Bool) -> [WrappedLine] {
         if runs.count == 1, let line = singleLine(runs[0], width: width, measuring: measuring) { return [line] }
-        var layout = Layout(wrapper: self, runs: runs, width: width, measuring: measuring)
-        for index in runs.indices {
-            if runs[index].isBreak {
-                layout.placeWord()
-                layout.breakLine()
-            } else {
-                layout.scan(run: index)
-            }
-        }
-        layout.placeWord()
+        var layout = Layout(wrapper: self, runs: runs, width: width, measuring: measuring, keepsWidths: true)
+        layout.read()
         return layout.finish()
+    }
+
+    /// The width of the one line `run` makes when it is such a run (see `singleLine`), measured without making it;
+    /// nil for any other run.
+    func singleLineWidth(_ run: StyledRun, width: Int) -> Int? {
+        singleLine(run, width: width, measuring: true)?.width
     }
 
     /// The one line that the layout makes of a run of printable ASCII words with single spaces between them that fits
@@ -63,15 +71,14 @@ struct LineWrapper {
     /// The SGR and OSC 8 sequences that open and close each run's span, built once per `wrap` so that lines are
     /// assembled by copying bytes.
     fileprivate struct Spans {
-        private static let controlSequenceIntroducer: [UInt8] = [0x1B, UInt8(ascii: "[")]
         private static let hyperlinkStart: [UInt8] = Array("\u{1B}]8;;".utf8)
         private static let stringTerminator: [UInt8] = Array("\u{1B}\\".utf8)
         private static let hyperlinkEnd = hyperlinkStart + stringTerminator
 
-        /// The opening and closing sequences of every span, which `opening` and `closing` point into.
+        /// The opening and closing sequences of every span, which `bounds` point into.
         private(set) var sequences: [UInt8] = []
-        private(set) var opening: [Range<Int>] = []
-        private(set) var closing: [Range<Int>] = []
+        /// Where each span's opening sequence starts, where it ends and its closing one starts, and where that ends.
+        private var bounds: [(start: Int, middle: Int, end: Int)] = []
         /// The span each run prints in, an index into `opening` and `closing`: a run with text shares the span of
         /// the last run with text before it when their style and link are the same, since nothing can print
         /// between them (an empty run prints nothing, and a break ends the line and its span).
@@ -80,8 +87,7 @@ struct LineWrapper {
         init(_ runs: [StyledRun], wrapper: LineWrapper, measuring: Bool) {
             guard !measuring else { return }
             span.reserveCapacity(runs.count)
-            opening.reserveCapacity(runs.count)
-            closing.reserveCapacity(runs.count)
+            bounds.reserveCapacity(runs.count)
             sequences.reserveCapacity(runs.count * 16)
             var lastWithText: Int?
             for (index, run) in runs.enumerated() {
@@ -90,7 +96,7 @@ struct LineWrapper {
                     span.append(span[last])
                     continue
                 }
-                span.append(opening.count)
+                span.append(bounds.count)
                 let open = sequences.count
                 let link = wrapper.hyperlinks ? run.link : nil
                 if let link {
@@ -98,22 +104,19 @@ struct LineWrapper {
                     sequences += link.utf8
                     sequences += Self.stringTerminator
                 }
-                sequences += Self.controlSequenceIntroducer
-                let codes = sequences.count
-                run.style.appendParameters(at: wrapper.level, to: &sequences)
-                let styled = sequences.count > codes
-                if styled {
-                    sequences.append(UInt8(ascii: "m"))
-                } else {
-                    sequences.removeLast(2)
-                }
+                let styled = run.style.appendOpening(at: wrapper.level, to: &sequences)
                 let close = sequences.count
                 if styled { sequences += TextStyle.reset }
                 if link != nil { sequences += Self.hyperlinkEnd }
-                opening.append(open..<close)
-                closing.append(close..<sequences.count)
+                bounds.append((open, close, sequences.count))
             }
         }
+
+        /// The bytes of `sequences` that open span `index`.
+        func opening(_ index: Int) -> Range<Int> { bounds[index].start..<bounds[index].middle }
+
+        /// The bytes of `sequences` that close span `index`.
+        func closing(_ index: Int) -> Range<Int> { bounds[index].middle..<bounds[index].end }
     }
 
     /// A rendered line being built: adjacent text with the same style and link shares one SGR span (and one OSC 8
@@ -181,7 +184,7 @@ struct LineWrapper {
             if span == wanted { return }
             closeSpan()
             if bytes.isEmpty { bytes.reserveCapacity(LineWrapper.lineBytesHint) }
-            appendSequence(spans.opening[wanted])
+            appendSequence(spans.opening(wanted))
             span = wanted
         }
 
@@ -195,7 +198,7 @@ struct LineWrapper {
         private mutating func closeSpan() {
             guard let span else { return }
             self.span = nil
-            appendSequence(spans.closing[span])
+            appendSequence(spans.closing(span))
         }
     }
 
@@ -204,7 +207,10 @@ struct LineWrapper {
         let wrapper: LineWrapper
         let runs: [StyledRun]
         let width: Int
+        /// Whether the finished lines keep their widths (`lines`) or only their text (`texts`).
+        let keepsWidths: Bool
         var lines: [WrappedLine] = []
+        var texts: [String] = []
         var line: LineText
         var column = 0
         /// The word read so far: pieces of runs (run index and UTF-8 offsets), and its width.
@@ -215,12 +221,26 @@ struct LineWrapper {
         var spaces = InlineFirst<(run: Int, start: Int, end: Int, count: Int, plain: Bool)>()
         var spaceWidth = 0
 
-        init(wrapper: LineWrapper, runs: [StyledRun], width: Int, measuring: Bool) {
+        init(wrapper: LineWrapper, runs: [StyledRun], width: Int, measuring: Bool, keepsWidths: Bool) {
             self.wrapper = wrapper
             self.runs = runs
             self.width = width
+            self.keepsWidths = keepsWidths
             line = LineText(spans: Spans(runs, wrapper: wrapper, measuring: measuring), runs: runs)
             line.measuring = measuring
+        }
+
+        /// Reads every run, placing each word and breaking the line at each hard break.
+        mutating func read() {
+            for index in runs.indices {
+                if runs[index].isBreak {
+                    placeWord()
+                    breakLine()
+                } else {
+                    scan(run: index)
+                }
+            }
+            placeWord()
         }
 
         /// Reads one run's text, placing each word when the space after it (or the run's end) is reached.
@@ -355,8 +375,18 @@ struct LineWrapper {
             return lines
         }
 
+        /// The texts of the lines, the last one included (for a layout that does not keep widths).
+        mutating func finishTexts() -> [String] {
+            texts.append(line.finish())
+            return texts
+        }
+
         private mutating func newLine() {
-            lines.append(WrappedLine(text: line.finish(), width: column))
+            if keepsWidths {
+                lines.append(WrappedLine(text: line.finish(), width: column))
+            } else {
+                texts.append(line.finish())
+            }
             column = 0
         }
 

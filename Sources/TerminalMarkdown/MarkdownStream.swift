@@ -417,7 +417,7 @@ struct MarkdownStream {
             footnotes.record(source.block)
             if lines.isEmpty { continue }
             separate(&output, before: source.block)
-            output += lines
+            if output.isEmpty { output = lines } else { output += lines }
             hasOutput = true
             continuation = nil
         }

@@ -26,10 +26,11 @@ extension TerminalSink {
         _ lines: [String], after output: inout [UInt8], stoppingOnCancellation: Bool,
         lineEnd: String = "\n", pieceBytes: Int = 16 << 10
     ) -> Bool {
-        var end = lineEnd
+        // A line end is a byte or three: appended byte by byte, which costs less than a buffer's append.
+        let end = Array(lineEnd.utf8)
         for var line in lines {
             line.withUTF8 { output.append(contentsOf: $0) }
-            end.withUTF8 { output.append(contentsOf: $0) }
+            for byte in end { output.append(byte) }
             guard output.count >= pieceBytes else { continue }
             write(bytes: output)
             flush()

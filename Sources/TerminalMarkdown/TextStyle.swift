@@ -80,15 +80,32 @@ struct TextStyle: Equatable, Sendable {
         return output
     }
 
+    /// Appends the SGR sequence that sets this style at `level` to `bytes` and returns true; appends nothing and
+    /// returns false when the style sets nothing. The sequence is assembled on the stack and appended at once.
+    @discardableResult
+    func appendOpening(at level: StyleLevel, to bytes: inout [UInt8]) -> Bool {
+        guard level != .plain else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            buffer[0] = 0x1B
+            buffer[1] = UInt8(ascii: "[")
+            var count = 2
+            forEachParameterByte(at: level) { byte in
+                precondition(count < 31, "an SGR sequence longer than its buffer")
+                buffer[count] = byte
+                count += 1
+            }
+            guard count > 2 else { return false }
+            buffer[count] = UInt8(ascii: "m")
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[...count]))
+            return true
+        }
+    }
+
     /// Appends the bytes `write` appends to `bytes` wrapped as `apply(_:at:)` wraps text (so not when it appends
     /// none), for a line assembled as bytes without an intermediate string.
     func append(at level: StyleLevel, to bytes: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
         let start = bytes.count
-        bytes.append(0x1B)
-        bytes.append(UInt8(ascii: "["))
-        appendParameters(at: level, to: &bytes)
-        let styled = bytes.count > start + 2
-        if styled { bytes.append(UInt8(ascii: "m")) } else { bytes.removeLast(2) }
+        let styled = appendOpening(at: level, to: &bytes)
         let text = bytes.count
         write(&bytes)
         if bytes.count == text {
