@@ -534,28 +534,33 @@ struct BlockRenderer {
             }
             return (longest, least)
         }
-        let utf8 = text.utf8
-        var index = utf8.startIndex
-        var wordStart: String.Index?
-        var width = 0
-        while true {
-            let atEnd = index == utf8.endIndex
-            let byte = atEnd ? 0x20 : utf8[index]
-            if byte == 0x20 || byte == 0x09 || byte == 0x0A {
-                if let start = wordStart {
-                    longest = max(longest, width)
-                    least = max(least, Self.leastWidth(Substring(utf8[start..<index]), width: width))
+        let measure = { (bytes: UnsafeBufferPointer<UInt8>) -> (longest: Int, least: Int) in
+            var longest = 0
+            var least = 0
+            var wordStart: Int?
+            var width = 0
+            for index in 0...bytes.count {
+                let byte = index == bytes.count ? 0x20 : bytes[index]
+                if byte == 0x20 || byte == 0x09 || byte == 0x0A {
+                    if let start = wordStart {
+                        longest = max(longest, width)
+                        least = max(
+                            least,
+                            Self.leastWidth(
+                                Substring(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self),
+                                width: width))
+                    }
+                    wordStart = nil
+                    width = 0
+                } else {
+                    if wordStart == nil { wordStart = index }
+                    // One column per printable byte, as `asciiWidth` counts.
+                    if byte >= 0x20 && byte != 0x7F { width += 1 }
                 }
-                if atEnd { return (longest, least) }
-                wordStart = nil
-                width = 0
-            } else {
-                if wordStart == nil { wordStart = index }
-                // One column per printable byte, as `asciiWidth` counts.
-                if byte >= 0x20 && byte != 0x7F { width += 1 }
             }
-            utf8.formIndex(after: &index)
+            return (longest, least)
         }
+        return text.utf8.withContiguousStorageIfAvailable(measure) ?? Array(text.utf8).withUnsafeBufferPointer(measure)
     }
 
     /// The columns a word of `width` columns needs in its column: all of them when it may not be split (it is
@@ -564,7 +569,10 @@ struct BlockRenderer {
         width <= unsplitWordWidth || isNumber(word()) ? width : unsplitWordWidth
     }
 
-    private static func isASCII(_ text: Substring) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
+    private static func isASCII(_ text: Substring) -> Bool {
+        let allASCII = { (bytes: UnsafeBufferPointer<UInt8>) in bytes.allSatisfy { $0 < 0x80 } }
+        return text.utf8.withContiguousStorageIfAvailable(allASCII) ?? text.utf8.allSatisfy { $0 < 0x80 }
+    }
 
     /// The columns of ASCII text without tabs: one per printable byte.
     private static func asciiWidth(_ text: Substring) -> Int {

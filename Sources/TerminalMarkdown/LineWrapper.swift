@@ -60,11 +60,17 @@ struct LineWrapper {
         guard !run.isBreak, !(hyperlinks && run.link != nil) else { return nil }
         let utf8 = run.text.utf8
         guard utf8.count <= width, utf8.first != 0x20, utf8.last != 0x20 else { return nil }
-        var previous: UInt8 = 0
-        for byte in utf8 {
-            guard byte >= 0x20, byte < 0x7F, byte != 0x20 || previous != 0x20 else { return nil }
-            previous = byte
+        // Read from the string's contiguous UTF-8 (a native string's; a bridged one is read through its view).
+        let isOneLine = { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
+            var previous: UInt8 = 0
+            for byte in bytes {
+                guard byte >= 0x20, byte < 0x7F, byte != 0x20 || previous != 0x20 else { return false }
+                previous = byte
+            }
+            return true
         }
+        guard utf8.withContiguousStorageIfAvailable(isOneLine) ?? Array(utf8).withUnsafeBufferPointer(isOneLine)
+        else { return nil }
         return WrappedLine(text: measuring ? "" : run.style.apply(run.text, at: level), width: utf8.count)
     }
 

@@ -276,6 +276,8 @@ struct MarkdownStream {
     private mutating func stepBlocks(_ complete: Substring, into output: inout [String]) -> Bool {
         let clean = UntrustedText.sanitize(String(complete))
         let blocks = references.parse(clean, depth: nesting)
+        // Footnote references and definitions all hold a `^`: blocks of a text without one have none to record.
+        let mayHoldFootnotes = ByteSearch.contains(UInt8(ascii: "^"), in: clean.utf8)
         guard !blocks.isEmpty else {
             // Definitions and blank lines only, which print nothing: all but the last definition are recorded and
             // dropped, so a reply of definitions is not parsed again whole at every step.
@@ -286,7 +288,7 @@ struct MarkdownStream {
         var consumedLines = 0
         var index = 0
         while index < blocks.count - 1, let endLine = knownEndLine(of: index, in: blocks) {
-            emit([blocks[index]], into: &output)
+            emit([blocks[index]], into: &output, recordingFootnotes: mayHoldFootnotes)
             consumedLines = endLine
             index += 1
         }
@@ -299,7 +301,7 @@ struct MarkdownStream {
                 separate(&output, before: last.block)
                 for (itemIndex, item) in list.items.dropLast().enumerated() {
                     output += renderer.listItemLines(item, number: start.map { $0 + itemIndex })
-                    for block in item.blocks { footnotes.record(block) }
+                    if mayHoldFootnotes { for block in item.blocks { footnotes.record(block) } }
                 }
                 continuation = ListContinuation(nextNumber: start.map { $0 + list.items.count - 1 })
                 hasOutput = true
@@ -404,8 +406,9 @@ struct MarkdownStream {
         return line > 0 ? line : nil
     }
 
-    /// Appends top-level blocks to `output` with the blank lines between them.
-    mutating func emit(_ blocks: [SourceBlock], into output: inout [String]) {
+    /// Appends top-level blocks to `output` with the blank lines between them; `recordingFootnotes` false skips
+    /// looking for footnotes in blocks whose text has no `^`.
+    mutating func emit(_ blocks: [SourceBlock], into output: inout [String], recordingFootnotes: Bool = true) {
         for source in blocks {
             let lines: [String]
             if case .indentedCode = source.block, footnote != nil {
@@ -414,7 +417,7 @@ struct MarkdownStream {
                 lines = render(source.block)
             }
             footnote = renderer.footnoteIndent(after: source.block, previous: footnote)
-            footnotes.record(source.block)
+            if recordingFootnotes { footnotes.record(source.block) }
             if lines.isEmpty { continue }
             separate(&output, before: source.block)
             if output.isEmpty { output = lines } else { output += lines }

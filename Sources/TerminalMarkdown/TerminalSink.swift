@@ -26,12 +26,31 @@ extension TerminalSink {
         _ lines: [String], after output: inout [UInt8], stoppingOnCancellation: Bool,
         lineEnd: String = "\n", pieceBytes: Int = 16 << 10
     ) -> Bool {
-        // A line end is a byte or three: appended byte by byte, which costs less than a buffer's append.
-        let end = Array(lineEnd.utf8)
-        for var line in lines {
-            line.withUTF8 { output.append(contentsOf: $0) }
-            for byte in end { output.append(byte) }
-            guard output.count >= pieceBytes else { continue }
+        let endBytes = lineEnd.utf8.count
+        var start = lines.startIndex
+        while start < lines.endIndex {
+            // The lines of one piece: up to the one that brings it to `pieceBytes`, copied at once into a buffer of
+            // the piece's size (an append per line cost more than the copying).
+            var pieceCount = output.count
+            var stop = start
+            while stop < lines.endIndex && pieceCount < pieceBytes {
+                pieceCount += lines[stop].utf8.count + endBytes
+                stop += 1
+            }
+            let before = output
+            output = [UInt8](unsafeUninitializedCapacity: pieceCount) { buffer, count in
+                func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+                    count += UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: bytes)
+                }
+                before.withUnsafeBufferPointer(copy)
+                var end = lineEnd
+                for var line in lines[start..<stop] {
+                    line.withUTF8(copy)
+                    end.withUTF8(copy)
+                }
+            }
+            start = stop
+            guard output.count >= pieceBytes else { break }
             write(bytes: output)
             flush()
             output.removeAll(keepingCapacity: true)
