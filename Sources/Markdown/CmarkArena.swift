@@ -48,6 +48,8 @@ package enum CmarkArena {
     @exclusivity(unchecked) nonisolated(unsafe) private static var chunks: [UnsafeMutableRawPointer] = []
     @exclusivity(unchecked) nonisolated(unsafe) private static var current = 0
     @exclusivity(unchecked) nonisolated(unsafe) private static var used = 0
+    /// The start of chunk `current` (nil before the first chunk), so that a block is a bump from it.
+    @exclusivity(unchecked) nonisolated(unsafe) private static var currentChunk: UnsafeMutableRawPointer?
     @exclusivity(unchecked) nonisolated(unsafe) private static var large: [UnsafeMutableRawPointer] = []
 
     /// Releases every block: the large ones to the system, the chunks for the next parse (beyond `keptChunks`, to the system).
@@ -57,6 +59,7 @@ package enum CmarkArena {
         while chunks.count > keptChunks { chunks.removeLast().deallocate() }
         current = 0
         used = 0
+        currentChunk = chunks.first
     }
 
     private static func rounded(_ bytes: Int) -> Int { (bytes + 15) & ~15 }
@@ -73,12 +76,15 @@ package enum CmarkArena {
             block.storeBytes(of: large.count, toByteOffset: 8, as: Int.self)
         } else {
             let needed = headerBytes + rounded(bytes)
-            if chunks.isEmpty || used + needed > chunkBytes {
-                if !chunks.isEmpty { current += 1 }
+            if let chunk = currentChunk, used + needed <= chunkBytes {
+                block = chunk + used
+            } else {
+                if currentChunk != nil { current += 1 }
                 if current == chunks.count { chunks.append(.allocate(byteCount: chunkBytes, alignment: 16)) }
+                currentChunk = chunks[current]
                 used = 0
+                block = chunks[current]
             }
-            block = chunks[current] + used
             used += needed
             block.storeBytes(of: 0, toByteOffset: 8, as: Int.self)
         }
@@ -103,7 +109,8 @@ package enum CmarkArena {
         }
         // The last block of the current chunk grows (or shrinks) where it is when the chunk has room.
         let growth = rounded(bytes) - rounded(oldBytes)
-        if ownIndex == 0, bytes <= largeBlockBytes, pointer + rounded(oldBytes) == chunks[current] + used,
+        if ownIndex == 0, bytes <= largeBlockBytes, let chunk = currentChunk,
+            pointer + rounded(oldBytes) == chunk + used,
             used + growth <= chunkBytes
         {
             used += growth

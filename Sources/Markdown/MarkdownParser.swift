@@ -49,7 +49,8 @@ package enum MarkdownParser {
             }
         }
         guard let document = cmark_parser_finish(parser) else { return [] }
-        defer { cmark_node_free(document) }
+        // In the arena the tree's memory goes at the reset: walking it to free each node would free nothing.
+        defer { if memory != CmarkArena.memory { cmark_node_free(document) } }
         let conversion = Conversion(
             lines: text.utf8.count > longParagraphBytes ? SourceLines(text) : nil,
             sanitisesLiterals: ByteSearch.contains(UInt8(ascii: "&"), in: text.utf8)

@@ -457,19 +457,21 @@ struct BlockRenderer {
     /// width).
     private func columnWidths(_ cells: [[[StyledRun]]], width: Int) -> [Int] {
         let columns = cells[0].count
-        var natural = [Int](repeating: 1, count: columns)
-        var longestWord = [Int](repeating: 1, count: columns)
-        var minimum = [Int](repeating: 1, count: columns)
+        // Each column's natural width, longest word and least width, measured in one array.
+        var measures = [(natural: Int, longestWord: Int, minimum: Int)](repeating: (1, 1, 1), count: columns)
         for row in cells {
             for (column, cellRuns) in row.enumerated() {
-                natural[column] = max(natural[column], wrapper.widestLine(cellRuns))
                 let words = wordWidths(of: Self.text(of: cellRuns))
-                longestWord[column] = max(longestWord[column], words.longest)
-                minimum[column] = max(minimum[column], words.least)
+                measures[column].natural = max(measures[column].natural, wrapper.widestLine(cellRuns))
+                measures[column].longestWord = max(measures[column].longestWord, words.longest)
+                measures[column].minimum = max(measures[column].minimum, words.least)
             }
         }
+        let natural = measures.map(\.natural)
         let available = width - (3 * columns + 1)
         guard natural.reduce(0, +) > available else { return natural }
+        let longestWord = measures.map(\.longestWord)
+        let minimum = measures.map(\.minimum)
         guard minimum.reduce(0, +) <= available else { return [] }
         // Long words (names, paths) stay whole too when that leaves every column what it wants or at least a
         // quarter of it: a column of long unbreakable code must not squeeze a column of prose to a sliver.
@@ -680,13 +682,14 @@ struct BlockRenderer {
     private func border(_ widths: [Int], _ corners: (String, String, String)) -> String {
         var line: [UInt8] = []
         line.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * (unicode ? 3 : 1) + 8)
+        var (left, junction, right) = corners
         theme.tableBorder.append(at: level, to: &line) { line in
-            line += corners.0.utf8
+            left.withUTF8 { line.append(contentsOf: $0) }
             for (index, width) in widths.enumerated() {
-                if index > 0 { line += corners.1.utf8 }
+                if index > 0 { junction.withUTF8 { line.append(contentsOf: $0) } }
                 appendRule(columns: width + 2, to: &line)
             }
-            line += corners.2.utf8
+            right.withUTF8 { line.append(contentsOf: $0) }
         }
         return String(decoding: line, as: UTF8.self)
     }
