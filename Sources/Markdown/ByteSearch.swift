@@ -47,6 +47,21 @@ package enum ByteSearch {
         withBytes(utf8) { bytes in bytes.baseAddress.map { memchr($0, Int32(byte), bytes.count) != nil } ?? false }
     }
 
+    /// Whether `utf8` holds the bytes of `needle` in a row: each of its first byte's places is compared.
+    package static func contains(_ needle: StaticString, in utf8: some Collection<UInt8>) -> Bool {
+        let count = needle.utf8CodeUnitCount
+        guard count > 0 else { return true }
+        return withBytes(utf8) { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            var found = false
+            forEach(needle.utf8Start.pointee, in: bytes) { position in
+                found = position + count <= bytes.count && memcmp(base + position, needle.utf8Start, count) == 0
+                return !found
+            }
+            return found
+        }
+    }
+
     /// The number of bytes up to and including the `count`th newline of `utf8`, or all of them when it has fewer.
     package static func offset(afterLines count: Int, in utf8: some Collection<UInt8>) -> Int {
         withBytes(utf8) { bytes in

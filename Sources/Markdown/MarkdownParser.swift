@@ -27,22 +27,42 @@ package enum MarkdownParser {
     {
         lock.lock()
         defer { lock.unlock() }
+        cmark_gfm_core_extensions_ensure_registered()
+        let prefix = references.isEmpty ? "" : references + (references.hasSuffix("\n") ? "\n" : "\n\n")
+        let prefixLines = prefix.utf8.count { $0 == 0x0A }
+        let text = prefix + text
+        // cmark-gfm's autolink extension links only at `www.`, `://` and `@`, and it costs a seventh of a parse (it
+        // looks at every `w` and `:`): without `www.` and `@` the text is parsed without it, and again with it only
+        // when a `://` turned up in a text node (not in a link's destination, where models put their URLs).
+        let mayLinkWithoutScheme =
+            ByteSearch.contains("www.", in: text.utf8) || ByteSearch.contains(UInt8(ascii: "@"), in: text.utf8)
+        if !mayLinkWithoutScheme,
+            let blocks = parse(text, prefixLines: prefixLines, firstLine: firstLine, depth: depth, autolinks: false)
+        {
+            return blocks
+        }
+        return parse(text, prefixLines: prefixLines, firstLine: firstLine, depth: depth, autolinks: true) ?? []
+    }
+
+    /// `parse(_:references:firstLine:depth:)` of `text`, whose first `prefixLines` lines are the references, with or
+    /// without the autolink extension; nil when, without it, a text node holds `://` (which it could link).
+    private static func parse(_ text: String, prefixLines: Int, firstLine: Int, depth: Int, autolinks: Bool)
+        -> [SourceBlock]?
+    {
         // After the tree and the parser are freed: the blocks hold Swift copies of everything they took from it.
         defer { CmarkArena.reset() }
-        cmark_gfm_core_extensions_ensure_registered()
         let memory =
-            references.utf8.count + text.utf8.count <= CmarkArena.largestParseBytes
-            ? CmarkArena.memory : cmark_get_default_mem_allocator()
+            text.utf8.count <= CmarkArena.largestParseBytes ? CmarkArena.memory : cmark_get_default_mem_allocator()
         guard let parser = cmark_parser_new_with_mem(CMARK_OPT_SOURCEPOS, memory) else { return [] }
         defer { cmark_parser_free(parser) }
-        for name in ["table", "strikethrough", "autolink", "tasklist"] {
+        for name in autolinks
+            ? ["table", "strikethrough", "autolink", "tasklist"] : ["table", "strikethrough", "tasklist"]
+        {
             if let extensionHandle = cmark_find_syntax_extension(name) {
                 cmark_parser_attach_syntax_extension(parser, extensionHandle)
             }
         }
-        let prefix = references.isEmpty ? "" : references + (references.hasSuffix("\n") ? "\n" : "\n\n")
-        let prefixLines = prefix.utf8.count { $0 == 0x0A }
-        var text = prefix + text
+        var text = text
         text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 cmark_parser_feed(parser, chars.baseAddress, chars.count)
@@ -54,7 +74,8 @@ package enum MarkdownParser {
         let conversion = Conversion(
             lines: text.utf8.count > longParagraphBytes ? SourceLines(text) : nil,
             sanitisesLiterals: ByteSearch.contains(UInt8(ascii: "&"), in: text.utf8)
-                || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true))
+                || UnsafeScalars.any(inUTF8: text.utf8, exceptNewlineAndTab: true),
+            schemeSeparators: autolinks ? nil : SchemeSeparators())
         var blocks: [SourceBlock] = []
         forEachBlockNode(of: document, depth: depth) { node in
             if let block = conversion.block(node, depth: depth) {
@@ -64,6 +85,7 @@ package enum MarkdownParser {
                         endLine: Int(cmark_node_get_end_line(node))))
             }
         }
+        if conversion.schemeSeparators?.found == true { return nil }
         correctHTMLBlockEnds(&blocks, in: text)
         joinAdjacentHTMLBlocks(&blocks)
         let shift = firstLine - 1 - prefixLines
@@ -249,6 +271,11 @@ package enum MarkdownParser {
     }
 }
 
+/// Whether a parse's text nodes hold `://` (see `MarkdownParser.parse`); one parse's, under its lock.
+private final class SchemeSeparators {
+    var found = false
+}
+
 /// The conversion of one parse's tree into Swift values.
 ///
 /// cmark copies the parsed text's bytes into the tree, so a literal or URL of a sanitised text can hold a control
@@ -259,6 +286,8 @@ private struct Conversion {
     /// Where the source lines start, for texts long enough to hold a paragraph past `longParagraphBytes`.
     let lines: MarkdownParser.SourceLines?
     let sanitisesLiterals: Bool
+    /// For a parse without the autolink extension: notes a text node holding `://`.
+    let schemeSeparators: SchemeSeparators?
 
     func block(_ node: OpaquePointer, depth: Int) -> MarkdownBlock? {
         let type = cmark_node_get_type(node)
@@ -351,7 +380,12 @@ private struct Conversion {
         let type = cmark_node_get_type(node)
         func inlines(_ node: OpaquePointer) -> [MarkdownInline] { self.inlines(node, depth: depth) }
         switch type {
-        case CMARK_NODE_TEXT: return .text(literal(node))
+        case CMARK_NODE_TEXT:
+            let text = literal(node)
+            if let schemeSeparators, !schemeSeparators.found, ByteSearch.contains("://", in: text.utf8) {
+                schemeSeparators.found = true
+            }
+            return .text(text)
         case CMARK_NODE_CODE: return .code(literal(node))
         case CMARK_NODE_EMPH: return .emphasis(inlines(node))
         case CMARK_NODE_STRONG: return .strong(inlines(node))
