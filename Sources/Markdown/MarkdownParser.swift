@@ -55,9 +55,15 @@ package enum MarkdownParser {
             text.utf8.count <= CmarkArena.largestParseBytes ? CmarkArena.memory : cmark_get_default_mem_allocator()
         guard let parser = cmark_parser_new_with_mem(CMARK_OPT_SOURCEPOS, memory) else { return [] }
         defer { cmark_parser_free(parser) }
-        for name in autolinks
-            ? ["table", "strikethrough", "autolink", "tasklist"] : ["table", "strikethrough", "tasklist"]
-        {
+        // Strikethrough acts only at a `~` and task lists only at a box: without one, a text is parsed without it.
+        let boxes = ["[ ]", "[x]", "[X]"] as [StaticString]
+        let extensions = [
+            "table",
+            ByteSearch.contains(UInt8(ascii: "~"), in: text.utf8) ? "strikethrough" : nil,
+            autolinks ? "autolink" : nil,
+            boxes.contains { ByteSearch.contains($0, in: text.utf8) } ? "tasklist" : nil
+        ]
+        for case let name? in extensions {
             if let extensionHandle = cmark_find_syntax_extension(name) {
                 cmark_parser_attach_syntax_extension(parser, extensionHandle)
             }
