@@ -20,7 +20,10 @@ final class CodeHighlighter {
     /// rule again only once the line has moved past its last match; the spans are the same, which tests show with it.
     init?(language: String, sourceHighlightMatching: Bool = false) {
         guard !language.isEmpty, language.utf8.count <= 64, !language.utf8.contains(0),
-            let handle = llmster_highlighter_create(language, Self.bundledDefinitions, sourceHighlightMatching ? 1 : 0)
+            let handle = Self.bundledDefinitions.withUnsafeBufferPointer({ directory in
+                llmster_highlighter_create(
+                    language, directory.isEmpty ? nil : directory.baseAddress, sourceHighlightMatching ? 1 : 0)
+            })
         else { return nil }
         self.handle = handle
     }
@@ -56,8 +59,9 @@ final class CodeHighlighter {
 
     deinit { llmster_highlighter_destroy(handle) }
 
-    /// The directory of the language definitions llmster ships for languages source-highlight lacks.
-    private static let bundledDefinitions = BundledFiles.path("highlight")
+    /// The directory of the language definitions llmster ships for languages source-highlight lacks, as a C string
+    /// made once (empty when there is none: each block's highlighter is handed a null pointer then).
+    private static let bundledDefinitions = BundledFiles.path("highlight").map { Array($0.utf8CString) } ?? []
 
     /// The stretches of `line` (no newline) and their kinds, as ranges of its UTF-8 bytes that start and end between
     /// scalars (a line is styled from its own bytes, without a string per stretch); `advance` false previews a line

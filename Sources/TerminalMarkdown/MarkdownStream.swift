@@ -288,7 +288,7 @@ struct MarkdownStream {
         var consumedLines = 0
         var index = 0
         while index < blocks.count - 1, let endLine = knownEndLine(of: index, in: blocks) {
-            emit([blocks[index]], into: &output, recordingFootnotes: mayHoldFootnotes)
+            emit(CollectionOfOne(blocks[index]), into: &output, recordingFootnotes: mayHoldFootnotes)
             consumedLines = endLine
             index += 1
         }
@@ -375,7 +375,7 @@ struct MarkdownStream {
                 state = .plainLines(PlainLinesState())
                 return true
             }
-            emit(Array(blocks[index...]), into: &output)
+            emit(blocks[index...], into: &output)
             references.record(Substring(clean), blocks: blocks, through: Int.max)
             committedOffset += complete.utf8.count - consumed
             return true
@@ -408,7 +408,9 @@ struct MarkdownStream {
 
     /// Appends top-level blocks to `output` with the blank lines between them; `recordingFootnotes` false skips
     /// looking for footnotes in blocks whose text has no `^`.
-    mutating func emit(_ blocks: [SourceBlock], into output: inout [String], recordingFootnotes: Bool = true) {
+    mutating func emit(
+        _ blocks: some Sequence<SourceBlock>, into output: inout [String], recordingFootnotes: Bool = true
+    ) {
         for source in blocks {
             let lines: [String]
             if case .indentedCode = source.block, footnote != nil {
