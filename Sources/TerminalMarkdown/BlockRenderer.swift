@@ -210,10 +210,11 @@ struct BlockRenderer {
         let marks = unicode ? Self.unicodeMarks : Self.asciiMarks
         let marker =
             number.map { ListMark(ascii: Self.orderedMarker($0)) } ?? marks.bullets[depth % marks.bullets.count]
+        // An item without a box is its styled marker alone, one string; a box is assembled as bytes after it.
+        guard let done = task else { return (theme.listMarker.apply(marker.text, at: level), marker.width) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(marker.text.utf8.count + 32)
         theme.listMarker.append(at: level, to: &bytes) { $0 += marker.text.utf8 }
-        guard let done = task else { return (String(decoding: bytes, as: UTF8.self), marker.width) }
         let box = done ? marks.done : marks.open
         bytes.append(UInt8(ascii: " "))
         (done ? theme.taskDone : theme.taskOpen).append(at: level, to: &bytes) { $0 += box.text.utf8 }

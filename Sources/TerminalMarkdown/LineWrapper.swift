@@ -83,26 +83,23 @@ struct LineWrapper {
 
         /// The opening and closing sequences of every span, which `bounds` point into.
         private(set) var sequences: [UInt8] = []
-        /// Where each span's opening sequence starts, where it ends and its closing one starts, and where that ends.
+        /// For each run, where its span's opening sequence starts, where it ends and its closing one starts, and where
+        /// that ends. A run with text shares the span (the same bounds) of the last run with text before it when their
+        /// style and link are the same, since nothing can print between them (an empty run prints nothing, and a
+        /// break ends the line and its span).
         private var bounds: [(start: Int, middle: Int, end: Int)] = []
-        /// The span each run prints in, an index into `opening` and `closing`: a run with text shares the span of
-        /// the last run with text before it when their style and link are the same, since nothing can print
-        /// between them (an empty run prints nothing, and a break ends the line and its span).
-        private(set) var span: [Int] = []
 
         init(_ runs: [StyledRun], wrapper: LineWrapper, measuring: Bool) {
             guard !measuring else { return }
-            span.reserveCapacity(runs.count)
             bounds.reserveCapacity(runs.count)
             sequences.reserveCapacity(runs.count * 16)
             var lastWithText: Int?
             for (index, run) in runs.enumerated() {
                 defer { if !run.isBreak && !run.text.isEmpty { lastWithText = index } }
                 if let last = lastWithText, run.style == runs[last].style, run.link == runs[last].link {
-                    span.append(span[last])
+                    bounds.append(bounds[last])
                     continue
                 }
-                span.append(bounds.count)
                 let open = sequences.count
                 let link = wrapper.hyperlinks ? run.link : nil
                 if let link {
@@ -118,11 +115,14 @@ struct LineWrapper {
             }
         }
 
-        /// The bytes of `sequences` that open span `index`.
-        func opening(_ index: Int) -> Range<Int> { bounds[index].start..<bounds[index].middle }
+        /// Whether runs `first` and `second` print in one span (spans that differ have different sequences).
+        func shareSpan(_ first: Int, _ second: Int) -> Bool { bounds[first] == bounds[second] }
 
-        /// The bytes of `sequences` that close span `index`.
-        func closing(_ index: Int) -> Range<Int> { bounds[index].middle..<bounds[index].end }
+        /// The bytes of `sequences` that open the span of run `run`.
+        func opening(_ run: Int) -> Range<Int> { bounds[run].start..<bounds[run].middle }
+
+        /// The bytes of `sequences` that close the span of run `run`.
+        func closing(_ run: Int) -> Range<Int> { bounds[run].middle..<bounds[run].end }
     }
 
     /// A rendered line being built: adjacent text with the same style and link shares one SGR span (and one OSC 8
@@ -135,8 +135,8 @@ struct LineWrapper {
         /// When true nothing is kept: only the layout's widths are wanted.
         var measuring = false
         private var bytes: [UInt8] = []
-        /// The span that is open (see `Spans.span`); nil when none is.
-        private var span: Int?
+        /// A run whose span is open (see `Spans.bounds`); nil when none is.
+        private var openRun: Int?
         /// The stretch of one run's text appended last and not yet copied into `bytes`.
         private var stretch: (run: Int, range: Range<Int>)?
 
@@ -186,12 +186,11 @@ struct LineWrapper {
 
         /// Makes the open span that of run `run`: closes one that differs, and opens one if none is open.
         private mutating func open(_ run: Int) {
-            let wanted = spans.span[run]
-            if span == wanted { return }
+            if let openRun, spans.shareSpan(openRun, run) { return }
             closeSpan()
             if bytes.isEmpty { bytes.reserveCapacity(LineWrapper.lineBytesHint) }
-            appendSequence(spans.opening(wanted))
-            span = wanted
+            appendSequence(spans.opening(run))
+            openRun = run
         }
 
         /// Copies the bytes of `spans.sequences` in `range` without forming a slice (which retained the buffer).
@@ -202,9 +201,9 @@ struct LineWrapper {
         }
 
         private mutating func closeSpan() {
-            guard let span else { return }
-            self.span = nil
-            appendSequence(spans.closing(span))
+            guard let openRun else { return }
+            self.openRun = nil
+            appendSequence(spans.closing(openRun))
         }
     }
 
