@@ -50,12 +50,13 @@ struct TextStyle: Equatable, Sendable {
         }
     }
 
-    /// The SGR sequence that sets this style at `level`, nil when it sets nothing. Built in a buffer on the stack:
-    /// most sequences fit in a small string, which allocates nothing (fences, bars and labels are styled once per
-    /// block or row: built as bytes instead, with a second allocation, they made the mix 1.2% dearer).
-    private func opening(at level: StyleLevel) -> String? {
+    /// Passes the SGR sequence that sets this style at `level` to `body`, built in a buffer on the stack; nil, without
+    /// calling it, when the style sets nothing.
+    @inline(__always)
+    private func withOpening<Result>(at level: StyleLevel, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard level != .plain else { return nil }
         // "\e[" + at most "1;2;3;4;9;38;2;255;255;255" + "m".
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
             buffer[0] = 0x1B
             buffer[1] = UInt8(ascii: "[")
             var count = 2
@@ -66,8 +67,15 @@ struct TextStyle: Equatable, Sendable {
             }
             guard count > 2 else { return nil }
             buffer[count] = UInt8(ascii: "m")
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[...count]), as: UTF8.self)
+            return body(UnsafeBufferPointer(rebasing: buffer[...count]))
         }
+    }
+
+    /// The SGR sequence that sets this style at `level`, nil when it sets nothing: most fit in a small string, which
+    /// allocates nothing (fences, bars and labels are styled once per block or row: built as bytes instead, with a
+    /// second allocation, they made the mix 1.2% dearer).
+    private func opening(at level: StyleLevel) -> String? {
+        withOpening(at: level) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// `text` wrapped in this style's SGR sequence and a reset, or `text` alone when the style sets nothing.
@@ -84,21 +92,7 @@ struct TextStyle: Equatable, Sendable {
     /// returns false when the style sets nothing. The sequence is assembled on the stack and appended at once.
     @discardableResult
     func appendOpening(at level: StyleLevel, to bytes: inout [UInt8]) -> Bool {
-        guard level != .plain else { return false }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
-            buffer[0] = 0x1B
-            buffer[1] = UInt8(ascii: "[")
-            var count = 2
-            forEachParameterByte(at: level) { byte in
-                precondition(count < 31, "an SGR sequence longer than its buffer")
-                buffer[count] = byte
-                count += 1
-            }
-            guard count > 2 else { return false }
-            buffer[count] = UInt8(ascii: "m")
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[...count]))
-            return true
-        }
+        withOpening(at: level) { bytes.append(contentsOf: $0) } != nil
     }
 
     /// Appends the bytes `write` appends to `bytes` wrapped as `apply(_:at:)` wraps text (so not when it appends
