@@ -44,6 +44,9 @@ package enum MarkdownParser {
         return parse(text, prefixLines: prefixLines, firstLine: firstLine, depth: depth, autolinks: true) ?? []
     }
 
+    /// What opens a task item's box; a text without one needs no task-list extension.
+    private static let taskBoxes: [StaticString] = ["[ ]", "[x]", "[X]"]
+
     /// `parse(_:references:firstLine:depth:)` of `text`, whose first `prefixLines` lines are the references, with or
     /// without the autolink extension; nil when, without it, a text node holds `://` (which it could link).
     private static func parse(_ text: String, prefixLines: Int, firstLine: Int, depth: Int, autolinks: Bool)
@@ -56,12 +59,11 @@ package enum MarkdownParser {
         guard let parser = cmark_parser_new_with_mem(CMARK_OPT_SOURCEPOS, memory) else { return [] }
         defer { cmark_parser_free(parser) }
         // Strikethrough acts only at a `~` and task lists only at a box: without one, a text is parsed without it.
-        let boxes = ["[ ]", "[x]", "[X]"] as [StaticString]
         let extensions = [
             "table",
             ByteSearch.contains(UInt8(ascii: "~"), in: text.utf8) ? "strikethrough" : nil,
             autolinks ? "autolink" : nil,
-            boxes.contains { ByteSearch.contains($0, in: text.utf8) } ? "tasklist" : nil
+            taskBoxes.contains { ByteSearch.contains($0, in: text.utf8) } ? "tasklist" : nil
         ]
         for case let name? in extensions {
             if let extensionHandle = cmark_find_syntax_extension(name) {

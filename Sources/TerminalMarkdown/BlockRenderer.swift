@@ -603,8 +603,11 @@ struct BlockRenderer {
 
     /// The bottom border; nothing for records (each ends with its rule).
     func tableClosing(widths: [Int]) -> [String] {
-        widths.isEmpty ? [] : [border(widths, unicode ? ("└", "┴", "┘") : ("+", "+", "+"))]
+        widths.isEmpty ? [] : [bottomBorder(widths)]
     }
+
+    /// The border under a table's last row.
+    private func bottomBorder(_ widths: [Int]) -> String { border(widths, unicode ? ("└", "┴", "┘") : ("+", "+", "+")) }
 
     private func tableLines(_ table: MarkdownTable, width: Int) -> [String] {
         let cells = tableCells(table, headerStyle: theme.tableHeader)
@@ -617,7 +620,7 @@ struct BlockRenderer {
         var lines = tableOpening(header: cells[0], table: table, widths: widths, bar: bar)
         lines.reserveCapacity(lines.count + cells.count)
         for row in cells.dropFirst() { lines += rowLines(row, table: table, widths: widths, bar: bar) }
-        lines.append(border(widths, unicode ? ("└", "┴", "┘") : ("+", "+", "+")))
+        lines.append(bottomBorder(widths))
         return lines
     }
 

@@ -53,7 +53,7 @@ extension TerminalSink {
             guard output.count >= pieceBytes else { break }
             write(bytes: output)
             flush()
-            output.removeAll(keepingCapacity: true)
+            output = []
             if stoppingOnCancellation && Task.isCancelled { return false }
         }
         return true
