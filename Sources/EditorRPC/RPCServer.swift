@@ -45,9 +45,30 @@ public actor RPCServer {
 
     /// The reason `stop(because:)` gave, if any.
     nonisolated var stopReason: String? { stopping.withLock { $0 } }
-    /// The last `chat/send` (or `chat/withdraw`) received for each conversation reference: the next one starts after it
-    /// ends, so a conversation's turns are saved and answered in the order they were sent.
-    private var lastTurnRequest: [String: Task<Void, Never>] = [:]
+    /// The last request received on each ordered line of a conversation reference: the next one on that line starts
+    /// after it ends. A conversation's turns are saved and answered in the order they were sent, and a draft read
+    /// after a write sent without waiting finds that write; drafts keep a line of their own, so that an editor's draft
+    /// is never held behind a reply that is still streaming.
+    private var lastOrderedRequest: [OrderedLine: Task<Void, Never>] = [:]
+
+    /// Requests of one conversation that run one after another, in the order they arrived.
+    private struct OrderedLine: Hashable {
+        enum Kind { case turn, draft }
+        let kind: Kind
+        /// The conversation as the request names it (an id, prefix or title).
+        let conversation: String
+
+        /// The line `method` runs on, when it names a conversation and is ordered at all.
+        init?(method: String, params: Params) {
+            switch method {
+            case "chat/send", "chat/withdraw": kind = .turn
+            case "drafts/get", "drafts/set": kind = .draft
+            default: return nil
+            }
+            guard let conversation = (try? params.optionalString("conversationId")) ?? nil else { return nil }
+            self.conversation = conversation
+        }
+    }
     /// Tells the client what other processes change in the library (`conversation/changed`), from `initialize` on.
     private var libraryWatch: Task<Void, Never>?
     /// How often the library is looked at for other processes' changes (one `PRAGMA data_version` each time).
@@ -246,14 +267,12 @@ public actor RPCServer {
             return
         }
         let context = RequestContext(id: id.value, session: session, server: self)
-        let conversation =
-            ["chat/send", "chat/withdraw"].contains(method)
-            ? (try? params.optionalString("conversationId")) ?? nil : nil
-        let previous = conversation.flatMap { lastTurnRequest[$0] }
+        let line = OrderedLine(method: method, params: params)
+        let previous = line.flatMap { lastOrderedRequest[$0] }
         let task = Task {
             do {
                 if let previous {
-                    // Cancelled while it waited for the conversation's earlier requests: it never runs.
+                    // Cancelled while it waited for the line's earlier requests: it never runs.
                     await previous.value
                     try Task.checkCancellation()
                 }
@@ -262,15 +281,15 @@ public actor RPCServer {
             } catch {
                 self.send(response: id, error: RPCError.from(error))
             }
-            self.finished(key, conversation: conversation)
+            self.finished(key, line: line)
         }
         running[key] = task
-        if let conversation { lastTurnRequest[conversation] = task }
+        if let line { lastOrderedRequest[line] = task }
     }
 
-    private func finished(_ key: String, conversation: String? = nil) {
-        if let conversation, lastTurnRequest[conversation] == running[key] {
-            lastTurnRequest.removeValue(forKey: conversation)
+    private func finished(_ key: String, line: OrderedLine?) {
+        if let line, lastOrderedRequest[line] == running[key] {
+            lastOrderedRequest.removeValue(forKey: line)
         }
         running.removeValue(forKey: key)
     }

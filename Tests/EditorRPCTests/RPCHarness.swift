@@ -19,10 +19,10 @@ actor RPCHarness {
     private var nextId = 100
 
     /// Starts a server talking to `serverURL` in a fresh sandbox (or `librarySandbox`'s, as a second process on the
-    /// same library), with further `settings` (config keys and values).
+    /// same library), with further `settings` (config keys and values) and `methods` in place of the standard ones.
     init(
         serverURL: String, framing: Framing = .jsonLines, settings: [(String, String)] = [],
-        librarySandbox: Sandbox? = nil
+        librarySandbox: Sandbox? = nil, methods: MethodRegistry = .standard
     ) throws {
         let sandbox = try librarySandbox ?? Sandbox()
         self.sandbox = sandbox
@@ -36,7 +36,7 @@ actor RPCHarness {
         output = outputStream.makeAsyncIterator()
         server = RPCServer(
             framing: framing, version: "test", configuration: configuration,
-            configurationPath: sandbox.root + "/config/llmster/config",
+            configurationPath: sandbox.root + "/config/llmster/config", methods: methods,
             makeSession: { configuration in
                 let client = LMStudioClient(server: configuration.server, token: nil, transport: CurlTransport())
                 return ChatSession(

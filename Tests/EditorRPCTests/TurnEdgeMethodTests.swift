@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import LMStudio
 import Library
+import Synchronization
 import TestSupport
 import Testing
 
@@ -226,6 +227,67 @@ import Testing
             texts == ["echo:turn start", "[[sim:stall=1]] echo:a slow turn first"]
                 + (0..<200).map { "echo:turn \($0)" },
             "saved in the order sent")
+    }
+}
+
+/// A draft read after a write sent without waiting (an editor saves its input on leaving the buffer and goes on)
+/// finds that write: a conversation's draft requests run in the order they arrived, on a line apart from its turns.
+@Suite struct DraftOrderMethodTests {
+    /// The write is held until another conversation's draft has been read; the read sent after the write must wait
+    /// for it, and the other conversation must not.
+    @Test func aDraftReadWaitsForTheWriteSentBeforeItAndOnlyForIt() async throws {
+        let steps = Mutex<[String]>([])
+        let release = Gate()
+        var methods = MethodRegistry.standard
+        methods.register("drafts/set") { _, params in
+            let conversation = try params.string("conversationId")
+            steps.withLock { $0.append("set \(conversation)") }
+            await release.wait()
+            steps.withLock { $0.append("set \(conversation) done") }
+            return .null
+        }
+        methods.register("drafts/get") { _, params in
+            let conversation = try params.string("conversationId")
+            steps.withLock { $0.append("get \(conversation)") }
+            return .string(conversation)
+        }
+        let rpc = try RPCHarness(serverURL: "http://127.0.0.1:9", methods: methods)
+        await rpc.initialize()
+        let set = await rpc.request("drafts/set", ["conversationId": "first", "text": "half a thought"])
+        let get = await rpc.request("drafts/get", ["conversationId": "first"])
+        let other = await rpc.request("drafts/get", ["conversationId": "second"])
+        var results: [JSONValue: JSONValue] = [:]
+        /// Reads answers, whatever their order, until `id`'s is in.
+        func read(until id: JSONValue) async {
+            while results[id] == nil, let message = await rpc.next() {
+                if let answered = message["id"] { results[answered] = message["result"] ?? message }
+            }
+        }
+        await read(until: other)
+        #expect(results == [other: "second"], "only the other conversation's read is answered while the write waits")
+        await release.open()
+        await read(until: set)
+        await read(until: get)
+        #expect(results == [other: "second", set: .null, get: "first"])
+        #expect(steps.withLock { $0 } == ["set first", "get second", "set first done", "get first"])
+        await rpc.closeInput()
+    }
+}
+
+/// Holds its waiters until it is opened.
+private actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        guard !isOpen else { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
     }
 }
 
