@@ -426,9 +426,17 @@ struct BlockRenderer {
     /// The lines of `text` (sanitised: no CR can join a newline into one character), without the empty one after a
     /// final newline; split by bytes.
     static func lines(of text: String) -> [String] {
-        var lines = ByteSearch.lines(of: Substring(text)).map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        return lines
+        var text = text
+        return text.withUTF8 { bytes in
+            var lines: [String] = []
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+                lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                start = end + 1
+            }
+            return lines
+        }
     }
 
     // MARK: Tables

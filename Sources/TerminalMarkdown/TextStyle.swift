@@ -71,21 +71,22 @@ struct TextStyle: Equatable, Sendable {
         }
     }
 
-    /// The SGR sequence that sets this style at `level`, nil when it sets nothing: most fit in a small string, which
-    /// allocates nothing (fences, bars and labels are styled once per block or row: built as bytes instead, with a
-    /// second allocation, they made the mix 1.2% dearer).
-    private func opening(at level: StyleLevel) -> String? {
-        withOpening(at: level) { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// `text` wrapped in this style's SGR sequence and a reset, or `text` alone when the style sets nothing.
+    /// `text` wrapped in this style's SGR sequence and a reset, or `text` alone when the style sets nothing; written
+    /// straight into the new string's storage, one allocation (a marker, fence or label is styled once per item or
+    /// block).
     func apply(_ text: String, at level: StyleLevel) -> String {
-        guard !text.isEmpty, let opening = opening(at: level) else { return text }
-        var output = opening
-        output.reserveCapacity(opening.utf8.count + text.utf8.count + 4)
-        output += text
-        output += "\u{1B}[0m"
-        return output
+        guard !text.isEmpty else { return text }
+        var text = text
+        let styled = withOpening(at: level) { opening in
+            text.withUTF8 { body in
+                String(unsafeUninitializedCapacity: opening.count + body.count + Self.reset.count) { buffer in
+                    var end = buffer.initialize(fromContentsOf: opening)
+                    end = buffer[end...].initialize(fromContentsOf: body)
+                    return buffer[end...].initialize(fromContentsOf: Self.reset)
+                }
+            }
+        }
+        return styled ?? text
     }
 
     /// Appends the SGR sequence that sets this style at `level` to `bytes` and returns true; appends nothing and
