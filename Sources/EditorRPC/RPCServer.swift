@@ -46,9 +46,10 @@ public actor RPCServer {
     /// The reason `stop(because:)` gave, if any.
     nonisolated var stopReason: String? { stopping.withLock { $0 } }
     /// The last request received on each ordered line of a conversation reference: the next one on that line starts
-    /// after it ends. A conversation's turns are saved and answered in the order they were sent, and a draft read
-    /// after a write sent without waiting finds that write; drafts keep a line of their own, so that an editor's draft
-    /// is never held behind a reply that is still streaming.
+    /// after it ends. A conversation's turns are saved and answered in the order they were sent, and a read of its
+    /// draft (`drafts/get`, or `conversations/get`, which editors open a chat with) after a write sent without waiting
+    /// finds that write; drafts keep a line of their own, so that an editor's draft is never held behind a reply that
+    /// is still streaming.
     private var lastOrderedRequest: [OrderedLine: Task<Void, Never>] = [:]
 
     /// Requests of one conversation that run one after another, in the order they arrived.
@@ -60,12 +61,14 @@ public actor RPCServer {
 
         /// The line `method` runs on, when it names a conversation and is ordered at all.
         init?(method: String, params: Params) {
+            let parameter: String
             switch method {
-            case "chat/send", "chat/withdraw": kind = .turn
-            case "drafts/get", "drafts/set": kind = .draft
+            case "chat/send", "chat/withdraw": (kind, parameter) = (.turn, "conversationId")
+            case "drafts/get", "drafts/set": (kind, parameter) = (.draft, "conversationId")
+            case "conversations/get": (kind, parameter) = (.draft, "id")
             default: return nil
             }
-            guard let conversation = (try? params.optionalString("conversationId")) ?? nil else { return nil }
+            guard let conversation = (try? params.optionalString(parameter)) ?? nil else { return nil }
             self.conversation = conversation
         }
     }
