@@ -66,8 +66,8 @@ run: deps
 	fi
 
 # Tests run in parallel. The waits on child processes, terminals and pipes run on threads of their own, not on
-# Swift concurrency's few pool threads, and suites marked .spawnsProcesses take one of a few slots (five per core;
-# LLMSTER_TEST_PROCESS_SLOTS=N overrides), so the children are not starved into timeouts. A run that hangs is
+# Swift concurrency's few pool threads, and suites marked .spawnsProcesses take one of a few slots (five per core, at
+# most 32; LLMSTER_TEST_PROCESS_SLOTS=N overrides), so the children are not starved into timeouts. A run that hangs is
 # stopped after 20 minutes.
 test: test-deps lint
 	$(SWIFT) build --build-tests

@@ -11,7 +11,7 @@ import Testing
 /// slots and 134–140 s with 4 (at the default priority), and 120–124 s with 6 at high priority (280 s one test at a
 /// time). The suite has grown since: 171–185 s with 6, 155–185 s (median 158 s) with 10 and 167 s with 16; with 10
 /// it also passed with two busy loops taking both cores (271 s). `LLMSTER_TEST_PROCESS_SLOTS` overrides the default of
-/// five slots per core.
+/// five slots per core, at most `maximumDefaultSlots`.
 ///
 /// Put it on a suite or on tests, not on both: a test inside a marked suite would then wait for a second slot.
 public struct SpawnsProcesses: SuiteTrait, TestTrait, TestScoping {
@@ -62,7 +62,12 @@ extension Trait where Self == SpawnsProcesses {
 actor ProcessSlots {
     static let shared = ProcessSlots(
         count: ProcessInfo.processInfo.environment["LLMSTER_TEST_PROCESS_SLOTS"].flatMap { Int($0) }.map { max($0, 1) }
-            ?? 5 * max(ProcessInfo.processInfo.activeProcessorCount, 1))
+            ?? min(5 * max(ProcessInfo.processInfo.activeProcessorCount, 1), maximumDefaultSlots))
+
+    /// The most slots a big machine gets by default: each such test holds some of the test process's descriptors
+    /// (pipes, a pseudo-terminal) while its children run, and five per core would run 320 of them at once on 64
+    /// cores, whose descriptors could pass the usual soft limit of 1,024.
+    static let maximumDefaultSlots = 32
 
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
