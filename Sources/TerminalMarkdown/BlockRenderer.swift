@@ -350,14 +350,14 @@ struct BlockRenderer {
                 row.reserveCapacity(text.count + 16 * (highlighted?.count ?? 1))
                 guard let highlighted else {
                     (style ?? theme.codeLine).append(at: level, to: &row) { $0.append(contentsOf: text) }
-                    return [String(decoding: row, as: UTF8.self)]
+                    return [String(assembledUTF8: row.span)]
                 }
                 for span in highlighted {
                     theme.code.style(for: span.kind).append(at: level, to: &row) {
                         $0.append(contentsOf: UnsafeBufferPointer(rebasing: text[span.bytes]))
                     }
                 }
-                return [String(decoding: row, as: UTF8.self)]
+                return [String(assembledUTF8: row.span)]
             }
         }
         let spans: [(text: Substring, style: TextStyle)] = line.withUTF8 { text in
@@ -703,7 +703,7 @@ struct BlockRenderer {
             }
             right.withUTF8 { line.append(contentsOf: $0) }
         }
-        return String(decoding: line, as: UTF8.self)
+        return String(assembledUTF8: line.span)
     }
 
     /// The UTF-8 of a stretch of horizontal rule (borders, record rules, thematic breaks), copied in pieces.
@@ -750,7 +750,7 @@ struct BlockRenderer {
                 line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: slack - left + 1))
                 line += bar
             }
-            lines.append(String(decoding: line, as: UTF8.self))
+            lines.append(String(assembledUTF8: line.span))
         }
         return lines
     }

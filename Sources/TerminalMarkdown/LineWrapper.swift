@@ -169,8 +169,8 @@ struct LineWrapper {
             copyStretch()
             closeSpan()
             defer { bytes.removeAll(keepingCapacity: true) }
-            // The bytes are whole clusters of valid UTF-8 and complete sequences, so nothing is repaired.
-            return String(decoding: bytes, as: UTF8.self)
+            // The bytes are whole clusters of valid UTF-8 and complete sequences.
+            return String(assembledUTF8: bytes.span)
         }
 
         private mutating func copyStretch() {
