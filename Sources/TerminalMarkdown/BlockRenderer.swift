@@ -102,8 +102,10 @@ struct BlockRenderer {
             let marks =
                 Self.headingMarkers.indices.contains(level - 1)
                 ? Self.headingMarkers[level - 1] : String(repeating: "#", count: max(level, 0)) + " "
-            var runs = [StyledRun(text: marks, style: theme.headingMarker)]
+            // Made empty at its full size: an array begun as a literal and reserved after is copied once more.
+            var runs: [StyledRun] = []
             runs.reserveCapacity(1 + 2 * inlines.count)
+            runs.append(StyledRun(text: marks, style: theme.headingMarker))
             appendRuns(inlines, style: theme.heading(level), link: nil, to: &runs)
             return wrapper.wrappedText(runs, width: width)
         case .codeBlock(let info, let literal):
@@ -127,8 +129,9 @@ struct BlockRenderer {
             let alert = Alert(children)
             let bar = quoteBar(alert?.kind)
             let body = childLines(alert?.blocks ?? children, width: width - 2, depth: depth, inListItem: false)
-            var output = alert.map { [alertLabel($0.kind)] } ?? []
-            output.reserveCapacity(output.count + body.count)
+            var output: [String] = []
+            output.reserveCapacity(1 + body.count)
+            if let alert { output.append(alertLabel(alert.kind)) }
             let barAndSpace = bar + " "
             for line in body { output.append(line.isEmpty ? bar : barAndSpace + line) }
             return output
@@ -280,8 +283,9 @@ struct BlockRenderer {
         firstRow += marker
         firstRow += " "
         firstRow += first
-        var output = [firstRow]
+        var output: [String] = []
         output.reserveCapacity(body.count)
+        output.append(firstRow)
         for line in body.dropFirst() { output.append(line.isEmpty ? "" : padding + line) }
         return output
     }
@@ -414,8 +418,9 @@ struct BlockRenderer {
     private func codeBlockLines(info: String, literal: String, width: Int) -> [String] {
         let highlighter = codeHighlighter(info: info)
         let source = Self.lines(of: literal)
-        var lines = codeFenceOpening(info: info)
-        lines.reserveCapacity(lines.count + source.count + 1)
+        var lines: [String] = []
+        lines.reserveCapacity(source.count + 2)
+        lines += codeFenceOpening(info: info)
         for line in source {
             lines.append(contentsOf: codeLine(line, highlighter: highlighter, advance: true, width: width))
         }
@@ -429,6 +434,7 @@ struct BlockRenderer {
         var text = text
         return text.withUTF8 { bytes in
             var lines: [String] = []
+            lines.reserveCapacity(bytes.count { $0 == 0x0A } + 1)
             var start = 0
             while start < bytes.count {
                 let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
@@ -450,8 +456,9 @@ struct BlockRenderer {
     /// The runs of the header's cells and then of each body row's, as `cellRuns(_:columns:style:)` makes them.
     private func tableCells(_ table: MarkdownTable, headerStyle: TextStyle) -> [[[StyledRun]]] {
         let columns = table.alignments.count
-        var cells = [cellRuns(table.header, columns: columns, style: headerStyle)]
+        var cells: [[[StyledRun]]] = []
         cells.reserveCapacity(1 + table.rows.count)
+        cells.append(cellRuns(table.header, columns: columns, style: headerStyle))
         for row in table.rows { cells.append(cellRuns(row, columns: columns, style: .plain)) }
         return cells
     }
@@ -625,8 +632,10 @@ struct BlockRenderer {
                 + table.rows.flatMap { tableRow($0, table: table, widths: [], width: width) }
         }
         let bar = tableBar
-        var lines = tableOpening(header: cells[0], table: table, widths: widths, bar: bar)
-        lines.reserveCapacity(lines.count + cells.count)
+        // The borders and a line a row, more only where a cell wraps.
+        var lines: [String] = []
+        lines.reserveCapacity(3 + cells.count)
+        appendTableOpening(header: cells[0], table: table, widths: widths, bar: bar, to: &lines)
         for row in cells.dropFirst() { lines += rowLines(row, table: table, widths: widths, bar: bar) }
         lines.append(bottomBorder(widths))
         return lines
@@ -635,14 +644,18 @@ struct BlockRenderer {
     private func tableOpening(_ table: MarkdownTable, widths: [Int], width: Int) -> [String] {
         guard !widths.isEmpty else { return [recordRule(width: width)] }
         let header = cellRuns(table.header, columns: table.alignments.count, style: theme.tableHeader)
-        return tableOpening(header: header, table: table, widths: widths, bar: tableBar)
+        var lines: [String] = []
+        lines.reserveCapacity(3)
+        appendTableOpening(header: header, table: table, widths: widths, bar: tableBar, to: &lines)
+        return lines
     }
 
-    private func tableOpening(header: [[StyledRun]], table: MarkdownTable, widths: [Int], bar: [UInt8]) -> [String] {
-        var lines = [border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+"))]
+    private func appendTableOpening(
+        header: [[StyledRun]], table: MarkdownTable, widths: [Int], bar: [UInt8], to lines: inout [String]
+    ) {
+        lines.append(border(widths, unicode ? ("┌", "┬", "┐") : ("+", "+", "+")))
         lines.append(contentsOf: rowLines(header, table: table, widths: widths, bar: bar))
         lines.append(border(widths, unicode ? ("├", "┼", "┤") : ("+", "+", "+")))
-        return lines
     }
 
     private func tableRow(_ row: [[MarkdownInline]], table: MarkdownTable, widths: [Int], width: Int) -> [String] {

@@ -233,6 +233,12 @@ struct LineWrapper {
             self.keepsWidths = keepsWidths
             line = LineText(spans: Spans(runs, wrapper: wrapper, measuring: measuring), runs: runs)
             line.measuring = measuring
+            // Room for the lines the text's bytes fill at the width (a column takes at least a byte), so that a
+            // paragraph's lines are collected without growing the array.
+            var bytes = 0
+            for run in runs { bytes += run.text.utf8.count }
+            let expected = bytes / width + 1
+            if keepsWidths { lines.reserveCapacity(expected) } else { texts.reserveCapacity(expected) }
         }
 
         /// Reads every run, placing each word and breaking the line at each hard break.
