@@ -47,7 +47,8 @@ package enum ByteSearch {
         withBytes(utf8) { bytes in bytes.baseAddress.map { memchr($0, Int32(byte), bytes.count) != nil } ?? false }
     }
 
-    /// Whether `utf8` holds the bytes of `needle` in a row: each of its first byte's places is compared.
+    /// Whether `utf8` holds the bytes of `needle` in a row: each of its first byte's places is compared. (glibc's
+    /// `memmem` sets up a search at every call: on the parse's text nodes it made the mix's render 3.5% dearer.)
     package static func contains(_ needle: StaticString, in utf8: some Collection<UInt8>) -> Bool {
         let count = needle.utf8CodeUnitCount
         guard count > 0 else { return true }
