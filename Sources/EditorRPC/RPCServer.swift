@@ -49,7 +49,8 @@ public actor RPCServer {
     /// after it ends. A conversation's turns are saved and answered in the order they were sent, and a read of its
     /// draft (`drafts/get`, or `conversations/get`, which editors open a chat with) after a write sent without waiting
     /// finds that write; drafts keep a line of their own, so that an editor's draft is never held behind a reply that
-    /// is still streaming.
+    /// is still streaming. A turn also waits for the draft requests received before it: a send clears the draft it
+    /// sends, which a save of that draft still on its way would otherwise put back.
     private var lastOrderedRequest: [OrderedLine: Task<Void, Never>] = [:]
 
     /// Requests of one conversation that run one after another, in the order they arrived.
@@ -70,6 +71,16 @@ public actor RPCServer {
             }
             guard let conversation = (try? params.optionalString(parameter)) ?? nil else { return nil }
             self.conversation = conversation
+        }
+
+        private init(kind: Kind, conversation: String) {
+            self.kind = kind
+            self.conversation = conversation
+        }
+
+        /// The lines whose earlier requests a request on this line waits for: its own, and for a turn the draft's.
+        var awaited: [OrderedLine] {
+            kind == .turn ? [self, OrderedLine(kind: .draft, conversation: conversation)] : [self]
         }
     }
     /// Tells the client what other processes change in the library (`conversation/changed`), from `initialize` on.
@@ -271,12 +282,12 @@ public actor RPCServer {
         }
         let context = RequestContext(id: id.value, session: session, server: self)
         let line = OrderedLine(method: method, params: params)
-        let previous = line.flatMap { lastOrderedRequest[$0] }
+        let earlier = line?.awaited.compactMap { lastOrderedRequest[$0] } ?? []
         let task = Task {
             do {
-                if let previous {
+                if !earlier.isEmpty {
                     // Cancelled while it waited for the line's earlier requests: it never runs.
-                    await previous.value
+                    for request in earlier { await request.value }
                     try Task.checkCancellation()
                 }
                 let result = try await handler(context, params)

@@ -232,54 +232,97 @@ import Testing
 
 /// A draft read after a write sent without waiting (an editor saves its input on leaving the buffer and goes on)
 /// finds that write: a conversation's draft requests run in the order they arrived, on a line apart from its turns.
+/// A turn waits for the draft requests before it (a send clears the draft it sends); a draft never waits for a turn.
 @Suite struct DraftOrderMethodTests {
-    /// The write is held until another conversation's draft has been read; the reads sent after the write (the
-    /// draft's and the conversation's) must wait for it, and the other conversation must not.
-    @Test func aDraftReadWaitsForTheWriteSentBeforeItAndOnlyForIt() async throws {
-        let steps = Mutex<[String]>([])
+    /// A server whose ordered methods record when they start (and a held one when it ends) in `steps`: a request
+    /// with `"hold": true` waits for `release`. The recorded names are the method's last word and the conversation.
+    private final class RecordingServer {
+        let rpc: RPCHarness
+        let log = StepLog()
         let release = Gate()
-        var methods = MethodRegistry.standard
-        methods.register("drafts/set") { _, params in
-            let conversation = try params.string("conversationId")
-            steps.withLock { $0.append("set \(conversation)") }
-            await release.wait()
-            steps.withLock { $0.append("set \(conversation) done") }
-            return .null
+        private var results: [JSONValue: JSONValue] = [:]
+
+        /// What the handlers recorded, in order.
+        var steps: [String] { log.steps.withLock { $0 } }
+
+        init() throws {
+            var methods = MethodRegistry.standard
+            let log = log
+            let release = release
+            // Editors open a chat, and load its draft, with conversations/get.
+            for (method, name, parameter) in [
+                ("drafts/set", "set", "conversationId"), ("drafts/get", "get", "conversationId"),
+                ("conversations/get", "open", "id"), ("chat/send", "send", "conversationId")
+            ] {
+                methods.register(method) { _, params in
+                    let step = "\(name) \(try params.string(parameter))"
+                    log.steps.withLock { $0.append(step) }
+                    if try params.bool("hold") {
+                        await release.wait()
+                        log.steps.withLock { $0.append(step + " done") }
+                    }
+                    return .null
+                }
+            }
+            rpc = try RPCHarness(serverURL: "http://127.0.0.1:9", methods: methods)
         }
-        methods.register("drafts/get") { _, params in
-            let conversation = try params.string("conversationId")
-            steps.withLock { $0.append("get \(conversation)") }
-            return .string(conversation)
-        }
-        // Editors open a chat, and load its draft, with conversations/get.
-        methods.register("conversations/get") { _, params in
-            let conversation = try params.string("id")
-            steps.withLock { $0.append("open \(conversation)") }
-            return .string(conversation)
-        }
-        let rpc = try RPCHarness(serverURL: "http://127.0.0.1:9", methods: methods)
-        await rpc.initialize()
-        let set = await rpc.request("drafts/set", ["conversationId": "first", "text": "half a thought"])
-        let get = await rpc.request("drafts/get", ["conversationId": "first"])
-        let open = await rpc.request("conversations/get", ["id": "first"])
-        let other = await rpc.request("drafts/get", ["conversationId": "second"])
-        var results: [JSONValue: JSONValue] = [:]
-        /// Reads answers, whatever their order, until `id`'s is in.
-        func read(until id: JSONValue) async {
+
+        /// Reads answers, whatever their order, until `id`'s is in; then the ids answered so far.
+        @discardableResult
+        func read(until id: JSONValue) async -> Set<JSONValue> {
             while results[id] == nil, let message = await rpc.next() {
                 if let answered = message["id"] { results[answered] = message["result"] ?? message }
             }
+            return Set(results.keys)
         }
-        await read(until: other)
-        #expect(results == [other: "second"], "only the other conversation's read is answered while the write waits")
-        await release.open()
-        await read(until: set)
-        await read(until: get)
-        await read(until: open)
-        #expect(results == [other: "second", set: .null, get: "first", open: "first"])
-        #expect(steps.withLock { $0 } == ["set first", "get second", "set first done", "get first", "open first"])
+    }
+
+    /// The write is held until another conversation's draft has been read; the reads sent after the write (the
+    /// draft's and the conversation's) must wait for it, and the other conversation must not.
+    @Test func aDraftReadWaitsForTheWriteSentBeforeItAndOnlyForIt() async throws {
+        let server = try RecordingServer()
+        let rpc = server.rpc
+        await rpc.initialize()
+        let set = await rpc.request("drafts/set", ["conversationId": "first", "text": "half a thought", "hold": true])
+        let get = await rpc.request("drafts/get", ["conversationId": "first"])
+        let open = await rpc.request("conversations/get", ["id": "first"])
+        let other = await rpc.request("drafts/get", ["conversationId": "second"])
+        #expect(
+            await server.read(until: other) == [other], "only the other conversation is answered while the write waits")
+        await server.release.open()
+        await server.read(until: set)
+        await server.read(until: get)
+        #expect(await server.read(until: open) == [other, set, get, open])
+        #expect(
+            server.steps == ["set first", "get second", "set first done", "get first", "open first"])
         await rpc.closeInput()
     }
+
+    /// A send waits for the draft saved just before it, while a draft read sent behind a held send is answered.
+    @Test func aSendWaitsForTheDraftSavedBeforeItButNoDraftWaitsForASend() async throws {
+        let server = try RecordingServer()
+        let rpc = server.rpc
+        await rpc.initialize()
+        let set = await rpc.request("drafts/set", ["conversationId": "first", "text": "hello", "hold": true])
+        let send = await rpc.request("chat/send", ["conversationId": "first", "text": "hello"])
+        let held = await rpc.request("chat/send", ["conversationId": "second", "text": "slow", "hold": true])
+        let read = await rpc.request("drafts/get", ["conversationId": "second"])
+        #expect(await server.read(until: read) == [read], "the draft is read while the send before it is held")
+        await server.release.open()
+        await server.read(until: set)
+        await server.read(until: held)
+        #expect(await server.read(until: send) == [set, send, held, read])
+        let steps = server.steps
+        #expect(
+            steps.firstIndex(of: "set first done")! < steps.firstIndex(of: "send first")!,
+            "the send started after the draft's save ended: \(steps)")
+        await rpc.closeInput()
+    }
+}
+
+/// Steps recorded by request handlers, which run on any thread.
+private final class StepLog: Sendable {
+    let steps = Mutex<[String]>([])
 }
 
 /// Holds its waiters until it is opened.
